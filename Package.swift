@@ -1,0 +1,131 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Settings shared by every Swift target of the package.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "mirror_bot",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "mirror_bot", targets: ["mirror_bot"]),
+        .executable(name: "mirror_bot_benchmarks", targets: ["MirrorBotBenchmarks"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+    ],
+    targets: [
+        // MARK: C libraries, each imported by exactly one Swift target.
+        .systemLibrary(
+            name: "CHiredis",
+            path: "Sources/CHiredis",
+            pkgConfig: "hiredis",
+            providers: [.apt(["libhiredis-dev"])]
+        ),
+        .systemLibrary(
+            name: "CMeCab",
+            path: "Sources/CMeCab",
+            providers: [.apt(["libmecab-dev", "mecab-ipadic-utf8"])]
+        ),
+
+        // MARK: Libraries.
+        .target(
+            name: "BotConfiguration",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "Archive",
+            dependencies: [
+                "BotConfiguration",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings,
+            plugins: ["EmbedMigrations"]
+        ),
+        .target(
+            name: "RedisClient",
+            dependencies: [
+                "CHiredis",
+                "BotConfiguration",
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "WordCounts",
+            dependencies: ["RedisClient"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "Tokenizer",
+            dependencies: ["CMeCab"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "MirrorBotCommands",
+            dependencies: [
+                "BotConfiguration",
+                "Archive",
+                "RedisClient",
+                "WordCounts",
+                "Tokenizer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Executables (thin).
+        .executableTarget(
+            name: "mirror_bot",
+            dependencies: ["MirrorBotCommands"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "MirrorBotBenchmarks",
+            dependencies: [
+                "BotConfiguration", "Archive", "RedisClient", "WordCounts", "Tokenizer",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/MirrorBotBenchmarks",
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Build tooling: the SQL files of Migrations/ compiled into the binary.
+        .executableTarget(
+            name: "MigrationEmbedder",
+            path: "Plugins/MigrationEmbedder"
+        ),
+        .plugin(
+            name: "EmbedMigrations",
+            capability: .buildTool(),
+            dependencies: ["MigrationEmbedder"]
+        ),
+
+        // MARK: Tests, one target per library; helpers in TestSupport.
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "BotConfiguration", "Archive", "RedisClient",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/TestSupport",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(name: "BotConfigurationTests", dependencies: ["BotConfiguration"], swiftSettings: strictSettings),
+        .testTarget(name: "ArchiveTests", dependencies: ["Archive", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "WordCountsTests", dependencies: ["WordCounts", "RedisClient", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "TokenizerTests", dependencies: ["Tokenizer"], swiftSettings: strictSettings),
+        .testTarget(name: "MirrorBotCommandsTests", dependencies: ["MirrorBotCommands", "TestSupport"], swiftSettings: strictSettings),
+    ]
+)

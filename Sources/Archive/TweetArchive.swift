@@ -1,0 +1,220 @@
+public import Foundation
+import Logging
+import PostgresNIO
+
+/// The human's tweets in Postgres (table `tweets`): what the bot posts from and replies with.
+///
+/// Minutes of the day and calendar days are those of the human's time zone, computed by Postgres from
+/// `created_at` (so DST days are right); every query here is the only SQL for the archive.
+public struct TweetArchive: Sendable {
+    /// The database holding the table.
+    public let database: ArchiveDatabase
+    /// The human's time zone.
+    public let timeZone: TimeZone
+    /// The most rows kept; inserting more deletes the oldest by `created_at`.
+    public let rowLimit: Int
+
+    private var zoneName: String { timeZone.identifier }
+    private var logger: Logger { database.logger }
+
+    /// An archive in `database`, counting time in `timeZone`, keeping at most `rowLimit` tweets.
+    public init(database: ArchiveDatabase, timeZone: TimeZone, rowLimit: Int) {
+        self.database = database
+        self.timeZone = timeZone
+        self.rowLimit = rowLimit
+    }
+
+    /// Makes the stored minutes of the day those of this archive's zone: recomputes them when the archive was last
+    /// used with another zone (or by the original bot, which used the server's). Call once after opening.
+    public func prepare() async throws {
+        try await transaction("recomputing minutes of the day for \(zoneName)") { connection in
+            let rows = try await connection.query(
+                "SELECT value FROM archive_settings WHERE name = 'minute_time_zone' FOR UPDATE", logger: logger)
+            for try await stored in rows.decode(String.self) where stored == zoneName { return }
+            let zone = zoneName
+            try await connection.query("""
+                UPDATE tweets SET minute = (extract(hour FROM created_at AT TIME ZONE \(zone)) * 60
+                                          + extract(minute FROM created_at AT TIME ZONE \(zone)))::integer
+                """, logger: logger)
+            try await connection.query("""
+                INSERT INTO archive_settings (name, value) VALUES ('minute_time_zone', \(zone))
+                ON CONFLICT (name) DO UPDATE SET value = excluded.value
+                """, logger: logger)
+        }
+    }
+
+    /// Stores `tweets` in one transaction, skipping those already stored, then deletes the oldest rows beyond the
+    /// row limit. Returns how many were new.
+    @discardableResult
+    public func insert(_ tweets: [ArchivedTweet]) async throws -> Int {
+        guard !tweets.isEmpty else { return 0 }
+        var seen = Set<Int64>()
+        let unique = tweets.filter { seen.insert($0.tweetID).inserted }
+        let ids = unique.map(\.tweetID)
+        let texts = unique.map(\.text)
+        let replyUserIDs = unique.map { $0.replyUserID ?? 0 }  // 0 stands for "not a reply": no X user has id 0.
+        let dates = unique.map(\.createdAt)
+        let zone = zoneName
+        let limit = rowLimit
+        return try await transaction("inserting \(unique.count) tweets") { connection in
+            let rows = try await connection.query("""
+                WITH inserted AS (
+                    INSERT INTO tweets (tweet_id, text, reply_user_id, created_at, minute)
+                    SELECT t.tweet_id, t.text, NULLIF(t.reply_user_id, 0), t.created_at,
+                           (extract(hour FROM t.created_at AT TIME ZONE \(zone)) * 60
+                            + extract(minute FROM t.created_at AT TIME ZONE \(zone)))::integer
+                    FROM unnest(\(ids)::bigint[], \(texts)::text[], \(replyUserIDs)::bigint[], \(dates)::timestamptz[])
+                         AS t(tweet_id, text, reply_user_id, created_at)
+                    ON CONFLICT (tweet_id) DO NOTHING
+                    RETURNING 1
+                )
+                SELECT count(*)::bigint FROM inserted
+                """, logger: logger)
+            var inserted = 0
+            for try await count in rows.decode(Int64.self) { inserted = Int(count) }
+            if inserted > 0 {
+                try await connection.query("""
+                    DELETE FROM tweets WHERE id IN (
+                        SELECT id FROM tweets ORDER BY created_at DESC, tweet_id DESC OFFSET \(limit)
+                    )
+                    """, logger: logger)
+            }
+            return inserted
+        }
+    }
+
+    /// How many tweets are stored.
+    public func count() async throws -> Int {
+        try await single("counting tweets", "SELECT count(*)::bigint FROM tweets") ?? 0
+    }
+
+    /// The newest stored tweet id (for `since_id`), or nil when the archive is empty.
+    public func newestTweetID() async throws -> Int64? {
+        try await query("reading the newest tweet id", "SELECT max(tweet_id) FROM tweets", as: Int64?.self).first ?? nil
+    }
+
+    /// How many stored tweets were posted in each minute of the day (index 0 is 00:00), 1,440 entries.
+    public func minuteHistogram(includingReplies: Bool = true) async throws -> [Int] {
+        let rows = try await query("reading the minute histogram", """
+            SELECT minute, count(*)::bigint FROM tweets
+            WHERE minute IS NOT NULL AND (\(includingReplies) OR reply_user_id IS NULL)
+            GROUP BY minute
+            """, as: (Int, Int64).self)
+        var histogram = [Int](repeating: 0, count: MinuteWindow.minutesPerDay)
+        for (minute, count) in rows where histogram.indices.contains(minute) { histogram[minute] = Int(count) }
+        return histogram
+    }
+
+    /// How many tweets were posted on each calendar day (human's zone) that has any, oldest day first.
+    /// Days without tweets are absent, as in the original.
+    public func postsPerDay(includingReplies: Bool = true) async throws -> [DayCount] {
+        let zone = zoneName
+        return try await query("counting posts per day", """
+            SELECT to_char(created_at AT TIME ZONE \(zone), 'YYYY-MM-DD') AS day, count(*)::bigint FROM tweets
+            WHERE \(includingReplies) OR reply_user_id IS NULL
+            GROUP BY day ORDER BY day
+            """, as: (String, Int64).self).map { DayCount(day: $0.0, count: Int($0.1)) }
+    }
+
+    /// A tweet that is not a reply, posted within ±`radius` minutes of `minute` of the day (wrapping around
+    /// midnight), not in `excluded`; nil when there is none. The choice is uniform and comes from `generator`.
+    public func randomTweet(
+        nearMinute minute: Int, radius: Int, excluding excluded: Set<Int64> = [],
+        using generator: inout some RandomNumberGenerator
+    ) async throws -> ArchivedTweet? {
+        let window = MinuteWindow(around: minute, radius: radius)
+        let firstLow = window.first.lowerBound, firstHigh = window.first.upperBound
+        let secondLow = window.second?.lowerBound ?? 1, secondHigh = window.second?.upperBound ?? 0
+        let excludedIDs = Array(excluded)
+        return try await randomRow("sampling a tweet near minute \(minute)", using: &generator) { select, tail in
+            """
+            SELECT \(unescaped: select) FROM tweets WHERE reply_user_id IS NULL
+              AND (minute BETWEEN \(firstLow) AND \(firstHigh) OR minute BETWEEN \(secondLow) AND \(secondHigh))
+              AND tweet_id <> ALL(\(excludedIDs)::bigint[]) \(unescaped: tail)
+            """
+        }
+    }
+
+    /// A past reply of the human to `userID`, not in `excluded`; nil when there is none.
+    public func randomReply(
+        toUser userID: Int64, excluding excluded: Set<Int64> = [],
+        using generator: inout some RandomNumberGenerator
+    ) async throws -> ArchivedTweet? {
+        let excludedIDs = Array(excluded)
+        return try await randomRow("sampling a reply to user \(userID)", using: &generator) { select, tail in
+            """
+            SELECT \(unescaped: select) FROM tweets
+            WHERE reply_user_id = \(userID) AND tweet_id <> ALL(\(excludedIDs)::bigint[]) \(unescaped: tail)
+            """
+        }
+    }
+
+    /// The stored tweets, newest first, at most `limit`.
+    public func newest(limit: Int) async throws -> [ArchivedTweet] {
+        try await query("reading tweets", """
+            SELECT tweet_id, text, reply_user_id, created_at FROM tweets
+            ORDER BY created_at DESC, tweet_id DESC LIMIT \(limit)
+            """, as: (Int64, String, Int64?, Date).self).map(ArchivedTweet.init(row:))
+    }
+
+    /// Deletes every stored tweet (`mirror_bot train clear`).
+    public func removeAll() async throws {
+        try await transaction("clearing the archive") { connection in
+            try await connection.query("DELETE FROM tweets", logger: logger)
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// Counts the rows a query selects, then reads the one at a random offset in `tweet_id` order: the random
+    /// choice stays in Swift so a seeded generator makes it repeatable. `makeQuery(selectList, tail)` builds the
+    /// query from its select list and the text that ends it.
+    private func randomRow(
+        _ operation: String, using generator: inout some RandomNumberGenerator,
+        _ makeQuery: (_ selectList: String, _ tail: String) -> PostgresQuery
+    ) async throws -> ArchivedTweet? {
+        let count: Int = try await single(operation, makeQuery("count(*)::bigint", "")) ?? 0
+        guard count > 0 else { return nil }
+        let offset = Int.random(in: 0..<count, using: &generator)
+        let rowQuery = makeQuery("tweet_id, text, reply_user_id, created_at", "ORDER BY tweet_id LIMIT 1 OFFSET \(offset)")
+        return try await query(operation, rowQuery, as: (Int64, String, Int64?, Date).self)
+            .first.map(ArchivedTweet.init(row:))
+    }
+
+    private func single(_ operation: String, _ sql: PostgresQuery) async throws -> Int? {
+        try await query(operation, sql, as: Int64.self).first.map(Int.init)
+    }
+
+    private func query<each Column: PostgresDecodable>(
+        _ operation: String, _ sql: PostgresQuery, as types: (repeat each Column).Type
+    ) async throws -> [(repeat each Column)] {
+        do {
+            let rows = try await database.client.query(sql, logger: logger)
+            var result: [(repeat each Column)] = []
+            for try await row in rows.decode((repeat each Column).self) { result.append(row) }
+            return result
+        } catch {
+            throw ArchiveError(operation: operation, underlying: error)
+        }
+    }
+
+    private func transaction<Result: Sendable>(
+        _ operation: String, _ body: (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        do {
+            return try await database.client.withTransaction(logger: logger) { connection in
+                try await body(connection)
+            }
+        } catch let error as PostgresTransactionError {
+            throw ArchiveError(operation: operation, underlying: error.closureError ?? error.beginError ?? error.commitError ?? error)
+        } catch {
+            throw ArchiveError(operation: operation, underlying: error)
+        }
+    }
+}
+
+extension ArchivedTweet {
+    init(row: (Int64, String, Int64?, Date)) {
+        self.init(tweetID: row.0, text: row.1, replyUserID: row.2, createdAt: row.3)
+    }
+}

@@ -1,0 +1,196 @@
+public import Foundation
+
+/// Everything mirror_bot reads from its environment (Heroku config vars, or a local `.env` file).
+///
+/// Building it checks the form of every variable that is set; `require(_:)` then checks that the variables a
+/// command needs are present, so `mirror_bot migrate` runs without X credentials while `start` needs them all.
+public struct Configuration: Sendable {
+    /// The human's X credentials (`HUMAN_CONSUMER_KEY`, `HUMAN_CONSUMER_SECRET`, `HUMAN_ACCESS_TOKEN`, `HUMAN_ACCESS_TOKEN_SECRET`).
+    public var human: AccountCredentials?
+    /// The bot's X credentials (the same four with `BOT_`).
+    public var bot: AccountCredentials?
+    /// The archive's database (`DATABASE_URL`).
+    public var database: DatabaseURL?
+    /// The word counts' Redis (`REDIS_URL`, else the original's `REDISTOGO_URL`).
+    public var redis: RedisURL?
+    /// A tweet is liked when score(favorite) / score(normal) exceeds this (`FAVORITE_RATE_THRESHOLD`, default 3.0).
+    public var favoriteRateThreshold: Double
+    /// The human's time zone, in which minutes of the day and calendar days are counted (`TZ`, default UTC).
+    public var timeZone: TimeZone
+    /// The most tweets the archive keeps; the oldest go first (`ARCHIVE_ROW_LIMIT`, default 10,000).
+    public var archiveRowLimit: Int
+    /// Where the X API is (`X_API_BASE_URL`, default `https://api.x.com`).
+    public var xAPIBaseURL: URL
+    /// Put before every Redis key, so several bots can share one Redis (`REDIS_KEY_PREFIX`, default empty).
+    public var redisKeyPrefix: String
+
+    /// The parts of the configuration a command can require.
+    public enum Requirement: Sendable, CaseIterable {
+        /// The human's four X credentials.
+        case humanCredentials
+        /// The bot's four X credentials.
+        case botCredentials
+        /// `DATABASE_URL`.
+        case database
+        /// `REDIS_URL` or `REDISTOGO_URL`.
+        case redis
+    }
+
+    /// Default of `FAVORITE_RATE_THRESHOLD`, the original's.
+    public static let defaultFavoriteRateThreshold = 3.0
+    /// Default of `ARCHIVE_ROW_LIMIT`, the original's (the free Postgres plan's row limit).
+    public static let defaultArchiveRowLimit = 10_000
+    /// Default of `X_API_BASE_URL`.
+    public static let defaultXAPIBaseURL = URL(string: "https://api.x.com")!
+
+    /// Every environment variable mirror_bot reads, for documentation and deploy-template checks.
+    public static let variableNames: [String] =
+        Account.allCases.flatMap { account in credentialSuffixes.map { account.environmentPrefix + $0 } }
+        + ["DATABASE_URL", "REDIS_URL", "REDISTOGO_URL", "FAVORITE_RATE_THRESHOLD", "TZ", "ARCHIVE_ROW_LIMIT",
+           "X_API_BASE_URL", "REDIS_KEY_PREFIX"]
+
+    private static let credentialSuffixes = ["CONSUMER_KEY", "CONSUMER_SECRET", "ACCESS_TOKEN", "ACCESS_TOKEN_SECRET"]
+
+    /// Reads the configuration from variables; throws a `ConfigurationError` listing every malformed one.
+    public init(environment: [String: String]) throws {
+        var problems: [ConfigurationError.Problem] = []
+        func value(_ name: String) -> String? {
+            guard let raw = environment[name]?.trimmingSpaces(), !raw.isEmpty else { return nil }
+            return raw
+        }
+
+        func credentials(_ account: Account) -> AccountCredentials? {
+            let names = Self.credentialSuffixes.map { account.environmentPrefix + $0 }
+            let values = names.map(value)
+            if values.allSatisfy({ $0 == nil }) { return nil }
+            for (name, found) in zip(names, values) where found == nil {
+                problems.append(.init(variable: name, isMissing: true,
+                                      expected: "the \(account) account's \(name.dropFirst(account.environmentPrefix.count).lowercased().replacingOccurrences(of: "_", with: " ")) from the X developer portal (the other three \(account.environmentPrefix)* variables are set)"))
+            }
+            guard let key = values[0], let secret = values[1], let token = values[2], let tokenSecret = values[3] else { return nil }
+            return AccountCredentials(consumerKey: key, consumerSecret: secret, accessToken: token, accessTokenSecret: tokenSecret)
+        }
+        human = credentials(.human)
+        bot = credentials(.bot)
+
+        database = nil
+        if let text = value("DATABASE_URL") {
+            database = DatabaseURL(text)
+            if database == nil {
+                problems.append(.init(variable: "DATABASE_URL", isMissing: false,
+                                      expected: "postgres://user:password@host:port/database, optionally with ?sslmode=disable|prefer|require|verify-full"))
+            }
+        }
+
+        redis = nil
+        if let name = ["REDIS_URL", "REDISTOGO_URL"].first(where: { value($0) != nil }), let text = value(name) {
+            redis = RedisURL(text)
+            if redis == nil {
+                problems.append(.init(variable: name, isMissing: false,
+                                      expected: "redis://[:password@]host:port[/db], or rediss:// for TLS"))
+            }
+        }
+
+        favoriteRateThreshold = Self.defaultFavoriteRateThreshold
+        if let text = value("FAVORITE_RATE_THRESHOLD") {
+            if let number = Double(text), number.isFinite, number > 0 {
+                favoriteRateThreshold = number
+            } else {
+                problems.append(.init(variable: "FAVORITE_RATE_THRESHOLD", isMissing: false,
+                                      expected: "a positive number such as 3.0 (the original's default) or 2", shownValue: text))
+            }
+        }
+
+        timeZone = TimeZone(identifier: "UTC")!
+        if let text = value("TZ") {
+            // glibc accepts ":Area/City"; the leading colon is not part of the IANA name.
+            let name = text.hasPrefix(":") ? String(text.dropFirst()) : text
+            if let zone = TimeZone(identifier: name), name.contains("/") || ["UTC", "GMT"].contains(name) {
+                timeZone = zone
+            } else {
+                problems.append(.init(variable: "TZ", isMissing: false,
+                                      expected: "an IANA time zone name such as Asia/Tokyo or UTC", shownValue: text))
+            }
+        }
+
+        archiveRowLimit = Self.defaultArchiveRowLimit
+        if let text = value("ARCHIVE_ROW_LIMIT") {
+            if let number = Int(text), number > 0 {
+                archiveRowLimit = number
+            } else {
+                problems.append(.init(variable: "ARCHIVE_ROW_LIMIT", isMissing: false,
+                                      expected: "a positive whole number of tweets, such as 10000", shownValue: text))
+            }
+        }
+
+        xAPIBaseURL = Self.defaultXAPIBaseURL
+        if let text = value("X_API_BASE_URL") {
+            if let url = Self.apiBaseURL(text) {
+                xAPIBaseURL = url
+            } else {
+                problems.append(.init(variable: "X_API_BASE_URL", isMissing: false,
+                                      expected: "an https:// URL such as https://api.x.com (plain http:// only for localhost or 127.0.0.1)",
+                                      shownValue: text))
+            }
+        }
+
+        redisKeyPrefix = environment["REDIS_KEY_PREFIX"] ?? ""
+
+        if !problems.isEmpty { throw ConfigurationError(problems: problems) }
+    }
+
+    /// Reads the process environment, with the `.env` file at `environmentFilePath` (if it exists) under it:
+    /// a variable set in the real environment wins over the file.
+    public static func fromProcessEnvironment(environmentFilePath: String? = ".env") throws -> Configuration {
+        try Configuration(environment: mergedProcessEnvironment(environmentFilePath: environmentFilePath))
+    }
+
+    /// The process environment over the `.env` file's variables.
+    public static func mergedProcessEnvironment(environmentFilePath: String? = ".env") throws -> [String: String] {
+        var file: EnvironmentFile?
+        if let path = environmentFilePath, FileManager.default.fileExists(atPath: path) {
+            file = try EnvironmentFile(parsing: try String(contentsOfFile: path, encoding: .utf8), path: path)
+        }
+        return merged(environment: ProcessInfo.processInfo.environment, file: file)
+    }
+
+    /// The variables of `environment` over those of `file`: a variable set in the real environment wins.
+    public static func merged(environment: [String: String], file: EnvironmentFile?) -> [String: String] {
+        (file?.variables ?? [:]).merging(environment) { _, real in real }
+    }
+
+    /// Throws one `ConfigurationError` naming every variable that `requirements` need and that is not set.
+    public func require(_ requirements: Set<Requirement>) throws {
+        var problems: [ConfigurationError.Problem] = []
+        for requirement in Requirement.allCases where requirements.contains(requirement) {
+            switch requirement {
+            case .humanCredentials where human == nil, .botCredentials where bot == nil:
+                let account: Account = requirement == .humanCredentials ? .human : .bot
+                for suffix in Self.credentialSuffixes {
+                    problems.append(.init(variable: account.environmentPrefix + suffix, isMissing: true,
+                                          expected: "the \(account) account's \(suffix.lowercased().replacingOccurrences(of: "_", with: " ")) from the X developer portal"))
+                }
+            case .database where database == nil:
+                problems.append(.init(variable: "DATABASE_URL", isMissing: true,
+                                      expected: "postgres://user:password@host:port/database (Heroku's heroku-postgresql add-on sets it)"))
+            case .redis where redis == nil:
+                problems.append(.init(variable: "REDIS_URL", isMissing: true,
+                                      expected: "redis://host:port (Heroku's heroku-redis add-on sets it; REDISTOGO_URL is read too)"))
+            default:
+                break
+            }
+        }
+        if !problems.isEmpty { throw ConfigurationError(problems: problems) }
+    }
+
+    /// An https URL, or an http URL whose host is the loopback interface; nil otherwise.
+    static func apiBaseURL(_ text: String) -> URL? {
+        let trimmed = text.hasSuffix("/") ? String(text.dropLast()) : text
+        guard let parts = URLParts(trimmed), let url = URL(string: trimmed), parts.user == nil, parts.path == nil || parts.path == "" else { return nil }
+        switch parts.scheme {
+        case "https": return url
+        case "http": return ["localhost", "::1"].contains(parts.host) || parts.host.hasPrefix("127.") ? url : nil
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,76 @@
+/// A `.env` file in the `heroku local` convention: `KEY=value` lines, `#` comments, optional `export`,
+/// values optionally in single quotes (verbatim) or double quotes (with `\n`, `\"` and `\\` escapes).
+public struct EnvironmentFile: Sendable, Equatable {
+    /// The variables the file sets, in file order (a later line wins).
+    public var variables: [String: String]
+
+    /// A line that is not `KEY=value`.
+    public struct SyntaxError: Error, Equatable, CustomStringConvertible {
+        /// The file's path as given.
+        public var path: String
+        /// 1-based line number.
+        public var line: Int
+        /// What is wrong.
+        public var reason: String
+        /// "PATH:LINE: reason".
+        public var description: String { "\(path):\(line): \(reason); lines must look like KEY=value." }
+    }
+
+    /// Parses a file's text; `path` only names the file in errors.
+    public init(parsing text: String, path: String = ".env") throws {
+        variables = [:]
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            var line = rawLine.drop { $0 == " " || $0 == "\t" }
+            if line.hasSuffix("\r") { line = line.dropLast() }
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            if line.hasPrefix("export ") { line = line.dropFirst("export ".count).drop { $0 == " " } }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw SyntaxError(path: path, line: index + 1, reason: "no '=' in this line")
+            }
+            let key = String(line[..<equals]).trimmingSpaces()
+            guard !key.isEmpty, key.allSatisfy({ $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }) else {
+                throw SyntaxError(path: path, line: index + 1, reason: "'\(key)' is not a variable name")
+            }
+            let rawValue = String(line[line.index(after: equals)...]).trimmingSpaces()
+            guard let value = Self.unquoted(rawValue) else {
+                throw SyntaxError(path: path, line: index + 1, reason: "the value's quotes are not closed")
+            }
+            variables[key] = value
+        }
+    }
+
+    /// The value with quotes removed and escapes applied; nil when a quote is left open.
+    private static func unquoted(_ value: String) -> String? {
+        guard let first = value.first, first == "\"" || first == "'" else {
+            // An unquoted value ends at a comment that follows whitespace.
+            if let comment = value.range(of: " #") { return String(value[..<comment.lowerBound]).trimmingSpaces() }
+            return value
+        }
+        guard value.count >= 2, value.last == first else { return nil }
+        let inner = value.dropFirst().dropLast()
+        if first == "'" { return String(inner) }
+        var result = ""
+        var escaping = false
+        for character in inner {
+            if escaping {
+                switch character {
+                case "n": result.append("\n")
+                case "t": result.append("\t")
+                default: result.append(character)
+                }
+                escaping = false
+            } else if character == "\\" {
+                escaping = true
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+}
+
+extension String {
+    func trimmingSpaces() -> String {
+        String(self.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}

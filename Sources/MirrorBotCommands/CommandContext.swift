@@ -1,0 +1,17 @@
+import BotConfiguration
+import Logging
+
+/// What every subcommand starts from: the configuration read from the environment and a logger.
+struct CommandContext {
+    var configuration: Configuration
+    var logger: Logger
+
+    /// Reads the process environment (and `.env`), checking that `requirements` are met.
+    static func load(requiring requirements: Set<Configuration.Requirement> = []) throws -> CommandContext {
+        let configuration = try Configuration.fromProcessEnvironment()
+        try configuration.require(requirements)
+        var logger = Logger(label: "mirror_bot")
+        logger.logLevel = .notice
+        return CommandContext(configuration: configuration, logger: logger)
+    }
+}

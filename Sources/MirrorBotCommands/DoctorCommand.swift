@@ -1,0 +1,73 @@
+import Archive
+import ArgumentParser
+import BotConfiguration
+import Foundation
+import RedisClient
+import Tokenizer
+
+/// `mirror_bot doctor`: says what is configured and whether the database, Redis and MeCab work.
+struct DoctorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor",
+        abstract: "Checks the configuration, the database, Redis and the MeCab dictionary, and says what is wrong.",
+        discussion: "Secrets are never printed. Exits non-zero when something the bot needs does not work."
+    )
+
+    func run() async throws {
+        let context = try CommandContext.load()
+        let configuration = context.configuration
+        var failures = 0
+        func report(_ label: String, _ result: Result<String, any Error>) {
+            switch result {
+            case .success(let text): print("ok    \(label): \(text)")
+            case .failure(let error): failures += 1; print("FAIL  \(label): \(error)")
+            }
+        }
+
+        report("human account", configuration.human.map { .success("credentials set (\($0))") }
+               ?? .failure(DoctorProblem("HUMAN_* credentials are not set")))
+        report("bot account", configuration.bot.map { .success("credentials set (\($0))") }
+               ?? .failure(DoctorProblem("BOT_* credentials are not set")))
+        print("ok    time zone: \(configuration.timeZone.identifier); archive keeps \(configuration.archiveRowLimit) tweets; like threshold \(configuration.favoriteRateThreshold); X API at \(configuration.xAPIBaseURL.absoluteString)")
+
+        if let url = configuration.database {
+            let database = ArchiveDatabase(url: url, logger: context.logger)
+            do {
+                let versions = try await database.withRunning { try await Migrator().appliedVersions($0) }
+                let pending = Migration.bundled.filter { !versions.contains($0.version) }.count
+                report("database \(url.redacted)", .success(pending == 0 ? "reachable, migrated" : "reachable, \(pending) migration(s) pending: run `mirror_bot migrate`"))
+            } catch {
+                report("database \(url.redacted)", .failure(error))
+            }
+        } else {
+            report("database", .failure(DoctorProblem("DATABASE_URL is not set")))
+        }
+
+        if let url = configuration.redis {
+            let connection = RedisConnection(url: url)
+            do {
+                try await connection.send("PING")
+                report("redis \(url.redacted)", .success("reachable (hiredis \(RedisConnection.hiredisVersion))"))
+            } catch {
+                report("redis \(url.redacted)", .failure(error))
+            }
+        } else {
+            report("redis", .failure(DoctorProblem("REDIS_URL (or REDISTOGO_URL) is not set")))
+        }
+
+        do {
+            let nouns = try TweetTokenizer().nouns(in: "今日は東京で寿司を食べた")
+            report("MeCab dictionary", .success("loaded; 今日は東京で寿司を食べた → \(nouns.joined(separator: " "))"))
+        } catch {
+            report("MeCab dictionary", .failure(error))
+        }
+
+        if failures > 0 { throw ExitCode(1) }
+    }
+}
+
+/// A doctor finding that is not an error thrown by a store.
+struct DoctorProblem: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

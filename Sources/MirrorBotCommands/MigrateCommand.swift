@@ -1,0 +1,33 @@
+import Archive
+import ArgumentParser
+import BotConfiguration
+
+/// `mirror_bot migrate`: brings the archive's database up to date.
+struct MigrateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Creates or updates the archive's tables in DATABASE_URL. Safe to run on every deploy.",
+        discussion: """
+            Applies the SQL files of Migrations/ that are not yet recorded in the schema_migrations table, each in \
+            its own transaction. A database made by the original Ruby mirror_bot is adopted with all its tweets. \
+            Then recomputes the stored minutes of the day if TZ changed since the last run.
+            """
+    )
+
+    func run() async throws {
+        let context = try CommandContext.load(requiring: [.database])
+        let database = ArchiveDatabase(url: context.configuration.database!, logger: context.logger)
+        let timeZone = context.configuration.timeZone
+        let rowLimit = context.configuration.archiveRowLimit
+        let applied = try await database.withRunning { database in
+            let applied = try await Migrator().migrate(database)
+            try await TweetArchive(database: database, timeZone: timeZone, rowLimit: rowLimit).prepare()
+            return applied.map { "\($0.version) (\($0.name))" }
+        }
+        if applied.isEmpty {
+            print("The database is up to date; no migration to apply.")
+        } else {
+            print("Applied \(applied.count) migration\(applied.count == 1 ? "" : "s"): \(applied.joined(separator: ", ")).")
+        }
+    }
+}

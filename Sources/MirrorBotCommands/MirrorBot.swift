@@ -1,0 +1,18 @@
+public import ArgumentParser
+
+/// The `mirror_bot` command: a copy of a person's X account.
+public struct MirrorBot: AsyncParsableCommand {
+    /// The command's name, abstract and subcommands.
+    public static let configuration = CommandConfiguration(
+        commandName: "mirror_bot",
+        abstract: "Runs a copy of a person's X account: posts their tweets at their kind of times, answers like them, likes what they would like.",
+        discussion: """
+            Configuration comes from the environment (Heroku config vars) or a .env file in the working directory; \
+            the real environment wins. Run `mirror_bot doctor` to see what is configured and whether every store answers.
+            """,
+        subcommands: [MigrateCommand.self, DoctorCommand.self, TokenizeCommand.self]
+    )
+
+    /// Parsed by ArgumentParser.
+    public init() {}
+}

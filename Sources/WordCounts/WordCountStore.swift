@@ -1,0 +1,178 @@
+public import RedisClient
+
+/// The favorite filter's counts in Redis, in the original bot's key layout so its data keeps working:
+///
+/// - hash `features:<feature>` with fields `categories:favorite` and `categories:normal`: how many learned tweets
+///   of each category had the feature;
+/// - counters `categories:favorite` and `categories:normal`: how many tweets each category learned;
+/// - flags `trained:<name>`: a one-time training ran.
+///
+/// Every key is behind `keyPrefix` (`REDIS_KEY_PREFIX`). Each operation, including the batch ones, is one round trip.
+public struct WordCountStore: Sendable {
+    /// The Redis connection.
+    public let connection: RedisConnection
+    /// Put before every key.
+    public let keyPrefix: String
+
+    /// A store on `connection` whose keys start with `keyPrefix`.
+    public init(connection: RedisConnection, keyPrefix: String = "") {
+        self.connection = connection
+        self.keyPrefix = keyPrefix
+    }
+
+    // MARK: Reading
+
+    /// The counts to classify one tweet with these features, in one round trip.
+    public func counts(for features: [String]) async throws -> FeatureCounts {
+        try await counts(forEach: [features])[0]
+    }
+
+    /// The counts for several tweets at once, in one round trip (one entry per tweet, in order).
+    public func counts(forEach tweets: [[String]]) async throws -> [FeatureCounts] {
+        let unique = tweets.map(Self.distinct)
+        var commands: [[String]] = [["MGET", categoryKey(.favorite), categoryKey(.normal)]]
+        for features in unique {
+            for feature in features {
+                commands.append(["HMGET", featureKey(feature), Self.field(.favorite), Self.field(.normal)])
+            }
+        }
+        let replies = try await connection.pipeline(commands)
+        for reply in replies { try reply.checked() }
+        guard let totals = replies[0].arrayValue, totals.count == 2 else {
+            throw RedisError.unexpectedReply("MGET of the category counters did not return two values")
+        }
+        let categories: [Category: Int] = [
+            .favorite: Int(totals[0].integerValue ?? 0), .normal: Int(totals[1].integerValue ?? 0),
+        ]
+        var index = 1
+        return try unique.map { features in
+            var counts: [String: [Category: Int]] = [:]
+            for feature in features {
+                guard let values = replies[index].arrayValue, values.count == 2 else {
+                    throw RedisError.unexpectedReply("HMGET of \(featureKey(feature)) did not return two values")
+                }
+                counts[feature] = [.favorite: Int(values[0].integerValue ?? 0), .normal: Int(values[1].integerValue ?? 0)]
+                index += 1
+            }
+            return FeatureCounts(features: counts, categories: categories)
+        }
+    }
+
+    // MARK: Learning
+
+    /// Learns one tweet with these features as `category`, in one round trip.
+    public func learn(_ features: [String], as category: Category) async throws {
+        try await learn(batch: [(features, category)])
+    }
+
+    /// Learns several tweets in one round trip.
+    public func learn(batch: [(features: [String], category: Category)]) async throws {
+        guard !batch.isEmpty else { return }
+        var commands: [[String]] = []
+        var perCategory: [Category: Int] = [:]
+        for (features, category) in batch {
+            for feature in Self.distinct(features) {
+                commands.append(["HINCRBY", featureKey(feature), Self.field(category), "1"])
+            }
+            perCategory[category, default: 0] += 1
+        }
+        for category in Category.allCases {
+            if let count = perCategory[category] { commands.append(["INCRBY", categoryKey(category), String(count)]) }
+        }
+        for reply in try await connection.pipeline(commands) { try reply.checked() }
+    }
+
+    /// Learns a tweet as `favorite` that was first learned as `normal` (the human liked a tweet seen on their
+    /// timeline): adds it to `favorite` and takes it out of `normal`, the original's rule, never going below zero.
+    /// Atomic and one round trip (a server-side script).
+    public func moveToFavorite(_ features: [String]) async throws {
+        try await moveToFavorite(batch: [features])
+    }
+
+    /// Moves several tweets from `normal` to `favorite` in one round trip.
+    public func moveToFavorite(batch: [[String]]) async throws {
+        guard !batch.isEmpty else { return }
+        let commands: [[String]] = batch.map { features in
+            let keys = [categoryKey(.favorite), categoryKey(.normal)] + Self.distinct(features).map(featureKey)
+            return ["EVAL", Self.moveToFavoriteScript, String(keys.count)] + keys
+                + [Self.field(.favorite), Self.field(.normal)]
+        }
+        for reply in try await connection.pipeline(commands) { try reply.checked() }
+    }
+
+    // The original decremented each feature's `normal` count; the category counter `normal` is decremented too
+    // (also never below zero), since the tweet it counted is no longer a normal one.
+    private static let moveToFavoriteScript = """
+        redis.call('INCR', KEYS[1])
+        if tonumber(redis.call('GET', KEYS[2]) or '0') > 0 then redis.call('DECR', KEYS[2]) end
+        for index = 3, #KEYS do
+          redis.call('HINCRBY', KEYS[index], ARGV[1], 1)
+          if tonumber(redis.call('HGET', KEYS[index], ARGV[2]) or '0') > 0 then
+            redis.call('HINCRBY', KEYS[index], ARGV[2], -1)
+          end
+        end
+        return #KEYS - 2
+        """
+
+    // MARK: Training flags
+
+    /// Whether the one-time training `name` (such as `scheduler`, `classifier`) has run.
+    public func isTrained(_ name: String) async throws -> Bool {
+        try await connection.send("EXISTS", trainedKey(name)).integerValue == 1
+    }
+
+    /// Records that the one-time training `name` has run.
+    public func markTrained(_ name: String) async throws {
+        try await connection.send("SET", trainedKey(name), "1")
+    }
+
+    // MARK: Clearing
+
+    /// Deletes this store's keys (`features:*`, `categories:*`, `trained:*` under the prefix) and nothing else,
+    /// never `FLUSHALL`: other data in the same Redis survives. Returns how many keys were deleted.
+    @discardableResult
+    public func removeAll() async throws -> Int {
+        var deleted = 0
+        for pattern in ["features:*", "categories:*", "trained:*"] {
+            var cursor = "0"
+            repeat {
+                let reply = try await connection.send("SCAN", cursor, "MATCH", Self.globEscaped(keyPrefix) + pattern, "COUNT", "1000")
+                guard let parts = reply.arrayValue, parts.count == 2, let next = parts[0].stringValue,
+                      let keys = parts[1].arrayValue?.compactMap(\.stringValue) else {
+                    throw RedisError.unexpectedReply("SCAN did not return a cursor and keys")
+                }
+                if !keys.isEmpty {
+                    deleted += Int(try await connection.pipeline([["UNLINK"] + keys])[0].checked().integerValue ?? 0)
+                }
+                cursor = next
+            } while cursor != "0"
+        }
+        return deleted
+    }
+
+    // MARK: Keys
+
+    /// The hash of one feature's counts.
+    public func featureKey(_ feature: String) -> String { keyPrefix + "features:" + feature }
+    /// The counter of tweets learned in `category`.
+    public func categoryKey(_ category: Category) -> String { keyPrefix + "categories:" + category.rawValue }
+    /// The flag of a one-time training.
+    public func trainedKey(_ name: String) -> String { keyPrefix + "trained:" + name }
+
+    private static func field(_ category: Category) -> String { "categories:" + category.rawValue }
+
+    private static func distinct(_ features: [String]) -> [String] {
+        var seen = Set<String>()
+        return features.filter { seen.insert($0).inserted }
+    }
+
+    /// The prefix with glob characters escaped, for `SCAN MATCH`.
+    static func globEscaped(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            if "*?[]\\".contains(character) { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
+    }
+}

@@ -1,0 +1,2 @@
+import MirrorBotCommands
+await MirrorBot.main()

@@ -1,0 +1,125 @@
+@testable import Archive
+import Foundation
+import PostgresNIO
+import Testing
+import TestSupport
+
+@Suite("Migrations")
+struct MigrationTests {
+    @Test("The bundled migrations come from Migrations/, numbered and in order")
+    func bundledMigrations() {
+        #expect(Migration.bundled.map(\.version) == [1, 2])
+        #expect(Migration.bundled.first?.name == "create_tweets")
+        #expect(Migration.bundled.allSatisfy { !$0.statements.isEmpty })
+    }
+
+    @Test("Migrating a fresh database applies everything once; running again is a no-op")
+    func freshDatabase() async throws {
+        try await TestServers.withIsolatedDatabase(migrated: false) { database async throws in
+            let first = try await Migrator().migrate(database)
+            #expect(first.map(\.version) == [1, 2])
+            let second = try await Migrator().migrate(database)
+            #expect(second.isEmpty)
+            #expect(try await Migrator().appliedVersions(database) == [1, 2])
+        }
+    }
+
+    @Test("Two migrations running at once apply each migration exactly once")
+    func concurrentMigrations() async throws {
+        try await TestServers.withIsolatedDatabase(migrated: false) { database async throws in
+            async let first = Migrator().migrate(database)
+            async let second = Migrator().migrate(database)
+            let applied = try await first.count + second.count
+            #expect(applied == 2)
+            #expect(try await Migrator().appliedVersions(database) == [1, 2])
+        }
+    }
+
+    @Test("A failing migration leaves nothing of itself behind and is reported by name")
+    func failingMigrationRollsBack() async throws {
+        try await TestServers.withIsolatedDatabase(migrated: false) { database async throws in
+            let broken = Migration(version: 3, name: "broken", sql: "CREATE TABLE half_done (id int); SELECT * FROM no_such_table;")
+            let error = try await #require(throws: ArchiveError.self) {
+                try await Migrator(migrations: Migration.bundled + [broken]).migrate(database)
+            }
+            #expect(error.description.contains("migration 3 (broken)"))
+            #expect(error.description.contains("no_such_table"))
+            #expect(try await Migrator().appliedVersions(database) == [1, 2])
+            let rows = try await database.client.query("SELECT to_regclass('half_done')::text", logger: TestServers.logger)
+            for try await name in rows.decode(String?.self) { #expect(name == nil) }
+        }
+    }
+
+    @Test("A database of the original Ruby bot is adopted with its rows kept")
+    func adoptsOriginalDatabase() async throws {
+        try await TestServers.withIsolatedDatabase(migrated: false) { database async throws in
+            let logger = TestServers.logger
+            // What Sequel created for the original: its table, varchar(255) text and zone-less timestamps.
+            for statement in [
+                "CREATE TABLE schema_info (version integer DEFAULT 0 NOT NULL)",
+                "INSERT INTO schema_info VALUES (1)",
+                """
+                CREATE TABLE tweets (id serial PRIMARY KEY, tweet_id bigint, text varchar(255), minute integer,
+                                     reply_user_id bigint, created_at timestamp)
+                """,
+                """
+                INSERT INTO tweets (tweet_id, text, minute, reply_user_id, created_at) VALUES
+                  (100, 'おはよう', 999, NULL, '2014-05-01 22:30:00'),
+                  (101, '@friend それな', 999, 42, '2014-05-02 03:15:00'),
+                  (100, 'おはよう', 999, NULL, '2014-05-01 22:30:00'),
+                  (102, 'おやすみ', 999, NULL, '2014-05-02 14:59:00')
+                """,
+            ] {
+                try await database.client.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
+
+            #expect(try await Migrator().migrate(database).map(\.version) == [1, 2])
+            let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 10_000)
+            try await archive.prepare()
+
+            // Every distinct tweet is kept; the duplicate row of the original is gone.
+            #expect(try await archive.count() == 3)
+            let tweets = try await archive.newest(limit: 10)
+            #expect(tweets.map(\.tweetID) == [102, 101, 100])
+            #expect(tweets[1].replyUserID == 42)
+            // The original's times were UTC: 2014-05-01 22:30 UTC is 07:30 in Tokyo.
+            #expect(tweets[2].createdAt == Date(timeIntervalSince1970: 1_398_983_400))
+            let histogram = try await archive.minuteHistogram()
+            #expect(histogram[7 * 60 + 30] == 1)  // 22:30 UTC
+            #expect(histogram[12 * 60 + 15] == 1)  // 03:15 UTC
+            #expect(histogram[23 * 60 + 59] == 1)  // 14:59 UTC, minute 1439, which the original skipped
+            #expect(histogram.reduce(0, +) == 3)
+
+            // Tweets longer than the original's varchar(255) fit now, and Sequel's table is left alone.
+            let long = String(repeating: "長", count: 280)
+            #expect(try await archive.insert([ArchivedTweet(tweetID: 103, text: long, createdAt: Date())]) == 1)
+            let rows = try await database.client.query("SELECT version FROM schema_info", logger: logger)
+            for try await version in rows.decode(Int.self) { #expect(version == 1) }
+        }
+    }
+}
+
+@Suite("Splitting migration files into statements")
+struct SQLStatementsTests {
+    @Test("Semicolons inside strings, identifiers, comments and dollar quotes do not split")
+    func quoting() {
+        let sql = """
+            -- a comment; not a statement
+            CREATE TABLE "odd;name" (note text DEFAULT 'it''s; fine');
+            /* block; /* nested; */ still comment */
+            CREATE FUNCTION f() RETURNS int AS $body$ SELECT 1; $body$ LANGUAGE sql;
+            SELECT $$;$$;
+            ;
+            """
+        #expect(SQLStatements.split(sql) == [
+            "CREATE TABLE \"odd;name\" (note text DEFAULT 'it''s; fine')",
+            "CREATE FUNCTION f() RETURNS int AS $body$ SELECT 1; $body$ LANGUAGE sql",
+            "SELECT $$;$$",
+        ])
+    }
+
+    @Test("A file of comments only has no statements")
+    func commentsOnly() {
+        #expect(SQLStatements.split("-- nothing\n/* at all */\n").isEmpty)
+    }
+}

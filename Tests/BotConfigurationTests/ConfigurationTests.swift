@@ -1,0 +1,199 @@
+import BotConfiguration
+import Foundation
+import Testing
+
+@Suite("Configuration from the environment")
+struct ConfigurationTests {
+    static let credentials: [String: String] = [
+        "HUMAN_CONSUMER_KEY": "hck", "HUMAN_CONSUMER_SECRET": "human-consumer-secret-value",
+        "HUMAN_ACCESS_TOKEN": "hat", "HUMAN_ACCESS_TOKEN_SECRET": "human-token-secret-value",
+        "BOT_CONSUMER_KEY": "bck", "BOT_CONSUMER_SECRET": "bot-consumer-secret-value",
+        "BOT_ACCESS_TOKEN": "bat", "BOT_ACCESS_TOKEN_SECRET": "bot-token-secret-value",
+    ]
+
+    @Test("An empty environment gives the documented defaults")
+    func defaults() throws {
+        let configuration = try Configuration(environment: [:])
+        #expect(configuration.human == nil)
+        #expect(configuration.bot == nil)
+        #expect(configuration.database == nil)
+        #expect(configuration.redis == nil)
+        #expect(configuration.favoriteRateThreshold == 3.0)
+        #expect(configuration.timeZone.secondsFromGMT(for: Date()) == 0)  // Foundation on Linux calls it GMT
+        #expect(configuration.archiveRowLimit == 10_000)
+        #expect(configuration.xAPIBaseURL.absoluteString == "https://api.x.com")
+        #expect(configuration.redisKeyPrefix == "")
+    }
+
+    @Test("Every variable is read")
+    func everything() throws {
+        var environment = Self.credentials
+        environment["DATABASE_URL"] = "postgres://u:p%40ss@db.example.com:5433/mirror?sslmode=require"
+        environment["REDIS_URL"] = "rediss://:secret@redis.example.com:6380/2"
+        environment["FAVORITE_RATE_THRESHOLD"] = "2"
+        environment["TZ"] = "Asia/Tokyo"
+        environment["ARCHIVE_ROW_LIMIT"] = "500"
+        environment["X_API_BASE_URL"] = "http://127.0.0.1:8080/"
+        environment["REDIS_KEY_PREFIX"] = "bot1:"
+        let configuration = try Configuration(environment: environment)
+        #expect(configuration.human == AccountCredentials(consumerKey: "hck", consumerSecret: "human-consumer-secret-value",
+                                                          accessToken: "hat", accessTokenSecret: "human-token-secret-value"))
+        #expect(configuration.bot?.accessToken == "bat")
+        #expect(configuration.database == DatabaseURL(host: "db.example.com", port: 5433, username: "u", password: "p@ss",
+                                                      database: "mirror", tlsMode: .require))
+        #expect(configuration.redis == RedisURL(host: "redis.example.com", port: 6380, password: "secret", database: 2, usesTLS: true))
+        #expect(configuration.favoriteRateThreshold == 2)
+        #expect(configuration.timeZone.identifier == "Asia/Tokyo")
+        #expect(configuration.archiveRowLimit == 500)
+        #expect(configuration.xAPIBaseURL.absoluteString == "http://127.0.0.1:8080")
+        #expect(configuration.redisKeyPrefix == "bot1:")
+        try configuration.require(Set(Configuration.Requirement.allCases))
+    }
+
+    @Test("REDISTOGO_URL, the original's add-on, is read when REDIS_URL is not set; REDIS_URL wins")
+    func redisToGoFallback() throws {
+        let fallback = try Configuration(environment: ["REDISTOGO_URL": "redis://redistogo:pw@host:9000/"])
+        #expect(fallback.redis == RedisURL(host: "host", port: 9000, username: "redistogo", password: "pw"))
+        let both = try Configuration(environment: ["REDISTOGO_URL": "redis://old:1", "REDIS_URL": "redis://new:2"])
+        #expect(both.redis?.host == "new")
+    }
+
+    @Test("A partial set of credentials names each missing variable and shows no secret")
+    func partialCredentials() throws {
+        var environment = Self.credentials
+        environment["BOT_ACCESS_TOKEN_SECRET"] = nil
+        environment["HUMAN_CONSUMER_KEY"] = "  "
+        let error = try #require(throws: ConfigurationError.self) { try Configuration(environment: environment) }
+        #expect(error.problems.map(\.variable) == ["HUMAN_CONSUMER_KEY", "BOT_ACCESS_TOKEN_SECRET"])
+        #expect(error.problems.allSatisfy { $0.isMissing })
+        for secret in Self.credentials.values where secret.count > 5 {
+            #expect(!error.description.contains(secret))
+        }
+    }
+
+    @Test("Malformed values are all reported, each with the expected form; secrets are not echoed")
+    func malformedValues() throws {
+        let environment = [
+            "DATABASE_URL": "mysql://user:hunter2@host/db",
+            "REDIS_URL": "http://x",
+            "FAVORITE_RATE_THRESHOLD": "-1",
+            "TZ": "Mars/Olympus",
+            "ARCHIVE_ROW_LIMIT": "ten",
+            "X_API_BASE_URL": "http://api.example.com",
+        ]
+        let error = try #require(throws: ConfigurationError.self) { try Configuration(environment: environment) }
+        #expect(error.problems.map(\.variable) == ["DATABASE_URL", "REDIS_URL", "FAVORITE_RATE_THRESHOLD", "TZ", "ARCHIVE_ROW_LIMIT", "X_API_BASE_URL"])
+        #expect(!error.description.contains("hunter2"))
+        #expect(error.description.contains("postgres://user:password@host:port/database"))
+        #expect(error.description.contains("\"Mars/Olympus\""))
+        #expect(error.description.contains("IANA time zone"))
+    }
+
+    @Test("TZ accepts glibc's leading colon and rejects POSIX rules")
+    func timeZones() throws {
+        #expect(try Configuration(environment: ["TZ": ":Europe/Berlin"]).timeZone.identifier == "Europe/Berlin")
+        #expect(throws: ConfigurationError.self) { try Configuration(environment: ["TZ": "JST-9"]) }
+    }
+
+    @Test("Plain http is allowed for the X API on loopback only")
+    func apiBaseURL() throws {
+        #expect(try Configuration(environment: ["X_API_BASE_URL": "http://localhost:9"]).xAPIBaseURL.absoluteString == "http://localhost:9")
+        #expect(try Configuration(environment: ["X_API_BASE_URL": "https://api.twitter.com"]).xAPIBaseURL.host == "api.twitter.com")
+        #expect(throws: ConfigurationError.self) { try Configuration(environment: ["X_API_BASE_URL": "http://10.0.0.1"]) }
+        #expect(throws: ConfigurationError.self) { try Configuration(environment: ["X_API_BASE_URL": "ftp://api.x.com"]) }
+    }
+
+    @Test("require() names every missing variable at once")
+    func requirements() throws {
+        let configuration = try Configuration(environment: [:])
+        try configuration.require([])
+        let error = try #require(throws: ConfigurationError.self) {
+            try configuration.require([.database, .redis, .botCredentials])
+        }
+        #expect(error.problems.map(\.variable) == [
+            "BOT_CONSUMER_KEY", "BOT_CONSUMER_SECRET", "BOT_ACCESS_TOKEN", "BOT_ACCESS_TOKEN_SECRET", "DATABASE_URL", "REDIS_URL",
+        ])
+        #expect(error.description.hasPrefix("Configuration errors:"))
+    }
+
+    @Test("Credentials never print their secrets")
+    func credentialsAreRedacted() throws {
+        let configuration = try Configuration(environment: Self.credentials)
+        let human = try #require(configuration.human)
+        for text in [String(describing: human), String(reflecting: human), "\(human)"] {
+            #expect(!text.contains("secret-value"))
+            #expect(!text.contains("hat"))
+        }
+    }
+
+    @Test("Every variable read is listed in variableNames")
+    func variableNamesAreComplete() {
+        #expect(Configuration.variableNames.count == 16)
+        #expect(Set(Configuration.variableNames).isSuperset(of: Self.credentials.keys))
+    }
+}
+
+@Suite("Connection URLs")
+struct ConnectionURLTests {
+    @Test("Heroku's Postgres URL form, with libpq sslmode values")
+    func databaseURLs() {
+        let heroku = DatabaseURL("postgres://user:pa%3Ass@ec2-1-2-3-4.compute-1.amazonaws.com:5432/d1a2b3")
+        #expect(heroku == DatabaseURL(host: "ec2-1-2-3-4.compute-1.amazonaws.com", username: "user", password: "pa:ss", database: "d1a2b3", tlsMode: .prefer))
+        #expect(DatabaseURL("postgresql://u@[::1]:6000/db?sslmode=verify-full")?.host == "::1")
+        #expect(DatabaseURL("postgresql://u@[::1]:6000/db?sslmode=verify-full")?.tlsMode == .verifyFull)
+        #expect(DatabaseURL("postgres://u@h/db?sslmode=disable")?.tlsMode == .disable)
+        #expect(DatabaseURL("postgres://u@h/db?sslmode=bogus") == nil)
+        #expect(DatabaseURL("postgres://u@h") == nil)
+        #expect(DatabaseURL("postgres://h/db") == nil)
+        #expect(DatabaseURL("postgres://u:secret@h:99999/db") == nil)
+        #expect(DatabaseURL("postgres://u:secret@h/db")?.redacted == "postgres://u:***@h:5432/db?sslmode=prefer")
+    }
+
+    @Test("Redis URLs: password only, user and password, database number, TLS")
+    func redisURLs() {
+        #expect(RedisURL("redis://localhost") == RedisURL(host: "localhost"))
+        #expect(RedisURL("rediss://:p@h:1/3") == RedisURL(host: "h", port: 1, password: "p", database: 3, usesTLS: true))
+        #expect(RedisURL("redis://default:p@h:1")?.username == "default")
+        #expect(RedisURL("redis://h/x") == nil)
+        #expect(RedisURL("rediss://:p@h:1/3")?.redacted == "rediss://:***@h:1/3")
+    }
+}
+
+@Suite(".env files")
+struct EnvironmentFileTests {
+    @Test("KEY=value lines, comments, export, and both kinds of quotes")
+    func parsing() throws {
+        let file = try EnvironmentFile(parsing: """
+            # mirror_bot
+            export TZ=Asia/Tokyo
+            DATABASE_URL = postgres://u@h/db   # local
+            BOT_CONSUMER_KEY="with \\"quotes\\" and\\nnewline"
+            BOT_CONSUMER_SECRET='single $literal # kept'
+            EMPTY=
+
+            """)
+        #expect(file.variables == [
+            "TZ": "Asia/Tokyo", "DATABASE_URL": "postgres://u@h/db",
+            "BOT_CONSUMER_KEY": "with \"quotes\" and\nnewline", "BOT_CONSUMER_SECRET": "single $literal # kept", "EMPTY": "",
+        ])
+    }
+
+    @Test("A bad line is reported with its file and line number")
+    func syntaxError() throws {
+        let error = try #require(throws: EnvironmentFile.SyntaxError.self) {
+            try EnvironmentFile(parsing: "A=1\nthis is not an assignment\n", path: "/app/.env")
+        }
+        #expect(error.line == 2)
+        #expect(error.description.hasPrefix("/app/.env:2:"))
+        #expect(throws: EnvironmentFile.SyntaxError.self) { try EnvironmentFile(parsing: "A=\"open") }
+    }
+
+    @Test("The real environment wins over the file")
+    func realEnvironmentWins() throws {
+        let file = try EnvironmentFile(parsing: "TZ=Asia/Tokyo\nARCHIVE_ROW_LIMIT=5\n")
+        let merged = Configuration.merged(environment: ["TZ": "Europe/Paris"], file: file)
+        let configuration = try Configuration(environment: merged)
+        #expect(configuration.timeZone.identifier == "Europe/Paris")
+        #expect(configuration.archiveRowLimit == 5)
+    }
+}

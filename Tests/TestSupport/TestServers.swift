@@ -1,0 +1,83 @@
+public import Archive
+public import BotConfiguration
+import Foundation
+public import Logging
+import PostgresNIO
+public import RedisClient
+
+/// Where the test servers are: `MIRROR_BOT_TEST_DATABASE_URL` / `MIRROR_BOT_TEST_REDIS_URL` (set by
+/// `script/test`, which starts throwaway servers), else `DATABASE_URL` / `REDIS_URL` of a developer's own servers.
+public enum TestServers {
+    /// Thrown when no test server is configured.
+    public struct NotConfigured: Error, CustomStringConvertible {
+        /// Which variables were looked for.
+        public var variables: [String]
+        /// What to do.
+        public var description: String {
+            "No test server: set \(variables.joined(separator: " or ")), or run the tests with script/test, which starts throwaway servers."
+        }
+    }
+
+    /// The test Postgres.
+    public static func databaseURL() throws -> DatabaseURL {
+        let names = ["MIRROR_BOT_TEST_DATABASE_URL", "DATABASE_URL"]
+        let environment = ProcessInfo.processInfo.environment
+        guard let text = names.lazy.compactMap({ environment[$0] }).first, let url = DatabaseURL(text) else {
+            throw NotConfigured(variables: names)
+        }
+        return url
+    }
+
+    /// The test Redis.
+    public static func redisURL() throws -> RedisURL {
+        let names = ["MIRROR_BOT_TEST_REDIS_URL", "REDIS_URL"]
+        let environment = ProcessInfo.processInfo.environment
+        guard let text = names.lazy.compactMap({ environment[$0] }).first, let url = RedisURL(text) else {
+            throw NotConfigured(variables: names)
+        }
+        return url
+    }
+
+    /// A logger that only reports problems.
+    public static var logger: Logger {
+        var logger = Logger(label: "mirror_bot.tests")
+        logger.logLevel = .error
+        return logger
+    }
+
+    /// A name no other test uses, for schemas, databases and key prefixes.
+    public static func uniqueName(_ prefix: String) -> String {
+        prefix + "_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
+    }
+
+    /// Runs `body` with a database whose connections use a schema of their own, created empty for the test and
+    /// dropped afterwards, so tests can run in parallel on one server.
+    public static func withIsolatedDatabase<Result: Sendable>(
+        migrated: Bool = true,
+        _ body: @Sendable (ArchiveDatabase) async throws -> Result
+    ) async throws -> Result {
+        let url = try databaseURL()
+        let schema = uniqueName("test")
+        let admin = ArchiveDatabase(url: url, logger: logger)
+        return try await admin.withRunning { admin in
+            try await admin.client.query("CREATE SCHEMA \(unescaped: schema)", logger: logger)
+            let database = ArchiveDatabase(url: url, schema: schema, logger: logger)
+            do {
+                let result = try await database.withRunning { database in
+                    if migrated { try await Migrator().migrate(database) }
+                    return try await body(database)
+                }
+                try await admin.client.query("DROP SCHEMA \(unescaped: schema) CASCADE", logger: logger)
+                return result
+            } catch {
+                _ = try? await admin.client.query("DROP SCHEMA \(unescaped: schema) CASCADE", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    /// A new connection to the test Redis.
+    public static func redisConnection() throws -> RedisConnection {
+        RedisConnection(url: try redisURL())
+    }
+}

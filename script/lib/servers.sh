@@ -1,0 +1,111 @@
+# Shared by script/test, script/bench and script/demo: installs what mirror_bot needs from Debian's packages
+# and runs throwaway Postgres and Redis servers on loopback, stopped when the calling script exits.
+# Source it from bash; it defines functions only.
+
+mirror_bot_packages=(libhiredis-dev libmecab-dev mecab-ipadic-utf8 redis-server postgresql)
+
+log() { printf '==> %s\n' "$*" >&2; }
+
+# Makes `swift` callable: the toolchain of this machine kind lives in /opt/swift.
+ensure_swift() {
+    if ! command -v swift >/dev/null 2>&1; then
+        if [ -x /opt/swift/usr/bin/swift ]; then
+            export PATH="/opt/swift/usr/bin:$PATH"
+        else
+            log "Swift is not installed: put a Swift 6.1+ toolchain on PATH (this machine kind has it in /opt/swift)."
+            exit 1
+        fi
+    fi
+}
+
+# Installs the Debian packages that are missing; does nothing when all are there.
+ensure_packages() {
+    local missing=()
+    for package in "${mirror_bot_packages[@]}" "$@"; do
+        if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed"; then
+            missing+=("$package")
+        fi
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    log "Installing ${missing[*]}"
+    local sudo=()
+    if [ "$(id -u)" -ne 0 ]; then
+        if command -v sudo >/dev/null 2>&1; then sudo=(sudo); else
+            log "Not root and no sudo: install these packages first: ${missing[*]}"; exit 1
+        fi
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo[@]}" apt-get update -qq
+    # Installing the server packages must not start system-wide servers in containers without systemd.
+    "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# A TCP port on 127.0.0.1 that nothing listens on now.
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()' 2>/dev/null && return
+    local port
+    for port in $(seq 25432 25999); do
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return; fi
+    done
+    log "No free port found"; exit 1
+}
+
+servers_dir=""
+
+stop_servers() {
+    [ -n "$servers_dir" ] || return 0
+    if [ -f "$servers_dir/redis.pid" ]; then kill "$(cat "$servers_dir/redis.pid")" 2>/dev/null || true; fi
+    if [ -f "$servers_dir/pg/postmaster.pid" ]; then
+        local pg_ctl; pg_ctl="$(postgres_bin)/pg_ctl"
+        as_postgres_owner "$pg_ctl" -D "$servers_dir/pg" -m immediate -w stop >/dev/null 2>&1 || true
+    fi
+    rm -rf "$servers_dir"
+    servers_dir=""
+}
+
+# The newest installed PostgreSQL server's bin directory.
+postgres_bin() {
+    local dir
+    dir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
+    [ -n "$dir" ] || { log "PostgreSQL server binaries not found under /usr/lib/postgresql"; exit 1; }
+    echo "$dir"
+}
+
+# initdb and postgres refuse to run as root: as root, the cluster belongs to the `postgres` system user.
+as_postgres_owner() {
+    if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+# Starts Postgres and Redis in a fresh temporary folder and exports
+# MIRROR_BOT_TEST_DATABASE_URL and MIRROR_BOT_TEST_REDIS_URL. Both stop when the calling shell exits.
+start_servers() {
+    servers_dir="$(mktemp -d -t mirror_bot_servers.XXXXXX)"
+    trap stop_servers EXIT
+    trap 'exit 130' INT TERM
+    chmod 755 "$servers_dir"
+
+    local bin pg_port redis_port
+    bin="$(postgres_bin)"
+    pg_port="$(free_port)"
+    mkdir -p "$servers_dir/pg"
+    if [ "$(id -u)" -eq 0 ]; then chown postgres "$servers_dir/pg"; fi
+    log "Starting a throwaway PostgreSQL on 127.0.0.1:$pg_port"
+    as_postgres_owner "$bin/initdb" -D "$servers_dir/pg" -U mirror --auth=trust --encoding=UTF8 --locale=C.UTF-8 >"$servers_dir/initdb.log" 2>&1 \
+        || { cat "$servers_dir/initdb.log" >&2; exit 1; }
+    as_postgres_owner "$bin/pg_ctl" -D "$servers_dir/pg" -l "$servers_dir/pg/server.log" -w -t 60 \
+        -o "-p $pg_port -k $servers_dir/pg -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+        start >/dev/null || { cat "$servers_dir/pg/server.log" >&2; exit 1; }
+    "$bin/createdb" -h 127.0.0.1 -p "$pg_port" -U mirror mirror_bot_test
+
+    redis_port="$(free_port)"
+    log "Starting a throwaway Redis on 127.0.0.1:$redis_port"
+    redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --daemonize yes \
+        --pidfile "$servers_dir/redis.pid" --logfile "$servers_dir/redis.log" --dir "$servers_dir" >/dev/null
+    local tries=0
+    until redis-cli -p "$redis_port" ping >/dev/null 2>&1; do
+        tries=$((tries + 1)); [ $tries -lt 100 ] || { cat "$servers_dir/redis.log" >&2; exit 1; }; sleep 0.1
+    done
+
+    export MIRROR_BOT_TEST_DATABASE_URL="postgres://mirror@127.0.0.1:$pg_port/mirror_bot_test?sslmode=disable"
+    export MIRROR_BOT_TEST_REDIS_URL="redis://127.0.0.1:$redis_port/0"
+}
