@@ -117,15 +117,28 @@ let package = Package(
             dependencies: [
                 "BotConfiguration", "Archive", "RedisClient",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Tests/TestSupport",
             swiftSettings: strictSettings
         ),
         .testTarget(name: "BotConfigurationTests", dependencies: ["BotConfiguration"], swiftSettings: strictSettings),
-        .testTarget(name: "ArchiveTests", dependencies: ["Archive", "TestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "ArchiveTests",
+            dependencies: ["Archive", "BotConfiguration", "TestSupport", .product(name: "PostgresNIO", package: "postgres-nio")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "BotConfiguration", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "WordCountsTests", dependencies: ["WordCounts", "RedisClient", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "TokenizerTests", dependencies: ["Tokenizer"], swiftSettings: strictSettings),
-        .testTarget(name: "MirrorBotCommandsTests", dependencies: ["MirrorBotCommands", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "MirrorBotCommandsTests",
+            dependencies: [
+                "MirrorBotCommands", "Archive", "BotConfiguration", "TestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
     ]
 )

@@ -6,6 +6,7 @@ import NIOSSL
 /// The archive's Postgres database: a postgres-nio connection pool for one `DATABASE_URL`.
 ///
 /// The pool does its work in `run()`: the daemon runs it as a service; one-shot commands use `withRunning(_:)`.
+/// A pool runs once: `run()` or `withRunning(_:)` is called at most once per value.
 public struct ArchiveDatabase: Sendable {
     /// The pool; queries go through it.
     public let client: PostgresClient

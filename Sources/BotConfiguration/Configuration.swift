@@ -23,6 +23,13 @@ public struct Configuration: Sendable {
     public var xAPIBaseURL: URL
     /// Put before every Redis key, so several bots can share one Redis (`REDIS_KEY_PREFIX`, default empty).
     public var redisKeyPrefix: String
+    /// How much the process logs (`LOG_LEVEL`: trace, debug, info, notice, warning, error or critical; default info).
+    public var logLevel: LogLevel
+
+    /// The levels of `LOG_LEVEL`, from most to least verbose (swift-log's names).
+    public enum LogLevel: String, Sendable, CaseIterable {
+        case trace, debug, info, notice, warning, error, critical
+    }
 
     /// The parts of the configuration a command can require.
     public enum Requirement: Sendable, CaseIterable {
@@ -47,7 +54,7 @@ public struct Configuration: Sendable {
     public static let variableNames: [String] =
         Account.allCases.flatMap { account in credentialSuffixes.map { account.environmentPrefix + $0 } }
         + ["DATABASE_URL", "REDIS_URL", "REDISTOGO_URL", "FAVORITE_RATE_THRESHOLD", "TZ", "ARCHIVE_ROW_LIMIT",
-           "X_API_BASE_URL", "REDIS_KEY_PREFIX"]
+           "X_API_BASE_URL", "REDIS_KEY_PREFIX", "LOG_LEVEL", "MECAB_DICDIR"]
 
     private static let credentialSuffixes = ["CONSUMER_KEY", "CONSUMER_SECRET", "ACCESS_TOKEN", "ACCESS_TOKEN_SECRET"]
 
@@ -135,6 +142,17 @@ public struct Configuration: Sendable {
         }
 
         redisKeyPrefix = environment["REDIS_KEY_PREFIX"] ?? ""
+
+        logLevel = .info
+        if let text = value("LOG_LEVEL") {
+            if let level = LogLevel(rawValue: text.lowercased()) {
+                logLevel = level
+            } else {
+                problems.append(.init(variable: "LOG_LEVEL", isMissing: false,
+                                      expected: "one of " + LogLevel.allCases.map(\.rawValue).joined(separator: ", "), shownValue: text))
+            }
+        }
+        // MECAB_DICDIR is read by the tokenizer itself (it is MeCab's own variable); it is listed in variableNames.
 
         if !problems.isEmpty { throw ConfigurationError(problems: problems) }
     }

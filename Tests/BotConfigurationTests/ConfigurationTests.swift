@@ -23,6 +23,7 @@ struct ConfigurationTests {
         #expect(configuration.archiveRowLimit == 10_000)
         #expect(configuration.xAPIBaseURL.absoluteString == "https://api.x.com")
         #expect(configuration.redisKeyPrefix == "")
+        #expect(configuration.logLevel == .info)
     }
 
     @Test("Every variable is read")
@@ -35,6 +36,7 @@ struct ConfigurationTests {
         environment["ARCHIVE_ROW_LIMIT"] = "500"
         environment["X_API_BASE_URL"] = "http://127.0.0.1:8080/"
         environment["REDIS_KEY_PREFIX"] = "bot1:"
+        environment["LOG_LEVEL"] = "DEBUG"
         let configuration = try Configuration(environment: environment)
         #expect(configuration.human == AccountCredentials(consumerKey: "hck", consumerSecret: "human-consumer-secret-value",
                                                           accessToken: "hat", accessTokenSecret: "human-token-secret-value"))
@@ -47,6 +49,7 @@ struct ConfigurationTests {
         #expect(configuration.archiveRowLimit == 500)
         #expect(configuration.xAPIBaseURL.absoluteString == "http://127.0.0.1:8080")
         #expect(configuration.redisKeyPrefix == "bot1:")
+        #expect(configuration.logLevel == .debug)
         try configuration.require(Set(Configuration.Requirement.allCases))
     }
 
@@ -128,7 +131,7 @@ struct ConfigurationTests {
 
     @Test("Every variable read is listed in variableNames")
     func variableNamesAreComplete() {
-        #expect(Configuration.variableNames.count == 16)
+        #expect(Configuration.variableNames.count == 18)
         #expect(Set(Configuration.variableNames).isSuperset(of: Self.credentials.keys))
     }
 }

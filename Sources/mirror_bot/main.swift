@@ -1,2 +1,0 @@
-import MirrorBotCommands
-await MirrorBot.main()

@@ -1,0 +1,121 @@
+import Archive
+import BotConfiguration
+import Foundation
+import PostgresNIO
+import Testing
+import TestSupport
+
+/// The `mirror_bot` binary built beside the test bundle, run as a user would run it.
+struct MirrorBotProcess {
+    struct Output {
+        var status: Int32
+        var standardOutput: String
+        var standardError: String
+    }
+
+    static var executable: URL {
+        get throws {
+            let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            for candidate in [directory, directory.deletingLastPathComponent()] {
+                let url = candidate.appending(path: "mirror_bot")
+                if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+            }
+            throw CancellationError()
+        }
+    }
+
+    /// Runs `mirror_bot arguments` in a fresh empty folder with only `environment` (and PATH) set.
+    static func run(_ arguments: [String], environment: [String: String], files: [String: String] = [:]) throws -> Output {
+        let folder = FileManager.default.temporaryDirectory.appending(path: TestServers.uniqueName("cli"))
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (name, text) in files { try text.write(to: folder.appending(path: name), atomically: true, encoding: .utf8) }
+        let process = Process()
+        process.executableURL = try executable
+        process.arguments = arguments
+        process.currentDirectoryURL = folder
+        process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { mine, _ in mine }
+        let output = Pipe(), error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Output(status: process.terminationStatus,
+                      standardOutput: String(decoding: outputData, as: UTF8.self),
+                      standardError: String(decoding: errorData, as: UTF8.self))
+    }
+}
+
+@Suite("Running the mirror_bot binary")
+struct MirrorBotProcessTests {
+    /// Runs `body` with the URL of a new, empty database, dropped afterwards.
+    func withEmptyDatabase(_ body: (String) throws -> Void) async throws {
+        let url = try TestServers.databaseURL()
+        let name = TestServers.uniqueName("cli")
+        let admin = ArchiveDatabase(url: url, logger: TestServers.logger)
+        try await admin.withRunning { try await $0.client.query("CREATE DATABASE \(unescaped: name)") }
+        var databaseURL = url
+        databaseURL.database = name
+        let text = "postgres://\(databaseURL.username)@\(databaseURL.host):\(databaseURL.port)/\(name)?sslmode=disable"
+        var failure: (any Error)?
+        do { try body(text) } catch { failure = error }
+        let dropper = ArchiveDatabase(url: url, logger: TestServers.logger)  // a pool runs only once
+        try await dropper.withRunning { try await $0.client.query("DROP DATABASE IF EXISTS \(unescaped: name)") }
+        if let failure { throw failure }
+    }
+
+    @Test("migrate creates the tables once; a second run says it is up to date")
+    func migrateTwice() async throws {
+        try await withEmptyDatabase { url in
+            let first = try MirrorBotProcess.run(["migrate"], environment: ["DATABASE_URL": url, "TZ": "Asia/Tokyo"])
+            #expect(first.status == 0, "\(first.standardError)")
+            #expect(first.standardOutput == "Applied 2 migrations: 1 (create_tweets), 2 (archive_constraints).\n")
+            let second = try MirrorBotProcess.run(["migrate"], environment: ["DATABASE_URL": url])
+            #expect(second.status == 0)
+            #expect(second.standardOutput == "The database is up to date; no migration to apply.\n")
+        }
+    }
+
+    @Test("migrate reads DATABASE_URL from a .env file in the working directory")
+    func migrateWithEnvFile() async throws {
+        try await withEmptyDatabase { url in
+            let result = try MirrorBotProcess.run(["migrate"], environment: [:], files: [".env": "# local\nDATABASE_URL=\(url)\n"])
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(result.standardOutput.hasPrefix("Applied 2 migrations"))
+        }
+    }
+
+    @Test("migrate without DATABASE_URL says what to set and exits non-zero")
+    func migrateWithoutDatabase() throws {
+        let result = try MirrorBotProcess.run(["migrate"], environment: [:])
+        #expect(result.status != 0)
+        #expect(result.standardError.contains("DATABASE_URL is not set"))
+        #expect(result.standardOutput.isEmpty)
+    }
+
+    @Test("An unreachable database is one error line, no password, non-zero exit")
+    func migrateUnreachable() throws {
+        let result = try MirrorBotProcess.run(["migrate"], environment: ["DATABASE_URL": "postgres://me:topsecret@127.0.0.1:1/db"])
+        #expect(result.status != 0)
+        let lines = result.standardError.split(separator: "\n")
+        #expect(lines.count == 1, "\(result.standardError)")
+        #expect(result.standardError.contains("Database error while connecting to postgres://me:***@127.0.0.1:1/db"))
+        #expect(!result.standardError.contains("topsecret"))
+    }
+
+    @Test("A malformed variable stops any command with the variable's name and expected form")
+    func malformedConfiguration() throws {
+        let result = try MirrorBotProcess.run(["migrate"], environment: ["DATABASE_URL": "postgres://u@h/db", "TZ": "Nowhere/Land"])
+        #expect(result.status != 0)
+        #expect(result.standardError.contains("TZ is malformed (\"Nowhere/Land\"); it must be an IANA time zone name"))
+    }
+
+    @Test("tokenize prints the nouns of each text")
+    func tokenize() throws {
+        let result = try MirrorBotProcess.run(["tokenize", "今日は東京で寿司を食べた https://t.co/x"], environment: [:])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput == "今日\n東京\n寿司\n")
+    }
+}
