@@ -95,6 +95,7 @@ let package = Package(
             dependencies: [
                 "BotConfiguration", "Archive", "RedisClient", "WordCounts", "Tokenizer",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Benchmarks/MirrorBotBenchmarks",
             swiftSettings: strictSettings

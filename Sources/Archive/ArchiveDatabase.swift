@@ -37,7 +37,10 @@ public struct ArchiveDatabase: Sendable {
 
     /// Runs the pool for the duration of `body`, first checking that the database answers, so that a one-shot
     /// command fails with one clear line instead of waiting on a pool that cannot connect.
-    public func withRunning<Result: Sendable>(_ body: @Sendable (ArchiveDatabase) async throws -> Result) async throws -> Result {
+    public func withRunning<Result: Sendable>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (ArchiveDatabase) async throws -> Result
+    ) async throws -> Result {
         try await checkReachable()
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }

@@ -1,0 +1,112 @@
+import Archive
+import BotConfiguration
+import Foundation
+import Logging
+import PostgresNIO
+import RedisClient
+import Tokenizer
+import WordCounts
+
+/// `mirror_bot_benchmarks`: the foundation's speed on real Postgres, Redis and MeCab.
+/// Run it with `script/bench`, which starts throwaway servers and builds in release mode.
+@main
+struct MirrorBotBenchmarks {
+    static func main() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        guard let databaseText = environment["MIRROR_BOT_TEST_DATABASE_URL"] ?? environment["DATABASE_URL"],
+              let databaseURL = DatabaseURL(databaseText),
+              let redisText = environment["MIRROR_BOT_TEST_REDIS_URL"] ?? environment["REDIS_URL"],
+              let redisURL = RedisURL(redisText) else {
+            print("Set MIRROR_BOT_TEST_DATABASE_URL and MIRROR_BOT_TEST_REDIS_URL (script/bench does), or DATABASE_URL and REDIS_URL.")
+            exit(2)
+        }
+        let iterations = Int(environment["BENCHMARK_ITERATIONS"] ?? "") ?? 7
+        var runner = BenchmarkRunner(iterations: iterations)
+        var logger = Logger(label: "benchmarks")
+        logger.logLevel = .error
+        var texts = SyntheticTweets(seed: 2014)
+        let tweets10k = texts.make(10_000)
+        print("mirror_bot benchmarks: \(iterations) measured runs each after a warm-up; median and best wall time.")
+        print("Machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, hiredis \(RedisConnection.hiredisVersion).")
+
+        // MARK: Tokenizer
+        let tokenizer = try TweetTokenizer()
+        var nounCount = 0
+        try await runner.measure("tokenize 10,000 tweets (1 task)", items: 10_000, unit: "tweets", target: ">= 40,000 tweets/s") {
+            nounCount = 0
+            for text in tweets10k { nounCount += try tokenizer.nouns(in: text).count }
+        }
+        try await runner.measure("tokenize 10,000 tweets (2 tasks)", items: 10_000, unit: "tweets", target: "(both cores)") {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for half in [tweets10k[..<5_000], tweets10k[5_000...]] {
+                    group.addTask { for text in half { _ = try tokenizer.nouns(in: text) } }
+                }
+                try await group.waitForAll()
+            }
+        }
+        let features = try tweets10k.prefix(1_600).map { try tokenizer.nouns(in: $0) + ["author\($0.count % 50)"] }
+        print(String(format: "  (%.1f nouns per tweet on average)", Double(nounCount) / 10_000))
+
+        // MARK: Archive
+        let schema = "bench_" + UUID().uuidString.prefix(8).lowercased()
+        let admin = ArchiveDatabase(url: databaseURL, logger: logger)
+        _ = try await admin.withRunning { try await $0.client.query("CREATE SCHEMA \(unescaped: schema)") }
+        let database = ArchiveDatabase(url: databaseURL, schema: schema, logger: logger)
+        try await database.withRunning { database in
+            try await Migrator().migrate(database)
+            let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 10_000)
+            try await archive.prepare()
+            let start = Date(timeIntervalSince1970: 1_700_000_000)
+            let batch: [ArchivedTweet] = (0..<3_200).map { (index: Int) -> ArchivedTweet in
+                let replyUserID: Int64? = index % 5 == 0 ? Int64(index % 40) : nil
+                let createdAt = start.addingTimeInterval(Double(index) * 1_700)
+                return ArchivedTweet(tweetID: Int64(1_000_000 + index), text: tweets10k[index],
+                                     replyUserID: replyUserID, createdAt: createdAt)
+            }
+            try await runner.measure("archive insert 3,200 tweets (1 batch)", items: 3_200, unit: "tweets", target: "< 500 ms",
+                                     prepare: { try await archive.removeAll() }) {
+                try await archive.insert(batch)
+            }
+            try await runner.measure("archive insert 3,200 tweets (32 pages of 100)", items: 3_200, unit: "tweets", target: "< 500 ms",
+                                     prepare: { try await archive.removeAll() }) {
+                for page in stride(from: 0, to: 3_200, by: 100) { try await archive.insert(Array(batch[page..<page + 100])) }
+            }
+            try await runner.measure("archive insert 3,200 again (all duplicates)", items: 3_200, unit: "tweets", target: "(skips)") {
+                try await archive.insert(batch)
+            }
+            try await runner.measure("minute histogram of 3,200 tweets", items: 1, unit: "queries", target: "(once a day)") {
+                _ = try await archive.minuteHistogram()
+            }
+            var generator = SeededRandom(seed: 1)
+            try await runner.measure("sample 96 tweets in ±30 min windows", items: 96, unit: "samples", target: "(at each post)") {
+                for minute in stride(from: 0, to: 1440, by: 15) {
+                    _ = try await archive.randomTweet(nearMinute: minute, radius: 30, using: &generator)
+                }
+            }
+        }
+        let dropper = ArchiveDatabase(url: databaseURL, logger: logger)
+        _ = try await dropper.withRunning { try await $0.client.query("DROP SCHEMA \(unescaped: schema) CASCADE") }
+
+        // MARK: Word counts
+        let store = WordCountStore(connection: RedisConnection(url: redisURL), keyPrefix: "bench_\(UUID().uuidString.prefix(8)):")
+        let learnBatch = features.enumerated().map { ($0.element, $0.offset % 3 == 0 ? Category.favorite : Category.normal) }
+        try await runner.measure("learn 1,600 tweets (1 round trip)", items: 1_600, unit: "tweets", target: "< 200 ms",
+                                 prepare: { try await store.removeAll() }) {
+            try await store.learn(batch: learnBatch.map { (features: $0.0, category: $0.1) })
+        }
+        try await runner.measure("learn 1,600 tweets (1 round trip each)", items: 1_600, unit: "tweets", target: "(daemon path)",
+                                 prepare: { try await store.removeAll() }) {
+            for (tweetFeatures, category) in learnBatch { try await store.learn(tweetFeatures, as: category) }
+        }
+        let readSets = Array(features.prefix(1_000))
+        try await runner.measure("read counts for 1,000 tweets (1 round trip)", items: 1_000, unit: "tweets", target: "(a timeline page)") {
+            _ = try await store.counts(forEach: readSets)
+        }
+        try await runner.measure("read counts for 1,000 tweets (1 round trip each)", items: 1_000, unit: "tweets", target: "(per tweet)") {
+            for set in readSets { _ = try await store.counts(for: set) }
+        }
+        try await store.removeAll()
+
+        print(String(format: "Peak memory: %.1f MiB", BenchmarkRunner.peakMemoryMiB))
+    }
+}
