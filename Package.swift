@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "mirror_bot", targets: ["mirror_bot"]),
+        .executable(name: "fake-x", targets: ["fake-x"]),
         .executable(name: "mirror_bot_benchmarks", targets: ["MirrorBotBenchmarks"]),
     ],
     dependencies: [
@@ -20,6 +21,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     ],
     targets: [
         // MARK: C libraries, each imported by exactly one Swift target.
@@ -71,6 +75,35 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "BotClock",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "XAPI",
+            dependencies: [
+                "BotConfiguration", "BotClock",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "FakeX",
+            dependencies: [
+                "XAPI",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "MirrorBotCommands",
             dependencies: [
                 "BotConfiguration",
@@ -91,9 +124,18 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .executableTarget(
+            name: "fake-x",
+            dependencies: [
+                "FakeX",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
             name: "MirrorBotBenchmarks",
             dependencies: [
-                "BotConfiguration", "Archive", "RedisClient", "WordCounts", "Tokenizer",
+                "BotConfiguration", "Archive", "RedisClient", "WordCounts", "Tokenizer", "XAPI", "FakeX",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
@@ -132,6 +174,18 @@ let package = Package(
         .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "BotConfiguration", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "WordCountsTests", dependencies: ["WordCounts", "RedisClient", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "TokenizerTests", dependencies: ["Tokenizer"], swiftSettings: strictSettings),
+        .testTarget(name: "BotClockTests", dependencies: ["BotClock"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "XAPITests",
+            dependencies: ["XAPI", "FakeX", "BotClock", "BotConfiguration", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "FakeXTests",
+            dependencies: ["FakeX", "XAPI", "BotConfiguration", .product(name: "Logging", package: "swift-log")],
+            resources: [.copy("Resources")],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "MirrorBotCommandsTests",
             dependencies: [

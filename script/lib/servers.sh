@@ -40,6 +40,15 @@ ensure_packages() {
     "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
+# Installs the Python packages the contract tests use (from PyPI) when they cannot be imported.
+ensure_python_packages() {
+    if ! python3 -c 'import openapi_schema_validator, referencing' >/dev/null 2>&1; then
+        log "Installing openapi-schema-validator from PyPI"
+        python3 -m pip install --quiet --disable-pip-version-check openapi-schema-validator \
+            || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages openapi-schema-validator
+    fi
+}
+
 # A TCP port on 127.0.0.1 that nothing listens on now.
 free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()' 2>/dev/null && return

@@ -1,0 +1,24 @@
+/// A failure the fake server produces on demand, for the next matching API requests.
+public struct FakeXFault: Codable, Sendable, Equatable {
+    /// What goes wrong.
+    public enum Kind: String, Codable, Sendable {
+        /// 503 Service Unavailable with a problem body.
+        case serviceUnavailable = "503"
+        /// The connection is closed halfway through the body (the headers promised more).
+        case closeMidResponse = "close"
+        /// A complete 200 whose JSON is cut short.
+        case truncatedJSON = "truncate"
+        /// 429 with problem type `.../usage-capped`.
+        case usageCapped = "usage-capped"
+    }
+
+    /// What goes wrong.
+    public var kind: Kind
+    /// How many requests it hits.
+    public var count: Int
+    /// Only requests to this endpoint (`GET /2/users/:id/tweets`); all when nil.
+    public var endpoint: String?
+
+    /// A fault from its parts.
+    public init(kind: Kind, count: Int = 1, endpoint: String? = nil) { self.kind = kind; self.count = count; self.endpoint = endpoint }
+}

@@ -1,0 +1,111 @@
+public import Foundation
+
+/// What the fake X server starts with, as a JSON file (`fake-x --seed FILE`) or a value (tests).
+public struct FakeXSeed: Codable, Sendable {
+    /// A user.
+    public struct User: Codable, Sendable {
+        /// Id.
+        public var id: String
+        /// @handle without `@`.
+        public var username: String
+        /// Display name.
+        public var name: String
+        /// A user from its parts.
+        public init(id: String, username: String, name: String? = nil) { self.id = id; self.username = username; self.name = name ?? username }
+    }
+
+    /// OAuth 1.0a credentials that act as a user.
+    public struct Account: Codable, Sendable {
+        /// The user they act as.
+        public var userID: String
+        /// Consumer key.
+        public var consumerKey: String
+        /// Consumer secret.
+        public var consumerSecret: String
+        /// Access token.
+        public var accessToken: String
+        /// Access token secret.
+        public var accessTokenSecret: String
+        /// An account from its parts.
+        public init(userID: String, consumerKey: String, consumerSecret: String, accessToken: String, accessTokenSecret: String) {
+            self.userID = userID; self.consumerKey = consumerKey; self.consumerSecret = consumerSecret
+            self.accessToken = accessToken; self.accessTokenSecret = accessTokenSecret
+        }
+    }
+
+    /// A post.
+    public struct Tweet: Codable, Sendable {
+        /// Id (numeric string; ids order posts by time, as X's do).
+        public var id: String
+        /// Author's user id.
+        public var authorID: String
+        /// Text, HTML-escaped as X sends it.
+        public var text: String
+        /// When it was posted; the server shows it only once its clock has reached this.
+        public var createdAt: Date
+        /// The post it replies to, if any.
+        public var inReplyToTweetID: String?
+        /// The user it replies to, if any.
+        public var inReplyToUserID: String?
+        /// The post it retweets, if it is a retweet.
+        public var retweetOf: String?
+        /// t.co links in the text and their real URLs.
+        public var urls: [Link]?
+
+        /// A link of the text.
+        public struct Link: Codable, Sendable {
+            /// The t.co URL in the text.
+            public var url: String
+            /// Where it goes.
+            public var expandedURL: String
+            /// A link from its parts.
+            public init(url: String, expandedURL: String) { self.url = url; self.expandedURL = expandedURL }
+        }
+
+        /// A post from its parts.
+        public init(id: String, authorID: String, text: String, createdAt: Date, inReplyToTweetID: String? = nil,
+                    inReplyToUserID: String? = nil, retweetOf: String? = nil, urls: [Link]? = nil) {
+            self.id = id; self.authorID = authorID; self.text = text; self.createdAt = createdAt
+            self.inReplyToTweetID = inReplyToTweetID; self.inReplyToUserID = inReplyToUserID; self.retweetOf = retweetOf; self.urls = urls
+        }
+    }
+
+    /// The server's clock at start; the real time when absent.
+    public var now: Date?
+    /// Every user.
+    public var users: [User]
+    /// Credentials the server accepts.
+    public var accounts: [Account]
+    /// Every post.
+    public var tweets: [Tweet]
+    /// Likes per user id, most recent like first.
+    public var likes: [String: [String]]
+    /// Whom each user follows (their home timeline shows those users' posts and their own).
+    public var follows: [String: [String]]
+    /// Calls per 15-minute window by endpoint name (`GET /2/users/:id/tweets`), overriding the documented ones.
+    public var rateLimits: [String: Int]?
+
+    /// A seed from its parts.
+    public init(now: Date? = nil, users: [User], accounts: [Account], tweets: [Tweet] = [], likes: [String: [String]] = [:],
+                follows: [String: [String]] = [:], rateLimits: [String: Int]? = nil) {
+        self.now = now; self.users = users; self.accounts = accounts; self.tweets = tweets
+        self.likes = likes; self.follows = follows; self.rateLimits = rateLimits
+    }
+
+    /// Reads a seed file (JSON; times in ISO 8601).
+    public static func load(path: String) throws -> FakeXSeed {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return try decoder.decode(FakeXSeed.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    /// Writes the seed as JSON.
+    public func write(to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(self).write(to: URL(fileURLWithPath: path))
+    }
+}

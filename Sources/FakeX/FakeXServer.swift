@@ -1,0 +1,264 @@
+public import Foundation
+import HTTPTypes
+import Hummingbird
+public import Logging
+import NIOCore
+import NIOFoundationCompat
+import XAPI
+
+/// A fake X API v2 on loopback, serving the endpoints mirror_bot uses from memory, as the OpenAPI document and
+/// X's documentation describe them: OAuth 1.0a signatures checked, caps and `max_results` ranges enforced, opaque
+/// page tokens, `since_id`/`until_id`, `exclude`, rate limits with their three headers, the duplicate-content 403,
+/// idempotent likes, posts hidden until their `created_at`. Faults (503, dropped connections, truncated JSON,
+/// usage caps) are produced on demand. `/admin/...` sets the clock, adds data and reads back what was posted.
+public final class FakeXServer: Sendable {
+    let world: FakeXWorld
+    private let logger: Logger
+
+    /// A server holding `seed`.
+    public init(seed: FakeXSeed, logger: Logger = Logger(label: "fake-x")) {
+        world = FakeXWorld(seed: seed)
+        self.logger = logger
+    }
+
+    /// Serves on `host`:`port` (0 picks a free port) until the task is cancelled; `onStarted` gets the bound port.
+    public func run(host: String = "127.0.0.1", port: Int = 0, onStarted: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        let responder = CallbackResponder<BasicRequestContext> { [self] request, _ in
+            await self.respond(to: request)
+        }
+        let application = Application(
+            responder: responder,
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "fake-x"),
+            onServerRunning: { channel in await onStarted(channel.localAddress?.port ?? port) },
+            logger: logger)
+        try await application.run()
+    }
+
+    /// Runs the server for the duration of `body`, which gets its base URL (`http://127.0.0.1:PORT`).
+    public func withRunning<Result: Sendable>(_ body: @Sendable (URL) async throws -> Result) async throws -> Result {
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        return try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask {
+                try await self.run(port: 0) { port in continuation.yield(port); continuation.finish() }
+                return nil
+            }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else { throw CancellationError() }
+            let result = try await body(URL(string: "http://127.0.0.1:\(port)")!)
+            group.cancelAll()
+            return result
+        }
+    }
+
+    // MARK: - Administration from Swift (the same as /admin over HTTP)
+
+    /// The server's clock.
+    public func now() async -> Date { await world.now }
+    /// Sets the server's clock.
+    public func setClock(_ date: Date) async { await world.setClock(date) }
+    /// Moves the server's clock forward.
+    public func advanceClock(by seconds: TimeInterval) async { await world.advanceClock(by: seconds) }
+    /// Adds posts (visible once the clock reaches their time).
+    public func add(tweets: [FakeXSeed.Tweet]) async { await world.add(tweets: tweets) }
+    /// Adds likes of a user, the first being the most recent.
+    public func add(likes: [String], by userID: String) async { await world.add(likes: likes, by: userID) }
+    /// Adds users.
+    public func add(users: [FakeXSeed.User]) async { await world.add(users: users) }
+    /// Queues a fault.
+    public func add(fault: FakeXFault) async { await world.add(fault: fault) }
+    /// Sets an endpoint's calls per 15 minutes (and starts its windows anew).
+    public func setRateLimit(_ limit: Int, for endpoint: String) async { await world.setRateLimit(limit, for: endpoint) }
+    /// Posts created through the API, in order.
+    public func posted() async -> [FakeXSeed.Tweet] { await world.posted }
+    /// Likes made through the API, in order.
+    public func liked() async -> [(userID: String, tweetID: String)] { await world.likedPairs() }
+    /// API requests received, by endpoint name (unknown paths under `unknown`).
+    public func requestCounts() async -> [String: Int] { await world.requestCounts }
+
+    // MARK: - HTTP
+
+    private func respond(to request: Request) async -> Response {
+        var request = request
+        let path = request.uri.path
+        let query = Self.queryParameters(request.uri.query)
+        let body = (try? await request.collectBody(upTo: 1 << 20)).map { Data(buffer: $0) } ?? Data()
+        if path.hasPrefix("/admin/") { return await admin(path: path, method: request.method, body: body) }
+
+        guard let (name, pathUserID) = Self.route(method: request.method, path: path) else {
+            await world.countRequest("unknown")
+            return Self.response(FakeXResponse(status: 404, body: .problem(
+                type: ProblemType.blank, title: "Not Found", detail: "Sorry, that page does not exist.", status: 404)))
+        }
+        await world.countRequest(name)
+
+        let authority = request.head.authority ?? "127.0.0.1"
+        guard let url = URL(string: "http://\(authority)\(request.uri.string)") else {
+            return Self.response(FakeXResponse(status: 400, body: .problem(
+                type: ProblemType.invalidRequest, title: "Invalid Request", detail: "Malformed URL.", status: 400)))
+        }
+        let callerID: String
+        switch await world.authenticate(method: request.method.rawValue, url: url, authorization: request.headers[.authorization]) {
+        case .success(let userID): callerID = userID
+        case .failure(let error): return Self.response(error.response)
+        }
+        let rateLimit: (Int, Int, Int)
+        switch await world.useRateLimit(name, userID: callerID) {
+        case .success(let window): rateLimit = window
+        case .failure(let error): return Self.response(error.response)
+        }
+
+        let fault = await world.takeFault(for: name)
+        switch fault {
+        case .serviceUnavailable:
+            return Self.response(FakeXResponse(status: 503, body: .problem(
+                type: ProblemType.blank, title: "Service Unavailable", detail: "Service Unavailable", status: 503), rateLimit: rateLimit))
+        case .usageCapped:
+            return Self.response(FakeXResponse(status: 429, body: .problem(
+                type: ProblemType.usageCapped, title: "UsageCapExceeded", detail: "Usage cap exceeded: Monthly product cap",
+                status: 429, extra: [("period", .string("Monthly")), ("scope", .string("Product"))]), rateLimit: rateLimit))
+        default:
+            break
+        }
+
+        var result: FakeXResponse
+        switch name {
+        case "GET /2/users/me":
+            result = await world.usersMe(userID: callerID, query: query)
+        case "GET /2/users/:id/tweets":
+            result = await world.timeline(.userTweets, pathUserID: pathUserID ?? "", callerID: callerID, query: query)
+        case "GET /2/users/:id/liked_tweets":
+            result = await world.timeline(.likedTweets, pathUserID: pathUserID ?? "", callerID: callerID, query: query)
+        case "GET /2/users/:id/timelines/reverse_chronological":
+            result = await world.timeline(.home, pathUserID: pathUserID ?? "", callerID: callerID, query: query)
+        case "GET /2/users/:id/mentions":
+            result = await world.timeline(.mentions, pathUserID: pathUserID ?? "", callerID: callerID, query: query)
+        case "POST /2/tweets":
+            result = await world.createTweet(userID: callerID, body: body)
+        default:  // "POST /2/users/:id/likes"
+            result = await world.like(pathUserID: pathUserID ?? "", callerID: callerID, body: body)
+        }
+        result.rateLimit = rateLimit
+
+        let data = result.body.data()
+        switch fault {
+        case .truncatedJSON:
+            return Self.response(status: result.status, data: data.prefix(max(1, data.count / 2)), rateLimit: rateLimit)
+        case .closeMidResponse:
+            // The headers promise the whole body; half is sent, then the connection is closed.
+            var headers = Self.headers(rateLimit: rateLimit)
+            headers[.contentLength] = String(data.count)
+            let half = data.prefix(data.count / 2)
+            return Response(status: .init(code: result.status), headers: headers, body: ResponseBody(contentLength: data.count) { writer in
+                try await writer.write(ByteBuffer(bytes: half))
+                throw CancellationError()
+            })
+        default:
+            return Self.response(result)
+        }
+    }
+
+    /// The endpoint name and the `:id` of a path, or nil for paths the fake does not serve.
+    static func route(method: HTTPRequest.Method, path: String) -> (String, String?)? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        switch (method, parts.count) {
+        case (.get, 3) where parts == ["2", "users", "me"]: return ("GET /2/users/me", nil)
+        case (.post, 2) where parts == ["2", "tweets"]: return ("POST /2/tweets", nil)
+        case (.get, 4) where parts[0] == "2" && parts[1] == "users" && parts[3] == "tweets": return ("GET /2/users/:id/tweets", parts[2])
+        case (.get, 4) where parts[0] == "2" && parts[1] == "users" && parts[3] == "liked_tweets": return ("GET /2/users/:id/liked_tweets", parts[2])
+        case (.get, 4) where parts[0] == "2" && parts[1] == "users" && parts[3] == "mentions": return ("GET /2/users/:id/mentions", parts[2])
+        case (.post, 4) where parts[0] == "2" && parts[1] == "users" && parts[3] == "likes": return ("POST /2/users/:id/likes", parts[2])
+        case (.get, 5) where parts[0] == "2" && parts[1] == "users" && parts[3] == "timelines" && parts[4] == "reverse_chronological":
+            return ("GET /2/users/:id/timelines/reverse_chronological", parts[2])
+        default: return nil
+        }
+    }
+
+    private static func queryParameters(_ query: String?) -> [String: String] {
+        var parameters: [String: String] = [:]
+        for pair in (query ?? "").split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = PercentEncoding.decode(parts[0], plusIsSpace: true) else { continue }
+            parameters[name] = parts.count > 1 ? PercentEncoding.decode(parts[1], plusIsSpace: true) ?? "" : ""
+        }
+        return parameters
+    }
+
+    private static func headers(rateLimit: (Int, Int, Int)?) -> HTTPFields {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=utf-8"
+        if let (limit, remaining, reset) = rateLimit {
+            headers[HTTPField.Name("x-rate-limit-limit")!] = String(limit)
+            headers[HTTPField.Name("x-rate-limit-remaining")!] = String(remaining)
+            headers[HTTPField.Name("x-rate-limit-reset")!] = String(reset)
+        }
+        return headers
+    }
+
+    private static func response(_ result: FakeXResponse) -> Response {
+        response(status: result.status, data: result.body.data(), rateLimit: result.rateLimit)
+    }
+
+    private static func response(status: Int, data: Data, rateLimit: (Int, Int, Int)?) -> Response {
+        var headers = headers(rateLimit: rateLimit)
+        if status >= 400 { headers[.contentType] = "application/problem+json" }
+        return Response(status: .init(code: status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    // MARK: - /admin
+
+    private func admin(path: String, method: HTTPRequest.Method, body: Data) async -> Response {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        func ok(_ value: JSONValue = .object([("ok", .bool(true))])) -> Response {
+            Self.response(status: 200, data: value.data(), rateLimit: nil)
+        }
+        func bad(_ message: String) -> Response {
+            Self.response(status: 400, data: JSONValue.object([("error", .string(message))]).data(), rateLimit: nil)
+        }
+        switch (method, path) {
+        case (.get, "/admin/state"):
+            let posted = await world.posted.map { tweet in
+                JSONValue.object([("id", .string(tweet.id)), ("author_id", .string(tweet.authorID)), ("text", .string(tweet.text)),
+                                  ("created_at", .time(tweet.createdAt)),
+                                  ("in_reply_to_tweet_id", tweet.inReplyToTweetID.map(JSONValue.string) ?? .null)])
+            }
+            let liked = await world.likedPairs().map { JSONValue.object([("user_id", .string($0.userID)), ("tweet_id", .string($0.tweetID))]) }
+            let requests = await world.requestCounts.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.int($0.value)) }
+            return ok(.object([("now", .time(await world.now)), ("posted", .array(posted)), ("liked", .array(liked)),
+                               ("requests", .object(requests))]))
+        case (.post, "/admin/clock"):
+            struct Clock: Decodable { var now: Date?; var advanceSeconds: Double? }
+            guard let clock = try? decoder.decode(Clock.self, from: body) else { return bad("expected {\"now\": ISO 8601} or {\"advance_seconds\": n}") }
+            if let now = clock.now { await world.setClock(now) }
+            if let seconds = clock.advanceSeconds { await world.advanceClock(by: seconds) }
+            return ok(.object([("now", .time(await world.now))]))
+        case (.post, "/admin/tweets"):
+            guard let tweets = try? decoder.decode([FakeXSeed.Tweet].self, from: body) else { return bad("expected an array of tweets") }
+            await world.add(tweets: tweets)
+            return ok()
+        case (.post, "/admin/users"):
+            guard let users = try? decoder.decode([FakeXSeed.User].self, from: body) else { return bad("expected an array of users") }
+            await world.add(users: users)
+            return ok()
+        case (.post, "/admin/likes"):
+            struct Likes: Decodable { var userId: String; var tweetIds: [String] }
+            guard let likes = try? decoder.decode(Likes.self, from: body) else { return bad("expected {\"user_id\", \"tweet_ids\"}") }
+            await world.add(likes: likes.tweetIds, by: likes.userId)
+            return ok()
+        case (.post, "/admin/faults"):
+            guard let fault = try? decoder.decode(FakeXFault.self, from: body) else {
+                return bad("expected {\"kind\": \"503\"|\"close\"|\"truncate\"|\"usage-capped\", \"count\": n, \"endpoint\": name}")
+            }
+            await world.add(fault: fault)
+            return ok()
+        case (.post, "/admin/rate-limits"):
+            struct Limit: Decodable { var endpoint: String; var limit: Int }
+            guard let limit = try? decoder.decode(Limit.self, from: body) else { return bad("expected {\"endpoint\", \"limit\"}") }
+            await world.setRateLimit(limit.limit, for: limit.endpoint)
+            return ok()
+        default:
+            return Self.response(status: 404, data: JSONValue.object([("error", .string("no admin route \(method) \(path)"))]).data(), rateLimit: nil)
+        }
+    }
+}

@@ -1,0 +1,417 @@
+import Foundation
+
+/// An API response before it is put on the wire.
+struct FakeXResponse: Sendable {
+    var status: Int
+    var body: JSONValue
+    var rateLimit: (limit: Int, remaining: Int, reset: Int)?
+}
+
+/// Everything the fake server knows, in memory: users, posts, likes, follows, its clock, rate-limit windows,
+/// pending faults, and what clients posted and liked. All API behaviour is here; the HTTP layer only dispatches.
+actor FakeXWorld {
+    struct StoredTweet {
+        var numericID: UInt64
+        var tweet: FakeXSeed.Tweet
+    }
+
+    struct Window {
+        var start: Date
+        var used: Int
+    }
+
+    /// The documented limits per 15 minutes and user (2026).
+    static let documentedRateLimits: [String: Int] = [
+        "GET /2/users/me": 75,
+        "GET /2/users/:id/tweets": 900,
+        "GET /2/users/:id/liked_tweets": 75,
+        "GET /2/users/:id/timelines/reverse_chronological": 180,
+        "GET /2/users/:id/mentions": 300,
+        "POST /2/tweets": 100,
+        "POST /2/users/:id/likes": 50,
+    ]
+    static let windowLength: TimeInterval = 15 * 60
+    static let twitterEpochMilliseconds: UInt64 = 1_288_834_974_657
+
+    private(set) var now: Date
+    private var users: [String: FakeXSeed.User] = [:]
+    private var accountsByToken: [String: FakeXSeed.Account] = [:]
+    private var consumerSecrets: [String: String] = [:]
+    private var tweets: [StoredTweet] = []  // ascending by id
+    private var likes: [String: [String]] = [:]
+    private var follows: [String: Set<String>] = [:]
+    private var rateLimits: [String: Int]
+    private var windows: [String: Window] = [:]
+    private var faults: [FakeXFault] = []
+    private var usedNonces: Set<String> = []
+    private var sequence: UInt64 = 0
+    private(set) var posted: [FakeXSeed.Tweet] = []
+    private(set) var liked: [(userID: String, tweetID: String)] = []
+    private(set) var requestCounts: [String: Int] = [:]
+
+    init(seed: FakeXSeed) {
+        now = seed.now ?? Date()
+        rateLimits = Self.documentedRateLimits.merging(seed.rateLimits ?? [:]) { _, seeded in seeded }
+        for user in seed.users { users[user.id] = user }
+        for account in seed.accounts {
+            accountsByToken[account.accessToken] = account
+            consumerSecrets[account.consumerKey] = account.consumerSecret
+        }
+        for tweet in seed.tweets { Self.insert(tweet, into: &tweets) }
+        likes = seed.likes
+        follows = seed.follows.mapValues(Set.init)
+    }
+
+    // MARK: - Administration
+
+    func setClock(_ date: Date) { now = date }
+    func advanceClock(by seconds: TimeInterval) { now = now.addingTimeInterval(seconds) }
+    func add(tweets newTweets: [FakeXSeed.Tweet]) { newTweets.forEach(insert) }
+    func add(likes newLikes: [String], by userID: String) { likes[userID, default: []].insert(contentsOf: newLikes, at: 0) }
+    func add(users newUsers: [FakeXSeed.User]) { for user in newUsers { users[user.id] = user } }
+    func add(fault: FakeXFault) { faults.append(fault) }
+    func setRateLimit(_ limit: Int, for endpoint: String) { rateLimits[endpoint] = limit; windows = windows.filter { !$0.key.hasPrefix(endpoint + " ") } }
+    func likedPairs() -> [(userID: String, tweetID: String)] { liked }
+
+    /// The first pending fault for `endpoint`, used up by one.
+    func takeFault(for endpoint: String) -> FakeXFault.Kind? {
+        guard let index = faults.firstIndex(where: { $0.endpoint == nil || $0.endpoint == endpoint }) else { return nil }
+        let kind = faults[index].kind
+        faults[index].count -= 1
+        if faults[index].count <= 0 { faults.remove(at: index) }
+        return kind
+    }
+
+    func countRequest(_ endpoint: String) { requestCounts[endpoint, default: 0] += 1 }
+
+    // MARK: - Authentication
+
+    /// The user the signed request acts as, or a 401 response.
+    func authenticate(method: String, url: URL, authorization: String?) -> Result<String, FakeXResponseError> {
+        let unauthorized = FakeXResponseError(FakeXResponse(
+            status: 401, body: .problem(type: ProblemType.blank, title: "Unauthorized", detail: "Unauthorized", status: 401)))
+        guard let authorization, let fields = OAuthHeader.parse(authorization),
+              let consumerKey = fields["oauth_consumer_key"], let token = fields["oauth_token"],
+              let nonce = fields["oauth_nonce"], let timestamp = fields["oauth_timestamp"].flatMap({ Int($0) }),
+              let signature = fields["oauth_signature"], fields["oauth_signature_method"] == "HMAC-SHA1",
+              let consumerSecret = consumerSecrets[consumerKey], let account = accountsByToken[token],
+              account.consumerKey == consumerKey
+        else { return .failure(unauthorized) }
+        // A request signed more than 15 minutes from the real time, or a nonce used before, is refused as replayed.
+        guard abs(Date().timeIntervalSince1970 - Double(timestamp)) < 900, !usedNonces.contains(consumerKey + nonce) else {
+            return .failure(unauthorized)
+        }
+        let expected = OAuthHeader.signature(method: method, url: url, fields: fields, consumerSecret: consumerSecret,
+                                             tokenSecret: account.accessTokenSecret)
+        guard expected == signature else { return .failure(unauthorized) }
+        usedNonces.insert(consumerKey + nonce)
+        return .success(account.userID)
+    }
+
+    /// Counts a call against the user's window; a 429 response when the window is used up.
+    func useRateLimit(_ endpoint: String, userID: String) -> Result<(Int, Int, Int), FakeXResponseError> {
+        let limit = rateLimits[endpoint] ?? 900
+        let key = endpoint + " " + userID
+        var window = windows[key] ?? Window(start: now, used: 0)
+        if now.timeIntervalSince(window.start) >= Self.windowLength { window = Window(start: now, used: 0) }
+        let reset = Int(window.start.addingTimeInterval(Self.windowLength).timeIntervalSince1970)
+        guard window.used < limit else {
+            windows[key] = window
+            return .failure(FakeXResponseError(FakeXResponse(
+                status: 429, body: .problem(type: ProblemType.blank, title: "Too Many Requests", detail: "Too Many Requests", status: 429),
+                rateLimit: (limit, 0, reset))))
+        }
+        window.used += 1
+        windows[key] = window
+        return .success((limit, limit - window.used, reset))
+    }
+
+    // MARK: - Endpoints
+
+    func usersMe(userID: String, query: [String: String]) -> FakeXResponse {
+        guard let user = users[userID] else { return notFound("user", userID) }
+        return FakeXResponse(status: 200, body: .object([("data", userJSON(user))]))
+    }
+
+    enum Timeline { case userTweets, likedTweets, home, mentions }
+
+    func timeline(_ kind: Timeline, pathUserID: String, callerID: String, query: [String: String]) -> FakeXResponse {
+        let minimum = kind == .home ? 1 : 5
+        var maxResults = 10
+        if let text = query["max_results"] {
+            guard let number = Int(text), (minimum...100).contains(number) else {
+                return invalid("max_results", query["max_results"] ?? "",
+                               "The `max_results` query parameter value [\(text)] is not between \(minimum) and 100")
+            }
+            maxResults = number
+        }
+        var exclude = Set<String>()
+        if let text = query["exclude"], kind == .userTweets || kind == .home {
+            for value in text.split(separator: ",").map(String.init) {
+                guard ["replies", "retweets"].contains(value) else {
+                    return invalid("exclude", text, "The `exclude` query parameter value [\(value)] is not one of [replies, retweets]")
+                }
+                exclude.insert(value)
+            }
+        }
+        var sinceID: UInt64?
+        var untilID: UInt64?
+        for (name, target) in [("since_id", 0), ("until_id", 1)] {
+            guard let text = query[name], kind != .likedTweets else { continue }
+            guard let number = UInt64(text), text.count <= 19 else {
+                return invalid(name, text, "The `\(name)` query parameter value [\(text)] does not match ^[0-9]{1,19}$")
+            }
+            if target == 0 { sinceID = number } else { untilID = number }
+        }
+        var boundary: UInt64?  // the id of the newest post of the requested page
+        if let token = query["pagination_token"] {
+            guard let decoded = PaginationToken.decode(token) else {
+                return invalid("pagination_token", token, "The `pagination_token` query parameter value [\(token)] is not valid")
+            }
+            boundary = decoded
+        }
+        guard users[pathUserID] != nil else { return notFound("user", pathUserID) }
+        if kind == .home, pathUserID != callerID {
+            return FakeXResponse(status: 403, body: .problem(
+                type: ProblemType.forbidden, title: "Forbidden",
+                detail: "You can only read the home timeline of the authenticated user.", status: 403))
+        }
+
+        // The newest first, visible now, then the documented caps, then the filters of this request.
+        var candidates: [StoredTweet]
+        switch kind {
+        case .userTweets:
+            candidates = visibleTweets().filter { $0.tweet.authorID == pathUserID }
+            candidates = Array(candidates.prefix(3_200))
+            if exclude.contains("replies") {
+                candidates = Array(candidates.filter { $0.tweet.inReplyToTweetID == nil && $0.tweet.inReplyToUserID == nil }.prefix(800))
+            }
+        case .home:
+            let followed = (follows[pathUserID] ?? []).union([pathUserID])
+            candidates = Array(visibleTweets().filter { followed.contains($0.tweet.authorID) }.prefix(3_200))
+            if exclude.contains("replies") { candidates = candidates.filter { $0.tweet.inReplyToTweetID == nil } }
+        case .mentions:
+            let handle = "@" + (users[pathUserID]?.username ?? "").lowercased()
+            candidates = Array(visibleTweets().filter { stored in
+                stored.tweet.authorID != pathUserID && stored.tweet.retweetOf == nil
+                    && (stored.tweet.inReplyToUserID == pathUserID || stored.tweet.text.lowercased().contains(handle))
+            }.prefix(800))
+        case .likedTweets:
+            let byID = Dictionary(tweets.map { ($0.tweet.id, $0) }, uniquingKeysWith: { first, _ in first })
+            candidates = (likes[pathUserID] ?? []).compactMap { byID[$0] }.filter { $0.tweet.createdAt <= now }
+        }
+        if exclude.contains("retweets") { candidates = candidates.filter { $0.tweet.retweetOf == nil } }
+        if let sinceID { candidates = candidates.filter { $0.numericID > sinceID } }
+        if let untilID { candidates = candidates.filter { $0.numericID < untilID } }
+
+        // A token names the first post of its page, so new posts arriving between pages shift nothing.
+        let start = boundary.map { id in candidates.firstIndex { $0.numericID <= id } ?? candidates.count } ?? 0
+        let page = Array(candidates[start..<min(start + maxResults, candidates.count)])
+        let fields = Set((query["tweet.fields"] ?? "").split(separator: ",").map(String.init))
+        let expandAuthors = (query["expansions"] ?? "").split(separator: ",").contains("author_id")
+        var body: [(String, JSONValue)] = []
+        if !page.isEmpty {
+            body.append(("data", .array(page.map { tweetJSON($0.tweet, fields: fields) })))
+            if expandAuthors {
+                var seen = Set<String>()
+                let authors = page.compactMap { stored -> JSONValue? in
+                    guard seen.insert(stored.tweet.authorID).inserted, let user = users[stored.tweet.authorID] else { return nil }
+                    return userJSON(user)
+                }
+                if !authors.isEmpty { body.append(("includes", .object([("users", .array(authors))]))) }
+            }
+        }
+        var meta: [(String, JSONValue)] = [("result_count", .int(page.count))]
+        if let first = page.first, let last = page.last {
+            meta.insert(("newest_id", .string(first.tweet.id)), at: 0)
+            meta.insert(("oldest_id", .string(last.tweet.id)), at: 1)
+        }
+        if start + maxResults < candidates.count {
+            meta.append(("next_token", .string(PaginationToken.encode(candidates[start + maxResults].numericID))))
+        }
+        body.append(("meta", .object(meta)))
+        return FakeXResponse(status: 200, body: .object(body))
+    }
+
+    func createTweet(userID: String, body: Data) -> FakeXResponse {
+        guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any], let text = object["text"] as? String else {
+            return FakeXResponse(status: 400, body: .problem(
+                type: ProblemType.invalidRequest, title: "Invalid Request",
+                detail: "One or more parameters to your request was invalid.", status: 400,
+                extra: [("errors", .array([.object([("message", .string("$.text: is missing but it is required"))])]))]))
+        }
+        guard !text.isEmpty, text.count <= 280 else {
+            return invalidBody("text", "Your Tweet text is empty or longer than 280 characters.")
+        }
+        let recent = tweets.reversed().lazy.filter { $0.tweet.authorID == userID }.prefix(200)
+        let escaped = Self.escapeHTML(text)
+        if recent.contains(where: { $0.tweet.text == escaped }) {
+            return FakeXResponse(status: 403, body: .problem(
+                type: ProblemType.blank, title: "Forbidden",
+                detail: "You are not allowed to create a Tweet with duplicate content.", status: 403))
+        }
+        var inReplyToTweetID: String?
+        var inReplyToUserID: String?
+        if let reply = object["reply"] as? [String: Any] {
+            guard let target = reply["in_reply_to_tweet_id"] as? String, let parent = tweets.first(where: { $0.tweet.id == target }) else {
+                return invalidBody("reply.in_reply_to_tweet_id", "The post you are replying to does not exist or is not visible.")
+            }
+            inReplyToTweetID = target
+            inReplyToUserID = parent.tweet.authorID
+        }
+        let tweet = FakeXSeed.Tweet(id: String(nextID()), authorID: userID, text: escaped, createdAt: now,
+                                    inReplyToTweetID: inReplyToTweetID, inReplyToUserID: inReplyToUserID)
+        insert(tweet)
+        posted.append(tweet)
+        return FakeXResponse(status: 201, body: .object([
+            ("data", .object([("id", .string(tweet.id)), ("text", .string(tweet.text)),
+                              ("edit_history_tweet_ids", .array([.string(tweet.id)]))])),
+        ]))
+    }
+
+    func like(pathUserID: String, callerID: String, body: Data) -> FakeXResponse {
+        guard pathUserID == callerID else {
+            return FakeXResponse(status: 403, body: .problem(
+                type: ProblemType.forbidden, title: "Forbidden", detail: "You are not permitted to like on behalf of another user.", status: 403))
+        }
+        guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any], let tweetID = object["tweet_id"] as? String else {
+            return invalidBody("tweet_id", "$.tweet_id: is missing but it is required")
+        }
+        guard tweets.contains(where: { $0.tweet.id == tweetID && $0.tweet.createdAt <= now }) else {
+            return FakeXResponse(status: 200, body: .object([
+                ("data", .object([("liked", .bool(false))])),
+                ("errors", .array([.problem(type: ProblemType.notFound, title: "Not Found Error",
+                                            detail: "Could not find tweet with tweet_id: [\(tweetID)].", status: 404,
+                                            extra: [("value", .string(tweetID)), ("parameter", .string("tweet_id")),
+                                                    ("resource_type", .string("tweet"))])])),
+            ]))
+        }
+        if !(likes[callerID] ?? []).contains(tweetID) {  // liking twice changes nothing
+            likes[callerID, default: []].insert(tweetID, at: 0)
+            liked.append((callerID, tweetID))
+        }
+        return FakeXResponse(status: 200, body: .object([("data", .object([("liked", .bool(true))]))]))
+    }
+
+    // MARK: - Helpers
+
+    private func insert(_ tweet: FakeXSeed.Tweet) { Self.insert(tweet, into: &tweets) }
+
+    /// Keeps `tweets` sorted by id; a post whose id is taken or not a number is ignored.
+    private static func insert(_ tweet: FakeXSeed.Tweet, into tweets: inout [StoredTweet]) {
+        guard let numericID = UInt64(tweet.id) else { return }
+        let index = tweets.partitioningIndex { $0.numericID >= numericID }
+        if index < tweets.endIndex, tweets[index].numericID == numericID { return }
+        tweets.insert(StoredTweet(numericID: numericID, tweet: tweet), at: index)
+    }
+
+    /// Posts whose time has come, newest first.
+    private func visibleTweets() -> [StoredTweet] {
+        tweets.reversed().filter { $0.tweet.createdAt <= now }
+    }
+
+    /// A snowflake-like id from the clock, so new posts sort after older ones.
+    private func nextID() -> UInt64 {
+        sequence += 1
+        let milliseconds = UInt64(max(0, now.timeIntervalSince1970 * 1000)) &- Self.twitterEpochMilliseconds
+        var id = (milliseconds << 22) | (sequence & 0x3FFFFF)
+        if let newest = tweets.last?.numericID, id <= newest { id = newest + 1 }
+        return id
+    }
+
+    private func tweetJSON(_ tweet: FakeXSeed.Tweet, fields: Set<String>) -> JSONValue {
+        var object: [(String, JSONValue)] = [
+            ("id", .string(tweet.id)), ("text", .string(tweet.text)), ("edit_history_tweet_ids", .array([.string(tweet.id)])),
+        ]
+        if fields.contains("author_id") { object.append(("author_id", .string(tweet.authorID))) }
+        if fields.contains("created_at") { object.append(("created_at", .time(tweet.createdAt))) }
+        if fields.contains("conversation_id") { object.append(("conversation_id", .string(conversationID(of: tweet)))) }
+        if fields.contains("in_reply_to_user_id"), let user = tweet.inReplyToUserID { object.append(("in_reply_to_user_id", .string(user))) }
+        if fields.contains("referenced_tweets") {
+            var references: [JSONValue] = []
+            if let original = tweet.retweetOf { references.append(.object([("type", .string("retweeted")), ("id", .string(original))])) }
+            if let parent = tweet.inReplyToTweetID { references.append(.object([("type", .string("replied_to")), ("id", .string(parent))])) }
+            if !references.isEmpty { object.append(("referenced_tweets", .array(references))) }
+        }
+        if fields.contains("entities"), let links = tweet.urls, !links.isEmpty {
+            let entities = links.compactMap { link -> JSONValue? in
+                guard let range = tweet.text.range(of: link.url) else { return nil }
+                // Entity indices count Unicode code points.
+                let start = tweet.text.unicodeScalars.distance(from: tweet.text.startIndex, to: range.lowerBound)
+                let end = start + link.url.unicodeScalars.count
+                return .object([("start", .int(start)), ("end", .int(end)), ("url", .string(link.url)),
+                                ("expanded_url", .string(link.expandedURL)),
+                                ("display_url", .string(String(link.expandedURL.split(separator: "/", maxSplits: 2).last ?? "")))])
+            }
+            if !entities.isEmpty { object.append(("entities", .object([("urls", .array(entities))]))) }
+        }
+        return .object(object)
+    }
+
+    private func conversationID(of tweet: FakeXSeed.Tweet) -> String {
+        var current = tweet
+        var steps = 0
+        while let parentID = current.inReplyToTweetID, let parent = tweets.first(where: { $0.tweet.id == parentID })?.tweet, steps < 100 {
+            current = parent
+            steps += 1
+        }
+        return current.inReplyToTweetID ?? current.id
+    }
+
+    private func userJSON(_ user: FakeXSeed.User) -> JSONValue {
+        .object([("id", .string(user.id)), ("name", .string(user.name)), ("username", .string(user.username))])
+    }
+
+    private func invalid(_ parameter: String, _ value: String, _ message: String) -> FakeXResponse {
+        FakeXResponse(status: 400, body: .problem(
+            type: ProblemType.invalidRequest, title: "Invalid Request", detail: "One or more parameters to your request was invalid.",
+            status: 400, extra: [("errors", .array([.object([
+                ("parameters", .object([(parameter, .array([.string(value)]))])), ("message", .string(message)),
+            ])]))]))
+    }
+
+    private func invalidBody(_ field: String, _ message: String) -> FakeXResponse {
+        FakeXResponse(status: 400, body: .problem(
+            type: ProblemType.invalidRequest, title: "Invalid Request", detail: "One or more parameters to your request was invalid.",
+            status: 400, extra: [("errors", .array([.object([("message", .string("\(field): \(message)"))])]))]))
+    }
+
+    private func notFound(_ resource: String, _ id: String) -> FakeXResponse {
+        FakeXResponse(status: 200, body: .object([("errors", .array([.problem(
+            type: ProblemType.notFound, title: "Not Found Error", detail: "Could not find \(resource) with id: [\(id)].", status: 404,
+            extra: [("value", .string(id)), ("parameter", .string("id")), ("resource_type", .string(resource))])]))]))
+    }
+
+    /// X escapes these three in post text.
+    static func escapeHTML(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    }
+}
+
+extension Array {
+    /// The first index whose element satisfies `belongsInSecondPart`, for an array partitioned by it (binary search).
+    func partitioningIndex(where belongsInSecondPart: (Element) -> Bool) -> Int {
+        var low = startIndex, high = endIndex
+        while low < high {
+            let middle = low + (high - low) / 2
+            if belongsInSecondPart(self[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+}
+
+/// A response that ends request handling early (401, 429, ...).
+struct FakeXResponseError: Error {
+    var response: FakeXResponse
+    init(_ response: FakeXResponse) { self.response = response }
+}
+
+/// Opaque page tokens: the id of the page's first post in base 36, behind a marker so other strings are refused.
+enum PaginationToken {
+    static let marker = "7140dibdnow9c"
+    static func encode(_ id: UInt64) -> String { marker + String(id, radix: 36) }
+    static func decode(_ token: String) -> UInt64? {
+        guard token.hasPrefix(marker) else { return nil }
+        return UInt64(token.dropFirst(marker.count), radix: 36)
+    }
+}

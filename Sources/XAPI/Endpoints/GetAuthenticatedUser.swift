@@ -1,0 +1,15 @@
+/// `GET /2/users/me`: the user the credentials belong to.
+public struct GetAuthenticatedUser: XEndpoint {
+    /// The user.
+    public typealias Response = XSingleResponse<XUser>
+    /// The reference's name.
+    public static let name = "GET /2/users/me"
+    /// GET.
+    public var method: HTTPMethodName { .GET }
+    /// The path.
+    public var path: String { "/2/users/me" }
+    /// `user.fields=username`.
+    public var query: [(String, String)] { [("user.fields", "username")] }
+    /// The endpoint.
+    public init() {}
+}

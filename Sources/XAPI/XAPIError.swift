@@ -1,0 +1,52 @@
+public import BotConfiguration
+public import Foundation
+
+/// Why an X API call failed, as sentences that say what happened and what to do.
+public enum XAPIError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// 401: the account's credentials were refused.
+    case unauthorized(account: Account, endpoint: String, detail: String)
+    /// 403 "You are not allowed to create a Tweet with duplicate content."
+    case duplicateContent
+    /// 429 whose problem type ends in `usage-capped`: the app's monthly or daily post cap is spent. Not retried.
+    case usageCapped(endpoint: String, detail: String)
+    /// 429 still answered after waiting for the rate-limit window as often as allowed.
+    case rateLimited(endpoint: String, resetsAt: Date?)
+    /// A 5xx, still after the retries.
+    case serverError(endpoint: String, status: Int, attempts: Int)
+    /// No answer (refused, timed out, dropped), still after the retries.
+    case transport(endpoint: String, reason: String, attempts: Int)
+    /// A post was sent but the connection dropped before the answer: it may or may not have been created.
+    case outcomeUnknown(endpoint: String, reason: String)
+    /// A 2xx whose body is not what the API documents (truncated, not JSON, wrong shape).
+    case malformedResponse(endpoint: String, reason: String)
+    /// Any other error answer (4xx), with its problem details.
+    case problem(endpoint: String, status: Int, XProblem)
+    /// A 200 carrying only `errors`, no `data`.
+    case partialErrors(endpoint: String, [XProblem])
+
+    /// A readable sentence.
+    public var description: String {
+        switch self {
+        case .unauthorized(let account, let endpoint, let detail):
+            "X refused the \(account) account's credentials on \(endpoint) (401: \(detail)). Check the four \(account.environmentPrefix)* variables."
+        case .duplicateContent:
+            "X refused the post as a duplicate of a recent one (403 duplicate content)."
+        case .usageCapped(let endpoint, let detail):
+            "The X app's usage cap is spent (\(endpoint): \(detail)); calls resume when the cap period renews."
+        case .rateLimited(let endpoint, let resetsAt):
+            "X still rate-limits \(endpoint) after waiting\(resetsAt.map { " (window resets at \($0.formatted(.iso8601)))" } ?? "")."
+        case .serverError(let endpoint, let status, let attempts):
+            "X answered \(endpoint) with HTTP \(status) \(attempts) times; giving up for now."
+        case .transport(let endpoint, let reason, let attempts):
+            "Could not reach X for \(endpoint) after \(attempts) attempts: \(reason)."
+        case .outcomeUnknown(let endpoint, let reason):
+            "The connection dropped during \(endpoint) (\(reason)); the post may or may not have been made, so it was not sent again."
+        case .malformedResponse(let endpoint, let reason):
+            "X's answer to \(endpoint) was not valid: \(reason)."
+        case .problem(let endpoint, let status, let problem):
+            "X answered \(endpoint) with HTTP \(status): \(problem)."
+        case .partialErrors(let endpoint, let problems):
+            "X answered \(endpoint) with errors only: \(problems.map(\.description).joined(separator: "; "))."
+        }
+    }
+}

@@ -1,0 +1,300 @@
+public import AsyncHTTPClient
+public import BotClock
+public import BotConfiguration
+public import Foundation
+public import Logging
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// Sends X API v2 requests signed with OAuth 1.0a as the human or the bot, and copes with what the API does:
+/// rate limits are waited out on the injected clock, 5xx and dropped connections are retried with bounded
+/// exponential backoff and jitter, and every other failure becomes a typed `XAPIError`. Every call is counted.
+public final class XClient: Sendable {
+    /// How the client talks to X.
+    public struct Configuration: Sendable {
+        /// `X_API_BASE_URL`.
+        public var baseURL: URL
+        /// The credentials of each account the client may act as.
+        public var credentials: [Account: AccountCredentials]
+        /// When and how often to try again.
+        public var retry: RetryPolicy
+        /// Longest wait for one answer.
+        public var requestTimeout: Duration
+        /// Largest body accepted.
+        public var maxResponseBytes: Int
+
+        /// A configuration; the defaults suit the real API.
+        public init(baseURL: URL, credentials: [Account: AccountCredentials], retry: RetryPolicy = RetryPolicy(),
+                    requestTimeout: Duration = .seconds(30), maxResponseBytes: Int = 16 << 20) {
+            self.baseURL = baseURL; self.credentials = credentials; self.retry = retry
+            self.requestTimeout = requestTimeout; self.maxResponseBytes = maxResponseBytes
+        }
+    }
+
+    /// Bounds on retrying.
+    public struct RetryPolicy: Sendable {
+        /// Attempts for 5xx answers and dropped connections, the first included.
+        public var maxAttempts: Int
+        /// Backoff before the second attempt; doubled for each further one.
+        public var initialBackoff: Duration
+        /// Longest backoff.
+        public var maxBackoff: Duration
+        /// How many times a 429 is waited out before giving up.
+        public var maxRateLimitWaits: Int
+        /// A 429 whose window resets later than this is not waited for.
+        public var longestRateLimitWait: Duration
+
+        /// The defaults: 4 attempts, 1 s doubling to at most 60 s, up to 3 rate-limit windows of at most 16 minutes.
+        public init(maxAttempts: Int = 4, initialBackoff: Duration = .seconds(1), maxBackoff: Duration = .seconds(60),
+                    maxRateLimitWaits: Int = 3, longestRateLimitWait: Duration = .seconds(16 * 60)) {
+            self.maxAttempts = maxAttempts; self.initialBackoff = initialBackoff; self.maxBackoff = maxBackoff
+            self.maxRateLimitWaits = maxRateLimitWaits; self.longestRateLimitWait = longestRateLimitWait
+        }
+    }
+
+    /// The configuration.
+    public let configuration: Configuration
+    /// The calls made so far.
+    public let usage: UsageMeter
+    private let httpClient: HTTPClient
+    private let clock: any BotClock
+    private let logger: Logger
+    private let rateLimits = Mutex<[String: RateLimitStatus]>([:])
+
+    /// The HTTP client all `XClient`s share by default: it does not retry failed connections itself (the X client
+    /// does, with its own backoff on its injected clock) and gives up connecting after 10 seconds.
+    public static let sharedHTTPClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(10)
+        configuration.redirectConfiguration = .disallow
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
+    /// A client; `clock` decides how waiting is done (tests inject a manual one).
+    public init(configuration: Configuration, httpClient: HTTPClient = XClient.sharedHTTPClient, clock: any BotClock = SystemBotClock(),
+                usage: UsageMeter = UsageMeter(), logger: Logger) {
+        self.configuration = configuration
+        self.httpClient = httpClient
+        self.clock = clock
+        self.usage = usage
+        self.logger = logger
+    }
+
+    /// The rate-limit window of an endpoint for an account, as last reported by X.
+    public func rateLimit(for endpointName: String, account: Account) -> RateLimitStatus? {
+        rateLimits.withLock { $0[endpointName + " " + account.rawValue] }
+    }
+
+    /// Sends `endpoint` as `account` and returns its decoded answer.
+    public func send<Endpoint: XEndpoint>(_ endpoint: Endpoint, as account: Account) async throws -> Endpoint.Response {
+        guard let credentials = configuration.credentials[account] else {
+            throw XAPIError.unauthorized(account: account, endpoint: Endpoint.name, detail: "no credentials configured")
+        }
+        let name = Endpoint.name
+        let url = try requestURL(for: endpoint)
+        let body = try endpoint.body.map { try JSONSerialization.data(withJSONObject: $0.mapValues(\.foundationValue), options: [.sortedKeys]) }
+        var attempt = 0
+        var rateLimitWaits = 0
+        while true {
+            try Task.checkCancellation()
+            try await waitForRateLimitWindow(name, account: account)
+            attempt += 1
+            var request = HTTPClientRequest(url: url.absoluteString)
+            request.method = endpoint.method == .GET ? .GET : .POST
+            request.headers.add(name: "Authorization", value: OAuth1.authorizationHeader(
+                method: endpoint.method.rawValue, url: url, credentials: credentials,
+                nonce: OAuth1.makeNonce(), timestamp: Int(Date().timeIntervalSince1970)))  // OAuth needs the real time
+            request.headers.add(name: "User-Agent", value: "mirror_bot")
+            if let body {
+                request.headers.add(name: "Content-Type", value: "application/json")
+                request.body = .bytes(ByteBuffer(bytes: body))
+            }
+
+            let status: Int
+            let headers: HTTPHeaders
+            let bytes: ByteBuffer
+            do {
+                let response = try await httpClient.execute(request, timeout: .seconds(configuration.requestTimeout.components.seconds))
+                status = Int(response.status.code)
+                headers = response.headers
+                bytes = try await response.body.collect(upTo: configuration.maxResponseBytes)
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                usage.record(endpoint: name, account: account, failures: 1)
+                let reason = Self.describeTransportError(error)
+                if !Endpoint.isIdempotent && !Self.requestWasNotSent(error) {
+                    throw XAPIError.outcomeUnknown(endpoint: name, reason: reason)
+                }
+                guard attempt < configuration.retry.maxAttempts else {
+                    throw XAPIError.transport(endpoint: name, reason: reason, attempts: attempt)
+                }
+                logger.notice("X API \(name) failed (\(reason)); retrying", metadata: ["attempt": "\(attempt)"])
+                try await clock.sleep(for: backoff(afterAttempt: attempt))
+                continue
+            }
+
+            let limit = RateLimitStatus(limit: headers.first(name: "x-rate-limit-limit"),
+                                        remaining: headers.first(name: "x-rate-limit-remaining"),
+                                        reset: headers.first(name: "x-rate-limit-reset"))
+            if let limit { rateLimits.withLock { $0[name + " " + account.rawValue] = limit } }
+            let data = Data(buffer: bytes)
+
+            switch status {
+            case 200..<300:
+                let decoded: Endpoint.Response
+                do {
+                    decoded = try XJSON.decoder().decode(Endpoint.Response.self, from: data)
+                } catch {
+                    usage.record(endpoint: name, account: account, failures: 1)
+                    throw XAPIError.malformedResponse(endpoint: name, reason: Self.describeDecodingError(error, bytes: data.count))
+                }
+                let posts = Endpoint.postsRead(in: decoded)
+                usage.record(endpoint: name, account: account, postsRead: posts,
+                             postsCreated: Endpoint.self == CreateTweet.self ? 1 : 0,
+                             likes: Endpoint.self == LikeTweet.self ? 1 : 0)
+                if let problems = Self.onlyErrors(in: data) { throw XAPIError.partialErrors(endpoint: name, problems) }
+                return decoded
+
+            case 429:
+                usage.record(endpoint: name, account: account, failures: 1)
+                let problem = Self.problem(in: data)
+                if let problem, problem.kind == "usage-capped" || (problem.type ?? "").hasSuffix("usage-capped") {
+                    throw XAPIError.usageCapped(endpoint: name, detail: problem.description)
+                }
+                let resetsAt = limit?.resetsAt ?? clock.now().addingTimeInterval(60)
+                let wait = resetsAt.timeIntervalSince(clock.now()) + 1
+                guard rateLimitWaits < configuration.retry.maxRateLimitWaits,
+                      wait <= Double(configuration.retry.longestRateLimitWait.components.seconds) else {
+                    throw XAPIError.rateLimited(endpoint: name, resetsAt: limit?.resetsAt)
+                }
+                rateLimitWaits += 1
+                attempt -= 1  // waiting out a window is not a failed attempt
+                logger.notice("X API \(name) is rate-limited; waiting \(Int(wait.rounded(.up))) s for the window to reset")
+                try await clock.sleep(until: resetsAt.addingTimeInterval(1))
+
+            case 500..<600:
+                usage.record(endpoint: name, account: account, failures: 1)
+                // A 503 means X did not take the request; other 5xx may have done the work, so posts are not re-sent.
+                guard Endpoint.isIdempotent || status == 503 else {
+                    throw XAPIError.serverError(endpoint: name, status: status, attempts: attempt)
+                }
+                guard attempt < configuration.retry.maxAttempts else {
+                    throw XAPIError.serverError(endpoint: name, status: status, attempts: attempt)
+                }
+                logger.notice("X API \(name) answered \(status); retrying", metadata: ["attempt": "\(attempt)"])
+                try await clock.sleep(for: backoff(afterAttempt: attempt))
+
+            default:
+                usage.record(endpoint: name, account: account, failures: 1)
+                let problem = Self.problem(in: data) ?? XProblem(type: nil, title: "HTTP \(status)", detail: String(decoding: data.prefix(200), as: UTF8.self))
+                if status == 401 {
+                    throw XAPIError.unauthorized(account: account, endpoint: name, detail: problem.description)
+                }
+                if status == 403, (problem.detail ?? "").localizedCaseInsensitiveContains("duplicate content") {
+                    throw XAPIError.duplicateContent
+                }
+                throw XAPIError.problem(endpoint: name, status: status, problem)
+            }
+        }
+    }
+
+    /// The pages of a paged endpoint, newest first, following `next_token` until the last page or until
+    /// `maxPosts` posts have been read.
+    public func pages<Endpoint: XPagedEndpoint>(_ endpoint: Endpoint, as account: Account, maxPosts: Int? = nil) -> XPageSequence<Endpoint> {
+        XPageSequence(client: self, endpoint: endpoint, account: account, maxPosts: maxPosts)
+    }
+
+    // MARK: - Helpers
+
+    private func requestURL<Endpoint: XEndpoint>(for endpoint: Endpoint) throws -> URL {
+        var text = configuration.baseURL.absoluteString
+        if text.hasSuffix("/") { text.removeLast() }
+        text += endpoint.path
+        if !endpoint.query.isEmpty {
+            text += "?" + endpoint.query.map { "\(PercentEncoding.encode($0.0))=\(PercentEncoding.encode($0.1))" }.joined(separator: "&")
+        }
+        guard let url = URL(string: text) else {
+            throw XAPIError.malformedResponse(endpoint: Endpoint.name, reason: "could not form a URL from \(text)")
+        }
+        return url
+    }
+
+    /// Before sending: when the last answer said the window is used up, wait for its reset instead of being refused.
+    private func waitForRateLimitWindow(_ name: String, account: Account) async throws {
+        guard let status = rateLimit(for: name, account: account), status.remaining <= 0 else { return }
+        let now = clock.now()
+        guard status.resetsAt > now else { return }
+        guard status.resetsAt.timeIntervalSince(now) <= Double(configuration.retry.longestRateLimitWait.components.seconds) else {
+            throw XAPIError.rateLimited(endpoint: name, resetsAt: status.resetsAt)
+        }
+        logger.info("X API \(name): no calls left in this window; waiting for its reset")
+        try await clock.sleep(until: status.resetsAt.addingTimeInterval(1))
+        rateLimits.withLock { $0[name + " " + account.rawValue] = nil }
+    }
+
+    private func backoff(afterAttempt attempt: Int) -> Duration {
+        let initial = Double(configuration.retry.initialBackoff.components.seconds)
+            + Double(configuration.retry.initialBackoff.components.attoseconds) / 1e18
+        let ceiling = Double(configuration.retry.maxBackoff.components.seconds)
+        let exponential = min(ceiling, initial * pow(2, Double(attempt - 1)))
+        let jittered = exponential * Double.random(in: 0.5...1.0)  // spreads retries of many bots
+        return .milliseconds(Int64(jittered * 1000))
+    }
+
+    private static func problem(in data: Data) -> XProblem? {
+        guard let problem = try? JSONDecoder().decode(XProblem.self, from: data), problem.title != nil || problem.type != nil else {
+            // Some errors come as {"errors": [problem]}.
+            return onlyErrors(in: data)?.first
+        }
+        return problem
+    }
+
+    /// The `errors` of a body that has `errors` and no `data`.
+    private static func onlyErrors(in data: Data) -> [XProblem]? {
+        struct Envelope: Decodable {
+            var errors: [XProblem]?
+            var data: IgnoredValue?
+            var meta: IgnoredValue?
+        }
+        guard let envelope = try? JSONDecoder().decode(Envelope.self, from: data), envelope.data == nil, envelope.meta == nil,
+              let errors = envelope.errors, !errors.isEmpty else { return nil }
+        return errors
+    }
+
+    private struct IgnoredValue: Decodable {
+        init(from decoder: any Decoder) throws {}
+    }
+
+    private static func requestWasNotSent(_ error: any Error) -> Bool {
+        if let httpError = error as? HTTPClientError {
+            return [.connectTimeout, .getConnectionFromPoolTimeout, .tlsHandshakeTimeout].contains(httpError)
+        }
+        return error is NIOConnectionError
+    }
+
+    private static func describeTransportError(_ error: any Error) -> String {
+        if let connectionError = error as? NIOConnectionError {
+            return "could not connect to \(connectionError.host):\(connectionError.port)"
+                + (connectionError.connectionErrors.first.map { " (\($0.error))" } ?? "")
+        }
+        return String(describing: error)
+    }
+
+    private static func describeDecodingError(_ error: any Error, bytes: Int) -> String {
+        switch error {
+        case DecodingError.dataCorrupted(let context):
+            "\(bytes) bytes that are not valid JSON (\(context.debugDescription))"
+        case DecodingError.keyNotFound(let key, let context):
+            "missing \(([key] + context.codingPath.reversed()).reversed().map(\.stringValue).joined(separator: "."))"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            "unexpected value at \(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
+        default:
+            String(describing: error)
+        }
+    }
+}

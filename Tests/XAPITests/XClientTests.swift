@@ -1,0 +1,317 @@
+import BotClock
+import BotConfiguration
+import FakeX
+import Foundation
+import Testing
+import XAPI
+
+@Suite("The X API client against the fake X server")
+struct XClientTests {
+    @Test("GET /2/users/me names the account the credentials belong to")
+    func usersMe() async throws {
+        try await withFakeX { _, url async throws in
+            let client = Fixture.client(url)
+            #expect(try await client.send(GetAuthenticatedUser(), as: .human).data == XUser(id: "100", name: "human", username: "human"))
+            #expect(try await client.send(GetAuthenticatedUser(), as: .bot).data?.username == "mirror_bot")
+        }
+    }
+
+    @Test("Paging a timeline to exhaustion stops at the 3,200 cap: 32 pages, newest first, no repeats")
+    func pagingToTheCap() async throws {
+        try await withFakeX(Fixture.seed(humanTweets: 3_500)) { server, url async throws in
+            let client = Fixture.client(url)
+            var ids: [String] = []
+            var pages = 0
+            for try await page in client.pages(GetUserTweets(userID: Fixture.humanID, maxResults: 100), as: .human) {
+                pages += 1
+                ids += page.tweets.map(\.id)
+                #expect(page.username(of: page.tweets.first?.authorID) == "human")
+            }
+            #expect(pages == 32)
+            #expect(ids.count == 3_200)
+            #expect(Set(ids).count == 3_200)
+            #expect(ids.first == Fixture.tweetID(3_499))
+            #expect(ids.last == Fixture.tweetID(300))
+            #expect(ids == ids.sorted { UInt64($0)! > UInt64($1)! })
+            let usage = try #require(client.usage.snapshot[.init(endpoint: GetUserTweets.name, account: .human)])
+            #expect(usage.calls == 32)
+            #expect(usage.postsRead == 3_200)
+            #expect(await server.requestCounts()[GetUserTweets.name] == 32)
+        }
+    }
+
+    @Test("exclude=replies caps the timeline at 800; a cap on posts read stops paging early")
+    func excludeRepliesAndCaps() async throws {
+        try await withFakeX(Fixture.seed(humanTweets: 1_200)) { _, url async throws in
+            let client = Fixture.client(url)
+            var count = 0
+            for try await page in client.pages(GetUserTweets(userID: Fixture.humanID, exclude: [.replies]), as: .human) {
+                #expect(page.tweets.allSatisfy { $0.inReplyToUserID == nil })
+                count += page.tweets.count
+            }
+            #expect(count == 800)
+            var capped = 0
+            for try await page in client.pages(GetUserTweets(userID: Fixture.humanID, maxResults: 100), as: .human, maxPosts: 250) {
+                capped += page.tweets.count
+            }
+            #expect(capped == 300)  // whole pages: the third page reaches the cap
+        }
+    }
+
+    @Test("since_id returns only what is new, and posts from the future stay hidden until the clock gets there")
+    func sinceIDAndFuturePosts() async throws {
+        let future = FakeXSeed.Tweet(id: Fixture.tweetID(10), authorID: Fixture.humanID, text: "from the future",
+                                     createdAt: Fixture.start.addingTimeInterval(3_600))
+        try await withFakeX(Fixture.seed(humanTweets: 10, extra: [future])) { server, url async throws in
+            let client = Fixture.client(url)
+            let newer = try await client.send(GetUserTweets(userID: Fixture.humanID, sinceID: Fixture.tweetID(6)), as: .human)
+            #expect(newer.tweets.map(\.id) == [9, 8, 7].map(Fixture.tweetID))
+            #expect(newer.meta?.newestID == Fixture.tweetID(9))
+            await server.advanceClock(by: 3_600)
+            let later = try await client.send(GetUserTweets(userID: Fixture.humanID, sinceID: Fixture.tweetID(9)), as: .human)
+            #expect(later.tweets.map(\.text) == ["from the future"])
+            let nothing = try await client.send(GetUserTweets(userID: Fixture.humanID, sinceID: Fixture.tweetID(10)), as: .human)
+            #expect(nothing.tweets.isEmpty)
+            #expect(nothing.meta?.resultCount == 0)
+        }
+    }
+
+    @Test("Posts carry what the bot needs: author, time, reply target, retweet marker, expanded URLs, escaped text")
+    func postFields() async throws {
+        let original = FakeXSeed.Tweet(id: "5000", authorID: Fixture.friendID, text: "見て https://t.co/abc &lt;3",
+                                       createdAt: Fixture.start.addingTimeInterval(-100),
+                                       urls: [.init(url: "https://t.co/abc", expandedURL: "https://example.com/page")])
+        let reply = FakeXSeed.Tweet(id: "5001", authorID: Fixture.humanID, text: "@friend いいね", createdAt: Fixture.start.addingTimeInterval(-50),
+                                    inReplyToTweetID: "5000", inReplyToUserID: Fixture.friendID)
+        let retweet = FakeXSeed.Tweet(id: "5002", authorID: Fixture.humanID, text: "RT @friend: 見て", createdAt: Fixture.start.addingTimeInterval(-10),
+                                      retweetOf: "5000")
+        try await withFakeX(Fixture.seed(extra: [original, reply, retweet])) { _, url async throws in
+            let client = Fixture.client(url)
+            let home = try await client.send(GetHomeTimeline(userID: Fixture.humanID), as: .human)
+            #expect(home.tweets.map(\.id) == ["5002", "5001", "5000"])
+            let byID = Dictionary(uniqueKeysWithValues: home.tweets.map { ($0.id, $0) })
+            #expect(byID["5002"]?.isRetweet == true)
+            #expect(byID["5001"]?.isRetweet == false)
+            #expect(byID["5001"]?.inReplyToUserID == Fixture.friendID)
+            #expect(byID["5001"]?.repliedToTweetID == "5000")
+            #expect(byID["5001"]?.conversationID == "5000")
+            #expect(byID["5000"]?.createdAt == Fixture.start.addingTimeInterval(-100))
+            #expect(byID["5000"]?.textWithExpandedURLs == "見て https://example.com/page &lt;3")
+            #expect(home.username(of: Fixture.friendID) == "friend")
+        }
+    }
+
+    @Test("Mentions include replies to the bot and @-mentions, never the bot's own posts")
+    func mentions() async throws {
+        let posts = [
+            FakeXSeed.Tweet(id: "7000", authorID: Fixture.friendID, text: "@mirror_bot おはよう", createdAt: Fixture.start.addingTimeInterval(-30)),
+            FakeXSeed.Tweet(id: "7001", authorID: Fixture.botID, text: "@friend おはよう", createdAt: Fixture.start.addingTimeInterval(-20),
+                            inReplyToTweetID: "7000", inReplyToUserID: Fixture.friendID),
+            FakeXSeed.Tweet(id: "7002", authorID: Fixture.friendID, text: "元気？", createdAt: Fixture.start.addingTimeInterval(-10),
+                            inReplyToTweetID: "7001", inReplyToUserID: Fixture.botID),
+        ]
+        try await withFakeX(Fixture.seed(extra: posts)) { _, url async throws in
+            let page = try await Fixture.client(url).send(GetMentions(userID: Fixture.botID), as: .bot)
+            #expect(page.tweets.map(\.id) == ["7002", "7000"])
+        }
+    }
+
+    @Test("A wrong secret is a 401 that names the account whose credentials failed")
+    func badSecret() async throws {
+        try await withFakeX { _, url async throws in
+            var wrong = Fixture.human
+            wrong.accessTokenSecret = "not-the-secret"
+            let client = Fixture.client(url, human: wrong)
+            let error = try await #require(throws: XAPIError.self) { try await client.send(GetAuthenticatedUser(), as: .human) }
+            guard case .unauthorized(let account, let endpoint, _) = error else { Issue.record("unexpected \(error)"); return }
+            #expect(account == .human)
+            #expect(endpoint == "GET /2/users/me")
+            #expect(error.description.contains("HUMAN_*"))
+            #expect(!error.description.contains("not-the-secret"))
+            #expect(try await client.send(GetAuthenticatedUser(), as: .bot).data?.id == Fixture.botID)
+        }
+    }
+
+    @Test("A 429 is waited out on the injected clock until x-rate-limit-reset, then the call succeeds")
+    func rateLimitIsWaitedOut() async throws {
+        try await withFakeX(Fixture.seed(humanTweets: 5)) { server, url async throws in
+            await server.setRateLimit(2, for: GetUserTweets.name)
+            let request = GetUserTweets(userID: Fixture.humanID)
+            let warmup = Fixture.client(url)
+            _ = try await warmup.send(request, as: .human)
+            _ = try await warmup.send(request, as: .human)
+            let status = try #require(warmup.rateLimit(for: GetUserTweets.name, account: .human))
+            #expect(status.limit == 2)
+            #expect(status.remaining == 0)
+            #expect(status.resetsAt == Fixture.start.addingTimeInterval(900))
+
+            // A client that does not know the window is used up gets the 429 and waits for the reset.
+            let clock = ManualBotClock(now: Fixture.start)
+            let client = Fixture.client(url, clock: clock)
+            let call = Task { try await client.send(request, as: .human) }
+            await clock.waitForSleepers()
+            #expect(clock.sleepRequests == [.milliseconds(901_000)])
+            #expect(await server.requestCounts()[GetUserTweets.name] == 3)
+            await server.advanceClock(by: 901)
+            clock.advanceToNextSleeper()
+            #expect(try await call.value.tweets.count == 5)
+            #expect(await server.requestCounts()[GetUserTweets.name] == 4)
+        }
+    }
+
+    @Test("A client that knows the window is used up waits for its reset without calling")
+    func usedUpWindowIsNotCalled() async throws {
+        try await withFakeX(Fixture.seed(humanTweets: 5)) { server, url async throws in
+            await server.setRateLimit(1, for: GetMentions.name)
+            let clock = ManualBotClock(now: Fixture.start)
+            let client = Fixture.client(url, clock: clock)
+            _ = try await client.send(GetMentions(userID: Fixture.botID), as: .bot)
+            let call = Task { try await client.send(GetMentions(userID: Fixture.botID), as: .bot) }
+            await clock.waitForSleepers()
+            #expect(await server.requestCounts()[GetMentions.name] == 1)
+            await server.advanceClock(by: 901)
+            clock.advanceToNextSleeper()
+            _ = try await call.value
+            #expect(await server.requestCounts()[GetMentions.name] == 2)
+        }
+    }
+
+    @Test("A usage-capped 429 is a typed error and is not retried")
+    func usageCapped() async throws {
+        try await withFakeX { server, url async throws in
+            await server.add(fault: .init(kind: .usageCapped, count: 5))
+            let client = Fixture.client(url)
+            let error = try await #require(throws: XAPIError.self) { try await client.send(CreateTweet(text: "hello"), as: .bot) }
+            guard case .usageCapped = error else { Issue.record("unexpected \(error)"); return }
+            #expect(await server.requestCounts()[CreateTweet.name] == 1)
+            #expect(await server.posted().isEmpty)
+        }
+    }
+
+    @Test("A 503 is retried after a backoff with jitter, then succeeds; persistent 503s give up after the attempts")
+    func serviceUnavailable() async throws {
+        try await withFakeX(Fixture.seed(humanTweets: 3)) { server, url async throws in
+            await server.add(fault: .init(kind: .serviceUnavailable, count: 1, endpoint: GetUserTweets.name))
+            let clock = ManualBotClock(now: Fixture.start)
+            let client = Fixture.client(url, clock: clock)
+            let call = Task { try await client.send(GetUserTweets(userID: Fixture.humanID), as: .human) }
+            await clock.waitForSleepers()
+            let backoff = try #require(clock.sleepRequests.first)
+            #expect(backoff >= .milliseconds(500) && backoff <= .seconds(1))
+            clock.advanceToNextSleeper()
+            #expect(try await call.value.tweets.count == 3)
+            #expect(await server.requestCounts()[GetUserTweets.name] == 2)
+
+            await server.add(fault: .init(kind: .serviceUnavailable, count: 10, endpoint: GetUserTweets.name))
+            let failing = Task { try await client.send(GetUserTweets(userID: Fixture.humanID), as: .human) }
+            for _ in 0..<3 {
+                await clock.waitForSleepers()
+                clock.advanceToNextSleeper()
+            }
+            let error = await #expect(throws: XAPIError.self) { try await failing.value }
+            #expect(error == .serverError(endpoint: GetUserTweets.name, status: 503, attempts: 4))
+            let backoffs = clock.sleepRequests.dropFirst()
+            #expect(backoffs.count == 3)
+            #expect(zip(backoffs, [1.0, 2.0, 4.0]).allSatisfy { $0 >= .seconds($1 / 2) && $0 <= .seconds($1) })
+        }
+    }
+
+    @Test("A connection dropped mid-response is retried for a read; for a post it is reported, not re-sent")
+    func droppedConnections() async throws {
+        try await withFakeX(Fixture.seed(humanTweets: 3)) { server, url async throws in
+            let clock = ManualBotClock(now: Fixture.start)
+            let client = Fixture.client(url, clock: clock)
+            await server.add(fault: .init(kind: .closeMidResponse, count: 1, endpoint: GetUserTweets.name))
+            let call = Task { try await client.send(GetUserTweets(userID: Fixture.humanID), as: .human) }
+            await clock.waitForSleepers()
+            clock.advanceToNextSleeper()
+            #expect(try await call.value.tweets.count == 3)
+
+            await server.add(fault: .init(kind: .closeMidResponse, count: 1, endpoint: CreateTweet.name))
+            let error = try await #require(throws: XAPIError.self) { try await client.send(CreateTweet(text: "maybe"), as: .bot) }
+            guard case .outcomeUnknown = error else { Issue.record("unexpected \(error)"); return }
+            #expect(await server.posted().map(\.text) == ["maybe"])  // it was made: re-sending would have doubled it
+        }
+    }
+
+    @Test("A truncated JSON body is a malformed-response error, never a crash")
+    func truncatedBody() async throws {
+        try await withFakeX(Fixture.seed(humanTweets: 3)) { server, url async throws in
+            await server.add(fault: .init(kind: .truncatedJSON, count: 1))
+            let error = try await #require(throws: XAPIError.self) {
+                try await Fixture.client(url).send(GetUserTweets(userID: Fixture.humanID), as: .human)
+            }
+            guard case .malformedResponse(let endpoint, let reason) = error else { Issue.record("unexpected \(error)"); return }
+            #expect(endpoint == GetUserTweets.name)
+            #expect(reason.contains("not valid JSON"))
+        }
+    }
+
+    @Test("Nothing listening: transport errors are retried with backoff, then reported")
+    func nothingListening() async throws {
+        let clock = ManualBotClock(now: Fixture.start)
+        let client = Fixture.client(URL(string: "http://127.0.0.1:1")!, clock: clock)
+        let call = Task { try await client.send(GetAuthenticatedUser(), as: .human) }
+        for _ in 0..<3 {
+            await clock.waitForSleepers()
+            clock.advanceToNextSleeper()
+        }
+        let error = await #expect(throws: XAPIError.self) { try await call.value }
+        guard case .transport(_, _, let attempts) = error else { Issue.record("unexpected \(String(describing: error))"); return }
+        #expect(attempts == 4)
+        #expect(client.usage.total.failures == 4)
+    }
+
+    @Test("Posting the same text twice gives the duplicate-content error; replies reach their parent")
+    func posting() async throws {
+        try await withFakeX(Fixture.seed(humanTweets: 1)) { server, url async throws in
+            let client = Fixture.client(url)
+            let created = try await client.send(CreateTweet(text: "今日は寿司 & ラーメン"), as: .bot)
+            #expect(created.data?.text == "今日は寿司 &amp; ラーメン")
+            let error = try await #require(throws: XAPIError.self) { try await client.send(CreateTweet(text: "今日は寿司 & ラーメン"), as: .bot) }
+            #expect(error == .duplicateContent)
+            let reply = try await client.send(CreateTweet(text: "@human それな", inReplyToTweetID: Fixture.tweetID(0)), as: .bot)
+            let posted = await server.posted()
+            #expect(posted.map(\.id) == [created.data?.id, reply.data?.id].compactMap { $0 })
+            #expect(posted.last?.inReplyToUserID == Fixture.humanID)
+            let usage = client.usage.snapshot[.init(endpoint: CreateTweet.name, account: .bot)]
+            #expect(usage?.postsCreated == 2)
+            #expect(usage?.failures == 1)
+        }
+    }
+
+    @Test("Liking twice is harmless; liking a missing post returns its partial error")
+    func liking() async throws {
+        try await withFakeX(Fixture.seed(humanTweets: 2)) { server, url async throws in
+            let client = Fixture.client(url)
+            let like = LikeTweet(userID: Fixture.botID, tweetID: Fixture.tweetID(1))
+            #expect(try await client.send(like, as: .bot).data?.liked == true)
+            #expect(try await client.send(like, as: .bot).data?.liked == true)
+            #expect(await server.liked().count == 1)
+            let missing = try await client.send(LikeTweet(userID: Fixture.botID, tweetID: "999"), as: .bot)
+            #expect(missing.data?.liked == false)
+            #expect(missing.errors?.first?.kind == "resource-not-found")
+            let liked = try await client.send(GetLikedTweets(userID: Fixture.botID), as: .bot)
+            #expect(liked.tweets.map(\.id) == [Fixture.tweetID(1)])
+        }
+    }
+
+    @Test("Usage is counted per endpoint and account, with an estimated cost")
+    func usageReport() async throws {
+        try await withFakeX(Fixture.seed(humanTweets: 10)) { _, url async throws in
+            let client = Fixture.client(url)
+            _ = try await client.send(GetUserTweets(userID: Fixture.humanID), as: .human)
+            _ = try await client.send(CreateTweet(text: "one"), as: .bot)
+            _ = try await client.send(LikeTweet(userID: Fixture.botID, tweetID: Fixture.tweetID(3)), as: .bot)
+            let total = client.usage.total
+            #expect(total.calls == 3)
+            #expect(total.postsRead == 10)
+            #expect(total.postsCreated == 1)
+            #expect(total.likes == 1)
+            #expect(abs(client.usage.estimatedCost() - (10 * 0.005 + 0.015 + 0.015)) < 1e-9)
+            let report = client.usage.report()
+            #expect(report.count == 4)
+            #expect(report.last?.hasPrefix("total: 3 calls, 10 posts read, 1 posted, 1 liked; estimated cost $0.080") == true)
+        }
+    }
+}
