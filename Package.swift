@@ -182,7 +182,13 @@ let package = Package(
         ),
         .testTarget(
             name: "FakeXTests",
-            dependencies: ["FakeX", "XAPI", "BotConfiguration", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "FakeX", "XAPI", "BotConfiguration",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
             resources: [.copy("Resources")],
             swiftSettings: strictSettings
         ),

@@ -24,15 +24,29 @@ def resolve(spec, node):
     return node
 
 
+def collect_properties(spec, schema, value, depth=0):
+    """The properties `schema` defines for `value`, through allOf/oneOf/anyOf and the discriminator's mapping."""
+    schema = resolve(spec, schema)
+    properties = dict(schema.get("properties", {}))
+    if depth > 8:
+        return properties
+    for key in ("allOf", "oneOf", "anyOf"):
+        for sub in schema.get(key, []):
+            properties.update(collect_properties(spec, sub, value, depth + 1))
+    discriminator = schema.get("discriminator")
+    if discriminator and isinstance(value, dict):
+        mapped = discriminator.get("mapping", {}).get(value.get(discriminator["propertyName"]))
+        if mapped:
+            properties.update(collect_properties(spec, {"$ref": mapped}, value, depth + 1))
+    return properties
+
+
 def undocumented_fields(spec, schema, value, where):
-    """Fields of `value` that `schema` (with allOf/oneOf/anyOf merged) does not define."""
+    """Fields of `value` that `schema` does not define."""
     schema = resolve(spec, schema)
     problems = []
     if isinstance(value, dict):
-        properties = {}
-        subschemas = [schema] + [resolve(spec, s) for key in ("allOf", "oneOf", "anyOf") for s in schema.get(key, [])]
-        for sub in subschemas:
-            properties.update(resolve(spec, sub).get("properties", {}))
+        properties = collect_properties(spec, schema, value)
         if properties:
             for key, item in value.items():
                 if key not in properties:

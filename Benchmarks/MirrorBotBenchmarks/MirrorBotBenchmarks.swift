@@ -1,11 +1,14 @@
 import Archive
+import BotClock
 import BotConfiguration
+import FakeX
 import Foundation
 import Logging
 import PostgresNIO
 import RedisClient
 import Tokenizer
 import WordCounts
+import XAPI
 
 /// `mirror_bot_benchmarks`: the foundation's speed on real Postgres, Redis and MeCab.
 /// Run it with `script/bench`, which starts throwaway servers and builds in release mode.
@@ -46,6 +49,29 @@ struct MirrorBotBenchmarks {
         }
         let features = try tweets10k.prefix(1_600).map { try tokenizer.nouns(in: $0) + ["author\($0.count % 50)"] }
         print(String(format: "  (%.1f nouns per tweet on average)", Double(nounCount) / 10_000))
+
+        // MARK: X API client against the fake X server (real HTTP on loopback, OAuth signed and verified)
+        let start = Date()
+        let humanKeys = AccountCredentials(consumerKey: "ck", consumerSecret: "cs", accessToken: "100-t", accessTokenSecret: "ts")
+        let seedTweets = (0..<3_500).map { index in
+            FakeXSeed.Tweet(id: String(1_000_000 + index), authorID: "100", text: tweets10k[index],
+                            createdAt: start.addingTimeInterval(Double(index - 3_500) * 600))
+        }
+        let fake = FakeXServer(seed: FakeXSeed(
+            now: start, users: [.init(id: "100", username: "human")],
+            accounts: [.init(userID: "100", consumerKey: "ck", consumerSecret: "cs", accessToken: "100-t", accessTokenSecret: "ts")],
+            tweets: seedTweets, rateLimits: ["GET /2/users/:id/tweets": 1_000_000]), logger: logger)
+        try await fake.withRunning { baseURL in
+            let client = XClient(configuration: .init(baseURL: baseURL, credentials: [.human: humanKeys]), logger: logger)
+            var fetched = 0
+            try await runner.measure("fetch 3,200 tweets from fake-x (32 pages)", items: 3_200, unit: "tweets", target: "(report)") {
+                fetched = 0
+                for try await page in client.pages(GetUserTweets(userID: "100", maxResults: 100), as: .human) {
+                    fetched += page.tweets.count
+                }
+            }
+            precondition(fetched == 3_200, "expected 3,200 tweets, got \(fetched)")
+        }
 
         // MARK: Archive
         let schema = "bench_" + UUID().uuidString.prefix(8).lowercased()

@@ -26,6 +26,11 @@ public struct FakeXSeed: Codable, Sendable {
         public var accessToken: String
         /// Access token secret.
         public var accessTokenSecret: String
+        enum CodingKeys: String, CodingKey {
+            case userID = "user_id", consumerKey = "consumer_key", consumerSecret = "consumer_secret"
+            case accessToken = "access_token", accessTokenSecret = "access_token_secret"
+        }
+
         /// An account from its parts.
         public init(userID: String, consumerKey: String, consumerSecret: String, accessToken: String, accessTokenSecret: String) {
             self.userID = userID; self.consumerKey = consumerKey; self.consumerSecret = consumerSecret
@@ -60,6 +65,16 @@ public struct FakeXSeed: Codable, Sendable {
             public var expandedURL: String
             /// A link from its parts.
             public init(url: String, expandedURL: String) { self.url = url; self.expandedURL = expandedURL }
+
+            enum CodingKeys: String, CodingKey {
+                case url, expandedURL = "expanded_url"
+            }
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, text, urls
+            case authorID = "author_id", createdAt = "created_at", inReplyToTweetID = "in_reply_to_tweet_id"
+            case inReplyToUserID = "in_reply_to_user_id", retweetOf = "retweet_of"
         }
 
         /// A post from its parts.
@@ -85,6 +100,10 @@ public struct FakeXSeed: Codable, Sendable {
     /// Calls per 15-minute window by endpoint name (`GET /2/users/:id/tweets`), overriding the documented ones.
     public var rateLimits: [String: Int]?
 
+    enum CodingKeys: String, CodingKey {
+        case now, users, accounts, tweets, likes, follows, rateLimits = "rate_limits"
+    }
+
     /// A seed from its parts.
     public init(now: Date? = nil, users: [User], accounts: [Account], tweets: [Tweet] = [], likes: [String: [String]] = [:],
                 follows: [String: [String]] = [:], rateLimits: [String: Int]? = nil) {
@@ -92,20 +111,53 @@ public struct FakeXSeed: Codable, Sendable {
         self.likes = likes; self.follows = follows; self.rateLimits = rateLimits
     }
 
-    /// Reads a seed file (JSON; times in ISO 8601).
+    /// Reads a seed file (JSON with snake_case keys; times in ISO 8601). Errors name the file and the place.
     public static func load(path: String) throws -> FakeXSeed {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw SeedFileError(path: path, reason: "it cannot be read (\((error as NSError).localizedDescription))")
+        }
+        do {
+            return try decoder().decode(FakeXSeed.self, from: data)
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw SeedFileError(path: path, reason: "\(Self.place(context.codingPath + [key])) is missing")
+        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
+            throw SeedFileError(path: path, reason: "\(Self.place(context.codingPath)): \(context.debugDescription)")
+        } catch let DecodingError.dataCorrupted(context) {
+            throw SeedFileError(path: path, reason: "\(Self.place(context.codingPath)): \(context.debugDescription)")
+        }
+    }
+
+    /// The decoder for seed files and admin requests.
+    static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        return try decoder.decode(FakeXSeed.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        return decoder
+    }
+
+    private static func place(_ path: [any CodingKey]) -> String {
+        path.isEmpty ? "the top level" : path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().drop { $0 == "." }.description
     }
 
     /// Writes the seed as JSON.
     public func write(to path: String) throws {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
-        encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         try encoder.encode(self).write(to: URL(fileURLWithPath: path))
+    }
+}
+
+/// A seed file that cannot be used, with the place of the problem.
+public struct SeedFileError: Error, CustomStringConvertible {
+    /// The file.
+    public var path: String
+    /// What is wrong.
+    public var reason: String
+    /// "The seed file PATH cannot be used: REASON."
+    public var description: String {
+        "The seed file \(path) cannot be used: \(reason.hasSuffix(".") ? String(reason.dropLast()) : reason)."
     }
 }

@@ -35,7 +35,10 @@ public final class FakeXServer: Sendable {
     }
 
     /// Runs the server for the duration of `body`, which gets its base URL (`http://127.0.0.1:PORT`).
-    public func withRunning<Result: Sendable>(_ body: @Sendable (URL) async throws -> Result) async throws -> Result {
+    public func withRunning<Result: Sendable>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (URL) async throws -> Result
+    ) async throws -> Result {
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         return try await withThrowingTaskGroup(of: Result?.self) { group in
             group.addTask {
@@ -207,9 +210,7 @@ public final class FakeXServer: Sendable {
     // MARK: - /admin
 
     private func admin(path: String, method: HTTPRequest.Method, body: Data) async -> Response {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let decoder = FakeXSeed.decoder()
         func ok(_ value: JSONValue = .object([("ok", .bool(true))])) -> Response {
             Self.response(status: 200, data: value.data(), rateLimit: nil)
         }
@@ -228,7 +229,11 @@ public final class FakeXServer: Sendable {
             return ok(.object([("now", .time(await world.now)), ("posted", .array(posted)), ("liked", .array(liked)),
                                ("requests", .object(requests))]))
         case (.post, "/admin/clock"):
-            struct Clock: Decodable { var now: Date?; var advanceSeconds: Double? }
+            struct Clock: Decodable {
+                var now: Date?
+                var advanceSeconds: Double?
+                enum CodingKeys: String, CodingKey { case now, advanceSeconds = "advance_seconds" }
+            }
             guard let clock = try? decoder.decode(Clock.self, from: body) else { return bad("expected {\"now\": ISO 8601} or {\"advance_seconds\": n}") }
             if let now = clock.now { await world.setClock(now) }
             if let seconds = clock.advanceSeconds { await world.advanceClock(by: seconds) }
@@ -242,9 +247,13 @@ public final class FakeXServer: Sendable {
             await world.add(users: users)
             return ok()
         case (.post, "/admin/likes"):
-            struct Likes: Decodable { var userId: String; var tweetIds: [String] }
+            struct Likes: Decodable {
+                var userID: String
+                var tweetIDs: [String]
+                enum CodingKeys: String, CodingKey { case userID = "user_id", tweetIDs = "tweet_ids" }
+            }
             guard let likes = try? decoder.decode(Likes.self, from: body) else { return bad("expected {\"user_id\", \"tweet_ids\"}") }
-            await world.add(likes: likes.tweetIds, by: likes.userId)
+            await world.add(likes: likes.tweetIDs, by: likes.userID)
             return ok()
         case (.post, "/admin/faults"):
             guard let fault = try? decoder.decode(FakeXFault.self, from: body) else {

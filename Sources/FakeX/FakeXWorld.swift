@@ -222,7 +222,7 @@ actor FakeXWorld {
             }
         }
         var meta: [(String, JSONValue)] = [("result_count", .int(page.count))]
-        if let first = page.first, let last = page.last {
+        if let first = page.first, let last = page.last, kind != .likedTweets {  // the likes' meta has no ids
             meta.insert(("newest_id", .string(first.tweet.id)), at: 0)
             meta.insert(("oldest_id", .string(last.tweet.id)), at: 1)
         }
@@ -264,8 +264,7 @@ actor FakeXWorld {
         insert(tweet)
         posted.append(tweet)
         return FakeXResponse(status: 201, body: .object([
-            ("data", .object([("id", .string(tweet.id)), ("text", .string(tweet.text)),
-                              ("edit_history_tweet_ids", .array([.string(tweet.id)]))])),
+            ("data", .object([("id", .string(tweet.id)), ("text", .string(tweet.text))])),
         ]))
     }
 
@@ -283,7 +282,7 @@ actor FakeXWorld {
                 ("errors", .array([.problem(type: ProblemType.notFound, title: "Not Found Error",
                                             detail: "Could not find tweet with tweet_id: [\(tweetID)].", status: 404,
                                             extra: [("value", .string(tweetID)), ("parameter", .string("tweet_id")),
-                                                    ("resource_type", .string("tweet"))])])),
+                                                    ("resource_id", .string(tweetID)), ("resource_type", .string("tweet"))])])),
             ]))
         }
         if !(likes[callerID] ?? []).contains(tweetID) {  // liking twice changes nothing
@@ -379,7 +378,8 @@ actor FakeXWorld {
     private func notFound(_ resource: String, _ id: String) -> FakeXResponse {
         FakeXResponse(status: 200, body: .object([("errors", .array([.problem(
             type: ProblemType.notFound, title: "Not Found Error", detail: "Could not find \(resource) with id: [\(id)].", status: 404,
-            extra: [("value", .string(id)), ("parameter", .string("id")), ("resource_type", .string(resource))])]))]))
+            extra: [("value", .string(id)), ("parameter", .string("id")), ("resource_id", .string(id)),
+                    ("resource_type", .string(resource))])]))]))
     }
 
     /// X escapes these three in post text.

@@ -27,12 +27,7 @@ struct FakeXCommand: AsyncParsableCommand {
 
     func run() async throws {
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
-        let seedValue: FakeXSeed
-        do {
-            seedValue = try FakeXSeed.load(path: seed)
-        } catch {
-            throw ValidationError("Could not read the seed file \(seed): \(error)")
-        }
+        let seedValue = try FakeXSeed.load(path: seed)
         var logger = Logger(label: "fake-x")
         logger.logLevel = .warning
         let server = FakeXServer(seed: seedValue, logger: logger)
