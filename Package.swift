@@ -111,6 +111,7 @@ let package = Package(
                 "RedisClient",
                 "WordCounts",
                 "Tokenizer",
+                "XAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -195,8 +196,9 @@ let package = Package(
         .testTarget(
             name: "MirrorBotCommandsTests",
             dependencies: [
-                "MirrorBotCommands", "Archive", "BotConfiguration", "TestSupport",
+                "MirrorBotCommands", "Archive", "BotConfiguration", "TestSupport", "FakeX",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strictSettings

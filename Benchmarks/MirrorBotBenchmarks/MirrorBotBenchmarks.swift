@@ -60,7 +60,7 @@ struct MirrorBotBenchmarks {
         let fake = FakeXServer(seed: FakeXSeed(
             now: start, users: [.init(id: "100", username: "human")],
             accounts: [.init(userID: "100", consumerKey: "ck", consumerSecret: "cs", accessToken: "100-t", accessTokenSecret: "ts")],
-            tweets: seedTweets, rateLimits: ["GET /2/users/:id/tweets": 1_000_000]), logger: logger)
+            tweets: seedTweets, rateLimits: ["GET /2/users/:id/tweets": 1_000_000]), logger: Logger(label: "fake-x", factory: { _ in SwiftLogNoOpLogHandler() }))
         try await fake.withRunning { baseURL in
             let client = XClient(configuration: .init(baseURL: baseURL, credentials: [.human: humanKeys]), logger: logger)
             var fetched = 0

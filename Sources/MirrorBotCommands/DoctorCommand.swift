@@ -4,6 +4,7 @@ import BotConfiguration
 import Foundation
 import RedisClient
 import Tokenizer
+import XAPI
 
 /// `mirror_bot doctor`: says what is configured and whether the database, Redis and MeCab work.
 struct DoctorCommand: AsyncParsableCommand {
@@ -24,10 +25,26 @@ struct DoctorCommand: AsyncParsableCommand {
             }
         }
 
-        report("human account", configuration.human.map { .success("credentials set (\($0))") }
-               ?? .failure(DoctorProblem("HUMAN_* credentials are not set")))
-        report("bot account", configuration.bot.map { .success("credentials set (\($0))") }
-               ?? .failure(DoctorProblem("BOT_* credentials are not set")))
+        // One GET /2/users/me per account: it proves the credentials and costs no post reads.
+        var credentials: [Account: AccountCredentials] = [:]
+        credentials[.human] = configuration.human
+        credentials[.bot] = configuration.bot
+        let client = XClient(configuration: .init(baseURL: configuration.xAPIBaseURL, credentials: credentials,
+                                                  retry: .init(maxAttempts: 2)),
+                             logger: context.logger)
+        for account in Account.allCases {
+            let label = "\(account) account"
+            guard credentials[account] != nil else {
+                report(label, .failure(DoctorProblem("\(account.environmentPrefix)* credentials are not set")))
+                continue
+            }
+            do {
+                let user = try await client.send(GetAuthenticatedUser(), as: account).data
+                report(label, .success("@\(user?.username ?? "?") (id \(user?.id ?? "?")) at \(configuration.xAPIBaseURL.absoluteString)"))
+            } catch {
+                report(label, .failure(error))
+            }
+        }
         print("ok    time zone: \(configuration.timeZone.identifier); archive keeps \(configuration.archiveRowLimit) tweets; like threshold \(configuration.favoriteRateThreshold); X API at \(configuration.xAPIBaseURL.absoluteString)")
 
         if let url = configuration.database {

@@ -1,6 +1,8 @@
 import Archive
 import BotConfiguration
+import FakeX
 import Foundation
+import Logging
 import PostgresNIO
 import Testing
 import TestSupport
@@ -118,4 +120,39 @@ struct MirrorBotProcessTests {
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput == "今日\n東京\n寿司\n")
     }
+}
+
+@Suite("mirror_bot doctor against the fake X server")
+struct DoctorProcessTests {
+    static let seed = FakeXSeed(
+        users: [.init(id: "1", username: "human"), .init(id: "2", username: "bot")],
+        accounts: [.init(userID: "1", consumerKey: "hk", consumerSecret: "hs", accessToken: "1-t", accessTokenSecret: "hts"),
+                   .init(userID: "2", consumerKey: "bk", consumerSecret: "bs", accessToken: "2-t", accessTokenSecret: "bts")])
+
+    static func environment(_ baseURL: URL, botSecret: String) -> [String: String] {
+        ["X_API_BASE_URL": baseURL.absoluteString,
+         "HUMAN_CONSUMER_KEY": "hk", "HUMAN_CONSUMER_SECRET": "hs", "HUMAN_ACCESS_TOKEN": "1-t", "HUMAN_ACCESS_TOKEN_SECRET": "hts",
+         "BOT_CONSUMER_KEY": "bk", "BOT_CONSUMER_SECRET": "bs", "BOT_ACCESS_TOKEN": "2-t", "BOT_ACCESS_TOKEN_SECRET": botSecret]
+    }
+
+    @Test("doctor names each account from its credentials and says which credentials X refused")
+    func doctorChecksAccounts() async throws {
+        let server = FakeXServer(seed: Self.seed, logger: Logger(label: "doctor", factory: { _ in SwiftLogNoOpLogHandler() }))
+        try await server.withRunning { url in
+            var environment = Self.environment(url, botSecret: "wrong-secret")
+            environment["DATABASE_URL"] = try TestServers.databaseURL().redactedFreeText
+            let result = try MirrorBotProcess.run(["doctor"], environment: environment)
+            #expect(result.status != 0)
+            #expect(result.standardOutput.contains("ok    human account: @human (id 1)"), "\(result.standardOutput)")
+            #expect(result.standardOutput.contains("FAIL  bot account: X refused the bot account's credentials"))
+            #expect(result.standardOutput.contains("FAIL  redis: REDIS_URL (or REDISTOGO_URL) is not set"))
+            #expect(!result.standardOutput.contains("wrong-secret"))
+            #expect(await server.requestCounts()["GET /2/users/me"] == 2)
+        }
+    }
+}
+
+extension DatabaseURL {
+    /// The URL as text, password included (test servers have none).
+    var redactedFreeText: String { "postgres://\(username)@\(host):\(port)/\(database)?sslmode=disable" }
 }

@@ -63,6 +63,7 @@ servers_dir=""
 
 stop_servers() {
     [ -n "$servers_dir" ] || return 0
+    if [ -f "$servers_dir/fake-x.pid" ]; then kill "$(cat "$servers_dir/fake-x.pid")" 2>/dev/null || true; fi
     if [ -f "$servers_dir/redis.pid" ]; then kill "$(cat "$servers_dir/redis.pid")" 2>/dev/null || true; fi
     if [ -f "$servers_dir/pg/postmaster.pid" ]; then
         local pg_ctl; pg_ctl="$(postgres_bin)/pg_ctl"
@@ -70,6 +71,25 @@ stop_servers() {
     fi
     rm -rf "$servers_dir"
     servers_dir=""
+}
+
+# Starts fake-x (the project's fake X API) with a seed file and exports FAKE_X_URL; stopped on exit with the rest.
+start_fake_x() {
+    local binary="$1" seed="$2"
+    [ -n "$servers_dir" ] || { servers_dir="$(mktemp -d -t mirror_bot_servers.XXXXXX)"; trap stop_servers EXIT; }
+    "$binary" --seed "$seed" --port 0 >"$servers_dir/fake-x.out" 2>"$servers_dir/fake-x.log" &
+    echo $! >"$servers_dir/fake-x.pid"
+    local tries=0
+    until grep -q "listening on" "$servers_dir/fake-x.out" 2>/dev/null; do
+        tries=$((tries + 1))
+        if [ $tries -ge 100 ] || ! kill -0 "$(cat "$servers_dir/fake-x.pid")" 2>/dev/null; then
+            cat "$servers_dir/fake-x.log" >&2; log "fake-x did not start"; exit 1
+        fi
+        sleep 0.1
+    done
+    FAKE_X_URL="$(grep -o 'http://[^ ]*' "$servers_dir/fake-x.out")"
+    export FAKE_X_URL
+    log "fake-x (the fake X API) is serving on $FAKE_X_URL"
 }
 
 # The newest installed PostgreSQL server's bin directory.
