@@ -104,6 +104,21 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "Classifier",
+            dependencies: ["WordCounts", "Tokenizer"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "Schedule",
+            dependencies: ["Archive"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "Picking",
+            dependencies: ["Archive", "BotConfiguration", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "MirrorBotCommands",
             dependencies: [
                 "BotConfiguration",
@@ -112,6 +127,9 @@ let package = Package(
                 "WordCounts",
                 "Tokenizer",
                 "XAPI",
+                "Classifier",
+                "Schedule",
+                "Picking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -136,7 +154,7 @@ let package = Package(
         .executableTarget(
             name: "MirrorBotBenchmarks",
             dependencies: [
-                "BotConfiguration", "Archive", "RedisClient", "WordCounts", "Tokenizer", "XAPI", "FakeX",
+                "BotConfiguration", "Archive", "RedisClient", "WordCounts", "Tokenizer", "XAPI", "FakeX", "Schedule",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
@@ -159,7 +177,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "BotConfiguration", "Archive", "RedisClient",
+                "BotConfiguration", "Archive", "RedisClient", "Schedule",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
@@ -176,6 +194,17 @@ let package = Package(
         .testTarget(name: "WordCountsTests", dependencies: ["WordCounts", "RedisClient", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "TokenizerTests", dependencies: ["Tokenizer"], swiftSettings: strictSettings),
         .testTarget(name: "BotClockTests", dependencies: ["BotClock"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "ClassifierTests",
+            dependencies: ["Classifier", "WordCounts", "Tokenizer", "RedisClient", "TestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(name: "ScheduleTests", dependencies: ["Schedule", "Archive", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "PickingTests",
+            dependencies: ["Picking", "Schedule", "Archive", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "XAPITests",
             dependencies: ["XAPI", "FakeX", "BotClock", "BotConfiguration", .product(name: "Logging", package: "swift-log")],
@@ -196,7 +225,7 @@ let package = Package(
         .testTarget(
             name: "MirrorBotCommandsTests",
             dependencies: [
-                "MirrorBotCommands", "Archive", "BotConfiguration", "TestSupport", "FakeX",
+                "MirrorBotCommands", "Archive", "BotConfiguration", "TestSupport", "FakeX", "RedisClient", "WordCounts",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

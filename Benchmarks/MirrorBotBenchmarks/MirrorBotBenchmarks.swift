@@ -5,6 +5,7 @@ import FakeX
 import Foundation
 import Logging
 import PostgresNIO
+import Schedule
 import RedisClient
 import Tokenizer
 import WordCounts
@@ -103,7 +104,7 @@ struct MirrorBotBenchmarks {
             try await runner.measure("minute histogram of 3,200 tweets", items: 1, unit: "queries", target: "(once a day)") {
                 _ = try await archive.minuteHistogram()
             }
-            var generator = SeededRandom(seed: 1)
+            var generator = SplitMix64(seed: 1)
             try await runner.measure("sample 96 tweets in ±30 min windows", items: 96, unit: "samples", target: "(at each post)") {
                 for minute in stride(from: 0, to: 1440, by: 15) {
                     _ = try await archive.randomTweet(nearMinute: minute, radius: 30, using: &generator)

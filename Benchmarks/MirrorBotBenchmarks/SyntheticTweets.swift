@@ -1,4 +1,5 @@
 import Foundation
+import Schedule
 
 /// Tweet-like Japanese texts made from a seed: nouns, particles and verbs in tweet-length sentences, with the
 /// URLs, mentions, hashtags and HTML entities real tweets carry.
@@ -12,9 +13,9 @@ struct SyntheticTweets {
     private static let endings = ["食べた", "行きたい", "楽しかった", "見た", "好き", "疲れた", "最高", "してる", "終わった"]
     private static let extras = ["", "", "", " https://t.co/Ab3dEf9", " @friend_01", " #今日の一枚", " &amp; ", " w", "！", "…"]
 
-    private var generator: SeededRandom
+    private var generator: SplitMix64
 
-    init(seed: UInt64) { generator = SeededRandom(seed: seed) }
+    init(seed: UInt64) { generator = SplitMix64(seed: seed) }
 
     /// The next tweet text, about 30–120 characters.
     mutating func next() -> String {
@@ -33,17 +34,4 @@ struct SyntheticTweets {
 
     /// `count` texts.
     mutating func make(_ count: Int) -> [String] { (0..<count).map { _ in next() } }
-}
-
-/// SplitMix64, so that every run benchmarks the same texts.
-struct SeededRandom: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
 }

@@ -118,34 +118,56 @@ public struct TweetArchive: Sendable {
 
     /// A tweet that is not a reply, posted within ±`radius` minutes of `minute` of the day (wrapping around
     /// midnight), not in `excluded`; nil when there is none. The choice is uniform and comes from `generator`.
+    /// `allowingMentions: false` skips tweets that @-mention anyone; `notPostedSince` skips tweets the bot posted
+    /// (see `recordBotPost`) at or after that time.
     public func randomTweet(
         nearMinute minute: Int, radius: Int, excluding excluded: Set<Int64> = [],
+        allowingMentions: Bool = true, notPostedSince: Date? = nil,
         using generator: inout some RandomNumberGenerator
     ) async throws -> ArchivedTweet? {
         let window = MinuteWindow(around: minute, radius: radius)
         let firstLow = window.first.lowerBound, firstHigh = window.first.upperBound
         let secondLow = window.second?.lowerBound ?? 1, secondHigh = window.second?.upperBound ?? 0
         let excludedIDs = Array(excluded)
+        let postedSince = notPostedSince ?? Date.distantFuture
         return try await randomRow("sampling a tweet near minute \(minute)", using: &generator) { select, tail in
             """
             SELECT \(unescaped: select) FROM tweets WHERE reply_user_id IS NULL
               AND (minute BETWEEN \(firstLow) AND \(firstHigh) OR minute BETWEEN \(secondLow) AND \(secondHigh))
+              AND tweet_id <> ALL(\(excludedIDs)::bigint[])
+              AND (\(allowingMentions) OR text !~ \(Self.mentionPattern))
+              AND NOT EXISTS (SELECT 1 FROM bot_posts WHERE source_tweet_id = tweets.tweet_id AND posted_at >= \(postedSince))
+              \(unescaped: tail)
+            """
+        }
+    }
+
+    /// A POSIX regular expression matching an @-mention: `@` or `＠` before a username character, not inside a word.
+    static let mentionPattern = "(^|[^A-Za-z0-9_])[@＠][A-Za-z0-9_]"
+
+    /// A past reply of the human to `userID` (to anyone when nil), not in `excluded`; nil when there is none.
+    public func randomReply(
+        toUser userID: Int64?, excluding excluded: Set<Int64> = [],
+        using generator: inout some RandomNumberGenerator
+    ) async throws -> ArchivedTweet? {
+        let excludedIDs = Array(excluded)
+        let anyUser = userID == nil
+        let user = userID ?? 0
+        return try await randomRow("sampling a reply to user \(userID.map(String.init) ?? "anyone")", using: &generator) { select, tail in
+            """
+            SELECT \(unescaped: select) FROM tweets
+            WHERE reply_user_id IS NOT NULL AND (\(anyUser) OR reply_user_id = \(user))
               AND tweet_id <> ALL(\(excludedIDs)::bigint[]) \(unescaped: tail)
             """
         }
     }
 
-    /// A past reply of the human to `userID`, not in `excluded`; nil when there is none.
-    public func randomReply(
-        toUser userID: Int64, excluding excluded: Set<Int64> = [],
-        using generator: inout some RandomNumberGenerator
-    ) async throws -> ArchivedTweet? {
-        let excludedIDs = Array(excluded)
-        return try await randomRow("sampling a reply to user \(userID)", using: &generator) { select, tail in
-            """
-            SELECT \(unescaped: select) FROM tweets
-            WHERE reply_user_id = \(userID) AND tweet_id <> ALL(\(excludedIDs)::bigint[]) \(unescaped: tail)
-            """
+    /// Records that the bot posted a copy of `sourceTweetID` (as `botTweetID`, once known) at `postedAt`.
+    public func recordBotPost(sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date) async throws {
+        try await transaction("recording a post of tweet \(sourceTweetID)") { connection in
+            try await connection.query("""
+                INSERT INTO bot_posts (source_tweet_id, bot_tweet_id, posted_at) VALUES (\(sourceTweetID), \(botTweetID), \(postedAt))
+                """, logger: logger)
         }
     }
 

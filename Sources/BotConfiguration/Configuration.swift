@@ -23,6 +23,23 @@ public struct Configuration: Sendable {
     public var xAPIBaseURL: URL
     /// Put before every Redis key, so several bots can share one Redis (`REDIS_KEY_PREFIX`, default empty).
     public var redisKeyPrefix: String
+    /// Most posts the schedule plans for a day (`MAX_POSTS_PER_DAY`, default 50).
+    public var maxPostsPerDay: Int
+    /// Days before the bot may post the same tweet of the human again (`REPOST_AFTER_DAYS`, default 30).
+    public var repostAfterDays: Int
+    /// Whether the bot may post tweets that @-mention people (`POST_MENTIONS`, default false: a copy must not ping strangers).
+    public var postMentions: Bool
+    /// What to answer someone the human never replied to (`REPLY_FALLBACK`: `none`, the default, or `any`).
+    public var replyFallback: ReplyFallback
+
+    /// The values of `REPLY_FALLBACK`.
+    public enum ReplyFallback: String, Sendable, CaseIterable {
+        /// Do not answer.
+        case none
+        /// Answer with a past reply of the human to anyone.
+        case any
+    }
+
     /// How much the process logs (`LOG_LEVEL`: trace, debug, info, notice, warning, error or critical; default info).
     public var logLevel: LogLevel
 
@@ -54,7 +71,8 @@ public struct Configuration: Sendable {
     public static let variableNames: [String] =
         Account.allCases.flatMap { account in credentialSuffixes.map { account.environmentPrefix + $0 } }
         + ["DATABASE_URL", "REDIS_URL", "REDISTOGO_URL", "FAVORITE_RATE_THRESHOLD", "TZ", "ARCHIVE_ROW_LIMIT",
-           "X_API_BASE_URL", "REDIS_KEY_PREFIX", "LOG_LEVEL", "MECAB_DICDIR"]
+           "X_API_BASE_URL", "REDIS_KEY_PREFIX", "LOG_LEVEL", "MECAB_DICDIR",
+           "MAX_POSTS_PER_DAY", "REPOST_AFTER_DAYS", "POST_MENTIONS", "REPLY_FALLBACK"]
 
     private static let credentialSuffixes = ["CONSUMER_KEY", "CONSUMER_SECRET", "ACCESS_TOKEN", "ACCESS_TOKEN_SECRET"]
 
@@ -142,6 +160,39 @@ public struct Configuration: Sendable {
         }
 
         redisKeyPrefix = environment["REDIS_KEY_PREFIX"] ?? ""
+
+        func count(_ name: String, default defaultValue: Int, allowsZero: Bool, meaning: String) -> Int {
+            guard let text = value(name) else { return defaultValue }
+            guard let number = Int(text), number > 0 || (allowsZero && number == 0) else {
+                problems.append(.init(variable: name, isMissing: false,
+                                      expected: "a whole number \(allowsZero ? "(0 or more)" : "above 0") of \(meaning), such as \(defaultValue)",
+                                      shownValue: text))
+                return defaultValue
+            }
+            return number
+        }
+        maxPostsPerDay = count("MAX_POSTS_PER_DAY", default: 50, allowsZero: true, meaning: "posts")
+        repostAfterDays = count("REPOST_AFTER_DAYS", default: 30, allowsZero: true, meaning: "days")
+
+        postMentions = false
+        if let text = value("POST_MENTIONS") {
+            switch text.lowercased() {
+            case "true", "1", "yes": postMentions = true
+            case "false", "0", "no": postMentions = false
+            default:
+                problems.append(.init(variable: "POST_MENTIONS", isMissing: false, expected: "true or false", shownValue: text))
+            }
+        }
+
+        replyFallback = .none
+        if let text = value("REPLY_FALLBACK") {
+            if let fallback = ReplyFallback(rawValue: text.lowercased()) {
+                replyFallback = fallback
+            } else {
+                problems.append(.init(variable: "REPLY_FALLBACK", isMissing: false,
+                                      expected: "none (do not answer) or any (a past reply to anyone)", shownValue: text))
+            }
+        }
 
         logLevel = .info
         if let text = value("LOG_LEVEL") {

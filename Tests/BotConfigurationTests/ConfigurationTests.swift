@@ -24,6 +24,25 @@ struct ConfigurationTests {
         #expect(configuration.xAPIBaseURL.absoluteString == "https://api.x.com")
         #expect(configuration.redisKeyPrefix == "")
         #expect(configuration.logLevel == .info)
+        #expect(configuration.maxPostsPerDay == 50)
+        #expect(configuration.repostAfterDays == 30)
+        #expect(configuration.postMentions == false)
+        #expect(configuration.replyFallback == .none)
+    }
+
+    @Test("The picking and schedule limits are read and checked")
+    func pickingLimits() throws {
+        let configuration = try Configuration(environment: [
+            "MAX_POSTS_PER_DAY": "0", "REPOST_AFTER_DAYS": "7", "POST_MENTIONS": "TRUE", "REPLY_FALLBACK": "any",
+        ])
+        #expect(configuration.maxPostsPerDay == 0)
+        #expect(configuration.repostAfterDays == 7)
+        #expect(configuration.postMentions)
+        #expect(configuration.replyFallback == .any)
+        let error = try #require(throws: ConfigurationError.self) {
+            try Configuration(environment: ["MAX_POSTS_PER_DAY": "-1", "POST_MENTIONS": "maybe", "REPLY_FALLBACK": "everyone"])
+        }
+        #expect(error.problems.map(\.variable) == ["MAX_POSTS_PER_DAY", "POST_MENTIONS", "REPLY_FALLBACK"])
     }
 
     @Test("Every variable is read")
@@ -131,7 +150,7 @@ struct ConfigurationTests {
 
     @Test("Every variable read is listed in variableNames")
     func variableNamesAreComplete() {
-        #expect(Configuration.variableNames.count == 18)
+        #expect(Configuration.variableNames.count == 22)
         #expect(Set(Configuration.variableNames).isSuperset(of: Self.credentials.keys))
     }
 }

@@ -4,6 +4,8 @@ import FakeX
 import Foundation
 import Logging
 import PostgresNIO
+import RedisClient
+import WordCounts
 import Testing
 import TestSupport
 
@@ -27,7 +29,7 @@ struct MirrorBotProcess {
     }
 
     /// Runs `mirror_bot arguments` in a fresh empty folder with only `environment` (and PATH) set.
-    static func run(_ arguments: [String], environment: [String: String], files: [String: String] = [:]) throws -> Output {
+    static func run(_ arguments: [String], environment: [String: String], files: [String: String] = [:], input: String? = nil) throws -> Output {
         let folder = FileManager.default.temporaryDirectory.appending(path: TestServers.uniqueName("cli"))
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -40,7 +42,11 @@ struct MirrorBotProcess {
         let output = Pipe(), error = Pipe()
         process.standardOutput = output
         process.standardError = error
+        let inputPipe = Pipe()
+        process.standardInput = inputPipe
         try process.run()
+        if let input { inputPipe.fileHandleForWriting.write(Data(input.utf8)) }
+        try inputPipe.fileHandleForWriting.close()
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         let errorData = error.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
@@ -73,7 +79,7 @@ struct MirrorBotProcessTests {
         try await withEmptyDatabase { url in
             let first = try MirrorBotProcess.run(["migrate"], environment: ["DATABASE_URL": url, "TZ": "Asia/Tokyo"])
             #expect(first.status == 0, "\(first.standardError)")
-            #expect(first.standardOutput == "Applied 2 migrations: 1 (create_tweets), 2 (archive_constraints).\n")
+            #expect(first.standardOutput == "Applied 3 migrations: 1 (create_tweets), 2 (archive_constraints), 3 (bot_posts).\n")
             let second = try MirrorBotProcess.run(["migrate"], environment: ["DATABASE_URL": url])
             #expect(second.status == 0)
             #expect(second.standardOutput == "The database is up to date; no migration to apply.\n")
@@ -85,7 +91,7 @@ struct MirrorBotProcessTests {
         try await withEmptyDatabase { url in
             let result = try MirrorBotProcess.run(["migrate"], environment: [:], files: [".env": "# local\nDATABASE_URL=\(url)\n"])
             #expect(result.status == 0, "\(result.standardError)")
-            #expect(result.standardOutput.hasPrefix("Applied 2 migrations"))
+            #expect(result.standardOutput.hasPrefix("Applied 3 migrations"))
         }
     }
 
@@ -155,4 +161,85 @@ struct DoctorProcessTests {
 extension DatabaseURL {
     /// The URL as text, password included (test servers have none).
     var redactedFreeText: String { "postgres://\(username)@\(host):\(port)/\(database)?sslmode=disable" }
+}
+
+@Suite("mirror_bot schedule and classify")
+struct ScheduleAndClassifyProcessTests {
+    @Test("schedule --json prints a reproducible plan drawn from the archive; the text form charts it")
+    func schedule() async throws {
+        let url = try TestServers.databaseURL()
+        let name = TestServers.uniqueName("schedule")
+        let admin = ArchiveDatabase(url: url, logger: TestServers.logger)
+        try await admin.withRunning { try await $0.client.query("CREATE DATABASE \(unescaped: name)") }
+        var databaseURL = url
+        databaseURL.database = name
+        let database = ArchiveDatabase(url: databaseURL, logger: TestServers.logger)
+        try await database.withRunning { database in
+            try await Migrator().migrate(database)
+            let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 1000)
+            try await archive.prepare()
+            let base = Date(timeIntervalSince1970: 1_717_167_600)  // 2024-06-01 00:00 Tokyo
+            var tweets: [ArchivedTweet] = []
+            for index in 0..<40 {
+                let seconds: Int = (index % 4) * 86_400 + (7 + index % 3) * 3_600 + index * 60
+                tweets.append(ArchivedTweet(tweetID: Int64(index + 1), text: "t\(index)", createdAt: base.addingTimeInterval(Double(seconds))))
+            }
+            try await archive.insert(tweets)
+        }
+        let environment = ["DATABASE_URL": databaseURL.redactedFreeText, "TZ": "Asia/Tokyo"]
+        let first = try MirrorBotProcess.run(["schedule", "--date", "2026-11-22", "--seed", "7", "--json"], environment: environment)
+        let second = try MirrorBotProcess.run(["schedule", "--date", "2026-11-22", "--seed", "7", "--json"], environment: environment)
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(first.standardOutput == second.standardOutput)
+        let plan = try #require(try JSONSerialization.jsonObject(with: Data(first.standardOutput.utf8)) as? [String: Any])
+        #expect(plan["date"] as? String == "2026-11-22")
+        #expect(plan["time_zone"] as? String == "Asia/Tokyo")
+        let minutes = try #require(plan["minutes"] as? [Int])
+        #expect(plan["count"] as? Int == minutes.count)
+        #expect(minutes == minutes.sorted())
+        #expect(minutes.allSatisfy { (7 * 60..<10 * 60).contains($0) })
+        #expect([10].contains(minutes.count))  // each of the 4 days has 10 posts
+
+        let chart = try MirrorBotProcess.run(["schedule", "--date", "2026-11-22", "--seed", "7"], environment: environment)
+        let lines = chart.standardOutput.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.first?.hasPrefix("Plan for 2026-11-22 (Asia/Tokyo): 10 posts at 0") == true)
+        #expect(lines.filter { $0.range(of: #"^\d\d    "#, options: .regularExpression) != nil }.count == 24)
+        let bad = try MirrorBotProcess.run(["schedule", "--date", "tomorrow"], environment: environment)
+        #expect(bad.status != 0)
+        #expect(bad.standardError.contains("--date must look like 2026-11-22"))
+
+        let dropper = ArchiveDatabase(url: url, logger: TestServers.logger)
+        try await dropper.withRunning { try await $0.client.query("DROP DATABASE \(unescaped: name)") }
+    }
+
+    @Test("classify reads tweets from stdin and prints each decision, with reasons when asked")
+    func classify() async throws {
+        let prefix = TestServers.uniqueName("classify") + ":"
+        let store = WordCountStore(connection: try TestServers.redisConnection(), keyPrefix: prefix)
+        try await store.moveToFavorite(batch: (0..<20).map { _ in ["寿司", "@alice"] })
+        try await store.learn(batch: (0..<40).map { _ in (features: ["会議", "@bob"], category: .normal) })
+        let environment = ["REDIS_URL": try TestServers.redisURL().redacted, "REDIS_KEY_PREFIX": prefix]
+        let input = "寿司が食べたい\n{\"text\": \"会議の資料\", \"author\": \"@bob\"}\n"
+        let text = try MirrorBotProcess.run(["classify", "--explain"], environment: environment, input: input)
+        #expect(text.status == 0, "\(text.standardError)")
+        let lines = text.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.count == 6)
+        #expect(lines[0].hasPrefix("like "))
+        #expect(lines[0].hasSuffix("寿司が食べたい"))
+        #expect(lines[1].contains("for: 寿司"))
+        #expect(lines[3].hasPrefix("skip "))
+        #expect(lines[5].hasPrefix("      against: "), "\(text.standardOutput)")
+        #expect(lines[5].contains("会議") && lines[5].contains("@bob"), "\(text.standardOutput)")
+
+        let json = try MirrorBotProcess.run(["classify", "--json"], environment: environment, input: input)
+        let objects = json.standardOutput.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(objects.count == 2)
+        #expect(objects[0]["favorite"] as? Bool == true)
+        #expect(objects[1]["favorite"] as? Bool == false)
+        #expect(objects[1]["features"] as? [String] == ["会議", "資料", "@bob"])
+        #expect((objects[1]["log_ratio"] as? Double ?? 0) < 0)
+        try await store.removeAll()
+    }
 }

@@ -1,16 +1,4 @@
-/// A deterministic random number generator (SplitMix64), so that random choices in tests repeat.
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
+public import Schedule
 
-    /// A generator that always produces the same sequence for the same seed.
-    public init(seed: UInt64) { state = seed }
-
-    /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
-}
+/// A deterministic random number generator, so that random choices in tests repeat.
+public typealias SeededGenerator = SplitMix64

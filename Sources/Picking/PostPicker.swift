@@ -1,0 +1,68 @@
+public import Archive
+public import Foundation
+public import Logging
+
+/// Chooses what the bot posts at a given moment: one of the human's own tweets written around the same time of day.
+///
+/// Rules: a non-reply tweet (retweets are never archived) written within ±30 minutes of the current minute of the
+/// day, circularly; when there is none, the window widens step by step (±60, ±120, ±240, ±480 minutes, then the
+/// whole day) instead of failing, as the original did. Never a tweet the bot posted in the last
+/// `repostAfterDays`; never a tweet that @-mentions someone unless `allowsMentions` (a copy must not ping strangers).
+public struct PostPicker: Sendable {
+    /// A chosen tweet and how wide the window had to be.
+    public struct Pick: Sendable, Equatable {
+        /// The human's tweet to post again.
+        public var tweet: ArchivedTweet
+        /// The window's half-width in minutes when it was found.
+        public var radius: Int
+    }
+
+    /// The window half-widths tried in order.
+    public static let radii = [30, 60, 120, 240, 480, 720]
+
+    /// The human's tweets.
+    public let archive: TweetArchive
+    /// Days before the bot may post the same tweet again (`REPOST_AFTER_DAYS`).
+    public let repostAfterDays: Int
+    /// Whether tweets with @-mentions may be posted (`POST_MENTIONS`).
+    public let allowsMentions: Bool
+    private let logger: Logger
+
+    /// A picker over `archive`.
+    public init(archive: TweetArchive, repostAfterDays: Int, allowsMentions: Bool, logger: Logger) {
+        self.archive = archive
+        self.repostAfterDays = repostAfterDays
+        self.allowsMentions = allowsMentions
+        self.logger = logger
+    }
+
+    /// A tweet to post at `now`, not one in `excluded` (for example one X just refused as a duplicate); nil, with
+    /// a log line saying why, when the archive has nothing postable.
+    public func pick(at now: Date, excluding excluded: Set<Int64> = [],
+                     using generator: inout some RandomNumberGenerator) async throws -> Pick? {
+        let minute = Self.minuteOfDay(now, in: archive.timeZone)
+        let postedSince = now.addingTimeInterval(-Double(repostAfterDays) * 86_400)
+        for radius in Self.radii {
+            if let tweet = try await archive.randomTweet(
+                nearMinute: minute, radius: radius, excluding: excluded, allowingMentions: allowsMentions,
+                notPostedSince: postedSince, using: &generator) {
+                if radius > Self.radii[0] {
+                    logger.info("No tweet of the human within ±\(Self.radii[0]) minutes of \(Self.clock(minute)); took one from ±\(radius)")
+                }
+                return Pick(tweet: tweet, radius: radius)
+            }
+        }
+        logger.notice("Nothing to post at \(Self.clock(minute)): the archive has no postable tweet (empty, all posted in the last \(repostAfterDays) days, or all mention someone). Run `mirror_bot train scheduler` or `mirror_bot import`.")
+        return nil
+    }
+
+    /// The minute of the day (0–1439) of `date` in `timeZone`.
+    public static func minuteOfDay(_ date: Date, in timeZone: TimeZone) -> Int {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.hour, .minute], from: date)
+        return (parts.hour ?? 0) * 60 + (parts.minute ?? 0)
+    }
+
+    private static func clock(_ minute: Int) -> String { String(format: "%02d:%02d", minute / 60, minute % 60) }
+}

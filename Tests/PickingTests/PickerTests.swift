@@ -1,0 +1,109 @@
+import Archive
+import Foundation
+import Logging
+import Picking
+import Schedule
+import Testing
+import TestSupport
+
+@Suite("Picking what to post and what to answer")
+struct PickerTests {
+    static let utc = TimeZone(identifier: "UTC")!
+    static let day = Date(timeIntervalSince1970: 1_717_200_000)  // 2024-06-01 00:00 UTC
+
+    static var logger: Logger {
+        var logger = Logger(label: "picking-tests")
+        logger.logLevel = .critical
+        return logger
+    }
+
+    func at(_ hour: Int, _ minute: Int, daysAgo: Int = 10) -> Date {
+        Self.day.addingTimeInterval(Double(hour * 3_600 + minute * 60 - daysAgo * 86_400))
+    }
+
+    @Test("A tweet from ±30 minutes; with none there, the window widens instead of failing")
+    func widening() async throws {
+        try await TestServers.withIsolatedDatabase { database async throws in
+            let archive = TweetArchive(database: database, timeZone: Self.utc, rowLimit: 100)
+            try await archive.prepare()
+            try await archive.insert([ArchivedTweet(tweetID: 1, text: "お昼", createdAt: at(12, 0))])
+            let picker = PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, logger: Self.logger)
+            var generator = SplitMix64(seed: 1)
+            let near = try await picker.pick(at: Self.day.addingTimeInterval(12 * 3_600 + 600), using: &generator)
+            #expect(near?.tweet == ArchivedTweet(tweetID: 1, text: "お昼", createdAt: at(12, 0)))
+            #expect(near?.radius == 30)
+            let far = try await picker.pick(at: Self.day.addingTimeInterval(60), using: &generator)
+            #expect(far?.radius == 720)
+            #expect(far?.tweet.tweetID == 1)
+        }
+    }
+
+    @Test("Never a tweet the bot posted in the last REPOST_AFTER_DAYS; never one with @-mentions unless allowed")
+    func repostsAndMentions() async throws {
+        try await TestServers.withIsolatedDatabase { database async throws in
+            let archive = TweetArchive(database: database, timeZone: Self.utc, rowLimit: 100)
+            try await archive.prepare()
+            try await archive.insert([
+                ArchivedTweet(tweetID: 1, text: "朝ごはん", createdAt: at(8, 0)),
+                ArchivedTweet(tweetID: 2, text: "おはよう @friend", createdAt: at(8, 5)),
+                ArchivedTweet(tweetID: 3, text: "mail me: me@example.com", createdAt: at(8, 10)),
+                ArchivedTweet(tweetID: 4, text: "＠friend 元気？", createdAt: at(8, 15)),  // a full-width ＠ mentions too
+            ])
+            let now = Self.day.addingTimeInterval(8 * 3_600)
+            try await archive.recordBotPost(sourceTweetID: 1, botTweetID: 900, postedAt: now.addingTimeInterval(-86_400))
+            let picker = PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, logger: Self.logger)
+            var generator = SplitMix64(seed: 5)
+            var picked = Set<Int64>()
+            for _ in 0..<30 { if let pick = try await picker.pick(at: now, using: &generator) { picked.insert(pick.tweet.tweetID) } }
+            #expect(picked == [3])  // 1 was posted yesterday; 2 and 4 mention someone; an e-mail address is no mention
+
+            let permissive = PostPicker(archive: archive, repostAfterDays: 0, allowsMentions: true, logger: Self.logger)
+            picked = []
+            for _ in 0..<60 { if let pick = try await permissive.pick(at: now, using: &generator) { picked.insert(pick.tweet.tweetID) } }
+            #expect(picked == [1, 2, 3, 4])
+            #expect(try await picker.pick(at: now, excluding: [3], using: &generator) == nil)
+        }
+    }
+
+    @Test("An empty archive gives no post and no crash")
+    func emptyArchive() async throws {
+        try await TestServers.withIsolatedDatabase { database async throws in
+            let archive = TweetArchive(database: database, timeZone: Self.utc, rowLimit: 100)
+            let picker = PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, logger: Self.logger)
+            var generator = SplitMix64(seed: 1)
+            #expect(try await picker.pick(at: Date(), using: &generator) == nil)
+        }
+    }
+
+    @Test("A reply is one the human sent to that author, without its leading @names; fallback none or any")
+    func replies() async throws {
+        try await TestServers.withIsolatedDatabase { database async throws in
+            let archive = TweetArchive(database: database, timeZone: Self.utc, rowLimit: 100)
+            try await archive.insert([
+                ArchivedTweet(tweetID: 1, text: "@taro @hanako それな！ @taro", replyUserID: 300, createdAt: at(9, 0)),
+                ArchivedTweet(tweetID: 2, text: "@taro", replyUserID: 300, createdAt: at(9, 1)),
+                ArchivedTweet(tweetID: 3, text: "@jiro おつかれ", replyUserID: 400, createdAt: at(9, 2)),
+            ])
+            var generator = SplitMix64(seed: 3)
+            let strict = ReplyPicker(archive: archive, fallback: .none)
+            for _ in 0..<10 {
+                let pick = try await strict.pick(forAuthor: 300, using: &generator)
+                #expect(pick?.text == "それな！ @taro")  // the reply that is only "@taro" is never sent
+                #expect(pick?.isFallback == false)
+            }
+            #expect(try await strict.pick(forAuthor: 999, using: &generator) == nil)
+            let lenient = ReplyPicker(archive: archive, fallback: .any)
+            let fallback = try await lenient.pick(forAuthor: 999, using: &generator)
+            #expect(fallback?.isFallback == true)
+            #expect(["それな！ @taro", "おつかれ"].contains(fallback?.text ?? ""))
+        }
+    }
+
+    @Test("Leading @names and full-width ＠names are removed; others stay")
+    func leadingMentions() {
+        #expect(ReplyPicker.removingLeadingMentions("@a @b_2  hello @c") == "hello @c")
+        #expect(ReplyPicker.removingLeadingMentions("＠taro 元気") == "元気")
+        #expect(ReplyPicker.removingLeadingMentions("@ alone") == "@ alone")
+        #expect(ReplyPicker.removingLeadingMentions("@only") == "")
+    }
+}
