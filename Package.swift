@@ -119,6 +119,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "Training",
+            dependencies: ["Archive", "Classifier", "WordCounts", "XAPI", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "MirrorBotCommands",
             dependencies: [
                 "BotConfiguration",
@@ -130,6 +135,7 @@ let package = Package(
                 "Classifier",
                 "Schedule",
                 "Picking",
+                "Training",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -154,7 +160,7 @@ let package = Package(
         .executableTarget(
             name: "MirrorBotBenchmarks",
             dependencies: [
-                "BotConfiguration", "Archive", "RedisClient", "WordCounts", "Tokenizer", "XAPI", "FakeX", "Schedule",
+                "BotConfiguration", "Archive", "RedisClient", "WordCounts", "Tokenizer", "XAPI", "FakeX", "Schedule", "Classifier",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
@@ -197,6 +203,14 @@ let package = Package(
         .testTarget(
             name: "ClassifierTests",
             dependencies: ["Classifier", "WordCounts", "Tokenizer", "RedisClient", "TestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "TrainingTests",
+            dependencies: [
+                "Training", "Archive", "BotConfiguration", "Classifier", "FakeX", "RedisClient", "TestSupport", "Tokenizer",
+                "WordCounts", "XAPI", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "ScheduleTests", dependencies: ["Schedule", "Archive", "TestSupport"], swiftSettings: strictSettings),

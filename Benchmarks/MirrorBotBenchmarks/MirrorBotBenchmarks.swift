@@ -1,6 +1,7 @@
 import Archive
 import BotClock
 import BotConfiguration
+import Classifier
 import FakeX
 import Foundation
 import Logging
@@ -104,6 +105,19 @@ struct MirrorBotBenchmarks {
             try await runner.measure("minute histogram of 3,200 tweets", items: 1, unit: "queries", target: "(once a day)") {
                 _ = try await archive.minuteHistogram()
             }
+            let tenThousand: [ArchivedTweet] = (0..<10_000).map { (index: Int) -> ArchivedTweet in
+                let replyUserID: Int64? = index % 5 == 0 ? Int64(index % 40) : nil
+                let createdAt = start.addingTimeInterval(Double(index) * 1_700 + Double(index % 97) * 60)
+                return ArchivedTweet(tweetID: Int64(5_000_000 + index), text: tweets10k[index], replyUserID: replyUserID, createdAt: createdAt)
+            }
+            let bigArchive = TweetArchive(database: database, timeZone: archive.timeZone, rowLimit: 10_000)
+            try await bigArchive.removeAll()
+            try await bigArchive.insert(tenThousand)
+            let planner = SchedulePlanner(archive: bigArchive, maxPostsPerDay: 50)
+            var planGenerator = SplitMix64(seed: 3)
+            try await runner.measure("schedule from a 10,000-row archive (with SQL)", items: 1, unit: "plans", target: "< 50 ms") {
+                _ = try await planner.plan(for: "2026-11-22", using: &planGenerator)
+            }
             var generator = SplitMix64(seed: 1)
             try await runner.measure("sample 96 tweets in ±30 min windows", items: 96, unit: "samples", target: "(at each post)") {
                 for minute in stride(from: 0, to: 1440, by: 15) {
@@ -133,6 +147,26 @@ struct MirrorBotBenchmarks {
             for set in readSets { _ = try await store.counts(for: set) }
         }
         try await store.removeAll()
+
+        // MARK: Classifier end to end: tokenize, one round trip per batch of 1,000, the math
+        let classifierStore = WordCountStore(connection: RedisConnection(url: redisURL), keyPrefix: "bench_classify_\(UUID().uuidString.prefix(8)):")
+        let classifier = FavoriteClassifier(store: classifierStore, tokenizer: tokenizer, threshold: 3)
+        let training = tweets10k.prefix(1_600).enumerated().map { FavoriteClassifier.Tweet(text: $0.element, authorUsername: "user\($0.offset % 50)") }
+        try await runner.measure("learn 1,600 tweets through the classifier", items: 1_600, unit: "tweets", target: "< 200 ms",
+                                 prepare: { try await classifierStore.removeAll() }) {
+            try await classifier.learn(Array(training.prefix(500)), as: .favorite)
+            try await classifier.learn(Array(training.dropFirst(500)), as: .normal)
+        }
+        let toClassify = tweets10k.enumerated().map { FavoriteClassifier.Tweet(text: $0.element, authorUsername: "user\($0.offset % 70)") }
+        var liked = 0
+        try await runner.measure("classify 10,000 tweets end to end", items: 10_000, unit: "tweets", target: ">= 20,000 tweets/s") {
+            liked = 0
+            for start in stride(from: 0, to: toClassify.count, by: 1_000) {
+                liked += try await classifier.classify(Array(toClassify[start..<start + 1_000])).filter(\.isFavorite).count
+            }
+        }
+        print("  (\(liked) of 10,000 liked at threshold 3)")
+        try await classifierStore.removeAll()
 
         print(String(format: "Peak memory: %.1f MiB", BenchmarkRunner.peakMemoryMiB))
     }

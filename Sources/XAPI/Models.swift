@@ -85,6 +85,13 @@ public struct XTweet: Codable, Sendable, Equatable, Hashable {
     /// The id of the post this one replies to, if any.
     public var repliedToTweetID: String? { referencedTweets?.first { $0.type == "replied_to" }?.id }
 
+    /// The text as the human wrote it: t.co links expanded, and the three characters X escapes (`&amp;`, `&lt;`,
+    /// `&gt;`) unescaped, so that posting it again posts what the human posted.
+    public var plainText: String {
+        textWithExpandedURLs.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&amp;", with: "&")
+    }
+
     /// The text with each t.co link replaced by its expanded URL (still HTML-escaped, as the API sends it).
     public var textWithExpandedURLs: String {
         var result = text

@@ -23,11 +23,38 @@ struct CommandParsingTests {
         #expect(none.texts.isEmpty)
     }
 
+    @Test("train has scheduler and classifier, each with --force, and clear")
+    func train() throws {
+        let scheduler = try #require(try MirrorBot.parseAsRoot(["train", "scheduler"]) as? TrainSchedulerCommand)
+        #expect(!scheduler.force)
+        #expect(try #require(try MirrorBot.parseAsRoot(["train", "scheduler", "--force"]) as? TrainSchedulerCommand).force)
+        #expect(try #require(try MirrorBot.parseAsRoot(["train", "classifier", "--force"]) as? TrainClassifierCommand).force)
+        #expect(try MirrorBot.parseAsRoot(["train", "clear"]) is TrainClearCommand)
+        #expect(throws: (any Error).self) { try MirrorBot.parseAsRoot(["train", "clear", "--force"]) }
+    }
+
+    @Test("schedule takes --date, --seed and --json, and checks the date's form")
+    func schedule() throws {
+        let command = try #require(try MirrorBot.parseAsRoot(["schedule", "--date", "2026-11-22", "--seed", "42", "--json"]) as? ScheduleCommand)
+        #expect(command.date == "2026-11-22")
+        #expect(command.seed == 42)
+        #expect(command.json)
+        #expect(throws: (any Error).self) { try MirrorBot.parseAsRoot(["schedule", "--date", "22/11/2026"]) }
+        #expect(throws: (any Error).self) { try MirrorBot.parseAsRoot(["schedule", "--seed", "-1"]) }
+    }
+
+    @Test("classify takes --json and --explain")
+    func classify() throws {
+        let command = try #require(try MirrorBot.parseAsRoot(["classify", "--json", "--explain"]) as? ClassifyCommand)
+        #expect(command.json && command.explain)
+        #expect(try #require(try MirrorBot.parseAsRoot(["classify"]) as? ClassifyCommand).json == false)
+    }
+
     @Test("An unknown subcommand is an error, and help names every subcommand")
     func unknownAndHelp() throws {
         #expect(throws: (any Error).self) { try MirrorBot.parseAsRoot(["tweet-now"]) }
         let help = MirrorBot.helpMessage()
-        for name in ["migrate", "doctor", "tokenize"] { #expect(help.contains(name)) }
+        for name in ["migrate", "train", "schedule", "classify", "doctor", "tokenize"] { #expect(help.contains(name)) }
         #expect(MirrorBot.configuration.commandName == "mirror_bot")
     }
 }

@@ -38,6 +38,16 @@ public enum TestServers {
         return url
     }
 
+    /// A Redis that no other suite uses (`MIRROR_BOT_TEST_STATS_REDIS_URL`, started by `script/test`), for tests
+    /// that count commands server-wide with `INFO commandstats`: on a shared server, parallel suites would add theirs.
+    public static func statsRedisURL() throws -> RedisURL {
+        let names = ["MIRROR_BOT_TEST_STATS_REDIS_URL"]
+        guard let text = ProcessInfo.processInfo.environment[names[0]], let url = RedisURL(text) else {
+            throw NotConfigured(variables: names)
+        }
+        return url
+    }
+
     /// A logger that only reports problems.
     public static var logger: Logger {
         var logger = Logger(label: "mirror_bot.tests")
@@ -54,7 +64,8 @@ public enum TestServers {
     /// dropped afterwards, so tests can run in parallel on one server.
     public static func withIsolatedDatabase<Result: Sendable>(
         migrated: Bool = true,
-        _ body: @Sendable (ArchiveDatabase) async throws -> Result
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (ArchiveDatabase) async throws -> Result
     ) async throws -> Result {
         let url = try databaseURL()
         let schema = uniqueName("test")

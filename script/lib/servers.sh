@@ -64,7 +64,9 @@ servers_dir=""
 stop_servers() {
     [ -n "$servers_dir" ] || return 0
     if [ -f "$servers_dir/fake-x.pid" ]; then kill "$(cat "$servers_dir/fake-x.pid")" 2>/dev/null || true; fi
-    if [ -f "$servers_dir/redis.pid" ]; then kill "$(cat "$servers_dir/redis.pid")" 2>/dev/null || true; fi
+    for pidfile in "$servers_dir"/redis*.pid; do
+        [ -f "$pidfile" ] && { kill "$(cat "$pidfile")" 2>/dev/null || true; }
+    done
     if [ -f "$servers_dir/pg/postmaster.pid" ]; then
         local pg_ctl; pg_ctl="$(postgres_bin)/pg_ctl"
         as_postgres_owner "$pg_ctl" -D "$servers_dir/pg" -m immediate -w stop >/dev/null 2>&1 || true
@@ -105,6 +107,20 @@ as_postgres_owner() {
     if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
+# Starts a throwaway redis-server named NAME in the servers folder; prints its port.
+start_redis() {
+    local name="$1" port
+    port="$(free_port)"
+    log "Starting a throwaway Redis ($name) on 127.0.0.1:$port"
+    redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --daemonize yes \
+        --pidfile "$servers_dir/$name.pid" --logfile "$servers_dir/$name.log" --dir "$servers_dir" >/dev/null
+    local tries=0
+    until redis-cli -p "$port" ping >/dev/null 2>&1; do
+        tries=$((tries + 1)); [ $tries -lt 100 ] || { cat "$servers_dir/$name.log" >&2; exit 1; }; sleep 0.1
+    done
+    echo "$port"
+}
+
 # Starts Postgres and Redis in a fresh temporary folder and exports
 # MIRROR_BOT_TEST_DATABASE_URL and MIRROR_BOT_TEST_REDIS_URL. Both stop when the calling shell exits.
 start_servers() {
@@ -113,7 +129,7 @@ start_servers() {
     trap 'exit 130' INT TERM
     chmod 755 "$servers_dir"
 
-    local bin pg_port redis_port
+    local bin pg_port redis_port stats_redis_port
     bin="$(postgres_bin)"
     pg_port="$(free_port)"
     mkdir -p "$servers_dir/pg"
@@ -126,15 +142,11 @@ start_servers() {
         start >/dev/null || { cat "$servers_dir/pg/server.log" >&2; exit 1; }
     "$bin/createdb" -h 127.0.0.1 -p "$pg_port" -U mirror mirror_bot_test
 
-    redis_port="$(free_port)"
-    log "Starting a throwaway Redis on 127.0.0.1:$redis_port"
-    redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --daemonize yes \
-        --pidfile "$servers_dir/redis.pid" --logfile "$servers_dir/redis.log" --dir "$servers_dir" >/dev/null
-    local tries=0
-    until redis-cli -p "$redis_port" ping >/dev/null 2>&1; do
-        tries=$((tries + 1)); [ $tries -lt 100 ] || { cat "$servers_dir/redis.log" >&2; exit 1; }; sleep 0.1
-    done
+    redis_port="$(start_redis redis)"
+    # A second Redis that only the tests counting server-side commands (INFO commandstats) use.
+    stats_redis_port="$(start_redis redis-stats)"
 
     export MIRROR_BOT_TEST_DATABASE_URL="postgres://mirror@127.0.0.1:$pg_port/mirror_bot_test?sslmode=disable"
     export MIRROR_BOT_TEST_REDIS_URL="redis://127.0.0.1:$redis_port/0"
+    export MIRROR_BOT_TEST_STATS_REDIS_URL="redis://127.0.0.1:$stats_redis_port/0"
 }

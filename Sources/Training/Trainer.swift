@@ -1,0 +1,136 @@
+public import Archive
+public import Classifier
+public import Foundation
+public import Logging
+public import WordCounts
+public import XAPI
+
+/// The one-time trainings the post-deploy script runs: the archive from the human's recent tweets, the favorite
+/// filter from their likes and their home timeline. Each sets a `trained:<name>` flag and does nothing the next
+/// time unless forced, so re-running the script costs no API calls.
+public struct Trainer: Sendable {
+    /// What a training did.
+    public struct Report: Sendable, Equatable {
+        /// Whether it was skipped because it had run before.
+        public var skipped: Bool
+        /// Pages fetched.
+        public var pages = 0
+        /// Posts read from the API.
+        public var postsRead = 0
+        /// Retweets left out.
+        public var retweetsSkipped = 0
+        /// Tweets newly archived (scheduler) or tweets learned (classifier, favorites then normal).
+        public var stored = 0
+        /// Tweets learned as favorite (classifier).
+        public var favorites = 0
+        /// Tweets learned as normal (classifier).
+        public var normals = 0
+    }
+
+    /// Most of the human's tweets the timeline endpoint returns.
+    public static let schedulerTweetLimit = 3_200
+    /// Likes and home-timeline tweets the classifier learns from, as the original.
+    public static let classifierTweetLimit = 800
+
+    /// The X API, acting as the human.
+    public let client: XClient
+    /// Where the human's tweets go.
+    public let archive: TweetArchive
+    /// What learns the likes.
+    public let classifier: FavoriteClassifier
+    /// Progress lines for a terminal ("page 3: ...").
+    public let progress: @Sendable (String) -> Void
+    private let logger: Logger
+
+    /// A trainer; `progress` receives one line per page.
+    public init(client: XClient, archive: TweetArchive, classifier: FavoriteClassifier, logger: Logger,
+                progress: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.client = client
+        self.archive = archive
+        self.classifier = classifier
+        self.logger = logger
+        self.progress = progress
+    }
+
+    private var store: WordCountStore { classifier.store }
+
+    /// `train scheduler`: the human's most recent tweets (up to 3,200, retweets excluded, 100 per page) into the
+    /// archive, replies with their `reply_user_id`; then sets `trained:scheduler`.
+    public func trainScheduler(force: Bool) async throws -> Report {
+        if !force, try await store.isTrained("scheduler") { return Report(skipped: true) }
+        let human = try await authenticatedUser()
+        var report = Report(skipped: false)
+        let request = GetUserTweets(userID: human.id, maxResults: 100, exclude: [.retweets])
+        for try await page in client.pages(request, as: .human, maxPosts: Self.schedulerTweetLimit) {
+            report.pages += 1
+            report.postsRead += page.tweets.count
+            let tweets = page.tweets.filter { !$0.isRetweet && !$0.text.hasPrefix("RT @") }
+            report.retweetsSkipped += page.tweets.count - tweets.count
+            report.stored += try await archive.insert(tweets.compactMap(Self.archived))
+            progress("page \(report.pages): \(report.postsRead) tweets read, \(report.stored) new in the archive")
+        }
+        try await store.markTrained("scheduler")
+        return report
+    }
+
+    /// `train classifier`: 800 of the human's likes learned as favorite, then 800 home-timeline tweets that are
+    /// not among them learned as normal; then sets `trained:classifier`.
+    public func trainClassifier(force: Bool) async throws -> Report {
+        if !force, try await store.isTrained("classifier") { return Report(skipped: true) }
+        let human = try await authenticatedUser()
+        var report = Report(skipped: false)
+        var likedIDs = Set<String>()
+        for try await page in client.pages(GetLikedTweets(userID: human.id, maxResults: 100), as: .human,
+                                           maxPosts: Self.classifierTweetLimit) {
+            report.pages += 1
+            report.postsRead += page.tweets.count
+            let liked = page.tweets.filter { !$0.isRetweet }
+            likedIDs.formUnion(liked.map(\.id))
+            try await classifier.learn(liked.map { Self.classifiable($0, in: page) }, as: .favorite)
+            report.favorites += liked.count
+            progress("likes page \(report.pages): \(report.favorites) learned as favorite")
+        }
+        var timelinePages = 0
+        for try await page in client.pages(GetHomeTimeline(userID: human.id, maxResults: 100), as: .human,
+                                           maxPosts: Self.classifierTweetLimit) {
+            report.pages += 1
+            timelinePages += 1
+            report.postsRead += page.tweets.count
+            // Retweets are never liked by the bot, so they are not learned from; the human's own tweets neither.
+            let normal = page.tweets.filter { !$0.isRetweet && !likedIDs.contains($0.id) && $0.authorID != human.id }
+            report.retweetsSkipped += page.tweets.filter(\.isRetweet).count
+            try await classifier.learn(normal.map { Self.classifiable($0, in: page) }, as: .normal)
+            report.normals += normal.count
+            progress("timeline page \(timelinePages): \(report.normals) learned as normal")
+        }
+        report.stored = report.favorites + report.normals
+        try await store.markTrained("classifier")
+        return report
+    }
+
+    /// `train clear`: empties the archive and this bot's word counts and flags. Returns (tweets, keys) deleted.
+    public func clear() async throws -> (tweets: Int, keys: Int) {
+        let tweets = try await archive.count()
+        try await archive.removeAll()
+        let keys = try await store.removeAll()
+        return (tweets, keys)
+    }
+
+    private func authenticatedUser() async throws -> XUser {
+        guard let user = try await client.send(GetAuthenticatedUser(), as: .human).data else {
+            throw XAPIError.malformedResponse(endpoint: GetAuthenticatedUser.name, reason: "no user in the answer")
+        }
+        return user
+    }
+
+    /// A tweet of the API as the archive keeps it; nil when its ids are not numbers.
+    static func archived(_ tweet: XTweet) -> ArchivedTweet? {
+        guard let id = Int64(tweet.id), let createdAt = tweet.createdAt else { return nil }
+        return ArchivedTweet(tweetID: id, text: tweet.plainText, replyUserID: tweet.inReplyToUserID.flatMap { Int64($0) },
+                             createdAt: createdAt)
+    }
+
+    static func classifiable(_ tweet: XTweet, in page: XTweetPage) -> FavoriteClassifier.Tweet {
+        FavoriteClassifier.Tweet(text: tweet.textWithExpandedURLs, authorUsername: page.username(of: tweet.authorID))
+    }
+}
