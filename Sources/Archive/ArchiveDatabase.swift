@@ -25,7 +25,11 @@ public struct ArchiveDatabase: Sendable {
         configuration.options.maximumConnections = 4
         if let schema { configuration.options.additionalStartupParameters = [("search_path", schema)] }
         self.configuration = configuration
-        self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        // The pool's own events (a connection being opened while the pool shuts down, idle closes) are not news
+        // at info level; warnings and errors still show.
+        var backgroundLogger = logger
+        backgroundLogger.logLevel = max(logger.logLevel, .notice)
+        self.client = PostgresClient(configuration: configuration, backgroundLogger: backgroundLogger)
         self.url = url
         self.logger = logger
     }

@@ -36,7 +36,7 @@ struct TrainSchedulerCommand: AsyncParsableCommand {
             guard !report.skipped else {
                 return "Already trained (trained:scheduler is set); nothing fetched. Use --force to fetch again."
             }
-            return "Archived \(report.stored) new tweets of the human (\(report.postsRead) read in \(report.pages) pages, \(report.retweetsSkipped) retweets skipped)."
+            return "Archived \(report.stored) new tweets of the human (\(report.postsRead) read in \(pages(report.pages)), \(report.retweetsSkipped) retweets skipped)."
         }
     }
 }
@@ -59,7 +59,7 @@ struct TrainClassifierCommand: AsyncParsableCommand {
             guard !report.skipped else {
                 return "Already trained (trained:classifier is set); nothing fetched. Use --force to learn again."
             }
-            return "Learned \(report.favorites) likes as favorite and \(report.normals) timeline tweets as normal (\(report.postsRead) read in \(report.pages) pages)."
+            return "Learned \(report.favorites) likes as favorite and \(report.normals) timeline tweets as normal (\(report.postsRead) read in \(pages(report.pages)))."
         }
     }
 }
@@ -78,6 +78,9 @@ struct TrainClearCommand: AsyncParsableCommand {
         }
     }
 }
+
+/// "1 page", "3 pages".
+private func pages(_ count: Int) -> String { count == 1 ? "1 page" : "\(count) pages" }
 
 /// Builds a trainer from the environment, runs `body`, prints its summary and the API calls it made.
 private func withTrainer(requiresCredentials: Bool = true, _ body: (Trainer) async throws -> String) async throws {
