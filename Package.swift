@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
     ],
     targets: [
         // MARK: C libraries, each imported by exactly one Swift target.
@@ -124,6 +125,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "ArchiveImport",
+            dependencies: ["Archive", "Classifier", "WordCounts", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "MirrorBotCommands",
             dependencies: [
                 "BotConfiguration",
@@ -136,6 +142,7 @@ let package = Package(
                 "Schedule",
                 "Picking",
                 "Training",
+                "ArchiveImport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -160,7 +167,7 @@ let package = Package(
         .executableTarget(
             name: "MirrorBotBenchmarks",
             dependencies: [
-                "BotConfiguration", "Archive", "RedisClient", "WordCounts", "Tokenizer", "XAPI", "FakeX", "Schedule", "Classifier",
+                "BotConfiguration", "Archive", "RedisClient", "WordCounts", "Tokenizer", "XAPI", "FakeX", "Schedule", "Classifier", "ArchiveImport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
@@ -210,6 +217,14 @@ let package = Package(
             dependencies: [
                 "Training", "Archive", "BotConfiguration", "Classifier", "FakeX", "RedisClient", "TestSupport", "Tokenizer",
                 "WordCounts", "XAPI", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ArchiveImportTests",
+            dependencies: [
+                "ArchiveImport", "Archive", "Classifier", "RedisClient", "TestSupport", "Tokenizer", "WordCounts",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             swiftSettings: strictSettings
         ),

@@ -20,14 +20,14 @@ struct BenchmarkRunner {
     /// Measures `body` `iterations` times after one warm-up run; `prepare` runs before each, unmeasured.
     mutating func measure(
         isolation: isolated (any Actor)? = #isolation,
-        _ name: String, items: Int, unit: String, target: String,
+        _ name: String, items: Int, unit: String, target: String, iterations runs: Int? = nil,
         prepare: () async throws -> Void = {}, _ body: () async throws -> Void
     ) async throws {
         let clock = ContinuousClock()
         try await prepare()
         try await body()  // warm-up: connections opened, caches filled, code paged in
         var samples: [Duration] = []
-        for _ in 0..<iterations {
+        for _ in 0..<(runs ?? iterations) {
             try await prepare()
             samples.append(try await clock.measure { try await body() })
         }

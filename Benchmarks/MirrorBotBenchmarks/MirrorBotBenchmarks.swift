@@ -1,4 +1,5 @@
 import Archive
+import ArchiveImport
 import BotClock
 import BotConfiguration
 import Classifier
@@ -167,6 +168,51 @@ struct MirrorBotBenchmarks {
         }
         print("  (\(liked) of 10,000 liked at threshold 3)")
         try await classifierStore.removeAll()
+
+        // MARK: Archive import: 100,000 tweets and 20,000 likes from an export folder
+        let exportFolder = FileManager.default.temporaryDirectory.appending(path: "bench-export-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: exportFolder.appending(path: "data"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: exportFolder) }
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func jsonString(_ text: String) -> String {
+            String(decoding: try! JSONSerialization.data(withJSONObject: [text], options: [.fragmentsAllowed]), as: UTF8.self).dropFirst().dropLast().description
+        }
+        for part in 0..<2 {  // two files, as large exports are split
+            var js = "window.YTD.tweets.part\(part) = [\n"
+            for index in (part * 50_000)..<((part + 1) * 50_000) {
+                let text = jsonString(tweets10k[index % 10_000] + " \(index)")
+                let date = "Sat \(months[index % 12]) \(10 + index % 18) \(10 + index % 14):\(10 + index % 50):07 +0000 \(2012 + index % 12)"
+                js += (index == part * 50_000 ? "" : ",\n")
+                    + #"{"tweet": {"id_str": "\#(100_000_000 + index)", "id": "\#(100_000_000 + index)", "full_text": \#(text), "#
+                    + #""created_at": "\#(date)", "entities": {"urls": []}, "retweeted": false\#(index % 6 == 0 ? #", "in_reply_to_user_id_str": "42""# : "")}}"#
+            }
+            try (js + "\n]").write(to: exportFolder.appending(path: "data/tweets\(part == 0 ? "" : "-part1").js"), atomically: true, encoding: .utf8)
+        }
+        var likesJS = "window.YTD.like.part0 = [\n"
+        for index in 0..<20_000 {
+            likesJS += (index == 0 ? "" : ",\n") + #"{"like": {"tweetId": "\#(900_000_000 + index)", "fullText": \#(jsonString(tweets10k[(index * 7) % 10_000]))}}"#
+        }
+        try (likesJS + "\n]").write(to: exportFolder.appending(path: "data/like.js"), atomically: true, encoding: .utf8)
+        let importSchema = "bench_import_" + UUID().uuidString.prefix(8).lowercased()
+        let importAdmin = ArchiveDatabase(url: databaseURL, logger: logger)
+        _ = try await importAdmin.withRunning { try await $0.client.query("CREATE SCHEMA \(unescaped: importSchema)") }
+        let importStore = WordCountStore(connection: RedisConnection(url: redisURL), keyPrefix: "bench_import_\(UUID().uuidString.prefix(8)):")
+        let importDatabase = ArchiveDatabase(url: databaseURL, schema: importSchema, logger: logger)
+        try await importDatabase.withRunning { database in
+            try await Migrator().migrate(database)
+            let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 200_000)
+            try await archive.prepare()
+            let importer = ArchiveImporter(archive: archive, classifier: FavoriteClassifier(store: importStore, tokenizer: tokenizer, threshold: 3))
+            var report = ArchiveImporter.Report()
+            try await runner.measure("import 100,000 tweets + 20,000 likes", items: 120_000, unit: "entries", target: "< 10 s",
+                                     iterations: 3, prepare: { try await archive.removeAll(); try await importStore.removeAll() }) {
+                report = try await importer.importExport(at: exportFolder.path)
+            }
+            precondition(report.tweetsStored == 100_000 && report.likesLearned == 20_000, "unexpected import: \(report)")
+        }
+        try await importStore.removeAll()
+        let importDropper = ArchiveDatabase(url: databaseURL, logger: logger)
+        _ = try await importDropper.withRunning { try await $0.client.query("DROP SCHEMA \(unescaped: importSchema) CASCADE") }
 
         print(String(format: "Peak memory: %.1f MiB", BenchmarkRunner.peakMemoryMiB))
     }

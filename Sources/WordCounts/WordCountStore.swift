@@ -100,6 +100,45 @@ public struct WordCountStore: Sendable {
         for reply in try await connection.pipeline(commands) { try reply.checked() }
     }
 
+    /// Learns liked tweets as favorites (moving them out of `normal`, as `moveToFavorite`), each at most once ever:
+    /// the ids are remembered in the set `learned:favorite`, so importing or polling the same likes again changes
+    /// nothing. All in one round trip and one MULTI/EXEC transaction. Returns how many were new.
+    @discardableResult
+    public func learnFavoritesOnce(_ tweets: [(id: String, features: [String])]) async throws -> Int {
+        guard !tweets.isEmpty else { return 0 }
+        var commands: [[String]] = [["MULTI"]]
+        for (id, features) in tweets {
+            let keys = [categoryKey(.favorite), categoryKey(.normal), learnedKey(.favorite)] + Self.distinct(features).map(featureKey)
+            commands.append(["EVAL", Self.learnFavoriteOnceScript, String(keys.count)] + keys
+                            + [Self.field(.favorite), Self.field(.normal), id])
+        }
+        commands.append(["EXEC"])
+        let replies = try await connection.pipeline(commands)
+        for reply in replies { try reply.checked() }
+        guard let results = replies.last?.arrayValue else {
+            throw RedisError.unexpectedReply("EXEC did not return the scripts' results")
+        }
+        return try results.reduce(0) { total, result in total + Int(try result.checked().integerValue ?? 0) }
+    }
+
+    /// Whether a liked tweet was already learned by `learnFavoritesOnce`.
+    public func wasLearnedAsFavorite(_ id: String) async throws -> Bool {
+        try await connection.send("SISMEMBER", learnedKey(.favorite), id).integerValue == 1
+    }
+
+    private static let learnFavoriteOnceScript = """
+        if redis.call('SADD', KEYS[3], ARGV[3]) == 0 then return 0 end
+        redis.call('INCR', KEYS[1])
+        if tonumber(redis.call('GET', KEYS[2]) or '0') > 0 then redis.call('DECR', KEYS[2]) end
+        for index = 4, #KEYS do
+          redis.call('HINCRBY', KEYS[index], ARGV[1], 1)
+          if tonumber(redis.call('HGET', KEYS[index], ARGV[2]) or '0') > 0 then
+            redis.call('HINCRBY', KEYS[index], ARGV[2], -1)
+          end
+        end
+        return 1
+        """
+
     // The original decremented each feature's `normal` count; the category counter `normal` is decremented too
     // (also never below zero), since the tweet it counted is no longer a normal one.
     private static let moveToFavoriteScript = """
@@ -128,12 +167,12 @@ public struct WordCountStore: Sendable {
 
     // MARK: Clearing
 
-    /// Deletes this store's keys (`features:*`, `categories:*`, `trained:*` under the prefix) and nothing else,
+    /// Deletes this store's keys (`features:*`, `categories:*`, `trained:*`, `learned:*` under the prefix) and nothing else,
     /// never `FLUSHALL`: other data in the same Redis survives. Returns how many keys were deleted.
     @discardableResult
     public func removeAll() async throws -> Int {
         var deleted = 0
-        for pattern in ["features:*", "categories:*", "trained:*"] {
+        for pattern in ["features:*", "categories:*", "trained:*", "learned:*"] {
             var cursor = "0"
             repeat {
                 let reply = try await connection.send("SCAN", cursor, "MATCH", Self.globEscaped(keyPrefix) + pattern, "COUNT", "1000")
@@ -156,6 +195,8 @@ public struct WordCountStore: Sendable {
     public func featureKey(_ feature: String) -> String { keyPrefix + "features:" + feature }
     /// The counter of tweets learned in `category`.
     public func categoryKey(_ category: Category) -> String { keyPrefix + "categories:" + category.rawValue }
+    /// The set of tweet ids learned once in `category`.
+    public func learnedKey(_ category: Category) -> String { keyPrefix + "learned:" + category.rawValue }
     /// The flag of a one-time training.
     public func trainedKey(_ name: String) -> String { keyPrefix + "trained:" + name }
 

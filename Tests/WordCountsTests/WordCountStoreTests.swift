@@ -115,6 +115,24 @@ struct WordCountStoreTests {
         try await store.removeAll()
     }
 
+    @Test("Likes learned once: one round trip in one transaction, and the same ids again change nothing")
+    func learnFavoritesOnce() async throws {
+        let store = try makeStore()
+        try await store.learn(["猫"], as: .normal)
+        let before = store.connection.statistics.roundTrips
+        #expect(try await store.learnFavoritesOnce([("1", ["猫", "写真"]), ("2", ["猫"])]) == 2)
+        #expect(store.connection.statistics.roundTrips - before == 1)
+        #expect(try await store.learnFavoritesOnce([("2", ["猫"]), ("3", ["犬"])]) == 1)
+        let counts = try await store.counts(for: ["猫", "犬"])
+        #expect(counts.count(of: "猫", in: .favorite) == 2)
+        #expect(counts.count(of: "猫", in: .normal) == 0)
+        #expect(counts.count(of: .favorite) == 3)
+        #expect(try await store.wasLearnedAsFavorite("2"))
+        #expect(try await !store.wasLearnedAsFavorite("4"))
+        try await store.removeAll()
+        #expect(try await !store.wasLearnedAsFavorite("2"))
+    }
+
     @Test("Counts written by the original bot are read as they are")
     func readsOriginalData() async throws {
         let store = try makeStore()

@@ -1,0 +1,104 @@
+public import Archive
+public import Classifier
+import Foundation
+
+/// `mirror_bot import`: the free, uncapped way to train, from the human's "Download your archive" export.
+///
+/// Every file is parsed before anything is stored, so a malformed or truncated file stops the import with an error
+/// naming the file and the place, and nothing is stored. Tweets go into the archive in one transaction; likes are
+/// learned as favorites in one Redis transaction, each liked tweet at most once ever (re-importing is harmless).
+/// Retweets are skipped; t.co links are expanded; HTML entities are decoded. Likes have no author in the export, so
+/// they are learned from their nouns alone. Import never calls the X API.
+public struct ArchiveImporter: Sendable {
+    /// What an import did.
+    public struct Report: Sendable, Equatable {
+        /// Tweets found in the tweet files.
+        public var tweetsRead = 0
+        /// Retweets left out.
+        public var retweetsSkipped = 0
+        /// Tweets newly stored (before the archive's row limit is applied).
+        public var tweetsStored = 0
+        /// Likes found.
+        public var likesRead = 0
+        /// Likes newly learned as favorite.
+        public var likesLearned = 0
+        /// Likes without text, which cannot be learned from.
+        public var likesWithoutText = 0
+
+        /// A report from its parts (all zero by default).
+        public init(tweetsRead: Int = 0, retweetsSkipped: Int = 0, tweetsStored: Int = 0, likesRead: Int = 0,
+                    likesLearned: Int = 0, likesWithoutText: Int = 0) {
+            self.tweetsRead = tweetsRead; self.retweetsSkipped = retweetsSkipped; self.tweetsStored = tweetsStored
+            self.likesRead = likesRead; self.likesLearned = likesLearned; self.likesWithoutText = likesWithoutText
+        }
+    }
+
+    /// Where tweets go.
+    public let archive: TweetArchive
+    /// What learns the likes.
+    public let classifier: FavoriteClassifier
+
+    /// An importer into `archive` and `classifier`'s counts.
+    public init(archive: TweetArchive, classifier: FavoriteClassifier) {
+        self.archive = archive
+        self.classifier = classifier
+    }
+
+    /// Imports the export at `path` (zip, folder, or a single `tweets.js` / `like.js`).
+    public func importExport(at path: String) async throws -> Report {
+        let files = try ExportFiles(path: path)
+        var report = Report()
+
+        // Parse and convert everything first: an error here leaves both stores untouched.
+        var tweets: [ArchivedTweet] = []
+        for file in files.tweetFiles {
+            for (index, tweet) in try ExportParser.tweets(in: file).enumerated() {
+                report.tweetsRead += 1
+                guard let archived = try Self.archived(tweet, file: file.name, entry: index + 1) else {
+                    report.retweetsSkipped += 1
+                    continue
+                }
+                tweets.append(archived)
+            }
+        }
+        var likes: [(id: String, features: [String])] = []
+        for file in files.likeFiles {
+            for like in try ExportParser.likes(in: file) {
+                report.likesRead += 1
+                guard let text = like.fullText, !text.isEmpty else { report.likesWithoutText += 1; continue }
+                let expanded = like.expandedUrl.map { url in Self.replacingTcoLinks(in: text, with: url) } ?? text
+                likes.append((like.tweetId, try classifier.features(of: .init(text: expanded))))
+            }
+        }
+
+        report.tweetsStored = try await archive.insert(tweets)
+        report.likesLearned = try await classifier.store.learnFavoritesOnce(likes)
+        return report
+    }
+
+    /// The archive's form of an exported tweet; nil for a retweet.
+    static func archived(_ tweet: ExportParser.Tweet, file: String, entry: Int) throws -> ArchivedTweet? {
+        let rawText = tweet.fullText ?? tweet.text ?? ""
+        if rawText.hasPrefix("RT @") { return nil }
+        guard let idText = tweet.idStr ?? tweet.id, let id = Int64(idText) else {
+            throw ImportError(file: file, reason: "entry \(entry) has no numeric id_str")
+        }
+        guard let createdAt = ExportDate.parse(tweet.createdAt) else {
+            throw ImportError(file: file, reason: "entry \(entry) has created_at \"\(tweet.createdAt)\", not like \"Sat Aug 12 16:10:37 +0000 2023\"")
+        }
+        var text = rawText
+        for link in tweet.entities?.urls ?? [] {
+            if let expanded = link.expandedUrl { text = text.replacingOccurrences(of: link.url, with: expanded) }
+        }
+        text = text.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&amp;", with: "&")
+        return ArchivedTweet(tweetID: id, text: text, replyUserID: tweet.inReplyToUserIdStr.flatMap { Int64($0) }, createdAt: createdAt)
+    }
+
+    /// A like's text with its t.co link replaced by the like's `expandedUrl` (the export gives one per like).
+    static func replacingTcoLinks(in text: String, with url: String) -> String {
+        guard let range = text.range(of: "https://t.co/") else { return text }
+        let end = text[range.upperBound...].firstIndex { $0.isWhitespace } ?? text.endIndex
+        return text.replacingCharacters(in: range.lowerBound..<end, with: url)
+    }
+}

@@ -1,0 +1,45 @@
+import Archive
+import ArchiveImport
+import ArgumentParser
+import Classifier
+import RedisClient
+import Tokenizer
+import WordCounts
+
+/// `mirror_bot import PATH`: trains from the human's downloaded X archive, without the API.
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Imports the human's downloaded X archive: tweets into the archive, likes into the favorite filter.",
+        discussion: """
+            PATH is the .zip from X's "Download your archive", its extracted folder, or a single tweets.js or like.js. \
+            Free and not capped at 3,200 tweets; never calls the X API. Everything is read before anything is stored: \
+            a malformed file stops the import and nothing is stored. Re-importing the same archive changes nothing. \
+            The archive keeps the newest ARCHIVE_ROW_LIMIT tweets; raise it to keep more of a long history.
+            """
+    )
+
+    @Argument(help: "The archive .zip, its folder, or a tweets.js / like.js file.")
+    var path: String
+
+    func run() async throws {
+        let context = try CommandContext.load(requiring: [.database, .redis])
+        let configuration = context.configuration
+        let store = WordCountStore(connection: RedisConnection(url: configuration.redis!), keyPrefix: configuration.redisKeyPrefix)
+        let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: configuration.favoriteRateThreshold)
+        let database = ArchiveDatabase(url: configuration.database!, logger: context.logger)
+        let path = path
+        let (report, archived) = try await database.withRunning { database in
+            let archive = TweetArchive(database: database, timeZone: configuration.timeZone, rowLimit: configuration.archiveRowLimit)
+            try await archive.prepare()
+            let report = try await ArchiveImporter(archive: archive, classifier: classifier).importExport(at: path)
+            return (report, try await archive.count())
+        }
+        print("Imported \(report.tweetsStored) new tweets (\(report.tweetsRead) read, \(report.retweetsSkipped) retweets skipped) "
+              + "and learned \(report.likesLearned) new likes (\(report.likesRead) read, \(report.likesWithoutText) without text). "
+              + "The archive holds \(archived) tweets.")
+        if report.tweetsRead - report.retweetsSkipped > configuration.archiveRowLimit {
+            print("Only the newest \(configuration.archiveRowLimit) are kept (ARCHIVE_ROW_LIMIT); raise it to keep more.")
+        }
+    }
+}
