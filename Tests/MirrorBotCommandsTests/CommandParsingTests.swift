@@ -50,11 +50,17 @@ struct CommandParsingTests {
         #expect(try #require(try MirrorBot.parseAsRoot(["classify"]) as? ClassifyCommand).json == false)
     }
 
+    @Test("import takes one path")
+    func importPath() throws {
+        #expect(try #require(try MirrorBot.parseAsRoot(["import", "twitter-2026.zip"]) as? ImportCommand).path == "twitter-2026.zip")
+        #expect(throws: (any Error).self) { try MirrorBot.parseAsRoot(["import"]) }
+    }
+
     @Test("An unknown subcommand is an error, and help names every subcommand")
     func unknownAndHelp() throws {
         #expect(throws: (any Error).self) { try MirrorBot.parseAsRoot(["tweet-now"]) }
         let help = MirrorBot.helpMessage()
-        for name in ["migrate", "train", "schedule", "classify", "doctor", "tokenize"] { #expect(help.contains(name)) }
+        for name in ["migrate", "train", "import", "schedule", "classify", "doctor", "tokenize"] { #expect(help.contains(name)) }
         #expect(MirrorBot.configuration.commandName == "mirror_bot")
     }
 }

@@ -243,3 +243,41 @@ struct ScheduleAndClassifyProcessTests {
         try await store.removeAll()
     }
 }
+
+@Suite("mirror_bot import")
+struct ImportProcessTests {
+    @Test("import reads a tweets.js, reports what it stored, and refuses a broken one with the file and place")
+    func importFile() async throws {
+        let url = try TestServers.databaseURL()
+        let name = TestServers.uniqueName("import")
+        let admin = ArchiveDatabase(url: url, logger: TestServers.logger)
+        try await admin.withRunning { try await $0.client.query("CREATE DATABASE \(unescaped: name)") }
+        var databaseURL = url
+        databaseURL.database = name
+        let prefix = TestServers.uniqueName("import") + ":"
+        let environment = ["DATABASE_URL": databaseURL.redactedFreeText, "REDIS_URL": try TestServers.redisURL().redacted,
+                           "REDIS_KEY_PREFIX": prefix, "TZ": "Asia/Tokyo"]
+        _ = try MirrorBotProcess.run(["migrate"], environment: environment)
+        let tweets = #"""
+            window.YTD.tweets.part0 = [
+              {"tweet": {"id_str": "11", "full_text": "こんにちは &amp; さようなら", "created_at": "Sat Aug 12 16:10:37 +0000 2023"}},
+              {"tweet": {"id_str": "12", "full_text": "RT @x: 拡散", "created_at": "Sat Aug 12 16:11:37 +0000 2023"}}
+            ]
+            """#
+        let result = try MirrorBotProcess.run(["import", "tweets.js"], environment: environment, files: ["tweets.js": tweets])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.hasPrefix("Imported 1 new tweets (2 read, 1 retweets skipped) and learned 0 new likes"))
+        #expect(result.standardOutput.contains("The archive holds 1 tweets."))
+
+        let broken = try MirrorBotProcess.run(["import", "tweets.js"], environment: environment, files: ["tweets.js": String(tweets.dropLast(30))])
+        #expect(broken.status != 0)
+        #expect(broken.standardError.contains("Cannot import"))
+        #expect(broken.standardError.contains("tweets.js: the JSON is malformed or cut short"))
+        #expect(broken.standardError.contains("Nothing was imported."))
+
+        let store = WordCountStore(connection: try TestServers.redisConnection(), keyPrefix: prefix)
+        try await store.removeAll()
+        let dropper = ArchiveDatabase(url: url, logger: TestServers.logger)
+        try await dropper.withRunning { try await $0.client.query("DROP DATABASE \(unescaped: name)") }
+    }
+}
