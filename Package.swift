@@ -25,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // MARK: C libraries, each imported by exactly one Swift target.
@@ -130,6 +131,15 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "Daemon",
+            dependencies: [
+                "Archive", "BotClock", "Picking", "Schedule", "XAPI",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "MirrorBotCommands",
             dependencies: [
                 "BotConfiguration",
@@ -225,6 +235,15 @@ let package = Package(
             dependencies: [
                 "ArchiveImport", "Archive", "Classifier", "RedisClient", "TestSupport", "Tokenizer", "WordCounts",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "DaemonTests",
+            dependencies: [
+                "Daemon", "Archive", "BotClock", "BotConfiguration", "FakeX", "Picking", "Schedule", "TestSupport", "XAPI",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),

@@ -29,6 +29,9 @@ public final class ManualBotClock: BotClock {
     /// Every duration a sleeper asked for, in order.
     public var sleepRequests: [Duration] { state.withLock { $0.sleepRequests } }
 
+    /// The earliest deadline of the waiting sleepers, if any.
+    public var nextSleeperDeadline: Date? { state.withLock { $0.sleepers.map(\.deadline).min() } }
+
     /// How many sleepers are waiting now.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 

@@ -1,0 +1,169 @@
+public import Archive
+public import BotClock
+public import Foundation
+public import Logging
+public import Picking
+public import Schedule
+public import ServiceLifecycle
+public import XAPI
+
+/// Posts the human's tweets at the human's kind of times, surviving restarts.
+///
+/// At the first minute of each local day (the human's zone) the day's plan is drawn and stored in Postgres; a
+/// restart the same day reuses it. At each slot's minute a tweet is picked and posted. A slot is claimed before its
+/// post is sent, so a crash mid-post is never followed by a second post of that slot; a slot whose minute passed
+/// more than `missedSlotGrace` ago (the process was down) is skipped, not posted late. X refusing a post as a
+/// duplicate makes it pick another, a few times, then skip with the reason.
+public struct Poster: Service {
+    /// How the poster behaves.
+    public struct Settings: Sendable {
+        /// A slot this late is skipped (`MISSED_SLOT_GRACE`, default 10 minutes).
+        public var missedSlotGrace: TimeInterval
+        /// Tweets tried per slot when X refuses them as duplicates.
+        public var picksPerSlot: Int
+        /// Log what would be posted without posting (`--dry-run`).
+        public var dryRun: Bool
+
+        /// Settings; the defaults are the documented ones.
+        public init(missedSlotGrace: TimeInterval = 600, picksPerSlot: Int = 3, dryRun: Bool = false) {
+            self.missedSlotGrace = missedSlotGrace; self.picksPerSlot = picksPerSlot; self.dryRun = dryRun
+        }
+    }
+
+    let clock: any BotClock
+    let plans: PlanStore
+    let planner: SchedulePlanner
+    let picker: PostPicker
+    let client: XClient
+    let settings: Settings
+    let logger: Logger
+    let seed: UInt64?
+
+    /// A poster; `seed` makes its random choices repeatable (tests), nil draws a fresh seed.
+    public init(clock: any BotClock, plans: PlanStore, planner: SchedulePlanner, picker: PostPicker, client: XClient,
+                settings: Settings = Settings(), logger: Logger, seed: UInt64? = nil) {
+        self.clock = clock; self.plans = plans; self.planner = planner; self.picker = picker; self.client = client
+        self.settings = settings; self.logger = logger; self.seed = seed
+    }
+
+    private var timeZone: TimeZone { planner.archive.timeZone }
+
+    /// Runs until cancelled or the graceful shutdown of its service group; a post in flight is finished and recorded.
+    public func run() async throws {
+        let seed = seed
+        do {
+            try await runUntilCancelled(seed: seed)
+        } catch is CancellationError where Task.isShuttingDownGracefully {
+            logger.info("Poster stopped for shutdown; the plan and every slot's state are stored.")
+        }
+    }
+
+    private func runUntilCancelled(seed: UInt64?) async throws {
+        try await cancelWhenGracefulShutdown {
+            var generator = seed.map(SplitMix64.init(seed:)) ?? SplitMix64()
+            var failures = 0
+            while !Task.isCancelled {
+                do {
+                    let day = SchedulePlanner.day(of: clock.now(), in: timeZone)
+                    let slots = try await plan(for: day, using: &generator)
+                    failures = 0
+                    try await postSlots(of: day, slots, using: &generator)
+                    try await clock.sleep(until: Self.startOfNextDay(after: clock.now(), in: timeZone).addingTimeInterval(1))
+                } catch let error as ArchiveError {
+                    // The database is down or failing: say so once, then retry with backoff until it answers.
+                    failures += 1
+                    if failures == 1 { logger.error("Poster paused: \(error). Retrying with backoff.") }
+                    try await clock.sleep(for: .seconds(min(300, 1 << min(failures, 8))))
+                }
+            }
+        }
+    }
+
+    /// The stored plan of `day`, drawing and storing it first if there is none; interrupted slots are skipped.
+    func plan(for day: String, using generator: inout SplitMix64) async throws -> [PlanSlot] {
+        if let stored = try await plans.slots(of: day) {
+            for minute in try await plans.skipInterrupted(day: day) {
+                logger.notice("skipped slot \(DayPlan.clockTime(minute)) of \(day): interrupted while posting last run; not posting it again")
+            }
+            return try await plans.slots(of: day) ?? stored
+        }
+        let drawn = try await planner.plan(for: day, using: &generator)
+        let slots = try await plans.storePlan(day: day, timeZone: timeZone.identifier, minutes: drawn.minutes, drawnAt: clock.now())
+        logger.info("planned \(slots.count) posts for \(day) (\(timeZone.identifier)): \(slots.map { DayPlan.clockTime($0.minute) }.joined(separator: ", "))")
+        return slots
+    }
+
+    private func postSlots(of day: String, _ slots: [PlanSlot], using generator: inout SplitMix64) async throws {
+        for slot in slots where slot.state == .planned {
+            let at = Self.date(of: slot.minute, on: day, in: timeZone)
+            if at > clock.now() { try await clock.sleep(until: at) }
+            let lateness = clock.now().timeIntervalSince(at)
+            if lateness > settings.missedSlotGrace {
+                let reason = "missed: the bot was not running at \(DayPlan.clockTime(slot.minute)) (\(Int(lateness / 60)) minutes ago)"
+                try await plans.markSkipped(day: day, minute: slot.minute, reason: reason)
+                logger.notice("skipped slot \(DayPlan.clockTime(slot.minute)) of \(day): \(reason)")
+                continue
+            }
+            // The post runs in its own task so that a shutdown arriving now lets it finish and be recorded.
+            let seed = generator.next()
+            let task = Task { try await self.post(day: day, minute: slot.minute, seed: seed) }
+            try await task.value
+        }
+    }
+
+    /// Claims a slot and posts a tweet for it, recording the outcome.
+    func post(day: String, minute: Int, seed: UInt64) async throws {
+        guard try await plans.claim(day: day, minute: minute) else { return }
+        var generator = SplitMix64(seed: seed)
+        var refused = Set<Int64>()
+        let clockTime = DayPlan.clockTime(minute)
+        for _ in 0..<settings.picksPerSlot {
+            guard let pick = try await picker.pick(at: clock.now(), excluding: refused, using: &generator) else {
+                try await plans.markSkipped(day: day, minute: minute, reason: "nothing to post: the archive has no postable tweet")
+                return
+            }
+            let origin = "the human's tweet \(pick.tweet.tweetID), within ±\(pick.radius) min of \(clockTime)"
+            if settings.dryRun {
+                try await plans.markSkipped(day: day, minute: minute, reason: "dry run: would have posted \(origin)")
+                logger.info("dry run: slot \(clockTime) would post \(origin): \(pick.tweet.text)")
+                return
+            }
+            do {
+                let created = try await client.send(CreateTweet(text: pick.tweet.text), as: .bot)
+                let botTweetID = created.data.flatMap { Int64($0.id) }
+                try await plans.markPosted(day: day, minute: minute, sourceTweetID: pick.tweet.tweetID, botTweetID: botTweetID,
+                                           postedAt: clock.now(), reason: origin)
+                logger.info("posted slot \(clockTime) -> tweet \(created.data?.id ?? "?") (\(origin))")
+                return
+            } catch XAPIError.duplicateContent {
+                refused.insert(pick.tweet.tweetID)
+                logger.info("slot \(clockTime): X refused \(origin) as a duplicate; picking another")
+            } catch let error as XAPIError {
+                try await plans.markSkipped(day: day, minute: minute, reason: error.description)
+                logger.warning("skipped slot \(clockTime) of \(day): \(error)")
+                return
+            }
+        }
+        try await plans.markSkipped(day: day, minute: minute, reason: "X refused \(settings.picksPerSlot) picks as duplicates")
+        logger.notice("skipped slot \(clockTime) of \(day): X refused \(settings.picksPerSlot) picks as duplicates")
+    }
+
+    /// The moment of `minute` of `day` (`YYYY-MM-DD`) in `timeZone`; a minute that does not exist on a DST day
+    /// (spring forward) is the next one that does.
+    static func date(of minute: Int, on day: String, in timeZone: TimeZone) -> Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = day.split(separator: "-").compactMap { Int($0) }
+        let components = DateComponents(year: parts.first, month: parts.dropFirst().first, day: parts.dropFirst(2).first,
+                                        hour: minute / 60, minute: minute % 60)
+        return calendar.date(from: components) ?? Date.distantPast
+    }
+
+    /// The start of the local day after the one `date` falls on.
+    static func startOfNextDay(after date: Date, in timeZone: TimeZone) -> Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let start = calendar.startOfDay(for: date)
+        return calendar.date(byAdding: .day, value: 1, to: start) ?? date.addingTimeInterval(86_400)
+    }
+}

@@ -1,0 +1,204 @@
+import Archive
+import BotClock
+import BotConfiguration
+@testable import Daemon
+import FakeX
+import Foundation
+import Logging
+import Picking
+import Schedule
+import ServiceLifecycle
+import Testing
+import TestSupport
+import XAPI
+
+/// A day of the poster on the fake X server and the real Postgres, with the manual clock.
+struct PosterWorld {
+    static let tokyo = TimeZone(identifier: "Asia/Tokyo")!
+    static let day = "2024-06-10"
+    static let dayStart = Date(timeIntervalSince1970: 1_717_945_200)  // 2024-06-10 00:00 in Tokyo
+    static let bot = AccountCredentials(consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")
+    static var quiet: Logger { Logger(label: "poster", factory: { _ in SwiftLogNoOpLogHandler() }) }
+
+    let server: FakeXServer
+    let archive: TweetArchive
+    let plans: PlanStore
+    let clock: ManualBotClock
+    let client: XClient
+
+    /// The human's history: on each of the 5 days before, 10 tweets 08:00–08:18 and 5 tweets 21:00–21:08 (Tokyo).
+    static func history() -> [ArchivedTweet] {
+        var tweets: [ArchivedTweet] = []
+        for daysAgo in 1...5 {
+            let base = dayStart.addingTimeInterval(Double(-daysAgo * 86_400))
+            for index in 0..<10 {
+                tweets.append(ArchivedTweet(tweetID: Int64(daysAgo * 100 + index), text: "朝の投稿 \(daysAgo)-\(index)",
+                                            createdAt: base.addingTimeInterval(Double(8 * 3_600 + index * 120))))
+            }
+            for index in 0..<5 {
+                tweets.append(ArchivedTweet(tweetID: Int64(daysAgo * 100 + 50 + index), text: "夜の投稿 \(daysAgo)-\(index)",
+                                            createdAt: base.addingTimeInterval(Double(21 * 3_600 + index * 120))))
+            }
+        }
+        return tweets
+    }
+
+    func poster(seed: UInt64, settings: Poster.Settings = Poster.Settings()) -> Poster {
+        Poster(clock: clock, plans: plans, planner: SchedulePlanner(archive: archive, maxPostsPerDay: 50),
+               picker: PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, logger: Self.quiet),
+               client: client, settings: settings, logger: Self.quiet, seed: seed)
+    }
+
+    /// Advances the clock from sleep to sleep until the poster sleeps past `until`; returns the deadlines passed
+    /// and the number of posts on the fake after each.
+    func drive(until end: Date) async -> [(deadline: Date, posts: Int)] {
+        var steps: [(Date, Int)] = []
+        while true {
+            await clock.waitForSleepers()
+            guard let next = clock.nextSleeperDeadline, next < end else { return steps }
+            clock.advance(to: next)
+            await clock.waitForSleepers()
+            steps.append((next, await server.posted().count))
+        }
+    }
+
+    static func with(_ body: (PosterWorld) async throws -> Void) async throws {
+        let seed = FakeXSeed(now: dayStart, users: [.init(id: "100", username: "human"), .init(id: "200", username: "mirror_bot")],
+                             accounts: [.init(userID: "200", consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")])
+        let server = FakeXServer(seed: seed, logger: quiet)
+        try await server.withRunning { url in
+            try await TestServers.withIsolatedDatabase { database async throws in
+                let archive = TweetArchive(database: database, timeZone: tokyo, rowLimit: 10_000)
+                try await archive.prepare()
+                try await archive.insert(history())
+                let clock = ManualBotClock(now: dayStart.addingTimeInterval(30))
+                let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: bot]), clock: clock, logger: quiet)
+                try await body(PosterWorld(server: server, archive: archive, plans: PlanStore(database: database), clock: clock, client: client))
+            }
+        }
+    }
+}
+
+@Suite("The poster", .serialized)
+struct PosterTests {
+    @Test("A simulated day posts every stored slot at its minute, each from the human's tweets near that minute")
+    func simulatedDay() async throws {
+        try await PosterWorld.with { world in
+            let poster = world.poster(seed: 11)
+            let task = Task { try await poster.run() }
+            let steps = await world.drive(until: PosterWorld.dayStart.addingTimeInterval(86_400))
+            task.cancel()
+            _ = try? await task.value
+
+            let slots = try #require(try await world.plans.slots(of: PosterWorld.day))
+            #expect(slots.count == 15)  // every past day had 15 non-reply tweets
+            #expect(slots.allSatisfy { $0.state == .posted })
+            // Each slot was posted when the clock reached its minute: after the k-th slot time, k posts exist.
+            let slotTimes = slots.map { Poster.date(of: $0.minute, on: PosterWorld.day, in: PosterWorld.tokyo) }
+            #expect(steps.map(\.deadline) == slotTimes)
+            #expect(steps.map(\.posts) == Array(1...15))
+            // Each post is a tweet of the human written within ±30 minutes of its slot's minute of the day.
+            let history = Dictionary(uniqueKeysWithValues: PosterWorld.history().map { ($0.tweetID, $0) })
+            let posted = await world.server.posted()
+            for slot in slots {
+                let sourceID = try #require(slot.sourceTweetID)
+                let source = try #require(history[sourceID])
+                let minute = PostPicker.minuteOfDay(source.createdAt, in: PosterWorld.tokyo)
+                #expect(abs(minute - slot.minute) <= 30, "slot \(slot.minute) posted a tweet from minute \(minute)")
+                #expect(posted.contains { $0.id == String(slot.botTweetID ?? 0) && $0.text == source.text })
+            }
+            #expect(Set(slots.compactMap(\.sourceTweetID)).count == 15)  // no tweet posted twice
+        }
+    }
+
+    @Test("A restart the same day reuses the stored plan and posts no slot twice")
+    func restartReusesPlan() async throws {
+        try await PosterWorld.with { world in
+            let first = Task { try await world.poster(seed: 1).run() }
+            let noon = PosterWorld.dayStart.addingTimeInterval(12 * 3_600)
+            _ = await world.drive(until: noon)  // the morning slots
+            first.cancel()
+            _ = try? await first.value
+            let planBefore = try #require(try await world.plans.slots(of: PosterWorld.day))
+            let morning = planBefore.filter { $0.state == .posted }.count
+            #expect(morning > 0 && morning < planBefore.count)
+
+            // A different seed would draw a different plan: the stored one must be used.
+            let second = Task { try await world.poster(seed: 999).run() }
+            _ = await world.drive(until: PosterWorld.dayStart.addingTimeInterval(86_400))
+            second.cancel()
+            _ = try? await second.value
+            let planAfter = try #require(try await world.plans.slots(of: PosterWorld.day))
+            #expect(planAfter.map(\.minute) == planBefore.map(\.minute))
+            #expect(planAfter.allSatisfy { $0.state == .posted })
+            let posted = await world.server.posted()
+            #expect(posted.count == planBefore.count)
+            #expect(Set(posted.map(\.text)).count == posted.count)
+        }
+    }
+
+    @Test("A slot missed while the bot was down is skipped, not posted late; one left mid-post is never re-posted")
+    func missedAndInterruptedSlots() async throws {
+        try await PosterWorld.with { world in
+            _ = try await world.plans.storePlan(day: PosterWorld.day, timeZone: "Asia/Tokyo", minutes: [480, 485, 1260],
+                                                drawnAt: PosterWorld.dayStart)
+            #expect(try await world.plans.claim(day: PosterWorld.day, minute: 485))  // a process died after claiming 08:05
+            world.clock.advance(to: PosterWorld.dayStart.addingTimeInterval(8 * 3_600 + 11 * 60))  // 08:11: 08:00 is 11 min late
+            let task = Task { try await world.poster(seed: 3).run() }
+            _ = await world.drive(until: PosterWorld.dayStart.addingTimeInterval(86_400))
+            task.cancel()
+            _ = try? await task.value
+            let slots = try #require(try await world.plans.slots(of: PosterWorld.day))
+            #expect(slots.map(\.state) == [.skipped, .skipped, .posted])
+            #expect(slots[0].reason?.hasPrefix("missed: the bot was not running at 08:00") == true)
+            #expect(slots[1].reason?.hasPrefix("interrupted while posting") == true)
+            #expect(await world.server.posted().count == 1)
+        }
+    }
+
+    @Test("A duplicate-content refusal makes the poster pick another tweet; only duplicates skip the slot")
+    func duplicates() async throws {
+        try await PosterWorld.with { world in
+            // The bot already posted every evening tweet but one; X refuses those as duplicates.
+            let evening = PosterWorld.history().filter { $0.text.hasPrefix("夜") }
+            let alreadyPosted = evening.dropLast().enumerated().map { index, tweet in
+                FakeXSeed.Tweet(id: String(900_000 + index), authorID: "200", text: tweet.text, createdAt: PosterWorld.dayStart.addingTimeInterval(-60))
+            }
+            await world.server.add(tweets: Array(alreadyPosted))
+            _ = try await world.plans.storePlan(day: PosterWorld.day, timeZone: "Asia/Tokyo", minutes: [1262, 1264], drawnAt: PosterWorld.dayStart)
+            let settings = Poster.Settings(picksPerSlot: 30)
+            let task = Task { try await world.poster(seed: 5, settings: settings).run() }
+            _ = await world.drive(until: PosterWorld.dayStart.addingTimeInterval(86_400))
+            task.cancel()
+            _ = try? await task.value
+            let slots = try #require(try await world.plans.slots(of: PosterWorld.day))
+            #expect(slots[0].state == .posted)
+            #expect(slots[0].sourceTweetID == evening.last?.tweetID)  // the only evening tweet X accepts
+            // The second slot finds only duplicates near 21:04 and nothing else in ±30 min... the window widens to
+            // the morning tweets, which X accepts.
+            #expect(slots[1].state == .posted)
+            #expect(await world.server.posted().count == 2)
+        }
+    }
+
+    @Test("The poster stops on its service group's graceful shutdown while waiting for its next slot")
+    func gracefulShutdown() async throws {
+        try await PosterWorld.with { world in
+            let group = ServiceGroup(configuration: .init(services: [world.poster(seed: 2)], logger: PosterWorld.quiet))
+            let running = Task { try await group.run() }
+            await world.clock.waitForSleepers()
+            await group.triggerGracefulShutdown()
+            try await running.value
+            #expect(try await world.plans.slots(of: PosterWorld.day)?.allSatisfy { $0.state == .planned } == true)
+        }
+    }
+
+    @Test("Slot times follow the local clock, DST days included")
+    func slotTimes() {
+        let newYork = TimeZone(identifier: "America/New_York")!
+        #expect(Poster.date(of: 90, on: "2024-03-10", in: newYork) == Date(timeIntervalSince1970: 1_710_052_200))  // 01:30 EST
+        #expect(Poster.date(of: 210, on: "2024-03-10", in: newYork) == Date(timeIntervalSince1970: 1_710_055_800))  // 03:30 EDT
+        #expect(Poster.startOfNextDay(after: Date(timeIntervalSince1970: 1_710_052_200), in: newYork)
+                == Date(timeIntervalSince1970: 1_710_129_600))  // 2024-03-11 00:00 EDT, a 23-hour day later
+    }
+}
