@@ -79,7 +79,9 @@ struct MirrorBotProcessTests {
         try await withEmptyDatabase { url in
             let first = try MirrorBotProcess.run(["migrate"], environment: ["DATABASE_URL": url, "TZ": "Asia/Tokyo"])
             #expect(first.status == 0, "\(first.standardError)")
-            #expect(first.standardOutput == "Applied 3 migrations: 1 (create_tweets), 2 (archive_constraints), 3 (bot_posts).\n")
+            let names = Migration.bundled.map { "\($0.version) (\($0.name))" }.joined(separator: ", ")
+            #expect(first.standardOutput == "Applied \(Migration.bundled.count) migrations: \(names).\n")
+            #expect(first.standardOutput.hasPrefix("Applied 4 migrations: 1 (create_tweets), 2 (archive_constraints), 3 (bot_posts)"))
             let second = try MirrorBotProcess.run(["migrate"], environment: ["DATABASE_URL": url])
             #expect(second.status == 0)
             #expect(second.standardOutput == "The database is up to date; no migration to apply.\n")
@@ -91,7 +93,7 @@ struct MirrorBotProcessTests {
         try await withEmptyDatabase { url in
             let result = try MirrorBotProcess.run(["migrate"], environment: [:], files: [".env": "# local\nDATABASE_URL=\(url)\n"])
             #expect(result.status == 0, "\(result.standardError)")
-            #expect(result.standardOutput.hasPrefix("Applied 3 migrations"))
+            #expect(result.standardOutput.hasPrefix("Applied \(Migration.bundled.count) migrations"))
         }
     }
 
