@@ -32,16 +32,19 @@ public struct ReplyPicker: Sendable {
         self.fallback = fallback
     }
 
-    /// A reply to `authorID`, or nil when there is none to give.
-    public func pick(forAuthor authorID: Int64, using generator: inout some RandomNumberGenerator) async throws -> Pick? {
-        if let pick = try await pick(toUser: authorID, using: &generator) { return pick }
-        guard fallback == .any, let pick = try await pick(toUser: nil, using: &generator) else { return nil }
+    /// A reply to `authorID`, not one of `excluded` (replies X just refused as duplicates), or nil when there is
+    /// none to give.
+    public func pick(forAuthor authorID: Int64, excluding excluded: Set<Int64> = [],
+                     using generator: inout some RandomNumberGenerator) async throws -> Pick? {
+        if let pick = try await pick(toUser: authorID, excluding: excluded, using: &generator) { return pick }
+        guard fallback == .any, let pick = try await pick(toUser: nil, excluding: excluded, using: &generator) else { return nil }
         return Pick(source: pick.source, text: pick.text, isFallback: true)
     }
 
     /// A reply to `userID` (anyone when nil) whose text is not only @names.
-    private func pick(toUser userID: Int64?, using generator: inout some RandomNumberGenerator) async throws -> Pick? {
-        var excluded = Set<Int64>()
+    private func pick(toUser userID: Int64?, excluding refused: Set<Int64>,
+                      using generator: inout some RandomNumberGenerator) async throws -> Pick? {
+        var excluded = refused
         for _ in 0..<10 {  // replies that were nothing but @names are skipped
             guard let reply = try await archive.randomReply(toUser: userID, excluding: excluded, using: &generator) else { return nil }
             let text = Self.removingLeadingMentions(reply.text)

@@ -1,0 +1,99 @@
+public import Foundation
+import Logging
+import PostgresNIO
+
+/// The daemon's small persistent state (`bot_state`) and the log of handled mentions (`mention_replies`).
+public struct ReplyLog: Sendable {
+    /// How a mention was handled.
+    public enum State: String, Sendable {
+        /// The answer is being sent (or was, when the process stopped before recording it).
+        case replying
+        /// Answered.
+        case replied
+        /// Not answered, for a reason.
+        case skipped
+    }
+
+    /// The database.
+    public let database: ArchiveDatabase
+    private var logger: Logger { database.logger }
+
+    /// A log in `database`.
+    public init(database: ArchiveDatabase) { self.database = database }
+
+    /// A stored state value, such as `mentions.since_id`.
+    public func value(of name: String) async throws -> String? {
+        try await run("reading \(name)", "SELECT value FROM bot_state WHERE name = \(name)", as: String.self).first
+    }
+
+    /// Stores a state value.
+    public func setValue(_ value: String, of name: String) async throws {
+        _ = try await run("storing \(name)", """
+            INSERT INTO bot_state (name, value) VALUES (\(name), \(value))
+            ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = now() RETURNING 1
+            """, as: Int.self)
+    }
+
+    /// Records that a mention is being handled; false when it was handled before (never handle one twice).
+    public func begin(mentionID: Int64, authorID: Int64, conversationID: Int64?, at date: Date) async throws -> Bool {
+        try await !run("recording mention \(mentionID)", """
+            INSERT INTO mention_replies (mention_tweet_id, author_id, conversation_id, state, handled_at)
+            VALUES (\(mentionID), \(authorID), \(conversationID), 'replying', \(date))
+            ON CONFLICT (mention_tweet_id) DO NOTHING RETURNING 1
+            """, as: Int.self).isEmpty
+    }
+
+    /// Records the outcome of a mention.
+    public func finish(mentionID: Int64, state: State, replyTweetID: Int64? = nil, sourceTweetID: Int64? = nil, reason: String) async throws {
+        _ = try await run("recording the answer to mention \(mentionID)", """
+            UPDATE mention_replies SET state = \(state.rawValue), reply_tweet_id = \(replyTweetID),
+                                       source_tweet_id = \(sourceTweetID), reason = \(reason)
+            WHERE mention_tweet_id = \(mentionID) RETURNING 1
+            """, as: Int.self)
+    }
+
+    /// Answers sent (or being sent) to `authorID` since `date`.
+    public func answers(to authorID: Int64, since date: Date) async throws -> Int {
+        try await run("counting answers to \(authorID)", """
+            SELECT count(*)::bigint FROM mention_replies
+            WHERE author_id = \(authorID) AND state <> 'skipped' AND handled_at >= \(date)
+            """, as: Int64.self).first.map(Int.init) ?? 0
+    }
+
+    /// Answers sent (or being sent) in a conversation.
+    public func answers(inConversation conversationID: Int64) async throws -> Int {
+        try await run("counting answers in conversation \(conversationID)", """
+            SELECT count(*)::bigint FROM mention_replies WHERE conversation_id = \(conversationID) AND state <> 'skipped'
+            """, as: Int64.self).first.map(Int.init) ?? 0
+    }
+
+    /// The state and reason of a handled mention, if any.
+    public func outcome(of mentionID: Int64) async throws -> (state: State, reason: String?, replyTweetID: Int64?)? {
+        try await run("reading mention \(mentionID)", """
+            SELECT state, reason, reply_tweet_id FROM mention_replies WHERE mention_tweet_id = \(mentionID)
+            """, as: (String, String?, Int64?).self).first.map { (State(rawValue: $0.0) ?? .skipped, $0.1, $0.2) }
+    }
+
+    /// Mentions left `replying` by a process that stopped mid-answer become skipped (never answered twice).
+    @discardableResult
+    public func skipInterrupted() async throws -> Int {
+        try await run("recovering interrupted answers", """
+            UPDATE mention_replies SET state = 'skipped',
+                   reason = 'interrupted while answering; the answer may or may not exist, so it is not sent again'
+            WHERE state = 'replying' RETURNING 1
+            """, as: Int.self).count
+    }
+
+    private func run<each Column: PostgresDecodable>(
+        _ operation: String, _ query: PostgresQuery, as types: (repeat each Column).Type
+    ) async throws -> [(repeat each Column)] {
+        do {
+            let rows = try await database.client.query(query, logger: logger)
+            var result: [(repeat each Column)] = []
+            for try await row in rows.decode((repeat each Column).self) { result.append(row) }
+            return result
+        } catch {
+            throw ArchiveError(operation: operation, underlying: error)
+        }
+    }
+}

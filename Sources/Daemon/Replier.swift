@@ -1,0 +1,162 @@
+public import Archive
+public import BotClock
+public import Foundation
+public import Logging
+public import Picking
+public import Schedule
+public import ServiceLifecycle
+public import XAPI
+
+/// Answers mentions of the bot like the human: with a reply the human once sent to that same person.
+///
+/// It polls the bot's mentions with a stored `since_id`, so it reads only what is new. On its very first start it
+/// records the newest mention and answers nothing older (the original's "don't talk to anyone initially"). It
+/// never answers the bot's own posts or retweets, answers one person at most `limitPerUserPerHour` times an hour
+/// and a conversation at most `maxThreadReplies` times, so two bots cannot talk forever, and waits a random
+/// 5–60 seconds before answering, as a person would. Each mention is handled once, across restarts.
+public struct Replier: Service {
+    /// How the replier behaves.
+    public struct Settings: Sendable {
+        /// Time between polls of the mentions.
+        public var pollInterval: TimeInterval
+        /// Answers to one person per hour (`REPLY_LIMIT_PER_USER`, default 3).
+        public var limitPerUserPerHour: Int
+        /// Answers in one conversation (`MAX_THREAD_REPLIES`, default 5).
+        public var maxThreadReplies: Int
+        /// The pause before answering, in seconds.
+        public var delay: ClosedRange<Double>
+        /// Log what would be answered without answering (`--dry-run`).
+        public var dryRun: Bool
+
+        /// Settings. Polling every 60 s uses 15 of the 300 mention reads X allows per 15 minutes.
+        public init(pollInterval: TimeInterval = 60, limitPerUserPerHour: Int = 3, maxThreadReplies: Int = 5,
+                    delay: ClosedRange<Double> = 5...60, dryRun: Bool = false) {
+            self.pollInterval = pollInterval; self.limitPerUserPerHour = limitPerUserPerHour
+            self.maxThreadReplies = maxThreadReplies; self.delay = delay; self.dryRun = dryRun
+        }
+    }
+
+    static let sinceIDKey = "mentions.since_id"
+
+    let clock: any BotClock
+    let log: ReplyLog
+    let picker: ReplyPicker
+    let client: XClient
+    let botUserID: String
+    let settings: Settings
+    let logger: Logger
+    let seed: UInt64?
+
+    /// A replier for the bot `botUserID`.
+    public init(clock: any BotClock, log: ReplyLog, picker: ReplyPicker, client: XClient, botUserID: String,
+                settings: Settings = Settings(), logger: Logger, seed: UInt64? = nil) {
+        self.clock = clock; self.log = log; self.picker = picker; self.client = client; self.botUserID = botUserID
+        self.settings = settings; self.logger = logger; self.seed = seed
+    }
+
+    /// Polls and answers until cancelled or the group's graceful shutdown; an answer in flight is finished.
+    public func run() async throws {
+        let seed = seed
+        do {
+            try await cancelWhenGracefulShutdown {
+                var generator = seed.map(SplitMix64.init(seed:)) ?? SplitMix64()
+                var failures = 0
+                var recovered = false
+                while !Task.isCancelled {
+                    do {
+                        if !recovered {
+                            let interrupted = try await log.skipInterrupted()
+                            if interrupted > 0 { logger.notice("\(interrupted) answers interrupted last run are not sent again") }
+                            recovered = true
+                        }
+                        try await pollOnce(using: &generator)
+                        failures = 0
+                    } catch let error as ArchiveError {
+                        failures += 1
+                        if failures == 1 { logger.error("Replier paused: \(error). Retrying with backoff.") }
+                    } catch let error as XAPIError {
+                        logger.warning("Replier could not read mentions: \(error)")
+                    }
+                    try await clock.sleep(for: .seconds(failures > 0 ? min(300, 1 << min(failures, 8)) : Int(settings.pollInterval)))
+                }
+            }
+        } catch is CancellationError where Task.isShuttingDownGracefully {
+            logger.info("Replier stopped for shutdown; handled mentions and since_id are stored.")
+        }
+    }
+
+    /// One poll: reads the mentions newer than the stored `since_id` and answers them, oldest first.
+    func pollOnce(using generator: inout SplitMix64) async throws {
+        guard let sinceID = try await log.value(of: Self.sinceIDKey) else {
+            // First start: remember where mentions stand now and answer nothing older.
+            let page = try await client.send(GetMentions(userID: botUserID, maxResults: 5), as: .bot)
+            let newest = page.meta?.newestID ?? "0"
+            try await log.setValue(newest, of: Self.sinceIDKey)
+            logger.info("first start: mentions up to \(newest) are not answered; answering from now on")
+            return
+        }
+        var mentions: [(XTweet, String?)] = []
+        let request = GetMentions(userID: botUserID, sinceID: sinceID == "0" ? nil : sinceID, maxResults: 100)
+        for try await page in client.pages(request, as: .bot) {
+            mentions += page.tweets.map { ($0, page.username(of: $0.authorID)) }
+        }
+        for (mention, username) in mentions.sorted(by: { (UInt64($0.0.id) ?? 0) < (UInt64($1.0.id) ?? 0) }) {
+            let seed = generator.next()
+            // Each answer runs in its own task so that a shutdown arriving now lets it finish and be recorded.
+            try await Task { try await self.handle(mention, username: username, seed: seed) }.value
+            try await log.setValue(mention.id, of: Self.sinceIDKey)
+        }
+    }
+
+    /// Answers one mention, or records why not.
+    func handle(_ mention: XTweet, username: String?, seed: UInt64) async throws {
+        let who = "@" + (username ?? mention.authorID ?? "?")
+        guard let mentionID = Int64(mention.id), let authorText = mention.authorID, let authorID = Int64(authorText) else { return }
+        if authorText == botUserID || mention.isRetweet {
+            logger.debug("no reply to \(mention.id): \(authorText == botUserID ? "the bot's own post" : "a retweet")")
+            return
+        }
+        let conversationID = mention.conversationID.flatMap { Int64($0) }
+        guard try await log.begin(mentionID: mentionID, authorID: authorID, conversationID: conversationID, at: clock.now()) else { return }
+        func skip(_ reason: String) async throws {
+            try await log.finish(mentionID: mentionID, state: .skipped, reason: reason)
+            logger.info("no reply to \(who) (\(mention.id)): \(reason)")
+        }
+        // The row just begun counts itself; the limits compare the answers before it.
+        if try await log.answers(to: authorID, since: clock.now().addingTimeInterval(-3_600)) - 1 >= settings.limitPerUserPerHour {
+            return try await skip("already answered \(who) \(settings.limitPerUserPerHour) times in the last hour")
+        }
+        if let conversationID, try await log.answers(inConversation: conversationID) - 1 >= settings.maxThreadReplies {
+            return try await skip("already answered \(settings.maxThreadReplies) times in this conversation")
+        }
+        var generator = SplitMix64(seed: seed)
+        var refused = Set<Int64>()
+        var paused = false
+        for _ in 0..<3 {  // X refusing a reply as a duplicate of a recent post makes it try another
+            guard let pick = try await picker.pick(forAuthor: authorID, excluding: refused, using: &generator) else {
+                return try await skip(refused.isEmpty ? "no past reply of the human to this user"
+                                                      : "every past reply to this user was refused as a duplicate")
+            }
+            let origin = pick.isFallback ? "a past reply of the human to someone else" : "a past reply of the human to \(who)"
+            if settings.dryRun {
+                return try await skip("dry run: would have answered with \(origin): \(pick.text)")
+            }
+            if !paused {
+                try await clock.sleep(for: .milliseconds(Int64(Double.random(in: settings.delay, using: &generator) * 1000)))
+                paused = true
+            }
+            do {
+                let created = try await client.send(CreateTweet(text: pick.text, inReplyToTweetID: mention.id), as: .bot)
+                try await log.finish(mentionID: mentionID, state: .replied, replyTweetID: created.data.flatMap { Int64($0.id) },
+                                     sourceTweetID: pick.source.tweetID, reason: origin)
+                logger.info("replied to \(who) (\(mention.id)) -> tweet \(created.data?.id ?? "?") (\(origin))")
+                return
+            } catch XAPIError.duplicateContent {
+                refused.insert(pick.source.tweetID)
+            } catch let error as XAPIError {
+                return try await skip(error.description)
+            }
+        }
+        try await skip("X refused 3 past replies as duplicates")
+    }
+}

@@ -1,0 +1,168 @@
+import Archive
+import BotClock
+import BotConfiguration
+@testable import Daemon
+import FakeX
+import Foundation
+import Logging
+import Picking
+import Schedule
+import Testing
+import TestSupport
+import XAPI
+
+/// The bot (200) among the human (100), a friend (300), a stranger (400) and another bot (500).
+struct ReplierWorld {
+    static let start = Date(timeIntervalSince1970: 1_717_945_200)
+    static let bot = AccountCredentials(consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")
+    static var quiet: Logger { Logger(label: "replier", factory: { _ in SwiftLogNoOpLogHandler() }) }
+
+    let server: FakeXServer
+    let log: ReplyLog
+    let archive: TweetArchive
+    let clock: ManualBotClock
+    let client: XClient
+
+    func replier(_ settings: Replier.Settings = .init(delay: 0...0), fallback: ReplyPicker.Fallback = .none) -> Replier {
+        Replier(clock: clock, log: log, picker: ReplyPicker(archive: archive, fallback: fallback), client: client, botUserID: "200",
+                settings: settings, logger: Self.quiet, seed: 7)
+    }
+
+    func mention(_ id: Int, by author: String, _ text: String, replyingTo parent: String? = nil, secondsAgo: Double = 10) -> FakeXSeed.Tweet {
+        FakeXSeed.Tweet(id: String(id), authorID: author, text: text, createdAt: Self.start.addingTimeInterval(-secondsAgo),
+                        inReplyToTweetID: parent, inReplyToUserID: parent == nil ? nil : "200")
+    }
+
+    static func with(_ body: (ReplierWorld) async throws -> Void) async throws {
+        let seed = FakeXSeed(
+            now: start,
+            users: [.init(id: "100", username: "human"), .init(id: "200", username: "mirror_bot"), .init(id: "300", username: "friend"),
+                    .init(id: "400", username: "stranger"), .init(id: "500", username: "otherbot")],
+            accounts: [.init(userID: "200", consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")],
+            tweets: [.init(id: "5000", authorID: "200", text: "スレッドの始まり", createdAt: start.addingTimeInterval(-7_200))])
+        let server = FakeXServer(seed: seed, logger: quiet)
+        try await server.withRunning { url in
+            try await TestServers.withIsolatedDatabase { database async throws in
+                let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "UTC")!, rowLimit: 1000)
+                try await archive.insert([
+                    ArchivedTweet(tweetID: 1, text: "@friend それな", replyUserID: 300, createdAt: start.addingTimeInterval(-90_000)),
+                    ArchivedTweet(tweetID: 2, text: "@friend @human いいね", replyUserID: 300, createdAt: start.addingTimeInterval(-80_000)),
+                    ArchivedTweet(tweetID: 3, text: "@otherbot おはよう", replyUserID: 500, createdAt: start.addingTimeInterval(-70_000)),
+                    ArchivedTweet(tweetID: 5, text: "@otherbot こんにちは", replyUserID: 500, createdAt: start.addingTimeInterval(-69_000)),
+                    ArchivedTweet(tweetID: 6, text: "@otherbot こんばんは", replyUserID: 500, createdAt: start.addingTimeInterval(-68_000)),
+                    ArchivedTweet(tweetID: 7, text: "@otherbot またね", replyUserID: 500, createdAt: start.addingTimeInterval(-67_000)),
+                    ArchivedTweet(tweetID: 8, text: "@otherbot ほんとに？", replyUserID: 500, createdAt: start.addingTimeInterval(-66_000)),
+                    ArchivedTweet(tweetID: 9, text: "@otherbot なるほど", replyUserID: 500, createdAt: start.addingTimeInterval(-65_000)),
+                    ArchivedTweet(tweetID: 10, text: "@otherbot すごい", replyUserID: 500, createdAt: start.addingTimeInterval(-64_000)),
+                    ArchivedTweet(tweetID: 11, text: "@otherbot たしかに", replyUserID: 500, createdAt: start.addingTimeInterval(-63_000)),
+                    ArchivedTweet(tweetID: 4, text: "ひとりごと", createdAt: start.addingTimeInterval(-60_000)),
+                ])
+                let clock = ManualBotClock(now: start)
+                let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: bot]), clock: clock, logger: quiet)
+                try await body(ReplierWorld(server: server, log: ReplyLog(database: database), archive: archive, clock: clock, client: client))
+            }
+        }
+    }
+}
+
+@Suite("The replier", .serialized)
+struct ReplierTests {
+    @Test("First start answers nothing older; then a friend gets the human's past reply to them, a stranger gets none")
+    func answersLikeTheHuman() async throws {
+        try await ReplierWorld.with { world in
+            await world.server.add(tweets: [world.mention(1000, by: "300", "@mirror_bot 昔の話", secondsAgo: 3_600)])
+            var generator = SplitMix64(seed: 1)
+            try await world.replier().pollOnce(using: &generator)
+            #expect(try await world.log.value(of: Replier.sinceIDKey) == "1000")
+            #expect(await world.server.posted().isEmpty)
+
+            await world.server.add(tweets: [
+                world.mention(1001, by: "300", "@mirror_bot 元気？", replyingTo: "5000"),
+                world.mention(1002, by: "400", "@mirror_bot はじめまして"),
+            ])
+            let replier = world.replier(.init(delay: 5...60))
+            let poll = Task { var generator = SplitMix64(seed: 2); try await replier.pollOnce(using: &generator) }
+            await world.clock.waitForSleepers()
+            let pause = try #require(world.clock.sleepRequests.last)
+            #expect(pause >= .seconds(5) && pause <= .seconds(60))  // a person does not answer instantly
+            world.clock.advanceToNextSleeper()
+            try await poll.value
+
+            let posted = await world.server.posted()
+            #expect(posted.count == 1)
+            #expect(["それな", "いいね"].contains(posted.first?.text ?? ""))  // leading @names removed
+            #expect(posted.first?.inReplyToTweetID == "1001")
+            #expect(try await world.log.outcome(of: 1002)?.reason == "no past reply of the human to this user")
+            #expect(try await world.log.value(of: Replier.sinceIDKey) == "1002")
+        }
+    }
+
+    @Test("With REPLY_FALLBACK=any a stranger gets a past reply to someone else")
+    func fallbackAny() async throws {
+        try await ReplierWorld.with { world in
+            try await world.log.setValue("0", of: Replier.sinceIDKey)
+            await world.server.add(tweets: [world.mention(1002, by: "400", "@mirror_bot はじめまして")])
+            var generator = SplitMix64(seed: 3)
+            try await world.replier(fallback: .any).pollOnce(using: &generator)
+            #expect(await world.server.posted().count == 1)
+            #expect(try await world.log.outcome(of: 1002)?.state == .replied)
+        }
+    }
+
+    @Test("A bot that answers everything is answered at most the per-user limit an hour, and a thread at most its limit")
+    func botLoopsEnd() async throws {
+        try await ReplierWorld.with { world in
+            try await world.log.setValue("0", of: Replier.sinceIDKey)
+            await world.server.add(tweets: (0..<10).map { world.mention(2000 + $0, by: "500", "@mirror_bot おはよう \($0)", secondsAgo: Double(100 - $0)) })
+            var generator = SplitMix64(seed: 4)
+            try await world.replier(.init(limitPerUserPerHour: 3, maxThreadReplies: 100, delay: 0...0)).pollOnce(using: &generator)
+            #expect(await world.server.posted().count == 3)
+            #expect(try await world.log.outcome(of: 2009)?.reason == "already answered @otherbot 3 times in the last hour")
+
+            // An hour later the same bot in one thread: the thread limit stops it even with a generous per-user limit.
+            world.clock.advance(by: 3_700)
+            await world.server.advanceClock(by: 3_700)
+            await world.server.add(tweets: (0..<8).map {
+                FakeXSeed.Tweet(id: String(3000 + $0), authorID: "500", text: "@mirror_bot まだ話そう \($0)",
+                                createdAt: ReplierWorld.start.addingTimeInterval(3_600 + Double($0)), inReplyToTweetID: "5000", inReplyToUserID: "200")
+            })
+            try await world.replier(.init(limitPerUserPerHour: 100, maxThreadReplies: 5, delay: 0...0)).pollOnce(using: &generator)
+            #expect(await world.server.posted().count == 3 + 5)
+            #expect(try await world.log.outcome(of: 3007)?.reason == "already answered 5 times in this conversation")
+        }
+    }
+
+    @Test("A mention is never answered twice: not after a restart, not with a lost since_id, not after a crash mid-answer")
+    func neverTwice() async throws {
+        try await ReplierWorld.with { world in
+            try await world.log.setValue("0", of: Replier.sinceIDKey)
+            await world.server.add(tweets: [world.mention(1001, by: "300", "@mirror_bot 元気？")])
+            var generator = SplitMix64(seed: 5)
+            try await world.replier().pollOnce(using: &generator)
+            #expect(await world.server.posted().count == 1)
+            try await world.log.setValue("0", of: Replier.sinceIDKey)  // as if since_id had been lost
+            try await world.replier().pollOnce(using: &generator)
+            #expect(await world.server.posted().count == 1)
+
+            // A process that stopped after recording "replying": the next start skips it.
+            #expect(try await world.log.begin(mentionID: 1005, authorID: 300, conversationID: nil, at: ReplierWorld.start))
+            #expect(try await world.log.skipInterrupted() == 1)
+            #expect(try await world.log.outcome(of: 1005)?.state == .skipped)
+        }
+    }
+
+    @Test("A duplicate refusal makes the replier answer with another past reply")
+    func duplicateReplies() async throws {
+        try await ReplierWorld.with { world in
+            try await world.log.setValue("0", of: Replier.sinceIDKey)
+            // The bot recently posted "それな": X refuses it again, so "いいね" is sent.
+            await world.server.add(tweets: [FakeXSeed.Tweet(id: "4000", authorID: "200", text: "それな", createdAt: ReplierWorld.start.addingTimeInterval(-600))])
+            await world.server.add(tweets: [world.mention(1001, by: "300", "@mirror_bot 元気？")])
+            for seed in 0..<4 as Range<UInt64> {
+                var generator = SplitMix64(seed: seed)
+                try await world.replier().pollOnce(using: &generator)
+            }
+            #expect(await world.server.posted().map(\.text) == ["いいね"])
+        }
+    }
+}
