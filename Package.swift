@@ -133,7 +133,7 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "Archive", "BotClock", "Picking", "Schedule", "XAPI",
+                "Archive", "BotClock", "Classifier", "Picking", "RedisClient", "Schedule", "WordCounts", "XAPI",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -241,7 +241,8 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "Daemon", "Archive", "BotClock", "BotConfiguration", "FakeX", "Picking", "Schedule", "TestSupport", "XAPI",
+                "Daemon", "Archive", "BotClock", "BotConfiguration", "Classifier", "FakeX", "Picking", "RedisClient", "Schedule",
+                "TestSupport", "Tokenizer", "WordCounts", "XAPI",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

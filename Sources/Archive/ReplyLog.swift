@@ -74,6 +74,25 @@ public struct ReplyLog: Sendable {
             """, as: (String, String?, Int64?).self).first.map { (State(rawValue: $0.0) ?? .skipped, $0.1, $0.2) }
     }
 
+    /// The ids among `tweetIDs` the bot has already liked.
+    public func likedAmong(_ tweetIDs: [Int64]) async throws -> Set<Int64> {
+        Set(try await run("reading likes", "SELECT tweet_id FROM bot_likes WHERE tweet_id = ANY(\(tweetIDs)::bigint[])", as: Int64.self))
+    }
+
+    /// Records a like and its reason; false when the tweet was liked before.
+    public func recordLike(tweetID: Int64, authorID: Int64?, logRatio: Double, reason: String, at date: Date) async throws -> Bool {
+        let ratio = logRatio.isFinite ? logRatio : (logRatio > 0 ? 1e300 : -1e300)
+        return try await !run("recording the like of \(tweetID)", """
+            INSERT INTO bot_likes (tweet_id, author_id, log_ratio, reason, liked_at)
+            VALUES (\(tweetID), \(authorID), \(ratio), \(reason), \(date)) ON CONFLICT (tweet_id) DO NOTHING RETURNING 1
+            """, as: Int.self).isEmpty
+    }
+
+    /// How many likes were recorded.
+    public func likeCount() async throws -> Int {
+        try await run("counting likes", "SELECT count(*)::bigint FROM bot_likes", as: Int64.self).first.map(Int.init) ?? 0
+    }
+
     /// Mentions left `replying` by a process that stopped mid-answer become skipped (never answered twice).
     @discardableResult
     public func skipInterrupted() async throws -> Int {

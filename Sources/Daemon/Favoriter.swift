@@ -1,0 +1,119 @@
+public import Archive
+public import BotClock
+public import Classifier
+public import Foundation
+public import Logging
+public import ServiceLifecycle
+public import XAPI
+import RedisClient
+
+/// Likes, on the bot's home timeline, what the human would like.
+///
+/// It polls the bot's home timeline with a stored `since_id` (only what is new) and classifies each page in one
+/// Redis round trip. It never likes the bot's own tweets, the human's tweets, retweets, or a tweet already liked,
+/// and likes nothing while the filter has not learned both sides (the original's formula would then like
+/// everything). Each like is logged with its reason.
+public struct Favoriter: Service {
+    /// How the favoriter behaves.
+    public struct Settings: Sendable {
+        /// Time between polls of the home timeline. 5 minutes uses 3 of the 180 reads per 15 minutes X allows.
+        public var pollInterval: TimeInterval
+        /// Log what would be liked without liking (`--dry-run`).
+        public var dryRun: Bool
+
+        /// Settings.
+        public init(pollInterval: TimeInterval = 300, dryRun: Bool = false) {
+            self.pollInterval = pollInterval; self.dryRun = dryRun
+        }
+    }
+
+    static let sinceIDKey = "home.since_id"
+
+    let clock: any BotClock
+    let log: ReplyLog
+    let classifier: FavoriteClassifier
+    let client: XClient
+    let botUserID: String
+    let humanUserID: String
+    let settings: Settings
+    let logger: Logger
+
+    /// A favoriter for the bot `botUserID`, mirroring the human `humanUserID`.
+    public init(clock: any BotClock, log: ReplyLog, classifier: FavoriteClassifier, client: XClient, botUserID: String,
+                humanUserID: String, settings: Settings = Settings(), logger: Logger) {
+        self.clock = clock; self.log = log; self.classifier = classifier; self.client = client
+        self.botUserID = botUserID; self.humanUserID = humanUserID; self.settings = settings; self.logger = logger
+    }
+
+    /// Polls and likes until cancelled or the group's graceful shutdown.
+    public func run() async throws {
+        do {
+            try await cancelWhenGracefulShutdown {
+                var failures = 0
+                while !Task.isCancelled {
+                    do {
+                        try await pollOnce()
+                        failures = 0
+                    } catch let error as XAPIError {
+                        logger.warning("Favoriter could not read the home timeline: \(error)")
+                    } catch let error where error is ArchiveError || error is RedisError {
+                        failures += 1
+                        if failures == 1 { logger.error("Liking paused: \(error). Retrying with backoff.") }
+                    }
+                    try await clock.sleep(for: .seconds(failures > 0 ? min(300, 1 << min(failures, 8)) : Int(settings.pollInterval)))
+                }
+            }
+        } catch is CancellationError where Task.isShuttingDownGracefully {
+            logger.info("Favoriter stopped for shutdown.")
+        }
+    }
+
+    /// One poll: the new tweets of the home timeline, classified page by page, the favorites liked.
+    func pollOnce() async throws {
+        guard let sinceID = try await log.value(of: Self.sinceIDKey) else {
+            // First start: remember where the timeline stands; what came before is not liked.
+            let page = try await client.send(GetHomeTimeline(userID: botUserID, maxResults: 1), as: .bot)
+            try await log.setValue(page.meta?.newestID ?? "0", of: Self.sinceIDKey)
+            return
+        }
+        let request = GetHomeTimeline(userID: botUserID, sinceID: sinceID == "0" ? nil : sinceID, maxResults: 100, exclude: [.retweets])
+        var newest = sinceID
+        for try await page in client.pages(request, as: .bot) {
+            try await like(page)
+            if let id = page.meta?.newestID, (UInt64(id) ?? 0) > (UInt64(newest) ?? 0) { newest = id }
+        }
+        if newest != sinceID { try await log.setValue(newest, of: Self.sinceIDKey) }
+    }
+
+    /// Classifies a page in one round trip and likes its favorites.
+    func like(_ page: XTweetPage) async throws {
+        let candidates = page.tweets.filter { !$0.isRetweet && $0.authorID != botUserID && $0.authorID != humanUserID }
+        guard !candidates.isEmpty else { return }
+        let liked = try await log.likedAmong(candidates.compactMap { Int64($0.id) })
+        let fresh = candidates.filter { !liked.contains(Int64($0.id) ?? -1) }
+        let verdicts = try await classifier.classify(fresh.map {
+            FavoriteClassifier.Tweet(text: $0.textWithExpandedURLs, authorUsername: page.username(of: $0.authorID))
+        })
+        for (tweet, verdict) in zip(fresh, verdicts) where verdict.isFavorite {
+            guard verdict.score.logRatio.isFinite else {
+                logger.notice("not liking \(tweet.id): the filter has not learned both liked and not-liked tweets yet (run `mirror_bot train classifier`)")
+                return
+            }
+            let who = "@" + (page.username(of: tweet.authorID) ?? tweet.authorID ?? "?")
+            let reasons = verdict.score.strongestContributions(limit: 3).towardFavorite.map(\.feature).joined(separator: ", ")
+            let reason = String(format: "log ratio %.2f > %.2f", verdict.score.logRatio, Foundation.log(classifier.threshold)) + " (\(reasons))"
+            if settings.dryRun {
+                logger.info("dry run: would like \(tweet.id) by \(who): \(reason)")
+                continue
+            }
+            do {
+                _ = try await client.send(LikeTweet(userID: botUserID, tweetID: tweet.id), as: .bot)
+                _ = try await log.recordLike(tweetID: Int64(tweet.id) ?? 0, authorID: tweet.authorID.flatMap { Int64($0) },
+                                             logRatio: verdict.score.logRatio, reason: reason, at: clock.now())
+                logger.info("liked \(tweet.id) by \(who): \(reason)")
+            } catch let error as XAPIError {
+                logger.warning("could not like \(tweet.id) by \(who): \(error)")
+            }
+        }
+    }
+}

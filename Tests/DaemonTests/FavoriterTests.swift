@@ -1,0 +1,86 @@
+import Archive
+import BotClock
+import BotConfiguration
+import Classifier
+@testable import Daemon
+import FakeX
+import Foundation
+import Logging
+import RedisClient
+import Testing
+import TestSupport
+import Tokenizer
+import WordCounts
+import XAPI
+
+@Suite("The favoriter", .serialized)
+struct FavoriterTests {
+    static let start = Date(timeIntervalSince1970: 1_717_945_200)
+    static let bot = AccountCredentials(consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")
+    static let tokenizer: TweetTokenizer = try! TweetTokenizer()
+    static var quiet: Logger { Logger(label: "favoriter", factory: { _ in SwiftLogNoOpLogHandler() }) }
+
+    func tweet(_ id: Int, by author: String, _ text: String, retweetOf: String? = nil) -> FakeXSeed.Tweet {
+        FakeXSeed.Tweet(id: String(id), authorID: author, text: text, createdAt: Self.start.addingTimeInterval(Double(id % 1000 - 1000)), retweetOf: retweetOf)
+    }
+
+    func withFavoriter(trainNormal: Bool = true, _ body: (Favoriter, FakeXServer, ReplyLog) async throws -> Void) async throws {
+        let seed = FakeXSeed(
+            now: Self.start,
+            users: [.init(id: "100", username: "human"), .init(id: "200", username: "mirror_bot"), .init(id: "300", username: "friend"),
+                    .init(id: "600", username: "alice")],
+            accounts: [.init(userID: "200", consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")],
+            tweets: [tweet(5001, by: "300", "古い猫の写真")], follows: ["200": ["100", "300", "600"]])
+        let server = FakeXServer(seed: seed, logger: Self.quiet)
+        let store = WordCountStore(connection: try TestServers.redisConnection(), keyPrefix: TestServers.uniqueName("fav") + ":")
+        let classifier = FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3)
+        try await classifier.learn((0..<20).map { _ in .init(text: "猫の写真", authorUsername: "friend") }, as: .favorite)
+        if trainNormal { try await classifier.learn((0..<40).map { _ in .init(text: "会議の資料", authorUsername: "alice") }, as: .normal) }
+        try await server.withRunning { url in
+            try await TestServers.withIsolatedDatabase { database async throws in
+                let clock = ManualBotClock(now: Self.start)
+                let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: Self.bot]), clock: clock, logger: Self.quiet)
+                let log = ReplyLog(database: database)
+                let favoriter = Favoriter(clock: clock, log: log, classifier: classifier, client: client, botUserID: "200",
+                                          humanUserID: "100", logger: Self.quiet)
+                try await body(favoriter, server, log)
+            }
+        }
+        try await store.removeAll()
+    }
+
+    @Test("Likes only new tweets the filter calls favorite: never the bot's, the human's, retweets, or twice")
+    func likesWhatTheHumanWould() async throws {
+        try await withFavoriter { favoriter, server, log in
+            try await favoriter.pollOnce()  // first start: the old cat photo is not liked
+            #expect(await server.liked().isEmpty)
+            await server.add(tweets: [
+                tweet(6001, by: "300", "猫の写真を撮った"),
+                tweet(6002, by: "600", "会議の資料を送ります"),
+                tweet(6003, by: "100", "猫の写真"),  // the human's own
+                tweet(6004, by: "200", "猫の写真"),  // the bot's own
+                tweet(6005, by: "300", "RT @x: 猫の写真", retweetOf: "5001"),
+            ])
+            try await favoriter.pollOnce()
+            #expect(await server.liked().map(\.tweetID) == ["6001"])
+            #expect(try await log.likeCount() == 1)
+            // With a lost since_id the whole timeline is read again: 6001 is not liked twice; only the old photo,
+            // never liked before (the first start skipped it), is.
+            try await log.setValue("0", of: Favoriter.sinceIDKey)
+            let likeCalls = await server.requestCounts()[LikeTweet.name] ?? 0
+            try await favoriter.pollOnce()
+            #expect(await server.requestCounts()[LikeTweet.name] == likeCalls + 1)
+            #expect(await server.liked().map(\.tweetID) == ["6001", "5001"])
+        }
+    }
+
+    @Test("Nothing is liked while the filter has learned only liked tweets")
+    func untrainedFilterLikesNothing() async throws {
+        try await withFavoriter(trainNormal: false) { favoriter, server, _ in
+            try await favoriter.pollOnce()
+            await server.add(tweets: [tweet(6001, by: "300", "猫の写真を撮った"), tweet(6002, by: "600", "会議")])
+            try await favoriter.pollOnce()
+            #expect(await server.liked().isEmpty)
+        }
+    }
+}
