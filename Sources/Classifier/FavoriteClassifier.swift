@@ -69,6 +69,18 @@ public struct FavoriteClassifier: Sendable {
         }
     }
 
+    /// Learns tweets with ids as `category`, each id at most once ever (re-reading a timeline or re-importing
+    /// changes nothing), in one round trip. Returns how many were new.
+    @discardableResult
+    public func learnOnce(_ tweets: [(id: String, tweet: Tweet)], as category: Category) async throws -> Int {
+        guard !tweets.isEmpty else { return 0 }
+        let featured = try tweets.map { (id: $0.id, features: try features(of: $0.tweet)) }
+        switch category {
+        case .favorite: return try await store.learnFavoritesOnce(featured)
+        case .normal: return try await store.learnNormalsOnce(featured)
+        }
+    }
+
     /// Learns tweets as `category` in one round trip. Learning a favorite also takes it out of `normal`
     /// (never below zero): the human saw it on their timeline, where it was learned as normal first.
     public func learn(_ tweets: [Tweet], as category: Category) async throws {

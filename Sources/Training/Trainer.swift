@@ -86,8 +86,7 @@ public struct Trainer: Sendable {
             report.postsRead += page.tweets.count
             let liked = page.tweets.filter { !$0.isRetweet }
             likedIDs.formUnion(liked.map(\.id))
-            try await classifier.learn(liked.map { Self.classifiable($0, in: page) }, as: .favorite)
-            report.favorites += liked.count
+            report.favorites += try await classifier.learnOnce(liked.map { ($0.id, Self.classifiable($0, in: page)) }, as: .favorite)
             progress("likes page \(report.pages): \(report.favorites) learned as favorite")
         }
         var timelinePages = 0
@@ -99,8 +98,7 @@ public struct Trainer: Sendable {
             // Retweets are never liked by the bot, so they are not learned from; the human's own tweets neither.
             let normal = page.tweets.filter { !$0.isRetweet && !likedIDs.contains($0.id) && $0.authorID != human.id }
             report.retweetsSkipped += page.tweets.filter(\.isRetweet).count
-            try await classifier.learn(normal.map { Self.classifiable($0, in: page) }, as: .normal)
-            report.normals += normal.count
+            report.normals += try await classifier.learnOnce(normal.map { ($0.id, Self.classifiable($0, in: page)) }, as: .normal)
             progress("timeline page \(timelinePages): \(report.normals) learned as normal")
         }
         report.stored = report.favorites + report.normals

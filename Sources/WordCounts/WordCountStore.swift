@@ -121,6 +121,32 @@ public struct WordCountStore: Sendable {
         return try results.reduce(0) { total, result in total + Int(try result.checked().integerValue ?? 0) }
     }
 
+    /// Learns tweets seen but not liked as `normal`, each at most once ever (ids in the set `learned:normal`), in
+    /// one round trip and one MULTI/EXEC transaction. Returns how many were new.
+    @discardableResult
+    public func learnNormalsOnce(_ tweets: [(id: String, features: [String])]) async throws -> Int {
+        guard !tweets.isEmpty else { return 0 }
+        var commands: [[String]] = [["MULTI"]]
+        for (id, features) in tweets {
+            let keys = [categoryKey(.normal), learnedKey(.normal)] + Self.distinct(features).map(featureKey)
+            commands.append(["EVAL", Self.learnNormalOnceScript, String(keys.count)] + keys + [Self.field(.normal), id])
+        }
+        commands.append(["EXEC"])
+        let replies = try await connection.pipeline(commands)
+        for reply in replies { try reply.checked() }
+        guard let results = replies.last?.arrayValue else {
+            throw RedisError.unexpectedReply("EXEC did not return the scripts' results")
+        }
+        return try results.reduce(0) { total, result in total + Int(try result.checked().integerValue ?? 0) }
+    }
+
+    private static let learnNormalOnceScript = """
+        if redis.call('SADD', KEYS[2], ARGV[2]) == 0 then return 0 end
+        redis.call('INCR', KEYS[1])
+        for index = 3, #KEYS do redis.call('HINCRBY', KEYS[index], ARGV[1], 1) end
+        return 1
+        """
+
     /// Whether a liked tweet was already learned by `learnFavoritesOnce`.
     public func wasLearnedAsFavorite(_ id: String) async throws -> Bool {
         try await connection.send("SISMEMBER", learnedKey(.favorite), id).integerValue == 1

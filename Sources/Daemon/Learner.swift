@@ -1,0 +1,131 @@
+public import Archive
+public import BotClock
+public import Classifier
+public import Foundation
+public import Logging
+public import ServiceLifecycle
+public import XAPI
+import RedisClient
+
+/// Keeps learning from the human: their new tweets into the archive, their home timeline as `normal`, their new
+/// likes as `favorite` (moving them out of `normal`). Every read asks only for what is new, and every tweet is
+/// learned at most once.
+public struct Learner: Service {
+    /// How often each source is read. The defaults use a handful of the calls X allows per 15 minutes.
+    public struct Settings: Sendable {
+        /// Time between polls (tweets, timeline and likes are read in one poll).
+        public var pollInterval: TimeInterval
+        /// Likes read per page (the likes endpoint has no `since_id`: the first page is read, and the next only
+        /// while every like on it is new).
+        public var likesPerPage: Int
+
+        /// Settings: every 15 minutes, 10 likes a page.
+        public init(pollInterval: TimeInterval = 900, likesPerPage: Int = 10) {
+            self.pollInterval = pollInterval; self.likesPerPage = likesPerPage
+        }
+    }
+
+    static let tweetsSinceIDKey = "human.tweets.since_id"
+    static let homeSinceIDKey = "human.home.since_id"
+
+    let clock: any BotClock
+    let log: ReplyLog
+    let archive: TweetArchive
+    let classifier: FavoriteClassifier
+    let client: XClient
+    let humanUserID: String
+    let settings: Settings
+    let logger: Logger
+
+    /// A learner for the human `humanUserID`.
+    public init(clock: any BotClock, log: ReplyLog, archive: TweetArchive, classifier: FavoriteClassifier, client: XClient,
+                humanUserID: String, settings: Settings = Settings(), logger: Logger) {
+        self.clock = clock; self.log = log; self.archive = archive; self.classifier = classifier; self.client = client
+        self.humanUserID = humanUserID; self.settings = settings; self.logger = logger
+    }
+
+    /// Polls until cancelled or the group's graceful shutdown.
+    public func run() async throws {
+        do {
+            try await cancelWhenGracefulShutdown {
+                var failures = 0
+                while !Task.isCancelled {
+                    do {
+                        try await pollOnce()
+                        failures = 0
+                    } catch let error as XAPIError {
+                        logger.warning("Learner could not read the human's account: \(error)")
+                    } catch let error where error is ArchiveError || error is RedisError {
+                        failures += 1
+                        if failures == 1 { logger.error("Learning paused: \(error). Retrying with backoff.") }
+                    }
+                    try await clock.sleep(for: .seconds(failures > 0 ? min(300, 1 << min(failures, 8)) : Int(settings.pollInterval)))
+                }
+            }
+        } catch is CancellationError where Task.isShuttingDownGracefully {
+            logger.info("Learner stopped for shutdown.")
+        }
+    }
+
+    /// Reads the human's new tweets, new timeline tweets and new likes, and learns them.
+    func pollOnce() async throws {
+        try await learnNewTweets()
+        try await learnTimeline()
+        try await learnLikes()
+    }
+
+    private func learnNewTweets() async throws {
+        var sinceID = try await log.value(of: Self.tweetsSinceIDKey)
+        if sinceID == nil, let newest = try await archive.newestTweetID() { sinceID = String(newest) }
+        var stored = 0
+        var newest = sinceID
+        for try await page in client.pages(GetUserTweets(userID: humanUserID, sinceID: sinceID, maxResults: 100, exclude: [.retweets]),
+                                           as: .human, maxPosts: 3_200) {
+            let tweets = page.tweets.filter { !$0.isRetweet && !$0.text.hasPrefix("RT @") }.compactMap { tweet -> ArchivedTweet? in
+                guard let id = Int64(tweet.id), let createdAt = tweet.createdAt else { return nil }
+                return ArchivedTweet(tweetID: id, text: tweet.plainText, replyUserID: tweet.inReplyToUserID.flatMap { Int64($0) }, createdAt: createdAt)
+            }
+            stored += try await archive.insert(tweets)
+            if let id = page.meta?.newestID, (UInt64(id) ?? 0) > (UInt64(newest ?? "0") ?? 0) { newest = id }
+        }
+        if let newest, newest != sinceID { try await log.setValue(newest, of: Self.tweetsSinceIDKey) }
+        if stored > 0 { logger.info("archived \(stored) new tweets of the human") }
+    }
+
+    private func learnTimeline() async throws {
+        guard let sinceID = try await log.value(of: Self.homeSinceIDKey) else {
+            // First start: what the timeline held before was learned by `train classifier`, if at all.
+            let page = try await client.send(GetHomeTimeline(userID: humanUserID, maxResults: 1), as: .human)
+            try await log.setValue(page.meta?.newestID ?? "0", of: Self.homeSinceIDKey)
+            return
+        }
+        var newest = sinceID
+        var learned = 0
+        let request = GetHomeTimeline(userID: humanUserID, sinceID: sinceID == "0" ? nil : sinceID, maxResults: 100, exclude: [.retweets])
+        for try await page in client.pages(request, as: .human, maxPosts: 800) {
+            let seen = page.tweets.filter { !$0.isRetweet && $0.authorID != humanUserID }
+            learned += try await classifier.learnOnce(seen.map { tweet in
+                (tweet.id, FavoriteClassifier.Tweet(text: tweet.textWithExpandedURLs, authorUsername: page.username(of: tweet.authorID)))
+            }, as: .normal)
+            if let id = page.meta?.newestID, (UInt64(id) ?? 0) > (UInt64(newest) ?? 0) { newest = id }
+        }
+        if newest != sinceID { try await log.setValue(newest, of: Self.homeSinceIDKey) }
+        if learned > 0 { logger.info("learned \(learned) timeline tweets of the human as not liked") }
+    }
+
+    private func learnLikes() async throws {
+        var learned = 0
+        var pages = 0
+        for try await page in client.pages(GetLikedTweets(userID: humanUserID, maxResults: settings.likesPerPage), as: .human) {
+            pages += 1
+            let likes = page.tweets.filter { !$0.isRetweet }
+            let new = try await classifier.learnOnce(likes.map { tweet in
+                (tweet.id, FavoriteClassifier.Tweet(text: tweet.textWithExpandedURLs, authorUsername: page.username(of: tweet.authorID)))
+            }, as: .favorite)
+            learned += new
+            // Likes come most recent first: a page with a like learned before means the rest are known.
+            if new < likes.count || pages >= 8 { break }
+        }
+        if learned > 0 { logger.info("learned \(learned) new likes of the human") }
+    }
+}

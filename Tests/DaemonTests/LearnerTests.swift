@@ -1,0 +1,77 @@
+import Archive
+import BotClock
+import BotConfiguration
+import Classifier
+@testable import Daemon
+import FakeX
+import Foundation
+import Logging
+import RedisClient
+import Testing
+import TestSupport
+import Tokenizer
+import WordCounts
+import XAPI
+
+@Suite("The learner", .serialized)
+struct LearnerTests {
+    static let start = Date(timeIntervalSince1970: 1_717_945_200)
+    static let human = AccountCredentials(consumerKey: "hk", consumerSecret: "hs", accessToken: "100-t", accessTokenSecret: "hts")
+    static let tokenizer: TweetTokenizer = try! TweetTokenizer()
+    static var quiet: Logger { Logger(label: "learner", factory: { _ in SwiftLogNoOpLogHandler() }) }
+
+    func tweet(_ id: Int, by author: String, _ text: String, minutesAgo: Double) -> FakeXSeed.Tweet {
+        FakeXSeed.Tweet(id: String(id), authorID: author, text: text, createdAt: Self.start.addingTimeInterval(-minutesAgo * 60))
+    }
+
+    @Test("New tweets go to the archive, new timeline tweets are learned as normal, new likes as favorite, each once")
+    func learnsWhatIsNew() async throws {
+        let seed = FakeXSeed(
+            now: Self.start,
+            users: [.init(id: "100", username: "human"), .init(id: "300", username: "friend")],
+            accounts: [.init(userID: "100", consumerKey: "hk", consumerSecret: "hs", accessToken: "100-t", accessTokenSecret: "hts")],
+            tweets: [tweet(10_010, by: "100", "昨日の投稿", minutesAgo: 600), tweet(10_011, by: "100", "新しい投稿", minutesAgo: 30),
+                     tweet(10_012, by: "100", "もうひとつ &amp; 投稿", minutesAgo: 20),
+                     tweet(20_001, by: "300", "猫の写真", minutesAgo: 50), tweet(20_002, by: "300", "会議の資料", minutesAgo: 40)],
+            likes: ["100": ["20001"]], follows: ["100": ["300"]])
+        let server = FakeXServer(seed: seed, logger: Self.quiet)
+        let store = WordCountStore(connection: try TestServers.redisConnection(), keyPrefix: TestServers.uniqueName("learn") + ":")
+        let classifier = FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3)
+        try await server.withRunning { url in
+            try await TestServers.withIsolatedDatabase { database async throws in
+                let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "UTC")!, rowLimit: 1000)
+                try await archive.insert([ArchivedTweet(tweetID: 10_010, text: "昨日の投稿", createdAt: Self.start.addingTimeInterval(-36_000))])
+                let clock = ManualBotClock(now: Self.start)
+                let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Self.human]), clock: clock, logger: Self.quiet)
+                let learner = Learner(clock: clock, log: ReplyLog(database: database), archive: archive, classifier: classifier,
+                                      client: client, humanUserID: "100", logger: Self.quiet)
+
+                try await learner.pollOnce()
+                #expect(try await archive.newest(limit: 5).map(\.tweetID) == [10_012, 10_011, 10_010])
+                #expect(try await archive.newest(limit: 1).first?.text == "もうひとつ & 投稿")
+                var counts = try await store.counts(for: ["猫", "会議"])
+                #expect(counts.count(of: "猫", in: .favorite) == 1)  // the like
+                #expect(counts.count(of: .normal) == 0)  // the first start only marks where the timeline stands
+
+                await server.add(tweets: [tweet(20_003, by: "300", "猫のおもちゃ", minutesAgo: 5), tweet(20_004, by: "300", "会議室", minutesAgo: 4)])
+                try await learner.pollOnce()
+                counts = try await store.counts(for: ["猫", "会議", "おもちゃ"])
+                #expect(counts.count(of: .normal) == 2)
+                #expect(counts.count(of: "おもちゃ", in: .normal) == 1)
+                #expect(counts.count(of: .favorite) == 1)  // the same like is not learned again
+
+                // The human likes a tweet the timeline had taught as normal: it moves to favorite.
+                await server.add(likes: ["20003"], by: "100")
+                try await learner.pollOnce()
+                counts = try await store.counts(for: ["おもちゃ"])
+                #expect(counts.count(of: "おもちゃ", in: .favorite) == 1)
+                #expect(counts.count(of: "おもちゃ", in: .normal) == 0)
+                #expect(counts.count(of: .favorite) == 2)
+                #expect(counts.count(of: .normal) == 1)
+                try await learner.pollOnce()
+                #expect(try await store.counts(for: ["おもちゃ"]) == counts)
+            }
+        }
+        try await store.removeAll()
+    }
+}
