@@ -133,7 +133,7 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "Archive", "BotClock", "Classifier", "Picking", "RedisClient", "Schedule", "WordCounts", "XAPI",
+                "Archive", "BotClock", "BotConfiguration", "Classifier", "Picking", "RedisClient", "Schedule", "Tokenizer", "WordCounts", "XAPI",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -153,6 +153,7 @@ let package = Package(
                 "Picking",
                 "Training",
                 "ArchiveImport",
+                "Daemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -88,6 +88,12 @@ public struct ReplyLog: Sendable {
             """, as: Int.self).isEmpty
     }
 
+    /// How many mentions were handled with `state`.
+    public func handledCount(state: State) async throws -> Int {
+        try await run("counting handled mentions", "SELECT count(*)::bigint FROM mention_replies WHERE state = \(state.rawValue)",
+                      as: Int64.self).first.map(Int.init) ?? 0
+    }
+
     /// How many likes were recorded.
     public func likeCount() async throws -> Int {
         try await run("counting likes", "SELECT count(*)::bigint FROM bot_likes", as: Int64.self).first.map(Int.init) ?? 0

@@ -40,6 +40,19 @@ public struct Configuration: Sendable {
         case any
     }
 
+    /// A slot missed by more than this while the bot was down is skipped (`MISSED_SLOT_GRACE`, minutes, default 10).
+    public var missedSlotGraceMinutes: Int
+    /// Answers to one person per hour (`REPLY_LIMIT_PER_USER`, default 3).
+    public var replyLimitPerUser: Int
+    /// Answers in one conversation (`MAX_THREAD_REPLIES`, default 5).
+    public var maxThreadReplies: Int
+    /// Seconds between polls of the bot's mentions (`MENTIONS_POLL_SECONDS`, default 60: 15 of 300 allowed reads per 15 min).
+    public var mentionsPollSeconds: Int
+    /// Seconds between polls of the bot's home timeline (`TIMELINE_POLL_SECONDS`, default 300: 3 of 180 per 15 min).
+    public var timelinePollSeconds: Int
+    /// Seconds between reads of the human's new tweets, timeline and likes (`LEARN_POLL_SECONDS`, default 900).
+    public var learnPollSeconds: Int
+
     /// How much the process logs (`LOG_LEVEL`: trace, debug, info, notice, warning, error or critical; default info).
     public var logLevel: LogLevel
 
@@ -72,7 +85,9 @@ public struct Configuration: Sendable {
         Account.allCases.flatMap { account in credentialSuffixes.map { account.environmentPrefix + $0 } }
         + ["DATABASE_URL", "REDIS_URL", "REDISTOGO_URL", "FAVORITE_RATE_THRESHOLD", "TZ", "ARCHIVE_ROW_LIMIT",
            "X_API_BASE_URL", "REDIS_KEY_PREFIX", "LOG_LEVEL", "MECAB_DICDIR",
-           "MAX_POSTS_PER_DAY", "REPOST_AFTER_DAYS", "POST_MENTIONS", "REPLY_FALLBACK"]
+           "MAX_POSTS_PER_DAY", "REPOST_AFTER_DAYS", "POST_MENTIONS", "REPLY_FALLBACK",
+           "MISSED_SLOT_GRACE", "REPLY_LIMIT_PER_USER", "MAX_THREAD_REPLIES", "MENTIONS_POLL_SECONDS",
+           "TIMELINE_POLL_SECONDS", "LEARN_POLL_SECONDS"]
 
     private static let credentialSuffixes = ["CONSUMER_KEY", "CONSUMER_SECRET", "ACCESS_TOKEN", "ACCESS_TOKEN_SECRET"]
 
@@ -173,6 +188,12 @@ public struct Configuration: Sendable {
         }
         maxPostsPerDay = count("MAX_POSTS_PER_DAY", default: 50, allowsZero: true, meaning: "posts")
         repostAfterDays = count("REPOST_AFTER_DAYS", default: 30, allowsZero: true, meaning: "days")
+        missedSlotGraceMinutes = count("MISSED_SLOT_GRACE", default: 10, allowsZero: true, meaning: "minutes")
+        replyLimitPerUser = count("REPLY_LIMIT_PER_USER", default: 3, allowsZero: true, meaning: "answers per person per hour")
+        maxThreadReplies = count("MAX_THREAD_REPLIES", default: 5, allowsZero: true, meaning: "answers per conversation")
+        mentionsPollSeconds = count("MENTIONS_POLL_SECONDS", default: 60, allowsZero: false, meaning: "seconds")
+        timelinePollSeconds = count("TIMELINE_POLL_SECONDS", default: 300, allowsZero: false, meaning: "seconds")
+        learnPollSeconds = count("LEARN_POLL_SECONDS", default: 900, allowsZero: false, meaning: "seconds")
 
         postMentions = false
         if let text = value("POST_MENTIONS") {

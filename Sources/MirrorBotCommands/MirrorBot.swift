@@ -10,7 +10,7 @@ public struct MirrorBot: AsyncParsableCommand {
             Configuration comes from the environment (Heroku config vars) or a .env file in the working directory; \
             the real environment wins. Run `mirror_bot doctor` to see what is configured and whether every store answers.
             """,
-        subcommands: [MigrateCommand.self, TrainCommand.self, ImportCommand.self, ScheduleCommand.self, ClassifyCommand.self, DoctorCommand.self, TokenizeCommand.self]
+        subcommands: [StartCommand.self, MigrateCommand.self, TrainCommand.self, ImportCommand.self, ScheduleCommand.self, ClassifyCommand.self, DoctorCommand.self, TokenizeCommand.self]
     )
 
     /// Parsed by ArgumentParser.

@@ -28,6 +28,11 @@ struct ConfigurationTests {
         #expect(configuration.repostAfterDays == 30)
         #expect(configuration.postMentions == false)
         #expect(configuration.replyFallback == .none)
+        #expect(configuration.missedSlotGraceMinutes == 10)
+        #expect(configuration.replyLimitPerUser == 3)
+        #expect(configuration.maxThreadReplies == 5)
+        let pollSeconds: [Int] = [configuration.mentionsPollSeconds, configuration.timelinePollSeconds, configuration.learnPollSeconds]
+        #expect(pollSeconds == [60, 300, 900])
     }
 
     @Test("The picking and schedule limits are read and checked")
@@ -150,7 +155,7 @@ struct ConfigurationTests {
 
     @Test("Every variable read is listed in variableNames")
     func variableNamesAreComplete() {
-        #expect(Configuration.variableNames.count == 22)
+        #expect(Configuration.variableNames.count == 28)
         #expect(Set(Configuration.variableNames).isSuperset(of: Self.credentials.keys))
     }
 }

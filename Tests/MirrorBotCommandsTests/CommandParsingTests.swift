@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 @testable import MirrorBotCommands
 import Testing
 
@@ -50,6 +51,27 @@ struct CommandParsingTests {
         #expect(try #require(try MirrorBot.parseAsRoot(["classify"]) as? ClassifyCommand).json == false)
     }
 
+    @Test("start takes --dry-run, --speed, --start-time and --duration, and checks them")
+    func start() throws {
+        let command = try #require(try MirrorBot.parseAsRoot(["start", "--dry-run", "--speed", "1440", "--start-time", "2026-11-22T00:00:00+09:00",
+                                                               "--duration", "1d"]) as? StartCommand)
+        #expect(command.dryRun)
+        #expect(command.speed == 1440.0)
+        let expectedStart = Date(timeIntervalSince1970: 1_795_273_200)
+        #expect(StartCommand.parseTime(command.startTime ?? "") == expectedStart)
+        #expect(StartCommand.parseDuration("90m") == TimeInterval(5_400))
+        #expect(StartCommand.parseDuration("1d") == TimeInterval(86_400))
+        #expect(StartCommand.parseDuration("45") == TimeInterval(45))
+        #expect(StartCommand.parseDuration("soon") == nil)
+        let plain = try #require(try MirrorBot.parseAsRoot(["start"]) as? StartCommand)
+        #expect(!plain.dryRun)
+        #expect(plain.speed == 1.0)
+        #expect(plain.duration == nil)
+        #expect(throws: (any Error).self) { try MirrorBot.parseAsRoot(["start", "--speed", "0"]) }
+        #expect(throws: (any Error).self) { try MirrorBot.parseAsRoot(["start", "--duration", "forever"]) }
+        #expect(throws: (any Error).self) { try MirrorBot.parseAsRoot(["start", "--start-time", "tomorrow"]) }
+    }
+
     @Test("import takes one path")
     func importPath() throws {
         #expect(try #require(try MirrorBot.parseAsRoot(["import", "twitter-2026.zip"]) as? ImportCommand).path == "twitter-2026.zip")
@@ -60,7 +82,7 @@ struct CommandParsingTests {
     func unknownAndHelp() throws {
         #expect(throws: (any Error).self) { try MirrorBot.parseAsRoot(["tweet-now"]) }
         let help = MirrorBot.helpMessage()
-        for name in ["migrate", "train", "import", "schedule", "classify", "doctor", "tokenize"] { #expect(help.contains(name)) }
+        for name in ["start", "migrate", "train", "import", "schedule", "classify", "doctor", "tokenize"] { #expect(help.contains(name)) }
         #expect(MirrorBot.configuration.commandName == "mirror_bot")
     }
 }

@@ -283,3 +283,95 @@ struct ImportProcessTests {
         try await dropper.withRunning { try await $0.client.query("DROP DATABASE \(unescaped: name)") }
     }
 }
+
+@Suite("mirror_bot start", .serialized)
+struct StartProcessTests {
+    static let now = Date(timeIntervalSince1970: 1_795_273_200)  // 2026-11-22 00:00 in Tokyo
+
+    /// The human's last 5 days: 6 tweets each, 3 around 08:00 and 3 around 21:00 Tokyo time.
+    static var seed: FakeXSeed {
+        var tweets: [FakeXSeed.Tweet] = []
+        for day in 1...5 {
+            for (index, minute) in [480, 485, 490, 1260, 1265, 1270].enumerated() {
+                let createdAt = now.addingTimeInterval(Double(-day * 86_400 + minute * 60))
+                tweets.append(.init(id: String(1_000 + day * 10 + index), authorID: "1", text: "投稿 \(day)-\(index)", createdAt: createdAt))
+            }
+        }
+        return FakeXSeed(
+            now: now, users: [.init(id: "1", username: "human"), .init(id: "2", username: "bot")],
+            accounts: [.init(userID: "1", consumerKey: "hk", consumerSecret: "hs", accessToken: "1-t", accessTokenSecret: "hts"),
+                       .init(userID: "2", consumerKey: "bk", consumerSecret: "bs", accessToken: "2-t", accessTokenSecret: "bts")],
+            tweets: tweets, follows: ["1": [], "2": ["1"]],
+            rateLimits: ["GET /2/users/:id/mentions": 100_000, "GET /2/users/:id/timelines/reverse_chronological": 100_000,
+                         "GET /2/users/:id/tweets": 100_000, "GET /2/users/:id/liked_tweets": 100_000, "GET /2/users/me": 100_000])
+    }
+
+    @Test("A simulated day posts its plan, prints a summary, and a restart posts nothing twice; SIGTERM stops it cleanly")
+    func simulatedDay() async throws {
+        let url = try TestServers.databaseURL()
+        let name = TestServers.uniqueName("start")
+        let admin = ArchiveDatabase(url: url, logger: TestServers.logger)
+        try await admin.withRunning { try await $0.client.query("CREATE DATABASE \(unescaped: name)") }
+        var databaseURL = url
+        databaseURL.database = name
+        let prefix = TestServers.uniqueName("start") + ":"
+        let server = FakeXServer(seed: Self.seed, logger: Logger(label: "start", factory: { _ in SwiftLogNoOpLogHandler() }))
+        try await server.withRunning { base in
+            var environment = DoctorProcessTests.environment(base, botSecret: "bts")
+            environment.merge(["HUMAN_CONSUMER_KEY": "hk", "HUMAN_CONSUMER_SECRET": "hs", "HUMAN_ACCESS_TOKEN": "1-t", "HUMAN_ACCESS_TOKEN_SECRET": "hts",
+                               "BOT_ACCESS_TOKEN": "2-t", "DATABASE_URL": databaseURL.redactedFreeText, "REDIS_URL": try TestServers.redisURL().redacted,
+                               "REDIS_KEY_PREFIX": prefix, "TZ": "Asia/Tokyo", "LOG_LEVEL": "warning",
+                               // At 43,200x a few real milliseconds are many bot minutes: a wider grace for the rehearsal.
+                               "MISSED_SLOT_GRACE": "240"]) { _, new in new }
+            #expect(try MirrorBotProcess.run(["start"], environment: environment).standardError.contains("migration"))  // not migrated yet
+            #expect(try MirrorBotProcess.run(["migrate"], environment: environment).status == 0)
+            let trained = try MirrorBotProcess.run(["train", "scheduler"], environment: environment)
+            #expect(trained.standardOutput.hasPrefix("Archived 30 new tweets"), "\(trained.standardError)")
+
+            // The morning: each past day had 6 posts, 3 around 08:00 and 3 around 21:00.
+            let morning = try MirrorBotProcess.run(["start", "--speed", "43200", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "12h"],
+                                                   environment: environment)
+            #expect(morning.status == 0, "\(morning.standardError)")
+            #expect(await server.posted().count == 3)
+            #expect(morning.standardOutput.contains("Slots: 6 planned, 3 posted, 0 skipped, 3 still to come."), "\(morning.standardOutput)")
+            #expect(morning.standardOutput.contains("API: total:"))
+
+            // Started again the same day: the stored plan is reused, the evening is posted, nothing twice.
+            let evening = try MirrorBotProcess.run(["start", "--speed", "43200", "--start-time", "2026-11-22T12:00:00+09:00", "--duration", "11h"],
+                                                   environment: environment)
+            #expect(evening.status == 0, "\(evening.standardError)")
+            let posted = await server.posted()
+            #expect(posted.count == 6)
+            #expect(Set(posted.map(\.text)).count == 6)
+            #expect(evening.standardOutput.contains("Slots: 6 planned, 6 posted, 0 skipped, 0 still to come."), "\(evening.standardOutput)")
+
+            // A real-time run stops within seconds of SIGTERM, exit status 0.
+            let process = Process()
+            process.executableURL = try MirrorBotProcess.executable
+            process.arguments = ["start"]
+            process.environment = environment.merging(["PATH": "/usr/bin:/bin", "LOG_LEVEL": "notice"]) { _, new in new }
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = Pipe()
+            try process.run()
+            var text = ""
+            while !text.contains("running; SIGTERM or SIGINT stops it gracefully") {
+                let chunk = errors.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            kill(process.processIdentifier, SIGTERM)
+            let stopped = ContinuousClock.now
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            #expect(ContinuousClock.now - stopped < .seconds(10))
+            text += String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(text.contains("API usage at shutdown"))
+            #expect(!text.contains("hts") && !text.contains("bts"))  // no secret in the logs
+        }
+        let store = WordCountStore(connection: try TestServers.redisConnection(), keyPrefix: prefix)
+        try await store.removeAll()
+        let dropper = ArchiveDatabase(url: url, logger: TestServers.logger)
+        try await dropper.withRunning { try await $0.client.query("DROP DATABASE \(unescaped: name) WITH (FORCE)") }
+    }
+}

@@ -1,0 +1,140 @@
+public import Archive
+public import BotClock
+public import BotConfiguration
+import Classifier
+public import Foundation
+public import Logging
+import Picking
+import RedisClient
+import Schedule
+import ServiceLifecycle
+import Tokenizer
+import WordCounts
+public import XAPI
+
+/// `mirror_bot start`: the poster, replier, favoriter and learner in one service group, with the database pool
+/// and the usage reporter. SIGTERM or SIGINT shuts it down gracefully within 10 seconds: a post or answer in
+/// flight is finished and recorded, and every stored state is consistent.
+public enum DaemonRunner {
+    /// The options of `mirror_bot start`.
+    public struct Options: Sendable {
+        /// Log what would be posted, answered and liked without doing it.
+        public var dryRun = false
+        /// Bot seconds per real second.
+        public var speed = 1.0
+        /// Where the bot's clock starts; now when nil.
+        public var startTime: Date?
+        /// Stop after this much bot time; run until a signal when nil.
+        public var duration: TimeInterval?
+
+        /// Options; the defaults are a real run.
+        public init(dryRun: Bool = false, speed: Double = 1, startTime: Date? = nil, duration: TimeInterval? = nil) {
+            self.dryRun = dryRun; self.speed = speed; self.startTime = startTime; self.duration = duration
+        }
+    }
+
+    /// What a run did, for the closing summary.
+    public struct Summary: Sendable {
+        /// Bot time at start and end.
+        public var from: Date
+        /// Bot time at the end.
+        public var until: Date
+        /// Slots per state over the days the run touched.
+        public var slots: [PlanSlot.State: Int]
+        /// Mentions answered.
+        public var replies: Int
+        /// Mentions not answered.
+        public var mentionsNotAnswered: Int
+        /// Likes made.
+        public var likes: Int
+        /// The API usage report.
+        public var usage: [String]
+    }
+
+    /// Runs the daemon until a signal or the end of `options.duration`; returns what it did.
+    public static func run(configuration: Configuration, options: Options, logger: Logger) async throws -> Summary {
+        try configuration.require([.humanCredentials, .botCredentials, .database, .redis])
+        let clock: any BotClock = options.speed == 1 && options.startTime == nil
+            ? SystemBotClock() : SimulatedBotClock(start: options.startTime ?? Date(), speed: options.speed)
+        let startedAt = clock.now()
+        let url = configuration.database!
+
+        // Before starting: the database answers and is migrated, the Redis answers, both accounts are known.
+        let pending = try await ArchiveDatabase(url: url, logger: logger).withRunning { database in
+            let versions = try await Migrator().appliedVersions(database)
+            return Migration.bundled.filter { !versions.contains($0.version) }.count
+        }
+        guard pending == 0 else {
+            throw ArchiveError(operation: "starting", reason: "\(pending) migration(s) are not applied yet; run `mirror_bot migrate` first")
+        }
+        let redis = RedisConnection(url: configuration.redis!)
+        try await redis.connect()
+        let client = XClient(configuration: .init(baseURL: configuration.xAPIBaseURL,
+                                                  credentials: [.human: configuration.human!, .bot: configuration.bot!]),
+                             clock: clock, logger: logger)
+        guard let human = try await client.send(GetAuthenticatedUser(), as: .human).data,
+              let bot = try await client.send(GetAuthenticatedUser(), as: .bot).data else {
+            throw XAPIError.malformedResponse(endpoint: GetAuthenticatedUser.name, reason: "no user in the answer")
+        }
+        logger.notice("mirroring @\(human.username) on @\(bot.username)\(options.dryRun ? " (dry run: nothing is posted or liked)" : "")\(options.speed == 1 ? "" : " at \(options.speed)x speed from \(startedAt.formatted(.iso8601))")")
+
+        let database = ArchiveDatabase(url: url, logger: logger)
+        let archive = TweetArchive(database: database, timeZone: configuration.timeZone, rowLimit: configuration.archiveRowLimit)
+        let store = WordCountStore(connection: redis, keyPrefix: configuration.redisKeyPrefix)
+        let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: configuration.favoriteRateThreshold)
+        let replyLog = ReplyLog(database: database)
+        let plans = PlanStore(database: database)
+
+        let poster = Poster(
+            clock: clock, plans: plans, planner: SchedulePlanner(archive: archive, maxPostsPerDay: configuration.maxPostsPerDay),
+            picker: PostPicker(archive: archive, repostAfterDays: configuration.repostAfterDays, allowsMentions: configuration.postMentions, logger: logger),
+            client: client, settings: .init(missedSlotGrace: Double(configuration.missedSlotGraceMinutes * 60), dryRun: options.dryRun), logger: logger)
+        let replier = Replier(
+            clock: clock, log: replyLog, picker: ReplyPicker(archive: archive, fallback: configuration.replyFallback), client: client,
+            botUserID: bot.id,
+            settings: .init(pollInterval: Double(configuration.mentionsPollSeconds), limitPerUserPerHour: configuration.replyLimitPerUser,
+                            maxThreadReplies: configuration.maxThreadReplies, dryRun: options.dryRun),
+            logger: logger)
+        let favoriter = Favoriter(clock: clock, log: replyLog, classifier: classifier, client: client, botUserID: bot.id, humanUserID: human.id,
+                                  settings: .init(pollInterval: Double(configuration.timelinePollSeconds), dryRun: options.dryRun), logger: logger)
+        let learner = Learner(clock: clock, log: replyLog, archive: archive, classifier: classifier, client: client, humanUserID: human.id,
+                              settings: .init(pollInterval: Double(configuration.learnPollSeconds)), logger: logger)
+
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: database.client),
+            .init(service: poster), .init(service: replier), .init(service: favoriter), .init(service: learner),
+            .init(service: UsageReporter(clock: clock, usage: client.usage, logger: logger)),
+        ]
+        if let duration = options.duration {
+            services.append(.init(service: StopAfter(clock: clock, duration: .milliseconds(Int64(duration * 1000))),
+                                  successTerminationBehavior: .gracefullyShutdownGroup))
+        }
+        var groupConfiguration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = .seconds(10)
+        groupConfiguration.maximumCancellationDuration = .seconds(5)
+        try await ServiceGroup(configuration: groupConfiguration).run()
+
+        // The closing summary, from what was stored.
+        let until = clock.now()
+        var days: [String] = []
+        var day = startedAt
+        while day <= until {
+            days.append(SchedulePlanner.day(of: day, in: configuration.timeZone))
+            day = day.addingTimeInterval(86_400)
+        }
+        if let last = days.last, last != SchedulePlanner.day(of: until, in: configuration.timeZone) {
+            days.append(SchedulePlanner.day(of: until, in: configuration.timeZone))
+        }
+        return try await ArchiveDatabase(url: url, logger: logger).withRunning { summaryDatabase in
+            var slots: [PlanSlot.State: Int] = [:]
+            for day in days {
+                for slot in try await PlanStore(database: summaryDatabase).slots(of: day) ?? [] { slots[slot.state, default: 0] += 1 }
+            }
+            let log = ReplyLog(database: summaryDatabase)
+            let answered = try await log.handledCount(state: .replied)
+            let skipped = try await log.handledCount(state: .skipped)
+            return Summary(from: startedAt, until: until, slots: slots, replies: answered, mentionsNotAnswered: skipped,
+                           likes: try await log.likeCount(), usage: client.usage.report())
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import ArgumentParser
+import Daemon
+import Foundation
+
+/// `mirror_bot start`: the bot itself.
+struct StartCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "start",
+        abstract: "Runs the bot: posts at the human's times, answers mentions, likes what the human would, keeps learning.",
+        discussion: """
+            Needs the eight X credentials, DATABASE_URL (migrated) and REDIS_URL. Stops gracefully on SIGTERM or \
+            SIGINT within 10 seconds; everything it did is stored, and starting again posts nothing twice. \
+            --speed, --start-time and --duration change only the bot's clock, for rehearsals: what is sent to the \
+            API is real.
+            """
+    )
+
+    @Flag(help: "Do everything except posting and liking: log what would be done.")
+    var dryRun = false
+
+    @Option(help: "Run the bot's clock this many times faster (1440: a day in a minute).")
+    var speed: Double = 1
+
+    @Option(help: "Start the bot's clock here (ISO 8601, such as 2026-11-22T00:00:00+09:00).")
+    var startTime: String?
+
+    @Option(help: "Stop cleanly after this much bot time (90m, 2h, 1d, or seconds) and print a summary.")
+    var duration: String?
+
+    func validate() throws {
+        guard speed > 0, speed <= 1_000_000 else { throw ValidationError("--speed must be above 0 and at most 1000000, not \(speed)") }
+        if let startTime, Self.parseTime(startTime) == nil {
+            throw ValidationError("--start-time must be ISO 8601 such as 2026-11-22T00:00:00Z, not \(startTime)")
+        }
+        if let duration, Self.parseDuration(duration) == nil {
+            throw ValidationError("--duration must look like 90m, 2h, 1d or a number of seconds, not \(duration)")
+        }
+    }
+
+    func run() async throws {
+        let context = try CommandContext.load(requiring: [.humanCredentials, .botCredentials, .database, .redis])
+        let options = DaemonRunner.Options(dryRun: dryRun, speed: speed, startTime: startTime.flatMap(Self.parseTime),
+                                           duration: duration.flatMap(Self.parseDuration))
+        let summary = try await DaemonRunner.run(configuration: context.configuration, options: options, logger: context.logger)
+        let slots = summary.slots
+        print("Ran from \(summary.from.formatted(.iso8601)) to \(summary.until.formatted(.iso8601)) (bot time).")
+        print("Slots: \(slots.values.reduce(0, +)) planned, \(slots[.posted] ?? 0) posted, \(slots[.skipped] ?? 0) skipped, \((slots[.planned] ?? 0) + (slots[.posting] ?? 0)) still to come.")
+        print("Mentions: \(summary.replies) answered, \(summary.mentionsNotAnswered) not answered. Likes: \(summary.likes).")
+        for line in summary.usage { print("API: \(line)") }
+    }
+
+    static func parseTime(_ text: String) -> Date? {
+        (try? Date(text, strategy: Date.ISO8601FormatStyle())) ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+    }
+
+    /// Seconds in `90m`, `2h`, `1d`, `30s` or `45`.
+    static func parseDuration(_ text: String) -> TimeInterval? {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400]
+        if let unit = text.last, let factor = units[unit], let number = Double(text.dropLast()), number > 0 { return number * factor }
+        if let seconds = Double(text), seconds > 0 { return seconds }
+        return nil
+    }
+}
