@@ -16,12 +16,14 @@ public struct Learner: Service {
         /// Time between polls (tweets, timeline and likes are read in one poll).
         public var pollInterval: TimeInterval
         /// Likes read per page (the likes endpoint has no `since_id`: the first page is read, and the next only
-        /// while every like on it is new).
+        /// while every like on it is new). 5 is the API's smallest page.
         public var likesPerPage: Int
+        /// Likes are read every this many polls: every read of them is billed even when nothing is new.
+        public var likesEveryPolls: Int
 
-        /// Settings: every 15 minutes, 10 likes a page.
-        public init(pollInterval: TimeInterval = 900, likesPerPage: Int = 10) {
-            self.pollInterval = pollInterval; self.likesPerPage = likesPerPage
+        /// Settings: tweets and timeline every 15 minutes, likes every hour, 5 a page.
+        public init(pollInterval: TimeInterval = 900, likesPerPage: Int = 5, likesEveryPolls: Int = 4) {
+            self.pollInterval = pollInterval; self.likesPerPage = max(5, min(100, likesPerPage)); self.likesEveryPolls = max(1, likesEveryPolls)
         }
     }
 
@@ -49,9 +51,11 @@ public struct Learner: Service {
         do {
             try await cancelWhenGracefulShutdown {
                 var failures = 0
+                var polls = 0
                 while !Task.isCancelled {
                     do {
-                        try await pollOnce()
+                        try await pollOnce(includingLikes: polls % settings.likesEveryPolls == 0)
+                        polls += 1
                         failures = 0
                     } catch let error as XAPIError {
                         logger.warning("Learner could not read the human's account: \(error)")
@@ -67,11 +71,11 @@ public struct Learner: Service {
         }
     }
 
-    /// Reads the human's new tweets, new timeline tweets and new likes, and learns them.
-    func pollOnce() async throws {
+    /// Reads the human's new tweets, new timeline tweets and (when asked) new likes, and learns them.
+    func pollOnce(includingLikes: Bool = true) async throws {
         try await learnNewTweets()
         try await learnTimeline()
-        try await learnLikes()
+        if includingLikes { try await learnLikes() }
     }
 
     private func learnNewTweets() async throws {
