@@ -68,7 +68,12 @@ public enum DaemonRunner {
             throw ArchiveError(operation: "starting", reason: "\(pending) migration(s) are not applied yet; run `mirror_bot migrate` first")
         }
         let redis = RedisConnection(url: configuration.redis!)
-        try await redis.connect()
+        do {
+            try await redis.connect()
+        } catch {
+            // Posting and replying need only Postgres: the bot starts, and liking and learning wait for Redis.
+            logger.error("Redis does not answer (\(error)); posting and replying go on, liking and learning resume when it does.")
+        }
         let client = XClient(configuration: .init(baseURL: configuration.xAPIBaseURL,
                                                   credentials: [.human: configuration.human!, .bot: configuration.bot!]),
                              clock: clock, logger: logger)

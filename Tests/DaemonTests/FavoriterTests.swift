@@ -84,3 +84,39 @@ struct FavoriterTests {
         }
     }
 }
+
+@Suite("Services when a store is down", .serialized)
+struct StoreDownTests {
+    @Test("With Redis unreachable the favoriter logs, backs off and keeps running; it never crashes")
+    func redisDown() async throws {
+        let seed = FakeXSeed(now: FavoriterTests.start, users: [.init(id: "200", username: "mirror_bot")],
+                             accounts: [.init(userID: "200", consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")],
+                             follows: ["200": ["300"]])
+        let server = FakeXServer(seed: seed, logger: FavoriterTests.quiet)
+        let dead = WordCountStore(connection: RedisConnection(url: RedisURL(host: "127.0.0.1", port: 1)))
+        let classifier = FavoriteClassifier(store: dead, tokenizer: FavoriterTests.tokenizer, threshold: 3)
+        try await server.withRunning { url in
+            try await TestServers.withIsolatedDatabase { database async throws in
+                let clock = ManualBotClock(now: FavoriterTests.start)
+                let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: FavoriterTests.bot]), clock: clock, logger: FavoriterTests.quiet)
+                let log = ReplyLog(database: database)
+                try await log.setValue("0", of: Favoriter.sinceIDKey)
+                await server.add(tweets: [FakeXSeed.Tweet(id: "7001", authorID: "300", text: "猫の写真", createdAt: FavoriterTests.start)])
+                await server.add(users: [.init(id: "300", username: "friend")])
+                let favoriter = Favoriter(clock: clock, log: log, classifier: classifier, client: client, botUserID: "200",
+                                          humanUserID: "100", logger: FavoriterTests.quiet)
+                let running = Task { try await favoriter.run() }
+                for _ in 0..<3 {
+                    await clock.waitForSleepers()
+                    clock.advanceToNextSleeper()
+                }
+                await clock.waitForSleepers()
+                // Backoffs of 2, 4 and 8 seconds, not the 300-second poll: it keeps trying, and has not died.
+                #expect(clock.sleepRequests.prefix(4) == [.seconds(2), .seconds(4), .seconds(8), .seconds(16)])
+                #expect(await server.liked().isEmpty)
+                running.cancel()
+                _ = try? await running.value
+            }
+        }
+    }
+}

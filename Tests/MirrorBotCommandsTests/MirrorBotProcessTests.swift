@@ -336,7 +336,10 @@ struct StartProcessTests {
             #expect(morning.standardOutput.contains("Slots: 6 planned, 3 posted, 0 skipped, 3 still to come."), "\(morning.standardOutput)")
             #expect(morning.standardOutput.contains("API: total:"))
 
-            // Started again the same day: the stored plan is reused, the evening is posted, nothing twice.
+            // Started again the same day: the stored plan is reused, the evening is posted, nothing twice,
+            // through two 503s of the post endpoint (retried) and a dropped read of the mentions.
+            await server.add(fault: FakeXFault(kind: .serviceUnavailable, count: 2, endpoint: "POST /2/tweets"))
+            await server.add(fault: FakeXFault(kind: .closeMidResponse, count: 1, endpoint: "GET /2/users/:id/mentions"))
             let evening = try MirrorBotProcess.run(["start", "--speed", "43200", "--start-time", "2026-11-22T12:00:00+09:00", "--duration", "11h"],
                                                    environment: environment)
             #expect(evening.status == 0, "\(evening.standardError)")
