@@ -5,7 +5,7 @@ public import Foundation
 public import Logging
 public import ServiceLifecycle
 public import XAPI
-import RedisClient
+
 
 /// Likes, on the bot's home timeline, what the human would like.
 ///
@@ -47,24 +47,8 @@ public struct Favoriter: Service {
 
     /// Polls and likes until cancelled or the group's graceful shutdown.
     public func run() async throws {
-        do {
-            try await cancelWhenGracefulShutdown {
-                var failures = 0
-                while !Task.isCancelled {
-                    do {
-                        try await pollOnce()
-                        failures = 0
-                    } catch let error as XAPIError {
-                        logger.warning("Favoriter could not read the home timeline: \(error)")
-                    } catch let error where error is ArchiveError || error is RedisError {
-                        failures += 1
-                        if failures == 1 { logger.error("Liking paused: \(error). Retrying with backoff.") }
-                    }
-                    try await clock.sleep(for: .seconds(failures > 0 ? min(300, 1 << min(failures, 8)) : Int(settings.pollInterval)))
-                }
-            }
-        } catch is CancellationError where Task.isShuttingDownGracefully {
-            logger.info("Favoriter stopped for shutdown.")
+        try await PollingLoop.run("Favoriter", every: settings.pollInterval, clock: clock, logger: logger) { _ in
+            try await pollOnce()
         }
     }
 

@@ -5,7 +5,7 @@ public import Foundation
 public import Logging
 public import ServiceLifecycle
 public import XAPI
-import RedisClient
+
 
 /// Keeps learning from the human: their new tweets into the archive, their home timeline as `normal`, their new
 /// likes as `favorite` (moving them out of `normal`). Every read asks only for what is new, and every tweet is
@@ -48,26 +48,8 @@ public struct Learner: Service {
 
     /// Polls until cancelled or the group's graceful shutdown.
     public func run() async throws {
-        do {
-            try await cancelWhenGracefulShutdown {
-                var failures = 0
-                var polls = 0
-                while !Task.isCancelled {
-                    do {
-                        try await pollOnce(includingLikes: polls % settings.likesEveryPolls == 0)
-                        polls += 1
-                        failures = 0
-                    } catch let error as XAPIError {
-                        logger.warning("Learner could not read the human's account: \(error)")
-                    } catch let error where error is ArchiveError || error is RedisError {
-                        failures += 1
-                        if failures == 1 { logger.error("Learning paused: \(error). Retrying with backoff.") }
-                    }
-                    try await clock.sleep(for: .seconds(failures > 0 ? min(300, 1 << min(failures, 8)) : Int(settings.pollInterval)))
-                }
-            }
-        } catch is CancellationError where Task.isShuttingDownGracefully {
-            logger.info("Learner stopped for shutdown.")
+        try await PollingLoop.run("Learner", every: settings.pollInterval, clock: clock, logger: logger) { number in
+            try await pollOnce(includingLikes: number % settings.likesEveryPolls == 0)
         }
     }
 

@@ -56,32 +56,15 @@ public struct Replier: Service {
 
     /// Polls and answers until cancelled or the group's graceful shutdown; an answer in flight is finished.
     public func run() async throws {
-        let seed = seed
-        do {
-            try await cancelWhenGracefulShutdown {
-                var generator = seed.map(SplitMix64.init(seed:)) ?? SplitMix64()
-                var failures = 0
-                var recovered = false
-                while !Task.isCancelled {
-                    do {
-                        if !recovered {
-                            let interrupted = try await log.skipInterrupted()
-                            if interrupted > 0 { logger.notice("\(interrupted) answers interrupted last run are not sent again") }
-                            recovered = true
-                        }
-                        try await pollOnce(using: &generator)
-                        failures = 0
-                    } catch let error as ArchiveError {
-                        failures += 1
-                        if failures == 1 { logger.error("Replier paused: \(error). Retrying with backoff.") }
-                    } catch let error as XAPIError {
-                        logger.warning("Replier could not read mentions: \(error)")
-                    }
-                    try await clock.sleep(for: .seconds(failures > 0 ? min(300, 1 << min(failures, 8)) : Int(settings.pollInterval)))
-                }
+        var fresh = SplitMix64()
+        let base = seed ?? fresh.next()
+        try await PollingLoop.run("Replier", every: settings.pollInterval, clock: clock, logger: logger) { number in
+            if number == 0 {
+                let interrupted = try await log.skipInterrupted()
+                if interrupted > 0 { logger.notice("\(interrupted) answers interrupted last run are not sent again") }
             }
-        } catch is CancellationError where Task.isShuttingDownGracefully {
-            logger.info("Replier stopped for shutdown; handled mentions and since_id are stored.")
+            var generator = SplitMix64(seed: base &+ UInt64(number))
+            try await pollOnce(using: &generator)
         }
     }
 
