@@ -24,6 +24,11 @@ public struct ArchiveError: Error, CustomStringConvertible {
     /// A readable account of a postgres-nio error: PSQLError hides its details from `description` on purpose.
     public static func describe(_ error: any Error) -> String {
         if let archiveError = error as? ArchiveError { return archiveError.reason }
+        if let transactionError = error as? PostgresTransactionError {
+            // What failed inside the transaction matters, not the wrapper.
+            return describe(transactionError.closureError ?? transactionError.beginError ?? transactionError.commitError
+                            ?? transactionError.rollbackError ?? CancellationError())
+        }
         guard let psqlError = error as? PSQLError else { return String(describing: error) }
         if let info = psqlError.serverInfo, let message = info[.message] {
             let state = info[.sqlState].map { " (SQLSTATE \($0))" } ?? ""

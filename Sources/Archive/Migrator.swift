@@ -57,32 +57,16 @@ public struct Migrator: Sendable {
 
     /// The versions recorded as applied, in order.
     public func appliedVersions(_ database: ArchiveDatabase) async throws -> [Int] {
-        do {
-            let rows = try await database.client.query("""
-                SELECT version FROM schema_migrations WHERE to_regclass('schema_migrations') IS NOT NULL ORDER BY version
-                """, logger: database.logger)
-            var versions: [Int] = []
-            for try await version in rows.decode(Int.self) { versions.append(version) }
-            return versions
-        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42P01" {
-            return []  // undefined_table: nothing was ever migrated.
-        } catch {
-            throw ArchiveError(operation: "reading applied migrations", underlying: error)
-        }
+        // to_regclass makes the query answer nothing, not fail, when nothing was ever migrated.
+        try await database.rows("reading applied migrations", """
+            SELECT version FROM schema_migrations WHERE to_regclass('schema_migrations') IS NOT NULL ORDER BY version
+            """, as: Int.self)
     }
 
     private func run<Result: Sendable>(
         _ operation: String, _ database: ArchiveDatabase,
         _ body: (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        do {
-            return try await database.client.withTransaction(logger: database.logger) { connection in
-                try await body(connection)
-            }
-        } catch let error as PostgresTransactionError {
-            throw ArchiveError(operation: operation, underlying: error.closureError ?? error.beginError ?? error.commitError ?? error)
-        } catch {
-            throw ArchiveError(operation: operation, underlying: error)
-        }
+        try await database.transaction(operation, body)
     }
 }

@@ -44,110 +44,77 @@ public struct PlanStore: Sendable {
 
     /// The slots of `day` (`YYYY-MM-DD`), ascending; nil when no plan was stored for it.
     public func slots(of day: String) async throws -> [PlanSlot]? {
-        do {
-            let plans = try await database.client.query("SELECT 1 FROM day_plans WHERE day = \(day)::date", logger: logger)
-            var exists = false
-            for try await _ in plans { exists = true }
-            guard exists else { return nil }
-            let rows = try await database.client.query("""
-                SELECT minute, state, source_tweet_id, bot_tweet_id, reason FROM plan_slots
-                WHERE day = \(day)::date ORDER BY minute
-                """, logger: logger)
-            var slots: [PlanSlot] = []
-            for try await (minute, state, source, bot, reason) in rows.decode((Int, String, Int64?, Int64?, String?).self) {
-                slots.append(PlanSlot(minute: minute, state: PlanSlot.State(rawValue: state) ?? .skipped,
-                                      sourceTweetID: source, botTweetID: bot, reason: reason))
-            }
-            return slots
-        } catch {
-            throw ArchiveError(operation: "reading the plan of \(day)", underlying: error)
+        // One query: the plan's row, joined with its slots (none for a day planned with no posts).
+        let rows = try await database.rows("reading the plan of \(day)", """
+            SELECT s.minute, s.state, s.source_tweet_id, s.bot_tweet_id, s.reason
+            FROM day_plans p LEFT JOIN plan_slots s ON s.day = p.day
+            WHERE p.day = \(day)::date ORDER BY s.minute
+            """, as: (Int?, String?, Int64?, Int64?, String?).self)
+        guard !rows.isEmpty else { return nil }
+        return rows.compactMap { minute, state, source, bot, reason in
+            minute.map { PlanSlot(minute: $0, state: state.flatMap(PlanSlot.State.init(rawValue:)) ?? .skipped,
+                                  sourceTweetID: source, botTweetID: bot, reason: reason) }
         }
     }
 
     /// Stores the plan of `day` unless one is stored already (another process may have been first), and returns
     /// the plan that is stored.
     public func storePlan(day: String, timeZone: String, minutes: [Int], drawnAt: Date) async throws -> [PlanSlot] {
-        do {
-            try await database.client.withTransaction(logger: logger) { connection in
-                let inserted = try await connection.query("""
-                    INSERT INTO day_plans (day, time_zone, drawn_at) VALUES (\(day)::date, \(timeZone), \(drawnAt))
-                    ON CONFLICT (day) DO NOTHING RETURNING 1
+        try await database.transaction("storing the plan of \(day)") { connection in
+            let inserted = try await connection.query("""
+                INSERT INTO day_plans (day, time_zone, drawn_at) VALUES (\(day)::date, \(timeZone), \(drawnAt))
+                ON CONFLICT (day) DO NOTHING RETURNING 1
+                """, logger: logger)
+            var isNew = false
+            for try await _ in inserted { isNew = true }
+            if isNew && !minutes.isEmpty {
+                try await connection.query("""
+                    INSERT INTO plan_slots (day, minute) SELECT \(day)::date, m FROM unnest(\(minutes)::integer[]) AS m
+                    ON CONFLICT DO NOTHING
                     """, logger: logger)
-                var isNew = false
-                for try await _ in inserted { isNew = true }
-                if isNew && !minutes.isEmpty {
-                    try await connection.query("""
-                        INSERT INTO plan_slots (day, minute) SELECT \(day)::date, m FROM unnest(\(minutes)::integer[]) AS m
-                        ON CONFLICT DO NOTHING
-                        """, logger: logger)
-                }
             }
-        } catch {
-            throw ArchiveError(operation: "storing the plan of \(day)", underlying: (error as? PostgresTransactionError)?.closureError ?? error)
         }
         return try await slots(of: day) ?? []
     }
 
     /// Claims a planned slot for posting; false when it is not planned any more (posted, skipped or claimed).
     public func claim(day: String, minute: Int) async throws -> Bool {
-        try await update(day, minute, "claiming slot \(minute) of \(day)", """
+        try await !database.rows("claiming slot \(minute) of \(day)", """
             UPDATE plan_slots SET state = 'posting', updated_at = now()
             WHERE day = \(day)::date AND minute = \(minute) AND state = 'planned' RETURNING 1
-            """)
+            """, as: Int.self).isEmpty
     }
 
     /// Records a claimed slot as posted, and the post in `bot_posts`, in one transaction.
     public func markPosted(day: String, minute: Int, sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date, reason: String) async throws {
-        do {
-            try await database.client.withTransaction(logger: logger) { connection in
-                try await connection.query("""
-                    UPDATE plan_slots SET state = 'posted', source_tweet_id = \(sourceTweetID), bot_tweet_id = \(botTweetID),
-                                          reason = \(reason), updated_at = now()
-                    WHERE day = \(day)::date AND minute = \(minute)
-                    """, logger: logger)
-                try await connection.query("""
-                    INSERT INTO bot_posts (source_tweet_id, bot_tweet_id, posted_at) VALUES (\(sourceTweetID), \(botTweetID), \(postedAt))
-                    """, logger: logger)
-            }
-        } catch {
-            throw ArchiveError(operation: "recording slot \(minute) of \(day) as posted",
-                               underlying: (error as? PostgresTransactionError)?.closureError ?? error)
+        try await database.transaction("recording slot \(minute) of \(day) as posted") { connection in
+            try await connection.query("""
+                UPDATE plan_slots SET state = 'posted', source_tweet_id = \(sourceTweetID), bot_tweet_id = \(botTweetID),
+                                      reason = \(reason), updated_at = now()
+                WHERE day = \(day)::date AND minute = \(minute)
+                """, logger: logger)
+            try await connection.query("""
+                INSERT INTO bot_posts (source_tweet_id, bot_tweet_id, posted_at) VALUES (\(sourceTweetID), \(botTweetID), \(postedAt))
+                """, logger: logger)
         }
     }
 
     /// Records a slot as skipped, with the reason.
     public func markSkipped(day: String, minute: Int, reason: String) async throws {
-        _ = try await update(day, minute, "recording slot \(minute) of \(day) as skipped", """
+        _ = try await database.rows("recording slot \(minute) of \(day) as skipped", """
             UPDATE plan_slots SET state = 'skipped', reason = \(reason), updated_at = now()
             WHERE day = \(day)::date AND minute = \(minute) AND state IN ('planned', 'posting') RETURNING 1
-            """)
+            """, as: Int.self)
     }
 
     /// Slots of `day` left `posting` by a process that stopped mid-post: their outcome is unknown, so they are
     /// skipped (never posted again). Returns their minutes.
     public func skipInterrupted(day: String) async throws -> [Int] {
-        do {
-            let rows = try await database.client.query("""
-                UPDATE plan_slots SET state = 'skipped', updated_at = now(),
-                       reason = 'interrupted while posting; the post may or may not exist, so it is not sent again'
-                WHERE day = \(day)::date AND state = 'posting' RETURNING minute
-                """, logger: logger)
-            var minutes: [Int] = []
-            for try await minute in rows.decode(Int.self) { minutes.append(minute) }
-            return minutes.sorted()
-        } catch {
-            throw ArchiveError(operation: "recovering interrupted slots of \(day)", underlying: error)
-        }
-    }
-
-    private func update(_ day: String, _ minute: Int, _ operation: String, _ query: PostgresQuery) async throws -> Bool {
-        do {
-            let rows = try await database.client.query(query, logger: logger)
-            var changed = false
-            for try await _ in rows { changed = true }
-            return changed
-        } catch {
-            throw ArchiveError(operation: operation, underlying: error)
-        }
+        let minutes: [Int] = try await database.rows("recovering interrupted slots of \(day)", """
+            UPDATE plan_slots SET state = 'skipped', updated_at = now(),
+                   reason = 'interrupted while posting; the post may or may not exist, so it is not sent again'
+            WHERE day = \(day)::date AND state = 'posting' RETURNING minute
+            """, as: Int.self)
+        return minutes.sorted()
     }
 }

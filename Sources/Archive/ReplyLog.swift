@@ -112,13 +112,6 @@ public struct ReplyLog: Sendable {
     private func run<each Column: PostgresDecodable>(
         _ operation: String, _ query: PostgresQuery, as types: (repeat each Column).Type
     ) async throws -> [(repeat each Column)] {
-        do {
-            let rows = try await database.client.query(query, logger: logger)
-            var result: [(repeat each Column)] = []
-            for try await row in rows.decode((repeat each Column).self) { result.append(row) }
-            return result
-        } catch {
-            throw ArchiveError(operation: operation, underlying: error)
-        }
+        try await database.rows(operation, query, as: (repeat each Column).self)
     }
 }

@@ -210,28 +210,13 @@ public struct TweetArchive: Sendable {
     private func query<each Column: PostgresDecodable>(
         _ operation: String, _ sql: PostgresQuery, as types: (repeat each Column).Type
     ) async throws -> [(repeat each Column)] {
-        do {
-            let rows = try await database.client.query(sql, logger: logger)
-            var result: [(repeat each Column)] = []
-            for try await row in rows.decode((repeat each Column).self) { result.append(row) }
-            return result
-        } catch {
-            throw ArchiveError(operation: operation, underlying: error)
-        }
+        try await database.rows(operation, sql, as: (repeat each Column).self)
     }
 
     private func transaction<Result: Sendable>(
         _ operation: String, _ body: (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        do {
-            return try await database.client.withTransaction(logger: logger) { connection in
-                try await body(connection)
-            }
-        } catch let error as PostgresTransactionError {
-            throw ArchiveError(operation: operation, underlying: error.closureError ?? error.beginError ?? error.commitError ?? error)
-        } catch {
-            throw ArchiveError(operation: operation, underlying: error)
-        }
+        try await database.transaction(operation, body)
     }
 }
 
