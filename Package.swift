@@ -133,7 +133,8 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "Archive", "BotClock", "BotConfiguration", "Classifier", "Picking", "RedisClient", "Schedule", "Tokenizer", "WordCounts", "XAPI",
+                "Archive", "BotClock", "BotConfiguration", "Classifier", "Picking", "RedisClient", "Schedule", "Tokenizer", "Training",
+                "WordCounts", "XAPI",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -5,6 +5,7 @@ public import Foundation
 public import Logging
 public import ServiceLifecycle
 public import XAPI
+import Training
 
 
 /// Likes, on the bot's home timeline, what the human would like.
@@ -75,9 +76,7 @@ public struct Favoriter: Service {
         guard !candidates.isEmpty else { return }
         let liked = try await log.likedAmong(candidates.compactMap { Int64($0.id) })
         let fresh = candidates.filter { !liked.contains(Int64($0.id) ?? -1) }
-        let verdicts = try await classifier.classify(fresh.map {
-            FavoriteClassifier.Tweet(text: $0.textWithExpandedURLs, authorUsername: page.username(of: $0.authorID))
-        })
+        let verdicts = try await classifier.classify(fresh.map { FavoriteClassifier.Tweet($0, in: page) })
         for (tweet, verdict) in zip(fresh, verdicts) where verdict.isFavorite {
             guard verdict.score.logRatio.isFinite else {
                 logger.notice("not liking \(tweet.id): the filter has not learned both liked and not-liked tweets yet (run `mirror_bot train classifier`)")

@@ -5,6 +5,7 @@ public import Foundation
 public import Logging
 public import ServiceLifecycle
 public import XAPI
+import Training
 
 
 /// Keeps learning from the human: their new tweets into the archive, their home timeline as `normal`, their new
@@ -67,11 +68,7 @@ public struct Learner: Service {
         var newest = sinceID
         for try await page in client.pages(GetUserTweets(userID: humanUserID, sinceID: sinceID, maxResults: 100, exclude: [.retweets]),
                                            as: .human, maxPosts: 3_200) {
-            let tweets = page.tweets.filter { !$0.isRetweet && !$0.text.hasPrefix("RT @") }.compactMap { tweet -> ArchivedTweet? in
-                guard let id = Int64(tweet.id), let createdAt = tweet.createdAt else { return nil }
-                return ArchivedTweet(tweetID: id, text: tweet.plainText, replyUserID: tweet.inReplyToUserID.flatMap { Int64($0) }, createdAt: createdAt)
-            }
-            stored += try await archive.insert(tweets)
+            stored += try await archive.insert(page.tweets.compactMap(ArchivedTweet.init))
             if let id = page.meta?.newestID, (UInt64(id) ?? 0) > (UInt64(newest ?? "0") ?? 0) { newest = id }
         }
         if let newest, newest != sinceID { try await log.setValue(newest, of: Self.tweetsSinceIDKey) }
@@ -90,9 +87,7 @@ public struct Learner: Service {
         let request = GetHomeTimeline(userID: humanUserID, sinceID: sinceID == "0" ? nil : sinceID, maxResults: 100, exclude: [.retweets])
         for try await page in client.pages(request, as: .human, maxPosts: 800) {
             let seen = page.tweets.filter { !$0.isRetweet && $0.authorID != humanUserID }
-            learned += try await classifier.learnOnce(seen.map { tweet in
-                (tweet.id, FavoriteClassifier.Tweet(text: tweet.textWithExpandedURLs, authorUsername: page.username(of: tweet.authorID)))
-            }, as: .normal)
+            learned += try await classifier.learnOnce(seen.map { ($0.id, FavoriteClassifier.Tweet($0, in: page)) }, as: .normal)
             if let id = page.meta?.newestID, (UInt64(id) ?? 0) > (UInt64(newest) ?? 0) { newest = id }
         }
         if newest != sinceID { try await log.setValue(newest, of: Self.homeSinceIDKey) }
@@ -105,9 +100,7 @@ public struct Learner: Service {
         for try await page in client.pages(GetLikedTweets(userID: humanUserID, maxResults: settings.likesPerPage), as: .human) {
             pages += 1
             let likes = page.tweets.filter { !$0.isRetweet }
-            let new = try await classifier.learnOnce(likes.map { tweet in
-                (tweet.id, FavoriteClassifier.Tweet(text: tweet.textWithExpandedURLs, authorUsername: page.username(of: tweet.authorID)))
-            }, as: .favorite)
+            let new = try await classifier.learnOnce(likes.map { ($0.id, FavoriteClassifier.Tweet($0, in: page)) }, as: .favorite)
             learned += new
             // Likes come most recent first: a page with a like learned before means the rest are known.
             if new < likes.count || pages >= 8 { break }

@@ -64,9 +64,8 @@ public struct Trainer: Sendable {
         for try await page in client.pages(request, as: .human, maxPosts: Self.schedulerTweetLimit) {
             report.pages += 1
             report.postsRead += page.tweets.count
-            let tweets = page.tweets.filter { !$0.isRetweet && !$0.text.hasPrefix("RT @") }
-            report.retweetsSkipped += page.tweets.count - tweets.count
-            report.stored += try await archive.insert(tweets.compactMap(Self.archived))
+            report.retweetsSkipped += page.tweets.filter(\.isRetweet).count
+            report.stored += try await archive.insert(page.tweets.compactMap(ArchivedTweet.init))
             progress("page \(report.pages): \(report.postsRead) tweets read, \(report.stored) new in the archive")
         }
         try await store.markTrained("scheduler")
@@ -86,7 +85,7 @@ public struct Trainer: Sendable {
             report.postsRead += page.tweets.count
             let liked = page.tweets.filter { !$0.isRetweet }
             likedIDs.formUnion(liked.map(\.id))
-            report.favorites += try await classifier.learnOnce(liked.map { ($0.id, Self.classifiable($0, in: page)) }, as: .favorite)
+            report.favorites += try await classifier.learnOnce(liked.map { ($0.id, FavoriteClassifier.Tweet($0, in: page)) }, as: .favorite)
             progress("likes page \(report.pages): \(report.favorites) learned as favorite")
         }
         var timelinePages = 0
@@ -98,7 +97,7 @@ public struct Trainer: Sendable {
             // Retweets are never liked by the bot, so they are not learned from; the human's own tweets neither.
             let normal = page.tweets.filter { !$0.isRetweet && !likedIDs.contains($0.id) && $0.authorID != human.id }
             report.retweetsSkipped += page.tweets.filter(\.isRetweet).count
-            report.normals += try await classifier.learnOnce(normal.map { ($0.id, Self.classifiable($0, in: page)) }, as: .normal)
+            report.normals += try await classifier.learnOnce(normal.map { ($0.id, FavoriteClassifier.Tweet($0, in: page)) }, as: .normal)
             progress("timeline page \(timelinePages): \(report.normals) learned as normal")
         }
         report.stored = report.favorites + report.normals
@@ -121,14 +120,4 @@ public struct Trainer: Sendable {
         return user
     }
 
-    /// A tweet of the API as the archive keeps it; nil when its ids are not numbers.
-    static func archived(_ tweet: XTweet) -> ArchivedTweet? {
-        guard let id = Int64(tweet.id), let createdAt = tweet.createdAt else { return nil }
-        return ArchivedTweet(tweetID: id, text: tweet.plainText, replyUserID: tweet.inReplyToUserID.flatMap { Int64($0) },
-                             createdAt: createdAt)
-    }
-
-    static func classifiable(_ tweet: XTweet, in page: XTweetPage) -> FavoriteClassifier.Tweet {
-        FavoriteClassifier.Tweet(text: tweet.textWithExpandedURLs, authorUsername: page.username(of: tweet.authorID))
-    }
 }

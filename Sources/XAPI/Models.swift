@@ -79,8 +79,10 @@ public struct XTweet: Codable, Sendable, Equatable, Hashable {
         case referencedTweets = "referenced_tweets"
     }
 
-    /// Whether the post is a retweet (never archived, never liked).
-    public var isRetweet: Bool { referencedTweets?.contains { $0.type == "retweeted" } ?? false }
+    /// Whether the post is a retweet (never archived, never liked): a native one, or an old-style `RT @name:` copy.
+    public var isRetweet: Bool {
+        (referencedTweets?.contains { $0.type == "retweeted" } ?? false) || text.hasPrefix("RT @")
+    }
 
     /// The id of the post this one replies to, if any.
     public var repliedToTweetID: String? { referencedTweets?.first { $0.type == "replied_to" }?.id }
