@@ -48,8 +48,9 @@ public struct Favoriter: Service {
 
     /// Polls and likes until cancelled or the group's graceful shutdown.
     public func run() async throws {
-        try await PollingLoop.run("Favoriter", every: settings.pollInterval, clock: clock, logger: logger) { _ in
+        try await PollingLoop.run("Favoriter", clock: clock, logger: logger) { _ in
             try await pollOnce()
+            return .seconds(settings.pollInterval)
         }
     }
 

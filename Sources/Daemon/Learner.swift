@@ -49,8 +49,9 @@ public struct Learner: Service {
 
     /// Polls until cancelled or the group's graceful shutdown.
     public func run() async throws {
-        try await PollingLoop.run("Learner", every: settings.pollInterval, clock: clock, logger: logger) { number in
+        try await PollingLoop.run("Learner", clock: clock, logger: logger) { number in
             try await pollOnce(includingLikes: number % settings.likesEveryPolls == 0)
+            return .seconds(settings.pollInterval)
         }
     }
 

@@ -1,26 +1,27 @@
 import Archive
 import BotClock
-import Foundation
 import Logging
 import RedisClient
 import ServiceLifecycle
 import XAPI
 
-/// The loop the polling services share: poll, then sleep `interval` of bot time, until cancelled or the graceful
-/// shutdown of the service group. X API errors are logged and the next poll tries again; a store that is down
+/// The loop every service shares: do one round, then sleep the bot time the round asks for, until cancelled or
+/// the graceful shutdown of the service group. X API errors are logged and the next poll tries again; a store that is down
 /// (Postgres, Redis) is logged once and retried with backoff (2, 4, 8 … 256 s) until it answers. Nothing ends the loop
 /// but shutdown.
 enum PollingLoop {
-    /// Runs `poll` with the number of the poll (0, 1, 2 …, counting successful polls).
-    static func run(_ name: String, every interval: TimeInterval, clock: any BotClock, logger: Logger,
-                    _ poll: @escaping @Sendable (_ number: Int) async throws -> Void) async throws {
+    /// Runs `round` with its number (0, 1, 2 …, counting rounds that succeeded); each round returns how long to
+    /// wait before the next.
+    static func run(_ name: String, clock: any BotClock, logger: Logger,
+                    _ round: @escaping @Sendable (_ number: Int) async throws -> Duration) async throws {
         do {
             try await cancelWhenGracefulShutdown {
                 var failures = 0
                 var number = 0
+                var wait = Duration.zero
                 while !Task.isCancelled {
                     do {
-                        try await poll(number)
+                        wait = try await round(number)
                         number += 1
                         failures = 0
                     } catch let error as XAPIError {
@@ -29,7 +30,7 @@ enum PollingLoop {
                         failures += 1
                         if failures == 1 { logger.error("\(name) paused: \(error). Retrying with backoff.") }
                     }
-                    try await clock.sleep(for: .seconds(failures > 0 ? min(300, 1 << min(failures, 8)) : Int(interval)))
+                    try await clock.sleep(for: failures > 0 ? .seconds(min(300, 1 << min(failures, 8))) : wait)
                 }
             }
         } catch is CancellationError where Task.isShuttingDownGracefully {

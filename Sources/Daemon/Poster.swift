@@ -50,32 +50,15 @@ public struct Poster: Service {
 
     /// Runs until cancelled or the graceful shutdown of its service group; a post in flight is finished and recorded.
     public func run() async throws {
-        let seed = seed
-        do {
-            try await runUntilCancelled(seed: seed)
-        } catch is CancellationError where Task.isShuttingDownGracefully {
-            logger.info("Poster stopped for shutdown; the plan and every slot's state are stored.")
-        }
-    }
-
-    private func runUntilCancelled(seed: UInt64?) async throws {
-        try await cancelWhenGracefulShutdown {
-            var generator = seed.map(SplitMix64.init(seed:)) ?? SplitMix64()
-            var failures = 0
-            while !Task.isCancelled {
-                do {
-                    let day = SchedulePlanner.day(of: clock.now(), in: timeZone)
-                    let slots = try await plan(for: day, using: &generator)
-                    failures = 0
-                    try await postSlots(of: day, slots, using: &generator)
-                    try await clock.sleep(until: Self.startOfNextDay(after: clock.now(), in: timeZone).addingTimeInterval(1))
-                } catch let error as ArchiveError {
-                    // The database is down or failing: say so once, then retry with backoff until it answers.
-                    failures += 1
-                    if failures == 1 { logger.error("Poster paused: \(error). Retrying with backoff.") }
-                    try await clock.sleep(for: .seconds(min(300, 1 << min(failures, 8))))
-                }
-            }
+        var fresh = SplitMix64()
+        let base = seed ?? fresh.next()
+        // One round per local day: its plan, its slots, then a wait until just after the next day starts.
+        try await PollingLoop.run("Poster", clock: clock, logger: logger) { number in
+            var generator = SplitMix64(seed: base &+ UInt64(number))
+            let day = SchedulePlanner.day(of: clock.now(), in: timeZone)
+            try await postSlots(of: day, try await plan(for: day, using: &generator), using: &generator)
+            let nextDay = Self.startOfNextDay(after: clock.now(), in: timeZone).addingTimeInterval(1)
+            return .milliseconds(Int64(max(0, nextDay.timeIntervalSince(clock.now())) * 1000))
         }
     }
 

@@ -58,13 +58,14 @@ public struct Replier: Service {
     public func run() async throws {
         var fresh = SplitMix64()
         let base = seed ?? fresh.next()
-        try await PollingLoop.run("Replier", every: settings.pollInterval, clock: clock, logger: logger) { number in
+        try await PollingLoop.run("Replier", clock: clock, logger: logger) { number in
             if number == 0 {
                 let interrupted = try await log.skipInterrupted()
                 if interrupted > 0 { logger.notice("\(interrupted) answers interrupted last run are not sent again") }
             }
             var generator = SplitMix64(seed: base &+ UInt64(number))
             try await pollOnce(using: &generator)
+            return .seconds(settings.pollInterval)
         }
     }
 

@@ -340,7 +340,9 @@ struct StartProcessTests {
             // through two 503s of the post endpoint (retried) and a dropped read of the mentions.
             await server.add(fault: FakeXFault(kind: .serviceUnavailable, count: 2, endpoint: "POST /2/tweets"))
             await server.add(fault: FakeXFault(kind: .closeMidResponse, count: 1, endpoint: "GET /2/users/:id/mentions"))
-            let evening = try MirrorBotProcess.run(["start", "--speed", "43200", "--start-time", "2026-11-22T12:00:00+09:00", "--duration", "11h"],
+            // Slower, and stopping two hours before midnight: shutting down takes real milliseconds, which are bot
+            // minutes at this speed, and a run that crossed midnight would draw tomorrow's plan too.
+            let evening = try MirrorBotProcess.run(["start", "--speed", "14400", "--start-time", "2026-11-22T12:00:00+09:00", "--duration", "10h"],
                                                    environment: environment)
             #expect(evening.status == 0, "\(evening.standardError)")
             let posted = await server.posted()
