@@ -58,20 +58,9 @@ struct MirrorBotProcess {
 
 @Suite("Running the mirror_bot binary")
 struct MirrorBotProcessTests {
-    /// Runs `body` with the URL of a new, empty database, dropped afterwards.
+    /// Runs `body` with the `DATABASE_URL` text of a new, empty database, dropped afterwards.
     func withEmptyDatabase(_ body: (String) throws -> Void) async throws {
-        let url = try TestServers.databaseURL()
-        let name = TestServers.uniqueName("cli")
-        let admin = ArchiveDatabase(url: url, logger: TestServers.logger)
-        try await admin.withRunning { try await $0.client.query("CREATE DATABASE \(unescaped: name)") }
-        var databaseURL = url
-        databaseURL.database = name
-        let text = "postgres://\(databaseURL.username)@\(databaseURL.host):\(databaseURL.port)/\(name)?sslmode=disable"
-        var failure: (any Error)?
-        do { try body(text) } catch { failure = error }
-        let dropper = ArchiveDatabase(url: url, logger: TestServers.logger)  // a pool runs only once
-        try await dropper.withRunning { try await $0.client.query("DROP DATABASE IF EXISTS \(unescaped: name)") }
-        if let failure { throw failure }
+        try await TestServers.withScratchDatabase("cli") { url in try body(url.connectionText) }
     }
 
     @Test("migrate creates the tables once; a second run says it is up to date")
@@ -148,7 +137,7 @@ struct DoctorProcessTests {
         let server = FakeXServer(seed: Self.seed, logger: Logger(label: "doctor", factory: { _ in SwiftLogNoOpLogHandler() }))
         try await server.withRunning { url in
             var environment = Self.environment(url, botSecret: "wrong-secret")
-            environment["DATABASE_URL"] = try TestServers.databaseURL().redactedFreeText
+            environment["DATABASE_URL"] = try TestServers.databaseURL().connectionText
             let result = try MirrorBotProcess.run(["doctor"], environment: environment)
             #expect(result.status != 0)
             #expect(result.standardOutput.contains("ok    human account: @human (id 1)"), "\(result.standardOutput)")
@@ -160,58 +149,47 @@ struct DoctorProcessTests {
     }
 }
 
-extension DatabaseURL {
-    /// The URL as text, password included (test servers have none).
-    var redactedFreeText: String { "postgres://\(username)@\(host):\(port)/\(database)?sslmode=disable" }
-}
-
 @Suite("mirror_bot schedule and classify")
 struct ScheduleAndClassifyProcessTests {
     @Test("schedule --json prints a reproducible plan drawn from the archive; the text form charts it")
     func schedule() async throws {
-        let url = try TestServers.databaseURL()
-        let name = TestServers.uniqueName("schedule")
-        let admin = ArchiveDatabase(url: url, logger: TestServers.logger)
-        try await admin.withRunning { try await $0.client.query("CREATE DATABASE \(unescaped: name)") }
-        var databaseURL = url
-        databaseURL.database = name
-        let database = ArchiveDatabase(url: databaseURL, logger: TestServers.logger)
-        try await database.withRunning { database in
-            try await Migrator().migrate(database)
-            let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 1000)
-            try await archive.prepare()
-            let base = Date(timeIntervalSince1970: 1_717_167_600)  // 2024-06-01 00:00 Tokyo
-            var tweets: [ArchivedTweet] = []
-            for index in 0..<40 {
-                let seconds: Int = (index % 4) * 86_400 + (7 + index % 3) * 3_600 + index * 60
-                tweets.append(ArchivedTweet(tweetID: Int64(index + 1), text: "t\(index)", createdAt: base.addingTimeInterval(Double(seconds))))
+        try await TestServers.withScratchDatabase("schedule") { databaseURL async throws in
+            let database = ArchiveDatabase(url: databaseURL, logger: TestServers.logger)
+            try await database.withRunning { database in
+                try await Migrator().migrate(database)
+                let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 1000)
+                try await archive.prepare()
+                let base = Date(timeIntervalSince1970: 1_717_167_600)  // 2024-06-01 00:00 Tokyo
+                var tweets: [ArchivedTweet] = []
+                for index in 0..<40 {
+                    let seconds: Int = (index % 4) * 86_400 + (7 + index % 3) * 3_600 + index * 60
+                    tweets.append(ArchivedTweet(tweetID: Int64(index + 1), text: "t\(index)", createdAt: base.addingTimeInterval(Double(seconds))))
+                }
+                try await archive.insert(tweets)
             }
-            try await archive.insert(tweets)
+            let environment = ["DATABASE_URL": databaseURL.connectionText, "TZ": "Asia/Tokyo"]
+            let first = try MirrorBotProcess.run(["schedule", "--date", "2026-11-22", "--seed", "7", "--json"], environment: environment)
+            let second = try MirrorBotProcess.run(["schedule", "--date", "2026-11-22", "--seed", "7", "--json"], environment: environment)
+            #expect(first.status == 0, "\(first.standardError)")
+            #expect(first.standardOutput == second.standardOutput)
+            let plan = try #require(try JSONSerialization.jsonObject(with: Data(first.standardOutput.utf8)) as? [String: Any])
+            #expect(plan["date"] as? String == "2026-11-22")
+            #expect(plan["time_zone"] as? String == "Asia/Tokyo")
+            let minutes = try #require(plan["minutes"] as? [Int])
+            #expect(plan["count"] as? Int == minutes.count)
+            #expect(minutes == minutes.sorted())
+            #expect(minutes.allSatisfy { (7 * 60..<10 * 60).contains($0) })
+            #expect([10].contains(minutes.count))  // each of the 4 days has 10 posts
+
+            let chart = try MirrorBotProcess.run(["schedule", "--date", "2026-11-22", "--seed", "7"], environment: environment)
+            let lines = chart.standardOutput.split(separator: "\n", omittingEmptySubsequences: false)
+            #expect(lines.first?.hasPrefix("Plan for 2026-11-22 (Asia/Tokyo): 10 posts at 0") == true)
+            #expect(lines.filter { $0.range(of: #"^\d\d    "#, options: .regularExpression) != nil }.count == 24)
+            let bad = try MirrorBotProcess.run(["schedule", "--date", "tomorrow"], environment: environment)
+            #expect(bad.status != 0)
+            #expect(bad.standardError.contains("--date must look like 2026-11-22"))
+
         }
-        let environment = ["DATABASE_URL": databaseURL.redactedFreeText, "TZ": "Asia/Tokyo"]
-        let first = try MirrorBotProcess.run(["schedule", "--date", "2026-11-22", "--seed", "7", "--json"], environment: environment)
-        let second = try MirrorBotProcess.run(["schedule", "--date", "2026-11-22", "--seed", "7", "--json"], environment: environment)
-        #expect(first.status == 0, "\(first.standardError)")
-        #expect(first.standardOutput == second.standardOutput)
-        let plan = try #require(try JSONSerialization.jsonObject(with: Data(first.standardOutput.utf8)) as? [String: Any])
-        #expect(plan["date"] as? String == "2026-11-22")
-        #expect(plan["time_zone"] as? String == "Asia/Tokyo")
-        let minutes = try #require(plan["minutes"] as? [Int])
-        #expect(plan["count"] as? Int == minutes.count)
-        #expect(minutes == minutes.sorted())
-        #expect(minutes.allSatisfy { (7 * 60..<10 * 60).contains($0) })
-        #expect([10].contains(minutes.count))  // each of the 4 days has 10 posts
-
-        let chart = try MirrorBotProcess.run(["schedule", "--date", "2026-11-22", "--seed", "7"], environment: environment)
-        let lines = chart.standardOutput.split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(lines.first?.hasPrefix("Plan for 2026-11-22 (Asia/Tokyo): 10 posts at 0") == true)
-        #expect(lines.filter { $0.range(of: #"^\d\d    "#, options: .regularExpression) != nil }.count == 24)
-        let bad = try MirrorBotProcess.run(["schedule", "--date", "tomorrow"], environment: environment)
-        #expect(bad.status != 0)
-        #expect(bad.standardError.contains("--date must look like 2026-11-22"))
-
-        let dropper = ArchiveDatabase(url: url, logger: TestServers.logger)
-        try await dropper.withRunning { try await $0.client.query("DROP DATABASE \(unescaped: name)") }
     }
 
     @Test("classify reads tweets from stdin and prints each decision, with reasons when asked")
@@ -250,37 +228,31 @@ struct ScheduleAndClassifyProcessTests {
 struct ImportProcessTests {
     @Test("import reads a tweets.js, reports what it stored, and refuses a broken one with the file and place")
     func importFile() async throws {
-        let url = try TestServers.databaseURL()
-        let name = TestServers.uniqueName("import")
-        let admin = ArchiveDatabase(url: url, logger: TestServers.logger)
-        try await admin.withRunning { try await $0.client.query("CREATE DATABASE \(unescaped: name)") }
-        var databaseURL = url
-        databaseURL.database = name
-        let prefix = TestServers.uniqueName("import") + ":"
-        let environment = ["DATABASE_URL": databaseURL.redactedFreeText, "REDIS_URL": try TestServers.redisURL().redacted,
-                           "REDIS_KEY_PREFIX": prefix, "TZ": "Asia/Tokyo"]
-        _ = try MirrorBotProcess.run(["migrate"], environment: environment)
-        let tweets = #"""
-            window.YTD.tweets.part0 = [
-              {"tweet": {"id_str": "11", "full_text": "こんにちは &amp; さようなら", "created_at": "Sat Aug 12 16:10:37 +0000 2023"}},
-              {"tweet": {"id_str": "12", "full_text": "RT @x: 拡散", "created_at": "Sat Aug 12 16:11:37 +0000 2023"}}
-            ]
-            """#
-        let result = try MirrorBotProcess.run(["import", "tweets.js"], environment: environment, files: ["tweets.js": tweets])
-        #expect(result.status == 0, "\(result.standardError)")
-        #expect(result.standardOutput.hasPrefix("Imported 1 new tweets (2 read, 1 retweets skipped) and learned 0 new likes"))
-        #expect(result.standardOutput.contains("The archive holds 1 tweets."))
+        try await TestServers.withScratchDatabase("import") { databaseURL async throws in
+            let prefix = TestServers.uniqueName("import") + ":"
+            let environment = ["DATABASE_URL": databaseURL.connectionText, "REDIS_URL": try TestServers.redisURL().redacted,
+                               "REDIS_KEY_PREFIX": prefix, "TZ": "Asia/Tokyo"]
+            _ = try MirrorBotProcess.run(["migrate"], environment: environment)
+            let tweets = #"""
+                window.YTD.tweets.part0 = [
+                  {"tweet": {"id_str": "11", "full_text": "こんにちは &amp; さようなら", "created_at": "Sat Aug 12 16:10:37 +0000 2023"}},
+                  {"tweet": {"id_str": "12", "full_text": "RT @x: 拡散", "created_at": "Sat Aug 12 16:11:37 +0000 2023"}}
+                ]
+                """#
+            let result = try MirrorBotProcess.run(["import", "tweets.js"], environment: environment, files: ["tweets.js": tweets])
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(result.standardOutput.hasPrefix("Imported 1 new tweets (2 read, 1 retweets skipped) and learned 0 new likes"))
+            #expect(result.standardOutput.contains("The archive holds 1 tweets."))
 
-        let broken = try MirrorBotProcess.run(["import", "tweets.js"], environment: environment, files: ["tweets.js": String(tweets.dropLast(30))])
-        #expect(broken.status != 0)
-        #expect(broken.standardError.contains("Cannot import"))
-        #expect(broken.standardError.contains("tweets.js: the JSON is malformed or cut short"))
-        #expect(broken.standardError.contains("Nothing was imported."))
+            let broken = try MirrorBotProcess.run(["import", "tweets.js"], environment: environment, files: ["tweets.js": String(tweets.dropLast(30))])
+            #expect(broken.status != 0)
+            #expect(broken.standardError.contains("Cannot import"))
+            #expect(broken.standardError.contains("tweets.js: the JSON is malformed or cut short"))
+            #expect(broken.standardError.contains("Nothing was imported."))
 
-        let store = WordCountStore(connection: try TestServers.redisConnection(), keyPrefix: prefix)
-        try await store.removeAll()
-        let dropper = ArchiveDatabase(url: url, logger: TestServers.logger)
-        try await dropper.withRunning { try await $0.client.query("DROP DATABASE \(unescaped: name)") }
+            let store = WordCountStore(connection: try TestServers.redisConnection(), keyPrefix: prefix)
+            try await store.removeAll()
+        }
     }
 }
 
@@ -308,75 +280,69 @@ struct StartProcessTests {
 
     @Test("A simulated day posts its plan, prints a summary, and a restart posts nothing twice; SIGTERM stops it cleanly")
     func simulatedDay() async throws {
-        let url = try TestServers.databaseURL()
-        let name = TestServers.uniqueName("start")
-        let admin = ArchiveDatabase(url: url, logger: TestServers.logger)
-        try await admin.withRunning { try await $0.client.query("CREATE DATABASE \(unescaped: name)") }
-        var databaseURL = url
-        databaseURL.database = name
-        let prefix = TestServers.uniqueName("start") + ":"
-        let server = FakeXServer(seed: Self.seed, logger: Logger(label: "start", factory: { _ in SwiftLogNoOpLogHandler() }))
-        try await server.withRunning { base in
-            var environment = DoctorProcessTests.environment(base, botSecret: "bts")
-            environment.merge(["HUMAN_CONSUMER_KEY": "hk", "HUMAN_CONSUMER_SECRET": "hs", "HUMAN_ACCESS_TOKEN": "1-t", "HUMAN_ACCESS_TOKEN_SECRET": "hts",
-                               "BOT_ACCESS_TOKEN": "2-t", "DATABASE_URL": databaseURL.redactedFreeText, "REDIS_URL": try TestServers.redisURL().redacted,
-                               "REDIS_KEY_PREFIX": prefix, "TZ": "Asia/Tokyo", "LOG_LEVEL": "warning",
-                               // At 43,200x a few real milliseconds are many bot minutes: a wider grace for the rehearsal.
-                               "MISSED_SLOT_GRACE": "240"]) { _, new in new }
-            #expect(try MirrorBotProcess.run(["start"], environment: environment).standardError.contains("migration"))  // not migrated yet
-            #expect(try MirrorBotProcess.run(["migrate"], environment: environment).status == 0)
-            let trained = try MirrorBotProcess.run(["train", "scheduler"], environment: environment)
-            #expect(trained.standardOutput.hasPrefix("Archived 30 new tweets"), "\(trained.standardError)")
+        try await TestServers.withScratchDatabase("start") { databaseURL async throws in
+            let prefix = TestServers.uniqueName("start") + ":"
+            let server = FakeXServer(seed: Self.seed, logger: Logger(label: "start", factory: { _ in SwiftLogNoOpLogHandler() }))
+            try await server.withRunning { base in
+                var environment = DoctorProcessTests.environment(base, botSecret: "bts")
+                environment.merge(["HUMAN_CONSUMER_KEY": "hk", "HUMAN_CONSUMER_SECRET": "hs", "HUMAN_ACCESS_TOKEN": "1-t", "HUMAN_ACCESS_TOKEN_SECRET": "hts",
+                                   "BOT_ACCESS_TOKEN": "2-t", "DATABASE_URL": databaseURL.connectionText, "REDIS_URL": try TestServers.redisURL().redacted,
+                                   "REDIS_KEY_PREFIX": prefix, "TZ": "Asia/Tokyo", "LOG_LEVEL": "warning",
+                                   // At 43,200x a few real milliseconds are many bot minutes: a wider grace for the rehearsal.
+                                   "MISSED_SLOT_GRACE": "240"]) { _, new in new }
+                #expect(try MirrorBotProcess.run(["start"], environment: environment).standardError.contains("migration"))  // not migrated yet
+                #expect(try MirrorBotProcess.run(["migrate"], environment: environment).status == 0)
+                let trained = try MirrorBotProcess.run(["train", "scheduler"], environment: environment)
+                #expect(trained.standardOutput.hasPrefix("Archived 30 new tweets"), "\(trained.standardError)")
 
-            // The morning: each past day had 6 posts, 3 around 08:00 and 3 around 21:00.
-            let morning = try MirrorBotProcess.run(["start", "--speed", "43200", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "12h"],
-                                                   environment: environment)
-            #expect(morning.status == 0, "\(morning.standardError)")
-            #expect(await server.posted().count == 3)
-            #expect(morning.standardOutput.contains("Slots: 6 planned, 3 posted, 0 skipped, 3 still to come."), "\(morning.standardOutput)")
-            #expect(morning.standardOutput.contains("API: total:"))
+                // The morning: each past day had 6 posts, 3 around 08:00 and 3 around 21:00.
+                let morning = try MirrorBotProcess.run(["start", "--speed", "43200", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "12h"],
+                                                       environment: environment)
+                #expect(morning.status == 0, "\(morning.standardError)")
+                #expect(await server.posted().count == 3)
+                #expect(morning.standardOutput.contains("Slots: 6 planned, 3 posted, 0 skipped, 3 still to come."), "\(morning.standardOutput)")
+                #expect(morning.standardOutput.contains("API: total:"))
 
-            // Started again the same day: the stored plan is reused, the evening is posted, nothing twice,
-            // through two 503s of the post endpoint (retried) and a dropped read of the mentions.
-            await server.add(fault: FakeXFault(kind: .serviceUnavailable, count: 2, endpoint: "POST /2/tweets"))
-            await server.add(fault: FakeXFault(kind: .closeMidResponse, count: 1, endpoint: "GET /2/users/:id/mentions"))
-            // Slower, and stopping two hours before midnight: shutting down takes real milliseconds, which are bot
-            // minutes at this speed, and a run that crossed midnight would draw tomorrow's plan too.
-            let evening = try MirrorBotProcess.run(["start", "--speed", "14400", "--start-time", "2026-11-22T12:00:00+09:00", "--duration", "10h"],
-                                                   environment: environment)
-            #expect(evening.status == 0, "\(evening.standardError)")
-            let posted = await server.posted()
-            #expect(posted.count == 6)
-            #expect(Set(posted.map(\.text)).count == 6)
-            #expect(evening.standardOutput.contains("Slots: 6 planned, 6 posted, 0 skipped, 0 still to come."), "\(evening.standardOutput)")
+                // Started again the same day: the stored plan is reused, the evening is posted, nothing twice,
+                // through two 503s of the post endpoint (retried) and a dropped read of the mentions.
+                await server.add(fault: FakeXFault(kind: .serviceUnavailable, count: 2, endpoint: "POST /2/tweets"))
+                await server.add(fault: FakeXFault(kind: .closeMidResponse, count: 1, endpoint: "GET /2/users/:id/mentions"))
+                // Slower, and stopping two hours before midnight: shutting down takes real milliseconds, which are bot
+                // minutes at this speed, and a run that crossed midnight would draw tomorrow's plan too.
+                let evening = try MirrorBotProcess.run(["start", "--speed", "14400", "--start-time", "2026-11-22T12:00:00+09:00", "--duration", "10h"],
+                                                       environment: environment)
+                #expect(evening.status == 0, "\(evening.standardError)")
+                let posted = await server.posted()
+                #expect(posted.count == 6)
+                #expect(Set(posted.map(\.text)).count == 6)
+                #expect(evening.standardOutput.contains("Slots: 6 planned, 6 posted, 0 skipped, 0 still to come."), "\(evening.standardOutput)")
 
-            // A real-time run stops within seconds of SIGTERM, exit status 0.
-            let process = Process()
-            process.executableURL = try MirrorBotProcess.executable
-            process.arguments = ["start"]
-            process.environment = environment.merging(["PATH": "/usr/bin:/bin", "LOG_LEVEL": "notice"]) { _, new in new }
-            let errors = Pipe()
-            process.standardError = errors
-            process.standardOutput = Pipe()
-            try process.run()
-            var text = ""
-            while !text.contains("running; SIGTERM or SIGINT stops it gracefully") {
-                let chunk = errors.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                text += String(decoding: chunk, as: UTF8.self)
+                // A real-time run stops within seconds of SIGTERM, exit status 0.
+                let process = Process()
+                process.executableURL = try MirrorBotProcess.executable
+                process.arguments = ["start"]
+                process.environment = environment.merging(["PATH": "/usr/bin:/bin", "LOG_LEVEL": "notice"]) { _, new in new }
+                let errors = Pipe()
+                process.standardError = errors
+                process.standardOutput = Pipe()
+                try process.run()
+                var text = ""
+                while !text.contains("running; SIGTERM or SIGINT stops it gracefully") {
+                    let chunk = errors.fileHandleForReading.availableData
+                    if chunk.isEmpty { break }
+                    text += String(decoding: chunk, as: UTF8.self)
+                }
+                kill(process.processIdentifier, SIGTERM)
+                let stopped = ContinuousClock.now
+                process.waitUntilExit()
+                #expect(process.terminationStatus == 0)
+                #expect(ContinuousClock.now - stopped < .seconds(10))
+                text += String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                #expect(text.contains("API usage at shutdown"))
+                #expect(!text.contains("hts") && !text.contains("bts"))  // no secret in the logs
             }
-            kill(process.processIdentifier, SIGTERM)
-            let stopped = ContinuousClock.now
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
-            #expect(ContinuousClock.now - stopped < .seconds(10))
-            text += String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            #expect(text.contains("API usage at shutdown"))
-            #expect(!text.contains("hts") && !text.contains("bts"))  // no secret in the logs
+            let store = WordCountStore(connection: try TestServers.redisConnection(), keyPrefix: prefix)
+            try await store.removeAll()
         }
-        let store = WordCountStore(connection: try TestServers.redisConnection(), keyPrefix: prefix)
-        try await store.removeAll()
-        let dropper = ArchiveDatabase(url: url, logger: TestServers.logger)
-        try await dropper.withRunning { try await $0.client.query("DROP DATABASE \(unescaped: name) WITH (FORCE)") }
     }
 }

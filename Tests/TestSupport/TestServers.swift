@@ -92,3 +92,31 @@ public enum TestServers {
         RedisConnection(url: try redisURL())
     }
 }
+
+extension TestServers {
+    /// Runs `body` with a new, empty database on the test server (for tests that run the `mirror_bot` binary, which
+    /// connects to a whole database), and drops it afterwards, also when `body` fails.
+    public static func withScratchDatabase(
+        _ label: String, isolation: isolated (any Actor)? = #isolation, _ body: (DatabaseURL) async throws -> Void
+    ) async throws {
+        let server = try databaseURL()
+        let name = uniqueName(label)
+        _ = try await ArchiveDatabase(url: server, logger: logger).withRunning {
+            try await $0.client.query("CREATE DATABASE \(unescaped: name)")
+        }
+        var scratch = server
+        scratch.database = name
+        var failure: (any Error)?
+        do { try await body(scratch) } catch { failure = error }
+        // A pool runs only once: dropping takes a new one. FORCE ends connections a killed process left behind.
+        _ = try await ArchiveDatabase(url: server, logger: logger).withRunning {
+            try await $0.client.query("DROP DATABASE IF EXISTS \(unescaped: name) WITH (FORCE)")
+        }
+        if let failure { throw failure }
+    }
+}
+
+extension DatabaseURL {
+    /// The URL as `DATABASE_URL` text for a child process (the test servers have no password).
+    public var connectionText: String { "postgres://\(username)@\(host):\(port)/\(database)?sslmode=disable" }
+}
