@@ -18,7 +18,7 @@ struct StartCommand: AsyncParsableCommand {
     @Flag(help: "Do everything except posting and liking: log what would be done.")
     var dryRun = false
 
-    @Option(help: "Run the bot's clock this many times faster (1440: a day in a minute).")
+    @Option(help: "Run the bot's clock this many times faster (1440: a day in a minute). Far above 1440, raise MISSED_SLOT_GRACE (minutes): real milliseconds become bot minutes.")
     var speed: Double = 1
 
     @Option(help: "Start the bot's clock here (ISO 8601, such as 2026-11-22T00:00:00+09:00).")
