@@ -45,10 +45,12 @@ public struct ArchiveDatabase: Sendable {
         isolation: isolated (any Actor)? = #isolation,
         _ body: (ArchiveDatabase) async throws -> Result
     ) async throws -> Result {
-        try await checkReachable()
-        return try await withThrowingTaskGroup(of: Void.self) { group in
+        try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
+            // The check opens its own connection; meanwhile the pool's task starts, so the body never leases
+            // from a pool that is not running yet.
+            try await checkReachable()
             return try await body(self)
         }
     }
