@@ -98,6 +98,8 @@ let package = Package(
             name: "FakeX",
             dependencies: [
                 "XAPI",
+                "SeededRandom",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -111,8 +113,12 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "SeededRandom",
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "Schedule",
-            dependencies: ["Archive"],
+            dependencies: ["Archive", "SeededRandom"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -165,6 +171,20 @@ let package = Package(
         .executableTarget(
             name: "mirror_bot",
             dependencies: ["MirrorBotCommands"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "DemoReport",
+            dependencies: ["Archive", "FakeX", "XAPI"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "demo-report",
+            dependencies: [
+                "DemoReport", "Archive", "BotConfiguration", "FakeX",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -274,13 +294,19 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "DemoReportTests",
+            dependencies: ["DemoReport", "Archive", "FakeX"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "MirrorBotCommandsTests",
             dependencies: [
-                "MirrorBotCommands", "Archive", "BotConfiguration", "TestSupport", "FakeX", "RedisClient", "WordCounts",
+                "MirrorBotCommands", "Archive", "BotConfiguration", "TestSupport", "FakeX", "RedisClient", "WordCounts", "Classifier", "Tokenizer", "Picking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: strictSettings
         ),
     ]

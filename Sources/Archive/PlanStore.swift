@@ -26,10 +26,13 @@ public struct PlanSlot: Sendable, Equatable {
     public var botTweetID: Int64?
     /// Why it was skipped, or what was posted.
     public var reason: String?
+    /// When it was posted, on the bot's clock.
+    public var postedAt: Date?
 
     /// A slot from its parts.
-    public init(minute: Int, state: State, sourceTweetID: Int64? = nil, botTweetID: Int64? = nil, reason: String? = nil) {
+    public init(minute: Int, state: State, sourceTweetID: Int64? = nil, botTweetID: Int64? = nil, reason: String? = nil, postedAt: Date? = nil) {
         self.minute = minute; self.state = state; self.sourceTweetID = sourceTweetID; self.botTweetID = botTweetID; self.reason = reason
+        self.postedAt = postedAt
     }
 }
 
@@ -46,14 +49,14 @@ public struct PlanStore: Sendable {
     public func slots(of day: String) async throws -> [PlanSlot]? {
         // One query: the plan's row, joined with its slots (none for a day planned with no posts).
         let rows = try await database.rows("reading the plan of \(day)", """
-            SELECT s.minute, s.state, s.source_tweet_id, s.bot_tweet_id, s.reason
+            SELECT s.minute, s.state, s.source_tweet_id, s.bot_tweet_id, s.reason, s.posted_at
             FROM day_plans p LEFT JOIN plan_slots s ON s.day = p.day
             WHERE p.day = \(day)::date ORDER BY s.minute
-            """, as: (Int?, String?, Int64?, Int64?, String?).self)
+            """, as: (Int?, String?, Int64?, Int64?, String?, Date?).self)
         guard !rows.isEmpty else { return nil }
-        return rows.compactMap { minute, state, source, bot, reason in
+        return rows.compactMap { minute, state, source, bot, reason, postedAt in
             minute.map { PlanSlot(minute: $0, state: state.flatMap(PlanSlot.State.init(rawValue:)) ?? .skipped,
-                                  sourceTweetID: source, botTweetID: bot, reason: reason) }
+                                  sourceTweetID: source, botTweetID: bot, reason: reason, postedAt: postedAt) }
         }
     }
 
@@ -90,7 +93,7 @@ public struct PlanStore: Sendable {
         try await database.transaction("recording slot \(minute) of \(day) as posted") { connection in
             try await connection.query("""
                 UPDATE plan_slots SET state = 'posted', source_tweet_id = \(sourceTweetID), bot_tweet_id = \(botTweetID),
-                                      reason = \(reason), updated_at = now()
+                                      reason = \(reason), posted_at = \(postedAt), updated_at = now()
                 WHERE day = \(day)::date AND minute = \(minute)
                 """, logger: logger)
             try await connection.query("""

@@ -99,6 +99,70 @@ public struct ReplyLog: Sendable {
         try await run("counting likes", "SELECT count(*)::bigint FROM bot_likes", as: Int64.self).first.map(Int.init) ?? 0
     }
 
+    /// A mention as the replier handled it.
+    public struct HandledMention: Sendable, Equatable {
+        /// The mention.
+        public var mentionTweetID: Int64
+        /// Its author.
+        public var authorID: Int64
+        /// Answered, skipped, or being answered.
+        public var state: State
+        /// The bot's answer, when answered.
+        public var replyTweetID: Int64?
+        /// The human's past reply it was taken from.
+        public var sourceTweetID: Int64?
+        /// Why (not) answered.
+        public var reason: String?
+        /// When it was handled, on the bot's clock.
+        public var handledAt: Date
+
+        /// A handled mention from its parts.
+        public init(mentionTweetID: Int64, authorID: Int64, state: State, replyTweetID: Int64?, sourceTweetID: Int64?, reason: String?,
+                    handledAt: Date) {
+            self.mentionTweetID = mentionTweetID; self.authorID = authorID; self.state = state; self.replyTweetID = replyTweetID
+            self.sourceTweetID = sourceTweetID; self.reason = reason; self.handledAt = handledAt
+        }
+    }
+
+    /// Every handled mention, oldest first.
+    public func handledMentions() async throws -> [HandledMention] {
+        try await run("reading the handled mentions", """
+            SELECT mention_tweet_id, author_id, state, reply_tweet_id, source_tweet_id, reason, handled_at
+            FROM mention_replies ORDER BY handled_at, mention_tweet_id
+            """, as: (Int64, Int64, String, Int64?, Int64?, String?, Date).self).map {
+            HandledMention(mentionTweetID: $0.0, authorID: $0.1, state: State(rawValue: $0.2) ?? .skipped, replyTweetID: $0.3,
+                           sourceTweetID: $0.4, reason: $0.5, handledAt: $0.6)
+        }
+    }
+
+    /// A like the bot made, with its reason.
+    public struct RecordedLike: Sendable, Equatable {
+        /// The liked tweet.
+        public var tweetID: Int64
+        /// Its author, when known.
+        public var authorID: Int64?
+        /// The filter's log ratio.
+        public var logRatio: Double
+        /// The logged reason (`log ratio 2.31 > 1.10 (ラーメン, 新宿)`).
+        public var reason: String
+        /// When, on the bot's clock.
+        public var likedAt: Date
+
+        /// A like from its parts.
+        public init(tweetID: Int64, authorID: Int64?, logRatio: Double, reason: String, likedAt: Date) {
+            self.tweetID = tweetID; self.authorID = authorID; self.logRatio = logRatio; self.reason = reason; self.likedAt = likedAt
+        }
+    }
+
+    /// Every like the bot made, oldest first.
+    public func likes() async throws -> [RecordedLike] {
+        try await run("reading the likes", """
+            SELECT tweet_id, author_id, log_ratio, reason, liked_at FROM bot_likes ORDER BY liked_at, tweet_id
+            """, as: (Int64, Int64?, Double?, String, Date).self).map {
+            RecordedLike(tweetID: $0.0, authorID: $0.1, logRatio: $0.2 ?? 0, reason: $0.3, likedAt: $0.4)
+        }
+    }
+
     /// Mentions left `replying` by a process that stopped mid-answer become skipped (never answered twice).
     @discardableResult
     public func skipInterrupted() async throws -> Int {

@@ -49,6 +49,8 @@ public enum DaemonRunner {
         public var likes: Int
         /// The API usage report.
         public var usage: [String]
+        /// The process's memory at the end, where the system reports it.
+        public var memory: ProcessMemory?
     }
 
     /// Runs the daemon until a signal or the end of `options.duration`; returns what it did.
@@ -139,7 +141,7 @@ public enum DaemonRunner {
             let answered = try await log.handledCount(state: .replied)
             let skipped = try await log.handledCount(state: .skipped)
             return Summary(from: startedAt, until: until, slots: slots, replies: answered, mentionsNotAnswered: skipped,
-                           likes: try await log.likeCount(), usage: client.usage.report())
+                           likes: try await log.likeCount(), usage: client.usage.report(), memory: ProcessMemory.current())
         }
     }
 }

@@ -7,6 +7,7 @@ import Foundation
 enum JSONValue: Encodable, Sendable, Equatable {
     case string(String)
     case int(Int)
+    case double(Double)
     case bool(Bool)
     case array([JSONValue])
     case object([(String, JSONValue)])
@@ -16,6 +17,7 @@ enum JSONValue: Encodable, Sendable, Equatable {
         switch (lhs, rhs) {
         case (.string(let a), .string(let b)): a == b
         case (.int(let a), .int(let b)): a == b
+        case (.double(let a), .double(let b)): a == b
         case (.bool(let a), .bool(let b)): a == b
         case (.array(let a), .array(let b)): a == b
         case (.object(let a), .object(let b)): a.map(\.0) == b.map(\.0) && a.map(\.1) == b.map(\.1)
@@ -36,6 +38,7 @@ enum JSONValue: Encodable, Sendable, Equatable {
         switch self {
         case .string(let text): var container = encoder.singleValueContainer(); try container.encode(text)
         case .int(let number): var container = encoder.singleValueContainer(); try container.encode(number)
+        case .double(let number): var container = encoder.singleValueContainer(); try container.encode(number)
         case .bool(let flag): var container = encoder.singleValueContainer(); try container.encode(flag)
         case .null: var container = encoder.singleValueContainer(); try container.encodeNil()
         case .array(let items):

@@ -99,16 +99,21 @@ public struct FakeXSeed: Codable, Sendable {
     public var follows: [String: [String]]
     /// Calls per 15-minute window by endpoint name (`GET /2/users/:id/tweets`), overriding the documented ones.
     public var rateLimits: [String: Int]?
+    /// Server seconds per real second from start (a bot run at `--speed N` wants N); absent or 0: the clock
+    /// stands still unless moved through /admin/clock.
+    public var speed: Double?
+    /// Users that answer every post mentioning them or replying to them, 30 server seconds later (a bot loop).
+    public var autoRepliers: [String]?
 
     enum CodingKeys: String, CodingKey {
-        case now, users, accounts, tweets, likes, follows, rateLimits = "rate_limits"
+        case now, users, accounts, tweets, likes, follows, speed, rateLimits = "rate_limits", autoRepliers = "auto_repliers"
     }
 
     /// A seed from its parts.
     public init(now: Date? = nil, users: [User], accounts: [Account], tweets: [Tweet] = [], likes: [String: [String]] = [:],
-                follows: [String: [String]] = [:], rateLimits: [String: Int]? = nil) {
+                follows: [String: [String]] = [:], rateLimits: [String: Int]? = nil, speed: Double? = nil, autoRepliers: [String]? = nil) {
         self.now = now; self.users = users; self.accounts = accounts; self.tweets = tweets
-        self.likes = likes; self.follows = follows; self.rateLimits = rateLimits
+        self.likes = likes; self.follows = follows; self.rateLimits = rateLimits; self.speed = speed; self.autoRepliers = autoRepliers
     }
 
     /// Reads a seed file (JSON with snake_case keys; times in ISO 8601). Errors name the file and the place.

@@ -2,6 +2,7 @@ public import Foundation
 import HTTPTypes
 import Hummingbird
 public import Logging
+import ServiceLifecycle
 import NIOCore
 import NIOFoundationCompat
 import XAPI
@@ -23,33 +24,47 @@ public final class FakeXServer: Sendable {
 
     /// Serves on `host`:`port` (0 picks a free port) until the task is cancelled; `onStarted` gets the bound port.
     public func run(host: String = "127.0.0.1", port: Int = 0, onStarted: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        try await application(host: host, port: port, onStarted: onStarted).run()
+    }
+
+    private func application(host: String, port: Int, onStarted: @escaping @Sendable (Int) async -> Void) -> some Service {
         let responder = CallbackResponder<BasicRequestContext> { [self] request, _ in
             await self.respond(to: request)
         }
-        let application = Application(
+        return Application(
             responder: responder,
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "fake-x"),
             onServerRunning: { channel in await onStarted(channel.localAddress?.port ?? port) },
             logger: logger)
-        try await application.run()
     }
 
-    /// Runs the server for the duration of `body`, which gets its base URL (`http://127.0.0.1:PORT`).
+    /// Runs the server for the duration of `body`, which gets its base URL (`http://127.0.0.1:PORT`); then shuts it
+    /// down gracefully (requests in flight are answered), also when `body` throws.
     public func withRunning<Result: Sendable>(
         isolation: isolated (any Actor)? = #isolation,
         _ body: (URL) async throws -> Result
     ) async throws -> Result {
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        return try await withThrowingTaskGroup(of: Result?.self) { group in
-            group.addTask {
-                try await self.run(port: 0) { port in continuation.yield(port); continuation.finish() }
+        let group = ServiceGroup(
+            services: [application(host: "127.0.0.1", port: 0) { port in continuation.yield(port); continuation.finish() }],
+            logger: logger)
+        return try await withThrowingTaskGroup(of: Result?.self) { tasks in
+            tasks.addTask {
+                try await group.run()
                 return nil
             }
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next() else { throw CancellationError() }
-            let result = try await body(URL(string: "http://127.0.0.1:\(port)")!)
-            group.cancelAll()
-            return result
+            do {
+                let result = try await body(URL(string: "http://127.0.0.1:\(port)")!)
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+                return result
+            } catch {
+                await group.triggerGracefulShutdown()
+                try? await tasks.waitForAll()
+                throw error
+            }
         }
     }
 
@@ -57,8 +72,10 @@ public final class FakeXServer: Sendable {
 
     /// The server's clock.
     public func now() async -> Date { await world.now }
-    /// Sets the server's clock.
-    public func setClock(_ date: Date) async { await world.setClock(date) }
+    /// Sets the server's clock, and how fast it runs from now on (server seconds per real second; 0 stops it).
+    public func setClock(_ date: Date, speed: Double? = nil) async { await world.setClock(date, speed: speed) }
+    /// Sets the server's clock and speed when the next API request arrives (a bot about to start makes it).
+    public func armClock(_ date: Date, speed: Double) async { await world.armClock(date, speed: speed) }
     /// Moves the server's clock forward.
     public func advanceClock(by seconds: TimeInterval) async { await world.advanceClock(by: seconds) }
     /// Adds posts (visible once the clock reaches their time).
@@ -77,6 +94,8 @@ public final class FakeXServer: Sendable {
     public func liked() async -> [(userID: String, tweetID: String)] { await world.likedPairs() }
     /// API requests received, by endpoint name (unknown paths under `unknown`).
     public func requestCounts() async -> [String: Int] { await world.requestCounts }
+    /// Posts returned by the read endpoints, by endpoint name.
+    public func servedCounts() async -> [String: Int] { await world.servedCounts }
 
     // MARK: - HTTP
 
@@ -222,20 +241,31 @@ public final class FakeXServer: Sendable {
             let posted = await world.posted.map { tweet in
                 JSONValue.object([("id", .string(tweet.id)), ("author_id", .string(tweet.authorID)), ("text", .string(tweet.text)),
                                   ("created_at", .time(tweet.createdAt)),
-                                  ("in_reply_to_tweet_id", tweet.inReplyToTweetID.map(JSONValue.string) ?? .null)])
+                                  ("in_reply_to_tweet_id", tweet.inReplyToTweetID.map(JSONValue.string) ?? .null),
+                                  ("in_reply_to_user_id", tweet.inReplyToUserID.map(JSONValue.string) ?? .null)])
             }
             let liked = await world.likedPairs().map { JSONValue.object([("user_id", .string($0.userID)), ("tweet_id", .string($0.tweetID))]) }
             let requests = await world.requestCounts.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.int($0.value)) }
-            return ok(.object([("now", .time(await world.now)), ("posted", .array(posted)), ("liked", .array(liked)),
-                               ("requests", .object(requests))]))
+            let served = await world.servedCounts.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.int($0.value)) }
+            return ok(.object([("now", .time(await world.now)), ("speed", .double(await world.speed)), ("posted", .array(posted)),
+                               ("liked", .array(liked)), ("requests", .object(requests)), ("served", .object(served))]))
         case (.post, "/admin/clock"):
             struct Clock: Decodable {
                 var now: Date?
                 var advanceSeconds: Double?
-                enum CodingKeys: String, CodingKey { case now, advanceSeconds = "advance_seconds" }
+                var speed: Double?
+                var onFirstRequest: Bool?
+                enum CodingKeys: String, CodingKey { case now, speed, advanceSeconds = "advance_seconds", onFirstRequest = "on_first_request" }
             }
-            guard let clock = try? decoder.decode(Clock.self, from: body) else { return bad("expected {\"now\": ISO 8601} or {\"advance_seconds\": n}") }
-            if let now = clock.now { await world.setClock(now) }
+            guard let clock = try? decoder.decode(Clock.self, from: body) else {
+                return bad("expected {\"now\": ISO 8601, \"speed\": n, \"on_first_request\": bool} or {\"advance_seconds\": n}")
+            }
+            let (current, currentSpeed) = (await world.now, await world.speed)
+            if clock.onFirstRequest == true {
+                await world.armClock(clock.now ?? current, speed: clock.speed ?? currentSpeed)
+                return ok(.object([("now", .time(await world.now)), ("armed", .bool(true))]))
+            }
+            if clock.now != nil || clock.speed != nil { await world.setClock(clock.now ?? current, speed: clock.speed) }
             if let seconds = clock.advanceSeconds { await world.advanceClock(by: seconds) }
             return ok(.object([("now", .time(await world.now))]))
         case (.post, "/admin/tweets"):

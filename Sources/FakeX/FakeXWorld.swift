@@ -31,9 +31,17 @@ actor FakeXWorld {
         "POST /2/users/:id/likes": 50,
     ]
     static let windowLength: TimeInterval = 15 * 60
-    static let twitterEpochMilliseconds: UInt64 = 1_288_834_974_657
 
-    private(set) var now: Date
+    /// The clock: `anchor` plus the real time since `anchorInstant`, times `speed` (0 stops it).
+    private var anchor: Date
+    private var anchorInstant = ContinuousClock.now
+    private(set) var speed: Double
+    var now: Date {
+        guard speed > 0 else { return anchor }
+        let elapsed = ContinuousClock.now - anchorInstant
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return anchor.addingTimeInterval(seconds * speed)
+    }
     private var users: [String: FakeXSeed.User] = [:]
     private var accountsByToken: [String: FakeXSeed.Account] = [:]
     private var consumerSecrets: [String: String] = [:]
@@ -44,13 +52,19 @@ actor FakeXWorld {
     private var windows: [String: Window] = [:]
     private var faults: [FakeXFault] = []
     private var usedNonces: Set<String> = []
-    private var sequence: UInt64 = 0
+    private var snowflakes = SnowflakeIDs()
     private(set) var posted: [FakeXSeed.Tweet] = []
     private(set) var liked: [(userID: String, tweetID: String)] = []
     private(set) var requestCounts: [String: Int] = [:]
+    private(set) var servedCounts: [String: Int] = [:]
+    private var autoRepliers: Set<String>
+    private var autoReplyCount = 0
+    private var armedClock: (Date, Double)?
 
     init(seed: FakeXSeed) {
-        now = seed.now ?? Date()
+        anchor = seed.now ?? Date()
+        speed = seed.speed ?? 0
+        autoRepliers = Set(seed.autoRepliers ?? [])
         rateLimits = Self.documentedRateLimits.merging(seed.rateLimits ?? [:]) { _, seeded in seeded }
         for user in seed.users { users[user.id] = user }
         for account in seed.accounts {
@@ -64,8 +78,15 @@ actor FakeXWorld {
 
     // MARK: - Administration
 
-    func setClock(_ date: Date) { now = date }
-    func advanceClock(by seconds: TimeInterval) { now = now.addingTimeInterval(seconds) }
+    func setClock(_ date: Date, speed newSpeed: Double? = nil) {
+        anchor = date
+        anchorInstant = .now
+        if let newSpeed { speed = max(0, newSpeed) }
+    }
+    func advanceClock(by seconds: TimeInterval) { setClock(now.addingTimeInterval(seconds)) }
+    /// Sets the clock when the next API request arrives, so that a bot started just now and the server agree.
+    func armClock(_ date: Date, speed newSpeed: Double) { armedClock = (date, newSpeed) }
+    func countServed(_ endpoint: String, _ count: Int) { servedCounts[endpoint, default: 0] += count }
     func add(tweets newTweets: [FakeXSeed.Tweet]) { newTweets.forEach(insert) }
     func add(likes newLikes: [String], by userID: String) { likes[userID, default: []].insert(contentsOf: newLikes, at: 0) }
     func add(users newUsers: [FakeXSeed.User]) { for user in newUsers { users[user.id] = user } }
@@ -82,7 +103,13 @@ actor FakeXWorld {
         return kind
     }
 
-    func countRequest(_ endpoint: String) { requestCounts[endpoint, default: 0] += 1 }
+    func countRequest(_ endpoint: String) {
+        if let (date, newSpeed) = armedClock {
+            armedClock = nil
+            setClock(date, speed: newSpeed)
+        }
+        requestCounts[endpoint, default: 0] += 1
+    }
 
     // MARK: - Authentication
 
@@ -133,7 +160,19 @@ actor FakeXWorld {
         return FakeXResponse(status: 200, body: .object([("data", userJSON(user))]))
     }
 
-    enum Timeline { case userTweets, likedTweets, home, mentions }
+    enum Timeline {
+        case userTweets, likedTweets, home, mentions
+
+        /// The endpoint's name, as in `requestCounts`.
+        var endpoint: String {
+            switch self {
+            case .userTweets: "GET /2/users/:id/tweets"
+            case .likedTweets: "GET /2/users/:id/liked_tweets"
+            case .home: "GET /2/users/:id/timelines/reverse_chronological"
+            case .mentions: "GET /2/users/:id/mentions"
+            }
+        }
+    }
 
     func timeline(_ kind: Timeline, pathUserID: String, callerID: String, query: [String: String]) -> FakeXResponse {
         let minimum = kind == .home ? 1 : 5
@@ -177,28 +216,30 @@ actor FakeXWorld {
                 detail: "You can only read the home timeline of the authenticated user.", status: 403))
         }
 
-        // The newest first, visible now, then the documented caps, then the filters of this request.
+        // The newest first, visible now, then the documented caps, then the filters of this request. (Posts newer than
+        // since_id are a prefix of the newest-first list, so reading only those gives the same answer, faster.)
+        let visible = kind == .likedTweets ? [] : visibleTweets(newerThan: sinceID)
         var candidates: [StoredTweet]
         switch kind {
         case .userTweets:
-            candidates = visibleTweets().filter { $0.tweet.authorID == pathUserID }
+            candidates = visible.filter { $0.tweet.authorID == pathUserID }
             candidates = Array(candidates.prefix(3_200))
             if exclude.contains("replies") {
                 candidates = Array(candidates.filter { $0.tweet.inReplyToTweetID == nil && $0.tweet.inReplyToUserID == nil }.prefix(800))
             }
         case .home:
             let followed = (follows[pathUserID] ?? []).union([pathUserID])
-            candidates = Array(visibleTweets().filter { followed.contains($0.tweet.authorID) }.prefix(3_200))
+            candidates = Array(visible.filter { followed.contains($0.tweet.authorID) }.prefix(3_200))
             if exclude.contains("replies") { candidates = candidates.filter { $0.tweet.inReplyToTweetID == nil } }
         case .mentions:
             let handle = "@" + (users[pathUserID]?.username ?? "").lowercased()
-            candidates = Array(visibleTweets().filter { stored in
+            candidates = Array(visible.filter { stored in
                 stored.tweet.authorID != pathUserID && stored.tweet.retweetOf == nil
                     && (stored.tweet.inReplyToUserID == pathUserID || stored.tweet.text.lowercased().contains(handle))
             }.prefix(800))
         case .likedTweets:
-            let byID = Dictionary(tweets.map { ($0.tweet.id, $0) }, uniquingKeysWith: { first, _ in first })
-            candidates = (likes[pathUserID] ?? []).compactMap { byID[$0] }.filter { $0.tweet.createdAt <= now }
+            let current = now
+            candidates = (likes[pathUserID] ?? []).compactMap(stored(id:)).filter { $0.tweet.createdAt <= current }
         }
         if exclude.contains("retweets") { candidates = candidates.filter { $0.tweet.retweetOf == nil } }
         if let sinceID { candidates = candidates.filter { $0.numericID > sinceID } }
@@ -207,6 +248,7 @@ actor FakeXWorld {
         // A token names the first post of its page, so new posts arriving between pages shift nothing.
         let start = boundary.map { id in candidates.firstIndex { $0.numericID <= id } ?? candidates.count } ?? 0
         let page = Array(candidates[start..<min(start + maxResults, candidates.count)])
+        servedCounts[kind.endpoint, default: 0] += page.count
         let fields = Set((query["tweet.fields"] ?? "").split(separator: ",").map(String.init))
         let expandAuthors = (query["expansions"] ?? "").split(separator: ",").contains("author_id")
         var body: [(String, JSONValue)] = []
@@ -263,6 +305,7 @@ actor FakeXWorld {
                                     inReplyToTweetID: inReplyToTweetID, inReplyToUserID: inReplyToUserID)
         insert(tweet)
         posted.append(tweet)
+        answerAsAutoRepliers(tweet)
         return FakeXResponse(status: 201, body: .object([
             ("data", .object([("id", .string(tweet.id)), ("text", .string(tweet.text))])),
         ]))
@@ -276,7 +319,7 @@ actor FakeXWorld {
         guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any], let tweetID = object["tweet_id"] as? String else {
             return invalidBody("tweet_id", "$.tweet_id: is missing but it is required")
         }
-        guard tweets.contains(where: { $0.tweet.id == tweetID && $0.tweet.createdAt <= now }) else {
+        guard let target = stored(id: tweetID), target.tweet.createdAt <= now else {
             return FakeXResponse(status: 200, body: .object([
                 ("data", .object([("liked", .bool(false))])),
                 ("errors", .array([.problem(type: ProblemType.notFound, title: "Not Found Error",
@@ -292,6 +335,23 @@ actor FakeXWorld {
         return FakeXResponse(status: 200, body: .object([("data", .object([("liked", .bool(true))]))]))
     }
 
+    /// Users that answer everything: each auto-replier mentioned in `tweet`, or whose post it answers, replies to it
+    /// 30 seconds later (on the server's clock), mentioning its author. Two such accounts would talk forever.
+    private func answerAsAutoRepliers(_ tweet: FakeXSeed.Tweet) {
+        guard let author = users[tweet.authorID] else { return }
+        let lowered = tweet.text.lowercased()
+        for replierID in autoRepliers.sorted() where replierID != tweet.authorID {
+            guard let replier = users[replierID],
+                  tweet.inReplyToUserID == replierID || lowered.contains("@" + replier.username.lowercased()) else { continue }
+            autoReplyCount += 1
+            let phrases = ["なるほど、それで？", "わかる", "それな", "本当に？", "もっと聞かせて"]
+            let text = "@\(author.username) \(phrases[autoReplyCount % phrases.count]) (\(autoReplyCount))"
+            let reply = FakeXSeed.Tweet(id: String(nextID(at: now.addingTimeInterval(30))), authorID: replierID, text: text,
+                                        createdAt: now.addingTimeInterval(30), inReplyToTweetID: tweet.id, inReplyToUserID: tweet.authorID)
+            insert(reply)
+        }
+    }
+
     // MARK: - Helpers
 
     private func insert(_ tweet: FakeXSeed.Tweet) { Self.insert(tweet, into: &tweets) }
@@ -305,16 +365,28 @@ actor FakeXWorld {
     }
 
     /// Posts whose time has come, newest first.
-    private func visibleTweets() -> [StoredTweet] {
-        tweets.reversed().filter { $0.tweet.createdAt <= now }
+    /// The post with this id, found by binary search (posts are kept sorted by id).
+    private func stored(id: String) -> StoredTweet? {
+        guard let number = UInt64(id) else { return nil }
+        let index = tweets.partitioningIndex { $0.numericID >= number }
+        return index < tweets.endIndex && tweets[index].numericID == number ? tweets[index] : nil
+    }
+
+    /// Visible posts (created by now), newest first; only those with ids above `sinceID` when given.
+    private func visibleTweets(newerThan sinceID: UInt64? = nil) -> [StoredTweet] {
+        let first = sinceID.map { id in tweets.partitioningIndex { $0.numericID > id } } ?? tweets.startIndex
+        let current = now
+        return tweets[first...].reversed().filter { $0.tweet.createdAt <= current }
     }
 
     /// A snowflake-like id from the clock, so new posts sort after older ones.
-    private func nextID() -> UInt64 {
-        sequence += 1
-        let milliseconds = UInt64(max(0, now.timeIntervalSince1970 * 1000)) &- Self.twitterEpochMilliseconds
-        var id = (milliseconds << 22) | (sequence & 0x3FFFFF)
-        if let newest = tweets.last?.numericID, id <= newest { id = newest + 1 }
+    private func nextID(at date: Date? = nil) -> UInt64 {
+        let time = date ?? now
+        var id = snowflakes.number(at: time)
+        // After every post already visible at that time (seeds may use any ids), but not after hidden future posts:
+        // those must stay newer than what is posted before their time, as on X.
+        if let newest = tweets.last(where: { $0.tweet.createdAt <= time })?.numericID, id <= newest { id = newest + 1 }
+        while stored(id: String(id)) != nil { id += 1 }
         return id
     }
 

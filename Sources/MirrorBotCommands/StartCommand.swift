@@ -47,6 +47,7 @@ struct StartCommand: AsyncParsableCommand {
         print("Slots: \(slots.values.reduce(0, +)) planned, \(slots[.posted] ?? 0) posted, \(slots[.skipped] ?? 0) skipped, \((slots[.planned] ?? 0) + (slots[.posting] ?? 0)) still to come.")
         print("Mentions: \(summary.replies) answered, \(summary.mentionsNotAnswered) not answered. Likes: \(summary.likes).")
         for line in summary.usage { print("API: \(line)") }
+        if let memory = summary.memory { print("Memory: \(memory.description).") }
     }
 
     static func parseTime(_ text: String) -> Date? {

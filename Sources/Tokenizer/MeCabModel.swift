@@ -19,9 +19,16 @@ final class MeCabModel: Sendable {
     private let idleWorkers: Mutex<[Worker]>
 
     /// Loads the dictionary in `dictionaryDirectory`, or MeCab's default one (from mecabrc) when nil.
-    init(dictionaryDirectory: String?) throws {
+    ///
+    /// MeCab reads a mecabrc even when given a dictionary, and fails when there is none (as where packages are
+    /// unpacked outside `/etc`, like Heroku's apt buildpack): with a dictionary directory and no `MECABRC`, the
+    /// dictionary's own `dicrc` serves as the rc file.
+    init(dictionaryDirectory: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         var arguments = ["mecab"]
-        if let dictionaryDirectory { arguments += ["-d", dictionaryDirectory] }
+        if let dictionaryDirectory {
+            arguments += ["-d", dictionaryDirectory]
+            if environment["MECABRC"] == nil { arguments += ["-r", (dictionaryDirectory as NSString).appendingPathComponent("dicrc")] }
+        }
         let loaded: OpaquePointer? = Self.withCArguments(arguments) { argc, argv in mecab_model_new(argc, argv) }
         guard let loaded else {
             throw TokenizerError.dictionaryUnavailable(directory: dictionaryDirectory, reason: Self.globalErrorText())

@@ -16,8 +16,29 @@ struct FakeXCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The seed file (JSON: users, accounts, tweets, likes, follows, now, rate_limits).")
-    var seed: String
+    @Option(help: "The seed file (JSON: users, accounts, tweets, likes, follows, now, speed, rate_limits, auto_repliers).")
+    var seed: String?
+
+    @Flag(help: "Serve a generated persona (months of a Japanese-tweeting human, friends, a timeline, a day of mentions) instead of a seed file.")
+    var persona = false
+
+    @Option(help: "With --persona: where the simulated day starts (ISO 8601); the server's clock starts there.")
+    var dayStart: String?
+
+    @Option(help: "With --persona: accounts the human and the bot follow.")
+    var followed = 20
+
+    @Option(help: "With --persona: posts per followed account per day.")
+    var postsPerAccount = 6
+
+    @Option(help: "With --persona: its random seed (the same seed, the same persona).")
+    var personaSeed: UInt64 = 2026
+
+    @Option(help: "Server seconds per real second (a bot run with --speed N wants the same N); 0 stops the clock.")
+    var speed: Double?
+
+    @Option(help: "Write the seed served (for example the generated persona) to this file, then serve it.")
+    var writeSeed: String?
 
     @Option(help: "Address to listen on; loopback only by default.")
     var host = "127.0.0.1"
@@ -27,7 +48,22 @@ struct FakeXCommand: AsyncParsableCommand {
 
     func run() async throws {
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
-        let seedValue = try FakeXSeed.load(path: seed)
+        var seedValue: FakeXSeed
+        switch (seed, persona) {
+        case (let path?, false):
+            seedValue = try FakeXSeed.load(path: path)
+        case (nil, true):
+            var start = Date()
+            if let text = dayStart {
+                guard let date = ISO8601DateFormatter().date(from: text) else { throw ValidationError("--day-start must look like 2026-11-22T00:00:00+09:00") }
+                start = date
+            }
+            seedValue = FakeXPersona(.init(randomSeed: personaSeed, dayStart: start, followedAccounts: followed, postsPerAccountPerDay: postsPerAccount)).seed
+        default:
+            throw ValidationError("Give either --seed FILE or --persona.")
+        }
+        if let speed { seedValue.speed = speed }
+        if let writeSeed { try seedValue.write(to: writeSeed) }
         var logger = Logger(label: "fake-x")
         logger.logLevel = .warning
         let server = FakeXServer(seed: seedValue, logger: logger)

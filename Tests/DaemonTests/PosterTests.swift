@@ -97,6 +97,7 @@ struct PosterTests {
             let slotTimes = slots.map { Poster.date(of: $0.minute, on: PosterWorld.day, in: PosterWorld.tokyo) }
             #expect(steps.map(\.deadline) == slotTimes)
             #expect(steps.map(\.posts) == Array(1...15))
+            #expect(zip(slots, slotTimes).allSatisfy { slot, time in slot.postedAt == time })  // stored on the bot's clock
             // Each post is a tweet of the human written within ±30 minutes of its slot's minute of the day.
             let history = Dictionary(uniqueKeysWithValues: PosterWorld.history().map { ($0.tweetID, $0) })
             let posted = await world.server.posted()

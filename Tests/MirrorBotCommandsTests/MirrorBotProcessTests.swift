@@ -28,8 +28,20 @@ struct MirrorBotProcess {
         }
     }
 
+    /// Runs blocking `work` on a thread of its own. Waiting for a child process on one of the few threads Swift's
+    /// concurrency runs on would starve the in-process fake X server that the child is talking to.
+    static func offload<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Swift.Result { try work() }) }.start()
+        }
+    }
+
     /// Runs `mirror_bot arguments` in a fresh empty folder with only `environment` (and PATH) set.
-    static func run(_ arguments: [String], environment: [String: String], files: [String: String] = [:], input: String? = nil) throws -> Output {
+    static func run(_ arguments: [String], environment: [String: String], files: [String: String] = [:], input: String? = nil) async throws -> Output {
+        try await offload { try runBlocking(arguments, environment: environment, files: files, input: input) }
+    }
+
+    private static func runBlocking(_ arguments: [String], environment: [String: String], files: [String: String], input: String?) throws -> Output {
         let folder = FileManager.default.temporaryDirectory.appending(path: TestServers.uniqueName("cli"))
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -59,19 +71,19 @@ struct MirrorBotProcess {
 @Suite("Running the mirror_bot binary")
 struct MirrorBotProcessTests {
     /// Runs `body` with the `DATABASE_URL` text of a new, empty database, dropped afterwards.
-    func withEmptyDatabase(_ body: (String) throws -> Void) async throws {
-        try await TestServers.withScratchDatabase("cli") { url in try body(url.connectionText) }
+    func withEmptyDatabase(_ body: (String) async throws -> Void) async throws {
+        try await TestServers.withScratchDatabase("cli") { url async throws in try await body(url.connectionText) }
     }
 
     @Test("migrate creates the tables once; a second run says it is up to date")
     func migrateTwice() async throws {
-        try await withEmptyDatabase { url in
-            let first = try MirrorBotProcess.run(["migrate"], environment: ["DATABASE_URL": url, "TZ": "Asia/Tokyo"])
+        try await withEmptyDatabase { url async throws in
+            let first = try await MirrorBotProcess.run(["migrate"], environment: ["DATABASE_URL": url, "TZ": "Asia/Tokyo"])
             #expect(first.status == 0, "\(first.standardError)")
             let names = Migration.bundled.map { "\($0.version) (\($0.name))" }.joined(separator: ", ")
             #expect(first.standardOutput == "Applied \(Migration.bundled.count) migrations: \(names).\n")
             #expect(first.standardOutput.hasPrefix("Applied \(Migration.bundled.count) migrations: 1 (create_tweets), 2 (archive_constraints), 3 (bot_posts)"))
-            let second = try MirrorBotProcess.run(["migrate"], environment: ["DATABASE_URL": url])
+            let second = try await MirrorBotProcess.run(["migrate"], environment: ["DATABASE_URL": url])
             #expect(second.status == 0)
             #expect(second.standardOutput == "The database is up to date; no migration to apply.\n")
         }
@@ -79,24 +91,24 @@ struct MirrorBotProcessTests {
 
     @Test("migrate reads DATABASE_URL from a .env file in the working directory")
     func migrateWithEnvFile() async throws {
-        try await withEmptyDatabase { url in
-            let result = try MirrorBotProcess.run(["migrate"], environment: [:], files: [".env": "# local\nDATABASE_URL=\(url)\n"])
+        try await withEmptyDatabase { url async throws in
+            let result = try await MirrorBotProcess.run(["migrate"], environment: [:], files: [".env": "# local\nDATABASE_URL=\(url)\n"])
             #expect(result.status == 0, "\(result.standardError)")
             #expect(result.standardOutput.hasPrefix("Applied \(Migration.bundled.count) migrations"))
         }
     }
 
     @Test("migrate without DATABASE_URL says what to set and exits non-zero")
-    func migrateWithoutDatabase() throws {
-        let result = try MirrorBotProcess.run(["migrate"], environment: [:])
+    func migrateWithoutDatabase() async throws {
+        let result = try await MirrorBotProcess.run(["migrate"], environment: [:])
         #expect(result.status != 0)
         #expect(result.standardError.contains("DATABASE_URL is not set"))
         #expect(result.standardOutput.isEmpty)
     }
 
     @Test("An unreachable database is one error line, no password, non-zero exit")
-    func migrateUnreachable() throws {
-        let result = try MirrorBotProcess.run(["migrate"], environment: ["DATABASE_URL": "postgres://me:topsecret@127.0.0.1:1/db"])
+    func migrateUnreachable() async throws {
+        let result = try await MirrorBotProcess.run(["migrate"], environment: ["DATABASE_URL": "postgres://me:topsecret@127.0.0.1:1/db"])
         #expect(result.status != 0)
         let lines = result.standardError.split(separator: "\n")
         #expect(lines.count == 1, "\(result.standardError)")
@@ -105,15 +117,15 @@ struct MirrorBotProcessTests {
     }
 
     @Test("A malformed variable stops any command with the variable's name and expected form")
-    func malformedConfiguration() throws {
-        let result = try MirrorBotProcess.run(["migrate"], environment: ["DATABASE_URL": "postgres://u@h/db", "TZ": "Nowhere/Land"])
+    func malformedConfiguration() async throws {
+        let result = try await MirrorBotProcess.run(["migrate"], environment: ["DATABASE_URL": "postgres://u@h/db", "TZ": "Nowhere/Land"])
         #expect(result.status != 0)
         #expect(result.standardError.contains("TZ is malformed (\"Nowhere/Land\"); it must be an IANA time zone name"))
     }
 
     @Test("tokenize prints the nouns of each text")
-    func tokenize() throws {
-        let result = try MirrorBotProcess.run(["tokenize", "今日は東京で寿司を食べた https://t.co/x"], environment: [:])
+    func tokenize() async throws {
+        let result = try await MirrorBotProcess.run(["tokenize", "今日は東京で寿司を食べた https://t.co/x"], environment: [:])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput == "今日\n東京\n寿司\n")
     }
@@ -138,7 +150,7 @@ struct DoctorProcessTests {
         try await server.withRunning { url in
             var environment = Self.environment(url, botSecret: "wrong-secret")
             environment["DATABASE_URL"] = try TestServers.databaseURL().connectionText
-            let result = try MirrorBotProcess.run(["doctor"], environment: environment)
+            let result = try await MirrorBotProcess.run(["doctor"], environment: environment)
             #expect(result.status != 0)
             #expect(result.standardOutput.contains("ok    human account: @human (id 1)"), "\(result.standardOutput)")
             #expect(result.standardOutput.contains("FAIL  bot account: X refused the bot account's credentials"))
@@ -168,8 +180,8 @@ struct ScheduleAndClassifyProcessTests {
                 try await archive.insert(tweets)
             }
             let environment = ["DATABASE_URL": databaseURL.connectionText, "TZ": "Asia/Tokyo"]
-            let first = try MirrorBotProcess.run(["schedule", "--date", "2026-11-22", "--seed", "7", "--json"], environment: environment)
-            let second = try MirrorBotProcess.run(["schedule", "--date", "2026-11-22", "--seed", "7", "--json"], environment: environment)
+            let first = try await MirrorBotProcess.run(["schedule", "--date", "2026-11-22", "--seed", "7", "--json"], environment: environment)
+            let second = try await MirrorBotProcess.run(["schedule", "--date", "2026-11-22", "--seed", "7", "--json"], environment: environment)
             #expect(first.status == 0, "\(first.standardError)")
             #expect(first.standardOutput == second.standardOutput)
             let plan = try #require(try JSONSerialization.jsonObject(with: Data(first.standardOutput.utf8)) as? [String: Any])
@@ -181,11 +193,11 @@ struct ScheduleAndClassifyProcessTests {
             #expect(minutes.allSatisfy { (7 * 60..<10 * 60).contains($0) })
             #expect([10].contains(minutes.count))  // each of the 4 days has 10 posts
 
-            let chart = try MirrorBotProcess.run(["schedule", "--date", "2026-11-22", "--seed", "7"], environment: environment)
+            let chart = try await MirrorBotProcess.run(["schedule", "--date", "2026-11-22", "--seed", "7"], environment: environment)
             let lines = chart.standardOutput.split(separator: "\n", omittingEmptySubsequences: false)
             #expect(lines.first?.hasPrefix("Plan for 2026-11-22 (Asia/Tokyo): 10 posts at 0") == true)
             #expect(lines.filter { $0.range(of: #"^\d\d    "#, options: .regularExpression) != nil }.count == 24)
-            let bad = try MirrorBotProcess.run(["schedule", "--date", "tomorrow"], environment: environment)
+            let bad = try await MirrorBotProcess.run(["schedule", "--date", "tomorrow"], environment: environment)
             #expect(bad.status != 0)
             #expect(bad.standardError.contains("--date must look like 2026-11-22"))
 
@@ -200,7 +212,7 @@ struct ScheduleAndClassifyProcessTests {
         try await store.learn(batch: (0..<40).map { _ in (features: ["会議", "@bob"], category: .normal) })
         let environment = ["REDIS_URL": try TestServers.redisURL().redacted, "REDIS_KEY_PREFIX": prefix]
         let input = "寿司が食べたい\n{\"text\": \"会議の資料\", \"author\": \"@bob\"}\n"
-        let text = try MirrorBotProcess.run(["classify", "--explain"], environment: environment, input: input)
+        let text = try await MirrorBotProcess.run(["classify", "--explain"], environment: environment, input: input)
         #expect(text.status == 0, "\(text.standardError)")
         let lines = text.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.count == 6)
@@ -211,7 +223,7 @@ struct ScheduleAndClassifyProcessTests {
         #expect(lines[5].hasPrefix("      against: "), "\(text.standardOutput)")
         #expect(lines[5].contains("会議") && lines[5].contains("@bob"), "\(text.standardOutput)")
 
-        let json = try MirrorBotProcess.run(["classify", "--json"], environment: environment, input: input)
+        let json = try await MirrorBotProcess.run(["classify", "--json"], environment: environment, input: input)
         let objects = json.standardOutput.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
@@ -232,19 +244,19 @@ struct ImportProcessTests {
             let prefix = TestServers.uniqueName("import") + ":"
             let environment = ["DATABASE_URL": databaseURL.connectionText, "REDIS_URL": try TestServers.redisURL().redacted,
                                "REDIS_KEY_PREFIX": prefix, "TZ": "Asia/Tokyo"]
-            _ = try MirrorBotProcess.run(["migrate"], environment: environment)
+            _ = try await MirrorBotProcess.run(["migrate"], environment: environment)
             let tweets = #"""
                 window.YTD.tweets.part0 = [
                   {"tweet": {"id_str": "11", "full_text": "こんにちは &amp; さようなら", "created_at": "Sat Aug 12 16:10:37 +0000 2023"}},
                   {"tweet": {"id_str": "12", "full_text": "RT @x: 拡散", "created_at": "Sat Aug 12 16:11:37 +0000 2023"}}
                 ]
                 """#
-            let result = try MirrorBotProcess.run(["import", "tweets.js"], environment: environment, files: ["tweets.js": tweets])
+            let result = try await MirrorBotProcess.run(["import", "tweets.js"], environment: environment, files: ["tweets.js": tweets])
             #expect(result.status == 0, "\(result.standardError)")
             #expect(result.standardOutput.hasPrefix("Imported 1 new tweets (2 read, 1 retweets skipped) and learned 0 new likes"))
             #expect(result.standardOutput.contains("The archive holds 1 tweets."))
 
-            let broken = try MirrorBotProcess.run(["import", "tweets.js"], environment: environment, files: ["tweets.js": String(tweets.dropLast(30))])
+            let broken = try await MirrorBotProcess.run(["import", "tweets.js"], environment: environment, files: ["tweets.js": String(tweets.dropLast(30))])
             #expect(broken.status != 0)
             #expect(broken.standardError.contains("Cannot import"))
             #expect(broken.standardError.contains("tweets.js: the JSON is malformed or cut short"))
@@ -290,13 +302,13 @@ struct StartProcessTests {
                                    "REDIS_KEY_PREFIX": prefix, "TZ": "Asia/Tokyo", "LOG_LEVEL": "warning",
                                    // At 43,200x a few real milliseconds are many bot minutes: a wider grace for the rehearsal.
                                    "MISSED_SLOT_GRACE": "240"]) { _, new in new }
-                #expect(try MirrorBotProcess.run(["start"], environment: environment).standardError.contains("migration"))  // not migrated yet
-                #expect(try MirrorBotProcess.run(["migrate"], environment: environment).status == 0)
-                let trained = try MirrorBotProcess.run(["train", "scheduler"], environment: environment)
+                #expect(try await MirrorBotProcess.run(["start"], environment: environment).standardError.contains("migration"))  // not migrated yet
+                #expect(try await MirrorBotProcess.run(["migrate"], environment: environment).status == 0)
+                let trained = try await MirrorBotProcess.run(["train", "scheduler"], environment: environment)
                 #expect(trained.standardOutput.hasPrefix("Archived 30 new tweets"), "\(trained.standardError)")
 
                 // The morning: each past day had 6 posts, 3 around 08:00 and 3 around 21:00.
-                let morning = try MirrorBotProcess.run(["start", "--speed", "43200", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "12h"],
+                let morning = try await MirrorBotProcess.run(["start", "--speed", "43200", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "12h"],
                                                        environment: environment)
                 #expect(morning.status == 0, "\(morning.standardError)")
                 #expect(await server.posted().count == 3)
@@ -309,7 +321,7 @@ struct StartProcessTests {
                 await server.add(fault: FakeXFault(kind: .closeMidResponse, count: 1, endpoint: "GET /2/users/:id/mentions"))
                 // Slower, and stopping two hours before midnight: shutting down takes real milliseconds, which are bot
                 // minutes at this speed, and a run that crossed midnight would draw tomorrow's plan too.
-                let evening = try MirrorBotProcess.run(["start", "--speed", "14400", "--start-time", "2026-11-22T12:00:00+09:00", "--duration", "10h"],
+                let evening = try await MirrorBotProcess.run(["start", "--speed", "14400", "--start-time", "2026-11-22T12:00:00+09:00", "--duration", "10h"],
                                                        environment: environment)
                 #expect(evening.status == 0, "\(evening.standardError)")
                 let posted = await server.posted()
@@ -326,18 +338,23 @@ struct StartProcessTests {
                 process.standardError = errors
                 process.standardOutput = Pipe()
                 try process.run()
-                var text = ""
-                while !text.contains("running; SIGTERM or SIGINT stops it gracefully") {
-                    let chunk = errors.fileHandleForReading.availableData
-                    if chunk.isEmpty { break }
-                    text += String(decoding: chunk, as: UTF8.self)
+                nonisolated(unsafe) let running = process
+                let reader = errors.fileHandleForReading
+                let (text, stoppedIn) = try await MirrorBotProcess.offload {
+                    var text = ""
+                    while !text.contains("running; SIGTERM or SIGINT stops it gracefully") {
+                        let chunk = reader.availableData
+                        if chunk.isEmpty { break }
+                        text += String(decoding: chunk, as: UTF8.self)
+                    }
+                    kill(running.processIdentifier, SIGTERM)
+                    let stopped = ContinuousClock.now
+                    running.waitUntilExit()
+                    let stoppedIn = ContinuousClock.now - stopped
+                    return (text + String(decoding: reader.readDataToEndOfFile(), as: UTF8.self), stoppedIn)
                 }
-                kill(process.processIdentifier, SIGTERM)
-                let stopped = ContinuousClock.now
-                process.waitUntilExit()
                 #expect(process.terminationStatus == 0)
-                #expect(ContinuousClock.now - stopped < .seconds(10))
-                text += String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                #expect(stoppedIn < .seconds(10))
                 #expect(text.contains("API usage at shutdown"))
                 #expect(!text.contains("hts") && !text.contains("bts"))  // no secret in the logs
             }

@@ -75,11 +75,13 @@ stop_servers() {
     servers_dir=""
 }
 
-# Starts fake-x (the project's fake X API) with a seed file and exports FAKE_X_URL; stopped on exit with the rest.
+# start_fake_x BINARY ARGUMENTS...: starts fake-x (the fake X API; `--seed FILE` or `--persona ...`) on a free
+# loopback port and exports FAKE_X_URL; it stops on exit with the rest.
 start_fake_x() {
-    local binary="$1" seed="$2"
+    local binary="$1"
+    shift
     [ -n "$servers_dir" ] || { servers_dir="$(mktemp -d -t mirror_bot_servers.XXXXXX)"; trap stop_servers EXIT; }
-    "$binary" --seed "$seed" --port 0 >"$servers_dir/fake-x.out" 2>"$servers_dir/fake-x.log" &
+    "$binary" "$@" --port 0 >"$servers_dir/fake-x.out" 2>"$servers_dir/fake-x.log" &
     echo $! >"$servers_dir/fake-x.pid"
     local tries=0
     until grep -q "listening on" "$servers_dir/fake-x.out" 2>/dev/null; do

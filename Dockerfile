@@ -1,0 +1,27 @@
+# mirror_bot as a container image (Heroku's container stack via heroku.yml, or any Docker host).
+#
+# Build stage: the official Swift image on Ubuntu 24.04, with the headers of the C libraries mirror_bot links.
+FROM swift:6.3-noble AS build
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libmecab-dev libhiredis-dev zlib1g-dev \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /build
+# The whole package (the manifest names the test and benchmark targets too; .dockerignore leaves out .build).
+COPY . .
+# The Swift runtime is linked statically: the run stage needs no Swift toolchain.
+RUN swift build -c release --product mirror_bot --static-swift-stdlib \
+ && install -D "$(swift build -c release --show-bin-path)/mirror_bot" /staging/usr/local/bin/mirror_bot
+
+# Run stage: Ubuntu 24.04 with only the run-time libraries: MeCab and its UTF-8 IPA dictionary, hiredis 1.x
+# (with libhiredis_ssl, for Heroku Redis's rediss://), zlib, CA certificates and time zones.
+FROM ubuntu:24.04
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libmecab2 mecab-ipadic-utf8 libhiredis1.1.0 zlib1g libstdc++6 ca-certificates tzdata \
+ && rm -rf /var/lib/apt/lists/* \
+ && useradd --system --create-home --uid 10001 mirror_bot
+COPY --from=build /staging/ /
+USER mirror_bot
+WORKDIR /home/mirror_bot
+# A whole command rather than an ENTRYPOINT, so that Heroku's process and release commands (heroku.yml) and
+# `docker run IMAGE mirror_bot train scheduler` are plain commands.
+CMD ["mirror_bot", "start"]

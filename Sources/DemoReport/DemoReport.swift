@@ -1,0 +1,243 @@
+public import Archive
+public import FakeX
+public import Foundation
+import XAPI
+
+/// The demo's closing report: the human's posting hours beside the bot's posts of the day, the replies, the likes
+/// with their reasons, what the bot refused, and the API calls with their estimated cost.
+///
+/// Every figure (posts, replies, likes, calls, posts read) is what the fake X server recorded; the bot's database
+/// supplies only the reasons it logged.
+public struct DemoReport: Sendable {
+    /// What the fake X server recorded (`GET /admin/state`).
+    public struct FakeRecord: Decodable, Sendable {
+        /// A post a client made.
+        public struct Post: Decodable, Sendable {
+            /// Id.
+            public var id: String
+            /// Author.
+            public var authorID: String
+            /// Text.
+            public var text: String
+            /// When, on the server's clock.
+            public var createdAt: Date
+            /// The post answered, for replies.
+            public var inReplyToTweetID: String?
+            /// The user answered, for replies.
+            public var inReplyToUserID: String?
+
+            enum CodingKeys: String, CodingKey {
+                case id, text, authorID = "author_id", createdAt = "created_at"
+                case inReplyToTweetID = "in_reply_to_tweet_id", inReplyToUserID = "in_reply_to_user_id"
+            }
+        }
+
+        /// A like a client made.
+        public struct Like: Decodable, Sendable {
+            /// Who liked.
+            public var userID: String
+            /// What.
+            public var tweetID: String
+            enum CodingKeys: String, CodingKey { case userID = "user_id", tweetID = "tweet_id" }
+        }
+
+        /// Posts made through the API, in order.
+        public var posted: [Post]
+        /// Likes made through the API, in order.
+        public var liked: [Like]
+        /// Requests by endpoint.
+        public var requests: [String: Int]
+        /// Posts returned by endpoint.
+        public var served: [String: Int]
+
+        /// Decodes `/admin/state`.
+        public static func decode(_ data: Data) throws -> FakeRecord {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .custom { decoder in
+                let text = try decoder.singleValueContainer().decode(String.self)
+                let formatter = ISO8601DateFormatter()
+                formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+                if let date = formatter.date(from: text) ?? ISO8601DateFormatter().date(from: text) { return date }
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not ISO 8601: \(text)"))
+            }
+            return try decoder.decode(FakeRecord.self, from: data)
+        }
+
+        /// What was recorded after `earlier` (the calls of a run, without the training before it).
+        public func since(_ earlier: FakeRecord) -> FakeRecord {
+            func minus(_ a: [String: Int], _ b: [String: Int]) -> [String: Int] {
+                a.compactMapValues { $0 }.reduce(into: [:]) { result, entry in
+                    let value = entry.value - (b[entry.key] ?? 0)
+                    if value > 0 { result[entry.key] = value }
+                }
+            }
+            return FakeRecord(posted: Array(posted.dropFirst(earlier.posted.count)), liked: Array(liked.dropFirst(earlier.liked.count)),
+                              requests: minus(requests, earlier.requests), served: minus(served, earlier.served))
+        }
+    }
+
+    /// The persona served by the fake.
+    public var seed: FakeXSeed
+    /// The fake's record of the run.
+    public var record: FakeRecord
+    /// The human's user id.
+    public var humanID: String
+    /// The bot's user id.
+    public var botID: String
+    /// The human's zone.
+    public var timeZone: TimeZone
+    /// Mentions as the bot handled them (for reasons).
+    public var mentions: [ReplyLog.HandledMention]
+    /// Likes as the bot recorded them (for reasons).
+    public var likes: [ReplyLog.RecordedLike]
+
+    /// A report from its parts.
+    public init(seed: FakeXSeed, record: FakeRecord, humanID: String, botID: String, timeZone: TimeZone,
+                mentions: [ReplyLog.HandledMention], likes: [ReplyLog.RecordedLike]) {
+        self.seed = seed; self.record = record; self.humanID = humanID; self.botID = botID; self.timeZone = timeZone
+        self.mentions = mentions; self.likes = likes
+    }
+
+    private var tweetsByID: [String: FakeXSeed.Tweet] { Dictionary(seed.tweets.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first }) }
+    private func username(_ id: String?) -> String { "@" + (seed.users.first { $0.id == id }?.username ?? id ?? "?") }
+
+    /// The bot's own posts (not replies) the fake recorded.
+    public var posts: [FakeRecord.Post] { record.posted.filter { $0.authorID == botID && $0.inReplyToTweetID == nil } }
+    /// The bot's replies the fake recorded.
+    public var replies: [FakeRecord.Post] { record.posted.filter { $0.authorID == botID && $0.inReplyToTweetID != nil } }
+    /// The bot's likes the fake recorded.
+    public var botLikes: [FakeRecord.Like] { record.liked.filter { $0.userID == botID } }
+
+    /// The human's original posts (no replies, no retweets) per hour of the day, averaged per day of history.
+    public var humanPostsPerHour: [Double] {
+        let start = record.posted.first?.createdAt ?? seed.now ?? Date()
+        let history = seed.tweets.filter {
+            $0.authorID == humanID && $0.inReplyToUserID == nil && $0.retweetOf == nil && !$0.text.hasPrefix("RT @") && $0.createdAt < start
+        }
+        guard let first = history.map(\.createdAt).min() else { return Array(repeating: 0, count: 24) }
+        let days = max(1, start.timeIntervalSince(first) / 86_400)
+        var hours = Array(repeating: 0.0, count: 24)
+        for tweet in history { hours[hour(of: tweet.createdAt)] += 1 }
+        return hours.map { $0 / days }
+    }
+
+    /// The bot's posts per hour of the day.
+    public var botPostsPerHour: [Int] {
+        var hours = Array(repeating: 0, count: 24)
+        for post in posts { hours[hour(of: post.createdAt)] += 1 }
+        return hours
+    }
+
+    private func hour(of date: Date) -> Int {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        return calendar.component(.hour, from: date)
+    }
+
+    private func clockTime(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.hour, .minute], from: date)
+        return String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+    }
+
+    /// The estimated cost of the recorded calls: posts read, posts made and likes at the client's prices.
+    public var estimatedCost: Double {
+        let prices = UsageMeter.Prices.default
+        return Double(record.served.values.reduce(0, +)) * prices.perPostRead
+            + Double(record.posted.filter { $0.authorID == botID }.count) * prices.perPostCreated
+            + Double(botLikes.count) * prices.perLike
+    }
+
+    /// The report as terminal text.
+    public func text() -> String {
+        var lines: [String] = []
+        let human = username(humanID), bot = username(botID)
+        let perHour = humanPostsPerHour, botHours = botPostsPerHour
+        let scale = max(perHour.max() ?? 1, Double(botHours.max() ?? 1), 1)
+        lines.append("Posting hours (\(timeZone.identifier)): \(human) on an average day  |  \(bot) today, as fake X recorded it")
+        for hour in 0..<24 {
+            let left = String(repeating: "█", count: Int((perHour[hour] / scale * 24).rounded()))
+            let right = String(repeating: "█", count: Int((Double(botHours[hour]) / scale * 24).rounded()))
+            lines.append(String(format: "%02d %@ %4.1f | %@ %d", hour, left.padding(toLength: 24, withPad: " ", startingAt: 0),
+                                perHour[hour], right.padding(toLength: 24, withPad: " ", startingAt: 0), botHours[hour]))
+        }
+        lines.append("\(posts.count) posts today; \(human) posts \(String(format: "%.1f", perHour.reduce(0, +))) a day on average.")
+
+        let tweets = tweetsByID
+        let bySource = Dictionary(mentions.compactMap { mention in mention.replyTweetID.map { (String($0), mention) } },
+                                  uniquingKeysWith: { first, _ in first })
+        lines.append("")
+        lines.append("Replies (\(replies.count)):")
+        for reply in replies {
+            let to = username(reply.inReplyToUserID)
+            let mention = reply.inReplyToTweetID.flatMap { tweets[$0]?.text } ?? "(a reply to the bot)"
+            let source = bySource[reply.id]?.sourceTweetID.map { "the human's past reply \($0)" } ?? "a past reply"
+            lines.append("  \(clockTime(reply.createdAt)) to \(to) \"\(mention)\" -> \"\(reply.text)\" (\(source))")
+        }
+        let refused = mentions.filter { $0.state == .skipped }
+        lines.append("Refused (\(refused.count)):")
+        for mention in refused {
+            let text = tweets[String(mention.mentionTweetID)]?.text.prefix(40).description ?? "a reply"
+            lines.append("  \(clockTime(mention.handledAt)) \(username(String(mention.authorID))) \"\(text)\": \(mention.reason ?? "?")")
+        }
+
+        let reasons = Dictionary(likes.map { (String($0.tweetID), $0) }, uniquingKeysWith: { first, _ in first })
+        lines.append("")
+        lines.append("Likes (\(botLikes.count)):")
+        for like in botLikes.prefix(12) {
+            let tweet = tweets[like.tweetID]
+            lines.append("  \(username(tweet?.authorID)) \"\(tweet?.text ?? like.tweetID)\": \(reasons[like.tweetID]?.reason ?? "?")")
+        }
+        if botLikes.count > 12 { lines.append("  … and \(botLikes.count - 12) more") }
+        var words: [String: Int] = [:]
+        for like in likes {
+            guard let open = like.reason.lastIndex(of: "("), like.reason.hasSuffix(")") else { continue }
+            for word in like.reason[like.reason.index(after: open)..<like.reason.index(before: like.reason.endIndex)].split(separator: ", ") {
+                words[String(word), default: 0] += 1
+            }
+        }
+        let top = words.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(6).map { "\($0.key) ×\($0.value)" }
+        if !top.isEmpty { lines.append("  top reasons: \(top.joined(separator: ", "))") }
+
+        lines.append("")
+        lines.append("API calls during the run, as fake X counted them:")
+        for (endpoint, calls) in record.requests.sorted(by: { $0.key < $1.key }) {
+            let read = record.served[endpoint].map { ", \($0) posts read" } ?? ""
+            lines.append("  \(endpoint): \(calls) calls\(read)")
+        }
+        lines.append(String(format: "  estimated cost: $%.2f (posts read $0.005, posts and likes $0.015 each)", estimatedCost))
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The posting-hour chart as an SVG image: the human's average day as bars, the bot's day as dots.
+    public func svg() -> String {
+        let perHour = humanPostsPerHour, botHours = botPostsPerHour
+        let scale = max(perHour.max() ?? 1, Double(botHours.max() ?? 1), 1)
+        let width = 760.0, height = 320.0, left = 50.0, bottom = 270.0, top = 40.0
+        let step = (width - left - 20) / 24
+        var parts: [String] = [
+            #"<svg xmlns="http://www.w3.org/2000/svg" width="760" height="320" viewBox="0 0 760 320" font-family="sans-serif" font-size="12">"#,
+            #"<rect width="100%" height="100%" fill="white"/>"#,
+            "<text x=\"\(left)\" y=\"24\" font-size=\"15\">Posts per hour (\(Self.escape(timeZone.identifier))): \(Self.escape(username(humanID))) on an average day (bars), \(Self.escape(username(botID))) today (dots)</text>",
+        ]
+        for hour in 0..<24 {
+            let x = left + Double(hour) * step
+            let barHeight = perHour[hour] / scale * (bottom - top)
+            parts.append(String(format: ##"<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#9ab8d8"/>"##, x + 2, bottom - barHeight, step - 4, barHeight))
+            for index in 0..<botHours[hour] {
+                let y = bottom - (Double(index) + 0.5) / scale * (bottom - top)
+                parts.append(String(format: ##"<circle cx="%.1f" cy="%.1f" r="5" fill="#d0533a"/>"##, x + step / 2, y))
+            }
+            if hour % 3 == 0 { parts.append(String(format: #"<text x="%.1f" y="%.1f" text-anchor="middle">%02d:00</text>"#, x + step / 2, bottom + 18, hour)) }
+        }
+        parts.append(String(format: #"<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="black"/>"#, left, bottom, width - 20, bottom))
+        parts.append("<text x=\"\(left)\" y=\"\(Int(height - 12))\">\(posts.count) posts today, \(replies.count) replies, \(botLikes.count) likes; estimated API cost $\(String(format: "%.2f", estimatedCost))</text>")
+        parts.append("</svg>")
+        return parts.joined(separator: "\n") + "\n"
+    }
+
+    static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    }
+}

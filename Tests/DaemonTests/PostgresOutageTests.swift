@@ -1,0 +1,89 @@
+import Archive
+import BotClock
+@testable import Daemon
+import FakeX
+import Foundation
+import Logging
+import Picking
+import Schedule
+import Testing
+import TestSupport
+import XAPI
+
+@Suite("Services when Postgres goes away", .serialized)
+struct PostgresOutageTests {
+    /// Makes Postgres refuse every connection to `database` and ends the open ones, as a restart or failover of the
+    /// server would; `false` lets connections in again.
+    static func setOutage(_ down: Bool, of database: String) async throws {
+        try await ArchiveDatabase(url: try TestServers.databaseURL(), logger: TestServers.logger).withRunning { admin in
+            try await admin.client.query("ALTER DATABASE \(unescaped: database) ALLOW_CONNECTIONS \(unescaped: down ? "false" : "true")")
+            if down {
+                try await admin.client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(database)")
+            }
+        }
+    }
+
+    @Test("The replier pauses while Postgres is down, retries with backoff, and answers the waiting mention once when it is back")
+    func replierSurvivesOutage() async throws {
+        try await TestServers.withScratchDatabase("outage") { url async throws in
+            let seed = FakeXSeed(now: ReplierWorld.start,
+                                 users: [.init(id: "200", username: "mirror_bot"), .init(id: "300", username: "friend")],
+                                 accounts: [.init(userID: "200", consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")])
+            let server = FakeXServer(seed: seed, logger: ReplierWorld.quiet)
+            try await server.withRunning { base in
+                try await ArchiveDatabase(url: url, logger: TestServers.logger).withRunning { database in
+                    try await Migrator().migrate(database)
+                    let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "UTC")!, rowLimit: 100)
+                    _ = try await archive.insert([ArchivedTweet(tweetID: 1, text: "@friend それな", replyUserID: 300,
+                                                                createdAt: ReplierWorld.start.addingTimeInterval(-90_000))])
+                    let log = ReplyLog(database: database)
+                    try await log.setValue("0", of: Replier.sinceIDKey)
+                    let clock = ManualBotClock(now: ReplierWorld.start)
+                    let client = XClient(configuration: .init(baseURL: base, credentials: [.bot: ReplierWorld.bot]), clock: clock,
+                                         logger: ReplierWorld.quiet)
+                    let replier = Replier(clock: clock, log: log, picker: ReplyPicker(archive: archive, fallback: .none), client: client,
+                                          botUserID: "200", settings: .init(pollInterval: 60, delay: 0...0), logger: ReplierWorld.quiet, seed: 1)
+                    let running = Task { try await replier.run() }
+                    await clock.waitForSleepers()
+                    #expect(clock.sleepRequests == [.seconds(60)])  // a poll that found nothing
+
+                    try await Self.setOutage(true, of: url.database)
+                    await server.add(tweets: [FakeXSeed.Tweet(id: "1001", authorID: "300", text: "@mirror_bot 元気？", createdAt: ReplierWorld.start)])
+                    for _ in 0..<3 {
+                        _ = clock.advanceToNextSleeper()
+                        await clock.waitForSleepers()
+                    }
+                    // Three failed polls, each followed by a longer wait; nothing was posted, the service still runs.
+                    // (The first takes postgres-nio's pool up to a minute to give up on: requests wait while it tries.)
+                    #expect(Array(clock.sleepRequests.suffix(3)) == [Duration.seconds(2), .seconds(4), .seconds(8)])
+                    #expect(await server.posted().isEmpty)
+
+                    try await Self.setOutage(false, of: url.database)
+                    // postgres-nio's pool retries its connection on its own real-time backoff (after an outage its
+                    // circuit breaker fails requests at once until a connection succeeds): the bot's polls go on
+                    // until then. This waits, in real time, for the pool to reconnect.
+                    let deadline = ContinuousClock.now + .seconds(120)
+                    while await server.posted().isEmpty, ContinuousClock.now < deadline {
+                        _ = clock.advanceToNextSleeper()
+                        await clock.waitForSleepers()
+                        try await Task.sleep(for: .milliseconds(200))
+                    }
+                    let backoffs = clock.sleepRequests.dropFirst().dropLast().filter { $0 > .zero }  // (0: the reply's pause)
+                    #expect(zip(backoffs, backoffs.dropFirst()).allSatisfy { $0 <= $1 }, "\(backoffs)")  // never faster
+                    #expect(backoffs.allSatisfy { $0 <= .seconds(256) })
+                    #expect(clock.sleepRequests.last == .seconds(60))  // back to the normal poll
+                    let posted = await server.posted()
+                    #expect(posted.count == 1)
+                    #expect(posted.first?.text == "それな")
+                    #expect(try await log.outcome(of: 1001)?.state == .replied)
+
+                    _ = clock.advanceToNextSleeper()
+                    await clock.waitForSleepers()
+                    #expect(await server.posted().count == 1)  // answered once
+                    running.cancel()
+                    _ = try? await running.value
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import BotConfiguration
+import Foundation
+import Testing
+
+/// The deploy files at the repository's root: Procfile, app.json, Aptfile, .swift-version, Dockerfile, heroku.yml.
+@Suite("Deploy files")
+struct DeployFilesTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func text(_ name: String) throws -> String { try String(contentsOf: root.appending(path: name), encoding: .utf8) }
+
+    static func appJSON() throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: root.appending(path: "app.json"))) as? [String: Any])
+    }
+
+    /// Runs script/validate-app-json.py (jsonschema from PyPI) on `file`; returns its exit status and output.
+    static func validate(_ file: URL) throws -> (Int32, String) {
+        let schema = try #require(Bundle.module.url(forResource: "Resources/heroku-app-json.schema", withExtension: "json"))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", root.appending(path: "script/validate-app-json.py").path, schema.path, file.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+
+    @Test("app.json validates against Heroku's app.json schema; a broken copy does not")
+    func appJSONValidates() throws {
+        let (status, output) = try Self.validate(Self.root.appending(path: "app.json"))
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("app.json is valid"))
+
+        var broken = try Self.appJSON()
+        broken["formation"] = ["bot": ["size": "huge"]]
+        let file = FileManager.default.temporaryDirectory.appending(path: "app-\(UUID().uuidString).json")
+        try JSONSerialization.data(withJSONObject: broken).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let (brokenStatus, brokenOutput) = try Self.validate(file)
+        #expect(brokenStatus != 0)
+        #expect(brokenOutput.contains("formation/bot"), "\(brokenOutput)")
+    }
+
+    @Test("app.json declares exactly the variables the code reads, the eight credentials required, the deploy's defaults")
+    func appJSONVariables() throws {
+        let app = try Self.appJSON()
+        let env = try #require(app["env"] as? [String: [String: Any]])
+        #expect(Set(env.keys) == Set(Configuration.variableNames))
+        #expect(env.values.allSatisfy { ($0["description"] as? String)?.isEmpty == false })
+        let credentials = env.filter { $0.key.hasPrefix("HUMAN_") || $0.key.hasPrefix("BOT_") }
+        #expect(credentials.count == 8 && credentials.values.allSatisfy { $0["required"] as? Bool == true })
+        #expect(env["FAVORITE_RATE_THRESHOLD"]?["value"] as? String == "2")
+        #expect(env["DATABASE_URL"]?["required"] as? Bool == false)  // the add-on sets it
+        let addons = (app["addons"] as? [[String: Any]] ?? []).compactMap { $0["plan"] as? String }
+        #expect(addons.contains { $0.hasPrefix("heroku-postgresql") } && addons.contains { $0.hasPrefix("heroku-redis") })
+        let formation = try #require(app["formation"] as? [String: [String: Any]])
+        #expect(Array(formation.keys) == ["bot"] && formation["bot"]?["quantity"] as? Int == 1)
+        let buildpacks = (app["buildpacks"] as? [[String: String]] ?? []).compactMap { $0["url"] }
+        #expect(buildpacks.count == 2 && buildpacks.first == "heroku-community/apt")
+        let scripts = try #require(app["scripts"] as? [String: String])
+        #expect(scripts["postdeploy"] == "mirror_bot migrate && mirror_bot train scheduler && mirror_bot train classifier")
+    }
+
+    @Test("The README's configuration table lists exactly the variables the code reads")
+    func readmeVariables() throws {
+        let readme = try Self.text("README.md")
+        let section = try #require(readme.components(separatedBy: "## Configuration").dropFirst().first?.components(separatedBy: "\n## ").first)
+        var names = Set<String>()
+        for line in section.split(separator: "\n") where line.hasPrefix("| `") {
+            let firstColumn = line.split(separator: "|").first ?? ""
+            for match in firstColumn.matches(of: /`([A-Z][A-Z0-9_]*)`/) { names.insert(String(match.1)) }
+        }
+        #expect(names == Set(Configuration.variableNames), "missing: \(Set(Configuration.variableNames).subtracting(names)), extra: \(names.subtracting(Configuration.variableNames))")
+    }
+
+    @Test("Procfile, Aptfile, .swift-version, Dockerfile and heroku.yml say what the deploy runs")
+    func otherFiles() throws {
+        let procfile = try Self.text("Procfile").split(separator: "\n").map(String.init)
+        #expect(procfile == ["bot: mirror_bot start", "release: mirror_bot migrate"])
+        let aptfile = Set(try Self.text("Aptfile").split(separator: "\n").map(String.init))
+        #expect(aptfile.isSuperset(of: ["libmecab-dev", "mecab-ipadic-utf8", "libhiredis-dev"]))
+        #expect(try Self.text(".swift-version").trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("6."))
+
+        let dockerfile = try Self.text("Dockerfile")
+        let stages = dockerfile.split(separator: "\n").filter { $0.hasPrefix("FROM ") }
+        #expect(stages.count == 2)
+        #expect(stages.first?.contains("swift:") == true && stages.first?.contains("noble") == true)
+        #expect(stages.last == "FROM ubuntu:24.04")
+        for package in ["libmecab2", "mecab-ipadic-utf8", "libhiredis1.1.0", "ca-certificates", "tzdata"] {
+            #expect(dockerfile.contains(" \(package)"), "the run stage installs \(package)")
+        }
+        #expect(dockerfile.contains("USER mirror_bot"))
+        #expect(dockerfile.contains(#"CMD ["mirror_bot", "start"]"#))
+
+        let herokuYML = try Self.text("heroku.yml")
+        #expect(herokuYML.contains("bot: Dockerfile"))
+        #expect(herokuYML.contains("- mirror_bot migrate"))
+        #expect(herokuYML.contains("bot: mirror_bot start"))
+    }
+}

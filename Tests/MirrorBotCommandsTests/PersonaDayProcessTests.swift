@@ -1,0 +1,198 @@
+import Archive
+import BotConfiguration
+import Classifier
+import FakeX
+import Foundation
+import Logging
+import Picking
+import RedisClient
+import Testing
+import TestSupport
+import Tokenizer
+import WordCounts
+
+/// `mirror_bot start` run as a user runs it, for a whole simulated day at 1440x on a generated persona, against the
+/// fake X (whose clock runs at the same speed), the real Postgres and the real Redis.
+@Suite("mirror_bot start: a simulated day of a generated persona", .serialized)
+struct PersonaDayProcessTests {
+    static let dayStart = Date(timeIntervalSince1970: 1_795_273_200)  // 2026-11-22 00:00 in Tokyo
+    static let day = "2026-11-22"
+    static let tokyo = TimeZone(identifier: "Asia/Tokyo")!
+    static let speed = 1_440.0
+
+    static func persona() -> FakeXPersona {
+        FakeXPersona(.init(randomSeed: 7, dayStart: dayStart, historyDays: 30, postsPerDay: 20, followedAccounts: 10,
+                           postsPerAccountPerDay: 8, humanLikesDuringDay: false))
+    }
+
+    static func environment(_ persona: FakeXPersona, base: URL, database: DatabaseURL, prefix: String) throws -> [String: String] {
+        let human = persona.humanAccount, bot = persona.botAccount
+        return ["X_API_BASE_URL": base.absoluteString,
+                "HUMAN_CONSUMER_KEY": human.consumerKey, "HUMAN_CONSUMER_SECRET": human.consumerSecret,
+                "HUMAN_ACCESS_TOKEN": human.accessToken, "HUMAN_ACCESS_TOKEN_SECRET": human.accessTokenSecret,
+                "BOT_CONSUMER_KEY": bot.consumerKey, "BOT_CONSUMER_SECRET": bot.consumerSecret,
+                "BOT_ACCESS_TOKEN": bot.accessToken, "BOT_ACCESS_TOKEN_SECRET": bot.accessTokenSecret,
+                "DATABASE_URL": database.connectionText, "REDIS_URL": try TestServers.redisURL().redacted, "REDIS_KEY_PREFIX": prefix,
+                "TZ": "Asia/Tokyo", "LOG_LEVEL": "info", "FAVORITE_RATE_THRESHOLD": "2",
+                // At 1440x a real second is 24 bot minutes: a pause of the machine must not make slots "missed".
+                "MISSED_SLOT_GRACE": "60",
+                // The human's likes and timeline are read once at start, so the word counts stay as trained and each
+                // like can be checked against the same filter afterwards.
+                "LEARN_POLL_SECONDS": "172800"]
+    }
+
+    /// Text without the leading @mentions X puts before a reply.
+    static func withoutLeadingMentions(_ text: String) -> String {
+        var words = text.split(separator: " ", omittingEmptySubsequences: false)
+        while let first = words.first, first.hasPrefix("@") { words.removeFirst() }
+        return words.joined(separator: " ")
+    }
+
+    /// Runs `body` with the fake X serving `persona`, a migrated and trained scratch database, and a Redis prefix.
+    static func withTrainedBot(_ persona: FakeXPersona, _ name: String,
+                               _ body: (FakeXServer, [String: String], ArchiveDatabase, String) async throws -> Void) async throws {
+        try await TestServers.withScratchDatabase(name) { databaseURL async throws in
+            let prefix = TestServers.uniqueName(name) + ":"
+            let server = FakeXServer(seed: persona.seed, logger: Logger(label: name, factory: { _ in SwiftLogNoOpLogHandler() }))
+            try await server.withRunning { base in
+                let environment = try environment(persona, base: base, database: databaseURL, prefix: prefix)
+                for command in [["migrate"], ["train", "scheduler"], ["train", "classifier"]] {
+                    let result = try await MirrorBotProcess.run(command, environment: environment)
+                    try #require(result.status == 0, "\(command): \(result.standardError)")
+                }
+                let database = ArchiveDatabase(url: databaseURL, logger: TestServers.logger)
+                try await database.withRunning { database in try await body(server, environment, database, prefix) }
+            }
+            try await WordCountStore(connection: try TestServers.redisConnection(), keyPrefix: prefix).removeAll()
+        }
+    }
+
+    @Test("A day: posts at the stored plan's minutes from the human's tweets near them, replies only to friends and within limits, likes only favorites")
+    func simulatedDay() async throws {
+        let persona = Self.persona()
+        try await Self.withTrainedBot(persona, "persona") { server, environment, database, prefix in
+            await server.armClock(Self.dayStart, speed: Self.speed)
+            let run = try await MirrorBotProcess.run(["start", "--speed", "1440", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "1d"],
+                                               environment: environment)
+            #expect(run.status == 0, "\(run.standardError.suffix(2_000))")
+            let posted = await server.posted()
+            let seedTweets = Dictionary(uniqueKeysWithValues: persona.seed.tweets.map { ($0.id, $0) })
+
+            // Posts: every slot of the stored plan posted at its minute (±1) with a tweet of the human near it.
+            let slots = try #require(try await PlanStore(database: database).slots(of: Self.day))
+            let posts = posted.filter { $0.inReplyToTweetID == nil }
+            #expect(slots.count >= 10, "a day of this human has 20 posts on average")
+            #expect(slots.allSatisfy { $0.state == .posted }, "\(slots.filter { $0.state != .posted })")
+            #expect(posts.count == slots.count)
+            #expect(Set(posts.map(\.text)).count == posts.count)
+            for slot in slots {
+                let planned = Self.dayStart.addingTimeInterval(Double(slot.minute * 60))
+                let postedAt = try #require(slot.postedAt)
+                #expect(abs(postedAt.timeIntervalSince(planned)) <= 60, "slot \(slot.minute) posted at \(postedAt)")
+                let post = try #require(posts.first { $0.id == String(slot.botTweetID ?? -1) })
+                let source = try #require(seedTweets[String(slot.sourceTweetID ?? -1)])
+                #expect(source.authorID == persona.human.id && source.inReplyToUserID == nil && source.retweetOf == nil)
+                #expect(post.text == source.text)
+                let radius = try #require(slot.reason?.firstMatch(of: /within ±(\d+) min/).flatMap { Int($0.1) })
+                let minute = PostPicker.minuteOfDay(source.createdAt, in: Self.tokyo)
+                let distance = min(abs(minute - slot.minute), 1_440 - abs(minute - slot.minute))
+                #expect(distance <= radius, "slot \(slot.minute) posted a tweet from minute \(minute)")
+            }
+
+            // Replies: friends get one of the human's past replies to them; the stranger, the retweet, the bot's own
+            // post and the mention from before the first start get none; the bot that answers everything is answered
+            // at most 3 times an hour and 5 times in all.
+            let replies = posted.filter { $0.inReplyToTweetID != nil }
+            let mentions = persona.seed.tweets.filter { $0.text.contains("@" + persona.bot.username) }
+            func answers(to mention: FakeXSeed.Tweet) -> [FakeXSeed.Tweet] { replies.filter { $0.inReplyToTweetID == mention.id } }
+            func pastReplies(to user: FakeXSeed.User) -> Set<String> {
+                Set(persona.seed.tweets.filter { $0.authorID == persona.human.id && $0.inReplyToUserID == user.id }
+                    .map { Self.withoutLeadingMentions($0.text) })
+            }
+            for mention in mentions {
+                let author = try #require(persona.seed.users.first { $0.id == mention.authorID })
+                let found = answers(to: mention)
+                if mention.createdAt < Self.dayStart || mention.text.hasPrefix("RT @") || author.id == persona.bot.id || author.id == persona.stranger.id {
+                    #expect(found.isEmpty, "\(mention.text) was answered")
+                } else {
+                    #expect(found.count == 1, "\(mention.text) has \(found.count) answers")
+                    for answer in found { #expect(pastReplies(to: author).contains(Self.withoutLeadingMentions(answer.text)), "\(answer.text)") }
+                }
+            }
+            let toEcho = replies.filter { $0.inReplyToUserID == persona.echoBot.id }.sorted { $0.createdAt < $1.createdAt }
+            #expect((1...5).contains(toEcho.count), "\(toEcho.count) answers to @echo_bot")
+            for (index, answer) in toEcho.enumerated() {
+                let withinHour = toEcho[index...].prefix { $0.createdAt < answer.createdAt.addingTimeInterval(3_600) }
+                #expect(withinHour.count <= 3)
+                #expect(pastReplies(to: persona.echoBot).contains(Self.withoutLeadingMentions(answer.text)))
+            }
+
+            // Likes: exactly the day's timeline posts the trained filter calls favorite (those of the last half hour
+            // may not have been read yet).
+            let classifier = FavoriteClassifier(store: WordCountStore(connection: try TestServers.redisConnection(), keyPrefix: prefix),
+                                                tokenizer: try TweetTokenizer(), threshold: 2)
+            let authors = Dictionary(uniqueKeysWithValues: persona.authors.map { ($0.id, $0.username) })
+            let timeline = persona.seed.tweets.filter { authors[$0.authorID] != nil && $0.createdAt >= Self.dayStart }
+            let verdicts = try await classifier.classify(timeline.map { FavoriteClassifier.Tweet(text: $0.text, authorUsername: authors[$0.authorID]) })
+            let favorites = Set(zip(timeline, verdicts).filter { $0.1.isFavorite }.map(\.0.id))
+            let liked = Set(await server.liked().filter { $0.userID == persona.bot.id }.map(\.tweetID))
+            #expect(!liked.isEmpty)
+            #expect(liked.isSubset(of: favorites), "liked but not favorite: \(liked.subtracting(favorites))")
+            let settled = Set(timeline.filter { $0.createdAt < Self.dayStart.addingTimeInterval(86_400 - 1_800) }.map(\.id))
+            #expect(favorites.intersection(settled).isSubset(of: liked), "favorite but not liked: \(favorites.intersection(settled).subtracting(liked))")
+            #expect(liked.count < timeline.count / 2, "\(liked.count) of \(timeline.count) liked")
+
+            // (The run ends just after midnight, so the summary's plans include the next day's, drawn then.)
+            #expect(run.standardOutput.contains(" planned, \(slots.count) posted, 0 skipped"), "\(run.standardOutput)")
+            #expect(run.standardError.contains("no reply to @\(persona.stranger.username)"))
+        }
+    }
+
+    @Test("SIGKILL mid-day, then a restart: nothing stored is lost, no slot or mention is answered twice")
+    func killedMidDay() async throws {
+        let persona = Self.persona()
+        try await Self.withTrainedBot(persona, "killed") { server, environment, database, _ in
+            await server.armClock(Self.dayStart, speed: Self.speed)
+            let process = Process()
+            process.executableURL = try MirrorBotProcess.executable
+            process.arguments = ["start", "--speed", "1440", "--start-time", "2026-11-22T00:00:00+09:00"]
+            process.environment = environment.merging(["PATH": "/usr/bin:/bin", "LOG_LEVEL": "warning"]) { _, new in new }
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Waits (in real time, for the other process) until the bot has posted a few slots, then kills it.
+            let deadline = ContinuousClock.now + .seconds(120)
+            while await server.posted().filter({ $0.inReplyToTweetID == nil }).count < 4, ContinuousClock.now < deadline, process.isRunning {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal)
+            let postsBeforeKill = await server.posted().filter { $0.inReplyToTweetID == nil }.count
+            try #require(postsBeforeKill >= 4)
+
+            // Started again where the day stands on the fake's clock, until 22:00.
+            let resumeAt = await server.now()
+            await server.armClock(resumeAt, speed: Self.speed)
+            let remaining = Int(Self.dayStart.addingTimeInterval(22 * 3_600).timeIntervalSince(resumeAt))
+            let again = try await MirrorBotProcess.run(["start", "--speed", "1440", "--start-time", resumeAt.formatted(.iso8601), "--duration", "\(remaining)s"],
+                                                 environment: environment)
+            #expect(again.status == 0, "\(again.standardError.suffix(2_000))")
+
+            let slots = try #require(try await PlanStore(database: database).slots(of: Self.day))
+            let posts = await server.posted().filter { $0.inReplyToTweetID == nil }
+            let recorded = slots.filter { $0.state == .posted }
+            let interrupted = slots.filter { $0.state == .skipped && $0.reason?.hasPrefix("interrupted") == true }
+            #expect(!slots.contains { $0.state == .posting })
+            #expect(recorded.count >= postsBeforeKill - 1)  // at most the post in flight at the kill is unrecorded
+            #expect(posts.count >= recorded.count && posts.count <= recorded.count + interrupted.count,
+                    "\(posts.count) posts for \(recorded.count) recorded and \(interrupted.count) interrupted slots")
+            #expect(Set(recorded.compactMap(\.botTweetID)).count == recorded.count)
+            #expect(recorded.allSatisfy { slot in posts.contains { $0.id == String(slot.botTweetID ?? -1) } })
+            #expect(Set(posts.map(\.text)).count == posts.count)  // nothing posted twice
+            #expect(slots.filter { $0.minute < 22 * 60 - 30 }.allSatisfy { $0.state != .planned })
+            let replies = await server.posted().filter { $0.inReplyToTweetID != nil }
+            #expect(Set(replies.compactMap(\.inReplyToTweetID)).count == replies.count)  // no mention answered twice
+        }
+    }
+}
