@@ -178,7 +178,7 @@ public struct DemoReport: Sendable {
         let refused = mentions.filter { $0.state == .skipped }
         lines.append("Refused (\(refused.count)):")
         for mention in refused {
-            let text = tweets[String(mention.mentionTweetID)]?.text.prefix(40).description ?? "a reply"
+            let text = tweets[String(mention.mentionTweetID)]?.text.prefix(40).description ?? "(its reply to the bot)"
             lines.append("  \(clockTime(mention.handledAt)) \(username(String(mention.authorID))) \"\(text)\": \(mention.reason ?? "?")")
         }
 

@@ -123,6 +123,33 @@ struct MirrorBotProcessTests {
         #expect(result.standardError.contains("TZ is malformed (\"Nowhere/Land\"); it must be an IANA time zone name"))
     }
 
+    @Test("--help, and help for each subcommand, explain the command with its options; nothing else needed to run them")
+    func help() async throws {
+        let root = try await MirrorBotProcess.run(["--help"], environment: [:])
+        #expect(root.status == 0)
+        for name in ["start", "migrate", "train", "import", "schedule", "classify", "doctor", "tokenize"] {
+            #expect(root.standardOutput.contains("  \(name) "), "--help lists \(name)")
+        }
+        let expectations: [[String]: [String]] = [
+            ["start"]: ["--dry-run", "--speed", "--start-time", "--duration", "MISSED_SLOT_GRACE"],
+            ["migrate"]: ["DATABASE_URL"],
+            ["train", "scheduler"]: ["--force", "3,200"],
+            ["train", "classifier"]: ["--force", "favorite"],
+            ["train", "clear"]: ["word counts"],
+            ["import"]: ["<path>", ".zip"],
+            ["schedule"]: ["--date", "--seed", "--json"],
+            ["classify"]: ["--json", "--explain"],
+            ["doctor"]: ["Redis"],
+            ["tokenize"]: ["<texts>"],
+        ]
+        for (command, words) in expectations {
+            let result = try await MirrorBotProcess.run(["help"] + command, environment: [:])
+            #expect(result.status == 0, "help \(command)")
+            #expect(result.standardOutput.contains("USAGE: mirror_bot \(command.joined(separator: " "))"), "\(result.standardOutput)")
+            for word in words { #expect(result.standardOutput.contains(word), "help \(command.joined(separator: " ")) mentions \(word)") }
+        }
+    }
+
     @Test("tokenize prints the nouns of each text")
     func tokenize() async throws {
         let result = try await MirrorBotProcess.run(["tokenize", "今日は東京で寿司を食べた https://t.co/x"], environment: [:])
