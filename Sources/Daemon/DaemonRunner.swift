@@ -56,9 +56,6 @@ public enum DaemonRunner {
     /// Runs the daemon until a signal or the end of `options.duration`; returns what it did.
     public static func run(configuration: Configuration, options: Options, logger: Logger) async throws -> Summary {
         try configuration.require([.humanCredentials, .botCredentials, .database, .redis])
-        let clock: any BotClock = options.speed == 1 && options.startTime == nil
-            ? SystemBotClock() : SimulatedBotClock(start: options.startTime ?? Date(), speed: options.speed)
-        let startedAt = clock.now()
         let url = configuration.database!
 
         // Before starting: the database answers and is migrated, the Redis answers, both accounts are known.
@@ -76,6 +73,10 @@ public enum DaemonRunner {
             // Posting and replying need only Postgres: the bot starts, and liking and learning wait for Redis.
             logger.error("Redis does not answer (\(error)); posting and replying go on, liking and learning resume when it does.")
         }
+        // The bot's clock starts once the stores are checked, just before the first API call.
+        let clock: any BotClock = options.speed == 1 && options.startTime == nil
+            ? SystemBotClock() : SimulatedBotClock(start: options.startTime ?? Date(), speed: options.speed)
+        let startedAt = clock.now()
         let client = XClient(configuration: .init(baseURL: configuration.xAPIBaseURL,
                                                   credentials: [.human: configuration.human!, .bot: configuration.bot!]),
                              clock: clock, logger: logger)

@@ -167,15 +167,17 @@ public final class XClient: Sendable {
                     throw XAPIError.usageCapped(endpoint: name, detail: problem.description)
                 }
                 let resetsAt = limit?.resetsAt ?? clock.now().addingTimeInterval(60)
-                let wait = resetsAt.timeIntervalSince(clock.now()) + 1
+                // A reset already past on this clock means the clocks disagree: wait a short while rather than not at all.
+                let untilReset = resetsAt.timeIntervalSince(clock.now())
+                let wait = untilReset > 0 ? untilReset + 1 : Self.pauseWhenResetIsPast
                 guard rateLimitWaits < configuration.retry.maxRateLimitWaits,
                       wait <= Double(configuration.retry.longestRateLimitWait.components.seconds) else {
                     throw XAPIError.rateLimited(endpoint: name, resetsAt: limit?.resetsAt)
                 }
                 rateLimitWaits += 1
                 attempt -= 1  // waiting out a window is not a failed attempt
-                logger.notice("X API \(name) is rate-limited; waiting \(Int(wait.rounded(.up))) s for the window to reset")
-                try await clock.sleep(until: resetsAt.addingTimeInterval(1))
+                logger.notice("X API \(name) is rate-limited; waiting \(Int(wait.rounded(.up))) s for the window to reset\(untilReset > 0 ? "" : " (its reset time is already past on this clock)")")
+                try await clock.sleep(for: .milliseconds(Int64(wait * 1000)))
 
             case 500..<600:
                 usage.record(endpoint: name, account: account, failures: 1)
@@ -223,6 +225,9 @@ public final class XClient: Sendable {
         }
         return url
     }
+
+    /// Seconds to wait after a 429 whose reset time is not in the future on this clock (the clocks disagree).
+    static let pauseWhenResetIsPast: TimeInterval = 15
 
     /// Before sending: when the last answer said the window is used up, wait for its reset instead of being refused.
     private func waitForRateLimitWindow(_ name: String, account: Account) async throws {

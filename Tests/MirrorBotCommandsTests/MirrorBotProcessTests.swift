@@ -51,7 +51,13 @@ struct MirrorBotProcess {
         process.arguments = arguments
         process.currentDirectoryURL = folder
         process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { mine, _ in mine }
-        let output = Pipe(), error = Pipe()
+        // Files, not pipes: a child writing more than a pipe holds to one stream while the other is being read to
+        // its end would wait forever (a simulated day logs hundreds of kilobytes).
+        let outputURL = folder.appending(path: ".stdout"), errorURL = folder.appending(path: ".stderr")
+        FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+        let output = try FileHandle(forWritingTo: outputURL), error = try FileHandle(forWritingTo: errorURL)
+        defer { try? output.close(); try? error.close() }
         process.standardOutput = output
         process.standardError = error
         let inputPipe = Pipe()
@@ -59,12 +65,10 @@ struct MirrorBotProcess {
         try process.run()
         if let input { inputPipe.fileHandleForWriting.write(Data(input.utf8)) }
         try inputPipe.fileHandleForWriting.close()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Output(status: process.terminationStatus,
-                      standardOutput: String(decoding: outputData, as: UTF8.self),
-                      standardError: String(decoding: errorData, as: UTF8.self))
+                      standardOutput: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
+                      standardError: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
     }
 }
 

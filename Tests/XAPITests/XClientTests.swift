@@ -159,6 +159,25 @@ struct XClientTests {
         }
     }
 
+    @Test("A 429 whose reset is already past on the bot's clock (clocks disagree) is waited out for 15 s, not 0")
+    func rateLimitWithResetInThePast() async throws {
+        try await withFakeX(Fixture.seed(humanTweets: 5)) { server, url async throws in
+            await server.setRateLimit(1, for: GetUserTweets.name)
+            let request = GetUserTweets(userID: Fixture.humanID)
+            _ = try await Fixture.client(url).send(request, as: .human)
+            // This bot's clock is 20 minutes ahead of X's: the window's reset (15 minutes on X's clock) is past.
+            let clock = ManualBotClock(now: Fixture.start.addingTimeInterval(1_200))
+            let client = Fixture.client(url, clock: clock)
+            let call = Task { try await client.send(request, as: .human) }
+            await clock.waitForSleepers()
+            #expect(clock.sleepRequests == [.seconds(15)])
+            await server.advanceClock(by: 901)
+            _ = clock.advanceToNextSleeper()
+            #expect(try await call.value.tweets.count == 5)
+            #expect(await server.requestCounts()[GetUserTweets.name] == 3)
+        }
+    }
+
     @Test("A client that knows the window is used up waits for its reset without calling")
     func usedUpWindowIsNotCalled() async throws {
         try await withFakeX(Fixture.seed(humanTweets: 5)) { server, url async throws in
