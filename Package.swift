@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // MARK: C libraries, each imported by exactly one Swift target.
@@ -113,6 +114,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "EmbeddedStore",
+            dependencies: ["WordCounts", "BotConfiguration", "RedisClient", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "SeededRandom",
             swiftSettings: strictSettings
         ),
@@ -139,6 +145,7 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
+                "EmbeddedStore",
                 "Archive", "BotClock", "BotConfiguration", "Classifier", "Picking", "RedisClient", "Schedule", "Tokenizer", "Training",
                 "WordCounts", "XAPI",
                 .product(name: "Logging", package: "swift-log"),
@@ -153,6 +160,7 @@ let package = Package(
                 "Archive",
                 "RedisClient",
                 "WordCounts",
+                "EmbeddedStore",
                 "Tokenizer",
                 "XAPI",
                 "Classifier",
@@ -236,7 +244,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "BotConfiguration", "TestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "WordCountsTests", dependencies: ["WordCounts", "RedisClient", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "WordCountsTests", dependencies: ["WordCounts", "EmbeddedStore", "RedisClient", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "TokenizerTests", dependencies: ["Tokenizer"], swiftSettings: strictSettings),
         .testTarget(name: "BotClockTests", dependencies: ["BotClock"], swiftSettings: strictSettings),
         .testTarget(
@@ -301,7 +309,7 @@ let package = Package(
         .testTarget(
             name: "MirrorBotCommandsTests",
             dependencies: [
-                "MirrorBotCommands", "Archive", "BotConfiguration", "TestSupport", "FakeX", "RedisClient", "WordCounts", "Classifier", "Tokenizer", "Picking",
+                "MirrorBotCommands", "Archive", "BotConfiguration", "TestSupport", "FakeX", "RedisClient", "WordCounts", "Classifier", "Tokenizer", "Picking", "EmbeddedStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -23,6 +23,9 @@ public struct Configuration: Sendable {
     public var xAPIBaseURL: URL
     /// Put before every Redis key, so several bots can share one Redis (`REDIS_KEY_PREFIX`, default empty).
     public var redisKeyPrefix: String
+    /// The embedded SQLite file (`MIRROR_BOT_DATA`, default `mirror_bot.sqlite` in the working directory): where the
+    /// word counts live when no Redis is configured.
+    public var embeddedDataPath: String
     /// Most posts the schedule plans for a day (`MAX_POSTS_PER_DAY`, default 50).
     public var maxPostsPerDay: Int
     /// Days before the bot may post the same tweet of the human again (`REPOST_AFTER_DAYS`, default 30).
@@ -84,7 +87,7 @@ public struct Configuration: Sendable {
     public static let variableNames: [String] =
         Account.allCases.flatMap { account in credentialSuffixes.map { account.environmentPrefix + $0 } }
         + ["DATABASE_URL", "REDIS_URL", "REDISTOGO_URL", "FAVORITE_RATE_THRESHOLD", "TZ", "ARCHIVE_ROW_LIMIT",
-           "X_API_BASE_URL", "REDIS_KEY_PREFIX", "LOG_LEVEL", "MECAB_DICDIR",
+           "X_API_BASE_URL", "REDIS_KEY_PREFIX", "LOG_LEVEL", "MECAB_DICDIR", "MIRROR_BOT_DATA",
            "MAX_POSTS_PER_DAY", "REPOST_AFTER_DAYS", "POST_MENTIONS", "REPLY_FALLBACK",
            "MISSED_SLOT_GRACE", "REPLY_LIMIT_PER_USER", "MAX_THREAD_REPLIES", "MENTIONS_POLL_SECONDS",
            "TIMELINE_POLL_SECONDS", "LEARN_POLL_SECONDS"]
@@ -175,6 +178,7 @@ public struct Configuration: Sendable {
         }
 
         redisKeyPrefix = environment["REDIS_KEY_PREFIX"] ?? ""
+        embeddedDataPath = environment["MIRROR_BOT_DATA"].flatMap { $0.isEmpty ? nil : $0 } ?? "mirror_bot.sqlite"
 
         func count(_ name: String, default defaultValue: Int, allowsZero: Bool, meaning: String) -> Int {
             guard let text = value(name) else { return defaultValue }

@@ -30,14 +30,14 @@ public struct FavoriteClassifier: Sendable {
     }
 
     /// Where the counts are.
-    public let store: WordCountStore
+    public let store: any WordCountBackend
     /// How texts become nouns.
     public let tokenizer: TweetTokenizer
     /// Like when score(favorite) / score(normal) exceeds this (`FAVORITE_RATE_THRESHOLD`).
     public let threshold: Double
 
     /// A classifier over `store`'s counts.
-    public init(store: WordCountStore, tokenizer: TweetTokenizer, threshold: Double) {
+    public init(store: any WordCountBackend, tokenizer: TweetTokenizer, threshold: Double) {
         self.store = store
         self.tokenizer = tokenizer
         self.threshold = threshold

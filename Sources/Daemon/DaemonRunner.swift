@@ -2,6 +2,7 @@ public import Archive
 public import BotClock
 public import BotConfiguration
 import Classifier
+import EmbeddedStore
 public import Foundation
 public import Logging
 import Picking
@@ -55,7 +56,7 @@ public enum DaemonRunner {
 
     /// Runs the daemon until a signal or the end of `options.duration`; returns what it did.
     public static func run(configuration: Configuration, options: Options, logger: Logger) async throws -> Summary {
-        try configuration.require([.humanCredentials, .botCredentials, .database, .redis])
+        try configuration.require([.humanCredentials, .botCredentials, .database])
         let url = configuration.database!
 
         // Before starting: the database answers and is migrated, the Redis answers, both accounts are known.
@@ -66,12 +67,13 @@ public enum DaemonRunner {
         guard pending == 0 else {
             throw ArchiveError(operation: "starting", reason: "\(pending) migration(s) are not applied yet; run `mirror_bot migrate` first")
         }
-        let redis = RedisConnection(url: configuration.redis!)
+        let (store, storeDescription) = try WordCountBackends.open(for: configuration)
+        logger.notice("word counts: \(storeDescription)")
         do {
-            try await redis.connect()
+            _ = try await store.isTrained("classifier")
         } catch {
-            // Posting and replying need only Postgres: the bot starts, and liking and learning wait for Redis.
-            logger.error("Redis does not answer (\(error)); posting and replying go on, liking and learning resume when it does.")
+            // Posting and replying need only Postgres: the bot starts, and liking and learning wait for the counts.
+            logger.error("The word counts do not answer (\(error)); posting and replying go on, liking and learning resume when they do.")
         }
         // The bot's clock starts once the stores are checked, just before the first API call.
         let clock: any BotClock = options.speed == 1 && options.startTime == nil
@@ -88,7 +90,6 @@ public enum DaemonRunner {
 
         let database = ArchiveDatabase(url: url, logger: logger)
         let archive = TweetArchive(database: database, timeZone: configuration.timeZone, rowLimit: configuration.archiveRowLimit)
-        let store = WordCountStore(connection: redis, keyPrefix: configuration.redisKeyPrefix)
         let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: configuration.favoriteRateThreshold)
         let replyLog = ReplyLog(database: database)
         let plans = PlanStore(database: database)

@@ -1,3 +1,4 @@
+import EmbeddedStore
 import ArgumentParser
 import Classifier
 import Foundation
@@ -24,9 +25,9 @@ struct ClassifyCommand: AsyncParsableCommand {
     var explain = false
 
     func run() async throws {
-        let context = try CommandContext.load(requiring: [.redis])
+        let context = try CommandContext.load(requiring: [])
         let configuration = context.configuration
-        let store = WordCountStore(connection: RedisConnection(url: configuration.redis!), keyPrefix: configuration.redisKeyPrefix)
+        let store = try WordCountBackends.open(for: configuration).store
         let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: configuration.favoriteRateThreshold)
         var batch: [FavoriteClassifier.Tweet] = []
         while let line = readLine() {

@@ -1,3 +1,4 @@
+import EmbeddedStore
 import Archive
 import ArgumentParser
 import BotConfiguration
@@ -60,16 +61,13 @@ struct DoctorCommand: AsyncParsableCommand {
             report("database", .failure(DoctorProblem("DATABASE_URL is not set")))
         }
 
-        if let url = configuration.redis {
-            let connection = RedisConnection(url: url)
-            do {
-                try await connection.send("PING")
-                report("redis \(url.redacted)", .success("reachable (hiredis \(RedisConnection.hiredisVersion))"))
-            } catch {
-                report("redis \(url.redacted)", .failure(error))
-            }
-        } else {
-            report("redis", .failure(DoctorProblem("REDIS_URL (or REDISTOGO_URL) is not set")))
+        do {
+            let (store, description) = try WordCountBackends.open(for: configuration)
+            _ = try await store.isTrained("classifier")
+            let detail = configuration.redis == nil ? "reachable" : "reachable (hiredis \(RedisConnection.hiredisVersion))"
+            report("word counts in \(description)", .success(detail))
+        } catch {
+            report("word counts", .failure(error))
         }
 
         do {

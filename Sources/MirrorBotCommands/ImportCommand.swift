@@ -1,3 +1,4 @@
+import EmbeddedStore
 import Archive
 import ArchiveImport
 import ArgumentParser
@@ -23,9 +24,9 @@ struct ImportCommand: AsyncParsableCommand {
     var path: String
 
     func run() async throws {
-        let context = try CommandContext.load(requiring: [.database, .redis])
+        let context = try CommandContext.load(requiring: [.database])
         let configuration = context.configuration
-        let store = WordCountStore(connection: RedisConnection(url: configuration.redis!), keyPrefix: configuration.redisKeyPrefix)
+        let store = try WordCountBackends.open(for: configuration).store
         let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: configuration.favoriteRateThreshold)
         let database = ArchiveDatabase(url: configuration.database!, logger: context.logger)
         let path = path

@@ -1,3 +1,4 @@
+import EmbeddedStore
 import ArgumentParser
 import Daemon
 import Foundation
@@ -18,7 +19,7 @@ struct StartCommand: AsyncParsableCommand {
     @Flag(help: "Do everything except posting and liking: log what would be done.")
     var dryRun = false
 
-    @Option(help: "Run the bot's clock this many times faster (1440: a day in a minute). Far above 1440, raise MISSED_SLOT_GRACE (minutes): real milliseconds become bot minutes.")
+    @Option(help: "Run the bot's clock this many times faster (1440: a day in a minute). At such speeds raise MISSED_SLOT_GRACE (minutes; the demo uses 60 at 1440): a real second is 24 bot minutes there.")
     var speed: Double = 1
 
     @Option(help: "Start the bot's clock here (ISO 8601, such as 2026-11-22T00:00:00+09:00).")
@@ -38,7 +39,7 @@ struct StartCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let context = try CommandContext.load(requiring: [.humanCredentials, .botCredentials, .database, .redis])
+        let context = try CommandContext.load(requiring: [.humanCredentials, .botCredentials, .database])
         let options = DaemonRunner.Options(dryRun: dryRun, speed: speed, startTime: startTime.flatMap(Self.parseTime),
                                            duration: duration.flatMap(Self.parseDuration))
         let summary = try await DaemonRunner.run(configuration: context.configuration, options: options, logger: context.logger)

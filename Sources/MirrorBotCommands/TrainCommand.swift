@@ -1,3 +1,4 @@
+import EmbeddedStore
 import Archive
 import ArgumentParser
 import BotConfiguration
@@ -84,14 +85,14 @@ private func pages(_ count: Int) -> String { count == 1 ? "1 page" : "\(count) p
 
 /// Builds a trainer from the environment, runs `body`, prints its summary and the API calls it made.
 private func withTrainer(requiresCredentials: Bool = true, _ body: (Trainer) async throws -> String) async throws {
-    var requirements: Set<Configuration.Requirement> = [.database, .redis]
+    var requirements: Set<Configuration.Requirement> = [.database]
     if requiresCredentials { requirements.insert(.humanCredentials) }
     let context = try CommandContext.load(requiring: requirements)
     let configuration = context.configuration
     var credentials: [Account: AccountCredentials] = [:]
     credentials[.human] = configuration.human
     let client = XClient(configuration: .init(baseURL: configuration.xAPIBaseURL, credentials: credentials), logger: context.logger)
-    let store = WordCountStore(connection: RedisConnection(url: configuration.redis!), keyPrefix: configuration.redisKeyPrefix)
+    let store = try WordCountBackends.open(for: configuration).store
     let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: configuration.favoriteRateThreshold)
     let database = ArchiveDatabase(url: configuration.database!, logger: context.logger)
     let isTerminal = isatty(STDERR_FILENO) != 0

@@ -52,7 +52,7 @@ public struct Trainer: Sendable {
         self.progress = progress
     }
 
-    private var store: WordCountStore { classifier.store }
+    private var store: any WordCountBackend { classifier.store }
 
     /// `train scheduler`: the human's most recent tweets (up to 3,200, retweets excluded, 100 per page) into the
     /// archive, replies with their `reply_user_id`; then sets `trained:scheduler`.

@@ -22,11 +22,6 @@ public struct WordCountStore: Sendable {
 
     // MARK: Reading
 
-    /// The counts to classify one tweet with these features, in one round trip.
-    public func counts(for features: [String]) async throws -> FeatureCounts {
-        try await counts(forEach: [features])[0]
-    }
-
     /// The counts for several tweets at once, in one round trip (one entry per tweet, in order).
     public func counts(forEach tweets: [[String]]) async throws -> [FeatureCounts] {
         let unique = tweets.map(Self.distinct)
@@ -60,11 +55,6 @@ public struct WordCountStore: Sendable {
 
     // MARK: Learning
 
-    /// Learns one tweet with these features as `category`, in one round trip.
-    public func learn(_ features: [String], as category: Category) async throws {
-        try await learn(batch: [(features, category)])
-    }
-
     /// Learns several tweets in one round trip.
     public func learn(batch: [(features: [String], category: Category)]) async throws {
         guard !batch.isEmpty else { return }
@@ -80,13 +70,6 @@ public struct WordCountStore: Sendable {
             if let count = perCategory[category] { commands.append(["INCRBY", categoryKey(category), String(count)]) }
         }
         for reply in try await connection.pipeline(commands) { try reply.checked() }
-    }
-
-    /// Learns a tweet as `favorite` that was first learned as `normal` (the human liked a tweet seen on their
-    /// timeline): adds it to `favorite` and takes it out of `normal`, the original's rule, never going below zero.
-    /// Atomic and one round trip (a server-side script).
-    public func moveToFavorite(_ features: [String]) async throws {
-        try await moveToFavorite(batch: [features])
     }
 
     /// Moves several tweets from `normal` to `favorite` in one round trip.

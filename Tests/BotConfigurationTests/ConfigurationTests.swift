@@ -155,8 +155,16 @@ struct ConfigurationTests {
 
     @Test("Every variable read is listed in variableNames")
     func variableNamesAreComplete() {
-        #expect(Configuration.variableNames.count == 28)
+        #expect(Configuration.variableNames.count == 29)
+        #expect(Set(Configuration.variableNames).count == 29)
         #expect(Set(Configuration.variableNames).isSuperset(of: Self.credentials.keys))
+    }
+
+    @Test("MIRROR_BOT_DATA names the embedded SQLite file; mirror_bot.sqlite in the working directory by default")
+    func embeddedDataPath() throws {
+        #expect(try Configuration(environment: [:]).embeddedDataPath == "mirror_bot.sqlite")
+        #expect(try Configuration(environment: ["MIRROR_BOT_DATA": ""]).embeddedDataPath == "mirror_bot.sqlite")
+        #expect(try Configuration(environment: ["MIRROR_BOT_DATA": "/var/lib/bot/data.sqlite"]).embeddedDataPath == "/var/lib/bot/data.sqlite")
     }
 }
 

@@ -1,5 +1,6 @@
 import Archive
 import BotConfiguration
+import EmbeddedStore
 import FakeX
 import Foundation
 import Logging
@@ -185,7 +186,9 @@ struct DoctorProcessTests {
             #expect(result.status != 0)
             #expect(result.standardOutput.contains("ok    human account: @human (id 1)"), "\(result.standardOutput)")
             #expect(result.standardOutput.contains("FAIL  bot account: X refused the bot account's credentials"))
-            #expect(result.standardOutput.contains("FAIL  redis: REDIS_URL (or REDISTOGO_URL) is not set"))
+            // Without REDIS_URL the word counts live in the embedded SQLite file, created in the working directory.
+            #expect(result.standardOutput.contains("ok    word counts in the SQLite file mirror_bot.sqlite (REDIS_URL is not set): reachable"),
+                    "\(result.standardOutput)")
             #expect(!result.standardOutput.contains("wrong-secret"))
             #expect(await server.requestCounts()["GET /2/users/me"] == 2)
         }
@@ -269,6 +272,31 @@ struct ScheduleAndClassifyProcessTests {
 
 @Suite("mirror_bot import")
 struct ImportProcessTests {
+    @Test("Without REDIS_URL, likes imported go to the SQLite file MIRROR_BOT_DATA, and classify reads them there")
+    func importIntoSQLite() async throws {
+        try await TestServers.withScratchDatabase("sqlite") { databaseURL async throws in
+            let folder = FileManager.default.temporaryDirectory.appending(path: TestServers.uniqueName("data"))
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let data = folder.appending(path: "bot.sqlite").path
+            let environment = ["DATABASE_URL": databaseURL.connectionText, "MIRROR_BOT_DATA": data, "TZ": "Asia/Tokyo"]
+            #expect(try await MirrorBotProcess.run(["migrate"], environment: environment).status == 0)
+            let likes = #"""
+                window.YTD.like.part0 = [
+                  {"like": {"tweetId": "21", "fullText": "猫の写真がかわいい"}},
+                  {"like": {"tweetId": "22", "fullText": "猫と散歩"}}
+                ]
+                """#
+            let imported = try await MirrorBotProcess.run(["import", "like.js"], environment: environment, files: ["like.js": likes])
+            #expect(imported.status == 0, "\(imported.standardError)")
+            #expect(imported.standardOutput.contains("learned 2 new likes"), "\(imported.standardOutput)")
+            #expect(FileManager.default.fileExists(atPath: data))
+            let counts = try SQLiteWordCounts(path: data)
+            #expect(try await counts.counts(for: ["猫"]).count(of: "猫", in: .favorite) == 2)
+            #expect(try await counts.wasLearnedAsFavorite("21"))
+        }
+    }
+
     @Test("import reads a tweets.js, reports what it stored, and refuses a broken one with the file and place")
     func importFile() async throws {
         try await TestServers.withScratchDatabase("import") { databaseURL async throws in

@@ -2,7 +2,7 @@
 # and runs throwaway Postgres and Redis servers on loopback, stopped when the calling script exits.
 # Source it from bash; it defines functions only.
 
-mirror_bot_packages=(libhiredis-dev libmecab-dev mecab-ipadic-utf8 zlib1g-dev redis-server postgresql)
+mirror_bot_packages=(libhiredis-dev libmecab-dev mecab-ipadic-utf8 zlib1g-dev libsqlite3-dev redis-server postgresql)
 
 log() { printf '==> %s\n' "$*" >&2; }
 

@@ -1,0 +1,183 @@
+public import Foundation
+import GRDB
+public import WordCounts
+
+/// The favorite filter's word counts in an embedded SQLite file (GRDB, WAL mode), for a bot run without Redis.
+///
+/// The same counts as the Redis layout, in four tables: `word_counts` (feature, category, count), `category_counts`,
+/// `learned_tweets` (ids learned once) and `trained` (one-time trainings). Every batch is read in one read
+/// transaction or written in one write transaction, so a crash leaves all of a batch or none of it.
+public struct SQLiteWordCounts: WordCountBackend {
+    private let pool: DatabasePool
+
+    /// Opens (creating if needed) the word-count tables in the SQLite file at `path`.
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try Self.migrator.migrate(pool)
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("word_counts") { db in
+            try db.execute(sql: """
+                CREATE TABLE word_counts (
+                    feature TEXT NOT NULL, category TEXT NOT NULL, count INTEGER NOT NULL CHECK (count >= 0),
+                    PRIMARY KEY (feature, category)) WITHOUT ROWID;
+                CREATE TABLE category_counts (category TEXT PRIMARY KEY, count INTEGER NOT NULL CHECK (count >= 0));
+                CREATE TABLE learned_tweets (category TEXT NOT NULL, tweet_id TEXT NOT NULL, PRIMARY KEY (category, tweet_id)) WITHOUT ROWID;
+                CREATE TABLE trained (name TEXT PRIMARY KEY);
+                """)
+        }
+        return migrator
+    }
+
+    // MARK: Reading
+
+    /// The counts for several tweets at once, in one read transaction.
+    public func counts(forEach tweets: [[String]]) async throws -> [FeatureCounts] {
+        let unique = tweets.map(Self.distinct)
+        let allFeatures = Self.distinct(unique.flatMap { $0 })
+        let (totals, known) = try await pool.read { db -> ([Category: Int], [String: [Category: Int]]) in
+            var totals: [Category: Int] = [.favorite: 0, .normal: 0]
+            for row in try Row.fetchAll(db, sql: "SELECT category, count FROM category_counts") {
+                if let category = Category(rawValue: row["category"]) { totals[category] = row["count"] }
+            }
+            var known: [String: [Category: Int]] = [:]
+            for chunk in stride(from: 0, to: allFeatures.count, by: 500).map({ Array(allFeatures[$0..<min($0 + 500, allFeatures.count)]) }) {
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                for row in try Row.fetchAll(db, sql: "SELECT feature, category, count FROM word_counts WHERE feature IN (\(marks))",
+                                            arguments: StatementArguments(chunk)) {
+                    if let category = Category(rawValue: row["category"]) { known[row["feature"], default: [:]][category] = row["count"] }
+                }
+            }
+            return (totals, known)
+        }
+        return unique.map { features in
+            var counts: [String: [Category: Int]] = [:]
+            for feature in features {
+                counts[feature] = [.favorite: known[feature]?[.favorite] ?? 0, .normal: known[feature]?[.normal] ?? 0]
+            }
+            return FeatureCounts(features: counts, categories: totals)
+        }
+    }
+
+    // MARK: Learning
+
+    /// Learns several tweets in one write transaction.
+    public func learn(batch: [(features: [String], category: Category)]) async throws {
+        guard !batch.isEmpty else { return }
+        let batch = batch.map { (features: Self.distinct($0.features), category: $0.category) }
+        try await pool.write { db in
+            for (features, category) in batch { try Self.add(features, to: category, in: db) }
+        }
+    }
+
+    /// Moves several tweets from `normal` to `favorite` in one write transaction, never below zero.
+    public func moveToFavorite(batch: [[String]]) async throws {
+        guard !batch.isEmpty else { return }
+        let batch = batch.map(Self.distinct)
+        try await pool.write { db in
+            for features in batch { try Self.move(features, in: db) }
+        }
+    }
+
+    /// Learns liked tweets as favorites, each id at most once ever, in one write transaction; how many were new.
+    @discardableResult
+    public func learnFavoritesOnce(_ tweets: [(id: String, features: [String])]) async throws -> Int {
+        guard !tweets.isEmpty else { return 0 }
+        let tweets = tweets.map { (id: $0.id, features: Self.distinct($0.features)) }
+        return try await pool.write { db in
+            var learned = 0
+            for (id, features) in tweets where try Self.remember(id, as: .favorite, in: db) {
+                try Self.move(features, in: db)
+                learned += 1
+            }
+            return learned
+        }
+    }
+
+    /// Learns tweets seen but not liked as `normal`, each id at most once ever, in one write transaction.
+    @discardableResult
+    public func learnNormalsOnce(_ tweets: [(id: String, features: [String])]) async throws -> Int {
+        guard !tweets.isEmpty else { return 0 }
+        let tweets = tweets.map { (id: $0.id, features: Self.distinct($0.features)) }
+        return try await pool.write { db in
+            var learned = 0
+            for (id, features) in tweets where try Self.remember(id, as: .normal, in: db) {
+                try Self.add(features, to: .normal, in: db)
+                learned += 1
+            }
+            return learned
+        }
+    }
+
+    /// Whether a liked tweet was already learned by `learnFavoritesOnce`.
+    public func wasLearnedAsFavorite(_ id: String) async throws -> Bool {
+        try await pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM learned_tweets WHERE category = 'favorite' AND tweet_id = ?)",
+                              arguments: [id]) ?? false
+        }
+    }
+
+    // MARK: Training flags and clearing
+
+    /// Whether the one-time training `name` has run.
+    public func isTrained(_ name: String) async throws -> Bool {
+        try await pool.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM trained WHERE name = ?)", arguments: [name]) ?? false }
+    }
+
+    /// Records that the one-time training `name` has run.
+    public func markTrained(_ name: String) async throws {
+        try await pool.write { db in try db.execute(sql: "INSERT OR IGNORE INTO trained (name) VALUES (?)", arguments: [name]) }
+    }
+
+    /// Deletes every count, learned id and training flag; how many rows were deleted.
+    @discardableResult
+    public func removeAll() async throws -> Int {
+        try await pool.write { db in
+            var deleted = 0
+            for table in ["word_counts", "category_counts", "learned_tweets", "trained"] {
+                try db.execute(sql: "DELETE FROM \(table)")
+                deleted += db.changesCount
+            }
+            return deleted
+        }
+    }
+
+    // MARK: Helpers (inside a write transaction)
+
+    private static func add(_ features: [String], to category: Category, in db: Database) throws {
+        for feature in features {
+            try db.execute(sql: """
+                INSERT INTO word_counts (feature, category, count) VALUES (?, ?, 1)
+                ON CONFLICT (feature, category) DO UPDATE SET count = count + 1
+                """, arguments: [feature, category.rawValue])
+        }
+        try db.execute(sql: """
+            INSERT INTO category_counts (category, count) VALUES (?, 1) ON CONFLICT (category) DO UPDATE SET count = count + 1
+            """, arguments: [category.rawValue])
+    }
+
+    /// The original's rule: counted as favorite, and taken out of normal where it was counted, never below zero.
+    private static func move(_ features: [String], in db: Database) throws {
+        try add(features, to: .favorite, in: db)
+        try db.execute(sql: "UPDATE category_counts SET count = count - 1 WHERE category = 'normal' AND count > 0")
+        for feature in features {
+            try db.execute(sql: "UPDATE word_counts SET count = count - 1 WHERE feature = ? AND category = 'normal' AND count > 0",
+                           arguments: [feature])
+        }
+    }
+
+    /// Records `id` as learned in `category`; false when it was already.
+    private static func remember(_ id: String, as category: Category, in db: Database) throws -> Bool {
+        try db.execute(sql: "INSERT OR IGNORE INTO learned_tweets (category, tweet_id) VALUES (?, ?)", arguments: [category.rawValue, id])
+        return db.changesCount > 0
+    }
+
+    private static func distinct(_ features: [String]) -> [String] {
+        var seen = Set<String>()
+        return features.filter { seen.insert($0).inserted }
+    }
+}

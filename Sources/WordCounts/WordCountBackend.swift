@@ -1,0 +1,34 @@
+/// Where the favorite filter's word counts live: Redis (`WordCountStore`, the original's layout) or the embedded
+/// SQLite file (`SQLiteWordCounts`). Both behave the same; each reads or learns a batch in one round trip or one
+/// transaction.
+public protocol WordCountBackend: Sendable {
+    /// The counts for several tweets at once (one entry per tweet, in order).
+    func counts(forEach tweets: [[String]]) async throws -> [FeatureCounts]
+    /// Learns several tweets, each with its category.
+    func learn(batch: [(features: [String], category: Category)]) async throws
+    /// Moves several tweets from `normal` to `favorite`, never taking a count below zero.
+    func moveToFavorite(batch: [[String]]) async throws
+    /// Learns liked tweets as favorites (moving them out of `normal`), each id at most once ever; how many were new.
+    @discardableResult func learnFavoritesOnce(_ tweets: [(id: String, features: [String])]) async throws -> Int
+    /// Learns tweets seen but not liked as `normal`, each id at most once ever; how many were new.
+    @discardableResult func learnNormalsOnce(_ tweets: [(id: String, features: [String])]) async throws -> Int
+    /// Whether a liked tweet was already learned by `learnFavoritesOnce`.
+    func wasLearnedAsFavorite(_ id: String) async throws -> Bool
+    /// Whether the one-time training `name` has run.
+    func isTrained(_ name: String) async throws -> Bool
+    /// Records that the one-time training `name` has run.
+    func markTrained(_ name: String) async throws
+    /// Deletes every count, learned id and training flag of this store; how many entries were deleted.
+    @discardableResult func removeAll() async throws -> Int
+}
+
+extension WordCountBackend {
+    /// The counts to classify one tweet with these features.
+    public func counts(for features: [String]) async throws -> FeatureCounts { try await counts(forEach: [features])[0] }
+    /// Learns one tweet with these features as `category`.
+    public func learn(_ features: [String], as category: Category) async throws { try await learn(batch: [(features, category)]) }
+    /// Learns a tweet as `favorite` that was first learned as `normal`.
+    public func moveToFavorite(_ features: [String]) async throws { try await moveToFavorite(batch: [features]) }
+}
+
+extension WordCountStore: WordCountBackend {}
