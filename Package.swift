@@ -207,7 +207,7 @@ let package = Package(
         .executableTarget(
             name: "MirrorBotBenchmarks",
             dependencies: [
-                "BotConfiguration", "Archive", "RedisClient", "WordCounts", "Tokenizer", "XAPI", "FakeX", "Schedule", "Classifier", "ArchiveImport",
+                "BotConfiguration", "Archive", "RedisClient", "WordCounts", "EmbeddedStore", "Tokenizer", "XAPI", "FakeX", "Schedule", "Classifier", "ArchiveImport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],

@@ -3,6 +3,7 @@ import ArchiveImport
 import BotClock
 import BotConfiguration
 import Classifier
+import EmbeddedStore
 import FakeX
 import Foundation
 import Logging
@@ -148,6 +149,22 @@ struct MirrorBotBenchmarks {
             for set in readSets { _ = try await store.counts(for: set) }
         }
         try await store.removeAll()
+
+        // MARK: Word counts in the embedded SQLite file (issue 7: within 2x of Redis)
+        let sqliteFolder = FileManager.default.temporaryDirectory.appending(path: "bench_sqlite_\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: sqliteFolder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: sqliteFolder) }
+        let sqlite = try SQLiteWordCounts(path: sqliteFolder.appending(path: "bench.sqlite").path)
+        try await runner.measure("SQLite: learn 1,600 tweets (1 transaction)", items: 1_600, unit: "tweets", target: "within 2x of Redis",
+                                 prepare: { try await sqlite.removeAll() }) {
+            try await sqlite.learn(batch: learnBatch.map { (features: $0.0, category: $0.1) })
+        }
+        try await runner.measure("SQLite: read counts for 1,000 tweets (1 read)", items: 1_000, unit: "tweets", target: "within 2x of Redis") {
+            _ = try await sqlite.counts(forEach: readSets)
+        }
+        try await runner.measure("SQLite: read counts for 1,000 tweets (1 read each)", items: 1_000, unit: "tweets", target: "(per tweet)") {
+            for set in readSets { _ = try await sqlite.counts(for: set) }
+        }
 
         // MARK: Classifier end to end: tokenize, one round trip per batch of 1,000, the math
         let classifierStore = WordCountStore(connection: RedisConnection(url: redisURL), keyPrefix: "bench_classify_\(UUID().uuidString.prefix(8)):")

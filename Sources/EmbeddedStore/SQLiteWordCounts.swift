@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import GRDB
 public import WordCounts
 
@@ -14,6 +14,9 @@ public struct SQLiteWordCounts: WordCountBackend {
     public init(path: String) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
+        // WAL with synchronous=NORMAL: a killed process loses nothing committed; only a power cut may lose the last
+        // transactions, never consistency.
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         pool = try DatabasePool(path: path, configuration: configuration)
         try Self.migrator.migrate(pool)
     }
@@ -69,18 +72,17 @@ public struct SQLiteWordCounts: WordCountBackend {
     public func learn(batch: [(features: [String], category: Category)]) async throws {
         guard !batch.isEmpty else { return }
         let batch = batch.map { (features: Self.distinct($0.features), category: $0.category) }
-        try await pool.write { db in
-            for (features, category) in batch { try Self.add(features, to: category, in: db) }
-        }
+        var changes = Changes()
+        for (features, category) in batch { changes.add(features, to: category) }
+        try await pool.write { [changes] db in try changes.apply(in: db) }
     }
 
     /// Moves several tweets from `normal` to `favorite` in one write transaction, never below zero.
     public func moveToFavorite(batch: [[String]]) async throws {
         guard !batch.isEmpty else { return }
-        let batch = batch.map(Self.distinct)
-        try await pool.write { db in
-            for features in batch { try Self.move(features, in: db) }
-        }
+        var changes = Changes()
+        for features in batch { changes.moveToFavorite(Self.distinct(features)) }
+        try await pool.write { [changes] db in try changes.apply(in: db) }
     }
 
     /// Learns liked tweets as favorites, each id at most once ever, in one write transaction; how many were new.
@@ -89,12 +91,10 @@ public struct SQLiteWordCounts: WordCountBackend {
         guard !tweets.isEmpty else { return 0 }
         let tweets = tweets.map { (id: $0.id, features: Self.distinct($0.features)) }
         return try await pool.write { db in
-            var learned = 0
-            for (id, features) in tweets where try Self.remember(id, as: .favorite, in: db) {
-                try Self.move(features, in: db)
-                learned += 1
-            }
-            return learned
+            var changes = Changes()
+            for (id, features) in tweets where try Self.remember(id, as: .favorite, in: db) { changes.moveToFavorite(features) }
+            try changes.apply(in: db)
+            return changes.tweets
         }
     }
 
@@ -104,12 +104,10 @@ public struct SQLiteWordCounts: WordCountBackend {
         guard !tweets.isEmpty else { return 0 }
         let tweets = tweets.map { (id: $0.id, features: Self.distinct($0.features)) }
         return try await pool.write { db in
-            var learned = 0
-            for (id, features) in tweets where try Self.remember(id, as: .normal, in: db) {
-                try Self.add(features, to: .normal, in: db)
-                learned += 1
-            }
-            return learned
+            var changes = Changes()
+            for (id, features) in tweets where try Self.remember(id, as: .normal, in: db) { changes.add(features, to: .normal) }
+            try changes.apply(in: db)
+            return changes.tweets
         }
     }
 
@@ -148,31 +146,52 @@ public struct SQLiteWordCounts: WordCountBackend {
 
     // MARK: Helpers (inside a write transaction)
 
-    private static func add(_ features: [String], to category: Category, in db: Database) throws {
-        for feature in features {
-            try db.execute(sql: """
-                INSERT INTO word_counts (feature, category, count) VALUES (?, ?, 1)
-                ON CONFLICT (feature, category) DO UPDATE SET count = count + 1
-                """, arguments: [feature, category.rawValue])
-        }
-        try db.execute(sql: """
-            INSERT INTO category_counts (category, count) VALUES (?, 1) ON CONFLICT (category) DO UPDATE SET count = count + 1
-            """, arguments: [category.rawValue])
-    }
+    /// A batch's changes, summed per feature before they are written: one statement per feature and category
+    /// instead of one per tweet. Within a batch, moves only add to favorite and take from normal, so taking k from
+    /// normal at once, never below zero, equals taking one k times.
+    struct Changes: Sendable {
+        var added: [String: [Category: Int]] = [:]
+        var addedTweets: [Category: Int] = [:]
+        var takenFromNormal: [String: Int] = [:]
+        var tweetsTakenFromNormal = 0
+        var tweets = 0
 
-    /// The original's rule: counted as favorite, and taken out of normal where it was counted, never below zero.
-    private static func move(_ features: [String], in db: Database) throws {
-        try add(features, to: .favorite, in: db)
-        try db.execute(sql: "UPDATE category_counts SET count = count - 1 WHERE category = 'normal' AND count > 0")
-        for feature in features {
-            try db.execute(sql: "UPDATE word_counts SET count = count - 1 WHERE feature = ? AND category = 'normal' AND count > 0",
-                           arguments: [feature])
+        mutating func add(_ features: [String], to category: Category) {
+            for feature in features { added[feature, default: [:]][category, default: 0] += 1 }
+            addedTweets[category, default: 0] += 1
+            tweets += 1
+        }
+
+        /// The original's rule: counted as favorite, and taken out of normal where it was counted, never below zero.
+        mutating func moveToFavorite(_ features: [String]) {
+            add(features, to: .favorite)
+            for feature in features { takenFromNormal[feature, default: 0] += 1 }
+            tweetsTakenFromNormal += 1
+        }
+
+        func apply(in db: Database) throws {
+            let addFeature = try db.cachedStatement(sql: """
+                INSERT INTO word_counts (feature, category, count) VALUES (?, ?, ?)
+                ON CONFLICT (feature, category) DO UPDATE SET count = count + excluded.count
+                """)
+            for (feature, categories) in added {
+                for (category, count) in categories { try addFeature.execute(arguments: [feature, category.rawValue, count]) }
+            }
+            let addTweets = try db.cachedStatement(sql: """
+                INSERT INTO category_counts (category, count) VALUES (?, ?) ON CONFLICT (category) DO UPDATE SET count = count + excluded.count
+                """)
+            for (category, count) in addedTweets { try addTweets.execute(arguments: [category.rawValue, count]) }
+            let takeFeature = try db.cachedStatement(sql: "UPDATE word_counts SET count = max(0, count - ?) WHERE feature = ? AND category = 'normal'")
+            for (feature, count) in takenFromNormal { try takeFeature.execute(arguments: [count, feature]) }
+            if tweetsTakenFromNormal > 0 {
+                try db.execute(sql: "UPDATE category_counts SET count = max(0, count - ?) WHERE category = 'normal'", arguments: [tweetsTakenFromNormal])
+            }
         }
     }
 
     /// Records `id` as learned in `category`; false when it was already.
     private static func remember(_ id: String, as category: Category, in db: Database) throws -> Bool {
-        try db.execute(sql: "INSERT OR IGNORE INTO learned_tweets (category, tweet_id) VALUES (?, ?)", arguments: [category.rawValue, id])
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO learned_tweets (category, tweet_id) VALUES (?, ?)").execute(arguments: [category.rawValue, id])
         return db.changesCount > 0
     }
 

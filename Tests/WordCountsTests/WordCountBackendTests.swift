@@ -84,7 +84,7 @@ struct WordCountBackendTests {
         }
     }
 
-    @Test("A seeded mix of operations leaves both backends with the same counts")
+    @Test("A seeded mix of operations and batches leaves both backends with the same counts")
     func backendsAgree() async throws {
         let words = ["猫", "寿司", "会議", "電車", "写真", "@alice", "@bob"]
         var random = SeededGenerator(seed: 11)
@@ -99,8 +99,9 @@ struct WordCountBackendTests {
                 for operation in operations {
                     switch operation.kind {
                     case 0: try await store.learn(operation.features, as: .normal)
-                    case 1: try await store.moveToFavorite(operation.features)
-                    case 2: try await store.learnFavoritesOnce([(id: operation.id, features: operation.features)])
+                    case 1: try await store.moveToFavorite(batch: [operation.features, Array(operation.features.prefix(2))])
+                    case 2: try await store.learnFavoritesOnce([(id: operation.id, features: operation.features),
+                                                                (id: operation.id + "b", features: operation.features.reversed())])
                     default: try await store.learnNormalsOnce([(id: operation.id, features: operation.features)])
                     }
                 }
