@@ -292,7 +292,7 @@ let package = Package(
         .testTarget(
             name: "FakeXTests",
             dependencies: [
-                "FakeX", "XAPI", "BotConfiguration",
+                "FakeX", "XAPI", "BotConfiguration", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -11,26 +11,8 @@ import XAPI
 public struct DemoReport: Sendable {
     /// What the fake X server recorded (`GET /admin/state`).
     public struct FakeRecord: Decodable, Sendable {
-        /// A post a client made.
-        public struct Post: Decodable, Sendable {
-            /// Id.
-            public var id: String
-            /// Author.
-            public var authorID: String
-            /// Text.
-            public var text: String
-            /// When, on the server's clock.
-            public var createdAt: Date
-            /// The post answered, for replies.
-            public var inReplyToTweetID: String?
-            /// The user answered, for replies.
-            public var inReplyToUserID: String?
-
-            enum CodingKeys: String, CodingKey {
-                case id, text, authorID = "author_id", createdAt = "created_at"
-                case inReplyToTweetID = "in_reply_to_tweet_id", inReplyToUserID = "in_reply_to_user_id"
-            }
-        }
+        /// A post a client made (the admin state's posts have the seed's fields).
+        public typealias Post = FakeXSeed.Tweet
 
         /// A like a client made.
         public struct Like: Decodable, Sendable {

@@ -1,11 +1,12 @@
 import BotConfiguration
 import Foundation
 import Testing
+import TestSupport
 
 /// The deploy files at the repository's root: Procfile, app.json, Aptfile, .swift-version, Dockerfile, heroku.yml.
 @Suite("Deploy files")
 struct DeployFilesTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = PythonScript.repositoryRoot
 
     static func text(_ name: String) throws -> String { try String(contentsOf: root.appending(path: name), encoding: .utf8) }
 
@@ -16,16 +17,7 @@ struct DeployFilesTests {
     /// Runs script/validate-app-json.py (jsonschema from PyPI) on `file`; returns its exit status and output.
     static func validate(_ file: URL) throws -> (Int32, String) {
         let schema = try #require(Bundle.module.url(forResource: "Resources/heroku-app-json.schema", withExtension: "json"))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", root.appending(path: "script/validate-app-json.py").path, schema.path, file.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+        return try PythonScript.run("validate-app-json.py", [schema.path, file.path])
     }
 
     @Test("app.json validates against Heroku's app.json schema; a broken copy does not")
