@@ -3,7 +3,7 @@
 # Build stage: the official Swift image on Ubuntu 24.04, with the headers of the C libraries mirror_bot links.
 FROM swift:6.3-noble AS build
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libmecab-dev libhiredis-dev zlib1g-dev \
+ && apt-get install -y --no-install-recommends libmecab-dev libhiredis-dev zlib1g-dev libsqlite3-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /build
 # The whole package (the manifest names the test and benchmark targets too; .dockerignore leaves out .build).
@@ -13,10 +13,11 @@ RUN swift build -c release --product mirror_bot --static-swift-stdlib \
  && install -D "$(swift build -c release --show-bin-path)/mirror_bot" /staging/usr/local/bin/mirror_bot
 
 # Run stage: Ubuntu 24.04 with only the run-time libraries: MeCab and its UTF-8 IPA dictionary, hiredis 1.x
-# (with libhiredis_ssl, for Heroku Redis's rediss://), zlib, CA certificates and time zones.
+# (with libhiredis_ssl, for Heroku Redis's rediss://), SQLite (word counts without Redis), zlib, CA certificates and
+# time zones.
 FROM ubuntu:24.04
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libmecab2 mecab-ipadic-utf8 libhiredis1.1.0 zlib1g libstdc++6 ca-certificates tzdata \
+ && apt-get install -y --no-install-recommends libmecab2 mecab-ipadic-utf8 libhiredis1.1.0 libsqlite3-0 zlib1g libstdc++6 ca-certificates tzdata \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --create-home --uid 10001 mirror_bot
 COPY --from=build /staging/ /

@@ -73,7 +73,7 @@ struct DeployFilesTests {
         let procfile = try Self.text("Procfile").split(separator: "\n").map(String.init)
         #expect(procfile == ["bot: mirror_bot start", "release: mirror_bot migrate"])
         let aptfile = Set(try Self.text("Aptfile").split(separator: "\n").map(String.init))
-        #expect(aptfile.isSuperset(of: ["libmecab-dev", "mecab-ipadic-utf8", "libhiredis-dev"]))
+        #expect(aptfile.isSuperset(of: ["libmecab-dev", "mecab-ipadic-utf8", "libhiredis-dev", "libsqlite3-dev"]))
         #expect(try Self.text(".swift-version").trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("6."))
 
         let dockerfile = try Self.text("Dockerfile")
@@ -81,7 +81,7 @@ struct DeployFilesTests {
         #expect(stages.count == 2)
         #expect(stages.first?.contains("swift:") == true && stages.first?.contains("noble") == true)
         #expect(stages.last == "FROM ubuntu:24.04")
-        for package in ["libmecab2", "mecab-ipadic-utf8", "libhiredis1.1.0", "ca-certificates", "tzdata"] {
+        for package in ["libmecab2", "mecab-ipadic-utf8", "libhiredis1.1.0", "libsqlite3-0", "ca-certificates", "tzdata"] {
             #expect(dockerfile.contains(" \(package)"), "the run stage installs \(package)")
         }
         #expect(dockerfile.contains("USER mirror_bot"))
