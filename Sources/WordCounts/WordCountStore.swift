@@ -135,32 +135,28 @@ public struct WordCountStore: Sendable {
         try await connection.send("SISMEMBER", learnedKey(.favorite), id).integerValue == 1
     }
 
-    private static let learnFavoriteOnceScript = """
-        if redis.call('SADD', KEYS[3], ARGV[3]) == 0 then return 0 end
-        redis.call('INCR', KEYS[1])
-        if tonumber(redis.call('GET', KEYS[2]) or '0') > 0 then redis.call('DECR', KEYS[2]) end
-        for index = 4, #KEYS do
-          redis.call('HINCRBY', KEYS[index], ARGV[1], 1)
-          if tonumber(redis.call('HGET', KEYS[index], ARGV[2]) or '0') > 0 then
-            redis.call('HINCRBY', KEYS[index], ARGV[2], -1)
-          end
-        end
-        return 1
-        """
+    private static let learnFavoriteOnceScript =
+        "if redis.call('SADD', KEYS[3], ARGV[3]) == 0 then return 0 end\n" + moveToFavoriteLua(firstFeatureKey: 4) + "return 1\n"
 
     // The original decremented each feature's `normal` count; the category counter `normal` is decremented too
     // (also never below zero), since the tweet it counted is no longer a normal one.
-    private static let moveToFavoriteScript = """
+    private static let moveToFavoriteScript = moveToFavoriteLua(firstFeatureKey: 3) + "return #KEYS - 2\n"
+
+    /// The Lua of moving one tweet to favorite: KEYS[1] and KEYS[2] are the favorite and normal counters, the
+    /// feature hashes start at `firstFeatureKey`; ARGV[1] and ARGV[2] are the favorite and normal fields.
+    private static func moveToFavoriteLua(firstFeatureKey: Int) -> String {
+        """
         redis.call('INCR', KEYS[1])
         if tonumber(redis.call('GET', KEYS[2]) or '0') > 0 then redis.call('DECR', KEYS[2]) end
-        for index = 3, #KEYS do
+        for index = \(firstFeatureKey), #KEYS do
           redis.call('HINCRBY', KEYS[index], ARGV[1], 1)
           if tonumber(redis.call('HGET', KEYS[index], ARGV[2]) or '0') > 0 then
             redis.call('HINCRBY', KEYS[index], ARGV[2], -1)
           end
         end
-        return #KEYS - 2
+
         """
+    }
 
     // MARK: Training flags
 
