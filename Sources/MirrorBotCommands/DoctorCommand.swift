@@ -11,7 +11,7 @@ import XAPI
 struct DoctorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
-        abstract: "Checks the configuration, the database, Redis and the MeCab dictionary, and says what is wrong.",
+        abstract: "Checks the configuration, both X accounts, the database, the word counts (Redis or the SQLite file) and the MeCab dictionary, and says what is wrong.",
         discussion: "Secrets are never printed. Exits non-zero when something the bot needs does not work."
     )
 

@@ -9,7 +9,8 @@ struct StartCommand: AsyncParsableCommand {
         commandName: "start",
         abstract: "Runs the bot: posts at the human's times, answers mentions, likes what the human would, keeps learning.",
         discussion: """
-            Needs the eight X credentials, DATABASE_URL (migrated) and REDIS_URL. Stops gracefully on SIGTERM or \
+            Needs the eight X credentials and DATABASE_URL (migrated); the word counts are in REDIS_URL, or without it \
+            in the SQLite file MIRROR_BOT_DATA. Stops gracefully on SIGTERM or \
             SIGINT within 10 seconds; everything it did is stored, and starting again posts nothing twice. \
             --speed, --start-time and --duration change only the bot's clock, for rehearsals: what is sent to the \
             API is real.
