@@ -51,6 +51,7 @@ let package = Package(
             name: "Archive",
             dependencies: [
                 "BotConfiguration",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
@@ -115,7 +116,7 @@ let package = Package(
         ),
         .target(
             name: "EmbeddedStore",
-            dependencies: ["WordCounts", "BotConfiguration", "RedisClient", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["Archive", "WordCounts", "BotConfiguration", "RedisClient", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
         .target(
@@ -230,7 +231,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "BotConfiguration", "Archive", "RedisClient", "Schedule",
+                "BotConfiguration", "Archive", "RedisClient", "Schedule", "WordCounts", "EmbeddedStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],

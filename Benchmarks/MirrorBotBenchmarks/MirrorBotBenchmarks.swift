@@ -80,55 +80,18 @@ struct MirrorBotBenchmarks {
         // MARK: Archive
         let schema = "bench_" + UUID().uuidString.prefix(8).lowercased()
         let admin = ArchiveDatabase(url: databaseURL, logger: logger)
-        _ = try await admin.withRunning { try await $0.client.query("CREATE SCHEMA \(unescaped: schema)") }
+        _ = try await admin.withRunning { try await $0.client!.query("CREATE SCHEMA \(unescaped: schema)") }
         let database = ArchiveDatabase(url: databaseURL, schema: schema, logger: logger)
         try await database.withRunning { database in
-            try await Migrator().migrate(database)
-            let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 10_000)
-            try await archive.prepare()
-            let start = Date(timeIntervalSince1970: 1_700_000_000)
-            let batch: [ArchivedTweet] = (0..<3_200).map { (index: Int) -> ArchivedTweet in
-                let replyUserID: Int64? = index % 5 == 0 ? Int64(index % 40) : nil
-                let createdAt = start.addingTimeInterval(Double(index) * 1_700)
-                return ArchivedTweet(tweetID: Int64(1_000_000 + index), text: tweets10k[index],
-                                     replyUserID: replyUserID, createdAt: createdAt)
-            }
-            try await runner.measure("archive insert 3,200 tweets (1 batch)", items: 3_200, unit: "tweets", target: "< 500 ms",
-                                     prepare: { try await archive.removeAll() }) {
-                try await archive.insert(batch)
-            }
-            try await runner.measure("archive insert 3,200 tweets (32 pages of 100)", items: 3_200, unit: "tweets", target: "< 500 ms",
-                                     prepare: { try await archive.removeAll() }) {
-                for page in stride(from: 0, to: 3_200, by: 100) { try await archive.insert(Array(batch[page..<page + 100])) }
-            }
-            try await runner.measure("archive insert 3,200 again (all duplicates)", items: 3_200, unit: "tweets", target: "(skips)") {
-                try await archive.insert(batch)
-            }
-            try await runner.measure("minute histogram of 3,200 tweets", items: 1, unit: "queries", target: "(once a day)") {
-                _ = try await archive.minuteHistogram()
-            }
-            let tenThousand: [ArchivedTweet] = (0..<10_000).map { (index: Int) -> ArchivedTweet in
-                let replyUserID: Int64? = index % 5 == 0 ? Int64(index % 40) : nil
-                let createdAt = start.addingTimeInterval(Double(index) * 1_700 + Double(index % 97) * 60)
-                return ArchivedTweet(tweetID: Int64(5_000_000 + index), text: tweets10k[index], replyUserID: replyUserID, createdAt: createdAt)
-            }
-            let bigArchive = TweetArchive(database: database, timeZone: archive.timeZone, rowLimit: 10_000)
-            try await bigArchive.removeAll()
-            try await bigArchive.insert(tenThousand)
-            let planner = SchedulePlanner(archive: bigArchive, maxPostsPerDay: 50)
-            var planGenerator = SplitMix64(seed: 3)
-            try await runner.measure("schedule from a 10,000-row archive (with SQL)", items: 1, unit: "plans", target: "< 50 ms") {
-                _ = try await planner.plan(for: "2026-11-22", using: &planGenerator)
-            }
-            var generator = SplitMix64(seed: 1)
-            try await runner.measure("sample 96 tweets in ±30 min windows", items: 96, unit: "samples", target: "(at each post)") {
-                for minute in stride(from: 0, to: 1440, by: 15) {
-                    _ = try await archive.randomTweet(nearMinute: minute, radius: 30, using: &generator)
-                }
-            }
+            try await archiveBenchmarks("", database, tweets: tweets10k, runner: &runner)
         }
         let dropper = ArchiveDatabase(url: databaseURL, logger: logger)
-        _ = try await dropper.withRunning { try await $0.client.query("DROP SCHEMA \(unescaped: schema) CASCADE") }
+        _ = try await dropper.withRunning { try await $0.client!.query("DROP SCHEMA \(unescaped: schema) CASCADE") }
+        let sqliteArchiveFolder = FileManager.default.temporaryDirectory.appending(path: "bench_archive_\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: sqliteArchiveFolder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: sqliteArchiveFolder) }
+        try await archiveBenchmarks("SQLite: ", try ArchiveDatabase(sqliteFile: sqliteArchiveFolder.appending(path: "bench.sqlite").path, logger: logger),
+                                    tweets: tweets10k, runner: &runner)
 
         // MARK: Word counts
         let store = WordCountStore(connection: RedisConnection(url: redisURL), keyPrefix: "bench_\(UUID().uuidString.prefix(8)):")
@@ -212,25 +175,80 @@ struct MirrorBotBenchmarks {
         try (likesJS + "\n]").write(to: exportFolder.appending(path: "data/like.js"), atomically: true, encoding: .utf8)
         let importSchema = "bench_import_" + UUID().uuidString.prefix(8).lowercased()
         let importAdmin = ArchiveDatabase(url: databaseURL, logger: logger)
-        _ = try await importAdmin.withRunning { try await $0.client.query("CREATE SCHEMA \(unescaped: importSchema)") }
+        _ = try await importAdmin.withRunning { try await $0.client!.query("CREATE SCHEMA \(unescaped: importSchema)") }
         let importStore = WordCountStore(connection: RedisConnection(url: redisURL), keyPrefix: "bench_import_\(UUID().uuidString.prefix(8)):")
-        let importDatabase = ArchiveDatabase(url: databaseURL, schema: importSchema, logger: logger)
-        try await importDatabase.withRunning { database in
-            try await Migrator().migrate(database)
-            let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 200_000)
-            try await archive.prepare()
-            let importer = ArchiveImporter(archive: archive, classifier: FavoriteClassifier(store: importStore, tokenizer: tokenizer, threshold: 3))
-            var report = ArchiveImporter.Report()
-            try await runner.measure("import 100,000 tweets + 20,000 likes", items: 120_000, unit: "entries", target: "< 10 s",
-                                     iterations: 3, prepare: { try await archive.removeAll(); try await importStore.removeAll() }) {
-                report = try await importer.importExport(at: exportFolder.path)
-            }
-            precondition(report.tweetsStored == 100_000 && report.likesLearned == 20_000, "unexpected import: \(report)")
+        try await ArchiveDatabase(url: databaseURL, schema: importSchema, logger: logger).withRunning { database in
+            try await importBenchmark("", database, store: importStore, tokenizer: tokenizer, export: exportFolder, runner: &runner)
         }
         try await importStore.removeAll()
         let importDropper = ArchiveDatabase(url: databaseURL, logger: logger)
-        _ = try await importDropper.withRunning { try await $0.client.query("DROP SCHEMA \(unescaped: importSchema) CASCADE") }
+        _ = try await importDropper.withRunning { try await $0.client!.query("DROP SCHEMA \(unescaped: importSchema) CASCADE") }
+        let sqliteImportFile = sqliteArchiveFolder.appending(path: "import.sqlite").path
+        try await importBenchmark("SQLite: ", try ArchiveDatabase(sqliteFile: sqliteImportFile, logger: logger),
+                                  store: try SQLiteWordCounts(path: sqliteImportFile), tokenizer: tokenizer, export: exportFolder, runner: &runner)
 
         print(String(format: "Peak memory: %.1f MiB", BenchmarkRunner.peakMemoryMiB))
+    }
+
+    /// The archive's benchmarks on `database` (Postgres or SQLite), each name prefixed with `label`.
+    static func archiveBenchmarks(_ label: String, _ database: ArchiveDatabase, tweets tweets10k: [String], runner: inout BenchmarkRunner) async throws {
+        try await Migrator().migrate(database)
+        let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 10_000)
+        try await archive.prepare()
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        let batch: [ArchivedTweet] = (0..<3_200).map { (index: Int) -> ArchivedTweet in
+            let replyUserID: Int64? = index % 5 == 0 ? Int64(index % 40) : nil
+            let createdAt = start.addingTimeInterval(Double(index) * 1_700)
+            return ArchivedTweet(tweetID: Int64(1_000_000 + index), text: tweets10k[index],
+                                 replyUserID: replyUserID, createdAt: createdAt)
+        }
+        try await runner.measure("\(label)archive insert 3,200 tweets (1 batch)", items: 3_200, unit: "tweets", target: "< 500 ms",
+                                 prepare: { try await archive.removeAll() }) {
+            try await archive.insert(batch)
+        }
+        try await runner.measure("\(label)archive insert 3,200 tweets (32 pages of 100)", items: 3_200, unit: "tweets", target: "< 500 ms",
+                                 prepare: { try await archive.removeAll() }) {
+            for page in stride(from: 0, to: 3_200, by: 100) { try await archive.insert(Array(batch[page..<page + 100])) }
+        }
+        try await runner.measure("\(label)archive insert 3,200 again (all duplicates)", items: 3_200, unit: "tweets", target: "(skips)") {
+            try await archive.insert(batch)
+        }
+        try await runner.measure("\(label)minute histogram of 3,200 tweets", items: 1, unit: "queries", target: "(once a day)") {
+            _ = try await archive.minuteHistogram()
+        }
+        let tenThousand: [ArchivedTweet] = (0..<10_000).map { (index: Int) -> ArchivedTweet in
+            let replyUserID: Int64? = index % 5 == 0 ? Int64(index % 40) : nil
+            let createdAt = start.addingTimeInterval(Double(index) * 1_700 + Double(index % 97) * 60)
+            return ArchivedTweet(tweetID: Int64(5_000_000 + index), text: tweets10k[index], replyUserID: replyUserID, createdAt: createdAt)
+        }
+        let bigArchive = TweetArchive(database: database, timeZone: archive.timeZone, rowLimit: 10_000)
+        try await bigArchive.removeAll()
+        try await bigArchive.insert(tenThousand)
+        let planner = SchedulePlanner(archive: bigArchive, maxPostsPerDay: 50)
+        var planGenerator = SplitMix64(seed: 3)
+        try await runner.measure("\(label)schedule from a 10,000-row archive (with SQL)", items: 1, unit: "plans", target: "< 50 ms") {
+            _ = try await planner.plan(for: "2026-11-22", using: &planGenerator)
+        }
+        var generator = SplitMix64(seed: 1)
+        try await runner.measure("\(label)sample 96 tweets in ±30 min windows", items: 96, unit: "samples", target: "(at each post)") {
+            for minute in stride(from: 0, to: 1440, by: 15) {
+                _ = try await archive.randomTweet(nearMinute: minute, radius: 30, using: &generator)
+            }
+        }
+    }
+
+    /// Importing 100,000 tweets and 20,000 likes from the export folder into `database` and `store`.
+    static func importBenchmark(_ label: String, _ database: ArchiveDatabase, store importStore: any WordCountBackend, tokenizer: TweetTokenizer,
+                                export exportFolder: URL, runner: inout BenchmarkRunner) async throws {
+        try await Migrator().migrate(database)
+        let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 200_000)
+        try await archive.prepare()
+        let importer = ArchiveImporter(archive: archive, classifier: FavoriteClassifier(store: importStore, tokenizer: tokenizer, threshold: 3))
+        var report = ArchiveImporter.Report()
+        try await runner.measure("\(label)import 100,000 tweets + 20,000 likes", items: 120_000, unit: "entries", target: "< 10 s",
+                                 iterations: 3, prepare: { try await archive.removeAll(); try await importStore.removeAll() }) {
+            report = try await importer.importExport(at: exportFolder.path)
+        }
+        precondition(report.tweetsStored == 100_000 && report.likesLearned == 20_000, "unexpected import: \(report)")
     }
 }

@@ -1,20 +1,41 @@
 public import BotConfiguration
+public import GRDB
 public import Logging
 public import PostgresNIO
 import NIOSSL
 
-/// The archive's Postgres database: a postgres-nio connection pool for one `DATABASE_URL`.
+/// The archive's database: Postgres (a postgres-nio connection pool for one `DATABASE_URL`) or the embedded SQLite
+/// file (`MIRROR_BOT_DATA`, a GRDB pool in WAL mode) when no `DATABASE_URL` is set. The stores (`TweetArchive`,
+/// `PlanStore`, `ReplyLog`, `Migrator`) hold each statement in both dialects and pick by `backend`.
 ///
-/// The pool does its work in `run()`: the daemon runs it as a service; one-shot commands use `withRunning(_:)`.
-/// A pool runs once: `run()` or `withRunning(_:)` is called at most once per value.
+/// A Postgres pool does its work in `run()`: the daemon runs it as a service; one-shot commands use
+/// `withRunning(_:)`. A pool runs once: `run()` or `withRunning(_:)` is called at most once per value.
 public struct ArchiveDatabase: Sendable {
-    /// The pool; queries go through it.
-    public let client: PostgresClient
-    /// Where the database is.
-    public let url: DatabaseURL
+    /// Which database engine holds the archive.
+    public enum Backend: Sendable {
+        /// A Postgres server, through a postgres-nio pool.
+        case postgres(PostgresClient, DatabaseURL)
+        /// The embedded SQLite file at `path`.
+        case sqlite(DatabasePool, path: String)
+    }
+
+    /// The engine and its connection pool.
+    public let backend: Backend
     /// Where database events are logged.
     public let logger: Logger
-    private let configuration: PostgresClient.Configuration
+
+    /// The Postgres pool, when the archive is in Postgres (tests and administrative statements use it).
+    public var client: PostgresClient? {
+        if case .postgres(let client, _) = backend { client } else { nil }
+    }
+
+    /// Where the archive is, without secrets: "Postgres at host:port/db" or "the SQLite file PATH".
+    public var location: String {
+        switch backend {
+        case .postgres(_, let url): "Postgres at \(url.redacted)"
+        case .sqlite(_, let path): "the SQLite file \(path)"
+        }
+    }
 
     /// A pool for `url`. `schema`, when given, becomes the connections' `search_path` (tests isolate themselves so).
     public init(url: DatabaseURL, schema: String? = nil, logger: Logger) {
@@ -24,19 +45,42 @@ public struct ArchiveDatabase: Sendable {
         configuration.options.connectTimeout = .seconds(10)
         configuration.options.maximumConnections = 4
         if let schema { configuration.options.additionalStartupParameters = [("search_path", schema)] }
-        self.configuration = configuration
         // The pool's own events (a connection being opened while the pool shuts down, idle closes) are not news
         // at info level; warnings and errors still show.
         var backgroundLogger = logger
         backgroundLogger.logLevel = max(logger.logLevel, .notice)
-        self.client = PostgresClient(configuration: configuration, backgroundLogger: backgroundLogger)
-        self.url = url
+        self.backend = .postgres(PostgresClient(configuration: configuration, backgroundLogger: backgroundLogger), url)
         self.logger = logger
     }
 
-    /// Runs the pool until the task is cancelled (a `ServiceLifecycle` service does exactly this).
+    /// The archive in the SQLite file at `path`, created if missing (with its folder's permission). WAL mode with
+    /// `synchronous = NORMAL`: a killed process loses nothing committed. Tables come from `Migrator`.
+    public init(sqliteFile path: String, logger: Logger) throws {
+        var configuration = GRDB.Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        do {
+            self.backend = .sqlite(try DatabasePool(path: path, configuration: configuration), path: path)
+        } catch {
+            throw ArchiveError(operation: "opening the SQLite file \(path) (MIRROR_BOT_DATA)", underlying: error)
+        }
+        self.logger = logger
+    }
+
+    /// The database `configuration` names: Postgres at `DATABASE_URL` when set, else the SQLite file
+    /// `MIRROR_BOT_DATA` (default `mirror_bot.sqlite`).
+    public static func open(for configuration: BotConfiguration.Configuration, logger: Logger) throws -> ArchiveDatabase {
+        if let url = configuration.database { return ArchiveDatabase(url: url, logger: logger) }
+        return try ArchiveDatabase(sqliteFile: configuration.embeddedDataPath, logger: logger)
+    }
+
+    /// Runs the Postgres pool until the task is cancelled (a `ServiceLifecycle` service does exactly this); for
+    /// SQLite, which needs no background work, waits for cancellation.
     public func run() async {
-        await client.run()
+        switch backend {
+        case .postgres(let client, _): await client.run()
+        case .sqlite: while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+        }
     }
 
     /// Runs the pool for the duration of `body`, first checking that the database answers, so that a one-shot
@@ -45,7 +89,8 @@ public struct ArchiveDatabase: Sendable {
         isolation: isolated (any Actor)? = #isolation,
         _ body: (ArchiveDatabase) async throws -> Result
     ) async throws -> Result {
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        guard case .postgres(let client, _) = backend else { return try await body(self) }
+        return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
             // The check opens its own connection; meanwhile the pool's task starts, so the body never leases
@@ -55,8 +100,17 @@ public struct ArchiveDatabase: Sendable {
         }
     }
 
-    /// Opens one connection outside the pool and closes it; throws an `ArchiveError` that says why it failed.
+    /// Opens one connection outside the pool and closes it (for SQLite, reads the file's schema); throws an
+    /// `ArchiveError` that says why it failed.
     public func checkReachable() async throws {
+        let url: DatabaseURL
+        switch backend {
+        case .postgres(_, let postgresURL): url = postgresURL
+        case .sqlite(let pool, let path):
+            do { _ = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") } }
+            catch { throw ArchiveError(operation: "reading the SQLite file \(path)", underlying: error) }
+            return
+        }
         var connectionConfiguration = PostgresConnection.Configuration(
             host: url.host, port: url.port, username: url.username, password: url.password, database: url.database,
             tls: .disable)

@@ -1,4 +1,4 @@
-/// One plain SQL file of `Migrations/`, named `NNNN_name.sql`.
+/// One plain SQL file of `Migrations/` (Postgres) or `Migrations/sqlite/` (SQLite), named `NNNN_name.sql`.
 public struct Migration: Sendable, Equatable {
     /// The file's number, its order among migrations.
     public var version: Int
@@ -23,6 +23,11 @@ public struct Migration: Sendable, Equatable {
 
     /// The migrations shipped in this binary (the package's `Migrations/` folder at build time), in order.
     public static let bundled: [Migration] = embeddedMigrationFiles
+        .compactMap { Migration(fileName: $0.fileName, sql: $0.sql) }
+        .sorted { $0.version < $1.version }
+
+    /// The SQLite migrations shipped in this binary (the package's `Migrations/sqlite/` folder), in order.
+    public static let bundledSQLite: [Migration] = embeddedSQLiteMigrationFiles
         .compactMap { Migration(fileName: $0.fileName, sql: $0.sql) }
         .sorted { $0.version < $1.version }
 

@@ -1,11 +1,13 @@
 public import Foundation
+import GRDB
 import Logging
 import PostgresNIO
 
-/// The human's tweets in Postgres (table `tweets`): what the bot posts from and replies with.
+/// The human's tweets (table `tweets`): what the bot posts from and replies with.
 ///
-/// Minutes of the day and calendar days are those of the human's time zone, computed by Postgres from
-/// `created_at` (so DST days are right); every query here is the only SQL for the archive.
+/// Minutes of the day and calendar days are those of the human's time zone, so DST days are right: Postgres
+/// computes them from `created_at`; for SQLite, which has no time zones, they are computed here and stored in
+/// `minute` and `day`. Every query here is the only SQL for the archive, in both dialects.
 public struct TweetArchive: Sendable {
     /// The database holding the table.
     public let database: ArchiveDatabase
@@ -27,6 +29,22 @@ public struct TweetArchive: Sendable {
     /// Makes the stored minutes of the day those of this archive's zone: recomputes them when the archive was last
     /// used with another zone (or by the original bot, which used the server's). Call once after opening.
     public func prepare() async throws {
+        if case .sqlite = database.backend {
+            let zone = timeZone
+            return try await database.write("recomputing minutes of the day for \(zoneName)") { db in
+                let stored = try String.fetchOne(db, sql: "SELECT value FROM archive_settings WHERE name = 'minute_time_zone'")
+                guard stored != zone.identifier else { return }
+                let update = try db.cachedStatement(sql: "UPDATE tweets SET minute = ?, day = ? WHERE id = ?")
+                for row in try Row.fetchAll(db, sql: "SELECT id, created_at FROM tweets") {
+                    let local = LocalTime(of: row["created_at"], in: zone)
+                    try update.execute(arguments: [local.minute, local.day, row["id"] as Int64])
+                }
+                try db.execute(sql: """
+                    INSERT INTO archive_settings (name, value) VALUES ('minute_time_zone', ?)
+                    ON CONFLICT (name) DO UPDATE SET value = excluded.value
+                    """, arguments: [zone.identifier])
+            }
+        }
         try await transaction("recomputing minutes of the day for \(zoneName)") { connection in
             let rows = try await connection.query(
                 "SELECT value FROM archive_settings WHERE name = 'minute_time_zone' FOR UPDATE", logger: logger)
@@ -56,6 +74,29 @@ public struct TweetArchive: Sendable {
         let dates = unique.map(\.createdAt)
         let zone = zoneName
         let limit = rowLimit
+        if case .sqlite = database.backend {
+            let timeZone = timeZone
+            return try await database.write("inserting \(unique.count) tweets") { db in
+                let insert = try db.cachedStatement(sql: """
+                    INSERT INTO tweets (tweet_id, text, reply_user_id, created_at, minute, day) VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (tweet_id) DO NOTHING
+                    """)
+                var inserted = 0
+                for tweet in unique {
+                    let local = LocalTime(of: tweet.createdAt, in: timeZone)
+                    try insert.execute(arguments: [tweet.tweetID, tweet.text, tweet.replyUserID, tweet.createdAt, local.minute, local.day])
+                    inserted += db.changesCount
+                }
+                if inserted > 0 {
+                    try db.execute(sql: """
+                        DELETE FROM tweets WHERE id IN (
+                            SELECT id FROM tweets ORDER BY created_at DESC, tweet_id DESC LIMIT -1 OFFSET ?
+                        )
+                        """, arguments: [limit])
+                }
+                return inserted
+            }
+        }
         return try await transaction("inserting \(unique.count) tweets") { connection in
             let rows = try await connection.query("""
                 WITH inserted AS (
@@ -85,21 +126,36 @@ public struct TweetArchive: Sendable {
 
     /// How many tweets are stored.
     public func count() async throws -> Int {
-        try await single("counting tweets", "SELECT count(*)::bigint FROM tweets") ?? 0
+        if case .sqlite = database.backend {
+            return try await database.read("counting tweets") { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM tweets") ?? 0 }
+        }
+        return try await single("counting tweets", "SELECT count(*)::bigint FROM tweets") ?? 0
     }
 
     /// The newest stored tweet id (for `since_id`), or nil when the archive is empty.
     public func newestTweetID() async throws -> Int64? {
-        try await query("reading the newest tweet id", "SELECT max(tweet_id) FROM tweets", as: Int64?.self).first ?? nil
+        if case .sqlite = database.backend {
+            return try await database.read("reading the newest tweet id") { db in try Int64.fetchOne(db, sql: "SELECT max(tweet_id) FROM tweets") }
+        }
+        return try await query("reading the newest tweet id", "SELECT max(tweet_id) FROM tweets", as: Int64?.self).first ?? nil
     }
 
     /// How many stored tweets were posted in each minute of the day (index 0 is 00:00), 1,440 entries.
     public func minuteHistogram(includingReplies: Bool = true) async throws -> [Int] {
-        let rows = try await query("reading the minute histogram", """
+        let rows: [(Int, Int64)]
+        if case .sqlite = database.backend {
+            rows = try await database.read("reading the minute histogram") { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT minute, count(*) FROM tweets WHERE minute IS NOT NULL AND (? OR reply_user_id IS NULL) GROUP BY minute
+                    """, arguments: [includingReplies]).map { ($0[0], $0[1]) }
+            }
+        } else {
+            rows = try await query("reading the minute histogram", """
             SELECT minute, count(*)::bigint FROM tweets
             WHERE minute IS NOT NULL AND (\(includingReplies) OR reply_user_id IS NULL)
             GROUP BY minute
             """, as: (Int, Int64).self)
+        }
         var histogram = [Int](repeating: 0, count: MinuteWindow.minutesPerDay)
         for (minute, count) in rows where histogram.indices.contains(minute) { histogram[minute] = Int(count) }
         return histogram
@@ -108,6 +164,13 @@ public struct TweetArchive: Sendable {
     /// How many tweets were posted on each calendar day (human's zone) that has any, oldest day first.
     /// Days without tweets are absent, as in the original.
     public func postsPerDay(includingReplies: Bool = true) async throws -> [DayCount] {
+        if case .sqlite = database.backend {
+            return try await database.read("counting posts per day") { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT day, count(*) FROM tweets WHERE day IS NOT NULL AND (? OR reply_user_id IS NULL) GROUP BY day ORDER BY day
+                    """, arguments: [includingReplies]).map { DayCount(day: $0[0], count: $0[1]) }
+            }
+        }
         let zone = zoneName
         return try await query("counting posts per day", """
             SELECT to_char(created_at AT TIME ZONE \(zone), 'YYYY-MM-DD') AS day, count(*)::bigint FROM tweets
@@ -130,6 +193,21 @@ public struct TweetArchive: Sendable {
         let secondLow = window.second?.lowerBound ?? 1, secondHigh = window.second?.upperBound ?? 0
         let excludedIDs = Array(excluded)
         let postedSince = notPostedSince ?? Date.distantFuture
+        if case .sqlite = database.backend {
+            // The same rows in the same order as the Postgres query, so a seed picks the same tweet on either;
+            // the @-mention test runs here (SQLite has no regular expressions).
+            let candidates = try await database.read("sampling a tweet near minute \(minute)") { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT tweet_id, text, reply_user_id, created_at FROM tweets WHERE reply_user_id IS NULL
+                      AND (minute BETWEEN ? AND ? OR minute BETWEEN ? AND ?)
+                      AND tweet_id NOT IN (SELECT value FROM json_each(?))
+                      AND NOT EXISTS (SELECT 1 FROM bot_posts WHERE source_tweet_id = tweets.tweet_id AND posted_at >= ?)
+                    ORDER BY tweet_id
+                    """, arguments: [firstLow, firstHigh, secondLow, secondHigh, Self.jsonArray(excludedIDs), postedSince])
+                .map(ArchivedTweet.init(row:))
+            }.filter { allowingMentions || !Self.mentionsSomeone($0.text) }
+            return candidates.randomElementByOffset(using: &generator)
+        }
         return try await randomRow("sampling a tweet near minute \(minute)", using: &generator) { select, tail in
             """
             SELECT \(unescaped: select) FROM tweets WHERE reply_user_id IS NULL
@@ -145,6 +223,24 @@ public struct TweetArchive: Sendable {
     /// A POSIX regular expression matching an @-mention: `@` or `＠` before a username character, not inside a word.
     static let mentionPattern = "(^|[^A-Za-z0-9_])[@＠][A-Za-z0-9_]"
 
+    /// Whether `text` matches `mentionPattern`, tested in Swift for SQLite.
+    static func mentionsSomeone(_ text: String) -> Bool {
+        func isUsernameCharacter(_ scalar: Unicode.Scalar?) -> Bool {
+            guard let scalar, scalar.isASCII else { return false }
+            return scalar == "_" || ("A"..."Z").contains(scalar) || ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar)
+        }
+        let scalars = Array(text.unicodeScalars)
+        for (index, scalar) in scalars.enumerated() where scalar == "@" || scalar == "＠" {
+            let before = index > 0 ? scalars[index - 1] : nil
+            let after = index + 1 < scalars.count ? scalars[index + 1] : nil
+            if !isUsernameCharacter(before) && isUsernameCharacter(after) { return true }
+        }
+        return false
+    }
+
+    /// A JSON array of ids, which SQLite's `json_each` reads as a table (SQLite has no array parameters).
+    static func jsonArray(_ ids: [Int64]) -> String { "[" + ids.map(String.init).joined(separator: ",") + "]" }
+
     /// A past reply of the human to `userID` (to anyone when nil), not in `excluded`; nil when there is none.
     public func randomReply(
         toUser userID: Int64?, excluding excluded: Set<Int64> = [],
@@ -153,6 +249,16 @@ public struct TweetArchive: Sendable {
         let excludedIDs = Array(excluded)
         let anyUser = userID == nil
         let user = userID ?? 0
+        if case .sqlite = database.backend {
+            let candidates = try await database.read("sampling a reply to user \(userID.map(String.init) ?? "anyone")") { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT tweet_id, text, reply_user_id, created_at FROM tweets
+                    WHERE reply_user_id IS NOT NULL AND (? OR reply_user_id = ?)
+                      AND tweet_id NOT IN (SELECT value FROM json_each(?)) ORDER BY tweet_id
+                    """, arguments: [anyUser, user, Self.jsonArray(excludedIDs)]).map(ArchivedTweet.init(row:))
+            }
+            return candidates.randomElementByOffset(using: &generator)
+        }
         return try await randomRow("sampling a reply to user \(userID.map(String.init) ?? "anyone")", using: &generator) { select, tail in
             """
             SELECT \(unescaped: select) FROM tweets
@@ -164,6 +270,12 @@ public struct TweetArchive: Sendable {
 
     /// Records that the bot posted a copy of `sourceTweetID` (as `botTweetID`, once known) at `postedAt`.
     public func recordBotPost(sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date) async throws {
+        if case .sqlite = database.backend {
+            return try await database.write("recording a post of tweet \(sourceTweetID)") { db in
+                try db.execute(sql: "INSERT INTO bot_posts (source_tweet_id, bot_tweet_id, posted_at) VALUES (?, ?, ?)",
+                               arguments: [sourceTweetID, botTweetID, postedAt])
+            }
+        }
         try await transaction("recording a post of tweet \(sourceTweetID)") { connection in
             try await connection.query("""
                 INSERT INTO bot_posts (source_tweet_id, bot_tweet_id, posted_at) VALUES (\(sourceTweetID), \(botTweetID), \(postedAt))
@@ -173,7 +285,14 @@ public struct TweetArchive: Sendable {
 
     /// The stored tweets, newest first, at most `limit`.
     public func newest(limit: Int) async throws -> [ArchivedTweet] {
-        try await query("reading tweets", """
+        if case .sqlite = database.backend {
+            return try await database.read("reading tweets") { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT tweet_id, text, reply_user_id, created_at FROM tweets ORDER BY created_at DESC, tweet_id DESC LIMIT ?
+                    """, arguments: [limit]).map(ArchivedTweet.init(row:))
+            }
+        }
+        return try await query("reading tweets", """
             SELECT tweet_id, text, reply_user_id, created_at FROM tweets
             ORDER BY created_at DESC, tweet_id DESC LIMIT \(limit)
             """, as: (Int64, String, Int64?, Date).self).map(ArchivedTweet.init(row:))
@@ -181,6 +300,9 @@ public struct TweetArchive: Sendable {
 
     /// Deletes every stored tweet (`mirror_bot train clear`).
     public func removeAll() async throws {
+        if case .sqlite = database.backend {
+            return try await database.write("clearing the archive") { db in try db.execute(sql: "DELETE FROM tweets") }
+        }
         try await transaction("clearing the archive") { connection in
             try await connection.query("DELETE FROM tweets", logger: logger)
         }
@@ -223,5 +345,34 @@ public struct TweetArchive: Sendable {
 extension ArchivedTweet {
     init(row: (Int64, String, Int64?, Date)) {
         self.init(tweetID: row.0, text: row.1, replyUserID: row.2, createdAt: row.3)
+    }
+
+    /// A tweet from an SQLite row of `tweet_id, text, reply_user_id, created_at`.
+    init(row: Row) {
+        self.init(tweetID: row[0], text: row[1], replyUserID: row[2], createdAt: row[3])
+    }
+}
+
+extension Array {
+    /// The element at a uniformly random offset, drawn as the Postgres path draws it (one `Int.random` call over
+    /// the count), so that a seeded generator picks the same row on either backend; nil when empty.
+    func randomElementByOffset(using generator: inout some RandomNumberGenerator) -> Element? {
+        isEmpty ? nil : self[Int.random(in: 0..<count, using: &generator)]
+    }
+}
+
+/// A moment's minute of the day and calendar day on the local clock of a zone (what Postgres's `AT TIME ZONE` gives).
+struct LocalTime {
+    /// 0 is 00:00, 1439 is 23:59.
+    var minute: Int
+    /// `YYYY-MM-DD`.
+    var day: String
+
+    init(of date: Date, in zone: TimeZone) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+        minute = (parts.hour ?? 0) * 60 + (parts.minute ?? 0)
+        day = String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
     }
 }

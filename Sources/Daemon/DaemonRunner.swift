@@ -56,17 +56,19 @@ public enum DaemonRunner {
 
     /// Runs the daemon until a signal or the end of `options.duration`; returns what it did.
     public static func run(configuration: Configuration, options: Options, logger: Logger) async throws -> Summary {
-        try configuration.require([.humanCredentials, .botCredentials, .database])
-        let url = configuration.database!
+        try configuration.require([.humanCredentials, .botCredentials])
 
-        // Before starting: the database answers and is migrated, the Redis answers, both accounts are known.
-        let pending = try await ArchiveDatabase(url: url, logger: logger).withRunning { database in
-            let versions = try await Migrator().appliedVersions(database)
-            return Migration.bundled.filter { !versions.contains($0.version) }.count
+        // Before starting: the database answers and is migrated, the word counts answer, both accounts are known.
+        // The SQLite file is the bot's own and is migrated here; Postgres is migrated by `mirror_bot migrate`.
+        let archiveLocation = try await ArchiveDatabase.open(for: configuration, logger: logger).withRunning { database in
+            if case .sqlite = database.backend { try await Migrator().migrate(database) }
+            let pending = try await Migrator().pending(database).count
+            guard pending == 0 else {
+                throw ArchiveError(operation: "starting", reason: "\(pending) migration(s) are not applied yet; run `mirror_bot migrate` first")
+            }
+            return database.location
         }
-        guard pending == 0 else {
-            throw ArchiveError(operation: "starting", reason: "\(pending) migration(s) are not applied yet; run `mirror_bot migrate` first")
-        }
+        logger.notice("archive: \(archiveLocation)\(configuration.database == nil ? " (DATABASE_URL is not set)" : "")")
         let (store, storeDescription) = try WordCountBackends.open(for: configuration)
         logger.notice("word counts: \(storeDescription)")
         do {
@@ -88,7 +90,7 @@ public enum DaemonRunner {
         }
         logger.notice("mirroring @\(human.username) on @\(bot.username)\(options.dryRun ? " (dry run: nothing is posted or liked)" : "")\(options.speed == 1 ? "" : " at \(options.speed)x speed from \(startedAt.formatted(.iso8601))")")
 
-        let database = ArchiveDatabase(url: url, logger: logger)
+        let database = try ArchiveDatabase.open(for: configuration, logger: logger)
         let archive = TweetArchive(database: database, timeZone: configuration.timeZone, rowLimit: configuration.archiveRowLimit)
         let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: configuration.favoriteRateThreshold)
         let replyLog = ReplyLog(database: database)
@@ -110,7 +112,7 @@ public enum DaemonRunner {
                               settings: .init(pollInterval: Double(configuration.learnPollSeconds)), logger: logger)
 
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: database.client),
+            .init(service: ArchiveDatabaseService(database: database)),
             .init(service: poster), .init(service: replier), .init(service: favoriter), .init(service: learner),
             .init(service: UsageReporter(clock: clock, usage: client.usage, logger: logger)),
         ]
@@ -134,7 +136,7 @@ public enum DaemonRunner {
         if let last = days.last, last != SchedulePlanner.day(of: until, in: configuration.timeZone) {
             days.append(SchedulePlanner.day(of: until, in: configuration.timeZone))
         }
-        return try await ArchiveDatabase(url: url, logger: logger).withRunning { summaryDatabase in
+        return try await ArchiveDatabase.open(for: configuration, logger: logger).withRunning { summaryDatabase in
             var slots: [PlanSlot.State: Int] = [:]
             for day in days {
                 for slot in try await PlanStore(database: summaryDatabase).slots(of: day) ?? [] { slots[slot.state, default: 0] += 1 }

@@ -1,4 +1,5 @@
 import Foundation
+import Archive
 import GRDB
 public import WordCounts
 
@@ -10,7 +11,8 @@ public import WordCounts
 public struct SQLiteWordCounts: WordCountBackend {
     private let pool: DatabasePool
 
-    /// Opens (creating if needed) the word-count tables in the SQLite file at `path`.
+    /// Opens (creating if needed) the SQLite file at `path` and brings its tables up to date (the migrations of
+    /// `Migrations/sqlite/`, shared with the archive when it lives in the same file).
     public init(path: String) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
@@ -18,22 +20,7 @@ public struct SQLiteWordCounts: WordCountBackend {
         // transactions, never consistency.
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         pool = try DatabasePool(path: path, configuration: configuration)
-        try Self.migrator.migrate(pool)
-    }
-
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("word_counts") { db in
-            try db.execute(sql: """
-                CREATE TABLE word_counts (
-                    feature TEXT NOT NULL, category TEXT NOT NULL, count INTEGER NOT NULL CHECK (count >= 0),
-                    PRIMARY KEY (feature, category)) WITHOUT ROWID;
-                CREATE TABLE category_counts (category TEXT PRIMARY KEY, count INTEGER NOT NULL CHECK (count >= 0));
-                CREATE TABLE learned_tweets (category TEXT NOT NULL, tweet_id TEXT NOT NULL, PRIMARY KEY (category, tweet_id)) WITHOUT ROWID;
-                CREATE TABLE trained (name TEXT PRIMARY KEY);
-                """)
-        }
-        return migrator
+        try Migrator().migrateSQLite(pool)
     }
 
     // MARK: Reading

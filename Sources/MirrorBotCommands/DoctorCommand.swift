@@ -48,17 +48,17 @@ struct DoctorCommand: AsyncParsableCommand {
         }
         print("ok    time zone: \(configuration.timeZone.identifier); archive keeps \(configuration.archiveRowLimit) tweets; like threshold \(configuration.favoriteRateThreshold); X API at \(configuration.xAPIBaseURL.absoluteString)")
 
-        if let url = configuration.database {
-            let database = ArchiveDatabase(url: url, logger: context.logger)
+        do {
+            let database = try ArchiveDatabase.open(for: configuration, logger: context.logger)
             do {
-                let versions = try await database.withRunning { try await Migrator().appliedVersions($0) }
-                let pending = Migration.bundled.filter { !versions.contains($0.version) }.count
-                report("database \(url.redacted)", .success(pending == 0 ? "reachable, migrated" : "reachable, \(pending) migration(s) pending: run `mirror_bot migrate`"))
+                let pending = try await database.withRunning { try await Migrator().pending($0) }.count
+                report("archive in \(database.location)",
+                       .success(pending == 0 ? "reachable, migrated" : "reachable, \(pending) migration(s) pending: run `mirror_bot migrate`"))
             } catch {
-                report("database \(url.redacted)", .failure(error))
+                report("archive in \(database.location)", .failure(error))
             }
-        } else {
-            report("database", .failure(DoctorProblem("DATABASE_URL is not set")))
+        } catch {
+            report("archive", .failure(error))
         }
 
         do {

@@ -24,11 +24,11 @@ struct ImportCommand: AsyncParsableCommand {
     var path: String
 
     func run() async throws {
-        let context = try CommandContext.load(requiring: [.database])
+        let context = try CommandContext.load()
         let configuration = context.configuration
         let store = try WordCountBackends.open(for: configuration).store
         let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: configuration.favoriteRateThreshold)
-        let database = ArchiveDatabase(url: configuration.database!, logger: context.logger)
+        let database = try await context.archiveDatabase()
         let path = path
         let (report, archived) = try await database.withRunning { database in
             let archive = TweetArchive(database: database, timeZone: configuration.timeZone, rowLimit: configuration.archiveRowLimit)

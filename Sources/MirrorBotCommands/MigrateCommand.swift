@@ -6,17 +6,19 @@ import BotConfiguration
 struct MigrateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
-        abstract: "Creates or updates the archive's tables in DATABASE_URL. Safe to run on every deploy.",
+        abstract: "Creates or updates the archive's tables in DATABASE_URL (or the SQLite file). Safe to run on every deploy.",
         discussion: """
             Applies the SQL files of Migrations/ that are not yet recorded in the schema_migrations table, each in \
-            its own transaction. A database made by the original Ruby mirror_bot is adopted with all its tweets. \
+            its own transaction. Without DATABASE_URL, the archive is the SQLite file MIRROR_BOT_DATA (default \
+            mirror_bot.sqlite) and the files of Migrations/sqlite/ are applied; the other commands do this by \
+            themselves for the SQLite file. A database made by the original Ruby mirror_bot is adopted with all its tweets. \
             Then recomputes the stored minutes of the day if TZ changed since the last run.
             """
     )
 
     func run() async throws {
-        let context = try CommandContext.load(requiring: [.database])
-        let database = ArchiveDatabase(url: context.configuration.database!, logger: context.logger)
+        let context = try CommandContext.load()
+        let database = try ArchiveDatabase.open(for: context.configuration, logger: context.logger)
         let timeZone = context.configuration.timeZone
         let rowLimit = context.configuration.archiveRowLimit
         let applied = try await database.withRunning { database in
@@ -25,7 +27,7 @@ struct MigrateCommand: AsyncParsableCommand {
             return applied.map { "\($0.version) (\($0.name))" }
         }
         if applied.isEmpty {
-            print("The database is up to date; no migration to apply.")
+            print("The database (\(database.location)) is up to date; no migration to apply.")
         } else {
             print("Applied \(applied.count) migration\(applied.count == 1 ? "" : "s"): \(applied.joined(separator: ", ")).")
         }

@@ -31,9 +31,9 @@ struct ScheduleCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let context = try CommandContext.load(requiring: [.database])
+        let context = try CommandContext.load()
         let configuration = context.configuration
-        let database = ArchiveDatabase(url: configuration.database!, logger: context.logger)
+        let database = try await context.archiveDatabase()
         let day = date ?? SchedulePlanner.day(of: Date(), in: configuration.timeZone)
         let seed = seed
         let (plan, histogram) = try await database.withRunning { database in

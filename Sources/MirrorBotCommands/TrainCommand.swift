@@ -85,7 +85,7 @@ private func pages(_ count: Int) -> String { count == 1 ? "1 page" : "\(count) p
 
 /// Builds a trainer from the environment, runs `body`, prints its summary and the API calls it made.
 private func withTrainer(requiresCredentials: Bool = true, _ body: (Trainer) async throws -> String) async throws {
-    var requirements: Set<Configuration.Requirement> = [.database]
+    var requirements: Set<Configuration.Requirement> = []
     if requiresCredentials { requirements.insert(.humanCredentials) }
     let context = try CommandContext.load(requiring: requirements)
     let configuration = context.configuration
@@ -94,7 +94,7 @@ private func withTrainer(requiresCredentials: Bool = true, _ body: (Trainer) asy
     let client = XClient(configuration: .init(baseURL: configuration.xAPIBaseURL, credentials: credentials), logger: context.logger)
     let store = try WordCountBackends.open(for: configuration).store
     let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: configuration.favoriteRateThreshold)
-    let database = ArchiveDatabase(url: configuration.database!, logger: context.logger)
+    let database = try await context.archiveDatabase()
     let isTerminal = isatty(STDERR_FILENO) != 0
     let summary = try await database.withRunning { database in
         let archive = TweetArchive(database: database, timeZone: configuration.timeZone, rowLimit: configuration.archiveRowLimit)

@@ -37,12 +37,17 @@ struct DemoReportCommand: AsyncParsableCommand {
         var record = try DemoReport.FakeRecord.decode(Data(contentsOf: URL(fileURLWithPath: after)))
         if let before { record = record.since(try DemoReport.FakeRecord.decode(Data(contentsOf: URL(fileURLWithPath: before)))) }
         let environment = ProcessInfo.processInfo.environment
-        guard let text = environment["DATABASE_URL"], let url = DatabaseURL(text) else {
-            throw ValidationError("DATABASE_URL must name the bot's database")
-        }
         let timeZone = environment["TZ"].flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")!
         let logger = Logger(label: "demo-report", factory: { _ in SwiftLogNoOpLogHandler() })
-        let (mentions, likes) = try await ArchiveDatabase(url: url, logger: logger).withRunning { database in
+        // The bot's database as the bot finds it: DATABASE_URL, else the SQLite file MIRROR_BOT_DATA.
+        let database: ArchiveDatabase
+        if let text = environment["DATABASE_URL"] {
+            guard let url = DatabaseURL(text) else { throw ValidationError("DATABASE_URL is not a postgres:// URL") }
+            database = ArchiveDatabase(url: url, logger: logger)
+        } else {
+            database = try ArchiveDatabase(sqliteFile: environment["MIRROR_BOT_DATA"] ?? "mirror_bot.sqlite", logger: logger)
+        }
+        let (mentions, likes) = try await database.withRunning { database in
             let log = ReplyLog(database: database)
             return (try await log.handledMentions(), try await log.likes())
         }

@@ -62,23 +62,21 @@ enum ExportFixture {
 struct ArchiveImporterTests {
     static let tokenizer: TweetTokenizer = try! TweetTokenizer()
 
-    func withImporter(_ body: (ArchiveImporter) async throws -> Void) async throws {
-        let store = WordCountStore(connection: try TestServers.redisConnection(), keyPrefix: TestServers.uniqueName("import") + ":")
-        let classifier = FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3)
-        try await TestServers.withIsolatedDatabase { database async throws in
+    func withImporter(_ backends: StoreBackends, _ body: (ArchiveImporter) async throws -> Void) async throws {
+        try await TestServers.withStores(backends) { database, store async throws in
+            let classifier = FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3)
             let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 10_000)
             try await archive.prepare()
             try await body(ArchiveImporter(archive: archive, classifier: classifier))
         }
-        try await store.removeAll()
     }
 
-    @Test("A zip's tweets (all parts) go to the archive, retweets skipped, links expanded; its likes are learned once")
-    func importsZip() async throws {
+    @Test("A zip's tweets (all parts) go to the archive, retweets skipped, links expanded; its likes are learned once", arguments: StoreBackends.all)
+    func importsZip(_ backend: StoreBackends) async throws {
         let zip = try ExportFixture.zip(["tweets.js": ExportFixture.tweetsJS, "tweets-part1.js": ExportFixture.tweetsPart1JS,
                                          "like.js": ExportFixture.likeJS, "account.js": "window.YTD.account.part0 = []"])
         defer { try? FileManager.default.removeItem(at: zip) }
-        try await withImporter { importer in
+        try await withImporter(backend) { importer in
             let report = try await importer.importExport(at: zip.path)
             #expect(report == ArchiveImporter.Report(tweetsRead: 4, retweetsSkipped: 1, tweetsStored: 3, likesRead: 3, likesLearned: 2, likesWithoutText: 1))
             let stored = try await importer.archive.newest(limit: 10)
@@ -98,13 +96,13 @@ struct ArchiveImporterTests {
         }
     }
 
-    @Test("An extracted folder and a single tweets.js import too")
-    func foldersAndFiles() async throws {
+    @Test("An extracted folder and a single tweets.js import too", arguments: StoreBackends.all)
+    func foldersAndFiles(_ backend: StoreBackends) async throws {
         let folder = FileManager.default.temporaryDirectory.appending(path: "export-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder.appending(path: "data"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         try ExportFixture.tweetsJS.write(to: folder.appending(path: "data/tweet.js"), atomically: true, encoding: .utf8)  // the pre-2022 name
-        try await withImporter { importer in
+        try await withImporter(backend) { importer in
             #expect(try await importer.importExport(at: folder.path).tweetsStored == 2)
             let single = folder.appending(path: "tweets-part1.js")
             try ExportFixture.tweetsPart1JS.write(to: single, atomically: true, encoding: .utf8)
@@ -112,12 +110,12 @@ struct ArchiveImporterTests {
         }
     }
 
-    @Test("A truncated or malformed file names the file and the place, and nothing is stored")
-    func malformedFilesStoreNothing() async throws {
+    @Test("A truncated or malformed file names the file and the place, and nothing is stored", arguments: StoreBackends.all)
+    func malformedFilesStoreNothing(_ backend: StoreBackends) async throws {
         let truncated = String(ExportFixture.tweetsPart1JS.dropLast(40))
         let zip = try ExportFixture.zip(["tweets.js": ExportFixture.tweetsJS, "tweets-part1.js": truncated, "like.js": ExportFixture.likeJS])
         defer { try? FileManager.default.removeItem(at: zip) }
-        try await withImporter { importer in
+        try await withImporter(backend) { importer in
             let error = try await #require(throws: ImportError.self) { try await importer.importExport(at: zip.path) }
             #expect(error.file == "\(zip.path): data/tweets-part1.js")
             #expect(error.description.contains("malformed or cut short"))

@@ -45,7 +45,7 @@ struct MigrationTests {
             #expect(error.description.contains("migration 99 (broken)"))
             #expect(error.description.contains("no_such_table"))
             #expect(try await Migrator().appliedVersions(database) == Migration.bundled.map(\.version))
-            let rows = try await database.client.query("SELECT to_regclass('half_done')::text", logger: TestServers.logger)
+            let rows = try await database.client!.query("SELECT to_regclass('half_done')::text", logger: TestServers.logger)
             for try await name in rows.decode(String?.self) { #expect(name == nil) }
         }
     }
@@ -70,7 +70,7 @@ struct MigrationTests {
                   (102, 'おやすみ', 999, NULL, '2014-05-02 14:59:00')
                 """,
             ] {
-                try await database.client.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                try await database.client!.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
 
             #expect(try await Migrator().migrate(database).map(\.version) == Migration.bundled.map(\.version))
@@ -93,7 +93,7 @@ struct MigrationTests {
             // Tweets longer than the original's varchar(255) fit now, and Sequel's table is left alone.
             let long = String(repeating: "長", count: 280)
             #expect(try await archive.insert([ArchivedTweet(tweetID: 103, text: long, createdAt: Date())]) == 1)
-            let rows = try await database.client.query("SELECT version FROM schema_info", logger: logger)
+            let rows = try await database.client!.query("SELECT version FROM schema_info", logger: logger)
             for try await version in rows.decode(Int.self) { #expect(version == 1) }
         }
     }

@@ -21,9 +21,9 @@ struct TweetArchiveTests {
     let tokyo = TimeZone(identifier: "Asia/Tokyo")!
     let utcZone = TimeZone(identifier: "UTC")!
 
-    @Test("A batch is stored once: tweets already stored and repeats within the batch are skipped")
-    func insertIgnoresDuplicates() async throws {
-        try await TestServers.withIsolatedDatabase { database async throws in
+    @Test("A batch is stored once: tweets already stored and repeats within the batch are skipped", arguments: StoreBackends.archives)
+    func insertIgnoresDuplicates(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = TweetArchive(database: database, timeZone: utcZone, rowLimit: 100)
             let batch = (1...5).map { tweet(Int64($0), at: utc(2024, 1, 1, 12, $0)) }
             #expect(try await archive.insert(batch) == 5)
@@ -34,9 +34,9 @@ struct TweetArchiveTests {
         }
     }
 
-    @Test("Text, reply user and time come back as stored, Unicode and all")
-    func roundTrip() async throws {
-        try await TestServers.withIsolatedDatabase { database async throws in
+    @Test("Text, reply user and time come back as stored, Unicode and all", arguments: StoreBackends.archives)
+    func roundTrip(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = TweetArchive(database: database, timeZone: utcZone, rowLimit: 100)
             let stored = [
                 tweet(1_790_000_000_000_000_001, at: utc(2024, 2, 29, 23, 59, 59), replyTo: 9_000_000_000_000_000_000 / 4, "返信 🍣 & <tags> 'quotes'"),
@@ -47,9 +47,9 @@ struct TweetArchiveTests {
         }
     }
 
-    @Test("The row cap deletes the oldest tweets by created_at, not the newest")
-    func rowCapDeletesOldest() async throws {
-        try await TestServers.withIsolatedDatabase { database async throws in
+    @Test("The row cap deletes the oldest tweets by created_at, not the newest", arguments: StoreBackends.archives)
+    func rowCapDeletesOldest(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = TweetArchive(database: database, timeZone: utcZone, rowLimit: 5)
             // Ids out of date order: the cap must follow created_at.
             let days = [3, 8, 1, 6, 2, 7, 4, 5]
@@ -64,9 +64,9 @@ struct TweetArchiveTests {
         }
     }
 
-    @Test("The minute histogram counts minutes of the day in the human's zone, computed in SQL")
-    func minuteHistogram() async throws {
-        try await TestServers.withIsolatedDatabase { database async throws in
+    @Test("The minute histogram counts minutes of the day in the human's zone", arguments: StoreBackends.archives)
+    func minuteHistogram(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = TweetArchive(database: database, timeZone: tokyo, rowLimit: 100)
             try await archive.prepare()
             try await archive.insert([
@@ -87,9 +87,9 @@ struct TweetArchiveTests {
         }
     }
 
-    @Test("Opening the archive with another zone recomputes the stored minutes")
-    func zoneChangeRecomputesMinutes() async throws {
-        try await TestServers.withIsolatedDatabase { database async throws in
+    @Test("Opening the archive with another zone recomputes the stored minutes", arguments: StoreBackends.archives)
+    func zoneChangeRecomputesMinutes(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let inUTC = TweetArchive(database: database, timeZone: utcZone, rowLimit: 100)
             try await inUTC.prepare()
             try await inUTC.insert([tweet(1, at: utc(2024, 5, 1, 23, 30))])
@@ -101,9 +101,9 @@ struct TweetArchiveTests {
         }
     }
 
-    @Test("On a DST day minutes and days follow the local clock (New York, spring forward and fall back)")
-    func daylightSavingTime() async throws {
-        try await TestServers.withIsolatedDatabase { database async throws in
+    @Test("On a DST day minutes and days follow the local clock (New York, spring forward and fall back)", arguments: StoreBackends.archives)
+    func daylightSavingTime(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let newYork = TimeZone(identifier: "America/New_York")!
             let archive = TweetArchive(database: database, timeZone: newYork, rowLimit: 1000)
             try await archive.prepare()
@@ -123,7 +123,7 @@ struct TweetArchiveTests {
                 DayCount(day: "2024-03-09", count: 1), DayCount(day: "2024-03-10", count: 2), DayCount(day: "2024-11-03", count: 2),
             ])
 
-            // Postgres' minutes agree with Foundation's calendar for times all over a DST year.
+            // The stored minutes agree with Foundation's calendar for times all over a DST year.
             var generator = SeededGenerator(seed: 7)
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = newYork
@@ -139,9 +139,9 @@ struct TweetArchiveTests {
         }
     }
 
-    @Test("Posts per day include every day that has a tweet, optionally without replies")
-    func postsPerDay() async throws {
-        try await TestServers.withIsolatedDatabase { database async throws in
+    @Test("Posts per day include every day that has a tweet, optionally without replies", arguments: StoreBackends.archives)
+    func postsPerDay(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = TweetArchive(database: database, timeZone: tokyo, rowLimit: 100)
             try await archive.prepare()
             try await archive.insert([
@@ -157,9 +157,9 @@ struct TweetArchiveTests {
         }
     }
 
-    @Test("The window sample wraps around midnight and never returns replies or excluded tweets")
-    func windowSampleWrapsAroundMidnight() async throws {
-        try await TestServers.withIsolatedDatabase { database async throws in
+    @Test("The window sample wraps around midnight and never returns replies or excluded tweets", arguments: StoreBackends.archives)
+    func windowSampleWrapsAroundMidnight(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = TweetArchive(database: database, timeZone: utcZone, rowLimit: 100)
             try await archive.prepare()
             try await archive.insert([
@@ -188,9 +188,9 @@ struct TweetArchiveTests {
         }
     }
 
-    @Test("The same seed picks the same tweets")
-    func samplingIsDeterministic() async throws {
-        try await TestServers.withIsolatedDatabase { database async throws in
+    @Test("The same seed picks the same tweets", arguments: StoreBackends.archives)
+    func samplingIsDeterministic(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = TweetArchive(database: database, timeZone: utcZone, rowLimit: 1000)
             try await archive.prepare()
             try await archive.insert((0..<200).map { tweet(Int64($0), at: utc(2024, 1, 1 + $0 / 60, 9, $0 % 60)) })
@@ -206,9 +206,9 @@ struct TweetArchiveTests {
         }
     }
 
-    @Test("A reply is sampled from the human's past replies to that very user; none gives nil")
-    func replySample() async throws {
-        try await TestServers.withIsolatedDatabase { database async throws in
+    @Test("A reply is sampled from the human's past replies to that very user; none gives nil", arguments: StoreBackends.archives)
+    func replySample(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = TweetArchive(database: database, timeZone: utcZone, rowLimit: 100)
             try await archive.insert([
                 tweet(1, at: utc(2024, 1, 1, 1, 0), replyTo: 77),
@@ -225,9 +225,9 @@ struct TweetArchiveTests {
         }
     }
 
-    @Test("Clearing empties the archive")
-    func clear() async throws {
-        try await TestServers.withIsolatedDatabase { database async throws in
+    @Test("Clearing empties the archive", arguments: StoreBackends.archives)
+    func clear(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = TweetArchive(database: database, timeZone: utcZone, rowLimit: 100)
             try await archive.insert([tweet(1, at: Date())])
             try await archive.removeAll()

@@ -24,7 +24,7 @@ struct FavoriterTests {
         FakeXSeed.Tweet(id: String(id), authorID: author, text: text, createdAt: Self.start.addingTimeInterval(Double(id % 1000 - 1000)), retweetOf: retweetOf)
     }
 
-    func withFavoriter(trainNormal: Bool = true, _ body: (Favoriter, FakeXServer, ReplyLog) async throws -> Void) async throws {
+    func withFavoriter(_ backends: StoreBackends, trainNormal: Bool = true, _ body: (Favoriter, FakeXServer, ReplyLog) async throws -> Void) async throws {
         let seed = FakeXSeed(
             now: Self.start,
             users: [.init(id: "100", username: "human"), .init(id: "200", username: "mirror_bot"), .init(id: "300", username: "friend"),
@@ -32,12 +32,11 @@ struct FavoriterTests {
             accounts: [.init(userID: "200", consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")],
             tweets: [tweet(5001, by: "300", "古い猫の写真")], follows: ["200": ["100", "300", "600"]])
         let server = FakeXServer(seed: seed, logger: Self.quiet)
-        let store = WordCountStore(connection: try TestServers.redisConnection(), keyPrefix: TestServers.uniqueName("fav") + ":")
-        let classifier = FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3)
-        try await classifier.learn((0..<20).map { _ in .init(text: "猫の写真", authorUsername: "friend") }, as: .favorite)
-        if trainNormal { try await classifier.learn((0..<40).map { _ in .init(text: "会議の資料", authorUsername: "alice") }, as: .normal) }
-        try await server.withRunning { url in
-            try await TestServers.withIsolatedDatabase { database async throws in
+        try await TestServers.withStores(backends) { database, store async throws in
+            let classifier = FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3)
+            try await classifier.learn((0..<20).map { _ in .init(text: "猫の写真", authorUsername: "friend") }, as: .favorite)
+            if trainNormal { try await classifier.learn((0..<40).map { _ in .init(text: "会議の資料", authorUsername: "alice") }, as: .normal) }
+            try await server.withRunning { url in
                 let clock = ManualBotClock(now: Self.start)
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: Self.bot]), clock: clock, logger: Self.quiet)
                 let log = ReplyLog(database: database)
@@ -46,12 +45,11 @@ struct FavoriterTests {
                 try await body(favoriter, server, log)
             }
         }
-        try await store.removeAll()
     }
 
-    @Test("Likes only new tweets the filter calls favorite: never the bot's, the human's, retweets, or twice")
-    func likesWhatTheHumanWould() async throws {
-        try await withFavoriter { favoriter, server, log in
+    @Test("Likes only new tweets the filter calls favorite: never the bot's, the human's, retweets, or twice", arguments: StoreBackends.all)
+    func likesWhatTheHumanWould(_ backend: StoreBackends) async throws {
+        try await withFavoriter(backend) { favoriter, server, log in
             try await favoriter.pollOnce()  // first start: the old cat photo is not liked
             #expect(await server.liked().isEmpty)
             await server.add(tweets: [
@@ -74,9 +72,9 @@ struct FavoriterTests {
         }
     }
 
-    @Test("Nothing is liked while the filter has learned only liked tweets")
-    func untrainedFilterLikesNothing() async throws {
-        try await withFavoriter(trainNormal: false) { favoriter, server, _ in
+    @Test("Nothing is liked while the filter has learned only liked tweets", arguments: StoreBackends.all)
+    func untrainedFilterLikesNothing(_ backend: StoreBackends) async throws {
+        try await withFavoriter(backend, trainNormal: false) { favoriter, server, _ in
             try await favoriter.pollOnce()
             await server.add(tweets: [tweet(6001, by: "300", "猫の写真を撮った"), tweet(6002, by: "600", "会議")])
             try await favoriter.pollOnce()

@@ -24,8 +24,9 @@ struct LearnerTests {
         FakeXSeed.Tweet(id: String(id), authorID: author, text: text, createdAt: Self.start.addingTimeInterval(-minutesAgo * 60))
     }
 
-    @Test("New tweets go to the archive, new timeline tweets are learned as normal, new likes as favorite, each once")
-    func learnsWhatIsNew() async throws {
+    @Test("New tweets go to the archive, new timeline tweets are learned as normal, new likes as favorite, each once",
+          arguments: StoreBackends.all)
+    func learnsWhatIsNew(_ backends: StoreBackends) async throws {
         let seed = FakeXSeed(
             now: Self.start,
             users: [.init(id: "100", username: "human"), .init(id: "300", username: "friend")],
@@ -35,10 +36,9 @@ struct LearnerTests {
                      tweet(20_001, by: "300", "猫の写真", minutesAgo: 50), tweet(20_002, by: "300", "会議の資料", minutesAgo: 40)],
             likes: ["100": ["20001"]], follows: ["100": ["300"]])
         let server = FakeXServer(seed: seed, logger: Self.quiet)
-        let store = WordCountStore(connection: try TestServers.redisConnection(), keyPrefix: TestServers.uniqueName("learn") + ":")
-        let classifier = FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3)
-        try await server.withRunning { url in
-            try await TestServers.withIsolatedDatabase { database async throws in
+        try await TestServers.withStores(backends) { database, store async throws in
+            let classifier = FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3)
+            try await server.withRunning { url in
                 let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "UTC")!, rowLimit: 1000)
                 try await archive.insert([ArchivedTweet(tweetID: 10_010, text: "昨日の投稿", createdAt: Self.start.addingTimeInterval(-36_000))])
                 let clock = ManualBotClock(now: Self.start)
@@ -72,6 +72,5 @@ struct LearnerTests {
                 #expect(try await store.counts(for: ["おもちゃ"]) == counts)
             }
         }
-        try await store.removeAll()
     }
 }

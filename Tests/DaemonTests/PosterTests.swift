@@ -62,12 +62,12 @@ struct PosterWorld {
         }
     }
 
-    static func with(_ body: (PosterWorld) async throws -> Void) async throws {
+    static func with(_ backend: StoreBackends.ArchiveKind, _ body: (PosterWorld) async throws -> Void) async throws {
         let seed = FakeXSeed(now: dayStart, users: [.init(id: "100", username: "human"), .init(id: "200", username: "mirror_bot")],
                              accounts: [.init(userID: "200", consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")])
         let server = FakeXServer(seed: seed, logger: quiet)
         try await server.withRunning { url in
-            try await TestServers.withIsolatedDatabase { database async throws in
+            try await TestServers.withIsolatedDatabase(backend) { database async throws in
                 let archive = TweetArchive(database: database, timeZone: tokyo, rowLimit: 10_000)
                 try await archive.prepare()
                 try await archive.insert(history())
@@ -81,9 +81,9 @@ struct PosterWorld {
 
 @Suite("The poster", .serialized)
 struct PosterTests {
-    @Test("A simulated day posts every stored slot at its minute, each from the human's tweets near that minute")
-    func simulatedDay() async throws {
-        try await PosterWorld.with { world in
+    @Test("A simulated day posts every stored slot at its minute, each from the human's tweets near that minute", arguments: StoreBackends.archives)
+    func simulatedDay(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await PosterWorld.with(backend) { world in
             let poster = world.poster(seed: 11)
             let task = Task { try await poster.run() }
             let steps = await world.drive(until: PosterWorld.dayStart.addingTimeInterval(86_400))
@@ -112,9 +112,9 @@ struct PosterTests {
         }
     }
 
-    @Test("A restart the same day reuses the stored plan and posts no slot twice")
-    func restartReusesPlan() async throws {
-        try await PosterWorld.with { world in
+    @Test("A restart the same day reuses the stored plan and posts no slot twice", arguments: StoreBackends.archives)
+    func restartReusesPlan(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await PosterWorld.with(backend) { world in
             let first = Task { try await world.poster(seed: 1).run() }
             let noon = PosterWorld.dayStart.addingTimeInterval(12 * 3_600)
             _ = await world.drive(until: noon)  // the morning slots
@@ -138,9 +138,9 @@ struct PosterTests {
         }
     }
 
-    @Test("A slot missed while the bot was down is skipped, not posted late; one left mid-post is never re-posted")
-    func missedAndInterruptedSlots() async throws {
-        try await PosterWorld.with { world in
+    @Test("A slot missed while the bot was down is skipped, not posted late; one left mid-post is never re-posted", arguments: StoreBackends.archives)
+    func missedAndInterruptedSlots(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await PosterWorld.with(backend) { world in
             _ = try await world.plans.storePlan(day: PosterWorld.day, timeZone: "Asia/Tokyo", minutes: [480, 485, 1260],
                                                 drawnAt: PosterWorld.dayStart)
             #expect(try await world.plans.claim(day: PosterWorld.day, minute: 485))  // a process died after claiming 08:05
@@ -157,9 +157,9 @@ struct PosterTests {
         }
     }
 
-    @Test("A duplicate-content refusal makes the poster pick another tweet; only duplicates skip the slot")
-    func duplicates() async throws {
-        try await PosterWorld.with { world in
+    @Test("A duplicate-content refusal makes the poster pick another tweet; only duplicates skip the slot", arguments: StoreBackends.archives)
+    func duplicates(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await PosterWorld.with(backend) { world in
             // The bot already posted every evening tweet but one; X refuses those as duplicates.
             let evening = PosterWorld.history().filter { $0.text.hasPrefix("夜") }
             let alreadyPosted = evening.dropLast().enumerated().map { index, tweet in
@@ -182,9 +182,9 @@ struct PosterTests {
         }
     }
 
-    @Test("The poster stops on its service group's graceful shutdown while waiting for its next slot")
-    func gracefulShutdown() async throws {
-        try await PosterWorld.with { world in
+    @Test("The poster stops on its service group's graceful shutdown while waiting for its next slot", arguments: StoreBackends.archives)
+    func gracefulShutdown(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await PosterWorld.with(backend) { world in
             let group = ServiceGroup(configuration: .init(services: [world.poster(seed: 2)], logger: PosterWorld.quiet))
             let running = Task { try await group.run() }
             await world.clock.waitForSleepers()

@@ -16,9 +16,9 @@ struct PostgresOutageTests {
     /// server would; `false` lets connections in again.
     static func setOutage(_ down: Bool, of database: String) async throws {
         try await ArchiveDatabase(url: try TestServers.databaseURL(), logger: TestServers.logger).withRunning { admin in
-            try await admin.client.query("ALTER DATABASE \(unescaped: database) ALLOW_CONNECTIONS \(unescaped: down ? "false" : "true")")
+            try await admin.client!.query("ALTER DATABASE \(unescaped: database) ALLOW_CONNECTIONS \(unescaped: down ? "false" : "true")")
             if down {
-                try await admin.client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(database)")
+                try await admin.client!.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(database)")
             }
         }
     }

@@ -33,7 +33,7 @@ struct ReplierWorld {
                         inReplyToTweetID: parent, inReplyToUserID: parent == nil ? nil : "200")
     }
 
-    static func with(_ body: (ReplierWorld) async throws -> Void) async throws {
+    static func with(_ backend: StoreBackends.ArchiveKind, _ body: (ReplierWorld) async throws -> Void) async throws {
         let seed = FakeXSeed(
             now: start,
             users: [.init(id: "100", username: "human"), .init(id: "200", username: "mirror_bot"), .init(id: "300", username: "friend"),
@@ -42,7 +42,7 @@ struct ReplierWorld {
             tweets: [.init(id: "5000", authorID: "200", text: "スレッドの始まり", createdAt: start.addingTimeInterval(-7_200))])
         let server = FakeXServer(seed: seed, logger: quiet)
         try await server.withRunning { url in
-            try await TestServers.withIsolatedDatabase { database async throws in
+            try await TestServers.withIsolatedDatabase(backend) { database async throws in
                 let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "UTC")!, rowLimit: 1000)
                 try await archive.insert([
                     ArchivedTweet(tweetID: 1, text: "@friend それな", replyUserID: 300, createdAt: start.addingTimeInterval(-90_000)),
@@ -67,9 +67,9 @@ struct ReplierWorld {
 
 @Suite("The replier", .serialized)
 struct ReplierTests {
-    @Test("First start answers nothing older; then a friend gets the human's past reply to them, a stranger gets none")
-    func answersLikeTheHuman() async throws {
-        try await ReplierWorld.with { world in
+    @Test("First start answers nothing older; then a friend gets the human's past reply to them, a stranger gets none", arguments: StoreBackends.archives)
+    func answersLikeTheHuman(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await ReplierWorld.with(backend) { world in
             await world.server.add(tweets: [world.mention(1000, by: "300", "@mirror_bot 昔の話", secondsAgo: 3_600)])
             var generator = SplitMix64(seed: 1)
             try await world.replier().pollOnce(using: &generator)
@@ -97,9 +97,9 @@ struct ReplierTests {
         }
     }
 
-    @Test("With REPLY_FALLBACK=any a stranger gets a past reply to someone else")
-    func fallbackAny() async throws {
-        try await ReplierWorld.with { world in
+    @Test("With REPLY_FALLBACK=any a stranger gets a past reply to someone else", arguments: StoreBackends.archives)
+    func fallbackAny(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await ReplierWorld.with(backend) { world in
             try await world.log.setValue("0", of: Replier.sinceIDKey)
             await world.server.add(tweets: [world.mention(1002, by: "400", "@mirror_bot はじめまして")])
             var generator = SplitMix64(seed: 3)
@@ -109,9 +109,9 @@ struct ReplierTests {
         }
     }
 
-    @Test("A bot that answers everything is answered at most the per-user limit an hour, and a thread at most its limit")
-    func botLoopsEnd() async throws {
-        try await ReplierWorld.with { world in
+    @Test("A bot that answers everything is answered at most the per-user limit an hour, and a thread at most its limit", arguments: StoreBackends.archives)
+    func botLoopsEnd(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await ReplierWorld.with(backend) { world in
             try await world.log.setValue("0", of: Replier.sinceIDKey)
             await world.server.add(tweets: (0..<10).map { world.mention(2000 + $0, by: "500", "@mirror_bot おはよう \($0)", secondsAgo: Double(100 - $0)) })
             var generator = SplitMix64(seed: 4)
@@ -132,9 +132,9 @@ struct ReplierTests {
         }
     }
 
-    @Test("A mention is never answered twice: not after a restart, not with a lost since_id, not after a crash mid-answer")
-    func neverTwice() async throws {
-        try await ReplierWorld.with { world in
+    @Test("A mention is never answered twice: not after a restart, not with a lost since_id, not after a crash mid-answer", arguments: StoreBackends.archives)
+    func neverTwice(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await ReplierWorld.with(backend) { world in
             try await world.log.setValue("0", of: Replier.sinceIDKey)
             await world.server.add(tweets: [world.mention(1001, by: "300", "@mirror_bot 元気？")])
             var generator = SplitMix64(seed: 5)
@@ -151,9 +151,9 @@ struct ReplierTests {
         }
     }
 
-    @Test("A duplicate refusal makes the replier answer with another past reply")
-    func duplicateReplies() async throws {
-        try await ReplierWorld.with { world in
+    @Test("A duplicate refusal makes the replier answer with another past reply", arguments: StoreBackends.archives)
+    func duplicateReplies(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await ReplierWorld.with(backend) { world in
             try await world.log.setValue("0", of: Replier.sinceIDKey)
             // The bot recently posted "それな": X refuses it again, so "いいね" is sent.
             await world.server.add(tweets: [FakeXSeed.Tweet(id: "4000", authorID: "200", text: "それな", createdAt: ReplierWorld.start.addingTimeInterval(-600))])

@@ -21,9 +21,9 @@ struct PickerTests {
         Self.day.addingTimeInterval(Double(hour * 3_600 + minute * 60 - daysAgo * 86_400))
     }
 
-    @Test("A tweet from ±30 minutes; with none there, the window widens instead of failing")
-    func widening() async throws {
-        try await TestServers.withIsolatedDatabase { database async throws in
+    @Test("A tweet from ±30 minutes; with none there, the window widens instead of failing", arguments: StoreBackends.archives)
+    func widening(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = TweetArchive(database: database, timeZone: Self.utc, rowLimit: 100)
             try await archive.prepare()
             try await archive.insert([ArchivedTweet(tweetID: 1, text: "お昼", createdAt: at(12, 0))])
@@ -38,9 +38,9 @@ struct PickerTests {
         }
     }
 
-    @Test("Never a tweet the bot posted in the last REPOST_AFTER_DAYS; never one with @-mentions unless allowed")
-    func repostsAndMentions() async throws {
-        try await TestServers.withIsolatedDatabase { database async throws in
+    @Test("Never a tweet the bot posted in the last REPOST_AFTER_DAYS; never one with @-mentions unless allowed", arguments: StoreBackends.archives)
+    func repostsAndMentions(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = TweetArchive(database: database, timeZone: Self.utc, rowLimit: 100)
             try await archive.prepare()
             try await archive.insert([
@@ -65,9 +65,9 @@ struct PickerTests {
         }
     }
 
-    @Test("An empty archive gives no post and no crash")
-    func emptyArchive() async throws {
-        try await TestServers.withIsolatedDatabase { database async throws in
+    @Test("An empty archive gives no post and no crash", arguments: StoreBackends.archives)
+    func emptyArchive(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = TweetArchive(database: database, timeZone: Self.utc, rowLimit: 100)
             let picker = PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, logger: Self.logger)
             var generator = SplitMix64(seed: 1)
@@ -75,9 +75,9 @@ struct PickerTests {
         }
     }
 
-    @Test("A reply is one the human sent to that author, without its leading @names; fallback none or any")
-    func replies() async throws {
-        try await TestServers.withIsolatedDatabase { database async throws in
+    @Test("A reply is one the human sent to that author, without its leading @names; fallback none or any", arguments: StoreBackends.archives)
+    func replies(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = TweetArchive(database: database, timeZone: Self.utc, rowLimit: 100)
             try await archive.insert([
                 ArchivedTweet(tweetID: 1, text: "@taro @hanako それな！ @taro", replyUserID: 300, createdAt: at(9, 0)),

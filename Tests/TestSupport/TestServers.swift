@@ -71,17 +71,17 @@ public enum TestServers {
         let schema = uniqueName("test")
         let admin = ArchiveDatabase(url: url, logger: logger)
         return try await admin.withRunning { admin in
-            try await admin.client.query("CREATE SCHEMA \(unescaped: schema)", logger: logger)
+            try await admin.client!.query("CREATE SCHEMA \(unescaped: schema)", logger: logger)
             let database = ArchiveDatabase(url: url, schema: schema, logger: logger)
             do {
                 let result = try await database.withRunning { database in
                     if migrated { try await Migrator().migrate(database) }
                     return try await body(database)
                 }
-                try await admin.client.query("DROP SCHEMA \(unescaped: schema) CASCADE", logger: logger)
+                try await admin.client!.query("DROP SCHEMA \(unescaped: schema) CASCADE", logger: logger)
                 return result
             } catch {
-                _ = try? await admin.client.query("DROP SCHEMA \(unescaped: schema) CASCADE", logger: logger)
+                _ = try? await admin.client!.query("DROP SCHEMA \(unescaped: schema) CASCADE", logger: logger)
                 throw error
             }
         }
@@ -102,7 +102,7 @@ extension TestServers {
         let server = try databaseURL()
         let name = uniqueName(label)
         _ = try await ArchiveDatabase(url: server, logger: logger).withRunning {
-            try await $0.client.query("CREATE DATABASE \(unescaped: name)")
+            try await $0.client!.query("CREATE DATABASE \(unescaped: name)")
         }
         var scratch = server
         scratch.database = name
@@ -110,7 +110,7 @@ extension TestServers {
         do { try await body(scratch) } catch { failure = error }
         // A pool runs only once: dropping takes a new one. FORCE ends connections a killed process left behind.
         _ = try await ArchiveDatabase(url: server, logger: logger).withRunning {
-            try await $0.client.query("DROP DATABASE IF EXISTS \(unescaped: name) WITH (FORCE)")
+            try await $0.client!.query("DROP DATABASE IF EXISTS \(unescaped: name) WITH (FORCE)")
         }
         if let failure { throw failure }
     }

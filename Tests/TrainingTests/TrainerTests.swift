@@ -45,24 +45,22 @@ struct TrainerTests {
             tweets: tweets, likes: ["100": (0..<20).map { String(20_000 + $0) }], follows: ["100": ["300"]])
     }
 
-    func withTrainer(_ body: (Trainer, FakeXServer, XClient) async throws -> Void) async throws {
+    func withTrainer(_ backends: StoreBackends, _ body: (Trainer, FakeXServer, XClient) async throws -> Void) async throws {
         let server = FakeXServer(seed: Self.seed, logger: Self.quiet)
         try await server.withRunning { url in
             let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Self.human]), logger: Self.quiet)
-            let store = WordCountStore(connection: try TestServers.redisConnection(), keyPrefix: TestServers.uniqueName("train") + ":")
-            let classifier = FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3)
-            try await TestServers.withIsolatedDatabase { database async throws in
+            try await TestServers.withStores(backends) { database, store async throws in
+                let classifier = FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3)
                 let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "UTC")!, rowLimit: 10_000)
                 try await archive.prepare()
                 try await body(Trainer(client: client, archive: archive, classifier: classifier, logger: Self.quiet), server, client)
             }
-            try await store.removeAll()
         }
     }
 
-    @Test("train scheduler archives the 3,200 most recent tweets without retweets, keeps replies, and runs once")
-    func scheduler() async throws {
-        try await withTrainer { trainer, server, _ in
+    @Test("train scheduler archives the 3,200 most recent tweets without retweets, keeps replies, and runs once", arguments: StoreBackends.all)
+    func scheduler(_ backend: StoreBackends) async throws {
+        try await withTrainer(backend) { trainer, server, _ in
             let report = try await trainer.trainScheduler(force: false)
             // The 3,200 most recent are indexes 300..<3500; of those, every 7th (index % 7 == 3) is a retweet.
             let expected = (300..<3_500).filter { $0 % 7 != 3 }
@@ -86,9 +84,9 @@ struct TrainerTests {
         }
     }
 
-    @Test("train classifier learns the likes as favorite and the rest of the timeline as normal, once")
-    func classifier() async throws {
-        try await withTrainer { trainer, server, client in
+    @Test("train classifier learns the likes as favorite and the rest of the timeline as normal, once", arguments: StoreBackends.all)
+    func classifier(_ backend: StoreBackends) async throws {
+        try await withTrainer(backend) { trainer, server, client in
             let report = try await trainer.trainClassifier(force: false)
             #expect(report.favorites == 20)
             #expect(report.normals == 40)  // the friend's 60 minus the 20 liked; the human's own tweets are not learned
@@ -107,9 +105,9 @@ struct TrainerTests {
         }
     }
 
-    @Test("train clear empties the archive and the counts")
-    func clear() async throws {
-        try await withTrainer { trainer, _, _ in
+    @Test("train clear empties the archive and the counts", arguments: StoreBackends.all)
+    func clear(_ backend: StoreBackends) async throws {
+        try await withTrainer(backend) { trainer, _, _ in
             _ = try await trainer.trainScheduler(force: false)
             _ = try await trainer.trainClassifier(force: false)
             let (tweets, keys) = try await trainer.clear()
