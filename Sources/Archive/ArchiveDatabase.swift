@@ -100,15 +100,19 @@ public struct ArchiveDatabase: Sendable {
         }
     }
 
-    /// Opens one connection outside the pool and closes it (for SQLite, reads the file's schema); throws an
-    /// `ArchiveError` that says why it failed.
+    /// Opens one connection outside the pool and closes it (for SQLite, runs SQLite's `quick_check` of the whole
+    /// file: a file damaged or not SQLite at all fails here); throws an `ArchiveError` that says why it failed.
     public func checkReachable() async throws {
         let url: DatabaseURL
         switch backend {
         case .postgres(_, let postgresURL): url = postgresURL
         case .sqlite(let pool, let path):
-            do { _ = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") } }
+            let verdict: [String]
+            do { verdict = try await pool.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") } }
             catch { throw ArchiveError(operation: "reading the SQLite file \(path)", underlying: error) }
+            guard verdict == ["ok"] else {
+                throw ArchiveError(operation: "checking the SQLite file \(path)", reason: "it is damaged: \(verdict.prefix(3).joined(separator: "; "))")
+            }
             return
         }
         var connectionConfiguration = PostgresConnection.Configuration(

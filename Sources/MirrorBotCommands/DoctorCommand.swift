@@ -51,7 +51,10 @@ struct DoctorCommand: AsyncParsableCommand {
         do {
             let database = try ArchiveDatabase.open(for: configuration, logger: context.logger)
             do {
-                let pending = try await database.withRunning { try await Migrator().pending($0) }.count
+                let pending = try await database.withRunning { database in
+                    try await database.checkReachable()
+                    return try await Migrator().pending(database).count
+                }
                 report("archive in \(database.location)",
                        .success(pending == 0 ? "reachable, migrated" : "reachable, \(pending) migration(s) pending: run `mirror_bot migrate`"))
             } catch {

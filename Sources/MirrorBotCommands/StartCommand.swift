@@ -9,8 +9,9 @@ struct StartCommand: AsyncParsableCommand {
         commandName: "start",
         abstract: "Runs the bot: posts at the human's times, answers mentions, likes what the human would, keeps learning.",
         discussion: """
-            Needs the eight X credentials and DATABASE_URL (migrated); the word counts are in REDIS_URL, or without it \
-            in the SQLite file MIRROR_BOT_DATA. Stops gracefully on SIGTERM or \
+            Needs the eight X credentials. The archive is in DATABASE_URL (run `mirror_bot migrate` first) and the \
+            word counts in REDIS_URL; without either, it lives in the SQLite file MIRROR_BOT_DATA (default \
+            mirror_bot.sqlite), created and migrated at start. The first log lines say which. Stops gracefully on SIGTERM or \
             SIGINT within 10 seconds; everything it did is stored, and starting again posts nothing twice. \
             --speed, --start-time and --duration change only the bot's clock, for rehearsals: what is sent to the \
             API is real.
@@ -40,7 +41,7 @@ struct StartCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let context = try CommandContext.load(requiring: [.humanCredentials, .botCredentials, .database])
+        let context = try CommandContext.load(requiring: [.humanCredentials, .botCredentials])
         let options = DaemonRunner.Options(dryRun: dryRun, speed: speed, startTime: startTime.flatMap(Self.parseTime),
                                            duration: duration.flatMap(Self.parseDuration))
         let summary = try await DaemonRunner.run(configuration: context.configuration, options: options, logger: context.logger)

@@ -90,7 +90,8 @@ struct MirrorBotProcessTests {
             #expect(first.standardOutput.hasPrefix("Applied \(Migration.bundled.count) migrations: 1 (create_tweets), 2 (archive_constraints), 3 (bot_posts)"))
             let second = try await MirrorBotProcess.run(["migrate"], environment: ["DATABASE_URL": url])
             #expect(second.status == 0)
-            #expect(second.standardOutput == "The database is up to date; no migration to apply.\n")
+            #expect(second.standardOutput.hasPrefix("The database (Postgres at postgres://"), "\(second.standardOutput)")
+            #expect(second.standardOutput.hasSuffix(") is up to date; no migration to apply.\n"))
         }
     }
 
@@ -103,12 +104,35 @@ struct MirrorBotProcessTests {
         }
     }
 
-    @Test("migrate without DATABASE_URL says what to set and exits non-zero")
+    @Test("migrate without DATABASE_URL creates the SQLite file MIRROR_BOT_DATA once; a second run says it is up to date")
     func migrateWithoutDatabase() async throws {
-        let result = try await MirrorBotProcess.run(["migrate"], environment: [:])
-        #expect(result.status != 0)
-        #expect(result.standardError.contains("DATABASE_URL is not set"))
-        #expect(result.standardOutput.isEmpty)
+        try await TestServers.withTemporaryFolder { folder in
+            let data = folder.appending(path: "bot.sqlite").path
+            let first = try await MirrorBotProcess.run(["migrate"], environment: ["MIRROR_BOT_DATA": data])
+            #expect(first.status == 0, "\(first.standardError)")
+            let names = Migration.bundledSQLite.map { "\($0.version) (\($0.name))" }.joined(separator: ", ")
+            #expect(first.standardOutput == "Applied \(Migration.bundledSQLite.count) migrations: \(names).\n")
+            #expect(FileManager.default.fileExists(atPath: data))
+            let second = try await MirrorBotProcess.run(["migrate"], environment: ["MIRROR_BOT_DATA": data])
+            #expect(second.standardOutput == "The database (the SQLite file \(data)) is up to date; no migration to apply.\n")
+            // Without MIRROR_BOT_DATA, mirror_bot.sqlite in the working directory.
+            let inFolder = try await MirrorBotProcess.run(["migrate"], environment: [:])
+            #expect(inFolder.status == 0 && inFolder.standardOutput.hasPrefix("Applied \(Migration.bundledSQLite.count) migrations"))
+        }
+    }
+
+    @Test("A file that is not SQLite is one error line naming it, non-zero exit, and is left as it was")
+    func notAnSQLiteFile() async throws {
+        try await TestServers.withTemporaryFolder { folder in
+            let notes = folder.appending(path: "notes.txt")
+            let text = String(repeating: "these are not the tweets you are looking for\n", count: 200)
+            try text.write(to: notes, atomically: true, encoding: .utf8)
+            let result = try await MirrorBotProcess.run(["schedule"], environment: ["MIRROR_BOT_DATA": notes.path])
+            #expect(result.status != 0)
+            #expect(result.standardError.split(separator: "\n").count == 1, "\(result.standardError)")
+            #expect(result.standardError.contains("SQLite file \(notes.path)"), "\(result.standardError)")
+            #expect(try String(contentsOf: notes, encoding: .utf8) == text)
+        }
     }
 
     @Test("An unreachable database is one error line, no password, non-zero exit")

@@ -1,6 +1,7 @@
 import Archive
 import BotConfiguration
 import Classifier
+import EmbeddedStore
 import FakeX
 import Foundation
 import Logging
@@ -25,21 +26,28 @@ struct PersonaDayProcessTests {
                            postsPerAccountPerDay: 8, humanLikesDuringDay: false))
     }
 
-    static func environment(_ persona: FakeXPersona, base: URL, database: DatabaseURL, prefix: String) throws -> [String: String] {
+    /// The stores the bot runs on: `DATABASE_URL` and `REDIS_URL` when given, else the SQLite file `data`.
+    static func environment(_ persona: FakeXPersona, base: URL, database: DatabaseURL?, prefix: String, data: String) throws -> [String: String] {
         let human = persona.humanAccount, bot = persona.botAccount
-        return ["X_API_BASE_URL": base.absoluteString,
+        var stores = ["MIRROR_BOT_DATA": data]
+        if let database {
+            stores.merge(["DATABASE_URL": database.connectionText, "REDIS_URL": try TestServers.redisURL().redacted, "REDIS_KEY_PREFIX": prefix]) { $1 }
+        }
+        return stores.merging(["X_API_BASE_URL": base.absoluteString,
                 "HUMAN_CONSUMER_KEY": human.consumerKey, "HUMAN_CONSUMER_SECRET": human.consumerSecret,
                 "HUMAN_ACCESS_TOKEN": human.accessToken, "HUMAN_ACCESS_TOKEN_SECRET": human.accessTokenSecret,
                 "BOT_CONSUMER_KEY": bot.consumerKey, "BOT_CONSUMER_SECRET": bot.consumerSecret,
                 "BOT_ACCESS_TOKEN": bot.accessToken, "BOT_ACCESS_TOKEN_SECRET": bot.accessTokenSecret,
-                "DATABASE_URL": database.connectionText, "REDIS_URL": try TestServers.redisURL().redacted, "REDIS_KEY_PREFIX": prefix,
                 "TZ": "Asia/Tokyo", "LOG_LEVEL": "info", "FAVORITE_RATE_THRESHOLD": "2",
                 // At 1440x a real second is 24 bot minutes: a pause of the machine must not make slots "missed".
                 "MISSED_SLOT_GRACE": "60",
                 // The human's likes and timeline are read once at start, so the word counts stay as trained and each
                 // like can be checked against the same filter afterwards.
-                "LEARN_POLL_SECONDS": "172800"]
+                "LEARN_POLL_SECONDS": "172800"]) { $1 }
     }
+
+    /// The two ways a user runs the bot: on Postgres and Redis (Heroku), and with no servers (one SQLite file).
+    static let backends = [StoreBackends(archive: .postgres, counts: .redis), StoreBackends(archive: .sqlite, counts: .sqlite)]
 
     /// Text without the leading @mentions X puts before a reply.
     static func withoutLeadingMentions(_ text: String) -> String {
@@ -48,29 +56,41 @@ struct PersonaDayProcessTests {
         return words.joined(separator: " ")
     }
 
-    /// Runs `body` with the fake X serving `persona`, a migrated and trained scratch database, and a Redis prefix.
-    static func withTrainedBot(_ persona: FakeXPersona, _ name: String,
-                               _ body: (FakeXServer, [String: String], ArchiveDatabase, String) async throws -> Void) async throws {
-        try await TestServers.withScratchDatabase(name) { databaseURL async throws in
+    /// Runs `body` with the fake X serving `persona`, the bot migrated and trained on `backends` (a scratch database
+    /// and a Redis prefix, or an SQLite file), and the bot's archive and word counts opened as the bot opens them.
+    static func withTrainedBot(_ persona: FakeXPersona, _ name: String, _ backends: StoreBackends,
+                               _ body: (FakeXServer, [String: String], ArchiveDatabase, any WordCountBackend) async throws -> Void) async throws {
+        try await TestServers.withTemporaryFolder { folder in
+            let data = folder.appending(path: "bot.sqlite").path
             let prefix = TestServers.uniqueName(name) + ":"
             let server = FakeXServer(seed: persona.seed, logger: Logger(label: name, factory: { _ in SwiftLogNoOpLogHandler() }))
-            try await server.withRunning { base in
-                let environment = try environment(persona, base: base, database: databaseURL, prefix: prefix)
-                for command in [["migrate"], ["train", "scheduler"], ["train", "classifier"]] {
-                    let result = try await MirrorBotProcess.run(command, environment: environment)
-                    try #require(result.status == 0, "\(command): \(result.standardError)")
+            func run(database databaseURL: DatabaseURL?) async throws {
+                try await server.withRunning { base in
+                    let environment = try environment(persona, base: base, database: databaseURL, prefix: prefix, data: data)
+                    for command in [["migrate"], ["train", "scheduler"], ["train", "classifier"]] {
+                        let result = try await MirrorBotProcess.run(command, environment: environment)
+                        try #require(result.status == 0, "\(command): \(result.standardError)")
+                    }
+                    let configuration = try Configuration(environment: environment)
+                    let (counts, _) = try WordCountBackends.open(for: configuration)
+                    try await ArchiveDatabase.open(for: configuration, logger: TestServers.logger).withRunning { database in
+                        try await body(server, environment, database, counts)
+                    }
+                    try await counts.removeAll()
                 }
-                let database = ArchiveDatabase(url: databaseURL, logger: TestServers.logger)
-                try await database.withRunning { database in try await body(server, environment, database, prefix) }
             }
-            try await WordCountStore(connection: try TestServers.redisConnection(), keyPrefix: prefix).removeAll()
+            switch backends.archive {
+            case .postgres: try await TestServers.withScratchDatabase(name) { databaseURL async throws in try await run(database: databaseURL) }
+            case .sqlite: try await run(database: nil)
+            }
         }
     }
 
-    @Test("A day with 503s and 429s: posts at the stored plan's minutes from the human's tweets near them, replies only to friends and within limits, likes only favorites")
-    func simulatedDay() async throws {
+    @Test("A day with 503s and 429s: posts at the stored plan's minutes from the human's tweets near them, replies only to friends and within limits, likes only favorites",
+          arguments: backends)
+    func simulatedDay(_ backends: StoreBackends) async throws {
         let persona = Self.persona()
-        try await Self.withTrainedBot(persona, "persona") { server, environment, database, prefix in
+        try await Self.withTrainedBot(persona, "persona", backends) { server, environment, database, counts in
             // Faults during the day: 503s on posting and on the timeline, and a mention limit the one-a-minute poll
             // exceeds every window (10 calls per 15 minutes), so the client waits for the window's reset four times an hour.
             await server.add(fault: FakeXFault(kind: .serviceUnavailable, count: 2, endpoint: "POST /2/tweets"))
@@ -86,7 +106,10 @@ struct PersonaDayProcessTests {
             // Posts: every slot of the stored plan posted at its minute (±1) with a tweet of the human near it.
             let slots = try #require(try await PlanStore(database: database).slots(of: Self.day))
             let posts = posted.filter { $0.inReplyToTweetID == nil }
-            #expect(slots.count >= 10, "a day of this human has 20 posts on average")
+            // As many posts as on one of the human's past days (drawn at random each run), capped at MAX_POSTS_PER_DAY.
+            let pastDays = try await TweetArchive(database: database, timeZone: Self.tokyo, rowLimit: 10_000).postsPerDay(includingReplies: false)
+            let cap = try Configuration(environment: environment).maxPostsPerDay
+            #expect(!slots.isEmpty && pastDays.map { min($0.count, cap) }.contains(slots.count), "\(slots.count) slots")
             #expect(slots.allSatisfy { $0.state == .posted }, "\(slots.filter { $0.state != .posted })")
             #expect(posts.count == slots.count)
             #expect(Set(posts.map(\.text)).count == posts.count)
@@ -136,8 +159,7 @@ struct PersonaDayProcessTests {
 
             // Likes: exactly the day's timeline posts the trained filter calls favorite (those of the last half hour
             // may not have been read yet).
-            let classifier = FavoriteClassifier(store: WordCountStore(connection: try TestServers.redisConnection(), keyPrefix: prefix),
-                                                tokenizer: try TweetTokenizer(), threshold: 2)
+            let classifier = FavoriteClassifier(store: counts, tokenizer: try TweetTokenizer(), threshold: 2)
             let authors = Dictionary(uniqueKeysWithValues: persona.authors.map { ($0.id, $0.username) })
             let timeline = persona.seed.tweets.filter { authors[$0.authorID] != nil && $0.createdAt >= Self.dayStart }
             let verdicts = try await classifier.classify(timeline.map { FavoriteClassifier.Tweet(text: $0.text, authorUsername: authors[$0.authorID]) })
@@ -159,10 +181,10 @@ struct PersonaDayProcessTests {
         }
     }
 
-    @Test("SIGKILL mid-day, then a restart: nothing stored is lost, no slot or mention is answered twice")
-    func killedMidDay() async throws {
+    @Test("SIGKILL mid-day, then a restart: nothing stored is lost, no slot or mention is answered twice", arguments: backends)
+    func killedMidDay(_ backends: StoreBackends) async throws {
         let persona = Self.persona()
-        try await Self.withTrainedBot(persona, "killed") { server, environment, database, _ in
+        try await Self.withTrainedBot(persona, "killed", backends) { server, environment, database, _ in
             await server.armClock(Self.dayStart, speed: Self.speed)
             let process = Process()
             process.executableURL = try MirrorBotProcess.executable
@@ -181,6 +203,10 @@ struct PersonaDayProcessTests {
             #expect(process.terminationReason == .uncaughtSignal)
             let postsBeforeKill = await server.posted().filter { $0.inReplyToTweetID == nil }.count
             try #require(postsBeforeKill >= 4)
+            // The killed process's file (SQLite, WAL) opens, passes SQLite's check and holds every recorded post.
+            try await database.checkReachable()
+            let recordedAtKill = try #require(try await PlanStore(database: database).slots(of: Self.day)).filter { $0.state == .posted }
+            #expect(recordedAtKill.count >= postsBeforeKill - 1)
 
             // Started again where the day stands on the fake's clock, until 22:00.
             let resumeAt = await server.now()
@@ -196,6 +222,7 @@ struct PersonaDayProcessTests {
             let interrupted = slots.filter { $0.state == .skipped && $0.reason?.hasPrefix("interrupted") == true }
             #expect(!slots.contains { $0.state == .posting })
             #expect(recorded.count >= postsBeforeKill - 1)  // at most the post in flight at the kill is unrecorded
+            #expect(Set(recordedAtKill.map(\.minute)).isSubset(of: Set(recorded.map(\.minute))))  // nothing committed was lost
             #expect(posts.count >= recorded.count && posts.count <= recorded.count + interrupted.count,
                     "\(posts.count) posts for \(recorded.count) recorded and \(interrupted.count) interrupted slots")
             #expect(Set(recorded.compactMap(\.botTweetID)).count == recorded.count)
