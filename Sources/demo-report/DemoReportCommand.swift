@@ -12,7 +12,7 @@ struct DemoReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo-report",
         abstract: "Prints the demo's report (posting hours, replies, likes, refusals, API calls and cost) and writes its chart as SVG.",
-        discussion: "Figures come from fake-x's /admin/state; the bot's database (DATABASE_URL) supplies the reasons it logged.")
+        discussion: "Figures come from fake-x's /admin/state; the bot's database (DATABASE_URL, else the SQLite file MIRROR_BOT_DATA) supplies the reasons it logged.")
 
     @Option(help: "The seed fake-x served (fake-x --write-seed).")
     var seed: String

@@ -2,7 +2,10 @@
 # and runs throwaway Postgres and Redis servers on loopback, stopped when the calling script exits.
 # Source it from bash; it defines functions only.
 
-mirror_bot_packages=(libhiredis-dev libmecab-dev mecab-ipadic-utf8 zlib1g-dev libsqlite3-dev redis-server postgresql)
+# What building and running mirror_bot needs (MeCab and its dictionary; the C libraries it links), and the servers
+# the tests and `DEMO_STORES=servers` start (the bot itself runs without them, on one SQLite file).
+mirror_bot_packages=(libhiredis-dev libmecab-dev mecab-ipadic-utf8 zlib1g-dev libsqlite3-dev)
+server_packages=(redis-server postgresql)
 
 log() { printf '==> %s\n' "$*" >&2; }
 
@@ -126,6 +129,7 @@ start_redis() {
 # Starts Postgres and Redis in a fresh temporary folder and exports
 # MIRROR_BOT_TEST_DATABASE_URL and MIRROR_BOT_TEST_REDIS_URL. Both stop when the calling shell exits.
 start_servers() {
+    ensure_packages "${server_packages[@]}"
     servers_dir="$(mktemp -d -t mirror_bot_servers.XXXXXX)"
     trap stop_servers EXIT
     trap 'exit 130' INT TERM
