@@ -31,13 +31,14 @@ public struct SQLiteWordCounts: WordCountBackend {
         let allFeatures = Self.distinct(unique.flatMap { $0 })
         let (totals, known) = try await pool.read { db -> ([Category: Int], [String: [Category: Int]]) in
             var totals: [Category: Int] = [.favorite: 0, .normal: 0]
-            for row in try Row.fetchAll(db, sql: "SELECT category, count FROM category_counts") {
+            // Cached statements: the daemon reads a page at a time, and the same shapes of query repeat.
+            for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT category, count FROM category_counts")) {
                 if let category = Category(rawValue: row["category"]) { totals[category] = row["count"] }
             }
             var known: [String: [Category: Int]] = [:]
             for chunk in stride(from: 0, to: allFeatures.count, by: 500).map({ Array(allFeatures[$0..<min($0 + 500, allFeatures.count)]) }) {
                 let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                for row in try Row.fetchAll(db, sql: "SELECT feature, category, count FROM word_counts WHERE feature IN (\(marks))",
+                for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT feature, category, count FROM word_counts WHERE feature IN (\(marks))"),
                                             arguments: StatementArguments(chunk)) {
                     if let category = Category(rawValue: row["category"]) { known[row["feature"], default: [:]][category] = row["count"] }
                 }
