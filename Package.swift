@@ -111,7 +111,7 @@ let package = Package(
         ),
         .target(
             name: "Classifier",
-            dependencies: ["WordCounts", "Tokenizer"],
+            dependencies: ["WordCounts", "Tokenizer", "SeededRandom"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -135,7 +135,7 @@ let package = Package(
         ),
         .target(
             name: "Training",
-            dependencies: ["Archive", "Classifier", "WordCounts", "XAPI", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Archive", "BotConfiguration", "Classifier", "WordCounts", "XAPI", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .target(

@@ -78,10 +78,12 @@ public struct Migrator: Sendable {
                 try db.tableExists("schema_migrations") ? Int.fetchAll(db, sql: "SELECT version FROM schema_migrations ORDER BY version") : []
             }
         }
-        // to_regclass makes the query answer nothing, not fail, when nothing was ever migrated.
-        return try await database.rows("reading applied migrations", """
-            SELECT version FROM schema_migrations WHERE to_regclass('schema_migrations') IS NOT NULL ORDER BY version
-            """, as: Int.self)
+        // A database never migrated has no schema_migrations table: nothing is applied (asked first, as a query
+        // naming a missing table fails however it is filtered).
+        let exists = try await database.rows("reading applied migrations", "SELECT to_regclass('schema_migrations') IS NOT NULL",
+                                             as: Bool.self).first ?? false
+        guard exists else { return [] }
+        return try await database.rows("reading applied migrations", "SELECT version FROM schema_migrations ORDER BY version", as: Int.self)
     }
 
     /// SQLite: one writer at a time by design, so no lock is needed; each file runs whole in one write transaction.

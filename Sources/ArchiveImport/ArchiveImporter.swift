@@ -61,18 +61,18 @@ public struct ArchiveImporter: Sendable {
                 tweets.append(archived)
             }
         }
-        var likes: [(id: String, features: [String])] = []
+        var likes: [(id: String, tweet: FavoriteClassifier.Tweet)] = []
         for file in files.likeFiles {
             for like in try ExportParser.likes(in: file) {
                 report.likesRead += 1
                 guard let text = like.fullText, !text.isEmpty else { report.likesWithoutText += 1; continue }
                 let expanded = like.expandedUrl.map { url in Self.replacingTcoLinks(in: text, with: url) } ?? text
-                likes.append((like.tweetId, try classifier.features(of: .init(text: expanded))))
+                likes.append((like.tweetId, .init(text: expanded)))
             }
         }
 
         report.tweetsStored = try await archive.insert(tweets)
-        report.likesLearned = try await classifier.store.learnFavoritesOnce(likes)
+        report.likesLearned = try await classifier.learnOnce(likes, as: .favorite, source: .import)
         return report
     }
 

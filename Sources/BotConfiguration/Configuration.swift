@@ -13,8 +13,13 @@ public struct Configuration: Sendable {
     public var database: DatabaseURL?
     /// The word counts' Redis (`REDIS_URL`, else the original's `REDISTOGO_URL`).
     public var redis: RedisURL?
-    /// A tweet is liked when score(favorite) / score(normal) exceeds this (`FAVORITE_RATE_THRESHOLD`, default 3.0).
+    /// A tweet is liked when score(favorite) / score(normal) exceeds this (`FAVORITE_RATE_THRESHOLD` as a number;
+    /// with `auto`, the threshold used until a calibration exists: 3.0, the original's).
     public var favoriteRateThreshold: Double
+    /// Whether the like threshold is calibrated on the training examples (`FAVORITE_RATE_THRESHOLD=auto`, the default).
+    public var calibratesFavoriteThreshold: Bool
+    /// Which model decides likes (`CLASSIFIER`).
+    public var classifier: ClassifierChoice
     /// The human's time zone, in which minutes of the day and calendar days are counted (`TZ`, default UTC).
     public var timeZone: TimeZone
     /// The most tweets the archive keeps; the oldest go first (`ARCHIVE_ROW_LIMIT`, default 10,000).
@@ -76,8 +81,18 @@ public struct Configuration: Sendable {
         case redis
     }
 
-    /// Default of `FAVORITE_RATE_THRESHOLD`, the original's.
+    /// The threshold of the original bot's code, used when `FAVORITE_RATE_THRESHOLD=auto` has nothing to calibrate on.
     public static let defaultFavoriteRateThreshold = 3.0
+
+    /// `CLASSIFIER`: which naive Bayes model decides likes.
+    public enum ClassifierChoice: String, Sendable, CaseIterable {
+        /// Chosen by cross-validation with the threshold (the default); with a numeric threshold, the original.
+        case auto
+        /// The original bot's formula.
+        case original
+        /// Binary naive Bayes with add-one smoothing and a minimum number of sightings per word.
+        case binary
+    }
     /// Default of `ARCHIVE_ROW_LIMIT`, the original's (the free Postgres plan's row limit).
     public static let defaultArchiveRowLimit = 10_000
     /// Default of `X_API_BASE_URL`.
@@ -86,7 +101,7 @@ public struct Configuration: Sendable {
     /// Every environment variable mirror_bot reads, for documentation and deploy-template checks.
     public static let variableNames: [String] =
         Account.allCases.flatMap { account in credentialSuffixes.map { account.environmentPrefix + $0 } }
-        + ["DATABASE_URL", "REDIS_URL", "REDISTOGO_URL", "FAVORITE_RATE_THRESHOLD", "TZ", "ARCHIVE_ROW_LIMIT",
+        + ["DATABASE_URL", "REDIS_URL", "REDISTOGO_URL", "FAVORITE_RATE_THRESHOLD", "CLASSIFIER", "TZ", "ARCHIVE_ROW_LIMIT",
            "X_API_BASE_URL", "REDIS_KEY_PREFIX", "LOG_LEVEL", "MECAB_DICDIR", "MIRROR_BOT_DATA",
            "MAX_POSTS_PER_DAY", "REPOST_AFTER_DAYS", "POST_MENTIONS", "REPLY_FALLBACK",
            "MISSED_SLOT_GRACE", "REPLY_LIMIT_PER_USER", "MAX_THREAD_REPLIES", "MENTIONS_POLL_SECONDS",
@@ -135,12 +150,23 @@ public struct Configuration: Sendable {
         }
 
         favoriteRateThreshold = Self.defaultFavoriteRateThreshold
-        if let text = value("FAVORITE_RATE_THRESHOLD") {
+        calibratesFavoriteThreshold = true
+        if let text = value("FAVORITE_RATE_THRESHOLD"), text.lowercased() != "auto" {
             if let number = Double(text), number.isFinite, number > 0 {
                 favoriteRateThreshold = number
+                calibratesFavoriteThreshold = false
             } else {
                 problems.append(.init(variable: "FAVORITE_RATE_THRESHOLD", isMissing: false,
-                                      expected: "a positive number such as 3.0 (the original's default) or 2", shownValue: text))
+                                      expected: "auto (calibrated on what the human liked) or a positive number such as 3.0 (the original's default)",
+                                      shownValue: text))
+            }
+        }
+        classifier = .auto
+        if let text = value("CLASSIFIER") {
+            if let choice = ClassifierChoice(rawValue: text.lowercased()) {
+                classifier = choice
+            } else {
+                problems.append(.init(variable: "CLASSIFIER", isMissing: false, expected: "auto, original or binary", shownValue: text))
             }
         }
 

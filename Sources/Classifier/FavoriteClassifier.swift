@@ -1,3 +1,5 @@
+public import Foundation
+import Synchronization
 public import Tokenizer
 public import WordCounts
 
@@ -33,14 +35,33 @@ public struct FavoriteClassifier: Sendable {
     public let store: any WordCountBackend
     /// How texts become nouns.
     public let tokenizer: TweetTokenizer
-    /// Like when score(favorite) / score(normal) exceeds this (`FAVORITE_RATE_THRESHOLD`).
-    public let threshold: Double
+    /// Where learned tweets are recorded (the archive's training examples), if anywhere.
+    public let examples: (any TrainingExampleLog)?
+    /// The model and threshold, shared by every copy of this classifier, so a recalibration reaches them all.
+    private let decision: Decision
 
-    /// A classifier over `store`'s counts.
-    public init(store: any WordCountBackend, tokenizer: TweetTokenizer, threshold: Double) {
+    /// Like when score(favorite) / score(normal) exceeds this (`FAVORITE_RATE_THRESHOLD`, or the calibrated value).
+    public var threshold: Double { decision.state.withLock { $0.threshold } }
+    /// The formula (`CLASSIFIER`, or the calibrated choice).
+    public var model: ClassifierModel { decision.state.withLock { $0.model } }
+
+    /// A classifier over `store`'s counts; tweets it learns are also recorded in `examples`.
+    public init(store: any WordCountBackend, tokenizer: TweetTokenizer, threshold: Double, model: ClassifierModel = .original,
+                examples: (any TrainingExampleLog)? = nil) {
         self.store = store
         self.tokenizer = tokenizer
-        self.threshold = threshold
+        self.examples = examples
+        self.decision = Decision(model: model, threshold: threshold)
+    }
+
+    /// Decides from now on with `model` and `threshold` (a calibration's choice), in this classifier and its copies.
+    public func decide(with model: ClassifierModel, threshold: Double) {
+        decision.state.withLock { $0 = (model, threshold) }
+    }
+
+    private final class Decision: Sendable {
+        let state: Mutex<(model: ClassifierModel, threshold: Double)>
+        init(model: ClassifierModel, threshold: Double) { state = Mutex((model, threshold)) }
     }
 
     /// The features of a tweet: its distinct nouns, then `@username` when the author is known.
@@ -63,22 +84,27 @@ public struct FavoriteClassifier: Sendable {
         guard !tweets.isEmpty else { return [] }
         let featureSets = try tweets.map(features(of:))
         let counts = try await store.counts(forEach: featureSets)
+        let (model, threshold) = decision.state.withLock { ($0.model, $0.threshold) }
         return zip(featureSets, counts).map { features, counts in
-            let score = FavoriteScore(features: features, counts: counts)
+            let score = model.score(features: features, counts: counts)
             return Verdict(isFavorite: score.isFavorite(threshold: threshold), score: score, features: features)
         }
     }
 
     /// Learns tweets with ids as `category`, each id at most once ever (re-reading a timeline or re-importing
-    /// changes nothing), in one round trip. Returns how many were new.
+    /// changes nothing), in one round trip; then records them as training examples from `source`. Returns how many
+    /// were new to the counts.
     @discardableResult
-    public func learnOnce(_ tweets: [(id: String, tweet: Tweet)], as category: Category) async throws -> Int {
+    public func learnOnce(_ tweets: [(id: String, tweet: Tweet)], as category: Category, source: ExampleSource, at date: Date = Date()) async throws -> Int {
         guard !tweets.isEmpty else { return 0 }
         let featured = try tweets.map { (id: $0.id, features: try features(of: $0.tweet)) }
-        switch category {
-        case .favorite: return try await store.learnFavoritesOnce(featured)
-        case .normal: return try await store.learnNormalsOnce(featured)
+        let learned = switch category {
+        case .favorite: try await store.learnFavoritesOnce(featured)
+        case .normal: try await store.learnNormalsOnce(featured)
         }
+        // After the counts: a crash in between leaves an example unrecorded, never a recorded one unlearned.
+        try await examples?.record(tweets, as: category, source: source, at: date)
+        return learned
     }
 
     /// Learns tweets as `category` in one round trip. Learning a favorite also takes it out of `normal`

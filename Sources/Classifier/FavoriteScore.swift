@@ -30,6 +30,13 @@ public struct FavoriteScore: Sendable, Equatable {
     /// Whether the ratio exceeds `threshold` (NaN, from an untrained filter, is never a favorite, as in the original).
     public func isFavorite(threshold: Double) -> Bool { logRatio > Foundation.log(threshold) }
 
+    /// A score from its parts (the models compute them).
+    init(logFavorite: Double, logNormal: Double, contributions: [Contribution]) {
+        self.logFavorite = logFavorite
+        self.logNormal = logNormal
+        self.contributions = contributions
+    }
+
     /// The original's assumed probability of a feature never seen, and its weight in sightings.
     static let assumedProbability = 0.1
     static let assumedWeight = 5.0

@@ -10,6 +10,7 @@ import RedisClient
 import Schedule
 import ServiceLifecycle
 import Tokenizer
+import Training
 import WordCounts
 public import XAPI
 
@@ -92,7 +93,19 @@ public enum DaemonRunner {
 
         let database = try ArchiveDatabase.open(for: configuration, logger: logger)
         let archive = TweetArchive(database: database, timeZone: configuration.timeZone, rowLimit: configuration.archiveRowLimit)
-        let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: configuration.favoriteRateThreshold)
+        let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: configuration.favoriteRateThreshold,
+                                            examples: TrainingExamples(database: database))
+        do {
+            // A pool of its own: `database` runs once, as the group's service.
+            let decision = try await ArchiveDatabase.open(for: configuration, logger: logger).withRunning { database in
+                try await LikeDecision.apply(to: classifier, configuration: configuration, database: database, calibrateIfMissing: true, at: startedAt)
+            }
+            logger.notice("\(decision)")
+        } catch {
+            logger.error("Could not read or make the like calibration (\(error)); liking with threshold \(configuration.favoriteRateThreshold) until the daily one.")
+        }
+        let calibrator = configuration.calibratesFavoriteThreshold
+            ? LikeDecision.calibrator(for: classifier, configuration: configuration, database: database) : nil
         let replyLog = ReplyLog(database: database)
         let plans = PlanStore(database: database)
 
@@ -109,7 +122,7 @@ public enum DaemonRunner {
         let favoriter = Favoriter(clock: clock, log: replyLog, classifier: classifier, client: client, botUserID: bot.id, humanUserID: human.id,
                                   settings: .init(pollInterval: Double(configuration.timelinePollSeconds), dryRun: options.dryRun), logger: logger)
         let learner = Learner(clock: clock, log: replyLog, archive: archive, classifier: classifier, client: client, humanUserID: human.id,
-                              settings: .init(pollInterval: Double(configuration.learnPollSeconds)), logger: logger)
+                              settings: .init(pollInterval: Double(configuration.learnPollSeconds)), calibrator: calibrator, logger: logger)
 
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: ArchiveDatabaseService(database: database)),

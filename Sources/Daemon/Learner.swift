@@ -5,7 +5,7 @@ public import Foundation
 public import Logging
 public import ServiceLifecycle
 public import XAPI
-import Training
+public import Training
 
 
 /// Keeps learning from the human: their new tweets into the archive, their home timeline as `normal`, their new
@@ -38,13 +38,18 @@ public struct Learner: Service {
     let client: XClient
     let humanUserID: String
     let settings: Settings
+    let calibrator: Calibrator?
     let logger: Logger
 
-    /// A learner for the human `humanUserID`.
+    /// How often the like threshold is calibrated again on the examples learned since (bot time).
+    static let calibrationInterval: TimeInterval = 86_400
+
+    /// A learner for the human `humanUserID`; with a `calibrator` (`FAVORITE_RATE_THRESHOLD=auto`), it calibrates the
+    /// like threshold again once a day as examples accumulate, and the classifier decides with the new choice.
     public init(clock: any BotClock, log: ReplyLog, archive: TweetArchive, classifier: FavoriteClassifier, client: XClient,
-                humanUserID: String, settings: Settings = Settings(), logger: Logger) {
+                humanUserID: String, settings: Settings = Settings(), calibrator: Calibrator? = nil, logger: Logger) {
         self.clock = clock; self.log = log; self.archive = archive; self.classifier = classifier; self.client = client
-        self.humanUserID = humanUserID; self.settings = settings; self.logger = logger
+        self.humanUserID = humanUserID; self.settings = settings; self.calibrator = calibrator; self.logger = logger
     }
 
     /// Polls until cancelled or the group's graceful shutdown.
@@ -60,6 +65,17 @@ public struct Learner: Service {
         try await learnNewTweets()
         try await learnTimeline()
         if includingLikes { try await learnLikes() }
+        try await recalibrateIfDue()
+    }
+
+    /// Calibrates the like threshold again when the stored calibration is a day old (or missing).
+    private func recalibrateIfDue() async throws {
+        guard let calibrator else { return }
+        let now = clock.now()
+        if let stored = try await calibrator.stored(), now.timeIntervalSince(stored.calibratedAt) < Self.calibrationInterval { return }
+        let calibration = try await calibrator.calibrate(at: now)
+        classifier.decide(with: calibration.result.model, threshold: calibration.result.threshold)
+        logger.notice("recalibrated the like \(calibration.result.summary)")
     }
 
     private func learnNewTweets() async throws {
@@ -88,7 +104,8 @@ public struct Learner: Service {
         let request = GetHomeTimeline(userID: humanUserID, sinceID: sinceID == "0" ? nil : sinceID, maxResults: 100, exclude: [.retweets])
         for try await page in client.pages(request, as: .human, maxPosts: 800) {
             let seen = page.tweets.filter { !$0.isRetweet && $0.authorID != humanUserID }
-            learned += try await classifier.learnOnce(seen.map { ($0.id, FavoriteClassifier.Tweet($0, in: page)) }, as: .normal)
+            learned += try await classifier.learnOnce(seen.map { ($0.id, FavoriteClassifier.Tweet($0, in: page)) }, as: .normal, source: .timeline,
+                                                      at: clock.now())
             if let id = page.meta?.newestID, (UInt64(id) ?? 0) > (UInt64(newest) ?? 0) { newest = id }
         }
         if newest != sinceID { try await log.setValue(newest, of: Self.homeSinceIDKey) }
@@ -101,7 +118,8 @@ public struct Learner: Service {
         for try await page in client.pages(GetLikedTweets(userID: humanUserID, maxResults: settings.likesPerPage), as: .human) {
             pages += 1
             let likes = page.tweets.filter { !$0.isRetweet }
-            let new = try await classifier.learnOnce(likes.map { ($0.id, FavoriteClassifier.Tweet($0, in: page)) }, as: .favorite)
+            let new = try await classifier.learnOnce(likes.map { ($0.id, FavoriteClassifier.Tweet($0, in: page)) }, as: .favorite, source: .likes,
+                                                     at: clock.now())
             learned += new
             // Likes come most recent first: a page with a like learned before means the rest are known.
             if new < likes.count || pages >= 8 { break }

@@ -1,9 +1,11 @@
+import Archive
 import EmbeddedStore
 import ArgumentParser
 import Classifier
 import Foundation
 import RedisClient
 import Tokenizer
+import Training
 import WordCounts
 
 /// `mirror_bot classify`: says whether the bot would like each tweet read from standard input, and why.
@@ -14,9 +16,13 @@ struct ClassifyCommand: AsyncParsableCommand {
         discussion: """
             Each line is a tweet: plain text, or JSON {"text": ..., "author": "username"}. Prints per line the \
             decision and the natural log of score(favorite) / score(normal); a tweet is liked when that ratio exceeds \
-            FAVORITE_RATE_THRESHOLD. Lines are classified in batches, one Redis round trip per batch.
+            the like threshold: FAVORITE_RATE_THRESHOLD, or with auto (the default) the calibrated one, whose model \
+            and figures --stats prints. Lines are classified in batches, one read of the word counts per batch.
             """
     )
+
+    @Flag(help: "Print how likes are decided (the model, the threshold and its cross-validated figures) and the training examples, then exit.")
+    var stats = false
 
     @Flag(help: "Print one JSON object per line: {\"favorite\", \"log_ratio\", \"features\"}.")
     var json = false
@@ -29,6 +35,19 @@ struct ClassifyCommand: AsyncParsableCommand {
         let configuration = context.configuration
         let store = try WordCountBackends.open(for: configuration).store
         let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: configuration.favoriteRateThreshold)
+        let stats = stats
+        let (decision, examples, timeline) = try await context.archiveDatabase().withRunning { database in
+            let decision = try await LikeDecision.apply(to: classifier, configuration: configuration, database: database, calibrateIfMissing: stats)
+            let examples = TrainingExamples(database: database)
+            return (decision, try await examples.count(), try await examples.timelineLikes())
+        }
+        if stats {
+            print("Likes: \(decision).")
+            let share = timeline.seen > 0 ? String(format: " (%.0f%%)", Double(timeline.liked) / Double(timeline.seen) * 100) : ""
+            print("Training examples: \(examples) stored; of \(timeline.seen) timeline posts the human saw, they liked \(timeline.liked)\(share).")
+            return
+        }
+        FileHandle.standardError.write(Data("Deciding with the \(decision).\n".utf8))
         var batch: [FavoriteClassifier.Tweet] = []
         while let line = readLine() {
             batch.append(Self.tweet(fromLine: line))

@@ -46,7 +46,7 @@ struct DoctorCommand: AsyncParsableCommand {
                 report(label, .failure(error))
             }
         }
-        print("ok    time zone: \(configuration.timeZone.identifier); archive keeps \(configuration.archiveRowLimit) tweets; like threshold \(configuration.favoriteRateThreshold); X API at \(configuration.xAPIBaseURL.absoluteString)")
+        print("ok    time zone: \(configuration.timeZone.identifier); archive keeps \(configuration.archiveRowLimit) tweets; like threshold \(configuration.calibratesFavoriteThreshold ? "auto (calibrated on the training examples)" : String(configuration.favoriteRateThreshold)), classifier \(configuration.classifier.rawValue); X API at \(configuration.xAPIBaseURL.absoluteString)")
 
         do {
             let database = try ArchiveDatabase.open(for: configuration, logger: context.logger)

@@ -27,18 +27,21 @@ struct ImportCommand: AsyncParsableCommand {
         let context = try CommandContext.load()
         let configuration = context.configuration
         let store = try WordCountBackends.open(for: configuration).store
-        let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: configuration.favoriteRateThreshold)
         let database = try await context.archiveDatabase()
+        let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: configuration.favoriteRateThreshold,
+                                            examples: TrainingExamples(database: database))
         let path = path
-        let (report, archived) = try await database.withRunning { database in
+        let (report, archived, calibration) = try await database.withRunning { database in
             let archive = TweetArchive(database: database, timeZone: configuration.timeZone, rowLimit: configuration.archiveRowLimit)
             try await archive.prepare()
             let report = try await ArchiveImporter(archive: archive, classifier: classifier).importExport(at: path)
-            return (report, try await archive.count())
+            let calibration = report.likesLearned > 0 ? try await calibrationLine(classifier, configuration, database) : nil
+            return (report, try await archive.count(), calibration)
         }
         print("Imported \(report.tweetsStored) new tweets (\(report.tweetsRead) read, \(report.retweetsSkipped) retweets skipped) "
               + "and learned \(report.likesLearned) new likes (\(report.likesRead) read, \(report.likesWithoutText) without text). "
               + "The archive holds \(archived) tweets.")
+        if let calibration { print(calibration) }
         if report.tweetsRead - report.retweetsSkipped > configuration.archiveRowLimit {
             print("Only the newest \(configuration.archiveRowLimit) are kept (ARCHIVE_ROW_LIMIT); raise it to keep more.")
         }

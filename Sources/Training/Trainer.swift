@@ -85,7 +85,7 @@ public struct Trainer: Sendable {
             report.postsRead += page.tweets.count
             let liked = page.tweets.filter { !$0.isRetweet }
             likedIDs.formUnion(liked.map(\.id))
-            report.favorites += try await classifier.learnOnce(liked.map { ($0.id, FavoriteClassifier.Tweet($0, in: page)) }, as: .favorite)
+            report.favorites += try await classifier.learnOnce(liked.map { ($0.id, FavoriteClassifier.Tweet($0, in: page)) }, as: .favorite, source: .likes)
             progress("likes page \(report.pages): \(report.favorites) learned as favorite")
         }
         var timelinePages = 0
@@ -97,7 +97,11 @@ public struct Trainer: Sendable {
             // Retweets are never liked by the bot, so they are not learned from; the human's own tweets neither.
             let normal = page.tweets.filter { !$0.isRetweet && !likedIDs.contains($0.id) && $0.authorID != human.id }
             report.retweetsSkipped += page.tweets.filter(\.isRetweet).count
-            report.normals += try await classifier.learnOnce(normal.map { ($0.id, FavoriteClassifier.Tweet($0, in: page)) }, as: .normal)
+            report.normals += try await classifier.learnOnce(normal.map { ($0.id, FavoriteClassifier.Tweet($0, in: page)) }, as: .normal, source: .timeline)
+            // Timeline posts the human liked (already learned from the likes): recorded as liked timeline posts, the
+            // share of their timeline the human likes, which the threshold calibration aims at.
+            let likedOnTimeline = page.tweets.filter { !$0.isRetweet && likedIDs.contains($0.id) && $0.authorID != human.id }
+            _ = try await classifier.learnOnce(likedOnTimeline.map { ($0.id, FavoriteClassifier.Tweet($0, in: page)) }, as: .favorite, source: .timeline)
             progress("timeline page \(timelinePages): \(report.normals) learned as normal")
         }
         report.stored = report.favorites + report.normals

@@ -6,21 +6,26 @@ import TestSupport
 
 @Suite("Migrations")
 struct MigrationTests {
-    @Test("The bundled migrations come from Migrations/, numbered and in order")
+    @Test("The bundled migrations come from Migrations/ (Postgres) and Migrations/sqlite/, numbered and in order")
     func bundledMigrations() {
-        #expect(Migration.bundled.map(\.version) == [1, 2, 3, 4, 5, 6, 7])
+        #expect(Migration.bundled.map(\.version) == [1, 2, 3, 4, 5, 6, 7, 8])
         #expect(Migration.bundled.first?.name == "create_tweets")
         #expect(Migration.bundled.allSatisfy { !$0.statements.isEmpty })
+        #expect(Migration.bundledSQLite.map(\.name) == ["archive", "word_counts", "training_examples"])
+        #expect(Migration.bundledSQLite.map(\.version) == [1, 2, 3])
     }
 
-    @Test("Migrating a fresh database applies everything once; running again is a no-op")
-    func freshDatabase() async throws {
-        try await TestServers.withIsolatedDatabase(migrated: false) { database async throws in
+    @Test("Migrating a fresh database applies everything once; running again is a no-op", arguments: StoreBackends.archives)
+    func freshDatabase(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await TestServers.withIsolatedDatabase(backend, migrated: false) { database async throws in
+            let expected = Migrator().migrations(for: database).map(\.version)
+            #expect(try await Migrator().pending(database).map(\.version) == expected)
             let first = try await Migrator().migrate(database)
-            #expect(first.map(\.version) == Migration.bundled.map(\.version))
+            #expect(first.map(\.version) == expected)
             let second = try await Migrator().migrate(database)
             #expect(second.isEmpty)
-            #expect(try await Migrator().appliedVersions(database) == Migration.bundled.map(\.version))
+            #expect(try await Migrator().appliedVersions(database) == expected)
+            #expect(try await Migrator().pending(database).isEmpty)
         }
     }
 

@@ -19,6 +19,8 @@ struct ConfigurationTests {
         #expect(configuration.database == nil)
         #expect(configuration.redis == nil)
         #expect(configuration.favoriteRateThreshold == 3.0)
+        #expect(configuration.calibratesFavoriteThreshold)
+        #expect(configuration.classifier == .auto)
         #expect(configuration.timeZone.secondsFromGMT(for: Date()) == 0)  // Foundation on Linux calls it GMT
         #expect(configuration.archiveRowLimit == 10_000)
         #expect(configuration.xAPIBaseURL.absoluteString == "https://api.x.com")
@@ -56,6 +58,7 @@ struct ConfigurationTests {
         environment["DATABASE_URL"] = "postgres://u:p%40ss@db.example.com:5433/mirror?sslmode=require"
         environment["REDIS_URL"] = "rediss://:secret@redis.example.com:6380/2"
         environment["FAVORITE_RATE_THRESHOLD"] = "2"
+        environment["CLASSIFIER"] = "Binary"
         environment["TZ"] = "Asia/Tokyo"
         environment["ARCHIVE_ROW_LIMIT"] = "500"
         environment["X_API_BASE_URL"] = "http://127.0.0.1:8080/"
@@ -69,6 +72,9 @@ struct ConfigurationTests {
                                                       database: "mirror", tlsMode: .require))
         #expect(configuration.redis == RedisURL(host: "redis.example.com", port: 6380, password: "secret", database: 2, usesTLS: true))
         #expect(configuration.favoriteRateThreshold == 2)
+        #expect(!configuration.calibratesFavoriteThreshold)
+        #expect(configuration.classifier == .binary)
+        #expect(try Configuration(environment: ["FAVORITE_RATE_THRESHOLD": "auto"]).calibratesFavoriteThreshold)
         #expect(configuration.timeZone.identifier == "Asia/Tokyo")
         #expect(configuration.archiveRowLimit == 500)
         #expect(configuration.xAPIBaseURL.absoluteString == "http://127.0.0.1:8080")
@@ -155,8 +161,8 @@ struct ConfigurationTests {
 
     @Test("Every variable read is listed in variableNames")
     func variableNamesAreComplete() {
-        #expect(Configuration.variableNames.count == 29)
-        #expect(Set(Configuration.variableNames).count == 29)
+        #expect(Configuration.variableNames.count == 30)
+        #expect(Set(Configuration.variableNames).count == 30)
         #expect(Set(Configuration.variableNames).isSuperset(of: Self.credentials.keys))
     }
 

@@ -44,7 +44,8 @@ struct DeployFilesTests {
         #expect(env.values.allSatisfy { ($0["description"] as? String)?.isEmpty == false })
         let credentials = env.filter { $0.key.hasPrefix("HUMAN_") || $0.key.hasPrefix("BOT_") }
         #expect(credentials.count == 8 && credentials.values.allSatisfy { $0["required"] as? Bool == true })
-        #expect(env["FAVORITE_RATE_THRESHOLD"]?["value"] as? String == "2")
+        #expect(env["FAVORITE_RATE_THRESHOLD"]?["value"] as? String == "auto")
+        #expect(env["CLASSIFIER"]?["value"] as? String == "auto")
         #expect(env["DATABASE_URL"]?["required"] as? Bool == false)  // the add-on sets it
         let addons = (app["addons"] as? [[String: Any]] ?? []).compactMap { $0["plan"] as? String }
         #expect(addons.contains { $0.hasPrefix("heroku-postgresql") } && addons.contains { $0.hasPrefix("heroku-redis") })

@@ -50,7 +50,7 @@ struct TrainerTests {
         try await server.withRunning { url in
             let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Self.human]), logger: Self.quiet)
             try await TestServers.withStores(backends) { database, store async throws in
-                let classifier = FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3)
+                let classifier = FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3, examples: TrainingExamples(database: database))
                 let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "UTC")!, rowLimit: 10_000)
                 try await archive.prepare()
                 try await body(Trainer(client: client, archive: archive, classifier: classifier, logger: Self.quiet), server, client)
@@ -115,6 +115,49 @@ struct TrainerTests {
             #expect(keys > 5)
             #expect(try await trainer.archive.count() == 0)
             #expect(try await !trainer.classifier.store.isTrained("scheduler"))
+        }
+    }
+
+    @Test("rebuild reproduces the counts of incremental learning exactly from the stored examples, keeping the training flags",
+          arguments: StoreBackends.all)
+    func rebuild(_ backend: StoreBackends) async throws {
+        try await withTrainer(backend) { trainer, _, _ in
+            _ = try await trainer.trainClassifier(force: false)
+            // Then as the daemon learns: timeline tweets as normal, one of them liked later, a like never seen on the
+            // timeline (it takes its words out of normal, never below zero), and a repeat that changes nothing.
+            let classifier = trainer.classifier
+            let cat = FavoriteClassifier.Tweet(text: "猫と会議の写真", authorUsername: "friend")
+            let sushi = FavoriteClassifier.Tweet(text: "寿司の写真", authorUsername: "taro")
+            try await classifier.learnOnce([("30001", cat), ("30002", sushi)], as: .normal, source: .timeline)
+            try await classifier.learnOnce([("30001", cat)], as: .favorite, source: .likes)
+            try await classifier.learnOnce([("30003", .init(text: "会議と電車", authorUsername: "boss"))], as: .favorite, source: .likes)
+            try await classifier.learnOnce([("30002", sushi)], as: .normal, source: .timeline)
+
+            let examples = TrainingExamples(database: trainer.archive.database)
+            let stored = try await examples.all()
+            // 20 likes, 40 timeline tweets not liked, 20 liked on the timeline, then the five calls above (the repeat skipped).
+            #expect(stored.count == 84)
+            let sequences = stored.compactMap(\.sequence)
+            #expect(sequences.count == stored.count)
+            #expect(sequences == sequences.sorted())
+            let timeline = try await examples.timelineLikes()
+            #expect(timeline.seen == 62)  // 40 + 20 from training, then 30001 and 30002
+            #expect(timeline.liked == 21)  // the 20 liked on the timeline, and 30001
+            let features = try Set(stored.flatMap { try classifier.features(of: .init(text: $0.text, authorUsername: $0.author)) }).sorted()
+            let incremental = try await classifier.store.counts(for: features)
+            #expect(incremental.count(of: .favorite) == 22 && incremental.count(of: .normal) == 40)  // 42 seen, two moved to favorite
+
+            let report = try await CountsRebuilder(examples: examples, classifier: classifier).rebuild()
+            #expect(report.examples == stored.count)
+            #expect(try await classifier.store.counts(for: features) == incremental)
+            #expect(try await classifier.store.isTrained("classifier"))
+            #expect(try await classifier.store.wasLearnedAsFavorite("30003"))
+            #expect(try await examples.count() == stored.count)  // rebuilding records nothing new
+
+            // With no examples, a rebuild refuses and leaves the counts as they are.
+            try await examples.removeAll()
+            await #expect(throws: CountsRebuilder.NoExamples.self) { try await CountsRebuilder(examples: examples, classifier: classifier).rebuild() }
+            #expect(try await classifier.store.counts(for: features) == incremental)
         }
     }
 }

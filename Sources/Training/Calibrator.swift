@@ -1,0 +1,79 @@
+public import Archive
+public import Classifier
+public import Foundation
+import WordCounts
+
+/// Runs the threshold calibration on the stored training examples and keeps its result in the bot's state
+/// (`FAVORITE_RATE_THRESHOLD=auto`).
+public struct Calibrator: Sendable {
+    /// A stored calibration and when it was made.
+    public struct Stored: Sendable, Equatable, Codable {
+        /// What was chosen, and its figures.
+        public var result: ThresholdCalibration.Result
+        /// When it was made.
+        public var calibratedAt: Date
+    }
+
+    /// Where the result is kept in `bot_state`.
+    public static let stateKey = "classifier.calibration"
+
+    /// The examples.
+    public let examples: TrainingExamples
+    /// The bot's state, where the result is kept.
+    public let state: ReplyLog
+    /// The classifier whose tokenizer makes the features.
+    public let classifier: FavoriteClassifier
+    /// The models to choose among (`CLASSIFIER`: one, or both).
+    public let models: [ClassifierModel]
+    /// The threshold kept when there are too few examples (the original's).
+    public let fallbackThreshold: Double
+
+    /// A calibrator for `classifier`, over `examples`, keeping its result in `state`.
+    public init(examples: TrainingExamples, state: ReplyLog, classifier: FavoriteClassifier, models: [ClassifierModel], fallbackThreshold: Double) {
+        self.examples = examples
+        self.state = state
+        self.classifier = classifier
+        self.models = models
+        self.fallbackThreshold = fallbackThreshold
+    }
+
+    /// Calibrates now on every stored example, stores the result and returns it.
+    @discardableResult
+    public func calibrate(at date: Date = Date()) async throws -> Stored {
+        let stored = try await examples.all()
+        // One example per tweet, liked if the human ever liked it.
+        var order: [String] = []
+        var byTweet: [String: (text: String, author: String?, isFavorite: Bool)] = [:]
+        for example in stored {
+            let isFavorite = example.label == Category.favorite.rawValue
+            if let known = byTweet[example.tweetID] {
+                byTweet[example.tweetID]?.isFavorite = known.isFavorite || isFavorite
+            } else {
+                order.append(example.tweetID)
+                byTweet[example.tweetID] = (example.text, example.author, isFavorite)
+            }
+        }
+        let calibrationExamples = try order.map { id in
+            let tweet = byTweet[id]!
+            return ThresholdCalibration.Example(
+                tweetID: id, features: try classifier.features(of: .init(text: tweet.text, authorUsername: tweet.author)), isFavorite: tweet.isFavorite)
+        }
+        let timeline = try await examples.timelineLikes()
+        let share = timeline.seen >= ThresholdCalibration.minimumPerLabel ? Double(timeline.liked) / Double(timeline.seen) : nil
+        let result = ThresholdCalibration.calibrate(calibrationExamples, humanLikeShare: share, models: models, fallbackThreshold: fallbackThreshold)
+        let calibration = Stored(result: result, calibratedAt: date)
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        try await state.setValue(String(decoding: try encoder.encode(calibration), as: UTF8.self), of: Self.stateKey)
+        return calibration
+    }
+
+    /// The stored calibration, if any (nil also when it was made for other models).
+    public func stored() async throws -> Stored? {
+        guard let text = try await state.value(of: Self.stateKey) else { return nil }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        guard let stored = try? decoder.decode(Stored.self, from: Data(text.utf8)), models.contains(stored.result.model) else { return nil }
+        return stored
+    }
+}
