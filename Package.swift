@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "mirror_bot", targets: ["mirror_bot"]),
         .executable(name: "fake-x", targets: ["fake-x"]),
         .executable(name: "mirror_bot_benchmarks", targets: ["MirrorBotBenchmarks"]),
+        .executable(name: "likes-benchmark", targets: ["LikesBenchmark"]),
     ],
     dependencies: [
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
@@ -215,6 +216,12 @@ let package = Package(
             path: "Benchmarks/MirrorBotBenchmarks",
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "LikesBenchmark",
+            dependencies: ["Classifier", "EmbeddedStore", "Tokenizer", "WordCounts", "SeededRandom"],
+            path: "Benchmarks/LikesBenchmark",
+            swiftSettings: strictSettings
+        ),
 
         // MARK: Build tooling: the SQL files of Migrations/ compiled into the binary.
         .executableTarget(
@@ -272,7 +279,7 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "Daemon", "Archive", "BotClock", "BotConfiguration", "Classifier", "FakeX", "Picking", "RedisClient", "Schedule",
+                "Daemon", "Archive", "BotClock", "BotConfiguration", "Classifier", "FakeX", "Picking", "RedisClient", "Schedule", "Training",
                 "TestSupport", "Tokenizer", "WordCounts", "XAPI",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

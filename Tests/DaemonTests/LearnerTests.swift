@@ -10,6 +10,7 @@ import RedisClient
 import Testing
 import TestSupport
 import Tokenizer
+import Training
 import WordCounts
 import XAPI
 
@@ -70,6 +71,46 @@ struct LearnerTests {
                 #expect(counts.count(of: .normal) == 1)
                 try await learner.pollOnce()
                 #expect(try await store.counts(for: ["おもちゃ"]) == counts)
+            }
+        }
+    }
+
+    @Test("With FAVORITE_RATE_THRESHOLD=auto the learner calibrates again once a day of bot time, and the classifier follows",
+          arguments: StoreBackends.archives)
+    func recalibratesDaily(_ backend: StoreBackends.ArchiveKind) async throws {
+        let seed = FakeXSeed(
+            now: Self.start, users: [.init(id: "100", username: "human"), .init(id: "300", username: "friend")],
+            accounts: [.init(userID: "100", consumerKey: "hk", consumerSecret: "hs", accessToken: "100-t", accessTokenSecret: "hts")],
+            follows: ["100": ["300"]])
+        let server = FakeXServer(seed: seed, logger: Self.quiet)
+        try await TestServers.withStores(StoreBackends(archive: backend, counts: .sqlite)) { database, store async throws in
+            let examples = TrainingExamples(database: database)
+            let classifier = FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3, examples: examples)
+            let calibrator = Calibrator(examples: examples, state: ReplyLog(database: database), classifier: classifier,
+                                        models: [.original, .binary], fallbackThreshold: 3)
+            // What training left: 60 liked posts about cats, 60 seen and not liked about meetings.
+            try await classifier.learnOnce((0..<60).map { (id: "c\($0)", tweet: .init(text: "猫の写真と公園", authorUsername: "friend")) },
+                                           as: .favorite, source: .likes)
+            try await classifier.learnOnce((0..<60).map { (id: "m\($0)", tweet: .init(text: "会議の資料と電車", authorUsername: "boss")) },
+                                           as: .normal, source: .timeline)
+            try await server.withRunning { url in
+                let clock = ManualBotClock(now: Self.start)
+                let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Self.human]), clock: clock, logger: Self.quiet)
+                let learner = Learner(clock: clock, log: ReplyLog(database: database), archive: TweetArchive(database: database, timeZone: .gmt, rowLimit: 100),
+                                      classifier: classifier, client: client, humanUserID: "100", calibrator: calibrator, logger: Self.quiet)
+                try await learner.pollOnce()
+                let first = try #require(try await calibrator.stored())
+                #expect(first.calibratedAt == Self.start)
+                #expect(first.result.fallbackReason == nil && first.result.favorites == 60 && first.result.normals == 60)
+                #expect(classifier.threshold == first.result.threshold && classifier.model == first.result.model)
+
+                clock.advance(by: 23 * 3_600)
+                try await learner.pollOnce()
+                #expect(try await calibrator.stored()?.calibratedAt == Self.start)  // not a day yet
+
+                clock.advance(by: 3_600)
+                try await learner.pollOnce()
+                #expect(try await calibrator.stored()?.calibratedAt == Self.start.addingTimeInterval(86_400))
             }
         }
     }
