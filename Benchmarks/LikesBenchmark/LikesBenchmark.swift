@@ -88,12 +88,10 @@ struct LikesBenchmark {
     static func row(_ decision: String, predicted: [Bool], truth: [Bool]) -> Row {
         let truePositives = Double(zip(predicted, truth).filter { $0 && $1 }.count)
         let predictedPositives = Double(predicted.filter { $0 }.count), positives = Double(truth.filter { $0 }.count)
-        let precision = predictedPositives > 0 ? truePositives / predictedPositives : 0
-        let recall = positives > 0 ? truePositives / positives : 0
-        func f(_ beta: Double) -> Double {
-            let b2 = beta * beta
-            return precision + recall > 0 ? (1 + b2) * precision * recall / (b2 * precision + recall) : 0
-        }
-        return Row(decision: decision, precision: precision, recall: recall, f1: f(1), f05: f(0.5), likeShare: predictedPositives / Double(predicted.count))
+        let figures = ThresholdCalibration.Figures(precision: predictedPositives > 0 ? truePositives / predictedPositives : 0,
+                                                   recall: positives > 0 ? truePositives / positives : 0,
+                                                   likeShare: predictedPositives / Double(predicted.count))
+        return Row(decision: decision, precision: figures.precision, recall: figures.recall, f1: figures.f(beta: 1), f05: figures.f(beta: 0.5),
+                   likeShare: figures.likeShare)
     }
 }

@@ -36,6 +36,11 @@ public enum ThresholdCalibration {
         /// The share of timeline posts it would like.
         public var likeShare: Double
 
+        /// Figures from their parts.
+        public init(precision: Double, recall: Double, likeShare: Double) {
+            self.precision = precision; self.recall = recall; self.likeShare = likeShare
+        }
+
         /// F-beta of precision and recall; 0 when both are 0.
         public func f(beta: Double) -> Double {
             let b2 = beta * beta

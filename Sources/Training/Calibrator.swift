@@ -37,10 +37,14 @@ public struct Calibrator: Sendable {
         self.fallbackThreshold = fallbackThreshold
     }
 
-    /// Calibrates now on every stored example, stores the result and returns it.
+    /// The most examples a calibration reads (the newest): enough for any human's recent taste, and a bounded
+    /// daily cost however long the bot has been learning.
+    public static let exampleLimit = 50_000
+
+    /// Calibrates now on the newest stored examples, stores the result and returns it.
     @discardableResult
     public func calibrate(at date: Date = Date()) async throws -> Stored {
-        let stored = try await examples.all()
+        let stored = try await examples.recent(limit: Self.exampleLimit)
         // One example per tweet, liked if the human ever liked it.
         var order: [String] = []
         var byTweet: [String: (text: String, author: String?, isFavorite: Bool)] = [:]

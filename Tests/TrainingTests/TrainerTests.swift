@@ -140,6 +140,7 @@ struct TrainerTests {
             let sequences = stored.compactMap(\.sequence)
             #expect(sequences.count == stored.count)
             #expect(sequences == sequences.sorted())
+            #expect(try await examples.recent(limit: 3) == Array(stored.suffix(3)))
             let timeline = try await examples.timelineLikes()
             #expect(timeline.seen == 62)  // 40 + 20 from training, then 30001 and 30002
             #expect(timeline.liked == 21)  // the 20 liked on the timeline, and 30001
