@@ -55,8 +55,8 @@ struct DoctorCommand: AsyncParsableCommand {
                     try await database.checkReachable()
                     return try await Migrator().pending(database).count
                 }
-                report("archive in \(database.location)",
-                       .success(pending == 0 ? "reachable, migrated" : "reachable, \(pending) migration(s) pending: run `mirror_bot migrate`"))
+                let migrate = if case .sqlite = database.backend { "the next command applies them (or `mirror_bot migrate`)" } else { "run `mirror_bot migrate`" }
+                report("archive in \(database.location)", .success(pending == 0 ? "reachable, migrated" : "reachable, \(pending) migration(s) pending: \(migrate)"))
             } catch {
                 report("archive in \(database.location)", .failure(error))
             }

@@ -97,7 +97,7 @@ struct TrainRebuildCommand: AsyncParsableCommand {
 struct TrainClearCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clear",
-        abstract: "Empties the archive and this bot's word counts and training flags (only keys under REDIS_KEY_PREFIX)."
+        abstract: "Empties the archive, the training examples, and this bot's word counts and training flags (only keys under REDIS_KEY_PREFIX)."
     )
 
     func run() async throws {
