@@ -161,13 +161,14 @@ struct MirrorBotProcessTests {
         }
         let expectations: [[String]: [String]] = [
             ["start"]: ["--dry-run", "--speed", "--start-time", "--duration", "MISSED_SLOT_GRACE"],
-            ["migrate"]: ["DATABASE_URL"],
+            ["migrate"]: ["DATABASE_URL", "SQLite file"],
             ["train", "scheduler"]: ["--force", "3,200"],
             ["train", "classifier"]: ["--force", "favorite"],
-            ["train", "clear"]: ["word counts"],
+            ["train", "clear"]: ["word counts", "training examples"],
+            ["train", "rebuild"]: ["training examples", "original key layout"],
             ["import"]: ["<path>", ".zip"],
             ["schedule"]: ["--date", "--seed", "--json"],
-            ["classify"]: ["--json", "--explain"],
+            ["classify"]: ["--json", "--explain", "--stats"],
             ["doctor"]: ["Redis"],
             ["tokenize"]: ["<texts>"],
         ]
@@ -175,7 +176,9 @@ struct MirrorBotProcessTests {
             let result = try await MirrorBotProcess.run(["help"] + command, environment: [:])
             #expect(result.status == 0, "help \(command)")
             #expect(result.standardOutput.contains("USAGE: mirror_bot \(command.joined(separator: " "))"), "\(result.standardOutput)")
-            for word in words { #expect(result.standardOutput.contains(word), "help \(command.joined(separator: " ")) mentions \(word)") }
+            // Help text is wrapped to the terminal: words are compared with line breaks as spaces.
+            let text = result.standardOutput.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            for word in words { #expect(text.contains(word), "help \(command.joined(separator: " ")) mentions \(word)") }
         }
     }
 
