@@ -7,8 +7,8 @@ import SeededRandom
 /// topic. A topic has five common nouns MeCab knows and 80 names of its own (shops, people, places: made-up katakana
 /// words, which MeCab reads as one unknown noun each); every post also has everyday words from a vocabulary of
 /// 3,000, so most words are rare, as in real timelines. The human likes a post about one of their four topics
-/// (ラーメン, 寿司, 猫, 写真) with probability 0.7, a post of one of eight favourite authors with 0.35, anything else
-/// with 0.06 (noise): about a quarter of the timeline.
+/// (ラーメン, 寿司, 猫, 写真) with probability 0.8, a post of one of eight favourite authors with 0.4, anything else
+/// with 0.08 (noise): about 25-30% of the timeline.
 struct LikingPersona {
     struct Post: Sendable {
         var id: String
@@ -72,7 +72,7 @@ struct LikingPersona {
         for (index, noun) in nouns.enumerated() {
             text += noun + (index == nouns.count - 1 ? Self.endings.randomElement(using: &generator)! : Self.particles.randomElement(using: &generator)!)
         }
-        let probability = topics.contains(where: Self.likedTopics.contains) ? 0.7 : (favouriteAuthors.contains(author) ? 0.35 : 0.06)
+        let probability = topics.contains(where: Self.likedTopics.contains) ? 0.8 : (favouriteAuthors.contains(author) ? 0.4 : 0.08)
         defer { nextID += 1 }
         return Post(id: String(nextID), text: text, author: String(format: "writer_%03d", author),
                     liked: Double.random(in: 0..<1, using: &generator) < probability)
