@@ -56,15 +56,22 @@ public struct ArchiveDatabase: Sendable {
     /// The archive in the SQLite file at `path`, created if missing (with its folder's permission). WAL mode with
     /// `synchronous = NORMAL`: a killed process loses nothing committed. Tables come from `Migrator`.
     public init(sqliteFile path: String, logger: Logger) throws {
-        var configuration = GRDB.Configuration()
-        configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         do {
-            self.backend = .sqlite(try DatabasePool(path: path, configuration: configuration), path: path)
+            self.backend = .sqlite(try Self.openSQLitePool(path: path), path: path)
         } catch {
             throw ArchiveError(operation: "opening the SQLite file \(path) (MIRROR_BOT_DATA)", underlying: error)
         }
         self.logger = logger
+    }
+
+    /// A GRDB pool on the SQLite file at `path` as every store of the bot opens it: WAL mode (a pool's default) with
+    /// `synchronous = NORMAL`, so a killed process loses nothing committed (only a power cut may lose the last
+    /// transactions, never consistency), and a 10 s wait for another writer.
+    public static func openSQLitePool(path: String) throws -> DatabasePool {
+        var configuration = GRDB.Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        return try DatabasePool(path: path, configuration: configuration)
     }
 
     /// The database `configuration` names: Postgres at `DATABASE_URL` when set, else the SQLite file

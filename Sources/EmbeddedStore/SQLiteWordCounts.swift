@@ -14,12 +14,7 @@ public struct SQLiteWordCounts: WordCountBackend {
     /// Opens (creating if needed) the SQLite file at `path` and brings its tables up to date (the migrations of
     /// `Migrations/sqlite/`, shared with the archive when it lives in the same file).
     public init(path: String) throws {
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
-        // WAL with synchronous=NORMAL: a killed process loses nothing committed; only a power cut may lose the last
-        // transactions, never consistency.
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
-        pool = try DatabasePool(path: path, configuration: configuration)
+        pool = try ArchiveDatabase.openSQLitePool(path: path)
         try Migrator().migrateSQLite(pool)
     }
 
