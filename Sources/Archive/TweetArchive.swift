@@ -360,19 +360,3 @@ extension Array {
         isEmpty ? nil : self[Int.random(in: 0..<count, using: &generator)]
     }
 }
-
-/// A moment's minute of the day and calendar day on the local clock of a zone (what Postgres's `AT TIME ZONE` gives).
-struct LocalTime {
-    /// 0 is 00:00, 1439 is 23:59.
-    var minute: Int
-    /// `YYYY-MM-DD`.
-    var day: String
-
-    init(of date: Date, in zone: TimeZone) {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
-        minute = (parts.hour ?? 0) * 60 + (parts.minute ?? 0)
-        day = String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
-    }
-}

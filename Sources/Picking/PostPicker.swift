@@ -58,10 +58,7 @@ public struct PostPicker: Sendable {
 
     /// The minute of the day (0–1439) of `date` in `timeZone`.
     public static func minuteOfDay(_ date: Date, in timeZone: TimeZone) -> Int {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let parts = calendar.dateComponents([.hour, .minute], from: date)
-        return (parts.hour ?? 0) * 60 + (parts.minute ?? 0)
+        LocalTime(of: date, in: timeZone).minute
     }
 
     private static func clock(_ minute: Int) -> String { String(format: "%02d:%02d", minute / 60, minute % 60) }

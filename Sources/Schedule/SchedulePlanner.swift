@@ -28,9 +28,6 @@ public struct SchedulePlanner: Sendable {
 
     /// Today's date (`YYYY-MM-DD`) in `timeZone` at `now`.
     public static func day(of now: Date, in timeZone: TimeZone) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let parts = calendar.dateComponents([.year, .month, .day], from: now)
-        return String(format: "%04d-%02d-%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
+        LocalTime(of: now, in: timeZone).day
     }
 }
