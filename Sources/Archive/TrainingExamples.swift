@@ -68,32 +68,28 @@ public struct TrainingExamples: Sendable {
 
     /// Every example in learning order.
     public func all() async throws -> [TrainingExample] {
-        if case .sqlite = database.backend {
-            return try await database.read("reading the training examples") { db in
-                try Row.fetchAll(db, sql: "SELECT seq, tweet_id, text, author, label, source, learned_at FROM training_examples ORDER BY seq")
-                    .map { TrainingExample(sequence: $0[0], tweetID: $0[1], text: $0[2], author: $0[3], label: $0[4], source: $0[5], learnedAt: $0[6]) }
-            }
-        }
-        return try await database.rows("reading the training examples", """
-            SELECT seq, tweet_id, text, author, label, source, learned_at FROM training_examples ORDER BY seq
-            """, as: (Int64, String, String, String?, String, String, Date).self).map {
-            TrainingExample(sequence: $0.0, tweetID: $0.1, text: $0.2, author: $0.3, label: $0.4, source: $0.5, learnedAt: $0.6)
-        }
+        try await examples(newest: nil)
     }
 
     /// The newest `limit` examples, in learning order (what the calibration reads: the examples grow with every
     /// timeline post learned, and recent likes say more about the human than old ones).
     public func recent(limit: Int) async throws -> [TrainingExample] {
+        try await examples(newest: limit)
+    }
+
+    /// The newest `limit` examples (all when nil), in learning order.
+    private func examples(newest limit: Int?) async throws -> [TrainingExample] {
+        let operation = "reading the training examples"
         if case .sqlite = database.backend {
-            return try await database.read("reading the recent training examples") { db in
+            return try await database.read(operation) { db in
                 try Row.fetchAll(db, sql: """
                     SELECT seq, tweet_id, text, author, label, source, learned_at FROM
                         (SELECT * FROM training_examples ORDER BY seq DESC LIMIT ?) ORDER BY seq
-                    """, arguments: [limit])
+                    """, arguments: [limit ?? -1])  // SQLite reads a negative limit as none
                     .map { TrainingExample(sequence: $0[0], tweetID: $0[1], text: $0[2], author: $0[3], label: $0[4], source: $0[5], learnedAt: $0[6]) }
             }
         }
-        return try await database.rows("reading the recent training examples", """
+        return try await database.rows(operation, """
             SELECT seq, tweet_id, text, author, label, source, learned_at FROM
                 (SELECT * FROM training_examples ORDER BY seq DESC LIMIT \(limit)) AS recent ORDER BY seq
             """, as: (Int64, String, String, String?, String, String, Date).self).map {
