@@ -98,10 +98,13 @@ public struct Trainer: Sendable {
             let normal = page.tweets.filter { !$0.isRetweet && !likedIDs.contains($0.id) && $0.authorID != human.id }
             report.retweetsSkipped += page.tweets.filter(\.isRetweet).count
             report.normals += try await classifier.learnOnce(normal.map { ($0.id, FavoriteClassifier.Tweet($0, in: page)) }, as: .normal, source: .timeline)
-            // Timeline posts the human liked (already learned from the likes): recorded as liked timeline posts, the
-            // share of their timeline the human likes, which the threshold calibration aims at.
+            // Timeline posts the human liked are already counted (from the likes): they are only recorded as liked
+            // timeline posts, for the share of their timeline the human likes, which the threshold calibration aims at.
             let likedOnTimeline = page.tweets.filter { !$0.isRetweet && likedIDs.contains($0.id) && $0.authorID != human.id }
-            _ = try await classifier.learnOnce(likedOnTimeline.map { ($0.id, FavoriteClassifier.Tweet($0, in: page)) }, as: .favorite, source: .timeline)
+            if !likedOnTimeline.isEmpty {
+                try await classifier.examples?.record(likedOnTimeline.map { ($0.id, FavoriteClassifier.Tweet($0, in: page)) },
+                                                      as: .favorite, source: .timeline, at: Date())
+            }
             progress("timeline page \(timelinePages): \(report.normals) learned as normal")
         }
         report.stored = report.favorites + report.normals
