@@ -302,38 +302,37 @@ struct ImportProcessTests {
     @Test("SIGKILL while likes are being learned into the SQLite file leaves a file that opens with all of them or none")
     func killedWhileLearningIntoSQLite() async throws {
         try await TestServers.withScratchDatabase("sqlitekill") { databaseURL async throws in
-            let folder = FileManager.default.temporaryDirectory.appending(path: TestServers.uniqueName("kill"))
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: folder) }
-            let data = folder.appending(path: "bot.sqlite").path
-            let environment = ["DATABASE_URL": databaseURL.connectionText, "MIRROR_BOT_DATA": data, "PATH": "/usr/bin:/bin"]
-            #expect(try await MirrorBotProcess.run(["migrate"], environment: environment).status == 0)
-            let topics = ["猫", "寿司", "写真", "ラーメン", "電車", "会議"]
-            let entries = (0..<20_000).map { #"{"like": {"tweetId": "\#($0 + 1)", "fullText": "\#(topics[$0 % 6])と\#(topics[($0 / 6) % 6])の話 \#($0)"}}"# }
-            let likes = folder.appending(path: "like.js")
-            try ("window.YTD.like.part0 = [\n" + entries.joined(separator: ",\n") + "\n]").write(to: likes, atomically: true, encoding: .utf8)
+            try await TestServers.withTemporaryFolder { folder in
+                let data = folder.appending(path: "bot.sqlite").path
+                let environment = ["DATABASE_URL": databaseURL.connectionText, "MIRROR_BOT_DATA": data, "PATH": "/usr/bin:/bin"]
+                #expect(try await MirrorBotProcess.run(["migrate"], environment: environment).status == 0)
+                let topics = ["猫", "寿司", "写真", "ラーメン", "電車", "会議"]
+                let entries = (0..<20_000).map { #"{"like": {"tweetId": "\#($0 + 1)", "fullText": "\#(topics[$0 % 6])と\#(topics[($0 / 6) % 6])の話 \#($0)"}}"# }
+                let likes = folder.appending(path: "like.js")
+                try ("window.YTD.like.part0 = [\n" + entries.joined(separator: ",\n") + "\n]").write(to: likes, atomically: true, encoding: .utf8)
 
-            // Killed at a few moments of the import (the first early, the last after it may have finished).
-            for delay in [150, 400, 900] {
-                let process = Process()
-                process.executableURL = try MirrorBotProcess.executable
-                process.arguments = ["import", likes.path]
-                process.environment = environment
-                process.standardOutput = FileHandle.nullDevice
-                process.standardError = FileHandle.nullDevice
-                try process.run()
-                try await Task.sleep(for: .milliseconds(delay))  // not a timing assertion: any moment must be safe
-                kill(process.processIdentifier, SIGKILL)
-                nonisolated(unsafe) let killed = process
-                try await MirrorBotProcess.offload { killed.waitUntilExit() }
+                // Killed at a few moments of the import (the first early, the last after it may have finished).
+                for delay in [150, 400, 900] {
+                    let process = Process()
+                    process.executableURL = try MirrorBotProcess.executable
+                    process.arguments = ["import", likes.path]
+                    process.environment = environment
+                    process.standardOutput = FileHandle.nullDevice
+                    process.standardError = FileHandle.nullDevice
+                    try process.run()
+                    try await Task.sleep(for: .milliseconds(delay))  // not a timing assertion: any moment must be safe
+                    kill(process.processIdentifier, SIGKILL)
+                    nonisolated(unsafe) let killed = process
+                    try await MirrorBotProcess.offload { killed.waitUntilExit() }
 
-                let counts = try SQLiteWordCounts(path: data)
-                let learned = try await counts.counts(for: ["猫"])
-                let total = learned.count(of: .favorite)
-                #expect(total == 0 || total == 20_000, "after a kill at \(delay) ms: \(total) likes")
-                let withCat = (0..<20_000).filter { $0 % 6 == 0 || ($0 / 6) % 6 == 0 }.count
-                #expect(learned.count(of: "猫", in: .favorite) == (total == 0 ? 0 : withCat), "at \(delay) ms")
-                #expect(try await counts.wasLearnedAsFavorite("20000") == (total == 20_000))
+                    let counts = try SQLiteWordCounts(path: data)
+                    let learned = try await counts.counts(for: ["猫"])
+                    let total = learned.count(of: .favorite)
+                    #expect(total == 0 || total == 20_000, "after a kill at \(delay) ms: \(total) likes")
+                    let withCat = (0..<20_000).filter { $0 % 6 == 0 || ($0 / 6) % 6 == 0 }.count
+                    #expect(learned.count(of: "猫", in: .favorite) == (total == 0 ? 0 : withCat), "at \(delay) ms")
+                    #expect(try await counts.wasLearnedAsFavorite("20000") == (total == 20_000))
+                }
             }
         }
     }
@@ -341,25 +340,24 @@ struct ImportProcessTests {
     @Test("Without REDIS_URL, likes imported are learned into the SQLite file MIRROR_BOT_DATA")
     func importIntoSQLite() async throws {
         try await TestServers.withScratchDatabase("sqlite") { databaseURL async throws in
-            let folder = FileManager.default.temporaryDirectory.appending(path: TestServers.uniqueName("data"))
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: folder) }
-            let data = folder.appending(path: "bot.sqlite").path
-            let environment = ["DATABASE_URL": databaseURL.connectionText, "MIRROR_BOT_DATA": data, "TZ": "Asia/Tokyo"]
-            #expect(try await MirrorBotProcess.run(["migrate"], environment: environment).status == 0)
-            let likes = #"""
-                window.YTD.like.part0 = [
-                  {"like": {"tweetId": "21", "fullText": "猫の写真がかわいい"}},
-                  {"like": {"tweetId": "22", "fullText": "猫と散歩"}}
-                ]
-                """#
-            let imported = try await MirrorBotProcess.run(["import", "like.js"], environment: environment, files: ["like.js": likes])
-            #expect(imported.status == 0, "\(imported.standardError)")
-            #expect(imported.standardOutput.contains("learned 2 new likes"), "\(imported.standardOutput)")
-            #expect(FileManager.default.fileExists(atPath: data))
-            let counts = try SQLiteWordCounts(path: data)
-            #expect(try await counts.counts(for: ["猫"]).count(of: "猫", in: .favorite) == 2)
-            #expect(try await counts.wasLearnedAsFavorite("21"))
+            try await TestServers.withTemporaryFolder { folder in
+                let data = folder.appending(path: "bot.sqlite").path
+                let environment = ["DATABASE_URL": databaseURL.connectionText, "MIRROR_BOT_DATA": data, "TZ": "Asia/Tokyo"]
+                #expect(try await MirrorBotProcess.run(["migrate"], environment: environment).status == 0)
+                let likes = #"""
+                    window.YTD.like.part0 = [
+                      {"like": {"tweetId": "21", "fullText": "猫の写真がかわいい"}},
+                      {"like": {"tweetId": "22", "fullText": "猫と散歩"}}
+                    ]
+                    """#
+                let imported = try await MirrorBotProcess.run(["import", "like.js"], environment: environment, files: ["like.js": likes])
+                #expect(imported.status == 0, "\(imported.standardError)")
+                #expect(imported.standardOutput.contains("learned 2 new likes"), "\(imported.standardOutput)")
+                #expect(FileManager.default.fileExists(atPath: data))
+                let counts = try SQLiteWordCounts(path: data)
+                #expect(try await counts.counts(for: ["猫"]).count(of: "猫", in: .favorite) == 2)
+                #expect(try await counts.wasLearnedAsFavorite("21"))
+            }
         }
     }
 

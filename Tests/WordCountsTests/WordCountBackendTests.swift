@@ -22,10 +22,9 @@ struct WordCountBackendTests {
             do { try await body(store) } catch { _ = try? await store.removeAll(); throw error }
             try await store.removeAll()
         case .sqlite:
-            let folder = FileManager.default.temporaryDirectory.appending(path: TestServers.uniqueName("sqlite"))
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: folder) }
-            try await body(try SQLiteWordCounts(path: folder.appending(path: "mirror_bot.sqlite").path))
+            try await TestServers.withTemporaryFolder { folder in
+                try await body(try SQLiteWordCounts(path: folder.appending(path: "mirror_bot.sqlite").path))
+            }
         }
     }
 
