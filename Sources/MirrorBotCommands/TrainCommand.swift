@@ -14,7 +14,7 @@ import XAPI
 struct TrainCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "train",
-        abstract: "Learns from the human's account: the archive (scheduler), the likes (classifier), or clears both.",
+        abstract: "Learns from the human's account: the archive (scheduler), the likes (classifier); rebuilds the word counts from the training examples (rebuild); or clears it all (clear).",
         subcommands: [TrainSchedulerCommand.self, TrainClassifierCommand.self, TrainRebuildCommand.self, TrainClearCommand.self]
     )
 }
