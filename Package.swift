@@ -49,9 +49,13 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "PostText",
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "Archive",
             dependencies: [
-                "BotConfiguration",
+                "BotConfiguration", "PostText",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -86,7 +90,7 @@ let package = Package(
         .target(
             name: "XAPI",
             dependencies: [
-                "BotConfiguration", "BotClock",
+                "BotConfiguration", "BotClock", "PostText",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -246,6 +250,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "BotConfigurationTests", dependencies: ["BotConfiguration"], swiftSettings: strictSettings),
+        .testTarget(name: "PostTextTests", dependencies: ["PostText"], swiftSettings: strictSettings),
         .testTarget(
             name: "ArchiveTests",
             dependencies: ["Archive", "BotConfiguration", "TestSupport", .product(name: "PostgresNIO", package: "postgres-nio")],
@@ -294,7 +299,7 @@ let package = Package(
         ),
         .testTarget(
             name: "XAPITests",
-            dependencies: ["XAPI", "FakeX", "BotClock", "BotConfiguration", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["XAPI", "FakeX", "BotClock", "BotConfiguration", "TestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -318,6 +323,7 @@ let package = Package(
             name: "MirrorBotCommandsTests",
             dependencies: [
                 "MirrorBotCommands", "Archive", "BotConfiguration", "TestSupport", "FakeX", "RedisClient", "WordCounts", "Classifier", "Tokenizer", "Picking", "EmbeddedStore",
+                "XAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

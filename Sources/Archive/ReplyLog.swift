@@ -48,6 +48,27 @@ public struct ReplyLog: Sendable {
             """, as: Int.self)
     }
 
+    /// Every stored state value, by name.
+    public func values() async throws -> [String: String] {
+        if case .sqlite = database.backend {
+            return try await database.read("reading the bot's state") { db in
+                Dictionary(try Row.fetchAll(db, sql: "SELECT name, value FROM bot_state").map { ($0[0], $0[1]) }, uniquingKeysWith: { $1 })
+            }
+        }
+        return Dictionary(try await run("reading the bot's state", "SELECT name, value FROM bot_state", as: (String, String).self)
+            .map { ($0.0, $0.1) }, uniquingKeysWith: { $1 })
+    }
+
+    /// Forgets a state value (such as a `since_id`, so that reading starts afresh).
+    public func removeValue(of name: String) async throws {
+        if case .sqlite = database.backend {
+            return try await database.write("forgetting \(name)") { db in
+                try db.execute(sql: "DELETE FROM bot_state WHERE name = ?", arguments: [name])
+            }
+        }
+        _ = try await run("forgetting \(name)", "DELETE FROM bot_state WHERE name = \(name) RETURNING 1", as: Int.self)
+    }
+
     /// Records that a mention is being handled; false when it was handled before (never handle one twice).
     public func begin(mentionID: Int64, authorID: Int64, conversationID: Int64?, at date: Date) async throws -> Bool {
         if case .sqlite = database.backend {

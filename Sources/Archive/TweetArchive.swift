@@ -2,6 +2,7 @@ public import Foundation
 import GRDB
 import Logging
 import PostgresNIO
+import PostText
 
 /// The human's tweets (table `tweets`): what the bot posts from and replies with.
 ///
@@ -27,8 +28,10 @@ public struct TweetArchive: Sendable {
     }
 
     /// Makes the stored minutes of the day those of this archive's zone: recomputes them when the archive was last
-    /// used with another zone (or by the original bot, which used the server's). Call once after opening.
+    /// used with another zone (or by the original bot, which used the server's); and marks which stored tweets
+    /// contain a link where that is not known yet (rows stored before it was kept). Call once after opening.
     public func prepare() async throws {
+        try await markLinks()
         if case .sqlite = database.backend {
             let zone = timeZone
             return try await database.write("recomputing minutes of the day for \(zoneName)") { db in
@@ -61,6 +64,28 @@ public struct TweetArchive: Sendable {
         }
     }
 
+    /// Sets `has_link` on the rows that have none yet, with the rule X links by (`PostLinks`).
+    private func markLinks() async throws {
+        if case .sqlite = database.backend {
+            return try await database.write("marking tweets with links") { db in
+                let update = try db.cachedStatement(sql: "UPDATE tweets SET has_link = ? WHERE id = ?")
+                for row in try Row.fetchAll(db, sql: "SELECT id, text FROM tweets WHERE has_link IS NULL") {
+                    try update.execute(arguments: [PostLinks.containsLink(row["text"]), row["id"] as Int64])
+                }
+            }
+        }
+        let rows = try await query("reading tweets without a link mark", "SELECT id, text FROM tweets WHERE has_link IS NULL",
+                                   as: (Int64, String).self)
+        guard !rows.isEmpty else { return }
+        let ids = rows.map(\.0), marks = rows.map { PostLinks.containsLink($0.1) }
+        try await transaction("marking tweets with links") { connection in
+            try await connection.query("""
+                UPDATE tweets SET has_link = m.has_link FROM unnest(\(ids)::bigint[], \(marks)::boolean[]) AS m(id, has_link)
+                WHERE tweets.id = m.id
+                """, logger: logger)
+        }
+    }
+
     /// Stores `tweets` in one transaction, skipping those already stored, then deletes the oldest rows beyond the
     /// row limit. Returns how many were new.
     @discardableResult
@@ -72,19 +97,20 @@ public struct TweetArchive: Sendable {
         let texts = unique.map(\.text)
         let replyUserIDs = unique.map { $0.replyUserID ?? 0 }  // 0 stands for "not a reply": no X user has id 0.
         let dates = unique.map(\.createdAt)
+        let links = unique.map { PostLinks.containsLink($0.text) }
         let zone = zoneName
         let limit = rowLimit
         if case .sqlite = database.backend {
             let timeZone = timeZone
             return try await database.write("inserting \(unique.count) tweets") { db in
                 let insert = try db.cachedStatement(sql: """
-                    INSERT INTO tweets (tweet_id, text, reply_user_id, created_at, minute, day) VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT INTO tweets (tweet_id, text, reply_user_id, created_at, minute, day, has_link) VALUES (?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (tweet_id) DO NOTHING
                     """)
                 var inserted = 0
-                for tweet in unique {
+                for (tweet, hasLink) in zip(unique, links) {
                     let local = LocalTime(of: tweet.createdAt, in: timeZone)
-                    try insert.execute(arguments: [tweet.tweetID, tweet.text, tweet.replyUserID, tweet.createdAt, local.minute, local.day])
+                    try insert.execute(arguments: [tweet.tweetID, tweet.text, tweet.replyUserID, tweet.createdAt, local.minute, local.day, hasLink])
                     inserted += db.changesCount
                 }
                 if inserted > 0 {
@@ -100,12 +126,12 @@ public struct TweetArchive: Sendable {
         return try await transaction("inserting \(unique.count) tweets") { connection in
             let rows = try await connection.query("""
                 WITH inserted AS (
-                    INSERT INTO tweets (tweet_id, text, reply_user_id, created_at, minute)
+                    INSERT INTO tweets (tweet_id, text, reply_user_id, created_at, minute, has_link)
                     SELECT t.tweet_id, t.text, NULLIF(t.reply_user_id, 0), t.created_at,
                            (extract(hour FROM t.created_at AT TIME ZONE \(zone)) * 60
-                            + extract(minute FROM t.created_at AT TIME ZONE \(zone)))::integer
-                    FROM unnest(\(ids)::bigint[], \(texts)::text[], \(replyUserIDs)::bigint[], \(dates)::timestamptz[])
-                         AS t(tweet_id, text, reply_user_id, created_at)
+                            + extract(minute FROM t.created_at AT TIME ZONE \(zone)))::integer, t.has_link
+                    FROM unnest(\(ids)::bigint[], \(texts)::text[], \(replyUserIDs)::bigint[], \(dates)::timestamptz[], \(links)::boolean[])
+                         AS t(tweet_id, text, reply_user_id, created_at, has_link)
                     ON CONFLICT (tweet_id) DO NOTHING
                     RETURNING 1
                 )
@@ -181,11 +207,11 @@ public struct TweetArchive: Sendable {
 
     /// A tweet that is not a reply, posted within ±`radius` minutes of `minute` of the day (wrapping around
     /// midnight), not in `excluded`; nil when there is none. The choice is uniform and comes from `generator`.
-    /// `allowingMentions: false` skips tweets that @-mention anyone; `notPostedSince` skips tweets the bot posted
-    /// (see `recordBotPost`) at or after that time.
+    /// `allowingMentions: false` skips tweets that @-mention anyone; `allowingLinks: false` skips tweets that contain
+    /// a link; `notPostedSince` skips tweets the bot posted (see `recordBotPost`) at or after that time.
     public func randomTweet(
         nearMinute minute: Int, radius: Int, excluding excluded: Set<Int64> = [],
-        allowingMentions: Bool = true, notPostedSince: Date? = nil,
+        allowingMentions: Bool = true, allowingLinks: Bool = true, notPostedSince: Date? = nil,
         using generator: inout some RandomNumberGenerator
     ) async throws -> ArchivedTweet? {
         let window = MinuteWindow(around: minute, radius: radius)
@@ -201,9 +227,10 @@ public struct TweetArchive: Sendable {
                     SELECT tweet_id, text, reply_user_id, created_at FROM tweets WHERE reply_user_id IS NULL
                       AND (minute BETWEEN ? AND ? OR minute BETWEEN ? AND ?)
                       AND tweet_id NOT IN (SELECT value FROM json_each(?))
+                      AND (? OR has_link IS NOT 1)
                       AND NOT EXISTS (SELECT 1 FROM bot_posts WHERE source_tweet_id = tweets.tweet_id AND posted_at >= ?)
                     ORDER BY tweet_id
-                    """, arguments: [firstLow, firstHigh, secondLow, secondHigh, Self.jsonArray(excludedIDs), postedSince])
+                    """, arguments: [firstLow, firstHigh, secondLow, secondHigh, Self.jsonArray(excludedIDs), allowingLinks, postedSince])
                 .map(ArchivedTweet.init(row:))
             }.filter { allowingMentions || !Self.mentionsSomeone($0.text) }
             return candidates.randomElementByOffset(using: &generator)
@@ -214,6 +241,7 @@ public struct TweetArchive: Sendable {
               AND (minute BETWEEN \(firstLow) AND \(firstHigh) OR minute BETWEEN \(secondLow) AND \(secondHigh))
               AND tweet_id <> ALL(\(excludedIDs)::bigint[])
               AND (\(allowingMentions) OR text !~ \(Self.mentionPattern))
+              AND (\(allowingLinks) OR has_link IS NOT TRUE)
               AND NOT EXISTS (SELECT 1 FROM bot_posts WHERE source_tweet_id = tweets.tweet_id AND posted_at >= \(postedSince))
               \(unescaped: tail)
             """
@@ -241,9 +269,10 @@ public struct TweetArchive: Sendable {
     /// A JSON array of ids, which SQLite's `json_each` reads as a table (SQLite has no array parameters).
     static func jsonArray(_ ids: [Int64]) -> String { "[" + ids.map(String.init).joined(separator: ",") + "]" }
 
-    /// A past reply of the human to `userID` (to anyone when nil), not in `excluded`; nil when there is none.
+    /// A past reply of the human to `userID` (to anyone when nil), not in `excluded`, with a link only when
+    /// `allowingLinks`; nil when there is none.
     public func randomReply(
-        toUser userID: Int64?, excluding excluded: Set<Int64> = [],
+        toUser userID: Int64?, excluding excluded: Set<Int64> = [], allowingLinks: Bool = true,
         using generator: inout some RandomNumberGenerator
     ) async throws -> ArchivedTweet? {
         let excludedIDs = Array(excluded)
@@ -254,8 +283,8 @@ public struct TweetArchive: Sendable {
                 try Row.fetchAll(db, sql: """
                     SELECT tweet_id, text, reply_user_id, created_at FROM tweets
                     WHERE reply_user_id IS NOT NULL AND (? OR reply_user_id = ?)
-                      AND tweet_id NOT IN (SELECT value FROM json_each(?)) ORDER BY tweet_id
-                    """, arguments: [anyUser, user, Self.jsonArray(excludedIDs)]).map(ArchivedTweet.init(row:))
+                      AND tweet_id NOT IN (SELECT value FROM json_each(?)) AND (? OR has_link IS NOT 1) ORDER BY tweet_id
+                    """, arguments: [anyUser, user, Self.jsonArray(excludedIDs), allowingLinks]).map(ArchivedTweet.init(row:))
             }
             return candidates.randomElementByOffset(using: &generator)
         }
@@ -263,7 +292,7 @@ public struct TweetArchive: Sendable {
             """
             SELECT \(unescaped: select) FROM tweets
             WHERE reply_user_id IS NOT NULL AND (\(anyUser) OR reply_user_id = \(user))
-              AND tweet_id <> ALL(\(excludedIDs)::bigint[]) \(unescaped: tail)
+              AND tweet_id <> ALL(\(excludedIDs)::bigint[]) AND (\(allowingLinks) OR has_link IS NOT TRUE) \(unescaped: tail)
             """
         }
     }

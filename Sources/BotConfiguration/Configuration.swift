@@ -48,6 +48,27 @@ public struct Configuration: Sendable {
         case any
     }
 
+    /// Whether the bot likes posts (`LIKES`: `auto`, the default, likes where the network allows it: not on X).
+    public var likes: LikesSetting
+
+    /// The values of `LIKES`.
+    public enum LikesSetting: String, Sendable, CaseIterable {
+        /// Like where the network's access allows it and its rules welcome it: on X, off.
+        case auto
+        /// Try to like; a refusal by the network turns liking off until a daily recheck.
+        case on
+        /// Never like, and read nothing that only liking needs.
+        case off
+    }
+
+    /// The most the bot spends on the X API in one UTC day, in US dollars, by its own count (`X_DAILY_BUDGET`, default 1.00).
+    public var xDailyBudget: Double
+    /// Default of `X_DAILY_BUDGET`.
+    public static let defaultXDailyBudget = 1.0
+    /// Whether the bot may post (and reply with) the human's tweets that contain a link (`POST_LINKS`, default false:
+    /// on X such a post costs about 13 times a plain one).
+    public var postLinks: Bool
+
     /// A slot missed by more than this while the bot was down is skipped (`MISSED_SLOT_GRACE`, minutes, default 10).
     public var missedSlotGraceMinutes: Int
     /// Answers to one person per hour (`REPLY_LIMIT_PER_USER`, default 3).
@@ -105,7 +126,7 @@ public struct Configuration: Sendable {
            "X_API_BASE_URL", "REDIS_KEY_PREFIX", "LOG_LEVEL", "MECAB_DICDIR", "MIRROR_BOT_DATA",
            "MAX_POSTS_PER_DAY", "REPOST_AFTER_DAYS", "POST_MENTIONS", "REPLY_FALLBACK",
            "MISSED_SLOT_GRACE", "REPLY_LIMIT_PER_USER", "MAX_THREAD_REPLIES", "MENTIONS_POLL_SECONDS",
-           "TIMELINE_POLL_SECONDS", "LEARN_POLL_SECONDS"]
+           "TIMELINE_POLL_SECONDS", "LEARN_POLL_SECONDS", "LIKES", "X_DAILY_BUDGET", "POST_LINKS"]
 
     private static let credentialSuffixes = ["CONSUMER_KEY", "CONSUMER_SECRET", "ACCESS_TOKEN", "ACCESS_TOKEN_SECRET"]
 
@@ -225,13 +246,37 @@ public struct Configuration: Sendable {
         timelinePollSeconds = count("TIMELINE_POLL_SECONDS", default: 300, allowsZero: false, meaning: "seconds")
         learnPollSeconds = count("LEARN_POLL_SECONDS", default: 900, allowsZero: false, meaning: "seconds")
 
-        postMentions = false
-        if let text = value("POST_MENTIONS") {
+        func flag(_ name: String) -> Bool {
+            guard let text = value(name) else { return false }
             switch text.lowercased() {
-            case "true", "1", "yes": postMentions = true
-            case "false", "0", "no": postMentions = false
+            case "true", "1", "yes": return true
+            case "false", "0", "no": return false
             default:
-                problems.append(.init(variable: "POST_MENTIONS", isMissing: false, expected: "true or false", shownValue: text))
+                problems.append(.init(variable: name, isMissing: false, expected: "true or false", shownValue: text))
+                return false
+            }
+        }
+        postMentions = flag("POST_MENTIONS")
+        postLinks = flag("POST_LINKS")
+
+        likes = .auto
+        if let text = value("LIKES") {
+            if let setting = LikesSetting(rawValue: text.lowercased()) {
+                likes = setting
+            } else {
+                problems.append(.init(variable: "LIKES", isMissing: false,
+                                      expected: "auto (like where the network allows it: not on X), on or off", shownValue: text))
+            }
+        }
+
+        xDailyBudget = Self.defaultXDailyBudget
+        if let text = value("X_DAILY_BUDGET") {
+            let number = Double(text.hasPrefix("$") ? String(text.dropFirst()) : text)
+            if let number, number.isFinite, number > 0 {
+                xDailyBudget = number
+            } else {
+                problems.append(.init(variable: "X_DAILY_BUDGET", isMissing: false,
+                                      expected: "US dollars a UTC day above 0, such as 1.00", shownValue: text))
             }
         }
 

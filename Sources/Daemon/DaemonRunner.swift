@@ -51,6 +51,12 @@ public enum DaemonRunner {
         public var likes: Int
         /// The API usage report.
         public var usage: [String]
+        /// X's bill of each UTC day of the run by mirror_bot's count: this run's, and every run's that day.
+        public var spend: [(day: String, thisRun: Double, allRuns: Double)]
+        /// `X_DAILY_BUDGET`.
+        public var budget: Double
+        /// Whether the bot liked, and why (not).
+        public var liking: String
         /// The process's memory at the end, where the system reports it.
         public var memory: ProcessMemory?
     }
@@ -61,13 +67,14 @@ public enum DaemonRunner {
 
         // Before starting: the database answers and is migrated, the word counts answer, both accounts are known.
         // The SQLite file is the bot's own and is migrated here; Postgres is migrated by `mirror_bot migrate`.
-        let archiveLocation = try await ArchiveDatabase.open(for: configuration, logger: logger).withRunning { database in
+        let (archiveLocation, storedRefusals) = try await ArchiveDatabase.open(for: configuration, logger: logger).withRunning { database in
             if case .sqlite = database.backend { try await Migrator().migrate(database) }
             let pending = try await Migrator().pending(database).count
             guard pending == 0 else {
                 throw ArchiveError(operation: "starting", reason: "\(pending) migration(s) are not applied yet; run `mirror_bot migrate` first")
             }
-            return database.location
+            try await TweetArchive(database: database, timeZone: configuration.timeZone, rowLimit: configuration.archiveRowLimit).prepare()
+            return (database.location, try await UsageRecording.storedRefusals(in: ReplyLog(database: database)))
         }
         logger.notice("archive: \(archiveLocation)\(configuration.database == nil ? " (DATABASE_URL is not set)" : "")")
         let (store, storeDescription) = try WordCountBackends.open(for: configuration)
@@ -82,53 +89,87 @@ public enum DaemonRunner {
         let clock: any BotClock = options.speed == 1 && options.startTime == nil
             ? SystemBotClock() : SimulatedBotClock(start: options.startTime ?? Date(), speed: options.speed)
         let startedAt = clock.now()
-        let client = XClient(configuration: .init(baseURL: configuration.xAPIBaseURL,
-                                                  credentials: [.human: configuration.human!, .bot: configuration.bot!]),
-                             clock: clock, logger: logger)
-        guard let human = try await client.send(GetAuthenticatedUser(), as: .human).data,
-              let bot = try await client.send(GetAuthenticatedUser(), as: .bot).data else {
+        let runID = UUID().uuidString
+        let usage = UsageMeter()
+        let refusals = XRefusals()
+        let budget = DailyBudget(limit: configuration.xDailyBudget, meter: usage, logger: logger)
+        let clientConfiguration = XClient.Configuration(baseURL: configuration.xAPIBaseURL,
+                                                        credentials: [.human: configuration.human!, .bot: configuration.bot!])
+        let database = try ArchiveDatabase.open(for: configuration, logger: logger)
+        // The services' client keeps what X refuses for good in the store; the start's client (before the store
+        // runs as a service) shares its meter, refusals and budget.
+        let client = XClient(configuration: clientConfiguration, clock: clock, usage: usage, refusals: refusals, budget: budget,
+                             refusalStore: StoredRefusals(log: ReplyLog(database: database)), logger: logger)
+        refusals.restore(storedRefusals, apps: client.appFingerprints)
+        let liking = LikingPolicy(setting: configuration.likes, networkReason: XAccess.whyNoLikes, refusals: refusals)
+        let usageDays = UsageDays(database: database)
+        do {
+            let spent = try await ArchiveDatabase.open(for: configuration, logger: logger).withRunning { database in
+                try await UsageRecording.loadSpentElsewhere(into: usage, from: UsageDays(database: database), runID: runID, at: startedAt)
+            }
+            logger.notice("\(String(format: "budget: X_DAILY_BUDGET $%.2f a UTC day by mirror_bot's count of X's bill ($%.3f spent today before this start; %@)", configuration.xDailyBudget, spent, usage.prices.source))")
+        } catch {
+            logger.error("Could not read today's API spend (\(error)); the budget counts from zero until it can.")
+        }
+        logger.notice("\(liking.statusLine)")
+        if !configuration.postLinks {
+            logger.notice("links: the person's tweets and replies with a link are not posted (POST_LINKS=false: X bills a post with a URL $0.200, a plain one $0.015)")
+        }
+        let startClient = XClient(configuration: clientConfiguration, clock: clock, usage: usage, refusals: refusals, budget: budget, logger: logger)
+        guard let human = try await startClient.send(GetAuthenticatedUser(), as: .human).data,
+              let bot = try await startClient.send(GetAuthenticatedUser(), as: .bot).data else {
             throw XAPIError.malformedResponse(endpoint: GetAuthenticatedUser.name, reason: "no user in the answer")
         }
         logger.notice("mirroring @\(human.username) on @\(bot.username)\(options.dryRun ? " (dry run: nothing is posted or liked)" : "")\(options.speed == 1 ? "" : " at \(options.speed)x speed from \(startedAt.formatted(.iso8601))")")
 
-        let database = try ArchiveDatabase.open(for: configuration, logger: logger)
         let archive = TweetArchive(database: database, timeZone: configuration.timeZone, rowLimit: configuration.archiveRowLimit)
         let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: configuration.favoriteRateThreshold,
                                             examples: TrainingExamples(database: database))
-        do {
-            // A pool of its own: `database` runs once, as the group's service.
-            let decision = try await ArchiveDatabase.open(for: configuration, logger: logger).withRunning { database in
-                try await LikeDecision.apply(to: classifier, configuration: configuration, database: database, calibrateIfMissing: true, at: startedAt)
+        if liking.isChosen {
+            do {
+                // A pool of its own: `database` runs once, as the group's service.
+                let decision = try await ArchiveDatabase.open(for: configuration, logger: logger).withRunning { database in
+                    try await LikeDecision.apply(to: classifier, configuration: configuration, database: database, calibrateIfMissing: true,
+                                                 at: startedAt)
+                }
+                logger.notice("\(decision)")
+            } catch {
+                logger.error("Could not read or make the like calibration (\(error)); liking with threshold \(configuration.favoriteRateThreshold) until the daily one.")
             }
-            logger.notice("\(decision)")
-        } catch {
-            logger.error("Could not read or make the like calibration (\(error)); liking with threshold \(configuration.favoriteRateThreshold) until the daily one.")
         }
-        let calibrator = configuration.calibratesFavoriteThreshold
+        let calibrator = configuration.calibratesFavoriteThreshold && liking.isChosen
             ? LikeDecision.calibrator(for: classifier, configuration: configuration, database: database) : nil
         let replyLog = ReplyLog(database: database)
         let plans = PlanStore(database: database)
 
         let poster = Poster(
             clock: clock, plans: plans, planner: SchedulePlanner(archive: archive, maxPostsPerDay: configuration.maxPostsPerDay),
-            picker: PostPicker(archive: archive, repostAfterDays: configuration.repostAfterDays, allowsMentions: configuration.postMentions, logger: logger),
+            picker: PostPicker(archive: archive, repostAfterDays: configuration.repostAfterDays, allowsMentions: configuration.postMentions,
+                               allowsLinks: configuration.postLinks, logger: logger),
             client: client, settings: .init(missedSlotGrace: Double(configuration.missedSlotGraceMinutes * 60), dryRun: options.dryRun), logger: logger)
         let replier = Replier(
-            clock: clock, log: replyLog, picker: ReplyPicker(archive: archive, fallback: configuration.replyFallback), client: client,
+            clock: clock, log: replyLog, picker: ReplyPicker(archive: archive, fallback: configuration.replyFallback, allowsLinks: configuration.postLinks),
+            client: client,
             botUserID: bot.id,
             settings: .init(pollInterval: Double(configuration.mentionsPollSeconds), limitPerUserPerHour: configuration.replyLimitPerUser,
                             maxThreadReplies: configuration.maxThreadReplies, dryRun: options.dryRun),
             logger: logger)
-        let favoriter = Favoriter(clock: clock, log: replyLog, classifier: classifier, client: client, botUserID: bot.id, humanUserID: human.id,
+        let favoriter = Favoriter(clock: clock, log: replyLog, archive: archive, policy: liking, classifier: classifier, client: client,
+                                  botUserID: bot.id, humanUserID: human.id,
                                   settings: .init(pollInterval: Double(configuration.timelinePollSeconds), dryRun: options.dryRun), logger: logger)
-        let learner = Learner(clock: clock, log: replyLog, archive: archive, classifier: classifier, client: client, humanUserID: human.id,
-                              settings: .init(pollInterval: Double(configuration.learnPollSeconds)), calibrator: calibrator, logger: logger)
+        let learner = Learner(clock: clock, log: replyLog, archive: archive, classifier: classifier, client: client, liking: liking,
+                              humanUserID: human.id, settings: .init(pollInterval: Double(configuration.learnPollSeconds)),
+                              calibrator: calibrator, logger: logger)
 
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: ArchiveDatabaseService(database: database)),
-            .init(service: poster), .init(service: replier), .init(service: favoriter), .init(service: learner),
-            .init(service: UsageReporter(clock: clock, usage: client.usage, logger: logger)),
+            .init(service: SpendRecorder(clock: clock, usage: usage, budget: budget, days: usageDays, log: replyLog, runID: runID,
+                                         interval: .seconds(60), logger: logger)),
+            .init(service: poster), .init(service: replier), .init(service: learner),
+            .init(service: UsageReporter(clock: clock, usage: usage, budget: budget, logger: logger)),
         ]
+        // Liking not chosen (LIKES=off, or auto on X): the favoriter does not run at all, and reads nothing.
+        if liking.isChosen { services.insert(.init(service: favoriter), at: 4) }
         if let duration = options.duration {
             services.append(.init(service: StopAfter(clock: clock, duration: .milliseconds(Int64(duration * 1000))),
                                   successTerminationBehavior: .gracefullyShutdownGroup))
@@ -157,8 +198,15 @@ public enum DaemonRunner {
             let log = ReplyLog(database: summaryDatabase)
             let answered = try await log.handledCount(state: .replied)
             let skipped = try await log.handledCount(state: .skipped)
+            try await log.setValue(liking.statusLine, of: "likes.status")
+            var spend: [(day: String, thisRun: Double, allRuns: Double)] = []
+            for day in usage.billingDays {
+                let others = try await UsageDays(database: summaryDatabase).spent(on: day, excludingRun: runID)
+                spend.append((day, usage.ownSpend(onBillingDay: day), usage.ownSpend(onBillingDay: day) + others))
+            }
             return Summary(from: startedAt, until: until, slots: slots, replies: answered, mentionsNotAnswered: skipped,
-                           likes: try await log.likeCount(), usage: client.usage.report(), memory: ProcessMemory.current())
+                           likes: try await log.likeCount(), usage: usage.report(), spend: spend, budget: configuration.xDailyBudget,
+                           liking: liking.statusLine, memory: ProcessMemory.current())
         }
     }
 }

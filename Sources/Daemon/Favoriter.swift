@@ -14,6 +14,11 @@ import Training
 /// Redis round trip. It never likes the bot's own tweets, the human's tweets, retweets, or a tweet already liked,
 /// and likes nothing while the filter has not learned both sides (the original's formula would then like
 /// everything). Each like is logged with its reason.
+///
+/// It runs only while the liking policy is active. When X refuses the likes endpoints (403 client-forbidden: the
+/// app is not enrolled), the client stores the refusal and the favoriter stops reading the timeline; once a day it
+/// checks with one call that reads and changes nothing (taking back a like the bot never made, of the human's
+/// newest tweet) and starts afresh when X accepts it.
 public struct Favoriter: Service {
     /// How the favoriter behaves.
     public struct Settings: Sendable {
@@ -32,6 +37,8 @@ public struct Favoriter: Service {
 
     let clock: any BotClock
     let log: ReplyLog
+    let archive: TweetArchive
+    let policy: LikingPolicy
     let classifier: FavoriteClassifier
     let client: XClient
     let botUserID: String
@@ -39,32 +46,67 @@ public struct Favoriter: Service {
     let settings: Settings
     let logger: Logger
 
-    /// A favoriter for the bot `botUserID`, mirroring the human `humanUserID`.
-    public init(clock: any BotClock, log: ReplyLog, classifier: FavoriteClassifier, client: XClient, botUserID: String,
-                humanUserID: String, settings: Settings = Settings(), logger: Logger) {
-        self.clock = clock; self.log = log; self.classifier = classifier; self.client = client
+    /// A favoriter for the bot `botUserID`, mirroring the human `humanUserID`, liking while `policy` is active.
+    public init(clock: any BotClock, log: ReplyLog, archive: TweetArchive, policy: LikingPolicy, classifier: FavoriteClassifier,
+                client: XClient, botUserID: String, humanUserID: String, settings: Settings = Settings(), logger: Logger) {
+        self.clock = clock; self.log = log; self.archive = archive; self.policy = policy; self.classifier = classifier; self.client = client
         self.botUserID = botUserID; self.humanUserID = humanUserID; self.settings = settings; self.logger = logger
     }
 
     /// Polls and likes until cancelled or the group's graceful shutdown.
     public func run() async throws {
-        try await PollingLoop.run("Favoriter", clock: clock, logger: logger) { _ in
-            try await pollOnce()
-            return .seconds(settings.pollInterval)
+        let interval = Duration.seconds(settings.pollInterval)
+        try await PollingLoop.run("Favoriter", clock: clock, logger: logger, interval: interval) { _ in
+            try await round() ?? interval
         }
+    }
+
+    /// One round: the daily check while X refuses likes, else one poll. Returns how long to wait when that is not
+    /// the poll interval (a refusal's recheck).
+    func round() async throws -> Duration? {
+        guard policy.isChosen else { return .seconds(86_400) }
+        if let refusal = policy.refusal {
+            guard clock.now() >= refusal.recheckAt else { return Self.duration(until: refusal.recheckAt, from: clock.now()) }
+            guard try await checkLikesAgain() else { return policy.refusal.map { Self.duration(until: $0.recheckAt, from: clock.now()) } }
+        }
+        do {
+            try await pollOnce()
+        } catch XAPIError.notEnrolled {
+            // The client logged the refusal and stored it; what the timeline held meanwhile is not liked later.
+            try await log.removeValue(of: Self.sinceIDKey)
+            return policy.refusal.map { Self.duration(until: $0.recheckAt, from: clock.now()) }
+        }
+        return nil
+    }
+
+    /// The daily check of a refused likes endpoint: one call that reads and changes nothing. True when X accepts
+    /// it again (the client then forgets the refusal, and the favoriter starts afresh from the newest post).
+    func checkLikesAgain() async throws -> Bool {
+        guard let newest = try await archive.newestTweetID() else { return false }
+        do {
+            _ = try await client.send(UnlikeTweet(userID: botUserID, tweetID: String(newest)), as: .bot, for: .liking)
+        } catch let error as XAPIError where error.isRefusal {
+            return false
+        }
+        try await log.removeValue(of: Self.sinceIDKey)
+        return true
+    }
+
+    static func duration(until date: Date, from now: Date) -> Duration {
+        .milliseconds(Int64(max(0, date.timeIntervalSince(now)) * 1000) + 1)
     }
 
     /// One poll: the new tweets of the home timeline, classified page by page, the favorites liked.
     func pollOnce() async throws {
         guard let sinceID = try await log.value(of: Self.sinceIDKey) else {
             // First start: remember where the timeline stands; what came before is not liked.
-            let page = try await client.send(GetHomeTimeline(userID: botUserID, maxResults: 1), as: .bot)
+            let page = try await client.send(GetHomeTimeline(userID: botUserID, maxResults: 1), as: .bot, for: .liking)
             try await log.setValue(page.meta?.newestID ?? "0", of: Self.sinceIDKey)
             return
         }
         let request = GetHomeTimeline(userID: botUserID, sinceID: sinceID == "0" ? nil : sinceID, maxResults: 100, exclude: [.retweets])
         var newest = sinceID
-        for try await page in client.pages(request, as: .bot) {
+        for try await page in client.pages(request, as: .bot, for: .liking) {
             try await like(page)
             if let id = page.meta?.newestID, (UInt64(id) ?? 0) > (UInt64(newest) ?? 0) { newest = id }
         }
@@ -91,13 +133,20 @@ public struct Favoriter: Service {
                 continue
             }
             do {
-                _ = try await client.send(LikeTweet(userID: botUserID, tweetID: tweet.id), as: .bot)
+                _ = try await client.send(LikeTweet(userID: botUserID, tweetID: tweet.id), as: .bot, for: .liking)
                 _ = try await log.recordLike(tweetID: Int64(tweet.id) ?? 0, authorID: tweet.authorID.flatMap { Int64($0) },
                                              logRatio: verdict.score.logRatio, reason: reason, at: clock.now())
                 logger.info("liked \(tweet.id) by \(who): \(reason)")
+            } catch let error as XAPIError where error.isRefusal || Self.isShed(error) {
+                throw error  // the whole round stops: X refused liking, or the budget shed it
             } catch let error as XAPIError {
                 logger.warning("could not like \(tweet.id) by \(who): \(error)")
             }
         }
+    }
+
+    private static func isShed(_ error: XAPIError) -> Bool {
+        if case .overBudget = error { return true }
+        return false
     }
 }

@@ -10,7 +10,9 @@ public import Training
 
 /// Keeps learning from the human: their new tweets into the archive, their home timeline as `normal`, their new
 /// likes as `favorite` (moving them out of `normal`). Every read asks only for what is new, and every tweet is
-/// learned at most once.
+/// learned at most once. The timeline and the likes serve liking only: while the liking policy is not active they
+/// are not read (and the like threshold is not recalibrated). Every read is budgeted as learning, the first work
+/// the day's budget sheds.
 public struct Learner: Service {
     /// How often each source is read. The defaults use a handful of the calls X allows per 15 minutes.
     public struct Settings: Sendable {
@@ -36,6 +38,7 @@ public struct Learner: Service {
     let archive: TweetArchive
     let classifier: FavoriteClassifier
     let client: XClient
+    let liking: LikingPolicy
     let humanUserID: String
     let settings: Settings
     let calibrator: Calibrator?
@@ -47,14 +50,14 @@ public struct Learner: Service {
     /// A learner for the human `humanUserID`; with a `calibrator` (`FAVORITE_RATE_THRESHOLD=auto`), it calibrates the
     /// like threshold again once a day as examples accumulate, and the classifier decides with the new choice.
     public init(clock: any BotClock, log: ReplyLog, archive: TweetArchive, classifier: FavoriteClassifier, client: XClient,
-                humanUserID: String, settings: Settings = Settings(), calibrator: Calibrator? = nil, logger: Logger) {
-        self.clock = clock; self.log = log; self.archive = archive; self.classifier = classifier; self.client = client
+                liking: LikingPolicy, humanUserID: String, settings: Settings = Settings(), calibrator: Calibrator? = nil, logger: Logger) {
+        self.clock = clock; self.log = log; self.archive = archive; self.classifier = classifier; self.client = client; self.liking = liking
         self.humanUserID = humanUserID; self.settings = settings; self.calibrator = calibrator; self.logger = logger
     }
 
     /// Polls until cancelled or the group's graceful shutdown.
     public func run() async throws {
-        try await PollingLoop.run("Learner", clock: clock, logger: logger) { number in
+        try await PollingLoop.run("Learner", clock: clock, logger: logger, interval: .seconds(settings.pollInterval)) { number in
             try await pollOnce(includingLikes: number % settings.likesEveryPolls == 0)
             return .seconds(settings.pollInterval)
         }
@@ -63,6 +66,7 @@ public struct Learner: Service {
     /// Reads the human's new tweets, new timeline tweets and (when asked) new likes, and learns them.
     func pollOnce(includingLikes: Bool = true) async throws {
         try await learnNewTweets()
+        guard liking.isActive else { return }
         try await learnTimeline()
         if includingLikes { try await learnLikes() }
         try await recalibrateIfDue()
@@ -84,7 +88,7 @@ public struct Learner: Service {
         var stored = 0
         var newest = sinceID
         for try await page in client.pages(GetUserTweets(userID: humanUserID, sinceID: sinceID, maxResults: 100, exclude: [.retweets]),
-                                           as: .human, maxPosts: 3_200) {
+                                           as: .human, for: .learning, maxPosts: 3_200) {
             stored += try await archive.insert(page.tweets.compactMap(ArchivedTweet.init))
             if let id = page.meta?.newestID, (UInt64(id) ?? 0) > (UInt64(newest ?? "0") ?? 0) { newest = id }
         }
@@ -95,14 +99,14 @@ public struct Learner: Service {
     private func learnTimeline() async throws {
         guard let sinceID = try await log.value(of: Self.homeSinceIDKey) else {
             // First start: what the timeline held before was learned by `train classifier`, if at all.
-            let page = try await client.send(GetHomeTimeline(userID: humanUserID, maxResults: 1), as: .human)
+            let page = try await client.send(GetHomeTimeline(userID: humanUserID, maxResults: 1), as: .human, for: .learning)
             try await log.setValue(page.meta?.newestID ?? "0", of: Self.homeSinceIDKey)
             return
         }
         var newest = sinceID
         var learned = 0
         let request = GetHomeTimeline(userID: humanUserID, sinceID: sinceID == "0" ? nil : sinceID, maxResults: 100, exclude: [.retweets])
-        for try await page in client.pages(request, as: .human, maxPosts: 800) {
+        for try await page in client.pages(request, as: .human, for: .learning, maxPosts: 800) {
             let seen = page.tweets.filter { !$0.isRetweet && $0.authorID != humanUserID }
             learned += try await classifier.learnOnce(seen.map { ($0.id, FavoriteClassifier.Tweet($0, in: page)) }, as: .normal, source: .timeline,
                                                       at: clock.now())
@@ -115,7 +119,7 @@ public struct Learner: Service {
     private func learnLikes() async throws {
         var learned = 0
         var pages = 0
-        for try await page in client.pages(GetLikedTweets(userID: humanUserID, maxResults: settings.likesPerPage), as: .human) {
+        for try await page in client.pages(GetLikedTweets(userID: humanUserID, maxResults: settings.likesPerPage), as: .human, for: .learning) {
             pages += 1
             let likes = page.tweets.filter { !$0.isRetweet }
             let new = try await classifier.learnOnce(likes.map { ($0.id, FavoriteClassifier.Tweet($0, in: page)) }, as: .favorite, source: .likes,

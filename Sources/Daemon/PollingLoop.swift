@@ -1,40 +1,70 @@
 import Archive
 import BotClock
+import Foundation
 import Logging
 import RedisClient
 import ServiceLifecycle
 import XAPI
 
 /// The loop every service shares: do one round, then sleep the bot time the round asks for, until cancelled or
-/// the graceful shutdown of the service group. X API errors are logged and the next poll tries again; a store that is down
-/// (Postgres, Redis) is logged once and retried with backoff (2, 4, 8 … 256 s) until it answers. Nothing ends the loop
-/// but shutdown.
+/// the graceful shutdown of the service group. Nothing ends the loop but shutdown:
+/// - an X error is logged and the next round waits `interval`, doubling with each failure in a row up to an hour,
+///   from the very first round on;
+/// - a refusal (a revoked token, spent credits or usage cap, a forbidden endpoint) was logged once by the client;
+///   the loop waits for its recheck (an hour, a day for a capability) and logs nothing more;
+/// - work the day's budget shed (logged once by the budget) waits `interval`, asking nothing of X meanwhile;
+/// - a store that is down (Postgres, Redis) is logged once and retried with backoff (2, 4, 8 … 256 s) until it answers.
 enum PollingLoop {
     /// Runs `round` with its number (0, 1, 2 …, counting rounds that succeeded); each round returns how long to
-    /// wait before the next.
-    static func run(_ name: String, clock: any BotClock, logger: Logger,
+    /// wait before the next. `interval` is the wait after a failed round (doubled while failures go on).
+    static func run(_ name: String, clock: any BotClock, logger: Logger, interval: Duration,
                     _ round: @escaping @Sendable (_ number: Int) async throws -> Duration) async throws {
         do {
             try await cancelWhenGracefulShutdown {
-                var failures = 0
+                var storeFailures = 0
+                var xFailures = 0
                 var number = 0
-                var wait = Duration.zero
                 while !Task.isCancelled {
+                    var wait: Duration
                     do {
                         wait = try await round(number)
                         number += 1
-                        failures = 0
+                        storeFailures = 0
+                        xFailures = 0
                     } catch let error as XAPIError {
-                        logger.warning("\(name) could not reach X: \(error)")
+                        wait = Self.wait(after: error, failuresInARow: &xFailures, interval: interval, now: clock.now())
+                        if !error.isRefusal, !Self.isShed(error) { logger.warning("\(name) could not reach X: \(error)") }
                     } catch let error where error is ArchiveError || error is RedisError {
-                        failures += 1
-                        if failures == 1 { logger.error("\(name) paused: \(error). Retrying with backoff.") }
+                        storeFailures += 1
+                        if storeFailures == 1 { logger.error("\(name) paused: \(error). Retrying with backoff.") }
+                        wait = .seconds(min(300, 1 << min(storeFailures, 8)))
                     }
-                    try await clock.sleep(for: failures > 0 ? .seconds(min(300, 1 << min(failures, 8))) : wait)
+                    try await clock.sleep(for: wait)
                 }
             }
         } catch is CancellationError where Task.isShuttingDownGracefully {
             logger.info("\(name) stopped for shutdown.")
         }
+    }
+
+    /// Longest wait after X errors in a row (the refusals' own rechecks aside).
+    static let longestBackoff = Duration.seconds(3_600)
+
+    /// How long to wait after `error`: a refusal's recheck, the interval for shed work, else a backoff that doubles
+    /// with each failure in a row.
+    static func wait(after error: XAPIError, failuresInARow failures: inout Int, interval: Duration, now: Date) -> Duration {
+        if case .refused(let refusal) = error {
+            return max(interval, .milliseconds(Int64(max(0, refusal.recheckAt.timeIntervalSince(now)) * 1000) + 1))
+        }
+        if error.isRefusal { return max(interval, .seconds(Int64(XRefusals.recheckInterval))) }
+        if isShed(error) { return interval }
+        failures += 1
+        let doubled = interval * (1 << min(failures - 1, 12))
+        return min(max(interval, longestBackoff), doubled)
+    }
+
+    private static func isShed(_ error: XAPIError) -> Bool {
+        if case .overBudget = error { return true }
+        return false
     }
 }

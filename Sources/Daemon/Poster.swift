@@ -53,7 +53,7 @@ public struct Poster: Service {
         var fresh = SplitMix64()
         let base = seed ?? fresh.next()
         // One round per local day: its plan, its slots, then a wait until just after the next day starts.
-        try await PollingLoop.run("Poster", clock: clock, logger: logger) { number in
+        try await PollingLoop.run("Poster", clock: clock, logger: logger, interval: .seconds(60)) { number in
             var generator = SplitMix64(seed: base &+ UInt64(number))
             let day = SchedulePlanner.day(of: clock.now(), in: timeZone)
             try await postSlots(of: day, try await plan(for: day, using: &generator), using: &generator)
@@ -76,8 +76,19 @@ public struct Poster: Service {
         return slots
     }
 
+    /// Keeps aside, in the day's X budget, the cost of `pending` slots still to post in the current UTC day.
+    private func reserveBudget(for day: String, _ pending: [PlanSlot]) {
+        guard let budget = client.budget else { return }
+        let now = clock.now()
+        let endOfUTCDay = Self.startOfNextDay(after: now, in: TimeZone(identifier: "UTC")!)
+        budget.reservePosts(pending.filter { Self.date(of: $0.minute, on: day, in: timeZone) < endOfUTCDay }.count, at: now)
+    }
+
     private func postSlots(of day: String, _ slots: [PlanSlot], using generator: inout SplitMix64) async throws {
+        var pending = slots.filter { $0.state == .planned }
         for slot in slots where slot.state == .planned {
+            reserveBudget(for: day, pending)
+            defer { pending.removeAll { $0.minute == slot.minute } }
             let at = Self.date(of: slot.minute, on: day, in: timeZone)
             if at > clock.now() { try await clock.sleep(until: at) }
             let lateness = clock.now().timeIntervalSince(at)
@@ -112,7 +123,7 @@ public struct Poster: Service {
                 return
             }
             do {
-                let created = try await client.send(CreateTweet(text: pick.tweet.text), as: .bot)
+                let created = try await client.send(CreateTweet(text: pick.tweet.text), as: .bot, for: .posts)
                 let botTweetID = created.data.flatMap { Int64($0.id) }
                 try await plans.markPosted(day: day, minute: minute, sourceTweetID: pick.tweet.tweetID, botTweetID: botTweetID,
                                            postedAt: clock.now(), reason: origin)

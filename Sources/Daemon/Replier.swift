@@ -58,7 +58,7 @@ public struct Replier: Service {
     public func run() async throws {
         var fresh = SplitMix64()
         let base = seed ?? fresh.next()
-        try await PollingLoop.run("Replier", clock: clock, logger: logger) { number in
+        try await PollingLoop.run("Replier", clock: clock, logger: logger, interval: .seconds(settings.pollInterval)) { number in
             if number == 0 {
                 let interrupted = try await log.skipInterrupted()
                 if interrupted > 0 { logger.notice("\(interrupted) answers interrupted last run are not sent again") }
@@ -73,7 +73,7 @@ public struct Replier: Service {
     func pollOnce(using generator: inout SplitMix64) async throws {
         guard let sinceID = try await log.value(of: Self.sinceIDKey) else {
             // First start: remember where mentions stand now and answer nothing older.
-            let page = try await client.send(GetMentions(userID: botUserID, maxResults: 5), as: .bot)
+            let page = try await client.send(GetMentions(userID: botUserID, maxResults: 5), as: .bot, for: .replies)
             let newest = page.meta?.newestID ?? "0"
             try await log.setValue(newest, of: Self.sinceIDKey)
             logger.info("first start: mentions up to \(newest) are not answered; answering from now on")
@@ -81,7 +81,7 @@ public struct Replier: Service {
         }
         var mentions: [(XTweet, String?)] = []
         let request = GetMentions(userID: botUserID, sinceID: sinceID == "0" ? nil : sinceID, maxResults: 100)
-        for try await page in client.pages(request, as: .bot) {
+        for try await page in client.pages(request, as: .bot, for: .replies) {
             mentions += page.tweets.map { ($0, page.username(of: $0.authorID)) }
         }
         for (mention, username) in mentions.sorted(by: { (UInt64($0.0.id) ?? 0) < (UInt64($1.0.id) ?? 0) }) {
@@ -94,8 +94,12 @@ public struct Replier: Service {
 
     /// Answers one mention, or records why not.
     func handle(_ mention: XTweet, username: String?, seed: UInt64) async throws {
-        let who = "@" + (username ?? mention.authorID ?? "?")
         guard let mentionID = Int64(mention.id), let authorText = mention.authorID, let authorID = Int64(authorText) else { return }
+        // Mentions are read without their authors' handles (each would be a billed user read): the handle comes from
+        // the human's past replies to them, else the log names the id.
+        var handle = username
+        if handle == nil, authorText != botUserID { handle = try await picker.handle(ofUser: authorID) }
+        let who = handle.map { "@" + $0 } ?? "user \(authorText)"
         if authorText == botUserID || mention.isRetweet {
             logger.debug("no reply to \(mention.id): \(authorText == botUserID ? "the bot's own post" : "a retweet")")
             return
@@ -118,8 +122,7 @@ public struct Replier: Service {
         var paused = false
         for _ in 0..<3 {  // X refusing a reply as a duplicate of a recent post makes it try another
             guard let pick = try await picker.pick(forAuthor: authorID, excluding: refused, using: &generator) else {
-                return try await skip(refused.isEmpty ? "no past reply of the human to this user"
-                                                      : "every past reply to this user was refused as a duplicate")
+                return try await skip(try await picker.reasonForNoPick(forAuthor: authorID, excluding: refused))
             }
             let origin = pick.isFallback ? "a past reply of the human to someone else" : "a past reply of the human to \(who)"
             if settings.dryRun {
@@ -130,7 +133,7 @@ public struct Replier: Service {
                 paused = true
             }
             do {
-                let created = try await client.send(CreateTweet(text: pick.text, inReplyToTweetID: mention.id), as: .bot)
+                let created = try await client.send(CreateTweet(text: pick.text, inReplyToTweetID: mention.id), as: .bot, for: .replies)
                 try await log.finish(mentionID: mentionID, state: .replied, replyTweetID: created.data.flatMap { Int64($0.id) },
                                      sourceTweetID: pick.source.tweetID, reason: origin)
                 logger.info("replied to \(who) (\(mention.id)) -> tweet \(created.data?.id ?? "?") (\(origin))")

@@ -1,13 +1,13 @@
 public import Archive
 public import FakeX
 public import Foundation
-import XAPI
+public import XAPI
 
 /// The demo's closing report: the human's posting hours beside the bot's posts of the day, the replies, the likes
-/// with their reasons, what the bot refused, and the API calls with their estimated cost.
+/// with their reasons, what the bot refused, what it did not do and why, and the API calls with X's bill for them.
 ///
-/// Every figure (posts, replies, likes, calls, posts read) is what the fake X server recorded; the bot's database
-/// supplies only the reasons it logged.
+/// Every figure (posts, replies, likes, calls, posts read, the bill) is what the fake X server recorded; the bot's
+/// database supplies only the reasons it logged.
 public struct DemoReport: Sendable {
     /// What the fake X server recorded (`GET /admin/state`).
     public struct FakeRecord: Decodable, Sendable {
@@ -31,6 +31,48 @@ public struct DemoReport: Sendable {
         public var requests: [String: Int]
         /// Posts returned by endpoint.
         public var served: [String: Int]
+        /// X's bill as the fake made it: per UTC day and app.
+        public var billing: [BillingEntry] = []
+
+        /// One UTC day's bill of one app.
+        public struct BillingEntry: Decodable, Sendable, Equatable {
+            /// The UTC day.
+            public var day: String
+            /// The app (consumer key).
+            public var app: String
+            /// What was billed.
+            public var bill: XBill
+
+            enum CodingKeys: String, CodingKey { case day, app }
+
+            /// An entry from its parts.
+            public init(day: String, app: String, bill: XBill) { self.day = day; self.app = app; self.bill = bill }
+
+            /// Decodes the fake's flat object (day, app and the bill's counts side by side).
+            public init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                day = try container.decode(String.self, forKey: .day)
+                app = try container.decode(String.self, forKey: .app)
+                bill = try XBill(from: decoder)
+            }
+        }
+
+        enum CodingKeys: String, CodingKey { case posted, liked, requests, served, billing }
+
+        /// A record from its parts.
+        public init(posted: [Post], liked: [Like], requests: [String: Int], served: [String: Int], billing: [BillingEntry] = []) {
+            self.posted = posted; self.liked = liked; self.requests = requests; self.served = served; self.billing = billing
+        }
+
+        /// Decodes `/admin/state` (a record without `billing` bills nothing).
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            posted = try container.decode([Post].self, forKey: .posted)
+            liked = try container.decode([Like].self, forKey: .liked)
+            requests = try container.decode([String: Int].self, forKey: .requests)
+            served = try container.decode([String: Int].self, forKey: .served)
+            billing = try container.decodeIfPresent([BillingEntry].self, forKey: .billing) ?? []
+        }
 
         /// Decodes `/admin/state`.
         public static func decode(_ data: Data) throws -> FakeRecord {
@@ -53,8 +95,18 @@ public struct DemoReport: Sendable {
                     if value > 0 { result[entry.key] = value }
                 }
             }
+            // A bill is cumulative per day and app: what the run added is the difference.
+            let billed: [BillingEntry] = billing.compactMap { entry in
+                guard let old = earlier.billing.first(where: { $0.day == entry.day && $0.app == entry.app })?.bill else { return entry }
+                let added = XBill(ownedPostReads: entry.bill.ownedPostReads - old.ownedPostReads, postReads: entry.bill.postReads - old.postReads,
+                                  userReads: entry.bill.userReads - old.userReads, postsCreated: entry.bill.postsCreated - old.postsCreated,
+                                  postsCreatedWithURL: entry.bill.postsCreatedWithURL - old.postsCreatedWithURL,
+                                  interactionsCreated: entry.bill.interactionsCreated - old.interactionsCreated,
+                                  interactionsDeleted: entry.bill.interactionsDeleted - old.interactionsDeleted)
+                return added.isEmpty ? nil : BillingEntry(day: entry.day, app: entry.app, bill: added)
+            }
             return FakeRecord(posted: Array(posted.dropFirst(earlier.posted.count)), liked: Array(liked.dropFirst(earlier.liked.count)),
-                              requests: minus(requests, earlier.requests), served: minus(served, earlier.served))
+                              requests: minus(requests, earlier.requests), served: minus(served, earlier.served), billing: billed)
         }
     }
 
@@ -72,12 +124,16 @@ public struct DemoReport: Sendable {
     public var mentions: [ReplyLog.HandledMention]
     /// Likes as the bot recorded them (for reasons).
     public var likes: [ReplyLog.RecordedLike]
+    /// The bot's stored state (`likes.status`, `budget.shed.<day>`), for what it did not do and why.
+    public var botState: [String: String]
+    /// Whether the bot was allowed to post tweets with links (`POST_LINKS`).
+    public var postLinks: Bool
 
     /// A report from its parts.
     public init(seed: FakeXSeed, record: FakeRecord, humanID: String, botID: String, timeZone: TimeZone,
-                mentions: [ReplyLog.HandledMention], likes: [ReplyLog.RecordedLike]) {
+                mentions: [ReplyLog.HandledMention], likes: [ReplyLog.RecordedLike], botState: [String: String] = [:], postLinks: Bool = false) {
         self.seed = seed; self.record = record; self.humanID = humanID; self.botID = botID; self.timeZone = timeZone
-        self.mentions = mentions; self.likes = likes
+        self.mentions = mentions; self.likes = likes; self.botState = botState; self.postLinks = postLinks
     }
 
     private var tweetsByID: [String: FakeXSeed.Tweet] { Dictionary(seed.tweets.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first }) }
@@ -123,12 +179,41 @@ public struct DemoReport: Sendable {
         return String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
     }
 
-    /// The estimated cost of the recorded calls: posts read, posts made and likes at the client's prices.
+    /// X's bill for the run as the fake made it (each resource once per UTC day and app), at X's prices.
     public var estimatedCost: Double {
-        let prices = UsageMeter.Prices.default
-        return Double(record.served.values.reduce(0, +)) * prices.perPostRead
-            + Double(record.posted.filter { $0.authorID == botID }.count) * prices.perPostCreated
-            + Double(botLikes.count) * prices.perLike
+        record.billing.reduce(0) { $0 + XPriceList.current.cost(of: $1.bill) }
+    }
+
+    /// The human's tweets and replies in the seed that share a link.
+    public var humanTweetsWithLinks: Int {
+        seed.tweets.filter { $0.authorID == humanID && $0.retweetOf == nil && !($0.urls ?? []).isEmpty }.count
+    }
+
+    /// The bot's posts the fake billed as posts with a URL.
+    public var postsWithLinks: Int { record.billing.reduce(0) { $0 + $1.bill.postsCreatedWithURL } }
+
+    /// What the bot did not do, and why: liking, the home timeline, links, work the budget shed.
+    public var notDone: [String] {
+        let home = record.requests["GET /2/users/:id/timelines/reverse_chronological"] ?? 0
+        let likeCalls = record.requests["POST /2/users/:id/likes"] ?? 0
+        var lines: [String] = []
+        if let status = botState["likes.status"] {
+            lines.append("\(status) (\(likeCalls) like calls)")
+        }
+        if home == 0 { lines.append("the home timeline: not read (0 calls): only liking needs it") }
+        let shared = humanTweetsWithLinks
+        if !postLinks {
+            lines.append("links: \(shared) of \(username(humanID))'s tweets and replies share a link; the bot posted \(postsWithLinks) posts with a URL "
+                         + String(format: "(POST_LINKS=false: X bills one $%.3f, a plain post $%.3f)", XPriceList.current.postCreateWithURL,
+                                  XPriceList.current.postCreate))
+        }
+        let sheds = botState.filter { $0.key.hasPrefix("budget.shed.") }.sorted { $0.key < $1.key }
+        if sheds.isEmpty {
+            lines.append("budget: nothing was shed (X_DAILY_BUDGET held without stopping any work)")
+        } else {
+            for (key, works) in sheds { lines.append("budget: on the UTC day \(key.dropFirst("budget.shed.".count)) it stopped \(works) to stay within X_DAILY_BUDGET") }
+        }
+        return lines
     }
 
     /// The report as terminal text.
@@ -183,12 +268,20 @@ public struct DemoReport: Sendable {
         if !top.isEmpty { lines.append("  top reasons: \(top.joined(separator: ", "))") }
 
         lines.append("")
+        lines.append("Not done, and why:")
+        for line in notDone { lines.append("  " + line) }
+
+        lines.append("")
         lines.append("API calls during the run, as fake X counted them:")
         for (endpoint, calls) in record.requests.sorted(by: { $0.key < $1.key }) {
             let read = record.served[endpoint].map { ", \($0) posts read" } ?? ""
             lines.append("  \(endpoint): \(calls) calls\(read)")
         }
-        lines.append(String(format: "  estimated cost: $%.2f (posts read $0.005, posts and likes $0.015 each)", estimatedCost))
+        lines.append("X's bill for the run, as fake X made it (each post and user once per UTC day and app):")
+        for entry in record.billing {
+            lines.append(String(format: "  %@ (UTC) %@: %@: $%.3f", entry.day, entry.app, entry.bill.description, XPriceList.current.cost(of: entry.bill)))
+        }
+        lines.append(String(format: "  estimated cost: $%.2f (%@)", estimatedCost, XPriceList.current.source))
         return lines.joined(separator: "\n") + "\n"
     }
 

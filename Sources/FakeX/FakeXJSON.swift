@@ -75,5 +75,6 @@ enum ProblemType {
     static let notFound = prefix + "resource-not-found"
     static let forbidden = prefix + "client-forbidden"
     static let usageCapped = prefix + "usage-capped"
+    static let creditsDepleted = "https://api.x.com/2/problems/credits-depleted"
     static let blank = "about:blank"
 }

@@ -2,7 +2,8 @@ public import Foundation
 import SeededRandom
 
 /// A generated person to mirror, for the demo, end-to-end tests and benchmarks: months of Japanese tweets with a
-/// daily rhythm (mornings, lunch, late evenings), replies to a handful of friends, a home timeline whose likes are
+/// daily rhythm (mornings, lunch, late evenings), some of them sharing a link, replies to a handful of friends
+/// (a few with a link), a home timeline whose likes are
 /// concentrated on a few topics, and a day of new posts and mentions after `dayStart`, among them a stranger, a
 /// retweet of the bot, the bot mentioning itself, and a bot that answers everything (`echo_bot`).
 ///
@@ -113,9 +114,13 @@ public struct FakeXPersona: Sendable {
                     let parent = FakeXSeed.Tweet(id: ids.next(at: parentAt), authorID: friend.id,
                                                  text: "@\(human.username) \(line(Self.authorLines.randomElement(using: &random)!, topic: subject, using: &random))",
                                                  createdAt: parentAt)
-                    let reply = FakeXSeed.Tweet(id: ids.next(at: createdAt), authorID: human.id,
-                                                text: "@\(friend.username) \(line(Self.replyLines.randomElement(using: &random)!, topic: subject, using: &random))",
-                                                createdAt: createdAt, inReplyToTweetID: parent.id, inReplyToUserID: friend.id)
+                    var text = "@\(friend.username) \(line(Self.replyLines.randomElement(using: &random)!, topic: subject, using: &random))"
+                    // Now and then a link for the friend: X bills a post with a URL at a higher rate.
+                    let link = Double.random(in: 0..<1, using: &random) < 0.1 ? Self.link(about: subject, using: &random) : nil
+                    if let link { text += " " + link.url }
+                    let reply = FakeXSeed.Tweet(id: ids.next(at: createdAt), authorID: human.id, text: text,
+                                                createdAt: createdAt, inReplyToTweetID: parent.id, inReplyToUserID: friend.id,
+                                                urls: link.map { [$0] })
                     tweets += [parent, reply]
                 } else if roll < 0.15, let author = authors.randomElement(using: &random) {
                     let text = line(Self.authorLines.randomElement(using: &random)!, topic: subject, using: &random)
@@ -125,7 +130,10 @@ public struct FakeXPersona: Sendable {
                     var text = line(Self.humanLines.randomElement(using: &random)!, topic: subject, using: &random)
                     if minute < 10 * 60, Bool.random(using: &random) { text = "おはよう。" + text }
                     if minute >= 23 * 60, Bool.random(using: &random) { text += "。おやすみ" }
-                    tweets.append(.init(id: ids.next(at: createdAt), authorID: human.id, text: text, createdAt: createdAt))
+                    // About one tweet in twelve shares an article.
+                    let link = Double.random(in: 0..<1, using: &random) < 0.08 ? Self.link(about: subject, using: &random) : nil
+                    if let link { text = "\(subject)の記事、よかった \(link.url)" }
+                    tweets.append(.init(id: ids.next(at: createdAt), authorID: human.id, text: text, createdAt: createdAt, urls: link.map { [$0] }))
                 }
             }
         }
@@ -182,6 +190,12 @@ public struct FakeXPersona: Sendable {
             likes: [human.id: humanLikes.sorted { $0.0 > $1.0 }.map(\.1)],
             follows: [human.id: friends.map(\.id) + authors.map(\.id), bot.id: authors.map(\.id)],
             autoRepliers: [echoBot.id])
+    }
+
+    /// A t.co link to an article about `topic`, as X shows links in post text.
+    static func link(about topic: String, using random: inout SplitMix64) -> FakeXSeed.Tweet.Link {
+        let code = String((0..<10).map { _ in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".randomElement(using: &random)! })
+        return .init(url: "https://t.co/" + code, expandedURL: "https://news.example.jp/articles/\(Int.random(in: 10_000...99_999, using: &random))")
     }
 
     /// A minute of the day drawn from the human's rhythm: around 07:30, around 12:15, and late evenings.

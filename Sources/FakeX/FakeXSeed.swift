@@ -104,16 +104,30 @@ public struct FakeXSeed: Codable, Sendable {
     public var speed: Double?
     /// Users that answer every post mentioning them or replying to them, 30 server seconds later (a bot loop).
     public var autoRepliers: [String]?
+    /// The apps' access level; absent: `pay-per-use`, today's self-serve access, which has no likes endpoints.
+    public var access: Access?
+    /// Each app's prepaid credits in US dollars; absent: unlimited. When an app's bill reaches them, X answers 402.
+    public var credits: Double?
+
+    /// An app's access level on X.
+    public enum Access: String, Codable, Sendable {
+        /// Self-serve pay-per-use access as of 2026-04-20: the likes endpoints answer 403 client-forbidden.
+        case payPerUse = "pay-per-use"
+        /// Enterprise access: likes work.
+        case enterprise
+    }
 
     enum CodingKeys: String, CodingKey {
-        case now, users, accounts, tweets, likes, follows, speed, rateLimits = "rate_limits", autoRepliers = "auto_repliers"
+        case now, users, accounts, tweets, likes, follows, speed, access, credits, rateLimits = "rate_limits", autoRepliers = "auto_repliers"
     }
 
     /// A seed from its parts.
     public init(now: Date? = nil, users: [User], accounts: [Account], tweets: [Tweet] = [], likes: [String: [String]] = [:],
-                follows: [String: [String]] = [:], rateLimits: [String: Int]? = nil, speed: Double? = nil, autoRepliers: [String]? = nil) {
+                follows: [String: [String]] = [:], rateLimits: [String: Int]? = nil, speed: Double? = nil, autoRepliers: [String]? = nil,
+                access: Access? = nil, credits: Double? = nil) {
         self.now = now; self.users = users; self.accounts = accounts; self.tweets = tweets
         self.likes = likes; self.follows = follows; self.rateLimits = rateLimits; self.speed = speed; self.autoRepliers = autoRepliers
+        self.access = access; self.credits = credits
     }
 
     /// Reads a seed file (JSON with snake_case keys; times in ISO 8601). Errors name the file and the place.

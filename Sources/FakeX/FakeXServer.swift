@@ -5,13 +5,16 @@ public import Logging
 import ServiceLifecycle
 import NIOCore
 import NIOFoundationCompat
-import XAPI
+public import XAPI
 
 /// A fake X API v2 on loopback, serving the endpoints mirror_bot uses from memory, as the OpenAPI document and
 /// X's documentation describe them: OAuth 1.0a signatures checked, caps and `max_results` ranges enforced, opaque
 /// page tokens, `since_id`/`until_id`, `exclude`, rate limits with their three headers, the duplicate-content 403,
-/// idempotent likes, posts hidden until their `created_at`. Faults (503, dropped connections, truncated JSON,
-/// usage caps) are produced on demand. `/admin/...` sets the clock, adds data and reads back what was posted.
+/// idempotent likes, posts hidden until their `created_at`. It bills as X does (each post and user returned once
+/// per UTC day and app, writes per request, a post with a URL at its own rate) and, by default, answers likes as X
+/// answers self-serve apps today (403 client-forbidden); spent credits answer 402, revoked tokens 401. Faults (503,
+/// dropped connections, truncated JSON, usage caps) are produced on demand. `/admin/...` sets the clock, adds data,
+/// changes the access level, credits and tokens, and reads back what was posted and billed.
 public final class FakeXServer: Sendable {
     let world: FakeXWorld
     private let logger: Logger
@@ -96,6 +99,15 @@ public final class FakeXServer: Sendable {
     public func requestCounts() async -> [String: Int] { await world.requestCounts }
     /// Posts returned by the read endpoints, by endpoint name.
     public func servedCounts() async -> [String: Int] { await world.servedCounts }
+    /// X's bill as the server made it: per UTC day and app (consumer key), what was billed.
+    public func billing() async -> [(day: String, app: String, bill: XBill)] { await world.billingRecord() }
+    /// Sets the apps' access level (`enterprise` allows likes).
+    public func setAccess(_ access: FakeXSeed.Access) async { await world.setAccess(access) }
+    /// Sets each app's prepaid credits in dollars (nil: unlimited).
+    public func setCredits(_ dollars: Double?) async { await world.setCredits(dollars) }
+    /// Revokes an access token (its requests get 401 from now on); false when it is unknown.
+    @discardableResult
+    public func revoke(accessToken: String) async -> Bool { await world.revoke(accessToken: accessToken) }
 
     // MARK: - HTTP
 
@@ -118,15 +130,19 @@ public final class FakeXServer: Sendable {
             return Self.response(FakeXResponse(status: 400, body: .problem(
                 type: ProblemType.invalidRequest, title: "Invalid Request", detail: "Malformed URL.", status: 400)))
         }
-        let callerID: String
+        let caller: Caller
         switch await world.authenticate(method: request.method.rawValue, url: url, authorization: request.headers[.authorization]) {
-        case .success(let userID): callerID = userID
+        case .success(let authenticated): caller = authenticated
         case .failure(let error): return Self.response(error.response)
         }
         let rateLimit: (Int, Int, Int)
-        switch await world.useRateLimit(name, userID: callerID) {
+        switch await world.useRateLimit(name, userID: caller.userID) {
         case .success(let window): rateLimit = window
         case .failure(let error): return Self.response(error.response)
+        }
+        if var refusal = await world.checkCredits(app: caller.app)?.response {
+            refusal.rateLimit = rateLimit
+            return Self.response(refusal)
         }
 
         let fault = await world.takeFault(for: name)
@@ -145,19 +161,21 @@ public final class FakeXServer: Sendable {
         var result: FakeXResponse
         switch name {
         case "GET /2/users/me":
-            result = await world.usersMe(userID: callerID, query: query)
+            result = await world.usersMe(caller: caller, query: query)
         case "GET /2/users/:id/tweets":
-            result = await world.timeline(.userTweets, pathUserID: pathUserID ?? "", callerID: callerID, query: query)
+            result = await world.timeline(.userTweets, pathUserID: pathUserID ?? "", caller: caller, query: query)
         case "GET /2/users/:id/liked_tweets":
-            result = await world.timeline(.likedTweets, pathUserID: pathUserID ?? "", callerID: callerID, query: query)
+            result = await world.timeline(.likedTweets, pathUserID: pathUserID ?? "", caller: caller, query: query)
         case "GET /2/users/:id/timelines/reverse_chronological":
-            result = await world.timeline(.home, pathUserID: pathUserID ?? "", callerID: callerID, query: query)
+            result = await world.timeline(.home, pathUserID: pathUserID ?? "", caller: caller, query: query)
         case "GET /2/users/:id/mentions":
-            result = await world.timeline(.mentions, pathUserID: pathUserID ?? "", callerID: callerID, query: query)
+            result = await world.timeline(.mentions, pathUserID: pathUserID ?? "", caller: caller, query: query)
         case "POST /2/tweets":
-            result = await world.createTweet(userID: callerID, body: body)
+            result = await world.createTweet(caller: caller, body: body)
+        case "DELETE /2/users/:id/likes/:tweet_id":
+            result = await world.unlike(pathUserID: pathUserID ?? "", tweetID: path.split(separator: "/").last.map(String.init) ?? "", caller: caller)
         default:  // "POST /2/users/:id/likes"
-            result = await world.like(pathUserID: pathUserID ?? "", callerID: callerID, body: body)
+            result = await world.like(pathUserID: pathUserID ?? "", caller: caller, body: body)
         }
         result.rateLimit = rateLimit
 
@@ -189,6 +207,7 @@ public final class FakeXServer: Sendable {
         case (.get, 4) where parts[0] == "2" && parts[1] == "users" && parts[3] == "liked_tweets": return ("GET /2/users/:id/liked_tweets", parts[2])
         case (.get, 4) where parts[0] == "2" && parts[1] == "users" && parts[3] == "mentions": return ("GET /2/users/:id/mentions", parts[2])
         case (.post, 4) where parts[0] == "2" && parts[1] == "users" && parts[3] == "likes": return ("POST /2/users/:id/likes", parts[2])
+        case (.delete, 5) where parts[0] == "2" && parts[1] == "users" && parts[3] == "likes": return ("DELETE /2/users/:id/likes/:tweet_id", parts[2])
         case (.get, 5) where parts[0] == "2" && parts[1] == "users" && parts[3] == "timelines" && parts[4] == "reverse_chronological":
             return ("GET /2/users/:id/timelines/reverse_chronological", parts[2])
         default: return nil
@@ -247,8 +266,18 @@ public final class FakeXServer: Sendable {
             let liked = await world.likedPairs().map { JSONValue.object([("user_id", .string($0.userID)), ("tweet_id", .string($0.tweetID))]) }
             let requests = await world.requestCounts.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.int($0.value)) }
             let served = await world.servedCounts.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.int($0.value)) }
-            return ok(.object([("now", .time(await world.now)), ("speed", .double(await world.speed)), ("posted", .array(posted)),
-                               ("liked", .array(liked)), ("requests", .object(requests)), ("served", .object(served))]))
+            let billing = await world.billingRecord().map { entry in
+                JSONValue.object([("day", .string(entry.day)), ("app", .string(entry.app)),
+                                  ("owned_post_reads", .int(entry.bill.ownedPostReads)), ("post_reads", .int(entry.bill.postReads)),
+                                  ("user_reads", .int(entry.bill.userReads)), ("posts_created", .int(entry.bill.postsCreated)),
+                                  ("posts_created_with_url", .int(entry.bill.postsCreatedWithURL)),
+                                  ("interactions_created", .int(entry.bill.interactionsCreated)),
+                                  ("interactions_deleted", .int(entry.bill.interactionsDeleted)),
+                                  ("cost", .double(XPriceList.current.cost(of: entry.bill)))])
+            }
+            return ok(.object([("now", .time(await world.now)), ("speed", .double(await world.speed)), ("access", .string(await world.access.rawValue)),
+                               ("posted", .array(posted)), ("liked", .array(liked)), ("requests", .object(requests)), ("served", .object(served)),
+                               ("billing", .array(billing))]))
         case (.post, "/admin/clock"):
             struct Clock: Decodable {
                 var now: Date?
@@ -291,6 +320,23 @@ public final class FakeXServer: Sendable {
             }
             await world.add(fault: fault)
             return ok()
+        case (.post, "/admin/access"):
+            struct Access: Decodable { var access: FakeXSeed.Access }
+            guard let access = try? decoder.decode(Access.self, from: body) else { return bad("expected {\"access\": \"pay-per-use\"|\"enterprise\"}") }
+            await world.setAccess(access.access)
+            return ok()
+        case (.post, "/admin/credits"):
+            struct Credits: Decodable { var dollars: Double? }
+            guard let credits = try? decoder.decode(Credits.self, from: body) else { return bad("expected {\"dollars\": n or null}") }
+            await world.setCredits(credits.dollars)
+            return ok()
+        case (.post, "/admin/revoke"):
+            struct Revoke: Decodable {
+                var accessToken: String
+                enum CodingKeys: String, CodingKey { case accessToken = "access_token" }
+            }
+            guard let revoke = try? decoder.decode(Revoke.self, from: body) else { return bad("expected {\"access_token\"}") }
+            return await world.revoke(accessToken: revoke.accessToken) ? ok() : bad("no such access token")
         case (.post, "/admin/rate-limits"):
             struct Limit: Decodable { var endpoint: String; var limit: Int }
             guard let limit = try? decoder.decode(Limit.self, from: body) else { return bad("expected {\"endpoint\", \"limit\"}") }

@@ -1,4 +1,5 @@
 import Foundation
+import XAPI
 
 /// An API response before it is put on the wire.
 struct FakeXResponse: Sendable {
@@ -29,6 +30,7 @@ actor FakeXWorld {
         "GET /2/users/:id/mentions": 300,
         "POST /2/tweets": 100,
         "POST /2/users/:id/likes": 50,
+        "DELETE /2/users/:id/likes/:tweet_id": 50,
     ]
     static let windowLength: TimeInterval = 15 * 60
 
@@ -42,6 +44,12 @@ actor FakeXWorld {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return anchor.addingTimeInterval(seconds * speed)
     }
+    /// The access level of every app: `pay-per-use` (today's self-serve access: no likes endpoints) or `enterprise`.
+    private(set) var access: FakeXSeed.Access
+    /// Prepaid credits per app in dollars; nil: unlimited. Spent credits answer 402.
+    private var credits: Double?
+    /// X's bill as it de-duplicates it: per UTC day and app, each resource once.
+    private var billing: [BillingKey: BillingDay] = [:]
     private var users: [String: FakeXSeed.User] = [:]
     private var accountsByToken: [String: FakeXSeed.Account] = [:]
     private var consumerSecrets: [String: String] = [:]
@@ -62,6 +70,8 @@ actor FakeXWorld {
     private var armedClock: (Date, Double)?
 
     init(seed: FakeXSeed) {
+        access = seed.access ?? .payPerUse
+        credits = seed.credits
         anchor = seed.now ?? Date()
         speed = seed.speed ?? 0
         autoRepliers = Set(seed.autoRepliers ?? [])
@@ -93,6 +103,10 @@ actor FakeXWorld {
     func add(fault: FakeXFault) { faults.append(fault) }
     func setRateLimit(_ limit: Int, for endpoint: String) { rateLimits[endpoint] = limit; windows = windows.filter { !$0.key.hasPrefix(endpoint + " ") } }
     func likedPairs() -> [(userID: String, tweetID: String)] { liked }
+    func setAccess(_ newAccess: FakeXSeed.Access) { access = newAccess }
+    func setCredits(_ dollars: Double?) { credits = dollars }
+    /// Revokes an access token: requests signed with it are answered 401 from now on.
+    func revoke(accessToken: String) -> Bool { accountsByToken.removeValue(forKey: accessToken) != nil }
 
     /// The first pending fault for `endpoint`, used up by one.
     func takeFault(for endpoint: String) -> FakeXFault.Kind? {
@@ -113,8 +127,8 @@ actor FakeXWorld {
 
     // MARK: - Authentication
 
-    /// The user the signed request acts as, or a 401 response.
-    func authenticate(method: String, url: URL, authorization: String?) -> Result<String, FakeXResponseError> {
+    /// The user the signed request acts as and its app (consumer key), or a 401 response.
+    func authenticate(method: String, url: URL, authorization: String?) -> Result<Caller, FakeXResponseError> {
         let unauthorized = FakeXResponseError(FakeXResponse(
             status: 401, body: .problem(type: ProblemType.blank, title: "Unauthorized", detail: "Unauthorized", status: 401)))
         guard let authorization, let fields = OAuthHeader.parse(authorization),
@@ -132,7 +146,7 @@ actor FakeXWorld {
                                              tokenSecret: account.accessTokenSecret)
         guard expected == signature else { return .failure(unauthorized) }
         usedNonces.insert(consumerKey + nonce)
-        return .success(account.userID)
+        return .success(Caller(userID: account.userID, app: consumerKey))
     }
 
     /// Counts a call against the user's window; a 429 response when the window is used up.
@@ -153,10 +167,73 @@ actor FakeXWorld {
         return .success((limit, limit - window.used, reset))
     }
 
+    // MARK: - Billing
+
+    struct BillingKey: Hashable {
+        var day: String
+        var app: String
+    }
+
+    /// One app's UTC day: each resource billed once, writes per request.
+    struct BillingDay {
+        var ownedPosts = Set<String>()
+        var posts = Set<String>()
+        var users = Set<String>()
+        var bill = XBill()
+    }
+
+    /// The UTC day of the server's clock.
+    private var billingDay: String { UsageMeter.billingDay(of: now) }
+
+    /// Bills what a response returned: posts (owned when the caller reads their own timeline, mentions or likes)
+    /// and users, each once per UTC day and app.
+    func bill(app: String, ownedPosts: [String] = [], posts: [String] = [], users: [String] = []) {
+        let key = BillingKey(day: billingDay, app: app)
+        var day = billing[key] ?? BillingDay()
+        for id in ownedPosts where day.ownedPosts.insert(id).inserted { day.bill.ownedPostReads += 1 }
+        for id in posts where day.posts.insert(id).inserted { day.bill.postReads += 1 }
+        for id in users where day.users.insert(id).inserted { day.bill.userReads += 1 }
+        billing[key] = day
+    }
+
+    /// Bills a write.
+    func bill(app: String, write: XWrite) {
+        let key = BillingKey(day: billingDay, app: app)
+        var day = billing[key] ?? BillingDay()
+        switch write {
+        case .post(let withURL): if withURL { day.bill.postsCreatedWithURL += 1 } else { day.bill.postsCreated += 1 }
+        case .interactionCreate: day.bill.interactionsCreated += 1
+        case .interactionDelete: day.bill.interactionsDeleted += 1
+        }
+        billing[key] = day
+    }
+
+    /// The billing record: per UTC day and app, what was billed.
+    func billingRecord() -> [(day: String, app: String, bill: XBill)] {
+        billing.map { ($0.key.day, $0.key.app, $0.value.bill) }.sorted { ($0.day, $0.app) < ($1.day, $1.app) }
+    }
+
+    /// A 402 when the app's prepaid credits are spent.
+    func checkCredits(app: String) -> FakeXResponseError? {
+        guard let credits else { return nil }
+        let spent = billing.filter { $0.key.app == app }.values.reduce(0) { $0 + XPriceList.current.cost(of: $1.bill) }
+        guard spent >= credits else { return nil }
+        return FakeXResponseError(FakeXResponse(status: 402, body: .problem(
+            type: ProblemType.creditsDepleted, title: "Payment Required", detail: "credits depleted", status: 402)))
+    }
+
+    /// The 403 X sends an app whose access does not include an endpoint (likes, for pay-per-use apps since 2026-04-20).
+    static let notEnrolled = FakeXResponse(status: 403, body: .problem(
+        type: ProblemType.forbidden, title: "Client Forbidden",
+        detail: "This request must be made using an approved developer account that is enrolled in the requested endpoint. Learn more by visiting our documentation.",
+        status: 403, extra: [("reason", .string("client-not-enrolled")),
+                             ("registration_url", .string("https://developer.x.com/en/portal/products"))]))
+
     // MARK: - Endpoints
 
-    func usersMe(userID: String, query: [String: String]) -> FakeXResponse {
-        guard let user = users[userID] else { return notFound("user", userID) }
+    func usersMe(caller: Caller, query: [String: String]) -> FakeXResponse {
+        guard let user = users[caller.userID] else { return notFound("user", caller.userID) }
+        bill(app: caller.app, users: [user.id])
         return FakeXResponse(status: 200, body: .object([("data", userJSON(user))]))
     }
 
@@ -174,7 +251,8 @@ actor FakeXWorld {
         }
     }
 
-    func timeline(_ kind: Timeline, pathUserID: String, callerID: String, query: [String: String]) -> FakeXResponse {
+    func timeline(_ kind: Timeline, pathUserID: String, caller: Caller, query: [String: String]) -> FakeXResponse {
+        let callerID = caller.userID
         let minimum = kind == .home ? 1 : 5
         var maxResults = 10
         if let text = query["max_results"] {
@@ -212,7 +290,7 @@ actor FakeXWorld {
         guard users[pathUserID] != nil else { return notFound("user", pathUserID) }
         if kind == .home, pathUserID != callerID {
             return FakeXResponse(status: 403, body: .problem(
-                type: ProblemType.forbidden, title: "Forbidden",
+                type: ProblemType.blank, title: "Forbidden",
                 detail: "You can only read the home timeline of the authenticated user.", status: 403))
         }
 
@@ -252,15 +330,19 @@ actor FakeXWorld {
         let fields = Set((query["tweet.fields"] ?? "").split(separator: ",").map(String.init))
         let expandAuthors = (query["expansions"] ?? "").split(separator: ",").contains("author_id")
         var body: [(String, JSONValue)] = []
+        // Owned reads: the caller's own posts, mentions or likes; the home timeline is other people's posts.
+        let owned = kind != .home && pathUserID == callerID
+        bill(app: caller.app, ownedPosts: owned ? page.map(\.tweet.id) : [], posts: owned ? [] : page.map(\.tweet.id))
         if !page.isEmpty {
             body.append(("data", .array(page.map { tweetJSON($0.tweet, fields: fields) })))
             if expandAuthors {
                 var seen = Set<String>()
-                let authors = page.compactMap { stored -> JSONValue? in
-                    guard seen.insert(stored.tweet.authorID).inserted, let user = users[stored.tweet.authorID] else { return nil }
-                    return userJSON(user)
+                let authors = page.compactMap { stored -> FakeXSeed.User? in
+                    guard seen.insert(stored.tweet.authorID).inserted else { return nil }
+                    return users[stored.tweet.authorID]
                 }
-                if !authors.isEmpty { body.append(("includes", .object([("users", .array(authors))]))) }
+                bill(app: caller.app, users: authors.map(\.id))
+                if !authors.isEmpty { body.append(("includes", .object([("users", .array(authors.map(userJSON)))]))) }
             }
         }
         var meta: [(String, JSONValue)] = [("result_count", .int(page.count))]
@@ -275,7 +357,8 @@ actor FakeXWorld {
         return FakeXResponse(status: 200, body: .object(body))
     }
 
-    func createTweet(userID: String, body: Data) -> FakeXResponse {
+    func createTweet(caller: Caller, body: Data) -> FakeXResponse {
+        let userID = caller.userID
         guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any], let text = object["text"] as? String else {
             return FakeXResponse(status: 400, body: .problem(
                 type: ProblemType.invalidRequest, title: "Invalid Request",
@@ -305,13 +388,16 @@ actor FakeXWorld {
                                     inReplyToTweetID: inReplyToTweetID, inReplyToUserID: inReplyToUserID)
         insert(tweet)
         posted.append(tweet)
+        bill(app: caller.app, write: .post(withURL: Self.containsURL(text)))
         answerAsAutoRepliers(tweet)
         return FakeXResponse(status: 201, body: .object([
             ("data", .object([("id", .string(tweet.id)), ("text", .string(tweet.text))])),
         ]))
     }
 
-    func like(pathUserID: String, callerID: String, body: Data) -> FakeXResponse {
+    func like(pathUserID: String, caller: Caller, body: Data) -> FakeXResponse {
+        let callerID = caller.userID
+        guard access == .enterprise else { return Self.notEnrolled }
         guard pathUserID == callerID else {
             return FakeXResponse(status: 403, body: .problem(
                 type: ProblemType.forbidden, title: "Forbidden", detail: "You are not permitted to like on behalf of another user.", status: 403))
@@ -332,7 +418,30 @@ actor FakeXWorld {
             likes[callerID, default: []].insert(tweetID, at: 0)
             liked.append((callerID, tweetID))
         }
+        bill(app: caller.app, write: .interactionCreate)
         return FakeXResponse(status: 200, body: .object([("data", .object([("liked", .bool(true))]))]))
+    }
+
+    /// `DELETE /2/users/:id/likes/:tweet_id`: taking back a like (one never made changes nothing).
+    func unlike(pathUserID: String, tweetID: String, caller: Caller) -> FakeXResponse {
+        guard access == .enterprise else { return Self.notEnrolled }
+        guard pathUserID == caller.userID else {
+            return FakeXResponse(status: 403, body: .problem(
+                type: ProblemType.blank, title: "Forbidden", detail: "You are not permitted to unlike on behalf of another user.", status: 403))
+        }
+        guard UInt64(tweetID) != nil, tweetID.count <= 19 else {
+            return invalid("tweet_id", tweetID, "The `tweet_id` query parameter value [\(tweetID)] does not match ^[0-9]{1,19}$")
+        }
+        likes[caller.userID]?.removeAll { $0 == tweetID }
+        bill(app: caller.app, write: .interactionDelete)
+        return FakeXResponse(status: 200, body: .object([("data", .object([("liked", .bool(false))]))]))
+    }
+
+    /// Whether X would post `text` with a link: a scheme, `www.`, or a bare domain it links (the fake's own rule,
+    /// written apart from the bot's so that each checks the other).
+    static func containsURL(_ text: String) -> Bool {
+        let pattern = #"(?i)(https?://|(^|[^A-Za-z0-9@._/-])(www\.[A-Za-z0-9-]|([A-Za-z0-9-]+\.)+(com|net|org|jp|io|co|me|ly|gl|info|dev|app|tv|fm|be|to|us|uk|de|fr|biz|xyz|site|online|blog|news|link)([^A-Za-z0-9-]|$)))"#
+        return text.range(of: pattern, options: .regularExpression) != nil
     }
 
     /// Users that answer everything: each auto-replier mentioned in `tweet`, or whose post it answers, replies to it
@@ -486,4 +595,10 @@ enum PaginationToken {
         guard token.hasPrefix(marker) else { return nil }
         return UInt64(token.dropFirst(marker.count), radix: 36)
     }
+}
+
+/// Who sent a signed request: the user it acts as and the app (consumer key) it was signed with.
+struct Caller: Sendable {
+    var userID: String
+    var app: String
 }

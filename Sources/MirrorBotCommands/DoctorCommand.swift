@@ -1,5 +1,6 @@
 import EmbeddedStore
 import Archive
+import Daemon
 import ArgumentParser
 import BotConfiguration
 import Foundation
@@ -12,7 +13,11 @@ struct DoctorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
         abstract: "Checks the configuration, both X accounts, the database, the word counts (Redis or the SQLite file) and the MeCab dictionary, and says what is wrong.",
-        discussion: "Secrets are never printed. Exits non-zero when something the bot needs does not work."
+        discussion: """
+            Secrets are never printed. Exits non-zero when something the bot needs does not work. Also says whether \
+            the bot likes (LIKES) and why, and what was spent on X today against X_DAILY_BUDGET. Checking each account \
+            reads its user once: X bills $0.010 for each.
+            """
     )
 
     func run() async throws {
@@ -46,15 +51,30 @@ struct DoctorCommand: AsyncParsableCommand {
                 report(label, .failure(error))
             }
         }
+        let prices = client.usage.prices
+        print("ok    X's prices: \(prices.summary)")
+        print("ok    links: " + (configuration.postLinks ? "POST_LINKS=true: the person's tweets with links are posted (X bills each $\(prices.postCreateWithURL))"
+                                    : "POST_LINKS=false: the person's tweets and replies with links are not posted (X bills each $\(prices.postCreateWithURL), a plain post $\(prices.postCreate))"))
         print("ok    time zone: \(configuration.timeZone.identifier); archive keeps \(configuration.archiveRowLimit) tweets; like threshold \(configuration.calibratesFavoriteThreshold ? "auto (calibrated on the training examples)" : String(configuration.favoriteRateThreshold)), classifier \(configuration.classifier.rawValue); X API at \(configuration.xAPIBaseURL.absoluteString)")
 
         do {
             let database = try ArchiveDatabase.open(for: configuration, logger: context.logger)
             do {
-                let pending = try await database.withRunning { database in
+                let (pending, spend, refusals) = try await database.withRunning { database in
                     try await database.checkReachable()
-                    return try await Migrator().pending(database).count
+                    let pending = try await Migrator().pending(database).count
+                    guard pending == 0 else { return (pending, nil as (cost: Double, bill: XBill)?, [XRefusals.Refusal]()) }
+                    let days = UsageDays(database: database)
+                    try await UsageRecording.store(client.usage, into: days, runID: UUID().uuidString, command: "doctor")
+                    return (pending, try await UsageRecording.day(of: Date(), in: days),
+                            try await UsageRecording.storedRefusals(in: ReplyLog(database: database)))
                 }
+                if let spend {
+                    print(String(format: "ok    X budget: $%.3f spent today (UTC %@) of X_DAILY_BUDGET $%.2f, by mirror_bot's count (%@; this check included)",
+                                 spend.cost, UsageMeter.billingDay(of: Date()), configuration.xDailyBudget, spend.bill.description))
+                }
+                client.refusals.restore(refusals, apps: client.appFingerprints)
+                print("ok    " + LikingPolicy(setting: configuration.likes, networkReason: XAccess.whyNoLikes, refusals: client.refusals).statusLine)
                 let migrate = if case .sqlite = database.backend { "the next command applies them (or `mirror_bot migrate`)" } else { "run `mirror_bot migrate`" }
                 report("archive in \(database.location)", .success(pending == 0 ? "reachable, migrated" : "reachable, \(pending) migration(s) pending: \(migrate)"))
             } catch {

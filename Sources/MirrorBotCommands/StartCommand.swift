@@ -7,14 +7,16 @@ import Foundation
 struct StartCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "start",
-        abstract: "Runs the bot: posts at the human's times, answers mentions, likes what the human would, keeps learning.",
+        abstract: "Runs the bot: posts at the human's times, answers mentions, likes what the human would (where allowed), keeps learning.",
         discussion: """
             Needs the eight X credentials. The archive is in DATABASE_URL (run `mirror_bot migrate` first) and the \
             word counts in REDIS_URL; without either, it lives in the SQLite file MIRROR_BOT_DATA (default \
             mirror_bot.sqlite), created and migrated at start. The first log lines say which. Stops gracefully on SIGTERM or \
             SIGINT within 10 seconds; everything it did is stored, and starting again posts nothing twice. \
             --speed, --start-time and --duration change only the bot's clock, for rehearsals: what is sent to the \
-            API is real.
+            API is real. On X it spends at most X_DAILY_BUDGET (default $1.00) a UTC day by its own count of X's \
+            bill, shedding learning, then liking, then replies before the scheduled posts; it does not like unless \
+            LIKES=on (X's self-serve access has no likes), and posts no tweet with a link unless POST_LINKS=true.
             """
     )
 
@@ -50,6 +52,11 @@ struct StartCommand: AsyncParsableCommand {
         print("Slots: \(slots.values.reduce(0, +)) planned, \(slots[.posted] ?? 0) posted, \(slots[.skipped] ?? 0) skipped, \((slots[.planned] ?? 0) + (slots[.posting] ?? 0)) still to come.")
         print("Mentions: \(summary.replies) answered, \(summary.mentionsNotAnswered) not answered. Likes: \(summary.likes).")
         for line in summary.usage { print("API: \(line)") }
+        for day in summary.spend {
+            print(String(format: "Cost: $%.3f on the UTC day %@ (this run; $%.3f with the day's other runs) of X_DAILY_BUDGET $%.2f, by mirror_bot's count.",
+                         day.thisRun, day.day, day.allRuns, summary.budget))
+        }
+        print(summary.liking.prefix(1).uppercased() + summary.liking.dropFirst() + ".")
         if let memory = summary.memory { print("Memory: \(memory.description).") }
     }
 

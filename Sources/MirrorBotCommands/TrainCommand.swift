@@ -3,6 +3,7 @@ import Archive
 import ArgumentParser
 import BotConfiguration
 import Classifier
+import Daemon
 import Foundation
 import RedisClient
 import Tokenizer
@@ -19,21 +20,37 @@ struct TrainCommand: AsyncParsableCommand {
     )
 }
 
-/// `mirror_bot train scheduler [--force]`.
+/// `mirror_bot train scheduler [--force] [--max-tweets N] [--yes]`.
 struct TrainSchedulerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scheduler",
         abstract: "Archives the human's most recent tweets (up to 3,200, retweets excluded) for posting and scheduling.",
-        discussion: "Runs once: a second run does nothing (no API calls) unless --force is given."
+        discussion: """
+            Runs once: a second run does nothing (no API calls) unless --force is given. Reading costs money on X \
+            ($0.001 for each of your own posts, $0.010 for your user): the most it may cost is printed first. On a \
+            terminal it asks; --yes skips the question; with no terminal and no --yes it goes on only when that fits \
+            what is left of today's X_DAILY_BUDGET. `mirror_bot import` trains from your downloaded archive for free.
+            """
     )
 
     @Flag(help: "Run even if it has run before.")
     var force = false
 
+    @Option(help: "Read at most this many of the human's newest tweets (X returns at most 3,200).")
+    var maxTweets = Trainer.schedulerTweetLimit
+
+    @Flag(help: "Spend without asking, even above today's X_DAILY_BUDGET.")
+    var yes = false
+
+    func validate() throws {
+        guard maxTweets >= 1 else { throw ValidationError("--max-tweets must be at least 1, not \(maxTweets)") }
+    }
+
     func run() async throws {
-        let force = force
-        try await withTrainer { trainer, _ in
-            let report = try await trainer.trainScheduler(force: force)
+        let (force, maxTweets) = (force, maxTweets)
+        try await withTrainer(command: "train scheduler", cost: .init(cost: .scheduler(maxTweets: maxTweets), flag: "scheduler", force: force,
+                                                                        assumeYes: yes)) { trainer, _ in
+            let report = try await trainer.trainScheduler(force: force, maxTweets: maxTweets)
             guard !report.skipped else {
                 return "Already trained (trained:scheduler is set); nothing fetched. Use --force to fetch again."
             }
@@ -42,24 +59,41 @@ struct TrainSchedulerCommand: AsyncParsableCommand {
     }
 }
 
-/// `mirror_bot train classifier [--force]`.
+/// `mirror_bot train classifier [--force] [--yes]`.
 struct TrainClassifierCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "classifier",
         abstract: "Learns 800 of the human's likes as favorite and 800 home-timeline tweets they did not like as normal.",
         discussion: """
-            Runs once: a second run does nothing (no API calls) unless --force is given. Every tweet learned is kept as \
-            a training example. With FAVORITE_RATE_THRESHOLD=auto (the default), the like threshold (and, with \
-            CLASSIFIER=auto, the model) is then chosen by cross-validation on the examples, and printed.
+            Only with LIKES=on: with LIKES=auto (the default; on X the bot does not like, as X's self-serve access has \
+            no likes) or off, it says so and reads nothing. Runs once: a second run does nothing (no API calls) unless \
+            --force is given. The most it may cost is printed first and, as for `train scheduler`, asked on a \
+            terminal, skipped with --yes, and otherwise held to today's X_DAILY_BUDGET; `mirror_bot import` learns \
+            the likes of your downloaded archive for free. Every tweet learned is kept as a training example. With \
+            FAVORITE_RATE_THRESHOLD=auto (the default), the like threshold (and, with CLASSIFIER=auto, the model) is \
+            then chosen by cross-validation on the examples, and printed.
             """
     )
 
     @Flag(help: "Run even if it has run before.")
     var force = false
 
+    @Flag(help: "Spend without asking, even above today's X_DAILY_BUDGET.")
+    var yes = false
+
     func run() async throws {
+        let context = try CommandContext.load()
+        guard context.configuration.likes == .on else {
+            let why = context.configuration.likes == .off ? "LIKES=off" : "LIKES=auto: \(XAccess.whyNoLikes)"
+            print("""
+                The bot does not like on X (\(why)), so the favorite filter is not trained from X: nothing was read, $0.00 spent. \
+                `mirror_bot import` learns the likes in your downloaded archive for free; LIKES=on trains from X (\(TrainingCost.classifier().summary())).
+                """)
+            return
+        }
         let force = force
-        try await withTrainer { trainer, configuration in
+        try await withTrainer(command: "train classifier", cost: .init(cost: .classifier(), flag: "classifier", force: force, assumeYes: yes)) {
+            trainer, configuration in
             let report = try await trainer.trainClassifier(force: force)
             guard !report.skipped else {
                 return "Already trained (trained:classifier is set); nothing fetched. Use --force to learn again."
@@ -122,7 +156,53 @@ func calibrationLine(_ classifier: FavoriteClassifier, _ configuration: Configur
     return "Like " + calibration.result.summary + "."
 }
 
-private func withTrainer(requiresCredentials: Bool = true, _ body: (Trainer, Configuration) async throws -> String) async throws {
+/// The cost check before a training's first paid read.
+struct TrainingCostCheck {
+    /// The most the training may cost.
+    var cost: TrainingCost
+    /// Its `trained:<name>` flag (no check when it would not run).
+    var flag: String
+    /// `--force`.
+    var force: Bool
+    /// `--yes`.
+    var assumeYes: Bool
+}
+
+/// Whether to spend what a training may cost: asked on a terminal, given by `--yes`, otherwise only within what
+/// is left of today's budget.
+enum SpendingApproval: Equatable {
+    /// Go on; the line says why.
+    case proceed(String)
+    /// Do not read anything; the line says why and what to do.
+    case refuse(String)
+
+    /// Decides for a cost of `estimate` dollars when `remaining` dollars of today's `budget` are left.
+    static func decide(estimate: Double, remaining: Double, budget: Double, command: String, isTerminal: Bool, assumeYes: Bool,
+                       ask: () -> Bool) -> SpendingApproval {
+        if assumeYes { return .proceed("--yes given") }
+        if isTerminal {
+            return ask() ? .proceed("confirmed") : .refuse("Not spending it: nothing was read. `mirror_bot import` trains from your downloaded archive for free.")
+        }
+        if estimate <= remaining + 1e-9 {
+            return .proceed(String(format: "within what is left of today's X_DAILY_BUDGET ($%.2f of $%.2f)", remaining, budget))
+        }
+        return .refuse(String(format: """
+            %@ could cost up to $%.2f, more than what is left of today's X_DAILY_BUDGET ($%.2f of $%.2f), and there is no terminal to ask: \
+            nothing was read. Run it with --yes to spend it anyway, read less (train scheduler --max-tweets N), raise X_DAILY_BUDGET, \
+            or import your downloaded archive for free (`mirror_bot import`).
+            """, command, estimate, max(0, remaining), budget))
+    }
+}
+
+/// A training that would spend more than approved: nothing was read.
+struct SpendingRefused: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Builds a trainer from the environment, checks the training's cost when it would run, runs `body`, stores what it
+/// spent in the day's usage, and prints its summary with the API calls and X's bill.
+private func withTrainer(requiresCredentials: Bool = true, command: String = "train", cost check: TrainingCostCheck? = nil,
+                         _ body: (Trainer, Configuration) async throws -> String) async throws {
     var requirements: Set<Configuration.Requirement> = []
     if requiresCredentials { requirements.insert(.humanCredentials) }
     let context = try CommandContext.load(requiring: requirements)
@@ -142,12 +222,37 @@ private func withTrainer(requiresCredentials: Bool = true, _ body: (Trainer, Con
             // Progress overwrites itself on a terminal and is one line per page in logs.
             FileHandle.standardError.write(Data((isTerminal ? "\r\u{1B}[K" + line : line + "\n").utf8))
         }
-        return try await body(trainer, configuration)
+        if let check, try await trainer.wouldRun(check.flag, force: check.force) {
+            let estimate = check.cost.dollars(at: client.usage.prices)
+            let spentToday = try await UsageRecording.day(of: Date(), in: UsageDays(database: database)).cost
+            FileHandle.standardError.write(Data("\(command) reads from X, \(check.cost.summary(at: client.usage.prices)).\n".utf8))
+            let approval = SpendingApproval.decide(
+                estimate: estimate, remaining: configuration.xDailyBudget - spentToday, budget: configuration.xDailyBudget, command: command,
+                isTerminal: isatty(STDIN_FILENO) != 0, assumeYes: check.assumeYes) {
+                    FileHandle.standardError.write(Data(String(format: "Spend up to $%.2f of X credits? [y/N] ", estimate).utf8))
+                    return ["y", "yes"].contains((readLine() ?? "").trimmingCharacters(in: .whitespaces).lowercased())
+                }
+            switch approval {
+            case .proceed(let reason): FileHandle.standardError.write(Data("Going on (\(reason)).\n".utf8))
+            case .refuse(let message): throw SpendingRefused(description: message)
+            }
+        }
+        let result: String
+        do {
+            result = try await body(trainer, configuration)
+        } catch {
+            // What was read before a failure was billed all the same.
+            try? await UsageRecording.store(client.usage, into: UsageDays(database: database), runID: UUID().uuidString, command: command)
+            throw error
+        }
+        try await UsageRecording.store(client.usage, into: UsageDays(database: database), runID: UUID().uuidString, command: command)
+        return result
     }
     if isTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
     let total = client.usage.total
     // The cost goes on the first line (what was fetched); a calibration line may follow.
-    let cost = total.calls == 0 ? "" : String(format: " %d API calls, estimated cost $%.3f.", total.calls, client.usage.estimatedCost())
+    let cost = total.calls == 0 ? "" : String(format: " %d API calls; X's bill by mirror_bot's count $%.3f (%@).", total.calls, client.usage.totalCost,
+                                               client.usage.billingDays.reduce(XBill()) { $0 + client.usage.bill(onBillingDay: $1) }.description)
     var lines = summary.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     lines[0] += cost
     print(lines.joined(separator: "\n"))

@@ -7,7 +7,8 @@ public import Logging
 /// Rules: a non-reply tweet (retweets are never archived) written within ±30 minutes of the current minute of the
 /// day, circularly; when there is none, the window widens step by step (±60, ±120, ±240, ±480 minutes, then the
 /// whole day) instead of failing, as the original did. Never a tweet the bot posted in the last
-/// `repostAfterDays`; never a tweet that @-mentions someone unless `allowsMentions` (a copy must not ping strangers).
+/// `repostAfterDays`; never a tweet that @-mentions someone unless `allowsMentions` (a copy must not ping strangers);
+/// never one that contains a link unless `allowsLinks` (on X a post with a link costs $0.200 instead of $0.015).
 public struct PostPicker: Sendable {
     /// A chosen tweet and how wide the window had to be.
     public struct Pick: Sendable, Equatable {
@@ -26,13 +27,16 @@ public struct PostPicker: Sendable {
     public let repostAfterDays: Int
     /// Whether tweets with @-mentions may be posted (`POST_MENTIONS`).
     public let allowsMentions: Bool
+    /// Whether tweets with links may be posted (`POST_LINKS`).
+    public let allowsLinks: Bool
     private let logger: Logger
 
     /// A picker over `archive`.
-    public init(archive: TweetArchive, repostAfterDays: Int, allowsMentions: Bool, logger: Logger) {
+    public init(archive: TweetArchive, repostAfterDays: Int, allowsMentions: Bool, allowsLinks: Bool = true, logger: Logger) {
         self.archive = archive
         self.repostAfterDays = repostAfterDays
         self.allowsMentions = allowsMentions
+        self.allowsLinks = allowsLinks
         self.logger = logger
     }
 
@@ -45,14 +49,14 @@ public struct PostPicker: Sendable {
         for radius in Self.radii {
             if let tweet = try await archive.randomTweet(
                 nearMinute: minute, radius: radius, excluding: excluded, allowingMentions: allowsMentions,
-                notPostedSince: postedSince, using: &generator) {
+                allowingLinks: allowsLinks, notPostedSince: postedSince, using: &generator) {
                 if radius > Self.radii[0] {
                     logger.info("No tweet of the human within ±\(Self.radii[0]) minutes of \(Self.clock(minute)); took one from ±\(radius)")
                 }
                 return Pick(tweet: tweet, radius: radius)
             }
         }
-        logger.notice("Nothing to post at \(Self.clock(minute)): the archive has no postable tweet (empty, all posted in the last \(repostAfterDays) days, or all mention someone). Run `mirror_bot train scheduler` or `mirror_bot import`.")
+        logger.notice("Nothing to post at \(Self.clock(minute)): the archive has no postable tweet (empty, all posted in the last \(repostAfterDays) days, or all mention someone\(allowsLinks ? "" : " or contain a link"). Run `mirror_bot train scheduler` or `mirror_bot import`.")
         return nil
     }
 

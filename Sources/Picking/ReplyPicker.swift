@@ -6,7 +6,8 @@ import Foundation
 ///
 /// The stored reply starts with the @names it was addressed to; they are removed, since the bot's answer is threaded
 /// by id (X adds the person being answered). With no past reply to that person, `fallback` decides: `none` (the
-/// default) does not answer, `any` uses a past reply to anyone.
+/// default) does not answer, `any` uses a past reply to anyone. Replies that contain a link are left out unless
+/// `allowsLinks` (on X a post with a link costs $0.200 instead of $0.015).
 public struct ReplyPicker: Sendable {
     /// What to do when the human never replied to the author (`REPLY_FALLBACK`).
     public typealias Fallback = Configuration.ReplyFallback
@@ -25,11 +26,24 @@ public struct ReplyPicker: Sendable {
     public let archive: TweetArchive
     /// What to do without a past reply to the author.
     public let fallback: Fallback
+    /// Whether replies with links may be sent (`POST_LINKS`).
+    public let allowsLinks: Bool
 
     /// A picker over `archive`.
-    public init(archive: TweetArchive, fallback: Fallback) {
+    public init(archive: TweetArchive, fallback: Fallback, allowsLinks: Bool = true) {
         self.archive = archive
         self.fallback = fallback
+        self.allowsLinks = allowsLinks
+    }
+
+    /// Why there is no pick for `authorID`: none of the human's replies to them is left, or those left all contain a
+    /// link (and links are not allowed).
+    public func reasonForNoPick(forAuthor authorID: Int64, excluding excluded: Set<Int64> = []) async throws -> String {
+        var generator = SystemRandomNumberGenerator()
+        if !allowsLinks, try await archive.randomReply(toUser: authorID, excluding: excluded, allowingLinks: true, using: &generator) != nil {
+            return "every past reply of the human to this user that is left contains a link (a post with a link costs $0.200 on X instead of $0.015; POST_LINKS=true allows them)"
+        }
+        return excluded.isEmpty ? "no past reply of the human to this user" : "every past reply to this user was refused as a duplicate"
     }
 
     /// A reply to `authorID`, not one of `excluded` (replies X just refused as duplicates), or nil when there is
@@ -46,12 +60,24 @@ public struct ReplyPicker: Sendable {
                       using generator: inout some RandomNumberGenerator) async throws -> Pick? {
         var excluded = refused
         for _ in 0..<10 {  // replies that were nothing but @names are skipped
-            guard let reply = try await archive.randomReply(toUser: userID, excluding: excluded, using: &generator) else { return nil }
+            guard let reply = try await archive.randomReply(toUser: userID, excluding: excluded, allowingLinks: allowsLinks,
+                                                            using: &generator) else { return nil }
             let text = Self.removingLeadingMentions(reply.text)
             if !text.isEmpty { return Pick(source: reply, text: text, isFallback: false) }
             excluded.insert(reply.tweetID)
         }
         return nil
+    }
+
+    /// The handle of `userID` as the human's replies to them address them (their first leading @name), without a
+    /// user read from the network; nil when the human never replied to them.
+    public func handle(ofUser userID: Int64) async throws -> String? {
+        var generator = SystemRandomNumberGenerator()
+        guard let reply = try await archive.randomReply(toUser: userID, using: &generator) else { return nil }
+        let text = reply.text.drop { $0.isWhitespace }
+        guard let first = text.first, first == "@" || first == "＠" else { return nil }
+        let name = text.dropFirst().prefix { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+        return name.isEmpty ? nil : String(name)
     }
 
     /// `text` without the @names (and the spaces after them) it starts with.

@@ -54,14 +54,20 @@ public struct Trainer: Sendable {
 
     private var store: any WordCountBackend { classifier.store }
 
-    /// `train scheduler`: the human's most recent tweets (up to 3,200, retweets excluded, 100 per page) into the
-    /// archive, replies with their `reply_user_id`; then sets `trained:scheduler`.
-    public func trainScheduler(force: Bool) async throws -> Report {
+    /// Whether a training would run: not when it ran before (its `trained:<name>` flag is set), unless forced.
+    public func wouldRun(_ name: String, force: Bool) async throws -> Bool {
+        if force { return true }
+        return try await !store.isTrained(name)
+    }
+
+    /// `train scheduler`: the human's most recent tweets (up to `maxTweets`, at most 3,200, retweets excluded, 100 per
+    /// page) into the archive, replies with their `reply_user_id`; then sets `trained:scheduler`.
+    public func trainScheduler(force: Bool, maxTweets: Int = Trainer.schedulerTweetLimit) async throws -> Report {
         if !force, try await store.isTrained("scheduler") { return Report(skipped: true) }
         let human = try await authenticatedUser()
         var report = Report(skipped: false)
         let request = GetUserTweets(userID: human.id, maxResults: 100, exclude: [.retweets])
-        for try await page in client.pages(request, as: .human, maxPosts: Self.schedulerTweetLimit) {
+        for try await page in client.pages(request, as: .human, maxPosts: min(maxTweets, Self.schedulerTweetLimit)) {
             report.pages += 1
             report.postsRead += page.tweets.count
             report.retweetsSkipped += page.tweets.filter(\.isRetweet).count

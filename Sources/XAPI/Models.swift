@@ -131,10 +131,14 @@ public struct XProblem: Codable, Sendable, Equatable, Hashable, CustomStringConv
     public var value: String?
     /// For partial errors: what the value is (`id`, ...), when given.
     public var parameter: String?
+    /// For `client-forbidden`: why (`client-not-enrolled`, `official-client-forbidden`).
+    public var reason: String?
 
     /// A problem from its parts.
-    public init(type: String?, title: String?, detail: String?, status: Int? = nil, value: String? = nil, parameter: String? = nil) {
+    public init(type: String?, title: String?, detail: String?, status: Int? = nil, value: String? = nil, parameter: String? = nil,
+                reason: String? = nil) {
         self.type = type; self.title = title; self.detail = detail; self.status = status; self.value = value; self.parameter = parameter
+        self.reason = reason
     }
 
     /// The last path component of `type` (`usage-capped`, `resource-not-found`, ...).

@@ -2,14 +2,14 @@ public import BotConfiguration
 public import Foundation
 import Synchronization
 
-/// Counts every X API call by endpoint and account, with the posts read and the posts and likes made, so the
-/// service can say what it cost its owner.
+/// Counts every X API call by endpoint and account, and keeps the bill as X makes it: per resource returned (each
+/// post and user billed once per UTC day and app, as X de-duplicates) and per write, priced by `XPriceList`.
 public final class UsageMeter: Sendable {
     /// What one endpoint did for one account.
     public struct Usage: Sendable, Equatable {
         /// HTTP requests sent, retries included.
         public var calls = 0
-        /// Posts received (billed per post read).
+        /// Posts received.
         public var postsRead = 0
         /// Posts created.
         public var postsCreated = 0
@@ -17,6 +17,8 @@ public final class UsageMeter: Sendable {
         public var likes = 0
         /// Requests that ended in an error answer or no answer.
         public var failures = 0
+        /// What X billed for them: resources first read today by this endpoint, and its writes.
+        public var cost = 0.0
     }
 
     /// One row of the usage table.
@@ -33,63 +35,128 @@ public final class UsageMeter: Sendable {
         }
     }
 
-    /// Prices in US dollars used for the estimate (X's pay-per-use prices of 2026; reads vary by plan).
-    public struct Prices: Sendable {
-        /// Per post read.
-        public var perPostRead: Double
-        /// Per post created.
-        public var perPostCreated: Double
-        /// Per like.
-        public var perLike: Double
-        /// The defaults: $0.005 per post read (the upper end), $0.015 per post, likes counted as posts.
-        public static let `default` = Prices(perPostRead: 0.005, perPostCreated: 0.015, perLike: 0.015)
+    /// A resource as X de-duplicates it: per app, per kind, per id.
+    private struct BilledKey: Hashable {
+        var app: String
+        var kind: UInt8
+        var id: String
     }
 
-    private let table = Mutex<[Key: Usage]>([:])
+    private struct State {
+        var table: [Key: Usage] = [:]
+        /// The UTC day `seen` belongs to.
+        var seenDay = ""
+        var seen = Set<BilledKey>()
+        /// What this process was billed, per UTC day.
+        var bills: [String: XBill] = [:]
+        /// What other runs (earlier processes, a `train`) spent per UTC day, as stored.
+        var spentElsewhere: [String: Double] = [:]
+    }
 
-    /// An empty meter.
-    public init() {}
+    /// The prices the bill is made with.
+    public let prices: XPriceList
+    private let state = Mutex(State())
 
-    /// Adds to the row of `endpoint` and `account`.
-    public func record(endpoint: String, account: Account, calls: Int = 1, postsRead: Int = 0, postsCreated: Int = 0,
-                       likes: Int = 0, failures: Int = 0) {
-        table.withLock { table in
-            var usage = table[Key(endpoint: endpoint, account: account), default: Usage()]
-            usage.calls += calls
-            usage.postsRead += postsRead
-            usage.postsCreated += postsCreated
-            usage.likes += likes
-            usage.failures += failures
-            table[Key(endpoint: endpoint, account: account)] = usage
+    /// An empty meter pricing with `prices`.
+    public init(prices: XPriceList = .current) { self.prices = prices }
+
+    /// The UTC day (`YYYY-MM-DD`) of `date`: X's billing day.
+    public static func billingDay(of date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+    }
+
+    /// Records a call that failed (an error answer or no answer): X bills nothing for it.
+    public func recordFailure(endpoint: String, account: Account) {
+        state.withLock { state in
+            state.table[Key(endpoint: endpoint, account: account), default: Usage()].calls += 1
+            state.table[Key(endpoint: endpoint, account: account), default: Usage()].failures += 1
         }
     }
 
+    /// Records a successful call of `endpoint` as `account`, made with the app `app` (its consumer key) at `date`:
+    /// the resources it returned and the write it made. Returns what X bills for it: the resources not already
+    /// billed to that app this UTC day, and the write.
+    @discardableResult
+    public func recordSuccess(endpoint: String, account: Account, app: String, resources: XBilledResources, write: XWrite?,
+                              postsRead: Int, at date: Date) -> XBill {
+        let day = Self.billingDay(of: date)
+        return state.withLock { state in
+            if state.seenDay != day {
+                state.seenDay = day
+                state.seen.removeAll(keepingCapacity: true)
+            }
+            var bill = XBill()
+            for id in resources.ownedPosts where state.seen.insert(BilledKey(app: app, kind: 0, id: id)).inserted { bill.ownedPostReads += 1 }
+            for id in resources.posts where state.seen.insert(BilledKey(app: app, kind: 1, id: id)).inserted { bill.postReads += 1 }
+            for id in resources.users where state.seen.insert(BilledKey(app: app, kind: 2, id: id)).inserted { bill.userReads += 1 }
+            switch write {
+            case .post(let withURL)?: if withURL { bill.postsCreatedWithURL += 1 } else { bill.postsCreated += 1 }
+            case .interactionCreate?: bill.interactionsCreated += 1
+            case .interactionDelete?: bill.interactionsDeleted += 1
+            case nil: break
+            }
+            state.bills[day] = (state.bills[day] ?? XBill()) + bill
+            let key = Key(endpoint: endpoint, account: account)
+            var usage = state.table[key, default: Usage()]
+            usage.calls += 1
+            usage.postsRead += postsRead
+            if case .post? = write { usage.postsCreated += 1 }
+            if write == .interactionCreate { usage.likes += 1 }
+            usage.cost += prices.cost(of: bill)
+            state.table[key] = usage
+            return bill
+        }
+    }
+
+    /// Sets what other runs spent on `day` (read from the store), so that the day's spend counts them too.
+    public func setSpentElsewhere(_ dollars: Double, onBillingDay day: String) {
+        state.withLock { $0.spentElsewhere[day] = dollars }
+    }
+
+    /// What this process was billed on `day`.
+    public func bill(onBillingDay day: String) -> XBill { state.withLock { $0.bills[day] ?? XBill() } }
+
+    /// The UTC days this process was billed on, in order.
+    public var billingDays: [String] { state.withLock { $0.bills.keys.sorted() } }
+
+    /// What this process spent on `day`, in dollars.
+    public func ownSpend(onBillingDay day: String) -> Double { prices.cost(of: bill(onBillingDay: day)) }
+
+    /// What was spent on `day` in all: by this process, and by the other runs set with `setSpentElsewhere`.
+    public func spent(onBillingDay day: String) -> Double {
+        let (bill, elsewhere) = state.withLock { ($0.bills[day] ?? XBill(), $0.spentElsewhere[day] ?? 0) }
+        return prices.cost(of: bill) + elsewhere
+    }
+
     /// Every row so far.
-    public var snapshot: [Key: Usage] { table.withLock { $0 } }
+    public var snapshot: [Key: Usage] { state.withLock { $0.table } }
 
     /// The sum of every row.
     public var total: Usage {
         snapshot.values.reduce(into: Usage()) { total, usage in
             total.calls += usage.calls; total.postsRead += usage.postsRead; total.postsCreated += usage.postsCreated
-            total.likes += usage.likes; total.failures += usage.failures
+            total.likes += usage.likes; total.failures += usage.failures; total.cost += usage.cost
         }
     }
 
-    /// The estimated cost in dollars of what was counted.
-    public func estimatedCost(prices: Prices = .default) -> Double {
-        let total = total
-        return Double(total.postsRead) * prices.perPostRead + Double(total.postsCreated) * prices.perPostCreated
-            + Double(total.likes) * prices.perLike
-    }
+    /// What this process was billed in all, in dollars.
+    public var totalCost: Double { state.withLock { $0.bills.values.reduce(0) { $0 + prices.cost(of: $1) } } }
 
-    /// One line per endpoint and account, then the total with the estimated cost.
-    public func report(prices: Prices = .default) -> [String] {
+    /// One line per endpoint and account, then one per UTC day with its bill.
+    public func report() -> [String] {
         let rows = snapshot.sorted { $0.key < $1.key }.map { key, usage in
             "\(key.endpoint) as \(key.account): \(usage.calls) calls, \(usage.postsRead) posts read, "
-                + "\(usage.postsCreated) posted, \(usage.likes) liked, \(usage.failures) failed"
+                + "\(usage.postsCreated) posted, \(usage.likes) liked, \(usage.failures) failed; "
+                + String(format: "$%.3f", usage.cost)
+        }
+        let days = billingDays.map { day in
+            String(format: "X's bill for %@ (UTC) by mirror_bot's count: $%.3f (%@)", day, ownSpend(onBillingDay: day), bill(onBillingDay: day).description)
         }
         let total = total
-        return rows + [String(format: "total: %d calls, %d posts read, %d posted, %d liked; estimated cost $%.3f",
-                              total.calls, total.postsRead, total.postsCreated, total.likes, estimatedCost(prices: prices))]
+        return rows + days + [String(format: "total: %d calls, %d posts read, %d posted, %d liked; $%.3f at %@", total.calls, total.postsRead,
+                                     total.postsCreated, total.likes, totalCost, prices.source)]
     }
 }

@@ -23,6 +23,14 @@ public enum XAPIError: Error, Sendable, Equatable, CustomStringConvertible {
     case problem(endpoint: String, status: Int, XProblem)
     /// A 200 carrying only `errors`, no `data`.
     case partialErrors(endpoint: String, [XProblem])
+    /// 402: the app's prepaid credits are spent. Not retried.
+    case creditsExhausted(endpoint: String, detail: String)
+    /// 403 client-forbidden: the app's access level does not include this endpoint (self-serve apps and likes).
+    case notEnrolled(endpoint: String, XProblem)
+    /// Not sent: X refused this kind of call earlier, and its recheck is not due yet.
+    case refused(XRefusals.Refusal)
+    /// Not sent: the call could cost more than what is left of the day's budget for its work.
+    case overBudget(endpoint: String, work: String, spent: Double, limit: Double)
 
     /// A readable sentence.
     public var description: String {
@@ -47,6 +55,25 @@ public enum XAPIError: Error, Sendable, Equatable, CustomStringConvertible {
             "X answered \(endpoint) with HTTP \(status): \(problem)."
         case .partialErrors(let endpoint, let problems):
             "X answered \(endpoint) with errors only: \(problems.map(\.description).joined(separator: "; "))."
+        case .creditsExhausted(let endpoint, let detail):
+            "X refused \(endpoint): the app's credits are spent (402: \(detail)). Add credits in the X developer console."
+        case .notEnrolled(let endpoint, let problem):
+            "X refused \(endpoint): the app's access level does not include it (403 \(problem.reason ?? problem.kind): \(problem.detail ?? problem.description))."
+        case .refused(let refusal):
+            "not asking X again for \(refusal.subject) until \(refusal.recheckAt.formatted(.iso8601)): it refused \(refusal.endpoint) (\(refusal.detail))"
+        case .overBudget(let endpoint, let work, let spent, let limit):
+            String(format: "not calling %@ for %@: $%.3f of the day's X_DAILY_BUDGET $%.2f is spent", endpoint, work, spent, limit)
+        }
+    }
+
+    /// Whether asking again soon would get the same answer: a refusal of the account, the app or the endpoint
+    /// (401, 402, 403 other than a duplicate, usage-capped), or a call not sent for one. Pollers wait for the
+    /// refusal's recheck instead of trying again.
+    public var isRefusal: Bool {
+        switch self {
+        case .unauthorized, .usageCapped, .creditsExhausted, .notEnrolled, .refused: true
+        case .problem(_, let status, _): status == 403
+        default: false
         }
     }
 }

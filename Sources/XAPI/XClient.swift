@@ -57,8 +57,13 @@ public final class XClient: Sendable {
 
     /// The configuration.
     public let configuration: Configuration
-    /// The calls made so far.
+    /// The calls made so far, and X's bill for them.
     public let usage: UsageMeter
+    /// What X refused for good, not asked again until its recheck.
+    public let refusals: XRefusals
+    /// The day's budget every call is checked against; nil spends without a limit (one-shot commands that asked).
+    public let budget: DailyBudget?
+    private let refusalStore: (any XRefusalStore)?
     private let httpClient: HTTPClient
     private let clock: any BotClock
     private let logger: Logger
@@ -74,14 +79,24 @@ public final class XClient: Sendable {
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 
-    /// A client; `clock` decides how waiting is done (tests inject a manual one).
+    /// A client; `clock` decides how waiting is done (tests inject a manual one). With a `budget`, every call is
+    /// checked against it first; `refusalStore` keeps the lasting refusals across restarts.
     public init(configuration: Configuration, httpClient: HTTPClient = XClient.sharedHTTPClient, clock: any BotClock = SystemBotClock(),
-                usage: UsageMeter = UsageMeter(), logger: Logger) {
+                usage: UsageMeter = UsageMeter(), refusals: XRefusals = XRefusals(), budget: DailyBudget? = nil,
+                refusalStore: (any XRefusalStore)? = nil, logger: Logger) {
         self.configuration = configuration
         self.httpClient = httpClient
         self.clock = clock
         self.usage = usage
+        self.refusals = refusals
+        self.budget = budget
+        self.refusalStore = refusalStore
         self.logger = logger
+    }
+
+    /// The fingerprint of each configured account's app, as refusals record it.
+    public var appFingerprints: [Account: String] {
+        configuration.credentials.mapValues { XRefusals.appFingerprint($0.consumerKey) }
     }
 
     /// The rate-limit window of an endpoint for an account, as last reported by X.
@@ -89,12 +104,23 @@ public final class XClient: Sendable {
         rateLimits.withLock { $0[endpointName + " " + account.rawValue] }
     }
 
-    /// Sends `endpoint` as `account` and returns its decoded answer.
-    public func send<Endpoint: XEndpoint>(_ endpoint: Endpoint, as account: Account) async throws -> Endpoint.Response {
+    /// Sends `endpoint` as `account` for `work` and returns its decoded answer.
+    ///
+    /// Not sent (an error at once) when X refused this kind of call and its recheck is not due, or when its worst
+    /// case does not fit what is left of the day's budget for `work` (a paged read is first asked for fewer posts).
+    public func send<Endpoint: XEndpoint>(_ endpoint: Endpoint, as account: Account,
+                                          for work: DailyBudget.Work = .posts) async throws -> Endpoint.Response {
         guard let credentials = configuration.credentials[account] else {
             throw XAPIError.unauthorized(account: account, endpoint: Endpoint.name, detail: "no credentials configured")
         }
         let name = Endpoint.name
+        let app = XRefusals.appFingerprint(credentials.consumerKey)
+        var endpoint = endpoint
+        // What X refused before is not asked again until its recheck; the recheck is this one call.
+        let earlier = refusals.refusal(for: name, capability: Endpoint.capability, account: account)
+        if let earlier, clock.now() < earlier.recheckAt { throw XAPIError.refused(earlier) }
+        if let budget { try fit(&endpoint, into: budget, for: work) }
+
         let url = try requestURL(for: endpoint)
         let body = try endpoint.body.map { try JSONSerialization.data(withJSONObject: $0.mapValues(\.foundationValue), options: [.sortedKeys]) }
         var attempt = 0
@@ -104,7 +130,7 @@ public final class XClient: Sendable {
             try await waitForRateLimitWindow(name, account: account)
             attempt += 1
             var request = HTTPClientRequest(url: url.absoluteString)
-            request.method = endpoint.method == .GET ? .GET : .POST
+            request.method = HTTPMethod(rawValue: endpoint.method.rawValue)
             request.headers.add(name: "Authorization", value: OAuth1.authorizationHeader(
                 method: endpoint.method.rawValue, url: url, credentials: credentials,
                 nonce: OAuth1.makeNonce(), timestamp: Int(Date().timeIntervalSince1970)))  // OAuth needs the real time
@@ -125,7 +151,7 @@ public final class XClient: Sendable {
             } catch is CancellationError {
                 throw CancellationError()
             } catch {
-                usage.record(endpoint: name, account: account, failures: 1)
+                usage.recordFailure(endpoint: name, account: account)
                 let reason = Self.describeTransportError(error)
                 if !Endpoint.isIdempotent && !Self.requestWasNotSent(error) {
                     throw XAPIError.outcomeUnknown(endpoint: name, reason: reason)
@@ -150,20 +176,25 @@ public final class XClient: Sendable {
                 do {
                     decoded = try XJSON.decoder().decode(Endpoint.Response.self, from: data)
                 } catch {
-                    usage.record(endpoint: name, account: account, failures: 1)
+                    // X may bill a body it sent even if it arrived broken: counted as a failure, nothing billed.
+                    usage.recordFailure(endpoint: name, account: account)
                     throw XAPIError.malformedResponse(endpoint: name, reason: Self.describeDecodingError(error, bytes: data.count))
                 }
-                let posts = Endpoint.postsRead(in: decoded)
-                usage.record(endpoint: name, account: account, postsRead: posts,
-                             postsCreated: Endpoint.self == CreateTweet.self ? 1 : 0,
-                             likes: Endpoint.self == LikeTweet.self ? 1 : 0)
+                usage.recordSuccess(endpoint: name, account: account, app: credentials.consumerKey,
+                                    resources: Endpoint.billedResources(in: decoded), write: endpoint.billing.write,
+                                    postsRead: Endpoint.postsRead(in: decoded), at: clock.now())
+                if let earlier, let cleared = refusals.clear(account: account, scope: earlier.scope) {
+                    logger.notice("X accepts \(cleared.subject) again (refused since \(cleared.since.formatted(.iso8601)))")
+                    await storeLastingRefusals()
+                }
                 if let problems = Self.onlyErrors(in: data) { throw XAPIError.partialErrors(endpoint: name, problems) }
                 return decoded
 
             case 429:
-                usage.record(endpoint: name, account: account, failures: 1)
+                usage.recordFailure(endpoint: name, account: account)
                 let problem = Self.problem(in: data)
                 if let problem, problem.kind == "usage-capped" || (problem.type ?? "").hasSuffix("usage-capped") {
+                    await noteRefusal(status: status, problem: problem, endpoint: endpoint, account: account, app: app)
                     throw XAPIError.usageCapped(endpoint: name, detail: problem.description)
                 }
                 let resetsAt = limit?.resetsAt ?? clock.now().addingTimeInterval(60)
@@ -180,7 +211,7 @@ public final class XClient: Sendable {
                 try await clock.sleep(for: .milliseconds(Int64(wait * 1000)))
 
             case 500..<600:
-                usage.record(endpoint: name, account: account, failures: 1)
+                usage.recordFailure(endpoint: name, account: account)
                 // A 503 means X did not take the request; other 5xx may have done the work, so posts are not re-sent.
                 guard Endpoint.isIdempotent || status == 503 else {
                     throw XAPIError.serverError(endpoint: name, status: status, attempts: attempt)
@@ -192,10 +223,17 @@ public final class XClient: Sendable {
                 try await clock.sleep(for: backoff(afterAttempt: attempt))
 
             default:
-                usage.record(endpoint: name, account: account, failures: 1)
+                usage.recordFailure(endpoint: name, account: account)
                 let problem = Self.problem(in: data) ?? XProblem(type: nil, title: "HTTP \(status)", detail: String(decoding: data.prefix(200), as: UTF8.self))
+                await noteRefusal(status: status, problem: problem, endpoint: endpoint, account: account, app: app)
                 if status == 401 {
                     throw XAPIError.unauthorized(account: account, endpoint: name, detail: problem.description)
+                }
+                if status == 402 {
+                    throw XAPIError.creditsExhausted(endpoint: name, detail: problem.description)
+                }
+                if status == 403, (problem.type ?? "").hasSuffix("/client-forbidden") || problem.reason == "client-not-enrolled" {
+                    throw XAPIError.notEnrolled(endpoint: name, problem)
                 }
                 if status == 403, (problem.detail ?? "").localizedCaseInsensitiveContains("duplicate content") {
                     throw XAPIError.duplicateContent
@@ -205,10 +243,51 @@ public final class XClient: Sendable {
         }
     }
 
+    /// Makes `endpoint` fit what is left of the day's budget for `work`: as it is, or asking for fewer posts; else
+    /// throws the budget's shed error.
+    private func fit<Endpoint: XEndpoint>(_ endpoint: inout Endpoint, into budget: DailyBudget, for work: DailyBudget.Work) throws {
+        let now = clock.now()
+        let prices = usage.prices
+        let billing = endpoint.billing
+        let headroom = budget.headroom(for: work, at: now)
+        let worstCase = prices.cost(of: billing.worstCase)
+        if worstCase <= headroom + 1e-9 { return }
+        // The price of one more post returned: the post, and its author when authors are expanded.
+        let perPost = (billing.ownedPosts > 0 ? prices.ownedPostRead : 0) + (billing.posts > 0 ? prices.postRead : 0)
+            + (billing.users > 0 && billing.mostPosts > 0 ? prices.userRead : 0)
+        let writeCost = prices.cost(of: XCallBilling(write: billing.write).worstCase)
+        if perPost > 0, headroom - writeCost > 0, endpoint.limitPosts(to: Int(((headroom - writeCost) / perPost + 1e-6).rounded(.down))) {
+            return
+        }
+        throw budget.shed(work, endpoint: Endpoint.name, needed: worstCase, at: now)
+    }
+
+    /// Records what an error answer means for later calls, logging a refusal the first time only.
+    private func noteRefusal<Endpoint: XEndpoint>(status: Int, problem: XProblem, endpoint: Endpoint, account: Account, app: String) async {
+        guard let refusal = XRefusals.refusal(status: status, problem: problem, endpoint: Endpoint.name, capability: Endpoint.capability,
+                                              account: account, app: app, at: clock.now()) else { return }
+        if refusals.record(refusal) {
+            logger.warning("X refused \(refusal.endpoint) as the \(account) (HTTP \(status): \(refusal.detail)). Not asking again for \(refusal.subject) until \(refusal.recheckAt.formatted(.iso8601)), then once \(refusal.kind == .notEnrolled ? "a day" : "an hour"); \(refusal.remedy).")
+        } else {
+            logger.debug("X still refuses \(refusal.subject); next check at \(refusal.recheckAt.formatted(.iso8601))")
+        }
+        if refusal.kind == .notEnrolled { await storeLastingRefusals() }
+    }
+
+    private func storeLastingRefusals() async {
+        guard let refusalStore else { return }
+        do {
+            try await refusalStore.save(refusals.lasting)
+        } catch {
+            logger.error("Could not store what X refused (\(error)); a restart will ask X once more.")
+        }
+    }
+
     /// The pages of a paged endpoint, newest first, following `next_token` until the last page or until
     /// `maxPosts` posts have been read.
-    public func pages<Endpoint: XPagedEndpoint>(_ endpoint: Endpoint, as account: Account, maxPosts: Int? = nil) -> XPageSequence<Endpoint> {
-        XPageSequence(client: self, endpoint: endpoint, account: account, maxPosts: maxPosts)
+    public func pages<Endpoint: XPagedEndpoint>(_ endpoint: Endpoint, as account: Account, for work: DailyBudget.Work = .posts,
+                                                maxPosts: Int? = nil) -> XPageSequence<Endpoint> {
+        XPageSequence(client: self, endpoint: endpoint, account: account, work: work, maxPosts: maxPosts)
     }
 
     // MARK: - Helpers

@@ -47,12 +47,13 @@ struct DemoReportCommand: AsyncParsableCommand {
         } else {
             database = try ArchiveDatabase(sqliteFile: environment["MIRROR_BOT_DATA"] ?? "mirror_bot.sqlite", logger: logger)
         }
-        let (mentions, likes) = try await database.withRunning { database in
+        let (mentions, likes, state) = try await database.withRunning { database in
             let log = ReplyLog(database: database)
-            return (try await log.handledMentions(), try await log.likes())
+            return (try await log.handledMentions(), try await log.likes(), try await log.values())
         }
+        let configuration = try Configuration(environment: environment)
         let report = DemoReport(seed: seedValue, record: record, humanID: humanID, botID: botID, timeZone: timeZone,
-                                mentions: mentions, likes: likes)
+                                mentions: mentions, likes: likes, botState: state, postLinks: configuration.postLinks)
         print(report.text(), terminator: "")
         try report.svg().write(toFile: svg, atomically: true, encoding: .utf8)
         print("Chart: \(svg)")

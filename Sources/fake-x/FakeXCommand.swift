@@ -11,8 +11,11 @@ struct FakeXCommand: AsyncParsableCommand {
         abstract: "Serves a fake X API v2 from memory, seeded from a JSON file, with /admin endpoints for tests and demos.",
         discussion: """
             Endpoints: GET /2/users/me, /2/users/:id/tweets, /2/users/:id/liked_tweets, \
-            /2/users/:id/timelines/reverse_chronological, /2/users/:id/mentions; POST /2/tweets, /2/users/:id/likes. \
-            Admin: GET /admin/state; POST /admin/clock, /admin/tweets, /admin/users, /admin/likes, /admin/faults, /admin/rate-limits.
+            /2/users/:id/timelines/reverse_chronological, /2/users/:id/mentions; POST /2/tweets, /2/users/:id/likes; \
+            DELETE /2/users/:id/likes/:tweet_id. Bills as X does (per resource, once per UTC day and app) and, by default, \
+            refuses likes as X refuses self-serve apps today. Admin: GET /admin/state (with the billing record); POST \
+            /admin/clock, /admin/tweets, /admin/users, /admin/likes, /admin/faults, /admin/rate-limits, /admin/access, \
+            /admin/credits, /admin/revoke.
             """
     )
 
@@ -30,6 +33,15 @@ struct FakeXCommand: AsyncParsableCommand {
 
     @Option(help: "With --persona: posts per followed account per day.")
     var postsPerAccount = 6
+
+    @Option(help: "With --persona: the human's posts per day on average.")
+    var postsPerDay = 34
+
+    @Option(help: "The apps' access level: pay-per-use (today's self-serve access: likes answered 403 client-forbidden) or enterprise (likes work).")
+    var access = "pay-per-use"
+
+    @Option(help: "Each app's prepaid credits in US dollars; spent credits answer 402. Unlimited when not given.")
+    var credits: Double?
 
     @Option(help: "With --persona: its random seed (the same seed, the same persona).")
     var personaSeed: UInt64 = 2026
@@ -58,11 +70,15 @@ struct FakeXCommand: AsyncParsableCommand {
                 guard let date = ISO8601DateFormatter().date(from: text) else { throw ValidationError("--day-start must look like 2026-11-22T00:00:00+09:00") }
                 start = date
             }
-            seedValue = FakeXPersona(.init(randomSeed: personaSeed, dayStart: start, followedAccounts: followed, postsPerAccountPerDay: postsPerAccount)).seed
+            seedValue = FakeXPersona(.init(randomSeed: personaSeed, dayStart: start, postsPerDay: postsPerDay, followedAccounts: followed,
+                                           postsPerAccountPerDay: postsPerAccount)).seed
         default:
             throw ValidationError("Give either --seed FILE or --persona.")
         }
         if let speed { seedValue.speed = speed }
+        guard let accessLevel = FakeXSeed.Access(rawValue: access) else { throw ValidationError("--access must be pay-per-use or enterprise, not \(access)") }
+        seedValue.access = accessLevel
+        if let credits { seedValue.credits = credits }
         if let writeSeed { try seedValue.write(to: writeSeed) }
         var logger = Logger(label: "fake-x")
         logger.logLevel = .warning

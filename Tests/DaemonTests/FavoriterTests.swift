@@ -24,13 +24,22 @@ struct FavoriterTests {
         FakeXSeed.Tweet(id: String(id), authorID: author, text: text, createdAt: Self.start.addingTimeInterval(Double(id % 1000 - 1000)), retweetOf: retweetOf)
     }
 
-    func withFavoriter(_ backends: StoreBackends, trainNormal: Bool = true, _ body: (Favoriter, FakeXServer, ReplyLog) async throws -> Void) async throws {
+    /// Runs `body` with a favoriter of `LIKES=on` over a trained filter, against a fake X whose apps have `access`.
+    func withFavoriter(_ backends: StoreBackends, trainNormal: Bool = true, access: FakeXSeed.Access = .enterprise,
+                       _ body: (Favoriter, FakeXServer, ReplyLog) async throws -> Void) async throws {
+        try await withFavoriter(backends, trainNormal: trainNormal, access: access) { favoriter, server, log, _ in
+            try await body(favoriter, server, log)
+        }
+    }
+
+    func withFavoriter(_ backends: StoreBackends, trainNormal: Bool = true, access: FakeXSeed.Access = .enterprise,
+                       _ body: (Favoriter, FakeXServer, ReplyLog, ManualBotClock) async throws -> Void) async throws {
         let seed = FakeXSeed(
             now: Self.start,
             users: [.init(id: "100", username: "human"), .init(id: "200", username: "mirror_bot"), .init(id: "300", username: "friend"),
                     .init(id: "600", username: "alice")],
             accounts: [.init(userID: "200", consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")],
-            tweets: [tweet(5001, by: "300", "古い猫の写真")], follows: ["200": ["100", "300", "600"]])
+            tweets: [tweet(5001, by: "300", "古い猫の写真")], follows: ["200": ["100", "300", "600"]], access: access)
         let server = FakeXServer(seed: seed, logger: Self.quiet)
         try await TestServers.withStores(backends) { database, store async throws in
             let classifier = FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3)
@@ -38,11 +47,15 @@ struct FavoriterTests {
             if trainNormal { try await classifier.learn((0..<40).map { _ in .init(text: "会議の資料", authorUsername: "alice") }, as: .normal) }
             try await server.withRunning { url in
                 let clock = ManualBotClock(now: Self.start)
-                let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: Self.bot]), clock: clock, logger: Self.quiet)
                 let log = ReplyLog(database: database)
-                let favoriter = Favoriter(clock: clock, log: log, classifier: classifier, client: client, botUserID: "200",
-                                          humanUserID: "100", logger: Self.quiet)
-                try await body(favoriter, server, log)
+                let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: Self.bot]), clock: clock,
+                                     refusalStore: StoredRefusals(log: log), logger: Self.quiet)
+                let archive = TweetArchive(database: database, timeZone: .gmt, rowLimit: 100)
+                try await archive.insert([ArchivedTweet(tweetID: 4242, text: "人間のつぶやき", createdAt: Self.start.addingTimeInterval(-86_400))])
+                let favoriter = Favoriter(clock: clock, log: log, archive: archive,
+                                          policy: LikingPolicy(setting: .on, networkReason: XAccess.whyNoLikes, refusals: client.refusals),
+                                          classifier: classifier, client: client, botUserID: "200", humanUserID: "100", logger: Self.quiet)
+                try await body(favoriter, server, log, clock)
             }
         }
     }
@@ -69,6 +82,45 @@ struct FavoriterTests {
             try await favoriter.pollOnce()
             #expect(await server.requestCounts()[LikeTweet.name] == likeCalls + 1)
             #expect(await server.liked().map(\.tweetID) == ["6001", "5001"])
+        }
+    }
+
+    @Test("LIKES=on on today's X: one like call is refused (403 client-forbidden) and stored; the timeline is no longer read; once a day one call that reads nothing checks again, and when X accepts it liking starts afresh",
+          arguments: StoreBackends.archives)
+    func refusedLikes(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await withFavoriter(StoreBackends(archive: backend, counts: .sqlite), access: .payPerUse) { favoriter, server, log, clock in
+            #expect(try await favoriter.round() == nil)  // first start: marks where the timeline stands
+            await server.add(tweets: [tweet(6001, by: "300", "猫の写真を撮った"), tweet(6007, by: "300", "猫の写真をもう一枚")])
+            let wait = try #require(try await favoriter.round())
+            #expect(wait >= .seconds(86_000) && wait <= .seconds(86_401))  // until the daily check
+            var requests = await server.requestCounts()
+            #expect(requests[LikeTweet.name] == 1, "one like call, not one per favorite: \(requests)")
+            let timelineReads = try #require(requests[GetHomeTimeline.name])
+            #expect(try await log.value(of: UsageRecording.refusalsKey)?.contains("notEnrolled") == true)
+            #expect(try await log.value(of: Favoriter.sinceIDKey) == nil)
+
+            // Within the day: nothing is asked of X at all.
+            clock.advance(by: 3 * 3_600)
+            _ = try await favoriter.round()
+            requests = await server.requestCounts()
+            #expect(requests[GetHomeTimeline.name] == timelineReads && requests[LikeTweet.name] == 1 && requests[UnlikeTweet.name] == nil)
+
+            // A day later: one check, still refused: another day.
+            clock.advance(by: 21 * 3_600 + 1)
+            _ = try await favoriter.round()
+            requests = await server.requestCounts()
+            #expect(requests[UnlikeTweet.name] == 1 && requests[GetHomeTimeline.name] == timelineReads)
+
+            // The app is enrolled now: the next daily check passes, and the favoriter starts afresh from the newest post.
+            await server.setAccess(.enterprise)
+            clock.advance(by: 24 * 3_600 + 1)
+            #expect(try await favoriter.round() == nil)
+            requests = await server.requestCounts()
+            #expect(requests[UnlikeTweet.name] == 2 && requests[GetHomeTimeline.name] == timelineReads + 1)
+            #expect(try await log.value(of: UsageRecording.refusalsKey) == "[]")
+            await server.add(tweets: [tweet(6010, by: "300", "猫の写真、三枚目")])
+            _ = try await favoriter.round()
+            #expect(await server.liked().map(\.tweetID) == ["6010"])
         }
     }
 
@@ -101,8 +153,9 @@ struct StoreDownTests {
                 try await log.setValue("0", of: Favoriter.sinceIDKey)
                 await server.add(tweets: [FakeXSeed.Tweet(id: "7001", authorID: "300", text: "猫の写真", createdAt: FavoriterTests.start)])
                 await server.add(users: [.init(id: "300", username: "friend")])
-                let favoriter = Favoriter(clock: clock, log: log, classifier: classifier, client: client, botUserID: "200",
-                                          humanUserID: "100", logger: FavoriterTests.quiet)
+                let favoriter = Favoriter(clock: clock, log: log, archive: TweetArchive(database: database, timeZone: .gmt, rowLimit: 10),
+                                          policy: LikingPolicy(setting: .on, networkReason: nil, refusals: client.refusals),
+                                          classifier: classifier, client: client, botUserID: "200", humanUserID: "100", logger: FavoriterTests.quiet)
                 let running = Task { try await favoriter.run() }
                 for _ in 0..<3 {
                     await clock.waitForSleepers()

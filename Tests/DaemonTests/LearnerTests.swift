@@ -21,6 +21,41 @@ struct LearnerTests {
     static let tokenizer: TweetTokenizer = try! TweetTokenizer()
     static var quiet: Logger { Logger(label: "learner", factory: { _ in SwiftLogNoOpLogHandler() }) }
 
+    /// Liking chosen (`LIKES=on`) and not refused.
+    static func likingOn(_ client: XClient) -> LikingPolicy {
+        LikingPolicy(setting: .on, networkReason: XAccess.whyNoLikes, refusals: client.refusals)
+    }
+
+    @Test("With liking off (LIKES=auto on X) only the human's new tweets are read: no timeline, no likes, nothing learned for the filter",
+          arguments: StoreBackends.archives)
+    func likingOffReadsOnlyTweets(_ backend: StoreBackends.ArchiveKind) async throws {
+        let seed = FakeXSeed(
+            now: Self.start, users: [.init(id: "100", username: "human"), .init(id: "300", username: "friend")],
+            accounts: [.init(userID: "100", consumerKey: "hk", consumerSecret: "hs", accessToken: "100-t", accessTokenSecret: "hts")],
+            tweets: [tweet(10_011, by: "100", "新しい投稿", minutesAgo: 30), tweet(20_001, by: "300", "猫の写真", minutesAgo: 50)],
+            likes: ["100": ["20001"]], follows: ["100": ["300"]])
+        let server = FakeXServer(seed: seed, logger: Self.quiet)
+        try await TestServers.withStores(StoreBackends(archive: backend, counts: .sqlite)) { database, store async throws in
+            let classifier = FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3)
+            try await server.withRunning { url in
+                let archive = TweetArchive(database: database, timeZone: .gmt, rowLimit: 100)
+                let clock = ManualBotClock(now: Self.start)
+                let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Self.human]), clock: clock, logger: Self.quiet)
+                let liking = LikingPolicy(setting: .auto, networkReason: XAccess.whyNoLikes, refusals: client.refusals)
+                #expect(!liking.isActive)
+                let learner = Learner(clock: clock, log: ReplyLog(database: database), archive: archive, classifier: classifier,
+                                      client: client, liking: liking, humanUserID: "100", logger: Self.quiet)
+                try await learner.pollOnce()
+                try await learner.pollOnce()
+                #expect(try await archive.newest(limit: 5).map(\.tweetID) == [10_011])
+                let requests = await server.requestCounts()
+                #expect(requests[GetUserTweets.name] == 2)
+                #expect(requests[GetHomeTimeline.name] == nil && requests[GetLikedTweets.name] == nil, "\(requests)")
+                #expect(try await store.counts(for: ["猫"]).count(of: .favorite) == 0)
+            }
+        }
+    }
+
     func tweet(_ id: Int, by author: String, _ text: String, minutesAgo: Double) -> FakeXSeed.Tweet {
         FakeXSeed.Tweet(id: String(id), authorID: author, text: text, createdAt: Self.start.addingTimeInterval(-minutesAgo * 60))
     }
@@ -45,7 +80,7 @@ struct LearnerTests {
                 let clock = ManualBotClock(now: Self.start)
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Self.human]), clock: clock, logger: Self.quiet)
                 let learner = Learner(clock: clock, log: ReplyLog(database: database), archive: archive, classifier: classifier,
-                                      client: client, humanUserID: "100", logger: Self.quiet)
+                                      client: client, liking: Self.likingOn(client), humanUserID: "100", logger: Self.quiet)
 
                 try await learner.pollOnce()
                 #expect(try await archive.newest(limit: 5).map(\.tweetID) == [10_012, 10_011, 10_010])
@@ -97,7 +132,8 @@ struct LearnerTests {
                 let clock = ManualBotClock(now: Self.start)
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Self.human]), clock: clock, logger: Self.quiet)
                 let learner = Learner(clock: clock, log: ReplyLog(database: database), archive: TweetArchive(database: database, timeZone: .gmt, rowLimit: 100),
-                                      classifier: classifier, client: client, humanUserID: "100", calibrator: calibrator, logger: Self.quiet)
+                                      classifier: classifier, client: client, liking: Self.likingOn(client), humanUserID: "100",
+                                      calibrator: calibrator, logger: Self.quiet)
                 try await learner.pollOnce()
                 let first = try #require(try await calibrator.stored())
                 #expect(first.calibratedAt == Self.start)

@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOFoundationCompat
+import NIOHTTP1
 import Testing
 import TestSupport
 import XAPI
@@ -59,7 +60,7 @@ struct FakeXContractTests {
                         body: [String: Any]? = nil) async throws -> RawResponse {
         let url = URL(string: base.absoluteString + pathAndQuery)!
         var request = HTTPClientRequest(url: url.absoluteString)
-        request.method = method == "POST" ? .POST : .GET
+        request.method = HTTPMethod(rawValue: method)
         request.headers.add(name: "Authorization", value: OAuth1.authorizationHeader(
             method: method, url: url, credentials: credentials, nonce: OAuth1.makeNonce(), timestamp: Int(Date().timeIntervalSince1970)))
         if let body {
@@ -104,10 +105,18 @@ struct FakeXContractTests {
                    try await Self.request("POST", base, "/2/tweets", as: Self.bot, body: ["text": "hello <world>"]))
             record("create reply", "TweetCreateResponse", status: 201,
                    try await Self.request("POST", base, "/2/tweets", as: Self.bot, body: ["text": "@friend yo", "reply": ["in_reply_to_tweet_id": "2000"]]))
+            // Today's self-serve access: the likes endpoints answer 403 client-forbidden (client-not-enrolled).
+            record("like, app not enrolled", "ClientForbiddenProblem", status: 403,
+                   try await Self.request("POST", base, "/2/users/200/likes", as: Self.bot, body: ["tweet_id": "1001"]))
+            record("unlike, app not enrolled", "ClientForbiddenProblem", status: 403,
+                   try await Self.request("DELETE", base, "/2/users/200/likes/1001", as: Self.bot))
+            await server.setAccess(.enterprise)
             record("like", "UsersLikesCreateResponse", status: 200,
                    try await Self.request("POST", base, "/2/users/200/likes", as: Self.bot, body: ["tweet_id": "1001"]))
             record("like a missing post", "UsersLikesCreateResponse", status: 200,
                    try await Self.request("POST", base, "/2/users/200/likes", as: Self.bot, body: ["tweet_id": "999999"]))
+            record("unlike", "UsersLikesDeleteResponse", status: 200,
+                   try await Self.request("DELETE", base, "/2/users/200/likes/1001", as: Self.bot))
             record("unknown user", "Get2UsersIdTweetsResponse", status: 200,
                    try await Self.request("GET", base, "/2/users/999/tweets", as: Self.human))
             record("duplicate post", "Problem", status: 403,
@@ -116,7 +125,7 @@ struct FakeXContractTests {
                    try await Self.request("GET", base, "/2/users/100/tweets?max_results=1000", as: Self.human))
             record("bad pagination token", "InvalidRequestProblem", status: 400,
                    try await Self.request("GET", base, "/2/users/100/tweets?pagination_token=nope", as: Self.human))
-            record("another user's home timeline", "ClientForbiddenProblem", status: 403,
+            record("another user's home timeline", "Problem", status: 403,
                    try await Self.request("GET", base, "/2/users/100/timelines/reverse_chronological", as: Self.bot))
             var wrong = Self.human
             wrong.consumerSecret = "wrong"
@@ -130,9 +139,12 @@ struct FakeXContractTests {
             let limited = try await Self.request("GET", base, "/2/users/200/mentions", as: Self.bot)
             record("rate limited", "Problem", status: 429, limited)
             #expect(limited.headers["x-rate-limit-remaining"] == "0")
+            // Credits spent: every request answers 402 until more are bought.
+            await server.setCredits(0.001)
+            record("credits depleted", "Problem", status: 402, try await Self.request("GET", base, "/2/users/me", as: Self.human))
             return samples
         }
-        #expect(samples.count == 21)
+        #expect(samples.count == 25)
 
         // Validate with an independent OpenAPI validator (openapi-schema-validator from PyPI).
         let folder = FileManager.default.temporaryDirectory.appending(path: "fakex-contract-\(UUID().uuidString)")
@@ -143,7 +155,7 @@ struct FakeXContractTests {
         let spec = try #require(Bundle.module.url(forResource: "Resources/x-api-v2-openapi-2.166", withExtension: "json"))
         let (status, text) = try PythonScript.run("validate-openapi.py", [spec.path, samplesFile.path])
         #expect(status == 0, "\(text)")
-        #expect(text.contains("21 passed, 0 failed"), "\(text)")
+        #expect(text.contains("25 passed, 0 failed"), "\(text)")
     }
 
     /// The samples file the validator reads: name, schema and the body exactly as the fake sent it.

@@ -20,7 +20,8 @@ struct LikeCalibrationProcessTests {
                 var environment = try PersonaDayProcessTests.environment(persona, base: base, database: nil, prefix: "",
                                                                          data: folder.appending(path: "bot.sqlite").path)
                 environment["FAVORITE_RATE_THRESHOLD"] = nil  // the default: auto
-                let trained = try await MirrorBotProcess.run(["train", "classifier"], environment: environment)
+                environment["LIKES"] = "on"  // the filter is trained from X only for a bot that likes
+                let trained = try await MirrorBotProcess.run(["train", "classifier", "--yes"], environment: environment)
                 #expect(trained.status == 0, "\(trained.standardError)")
                 let lines = trained.standardOutput.split(separator: "\n").map(String.init)
                 #expect(lines.count == 2, "\(trained.standardOutput)")

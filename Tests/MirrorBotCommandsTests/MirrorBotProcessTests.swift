@@ -38,17 +38,19 @@ struct MirrorBotProcess {
     }
 
     /// Runs `mirror_bot arguments` in a fresh empty folder with only `environment` (and PATH) set.
-    static func run(_ arguments: [String], environment: [String: String], files: [String: String] = [:], input: String? = nil) async throws -> Output {
-        try await offload { try runBlocking(arguments, environment: environment, files: files, input: input) }
+    static func run(_ arguments: [String], environment: [String: String], files: [String: String] = [:], input: String? = nil,
+                    executable program: URL? = nil) async throws -> Output {
+        try await offload { try runBlocking(arguments, environment: environment, files: files, input: input, program: program) }
     }
 
-    private static func runBlocking(_ arguments: [String], environment: [String: String], files: [String: String], input: String?) throws -> Output {
+    private static func runBlocking(_ arguments: [String], environment: [String: String], files: [String: String], input: String?,
+                                    program: URL?) throws -> Output {
         let folder = FileManager.default.temporaryDirectory.appending(path: TestServers.uniqueName("cli"))
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         for (name, text) in files { try text.write(to: folder.appending(path: name), atomically: true, encoding: .utf8) }
         let process = Process()
-        process.executableURL = try executable
+        process.executableURL = try program ?? executable
         process.arguments = arguments
         process.currentDirectoryURL = folder
         process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { mine, _ in mine }
@@ -429,7 +431,7 @@ struct StartProcessTests {
                                    "MISSED_SLOT_GRACE": "720"]) { _, new in new }
                 #expect(try await MirrorBotProcess.run(["start"], environment: environment).standardError.contains("migration"))  // not migrated yet
                 #expect(try await MirrorBotProcess.run(["migrate"], environment: environment).status == 0)
-                let trained = try await MirrorBotProcess.run(["train", "scheduler"], environment: environment)
+                let trained = try await MirrorBotProcess.run(["train", "scheduler", "--yes"], environment: environment)
                 #expect(trained.standardOutput.hasPrefix("Archived 30 new tweets"), "\(trained.standardError)")
 
                 // The morning: each past day had 6 posts, 3 around 08:00 and 3 around 21:00.

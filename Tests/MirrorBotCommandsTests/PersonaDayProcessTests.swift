@@ -11,6 +11,7 @@ import Testing
 import TestSupport
 import Tokenizer
 import WordCounts
+import XAPI
 
 /// `mirror_bot start` run as a user runs it, for a whole simulated day at 1440x on a generated persona, against the
 /// fake X (whose clock runs at the same speed), the real Postgres and the real Redis.
@@ -58,7 +59,7 @@ struct PersonaDayProcessTests {
 
     /// Runs `body` with the fake X serving `persona`, the bot migrated and trained on `backends` (a scratch database
     /// and a Redis prefix, or an SQLite file), and the bot's archive and word counts opened as the bot opens them.
-    static func withTrainedBot(_ persona: FakeXPersona, _ name: String, _ backends: StoreBackends,
+    static func withTrainedBot(_ persona: FakeXPersona, _ name: String, _ backends: StoreBackends, likes: String = "auto",
                                _ body: (FakeXServer, [String: String], ArchiveDatabase, any WordCountBackend) async throws -> Void) async throws {
         try await TestServers.withTemporaryFolder { folder in
             let data = folder.appending(path: "bot.sqlite").path
@@ -66,8 +67,10 @@ struct PersonaDayProcessTests {
             let server = FakeXServer(seed: persona.seed, logger: Logger(label: name, factory: { _ in SwiftLogNoOpLogHandler() }))
             func run(database databaseURL: DatabaseURL?) async throws {
                 try await server.withRunning { base in
-                    let environment = try environment(persona, base: base, database: databaseURL, prefix: prefix, data: data)
-                    for command in [["migrate"], ["train", "scheduler"], ["train", "classifier"]] {
+                    var environment = try environment(persona, base: base, database: databaseURL, prefix: prefix, data: data)
+                    environment["LIKES"] = likes
+                    // The user says yes to what training costs (the tests of that question are in TrainingCostProcessTests).
+                    for command in [["migrate"], ["train", "scheduler", "--yes"], ["train", "classifier", "--yes"]] {
                         let result = try await MirrorBotProcess.run(command, environment: environment)
                         try #require(result.status == 0, "\(command): \(result.standardError)")
                     }
@@ -86,76 +89,93 @@ struct PersonaDayProcessTests {
         }
     }
 
-    @Test("A day with 503s and 429s: posts at the stored plan's minutes from the human's tweets near them, replies only to friends and within limits, likes only favorites",
+    /// The posts and replies of a simulated day as a user expects them: every slot of the stored plan posted at its
+    /// minute (±1) with a tweet of the human near it; friends answered with one of the human's past replies to them;
+    /// the stranger, the retweet, the bot's own post and the mention from before the first start not answered; the
+    /// bot that answers everything answered at most 3 times an hour and 5 times in all. Returns the plan's slots.
+    @discardableResult
+    static func checkPostsAndReplies(_ persona: FakeXPersona, _ server: FakeXServer, _ environment: [String: String],
+                                     _ database: ArchiveDatabase) async throws -> [PlanSlot] {
+        let posted = await server.posted()
+        let seedTweets = Dictionary(uniqueKeysWithValues: persona.seed.tweets.map { ($0.id, $0) })
+
+        // Posts: every slot of the stored plan posted at its minute (±1) with a tweet of the human near it.
+        let slots = try #require(try await PlanStore(database: database).slots(of: Self.day))
+        let posts = posted.filter { $0.inReplyToTweetID == nil }
+        // As many posts as on one of the human's past days (drawn at random each run), capped at MAX_POSTS_PER_DAY.
+        let pastDays = try await TweetArchive(database: database, timeZone: Self.tokyo, rowLimit: 10_000).postsPerDay(includingReplies: false)
+        let cap = try Configuration(environment: environment).maxPostsPerDay
+        #expect(!slots.isEmpty && pastDays.map { min($0.count, cap) }.contains(slots.count), "\(slots.count) slots")
+        #expect(slots.allSatisfy { $0.state == .posted }, "\(slots.filter { $0.state != .posted })")
+        #expect(posts.count == slots.count)
+        #expect(Set(posts.map(\.text)).count == posts.count)
+        for slot in slots {
+            // At its minute, ±1 (at 1440x a real second is 24 bot minutes, so a busy machine shows here).
+            let postedAt = try #require(slot.postedAt)
+            #expect(postedAt >= Self.dayStart.addingTimeInterval(Double(slot.minute * 60)), "slot \(slot.minute) posted early")
+            let offset = abs(PostPicker.minuteOfDay(postedAt, in: Self.tokyo) - slot.minute)
+            #expect(min(offset, 1_440 - offset) <= 1, "slot \(slot.minute) posted at \(postedAt)")
+            let post = try #require(posts.first { $0.id == String(slot.botTweetID ?? -1) })
+            let source = try #require(seedTweets[String(slot.sourceTweetID ?? -1)])
+            #expect(source.authorID == persona.human.id && source.inReplyToUserID == nil && source.retweetOf == nil)
+            #expect(post.text == source.text)
+            let radius = try #require(slot.reason?.firstMatch(of: /within ±(\d+) min/).flatMap { Int($0.1) })
+            let minute = PostPicker.minuteOfDay(source.createdAt, in: Self.tokyo)
+            let distance = min(abs(minute - slot.minute), 1_440 - abs(minute - slot.minute))
+            #expect(distance <= radius, "slot \(slot.minute) posted a tweet from minute \(minute)")
+        }
+
+        // Replies: friends get one of the human's past replies to them; the stranger, the retweet, the bot's own
+        // post and the mention from before the first start get none; the bot that answers everything is answered
+        // at most 3 times an hour and 5 times in all.
+        let replies = posted.filter { $0.inReplyToTweetID != nil }
+        let mentions = persona.seed.tweets.filter { $0.text.contains("@" + persona.bot.username) }
+        func answers(to mention: FakeXSeed.Tweet) -> [FakeXSeed.Tweet] { replies.filter { $0.inReplyToTweetID == mention.id } }
+        func pastReplies(to user: FakeXSeed.User) -> Set<String> {
+            Set(persona.seed.tweets.filter { $0.authorID == persona.human.id && $0.inReplyToUserID == user.id }
+                .map { Self.withoutLeadingMentions($0.text) })
+        }
+        for mention in mentions {
+            let author = try #require(persona.seed.users.first { $0.id == mention.authorID })
+            let found = answers(to: mention)
+            if mention.createdAt < Self.dayStart || mention.text.hasPrefix("RT @") || author.id == persona.bot.id || author.id == persona.stranger.id {
+                #expect(found.isEmpty, "\(mention.text) was answered")
+            } else {
+                #expect(found.count == 1, "\(mention.text) has \(found.count) answers")
+                for answer in found { #expect(pastReplies(to: author).contains(Self.withoutLeadingMentions(answer.text)), "\(answer.text)") }
+            }
+        }
+        let toEcho = replies.filter { $0.inReplyToUserID == persona.echoBot.id }.sorted { $0.createdAt < $1.createdAt }
+        #expect((1...5).contains(toEcho.count), "\(toEcho.count) answers to @echo_bot")
+        for (index, answer) in toEcho.enumerated() {
+            let withinHour = toEcho[index...].prefix { $0.createdAt < answer.createdAt.addingTimeInterval(3_600) }
+            #expect(withinHour.count <= 3)
+            #expect(pastReplies(to: persona.echoBot).contains(Self.withoutLeadingMentions(answer.text)))
+        }
+        // Nothing with a link was posted (POST_LINKS=false), though the human shares links: X bills those $0.200.
+        #expect(persona.seed.tweets.contains { $0.authorID == persona.human.id && !($0.urls ?? []).isEmpty })
+        #expect(!posted.contains { $0.text.contains("http") })
+        #expect(await server.billing().allSatisfy { $0.bill.postsCreatedWithURL == 0 })
+        return slots
+    }
+
+    @Test("LIKES=on where X allows likes, through 503s and 429s: posts at the stored plan's minutes from the human's tweets near them, replies only to friends and within limits, likes only favorites",
           arguments: backends)
     func simulatedDay(_ backends: StoreBackends) async throws {
-        let persona = Self.persona()
-        try await Self.withTrainedBot(persona, "persona", backends) { server, environment, database, counts in
+        var persona = Self.persona()
+        persona.seed.access = .enterprise
+        try await Self.withTrainedBot(persona, "persona", backends, likes: "on") { server, environment, database, counts in
             // Faults during the day: 503s on posting and on the timeline, and a mention limit the one-a-minute poll
             // exceeds every window (10 calls per 15 minutes), so the client waits for the window's reset four times an hour.
             await server.add(fault: FakeXFault(kind: .serviceUnavailable, count: 2, endpoint: "POST /2/tweets"))
             await server.add(fault: FakeXFault(kind: .serviceUnavailable, count: 3, endpoint: "GET /2/users/:id/timelines/reverse_chronological"))
             await server.setRateLimit(10, for: "GET /2/users/:id/mentions")
             await server.armClock(Self.dayStart, speed: Self.speed)
+            // Liking reads the whole timeline: the budget is raised so that nothing is shed (the budget has tests of its own).
             let run = try await MirrorBotProcess.run(["start", "--speed", "1440", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "1d"],
-                                               environment: environment)
+                                                     environment: environment.merging(["X_DAILY_BUDGET": "100"]) { $1 })
             #expect(run.status == 0, "\(run.standardError.suffix(2_000))")
-            let posted = await server.posted()
-            let seedTweets = Dictionary(uniqueKeysWithValues: persona.seed.tweets.map { ($0.id, $0) })
-
-            // Posts: every slot of the stored plan posted at its minute (±1) with a tweet of the human near it.
-            let slots = try #require(try await PlanStore(database: database).slots(of: Self.day))
-            let posts = posted.filter { $0.inReplyToTweetID == nil }
-            // As many posts as on one of the human's past days (drawn at random each run), capped at MAX_POSTS_PER_DAY.
-            let pastDays = try await TweetArchive(database: database, timeZone: Self.tokyo, rowLimit: 10_000).postsPerDay(includingReplies: false)
-            let cap = try Configuration(environment: environment).maxPostsPerDay
-            #expect(!slots.isEmpty && pastDays.map { min($0.count, cap) }.contains(slots.count), "\(slots.count) slots")
-            #expect(slots.allSatisfy { $0.state == .posted }, "\(slots.filter { $0.state != .posted })")
-            #expect(posts.count == slots.count)
-            #expect(Set(posts.map(\.text)).count == posts.count)
-            for slot in slots {
-                // At its minute, ±1 (at 1440x a real second is 24 bot minutes, so a busy machine shows here).
-                let postedAt = try #require(slot.postedAt)
-                #expect(postedAt >= Self.dayStart.addingTimeInterval(Double(slot.minute * 60)), "slot \(slot.minute) posted early")
-                let offset = abs(PostPicker.minuteOfDay(postedAt, in: Self.tokyo) - slot.minute)
-                #expect(min(offset, 1_440 - offset) <= 1, "slot \(slot.minute) posted at \(postedAt)")
-                let post = try #require(posts.first { $0.id == String(slot.botTweetID ?? -1) })
-                let source = try #require(seedTweets[String(slot.sourceTweetID ?? -1)])
-                #expect(source.authorID == persona.human.id && source.inReplyToUserID == nil && source.retweetOf == nil)
-                #expect(post.text == source.text)
-                let radius = try #require(slot.reason?.firstMatch(of: /within ±(\d+) min/).flatMap { Int($0.1) })
-                let minute = PostPicker.minuteOfDay(source.createdAt, in: Self.tokyo)
-                let distance = min(abs(minute - slot.minute), 1_440 - abs(minute - slot.minute))
-                #expect(distance <= radius, "slot \(slot.minute) posted a tweet from minute \(minute)")
-            }
-
-            // Replies: friends get one of the human's past replies to them; the stranger, the retweet, the bot's own
-            // post and the mention from before the first start get none; the bot that answers everything is answered
-            // at most 3 times an hour and 5 times in all.
-            let replies = posted.filter { $0.inReplyToTweetID != nil }
-            let mentions = persona.seed.tweets.filter { $0.text.contains("@" + persona.bot.username) }
-            func answers(to mention: FakeXSeed.Tweet) -> [FakeXSeed.Tweet] { replies.filter { $0.inReplyToTweetID == mention.id } }
-            func pastReplies(to user: FakeXSeed.User) -> Set<String> {
-                Set(persona.seed.tweets.filter { $0.authorID == persona.human.id && $0.inReplyToUserID == user.id }
-                    .map { Self.withoutLeadingMentions($0.text) })
-            }
-            for mention in mentions {
-                let author = try #require(persona.seed.users.first { $0.id == mention.authorID })
-                let found = answers(to: mention)
-                if mention.createdAt < Self.dayStart || mention.text.hasPrefix("RT @") || author.id == persona.bot.id || author.id == persona.stranger.id {
-                    #expect(found.isEmpty, "\(mention.text) was answered")
-                } else {
-                    #expect(found.count == 1, "\(mention.text) has \(found.count) answers")
-                    for answer in found { #expect(pastReplies(to: author).contains(Self.withoutLeadingMentions(answer.text)), "\(answer.text)") }
-                }
-            }
-            let toEcho = replies.filter { $0.inReplyToUserID == persona.echoBot.id }.sorted { $0.createdAt < $1.createdAt }
-            #expect((1...5).contains(toEcho.count), "\(toEcho.count) answers to @echo_bot")
-            for (index, answer) in toEcho.enumerated() {
-                let withinHour = toEcho[index...].prefix { $0.createdAt < answer.createdAt.addingTimeInterval(3_600) }
-                #expect(withinHour.count <= 3)
-                #expect(pastReplies(to: persona.echoBot).contains(Self.withoutLeadingMentions(answer.text)))
-            }
+            let slots = try await Self.checkPostsAndReplies(persona, server, environment, database)
 
             // Likes: exactly the day's timeline posts the trained filter calls favorite (those of the last half hour
             // may not have been read yet).
@@ -178,6 +198,41 @@ struct PersonaDayProcessTests {
             #expect(run.standardError.contains("GET /2/users/:id/mentions: no calls left in this window")
                     || run.standardError.contains("GET /2/users/:id/mentions is rate-limited; waiting"))
             #expect(run.standardError.contains("answered 503; retrying"))
+        }
+    }
+
+    @Test("Today's X at the defaults (self-serve access: likes refused): no like call with LIKES=auto and one with LIKES=on, no home timeline read for liking, no post with a link, friends answered, posts at the person's hours, within the budget",
+          arguments: ["auto", "on"])
+    func todaysX(_ likes: String) async throws {
+        let persona = Self.persona()
+        try await Self.withTrainedBot(persona, "today-\(likes)", StoreBackends(archive: .sqlite, counts: .sqlite), likes: likes) {
+            server, environment, database, _ in
+            let trained = await server.requestCounts()
+            await server.armClock(Self.dayStart, speed: Self.speed)
+            let run = try await MirrorBotProcess.run(["start", "--speed", "1440", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "1d"],
+                                                     environment: environment)
+            #expect(run.status == 0, "\(run.standardError.suffix(2_000))")
+            try await Self.checkPostsAndReplies(persona, server, environment, database)
+            let requests = await server.requestCounts()
+            func during(_ endpoint: String) -> Int { (requests[endpoint] ?? 0) - (trained[endpoint] ?? 0) }
+            if likes == "auto" {
+                #expect(during("POST /2/users/:id/likes") == 0)
+                #expect(during("GET /2/users/:id/timelines/reverse_chronological") == 0, "\(requests)")
+                #expect(during("GET /2/users/:id/liked_tweets") == 0)
+                #expect(run.standardError.contains("likes: off (LIKES=auto: X's self-serve (pay-per-use) access has had no likes endpoints since 2026-04-20"))
+                #expect(run.standardOutput.contains("Likes: off (LIKES=auto"), "\(run.standardOutput)")
+            } else {
+                // One like call, refused; the refusal is logged once, and liking stops for the day.
+                #expect(during("POST /2/users/:id/likes") == 1, "\(requests)")
+                #expect(run.standardError.components(separatedBy: "X refused POST /2/users/:id/likes as the bot").count - 1 == 1)
+                #expect(run.standardOutput.contains("Likes: off since"), "\(run.standardOutput)")
+            }
+            #expect(await server.liked().isEmpty)
+            // Within the budget, by fake X's bill: each UTC day's bill of both apps under X_DAILY_BUDGET ($1.00).
+            var days: [String: Double] = [:]
+            for entry in await server.billing() { days[entry.day, default: 0] += XPriceList.current.cost(of: entry.bill) }
+            #expect(days.values.allSatisfy { $0 <= 1.0 }, "\(days)")
+            #expect(run.standardOutput.contains("of X_DAILY_BUDGET $1.00, by mirror_bot's count."), "\(run.standardOutput)")
         }
     }
 

@@ -27,7 +27,9 @@ enum Fixture {
         }
     }
 
-    static func seed(humanTweets count: Int = 0, extra: [FakeXSeed.Tweet] = []) -> FakeXSeed {
+    /// The world with `count` tweets of the human, `extra` posts, and apps of access level `access` (likes only
+    /// with `enterprise`, as on X today).
+    static func seed(humanTweets count: Int = 0, extra: [FakeXSeed.Tweet] = [], access: FakeXSeed.Access = .payPerUse) -> FakeXSeed {
         FakeXSeed(
             now: start,
             users: [.init(id: humanID, username: "human"), .init(id: botID, username: "mirror_bot"), .init(id: friendID, username: "friend")],
@@ -38,7 +40,7 @@ enum Fixture {
                       accessToken: bot.accessToken, accessTokenSecret: bot.accessTokenSecret),
             ],
             tweets: humanTweets(count) + extra,
-            follows: [humanID: [friendID], botID: [humanID, friendID]])
+            follows: [humanID: [friendID], botID: [humanID, friendID]], access: access)
     }
 
     static var logger: Logger {

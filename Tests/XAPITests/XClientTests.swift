@@ -25,7 +25,8 @@ struct XClientTests {
             for try await page in client.pages(GetUserTweets(userID: Fixture.humanID, maxResults: 100), as: .human) {
                 pages += 1
                 ids += page.tweets.map(\.id)
-                #expect(page.username(of: page.tweets.first?.authorID) == "human")
+                // The archive's reads expand no authors: they are all the human, and each would be a billed user read.
+                #expect(page.includes == nil)
             }
             #expect(pages == 32)
             #expect(ids.count == 3_200)
@@ -54,7 +55,7 @@ struct XClientTests {
             for try await page in client.pages(GetUserTweets(userID: Fixture.humanID, maxResults: 100), as: .human, maxPosts: 250) {
                 capped += page.tweets.count
             }
-            #expect(capped == 300)  // whole pages: the third page reaches the cap
+            #expect(capped == 250)  // the third page asks for the 50 still wanted
         }
     }
 
@@ -76,28 +77,50 @@ struct XClientTests {
         }
     }
 
-    @Test("Posts carry what the bot needs: author, time, reply target, retweet marker, expanded URLs, escaped text")
+    @Test("Each read carries what its decision needs, and only the favorite filter's reads expand authors (a billed user read each)")
     func postFields() async throws {
         let original = FakeXSeed.Tweet(id: "5000", authorID: Fixture.friendID, text: "見て https://t.co/abc &lt;3",
                                        createdAt: Fixture.start.addingTimeInterval(-100),
                                        urls: [.init(url: "https://t.co/abc", expandedURL: "https://example.com/page")])
-        let reply = FakeXSeed.Tweet(id: "5001", authorID: Fixture.humanID, text: "@friend いいね", createdAt: Fixture.start.addingTimeInterval(-50),
-                                    inReplyToTweetID: "5000", inReplyToUserID: Fixture.friendID)
+        let reply = FakeXSeed.Tweet(id: "5001", authorID: Fixture.humanID, text: "@friend いいね https://t.co/def", createdAt: Fixture.start.addingTimeInterval(-50),
+                                    inReplyToTweetID: "5000", inReplyToUserID: Fixture.friendID,
+                                    urls: [.init(url: "https://t.co/def", expandedURL: "https://example.com/other")])
         let retweet = FakeXSeed.Tweet(id: "5002", authorID: Fixture.humanID, text: "RT @friend: 見て", createdAt: Fixture.start.addingTimeInterval(-10),
                                       retweetOf: "5000")
-        try await withFakeX(Fixture.seed(extra: [original, reply, retweet])) { _, url async throws in
+        let mention = FakeXSeed.Tweet(id: "5003", authorID: Fixture.friendID, text: "@mirror_bot どう？", createdAt: Fixture.start.addingTimeInterval(-5),
+                                      inReplyToTweetID: "5000", inReplyToUserID: Fixture.friendID)
+        try await withFakeX(Fixture.seed(extra: [original, reply, retweet, mention])) { server, url async throws in
             let client = Fixture.client(url)
+            // The favorite filter: authors' handles (a feature), retweet markers, expanded links.
             let home = try await client.send(GetHomeTimeline(userID: Fixture.humanID), as: .human)
-            #expect(home.tweets.map(\.id) == ["5002", "5001", "5000"])
+            #expect(home.tweets.map(\.id) == ["5003", "5002", "5001", "5000"])
             let byID = Dictionary(uniqueKeysWithValues: home.tweets.map { ($0.id, $0) })
             #expect(byID["5002"]?.isRetweet == true)
             #expect(byID["5001"]?.isRetweet == false)
-            #expect(byID["5001"]?.inReplyToUserID == Fixture.friendID)
-            #expect(byID["5001"]?.repliedToTweetID == "5000")
-            #expect(byID["5001"]?.conversationID == "5000")
-            #expect(byID["5000"]?.createdAt == Fixture.start.addingTimeInterval(-100))
             #expect(byID["5000"]?.textWithExpandedURLs == "見て https://example.com/page &lt;3")
             #expect(home.username(of: Fixture.friendID) == "friend")
+            #expect(byID["5000"]?.createdAt == nil)  // no decision of the filter uses the time
+
+            // The archive: time, reply target, retweet marker, expanded links; no authors.
+            let own = try await client.send(GetUserTweets(userID: Fixture.humanID), as: .human)
+            let ownByID = Dictionary(uniqueKeysWithValues: own.tweets.map { ($0.id, $0) })
+            #expect(ownByID["5001"]?.inReplyToUserID == Fixture.friendID)
+            #expect(ownByID["5001"]?.createdAt == Fixture.start.addingTimeInterval(-50))
+            #expect(ownByID["5001"]?.plainText == "@friend いいね https://example.com/other")
+            #expect(ownByID["5002"]?.isRetweet == true)
+            #expect(own.includes == nil)
+
+            // Mentions: the author's id, the thread, the retweet marker; no authors.
+            let mentions = try await client.send(GetMentions(userID: Fixture.botID), as: .bot)
+            #expect(mentions.tweets.first?.authorID == Fixture.friendID)
+            #expect(mentions.tweets.first?.conversationID == "5000")
+            #expect(mentions.tweets.first?.repliedToTweetID == "5000")
+            #expect(mentions.includes == nil)
+
+            // X's bill, as the fake made it: users only for the filter's read (one author here, the friend; the
+            // human's user is not in its home timeline's includes twice).
+            let bills = await server.billing()
+            #expect(bills.reduce(0) { $0 + $1.bill.userReads } == (home.includes?.users?.count ?? -1))
         }
     }
 
@@ -301,7 +324,7 @@ struct XClientTests {
 
     @Test("Liking twice is harmless; liking a missing post returns its partial error")
     func liking() async throws {
-        try await withFakeX(Fixture.seed(humanTweets: 2)) { server, url async throws in
+        try await withFakeX(Fixture.seed(humanTweets: 2, access: .enterprise)) { server, url async throws in
             let client = Fixture.client(url)
             let like = LikeTweet(userID: Fixture.botID, tweetID: Fixture.tweetID(1))
             #expect(try await client.send(like, as: .bot).data?.liked == true)
@@ -315,9 +338,9 @@ struct XClientTests {
         }
     }
 
-    @Test("Usage is counted per endpoint and account, with an estimated cost")
+    @Test("Usage is counted per endpoint and account, with X's bill: own posts, a post and a like at X's prices")
     func usageReport() async throws {
-        try await withFakeX(Fixture.seed(humanTweets: 10)) { _, url async throws in
+        try await withFakeX(Fixture.seed(humanTweets: 10, access: .enterprise)) { _, url async throws in
             let client = Fixture.client(url)
             _ = try await client.send(GetUserTweets(userID: Fixture.humanID), as: .human)
             _ = try await client.send(CreateTweet(text: "one"), as: .bot)
@@ -327,10 +350,12 @@ struct XClientTests {
             #expect(total.postsRead == 10)
             #expect(total.postsCreated == 1)
             #expect(total.likes == 1)
-            #expect(abs(client.usage.estimatedCost() - (10 * 0.005 + 0.015 + 0.015)) < 1e-9)
+            // 10 of the human's own posts at $0.001, a post at $0.015, a like at $0.015.
+            #expect(abs(client.usage.totalCost - (10 * 0.001 + 0.015 + 0.015)) < 1e-9)
             let report = client.usage.report()
-            #expect(report.count == 4)
-            #expect(report.last?.hasPrefix("total: 3 calls, 10 posts read, 1 posted, 1 liked; estimated cost $0.080") == true)
+            #expect(report.count == 5)  // three endpoints, one UTC day, the total
+            #expect(report.contains { $0.hasPrefix("X's bill for 2023-11-14 (UTC) by mirror_bot's count: $0.040 (10 own posts read, 1 posts made, 1 likes)") })
+            #expect(report.last?.hasPrefix("total: 3 calls, 10 posts read, 1 posted, 1 liked; $0.040 at X's pricing page") == true)
         }
     }
 }

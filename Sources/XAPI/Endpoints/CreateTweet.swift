@@ -1,3 +1,5 @@
+import PostText
+
 /// `POST /2/tweets`: posts as the authenticated user, optionally as a reply.
 public struct CreateTweet: XEndpoint {
     /// The new post.
@@ -28,4 +30,6 @@ public struct CreateTweet: XEndpoint {
     }
     /// Posting twice posts twice: a dropped connection is not retried.
     public static var isIdempotent: Bool { false }
+    /// One post made; X bills one that contains a URL at a higher rate.
+    public var billing: XCallBilling { XCallBilling(write: .post(withURL: PostLinks.containsLink(text))) }
 }

@@ -12,4 +12,10 @@ public struct GetAuthenticatedUser: XEndpoint {
     public var query: [(String, String)] { [("user.fields", "username")] }
     /// The endpoint.
     public init() {}
+    /// One user read.
+    public var billing: XCallBilling { XCallBilling(users: 1) }
+    /// The user returned.
+    public static func billedResources(in response: Response) -> XBilledResources {
+        XBilledResources(users: response.data.map { [$0.id] } ?? [])
+    }
 }

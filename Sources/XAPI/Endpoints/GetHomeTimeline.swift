@@ -14,12 +14,19 @@ public struct GetHomeTimeline: XPagedEndpoint {
     public var paginationToken: String?
     /// What to leave out.
     public var exclude: Set<TimelineExclusion>
+    /// The fields asked for (the favorite filter's: with authors).
+    public var fields: PostFields
+    /// 1–100.
+    public static let smallestPage = 1
+    /// Other people's posts: $0.005 each.
+    public static let postOwnership = XPostOwnership.anyone
 
     /// The request for `userID`'s home timeline.
     public init(userID: String, sinceID: String? = nil, untilID: String? = nil, maxResults: Int = 100,
-                paginationToken: String? = nil, exclude: Set<TimelineExclusion> = []) {
+                paginationToken: String? = nil, exclude: Set<TimelineExclusion> = [], fields: PostFields = .classifier) {
         self.userID = userID; self.sinceID = sinceID; self.untilID = untilID
         self.maxResults = min(max(maxResults, 1), 100); self.paginationToken = paginationToken; self.exclude = exclude
+        self.fields = fields
     }
 
     /// GET.
@@ -28,6 +35,7 @@ public struct GetHomeTimeline: XPagedEndpoint {
     public var path: String { "/2/users/\(userID)/timelines/reverse_chronological" }
     /// Paging, `since_id`, `exclude` and the post fields.
     public var query: [(String, String)] {
-        timelineQuery(sinceID: sinceID, untilID: untilID, maxResults: maxResults, paginationToken: paginationToken, exclude: exclude)
+        timelineQuery(sinceID: sinceID, untilID: untilID, maxResults: maxResults, paginationToken: paginationToken, exclude: exclude,
+                      fields: fields)
     }
 }

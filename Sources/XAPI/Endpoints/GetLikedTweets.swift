@@ -8,10 +8,16 @@ public struct GetLikedTweets: XPagedEndpoint {
     public var maxResults: Int
     /// The page to fetch.
     public var paginationToken: String?
+    /// The fields asked for (the favorite filter's: with authors).
+    public var fields: PostFields
+    /// 5–100.
+    public static let smallestPage = 5
+    /// mirror_bot reads only the authenticated account's own likes: owned reads.
+    public static let postOwnership = XPostOwnership.own
 
     /// The request for `userID`'s likes.
-    public init(userID: String, maxResults: Int = 100, paginationToken: String? = nil) {
-        self.userID = userID; self.maxResults = min(max(maxResults, 5), 100); self.paginationToken = paginationToken
+    public init(userID: String, maxResults: Int = 100, paginationToken: String? = nil, fields: PostFields = .classifier) {
+        self.userID = userID; self.maxResults = min(max(maxResults, 5), 100); self.paginationToken = paginationToken; self.fields = fields
     }
 
     /// GET.
@@ -22,6 +28,6 @@ public struct GetLikedTweets: XPagedEndpoint {
     public var query: [(String, String)] {
         var query: [(String, String)] = [("max_results", String(maxResults))]
         if let paginationToken { query.append(("pagination_token", paginationToken)) }
-        return query + PostFields.query
+        return query + fields.query
     }
 }

@@ -20,4 +20,8 @@ public struct LikeTweet: XEndpoint {
     public var query: [(String, String)] { [] }
     /// `{"tweet_id": ...}`.
     public var body: [String: JSONBodyValue]? { ["tweet_id": .string(tweetID)] }
+    /// Liking: refused to apps without likes access.
+    public static var capability: XCapability? { .likes }
+    /// One like made.
+    public var billing: XCallBilling { XCallBilling(write: .interactionCreate) }
 }

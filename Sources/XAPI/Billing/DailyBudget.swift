@@ -1,0 +1,121 @@
+public import Foundation
+public import Logging
+import Synchronization
+
+/// The most mirror_bot spends on X in one UTC day (`X_DAILY_BUDGET`), by its own count of X's bill.
+///
+/// Before every call the client asks whether the call's worst case fits: what it may cost if every resource it can
+/// return is billed. As the day's spend nears the budget, work is shed in a fixed order: learning from the person
+/// (their timeline, likes and new tweets) when the day's spend reaches half the budget, liking at 70%, replies at
+/// 90%, and the scheduled posts only at the budget itself. The posts still planned for the day are kept aside from
+/// every other work's share. Each shed is logged once per UTC day with the figures; the next UTC day everything
+/// resumes. A paged read that does not fit whole is asked for fewer posts when that fits.
+public final class DailyBudget: Sendable {
+    /// What a call is for, in the order work is shed.
+    public enum Work: Int, Sendable, CaseIterable, Comparable, CustomStringConvertible {
+        /// Learning from the person: their new tweets, their home timeline, their likes.
+        case learning
+        /// Reading the bot's timeline and liking.
+        case liking
+        /// Reading mentions and answering them.
+        case replies
+        /// The scheduled posts (and what the bot needs to start: who the accounts are).
+        case posts
+
+        /// The share of the budget the day's spend may reach for this work to go on.
+        public var shareOfBudget: Double {
+            switch self {
+            case .learning: 0.5
+            case .liking: 0.7
+            case .replies: 0.9
+            case .posts: 1.0
+            }
+        }
+
+        /// Ordered as shed: learning first, posts last.
+        public static func < (lhs: Work, rhs: Work) -> Bool { lhs.rawValue < rhs.rawValue }
+
+        /// Its name in log lines.
+        public var description: String {
+            switch self {
+            case .learning: "learning from the person"
+            case .liking: "liking"
+            case .replies: "replies"
+            case .posts: "scheduled posts"
+            }
+        }
+    }
+
+    private struct State {
+        var reservedPosts = 0
+        var reservedDay = ""
+        /// The UTC day each work was last shed on (so each is logged once a day).
+        var shed: [Work: String] = [:]
+        /// The last UTC day a call was admitted or shed on.
+        var lastDay = ""
+    }
+
+    /// The budget in US dollars a UTC day.
+    public let limit: Double
+    /// The meter whose bill is counted.
+    public let meter: UsageMeter
+    private let state = Mutex(State())
+    private let logger: Logger
+
+    /// A budget of `limit` dollars a UTC day over `meter`'s bill.
+    public init(limit: Double, meter: UsageMeter, logger: Logger) {
+        self.limit = limit; self.meter = meter; self.logger = logger
+    }
+
+    /// Keeps aside the cost of `count` posts still planned for the UTC day of `date` from every other work's share.
+    public func reservePosts(_ count: Int, at date: Date) {
+        let day = UsageMeter.billingDay(of: date)
+        state.withLock { $0.reservedPosts = max(0, count); $0.reservedDay = day }
+    }
+
+    /// The dollars a call of `work` may still cost on the UTC day of `date`.
+    public func headroom(for work: Work, at date: Date) -> Double {
+        let day = UsageMeter.billingDay(of: date)
+        noteDay(day)
+        let reserved = state.withLock { $0.reservedDay == day ? Double($0.reservedPosts) : 0 } * meter.prices.postCreate
+        let ceiling = limit * work.shareOfBudget - (work < .posts ? reserved : 0)
+        return ceiling - meter.spent(onBillingDay: day)
+    }
+
+    /// The works shed on the UTC day of `date`.
+    public func shedWorks(at date: Date) -> [Work] {
+        let day = UsageMeter.billingDay(of: date)
+        return state.withLock { state in Work.allCases.filter { state.shed[$0] == day } }
+    }
+
+    /// The error for a call of `work` that does not fit; the first of the day for that work is logged with the figures.
+    func shed(_ work: Work, endpoint: String, needed: Double, at date: Date) -> XAPIError {
+        let day = UsageMeter.billingDay(of: date)
+        noteDay(day)
+        let spent = meter.spent(onBillingDay: day)
+        let first = state.withLock { state -> Bool in
+            guard state.shed[work] != day else { return false }
+            state.shed[work] = day
+            return true
+        }
+        if first {
+            let reserve = work < .posts ? state.withLock { $0.reservedDay == day ? $0.reservedPosts : 0 } : 0
+            let kept = reserve > 0 ? String(format: ", keeping $%.3f for the %d posts still planned", Double(reserve) * meter.prices.postCreate, reserve) : ""
+            logger.notice("\(String(format: "budget: %@ stopped for the rest of the UTC day %@: $%.3f of X_DAILY_BUDGET $%.2f spent; %@ goes on only below %.0f%% of it%@ (%@ would need up to $%.3f); resumes at 00:00 UTC", work.description, day, spent, limit, work.description, work.shareOfBudget * 100, kept, endpoint, needed))")
+        }
+        return XAPIError.overBudget(endpoint: endpoint, work: work.description, spent: spent, limit: limit)
+    }
+
+    /// Logs, once, that a new UTC day resumed what was shed the day before.
+    private func noteDay(_ day: String) {
+        let resumed = state.withLock { state -> [Work] in
+            guard state.lastDay != day else { return [] }
+            let previous = state.lastDay
+            state.lastDay = day
+            return Work.allCases.filter { state.shed[$0] == previous && !previous.isEmpty }
+        }
+        if !resumed.isEmpty {
+            logger.notice("budget: a new UTC day (\(day)); resuming \(resumed.map(\.description).joined(separator: ", "))")
+        }
+    }
+}
