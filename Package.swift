@@ -323,7 +323,7 @@ let package = Package(
             name: "MirrorBotCommandsTests",
             dependencies: [
                 "MirrorBotCommands", "Archive", "BotConfiguration", "TestSupport", "FakeX", "RedisClient", "WordCounts", "Classifier", "Tokenizer", "Picking", "EmbeddedStore",
-                "XAPI",
+                "XAPI", "Training",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

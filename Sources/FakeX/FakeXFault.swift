@@ -10,6 +10,8 @@ public struct FakeXFault: Codable, Sendable, Equatable {
         case truncatedJSON = "truncate"
         /// 429 with problem type `.../usage-capped`.
         case usageCapped = "usage-capped"
+        /// 403 "You are not permitted to perform this action." (an app or token without the permission).
+        case forbidden = "403"
     }
 
     /// What goes wrong.

@@ -150,6 +150,10 @@ public final class FakeXServer: Sendable {
         case .serviceUnavailable:
             return Self.response(FakeXResponse(status: 503, body: .problem(
                 type: ProblemType.blank, title: "Service Unavailable", detail: "Service Unavailable", status: 503), rateLimit: rateLimit))
+        case .forbidden:
+            return Self.response(FakeXResponse(status: 403, body: .problem(
+                type: ProblemType.blank, title: "Forbidden", detail: "You are not permitted to perform this action.", status: 403),
+                rateLimit: rateLimit))
         case .usageCapped:
             return Self.response(FakeXResponse(status: 429, body: .problem(
                 type: ProblemType.usageCapped, title: "UsageCapExceeded", detail: "Usage cap exceeded: Monthly product cap",
@@ -316,7 +320,7 @@ public final class FakeXServer: Sendable {
             return ok()
         case (.post, "/admin/faults"):
             guard let fault = try? decoder.decode(FakeXFault.self, from: body) else {
-                return bad("expected {\"kind\": \"503\"|\"close\"|\"truncate\"|\"usage-capped\", \"count\": n, \"endpoint\": name}")
+                return bad("expected {\"kind\": \"503\"|\"403\"|\"close\"|\"truncate\"|\"usage-capped\", \"count\": n, \"endpoint\": name}")
             }
             await world.add(fault: fault)
             return ok()

@@ -188,6 +188,7 @@ actor FakeXWorld {
     /// Bills what a response returned: posts (owned when the caller reads their own timeline, mentions or likes)
     /// and users, each once per UTC day and app.
     func bill(app: String, ownedPosts: [String] = [], posts: [String] = [], users: [String] = []) {
+        guard !(ownedPosts.isEmpty && posts.isEmpty && users.isEmpty) else { return }
         let key = BillingKey(day: billingDay, app: app)
         var day = billing[key] ?? BillingDay()
         for id in ownedPosts where day.ownedPosts.insert(id).inserted { day.bill.ownedPostReads += 1 }

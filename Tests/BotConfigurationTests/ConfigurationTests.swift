@@ -159,10 +159,27 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("LIKES, X_DAILY_BUDGET and POST_LINKS: auto, $1.00 and false by default; malformed values are named with their form")
+    func costSettings() throws {
+        let defaults = try Configuration(environment: [:])
+        #expect(defaults.likes == .auto && defaults.xDailyBudget == 1.0 && !defaults.postLinks)
+        let set = try Configuration(environment: ["LIKES": "ON", "X_DAILY_BUDGET": "$0.25", "POST_LINKS": "true"])
+        #expect(set.likes == .on && set.xDailyBudget == 0.25 && set.postLinks)
+        #expect(try Configuration(environment: ["LIKES": "off"]).likes == .off)
+        let error = try #require(throws: ConfigurationError.self) {
+            try Configuration(environment: ["LIKES": "sometimes", "X_DAILY_BUDGET": "0", "POST_LINKS": "maybe"])
+        }
+        let text = String(describing: error)
+        #expect(text.contains("LIKES") && text.contains("auto (like where the network allows it: not on X), on or off"))
+        #expect(text.contains("X_DAILY_BUDGET") && text.contains("US dollars a UTC day above 0, such as 1.00"))
+        #expect(text.contains("POST_LINKS") && text.contains("true or false"))
+        #expect(throws: ConfigurationError.self) { try Configuration(environment: ["X_DAILY_BUDGET": "lots"]) }
+    }
+
     @Test("Every variable read is listed in variableNames")
     func variableNamesAreComplete() {
-        #expect(Configuration.variableNames.count == 30)
-        #expect(Set(Configuration.variableNames).count == 30)
+        #expect(Configuration.variableNames.count == 33)
+        #expect(Set(Configuration.variableNames).count == 33)
         #expect(Set(Configuration.variableNames).isSuperset(of: Self.credentials.keys))
     }
 

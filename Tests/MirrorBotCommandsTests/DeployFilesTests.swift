@@ -1,6 +1,7 @@
 import BotConfiguration
 import Foundation
 import Testing
+import Training
 import TestSupport
 
 /// The deploy files at the repository's root: Procfile, app.json, Aptfile, .swift-version, Dockerfile, heroku.yml.
@@ -54,7 +55,20 @@ struct DeployFilesTests {
         let buildpacks = (app["buildpacks"] as? [[String: String]] ?? []).compactMap { $0["url"] }
         #expect(buildpacks.count == 2 && buildpacks.first == "heroku-community/apt")
         let scripts = try #require(app["scripts"] as? [String: String])
-        #expect(scripts["postdeploy"] == "mirror_bot migrate && mirror_bot train scheduler && mirror_bot train classifier")
+        #expect(scripts["postdeploy"] == "mirror_bot migrate && mirror_bot train scheduler --max-tweets 900 && mirror_bot train classifier")
+        #expect(env["LIKES"]?["value"] as? String == "auto")
+        #expect(env["X_DAILY_BUDGET"]?["value"] as? String == "1.00")
+        #expect(env["POST_LINKS"]?["value"] as? String == "false")
+    }
+
+    @Test("The postdeploy step spends at most what the README says, within the default budget, so it runs without a terminal")
+    func postdeploySpend() throws {
+        let postdeploy = try #require((try Self.appJSON()["scripts"] as? [String: String])?["postdeploy"])
+        let maxTweets = try #require(postdeploy.firstMatch(of: /train scheduler --max-tweets (\d+)/).flatMap { Int($0.1) })
+        let most = TrainingCost.scheduler(maxTweets: maxTweets).dollars()
+        #expect(most <= Configuration.defaultXDailyBudget)
+        // train classifier reads nothing at the default LIKES=auto on X.
+        #expect(try Self.text("README.md").contains(String(format: "spends at most $%.2f", most)))
     }
 
     @Test("The README's configuration table lists exactly the variables the code reads")
