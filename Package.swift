@@ -253,7 +253,8 @@ let package = Package(
         .testTarget(name: "PostTextTests", dependencies: ["PostText"], swiftSettings: strictSettings),
         .testTarget(
             name: "ArchiveTests",
-            dependencies: ["Archive", "BotConfiguration", "TestSupport", .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: ["Archive", "BotConfiguration", "TestSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
+                           .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "BotConfiguration", "TestSupport"], swiftSettings: strictSettings),

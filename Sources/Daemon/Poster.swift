@@ -76,12 +76,9 @@ public struct Poster: Service {
         return slots
     }
 
-    /// Keeps aside, in the day's X budget, the cost of `pending` slots still to post in the current UTC day.
+    /// Keeps aside, in the day's X budget, the cost of the `pending` slots, each on its UTC day.
     private func reserveBudget(for day: String, _ pending: [PlanSlot]) {
-        guard let budget = client.budget else { return }
-        let now = clock.now()
-        let endOfUTCDay = Self.startOfNextDay(after: now, in: TimeZone(identifier: "UTC")!)
-        budget.reservePosts(pending.filter { Self.date(of: $0.minute, on: day, in: timeZone) < endOfUTCDay }.count, at: now)
+        client.budget?.reservePosts(at: pending.map { Self.date(of: $0.minute, on: day, in: timeZone) })
     }
 
     private func postSlots(of day: String, _ slots: [PlanSlot], using generator: inout SplitMix64) async throws {
@@ -103,6 +100,7 @@ public struct Poster: Service {
             let task = Task { try await self.post(day: day, minute: slot.minute, seed: seed) }
             try await task.value
         }
+        reserveBudget(for: day, [])
     }
 
     /// Claims a slot and posts a tweet for it, recording the outcome.

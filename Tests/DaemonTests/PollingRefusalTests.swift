@@ -19,7 +19,7 @@ struct PollingRefusalTests {
     static let bot = AccountCredentials(consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")
 
     /// Runs the replier against a fake X prepared by `prepare`, hands `body` the clock, the server and the log.
-    static func withReplier(_ prepare: (FakeXServer) async -> Void,
+    static func withReplier(budget: Double? = nil, spentEarlier: Double = 0, _ prepare: (FakeXServer) async -> Void,
                             _ body: (ManualBotClock, FakeXServer, LogRecorder) async throws -> Void) async throws {
         let seed = FakeXSeed(now: start, users: [.init(id: "200", username: "mirror_bot"), .init(id: "300", username: "friend")],
                              accounts: [.init(userID: "200", consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")])
@@ -30,7 +30,10 @@ struct PollingRefusalTests {
                 let clock = ManualBotClock(now: start)
                 let recorder = LogRecorder()
                 // One attempt a call: the client's own retries have their tests; here every round is one request.
+                let meter = UsageMeter()
+                meter.setSpentElsewhere(spentEarlier, onBillingDay: UsageMeter.billingDay(of: start))
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: bot], retry: .init(maxAttempts: 1)), clock: clock,
+                                     usage: meter, budget: budget.map { DailyBudget(limit: $0, meter: meter, logger: recorder.logger()) },
                                      logger: recorder.logger())
                 let log = ReplyLog(database: database)
                 try await log.setValue("0", of: Replier.sinceIDKey)
@@ -113,6 +116,26 @@ struct PollingRefusalTests {
             #expect(await Self.nextWait(clock) == .seconds(60))
             #expect(await Self.mentionReads(server) == 2)
             #expect(recorder.lines(containing: "X accepts every call as the bot again").count == 1)
+        }
+    }
+
+    @Test("When replies' share of the day's budget is spent the mention poll asks X nothing, logged once; at 00:00 UTC it resumes")
+    func budgetShedsAndResumes() async throws {
+        // $0.90 of a $1.00 budget spent earlier today (15:00 UTC): replies stop at 90%.
+        try await Self.withReplier(budget: 1.0, spentEarlier: 0.9, { _ in }) { clock, server, recorder in
+            for _ in 0..<30 {
+                #expect(await Self.nextWait(clock) == .seconds(60))
+                clock.advanceToNextSleeper()
+            }
+            #expect(await Self.mentionReads(server) == 0)
+            #expect(recorder.lines(containing: "budget: replies stopped for the rest of the UTC day 2024-06-09: $0.900 of X_DAILY_BUDGET $1.00 spent").count == 1,
+                    "\(recorder.lines)")
+            // Past midnight UTC the spend starts from zero: the poll reads again, and the log says so once.
+            _ = await Self.nextWait(clock)
+            clock.advance(to: Date(timeIntervalSince1970: 1_717_977_601))  // 2024-06-10 00:00:01 UTC
+            #expect(await Self.nextWait(clock) == .seconds(60))
+            #expect(await Self.mentionReads(server) == 1)
+            #expect(recorder.lines(containing: "budget: a new UTC day (2024-06-10); resuming replies").count == 1)
         }
     }
 }

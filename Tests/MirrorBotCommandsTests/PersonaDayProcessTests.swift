@@ -229,6 +229,17 @@ struct PersonaDayProcessTests {
                 #expect(during("POST /2/users/:id/likes") == 1, "\(requests)")
                 #expect(run.standardError.components(separatedBy: "X refused POST /2/users/:id/likes as the bot").count - 1 == 1)
                 #expect(run.standardOutput.contains("Likes: off since"), "\(run.standardOutput)")
+                // The refusal is stored: started again, the bot does not ask (its daily check is not due yet).
+                let resumeAt = await server.now()
+                await server.armClock(resumeAt, speed: Self.speed)
+                let again = try await MirrorBotProcess.run(["start", "--speed", "1440", "--start-time", resumeAt.formatted(.iso8601), "--duration", "2h"],
+                                                           environment: environment)
+                #expect(again.status == 0, "\(again.standardError.suffix(2_000))")
+                #expect(again.standardError.contains("likes: off since"), "\(again.standardError.prefix(2_000))")
+                let afterRestart = await server.requestCounts()
+                #expect((afterRestart["POST /2/users/:id/likes"] ?? 0) == (requests["POST /2/users/:id/likes"] ?? 0))
+                #expect((afterRestart["GET /2/users/:id/timelines/reverse_chronological"] ?? 0)
+                        == (requests["GET /2/users/:id/timelines/reverse_chronological"] ?? 0))
             }
             #expect(await server.liked().isEmpty)
             // Within the budget, by fake X's bill: each UTC day's bill of both apps during the run (training, which

@@ -107,3 +107,47 @@ struct PickerTests {
         #expect(ReplyPicker.removingLeadingMentions("@only") == "")
     }
 }
+
+@Suite("Links cost 13 times more on X: not posted unless allowed")
+struct LinkPickingTests {
+    static let utc = TimeZone(identifier: "UTC")!
+    static let day = Date(timeIntervalSince1970: 1_717_200_000)  // 2024-06-01 00:00 UTC
+
+    @Test("The post picker skips the human's tweets with a link unless POST_LINKS; so does the reply picker, and says why when only those are left",
+          arguments: StoreBackends.archives)
+    func linksSkipped(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await TestServers.withIsolatedDatabase(backend) { database async throws in
+            let archive = TweetArchive(database: database, timeZone: Self.utc, rowLimit: 100)
+            try await archive.prepare()
+            let morning = Self.day.addingTimeInterval(8 * 3_600 - 10 * 86_400)
+            try await archive.insert([
+                ArchivedTweet(tweetID: 1, text: "朝ごはん", createdAt: morning),
+                ArchivedTweet(tweetID: 2, text: "この記事よかった https://news.example.jp/a/1", createdAt: morning.addingTimeInterval(60)),
+                ArchivedTweet(tweetID: 3, text: "example.com を見て", createdAt: morning.addingTimeInterval(120)),
+                ArchivedTweet(tweetID: 4, text: "@friend これ https://example.com/x", replyUserID: 300, createdAt: morning),
+                ArchivedTweet(tweetID: 5, text: "@friend いいね", replyUserID: 300, createdAt: morning),
+                ArchivedTweet(tweetID: 6, text: "@other 読んで www.example.org", replyUserID: 400, createdAt: morning),
+            ])
+            let now = Self.day.addingTimeInterval(8 * 3_600)
+            let logger = Logger(label: "links", factory: { _ in SwiftLogNoOpLogHandler() })
+            var generator = SplitMix64(seed: 3)
+            var picked = Set<Int64>()
+            let picker = PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, allowsLinks: false, logger: logger)
+            for _ in 0..<30 { if let pick = try await picker.pick(at: now, using: &generator) { picked.insert(pick.tweet.tweetID) } }
+            #expect(picked == [1])
+            let withLinks = PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, allowsLinks: true, logger: logger)
+            for _ in 0..<60 { if let pick = try await withLinks.pick(at: now, using: &generator) { picked.insert(pick.tweet.tweetID) } }
+            #expect(picked == [1, 2, 3])
+
+            let replies = ReplyPicker(archive: archive, fallback: .none, allowsLinks: false)
+            var answers = Set<Int64>()
+            for _ in 0..<20 { if let pick = try await replies.pick(forAuthor: 300, using: &generator) { answers.insert(pick.source.tweetID) } }
+            #expect(answers == [5])
+            #expect(try await replies.pick(forAuthor: 400, using: &generator) == nil)
+            #expect(try await replies.reasonForNoPick(forAuthor: 400).hasPrefix("every past reply of the human to this user that is left contains a link"))
+            #expect(try await replies.reasonForNoPick(forAuthor: 500) == "no past reply of the human to this user")
+            #expect(try await ReplyPicker(archive: archive, fallback: .none, allowsLinks: true).pick(forAuthor: 400, using: &generator)?.source.tweetID == 6)
+            #expect(try await replies.handle(ofUser: 400) == "other")
+        }
+    }
+}

@@ -96,12 +96,18 @@ struct BillingTests {
         let budget = DailyBudget(limit: 1.0, meter: meter, logger: LogRecorder().logger())
         var next = 0
         Self.spend(0.3, on: meter, at: Self.noon, from: &next)
-        budget.reservePosts(16, at: Self.noon)  // 16 × $0.015 = $0.24
+        // 16 posts still planned this UTC day (16 × $0.015 = $0.24), and 4 after midnight UTC.
+        let today = (1...16).map { Self.noon.addingTimeInterval(Double($0) * 1_800) }
+        let tomorrow = (1...4).map { Self.noon.addingTimeInterval(12 * 3_600 + Double($0) * 600) }
+        budget.reservePosts(at: today + tomorrow)
         #expect(abs(budget.headroom(for: .learning, at: Self.noon) - (0.5 - 0.24 - 0.3)) < 1e-9)
         #expect(abs(budget.headroom(for: .replies, at: Self.noon) - (0.9 - 0.24 - 0.3)) < 1e-9)
         #expect(abs(budget.headroom(for: .posts, at: Self.noon) - 0.7) < 1e-9)
-        // The reserve belongs to its UTC day.
-        #expect(abs(budget.headroom(for: .learning, at: Self.noon.addingTimeInterval(86_400)) - 0.5) < 1e-9)
+        // Each post is kept aside on its own UTC day: tomorrow's four from tomorrow's shares.
+        let afterMidnight = Self.noon.addingTimeInterval(12 * 3_600 + 1)
+        #expect(abs(budget.headroom(for: .learning, at: afterMidnight) - (0.5 - 4 * 0.015)) < 1e-9)
+        budget.reservePosts(at: [])
+        #expect(abs(budget.headroom(for: .learning, at: afterMidnight) - 0.5) < 1e-9)
     }
 
     @Test("Each shed is logged once a UTC day with the figures; the next UTC day resumes it, and says so once")

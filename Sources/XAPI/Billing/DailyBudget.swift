@@ -47,8 +47,8 @@ public final class DailyBudget: Sendable {
     }
 
     private struct State {
-        var reservedPosts = 0
-        var reservedDay = ""
+        /// When the posts still planned are due: each is kept aside on its UTC day.
+        var reservedPosts: [Date] = []
         /// The UTC day each work was last shed on (so each is logged once a day).
         var shed: [Work: String] = [:]
         /// The last UTC day a call was admitted or shed on.
@@ -67,17 +67,22 @@ public final class DailyBudget: Sendable {
         self.limit = limit; self.meter = meter; self.logger = logger
     }
 
-    /// Keeps aside the cost of `count` posts still planned for the UTC day of `date` from every other work's share.
-    public func reservePosts(_ count: Int, at date: Date) {
-        let day = UsageMeter.billingDay(of: date)
-        state.withLock { $0.reservedPosts = max(0, count); $0.reservedDay = day }
+    /// Keeps aside the cost of the posts still planned, due at `dates`, from every other work's share of each one's
+    /// UTC day (replacing what was kept aside before).
+    public func reservePosts(at dates: [Date]) {
+        state.withLock { $0.reservedPosts = dates }
+    }
+
+    /// How many planned posts are kept aside on `day`.
+    private func reservedCount(on day: String) -> Int {
+        state.withLock { $0.reservedPosts.filter { UsageMeter.billingDay(of: $0) == day }.count }
     }
 
     /// The dollars a call of `work` may still cost on the UTC day of `date`.
     public func headroom(for work: Work, at date: Date) -> Double {
         let day = UsageMeter.billingDay(of: date)
         noteDay(day)
-        let reserved = state.withLock { $0.reservedDay == day ? Double($0.reservedPosts) : 0 } * meter.prices.postCreate
+        let reserved = Double(reservedCount(on: day)) * meter.prices.postCreate
         let ceiling = limit * work.shareOfBudget - (work < .posts ? reserved : 0)
         return ceiling - meter.spent(onBillingDay: day)
     }
@@ -99,7 +104,7 @@ public final class DailyBudget: Sendable {
             return true
         }
         if first {
-            let reserve = work < .posts ? state.withLock { $0.reservedDay == day ? $0.reservedPosts : 0 } : 0
+            let reserve = work < .posts ? reservedCount(on: day) : 0
             let kept = reserve > 0 ? String(format: ", keeping $%.3f for the %d posts still planned", Double(reserve) * meter.prices.postCreate, reserve) : ""
             logger.notice("\(String(format: "budget: %@ stopped for the rest of the UTC day %@: $%.3f of X_DAILY_BUDGET $%.2f spent; %@ goes on only below %.0f%% of it%@ (%@ would need up to $%.3f); resumes at 00:00 UTC", work.description, day, spent, limit, work.description, work.shareOfBudget * 100, kept, endpoint, needed))")
         }

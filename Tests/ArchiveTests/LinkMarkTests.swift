@@ -1,0 +1,34 @@
+import Archive
+import Foundation
+import GRDB
+import PostgresNIO
+import Testing
+import TestSupport
+
+@Suite("Which archived tweets contain a link")
+struct LinkMarkTests {
+    static let utc = TimeZone(identifier: "UTC")!
+    static let day = Date(timeIntervalSince1970: 1_717_200_000)  // 2024-06-01 00:00 UTC
+
+    @Test("Tweets stored before links were marked are marked when the archive is prepared", arguments: StoreBackends.archives)
+    func oldRowsMarked(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await TestServers.withIsolatedDatabase(backend) { database async throws in
+            let archive = TweetArchive(database: database, timeZone: Self.utc, rowLimit: 100)
+            try await archive.prepare()
+            let morning = Self.day.addingTimeInterval(8 * 3_600 - 10 * 86_400)
+            try await archive.insert([ArchivedTweet(tweetID: 1, text: "朝 https://example.com", createdAt: morning),
+                                      ArchivedTweet(tweetID: 2, text: "朝ごはん", createdAt: morning)])
+            // As a database migrated from before the mark has it: no mark at all.
+            switch database.backend {
+            case .postgres(let client, _): try await client.query("UPDATE tweets SET has_link = NULL")
+            case .sqlite(let pool, _): try await pool.write { try $0.execute(sql: "UPDATE tweets SET has_link = NULL") }
+            }
+            try await archive.prepare()
+            var generator = SystemRandomNumberGenerator()
+            for _ in 0..<10 {
+                let pick = try await archive.randomTweet(nearMinute: 480, radius: 30, allowingLinks: false, using: &generator)
+                #expect(pick?.tweetID == 2)
+            }
+        }
+    }
+}
