@@ -98,11 +98,7 @@ public struct DemoReport: Sendable {
             // A bill is cumulative per day and app: what the run added is the difference.
             let billed: [BillingEntry] = billing.compactMap { entry in
                 guard let old = earlier.billing.first(where: { $0.day == entry.day && $0.app == entry.app })?.bill else { return entry }
-                let added = XBill(ownedPostReads: entry.bill.ownedPostReads - old.ownedPostReads, postReads: entry.bill.postReads - old.postReads,
-                                  userReads: entry.bill.userReads - old.userReads, postsCreated: entry.bill.postsCreated - old.postsCreated,
-                                  postsCreatedWithURL: entry.bill.postsCreatedWithURL - old.postsCreatedWithURL,
-                                  interactionsCreated: entry.bill.interactionsCreated - old.interactionsCreated,
-                                  interactionsDeleted: entry.bill.interactionsDeleted - old.interactionsDeleted)
+                let added = entry.bill - old
                 return added.isEmpty ? nil : BillingEntry(day: entry.day, app: entry.app, bill: added)
             }
             return FakeRecord(posted: Array(posted.dropFirst(earlier.posted.count)), liked: Array(liked.dropFirst(earlier.liked.count)),

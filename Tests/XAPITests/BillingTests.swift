@@ -21,6 +21,7 @@ struct BillingTests {
         #expect(abs(prices.cost(of: bill) - (0.012 + 0.015 + 0.020 + 0.240 + 0.200 + 0.015 + 0.010)) < 1e-12)
         #expect(bill.description == "12 own posts read, 3 other posts read, 2 users read, 16 posts made, 1 posts with a URL made, 1 likes, 1 unlikes")
         #expect(XBill().description == "nothing billable")
+        #expect(bill - bill == XBill() && (bill + bill) - bill == bill)
     }
 
     @Test("A post with a URL is billed at the URL rate, by X's linking rule")

@@ -77,6 +77,15 @@ public struct XBill: Sendable, Equatable, Codable {
               interactionsDeleted: lhs.interactionsDeleted + rhs.interactionsDeleted)
     }
 
+    /// What `lhs` billed beyond `rhs` (a later record of a cumulative bill minus an earlier one).
+    public static func - (lhs: XBill, rhs: XBill) -> XBill {
+        XBill(ownedPostReads: lhs.ownedPostReads - rhs.ownedPostReads, postReads: lhs.postReads - rhs.postReads,
+              userReads: lhs.userReads - rhs.userReads, postsCreated: lhs.postsCreated - rhs.postsCreated,
+              postsCreatedWithURL: lhs.postsCreatedWithURL - rhs.postsCreatedWithURL,
+              interactionsCreated: lhs.interactionsCreated - rhs.interactionsCreated,
+              interactionsDeleted: lhs.interactionsDeleted - rhs.interactionsDeleted)
+    }
+
     /// Whether nothing is billed.
     public var isEmpty: Bool { self == XBill() }
 
