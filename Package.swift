@@ -55,7 +55,7 @@ let package = Package(
         .target(
             name: "Archive",
             dependencies: [
-                "BotConfiguration", "PostText",
+                "BotConfiguration", "BotClock", "PostText",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -23,6 +23,9 @@ public struct ArchiveDatabase: Sendable {
     public let backend: Backend
     /// Where database events are logged.
     public let logger: Logger
+    /// How long a Postgres operation may wait (for a connection, for an answer) before it fails; nil: as long as
+    /// the pool waits. The daemon sets one, so that a service pauses within seconds when Postgres goes away.
+    public var operationTimeLimit: Duration?
 
     /// The Postgres pool, when the archive is in Postgres (tests and administrative statements use it).
     public var client: PostgresClient? {
@@ -54,32 +57,47 @@ public struct ArchiveDatabase: Sendable {
     }
 
     /// The archive in the SQLite file at `path`, created if missing (with its folder's permission). WAL mode with
-    /// `synchronous = NORMAL`: a killed process loses nothing committed. Tables come from `Migrator`.
-    public init(sqliteFile path: String, logger: Logger) throws {
+    /// `synchronous = NORMAL`: a killed process loses nothing committed. Tables come from `Migrator`. A write waits
+    /// up to `busyTimeout` seconds for another process's write to end.
+    public init(sqliteFile path: String, busyTimeout: Int = ArchiveDatabase.commandBusyTimeout, logger: Logger) throws {
         do {
-            self.backend = .sqlite(try Self.openSQLitePool(path: path), path: path)
+            self.backend = .sqlite(try Self.openSQLitePool(path: path, busyTimeout: busyTimeout), path: path)
         } catch {
             throw ArchiveError(operation: "opening the SQLite file \(path) (MIRROR_BOT_DATA)", underlying: error)
         }
         self.logger = logger
     }
 
+    /// How long a one-shot command's write waits for another process's write: long, as nobody waits on it.
+    public static let commandBusyTimeout = 10
+    /// How long the daemon's write waits for another process's write: short, so that a service finds the file
+    /// locked within seconds, pauses with backoff off the database, and a shutdown is never held up by the wait.
+    public static let daemonBusyTimeout = 2
+
     /// A GRDB pool on the SQLite file at `path` as every store of the bot opens it: WAL mode (a pool's default) with
     /// `synchronous = NORMAL`, so a killed process loses nothing committed (only a power cut may lose the last
-    /// transactions, never consistency), and a 10 s wait for another writer.
-    public static func openSQLitePool(path: String) throws -> DatabasePool {
+    /// transactions, never consistency), and a wait of `busyTimeout` seconds for another writer.
+    public static func openSQLitePool(path: String, busyTimeout: Int = commandBusyTimeout) throws -> DatabasePool {
         var configuration = GRDB.Configuration()
-        configuration.busyMode = .timeout(10)
+        configuration.busyMode = .timeout(Double(busyTimeout))
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         return try DatabasePool(path: path, configuration: configuration)
     }
 
     /// The database `configuration` names: Postgres at `DATABASE_URL` when set, else the SQLite file
     /// `MIRROR_BOT_DATA` (default `mirror_bot.sqlite`).
-    public static func open(for configuration: BotConfiguration.Configuration, logger: Logger) throws -> ArchiveDatabase {
-        if let url = configuration.database { return ArchiveDatabase(url: url, logger: logger) }
-        return try ArchiveDatabase(sqliteFile: configuration.embeddedDataPath, logger: logger)
+    public static func open(for configuration: BotConfiguration.Configuration, busyTimeout: Int = commandBusyTimeout,
+                            operationTimeLimit: Duration? = nil, logger: Logger) throws -> ArchiveDatabase {
+        if let url = configuration.database {
+            var database = ArchiveDatabase(url: url, logger: logger)
+            database.operationTimeLimit = operationTimeLimit
+            return database
+        }
+        return try ArchiveDatabase(sqliteFile: configuration.embeddedDataPath, busyTimeout: busyTimeout, logger: logger)
     }
+
+    /// How long the daemon's Postgres operations may wait: a service pauses within seconds when Postgres is gone.
+    public static let daemonOperationTimeLimit = Duration.seconds(10)
 
     /// Runs the Postgres pool until the task is cancelled (a `ServiceLifecycle` service does exactly this); for
     /// SQLite, which needs no background work, waits for cancellation.

@@ -121,7 +121,7 @@ public struct Migrator: Sendable {
 
     private func run<Result: Sendable>(
         _ operation: String, _ database: ArchiveDatabase,
-        _ body: (PostgresConnection) async throws -> Result
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         try await database.transaction(operation, body)
     }

@@ -294,7 +294,7 @@ public struct ReplyLog: Sendable {
             """, as: Int.self).count
     }
 
-    private func run<each Column: PostgresDecodable>(
+    private func run<each Column: PostgresDecodable & Sendable>(
         _ operation: String, _ query: PostgresQuery, as types: (repeat each Column).Type
     ) async throws -> [(repeat each Column)] {
         try await database.rows(operation, query, as: (repeat each Column).self)

@@ -358,14 +358,14 @@ public struct TweetArchive: Sendable {
         try await query(operation, sql, as: Int64.self).first.map(Int.init)
     }
 
-    private func query<each Column: PostgresDecodable>(
+    private func query<each Column: PostgresDecodable & Sendable>(
         _ operation: String, _ sql: PostgresQuery, as types: (repeat each Column).Type
     ) async throws -> [(repeat each Column)] {
         try await database.rows(operation, sql, as: (repeat each Column).self)
     }
 
     private func transaction<Result: Sendable>(
-        _ operation: String, _ body: (PostgresConnection) async throws -> Result
+        _ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         try await database.transaction(operation, body)
     }

@@ -1,11 +1,13 @@
 public import Foundation
+public import Logging
 import Synchronization
 public import Tokenizer
 public import WordCounts
 
 /// Decides which tweets the human would like, and learns from the ones they did and did not, with the original
 /// bot's naive Bayes filter over the counts in Redis. Features of a tweet: the tokenizer's nouns plus the author
-/// as `@username` when known. Classifying or learning a batch is one Redis round trip.
+/// as `@username` when known. Classifying or learning a batch is one Redis round trip. A text the tokenizer refuses
+/// skips that one tweet, with a log line saying why: it is not liked and not learned.
 public struct FavoriteClassifier: Sendable {
     /// A tweet as the classifier sees it.
     public struct Tweet: Sendable, Equatable {
@@ -29,16 +31,19 @@ public struct FavoriteClassifier: Sendable {
         public var score: FavoriteScore
         /// The features it was judged by.
         public var features: [String]
+        /// Why it was not judged (the tokenizer refused its text); it is then not a favorite.
+        public var refusal: String?
     }
 
     /// Where the counts are.
     public let store: any WordCountBackend
     /// How texts become nouns.
-    public let tokenizer: TweetTokenizer
+    public let tokenizer: any NounTokenizer
     /// Where learned tweets are recorded (the archive's training examples), if anywhere.
     public let examples: (any TrainingExampleLog)?
     /// The model and threshold, shared by every copy of this classifier, so a recalibration reaches them all.
     private let decision: Decision
+    private let logger: Logger
 
     /// Like when score(favorite) / score(normal) exceeds this (`FAVORITE_RATE_THRESHOLD`, or the calibrated value).
     public var threshold: Double { decision.state.withLock { $0.threshold } }
@@ -46,12 +51,13 @@ public struct FavoriteClassifier: Sendable {
     public var model: ClassifierModel { decision.state.withLock { $0.model } }
 
     /// A classifier over `store`'s counts; tweets it learns are also recorded in `examples`.
-    public init(store: any WordCountBackend, tokenizer: TweetTokenizer, threshold: Double, model: ClassifierModel = .original,
-                examples: (any TrainingExampleLog)? = nil) {
+    public init(store: any WordCountBackend, tokenizer: any NounTokenizer, threshold: Double, model: ClassifierModel = .original,
+                examples: (any TrainingExampleLog)? = nil, logger: Logger = Logger(label: "mirror_bot", factory: { _ in SwiftLogNoOpLogHandler() })) {
         self.store = store
         self.tokenizer = tokenizer
         self.examples = examples
         self.decision = Decision(model: model, threshold: threshold)
+        self.logger = logger
     }
 
     /// Decides from now on with `model` and `threshold` (a calibration's choice), in this classifier and its copies.
@@ -79,15 +85,29 @@ public struct FavoriteClassifier: Sendable {
         try await classify([tweet])[0]
     }
 
-    /// Decides several tweets, reading all their counts in one round trip; verdicts come in the same order.
+    /// Decides several tweets, reading all their counts in one round trip; verdicts come in the same order. A tweet
+    /// whose text the tokenizer refuses gets a verdict that is not a favorite, with the reason.
     public func classify(_ tweets: [Tweet]) async throws -> [Verdict] {
         guard !tweets.isEmpty else { return [] }
-        let featureSets = try tweets.map(features(of:))
-        let counts = try await store.counts(forEach: featureSets)
+        let judged = tweets.map(judgeableFeatures(of:))
+        let counts = try await store.counts(forEach: judged.map { $0.features ?? [] })
         let (model, threshold) = decision.state.withLock { ($0.model, $0.threshold) }
-        return zip(featureSets, counts).map { features, counts in
+        return zip(judged, counts).map { judged, counts in
+            let features = judged.features ?? []
             let score = model.score(features: features, counts: counts)
-            return Verdict(isFavorite: score.isFavorite(threshold: threshold), score: score, features: features)
+            return Verdict(isFavorite: judged.refusal == nil && score.isFavorite(threshold: threshold), score: score, features: features,
+                           refusal: judged.refusal)
+        }
+    }
+
+    /// The features of a tweet, or why the tokenizer refused its text (logged).
+    private func judgeableFeatures(of tweet: Tweet) -> (features: [String]?, refusal: String?) {
+        do {
+            return (try features(of: tweet), nil)
+        } catch {
+            let reason = "the tokenizer refused its text (\(error))"
+            logger.notice("skipped a tweet\(tweet.authorUsername.map { " by @" + $0 } ?? ""): \(reason)")
+            return (nil, reason)
         }
     }
 
@@ -96,8 +116,11 @@ public struct FavoriteClassifier: Sendable {
     /// were new to the counts.
     @discardableResult
     public func learnOnce(_ tweets: [(id: String, tweet: Tweet)], as category: Category, source: ExampleSource, at date: Date = Date()) async throws -> Int {
-        guard !tweets.isEmpty else { return 0 }
-        let featured = try tweets.map { (id: $0.id, features: try features(of: $0.tweet)) }
+        // A text the tokenizer refuses is not learned (nor recorded as an example); the rest are.
+        let judged = tweets.map { (tweet: $0, features: judgeableFeatures(of: $0.tweet).features) }
+        let featured = judged.compactMap { item in item.features.map { (id: item.tweet.id, features: $0) } }
+        guard !featured.isEmpty else { return 0 }
+        let tweets = judged.filter { $0.features != nil }.map(\.tweet)
         let learned = switch category {
         case .favorite: try await store.learnFavoritesOnce(featured)
         case .normal: try await store.learnNormalsOnce(featured)
@@ -110,8 +133,8 @@ public struct FavoriteClassifier: Sendable {
     /// Learns tweets as `category` in one round trip. Learning a favorite also takes it out of `normal`
     /// (never below zero): the human saw it on their timeline, where it was learned as normal first.
     public func learn(_ tweets: [Tweet], as category: Category) async throws {
-        guard !tweets.isEmpty else { return }
-        let featureSets = try tweets.map(features(of:))
+        let featureSets = tweets.compactMap { judgeableFeatures(of: $0).features }
+        guard !featureSets.isEmpty else { return }
         switch category {
         case .favorite: try await store.moveToFavorite(batch: featureSets)
         case .normal: try await store.learn(batch: featureSets.map { (features: $0, category: .normal) })

@@ -41,7 +41,7 @@ public enum DaemonRunner {
         public var from: Date
         /// Bot time at the end.
         public var until: Date
-        /// Slots per state over the days the run touched.
+        /// Slots per state over the days the run touched (empty when the store could not be read at the end).
         public var slots: [PlanSlot.State: Int]
         /// Mentions answered.
         public var replies: Int
@@ -49,6 +49,8 @@ public enum DaemonRunner {
         public var mentionsNotAnswered: Int
         /// Likes made.
         public var likes: Int
+        /// Why the stored figures (slots, mentions, likes) could not be read at the end, if they could not.
+        public var storedFiguresProblem: String?
         /// The API usage report.
         public var usage: [String]
         /// X's bill of each UTC day of the run by mirror_bot's count: this run's, and every run's that day.
@@ -77,7 +79,7 @@ public enum DaemonRunner {
             return (database.location, try await UsageRecording.storedRefusals(in: ReplyLog(database: database)))
         }
         logger.notice("archive: \(archiveLocation)\(configuration.database == nil ? " (DATABASE_URL is not set)" : "")")
-        let (store, storeDescription) = try WordCountBackends.open(for: configuration)
+        let (store, storeDescription) = try WordCountBackends.open(for: configuration, busyTimeout: ArchiveDatabase.daemonBusyTimeout)
         logger.notice("word counts: \(storeDescription)")
         do {
             _ = try await store.isTrained("classifier")
@@ -95,7 +97,8 @@ public enum DaemonRunner {
         let budget = DailyBudget(limit: configuration.xDailyBudget, meter: usage, logger: logger)
         let clientConfiguration = XClient.Configuration(baseURL: configuration.xAPIBaseURL,
                                                         credentials: [.human: configuration.human!, .bot: configuration.bot!])
-        let database = try ArchiveDatabase.open(for: configuration, logger: logger)
+        let database = try ArchiveDatabase.open(for: configuration, busyTimeout: ArchiveDatabase.daemonBusyTimeout,
+                                                operationTimeLimit: ArchiveDatabase.daemonOperationTimeLimit, logger: logger)
         // The services' client keeps what X refuses for good in the store; the start's client (before the store
         // runs as a service) shares its meter, refusals and budget.
         let client = XClient(configuration: clientConfiguration, clock: clock, usage: usage, refusals: refusals, budget: budget,
@@ -124,7 +127,7 @@ public enum DaemonRunner {
 
         let archive = TweetArchive(database: database, timeZone: configuration.timeZone, rowLimit: configuration.archiveRowLimit)
         let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: configuration.favoriteRateThreshold,
-                                            examples: TrainingExamples(database: database))
+                                            examples: TrainingExamples(database: database), logger: logger)
         if liking.isChosen {
             do {
                 // A pool of its own: `database` runs once, as the group's service.
@@ -161,15 +164,20 @@ public enum DaemonRunner {
                               humanUserID: human.id, settings: .init(pollInterval: Double(configuration.learnPollSeconds)),
                               calibrator: calibrator, logger: logger)
 
+        // Services stop in reverse order: the closing summary and the spend's last record after every service that
+        // acts, the database pool last.
+        let closing = ClosingSummary(database: database, timeZone: configuration.timeZone, from: startedAt, clock: clock,
+                                     likingStatus: { liking.statusLine }, logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: ArchiveDatabaseService(database: database)),
             .init(service: SpendRecorder(clock: clock, usage: usage, budget: budget, days: usageDays, log: replyLog, runID: runID,
                                          interval: .seconds(60), logger: logger)),
+            .init(service: closing),
             .init(service: poster), .init(service: replier), .init(service: learner),
             .init(service: UsageReporter(clock: clock, usage: usage, budget: budget, logger: logger)),
         ]
         // Liking not chosen (LIKES=off, or auto on X): the favoriter does not run at all, and reads nothing.
-        if liking.isChosen { services.insert(.init(service: favoriter), at: 4) }
+        if liking.isChosen { services.insert(.init(service: favoriter), at: 5) }
         if let duration = options.duration {
             services.append(.init(service: StopAfter(clock: clock, duration: .milliseconds(Int64(duration * 1000))),
                                   successTerminationBehavior: .gracefullyShutdownGroup))
@@ -179,34 +187,22 @@ public enum DaemonRunner {
         groupConfiguration.maximumCancellationDuration = .seconds(5)
         try await ServiceGroup(configuration: groupConfiguration).run()
 
-        // The closing summary, from what was stored.
+        // The closing summary: what was stored (read by `closing` before the pool stopped) and what was counted.
         let until = clock.now()
-        var days: [String] = []
-        var day = startedAt
-        while day <= until {
-            days.append(SchedulePlanner.day(of: day, in: configuration.timeZone))
-            day = day.addingTimeInterval(86_400)
+        var figures = ClosingSummary.Figures()
+        var problem: String?
+        switch closing.figures {
+        case .success(let read)?: figures = read
+        case .failure(let error)?: problem = "\(error)"
+        case nil: problem = "the run ended before they were read"
         }
-        if let last = days.last, last != SchedulePlanner.day(of: until, in: configuration.timeZone) {
-            days.append(SchedulePlanner.day(of: until, in: configuration.timeZone))
+        if let problem { logger.warning("The stored figures for the summary could not be read (\(problem)); what was counted in memory follows.") }
+        let spend = usage.billingDays.map { day in
+            (day: day, thisRun: usage.ownSpend(onBillingDay: day), allRuns: usage.spent(onBillingDay: day))
         }
-        return try await ArchiveDatabase.open(for: configuration, logger: logger).withRunning { summaryDatabase in
-            var slots: [PlanSlot.State: Int] = [:]
-            for day in days {
-                for slot in try await PlanStore(database: summaryDatabase).slots(of: day) ?? [] { slots[slot.state, default: 0] += 1 }
-            }
-            let log = ReplyLog(database: summaryDatabase)
-            let answered = try await log.handledCount(state: .replied)
-            let skipped = try await log.handledCount(state: .skipped)
-            try await log.setValue(liking.statusLine, of: "likes.status")
-            var spend: [(day: String, thisRun: Double, allRuns: Double)] = []
-            for day in usage.billingDays {
-                let others = try await UsageDays(database: summaryDatabase).spent(on: day, excludingRun: runID)
-                spend.append((day, usage.ownSpend(onBillingDay: day), usage.ownSpend(onBillingDay: day) + others))
-            }
-            return Summary(from: startedAt, until: until, slots: slots, replies: answered, mentionsNotAnswered: skipped,
-                           likes: try await log.likeCount(), usage: usage.report(), spend: spend, budget: configuration.xDailyBudget,
-                           liking: liking.statusLine, memory: ProcessMemory.current())
-        }
+        return Summary(from: startedAt, until: until, slots: figures.slots, replies: figures.replies,
+                       mentionsNotAnswered: figures.mentionsNotAnswered, likes: figures.likes, storedFiguresProblem: problem,
+                       usage: usage.report(), spend: spend, budget: configuration.xDailyBudget, liking: liking.statusLine,
+                       memory: ProcessMemory.current())
     }
 }

@@ -2,7 +2,6 @@ import Archive
 import BotClock
 import Foundation
 import Logging
-import RedisClient
 import ServiceLifecycle
 import XAPI
 
@@ -13,7 +12,9 @@ import XAPI
 /// - a refusal (a revoked token, spent credits or usage cap, a forbidden endpoint) was logged once by the client;
 ///   the loop waits for its recheck (an hour, a day for a capability) and logs nothing more;
 /// - work the day's budget shed (logged once by the budget) waits `interval`, asking nothing of X meanwhile;
-/// - a store that is down (Postgres, Redis) is logged once and retried with backoff (2, 4, 8 … 256 s) until it answers.
+/// - any other failure — a store that is down or busy (Postgres, Redis, the SQLite file locked by another process),
+///   the disk — is logged once and retried with backoff (2, 4, 8 … 256 s) until the round succeeds, which is logged
+///   too. The service pauses; the process never ends for it.
 enum PollingLoop {
     /// Runs `round` with its number (0, 1, 2 …, counting rounds that succeeded); each round returns how long to
     /// wait before the next. `interval` is the wait after a failed round (doubled while failures go on).
@@ -29,12 +30,17 @@ enum PollingLoop {
                     do {
                         wait = try await round(number)
                         number += 1
+                        if storeFailures > 0 { logger.notice("\(name) resumed after \(storeFailures) failed tries.") }
                         storeFailures = 0
                         xFailures = 0
                     } catch let error as XAPIError {
                         wait = Self.wait(after: error, failuresInARow: &xFailures, interval: interval, now: clock.now())
                         if !error.isRefusal, !Self.isShed(error) { logger.warning("\(name) could not reach X: \(error)") }
-                    } catch let error where error is ArchiveError || error is RedisError {
+                    } catch is CancellationError {
+                        throw CancellationError()
+                    } catch {
+                        // A store's own error for a call cut short by the shutdown is not an outage.
+                        if Task.isCancelled { throw CancellationError() }
                         storeFailures += 1
                         if storeFailures == 1 { logger.error("\(name) paused: \(error). Retrying with backoff.") }
                         wait = .seconds(min(300, 1 << min(storeFailures, 8)))

@@ -84,8 +84,12 @@ struct SpendRecorder: Service {
                 }
             }
         } catch is CancellationError where Task.isShuttingDownGracefully {}
-        _ = await record(failing: false)
+        // The last record waits a short while only: a store that is gone must not hold up the shutdown.
+        _ = try? await withTimeLimit(Self.lastRecordTimeLimit) { [self] in await record(failing: false) }
     }
+
+    /// How long the record at shutdown may wait for the store.
+    static let lastRecordTimeLimit = Duration.seconds(2)
 
     /// Records once; a failure is logged when the last one succeeded. Returns whether it failed.
     private func record(failing: Bool) async -> Bool {

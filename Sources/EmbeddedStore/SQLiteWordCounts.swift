@@ -1,5 +1,5 @@
 import Foundation
-import Archive
+public import Archive
 import GRDB
 public import WordCounts
 
@@ -13,8 +13,8 @@ public struct SQLiteWordCounts: WordCountBackend {
 
     /// Opens (creating if needed) the SQLite file at `path` and brings its tables up to date (the migrations of
     /// `Migrations/sqlite/`, shared with the archive when it lives in the same file).
-    public init(path: String) throws {
-        pool = try ArchiveDatabase.openSQLitePool(path: path)
+    public init(path: String, busyTimeout: Int = ArchiveDatabase.commandBusyTimeout) throws {
+        pool = try ArchiveDatabase.openSQLitePool(path: path, busyTimeout: busyTimeout)
         try Migrator().migrateSQLite(pool)
     }
 

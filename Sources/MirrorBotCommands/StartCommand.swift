@@ -49,8 +49,12 @@ struct StartCommand: AsyncParsableCommand {
         let summary = try await DaemonRunner.run(configuration: context.configuration, options: options, logger: context.logger)
         let slots = summary.slots
         print("Ran from \(summary.from.formatted(.iso8601)) to \(summary.until.formatted(.iso8601)) (bot time).")
-        print("Slots: \(slots.values.reduce(0, +)) planned, \(slots[.posted] ?? 0) posted, \(slots[.skipped] ?? 0) skipped, \((slots[.planned] ?? 0) + (slots[.posting] ?? 0)) still to come.")
-        print("Mentions: \(summary.replies) answered, \(summary.mentionsNotAnswered) not answered. Likes: \(summary.likes).")
+        if let problem = summary.storedFiguresProblem {
+            print("Slots, mentions and likes: not read at the end (\(problem)); they are stored, and `mirror_bot schedule` shows the plan.")
+        } else {
+            print("Slots: \(slots.values.reduce(0, +)) planned, \(slots[.posted] ?? 0) posted, \(slots[.skipped] ?? 0) skipped, \((slots[.planned] ?? 0) + (slots[.posting] ?? 0)) still to come.")
+            print("Mentions: \(summary.replies) answered, \(summary.mentionsNotAnswered) not answered. Likes: \(summary.likes).")
+        }
         for line in summary.usage { print("API: \(line)") }
         for day in summary.spend {
             print(String(format: "Cost: $%.3f on the UTC day %@ (this run; $%.3f with the day's other runs) of X_DAILY_BUDGET $%.2f, by mirror_bot's count.",

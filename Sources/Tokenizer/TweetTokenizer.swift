@@ -5,7 +5,7 @@ public import Foundation
 ///
 /// Safe to call from concurrent tasks: each call borrows its own MeCab tagger. Calls are CPU work of tens of
 /// microseconds and do not block on I/O, so they run on the caller's thread.
-public final class TweetTokenizer: Sendable {
+public final class TweetTokenizer: NounTokenizer {
     private let model: MeCabModel
 
     /// Loads the dictionary from `dictionaryDirectory`, by default `MECAB_DICDIR`, else MeCab's default (mecabrc).
@@ -27,4 +27,10 @@ public final class TweetTokenizer: Sendable {
         }
         return nouns
     }
+}
+
+/// What the favorite filter needs of a tokenizer: a text's nouns worth learning, or an error for a text it refuses.
+public protocol NounTokenizer: Sendable {
+    /// The distinct nouns of `text` worth learning, in order of first appearance.
+    func nouns(in text: String) throws -> [String]
 }

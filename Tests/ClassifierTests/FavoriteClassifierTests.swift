@@ -60,4 +60,33 @@ struct FavoriteClassifierTests {
         #expect(counts.count(of: .favorite) == 2)
         try await classifier.store.removeAll()
     }
+
+    /// A tokenizer that refuses texts with 💥, as MeCab refuses a text it cannot parse; the others go to MeCab.
+    struct RefusingTokenizer: NounTokenizer {
+        struct Refused: Error, CustomStringConvertible { var description: String { "MeCab could not parse it" } }
+        func nouns(in text: String) throws -> [String] {
+            if text.contains("💥") { throw Refused() }
+            return try FavoriteClassifierTests.tokenizer.nouns(in: text)
+        }
+    }
+
+    @Test("A text the tokenizer refuses skips that one tweet with a reason: not liked, not learned; the rest of the batch goes on")
+    func refusedTextSkipsOneTweet() async throws {
+        let store = WordCountStore(connection: try TestServers.redisConnection(), keyPrefix: TestServers.uniqueName("refused") + ":")
+        let classifier = FavoriteClassifier(store: store, tokenizer: RefusingTokenizer(), threshold: 1.5)
+        try await classifier.learn((0..<20).map { _ in .init(text: "寿司とラーメン") } + [.init(text: "寿司💥")], as: .favorite)
+        try await classifier.learn((0..<20).map { _ in .init(text: "会議の資料") }, as: .normal)
+        #expect(try await store.counts(for: ["寿司"]).count(of: .favorite) == 20)
+
+        let verdicts = try await classifier.classify([.init(text: "寿司が食べたい"), .init(text: "寿司💥"), .init(text: "会議")])
+        #expect(verdicts.map(\.isFavorite) == [true, false, false])
+        #expect(verdicts.map { $0.refusal != nil } == [false, true, false])
+        #expect(verdicts[1].refusal?.contains("the tokenizer refused its text (MeCab could not parse it)") == true)
+
+        let learned = try await classifier.learnOnce([("a", .init(text: "猫の写真")), ("b", .init(text: "猫💥"))], as: .favorite, source: .likes)
+        #expect(learned == 1)
+        let (a, b) = (try await store.wasLearnedAsFavorite("a"), try await store.wasLearnedAsFavorite("b"))
+        #expect(a && !b)
+        _ = try await store.removeAll()
+    }
 }

@@ -12,17 +12,6 @@ import XAPI
 
 @Suite("Services when Postgres goes away", .serialized)
 struct PostgresOutageTests {
-    /// Makes Postgres refuse every connection to `database` and ends the open ones, as a restart or failover of the
-    /// server would; `false` lets connections in again.
-    static func setOutage(_ down: Bool, of database: String) async throws {
-        try await ArchiveDatabase(url: try TestServers.databaseURL(), logger: TestServers.logger).withRunning { admin in
-            try await admin.client!.query("ALTER DATABASE \(unescaped: database) ALLOW_CONNECTIONS \(unescaped: down ? "false" : "true")")
-            if down {
-                try await admin.client!.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(database)")
-            }
-        }
-    }
-
     @Test("The replier pauses while Postgres is down, retries with backoff, and answers the waiting mention once when it is back")
     func replierSurvivesOutage() async throws {
         try await TestServers.withScratchDatabase("outage") { url async throws in
@@ -47,7 +36,7 @@ struct PostgresOutageTests {
                     await clock.waitForSleepers()
                     #expect(clock.sleepRequests == [.seconds(60)])  // a poll that found nothing
 
-                    try await Self.setOutage(true, of: url.database)
+                    try await TestServers.setOutage(true, of: url.database)
                     await server.add(tweets: [FakeXSeed.Tweet(id: "1001", authorID: "300", text: "@mirror_bot 元気？", createdAt: ReplierWorld.start)])
                     for _ in 0..<3 {
                         _ = clock.advanceToNextSleeper()
@@ -58,7 +47,7 @@ struct PostgresOutageTests {
                     #expect(Array(clock.sleepRequests.suffix(3)) == [Duration.seconds(2), .seconds(4), .seconds(8)])
                     #expect(await server.posted().isEmpty)
 
-                    try await Self.setOutage(false, of: url.database)
+                    try await TestServers.setOutage(false, of: url.database)
                     // postgres-nio's pool retries its connection on its own real-time backoff (after an outage its
                     // circuit breaker fails requests at once until a connection succeeds): the bot's polls go on
                     // until then. This waits, in real time, for the pool to reconnect.

@@ -116,6 +116,19 @@ extension TestServers {
     }
 }
 
+extension TestServers {
+    /// Makes Postgres refuse every connection to `database` and ends the open ones, as a restart or failover of the
+    /// server would; `false` lets connections in again. Only that database is affected: other tests go on.
+    public static func setOutage(_ down: Bool, of database: String) async throws {
+        try await ArchiveDatabase(url: try databaseURL(), logger: logger).withRunning { admin in
+            try await admin.client!.query("ALTER DATABASE \(unescaped: database) ALLOW_CONNECTIONS \(unescaped: down ? "false" : "true")")
+            if down {
+                try await admin.client!.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(database)")
+            }
+        }
+    }
+}
+
 extension DatabaseURL {
     /// The URL as `DATABASE_URL` text for a child process (the test servers have no password).
     public var connectionText: String { "postgres://\(username)@\(host):\(port)/\(database)?sslmode=disable" }
