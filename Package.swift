@@ -75,7 +75,21 @@ let package = Package(
         ),
         .target(
             name: "WordCounts",
-            dependencies: ["RedisClient"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "RedisWordCounts",
+            dependencies: ["RedisClient", "WordCounts"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "SQLiteWordCounts",
+            dependencies: ["Archive", "WordCounts", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "BotAssembly",
+            dependencies: ["BotConfiguration", "Archive", "WordCounts", "RedisClient", "RedisWordCounts", "SQLiteWordCounts"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -120,11 +134,6 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
-            name: "EmbeddedStore",
-            dependencies: ["Archive", "WordCounts", "BotConfiguration", "RedisClient", .product(name: "GRDB", package: "GRDB.swift")],
-            swiftSettings: strictSettings
-        ),
-        .target(
             name: "SeededRandom",
             swiftSettings: strictSettings
         ),
@@ -151,7 +160,7 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "EmbeddedStore",
+                "BotAssembly",
                 "Archive", "BotClock", "BotConfiguration", "Classifier", "Picking", "RedisClient", "Schedule", "Tokenizer", "Training",
                 "WordCounts", "XAPI",
                 .product(name: "Logging", package: "swift-log"),
@@ -166,7 +175,7 @@ let package = Package(
                 "Archive",
                 "RedisClient",
                 "WordCounts",
-                "EmbeddedStore",
+                "BotAssembly", "RedisWordCounts", "SQLiteWordCounts",
                 "Tokenizer",
                 "XAPI",
                 "Classifier",
@@ -213,7 +222,7 @@ let package = Package(
         .executableTarget(
             name: "MirrorBotBenchmarks",
             dependencies: [
-                "BotConfiguration", "Archive", "RedisClient", "WordCounts", "EmbeddedStore", "Tokenizer", "XAPI", "FakeX", "Schedule", "Classifier", "ArchiveImport",
+                "BotConfiguration", "Archive", "RedisClient", "WordCounts", "BotAssembly", "RedisWordCounts", "SQLiteWordCounts", "Tokenizer", "XAPI", "FakeX", "Schedule", "Classifier", "ArchiveImport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
@@ -222,7 +231,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "LikesBenchmark",
-            dependencies: ["Classifier", "EmbeddedStore", "Tokenizer", "WordCounts", "SeededRandom"],
+            dependencies: ["Classifier", "BotAssembly", "RedisWordCounts", "SQLiteWordCounts", "Tokenizer", "WordCounts", "SeededRandom"],
             path: "Benchmarks/LikesBenchmark",
             swiftSettings: strictSettings
         ),
@@ -242,7 +251,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "BotConfiguration", "Archive", "RedisClient", "Schedule", "WordCounts", "EmbeddedStore",
+                "BotConfiguration", "Archive", "RedisClient", "Schedule", "WordCounts", "BotAssembly", "RedisWordCounts", "SQLiteWordCounts",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
@@ -258,12 +267,12 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "BotConfiguration", "TestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "WordCountsTests", dependencies: ["WordCounts", "EmbeddedStore", "RedisClient", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "WordCountsTests", dependencies: ["WordCounts", "BotAssembly", "RedisWordCounts", "SQLiteWordCounts", "RedisClient", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "TokenizerTests", dependencies: ["Tokenizer"], swiftSettings: strictSettings),
         .testTarget(name: "BotClockTests", dependencies: ["BotClock"], swiftSettings: strictSettings),
         .testTarget(
             name: "ClassifierTests",
-            dependencies: ["Classifier", "WordCounts", "Tokenizer", "RedisClient", "TestSupport"],
+            dependencies: ["RedisWordCounts", "Classifier", "WordCounts", "Tokenizer", "RedisClient", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -285,7 +294,7 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "Daemon", "Archive", "BotClock", "BotConfiguration", "Classifier", "FakeX", "Picking", "RedisClient", "Schedule", "Training",
+                "Daemon", "RedisWordCounts", "Archive", "BotClock", "BotConfiguration", "Classifier", "FakeX", "Picking", "RedisClient", "Schedule", "Training",
                 "TestSupport", "Tokenizer", "WordCounts", "XAPI",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -323,7 +332,7 @@ let package = Package(
         .testTarget(
             name: "MirrorBotCommandsTests",
             dependencies: [
-                "MirrorBotCommands", "Archive", "BotConfiguration", "TestSupport", "FakeX", "RedisClient", "WordCounts", "Classifier", "Tokenizer", "Picking", "EmbeddedStore",
+                "MirrorBotCommands", "Archive", "BotConfiguration", "TestSupport", "FakeX", "RedisClient", "WordCounts", "Classifier", "Tokenizer", "Picking", "BotAssembly", "RedisWordCounts", "SQLiteWordCounts",
                 "XAPI", "Training",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,8 +1,8 @@
 import Classifier
-import EmbeddedStore
 import Foundation
 import Tokenizer
 import WordCounts
+import SQLiteWordCounts
 
 /// `likes-benchmark`: how well the bot's likes match a generated human's, for each way of deciding, on the same
 /// training and held-out posts; writes the features for `script/likes_peer.py` (scikit-learn's naive Bayes).

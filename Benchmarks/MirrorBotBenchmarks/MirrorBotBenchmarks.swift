@@ -3,7 +3,6 @@ import ArchiveImport
 import BotClock
 import BotConfiguration
 import Classifier
-import EmbeddedStore
 import FakeX
 import Foundation
 import Logging
@@ -13,6 +12,8 @@ import RedisClient
 import Tokenizer
 import WordCounts
 import XAPI
+import RedisWordCounts
+import SQLiteWordCounts
 
 /// `mirror_bot_benchmarks`: the foundation's speed on real Postgres, Redis and MeCab.
 /// Run it with `script/bench`, which starts throwaway servers and builds in release mode.
@@ -94,7 +95,7 @@ struct MirrorBotBenchmarks {
                                     tweets: tweets10k, runner: &runner)
 
         // MARK: Word counts
-        let store = WordCountStore(connection: RedisConnection(url: redisURL), keyPrefix: "bench_\(UUID().uuidString.prefix(8)):")
+        let store = RedisWordCounts(connection: RedisConnection(url: redisURL), keyPrefix: "bench_\(UUID().uuidString.prefix(8)):")
         let learnBatch = features.enumerated().map { ($0.element, $0.offset % 3 == 0 ? Category.favorite : Category.normal) }
         try await runner.measure("learn 1,600 tweets (1 round trip)", items: 1_600, unit: "tweets", target: "< 200 ms",
                                  prepare: { try await store.removeAll() }) {
@@ -130,7 +131,7 @@ struct MirrorBotBenchmarks {
         }
 
         // MARK: Classifier end to end: tokenize, one round trip per batch of 1,000, the math
-        let classifierStore = WordCountStore(connection: RedisConnection(url: redisURL), keyPrefix: "bench_classify_\(UUID().uuidString.prefix(8)):")
+        let classifierStore = RedisWordCounts(connection: RedisConnection(url: redisURL), keyPrefix: "bench_classify_\(UUID().uuidString.prefix(8)):")
         let classifier = FavoriteClassifier(store: classifierStore, tokenizer: tokenizer, threshold: 3)
         let training = tweets10k.prefix(1_600).enumerated().map { FavoriteClassifier.Tweet(text: $0.element, authorUsername: "user\($0.offset % 50)") }
         try await runner.measure("learn 1,600 tweets through the classifier", items: 1_600, unit: "tweets", target: "< 200 ms",
@@ -176,7 +177,7 @@ struct MirrorBotBenchmarks {
         let importSchema = "bench_import_" + UUID().uuidString.prefix(8).lowercased()
         let importAdmin = ArchiveDatabase(url: databaseURL, logger: logger)
         _ = try await importAdmin.withRunning { try await $0.client!.query("CREATE SCHEMA \(unescaped: importSchema)") }
-        let importStore = WordCountStore(connection: RedisConnection(url: redisURL), keyPrefix: "bench_import_\(UUID().uuidString.prefix(8)):")
+        let importStore = RedisWordCounts(connection: RedisConnection(url: redisURL), keyPrefix: "bench_import_\(UUID().uuidString.prefix(8)):")
         try await ArchiveDatabase(url: databaseURL, schema: importSchema, logger: logger).withRunning { database in
             try await importBenchmark("", database, store: importStore, tokenizer: tokenizer, export: exportFolder, runner: &runner)
         }

@@ -2,7 +2,6 @@ public import Archive
 public import BotClock
 public import BotConfiguration
 import Classifier
-import EmbeddedStore
 public import Foundation
 public import Logging
 import Picking
@@ -13,6 +12,7 @@ import Tokenizer
 import Training
 import WordCounts
 public import XAPI
+import BotAssembly
 
 /// `mirror_bot start`: the poster, replier, favoriter and learner in one service group, with the database pool
 /// and the usage reporter. SIGTERM or SIGINT shuts it down gracefully within 10 seconds: a post or answer in
@@ -79,7 +79,7 @@ public enum DaemonRunner {
             return (database.location, try await UsageRecording.storedRefusals(in: ReplyLog(database: database)))
         }
         logger.notice("archive: \(archiveLocation)\(configuration.database == nil ? " (DATABASE_URL is not set)" : "")")
-        let (store, storeDescription) = try WordCountBackends.open(for: configuration, busyTimeout: ArchiveDatabase.daemonBusyTimeout)
+        let (store, storeDescription) = try WordCountStores.open(for: configuration, busyTimeout: ArchiveDatabase.daemonBusyTimeout)
         logger.notice("word counts: \(storeDescription)")
         do {
             _ = try await store.isTrained("classifier")

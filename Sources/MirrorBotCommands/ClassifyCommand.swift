@@ -1,5 +1,4 @@
 import Archive
-import EmbeddedStore
 import ArgumentParser
 import Classifier
 import Foundation
@@ -7,6 +6,7 @@ import RedisClient
 import Tokenizer
 import Training
 import WordCounts
+import BotAssembly
 
 /// `mirror_bot classify`: says whether the bot would like each tweet read from standard input, and why.
 struct ClassifyCommand: AsyncParsableCommand {
@@ -33,7 +33,7 @@ struct ClassifyCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try CommandContext.load(requiring: [])
         let configuration = context.configuration
-        let store = try WordCountBackends.open(for: configuration).store
+        let store = try WordCountStores.open(for: configuration).store
         let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: configuration.favoriteRateThreshold)
         let stats = stats
         let (decision, examples, timeline) = try await context.archiveDatabase().withRunning { database in

@@ -1,4 +1,3 @@
-import EmbeddedStore
 import Archive
 import Daemon
 import ArgumentParser
@@ -7,6 +6,7 @@ import Foundation
 import RedisClient
 import Tokenizer
 import XAPI
+import BotAssembly
 
 /// `mirror_bot doctor`: says what is configured and whether the database, Redis and MeCab work.
 struct DoctorCommand: AsyncParsableCommand {
@@ -85,7 +85,7 @@ struct DoctorCommand: AsyncParsableCommand {
         }
 
         do {
-            let (store, description) = try WordCountBackends.open(for: configuration)
+            let (store, description) = try WordCountStores.open(for: configuration)
             _ = try await store.isTrained("classifier")
             let detail = configuration.redis == nil ? "reachable" : "reachable (hiredis \(RedisConnection.hiredisVersion))"
             report("word counts in \(description)", .success(detail))

@@ -1,4 +1,3 @@
-import EmbeddedStore
 import Archive
 import ArchiveImport
 import ArgumentParser
@@ -6,6 +5,7 @@ import Classifier
 import RedisClient
 import Tokenizer
 import WordCounts
+import BotAssembly
 
 /// `mirror_bot import PATH`: trains from the human's downloaded X archive, without the API.
 struct ImportCommand: AsyncParsableCommand {
@@ -26,7 +26,7 @@ struct ImportCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try CommandContext.load()
         let configuration = context.configuration
-        let store = try WordCountBackends.open(for: configuration).store
+        let store = try WordCountStores.open(for: configuration).store
         let database = try await context.archiveDatabase()
         let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: configuration.favoriteRateThreshold,
                                             examples: TrainingExamples(database: database))

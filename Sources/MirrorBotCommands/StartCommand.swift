@@ -1,4 +1,3 @@
-import EmbeddedStore
 import ArgumentParser
 import Daemon
 import Foundation

@@ -1,4 +1,3 @@
-import EmbeddedStore
 import Archive
 import ArgumentParser
 import BotConfiguration
@@ -10,6 +9,7 @@ import Tokenizer
 import Training
 import WordCounts
 import XAPI
+import BotAssembly
 
 /// `mirror_bot train`: the one-time trainings the post-deploy script runs.
 struct TrainCommand: AsyncParsableCommand {
@@ -210,7 +210,7 @@ private func withTrainer(requiresCredentials: Bool = true, command: String = "tr
     var credentials: [Account: AccountCredentials] = [:]
     credentials[.human] = configuration.human
     let client = XClient(configuration: .init(baseURL: configuration.xAPIBaseURL, credentials: credentials), logger: context.logger)
-    let store = try WordCountBackends.open(for: configuration).store
+    let store = try WordCountStores.open(for: configuration).store
     let database = try await context.archiveDatabase()
     let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: configuration.favoriteRateThreshold,
                                         examples: TrainingExamples(database: database))

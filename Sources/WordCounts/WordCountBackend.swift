@@ -1,6 +1,6 @@
-/// Where the favorite filter's word counts live: Redis (`WordCountStore`, the original's layout) or the embedded
-/// SQLite file (`SQLiteWordCounts`). Both behave the same; each reads or learns a batch in one round trip or one
-/// transaction.
+/// Where the favorite filter's word counts live: Redis (`RedisWordCounts`, the original's layout) or the embedded
+/// SQLite file (`SQLiteWordCounts`), each in a module of its own. Both behave the same; each reads or learns a batch
+/// in one round trip or one transaction, and says a store it cannot reach with `WordCountsUnavailable`.
 public protocol WordCountBackend: Sendable {
     /// The counts for several tweets at once (one entry per tweet, in order).
     func counts(forEach tweets: [[String]]) async throws -> [FeatureCounts]
@@ -31,4 +31,3 @@ extension WordCountBackend {
     public func moveToFavorite(_ features: [String]) async throws { try await moveToFavorite(batch: [features]) }
 }
 
-extension WordCountStore: WordCountBackend {}

@@ -5,13 +5,14 @@ import Testing
 import TestSupport
 import Tokenizer
 import WordCounts
+import RedisWordCounts
 
 @Suite("The favorite classifier on Redis and MeCab", .serialized)
 struct FavoriteClassifierTests {
     static let tokenizer: TweetTokenizer = try! TweetTokenizer()
 
     func makeClassifier(threshold: Double = 3) throws -> FavoriteClassifier {
-        let store = WordCountStore(connection: try TestServers.redisConnection(), keyPrefix: TestServers.uniqueName("classifier") + ":")
+        let store = RedisWordCounts(connection: try TestServers.redisConnection(), keyPrefix: TestServers.uniqueName("classifier") + ":")
         return FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: threshold)
     }
 
@@ -30,13 +31,13 @@ struct FavoriteClassifierTests {
         try await classifier.learn(liked, as: .favorite)
         try await classifier.learn(seen, as: .normal)
 
-        let before = (try #require(classifier.store as? WordCountStore)).connection.statistics.roundTrips
+        let before = (try #require(classifier.store as? RedisWordCounts)).connection.statistics.roundTrips
         let verdicts = try await classifier.classify([
             .init(text: "寿司が食べたい", authorUsername: "alice"),
             .init(text: "会議が長い", authorUsername: "bob"),
             .init(text: "寿司屋で会議", authorUsername: "carol"),
         ])
-        #expect((try #require(classifier.store as? WordCountStore)).connection.statistics.roundTrips - before == 1)
+        #expect((try #require(classifier.store as? RedisWordCounts)).connection.statistics.roundTrips - before == 1)
         #expect(verdicts.map(\.isFavorite) == [true, false, false])
         #expect(verdicts[0].score.logRatio > log(3))
         #expect(verdicts[1].score.logRatio < 0)
@@ -49,9 +50,9 @@ struct FavoriteClassifierTests {
         let classifier = try makeClassifier()
         let tweet = FavoriteClassifier.Tweet(text: "新しいカメラ", authorUsername: "dave")
         try await classifier.learn([tweet], as: .normal)
-        let before = (try #require(classifier.store as? WordCountStore)).connection.statistics.roundTrips
+        let before = (try #require(classifier.store as? RedisWordCounts)).connection.statistics.roundTrips
         try await classifier.learn([tweet, .init(text: "桜の写真")], as: .favorite)
-        #expect((try #require(classifier.store as? WordCountStore)).connection.statistics.roundTrips - before == 1)
+        #expect((try #require(classifier.store as? RedisWordCounts)).connection.statistics.roundTrips - before == 1)
         let counts = try await classifier.store.counts(for: ["カメラ", "@dave", "写真"])
         #expect(counts.count(of: "カメラ", in: .normal) == 0)
         #expect(counts.count(of: "カメラ", in: .favorite) == 1)
@@ -72,7 +73,7 @@ struct FavoriteClassifierTests {
 
     @Test("A text the tokenizer refuses skips that one tweet with a reason: not liked, not learned; the rest of the batch goes on")
     func refusedTextSkipsOneTweet() async throws {
-        let store = WordCountStore(connection: try TestServers.redisConnection(), keyPrefix: TestServers.uniqueName("refused") + ":")
+        let store = RedisWordCounts(connection: try TestServers.redisConnection(), keyPrefix: TestServers.uniqueName("refused") + ":")
         let classifier = FavoriteClassifier(store: store, tokenizer: RefusingTokenizer(), threshold: 1.5)
         try await classifier.learn((0..<20).map { _ in .init(text: "寿司とラーメン") } + [.init(text: "寿司💥")], as: .favorite)
         try await classifier.learn((0..<20).map { _ in .init(text: "会議の資料") }, as: .normal)

@@ -12,6 +12,7 @@ import TestSupport
 import Tokenizer
 import WordCounts
 import XAPI
+import RedisWordCounts
 
 @Suite("The favoriter", .serialized)
 struct FavoriterTests {
@@ -143,7 +144,7 @@ struct StoreDownTests {
                              accounts: [.init(userID: "200", consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")],
                              follows: ["200": ["300"]])
         let server = FakeXServer(seed: seed, logger: FavoriterTests.quiet)
-        let dead = WordCountStore(connection: RedisConnection(url: RedisURL(host: "127.0.0.1", port: 1)))
+        let dead = RedisWordCounts(connection: RedisConnection(url: RedisURL(host: "127.0.0.1", port: 1)))
         let classifier = FavoriteClassifier(store: dead, tokenizer: FavoriterTests.tokenizer, threshold: 3)
         try await server.withRunning { url in
             try await TestServers.withIsolatedDatabase { database async throws in

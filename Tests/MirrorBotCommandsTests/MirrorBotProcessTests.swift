@@ -1,6 +1,5 @@
 import Archive
 import BotConfiguration
-import EmbeddedStore
 import FakeX
 import Foundation
 import Logging
@@ -9,6 +8,8 @@ import RedisClient
 import WordCounts
 import Testing
 import TestSupport
+import RedisWordCounts
+import SQLiteWordCounts
 
 /// The `mirror_bot` binary built beside the test bundle, run as a user would run it.
 struct MirrorBotProcess {
@@ -270,7 +271,7 @@ struct ScheduleAndClassifyProcessTests {
     @Test("classify reads tweets from stdin and prints each decision, with reasons when asked")
     func classify() async throws {
         let prefix = TestServers.uniqueName("classify") + ":"
-        let store = WordCountStore(connection: try TestServers.redisConnection(), keyPrefix: prefix)
+        let store = RedisWordCounts(connection: try TestServers.redisConnection(), keyPrefix: prefix)
         try await store.moveToFavorite(batch: (0..<20).map { _ in ["寿司", "@alice"] })
         try await store.learn(batch: (0..<40).map { _ in (features: ["会議", "@bob"], category: .normal) })
         let environment = ["REDIS_URL": try TestServers.redisURL().redacted, "REDIS_KEY_PREFIX": prefix]
@@ -387,7 +388,7 @@ struct ImportProcessTests {
             #expect(broken.standardError.contains("tweets.js: the JSON is malformed or cut short"))
             #expect(broken.standardError.contains("Nothing was imported."))
 
-            let store = WordCountStore(connection: try TestServers.redisConnection(), keyPrefix: prefix)
+            let store = RedisWordCounts(connection: try TestServers.redisConnection(), keyPrefix: prefix)
             try await store.removeAll()
         }
     }
@@ -485,7 +486,7 @@ struct StartProcessTests {
                 #expect(text.contains("API usage at shutdown"))
                 #expect(!text.contains("hts") && !text.contains("bts"))  // no secret in the logs
             }
-            let store = WordCountStore(connection: try TestServers.redisConnection(), keyPrefix: prefix)
+            let store = RedisWordCounts(connection: try TestServers.redisConnection(), keyPrefix: prefix)
             try await store.removeAll()
         }
     }

@@ -1,7 +1,6 @@
 import Archive
 import BotConfiguration
 import Classifier
-import EmbeddedStore
 import FakeX
 import Foundation
 import Logging
@@ -12,6 +11,7 @@ import TestSupport
 import Tokenizer
 import WordCounts
 import XAPI
+import BotAssembly
 
 /// `mirror_bot start` run as a user runs it, for a whole simulated day at 1440x on a generated persona, against the
 /// fake X (whose clock runs at the same speed), the real Postgres and the real Redis.
@@ -75,7 +75,7 @@ struct PersonaDayProcessTests {
                         try #require(result.status == 0, "\(command): \(result.standardError)")
                     }
                     let configuration = try Configuration(environment: environment)
-                    let (counts, _) = try WordCountBackends.open(for: configuration)
+                    let (counts, _) = try WordCountStores.open(for: configuration)
                     try await ArchiveDatabase.open(for: configuration, logger: TestServers.logger).withRunning { database in
                         try await body(server, environment, database, counts)
                     }

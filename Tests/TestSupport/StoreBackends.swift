@@ -1,9 +1,10 @@
 public import Archive
-import EmbeddedStore
 public import Foundation
 import RedisClient
 public import Testing
 public import WordCounts
+import RedisWordCounts
+import SQLiteWordCounts
 
 /// Where a test keeps the archive and the word counts: every combination the bot supports (Postgres or the SQLite
 /// file for the archive, Redis or the SQLite file for the counts). Suites that test stored behaviour take these as
@@ -69,7 +70,7 @@ extension TestServers {
         try await withIsolatedDatabase(backends.archive) { database in
             switch backends.counts {
             case .redis:
-                let store = WordCountStore(connection: try redisConnection(), keyPrefix: uniqueName("stores") + ":")
+                let store = RedisWordCounts(connection: try redisConnection(), keyPrefix: uniqueName("stores") + ":")
                 do {
                     let result = try await body(database, store)
                     try await store.removeAll()

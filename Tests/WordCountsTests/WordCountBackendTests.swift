@@ -1,9 +1,10 @@
-import EmbeddedStore
 import Foundation
 import RedisClient
 import Testing
 import TestSupport
 import WordCounts
+import RedisWordCounts
+import SQLiteWordCounts
 
 /// The behaviour every word-count backend shares, run against each: Redis (the original's layout) and the
 /// embedded SQLite file. One suite, parameterised by backend.
@@ -18,7 +19,7 @@ struct WordCountBackendTests {
     static func withStore(_ backend: Backend, _ body: (any WordCountBackend) async throws -> Void) async throws {
         switch backend {
         case .redis:
-            let store = WordCountStore(connection: try TestServers.redisConnection(), keyPrefix: TestServers.uniqueName("backend") + ":")
+            let store = RedisWordCounts(connection: try TestServers.redisConnection(), keyPrefix: TestServers.uniqueName("backend") + ":")
             do { try await body(store) } catch { _ = try? await store.removeAll(); throw error }
             try await store.removeAll()
         case .sqlite:

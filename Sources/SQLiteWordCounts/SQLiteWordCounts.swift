@@ -10,11 +10,13 @@ public import WordCounts
 /// transaction or written in one write transaction, so a crash leaves all of a batch or none of it.
 public struct SQLiteWordCounts: WordCountBackend {
     private let pool: DatabasePool
+    private let path: String
 
     /// Opens (creating if needed) the SQLite file at `path` and brings its tables up to date (the migrations of
     /// `Migrations/sqlite/`, shared with the archive when it lives in the same file).
     public init(path: String, busyTimeout: Int = ArchiveDatabase.commandBusyTimeout) throws {
         pool = try ArchiveDatabase.openSQLitePool(path: path, busyTimeout: busyTimeout)
+        self.path = path
         try Migrator().migrateSQLite(pool)
     }
 
@@ -24,7 +26,7 @@ public struct SQLiteWordCounts: WordCountBackend {
     public func counts(forEach tweets: [[String]]) async throws -> [FeatureCounts] {
         let unique = tweets.map(Self.distinct)
         let allFeatures = Self.distinct(unique.flatMap { $0 })
-        let (totals, known) = try await pool.read { db -> ([Category: Int], [String: [Category: Int]]) in
+        let (totals, known) = try await read { db -> ([Category: Int], [String: [Category: Int]]) in
             var totals: [Category: Int] = [.favorite: 0, .normal: 0]
             // Cached statements: the daemon reads a page at a time, and the same shapes of query repeat.
             for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT category, count FROM category_counts")) {
@@ -57,7 +59,7 @@ public struct SQLiteWordCounts: WordCountBackend {
         let batch = batch.map { (features: Self.distinct($0.features), category: $0.category) }
         var changes = Changes()
         for (features, category) in batch { changes.add(features, to: category) }
-        try await pool.write { [changes] db in try changes.apply(in: db) }
+        try await write { [changes] db in try changes.apply(in: db) }
     }
 
     /// Moves several tweets from `normal` to `favorite` in one write transaction, never below zero.
@@ -65,7 +67,7 @@ public struct SQLiteWordCounts: WordCountBackend {
         guard !batch.isEmpty else { return }
         var changes = Changes()
         for features in batch { changes.moveToFavorite(Self.distinct(features)) }
-        try await pool.write { [changes] db in try changes.apply(in: db) }
+        try await write { [changes] db in try changes.apply(in: db) }
     }
 
     /// Learns liked tweets as favorites, each id at most once ever, in one write transaction; how many were new.
@@ -73,7 +75,7 @@ public struct SQLiteWordCounts: WordCountBackend {
     public func learnFavoritesOnce(_ tweets: [(id: String, features: [String])]) async throws -> Int {
         guard !tweets.isEmpty else { return 0 }
         let tweets = tweets.map { (id: $0.id, features: Self.distinct($0.features)) }
-        return try await pool.write { db in
+        return try await write { db in
             var changes = Changes()
             for (id, features) in tweets where try Self.remember(id, as: .favorite, in: db) { changes.moveToFavorite(features) }
             try changes.apply(in: db)
@@ -86,7 +88,7 @@ public struct SQLiteWordCounts: WordCountBackend {
     public func learnNormalsOnce(_ tweets: [(id: String, features: [String])]) async throws -> Int {
         guard !tweets.isEmpty else { return 0 }
         let tweets = tweets.map { (id: $0.id, features: Self.distinct($0.features)) }
-        return try await pool.write { db in
+        return try await write { db in
             var changes = Changes()
             for (id, features) in tweets where try Self.remember(id, as: .normal, in: db) { changes.add(features, to: .normal) }
             try changes.apply(in: db)
@@ -96,7 +98,7 @@ public struct SQLiteWordCounts: WordCountBackend {
 
     /// Whether a liked tweet was already learned by `learnFavoritesOnce`.
     public func wasLearnedAsFavorite(_ id: String) async throws -> Bool {
-        try await pool.read { db in
+        try await read { db in
             try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM learned_tweets WHERE category = 'favorite' AND tweet_id = ?)",
                               arguments: [id]) ?? false
         }
@@ -106,18 +108,18 @@ public struct SQLiteWordCounts: WordCountBackend {
 
     /// Whether the one-time training `name` has run.
     public func isTrained(_ name: String) async throws -> Bool {
-        try await pool.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM trained WHERE name = ?)", arguments: [name]) ?? false }
+        try await read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM trained WHERE name = ?)", arguments: [name]) ?? false }
     }
 
     /// Records that the one-time training `name` has run.
     public func markTrained(_ name: String) async throws {
-        try await pool.write { db in try db.execute(sql: "INSERT OR IGNORE INTO trained (name) VALUES (?)", arguments: [name]) }
+        try await write { db in try db.execute(sql: "INSERT OR IGNORE INTO trained (name) VALUES (?)", arguments: [name]) }
     }
 
     /// Deletes every count, learned id and training flag; how many rows were deleted.
     @discardableResult
     public func removeAll() async throws -> Int {
-        try await pool.write { db in
+        try await write { db in
             var deleted = 0
             for table in ["word_counts", "category_counts", "learned_tweets", "trained"] {
                 try db.execute(sql: "DELETE FROM \(table)")
@@ -181,5 +183,22 @@ public struct SQLiteWordCounts: WordCountBackend {
     private static func distinct(_ features: [String]) -> [String] {
         var seen = Set<String>()
         return features.filter { seen.insert($0).inserted }
+    }
+
+    // MARK: The file, in the word counts' own terms
+
+    /// Reads in one transaction; a file that cannot be read (locked, damaged) is a `WordCountsUnavailable`.
+    private func read<Result: Sendable>(_ body: @escaping @Sendable (Database) throws -> Result) async throws -> Result {
+        do { return try await pool.read(body) } catch let error as DatabaseError {
+            throw WordCountsUnavailable(store: "the SQLite file \(path)", reason: error.description)
+        }
+    }
+
+    /// Writes in one transaction; a file that cannot be written (locked by another process, full) is a
+    /// `WordCountsUnavailable`.
+    private func write<Result: Sendable>(_ body: @escaping @Sendable (Database) throws -> Result) async throws -> Result {
+        do { return try await pool.write(body) } catch let error as DatabaseError {
+            throw WordCountsUnavailable(store: "the SQLite file \(path)", reason: error.description)
+        }
     }
 }

@@ -1,4 +1,5 @@
 public import RedisClient
+public import WordCounts
 
 /// The favorite filter's counts in Redis, in the original bot's key layout so its data keeps working:
 ///
@@ -8,7 +9,7 @@ public import RedisClient
 /// - flags `trained:<name>`: a one-time training ran.
 ///
 /// Every key is behind `keyPrefix` (`REDIS_KEY_PREFIX`). Each operation, including the batch ones, is one round trip.
-public struct WordCountStore: Sendable {
+public struct RedisWordCounts: WordCountBackend {
     /// The Redis connection.
     public let connection: RedisConnection
     /// Put before every key.
@@ -31,10 +32,10 @@ public struct WordCountStore: Sendable {
                 commands.append(["HMGET", featureKey(feature), Self.field(.favorite), Self.field(.normal)])
             }
         }
-        let replies = try await connection.pipeline(commands)
+        let replies = try await pipeline(commands)
         for reply in replies { try reply.checked() }
         guard let totals = replies[0].arrayValue, totals.count == 2 else {
-            throw RedisError.unexpectedReply("MGET of the category counters did not return two values")
+            throw WordCountsUnavailable(store: store, reason: "MGET of the category counters did not return two values")
         }
         let categories: [Category: Int] = [
             .favorite: Int(totals[0].integerValue ?? 0), .normal: Int(totals[1].integerValue ?? 0),
@@ -44,7 +45,7 @@ public struct WordCountStore: Sendable {
             var counts: [String: [Category: Int]] = [:]
             for feature in features {
                 guard let values = replies[index].arrayValue, values.count == 2 else {
-                    throw RedisError.unexpectedReply("HMGET of \(featureKey(feature)) did not return two values")
+                    throw WordCountsUnavailable(store: store, reason: "HMGET of \(featureKey(feature)) did not return two values")
                 }
                 counts[feature] = [.favorite: Int(values[0].integerValue ?? 0), .normal: Int(values[1].integerValue ?? 0)]
                 index += 1
@@ -69,7 +70,7 @@ public struct WordCountStore: Sendable {
         for category in Category.allCases {
             if let count = perCategory[category] { commands.append(["INCRBY", categoryKey(category), String(count)]) }
         }
-        for reply in try await connection.pipeline(commands) { try reply.checked() }
+        for reply in try await pipeline(commands) { try reply.checked() }
     }
 
     /// Moves several tweets from `normal` to `favorite` in one round trip.
@@ -80,7 +81,7 @@ public struct WordCountStore: Sendable {
             return ["EVAL", Self.moveToFavoriteScript, String(keys.count)] + keys
                 + [Self.field(.favorite), Self.field(.normal)]
         }
-        for reply in try await connection.pipeline(commands) { try reply.checked() }
+        for reply in try await pipeline(commands) { try reply.checked() }
     }
 
     /// Learns liked tweets as favorites (moving them out of `normal`, as `moveToFavorite`), each at most once ever:
@@ -96,10 +97,10 @@ public struct WordCountStore: Sendable {
                             + [Self.field(.favorite), Self.field(.normal), id])
         }
         commands.append(["EXEC"])
-        let replies = try await connection.pipeline(commands)
+        let replies = try await pipeline(commands)
         for reply in replies { try reply.checked() }
         guard let results = replies.last?.arrayValue else {
-            throw RedisError.unexpectedReply("EXEC did not return the scripts' results")
+            throw WordCountsUnavailable(store: store, reason: "EXEC did not return the scripts' results")
         }
         return try results.reduce(0) { total, result in total + Int(try result.checked().integerValue ?? 0) }
     }
@@ -115,10 +116,10 @@ public struct WordCountStore: Sendable {
             commands.append(["EVAL", Self.learnNormalOnceScript, String(keys.count)] + keys + [Self.field(.normal), id])
         }
         commands.append(["EXEC"])
-        let replies = try await connection.pipeline(commands)
+        let replies = try await pipeline(commands)
         for reply in replies { try reply.checked() }
         guard let results = replies.last?.arrayValue else {
-            throw RedisError.unexpectedReply("EXEC did not return the scripts' results")
+            throw WordCountsUnavailable(store: store, reason: "EXEC did not return the scripts' results")
         }
         return try results.reduce(0) { total, result in total + Int(try result.checked().integerValue ?? 0) }
     }
@@ -132,7 +133,7 @@ public struct WordCountStore: Sendable {
 
     /// Whether a liked tweet was already learned by `learnFavoritesOnce`.
     public func wasLearnedAsFavorite(_ id: String) async throws -> Bool {
-        try await connection.send("SISMEMBER", learnedKey(.favorite), id).integerValue == 1
+        try await send("SISMEMBER", learnedKey(.favorite), id).integerValue == 1
     }
 
     private static let learnFavoriteOnceScript =
@@ -162,12 +163,12 @@ public struct WordCountStore: Sendable {
 
     /// Whether the one-time training `name` (such as `scheduler`, `classifier`) has run.
     public func isTrained(_ name: String) async throws -> Bool {
-        try await connection.send("EXISTS", trainedKey(name)).integerValue == 1
+        try await send("EXISTS", trainedKey(name)).integerValue == 1
     }
 
     /// Records that the one-time training `name` has run.
     public func markTrained(_ name: String) async throws {
-        try await connection.send("SET", trainedKey(name), "1")
+        try await send("SET", trainedKey(name), "1")
     }
 
     // MARK: Clearing
@@ -180,13 +181,13 @@ public struct WordCountStore: Sendable {
         for pattern in ["features:*", "categories:*", "trained:*", "learned:*"] {
             var cursor = "0"
             repeat {
-                let reply = try await connection.send("SCAN", cursor, "MATCH", Self.globEscaped(keyPrefix) + pattern, "COUNT", "1000")
+                let reply = try await send("SCAN", cursor, "MATCH", Self.globEscaped(keyPrefix) + pattern, "COUNT", "1000")
                 guard let parts = reply.arrayValue, parts.count == 2, let next = parts[0].stringValue,
                       let keys = parts[1].arrayValue?.compactMap(\.stringValue) else {
-                    throw RedisError.unexpectedReply("SCAN did not return a cursor and keys")
+                    throw WordCountsUnavailable(store: store, reason: "SCAN did not return a cursor and keys")
                 }
                 if !keys.isEmpty {
-                    deleted += Int(try await connection.pipeline([["UNLINK"] + keys])[0].checked().integerValue ?? 0)
+                    deleted += Int(try await pipeline([["UNLINK"] + keys])[0].checked().integerValue ?? 0)
                 }
                 cursor = next
             } while cursor != "0"
@@ -220,5 +221,25 @@ public struct WordCountStore: Sendable {
             escaped.append(character)
         }
         return escaped
+    }
+
+    // MARK: The connection, in the word counts' own terms
+
+    /// Which store this is, without secrets.
+    private var store: String { "Redis at \(connection.url.redacted)" }
+
+    /// Sends `commands` in one round trip; a Redis that cannot be reached is a `WordCountsUnavailable`.
+    private func pipeline(_ commands: [[String]]) async throws -> [RedisReply] {
+        do { return try await connection.pipeline(commands) } catch let error as RedisError {
+            throw WordCountsUnavailable(store: store, reason: error.description)
+        }
+    }
+
+    /// Sends one command; a Redis that cannot be reached is a `WordCountsUnavailable`.
+    @discardableResult
+    private func send(_ arguments: String...) async throws -> RedisReply {
+        do { return try await connection.pipeline([arguments])[0].checked() } catch let error as RedisError {
+            throw WordCountsUnavailable(store: store, reason: error.description)
+        }
     }
 }

@@ -2,15 +2,16 @@ import RedisClient
 import Testing
 import TestSupport
 import WordCounts
+import RedisWordCounts
 
 /// A store with a key prefix no other test uses, and its raw connection.
-func makeStore() throws -> WordCountStore {
-    WordCountStore(connection: try TestServers.redisConnection(), keyPrefix: TestServers.uniqueName("wc") + ":")
+func makeStore() throws -> RedisWordCounts {
+    RedisWordCounts(connection: try TestServers.redisConnection(), keyPrefix: TestServers.uniqueName("wc") + ":")
 }
 
 /// A store on the Redis that only this suite uses, whose command counts are exact.
-func makeCountedStore() throws -> WordCountStore {
-    WordCountStore(connection: RedisConnection(url: try TestServers.statsRedisURL()), keyPrefix: TestServers.uniqueName("wc") + ":")
+func makeCountedStore() throws -> RedisWordCounts {
+    RedisWordCounts(connection: RedisConnection(url: try TestServers.statsRedisURL()), keyPrefix: TestServers.uniqueName("wc") + ":")
 }
 
 /// The server's count of calls of each command so far (INFO commandstats). Server-wide: it is read on the Redis
@@ -28,7 +29,7 @@ func commandCalls(_ connection: RedisConnection) async throws -> [String: Int] {
 }
 
 @Suite("Word counts in Redis", .serialized)
-struct WordCountStoreTests {
+struct RedisWordCountsTests {
     @Test("Learning a tweet is one round trip and writes the original's key layout")
     func learnOneTweet() async throws {
         let store = try makeCountedStore()
@@ -164,7 +165,7 @@ struct WordCountStoreTests {
 
     @Test("Clearing deletes this store's keys only, never other data in the same Redis")
     func clearKeepsOtherData() async throws {
-        let store = try WordCountStore(connection: TestServers.redisConnection(), keyPrefix: TestServers.uniqueName("glob*[x]") + ":")
+        let store = try RedisWordCounts(connection: TestServers.redisConnection(), keyPrefix: TestServers.uniqueName("glob*[x]") + ":")
         let neighbour = try makeStore()
         let raw = store.connection
         let unrelated = TestServers.uniqueName("unrelated")
