@@ -6,7 +6,7 @@ import NIOSSL
 
 /// The archive's database: Postgres (a postgres-nio connection pool for one `DATABASE_URL`) or the embedded SQLite
 /// file (`MIRROR_BOT_DATA`, a GRDB pool in WAL mode) when no `DATABASE_URL` is set. The stores (`TweetArchive`,
-/// `PlanStore`, `ReplyLog`, `Migrator`) hold each statement in both dialects and pick by `backend`.
+/// `PlanStore`, `MentionLog`, `LikeLog`, `BotState`, `TrainingExamples`, `UsageDays`, `Migrator`) hold the statements of each dialect.
 ///
 /// A Postgres pool does its work in `run()`: the daemon runs it as a service; one-shot commands use
 /// `withRunning(_:)`. A pool runs once: `run()` or `withRunning(_:)` is called at most once per value.

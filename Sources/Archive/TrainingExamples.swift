@@ -40,7 +40,19 @@ public struct TrainingExamples: Sendable {
     @discardableResult
     public func record(_ examples: [TrainingExample]) async throws -> Int {
         guard !examples.isEmpty else { return 0 }
-        if case .sqlite = database.backend {
+        switch database.backend {
+        case .postgres:
+            let rows = try await database.rows("recording \(examples.count) training examples", """
+                INSERT INTO training_examples (tweet_id, text, author, label, source, learned_at)
+                SELECT tweet_id, text, NULLIF(author, ''), label, source, learned_at
+                FROM unnest(\(examples.map(\.tweetID))::text[], \(examples.map(\.text))::text[], \(examples.map { $0.author ?? "" })::text[],
+                            \(examples.map(\.label))::text[], \(examples.map(\.source))::text[], \(examples.map(\.learnedAt))::timestamptz[])
+                     WITH ORDINALITY AS e(tweet_id, text, author, label, source, learned_at, position)
+                ORDER BY position
+                ON CONFLICT (tweet_id, label, source) DO NOTHING RETURNING 1
+                """, as: Int.self)
+            return rows.count
+        case .sqlite:
             return try await database.write("recording \(examples.count) training examples") { db in
                 let insert = try db.cachedStatement(sql: """
                     INSERT INTO training_examples (tweet_id, text, author, label, source, learned_at) VALUES (?, ?, ?, ?, ?, ?)
@@ -54,16 +66,6 @@ public struct TrainingExamples: Sendable {
                 return inserted
             }
         }
-        let rows = try await database.rows("recording \(examples.count) training examples", """
-            INSERT INTO training_examples (tweet_id, text, author, label, source, learned_at)
-            SELECT tweet_id, text, NULLIF(author, ''), label, source, learned_at
-            FROM unnest(\(examples.map(\.tweetID))::text[], \(examples.map(\.text))::text[], \(examples.map { $0.author ?? "" })::text[],
-                        \(examples.map(\.label))::text[], \(examples.map(\.source))::text[], \(examples.map(\.learnedAt))::timestamptz[])
-                 WITH ORDINALITY AS e(tweet_id, text, author, label, source, learned_at, position)
-            ORDER BY position
-            ON CONFLICT (tweet_id, label, source) DO NOTHING RETURNING 1
-            """, as: Int.self)
-        return rows.count
     }
 
     /// Every example in learning order.
@@ -80,7 +82,15 @@ public struct TrainingExamples: Sendable {
     /// The newest `limit` examples (all when nil), in learning order.
     private func examples(newest limit: Int?) async throws -> [TrainingExample] {
         let operation = "reading the training examples"
-        if case .sqlite = database.backend {
+        switch database.backend {
+        case .postgres:
+            return try await database.rows(operation, """
+                SELECT seq, tweet_id, text, author, label, source, learned_at FROM
+                    (SELECT * FROM training_examples ORDER BY seq DESC LIMIT \(limit)) AS recent ORDER BY seq
+                """, as: (Int64, String, String, String?, String, String, Date).self).map {
+                TrainingExample(sequence: $0.0, tweetID: $0.1, text: $0.2, author: $0.3, label: $0.4, source: $0.5, learnedAt: $0.6)
+            }
+        case .sqlite:
             return try await database.read(operation) { db in
                 try Row.fetchAll(db, sql: """
                     SELECT seq, tweet_id, text, author, label, source, learned_at FROM
@@ -89,21 +99,17 @@ public struct TrainingExamples: Sendable {
                     .map { TrainingExample(sequence: $0[0], tweetID: $0[1], text: $0[2], author: $0[3], label: $0[4], source: $0[5], learnedAt: $0[6]) }
             }
         }
-        return try await database.rows(operation, """
-            SELECT seq, tweet_id, text, author, label, source, learned_at FROM
-                (SELECT * FROM training_examples ORDER BY seq DESC LIMIT \(limit)) AS recent ORDER BY seq
-            """, as: (Int64, String, String, String?, String, String, Date).self).map {
-            TrainingExample(sequence: $0.0, tweetID: $0.1, text: $0.2, author: $0.3, label: $0.4, source: $0.5, learnedAt: $0.6)
-        }
     }
 
     /// How many examples are stored.
     public func count() async throws -> Int {
-        if case .sqlite = database.backend {
+        switch database.backend {
+        case .postgres:
+            return try await database.rows("counting training examples", "SELECT count(*)::bigint FROM training_examples", as: Int64.self)
+                .first.map(Int.init) ?? 0
+        case .sqlite:
             return try await database.read("counting training examples") { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM training_examples") ?? 0 }
         }
-        return try await database.rows("counting training examples", "SELECT count(*)::bigint FROM training_examples", as: Int64.self)
-            .first.map(Int.init) ?? 0
     }
 
     /// Timeline tweets the human saw (learned from the home timeline) and how many of them they liked: the share
@@ -114,21 +120,25 @@ public struct TrainingExamples: Sendable {
                        SELECT 1 FROM training_examples f WHERE f.tweet_id = t.tweet_id AND f.label = 'favorite'))
             FROM (SELECT DISTINCT tweet_id FROM training_examples WHERE source = 'timeline') AS t
             """
-        if case .sqlite = database.backend {
+        switch database.backend {
+        case .postgres:
+            let row = try await database.rows("counting timeline likes", PostgresQuery(unsafeSQL: sql), as: (Int64, Int64).self).first
+            return (Int(row?.0 ?? 0), Int(row?.1 ?? 0))
+        case .sqlite:
             return try await database.read("counting timeline likes") { db in
                 let row = try Row.fetchOne(db, sql: sql)
                 return (row?[0] ?? 0, row?[1] ?? 0)
             }
         }
-        let row = try await database.rows("counting timeline likes", PostgresQuery(unsafeSQL: sql), as: (Int64, Int64).self).first
-        return (Int(row?.0 ?? 0), Int(row?.1 ?? 0))
     }
 
     /// Deletes every example (`mirror_bot train clear`).
     public func removeAll() async throws {
-        if case .sqlite = database.backend {
+        switch database.backend {
+        case .postgres:
+            _ = try await database.rows("clearing the training examples", "DELETE FROM training_examples RETURNING 1", as: Int.self)
+        case .sqlite:
             return try await database.write("clearing the training examples") { db in try db.execute(sql: "DELETE FROM training_examples") }
         }
-        _ = try await database.rows("clearing the training examples", "DELETE FROM training_examples RETURNING 1", as: Int.self)
     }
 }

@@ -68,12 +68,12 @@ final class ClosingSummary: Service {
         for day in Self.days(from: from, until: end, in: timeZone) {
             for slot in try await plans.slots(of: day) ?? [] { figures.slots[slot.state, default: 0] += 1 }
         }
-        let log = ReplyLog(database: database)
-        figures.replies = try await log.handledCount(state: .replied)
-        figures.mentionsNotAnswered = try await log.handledCount(state: .skipped)
-        figures.likes = try await log.likeCount()
+        let mentions = MentionLog(database: database)
+        figures.replies = try await mentions.handledCount(state: .replied)
+        figures.mentionsNotAnswered = try await mentions.handledCount(state: .skipped)
+        figures.likes = try await LikeLog(database: database).count()
         // For the demo's report and the status page: best effort, a busy file must not cost the summary.
-        try? await log.setValue(likingStatus(), of: "likes.status")
+        try? await BotState(database: database).setValue(likingStatus(), of: "likes.status")
         return figures
     }
 }

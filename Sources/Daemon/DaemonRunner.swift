@@ -76,7 +76,7 @@ public enum DaemonRunner {
                 throw ArchiveError(operation: "starting", reason: "\(pending) migration(s) are not applied yet; run `mirror_bot migrate` first")
             }
             try await TweetArchive(database: database, timeZone: configuration.timeZone, rowLimit: configuration.archiveRowLimit).prepare()
-            return (database.location, try await UsageRecording.storedRefusals(in: ReplyLog(database: database)))
+            return (database.location, try await UsageRecording.storedRefusals(in: BotState(database: database)))
         }
         logger.notice("archive: \(archiveLocation)\(configuration.database == nil ? " (DATABASE_URL is not set)" : "")")
         let (store, storeDescription) = try WordCountStores.open(for: configuration, busyTimeout: ArchiveDatabase.daemonBusyTimeout)
@@ -102,7 +102,7 @@ public enum DaemonRunner {
         // The services' client keeps what X refuses for good in the store; the start's client (before the store
         // runs as a service) shares its meter, refusals and budget.
         let client = XClient(configuration: clientConfiguration, clock: clock, usage: usage, refusals: refusals, budget: budget,
-                             refusalStore: StoredRefusals(log: ReplyLog(database: database)), logger: logger)
+                             refusalStore: StoredRefusals(state: BotState(database: database)), logger: logger)
         refusals.restore(storedRefusals, apps: client.appFingerprints)
         let liking = LikingPolicy(setting: configuration.likes, networkReason: XAccess.whyNoLikes, refusals: refusals)
         let usageDays = UsageDays(database: database)
@@ -142,7 +142,7 @@ public enum DaemonRunner {
         }
         let calibrator = configuration.calibratesFavoriteThreshold && liking.isChosen
             ? LikeDecision.calibrator(for: classifier, configuration: configuration, database: database) : nil
-        let replyLog = ReplyLog(database: database)
+        let botState = BotState(database: database)
         let plans = PlanStore(database: database)
 
         let poster = Poster(
@@ -151,16 +151,16 @@ public enum DaemonRunner {
                                allowsLinks: configuration.postLinks, logger: logger),
             client: client, settings: .init(missedSlotGrace: Double(configuration.missedSlotGraceMinutes * 60), dryRun: options.dryRun), logger: logger)
         let replier = Replier(
-            clock: clock, log: replyLog, picker: ReplyPicker(archive: archive, fallback: configuration.replyFallback, allowsLinks: configuration.postLinks),
+            clock: clock, mentions: MentionLog(database: database), state: botState, picker: ReplyPicker(archive: archive, fallback: configuration.replyFallback, allowsLinks: configuration.postLinks),
             client: client,
             botUserID: bot.id,
             settings: .init(pollInterval: Double(configuration.mentionsPollSeconds), limitPerUserPerHour: configuration.replyLimitPerUser,
                             maxThreadReplies: configuration.maxThreadReplies, dryRun: options.dryRun),
             logger: logger)
-        let favoriter = Favoriter(clock: clock, log: replyLog, archive: archive, policy: liking, classifier: classifier, client: client,
+        let favoriter = Favoriter(clock: clock, likes: LikeLog(database: database), state: botState, archive: archive, policy: liking, classifier: classifier, client: client,
                                   botUserID: bot.id, humanUserID: human.id,
                                   settings: .init(pollInterval: Double(configuration.timelinePollSeconds), dryRun: options.dryRun), logger: logger)
-        let learner = Learner(clock: clock, log: replyLog, archive: archive, classifier: classifier, client: client, liking: liking,
+        let learner = Learner(clock: clock, state: botState, archive: archive, classifier: classifier, client: client, liking: liking,
                               humanUserID: human.id, settings: .init(pollInterval: Double(configuration.learnPollSeconds)),
                               calibrator: calibrator, logger: logger)
 
@@ -170,7 +170,7 @@ public enum DaemonRunner {
                                      likingStatus: { liking.statusLine }, logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: ArchiveDatabaseService(database: database)),
-            .init(service: SpendRecorder(clock: clock, usage: usage, budget: budget, days: usageDays, log: replyLog, runID: runID,
+            .init(service: SpendRecorder(clock: clock, usage: usage, budget: budget, days: usageDays, state: botState, runID: runID,
                                          interval: .seconds(60), logger: logger)),
             .init(service: closing),
             .init(service: poster), .init(service: replier), .init(service: learner),

@@ -36,7 +36,8 @@ public struct Favoriter: Service {
     static let sinceIDKey = "home.since_id"
 
     let clock: any BotClock
-    let log: ReplyLog
+    let likes: LikeLog
+    let state: BotState
     let archive: TweetArchive
     let policy: LikingPolicy
     let classifier: FavoriteClassifier
@@ -47,9 +48,9 @@ public struct Favoriter: Service {
     let logger: Logger
 
     /// A favoriter for the bot `botUserID`, mirroring the human `humanUserID`, liking while `policy` is active.
-    public init(clock: any BotClock, log: ReplyLog, archive: TweetArchive, policy: LikingPolicy, classifier: FavoriteClassifier,
+    public init(clock: any BotClock, likes: LikeLog, state: BotState, archive: TweetArchive, policy: LikingPolicy, classifier: FavoriteClassifier,
                 client: XClient, botUserID: String, humanUserID: String, settings: Settings = Settings(), logger: Logger) {
-        self.clock = clock; self.log = log; self.archive = archive; self.policy = policy; self.classifier = classifier; self.client = client
+        self.clock = clock; self.likes = likes; self.state = state; self.archive = archive; self.policy = policy; self.classifier = classifier; self.client = client
         self.botUserID = botUserID; self.humanUserID = humanUserID; self.settings = settings; self.logger = logger
     }
 
@@ -73,7 +74,7 @@ public struct Favoriter: Service {
             try await pollOnce()
         } catch XAPIError.notEnrolled {
             // The client logged the refusal and stored it; what the timeline held meanwhile is not liked later.
-            try await log.removeValue(of: Self.sinceIDKey)
+            try await state.removeValue(of: Self.sinceIDKey)
             return policy.refusal.map { Self.duration(until: $0.recheckAt, from: clock.now()) }
         }
         return nil
@@ -88,7 +89,7 @@ public struct Favoriter: Service {
         } catch let error as XAPIError where error.isRefusal {
             return false
         }
-        try await log.removeValue(of: Self.sinceIDKey)
+        try await state.removeValue(of: Self.sinceIDKey)
         return true
     }
 
@@ -98,10 +99,10 @@ public struct Favoriter: Service {
 
     /// One poll: the new tweets of the home timeline, classified page by page, the favorites liked.
     func pollOnce() async throws {
-        guard let sinceID = try await log.value(of: Self.sinceIDKey) else {
+        guard let sinceID = try await state.value(of: Self.sinceIDKey) else {
             // First start: remember where the timeline stands; what came before is not liked.
             let page = try await client.send(GetHomeTimeline(userID: botUserID, maxResults: 1), as: .bot, for: .liking)
-            try await log.setValue(page.meta?.newestID ?? "0", of: Self.sinceIDKey)
+            try await state.setValue(page.meta?.newestID ?? "0", of: Self.sinceIDKey)
             return
         }
         let request = GetHomeTimeline(userID: botUserID, sinceID: sinceID == "0" ? nil : sinceID, maxResults: 100, exclude: [.retweets])
@@ -110,14 +111,14 @@ public struct Favoriter: Service {
             try await like(page)
             if let id = page.meta?.newestID, (UInt64(id) ?? 0) > (UInt64(newest) ?? 0) { newest = id }
         }
-        if newest != sinceID { try await log.setValue(newest, of: Self.sinceIDKey) }
+        if newest != sinceID { try await state.setValue(newest, of: Self.sinceIDKey) }
     }
 
     /// Classifies a page in one round trip and likes its favorites.
     func like(_ page: XTweetPage) async throws {
         let candidates = page.tweets.filter { !$0.isRetweet && $0.authorID != botUserID && $0.authorID != humanUserID }
         guard !candidates.isEmpty else { return }
-        let liked = try await log.likedAmong(candidates.compactMap { Int64($0.id) })
+        let liked = try await likes.likedAmong(candidates.compactMap { Int64($0.id) })
         let fresh = candidates.filter { !liked.contains(Int64($0.id) ?? -1) }
         let verdicts = try await classifier.classify(fresh.map { FavoriteClassifier.Tweet($0, in: page) })
         for (tweet, verdict) in zip(fresh, verdicts) where verdict.isFavorite {
@@ -134,7 +135,7 @@ public struct Favoriter: Service {
             }
             do {
                 _ = try await client.send(LikeTweet(userID: botUserID, tweetID: tweet.id), as: .bot, for: .liking)
-                _ = try await log.recordLike(tweetID: Int64(tweet.id) ?? 0, authorID: tweet.authorID.flatMap { Int64($0) },
+                _ = try await likes.recordLike(tweetID: Int64(tweet.id) ?? 0, authorID: tweet.authorID.flatMap { Int64($0) },
                                              logRatio: verdict.score.logRatio, reason: reason, at: clock.now())
                 logger.info("liked \(tweet.id) by \(who): \(reason)")
             } catch let error as XAPIError where error.isRefusal || Self.isShed(error) {

@@ -34,7 +34,7 @@ public struct Learner: Service {
     static let homeSinceIDKey = "human.home.since_id"
 
     let clock: any BotClock
-    let log: ReplyLog
+    let state: BotState
     let archive: TweetArchive
     let classifier: FavoriteClassifier
     let client: XClient
@@ -49,9 +49,9 @@ public struct Learner: Service {
 
     /// A learner for the human `humanUserID`; with a `calibrator` (`FAVORITE_RATE_THRESHOLD=auto`), it calibrates the
     /// like threshold again once a day as examples accumulate, and the classifier decides with the new choice.
-    public init(clock: any BotClock, log: ReplyLog, archive: TweetArchive, classifier: FavoriteClassifier, client: XClient,
+    public init(clock: any BotClock, state: BotState, archive: TweetArchive, classifier: FavoriteClassifier, client: XClient,
                 liking: LikingPolicy, humanUserID: String, settings: Settings = Settings(), calibrator: Calibrator? = nil, logger: Logger) {
-        self.clock = clock; self.log = log; self.archive = archive; self.classifier = classifier; self.client = client; self.liking = liking
+        self.clock = clock; self.state = state; self.archive = archive; self.classifier = classifier; self.client = client; self.liking = liking
         self.humanUserID = humanUserID; self.settings = settings; self.calibrator = calibrator; self.logger = logger
     }
 
@@ -83,7 +83,7 @@ public struct Learner: Service {
     }
 
     private func learnNewTweets() async throws {
-        var sinceID = try await log.value(of: Self.tweetsSinceIDKey)
+        var sinceID = try await state.value(of: Self.tweetsSinceIDKey)
         if sinceID == nil, let newest = try await archive.newestTweetID() { sinceID = String(newest) }
         var stored = 0
         var newest = sinceID
@@ -92,15 +92,15 @@ public struct Learner: Service {
             stored += try await archive.insert(page.tweets.compactMap(ArchivedTweet.init))
             if let id = page.meta?.newestID, (UInt64(id) ?? 0) > (UInt64(newest ?? "0") ?? 0) { newest = id }
         }
-        if let newest, newest != sinceID { try await log.setValue(newest, of: Self.tweetsSinceIDKey) }
+        if let newest, newest != sinceID { try await state.setValue(newest, of: Self.tweetsSinceIDKey) }
         if stored > 0 { logger.info("archived \(stored) new tweets of the human") }
     }
 
     private func learnTimeline() async throws {
-        guard let sinceID = try await log.value(of: Self.homeSinceIDKey) else {
+        guard let sinceID = try await state.value(of: Self.homeSinceIDKey) else {
             // First start: what the timeline held before was learned by `train classifier`, if at all.
             let page = try await client.send(GetHomeTimeline(userID: humanUserID, maxResults: 1), as: .human, for: .learning)
-            try await log.setValue(page.meta?.newestID ?? "0", of: Self.homeSinceIDKey)
+            try await state.setValue(page.meta?.newestID ?? "0", of: Self.homeSinceIDKey)
             return
         }
         var newest = sinceID
@@ -112,7 +112,7 @@ public struct Learner: Service {
                                                       at: clock.now())
             if let id = page.meta?.newestID, (UInt64(id) ?? 0) > (UInt64(newest) ?? 0) { newest = id }
         }
-        if newest != sinceID { try await log.setValue(newest, of: Self.homeSinceIDKey) }
+        if newest != sinceID { try await state.setValue(newest, of: Self.homeSinceIDKey) }
         if learned > 0 { logger.info("learned \(learned) timeline tweets of the human as not liked") }
     }
 

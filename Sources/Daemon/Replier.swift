@@ -39,7 +39,8 @@ public struct Replier: Service {
     static let sinceIDKey = "mentions.since_id"
 
     let clock: any BotClock
-    let log: ReplyLog
+    let mentions: MentionLog
+    let state: BotState
     let picker: ReplyPicker
     let client: XClient
     let botUserID: String
@@ -48,9 +49,9 @@ public struct Replier: Service {
     let seed: UInt64?
 
     /// A replier for the bot `botUserID`.
-    public init(clock: any BotClock, log: ReplyLog, picker: ReplyPicker, client: XClient, botUserID: String,
+    public init(clock: any BotClock, mentions: MentionLog, state: BotState, picker: ReplyPicker, client: XClient, botUserID: String,
                 settings: Settings = Settings(), logger: Logger, seed: UInt64? = nil) {
-        self.clock = clock; self.log = log; self.picker = picker; self.client = client; self.botUserID = botUserID
+        self.clock = clock; self.mentions = mentions; self.state = state; self.picker = picker; self.client = client; self.botUserID = botUserID
         self.settings = settings; self.logger = logger; self.seed = seed
     }
 
@@ -60,7 +61,7 @@ public struct Replier: Service {
         let base = seed ?? fresh.next()
         try await PollingLoop.run("Replier", clock: clock, logger: logger, interval: .seconds(settings.pollInterval)) { number in
             if number == 0 {
-                let interrupted = try await log.skipInterrupted()
+                let interrupted = try await mentions.skipInterrupted()
                 if interrupted > 0 { logger.notice("\(interrupted) answers interrupted last run are not sent again") }
             }
             var generator = SplitMix64(seed: base &+ UInt64(number))
@@ -71,11 +72,11 @@ public struct Replier: Service {
 
     /// One poll: reads the mentions newer than the stored `since_id` and answers them, oldest first.
     func pollOnce(using generator: inout SplitMix64) async throws {
-        guard let sinceID = try await log.value(of: Self.sinceIDKey) else {
+        guard let sinceID = try await state.value(of: Self.sinceIDKey) else {
             // First start: remember where mentions stand now and answer nothing older.
             let page = try await client.send(GetMentions(userID: botUserID, maxResults: 5), as: .bot, for: .replies)
             let newest = page.meta?.newestID ?? "0"
-            try await log.setValue(newest, of: Self.sinceIDKey)
+            try await state.setValue(newest, of: Self.sinceIDKey)
             logger.info("first start: mentions up to \(newest) are not answered; answering from now on")
             return
         }
@@ -88,7 +89,7 @@ public struct Replier: Service {
             let seed = generator.next()
             // Each answer runs in its own task so that a shutdown arriving now lets it finish and be recorded.
             try await Task { try await self.handle(mention, username: username, seed: seed) }.value
-            try await log.setValue(mention.id, of: Self.sinceIDKey)
+            try await state.setValue(mention.id, of: Self.sinceIDKey)
         }
     }
 
@@ -105,16 +106,16 @@ public struct Replier: Service {
             return
         }
         let conversationID = mention.conversationID.flatMap { Int64($0) }
-        guard try await log.begin(mentionID: mentionID, authorID: authorID, conversationID: conversationID, at: clock.now()) else { return }
+        guard try await mentions.begin(mentionID: mentionID, authorID: authorID, conversationID: conversationID, at: clock.now()) else { return }
         func skip(_ reason: String) async throws {
-            try await log.finish(mentionID: mentionID, state: .skipped, reason: reason)
+            try await mentions.finish(mentionID: mentionID, state: .skipped, reason: reason)
             logger.info("no reply to \(who) (\(mention.id)): \(reason)")
         }
         // The row just begun counts itself; the limits compare the answers before it.
-        if try await log.answers(to: authorID, since: clock.now().addingTimeInterval(-3_600)) - 1 >= settings.limitPerUserPerHour {
+        if try await mentions.answers(to: authorID, since: clock.now().addingTimeInterval(-3_600)) - 1 >= settings.limitPerUserPerHour {
             return try await skip("already answered \(who) \(settings.limitPerUserPerHour) times in the last hour")
         }
-        if let conversationID, try await log.answers(inConversation: conversationID) - 1 >= settings.maxThreadReplies {
+        if let conversationID, try await mentions.answers(inConversation: conversationID) - 1 >= settings.maxThreadReplies {
             return try await skip("already answered \(settings.maxThreadReplies) times in this conversation")
         }
         var generator = SplitMix64(seed: seed)
@@ -134,7 +135,7 @@ public struct Replier: Service {
             }
             do {
                 let created = try await client.send(CreateTweet(text: pick.text, inReplyToTweetID: mention.id), as: .bot, for: .replies)
-                try await log.finish(mentionID: mentionID, state: .replied, replyTweetID: created.data.flatMap { Int64($0.id) },
+                try await mentions.finish(mentionID: mentionID, state: .replied, replyTweetID: created.data.flatMap { Int64($0.id) },
                                      sourceTweetID: pick.source.tweetID, reason: origin)
                 logger.info("replied to \(who) (\(mention.id)) -> tweet \(created.data?.id ?? "?") (\(origin))")
                 return

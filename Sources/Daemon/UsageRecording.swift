@@ -43,8 +43,8 @@ public enum UsageRecording {
     public static let refusalsKey = "x.refusals"
 
     /// The stored lasting refusals.
-    public static func storedRefusals(in log: ReplyLog) async throws -> [XRefusals.Refusal] {
-        guard let text = try await log.value(of: refusalsKey) else { return [] }
+    public static func storedRefusals(in state: BotState) async throws -> [XRefusals.Refusal] {
+        guard let text = try await state.value(of: refusalsKey) else { return [] }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return (try? decoder.decode([XRefusals.Refusal].self, from: Data(text.utf8))) ?? []
@@ -53,16 +53,16 @@ public enum UsageRecording {
 
 /// Keeps the client's lasting refusals in `bot_state`.
 public struct StoredRefusals: XRefusalStore {
-    let log: ReplyLog
+    let state: BotState
 
-    /// A store in `log`'s `bot_state`.
-    public init(log: ReplyLog) { self.log = log }
+    /// A store in `state` (`bot_state`).
+    public init(state: BotState) { self.state = state }
 
     /// Replaces the stored refusals.
     public func save(_ refusals: [XRefusals.Refusal]) async throws {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys]
-        try await log.setValue(String(decoding: try encoder.encode(refusals), as: UTF8.self), of: UsageRecording.refusalsKey)
+        try await state.setValue(String(decoding: try encoder.encode(refusals), as: UTF8.self), of: UsageRecording.refusalsKey)
     }
 }

@@ -69,7 +69,7 @@ struct SpendRecorder: Service {
     let usage: UsageMeter
     let budget: DailyBudget?
     let days: UsageDays
-    let log: ReplyLog
+    let state: BotState
     let runID: String
     let interval: Duration
     let logger: Logger
@@ -109,7 +109,7 @@ struct SpendRecorder: Service {
         try await UsageRecording.store(usage, into: days, runID: runID, command: "start")
         try await UsageRecording.loadSpentElsewhere(into: usage, from: days, runID: runID, at: now)
         if let shed = budget?.shedWorks(at: now), !shed.isEmpty {
-            try await log.setValue(shed.map(\.description).joined(separator: ", "), of: "budget.shed." + UsageMeter.billingDay(of: now))
+            try await state.setValue(shed.map(\.description).joined(separator: ", "), of: "budget.shed." + UsageMeter.billingDay(of: now))
         }
         try await days.removeDays(before: UsageMeter.billingDay(of: now.addingTimeInterval(-40 * 86_400)))
     }

@@ -117,9 +117,9 @@ public struct DemoReport: Sendable {
     /// The human's zone.
     public var timeZone: TimeZone
     /// Mentions as the bot handled them (for reasons).
-    public var mentions: [ReplyLog.HandledMention]
+    public var mentions: [MentionLog.HandledMention]
     /// Likes as the bot recorded them (for reasons).
-    public var likes: [ReplyLog.RecordedLike]
+    public var likes: [LikeLog.RecordedLike]
     /// The bot's stored state (`likes.status`, `budget.shed.<day>`), for what it did not do and why.
     public var botState: [String: String]
     /// Whether the bot was allowed to post tweets with links (`POST_LINKS`).
@@ -127,7 +127,7 @@ public struct DemoReport: Sendable {
 
     /// A report from its parts.
     public init(seed: FakeXSeed, record: FakeRecord, humanID: String, botID: String, timeZone: TimeZone,
-                mentions: [ReplyLog.HandledMention], likes: [ReplyLog.RecordedLike], botState: [String: String] = [:], postLinks: Bool = false) {
+                mentions: [MentionLog.HandledMention], likes: [LikeLog.RecordedLike], botState: [String: String] = [:], postLinks: Bool = false) {
         self.seed = seed; self.record = record; self.humanID = humanID; self.botID = botID; self.timeZone = timeZone
         self.mentions = mentions; self.likes = likes; self.botState = botState; self.postLinks = postLinks
     }

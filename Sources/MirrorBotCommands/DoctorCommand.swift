@@ -67,7 +67,7 @@ struct DoctorCommand: AsyncParsableCommand {
                     let days = UsageDays(database: database)
                     try await UsageRecording.store(client.usage, into: days, runID: UUID().uuidString, command: "doctor")
                     return (pending, try await UsageRecording.day(of: Date(), in: days),
-                            try await UsageRecording.storedRefusals(in: ReplyLog(database: database)))
+                            try await UsageRecording.storedRefusals(in: BotState(database: database)))
                 }
                 if let spend {
                     print(String(format: "ok    X budget: $%.3f spent today (UTC %@) of X_DAILY_BUDGET $%.2f, by mirror_bot's count (%@; this check included)",

@@ -20,7 +20,7 @@ public struct Calibrator: Sendable {
     /// The examples.
     public let examples: TrainingExamples
     /// The bot's state, where the result is kept.
-    public let state: ReplyLog
+    public let state: BotState
     /// The classifier whose tokenizer makes the features.
     public let classifier: FavoriteClassifier
     /// The models to choose among (`CLASSIFIER`: one, or both).
@@ -29,7 +29,7 @@ public struct Calibrator: Sendable {
     public let fallbackThreshold: Double
 
     /// A calibrator for `classifier`, over `examples`, keeping its result in `state`.
-    public init(examples: TrainingExamples, state: ReplyLog, classifier: FavoriteClassifier, models: [ClassifierModel], fallbackThreshold: Double) {
+    public init(examples: TrainingExamples, state: BotState, classifier: FavoriteClassifier, models: [ClassifierModel], fallbackThreshold: Double) {
         self.examples = examples
         self.state = state
         self.classifier = classifier

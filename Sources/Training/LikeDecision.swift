@@ -17,7 +17,7 @@ public enum LikeDecision {
 
     /// The calibrator for `classifier` over `database`'s training examples, as `configuration` asks.
     public static func calibrator(for classifier: FavoriteClassifier, configuration: Configuration, database: ArchiveDatabase) -> Calibrator {
-        Calibrator(examples: TrainingExamples(database: database), state: ReplyLog(database: database), classifier: classifier,
+        Calibrator(examples: TrainingExamples(database: database), state: BotState(database: database), classifier: classifier,
                    models: models(for: configuration.classifier), fallbackThreshold: configuration.favoriteRateThreshold)
     }
 

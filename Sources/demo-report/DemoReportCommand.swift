@@ -48,8 +48,8 @@ struct DemoReportCommand: AsyncParsableCommand {
             database = try ArchiveDatabase(sqliteFile: environment["MIRROR_BOT_DATA"] ?? "mirror_bot.sqlite", logger: logger)
         }
         let (mentions, likes, state) = try await database.withRunning { database in
-            let log = ReplyLog(database: database)
-            return (try await log.handledMentions(), try await log.likes(), try await log.values())
+            (try await MentionLog(database: database).handledMentions(), try await LikeLog(database: database).likes(),
+             try await BotState(database: database).values())
         }
         let configuration = try Configuration(environment: environment)
         let report = DemoReport(seed: seedValue, record: record, humanID: humanID, botID: botID, timeZone: timeZone,

@@ -27,14 +27,14 @@ struct FavoriterTests {
 
     /// Runs `body` with a favoriter of `LIKES=on` over a trained filter, against a fake X whose apps have `access`.
     func withFavoriter(_ backends: StoreBackends, trainNormal: Bool = true, access: FakeXSeed.Access = .enterprise,
-                       _ body: (Favoriter, FakeXServer, ReplyLog) async throws -> Void) async throws {
+                       _ body: (Favoriter, FakeXServer, FavoriterStores) async throws -> Void) async throws {
         try await withFavoriter(backends, trainNormal: trainNormal, access: access) { favoriter, server, log, _ in
             try await body(favoriter, server, log)
         }
     }
 
     func withFavoriter(_ backends: StoreBackends, trainNormal: Bool = true, access: FakeXSeed.Access = .enterprise,
-                       _ body: (Favoriter, FakeXServer, ReplyLog, ManualBotClock) async throws -> Void) async throws {
+                       _ body: (Favoriter, FakeXServer, FavoriterStores, ManualBotClock) async throws -> Void) async throws {
         let seed = FakeXSeed(
             now: Self.start,
             users: [.init(id: "100", username: "human"), .init(id: "200", username: "mirror_bot"), .init(id: "300", username: "friend"),
@@ -48,12 +48,12 @@ struct FavoriterTests {
             if trainNormal { try await classifier.learn((0..<40).map { _ in .init(text: "会議の資料", authorUsername: "alice") }, as: .normal) }
             try await server.withRunning { url in
                 let clock = ManualBotClock(now: Self.start)
-                let log = ReplyLog(database: database)
+                let log = FavoriterStores(likes: LikeLog(database: database), state: BotState(database: database))
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: Self.bot]), clock: clock,
-                                     refusalStore: StoredRefusals(log: log), logger: Self.quiet)
+                                     refusalStore: StoredRefusals(state: log.state), logger: Self.quiet)
                 let archive = TweetArchive(database: database, timeZone: .gmt, rowLimit: 100)
                 try await archive.insert([ArchivedTweet(tweetID: 4242, text: "人間のつぶやき", createdAt: Self.start.addingTimeInterval(-86_400))])
-                let favoriter = Favoriter(clock: clock, log: log, archive: archive,
+                let favoriter = Favoriter(clock: clock, likes: log.likes, state: log.state, archive: archive,
                                           policy: LikingPolicy(setting: .on, networkReason: XAccess.whyNoLikes, refusals: client.refusals),
                                           classifier: classifier, client: client, botUserID: "200", humanUserID: "100", logger: Self.quiet)
                 try await body(favoriter, server, log, clock)
@@ -75,10 +75,10 @@ struct FavoriterTests {
             ])
             try await favoriter.pollOnce()
             #expect(await server.liked().map(\.tweetID) == ["6001"])
-            #expect(try await log.likeCount() == 1)
+            #expect(try await log.likes.count() == 1)
             // With a lost since_id the whole timeline is read again: 6001 is not liked twice; only the old photo,
             // never liked before (the first start skipped it), is.
-            try await log.setValue("0", of: Favoriter.sinceIDKey)
+            try await log.state.setValue("0", of: Favoriter.sinceIDKey)
             let likeCalls = await server.requestCounts()[LikeTweet.name] ?? 0
             try await favoriter.pollOnce()
             #expect(await server.requestCounts()[LikeTweet.name] == likeCalls + 1)
@@ -97,8 +97,8 @@ struct FavoriterTests {
             var requests = await server.requestCounts()
             #expect(requests[LikeTweet.name] == 1, "one like call, not one per favorite: \(requests)")
             let timelineReads = try #require(requests[GetHomeTimeline.name])
-            #expect(try await log.value(of: UsageRecording.refusalsKey)?.contains("notEnrolled") == true)
-            #expect(try await log.value(of: Favoriter.sinceIDKey) == nil)
+            #expect(try await log.state.value(of: UsageRecording.refusalsKey)?.contains("notEnrolled") == true)
+            #expect(try await log.state.value(of: Favoriter.sinceIDKey) == nil)
 
             // Within the day: nothing is asked of X at all.
             clock.advance(by: 3 * 3_600)
@@ -118,7 +118,7 @@ struct FavoriterTests {
             #expect(try await favoriter.round() == nil)
             requests = await server.requestCounts()
             #expect(requests[UnlikeTweet.name] == 2 && requests[GetHomeTimeline.name] == timelineReads + 1)
-            #expect(try await log.value(of: UsageRecording.refusalsKey) == "[]")
+            #expect(try await log.state.value(of: UsageRecording.refusalsKey) == "[]")
             await server.add(tweets: [tweet(6010, by: "300", "猫の写真、三枚目")])
             _ = try await favoriter.round()
             #expect(await server.liked().map(\.tweetID) == ["6010"])
@@ -150,11 +150,11 @@ struct StoreDownTests {
             try await TestServers.withIsolatedDatabase { database async throws in
                 let clock = ManualBotClock(now: FavoriterTests.start)
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: FavoriterTests.bot]), clock: clock, logger: FavoriterTests.quiet)
-                let log = ReplyLog(database: database)
-                try await log.setValue("0", of: Favoriter.sinceIDKey)
+                let log = FavoriterStores(likes: LikeLog(database: database), state: BotState(database: database))
+                try await log.state.setValue("0", of: Favoriter.sinceIDKey)
                 await server.add(tweets: [FakeXSeed.Tweet(id: "7001", authorID: "300", text: "猫の写真", createdAt: FavoriterTests.start)])
                 await server.add(users: [.init(id: "300", username: "friend")])
-                let favoriter = Favoriter(clock: clock, log: log, archive: TweetArchive(database: database, timeZone: .gmt, rowLimit: 10),
+                let favoriter = Favoriter(clock: clock, likes: log.likes, state: log.state, archive: TweetArchive(database: database, timeZone: .gmt, rowLimit: 10),
                                           policy: LikingPolicy(setting: .on, networkReason: nil, refusals: client.refusals),
                                           classifier: classifier, client: client, botUserID: "200", humanUserID: "100", logger: FavoriterTests.quiet)
                 let running = Task { try await favoriter.run() }
@@ -171,4 +171,10 @@ struct StoreDownTests {
             }
         }
     }
+}
+
+/// What the favoriter stores: its likes and its state (the timeline's `since_id`, X's refusals).
+struct FavoriterStores {
+    let likes: LikeLog
+    let state: BotState
 }

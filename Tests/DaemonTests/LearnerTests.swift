@@ -43,7 +43,7 @@ struct LearnerTests {
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Self.human]), clock: clock, logger: Self.quiet)
                 let liking = LikingPolicy(setting: .auto, networkReason: XAccess.whyNoLikes, refusals: client.refusals)
                 #expect(!liking.isActive)
-                let learner = Learner(clock: clock, log: ReplyLog(database: database), archive: archive, classifier: classifier,
+                let learner = Learner(clock: clock, state: BotState(database: database), archive: archive, classifier: classifier,
                                       client: client, liking: liking, humanUserID: "100", logger: Self.quiet)
                 try await learner.pollOnce()
                 try await learner.pollOnce()
@@ -79,7 +79,7 @@ struct LearnerTests {
                 try await archive.insert([ArchivedTweet(tweetID: 10_010, text: "昨日の投稿", createdAt: Self.start.addingTimeInterval(-36_000))])
                 let clock = ManualBotClock(now: Self.start)
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Self.human]), clock: clock, logger: Self.quiet)
-                let learner = Learner(clock: clock, log: ReplyLog(database: database), archive: archive, classifier: classifier,
+                let learner = Learner(clock: clock, state: BotState(database: database), archive: archive, classifier: classifier,
                                       client: client, liking: Self.likingOn(client), humanUserID: "100", logger: Self.quiet)
 
                 try await learner.pollOnce()
@@ -121,7 +121,7 @@ struct LearnerTests {
         try await TestServers.withStores(StoreBackends(archive: backend, counts: .sqlite)) { database, store async throws in
             let examples = TrainingExamples(database: database)
             let classifier = FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3, examples: examples)
-            let calibrator = Calibrator(examples: examples, state: ReplyLog(database: database), classifier: classifier,
+            let calibrator = Calibrator(examples: examples, state: BotState(database: database), classifier: classifier,
                                         models: [.original, .binary], fallbackThreshold: 3)
             // What training left: 60 liked posts about cats, 60 seen and not liked about meetings.
             try await classifier.learnOnce((0..<60).map { (id: "c\($0)", tweet: .init(text: "猫の写真と公園", authorUsername: "friend")) },
@@ -131,7 +131,7 @@ struct LearnerTests {
             try await server.withRunning { url in
                 let clock = ManualBotClock(now: Self.start)
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Self.human]), clock: clock, logger: Self.quiet)
-                let learner = Learner(clock: clock, log: ReplyLog(database: database), archive: TweetArchive(database: database, timeZone: .gmt, rowLimit: 100),
+                let learner = Learner(clock: clock, state: BotState(database: database), archive: TweetArchive(database: database, timeZone: .gmt, rowLimit: 100),
                                       classifier: classifier, client: client, liking: Self.likingOn(client), humanUserID: "100",
                                       calibrator: calibrator, logger: Self.quiet)
                 try await learner.pollOnce()

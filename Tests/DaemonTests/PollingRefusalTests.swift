@@ -18,7 +18,7 @@ struct PollingRefusalTests {
     static let start = Date(timeIntervalSince1970: 1_717_945_200)
     static let bot = AccountCredentials(consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")
 
-    /// Runs the replier against a fake X prepared by `prepare`, hands `body` the clock, the server and the log.
+    /// Runs the replier against a fake X prepared by `prepare`, hands `body` the clock, the server and the log lines.
     static func withReplier(budget: Double? = nil, spentEarlier: Double = 0, _ prepare: (FakeXServer) async -> Void,
                             _ body: (ManualBotClock, FakeXServer, LogRecorder) async throws -> Void) async throws {
         let seed = FakeXSeed(now: start, users: [.init(id: "200", username: "mirror_bot"), .init(id: "300", username: "friend")],
@@ -35,9 +35,9 @@ struct PollingRefusalTests {
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: bot], retry: .init(maxAttempts: 1)), clock: clock,
                                      usage: meter, budget: budget.map { DailyBudget(limit: $0, meter: meter, logger: recorder.logger()) },
                                      logger: recorder.logger())
-                let log = ReplyLog(database: database)
-                try await log.setValue("0", of: Replier.sinceIDKey)
-                let replier = Replier(clock: clock, log: log, picker: ReplyPicker(archive: TweetArchive(database: database, timeZone: .gmt, rowLimit: 10),
+                let state = BotState(database: database)
+                try await state.setValue("0", of: Replier.sinceIDKey)
+                let replier = Replier(clock: clock, mentions: MentionLog(database: database), state: state, picker: ReplyPicker(archive: TweetArchive(database: database, timeZone: .gmt, rowLimit: 10),
                                                                                 fallback: .none),
                                       client: client, botUserID: "200", settings: .init(pollInterval: 60, delay: 0...0), logger: recorder.logger(), seed: 1)
                 let running = Task { try await replier.run() }

@@ -25,12 +25,12 @@ struct PostgresOutageTests {
                     let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "UTC")!, rowLimit: 100)
                     _ = try await archive.insert([ArchivedTweet(tweetID: 1, text: "@friend それな", replyUserID: 300,
                                                                 createdAt: ReplierWorld.start.addingTimeInterval(-90_000))])
-                    let log = ReplyLog(database: database)
-                    try await log.setValue("0", of: Replier.sinceIDKey)
+                    let mentions = MentionLog(database: database), state = BotState(database: database)
+                    try await state.setValue("0", of: Replier.sinceIDKey)
                     let clock = ManualBotClock(now: ReplierWorld.start)
                     let client = XClient(configuration: .init(baseURL: base, credentials: [.bot: ReplierWorld.bot]), clock: clock,
                                          logger: ReplierWorld.quiet)
-                    let replier = Replier(clock: clock, log: log, picker: ReplyPicker(archive: archive, fallback: .none), client: client,
+                    let replier = Replier(clock: clock, mentions: mentions, state: state, picker: ReplyPicker(archive: archive, fallback: .none), client: client,
                                           botUserID: "200", settings: .init(pollInterval: 60, delay: 0...0), logger: ReplierWorld.quiet, seed: 1)
                     let running = Task { try await replier.run() }
                     await clock.waitForSleepers()
@@ -64,7 +64,7 @@ struct PostgresOutageTests {
                     let posted = await server.posted()
                     #expect(posted.count == 1)
                     #expect(posted.first?.text == "それな")
-                    #expect(try await log.outcome(of: 1001)?.state == .replied)
+                    #expect(try await mentions.outcome(of: 1001)?.state == .replied)
 
                     _ = clock.advanceToNextSleeper()
                     await clock.waitForSleepers()

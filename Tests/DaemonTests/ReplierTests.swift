@@ -18,13 +18,14 @@ struct ReplierWorld {
     static var quiet: Logger { Logger(label: "replier", factory: { _ in SwiftLogNoOpLogHandler() }) }
 
     let server: FakeXServer
-    let log: ReplyLog
+    let mentions: MentionLog
+    let state: BotState
     let archive: TweetArchive
     let clock: ManualBotClock
     let client: XClient
 
     func replier(_ settings: Replier.Settings = .init(delay: 0...0), fallback: ReplyPicker.Fallback = .none) -> Replier {
-        Replier(clock: clock, log: log, picker: ReplyPicker(archive: archive, fallback: fallback), client: client, botUserID: "200",
+        Replier(clock: clock, mentions: mentions, state: state, picker: ReplyPicker(archive: archive, fallback: fallback), client: client, botUserID: "200",
                 settings: settings, logger: Self.quiet, seed: 7)
     }
 
@@ -59,7 +60,7 @@ struct ReplierWorld {
                 ])
                 let clock = ManualBotClock(now: start)
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: bot]), clock: clock, logger: quiet)
-                try await body(ReplierWorld(server: server, log: ReplyLog(database: database), archive: archive, clock: clock, client: client))
+                try await body(ReplierWorld(server: server, mentions: MentionLog(database: database), state: BotState(database: database), archive: archive, clock: clock, client: client))
             }
         }
     }
@@ -73,7 +74,7 @@ struct ReplierTests {
             await world.server.add(tweets: [world.mention(1000, by: "300", "@mirror_bot 昔の話", secondsAgo: 3_600)])
             var generator = SplitMix64(seed: 1)
             try await world.replier().pollOnce(using: &generator)
-            #expect(try await world.log.value(of: Replier.sinceIDKey) == "1000")
+            #expect(try await world.state.value(of: Replier.sinceIDKey) == "1000")
             #expect(await world.server.posted().isEmpty)
 
             await world.server.add(tweets: [
@@ -92,32 +93,32 @@ struct ReplierTests {
             #expect(posted.count == 1)
             #expect(["それな", "いいね"].contains(posted.first?.text ?? ""))  // leading @names removed
             #expect(posted.first?.inReplyToTweetID == "1001")
-            #expect(try await world.log.outcome(of: 1002)?.reason == "no past reply of the human to this user")
-            #expect(try await world.log.value(of: Replier.sinceIDKey) == "1002")
+            #expect(try await world.mentions.outcome(of: 1002)?.reason == "no past reply of the human to this user")
+            #expect(try await world.state.value(of: Replier.sinceIDKey) == "1002")
         }
     }
 
     @Test("With REPLY_FALLBACK=any a stranger gets a past reply to someone else", arguments: StoreBackends.archives)
     func fallbackAny(_ backend: StoreBackends.ArchiveKind) async throws {
         try await ReplierWorld.with(backend) { world in
-            try await world.log.setValue("0", of: Replier.sinceIDKey)
+            try await world.state.setValue("0", of: Replier.sinceIDKey)
             await world.server.add(tweets: [world.mention(1002, by: "400", "@mirror_bot はじめまして")])
             var generator = SplitMix64(seed: 3)
             try await world.replier(fallback: .any).pollOnce(using: &generator)
             #expect(await world.server.posted().count == 1)
-            #expect(try await world.log.outcome(of: 1002)?.state == .replied)
+            #expect(try await world.mentions.outcome(of: 1002)?.state == .replied)
         }
     }
 
     @Test("A bot that answers everything is answered at most the per-user limit an hour, and a thread at most its limit", arguments: StoreBackends.archives)
     func botLoopsEnd(_ backend: StoreBackends.ArchiveKind) async throws {
         try await ReplierWorld.with(backend) { world in
-            try await world.log.setValue("0", of: Replier.sinceIDKey)
+            try await world.state.setValue("0", of: Replier.sinceIDKey)
             await world.server.add(tweets: (0..<10).map { world.mention(2000 + $0, by: "500", "@mirror_bot おはよう \($0)", secondsAgo: Double(100 - $0)) })
             var generator = SplitMix64(seed: 4)
             try await world.replier(.init(limitPerUserPerHour: 3, maxThreadReplies: 100, delay: 0...0)).pollOnce(using: &generator)
             #expect(await world.server.posted().count == 3)
-            #expect(try await world.log.outcome(of: 2009)?.reason == "already answered @otherbot 3 times in the last hour")
+            #expect(try await world.mentions.outcome(of: 2009)?.reason == "already answered @otherbot 3 times in the last hour")
 
             // An hour later the same bot in one thread: the thread limit stops it even with a generous per-user limit.
             world.clock.advance(by: 3_700)
@@ -128,33 +129,33 @@ struct ReplierTests {
             })
             try await world.replier(.init(limitPerUserPerHour: 100, maxThreadReplies: 5, delay: 0...0)).pollOnce(using: &generator)
             #expect(await world.server.posted().count == 3 + 5)
-            #expect(try await world.log.outcome(of: 3007)?.reason == "already answered 5 times in this conversation")
+            #expect(try await world.mentions.outcome(of: 3007)?.reason == "already answered 5 times in this conversation")
         }
     }
 
     @Test("A mention is never answered twice: not after a restart, not with a lost since_id, not after a crash mid-answer", arguments: StoreBackends.archives)
     func neverTwice(_ backend: StoreBackends.ArchiveKind) async throws {
         try await ReplierWorld.with(backend) { world in
-            try await world.log.setValue("0", of: Replier.sinceIDKey)
+            try await world.state.setValue("0", of: Replier.sinceIDKey)
             await world.server.add(tweets: [world.mention(1001, by: "300", "@mirror_bot 元気？")])
             var generator = SplitMix64(seed: 5)
             try await world.replier().pollOnce(using: &generator)
             #expect(await world.server.posted().count == 1)
-            try await world.log.setValue("0", of: Replier.sinceIDKey)  // as if since_id had been lost
+            try await world.state.setValue("0", of: Replier.sinceIDKey)  // as if since_id had been lost
             try await world.replier().pollOnce(using: &generator)
             #expect(await world.server.posted().count == 1)
 
             // A process that stopped after recording "replying": the next start skips it.
-            #expect(try await world.log.begin(mentionID: 1005, authorID: 300, conversationID: nil, at: ReplierWorld.start))
-            #expect(try await world.log.skipInterrupted() == 1)
-            #expect(try await world.log.outcome(of: 1005)?.state == .skipped)
+            #expect(try await world.mentions.begin(mentionID: 1005, authorID: 300, conversationID: nil, at: ReplierWorld.start))
+            #expect(try await world.mentions.skipInterrupted() == 1)
+            #expect(try await world.mentions.outcome(of: 1005)?.state == .skipped)
         }
     }
 
     @Test("A duplicate refusal makes the replier answer with another past reply", arguments: StoreBackends.archives)
     func duplicateReplies(_ backend: StoreBackends.ArchiveKind) async throws {
         try await ReplierWorld.with(backend) { world in
-            try await world.log.setValue("0", of: Replier.sinceIDKey)
+            try await world.state.setValue("0", of: Replier.sinceIDKey)
             // The bot recently posted "それな": X refuses it again, so "いいね" is sent.
             await world.server.add(tweets: [FakeXSeed.Tweet(id: "4000", authorID: "200", text: "それな", createdAt: ReplierWorld.start.addingTimeInterval(-600))])
             await world.server.add(tweets: [world.mention(1001, by: "300", "@mirror_bot 元気？")])

@@ -1,0 +1,76 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The plan store's statements in Postgres.
+struct PostgresPlanStore: PlanStatements {
+    let database: ArchiveDatabase
+    private var logger: Logger { database.logger }
+
+    func slots(of day: String) async throws -> [PlanSlot]? {
+        // One query: the plan's row, joined with its slots (none for a day planned with no posts).
+        let rows = try await database.rows("reading the plan of \(day)", """
+            SELECT s.minute, s.state, s.source_tweet_id, s.bot_tweet_id, s.reason, s.posted_at
+            FROM day_plans p LEFT JOIN plan_slots s ON s.day = p.day
+            WHERE p.day = \(day)::date ORDER BY s.minute
+            """, as: (Int?, String?, Int64?, Int64?, String?, Date?).self)
+        guard !rows.isEmpty else { return nil }
+        return rows.compactMap { minute, state, source, bot, reason, postedAt in
+            minute.map { PlanSlot(minute: $0, state: state.flatMap(PlanSlot.State.init(rawValue:)) ?? .skipped,
+                                  sourceTweetID: source, botTweetID: bot, reason: reason, postedAt: postedAt) }
+        }
+    }
+
+    func storePlan(day: String, timeZone: String, minutes: [Int], drawnAt: Date) async throws {
+        let logger = logger
+        try await database.transaction("storing the plan of \(day)") { connection in
+            let inserted = try await connection.query("""
+                INSERT INTO day_plans (day, time_zone, drawn_at) VALUES (\(day)::date, \(timeZone), \(drawnAt))
+                ON CONFLICT (day) DO NOTHING RETURNING 1
+                """, logger: logger)
+            var isNew = false
+            for try await _ in inserted { isNew = true }
+            if isNew && !minutes.isEmpty {
+                try await connection.query("""
+                    INSERT INTO plan_slots (day, minute) SELECT \(day)::date, m FROM unnest(\(minutes)::integer[]) AS m
+                    ON CONFLICT DO NOTHING
+                    """, logger: logger)
+            }
+        }
+    }
+
+    func claim(day: String, minute: Int) async throws -> Bool {
+        try await !database.rows("claiming slot \(minute) of \(day)", """
+            UPDATE plan_slots SET state = 'posting', updated_at = now()
+            WHERE day = \(day)::date AND minute = \(minute) AND state = 'planned' RETURNING 1
+            """, as: Int.self).isEmpty
+    }
+
+    func markPosted(day: String, minute: Int, sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date, reason: String) async throws {
+        let logger = logger
+        try await database.transaction("recording slot \(minute) of \(day) as posted") { connection in
+            try await connection.query("""
+                UPDATE plan_slots SET state = 'posted', source_tweet_id = \(sourceTweetID), bot_tweet_id = \(botTweetID),
+                                      reason = \(reason), posted_at = \(postedAt), updated_at = now()
+                WHERE day = \(day)::date AND minute = \(minute)
+                """, logger: logger)
+            try await connection.query("""
+                INSERT INTO bot_posts (source_tweet_id, bot_tweet_id, posted_at) VALUES (\(sourceTweetID), \(botTweetID), \(postedAt))
+                """, logger: logger)
+        }
+    }
+
+    func markSkipped(day: String, minute: Int, reason: String) async throws {
+        _ = try await database.rows("recording slot \(minute) of \(day) as skipped", """
+            UPDATE plan_slots SET state = 'skipped', reason = \(reason), updated_at = now()
+            WHERE day = \(day)::date AND minute = \(minute) AND state IN ('planned', 'posting') RETURNING 1
+            """, as: Int.self)
+    }
+
+    func skipInterrupted(day: String) async throws -> [Int] {
+        try await database.rows("recovering interrupted slots of \(day)", """
+            UPDATE plan_slots SET state = 'skipped', updated_at = now(), reason = \(PlanStore.interruptedReason)
+            WHERE day = \(day)::date AND state = 'posting' RETURNING minute
+            """, as: Int.self)
+    }
+}

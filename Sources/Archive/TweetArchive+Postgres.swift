@@ -1,0 +1,177 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The archive's statements in Postgres: minutes and days computed with `AT TIME ZONE`, arrays bound whole
+/// (`unnest`, `= ANY`), the @-mention filter as a POSIX regular expression.
+struct PostgresTweetArchive: TweetArchiveStatements {
+    let database: ArchiveDatabase
+    private var logger: Logger { database.logger }
+
+    func recomputeMinutes(in zone: TimeZone) async throws {
+        let zone = zone.identifier
+        let logger = logger
+        try await database.transaction("recomputing minutes of the day for \(zone)") { connection in
+            let rows = try await connection.query(
+                "SELECT value FROM archive_settings WHERE name = 'minute_time_zone' FOR UPDATE", logger: logger)
+            for try await stored in rows.decode(String.self) where stored == zone { return }
+            try await connection.query("""
+                UPDATE tweets SET minute = (extract(hour FROM created_at AT TIME ZONE \(zone)) * 60
+                                          + extract(minute FROM created_at AT TIME ZONE \(zone)))::integer
+                """, logger: logger)
+            try await connection.query("""
+                INSERT INTO archive_settings (name, value) VALUES ('minute_time_zone', \(zone))
+                ON CONFLICT (name) DO UPDATE SET value = excluded.value
+                """, logger: logger)
+        }
+    }
+
+    func tweetsWithoutLinkMark() async throws -> [(id: Int64, text: String)] {
+        try await database.rows("reading tweets without a link mark", "SELECT id, text FROM tweets WHERE has_link IS NULL",
+                                as: (Int64, String).self).map { (id: $0.0, text: $0.1) }
+    }
+
+    func markLinks(_ marks: [(id: Int64, hasLink: Bool)]) async throws {
+        let ids = marks.map(\.id), links = marks.map(\.hasLink)
+        let logger = logger
+        try await database.transaction("marking tweets with links") { connection in
+            try await connection.query("""
+                UPDATE tweets SET has_link = m.has_link FROM unnest(\(ids)::bigint[], \(links)::boolean[]) AS m(id, has_link)
+                WHERE tweets.id = m.id
+                """, logger: logger)
+        }
+    }
+
+    func insert(_ tweets: [NewTweet], in zone: TimeZone, keeping rowLimit: Int) async throws -> Int {
+        let ids = tweets.map(\.tweet.tweetID), texts = tweets.map(\.tweet.text), dates = tweets.map(\.tweet.createdAt)
+        let replyUserIDs = tweets.map { $0.tweet.replyUserID ?? 0 }  // 0 stands for "not a reply": no X user has id 0.
+        let links = tweets.map(\.hasLink)
+        let zone = zone.identifier
+        let logger = logger
+        return try await database.transaction("inserting \(tweets.count) tweets") { connection in
+            let rows = try await connection.query("""
+                WITH inserted AS (
+                    INSERT INTO tweets (tweet_id, text, reply_user_id, created_at, minute, has_link)
+                    SELECT t.tweet_id, t.text, NULLIF(t.reply_user_id, 0), t.created_at,
+                           (extract(hour FROM t.created_at AT TIME ZONE \(zone)) * 60
+                            + extract(minute FROM t.created_at AT TIME ZONE \(zone)))::integer, t.has_link
+                    FROM unnest(\(ids)::bigint[], \(texts)::text[], \(replyUserIDs)::bigint[], \(dates)::timestamptz[], \(links)::boolean[])
+                         AS t(tweet_id, text, reply_user_id, created_at, has_link)
+                    ON CONFLICT (tweet_id) DO NOTHING
+                    RETURNING 1
+                )
+                SELECT count(*)::bigint FROM inserted
+                """, logger: logger)
+            var inserted = 0
+            for try await count in rows.decode(Int64.self) { inserted = Int(count) }
+            if inserted > 0 {
+                try await connection.query("""
+                    DELETE FROM tweets WHERE id IN (
+                        SELECT id FROM tweets ORDER BY created_at DESC, tweet_id DESC OFFSET \(rowLimit)
+                    )
+                    """, logger: logger)
+            }
+            return inserted
+        }
+    }
+
+    func count() async throws -> Int {
+        try await single("counting tweets", "SELECT count(*)::bigint FROM tweets") ?? 0
+    }
+
+    func newestTweetID() async throws -> Int64? {
+        try await database.rows("reading the newest tweet id", "SELECT max(tweet_id) FROM tweets", as: Int64?.self).first ?? nil
+    }
+
+    func countsPerMinute(includingReplies: Bool) async throws -> [(minute: Int, count: Int)] {
+        try await database.rows("reading the minute histogram", """
+            SELECT minute, count(*)::bigint FROM tweets
+            WHERE minute IS NOT NULL AND (\(includingReplies) OR reply_user_id IS NULL)
+            GROUP BY minute
+            """, as: (Int, Int64).self).map { (minute: $0.0, count: Int($0.1)) }
+    }
+
+    func postsPerDay(includingReplies: Bool, in zone: TimeZone) async throws -> [DayCount] {
+        let zone = zone.identifier
+        return try await database.rows("counting posts per day", """
+            SELECT to_char(created_at AT TIME ZONE \(zone), 'YYYY-MM-DD') AS day, count(*)::bigint FROM tweets
+            WHERE \(includingReplies) OR reply_user_id IS NULL
+            GROUP BY day ORDER BY day
+            """, as: (String, Int64).self).map { DayCount(day: $0.0, count: Int($0.1)) }
+    }
+
+    func randomTweet(_ sample: TweetSample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedTweet? {
+        let firstLow = sample.window.first.lowerBound, firstHigh = sample.window.first.upperBound
+        let secondLow = sample.window.second?.lowerBound ?? 1, secondHigh = sample.window.second?.upperBound ?? 0
+        return try await randomRow("sampling a tweet near minute \(sample.minute)", using: &generator) { select, tail in
+            """
+            SELECT \(unescaped: select) FROM tweets WHERE reply_user_id IS NULL
+              AND (minute BETWEEN \(firstLow) AND \(firstHigh) OR minute BETWEEN \(secondLow) AND \(secondHigh))
+              AND tweet_id <> ALL(\(sample.excluded)::bigint[])
+              AND (\(sample.allowingMentions) OR text !~ \(TweetArchive.mentionPattern))
+              AND (\(sample.allowingLinks) OR has_link IS NOT TRUE)
+              AND NOT EXISTS (SELECT 1 FROM bot_posts WHERE source_tweet_id = tweets.tweet_id AND posted_at >= \(sample.postedSince))
+              \(unescaped: tail)
+            """
+        }
+    }
+
+    func randomReply(_ sample: ReplySample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedTweet? {
+        let anyUser = sample.userID == nil, user = sample.userID ?? 0
+        return try await randomRow("sampling a reply to \(sample.whom)", using: &generator) { select, tail in
+            """
+            SELECT \(unescaped: select) FROM tweets
+            WHERE reply_user_id IS NOT NULL AND (\(anyUser) OR reply_user_id = \(user))
+              AND tweet_id <> ALL(\(sample.excluded)::bigint[]) AND (\(sample.allowingLinks) OR has_link IS NOT TRUE) \(unescaped: tail)
+            """
+        }
+    }
+
+    func recordBotPost(sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date) async throws {
+        let logger = logger
+        try await database.transaction("recording a post of tweet \(sourceTweetID)") { connection in
+            try await connection.query("""
+                INSERT INTO bot_posts (source_tweet_id, bot_tweet_id, posted_at) VALUES (\(sourceTweetID), \(botTweetID), \(postedAt))
+                """, logger: logger)
+        }
+    }
+
+    func newest(limit: Int) async throws -> [ArchivedTweet] {
+        try await database.rows("reading tweets", """
+            SELECT tweet_id, text, reply_user_id, created_at FROM tweets
+            ORDER BY created_at DESC, tweet_id DESC LIMIT \(limit)
+            """, as: (Int64, String, Int64?, Date).self).map(ArchivedTweet.init(row:))
+    }
+
+    func removeAll() async throws {
+        let logger = logger
+        try await database.transaction("clearing the archive") { connection in
+            try await connection.query("DELETE FROM tweets", logger: logger)
+        }
+    }
+
+    /// Counts the rows a query selects, then reads the one at a random offset in `tweet_id` order: the random
+    /// choice stays in Swift so a seeded generator makes it repeatable. `makeQuery(selectList, tail)` builds the
+    /// query from its select list and the text that ends it.
+    private func randomRow(
+        _ operation: String, using generator: inout some RandomNumberGenerator,
+        _ makeQuery: (_ selectList: String, _ tail: String) -> PostgresQuery
+    ) async throws -> ArchivedTweet? {
+        let count: Int = try await single(operation, makeQuery("count(*)::bigint", "")) ?? 0
+        guard count > 0 else { return nil }
+        let offset = Int.random(in: 0..<count, using: &generator)
+        let rowQuery = makeQuery("tweet_id, text, reply_user_id, created_at", "ORDER BY tweet_id LIMIT 1 OFFSET \(offset)")
+        return try await database.rows(operation, rowQuery, as: (Int64, String, Int64?, Date).self).first.map(ArchivedTweet.init(row:))
+    }
+
+    private func single(_ operation: String, _ sql: PostgresQuery) async throws -> Int? {
+        try await database.rows(operation, sql, as: Int64.self).first.map(Int.init)
+    }
+}
+
+extension ArchivedTweet {
+    /// A tweet from a Postgres row of `tweet_id, text, reply_user_id, created_at`.
+    init(row: (Int64, String, Int64?, Date)) {
+        self.init(tweetID: row.0, text: row.1, replyUserID: row.2, createdAt: row.3)
+    }
+}
