@@ -53,6 +53,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "SocialNetwork",
+            dependencies: ["BotConfiguration"],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "Archive",
             dependencies: [
                 "BotConfiguration", "BotClock", "PostText",
@@ -89,7 +94,12 @@ let package = Package(
         ),
         .target(
             name: "BotAssembly",
-            dependencies: ["BotConfiguration", "Archive", "WordCounts", "RedisClient", "RedisWordCounts", "SQLiteWordCounts"],
+            dependencies: [
+                "BotConfiguration", "BotClock", "Archive", "WordCounts", "RedisClient", "RedisWordCounts", "SQLiteWordCounts", "Tokenizer",
+                "Classifier", "SocialNetwork", "XAPI", "XNetwork", "Training", "Daemon",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: strictSettings
         ),
         .target(
@@ -104,7 +114,7 @@ let package = Package(
         .target(
             name: "XAPI",
             dependencies: [
-                "BotConfiguration", "BotClock", "PostText",
+                "BotConfiguration", "BotClock", "PostText", "SocialNetwork",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -139,30 +149,37 @@ let package = Package(
         ),
         .target(
             name: "Schedule",
-            dependencies: ["Archive", "SeededRandom"],
+            dependencies: ["Archive", "BotClock", "SeededRandom"],
             swiftSettings: strictSettings
         ),
         .target(
             name: "Picking",
-            dependencies: ["Archive", "BotConfiguration", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Archive", "BotClock", "BotConfiguration", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .target(
             name: "Training",
-            dependencies: ["Archive", "BotConfiguration", "Classifier", "WordCounts", "XAPI", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Archive", "BotConfiguration", "Classifier", "SocialNetwork", "WordCounts", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .target(
             name: "ArchiveImport",
-            dependencies: ["Archive", "Classifier", "WordCounts", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            dependencies: ["Archive", "Classifier", "PostText", "WordCounts", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "XNetwork",
+            dependencies: [
+                "XAPI", "SocialNetwork", "Archive", "BotClock", "BotConfiguration",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: strictSettings
         ),
         .target(
             name: "Daemon",
             dependencies: [
-                "BotAssembly",
-                "Archive", "BotClock", "BotConfiguration", "Classifier", "Picking", "RedisClient", "Schedule", "Tokenizer", "Training",
-                "WordCounts", "XAPI",
+                "Archive", "BotClock", "BotConfiguration", "Classifier", "Picking", "Schedule", "SocialNetwork", "Training",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -171,13 +188,13 @@ let package = Package(
         .target(
             name: "MirrorBotCommands",
             dependencies: [
-                "BotConfiguration",
+                "BotConfiguration", "BotClock",
                 "Archive",
                 "RedisClient",
                 "WordCounts",
                 "BotAssembly", "RedisWordCounts", "SQLiteWordCounts",
                 "Tokenizer",
-                "XAPI",
+                "XAPI", "XNetwork", "SocialNetwork",
                 "Classifier",
                 "Schedule",
                 "Picking",
@@ -198,7 +215,7 @@ let package = Package(
         ),
         .target(
             name: "DemoReport",
-            dependencies: ["Archive", "FakeX", "XAPI"],
+            dependencies: ["Archive", "BotClock", "FakeX", "XAPI"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -258,6 +275,7 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: strictSettings
         ),
+        .testTarget(name: "ArchitectureTests", swiftSettings: strictSettings),
         .testTarget(name: "BotConfigurationTests", dependencies: ["BotConfiguration"], swiftSettings: strictSettings),
         .testTarget(name: "PostTextTests", dependencies: ["PostText"], swiftSettings: strictSettings),
         .testTarget(
@@ -279,7 +297,7 @@ let package = Package(
             name: "TrainingTests",
             dependencies: [
                 "Training", "Archive", "BotConfiguration", "Classifier", "FakeX", "RedisClient", "TestSupport", "Tokenizer",
-                "WordCounts", "XAPI", .product(name: "Logging", package: "swift-log"),
+                "WordCounts", "XAPI", "XNetwork", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
@@ -295,13 +313,13 @@ let package = Package(
             name: "DaemonTests",
             dependencies: [
                 "Daemon", "RedisWordCounts", "Archive", "BotClock", "BotConfiguration", "Classifier", "FakeX", "Picking", "RedisClient", "Schedule", "Training",
-                "TestSupport", "Tokenizer", "WordCounts", "XAPI",
+                "TestSupport", "Tokenizer", "WordCounts", "XAPI", "XNetwork", "SocialNetwork",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "ScheduleTests", dependencies: ["Schedule", "Archive", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "ScheduleTests", dependencies: ["Schedule", "Archive", "BotClock", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "PickingTests",
             dependencies: ["Picking", "Schedule", "Archive", "TestSupport", .product(name: "Logging", package: "swift-log")],
@@ -309,7 +327,7 @@ let package = Package(
         ),
         .testTarget(
             name: "XAPITests",
-            dependencies: ["XAPI", "FakeX", "BotClock", "BotConfiguration", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["XAPI", "SocialNetwork", "FakeX", "BotClock", "BotConfiguration", "TestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -333,7 +351,7 @@ let package = Package(
             name: "MirrorBotCommandsTests",
             dependencies: [
                 "MirrorBotCommands", "Archive", "BotConfiguration", "TestSupport", "FakeX", "RedisClient", "WordCounts", "Classifier", "Tokenizer", "Picking", "BotAssembly", "RedisWordCounts", "SQLiteWordCounts",
-                "XAPI", "Training",
+                "XAPI", "XNetwork", "Training",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

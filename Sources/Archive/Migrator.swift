@@ -87,11 +87,13 @@ public struct Migrator: Sendable {
     }
 
     /// SQLite: one writer at a time by design, so no lock is needed; each file runs whole in one write transaction.
+    /// The file is the bot's own and every command brings it up to date, so each migration is a debug line (the
+    /// word counts' pool migrates it silently too; `mirror_bot migrate` prints what it applied).
     private func migrateSQLite(_ database: ArchiveDatabase) async throws -> [Migration] {
         var applied: [Migration] = []
         for migration in sqliteMigrations {
             if try await database.write("applying migration \(migration.version) (\(migration.name))", { db in try Self.apply(migration, in: db) }) {
-                database.logger.info("Applied migration \(migration.version) (\(migration.name)) to \(database.location).")
+                database.logger.debug("Applied migration \(migration.version) (\(migration.name)) to \(database.location).")
                 applied.append(migration)
             }
         }

@@ -1,3 +1,4 @@
+import BotClock
 import Foundation
 import GRDB
 

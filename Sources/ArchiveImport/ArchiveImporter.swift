@@ -1,3 +1,4 @@
+import PostText
 public import Archive
 public import Classifier
 import Foundation
@@ -86,12 +87,8 @@ public struct ArchiveImporter: Sendable {
         guard let createdAt = ExportDate.parse(tweet.createdAt) else {
             throw ImportError(file: file, reason: "entry \(entry) has created_at \"\(tweet.createdAt)\", not like \"Sat Aug 12 16:10:37 +0000 2023\"")
         }
-        var text = rawText
-        for link in tweet.entities?.urls ?? [] {
-            if let expanded = link.expandedUrl { text = text.replacingOccurrences(of: link.url, with: expanded) }
-        }
-        text = text.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
-            .replacingOccurrences(of: "&amp;", with: "&")
+        let links = (tweet.entities?.urls ?? []).compactMap { link in link.expandedUrl.map { (link.url, $0) } }
+        let text = WrittenText.from(escaped: rawText, links: links)
         return ArchivedTweet(tweetID: id, text: text, replyUserID: tweet.inReplyToUserIdStr.flatMap { Int64($0) }, createdAt: createdAt)
     }
 

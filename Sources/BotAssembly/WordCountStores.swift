@@ -9,15 +9,18 @@ public import WordCounts
 /// Chooses where the favorite filter's word counts live for a configuration.
 public enum WordCountStores {
     /// Redis when `REDIS_URL` (or `REDISTOGO_URL`) is set, under `REDIS_KEY_PREFIX`; otherwise the embedded SQLite
-    /// file `MIRROR_BOT_DATA` (created if needed). Returns the store and a line saying which it is (no secrets).
-    public static func open(for configuration: Configuration, busyTimeout: Int = ArchiveDatabase.commandBusyTimeout) throws
-        -> (store: any WordCountBackend, description: String) {
+    /// file `MIRROR_BOT_DATA` (created if needed), through `archive`'s pool when the archive is that same file.
+    /// Returns the store and a line saying which it is (no secrets).
+    public static func open(for configuration: Configuration, sharing archive: ArchiveDatabase? = nil,
+                            busyTimeout: Int = ArchiveDatabase.commandBusyTimeout) throws -> (store: any WordCountBackend, description: String) {
         if let url = configuration.redis {
             return (RedisWordCounts(connection: RedisConnection(url: url), keyPrefix: configuration.redisKeyPrefix), "Redis at \(url.redacted)")
         }
         let path = configuration.embeddedDataPath
+        let description = "the SQLite file \(path) (REDIS_URL is not set)"
         do {
-            return (try SQLiteWordCounts(path: path, busyTimeout: busyTimeout), "the SQLite file \(path) (REDIS_URL is not set)")
+            if let archive, let shared = try SQLiteWordCounts(sharing: archive) { return (shared, description) }
+            return (try SQLiteWordCounts(path: path, busyTimeout: busyTimeout), description)
         } catch {
             throw WordCountsUnavailable(store: "the SQLite file \(path) (MIRROR_BOT_DATA)", reason: "\(error)")
         }

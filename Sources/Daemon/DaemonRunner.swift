@@ -1,22 +1,19 @@
 public import Archive
 public import BotClock
 public import BotConfiguration
-import Classifier
+public import Classifier
 public import Foundation
 public import Logging
 import Picking
-import RedisClient
 import Schedule
-import ServiceLifecycle
-import Tokenizer
+public import ServiceLifecycle
+public import SocialNetwork
 import Training
-import WordCounts
-public import XAPI
-import BotAssembly
 
-/// `mirror_bot start`: the poster, replier, favoriter and learner in one service group, with the database pool
-/// and the usage reporter. SIGTERM or SIGINT shuts it down gracefully within 10 seconds: a post or answer in
-/// flight is finished and recorded, and every stored state is consistent.
+/// `mirror_bot start`: the poster, replier, favoriter and learner in one service group, with the usage reporter and
+/// the network's own services. It runs on parts the composition root built (one database pool, running for the whole
+/// run; the classifier; the network behind its protocol). SIGTERM or SIGINT shuts it down gracefully within
+/// 10 seconds: a post or answer in flight is finished and recorded, and every stored state is consistent.
 public enum DaemonRunner {
     /// The options of `mirror_bot start`.
     public struct Options: Sendable {
@@ -51,11 +48,11 @@ public enum DaemonRunner {
         public var likes: Int
         /// Why the stored figures (slots, mentions, likes) could not be read at the end, if they could not.
         public var storedFiguresProblem: String?
-        /// The API usage report.
+        /// The API usage report (empty on a network that costs nothing).
         public var usage: [String]
-        /// X's bill of each UTC day of the run by mirror_bot's count: this run's, and every run's that day.
+        /// What the network billed on each UTC day of the run by mirror_bot's count: this run's, and every run's that day.
         public var spend: [(day: String, thisRun: Double, allRuns: Double)]
-        /// `X_DAILY_BUDGET`.
+        /// The daily budget (`X_DAILY_BUDGET`).
         public var budget: Double
         /// Whether the bot liked, and why (not).
         public var liking: String
@@ -63,78 +60,47 @@ public enum DaemonRunner {
         public var memory: ProcessMemory?
     }
 
-    /// Runs the daemon until a signal or the end of `options.duration`; returns what it did.
-    public static func run(configuration: Configuration, options: Options, logger: Logger) async throws -> Summary {
-        try configuration.require([.humanCredentials, .botCredentials])
+    /// What the daemon runs on, built by the composition root.
+    public struct Parts: Sendable {
+        /// The configuration.
+        public var configuration: Configuration
+        /// The archive's database; its pool runs for the whole run (the caller's `withRunning`).
+        public var database: ArchiveDatabase
+        /// The favorite filter, its word counts and tokenizer.
+        public var classifier: FavoriteClassifier
+        /// The network the bot mirrors on.
+        public var network: any MirrorNetwork
+        /// The bot's clock, started.
+        public var clock: any BotClock
+        /// Services the network's accounting runs (X: storing the day's spend), stopped after every service that acts.
+        public var accountingServices: [any Service]
+        /// The log.
+        public var logger: Logger
 
-        // Before starting: the database answers and is migrated, the word counts answer, both accounts are known.
-        // The SQLite file is the bot's own and is migrated here; Postgres is migrated by `mirror_bot migrate`.
-        let (archiveLocation, storedRefusals) = try await ArchiveDatabase.open(for: configuration, logger: logger).withRunning { database in
-            if case .sqlite = database.backend { try await Migrator().migrate(database) }
-            let pending = try await Migrator().pending(database).count
-            guard pending == 0 else {
-                throw ArchiveError(operation: "starting", reason: "\(pending) migration(s) are not applied yet; run `mirror_bot migrate` first")
-            }
-            try await TweetArchive(database: database, timeZone: configuration.timeZone, rowLimit: configuration.archiveRowLimit).prepare()
-            return (database.location, try await UsageRecording.storedRefusals(in: BotState(database: database)))
+        /// Parts from their pieces.
+        public init(configuration: Configuration, database: ArchiveDatabase, classifier: FavoriteClassifier, network: any MirrorNetwork,
+                    clock: any BotClock, accountingServices: [any Service] = [], logger: Logger) {
+            self.configuration = configuration; self.database = database; self.classifier = classifier; self.network = network
+            self.clock = clock; self.accountingServices = accountingServices; self.logger = logger
         }
-        logger.notice("archive: \(archiveLocation)\(configuration.database == nil ? " (DATABASE_URL is not set)" : "")")
-        let (store, storeDescription) = try WordCountStores.open(for: configuration, busyTimeout: ArchiveDatabase.daemonBusyTimeout)
-        logger.notice("word counts: \(storeDescription)")
-        do {
-            _ = try await store.isTrained("classifier")
-        } catch {
-            // Posting and replying need only Postgres: the bot starts, and liking and learning wait for the counts.
-            logger.error("The word counts do not answer (\(error)); posting and replying go on, liking and learning resume when they do.")
-        }
-        // The bot's clock starts once the stores are checked, just before the first API call.
-        let clock: any BotClock = options.speed == 1 && options.startTime == nil
-            ? SystemBotClock() : SimulatedBotClock(start: options.startTime ?? Date(), speed: options.speed)
+    }
+
+    /// Runs the daemon on `parts` until a signal or the end of `options.duration`; returns what it did.
+    public static func run(_ parts: Parts, options: Options) async throws -> Summary {
+        let (configuration, database, classifier, network, clock, logger) =
+            (parts.configuration, parts.database, parts.classifier, parts.network, parts.clock, parts.logger)
         let startedAt = clock.now()
-        let runID = UUID().uuidString
-        let usage = UsageMeter()
-        let refusals = XRefusals()
-        let budget = DailyBudget(limit: configuration.xDailyBudget, meter: usage, logger: logger)
-        let clientConfiguration = XClient.Configuration(baseURL: configuration.xAPIBaseURL,
-                                                        credentials: [.human: configuration.human!, .bot: configuration.bot!])
-        let database = try ArchiveDatabase.open(for: configuration, busyTimeout: ArchiveDatabase.daemonBusyTimeout,
-                                                operationTimeLimit: ArchiveDatabase.daemonOperationTimeLimit, logger: logger)
-        // The services' client keeps what X refuses for good in the store; the start's client (before the store
-        // runs as a service) shares its meter, refusals and budget.
-        let client = XClient(configuration: clientConfiguration, clock: clock, usage: usage, refusals: refusals, budget: budget,
-                             refusalStore: StoredRefusals(state: BotState(database: database)), logger: logger)
-        refusals.restore(storedRefusals, apps: client.appFingerprints)
-        let liking = LikingPolicy(setting: configuration.likes, networkReason: XAccess.whyNoLikes, refusals: refusals)
-        let usageDays = UsageDays(database: database)
-        do {
-            let spent = try await ArchiveDatabase.open(for: configuration, logger: logger).withRunning { database in
-                try await UsageRecording.loadSpentElsewhere(into: usage, from: UsageDays(database: database), runID: runID, at: startedAt)
-            }
-            logger.notice("\(String(format: "budget: X_DAILY_BUDGET $%.2f a UTC day by mirror_bot's count of X's bill ($%.3f spent today before this start; %@)", configuration.xDailyBudget, spent, usage.prices.source))")
-        } catch {
-            logger.error("Could not read today's API spend (\(error)); the budget counts from zero until it can.")
-        }
+        let liking = LikingPolicy(setting: configuration.likes, network: network)
         logger.notice("\(liking.statusLine)")
-        if !configuration.postLinks {
-            logger.notice("links: the person's tweets and replies with a link are not posted (POST_LINKS=false: X bills a post with a URL $0.200, a plain one $0.015)")
-        }
-        let startClient = XClient(configuration: clientConfiguration, clock: clock, usage: usage, refusals: refusals, budget: budget, logger: logger)
-        guard let human = try await startClient.send(GetAuthenticatedUser(), as: .human).data,
-              let bot = try await startClient.send(GetAuthenticatedUser(), as: .bot).data else {
-            throw XAPIError.malformedResponse(endpoint: GetAuthenticatedUser.name, reason: "no user in the answer")
-        }
-        logger.notice("mirroring @\(human.username) on @\(bot.username)\(options.dryRun ? " (dry run: nothing is posted or liked)" : "")\(options.speed == 1 ? "" : " at \(options.speed)x speed from \(startedAt.formatted(.iso8601))")")
+        let human = try await network.whoAmI(.human)
+        let bot = try await network.whoAmI(.bot)
+        logger.notice("mirroring @\(human.handle) on @\(bot.handle) on \(network.name)\(options.dryRun ? " (dry run: nothing is posted or liked)" : "")\(options.speed == 1 ? "" : " at \(options.speed)x speed from \(startedAt.formatted(.iso8601))")")
 
         let archive = TweetArchive(database: database, timeZone: configuration.timeZone, rowLimit: configuration.archiveRowLimit)
-        let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: configuration.favoriteRateThreshold,
-                                            examples: TrainingExamples(database: database), logger: logger)
         if liking.isChosen {
             do {
-                // A pool of its own: `database` runs once, as the group's service.
-                let decision = try await ArchiveDatabase.open(for: configuration, logger: logger).withRunning { database in
-                    try await LikeDecision.apply(to: classifier, configuration: configuration, database: database, calibrateIfMissing: true,
-                                                 at: startedAt)
-                }
+                let decision = try await LikeDecision.apply(to: classifier, configuration: configuration, database: database, calibrateIfMissing: true,
+                                                            at: startedAt)
                 logger.notice("\(decision)")
             } catch {
                 logger.error("Could not read or make the like calibration (\(error)); liking with threshold \(configuration.favoriteRateThreshold) until the daily one.")
@@ -149,35 +115,33 @@ public enum DaemonRunner {
             clock: clock, plans: plans, planner: SchedulePlanner(archive: archive, maxPostsPerDay: configuration.maxPostsPerDay),
             picker: PostPicker(archive: archive, repostAfterDays: configuration.repostAfterDays, allowsMentions: configuration.postMentions,
                                allowsLinks: configuration.postLinks, logger: logger),
-            client: client, settings: .init(missedSlotGrace: Double(configuration.missedSlotGraceMinutes * 60), dryRun: options.dryRun), logger: logger)
+            network: network, settings: .init(missedSlotGrace: Double(configuration.missedSlotGraceMinutes * 60), dryRun: options.dryRun),
+            logger: logger)
         let replier = Replier(
-            clock: clock, mentions: MentionLog(database: database), state: botState, picker: ReplyPicker(archive: archive, fallback: configuration.replyFallback, allowsLinks: configuration.postLinks),
-            client: client,
-            botUserID: bot.id,
+            clock: clock, mentions: MentionLog(database: database), state: botState,
+            picker: ReplyPicker(archive: archive, fallback: configuration.replyFallback, allowsLinks: configuration.postLinks),
+            network: network, botUserID: bot.id,
             settings: .init(pollInterval: Double(configuration.mentionsPollSeconds), limitPerUserPerHour: configuration.replyLimitPerUser,
                             maxThreadReplies: configuration.maxThreadReplies, dryRun: options.dryRun),
             logger: logger)
-        let favoriter = Favoriter(clock: clock, likes: LikeLog(database: database), state: botState, archive: archive, policy: liking, classifier: classifier, client: client,
-                                  botUserID: bot.id, humanUserID: human.id,
+        let favoriter = Favoriter(clock: clock, likes: LikeLog(database: database), state: botState, archive: archive, policy: liking,
+                                  classifier: classifier, network: network, botUserID: bot.id, humanUserID: human.id,
                                   settings: .init(pollInterval: Double(configuration.timelinePollSeconds), dryRun: options.dryRun), logger: logger)
-        let learner = Learner(clock: clock, state: botState, archive: archive, classifier: classifier, client: client, liking: liking,
+        let learner = Learner(clock: clock, state: botState, archive: archive, classifier: classifier, network: network, liking: liking,
                               humanUserID: human.id, settings: .init(pollInterval: Double(configuration.learnPollSeconds)),
                               calibrator: calibrator, logger: logger)
 
-        // Services stop in reverse order: the closing summary and the spend's last record after every service that
-        // acts, the database pool last.
+        // Services stop in reverse order: the closing summary and the network's accounting after every service that
+        // acts. The database pool runs around the whole group and stops after it.
         let closing = ClosingSummary(database: database, timeZone: configuration.timeZone, from: startedAt, clock: clock,
                                      likingStatus: { liking.statusLine }, logger: logger)
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: ArchiveDatabaseService(database: database)),
-            .init(service: SpendRecorder(clock: clock, usage: usage, budget: budget, days: usageDays, state: botState, runID: runID,
-                                         interval: .seconds(60), logger: logger)),
-            .init(service: closing),
-            .init(service: poster), .init(service: replier), .init(service: learner),
-            .init(service: UsageReporter(clock: clock, usage: usage, budget: budget, logger: logger)),
-        ]
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = parts.accountingServices.map { .init(service: $0) }
+        services.append(.init(service: closing))
+        services += [.init(service: poster), .init(service: replier), .init(service: learner)]
         // Liking not chosen (LIKES=off, or auto on X): the favoriter does not run at all, and reads nothing.
-        if liking.isChosen { services.insert(.init(service: favoriter), at: 5) }
+        if liking.isChosen { services.append(.init(service: favoriter)) }
+        services.append(.init(service: RunningNotice(logger: logger)))
+        if let accounting = network.accounting { services.append(.init(service: UsageReporter(clock: clock, accounting: accounting, logger: logger))) }
         if let duration = options.duration {
             services.append(.init(service: StopAfter(clock: clock, duration: .milliseconds(Int64(duration * 1000))),
                                   successTerminationBehavior: .gracefullyShutdownGroup))
@@ -187,7 +151,7 @@ public enum DaemonRunner {
         groupConfiguration.maximumCancellationDuration = .seconds(5)
         try await ServiceGroup(configuration: groupConfiguration).run()
 
-        // The closing summary: what was stored (read by `closing` before the pool stopped) and what was counted.
+        // The closing summary: what was stored (read by `closing` before the group ended) and what was counted.
         let until = clock.now()
         var figures = ClosingSummary.Figures()
         var problem: String?
@@ -197,12 +161,10 @@ public enum DaemonRunner {
         case nil: problem = "the run ended before they were read"
         }
         if let problem { logger.warning("The stored figures for the summary could not be read (\(problem)); what was counted in memory follows.") }
-        let spend = usage.billingDays.map { day in
-            (day: day, thisRun: usage.ownSpend(onBillingDay: day), allRuns: usage.spent(onBillingDay: day))
-        }
         return Summary(from: startedAt, until: until, slots: figures.slots, replies: figures.replies,
                        mentionsNotAnswered: figures.mentionsNotAnswered, likes: figures.likes, storedFiguresProblem: problem,
-                       usage: usage.report(), spend: spend, budget: configuration.xDailyBudget, liking: liking.statusLine,
+                       usage: network.accounting?.usageReport() ?? [], spend: network.accounting?.spend() ?? [],
+                       budget: network.accounting?.budget ?? configuration.xDailyBudget, liking: liking.statusLine,
                        memory: ProcessMemory.current())
     }
 }

@@ -4,7 +4,7 @@ public import Classifier
 public import Foundation
 public import Logging
 public import ServiceLifecycle
-public import XAPI
+public import SocialNetwork
 import Training
 
 
@@ -15,7 +15,7 @@ import Training
 /// and likes nothing while the filter has not learned both sides (the original's formula would then like
 /// everything). Each like is logged with its reason.
 ///
-/// It runs only while the liking policy is active. When X refuses the likes endpoints (403 client-forbidden: the
+/// It runs only while the liking policy is active. When the network refuses the likes endpoints (403 client-forbidden: the
 /// app is not enrolled), the client stores the refusal and the favoriter stops reading the timeline; once a day it
 /// checks with one call that reads and changes nothing (taking back a like the bot never made, of the human's
 /// newest tweet) and starts afresh when X accepts it.
@@ -34,6 +34,7 @@ public struct Favoriter: Service {
     }
 
     static let sinceIDKey = "home.since_id"
+    private var cursor: SinceCursor { SinceCursor(state: state, key: Self.sinceIDKey) }
 
     let clock: any BotClock
     let likes: LikeLog
@@ -41,7 +42,7 @@ public struct Favoriter: Service {
     let archive: TweetArchive
     let policy: LikingPolicy
     let classifier: FavoriteClassifier
-    let client: XClient
+    let network: any MirrorNetwork
     let botUserID: String
     let humanUserID: String
     let settings: Settings
@@ -49,15 +50,15 @@ public struct Favoriter: Service {
 
     /// A favoriter for the bot `botUserID`, mirroring the human `humanUserID`, liking while `policy` is active.
     public init(clock: any BotClock, likes: LikeLog, state: BotState, archive: TweetArchive, policy: LikingPolicy, classifier: FavoriteClassifier,
-                client: XClient, botUserID: String, humanUserID: String, settings: Settings = Settings(), logger: Logger) {
-        self.clock = clock; self.likes = likes; self.state = state; self.archive = archive; self.policy = policy; self.classifier = classifier; self.client = client
+                network: any MirrorNetwork, botUserID: String, humanUserID: String, settings: Settings = Settings(), logger: Logger) {
+        self.clock = clock; self.likes = likes; self.state = state; self.archive = archive; self.policy = policy; self.classifier = classifier; self.network = network
         self.botUserID = botUserID; self.humanUserID = humanUserID; self.settings = settings; self.logger = logger
     }
 
     /// Polls and likes until cancelled or the group's graceful shutdown.
     public func run() async throws {
         let interval = Duration.seconds(settings.pollInterval)
-        try await PollingLoop.run("Favoriter", clock: clock, logger: logger, interval: interval) { _ in
+        try await PollingLoop.run("Favoriter", on: network.name, clock: clock, logger: logger, interval: interval) { _ in
             try await round() ?? interval
         }
     }
@@ -72,9 +73,9 @@ public struct Favoriter: Service {
         }
         do {
             try await pollOnce()
-        } catch XAPIError.notEnrolled {
+        } catch NetworkError.notEnrolled {
             // The client logged the refusal and stored it; what the timeline held meanwhile is not liked later.
-            try await state.removeValue(of: Self.sinceIDKey)
+            try await cursor.forget()
             return policy.refusal.map { Self.duration(until: $0.recheckAt, from: clock.now()) }
         }
         return nil
@@ -85,11 +86,11 @@ public struct Favoriter: Service {
     func checkLikesAgain() async throws -> Bool {
         guard let newest = try await archive.newestTweetID() else { return false }
         do {
-            _ = try await client.send(UnlikeTweet(userID: botUserID, tweetID: String(newest)), as: .bot, for: .liking)
-        } catch let error as XAPIError where error.isRefusal {
+            try await network.checkLikes(as: botUserID, on: String(newest), for: .liking)
+        } catch let error as NetworkError where error.isRefusal {
             return false
         }
-        try await state.removeValue(of: Self.sinceIDKey)
+        try await cursor.forget()
         return true
     }
 
@@ -99,34 +100,30 @@ public struct Favoriter: Service {
 
     /// One poll: the new tweets of the home timeline, classified page by page, the favorites liked.
     func pollOnce() async throws {
-        guard let sinceID = try await state.value(of: Self.sinceIDKey) else {
+        guard case .after(let sinceID) = try await cursor.position() else {
             // First start: remember where the timeline stands; what came before is not liked.
-            let page = try await client.send(GetHomeTimeline(userID: botUserID, maxResults: 1), as: .bot, for: .liking)
-            try await state.setValue(page.meta?.newestID ?? "0", of: Self.sinceIDKey)
+            // Reposts count here: the newest post of any kind marks where the timeline stands.
+            try await cursor.start(at: network.homeTimeline(of: botUserID, as: .bot, since: nil, maxPosts: 1, perPage: 1, includingReposts: true,
+                                                            for: .liking))
             return
         }
-        let request = GetHomeTimeline(userID: botUserID, sinceID: sinceID == "0" ? nil : sinceID, maxResults: 100, exclude: [.retweets])
-        var newest = sinceID
-        for try await page in client.pages(request, as: .bot, for: .liking) {
-            try await like(page)
-            if let id = page.meta?.newestID, (UInt64(id) ?? 0) > (UInt64(newest) ?? 0) { newest = id }
-        }
-        if newest != sinceID { try await state.setValue(newest, of: Self.sinceIDKey) }
+        let pages = network.homeTimeline(of: botUserID, as: .bot, since: sinceID, maxPosts: nil, perPage: 100, includingReposts: false, for: .liking)
+        try await cursor.readNew(pages, after: sinceID) { page in try await like(page.posts) }
     }
 
-    /// Classifies a page in one round trip and likes its favorites.
-    func like(_ page: XTweetPage) async throws {
-        let candidates = page.tweets.filter { !$0.isRetweet && $0.authorID != botUserID && $0.authorID != humanUserID }
+    /// Classifies a page's posts in one round trip and likes the favorites.
+    func like(_ posts: [NetworkPost]) async throws {
+        let candidates = posts.filter { !$0.isRepost && $0.authorID != botUserID && $0.authorID != humanUserID }
         guard !candidates.isEmpty else { return }
         let liked = try await likes.likedAmong(candidates.compactMap { Int64($0.id) })
         let fresh = candidates.filter { !liked.contains(Int64($0.id) ?? -1) }
-        let verdicts = try await classifier.classify(fresh.map { FavoriteClassifier.Tweet($0, in: page) })
+        let verdicts = try await classifier.classify(fresh.map(FavoriteClassifier.Tweet.init))
         for (tweet, verdict) in zip(fresh, verdicts) where verdict.isFavorite {
             guard verdict.score.logRatio.isFinite else {
                 logger.notice("not liking \(tweet.id): the filter has not learned both liked and not-liked tweets yet (run `mirror_bot train classifier`)")
                 return
             }
-            let who = "@" + (page.username(of: tweet.authorID) ?? tweet.authorID ?? "?")
+            let who = "@" + (tweet.authorHandle ?? tweet.authorID ?? "?")
             let reasons = verdict.score.strongestContributions(limit: 3).towardFavorite.map(\.feature).joined(separator: ", ")
             let reason = String(format: "log ratio %.2f > %.2f", verdict.score.logRatio, Foundation.log(classifier.threshold)) + " (\(reasons))"
             if settings.dryRun {
@@ -134,20 +131,17 @@ public struct Favoriter: Service {
                 continue
             }
             do {
-                _ = try await client.send(LikeTweet(userID: botUserID, tweetID: tweet.id), as: .bot, for: .liking)
+                try await network.like(tweet.id, as: botUserID, for: .liking)
                 _ = try await likes.recordLike(tweetID: Int64(tweet.id) ?? 0, authorID: tweet.authorID.flatMap { Int64($0) },
                                              logRatio: verdict.score.logRatio, reason: reason, at: clock.now())
                 logger.info("liked \(tweet.id) by \(who): \(reason)")
-            } catch let error as XAPIError where error.isRefusal || Self.isShed(error) {
-                throw error  // the whole round stops: X refused liking, or the budget shed it
-            } catch let error as XAPIError {
+            } catch let error as NetworkError where error.isRefusal {
+                throw error  // the whole round stops: the network refused liking
+            } catch NetworkError.shed(let reason) {
+                throw NetworkError.shed(reason)  // the budget shed liking for the day
+            } catch let error as NetworkError {
                 logger.warning("could not like \(tweet.id) by \(who): \(error)")
             }
         }
-    }
-
-    private static func isShed(_ error: XAPIError) -> Bool {
-        if case .overBudget = error { return true }
-        return false
     }
 }

@@ -4,7 +4,7 @@ public import Classifier
 public import Foundation
 public import Logging
 public import ServiceLifecycle
-public import XAPI
+public import SocialNetwork
 public import Training
 
 
@@ -37,7 +37,7 @@ public struct Learner: Service {
     let state: BotState
     let archive: TweetArchive
     let classifier: FavoriteClassifier
-    let client: XClient
+    let network: any MirrorNetwork
     let liking: LikingPolicy
     let humanUserID: String
     let settings: Settings
@@ -49,15 +49,15 @@ public struct Learner: Service {
 
     /// A learner for the human `humanUserID`; with a `calibrator` (`FAVORITE_RATE_THRESHOLD=auto`), it calibrates the
     /// like threshold again once a day as examples accumulate, and the classifier decides with the new choice.
-    public init(clock: any BotClock, state: BotState, archive: TweetArchive, classifier: FavoriteClassifier, client: XClient,
+    public init(clock: any BotClock, state: BotState, archive: TweetArchive, classifier: FavoriteClassifier, network: any MirrorNetwork,
                 liking: LikingPolicy, humanUserID: String, settings: Settings = Settings(), calibrator: Calibrator? = nil, logger: Logger) {
-        self.clock = clock; self.state = state; self.archive = archive; self.classifier = classifier; self.client = client; self.liking = liking
+        self.clock = clock; self.state = state; self.archive = archive; self.classifier = classifier; self.network = network; self.liking = liking
         self.humanUserID = humanUserID; self.settings = settings; self.calibrator = calibrator; self.logger = logger
     }
 
     /// Polls until cancelled or the group's graceful shutdown.
     public func run() async throws {
-        try await PollingLoop.run("Learner", clock: clock, logger: logger, interval: .seconds(settings.pollInterval)) { number in
+        try await PollingLoop.run("Learner", on: network.name, clock: clock, logger: logger, interval: .seconds(settings.pollInterval)) { number in
             try await pollOnce(includingLikes: number % settings.likesEveryPolls == 0)
             return .seconds(settings.pollInterval)
         }
@@ -83,46 +83,45 @@ public struct Learner: Service {
     }
 
     private func learnNewTweets() async throws {
-        var sinceID = try await state.value(of: Self.tweetsSinceIDKey)
-        if sinceID == nil, let newest = try await archive.newestTweetID() { sinceID = String(newest) }
-        var stored = 0
-        var newest = sinceID
-        for try await page in client.pages(GetUserTweets(userID: humanUserID, sinceID: sinceID, maxResults: 100, exclude: [.retweets]),
-                                           as: .human, for: .learning, maxPosts: 3_200) {
-            stored += try await archive.insert(page.tweets.compactMap(ArchivedTweet.init))
-            if let id = page.meta?.newestID, (UInt64(id) ?? 0) > (UInt64(newest ?? "0") ?? 0) { newest = id }
+        let cursor = SinceCursor(state: state, key: Self.tweetsSinceIDKey)
+        var sinceID: String?
+        switch try await cursor.position() {
+        case .after(let id): sinceID = id
+        case .notStarted: sinceID = try await archive.newestTweetID().map { String($0) }
         }
-        if let newest, newest != sinceID { try await state.setValue(newest, of: Self.tweetsSinceIDKey) }
+        var stored = 0
+        try await cursor.readNew(network.posts(of: humanUserID, since: sinceID, maxPosts: 3_200, for: .learning), after: sinceID) { page in
+            stored += try await archive.insert(page.posts.compactMap(ArchivedTweet.init))
+        }
         if stored > 0 { logger.info("archived \(stored) new tweets of the human") }
     }
 
     private func learnTimeline() async throws {
-        guard let sinceID = try await state.value(of: Self.homeSinceIDKey) else {
+        let cursor = SinceCursor(state: state, key: Self.homeSinceIDKey)
+        guard case .after(let sinceID) = try await cursor.position() else {
             // First start: what the timeline held before was learned by `train classifier`, if at all.
-            let page = try await client.send(GetHomeTimeline(userID: humanUserID, maxResults: 1), as: .human, for: .learning)
-            try await state.setValue(page.meta?.newestID ?? "0", of: Self.homeSinceIDKey)
+            try await cursor.start(at: network.homeTimeline(of: humanUserID, as: .human, since: nil, maxPosts: 1, perPage: 1,
+                                                            includingReposts: true, for: .learning))
             return
         }
-        var newest = sinceID
         var learned = 0
-        let request = GetHomeTimeline(userID: humanUserID, sinceID: sinceID == "0" ? nil : sinceID, maxResults: 100, exclude: [.retweets])
-        for try await page in client.pages(request, as: .human, for: .learning, maxPosts: 800) {
-            let seen = page.tweets.filter { !$0.isRetweet && $0.authorID != humanUserID }
-            learned += try await classifier.learnOnce(seen.map { ($0.id, FavoriteClassifier.Tweet($0, in: page)) }, as: .normal, source: .timeline,
+        let pages = network.homeTimeline(of: humanUserID, as: .human, since: sinceID, maxPosts: 800, perPage: 100, includingReposts: false,
+                                         for: .learning)
+        try await cursor.readNew(pages, after: sinceID) { page in
+            let seen = page.posts.filter { !$0.isRepost && $0.authorID != humanUserID }
+            learned += try await classifier.learnOnce(seen.map { ($0.id, FavoriteClassifier.Tweet($0)) }, as: .normal, source: .timeline,
                                                       at: clock.now())
-            if let id = page.meta?.newestID, (UInt64(id) ?? 0) > (UInt64(newest) ?? 0) { newest = id }
         }
-        if newest != sinceID { try await state.setValue(newest, of: Self.homeSinceIDKey) }
         if learned > 0 { logger.info("learned \(learned) timeline tweets of the human as not liked") }
     }
 
     private func learnLikes() async throws {
         var learned = 0
         var pages = 0
-        for try await page in client.pages(GetLikedTweets(userID: humanUserID, maxResults: settings.likesPerPage), as: .human, for: .learning) {
+        for try await page in network.likes(of: humanUserID, perPage: settings.likesPerPage, maxPosts: nil, for: .learning) {
             pages += 1
-            let likes = page.tweets.filter { !$0.isRetweet }
-            let new = try await classifier.learnOnce(likes.map { ($0.id, FavoriteClassifier.Tweet($0, in: page)) }, as: .favorite, source: .likes,
+            let likes = page.posts.filter { !$0.isRepost }
+            let new = try await classifier.learnOnce(likes.map { ($0.id, FavoriteClassifier.Tweet($0)) }, as: .favorite, source: .likes,
                                                      at: clock.now())
             learned += new
             // Likes come most recent first: a page with a like learned before means the rest are known.

@@ -1,5 +1,5 @@
 public import BotConfiguration
-public import XAPI
+public import SocialNetwork
 
 /// Whether the bot likes: chosen by `LIKES` and by what the network offers (with `auto`, X offers no likes), and
 /// off while the network refuses the likes endpoints (until the daily recheck). When it is off, nothing is read that
@@ -7,21 +7,22 @@ public import XAPI
 public struct LikingPolicy: Sendable {
     /// `LIKES`.
     public let setting: Configuration.LikesSetting
-    /// Why the network does not offer liking, if it does not.
-    public let networkReason: String?
-    /// The client's refusals, where a refusal of the likes endpoints shows.
-    public let refusals: XRefusals
+    /// The network the bot likes on.
+    public let network: any MirrorNetwork
 
-    /// The policy for `setting` on a network that does not offer likes for `networkReason` (nil: it does).
-    public init(setting: Configuration.LikesSetting, networkReason: String?, refusals: XRefusals) {
-        self.setting = setting; self.networkReason = networkReason; self.refusals = refusals
+    /// The policy for `setting` on `network`.
+    public init(setting: Configuration.LikesSetting, network: any MirrorNetwork) {
+        self.setting = setting; self.network = network
     }
+
+    /// Why the network does not offer liking, if it does not.
+    public var networkReason: String? { network.capabilities.whyNoLikes }
 
     /// Whether liking was chosen (`on`, or `auto` where the network offers it).
     public var isChosen: Bool { setting == .on || (setting == .auto && networkReason == nil) }
 
     /// The network's refusal of the likes endpoints, while it lasts.
-    public var refusal: XRefusals.Refusal? { refusals.refusal(of: .likes, account: .bot) }
+    public var refusal: NetworkRefusal? { network.refusal(of: .likes, for: .bot) }
 
     /// Whether the bot likes now: chosen and not refused.
     public var isActive: Bool { isChosen && refusal == nil }
@@ -35,7 +36,7 @@ public struct LikingPolicy: Sendable {
             return "likes: off (LIKES=auto: \(networkReason ?? "")); nothing only liking needs is read. Set LIKES=on to try anyway"
         case .auto, .on:
             if let refusal {
-                return "likes: off since \(refusal.since.formatted(.iso8601)): X refused \(refusal.endpoint) (\(refusal.detail)); checked again once a day, next at \(refusal.recheckAt.formatted(.iso8601))"
+                return "likes: off since \(refusal.since.formatted(.iso8601)): \(network.name) refused \(refusal.what) (\(refusal.detail)); checked again once a day, next at \(refusal.recheckAt.formatted(.iso8601))"
             }
             return "likes: on (LIKES=\(setting.rawValue))"
         }

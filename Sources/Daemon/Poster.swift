@@ -5,7 +5,7 @@ public import Logging
 public import Picking
 public import Schedule
 public import ServiceLifecycle
-public import XAPI
+public import SocialNetwork
 
 /// Posts the human's tweets at the human's kind of times, surviving restarts.
 ///
@@ -34,15 +34,15 @@ public struct Poster: Service {
     let plans: PlanStore
     let planner: SchedulePlanner
     let picker: PostPicker
-    let client: XClient
+    let network: any MirrorNetwork
     let settings: Settings
     let logger: Logger
     let seed: UInt64?
 
     /// A poster; `seed` makes its random choices repeatable (tests), nil draws a fresh seed.
-    public init(clock: any BotClock, plans: PlanStore, planner: SchedulePlanner, picker: PostPicker, client: XClient,
+    public init(clock: any BotClock, plans: PlanStore, planner: SchedulePlanner, picker: PostPicker, network: any MirrorNetwork,
                 settings: Settings = Settings(), logger: Logger, seed: UInt64? = nil) {
-        self.clock = clock; self.plans = plans; self.planner = planner; self.picker = picker; self.client = client
+        self.clock = clock; self.plans = plans; self.planner = planner; self.picker = picker; self.network = network
         self.settings = settings; self.logger = logger; self.seed = seed
     }
 
@@ -53,7 +53,7 @@ public struct Poster: Service {
         var fresh = SplitMix64()
         let base = seed ?? fresh.next()
         // One round per local day: its plan, its slots, then a wait until just after the next day starts.
-        try await PollingLoop.run("Poster", clock: clock, logger: logger, interval: .seconds(60)) { number in
+        try await PollingLoop.run("Poster", on: network.name, clock: clock, logger: logger, interval: .seconds(60)) { number in
             var generator = SplitMix64(seed: base &+ UInt64(number))
             let day = SchedulePlanner.day(of: clock.now(), in: timeZone)
             try await postSlots(of: day, try await plan(for: day, using: &generator), using: &generator)
@@ -66,19 +66,19 @@ public struct Poster: Service {
     func plan(for day: String, using generator: inout SplitMix64) async throws -> [PlanSlot] {
         if let stored = try await plans.slots(of: day) {
             for minute in try await plans.skipInterrupted(day: day) {
-                logger.notice("skipped slot \(DayPlan.clockTime(minute)) of \(day): interrupted while posting last run; not posting it again")
+                logger.notice("skipped slot \(LocalTime.clockTime(minute)) of \(day): interrupted while posting last run; not posting it again")
             }
             return try await plans.slots(of: day) ?? stored
         }
         let drawn = try await planner.plan(for: day, using: &generator)
         let slots = try await plans.storePlan(day: day, timeZone: timeZone.identifier, minutes: drawn.minutes, drawnAt: clock.now())
-        logger.info("planned \(slots.count) posts for \(day) (\(timeZone.identifier)): \(slots.map { DayPlan.clockTime($0.minute) }.joined(separator: ", "))")
+        logger.info("planned \(slots.count) posts for \(day) (\(timeZone.identifier)): \(slots.map { LocalTime.clockTime($0.minute) }.joined(separator: ", "))")
         return slots
     }
 
-    /// Keeps aside, in the day's X budget, the cost of the `pending` slots, each on its UTC day.
+    /// Keeps aside, in what the network costs a day, the cost of the `pending` slots.
     private func reserveBudget(for day: String, _ pending: [PlanSlot]) {
-        client.budget?.reservePosts(at: pending.map { Self.date(of: $0.minute, on: day, in: timeZone) })
+        network.keepAsideForPosts(at: pending.map { LocalTime.date(of: $0.minute, on: day, in: timeZone) ?? .distantPast })
     }
 
     private func postSlots(of day: String, _ slots: [PlanSlot], using generator: inout SplitMix64) async throws {
@@ -86,13 +86,13 @@ public struct Poster: Service {
         for slot in slots where slot.state == .planned {
             reserveBudget(for: day, pending)
             defer { pending.removeAll { $0.minute == slot.minute } }
-            let at = Self.date(of: slot.minute, on: day, in: timeZone)
+            let at = LocalTime.date(of: slot.minute, on: day, in: timeZone) ?? .distantPast
             if at > clock.now() { try await clock.sleep(until: at) }
             let lateness = clock.now().timeIntervalSince(at)
             if lateness > settings.missedSlotGrace {
-                let reason = "missed: the bot was not running at \(DayPlan.clockTime(slot.minute)) (\(Int(lateness / 60)) minutes ago)"
+                let reason = "missed: the bot was not running at \(LocalTime.clockTime(slot.minute)) (\(Int(lateness / 60)) minutes ago)"
                 try await plans.markSkipped(day: day, minute: slot.minute, reason: reason)
-                logger.notice("skipped slot \(DayPlan.clockTime(slot.minute)) of \(day): \(reason)")
+                logger.notice("skipped slot \(LocalTime.clockTime(slot.minute)) of \(day): \(reason)")
                 continue
             }
             // The post runs in its own task so that a shutdown arriving now lets it finish and be recorded.
@@ -107,48 +107,37 @@ public struct Poster: Service {
     func post(day: String, minute: Int, seed: UInt64) async throws {
         guard try await plans.claim(day: day, minute: minute) else { return }
         var generator = SplitMix64(seed: seed)
-        var refused = Set<Int64>()
-        let clockTime = DayPlan.clockTime(minute)
-        for _ in 0..<settings.picksPerSlot {
-            guard let pick = try await picker.pick(at: clock.now(), excluding: refused, using: &generator) else {
-                try await plans.markSkipped(day: day, minute: minute, reason: "nothing to post: the archive has no postable tweet")
-                return
-            }
-            let origin = "the human's tweet \(pick.tweet.tweetID), within ±\(pick.radius) min of \(clockTime)"
-            if settings.dryRun {
-                try await plans.markSkipped(day: day, minute: minute, reason: "dry run: would have posted \(origin)")
-                logger.info("dry run: slot \(clockTime) would post \(origin): \(pick.tweet.text)")
-                return
-            }
-            do {
-                let created = try await client.send(CreateTweet(text: pick.tweet.text), as: .bot, for: .posts)
-                let botTweetID = created.data.flatMap { Int64($0.id) }
-                try await plans.markPosted(day: day, minute: minute, sourceTweetID: pick.tweet.tweetID, botTweetID: botTweetID,
-                                           postedAt: clock.now(), reason: origin)
-                logger.info("posted slot \(clockTime) -> tweet \(created.data?.id ?? "?") (\(origin))")
-                return
-            } catch XAPIError.duplicateContent {
-                refused.insert(pick.tweet.tweetID)
-                logger.info("slot \(clockTime): X refused \(origin) as a duplicate; picking another")
-            } catch let error as XAPIError {
-                try await plans.markSkipped(day: day, minute: minute, reason: error.description)
-                logger.warning("skipped slot \(clockTime) of \(day): \(error)")
-                return
-            }
+        let clockTime = LocalTime.clockTime(minute)
+        func origin(_ pick: PostPicker.Pick) -> String { "the human's tweet \(pick.tweet.tweetID), within ±\(pick.radius) min of \(clockTime)" }
+        let outcome: DuplicateRetry.Outcome<PostPicker.Pick>
+        do {
+            outcome = try await DuplicateRetry.send(attempts: settings.picksPerSlot, pick: { refused in
+                try await picker.pick(at: clock.now(), excluding: refused, using: &generator)
+            }, sourceID: \.tweet.tweetID, send: { pick in
+                if settings.dryRun {
+                    try await plans.markSkipped(day: day, minute: minute, reason: "dry run: would have posted \(origin(pick))")
+                    logger.info("dry run: slot \(clockTime) would post \(origin(pick)): \(pick.tweet.text)")
+                    return
+                }
+                let created = try await network.post(pick.tweet.text, for: .posts)
+                try await plans.markPosted(day: day, minute: minute, sourceTweetID: pick.tweet.tweetID, botTweetID: created.flatMap { Int64($0) },
+                                           postedAt: clock.now(), reason: origin(pick))
+                logger.info("posted slot \(clockTime) -> tweet \(created ?? "?") (\(origin(pick)))")
+            }, refusedAsDuplicate: { pick in
+                logger.info("slot \(clockTime): \(network.name) refused \(origin(pick)) as a duplicate; picking another")
+            })
+        } catch let error as NetworkError {
+            try await plans.markSkipped(day: day, minute: minute, reason: error.description)
+            logger.warning("skipped slot \(clockTime) of \(day): \(error)")
+            return
         }
-        try await plans.markSkipped(day: day, minute: minute, reason: "X refused \(settings.picksPerSlot) picks as duplicates")
-        logger.notice("skipped slot \(clockTime) of \(day): X refused \(settings.picksPerSlot) picks as duplicates")
-    }
-
-    /// The moment of `minute` of `day` (`YYYY-MM-DD`) in `timeZone`; a minute that does not exist on a DST day
-    /// (spring forward) is the next one that does.
-    static func date(of minute: Int, on day: String, in timeZone: TimeZone) -> Date {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let parts = day.split(separator: "-").compactMap { Int($0) }
-        let components = DateComponents(year: parts.first, month: parts.dropFirst().first, day: parts.dropFirst(2).first,
-                                        hour: minute / 60, minute: minute % 60)
-        return calendar.date(from: components) ?? Date.distantPast
+        switch outcome {
+        case .sent: return
+        case .nothingToPick: try await plans.markSkipped(day: day, minute: minute, reason: "nothing to post: the archive has no postable tweet")
+        case .allRefused:
+            try await plans.markSkipped(day: day, minute: minute, reason: "\(network.name) refused \(settings.picksPerSlot) picks as duplicates")
+            logger.notice("skipped slot \(clockTime) of \(day): \(network.name) refused \(settings.picksPerSlot) picks as duplicates")
+        }
     }
 
     /// The start of the local day after the one `date` falls on.

@@ -3,9 +3,9 @@ public import BotClock
 public import Foundation
 public import Logging
 public import Picking
-public import Schedule
+import Schedule
 public import ServiceLifecycle
-public import XAPI
+public import SocialNetwork
 
 /// Answers mentions of the bot like the human: with a reply the human once sent to that same person.
 ///
@@ -42,16 +42,16 @@ public struct Replier: Service {
     let mentions: MentionLog
     let state: BotState
     let picker: ReplyPicker
-    let client: XClient
+    let network: any MirrorNetwork
     let botUserID: String
     let settings: Settings
     let logger: Logger
     let seed: UInt64?
 
     /// A replier for the bot `botUserID`.
-    public init(clock: any BotClock, mentions: MentionLog, state: BotState, picker: ReplyPicker, client: XClient, botUserID: String,
+    public init(clock: any BotClock, mentions: MentionLog, state: BotState, picker: ReplyPicker, network: any MirrorNetwork, botUserID: String,
                 settings: Settings = Settings(), logger: Logger, seed: UInt64? = nil) {
-        self.clock = clock; self.mentions = mentions; self.state = state; self.picker = picker; self.client = client; self.botUserID = botUserID
+        self.clock = clock; self.mentions = mentions; self.state = state; self.picker = picker; self.network = network; self.botUserID = botUserID
         self.settings = settings; self.logger = logger; self.seed = seed
     }
 
@@ -59,7 +59,7 @@ public struct Replier: Service {
     public func run() async throws {
         var fresh = SplitMix64()
         let base = seed ?? fresh.next()
-        try await PollingLoop.run("Replier", clock: clock, logger: logger, interval: .seconds(settings.pollInterval)) { number in
+        try await PollingLoop.run("Replier", on: network.name, clock: clock, logger: logger, interval: .seconds(settings.pollInterval)) { number in
             if number == 0 {
                 let interrupted = try await mentions.skipInterrupted()
                 if interrupted > 0 { logger.notice("\(interrupted) answers interrupted last run are not sent again") }
@@ -72,36 +72,32 @@ public struct Replier: Service {
 
     /// One poll: reads the mentions newer than the stored `since_id` and answers them, oldest first.
     func pollOnce(using generator: inout SplitMix64) async throws {
-        guard let sinceID = try await state.value(of: Self.sinceIDKey) else {
+        let cursor = SinceCursor(state: state, key: Self.sinceIDKey)
+        guard case .after(let sinceID) = try await cursor.position() else {
             // First start: remember where mentions stand now and answer nothing older.
-            let page = try await client.send(GetMentions(userID: botUserID, maxResults: 5), as: .bot, for: .replies)
-            let newest = page.meta?.newestID ?? "0"
-            try await state.setValue(newest, of: Self.sinceIDKey)
+            let newest = try await cursor.start(at: network.mentions(of: botUserID, since: nil, perPage: 5, for: .replies))
             logger.info("first start: mentions up to \(newest) are not answered; answering from now on")
             return
         }
-        var mentions: [(XTweet, String?)] = []
-        let request = GetMentions(userID: botUserID, sinceID: sinceID == "0" ? nil : sinceID, maxResults: 100)
-        for try await page in client.pages(request, as: .bot, for: .replies) {
-            mentions += page.tweets.map { ($0, page.username(of: $0.authorID)) }
-        }
-        for (mention, username) in mentions.sorted(by: { (UInt64($0.0.id) ?? 0) < (UInt64($1.0.id) ?? 0) }) {
+        var mentions: [NetworkPost] = []
+        for try await page in network.mentions(of: botUserID, since: sinceID, perPage: 100, for: .replies) { mentions += page.posts }
+        for mention in SinceCursor.oldestFirst(mentions) {
             let seed = generator.next()
             // Each answer runs in its own task so that a shutdown arriving now lets it finish and be recorded.
-            try await Task { try await self.handle(mention, username: username, seed: seed) }.value
-            try await state.setValue(mention.id, of: Self.sinceIDKey)
+            try await Task { try await self.handle(mention, seed: seed) }.value
+            try await cursor.advance(to: mention.id)
         }
     }
 
     /// Answers one mention, or records why not.
-    func handle(_ mention: XTweet, username: String?, seed: UInt64) async throws {
+    func handle(_ mention: NetworkPost, seed: UInt64) async throws {
         guard let mentionID = Int64(mention.id), let authorText = mention.authorID, let authorID = Int64(authorText) else { return }
-        // Mentions are read without their authors' handles (each would be a billed user read): the handle comes from
-        // the human's past replies to them, else the log names the id.
-        var handle = username
+        // Mentions are read without their authors' handles (on X each would be a billed user read): the handle comes
+        // from the human's past replies to them, else the log names the id.
+        var handle = mention.authorHandle
         if handle == nil, authorText != botUserID { handle = try await picker.handle(ofUser: authorID) }
         let who = handle.map { "@" + $0 } ?? "user \(authorText)"
-        if authorText == botUserID || mention.isRetweet {
+        if authorText == botUserID || mention.isRepost {
             logger.debug("no reply to \(mention.id): \(authorText == botUserID ? "the bot's own post" : "a retweet")")
             return
         }
@@ -119,32 +115,30 @@ public struct Replier: Service {
             return try await skip("already answered \(settings.maxThreadReplies) times in this conversation")
         }
         var generator = SplitMix64(seed: seed)
-        var refused = Set<Int64>()
         var paused = false
-        for _ in 0..<3 {  // X refusing a reply as a duplicate of a recent post makes it try another
-            guard let pick = try await picker.pick(forAuthor: authorID, excluding: refused, using: &generator) else {
-                return try await skip(try await picker.reasonForNoPick(forAuthor: authorID, excluding: refused))
-            }
-            let origin = pick.isFallback ? "a past reply of the human to someone else" : "a past reply of the human to \(who)"
-            if settings.dryRun {
-                return try await skip("dry run: would have answered with \(origin): \(pick.text)")
-            }
-            if !paused {
-                try await clock.sleep(for: .milliseconds(Int64(Double.random(in: settings.delay, using: &generator) * 1000)))
-                paused = true
-            }
-            do {
-                let created = try await client.send(CreateTweet(text: pick.text, inReplyToTweetID: mention.id), as: .bot, for: .replies)
-                try await mentions.finish(mentionID: mentionID, state: .replied, replyTweetID: created.data.flatMap { Int64($0.id) },
-                                     sourceTweetID: pick.source.tweetID, reason: origin)
-                logger.info("replied to \(who) (\(mention.id)) -> tweet \(created.data?.id ?? "?") (\(origin))")
-                return
-            } catch XAPIError.duplicateContent {
-                refused.insert(pick.source.tweetID)
-            } catch let error as XAPIError {
-                return try await skip(error.description)
-            }
+        let outcome: DuplicateRetry.Outcome<ReplyPicker.Pick>
+        do {
+            outcome = try await DuplicateRetry.send(attempts: 3, pick: { refused in
+                try await picker.pick(forAuthor: authorID, excluding: refused, using: &generator)
+            }, sourceID: \.source.tweetID, send: { pick in
+                let origin = pick.isFallback ? "a past reply of the human to someone else" : "a past reply of the human to \(who)"
+                if settings.dryRun { return try await skip("dry run: would have answered with \(origin): \(pick.text)") }
+                if !paused {
+                    try await clock.sleep(for: .milliseconds(Int64(Double.random(in: settings.delay, using: &generator) * 1000)))
+                    paused = true
+                }
+                let created = try await network.reply(pick.text, to: mention.id, for: .replies)
+                try await mentions.finish(mentionID: mentionID, state: .replied, replyTweetID: created.flatMap { Int64($0) },
+                                          sourceTweetID: pick.source.tweetID, reason: origin)
+                logger.info("replied to \(who) (\(mention.id)) -> tweet \(created ?? "?") (\(origin))")
+            })
+        } catch let error as NetworkError {
+            return try await skip(error.description)
         }
-        try await skip("X refused 3 past replies as duplicates")
+        switch outcome {
+        case .sent: return
+        case .nothingToPick(let refused): try await skip(try await picker.reasonForNoPick(forAuthor: authorID, excluding: refused))
+        case .allRefused: try await skip("\(network.name) refused 3 past replies as duplicates")
+        }
     }
 }

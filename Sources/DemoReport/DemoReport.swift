@@ -2,6 +2,7 @@ public import Archive
 public import FakeX
 public import Foundation
 public import XAPI
+import BotClock
 
 /// The demo's closing report: the human's posting hours beside the bot's posts of the day, the replies, the likes
 /// with their reasons, what the bot refused, what it did not do and why, and the API calls with X's bill for them.
@@ -168,12 +169,7 @@ public struct DemoReport: Sendable {
         return calendar.component(.hour, from: date)
     }
 
-    private func clockTime(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let parts = calendar.dateComponents([.hour, .minute], from: date)
-        return String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
-    }
+    private func clockTime(_ date: Date) -> String { LocalTime(of: date, in: timeZone).clockTime }
 
     /// X's bill for the run as the fake made it (each resource once per UTC day and app), at X's prices.
     public var estimatedCost: Double {

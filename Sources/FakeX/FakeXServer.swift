@@ -31,11 +31,8 @@ public final class FakeXServer: Sendable {
     }
 
     private func application(host: String, port: Int, onStarted: @escaping @Sendable (Int) async -> Void) -> some Service {
-        let responder = CallbackResponder<BasicRequestContext> { [self] request, _ in
-            await self.respond(to: request)
-        }
-        return Application(
-            responder: responder,
+        Application(
+            router: router(),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "fake-x"),
             onServerRunning: { channel in await onStarted(channel.localAddress?.port ?? port) },
             logger: logger)
@@ -111,18 +108,63 @@ public final class FakeXServer: Sendable {
 
     // MARK: - HTTP
 
-    private func respond(to request: Request) async -> Response {
+    /// The routes: each X endpoint under its type's name ("GET /2/users/:id/tweets" is `GetUserTweets.name`, and
+    /// its method and path are the route), `/admin/...`, and X's 404 for every other path.
+    private func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.middlewares.add(XNotFound(world: world))
+        serve(GetAuthenticatedUser.self, on: router) { world, call in await world.usersMe(caller: call.caller, query: call.query) }
+        serve(GetUserTweets.self, on: router) { world, call in
+            await world.timeline(.userTweets, pathUserID: call.pathUserID, caller: call.caller, query: call.query)
+        }
+        serve(GetLikedTweets.self, on: router) { world, call in
+            await world.timeline(.likedTweets, pathUserID: call.pathUserID, caller: call.caller, query: call.query)
+        }
+        serve(GetHomeTimeline.self, on: router) { world, call in
+            await world.timeline(.home, pathUserID: call.pathUserID, caller: call.caller, query: call.query)
+        }
+        serve(GetMentions.self, on: router) { world, call in
+            await world.timeline(.mentions, pathUserID: call.pathUserID, caller: call.caller, query: call.query)
+        }
+        serve(CreateTweet.self, on: router) { world, call in await world.createTweet(caller: call.caller, body: call.body) }
+        serve(LikeTweet.self, on: router) { world, call in await world.like(pathUserID: call.pathUserID, caller: call.caller, body: call.body) }
+        serve(UnlikeTweet.self, on: router) { world, call in
+            await world.unlike(pathUserID: call.pathUserID, tweetID: call.tweetID, caller: call.caller)
+        }
+        addAdminRoutes(to: router)
+        return router
+    }
+
+    /// What an endpoint's handler gets once the request is authenticated and allowed.
+    struct Call: Sendable {
+        /// Who called (user and app).
+        var caller: Caller
+        /// The query parameters, decoded.
+        var query: [String: String]
+        /// The request body.
+        var body: Data
+        /// The path's `:id`.
+        var pathUserID: String
+        /// The path's `:tweet_id`.
+        var tweetID: String
+    }
+
+    /// Serves `endpoint` at its method and path (from its name) with `handle`, after what every endpoint shares:
+    /// counting the request, the OAuth 1.0a signature, the rate limit, the credits, and a fault asked for.
+    private func serve<Endpoint: XEndpoint>(_ endpoint: Endpoint.Type, on router: Router<BasicRequestContext>,
+                                            _ handle: @escaping @Sendable (FakeXWorld, Call) async -> FakeXResponse) {
+        let parts = Endpoint.name.split(separator: " ", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let method = HTTPRequest.Method(parts[0]) else { preconditionFailure("an endpoint's name is \"METHOD /path\"") }
+        router.on(RouterPath(parts[1]), method: method) { [self] request, context in
+            await respond(to: request, endpoint: Endpoint.name, parameters: context.parameters, handle)
+        }
+    }
+
+    private func respond(to request: Request, endpoint name: String, parameters: Parameters,
+                         _ handle: @Sendable (FakeXWorld, Call) async -> FakeXResponse) async -> Response {
         var request = request
-        let path = request.uri.path
         let query = Self.queryParameters(request.uri.query)
         let body = (try? await request.collectBody(upTo: 1 << 20)).map { Data(buffer: $0) } ?? Data()
-        if path.hasPrefix("/admin/") { return await admin(path: path, method: request.method, body: body) }
-
-        guard let (name, pathUserID) = Self.route(method: request.method, path: path) else {
-            await world.countRequest("unknown")
-            return Self.response(FakeXResponse(status: 404, body: .problem(
-                type: ProblemType.blank, title: "Not Found", detail: "Sorry, that page does not exist.", status: 404)))
-        }
         await world.countRequest(name)
 
         let authority = request.head.authority ?? "127.0.0.1"
@@ -162,25 +204,8 @@ public final class FakeXServer: Sendable {
             break
         }
 
-        var result: FakeXResponse
-        switch name {
-        case "GET /2/users/me":
-            result = await world.usersMe(caller: caller, query: query)
-        case "GET /2/users/:id/tweets":
-            result = await world.timeline(.userTweets, pathUserID: pathUserID ?? "", caller: caller, query: query)
-        case "GET /2/users/:id/liked_tweets":
-            result = await world.timeline(.likedTweets, pathUserID: pathUserID ?? "", caller: caller, query: query)
-        case "GET /2/users/:id/timelines/reverse_chronological":
-            result = await world.timeline(.home, pathUserID: pathUserID ?? "", caller: caller, query: query)
-        case "GET /2/users/:id/mentions":
-            result = await world.timeline(.mentions, pathUserID: pathUserID ?? "", caller: caller, query: query)
-        case "POST /2/tweets":
-            result = await world.createTweet(caller: caller, body: body)
-        case "DELETE /2/users/:id/likes/:tweet_id":
-            result = await world.unlike(pathUserID: pathUserID ?? "", tweetID: path.split(separator: "/").last.map(String.init) ?? "", caller: caller)
-        default:  // "POST /2/users/:id/likes"
-            result = await world.like(pathUserID: pathUserID ?? "", caller: caller, body: body)
-        }
+        var result = await handle(world, Call(caller: caller, query: query, body: body, pathUserID: parameters.get("id") ?? "",
+                                              tweetID: parameters.get("tweet_id") ?? ""))
         result.rateLimit = rateLimit
 
         let data = result.body.data()
@@ -201,20 +226,23 @@ public final class FakeXServer: Sendable {
         }
     }
 
-    /// The endpoint name and the `:id` of a path, or nil for paths the fake does not serve.
-    static func route(method: HTTPRequest.Method, path: String) -> (String, String?)? {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        switch (method, parts.count) {
-        case (.get, 3) where parts == ["2", "users", "me"]: return ("GET /2/users/me", nil)
-        case (.post, 2) where parts == ["2", "tweets"]: return ("POST /2/tweets", nil)
-        case (.get, 4) where parts[0] == "2" && parts[1] == "users" && parts[3] == "tweets": return ("GET /2/users/:id/tweets", parts[2])
-        case (.get, 4) where parts[0] == "2" && parts[1] == "users" && parts[3] == "liked_tweets": return ("GET /2/users/:id/liked_tweets", parts[2])
-        case (.get, 4) where parts[0] == "2" && parts[1] == "users" && parts[3] == "mentions": return ("GET /2/users/:id/mentions", parts[2])
-        case (.post, 4) where parts[0] == "2" && parts[1] == "users" && parts[3] == "likes": return ("POST /2/users/:id/likes", parts[2])
-        case (.delete, 5) where parts[0] == "2" && parts[1] == "users" && parts[3] == "likes": return ("DELETE /2/users/:id/likes/:tweet_id", parts[2])
-        case (.get, 5) where parts[0] == "2" && parts[1] == "users" && parts[3] == "timelines" && parts[4] == "reverse_chronological":
-            return ("GET /2/users/:id/timelines/reverse_chronological", parts[2])
-        default: return nil
+    /// X's answer to a path it does not serve (404 with a problem document), counted under `unknown`.
+    private struct XNotFound: RouterMiddleware {
+        typealias Context = BasicRequestContext
+        let world: FakeXWorld
+
+        func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+            do {
+                return try await next(request, context)
+            } catch let error as HTTPError where error.status == .notFound {
+                if request.uri.path.hasPrefix("/admin/") {
+                    return FakeXServer.response(status: 404, data: JSONValue.object([("error", .string("no admin route \(request.method) \(request.uri.path)"))]).data(),
+                                                rateLimit: nil)
+                }
+                await world.countRequest("unknown")
+                return FakeXServer.response(FakeXResponse(status: 404, body: .problem(
+                    type: ProblemType.blank, title: "Not Found", detail: "Sorry, that page does not exist.", status: 404)))
+            }
         }
     }
 
@@ -239,17 +267,29 @@ public final class FakeXServer: Sendable {
         return headers
     }
 
-    private static func response(_ result: FakeXResponse) -> Response {
+    fileprivate static func response(_ result: FakeXResponse) -> Response {
         response(status: result.status, data: result.body.data(), rateLimit: result.rateLimit)
     }
 
-    private static func response(status: Int, data: Data, rateLimit: (Int, Int, Int)?) -> Response {
+    fileprivate static func response(status: Int, data: Data, rateLimit: (Int, Int, Int)?) -> Response {
         var headers = headers(rateLimit: rateLimit)
         if status >= 400 { headers[.contentType] = "application/problem+json" }
         return Response(status: .init(code: status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     // MARK: - /admin
+
+    private func addAdminRoutes(to router: Router<BasicRequestContext>) {
+        for (method, path) in [(HTTPRequest.Method.get, "/admin/state"), (.post, "/admin/clock"), (.post, "/admin/tweets"), (.post, "/admin/users"),
+                               (.post, "/admin/likes"), (.post, "/admin/faults"), (.post, "/admin/access"), (.post, "/admin/credits"),
+                               (.post, "/admin/revoke"), (.post, "/admin/rate-limits")] {
+            router.on(RouterPath(path), method: method) { [self] request, _ in
+                var request = request
+                let body = (try? await request.collectBody(upTo: 1 << 20)).map { Data(buffer: $0) } ?? Data()
+                return await admin(path: path, method: method, body: body)
+            }
+        }
+    }
 
     private func admin(path: String, method: HTTPRequest.Method, body: Data) async -> Response {
         let decoder = FakeXSeed.decoder()

@@ -2,10 +2,7 @@ import Archive
 import ArgumentParser
 import Classifier
 import Foundation
-import RedisClient
-import Tokenizer
 import Training
-import WordCounts
 import BotAssembly
 
 /// `mirror_bot classify`: says whether the bot would like each tweet read from standard input, and why.
@@ -33,12 +30,12 @@ struct ClassifyCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try CommandContext.load(requiring: [])
         let configuration = context.configuration
-        let store = try WordCountStores.open(for: configuration).store
-        let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: configuration.favoriteRateThreshold)
+        let parts = try BotParts(configuration: configuration, logger: context.logger)
+        let classifier = try parts.classifier()
         let stats = stats
-        let (decision, examples, timeline) = try await context.archiveDatabase().withRunning { database in
-            let decision = try await LikeDecision.apply(to: classifier, configuration: configuration, database: database, calibrateIfMissing: stats)
-            let examples = TrainingExamples(database: database)
+        let (decision, examples, timeline) = try await parts.withRunning { parts in
+            let decision = try await LikeDecision.apply(to: classifier, configuration: configuration, database: parts.database, calibrateIfMissing: stats)
+            let examples = parts.examples
             return (decision, try await examples.count(), try await examples.timelineLikes())
         }
         if stats {

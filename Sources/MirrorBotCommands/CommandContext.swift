@@ -1,4 +1,3 @@
-import Archive
 import BotConfiguration
 public import Logging
 
@@ -14,14 +13,6 @@ struct CommandContext {
         var logger = Logger(label: "mirror_bot")
         logger.logLevel = Logger.Level(rawValue: configuration.logLevel.rawValue) ?? .info
         return CommandContext(configuration: configuration, logger: logger)
-    }
-
-    /// The archive's database: Postgres at `DATABASE_URL`, or the SQLite file `MIRROR_BOT_DATA`. The SQLite file is
-    /// the bot's own, so it is created and migrated here (a Postgres database is migrated by `mirror_bot migrate`).
-    func archiveDatabase() async throws -> ArchiveDatabase {
-        let database = try ArchiveDatabase.open(for: configuration, logger: logger)
-        if case .sqlite = database.backend { try await Migrator().migrate(database) }
-        return database
     }
 }
 

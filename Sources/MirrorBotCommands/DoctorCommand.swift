@@ -1,12 +1,13 @@
 import Archive
-import Daemon
 import ArgumentParser
+import BotAssembly
 import BotConfiguration
+import Daemon
 import Foundation
 import RedisClient
 import Tokenizer
 import XAPI
-import BotAssembly
+import XNetwork
 
 /// `mirror_bot doctor`: says what is configured and whether the database, Redis and MeCab work.
 struct DoctorCommand: AsyncParsableCommand {
@@ -32,60 +33,55 @@ struct DoctorCommand: AsyncParsableCommand {
         }
 
         // One GET /2/users/me per account: it proves the credentials and costs no post reads.
-        var credentials: [Account: AccountCredentials] = [:]
-        credentials[.human] = configuration.human
-        credentials[.bot] = configuration.bot
-        let client = XClient(configuration: .init(baseURL: configuration.xAPIBaseURL, credentials: credentials,
-                                                  retry: .init(maxAttempts: 2)),
-                             logger: context.logger)
+        let configured = Account.allCases.filter { ($0 == .human ? configuration.human : configuration.bot) != nil }
+        let network = XMirrorNetwork.forCommand(configuration, accounts: configured, retry: .init(maxAttempts: 2), logger: context.logger)
         for account in Account.allCases {
             let label = "\(account) account"
-            guard credentials[account] != nil else {
+            guard configured.contains(account) else {
                 report(label, .failure(DoctorProblem("\(account.environmentPrefix)* credentials are not set")))
                 continue
             }
             do {
-                let user = try await client.send(GetAuthenticatedUser(), as: account).data
-                report(label, .success("@\(user?.username ?? "?") (id \(user?.id ?? "?")) at \(configuration.xAPIBaseURL.absoluteString)"))
+                let user = try await network.whoAmI(account)
+                report(label, .success("@\(user.handle) (id \(user.id)) at \(configuration.xAPIBaseURL.absoluteString)"))
             } catch {
                 report(label, .failure(error))
             }
         }
-        let prices = client.usage.prices
+        let usage = network.client.usage
+        let prices = usage.prices
         print("ok    X's prices: \(prices.summary)")
         print("ok    links: " + (configuration.postLinks ? "POST_LINKS=true: the person's tweets with links are posted (X bills each $\(prices.postCreateWithURL))"
                                     : "POST_LINKS=false: the person's tweets and replies with links are not posted (X bills each $\(prices.postCreateWithURL), a plain post $\(prices.postCreate))"))
         print("ok    time zone: \(configuration.timeZone.identifier); archive keeps \(configuration.archiveRowLimit) tweets; like threshold \(configuration.calibratesFavoriteThreshold ? "auto (calibrated on the training examples)" : String(configuration.favoriteRateThreshold)), classifier \(configuration.classifier.rawValue); X API at \(configuration.xAPIBaseURL.absoluteString)")
 
+        var parts: BotParts?
         do {
-            let database = try ArchiveDatabase.open(for: configuration, logger: context.logger)
-            do {
-                let (pending, spend, refusals) = try await database.withRunning { database in
-                    try await database.checkReachable()
-                    let pending = try await Migrator().pending(database).count
-                    guard pending == 0 else { return (pending, nil as (cost: Double, bill: XBill)?, [XRefusals.Refusal]()) }
-                    let days = UsageDays(database: database)
-                    try await UsageRecording.store(client.usage, into: days, runID: UUID().uuidString, command: "doctor")
-                    return (pending, try await UsageRecording.day(of: Date(), in: days),
-                            try await UsageRecording.storedRefusals(in: BotState(database: database)))
-                }
-                if let spend {
-                    print(String(format: "ok    X budget: $%.3f spent today (UTC %@) of X_DAILY_BUDGET $%.2f, by mirror_bot's count (%@; this check included)",
-                                 spend.cost, UsageMeter.billingDay(of: Date()), configuration.xDailyBudget, spend.bill.description))
-                }
-                client.refusals.restore(refusals, apps: client.appFingerprints)
-                print("ok    " + LikingPolicy(setting: configuration.likes, networkReason: XAccess.whyNoLikes, refusals: client.refusals).statusLine)
-                let migrate = if case .sqlite = database.backend { "the next command applies them (or `mirror_bot migrate`)" } else { "run `mirror_bot migrate`" }
-                report("archive in \(database.location)", .success(pending == 0 ? "reachable, migrated" : "reachable, \(pending) migration(s) pending: \(migrate)"))
-            } catch {
-                report("archive in \(database.location)", .failure(error))
-            }
+            parts = try BotParts(configuration: configuration, logger: context.logger)
         } catch {
             report("archive", .failure(error))
         }
+        if let parts { do {
+            let (pending, spend, refusals) = try await parts.withRunningAsIs { database in
+                try await database.checkReachable()
+                let pending = try await Migrator().pending(database).count
+                guard pending == 0 else { return (pending, nil as (cost: Double, bill: XBill)?, [XRefusals.Refusal]()) }
+                try await UsageRecording.store(usage, into: parts.usageDays, runID: UUID().uuidString, command: "doctor")
+                return (pending, try await UsageRecording.day(of: Date(), in: parts.usageDays), try await UsageRecording.storedRefusals(in: parts.state))
+            }
+            if let spend {
+                print(String(format: "ok    X budget: $%.3f spent today (UTC %@) of X_DAILY_BUDGET $%.2f, by mirror_bot's count (%@; this check included)",
+                             spend.cost, UsageMeter.billingDay(of: Date()), configuration.xDailyBudget, spend.bill.description))
+            }
+            network.client.refusals.restore(refusals, apps: network.client.appFingerprints)
+            print("ok    " + LikingPolicy(setting: configuration.likes, network: network).statusLine)
+            report("archive in \(parts.database.location)", .success(pending == 0 ? "reachable, migrated" : "reachable, \(pending) migration(s) pending: \(parts.migrationAdvice)"))
+        } catch {
+            report("archive in \(parts.database.location)", .failure(error))
+        } }
 
         do {
-            let (store, description) = try WordCountStores.open(for: configuration)
+            let (store, description) = try parts?.wordCounts() ?? WordCountStores.open(for: configuration)
             _ = try await store.isTrained("classifier")
             let detail = configuration.redis == nil ? "reachable" : "reachable (hiredis \(RedisConnection.hiredisVersion))"
             report("word counts in \(description)", .success(detail))

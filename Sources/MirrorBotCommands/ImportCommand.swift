@@ -1,10 +1,6 @@
 import Archive
 import ArchiveImport
 import ArgumentParser
-import Classifier
-import RedisClient
-import Tokenizer
-import WordCounts
 import BotAssembly
 
 /// `mirror_bot import PATH`: trains from the human's downloaded X archive, without the API.
@@ -26,16 +22,12 @@ struct ImportCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try CommandContext.load()
         let configuration = context.configuration
-        let store = try WordCountStores.open(for: configuration).store
-        let database = try await context.archiveDatabase()
-        let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: configuration.favoriteRateThreshold,
-                                            examples: TrainingExamples(database: database))
         let path = path
-        let (report, archived, calibration) = try await database.withRunning { database in
-            let archive = TweetArchive(database: database, timeZone: configuration.timeZone, rowLimit: configuration.archiveRowLimit)
-            try await archive.prepare()
+        let (report, archived, calibration) = try await BotParts(configuration: configuration, logger: context.logger).withRunning { parts in
+            let archive = parts.archive
+            let classifier = try parts.classifier()
             let report = try await ArchiveImporter(archive: archive, classifier: classifier).importExport(at: path)
-            let calibration = report.likesLearned > 0 ? try await calibrationLine(classifier, configuration, database) : nil
+            let calibration = report.likesLearned > 0 ? try await calibrationLine(classifier, configuration, parts.database) : nil
             return (report, try await archive.count(), calibration)
         }
         print("Imported \(report.tweetsStored) new tweets (\(report.tweetsRead) read, \(report.retweetsSkipped) retweets skipped) "

@@ -1,6 +1,6 @@
 import Archive
 import ArgumentParser
-import BotConfiguration
+import BotAssembly
 
 /// `mirror_bot migrate`: brings the archive's database up to date.
 struct MigrateCommand: AsyncParsableCommand {
@@ -18,16 +18,14 @@ struct MigrateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CommandContext.load()
-        let database = try ArchiveDatabase.open(for: context.configuration, logger: context.logger)
-        let timeZone = context.configuration.timeZone
-        let rowLimit = context.configuration.archiveRowLimit
-        let applied = try await database.withRunning { database in
+        let parts = try BotParts(configuration: context.configuration, logger: context.logger)
+        let applied = try await parts.withRunningAsIs { database in
             let applied = try await Migrator().migrate(database)
-            try await TweetArchive(database: database, timeZone: timeZone, rowLimit: rowLimit).prepare()
+            try await parts.archive.prepare()
             return applied.map { "\($0.version) (\($0.name))" }
         }
         if applied.isEmpty {
-            print("The database (\(database.location)) is up to date; no migration to apply.")
+            print("The database (\(parts.database.location)) is up to date; no migration to apply.")
         } else {
             print("Applied \(applied.count) migration\(applied.count == 1 ? "" : "s"): \(applied.joined(separator: ", ")).")
         }

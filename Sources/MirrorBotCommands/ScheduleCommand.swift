@@ -1,7 +1,9 @@
 import Archive
 import ArgumentParser
+import BotAssembly
 import Foundation
 import Schedule
+import BotClock
 
 /// `mirror_bot schedule`: draws a day's posting plan from the archive and shows it beside the human's habits.
 struct ScheduleCommand: AsyncParsableCommand {
@@ -25,7 +27,7 @@ struct ScheduleCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        if let date, date.split(separator: "-").map({ Int($0) != nil }) != [true, true, true] {
+        if let date, LocalTime.parts(ofDay: date) == nil {
             throw ValidationError("--date must look like 2026-11-22, not \(date)")
         }
     }
@@ -33,12 +35,10 @@ struct ScheduleCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try CommandContext.load()
         let configuration = context.configuration
-        let database = try await context.archiveDatabase()
         let day = date ?? SchedulePlanner.day(of: Date(), in: configuration.timeZone)
         let seed = seed
-        let (plan, histogram) = try await database.withRunning { database in
-            let archive = TweetArchive(database: database, timeZone: configuration.timeZone, rowLimit: configuration.archiveRowLimit)
-            try await archive.prepare()
+        let (plan, histogram) = try await BotParts(configuration: configuration, logger: context.logger).withRunning { parts in
+            let archive = parts.archive
             var generator = seed.map(SplitMix64.init(seed:)) ?? SplitMix64()
             let plan = try await SchedulePlanner(archive: archive, maxPostsPerDay: configuration.maxPostsPerDay)
                 .plan(for: day, using: &generator)
@@ -62,13 +62,13 @@ struct ScheduleCommand: AsyncParsableCommand {
         let perHour = (0..<24).map { hour in histogram[(hour * 60)..<(hour * 60 + 60)].reduce(0, +) }
         let largest = max(1, perHour.max() ?? 1)
         var lines = ["Plan for \(plan.date) (\(plan.timeZone)): \(plan.count) post\(plan.count == 1 ? "" : "s")"
-                     + (plan.minutes.isEmpty ? "" : " at " + plan.minutes.map(DayPlan.clockTime).joined(separator: ", ")),
+                     + (plan.minutes.isEmpty ? "" : " at " + plan.minutes.map(LocalTime.clockTime).joined(separator: ", ")),
                      "",
                      "hour  human's posts (\(total) in the archive)                 plan"]
         for hour in 0..<24 {
             let bar = String(repeating: "█", count: Int((Double(perHour[hour]) / Double(largest) * 40).rounded()))
             let share = String(format: "%5.1f%%", Double(perHour[hour]) / Double(total) * 100)
-            let planned = plan.minutes.filter { $0 / 60 == hour }.map(DayPlan.clockTime)
+            let planned = plan.minutes.filter { $0 / 60 == hour }.map(LocalTime.clockTime)
             let barColumn = bar.padding(toLength: 40, withPad: " ", startingAt: 0)
             lines.append(String(format: "%02d    ", hour) + share + " " + barColumn + "  " + planned.joined(separator: " "))
         }

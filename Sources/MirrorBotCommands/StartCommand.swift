@@ -1,4 +1,5 @@
 import ArgumentParser
+import BotAssembly
 import Daemon
 import Foundation
 
@@ -45,7 +46,7 @@ struct StartCommand: AsyncParsableCommand {
         let context = try CommandContext.load(requiring: [.humanCredentials, .botCredentials])
         let options = DaemonRunner.Options(dryRun: dryRun, speed: speed, startTime: startTime.flatMap(Self.parseTime),
                                            duration: duration.flatMap(Self.parseDuration))
-        let summary = try await DaemonRunner.run(configuration: context.configuration, options: options, logger: context.logger)
+        let summary = try await DaemonStart.run(configuration: context.configuration, options: options, logger: context.logger)
         let slots = summary.slots
         print("Ran from \(summary.from.formatted(.iso8601)) to \(summary.until.formatted(.iso8601)) (bot time).")
         if let problem = summary.storedFiguresProblem {

@@ -1,15 +1,13 @@
 import Archive
 import ArgumentParser
+import BotAssembly
 import BotConfiguration
 import Classifier
-import Daemon
 import Foundation
-import RedisClient
-import Tokenizer
+import SocialNetwork
 import Training
-import WordCounts
 import XAPI
-import BotAssembly
+import XNetwork
 
 /// `mirror_bot train`: the one-time trainings the post-deploy script runs.
 struct TrainCommand: AsyncParsableCommand {
@@ -48,7 +46,7 @@ struct TrainSchedulerCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (force, maxTweets) = (force, maxTweets)
-        try await withTrainer(command: "train scheduler", cost: .init(cost: .scheduler(maxTweets: maxTweets), flag: "scheduler", force: force,
+        try await withTrainer(command: "train scheduler", cost: .init(reading: .personsPosts(min(maxTweets, Trainer.schedulerTweetLimit)), flag: "scheduler", force: force,
                                                                         assumeYes: yes)) { trainer, _ in
             let report = try await trainer.trainScheduler(force: force, maxTweets: maxTweets)
             guard !report.skipped else {
@@ -81,18 +79,21 @@ struct TrainClassifierCommand: AsyncParsableCommand {
     @Flag(help: "Spend without asking, even above today's X_DAILY_BUDGET.")
     var yes = false
 
+    /// What it reads: the person's likes and their home timeline, 800 each, with each post's author.
+    static let reading = PlannedReading.likesAndTimeline(likes: Trainer.classifierTweetLimit, timeline: Trainer.classifierTweetLimit)
+
     func run() async throws {
         let context = try CommandContext.load()
         guard context.configuration.likes == .on else {
             let why = context.configuration.likes == .off ? "LIKES=off" : "LIKES=auto: \(XAccess.whyNoLikes)"
             print("""
                 The bot does not like on X (\(why)), so the favorite filter is not trained from X: nothing was read, $0.00 spent. \
-                `mirror_bot import` learns the likes in your downloaded archive for free; LIKES=on trains from X (\(TrainingCost.classifier().summary())).
+                `mirror_bot import` learns the likes in your downloaded archive for free; LIKES=on trains from X (\(XMirrorNetwork.mostItCosts(TrainClassifierCommand.reading).summary)).
                 """)
             return
         }
         let force = force
-        try await withTrainer(command: "train classifier", cost: .init(cost: .classifier(), flag: "classifier", force: force, assumeYes: yes)) {
+        try await withTrainer(command: "train classifier", cost: .init(reading: Self.reading, flag: "classifier", force: force, assumeYes: yes)) {
             trainer, configuration in
             let report = try await trainer.trainClassifier(force: force)
             guard !report.skipped else {
@@ -158,8 +159,8 @@ func calibrationLine(_ classifier: FavoriteClassifier, _ configuration: Configur
 
 /// The cost check before a training's first paid read.
 struct TrainingCostCheck {
-    /// The most the training may cost.
-    var cost: TrainingCost
+    /// What the training reads, for the most it may cost.
+    var reading: PlannedReading
     /// Its `trained:<name>` flag (no check when it would not run).
     var flag: String
     /// `--force`.
@@ -207,29 +208,22 @@ private func withTrainer(requiresCredentials: Bool = true, command: String = "tr
     if requiresCredentials { requirements.insert(.humanCredentials) }
     let context = try CommandContext.load(requiring: requirements)
     let configuration = context.configuration
-    var credentials: [Account: AccountCredentials] = [:]
-    credentials[.human] = configuration.human
-    let client = XClient(configuration: .init(baseURL: configuration.xAPIBaseURL, credentials: credentials), logger: context.logger)
-    let store = try WordCountStores.open(for: configuration).store
-    let database = try await context.archiveDatabase()
-    let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: configuration.favoriteRateThreshold,
-                                        examples: TrainingExamples(database: database))
+    let parts = try BotParts(configuration: configuration, logger: context.logger)
+    let network = parts.network(as: [.human])
+    let usage = network.client.usage
     let isTerminal = isatty(STDERR_FILENO) != 0
-    let summary = try await database.withRunning { database in
-        let archive = TweetArchive(database: database, timeZone: configuration.timeZone, rowLimit: configuration.archiveRowLimit)
-        try await archive.prepare()
-        let trainer = Trainer(client: client, archive: archive, classifier: classifier, logger: context.logger) { line in
+    let summary = try await parts.withRunning { parts in
+        let trainer = Trainer(network: network, archive: parts.archive, classifier: try parts.classifier(), logger: context.logger) { line in
             // Progress overwrites itself on a terminal and is one line per page in logs.
             FileHandle.standardError.write(Data((isTerminal ? "\r\u{1B}[K" + line : line + "\n").utf8))
         }
-        if let check, try await trainer.wouldRun(check.flag, force: check.force) {
-            let estimate = check.cost.dollars(at: client.usage.prices)
-            let spentToday = try await UsageRecording.day(of: Date(), in: UsageDays(database: database)).cost
-            FileHandle.standardError.write(Data("\(command) reads from X, \(check.cost.summary(at: client.usage.prices)).\n".utf8))
+        if let check, try await trainer.wouldRun(check.flag, force: check.force), let cost = network.mostItCosts(check.reading) {
+            let spentToday = try await UsageRecording.day(of: Date(), in: parts.usageDays).cost
+            FileHandle.standardError.write(Data("\(command) reads from \(network.name), \(cost.summary).\n".utf8))
             let approval = SpendingApproval.decide(
-                estimate: estimate, remaining: configuration.xDailyBudget - spentToday, budget: configuration.xDailyBudget, command: command,
+                estimate: cost.dollars, remaining: configuration.xDailyBudget - spentToday, budget: configuration.xDailyBudget, command: command,
                 isTerminal: isatty(STDIN_FILENO) != 0, assumeYes: check.assumeYes) {
-                    FileHandle.standardError.write(Data(String(format: "Spend up to $%.2f of X credits? [y/N] ", estimate).utf8))
+                    FileHandle.standardError.write(Data(String(format: "Spend up to $%.2f of X credits? [y/N] ", cost.dollars).utf8))
                     return ["y", "yes"].contains((readLine() ?? "").trimmingCharacters(in: .whitespaces).lowercased())
                 }
             switch approval {
@@ -242,17 +236,17 @@ private func withTrainer(requiresCredentials: Bool = true, command: String = "tr
             result = try await body(trainer, configuration)
         } catch {
             // What was read before a failure was billed all the same.
-            try? await UsageRecording.store(client.usage, into: UsageDays(database: database), runID: UUID().uuidString, command: command)
+            try? await UsageRecording.store(usage, into: parts.usageDays, runID: UUID().uuidString, command: command)
             throw error
         }
-        try await UsageRecording.store(client.usage, into: UsageDays(database: database), runID: UUID().uuidString, command: command)
+        try await UsageRecording.store(usage, into: parts.usageDays, runID: UUID().uuidString, command: command)
         return result
     }
     if isTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-    let total = client.usage.total
+    let total = usage.total
     // The cost goes on the first line (what was fetched); a calibration line may follow.
-    let cost = total.calls == 0 ? "" : String(format: " %d API calls; X's bill by mirror_bot's count $%.3f (%@).", total.calls, client.usage.totalCost,
-                                               client.usage.billingDays.reduce(XBill()) { $0 + client.usage.bill(onBillingDay: $1) }.description)
+    let cost = total.calls == 0 ? "" : String(format: " %d API calls; X's bill by mirror_bot's count $%.3f (%@).", total.calls, usage.totalCost,
+                                               usage.billingDays.reduce(XBill()) { $0 + usage.bill(onBillingDay: $1) }.description)
     var lines = summary.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     lines[0] += cost
     print(lines.joined(separator: "\n"))

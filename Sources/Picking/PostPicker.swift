@@ -1,6 +1,7 @@
 public import Archive
 public import Foundation
 public import Logging
+import BotClock
 
 /// Chooses what the bot posts at a given moment: one of the human's own tweets written around the same time of day.
 ///
@@ -51,12 +52,12 @@ public struct PostPicker: Sendable {
                 nearMinute: minute, radius: radius, excluding: excluded, allowingMentions: allowsMentions,
                 allowingLinks: allowsLinks, notPostedSince: postedSince, using: &generator) {
                 if radius > Self.radii[0] {
-                    logger.info("No tweet of the human within ±\(Self.radii[0]) minutes of \(Self.clock(minute)); took one from ±\(radius)")
+                    logger.info("No tweet of the human within ±\(Self.radii[0]) minutes of \(LocalTime.clockTime(minute)); took one from ±\(radius)")
                 }
                 return Pick(tweet: tweet, radius: radius)
             }
         }
-        logger.notice("Nothing to post at \(Self.clock(minute)): the archive has no postable tweet (empty, all posted in the last \(repostAfterDays) days, or all mention someone\(allowsLinks ? "" : " or contain a link"). Run `mirror_bot train scheduler` or `mirror_bot import`.")
+        logger.notice("Nothing to post at \(LocalTime.clockTime(minute)): the archive has no postable tweet (empty, all posted in the last \(repostAfterDays) days, or all mention someone\(allowsLinks ? "" : " or contain a link"). Run `mirror_bot train scheduler` or `mirror_bot import`.")
         return nil
     }
 
@@ -65,5 +66,4 @@ public struct PostPicker: Sendable {
         LocalTime(of: date, in: timeZone).minute
     }
 
-    private static func clock(_ minute: Int) -> String { String(format: "%02d:%02d", minute / 60, minute % 60) }
 }

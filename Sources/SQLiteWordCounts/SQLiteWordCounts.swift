@@ -20,6 +20,15 @@ public struct SQLiteWordCounts: WordCountBackend {
         try Migrator().migrateSQLite(pool)
     }
 
+    /// The counts in the archive's own SQLite file, through its pool (one pool per file for the whole process);
+    /// nil when the archive is not in SQLite.
+    public init?(sharing archive: ArchiveDatabase) throws {
+        guard case .sqlite(let pool, let path) = archive.backend else { return nil }
+        self.pool = pool
+        self.path = path
+        try Migrator().migrateSQLite(pool)
+    }
+
     // MARK: Reading
 
     /// The counts for several tweets at once, in one read transaction.

@@ -1,5 +1,6 @@
 public import Archive
 import Foundation
+import BotClock
 
 /// How many posts the human makes per calendar day, from which the bot's count for a day is drawn.
 ///
@@ -15,8 +16,8 @@ public struct DailyPostCounts: Sendable, Equatable {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let parsed: [(Date, Int)] = days.compactMap { day in
-            let parts = day.day.split(separator: "-").compactMap { Int($0) }
-            guard parts.count == 3, let date = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])) else { return nil }
+            guard let parts = LocalTime.parts(ofDay: day.day),
+                  let date = calendar.date(from: DateComponents(year: parts.year, month: parts.month, day: parts.day)) else { return nil }
             return (date, day.count)
         }
         guard let first = parsed.map(\.0).min(), let last = parsed.map(\.0).max() else {

@@ -21,10 +21,4 @@ public struct DayPlan: Sendable, Equatable, Codable {
         case date, count, minutes
         case timeZone = "time_zone"
     }
-
-    /// `HH:MM` of a minute of the day.
-    public static func clockTime(_ minute: Int) -> String {
-        let hours = minute / 60, minutes = minute % 60
-        return (hours < 10 ? "0" : "") + "\(hours):" + (minutes < 10 ? "0" : "") + "\(minutes)"
-    }
 }

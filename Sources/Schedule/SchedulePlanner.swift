@@ -1,3 +1,4 @@
+import BotClock
 public import Archive
 public import Foundation
 

@@ -3,7 +3,7 @@ public import Classifier
 public import Foundation
 public import Logging
 public import WordCounts
-public import XAPI
+public import SocialNetwork
 
 /// The one-time trainings the post-deploy script runs: the archive from the human's recent tweets, the favorite
 /// filter from their likes and their home timeline. Each sets a `trained:<name>` flag and does nothing the next
@@ -32,8 +32,8 @@ public struct Trainer: Sendable {
     /// Likes and home-timeline tweets the classifier learns from, as the original.
     public static let classifierTweetLimit = 800
 
-    /// The X API, acting as the human.
-    public let client: XClient
+    /// The network, read as the person.
+    public let network: any MirrorNetwork
     /// Where the human's tweets go.
     public let archive: TweetArchive
     /// What learns the likes.
@@ -43,9 +43,9 @@ public struct Trainer: Sendable {
     private let logger: Logger
 
     /// A trainer; `progress` receives one line per page.
-    public init(client: XClient, archive: TweetArchive, classifier: FavoriteClassifier, logger: Logger,
+    public init(network: any MirrorNetwork, archive: TweetArchive, classifier: FavoriteClassifier, logger: Logger,
                 progress: @escaping @Sendable (String) -> Void = { _ in }) {
-        self.client = client
+        self.network = network
         self.archive = archive
         self.classifier = classifier
         self.logger = logger
@@ -66,12 +66,11 @@ public struct Trainer: Sendable {
         if !force, try await store.isTrained("scheduler") { return Report(skipped: true) }
         let human = try await authenticatedUser()
         var report = Report(skipped: false)
-        let request = GetUserTweets(userID: human.id, maxResults: 100, exclude: [.retweets])
-        for try await page in client.pages(request, as: .human, maxPosts: min(maxTweets, Self.schedulerTweetLimit)) {
+        for try await page in network.posts(of: human.id, since: nil, maxPosts: min(maxTweets, Self.schedulerTweetLimit), for: .posts) {
             report.pages += 1
-            report.postsRead += page.tweets.count
-            report.retweetsSkipped += page.tweets.filter(\.isRetweet).count
-            report.stored += try await archive.insert(page.tweets.compactMap(ArchivedTweet.init))
+            report.postsRead += page.posts.count
+            report.retweetsSkipped += page.posts.filter(\.isRepost).count
+            report.stored += try await archive.insert(page.posts.compactMap(ArchivedTweet.init))
             progress("page \(report.pages): \(report.postsRead) tweets read, \(report.stored) new in the archive")
         }
         try await store.markTrained("scheduler")
@@ -85,30 +84,29 @@ public struct Trainer: Sendable {
         let human = try await authenticatedUser()
         var report = Report(skipped: false)
         var likedIDs = Set<String>()
-        for try await page in client.pages(GetLikedTweets(userID: human.id, maxResults: 100), as: .human,
-                                           maxPosts: Self.classifierTweetLimit) {
+        for try await page in network.likes(of: human.id, perPage: 100, maxPosts: Self.classifierTweetLimit, for: .posts) {
             report.pages += 1
-            report.postsRead += page.tweets.count
-            let liked = page.tweets.filter { !$0.isRetweet }
+            report.postsRead += page.posts.count
+            let liked = page.posts.filter { !$0.isRepost }
             likedIDs.formUnion(liked.map(\.id))
-            report.favorites += try await classifier.learnOnce(liked.map { ($0.id, FavoriteClassifier.Tweet($0, in: page)) }, as: .favorite, source: .likes)
+            report.favorites += try await classifier.learnOnce(liked.map { ($0.id, FavoriteClassifier.Tweet($0)) }, as: .favorite, source: .likes)
             progress("likes page \(report.pages): \(report.favorites) learned as favorite")
         }
         var timelinePages = 0
-        for try await page in client.pages(GetHomeTimeline(userID: human.id, maxResults: 100), as: .human,
-                                           maxPosts: Self.classifierTweetLimit) {
+        for try await page in network.homeTimeline(of: human.id, as: .human, since: nil, maxPosts: Self.classifierTweetLimit, perPage: 100,
+                                                   includingReposts: true, for: .posts) {
             report.pages += 1
             timelinePages += 1
-            report.postsRead += page.tweets.count
+            report.postsRead += page.posts.count
             // Retweets are never liked by the bot, so they are not learned from; the human's own tweets neither.
-            let normal = page.tweets.filter { !$0.isRetweet && !likedIDs.contains($0.id) && $0.authorID != human.id }
-            report.retweetsSkipped += page.tweets.filter(\.isRetweet).count
-            report.normals += try await classifier.learnOnce(normal.map { ($0.id, FavoriteClassifier.Tweet($0, in: page)) }, as: .normal, source: .timeline)
+            let normal = page.posts.filter { !$0.isRepost && !likedIDs.contains($0.id) && $0.authorID != human.id }
+            report.retweetsSkipped += page.posts.filter(\.isRepost).count
+            report.normals += try await classifier.learnOnce(normal.map { ($0.id, FavoriteClassifier.Tweet($0)) }, as: .normal, source: .timeline)
             // Timeline posts the human liked are already counted (from the likes): they are only recorded as liked
             // timeline posts, for the share of their timeline the human likes, which the threshold calibration aims at.
-            let likedOnTimeline = page.tweets.filter { !$0.isRetweet && likedIDs.contains($0.id) && $0.authorID != human.id }
+            let likedOnTimeline = page.posts.filter { !$0.isRepost && likedIDs.contains($0.id) && $0.authorID != human.id }
             if !likedOnTimeline.isEmpty {
-                try await classifier.examples?.record(likedOnTimeline.map { ($0.id, FavoriteClassifier.Tweet($0, in: page)) },
+                try await classifier.examples?.record(likedOnTimeline.map { ($0.id, FavoriteClassifier.Tweet($0)) },
                                                       as: .favorite, source: .timeline, at: Date())
             }
             progress("timeline page \(timelinePages): \(report.normals) learned as normal")
@@ -126,11 +124,6 @@ public struct Trainer: Sendable {
         return (tweets, keys)
     }
 
-    private func authenticatedUser() async throws -> XUser {
-        guard let user = try await client.send(GetAuthenticatedUser(), as: .human).data else {
-            throw XAPIError.malformedResponse(endpoint: GetAuthenticatedUser.name, reason: "no user in the answer")
-        }
-        return user
-    }
+    private func authenticatedUser() async throws -> NetworkUser { try await network.whoAmI(.human) }
 
 }

@@ -1,3 +1,4 @@
+import PostText
 public import Foundation
 
 /// A post as the X API v2 returns it, with the fields mirror_bot asks for. Ids are strings, as in the API.
@@ -90,18 +91,7 @@ public struct XTweet: Codable, Sendable, Equatable, Hashable {
     /// The text as the human wrote it: t.co links expanded, and the three characters X escapes (`&amp;`, `&lt;`,
     /// `&gt;`) unescaped, so that posting it again posts what the human posted.
     public var plainText: String {
-        textWithExpandedURLs.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
-            .replacingOccurrences(of: "&amp;", with: "&")
-    }
-
-    /// The text with each t.co link replaced by its expanded URL (still HTML-escaped, as the API sends it).
-    public var textWithExpandedURLs: String {
-        var result = text
-        for entity in entities?.urls ?? [] {
-            guard let expanded = entity.expandedURL else { continue }
-            result = result.replacingOccurrences(of: entity.url, with: expanded)
-        }
-        return result
+        WrittenText.from(escaped: text, links: (entities?.urls ?? []).compactMap { entity in entity.expandedURL.map { (entity.url, $0) } })
     }
 }
 

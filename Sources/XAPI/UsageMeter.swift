@@ -1,6 +1,7 @@
 public import BotConfiguration
 public import Foundation
 import Synchronization
+import BotClock
 
 /// Counts every X API call by endpoint and account, and keeps the bill as X makes it: per resource returned (each
 /// post and user billed once per UTC day and app, as X de-duplicates) and per write, priced by `XPriceList`.
@@ -61,12 +62,7 @@ public final class UsageMeter: Sendable {
     public init(prices: XPriceList = .current) { self.prices = prices }
 
     /// The UTC day (`YYYY-MM-DD`) of `date`: X's billing day.
-    public static func billingDay(of date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.year, .month, .day], from: date)
-        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
-    }
+    public static func billingDay(of date: Date) -> String { LocalTime.utcDay(of: date) }
 
     /// Records a call that failed (an error answer or no answer): X bills nothing for it.
     public func recordFailure(endpoint: String, account: Account) {

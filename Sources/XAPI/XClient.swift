@@ -1,6 +1,7 @@
 public import AsyncHTTPClient
 public import BotClock
 public import BotConfiguration
+public import SocialNetwork
 public import Foundation
 public import Logging
 import NIOCore
@@ -109,7 +110,7 @@ public final class XClient: Sendable {
     /// Not sent (an error at once) when X refused this kind of call and its recheck is not due, or when its worst
     /// case does not fit what is left of the day's budget for `work` (a paged read is first asked for fewer posts).
     public func send<Endpoint: XEndpoint>(_ endpoint: Endpoint, as account: Account,
-                                          for work: DailyBudget.Work = .posts) async throws -> Endpoint.Response {
+                                          for work: Work = .posts) async throws -> Endpoint.Response {
         guard let credentials = configuration.credentials[account] else {
             throw XAPIError.unauthorized(account: account, endpoint: Endpoint.name, detail: "no credentials configured")
         }
@@ -245,7 +246,7 @@ public final class XClient: Sendable {
 
     /// Makes `endpoint` fit what is left of the day's budget for `work`: as it is, or asking for fewer posts; else
     /// throws the budget's shed error.
-    private func fit<Endpoint: XEndpoint>(_ endpoint: inout Endpoint, into budget: DailyBudget, for work: DailyBudget.Work) throws {
+    private func fit<Endpoint: XEndpoint>(_ endpoint: inout Endpoint, into budget: DailyBudget, for work: Work) throws {
         let now = clock.now()
         let prices = usage.prices
         let billing = endpoint.billing
@@ -285,7 +286,7 @@ public final class XClient: Sendable {
 
     /// The pages of a paged endpoint, newest first, following `next_token` until the last page or until
     /// `maxPosts` posts have been read.
-    public func pages<Endpoint: XPagedEndpoint>(_ endpoint: Endpoint, as account: Account, for work: DailyBudget.Work = .posts,
+    public func pages<Endpoint: XPagedEndpoint>(_ endpoint: Endpoint, as account: Account, for work: Work = .posts,
                                                 maxPosts: Int? = nil) -> XPageSequence<Endpoint> {
         XPageSequence(client: self, endpoint: endpoint, account: account, work: work, maxPosts: maxPosts)
     }

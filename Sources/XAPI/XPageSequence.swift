@@ -1,4 +1,5 @@
 public import BotConfiguration
+public import SocialNetwork
 
 /// The pages of a paged endpoint as an `AsyncSequence`, newest first: it follows `meta.next_token` until the API
 /// has no more pages, or until `maxPosts` posts were read (the last page asks for only the posts still wanted, when
@@ -10,7 +11,7 @@ public struct XPageSequence<Endpoint: XPagedEndpoint>: AsyncSequence, Sendable {
     let client: XClient
     let endpoint: Endpoint
     let account: Account
-    let work: DailyBudget.Work
+    let work: Work
     let maxPosts: Int?
 
     /// The iterator.
@@ -23,7 +24,7 @@ public struct XPageSequence<Endpoint: XPagedEndpoint>: AsyncSequence, Sendable {
         let client: XClient
         var endpoint: Endpoint
         let account: Account
-        let work: DailyBudget.Work
+        let work: Work
         let maxPosts: Int?
         var postsRead = 0
         var finished = false

@@ -12,6 +12,7 @@ import TestSupport
 import Tokenizer
 import WordCounts
 import XAPI
+import XNetwork
 import RedisWordCounts
 
 @Suite("The favoriter", .serialized)
@@ -54,8 +55,8 @@ struct FavoriterTests {
                 let archive = TweetArchive(database: database, timeZone: .gmt, rowLimit: 100)
                 try await archive.insert([ArchivedTweet(tweetID: 4242, text: "人間のつぶやき", createdAt: Self.start.addingTimeInterval(-86_400))])
                 let favoriter = Favoriter(clock: clock, likes: log.likes, state: log.state, archive: archive,
-                                          policy: LikingPolicy(setting: .on, networkReason: XAccess.whyNoLikes, refusals: client.refusals),
-                                          classifier: classifier, client: client, botUserID: "200", humanUserID: "100", logger: Self.quiet)
+                                          policy: LikingPolicy(setting: .on, network: XMirrorNetwork(client: client)),
+                                          classifier: classifier, network: XMirrorNetwork(client: client), botUserID: "200", humanUserID: "100", logger: Self.quiet)
                 try await body(favoriter, server, log, clock)
             }
         }
@@ -155,8 +156,8 @@ struct StoreDownTests {
                 await server.add(tweets: [FakeXSeed.Tweet(id: "7001", authorID: "300", text: "猫の写真", createdAt: FavoriterTests.start)])
                 await server.add(users: [.init(id: "300", username: "friend")])
                 let favoriter = Favoriter(clock: clock, likes: log.likes, state: log.state, archive: TweetArchive(database: database, timeZone: .gmt, rowLimit: 10),
-                                          policy: LikingPolicy(setting: .on, networkReason: nil, refusals: client.refusals),
-                                          classifier: classifier, client: client, botUserID: "200", humanUserID: "100", logger: FavoriterTests.quiet)
+                                          policy: LikingPolicy(setting: .on, network: XMirrorNetwork(client: client)),
+                                          classifier: classifier, network: XMirrorNetwork(client: client), botUserID: "200", humanUserID: "100", logger: FavoriterTests.quiet)
                 let running = Task { try await favoriter.run() }
                 for _ in 0..<3 {
                     await clock.waitForSleepers()

@@ -13,6 +13,7 @@ import Tokenizer
 import Training
 import WordCounts
 import XAPI
+import XNetwork
 
 @Suite("The learner", .serialized)
 struct LearnerTests {
@@ -23,7 +24,7 @@ struct LearnerTests {
 
     /// Liking chosen (`LIKES=on`) and not refused.
     static func likingOn(_ client: XClient) -> LikingPolicy {
-        LikingPolicy(setting: .on, networkReason: XAccess.whyNoLikes, refusals: client.refusals)
+        LikingPolicy(setting: .on, network: XMirrorNetwork(client: client))
     }
 
     @Test("With liking off (LIKES=auto on X) only the human's new tweets are read: no timeline, no likes, nothing learned for the filter",
@@ -41,10 +42,10 @@ struct LearnerTests {
                 let archive = TweetArchive(database: database, timeZone: .gmt, rowLimit: 100)
                 let clock = ManualBotClock(now: Self.start)
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Self.human]), clock: clock, logger: Self.quiet)
-                let liking = LikingPolicy(setting: .auto, networkReason: XAccess.whyNoLikes, refusals: client.refusals)
+                let liking = LikingPolicy(setting: .auto, network: XMirrorNetwork(client: client))
                 #expect(!liking.isActive)
                 let learner = Learner(clock: clock, state: BotState(database: database), archive: archive, classifier: classifier,
-                                      client: client, liking: liking, humanUserID: "100", logger: Self.quiet)
+                                      network: XMirrorNetwork(client: client), liking: liking, humanUserID: "100", logger: Self.quiet)
                 try await learner.pollOnce()
                 try await learner.pollOnce()
                 #expect(try await archive.newest(limit: 5).map(\.tweetID) == [10_011])
@@ -80,7 +81,7 @@ struct LearnerTests {
                 let clock = ManualBotClock(now: Self.start)
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Self.human]), clock: clock, logger: Self.quiet)
                 let learner = Learner(clock: clock, state: BotState(database: database), archive: archive, classifier: classifier,
-                                      client: client, liking: Self.likingOn(client), humanUserID: "100", logger: Self.quiet)
+                                      network: XMirrorNetwork(client: client), liking: Self.likingOn(client), humanUserID: "100", logger: Self.quiet)
 
                 try await learner.pollOnce()
                 #expect(try await archive.newest(limit: 5).map(\.tweetID) == [10_012, 10_011, 10_010])
@@ -132,7 +133,7 @@ struct LearnerTests {
                 let clock = ManualBotClock(now: Self.start)
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Self.human]), clock: clock, logger: Self.quiet)
                 let learner = Learner(clock: clock, state: BotState(database: database), archive: TweetArchive(database: database, timeZone: .gmt, rowLimit: 100),
-                                      classifier: classifier, client: client, liking: Self.likingOn(client), humanUserID: "100",
+                                      classifier: classifier, network: XMirrorNetwork(client: client), liking: Self.likingOn(client), humanUserID: "100",
                                       calibrator: calibrator, logger: Self.quiet)
                 try await learner.pollOnce()
                 let first = try #require(try await calibrator.stored())

@@ -9,6 +9,7 @@ import Picking
 import Testing
 import TestSupport
 import XAPI
+import XNetwork
 
 /// The bot's pollers against errors that repeat: backing off from the very first round, and not asking again what X
 /// refused for good until the refusal's hourly recheck. Each case runs the replier (a poll every 60 s) on a manual
@@ -39,7 +40,7 @@ struct PollingRefusalTests {
                 try await state.setValue("0", of: Replier.sinceIDKey)
                 let replier = Replier(clock: clock, mentions: MentionLog(database: database), state: state, picker: ReplyPicker(archive: TweetArchive(database: database, timeZone: .gmt, rowLimit: 10),
                                                                                 fallback: .none),
-                                      client: client, botUserID: "200", settings: .init(pollInterval: 60, delay: 0...0), logger: recorder.logger(), seed: 1)
+                                      network: XMirrorNetwork(client: client), botUserID: "200", settings: .init(pollInterval: 60, delay: 0...0), logger: recorder.logger(), seed: 1)
                 let running = Task { try await replier.run() }
                 do {
                     try await body(clock, server, recorder)

@@ -11,6 +11,7 @@ import ServiceLifecycle
 import Testing
 import TestSupport
 import XAPI
+import XNetwork
 
 /// A day of the poster on the fake X server and the real Postgres, with the manual clock.
 struct PosterWorld {
@@ -46,7 +47,7 @@ struct PosterWorld {
     func poster(seed: UInt64, settings: Poster.Settings = Poster.Settings()) -> Poster {
         Poster(clock: clock, plans: plans, planner: SchedulePlanner(archive: archive, maxPostsPerDay: 50),
                picker: PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, logger: Self.quiet),
-               client: client, settings: settings, logger: Self.quiet, seed: seed)
+               network: XMirrorNetwork(client: client), settings: settings, logger: Self.quiet, seed: seed)
     }
 
     /// Advances the clock from sleep to sleep until the poster sleeps past `until`; returns the deadlines passed
@@ -94,7 +95,7 @@ struct PosterTests {
             #expect(slots.count == 15)  // every past day had 15 non-reply tweets
             #expect(slots.allSatisfy { $0.state == .posted })
             // Each slot was posted when the clock reached its minute: after the k-th slot time, k posts exist.
-            let slotTimes = slots.map { Poster.date(of: $0.minute, on: PosterWorld.day, in: PosterWorld.tokyo) }
+            let slotTimes = slots.map { LocalTime.date(of: $0.minute, on: PosterWorld.day, in: PosterWorld.tokyo)! }
             #expect(steps.map(\.deadline) == slotTimes)
             #expect(steps.map(\.posts) == Array(1...15))
             #expect(zip(slots, slotTimes).allSatisfy { slot, time in slot.postedAt == time })  // stored on the bot's clock
@@ -197,8 +198,8 @@ struct PosterTests {
     @Test("Slot times follow the local clock, DST days included")
     func slotTimes() {
         let newYork = TimeZone(identifier: "America/New_York")!
-        #expect(Poster.date(of: 90, on: "2024-03-10", in: newYork) == Date(timeIntervalSince1970: 1_710_052_200))  // 01:30 EST
-        #expect(Poster.date(of: 210, on: "2024-03-10", in: newYork) == Date(timeIntervalSince1970: 1_710_055_800))  // 03:30 EDT
+        #expect(LocalTime.date(of: 90, on: "2024-03-10", in: newYork) == Date(timeIntervalSince1970: 1_710_052_200))  // 01:30 EST
+        #expect(LocalTime.date(of: 210, on: "2024-03-10", in: newYork) == Date(timeIntervalSince1970: 1_710_055_800))  // 03:30 EDT
         #expect(Poster.startOfNextDay(after: Date(timeIntervalSince1970: 1_710_052_200), in: newYork)
                 == Date(timeIntervalSince1970: 1_710_129_600))  // 2024-03-11 00:00 EDT, a 23-hour day later
     }

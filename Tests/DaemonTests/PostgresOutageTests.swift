@@ -9,6 +9,7 @@ import Schedule
 import Testing
 import TestSupport
 import XAPI
+import XNetwork
 
 @Suite("Services when Postgres goes away", .serialized)
 struct PostgresOutageTests {
@@ -30,7 +31,7 @@ struct PostgresOutageTests {
                     let clock = ManualBotClock(now: ReplierWorld.start)
                     let client = XClient(configuration: .init(baseURL: base, credentials: [.bot: ReplierWorld.bot]), clock: clock,
                                          logger: ReplierWorld.quiet)
-                    let replier = Replier(clock: clock, mentions: mentions, state: state, picker: ReplyPicker(archive: archive, fallback: .none), client: client,
+                    let replier = Replier(clock: clock, mentions: mentions, state: state, picker: ReplyPicker(archive: archive, fallback: .none), network: XMirrorNetwork(client: client),
                                           botUserID: "200", settings: .init(pollInterval: 60, delay: 0...0), logger: ReplierWorld.quiet, seed: 1)
                     let running = Task { try await replier.run() }
                     await clock.waitForSleepers()

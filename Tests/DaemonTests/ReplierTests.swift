@@ -10,6 +10,7 @@ import Schedule
 import Testing
 import TestSupport
 import XAPI
+import XNetwork
 
 /// The bot (200) among the human (100), a friend (300), a stranger (400) and another bot (500).
 struct ReplierWorld {
@@ -25,7 +26,7 @@ struct ReplierWorld {
     let client: XClient
 
     func replier(_ settings: Replier.Settings = .init(delay: 0...0), fallback: ReplyPicker.Fallback = .none) -> Replier {
-        Replier(clock: clock, mentions: mentions, state: state, picker: ReplyPicker(archive: archive, fallback: fallback), client: client, botUserID: "200",
+        Replier(clock: clock, mentions: mentions, state: state, picker: ReplyPicker(archive: archive, fallback: fallback), network: XMirrorNetwork(client: client), botUserID: "200",
                 settings: settings, logger: Self.quiet, seed: 7)
     }
 

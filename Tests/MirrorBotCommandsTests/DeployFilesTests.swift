@@ -2,6 +2,7 @@ import BotConfiguration
 import Foundation
 import Testing
 import Training
+import XNetwork
 import TestSupport
 
 /// The deploy files at the repository's root: Procfile, app.json, Aptfile, .swift-version, Dockerfile, heroku.yml.
@@ -65,7 +66,7 @@ struct DeployFilesTests {
     func postdeploySpend() throws {
         let postdeploy = try #require((try Self.appJSON()["scripts"] as? [String: String])?["postdeploy"])
         let maxTweets = try #require(postdeploy.firstMatch(of: /train scheduler --max-tweets (\d+)/).flatMap { Int($0.1) })
-        let most = TrainingCost.scheduler(maxTweets: maxTweets).dollars()
+        let most = XMirrorNetwork.mostItCosts(.personsPosts(maxTweets)).dollars
         #expect(most <= Configuration.defaultXDailyBudget)
         // train classifier reads nothing at the default LIKES=auto on X.
         #expect(try Self.text("README.md").contains(String(format: "spends at most $%.2f", most)))

@@ -1,6 +1,7 @@
 import Foundation
 import Schedule
 import Testing
+import BotClock
 
 @Suite("Drawing the day's minutes")
 struct MinuteDistributionTests {
@@ -80,8 +81,8 @@ struct MinuteDistributionTests {
     @Test("Plans print as clock times and encode as the documented JSON")
     func planJSON() throws {
         let plan = DayPlan(date: "2026-11-22", timeZone: "Asia/Tokyo", minutes: [7, 1439])
-        #expect(DayPlan.clockTime(7) == "00:07")
-        #expect(DayPlan.clockTime(1439) == "23:59")
+        #expect(LocalTime.clockTime(7) == "00:07")
+        #expect(LocalTime.clockTime(1439) == "23:59")
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         #expect(String(decoding: try encoder.encode(plan), as: UTF8.self)

@@ -11,6 +11,7 @@ import Tokenizer
 import Training
 import WordCounts
 import XAPI
+import XNetwork
 
 @Suite("Training against the fake X server", .serialized)
 struct TrainerTests {
@@ -53,7 +54,7 @@ struct TrainerTests {
                 let classifier = FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3, examples: TrainingExamples(database: database))
                 let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "UTC")!, rowLimit: 10_000)
                 try await archive.prepare()
-                try await body(Trainer(client: client, archive: archive, classifier: classifier, logger: Self.quiet), server, client)
+                try await body(Trainer(network: XMirrorNetwork(client: client), archive: archive, classifier: classifier, logger: Self.quiet), server, client)
             }
         }
     }

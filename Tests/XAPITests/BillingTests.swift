@@ -1,5 +1,6 @@
 import BotClock
 import BotConfiguration
+import SocialNetwork
 import Foundation
 import TestSupport
 import Testing
@@ -76,7 +77,7 @@ struct BillingTests {
         let meter = UsageMeter()
         let budget = DailyBudget(limit: 1.0, meter: meter, logger: LogRecorder().logger())
         var next = 0
-        func working() -> [DailyBudget.Work] { DailyBudget.Work.allCases.filter { budget.headroom(for: $0, at: Self.noon) > 1e-9 } }
+        func working() -> [Work] { Work.allCases.filter { budget.headroom(for: $0, at: Self.noon) > 1e-9 } }
         #expect(working() == [.learning, .liking, .replies, .posts])
         Self.spend(0.499, on: meter, at: Self.noon, from: &next)
         #expect(working() == [.learning, .liking, .replies, .posts])
@@ -88,7 +89,7 @@ struct BillingTests {
         #expect(working() == [.posts])
         Self.spend(0.100, on: meter, at: Self.noon, from: &next)
         #expect(working().isEmpty)
-        #expect(DailyBudget.Work.allCases.sorted() == [.learning, .liking, .replies, .posts])
+        #expect(Work.allCases.sorted() == [.learning, .liking, .replies, .posts])
     }
 
     @Test("The posts still planned today are kept aside from every other work's share, not from the posts'")

@@ -97,7 +97,7 @@ struct XClientTests {
             let byID = Dictionary(uniqueKeysWithValues: home.tweets.map { ($0.id, $0) })
             #expect(byID["5002"]?.isRetweet == true)
             #expect(byID["5001"]?.isRetweet == false)
-            #expect(byID["5000"]?.textWithExpandedURLs == "見て https://example.com/page &lt;3")
+            #expect(byID["5000"]?.plainText == "見て https://example.com/page <3")
             #expect(home.username(of: Fixture.friendID) == "friend")
             #expect(byID["5000"]?.createdAt == nil)  // no decision of the filter uses the time
 

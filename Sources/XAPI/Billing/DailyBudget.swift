@@ -1,5 +1,6 @@
 public import Foundation
 public import Logging
+public import SocialNetwork
 import Synchronization
 
 /// The most mirror_bot spends on X in one UTC day (`X_DAILY_BUDGET`), by its own count of X's bill.
@@ -11,41 +12,6 @@ import Synchronization
 /// every other work's share. Each shed is logged once per UTC day with the figures; the next UTC day everything
 /// resumes. A paged read that does not fit whole is asked for fewer posts when that fits.
 public final class DailyBudget: Sendable {
-    /// What a call is for, in the order work is shed.
-    public enum Work: Int, Sendable, CaseIterable, Comparable, CustomStringConvertible {
-        /// Learning from the person: their new tweets, their home timeline, their likes.
-        case learning
-        /// Reading the bot's timeline and liking.
-        case liking
-        /// Reading mentions and answering them.
-        case replies
-        /// The scheduled posts (and what the bot needs to start: who the accounts are).
-        case posts
-
-        /// The share of the budget the day's spend may reach for this work to go on.
-        public var shareOfBudget: Double {
-            switch self {
-            case .learning: 0.5
-            case .liking: 0.7
-            case .replies: 0.9
-            case .posts: 1.0
-            }
-        }
-
-        /// Ordered as shed: learning first, posts last.
-        public static func < (lhs: Work, rhs: Work) -> Bool { lhs.rawValue < rhs.rawValue }
-
-        /// Its name in log lines.
-        public var description: String {
-            switch self {
-            case .learning: "learning from the person"
-            case .liking: "liking"
-            case .replies: "replies"
-            case .posts: "scheduled posts"
-            }
-        }
-    }
-
     private struct State {
         /// When the posts still planned are due: each is kept aside on its UTC day.
         var reservedPosts: [Date] = []
@@ -121,6 +87,19 @@ public final class DailyBudget: Sendable {
         }
         if !resumed.isEmpty {
             logger.notice("budget: a new UTC day (\(day)); resuming \(resumed.map(\.description).joined(separator: ", "))")
+        }
+    }
+}
+
+extension Work {
+    /// The share of the daily budget the day's spend may reach for this work to go on: learning stops at half,
+    /// liking at 70%, replies at 90%, the scheduled posts at the budget itself.
+    public var shareOfBudget: Double {
+        switch self {
+        case .learning: 0.5
+        case .liking: 0.7
+        case .replies: 0.9
+        case .posts: 1.0
         }
     }
 }

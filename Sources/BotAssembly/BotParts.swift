@@ -1,0 +1,107 @@
+public import Archive
+import BotClock
+public import BotConfiguration
+public import Classifier
+import Daemon
+import Foundation
+public import Logging
+import Tokenizer
+public import WordCounts
+public import XAPI
+public import XNetwork
+
+/// The bot built from its configuration, once per process: one pool for the archive database that every store
+/// shares, the word counts (sharing that pool when they live in the same SQLite file), the tokenizer and the
+/// classifier, and the network client. Every command and `start` build from here, and the migration rule is applied
+/// here only.
+public struct BotParts: Sendable {
+    /// What the process is, which says how long a busy store is waited for.
+    public enum Role: Sendable {
+        /// A one-shot command: nobody waits on it, so a busy SQLite file is waited for 10 s.
+        case command
+        /// The daemon: a busy store fails fast (SQLite 2 s, Postgres 10 s) and the service pauses with backoff.
+        case daemon
+    }
+
+    /// The configuration everything is built from.
+    public let configuration: Configuration
+    /// What the process is.
+    public let role: Role
+    /// The log.
+    public let logger: Logger
+    /// The archive's database: Postgres at `DATABASE_URL`, or the SQLite file `MIRROR_BOT_DATA`; one pool.
+    public let database: ArchiveDatabase
+
+    /// Opens the database's pool (nothing is connected until it runs).
+    public init(configuration: Configuration, role: Role = .command, logger: Logger) throws {
+        self.configuration = configuration
+        self.role = role
+        self.logger = logger
+        database = try ArchiveDatabase.open(for: configuration, busyTimeout: role == .daemon ? ArchiveDatabase.daemonBusyTimeout : ArchiveDatabase.commandBusyTimeout,
+                                            operationTimeLimit: role == .daemon ? ArchiveDatabase.daemonOperationTimeLimit : nil, logger: logger)
+    }
+
+    // MARK: The database, and the migration rule
+
+    /// Runs the pool for the duration of `body` once the database answers, with the migration rule applied: the
+    /// SQLite file is the bot's own and is migrated here; a Postgres database is migrated by `mirror_bot migrate`
+    /// only, and a command finding it behind stops with that advice. The archive is then brought to the time zone.
+    public func withRunning<Result: Sendable>(isolation: isolated (any Actor)? = #isolation,
+                                              _ body: (BotParts) async throws -> Result) async throws -> Result {
+        try await database.withRunning { database in
+            if case .sqlite = database.backend { try await Migrator().migrate(database) }
+            let pending = try await Migrator().pending(database).count
+            guard pending == 0 else {
+                throw ArchiveError(operation: "starting", reason: "\(pending) migration(s) are not applied yet; run `mirror_bot migrate` first")
+            }
+            try await archive.prepare()
+            return try await body(self)
+        }
+    }
+
+    /// Runs the pool for `body` without migrating anything (`doctor` reports what is pending; `migrate` applies it).
+    public func withRunningAsIs<Result: Sendable>(isolation: isolated (any Actor)? = #isolation,
+                                                  _ body: (ArchiveDatabase) async throws -> Result) async throws -> Result {
+        try await database.withRunning(body)
+    }
+
+    /// What a command finding the database behind is told to do.
+    public var migrationAdvice: String {
+        if case .sqlite = database.backend { "the next command applies them (or `mirror_bot migrate`)" } else { "run `mirror_bot migrate`" }
+    }
+
+    // MARK: Stores, all on the one pool
+
+    /// The person's posts.
+    public var archive: TweetArchive {
+        TweetArchive(database: database, timeZone: configuration.timeZone, rowLimit: configuration.archiveRowLimit)
+    }
+    /// The bot's small named values (cursors, refusals, the calibration).
+    public var state: BotState { BotState(database: database) }
+    /// The day's spend of each run.
+    public var usageDays: UsageDays { UsageDays(database: database) }
+    /// The examples the like threshold is calibrated on.
+    public var examples: TrainingExamples { TrainingExamples(database: database) }
+
+    // MARK: Word counts, tokenizer, classifier
+
+    /// The word counts and a line saying where they are.
+    public func wordCounts() throws -> (store: any WordCountBackend, description: String) {
+        try WordCountStores.open(for: configuration, sharing: database,
+                                 busyTimeout: role == .daemon ? ArchiveDatabase.daemonBusyTimeout : ArchiveDatabase.commandBusyTimeout)
+    }
+
+    /// The favorite filter on `store` (the word counts when nil): the MeCab tokenizer, the configured threshold, and
+    /// the training examples it records as it learns.
+    public func classifier(on store: (any WordCountBackend)? = nil) throws -> FavoriteClassifier {
+        FavoriteClassifier(store: try store ?? wordCounts().store, tokenizer: try TweetTokenizer(), threshold: configuration.favoriteRateThreshold,
+                           examples: examples, logger: logger)
+    }
+
+    // MARK: The network
+
+    /// X for a one-shot command, as `accounts`.
+    public func network(as accounts: [Account], retry: XClient.RetryPolicy = XClient.RetryPolicy()) -> XMirrorNetwork {
+        XMirrorNetwork.forCommand(configuration, accounts: accounts, retry: retry, logger: logger)
+    }
+}

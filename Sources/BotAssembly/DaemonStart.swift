@@ -1,0 +1,37 @@
+public import BotConfiguration
+import BotClock
+public import Daemon
+import Foundation
+public import Logging
+import XNetwork
+
+/// `mirror_bot start` assembled: the parts built once (one database pool for the whole run, migrated or refused by
+/// the migration rule; the word counts checked; the classifier; X with its budget and refusals), then the daemon run
+/// on them until a signal or the end of `--duration`.
+public enum DaemonStart {
+    /// Builds the bot from `configuration` and runs it; returns what it did.
+    public static func run(configuration: Configuration, options: DaemonRunner.Options, logger: Logger) async throws -> DaemonRunner.Summary {
+        try configuration.require([.humanCredentials, .botCredentials])
+        let parts = try BotParts(configuration: configuration, role: .daemon, logger: logger)
+        // Before starting: the database answers and is migrated, the word counts answer, both accounts are known.
+        return try await parts.withRunning { parts in
+            logger.notice("archive: \(parts.database.location)\(configuration.database == nil ? " (DATABASE_URL is not set)" : "")")
+            let (store, storeDescription) = try parts.wordCounts()
+            logger.notice("word counts: \(storeDescription)")
+            do {
+                _ = try await store.isTrained("classifier")
+            } catch {
+                // Posting and replying need only the archive: the bot starts, and liking and learning wait for the counts.
+                logger.error("The word counts do not answer (\(error)); posting and replying go on, liking and learning resume when they do.")
+            }
+            // The bot's clock starts once the stores are checked, just before the first API call.
+            let clock: any BotClock = options.speed == 1 && options.startTime == nil
+                ? SystemBotClock() : SimulatedBotClock(start: options.startTime ?? Date(), speed: options.speed)
+            let (network, accountingServices) = await XMirrorNetwork.forDaemon(configuration, clock: clock, state: parts.state, usageDays: parts.usageDays,
+                                                                              runID: UUID().uuidString, logger: logger)
+            let daemonParts = DaemonRunner.Parts(configuration: configuration, database: parts.database, classifier: try parts.classifier(on: store),
+                                                 network: network, clock: clock, accountingServices: accountingServices, logger: logger)
+            return try await DaemonRunner.run(daemonParts, options: options)
+        }
+    }
+}

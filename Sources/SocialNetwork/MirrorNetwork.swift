@@ -1,0 +1,125 @@
+public import BotConfiguration
+public import Foundation
+
+/// What the bot needs from a social network, in the bot's own words: who the accounts are, the person's posts and
+/// likes, the bot's mentions and timeline, posting, replying, liking; and what the network refused or sheds.
+/// Each network (X first) has a module of its own behind this protocol; its wire types, authentication, paging and
+/// prices never leave it. The daemon, training and the commands know only this.
+public protocol MirrorNetwork: Sendable {
+    /// The network's name for log lines and reports ("X").
+    var name: String { get }
+    /// What the network offers this app, as data the services ask.
+    var capabilities: NetworkCapabilities { get }
+
+    /// The user `account`'s credentials belong to.
+    func whoAmI(_ account: Account) async throws -> NetworkUser
+
+    /// The person's own posts (reposts left out), newest first, newer than `sinceID` when given, at most `maxPosts`.
+    func posts(of userID: String, since sinceID: String?, maxPosts: Int, for work: Work) -> NetworkPages
+    /// The posts the person liked, most recently liked first, `perPage` a page, at most `maxPosts` (all when nil).
+    func likes(of userID: String, perPage: Int, maxPosts: Int?, for work: Work) -> NetworkPages
+    /// The posts mentioning the bot, newest first, newer than `sinceID` when given (`perPage` a page).
+    func mentions(of userID: String, since sinceID: String?, perPage: Int, for work: Work) -> NetworkPages
+    /// The home timeline of `account` (the person's or the bot's), newest first, newer than `sinceID` when given, at
+    /// most `maxPosts` (all when nil), `perPage` a page; reposts left out unless `includingReposts`.
+    func homeTimeline(of userID: String, as account: Account, since sinceID: String?, maxPosts: Int?, perPage: Int,
+                      includingReposts: Bool, for work: Work) -> NetworkPages
+
+    /// Posts `text` as the bot; returns the new post's id.
+    func post(_ text: String, for work: Work) async throws -> String?
+    /// Answers `postID` with `text` as the bot; returns the new post's id.
+    func reply(_ text: String, to postID: String, for work: Work) async throws -> String?
+    /// Likes `postID` as the bot (`botID`).
+    func like(_ postID: String, as botID: String, for work: Work) async throws
+    /// Checks, with one call that reads and changes nothing, whether the network takes likes from the bot again
+    /// (after a refusal): taking back a like the bot never made, of `postID` (the person's own post).
+    func checkLikes(as botID: String, on postID: String, for work: Work) async throws
+
+    /// The network's refusal of `capability` for `account`, while it lasts.
+    func refusal(of capability: NetworkCapability, for account: Account) -> NetworkRefusal?
+    /// Keeps aside, in what the network costs a day, the posts still planned at `dates` (free networks ignore it).
+    func keepAsideForPosts(at dates: [Date])
+    /// What the network costs and how it is counted, when it costs anything.
+    var accounting: (any NetworkAccounting)? { get }
+    /// The most `reading` may cost; nil when the network is free.
+    func mostItCosts(_ reading: PlannedReading) -> NetworkCost?
+}
+
+/// What a network offers an app, as data: services ask instead of testing which network it is.
+public struct NetworkCapabilities: Sendable, Equatable {
+    /// Why liking is not offered (an access level without likes, rules against automated likes); nil when it is.
+    public var whyNoLikes: String?
+
+    /// Capabilities from their parts.
+    public init(whyNoLikes: String?) { self.whyNoLikes = whyNoLikes }
+}
+
+/// Something a network may refuse an app as a whole.
+public enum NetworkCapability: String, Sendable, CaseIterable {
+    /// Liking and taking back likes.
+    case likes
+}
+
+/// A refusal by the network that lasts until a check.
+public struct NetworkRefusal: Sendable, Equatable {
+    /// When the network first refused.
+    public var since: Date
+    /// When one call checks again.
+    public var recheckAt: Date
+    /// What was refused, in the network's words (an endpoint).
+    public var what: String
+    /// What the network said.
+    public var detail: String
+
+    /// A refusal from its parts.
+    public init(since: Date, recheckAt: Date, what: String, detail: String) {
+        self.since = since; self.recheckAt = recheckAt; self.what = what; self.detail = detail
+    }
+}
+
+/// What a call is for, in the order a paid network's daily budget sheds work: learning first, posts last.
+public enum Work: Int, Sendable, CaseIterable, Comparable, CustomStringConvertible {
+    /// Learning from the person: their new posts, their home timeline, their likes.
+    case learning
+    /// Reading the bot's timeline and liking.
+    case liking
+    /// Reading mentions and answering them.
+    case replies
+    /// The scheduled posts (and what the bot needs to start: who the accounts are).
+    case posts
+
+    /// Ordered as shed: learning first, posts last.
+    public static func < (lhs: Work, rhs: Work) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// Its name in log lines.
+    public var description: String {
+        switch self {
+        case .learning: "learning from the person"
+        case .liking: "liking"
+        case .replies: "replies"
+        case .posts: "scheduled posts"
+        }
+    }
+}
+
+/// Reading planned by a one-shot training, for its cost to be said before the first paid call.
+public enum PlannedReading: Sendable, Equatable {
+    /// The person's user once, then up to this many of their own posts.
+    case personsPosts(Int)
+    /// The person's user, up to this many of their likes and of their home timeline's posts, with their authors.
+    case likesAndTimeline(likes: Int, timeline: Int)
+}
+
+/// The most something may cost on a paid network.
+public struct NetworkCost: Sendable, Equatable {
+    /// At most this, in US dollars.
+    public var dollars: Double
+    /// What is read, in words, with each part's price.
+    public var parts: [String]
+
+    /// A cost from its parts.
+    public init(dollars: Double, parts: [String]) { self.dollars = dollars; self.parts = parts }
+
+    /// "at most $0.91: up to 900 of your own posts at $0.001 (owned reads), your user once at $0.010".
+    public var summary: String { String(format: "at most $%.2f: ", dollars) + parts.joined(separator: ", ") }
+}

@@ -1,0 +1,78 @@
+public import Foundation
+
+/// A post as the bot uses it, whatever the network: its plain text as its author wrote it (entities decoded, links
+/// expanded), who wrote it, when, and what it answers.
+public struct NetworkPost: Sendable, Equatable {
+    /// The post's id on its network.
+    public var id: String
+    /// The text as written: entities decoded, links expanded.
+    public var text: String
+    /// The author's id.
+    public var authorID: String?
+    /// The author's handle, without `@`, when the read asked for it.
+    public var authorHandle: String?
+    /// When it was posted, when the read asked for it.
+    public var createdAt: Date?
+    /// The user it answers, if it is a reply.
+    public var replyToUserID: String?
+    /// The post it answers, if it is a reply.
+    public var replyToPostID: String?
+    /// The thread it belongs to.
+    public var conversationID: String?
+    /// Whether it is a repost (a retweet, a boost) of someone else's post.
+    public var isRepost: Bool
+
+    /// A post from its parts.
+    public init(id: String, text: String, authorID: String? = nil, authorHandle: String? = nil, createdAt: Date? = nil,
+                replyToUserID: String? = nil, replyToPostID: String? = nil, conversationID: String? = nil, isRepost: Bool = false) {
+        self.id = id; self.text = text; self.authorID = authorID; self.authorHandle = authorHandle; self.createdAt = createdAt
+        self.replyToUserID = replyToUserID; self.replyToPostID = replyToPostID; self.conversationID = conversationID; self.isRepost = isRepost
+    }
+}
+
+/// A user on the network.
+public struct NetworkUser: Sendable, Equatable {
+    /// The id.
+    public var id: String
+    /// The handle, without `@`.
+    public var handle: String
+
+    /// A user from its parts.
+    public init(id: String, handle: String) { self.id = id; self.handle = handle }
+}
+
+/// One page of posts, and the newest id the page reached (for reading only what is newer next time).
+public struct NetworkPage: Sendable, Equatable {
+    /// The posts, newest first.
+    public var posts: [NetworkPost]
+    /// The id of the newest post of the page, when the network says it.
+    public var newestID: String?
+
+    /// A page from its parts.
+    public init(posts: [NetworkPost], newestID: String?) { self.posts = posts; self.newestID = newestID }
+}
+
+/// Pages of posts, newest first, read one at a time as they are asked for.
+public struct NetworkPages: AsyncSequence, Sendable {
+    /// Each element is a page.
+    public typealias Element = NetworkPage
+
+    private let start: @Sendable () -> Iterator
+
+    /// Pages from `start`, which makes a fresh reader of them.
+    public init(_ start: @escaping @Sendable () -> Iterator) { self.start = start }
+
+    /// A reader of the pages.
+    public func makeAsyncIterator() -> Iterator { start() }
+
+    /// Reads the next page when asked.
+    public struct Iterator: AsyncIteratorProtocol {
+        private let nextPage: () async throws -> NetworkPage?
+
+        /// A reader calling `nextPage` for each page (nil after the last).
+        public init(_ nextPage: @escaping () async throws -> NetworkPage?) { self.nextPage = nextPage }
+
+        /// The next page, or nil after the last.
+        public mutating func next() async throws -> NetworkPage? { try await nextPage() }
+    }
+}

@@ -1,0 +1,19 @@
+public import Archive
+public import Classifier
+public import SocialNetwork
+
+extension ArchivedTweet {
+    /// The archive's form of a post read from the network: its text as written and what it answers; nil for a
+    /// repost, which is never archived, or a post without a numeric id or a time.
+    public init?(_ post: NetworkPost) {
+        guard !post.isRepost, let id = Int64(post.id), let createdAt = post.createdAt else { return nil }
+        self.init(tweetID: id, text: post.text, replyUserID: post.replyToUserID.flatMap { Int64($0) }, createdAt: createdAt)
+    }
+}
+
+extension FavoriteClassifier.Tweet {
+    /// A post read from the network as the classifier sees it: its text as written, and its author's handle.
+    public init(_ post: NetworkPost) {
+        self.init(text: post.text, authorUsername: post.authorHandle)
+    }
+}

@@ -1,0 +1,67 @@
+public import Archive
+public import BotClock
+import Foundation
+public import Logging
+public import ServiceLifecycle
+public import XAPI
+
+/// Stores this run's X bill of each UTC day every minute of bot time and at shutdown, and reads what other runs
+/// (a `train` meanwhile) spent today, so the budget counts it; records the day's shed work for reports.
+public struct SpendRecorder: Service {
+    let clock: any BotClock
+    let usage: UsageMeter
+    let budget: DailyBudget?
+    let days: UsageDays
+    let state: BotState
+    let runID: String
+    let interval: Duration
+    let logger: Logger
+
+    /// A recorder of `usage` (against `budget`) as run `runID`, every `interval` of `clock`'s time.
+    public init(clock: any BotClock, usage: UsageMeter, budget: DailyBudget?, days: UsageDays, state: BotState, runID: String,
+                interval: Duration = .seconds(60), logger: Logger) {
+        self.clock = clock; self.usage = usage; self.budget = budget; self.days = days; self.state = state; self.runID = runID
+        self.interval = interval; self.logger = logger
+    }
+
+    /// Records until the group shuts down, then once more, briefly.
+    public func run() async throws {
+        do {
+            try await cancelWhenGracefulShutdown {
+                var failing = false
+                while !Task.isCancelled {
+                    try await clock.sleep(for: interval)
+                    failing = await record(failing: failing)
+                }
+            }
+        } catch is CancellationError where Task.isShuttingDownGracefully {}
+        // The last record waits a short while only: a store that is gone must not hold up the shutdown.
+        _ = try? await withTimeLimit(Self.lastRecordTimeLimit) { [self] in await record(failing: false) }
+    }
+
+    /// How long the record at shutdown may wait for the store.
+    static let lastRecordTimeLimit = Duration.seconds(2)
+
+    /// Records once; a failure is logged when the last one succeeded. Returns whether it failed.
+    private func record(failing: Bool) async -> Bool {
+        do {
+            try await recordOnce()
+            if failing { logger.notice("The day's API usage is stored again.") }
+            return false
+        } catch {
+            if !failing { logger.warning("Could not store the day's API usage (\(error)); the budget goes on counting in memory.") }
+            return true
+        }
+    }
+
+    /// Stores the bill, refreshes the other runs' spend, keeps 40 days.
+    func recordOnce() async throws {
+        let now = clock.now()
+        try await UsageRecording.store(usage, into: days, runID: runID, command: "start")
+        try await UsageRecording.loadSpentElsewhere(into: usage, from: days, runID: runID, at: now)
+        if let shed = budget?.shedWorks(at: now), !shed.isEmpty {
+            try await state.setValue(shed.map(\.description).joined(separator: ", "), of: "budget.shed." + UsageMeter.billingDay(of: now))
+        }
+        try await days.removeDays(before: UsageMeter.billingDay(of: now.addingTimeInterval(-40 * 86_400)))
+    }
+}

@@ -1,0 +1,127 @@
+public import BotConfiguration
+public import Foundation
+public import SocialNetwork
+public import XAPI
+
+/// X behind the network protocol: each of the bot's needs as the X API v2 call that serves it, with X's specifics
+/// (OAuth 1.0a, `since_id`, fields and expansions, paging, the price list and the budget, refusals) kept in here.
+public struct XMirrorNetwork: MirrorNetwork {
+    /// The X client (its meter, budget and refusals are this network's accounting).
+    public let client: XClient
+
+    /// X through `client`.
+    public init(client: XClient) { self.client = client }
+
+    /// "X".
+    public var name: String { "X" }
+
+    /// X today: no likes for self-serve (pay-per-use) apps, and automated likes against its rules.
+    public var capabilities: NetworkCapabilities { NetworkCapabilities(whyNoLikes: XAccess.whyNoLikes) }
+
+    public func whoAmI(_ account: Account) async throws -> NetworkUser {
+        let user = try await mapped(nil) { try await client.send(GetAuthenticatedUser(), as: account).data }
+        guard let user else { throw NetworkError.unavailable("X's answer to \(GetAuthenticatedUser.name) has no user") }
+        return NetworkUser(id: user.id, handle: user.username)
+    }
+
+    public func posts(of userID: String, since sinceID: String?, maxPosts: Int, for work: Work) -> NetworkPages {
+        pages(GetUserTweets(userID: userID, sinceID: sinceID, maxResults: 100, exclude: [.retweets]), as: .human, maxPosts: maxPosts, for: work)
+    }
+
+    public func likes(of userID: String, perPage: Int, maxPosts: Int?, for work: Work) -> NetworkPages {
+        pages(GetLikedTweets(userID: userID, maxResults: perPage), as: .human, maxPosts: maxPosts, for: work)
+    }
+
+    public func mentions(of userID: String, since sinceID: String?, perPage: Int, for work: Work) -> NetworkPages {
+        pages(GetMentions(userID: userID, sinceID: sinceID, maxResults: perPage), as: .bot, maxPosts: nil, for: work)
+    }
+
+    public func homeTimeline(of userID: String, as account: Account, since sinceID: String?, maxPosts: Int?, perPage: Int,
+                             includingReposts: Bool, for work: Work) -> NetworkPages {
+        pages(GetHomeTimeline(userID: userID, sinceID: sinceID, maxResults: perPage, exclude: includingReposts ? [] : [.retweets]),
+              as: account, maxPosts: maxPosts, for: work)
+    }
+
+    public func post(_ text: String, for work: Work) async throws -> String? {
+        try await mapped(nil) { try await client.send(CreateTweet(text: text), as: .bot, for: work).data?.id }
+    }
+
+    public func reply(_ text: String, to postID: String, for work: Work) async throws -> String? {
+        try await mapped(nil) {
+            try await client.send(CreateTweet(text: text, inReplyToTweetID: postID), as: .bot, for: work).data?.id
+        }
+    }
+
+    public func like(_ postID: String, as botID: String, for work: Work) async throws {
+        _ = try await mapped(.likes) { try await client.send(LikeTweet(userID: botID, tweetID: postID), as: .bot, for: work) }
+    }
+
+    public func checkLikes(as botID: String, on postID: String, for work: Work) async throws {
+        _ = try await mapped(.likes) {
+            try await client.send(UnlikeTweet(userID: botID, tweetID: postID), as: .bot, for: work)
+        }
+    }
+
+    public func refusal(of capability: NetworkCapability, for account: Account) -> NetworkRefusal? {
+        guard let xCapability = XCapability(rawValue: capability.rawValue),
+              let refusal = client.refusals.refusal(of: xCapability, account: account) else { return nil }
+        return NetworkRefusal(since: refusal.since, recheckAt: refusal.recheckAt, what: refusal.endpoint, detail: refusal.detail)
+    }
+
+    public func keepAsideForPosts(at dates: [Date]) { client.budget?.reservePosts(at: dates) }
+
+    public var accounting: (any NetworkAccounting)? { XAccounting(usage: client.usage, budget: client.budget) }
+
+    // MARK: - X's pages and errors, in the bot's words
+
+    /// The pages of `endpoint` as the bot's pages: posts in the bot's form, and the newest id each page reached.
+    private func pages<Endpoint: XPagedEndpoint>(_ endpoint: Endpoint, as account: Account, maxPosts: Int?, for work: Work) -> NetworkPages {
+        let client = client
+        return NetworkPages {
+            var iterator = client.pages(endpoint, as: account, for: work, maxPosts: maxPosts).makeAsyncIterator()
+            return NetworkPages.Iterator {
+                let page = try await mapped(Endpoint.capability.flatMap { NetworkCapability(rawValue: $0.rawValue) }) {
+                    try await iterator.next()
+                }
+                return page.map { page in NetworkPage(posts: page.tweets.map { $0.networkPost(in: page) }, newestID: page.meta?.newestID) }
+            }
+        }
+    }
+
+    /// Runs a call, saying X's errors as the network's: what X refused for good with the time of its check.
+    private func mapped<Result>(_ capability: NetworkCapability?, _ call: () async throws -> Result) async throws -> Result {
+        do {
+            return try await call()
+        } catch let error as XAPIError {
+            throw Self.networkError(error, capability: capability)
+        }
+    }
+
+    private static func networkError(_ error: XAPIError, capability: NetworkCapability?) -> NetworkError {
+        let text = error.description
+        switch error {
+        case .duplicateContent: return .duplicate(text)
+        case .notEnrolled: return .notEnrolled(capability ?? .likes, text)
+        case .refused(let refusal):
+            // Not sent: a refusal made earlier lasts until its check.
+            if refusal.kind == .notEnrolled, let capability { return .notEnrolled(capability, text) }
+            return .refused(text, recheckAt: refusal.recheckAt)
+        // Refused just now (the client logged it once): checked again after the usual wait.
+        case .unauthorized, .usageCapped, .creditsExhausted: return .refused(text, recheckAt: nil)
+        case .problem(_, let status, _): return status == 403 ? .refused(text, recheckAt: nil) : .rejected(text)
+        case .partialErrors: return .rejected(text)
+        case .overBudget: return .shed(text)
+        case .outcomeUnknown: return .outcomeUnknown(text)
+        case .rateLimited, .serverError, .transport, .malformedResponse: return .unavailable(text)
+        }
+    }
+}
+
+extension XTweet {
+    /// The post in the bot's form: its text as written (entities decoded, links expanded), its author's handle from
+    /// the page's includes when asked for, and what it answers.
+    public func networkPost(in page: XTweetPage) -> NetworkPost {
+        NetworkPost(id: id, text: plainText, authorID: authorID, authorHandle: page.username(of: authorID), createdAt: createdAt,
+                    replyToUserID: inReplyToUserID, replyToPostID: repliedToTweetID, conversationID: conversationID, isRepost: isRetweet)
+    }
+}
