@@ -327,7 +327,7 @@ let package = Package(
         ),
         .testTarget(
             name: "XAPITests",
-            dependencies: ["XAPI", "SocialNetwork", "FakeX", "BotClock", "BotConfiguration", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["XAPI", "XNetwork", "SocialNetwork", "FakeX", "BotClock", "BotConfiguration", "TestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,4 +1,4 @@
-public import PostgresNIO
+import PostgresNIO
 
 /// A failure of the archive's database, described as a sentence a user can act on.
 public struct ArchiveError: Error, CustomStringConvertible {

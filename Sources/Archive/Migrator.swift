@@ -1,6 +1,6 @@
 public import GRDB
-public import Logging
-public import PostgresNIO
+import Logging
+import PostgresNIO
 
 /// Applies the migrations of `Migrations/` (Postgres) or `Migrations/sqlite/` (the SQLite file) in order, each in
 /// its own transaction, recording each in `schema_migrations` so that running it again does nothing.

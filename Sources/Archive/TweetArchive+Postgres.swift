@@ -34,7 +34,7 @@ struct PostgresTweetArchive: TweetArchiveStatements {
     func markLinks(_ marks: [(id: Int64, hasLink: Bool)]) async throws {
         let ids = marks.map(\.id), links = marks.map(\.hasLink)
         let logger = logger
-        try await database.transaction("marking tweets with links") { connection in
+        _ = try await database.transaction("marking tweets with links") { connection in
             try await connection.query("""
                 UPDATE tweets SET has_link = m.has_link FROM unnest(\(ids)::bigint[], \(links)::boolean[]) AS m(id, has_link)
                 WHERE tweets.id = m.id
@@ -129,7 +129,7 @@ struct PostgresTweetArchive: TweetArchiveStatements {
 
     func recordBotPost(sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date) async throws {
         let logger = logger
-        try await database.transaction("recording a post of tweet \(sourceTweetID)") { connection in
+        _ = try await database.transaction("recording a post of tweet \(sourceTweetID)") { connection in
             try await connection.query("""
                 INSERT INTO bot_posts (source_tweet_id, bot_tweet_id, posted_at) VALUES (\(sourceTweetID), \(botTweetID), \(postedAt))
                 """, logger: logger)
@@ -145,7 +145,7 @@ struct PostgresTweetArchive: TweetArchiveStatements {
 
     func removeAll() async throws {
         let logger = logger
-        try await database.transaction("clearing the archive") { connection in
+        _ = try await database.transaction("clearing the archive") { connection in
             try await connection.query("DELETE FROM tweets", logger: logger)
         }
     }

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import WordCounts
 
 /// Which naive Bayes formula turns word counts into a decision (`CLASSIFIER`).

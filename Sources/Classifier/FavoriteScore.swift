@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import WordCounts
 
 /// The original bot's naive Bayes decision for one tweet, computed with logarithms.

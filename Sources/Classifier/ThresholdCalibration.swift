@@ -1,6 +1,6 @@
-public import Foundation
-public import SeededRandom
-public import WordCounts
+import Foundation
+import SeededRandom
+import WordCounts
 
 /// Chooses the like threshold (and the model) by k-fold cross-validation on the stored training examples
 /// (`FAVORITE_RATE_THRESHOLD=auto`).

@@ -1,6 +1,6 @@
-public import Archive
+import Archive
 import BotClock
-public import Foundation
+import Foundation
 import Logging
 import Schedule
 import ServiceLifecycle

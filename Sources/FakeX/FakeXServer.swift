@@ -102,6 +102,9 @@ public final class FakeXServer: Sendable {
     public func setAccess(_ access: FakeXSeed.Access) async { await world.setAccess(access) }
     /// Sets each app's prepaid credits in dollars (nil: unlimited).
     public func setCredits(_ dollars: Double?) async { await world.setCredits(dollars) }
+    /// Deletes a post, as its author deleting it on X (lookups answer "Not Found" from now on); false when unknown.
+    @discardableResult
+    public func delete(tweetID: String) async -> Bool { await world.delete(tweetID: tweetID) }
     /// Revokes an access token (its requests get 401 from now on); false when it is unknown.
     @discardableResult
     public func revoke(accessToken: String) async -> Bool { await world.revoke(accessToken: accessToken) }
@@ -115,21 +118,22 @@ public final class FakeXServer: Sendable {
         router.middlewares.add(XNotFound(world: world))
         serve(GetAuthenticatedUser.self, on: router) { world, call in await world.usersMe(caller: call.caller, query: call.query) }
         serve(GetUserTweets.self, on: router) { world, call in
-            await world.timeline(.userTweets, pathUserID: call.pathUserID, caller: call.caller, query: call.query)
+            await world.timeline(.userTweets, pathUserID: call.pathID, caller: call.caller, query: call.query)
         }
         serve(GetLikedTweets.self, on: router) { world, call in
-            await world.timeline(.likedTweets, pathUserID: call.pathUserID, caller: call.caller, query: call.query)
+            await world.timeline(.likedTweets, pathUserID: call.pathID, caller: call.caller, query: call.query)
         }
         serve(GetHomeTimeline.self, on: router) { world, call in
-            await world.timeline(.home, pathUserID: call.pathUserID, caller: call.caller, query: call.query)
+            await world.timeline(.home, pathUserID: call.pathID, caller: call.caller, query: call.query)
         }
         serve(GetMentions.self, on: router) { world, call in
-            await world.timeline(.mentions, pathUserID: call.pathUserID, caller: call.caller, query: call.query)
+            await world.timeline(.mentions, pathUserID: call.pathID, caller: call.caller, query: call.query)
         }
+        serve(GetTweet.self, on: router) { world, call in await world.lookUpTweet(id: call.pathID, caller: call.caller, query: call.query) }
         serve(CreateTweet.self, on: router) { world, call in await world.createTweet(caller: call.caller, body: call.body) }
-        serve(LikeTweet.self, on: router) { world, call in await world.like(pathUserID: call.pathUserID, caller: call.caller, body: call.body) }
+        serve(LikeTweet.self, on: router) { world, call in await world.like(pathUserID: call.pathID, caller: call.caller, body: call.body) }
         serve(UnlikeTweet.self, on: router) { world, call in
-            await world.unlike(pathUserID: call.pathUserID, tweetID: call.tweetID, caller: call.caller)
+            await world.unlike(pathUserID: call.pathID, tweetID: call.tweetID, caller: call.caller)
         }
         addAdminRoutes(to: router)
         return router
@@ -144,7 +148,7 @@ public final class FakeXServer: Sendable {
         /// The request body.
         var body: Data
         /// The path's `:id`.
-        var pathUserID: String
+        var pathID: String
         /// The path's `:tweet_id`.
         var tweetID: String
     }
@@ -204,7 +208,7 @@ public final class FakeXServer: Sendable {
             break
         }
 
-        var result = await handle(world, Call(caller: caller, query: query, body: body, pathUserID: parameters.get("id") ?? "",
+        var result = await handle(world, Call(caller: caller, query: query, body: body, pathID: parameters.get("id") ?? "",
                                               tweetID: parameters.get("tweet_id") ?? ""))
         result.rateLimit = rateLimit
 

@@ -423,6 +423,27 @@ actor FakeXWorld {
         return FakeXResponse(status: 200, body: .object([("data", .object([("liked", .bool(true))]))]))
     }
 
+    /// `GET /2/tweets/:id`: one post visible now, or X's "Not Found Error" (a 200 with `errors` only) for a post that
+    /// was deleted or never was. Billed as an owned read when the caller wrote it.
+    func lookUpTweet(id: String, caller: Caller, query: [String: String]) -> FakeXResponse {
+        guard UInt64(id) != nil, id.count <= 19 else {
+            return invalid("id", id, "The `id` query parameter value [\(id)] does not match ^[0-9]{1,19}$")
+        }
+        guard let stored = stored(id: id), stored.tweet.createdAt <= now else { return notFound("tweet", id) }
+        let owned = stored.tweet.authorID == caller.userID
+        bill(app: caller.app, ownedPosts: owned ? [id] : [], posts: owned ? [] : [id])
+        servedCounts["GET /2/tweets/:id", default: 0] += 1
+        let fields = Set((query["tweet.fields"] ?? "").split(separator: ",").map(String.init))
+        return FakeXResponse(status: 200, body: .object([("data", tweetJSON(stored.tweet, fields: fields))]))
+    }
+
+    /// Deletes a post, as its author deleting it on X; false when there is no such post.
+    func delete(tweetID: String) -> Bool {
+        guard let number = UInt64(tweetID), let index = tweets.firstIndex(where: { $0.numericID == number }) else { return false }
+        tweets.remove(at: index)
+        return true
+    }
+
     /// `DELETE /2/users/:id/likes/:tweet_id`: taking back a like (one never made changes nothing).
     func unlike(pathUserID: String, tweetID: String, caller: Caller) -> FakeXResponse {
         guard access == .enterprise else { return Self.notEnrolled }

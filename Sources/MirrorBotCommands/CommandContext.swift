@@ -1,5 +1,5 @@
 import BotConfiguration
-public import Logging
+import Logging
 
 /// What every subcommand starts from: the configuration read from the environment and a logger.
 struct CommandContext {

@@ -25,6 +25,10 @@ public protocol MirrorNetwork: Sendable {
     func homeTimeline(of userID: String, as account: Account, since sinceID: String?, maxPosts: Int?, perPage: Int,
                       includingReposts: Bool, for work: Work) -> NetworkPages
 
+    /// Whether `postID`, one of `account`'s own posts (the person's original or the bot's copy), is still there: false
+    /// when the network says it was deleted (or never was).
+    func postExists(_ postID: String, as account: Account, for work: Work) async throws -> Bool
+
     /// Posts `text` as the bot; returns the new post's id.
     func post(_ text: String, for work: Work) async throws -> String?
     /// Answers `postID` with `text` as the bot; returns the new post's id.

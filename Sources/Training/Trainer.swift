@@ -1,8 +1,8 @@
 public import Archive
 public import Classifier
-public import Foundation
+import Foundation
 public import Logging
-public import WordCounts
+import WordCounts
 public import SocialNetwork
 
 /// The one-time trainings the post-deploy script runs: the archive from the human's recent tweets, the favorite

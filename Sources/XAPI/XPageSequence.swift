@@ -1,5 +1,5 @@
-public import BotConfiguration
-public import SocialNetwork
+import BotConfiguration
+import SocialNetwork
 
 /// The pages of a paged endpoint as an `AsyncSequence`, newest first: it follows `meta.next_token` until the API
 /// has no more pages, or until `maxPosts` posts were read (the last page asks for only the posts still wanted, when

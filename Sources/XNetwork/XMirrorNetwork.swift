@@ -42,6 +42,16 @@ public struct XMirrorNetwork: MirrorNetwork {
               as: account, maxPosts: maxPosts, for: work)
     }
 
+    public func postExists(_ postID: String, as account: Account, for work: Work) async throws -> Bool {
+        try await mapped(nil) {
+            do {
+                return try await client.send(GetTweet(tweetID: postID), as: account, for: work).data?.id == postID
+            } catch XAPIError.partialErrors(_, let problems) where problems.contains(where: { $0.kind == "resource-not-found" }) {
+                return false  // X's "Not Found Error": deleted, or never was
+            }
+        }
+    }
+
     public func post(_ text: String, for work: Work) async throws -> String? {
         try await mapped(nil) { try await client.send(CreateTweet(text: text), as: .bot, for: work).data?.id }
     }

@@ -1,7 +1,7 @@
 public import Archive
 public import BotClock
 public import BotConfiguration
-public import Foundation
+import Foundation
 public import Logging
 public import ServiceLifecycle
 public import XAPI
