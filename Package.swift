@@ -126,6 +126,39 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "MastodonAPI",
+            dependencies: [
+                "BotConfiguration", "BotClock",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "MastodonNetwork",
+            dependencies: [
+                "MastodonAPI", "SocialNetwork", "PostText", "BotConfiguration",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "FakeMastodon",
+            dependencies: [
+                "MastodonAPI", "FakeX",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "FakeX",
             dependencies: [
                 "XAPI",
@@ -334,6 +367,18 @@ let package = Package(
             name: "FakeXTests",
             dependencies: [
                 "FakeX", "XAPI", "BotConfiguration", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
+            resources: [.copy("Resources")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MastodonTests",
+            dependencies: [
+                "MastodonAPI", "MastodonNetwork", "FakeMastodon", "SocialNetwork", "BotClock", "BotConfiguration", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

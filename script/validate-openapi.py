@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Validates recorded API responses against schemas of an OpenAPI 3.0 document.
+"""Validates recorded API responses against schemas of an OpenAPI 3.0 or 3.1 document (X's is 3.0, Mastodon's 3.1).
 
 Usage: validate-openapi.py SPEC.json SAMPLES.json
 SAMPLES.json is a list of {"name": ..., "schema": "#/components/schemas/X", "body": {...}}.
@@ -10,9 +10,9 @@ Prints one line per sample and exits non-zero if any fails.
 import json
 import sys
 
-from openapi_schema_validator import OAS30Validator
+from openapi_schema_validator import OAS30Validator, OAS31Validator
 from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT4
+from referencing.jsonschema import DRAFT4, DRAFT202012
 
 
 def resolve(spec, node):
@@ -62,10 +62,12 @@ def undocumented_fields(spec, schema, value, where):
 def main():
     spec = json.load(open(sys.argv[1]))
     samples = json.load(open(sys.argv[2]))
-    registry = Registry().with_resource("urn:spec", Resource.from_contents(spec, default_specification=DRAFT4))
+    is31 = str(spec.get("openapi", "3.0")).startswith("3.1")
+    draft, validator_class = (DRAFT202012, OAS31Validator) if is31 else (DRAFT4, OAS30Validator)
+    registry = Registry().with_resource("urn:spec", Resource.from_contents(spec, default_specification=draft))
     failures = 0
     for sample in samples:
-        validator = OAS30Validator({"$ref": "urn:spec" + sample["schema"]}, registry=registry)
+        validator = validator_class({"$ref": "urn:spec" + sample["schema"]}, registry=registry)
         errors = [f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in validator.iter_errors(sample["body"])]
         errors += undocumented_fields(spec, {"$ref": sample["schema"]}, sample["body"], "$")
         if errors:

@@ -1,10 +1,10 @@
-import Foundation
+package import Foundation
 
 // The fake's response bodies, written from the OpenAPI document's schemas and independent of the client's models,
 // so that the client is tested against what the API documents rather than against itself.
 
 /// A JSON value for building bodies field by field, as the API reference lists them.
-enum JSONValue: Encodable, Sendable, Equatable {
+package enum JSONValue: Encodable, Sendable, Equatable {
     case string(String)
     case int(Int)
     case double(Double)
@@ -13,7 +13,7 @@ enum JSONValue: Encodable, Sendable, Equatable {
     case object([(String, JSONValue)])
     case null
 
-    static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.string(let a), .string(let b)): a == b
         case (.int(let a), .int(let b)): a == b
@@ -34,7 +34,7 @@ enum JSONValue: Encodable, Sendable, Equatable {
         init?(intValue: Int) { nil }
     }
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         switch self {
         case .string(let text): var container = encoder.singleValueContainer(); try container.encode(text)
         case .int(let number): var container = encoder.singleValueContainer(); try container.encode(number)
@@ -51,7 +51,7 @@ enum JSONValue: Encodable, Sendable, Equatable {
     }
 
     /// The encoded bytes (keys in the order given, slashes unescaped).
-    func data() -> Data {
+    package func data() -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
         return (try? encoder.encode(self)) ?? Data("{}".utf8)
@@ -63,7 +63,7 @@ enum JSONValue: Encodable, Sendable, Equatable {
     }
 
     /// An ISO 8601 time with milliseconds, as X writes `created_at`.
-    static func time(_ date: Date) -> JSONValue {
+    package static func time(_ date: Date) -> JSONValue {
         .string(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
     }
 }

@@ -44,28 +44,7 @@ public final class FakeXServer: Sendable {
         isolation: isolated (any Actor)? = #isolation,
         _ body: (URL) async throws -> Result
     ) async throws -> Result {
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let group = ServiceGroup(
-            services: [application(host: "127.0.0.1", port: 0) { port in continuation.yield(port); continuation.finish() }],
-            logger: logger)
-        return try await withThrowingTaskGroup(of: Result?.self) { tasks in
-            tasks.addTask {
-                try await group.run()
-                return nil
-            }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next() else { throw CancellationError() }
-            do {
-                let result = try await body(URL(string: "http://127.0.0.1:\(port)")!)
-                await group.triggerGracefulShutdown()
-                try await tasks.waitForAll()
-                return result
-            } catch {
-                await group.triggerGracefulShutdown()
-                try? await tasks.waitForAll()
-                throw error
-            }
-        }
+        try await LoopbackServer.withRunning(logger: logger, { onStarted in application(host: "127.0.0.1", port: 0, onStarted: onStarted) }, body)
     }
 
     // MARK: - Administration from Swift (the same as /admin over HTTP)

@@ -1,3 +1,4 @@
+import BotClock
 import PostText
 public import Foundation
 
@@ -235,13 +236,7 @@ public enum XJSON {
     /// A decoder for X API responses.
     public static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let container = try decoder.singleValueContainer()
-            let text = try container.decode(String.self)
-            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
-            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle()) { return date }
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(text) is not an ISO 8601 time")
-        }
+        decoder.dateDecodingStrategy = ISO8601Time.decodingStrategy
         return decoder
     }
 

@@ -8,7 +8,7 @@ import Testing
 struct ModuleImportTests {
     /// The modules every module may not import, unless listed as allowed for it below.
     static let restricted: Set<String> = [
-        "XAPI", "XNetwork", "FakeX", "RedisClient", "RedisWordCounts", "SQLiteWordCounts", "CHiredis", "CMeCab", "BotAssembly",
+        "XAPI", "XNetwork", "FakeX", "MastodonAPI", "MastodonNetwork", "FakeMastodon", "RedisClient", "RedisWordCounts", "SQLiteWordCounts", "CHiredis", "CMeCab", "BotAssembly",
         "MirrorBotCommands", "DemoReport", "GRDB", "PostgresNIO", "Hummingbird", "AsyncHTTPClient",
     ]
 
@@ -24,6 +24,10 @@ struct ModuleImportTests {
         "XAPI": ["AsyncHTTPClient"],
         "XNetwork": ["XAPI"],
         "FakeX": ["XAPI", "Hummingbird"],
+        // Mastodon likewise; its fake shares fake X's JSON writer.
+        "MastodonAPI": ["AsyncHTTPClient"],
+        "MastodonNetwork": ["MastodonAPI"],
+        "FakeMastodon": ["MastodonAPI", "FakeX", "Hummingbird"],
         // The composition root chooses the implementations; the commands and the demo are the outer layer.
         "BotAssembly": ["XAPI", "XNetwork", "RedisClient", "RedisWordCounts", "SQLiteWordCounts"],
         "MirrorBotCommands": ["BotAssembly", "XAPI", "XNetwork", "RedisClient"],

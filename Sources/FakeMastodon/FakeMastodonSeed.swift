@@ -1,0 +1,76 @@
+public import Foundation
+
+/// What a fake Mastodon instance holds at start: accounts with their tokens, statuses (HTML, as instances store
+/// them), favourites and follows. Written by tests and by the generated persona.
+public struct FakeMastodonSeed: Sendable {
+    /// An account, and the token that acts as it (nil: an account of the instance nobody here logs in as).
+    public struct Account: Sendable, Equatable {
+        /// Its id.
+        public var id: String
+        /// Its username.
+        public var username: String
+        /// Its bearer token.
+        public var token: String?
+        /// The scopes of its token.
+        public var scopes: Set<String>
+        /// Whether it has the bot flag.
+        public var bot: Bool
+        /// Its profile text, HTML.
+        public var note: String
+
+        /// An account from its parts.
+        public init(id: String, username: String, token: String? = nil, scopes: Set<String> = ["read", "write"], bot: Bool = false,
+                    note: String = "") {
+            self.id = id; self.username = username; self.token = token; self.scopes = scopes; self.bot = bot; self.note = note
+        }
+    }
+
+    /// A status.
+    public struct Status: Sendable, Equatable {
+        /// Its id (decimal digits; larger is newer).
+        public var id: String
+        /// Its author.
+        public var accountID: String
+        /// Its HTML content.
+        public var content: String
+        /// When it was posted (hidden until the clock reaches it).
+        public var createdAt: Date
+        /// `public`, `unlisted`, `private` or `direct`.
+        public var visibility: String
+        /// The content warning, "" when none.
+        public var spoilerText: String
+        /// The status it answers.
+        public var inReplyToID: String?
+        /// The accounts it mentions.
+        public var mentionIDs: [String]
+        /// The status it boosts.
+        public var reblogOf: String?
+
+        /// A status from its parts.
+        public init(id: String, accountID: String, content: String, createdAt: Date, visibility: String = "public",
+                    spoilerText: String = "", inReplyToID: String? = nil, mentionIDs: [String] = [], reblogOf: String? = nil) {
+            self.id = id; self.accountID = accountID; self.content = content; self.createdAt = createdAt; self.visibility = visibility
+            self.spoilerText = spoilerText; self.inReplyToID = inReplyToID; self.mentionIDs = mentionIDs; self.reblogOf = reblogOf
+        }
+    }
+
+    /// The instance's clock at start.
+    public var now: Date
+    /// The instance's domain.
+    public var domain: String
+    /// The accounts.
+    public var accounts: [Account]
+    /// The statuses.
+    public var statuses: [Status]
+    /// Each account's favourites, most recent first.
+    public var favourites: [String: [String]]
+    /// Whom each account follows.
+    public var follows: [String: [String]]
+
+    /// A seed from its parts.
+    public init(now: Date, domain: String = "mastodon.example", accounts: [Account], statuses: [Status] = [],
+                favourites: [String: [String]] = [:], follows: [String: [String]] = [:]) {
+        self.now = now; self.domain = domain; self.accounts = accounts; self.statuses = statuses
+        self.favourites = favourites; self.follows = follows
+    }
+}

@@ -1,0 +1,180 @@
+import FakeX
+public import Foundation
+import HTTPTypes
+import Hummingbird
+public import Logging
+public import MastodonAPI
+import NIOCore
+import NIOFoundationCompat
+import ServiceLifecycle
+
+/// A fake Mastodon instance on loopback, serving the endpoints mirror_bot uses from memory, as the OpenAPI
+/// document and Mastodon's documentation describe them: bearer tokens and their scopes checked, `Link` paging by
+/// `max_id`/`since_id`/`min_id`, `types[]=mention` notifications with their own ids, the rate limit (300 calls per
+/// account and 5 minutes) with its three headers, `Idempotency-Key` honoured (one status per key), visibility
+/// (private and direct statuses shown only to whom they are for), statuses hidden until their `created_at`, and
+/// faults on demand (503, an answer lost after the work was done).
+public final class FakeMastodonServer: Sendable {
+    let world: FakeMastodonWorld
+    private let logger: Logger
+
+    /// A server holding `seed`.
+    public init(seed: FakeMastodonSeed, logger: Logger = Logger(label: "fake-mastodon")) {
+        world = FakeMastodonWorld(seed: seed)
+        self.logger = logger
+    }
+
+    /// Serves on `host`:`port` (0 picks a free port) until the task is cancelled; `onStarted` gets the bound port.
+    public func run(host: String = "127.0.0.1", port: Int = 0, onStarted: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        try await application(host: host, port: port, onStarted: onStarted).run()
+    }
+
+    private func application(host: String, port: Int, onStarted: @escaping @Sendable (Int) async -> Void) -> some Service {
+        Application(router: router(), configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "fake-mastodon"),
+                    onServerRunning: { channel in await onStarted(channel.localAddress?.port ?? port) }, logger: logger)
+    }
+
+    /// Runs the server for the duration of `body`, which gets its base URL; then shuts it down gracefully.
+    public func withRunning<Result: Sendable>(isolation: isolated (any Actor)? = #isolation, _ body: (URL) async throws -> Result) async throws -> Result {
+        try await LoopbackServer.withRunning(logger: logger, { onStarted in application(host: "127.0.0.1", port: 0, onStarted: onStarted) }, body)
+    }
+
+    // MARK: - Administration from Swift
+
+    /// The instance's clock.
+    public func now() async -> Date { await world.now }
+    /// Sets the clock, and how fast it runs from now on (instance seconds per real second; 0 stops it).
+    public func setClock(_ date: Date, speed: Double? = nil) async { await world.setClock(date, speed: speed) }
+    /// Moves the clock forward.
+    public func advanceClock(by seconds: TimeInterval) async { await world.advanceClock(by: seconds) }
+    /// Adds statuses (visible once the clock reaches their time).
+    public func add(statuses: [FakeMastodonSeed.Status]) async { await world.add(statuses: statuses) }
+    /// Queues a fault.
+    public func add(fault: FakeMastodonFault) async { await world.add(fault: fault) }
+    /// Deletes a status, as its author deleting it; false when unknown.
+    @discardableResult
+    public func delete(statusID: String) async -> Bool { await world.delete(statusID: statusID) }
+    /// Sets the calls allowed per account and 5 minutes.
+    public func setRateLimit(_ limit: Int) async { await world.setRateLimit(limit) }
+    /// Statuses created through the API, in order.
+    public func posted() async -> [FakeMastodonSeed.Status] { await world.posted }
+    /// Favourites made through the API, in order.
+    public func favourited() async -> [(accountID: String, statusID: String)] { await world.favourited }
+    /// API requests received, by endpoint name (unknown paths under `unknown`).
+    public func requestCounts() async -> [String: Int] { await world.requestCounts }
+
+    // MARK: - HTTP
+
+    /// The routes, each under its endpoint type's name (`GetAccountStatuses.name` is "GET /api/v1/accounts/:id/statuses").
+    private func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.middlewares.add(NotFound(world: world))
+        serve(VerifyCredentials.self, scope: "read:accounts", on: router) { world, call in await world.verifyCredentials(call.caller) }
+        serve(GetAccountStatuses.self, scope: "read:statuses", on: router) { world, call in
+            await world.accountStatuses(accountID: call.pathID, caller: call.caller, query: call.query, base: call.base)
+        }
+        serve(GetFavourites.self, scope: "read:favourites", on: router) { world, call in
+            await world.favouritesPage(caller: call.caller, query: call.query, base: call.base)
+        }
+        serve(GetMentionNotifications.self, scope: "read:notifications", on: router) { world, call in
+            await world.mentionNotifications(caller: call.caller, query: call.query, base: call.base)
+        }
+        serve(GetHomeTimeline.self, scope: "read:statuses", on: router) { world, call in
+            await world.homeTimeline(caller: call.caller, query: call.query, base: call.base)
+        }
+        serve(GetStatus.self, scope: "read:statuses", on: router) { world, call in await world.status(id: call.pathID, caller: call.caller) }
+        serve(PostStatus.self, scope: "write:statuses", on: router) { world, call in
+            await world.postStatus(caller: call.caller, body: call.body, idempotencyKey: call.idempotencyKey)
+        }
+        serve(FavouriteStatus.self, scope: "write:favourites", on: router) { world, call in
+            await world.favourite(statusID: call.pathID, caller: call.caller)
+        }
+        router.get("/api/v2/instance") { [world] _, _ in
+            await world.countRequest(GetInstance.name)
+            return Self.response(await world.instance(), headers: [])
+        }
+        return router
+    }
+
+    /// What a handler gets once the request is authenticated and allowed.
+    struct Call: Sendable {
+        var caller: FakeMastodonWorld.Caller
+        var query: [String: String]
+        var body: Data
+        var pathID: String
+        var idempotencyKey: String?
+        /// `http://host:port`, for `Link` URLs.
+        var base: String
+    }
+
+    private func serve<Endpoint: MastodonEndpoint>(_ endpoint: Endpoint.Type, scope: String, on router: Router<BasicRequestContext>,
+                                                   _ handle: @escaping @Sendable (FakeMastodonWorld, Call) async -> FakeMastodonResponse) {
+        let parts = Endpoint.name.split(separator: " ", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let method = HTTPRequest.Method(parts[0]) else { preconditionFailure("an endpoint's name is \"METHOD /path\"") }
+        let world = world
+        router.on(RouterPath(parts[1]), method: method) { request, context in
+            var request = request
+            let name = Endpoint.name
+            await world.countRequest(name)
+            let body = (try? await request.collectBody(upTo: 1 << 20)).map { Data(buffer: $0) } ?? Data()
+            let caller: FakeMastodonWorld.Caller
+            switch await world.authenticate(request.headers[.authorization], scope: scope) {
+            case .success(let authenticated): caller = authenticated
+            case .failure(let refusal): return Self.response(refusal, headers: [])
+            }
+            let rateLimit: [(String, String)]
+            switch await world.useRateLimit(accountID: caller.account.id) {
+            case .success(let headers): rateLimit = headers
+            case .failure(let refusal): return Self.response(refusal, headers: [])
+            }
+            let fault = await world.takeFault(for: name)
+            if fault == .serviceUnavailable { return Self.response(FakeMastodonWorld.error(503, "Service Unavailable"), headers: rateLimit) }
+            let authority = request.head.authority ?? "127.0.0.1"
+            let call = Call(caller: caller, query: Self.queryParameters(request.uri.query), body: body, pathID: context.parameters.get("id") ?? "",
+                            idempotencyKey: request.headers[HTTPField.Name("Idempotency-Key")!], base: "http://\(authority)")
+            let result = await handle(world, call)
+            if fault == .dropAfterHandling {
+                // The work is done; half the answer is sent, then the connection is closed.
+                let data = result.body.data()
+                var headers = HTTPFields()
+                headers[.contentLength] = String(data.count)
+                return Response(status: .init(code: result.status), headers: headers, body: ResponseBody(contentLength: data.count) { writer in
+                    try await writer.write(ByteBuffer(bytes: data.prefix(data.count / 2)))
+                    throw CancellationError()
+                })
+            }
+            return Self.response(result, headers: rateLimit)
+        }
+    }
+
+    /// Mastodon's 404 for a path it does not serve, counted under `unknown`.
+    private struct NotFound: RouterMiddleware {
+        typealias Context = BasicRequestContext
+        let world: FakeMastodonWorld
+
+        func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+            do {
+                return try await next(request, context)
+            } catch let error as HTTPError where error.status == .notFound {
+                await world.countRequest("unknown")
+                return FakeMastodonServer.response(FakeMastodonWorld.error(404, "Record not found"), headers: [])
+            }
+        }
+    }
+
+    /// The query's parameters, decoded (`types[]` keeps its brackets).
+    private static func queryParameters(_ query: String?) -> [String: String] {
+        var components = URLComponents()
+        components.percentEncodedQuery = query
+        var parameters: [String: String] = [:]
+        for item in components.queryItems ?? [] { parameters[item.name] = item.value ?? "" }
+        return parameters
+    }
+
+    fileprivate static func response(_ result: FakeMastodonResponse, headers extra: [(String, String)]) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=utf-8"
+        for (name, value) in extra + result.headers { if let field = HTTPField.Name(name) { headers[field] = value } }
+        return Response(status: .init(code: result.status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: result.body.data())))
+    }
+}

@@ -1,0 +1,358 @@
+import FakeX
+import Foundation
+
+/// An answer of the fake instance: status, JSON body, extra headers (Link).
+struct FakeMastodonResponse: Error, Sendable {
+    var status: Int
+    var body: JSONValue
+    var headers: [(String, String)] = []
+}
+
+/// A fault the next matching request meets.
+public struct FakeMastodonFault: Sendable, Equatable {
+    /// What happens.
+    public enum Kind: String, Sendable, Codable {
+        /// 503 before doing anything.
+        case serviceUnavailable
+        /// The request is carried out, then the connection is closed before the answer (a lost answer).
+        case dropAfterHandling
+    }
+    /// What happens.
+    public var kind: Kind
+    /// The endpoint name it applies to (nil: the next request of any endpoint).
+    public var endpoint: String?
+    /// A fault from its parts.
+    public init(kind: Kind, endpoint: String? = nil) { self.kind = kind; self.endpoint = endpoint }
+}
+
+/// The fake instance's state: accounts, statuses, favourites, follows, idempotency keys, rate-limit windows, on
+/// its own clock.
+actor FakeMastodonWorld {
+    struct Caller { var account: FakeMastodonSeed.Account }
+
+    private(set) var domain: String
+    private var accounts: [String: FakeMastodonSeed.Account] = [:]
+    private var accountsByToken: [String: String] = [:]
+    /// Statuses by numeric id, ascending.
+    private var statuses: [UInt64: FakeMastodonSeed.Status] = [:]
+    private var favourites: [String: [(favouriteID: UInt64, statusID: String)]] = [:]
+    private var follows: [String: Set<String>]
+    private var idempotency: [String: String] = [:]
+    private var windows: [String: (start: Date, used: Int)] = [:]
+    private var faults: [FakeMastodonFault] = []
+    private(set) var requestCounts: [String: Int] = [:]
+    private(set) var posted: [FakeMastodonSeed.Status] = []
+    private(set) var favourited: [(accountID: String, statusID: String)] = []
+    private var nextFavouriteID: UInt64 = 1
+    /// Calls per account and 5-minute window.
+    var rateLimit = 300
+
+    private var clockBase: Date
+    private var realBase = Date()
+    private var speed = 0.0
+
+    init(seed: FakeMastodonSeed) {
+        domain = seed.domain
+        clockBase = seed.now
+        for account in seed.accounts {
+            accounts[account.id] = account
+            if let token = account.token { accountsByToken[token] = account.id }
+        }
+        for status in seed.statuses { if let id = UInt64(status.id) { statuses[id] = status } }
+        for (accountID, ids) in seed.favourites {
+            for statusID in ids.reversed() { favourites[accountID, default: []].insert((nextFavouriteID, statusID), at: 0); nextFavouriteID += 1 }
+        }
+        follows = seed.follows.mapValues(Set.init)
+    }
+
+    // MARK: - Clock, administration
+
+    var now: Date { clockBase.addingTimeInterval(Date().timeIntervalSince(realBase) * speed) }
+    func setClock(_ date: Date, speed newSpeed: Double? = nil) { clockBase = date; realBase = Date(); if let newSpeed { speed = newSpeed } }
+    func advanceClock(by seconds: TimeInterval) { setClock(now.addingTimeInterval(seconds)) }
+    func add(statuses new: [FakeMastodonSeed.Status]) { for status in new { if let id = UInt64(status.id) { statuses[id] = status } } }
+    func add(fault: FakeMastodonFault) { faults.append(fault) }
+    func delete(statusID: String) -> Bool { UInt64(statusID).flatMap { statuses.removeValue(forKey: $0) } != nil }
+    func countRequest(_ endpoint: String) { requestCounts[endpoint, default: 0] += 1 }
+    func setRateLimit(_ limit: Int) { rateLimit = limit; windows = [:] }
+
+    func takeFault(for endpoint: String) -> FakeMastodonFault.Kind? {
+        guard let index = faults.firstIndex(where: { $0.endpoint == nil || $0.endpoint == endpoint }) else { return nil }
+        return faults.remove(at: index).kind
+    }
+
+    // MARK: - Authentication and limits
+
+    /// The account of a bearer token with `scope` (or its parent `read`/`write`), or the error instances answer.
+    func authenticate(_ authorization: String?, scope: String) -> Result<Caller, FakeMastodonResponse> {
+        guard let authorization, authorization.hasPrefix("Bearer "),
+              let accountID = accountsByToken[String(authorization.dropFirst("Bearer ".count))], let account = accounts[accountID] else {
+            return .failure(Self.error(401, "The access token is invalid"))
+        }
+        let parent = String(scope.split(separator: ":").first ?? "")
+        guard account.scopes.contains(scope) || account.scopes.contains(parent) else {
+            return .failure(Self.error(403, "This action is outside the authorized scopes"))
+        }
+        return .success(Caller(account: account))
+    }
+
+    /// Uses one call of the account's window: the three headers, or a 429 with them.
+    func useRateLimit(accountID: String) -> Result<[(String, String)], FakeMastodonResponse> {
+        let current = now
+        var window = windows[accountID] ?? (current, 0)
+        if current.timeIntervalSince(window.start) >= 300 { window = (current, 0) }
+        let reset = window.start.addingTimeInterval(300)
+        let headers = [("X-RateLimit-Limit", String(rateLimit)), ("X-RateLimit-Remaining", String(max(0, rateLimit - window.used - 1))),
+                       ("X-RateLimit-Reset", reset.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))]
+        guard window.used < rateLimit else {
+            var refusal = Self.error(429, "Too many requests")
+            refusal.headers = headers.map { $0.0 == "X-RateLimit-Remaining" ? ($0.0, "0") : $0 }
+            return .failure(refusal)
+        }
+        window.used += 1
+        windows[accountID] = window
+        return .success(headers)
+    }
+
+    // MARK: - Endpoints
+
+    func verifyCredentials(_ caller: Caller) -> FakeMastodonResponse {
+        var fields = accountFields(caller.account)
+        fields.append(("source", .object([("privacy", .string("unlisted")), ("sensitive", .bool(false)), ("language", .string("ja")),
+                                          ("note", .string(WrittenPlain.text(ofHTML: caller.account.note))), ("fields", .array([])), ("indexable", .bool(false)),
+                                          ("follow_requests_count", .int(0))])))
+        fields.append(("role", .object([("id", .string("-99")), ("name", .string("")), ("color", .string("")), ("permissions", .string("0")),
+                                        ("highlighted", .bool(false))])))
+        return FakeMastodonResponse(status: 200, body: .object(fields))
+    }
+
+    func accountStatuses(accountID: String, caller: Caller, query: [String: String], base: String) -> FakeMastodonResponse {
+        guard accounts[accountID] != nil else { return Self.error(404, "Record not found") }
+        var candidates = visible(to: caller).filter { $0.accountID == accountID }
+        if query["exclude_reblogs"] == "true" { candidates = candidates.filter { $0.reblogOf == nil } }
+        return page(candidates, query: query, path: "/api/v1/accounts/\(accountID)/statuses", base: base, maxLimit: 40)
+    }
+
+    func homeTimeline(caller: Caller, query: [String: String], base: String) -> FakeMastodonResponse {
+        let followed = follows[caller.account.id] ?? []
+        let candidates = visible(to: caller).filter { followed.contains($0.accountID) || $0.accountID == caller.account.id }
+        return page(candidates, query: query, path: "/api/v1/timelines/home", base: base, maxLimit: 40)
+    }
+
+    func favouritesPage(caller: Caller, query: [String: String], base: String) -> FakeMastodonResponse {
+        guard let limit = Self.limit(query, maximum: 40) else { return Self.error(422, "limit must be a number") }
+        let visibleIDs = Set(visible(to: caller).map(\.id))
+        var entries = (favourites[caller.account.id] ?? []).filter { visibleIDs.contains($0.statusID) }
+        if let maxID = query["max_id"].flatMap(UInt64.init) { entries = entries.filter { $0.favouriteID < maxID } }
+        let slice = Array(entries.prefix(limit))
+        var response = FakeMastodonResponse(status: 200, body: .array(slice.compactMap { UInt64($0.statusID).flatMap { statuses[$0] } }.map(statusJSON)))
+        if let last = slice.last, slice.count == limit {
+            response.headers.append(("Link", "<\(base)/api/v1/favourites?limit=\(limit)&max_id=\(last.favouriteID)>; rel=\"next\""))
+        }
+        return response
+    }
+
+    func mentionNotifications(caller: Caller, query: [String: String], base: String) -> FakeMastodonResponse {
+        let types = query["types[]"].map { [$0] } ?? []
+        guard types.isEmpty || types == ["mention"] else { return FakeMastodonResponse(status: 200, body: .array([])) }
+        guard let limit = Self.limit(query, maximum: 80) else { return Self.error(422, "limit must be a number") }
+        var mentions = visible(to: caller).filter { $0.mentionIDs.contains(caller.account.id) && $0.accountID != caller.account.id }
+            .map { (notificationID: Self.notificationID(of: $0.id), status: $0) }
+        if let sinceID = query["since_id"].flatMap(UInt64.init) { mentions = mentions.filter { $0.notificationID > sinceID } }
+        if let maxID = query["max_id"].flatMap(UInt64.init) { mentions = mentions.filter { $0.notificationID < maxID } }
+        let slice = Array(mentions.prefix(limit))
+        let body = JSONValue.array(slice.map { mention in
+            .object([("id", .string(String(mention.notificationID))), ("type", .string("mention")),
+                     ("group_key", .string("ungrouped-\(mention.notificationID)")), ("created_at", .time(mention.status.createdAt)),
+                     ("account", .object(accounts[mention.status.accountID].map(accountFields) ?? [])), ("status", statusJSON(mention.status))])
+        })
+        var response = FakeMastodonResponse(status: 200, body: body)
+        if let last = slice.last, slice.count == limit {
+            response.headers.append(("Link", "<\(base)/api/v1/notifications?types[]=mention&limit=\(limit)&max_id=\(last.notificationID)>; rel=\"next\""))
+        }
+        return response
+    }
+
+    func status(id: String, caller: Caller) -> FakeMastodonResponse {
+        guard let status = visible(to: caller).first(where: { $0.id == id }) else { return Self.error(404, "Record not found") }
+        return FakeMastodonResponse(status: 200, body: statusJSON(status))
+    }
+
+    func postStatus(caller: Caller, body: Data, idempotencyKey: String?) -> FakeMastodonResponse {
+        let keyed = idempotencyKey.map { caller.account.id + " " + $0 }
+        if let keyed, let earlier = idempotency[keyed], let id = UInt64(earlier), let status = statuses[id] {
+            return FakeMastodonResponse(status: 200, body: statusJSON(status))
+        }
+        guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
+            return Self.error(422, "Validation failed: Text can't be blank")
+        }
+        let text = (object["status"] as? String) ?? ""
+        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return Self.error(422, "Validation failed: Text can't be blank") }
+        guard text.count <= 500 else { return Self.error(422, "Validation failed: Text character limit of 500 exceeded") }
+        let visibility = (object["visibility"] as? String) ?? "public"
+        guard ["public", "unlisted", "private", "direct"].contains(visibility) else { return Self.error(422, "Visibility is not included in the list") }
+        let inReplyToID = object["in_reply_to_id"] as? String
+        if let inReplyToID, visible(to: caller).first(where: { $0.id == inReplyToID }) == nil { return Self.error(404, "Record not found") }
+        let mentioned = text.matches(of: /@([A-Za-z0-9_]+)/).compactMap { match in accounts.values.first { $0.username == String(match.1) }?.id }
+        let id = nextID()
+        let status = FakeMastodonSeed.Status(id: String(id), accountID: caller.account.id, content: Self.html(fromPlain: text), createdAt: now,
+                                             visibility: visibility, spoilerText: (object["spoiler_text"] as? String) ?? "",
+                                             inReplyToID: inReplyToID, mentionIDs: mentioned)
+        statuses[id] = status
+        posted.append(status)
+        if let keyed { idempotency[keyed] = status.id }
+        return FakeMastodonResponse(status: 200, body: statusJSON(status))
+    }
+
+    func favourite(statusID: String, caller: Caller) -> FakeMastodonResponse {
+        guard let status = visible(to: caller).first(where: { $0.id == statusID }) else { return Self.error(404, "Record not found") }
+        if !(favourites[caller.account.id] ?? []).contains(where: { $0.statusID == statusID }) {
+            favourites[caller.account.id, default: []].insert((nextFavouriteID, statusID), at: 0)
+            nextFavouriteID += 1
+            favourited.append((caller.account.id, statusID))
+        }
+        return FakeMastodonResponse(status: 200, body: statusJSON(status))
+    }
+
+    func instance() -> FakeMastodonResponse {
+        FakeMastodonResponse(status: 200, body: .object([
+            ("domain", .string(domain)), ("title", .string("Fake Mastodon")), ("version", .string("4.5.0")),
+            ("source_url", .string("https://github.com/mastodon/mastodon")), ("description", .string("mirror_bot's fake instance")),
+            ("usage", .object([("users", .object([("active_month", .int(accounts.count))]))])),
+            ("thumbnail", .object([("url", .string("https://\(domain)/thumbnail.png"))])), ("icon", .array([])),
+            ("languages", .array([.string("ja")])),
+            ("configuration", .object([
+                ("urls", .object([("streaming", .string("wss://\(domain)"))])),
+                ("accounts", .object([("max_featured_tags", .int(10)), ("max_pinned_statuses", .int(5))])),
+                ("media_attachments", .object([("image_matrix_limit", .int(33_177_600)), ("image_size_limit", .int(16_777_216)),
+                                               ("supported_mime_types", .array([.string("image/jpeg"), .string("image/png")])),
+                                               ("video_frame_rate_limit", .int(120)), ("video_matrix_limit", .int(8_294_400)),
+                                               ("video_size_limit", .int(103_809_024))])),
+                ("polls", .object([("max_options", .int(4)), ("max_characters_per_option", .int(50)), ("min_expiration", .int(300)),
+                                   ("max_expiration", .int(2_629_746))])),
+                ("translation", .object([("enabled", .bool(false))])),
+                ("statuses", .object([("max_characters", .int(500)), ("max_media_attachments", .int(4)),
+                                      ("characters_reserved_per_url", .int(23))])),
+            ])),
+            ("registrations", .object([("enabled", .bool(false)), ("approval_required", .bool(false)), ("message", .null)])),
+            ("api_versions", .object([("mastodon", .int(6))])),
+            ("contact", .object([("email", .string("admin@\(domain)")), ("account", .null)])),
+            ("rules", .array([])),
+        ]))
+    }
+
+    // MARK: - Helpers
+
+    /// Statuses visible to the caller now, newest first: public and unlisted ones, private ones of accounts it
+    /// follows and its own, direct ones it wrote or is mentioned in.
+    private func visible(to caller: Caller) -> [FakeMastodonSeed.Status] {
+        let current = now
+        let me = caller.account.id
+        let followed = follows[me] ?? []
+        return statuses.sorted { $0.key > $1.key }.map(\.value).filter { status in
+            guard status.createdAt <= current else { return false }
+            switch status.visibility {
+            case "private": return status.accountID == me || followed.contains(status.accountID) || status.mentionIDs.contains(me)
+            case "direct": return status.accountID == me || status.mentionIDs.contains(me)
+            default: return true
+            }
+        }
+    }
+
+    /// A page of statuses by `since_id`, `min_id`, `max_id` and `limit`, with its `Link` header.
+    private func page(_ candidates: [FakeMastodonSeed.Status], query: [String: String], path: String, base: String, maxLimit: Int) -> FakeMastodonResponse {
+        guard let limit = Self.limit(query, maximum: maxLimit) else { return Self.error(422, "limit must be a number") }
+        var items = candidates.filter { status in
+            let id = UInt64(status.id) ?? 0
+            if let maxID = query["max_id"].flatMap(UInt64.init), id >= maxID { return false }
+            if let sinceID = query["since_id"].flatMap(UInt64.init), id <= sinceID { return false }
+            if let minID = query["min_id"].flatMap(UInt64.init), id <= minID { return false }
+            return true
+        }
+        // min_id pages upward: the oldest `limit` newer than it, still answered newest first.
+        items = query["min_id"] != nil ? Array(items.suffix(limit)) : Array(items.prefix(limit))
+        var response = FakeMastodonResponse(status: 200, body: .array(items.map(statusJSON)))
+        if let first = items.first, let last = items.last {
+            var kept = query.filter { ["exclude_reblogs", "limit"].contains($0.key) }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            if kept.isEmpty { kept = [] }
+            let prefix = "\(base)\(path)?" + kept.map { $0 + "&" }.joined()
+            response.headers.append(("Link", "<\(prefix)max_id=\(last.id)>; rel=\"next\", <\(prefix)min_id=\(first.id)>; rel=\"prev\""))
+        }
+        return response
+    }
+
+    private func nextID() -> UInt64 {
+        // Mastodon's ids grow with time: milliseconds since 1970 shifted by 16 bits, past every id already used.
+        var id = UInt64(max(0, now.timeIntervalSince1970 * 1000)) << 16
+        if let newest = statuses.keys.max(), id <= newest { id = newest + 1 }
+        return id
+    }
+
+    /// A mention's notification id: its own number, in the order of the statuses (never a status's id).
+    static func notificationID(of statusID: String) -> UInt64 { (UInt64(statusID) ?? 0) &* 10 &+ 7 }
+
+    static func limit(_ query: [String: String], maximum: Int) -> Int? {
+        guard let text = query["limit"] else { return min(20, maximum) }
+        guard let number = Int(text) else { return nil }
+        return min(max(number, 1), maximum)
+    }
+
+    static func error(_ status: Int, _ message: String) -> FakeMastodonResponse {
+        FakeMastodonResponse(status: status, body: .object([("error", .string(message))]))
+    }
+
+    /// Plain text as an instance stores it: escaped, line breaks as `<br />`, blank lines as paragraphs, mentions as
+    /// links.
+    static func html(fromPlain text: String) -> String {
+        let escaped = text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "'", with: "&#39;")
+        return escaped.components(separatedBy: "\n\n").map { "<p>" + $0.replacingOccurrences(of: "\n", with: "<br />") + "</p>" }.joined()
+    }
+
+    private func accountFields(_ account: FakeMastodonSeed.Account) -> [(String, JSONValue)] {
+        let created = Date(timeIntervalSince1970: 1_600_000_000)
+        let url = "https://\(domain)/@\(account.username)"
+        let count = statuses.values.filter { $0.accountID == account.id }.count
+        return [
+            ("id", .string(account.id)), ("username", .string(account.username)), ("acct", .string(account.username)),
+            ("display_name", .string(account.username)), ("locked", .bool(false)), ("bot", .bool(account.bot)),
+            ("discoverable", .bool(true)), ("indexable", .bool(false)), ("group", .bool(false)), ("created_at", .time(created)),
+            ("note", .string(account.note)), ("url", .string(url)), ("uri", .string("https://\(domain)/users/\(account.username)")),
+            ("avatar", .string("https://\(domain)/avatars/original/missing.png")), ("avatar_static", .string("https://\(domain)/avatars/original/missing.png")),
+            ("header", .string("https://\(domain)/headers/original/missing.png")), ("header_static", .string("https://\(domain)/headers/original/missing.png")),
+            ("followers_count", .int(0)), ("following_count", .int(follows[account.id]?.count ?? 0)), ("statuses_count", .int(count)),
+            ("emojis", .array([])), ("fields", .array([])),
+        ]
+    }
+
+    private func statusJSON(_ status: FakeMastodonSeed.Status) -> JSONValue {
+        let author = accounts[status.accountID] ?? FakeMastodonSeed.Account(id: status.accountID, username: "unknown\(status.accountID)")
+        let parent = status.inReplyToID.flatMap(UInt64.init).flatMap { statuses[$0] }
+        let boosted = status.reblogOf.flatMap(UInt64.init).flatMap { statuses[$0] }
+        let mentions = status.mentionIDs.compactMap { accounts[$0] }.map { account in
+            JSONValue.object([("id", .string(account.id)), ("username", .string(account.username)), ("url", .string("https://\(domain)/@\(account.username)")),
+                              ("acct", .string(account.username))])
+        }
+        return .object([
+            ("id", .string(status.id)), ("created_at", .time(status.createdAt)),
+            ("in_reply_to_id", status.inReplyToID.map(JSONValue.string) ?? .null),
+            ("in_reply_to_account_id", parent.map { .string($0.accountID) } ?? .null),
+            ("sensitive", .bool(!status.spoilerText.isEmpty)), ("spoiler_text", .string(status.spoilerText)),
+            ("visibility", .string(status.visibility)), ("language", .string("ja")),
+            ("uri", .string("https://\(domain)/users/\(author.username)/statuses/\(status.id)")),
+            ("url", .string("https://\(domain)/@\(author.username)/\(status.id)")),
+            ("replies_count", .int(0)), ("reblogs_count", .int(0)),
+            ("favourites_count", .int(favourites.values.filter { $0.contains { $0.statusID == status.id } }.count)),
+            ("content", .string(boosted == nil ? status.content : "")),
+            ("reblog", boosted.map(statusJSON) ?? .null),
+            ("account", .object(accountFields(author))),
+            ("media_attachments", .array([])), ("mentions", .array(mentions)), ("tags", .array([])), ("emojis", .array([])),
+            ("card", .null), ("poll", .null),
+        ])
+    }
+}
+
+/// The plain text of a profile note, for `source.note` (the fake's own simple rule: tags dropped).
+enum WrittenPlain {
+    static func text(ofHTML html: String) -> String { html.replacing(/<[^>]*>/, with: "") }
+}

@@ -1,0 +1,230 @@
+public import AsyncHTTPClient
+public import BotClock
+public import BotConfiguration
+public import Foundation
+public import Logging
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// Where an account lives and the bearer token that acts as it.
+public struct MastodonAccess: Sendable, Equatable {
+    /// The instance, such as `https://mastodon.social`.
+    public var instance: URL
+    /// The access token (Preferences → Development → the application's token).
+    public var token: String
+    /// Access from its parts.
+    public init(instance: URL, token: String) { self.instance = instance; self.token = token }
+}
+
+/// Sends Mastodon API requests with each account's bearer token to that account's instance, and copes with what
+/// instances do: the rate limit (300 calls per 5 minutes) is read from the `X-RateLimit-*` headers and waited out
+/// on the injected clock; 5xx and dropped connections are retried with bounded backoff for reads and for creates
+/// that carry an `Idempotency-Key`; every other failure is a typed `MastodonAPIError`. A `Link` URL is followed
+/// only on the account's own instance, so a token never leaves it.
+public final class MastodonClient: Sendable {
+    /// How the client talks to the instances.
+    public struct Configuration: Sendable {
+        /// Each account's instance and token.
+        public var accounts: [Account: MastodonAccess]
+        /// Attempts for 5xx answers and dropped connections, the first included.
+        public var maxAttempts: Int
+        /// Backoff before the second attempt; doubled for each further one, at most a minute.
+        public var initialBackoff: Duration
+        /// A rate-limit window that resets later than this is not waited for.
+        public var longestRateLimitWait: Duration
+        /// Longest wait for one answer.
+        public var requestTimeout: Duration
+
+        /// A configuration; the defaults suit real instances.
+        public init(accounts: [Account: MastodonAccess], maxAttempts: Int = 4, initialBackoff: Duration = .seconds(1),
+                    longestRateLimitWait: Duration = .seconds(6 * 60), requestTimeout: Duration = .seconds(30)) {
+            self.accounts = accounts; self.maxAttempts = maxAttempts; self.initialBackoff = initialBackoff
+            self.longestRateLimitWait = longestRateLimitWait; self.requestTimeout = requestTimeout
+        }
+    }
+
+    /// An answer: the decoded body and its `Link` header.
+    public struct Answer<Response: Sendable>: Sendable {
+        /// The body.
+        public var response: Response
+        /// The links to the next and previous pages.
+        public var links: LinkHeader
+    }
+
+    /// The configuration.
+    public let configuration: Configuration
+    private let httpClient: HTTPClient
+    private let clock: any BotClock
+    private let logger: Logger
+    /// The last rate-limit headers, per account (Mastodon's limit is per account and instance, not per endpoint).
+    private let windows = Mutex<[Account: (remaining: Int, resetsAt: Date)]>([:])
+    private let calls = Mutex<[String: Int]>([:])
+
+    /// A client; `clock` decides how waiting is done (tests inject a manual one).
+    public init(configuration: Configuration, httpClient: HTTPClient = HTTPClient.shared, clock: any BotClock = SystemBotClock(),
+                logger: Logger) {
+        self.configuration = configuration; self.httpClient = httpClient; self.clock = clock; self.logger = logger
+    }
+
+    /// Requests sent so far, by endpoint name.
+    public var callCounts: [String: Int] { calls.withLock { $0 } }
+
+    /// Sends `endpoint` as `account` and returns its decoded answer.
+    public func send<Endpoint: MastodonEndpoint>(_ endpoint: Endpoint, as account: Account) async throws -> Endpoint.Response {
+        try await answer(endpoint, as: account).response
+    }
+
+    /// Sends `endpoint` as `account`, or the page at `url` (a `Link` of an earlier answer), and returns the decoded
+    /// body with its links.
+    public func answer<Endpoint: MastodonEndpoint>(_ endpoint: Endpoint, as account: Account, at url: URL? = nil) async throws
+        -> Answer<Endpoint.Response> {
+        let name = Endpoint.name
+        guard let access = configuration.accounts[account] else { throw MastodonAPIError.notConfigured(account: account) }
+        let target = try url.map { try Self.onInstance($0, of: access, endpoint: name) } ?? Self.url(for: endpoint, on: access)
+        let body = try endpoint.body.map { try JSONSerialization.data(withJSONObject: $0.mapValues(\.foundationValue), options: [.sortedKeys]) }
+        var attempt = 0
+        var rateLimitWaits = 0
+        while true {
+            try Task.checkCancellation()
+            try await waitForWindow(of: account, endpoint: name)
+            attempt += 1
+            var request = HTTPClientRequest(url: target.absoluteString)
+            request.method = HTTPMethod(rawValue: endpoint.method.rawValue)
+            request.headers.add(name: "Authorization", value: "Bearer \(access.token)")
+            request.headers.add(name: "User-Agent", value: "mirror_bot")
+            if let key = endpoint.idempotencyKey { request.headers.add(name: "Idempotency-Key", value: key) }
+            if let body {
+                request.headers.add(name: "Content-Type", value: "application/json")
+                request.body = .bytes(ByteBuffer(bytes: body))
+            }
+            calls.withLock { $0[name, default: 0] += 1 }
+
+            let status: Int
+            let headers: HTTPHeaders
+            let data: Data
+            do {
+                let response = try await httpClient.execute(request, timeout: .seconds(configuration.requestTimeout.components.seconds))
+                status = Int(response.status.code)
+                headers = response.headers
+                data = Data(buffer: try await response.body.collect(upTo: 16 << 20))
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                let reason = String(describing: error)
+                if !endpoint.isIdempotent { throw MastodonAPIError.outcomeUnknown(endpoint: name, reason: reason) }
+                guard attempt < configuration.maxAttempts else {
+                    throw MastodonAPIError.transport(endpoint: name, reason: reason, attempts: attempt)
+                }
+                logger.notice("Mastodon \(name) failed (\(reason)); retrying", metadata: ["attempt": "\(attempt)"])
+                try await clock.sleep(for: backoff(afterAttempt: attempt))
+                continue
+            }
+            let window = Self.window(in: headers)
+            if let window { windows.withLock { $0[account] = window } }
+
+            switch status {
+            case 200..<300:
+                do {
+                    let decoded = try MastodonJSON.decoder().decode(Endpoint.Response.self, from: data)
+                    return Answer(response: decoded, links: LinkHeader(headers.first(name: "link")))
+                } catch {
+                    throw MastodonAPIError.malformedResponse(endpoint: name, reason: "\(data.count) bytes: \(error)")
+                }
+            case 429:
+                let resetsAt = window?.resetsAt ?? clock.now().addingTimeInterval(60)
+                let wait = max(resetsAt.timeIntervalSince(clock.now()), 5) + 1
+                guard rateLimitWaits < 3, wait <= Double(configuration.longestRateLimitWait.components.seconds) else {
+                    throw MastodonAPIError.rateLimited(endpoint: name, resetsAt: window?.resetsAt)
+                }
+                rateLimitWaits += 1
+                attempt -= 1  // waiting out a window is not a failed attempt
+                logger.notice("Mastodon \(name) is rate-limited; waiting \(Int(wait.rounded(.up))) s for the window to reset")
+                try await clock.sleep(for: .milliseconds(Int64(wait * 1000)))
+            case 500..<600:
+                // A create without a key may have been made: not sent again.
+                guard endpoint.isIdempotent || status == 503 else {
+                    throw MastodonAPIError.serverError(endpoint: name, status: status, attempts: attempt)
+                }
+                guard attempt < configuration.maxAttempts else {
+                    throw MastodonAPIError.serverError(endpoint: name, status: status, attempts: attempt)
+                }
+                logger.notice("Mastodon \(name) answered \(status); retrying", metadata: ["attempt": "\(attempt)"])
+                try await clock.sleep(for: backoff(afterAttempt: attempt))
+            default:
+                let detail = (try? JSONDecoder().decode(MastodonErrorBody.self, from: data)).map { $0.error }
+                    ?? String(decoding: data.prefix(200), as: UTF8.self)
+                switch status {
+                case 401: throw MastodonAPIError.unauthorized(account: account, endpoint: name, detail: detail)
+                case 403: throw MastodonAPIError.forbidden(account: account, endpoint: name, detail: detail)
+                case 404, 410: throw MastodonAPIError.notFound(endpoint: name)
+                default: throw MastodonAPIError.rejected(endpoint: name, status: status, detail: detail)
+                }
+            }
+        }
+    }
+
+    /// The pages of `endpoint`, newest first, following each answer's `next` link until the last page, an empty
+    /// one, or `maxItems` items.
+    public func pages<Endpoint: MastodonPagedEndpoint>(_ endpoint: Endpoint, as account: Account, maxItems: Int? = nil)
+        -> MastodonPages<Endpoint> {
+        MastodonPages(client: self, endpoint: endpoint, account: account, maxItems: maxItems)
+    }
+
+    // MARK: - Helpers
+
+    private static func url<Endpoint: MastodonEndpoint>(for endpoint: Endpoint, on access: MastodonAccess) throws -> URL {
+        guard var components = URLComponents(url: access.instance, resolvingAgainstBaseURL: false) else {
+            throw MastodonAPIError.malformedResponse(endpoint: Endpoint.name, reason: "\(access.instance) is not a URL")
+        }
+        components.path = components.path.trimmingSuffix("/") + endpoint.path
+        if !endpoint.query.isEmpty { components.queryItems = endpoint.query.map { URLQueryItem(name: $0.0, value: $0.1) } }
+        // `+` is a space to Rails: a query value's plus signs are sent encoded.
+        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        guard let url = components.url else {
+            throw MastodonAPIError.malformedResponse(endpoint: Endpoint.name, reason: "could not form a URL on \(access.instance)")
+        }
+        return url
+    }
+
+    /// `url` when it is on the account's instance (scheme, host and port); else an error, and the token is not sent.
+    private static func onInstance(_ url: URL, of access: MastodonAccess, endpoint: String) throws -> URL {
+        guard url.scheme == access.instance.scheme, url.host == access.instance.host, url.port == access.instance.port else {
+            throw MastodonAPIError.malformedResponse(endpoint: endpoint, reason: "a Link to \(url.host ?? "?"), not the account's instance")
+        }
+        return url
+    }
+
+    /// `X-RateLimit-Remaining` and `X-RateLimit-Reset` (an ISO 8601 time), when both are there.
+    private static func window(in headers: HTTPHeaders) -> (remaining: Int, resetsAt: Date)? {
+        guard let remaining = headers.first(name: "x-ratelimit-remaining").flatMap({ Int($0) }),
+              let reset = headers.first(name: "x-ratelimit-reset"),
+              let resetsAt = ISO8601Time.date(from: reset) else { return nil }
+        return (remaining, resetsAt)
+    }
+
+    /// Before sending: when the last answer said no calls are left, wait for the window's reset.
+    private func waitForWindow(of account: Account, endpoint: String) async throws {
+        guard let window = windows.withLock({ $0[account] }), window.remaining <= 0 else { return }
+        let now = clock.now()
+        guard window.resetsAt > now else { return }
+        guard window.resetsAt.timeIntervalSince(now) <= Double(configuration.longestRateLimitWait.components.seconds) else {
+            throw MastodonAPIError.rateLimited(endpoint: endpoint, resetsAt: window.resetsAt)
+        }
+        logger.info("Mastodon: no calls left for the \(account) in this window; waiting for its reset")
+        try await clock.sleep(until: window.resetsAt.addingTimeInterval(1))
+        windows.withLock { $0[account] = nil }
+    }
+
+    private func backoff(afterAttempt attempt: Int) -> Duration {
+        let initial = Double(configuration.initialBackoff.components.seconds) + Double(configuration.initialBackoff.components.attoseconds) / 1e18
+        let exponential = min(60, initial * pow(2, Double(attempt - 1)))
+        return .milliseconds(Int64(exponential * Double.random(in: 0.5...1.0) * 1000))
+    }
+}
+
+extension String {
+    fileprivate func trimmingSuffix(_ suffix: String) -> String { hasSuffix(suffix) ? String(dropLast(suffix.count)) : self }
+}

@@ -1,0 +1,169 @@
+import BotClock
+public import Foundation
+
+/// A status (`Status` in the API reference), with the fields mirror_bot decides by. Its `content` is HTML.
+public struct MastodonStatus: Codable, Sendable, Equatable {
+    /// The status's id (a string of digits, newer is larger on one instance).
+    public var id: String
+    /// When it was posted.
+    public var createdAt: Date
+    /// The HTML text.
+    public var content: String
+    /// Who may see it.
+    public var visibility: MastodonVisibility
+    /// The content warning ("" when none).
+    public var spoilerText: String
+    /// Its author.
+    public var account: MastodonAccount
+    /// The status it answers.
+    public var inReplyToID: String?
+    /// The author of the status it answers.
+    public var inReplyToAccountID: String?
+    /// The status it boosts, for a boost.
+    public var reblog: MastodonReblog?
+    /// The accounts it mentions.
+    public var mentions: [MastodonMention]
+
+    /// A status from its parts.
+    public init(id: String, createdAt: Date, content: String, visibility: MastodonVisibility, spoilerText: String = "",
+                account: MastodonAccount, inReplyToID: String? = nil, inReplyToAccountID: String? = nil,
+                reblog: MastodonReblog? = nil, mentions: [MastodonMention] = []) {
+        self.id = id; self.createdAt = createdAt; self.content = content; self.visibility = visibility
+        self.spoilerText = spoilerText; self.account = account; self.inReplyToID = inReplyToID
+        self.inReplyToAccountID = inReplyToAccountID; self.reblog = reblog; self.mentions = mentions
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, content, visibility, account, reblog, mentions
+        case createdAt = "created_at", spoilerText = "spoiler_text", inReplyToID = "in_reply_to_id"
+        case inReplyToAccountID = "in_reply_to_account_id"
+    }
+}
+
+/// The boosted status inside a boost: only its id is kept (mirror_bot never copies a boost).
+public struct MastodonReblog: Codable, Sendable, Equatable {
+    /// The boosted status's id.
+    public var id: String
+    /// A boosted status from its id.
+    public init(id: String) { self.id = id }
+}
+
+/// Who may see a status.
+public enum MastodonVisibility: String, Codable, Sendable, Comparable, CaseIterable {
+    /// Everyone, in public timelines.
+    case `public`
+    /// Everyone, out of public timelines.
+    case unlisted
+    /// Followers only.
+    case `private`
+    /// The mentioned accounts only.
+    case direct
+
+    /// Unknown values (a newer server's) decode as the narrowest.
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        self = MastodonVisibility(rawValue: text) ?? .direct
+    }
+
+    /// Wider first: public < unlisted < private < direct.
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
+
+/// An account (`Account`), with what mirror_bot uses.
+public struct MastodonAccount: Codable, Sendable, Equatable {
+    /// The account's id on the instance that answered.
+    public var id: String
+    /// The username, without a domain.
+    public var username: String
+    /// `username` for a local account, `username@domain` for a remote one.
+    public var acct: String
+    /// Whether the account says it is automated (the bot flag).
+    public var bot: Bool
+    /// The profile text, HTML.
+    public var note: String
+
+    /// An account from its parts.
+    public init(id: String, username: String, acct: String, bot: Bool = false, note: String = "") {
+        self.id = id; self.username = username; self.acct = acct; self.bot = bot; self.note = note
+    }
+}
+
+/// A mention inside a status (`StatusMention`).
+public struct MastodonMention: Codable, Sendable, Equatable {
+    /// The mentioned account's id.
+    public var id: String
+    /// Its username.
+    public var username: String
+    /// Its `acct`.
+    public var acct: String
+    /// A mention from its parts.
+    public init(id: String, username: String, acct: String) { self.id = id; self.username = username; self.acct = acct }
+}
+
+/// A notification (`Notification`); mirror_bot asks only for mentions.
+public struct MastodonNotification: Codable, Sendable, Equatable {
+    /// The notification's id (not the status's).
+    public var id: String
+    /// `mention`, `favourite`, ...
+    public var type: String
+    /// Who caused it.
+    public var account: MastodonAccount
+    /// The status, for a mention.
+    public var status: MastodonStatus?
+
+    /// A notification from its parts.
+    public init(id: String, type: String, account: MastodonAccount, status: MastodonStatus?) {
+        self.id = id; self.type = type; self.account = account; self.status = status
+    }
+}
+
+/// What `GET /api/v2/instance` says that mirror_bot uses: the longest status it takes.
+public struct MastodonInstance: Codable, Sendable, Equatable {
+    /// The instance's domain.
+    public var domain: String
+    /// `configuration`.
+    public var configuration: Configuration
+
+    /// The instance's limits.
+    public struct Configuration: Codable, Sendable, Equatable {
+        /// `statuses`.
+        public var statuses: Statuses
+        /// A configuration from its parts.
+        public init(statuses: Statuses) { self.statuses = statuses }
+    }
+
+    /// Limits on statuses.
+    public struct Statuses: Codable, Sendable, Equatable {
+        /// The most characters a status may have.
+        public var maxCharacters: Int
+        /// A limit from its parts.
+        public init(maxCharacters: Int) { self.maxCharacters = maxCharacters }
+        enum CodingKeys: String, CodingKey { case maxCharacters = "max_characters" }
+    }
+
+    /// An instance from its parts.
+    public init(domain: String, maxCharacters: Int) {
+        self.domain = domain; configuration = Configuration(statuses: Statuses(maxCharacters: maxCharacters))
+    }
+}
+
+/// An error answer's body (`Error`).
+public struct MastodonErrorBody: Codable, Sendable, Equatable {
+    /// What went wrong.
+    public var error: String
+    /// More, for OAuth errors.
+    public var errorDescription: String?
+    enum CodingKeys: String, CodingKey { case error, errorDescription = "error_description" }
+}
+
+/// The JSON Mastodon writes: snake_case fields given by each type's keys, ISO 8601 times with milliseconds.
+public enum MastodonJSON {
+    /// A decoder for Mastodon API responses.
+    public static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = ISO8601Time.decodingStrategy
+        return decoder
+    }
+}

@@ -1,0 +1,117 @@
+import AsyncHTTPClient
+import FakeMastodon
+import Foundation
+import MastodonAPI
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+import Testing
+import TestSupport
+
+/// The fake instance's answers checked against Mastodon's OpenAPI document by an independent validator, as fake X's are.
+@Suite("The fake Mastodon follows the OpenAPI document")
+struct FakeMastodonContractTests {
+    struct Sample: Sendable {
+        var name: String
+        var schema: String
+        /// The JSON exactly as the fake sent it (one element of an array answer).
+        var body: Data
+    }
+
+    struct RawResponse {
+        var status: Int
+        var headers: [String: String]
+        var json: Any
+    }
+
+    static func request(_ method: String, _ base: URL, _ pathAndQuery: String, token: String?, body: [String: Any]? = nil,
+                        key: String? = nil) async throws -> RawResponse {
+        var request = HTTPClientRequest(url: base.absoluteString + pathAndQuery)
+        request.method = HTTPMethod(rawValue: method)
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let key { request.headers.add(name: "Idempotency-Key", value: key) }
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(data: try JSONSerialization.data(withJSONObject: body)))
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let bytes = try await response.body.collect(upTo: 1 << 22)
+        var headers: [String: String] = [:]
+        for header in response.headers { headers[header.name.lowercased()] = header.value }
+        return RawResponse(status: Int(response.status.code), headers: headers,
+                           json: try JSONSerialization.jsonObject(with: Data(buffer: bytes), options: [.fragmentsAllowed]))
+    }
+
+    @Test("Every endpoint's answers, errors included, validate against the schemas, with no undocumented field")
+    func responsesValidate() async throws {
+        let samples: [Sample] = try await withFakeMastodon { server, base async throws in
+            var samples: [Sample] = []
+            /// One sample per element of an array answer (each against `schema`), or the object itself.
+            func record(_ name: String, _ schema: String, status expected: Int, _ response: RawResponse, minimumItems: Int = 1) {
+                #expect(response.status == expected, "\(name): \(response.status)")
+                if let items = response.json as? [Any] {
+                    #expect(items.count >= minimumItems, "\(name): \(items.count) items")
+                    for (index, item) in items.enumerated() {
+                        samples.append(Sample(name: "\(name) [\(index)]", schema: schema, body: (try? JSONSerialization.data(withJSONObject: item)) ?? Data()))
+                    }
+                } else {
+                    samples.append(Sample(name: name, schema: schema,
+                                          body: (try? JSONSerialization.data(withJSONObject: response.json, options: [.fragmentsAllowed])) ?? Data()))
+                }
+            }
+            let person = MastodonFixture.personToken, bot = MastodonFixture.botToken
+            let statuses = try await Self.request("GET", base, "/api/v1/accounts/100/statuses?limit=3", token: person)
+            record("account statuses", "Status", status: 200, statuses)
+            for header in ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "link"] { #expect(statuses.headers[header] != nil, "\(header)") }
+            #expect(statuses.headers["link"]?.contains("rel=\"next\"") == true)
+            record("verify_credentials", "CredentialAccount", status: 200, try await Self.request("GET", base, "/api/v1/accounts/verify_credentials", token: bot))
+            record("account statuses with a boost and every visibility", "Status", status: 200,
+                   try await Self.request("GET", base, "/api/v1/accounts/100/statuses", token: person))
+            record("favourites", "Status", status: 200, try await Self.request("GET", base, "/api/v1/favourites", token: person))
+            record("mention notifications", "Notification", status: 200,
+                   try await Self.request("GET", base, "/api/v1/notifications?types%5B%5D=mention", token: bot))
+            record("home timeline", "Status", status: 200, try await Self.request("GET", base, "/api/v1/timelines/home", token: bot))
+            record("status", "Status", status: 200, try await Self.request("GET", base, "/api/v1/statuses/\(MastodonFixture.statusID(0))", token: bot))
+            let created = try await Self.request("POST", base, "/api/v1/statuses", token: bot,
+                                                 body: ["status": "hello <world> & you", "visibility": "unlisted"], key: "one")
+            record("post status", "Status", status: 200, created)
+            let again = try await Self.request("POST", base, "/api/v1/statuses", token: bot,
+                                               body: ["status": "hello <world> & you", "visibility": "unlisted"], key: "one")
+            #expect((again.json as? [String: Any])?["id"] as? String == (created.json as? [String: Any])?["id"] as? String, "the same key, the same status")
+            #expect(await server.posted().count == 1)
+            record("reply", "Status", status: 200, try await Self.request("POST", base, "/api/v1/statuses", token: bot,
+                                                                         body: ["status": "@friend yo", "in_reply_to_id": MastodonFixture.statusID(10),
+                                                                                "visibility": "private"], key: "two"))
+            record("favourite", "Status", status: 200,
+                   try await Self.request("POST", base, "/api/v1/statuses/\(MastodonFixture.statusID(1))/favourite", token: bot))
+            record("instance", "Instance", status: 200, try await Self.request("GET", base, "/api/v2/instance", token: nil))
+            record("bad token", "Error", status: 401, try await Self.request("GET", base, "/api/v1/accounts/verify_credentials", token: "nope"))
+            record("outside the scopes", "Error", status: 403, try await Self.request("POST", base, "/api/v1/statuses", token: person,
+                                                                                     body: ["status": "x"], key: "three"))
+            record("unknown status", "Error", status: 404, try await Self.request("GET", base, "/api/v1/statuses/1", token: bot))
+            record("text too long", "Error", status: 422, try await Self.request("POST", base, "/api/v1/statuses", token: bot,
+                                                                                body: ["status": String(repeating: "あ", count: 501)], key: "four"))
+            await server.setRateLimit(1)
+            _ = try await Self.request("GET", base, "/api/v1/timelines/home", token: bot)
+            let limited = try await Self.request("GET", base, "/api/v1/timelines/home", token: bot)
+            record("rate limited", "Error", status: 429, limited)
+            #expect(limited.headers["x-ratelimit-remaining"] == "0")
+            return samples
+        }
+        #expect(samples.count >= 30)
+
+        let folder = FileManager.default.temporaryDirectory.appending(path: "fakemastodon-contract-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let samplesFile = folder.appending(path: "samples.json")
+        let objects = try samples.map { sample -> [String: Any] in
+            ["name": sample.name, "schema": "#/components/schemas/" + sample.schema,
+             "body": try JSONSerialization.jsonObject(with: sample.body, options: [.fragmentsAllowed])]
+        }
+        try JSONSerialization.data(withJSONObject: objects, options: [.prettyPrinted]).write(to: samplesFile)
+        let spec = try #require(Bundle.module.url(forResource: "Resources/mastodon-openapi", withExtension: "json"))
+        let (status, text) = try PythonScript.run("validate-openapi.py", [spec.path, samplesFile.path])
+        #expect(status == 0, "\(text)")
+        #expect(text.contains("\(samples.count) passed, 0 failed"), "\(text)")
+    }
+}

@@ -1,0 +1,159 @@
+import BotClock
+import FakeMastodon
+import Foundation
+import MastodonAPI
+import MastodonNetwork
+import SocialNetwork
+import Testing
+
+/// Mastodon behind the network protocol, against the fake instance: what the bot reads, what it never copies, how it
+/// posts and answers.
+@Suite("Mastodon as a MirrorNetwork")
+struct MastodonNetworkTests {
+    @Test("Who each token belongs to")
+    func whoAmI() async throws {
+        try await withFakeMastodon { _, url async throws in
+            let network = MastodonMirrorNetwork(client: MastodonFixture.client(url))
+            #expect(try await network.whoAmI(.human) == NetworkUser(id: MastodonFixture.personID, handle: "person"))
+            #expect(try await network.whoAmI(.bot) == NetworkUser(id: MastodonFixture.botID, handle: "mirror"))
+        }
+    }
+
+    @Test("The person's statuses as written text, page after page by Link; private, direct, warned and boosted ones never handed over")
+    func personsStatuses() async throws {
+        try await withFakeMastodon(MastodonFixture.seed(publicStatuses: 45)) { server, url async throws in
+            let network = MastodonMirrorNetwork(client: MastodonFixture.client(url))
+            var pages: [NetworkPage] = []
+            for try await page in network.posts(of: MastodonFixture.personID, since: nil, maxPosts: 1_000, for: .learning) { pages.append(page) }
+            let posts = pages.flatMap(\.posts)
+            #expect(pages.count == 2)  // 50 statuses, 40 a page
+            #expect(posts.count == 46)  // 45 public + 1 unlisted
+            #expect(posts.allSatisfy { !$0.isRepost && $0.authorID == MastodonFixture.personID })
+            #expect(!posts.contains { ["followers only", "a direct message", "behind a warning"].contains($0.text) || $0.text.contains("ネタバレ") })
+            #expect(posts.contains { $0.text == "今日の投稿 3 & more\n二行目" })
+            #expect(posts.contains { $0.text == "unlisted one" })
+            // The newest id read is the person's newest status; the third page asked for was empty.
+            #expect(pages.first?.newestID == MastodonFixture.statusID(49))
+            #expect(await server.requestCounts()[GetAccountStatuses.name] == 3)
+
+            // Since the newest: nothing new, one call; since an older one: only what is newer.
+            var again: [NetworkPost] = []
+            for try await page in network.posts(of: MastodonFixture.personID, since: MastodonFixture.statusID(49), maxPosts: 1_000, for: .learning) {
+                again += page.posts
+            }
+            #expect(again.isEmpty)
+            var newer: [NetworkPost] = []
+            for try await page in network.posts(of: MastodonFixture.personID, since: MastodonFixture.statusID(42), maxPosts: 1_000, for: .learning) {
+                newer += page.posts
+            }
+            #expect(newer.map(\.id) == [MastodonFixture.statusID(49), MastodonFixture.statusID(44), MastodonFixture.statusID(43)])
+        }
+    }
+
+    @Test("With POST_CW the warned status is copied, its warning first")
+    func warningsCopied() async throws {
+        try await withFakeMastodon { _, url async throws in
+            let network = MastodonMirrorNetwork(client: MastodonFixture.client(url), copyingWarnings: true)
+            var posts: [NetworkPost] = []
+            for try await page in network.posts(of: MastodonFixture.personID, since: nil, maxPosts: 100, for: .learning) { posts += page.posts }
+            #expect(posts.contains { $0.text == "ネタバレ\n\nbehind a warning" })
+            #expect(!posts.contains { $0.text == "followers only" })
+        }
+    }
+
+    @Test("Mentions come from notifications: the status, its author, and the notification's id as the newest id")
+    func mentions() async throws {
+        try await withFakeMastodon { _, url async throws in
+            let network = MastodonMirrorNetwork(client: MastodonFixture.client(url))
+            var pages: [NetworkPage] = []
+            for try await page in network.mentions(of: MastodonFixture.botID, since: nil, perPage: 40, for: .replies) { pages.append(page) }
+            let mention = try #require(pages.first?.posts.first)
+            #expect(pages.flatMap(\.posts).count == 1)
+            #expect(mention.authorID == MastodonFixture.friendID && mention.authorHandle == "friend" && mention.text == "@mirror hi")
+            let newest = try #require(pages.first?.newestID)
+            #expect(newest != mention.id)
+            var again: [NetworkPost] = []
+            for try await page in network.mentions(of: MastodonFixture.botID, since: newest, perPage: 40, for: .replies) { again += page.posts }
+            #expect(again.isEmpty)
+        }
+    }
+
+    @Test("Posts go out unlisted, and a reply is never more public than the mention it answers")
+    func visibility() async throws {
+        try await withFakeMastodon { server, url async throws in
+            let network = MastodonMirrorNetwork(client: MastodonFixture.client(url))
+            let postID = try #require(try await network.post("いい天気 & <br>", for: .posts))
+            let mentionID = MastodonFixture.statusID(10)  // the friend's followers-only mention
+            let replyID = try #require(try await network.reply("@friend やあ", to: mentionID, for: .replies))
+            let posted = await server.posted()
+            #expect(posted.map(\.id) == [postID, replyID])
+            #expect(posted[0].visibility == "unlisted" && posted[1].visibility == "private" && posted[1].inReplyToID == mentionID)
+            // The instance stored the text as HTML; read back, it is what was posted.
+            #expect(try await network.postExists(postID, as: .bot, for: .posts))
+            let publicNetwork = MastodonMirrorNetwork(client: MastodonFixture.client(url), postVisibility: .public)
+            _ = try await publicNetwork.post("public one", for: .posts)
+            #expect(await server.posted().last?.visibility == "public")
+        }
+    }
+
+    @Test("A create whose answer was lost is sent again with the same Idempotency-Key, and the instance makes one status")
+    func idempotentRetry() async throws {
+        try await withFakeMastodon { server, url async throws in
+            let clock = ManualBotClock(now: MastodonFixture.start)
+            let network = MastodonMirrorNetwork(client: MastodonFixture.client(url, clock: clock))
+            await server.add(fault: FakeMastodonFault(kind: .dropAfterHandling, endpoint: PostStatus.name))
+            async let posting = network.post("一度だけ", for: .posts)
+            await clock.waitForSleepers(count: 1)  // the backoff after the lost answer
+            clock.advance(by: 60)
+            let id = try await posting
+            let posted = await server.posted()
+            #expect(posted.count == 1 && posted.first?.id == id)
+            #expect(await server.requestCounts()[PostStatus.name] == 2)
+        }
+    }
+
+    @Test("Whether a status is still there: a lookup, 404 once deleted")
+    func postExists() async throws {
+        try await withFakeMastodon { server, url async throws in
+            let network = MastodonMirrorNetwork(client: MastodonFixture.client(url))
+            let id = MastodonFixture.statusID(2)
+            #expect(try await network.postExists(id, as: .human, for: .learning))
+            #expect(await server.delete(statusID: id))
+            #expect(try await network.postExists(id, as: .human, for: .learning) == false)
+        }
+    }
+
+    @Test("The person's favourites, most recent first, by Link only; favouriting as the bot")
+    func favourites() async throws {
+        try await withFakeMastodon { server, url async throws in
+            let network = MastodonMirrorNetwork(client: MastodonFixture.client(url))
+            var pages: [NetworkPage] = []
+            for try await page in network.likes(of: MastodonFixture.personID, perPage: 2, maxPosts: nil, for: .learning) { pages.append(page) }
+            #expect(pages.map { $0.posts.map(\.id) } == [[MastodonFixture.statusID(1), MastodonFixture.statusID(2)], [MastodonFixture.statusID(3)]])
+            try await network.like(MastodonFixture.statusID(4), as: MastodonFixture.botID, for: .liking)
+            let favourited = await server.favourited()
+            #expect(favourited.count == 1 && favourited.first?.statusID == MastodonFixture.statusID(4))
+        }
+    }
+
+    @Test("A refused token and a missing scope are refusals in the bot's words, naming what to do")
+    func refusals() async throws {
+        try await withFakeMastodon { _, url async throws in
+            let revoked = MastodonMirrorNetwork(client: MastodonFixture.client(url, botToken: "nope"))
+            await #expect {
+                try await revoked.whoAmI(.bot)
+            } throws: { error in
+                guard case NetworkError.refused(let text, _)? = error as? NetworkError else { return false }
+                return text.contains("401") && text.contains("Preferences → Development")
+            }
+            // The person's token is read-only: posting as the person is outside its scopes.
+            let client = MastodonFixture.client(url)
+            await #expect {
+                try await client.send(PostStatus(text: "x", visibility: .unlisted, key: "k"), as: .human)
+            } throws: { error in
+                guard case MastodonAPIError.forbidden(_, _, let detail)? = error as? MastodonAPIError else { return false }
+                return detail.contains("outside the authorized scopes")
+            }
+        }
+    }
+}
