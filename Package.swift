@@ -96,7 +96,7 @@ let package = Package(
             name: "BotAssembly",
             dependencies: [
                 "BotConfiguration", "BotClock", "Archive", "WordCounts", "RedisClient", "RedisWordCounts", "SQLiteWordCounts", "Tokenizer",
-                "Classifier", "SocialNetwork", "XAPI", "XNetwork", "Training", "Daemon",
+                "Classifier", "SocialNetwork", "XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "Training", "Daemon",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -395,7 +395,7 @@ let package = Package(
         .testTarget(
             name: "MirrorBotCommandsTests",
             dependencies: [
-                "MirrorBotCommands", "Archive", "BotConfiguration", "TestSupport", "FakeX", "RedisClient", "WordCounts", "Classifier", "Tokenizer", "Picking", "BotAssembly", "RedisWordCounts", "SQLiteWordCounts",
+                "MirrorBotCommands", "Archive", "BotConfiguration", "TestSupport", "FakeX", "FakeMastodon", "RedisClient", "WordCounts", "Classifier", "Tokenizer", "Picking", "BotAssembly", "RedisWordCounts", "SQLiteWordCounts",
                 "XAPI", "XNetwork", "Training",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -98,10 +98,4 @@ public struct BotParts: Sendable {
                            examples: examples, logger: logger)
     }
 
-    // MARK: The network
-
-    /// X for a one-shot command, as `accounts`.
-    public func network(as accounts: [Account], retry: XClient.RetryPolicy = XClient.RetryPolicy()) -> XMirrorNetwork {
-        XMirrorNetwork.forCommand(configuration, accounts: accounts, retry: retry, logger: logger)
-    }
 }

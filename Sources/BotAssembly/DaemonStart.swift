@@ -3,6 +3,8 @@ import BotClock
 public import Daemon
 import Foundation
 public import Logging
+import ServiceLifecycle
+import SocialNetwork
 import XNetwork
 
 /// `mirror_bot start` assembled: the parts built once (one database pool for the whole run, migrated or refused by
@@ -27,8 +29,18 @@ public enum DaemonStart {
             // The bot's clock starts once the stores are checked, just before the first API call.
             let clock: any BotClock = options.speed == 1 && options.startTime == nil
                 ? SystemBotClock() : SimulatedBotClock(start: options.startTime ?? Date(), speed: options.speed)
-            let (network, accountingServices) = await XMirrorNetwork.forDaemon(configuration, clock: clock, state: parts.state, usageDays: parts.usageDays,
-                                                                              runID: UUID().uuidString, logger: logger)
+            let network: any MirrorNetwork
+            var accountingServices: [any Service] = []
+            switch configuration.network {
+            case .x:
+                let x = await XMirrorNetwork.forDaemon(configuration, clock: clock, state: parts.state, usageDays: parts.usageDays,
+                                                       runID: UUID().uuidString, logger: logger)
+                network = x.network
+                accountingServices = x.services
+            case .mastodon:
+                network = BotParts.mastodon(configuration, clock: clock, logger: logger)
+                logger.notice("network: Mastodon, the person at \(configuration.humanMastodon?.instance.host ?? "?"), the bot at \(configuration.botMastodon?.instance.host ?? "?"); free, nothing billed")
+            }
             let daemonParts = DaemonRunner.Parts(configuration: configuration, database: parts.database, classifier: try parts.classifier(on: store),
                                                  network: network, clock: clock, accountingServices: accountingServices, logger: logger)
             return try await DaemonRunner.run(daemonParts, options: options)

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// The four OAuth 1.0a user-context secrets of one X account (the human's or the bot's).
 public struct AccountCredentials: Sendable, Equatable {
     /// The app's consumer key (API key).
@@ -37,4 +39,14 @@ public enum Account: String, Sendable, CaseIterable, CustomStringConvertible {
     public var environmentPrefix: String { rawValue.uppercased() + "_" }
     /// `human` or `bot`.
     public var description: String { rawValue }
+}
+
+/// One account on a Mastodon instance: where it lives and the bearer token that acts as it.
+public struct MastodonAccountSettings: Sendable, Equatable {
+    /// The instance, such as `https://mastodon.social`.
+    public var instance: URL
+    /// The access token (Preferences → Development → an application's token).
+    public var token: String
+    /// Settings from their parts.
+    public init(instance: URL, token: String) { self.instance = instance; self.token = token }
 }

@@ -9,6 +9,35 @@ public struct Configuration: Sendable {
     public var human: AccountCredentials?
     /// The bot's X credentials (the same four with `BOT_`).
     public var bot: AccountCredentials?
+    /// The network the bot lives on (`NETWORK`: `x`, the default, or `mastodon`).
+    public var network: Network
+    /// The person's Mastodon account (`HUMAN_MASTODON_URL`, `HUMAN_MASTODON_TOKEN`).
+    public var humanMastodon: MastodonAccountSettings?
+    /// The bot's Mastodon account (`BOT_MASTODON_URL`, `BOT_MASTODON_TOKEN`).
+    public var botMastodon: MastodonAccountSettings?
+    /// Who may see the bot's posts on Mastodon (`POST_VISIBILITY`: `unlisted`, the default, `public` or `private`).
+    public var postVisibility: PostVisibility
+    /// Whether statuses with a content warning are copied, warning included (`POST_CW`, default false).
+    public var postContentWarnings: Bool
+
+    /// The values of `NETWORK`.
+    public enum Network: String, Sendable, CaseIterable {
+        /// X (the X API v2, OAuth 1.0a).
+        case x
+        /// A Mastodon instance (bearer tokens).
+        case mastodon
+    }
+
+    /// The values of `POST_VISIBILITY`.
+    public enum PostVisibility: String, Sendable, CaseIterable {
+        /// In public timelines.
+        case `public`
+        /// Public, out of public timelines.
+        case unlisted
+        /// Followers only.
+        case `private`
+    }
+
     /// The archive's database (`DATABASE_URL`).
     public var database: DatabaseURL?
     /// The word counts' Redis (`REDIS_URL`, else the original's `REDISTOGO_URL`).
@@ -126,7 +155,8 @@ public struct Configuration: Sendable {
            "X_API_BASE_URL", "REDIS_KEY_PREFIX", "LOG_LEVEL", "MECAB_DICDIR", "MIRROR_BOT_DATA",
            "MAX_POSTS_PER_DAY", "REPOST_AFTER_DAYS", "POST_MENTIONS", "REPLY_FALLBACK",
            "MISSED_SLOT_GRACE", "REPLY_LIMIT_PER_USER", "MAX_THREAD_REPLIES", "MENTIONS_POLL_SECONDS",
-           "TIMELINE_POLL_SECONDS", "LEARN_POLL_SECONDS", "LIKES", "X_DAILY_BUDGET", "POST_LINKS"]
+           "TIMELINE_POLL_SECONDS", "LEARN_POLL_SECONDS", "LIKES", "X_DAILY_BUDGET", "POST_LINKS",
+           "NETWORK", "HUMAN_MASTODON_URL", "HUMAN_MASTODON_TOKEN", "BOT_MASTODON_URL", "BOT_MASTODON_TOKEN", "POST_VISIBILITY", "POST_CW"]
 
     private static let credentialSuffixes = ["CONSUMER_KEY", "CONSUMER_SECRET", "ACCESS_TOKEN", "ACCESS_TOKEN_SECRET"]
 
@@ -151,6 +181,45 @@ public struct Configuration: Sendable {
         }
         human = credentials(.human)
         bot = credentials(.bot)
+
+        network = .x
+        if let text = value("NETWORK") {
+            if let choice = Network(rawValue: text.lowercased()) {
+                network = choice
+            } else {
+                problems.append(.init(variable: "NETWORK", isMissing: false, expected: "x or mastodon", shownValue: text))
+            }
+        }
+        func mastodon(_ account: Account) -> MastodonAccountSettings? {
+            let urlName = account.environmentPrefix + "MASTODON_URL", tokenName = account.environmentPrefix + "MASTODON_TOKEN"
+            let (urlText, token) = (value(urlName), value(tokenName))
+            if urlText == nil && token == nil { return nil }
+            guard let urlText else {
+                problems.append(.init(variable: urlName, isMissing: true, expected: "the \(account) account's instance, such as https://mastodon.social (\(tokenName) is set)"))
+                return nil
+            }
+            guard let url = Self.apiBaseURL(urlText) else {
+                problems.append(.init(variable: urlName, isMissing: false,
+                                      expected: "the instance's https:// URL, such as https://mastodon.social (plain http:// only for localhost)", shownValue: urlText))
+                return nil
+            }
+            guard let token else {
+                problems.append(.init(variable: tokenName, isMissing: true,
+                                      expected: "the \(account) account's access token (Preferences → Development; \(urlName) is set)"))
+                return nil
+            }
+            return MastodonAccountSettings(instance: url, token: token)
+        }
+        humanMastodon = mastodon(.human)
+        botMastodon = mastodon(.bot)
+        postVisibility = .unlisted
+        if let text = value("POST_VISIBILITY") {
+            if let visibility = PostVisibility(rawValue: text.lowercased()) {
+                postVisibility = visibility
+            } else {
+                problems.append(.init(variable: "POST_VISIBILITY", isMissing: false, expected: "unlisted, public or private", shownValue: text))
+            }
+        }
 
         database = nil
         if let text = value("DATABASE_URL") {
@@ -258,6 +327,7 @@ public struct Configuration: Sendable {
         }
         postMentions = flag("POST_MENTIONS")
         postLinks = flag("POST_LINKS")
+        postContentWarnings = flag("POST_CW")
 
         likes = .auto
         if let text = value("LIKES") {
@@ -329,7 +399,14 @@ public struct Configuration: Sendable {
         var problems: [ConfigurationError.Problem] = []
         for requirement in Requirement.allCases where requirements.contains(requirement) {
             switch requirement {
-            case .humanCredentials where human == nil, .botCredentials where bot == nil:
+            case .humanCredentials where network == .mastodon && humanMastodon == nil, .botCredentials where network == .mastodon && botMastodon == nil:
+                let account: Account = requirement == .humanCredentials ? .human : .bot
+                let scopes = account == .human ? "read" : "read, write:statuses, write:favourites"
+                problems.append(.init(variable: account.environmentPrefix + "MASTODON_URL", isMissing: true,
+                                      expected: "the \(account) account's instance, such as https://mastodon.social (NETWORK=mastodon)"))
+                problems.append(.init(variable: account.environmentPrefix + "MASTODON_TOKEN", isMissing: true,
+                                      expected: "the \(account) account's access token with the scopes \(scopes) (Preferences → Development → New application)"))
+            case .humanCredentials where network == .x && human == nil, .botCredentials where network == .x && bot == nil:
                 let account: Account = requirement == .humanCredentials ? .human : .bot
                 for suffix in Self.credentialSuffixes {
                     problems.append(.init(variable: account.environmentPrefix + suffix, isMissing: true,

@@ -84,7 +84,13 @@ struct TrainClassifierCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CommandContext.load()
-        guard context.configuration.likes == .on else {
+        // On Mastodon, which welcomes bots' favourites, LIKES=auto likes; on X only LIKES=on does.
+        let likes = context.configuration.likes
+        guard likes == .on || (likes == .auto && context.configuration.network == .mastodon) else {
+            if context.configuration.network == .mastodon {
+                print("The bot does not like (LIKES=off), so the favorite filter is not trained: nothing was read.")
+                return
+            }
             let why = context.configuration.likes == .off ? "LIKES=off" : "LIKES=auto: \(XAccess.whyNoLikes)"
             print("""
                 The bot does not like on X (\(why)), so the favorite filter is not trained from X: nothing was read, $0.00 spent. \
@@ -209,8 +215,8 @@ private func withTrainer(requiresCredentials: Bool = true, command: String = "tr
     let context = try CommandContext.load(requiring: requirements)
     let configuration = context.configuration
     let parts = try BotParts(configuration: configuration, logger: context.logger)
-    let network = parts.network(as: [.human])
-    let usage = network.client.usage
+    let commandNetwork = parts.network(as: [.human])
+    let network = commandNetwork.network
     let isTerminal = isatty(STDERR_FILENO) != 0
     let summary = try await parts.withRunning { parts in
         let trainer = Trainer(network: network, archive: parts.archive, classifier: try parts.classifier(), logger: context.logger) { line in
@@ -218,7 +224,7 @@ private func withTrainer(requiresCredentials: Bool = true, command: String = "tr
             FileHandle.standardError.write(Data((isTerminal ? "\r\u{1B}[K" + line : line + "\n").utf8))
         }
         if let check, try await trainer.wouldRun(check.flag, force: check.force), let cost = network.mostItCosts(check.reading) {
-            let spentToday = try await UsageRecording.day(of: Date(), in: parts.usageDays).cost
+            let spentToday = try await commandNetwork.spentToday(in: parts.usageDays)
             FileHandle.standardError.write(Data("\(command) reads from \(network.name), \(cost.summary).\n".utf8))
             let approval = SpendingApproval.decide(
                 estimate: cost.dollars, remaining: configuration.xDailyBudget - spentToday, budget: configuration.xDailyBudget, command: command,
@@ -236,18 +242,15 @@ private func withTrainer(requiresCredentials: Bool = true, command: String = "tr
             result = try await body(trainer, configuration)
         } catch {
             // What was read before a failure was billed all the same.
-            try? await UsageRecording.store(usage, into: parts.usageDays, runID: UUID().uuidString, command: command)
+            try? await commandNetwork.recordUsage(into: parts.usageDays, command: command)
             throw error
         }
-        try await UsageRecording.store(usage, into: parts.usageDays, runID: UUID().uuidString, command: command)
+        try await commandNetwork.recordUsage(into: parts.usageDays, command: command)
         return result
     }
     if isTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-    let total = usage.total
     // The cost goes on the first line (what was fetched); a calibration line may follow.
-    let cost = total.calls == 0 ? "" : String(format: " %d API calls; X's bill by mirror_bot's count $%.3f (%@).", total.calls, usage.totalCost,
-                                               usage.billingDays.reduce(XBill()) { $0 + usage.bill(onBillingDay: $1) }.description)
     var lines = summary.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-    lines[0] += cost
+    lines[0] += commandNetwork.billLine
     print(lines.joined(separator: "\n"))
 }

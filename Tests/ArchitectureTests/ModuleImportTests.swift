@@ -29,7 +29,7 @@ struct ModuleImportTests {
         "MastodonNetwork": ["MastodonAPI"],
         "FakeMastodon": ["MastodonAPI", "FakeX", "Hummingbird"],
         // The composition root chooses the implementations; the commands and the demo are the outer layer.
-        "BotAssembly": ["XAPI", "XNetwork", "RedisClient", "RedisWordCounts", "SQLiteWordCounts"],
+        "BotAssembly": ["XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "RedisClient", "RedisWordCounts", "SQLiteWordCounts"],
         "MirrorBotCommands": ["BotAssembly", "XAPI", "XNetwork", "RedisClient"],
         "mirror_bot": ["MirrorBotCommands"],
         "DemoReport": ["FakeX", "XAPI"],

@@ -44,8 +44,12 @@ struct DeployFilesTests {
         let env = try #require(app["env"] as? [String: [String: Any]])
         #expect(Set(env.keys) == Set(Configuration.variableNames))
         #expect(env.values.allSatisfy { ($0["description"] as? String)?.isEmpty == false })
-        let credentials = env.filter { $0.key.hasPrefix("HUMAN_") || $0.key.hasPrefix("BOT_") }
+        let credentials = env.filter { ($0.key.hasPrefix("HUMAN_") || $0.key.hasPrefix("BOT_")) && !$0.key.contains("MASTODON") }
         #expect(credentials.count == 8 && credentials.values.allSatisfy { $0["required"] as? Bool == true })
+        // NETWORK defaults to X: the Mastodon accounts are asked for only by those who choose it.
+        let mastodon = env.filter { $0.key.contains("_MASTODON_") }
+        #expect(mastodon.count == 4 && mastodon.values.allSatisfy { $0["required"] as? Bool == false })
+        #expect(env["NETWORK"]?["value"] as? String == "x" && env["POST_VISIBILITY"]?["value"] as? String == "unlisted")
         #expect(env["FAVORITE_RATE_THRESHOLD"]?["value"] as? String == "auto")
         #expect(env["CLASSIFIER"]?["value"] as? String == "auto")
         #expect(env["DATABASE_URL"]?["required"] as? Bool == false)  // the add-on sets it

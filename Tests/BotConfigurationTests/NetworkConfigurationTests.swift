@@ -1,0 +1,46 @@
+import BotConfiguration
+import Foundation
+import Testing
+
+@Suite("NETWORK and the Mastodon accounts")
+struct NetworkConfigurationTests {
+    static let mastodon = [
+        "NETWORK": "mastodon", "HUMAN_MASTODON_URL": "https://mastodon.social/", "HUMAN_MASTODON_TOKEN": "person-token",
+        "BOT_MASTODON_URL": "https://botsin.space", "BOT_MASTODON_TOKEN": "bot-token",
+    ]
+
+    @Test("X by default; NETWORK=mastodon reads each account's instance and token, unlisted posts, warnings not copied")
+    func mastodonAccounts() throws {
+        let defaults = try Configuration(environment: [:])
+        #expect(defaults.network == .x && defaults.humanMastodon == nil && defaults.postVisibility == .unlisted && !defaults.postContentWarnings)
+        let configuration = try Configuration(environment: Self.mastodon.merging(["POST_VISIBILITY": "Public", "POST_CW": "true"]) { $1 })
+        #expect(configuration.network == .mastodon)
+        #expect(configuration.humanMastodon == MastodonAccountSettings(instance: URL(string: "https://mastodon.social")!, token: "person-token"))
+        #expect(configuration.botMastodon?.instance.host == "botsin.space" && configuration.botMastodon?.token == "bot-token")
+        #expect(configuration.postVisibility == .public && configuration.postContentWarnings)
+        try configuration.require([.humanCredentials, .botCredentials])  // no X credentials needed
+    }
+
+    @Test("A token without its instance, an instance that is not https, an unknown network or visibility: each named, no token shown")
+    func malformed() throws {
+        let error = try #require(throws: ConfigurationError.self) {
+            try Configuration(environment: ["NETWORK": "bluesky", "HUMAN_MASTODON_TOKEN": "secret-person-token",
+                                            "BOT_MASTODON_URL": "http://mastodon.example", "BOT_MASTODON_TOKEN": "secret-bot-token",
+                                            "POST_VISIBILITY": "direct"])
+        }
+        let text = error.description
+        for name in ["NETWORK", "HUMAN_MASTODON_URL", "BOT_MASTODON_URL", "POST_VISIBILITY"] { #expect(text.contains(name), "\(name): \(text)") }
+        #expect(!text.contains("secret-person-token") && !text.contains("secret-bot-token"))
+    }
+
+    @Test("On Mastodon, start asks for the Mastodon accounts with the scopes each token needs, not for X's credentials")
+    func requirementsFollowTheNetwork() throws {
+        let configuration = try Configuration(environment: ["NETWORK": "mastodon"])
+        let error = try #require(throws: ConfigurationError.self) { try configuration.require([.humanCredentials, .botCredentials]) }
+        let text = error.description
+        #expect(text.contains("HUMAN_MASTODON_TOKEN") && text.contains("BOT_MASTODON_URL") && text.contains("write:statuses"))
+        #expect(!text.contains("CONSUMER_KEY"))
+        let onX = try #require(throws: ConfigurationError.self) { try Configuration(environment: [:]).require([.botCredentials]) }
+        #expect(onX.description.contains("BOT_CONSUMER_KEY") && !onX.description.contains("MASTODON"))
+    }
+}

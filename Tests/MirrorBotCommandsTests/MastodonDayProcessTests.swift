@@ -1,0 +1,102 @@
+import Archive
+import FakeMastodon
+import Foundation
+import Testing
+import TestSupport
+
+/// `mirror_bot train scheduler` and `start` run as a user runs them with `NETWORK=mastodon`, against the fake
+/// instance (whose clock runs at the bot's speed) and one SQLite file: the same mirror as on X.
+@Suite("mirror_bot on Mastodon: training and half a simulated day")
+struct MastodonDayProcessTests {
+    static let dayStart = Date(timeIntervalSince1970: 1_795_273_200)  // 2026-11-22 00:00 in Tokyo
+    static let personID = "100", botID = "200", friendID = "300"
+    static let hours = [8, 9, 10, 11, 13, 17, 21, 23]
+
+    static func id(_ number: Int) -> String { String(100_000_000_000_000_000 + UInt64(number)) }
+
+    /// Three weeks of the person: eight statuses a day at the same hours (each its own text), a followers-only one and
+    /// one behind a content warning each day (never to be copied), and replies to the friend's posts; then, during the
+    /// simulated day, the friend's mention of the bot.
+    static func seed() -> FakeMastodonSeed {
+        var statuses: [FakeMastodonSeed.Status] = []
+        var number = 0
+        func add(_ account: String, _ content: String, at date: Date, visibility: String = "public", spoiler: String = "",
+                 replyTo: String? = nil, mentions: [String] = []) -> String {
+            number += 1
+            statuses.append(.init(id: id(number), accountID: account, content: content, createdAt: date, visibility: visibility,
+                                  spoilerText: spoiler, inReplyToID: replyTo, mentionIDs: mentions))
+            return id(number)
+        }
+        for day in 1...21 {
+            let start = dayStart.addingTimeInterval(Double(-day) * 86_400)
+            for (index, hour) in hours.enumerated() {
+                _ = add(personID, "<p>\(day)日前の投稿 \(index) &amp; 今日も<br>元気</p>", at: start.addingTimeInterval(Double(hour * 3_600 + index * 60)))
+            }
+            _ = add(personID, "<p>秘密 \(day)</p>", at: start.addingTimeInterval(12 * 3_600), visibility: "private")
+            _ = add(personID, "<p>ネタバレ本文 \(day)</p>", at: start.addingTimeInterval(14 * 3_600), spoiler: "注意")
+            let friendPost = add(friendID, "<p>友達の投稿 \(day)</p>", at: start.addingTimeInterval(15 * 3_600))
+            _ = add(personID, #"<p><span class="h-card"><a href="https://mastodon.example/@friend" class="u-url mention">@<span>friend</span></a></span> わかる \#(day)</p>"#,
+                    at: start.addingTimeInterval(15 * 3_600 + 120), replyTo: friendPost, mentions: [friendID])
+        }
+        _ = add(friendID, #"<p><span class="h-card"><a href="https://mastodon.example/@mirror" class="u-url mention">@<span>mirror</span></a></span> 元気?</p>"#,
+                at: dayStart.addingTimeInterval(2 * 3_600), mentions: [botID])
+        return FakeMastodonSeed(
+            now: dayStart,
+            accounts: [
+                .init(id: personID, username: "person", token: "person-token", scopes: ["read"]),
+                .init(id: botID, username: "mirror", token: "bot-token", scopes: ["read", "write:statuses", "write:favourites"], bot: true),
+                .init(id: friendID, username: "friend", token: "friend-token"),
+            ],
+            statuses: statuses, follows: [personID: [friendID], botID: [personID, friendID]])
+    }
+
+    @Test("NETWORK=mastodon: train scheduler reads the person's statuses, start posts them unlisted at the person's hours and answers the friend with the person's own reply")
+    func halfADay() async throws {
+        let seed = Self.seed()
+        let server = FakeMastodonServer(seed: seed)
+        try await server.withRunning { url in
+            let folder = FileManager.default.temporaryDirectory.appending(path: TestServers.uniqueName("mastodon-day"))
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let environment = [
+                "NETWORK": "mastodon", "HUMAN_MASTODON_URL": url.absoluteString, "HUMAN_MASTODON_TOKEN": "person-token",
+                "BOT_MASTODON_URL": url.absoluteString, "BOT_MASTODON_TOKEN": "bot-token",
+                "MIRROR_BOT_DATA": folder.appending(path: "mirror_bot.sqlite").path, "TZ": "Asia/Tokyo", "MISSED_SLOT_GRACE": "60",
+                "LIKES": "off",
+            ]
+            let training = try await MirrorBotProcess.run(["train", "scheduler"], environment: environment)
+            #expect(training.status == 0, "\(training.standardError.suffix(2_000))")
+            // 21 days × 8 public statuses and 21 replies; the followers-only and warned ones are never archived.
+            #expect(training.standardOutput.contains("Archived 189 new tweets of the human"), "\(training.standardOutput)")
+            #expect(!training.standardOutput.contains("X's bill"), "a free network has no bill: \(training.standardOutput)")
+
+            await server.setClock(Self.dayStart, speed: 1_440)
+            let run = try await MirrorBotProcess.run(["start", "--speed", "1440", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "12h"],
+                                                     environment: environment)
+            #expect(run.status == 0, "\(run.standardError.suffix(3_000))")
+            #expect(run.standardError.contains("network: Mastodon"))
+
+            let posted = await server.posted()
+            let posts = posted.filter { $0.inReplyToID == nil }
+            let personTexts = Set(seed.statuses.filter { $0.accountID == Self.personID && $0.inReplyToID == nil && $0.visibility == "public" && $0.spoilerText.isEmpty }
+                .map { $0.content.replacingOccurrences(of: "<p>", with: "").replacingOccurrences(of: "</p>", with: "")
+                    .replacingOccurrences(of: "<br>", with: "<br />") })
+            // The person posts from 08:00: by noon the bot has posted some of the day's statuses, each a status of the person's.
+            #expect(!posts.isEmpty, "\(run.standardError.suffix(3_000))")
+            for post in posts {
+                #expect(post.visibility == "unlisted")
+                #expect(personTexts.contains(post.content.replacingOccurrences(of: "<p>", with: "").replacingOccurrences(of: "</p>", with: "")),
+                        "not one of the person's statuses: \(post.content)")
+                let hour = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "Asia/Tokyo")!, from: post.createdAt).hour ?? -1
+                #expect((7...13).contains(hour), "posted at \(hour):00, not at the person's hours")
+            }
+            #expect(!posted.contains { $0.content.contains("秘密") || $0.content.contains("ネタバレ") })
+            // The friend's mention at 02:00 is answered once, in the same thread, with one of the person's replies to them.
+            let mentionID = try #require(seed.statuses.last?.id)
+            let replies = posted.filter { $0.inReplyToID == mentionID }
+            #expect(replies.count == 1, "\(posted.map(\.content))")
+            #expect(replies.first?.content.contains("わかる") == true, "\(replies.map(\.content))")
+            #expect(replies.first?.visibility == "unlisted")
+        }
+    }
+}
