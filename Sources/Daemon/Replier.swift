@@ -107,6 +107,7 @@ public struct Replier: Service {
             try await mentions.finish(mentionID: mentionID, state: .skipped, reason: reason)
             logger.info("no reply to \(who) (\(mention.id)): \(reason)")
         }
+        if mention.authorAsksNoBots { return try await skip("their profile says #nobot") }
         // The row just begun counts itself; the limits compare the answers before it.
         if try await mentions.answers(to: authorID, since: clock.now().addingTimeInterval(-3_600)) - 1 >= settings.limitPerUserPerHour {
             return try await skip("already answered \(who) \(settings.limitPerUserPerHour) times in the last hour")

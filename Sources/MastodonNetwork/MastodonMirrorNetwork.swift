@@ -92,8 +92,8 @@ public struct MastodonMirrorNetwork: MirrorNetwork {
         }
     }
 
-    public func post(_ text: String, for work: Work) async throws -> String? {
-        let key = Self.idempotencyKey("post", text)
+    public func post(_ text: String, slot: String, for work: Work) async throws -> String? {
+        let key = Self.idempotencyKey("post", slot)
         return try await Self.mapped { try await client.send(PostStatus(text: text, visibility: postVisibility, key: key), as: .bot).id }
     }
 
@@ -106,7 +106,7 @@ public struct MastodonMirrorNetwork: MirrorNetwork {
         }
         // Never more public than the mention: a followers-only mention gets a followers-only reply.
         let visibility = max(postVisibility, mention)
-        let key = Self.idempotencyKey("reply", postID, text)
+        let key = Self.idempotencyKey("reply", postID)
         return try await Self.mapped {
             try await client.send(PostStatus(text: text, visibility: visibility, inReplyToID: postID, key: key), as: .bot).id
         }
@@ -161,7 +161,8 @@ public struct MastodonMirrorNetwork: MirrorNetwork {
         return id.count != other.count ? id.count > other.count : id > other
     }
 
-    /// An `Idempotency-Key` from what the create is: the same post or reply sent again is the same status.
+    /// An `Idempotency-Key` from what the create is for (the slot, the mention): sent again, after a lost answer or a
+    /// restart, it is the same status.
     static func idempotencyKey(_ parts: String...) -> String {
         let digest = SHA256.hash(data: Data(parts.joined(separator: "\u{1F}").utf8))
         return "mirror_bot-" + digest.prefix(16).map { String(format: "%02x", $0) }.joined()
@@ -193,7 +194,8 @@ extension MastodonStatus {
         let text = WrittenText.from(html: content)
         return NetworkPost(id: id, text: spoilerText.isEmpty ? text : spoilerText + "\n\n" + text, authorID: account.id,
                            authorHandle: account.acct, createdAt: createdAt, replyToUserID: inReplyToAccountID,
-                           replyToPostID: inReplyToID, conversationID: nil, isRepost: reblog != nil)
+                           replyToPostID: inReplyToID, conversationID: nil, isRepost: reblog != nil,
+                           authorAsksNoBots: WrittenText.from(html: account.note).localizedCaseInsensitiveContains("#nobot"))
     }
 }
 

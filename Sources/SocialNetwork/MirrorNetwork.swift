@@ -29,9 +29,11 @@ public protocol MirrorNetwork: Sendable {
     /// when the network says it was deleted (or never was).
     func postExists(_ postID: String, as account: Account, for work: Work) async throws -> Bool
 
-    /// Posts `text` as the bot; returns the new post's id.
-    func post(_ text: String, for work: Work) async throws -> String?
-    /// Answers `postID` with `text` as the bot; returns the new post's id.
+    /// Posts `text` as the bot for `slot` (what the post is for, such as "slot 2026-11-22 09:12": a network that
+    /// takes idempotency keys makes one post per slot however often it is sent); returns the new post's id.
+    func post(_ text: String, slot: String, for work: Work) async throws -> String?
+    /// Answers `postID` with `text` as the bot (one answer per mention where the network takes idempotency keys);
+    /// returns the new post's id.
     func reply(_ text: String, to postID: String, for work: Work) async throws -> String?
     /// Likes `postID` as the bot (`botID`).
     func like(_ postID: String, as botID: String, for work: Work) async throws

@@ -21,12 +21,17 @@ public struct NetworkPost: Sendable, Equatable {
     public var conversationID: String?
     /// Whether it is a repost (a retweet, a boost) of someone else's post.
     public var isRepost: Bool
+    /// Whether its author's profile asks bots not to answer (`#nobot`, a fediverse convention), where the network
+    /// says.
+    public var authorAsksNoBots: Bool
 
     /// A post from its parts.
     public init(id: String, text: String, authorID: String? = nil, authorHandle: String? = nil, createdAt: Date? = nil,
-                replyToUserID: String? = nil, replyToPostID: String? = nil, conversationID: String? = nil, isRepost: Bool = false) {
+                replyToUserID: String? = nil, replyToPostID: String? = nil, conversationID: String? = nil, isRepost: Bool = false,
+                authorAsksNoBots: Bool = false) {
         self.id = id; self.text = text; self.authorID = authorID; self.authorHandle = authorHandle; self.createdAt = createdAt
         self.replyToUserID = replyToUserID; self.replyToPostID = replyToPostID; self.conversationID = conversationID; self.isRepost = isRepost
+        self.authorAsksNoBots = authorAsksNoBots
     }
 }
 

@@ -52,7 +52,8 @@ public struct XMirrorNetwork: MirrorNetwork {
         }
     }
 
-    public func post(_ text: String, for work: Work) async throws -> String? {
+    /// X takes no idempotency key: `slot` is not sent (a lost answer is an unknown outcome, never re-sent).
+    public func post(_ text: String, slot: String, for work: Work) async throws -> String? {
         try await mapped(nil) { try await client.send(CreateTweet(text: text), as: .bot, for: work).data?.id }
     }
 

@@ -16,7 +16,7 @@ enum MastodonFixture {
     static func statusID(_ index: Int) -> String { String(110_000_000_000_000_000 + UInt64(index)) }
 
     /// The person's statuses, a minute apart, ending a minute before the start: `count` public ones, then one of each
-    /// case the bot must not copy, then a friend's mention of the bot.
+    /// case the bot must not copy, then a friend's mention of the bot and one by a stranger whose profile says #nobot.
     static func seed(publicStatuses count: Int = 5) -> FakeMastodonSeed {
         var statuses: [FakeMastodonSeed.Status] = []
         func add(_ accountID: String, _ content: String, visibility: String = "public", spoiler: String = "", replyTo: String? = nil,
@@ -33,6 +33,7 @@ enum MastodonFixture {
         add(personID, "<p>unlisted one</p>", visibility: "unlisted")
         add(friendID, #"<p><span class="h-card"><a href="https://mastodon.example/@mirror" class="u-url mention">@<span>mirror</span></a></span> hi</p>"#,
             visibility: "private", mentions: [botID])
+        add(strangerID, "<p>@mirror hello from someone who asks bots to stay away</p>", mentions: [botID])
         return FakeMastodonSeed(
             now: start,
             accounts: [

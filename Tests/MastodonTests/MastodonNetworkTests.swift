@@ -67,11 +67,14 @@ struct MastodonNetworkTests {
             let network = MastodonMirrorNetwork(client: MastodonFixture.client(url))
             var pages: [NetworkPage] = []
             for try await page in network.mentions(of: MastodonFixture.botID, since: nil, perPage: 40, for: .replies) { pages.append(page) }
-            let mention = try #require(pages.first?.posts.first)
-            #expect(pages.flatMap(\.posts).count == 1)
-            #expect(mention.authorID == MastodonFixture.friendID && mention.authorHandle == "friend" && mention.text == "@mirror hi")
+            let mentions = pages.flatMap(\.posts)
+            #expect(mentions.count == 2)
+            let mention = try #require(mentions.first { $0.authorID == MastodonFixture.friendID })
+            #expect(mention.authorHandle == "friend" && mention.text == "@mirror hi" && !mention.authorAsksNoBots)
+            // The stranger's profile says #nobot: the mention says so, and the replier leaves it unanswered.
+            #expect(mentions.first { $0.authorID == MastodonFixture.strangerID }?.authorAsksNoBots == true)
             let newest = try #require(pages.first?.newestID)
-            #expect(newest != mention.id)
+            #expect(newest != mentions[0].id)
             var again: [NetworkPost] = []
             for try await page in network.mentions(of: MastodonFixture.botID, since: newest, perPage: 40, for: .replies) { again += page.posts }
             #expect(again.isEmpty)
@@ -82,7 +85,7 @@ struct MastodonNetworkTests {
     func visibility() async throws {
         try await withFakeMastodon { server, url async throws in
             let network = MastodonMirrorNetwork(client: MastodonFixture.client(url))
-            let postID = try #require(try await network.post("いい天気 & <br>", for: .posts))
+            let postID = try #require(try await network.post("いい天気 & <br>", slot: "slot 2023-11-15 07:00", for: .posts))
             let mentionID = MastodonFixture.statusID(10)  // the friend's followers-only mention
             let replyID = try #require(try await network.reply("@friend やあ", to: mentionID, for: .replies))
             let posted = await server.posted()
@@ -91,7 +94,7 @@ struct MastodonNetworkTests {
             // The instance stored the text as HTML; read back, it is what was posted.
             #expect(try await network.postExists(postID, as: .bot, for: .posts))
             let publicNetwork = MastodonMirrorNetwork(client: MastodonFixture.client(url), postVisibility: .public)
-            _ = try await publicNetwork.post("public one", for: .posts)
+            _ = try await publicNetwork.post("public one", slot: "slot 2023-11-15 08:00", for: .posts)
             #expect(await server.posted().last?.visibility == "public")
         }
     }
@@ -102,13 +105,30 @@ struct MastodonNetworkTests {
             let clock = ManualBotClock(now: MastodonFixture.start)
             let network = MastodonMirrorNetwork(client: MastodonFixture.client(url, clock: clock))
             await server.add(fault: FakeMastodonFault(kind: .dropAfterHandling, endpoint: PostStatus.name))
-            async let posting = network.post("一度だけ", for: .posts)
+            async let posting = network.post("一度だけ", slot: "slot 2023-11-15 09:00", for: .posts)
             await clock.waitForSleepers(count: 1)  // the backoff after the lost answer
             clock.advance(by: 60)
             let id = try await posting
             let posted = await server.posted()
             #expect(posted.count == 1 && posted.first?.id == id)
             #expect(await server.requestCounts()[PostStatus.name] == 2)
+        }
+    }
+
+    @Test("One status per slot and one answer per mention, however often sent: the keys come from the slot and the mention")
+    func keysFromSlotAndMention() async throws {
+        try await withFakeMastodon { server, url async throws in
+            let network = MastodonMirrorNetwork(client: MastodonFixture.client(url))
+            let first = try await network.post("朝の投稿", slot: "slot 2023-11-15 07:00", for: .posts)
+            // After a restart the slot may be picked again with another text: the instance answers with the first status.
+            let again = try await network.post("別の投稿", slot: "slot 2023-11-15 07:00", for: .posts)
+            let next = try await network.post("朝の投稿", slot: "slot 2023-11-15 08:00", for: .posts)
+            #expect(first == again && next != first)
+            let mentionID = MastodonFixture.statusID(10)
+            let reply = try await network.reply("@friend やあ", to: mentionID, for: .replies)
+            let replyAgain = try await network.reply("@friend おはよう", to: mentionID, for: .replies)
+            #expect(reply == replyAgain)
+            #expect(await server.posted().count == 3)
         }
     }
 

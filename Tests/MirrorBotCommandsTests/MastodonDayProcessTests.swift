@@ -9,14 +9,14 @@ import TestSupport
 @Suite("mirror_bot on Mastodon: training and half a simulated day")
 struct MastodonDayProcessTests {
     static let dayStart = Date(timeIntervalSince1970: 1_795_273_200)  // 2026-11-22 00:00 in Tokyo
-    static let personID = "100", botID = "200", friendID = "300"
+    static let personID = "100", botID = "200", friendID = "300", shyID = "500"
     static let hours = [8, 9, 10, 11, 13, 17, 21, 23]
 
     static func id(_ number: Int) -> String { String(100_000_000_000_000_000 + UInt64(number)) }
 
     /// Three weeks of the person: eight statuses a day at the same hours (each its own text), a followers-only one and
     /// one behind a content warning each day (never to be copied), and replies to the friend's posts; then, during the
-    /// simulated day, the friend's mention of the bot.
+    /// simulated day, the friend's mention of the bot and one by someone whose profile says #nobot.
     static func seed() -> FakeMastodonSeed {
         var statuses: [FakeMastodonSeed.Status] = []
         var number = 0
@@ -37,7 +37,13 @@ struct MastodonDayProcessTests {
             let friendPost = add(friendID, "<p>友達の投稿 \(day)</p>", at: start.addingTimeInterval(15 * 3_600))
             _ = add(personID, #"<p><span class="h-card"><a href="https://mastodon.example/@friend" class="u-url mention">@<span>friend</span></a></span> わかる \#(day)</p>"#,
                     at: start.addingTimeInterval(15 * 3_600 + 120), replyTo: friendPost, mentions: [friendID])
+            if day <= 3 {
+                let shyPost = add(shyID, "<p>静かな投稿 \(day)</p>", at: start.addingTimeInterval(16 * 3_600))
+                _ = add(personID, "<p>@shy ありがとう \(day)</p>", at: start.addingTimeInterval(16 * 3_600 + 60), replyTo: shyPost, mentions: [shyID])
+            }
         }
+        // Someone the person answers, whose profile asks bots not to: never answered by the bot.
+        _ = add(shyID, "<p>@mirror こんにちは</p>", at: dayStart.addingTimeInterval(3 * 3_600), mentions: [botID])
         _ = add(friendID, #"<p><span class="h-card"><a href="https://mastodon.example/@mirror" class="u-url mention">@<span>mirror</span></a></span> 元気?</p>"#,
                 at: dayStart.addingTimeInterval(2 * 3_600), mentions: [botID])
         return FakeMastodonSeed(
@@ -46,6 +52,7 @@ struct MastodonDayProcessTests {
                 .init(id: personID, username: "person", token: "person-token", scopes: ["read"]),
                 .init(id: botID, username: "mirror", token: "bot-token", scopes: ["read", "write:statuses", "write:favourites"], bot: true),
                 .init(id: friendID, username: "friend", token: "friend-token"),
+                .init(id: shyID, username: "shy", note: "<p>人間です。 <a href=\"https://mastodon.example/tags/nobot\">#<span>NoBot</span></a></p>"),
             ],
             statuses: statuses, follows: [personID: [friendID], botID: [personID, friendID]])
     }
@@ -66,8 +73,8 @@ struct MastodonDayProcessTests {
             ]
             let training = try await MirrorBotProcess.run(["train", "scheduler"], environment: environment)
             #expect(training.status == 0, "\(training.standardError.suffix(2_000))")
-            // 21 days × 8 public statuses and 21 replies; the followers-only and warned ones are never archived.
-            #expect(training.standardOutput.contains("Archived 189 new tweets of the human"), "\(training.standardOutput)")
+            // 21 days × 8 public statuses and 24 replies; the followers-only and warned ones are never archived.
+            #expect(training.standardOutput.contains("Archived 192 new tweets of the human"), "\(training.standardOutput)")
             #expect(!training.standardOutput.contains("X's bill"), "a free network has no bill: \(training.standardOutput)")
 
             await server.setClock(Self.dayStart, speed: 1_440)
@@ -92,11 +99,15 @@ struct MastodonDayProcessTests {
             }
             #expect(!posted.contains { $0.content.contains("秘密") || $0.content.contains("ネタバレ") })
             // The friend's mention at 02:00 is answered once, in the same thread, with one of the person's replies to them.
-            let mentionID = try #require(seed.statuses.last?.id)
+            let mentionID = try #require(seed.statuses.last { $0.accountID == Self.friendID }?.id)
             let replies = posted.filter { $0.inReplyToID == mentionID }
             #expect(replies.count == 1, "\(posted.map(\.content))")
             #expect(replies.first?.content.contains("わかる") == true, "\(replies.map(\.content))")
             #expect(replies.first?.visibility == "unlisted")
+            // Shy's mention at 03:00 is not answered, though the person has replies to them: their profile says #nobot.
+            let shyMention = try #require(seed.statuses.last { $0.accountID == Self.shyID }?.id)
+            #expect(!posted.contains { $0.inReplyToID == shyMention })
+            #expect(run.standardError.contains("no reply to @shy (\(shyMention)): their profile says #nobot"), "\(run.standardError.suffix(3_000))")
         }
     }
 }
