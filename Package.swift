@@ -346,7 +346,7 @@ let package = Package(
             name: "DaemonTests",
             dependencies: [
                 "Daemon", "RedisWordCounts", "Archive", "BotClock", "BotConfiguration", "Classifier", "FakeX", "Picking", "RedisClient", "Schedule", "Training",
-                "TestSupport", "Tokenizer", "WordCounts", "XAPI", "XNetwork", "SocialNetwork",
+                "TestSupport", "Tokenizer", "WordCounts", "XAPI", "XNetwork", "SocialNetwork", "FakeMastodon", "MastodonAPI", "MastodonNetwork",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -123,8 +123,8 @@ public struct Poster: Service {
                 try await plans.markPosted(day: day, minute: minute, sourceTweetID: pick.tweet.tweetID, botTweetID: created.flatMap { Int64($0) },
                                            postedAt: clock.now(), reason: origin(pick))
                 logger.info("posted slot \(clockTime) -> tweet \(created ?? "?") (\(origin(pick)))")
-            }, refusedAsDuplicate: { pick in
-                logger.info("slot \(clockTime): \(network.name) refused \(origin(pick)) as a duplicate; picking another")
+            }, refused: { pick, why in
+                logger.info("slot \(clockTime): \(network.name) refused \(origin(pick)) \(why); picking another")
             })
         } catch let error as NetworkError {
             try await plans.markSkipped(day: day, minute: minute, reason: error.description)
@@ -135,8 +135,8 @@ public struct Poster: Service {
         case .sent: return
         case .nothingToPick: try await plans.markSkipped(day: day, minute: minute, reason: "nothing to post: the archive has no postable tweet")
         case .allRefused:
-            try await plans.markSkipped(day: day, minute: minute, reason: "\(network.name) refused \(settings.picksPerSlot) picks as duplicates")
-            logger.notice("skipped slot \(clockTime) of \(day): \(network.name) refused \(settings.picksPerSlot) picks as duplicates")
+            try await plans.markSkipped(day: day, minute: minute, reason: "\(network.name) refused \(settings.picksPerSlot) picks (duplicates, or too long)")
+            logger.notice("skipped slot \(clockTime) of \(day): \(network.name) refused \(settings.picksPerSlot) picks (duplicates, or too long)")
         }
     }
 

@@ -9,7 +9,8 @@ public import SocialNetwork
 
 /// Answers mentions of the bot like the human: with a reply the human once sent to that same person.
 ///
-/// It polls the bot's mentions with a stored `since_id`, so it reads only what is new. On its very first start it
+/// It polls the bot's mentions with a stored `since_id`, so it reads only what is new; where the network pushes
+/// mentions (Mastodon's streaming), it listens instead and polls only to catch up when the stream was down. On its very first start it
 /// records the newest mention and answers nothing older (the original's "don't talk to anyone initially"). It
 /// never answers the bot's own posts or retweets, answers one person at most `limitPerUserPerHour` times an hour
 /// and a conversation at most `maxThreadReplies` times, so two bots cannot talk forever, and waits a random
@@ -59,12 +60,14 @@ public struct Replier: Service {
     public func run() async throws {
         var fresh = SplitMix64()
         let base = seed ?? fresh.next()
+        let stream = network.capabilities.streamsMentions ? MentionStreamState() : nil
         try await PollingLoop.run("Replier", on: network.name, clock: clock, logger: logger, interval: .seconds(settings.pollInterval)) { number in
             if number == 0 {
                 let interrupted = try await mentions.skipInterrupted()
                 if interrupted > 0 { logger.notice("\(interrupted) answers interrupted last run are not sent again") }
             }
             var generator = SplitMix64(seed: base &+ UInt64(number))
+            if let stream { return try await streamRound(stream, using: &generator) }
             try await pollOnce(using: &generator)
             return .seconds(settings.pollInterval)
         }
@@ -81,12 +84,14 @@ public struct Replier: Service {
         }
         var mentions: [NetworkPost] = []
         for try await page in network.mentions(of: botUserID, since: sinceID, perPage: 100, for: .replies) { mentions += page.posts }
-        for mention in SinceCursor.oldestFirst(mentions) {
-            let seed = generator.next()
-            // Each answer runs in its own task so that a shutdown arriving now lets it finish and be recorded.
-            try await Task { try await self.handle(mention, seed: seed) }.value
-            try await cursor.advance(to: mention.id)
-        }
+        for mention in SinceCursor.oldestFirst(mentions) { try await answer(mention, cursor: cursor, seed: generator.next()) }
+    }
+
+    /// Answers `mention` (or records why not), then stores that the mentions up to it are handled.
+    func answer(_ mention: NetworkPost, cursor: SinceCursor, seed: UInt64) async throws {
+        // Each answer runs in its own task so that a shutdown arriving now lets it finish and be recorded.
+        try await Task { try await self.handle(mention, seed: seed) }.value
+        try await cursor.advance(to: mention.positionInList)
     }
 
     /// Answers one mention, or records why not.
@@ -139,7 +144,7 @@ public struct Replier: Service {
         switch outcome {
         case .sent: return
         case .nothingToPick(let refused): try await skip(try await picker.reasonForNoPick(forAuthor: authorID, excluding: refused))
-        case .allRefused: try await skip("\(network.name) refused 3 past replies as duplicates")
+        case .allRefused: try await skip("\(network.name) refused 3 past replies (duplicates, or too long)")
         }
     }
 }

@@ -54,8 +54,8 @@ struct SinceCursor: Sendable {
         (UInt64(id) ?? 0) > (UInt64(other ?? "0") ?? 0)
     }
 
-    /// `posts` oldest first.
+    /// `posts` oldest first, by where they stand in their list.
     static func oldestFirst(_ posts: [NetworkPost]) -> [NetworkPost] {
-        posts.sorted { isNewer($1.id, than: $0.id) }
+        posts.sorted { isNewer($1.positionInList, than: $0.positionInList) }
     }
 }

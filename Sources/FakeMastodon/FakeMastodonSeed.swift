@@ -17,12 +17,18 @@ public struct FakeMastodonSeed: Sendable {
         public var bot: Bool
         /// Its profile text, HTML.
         public var note: String
+        /// The domain of its home instance, for an account of another instance (nil: this instance's own).
+        public var domain: String?
 
         /// An account from its parts.
         public init(id: String, username: String, token: String? = nil, scopes: Set<String> = ["read", "write"], bot: Bool = false,
-                    note: String = "") {
+                    note: String = "", domain: String? = nil) {
             self.id = id; self.username = username; self.token = token; self.scopes = scopes; self.bot = bot; self.note = note
+            self.domain = domain
         }
+
+        /// `username` for this instance's own account, `username@domain` for another instance's.
+        public var acct: String { domain.map { "\(username)@\($0)" } ?? username }
     }
 
     /// A status.

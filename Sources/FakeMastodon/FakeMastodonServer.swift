@@ -29,9 +29,21 @@ public final class FakeMastodonServer: Sendable {
         try await application(host: host, port: port, onStarted: onStarted).run()
     }
 
+    /// The HTTP server, and before it in shutdown order the closing of open streams (a graceful shutdown waits for
+    /// every answer in flight, and a stream never ends by itself).
     private func application(host: String, port: Int, onStarted: @escaping @Sendable (Int) async -> Void) -> some Service {
-        Application(router: router(), configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "fake-mastodon"),
-                    onServerRunning: { channel in await onStarted(channel.localAddress?.port ?? port) }, logger: logger)
+        let application = Application(router: router(), configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "fake-mastodon"),
+                                      onServerRunning: { channel in await onStarted(channel.localAddress?.port ?? port) }, logger: logger)
+        return ServiceGroup(configuration: .init(services: [application, StreamCloser(world: world)], logger: logger))
+    }
+
+    /// Ends every open stream when the server shuts down.
+    private struct StreamCloser: Service {
+        let world: FakeMastodonWorld
+        func run() async throws {
+            try? await gracefulShutdown()
+            await world.endStreams()
+        }
     }
 
     /// Runs the server for the duration of `body`, which gets its base URL; then shuts it down gracefully.
@@ -56,6 +68,13 @@ public final class FakeMastodonServer: Sendable {
     public func delete(statusID: String) async -> Bool { await world.delete(statusID: statusID) }
     /// Sets the calls allowed per account and 5 minutes.
     public func setRateLimit(_ limit: Int) async { await world.setRateLimit(limit) }
+    /// Makes the streaming endpoint answer (true) or refuse with 503 (false), as an instance whose streaming
+    /// server is down.
+    public func setStreamingAvailable(_ available: Bool) async { await world.setStreamingAvailable(available) }
+    /// Cuts every open stream, as a network drop or a restart of the streaming server does.
+    public func cutStreams() async { await world.cutStreams() }
+    /// Streams opened so far.
+    public func streamsOpened() async -> Int { await world.streamsOpened }
     /// Statuses created through the API, in order.
     public func posted() async -> [FakeMastodonSeed.Status] { await world.posted }
     /// Favourites made through the API, in order.
@@ -89,11 +108,54 @@ public final class FakeMastodonServer: Sendable {
         serve(FavouriteStatus.self, scope: "write:favourites", on: router) { world, call in
             await world.favourite(statusID: call.pathID, caller: call.caller)
         }
+        serve(GetStatusContext.self, scope: "read:statuses", on: router) { world, call in await world.statusContext(id: call.pathID, caller: call.caller) }
+        serve(LookupAccount.self, scope: "read:accounts", on: router) { world, call in await world.lookup(query: call.query) }
+        serve(VerifyAppCredentials.self, scope: "read", on: router) { world, call in await world.application(of: call.caller) }
+        addStreamingRoute(to: router)
         router.get("/api/v2/instance") { [world] _, _ in
             await world.countRequest(GetInstance.name)
             return Self.response(await world.instance(), headers: [])
         }
         return router
+    }
+
+    /// `GET /api/v1/streaming/user/notification`: server-sent events, one `notification` event for each mention made
+    /// after the stream opened (as the instance's clock reveals them), a heartbeat comment every second, until the
+    /// stream is cut (the connection is dropped), the server shuts down, or the client leaves.
+    private func addStreamingRoute(to router: Router<BasicRequestContext>) {
+        let world = world
+        router.get(RouterPath("/api/v1/streaming/user/notification")) { request, _ in
+            await world.countRequest(StreamMentionNotifications.name)
+            let caller: FakeMastodonWorld.Caller
+            switch await world.authenticate(request.headers[.authorization], scope: "read:notifications") {
+            case .success(let authenticated): caller = authenticated
+            case .failure(let refusal): return Self.response(refusal, headers: [])
+            }
+            guard await world.streamingAvailable else { return Self.response(FakeMastodonWorld.error(503, "Service Unavailable"), headers: []) }
+            await world.countStreamOpened()
+            let generation = await world.streamGeneration
+            let opened = await world.newestNotificationID(of: caller.account.id)
+            var headers = HTTPFields()
+            headers[.contentType] = "text/event-stream"
+            headers[.cacheControl] = "no-store"
+            return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+                var last = opened
+                var sinceHeartbeat = ContinuousClock.now
+                while await world.streamsOpen {
+                    guard await world.streamGeneration == generation else { throw CancellationError() }  // cut: the connection drops
+                    for (id, event) in await world.notificationEvents(of: caller.account.id, after: last) {
+                        try await writer.write(ByteBuffer(string: event))
+                        last = id
+                    }
+                    if ContinuousClock.now - sinceHeartbeat > .seconds(1) {
+                        try await writer.write(ByteBuffer(string: ":thump\n"))
+                        sinceHeartbeat = ContinuousClock.now
+                    }
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                try await writer.finish(nil)
+            })
+        }
     }
 
     /// What a handler gets once the request is authenticated and allowed.

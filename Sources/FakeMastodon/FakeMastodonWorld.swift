@@ -44,6 +44,10 @@ actor FakeMastodonWorld {
     private(set) var posted: [FakeMastodonSeed.Status] = []
     private(set) var favourited: [(accountID: String, statusID: String)] = []
     private var nextFavouriteID: UInt64 = 1
+    /// Mention notifications made so far, oldest first, and the statuses they were made for.
+    private var notifications: [(id: UInt64, recipient: String, statusID: UInt64)] = []
+    private var notified: Set<UInt64> = []
+    private var nextNotificationID: UInt64 = 1
     /// Calls per account and 5-minute window.
     var rateLimit = 300
 
@@ -156,21 +160,40 @@ actor FakeMastodonWorld {
         let types = query["types[]"].map { [$0] } ?? []
         guard types.isEmpty || types == ["mention"] else { return FakeMastodonResponse(status: 200, body: .array([])) }
         guard let limit = Self.limit(query, maximum: 80) else { return Self.error(422, "limit must be a number") }
-        var mentions = visible(to: caller).filter { $0.mentionIDs.contains(caller.account.id) && $0.accountID != caller.account.id }
-            .map { (notificationID: Self.notificationID(of: $0.id), status: $0) }
-        if let sinceID = query["since_id"].flatMap(UInt64.init) { mentions = mentions.filter { $0.notificationID > sinceID } }
-        if let maxID = query["max_id"].flatMap(UInt64.init) { mentions = mentions.filter { $0.notificationID < maxID } }
+        var mentions = mentionNotifications(of: caller.account.id)
+        if let sinceID = query["since_id"].flatMap(UInt64.init) { mentions = mentions.filter { $0.id > sinceID } }
+        if let maxID = query["max_id"].flatMap(UInt64.init) { mentions = mentions.filter { $0.id < maxID } }
         let slice = Array(mentions.prefix(limit))
-        let body = JSONValue.array(slice.map { mention in
-            .object([("id", .string(String(mention.notificationID))), ("type", .string("mention")),
-                     ("group_key", .string("ungrouped-\(mention.notificationID)")), ("created_at", .time(mention.status.createdAt)),
-                     ("account", .object(accounts[mention.status.accountID].map(accountFields) ?? [])), ("status", statusJSON(mention.status))])
-        })
-        var response = FakeMastodonResponse(status: 200, body: body)
+        var response = FakeMastodonResponse(status: 200, body: .array(slice.map { notificationJSON($0.id, $0.status) }))
         if let last = slice.last, slice.count == limit {
-            response.headers.append(("Link", "<\(base)/api/v1/notifications?types[]=mention&limit=\(limit)&max_id=\(last.notificationID)>; rel=\"next\""))
+            response.headers.append(("Link", "<\(base)/api/v1/notifications?types[]=mention&limit=\(limit)&max_id=\(last.id)>; rel=\"next\""))
         }
         return response
+    }
+
+    /// The mention notifications of `accountID`, newest first. A notification is made when its status becomes visible
+    /// on the instance's clock (as an instance makes it when the status arrives), numbered from 1 in that order:
+    /// notification ids are the instance's own sequence, far below status ids, as on a real instance.
+    func mentionNotifications(of accountID: String) -> [(id: UInt64, status: FakeMastodonSeed.Status)] {
+        let current = now
+        for (statusID, status) in statuses.sorted(by: { $0.key < $1.key }) where status.createdAt <= current && !notified.contains(statusID) {
+            notified.insert(statusID)
+            for recipient in status.mentionIDs where recipient != status.accountID {
+                notifications.append((nextNotificationID, recipient, statusID))
+                nextNotificationID += 1
+            }
+        }
+        return notifications.reversed().compactMap { notification in
+            guard notification.recipient == accountID, let status = statuses[notification.statusID] else { return nil }
+            return (notification.id, status)
+        }
+    }
+
+    /// A notification as the API and the stream write it.
+    func notificationJSON(_ id: UInt64, _ status: FakeMastodonSeed.Status) -> JSONValue {
+        .object([("id", .string(String(id))), ("type", .string("mention")),
+                 ("group_key", .string("ungrouped-\(id)")), ("created_at", .time(status.createdAt)),
+                 ("account", .object(accounts[status.accountID].map(accountFields) ?? [])), ("status", statusJSON(status))])
     }
 
     func status(id: String, caller: Caller) -> FakeMastodonResponse {
@@ -212,6 +235,69 @@ actor FakeMastodonWorld {
             favourited.append((caller.account.id, statusID))
         }
         return FakeMastodonResponse(status: 200, body: statusJSON(status))
+    }
+
+    func statusContext(id: String, caller: Caller) -> FakeMastodonResponse {
+        let visibleNow = visible(to: caller)
+        let byID = Dictionary(visibleNow.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        guard let status = byID[id] else { return Self.error(404, "Record not found") }
+        var ancestors: [FakeMastodonSeed.Status] = []
+        var parent = status.inReplyToID
+        while let parentID = parent, let found = byID[parentID], !ancestors.contains(found) {
+            ancestors.insert(found, at: 0)
+            parent = found.inReplyToID
+        }
+        var descendants: [FakeMastodonSeed.Status] = []
+        var frontier: Set<String> = [id]
+        for candidate in visibleNow.reversed() where candidate.inReplyToID.map(frontier.contains) == true {
+            descendants.append(candidate)
+            frontier.insert(candidate.id)
+        }
+        return FakeMastodonResponse(status: 200, body: .object([("ancestors", .array(ancestors.map(statusJSON))),
+                                                                ("descendants", .array(descendants.map(statusJSON)))]))
+    }
+
+    func lookup(query: [String: String]) -> FakeMastodonResponse {
+        guard let acct = query["acct"]?.lowercased(), !acct.isEmpty else { return Self.error(422, "acct is missing") }
+        let local = acct.hasSuffix("@" + domain.lowercased()) ? String(acct.dropLast(domain.count + 1)) : acct
+        guard let account = accounts.values.first(where: { $0.acct.lowercased() == local }) else { return Self.error(404, "Record not found") }
+        return FakeMastodonResponse(status: 200, body: .object(accountFields(account)))
+    }
+
+    func application(of caller: Caller) -> FakeMastodonResponse {
+        FakeMastodonResponse(status: 200, body: .object([
+            ("id", .string("1")), ("name", .string("mirror_bot")), ("website", .null),
+            ("scopes", .array(caller.account.scopes.sorted().map(JSONValue.string))),
+            ("redirect_uri", .string("urn:ietf:wg:oauth:2.0:oob")), ("redirect_uris", .array([.string("urn:ietf:wg:oauth:2.0:oob")])),
+            ("vapid_key", .string("BCk-QqERU0q-CfYZjcuB6lnyyOYfJ2AifKqfeGIm7Z-HiTU5T9eTG5GxVA0_OH5mMlI4UkkDTpaZwozy0TzdZ2M=")),
+        ]))
+    }
+
+    // MARK: - Streaming
+
+    /// Whether the streaming endpoint answers (an instance without streaming answers 404; a broken one 503).
+    private(set) var streamingAvailable = true
+    /// Bumped to cut every open stream.
+    private(set) var streamGeneration = 0
+    /// Streams opened so far.
+    private(set) var streamsOpened = 0
+
+    /// False once the server shuts down: every stream ends.
+    private(set) var streamsOpen = true
+
+    func setStreamingAvailable(_ available: Bool) { streamingAvailable = available }
+    func endStreams() { streamsOpen = false }
+    func cutStreams() { streamGeneration += 1 }
+    func countStreamOpened() { streamsOpened += 1 }
+
+    /// The newest notification id of `accountID` now (a stream sends only what comes after it).
+    func newestNotificationID(of accountID: String) -> UInt64 { mentionNotifications(of: accountID).first?.id ?? 0 }
+
+    /// The notifications of `accountID` newer than `id`, oldest first, as the events a stream sends.
+    func notificationEvents(of accountID: String, after id: UInt64) -> [(id: UInt64, event: String)] {
+        mentionNotifications(of: accountID).filter { $0.id > id }.reversed().map { notification in
+            (notification.id, "event: notification\ndata: " + String(decoding: notificationJSON(notification.id, notification.status).data(), as: UTF8.self) + "\n\n")
+        }
     }
 
     func instance() -> FakeMastodonResponse {
@@ -288,9 +374,6 @@ actor FakeMastodonWorld {
         return id
     }
 
-    /// A mention's notification id: its own number, in the order of the statuses (never a status's id).
-    static func notificationID(of statusID: String) -> UInt64 { (UInt64(statusID) ?? 0) &* 10 &+ 7 }
-
     static func limit(_ query: [String: String], maximum: Int) -> Int? {
         guard let text = query["limit"] else { return min(20, maximum) }
         guard let number = Int(text) else { return nil }
@@ -314,7 +397,7 @@ actor FakeMastodonWorld {
         let url = "https://\(domain)/@\(account.username)"
         let count = statuses.values.filter { $0.accountID == account.id }.count
         return [
-            ("id", .string(account.id)), ("username", .string(account.username)), ("acct", .string(account.username)),
+            ("id", .string(account.id)), ("username", .string(account.username)), ("acct", .string(account.acct)),
             ("display_name", .string(account.username)), ("locked", .bool(false)), ("bot", .bool(account.bot)),
             ("discoverable", .bool(true)), ("indexable", .bool(false)), ("group", .bool(false)), ("created_at", .time(created)),
             ("note", .string(account.note)), ("url", .string(url)), ("uri", .string("https://\(domain)/users/\(account.username)")),
@@ -331,7 +414,7 @@ actor FakeMastodonWorld {
         let boosted = status.reblogOf.flatMap(UInt64.init).flatMap { statuses[$0] }
         let mentions = status.mentionIDs.compactMap { accounts[$0] }.map { account in
             JSONValue.object([("id", .string(account.id)), ("username", .string(account.username)), ("url", .string("https://\(domain)/@\(account.username)")),
-                              ("acct", .string(account.username))])
+                              ("acct", .string(account.acct))])
         }
         return .object([
             ("id", .string(status.id)), ("created_at", .time(status.createdAt)),

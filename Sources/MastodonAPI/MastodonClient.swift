@@ -57,8 +57,8 @@ public final class MastodonClient: Sendable {
     /// The configuration.
     public let configuration: Configuration
     private let httpClient: HTTPClient
-    private let clock: any BotClock
-    private let logger: Logger
+    let clock: any BotClock
+    let logger: Logger
     /// The last rate-limit headers, per account (Mastodon's limit is per account and instance, not per endpoint).
     private let windows = Mutex<[Account: (remaining: Int, resetsAt: Date)]>([:])
     private let calls = Mutex<[String: Int]>([:])
@@ -154,14 +154,7 @@ public final class MastodonClient: Sendable {
                 logger.notice("Mastodon \(name) answered \(status); retrying", metadata: ["attempt": "\(attempt)"])
                 try await clock.sleep(for: backoff(afterAttempt: attempt))
             default:
-                let detail = (try? JSONDecoder().decode(MastodonErrorBody.self, from: data)).map { $0.error }
-                    ?? String(decoding: data.prefix(200), as: UTF8.self)
-                switch status {
-                case 401: throw MastodonAPIError.unauthorized(account: account, endpoint: name, detail: detail)
-                case 403: throw MastodonAPIError.forbidden(account: account, endpoint: name, detail: detail)
-                case 404, 410: throw MastodonAPIError.notFound(endpoint: name)
-                default: throw MastodonAPIError.rejected(endpoint: name, status: status, detail: detail)
-                }
+                throw Self.refusal(status: status, body: data, account: account, endpoint: name)
             }
         }
     }
@@ -174,6 +167,18 @@ public final class MastodonClient: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// The error for a 4xx answer, with the instance's words.
+    static func refusal(status: Int, body data: Data, account: Account, endpoint name: String) -> MastodonAPIError {
+        let detail = (try? JSONDecoder().decode(MastodonErrorBody.self, from: data)).map { $0.error }
+            ?? String(decoding: data.prefix(200), as: UTF8.self)
+        switch status {
+        case 401: return .unauthorized(account: account, endpoint: name, detail: detail)
+        case 403: return .forbidden(account: account, endpoint: name, detail: detail)
+        case 404, 410: return .notFound(endpoint: name)
+        default: return .rejected(endpoint: name, status: status, detail: detail)
+        }
+    }
 
     private static func url<Endpoint: MastodonEndpoint>(for endpoint: Endpoint, on access: MastodonAccess) throws -> URL {
         guard var components = URLComponents(url: access.instance, resolvingAgainstBaseURL: false) else {

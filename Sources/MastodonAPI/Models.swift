@@ -167,3 +167,31 @@ public enum MastodonJSON {
         return decoder
     }
 }
+
+/// The thread around a status (`Context`): only the ancestors' ids are kept, oldest (the root) first.
+public struct MastodonContext: Codable, Sendable, Equatable {
+    /// The statuses above, oldest first.
+    public var ancestors: [MastodonStatusReference]
+
+    /// A thread from its ancestors.
+    public init(ancestors: [MastodonStatusReference]) { self.ancestors = ancestors }
+}
+
+/// A status known by its id only.
+public struct MastodonStatusReference: Codable, Sendable, Equatable {
+    /// The status's id.
+    public var id: String
+    /// A reference to `id`.
+    public init(id: String) { self.id = id }
+}
+
+/// An application a token was made with (`Application`).
+public struct MastodonApplication: Codable, Sendable, Equatable {
+    /// Its name.
+    public var name: String
+    /// Its registered scopes (instances before Mastodon 4.3 do not say them).
+    public var scopes: [String]?
+
+    /// An application from its parts.
+    public init(name: String, scopes: [String]?) { self.name = name; self.scopes = scopes }
+}

@@ -21,6 +21,7 @@ public struct MastodonMirrorNetwork: MirrorNetwork {
     /// Whether statuses with a content warning are copied, warning included (`POST_CW`).
     public let copyingWarnings: Bool
     private let mentionVisibility = MentionVisibilities()
+    private let known = KnownAnswers()
 
     /// The network over `client`.
     public init(client: MastodonClient, postVisibility: MastodonVisibility = .unlisted, copyingWarnings: Bool = false) {
@@ -28,7 +29,7 @@ public struct MastodonMirrorNetwork: MirrorNetwork {
     }
 
     public var name: String { "Mastodon" }
-    public var capabilities: NetworkCapabilities { NetworkCapabilities(whyNoLikes: nil) }
+    public var capabilities: NetworkCapabilities { NetworkCapabilities(whyNoLikes: nil, streamsMentions: true) }
 
     public func whoAmI(_ account: Account) async throws -> NetworkUser {
         let me = try await Self.mapped { try await client.send(VerifyCredentials(), as: account) }
@@ -54,18 +55,113 @@ public struct MastodonMirrorNetwork: MirrorNetwork {
 
     public func mentions(of userID: String, since sinceID: String?, perPage: Int, for work: Work) -> NetworkPages {
         let pages = client.pages(GetMentionNotifications(sinceID: sinceID, limit: perPage), as: .bot)
-        let visibility = mentionVisibility
+        let network = self
         return NetworkPages {
             var iterator = pages.makeAsyncIterator()
             return NetworkPages.Iterator {
                 guard let notifications = try await Self.mapped({ try await iterator.next() }) else { return nil }
                 let fresh = notifications.filter { Self.isNewer($0.id, than: sinceID) }
-                let statuses = fresh.compactMap(\.status)
-                visibility.remember(statuses)
                 // Mentions are answered whatever their visibility (the reply keeps it); the newest id is the notification's.
-                return NetworkPage(posts: statuses.map { $0.networkPost() }, newestID: fresh.first?.id)
+                var posts: [NetworkPost] = []
+                for notification in fresh { if let post = try await network.mention(notification, of: userID) { posts.append(post) } }
+                return NetworkPage(posts: posts, newestID: fresh.first?.id)
             }
         }
+    }
+
+    public func openMentionStream(of userID: String) async throws -> NetworkPostStream {
+        let stream = try await Self.mapped { try await client.stream(StreamMentionNotifications(), as: .bot) }
+        let network = self
+        return NetworkPostStream {
+            var iterator = stream.makeAsyncIterator()
+            return NetworkPostStream.Iterator {
+                while let notification = try await Self.mapped({ try await iterator.next() }) {
+                    if let post = try await network.mention(notification, of: userID) { return post }
+                }
+                return nil
+            }
+        }
+    }
+
+    /// A mention notification as the post it mentions (nil for other notifications): standing at the
+    /// notification's id, in the conversation of its thread's root, its author named as the person's instance names
+    /// them (the person's replies are filed under that id).
+    private func mention(_ notification: MastodonNotification, of botID: String) async throws -> NetworkPost? {
+        guard notification.type == "mention", let status = notification.status else { return nil }
+        mentionVisibility.remember([status])
+        var post = status.networkPost()
+        post.position = notification.id
+        post.conversationID = try await threadRoot(of: status)
+        post.authorID = try await personsID(of: status.account, botID: botID)
+        return post
+    }
+
+    /// The first status of `status`'s thread: itself when it answers nothing, else the first of its ancestors
+    /// (one lookup; the status it answers when the thread cannot be read).
+    private func threadRoot(of status: MastodonStatus) async throws -> String {
+        guard let parent = status.inReplyToID else { return status.id }
+        if let root = known.threadRoot(of: parent) { return root }
+        do {
+            let context = try await client.send(GetStatusContext(statusID: status.id), as: .bot)
+            let root = context.ancestors.first?.id ?? parent
+            known.setThreadRoot(root, of: parent)
+            return root
+        } catch MastodonAPIError.notFound {
+            return parent
+        } catch let error as MastodonAPIError {
+            throw Self.networkError(error)
+        }
+    }
+
+    /// The id the person's instance knows `account` by. The same instance: its id. Another: looked up once by its
+    /// address (`user@domain`); someone the person's instance does not know keeps the id the bot's instance gave
+    /// (Mastodon's ids are 18-digit numbers from the time they were made, so it names nobody there).
+    private func personsID(of account: MastodonAccount, botID: String) async throws -> String {
+        guard account.id != botID, let human = client.configuration.accounts[.human], let bot = client.configuration.accounts[.bot],
+              human.instance != bot.instance else { return account.id }
+        if let id = known.personsID(of: account.id) { return id }
+        let (botDomain, humanDomain) = (try await domain(of: .bot), try await domain(of: .human))
+        let parts = account.acct.split(separator: "@", maxSplits: 1).map(String.init)
+        let domain = parts.count == 2 ? parts[1] : botDomain
+        let acct = domain.caseInsensitiveCompare(humanDomain) == .orderedSame ? parts[0] : "\(parts[0])@\(domain)"
+        let id: String
+        do {
+            id = try await client.send(LookupAccount(acct: acct), as: .human).id
+        } catch MastodonAPIError.notFound {
+            id = account.id
+        } catch let error as MastodonAPIError {
+            throw Self.networkError(error)
+        }
+        known.setPersonsID(id, of: account.id)
+        return id
+    }
+
+    /// The domain of `account`'s instance (as addresses write it), read once.
+    private func domain(of account: Account) async throws -> String {
+        try await instance(of: account).domain
+    }
+
+    /// What `account`'s instance says of itself (its domain, its longest status), read once.
+    private func instance(of account: Account) async throws -> MastodonInstance {
+        if let instance = known.instance(of: account) { return instance }
+        let instance = try await Self.mapped { try await client.send(GetInstance(), as: account) }
+        known.setInstance(instance, of: account)
+        return instance
+    }
+
+    /// Throws `unpostable` when `text` is longer than the bot's instance takes, counted as Mastodon counts: each
+    /// link as 23 characters, a mention of another instance's account by its username only.
+    private func checkLength(of text: String) async throws {
+        let limit = try await instance(of: .bot).configuration.statuses.maxCharacters
+        let length = Self.statusLength(of: text)
+        if length > limit { throw NetworkError.unpostable("too long for the bot's instance (\(length) of its \(limit) characters)") }
+    }
+
+    /// A status's length as Mastodon counts it.
+    public static func statusLength(of text: String) -> Int {
+        let counted = text.replacing(/https?:\/\/[^\s]+/, with: String(repeating: "x", count: 23))
+            .replacing(/(@[A-Za-z0-9_]+)@[A-Za-z0-9.\-]+[A-Za-z0-9]/) { $0.1 }
+        return counted.count
     }
 
     public func homeTimeline(of userID: String, as account: Account, since sinceID: String?, maxPosts: Int?, perPage: Int,
@@ -93,11 +189,13 @@ public struct MastodonMirrorNetwork: MirrorNetwork {
     }
 
     public func post(_ text: String, slot: String, for work: Work) async throws -> String? {
+        try await checkLength(of: text)
         let key = Self.idempotencyKey("post", slot)
         return try await Self.mapped { try await client.send(PostStatus(text: text, visibility: postVisibility, key: key), as: .bot).id }
     }
 
     public func reply(_ text: String, to postID: String, for work: Work) async throws -> String? {
+        try await checkLength(of: text)
         let mention: MastodonVisibility
         if let known = mentionVisibility.visibility(of: postID) {
             mention = known
@@ -180,7 +278,10 @@ public struct MastodonMirrorNetwork: MirrorNetwork {
         let text = error.description
         switch error {
         case .unauthorized, .forbidden, .notConfigured: return .refused(text, recheckAt: nil)
-        case .notFound, .rejected: return .rejected(text)
+        case .notFound: return .rejected(text)
+        case .rejected(_, let status, _) where status == 422 && text.localizedCaseInsensitiveContains("character limit"):
+            return .unpostable(text)
+        case .rejected: return .rejected(text)
         case .outcomeUnknown: return .outcomeUnknown(text)
         case .rateLimited, .serverError, .transport, .malformedResponse: return .unavailable(text)
         }
@@ -205,4 +306,19 @@ private final class MentionVisibilities: Sendable {
 
     func remember(_ statuses: [MastodonStatus]) { known.withLock { for status in statuses { $0[status.id] = status.visibility } } }
     func visibility(of statusID: String) -> MastodonVisibility? { known.withLock { $0[statusID] } }
+}
+
+/// What the network learned once and keeps for the run: each instance's description, the thread root of a status,
+/// the person's instance's id for an account of the bot's.
+private final class KnownAnswers: Sendable {
+    private let instances = Mutex<[Account: MastodonInstance]>([:])
+    private let roots = Mutex<[String: String]>([:])
+    private let personsIDs = Mutex<[String: String]>([:])
+
+    func instance(of account: Account) -> MastodonInstance? { instances.withLock { $0[account] } }
+    func setInstance(_ instance: MastodonInstance, of account: Account) { instances.withLock { $0[account] = instance } }
+    func threadRoot(of statusID: String) -> String? { roots.withLock { $0[statusID] } }
+    func setThreadRoot(_ root: String, of statusID: String) { roots.withLock { $0[statusID] = root } }
+    func personsID(of accountID: String) -> String? { personsIDs.withLock { $0[accountID] } }
+    func setPersonsID(_ id: String, of accountID: String) { personsIDs.withLock { $0[accountID] = id } }
 }

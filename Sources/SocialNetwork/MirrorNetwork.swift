@@ -25,6 +25,11 @@ public protocol MirrorNetwork: Sendable {
     func homeTimeline(of userID: String, as account: Account, since sinceID: String?, maxPosts: Int?, perPage: Int,
                       includingReposts: Bool, for work: Work) -> NetworkPages
 
+    /// Opens the network's push of the bot's new mentions, where it offers one (`capabilities.streamsMentions`):
+    /// returns once the network has accepted it, with each mention as it arrives; the sequence ends when the network
+    /// closes it and throws when it breaks. Networks without it throw `NetworkError.rejected`.
+    func openMentionStream(of userID: String) async throws -> NetworkPostStream
+
     /// Whether `postID`, one of `account`'s own posts (the person's original or the bot's copy), is still there: false
     /// when the network says it was deleted (or never was).
     func postExists(_ postID: String, as account: Account, for work: Work) async throws -> Bool
@@ -55,9 +60,18 @@ public protocol MirrorNetwork: Sendable {
 public struct NetworkCapabilities: Sendable, Equatable {
     /// Why liking is not offered (an access level without likes, rules against automated likes); nil when it is.
     public var whyNoLikes: String?
+    /// Whether the network pushes new mentions as they happen (`openMentionStream`), so they need not be polled.
+    public var streamsMentions: Bool
 
     /// Capabilities from their parts.
-    public init(whyNoLikes: String?) { self.whyNoLikes = whyNoLikes }
+    public init(whyNoLikes: String?, streamsMentions: Bool = false) { self.whyNoLikes = whyNoLikes; self.streamsMentions = streamsMentions }
+}
+
+extension MirrorNetwork {
+    /// No push of mentions: they are polled.
+    public func openMentionStream(of userID: String) async throws -> NetworkPostStream {
+        throw NetworkError.rejected("\(name) does not push mentions; they are polled")
+    }
 }
 
 /// Something a network may refuse an app as a whole.

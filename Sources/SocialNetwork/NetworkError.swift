@@ -5,6 +5,8 @@ public import Foundation
 public enum NetworkError: Error, Sendable, CustomStringConvertible {
     /// The network refused this post as a duplicate of a recent one: another may be tried.
     case duplicate(String)
+    /// The network cannot take this text (longer than it allows): another may be tried.
+    case unpostable(String)
     /// The network refused this one item (a conversation that takes no replies, a post that is gone).
     case rejected(String)
     /// The network refuses this kind of call for good (credentials, credits, a usage cap, an endpoint the app may
@@ -22,7 +24,7 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
     /// The sentence for logs and stored reasons.
     public var description: String {
         switch self {
-        case .duplicate(let text), .rejected(let text), .refused(let text, _), .notEnrolled(_, let text), .shed(let text),
+        case .duplicate(let text), .unpostable(let text), .rejected(let text), .refused(let text, _), .notEnrolled(_, let text), .shed(let text),
              .outcomeUnknown(let text), .unavailable(let text):
             text
         }

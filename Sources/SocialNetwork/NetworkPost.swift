@@ -24,14 +24,20 @@ public struct NetworkPost: Sendable, Equatable {
     /// Whether its author's profile asks bots not to answer (`#nobot`, a fediverse convention), where the network
     /// says.
     public var authorAsksNoBots: Bool
+    /// Where it stands in the list it was read from, when that is not its id: a mention read from Mastodon's
+    /// notifications stands at its notification's id, which is what the next read asks for what is newer than.
+    public var position: String?
+
+    /// Where a reader of its list has got to once it is handled: its position, else its id.
+    public var positionInList: String { position ?? id }
 
     /// A post from its parts.
     public init(id: String, text: String, authorID: String? = nil, authorHandle: String? = nil, createdAt: Date? = nil,
                 replyToUserID: String? = nil, replyToPostID: String? = nil, conversationID: String? = nil, isRepost: Bool = false,
-                authorAsksNoBots: Bool = false) {
+                authorAsksNoBots: Bool = false, position: String? = nil) {
         self.id = id; self.text = text; self.authorID = authorID; self.authorHandle = authorHandle; self.createdAt = createdAt
         self.replyToUserID = replyToUserID; self.replyToPostID = replyToPostID; self.conversationID = conversationID; self.isRepost = isRepost
-        self.authorAsksNoBots = authorAsksNoBots
+        self.authorAsksNoBots = authorAsksNoBots; self.position = position
     }
 }
 
@@ -79,5 +85,31 @@ public struct NetworkPages: AsyncSequence, Sendable {
 
         /// The next page, or nil after the last.
         public mutating func next() async throws -> NetworkPage? { try await nextPage() }
+    }
+}
+
+/// Posts pushed by the network one at a time as they happen (mentions over a stream), until the network closes the
+/// stream.
+public struct NetworkPostStream: AsyncSequence, Sendable {
+    /// Each element is a post.
+    public typealias Element = NetworkPost
+
+    private let start: @Sendable () -> NetworkPostStream.Iterator
+
+    /// Posts from `start`, which makes the reader of them.
+    public init(_ start: @escaping @Sendable () -> NetworkPostStream.Iterator) { self.start = start }
+
+    /// A reader of the posts.
+    public func makeAsyncIterator() -> Iterator { start() }
+
+    /// Reads the next post when asked.
+    public struct Iterator: AsyncIteratorProtocol {
+        private let nextPost: () async throws -> NetworkPost?
+
+        /// A reader calling `nextPost` for each post (nil once the stream ended).
+        public init(_ nextPost: @escaping () async throws -> NetworkPost?) { self.nextPost = nextPost }
+
+        /// The next post, or nil once the stream ended.
+        public mutating func next() async throws -> NetworkPost? { try await nextPost() }
     }
 }

@@ -1,0 +1,148 @@
+import Archive
+import BotClock
+@testable import Daemon
+import FakeMastodon
+import Foundation
+import MastodonAPI
+import MastodonNetwork
+import Picking
+import Testing
+import TestSupport
+
+/// The replier where the network pushes mentions (Mastodon's streaming): answers without polling, polls to catch up
+/// when the stream drops, and goes back to the stream.
+@Suite("The replier on a mention stream", .serialized)
+struct ReplierStreamingTests {
+    static let start = Date(timeIntervalSince1970: 1_717_945_200)
+    static let botID = "200", friendID = "300"
+
+    struct World {
+        let server: FakeMastodonServer
+        let clock: ManualBotClock
+        let log: LogRecorder
+        let replier: Replier
+
+        /// A mention of the bot by the friend, made now on the instance's clock (its id far from those the instance gives the bot's replies).
+        func mention(_ number: Int, _ text: String) async {
+            await server.add(statuses: [.init(id: String(900_000_000_000_000_000 + UInt64(number) * 1_000), accountID: ReplierStreamingTests.friendID,
+                                              content: "<p>@mirror \(text)</p>", createdAt: await server.now(), mentionIDs: [ReplierStreamingTests.botID])])
+        }
+
+        /// The answers made so far, once there are `count` of them (the stream is read in real time by the other task).
+        func answers(count: Int) async throws -> [FakeMastodonSeed.Status] {
+            let deadline = ContinuousClock.now + .seconds(20)
+            while ContinuousClock.now < deadline {
+                let replies = await server.posted().filter { $0.inReplyToID != nil }
+                if replies.count >= count { return replies }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            return await server.posted().filter { $0.inReplyToID != nil }
+        }
+
+        /// Waits until the replier sleeps (its round is over), then moves the bot's clock `seconds` on.
+        func advanceAfterRound(by seconds: TimeInterval) async {
+            await clock.waitForSleepers()
+            clock.advance(by: seconds)
+        }
+
+        var notificationReads: Int { get async { await server.requestCounts()[GetMentionNotifications.name] ?? 0 } }
+    }
+
+    static func with(streaming: Bool, _ body: (World) async throws -> Void) async throws {
+        let seed = FakeMastodonSeed(now: start, accounts: [
+            .init(id: "100", username: "person", token: "person-token", scopes: ["read"]),
+            .init(id: botID, username: "mirror", token: "bot-token", scopes: ["read", "write"], bot: true),
+            .init(id: friendID, username: "friend"),
+        ])
+        let server = FakeMastodonServer(seed: seed, logger: ReplierWorld.quiet)
+        await server.setStreamingAvailable(streaming)
+        try await server.withRunning { url in
+            try await TestServers.withIsolatedDatabase(.sqlite) { database async throws in
+                let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "UTC")!, rowLimit: 1_000)
+                try await archive.insert(["それな", "わかる", "なるほど", "たしかに"].enumerated().map { index, text in
+                    ArchivedTweet(tweetID: Int64(index + 1), text: "@friend " + text, replyUserID: 300, createdAt: start.addingTimeInterval(Double(-90_000 + index * 60)))
+                })
+                let clock = ManualBotClock(now: start)
+                let client = MastodonClient(configuration: .init(accounts: [.human: MastodonAccess(instance: url, token: "person-token"),
+                                                                            .bot: MastodonAccess(instance: url, token: "bot-token")]),
+                                            clock: clock, logger: ReplierWorld.quiet)
+                let log = LogRecorder()
+                let replier = Replier(clock: clock, mentions: MentionLog(database: database), state: BotState(database: database),
+                                      picker: ReplyPicker(archive: archive, fallback: .none), network: MastodonMirrorNetwork(client: client),
+                                      botUserID: botID, settings: .init(pollInterval: 60, delay: 0...0), logger: log.logger(), seed: 5)
+                let running = Task { try await replier.run() }
+                defer { running.cancel() }
+                try await body(World(server: server, clock: clock, log: log, replier: replier))
+                running.cancel()
+                _ = try? await running.value
+            }
+        }
+    }
+
+    @Test("A pushed mention is answered with no poll; when the stream drops, a poll catches up, polling goes on while it is down, and the stream comes back")
+    func streamDropsAndReturns() async throws {
+        try await Self.with(streaming: true) { world in
+            // The first round opens the stream, then reads once where mentions stand (the first start).
+            while true {
+                let reads = await world.notificationReads
+                if !world.log.lines(containing: "mentions: streaming from Mastodon").isEmpty && reads >= 1 { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            await world.mention(1, "元気？")
+            let first = try await world.answers(count: 1)
+            #expect(first.count == 1, "\(world.log.lines)")
+            #expect(["<p>それな</p>", "<p>わかる</p>", "<p>なるほど</p>", "<p>たしかに</p>"].contains(first.first?.content ?? ""), "one of the person's replies to the friend")
+            #expect(await world.notificationReads == 1, "answered from the stream, with no poll")
+
+            // The stream drops (and the instance's streaming stays down): the next round polls at once to catch up.
+            await world.server.setStreamingAvailable(false)
+            await world.server.cutStreams()
+            await world.clock.waitForSleepers()
+            #expect(world.log.lines(containing: "mentions: the stream dropped").count == 1)
+            let readsAfterDrop = await world.notificationReads
+            #expect(readsAfterDrop == 2)
+
+            // While it is down, a mention is answered by the polling that took over; the stream fails to open, said once.
+            await world.mention(2, "どこ？")
+            world.clock.advance(by: 60)
+            #expect(try await world.answers(count: 2).count == 2, "\(world.log.lines)")
+            #expect(await world.notificationReads > readsAfterDrop)
+            await world.clock.waitForSleepers()
+            #expect(world.log.lines(containing: "stream could not be opened").count == 1)
+
+            // The instance streams again: at the next attempt the replier is back on the stream, and answers from it.
+            await world.server.setStreamingAvailable(true)
+            var rounds = 0
+            while world.log.lines(containing: "mentions: streaming again").isEmpty, rounds < 20 {
+                await world.advanceAfterRound(by: 60)
+                rounds += 1
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(!world.log.lines(containing: "mentions: streaming again").isEmpty)
+            try await Task.sleep(for: .milliseconds(100))
+            let readsOnStream = await world.notificationReads
+            await world.mention(3, "おーい")
+            #expect(try await world.answers(count: 3).count == 3)
+            #expect(await world.notificationReads == readsOnStream)
+            #expect(await world.server.streamsOpened() == 2)
+            // Each mention answered once.
+            #expect(Set(await world.server.posted().compactMap(\.inReplyToID)).count == 3)
+        }
+    }
+
+    @Test("An instance without streaming: mentions are polled every interval, and the stream is tried again with backoff")
+    func noStreaming() async throws {
+        try await Self.with(streaming: false) { world async throws in
+            await world.clock.waitForSleepers()
+            #expect(world.log.lines(containing: "stream could not be opened").count == 1)
+            await world.mention(1, "元気？")
+            for _ in 0..<6 { await world.advanceAfterRound(by: 60) }
+            await world.clock.waitForSleepers()
+            #expect(try await world.answers(count: 1).count == 1)
+            // Seven rounds, seven polls; the stream tried at 0, 60 and 180 s (next at 420): less often each time, logged once.
+            #expect(await world.notificationReads == 7)
+            #expect(await world.server.requestCounts()[StreamMentionNotifications.name] == 3)
+            #expect(world.log.lines(containing: "stream could not be opened").count == 1)
+        }
+    }
+}
