@@ -227,7 +227,7 @@ let package = Package(
                 "WordCounts",
                 "BotAssembly", "RedisWordCounts", "SQLiteWordCounts",
                 "Tokenizer",
-                "XAPI", "XNetwork", "SocialNetwork",
+                "XAPI", "XNetwork", "MastodonAPI", "SocialNetwork",
                 "Classifier",
                 "Schedule",
                 "Picking",
@@ -263,7 +263,7 @@ let package = Package(
         .executableTarget(
             name: "fake-x",
             dependencies: [
-                "FakeX",
+                "FakeX", "FakeMastodon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,9 +1,9 @@
 public import Archive
 public import BotConfiguration
-import BotClock
+public import BotClock
 import Foundation
-import Logging
-import MastodonAPI
+public import Logging
+public import MastodonAPI
 import MastodonNetwork
 public import SocialNetwork
 public import XAPI
@@ -52,13 +52,19 @@ extension BotParts {
         }
     }
 
-    /// Mastodon for the configuration's accounts, posting as `POST_VISIBILITY` says and copying content warnings as
-    /// `POST_CW` says.
-    static func mastodon(_ configuration: Configuration, clock: any BotClock, logger: Logger) -> MastodonMirrorNetwork {
+    /// The Mastodon client for the configuration's accounts (each its instance and token), for checks the network
+    /// protocol does not make (`doctor`).
+    public static func mastodonClient(_ configuration: Configuration, clock: any BotClock = SystemBotClock(), logger: Logger) -> MastodonClient {
         var accounts: [Account: MastodonAccess] = [:]
         if let human = configuration.humanMastodon { accounts[.human] = MastodonAccess(instance: human.instance, token: human.token) }
         if let bot = configuration.botMastodon { accounts[.bot] = MastodonAccess(instance: bot.instance, token: bot.token) }
-        let client = MastodonClient(configuration: .init(accounts: accounts), clock: clock, logger: logger)
+        return MastodonClient(configuration: .init(accounts: accounts), clock: clock, logger: logger)
+    }
+
+    /// Mastodon for the configuration's accounts, posting as `POST_VISIBILITY` says and copying content warnings as
+    /// `POST_CW` says.
+    static func mastodon(_ configuration: Configuration, clock: any BotClock, logger: Logger) -> MastodonMirrorNetwork {
+        let client = mastodonClient(configuration, clock: clock, logger: logger)
         let visibility = MastodonVisibility(rawValue: configuration.postVisibility.rawValue) ?? .unlisted
         return MastodonMirrorNetwork(client: client, postVisibility: visibility, copyingWarnings: configuration.postContentWarnings)
     }

@@ -94,8 +94,8 @@ public struct Configuration: Sendable {
     public var xDailyBudget: Double
     /// Default of `X_DAILY_BUDGET`.
     public static let defaultXDailyBudget = 1.0
-    /// Whether the bot may post (and reply with) the human's tweets that contain a link (`POST_LINKS`, default false:
-    /// on X such a post costs about 13 times a plain one).
+    /// Whether the bot may post (and reply with) the human's tweets that contain a link (`POST_LINKS`; default false on
+    /// X, where such a post costs about 13 times a plain one; true on Mastodon, where it costs nothing).
     public var postLinks: Bool
 
     /// A slot missed by more than this while the bot was down is skipped (`MISSED_SLOT_GRACE`, minutes, default 10).
@@ -315,8 +315,8 @@ public struct Configuration: Sendable {
         timelinePollSeconds = count("TIMELINE_POLL_SECONDS", default: 300, allowsZero: false, meaning: "seconds")
         learnPollSeconds = count("LEARN_POLL_SECONDS", default: 900, allowsZero: false, meaning: "seconds")
 
-        func flag(_ name: String) -> Bool {
-            guard let text = value(name) else { return false }
+        func flag(_ name: String, default defaultValue: Bool = false) -> Bool {
+            guard let text = value(name) else { return defaultValue }
             switch text.lowercased() {
             case "true", "1", "yes": return true
             case "false", "0", "no": return false
@@ -326,7 +326,8 @@ public struct Configuration: Sendable {
             }
         }
         postMentions = flag("POST_MENTIONS")
-        postLinks = flag("POST_LINKS")
+        // Links cost nothing on Mastodon: there the person's posts with links are the person's posts.
+        postLinks = flag("POST_LINKS", default: network == .mastodon)
         postContentWarnings = flag("POST_CW")
 
         likes = .auto

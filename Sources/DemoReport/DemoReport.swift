@@ -34,6 +34,13 @@ public struct DemoReport: Sendable {
         public var served: [String: Int]
         /// X's bill as the fake made it: per UTC day and app.
         public var billing: [BillingEntry] = []
+        /// The fake's network: `x` or `mastodon`.
+        public var network: String = "x"
+
+        /// The network's name for the report's lines.
+        public var networkName: String { network == "mastodon" ? "Mastodon" : "X" }
+        /// Whether the network bills its API.
+        public var isBilled: Bool { network == "x" }
 
         /// One UTC day's bill of one app.
         public struct BillingEntry: Decodable, Sendable, Equatable {
@@ -58,11 +65,12 @@ public struct DemoReport: Sendable {
             }
         }
 
-        enum CodingKeys: String, CodingKey { case posted, liked, requests, served, billing }
+        enum CodingKeys: String, CodingKey { case posted, liked, requests, served, billing, network }
 
         /// A record from its parts.
-        public init(posted: [Post], liked: [Like], requests: [String: Int], served: [String: Int], billing: [BillingEntry] = []) {
+        public init(posted: [Post], liked: [Like], requests: [String: Int], served: [String: Int], billing: [BillingEntry] = [], network: String = "x") {
             self.posted = posted; self.liked = liked; self.requests = requests; self.served = served; self.billing = billing
+            self.network = network
         }
 
         /// Decodes `/admin/state` (a record without `billing` bills nothing).
@@ -73,6 +81,7 @@ public struct DemoReport: Sendable {
             requests = try container.decode([String: Int].self, forKey: .requests)
             served = try container.decode([String: Int].self, forKey: .served)
             billing = try container.decodeIfPresent([BillingEntry].self, forKey: .billing) ?? []
+            network = try container.decodeIfPresent(String.self, forKey: .network) ?? "x"
         }
 
         /// Decodes `/admin/state`.
@@ -103,7 +112,7 @@ public struct DemoReport: Sendable {
                 return added.isEmpty ? nil : BillingEntry(day: entry.day, app: entry.app, bill: added)
             }
             return FakeRecord(posted: Array(posted.dropFirst(earlier.posted.count)), liked: Array(liked.dropFirst(earlier.liked.count)),
-                              requests: minus(requests, earlier.requests), served: minus(served, earlier.served), billing: billed)
+                              requests: minus(requests, earlier.requests), served: minus(served, earlier.served), billing: billed, network: network)
         }
     }
 
@@ -184,8 +193,16 @@ public struct DemoReport: Sendable {
     /// The bot's posts the fake billed as posts with a URL.
     public var postsWithLinks: Int { record.billing.reduce(0) { $0 + $1.bill.postsCreatedWithURL } }
 
-    /// What the bot did not do, and why: liking, the home timeline, links, work the budget shed.
+    /// What the bot did not do, and why: liking, the home timeline, links, work the budget shed (on X).
     public var notDone: [String] {
+        guard record.isBilled else {
+            var lines: [String] = []
+            if let status = botState["likes.status"] { lines.append(status) }
+            if !postLinks { lines.append("links: \(humanTweetsWithLinks) of \(username(humanID))'s posts and replies share a link; POST_LINKS=false kept them back") }
+            let warned = "statuses that were followers-only or direct, or carried a content warning: never copied"
+            lines.append(lines.isEmpty ? "nothing held back but \(warned)" : warned)
+            return lines
+        }
         let home = record.requests["GET /2/users/:id/timelines/reverse_chronological"] ?? 0
         let likeCalls = record.requests["POST /2/users/:id/likes"] ?? 0
         var lines: [String] = []
@@ -214,7 +231,7 @@ public struct DemoReport: Sendable {
         let human = username(humanID), bot = username(botID)
         let perHour = humanPostsPerHour, botHours = botPostsPerHour
         let scale = max(perHour.max() ?? 1, Double(botHours.max() ?? 1), 1)
-        lines.append("Posting hours (\(timeZone.identifier)): \(human) on an average day  |  \(bot) today, as fake X recorded it")
+        lines.append("Posting hours (\(timeZone.identifier)): \(human) on an average day  |  \(bot) today, as fake \(record.networkName) recorded it")
         for hour in 0..<24 {
             let left = String(repeating: "█", count: Int((perHour[hour] / scale * 24).rounded()))
             let right = String(repeating: "█", count: Int((Double(botHours[hour]) / scale * 24).rounded()))
@@ -264,10 +281,14 @@ public struct DemoReport: Sendable {
         for line in notDone { lines.append("  " + line) }
 
         lines.append("")
-        lines.append("API calls during the run, as fake X counted them:")
+        lines.append("API calls during the run, as fake \(record.networkName) counted them:")
         for (endpoint, calls) in record.requests.sorted(by: { $0.key < $1.key }) {
             let read = record.served[endpoint].map { ", \($0) posts read" } ?? ""
             lines.append("  \(endpoint): \(calls) calls\(read)")
+        }
+        guard record.isBilled else {
+            lines.append("Cost: none (\(record.networkName)'s API is free; nothing was billed)")
+            return lines.joined(separator: "\n") + "\n"
         }
         lines.append("X's bill for the run, as fake X made it (each post and user once per UTC day and app):")
         for entry in record.billing {
@@ -299,7 +320,8 @@ public struct DemoReport: Sendable {
             if hour % 3 == 0 { parts.append(String(format: #"<text x="%.1f" y="%.1f" text-anchor="middle">%02d:00</text>"#, x + step / 2, bottom + 18, hour)) }
         }
         parts.append(String(format: #"<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="black"/>"#, left, bottom, width - 20, bottom))
-        parts.append("<text x=\"\(left)\" y=\"\(Int(height - 12))\">\(posts.count) posts today, \(replies.count) replies, \(botLikes.count) likes; estimated API cost $\(String(format: "%.2f", estimatedCost))</text>")
+        let cost = record.isBilled ? "estimated API cost $\(String(format: "%.2f", estimatedCost))" : "on \(record.networkName), free"
+        parts.append("<text x=\"\(left)\" y=\"\(Int(height - 12))\">\(posts.count) posts today, \(replies.count) replies, \(botLikes.count) likes; \(cost)</text>")
         parts.append("</svg>")
         return parts.joined(separator: "\n") + "\n"
     }

@@ -72,6 +72,9 @@ public struct FakeMastodonSeed: Sendable {
     public var favourites: [String: [String]]
     /// Whom each account follows.
     public var follows: [String: [String]]
+    /// Accounts that answer every status mentioning them or answering them, 30 seconds later (a bot that talks
+    /// forever, to prove the bot's limits).
+    public var autoRepliers: [String] = []
 
     /// A seed from its parts.
     public init(now: Date, domain: String = "mastodon.example", accounts: [Account], statuses: [Status] = [],

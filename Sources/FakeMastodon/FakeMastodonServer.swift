@@ -1,4 +1,4 @@
-import FakeX
+public import FakeX
 public import Foundation
 import HTTPTypes
 import Hummingbird
@@ -77,6 +77,11 @@ public final class FakeMastodonServer: Sendable {
     public func streamsOpened() async -> Int { await world.streamsOpened }
     /// Statuses created through the API, in order.
     public func posted() async -> [FakeMastodonSeed.Status] { await world.posted }
+    /// Statuses created through the API, in order, as fake X records posts (plain text, the user answered), so that
+    /// the checks and the demo's report read both networks alike.
+    public func postedAsTweets() async -> [FakeXSeed.Tweet] { await world.postedAsTweets() }
+    /// Sets the clock when the next API request arrives (a bot started just now and the instance then agree).
+    public func armClock(_ date: Date, speed: Double) async { await world.armClock(date, speed: speed) }
     /// Favourites made through the API, in order.
     public func favourited() async -> [(accountID: String, statusID: String)] { await world.favourited }
     /// API requests received, by endpoint name (unknown paths under `unknown`).
@@ -112,6 +117,7 @@ public final class FakeMastodonServer: Sendable {
         serve(LookupAccount.self, scope: "read:accounts", on: router) { world, call in await world.lookup(query: call.query) }
         serve(VerifyAppCredentials.self, scope: "read", on: router) { world, call in await world.application(of: call.caller) }
         addStreamingRoute(to: router)
+        addAdminRoutes(to: router)
         router.get("/api/v2/instance") { [world] _, _ in
             await world.countRequest(GetInstance.name)
             return Self.response(await world.instance(), headers: [])
@@ -155,6 +161,52 @@ public final class FakeMastodonServer: Sendable {
                 }
                 try await writer.finish(nil)
             })
+        }
+    }
+
+    /// `/admin/state` (what clients did, in fake X's shape: `network`, `now`, `speed`, `posted`, `liked`,
+    /// `requests`, `served`, and no billing) and `/admin/clock` (`now`, `speed`, `on_first_request`,
+    /// `advance_seconds`), as fake X has them, for the demo's script and report.
+    private func addAdminRoutes(to router: Router<BasicRequestContext>) {
+        let world = world
+        router.get("/admin/state") { _, _ in
+            let posted = await world.postedAsTweets().map { tweet in
+                JSONValue.object([("id", .string(tweet.id)), ("author_id", .string(tweet.authorID)), ("text", .string(tweet.text)),
+                                  ("created_at", .time(tweet.createdAt)),
+                                  ("in_reply_to_tweet_id", tweet.inReplyToTweetID.map(JSONValue.string) ?? .null),
+                                  ("in_reply_to_user_id", tweet.inReplyToUserID.map(JSONValue.string) ?? .null)])
+            }
+            let liked = await world.favourited.map { JSONValue.object([("user_id", .string($0.accountID)), ("tweet_id", .string($0.statusID))]) }
+            let requests = await world.requestCounts.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.int($0.value)) }
+            return Self.response(FakeMastodonResponse(status: 200, body: .object([
+                ("network", .string("mastodon")), ("now", .time(await world.now)), ("speed", .double(await world.speedNow)),
+                ("posted", .array(posted)), ("liked", .array(liked)), ("requests", .object(requests)), ("served", .object([])),
+                ("billing", .array([])),
+            ])), headers: [])
+        }
+        router.post("/admin/clock") { request, _ in
+            struct Clock: Decodable {
+                var now: Date?
+                var advanceSeconds: Double?
+                var speed: Double?
+                var onFirstRequest: Bool?
+                enum CodingKeys: String, CodingKey { case now, speed, advanceSeconds = "advance_seconds", onFirstRequest = "on_first_request" }
+            }
+            var request = request
+            let body = (try? await request.collectBody(upTo: 1 << 16)).map { Data(buffer: $0) } ?? Data()
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            guard let clock = try? decoder.decode(Clock.self, from: body) else {
+                return Self.response(FakeMastodonWorld.error(400, "expected {\"now\": ISO 8601, \"speed\": n, \"on_first_request\": bool} or {\"advance_seconds\": n}"), headers: [])
+            }
+            let (current, speed) = (await world.now, await world.speedNow)
+            if clock.onFirstRequest == true {
+                await world.armClock(clock.now ?? current, speed: clock.speed ?? speed)
+            } else {
+                if clock.now != nil || clock.speed != nil { await world.setClock(clock.now ?? current, speed: clock.speed) }
+                if let seconds = clock.advanceSeconds { await world.advanceClock(by: seconds) }
+            }
+            return Self.response(FakeMastodonResponse(status: 200, body: .object([("now", .time(await world.now))])), headers: [])
         }
     }
 

@@ -55,7 +55,12 @@ actor FakeMastodonWorld {
     private var realBase = Date()
     private var speed = 0.0
 
+    private let autoRepliers: [String]
+    private var autoReplyCount = 0
+    private var armedClock: (Date, Double)?
+
     init(seed: FakeMastodonSeed) {
+        autoRepliers = seed.autoRepliers
         domain = seed.domain
         clockBase = seed.now
         for account in seed.accounts {
@@ -77,7 +82,17 @@ actor FakeMastodonWorld {
     func add(statuses new: [FakeMastodonSeed.Status]) { for status in new { if let id = UInt64(status.id) { statuses[id] = status } } }
     func add(fault: FakeMastodonFault) { faults.append(fault) }
     func delete(statusID: String) -> Bool { UInt64(statusID).flatMap { statuses.removeValue(forKey: $0) } != nil }
-    func countRequest(_ endpoint: String) { requestCounts[endpoint, default: 0] += 1 }
+    /// Sets the clock when the next API request arrives, so that a bot started just now and the instance agree.
+    func armClock(_ date: Date, speed newSpeed: Double) { armedClock = (date, newSpeed) }
+    var speedNow: Double { speed }
+
+    func countRequest(_ endpoint: String) {
+        if let (date, newSpeed) = armedClock {
+            armedClock = nil
+            setClock(date, speed: newSpeed)
+        }
+        requestCounts[endpoint, default: 0] += 1
+    }
     func setRateLimit(_ limit: Int) { rateLimit = limit; windows = [:] }
 
     func takeFault(for endpoint: String) -> FakeMastodonFault.Kind? {
@@ -224,6 +239,7 @@ actor FakeMastodonWorld {
         statuses[id] = status
         posted.append(status)
         if let keyed { idempotency[keyed] = status.id }
+        answerAsAutoRepliers(status)
         return FakeMastodonResponse(status: 200, body: statusJSON(status))
     }
 
@@ -327,6 +343,43 @@ actor FakeMastodonWorld {
         ]))
     }
 
+    /// Each auto-replier mentioned or answered by `status` answers it 30 seconds later, mentioning its author.
+    private func answerAsAutoRepliers(_ status: FakeMastodonSeed.Status) {
+        guard let author = accounts[status.accountID] else { return }
+        let parentAuthor = status.inReplyToID.flatMap(UInt64.init).flatMap { statuses[$0] }?.accountID
+        for replierID in autoRepliers where replierID != status.accountID && (status.mentionIDs.contains(replierID) || parentAuthor == replierID) {
+            autoReplyCount += 1
+            let phrases = ["なるほど、それで？", "わかる", "それな", "本当に？", "もっと聞かせて"]
+            let at = now.addingTimeInterval(30)
+            let id = nextID(at: at)
+            statuses[id] = FakeMastodonSeed.Status(id: String(id), accountID: replierID,
+                                                   content: Self.html(fromPlain: "@\(author.username) \(phrases[autoReplyCount % phrases.count]) (\(autoReplyCount))"),
+                                                   createdAt: at, visibility: status.visibility == "direct" ? "direct" : "public", inReplyToID: status.id,
+                                                   mentionIDs: [status.accountID])
+        }
+    }
+
+    /// A status's HTML as the plain text it was made from (the inverse of `html(fromPlain:)`, tags of links and
+    /// mentions dropped): what the admin state reports.
+    static func plain(fromHTML html: String) -> String {
+        html.replacingOccurrences(of: "</p><p>", with: "\n\n").replacing(/<br\s*\/?>/, with: "\n").replacing(/<[^>]*>/, with: "")
+            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'").replacingOccurrences(of: "&lt;", with: "<")
+            .replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+    }
+
+    /// The posted statuses as fake X's posts.
+    func postedAsTweets() -> [FakeXSeed.Tweet] {
+        posted.map { status in
+            FakeXSeed.Tweet(id: status.id, authorID: status.accountID, text: Self.plain(fromHTML: status.content), createdAt: status.createdAt,
+                            inReplyToTweetID: status.inReplyToID, inReplyToUserID: parentAuthor(of: status))
+        }
+    }
+
+    /// The author of the status `id` answers, if known.
+    func parentAuthor(of status: FakeMastodonSeed.Status) -> String? {
+        status.inReplyToID.flatMap(UInt64.init).flatMap { statuses[$0] }?.accountID
+    }
+
     // MARK: - Helpers
 
     /// Statuses visible to the caller now, newest first: public and unlisted ones, private ones of accounts it
@@ -367,10 +420,13 @@ actor FakeMastodonWorld {
         return response
     }
 
-    private func nextID() -> UInt64 {
-        // Mastodon's ids grow with time: milliseconds since 1970 shifted by 16 bits, past every id already used.
-        var id = UInt64(max(0, now.timeIntervalSince1970 * 1000)) << 16
-        if let newest = statuses.keys.max(), id <= newest { id = newest + 1 }
+    /// An id for a status made at `date` (now when nil). Mastodon's ids grow with time: the new id follows the
+    /// newest status made by then, and stays below the seeded ones of later times (which a bot reading "since" its
+    /// own post must still see as newer).
+    private func nextID(at date: Date? = nil) -> UInt64 {
+        let time = date ?? now
+        var id = (statuses.filter { $0.value.createdAt <= time }.keys.max() ?? UInt64(max(0, time.timeIntervalSince1970 * 1000)) << 16) + 1
+        while statuses[id] != nil { id += 1 }
         return id
     }
 

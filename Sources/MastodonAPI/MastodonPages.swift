@@ -8,7 +8,8 @@ public struct MastodonPages<Endpoint: MastodonPagedEndpoint>: AsyncSequence, Sen
     public typealias Element = [Endpoint.Item]
 
     let client: MastodonClient
-    let endpoint: Endpoint
+    /// The first request.
+    public let endpoint: Endpoint
     let account: Account
     let maxItems: Int?
 

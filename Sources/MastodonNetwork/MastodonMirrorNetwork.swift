@@ -54,18 +54,12 @@ public struct MastodonMirrorNetwork: MirrorNetwork {
     }
 
     public func mentions(of userID: String, since sinceID: String?, perPage: Int, for work: Work) -> NetworkPages {
-        let pages = client.pages(GetMentionNotifications(sinceID: sinceID, limit: perPage), as: .bot)
         let network = self
-        return NetworkPages {
-            var iterator = pages.makeAsyncIterator()
-            return NetworkPages.Iterator {
-                guard let notifications = try await Self.mapped({ try await iterator.next() }) else { return nil }
-                let fresh = notifications.filter { Self.isNewer($0.id, than: sinceID) }
-                // Mentions are answered whatever their visibility (the reply keeps it); the newest id is the notification's.
-                var posts: [NetworkPost] = []
-                for notification in fresh { if let post = try await network.mention(notification, of: userID) { posts.append(post) } }
-                return NetworkPage(posts: posts, newestID: fresh.first?.id)
-            }
+        return Self.newer(client.pages(GetMentionNotifications(sinceID: sinceID, limit: perPage), as: .bot), than: sinceID, id: \.id) { fresh in
+            // Mentions are answered whatever their visibility (the reply keeps it); the newest id is the notification's.
+            var posts: [NetworkPost] = []
+            for notification in fresh { if let post = try await network.mention(notification, of: userID) { posts.append(post) } }
+            return NetworkPage(posts: posts, newestID: fresh.first?.id)
         }
     }
 
@@ -166,15 +160,8 @@ public struct MastodonMirrorNetwork: MirrorNetwork {
 
     public func homeTimeline(of userID: String, as account: Account, since sinceID: String?, maxPosts: Int?, perPage: Int,
                              includingReposts: Bool, for work: Work) -> NetworkPages {
-        let pages = client.pages(GetHomeTimeline(sinceID: sinceID, limit: perPage), as: account, maxItems: maxPosts)
-        return NetworkPages {
-            var iterator = pages.makeAsyncIterator()
-            return NetworkPages.Iterator {
-                guard let statuses = try await Self.mapped({ try await iterator.next() }) else { return nil }
-                let fresh = statuses.filter { Self.isNewer($0.id, than: sinceID) }
-                let posts = fresh.filter { includingReposts || $0.reblog == nil }.map { $0.networkPost() }
-                return NetworkPage(posts: posts, newestID: fresh.first?.id)
-            }
+        Self.newer(client.pages(GetHomeTimeline(sinceID: sinceID, limit: perPage), as: account, maxItems: maxPosts), than: sinceID, id: \.id) { fresh in
+            NetworkPage(posts: fresh.filter { includingReposts || $0.reblog == nil }.map { $0.networkPost() }, newestID: fresh.first?.id)
         }
     }
 
@@ -195,18 +182,21 @@ public struct MastodonMirrorNetwork: MirrorNetwork {
     }
 
     public func reply(_ text: String, to postID: String, for work: Work) async throws -> String? {
-        try await checkLength(of: text)
-        let mention: MastodonVisibility
-        if let known = mentionVisibility.visibility(of: postID) {
+        let mention: MentionFacts
+        if let known = mentionVisibility.facts(of: postID) {
             mention = known
         } else {
-            mention = try await Self.mapped { try await client.send(GetStatus(statusID: postID), as: .bot).visibility }
+            let status = try await Self.mapped { try await client.send(GetStatus(statusID: postID), as: .bot) }
+            mention = MentionFacts(visibility: status.visibility, authorAcct: status.account.acct)
         }
+        // Mastodon notifies only whom a status mentions: the answer starts with its mentioner, as a person's would.
+        let addressed = text.localizedCaseInsensitiveContains("@" + mention.authorAcct) ? text : "@\(mention.authorAcct) \(text)"
+        try await checkLength(of: addressed)
         // Never more public than the mention: a followers-only mention gets a followers-only reply.
-        let visibility = max(postVisibility, mention)
+        let visibility = max(postVisibility, mention.visibility)
         let key = Self.idempotencyKey("reply", postID)
         return try await Self.mapped {
-            try await client.send(PostStatus(text: text, visibility: visibility, inReplyToID: postID, key: key), as: .bot).id
+            try await client.send(PostStatus(text: addressed, visibility: visibility, inReplyToID: postID, key: key), as: .bot).id
         }
     }
 
@@ -230,17 +220,26 @@ public struct MastodonMirrorNetwork: MirrorNetwork {
     /// The person's statuses that the bot may copy, as pages; the newest id is the newest status read, copied or not.
     private func statusPages<Endpoint: MastodonPagedEndpoint>(_ endpoint: Endpoint, as account: Account, since sinceID: String?,
                                                               maxPosts: Int?) -> NetworkPages where Endpoint.Item == MastodonStatus {
-        let pages = client.pages(endpoint, as: account, maxItems: maxPosts)
         let copyingWarnings = copyingWarnings
-        return NetworkPages {
+        return Self.newer(client.pages(endpoint, as: account, maxItems: maxPosts), than: sinceID, id: \.id) { fresh in
+            NetworkPage(posts: fresh.compactMap { Self.copyable($0, copyingWarnings: copyingWarnings) }, newestID: fresh.first?.id)
+        }
+    }
+
+    /// The pages of items newer than `sinceID` (all when nil), each made a `NetworkPage` by `page`. Instances carry
+    /// no `since_id` into a `next` link: the page that reaches it is the last one read, and what is not newer is
+    /// dropped; a page short of `limit` items held all that is newer.
+    private static func newer<Endpoint: MastodonPagedEndpoint>(_ pages: MastodonPages<Endpoint>, than sinceID: String?,
+                                                               id: @escaping @Sendable (Endpoint.Item) -> String,
+                                                               page: @escaping @Sendable ([Endpoint.Item]) async throws -> NetworkPage) -> NetworkPages {
+        NetworkPages {
             var iterator = pages.makeAsyncIterator()
             var reachedSince = false
             return NetworkPages.Iterator {
-                guard !reachedSince, let statuses = try await Self.mapped({ try await iterator.next() }) else { return nil }
-                // A `next` link may reach past `since_id`: what is not newer is not read, and no older page is asked.
-                let fresh = statuses.filter { Self.isNewer($0.id, than: sinceID) }
-                reachedSince = fresh.count < statuses.count
-                return NetworkPage(posts: fresh.compactMap { Self.copyable($0, copyingWarnings: copyingWarnings) }, newestID: fresh.first?.id)
+                guard !reachedSince, let items = try await Self.mapped({ try await iterator.next() }) else { return nil }
+                let fresh = items.filter { Self.isNewer(id($0), than: sinceID) }
+                reachedSince = fresh.count < items.count || (sinceID != nil && items.count < pages.endpoint.limit)
+                return try await page(fresh)
             }
         }
     }
@@ -254,7 +253,7 @@ public struct MastodonMirrorNetwork: MirrorNetwork {
     }
 
     /// Whether `id` is newer than `other` (anything is, than nothing): Mastodon's ids are decimal numbers that grow with time.
-    static func isNewer(_ id: String, than other: String?) -> Bool {
+    public static func isNewer(_ id: String, than other: String?) -> Bool {
         guard let other else { return true }
         return id.count != other.count ? id.count > other.count : id > other
     }
@@ -300,12 +299,22 @@ extension MastodonStatus {
     }
 }
 
-/// The visibility of each mention read, so that its reply is never more public (a lookup when it is not known).
-private final class MentionVisibilities: Sendable {
-    private let known = Mutex<[String: MastodonVisibility]>([:])
+/// What a reply needs to know of the mention it answers.
+private struct MentionFacts: Sendable {
+    /// Who may see the mention: its reply is never more public.
+    var visibility: MastodonVisibility
+    /// Its author's address as the bot's instance writes it, to address the reply to them.
+    var authorAcct: String
+}
 
-    func remember(_ statuses: [MastodonStatus]) { known.withLock { for status in statuses { $0[status.id] = status.visibility } } }
-    func visibility(of statusID: String) -> MastodonVisibility? { known.withLock { $0[statusID] } }
+/// The facts of each mention read (a lookup when one is not known).
+private final class MentionVisibilities: Sendable {
+    private let known = Mutex<[String: MentionFacts]>([:])
+
+    func remember(_ statuses: [MastodonStatus]) {
+        known.withLock { for status in statuses { $0[status.id] = MentionFacts(visibility: status.visibility, authorAcct: status.account.acct) } }
+    }
+    func facts(of statusID: String) -> MentionFacts? { known.withLock { $0[statusID] } }
 }
 
 /// What the network learned once and keeps for the run: each instance's description, the thread root of a status,

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FakeMastodon
 import FakeX
 import Foundation
 import Logging
@@ -18,6 +19,9 @@ struct FakeXCommand: AsyncParsableCommand {
             /admin/credits, /admin/revoke.
             """
     )
+
+    @Option(help: "The network to fake: x (X API v2) or mastodon (a Mastodon instance: REST, streaming, /admin/state and /admin/clock; with --persona only).")
+    var network = "x"
 
     @Option(help: "The seed file (JSON: users, accounts, tweets, likes, follows, now, speed, rate_limits, auto_repliers).")
     var seed: String?
@@ -61,6 +65,7 @@ struct FakeXCommand: AsyncParsableCommand {
     func run() async throws {
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
         var seedValue: FakeXSeed
+        var generated: FakeXPersona?
         switch (seed, persona) {
         case (let path?, false):
             seedValue = try FakeXSeed.load(path: path)
@@ -70,12 +75,20 @@ struct FakeXCommand: AsyncParsableCommand {
                 guard let date = ISO8601DateFormatter().date(from: text) else { throw ValidationError("--day-start must look like 2026-11-22T00:00:00+09:00") }
                 start = date
             }
-            seedValue = FakeXPersona(.init(randomSeed: personaSeed, dayStart: start, postsPerDay: postsPerDay, followedAccounts: followed,
-                                           postsPerAccountPerDay: postsPerAccount)).seed
+            generated = FakeXPersona(personaOptions(start))
+            seedValue = generated!.seed
         default:
             throw ValidationError("Give either --seed FILE or --persona.")
         }
         if let speed { seedValue.speed = speed }
+        switch network {
+        case "x": break
+        case "mastodon":
+            guard let generated else { throw ValidationError("--network mastodon serves the generated persona: give --persona.") }
+            if let writeSeed { try seedValue.write(to: writeSeed) }
+            return try await serveMastodon(FakeMastodonSeed(persona: generated), speed: speed ?? 0)
+        default: throw ValidationError("--network must be x or mastodon, not \(network)")
+        }
         guard let accessLevel = FakeXSeed.Access(rawValue: access) else { throw ValidationError("--access must be pay-per-use or enterprise, not \(access)") }
         seedValue.access = accessLevel
         if let credits { seedValue.credits = credits }
@@ -83,8 +96,27 @@ struct FakeXCommand: AsyncParsableCommand {
         var logger = Logger(label: "fake-x")
         logger.logLevel = .warning
         let server = FakeXServer(seed: seedValue, logger: logger)
+        try await serve(server.run)
+    }
+
+    /// The persona's options from the command line, its day starting at `start`.
+    func personaOptions(_ start: Date) -> FakeXPersona.Options {
+        .init(randomSeed: personaSeed, dayStart: start, postsPerDay: postsPerDay, followedAccounts: followed, postsPerAccountPerDay: postsPerAccount)
+    }
+
+    /// Serves the persona as a Mastodon instance.
+    func serveMastodon(_ seed: FakeMastodonSeed, speed: Double) async throws {
+        var logger = Logger(label: "fake-mastodon")
+        logger.logLevel = .warning
+        let server = FakeMastodonServer(seed: seed, logger: logger)
+        await server.setClock(seed.now, speed: speed)
+        try await serve(server.run)
+    }
+
+    /// Runs `run` on the host and port, saying where once it listens.
+    func serve(_ run: (String, Int, @escaping @Sendable (Int) async -> Void) async throws -> Void) async throws {
         let host = host
-        try await server.run(host: host, port: port) { port in
+        try await run(host, port) { port in
             // Written unbuffered: scripts wait for this line to know the server is up.
             FileHandle.standardOutput.write(Data("fake-x listening on http://\(host):\(port)\n".utf8))
         }

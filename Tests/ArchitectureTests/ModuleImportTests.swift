@@ -30,11 +30,11 @@ struct ModuleImportTests {
         "FakeMastodon": ["MastodonAPI", "FakeX", "Hummingbird"],
         // The composition root chooses the implementations; the commands and the demo are the outer layer.
         "BotAssembly": ["XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "RedisClient", "RedisWordCounts", "SQLiteWordCounts"],
-        "MirrorBotCommands": ["BotAssembly", "XAPI", "XNetwork", "RedisClient"],
+        "MirrorBotCommands": ["BotAssembly", "XAPI", "XNetwork", "MastodonAPI", "RedisClient"],
         "mirror_bot": ["MirrorBotCommands"],
         "DemoReport": ["FakeX", "XAPI"],
         "demo-report": ["DemoReport", "FakeX"],
-        "fake-x": ["FakeX"],
+        "fake-x": ["FakeX", "FakeMastodon"],
     ]
 
     /// Modules that import nothing of this package at all.

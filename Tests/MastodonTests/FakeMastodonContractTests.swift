@@ -42,6 +42,24 @@ struct FakeMastodonContractTests {
                            json: try JSONSerialization.jsonObject(with: Data(buffer: bytes), options: [.fragmentsAllowed]))
     }
 
+    /// Opens the notification stream as `token`, runs `cause`, and returns the first `notification` event's data.
+    static func streamedEvent(_ base: URL, token: String, cause: () async -> Void) async throws -> RawResponse {
+        var request = HTTPClientRequest(url: base.absoluteString + "/api/v1/streaming/user/notification")
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        #expect(response.headers.first(name: "content-type") == "text/event-stream")
+        await cause()
+        var text = ""
+        for try await chunk in response.body {
+            text += String(buffer: chunk)
+            if let event = text.components(separatedBy: "\n\n").first(where: { $0.contains("event: notification") }),
+               let data = event.split(separator: "\n").first(where: { $0.hasPrefix("data: ") }) {
+                return RawResponse(status: Int(response.status.code), headers: [:], json: try JSONSerialization.jsonObject(with: Data(data.dropFirst(6).utf8)))
+            }
+        }
+        throw CancellationError()
+    }
+
     @Test("Every endpoint's answers, errors included, validate against the schemas, with no undocumented field")
     func responsesValidate() async throws {
         let samples: [Sample] = try await withFakeMastodon { server, base async throws in
@@ -85,6 +103,18 @@ struct FakeMastodonContractTests {
             record("favourite", "Status", status: 200,
                    try await Self.request("POST", base, "/api/v1/statuses/\(MastodonFixture.statusID(1))/favourite", token: bot))
             record("instance", "Instance", status: 200, try await Self.request("GET", base, "/api/v2/instance", token: nil))
+            let replyID = try #require((await server.posted().last?.id))
+            let context = try await Self.request("GET", base, "/api/v1/statuses/\(replyID)/context", token: bot)
+            record("context", "Context", status: 200, context)
+            #expect(((context.json as? [String: Any])?["ancestors"] as? [Any])?.count == 1)
+            record("lookup", "Account", status: 200, try await Self.request("GET", base, "/api/v1/accounts/lookup?acct=friend", token: person))
+            record("lookup of an unknown account", "Error", status: 404,
+                   try await Self.request("GET", base, "/api/v1/accounts/lookup?acct=nobody%40elsewhere.example", token: person))
+            record("app credentials", "Application", status: 200, try await Self.request("GET", base, "/api/v1/apps/verify_credentials", token: bot))
+            record("streamed notification", "Notification", status: 200, try await Self.streamedEvent(base, token: bot) {
+                await server.add(statuses: [.init(id: MastodonFixture.statusID(900), accountID: MastodonFixture.friendID, content: "<p>@mirror 今？</p>",
+                                                  createdAt: await server.now(), mentionIDs: [MastodonFixture.botID])])
+            })
             record("bad token", "Error", status: 401, try await Self.request("GET", base, "/api/v1/accounts/verify_credentials", token: "nope"))
             record("outside the scopes", "Error", status: 403, try await Self.request("POST", base, "/api/v1/statuses", token: person,
                                                                                      body: ["status": "x"], key: "three"))

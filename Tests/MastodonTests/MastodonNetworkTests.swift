@@ -50,6 +50,22 @@ struct MastodonNetworkTests {
         }
     }
 
+    @Test("Reading since an id stops at it: the home timeline's and the mentions' next links (which carry no since_id) are not followed past it")
+    func readsOnlyWhatIsNewer() async throws {
+        try await withFakeMastodon(MastodonFixture.seed(publicStatuses: 45)) { server, url async throws in
+            let network = MastodonMirrorNetwork(client: MastodonFixture.client(url))
+            var newer: [NetworkPost] = []
+            for try await page in network.homeTimeline(of: MastodonFixture.botID, as: .bot, since: MastodonFixture.statusID(40), maxPosts: nil,
+                                                       perPage: 5, includingReposts: false, for: .liking) { newer += page.posts }
+            // The person's 41st to 45th public statuses and their unlisted one (the private one is the person's own
+            // followers', the bot follows them: it is in its timeline too); the boost is left out.
+            #expect(newer.allSatisfy { MastodonMirrorNetwork.isNewer($0.id, than: MastodonFixture.statusID(40)) })
+            #expect(newer.count >= 5)
+            let reads = await server.requestCounts()[GetHomeTimeline.name] ?? 0
+            #expect(reads <= 3, "\(reads) pages read for a handful of new statuses")
+        }
+    }
+
     @Test("With POST_CW the warned status is copied, its warning first")
     func warningsCopied() async throws {
         try await withFakeMastodon { _, url async throws in
@@ -93,6 +109,9 @@ struct MastodonNetworkTests {
             #expect(posted[0].visibility == "unlisted" && posted[1].visibility == "private" && posted[1].inReplyToID == mentionID)
             // The instance stored the text as HTML; read back, it is what was posted.
             #expect(try await network.postExists(postID, as: .bot, for: .posts))
+            // An answer that does not name its mentioner starts with them: Mastodon notifies only whom a status mentions.
+            let unaddressed = try #require(try await network.reply("またね", to: MastodonFixture.statusID(11), for: .replies))
+            #expect(await server.posted().last.map { ($0.id, $0.content) } ?? ("", "") == (unaddressed, "<p>@stranger またね</p>"))
             let publicNetwork = MastodonMirrorNetwork(client: MastodonFixture.client(url), postVisibility: .public)
             _ = try await publicNetwork.post("public one", slot: "slot 2023-11-15 08:00", for: .posts)
             #expect(await server.posted().last?.visibility == "public")
