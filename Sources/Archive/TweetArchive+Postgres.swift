@@ -110,7 +110,9 @@ struct PostgresTweetArchive: TweetArchiveStatements {
               AND tweet_id <> ALL(\(sample.excluded)::bigint[])
               AND (\(sample.allowingMentions) OR text !~ \(TweetArchive.mentionPattern))
               AND (\(sample.allowingLinks) OR has_link IS NOT TRUE)
-              AND NOT EXISTS (SELECT 1 FROM bot_posts WHERE source_tweet_id = tweets.tweet_id AND posted_at >= \(sample.postedSince))
+              AND NOT EXISTS (SELECT 1 FROM bot_posts LEFT JOIN tweets AS posted ON posted.tweet_id = bot_posts.source_tweet_id
+                              WHERE bot_posts.posted_at >= \(sample.postedSince)
+                                AND (bot_posts.source_tweet_id = tweets.tweet_id OR posted.text = tweets.text))
               \(unescaped: tail)
             """
         }

@@ -95,7 +95,9 @@ struct SQLiteTweetArchive: TweetArchiveStatements {
                   AND (minute BETWEEN ? AND ? OR minute BETWEEN ? AND ?)
                   AND tweet_id NOT IN (SELECT value FROM json_each(?))
                   AND (? OR has_link IS NOT 1)
-                  AND NOT EXISTS (SELECT 1 FROM bot_posts WHERE source_tweet_id = tweets.tweet_id AND posted_at >= ?)
+                  AND NOT EXISTS (SELECT 1 FROM bot_posts LEFT JOIN tweets AS posted ON posted.tweet_id = bot_posts.source_tweet_id
+                                  WHERE bot_posts.posted_at >= ?
+                                    AND (bot_posts.source_tweet_id = tweets.tweet_id OR posted.text = tweets.text))
                 ORDER BY tweet_id
                 """, arguments: [firstLow, firstHigh, secondLow, secondHigh, TweetArchive.jsonArray(sample.excluded), sample.allowingLinks,
                                  sample.postedSince])

@@ -40,6 +40,12 @@ extension FakeMastodonSeed {
         autoRepliers = seed.autoRepliers ?? []
     }
 
+    /// A persona tweet's text as the instance shows it once turned back to plain text: X's escapes undone, each
+    /// t.co link the address it stands for.
+    public static func writtenText(of tweet: FakeXSeed.Tweet) -> String {
+        expanded(unescapedX(tweet.text), links: tweet.urls ?? [])
+    }
+
     /// X's escapes undone (X sends `&amp;`, `&lt;`, `&gt;`).
     static func unescapedX(_ text: String) -> String {
         text.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")

@@ -8,7 +8,8 @@ import BotClock
 /// Rules: a non-reply tweet (retweets are never archived) written within ±30 minutes of the current minute of the
 /// day, circularly; when there is none, the window widens step by step (±60, ±120, ±240, ±480 minutes, then the
 /// whole day) instead of failing, as the original did. Never a tweet the bot posted in the last
-/// `repostAfterDays`; never a tweet that @-mentions someone unless `allowsMentions` (a copy must not ping strangers);
+/// `repostAfterDays`, nor another with the same text (a person repeats themselves; a network that refuses no
+/// duplicates, as Mastodon, would show the copy saying it twice); never a tweet that @-mentions someone unless `allowsMentions` (a copy must not ping strangers);
 /// never one that contains a link unless `allowsLinks` (on X a post with a link costs $0.200 instead of $0.015).
 public struct PostPicker: Sendable {
     /// A chosen tweet and how wide the window had to be.

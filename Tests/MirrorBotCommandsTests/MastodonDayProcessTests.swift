@@ -57,6 +57,35 @@ struct MastodonDayProcessTests {
             statuses: statuses, follows: [personID: [friendID], botID: [personID, friendID]])
     }
 
+    @Test("doctor on Mastodon: whose each token is, its scopes, the bot flag; a token without a scope the bot needs, and an account without the bot flag, fail with what to do")
+    func doctor() async throws {
+        var seed = Self.seed()
+        try await TestServers.withTemporaryFolder { folder in
+            try await FakeMastodonServer(seed: seed).withRunning { url in
+                let run = try await MirrorBotProcess.run(["doctor"], environment: Self.environment(url, data: folder.appending(path: "a.sqlite").path))
+                #expect(run.status == 0, "\(run.standardOutput)\n\(run.standardError.suffix(1_000))")
+                #expect(run.standardOutput.contains("ok    human account: @person (id 100)"))
+                #expect(run.standardOutput.contains("ok    bot token's scopes: read write:favourites write:statuses"), "\(run.standardOutput)")
+                #expect(run.standardOutput.contains("ok    bot flag: @mirror says it is automated"))
+                #expect(run.standardOutput.contains("takes statuses of up to 500 characters"))
+                #expect(!run.standardOutput.contains("X's prices"))
+            }
+            seed.accounts[1].bot = false
+            seed.accounts[1].scopes = ["read", "write:statuses"]
+            try await FakeMastodonServer(seed: seed).withRunning { url in
+                let run = try await MirrorBotProcess.run(["doctor"], environment: Self.environment(url, data: folder.appending(path: "b.sqlite").path))
+                #expect(run.status == 1)
+                #expect(run.standardOutput.contains("FAIL  bot token's scopes:") && run.standardOutput.contains("without write:favourites"), "\(run.standardOutput)")
+                #expect(run.standardOutput.contains("FAIL  bot flag: @mirror is not marked as automated: in Preferences → Profile tick"))
+            }
+        }
+    }
+
+    static func environment(_ url: URL, data: String) -> [String: String] {
+        ["NETWORK": "mastodon", "HUMAN_MASTODON_URL": url.absoluteString, "HUMAN_MASTODON_TOKEN": "person-token",
+         "BOT_MASTODON_URL": url.absoluteString, "BOT_MASTODON_TOKEN": "bot-token", "MIRROR_BOT_DATA": data, "TZ": "Asia/Tokyo"]
+    }
+
     @Test("NETWORK=mastodon: train scheduler reads the person's statuses, start posts them unlisted at the person's hours and answers the friend with the person's own reply")
     func halfADay() async throws {
         let seed = Self.seed()

@@ -65,6 +65,32 @@ struct PickerTests {
         }
     }
 
+    @Test("Nor another tweet with the same text as one posted in those days (the person said it twice; the copy does not)",
+          arguments: StoreBackends.archives)
+    func sameTextNotTwice(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await TestServers.withIsolatedDatabase(backend) { database async throws in
+            let archive = TweetArchive(database: database, timeZone: Self.utc, rowLimit: 100)
+            try await archive.prepare()
+            try await archive.insert([
+                ArchivedTweet(tweetID: 1, text: "今日は寿司の日", createdAt: at(8, 0, daysAgo: 20)),
+                ArchivedTweet(tweetID: 2, text: "今日は寿司の日", createdAt: at(8, 5, daysAgo: 10)),
+                ArchivedTweet(tweetID: 3, text: "朝ごはん", createdAt: at(8, 10)),
+            ])
+            let now = Self.day.addingTimeInterval(8 * 3_600)
+            try await archive.recordBotPost(sourceTweetID: 1, botTweetID: 900, postedAt: now.addingTimeInterval(-3_600))
+            let picker = PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, logger: Self.logger)
+            var generator = SplitMix64(seed: 9)
+            var picked = Set<Int64>()
+            for _ in 0..<30 { if let pick = try await picker.pick(at: now, using: &generator) { picked.insert(pick.tweet.tweetID) } }
+            #expect(picked == [3])
+            // Past the days, both may come again.
+            let later = PostPicker(archive: archive, repostAfterDays: 0, allowsMentions: false, logger: Self.logger)
+            picked = []
+            for _ in 0..<60 { if let pick = try await later.pick(at: now, using: &generator) { picked.insert(pick.tweet.tweetID) } }
+            #expect(picked == [1, 2, 3])
+        }
+    }
+
     @Test("An empty archive gives no post and no crash", arguments: StoreBackends.archives)
     func emptyArchive(_ backend: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in

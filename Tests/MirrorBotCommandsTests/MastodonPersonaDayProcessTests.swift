@@ -1,0 +1,154 @@
+import Archive
+import BotConfiguration
+import Classifier
+import FakeMastodon
+import FakeX
+import Foundation
+import Logging
+import Picking
+import Testing
+import TestSupport
+import Tokenizer
+import WordCounts
+import BotAssembly
+
+/// The simulated day of the generated persona on a Mastodon instance: the same checks as on X (posts at the stored
+/// plan's minutes from the person's statuses near them, friends answered with the person's own replies, the
+/// stranger not, the bot that answers everything within limits, likes only favorites, nothing doubled after a
+/// SIGKILL), with Mastodon's own faults: the mention stream cut mid-day, 503s, and a create whose answer is lost.
+@Suite("mirror_bot start on Mastodon: a simulated day of the generated persona", .serialized)
+struct MastodonPersonaDayProcessTests {
+    static let dayStart = PersonaDayProcessTests.dayStart
+    static let day = PersonaDayProcessTests.day
+
+    static func persona() -> FakeXPersona { PersonaDayProcessTests.persona() }
+
+    /// Runs `body` with the fake instance serving `persona`, the bot trained on `backends` with `NETWORK=mastodon`,
+    /// and the bot's archive and word counts opened as the bot opens them.
+    static func withTrainedBot(_ persona: FakeXPersona, _ name: String, _ backends: StoreBackends,
+                               _ body: (FakeMastodonServer, [String: String], ArchiveDatabase, any WordCountBackend) async throws -> Void) async throws {
+        try await TestServers.withTemporaryFolder { folder in
+            let server = FakeMastodonServer(seed: FakeMastodonSeed(persona: persona), logger: Logger(label: name, factory: { _ in SwiftLogNoOpLogHandler() }))
+            func run(database: DatabaseURL?) async throws {
+                try await server.withRunning { url in
+                    var environment = [
+                        "NETWORK": "mastodon", "HUMAN_MASTODON_URL": url.absoluteString, "HUMAN_MASTODON_TOKEN": persona.humanAccount.accessToken,
+                        "BOT_MASTODON_URL": url.absoluteString, "BOT_MASTODON_TOKEN": persona.botAccount.accessToken,
+                        "MIRROR_BOT_DATA": folder.appending(path: "bot.sqlite").path, "TZ": "Asia/Tokyo", "LOG_LEVEL": "info",
+                        "FAVORITE_RATE_THRESHOLD": "2", "MISSED_SLOT_GRACE": "60", "LEARN_POLL_SECONDS": "172800",
+                    ]
+                    if let database {
+                        environment.merge(["DATABASE_URL": database.connectionText, "REDIS_URL": try TestServers.redisURL().redacted,
+                                           "REDIS_KEY_PREFIX": TestServers.uniqueName(name) + ":"]) { $1 }
+                    }
+                    for command in [["migrate"], ["train", "scheduler"], ["train", "classifier"]] {
+                        let result = try await MirrorBotProcess.run(command, environment: environment)
+                        try #require(result.status == 0, "\(command): \(result.standardError)")
+                    }
+                    let configuration = try Configuration(environment: environment)
+                    let (counts, _) = try WordCountStores.open(for: configuration)
+                    try await ArchiveDatabase.open(for: configuration, logger: TestServers.logger).withRunning { database in
+                        try await body(server, environment, database, counts)
+                    }
+                    try await counts.removeAll()
+                }
+            }
+            switch backends.archive {
+            case .postgres: try await TestServers.withScratchDatabase(name) { databaseURL async throws in try await run(database: databaseURL) }
+            case .sqlite: try await run(database: nil)
+            }
+        }
+    }
+
+    @Test("A day on Mastodon through a cut stream, 503s and a lost answer: posts at the plan's minutes, friends answered once, likes only favorites",
+          arguments: PersonaDayProcessTests.backends)
+    func simulatedDay(_ backends: StoreBackends) async throws {
+        let persona = Self.persona()
+        try await Self.withTrainedBot(persona, "mastodon_day", backends) { server, environment, database, counts in
+            await server.add(fault: FakeMastodonFault(kind: .serviceUnavailable, endpoint: "POST /api/v1/statuses"))
+            await server.add(fault: FakeMastodonFault(kind: .dropAfterHandling, endpoint: "POST /api/v1/statuses"))
+            await server.add(fault: FakeMastodonFault(kind: .serviceUnavailable, endpoint: "GET /api/v1/timelines/home"))
+            await server.armClock(Self.dayStart, speed: 1_440)
+            // At noon on the instance's clock the mention stream is cut, as a restart of its streaming server does.
+            let cutter = Task {
+                while await server.now() < Self.dayStart.addingTimeInterval(12 * 3_600) { try await Task.sleep(for: .milliseconds(20)) }
+                await server.cutStreams()
+            }
+            let run = try await MirrorBotProcess.run(["start", "--speed", "1440", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "1d"],
+                                                     environment: environment)
+            cutter.cancel()
+            #expect(run.status == 0, "\(run.standardError.suffix(2_000))")
+            let posted = await server.postedAsTweets()
+            let slots = try await PersonaDayProcessTests.checkPostsAndReplies(persona, posted: posted, environment, database,
+                                                                              written: FakeMastodonSeed.writtenText(of:))
+            // Statuses go out unlisted; replies start with the mentioner, as a person's do on Mastodon.
+            #expect(await server.posted().allSatisfy { $0.visibility == "unlisted" })
+            #expect(posted.filter { $0.inReplyToTweetID != nil }.allSatisfy { $0.text.hasPrefix("@") })
+            // The stream: mentions pushed, the cut noticed, polling to catch up, streaming again; mentions after noon answered.
+            #expect(run.standardError.contains("mentions: streaming from Mastodon"))
+            #expect(run.standardError.contains("mentions: the stream dropped"), "\(run.standardError.suffix(3_000))")
+            #expect(run.standardError.contains("mentions: streaming again"))
+            #expect(await server.streamsOpened() >= 2)
+            #expect(posted.contains { $0.inReplyToUserID == persona.friends[1].id && $0.createdAt > Self.dayStart.addingTimeInterval(21 * 3_600) },
+                    "jiro's mention at 21:10 answered after the cut")
+
+            // Likes: only statuses the trained filter calls favorite, and most of those of the day.
+            let classifier = FavoriteClassifier(store: counts, tokenizer: try TweetTokenizer(), threshold: 2)
+            let authors = Dictionary(uniqueKeysWithValues: persona.authors.map { ($0.id, $0.username) })
+            let timeline = persona.seed.tweets.filter { authors[$0.authorID] != nil && $0.createdAt >= Self.dayStart }
+            let verdicts = try await classifier.classify(timeline.map { FavoriteClassifier.Tweet(text: $0.text, authorUsername: authors[$0.authorID]) })
+            let favorites = Set(zip(timeline, verdicts).filter { $0.1.isFavorite }.map(\.0.id))
+            let liked = Set(await server.favourited().filter { $0.accountID == persona.bot.id }.map(\.statusID))
+            #expect(!liked.isEmpty)
+            #expect(liked.isSubset(of: favorites), "liked but not favorite: \(liked.subtracting(favorites))")
+            let settled = Set(timeline.filter { $0.createdAt < Self.dayStart.addingTimeInterval(86_400 - 1_800) }.map(\.id))
+            #expect(favorites.intersection(settled).isSubset(of: liked), "favorite but not liked: \(favorites.intersection(settled).subtracting(liked))")
+            #expect(!slots.isEmpty)
+        }
+    }
+
+    @Test("SIGKILL mid-day on Mastodon, then a restart: nothing stored is lost, no slot or mention answered twice")
+    func killedMidDay() async throws {
+        let persona = Self.persona()
+        try await Self.withTrainedBot(persona, "mastodon_killed", StoreBackends(archive: .sqlite, counts: .sqlite)) { server, environment, database, _ in
+            await server.armClock(Self.dayStart, speed: 1_440)
+            let process = Process()
+            process.executableURL = try MirrorBotProcess.executable
+            process.arguments = ["start", "--speed", "1440", "--start-time", "2026-11-22T00:00:00+09:00"]
+            process.environment = environment.merging(["PATH": "/usr/bin:/bin", "LOG_LEVEL": "warning"]) { _, new in new }
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let deadline = ContinuousClock.now + .seconds(120)
+            while await server.posted().filter({ $0.inReplyToID == nil }).count < 4, ContinuousClock.now < deadline, process.isRunning {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal)
+            let postsBeforeKill = await server.posted().filter { $0.inReplyToID == nil }.count
+            try #require(postsBeforeKill >= 4)
+            try await database.checkReachable()
+
+            let resumeAt = await server.now()
+            await server.armClock(resumeAt, speed: 1_440)
+            let remaining = Int(Self.dayStart.addingTimeInterval(22 * 3_600).timeIntervalSince(resumeAt))
+            let again = try await MirrorBotProcess.run(["start", "--speed", "1440", "--start-time", resumeAt.formatted(.iso8601), "--duration", "\(remaining)s"],
+                                                       environment: environment)
+            #expect(again.status == 0, "\(again.standardError.suffix(2_000))")
+
+            let slots = try #require(try await PlanStore(database: database).slots(of: Self.day))
+            let posted = await server.postedAsTweets()
+            let posts = posted.filter { $0.inReplyToTweetID == nil }
+            let recorded = slots.filter { $0.state == .posted }
+            #expect(!slots.contains { $0.state == .posting })
+            #expect(recorded.count >= postsBeforeKill - 1)
+            // The slot in flight at the kill, sent again after the restart, carries the same Idempotency-Key: one status.
+            #expect(posts.count <= slots.filter { $0.state != .planned }.count)
+            #expect(recorded.allSatisfy { slot in posts.contains { $0.id == String(slot.botTweetID ?? -1) } })
+            #expect(Set(posts.map(\.text)).count == posts.count)  // nothing posted twice
+            let replies = posted.filter { $0.inReplyToTweetID != nil }
+            #expect(Set(replies.compactMap(\.inReplyToTweetID)).count == replies.count)  // no mention answered twice
+        }
+    }
+}
