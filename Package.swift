@@ -197,7 +197,7 @@ let package = Package(
         ),
         .target(
             name: "ArchiveImport",
-            dependencies: ["Archive", "Classifier", "PostText", "WordCounts", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            dependencies: ["Archive", "BotClock", "Classifier", "PostText", "WordCounts", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
             swiftSettings: strictSettings
         ),
         .target(

@@ -23,8 +23,16 @@ public struct ArchiveImporter: Sendable {
         public var likesRead = 0
         /// Likes newly learned as favorite.
         public var likesLearned = 0
-        /// Likes without text, which cannot be learned from.
+        /// Likes without text, which cannot be learned from (all of a Mastodon export's: it lists their addresses only).
         public var likesWithoutText = 0
+        /// Mastodon: statuses never copied (followers-only, direct, or with a content warning unless `POST_CW`).
+        public var notCopied = 0
+        /// Mastodon: replies stored without whom they answered (the person's instance could not name them).
+        public var repliesWithoutTarget = 0
+        /// Mastodon: the accounts looked up on the person's instance to name whom replies answered.
+        public var accountLookups = 0
+        /// Whether the export was Mastodon's (else X's).
+        public var isMastodon = false
 
         /// A report from its parts (all zero by default).
         public init(tweetsRead: Int = 0, retweetsSkipped: Int = 0, tweetsStored: Int = 0, likesRead: Int = 0,
@@ -34,21 +42,32 @@ public struct ArchiveImporter: Sendable {
         }
     }
 
+    /// The id the person's instance gives an account (`user@domain`), or nil when it does not know it: how a Mastodon
+    /// export's replies are filed under whom they answered.
+    public typealias AccountResolver = @Sendable (_ acct: String) async throws -> Int64?
+
     /// Where tweets go.
     public let archive: TweetArchive
     /// What learns the likes.
     public let classifier: FavoriteClassifier
+    /// Whether statuses with a content warning are kept, warning first (`POST_CW`).
+    public let copyingWarnings: Bool
+    /// Names whom a Mastodon reply answered; nil when no Mastodon account is configured.
+    public let resolveAccount: AccountResolver?
 
     /// An importer into `archive` and `classifier`'s counts.
-    public init(archive: TweetArchive, classifier: FavoriteClassifier) {
+    public init(archive: TweetArchive, classifier: FavoriteClassifier, copyingWarnings: Bool = false, resolveAccount: AccountResolver? = nil) {
         self.archive = archive
         self.classifier = classifier
+        self.copyingWarnings = copyingWarnings
+        self.resolveAccount = resolveAccount
     }
 
-    /// Imports the export at `path` (zip, folder, or a single `tweets.js` / `like.js`).
+    /// Imports the export at `path` (zip, folder, or a single `tweets.js` / `like.js`, or Mastodon's `outbox.json`).
     public func importExport(at path: String) async throws -> Report {
         let files = try ExportFiles(path: path)
         var report = Report()
+        if files.outboxFile != nil || files.mastodonLikesFile != nil { return try await importMastodon(files) }
 
         // Parse and convert everything first: an error here leaves both stores untouched.
         var tweets: [ArchivedTweet] = []
@@ -74,6 +93,44 @@ public struct ArchiveImporter: Sendable {
 
         report.tweetsStored = try await archive.insert(tweets)
         report.likesLearned = try await classifier.learnOnce(likes, as: .favorite, source: .import)
+        return report
+    }
+
+    /// A Mastodon export: every status read first; boosts, and statuses not for everyone or behind a warning, left
+    /// out; replies filed under whom they answered (looked up once per account on the person's instance, else under
+    /// no one: reply user 0, which no mentioner has); likes counted, not learned (the export lists only their
+    /// addresses).
+    private func importMastodon(_ files: ExportFiles) async throws -> Report {
+        var report = Report()
+        report.isMastodon = true
+        var statuses: [MastodonOutbox.Status] = []
+        if let outbox = files.outboxFile {
+            let contents = try MastodonOutbox.contents(of: outbox)
+            report.tweetsRead = contents.statuses.count + contents.boosts
+            report.retweetsSkipped = contents.boosts
+            statuses = contents.statuses.filter { $0.isPublic && ($0.warning == nil || copyingWarnings) }
+            report.notCopied = contents.statuses.count - statuses.count
+        }
+        if let likes = files.mastodonLikesFile {
+            report.likesRead = try MastodonOutbox.likedAddresses(in: likes).count
+            report.likesWithoutText = report.likesRead
+        }
+        var answered: [String: Int64?] = [:]
+        for acct in Set(statuses.compactMap(\.answeredAcct)).sorted() {
+            guard let resolveAccount else { break }
+            answered[acct] = try await resolveAccount(acct)
+            report.accountLookups += 1
+        }
+        let tweets = statuses.map { status -> ArchivedTweet in
+            var replyUserID: Int64?
+            if status.inReplyTo != nil {
+                replyUserID = status.answeredAcct.flatMap { answered[$0] ?? nil } ?? 0
+                if replyUserID == 0 { report.repliesWithoutTarget += 1 }
+            }
+            let text = status.warning.map { $0 + "\n\n" + status.text } ?? status.text
+            return ArchivedTweet(tweetID: status.id, text: text, replyUserID: replyUserID, createdAt: status.publishedAt)
+        }
+        report.tweetsStored = try await archive.insert(tweets)
         return report
     }
 

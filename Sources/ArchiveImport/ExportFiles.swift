@@ -1,8 +1,8 @@
 public import Foundation
 import ZIPFoundation
 
-/// The data files of an X archive ("Download your archive"), read from the `.zip`, its extracted folder, or a
-/// single `tweets.js`.
+/// The data files of an X archive ("Download your archive": `data/tweets.js`, `data/like.js`) or a Mastodon archive
+/// (`outbox.json`, `likes.json`), read from the `.zip`, its extracted folder, or a single data file.
 public struct ExportFiles: Sendable {
     /// One data file: its name (as found, such as `data/tweets-part1.js`) and bytes.
     public struct File: Sendable {
@@ -16,6 +16,10 @@ public struct ExportFiles: Sendable {
     public var tweetFiles: [File]
     /// `data/like.js` and `data/like-partN.js`.
     public var likeFiles: [File]
+    /// A Mastodon export's `outbox.json`.
+    public var outboxFile: File?
+    /// A Mastodon export's `likes.json`.
+    public var mastodonLikesFile: File?
 
     /// Reads the data files at `path`; throws `ImportError` when there is nothing to import.
     public init(path: String) throws {
@@ -41,8 +45,8 @@ public struct ExportFiles: Sendable {
             }
             for entry in archive where entry.type == .file {
                 let name = entry.path
-                guard let last = name.split(separator: "/").last, Self.kind(of: String(last)) != nil,
-                      name.hasPrefix("data/") || !name.contains("/") else { continue }
+                guard let last = name.split(separator: "/").last, let kind = Self.kind(of: String(last)),
+                      name.hasPrefix("data/") || !name.contains("/") || kind == .outbox || kind == .mastodonLikes else { continue }
                 var data = Data()
                 do {
                     _ = try archive.extract(entry, skipCRC32: false) { data.append($0) }
@@ -53,23 +57,30 @@ public struct ExportFiles: Sendable {
             }
         } else {
             guard Self.kind(of: URL(fileURLWithPath: path).lastPathComponent) != nil else {
-                throw ImportError(file: path, reason: "expected the archive's .zip, its folder, or a tweets.js / like.js file")
+                throw ImportError(file: path, reason: "expected the archive's .zip, its folder, or a tweets.js / like.js (X) or outbox.json / likes.json (Mastodon) file")
             }
             files.append(File(name: path, data: try Self.read(URL(fileURLWithPath: path))))
         }
         let ordered = files.sorted { Self.order($0.name) < Self.order($1.name) }
         tweetFiles = ordered.filter { Self.kind(of: $0.name) == .tweets }
         likeFiles = ordered.filter { Self.kind(of: $0.name) == .likes }
-        guard !tweetFiles.isEmpty || !likeFiles.isEmpty else {
-            throw ImportError(file: path, reason: "it holds no data/tweets.js, tweets-partN.js, tweet.js or like.js")
+        // A Mastodon export has one of each, at the top of the zip or folder.
+        outboxFile = ordered.filter { Self.kind(of: $0.name) == .outbox }.min { $0.name.count < $1.name.count }
+        mastodonLikesFile = ordered.filter { Self.kind(of: $0.name) == .mastodonLikes }.min { $0.name.count < $1.name.count }
+        guard !tweetFiles.isEmpty || !likeFiles.isEmpty || outboxFile != nil || mastodonLikesFile != nil else {
+            throw ImportError(file: path, reason: "it holds no data/tweets.js, tweets-partN.js, tweet.js or like.js (X), nor outbox.json or likes.json (Mastodon)")
         }
     }
 
-    enum Kind { case tweets, likes }
+    enum Kind { case tweets, likes, outbox, mastodonLikes }
 
     /// What a file name holds, or nil for files the import does not read.
     static func kind(of name: String) -> Kind? {
-        let file = String(name.split(separator: "/").last ?? Substring(name))
+        // A zip entry is named `archive.zip: path/in/zip`; the file's own name is the last part of either.
+        let entry = name.components(separatedBy: ": ").last ?? name
+        let file = String(entry.split(separator: "/").last ?? Substring(entry))
+        if file == "outbox.json" { return .outbox }
+        if file == "likes.json" { return .mastodonLikes }
         guard file.hasSuffix(".js") else { return nil }
         let base = String(file.dropLast(3))
         func matches(_ stem: String) -> Bool {

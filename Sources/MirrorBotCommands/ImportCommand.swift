@@ -2,40 +2,85 @@ import Archive
 import ArchiveImport
 import ArgumentParser
 import BotAssembly
+import BotConfiguration
+import MastodonAPI
 
-/// `mirror_bot import PATH`: trains from the human's downloaded X archive, without the API.
+/// `mirror_bot import PATH`: trains from the human's downloaded archive (X's or Mastodon's), without reading posts
+/// from the API.
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Imports the human's downloaded X archive: tweets into the archive, likes into the favorite filter.",
+        abstract: "Imports the human's downloaded X or Mastodon archive: posts into the archive, likes (X) into the favorite filter.",
         discussion: """
-            PATH is the .zip from X's "Download your archive", its extracted folder, or a single tweets.js or like.js. \
-            Free and not capped at 3,200 tweets; never calls the X API. Everything is read before anything is stored: \
-            a malformed file stops the import and nothing is stored. Re-importing the same archive changes nothing. \
-            The archive keeps the newest ARCHIVE_ROW_LIMIT tweets; raise it to keep more of a long history.
+            PATH is the .zip from X's "Download your archive" or Mastodon's "Request your archive" (Preferences → \
+            Import and export), its extracted folder, or a single tweets.js / like.js (X) or outbox.json (Mastodon). \
+            Free and not capped at 3,200 posts; reads no post from the API. Everything is read before anything is \
+            stored: a malformed file stops the import and nothing is stored. Re-importing the same archive changes \
+            nothing. The archive keeps the newest ARCHIVE_ROW_LIMIT posts; raise it to keep more of a long history.
+
+            Mastodon: boosts, and statuses that were followers-only, direct or behind a content warning (unless \
+            POST_CW=true) are left out. A reply is filed under whom it answered by looking that account up once on \
+            the person's instance (HUMAN_MASTODON_URL and HUMAN_MASTODON_TOKEN; free); without them, replies are \
+            stored without a target and say so. likes.json lists only the liked statuses' addresses: run \
+            `mirror_bot train classifier`, which reads the person's favourites from the API (free on Mastodon).
             """
     )
 
-    @Argument(help: "The archive .zip, its folder, or a tweets.js / like.js file.")
+    @Argument(help: "The archive .zip, its folder, or a tweets.js / like.js (X) or outbox.json (Mastodon) file.")
     var path: String
 
     func run() async throws {
         let context = try CommandContext.load()
         let configuration = context.configuration
         let path = path
+        let resolver = configuration.humanMastodon.map { _ in Self.accountResolver(configuration, context: context) }
         let (report, archived, calibration) = try await BotParts(configuration: configuration, logger: context.logger).withRunning { parts in
             let archive = parts.archive
             let classifier = try parts.classifier()
-            let report = try await ArchiveImporter(archive: archive, classifier: classifier).importExport(at: path)
+            let importer = ArchiveImporter(archive: archive, classifier: classifier, copyingWarnings: configuration.postContentWarnings,
+                                           resolveAccount: resolver)
+            let report = try await importer.importExport(at: path)
             let calibration = report.likesLearned > 0 ? try await calibrationLine(classifier, configuration, parts.database) : nil
             return (report, try await archive.count(), calibration)
         }
-        print("Imported \(report.tweetsStored) new tweets (\(report.tweetsRead) read, \(report.retweetsSkipped) retweets skipped) "
-              + "and learned \(report.likesLearned) new likes (\(report.likesRead) read, \(report.likesWithoutText) without text). "
-              + "The archive holds \(archived) tweets.")
+        if report.isMastodon {
+            print(Self.mastodonSummary(report, archived: archived, resolving: resolver != nil))
+        } else {
+            print("Imported \(report.tweetsStored) new tweets (\(report.tweetsRead) read, \(report.retweetsSkipped) retweets skipped) "
+                  + "and learned \(report.likesLearned) new likes (\(report.likesRead) read, \(report.likesWithoutText) without text). "
+                  + "The archive holds \(archived) tweets.")
+        }
         if let calibration { print(calibration) }
-        if report.tweetsRead - report.retweetsSkipped > configuration.archiveRowLimit {
+        if report.tweetsRead - report.retweetsSkipped - report.notCopied > configuration.archiveRowLimit {
             print("Only the newest \(configuration.archiveRowLimit) are kept (ARCHIVE_ROW_LIMIT); raise it to keep more.")
+        }
+    }
+
+    /// What a Mastodon export's import did, in words.
+    static func mastodonSummary(_ report: ArchiveImporter.Report, archived: Int, resolving: Bool) -> String {
+        var lines = ["Imported \(report.tweetsStored) new statuses (\(report.tweetsRead) read: \(report.retweetsSkipped) boosts skipped, "
+                     + "\(report.notCopied) never copied: followers-only, direct or behind a content warning). The archive holds \(archived) posts."]
+        if report.accountLookups > 0 { lines.append("Replies filed under whom they answered: \(report.accountLookups) accounts looked up on the person's instance.") }
+        if report.repliesWithoutTarget > 0 {
+            lines.append("\(report.repliesWithoutTarget) replies are stored without whom they answered"
+                         + (resolving ? " (the person's instance does not know those accounts)" : ": set HUMAN_MASTODON_URL and HUMAN_MASTODON_TOKEN before importing to look them up")
+                         + "; the bot answers no one with them (REPLY_FALLBACK=any may).")
+        }
+        if report.likesRead > 0 {
+            lines.append("likes.json lists \(report.likesRead) liked statuses by address only, so none was learned: run `mirror_bot train classifier` (free on Mastodon).")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Looks an account (`user@domain`) up on the person's instance: its id there, nil when the instance does not know it.
+    static func accountResolver(_ configuration: Configuration, context: CommandContext) -> ArchiveImporter.AccountResolver {
+        let client = BotParts.mastodonClient(configuration, logger: context.logger)
+        return { acct in
+            do {
+                return Int64(try await client.send(LookupAccount(acct: acct), as: .human).id)
+            } catch MastodonAPIError.notFound {
+                return nil
+            }
         }
     }
 }

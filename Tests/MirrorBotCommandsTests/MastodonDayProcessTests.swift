@@ -1,4 +1,5 @@
 import Archive
+import BotConfiguration
 import FakeMastodon
 import Foundation
 import Testing
@@ -77,6 +78,47 @@ struct MastodonDayProcessTests {
                 #expect(run.status == 1)
                 #expect(run.standardOutput.contains("FAIL  bot token's scopes:") && run.standardOutput.contains("without write:favourites"), "\(run.standardOutput)")
                 #expect(run.standardOutput.contains("FAIL  bot flag: @mirror is not marked as automated: in Preferences → Profile tick"))
+            }
+        }
+    }
+
+    @Test("mirror_bot import of the person's Mastodon export: public statuses stored, replies filed under the friend's id on the person's instance, and train scheduler then reads only what the export did not have")
+    func importsExport() async throws {
+        let seed = Self.seed()
+        let usernames = Dictionary(uniqueKeysWithValues: seed.accounts.map { ($0.id, $0.username) })
+        let parents = Dictionary(uniqueKeysWithValues: seed.statuses.map { ($0.id, $0) })
+        let exported = seed.statuses.filter { $0.accountID == Self.personID && $0.visibility == "public" && $0.spoilerText.isEmpty }.prefix(30)
+        let items = exported.map { status -> String in
+            let uri = "https://mastodon.example/users/person/statuses/\(status.id)"
+            let parent = status.inReplyToID.flatMap { parents[$0] }
+            let parentURI = parent.map { "\"https://mastodon.example/users/\(usernames[$0.accountID] ?? "?")/statuses/\($0.id)\"" } ?? "null"
+            let content = status.content.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            return #"{"type": "Create", "object": {"id": "\#(uri)", "type": "Note", "published": "\#(status.createdAt.formatted(.iso8601))", "content": "\#(content)", "inReplyTo": \#(parentURI), "to": ["https://www.w3.org/ns/activitystreams#Public"], "cc": [], "tag": []}}"#
+        }
+        let outbox = #"{"type": "OrderedCollection", "orderedItems": [\#(items.joined(separator: ","))]}"#
+        try await TestServers.withTemporaryFolder { folder in
+            let export = folder.appending(path: "archive")
+            try FileManager.default.createDirectory(at: export, withIntermediateDirectories: true)
+            try outbox.write(to: export.appending(path: "outbox.json"), atomically: true, encoding: .utf8)
+            try await FakeMastodonServer(seed: seed).withRunning { url in
+                let environment = Self.environment(url, data: folder.appending(path: "bot.sqlite").path)
+                let imported = try await MirrorBotProcess.run(["import", export.path], environment: environment)
+                #expect(imported.status == 0, "\(imported.standardError.suffix(1_000))")
+                let replies = exported.filter { $0.inReplyToID != nil }.count
+                #expect(replies > 0)
+                #expect(imported.standardOutput.contains("Imported 30 new statuses (30 read: 0 boosts skipped, 0 never copied"), "\(imported.standardOutput)")
+                #expect(imported.standardOutput.contains("Replies filed under whom they answered: \(Set(exported.compactMap(\.inReplyToID).compactMap { parents[$0]?.accountID }).count) accounts looked up"),
+                        "\(imported.standardOutput)")
+                let configuration = try Configuration(environment: environment)
+                try await ArchiveDatabase.open(for: configuration, logger: TestServers.logger).withRunning { database in
+                    let stored = try await TweetArchive(database: database, timeZone: configuration.timeZone, rowLimit: 10_000).newest(limit: 100)
+                    let friendReplies = stored.filter { $0.replyUserID == Int64(Self.friendID) }
+                    #expect(friendReplies.count == exported.filter { $0.inReplyToID.flatMap { parents[$0]?.accountID } == Self.friendID }.count)
+                    #expect(!friendReplies.isEmpty && friendReplies.allSatisfy { $0.text.hasPrefix("@friend わかる") })
+                }
+                // The export's statuses and the API's are the same statuses: training reads the rest.
+                let training = try await MirrorBotProcess.run(["train", "scheduler"], environment: environment)
+                #expect(training.standardOutput.contains("Archived 162 new tweets of the human"), "\(training.standardOutput)")
             }
         }
     }

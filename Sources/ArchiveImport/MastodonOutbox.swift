@@ -1,0 +1,156 @@
+import Archive
+import BotClock
+import Foundation
+import PostText
+
+/// The Mastodon archive export ("Request your archive": `outbox.json` and `likes.json`, ActivityStreams): the
+/// person's statuses as `Create` activities of `Note`s, their boosts as `Announce`s, their likes as the liked
+/// statuses' addresses only.
+enum MastodonOutbox {
+    /// The public audience, as ActivityStreams writes it (also in its short forms).
+    static let publicAudience: Set<String> = ["https://www.w3.org/ns/activitystreams#Public", "as:Public", "Public"]
+
+    /// A status of the outbox, as the archive keeps it.
+    struct Status: Equatable {
+        /// Its id on the person's instance (the last part of its address).
+        var id: Int64
+        /// Its text as written (HTML turned to text).
+        var text: String
+        /// When it was posted.
+        var publishedAt: Date
+        /// The status it answers, by address.
+        var inReplyTo: String?
+        /// Whom it answers, as `user@domain`, when the archive says (its mention of the parent's author).
+        var answeredAcct: String?
+        /// Whether everyone may see it (public or unlisted).
+        var isPublic: Bool
+        /// Its content warning, if any.
+        var warning: String?
+    }
+
+    /// What the outbox holds.
+    struct Contents {
+        var statuses: [Status] = []
+        var boosts = 0
+    }
+
+    /// Parses `outbox.json`; errors say the file and the entry.
+    static func contents(of file: ExportFiles.File) throws -> Contents {
+        let collection: Collection<Activity>
+        do {
+            collection = try JSONDecoder().decode(Collection<Activity>.self, from: file.data)
+        } catch {
+            throw ImportError(file: file.name, reason: "it is not an ActivityStreams collection of activities (\(describe(error)))")
+        }
+        var contents = Contents()
+        for (index, activity) in collection.orderedItems.enumerated() {
+            switch activity.type {
+            case "Announce":
+                contents.boosts += 1
+            case "Create":
+                guard case .note(let note)? = activity.object, note.type == "Note" else { continue }
+                contents.statuses.append(try status(note, entry: index + 1, file: file.name))
+            default:
+                continue
+            }
+        }
+        return contents
+    }
+
+    /// The liked statuses' addresses in `likes.json` (the export holds nothing more of them).
+    static func likedAddresses(in file: ExportFiles.File) throws -> [String] {
+        do {
+            return try JSONDecoder().decode(Collection<String>.self, from: file.data).orderedItems
+        } catch {
+            throw ImportError(file: file.name, reason: "it is not an ActivityStreams collection of addresses (\(describe(error)))")
+        }
+    }
+
+    private static func status(_ note: Note, entry: Int, file: String) throws -> Status {
+        guard let last = note.id.split(separator: "/").last, let id = Int64(last) else {
+            throw ImportError(file: file, reason: "entry \(entry)'s note has the id \"\(note.id.prefix(80))\", which does not end in a status number")
+        }
+        guard let published = note.published, let date = ISO8601Time.date(from: published), date.timeIntervalSince1970 > 0,
+              date < Date(timeIntervalSince1970: 32_503_680_000) else {
+            throw ImportError(file: file, reason: "entry \(entry) was published \"\(note.published ?? "")\", not a time like \"2023-08-12T16:10:37Z\"")
+        }
+        let audience = (note.to?.values ?? []) + (note.cc?.values ?? [])
+        let warning = note.summary.flatMap { $0.isEmpty ? nil : WrittenText.from(html: $0) }
+        return Status(id: id, text: WrittenText.from(html: note.content ?? ""), publishedAt: date, inReplyTo: note.inReplyTo,
+                      answeredAcct: note.inReplyTo.flatMap { answeredAcct(parent: $0, tags: note.tag ?? []) },
+                      isPublic: audience.contains { publicAudience.contains($0) }, warning: warning)
+    }
+
+    /// Whom a reply to `parent` answers: the mention of the parent's author (`@user@domain`), else the address's
+    /// own `https://domain/users/user/statuses/N` read as `user@domain`.
+    static func answeredAcct(parent: String, tags: [Tag]) -> String? {
+        guard let url = URL(string: parent), let host = url.host else { return nil }
+        let parts = url.pathComponents
+        guard let users = parts.firstIndex(of: "users"), users + 1 < parts.count else { return nil }
+        let actor = "\(url.scheme ?? "https")://\(host)/users/\(parts[users + 1])"
+        if let mention = tags.first(where: { $0.type == "Mention" && $0.href == actor }), let name = mention.name {
+            let acct = name.hasPrefix("@") ? String(name.dropFirst()) : name
+            return acct.contains("@") ? acct : "\(acct)@\(host)"
+        }
+        return "\(parts[users + 1])@\(host)"
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.dataCorrupted(let context): "malformed or cut short: \(context.debugDescription)"
+        case DecodingError.keyNotFound(let key, let context): "\(context.codingPath.map(\.stringValue).joined(separator: ".")) has no \"\(key.stringValue)\""
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            "\(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
+        default: "\(error)"
+        }
+    }
+
+    // MARK: - ActivityStreams, as far as the import reads it
+
+    struct Collection<Item: Decodable>: Decodable {
+        var orderedItems: [Item]
+    }
+
+    struct Activity: Decodable {
+        var type: String
+        var object: ObjectOrLink?
+    }
+
+    /// An activity's object: a whole object, or its address.
+    enum ObjectOrLink: Decodable {
+        case note(Note)
+        case link(String)
+
+        init(from decoder: any Decoder) throws {
+            if let address = try? decoder.singleValueContainer().decode(String.self) { self = .link(address); return }
+            self = .note(try Note(from: decoder))
+        }
+    }
+
+    struct Note: Decodable {
+        var id: String
+        var type: String
+        var published: String?
+        var content: String?
+        var summary: String?
+        var inReplyTo: String?
+        var to: Audience?
+        var cc: Audience?
+        var tag: [Tag]?
+    }
+
+    /// `to` and `cc`: one address or several.
+    struct Audience: Decodable {
+        var values: [String]
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let many = try? container.decode([String].self) { values = many } else { values = [try container.decode(String.self)] }
+        }
+    }
+
+    struct Tag: Decodable {
+        var type: String?
+        var href: String?
+        var name: String?
+    }
+}
