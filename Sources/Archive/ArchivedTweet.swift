@@ -10,13 +10,20 @@ public struct ArchivedTweet: Sendable, Equatable, Hashable {
     public var replyUserID: Int64?
     /// When the tweet was posted.
     public var createdAt: Date
+    /// Its content warning (Mastodon's `spoiler_text`), kept when `POST_CW=true`; nil for a post without one.
+    public var contentWarning: String?
+
+    /// `replyUserID` of a reply whose addressee no one can name (a Mastodon export's reply to an account the
+    /// person's instance does not know): never a post, never an answer to a mentioner, a fallback at most.
+    public static let unknownReplyTarget: Int64 = -1
 
     /// A tweet from its parts.
-    public init(tweetID: Int64, text: String, replyUserID: Int64? = nil, createdAt: Date) {
+    public init(tweetID: Int64, text: String, replyUserID: Int64? = nil, createdAt: Date, contentWarning: String? = nil) {
         self.tweetID = tweetID
         self.text = text
         self.replyUserID = replyUserID
         self.createdAt = createdAt
+        self.contentWarning = contentWarning
     }
 }
 

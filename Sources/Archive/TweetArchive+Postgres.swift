@@ -46,17 +46,19 @@ struct PostgresTweetArchive: TweetArchiveStatements {
         let ids = tweets.map(\.tweet.tweetID), texts = tweets.map(\.tweet.text), dates = tweets.map(\.tweet.createdAt)
         let replyUserIDs = tweets.map { $0.tweet.replyUserID ?? 0 }  // 0 stands for "not a reply": no X user has id 0.
         let links = tweets.map(\.hasLink)
+        let warnings = tweets.map { $0.tweet.contentWarning ?? "" }  // "" stands for "no warning"
         let zone = zone.identifier
         let logger = logger
         return try await database.transaction("inserting \(tweets.count) tweets") { connection in
             let rows = try await connection.query("""
                 WITH inserted AS (
-                    INSERT INTO tweets (tweet_id, text, reply_user_id, created_at, minute, has_link)
+                    INSERT INTO tweets (tweet_id, text, reply_user_id, created_at, minute, has_link, content_warning)
                     SELECT t.tweet_id, t.text, NULLIF(t.reply_user_id, 0), t.created_at,
                            (extract(hour FROM t.created_at AT TIME ZONE \(zone)) * 60
-                            + extract(minute FROM t.created_at AT TIME ZONE \(zone)))::integer, t.has_link
-                    FROM unnest(\(ids)::bigint[], \(texts)::text[], \(replyUserIDs)::bigint[], \(dates)::timestamptz[], \(links)::boolean[])
-                         AS t(tweet_id, text, reply_user_id, created_at, has_link)
+                            + extract(minute FROM t.created_at AT TIME ZONE \(zone)))::integer, t.has_link, NULLIF(t.content_warning, '')
+                    FROM unnest(\(ids)::bigint[], \(texts)::text[], \(replyUserIDs)::bigint[], \(dates)::timestamptz[], \(links)::boolean[],
+                                \(warnings)::text[])
+                         AS t(tweet_id, text, reply_user_id, created_at, has_link, content_warning)
                     ON CONFLICT (tweet_id) DO NOTHING
                     RETURNING 1
                 )
@@ -140,9 +142,9 @@ struct PostgresTweetArchive: TweetArchiveStatements {
 
     func newest(limit: Int) async throws -> [ArchivedTweet] {
         try await database.rows("reading tweets", """
-            SELECT tweet_id, text, reply_user_id, created_at FROM tweets
+            SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets
             ORDER BY created_at DESC, tweet_id DESC LIMIT \(limit)
-            """, as: (Int64, String, Int64?, Date).self).map(ArchivedTweet.init(row:))
+            """, as: (Int64, String, Int64?, Date, String?).self).map(ArchivedTweet.init(row:))
     }
 
     func removeAll() async throws {
@@ -162,8 +164,8 @@ struct PostgresTweetArchive: TweetArchiveStatements {
         let count: Int = try await single(operation, makeQuery("count(*)::bigint", "")) ?? 0
         guard count > 0 else { return nil }
         let offset = Int.random(in: 0..<count, using: &generator)
-        let rowQuery = makeQuery("tweet_id, text, reply_user_id, created_at", "ORDER BY tweet_id LIMIT 1 OFFSET \(offset)")
-        return try await database.rows(operation, rowQuery, as: (Int64, String, Int64?, Date).self).first.map(ArchivedTweet.init(row:))
+        let rowQuery = makeQuery("tweet_id, text, reply_user_id, created_at, content_warning", "ORDER BY tweet_id LIMIT 1 OFFSET \(offset)")
+        return try await database.rows(operation, rowQuery, as: (Int64, String, Int64?, Date, String?).self).first.map(ArchivedTweet.init(row:))
     }
 
     private func single(_ operation: String, _ sql: PostgresQuery) async throws -> Int? {
@@ -172,8 +174,8 @@ struct PostgresTweetArchive: TweetArchiveStatements {
 }
 
 extension ArchivedTweet {
-    /// A tweet from a Postgres row of `tweet_id, text, reply_user_id, created_at`.
-    init(row: (Int64, String, Int64?, Date)) {
-        self.init(tweetID: row.0, text: row.1, replyUserID: row.2, createdAt: row.3)
+    /// A tweet from a Postgres row of `tweet_id, text, reply_user_id, created_at, content_warning`.
+    init(row: (Int64, String, Int64?, Date, String?)) {
+        self.init(tweetID: row.0, text: row.1, replyUserID: row.2, createdAt: row.3, contentWarning: row.4)
     }
 }

@@ -39,14 +39,14 @@ struct SQLiteTweetArchive: TweetArchiveStatements {
     func insert(_ tweets: [NewTweet], in zone: TimeZone, keeping rowLimit: Int) async throws -> Int {
         try await database.write("inserting \(tweets.count) tweets") { db in
             let insert = try db.cachedStatement(sql: """
-                INSERT INTO tweets (tweet_id, text, reply_user_id, created_at, minute, day, has_link) VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO tweets (tweet_id, text, reply_user_id, created_at, minute, day, has_link, content_warning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (tweet_id) DO NOTHING
                 """)
             var inserted = 0
             for new in tweets {
                 let local = LocalTime(of: new.tweet.createdAt, in: zone)
                 try insert.execute(arguments: [new.tweet.tweetID, new.tweet.text, new.tweet.replyUserID, new.tweet.createdAt,
-                                               local.minute, local.day, new.hasLink])
+                                               local.minute, local.day, new.hasLink, new.tweet.contentWarning])
                 inserted += db.changesCount
             }
             if inserted > 0 {
@@ -91,7 +91,7 @@ struct SQLiteTweetArchive: TweetArchiveStatements {
         // @-mention test runs here (SQLite has no regular expressions).
         let candidates = try await database.read("sampling a tweet near minute \(sample.minute)") { db in
             try Row.fetchAll(db, sql: """
-                SELECT tweet_id, text, reply_user_id, created_at FROM tweets WHERE reply_user_id IS NULL
+                SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets WHERE reply_user_id IS NULL
                   AND (minute BETWEEN ? AND ? OR minute BETWEEN ? AND ?)
                   AND tweet_id NOT IN (SELECT value FROM json_each(?))
                   AND (? OR has_link IS NOT 1)
@@ -110,7 +110,7 @@ struct SQLiteTweetArchive: TweetArchiveStatements {
         let anyUser = sample.userID == nil, user = sample.userID ?? 0
         let candidates = try await database.read("sampling a reply to \(sample.whom)") { db in
             try Row.fetchAll(db, sql: """
-                SELECT tweet_id, text, reply_user_id, created_at FROM tweets
+                SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets
                 WHERE reply_user_id IS NOT NULL AND (? OR reply_user_id = ?)
                   AND tweet_id NOT IN (SELECT value FROM json_each(?)) AND (? OR has_link IS NOT 1) ORDER BY tweet_id
                 """, arguments: [anyUser, user, TweetArchive.jsonArray(sample.excluded), sample.allowingLinks]).map(ArchivedTweet.init(row:))
@@ -128,7 +128,7 @@ struct SQLiteTweetArchive: TweetArchiveStatements {
     func newest(limit: Int) async throws -> [ArchivedTweet] {
         try await database.read("reading tweets") { db in
             try Row.fetchAll(db, sql: """
-                SELECT tweet_id, text, reply_user_id, created_at FROM tweets ORDER BY created_at DESC, tweet_id DESC LIMIT ?
+                SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets ORDER BY created_at DESC, tweet_id DESC LIMIT ?
                 """, arguments: [limit]).map(ArchivedTweet.init(row:))
         }
     }
@@ -139,8 +139,8 @@ struct SQLiteTweetArchive: TweetArchiveStatements {
 }
 
 extension ArchivedTweet {
-    /// A tweet from an SQLite row of `tweet_id, text, reply_user_id, created_at`.
+    /// A tweet from an SQLite row of `tweet_id, text, reply_user_id, created_at, content_warning`.
     init(row: Row) {
-        self.init(tweetID: row[0], text: row[1], replyUserID: row[2], createdAt: row[3])
+        self.init(tweetID: row[0], text: row[1], replyUserID: row[2], createdAt: row[3], contentWarning: row[4])
     }
 }

@@ -97,9 +97,9 @@ public struct ArchiveImporter: Sendable {
     }
 
     /// A Mastodon export: every status read first; boosts, and statuses not for everyone or behind a warning, left
-    /// out; replies filed under whom they answered (looked up once per account on the person's instance, else under
-    /// no one: reply user 0, which no mentioner has); likes counted, not learned (the export lists only their
-    /// addresses).
+    /// out (or, with `POST_CW`, kept with their warning); replies filed under whom they answered (looked up once per
+    /// account on the person's instance, else under `ArchivedTweet.unknownReplyTarget`); likes counted, not learned
+    /// (the export lists only their addresses).
     private func importMastodon(_ files: ExportFiles) async throws -> Report {
         var report = Report()
         report.isMastodon = true
@@ -124,11 +124,11 @@ public struct ArchiveImporter: Sendable {
         let tweets = statuses.map { status -> ArchivedTweet in
             var replyUserID: Int64?
             if status.inReplyTo != nil {
-                replyUserID = status.answeredAcct.flatMap { answered[$0] ?? nil } ?? 0
-                if replyUserID == 0 { report.repliesWithoutTarget += 1 }
+                replyUserID = status.answeredAcct.flatMap { answered[$0] ?? nil } ?? ArchivedTweet.unknownReplyTarget
+                if replyUserID == ArchivedTweet.unknownReplyTarget { report.repliesWithoutTarget += 1 }
             }
-            let text = status.warning.map { $0 + "\n\n" + status.text } ?? status.text
-            return ArchivedTweet(tweetID: status.id, text: text, replyUserID: replyUserID, createdAt: status.publishedAt)
+            return ArchivedTweet(tweetID: status.id, text: status.text, replyUserID: replyUserID, createdAt: status.publishedAt,
+                                 contentWarning: status.warning)
         }
         report.tweetsStored = try await archive.insert(tweets)
         return report

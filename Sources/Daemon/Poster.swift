@@ -119,7 +119,7 @@ public struct Poster: Service {
                     logger.info("dry run: slot \(clockTime) would post \(origin(pick)): \(pick.tweet.text)")
                     return
                 }
-                let created = try await network.post(pick.tweet.text, slot: "slot \(day) \(minute)", for: .posts)
+                let created = try await network.post(pick.tweet.text, warning: pick.tweet.contentWarning, slot: "slot \(day) \(minute)", for: .posts)
                 try await plans.markPosted(day: day, minute: minute, sourceTweetID: pick.tweet.tweetID, botTweetID: created.flatMap { Int64($0) },
                                            postedAt: clock.now(), reason: origin(pick))
                 logger.info("posted slot \(clockTime) -> tweet \(created ?? "?") (\(origin(pick)))")

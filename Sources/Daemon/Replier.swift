@@ -133,7 +133,7 @@ public struct Replier: Service {
                     try await clock.sleep(for: .milliseconds(Int64(Double.random(in: settings.delay, using: &generator) * 1000)))
                     paused = true
                 }
-                let created = try await network.reply(pick.text, to: mention.id, for: .replies)
+                let created = try await network.reply(pick.text, warning: pick.source.contentWarning, to: mention.id, for: .replies)
                 try await mentions.finish(mentionID: mentionID, state: .replied, replyTweetID: created.flatMap { Int64($0) },
                                           sourceTweetID: pick.source.tweetID, reason: origin)
                 logger.info("replied to \(who) (\(mention.id)) -> tweet \(created ?? "?") (\(origin))")

@@ -175,13 +175,15 @@ public struct MastodonMirrorNetwork: MirrorNetwork {
         }
     }
 
-    public func post(_ text: String, slot: String, for work: Work) async throws -> String? {
-        try await checkLength(of: text)
+    public func post(_ text: String, warning: String?, slot: String, for work: Work) async throws -> String? {
+        try await checkLength(of: (warning ?? "") + text)
         let key = Self.idempotencyKey("post", slot)
-        return try await Self.mapped { try await client.send(PostStatus(text: text, visibility: postVisibility, key: key), as: .bot).id }
+        return try await Self.mapped {
+            try await client.send(PostStatus(text: text, visibility: postVisibility, spoilerText: warning, key: key), as: .bot).id
+        }
     }
 
-    public func reply(_ text: String, to postID: String, for work: Work) async throws -> String? {
+    public func reply(_ text: String, warning: String?, to postID: String, for work: Work) async throws -> String? {
         let mention: MentionFacts
         if let known = mentionVisibility.facts(of: postID) {
             mention = known
@@ -191,12 +193,12 @@ public struct MastodonMirrorNetwork: MirrorNetwork {
         }
         // Mastodon notifies only whom a status mentions: the answer starts with its mentioner, as a person's would.
         let addressed = text.localizedCaseInsensitiveContains("@" + mention.authorAcct) ? text : "@\(mention.authorAcct) \(text)"
-        try await checkLength(of: addressed)
+        try await checkLength(of: (warning ?? "") + addressed)
         // Never more public than the mention: a followers-only mention gets a followers-only reply.
         let visibility = max(postVisibility, mention.visibility)
         let key = Self.idempotencyKey("reply", postID)
         return try await Self.mapped {
-            try await client.send(PostStatus(text: addressed, visibility: visibility, inReplyToID: postID, key: key), as: .bot).id
+            try await client.send(PostStatus(text: addressed, visibility: visibility, inReplyToID: postID, spoilerText: warning, key: key), as: .bot).id
         }
     }
 
@@ -245,7 +247,7 @@ public struct MastodonMirrorNetwork: MirrorNetwork {
     }
 
     /// The status as a post the bot may keep, or nil: a boost, a private or direct status, or one with a content
-    /// warning (unless warnings are copied, when the warning goes first, as its own line).
+    /// warning (unless warnings are copied, when it keeps its warning and the copy is posted behind it).
     static func copyable(_ status: MastodonStatus, copyingWarnings: Bool) -> NetworkPost? {
         guard status.reblog == nil, status.visibility <= .unlisted else { return nil }
         if !status.spoilerText.isEmpty && !copyingWarnings { return nil }
@@ -288,14 +290,14 @@ public struct MastodonMirrorNetwork: MirrorNetwork {
 }
 
 extension MastodonStatus {
-    /// The status in the bot's form: its HTML as the text its author wrote (a content warning, when there is one,
-    /// first on its own line), its author, and what it answers.
+    /// The status in the bot's form: its HTML as the text its author wrote, its content warning, its author, and
+    /// what it answers.
     public func networkPost() -> NetworkPost {
-        let text = WrittenText.from(html: content)
-        return NetworkPost(id: id, text: spoilerText.isEmpty ? text : spoilerText + "\n\n" + text, authorID: account.id,
+        NetworkPost(id: id, text: WrittenText.from(html: content), authorID: account.id,
                            authorHandle: account.acct, createdAt: createdAt, replyToUserID: inReplyToAccountID,
                            replyToPostID: inReplyToID, conversationID: nil, isRepost: reblog != nil,
-                           authorAsksNoBots: WrittenText.from(html: account.note).localizedCaseInsensitiveContains("#nobot"))
+                    authorAsksNoBots: WrittenText.from(html: account.note).localizedCaseInsensitiveContains("#nobot"),
+                    contentWarning: spoilerText.isEmpty ? nil : spoilerText)
     }
 }
 

@@ -35,11 +35,12 @@ public protocol MirrorNetwork: Sendable {
     func postExists(_ postID: String, as account: Account, for work: Work) async throws -> Bool
 
     /// Posts `text` as the bot for `slot` (what the post is for, such as "slot 2026-11-22 09:12": a network that
-    /// takes idempotency keys makes one post per slot however often it is sent); returns the new post's id.
-    func post(_ text: String, slot: String, for work: Work) async throws -> String?
-    /// Answers `postID` with `text` as the bot (one answer per mention where the network takes idempotency keys);
-    /// returns the new post's id.
-    func reply(_ text: String, to postID: String, for work: Work) async throws -> String?
+    /// takes idempotency keys makes one post per slot however often it is sent), behind `warning` when the
+    /// original had one (a network without content warnings refuses it as `unpostable`); returns the new post's id.
+    func post(_ text: String, warning: String?, slot: String, for work: Work) async throws -> String?
+    /// Answers `postID` with `text` as the bot (one answer per mention where the network takes idempotency keys),
+    /// behind `warning` as `post` does; returns the new post's id.
+    func reply(_ text: String, warning: String?, to postID: String, for work: Work) async throws -> String?
     /// Likes `postID` as the bot (`botID`).
     func like(_ postID: String, as botID: String, for work: Work) async throws
     /// Checks, with one call that reads and changes nothing, whether the network takes likes from the bot again

@@ -24,6 +24,8 @@ public struct NetworkPost: Sendable, Equatable {
     /// Whether its author's profile asks bots not to answer (`#nobot`, a fediverse convention), where the network
     /// says.
     public var authorAsksNoBots: Bool
+    /// Its content warning (Mastodon's `spoiler_text`), when it has one and the bot may copy it (`POST_CW`).
+    public var contentWarning: String?
     /// Where it stands in the list it was read from, when that is not its id: a mention read from Mastodon's
     /// notifications stands at its notification's id, which is what the next read asks for what is newer than.
     public var position: String?
@@ -34,10 +36,10 @@ public struct NetworkPost: Sendable, Equatable {
     /// A post from its parts.
     public init(id: String, text: String, authorID: String? = nil, authorHandle: String? = nil, createdAt: Date? = nil,
                 replyToUserID: String? = nil, replyToPostID: String? = nil, conversationID: String? = nil, isRepost: Bool = false,
-                authorAsksNoBots: Bool = false, position: String? = nil) {
+                authorAsksNoBots: Bool = false, position: String? = nil, contentWarning: String? = nil) {
         self.id = id; self.text = text; self.authorID = authorID; self.authorHandle = authorHandle; self.createdAt = createdAt
         self.replyToUserID = replyToUserID; self.replyToPostID = replyToPostID; self.conversationID = conversationID; self.isRepost = isRepost
-        self.authorAsksNoBots = authorAsksNoBots; self.position = position
+        self.authorAsksNoBots = authorAsksNoBots; self.position = position; self.contentWarning = contentWarning
     }
 }
 

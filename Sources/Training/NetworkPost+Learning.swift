@@ -7,7 +7,8 @@ extension ArchivedTweet {
     /// repost, which is never archived, or a post without a numeric id or a time.
     public init?(_ post: NetworkPost) {
         guard !post.isRepost, let id = Int64(post.id), let createdAt = post.createdAt else { return nil }
-        self.init(tweetID: id, text: post.text, replyUserID: post.replyToUserID.flatMap { Int64($0) }, createdAt: createdAt)
+        self.init(tweetID: id, text: post.text, replyUserID: post.replyToUserID.flatMap { Int64($0) }, createdAt: createdAt,
+                  contentWarning: post.contentWarning)
     }
 }
 

@@ -52,15 +52,23 @@ public struct XMirrorNetwork: MirrorNetwork {
         }
     }
 
-    /// X takes no idempotency key: `slot` is not sent (a lost answer is an unknown outcome, never re-sent).
-    public func post(_ text: String, slot: String, for work: Work) async throws -> String? {
-        try await mapped(nil) { try await client.send(CreateTweet(text: text), as: .bot, for: work).data?.id }
+    /// X takes no idempotency key: `slot` is not sent (a lost answer is an unknown outcome, never re-sent). X has no
+    /// content warnings: a post the person hid behind one is not posted in the open (another is picked).
+    public func post(_ text: String, warning: String?, slot: String, for work: Work) async throws -> String? {
+        try Self.refuseWarned(warning)
+        return try await mapped(nil) { try await client.send(CreateTweet(text: text), as: .bot, for: work).data?.id }
     }
 
-    public func reply(_ text: String, to postID: String, for work: Work) async throws -> String? {
-        try await mapped(nil) {
+    public func reply(_ text: String, warning: String?, to postID: String, for work: Work) async throws -> String? {
+        try Self.refuseWarned(warning)
+        return try await mapped(nil) {
             try await client.send(CreateTweet(text: text, inReplyToTweetID: postID), as: .bot, for: work).data?.id
         }
+    }
+
+    /// A post behind a content warning, which X cannot show: `unpostable`, so that another is picked.
+    private static func refuseWarned(_ warning: String?) throws {
+        if let warning { throw NetworkError.unpostable("behind the content warning \"\(warning)\", which X cannot show") }
     }
 
     public func like(_ postID: String, as botID: String, for work: Work) async throws {

@@ -66,14 +66,19 @@ struct MastodonNetworkTests {
         }
     }
 
-    @Test("With POST_CW the warned status is copied, its warning first")
+    @Test("With POST_CW the warned status is copied with its warning, and posted behind it")
     func warningsCopied() async throws {
-        try await withFakeMastodon { _, url async throws in
+        try await withFakeMastodon { server, url async throws in
             let network = MastodonMirrorNetwork(client: MastodonFixture.client(url), copyingWarnings: true)
             var posts: [NetworkPost] = []
             for try await page in network.posts(of: MastodonFixture.personID, since: nil, maxPosts: 100, for: .learning) { posts += page.posts }
-            #expect(posts.contains { $0.text == "ネタバレ\n\nbehind a warning" })
+            let warned = try #require(posts.first { $0.text == "behind a warning" })
+            #expect(warned.contentWarning == "ネタバレ")
+            #expect(posts.filter { $0.contentWarning != nil }.count == 1)
             #expect(!posts.contains { $0.text == "followers only" })
+            _ = try await network.post(warned.text, warning: warned.contentWarning, slot: "slot 2023-11-15 07:00", for: .posts)
+            let posted = try #require(await server.posted().last)
+            #expect(posted.spoilerText == "ネタバレ" && posted.content == "<p>behind a warning</p>")
         }
     }
 
@@ -101,19 +106,19 @@ struct MastodonNetworkTests {
     func visibility() async throws {
         try await withFakeMastodon { server, url async throws in
             let network = MastodonMirrorNetwork(client: MastodonFixture.client(url))
-            let postID = try #require(try await network.post("いい天気 & <br>", slot: "slot 2023-11-15 07:00", for: .posts))
+            let postID = try #require(try await network.post("いい天気 & <br>", warning: nil, slot: "slot 2023-11-15 07:00", for: .posts))
             let mentionID = MastodonFixture.statusID(10)  // the friend's followers-only mention
-            let replyID = try #require(try await network.reply("@friend やあ", to: mentionID, for: .replies))
+            let replyID = try #require(try await network.reply("@friend やあ", warning: nil, to: mentionID, for: .replies))
             let posted = await server.posted()
             #expect(posted.map(\.id) == [postID, replyID])
             #expect(posted[0].visibility == "unlisted" && posted[1].visibility == "private" && posted[1].inReplyToID == mentionID)
             // The instance stored the text as HTML; read back, it is what was posted.
             #expect(try await network.postExists(postID, as: .bot, for: .posts))
             // An answer that does not name its mentioner starts with them: Mastodon notifies only whom a status mentions.
-            let unaddressed = try #require(try await network.reply("またね", to: MastodonFixture.statusID(11), for: .replies))
+            let unaddressed = try #require(try await network.reply("またね", warning: nil, to: MastodonFixture.statusID(11), for: .replies))
             #expect(await server.posted().last.map { ($0.id, $0.content) } ?? ("", "") == (unaddressed, "<p>@stranger またね</p>"))
             let publicNetwork = MastodonMirrorNetwork(client: MastodonFixture.client(url), postVisibility: .public)
-            _ = try await publicNetwork.post("public one", slot: "slot 2023-11-15 08:00", for: .posts)
+            _ = try await publicNetwork.post("public one", warning: nil, slot: "slot 2023-11-15 08:00", for: .posts)
             #expect(await server.posted().last?.visibility == "public")
         }
     }
@@ -124,7 +129,7 @@ struct MastodonNetworkTests {
             let clock = ManualBotClock(now: MastodonFixture.start)
             let network = MastodonMirrorNetwork(client: MastodonFixture.client(url, clock: clock))
             await server.add(fault: FakeMastodonFault(kind: .dropAfterHandling, endpoint: PostStatus.name))
-            async let posting = network.post("一度だけ", slot: "slot 2023-11-15 09:00", for: .posts)
+            async let posting = network.post("一度だけ", warning: nil, slot: "slot 2023-11-15 09:00", for: .posts)
             await clock.waitForSleepers(count: 1)  // the backoff after the lost answer
             clock.advance(by: 60)
             let id = try await posting
@@ -138,14 +143,14 @@ struct MastodonNetworkTests {
     func keysFromSlotAndMention() async throws {
         try await withFakeMastodon { server, url async throws in
             let network = MastodonMirrorNetwork(client: MastodonFixture.client(url))
-            let first = try await network.post("朝の投稿", slot: "slot 2023-11-15 07:00", for: .posts)
+            let first = try await network.post("朝の投稿", warning: nil, slot: "slot 2023-11-15 07:00", for: .posts)
             // After a restart the slot may be picked again with another text: the instance answers with the first status.
-            let again = try await network.post("別の投稿", slot: "slot 2023-11-15 07:00", for: .posts)
-            let next = try await network.post("朝の投稿", slot: "slot 2023-11-15 08:00", for: .posts)
+            let again = try await network.post("別の投稿", warning: nil, slot: "slot 2023-11-15 07:00", for: .posts)
+            let next = try await network.post("朝の投稿", warning: nil, slot: "slot 2023-11-15 08:00", for: .posts)
             #expect(first == again && next != first)
             let mentionID = MastodonFixture.statusID(10)
-            let reply = try await network.reply("@friend やあ", to: mentionID, for: .replies)
-            let replyAgain = try await network.reply("@friend おはよう", to: mentionID, for: .replies)
+            let reply = try await network.reply("@friend やあ", warning: nil, to: mentionID, for: .replies)
+            let replyAgain = try await network.reply("@friend おはよう", warning: nil, to: mentionID, for: .replies)
             #expect(reply == replyAgain)
             #expect(await server.posted().count == 3)
         }

@@ -137,13 +137,13 @@ struct MastodonThreadTests {
         try await withFakeMastodon { server, url async throws in
             let network = MastodonMirrorNetwork(client: MastodonFixture.client(url))
             await #expect {
-                _ = try await network.post(String(repeating: "長", count: 501), slot: "slot 2023-11-15 07:00", for: .posts)
+                _ = try await network.post(String(repeating: "長", count: 501), warning: nil, slot: "slot 2023-11-15 07:00", for: .posts)
             } throws: { error in
                 guard case NetworkError.unpostable(let text)? = error as? NetworkError else { return false }
                 return text.contains("501 of its 500 characters")
             }
             #expect(await server.requestCounts()[PostStatus.name] == nil)
-            #expect(try await network.post(String(repeating: "長", count: 500), slot: "slot 2023-11-15 07:00", for: .posts) != nil)
+            #expect(try await network.post(String(repeating: "長", count: 500), warning: nil, slot: "slot 2023-11-15 07:00", for: .posts) != nil)
             #expect(await server.requestCounts()[GetInstance.name] == 1)  // read once
         }
     }
