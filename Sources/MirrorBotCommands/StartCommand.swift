@@ -9,7 +9,8 @@ struct StartCommand: AsyncParsableCommand {
         commandName: "start",
         abstract: "Runs the bot: posts at the human's times, answers mentions, likes what the human would (where allowed), keeps learning.",
         discussion: """
-            Needs the eight X credentials. The archive is in DATABASE_URL (run `mirror_bot migrate` first) and the \
+            Needs the eight X credentials, or with NETWORK=mastodon the two Mastodon instances and tokens (there \
+            mentions are streamed, likes are allowed, and nothing is billed). The archive is in DATABASE_URL (run `mirror_bot migrate` first) and the \
             word counts in REDIS_URL; without either, it lives in the SQLite file MIRROR_BOT_DATA (default \
             mirror_bot.sqlite), created and migrated at start. The first log lines say which. Stops gracefully on SIGTERM or \
             SIGINT within 10 seconds; everything it did is stored, and starting again posts nothing twice. \

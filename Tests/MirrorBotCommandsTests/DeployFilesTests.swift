@@ -63,7 +63,10 @@ struct DeployFilesTests {
         #expect(scripts["postdeploy"] == "mirror_bot migrate && mirror_bot train scheduler --max-tweets 900 && mirror_bot train classifier")
         #expect(env["LIKES"]?["value"] as? String == "auto")
         #expect(env["X_DAILY_BUDGET"]?["value"] as? String == "1.00")
-        #expect(env["POST_LINKS"]?["value"] as? String == "false")
+        // Empty: the network's default (false on X, where a link costs 13 times a plain post; true on Mastodon).
+        #expect(env["POST_LINKS"]?["value"] as? String == "")
+        #expect(try Configuration(environment: ["POST_LINKS": ""]).postLinks == false)
+        #expect(try Configuration(environment: ["POST_LINKS": "", "NETWORK": "mastodon"]).postLinks == true)
     }
 
     @Test("The postdeploy step spends at most what the README says, within the default budget, so it runs without a terminal")

@@ -159,6 +159,7 @@ struct MirrorBotProcessTests {
     func help() async throws {
         let root = try await MirrorBotProcess.run(["--help"], environment: [:])
         #expect(root.status == 0)
+        #expect(root.standardOutput.contains("X or Mastodon account") && root.standardOutput.contains("NETWORK=mastodon"))
         for name in ["start", "migrate", "train", "import", "schedule", "classify", "doctor", "tokenize"] {
             #expect(root.standardOutput.contains("  \(name) "), "--help lists \(name)")
         }
@@ -169,10 +170,10 @@ struct MirrorBotProcessTests {
             ["train", "classifier"]: ["--force", "favorite"],
             ["train", "clear"]: ["word counts", "training examples"],
             ["train", "rebuild"]: ["training examples", "original key layout"],
-            ["import"]: ["<path>", ".zip"],
+            ["import"]: ["<path>", ".zip", "outbox.json", "HUMAN_MASTODON_TOKEN"],
             ["schedule"]: ["--date", "--seed", "--json"],
             ["classify"]: ["--json", "--explain", "--stats"],
-            ["doctor"]: ["Redis"],
+            ["doctor"]: ["Redis", "NETWORK=mastodon", "bot flag", "scopes"],
             ["tokenize"]: ["<texts>"],
         ]
         for (command, words) in expectations {
