@@ -80,13 +80,13 @@ struct MirrorBotBenchmarks {
 
         // MARK: Archive
         let schema = "bench_" + UUID().uuidString.prefix(8).lowercased()
-        let admin = ArchiveDatabase(url: databaseURL, logger: logger)
+        let admin = try ArchiveDatabase(url: databaseURL, logger: logger)
         _ = try await admin.withRunning { try await $0.client!.query("CREATE SCHEMA \(unescaped: schema)") }
-        let database = ArchiveDatabase(url: databaseURL, schema: schema, logger: logger)
+        let database = try ArchiveDatabase(url: databaseURL, schema: schema, logger: logger)
         try await database.withRunning { database in
             try await archiveBenchmarks("", database, tweets: tweets10k, runner: &runner)
         }
-        let dropper = ArchiveDatabase(url: databaseURL, logger: logger)
+        let dropper = try ArchiveDatabase(url: databaseURL, logger: logger)
         _ = try await dropper.withRunning { try await $0.client!.query("DROP SCHEMA \(unescaped: schema) CASCADE") }
         let sqliteArchiveFolder = FileManager.default.temporaryDirectory.appending(path: "bench_archive_\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: sqliteArchiveFolder, withIntermediateDirectories: true)
@@ -175,14 +175,14 @@ struct MirrorBotBenchmarks {
         }
         try (likesJS + "\n]").write(to: exportFolder.appending(path: "data/like.js"), atomically: true, encoding: .utf8)
         let importSchema = "bench_import_" + UUID().uuidString.prefix(8).lowercased()
-        let importAdmin = ArchiveDatabase(url: databaseURL, logger: logger)
+        let importAdmin = try ArchiveDatabase(url: databaseURL, logger: logger)
         _ = try await importAdmin.withRunning { try await $0.client!.query("CREATE SCHEMA \(unescaped: importSchema)") }
         let importStore = RedisWordCounts(connection: RedisConnection(url: redisURL), keyPrefix: "bench_import_\(UUID().uuidString.prefix(8)):")
         try await ArchiveDatabase(url: databaseURL, schema: importSchema, logger: logger).withRunning { database in
             try await importBenchmark("", database, store: importStore, tokenizer: tokenizer, export: exportFolder, runner: &runner)
         }
         try await importStore.removeAll()
-        let importDropper = ArchiveDatabase(url: databaseURL, logger: logger)
+        let importDropper = try ArchiveDatabase(url: databaseURL, logger: logger)
         _ = try await importDropper.withRunning { try await $0.client!.query("DROP SCHEMA \(unescaped: importSchema) CASCADE") }
         let sqliteImportFile = sqliteArchiveFolder.appending(path: "import.sqlite").path
         try await importBenchmark("SQLite: ", try ArchiveDatabase(sqliteFile: sqliteImportFile, logger: logger),

@@ -41,10 +41,10 @@ public struct ArchiveDatabase: Sendable {
     }
 
     /// A pool for `url`. `schema`, when given, becomes the connections' `search_path` (tests isolate themselves so).
-    public init(url: DatabaseURL, schema: String? = nil, logger: Logger) {
+    public init(url: DatabaseURL, schema: String? = nil, logger: Logger) throws {
         var configuration = PostgresClient.Configuration(
             host: url.host, port: url.port, username: url.username, password: url.password, database: url.database,
-            tls: Self.tls(for: url.tlsMode))
+            tls: try Self.tls(for: url))
         configuration.options.connectTimeout = .seconds(10)
         configuration.options.maximumConnections = 4
         if let schema { configuration.options.additionalStartupParameters = [("search_path", schema)] }
@@ -89,7 +89,7 @@ public struct ArchiveDatabase: Sendable {
     public static func open(for configuration: BotConfiguration.Configuration, busyTimeout: Int = commandBusyTimeout,
                             operationTimeLimit: Duration? = nil, logger: Logger) throws -> ArchiveDatabase {
         if let url = configuration.database {
-            var database = ArchiveDatabase(url: url, logger: logger)
+            var database = try ArchiveDatabase(url: url, logger: logger)
             database.operationTimeLimit = operationTimeLimit
             return database
         }
@@ -144,11 +144,11 @@ public struct ArchiveDatabase: Sendable {
             host: url.host, port: url.port, username: url.username, password: url.password, database: url.database,
             tls: .disable)
         do {
+            let tls = try Self.tlsConfiguration(for: url)
             switch url.tlsMode {
             case .disable: break
-            case .prefer: connectionConfiguration.tls = .prefer(try NIOSSLContext(configuration: Self.unverifiedTLS))
-            case .require: connectionConfiguration.tls = .require(try NIOSSLContext(configuration: Self.unverifiedTLS))
-            case .verifyFull: connectionConfiguration.tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .prefer: connectionConfiguration.tls = .prefer(try NIOSSLContext(configuration: tls))
+            case .require, .verifyCA, .verifyFull: connectionConfiguration.tls = .require(try NIOSSLContext(configuration: tls))
             }
             connectionConfiguration.options.connectTimeout = .seconds(10)
             let connection = try await PostgresConnection.connect(
@@ -159,19 +159,31 @@ public struct ArchiveDatabase: Sendable {
         }
     }
 
-    private static var unverifiedTLS: TLSConfiguration {
+    /// The TLS of `url`'s `sslmode`, as libpq has it: `prefer` and `require` encrypt without verifying (Heroku's
+    /// certificates are signed by no public CA); `verify-ca` checks the chain, `verify-full` the chain and the host
+    /// name, against `sslrootcert` when given, else the system's CAs.
+    static func tlsConfiguration(for url: DatabaseURL) throws -> TLSConfiguration {
         var tls = TLSConfiguration.makeClientConfiguration()
-        // libpq's `require` and `prefer` encrypt without verifying; Heroku's certificates are signed by no public CA.
-        tls.certificateVerification = .none
+        switch url.tlsMode {
+        case .disable, .prefer, .require: tls.certificateVerification = .none
+        case .verifyCA: tls.certificateVerification = .noHostnameVerification
+        case .verifyFull: tls.certificateVerification = .fullVerification
+        }
+        if let path = url.rootCertificatePath, url.tlsMode == .verifyCA || url.tlsMode == .verifyFull {
+            do {
+                tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(path))
+            } catch {
+                throw ArchiveError(operation: "reading sslrootcert", reason: "\(path) is not a readable PEM certificate file (\(error)); give the CA certificate that signed the server's")
+            }
+        }
         return tls
     }
 
-    private static func tls(for mode: DatabaseURL.TLSMode) -> PostgresClient.Configuration.TLS {
-        switch mode {
+    private static func tls(for url: DatabaseURL) throws -> PostgresClient.Configuration.TLS {
+        switch url.tlsMode {
         case .disable: .disable
-        case .prefer: .prefer(unverifiedTLS)
-        case .require: .require(unverifiedTLS)
-        case .verifyFull: .require(.makeClientConfiguration())
+        case .prefer: .prefer(try tlsConfiguration(for: url))
+        case .require, .verifyCA, .verifyFull: .require(try tlsConfiguration(for: url))
         }
     }
 }

@@ -4,11 +4,15 @@ public struct DatabaseURL: Sendable, Equatable {
     public enum TLSMode: String, Sendable, Equatable, CaseIterable {
         /// Never TLS.
         case disable
-        /// TLS if the server offers it, plain otherwise; the certificate is not verified (libpq's default).
+        /// TLS if the server offers it, plain otherwise; the certificate is not verified. The default for a server on
+        /// this machine (loopback) only: plain text there crosses no network.
         case prefer
         /// TLS or fail; the certificate is not verified (Heroku's servers use certificates no public CA signed).
+        /// The default for any other host, so that a downgrade to plain text cannot happen unnoticed.
         case require
-        /// TLS with a certificate verified against the system's CAs and the host name.
+        /// TLS with a certificate chain verified against `sslrootcert` (else the system's CAs), any host name.
+        case verifyCA = "verify-ca"
+        /// TLS with a certificate verified against `sslrootcert` (else the system's CAs) and the host name.
         case verifyFull = "verify-full"
     }
 
@@ -22,17 +26,30 @@ public struct DatabaseURL: Sendable, Equatable {
     public var password: String?
     /// Database name.
     public var database: String
-    /// TLS use, from `sslmode` (libpq's `allow` counts as `prefer`, `verify-ca` as `verify-full`).
+    /// TLS use, from `sslmode` (libpq's `allow` counts as `prefer`); without it, `require` unless the host is this
+    /// machine.
     public var tlsMode: TLSMode
+    /// The CA certificate file (PEM) that verifies the server's certificate (`sslrootcert`), instead of the
+    /// system's CAs.
+    public var rootCertificatePath: String?
 
     /// A URL from its parts.
-    public init(host: String, port: Int = 5432, username: String, password: String?, database: String, tlsMode: TLSMode) {
+    public init(host: String, port: Int = 5432, username: String, password: String?, database: String, tlsMode: TLSMode,
+                rootCertificatePath: String? = nil) {
         self.host = host
         self.port = port
         self.username = username
         self.password = password
         self.database = database
         self.tlsMode = tlsMode
+        self.rootCertificatePath = rootCertificatePath
+    }
+
+    /// Whether `host` is this machine (a loopback name or address), where plain text crosses no network.
+    public static func isLoopback(_ host: String) -> Bool {
+        let lowered = host.lowercased()
+        return lowered == "localhost" || lowered.hasSuffix(".localhost") || lowered.hasPrefix("127.") || lowered == "::1" || lowered == "[::1]"
+            || lowered.hasPrefix("/")  // a Unix socket's folder
     }
 
     /// Parses `postgres://` or `postgresql://` URLs; nil when the text is not one.
@@ -43,19 +60,22 @@ public struct DatabaseURL: Sendable, Equatable {
         else { return nil }
         let mode: TLSMode
         switch parts.query["sslmode"] {
-        case nil: mode = .prefer
+        case nil: mode = Self.isLoopback(parts.host) ? .prefer : .require
         case "disable": mode = .disable
         case "allow", "prefer": mode = .prefer
         case "require": mode = .require
-        case "verify-ca", "verify-full": mode = .verifyFull
+        case "verify-ca": mode = .verifyCA
+        case "verify-full": mode = .verifyFull
         default: return nil
         }
+        let rootCertificate = parts.query["sslrootcert"].flatMap { $0.isEmpty ? nil : $0 }
         self.init(host: parts.host, port: parts.port ?? 5432, username: user, password: parts.password,
-                  database: database, tlsMode: mode)
+                  database: database, tlsMode: mode, rootCertificatePath: rootCertificate)
     }
 
     /// The URL with the password replaced by `***`, safe to log.
     public var redacted: String {
         "postgres://\(username)\(password == nil ? "" : ":***")@\(host):\(port)/\(database)?sslmode=\(tlsMode.rawValue)"
+            + (rootCertificatePath.map { "&sslrootcert=\($0)" } ?? "")
     }
 }

@@ -27,10 +27,11 @@ extension Replier {
             try await pollOnce(using: &generator)
             return interval
         }
-        logger.notice("mentions: \(stream.hasStreamed ? "streaming again" : "streaming") from \(network.name); polling only to catch up after a drop")
         let openedAt = clock.now()
+        let again = stream.hasStreamed
         stream.opened()
         try await pollOnce(using: &generator)
+        logger.notice("mentions: \(again ? "streaming again" : "streaming") from \(network.name); polling only to catch up after a drop")
         let cursor = SinceCursor(state: state, key: Self.sinceIDKey)
         let reason: String
         do {

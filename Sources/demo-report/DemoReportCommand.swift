@@ -43,7 +43,7 @@ struct DemoReportCommand: AsyncParsableCommand {
         let database: ArchiveDatabase
         if let text = environment["DATABASE_URL"] {
             guard let url = DatabaseURL(text) else { throw ValidationError("DATABASE_URL is not a postgres:// URL") }
-            database = ArchiveDatabase(url: url, logger: logger)
+            database = try ArchiveDatabase(url: url, logger: logger)
         } else {
             database = try ArchiveDatabase(sqliteFile: environment["MIRROR_BOT_DATA"] ?? "mirror_bot.sqlite", logger: logger)
         }

@@ -240,7 +240,7 @@ struct TweetArchiveTests {
     func unreachableDatabase() async throws {
         let closedPort = try TestServers.databaseURL().port == 1 ? 2 : 1
         let url = DatabaseURLFixture.url(port: closedPort)
-        let database = ArchiveDatabase(url: url, logger: TestServers.logger)
+        let database = try ArchiveDatabase(url: url, logger: TestServers.logger)
         let error = try await #require(throws: ArchiveError.self) { try await database.checkReachable() }
         #expect(error.description.contains("127.0.0.1:\(closedPort)"))
         #expect(!error.description.contains("topsecret"))

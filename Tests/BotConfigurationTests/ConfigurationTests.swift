@@ -193,10 +193,16 @@ struct ConfigurationTests {
 
 @Suite("Connection URLs")
 struct ConnectionURLTests {
-    @Test("Heroku's Postgres URL form, with libpq sslmode values")
+    @Test("Heroku's Postgres URL form, with libpq sslmode values; without one, TLS is required off this machine")
     func databaseURLs() {
+        // Heroku's DATABASE_URL has no sslmode: a server elsewhere is reached by TLS or not at all.
         let heroku = DatabaseURL("postgres://user:pa%3Ass@ec2-1-2-3-4.compute-1.amazonaws.com:5432/d1a2b3")
-        #expect(heroku == DatabaseURL(host: "ec2-1-2-3-4.compute-1.amazonaws.com", username: "user", password: "pa:ss", database: "d1a2b3", tlsMode: .prefer))
+        #expect(heroku == DatabaseURL(host: "ec2-1-2-3-4.compute-1.amazonaws.com", username: "user", password: "pa:ss", database: "d1a2b3", tlsMode: .require))
+        for local in ["localhost", "127.0.0.1", "[::1]"] { #expect(DatabaseURL("postgres://u@\(local)/db")?.tlsMode == .prefer, "\(local)") }
+        #expect(DatabaseURL("postgres://u@h/db?sslmode=verify-ca")?.tlsMode == .verifyCA)
+        let verified = DatabaseURL("postgres://u@db.example/db?sslmode=verify-full&sslrootcert=/etc/ssl/our-ca.pem")
+        #expect(verified?.tlsMode == .verifyFull && verified?.rootCertificatePath == "/etc/ssl/our-ca.pem")
+        #expect(verified?.redacted == "postgres://u@db.example:5432/db?sslmode=verify-full&sslrootcert=/etc/ssl/our-ca.pem")
         #expect(DatabaseURL("postgresql://u@[::1]:6000/db?sslmode=verify-full")?.host == "::1")
         #expect(DatabaseURL("postgresql://u@[::1]:6000/db?sslmode=verify-full")?.tlsMode == .verifyFull)
         #expect(DatabaseURL("postgres://u@h/db?sslmode=disable")?.tlsMode == .disable)
@@ -204,7 +210,7 @@ struct ConnectionURLTests {
         #expect(DatabaseURL("postgres://u@h") == nil)
         #expect(DatabaseURL("postgres://h/db") == nil)
         #expect(DatabaseURL("postgres://u:secret@h:99999/db") == nil)
-        #expect(DatabaseURL("postgres://u:secret@h/db")?.redacted == "postgres://u:***@h:5432/db?sslmode=prefer")
+        #expect(DatabaseURL("postgres://u:secret@h/db")?.redacted == "postgres://u:***@h:5432/db?sslmode=require")
     }
 
     @Test("Redis URLs: password only, user and password, database number, TLS")

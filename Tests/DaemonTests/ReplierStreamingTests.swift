@@ -45,6 +45,16 @@ struct ReplierStreamingTests {
             clock.advance(by: seconds)
         }
 
+        /// Waits (in real time, for the replier's task, at most 20 s) until `condition` holds; false if it never did.
+        func eventually(_ condition: () async -> Bool) async throws -> Bool {
+            let deadline = ContinuousClock.now + .seconds(20)
+            while ContinuousClock.now < deadline {
+                if await condition() { return true }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            return await condition()
+        }
+
         var notificationReads: Int { get async { await server.requestCounts()[GetMentionNotifications.name] ?? 0 } }
     }
 
@@ -83,11 +93,9 @@ struct ReplierStreamingTests {
     func streamDropsAndReturns() async throws {
         try await Self.with(streaming: true) { world in
             // The first round opens the stream, then reads once where mentions stand (the first start).
-            while true {
-                let reads = await world.notificationReads
-                if !world.log.lines(containing: "mentions: streaming from Mastodon").isEmpty && reads >= 1 { break }
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            try #require(try await world.eventually {
+                await world.notificationReads >= 1 && !world.log.lines(containing: "mentions: streaming from Mastodon").isEmpty
+            })
             await world.mention(1, "元気？")
             let first = try await world.answers(count: 1)
             #expect(first.count == 1, "\(world.log.lines)")
@@ -115,13 +123,16 @@ struct ReplierStreamingTests {
             await world.server.setStreamingAvailable(true)
             var rounds = 0
             while world.log.lines(containing: "mentions: streaming again").isEmpty, rounds < 20 {
-                await world.advanceAfterRound(by: 60)
+                // Each round ends asleep (polling) or on the stream (streaming again): advance only a sleeping one.
+                try #require(try await world.eventually { world.clock.sleeperCount > 0 || !world.log.lines(containing: "mentions: streaming again").isEmpty })
+                if world.clock.sleeperCount > 0 && world.log.lines(containing: "mentions: streaming again").isEmpty { world.clock.advance(by: 60) }
                 rounds += 1
-                try await Task.sleep(for: .milliseconds(20))
+                _ = try await world.eventually { world.clock.sleeperCount > 0 || !world.log.lines(containing: "mentions: streaming again").isEmpty }
             }
             #expect(!world.log.lines(containing: "mentions: streaming again").isEmpty)
-            try await Task.sleep(for: .milliseconds(100))
+            // The round that streams again reads once to catch up, then waits on the stream.
             let readsOnStream = await world.notificationReads
+            try #require(try await world.eventually { await world.server.streamsOpened() == 2 })
             await world.mention(3, "おーい")
             #expect(try await world.answers(count: 3).count == 3)
             #expect(await world.notificationReads == readsOnStream)

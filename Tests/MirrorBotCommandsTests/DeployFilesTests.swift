@@ -42,7 +42,8 @@ struct DeployFilesTests {
     func appJSONVariables() throws {
         let app = try Self.appJSON()
         let env = try #require(app["env"] as? [String: [String: Any]])
-        #expect(Set(env.keys) == Set(Configuration.variableNames))
+        // And the one the build reads (the Swift buildpack's SWIFT_BUILD_FLAGS), not the bot.
+        #expect(Set(env.keys) == Set(Configuration.variableNames).union(["SWIFT_BUILD_FLAGS"]))
         #expect(env.values.allSatisfy { ($0["description"] as? String)?.isEmpty == false })
         let credentials = env.filter { ($0.key.hasPrefix("HUMAN_") || $0.key.hasPrefix("BOT_")) && !$0.key.contains("MASTODON") }
         #expect(credentials.count == 8 && credentials.values.allSatisfy { $0["required"] as? Bool == true })
@@ -62,6 +63,10 @@ struct DeployFilesTests {
         let scripts = try #require(app["scripts"] as? [String: String])
         #expect(scripts["postdeploy"] == "mirror_bot migrate && mirror_bot train scheduler --max-tweets 900 && mirror_bot train classifier")
         #expect(env["LIKES"]?["value"] as? String == "auto")
+        // The buildpack route: only the command is built, and the dictionary bin/post_compile makes is where MeCab looks.
+        #expect(env["SWIFT_BUILD_FLAGS"]?["value"] as? String == "--product mirror_bot")
+        #expect(env["MECAB_DICDIR"]?["value"] as? String == "/app/.mecab/ipadic-utf8")
+        #expect(try Self.text("bin/post_compile").contains(#""$BUILD_DIR/script/build-mecab-dictionary" "$BUILD_DIR/.apt" "$BUILD_DIR/.mecab/ipadic-utf8""#))
         #expect(env["X_DAILY_BUDGET"]?["value"] as? String == "1.00")
         // Empty: the network's default (false on X, where a link costs 13 times a plain post; true on Mastodon).
         #expect(env["POST_LINKS"]?["value"] as? String == "")
@@ -96,7 +101,7 @@ struct DeployFilesTests {
         let procfile = try Self.text("Procfile").split(separator: "\n").map(String.init)
         #expect(procfile == ["bot: mirror_bot start", "release: mirror_bot migrate"])
         let aptfile = Set(try Self.text("Aptfile").split(separator: "\n").map(String.init))
-        #expect(aptfile.isSuperset(of: ["libmecab-dev", "mecab-ipadic-utf8", "libhiredis-dev", "libsqlite3-dev"]))
+        #expect(aptfile.isSuperset(of: ["libmecab-dev", "mecab-utils", "mecab-ipadic", "mecab-ipadic-utf8", "libhiredis-dev", "libsqlite3-dev"]))
         #expect(try Self.text(".swift-version").trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("6."))
 
         let dockerfile = try Self.text("Dockerfile")

@@ -231,7 +231,7 @@ struct ScheduleAndClassifyProcessTests {
     @Test("schedule --json prints a reproducible plan drawn from the archive; the text form charts it")
     func schedule() async throws {
         try await TestServers.withScratchDatabase("schedule") { databaseURL async throws in
-            let database = ArchiveDatabase(url: databaseURL, logger: TestServers.logger)
+            let database = try ArchiveDatabase(url: databaseURL, logger: TestServers.logger)
             try await database.withRunning { database in
                 try await Migrator().migrate(database)
                 let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 1000)

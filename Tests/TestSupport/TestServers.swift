@@ -28,6 +28,15 @@ public enum TestServers {
         return url
     }
 
+    /// The PostgreSQL that takes TLS connections only (`script/test` starts it), as text without `sslmode`, with the
+    /// CA certificate that signed its certificate and an unrelated one.
+    public static func tlsDatabase() throws -> (url: String, ca: String, wrongCA: String) {
+        let names = ["MIRROR_BOT_TEST_TLS_DATABASE_URL", "MIRROR_BOT_TEST_TLS_CA", "MIRROR_BOT_TEST_WRONG_CA"]
+        let values = names.compactMap { ProcessInfo.processInfo.environment[$0] }
+        guard values.count == 3 else { throw NotConfigured(variables: names) }
+        return (values[0], values[1], values[2])
+    }
+
     /// The test Redis.
     public static func redisURL() throws -> RedisURL {
         let names = ["MIRROR_BOT_TEST_REDIS_URL", "REDIS_URL"]
@@ -69,10 +78,10 @@ public enum TestServers {
     ) async throws -> Result {
         let url = try databaseURL()
         let schema = uniqueName("test")
-        let admin = ArchiveDatabase(url: url, logger: logger)
+        let admin = try ArchiveDatabase(url: url, logger: logger)
         return try await admin.withRunning { admin in
             try await admin.client!.query("CREATE SCHEMA \(unescaped: schema)", logger: logger)
-            let database = ArchiveDatabase(url: url, schema: schema, logger: logger)
+            let database = try ArchiveDatabase(url: url, schema: schema, logger: logger)
             do {
                 let result = try await database.withRunning { database in
                     if migrated { try await Migrator().migrate(database) }

@@ -5,7 +5,7 @@
 # What building and running mirror_bot needs (MeCab and its dictionary; the C libraries it links), and the servers
 # the tests and `DEMO_STORES=servers` start (the bot itself runs without them, on one SQLite file).
 mirror_bot_packages=(libhiredis-dev libmecab-dev mecab-ipadic-utf8 zlib1g-dev libsqlite3-dev)
-server_packages=(redis-server postgresql)
+server_packages=(redis-server postgresql openssl)
 
 log() { printf '==> %s\n' "$*" >&2; }
 
@@ -70,10 +70,13 @@ stop_servers() {
     for pidfile in "$servers_dir"/redis*.pid; do
         [ -f "$pidfile" ] && { kill "$(cat "$pidfile")" 2>/dev/null || true; }
     done
-    if [ -f "$servers_dir/pg/postmaster.pid" ]; then
-        local pg_ctl; pg_ctl="$(postgres_bin)/pg_ctl"
-        as_postgres_owner "$pg_ctl" -D "$servers_dir/pg" -m immediate -w stop >/dev/null 2>&1 || true
-    fi
+    local cluster
+    for cluster in "$servers_dir/pg" "$servers_dir/tls/pg"; do
+        if [ -f "$cluster/postmaster.pid" ]; then
+            local pg_ctl; pg_ctl="$(postgres_bin)/pg_ctl"
+            as_postgres_owner "$pg_ctl" -D "$cluster" -m immediate -w stop >/dev/null 2>&1 || true
+        fi
+    done
     rm -rf "$servers_dir"
     servers_dir=""
 }
@@ -124,6 +127,45 @@ start_redis() {
         tries=$((tries + 1)); [ $tries -lt 100 ] || { cat "$servers_dir/$name.log" >&2; exit 1; }; sleep 0.1
     done
     echo "$port"
+}
+
+# Makes a throwaway certificate authority and a server certificate it signed for localhost and 127.0.0.1, plus a
+# second, unrelated CA (for "a wrong CA fails"), in DIR: ca.pem, server.pem, server.key, wrong-ca.pem.
+make_test_certificates() {
+    local dir="$1"
+    (
+        cd "$dir"
+        openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=mirror_bot test CA" -keyout ca.key -out ca.pem >/dev/null 2>&1
+        openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=unrelated CA" -keyout wrong-ca.key -out wrong-ca.pem >/dev/null 2>&1
+        openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout server.key -out server.csr >/dev/null 2>&1
+        printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n' >server.ext
+        openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile server.ext -out server.pem >/dev/null 2>&1
+        chmod 600 server.key
+    ) || { log "Could not make the test certificates with openssl"; exit 1; }
+}
+
+# Starts a second throwaway PostgreSQL that takes TLS connections only (ssl=on, a self-signed CA's certificate,
+# hostssl-only pg_hba.conf), and exports MIRROR_BOT_TEST_TLS_DATABASE_URL (no sslmode), MIRROR_BOT_TEST_TLS_CA
+# and MIRROR_BOT_TEST_WRONG_CA. Needs start_servers first (the folder and the trap).
+start_tls_postgres() {
+    local bin port dir="$servers_dir/tls"
+    bin="$(postgres_bin)"
+    port="$(free_port)"
+    mkdir -p "$dir/pg" "$dir/certs"
+    make_test_certificates "$dir/certs"
+    if [ "$(id -u)" -eq 0 ]; then chown -R postgres "$dir"; fi
+    chmod 755 "$dir" "$dir/certs"
+    log "Starting a throwaway PostgreSQL with TLS only on 127.0.0.1:$port"
+    as_postgres_owner "$bin/initdb" -D "$dir/pg" -U mirror --auth=trust --encoding=UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
+        || { cat "$dir/initdb.log" >&2; exit 1; }
+    printf 'local all all trust\nhostssl all all 127.0.0.1/32 trust\n' >"$dir/pg/pg_hba.conf"
+    if [ "$(id -u)" -eq 0 ]; then chown postgres "$dir/pg/pg_hba.conf"; fi
+    as_postgres_owner "$bin/pg_ctl" -D "$dir/pg" -l "$dir/pg/server.log" -w -t 60 \
+        -o "-p $port -k $dir/pg -c listen_addresses=127.0.0.1 -c fsync=off -c ssl=on -c ssl_cert_file=$dir/certs/server.pem -c ssl_key_file=$dir/certs/server.key" \
+        start >/dev/null || { cat "$dir/pg/server.log" >&2; exit 1; }
+    as_postgres_owner "$bin/createdb" -h "$dir/pg" -p "$port" -U mirror mirror_bot_tls
+    export MIRROR_BOT_TEST_TLS_DATABASE_URL="postgres://mirror@127.0.0.1:$port/mirror_bot_tls"
+    export MIRROR_BOT_TEST_TLS_CA="$dir/certs/ca.pem" MIRROR_BOT_TEST_WRONG_CA="$dir/certs/wrong-ca.pem"
 }
 
 # Starts Postgres and Redis in a fresh temporary folder and exports
