@@ -6,21 +6,27 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends libmecab-dev libhiredis-dev zlib1g-dev libsqlite3-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /build
-# The whole package (the manifest names the test and benchmark targets too; .dockerignore leaves out .build).
+# The dependencies first, from the manifest alone: this layer is reused until Package.swift changes.
+COPY Package.swift ./
+RUN swift package resolve
+# Then the sources (the manifest names the test and benchmark targets too; .dockerignore leaves out .build).
 COPY . .
-# The Swift runtime is linked statically: the run stage needs no Swift toolchain.
+# The Swift runtime is linked statically: the run stage needs no Swift toolchain. The backtracer comes along, so
+# that a crash prints a symbolicated backtrace in the log.
 RUN swift build -c release --product mirror_bot --static-swift-stdlib \
- && install -D "$(swift build -c release --show-bin-path)/mirror_bot" /staging/usr/local/bin/mirror_bot
+ && install -D "$(swift build -c release --show-bin-path)/mirror_bot" /staging/usr/local/bin/mirror_bot \
+ && install -D /usr/libexec/swift/linux/swift-backtrace-static /staging/usr/local/bin/swift-backtrace-static
 
-# Run stage: Ubuntu 24.04 with only the run-time libraries: MeCab and its UTF-8 IPA dictionary, hiredis 1.x
-# (with libhiredis_ssl, for Heroku Redis's rediss://), SQLite (word counts without Redis), zlib, CA certificates and
-# time zones.
+# Run stage: Ubuntu 24.04 with only the run-time libraries: MeCab and its UTF-8 IPA dictionary, hiredis (TLS to
+# Redis is mirror_bot's own), SQLite (word counts without Redis), zlib, CA certificates and time zones.
 FROM ubuntu:24.04
 RUN apt-get update \
  && apt-get install -y --no-install-recommends libmecab2 mecab-ipadic-utf8 libhiredis1.1.0 libsqlite3-0 zlib1g libstdc++6 ca-certificates tzdata \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --create-home --uid 10001 mirror_bot
 COPY --from=build /staging/ /
+# A crash writes its backtrace (all threads, symbolicated) to standard error: the log.
+ENV SWIFT_BACKTRACE=enable=yes,sanitize=yes,threads=all,images=all,interactive=no,output-to=stderr,swift-backtrace=/usr/local/bin/swift-backtrace-static
 USER mirror_bot
 WORKDIR /home/mirror_bot
 # A whole command rather than an ENTRYPOINT, so that Heroku's process and release commands (heroku.yml) and

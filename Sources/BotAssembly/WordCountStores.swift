@@ -14,7 +14,9 @@ public enum WordCountStores {
     public static func open(for configuration: Configuration, sharing archive: ArchiveDatabase? = nil,
                             busyTimeout: Int = ArchiveDatabase.commandBusyTimeout) throws -> (store: any WordCountBackend, description: String) {
         if let url = configuration.redis {
-            return (RedisWordCounts(connection: RedisConnection(url: url), keyPrefix: configuration.redisKeyPrefix), "Redis at \(url.redacted)")
+            let connection = RedisConnection(url: url, certificateAuthority: configuration.redisTLSCertificateAuthority)
+            let tls = url.usesTLS ? (configuration.redisTLSCertificateAuthority == nil ? ", TLS not verified" : ", TLS verified by REDIS_TLS_CA") : ""
+            return (RedisWordCounts(connection: connection, keyPrefix: configuration.redisKeyPrefix), "Redis at \(url.redacted)\(tls)")
         }
         let path = configuration.embeddedDataPath
         let description = "the SQLite file \(path) (REDIS_URL is not set)"

@@ -42,6 +42,9 @@ public struct Configuration: Sendable {
     public var database: DatabaseURL?
     /// The word counts' Redis (`REDIS_URL`, else the original's `REDISTOGO_URL`).
     public var redis: RedisURL?
+    /// For a `rediss://` Redis: the CA certificate file (PEM) its certificate is verified against, host name
+    /// included (`REDIS_TLS_CA`); unset, TLS encrypts without verifying, as Heroku's self-signed certificates need.
+    public var redisTLSCertificateAuthority: String?
     /// A tweet is liked when score(favorite) / score(normal) exceeds this (`FAVORITE_RATE_THRESHOLD` as a number;
     /// with `auto`, the threshold used until a calibration exists: 3.0, the original's).
     public var favoriteRateThreshold: Double
@@ -156,7 +159,8 @@ public struct Configuration: Sendable {
            "MAX_POSTS_PER_DAY", "REPOST_AFTER_DAYS", "POST_MENTIONS", "REPLY_FALLBACK",
            "MISSED_SLOT_GRACE", "REPLY_LIMIT_PER_USER", "MAX_THREAD_REPLIES", "MENTIONS_POLL_SECONDS",
            "TIMELINE_POLL_SECONDS", "LEARN_POLL_SECONDS", "LIKES", "X_DAILY_BUDGET", "POST_LINKS",
-           "NETWORK", "HUMAN_MASTODON_URL", "HUMAN_MASTODON_TOKEN", "BOT_MASTODON_URL", "BOT_MASTODON_TOKEN", "POST_VISIBILITY", "POST_CW"]
+           "NETWORK", "HUMAN_MASTODON_URL", "HUMAN_MASTODON_TOKEN", "BOT_MASTODON_URL", "BOT_MASTODON_TOKEN", "POST_VISIBILITY", "POST_CW",
+           "REDIS_TLS_CA"]
 
     private static let credentialSuffixes = ["CONSUMER_KEY", "CONSUMER_SECRET", "ACCESS_TOKEN", "ACCESS_TOKEN_SECRET"]
 
@@ -294,6 +298,7 @@ public struct Configuration: Sendable {
         }
 
         redisKeyPrefix = environment["REDIS_KEY_PREFIX"] ?? ""
+        redisTLSCertificateAuthority = value("REDIS_TLS_CA")
         embeddedDataPath = environment["MIRROR_BOT_DATA"].flatMap { $0.isEmpty ? nil : $0 } ?? "mirror_bot.sqlite"
 
         func count(_ name: String, default defaultValue: Int, allowsZero: Bool, meaning: String) -> Int {

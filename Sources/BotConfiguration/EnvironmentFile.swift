@@ -74,3 +74,24 @@ extension String {
         String(self.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     }
 }
+
+extension EnvironmentFile {
+    /// `text` (a `.env` file's) with `values` set: each variable's existing line replaced in place, the others
+    /// appended; every other line (comments, other variables) kept as it was. Values are single-quoted when they hold
+    /// anything but letters, digits and `-_.`.
+    public static func setting(_ values: [(String, String)], in text: String) -> String {
+        var lines = text.isEmpty ? [] : text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if lines.last == "" { lines.removeLast() }
+        for (name, value) in values {
+            let quoted = value.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) } ? value : "'" + value + "'"
+            let line = "\(name)=\(quoted)"
+            let index = lines.firstIndex { existing in
+                var trimmed = existing.drop { $0 == " " || $0 == "\t" }
+                if trimmed.hasPrefix("export ") { trimmed = trimmed.dropFirst("export ".count).drop { $0 == " " } }
+                return trimmed.hasPrefix(name + "=") || trimmed.hasPrefix(name + " =")
+            }
+            if let index { lines[index] = line } else { lines.append(line) }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -115,6 +115,7 @@ public final class FakeXServer: Sendable {
             await world.unlike(pathUserID: call.pathID, tweetID: call.tweetID, caller: call.caller)
         }
         addAdminRoutes(to: router)
+        addOAuthRoutes(to: router)
         return router
     }
 
@@ -258,6 +259,34 @@ public final class FakeXServer: Sendable {
         var headers = headers(rateLimit: rateLimit)
         if status >= 400 { headers[.contentType] = "application/problem+json" }
         return Response(status: .init(code: status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    // MARK: - /oauth (the PIN flow)
+
+    private func addOAuthRoutes(to router: Router<BasicRequestContext>) {
+        let world = world
+        @Sendable func url(_ request: Request) -> URL? { URL(string: "http://\(request.head.authority ?? "127.0.0.1")\(request.uri.string)") }
+        @Sendable func text(_ answer: (status: Int, body: String), type: String) -> Response {
+            var headers = HTTPFields()
+            headers[.contentType] = type
+            return Response(status: .init(code: answer.status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: answer.body)))
+        }
+        router.post("/oauth/request_token") { request, _ in
+            await world.countRequest("POST /oauth/request_token")
+            guard let url = url(request) else { return text((400, "Malformed URL"), type: "text/plain") }
+            return text(await world.requestToken(method: "POST", url: url, authorization: request.headers[.authorization]),
+                        type: "application/x-www-form-urlencoded")
+        }
+        router.get("/oauth/authorize") { request, _ in
+            await world.countRequest("GET /oauth/authorize")
+            return text(await world.authorize(query: Self.queryParameters(request.uri.query)), type: "text/html; charset=utf-8")
+        }
+        router.post("/oauth/access_token") { request, _ in
+            await world.countRequest("POST /oauth/access_token")
+            guard let url = url(request) else { return text((400, "Malformed URL"), type: "text/plain") }
+            return text(await world.accessToken(method: "POST", url: url, authorization: request.headers[.authorization]),
+                        type: "application/x-www-form-urlencoded")
+        }
     }
 
     // MARK: - /admin

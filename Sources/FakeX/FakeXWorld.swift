@@ -50,7 +50,7 @@ actor FakeXWorld {
     private var credits: Double?
     /// X's bill as it de-duplicates it: per UTC day and app, each resource once.
     private var billing: [BillingKey: BillingDay] = [:]
-    private var users: [String: FakeXSeed.User] = [:]
+    private(set) var users: [String: FakeXSeed.User] = [:]
     private var accountsByToken: [String: FakeXSeed.Account] = [:]
     private var consumerSecrets: [String: String] = [:]
     private var tweets: [StoredTweet] = []  // ascending by id
@@ -60,6 +60,8 @@ actor FakeXWorld {
     private var windows: [String: Window] = [:]
     private var faults: [FakeXFault] = []
     private var usedNonces: Set<String> = []
+    /// Request tokens of the PIN flow, by token.
+    var pendingAuthorizations: [String: PendingAuthorization] = [:]
     private var snowflakes = SnowflakeIDs()
     private(set) var posted: [FakeXSeed.Tweet] = []
     private(set) var liked: [(userID: String, tweetID: String)] = []
@@ -126,6 +128,20 @@ actor FakeXWorld {
     }
 
     // MARK: - Authentication
+
+    /// The app's consumer secret, if the app is known.
+    func consumerSecret(of consumerKey: String) -> String? { consumerSecrets[consumerKey] }
+    /// The seed's account made with the app `consumerKey` (the app's owner), if any.
+    func accountsByConsumerKey(_ consumerKey: String) -> FakeXSeed.Account? {
+        accountsByToken.values.filter { $0.consumerKey == consumerKey }.sorted { $0.userID < $1.userID }.first
+    }
+    /// Registers an account's access token (as the PIN flow makes one).
+    func addAccount(_ account: FakeXSeed.Account) {
+        accountsByToken[account.accessToken] = account
+        consumerSecrets[account.consumerKey] = account.consumerSecret
+    }
+    /// Uses a nonce: false when it was used before (a replay).
+    func useNonce(_ key: String) -> Bool { usedNonces.insert(key).inserted }
 
     /// The user the signed request acts as and its app (consumer key), or a 401 response.
     func authenticate(method: String, url: URL, authorization: String?) -> Result<Caller, FakeXResponseError> {

@@ -22,26 +22,25 @@ public final class RedisConnection: Sendable {
 
     /// The server this connection talks to.
     public let url: RedisURL
+    /// For `rediss://`: the CA certificate file (PEM) the server's certificate is verified against
+    /// (`REDIS_TLS_CA`); nil: not verified, as Heroku's self-signed certificates need.
+    public let certificateAuthority: String?
     private let threadPool: NIOThreadPool
     private let state: Mutex<State>
 
     private struct State {
         var context: UnsafeMutablePointer<redisContext>?
+        var tunnel: RedisTLSTunnel?
         var statistics = Statistics()
     }
 
     /// The version of the system's hiredis, such as "0.14".
     public static var hiredisVersion: String { "\(mirror_hiredis_major()).\(mirror_hiredis_minor())" }
 
-    /// Whether this system's hiredis can make TLS connections (`rediss://`): it needs hiredis >= 1.1 and its
-    /// libhiredis_ssl, which is looked for when the first TLS connection is made.
-    public static var hiredisMaySupportTLS: Bool {
-        mirror_hiredis_major() > 1 || (mirror_hiredis_major() == 1 && mirror_hiredis_minor() >= 1)
-    }
-
     /// A connection to `url`; nothing is opened until the first call.
-    public init(url: RedisURL, threadPool: NIOThreadPool = .singleton) {
+    public init(url: RedisURL, certificateAuthority: String? = nil, threadPool: NIOThreadPool = .singleton) {
         self.url = url
+        self.certificateAuthority = certificateAuthority
         self.threadPool = threadPool
         self.state = Mutex(State())
     }
@@ -50,6 +49,8 @@ public final class RedisConnection: Sendable {
         state.withLock { state in
             if let context = state.context { redisFree(context) }
             state.context = nil
+            state.tunnel?.close()
+            state.tunnel = nil
         }
     }
 
@@ -61,7 +62,7 @@ public final class RedisConnection: Sendable {
     public func pipeline(_ commands: [[String]]) async throws -> [RedisReply] {
         guard !commands.isEmpty else { return [] }
         return try await threadPool.runIfActive { [self] in
-            try state.withLock { state in try Self.send(commands, url: url, state: &state) }
+            try state.withLock { state in try Self.send(commands, url: url, certificateAuthority: certificateAuthority, state: &state) }
         }
     }
 
@@ -74,7 +75,7 @@ public final class RedisConnection: Sendable {
     /// Opens the connection now if it is not open, so that a bad URL or an unreachable server shows at startup.
     public func connect() async throws {
         try await threadPool.runIfActive { [self] in
-            try state.withLock { state in _ = try Self.openContext(url: url, state: &state) }
+            try state.withLock { state in _ = try Self.openContext(url: url, certificateAuthority: certificateAuthority, state: &state) }
         }
     }
 
@@ -88,8 +89,8 @@ public final class RedisConnection: Sendable {
 
     // MARK: - hiredis (runs on the thread pool, under the lock)
 
-    private static func send(_ commands: [[String]], url: RedisURL, state: inout State) throws -> [RedisReply] {
-        let context = try openContext(url: url, state: &state)
+    private static func send(_ commands: [[String]], url: RedisURL, certificateAuthority: String?, state: inout State) throws -> [RedisReply] {
+        let context = try openContext(url: url, certificateAuthority: certificateAuthority, state: &state)
         state.statistics.roundTrips += 1
         state.statistics.commands += commands.count
         do {
@@ -101,24 +102,36 @@ public final class RedisConnection: Sendable {
         }
     }
 
-    /// The open context, first dropping one the server has closed and connecting anew if there is none.
-    private static func openContext(url: RedisURL, state: inout State) throws -> UnsafeMutablePointer<redisContext> {
-        // TLS records (such as TLS 1.3 session tickets) may be readable while idle, so the check is for plain TCP only.
-        if let context = state.context, !url.usesTLS, mirror_hiredis_peer_closed(context) != 0 {
+    /// The open context, first dropping one the server has closed and connecting anew if there is none. (With TLS,
+    /// hiredis' socket goes to the tunnel, which closes it when the server closes the TLS connection.)
+    private static func openContext(url: RedisURL, certificateAuthority: String?, state: inout State) throws -> UnsafeMutablePointer<redisContext> {
+        if let context = state.context, mirror_hiredis_peer_closed(context) != 0 {
             redisFree(context)
             state.context = nil
         }
         if let context = state.context { return context }
-        let context = try connect(url)
+        var tunnel: RedisTLSTunnel?
+        if url.usesTLS {
+            if state.tunnel == nil {
+                do {
+                    state.tunnel = try RedisTLSTunnel(host: url.host, port: url.port, certificateAuthority: certificateAuthority)
+                } catch {
+                    throw RedisError.tlsFailed(server: "\(url.host):\(url.port)", reason: "the TLS setup failed (\(error)); check REDIS_TLS_CA")
+                }
+            }
+            tunnel = state.tunnel
+        }
+        let context = try connect(url, through: tunnel)
         state.context = context
         state.statistics.connects += 1
         return context
     }
 
-    private static func connect(_ url: RedisURL) throws -> UnsafeMutablePointer<redisContext> {
+    /// Connects hiredis to the server, or for TLS to the tunnel to it, then authenticates and selects the database.
+    private static func connect(_ url: RedisURL, through tunnel: RedisTLSTunnel?) throws -> UnsafeMutablePointer<redisContext> {
         let server = "\(url.host):\(url.port)"
-        if url.usesTLS && !hiredisMaySupportTLS { throw RedisError.tlsUnavailable(hiredisVersion: hiredisVersion) }
-        guard let context = redisConnectWithTimeout(url.host, Int32(url.port), timeval(tv_sec: 5, tv_usec: 0)) else {
+        let (host, port) = tunnel.map { ("127.0.0.1", $0.port) } ?? (url.host, url.port)
+        guard let context = redisConnectWithTimeout(host, Int32(port), timeval(tv_sec: 5, tv_usec: 0)) else {
             throw RedisError.connectionFailed(server: server, reason: "hiredis could not allocate a connection")
         }
         if context.pointee.err != 0 {
@@ -131,20 +144,21 @@ public final class RedisConnection: Sendable {
             guard redisSetTimeout(context, timeval(tv_sec: 30, tv_usec: 0)) == REDIS_OK else {
                 throw RedisError.connectionFailed(server: server, reason: errorText(context))
             }
-            if url.usesTLS {
-                switch mirror_hiredis_start_tls(context, url.host) {
-                case 0: break
-                case -1: throw RedisError.tlsUnavailable(hiredisVersion: hiredisVersion)
-                case -2: throw RedisError.tlsFailed(server: server, reason: "the TLS context could not be created")
-                default: throw RedisError.tlsFailed(server: server, reason: errorText(context))
-                }
-            }
             var setup: [[String]] = []
             if let password = url.password {
                 setup.append(url.username.map { ["AUTH", $0, password] } ?? ["AUTH", password])
             }
             if url.database != 0 { setup.append(["SELECT", String(url.database)]) }
-            for reply in try roundTrip(setup, on: context) {
+            // Through the tunnel, the TLS handshake happens with the first bytes: a PING makes it happen now.
+            if tunnel != nil { setup.append(["PING"]) }
+            let replies: [RedisReply]
+            do {
+                replies = try roundTrip(setup, on: context)
+            } catch let error as RedisError {
+                guard let tunnel else { throw error }
+                throw RedisError.tlsFailed(server: server, reason: tunnel.lastError.map(Self.tlsAdvice) ?? "\(error)")
+            }
+            for reply in replies {
                 if case .error(let message) = reply {
                     throw RedisError.connectionFailed(server: server, reason: "the server said \(message)")
                 }
@@ -154,6 +168,14 @@ public final class RedisConnection: Sendable {
             throw error
         }
         return context
+    }
+
+    /// A TLS failure with what to do about it.
+    static func tlsAdvice(_ failure: String) -> String {
+        if failure.contains("CERTIFICATE_VERIFY_FAILED") || failure.contains("certificate verify failed") || failure.contains("unableToValidateCertificate") {
+            return "the server's certificate was not verified (\(failure)): set REDIS_TLS_CA to the CA certificate that signed it, or unset REDIS_TLS_CA to encrypt without verifying"
+        }
+        return failure
     }
 
     private static func roundTrip(_ commands: [[String]], on context: UnsafeMutablePointer<redisContext>) throws -> [RedisReply] {

@@ -4,8 +4,6 @@ public enum RedisError: Error, Equatable, CustomStringConvertible {
     case connectionFailed(server: String, reason: String)
     /// The connection broke during a call; the next call reconnects.
     case connectionLost(reason: String)
-    /// The URL asks for TLS (`rediss://`) and this system's hiredis cannot do it.
-    case tlsUnavailable(hiredisVersion: String)
     /// The TLS handshake with the server failed.
     case tlsFailed(server: String, reason: String)
     /// The server answered a command with an error.
@@ -20,8 +18,6 @@ public enum RedisError: Error, Equatable, CustomStringConvertible {
             "Could not connect to Redis at \(server): \(reason). Check REDIS_URL and that the server is running."
         case .connectionLost(let reason):
             "The Redis connection was lost (\(reason)); it is re-established on the next call."
-        case .tlsUnavailable(let version):
-            "REDIS_URL is a rediss:// (TLS) URL, but this system's hiredis \(version) has no TLS support (it needs hiredis >= 1.1 with libhiredis_ssl, as on Ubuntu 24.04 and Heroku-24). Install a newer libhiredis, or use a redis:// URL on a trusted network."
         case .tlsFailed(let server, let reason):
             "The TLS handshake with Redis at \(server) failed: \(reason)."
         case .commandFailed(let message):

@@ -19,23 +19,33 @@ public enum OAuth1 {
         public var timestamp: Int
         /// Whether `oauth_version=1.0` is sent (optional in RFC 5849; X's examples send it).
         public var includesVersion: Bool
+        /// `oauth_callback`: asking for a request token (`oob` for the PIN flow).
+        public var callback: String?
+        /// `oauth_verifier`: exchanging a request token for an access token (the PIN).
+        public var verifier: String?
 
-        /// Parameters from their parts.
-        public init(consumerKey: String, token: String, nonce: String, timestamp: Int, includesVersion: Bool = true) {
+        /// Parameters from their parts; an empty `token` is not sent (asking for a request token).
+        public init(consumerKey: String, token: String, nonce: String, timestamp: Int, includesVersion: Bool = true,
+                    callback: String? = nil, verifier: String? = nil) {
             self.consumerKey = consumerKey
             self.token = token
             self.nonce = nonce
             self.timestamp = timestamp
             self.includesVersion = includesVersion
+            self.callback = callback
+            self.verifier = verifier
         }
 
         /// The parameters as name/value pairs, without the signature.
-        var pairs: [(String, String)] {
+        public var pairs: [(String, String)] {
             var pairs = [
                 ("oauth_consumer_key", consumerKey), ("oauth_nonce", nonce), ("oauth_signature_method", "HMAC-SHA1"),
-                ("oauth_timestamp", String(timestamp)), ("oauth_token", token),
+                ("oauth_timestamp", String(timestamp)),
             ]
+            if !token.isEmpty { pairs.append(("oauth_token", token)) }
             if includesVersion { pairs.append(("oauth_version", "1.0")) }
+            if let callback { pairs.append(("oauth_callback", callback)) }
+            if let verifier { pairs.append(("oauth_verifier", verifier)) }
             return pairs
         }
     }
@@ -68,6 +78,15 @@ public enum OAuth1 {
                                             nonce: nonce, timestamp: timestamp)
         let base = signatureBaseString(method: method, url: url, formParameters: formParameters, protocolParameters: parameters)
         let signature = signature(baseString: base, consumerSecret: credentials.consumerSecret, tokenSecret: credentials.accessTokenSecret)
+        let fields = parameters.pairs + [("oauth_signature", signature)]
+        return "OAuth " + fields.map { "\(PercentEncoding.encode($0.0))=\"\(PercentEncoding.encode($0.1))\"" }.joined(separator: ", ")
+    }
+
+    /// The `Authorization` header value for `parameters`, signed with the consumer and token secrets.
+    public static func authorizationHeader(method: String, url: URL, parameters: ProtocolParameters, consumerSecret: String,
+                                           tokenSecret: String) -> String {
+        let base = signatureBaseString(method: method, url: url, protocolParameters: parameters)
+        let signature = signature(baseString: base, consumerSecret: consumerSecret, tokenSecret: tokenSecret)
         let fields = parameters.pairs + [("oauth_signature", signature)]
         return "OAuth " + fields.map { "\(PercentEncoding.encode($0.0))=\"\(PercentEncoding.encode($0.1))\"" }.joined(separator: ", ")
     }

@@ -113,6 +113,10 @@ struct DeployFilesTests {
             #expect(dockerfile.contains(" \(package)"), "the run stage installs \(package)")
         }
         #expect(dockerfile.contains("USER mirror_bot"))
+        // Dependencies resolve in a layer of their own, before the sources are copied; a crash logs its backtrace.
+        let resolve = try #require(dockerfile.range(of: "RUN swift package resolve")), sources = try #require(dockerfile.range(of: "COPY . ."))
+        #expect(try #require(dockerfile.range(of: "COPY Package.swift ./")).lowerBound < resolve.lowerBound && resolve.lowerBound < sources.lowerBound)
+        #expect(dockerfile.contains("ENV SWIFT_BACKTRACE=enable=yes") && dockerfile.contains("swift-backtrace-static"))
         #expect(dockerfile.contains(#"CMD ["mirror_bot", "start"]"#))
 
         let herokuYML = try Self.text("heroku.yml")

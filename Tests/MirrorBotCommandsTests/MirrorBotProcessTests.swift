@@ -160,7 +160,7 @@ struct MirrorBotProcessTests {
         let root = try await MirrorBotProcess.run(["--help"], environment: [:])
         #expect(root.status == 0)
         #expect(root.standardOutput.contains("X or Mastodon account") && root.standardOutput.contains("NETWORK=mastodon"))
-        for name in ["start", "migrate", "train", "import", "schedule", "classify", "doctor", "tokenize"] {
+        for name in ["start", "migrate", "train", "import", "schedule", "classify", "doctor", "auth", "tokenize"] {
             #expect(root.standardOutput.contains("  \(name) "), "--help lists \(name)")
         }
         let expectations: [[String]: [String]] = [
@@ -175,6 +175,7 @@ struct MirrorBotProcessTests {
             ["classify"]: ["--json", "--explain", "--stats"],
             ["doctor"]: ["Redis", "NETWORK=mastodon", "bot flag", "scopes"],
             ["tokenize"]: ["<texts>"],
+            ["auth", "x"]: ["--account", "--write-env", "--pin", "BOT_CONSUMER_KEY", "PIN"],
         ]
         for (command, words) in expectations {
             let result = try await MirrorBotProcess.run(["help"] + command, environment: [:])

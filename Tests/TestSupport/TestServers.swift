@@ -12,6 +12,8 @@ public enum TestServers {
     public struct NotConfigured: Error, CustomStringConvertible {
         /// Which variables were looked for.
         public var variables: [String]
+        /// The error for `variables`.
+        public init(variables: [String]) { self.variables = variables }
         /// What to do.
         public var description: String {
             "No test server: set \(variables.joined(separator: " or ")), or run the tests with script/test, which starts throwaway servers."

@@ -152,7 +152,7 @@ start_tls_postgres() {
     bin="$(postgres_bin)"
     port="$(free_port)"
     mkdir -p "$dir/pg" "$dir/certs"
-    make_test_certificates "$dir/certs"
+    [ -f "$dir/certs/ca.pem" ] || make_test_certificates "$dir/certs"
     if [ "$(id -u)" -eq 0 ]; then chown -R postgres "$dir"; fi
     chmod 755 "$dir" "$dir/certs"
     log "Starting a throwaway PostgreSQL with TLS only on 127.0.0.1:$port"
@@ -166,6 +166,27 @@ start_tls_postgres() {
     as_postgres_owner "$bin/createdb" -h "$dir/pg" -p "$port" -U mirror mirror_bot_tls
     export MIRROR_BOT_TEST_TLS_DATABASE_URL="postgres://mirror@127.0.0.1:$port/mirror_bot_tls"
     export MIRROR_BOT_TEST_TLS_CA="$dir/certs/ca.pem" MIRROR_BOT_TEST_WRONG_CA="$dir/certs/wrong-ca.pem"
+}
+
+# Starts a throwaway redis-server that serves TLS only (the same test CA's certificate as the TLS Postgres) and closes
+# connections idle for a second (`timeout 1`, as Heroku closes idle clients after 300 s); exports
+# MIRROR_BOT_TEST_TLS_REDIS_URL (rediss://) and MIRROR_BOT_TEST_TLS_CA. Needs start_servers first.
+start_tls_redis() {
+    local port dir="$servers_dir/tls"
+    mkdir -p "$dir/certs"
+    [ -f "$dir/certs/ca.pem" ] || make_test_certificates "$dir/certs"
+    chmod 644 "$dir/certs/server.key"
+    port="$(free_port)"
+    log "Starting a throwaway Redis with TLS only on 127.0.0.1:$port (idle timeout 1 s)"
+    redis-server --port 0 --tls-port "$port" --bind 127.0.0.1 --tls-cert-file "$dir/certs/server.pem" --tls-key-file "$dir/certs/server.key" \
+        --tls-ca-cert-file "$dir/certs/ca.pem" --tls-auth-clients no --timeout 1 --save "" --appendonly no --daemonize yes \
+        --pidfile "$servers_dir/redis-tls.pid" --logfile "$servers_dir/redis-tls.log" --dir "$servers_dir" >/dev/null
+    local tries=0
+    until redis-cli --tls --cacert "$dir/certs/ca.pem" -p "$port" ping >/dev/null 2>&1; do
+        tries=$((tries + 1)); [ $tries -lt 100 ] || { cat "$servers_dir/redis-tls.log" >&2; exit 1; }; sleep 0.1
+    done
+    export MIRROR_BOT_TEST_TLS_REDIS_URL="rediss://127.0.0.1:$port/0" MIRROR_BOT_TEST_TLS_CA="$dir/certs/ca.pem"
+    export MIRROR_BOT_TEST_WRONG_CA="$dir/certs/wrong-ca.pem"
 }
 
 # Starts Postgres and Redis in a fresh temporary folder and exports

@@ -1,0 +1,125 @@
+import AsyncHTTPClient
+import BotConfiguration
+import FakeX
+import Foundation
+import Logging
+import NIOCore
+import Testing
+import TestSupport
+import XAPI
+
+/// `mirror_bot auth x` as a user runs it: the address printed, opened (here: fetched) as the account, the PIN typed,
+/// the tokens printed or written to .env; against fake X's OAuth 1.0a endpoints, which check every signature.
+@Suite("mirror_bot auth x: the PIN flow")
+struct AuthProcessTests {
+    /// Runs `mirror_bot auth x ARGUMENTS` in `folder`; `answer` gets the printed address and returns what the user types.
+    static func auth(_ arguments: [String], environment: [String: String], in folder: URL,
+                     answer: @escaping @Sendable (URL) async throws -> String) async throws -> (status: Int32, output: String, error: String) {
+        let process = Process()
+        process.executableURL = try MirrorBotProcess.executable
+        process.arguments = ["auth", "x"] + arguments
+        process.currentDirectoryURL = folder
+        process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { mine, _ in mine }
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // A command that neither prints an address nor ends would hang the suite: it is stopped after 30 s.
+        let watchdog = Task.detached { try await Task.sleep(for: .seconds(30)); if process.isRunning { process.terminate() } }
+        defer { watchdog.cancel() }
+        // The address is the first line that starts with http; everything after it is read once the process ends.
+        let reader = output.fileHandleForReading
+        let printed = try await MirrorBotProcess.offload { () -> String in
+            var text = ""
+            while !text.split(separator: "\n").contains(where: { $0.hasPrefix("http") }) {
+                let data = reader.availableData
+                if data.isEmpty { break }
+                text += String(decoding: data, as: UTF8.self)
+            }
+            return text
+        }
+        if let line = printed.split(separator: "\n").first(where: { $0.hasPrefix("http") }), let url = URL(string: String(line)) {
+            let typed = try await answer(url)
+            try input.fileHandleForWriting.write(contentsOf: Data((typed + "\n").utf8))
+        }
+        try input.fileHandleForWriting.close()
+        let rest = try await MirrorBotProcess.offload { () -> (String, String) in
+            let out = String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)
+            let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (out, err)
+        }
+        return (process.terminationStatus, printed + rest.0, rest.1)
+    }
+
+    /// The PIN on the authorize page, opened as the account.
+    static func pin(at url: URL) async throws -> String {
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url.absoluteString), timeout: .seconds(10))
+        let page = String(buffer: try await response.body.collect(upTo: 1 << 16))
+        return try #require(page.firstMatch(of: /<code id="oauth_pin">(\d+)<\/code>/).map { String($0.1) }, "\(page)")
+    }
+
+    @Test("The bot's tokens: address printed, PIN typed, tokens printed; they act as the bot on the API; a wrong PIN is refused with what to do")
+    func printsTokens() async throws {
+        let persona = FakeXPersona(.init(randomSeed: 3, dayStart: Date(), historyDays: 2, postsPerDay: 2, followedAccounts: 1))
+        let server = FakeXServer(seed: persona.seed, logger: Logger(label: "auth", factory: { _ in SwiftLogNoOpLogHandler() }))
+        try await server.withRunning { base in
+            try await TestServers.withTemporaryFolder { folder in
+                let app = persona.botAccount
+                let environment = ["X_API_BASE_URL": base.absoluteString, "BOT_CONSUMER_KEY": app.consumerKey, "BOT_CONSUMER_SECRET": app.consumerSecret]
+                let run = try await Self.auth([], environment: environment, in: folder) { url in try await Self.pin(at: url) }
+                #expect(run.status == 0, "\(run.output)\n\(run.error)")
+                #expect(run.output.contains("\(base.absoluteString)/oauth/authorize?oauth_token="), "\(run.output)")
+                #expect(run.output.contains("Authorized @\(persona.bot.username) (id \(persona.bot.id))"), "\(run.output)")
+                let token = try #require(run.output.firstMatch(of: /BOT_ACCESS_TOKEN=(\S+)/).map { String($0.1) })
+                let secret = try #require(run.output.firstMatch(of: /BOT_ACCESS_TOKEN_SECRET=(\S+)/).map { String($0.1) })
+                #expect(token != app.accessToken)
+                // The new tokens sign requests as the bot.
+                let credentials = AccountCredentials(consumerKey: app.consumerKey, consumerSecret: app.consumerSecret, accessToken: token, accessTokenSecret: secret)
+                let client = XClient(configuration: .init(baseURL: base, credentials: [.bot: credentials]), logger: Logger(label: "auth"))
+                #expect(try await client.send(GetAuthenticatedUser(), as: .bot).data?.username == persona.bot.username)
+
+                let wrong = try await Self.auth([], environment: environment, in: folder) { url in
+                    _ = try await Self.pin(at: url)
+                    return "0000000x"
+                }
+                #expect(wrong.status != 0)
+                #expect(wrong.error.contains("X did not accept the PIN"), "\(wrong.error)")
+                #expect(!wrong.output.contains("ACCESS_TOKEN="))
+            }
+        }
+    }
+
+    @Test("--write-env sets the two values in .env, keeping every other line; without the app's key it says what to set")
+    func writesEnv() async throws {
+        let persona = FakeXPersona(.init(randomSeed: 3, dayStart: Date(), historyDays: 2, postsPerDay: 2, followedAccounts: 1))
+        let server = FakeXServer(seed: persona.seed, logger: Logger(label: "auth", factory: { _ in SwiftLogNoOpLogHandler() }))
+        try await server.withRunning { base in
+            try await TestServers.withTemporaryFolder { folder in
+                let app = persona.humanAccount
+                let existing = "# my settings\nTZ=Asia/Tokyo\nX_API_BASE_URL=\(base.absoluteString)\nHUMAN_CONSUMER_KEY=\(app.consumerKey)\nHUMAN_CONSUMER_SECRET=\(app.consumerSecret)\nHUMAN_ACCESS_TOKEN=old\n"
+                try existing.write(to: folder.appending(path: ".env"), atomically: true, encoding: .utf8)
+                let run = try await Self.auth(["--account", "human", "--write-env"], environment: [:], in: folder) { url in try await Self.pin(at: url) }
+                #expect(run.status == 0, "\(run.output)\n\(run.error)")
+                let written = try String(contentsOf: folder.appending(path: ".env"), encoding: .utf8)
+                let file = try EnvironmentFile(parsing: written)
+                #expect(file.variables["TZ"] == "Asia/Tokyo" && written.hasPrefix("# my settings\n"))
+                #expect(file.variables["HUMAN_ACCESS_TOKEN"]?.hasPrefix("\(persona.human.id)-") == true)
+                #expect(file.variables["HUMAN_ACCESS_TOKEN_SECRET"]?.isEmpty == false)
+                #expect(written.components(separatedBy: "HUMAN_ACCESS_TOKEN=").count == 2, "one line each: \(written)")
+                #expect(!run.output.contains(file.variables["HUMAN_ACCESS_TOKEN_SECRET"] ?? "?"), "the secret is not printed")
+
+                let missing = try await MirrorBotProcess.run(["auth", "x"], environment: ["X_API_BASE_URL": base.absoluteString])
+                #expect(missing.status != 0 && missing.standardError.contains("Set BOT_CONSUMER_KEY and BOT_CONSUMER_SECRET first"), "\(missing.standardError)")
+            }
+        }
+    }
+
+    @Test("Setting values in a .env file keeps its other lines and replaces a variable's line in place")
+    func settingEnvironmentValues() {
+        let text = "# comment\nexport A=1\nB='two words'\n"
+        #expect(EnvironmentFile.setting([("A", "x-y.z"), ("C", "with space")], in: text) == "# comment\nA=x-y.z\nB='two words'\nC='with space'\n")
+        #expect(EnvironmentFile.setting([("A", "1")], in: "") == "A=1\n")
+    }
+}
