@@ -200,7 +200,8 @@ let package = Package(
         ),
         .target(
             name: "ArchiveImport",
-            dependencies: ["Archive", "BotClock", "Classifier", "PostText", "WordCounts", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            dependencies: ["Archive", "BotClock", "Classifier", "PostText", "WordCounts", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                           .product(name: "AsyncHTTPClient", package: "async-http-client")],
             swiftSettings: strictSettings
         ),
         .target(

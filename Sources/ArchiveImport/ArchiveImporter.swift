@@ -64,34 +64,35 @@ public struct ArchiveImporter: Sendable {
     }
 
     /// Imports the export at `path` (zip, folder, or a single `tweets.js` / `like.js`, or Mastodon's `outbox.json`).
-    public func importExport(at path: String) async throws -> Report {
-        let files = try ExportFiles(path: path)
+    /// Files are read a megabyte at a time, and only the newest tweets the archive can keep are held.
+    public func importExport(at path: String, limits: ExportFiles.Limits = ExportFiles.Limits()) async throws -> Report {
+        let files = try ExportFiles(path: path, limits: limits)
         var report = Report()
         if files.outboxFile != nil || files.mastodonLikesFile != nil { return try await importMastodon(files) }
 
         // Parse and convert everything first: an error here leaves both stores untouched.
-        var tweets: [ArchivedTweet] = []
+        var tweets = NewestTweets(keeping: archive.rowLimit)
         for file in files.tweetFiles {
-            for (index, tweet) in try ExportParser.tweets(in: file).enumerated() {
+            try ExportParser.forEachTweet(in: file) { tweet, entry in
                 report.tweetsRead += 1
-                guard let archived = try Self.archived(tweet, file: file.name, entry: index + 1) else {
+                guard let archived = try Self.archived(tweet, file: file.name, entry: entry) else {
                     report.retweetsSkipped += 1
-                    continue
+                    return
                 }
-                tweets.append(archived)
+                tweets.add(archived)
             }
         }
         var likes: [(id: String, tweet: FavoriteClassifier.Tweet)] = []
         for file in files.likeFiles {
-            for like in try ExportParser.likes(in: file) {
+            try ExportParser.forEachLike(in: file) { like, _ in
                 report.likesRead += 1
-                guard let text = like.fullText, !text.isEmpty else { report.likesWithoutText += 1; continue }
+                guard let text = like.fullText, !text.isEmpty else { report.likesWithoutText += 1; return }
                 let expanded = like.expandedUrl.map { url in Self.replacingTcoLinks(in: text, with: url) } ?? text
                 likes.append((like.tweetId, .init(text: expanded)))
             }
         }
 
-        report.tweetsStored = try await archive.insert(tweets)
+        report.tweetsStored = try await archive.insert(tweets.kept)
         report.likesLearned = try await classifier.learnOnce(likes, as: .favorite, source: .import)
         return report
     }
@@ -112,7 +113,7 @@ public struct ArchiveImporter: Sendable {
             report.notCopied = contents.statuses.count - statuses.count
         }
         if let likes = files.mastodonLikesFile {
-            report.likesRead = try MastodonOutbox.likedAddresses(in: likes).count
+            report.likesRead = try MastodonOutbox.likedCount(in: likes)
             report.likesWithoutText = report.likesRead
         }
         var answered: [String: Int64?] = [:]
@@ -142,7 +143,7 @@ public struct ArchiveImporter: Sendable {
             throw ImportError(file: file, reason: "entry \(entry) has no numeric id_str")
         }
         guard let createdAt = ExportDate.parse(tweet.createdAt) else {
-            throw ImportError(file: file, reason: "entry \(entry) has created_at \"\(tweet.createdAt)\", not like \"Sat Aug 12 16:10:37 +0000 2023\"")
+            throw ImportError(file: file, reason: "entry \(entry) has created_at \"\(tweet.createdAt.prefix(60))\", not a date like \"Sat Aug 12 16:10:37 +0000 2023\"")
         }
         let links = (tweet.entities?.urls ?? []).compactMap { link in link.expandedUrl.map { (link.url, $0) } }
         let text = WrittenText.from(escaped: rawText, links: links)
@@ -154,5 +155,32 @@ public struct ArchiveImporter: Sendable {
         guard let range = text.range(of: "https://t.co/") else { return text }
         let end = text[range.upperBound...].firstIndex { $0.isWhitespace } ?? text.endIndex
         return text.replacingCharacters(in: range.lowerBound..<end, with: url)
+    }
+}
+
+/// The newest tweets of an import, as many as the archive keeps (its row limit keeps the newest by time, then id):
+/// older ones could never stay, so they are not held.
+struct NewestTweets {
+    private let limit: Int
+    private var tweets: [ArchivedTweet] = []
+
+    init(keeping limit: Int) { self.limit = max(1, limit) }
+
+    /// Adds one; past twice the limit, only the newest `limit` are kept.
+    mutating func add(_ tweet: ArchivedTweet) {
+        tweets.append(tweet)
+        if tweets.count >= 2 * limit { trim() }
+    }
+
+    /// The newest `limit`, newest first.
+    var kept: [ArchivedTweet] {
+        var copy = self
+        copy.trim()
+        return copy.tweets
+    }
+
+    private mutating func trim() {
+        tweets.sort { ($0.createdAt, $0.tweetID) > ($1.createdAt, $1.tweetID) }
+        if tweets.count > limit { tweets.removeLast(tweets.count - limit) }
     }
 }

@@ -2,65 +2,68 @@ public import Foundation
 import ZIPFoundation
 
 /// The data files of an X archive ("Download your archive": `data/tweets.js`, `data/like.js`) or a Mastodon archive
-/// (`outbox.json`, `likes.json`), read from the `.zip`, its extracted folder, or a single data file.
-public struct ExportFiles: Sendable {
-    /// One data file: its name (as found, such as `data/tweets-part1.js`) and bytes.
+/// (`outbox.json`, `likes.json`), from the `.zip`, its extracted folder, or a single data file. A zip's entries are
+/// extracted to a temporary folder (removed with this value), never held in memory, each refused when it inflates
+/// past what it declared or past `Limits.entryBytes`.
+public final class ExportFiles: Sendable {
+    /// One data file on disk: its name as found (such as `archive.zip: data/tweets-part1.js`) and where it is.
     public struct File: Sendable {
-        /// The file's path in the archive or folder.
+        /// The file's name in the archive or folder, for errors.
         public var name: String
-        /// Its bytes.
-        public var data: Data
+        /// Where its bytes are.
+        public var url: URL
+    }
+
+    /// How much an export may hold.
+    public struct Limits: Sendable {
+        /// The most bytes one zip entry may inflate to (an export's largest file is a few hundred megabytes).
+        public var entryBytes: Int64
+        /// Limits; the default takes any real export and refuses a zip bomb.
+        public init(entryBytes: Int64 = 4 << 30) { self.entryBytes = entryBytes }
     }
 
     /// `data/tweets.js`, `data/tweets-partN.js` (and the pre-2022 `data/tweet.js`), in order.
-    public var tweetFiles: [File]
+    public let tweetFiles: [File]
     /// `data/like.js` and `data/like-partN.js`.
-    public var likeFiles: [File]
+    public let likeFiles: [File]
     /// A Mastodon export's `outbox.json`.
-    public var outboxFile: File?
+    public let outboxFile: File?
     /// A Mastodon export's `likes.json`.
-    public var mastodonLikesFile: File?
+    public let mastodonLikesFile: File?
+    private let temporaryFolder: URL?
 
-    /// Reads the data files at `path`; throws `ImportError` when there is nothing to import.
-    public init(path: String) throws {
+    /// Finds the data files at `path`; throws `ImportError` when there is nothing to import or a zip is not sound.
+    public init(path: String, limits: Limits = Limits()) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw ImportError(file: path, reason: "there is no such file or folder")
         }
         var files: [File] = []
+        var temporary: URL?
         if isDirectory.boolValue {
             let root = URL(fileURLWithPath: path)
-            let dataFolder = root.appending(path: "data")
-            let folder = FileManager.default.fileExists(atPath: dataFolder.path) ? dataFolder : root
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where Self.kind(of: name) != nil {
-                let url = folder.appending(path: name)
-                files.append(File(name: url.path, data: try Self.read(url)))
-            }
-        } else if path.lowercased().hasSuffix(".zip") {
-            let archive: ZIPFoundation.Archive
-            do {
-                archive = try ZIPFoundation.Archive(url: URL(fileURLWithPath: path), accessMode: .read)
-            } catch {
-                throw ImportError(file: path, reason: "it is not a readable zip archive (\(error))")
-            }
-            for entry in archive where entry.type == .file {
-                let name = entry.path
-                guard let last = name.split(separator: "/").last, let kind = Self.kind(of: String(last)),
-                      name.hasPrefix("data/") || !name.contains("/") || kind == .outbox || kind == .mastodonLikes else { continue }
-                var data = Data()
-                do {
-                    _ = try archive.extract(entry, skipCRC32: false) { data.append($0) }
-                } catch {
-                    throw ImportError(file: "\(path): \(name)", reason: "it cannot be extracted (\(error))")
+            for folder in [root.appending(path: "data"), root] {
+                for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where Self.kind(of: name) != nil {
+                    files.append(File(name: folder.appending(path: name).path, url: folder.appending(path: name)))
                 }
-                files.append(File(name: "\(path): \(name)", data: data))
+            }
+        } else if Self.isZip(path) {
+            let folder = FileManager.default.temporaryDirectory.appending(path: "mirror_bot-import-\(UUID().uuidString)")
+            temporary = folder
+            do {
+                files = try Self.extract(zip: path, into: folder, limits: limits)
+            } catch {
+                try? FileManager.default.removeItem(at: folder)
+                throw error
             }
         } else {
             guard Self.kind(of: URL(fileURLWithPath: path).lastPathComponent) != nil else {
-                throw ImportError(file: path, reason: "expected the archive's .zip, its folder, or a tweets.js / like.js (X) or outbox.json / likes.json (Mastodon) file")
+                throw ImportError(file: path, reason: path.lowercased().hasSuffix(".zip") ? "it is not a readable zip archive (no zip header)"
+                                  : "expected the archive's .zip, its folder, or a tweets.js / like.js (X) or outbox.json / likes.json (Mastodon) file")
             }
-            files.append(File(name: path, data: try Self.read(URL(fileURLWithPath: path))))
+            files.append(File(name: path, url: URL(fileURLWithPath: path)))
         }
+        temporaryFolder = temporary
         let ordered = files.sorted { Self.order($0.name) < Self.order($1.name) }
         tweetFiles = ordered.filter { Self.kind(of: $0.name) == .tweets }
         likeFiles = ordered.filter { Self.kind(of: $0.name) == .likes }
@@ -68,8 +71,13 @@ public struct ExportFiles: Sendable {
         outboxFile = ordered.filter { Self.kind(of: $0.name) == .outbox }.min { $0.name.count < $1.name.count }
         mastodonLikesFile = ordered.filter { Self.kind(of: $0.name) == .mastodonLikes }.min { $0.name.count < $1.name.count }
         guard !tweetFiles.isEmpty || !likeFiles.isEmpty || outboxFile != nil || mastodonLikesFile != nil else {
+            if let temporary { try? FileManager.default.removeItem(at: temporary) }
             throw ImportError(file: path, reason: "it holds no data/tweets.js, tweets-partN.js, tweet.js or like.js (X), nor outbox.json or likes.json (Mastodon)")
         }
+    }
+
+    deinit {
+        if let temporaryFolder { try? FileManager.default.removeItem(at: temporaryFolder) }
     }
 
     enum Kind { case tweets, likes, outbox, mastodonLikes }
@@ -91,19 +99,68 @@ public struct ExportFiles: Sendable {
         return nil
     }
 
-    /// Sorts `tweets.js` before `tweets-part1.js` before `tweets-part2.js` ... (numerically, not by text).
-    private static func order(_ name: String) -> (String, Int) {
-        let file = String(name.split(separator: "/").last ?? Substring(name)).dropLast(3)
-        if let range = file.range(of: "-part"), let number = Int(file[range.upperBound...]) { return (String(file[..<range.lowerBound]), number) }
-        return (String(file), 0)
+    /// Whether the file at `path` starts as a zip does (`PK\3\4`), whatever it is called.
+    static func isZip(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: 4)) == Data([0x50, 0x4B, 0x03, 0x04])
     }
 
-    private static func read(_ url: URL) throws -> Data {
-        do { return try Data(contentsOf: url) } catch {
-            throw ImportError(file: url.path, reason: "it cannot be read (\((error as NSError).localizedDescription))")
+    /// Extracts the zip's data files into `folder`, each checked against what it declared and against the limit.
+    private static func extract(zip path: String, into folder: URL, limits: Limits) throws -> [File] {
+        let archive: ZIPFoundation.Archive
+        do {
+            archive = try ZIPFoundation.Archive(url: URL(fileURLWithPath: path), accessMode: .read)
+        } catch {
+            throw ImportError(file: path, reason: "it is not a readable zip archive (\(error))")
         }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var files: [File] = []
+        for (index, entry) in archive.enumerated() where entry.type == .file {
+            let name = entry.path
+            guard let last = name.split(separator: "/").last, let kind = Self.kind(of: String(last)),
+                  name.hasPrefix("data/") || !name.contains("/") || kind == .outbox || kind == .mastodonLikes else { continue }
+            let shown = "\(path): \(name)"
+            let declared = Int64(entry.uncompressedSize)
+            guard declared <= limits.entryBytes else {
+                throw ImportError(file: shown, reason: "it declares \(declared) bytes, more than the \(limits.entryBytes) an export's file may hold")
+            }
+            let target = folder.appending(path: "\(index)-\(last)")
+            FileManager.default.createFile(atPath: target.path, contents: nil)
+            guard let output = FileHandle(forWritingAtPath: target.path) else {
+                throw ImportError(file: shown, reason: "it cannot be extracted to \(folder.path)")
+            }
+            defer { try? output.close() }
+            var written: Int64 = 0
+            do {
+                _ = try archive.extract(entry, skipCRC32: false) { chunk in
+                    written += Int64(chunk.count)
+                    guard written <= declared, written <= limits.entryBytes else { throw ZipEntryOverflow() }
+                    try output.write(contentsOf: chunk)
+                }
+            } catch is ZipEntryOverflow {
+                throw ImportError(file: shown, reason: "it inflates past the \(min(declared, limits.entryBytes)) bytes it declared: the zip is damaged or crafted")
+            } catch let error as ImportError {
+                throw error
+            } catch {
+                throw ImportError(file: shown, reason: "it cannot be extracted (\(error))")
+            }
+            files.append(File(name: shown, url: target))
+        }
+        return files
+    }
+
+    /// Sorts `tweets.js` before `tweets-part1.js` before `tweets-part2.js` ... (numerically, not by text).
+    private static func order(_ name: String) -> (String, Int) {
+        let entry = name.components(separatedBy: ": ").last ?? name
+        let file = String(entry.split(separator: "/").last ?? Substring(entry)).split(separator: ".").first.map(String.init) ?? entry
+        if let range = file.range(of: "-part"), let number = Int(file[range.upperBound...]) { return (String(file[..<range.lowerBound]), number) }
+        return (file, 0)
     }
 }
+
+/// An entry that wrote more than it declared or than the limit.
+private struct ZipEntryOverflow: Error {}
 
 /// A file of the archive that cannot be imported, and where.
 public struct ImportError: Error, Equatable, CustomStringConvertible {

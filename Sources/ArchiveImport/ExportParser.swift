@@ -34,49 +34,50 @@ enum ExportParser {
     private struct TweetEntry: Decodable { var tweet: Tweet }
     private struct LikeEntry: Decodable { var like: Like }
 
-    static func tweets(in file: ExportFiles.File) throws -> [Tweet] {
-        try entries(TweetEntry.self, in: file).map(\.tweet)
+    /// Hands each tweet of `file` to `body`, with its entry number (from 1), reading the file a megabyte at a time.
+    static func forEachTweet(in file: ExportFiles.File, _ body: (Tweet, Int) throws -> Void) throws {
+        try forEachEntry(TweetEntry.self, in: file) { try body($0.tweet, $1) }
     }
 
-    static func likes(in file: ExportFiles.File) throws -> [Like] {
-        try entries(LikeEntry.self, in: file).map(\.like)
+    /// Hands each like of `file` to `body`, with its entry number.
+    static func forEachLike(in file: ExportFiles.File, _ body: (Like, Int) throws -> Void) throws {
+        try forEachEntry(LikeEntry.self, in: file) { try body($0.like, $1) }
     }
 
-    /// The JSON array after `window.YTD.<name>.partN =`, decoded; errors say where the file is broken.
-    private static func entries<Entry: Decodable>(_ type: Entry.Type, in file: ExportFiles.File) throws -> [Entry] {
-        let bytes = file.data
-        guard let start = bytes.firstIndex(of: UInt8(ascii: "[")) else {
-            throw ImportError(file: file.name, reason: "no JSON array found; expected `window.YTD.tweets.part0 = [ ... ]`")
-        }
-        let prefix = String(decoding: bytes[bytes.startIndex..<start], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard prefix.isEmpty || (prefix.hasPrefix("window.YTD.") && prefix.hasSuffix("=")) else {
-            throw ImportError(file: file.name, reason: "it starts with `\(prefix.prefix(40))`, not `window.YTD.<name>.partN =`")
+    /// The entries of the JSON array after `window.YTD.<name>.partN =`, decoded one at a time; errors say where the
+    /// file is broken.
+    private static func forEachEntry<Entry: Decodable>(_ type: Entry.Type, in file: ExportFiles.File, _ body: (Entry, Int) throws -> Void) throws {
+        var reader = try JSONArrayReader(url: file.url, name: file.name) { prefix in
+            prefix.isEmpty || (prefix.hasPrefix("window.YTD.") && prefix.hasSuffix("=")) ? nil
+                : "it starts with `\(prefix.prefix(40))`, not `window.YTD.<name>.partN =`"
         }
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
-        do {
-            return try decoder.decode([Entry].self, from: bytes[start...])
-        } catch DecodingError.dataCorrupted(let context) {
-            throw ImportError(file: file.name, reason: "the JSON is malformed or cut short (\(describe(context, bytes: bytes.count - start, offset: start)))")
-        } catch DecodingError.keyNotFound(let key, let context) {
-            throw ImportError(file: file.name, reason: "\(place(context.codingPath)) has no \"\(key.stringValue)\"")
-        } catch DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context) {
-            throw ImportError(file: file.name, reason: "\(place(context.codingPath)): \(context.debugDescription)")
+        while let element = try reader.next() {
+            let number = reader.count
+            let entry: Entry
+            do {
+                entry = try decoder.decode(Entry.self, from: element)
+            } catch DecodingError.dataCorrupted(let context) {
+                throw ImportError(file: file.name, reason: "the JSON is malformed or cut short (entry \(number): \(describe(context)))")
+            } catch DecodingError.keyNotFound(let key, let context) {
+                throw ImportError(file: file.name, reason: "\(place(number, context.codingPath)) has no \"\(key.stringValue)\"")
+            } catch DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context) {
+                throw ImportError(file: file.name, reason: "\(place(number, context.codingPath)): \(context.debugDescription)")
+            }
+            try body(entry, number)
         }
     }
 
     /// "entry 12 (tweet.created_at)", counting entries from 1 as a person would.
-    private static func place(_ path: [any CodingKey]) -> String {
-        guard let first = path.first, let index = first.intValue else { return path.map(\.stringValue).joined(separator: ".") }
-        let rest = path.dropFirst().map(\.stringValue).joined(separator: ".")
-        return "entry \(index + 1)" + (rest.isEmpty ? "" : " (\(rest))")
+    private static func place(_ number: Int, _ path: [any CodingKey]) -> String {
+        let rest = path.map(\.stringValue).joined(separator: ".")
+        return "entry \(number)" + (rest.isEmpty ? "" : " (\(rest))")
     }
 
-    private static func describe(_ context: DecodingError.Context, bytes: Int, offset: Int) -> String {
+    private static func describe(_ context: DecodingError.Context) -> String {
         let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
-        let detail = underlying ?? context.debugDescription
-        let location = context.codingPath.isEmpty ? "" : " at \(place(context.codingPath))"
-        return "\(detail)\(location); the array starts at byte \(offset) and runs \(bytes) bytes"
+        return underlying ?? context.debugDescription
     }
 }
 
@@ -92,6 +93,8 @@ enum ExportDate {
         let zone = parts[4]
         guard clock.count == 3, zone.count == 5, let zoneHours = Int(zone.dropFirst().prefix(2)), let zoneMinutes = Int(zone.suffix(2)),
               (1...31).contains(day), (0...23).contains(clock[0]), (0...59).contains(clock[1]), (0...60).contains(clock[2]) else { return nil }
+        // A year past 9999 (a crafted or damaged file) is no date a tweet was written on.
+        guard (1970...9999).contains(year) else { return nil }
         let sign = zone.first == "-" ? -1 : 1
         let seconds = daysSince1970(year: year, month: month, day: day) * 86_400 + clock[0] * 3_600 + clock[1] * 60 + clock[2]
             - sign * (zoneHours * 3_600 + zoneMinutes * 60)

@@ -34,22 +34,25 @@ enum MastodonOutbox {
         var boosts = 0
     }
 
-    /// Parses `outbox.json`; errors say the file and the entry.
+    /// Parses `outbox.json` one activity at a time; errors say the file and the entry.
     static func contents(of file: ExportFiles.File) throws -> Contents {
-        let collection: Collection<Activity>
-        do {
-            collection = try JSONDecoder().decode(Collection<Activity>.self, from: file.data)
-        } catch {
-            throw ImportError(file: file.name, reason: "it is not an ActivityStreams collection of activities (\(describe(error)))")
-        }
+        var reader = try JSONArrayReader(url: file.url, name: file.name, key: "orderedItems")
         var contents = Contents()
-        for (index, activity) in collection.orderedItems.enumerated() {
+        let decoder = JSONDecoder()
+        while let element = try reader.next() {
+            let entry = reader.count
+            let activity: Activity
+            do {
+                activity = try decoder.decode(Activity.self, from: element)
+            } catch {
+                throw ImportError(file: file.name, reason: "entry \(entry) is not an ActivityStreams activity (\(describe(error)))")
+            }
             switch activity.type {
             case "Announce":
                 contents.boosts += 1
             case "Create":
                 guard case .note(let note)? = activity.object, note.type == "Note" else { continue }
-                contents.statuses.append(try status(note, entry: index + 1, file: file.name))
+                contents.statuses.append(try status(note, entry: entry, file: file.name))
             default:
                 continue
             }
@@ -57,13 +60,11 @@ enum MastodonOutbox {
         return contents
     }
 
-    /// The liked statuses' addresses in `likes.json` (the export holds nothing more of them).
-    static func likedAddresses(in file: ExportFiles.File) throws -> [String] {
-        do {
-            return try JSONDecoder().decode(Collection<String>.self, from: file.data).orderedItems
-        } catch {
-            throw ImportError(file: file.name, reason: "it is not an ActivityStreams collection of addresses (\(describe(error)))")
-        }
+    /// How many statuses `likes.json` lists (by address only: the export holds nothing more of them).
+    static func likedCount(in file: ExportFiles.File) throws -> Int {
+        var reader = try JSONArrayReader(url: file.url, name: file.name, key: "orderedItems")
+        while try reader.next() != nil {}
+        return reader.count
     }
 
     private static func status(_ note: Note, entry: Int, file: String) throws -> Status {
@@ -106,10 +107,6 @@ enum MastodonOutbox {
     }
 
     // MARK: - ActivityStreams, as far as the import reads it
-
-    struct Collection<Item: Decodable>: Decodable {
-        var orderedItems: [Item]
-    }
 
     struct Activity: Decodable {
         var type: String

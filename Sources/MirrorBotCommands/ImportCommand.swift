@@ -13,7 +13,10 @@ struct ImportCommand: AsyncParsableCommand {
         abstract: "Imports the human's downloaded X or Mastodon archive: posts into the archive, likes (X) into the favorite filter.",
         discussion: """
             PATH is the .zip from X's "Download your archive" or Mastodon's "Request your archive" (Preferences → \
-            Import and export), its extracted folder, or a single tweets.js / like.js (X) or outbox.json (Mastodon). \
+            Import and export), its extracted folder, or a single tweets.js / like.js (X) or outbox.json (Mastodon); \
+            or an https:// address to download it from (a presigned link: on Heroku, `heroku run mirror_bot import \
+            'https://...'`), or - to read it from standard input (`heroku run --no-tty mirror_bot import - < archive.zip`). \
+            Files are read a megabyte at a time, so an export of any size imports in little memory. \
             Free and not capped at 3,200 posts; reads no post from the API. Everything is read before anything is \
             stored: a malformed file stops the import and nothing is stored. Re-importing the same archive changes \
             nothing. The archive keeps the newest ARCHIVE_ROW_LIMIT posts; raise it to keep more of a long history.
@@ -26,7 +29,7 @@ struct ImportCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The archive .zip, its folder, or a tweets.js / like.js (X) or outbox.json (Mastodon) file.")
+    @Argument(help: "The archive .zip, its folder, a tweets.js / like.js (X) or outbox.json (Mastodon) file, an https:// address, or - for standard input.")
     var path: String
 
     func run() async throws {
@@ -39,7 +42,7 @@ struct ImportCommand: AsyncParsableCommand {
             let classifier = try parts.classifier()
             let importer = ArchiveImporter(archive: archive, classifier: classifier, copyingWarnings: configuration.postContentWarnings,
                                            resolveAccount: resolver)
-            let report = try await importer.importExport(at: path)
+            let report = try await ExportSource.withLocalPath(path) { local in try await importer.importExport(at: local) }
             let calibration = report.likesLearned > 0 ? try await calibrationLine(classifier, configuration, parts.database) : nil
             return (report, try await archive.count(), calibration)
         }

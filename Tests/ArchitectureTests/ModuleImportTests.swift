@@ -22,6 +22,8 @@ struct ModuleImportTests {
         "Tokenizer": ["CMeCab"],
         // X: the client, its place behind the network protocol, and its fake.
         "XAPI": ["AsyncHTTPClient"],
+        // The import downloads an export from a link.
+        "ArchiveImport": ["AsyncHTTPClient"],
         "XNetwork": ["XAPI"],
         "FakeX": ["XAPI", "Hummingbird"],
         // Mastodon likewise; its fake shares fake X's JSON writer.

@@ -1,0 +1,106 @@
+public import AsyncHTTPClient
+public import Foundation
+import NIOCore
+
+/// Where an export comes from, for `mirror_bot import`: a local path, standard input (`-`), or an `https://`
+/// address (a presigned download link: on Heroku a one-off dyno cannot see the user's files). Downloads and standard
+/// input are streamed to a temporary file, never held in memory, and what they hold (a zip, or one data file) is
+/// told by its first bytes.
+public enum ExportSource {
+    /// The most bytes a download or standard input may bring (an export with media can be large; this is far past
+    /// any export's text).
+    public static let defaultMaximumBytes: Int64 = 16 << 30
+
+    /// Runs `body` with a local path to the export `argument` names; a temporary copy is removed afterwards.
+    public static func withLocalPath<Result>(_ argument: String, maximumBytes: Int64 = defaultMaximumBytes, httpClient: HTTPClient = .shared,
+                                             _ body: (String) async throws -> Result) async throws -> Result {
+        let isDownload = argument.lowercased().hasPrefix("https://") || argument.lowercased().hasPrefix("http://")
+        guard isDownload || argument == "-" else { return try await body(argument) }
+        let folder = FileManager.default.temporaryDirectory.appending(path: "mirror_bot-export-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let received = folder.appending(path: "received")
+        if isDownload {
+            try await download(argument, to: received, maximumBytes: maximumBytes, httpClient: httpClient)
+        } else {
+            try copyStandardInput(to: received, maximumBytes: maximumBytes)
+        }
+        let named = folder.appending(path: try name(of: received, from: isDownload ? shown(argument) : "standard input"))
+        try FileManager.default.moveItem(at: received, to: named)
+        return try await body(named.path)
+    }
+
+    /// The address without its query (a presigned link's signature is a secret) for messages.
+    static func shown(_ address: String) -> String {
+        String(address.split(separator: "?", maxSplits: 1).first ?? Substring(address))
+    }
+
+    private static func download(_ address: String, to file: URL, maximumBytes: Int64, httpClient: HTTPClient) async throws {
+        let source = shown(address)
+        guard address.lowercased().hasPrefix("https://") || isLoopback(address) else {
+            throw ImportError(file: source, reason: "only https:// addresses are downloaded (the archive holds private messages and more)")
+        }
+        let response: HTTPClientResponse
+        do {
+            response = try await httpClient.execute(HTTPClientRequest(url: address), timeout: .hours(1))
+        } catch {
+            throw ImportError(file: source, reason: "it could not be downloaded (\(error))")
+        }
+        guard response.status == .ok else {
+            throw ImportError(file: source, reason: "the server answered HTTP \(response.status.code) \(response.status.reasonPhrase) (a presigned link expires: make a new one)")
+        }
+        if let declared = response.headers.first(name: "content-length").flatMap({ Int64($0) }), declared > maximumBytes {
+            throw ImportError(file: source, reason: "it is \(declared) bytes, more than the \(maximumBytes) an export may be")
+        }
+        FileManager.default.createFile(atPath: file.path, contents: nil)
+        let output = try FileHandle(forWritingTo: file)
+        defer { try? output.close() }
+        var written: Int64 = 0
+        do {
+            for try await chunk in response.body {
+                written += Int64(chunk.readableBytes)
+                guard written <= maximumBytes else {
+                    throw ImportError(file: source, reason: "it is more than the \(maximumBytes) bytes an export may be")
+                }
+                try output.write(contentsOf: chunk.readableBytesView)
+            }
+        } catch let error as ImportError {
+            throw error
+        } catch {
+            throw ImportError(file: source, reason: "the download broke off after \(written) bytes (\(error))")
+        }
+    }
+
+    private static func copyStandardInput(to file: URL, maximumBytes: Int64) throws {
+        FileManager.default.createFile(atPath: file.path, contents: nil)
+        let output = try FileHandle(forWritingTo: file)
+        defer { try? output.close() }
+        var written: Int64 = 0
+        while let chunk = try FileHandle.standardInput.read(upToCount: 1 << 20), !chunk.isEmpty {
+            written += Int64(chunk.count)
+            guard written <= maximumBytes else {
+                throw ImportError(file: "standard input", reason: "it is more than the \(maximumBytes) bytes an export may be")
+            }
+            try output.write(contentsOf: chunk)
+        }
+        guard written > 0 else { throw ImportError(file: "standard input", reason: "it is empty: pipe the archive in, as in `mirror_bot import - < archive.zip`") }
+    }
+
+    /// The name that tells the import what `file` holds: a zip, X's tweets or likes, Mastodon's outbox or likes.
+    private static func name(of file: URL, from source: String) throws -> String {
+        let handle = try FileHandle(forReadingFrom: file)
+        defer { try? handle.close() }
+        let head = (try handle.read(upToCount: 1 << 16)) ?? Data()
+        if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) { return "export.zip" }
+        let text = String(decoding: head, as: UTF8.self)
+        if text.contains("window.YTD.tweet") { return "tweets.js" }
+        if text.contains("window.YTD.like") { return "like.js" }
+        if text.contains("\"orderedItems\"") { return text.contains("\"Create\"") || text.contains("\"Announce\"") ? "outbox.json" : "likes.json" }
+        throw ImportError(file: source, reason: "it is neither a zip nor an archive's data file (tweets.js, like.js, outbox.json, likes.json)")
+    }
+
+    private static func isLoopback(_ address: String) -> Bool {
+        guard let host = URL(string: address)?.host else { return false }
+        return host == "localhost" || host.hasPrefix("127.") || host == "::1"
+    }
+}
