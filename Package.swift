@@ -216,7 +216,7 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "Archive", "BotClock", "BotConfiguration", "Classifier", "Picking", "Schedule", "SocialNetwork", "Training",
+                "Archive", "BotClock", "BotConfiguration", "Classifier", "Picking", "Schedule", "SocialNetwork", "Training", "WordCounts",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -137,7 +137,10 @@ public enum DaemonRunner {
                                      likingStatus: { liking.statusLine }, logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = parts.accountingServices.map { .init(service: $0) }
         services.append(.init(service: closing))
-        services += [.init(service: poster), .init(service: replier), .init(service: learner)]
+        let housekeeper = Housekeeper(clock: clock, retention: StoreRetention(database: database),
+                                      policy: StoreRetention.Policy(repostAfterDays: configuration.repostAfterDays),
+                                      wordCounts: classifier.store, logger: logger)
+        services += [.init(service: housekeeper), .init(service: poster), .init(service: replier), .init(service: learner)]
         // Liking not chosen (LIKES=off, or auto on X): the favoriter does not run at all, and reads nothing.
         if liking.isChosen { services.append(.init(service: favoriter)) }
         services.append(.init(service: RunningNotice(logger: logger)))

@@ -1,3 +1,4 @@
+public import Foundation
 public import RedisClient
 public import WordCounts
 
@@ -6,7 +7,9 @@ public import WordCounts
 /// - hash `features:<feature>` with fields `categories:favorite` and `categories:normal`: how many learned tweets
 ///   of each category had the feature;
 /// - counters `categories:favorite` and `categories:normal`: how many tweets each category learned;
-/// - flags `trained:<name>`: a one-time training ran.
+/// - flags `trained:<name>`: a one-time training ran;
+/// - sets `learned:favorite` (liked tweets learned, kept) and `learned:normal:<week>` (timeline tweets learned, one
+///   set a week, each expiring after `LearnedMarkers.normalWeeks` weeks: the store stays within a small plan).
 ///
 /// Every key is behind `keyPrefix` (`REDIS_KEY_PREFIX`). Each operation, including the batch ones, is one round trip.
 public struct RedisWordCounts: WordCountBackend {
@@ -14,11 +17,14 @@ public struct RedisWordCounts: WordCountBackend {
     public let connection: RedisConnection
     /// Put before every key.
     public let keyPrefix: String
+    /// The time markers are filed under (the week of `now()`).
+    private let now: @Sendable () -> Date
 
-    /// A store on `connection` whose keys start with `keyPrefix`.
-    public init(connection: RedisConnection, keyPrefix: String = "") {
+    /// A store on `connection` whose keys start with `keyPrefix`; `now` tells the week (tests and benchmarks inject it).
+    public init(connection: RedisConnection, keyPrefix: String = "", now: @escaping @Sendable () -> Date = { Date() }) {
         self.connection = connection
         self.keyPrefix = keyPrefix
+        self.now = now
     }
 
     // MARK: Reading
@@ -105,15 +111,20 @@ public struct RedisWordCounts: WordCountBackend {
         return try results.reduce(0) { total, result in total + Int(try result.checked().integerValue ?? 0) }
     }
 
-    /// Learns tweets seen but not liked as `normal`, each at most once ever (ids in the set `learned:normal`), in
-    /// one round trip and one MULTI/EXEC transaction. Returns how many were new.
+    /// Learns tweets seen but not liked as `normal`, each at most once within `LearnedMarkers.normalWeeks` (ids in
+    /// this week's set `learned:normal:<week>`, checked against the weeks before and the old unbucketed set), in one
+    /// round trip and one MULTI/EXEC transaction. Returns how many were new.
     @discardableResult
     public func learnNormalsOnce(_ tweets: [(id: String, features: [String])]) async throws -> Int {
         guard !tweets.isEmpty else { return 0 }
+        let week = LearnedMarkers.week(of: now())
+        let markers = (0..<LearnedMarkers.normalWeeks).map { normalMarkersKey(week: week - $0) } + [learnedKey(.normal)]
+        let expiry = String((LearnedMarkers.normalWeeks + 1) * 7 * 86_400)
         var commands: [[String]] = [["MULTI"]]
         for (id, features) in tweets {
-            let keys = [categoryKey(.normal), learnedKey(.normal)] + Self.distinct(features).map(featureKey)
-            commands.append(["EVAL", Self.learnNormalOnceScript, String(keys.count)] + keys + [Self.field(.normal), id])
+            let keys = [categoryKey(.normal)] + markers + Self.distinct(features).map(featureKey)
+            commands.append(["EVAL", Self.learnNormalOnceScript, String(keys.count)] + keys
+                            + [Self.field(.normal), id, String(markers.count - 1), expiry])
         }
         commands.append(["EXEC"])
         let replies = try await pipeline(commands)
@@ -124,12 +135,27 @@ public struct RedisWordCounts: WordCountBackend {
         return try results.reduce(0) { total, result in total + Int(try result.checked().integerValue ?? 0) }
     }
 
+    // KEYS[1] the normal counter, KEYS[2] this week's markers, then ARGV[3] older marker sets, then the features;
+    // ARGV[4] the seconds this week's set lives.
     private static let learnNormalOnceScript = """
+        local older = tonumber(ARGV[3])
+        for index = 3, 2 + older do
+          if redis.call('SISMEMBER', KEYS[index], ARGV[2]) == 1 then return 0 end
+        end
         if redis.call('SADD', KEYS[2], ARGV[2]) == 0 then return 0 end
+        redis.call('EXPIRE', KEYS[2], ARGV[4])
         redis.call('INCR', KEYS[1])
-        for index = 3, #KEYS do redis.call('HINCRBY', KEYS[index], ARGV[1], 1) end
+        for index = 3 + older, #KEYS do redis.call('HINCRBY', KEYS[index], ARGV[1], 1) end
         return 1
         """
+
+    /// Lets go of the old unbucketed set `learned:normal` (it grew without end before the weekly sets; those expire
+    /// by themselves). Returns how many markers it held.
+    @discardableResult
+    public func forgetOldNormalMarkers() async throws -> Int {
+        let replies = try await pipeline([["SCARD", learnedKey(.normal)], ["UNLINK", learnedKey(.normal)]])
+        return Int(try replies[0].checked().integerValue ?? 0)
+    }
 
     /// Whether a liked tweet was already learned by `learnFavoritesOnce`.
     public func wasLearnedAsFavorite(_ id: String) async throws -> Bool {
@@ -201,8 +227,10 @@ public struct RedisWordCounts: WordCountBackend {
     public func featureKey(_ feature: String) -> String { keyPrefix + "features:" + feature }
     /// The counter of tweets learned in `category`.
     public func categoryKey(_ category: Category) -> String { keyPrefix + "categories:" + category.rawValue }
-    /// The set of tweet ids learned once in `category`.
+    /// The set of tweet ids learned once in `category` (for `normal`, the old unbucketed set; see `normalMarkersKey`).
     public func learnedKey(_ category: Category) -> String { keyPrefix + "learned:" + category.rawValue }
+    /// The set of the ids learned as `normal` in `week` (`LearnedMarkers.week(of:)`).
+    public func normalMarkersKey(week: Int) -> String { keyPrefix + "learned:normal:" + String(week) }
     /// The flag of a one-time training.
     public func trainedKey(_ name: String) -> String { keyPrefix + "trained:" + name }
 

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import Archive
 import GRDB
 public import WordCounts
@@ -11,21 +11,25 @@ public import WordCounts
 public struct SQLiteWordCounts: WordCountBackend {
     private let pool: DatabasePool
     private let path: String
+    /// The time markers are filed under (the week of `now()`).
+    private let now: @Sendable () -> Date
 
     /// Opens (creating if needed) the SQLite file at `path` and brings its tables up to date (the migrations of
     /// `Migrations/sqlite/`, shared with the archive when it lives in the same file).
-    public init(path: String, busyTimeout: Int = ArchiveDatabase.commandBusyTimeout) throws {
+    public init(path: String, busyTimeout: Int = ArchiveDatabase.commandBusyTimeout, now: @escaping @Sendable () -> Date = { Date() }) throws {
         pool = try ArchiveDatabase.openSQLitePool(path: path, busyTimeout: busyTimeout)
         self.path = path
+        self.now = now
         try Migrator().migrateSQLite(pool)
     }
 
     /// The counts in the archive's own SQLite file, through its pool (one pool per file for the whole process);
     /// nil when the archive is not in SQLite.
-    public init?(sharing archive: ArchiveDatabase) throws {
+    public init?(sharing archive: ArchiveDatabase, now: @escaping @Sendable () -> Date = { Date() }) throws {
         guard case .sqlite(let pool, let path) = archive.backend else { return nil }
         self.pool = pool
         self.path = path
+        self.now = now
         try Migrator().migrateSQLite(pool)
     }
 
@@ -84,22 +88,25 @@ public struct SQLiteWordCounts: WordCountBackend {
     public func learnFavoritesOnce(_ tweets: [(id: String, features: [String])]) async throws -> Int {
         guard !tweets.isEmpty else { return 0 }
         let tweets = tweets.map { (id: $0.id, features: Self.distinct($0.features)) }
+        let week = LearnedMarkers.week(of: now())
         return try await write { db in
             var changes = Changes()
-            for (id, features) in tweets where try Self.remember(id, as: .favorite, in: db) { changes.moveToFavorite(features) }
+            for (id, features) in tweets where try Self.remember(id, as: .favorite, week: week, in: db) { changes.moveToFavorite(features) }
             try changes.apply(in: db)
             return changes.tweets
         }
     }
 
-    /// Learns tweets seen but not liked as `normal`, each id at most once ever, in one write transaction.
+    /// Learns tweets seen but not liked as `normal`, each id at most once within `LearnedMarkers.normalWeeks`, in
+    /// one write transaction.
     @discardableResult
     public func learnNormalsOnce(_ tweets: [(id: String, features: [String])]) async throws -> Int {
         guard !tweets.isEmpty else { return 0 }
         let tweets = tweets.map { (id: $0.id, features: Self.distinct($0.features)) }
+        let week = LearnedMarkers.week(of: now())
         return try await write { db in
             var changes = Changes()
-            for (id, features) in tweets where try Self.remember(id, as: .normal, in: db) { changes.add(features, to: .normal) }
+            for (id, features) in tweets where try Self.remember(id, as: .normal, week: week, in: db) { changes.add(features, to: .normal) }
             try changes.apply(in: db)
             return changes.tweets
         }
@@ -183,10 +190,21 @@ public struct SQLiteWordCounts: WordCountBackend {
         }
     }
 
-    /// Records `id` as learned in `category`; false when it was already.
-    private static func remember(_ id: String, as category: Category, in db: Database) throws -> Bool {
-        try db.cachedStatement(sql: "INSERT OR IGNORE INTO learned_tweets (category, tweet_id) VALUES (?, ?)").execute(arguments: [category.rawValue, id])
+    /// Records `id` as learned in `category` in `week`; false when it was already.
+    private static func remember(_ id: String, as category: Category, week: Int, in db: Database) throws -> Bool {
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO learned_tweets (category, tweet_id, week) VALUES (?, ?, ?)")
+            .execute(arguments: [category.rawValue, id, week])
         return db.changesCount > 0
+    }
+
+    /// Lets go of the `normal` markers of weeks before the last `LearnedMarkers.normalWeeks`; how many.
+    @discardableResult
+    public func forgetOldNormalMarkers() async throws -> Int {
+        let oldest = LearnedMarkers.week(of: now()) - LearnedMarkers.normalWeeks + 1
+        return try await write { db in
+            try db.execute(sql: "DELETE FROM learned_tweets WHERE category = 'normal' AND (week IS NULL OR week < ?)", arguments: [oldest])
+            return db.changesCount
+        }
     }
 
     private static func distinct(_ features: [String]) -> [String] {

@@ -10,8 +10,12 @@ public protocol WordCountBackend: Sendable {
     func moveToFavorite(batch: [[String]]) async throws
     /// Learns liked tweets as favorites (moving them out of `normal`), each id at most once ever; how many were new.
     @discardableResult func learnFavoritesOnce(_ tweets: [(id: String, features: [String])]) async throws -> Int
-    /// Learns tweets seen but not liked as `normal`, each id at most once ever; how many were new.
+    /// Learns tweets seen but not liked as `normal`, each id at most once within `LearnedMarkers.normalWeeks` (the
+    /// markers of older ones are let go, so that they do not grow without end); how many were new.
     @discardableResult func learnNormalsOnce(_ tweets: [(id: String, features: [String])]) async throws -> Int
+    /// Lets go of the `normal` markers older than `LearnedMarkers.normalWeeks` that do not expire by themselves;
+    /// how many were let go.
+    @discardableResult func forgetOldNormalMarkers() async throws -> Int
     /// Whether a liked tweet was already learned by `learnFavoritesOnce`.
     func wasLearnedAsFavorite(_ id: String) async throws -> Bool
     /// Whether the one-time training `name` has run.
