@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "fake-x", targets: ["fake-x"]),
         .executable(name: "mirror_bot_benchmarks", targets: ["MirrorBotBenchmarks"]),
         .executable(name: "likes-benchmark", targets: ["LikesBenchmark"]),
+        .executable(name: "storage-year-benchmark", targets: ["StorageBenchmark"]),
     ],
     dependencies: [
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
@@ -287,6 +288,16 @@ let package = Package(
             name: "LikesBenchmark",
             dependencies: ["Classifier", "BotAssembly", "RedisWordCounts", "SQLiteWordCounts", "Tokenizer", "WordCounts", "SeededRandom"],
             path: "Benchmarks/LikesBenchmark",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "StorageBenchmark",
+            dependencies: [
+                "Archive", "BotConfiguration", "RedisClient", "RedisWordCounts", "SQLiteWordCounts", "SeededRandom", "WordCounts",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Benchmarks/StorageBenchmark",
             swiftSettings: strictSettings
         ),
 

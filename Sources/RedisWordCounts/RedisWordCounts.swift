@@ -149,12 +149,25 @@ public struct RedisWordCounts: WordCountBackend {
         return 1
         """
 
-    /// Lets go of the old unbucketed set `learned:normal` (it grew without end before the weekly sets; those expire
-    /// by themselves). Returns how many markers it held.
+    /// Lets go of the weekly sets older than `LearnedMarkers.normalWeeks` by `now()` (they also expire by themselves
+    /// on Redis's own clock) and of the old unbucketed set `learned:normal` (it grew without end before the weekly
+    /// sets). Returns how many markers they held.
     @discardableResult
     public func forgetOldNormalMarkers() async throws -> Int {
-        let replies = try await pipeline([["SCARD", learnedKey(.normal)], ["UNLINK", learnedKey(.normal)]])
-        return Int(try replies[0].checked().integerValue ?? 0)
+        let oldest = LearnedMarkers.week(of: now()) - LearnedMarkers.normalWeeks + 1
+        var old = [learnedKey(.normal)]
+        var cursor = "0"
+        repeat {
+            let reply = try await send("SCAN", cursor, "MATCH", Self.globEscaped(keyPrefix) + "learned:normal:*", "COUNT", "1000")
+            guard let parts = reply.arrayValue, parts.count == 2, let next = parts[0].stringValue,
+                  let keys = parts[1].arrayValue?.compactMap(\.stringValue) else {
+                throw WordCountsUnavailable(store: store, reason: "SCAN did not return a cursor and keys")
+            }
+            old += keys.filter { key in key.split(separator: ":").last.flatMap { Int($0) }.map { $0 < oldest } ?? false }
+            cursor = next
+        } while cursor != "0"
+        let replies = try await pipeline(old.map { ["SCARD", $0] } + [["UNLINK"] + old])
+        return try replies.dropLast().reduce(0) { $0 + Int(try $1.checked().integerValue ?? 0) }
     }
 
     /// Whether a liked tweet was already learned by `learnFavoritesOnce`.

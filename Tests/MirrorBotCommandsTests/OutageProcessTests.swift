@@ -3,6 +3,7 @@ import BotConfiguration
 import FakeX
 import Foundation
 import Logging
+import RedisClient
 import Testing
 import TestSupport
 
@@ -137,6 +138,7 @@ struct OutageProcessTests {
         case sqliteLocked = "the SQLite file locked by another process"
         case postgresDown = "Postgres refusing connections"
         case redisDown = "Redis stopped"
+        case redisFull = "Redis out of memory (writes refused)"
     }
 
     /// Runs `body` with a trained bot on the stores the outage concerns, and a function that makes the outage last
@@ -145,7 +147,7 @@ struct OutageProcessTests {
                         _ body: ([String: String], URL, _ during: (() async throws -> Void) async throws -> Void) async throws -> Void) async throws {
         var persona = PersonaDayProcessTests.persona()
         // Redis only serves liking: that outage is tried on a bot that likes, on an app whose access allows it.
-        if outage == .redisDown { persona.seed.access = .enterprise }
+        if outage == .redisDown || outage == .redisFull { persona.seed.access = .enterprise }
         let server = FakeXServer(seed: persona.seed, logger: Logger(label: name, factory: { _ in SwiftLogNoOpLogHandler() }))
         try await TestServers.withTemporaryFolder { folder in
             try await server.withRunning { base in
@@ -154,7 +156,7 @@ struct OutageProcessTests {
                                                                              data: folder.appending(path: "bot.sqlite").path)
                     if let database { environment["DATABASE_URL"] = database.connectionText }
                     if let redis { environment["REDIS_URL"] = "redis://127.0.0.1:\(redis.port)" }
-                    environment["LIKES"] = outage == .redisDown ? "on" : "auto"
+                    environment["LIKES"] = outage == .redisDown || outage == .redisFull ? "on" : "auto"
                     environment["X_DAILY_BUDGET"] = "100"
                     // At 720x a real second is 12 bot minutes: slots are skipped as missed only two hours late.
                     environment["MISSED_SLOT_GRACE"] = "120"
@@ -202,6 +204,21 @@ struct OutageProcessTests {
                             }
                             try await TestServers.setOutage(false, of: url.database)
                         }
+                    }
+                case .redisFull:
+                    // Heroku's redis mini refuses writes when full (noeviction): reads go on, every write fails with OOM.
+                    let redis = try OwnRedis(folder: folder)
+                    defer { redis.stop() }
+                    let environment = try await prepare(database: nil, redis: redis)
+                    let admin = RedisConnection(url: RedisURL(host: "127.0.0.1", port: redis.port))
+                    try await admin.send("CONFIG", "SET", "maxmemory-policy", "noeviction")
+                    try await body(environment, folder) { held in
+                        try await admin.send("CONFIG", "SET", "maxmemory", "1")
+                        do { try await held() } catch {
+                            try await admin.send("CONFIG", "SET", "maxmemory", "0")
+                            throw error
+                        }
+                        try await admin.send("CONFIG", "SET", "maxmemory", "0")
                     }
                 case .redisDown:
                     let redis = try OwnRedis(folder: folder)
