@@ -5,7 +5,8 @@ public import Logging
 public import ServiceLifecycle
 public import WordCounts
 
-/// Keeps the stores within small plans, once a day of bot time: removes the records `StoreRetention` no longer
+/// Keeps the stores within small plans, once a day of bot time (first an hour after start, out of the way of
+/// the start's own work): removes the records `StoreRetention` no longer
 /// keeps (mention and like logs, day plans, records of posts, API usage, the oldest training examples) and lets go of
 /// old `normal` markers of the word counts. Says in one line what it removed; a failure pauses it like any service.
 public struct Housekeeper: Service {
@@ -20,13 +21,17 @@ public struct Housekeeper: Service {
         self.clock = clock; self.retention = retention; self.policy = policy; self.wordCounts = wordCounts; self.logger = logger
     }
 
-    /// Prunes at start, then every 24 hours of bot time, until the group's graceful shutdown.
+    /// Prunes an hour after start, then every 24 hours of bot time, until the group's graceful shutdown.
     public func run() async throws {
-        try await PollingLoop.run("Housekeeper", on: "the stores", clock: clock, logger: logger, interval: .seconds(3_600)) { _ in
+        try await PollingLoop.run("Housekeeper", on: "the stores", clock: clock, logger: logger, interval: .seconds(3_600)) { number in
+            if number == 0 { return Self.firstDelay }
             try await pruneOnce()
             return .seconds(86_400)
         }
     }
+
+    /// How long after start the first pruning waits.
+    static let firstDelay = Duration.seconds(3_600)
 
     /// One pruning; what it removed.
     @discardableResult

@@ -9,7 +9,7 @@ import WordCounts
 /// The daemon's housekeeping: at start and once a day of bot time, what is no longer kept goes, in one log line.
 @Suite("The housekeeper", .serialized)
 struct HousekeeperTests {
-    @Test("At start and again a day later: old records removed, the removal said in one line; nothing said when nothing went",
+    @Test("An hour after start and again a day later: old records removed, the removal said in one line; nothing said when nothing went",
           arguments: StoreBackends.archives)
     func daily(_ backend: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withStores(StoreBackends(archive: backend, counts: .sqlite)) { database, counts async throws in
@@ -24,6 +24,9 @@ struct HousekeeperTests {
             let housekeeper = Housekeeper(clock: clock, retention: StoreRetention(database: database), policy: .init(), wordCounts: counts, logger: log.logger())
             let running = Task { try await housekeeper.run() }
             defer { running.cancel() }
+            await clock.waitForSleepers()
+            #expect(clock.sleepRequests.last == .seconds(3_600) && log.lines.isEmpty, "nothing done at start")
+            clock.advance(by: 3_600)
             await clock.waitForSleepers()
             #expect(log.lines(containing: "housekeeping: removed 1 mention records").count == 1, "\(log.lines)")
             #expect(try await mentions.outcome(of: 1) == nil)
