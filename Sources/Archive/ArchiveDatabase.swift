@@ -21,6 +21,8 @@ public struct ArchiveDatabase: Sendable {
 
     /// The engine and its connection pool.
     public let backend: Backend
+    /// The Postgres schema the pool's connections use (`search_path`), when one was given.
+    public private(set) var schema: String?
     /// Where database events are logged.
     public let logger: Logger
     /// How long a Postgres operation may wait (for a connection, for an answer) before it fails; nil: as long as
@@ -48,6 +50,7 @@ public struct ArchiveDatabase: Sendable {
         configuration.options.connectTimeout = .seconds(10)
         configuration.options.maximumConnections = 4
         if let schema { configuration.options.additionalStartupParameters = [("search_path", schema)] }
+        self.schema = schema
         // The pool's own events (a connection being opened while the pool shuts down, idle closes) are not news
         // at info level; warnings and errors still show.
         var backgroundLogger = logger
@@ -140,23 +143,26 @@ public struct ArchiveDatabase: Sendable {
             }
             return
         }
-        var connectionConfiguration = PostgresConnection.Configuration(
-            host: url.host, port: url.port, username: url.username, password: url.password, database: url.database,
-            tls: .disable)
         do {
-            let tls = try Self.tlsConfiguration(for: url)
-            switch url.tlsMode {
-            case .disable: break
-            case .prefer: connectionConfiguration.tls = .prefer(try NIOSSLContext(configuration: tls))
-            case .require, .verifyCA, .verifyFull: connectionConfiguration.tls = .require(try NIOSSLContext(configuration: tls))
-            }
-            connectionConfiguration.options.connectTimeout = .seconds(10)
-            let connection = try await PostgresConnection.connect(
-                configuration: connectionConfiguration, id: 0, logger: logger)
+            let connection = try await PostgresConnection.connect(configuration: try Self.connectionConfiguration(for: url), id: 0, logger: logger)
             try await connection.close()
         } catch {
             throw ArchiveError(operation: "connecting to \(url.redacted)", underlying: error)
         }
+    }
+
+    /// The configuration of one connection outside the pool to `url`, with the TLS its `sslmode` asks for.
+    static func connectionConfiguration(for url: DatabaseURL) throws -> PostgresConnection.Configuration {
+        var configuration = PostgresConnection.Configuration(
+            host: url.host, port: url.port, username: url.username, password: url.password, database: url.database, tls: .disable)
+        let tls = try tlsConfiguration(for: url)
+        switch url.tlsMode {
+        case .disable: break
+        case .prefer: configuration.tls = .prefer(try NIOSSLContext(configuration: tls))
+        case .require, .verifyCA, .verifyFull: configuration.tls = .require(try NIOSSLContext(configuration: tls))
+        }
+        configuration.options.connectTimeout = .seconds(10)
+        return configuration
     }
 
     /// The TLS of `url`'s `sslmode`, as libpq has it: `prefer` and `require` encrypt without verifying (Heroku's

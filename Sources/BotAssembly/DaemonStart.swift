@@ -1,3 +1,4 @@
+import Archive
 public import BotConfiguration
 import BotClock
 public import Daemon
@@ -18,6 +19,10 @@ public enum DaemonStart {
         // Before starting: the database answers and is migrated, the word counts answer, both accounts are known.
         return try await parts.withRunning { parts in
             logger.notice("archive: \(parts.database.location)\(configuration.database == nil ? " (DATABASE_URL is not set)" : "")")
+            // One daemon per bot: a second one stops here, naming the first.
+            let lease = try await DaemonLease.acquire(on: parts.database, logger: logger)
+            defer { lease.release() }
+            logger.notice("lease: this bot's store is held by \(lease.holder)")
             let (store, storeDescription) = try parts.wordCounts()
             logger.notice("word counts: \(storeDescription)")
             do {
@@ -42,7 +47,8 @@ public enum DaemonStart {
                 logger.notice("network: Mastodon, the person at \(configuration.humanMastodon?.instance.host ?? "?"), the bot at \(configuration.botMastodon?.instance.host ?? "?"); free, nothing billed")
             }
             let daemonParts = DaemonRunner.Parts(configuration: configuration, database: parts.database, classifier: try parts.classifier(on: store),
-                                                 network: network, clock: clock, accountingServices: accountingServices, logger: logger)
+                                                 network: network, clock: clock, accountingServices: accountingServices,
+                                                 lease: lease, logger: logger)
             return try await DaemonRunner.run(daemonParts, options: options)
         }
     }

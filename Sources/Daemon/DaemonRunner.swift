@@ -74,14 +74,16 @@ public enum DaemonRunner {
         public var clock: any BotClock
         /// Services the network's accounting runs (X: storing the day's spend), stopped after every service that acts.
         public var accountingServices: [any Service]
+        /// The lease that keeps this daemon the bot's only one, kept while the run lasts (nil: not checked).
+        public var lease: DaemonLease?
         /// The log.
         public var logger: Logger
 
         /// Parts from their pieces.
         public init(configuration: Configuration, database: ArchiveDatabase, classifier: FavoriteClassifier, network: any MirrorNetwork,
-                    clock: any BotClock, accountingServices: [any Service] = [], logger: Logger) {
+                    clock: any BotClock, accountingServices: [any Service] = [], lease: DaemonLease? = nil, logger: Logger) {
             self.configuration = configuration; self.database = database; self.classifier = classifier; self.network = network
-            self.clock = clock; self.accountingServices = accountingServices; self.logger = logger
+            self.clock = clock; self.accountingServices = accountingServices; self.lease = lease; self.logger = logger
         }
     }
 
@@ -145,6 +147,9 @@ public enum DaemonRunner {
         if liking.isChosen { services.append(.init(service: favoriter)) }
         services.append(.init(service: RunningNotice(logger: logger)))
         if let accounting = network.accounting { services.append(.init(service: UsageReporter(clock: clock, accounting: accounting, logger: logger))) }
+        if let lease = parts.lease {
+            services.append(.init(service: LeaseKeeper(lease: lease, database: database, logger: logger), successTerminationBehavior: .gracefullyShutdownGroup))
+        }
         if let duration = options.duration {
             services.append(.init(service: StopAfter(clock: clock, duration: .milliseconds(Int64(duration * 1000))),
                                   successTerminationBehavior: .gracefullyShutdownGroup))

@@ -4,6 +4,7 @@ import BotAssembly
 import BotConfiguration
 import Classifier
 import Foundation
+import Logging
 import SocialNetwork
 import Training
 import XAPI
@@ -126,6 +127,7 @@ struct TrainRebuildCommand: AsyncParsableCommand {
     func run() async throws {
         try await withTrainer(requiresCredentials: false) { trainer, configuration in
             let database = trainer.archive.database
+            try await refuseWhileADaemonRuns(on: database, what: "train rebuild replaces the word counts")
             let report = try await CountsRebuilder(examples: TrainingExamples(database: database), classifier: trainer.classifier)
                 .rebuild(progress: trainer.progress)
             let rebuilt = "Rebuilt the word counts from \(report.examples) training examples (\(report.favorites) tweets counted as liked, \(report.normals) as not liked)."
@@ -143,10 +145,23 @@ struct TrainClearCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await withTrainer(requiresCredentials: false) { trainer, _ in
+            try await refuseWhileADaemonRuns(on: trainer.archive.database, what: "train clear empties what it runs on")
             try await TrainingExamples(database: trainer.archive.database).removeAll()
             let (tweets, keys) = try await trainer.clear()
             return "Cleared the archive (\(tweets) tweets), the training examples and \(keys) word-count keys."
         }
+    }
+}
+
+/// Throws, changing nothing, when a `mirror_bot start` holds this bot's lease: `what` (a sentence) says why the command
+/// may not run beside it. (`train scheduler`, `train classifier` and `import` may: every write of theirs is a
+/// transaction, and what they learn is learned once, however many processes learn it.)
+func refuseWhileADaemonRuns(on database: ArchiveDatabase, what: String) async throws {
+    do {
+        let lease = try await DaemonLease.acquire(on: database, logger: Logger(label: "mirror_bot", factory: { _ in SwiftLogNoOpLogHandler() }))
+        lease.release()
+    } catch let held as DaemonLease.Held {
+        throw ValidationError("\(what), so it does not run while the bot does: \(held.description)")
     }
 }
 
