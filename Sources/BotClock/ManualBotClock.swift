@@ -98,6 +98,18 @@ public final class ManualBotClock: BotClock {
         due.forEach { $0.resume() }
     }
 
+    /// Sets the clock to `date`, forward or back, as a wall clock set by NTP or a laptop waking does; wakes the
+    /// sleepers whose deadline has come (a jump back wakes none: theirs moved further away).
+    public func jump(to date: Date) {
+        let due = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
+            state.now = date
+            let due = state.sleepers.filter { $0.deadline <= date }.sorted { $0.deadline < $1.deadline }
+            state.sleepers.removeAll { $0.deadline <= date }
+            return due.map(\.continuation)
+        }
+        due.forEach { $0.resume() }
+    }
+
     /// Advances to the earliest sleeper's deadline, if any, and wakes it; returns that deadline.
     @discardableResult
     public func advanceToNextSleeper() -> Date? {

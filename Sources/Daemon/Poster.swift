@@ -82,6 +82,8 @@ public struct Poster: Service {
     }
 
     private func postSlots(of day: String, _ slots: [PlanSlot], using generator: inout SplitMix64) async throws {
+        // A slot that came due after this began was missed while the bot ran: its clock jumped (or it was paused).
+        let runningSince = clock.now()
         var pending = slots.filter { $0.state == .planned }
         for slot in slots where slot.state == .planned {
             reserveBudget(for: day, pending)
@@ -90,7 +92,10 @@ public struct Poster: Service {
             if at > clock.now() { try await clock.sleep(until: at) }
             let lateness = clock.now().timeIntervalSince(at)
             if lateness > settings.missedSlotGrace {
-                let reason = "missed: the bot was not running at \(LocalTime.clockTime(slot.minute)) (\(Int(lateness / 60)) minutes ago)"
+                // Running when the slot came due, and far past it now: the clock jumped forward (NTP, a laptop resuming).
+                let reason = at >= runningSince
+                    ? "missed: the clock jumped forward past \(LocalTime.clockTime(slot.minute)) while the bot ran (now \(Int(lateness / 60)) minutes past it)"
+                    : "missed: the bot was not running at \(LocalTime.clockTime(slot.minute)) (\(Int(lateness / 60)) minutes ago)"
                 try await plans.markSkipped(day: day, minute: slot.minute, reason: reason)
                 logger.notice("skipped slot \(LocalTime.clockTime(slot.minute)) of \(day): \(reason)")
                 continue

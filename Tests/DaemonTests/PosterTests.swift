@@ -204,3 +204,48 @@ struct PosterTests {
                 == Date(timeIntervalSince1970: 1_710_129_600))  // 2024-03-11 00:00 EDT, a 23-hour day later
     }
 }
+
+/// The wall clock jumping (NTP stepping it, a laptop resuming): forward past the grace skips with the reason, back
+/// posts nothing twice.
+@Suite("The poster through clock jumps", .serialized)
+struct PosterClockJumpTests {
+    @Test("A jump forward past MISSED_SLOT_GRACE skips the slots it jumped over, saying so; a jump back posts nothing twice",
+          arguments: StoreBackends.archives)
+    func jumps(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await PosterWorld.with(backend) { world in
+            let log = LogRecorder()
+            let poster = Poster(clock: world.clock, plans: world.plans, planner: SchedulePlanner(archive: world.archive, maxPostsPerDay: 50),
+                                picker: PostPicker(archive: world.archive, repostAfterDays: 30, allowsMentions: false, logger: PosterWorld.quiet),
+                                network: XMirrorNetwork(client: world.client), settings: .init(missedSlotGrace: 600), logger: log.logger(), seed: 3)
+            let task = Task { try await poster.run() }
+            defer { task.cancel() }
+            // The morning's first slots come as they should.
+            await world.clock.waitForSleepers()
+            let plan = try #require(try await world.plans.slots(of: PosterWorld.day))
+            let morning = plan.filter { $0.minute < 12 * 60 }
+            try #require(morning.count >= 3)
+            _ = world.clock.advanceToNextSleeper()
+            await world.clock.waitForSleepers()
+            #expect(await world.server.posted().count == 1)
+            // Then the clock jumps forward to noon: the morning slots left are skipped with the jump's reason.
+            world.clock.jump(to: PosterWorld.dayStart.addingTimeInterval(12 * 3_600 + 60))
+            await world.clock.waitForSleepers()
+            let afterJump = try #require(try await world.plans.slots(of: PosterWorld.day))
+            let jumped = afterJump.filter { $0.minute < 12 * 60 && $0.state == .skipped }
+            #expect(jumped.count == morning.count - 1, "\(afterJump.map { ($0.minute, $0.state) })")
+            #expect(jumped.allSatisfy { $0.reason?.contains("the clock jumped forward") == true })
+            #expect(log.lines(containing: "the clock jumped forward").count == morning.count - 1)
+            let postsBefore = await world.server.posted().count
+
+            // And back to the morning: nothing posted or skipped before is posted again.
+            world.clock.jump(to: PosterWorld.dayStart.addingTimeInterval(7 * 3_600))
+            _ = await world.drive(until: PosterWorld.dayStart.addingTimeInterval(86_400))
+            let slots = try #require(try await world.plans.slots(of: PosterWorld.day))
+            let posted = await world.server.posted()
+            #expect(posted.count == slots.filter { $0.state == .posted }.count)
+            #expect(posted.count >= postsBefore)
+            #expect(Set(posted.map(\.text)).count == posted.count)
+            #expect(!slots.contains { $0.state == .planned || $0.state == .posting })
+        }
+    }
+}
