@@ -208,7 +208,7 @@ let package = Package(
         .target(
             name: "XNetwork",
             dependencies: [
-                "XAPI", "SocialNetwork", "Archive", "BotClock", "BotConfiguration",
+                "XAPI", "SocialNetwork", "Archive", "BotClock", "BotConfiguration", "PostText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

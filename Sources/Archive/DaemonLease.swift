@@ -1,4 +1,5 @@
 public import Foundation
+import BotClock
 import GRDB
 public import Logging
 import PostgresNIO
@@ -51,7 +52,18 @@ public final class DaemonLease: Sendable {
 
     private init(_ hold: Hold, holder: Holder) { self.hold = Mutex(hold); self.holder = holder }
 
-    deinit { release() }
+    deinit {
+        // A lease let go without `release()` (a thrown error on the way out): closed here, the connection kept alive
+        // until the close is done (Postgres NIO insists that a connection is closed before it goes away).
+        switch take() {
+        case .file(let descriptor)?: flock(descriptor, LOCK_UN); close(descriptor)
+        case .postgres(let connection)?: connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
+        case nil: break
+        }
+    }
+
+    /// Takes the hold out, leaving none.
+    private func take() -> Hold? { hold.withLock { state -> Hold? in defer { state = nil }; return state } }
 
     /// The lock's key on Postgres: one per schema (tests keep to theirs), per database (advisory locks are).
     static func key(schema: String?) -> Int64 {
@@ -101,31 +113,42 @@ public final class DaemonLease: Sendable {
                 throw Held(holder: text.flatMap { try? JSONDecoder.iso8601.decode(Holder.self, from: Data($0.utf8)) }, store: "Postgres at \(url.redacted)")
             }
             _ = client
-            if let data = try? JSONEncoder.iso8601.encode(holder) { try await state.setValue(String(decoding: data, as: UTF8.self), of: Self.holderKey) }
-            return DaemonLease(.postgres(connection), holder: holder)
+            let lease = DaemonLease(.postgres(connection), holder: holder)
+            do {
+                if let data = try? JSONEncoder.iso8601.encode(holder) { try await state.setValue(String(decoding: data, as: UTF8.self), of: Self.holderKey) }
+            } catch {
+                await lease.release()
+                throw ArchiveError(operation: "taking the daemon's lease", underlying: error)
+            }
+            return lease
         }
     }
 
     /// Where the holder is written on Postgres (`bot_state`).
     static let holderKey = "daemon.holder"
 
-    /// Whether the lease still holds: on Postgres, its connection answers (a restart of the server lets it go).
+    /// Whether the lease still holds: on Postgres, its connection answers (a restart of the server lets it go). Never
+    /// hangs: a connection the server ended is closed (a query written to it would never be answered), and one that
+    /// does not answer within 10 s counts as lost.
     public func isHeld(logger: Logger) async -> Bool {
         guard case .postgres(let connection)? = hold.withLock({ $0 }) else { return hold.withLock { $0 != nil } }
+        guard !connection.isClosed else { return false }
         do {
-            for try await _ in try await connection.query("SELECT 1", logger: logger).decode(Int.self) {}
-            return true
+            return try await withTimeLimit(.seconds(10)) {
+                for try await _ in try await connection.query("SELECT 1", logger: logger).decode(Int.self) {}
+                return true
+            }
         } catch {
             return false
         }
     }
 
-    /// Lets the lease go (also when this value goes away).
-    public func release() {
-        let held = hold.withLock { state -> Hold? in defer { state = nil }; return state }
-        switch held {
+    /// Lets the lease go, waiting until its connection is closed (when this value goes away unreleased, it is let go
+    /// then, without waiting).
+    public func release() async {
+        switch take() {
         case .file(let descriptor)?: flock(descriptor, LOCK_UN); close(descriptor)
-        case .postgres(let connection)?: connection.close().whenComplete { _ in }
+        case .postgres(let connection)?: try? await connection.close()
         case nil: break
         }
     }

@@ -9,7 +9,8 @@ struct PostgresMentionLog: MentionStatements {
         try await !database.rows("recording mention \(mentionID)", """
             INSERT INTO mention_replies (mention_tweet_id, author_id, conversation_id, state, handled_at)
             VALUES (\(mentionID), \(authorID), \(conversationID), 'replying', \(date))
-            ON CONFLICT (mention_tweet_id) DO NOTHING RETURNING 1
+            ON CONFLICT (mention_tweet_id) DO UPDATE SET state = 'replying', handled_at = EXCLUDED.handled_at
+            WHERE mention_replies.state = 'pending' RETURNING 1
             """, as: Int.self).isEmpty
     }
 
@@ -24,13 +25,13 @@ struct PostgresMentionLog: MentionStatements {
     func answers(to authorID: Int64, since date: Date) async throws -> Int {
         try await database.rows("counting answers to \(authorID)", """
             SELECT count(*)::bigint FROM mention_replies
-            WHERE author_id = \(authorID) AND state <> 'skipped' AND handled_at >= \(date)
+            WHERE author_id = \(authorID) AND state <> 'skipped' AND state <> 'pending' AND handled_at >= \(date)
             """, as: Int64.self).first.map(Int.init) ?? 0
     }
 
     func answers(inConversation conversationID: Int64) async throws -> Int {
         try await database.rows("counting answers in conversation \(conversationID)", """
-            SELECT count(*)::bigint FROM mention_replies WHERE conversation_id = \(conversationID) AND state <> 'skipped'
+            SELECT count(*)::bigint FROM mention_replies WHERE conversation_id = \(conversationID) AND state <> 'skipped' AND state <> 'pending'
             """, as: Int64.self).first.map(Int.init) ?? 0
     }
 

@@ -9,7 +9,9 @@ struct SQLiteMentionLog: MentionStatements {
         try await database.write("recording mention \(mentionID)") { db in
             try db.execute(sql: """
                 INSERT INTO mention_replies (mention_tweet_id, author_id, conversation_id, state, handled_at)
-                VALUES (?, ?, ?, 'replying', ?) ON CONFLICT (mention_tweet_id) DO NOTHING
+                VALUES (?, ?, ?, 'replying', ?)
+                ON CONFLICT (mention_tweet_id) DO UPDATE SET state = 'replying', handled_at = excluded.handled_at
+                WHERE mention_replies.state = 'pending'
                 """, arguments: [mentionID, authorID, conversationID, date])
             return db.changesCount > 0
         }
@@ -26,14 +28,14 @@ struct SQLiteMentionLog: MentionStatements {
     func answers(to authorID: Int64, since date: Date) async throws -> Int {
         try await database.read("counting answers to \(authorID)") { db in
             try Int.fetchOne(db, sql: """
-                SELECT count(*) FROM mention_replies WHERE author_id = ? AND state <> 'skipped' AND handled_at >= ?
+                SELECT count(*) FROM mention_replies WHERE author_id = ? AND state <> 'skipped' AND state <> 'pending' AND handled_at >= ?
                 """, arguments: [authorID, date]) ?? 0
         }
     }
 
     func answers(inConversation conversationID: Int64) async throws -> Int {
         try await database.read("counting answers in conversation \(conversationID)") { db in
-            try Int.fetchOne(db, sql: "SELECT count(*) FROM mention_replies WHERE conversation_id = ? AND state <> 'skipped'",
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM mention_replies WHERE conversation_id = ? AND state <> 'skipped' AND state <> 'pending'",
                              arguments: [conversationID]) ?? 0
         }
     }

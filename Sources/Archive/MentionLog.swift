@@ -12,6 +12,9 @@ public struct MentionLog: Sendable {
         case replied
         /// Not answered, for a reason.
         case skipped
+        /// Not answered yet: the bot stopped during its pause before answering, nothing sent. The next start answers
+        /// it if it is still fresh, else skips it saying so.
+        case pending
     }
 
     /// A mention as the replier handled it.
@@ -52,7 +55,8 @@ public struct MentionLog: Sendable {
         }
     }
 
-    /// Records that a mention is being handled; false when it was handled before (never handle one twice).
+    /// Records that a mention is being handled; false when it was handled before (never handle one twice). A pending
+    /// mention (the bot stopped before answering it) is taken up again.
     public func begin(mentionID: Int64, authorID: Int64, conversationID: Int64?, at date: Date) async throws -> Bool {
         try await statements.begin(mentionID: mentionID, authorID: authorID, conversationID: conversationID, at: date)
     }

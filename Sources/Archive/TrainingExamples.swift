@@ -132,6 +132,29 @@ public struct TrainingExamples: Sendable {
         }
     }
 
+    /// Deletes the examples of one tweet (`mirror_bot forget`); returns them, in learning order.
+    @discardableResult
+    public func remove(tweetID: String) async throws -> [TrainingExample] {
+        let operation = "removing the training examples of tweet \(tweetID)"
+        switch database.backend {
+        case .postgres:
+            return try await database.rows(operation, """
+                DELETE FROM training_examples WHERE tweet_id = \(tweetID) RETURNING seq, tweet_id, text, author, label, source, learned_at
+                """, as: (Int64, String, String, String?, String, String, Date).self).map {
+                TrainingExample(sequence: $0.0, tweetID: $0.1, text: $0.2, author: $0.3, label: $0.4, source: $0.5, learnedAt: $0.6)
+            }.sorted { ($0.sequence ?? 0) < ($1.sequence ?? 0) }
+        case .sqlite:
+            return try await database.write(operation) { db in
+                let rows = try Row.fetchAll(db, sql: """
+                    SELECT seq, tweet_id, text, author, label, source, learned_at FROM training_examples WHERE tweet_id = ? ORDER BY seq
+                    """, arguments: [tweetID])
+                    .map { TrainingExample(sequence: $0[0], tweetID: $0[1], text: $0[2], author: $0[3], label: $0[4], source: $0[5], learnedAt: $0[6]) }
+                try db.execute(sql: "DELETE FROM training_examples WHERE tweet_id = ?", arguments: [tweetID])
+                return rows
+            }
+        }
+    }
+
     /// Deletes every example (`mirror_bot train clear`).
     public func removeAll() async throws {
         switch database.backend {

@@ -147,6 +147,16 @@ struct PostgresTweetArchive: TweetArchiveStatements {
             """, as: (Int64, String, Int64?, Date, String?).self).map(ArchivedTweet.init(row:))
     }
 
+    func remove(tweetID: Int64) async throws -> Bool {
+        try await !database.rows("removing tweet \(tweetID)", "DELETE FROM tweets WHERE tweet_id = \(tweetID) RETURNING 1", as: Int.self).isEmpty
+    }
+
+    func botCopies(of sourceTweetID: Int64) async throws -> [Int64] {
+        var query = PostgresQuery(unsafeSQL: botCopiesSQL.replacingOccurrences(of: "source_tweet_id = ?", with: "source_tweet_id = $1"))
+        query.binds.append(sourceTweetID)
+        return try await database.rows("reading the bot's copies of tweet \(sourceTweetID)", query, as: Int64.self)
+    }
+
     func removeAll() async throws {
         let logger = logger
         _ = try await database.transaction("clearing the archive") { connection in

@@ -133,6 +133,19 @@ struct SQLiteTweetArchive: TweetArchiveStatements {
         }
     }
 
+    func remove(tweetID: Int64) async throws -> Bool {
+        try await database.write("removing tweet \(tweetID)") { db in
+            try db.execute(sql: "DELETE FROM tweets WHERE tweet_id = ?", arguments: [tweetID])
+            return db.changesCount > 0
+        }
+    }
+
+    func botCopies(of sourceTweetID: Int64) async throws -> [Int64] {
+        try await database.read("reading the bot's copies of tweet \(sourceTweetID)") { db in
+            try Int64.fetchAll(db, sql: botCopiesSQL, arguments: [sourceTweetID, sourceTweetID, sourceTweetID])
+        }
+    }
+
     func removeAll() async throws {
         try await database.write("clearing the archive") { db in try db.execute(sql: "DELETE FROM tweets") }
     }

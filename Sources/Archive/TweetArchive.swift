@@ -109,6 +109,14 @@ public struct TweetArchive: Sendable {
     /// Deletes every stored tweet (`mirror_bot train clear`).
     public func removeAll() async throws { try await statements.removeAll() }
 
+    /// The bot's posts made from `sourceTweetID`: copies posted in its slots (and the original bot's records) and
+    /// answers made of it, each id once, oldest first.
+    public func botCopies(of sourceTweetID: Int64) async throws -> [Int64] { try await statements.botCopies(of: sourceTweetID) }
+
+    /// Deletes one stored tweet (the person deleted it); whether it was there.
+    @discardableResult
+    public func remove(tweetID: Int64) async throws -> Bool { try await statements.remove(tweetID: tweetID) }
+
     // MARK: - Rules both dialects follow
 
     /// A POSIX regular expression matching an @-mention: `@` or `＠` before a username character, not inside a word.
@@ -175,7 +183,18 @@ protocol TweetArchiveStatements: Sendable {
     func recordBotPost(sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date) async throws
     func newest(limit: Int) async throws -> [ArchivedTweet]
     func removeAll() async throws
+    func remove(tweetID: Int64) async throws -> Bool
+    func botCopies(of sourceTweetID: Int64) async throws -> [Int64]
 }
+
+/// The bot's posts made of one tweet, in both dialects (`?` placeholders, three times the source id).
+let botCopiesSQL = """
+    SELECT bot_tweet_id FROM (
+        SELECT bot_tweet_id FROM plan_slots WHERE source_tweet_id = ? AND bot_tweet_id IS NOT NULL
+        UNION SELECT bot_tweet_id FROM bot_posts WHERE source_tweet_id = ? AND bot_tweet_id IS NOT NULL
+        UNION SELECT reply_tweet_id FROM mention_replies WHERE source_tweet_id = ? AND reply_tweet_id IS NOT NULL
+    ) AS copies ORDER BY bot_tweet_id
+    """
 
 extension Array {
     /// The element at a uniformly random offset, drawn as the Postgres path draws it (one `Int.random` call over

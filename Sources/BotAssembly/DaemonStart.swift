@@ -21,35 +21,41 @@ public enum DaemonStart {
             logger.notice("archive: \(parts.database.location)\(configuration.database == nil ? " (DATABASE_URL is not set)" : "")")
             // One daemon per bot: a second one stops here, naming the first.
             let lease = try await DaemonLease.acquire(on: parts.database, logger: logger)
-            defer { lease.release() }
-            logger.notice("lease: this bot's store is held by \(lease.holder)")
-            let (store, storeDescription) = try parts.wordCounts()
-            logger.notice("word counts: \(storeDescription)")
             do {
-                _ = try await store.isTrained("classifier")
+                logger.notice("lease: this bot's store is held by \(lease.holder)")
+                let (store, storeDescription) = try parts.wordCounts()
+                logger.notice("word counts: \(storeDescription)")
+                do {
+                    _ = try await store.isTrained("classifier")
+                } catch {
+                    // Posting and replying need only the archive: the bot starts, and liking and learning wait for the counts.
+                    logger.error("The word counts do not answer (\(error)); posting and replying go on, liking and learning resume when they do.")
+                }
+                // The bot's clock starts once the stores are checked, just before the first API call.
+                let clock: any BotClock = options.speed == 1 && options.startTime == nil
+                    ? SystemBotClock() : SimulatedBotClock(start: options.startTime ?? Date(), speed: options.speed)
+                let network: any MirrorNetwork
+                var accountingServices: [any Service] = []
+                switch configuration.network {
+                case .x:
+                    let x = await XMirrorNetwork.forDaemon(configuration, clock: clock, state: parts.state, usageDays: parts.usageDays,
+                                                           runID: UUID().uuidString, logger: logger)
+                    network = x.network
+                    accountingServices = x.services
+                case .mastodon:
+                    network = BotParts.mastodon(configuration, clock: clock, logger: logger)
+                    logger.notice("network: Mastodon, the person at \(configuration.humanMastodon?.instance.host ?? "?"), the bot at \(configuration.botMastodon?.instance.host ?? "?"); free, nothing billed")
+                }
+                let daemonParts = DaemonRunner.Parts(configuration: configuration, database: parts.database, classifier: try parts.classifier(on: store),
+                                                     network: network, clock: clock, accountingServices: accountingServices,
+                                                     lease: lease, logger: logger)
+                let summary = try await DaemonRunner.run(daemonParts, options: options)
+                await lease.release()
+                return summary
             } catch {
-                // Posting and replying need only the archive: the bot starts, and liking and learning wait for the counts.
-                logger.error("The word counts do not answer (\(error)); posting and replying go on, liking and learning resume when they do.")
+                await lease.release()
+                throw error
             }
-            // The bot's clock starts once the stores are checked, just before the first API call.
-            let clock: any BotClock = options.speed == 1 && options.startTime == nil
-                ? SystemBotClock() : SimulatedBotClock(start: options.startTime ?? Date(), speed: options.speed)
-            let network: any MirrorNetwork
-            var accountingServices: [any Service] = []
-            switch configuration.network {
-            case .x:
-                let x = await XMirrorNetwork.forDaemon(configuration, clock: clock, state: parts.state, usageDays: parts.usageDays,
-                                                       runID: UUID().uuidString, logger: logger)
-                network = x.network
-                accountingServices = x.services
-            case .mastodon:
-                network = BotParts.mastodon(configuration, clock: clock, logger: logger)
-                logger.notice("network: Mastodon, the person at \(configuration.humanMastodon?.instance.host ?? "?"), the bot at \(configuration.botMastodon?.instance.host ?? "?"); free, nothing billed")
-            }
-            let daemonParts = DaemonRunner.Parts(configuration: configuration, database: parts.database, classifier: try parts.classifier(on: store),
-                                                 network: network, clock: clock, accountingServices: accountingServices,
-                                                 lease: lease, logger: logger)
-            return try await DaemonRunner.run(daemonParts, options: options)
         }
     }
 }

@@ -100,6 +100,10 @@ public struct Configuration: Sendable {
     /// Whether the bot may post (and reply with) the human's tweets that contain a link (`POST_LINKS`; default false on
     /// X, where such a post costs about 13 times a plain one; true on Mastodon, where it costs nothing).
     public var postLinks: Bool
+    /// Whether the bot looks up the person's original before posting a copy, so that a tweet the person deleted is
+    /// dropped from the archive and never posted (`CHECK_ORIGINALS`, default true: on X one read of the person's own
+    /// post per copy, about $0.001 as an owned read, $0.005 otherwise; free on Mastodon).
+    public var checksOriginals: Bool
 
     /// A slot missed by more than this while the bot was down is skipped (`MISSED_SLOT_GRACE`, minutes, default 10).
     public var missedSlotGraceMinutes: Int
@@ -160,7 +164,7 @@ public struct Configuration: Sendable {
            "MISSED_SLOT_GRACE", "REPLY_LIMIT_PER_USER", "MAX_THREAD_REPLIES", "MENTIONS_POLL_SECONDS",
            "TIMELINE_POLL_SECONDS", "LEARN_POLL_SECONDS", "LIKES", "X_DAILY_BUDGET", "POST_LINKS",
            "NETWORK", "HUMAN_MASTODON_URL", "HUMAN_MASTODON_TOKEN", "BOT_MASTODON_URL", "BOT_MASTODON_TOKEN", "POST_VISIBILITY", "POST_CW",
-           "REDIS_TLS_CA"]
+           "REDIS_TLS_CA", "CHECK_ORIGINALS"]
 
     private static let credentialSuffixes = ["CONSUMER_KEY", "CONSUMER_SECRET", "ACCESS_TOKEN", "ACCESS_TOKEN_SECRET"]
 
@@ -334,6 +338,7 @@ public struct Configuration: Sendable {
         // Links cost nothing on Mastodon: there the person's posts with links are the person's posts.
         postLinks = flag("POST_LINKS", default: network == .mastodon)
         postContentWarnings = flag("POST_CW")
+        checksOriginals = flag("CHECK_ORIGINALS", default: true)
 
         likes = .auto
         if let text = value("LIKES") {

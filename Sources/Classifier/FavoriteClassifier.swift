@@ -130,6 +130,12 @@ public struct FavoriteClassifier: Sendable {
         return learned
     }
 
+    /// Takes a learned tweet back out of `category` (`mirror_bot forget`), never below zero.
+    public func unlearn(_ tweet: Tweet, from category: Category) async throws {
+        guard let features = judgeableFeatures(of: tweet).features else { return }
+        try await store.unlearn(features, from: category)
+    }
+
     /// Learns tweets as `category` in one round trip. Learning a favorite also takes it out of `normal`
     /// (never below zero): the human saw it on their timeline, where it was learned as normal first.
     public func learn(_ tweets: [Tweet], as category: Category) async throws {

@@ -117,7 +117,8 @@ public enum DaemonRunner {
             clock: clock, plans: plans, planner: SchedulePlanner(archive: archive, maxPostsPerDay: configuration.maxPostsPerDay),
             picker: PostPicker(archive: archive, repostAfterDays: configuration.repostAfterDays, allowsMentions: configuration.postMentions,
                                allowsLinks: configuration.postLinks, logger: logger),
-            network: network, settings: .init(missedSlotGrace: Double(configuration.missedSlotGraceMinutes * 60), dryRun: options.dryRun),
+            network: network, settings: .init(missedSlotGrace: Double(configuration.missedSlotGraceMinutes * 60), dryRun: options.dryRun,
+                                                              checksOriginals: configuration.checksOriginals),
             logger: logger)
         let replier = Replier(
             clock: clock, mentions: MentionLog(database: database), state: botState,

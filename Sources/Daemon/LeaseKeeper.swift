@@ -21,7 +21,7 @@ struct LeaseKeeper: Service {
                     try await Task.sleep(for: .seconds(30))
                     guard await !current.isHeld(logger: logger) else { continue }
                     do {
-                        current.release()
+                        await current.release()
                         current = try await DaemonLease.acquire(on: database, logger: logger)
                         logger.notice("lease: taken again after the database's connection was lost")
                     } catch let held as DaemonLease.Held {

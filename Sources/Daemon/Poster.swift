@@ -23,10 +23,15 @@ public struct Poster: Service {
         public var picksPerSlot: Int
         /// Log what would be posted without posting (`--dry-run`).
         public var dryRun: Bool
+        /// Look up the person's original before posting a copy (`CHECK_ORIGINALS`): one deleted is dropped from the
+        /// archive and another picked.
+        public var checksOriginals: Bool
 
-        /// Settings; the defaults are the documented ones.
-        public init(missedSlotGrace: TimeInterval = 600, picksPerSlot: Int = 3, dryRun: Bool = false) {
+        /// Settings; the defaults are the documented ones (`CHECK_ORIGINALS` is on by default in the configuration;
+        /// off here, for tests whose fake network does not hold the originals).
+        public init(missedSlotGrace: TimeInterval = 600, picksPerSlot: Int = 3, dryRun: Bool = false, checksOriginals: Bool = false) {
             self.missedSlotGrace = missedSlotGrace; self.picksPerSlot = picksPerSlot; self.dryRun = dryRun
+            self.checksOriginals = checksOriginals
         }
     }
 
@@ -124,7 +129,16 @@ public struct Poster: Service {
                     logger.info("dry run: slot \(clockTime) would post \(origin(pick)): \(pick.tweet.text)")
                     return
                 }
-                let created = try await network.post(pick.tweet.text, warning: pick.tweet.contentWarning, slot: "slot \(day) \(minute)", for: .posts)
+                // The person deleted it: it leaves the archive (X asks that deleted content goes within 24 hours).
+                if settings.checksOriginals, try await !network.postExists(String(pick.tweet.tweetID), as: .human, for: .posts) {
+                    try await picker.archive.remove(tweetID: pick.tweet.tweetID)
+                    logger.notice("slot \(clockTime): the human deleted tweet \(pick.tweet.tweetID); removed from the archive")
+                    throw NetworkError.unpostable("deleted by the human (removed from the archive)")
+                }
+                let created = try await UncertainCreate.send(pick.tweet.text, inReplyTo: nil, on: network, for: .posts, logger: logger,
+                                                             what: "slot \(clockTime)") {
+                    try await network.post(pick.tweet.text, warning: pick.tweet.contentWarning, slot: "slot \(day) \(minute)", for: .posts)
+                }
                 try await plans.markPosted(day: day, minute: minute, sourceTweetID: pick.tweet.tweetID, botTweetID: created.flatMap { Int64($0) },
                                            postedAt: clock.now(), reason: origin(pick))
                 logger.info("posted slot \(clockTime) -> tweet \(created ?? "?") (\(origin(pick)))")

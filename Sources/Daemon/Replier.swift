@@ -87,12 +87,16 @@ public struct Replier: Service {
         for mention in SinceCursor.oldestFirst(mentions) { try await answer(mention, cursor: cursor, seed: generator.next()) }
     }
 
-    /// Answers `mention` (or records why not), then stores that the mentions up to it are handled.
+    /// Answers `mention` (or records why not), then stores that the mentions up to it are handled. A shutdown during
+    /// the pause before answering leaves the mention pending and the cursor where it was (the next start answers it
+    /// while fresh); once sending, the answer is finished and recorded whatever arrives meanwhile.
     func answer(_ mention: NetworkPost, cursor: SinceCursor, seed: UInt64) async throws {
-        // Each answer runs in its own task so that a shutdown arriving now lets it finish and be recorded.
-        try await Task { try await self.handle(mention, seed: seed) }.value
+        try await handle(mention, seed: seed)
         try await cursor.advance(to: mention.positionInList)
     }
+
+    /// How old a mention left pending by a stop may be and still be answered after the restart (bot time).
+    static let pendingFreshness: TimeInterval = 600
 
     /// Answers one mention, or records why not.
     func handle(_ mention: NetworkPost, seed: UInt64) async throws {
@@ -107,11 +111,43 @@ public struct Replier: Service {
             return
         }
         let conversationID = mention.conversationID.flatMap { Int64($0) }
+        let wasPending = try await mentions.outcome(of: mentionID)?.state == .pending
         guard try await mentions.begin(mentionID: mentionID, authorID: authorID, conversationID: conversationID, at: clock.now()) else { return }
         func skip(_ reason: String) async throws {
             try await mentions.finish(mentionID: mentionID, state: .skipped, reason: reason)
             logger.info("no reply to \(who) (\(mention.id)): \(reason)")
         }
+        if wasPending, let createdAt = mention.createdAt, clock.now().timeIntervalSince(createdAt) > Self.pendingFreshness {
+            return try await skip("the bot stopped during its pause before answering, and the mention is now "
+                + "\(Int(clock.now().timeIntervalSince(createdAt) / 60)) minutes old (a pending answer goes out within \(Int(Self.pendingFreshness / 60)))")
+        }
+        let sending = Sending()
+        do {
+            try await answer(mention, mentionID: mentionID, authorID: authorID, conversationID: conversationID, who: who,
+                             seed: seed, sending: sending, skip: skip)
+        } catch where Task.isCancelled && !sending.started {
+            // Stopped before anything was sent: pending, for the next start (written whatever the cancellation).
+            try await Task {
+                try await mentions.finish(mentionID: mentionID, state: .pending, reason: "the bot stopped during its pause before answering; nothing was sent")
+            }.value
+            logger.info("answer to \(who) (\(mention.id)) left pending: the bot is stopping; answered after a restart if still fresh")
+            throw CancellationError()
+        }
+    }
+
+    /// Whether the answer's sending began (from then on it is finished, not cancelled).
+    final class Sending: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = false
+        /// Began.
+        var started: Bool { lock.withLock { value } }
+        /// Marks it begun.
+        func start() { lock.withLock { value = true } }
+    }
+
+    /// The answer itself, after the mention is claimed: the limits, the pick, the pause, the send.
+    private func answer(_ mention: NetworkPost, mentionID: Int64, authorID: Int64, conversationID: Int64?, who: String, seed: UInt64,
+                        sending: Sending, skip: (String) async throws -> Void) async throws {
         if mention.authorAsksNoBots { return try await skip("their profile says #nobot") }
         // The row just begun counts itself; the limits compare the answers before it.
         if try await mentions.answers(to: authorID, since: clock.now().addingTimeInterval(-3_600)) - 1 >= settings.limitPerUserPerHour {
@@ -133,10 +169,18 @@ public struct Replier: Service {
                     try await clock.sleep(for: .milliseconds(Int64(Double.random(in: settings.delay, using: &generator) * 1000)))
                     paused = true
                 }
-                let created = try await network.reply(pick.text, warning: pick.source.contentWarning, to: mention.id, for: .replies)
-                try await mentions.finish(mentionID: mentionID, state: .replied, replyTweetID: created.flatMap { Int64($0) },
-                                          sourceTweetID: pick.source.tweetID, reason: origin)
-                logger.info("replied to \(who) (\(mention.id)) -> tweet \(created ?? "?") (\(origin))")
+                // From here the answer is sent and recorded in a task of its own: a shutdown arriving now lets it finish.
+                sending.start()
+                let (network, mentions, logger) = (network, mentions, logger)
+                try await Task {
+                    let created = try await UncertainCreate.send(pick.text, inReplyTo: mention.id, on: network, for: .replies, logger: logger,
+                                                                 what: "the answer to \(who) (\(mention.id))") {
+                        try await network.reply(pick.text, warning: pick.source.contentWarning, to: mention.id, for: .replies)
+                    }
+                    try await mentions.finish(mentionID: mentionID, state: .replied, replyTweetID: created.flatMap { Int64($0) },
+                                              sourceTweetID: pick.source.tweetID, reason: origin)
+                    logger.info("replied to \(who) (\(mention.id)) -> tweet \(created ?? "?") (\(origin))")
+                }.value
             })
         } catch let error as NetworkError {
             return try await skip(error.description)

@@ -77,6 +77,8 @@ public final class FakeMastodonServer: Sendable {
     public func streamsOpened() async -> Int { await world.streamsOpened }
     /// Statuses created through the API, in order.
     public func posted() async -> [FakeMastodonSeed.Status] { await world.posted }
+    /// The ids of statuses deleted through the API, in order.
+    public func deletedByAPI() async -> [String] { await world.deletedByAPI }
     /// Statuses created through the API, in order, as fake X records posts (plain text, the user answered), so that
     /// the checks and the demo's report read both networks alike.
     public func postedAsTweets() async -> [FakeXSeed.Tweet] { await world.postedAsTweets() }
@@ -110,6 +112,7 @@ public final class FakeMastodonServer: Sendable {
         serve(PostStatus.self, scope: "write:statuses", on: router) { world, call in
             await world.postStatus(caller: call.caller, body: call.body, idempotencyKey: call.idempotencyKey)
         }
+        serve(DeleteStatus.self, scope: "write:statuses", on: router) { world, call in await world.deleteStatus(id: call.pathID, caller: call.caller) }
         serve(FavouriteStatus.self, scope: "write:favourites", on: router) { world, call in
             await world.favourite(statusID: call.pathID, caller: call.caller)
         }

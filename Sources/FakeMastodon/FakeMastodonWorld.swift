@@ -42,6 +42,8 @@ actor FakeMastodonWorld {
     private var faults: [FakeMastodonFault] = []
     private(set) var requestCounts: [String: Int] = [:]
     private(set) var posted: [FakeMastodonSeed.Status] = []
+    /// The ids of statuses deleted through the API, in order.
+    private(set) var deletedByAPI: [String] = []
     private(set) var favourited: [(accountID: String, statusID: String)] = []
     private var nextFavouriteID: UInt64 = 1
     /// Mention notifications made so far, oldest first, and the statuses they were made for.
@@ -213,6 +215,17 @@ actor FakeMastodonWorld {
 
     func status(id: String, caller: Caller) -> FakeMastodonResponse {
         guard let status = visible(to: caller).first(where: { $0.id == id }) else { return Self.error(404, "Record not found") }
+        return FakeMastodonResponse(status: 200, body: statusJSON(status))
+    }
+
+    /// `DELETE /api/v1/statuses/:id`: the caller deletes a status of theirs (another's, or one gone, is not found).
+    func deleteStatus(id: String, caller: Caller) -> FakeMastodonResponse {
+        guard let number = UInt64(id), let status = statuses[number], status.accountID == caller.account.id else {
+            return Self.error(404, "Record not found")
+        }
+        statuses[number] = nil
+        posted.removeAll { $0.id == id }
+        deletedByAPI.append(id)
         return FakeMastodonResponse(status: 200, body: statusJSON(status))
     }
 

@@ -12,6 +12,8 @@ public struct FakeXFault: Codable, Sendable, Equatable {
         case usageCapped = "usage-capped"
         /// 403 "You are not permitted to perform this action." (an app or token without the permission).
         case forbidden = "403"
+        /// The connection is closed before the request is carried out (nothing is made), after the status line.
+        case closeBeforeHandling = "drop"
     }
 
     /// What goes wrong.

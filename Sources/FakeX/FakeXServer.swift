@@ -69,6 +69,8 @@ public final class FakeXServer: Sendable {
     public func setRateLimit(_ limit: Int, for endpoint: String) async { await world.setRateLimit(limit, for: endpoint) }
     /// Posts created through the API, in order.
     public func posted() async -> [FakeXSeed.Tweet] { await world.posted }
+    /// The ids of posts deleted through the API, in order.
+    public func deletedByAPI() async -> [String] { await world.deletedByAPI }
     /// Likes made through the API, in order.
     public func liked() async -> [(userID: String, tweetID: String)] { await world.likedPairs() }
     /// API requests received, by endpoint name (unknown paths under `unknown`).
@@ -110,6 +112,7 @@ public final class FakeXServer: Sendable {
         }
         serve(GetTweet.self, on: router) { world, call in await world.lookUpTweet(id: call.pathID, caller: call.caller, query: call.query) }
         serve(CreateTweet.self, on: router) { world, call in await world.createTweet(caller: call.caller, body: call.body) }
+        serve(DeleteTweet.self, on: router) { world, call in await world.deleteTweet(id: call.pathID, caller: call.caller) }
         serve(LikeTweet.self, on: router) { world, call in await world.like(pathUserID: call.pathID, caller: call.caller, body: call.body) }
         serve(UnlikeTweet.self, on: router) { world, call in
             await world.unlike(pathUserID: call.pathID, tweetID: call.tweetID, caller: call.caller)
@@ -180,6 +183,11 @@ public final class FakeXServer: Sendable {
             return Self.response(FakeXResponse(status: 403, body: .problem(
                 type: ProblemType.blank, title: "Forbidden", detail: "You are not permitted to perform this action.", status: 403),
                 rateLimit: rateLimit))
+        case .closeBeforeHandling:
+            // Nothing is carried out; the answer starts and breaks off: the client cannot tell whether it was made.
+            var headers = Self.headers(rateLimit: rateLimit)
+            headers[.contentLength] = "64"
+            return Response(status: .ok, headers: headers, body: ResponseBody(contentLength: 64) { _ in throw CancellationError() })
         case .usageCapped:
             return Self.response(FakeXResponse(status: 429, body: .problem(
                 type: ProblemType.usageCapped, title: "UsageCapExceeded", detail: "Usage cap exceeded: Monthly product cap",

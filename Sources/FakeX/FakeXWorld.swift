@@ -29,6 +29,7 @@ actor FakeXWorld {
         "GET /2/users/:id/timelines/reverse_chronological": 180,
         "GET /2/users/:id/mentions": 300,
         "POST /2/tweets": 100,
+        "DELETE /2/tweets/:id": 50,
         "POST /2/users/:id/likes": 50,
         "DELETE /2/users/:id/likes/:tweet_id": 50,
     ]
@@ -64,6 +65,8 @@ actor FakeXWorld {
     var pendingAuthorizations: [String: PendingAuthorization] = [:]
     private var snowflakes = SnowflakeIDs()
     private(set) var posted: [FakeXSeed.Tweet] = []
+    /// The ids of posts deleted through `DELETE /2/tweets/:id`, in order.
+    private(set) var deletedByAPI: [String] = []
     private(set) var liked: [(userID: String, tweetID: String)] = []
     private(set) var requestCounts: [String: Int] = [:]
     private(set) var servedCounts: [String: Int] = [:]
@@ -458,6 +461,26 @@ actor FakeXWorld {
         guard let number = UInt64(tweetID), let index = tweets.firstIndex(where: { $0.numericID == number }) else { return false }
         tweets.remove(at: index)
         return true
+    }
+
+    /// `DELETE /2/tweets/:id`: the caller deletes a post of theirs. Another's post is refused (403); one already
+    /// gone answers `deleted: false`.
+    func deleteTweet(id: String, caller: Caller) -> FakeXResponse {
+        guard UInt64(id) != nil, id.count <= 19 else {
+            return invalid("id", id, "The `id` query parameter value [\(id)] does not match ^[0-9]{1,19}$")
+        }
+        bill(app: caller.app, write: .interactionDelete)
+        guard let stored = stored(id: id) else {
+            return FakeXResponse(status: 200, body: .object([("data", .object([("deleted", .bool(false))]))]))
+        }
+        guard stored.tweet.authorID == caller.userID else {
+            return FakeXResponse(status: 403, body: .problem(
+                type: ProblemType.blank, title: "Forbidden", detail: "You are not allowed to delete this Tweet.", status: 403))
+        }
+        _ = delete(tweetID: id)
+        posted.removeAll { $0.id == id }
+        deletedByAPI.append(id)
+        return FakeXResponse(status: 200, body: .object([("data", .object([("deleted", .bool(true))]))]))
     }
 
     /// `DELETE /2/users/:id/likes/:tweet_id`: taking back a like (one never made changes nothing).

@@ -6,7 +6,7 @@ public protocol MastodonEndpoint: Sendable {
 
     /// The endpoint as the reference names it, such as `GET /api/v1/accounts/:id/statuses`.
     static var name: String { get }
-    /// `GET` or `POST`.
+    /// `GET`, `POST` or `DELETE`.
     var method: MastodonMethod { get }
     /// The path with ids filled in.
     var path: String { get }
@@ -46,6 +46,8 @@ public enum MastodonMethod: String, Sendable {
     case GET
     /// A create or an action.
     case POST
+    /// A deletion.
+    case DELETE
 }
 
 /// A JSON value in a request body.

@@ -202,6 +202,29 @@ public struct MastodonMirrorNetwork: MirrorNetwork {
         }
     }
 
+    /// Mastodon's creates carry an `Idempotency-Key`: the client sends a create whose answer was lost again with the
+    /// same key, and the instance answers with the one status, so no outcome stays unknown. Read back all the same (the
+    /// bot's few newest statuses, free) for a network-neutral caller.
+    public func ownRecentPost(_ text: String, inReplyTo postID: String?, for work: Work) async throws -> String? {
+        let bot = try await whoAmI(.bot)
+        let statuses = try await Self.mapped { try await client.send(GetAccountStatuses(accountID: bot.id, sinceID: nil, limit: 5), as: .bot) }
+        return statuses.first { status in
+            let written = WrittenText.from(html: status.content)
+            return (written == text || written.hasSuffix(" " + text)) && (postID == nil || status.inReplyToID == postID)
+        }?.id
+    }
+
+    public func deletePost(_ postID: String, for work: Work) async throws -> Bool {
+        do {
+            _ = try await client.send(DeleteStatus(statusID: postID), as: .bot)
+            return true
+        } catch MastodonAPIError.notFound {
+            return false
+        } catch let error as MastodonAPIError {
+            throw Self.networkError(error)
+        }
+    }
+
     public func like(_ postID: String, as botID: String, for work: Work) async throws {
         _ = try await Self.mapped { try await client.send(FavouriteStatus(statusID: postID), as: .bot) }
     }

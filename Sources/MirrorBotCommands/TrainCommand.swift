@@ -159,7 +159,7 @@ struct TrainClearCommand: AsyncParsableCommand {
 func refuseWhileADaemonRuns(on database: ArchiveDatabase, what: String) async throws {
     do {
         let lease = try await DaemonLease.acquire(on: database, logger: Logger(label: "mirror_bot", factory: { _ in SwiftLogNoOpLogHandler() }))
-        lease.release()
+        await lease.release()
     } catch let held as DaemonLease.Held {
         throw ValidationError("\(what), so it does not run while the bot does: \(held.description)")
     }

@@ -79,6 +79,24 @@ public struct RedisWordCounts: WordCountBackend {
         for reply in try await pipeline(commands) { try reply.checked() }
     }
 
+    /// Takes one tweet back out of `category`, never below zero, in one script (atomic).
+    public func unlearn(_ features: [String], from category: Category) async throws {
+        let keys = [categoryKey(category)] + Self.distinct(features).map(featureKey)
+        try await pipeline([["EVAL", Self.unlearnScript, String(keys.count)] + keys + [Self.field(category)]]).forEach { try $0.checked() }
+    }
+
+    /// The Lua of taking one tweet out of a category: KEYS[1] is its counter, the feature hashes follow; ARGV[1] is
+    /// the category's field. Nothing goes below zero.
+    private static let unlearnScript = """
+        if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then redis.call('DECR', KEYS[1]) end
+        for index = 2, #KEYS do
+          if tonumber(redis.call('HGET', KEYS[index], ARGV[1]) or '0') > 0 then
+            redis.call('HINCRBY', KEYS[index], ARGV[1], -1)
+          end
+        end
+        return #KEYS - 1
+        """
+
     /// Moves several tweets from `normal` to `favorite` in one round trip.
     public func moveToFavorite(batch: [[String]]) async throws {
         guard !batch.isEmpty else { return }

@@ -75,6 +75,16 @@ public struct SQLiteWordCounts: WordCountBackend {
         try await write { [changes] db in try changes.apply(in: db) }
     }
 
+    /// Takes one tweet back out of `category` in one write transaction, never below zero.
+    public func unlearn(_ features: [String], from category: Category) async throws {
+        let features = Self.distinct(features)
+        try await write { db in
+            let take = try db.cachedStatement(sql: "UPDATE word_counts SET count = max(0, count - 1) WHERE feature = ? AND category = ?")
+            for feature in features { try take.execute(arguments: [feature, category.rawValue]) }
+            try db.execute(sql: "UPDATE category_counts SET count = max(0, count - 1) WHERE category = ?", arguments: [category.rawValue])
+        }
+    }
+
     /// Moves several tweets from `normal` to `favorite` in one write transaction, never below zero.
     public func moveToFavorite(batch: [[String]]) async throws {
         guard !batch.isEmpty else { return }

@@ -16,6 +16,9 @@ public protocol WordCountBackend: Sendable {
     /// Lets go of the `normal` markers older than `LearnedMarkers.normalWeeks` that do not expire by themselves;
     /// how many were let go.
     @discardableResult func forgetOldNormalMarkers() async throws -> Int
+    /// Takes one learned tweet back out of `category` (`mirror_bot forget`), never taking a count below zero. Its
+    /// learned-id marker stays, so that it is not learned again.
+    func unlearn(_ features: [String], from category: Category) async throws
     /// Whether a liked tweet was already learned by `learnFavoritesOnce`.
     func wasLearnedAsFavorite(_ id: String) async throws -> Bool
     /// Whether the one-time training `name` has run.

@@ -219,7 +219,15 @@ public struct XCreatedTweet: Codable, Sendable, Equatable {
     public init(id: String, text: String) { self.id = id; self.text = text }
 }
 
-/// `data` of `POST /2/users/:id/likes`.
+/// `data` of `DELETE /2/tweets/:id`.
+public struct XDeleteResult: Codable, Sendable, Equatable {
+    /// Whether the post is now deleted.
+    public var deleted: Bool?
+    /// A result from its parts.
+    public init(deleted: Bool?) { self.deleted = deleted }
+}
+
+/// `data` of a like or unlike: whether the post is liked now.
 public struct XLikeResult: Codable, Sendable, Equatable {
     /// Whether the post is now liked.
     public var liked: Bool?

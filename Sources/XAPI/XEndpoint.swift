@@ -195,9 +195,9 @@ public struct PostFields: Sendable, Equatable {
     /// For the archive (the human's own tweets): time, reply target, retweet marker, links. No authors: all the human's.
     public static let archive = PostFields(
         tweetFields: ["created_at", "entities", "in_reply_to_user_id", "referenced_tweets"], expandsAuthors: false)
-    /// For answering mentions: the author's id (replies are picked by it), the thread, the retweet marker. No
-    /// author expansion: the handle only served the log.
-    public static let mentions = PostFields(tweetFields: ["author_id", "conversation_id", "referenced_tweets"], expandsAuthors: false)
+    /// For answering mentions: the author's id (replies are picked by it), the thread, the time (a pending answer
+    /// goes out only while the mention is fresh), the retweet marker. No author expansion: the handle only served the log.
+    public static let mentions = PostFields(tweetFields: ["author_id", "conversation_id", "created_at", "referenced_tweets"], expandsAuthors: false)
     /// For the favorite filter: the text with its links, the retweet marker and the author's handle (a feature).
     public static let classifier = PostFields(tweetFields: ["author_id", "entities", "referenced_tweets"], expandsAuthors: true)
 

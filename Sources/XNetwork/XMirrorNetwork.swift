@@ -2,12 +2,16 @@ public import BotConfiguration
 public import Foundation
 public import SocialNetwork
 public import XAPI
+import PostText
+import Synchronization
 
 /// X behind the network protocol: each of the bot's needs as the X API v2 call that serves it, with X's specifics
 /// (OAuth 1.0a, `since_id`, fields and expansions, paging, the price list and the budget, refusals) kept in here.
 public struct XMirrorNetwork: MirrorNetwork {
     /// The X client (its meter, budget and refusals are this network's accounting).
     public let client: XClient
+    /// Each account's user id, once asked (`whoAmI`): a user read costs $0.010.
+    private let knownUsers = KnownUsers()
 
     /// X through `client`.
     public init(client: XClient) { self.client = client }
@@ -21,6 +25,7 @@ public struct XMirrorNetwork: MirrorNetwork {
     public func whoAmI(_ account: Account) async throws -> NetworkUser {
         let user = try await mapped(nil) { try await client.send(GetAuthenticatedUser(), as: account).data }
         guard let user else { throw NetworkError.unavailable("X's answer to \(GetAuthenticatedUser.name) has no user") }
+        knownUsers.set(user.id, for: account)
         return NetworkUser(id: user.id, handle: user.username)
     }
 
@@ -66,9 +71,33 @@ public struct XMirrorNetwork: MirrorNetwork {
         }
     }
 
+    /// The bot's five newest posts (owned reads, $0.005 at most), the one with `text` (X's escapes undone; answering
+    /// `postID` when given). The bot's id comes from the start's `whoAmI(.bot)`, kept by the client.
+    public func ownRecentPost(_ text: String, inReplyTo postID: String?, for work: Work) async throws -> String? {
+        let botID: String
+        if let known = knownUsers.id(of: .bot) { botID = known } else { botID = try await whoAmI(.bot).id }
+        let posts = try await mapped(nil) {
+            try await client.send(GetUserTweets(userID: botID, maxResults: 5, fields: .archive), as: .bot, for: work).data ?? []
+        }
+        return posts.first { post in
+            WrittenText.from(escaped: post.text) == text
+                && (postID == nil || post.referencedTweets?.contains { $0.type == "replied_to" && $0.id == postID } == true)
+        }?.id
+    }
+
     /// A post behind a content warning, which X cannot show: `unpostable`, so that another is picked.
     private static func refuseWarned(_ warning: String?) throws {
         if let warning { throw NetworkError.unpostable("behind the content warning \"\(warning)\", which X cannot show") }
+    }
+
+    public func deletePost(_ postID: String, for work: Work) async throws -> Bool {
+        try await mapped(nil) {
+            do {
+                return try await client.send(DeleteTweet(tweetID: postID), as: .bot, for: work).data?.deleted == true
+            } catch XAPIError.partialErrors(_, let problems) where problems.contains(where: { $0.kind == "resource-not-found" }) {
+                return false
+            }
+        }
     }
 
     public func like(_ postID: String, as botID: String, for work: Work) async throws {
@@ -143,4 +172,11 @@ extension XTweet {
         NetworkPost(id: id, text: plainText, authorID: authorID, authorHandle: page.username(of: authorID), createdAt: createdAt,
                     replyToUserID: inReplyToUserID, replyToPostID: repliedToTweetID, conversationID: conversationID, isRepost: isRetweet)
     }
+}
+
+/// The accounts' user ids, once known.
+private final class KnownUsers: Sendable {
+    private let ids = Mutex<[Account: String]>([:])
+    func set(_ id: String, for account: Account) { ids.withLock { $0[account] = id } }
+    func id(of account: Account) -> String? { ids.withLock { $0[account] } }
 }

@@ -19,6 +19,7 @@ struct PosterWorld {
     static let day = "2024-06-10"
     static let dayStart = Date(timeIntervalSince1970: 1_717_945_200)  // 2024-06-10 00:00 in Tokyo
     static let bot = AccountCredentials(consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")
+    static let human = AccountCredentials(consumerKey: "hk", consumerSecret: "hs", accessToken: "100-t", accessTokenSecret: "hts")
     static var quiet: Logger { Logger(label: "poster", factory: { _ in SwiftLogNoOpLogHandler() }) }
 
     let server: FakeXServer
@@ -65,7 +66,8 @@ struct PosterWorld {
 
     static func with(_ backend: StoreBackends.ArchiveKind, _ body: (PosterWorld) async throws -> Void) async throws {
         let seed = FakeXSeed(now: dayStart, users: [.init(id: "100", username: "human"), .init(id: "200", username: "mirror_bot")],
-                             accounts: [.init(userID: "200", consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")])
+                             accounts: [.init(userID: "200", consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts"),
+                                        .init(userID: "100", consumerKey: "hk", consumerSecret: "hs", accessToken: "100-t", accessTokenSecret: "hts")])
         let server = FakeXServer(seed: seed, logger: quiet)
         try await server.withRunning { url in
             try await TestServers.withIsolatedDatabase(backend) { database async throws in
@@ -73,7 +75,7 @@ struct PosterWorld {
                 try await archive.prepare()
                 try await archive.insert(history())
                 let clock = ManualBotClock(now: dayStart.addingTimeInterval(30))
-                let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: bot]), clock: clock, logger: quiet)
+                let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: bot, .human: human]), clock: clock, logger: quiet)
                 try await body(PosterWorld(server: server, archive: archive, plans: PlanStore(database: database), clock: clock, client: client))
             }
         }
@@ -246,6 +248,75 @@ struct PosterClockJumpTests {
             #expect(posted.count >= postsBefore)
             #expect(Set(posted.map(\.text)).count == posted.count)
             #expect(!slots.contains { $0.state == .planned || $0.state == .posting })
+        }
+    }
+}
+
+/// A post whose answer was lost is read back, not guessed: made → recorded with its id; not made → sent once more.
+@Suite("The poster when a post's answer is lost", .serialized)
+struct PosterLostAnswerTests {
+    /// Posts the 08:00 slot with `fault` on `POST /2/tweets`; returns the slot as stored.
+    static func post(with faults: [FakeXFault], _ world: PosterWorld) async throws -> PlanSlot? {
+        for fault in faults { await world.server.add(fault: fault) }
+        _ = try await world.plans.storePlan(day: PosterWorld.day, timeZone: PosterWorld.tokyo.identifier, minutes: [480], drawnAt: PosterWorld.dayStart)
+        world.clock.advance(to: PosterWorld.dayStart.addingTimeInterval(8 * 3_600))
+        try await world.poster(seed: 5).post(day: PosterWorld.day, minute: 480, seed: 5)
+        return try await world.plans.slots(of: PosterWorld.day)?.first
+    }
+
+    @Test("Made, answer lost: the bot's newest posts show it; recorded as posted with its id, not sent again", arguments: StoreBackends.archives)
+    func madeAndLost(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await PosterWorld.with(backend) { world in
+            let slot = try await Self.post(with: [FakeXFault(kind: .closeMidResponse, endpoint: "POST /2/tweets")], world)
+            let posted = await world.server.posted()
+            #expect(posted.count == 1)
+            #expect(slot?.state == .posted && slot?.botTweetID.map(String.init) == posted.first?.id, "\(String(describing: slot))")
+            let requests = await world.server.requestCounts()
+            #expect(requests["POST /2/tweets"] == 1 && requests["GET /2/users/:id/tweets"] == 1)
+        }
+    }
+
+    @Test("Not made, answer lost: not among the bot's posts, so sent once more and recorded; lost twice and not made, skipped saying so",
+          arguments: StoreBackends.archives)
+    func notMade(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await PosterWorld.with(backend) { world in
+            let slot = try await Self.post(with: [FakeXFault(kind: .closeBeforeHandling, endpoint: "POST /2/tweets")], world)
+            let posted = await world.server.posted()
+            #expect(posted.count == 1)
+            #expect(slot?.state == .posted && slot?.botTweetID.map(String.init) == posted.first?.id)
+            #expect(await world.server.requestCounts()["POST /2/tweets"] == 2)
+        }
+        try await PosterWorld.with(backend) { world in
+            let slot = try await Self.post(with: [FakeXFault(kind: .closeBeforeHandling, count: 2, endpoint: "POST /2/tweets")], world)
+            #expect(await world.server.posted().isEmpty)
+            #expect(slot?.state == .skipped && slot?.reason?.contains("the answer was lost twice") == true, "\(String(describing: slot))")
+            let requests = await world.server.requestCounts()
+            #expect(requests["POST /2/tweets"] == 2 && requests["GET /2/users/:id/tweets"] == 2)
+        }
+    }
+}
+
+/// The person's deletions honoured before posting: the original is looked up, a deleted one leaves the archive.
+@Suite("The poster and the person's deletions", .serialized)
+struct PosterDeletedOriginalTests {
+    @Test("A tweet the person deleted is never posted: it leaves the archive and another is picked; one lookup per try",
+          arguments: StoreBackends.archives)
+    func deletedOriginals(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await PosterWorld.with(backend) { world in
+            // On X only the morning tweet 301 of the archive's 50 still exists: the person deleted the others.
+            let kept = PosterWorld.history().first { $0.tweetID == 301 }!
+            await world.server.add(tweets: [FakeXSeed.Tweet(id: "301", authorID: "100", text: kept.text, createdAt: kept.createdAt)])
+            _ = try await world.plans.storePlan(day: PosterWorld.day, timeZone: PosterWorld.tokyo.identifier, minutes: [480], drawnAt: PosterWorld.dayStart)
+            world.clock.advance(to: PosterWorld.dayStart.addingTimeInterval(8 * 3_600))
+            try await world.poster(seed: 3, settings: .init(picksPerSlot: 60, checksOriginals: true)).post(day: PosterWorld.day, minute: 480, seed: 3)
+
+            #expect(await world.server.posted().map(\.text) == [kept.text])
+            let lookups = await world.server.requestCounts()["GET /2/tweets/:id"] ?? 0
+            let remaining = Set(try await world.archive.newest(limit: 1_000).map(\.tweetID))
+            let morning = Set(PosterWorld.history().map(\.tweetID).filter { $0 % 100 < 50 })
+            // Every lookup but the last found a deleted tweet, which left the archive; the rest stay.
+            #expect(lookups >= 1 && morning.subtracting(remaining).count == lookups - 1, "\(lookups) lookups")
+            #expect(remaining.contains(301) && remaining.count == PosterWorld.history().count - (lookups - 1))
         }
     }
 }

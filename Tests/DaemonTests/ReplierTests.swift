@@ -153,6 +153,57 @@ struct ReplierTests {
         }
     }
 
+    @Test("A reply whose answer was lost is read back: made → recorded as replied with its id, sent once; not made → sent once more",
+          arguments: StoreBackends.archives)
+    func lostAnswer(_ backend: StoreBackends.ArchiveKind) async throws {
+        for (fault, posts) in [(FakeXFault.Kind.closeMidResponse, 1), (.closeBeforeHandling, 2)] {
+            try await ReplierWorld.with(backend) { world in
+                try await world.state.setValue("0", of: Replier.sinceIDKey)
+                await world.server.add(fault: FakeXFault(kind: fault, endpoint: "POST /2/tweets"))
+                await world.server.add(tweets: [world.mention(1001, by: "300", "@mirror_bot 元気？")])
+                var generator = SplitMix64(seed: 5)
+                try await world.replier().pollOnce(using: &generator)
+                let posted = await world.server.posted()
+                #expect(posted.count == 1 && posted.first?.inReplyToTweetID == "1001", "\(fault)")
+                let outcome = try await world.mentions.outcome(of: 1001)
+                #expect(outcome?.state == .replied && outcome?.replyTweetID.map(String.init) == posted.first?.id, "\(fault): \(String(describing: outcome))")
+                let requests = await world.server.requestCounts()
+                #expect(requests["POST /2/tweets"] == posts && requests["GET /2/users/:id/tweets"] == 1, "\(fault): \(requests)")
+            }
+        }
+    }
+
+    @Test("A stop during the pause sends nothing and leaves the mention pending; the next start answers it within 10 minutes, later skips it saying so",
+          arguments: StoreBackends.archives)
+    func stopDuringPause(_ backend: StoreBackends.ArchiveKind) async throws {
+        for (restartAfter, answered) in [(240.0, true), (660.0, false)] {
+            try await ReplierWorld.with(backend) { world in
+                try await world.state.setValue("0", of: Replier.sinceIDKey)
+                await world.server.add(tweets: [world.mention(1001, by: "300", "@mirror_bot 元気？", secondsAgo: 0)])
+                let replier = world.replier(.init(delay: 5...60))
+                let poll = Task { var generator = SplitMix64(seed: 2); try await replier.pollOnce(using: &generator) }
+                await world.clock.waitForSleepers()
+                poll.cancel()  // what the service group's graceful shutdown does
+                await #expect(throws: CancellationError.self) { try await poll.value }
+                #expect(await world.server.posted().isEmpty)
+                #expect(try await world.mentions.outcome(of: 1001)?.state == .pending)
+                #expect(try await world.state.value(of: Replier.sinceIDKey) == "0")
+
+                world.clock.advance(by: restartAfter)
+                var generator = SplitMix64(seed: 3)
+                try await world.replier().pollOnce(using: &generator)
+                let outcome = try await world.mentions.outcome(of: 1001)
+                #expect(await world.server.posted().count == (answered ? 1 : 0))
+                if answered {
+                    #expect(outcome?.state == .replied)
+                } else {
+                    #expect(outcome?.state == .skipped && outcome?.reason?.contains("stopped during its pause") == true, "\(String(describing: outcome))")
+                }
+                #expect(try await world.state.value(of: Replier.sinceIDKey) == "1001")
+            }
+        }
+    }
+
     @Test("A duplicate refusal makes the replier answer with another past reply", arguments: StoreBackends.archives)
     func duplicateReplies(_ backend: StoreBackends.ArchiveKind) async throws {
         try await ReplierWorld.with(backend) { world in

@@ -167,6 +167,21 @@ struct MastodonNetworkTests {
         }
     }
 
+    @Test("The bot deletes its own status (forget); one already gone is false; another's status is never deleted")
+    func deletesOwnStatus() async throws {
+        try await withFakeMastodon { server, url async throws in
+            let network = MastodonMirrorNetwork(client: MastodonFixture.client(url))
+            let own = try #require(try await network.post("消される投稿", warning: nil, slot: "slot 2023-11-15 10:00", for: .posts))
+            #expect(try await network.deletePost(own, for: .posts))
+            #expect(await server.posted().isEmpty)
+            #expect(await server.deletedByAPI() == [own])
+            #expect(try await network.deletePost(own, for: .posts) == false)
+            let persons = MastodonFixture.statusID(2)
+            #expect(try await network.deletePost(persons, for: .posts) == false)
+            #expect(try await network.postExists(persons, as: .human, for: .learning))
+        }
+    }
+
     @Test("The person's favourites, most recent first, by Link only; favouriting as the bot")
     func favourites() async throws {
         try await withFakeMastodon { server, url async throws in

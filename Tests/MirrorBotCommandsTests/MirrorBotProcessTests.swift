@@ -366,6 +366,33 @@ struct ImportProcessTests {
         }
     }
 
+    @Test("forget takes a liked tweet, named by its address, out of the examples and the word counts in one line; a wrong argument is refused")
+    func forget() async throws {
+        try await TestServers.withTemporaryFolder { folder in
+            let data = folder.appending(path: "bot.sqlite").path
+            // The bot's tokens are required (forget deletes its copies as the bot); with no copies nothing is called.
+            let environment = ["MIRROR_BOT_DATA": data, "TZ": "Asia/Tokyo", "X_API_BASE_URL": "http://127.0.0.1:9",
+                               "BOT_CONSUMER_KEY": "bk", "BOT_CONSUMER_SECRET": "bs", "BOT_ACCESS_TOKEN": "2-t", "BOT_ACCESS_TOKEN_SECRET": "bts"]
+            #expect(try await MirrorBotProcess.run(["migrate"], environment: environment).status == 0)
+            let likes = #"""
+                window.YTD.like.part0 = [
+                  {"like": {"tweetId": "21", "fullText": "猫の写真がかわいい"}},
+                  {"like": {"tweetId": "22", "fullText": "猫と散歩"}}
+                ]
+                """#
+            #expect(try await MirrorBotProcess.run(["import", "like.js"], environment: environment, files: ["like.js": likes]).status == 0)
+            let forgot = try await MirrorBotProcess.run(["forget", "https://x.com/hanako/status/21"], environment: environment)
+            #expect(forgot.status == 0, "\(forgot.standardError)")
+            #expect(forgot.standardOutput.contains("Forgot tweet 21: not in the archive; 1 training example removed (favorite), taken out of the word counts as favorite."),
+                    "\(forgot.standardOutput)")
+            #expect(try await SQLiteWordCounts(path: data).counts(for: ["猫"]).count(of: "猫", in: .favorite) == 1)
+            let nothing = try await MirrorBotProcess.run(["forget", "21"], environment: environment)
+            #expect(nothing.status == 0 && nothing.standardOutput.contains("nothing to forget"), "\(nothing.standardOutput)")
+            let wrong = try await MirrorBotProcess.run(["forget", "https://x.com/hanako"], environment: environment)
+            #expect(wrong.status != 0 && wrong.standardError.contains("is neither a tweet id nor the address of a post"), "\(wrong.standardError)")
+        }
+    }
+
     @Test("import reads a tweets.js, reports what it stored, and refuses a broken one with the file and place")
     func importFile() async throws {
         try await TestServers.withScratchDatabase("import") { databaseURL async throws in

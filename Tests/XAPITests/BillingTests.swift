@@ -20,7 +20,7 @@ struct BillingTests {
         let bill = XBill(ownedPostReads: 12, postReads: 3, userReads: 2, postsCreated: 16, postsCreatedWithURL: 1, interactionsCreated: 1,
                          interactionsDeleted: 1)
         #expect(abs(prices.cost(of: bill) - (0.012 + 0.015 + 0.020 + 0.240 + 0.200 + 0.015 + 0.010)) < 1e-12)
-        #expect(bill.description == "12 own posts read, 3 other posts read, 2 users read, 16 posts made, 1 posts with a URL made, 1 likes, 1 unlikes")
+        #expect(bill.description == "12 own posts read, 3 other posts read, 2 users read, 16 posts made, 1 posts with a URL made, 1 likes, 1 deletions (unlikes, posts deleted)")
         #expect(XBill().description == "nothing billable")
         #expect(bill - bill == XBill() && (bill + bill) - bill == bill)
     }

@@ -17,7 +17,7 @@ public struct XPriceList: Sendable, Equatable {
     public var postCreateWithURL: Double
     /// A like ("User Interaction: Create"); self-serve apps have no likes endpoints since 2026-04-20.
     public var interactionCreate: Double
-    /// An unlike ("Interaction: Delete").
+    /// An unlike or a deleted post ("Interaction: Delete").
     public var interactionDelete: Double
 
     /// The rates on X's pricing page (docs.x.com/x-api/getting-started/pricing) as published in April 2026.
@@ -57,7 +57,7 @@ public struct XBill: Sendable, Equatable, Codable {
     public var postsCreatedWithURL = 0
     /// Likes made.
     public var interactionsCreated = 0
-    /// Likes taken back.
+    /// Likes taken back and posts deleted.
     public var interactionsDeleted = 0
 
     /// An empty bill, or one from its parts.
@@ -94,7 +94,7 @@ public struct XBill: Sendable, Equatable, Codable {
         let parts: [(Int, String)] = [
             (ownedPostReads, "own posts read"), (postReads, "other posts read"), (userReads, "users read"),
             (postsCreated, "posts made"), (postsCreatedWithURL, "posts with a URL made"), (interactionsCreated, "likes"),
-            (interactionsDeleted, "unlikes"),
+            (interactionsDeleted, "deletions (unlikes, posts deleted)"),
         ]
         let text = parts.filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
         return text.isEmpty ? "nothing billable" : text

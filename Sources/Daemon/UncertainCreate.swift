@@ -1,0 +1,35 @@
+import Logging
+import SocialNetwork
+
+/// What the poster and the replier do when a create's answer is lost (a dropped connection, a timeout, a 5xx after
+/// sending): the outcome is read back, not guessed. The bot's own newest posts are read (on X, five owned reads,
+/// $0.005): the post is there → its id is recorded as made; it is not → it is sent once more (a second lost answer
+/// is read back too; not made then, it is thrown as not posted, and the caller records the slot or reply skipped).
+/// The one place that rule is written.
+enum UncertainCreate {
+    /// Sends `text` with `create`, resolving a lost answer by reading back the bot's posts (answers to `postID`).
+    static func send(_ text: String, inReplyTo postID: String?, on network: any MirrorNetwork, for work: Work, logger: Logger,
+                     what: String, _ create: () async throws -> String?) async throws -> String? {
+        let firstLoss: String
+        do {
+            return try await create()
+        } catch NetworkError.outcomeUnknown(let why) {
+            firstLoss = why
+        }
+        if let made = try await network.ownRecentPost(text, inReplyTo: postID, for: work) {
+            logger.notice("\(what): the answer was lost (\(firstLoss)); \(network.name) shows it was made: \(made)")
+            return made
+        }
+        logger.notice("\(what): the answer was lost (\(firstLoss)); \(network.name) shows it was not made: sending it once more")
+        do {
+            return try await create()
+        } catch NetworkError.outcomeUnknown(let why) {
+            if let made = try await network.ownRecentPost(text, inReplyTo: postID, for: work) {
+                logger.notice("\(what): the answer was lost again (\(why)); \(network.name) shows it was made: \(made)")
+                return made
+            }
+            throw NetworkError.outcomeUnknown(
+                "not posted: the answer was lost twice (\(why)) and \(network.name) shows neither was made; not sent a third time")
+        }
+    }
+}

@@ -1,0 +1,96 @@
+public import Archive
+public import Classifier
+import Foundation
+public import WordCounts
+public import SocialNetwork
+
+/// `mirror_bot forget`: takes one of the person's tweets out of everything the bot keeps, at once, for the person
+/// who asks: the archive (and so the reply pool, which is the archive's replies), the training examples and what
+/// they taught the word counts, and the bot's copies on the network (its posts and answers made of that tweet).
+/// Learned-id markers stay, so that the tweet is never learned again.
+public struct Forgetter: Sendable {
+    /// What forgetting one tweet did.
+    public struct Report: Sendable, Equatable {
+        /// Whether the tweet was in the archive.
+        public var wasArchived = false
+        /// The training examples removed, with their labels.
+        public var examplesRemoved: [String] = []
+        /// The label whose learning was taken back out of the word counts, if any.
+        public var unlearned: Category?
+        /// The bot's copies deleted on the network.
+        public var copiesDeleted: [Int64] = []
+        /// The bot's copies already gone from the network.
+        public var copiesAlreadyGone: [Int64] = []
+        /// The bot's copies that could not be deleted now, with why (a later `forget` tries them again).
+        public var copiesFailed: [(id: Int64, why: String)] = []
+
+        /// Whether anything of the tweet was found.
+        public var foundAnything: Bool {
+            wasArchived || !examplesRemoved.isEmpty || !copiesDeleted.isEmpty || !copiesAlreadyGone.isEmpty || !copiesFailed.isEmpty
+        }
+
+        /// Reports compare by what they say.
+        public static func == (lhs: Report, rhs: Report) -> Bool {
+            lhs.wasArchived == rhs.wasArchived && lhs.examplesRemoved == rhs.examplesRemoved && lhs.unlearned == rhs.unlearned
+                && lhs.copiesDeleted == rhs.copiesDeleted && lhs.copiesAlreadyGone == rhs.copiesAlreadyGone
+                && lhs.copiesFailed.map(\.id) == rhs.copiesFailed.map(\.id)
+        }
+    }
+
+    /// The archive.
+    public let archive: TweetArchive
+    /// The training examples.
+    public let examples: TrainingExamples
+    /// The classifier whose word counts are taken back (its tokenizer makes the features).
+    public let classifier: FavoriteClassifier
+    /// The network where the bot's copies are deleted.
+    public let network: any MirrorNetwork
+
+    /// A forgetter over these stores and this network.
+    public init(archive: TweetArchive, examples: TrainingExamples, classifier: FavoriteClassifier, network: any MirrorNetwork) {
+        self.archive = archive; self.examples = examples; self.classifier = classifier; self.network = network
+    }
+
+    /// The tweet id in `text`: the id itself, or the last run of digits of a post's address (x.com, twitter.com,
+    /// a Mastodon instance's `/@user/<id>` or `/users/user/statuses/<id>`); nil when there is none.
+    public static func tweetID(in text: String) -> Int64? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let id = Int64(trimmed), id > 0 { return id }
+        guard let url = URL(string: trimmed), url.scheme == "https" || url.scheme == "http" else { return nil }
+        let components = url.path.split(separator: "/").map(String.init)
+        guard let last = components.last, let id = Int64(last), id > 0 else { return nil }
+        // x.com/<user>/status/<id>, mastodon.example/@user/<id>, mastodon.example/users/<user>/statuses/<id>
+        let before = components.dropLast().last ?? ""
+        guard before == "status" || before == "statuses" || before.hasPrefix("@") else { return nil }
+        return id
+    }
+
+    /// Forgets `tweetID` everywhere. The stores go first (one statement each); then the bot's copies are deleted on
+    /// the network one by one, each failure said and left for a later run.
+    public func forget(_ tweetID: Int64) async throws -> Report {
+        var report = Report()
+        let copies = try await archive.botCopies(of: tweetID)
+        report.wasArchived = try await archive.remove(tweetID: tweetID)
+        let removed = try await examples.remove(tweetID: String(tweetID))
+        report.examplesRemoved = removed.map(\.label)
+        // A liked tweet was counted as favorite (and taken out of normal when learned there first): the favorite
+        // count goes; a tweet only seen goes from normal.
+        if let example = removed.first(where: { $0.label == Category.favorite.rawValue }) ?? removed.first {
+            let category = Category(rawValue: example.label) ?? .normal
+            try await classifier.unlearn(.init(text: example.text, authorUsername: example.author), from: category)
+            report.unlearned = category
+        }
+        for copy in copies {
+            do {
+                if try await network.deletePost(String(copy), for: .posts) {
+                    report.copiesDeleted.append(copy)
+                } else {
+                    report.copiesAlreadyGone.append(copy)
+                }
+            } catch let error as NetworkError {
+                report.copiesFailed.append((copy, error.description))
+            }
+        }
+        return report
+    }
+}
