@@ -214,7 +214,7 @@ actor FakeMastodonWorld {
     }
 
     func status(id: String, caller: Caller) -> FakeMastodonResponse {
-        guard let status = visible(to: caller).first(where: { $0.id == id }) else { return Self.error(404, "Record not found") }
+        guard let status = visibleStatus(id, to: caller) else { return Self.error(404, "Record not found") }
         return FakeMastodonResponse(status: 200, body: statusJSON(status))
     }
 
@@ -243,7 +243,7 @@ actor FakeMastodonWorld {
         let visibility = (object["visibility"] as? String) ?? "public"
         guard ["public", "unlisted", "private", "direct"].contains(visibility) else { return Self.error(422, "Visibility is not included in the list") }
         let inReplyToID = object["in_reply_to_id"] as? String
-        if let inReplyToID, visible(to: caller).first(where: { $0.id == inReplyToID }) == nil { return Self.error(404, "Record not found") }
+        if let inReplyToID, visibleStatus(inReplyToID, to: caller) == nil { return Self.error(404, "Record not found") }
         let mentioned = text.matches(of: /@([A-Za-z0-9_]+)/).compactMap { match in accounts.values.first { $0.username == String(match.1) }?.id }
         let id = nextID()
         let status = FakeMastodonSeed.Status(id: String(id), accountID: caller.account.id, content: Self.html(fromPlain: text), createdAt: now,
@@ -257,7 +257,7 @@ actor FakeMastodonWorld {
     }
 
     func favourite(statusID: String, caller: Caller) -> FakeMastodonResponse {
-        guard let status = visible(to: caller).first(where: { $0.id == statusID }) else { return Self.error(404, "Record not found") }
+        guard let status = visibleStatus(statusID, to: caller) else { return Self.error(404, "Record not found") }
         if !(favourites[caller.account.id] ?? []).contains(where: { $0.statusID == statusID }) {
             favourites[caller.account.id, default: []].insert((nextFavouriteID, statusID), at: 0)
             nextFavouriteID += 1
@@ -399,15 +399,24 @@ actor FakeMastodonWorld {
     /// follows and its own, direct ones it wrote or is mentioned in.
     private func visible(to caller: Caller) -> [FakeMastodonSeed.Status] {
         let current = now
+        let followed = follows[caller.account.id] ?? []
+        return statuses.sorted { $0.key > $1.key }.map(\.value).filter { isVisible($0, to: caller, now: current, followed: followed) }
+    }
+
+    /// The one status `id` if `caller` may see it now (a lookup, without sorting every status).
+    private func visibleStatus(_ id: String, to caller: Caller) -> FakeMastodonSeed.Status? {
+        guard let number = UInt64(id), let status = statuses[number] else { return nil }
+        return isVisible(status, to: caller, now: now, followed: follows[caller.account.id] ?? []) ? status : nil
+    }
+
+    /// Whether `caller` may see `status` at `now`: posted by then, and its visibility lets them.
+    private func isVisible(_ status: FakeMastodonSeed.Status, to caller: Caller, now current: Date, followed: Set<String>) -> Bool {
         let me = caller.account.id
-        let followed = follows[me] ?? []
-        return statuses.sorted { $0.key > $1.key }.map(\.value).filter { status in
-            guard status.createdAt <= current else { return false }
-            switch status.visibility {
-            case "private": return status.accountID == me || followed.contains(status.accountID) || status.mentionIDs.contains(me)
-            case "direct": return status.accountID == me || status.mentionIDs.contains(me)
-            default: return true
-            }
+        guard status.createdAt <= current else { return false }
+        switch status.visibility {
+        case "private": return status.accountID == me || followed.contains(status.accountID) || status.mentionIDs.contains(me)
+        case "direct": return status.accountID == me || status.mentionIDs.contains(me)
+        default: return true
         }
     }
 
