@@ -360,7 +360,7 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "Daemon", "RedisWordCounts", "Archive", "BotClock", "BotConfiguration", "Classifier", "FakeX", "Picking", "RedisClient", "Schedule", "Training",
+                "Daemon", "RedisWordCounts", "SQLiteWordCounts", "Archive", "BotClock", "BotConfiguration", "Classifier", "FakeX", "Picking", "RedisClient", "Schedule", "Training",
                 "TestSupport", "Tokenizer", "WordCounts", "XAPI", "XNetwork", "SocialNetwork", "FakeMastodon", "MastodonAPI", "MastodonNetwork",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -157,6 +157,12 @@ struct PostgresTweetArchive: TweetArchiveStatements {
         return try await database.rows("reading the bot's copies of tweet \(sourceTweetID)", query, as: Int64.self)
     }
 
+    func copiedOriginals(since date: Date) async throws -> [Int64] {
+        var query = PostgresQuery(unsafeSQL: copiedOriginalsSQL.replacingOccurrences(of: ">= ?", with: ">= $1"))
+        query.binds.append(date)
+        return try await database.rows("reading the tweets the bot copied", query, as: Int64.self)
+    }
+
     func removeAll() async throws {
         let logger = logger
         _ = try await database.transaction("clearing the archive") { connection in

@@ -146,6 +146,12 @@ struct SQLiteTweetArchive: TweetArchiveStatements {
         }
     }
 
+    func copiedOriginals(since date: Date) async throws -> [Int64] {
+        try await database.read("reading the tweets the bot copied") { db in
+            try Int64.fetchAll(db, sql: copiedOriginalsSQL, arguments: [date, date])
+        }
+    }
+
     func removeAll() async throws {
         try await database.write("clearing the archive") { db in try db.execute(sql: "DELETE FROM tweets") }
     }

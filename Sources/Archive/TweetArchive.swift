@@ -113,6 +113,10 @@ public struct TweetArchive: Sendable {
     /// answers made of it, each id once, oldest first.
     public func botCopies(of sourceTweetID: Int64) async throws -> [Int64] { try await statements.botCopies(of: sourceTweetID) }
 
+    /// The archived tweets the bot made copies of (posts or answers) since `date`, each once: what the deletion
+    /// watcher looks up.
+    public func copiedOriginals(since date: Date) async throws -> [Int64] { try await statements.copiedOriginals(since: date) }
+
     /// Deletes one stored tweet (the person deleted it); whether it was there.
     @discardableResult
     public func remove(tweetID: Int64) async throws -> Bool { try await statements.remove(tweetID: tweetID) }
@@ -185,7 +189,17 @@ protocol TweetArchiveStatements: Sendable {
     func removeAll() async throws
     func remove(tweetID: Int64) async throws -> Bool
     func botCopies(of sourceTweetID: Int64) async throws -> [Int64]
+    func copiedOriginals(since date: Date) async throws -> [Int64]
 }
+
+/// The archived tweets copied since a date, in both dialects (`?` placeholders, twice the date).
+let copiedOriginalsSQL = """
+    SELECT DISTINCT source_tweet_id FROM (
+        SELECT source_tweet_id FROM bot_posts WHERE bot_tweet_id IS NOT NULL AND posted_at >= ?
+        UNION SELECT source_tweet_id FROM mention_replies
+        WHERE reply_tweet_id IS NOT NULL AND source_tweet_id IS NOT NULL AND handled_at >= ?
+    ) AS copies WHERE source_tweet_id IN (SELECT tweet_id FROM tweets) ORDER BY source_tweet_id
+    """
 
 /// The bot's posts made of one tweet, in both dialects (`?` placeholders, three times the source id).
 let botCopiesSQL = """

@@ -143,7 +143,14 @@ public enum DaemonRunner {
         let housekeeper = Housekeeper(clock: clock, retention: StoreRetention(database: database),
                                       policy: StoreRetention.Policy(repostAfterDays: configuration.repostAfterDays),
                                       wordCounts: classifier.store, logger: logger)
-        services += [.init(service: housekeeper), .init(service: poster), .init(service: replier), .init(service: learner)]
+        services.append(.init(service: housekeeper))
+        // The person's deletions of tweets the bot copied are noticed daily (CHECK_ORIGINALS; not in a dry run, which deletes nothing).
+        if configuration.checksOriginals && !options.dryRun {
+            let forgetter = Forgetter(archive: archive, examples: TrainingExamples(database: database), classifier: classifier, network: network)
+            services.append(.init(service: DeletionWatcher(clock: clock, archive: archive, forgetter: forgetter,
+                                                           days: DeletionWatcher.days(onBilledNetwork: network.accounting != nil), logger: logger)))
+        }
+        services += [.init(service: poster), .init(service: replier), .init(service: learner)]
         // Liking not chosen (LIKES=off, or auto on X): the favoriter does not run at all, and reads nothing.
         if liking.isChosen { services.append(.init(service: favoriter)) }
         services.append(.init(service: RunningNotice(logger: logger)))

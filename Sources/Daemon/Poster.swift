@@ -94,6 +94,18 @@ public struct Poster: Service {
             reserveBudget(for: day, pending)
             defer { pending.removeAll { $0.minute == slot.minute } }
             let at = LocalTime.date(of: slot.minute, on: day, in: timeZone) ?? .distantPast
+            var prepared: PostPicker.Pick?
+            if settings.checksOriginals && !settings.dryRun && at > clock.now() {
+                // With CHECK_ORIGINALS the pick is made and its original looked up a minute ahead (nothing claimed yet:
+                // a shutdown now leaves the slot as it was), so that the post itself goes out at its minute.
+                let early = at.addingTimeInterval(-Self.preparationLead)
+                if early > clock.now() { try await clock.sleep(until: early) }
+                do {
+                    prepared = try await prepare(at: at, clockTime: LocalTime.clockTime(slot.minute), seed: generator.next())
+                } catch let error as NetworkError {
+                    logger.info("slot \(LocalTime.clockTime(slot.minute)): the original could not be looked up ahead (\(error)); picking at the minute")
+                }
+            }
             if at > clock.now() { try await clock.sleep(until: at) }
             let lateness = clock.now().timeIntervalSince(at)
             if lateness > settings.missedSlotGrace {
@@ -107,32 +119,60 @@ public struct Poster: Service {
             }
             // The post runs in its own task so that a shutdown arriving now lets it finish and be recorded.
             let seed = generator.next()
-            let task = Task { try await self.post(day: day, minute: slot.minute, seed: seed) }
+            let task = Task { [prepared] in try await self.post(day: day, minute: slot.minute, seed: seed, prepared: prepared) }
             try await task.value
         }
         reserveBudget(for: day, [])
     }
 
-    /// Claims a slot and posts a tweet for it, recording the outcome.
-    func post(day: String, minute: Int, seed: UInt64) async throws {
+    /// How long before a slot its pick is prepared and its original looked up (`CHECK_ORIGINALS`).
+    static let preparationLead: TimeInterval = 60
+
+    /// Picks for the slot at `at` and looks its original up; an original the person deleted leaves the archive and
+    /// another is picked, up to `picksPerSlot` tries. Nil when none is found (the slot then picks at its minute).
+    func prepare(at: Date, clockTime: String, seed: UInt64) async throws -> PostPicker.Pick? {
+        var generator = SplitMix64(seed: seed)
+        var deleted = Set<Int64>()
+        for _ in 0..<max(1, settings.picksPerSlot) {
+            guard let pick = try await picker.pick(at: at, excluding: deleted, using: &generator) else { return nil }
+            if try await originalExists(pick, clockTime: clockTime) { return pick }
+            deleted.insert(pick.tweet.tweetID)
+        }
+        return nil
+    }
+
+    /// Whether the pick's original is still on the network; one the person deleted leaves the archive (X asks that
+    /// deleted content goes within 24 hours).
+    private func originalExists(_ pick: PostPicker.Pick, clockTime: String) async throws -> Bool {
+        guard try await !network.postExists(String(pick.tweet.tweetID), as: .human, for: .posts) else { return true }
+        try await picker.archive.remove(tweetID: pick.tweet.tweetID)
+        logger.notice("slot \(clockTime): the human deleted tweet \(pick.tweet.tweetID); removed from the archive")
+        return false
+    }
+
+    /// Claims a slot and posts a tweet for it (`prepared`, when its original was looked up ahead), recording the outcome.
+    func post(day: String, minute: Int, seed: UInt64, prepared: PostPicker.Pick? = nil) async throws {
         guard try await plans.claim(day: day, minute: minute) else { return }
         var generator = SplitMix64(seed: seed)
+        var ready = prepared
         let clockTime = LocalTime.clockTime(minute)
         func origin(_ pick: PostPicker.Pick) -> String { "the human's tweet \(pick.tweet.tweetID), within ±\(pick.radius) min of \(clockTime)" }
         let outcome: DuplicateRetry.Outcome<PostPicker.Pick>
         do {
             outcome = try await DuplicateRetry.send(attempts: settings.picksPerSlot, pick: { refused in
-                try await picker.pick(at: clock.now(), excluding: refused, using: &generator)
+                if let pick = ready {
+                    ready = nil
+                    if !refused.contains(pick.tweet.tweetID) { return pick }
+                }
+                return try await picker.pick(at: clock.now(), excluding: refused, using: &generator)
             }, sourceID: \.tweet.tweetID, send: { pick in
                 if settings.dryRun {
                     try await plans.markSkipped(day: day, minute: minute, reason: "dry run: would have posted \(origin(pick))")
                     logger.info("dry run: slot \(clockTime) would post \(origin(pick)): \(pick.tweet.text)")
                     return
                 }
-                // The person deleted it: it leaves the archive (X asks that deleted content goes within 24 hours).
-                if settings.checksOriginals, try await !network.postExists(String(pick.tweet.tweetID), as: .human, for: .posts) {
-                    try await picker.archive.remove(tweetID: pick.tweet.tweetID)
-                    logger.notice("slot \(clockTime): the human deleted tweet \(pick.tweet.tweetID); removed from the archive")
+                // Not looked up ahead (a pick after a refusal, or no preparation): looked up now.
+                if settings.checksOriginals, pick.tweet.tweetID != prepared?.tweet.tweetID, try await !originalExists(pick, clockTime: clockTime) {
                     throw NetworkError.unpostable("deleted by the human (removed from the archive)")
                 }
                 let created = try await UncertainCreate.send(pick.tweet.text, inReplyTo: nil, on: network, for: .posts, logger: logger,

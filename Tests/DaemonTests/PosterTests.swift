@@ -1,6 +1,7 @@
 import Archive
 import BotClock
 import BotConfiguration
+import Classifier
 @testable import Daemon
 import FakeX
 import Foundation
@@ -8,8 +9,11 @@ import Logging
 import Picking
 import Schedule
 import ServiceLifecycle
+import SQLiteWordCounts
 import Testing
 import TestSupport
+import Tokenizer
+import Training
 import XAPI
 import XNetwork
 
@@ -299,6 +303,44 @@ struct PosterLostAnswerTests {
 /// The person's deletions honoured before posting: the original is looked up, a deleted one leaves the archive.
 @Suite("The poster and the person's deletions", .serialized)
 struct PosterDeletedOriginalTests {
+    @Test("With CHECK_ORIGINALS each original is looked up a minute before its slot, and the post still goes out at the minute",
+          arguments: StoreBackends.archives)
+    func lookedUpAhead(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await PosterWorld.with(backend) { world in
+            // Every morning tweet but 102 is still on X; the evening ones are too.
+            await world.server.add(tweets: PosterWorld.history().filter { $0.tweetID != 102 }.map {
+                FakeXSeed.Tweet(id: String($0.tweetID), authorID: "100", text: $0.text, createdAt: $0.createdAt)
+            })
+            let poster = world.poster(seed: 11, settings: .init(checksOriginals: true))
+            let task = Task { try await poster.run() }
+            // At each deadline where a post went out: how many lookups were done before the clock reached it.
+            var postings: [(lookupsBefore: Int, postsAfter: Int)] = []
+            let end = PosterWorld.dayStart.addingTimeInterval(86_400)
+            while true {
+                await world.clock.waitForSleepers()
+                guard let next = world.clock.nextSleeperDeadline, next < end else { break }
+                let lookupsBefore = await world.server.requestCounts()["GET /2/tweets/:id"] ?? 0
+                let postsBefore = await world.server.posted().count
+                world.clock.advance(to: next)
+                await world.clock.waitForSleepers()
+                let postsAfter = await world.server.posted().count
+                if postsAfter > postsBefore { postings.append((lookupsBefore, postsAfter)) }
+            }
+            task.cancel()
+            _ = try? await task.value
+
+            let slots = try #require(try await world.plans.slots(of: PosterWorld.day))
+            #expect(slots.count == 15 && slots.allSatisfy { $0.state == .posted })
+            #expect(zip(slots, slots.map { LocalTime.date(of: $0.minute, on: PosterWorld.day, in: PosterWorld.tokyo)! })
+                .allSatisfy { slot, time in slot.postedAt == time })
+            // Each post's original was looked up before the clock reached its minute (a minute ahead).
+            #expect(postings.count == 15 && postings.allSatisfy { $0.lookupsBefore >= $0.postsAfter }, "\(postings)")
+            #expect(!slots.contains { $0.sourceTweetID == 102 })
+            let lookups = await world.server.requestCounts()["GET /2/tweets/:id"] ?? 0
+            #expect(lookups >= 15 && lookups <= 16, "\(lookups) lookups")  // one per post, and 102 if it was picked
+        }
+    }
+
     @Test("A tweet the person deleted is never posted: it leaves the archive and another is picked; one lookup per try",
           arguments: StoreBackends.archives)
     func deletedOriginals(_ backend: StoreBackends.ArchiveKind) async throws {
@@ -317,6 +359,54 @@ struct PosterDeletedOriginalTests {
             // Every lookup but the last found a deleted tweet, which left the archive; the rest stay.
             #expect(lookups >= 1 && morning.subtracting(remaining).count == lookups - 1, "\(lookups) lookups")
             #expect(remaining.contains(301) && remaining.count == PosterWorld.history().count - (lookups - 1))
+        }
+    }
+}
+
+/// The person's deletions noticed without being asked: the daily look-up of the originals of recent copies.
+@Suite("The deletion watcher", .serialized)
+struct DeletionWatcherTests {
+    @Test("A copied tweet the person deleted is forgotten and the bot's copy deleted; the rest stays; older copies are not looked up",
+          arguments: StoreBackends.archives)
+    func noticesDeletions(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await PosterWorld.with(backend) { world in
+            let history = PosterWorld.history()
+            let kept = history.first { $0.tweetID == 101 }!, deleted = history.first { $0.tweetID == 102 }!, old = history.first { $0.tweetID == 103 }!
+            // On X: the person's 101 (102 was deleted by them, 103 is long copied), and the bot's copies of each.
+            await world.server.add(tweets: [
+                FakeXSeed.Tweet(id: "101", authorID: "100", text: kept.text, createdAt: kept.createdAt),
+                FakeXSeed.Tweet(id: "103", authorID: "100", text: old.text, createdAt: old.createdAt),
+                FakeXSeed.Tweet(id: "9101", authorID: "200", text: kept.text, createdAt: PosterWorld.dayStart.addingTimeInterval(-3_600)),
+                FakeXSeed.Tweet(id: "9102", authorID: "200", text: deleted.text, createdAt: PosterWorld.dayStart.addingTimeInterval(-3_000)),
+                FakeXSeed.Tweet(id: "9103", authorID: "200", text: old.text, createdAt: PosterWorld.dayStart.addingTimeInterval(-20 * 86_400)),
+            ])
+            _ = try await world.plans.storePlan(day: "2024-06-09", timeZone: PosterWorld.tokyo.identifier, minutes: [1_380, 1_390],
+                                                drawnAt: PosterWorld.dayStart.addingTimeInterval(-86_400))
+            _ = try await world.plans.storePlan(day: "2024-05-20", timeZone: PosterWorld.tokyo.identifier, minutes: [600],
+                                                drawnAt: PosterWorld.dayStart.addingTimeInterval(-21 * 86_400))
+            for (day, minute, source, copy, at) in [("2024-06-09", 1_380, Int64(101), Int64(9101), -3_600.0), ("2024-06-09", 1_390, 102, 9102, -3_000),
+                                                    ("2024-05-20", 600, 103, 9103, -20 * 86_400)] {
+                #expect(try await world.plans.claim(day: day, minute: minute))
+                try await world.plans.markPosted(day: day, minute: minute, sourceTweetID: source, botTweetID: copy,
+                                                 postedAt: PosterWorld.dayStart.addingTimeInterval(at), reason: "test")
+            }
+            let store = try SQLiteWordCounts(path: FileManager.default.temporaryDirectory.appending(path: "watcher-\(UUID().uuidString).sqlite").path)
+            let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: 3)
+            let forgetter = Forgetter(archive: world.archive, examples: TrainingExamples(database: world.archive.database), classifier: classifier,
+                                      network: XMirrorNetwork(client: world.client))
+            let watcher = DeletionWatcher(clock: world.clock, archive: world.archive, forgetter: forgetter, days: 7, logger: PosterWorld.quiet)
+
+            #expect(try await watcher.checkOnce() == [102])
+            #expect(await world.server.deletedByAPI() == ["9102"])
+            let remaining = Set(try await world.archive.newest(limit: 1_000).map(\.tweetID))
+            #expect(!remaining.contains(102) && remaining.contains(101) && remaining.contains(103))
+            #expect(await world.server.requestCounts()["GET /2/tweets/:id"] == 2)  // 101 and 102; 103 was copied 20 days ago
+
+            // The next day: only 101 is looked up again; nothing more is deleted.
+            world.clock.advance(by: 86_400)
+            #expect(try await watcher.checkOnce().isEmpty)
+            #expect(await world.server.requestCounts()["GET /2/tweets/:id"] == 3)
+            #expect(await world.server.deletedByAPI() == ["9102"])
         }
     }
 }
