@@ -96,7 +96,7 @@ public struct Poster: Service {
             let at = LocalTime.date(of: slot.minute, on: day, in: timeZone) ?? .distantPast
             var prepared: PostPicker.Pick?
             if settings.checksOriginals && !settings.dryRun && at > clock.now() {
-                // With CHECK_ORIGINALS the pick is made and its original looked up a minute ahead (nothing claimed yet:
+                // With CHECK_ORIGINALS the pick is made and its original looked up five minutes ahead (nothing claimed yet:
                 // a shutdown now leaves the slot as it was), so that the post itself goes out at its minute.
                 let early = at.addingTimeInterval(-Self.preparationLead)
                 if early > clock.now() { try await clock.sleep(until: early) }
@@ -126,7 +126,7 @@ public struct Poster: Service {
     }
 
     /// How long before a slot its pick is prepared and its original looked up (`CHECK_ORIGINALS`).
-    static let preparationLead: TimeInterval = 60
+    static let preparationLead: TimeInterval = 300
 
     /// Picks for the slot at `at` and looks its original up; an original the person deleted leaves the archive and
     /// another is picked, up to `picksPerSlot` tries. Nil when none is found (the slot then picks at its minute).

@@ -303,7 +303,7 @@ struct PosterLostAnswerTests {
 /// The person's deletions honoured before posting: the original is looked up, a deleted one leaves the archive.
 @Suite("The poster and the person's deletions", .serialized)
 struct PosterDeletedOriginalTests {
-    @Test("With CHECK_ORIGINALS each original is looked up a minute before its slot, and the post still goes out at the minute",
+    @Test("With CHECK_ORIGINALS each original is looked up five minutes before its slot, and the post still goes out at the minute",
           arguments: StoreBackends.archives)
     func lookedUpAhead(_ backend: StoreBackends.ArchiveKind) async throws {
         try await PosterWorld.with(backend) { world in
@@ -333,7 +333,7 @@ struct PosterDeletedOriginalTests {
             #expect(slots.count == 15 && slots.allSatisfy { $0.state == .posted })
             #expect(zip(slots, slots.map { LocalTime.date(of: $0.minute, on: PosterWorld.day, in: PosterWorld.tokyo)! })
                 .allSatisfy { slot, time in slot.postedAt == time })
-            // Each post's original was looked up before the clock reached its minute (a minute ahead).
+            // Each post's original was looked up before the clock reached its minute (five minutes ahead).
             #expect(postings.count == 15 && postings.allSatisfy { $0.lookupsBefore >= $0.postsAfter }, "\(postings)")
             #expect(!slots.contains { $0.sourceTweetID == 102 })
             let lookups = await world.server.requestCounts()["GET /2/tweets/:id"] ?? 0
