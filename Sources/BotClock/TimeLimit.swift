@@ -15,22 +15,20 @@ public struct TimeLimitExceeded: Error, CustomStringConvertible {
 /// its cancellation (a query written to a connection the server ended may never complete): it is cancelled and let
 /// go, not waited for. Cancelling the caller cancels the operation and returns at once with `CancellationError`.
 public func withTimeLimit<Result: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async throws -> Result) async throws -> Result {
-    let work = Task { try await operation() }
     let race = FirstOutcome<Result>()
+    // Two tasks, as a task group's two children would be: the work settles the race itself when done, the timer when
+    // the limit passes (cancelling the work); the caller resumes once, on the first outcome.
+    let work = Task<Void, Never> {
+        do { race.settle(.success(try await operation())) } catch { race.settle(.failure(error)) }
+    }
+    let timer = Task<Void, Never> {
+        guard (try? await Task.sleep(for: limit)) != nil else { return }
+        work.cancel()
+        race.settle(.failure(TimeLimitExceeded(limit: limit)))
+    }
+    defer { timer.cancel() }
     return try await withTaskCancellationHandler {
-        try await withCheckedThrowingContinuation { continuation in
-            race.wait(with: continuation)
-            let timer = Task {
-                try await Task.sleep(for: limit)
-                work.cancel()
-                race.settle(.failure(TimeLimitExceeded(limit: limit)))
-            }
-            Task {
-                let result = await work.result
-                timer.cancel()
-                race.settle(result)
-            }
-        }
+        try await withCheckedThrowingContinuation { continuation in race.wait(with: continuation) }
     } onCancel: {
         work.cancel()
         race.settle(.failure(CancellationError()))
