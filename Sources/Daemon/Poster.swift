@@ -175,12 +175,14 @@ public struct Poster: Service {
                 if settings.checksOriginals, pick.tweet.tweetID != prepared?.tweet.tweetID, try await !originalExists(pick, clockTime: clockTime) {
                     throw NetworkError.unpostable("deleted by the human (removed from the archive)")
                 }
+                // Posted at the moment it is sent (the network's answer may take a while).
+                let sentAt = clock.now()
                 let created = try await UncertainCreate.send(pick.tweet.text, inReplyTo: nil, on: network, for: .posts, logger: logger,
                                                              what: "slot \(clockTime)") {
                     try await network.post(pick.tweet.text, warning: pick.tweet.contentWarning, slot: "slot \(day) \(minute)", for: .posts)
                 }
                 try await plans.markPosted(day: day, minute: minute, sourceTweetID: pick.tweet.tweetID, botTweetID: created.flatMap { Int64($0) },
-                                           postedAt: clock.now(), reason: origin(pick))
+                                           postedAt: sentAt, reason: origin(pick))
                 logger.info("posted slot \(clockTime) -> tweet \(created ?? "?") (\(origin(pick)))")
             }, refused: { pick, why in
                 logger.info("slot \(clockTime): \(network.name) refused \(origin(pick)) \(why); picking another")
