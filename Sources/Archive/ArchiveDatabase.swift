@@ -75,7 +75,7 @@ public struct ArchiveDatabase: Sendable {
     public static let commandBusyTimeout = 10
     /// How long the daemon's write waits for another process's write: short, so that a service finds the file
     /// locked within seconds, pauses with backoff off the database, and a shutdown is never held up by the wait.
-    public static let daemonBusyTimeout = 2
+    public static let daemonBusyTimeout = 1
 
     /// A GRDB pool on the SQLite file at `path` as every store of the bot opens it: WAL mode (a pool's default) with
     /// `synchronous = NORMAL`, so a killed process loses nothing committed (only a power cut may lose the last

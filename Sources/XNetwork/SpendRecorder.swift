@@ -40,7 +40,7 @@ public struct SpendRecorder: Service {
     }
 
     /// How long the record at shutdown may wait for the store.
-    static let lastRecordTimeLimit = Duration.seconds(2)
+    static let lastRecordTimeLimit = Duration.seconds(1)
 
     /// Records once; a failure is logged when the last one succeeded. Returns whether it failed.
     private func record(failing: Bool) async -> Bool {
