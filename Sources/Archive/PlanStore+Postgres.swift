@@ -21,6 +21,11 @@ struct PostgresPlanStore: PlanStatements {
         }
     }
 
+    func drawnAt(of day: String) async throws -> Date? {
+        try await database.rows("reading when the plan of \(day) was drawn", "SELECT drawn_at FROM day_plans WHERE day = \(day)::date",
+                                as: Date.self).first
+    }
+
     func storePlan(day: String, timeZone: String, minutes: [Int], drawnAt: Date) async throws {
         let logger = logger
         try await database.transaction("storing the plan of \(day)") { connection in

@@ -19,6 +19,12 @@ struct SQLitePlanStore: PlanStatements {
         }
     }
 
+    func drawnAt(of day: String) async throws -> Date? {
+        try await database.read("reading when the plan of \(day) was drawn") { db in
+            try Date.fetchOne(db, sql: "SELECT drawn_at FROM day_plans WHERE day = ?", arguments: [day])
+        }
+    }
+
     func storePlan(day: String, timeZone: String, minutes: [Int], drawnAt: Date) async throws {
         try await database.write("storing the plan of \(day)") { db in
             try db.execute(sql: "INSERT INTO day_plans (day, time_zone, drawn_at) VALUES (?, ?, ?) ON CONFLICT (day) DO NOTHING",

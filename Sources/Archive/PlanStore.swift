@@ -53,6 +53,9 @@ public struct PlanStore: Sendable {
     /// The slots of `day` (`YYYY-MM-DD`), ascending; nil when no plan was stored for it.
     public func slots(of day: String) async throws -> [PlanSlot]? { try await statements.slots(of: day) }
 
+    /// When the plan of `day` was drawn, on the bot's clock (when the poster began that day); nil when none is stored.
+    public func drawnAt(of day: String) async throws -> Date? { try await statements.drawnAt(of: day) }
+
     /// Stores the plan of `day` unless one is stored already (another process may have been first), and returns
     /// the plan that is stored.
     public func storePlan(day: String, timeZone: String, minutes: [Int], drawnAt: Date) async throws -> [PlanSlot] {
@@ -85,6 +88,7 @@ public struct PlanStore: Sendable {
 /// The plan store's statements in one dialect.
 protocol PlanStatements: Sendable {
     func slots(of day: String) async throws -> [PlanSlot]?
+    func drawnAt(of day: String) async throws -> Date?
     func storePlan(day: String, timeZone: String, minutes: [Int], drawnAt: Date) async throws
     func claim(day: String, minute: Int) async throws -> Bool
     func markPosted(day: String, minute: Int, sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date, reason: String) async throws

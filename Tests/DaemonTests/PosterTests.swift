@@ -130,6 +130,9 @@ struct PosterTests {
             let planBefore = try #require(try await world.plans.slots(of: PosterWorld.day))
             let morning = planBefore.filter { $0.state == .posted }.count
             #expect(morning > 0 && morning < planBefore.count)
+            let drawnAt = try #require(try await world.plans.drawnAt(of: PosterWorld.day))
+            #expect(drawnAt < noon)
+            #expect(try await world.plans.drawnAt(of: "2024-06-11") == nil)
 
             // A different seed would draw a different plan: the stored one must be used.
             let second = Task { try await world.poster(seed: 999).run() }
@@ -138,6 +141,7 @@ struct PosterTests {
             _ = try? await second.value
             let planAfter = try #require(try await world.plans.slots(of: PosterWorld.day))
             #expect(planAfter.map(\.minute) == planBefore.map(\.minute))
+            #expect(try await world.plans.drawnAt(of: PosterWorld.day) == drawnAt)  // not drawn again
             #expect(planAfter.allSatisfy { $0.state == .posted })
             let posted = await world.server.posted()
             #expect(posted.count == planBefore.count)

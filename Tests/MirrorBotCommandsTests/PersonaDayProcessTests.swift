@@ -95,7 +95,7 @@ struct PersonaDayProcessTests {
     }
 
     /// The posts and replies of a simulated day as a user expects them: every slot of the stored plan posted at its
-    /// minute (±1) with a tweet of the human near it; friends answered with one of the human's past replies to them;
+    /// minute (within 125 ms of real time) with a tweet of the human near it; friends answered with one of the human's past replies to them;
     /// the stranger, the retweet, the bot's own post and the mention from before the first start not answered; the
     /// bot that answers everything answered at most 3 times an hour and 5 times in all. Returns the plan's slots.
     @discardableResult
@@ -116,7 +116,7 @@ struct PersonaDayProcessTests {
                                      _ database: ArchiveDatabase, written: (FakeXSeed.Tweet) -> String = \.text) async throws -> [PlanSlot] {
         let seedTweets = Dictionary(uniqueKeysWithValues: persona.seed.tweets.map { ($0.id, $0) })
 
-        // Posts: every slot of the stored plan posted at its minute (±1) with a tweet of the human near it.
+        // Posts: every slot of the stored plan posted at its minute with a tweet of the human near it.
         let slots = try #require(try await PlanStore(database: database).slots(of: Self.day))
         // The day's posts: the run ends just after midnight, when the next day's plan may already have posted a slot.
         let posts = posted.filter { $0.inReplyToTweetID == nil && $0.createdAt < Self.dayStart.addingTimeInterval(86_400) }
@@ -127,13 +127,21 @@ struct PersonaDayProcessTests {
         #expect(slots.allSatisfy { $0.state == .posted }, "\(slots.filter { $0.state != .posted })")
         #expect(posts.count == slots.count)
         #expect(Set(posts.map(\.text)).count == posts.count)
+        // The poster began the day when it drew the plan. The bot's clock starts before the accounts are looked up and
+        // the services start: on a loaded machine that takes a second or more of real time, 24 bot minutes and more.
+        let drawnAt = try #require(try await PlanStore(database: database).drawnAt(of: Self.day))
         for slot in slots {
-            // At its minute, ±1 (at 1440x a real second is 24 bot minutes, so a busy machine shows here). A slot in the
-            // run's first minutes waits on the process's start (connections, the plan drawn): 0.2 s real is 5 minutes.
             let postedAt = try #require(slot.postedAt)
-            #expect(postedAt >= Self.dayStart.addingTimeInterval(Double(slot.minute * 60)), "slot \(slot.minute) posted early")
-            let offset = abs(PostPicker.minuteOfDay(postedAt, in: Self.tokyo) - slot.minute)
-            #expect(min(offset, 1_440 - offset) <= (slot.minute < 5 ? 5 : 1), "slot \(slot.minute) posted at \(postedAt)")
+            let dueAt = Self.dayStart.addingTimeInterval(Double(slot.minute * 60))
+            #expect(postedAt >= dueAt, "slot \(slot.minute) posted early")
+            if dueAt > drawnAt {
+                // At its minute. At 1440x a bot minute is 42 ms of real time, less than one query on a loaded machine
+                // (a claim, a pick, the send): up to 3 minutes (125 ms real) late is on time here.
+                #expect(postedAt.timeIntervalSince(dueAt) < 4 * 60, "slot \(slot.minute) posted at \(postedAt)")
+            } else {
+                // Due before the poster began: posted as it began, one after another (0.2 s real is 5 bot minutes).
+                #expect(postedAt.timeIntervalSince(drawnAt) <= 5 * 60, "slot \(slot.minute) due before the plan was drawn at \(drawnAt), posted at \(postedAt)")
+            }
             let post = try #require(posts.first { $0.id == String(slot.botTweetID ?? -1) })
             let source = try #require(seedTweets[String(slot.sourceTweetID ?? -1)])
             #expect(source.authorID == persona.human.id && source.inReplyToUserID == nil && source.retweetOf == nil)
