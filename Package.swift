@@ -411,7 +411,7 @@ let package = Package(
             name: "MirrorBotCommandsTests",
             dependencies: [
                 "MirrorBotCommands", "Archive", "BotConfiguration", "TestSupport", "FakeX", "FakeMastodon", "RedisClient", "WordCounts", "Classifier", "Tokenizer", "Picking", "BotAssembly", "RedisWordCounts", "SQLiteWordCounts",
-                "XAPI", "XNetwork", "Training",
+                "XAPI", "XNetwork", "Training", "SeededRandom",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

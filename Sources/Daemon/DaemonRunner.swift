@@ -87,6 +87,27 @@ public enum DaemonRunner {
         }
     }
 
+    /// Who `account` is, asked until the network answers: an answer lost or unreadable (a 5xx, a dropped connection,
+    /// a rate limit) is asked again with backoff, saying so once; a refusal (wrong credentials) ends the start.
+    static func whoAmI(_ account: Account, on network: any MirrorNetwork, clock: any BotClock, logger: Logger) async throws -> NetworkUser {
+        var wait = Duration.seconds(5)
+        var failures = 0
+        while true {
+            do {
+                let user = try await network.whoAmI(account)
+                if failures > 0 { logger.notice("\(network.name) answered who the \(account) account is after \(failures) failed tries") }
+                return user
+            } catch let error as NetworkError where !error.isRefusal {
+                if failures == 0 {
+                    logger.warning("\(network.name) did not answer who the \(account) account is (\(error)); asking again with backoff until it does")
+                }
+                failures += 1
+                try await clock.sleep(for: wait)
+                wait = min(wait * 2, .seconds(300))
+            }
+        }
+    }
+
     /// Runs the daemon on `parts` until a signal or the end of `options.duration`; returns what it did.
     public static func run(_ parts: Parts, options: Options) async throws -> Summary {
         let (configuration, database, classifier, network, clock, logger) =
@@ -94,8 +115,8 @@ public enum DaemonRunner {
         let startedAt = clock.now()
         let liking = LikingPolicy(setting: configuration.likes, network: network)
         logger.notice("\(liking.statusLine)")
-        let human = try await network.whoAmI(.human)
-        let bot = try await network.whoAmI(.bot)
+        let human = try await whoAmI(.human, on: network, clock: clock, logger: logger)
+        let bot = try await whoAmI(.bot, on: network, clock: clock, logger: logger)
         logger.notice("mirroring @\(human.handle) on @\(bot.handle) on \(network.name)\(options.dryRun ? " (dry run: nothing is posted or liked)" : "")\(options.speed == 1 ? "" : " at \(options.speed)x speed from \(startedAt.formatted(.iso8601))")")
 
         let archive = TweetArchive(database: database, timeZone: configuration.timeZone, rowLimit: configuration.archiveRowLimit)

@@ -16,7 +16,7 @@ enum UncertainCreate {
         } catch NetworkError.outcomeUnknown(let why) {
             firstLoss = why
         }
-        if let made = try await network.ownRecentPost(text, inReplyTo: postID, for: work) {
+        if let made = try await readBack(text, inReplyTo: postID, on: network, for: work, logger: logger, what: what) {
             logger.notice("\(what): the answer was lost (\(firstLoss)); \(network.name) shows it was made: \(made)")
             return made
         }
@@ -24,12 +24,26 @@ enum UncertainCreate {
         do {
             return try await create()
         } catch NetworkError.outcomeUnknown(let why) {
-            if let made = try await network.ownRecentPost(text, inReplyTo: postID, for: work) {
+            if let made = try await readBack(text, inReplyTo: postID, on: network, for: work, logger: logger, what: what) {
                 logger.notice("\(what): the answer was lost again (\(why)); \(network.name) shows it was made: \(made)")
                 return made
             }
             throw NetworkError.outcomeUnknown(
                 "not posted: the answer was lost twice (\(why)) and \(network.name) shows neither was made; not sent a third time")
         }
+    }
+
+    /// The bot's post of `text`, read back from the network; a read that fails is tried again (three reads in all),
+    /// since without it the outcome stays unknown.
+    private static func readBack(_ text: String, inReplyTo postID: String?, on network: any MirrorNetwork, for work: Work, logger: Logger,
+                                 what: String) async throws -> String? {
+        for attempt in 1... {
+            do {
+                return try await network.ownRecentPost(text, inReplyTo: postID, for: work)
+            } catch NetworkError.unavailable(let why) where attempt < 3 {
+                logger.notice("\(what): reading back the bot's posts failed (\(why)); reading again")
+            }
+        }
+        return nil
     }
 }

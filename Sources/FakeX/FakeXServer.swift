@@ -65,6 +65,11 @@ public final class FakeXServer: Sendable {
     public func add(users: [FakeXSeed.User]) async { await world.add(users: users) }
     /// Queues a fault.
     public func add(fault: FakeXFault) async { await world.add(fault: fault) }
+    /// Random faults from now on: each API request meets one of `kinds` with probability `rate` (0 turns them off), in
+    /// an order drawn from `seed`; queued faults come first.
+    public func setChaos(rate: Double, kinds: [FakeXFault.Kind], seed: UInt64) async { await world.setChaos(rate: rate, kinds: kinds, seed: seed) }
+    /// The random faults injected so far, in order, with the endpoint each hit.
+    public func chaosInjected() async -> [(endpoint: String, kind: FakeXFault.Kind)] { await world.chaosInjected }
     /// Sets an endpoint's calls per 15 minutes (and starts its windows anew).
     public func setRateLimit(_ limit: Int, for endpoint: String) async { await world.setRateLimit(limit, for: endpoint) }
     /// Posts created through the API, in order.

@@ -1,4 +1,5 @@
 import Foundation
+import SeededRandom
 import XAPI
 
 /// An API response before it is put on the wire.
@@ -60,6 +61,10 @@ actor FakeXWorld {
     private var rateLimits: [String: Int]
     private var windows: [String: Window] = [:]
     private var faults: [FakeXFault] = []
+    /// Random faults: each request meets one of `kinds` with probability `rate`, drawn from `random`.
+    private var chaos: (rate: Double, kinds: [FakeXFault.Kind], random: SplitMix64)?
+    /// The random faults injected so far, by endpoint and kind.
+    private(set) var chaosInjected: [(endpoint: String, kind: FakeXFault.Kind)] = []
     private var usedNonces: Set<String> = []
     /// Request tokens of the PIN flow, by token.
     var pendingAuthorizations: [String: PendingAuthorization] = [:]
@@ -113,9 +118,19 @@ actor FakeXWorld {
     /// Revokes an access token: requests signed with it are answered 401 from now on.
     func revoke(accessToken: String) -> Bool { accountsByToken.removeValue(forKey: accessToken) != nil }
 
-    /// The first pending fault for `endpoint`, used up by one.
+    func setChaos(rate: Double, kinds: [FakeXFault.Kind], seed: UInt64) {
+        chaos = kinds.isEmpty || rate <= 0 ? nil : (rate, kinds, SplitMix64(seed: seed))
+    }
+
+    /// The first pending fault for `endpoint`, used up by one; else, with chaos on, a random one.
     func takeFault(for endpoint: String) -> FakeXFault.Kind? {
-        guard let index = faults.firstIndex(where: { $0.endpoint == nil || $0.endpoint == endpoint }) else { return nil }
+        guard let index = faults.firstIndex(where: { $0.endpoint == nil || $0.endpoint == endpoint }) else {
+            guard var (rate, kinds, random) = chaos else { return nil }
+            defer { chaos = (rate, kinds, random) }
+            guard Double.random(in: 0..<1, using: &random) < rate, let kind = kinds.randomElement(using: &random) else { return nil }
+            chaosInjected.append((endpoint, kind))
+            return kind
+        }
         let kind = faults[index].kind
         faults[index].count -= 1
         if faults[index].count <= 0 { faults.remove(at: index) }

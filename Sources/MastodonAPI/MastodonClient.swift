@@ -116,6 +116,8 @@ public final class MastodonClient: Sendable {
                 let reason = String(describing: error)
                 if !endpoint.isIdempotent { throw MastodonAPIError.outcomeUnknown(endpoint: name, reason: reason) }
                 guard attempt < configuration.maxAttempts else {
+                    // A write may have been carried out by an attempt whose answer was lost: the caller reads back.
+                    if endpoint.method != .GET { throw MastodonAPIError.outcomeUnknown(endpoint: name, reason: reason) }
                     throw MastodonAPIError.transport(endpoint: name, reason: reason, attempts: attempt)
                 }
                 logger.notice("Mastodon \(name) failed (\(reason)); retrying", metadata: ["attempt": "\(attempt)"])
@@ -131,7 +133,16 @@ public final class MastodonClient: Sendable {
                     let decoded = try MastodonJSON.decoder().decode(Endpoint.Response.self, from: data)
                     return Answer(response: decoded, links: LinkHeader(headers.first(name: "link")))
                 } catch {
-                    throw MastodonAPIError.malformedResponse(endpoint: name, reason: "\(data.count) bytes: \(error)")
+                    let reason = "\(data.count) bytes: \(error)"
+                    guard endpoint.method != .GET else { throw MastodonAPIError.malformedResponse(endpoint: name, reason: reason) }
+                    // A write answered 2xx was carried out. With an Idempotency-Key the same request answers with the same
+                    // status again; without one, the caller reads back what was made.
+                    guard endpoint.idempotencyKey != nil, attempt < configuration.maxAttempts else {
+                        throw MastodonAPIError.outcomeUnknown(endpoint: name, reason: "its \(status) answer could not be read (\(reason))")
+                    }
+                    logger.notice("Mastodon \(name) answered \(status) unreadably (\(reason)); asking again with the same Idempotency-Key",
+                                  metadata: ["attempt": "\(attempt)"])
+                    continue
                 }
             case 429:
                 let resetsAt = window?.resetsAt ?? clock.now().addingTimeInterval(60)
@@ -144,11 +155,14 @@ public final class MastodonClient: Sendable {
                 logger.notice("Mastodon \(name) is rate-limited; waiting \(Int(wait.rounded(.up))) s for the window to reset")
                 try await clock.sleep(for: .milliseconds(Int64(wait * 1000)))
             case 500..<600:
-                // A create without a key may have been made: not sent again.
+                // A create without a key may have been made: not sent again, and the caller reads back.
                 guard endpoint.isIdempotent || status == 503 else {
-                    throw MastodonAPIError.serverError(endpoint: name, status: status, attempts: attempt)
+                    throw MastodonAPIError.outcomeUnknown(endpoint: name, reason: "the instance answered \(status)")
                 }
                 guard attempt < configuration.maxAttempts else {
+                    if endpoint.method != .GET && status != 503 {
+                        throw MastodonAPIError.outcomeUnknown(endpoint: name, reason: "the instance answered \(status) \(attempt) times")
+                    }
                     throw MastodonAPIError.serverError(endpoint: name, status: status, attempts: attempt)
                 }
                 logger.notice("Mastodon \(name) answered \(status); retrying", metadata: ["attempt": "\(attempt)"])

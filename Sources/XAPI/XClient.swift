@@ -179,7 +179,16 @@ public final class XClient: Sendable {
                 } catch {
                     // X may bill a body it sent even if it arrived broken: counted as a failure, nothing billed.
                     usage.recordFailure(endpoint: name, account: account)
-                    throw XAPIError.malformedResponse(endpoint: name, reason: Self.describeDecodingError(error, bytes: data.count))
+                    let reason = Self.describeDecodingError(error, bytes: data.count)
+                    // A create answered 2xx was carried out, but its id is unreadable: the caller reads back what was made.
+                    if !Endpoint.isIdempotent { throw XAPIError.outcomeUnknown(endpoint: name, reason: "its \(status) answer could not be read (\(reason))") }
+                    // A like or a deletion was carried out; asked again, X answers the same (liking twice changes nothing),
+                    // so what is recorded matches X.
+                    if endpoint.method != .GET, attempt < configuration.retry.maxAttempts {
+                        logger.notice("X API \(name) answered \(status) unreadably (\(reason)); asking again", metadata: ["attempt": "\(attempt)"])
+                        continue
+                    }
+                    throw XAPIError.malformedResponse(endpoint: name, reason: reason)
                 }
                 usage.recordSuccess(endpoint: name, account: account, app: credentials.consumerKey,
                                     resources: Endpoint.billedResources(in: decoded), write: endpoint.billing.write,
@@ -213,9 +222,10 @@ public final class XClient: Sendable {
 
             case 500..<600:
                 usage.recordFailure(endpoint: name, account: account)
-                // A 503 means X did not take the request; other 5xx may have done the work, so posts are not re-sent.
+                // A 503 means X did not take the request; other 5xx may have done the work, so posts are not re-sent:
+                // the caller reads back whether it was made.
                 guard Endpoint.isIdempotent || status == 503 else {
-                    throw XAPIError.serverError(endpoint: name, status: status, attempts: attempt)
+                    throw XAPIError.outcomeUnknown(endpoint: name, reason: "X answered \(status)")
                 }
                 guard attempt < configuration.retry.maxAttempts else {
                     throw XAPIError.serverError(endpoint: name, status: status, attempts: attempt)

@@ -414,3 +414,24 @@ struct DeletionWatcherTests {
         }
     }
 }
+
+@Suite("Starting the daemon")
+struct DaemonStartTests {
+    @Test("Who the accounts are is asked again with backoff when X's answer is unreadable or lost, so a start survives it")
+    func whoAmIIsAskedAgain() async throws {
+        try await PosterWorld.with(.sqlite) { world in
+            let network = XMirrorNetwork(client: world.client)
+            let expected = try await network.whoAmI(.human)
+            await world.server.add(fault: FakeXFault(kind: .truncatedJSON, count: 2, endpoint: GetAuthenticatedUser.name))
+            let before = world.clock.now()
+            let ask = Task { try await DaemonRunner.whoAmI(.human, on: network, clock: world.clock, logger: PosterWorld.quiet) }
+            for _ in 0..<2 {
+                await world.clock.waitForSleepers()
+                world.clock.advanceToNextSleeper()
+            }
+            #expect(try await ask.value == expected)
+            // Two unreadable answers: waited 5 s, then 10 s.
+            #expect(world.clock.now().timeIntervalSince(before) == 15)
+        }
+    }
+}

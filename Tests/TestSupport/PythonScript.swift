@@ -7,9 +7,18 @@ public enum PythonScript {
 
     /// Runs `script/<name>` with `arguments`; returns its exit status and its output (standard output and error).
     public static func run(_ name: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        try python([repositoryRoot.appending(path: "script/\(name)").path] + arguments)
+    }
+
+    /// Runs the Python `code` with `arguments` (`sys.argv[1...]`); returns its exit status and its output.
+    public static func runInline(_ code: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        try python(["-c", code] + arguments)
+    }
+
+    private static func python(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", repositoryRoot.appending(path: "script/\(name)").path] + arguments
+        process.arguments = ["python3"] + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output

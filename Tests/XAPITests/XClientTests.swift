@@ -289,6 +289,24 @@ struct XClientTests {
         }
     }
 
+    @Test("A write answered 2xx unreadably was carried out: a post's outcome is unknown (never re-sent), a like is asked again")
+    func truncatedWrites() async throws {
+        try await withFakeX(Fixture.seed(humanTweets: 2, access: .enterprise)) { server, url async throws in
+            let client = Fixture.client(url)
+            await server.add(fault: .init(kind: .truncatedJSON, count: 1, endpoint: CreateTweet.name))
+            let error = try await #require(throws: XAPIError.self) { try await client.send(CreateTweet(text: "made"), as: .bot) }
+            guard case .outcomeUnknown(let endpoint, let reason) = error else { Issue.record("unexpected \(error)"); return }
+            #expect(endpoint == CreateTweet.name && reason.contains("could not be read"))
+            #expect(await server.posted().map(\.text) == ["made"])
+
+            await server.add(fault: .init(kind: .truncatedJSON, count: 1, endpoint: LikeTweet.name))
+            let like = try await client.send(LikeTweet(userID: Fixture.botID, tweetID: Fixture.tweetID(1)), as: .bot)
+            #expect(like.data?.liked == true)
+            #expect(await server.requestCounts()[LikeTweet.name] == 2)
+            #expect(await server.liked().count == 1)
+        }
+    }
+
     @Test("Nothing listening: transport errors are retried with backoff, then reported")
     func nothingListening() async throws {
         let clock = ManualBotClock(now: Fixture.start)
