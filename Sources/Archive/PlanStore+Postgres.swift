@@ -72,10 +72,17 @@ struct PostgresPlanStore: PlanStatements {
             """, as: Int.self)
     }
 
-    func skipInterrupted(day: String) async throws -> [Int] {
-        try await database.rows("recovering interrupted slots of \(day)", """
-            UPDATE plan_slots SET state = 'skipped', updated_at = now(), reason = \(PlanStore.interruptedReason)
-            WHERE day = \(day)::date AND state = 'posting' RETURNING minute
+    func noteSending(day: String, minute: Int, sourceTweetID: Int64) async throws {
+        _ = try await database.rows("noting what slot \(minute) of \(day) sends", """
+            UPDATE plan_slots SET source_tweet_id = \(sourceTweetID) WHERE day = \(day)::date AND minute = \(minute) AND state = 'posting'
+            RETURNING 1
             """, as: Int.self)
+    }
+
+    func interrupted(day: String) async throws -> [InterruptedSlot] {
+        try await database.rows("reading the interrupted slots of \(day)", """
+            SELECT s.minute, s.source_tweet_id, t.text FROM plan_slots s LEFT JOIN tweets t ON t.tweet_id = s.source_tweet_id
+            WHERE s.day = \(day)::date AND s.state = 'posting' ORDER BY s.minute
+            """, as: (Int, Int64?, String?).self).map { InterruptedSlot(minute: $0.0, sourceTweetID: $0.1, text: $0.2) }
     }
 }

@@ -64,14 +64,19 @@ struct SQLitePlanStore: PlanStatements {
         }
     }
 
-    func skipInterrupted(day: String) async throws -> [Int] {
-        try await database.write("recovering interrupted slots of \(day)") { db in
-            let minutes = try Int.fetchAll(db, sql: "SELECT minute FROM plan_slots WHERE day = ? AND state = 'posting' ORDER BY minute",
-                                           arguments: [day])
-            try db.execute(sql: """
-                UPDATE plan_slots SET state = 'skipped', updated_at = ?, reason = ? WHERE day = ? AND state = 'posting'
-                """, arguments: [Date(), PlanStore.interruptedReason, day])
-            return minutes
+    func noteSending(day: String, minute: Int, sourceTweetID: Int64) async throws {
+        try await database.write("noting what slot \(minute) of \(day) sends") { db in
+            try db.execute(sql: "UPDATE plan_slots SET source_tweet_id = ? WHERE day = ? AND minute = ? AND state = 'posting'",
+                           arguments: [sourceTweetID, day, minute])
+        }
+    }
+
+    func interrupted(day: String) async throws -> [InterruptedSlot] {
+        try await database.read("reading the interrupted slots of \(day)") { db in
+            try Row.fetchAll(db, sql: """
+                SELECT s.minute, s.source_tweet_id, t.text FROM plan_slots s LEFT JOIN tweets t ON t.tweet_id = s.source_tweet_id
+                WHERE s.day = ? AND s.state = 'posting' ORDER BY s.minute
+                """, arguments: [day]).map { InterruptedSlot(minute: $0[0], sourceTweetID: $0[1], text: $0[2]) }
         }
     }
 }

@@ -34,6 +34,19 @@ public struct PlanSlot: Sendable, Equatable {
     }
 }
 
+/// A slot left `posting` by a process that stopped mid-post, with the tweet it was sending when that was noted.
+public struct InterruptedSlot: Sendable, Equatable {
+    /// The slot's minute.
+    public var minute: Int
+    /// The human's tweet it was sending; nil when the process stopped before picking one.
+    public var sourceTweetID: Int64?
+    /// That tweet's text, when it is still in the archive.
+    public var text: String?
+
+    /// A slot from its parts.
+    public init(minute: Int, sourceTweetID: Int64?, text: String?) { self.minute = minute; self.sourceTweetID = sourceTweetID; self.text = text }
+}
+
 /// The stored day plans and their slots (tables `day_plans`, `plan_slots`): the Poster's memory across restarts.
 /// The statements live apart by dialect (`PlanStore+Postgres.swift`, `PlanStore+SQLite.swift`).
 public struct PlanStore: Sendable {
@@ -77,12 +90,17 @@ public struct PlanStore: Sendable {
         try await statements.markSkipped(day: day, minute: minute, reason: reason)
     }
 
-    /// Slots of `day` left `posting` by a process that stopped mid-post: their outcome is unknown, so they are
-    /// skipped (never posted again). Returns their minutes.
-    public func skipInterrupted(day: String) async throws -> [Int] { try await statements.skipInterrupted(day: day).sorted() }
+    /// Notes the human's tweet a claimed slot is about to send, so that after a crash the bot can read back whether it
+    /// was made.
+    public func noteSending(day: String, minute: Int, sourceTweetID: Int64) async throws {
+        try await statements.noteSending(day: day, minute: minute, sourceTweetID: sourceTweetID)
+    }
+
+    /// The slots of `day` left `posting` by a process that stopped mid-post, with what each was sending.
+    public func interrupted(day: String) async throws -> [InterruptedSlot] { try await statements.interrupted(day: day) }
 
     /// Why an interrupted slot is skipped.
-    static let interruptedReason = "interrupted while posting; the post may or may not exist, so it is not sent again"
+    public static let interruptedReason = "interrupted while posting; the post may or may not exist, so it is not sent again"
 }
 
 /// The plan store's statements in one dialect.
@@ -93,5 +111,6 @@ protocol PlanStatements: Sendable {
     func claim(day: String, minute: Int) async throws -> Bool
     func markPosted(day: String, minute: Int, sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date, reason: String) async throws
     func markSkipped(day: String, minute: Int, reason: String) async throws
-    func skipInterrupted(day: String) async throws -> [Int]
+    func noteSending(day: String, minute: Int, sourceTweetID: Int64) async throws
+    func interrupted(day: String) async throws -> [InterruptedSlot]
 }

@@ -29,10 +29,8 @@ public struct DeletionWatcher: Service {
 
     /// Checks two hours after start, then every 24 hours of bot time, until the group's graceful shutdown.
     public func run() async throws {
-        try await PollingLoop.run("Deletion watcher", on: forgetter.network.name, clock: clock, logger: logger, interval: .seconds(3_600)) { number in
-            if number == 0 { return Self.firstDelay }
+        try await PollingLoop.runDaily("Deletion watcher", on: forgetter.network.name, clock: clock, logger: logger, firstAfter: Self.firstDelay) {
             try await checkOnce()
-            return .seconds(86_400)
         }
     }
 

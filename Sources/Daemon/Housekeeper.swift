@@ -23,10 +23,8 @@ public struct Housekeeper: Service {
 
     /// Prunes an hour after start, then every 24 hours of bot time, until the group's graceful shutdown.
     public func run() async throws {
-        try await PollingLoop.run("Housekeeper", on: "the stores", clock: clock, logger: logger, interval: .seconds(3_600)) { number in
-            if number == 0 { return Self.firstDelay }
+        try await PollingLoop.runDaily("Housekeeper", on: "the stores", clock: clock, logger: logger, firstAfter: Self.firstDelay) {
             try await pruneOnce()
-            return .seconds(86_400)
         }
     }
 

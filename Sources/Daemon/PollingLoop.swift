@@ -16,6 +16,17 @@ import SocialNetwork
 ///   the disk — is logged once and retried with backoff (2, 4, 8 … 256 s) until the round succeeds, which is logged
 ///   too. The service pauses; the process never ends for it.
 enum PollingLoop {
+    /// Runs `work` once a day, the first time `firstAfter` after the start, with `run`'s handling of failures (a
+    /// failed day is tried again within the hour).
+    static func runDaily(_ name: String, on networkName: String, clock: any BotClock, logger: Logger, firstAfter: Duration,
+                         _ work: @escaping @Sendable () async throws -> Void) async throws {
+        try await run(name, on: networkName, clock: clock, logger: logger, interval: .seconds(3_600)) { number in
+            if number == 0 { return firstAfter }
+            try await work()
+            return .seconds(86_400)
+        }
+    }
+
     /// Runs `round` with its number (0, 1, 2 …, counting rounds that succeeded); each round returns how long to
     /// wait before the next. `interval` is the wait after a failed round (doubled while failures go on).
     static func run(_ name: String, on networkName: String, clock: any BotClock, logger: Logger, interval: Duration,

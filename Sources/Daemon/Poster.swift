@@ -70,15 +70,46 @@ public struct Poster: Service {
     /// The stored plan of `day`, drawing and storing it first if there is none; interrupted slots are skipped.
     func plan(for day: String, using generator: inout SplitMix64) async throws -> [PlanSlot] {
         if let stored = try await plans.slots(of: day) {
-            for minute in try await plans.skipInterrupted(day: day) {
-                logger.notice("skipped slot \(LocalTime.clockTime(minute)) of \(day): interrupted while posting last run; not posting it again")
-            }
-            return try await plans.slots(of: day) ?? stored
+            let interrupted = try await plans.interrupted(day: day)
+            for slot in interrupted { try await recover(slot, of: day) }
+            return interrupted.isEmpty ? stored : try await plans.slots(of: day) ?? stored
         }
         let drawn = try await planner.plan(for: day, using: &generator)
         let slots = try await plans.storePlan(day: day, timeZone: timeZone.identifier, minutes: drawn.minutes, drawnAt: clock.now())
         logger.info("planned \(slots.count) posts for \(day) (\(timeZone.identifier)): \(slots.map { LocalTime.clockTime($0.minute) }.joined(separator: ", "))")
         return slots
+    }
+
+    /// Settles a slot the last run left mid-post (a crash, a SIGKILL): the network is asked whether the tweet it was
+    /// sending was made (one read of the bot's posts), and the slot is recorded as what is true. It is never sent again:
+    /// not made, or the read failing, it is skipped.
+    func recover(_ slot: InterruptedSlot, of day: String) async throws {
+        let clockTime = LocalTime.clockTime(slot.minute)
+        guard let source = slot.sourceTweetID, let text = slot.text else {
+            try await plans.markSkipped(day: day, minute: slot.minute, reason: slot.sourceTweetID == nil
+                                        ? "interrupted before sending (nothing was sent); its minute has passed" : PlanStore.interruptedReason)
+            logger.notice("skipped slot \(clockTime) of \(day): interrupted while posting last run\(slot.sourceTweetID == nil ? ", before sending" : "")")
+            return
+        }
+        let made: String?
+        do {
+            made = try await network.ownRecentPost(text, inReplyTo: nil, for: .posts)
+        } catch let error as NetworkError {
+            try await plans.markSkipped(day: day, minute: slot.minute, reason: PlanStore.interruptedReason)
+            logger.notice("skipped slot \(clockTime) of \(day): interrupted while posting last run, and reading back failed (\(error)); not posting it again")
+            return
+        }
+        if let made {
+            // Sent at its minute or soon after; the moment itself was lost with the process.
+            let at = LocalTime.date(of: slot.minute, on: day, in: timeZone) ?? clock.now()
+            try await plans.markPosted(day: day, minute: slot.minute, sourceTweetID: source, botTweetID: Int64(made), postedAt: at,
+                                       reason: "the human's tweet \(source); interrupted last run, and \(network.name) shows it was made")
+            logger.notice("slot \(clockTime) of \(day): interrupted while posting last run; \(network.name) shows it was made: \(made)")
+        } else {
+            try await plans.markSkipped(day: day, minute: slot.minute,
+                                        reason: "interrupted while posting; \(network.name) shows it was not made, and its minute has passed")
+            logger.notice("skipped slot \(clockTime) of \(day): interrupted while posting last run; \(network.name) shows it was not made")
+        }
     }
 
     /// Keeps aside, in what the network costs a day, the cost of the `pending` slots.
@@ -175,6 +206,8 @@ public struct Poster: Service {
                 if settings.checksOriginals, pick.tweet.tweetID != prepared?.tweet.tweetID, try await !originalExists(pick, clockTime: clockTime) {
                     throw NetworkError.unpostable("deleted by the human (removed from the archive)")
                 }
+                // Noted before sending, so that a restart after a crash can read back whether it was made.
+                try await plans.noteSending(day: day, minute: minute, sourceTweetID: pick.tweet.tweetID)
                 // Posted at the moment it is sent (the network's answer may take a while).
                 let sentAt = clock.now()
                 let created = try await UncertainCreate.send(pick.tweet.text, inReplyTo: nil, on: network, for: .posts, logger: logger,

@@ -35,6 +35,9 @@ public final class MastodonClient: Sendable {
         public var initialBackoff: Duration
         /// A rate-limit window that resets later than this is not waited for.
         public var longestRateLimitWait: Duration
+        /// The same for a write (a status, a favourite, a deletion): a write runs to its end through a shutdown, which
+        /// must not wait for a window's reset. Past it the write fails as rate-limited, not carried out.
+        public var longestWriteRateLimitWait: Duration = .seconds(5)
         /// Longest wait for one answer.
         public var requestTimeout: Duration
 
@@ -89,7 +92,7 @@ public final class MastodonClient: Sendable {
         var rateLimitWaits = 0
         while true {
             try Task.checkCancellation()
-            try await waitForWindow(of: account, endpoint: name)
+            try await waitForWindow(of: account, endpoint: name, longest: longestWait(for: endpoint.method))
             attempt += 1
             var request = HTTPClientRequest(url: target.absoluteString)
             request.method = HTTPMethod(rawValue: endpoint.method.rawValue)
@@ -147,7 +150,7 @@ public final class MastodonClient: Sendable {
             case 429:
                 let resetsAt = window?.resetsAt ?? clock.now().addingTimeInterval(60)
                 let wait = max(resetsAt.timeIntervalSince(clock.now()), 5) + 1
-                guard rateLimitWaits < 3, wait <= Double(configuration.longestRateLimitWait.components.seconds) else {
+                guard rateLimitWaits < 3, wait <= longestWait(for: endpoint.method) else {
                     throw MastodonAPIError.rateLimited(endpoint: name, resetsAt: window?.resetsAt)
                 }
                 rateLimitWaits += 1
@@ -225,16 +228,22 @@ public final class MastodonClient: Sendable {
     }
 
     /// Before sending: when the last answer said no calls are left, wait for the window's reset.
-    private func waitForWindow(of account: Account, endpoint: String) async throws {
+    private func waitForWindow(of account: Account, endpoint: String, longest: TimeInterval) async throws {
         guard let window = windows.withLock({ $0[account] }), window.remaining <= 0 else { return }
         let now = clock.now()
         guard window.resetsAt > now else { return }
-        guard window.resetsAt.timeIntervalSince(now) <= Double(configuration.longestRateLimitWait.components.seconds) else {
+        guard window.resetsAt.timeIntervalSince(now) <= longest else {
             throw MastodonAPIError.rateLimited(endpoint: endpoint, resetsAt: window.resetsAt)
         }
         logger.info("Mastodon: no calls left for the \(account) in this window; waiting for its reset")
         try await clock.sleep(until: window.resetsAt.addingTimeInterval(1))
         windows.withLock { $0[account] = nil }
+    }
+
+    /// The longest rate-limit wait for a request with `method`, in seconds.
+    private func longestWait(for method: MastodonMethod) -> TimeInterval {
+        let longest = method == .GET ? configuration.longestRateLimitWait : configuration.longestWriteRateLimitWait
+        return Double(longest.components.seconds) + Double(longest.components.attoseconds) / 1e18
     }
 
     private func backoff(afterAttempt attempt: Int) -> Duration {

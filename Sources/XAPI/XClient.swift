@@ -47,12 +47,24 @@ public final class XClient: Sendable {
         public var maxRateLimitWaits: Int
         /// A 429 whose window resets later than this is not waited for.
         public var longestRateLimitWait: Duration
+        /// The same for a write (a post, a like, a deletion): a write runs to its end through a shutdown, which must
+        /// not wait for a window's reset. Past it the write fails as rate-limited, not carried out.
+        public var longestWriteRateLimitWait: Duration
 
-        /// The defaults: 4 attempts, 1 s doubling to at most 60 s, up to 3 rate-limit windows of at most 16 minutes.
+        /// The defaults: 4 attempts, 1 s doubling to at most 60 s, up to 3 rate-limit windows of at most 16 minutes
+        /// (5 seconds for a write).
         public init(maxAttempts: Int = 4, initialBackoff: Duration = .seconds(1), maxBackoff: Duration = .seconds(60),
-                    maxRateLimitWaits: Int = 3, longestRateLimitWait: Duration = .seconds(16 * 60)) {
+                    maxRateLimitWaits: Int = 3, longestRateLimitWait: Duration = .seconds(16 * 60),
+                    longestWriteRateLimitWait: Duration = .seconds(5)) {
             self.maxAttempts = maxAttempts; self.initialBackoff = initialBackoff; self.maxBackoff = maxBackoff
             self.maxRateLimitWaits = maxRateLimitWaits; self.longestRateLimitWait = longestRateLimitWait
+            self.longestWriteRateLimitWait = longestWriteRateLimitWait
+        }
+
+        /// The longest rate-limit wait for a request with `method`.
+        func longestWait(for method: HTTPMethodName) -> TimeInterval {
+            let longest = method == .GET ? longestRateLimitWait : longestWriteRateLimitWait
+            return Double(longest.components.seconds) + Double(longest.components.attoseconds) / 1e18
         }
     }
 
@@ -128,7 +140,7 @@ public final class XClient: Sendable {
         var rateLimitWaits = 0
         while true {
             try Task.checkCancellation()
-            try await waitForRateLimitWindow(name, account: account)
+            try await waitForRateLimitWindow(name, account: account, method: endpoint.method)
             attempt += 1
             var request = HTTPClientRequest(url: url.absoluteString)
             request.method = HTTPMethod(rawValue: endpoint.method.rawValue)
@@ -212,7 +224,7 @@ public final class XClient: Sendable {
                 let untilReset = resetsAt.timeIntervalSince(clock.now())
                 let wait = untilReset > 0 ? untilReset + 1 : Self.pauseWhenResetIsPast
                 guard rateLimitWaits < configuration.retry.maxRateLimitWaits,
-                      wait <= Double(configuration.retry.longestRateLimitWait.components.seconds) else {
+                      wait <= configuration.retry.longestWait(for: endpoint.method) else {
                     throw XAPIError.rateLimited(endpoint: name, resetsAt: limit?.resetsAt)
                 }
                 rateLimitWaits += 1
@@ -320,11 +332,11 @@ public final class XClient: Sendable {
     static let pauseWhenResetIsPast: TimeInterval = 15
 
     /// Before sending: when the last answer said the window is used up, wait for its reset instead of being refused.
-    private func waitForRateLimitWindow(_ name: String, account: Account) async throws {
+    private func waitForRateLimitWindow(_ name: String, account: Account, method: HTTPMethodName) async throws {
         guard let status = rateLimit(for: name, account: account), status.remaining <= 0 else { return }
         let now = clock.now()
         guard status.resetsAt > now else { return }
-        guard status.resetsAt.timeIntervalSince(now) <= Double(configuration.retry.longestRateLimitWait.components.seconds) else {
+        guard status.resetsAt.timeIntervalSince(now) <= configuration.retry.longestWait(for: method) else {
             throw XAPIError.rateLimited(endpoint: name, resetsAt: status.resetsAt)
         }
         logger.info("X API \(name): no calls left in this window; waiting for its reset")

@@ -149,22 +149,35 @@ struct PosterTests {
         }
     }
 
-    @Test("A slot missed while the bot was down is skipped, not posted late; one left mid-post is never re-posted", arguments: StoreBackends.archives)
+    @Test("A slot missed while the bot was down is skipped, not posted late; one left mid-post is read back, recorded as what X shows, never re-posted",
+          arguments: StoreBackends.archives)
     func missedAndInterruptedSlots(_ backend: StoreBackends.ArchiveKind) async throws {
         try await PosterWorld.with(backend) { world in
-            _ = try await world.plans.storePlan(day: PosterWorld.day, timeZone: "Asia/Tokyo", minutes: [480, 485, 1260],
+            _ = try await world.plans.storePlan(day: PosterWorld.day, timeZone: "Asia/Tokyo", minutes: [480, 485, 486, 487, 1260],
                                                 drawnAt: PosterWorld.dayStart)
-            #expect(try await world.plans.claim(day: PosterWorld.day, minute: 485))  // a process died after claiming 08:05
+            // A process died after claiming 08:05 (before picking), 08:06 (sending tweet 101, which X made) and 08:07
+            // (sending tweet 102, which X did not make).
+            for minute in [485, 486, 487] { #expect(try await world.plans.claim(day: PosterWorld.day, minute: minute)) }
+            try await world.plans.noteSending(day: PosterWorld.day, minute: 486, sourceTweetID: 101)
+            try await world.plans.noteSending(day: PosterWorld.day, minute: 487, sourceTweetID: 102)
+            let made = try #require(try await world.client.send(CreateTweet(text: "朝の投稿 1-1"), as: .bot).data?.id)
+            let reads = await world.server.requestCounts()[GetUserTweets.name] ?? 0
             world.clock.advance(to: PosterWorld.dayStart.addingTimeInterval(8 * 3_600 + 11 * 60))  // 08:11: 08:00 is 11 min late
             let task = Task { try await world.poster(seed: 3).run() }
             _ = await world.drive(until: PosterWorld.dayStart.addingTimeInterval(86_400))
             task.cancel()
             _ = try? await task.value
             let slots = try #require(try await world.plans.slots(of: PosterWorld.day))
-            #expect(slots.map(\.state) == [.skipped, .skipped, .posted])
+            #expect(slots.map(\.state) == [.skipped, .skipped, .posted, .skipped, .posted])
             #expect(slots[0].reason?.hasPrefix("missed: the bot was not running at 08:00") == true)
-            #expect(slots[1].reason?.hasPrefix("interrupted while posting") == true)
-            #expect(await world.server.posted().count == 1)
+            #expect(slots[1].reason?.hasPrefix("interrupted before sending") == true)
+            #expect(slots[2].botTweetID == Int64(made) && slots[2].sourceTweetID == 101)
+            #expect(slots[2].reason?.contains("X shows it was made") == true)
+            #expect(slots[3].reason?.contains("X shows it was not made") == true)
+            // One read of the bot's posts per slot that was sending; the made one is not sent again; one post at 21:00.
+            #expect((await world.server.requestCounts()[GetUserTweets.name] ?? 0) - reads == 2)
+            #expect(await world.server.posted().count == 2)
+            #expect(Set(await world.server.posted().map(\.text)).count == 2)
         }
     }
 

@@ -58,8 +58,8 @@ struct MirrorBotProcess {
         // Files, not pipes: a child writing more than a pipe holds to one stream while the other is being read to
         // its end would wait forever (a simulated day logs hundreds of kilobytes).
         let outputURL = folder.appending(path: ".stdout"), errorURL = folder.appending(path: ".stderr")
-        FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
         let output = try FileHandle(forWritingTo: outputURL), error = try FileHandle(forWritingTo: errorURL)
         defer { try? output.close(); try? error.close() }
         process.standardOutput = output
@@ -327,7 +327,7 @@ struct ImportProcessTests {
                     try process.run()
                     try await Task.sleep(for: .milliseconds(delay))  // not a timing assertion: any moment must be safe
                     kill(process.processIdentifier, SIGKILL)
-                    nonisolated(unsafe) let killed = process
+                    let killed = process
                     try await MirrorBotProcess.offload { killed.waitUntilExit() }
 
                     let counts = try SQLiteWordCounts(path: data)
@@ -495,7 +495,7 @@ struct StartProcessTests {
                 process.standardError = errors
                 process.standardOutput = Pipe()
                 try process.run()
-                nonisolated(unsafe) let running = process
+                let running = process
                 let reader = errors.fileHandleForReading
                 let (text, stoppedIn) = try await MirrorBotProcess.offload {
                     var text = ""

@@ -33,8 +33,8 @@ public final class LogRecorder: Sendable {
             set { metadata[key] = newValue }
         }
 
-        func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
-            recorder.append(message.description)
+        func log(event: LogEvent) {
+            recorder.append(event.message.description)
         }
     }
 }

@@ -182,6 +182,25 @@ struct XClientTests {
         }
     }
 
+    @Test("A write is never kept waiting for a window's reset (it runs to its end through a shutdown): a post meeting a 429 fails at once, not sent")
+    func writeDoesNotWaitOutRateLimit() async throws {
+        try await withFakeX(Fixture.seed(humanTweets: 2)) { server, url async throws in
+            await server.setRateLimit(1, for: CreateTweet.name)
+            let clock = ManualBotClock(now: Fixture.start)
+            let client = Fixture.client(url, clock: clock)
+            _ = try await client.send(CreateTweet(text: "first"), as: .bot)
+            // The client knows the window is spent (the headers said so): it fails without calling.
+            let error = try await #require(throws: XAPIError.self) { try await client.send(CreateTweet(text: "second"), as: .bot) }
+            guard case .rateLimited(let endpoint, let resetsAt) = error else { Issue.record("unexpected \(error)"); return }
+            #expect(endpoint == CreateTweet.name && resetsAt == Fixture.start.addingTimeInterval(900))
+            // A client that does not know meets the 429 and fails too, without sleeping.
+            let fresh = Fixture.client(url, clock: clock)
+            await #expect(throws: XAPIError.self) { try await fresh.send(CreateTweet(text: "third"), as: .bot) }
+            #expect(clock.sleepRequests.isEmpty)
+            #expect(await server.posted().map(\.text) == ["first"])
+        }
+    }
+
     @Test("A 429 whose reset is already past on the bot's clock (clocks disagree) is waited out for 15 s, not 0")
     func rateLimitWithResetInThePast() async throws {
         try await withFakeX(Fixture.seed(humanTweets: 5)) { server, url async throws in
