@@ -56,10 +56,8 @@ struct PostgresMentionLog: MentionStatements {
         }
     }
 
-    func skipInterrupted() async throws -> Int {
-        try await database.rows("recovering interrupted answers", """
-            UPDATE mention_replies SET state = 'skipped', reason = \(MentionLog.interruptedReason)
-            WHERE state = 'replying' RETURNING 1
-            """, as: Int.self).count
+    func interrupted() async throws -> [Int64] {
+        try await database.rows("reading interrupted answers",
+                                "SELECT mention_tweet_id FROM mention_replies WHERE state = 'replying' ORDER BY mention_tweet_id", as: Int64.self)
     }
 }

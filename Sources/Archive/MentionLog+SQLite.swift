@@ -65,11 +65,9 @@ struct SQLiteMentionLog: MentionStatements {
         }
     }
 
-    func skipInterrupted() async throws -> Int {
-        try await database.write("recovering interrupted answers") { db in
-            try db.execute(sql: "UPDATE mention_replies SET state = 'skipped', reason = ? WHERE state = 'replying'",
-                           arguments: [MentionLog.interruptedReason])
-            return db.changesCount
+    func interrupted() async throws -> [Int64] {
+        try await database.read("reading interrupted answers") { db in
+            try Int64.fetchAll(db, sql: "SELECT mention_tweet_id FROM mention_replies WHERE state = 'replying' ORDER BY mention_tweet_id")
         }
     }
 }

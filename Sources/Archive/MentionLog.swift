@@ -83,12 +83,12 @@ public struct MentionLog: Sendable {
     /// Every handled mention, oldest first.
     public func handledMentions() async throws -> [HandledMention] { try await statements.handledMentions() }
 
-    /// Mentions left `replying` by a process that stopped mid-answer become skipped (never answered twice).
-    @discardableResult
-    public func skipInterrupted() async throws -> Int { try await statements.skipInterrupted() }
+    /// The mentions a process that stopped mid-answer left `replying`: the caller reads back whether each answer was
+    /// made and records it (`finish`), so that none is answered twice.
+    public func interrupted() async throws -> [Int64] { try await statements.interrupted() }
 
-    /// Why an interrupted answer is skipped.
-    static let interruptedReason = "interrupted while answering; the answer may or may not exist, so it is not sent again"
+    /// Why an interrupted answer is skipped when whether it was made cannot be read back.
+    public static let interruptedReason = "interrupted while answering; the answer may or may not exist, so it is not sent again"
 }
 
 /// The mention log's statements in one dialect.
@@ -100,5 +100,5 @@ protocol MentionStatements: Sendable {
     func outcome(of mentionID: Int64) async throws -> (state: MentionLog.State, reason: String?, replyTweetID: Int64?)?
     func handledCount(state: MentionLog.State) async throws -> Int
     func handledMentions() async throws -> [MentionLog.HandledMention]
-    func skipInterrupted() async throws -> Int
+    func interrupted() async throws -> [Int64]
 }

@@ -93,7 +93,8 @@ public struct Poster: Service {
         }
         let made: String?
         do {
-            made = try await network.ownRecentPost(text, inReplyTo: nil, for: .posts)
+            made = try await UncertainCreate.readBack(text, inReplyTo: nil, on: network, for: .posts, logger: logger,
+                                                      what: "slot \(clockTime) interrupted last run")
         } catch let error as NetworkError {
             try await plans.markSkipped(day: day, minute: slot.minute, reason: PlanStore.interruptedReason)
             logger.notice("skipped slot \(clockTime) of \(day): interrupted while posting last run, and reading back failed (\(error)); not posting it again")

@@ -62,14 +62,38 @@ public struct Replier: Service {
         let base = seed ?? fresh.next()
         let stream = network.capabilities.streamsMentions ? MentionStreamState() : nil
         try await PollingLoop.run("Replier", on: network.name, clock: clock, logger: logger, interval: .seconds(settings.pollInterval)) { number in
-            if number == 0 {
-                let interrupted = try await mentions.skipInterrupted()
-                if interrupted > 0 { logger.notice("\(interrupted) answers interrupted last run are not sent again") }
-            }
+            if number == 0 { try await recoverInterrupted() }
             var generator = SplitMix64(seed: base &+ UInt64(number))
             if let stream { return try await streamRound(stream, using: &generator) }
             try await pollOnce(using: &generator)
             return .seconds(settings.pollInterval)
+        }
+    }
+
+    /// Settles the answers the last run left mid-send (a crash, a SIGKILL): the network is asked whether each was made
+    /// (one read of the bot's newest posts, looking for an answer to that mention). Made, it is recorded as replied;
+    /// not made, the mention is left pending, answered when read again if still fresh; the read failing, it is skipped.
+    /// Never answered twice.
+    func recoverInterrupted() async throws {
+        for mentionID in try await mentions.interrupted() {
+            let made: String?
+            do {
+                made = try await UncertainCreate.readBack(nil, inReplyTo: String(mentionID), on: network, for: .replies, logger: logger,
+                                                          what: "the answer to \(mentionID) interrupted last run")
+            } catch let error as NetworkError {
+                try await mentions.finish(mentionID: mentionID, state: .skipped, reason: MentionLog.interruptedReason)
+                logger.notice("answer to \(mentionID) interrupted last run, and reading back failed (\(error)); not sent again")
+                continue
+            }
+            if let made {
+                try await mentions.finish(mentionID: mentionID, state: .replied, replyTweetID: Int64(made),
+                                          reason: "interrupted last run; \(network.name) shows the answer was made")
+                logger.notice("answer to \(mentionID) interrupted last run; \(network.name) shows it was made: \(made)")
+            } else {
+                try await mentions.finish(mentionID: mentionID, state: .pending,
+                                          reason: "interrupted last run before the answer was made; answered if still fresh")
+                logger.notice("answer to \(mentionID) interrupted last run; \(network.name) shows it was not made: pending, answered if still fresh")
+            }
         }
     }
 

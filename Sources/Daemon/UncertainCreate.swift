@@ -33,9 +33,9 @@ enum UncertainCreate {
         }
     }
 
-    /// The bot's post of `text`, read back from the network; a read that fails is tried again (three reads in all),
-    /// since without it the outcome stays unknown.
-    private static func readBack(_ text: String, inReplyTo postID: String?, on network: any MirrorNetwork, for work: Work, logger: Logger,
+    /// The bot's post of `text` (any, when nil) answering `postID`, read back from the network; a read that fails is
+    /// tried again (three reads in all), since without it the outcome stays unknown.
+    static func readBack(_ text: String?, inReplyTo postID: String?, on network: any MirrorNetwork, for work: Work, logger: Logger,
                                  what: String) async throws -> String? {
         for attempt in 1... {
             do {

@@ -205,12 +205,12 @@ public struct MastodonMirrorNetwork: MirrorNetwork {
     /// Mastodon's creates carry an `Idempotency-Key`: the client sends a create whose answer was lost again with the
     /// same key, and the instance answers with the one status, so no outcome stays unknown. Read back all the same (the
     /// bot's few newest statuses, free) for a network-neutral caller.
-    public func ownRecentPost(_ text: String, inReplyTo postID: String?, for work: Work) async throws -> String? {
+    public func ownRecentPost(_ text: String?, inReplyTo postID: String?, for work: Work) async throws -> String? {
         let bot = try await whoAmI(.bot)
         let statuses = try await Self.mapped { try await client.send(GetAccountStatuses(accountID: bot.id, sinceID: nil, limit: 5), as: .bot) }
         return statuses.first { status in
             let written = WrittenText.from(html: status.content)
-            return (written == text || written.hasSuffix(" " + text)) && (postID == nil || status.inReplyToID == postID)
+            return (text.map { written == $0 || written.hasSuffix(" " + $0) } ?? true) && (postID == nil || status.inReplyToID == postID)
         }?.id
     }
 

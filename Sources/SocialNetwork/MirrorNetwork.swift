@@ -41,10 +41,10 @@ public protocol MirrorNetwork: Sendable {
     /// Answers `postID` with `text` as the bot (one answer per mention where the network takes idempotency keys),
     /// behind `warning` as `post` does; returns the new post's id.
     func reply(_ text: String, warning: String?, to postID: String, for work: Work) async throws -> String?
-    /// The bot's own recent post of `text` (answering `postID` when given), if the network shows one: how a create
-    /// whose answer was lost (`NetworkError.outcomeUnknown`) is resolved instead of guessed. Reads a few of the bot's
-    /// newest posts (on X, owned reads: $0.001 each).
-    func ownRecentPost(_ text: String, inReplyTo postID: String?, for work: Work) async throws -> String?
+    /// The bot's own recent post of `text` (any text when nil) answering `postID` when given, if the network shows
+    /// one: how a create whose answer was lost (`NetworkError.outcomeUnknown`) is resolved instead of guessed. Reads a
+    /// few of the bot's newest posts (on X, owned reads: $0.001 each).
+    func ownRecentPost(_ text: String?, inReplyTo postID: String?, for work: Work) async throws -> String?
     /// Deletes the bot's post `postID` (`mirror_bot forget`); false when it was already gone. On X one request,
     /// billed as "Interaction: Delete" ($0.010); free on Mastodon.
     func deletePost(_ postID: String, for work: Work) async throws -> Bool

@@ -73,14 +73,14 @@ public struct XMirrorNetwork: MirrorNetwork {
 
     /// The bot's five newest posts (owned reads, $0.005 at most), the one with `text` (X's escapes undone; answering
     /// `postID` when given). The bot's id comes from the start's `whoAmI(.bot)`, kept by the client.
-    public func ownRecentPost(_ text: String, inReplyTo postID: String?, for work: Work) async throws -> String? {
+    public func ownRecentPost(_ text: String?, inReplyTo postID: String?, for work: Work) async throws -> String? {
         let botID: String
         if let known = knownUsers.id(of: .bot) { botID = known } else { botID = try await whoAmI(.bot).id }
         let posts = try await mapped(nil) {
             try await client.send(GetUserTweets(userID: botID, maxResults: 5, fields: .archive), as: .bot, for: work).data ?? []
         }
         return posts.first { post in
-            WrittenText.from(escaped: post.text) == text
+            (text == nil || WrittenText.from(escaped: post.text) == text)
                 && (postID == nil || post.referencedTweets?.contains { $0.type == "replied_to" && $0.id == postID } == true)
         }?.id
     }

@@ -134,7 +134,7 @@ struct ReplierTests {
         }
     }
 
-    @Test("A mention is never answered twice: not after a restart, not with a lost since_id, not after a crash mid-answer", arguments: StoreBackends.archives)
+    @Test("A mention is never answered twice: not after a restart, not with a lost since_id, not after a crash mid-answer (read back: made, recorded; not made, pending)", arguments: StoreBackends.archives)
     func neverTwice(_ backend: StoreBackends.ArchiveKind) async throws {
         try await ReplierWorld.with(backend) { world in
             try await world.state.setValue("0", of: Replier.sinceIDKey)
@@ -146,10 +146,25 @@ struct ReplierTests {
             try await world.replier().pollOnce(using: &generator)
             #expect(await world.server.posted().count == 1)
 
-            // A process that stopped after recording "replying": the next start skips it.
-            #expect(try await world.mentions.begin(mentionID: 1005, authorID: 300, conversationID: nil, at: ReplierWorld.start))
-            #expect(try await world.mentions.skipInterrupted() == 1)
-            #expect(try await world.mentions.outcome(of: 1005)?.state == .skipped)
+            // A process killed after recording "replying" to 1005 (its answer made: X has it) and to 1006 (not made).
+            await world.server.add(tweets: [world.mention(1005, by: "300", "@mirror_bot 今日は？"), world.mention(1006, by: "300", "@mirror_bot 明日は？")])
+            for mentionID: Int64 in [1005, 1006] {
+                #expect(try await world.mentions.begin(mentionID: mentionID, authorID: 300, conversationID: nil, at: ReplierWorld.start))
+            }
+            let made = try #require(try await world.client.send(CreateTweet(text: "@friend それな", inReplyToTweetID: "1005"), as: .bot).data?.id)
+            let reads = await world.server.requestCounts()["GET /2/users/:id/tweets"] ?? 0
+            // The next start reads back: 1005 is recorded as replied with its id, 1006 is left pending.
+            try await world.replier().recoverInterrupted()
+            #expect((await world.server.requestCounts()["GET /2/users/:id/tweets"] ?? 0) - reads == 2)
+            let first = try await world.mentions.outcome(of: 1005)
+            #expect(first?.state == .replied && first?.replyTweetID == Int64(made))
+            #expect(try await world.mentions.outcome(of: 1006)?.state == .pending)
+            // Read again (fresh), 1006 is answered once; 1005 is not answered again.
+            try await world.state.setValue("1001", of: Replier.sinceIDKey)
+            try await world.replier().pollOnce(using: &generator)
+            let answers = await world.server.posted().filter { $0.inReplyToTweetID == "1005" || $0.inReplyToTweetID == "1006" }
+            #expect(answers.map(\.inReplyToTweetID) == ["1005", "1006"])
+            #expect(try await world.mentions.outcome(of: 1006)?.state == .replied)
         }
     }
 

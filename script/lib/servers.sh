@@ -207,7 +207,7 @@ start_servers() {
     as_postgres_owner "$bin/initdb" -D "$servers_dir/pg" -U mirror --auth=trust --encoding=UTF8 --locale=C.UTF-8 >"$servers_dir/initdb.log" 2>&1 \
         || { cat "$servers_dir/initdb.log" >&2; exit 1; }
     as_postgres_owner "$bin/pg_ctl" -D "$servers_dir/pg" -l "$servers_dir/pg/server.log" -w -t 60 \
-        -o "-p $pg_port -k $servers_dir/pg -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+        -o "-p $pg_port -k $servers_dir/pg -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=400" \
         start >/dev/null || { cat "$servers_dir/pg/server.log" >&2; exit 1; }
     "$bin/createdb" -h 127.0.0.1 -p "$pg_port" -U mirror mirror_bot_test
 
