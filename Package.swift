@@ -97,10 +97,21 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "StatusPage",
+            dependencies: [
+                "Archive", "BotClock",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "BotAssembly",
             dependencies: [
                 "BotConfiguration", "BotClock", "Archive", "WordCounts", "RedisClient", "RedisWordCounts", "SQLiteWordCounts", "Tokenizer",
-                "Classifier", "SocialNetwork", "XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "Training", "Daemon",
+                "Classifier", "SocialNetwork", "XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "Training", "Daemon", "StatusPage",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -324,6 +335,15 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "ArchitectureTests", swiftSettings: strictSettings),
+        .testTarget(
+            name: "StatusPageTests",
+            dependencies: [
+                "StatusPage", "Archive", "TestSupport", "FakeX",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(name: "BotConfigurationTests", dependencies: ["BotConfiguration"], swiftSettings: strictSettings),
         .testTarget(name: "PostTextTests", dependencies: ["PostText"], swiftSettings: strictSettings),
         .testTarget(
@@ -413,6 +433,7 @@ let package = Package(
                 "MirrorBotCommands", "Archive", "BotConfiguration", "TestSupport", "FakeX", "FakeMastodon", "RedisClient", "WordCounts", "Classifier", "Tokenizer", "Picking", "BotAssembly", "RedisWordCounts", "SQLiteWordCounts",
                 "XAPI", "XNetwork", "Training", "SeededRandom",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],

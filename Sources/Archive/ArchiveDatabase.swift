@@ -128,6 +128,15 @@ public struct ArchiveDatabase: Sendable {
         }
     }
 
+    /// One trivial query through the pool (`SELECT 1`): whether the store answers now, for a health check. The caller
+    /// bounds how long it waits (the pool waits for a connection while Postgres is away).
+    public func ping() async throws {
+        switch backend {
+        case .postgres: _ = try await rows("checking that the database answers", "SELECT 1", as: Int.self)
+        case .sqlite: _ = try await read("checking that the SQLite file answers") { db in try Int.fetchOne(db, sql: "SELECT 1") }
+        }
+    }
+
     /// Opens one connection outside the pool and closes it (for SQLite, runs SQLite's `quick_check` of the whole
     /// file: a file damaged or not SQLite at all fails here); throws an `ArchiveError` that says why it failed.
     public func checkReachable() async throws {

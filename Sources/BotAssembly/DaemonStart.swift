@@ -6,6 +6,7 @@ import Foundation
 public import Logging
 import ServiceLifecycle
 import SocialNetwork
+import StatusPage
 import XNetwork
 
 /// `mirror_bot start` assembled: the parts built once (one database pool for the whole run, migrated or refused by
@@ -46,9 +47,21 @@ public enum DaemonStart {
                     network = BotParts.mastodon(configuration, clock: clock, logger: logger)
                     logger.notice("network: Mastodon, the person at \(configuration.humanMastodon?.instance.host ?? "?"), the bot at \(configuration.botMastodon?.instance.host ?? "?"); free, nothing billed")
                 }
+                // PORT: the status page, in this process; its health checks ask the stores the daemon runs on.
+                var viewServices: [any Service] = []
+                if let port = configuration.statusPort {
+                    let database = parts.database
+                    let health = HealthChecks([
+                        .init(name: "archive") { try await database.ping() },
+                        .init(name: "word counts") { _ = try await store.isTrained("classifier") },
+                    ])
+                    let settings = StatusServer.Settings(port: port, password: configuration.statusPassword,
+                                                         dailyBudget: configuration.network == .x ? configuration.xDailyBudget : nil)
+                    viewServices.append(StatusServer(settings: settings, database: database, health: health, now: { clock.now() }, logger: logger))
+                }
                 let daemonParts = DaemonRunner.Parts(configuration: configuration, database: parts.database, classifier: try parts.classifier(on: store),
                                                      network: network, clock: clock, accountingServices: accountingServices,
-                                                     lease: lease, logger: logger)
+                                                     lease: lease, viewServices: viewServices, logger: logger)
                 let summary = try await DaemonRunner.run(daemonParts, options: options)
                 await lease.release()
                 return summary

@@ -118,6 +118,13 @@ public struct Configuration: Sendable {
     /// Seconds between reads of the human's new tweets, timeline and likes (`LEARN_POLL_SECONDS`, default 900).
     public var learnPollSeconds: Int
 
+    /// The TCP port `start` serves the status page, its JSON API and `/healthz` on (`PORT`, which Heroku sets for a
+    /// `web` dyno); nil: nothing listens.
+    public var statusPort: Int?
+    /// The password of the status page and its API (`STATUS_PASSWORD`, HTTP basic auth with any user name); nil: only
+    /// `/healthz` answers.
+    public var statusPassword: String?
+
     /// How much the process logs (`LOG_LEVEL`: trace, debug, info, notice, warning, error or critical; default info).
     public var logLevel: LogLevel
 
@@ -164,7 +171,7 @@ public struct Configuration: Sendable {
            "MISSED_SLOT_GRACE", "REPLY_LIMIT_PER_USER", "MAX_THREAD_REPLIES", "MENTIONS_POLL_SECONDS",
            "TIMELINE_POLL_SECONDS", "LEARN_POLL_SECONDS", "LIKES", "X_DAILY_BUDGET", "POST_LINKS",
            "NETWORK", "HUMAN_MASTODON_URL", "HUMAN_MASTODON_TOKEN", "BOT_MASTODON_URL", "BOT_MASTODON_TOKEN", "POST_VISIBILITY", "POST_CW",
-           "REDIS_TLS_CA", "CHECK_ORIGINALS"]
+           "REDIS_TLS_CA", "CHECK_ORIGINALS", "PORT", "STATUS_PASSWORD"]
 
     private static let credentialSuffixes = ["CONSUMER_KEY", "CONSUMER_SECRET", "ACCESS_TOKEN", "ACCESS_TOKEN_SECRET"]
 
@@ -339,6 +346,16 @@ public struct Configuration: Sendable {
         postLinks = flag("POST_LINKS", default: network == .mastodon)
         postContentWarnings = flag("POST_CW")
         checksOriginals = flag("CHECK_ORIGINALS", default: true)
+
+        statusPort = nil
+        if let text = value("PORT") {
+            if let port = Int(text), (1...65_535).contains(port) {
+                statusPort = port
+            } else {
+                problems.append(.init(variable: "PORT", isMissing: false, expected: "a TCP port (1–65535) to serve the status page on", shownValue: text))
+            }
+        }
+        statusPassword = value("STATUS_PASSWORD")
 
         likes = .auto
         if let text = value("LIKES") {

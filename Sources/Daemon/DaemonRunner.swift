@@ -76,14 +76,18 @@ public enum DaemonRunner {
         public var accountingServices: [any Service]
         /// The lease that keeps this daemon the bot's only one, kept while the run lasts (nil: not checked).
         public var lease: DaemonLease?
+        /// Services that only show what the bot does (the status page), started first and stopped last.
+        public var viewServices: [any Service]
         /// The log.
         public var logger: Logger
 
         /// Parts from their pieces.
         public init(configuration: Configuration, database: ArchiveDatabase, classifier: FavoriteClassifier, network: any MirrorNetwork,
-                    clock: any BotClock, accountingServices: [any Service] = [], lease: DaemonLease? = nil, logger: Logger) {
+                    clock: any BotClock, accountingServices: [any Service] = [], lease: DaemonLease? = nil, viewServices: [any Service] = [],
+                    logger: Logger) {
             self.configuration = configuration; self.database = database; self.classifier = classifier; self.network = network
-            self.clock = clock; self.accountingServices = accountingServices; self.lease = lease; self.logger = logger
+            self.clock = clock; self.accountingServices = accountingServices; self.lease = lease; self.viewServices = viewServices
+            self.logger = logger
         }
     }
 
@@ -159,7 +163,8 @@ public enum DaemonRunner {
         // acts. The database pool runs around the whole group and stops after it.
         let closing = ClosingSummary(database: database, timeZone: configuration.timeZone, from: startedAt, clock: clock,
                                      likingStatus: { liking.statusLine }, logger: logger)
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = parts.accountingServices.map { .init(service: $0) }
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = parts.viewServices.map { .init(service: $0) }
+        services += parts.accountingServices.map { .init(service: $0) }
         services.append(.init(service: closing))
         let housekeeper = Housekeeper(clock: clock, retention: StoreRetention(database: database),
                                       policy: StoreRetention.Policy(repostAfterDays: configuration.repostAfterDays),

@@ -9,7 +9,7 @@ struct ModuleImportTests {
     /// The modules every module may not import, unless listed as allowed for it below.
     static let restricted: Set<String> = [
         "XAPI", "XNetwork", "FakeX", "MastodonAPI", "MastodonNetwork", "FakeMastodon", "RedisClient", "RedisWordCounts", "SQLiteWordCounts", "CHiredis", "CMeCab", "BotAssembly",
-        "MirrorBotCommands", "DemoReport", "GRDB", "PostgresNIO", "Hummingbird", "AsyncHTTPClient",
+        "MirrorBotCommands", "DemoReport", "GRDB", "PostgresNIO", "Hummingbird", "AsyncHTTPClient", "StatusPage",
     ]
 
     /// What each module may import of the restricted ones. A module not listed may import none of them.
@@ -31,7 +31,9 @@ struct ModuleImportTests {
         "MastodonNetwork": ["MastodonAPI"],
         "FakeMastodon": ["MastodonAPI", "FakeX", "Hummingbird"],
         // The composition root chooses the implementations; the commands and the demo are the outer layer.
-        "BotAssembly": ["XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "RedisClient", "RedisWordCounts", "SQLiteWordCounts"],
+        "BotAssembly": ["XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "RedisClient", "RedisWordCounts", "SQLiteWordCounts", "StatusPage"],
+        // The status page serves HTTP; only the composition root starts it.
+        "StatusPage": ["Hummingbird"],
         "MirrorBotCommands": ["BotAssembly", "XAPI", "XNetwork", "MastodonAPI", "RedisClient"],
         "mirror_bot": ["MirrorBotCommands"],
         "DemoReport": ["FakeX", "XAPI"],

@@ -178,8 +178,8 @@ struct ConfigurationTests {
 
     @Test("Every variable read is listed in variableNames")
     func variableNamesAreComplete() {
-        #expect(Configuration.variableNames.count == 42)
-        #expect(Set(Configuration.variableNames).count == 42)
+        #expect(Configuration.variableNames.count == 44)
+        #expect(Set(Configuration.variableNames).count == 44)
         #expect(Set(Configuration.variableNames).isSuperset(of: Self.credentials.keys))
     }
 

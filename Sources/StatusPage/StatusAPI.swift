@@ -1,0 +1,113 @@
+import Archive
+import Crypto
+import Foundation
+import Hummingbird
+
+/// The resources of the status API (`/api/v1/`), read from the bot's store: plural nouns, JSON with sorted keys,
+/// `ETag` and `If-None-Match` for what changes often, `Cache-Control: max-age` for what rarely does.
+struct StatusAPI: Sendable {
+    let database: ArchiveDatabase
+    let dailyBudget: Double?
+    let now: @Sendable () -> Date
+
+    /// `GET /api/v1/plans/:day`: the stored plan of a local day, its slots with their states and reasons.
+    func plan(day: String, request: Request) async throws -> Response {
+        guard Self.isDay(day) else {
+            throw APIError(status: .badRequest, code: .badParameter, message: "The day must be a date as YYYY-MM-DD, such as 2026-11-22; not \"\(day)\".")
+        }
+        let plans = PlanStore(database: database)
+        guard let slots = try await plans.slots(of: day) else {
+            throw APIError(status: .notFound, code: .noSuchResource, message: "No plan is stored for \(day): the bot draws a day's plan when the day starts.")
+        }
+        struct Body: Encodable {
+            struct Slot: Encodable {
+                var minute: Int
+                var time: String
+                var state: String
+                var reason: String?
+                var sourcePostID: String?
+                var botPostID: String?
+                var postedAt: Date?
+                enum CodingKeys: String, CodingKey {
+                    case minute, time, state, reason, sourcePostID = "source_post_id", botPostID = "bot_post_id", postedAt = "posted_at"
+                }
+            }
+            var day: String
+            var drawnAt: Date?
+            var slots: [Slot]
+            enum CodingKeys: String, CodingKey { case day, drawnAt = "drawn_at", slots }
+        }
+        let body = Body(day: day, drawnAt: try await plans.drawnAt(of: day), slots: slots.map { slot in
+            Body.Slot(minute: slot.minute, time: String(format: "%02d:%02d", slot.minute / 60, slot.minute % 60), state: slot.state.rawValue,
+                      reason: slot.reason, sourcePostID: slot.sourceTweetID.map(String.init), botPostID: slot.botTweetID.map(String.init),
+                      postedAt: slot.postedAt)
+        })
+        // A plan changes through the day (slots posted, skipped): revalidated by its ETag.
+        return Self.json(body, request: request, cacheControl: "no-cache", withETag: true)
+    }
+
+    /// `GET /api/v1/usage/days?since=YYYY-MM-DD`: what each UTC day cost on the network by the bot's count (every run
+    /// of that day summed), from `since` (default: the last 30 days), with the daily budget.
+    func usageDays(request: Request) async throws -> Response {
+        let since: String
+        if let given = request.uri.queryParameters.get("since") {
+            guard Self.isDay(given) else {
+                throw APIError(status: .badRequest, code: .badParameter, message: "since must be a UTC day as YYYY-MM-DD; not \"\(given)\".")
+            }
+            since = given
+        } else {
+            since = Self.utcDay(of: now().addingTimeInterval(-29 * 86_400))
+        }
+        struct Body: Encodable {
+            struct Day: Encodable { var day: String; var cost: Double; var runs: Int }
+            var dailyBudget: Double?
+            var days: [Day]
+            enum CodingKeys: String, CodingKey { case dailyBudget = "daily_budget", days }
+        }
+        let entries = try await UsageDays(database: database).entries(since: since)
+        let days = Dictionary(grouping: entries, by: \.day).map { day, entries in
+            Body.Day(day: day, cost: (entries.reduce(0) { $0 + $1.cost } * 1_000_000).rounded() / 1_000_000, runs: entries.count)
+        }.sorted { $0.day < $1.day }
+        // Written once a minute: a minute of caching is no loss.
+        return Self.json(Body(dailyBudget: dailyBudget, days: days), request: request, cacheControl: "max-age=60", withETag: false)
+    }
+
+    // MARK: - Helpers
+
+    /// Whether `text` is a calendar date as `YYYY-MM-DD`.
+    static func isDay(_ text: String) -> Bool {
+        guard text.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil else { return false }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = text.split(separator: "-").compactMap { Int($0) }
+        let components = DateComponents(year: parts[0], month: parts[1], day: parts[2])
+        guard let date = calendar.date(from: components) else { return false }
+        return calendar.dateComponents([.year, .month, .day], from: date) == components
+    }
+
+    /// The UTC day of `date`, `YYYY-MM-DD`.
+    static func utcDay(of date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+    }
+
+    /// `value` as JSON; with `withETag`, a strong ETag of the body, and 304 with no body when the request's
+    /// `If-None-Match` names it.
+    static func json(_ value: some Encodable, request: Request, cacheControl: String, withETag: Bool) -> Response {
+        let data = (try? StatusJSON.encoder.encode(value)) ?? Data()
+        var headers = HTTPFields()
+        headers[.cacheControl] = cacheControl
+        if withETag {
+            let tag = "\"" + SHA256.hash(data: data).prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+            headers[.eTag] = tag
+            if let wanted = request.headers[.ifNoneMatch],
+               wanted.split(separator: ",").contains(where: { let given = $0.trimmingCharacters(in: .whitespaces); return given == tag || given == "*" || given == "W/" + tag }) {
+                return Response(status: .notModified, headers: headers)
+            }
+        }
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

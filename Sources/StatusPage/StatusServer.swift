@@ -1,0 +1,70 @@
+public import Archive
+public import Foundation
+import Hummingbird
+public import Logging
+public import ServiceLifecycle
+
+/// The bot's window over HTTP, served by `start` in the same process when `PORT` is set, and started and stopped
+/// with its service group: `/healthz` for anyone; with `STATUS_PASSWORD`, the JSON API under `/api/v1/` behind HTTP
+/// basic auth. Read-only, and nothing secret is ever shown (no tokens, no URLs with passwords).
+public struct StatusServer: Service {
+    /// Where it listens and who may look.
+    public struct Settings: Sendable {
+        /// The address to bind (`0.0.0.0` on a dyno; `127.0.0.1` in tests).
+        public var host: String
+        /// The TCP port (`PORT`); 0 picks a free one.
+        public var port: Int
+        /// `STATUS_PASSWORD`; nil: only `/healthz` answers.
+        public var password: String?
+        /// The most the bot spends on the network in a UTC day (shown beside the spend), nil where nothing is billed.
+        public var dailyBudget: Double?
+
+        /// Settings from their parts.
+        public init(host: String = "0.0.0.0", port: Int, password: String?, dailyBudget: Double?) {
+            self.host = host; self.port = port; self.password = password; self.dailyBudget = dailyBudget
+        }
+    }
+
+    let settings: Settings
+    let database: ArchiveDatabase
+    let health: HealthChecks
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    /// A server over `database` (what it shows) with `health` (what `/healthz` checks); `now` is the bot's clock.
+    public init(settings: Settings, database: ArchiveDatabase, health: HealthChecks, now: @escaping @Sendable () -> Date, logger: Logger) {
+        self.settings = settings; self.database = database; self.health = health; self.now = now; self.logger = logger
+    }
+
+    /// Serves until the service group's graceful shutdown (requests in flight are answered).
+    public func run() async throws {
+        try await application { port in
+            logger.notice("status: serving /healthz\(settings.password == nil ? " (STATUS_PASSWORD is not set: only /healthz answers)" : " and /api/v1/ (basic auth with STATUS_PASSWORD)") on port \(port)")
+        }.run()
+    }
+
+    /// The Hummingbird application; `onStarted` gets the bound port.
+    package func application(onStarted: @escaping @Sendable (Int) async -> Void) -> some Service {
+        Application(
+            router: router(),
+            configuration: ApplicationConfiguration(address: .hostname(settings.host, port: settings.port), serverName: "mirror_bot"),
+            onServerRunning: { channel in await onStarted(channel.localAddress?.port ?? settings.port) },
+            logger: logger)
+    }
+
+    /// The routes: `/healthz`; behind the password, `/api/v1/plans/:day` and `/api/v1/usage/days`; every error as
+    /// the API's error body.
+    private func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.middlewares.add(ErrorBodies(logger: logger))
+        router.middlewares.add(BasicAuthentication(password: settings.password, open: ["/healthz"]))
+        let api = StatusAPI(database: database, dailyBudget: settings.dailyBudget, now: now)
+        let health = health
+        router.get("/healthz") { request, _ in try await health.response() }
+        router.get("/api/v1/plans/:day") { request, context in
+            try await api.plan(day: context.parameters.get("day") ?? "", request: request)
+        }
+        router.get("/api/v1/usage/days") { request, _ in try await api.usageDays(request: request) }
+        return router
+    }
+}

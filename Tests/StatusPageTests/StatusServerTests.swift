@@ -1,0 +1,187 @@
+import Archive
+import AsyncHTTPClient
+import FakeX
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+@testable import StatusPage
+import Testing
+import TestSupport
+
+/// The status server on a real port, over a real store (both backends), asked with a real HTTP client.
+struct StatusWorld {
+    static let day = "2026-11-22"
+    static let dayStart = Date(timeIntervalSince1970: 1_795_273_200)  // 2026-11-22 00:00 in Tokyo
+    static let quiet = Logger(label: "status", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    let url: URL
+    let database: ArchiveDatabase
+
+    /// A reply: its status, headers and body.
+    struct Reply {
+        var status: Int
+        var headers: HTTPHeaders
+        var body: Data
+        /// The body as JSON.
+        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
+        /// The error codes of an error body.
+        var errorCodes: [String] { (json["errors"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String } }
+    }
+
+    /// `method path` with `headers`; `password` as basic auth (user name "any").
+    func request(_ path: String, method: HTTPMethod = .GET, password: String? = nil, headers: [(String, String)] = []) async throws -> Reply {
+        var request = HTTPClientRequest(url: url.absoluteString + path)
+        request.method = method
+        if let password { request.headers.add(name: "Authorization", value: "Basic " + Data("any:\(password)".utf8).base64EncodedString()) }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        return Reply(status: Int(response.status.code), headers: response.headers, body: Data(buffer: body))
+    }
+
+    /// Runs `body` with a server over a store of `backend` holding a plan for `day` (08:00 posted, 12:30 skipped,
+    /// 21:00 planned) and two runs' usage of one UTC day.
+    static func with(_ backend: StoreBackends.ArchiveKind, password: String?, health: HealthChecks? = nil,
+                     _ body: (StatusWorld) async throws -> Void) async throws {
+        try await TestServers.withIsolatedDatabase(backend) { database in
+            let plans = PlanStore(database: database)
+            _ = try await plans.storePlan(day: day, timeZone: "Asia/Tokyo", minutes: [480, 750, 1260], drawnAt: dayStart)
+            #expect(try await plans.claim(day: day, minute: 480))
+            try await plans.markPosted(day: day, minute: 480, sourceTweetID: 101, botTweetID: 9001, postedAt: dayStart.addingTimeInterval(8 * 3_600),
+                                       reason: "the human's tweet 101, within ±30 min of 08:00")
+            try await plans.markSkipped(day: day, minute: 750, reason: "missed: the bot was not running at 12:30 (40 minutes ago)")
+            let usage = UsageDays(database: database)
+            try await usage.record(.init(day: "2026-11-21", runID: "a", command: "start", bill: "{}", cost: 0.25))
+            try await usage.record(.init(day: "2026-11-21", runID: "b", command: "train scheduler", bill: "{}", cost: 0.125))
+            try await usage.record(.init(day: "2026-11-20", runID: "a", command: "start", bill: "{}", cost: 0.5))
+            let checks = health ?? HealthChecks([.init(name: "archive") { try await database.ping() }])
+            let server = StatusServer(settings: .init(host: "127.0.0.1", port: 0, password: password, dailyBudget: 1.0), database: database,
+                                      health: checks, now: { dayStart.addingTimeInterval(12 * 3_600) }, logger: quiet)
+            try await LoopbackServer.withRunning(logger: quiet, { onStarted in server.application(onStarted: onStarted) }) { url in
+                try await body(StatusWorld(url: url, database: database))
+            }
+        }
+    }
+}
+
+@Suite("The status server")
+struct StatusServerTests {
+    @Test("Without STATUS_PASSWORD only /healthz answers; the rest says how to open it, as the API's error body",
+          arguments: StoreBackends.archives)
+    func closedWithoutPassword(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await StatusWorld.with(backend, password: nil) { world in
+            let health = try await world.request("/healthz")
+            #expect(health.status == 200)
+            #expect(health.json["status"] as? String == "ok")
+            let plan = try await world.request("/api/v1/plans/\(StatusWorld.day)")
+            #expect(plan.status == 404 && plan.errorCodes == ["1004"])
+            #expect(String(decoding: plan.body, as: UTF8.self).contains("STATUS_PASSWORD"))
+            // Even with a password given: there is none to match.
+            #expect(try await world.request("/api/v1/plans/\(StatusWorld.day)", password: "guess").errorCodes == ["1004"])
+        }
+    }
+
+    @Test("Basic auth: no password 401, a wrong one 401 (with WWW-Authenticate), the right one 200; /healthz needs none")
+    func basicAuth() async throws {
+        try await StatusWorld.with(.sqlite, password: "s3cret-pass") { world in
+            let path = "/api/v1/plans/\(StatusWorld.day)"
+            let none = try await world.request(path)
+            #expect(none.status == 401 && none.errorCodes == ["1003"])
+            #expect(none.headers.first(name: "WWW-Authenticate")?.hasPrefix("Basic realm=") == true)
+            let wrong = try await world.request(path, password: "s3cret-pasS")
+            #expect(wrong.status == 401 && wrong.errorCodes == ["1003"])
+            #expect(try await world.request(path, password: "s3cret-pass").status == 200)
+            #expect(try await world.request("/healthz").status == 200)
+            // The password never appears in an answer.
+            #expect(!String(decoding: wrong.body, as: UTF8.self).contains("s3cret"))
+        }
+        #expect(BasicAuthentication.password(in: "Basic " + Data("user:pa:ss".utf8).base64EncodedString()) == "pa:ss")
+        #expect(BasicAuthentication.password(in: "Bearer abc") == nil)
+        #expect(BasicAuthentication.equalInConstantTime("abc", "abc") && !BasicAuthentication.equalInConstantTime("abc", "abd"))
+    }
+
+    @Test("A plan: its slots with states and reasons; revalidated by its ETag (304); bad day 400, no plan 404, unknown path 404, POST 405, each with its code",
+          arguments: StoreBackends.archives)
+    func plans(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await StatusWorld.with(backend, password: "pw") { world in
+            let plan = try await world.request("/api/v1/plans/\(StatusWorld.day)", password: "pw")
+            #expect(plan.status == 200)
+            #expect(plan.json["day"] as? String == StatusWorld.day)
+            let slots = plan.json["slots"] as? [[String: Any]] ?? []
+            #expect(slots.map { $0["time"] as? String } == ["08:00", "12:30", "21:00"])
+            #expect(slots.map { $0["state"] as? String } == ["posted", "skipped", "planned"])
+            #expect(slots[0]["bot_post_id"] as? String == "9001" && slots[0]["source_post_id"] as? String == "101")
+            #expect((slots[1]["reason"] as? String)?.hasPrefix("missed:") == true)
+            let tag = try #require(plan.headers.first(name: "ETag"))
+            #expect(plan.headers.first(name: "Cache-Control") == "no-cache")
+
+            let unchanged = try await world.request("/api/v1/plans/\(StatusWorld.day)", password: "pw", headers: [("If-None-Match", tag)])
+            #expect(unchanged.status == 304 && unchanged.body.isEmpty)
+            // Once a slot changes, the tag does too and the plan is sent again.
+            #expect(try await PlanStore(database: world.database).claim(day: StatusWorld.day, minute: 1260))
+            let changed = try await world.request("/api/v1/plans/\(StatusWorld.day)", password: "pw", headers: [("If-None-Match", tag)])
+            #expect(changed.status == 200 && changed.headers.first(name: "ETag") != tag)
+
+            let badDay = try await world.request("/api/v1/plans/2026-02-30", password: "pw")
+            #expect(badDay.status == 400 && badDay.errorCodes == ["1002"])
+            #expect(try await world.request("/api/v1/plans/yesterday", password: "pw").errorCodes == ["1002"])
+            let noPlan = try await world.request("/api/v1/plans/2026-11-01", password: "pw")
+            #expect(noPlan.status == 404 && noPlan.errorCodes == ["1005"])
+            let unknown = try await world.request("/api/v1/nothing", password: "pw")
+            #expect(unknown.status == 404 && unknown.errorCodes == ["1001"])
+            let post = try await world.request("/api/v1/plans/\(StatusWorld.day)", method: .POST, password: "pw")
+            #expect(post.status == 405 && post.errorCodes == ["1007"])
+        }
+    }
+
+    @Test("Usage by UTC day: every run of a day summed, with the budget; cached a minute; since checked")
+    func usageDays() async throws {
+        try await StatusWorld.with(.sqlite, password: "pw") { world in
+            let usage = try await world.request("/api/v1/usage/days?since=2026-11-01", password: "pw")
+            #expect(usage.status == 200)
+            #expect(usage.headers.first(name: "Cache-Control") == "max-age=60")
+            #expect(usage.json["daily_budget"] as? Double == 1.0)
+            let days = usage.json["days"] as? [[String: Any]] ?? []
+            #expect(days.map { $0["day"] as? String } == ["2026-11-20", "2026-11-21"])
+            #expect(days.map { $0["cost"] as? Double } == [0.5, 0.375])
+            #expect(days.map { $0["runs"] as? Int } == [1, 2])
+            // By default the last 30 days of the bot's clock (now 2026-11-22 12:00 in Tokyo).
+            #expect((try await world.request("/api/v1/usage/days", password: "pw").json["days"] as? [Any])?.count == 2)
+            #expect((try await world.request("/api/v1/usage/days?since=2026-11-21", password: "pw").json["days"] as? [Any])?.count == 1)
+            let bad = try await world.request("/api/v1/usage/days?since=last-week", password: "pw")
+            #expect(bad.status == 400 && bad.errorCodes == ["1002"])
+        }
+    }
+
+    @Test("/healthz turns 503, naming the part and why, when Postgres refuses connections, and 200 again when it is back")
+    func healthWhenPostgresStops() async throws {
+        try await TestServers.withScratchDatabase("status_health") { url in
+            try await ArchiveDatabase(url: url, logger: StatusWorld.quiet).withRunning { database in
+                try await Migrator().migrate(database)
+                let health = HealthChecks([.init(name: "archive") { try await database.ping() }], limit: .seconds(2))
+                let server = StatusServer(settings: .init(host: "127.0.0.1", port: 0, password: nil, dailyBudget: nil), database: database,
+                                          health: health, now: { Date() }, logger: StatusWorld.quiet)
+                try await LoopbackServer.withRunning(logger: StatusWorld.quiet, { onStarted in server.application(onStarted: onStarted) }) { base in
+                    let world = StatusWorld(url: base, database: database)
+                    #expect(try await world.request("/healthz").status == 200)
+                    try await TestServers.setOutage(true, of: url.database)
+                    let down = try await world.request("/healthz")
+                    try await TestServers.setOutage(false, of: url.database)
+                    #expect(down.status == 503)
+                    #expect(down.json["status"] as? String == "failing")
+                    let checks = down.json["checks"] as? [[String: Any]] ?? []
+                    #expect(checks.first?["name"] as? String == "archive" && checks.first?["ok"] as? Bool == false)
+                    #expect((checks.first?["problem"] as? String)?.isEmpty == false)
+                    // Back: answered again (the pool reconnects).
+                    var status = 0
+                    for _ in 0..<20 where status != 200 {
+                        status = try await world.request("/healthz").status
+                        if status != 200 { try await Task.sleep(for: .milliseconds(250)) }
+                    }
+                    #expect(status == 200)
+                }
+            }
+        }
+    }
+}
