@@ -65,9 +65,9 @@ struct PostgresPlanStore: PlanStatements {
         }
     }
 
-    func markSkipped(day: String, minute: Int, reason: String) async throws {
+    func markSkipped(day: String, minute: Int, at: Date, reason: String) async throws {
         _ = try await database.rows("recording slot \(minute) of \(day) as skipped", """
-            UPDATE plan_slots SET state = 'skipped', reason = \(reason), updated_at = now()
+            UPDATE plan_slots SET state = 'skipped', reason = \(reason), updated_at = \(at)
             WHERE day = \(day)::date AND minute = \(minute) AND state IN ('planned', 'posting') RETURNING 1
             """, as: Int.self)
     }

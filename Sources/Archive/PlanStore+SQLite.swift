@@ -55,12 +55,12 @@ struct SQLitePlanStore: PlanStatements {
         }
     }
 
-    func markSkipped(day: String, minute: Int, reason: String) async throws {
+    func markSkipped(day: String, minute: Int, at: Date, reason: String) async throws {
         try await database.write("recording slot \(minute) of \(day) as skipped") { db in
             try db.execute(sql: """
                 UPDATE plan_slots SET state = 'skipped', reason = ?, updated_at = ?
                 WHERE day = ? AND minute = ? AND state IN ('planned', 'posting')
-                """, arguments: [reason, Date(), day, minute])
+                """, arguments: [reason, at, day, minute])
         }
     }
 

@@ -85,9 +85,9 @@ public struct PlanStore: Sendable {
                                         reason: reason)
     }
 
-    /// Records a slot as skipped, with the reason.
-    public func markSkipped(day: String, minute: Int, reason: String) async throws {
-        try await statements.markSkipped(day: day, minute: minute, reason: reason)
+    /// Records a slot as skipped `at` (the bot's clock), with the reason.
+    public func markSkipped(day: String, minute: Int, at: Date, reason: String) async throws {
+        try await statements.markSkipped(day: day, minute: minute, at: at, reason: reason)
     }
 
     /// Notes the human's tweet a claimed slot is about to send, so that after a crash the bot can read back whether it
@@ -110,7 +110,7 @@ protocol PlanStatements: Sendable {
     func storePlan(day: String, timeZone: String, minutes: [Int], drawnAt: Date) async throws
     func claim(day: String, minute: Int) async throws -> Bool
     func markPosted(day: String, minute: Int, sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date, reason: String) async throws
-    func markSkipped(day: String, minute: Int, reason: String) async throws
+    func markSkipped(day: String, minute: Int, at: Date, reason: String) async throws
     func noteSending(day: String, minute: Int, sourceTweetID: Int64) async throws
     func interrupted(day: String) async throws -> [InterruptedSlot]
 }

@@ -55,8 +55,11 @@ public enum DaemonStart {
                         .init(name: "archive") { try await database.ping() },
                         .init(name: "word counts") { _ = try await store.isTrained("classifier") },
                     ])
+                    // Links to posts on X (any post's id opens there); Mastodon's need the author's handle: none yet.
+                    let onX = configuration.network == .x
+                    let postLink: @Sendable (String) -> String? = { id in onX ? "https://x.com/i/web/status/" + id : nil }
                     let settings = StatusServer.Settings(port: port, password: configuration.statusPassword,
-                                                         dailyBudget: configuration.network == .x ? configuration.xDailyBudget : nil)
+                                                         dailyBudget: onX ? configuration.xDailyBudget : nil, postLink: postLink)
                     viewServices.append(StatusServer(settings: settings, database: database, health: health, now: { clock.now() }, logger: logger))
                 }
                 let daemonParts = DaemonRunner.Parts(configuration: configuration, database: parts.database, classifier: try parts.classifier(on: store),

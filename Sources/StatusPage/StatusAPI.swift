@@ -1,6 +1,7 @@
 import Archive
 import Crypto
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// The resources of the status API (`/api/v1/`), read from the bot's store: plural nouns, JSON with sorted keys,
@@ -8,7 +9,79 @@ import Hummingbird
 struct StatusAPI: Sendable {
     let database: ArchiveDatabase
     let dailyBudget: Double?
+    let postLink: @Sendable (String) -> String?
     let now: @Sendable () -> Date
+
+    /// `GET /api/v1/actions?limit=20&cursor=...`: what the bot did and why, newest first, a page at a time. `links`
+    /// in the body (and the `Link` header) lead to the next (older) and previous (newer) pages; following them, every
+    /// action is seen once.
+    func actions(request: Request, path: String) async throws -> Response {
+        let parameters = request.uri.queryParameters
+        var limit = 20
+        if let text = parameters.get("limit") {
+            guard let number = Int(text), (1...100).contains(number) else {
+                throw APIError(status: .badRequest, code: .badParameter, message: "limit must be a whole number from 1 to 100; not \"\(text)\".")
+            }
+            limit = number
+        }
+        var cursor: ActionCursor?
+        if let text = parameters.get("cursor") {
+            guard let decoded = ActionCursor(text) else {
+                throw APIError(status: .badRequest, code: .badParameter, message: "cursor is not one this API gave: follow the links of a page.")
+            }
+            cursor = decoded
+        }
+        let log = ActionLog(database: database)
+        let items: [BotAction]
+        let hasOlder: Bool, hasNewer: Bool
+        if let cursor, cursor.newer {
+            let found = try await log.page(after: cursor.position, limit: limit + 1)
+            items = Array(found.suffix(limit))
+            (hasOlder, hasNewer) = (true, found.count > limit)
+        } else {
+            let found = try await log.page(before: cursor?.position, limit: limit + 1)
+            items = Array(found.prefix(limit))
+            (hasOlder, hasNewer) = (found.count > limit, cursor != nil)
+        }
+        func link(_ cursor: ActionCursor) -> String { "\(path)?limit=\(limit)&cursor=\(cursor.text)" }
+        let next = hasOlder ? items.last.map { link(ActionCursor(position: .init(at: $0.at, key: $0.key), newer: false)) } : nil
+        let prev = hasNewer ? items.first.map { link(ActionCursor(position: .init(at: $0.at, key: $0.key), newer: true)) } : nil
+        struct Body: Encodable {
+            struct Action: Encodable {
+                var kind: String
+                var at: Date
+                var key: String
+                var postID: String?
+                var postURL: String?
+                var sourceID: String?
+                var sourceURL: String?
+                var reason: String?
+                enum CodingKeys: String, CodingKey {
+                    case kind, at, key, reason, postID = "post_id", postURL = "post_url", sourceID = "source_id", sourceURL = "source_url"
+                }
+            }
+            struct Links: Encodable {
+                var next: String?
+                var prev: String?
+                func encode(to encoder: any Encoder) throws {
+                    var container = encoder.container(keyedBy: CodingKeys.self)
+                    try container.encode(next, forKey: .next)
+                    try container.encode(prev, forKey: .prev)
+                }
+                enum CodingKeys: String, CodingKey { case next, prev }
+            }
+            var actions: [Action]
+            var links: Links
+        }
+        let body = Body(actions: items.map { action in
+            Body.Action(kind: action.kind.rawValue, at: action.at, key: action.key, postID: action.postID, postURL: action.postID.flatMap(postLink),
+                        sourceID: action.sourceID, sourceURL: action.sourceID.flatMap(postLink), reason: action.reason)
+        }, links: .init(next: next, prev: prev))
+        var response = Self.json(body, request: request, cacheControl: "no-cache", withETag: true)
+        let header = [next.map { "<\($0)>; rel=\"next\"" }, prev.map { "<\($0)>; rel=\"prev\"" }].compactMap { $0 }
+        if !header.isEmpty { response.headers[HTTPField.Name("Link")!] = header.joined(separator: ", ") }
+        return response
+    }
 
     /// `GET /api/v1/plans/:day`: the stored plan of a local day, its slots with their states and reasons.
     func plan(day: String, request: Request) async throws -> Response {
@@ -109,5 +182,33 @@ struct StatusAPI: Sendable {
         }
         headers[.contentType] = "application/json; charset=utf-8"
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// A place in the action list as the API hands it out: opaque to clients (base64url of the direction, the action's
+/// time and its key).
+struct ActionCursor: Equatable {
+    /// The action at the page's edge.
+    var position: ActionLog.Position
+    /// Whether the page asked for is newer than it (a `prev` link) rather than older (`next`).
+    var newer: Bool
+
+    init(position: ActionLog.Position, newer: Bool) { self.position = position; self.newer = newer }
+
+    /// A cursor from its text; nil when it is not one this API made.
+    init?(_ text: String) {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard let data = Data(base64Encoded: base64), let decoded = String(data: data, encoding: .utf8) else { return nil }
+        let parts = decoded.split(separator: "|", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == "n" || parts[0] == "o", let seconds = Double(parts[1]), seconds.isFinite, !parts[2].isEmpty else { return nil }
+        self.init(position: .init(at: Date(timeIntervalSince1970: seconds), key: String(parts[2])), newer: parts[0] == "n")
+    }
+
+    /// Its text, safe in a URL.
+    var text: String {
+        // The time exactly as stored (a Double's shortest text reads back as the same Double), so the edge is exact.
+        return Data("\(newer ? "n" : "o")|\(position.at.timeIntervalSince1970)|\(position.key)".utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 }

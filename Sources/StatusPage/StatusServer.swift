@@ -18,10 +18,13 @@ public struct StatusServer: Service {
         public var password: String?
         /// The most the bot spends on the network in a UTC day (shown beside the spend), nil where nothing is billed.
         public var dailyBudget: Double?
+        /// The address of a post on the network, from its id (nil: none shown).
+        public var postLink: @Sendable (String) -> String?
 
         /// Settings from their parts.
-        public init(host: String = "0.0.0.0", port: Int, password: String?, dailyBudget: Double?) {
-            self.host = host; self.port = port; self.password = password; self.dailyBudget = dailyBudget
+        public init(host: String = "0.0.0.0", port: Int, password: String?, dailyBudget: Double?,
+                    postLink: @escaping @Sendable (String) -> String? = { _ in nil }) {
+            self.host = host; self.port = port; self.password = password; self.dailyBudget = dailyBudget; self.postLink = postLink
         }
     }
 
@@ -52,19 +55,20 @@ public struct StatusServer: Service {
             logger: logger)
     }
 
-    /// The routes: `/healthz`; behind the password, `/api/v1/plans/:day` and `/api/v1/usage/days`; every error as
-    /// the API's error body.
+    /// The routes: `/healthz`; behind the password, `/api/v1/actions`, `/api/v1/plans/:day` and `/api/v1/usage/days`;
+    /// every error as the API's error body.
     private func router() -> Router<BasicRequestContext> {
         let router = Router()
         router.middlewares.add(ErrorBodies(logger: logger))
         router.middlewares.add(BasicAuthentication(password: settings.password, open: ["/healthz"]))
-        let api = StatusAPI(database: database, dailyBudget: settings.dailyBudget, now: now)
+        let api = StatusAPI(database: database, dailyBudget: settings.dailyBudget, postLink: settings.postLink, now: now)
         let health = health
         router.get("/healthz") { request, _ in try await health.response() }
         router.get("/api/v1/plans/:day") { request, context in
             try await api.plan(day: context.parameters.get("day") ?? "", request: request)
         }
         router.get("/api/v1/usage/days") { request, _ in try await api.usageDays(request: request) }
+        router.get("/api/v1/actions") { request, _ in try await api.actions(request: request, path: "/api/v1/actions") }
         return router
     }
 }

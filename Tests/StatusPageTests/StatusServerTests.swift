@@ -50,7 +50,24 @@ struct StatusWorld {
             #expect(try await plans.claim(day: day, minute: 480))
             try await plans.markPosted(day: day, minute: 480, sourceTweetID: 101, botTweetID: 9001, postedAt: dayStart.addingTimeInterval(8 * 3_600),
                                        reason: "the human's tweet 101, within ±30 min of 08:00")
-            try await plans.markSkipped(day: day, minute: 750, reason: "missed: the bot was not running at 12:30 (40 minutes ago)")
+            try await plans.markSkipped(day: day, minute: 750, at: dayStart.addingTimeInterval(12 * 3_600 + 40 * 60), reason: "missed: the bot was not running at 12:30 (40 minutes ago)")
+            // Answers: 7001 replied at 09:00, 7002 not (a stranger) at 10:00, 7003 replied at 11:00; 7004 pending (no action yet).
+            let mentions = MentionLog(database: database)
+            for (id, hour, replied) in [(7001, 9.0, true), (7002, 10.0, false), (7003, 11.0, true), (7004, 11.5, false)] {
+                #expect(try await mentions.begin(mentionID: Int64(id), authorID: 300, conversationID: nil, at: dayStart.addingTimeInterval(hour * 3_600)))
+                if id == 7004 {
+                    try await mentions.finish(mentionID: Int64(id), state: .pending, reason: "the bot stopped during its pause")
+                } else {
+                    try await mentions.finish(mentionID: Int64(id), state: replied ? .replied : .skipped, replyTweetID: replied ? Int64(id + 100) : nil,
+                                              reason: replied ? "a past reply of the human to @friend" : "no past reply of the human to this user")
+                }
+            }
+            // Likes: four, two of them at the same moment (their keys order them).
+            let likes = LikeLog(database: database)
+            for (id, hour) in [(8001, 7.0), (8002, 10.0), (8003, 10.0), (8004, 11.75)] {
+                _ = try await likes.recordLike(tweetID: Int64(id), authorID: 400, logRatio: 2.5, reason: "log ratio 2.50 > 1.10 (猫)",
+                                               at: dayStart.addingTimeInterval(hour * 3_600))
+            }
             let usage = UsageDays(database: database)
             try await usage.record(.init(day: "2026-11-21", runID: "a", command: "start", bill: "{}", cost: 0.25))
             try await usage.record(.init(day: "2026-11-21", runID: "b", command: "train scheduler", bill: "{}", cost: 0.125))
@@ -151,6 +168,54 @@ struct StatusServerTests {
             #expect((try await world.request("/api/v1/usage/days?since=2026-11-21", password: "pw").json["days"] as? [Any])?.count == 1)
             let bad = try await world.request("/api/v1/usage/days?since=last-week", password: "pw")
             #expect(bad.status == 400 && bad.errorCodes == ["1002"])
+        }
+    }
+
+    @Test("Actions, newest first, a page at a time: following next then prev sees every action once; Link header; ETag; bad limit or cursor 400",
+          arguments: StoreBackends.archives)
+    func actions(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await StatusWorld.with(backend, password: "pw") { world in
+            var keys: [String] = []
+            var kinds: [String: String] = [:]
+            var path: String? = "/api/v1/actions?limit=2"
+            var pages: [StatusWorld.Reply] = []
+            while let next = path, pages.count < 20 {
+                let page = try await world.request(next, password: "pw")
+                #expect(page.status == 200)
+                pages.append(page)
+                for action in page.json["actions"] as? [[String: Any]] ?? [] {
+                    keys.append(action["key"] as? String ?? "")
+                    kinds[action["key"] as? String ?? ""] = action["kind"] as? String
+                }
+                path = (page.json["links"] as? [String: Any])?["next"] as? String
+            }
+            // 2 slots (the planned one is no action), 3 answers (the pending one is none), 4 likes.
+            #expect(keys.count == 9 && Set(keys).count == 9, "\(keys)")
+            // Newest first by the bot's clock; at the same moment (two likes and an answer at 10:00) by key, descending.
+            #expect(keys == ["slot:2026-11-22:0750", "like:8004", "mention:7003", "mention:7002", "like:8003", "like:8002", "mention:7001",
+                             "slot:2026-11-22:0480", "like:8001"], "\(keys)")
+            #expect(kinds["slot:2026-11-22:0480"] == "posted" && kinds["slot:2026-11-22:0750"] == "skipped")
+            #expect(kinds["mention:7001"] == "replied" && kinds["mention:7002"] == "not_replied" && kinds["like:8001"] == "liked")
+            #expect(pages.count == 5)
+            #expect(pages[0].headers.first(name: "Link")?.contains("rel=\"next\"") == true)
+            #expect(((pages[0].json["links"] as? [String: Any])?["prev"]) is NSNull)
+            // Back from the last page by prev: the same actions, in the same order.
+            var back: [String] = []
+            var previous: String? = ((pages.last?.json["links"] as? [String: Any])?["prev"] as? String)
+            back = (pages.last?.json["actions"] as? [[String: Any]] ?? []).compactMap { $0["key"] as? String }
+            while let prev = previous {
+                let page = try await world.request(prev, password: "pw")
+                back.insert(contentsOf: (page.json["actions"] as? [[String: Any]] ?? []).compactMap { $0["key"] as? String }, at: 0)
+                previous = (page.json["links"] as? [String: Any])?["prev"] as? String
+            }
+            #expect(back == keys)
+
+            let tag = try #require(pages[0].headers.first(name: "ETag"))
+            #expect(try await world.request("/api/v1/actions?limit=2", password: "pw", headers: [("If-None-Match", tag)]).status == 304)
+            for bad in ["limit=0", "limit=101", "limit=many", "cursor=zzz", "cursor=bnwxMjN8"] {
+                let reply = try await world.request("/api/v1/actions?\(bad)", password: "pw")
+                #expect(reply.status == 400 && reply.errorCodes == ["1002"], "\(bad)")
+            }
         }
     }
 
