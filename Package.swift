@@ -99,7 +99,7 @@ let package = Package(
         .target(
             name: "StatusPage",
             dependencies: [
-                "Archive", "BotClock",
+                "Archive", "BotClock", "BotConfiguration",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

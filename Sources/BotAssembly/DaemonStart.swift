@@ -59,7 +59,8 @@ public enum DaemonStart {
                     let onX = configuration.network == .x
                     let postLink: @Sendable (String) -> String? = { id in onX ? "https://x.com/i/web/status/" + id : nil }
                     let settings = StatusServer.Settings(port: port, password: configuration.statusPassword,
-                                                         dailyBudget: onX ? configuration.xDailyBudget : nil, postLink: postLink)
+                                                         dailyBudget: onX ? configuration.xDailyBudget : nil, timeZone: configuration.timeZone,
+                                                         postLink: postLink)
                     viewServices.append(StatusServer(settings: settings, database: database, health: health, now: { clock.now() }, logger: logger))
                 }
                 let daemonParts = DaemonRunner.Parts(configuration: configuration, database: parts.database, classifier: try parts.classifier(on: store),

@@ -1,4 +1,5 @@
 import Archive
+import BotConfiguration
 import Crypto
 import Foundation
 import HTTPTypes
@@ -9,8 +10,35 @@ import Hummingbird
 struct StatusAPI: Sendable {
     let database: ArchiveDatabase
     let dailyBudget: Double?
+    let timeZone: TimeZone
     let postLink: @Sendable (String) -> String?
     let now: @Sendable () -> Date
+
+    /// `GET /`: the page, read from the store now (no cache: it shows the live state).
+    func page(health: HealthChecks) async throws -> Response {
+        let now = now()
+        let day = StatusPageView.localDay(of: now, in: timeZone)
+        let archive = TweetArchive(database: database, timeZone: timeZone, rowLimit: Configuration.defaultArchiveRowLimit)
+        let minutes = try await archive.minuteHistogram(includingReplies: false)
+        let byHour = stride(from: 0, to: minutes.count, by: 60).map { minutes[$0..<min(minutes.count, $0 + 60)].reduce(0, +) }
+        var spend: [String: Double] = [:]
+        for entry in try await UsageDays(database: database).entries(since: StatusPageView.utcDay(of: now.addingTimeInterval(-29 * 86_400))) {
+            spend[entry.day, default: 0] += entry.cost
+        }
+        let data = StatusPageData(
+            now: now, day: day, timeZone: timeZone, postsByHour: byHour,
+            archiveDays: try await archive.postsPerDay(includingReplies: false).count,
+            slots: try await PlanStore(database: database).slots(of: day) ?? [],
+            actions: try await ActionLog(database: database).page(limit: 20),
+            spendByDay: spend.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, dailyBudget: dailyBudget,
+            archiveSize: try await archive.count(), newestTweetID: try await archive.newestTweetID(),
+            trainingExamples: try await TrainingExamples(database: database).count(),
+            health: await health.outcomes(), postLink: postLink)
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: StatusPageView.render(data))))
+    }
 
     /// `GET /api/v1/actions?limit=20&cursor=...`: what the bot did and why, newest first, a page at a time. `links`
     /// in the body (and the `Link` header) lead to the next (older) and previous (newer) pages; following them, every
@@ -129,7 +157,7 @@ struct StatusAPI: Sendable {
             }
             since = given
         } else {
-            since = Self.utcDay(of: now().addingTimeInterval(-29 * 86_400))
+            since = StatusPageView.utcDay(of: now().addingTimeInterval(-29 * 86_400))
         }
         struct Body: Encodable {
             struct Day: Encodable { var day: String; var cost: Double; var runs: Int }
@@ -158,13 +186,6 @@ struct StatusAPI: Sendable {
         return calendar.dateComponents([.year, .month, .day], from: date) == components
     }
 
-    /// The UTC day of `date`, `YYYY-MM-DD`.
-    static func utcDay(of date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.year, .month, .day], from: date)
-        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
-    }
 
     /// `value` as JSON; with `withETag`, a strong ETag of the body, and 304 with no body when the request's
     /// `If-None-Match` names it.

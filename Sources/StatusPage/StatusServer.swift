@@ -20,11 +20,14 @@ public struct StatusServer: Service {
         public var dailyBudget: Double?
         /// The address of a post on the network, from its id (nil: none shown).
         public var postLink: @Sendable (String) -> String?
+        /// The person's time zone (`TZ`): the page's day and clock.
+        public var timeZone: TimeZone
 
         /// Settings from their parts.
-        public init(host: String = "0.0.0.0", port: Int, password: String?, dailyBudget: Double?,
+        public init(host: String = "0.0.0.0", port: Int, password: String?, dailyBudget: Double?, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
                     postLink: @escaping @Sendable (String) -> String? = { _ in nil }) {
-            self.host = host; self.port = port; self.password = password; self.dailyBudget = dailyBudget; self.postLink = postLink
+            self.host = host; self.port = port; self.password = password; self.dailyBudget = dailyBudget; self.timeZone = timeZone
+            self.postLink = postLink
         }
     }
 
@@ -55,15 +58,16 @@ public struct StatusServer: Service {
             logger: logger)
     }
 
-    /// The routes: `/healthz`; behind the password, `/api/v1/actions`, `/api/v1/plans/:day` and `/api/v1/usage/days`;
+    /// The routes: `/healthz`; behind the password, the page (`/`), `/api/v1/actions`, `/api/v1/plans/:day` and `/api/v1/usage/days`;
     /// every error as the API's error body.
     private func router() -> Router<BasicRequestContext> {
         let router = Router()
         router.middlewares.add(ErrorBodies(logger: logger))
         router.middlewares.add(BasicAuthentication(password: settings.password, open: ["/healthz"]))
-        let api = StatusAPI(database: database, dailyBudget: settings.dailyBudget, postLink: settings.postLink, now: now)
+        let api = StatusAPI(database: database, dailyBudget: settings.dailyBudget, timeZone: settings.timeZone, postLink: settings.postLink, now: now)
         let health = health
         router.get("/healthz") { request, _ in try await health.response() }
+        router.get("/") { _, _ in try await api.page(health: health) }
         router.get("/api/v1/plans/:day") { request, context in
             try await api.plan(day: context.parameters.get("day") ?? "", request: request)
         }

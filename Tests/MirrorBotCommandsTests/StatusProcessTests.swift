@@ -48,4 +48,72 @@ struct StatusProcessTests {
             }
         }
     }
+
+    /// Runs headless Chromium (Debian's `chromium`) with `arguments` and the page's URL; returns its output and its log.
+    static func chromium(_ arguments: [String], url: String, profile: URL) async throws -> (output: String, log: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/chromium")
+        // Root needs --no-sandbox; the console's messages go to the log (--enable-logging=stderr).
+        process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars", "--no-first-run",
+                             "--user-data-dir=" + profile.path, "--enable-logging=stderr", "--v=0"] + arguments + [url]
+        let output = Pipe(), log = Pipe()
+        process.standardOutput = output
+        process.standardError = log
+        try process.run()
+        let reading = Task.detached { (output.fileHandleForReading.readDataToEndOfFile(), log.fileHandleForReading.readDataToEndOfFile()) }
+        let (out, err) = await reading.value
+        try await MirrorBotProcess.offload { process.waitUntilExit() }
+        return (String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    }
+
+    @Test("Headless Chromium loads the page of a running simulated day: no console errors, a screenshot, the chart and the actions with their reasons in the DOM")
+    func pageInChromium() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
+                     "Debian's chromium is not installed: script/test installs it (apt-get install chromium)")
+        let persona = PersonaDayProcessTests.persona()
+        try await PersonaDayProcessTests.withTrainedBot(persona, "page", StoreBackends(archive: .sqlite, counts: .sqlite)) { server, environment, _, _ in
+            try await TestServers.withTemporaryFolder { folder in
+                let port = try FreePort.pick()
+                await server.armClock(PersonaDayProcessTests.dayStart, speed: 720)
+                let bot = try RunningBot(["start", "--speed", "720", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "1d"],
+                                         environment: environment.merging(["PORT": String(port), "STATUS_PASSWORD": "pw", "MISSED_SLOT_GRACE": "120"]) { $1 },
+                                         folder: folder)
+                // Looked at once a few posts are out (real time: the bot is another process).
+                let deadline = ContinuousClock.now + .seconds(90)
+                while await server.posted().filter({ $0.inReplyToTweetID == nil }).count < 3, ContinuousClock.now < deadline, bot.process.isRunning {
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                let url = "http://me:pw@127.0.0.1:\(port)/"
+                let shot = folder.appending(path: "status-page.png")
+                let screenshot = try await Self.chromium(["--window-size=420,1600", "--screenshot=" + shot.path], url: url,
+                                                         profile: folder.appending(path: "chrome-shot"))
+                let dom = try await Self.chromium(["--dump-dom"], url: url, profile: folder.appending(path: "chrome-dom"))
+                kill(bot.process.processIdentifier, SIGTERM)
+                let (status, _) = try await bot.waitForExit()
+                #expect(status == 0, "\(bot.tail)")
+
+                // The screenshot: a PNG 420 pixels wide.
+                let png = try Data(contentsOf: shot)
+                #expect(png.count > 10_000 && png.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), "\(png.count) bytes")
+                let width = png.count > 24 ? png[16..<20].reduce(0) { $0 << 8 | Int($1) } : 0
+                #expect(width == 420)
+                // What it shows: the chart with today's slots, the actions with their reasons, no console errors.
+                let html = dom.output
+                #expect(html.contains("<svg id=\"rhythm\"") && html.contains("class=\"slot posted\""), "\(html.prefix(2_000))")
+                #expect(html.contains("id=\"actions\"") && html.contains("<span class=\"kind\">posted</span>"))
+                #expect(html.contains("the human's tweet") && html.contains("within ±"))
+                #expect(html.contains("archive: answers"))
+                for log in [screenshot.log, dom.log] {
+                    let console = log.split(separator: "\n").filter { $0.contains("CONSOLE") }
+                    #expect(console.isEmpty, "console: \(console)")
+                }
+                // Kept for a person to look at (script/test prints where).
+                if let keep = ProcessInfo.processInfo.environment["MIRROR_BOT_SCREENSHOT_DIR"] {
+                    try? FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true)
+                    try? FileManager.default.removeItem(atPath: keep + "/status-page-test.png")
+                    try? FileManager.default.copyItem(at: shot, to: URL(fileURLWithPath: keep + "/status-page-test.png"))
+                }
+            }
+        }
+    }
 }

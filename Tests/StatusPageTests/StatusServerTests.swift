@@ -59,7 +59,7 @@ struct StatusWorld {
                     try await mentions.finish(mentionID: Int64(id), state: .pending, reason: "the bot stopped during its pause")
                 } else {
                     try await mentions.finish(mentionID: Int64(id), state: replied ? .replied : .skipped, replyTweetID: replied ? Int64(id + 100) : nil,
-                                              reason: replied ? "a past reply of the human to @friend" : "no past reply of the human to this user")
+                                              reason: replied ? "a past reply of the human to @friend" : "no past reply of the human to <i>this</i> user")
                 }
             }
             // Likes: four, two of them at the same moment (their keys order them).
@@ -68,12 +68,20 @@ struct StatusWorld {
                 _ = try await likes.recordLike(tweetID: Int64(id), authorID: 400, logRatio: 2.5, reason: "log ratio 2.50 > 1.10 (猫)",
                                                at: dayStart.addingTimeInterval(hour * 3_600))
             }
+            // The person's archive: posts at 08:10 and 21:30 the day before, 08:05 two days before.
+            let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 1_000)
+            let history: [(id: Int64, daysAgo: Double, minute: Double)] = [(1, 1, 490), (2, 1, 1_290), (3, 2, 485)]
+            _ = try await archive.insert(history.map { tweet in
+                ArchivedTweet(tweetID: tweet.id, text: "朝の投稿 \(tweet.id)", createdAt: dayStart.addingTimeInterval(-tweet.daysAgo * 86_400 + tweet.minute * 60))
+            })
             let usage = UsageDays(database: database)
             try await usage.record(.init(day: "2026-11-21", runID: "a", command: "start", bill: "{}", cost: 0.25))
             try await usage.record(.init(day: "2026-11-21", runID: "b", command: "train scheduler", bill: "{}", cost: 0.125))
             try await usage.record(.init(day: "2026-11-20", runID: "a", command: "start", bill: "{}", cost: 0.5))
             let checks = health ?? HealthChecks([.init(name: "archive") { try await database.ping() }])
-            let server = StatusServer(settings: .init(host: "127.0.0.1", port: 0, password: password, dailyBudget: 1.0), database: database,
+            let server = StatusServer(settings: .init(host: "127.0.0.1", port: 0, password: password, dailyBudget: 1.0,
+                                                      timeZone: TimeZone(identifier: "Asia/Tokyo")!, postLink: { "https://x.com/i/web/status/" + $0 }),
+                                      database: database,
                                       health: checks, now: { dayStart.addingTimeInterval(12 * 3_600) }, logger: quiet)
             try await LoopbackServer.withRunning(logger: quiet, { onStarted in server.application(onStarted: onStarted) }) { url in
                 try await body(StatusWorld(url: url, database: database))
@@ -216,6 +224,32 @@ struct StatusServerTests {
                 let reply = try await world.request("/api/v1/actions?\(bad)", password: "pw")
                 #expect(reply.status == 400 && reply.errorCodes == ["1002"], "\(bad)")
             }
+        }
+    }
+
+    @Test("The page: today's plan on the person's day (SVG), the last actions with reasons and links, spend, learning, health; text escaped",
+          arguments: StoreBackends.archives)
+    func page(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await StatusWorld.with(backend, password: "pw") { world in
+            #expect(try await world.request("/").status == 401)
+            let page = try await world.request("/", password: "pw")
+            #expect(page.status == 200)
+            #expect(page.headers.first(name: "Content-Type")?.hasPrefix("text/html") == true)
+            let html = String(decoding: page.body, as: UTF8.self)
+            #expect(html.contains("<svg id=\"rhythm\""))
+            #expect(html.components(separatedBy: "<circle class=\"slot ").count - 1 == 3)
+            #expect(html.contains("class=\"slot posted\"") && html.contains("class=\"slot skipped\"") && html.contains("class=\"slot planned\""))
+            #expect(html.contains("3 planned: 1 posted, 1 pending, 1 skipped."))
+            // The person posts at 08:00 on both days: that hour's bar says one a day.
+            #expect(html.contains("<title>08:00 1.00 posts a day</title>"))
+            #expect(html.contains("missed: the bot was not running at 12:30"))
+            #expect(html.contains("href=\"https://x.com/i/web/status/9001\""))
+            #expect(html.contains("no past reply of the human to &lt;i&gt;this&lt;/i&gt; user") && !html.contains("<i>this</i>"))
+            // Now is 03:00 UTC on 2026-11-22: nothing spent yet that UTC day; the days before are bars.
+            #expect(html.contains("Today (UTC): $0.000 of $1.00."))
+            #expect(html.contains("<svg id=\"spend-days\""))
+            #expect(html.contains("archive: answers"))
+            #expect(!html.contains("pw\"") && !html.contains("<script"))
         }
     }
 
