@@ -253,6 +253,52 @@ struct StatusServerTests {
         }
     }
 
+    @Test("Contract: every answer of the API, errors included, matches its OpenAPI document (docs/status-api.openapi.json); every documented path is served")
+    func contract() async throws {
+        let specURL = PythonScript.repositoryRoot.appending(path: "docs/status-api.openapi.json")
+        let spec = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: specURL)) as? [String: Any])
+        let paths = try #require(spec["paths"] as? [String: Any])
+        var samples: [[String: Any]] = []
+        func sample(_ name: String, _ reply: StatusWorld.Reply, _ schema: String) {
+            samples.append(["name": name, "schema": "#/components/schemas/" + schema, "body": (try? JSONSerialization.jsonObject(with: reply.body)) ?? NSNull()])
+        }
+        try await StatusWorld.with(.sqlite, password: "pw") { world in
+            for path in paths.keys {
+                let reply = try await world.request(path.replacingOccurrences(of: "{day}", with: StatusWorld.day), password: "pw")
+                #expect(reply.status == 200, "\(path) is documented but answers \(reply.status)")
+            }
+            sample("healthz", try await world.request("/healthz"), "Health")
+            let first = try await world.request("/api/v1/actions?limit=3", password: "pw")
+            sample("actions, first page", first, "ActionPage")
+            let next = try #require((first.json["links"] as? [String: Any])?["next"] as? String)
+            sample("actions, next page", try await world.request(next, password: "pw"), "ActionPage")
+            sample("plan", try await world.request("/api/v1/plans/\(StatusWorld.day)", password: "pw"), "Plan")
+            sample("usage days", try await world.request("/api/v1/usage/days?since=2026-11-01", password: "pw"), "UsageDays")
+            sample("400", try await world.request("/api/v1/plans/2026-13-01", password: "pw"), "Errors")
+            sample("401", try await world.request("/api/v1/actions"), "Errors")
+            sample("404 path", try await world.request("/api/v2/actions", password: "pw"), "Errors")
+            sample("404 plan", try await world.request("/api/v1/plans/2020-01-01", password: "pw"), "Errors")
+            sample("405", try await world.request("/api/v1/actions", method: .DELETE, password: "pw"), "Errors")
+        }
+        struct Broken: Error, CustomStringConvertible { var description: String { "connection refused" } }
+        try await StatusWorld.with(.sqlite, password: nil, health: HealthChecks([.init(name: "word counts") { throw Broken() }])) { world in
+            let failing = try await world.request("/healthz")
+            #expect(failing.status == 503)
+            sample("healthz failing", failing, "Health")
+            sample("404 closed", try await world.request("/api/v1/actions"), "Errors")
+        }
+        #expect(samples.count == 12)
+
+        let folder = FileManager.default.temporaryDirectory.appending(path: "status-contract-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let samplesFile = folder.appending(path: "samples.json")
+        try JSONSerialization.data(withJSONObject: samples).write(to: samplesFile)
+        let (status, text) = try PythonScript.run("validate-openapi.py", [specURL.path, samplesFile.path])
+        #expect(status == 0, "\(text)")
+        #expect(text.contains("12 passed, 0 failed"), "\(text)")
+    }
+
     @Test("/healthz turns 503, naming the part and why, when Postgres refuses connections, and 200 again when it is back")
     func healthWhenPostgresStops() async throws {
         try await TestServers.withScratchDatabase("status_health") { url in
