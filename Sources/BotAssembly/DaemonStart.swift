@@ -1,7 +1,9 @@
 import Archive
 public import BotConfiguration
 import BotClock
+import CoreMetrics
 public import Daemon
+import Prometheus
 import Foundation
 public import Logging
 import ServiceLifecycle
@@ -58,9 +60,12 @@ public enum DaemonStart {
                     // Links to posts on X (any post's id opens there); Mastodon's need the author's handle: none yet.
                     let onX = configuration.network == .x
                     let postLink: @Sendable (String) -> String? = { id in onX ? "https://x.com/i/web/status/" + id : nil }
+                    // The process's metrics (swift-metrics) are kept for /metrics from now on.
+                    let registry = PrometheusCollectorRegistry()
+                    MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
                     let settings = StatusServer.Settings(port: port, password: configuration.statusPassword,
                                                          dailyBudget: onX ? configuration.xDailyBudget : nil, timeZone: configuration.timeZone,
-                                                         postLink: postLink)
+                                                         metrics: registry, postLink: postLink)
                     viewServices.append(StatusServer(settings: settings, database: database, health: health, now: { clock.now() }, logger: logger))
                 }
                 let daemonParts = DaemonRunner.Parts(configuration: configuration, database: parts.database, classifier: try parts.classifier(on: store),

@@ -135,6 +135,7 @@ public struct Favoriter: Service {
                 _ = try await likes.recordLike(tweetID: Int64(tweet.id) ?? 0, authorID: tweet.authorID.flatMap { Int64($0) },
                                              logRatio: verdict.score.logRatio, reason: reason, at: clock.now())
                 logger.info("liked \(tweet.id) by \(who): \(reason)")
+                DaemonMetrics.liked()
             } catch let error as NetworkError where error.isRefusal {
                 throw error  // the whole round stops: the network refused liking
             } catch NetworkError.shed(let reason) {

@@ -53,6 +53,7 @@ enum PollingLoop {
                         // A store's own error for a call cut short by the shutdown is not an outage.
                         if Task.isCancelled { throw CancellationError() }
                         storeFailures += 1
+                        DaemonMetrics.storeError(service: name)
                         if storeFailures == 1 { logger.error("\(name) paused: \(error). Retrying with backoff.") }
                         wait = .seconds(min(300, 1 << min(storeFailures, 8)))
                     }

@@ -86,7 +86,7 @@ public struct Poster: Service {
     func recover(_ slot: InterruptedSlot, of day: String) async throws {
         let clockTime = LocalTime.clockTime(slot.minute)
         guard let source = slot.sourceTweetID, let text = slot.text else {
-            try await plans.markSkipped(day: day, minute: slot.minute, at: clock.now(), reason: slot.sourceTweetID == nil
+            try await recordSkipped(day: day, minute: slot.minute, reason: slot.sourceTweetID == nil
                                         ? "interrupted before sending (nothing was sent); its minute has passed" : PlanStore.interruptedReason)
             logger.notice("skipped slot \(clockTime) of \(day): interrupted while posting last run\(slot.sourceTweetID == nil ? ", before sending" : "")")
             return
@@ -96,7 +96,7 @@ public struct Poster: Service {
             made = try await UncertainCreate.readBack(text, inReplyTo: nil, on: network, for: .posts, logger: logger,
                                                       what: "slot \(clockTime) interrupted last run")
         } catch let error as NetworkError {
-            try await plans.markSkipped(day: day, minute: slot.minute, at: clock.now(), reason: PlanStore.interruptedReason)
+            try await recordSkipped(day: day, minute: slot.minute, reason: PlanStore.interruptedReason)
             logger.notice("skipped slot \(clockTime) of \(day): interrupted while posting last run, and reading back failed (\(error)); not posting it again")
             return
         }
@@ -107,10 +107,16 @@ public struct Poster: Service {
                                        reason: "the human's tweet \(source); interrupted last run, and \(network.name) shows it was made")
             logger.notice("slot \(clockTime) of \(day): interrupted while posting last run; \(network.name) shows it was made: \(made)")
         } else {
-            try await plans.markSkipped(day: day, minute: slot.minute, at: clock.now(),
+            try await recordSkipped(day: day, minute: slot.minute,
                                         reason: "interrupted while posting; \(network.name) shows it was not made, and its minute has passed")
             logger.notice("skipped slot \(clockTime) of \(day): interrupted while posting last run; \(network.name) shows it was not made")
         }
+    }
+
+    /// Records a slot as skipped now, with the reason (stored, and counted by its category).
+    private func recordSkipped(day: String, minute: Int, reason: String) async throws {
+        try await plans.markSkipped(day: day, minute: minute, at: clock.now(), reason: reason)
+        DaemonMetrics.slotSkipped(reason: reason)
     }
 
     /// Keeps aside, in what the network costs a day, the cost of the `pending` slots.
@@ -145,7 +151,7 @@ public struct Poster: Service {
                 let reason = at >= runningSince
                     ? "missed: the clock jumped forward past \(LocalTime.clockTime(slot.minute)) while the bot ran (now \(Int(lateness / 60)) minutes past it)"
                     : "missed: the bot was not running at \(LocalTime.clockTime(slot.minute)) (\(Int(lateness / 60)) minutes ago)"
-                try await plans.markSkipped(day: day, minute: slot.minute, at: clock.now(), reason: reason)
+                try await recordSkipped(day: day, minute: slot.minute, reason: reason)
                 logger.notice("skipped slot \(LocalTime.clockTime(slot.minute)) of \(day): \(reason)")
                 continue
             }
@@ -199,7 +205,7 @@ public struct Poster: Service {
                 return try await picker.pick(at: clock.now(), excluding: refused, using: &generator)
             }, sourceID: \.tweet.tweetID, send: { pick in
                 if settings.dryRun {
-                    try await plans.markSkipped(day: day, minute: minute, at: clock.now(), reason: "dry run: would have posted \(origin(pick))")
+                    try await recordSkipped(day: day, minute: minute, reason: "dry run: would have posted \(origin(pick))")
                     logger.info("dry run: slot \(clockTime) would post \(origin(pick)): \(pick.tweet.text)")
                     return
                 }
@@ -218,19 +224,20 @@ public struct Poster: Service {
                 try await plans.markPosted(day: day, minute: minute, sourceTweetID: pick.tweet.tweetID, botTweetID: created.flatMap { Int64($0) },
                                            postedAt: sentAt, reason: origin(pick))
                 logger.info("posted slot \(clockTime) -> tweet \(created ?? "?") (\(origin(pick)))")
+                DaemonMetrics.posted(lateness: sentAt.timeIntervalSince(LocalTime.date(of: minute, on: day, in: timeZone) ?? sentAt))
             }, refused: { pick, why in
                 logger.info("slot \(clockTime): \(network.name) refused \(origin(pick)) \(why); picking another")
             })
         } catch let error as NetworkError {
-            try await plans.markSkipped(day: day, minute: minute, at: clock.now(), reason: error.description)
+            try await recordSkipped(day: day, minute: minute, reason: error.description)
             logger.warning("skipped slot \(clockTime) of \(day): \(error)")
             return
         }
         switch outcome {
         case .sent: return
-        case .nothingToPick: try await plans.markSkipped(day: day, minute: minute, at: clock.now(), reason: "nothing to post: the archive has no postable tweet")
+        case .nothingToPick: try await recordSkipped(day: day, minute: minute, reason: "nothing to post: the archive has no postable tweet")
         case .allRefused:
-            try await plans.markSkipped(day: day, minute: minute, at: clock.now(), reason: "\(network.name) refused \(settings.picksPerSlot) picks (duplicates, or too long)")
+            try await recordSkipped(day: day, minute: minute, reason: "\(network.name) refused \(settings.picksPerSlot) picks (duplicates, or too long)")
             logger.notice("skipped slot \(clockTime) of \(day): \(network.name) refused \(settings.picksPerSlot) picks (duplicates, or too long)")
         }
     }

@@ -140,6 +140,7 @@ public struct Replier: Service {
         func skip(_ reason: String) async throws {
             try await mentions.finish(mentionID: mentionID, state: .skipped, reason: reason)
             logger.info("no reply to \(who) (\(mention.id)): \(reason)")
+            DaemonMetrics.notReplied(reason: reason)
         }
         if wasPending, let createdAt = mention.createdAt, clock.now().timeIntervalSince(createdAt) > Self.pendingFreshness {
             return try await skip("the bot stopped during its pause before answering, and the mention is now "
@@ -204,6 +205,7 @@ public struct Replier: Service {
                     try await mentions.finish(mentionID: mentionID, state: .replied, replyTweetID: created.flatMap { Int64($0) },
                                               sourceTweetID: pick.source.tweetID, reason: origin)
                     logger.info("replied to \(who) (\(mention.id)) -> tweet \(created ?? "?") (\(origin))")
+                    DaemonMetrics.replied()
                 }.value
             })
         } catch let error as NetworkError {

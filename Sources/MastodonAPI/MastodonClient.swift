@@ -7,6 +7,7 @@ import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 import NIOPosix
+import CoreMetrics
 import Synchronization
 
 /// Where an account lives and the bearer token that acts as it.
@@ -104,6 +105,7 @@ public final class MastodonClient: Sendable {
                 request.body = .bytes(ByteBuffer(bytes: body))
             }
             calls.withLock { $0[name, default: 0] += 1 }
+            Counter(label: "mirror_bot_api_calls_total", dimensions: [("endpoint", name), ("account", account.rawValue), ("outcome", "sent")]).increment()
 
             let status: Int
             let headers: HTTPHeaders

@@ -2,6 +2,7 @@ public import Archive
 public import Foundation
 import Hummingbird
 public import Logging
+public import Prometheus
 public import ServiceLifecycle
 
 /// The bot's window over HTTP, served by `start` in the same process when `PORT` is set, and started and stopped
@@ -22,12 +23,14 @@ public struct StatusServer: Service {
         public var postLink: @Sendable (String) -> String?
         /// The person's time zone (`TZ`): the page's day and clock.
         public var timeZone: TimeZone
+        /// Where the process's metrics are kept (the swift-metrics backend), served at `/metrics`.
+        public var metrics: PrometheusCollectorRegistry
 
         /// Settings from their parts.
         public init(host: String = "0.0.0.0", port: Int, password: String?, dailyBudget: Double?, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
-                    postLink: @escaping @Sendable (String) -> String? = { _ in nil }) {
+                    metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), postLink: @escaping @Sendable (String) -> String? = { _ in nil }) {
             self.host = host; self.port = port; self.password = password; self.dailyBudget = dailyBudget; self.timeZone = timeZone
-            self.postLink = postLink
+            self.metrics = metrics; self.postLink = postLink
         }
     }
 
@@ -58,7 +61,7 @@ public struct StatusServer: Service {
             logger: logger)
     }
 
-    /// The routes: `/healthz`; behind the password, the page (`/`), `/api/v1/actions`, `/api/v1/plans/:day` and `/api/v1/usage/days`;
+    /// The routes: `/healthz`; behind the password, the page (`/`), `/metrics`, `/api/v1/actions`, `/api/v1/plans/:day` and `/api/v1/usage/days`;
     /// every error as the API's error body.
     private func router() -> Router<BasicRequestContext> {
         let router = Router()
@@ -68,6 +71,13 @@ public struct StatusServer: Service {
         let health = health
         router.get("/healthz") { request, _ in try await health.response() }
         router.get("/") { _, _ in try await api.page(health: health) }
+        let metrics = settings.metrics
+        router.get("/metrics") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            headers[.cacheControl] = "no-store"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.emitToBuffer())))
+        }
         router.get("/api/v1/plans/:day") { request, context in
             try await api.plan(day: context.parameters.get("day") ?? "", request: request)
         }

@@ -2,6 +2,7 @@ public import BotConfiguration
 public import Foundation
 import Synchronization
 import BotClock
+import CoreMetrics
 
 /// Counts every X API call by endpoint and account, and keeps the bill as X makes it: per resource returned (each
 /// post and user billed once per UTC day and app, as X de-duplicates) and per write, priced by `XPriceList`.
@@ -66,6 +67,7 @@ public final class UsageMeter: Sendable {
 
     /// Records a call that failed (an error answer or no answer): X bills nothing for it.
     public func recordFailure(endpoint: String, account: Account) {
+        Counter(label: "mirror_bot_api_calls_total", dimensions: [("endpoint", endpoint), ("account", account.rawValue), ("outcome", "failed")]).increment()
         state.withLock { state in
             state.table[Key(endpoint: endpoint, account: account), default: Usage()].calls += 1
             state.table[Key(endpoint: endpoint, account: account), default: Usage()].failures += 1
@@ -79,7 +81,7 @@ public final class UsageMeter: Sendable {
     public func recordSuccess(endpoint: String, account: Account, app: String, resources: XBilledResources, write: XWrite?,
                               postsRead: Int, at date: Date) -> XBill {
         let day = Self.billingDay(of: date)
-        return state.withLock { state in
+        let billed = state.withLock { state in
             if state.seenDay != day {
                 state.seenDay = day
                 state.seen.removeAll(keepingCapacity: true)
@@ -105,6 +107,12 @@ public final class UsageMeter: Sendable {
             state.table[key] = usage
             return bill
         }
+        // The same as metrics (swift-metrics; /metrics when start serves HTTP): calls, posts read, estimated cost.
+        Counter(label: "mirror_bot_api_calls_total", dimensions: [("endpoint", endpoint), ("account", account.rawValue), ("outcome", "ok")]).increment()
+        if postsRead > 0 { Counter(label: "mirror_bot_api_posts_read_total", dimensions: [("endpoint", endpoint)]).increment(by: postsRead) }
+        let cost = prices.cost(of: billed)
+        if cost > 0 { FloatingPointCounter(label: "mirror_bot_api_cost_dollars_total", dimensions: [("endpoint", endpoint)]).increment(by: cost) }
+        return billed
     }
 
     /// Sets what other runs spent on `day` (read from the store), so that the day's spend counts them too.

@@ -448,3 +448,19 @@ struct DaemonStartTests {
         }
     }
 }
+
+@Suite("The daemon's metrics")
+struct DaemonMetricsTests {
+    @Test("Skip and refusal reasons, as the services write them, fall into a few stable categories")
+    func categories() {
+        #expect(DaemonMetrics.skipCategory("missed: the bot was not running at 08:00 (11 minutes ago)") == "missed")
+        #expect(DaemonMetrics.skipCategory(PlanStore.interruptedReason) == "interrupted")
+        #expect(DaemonMetrics.skipCategory("X refused 3 picks (duplicates, or too long)") == "refused")
+        #expect(DaemonMetrics.skipCategory("deleted by the human (removed from the archive)") == "deleted")
+        #expect(DaemonMetrics.skipCategory("nothing to post: the archive has no postable tweet") == "nothing_to_post")
+        #expect(DaemonMetrics.skipCategory("X API POST /2/tweets answered 503 4 times") == "network")
+        #expect(DaemonMetrics.refusalCategory("already answered 5 times in this conversation") == "limit")
+        #expect(DaemonMetrics.refusalCategory("dry run: would have answered with a past reply") == "dry_run")
+        #expect(DaemonMetrics.refusalCategory("something new") == "other")
+    }
+}

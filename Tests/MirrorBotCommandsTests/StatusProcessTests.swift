@@ -88,6 +88,7 @@ struct StatusProcessTests {
                 let screenshot = try await Self.chromium(["--window-size=420,1600", "--screenshot=" + shot.path], url: url,
                                                          profile: folder.appending(path: "chrome-shot"))
                 let dom = try await Self.chromium(["--dump-dom"], url: url, profile: folder.appending(path: "chrome-dom"))
+                let metrics = await Self.get("http://127.0.0.1:\(port)/metrics", password: "pw")
                 kill(bot.process.processIdentifier, SIGTERM)
                 let (status, _) = try await bot.waitForExit()
                 #expect(status == 0, "\(bot.tail)")
@@ -107,6 +108,13 @@ struct StatusProcessTests {
                     let console = log.split(separator: "\n").filter { $0.contains("CONSOLE") }
                     #expect(console.isEmpty, "console: \(console)")
                 }
+                // The metrics of what it did: posts with their lateness, X calls by endpoint with their cost.
+                let text = metrics?.body ?? ""
+                #expect(metrics?.status == 200)
+                #expect(text.range(of: #"(?m)^mirror_bot_posts_total [1-9]"#, options: .regularExpression) != nil, "\(text.prefix(3_000))")
+                #expect(text.contains("mirror_bot_slot_lateness_seconds_bucket{"))
+                #expect(text.contains(#"mirror_bot_api_calls_total{endpoint="POST /2/tweets",account="bot",outcome="ok"}"#), "\(text.prefix(3_000))")
+                #expect(text.contains(#"mirror_bot_api_cost_dollars_total{endpoint="POST /2/tweets"}"#))
                 // Kept for a person to look at (script/test prints where).
                 if let keep = ProcessInfo.processInfo.environment["MIRROR_BOT_SCREENSHOT_DIR"] {
                     try? FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true)

@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import Prometheus
 @testable import StatusPage
 import Testing
 import TestSupport
@@ -79,8 +80,11 @@ struct StatusWorld {
             try await usage.record(.init(day: "2026-11-21", runID: "b", command: "train scheduler", bill: "{}", cost: 0.125))
             try await usage.record(.init(day: "2026-11-20", runID: "a", command: "start", bill: "{}", cost: 0.5))
             let checks = health ?? HealthChecks([.init(name: "archive") { try await database.ping() }])
+            let registry = PrometheusCollectorRegistry()
+            registry.makeCounter(name: "mirror_bot_posts_total").increment(by: Int64(3))
             let server = StatusServer(settings: .init(host: "127.0.0.1", port: 0, password: password, dailyBudget: 1.0,
-                                                      timeZone: TimeZone(identifier: "Asia/Tokyo")!, postLink: { "https://x.com/i/web/status/" + $0 }),
+                                                      timeZone: TimeZone(identifier: "Asia/Tokyo")!, metrics: registry,
+                                                      postLink: { "https://x.com/i/web/status/" + $0 }),
                                       database: database,
                                       health: checks, now: { dayStart.addingTimeInterval(12 * 3_600) }, logger: quiet)
             try await LoopbackServer.withRunning(logger: quiet, { onStarted in server.application(onStarted: onStarted) }) { url in
@@ -157,6 +161,17 @@ struct StatusServerTests {
             #expect(unknown.status == 404 && unknown.errorCodes == ["1001"])
             let post = try await world.request("/api/v1/plans/\(StatusWorld.day)", method: .POST, password: "pw")
             #expect(post.status == 405 && post.errorCodes == ["1007"])
+        }
+    }
+
+    @Test("/metrics: the process's metrics in Prometheus's text format, behind the password")
+    func metrics() async throws {
+        try await StatusWorld.with(.sqlite, password: "pw") { world in
+            #expect(try await world.request("/metrics").status == 401)
+            let metrics = try await world.request("/metrics", password: "pw")
+            #expect(metrics.status == 200 && metrics.headers.first(name: "Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
+            let text = String(decoding: metrics.body, as: UTF8.self)
+            #expect(text.contains("# TYPE mirror_bot_posts_total counter") && text.contains("mirror_bot_posts_total 3"), "\(text)")
         }
     }
 
