@@ -101,7 +101,7 @@ let package = Package(
         .target(
             name: "StatusPage",
             dependencies: [
-                "Archive", "BotClock", "BotConfiguration",
+                "Archive", "BotClock", "BotConfiguration", "SocialNetwork",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -346,7 +346,7 @@ let package = Package(
         .testTarget(
             name: "StatusPageTests",
             dependencies: [
-                "StatusPage", "Archive", "TestSupport", "FakeX",
+                "StatusPage", "Archive", "SocialNetwork", "TestSupport", "FakeX",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),

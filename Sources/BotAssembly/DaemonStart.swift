@@ -9,6 +9,7 @@ public import Logging
 import ServiceLifecycle
 import SocialNetwork
 import StatusPage
+import Training
 import XNetwork
 
 /// `mirror_bot start` assembled: the parts built once (one database pool for the whole run, migrated or refused by
@@ -63,9 +64,13 @@ public enum DaemonStart {
                     // The process's metrics (swift-metrics) are kept for /metrics from now on.
                     let registry = PrometheusCollectorRegistry()
                     MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
-                    let settings = StatusServer.Settings(port: port, password: configuration.statusPassword,
+                    var settings = StatusServer.Settings(port: port, password: configuration.statusPassword,
                                                          dailyBudget: onX ? configuration.xDailyBudget : nil, timeZone: configuration.timeZone,
                                                          metrics: registry, postLink: postLink)
+                    let calibrator = LikeDecision.calibrator(for: try parts.classifier(on: store), configuration: configuration, database: database)
+                    settings.likeModel = { try? await calibrator.stored()?.result.summary }
+                    let accounting = network.accounting
+                    settings.endpointCalls = { accounting?.endpointCalls() ?? [] }
                     viewServices.append(StatusServer(settings: settings, database: database, health: health, now: { clock.now() }, logger: logger))
                 }
                 let daemonParts = DaemonRunner.Parts(configuration: configuration, database: parts.database, classifier: try parts.classifier(on: store),

@@ -4,6 +4,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import SocialNetwork
 
 /// The resources of the status API (`/api/v1/`), read from the bot's store: plural nouns, JSON with sorted keys,
 /// `ETag` and `If-None-Match` for what changes often, `Cache-Control: max-age` for what rarely does.
@@ -12,6 +13,8 @@ struct StatusAPI: Sendable {
     let dailyBudget: Double?
     let timeZone: TimeZone
     let postLink: @Sendable (String) -> String?
+    var likeModel: @Sendable () async -> String? = { nil }
+    var endpointCalls: @Sendable () -> [EndpointCalls] = { [] }
     let now: @Sendable () -> Date
 
     /// `GET /`: the page, read from the store now (no cache: it shows the live state).
@@ -32,8 +35,8 @@ struct StatusAPI: Sendable {
             actions: try await ActionLog(database: database).page(limit: 20),
             spendByDay: spend.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, dailyBudget: dailyBudget,
             archiveSize: try await archive.count(), newestTweetID: try await archive.newestTweetID(),
-            trainingExamples: try await TrainingExamples(database: database).count(),
-            health: await health.outcomes(), postLink: postLink)
+            trainingExamples: try await TrainingExamples(database: database).count(), likeModel: await likeModel(),
+            health: await health.outcomes(), endpointCalls: endpointCalls(), postLink: postLink)
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-store"

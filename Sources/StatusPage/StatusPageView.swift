@@ -1,5 +1,6 @@
 import Archive
 import Foundation
+import SocialNetwork
 
 /// What the page at `/` shows, read from the store when it is asked for.
 struct StatusPageData: Sendable {
@@ -23,8 +24,12 @@ struct StatusPageData: Sendable {
     var archiveSize: Int
     var newestTweetID: Int64?
     var trainingExamples: Int
+    /// How likes are decided (model, threshold, cross-validated precision and recall), when known.
+    var likeModel: String?
     /// The health checks' outcomes.
     var health: [(name: String, problem: String?)]
+    /// Each endpoint's calls (empty where the network's client does not count them).
+    var endpointCalls: [EndpointCalls]
     /// The address of a post on the network, if known.
     var postLink: @Sendable (String) -> String?
 }
@@ -77,7 +82,8 @@ enum StatusPageView {
             <h2>Learning</h2>
             <table><tr><td>Tweets of the person archived</td><td>\(data.archiveSize)</td></tr>
             <tr><td>Newest tweet learned</td><td>\(data.newestTweetID.map { link(String($0), data.postLink, text: String($0)) } ?? "none")</td></tr>
-            <tr><td>Training examples (likes and not)</td><td>\(data.trainingExamples)</td></tr></table>
+            <tr><td>Training examples (likes and not)</td><td>\(data.trainingExamples)</td></tr>
+            <tr><td>Likes decided by</td><td id="like-model">\(escape(data.likeModel ?? "no calibration stored yet (made at the first start that likes)"))</td></tr></table>
             <h2>Health</h2>
             <ul id="health">
 
@@ -86,7 +92,16 @@ enum StatusPageView {
             html += "<li><span class=\"\(check.problem == nil ? "ok" : "bad")\">\(escape(check.name)): \(check.problem == nil ? "answers" : "does not answer")</span>"
                 + (check.problem.map { "<br><span class=\"reason\">\(escape($0))</span>" } ?? "") + "</li>\n"
         }
-        html += "</ul>\n<p class=\"muted\">The same as JSON: <code>/api/v1/actions</code>, <code>/api/v1/plans/\(escape(data.day))</code>, <code>/api/v1/usage/days</code>.</p>\n</body></html>\n"
+        html += "</ul>\n"
+        if !data.endpointCalls.isEmpty {
+            html += "<table id=\"endpoints\"><tr><td><b>Endpoint</b></td><td><b>calls</b></td><td><b>failed</b></td><td><b>last success</b></td></tr>\n"
+            for row in data.endpointCalls {
+                html += "<tr><td>\(escape(row.endpoint)) <span class=\"muted\">as \(escape(row.account))</span></td><td>\(row.calls)</td><td>\(row.failures)</td>"
+                    + "<td>\(row.lastSuccessAt.map { escape(localTime($0, in: data.timeZone)) } ?? "never")</td></tr>\n"
+            }
+            html += "</table>\n"
+        }
+        html += "<p class=\"muted\">The same as JSON: <code>/api/v1/actions</code>, <code>/api/v1/plans/\(escape(data.day))</code>, <code>/api/v1/usage/days</code>.</p>\n</body></html>\n"
         return html
     }
 

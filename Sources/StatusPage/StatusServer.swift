@@ -3,6 +3,7 @@ public import Foundation
 import Hummingbird
 public import Logging
 public import Prometheus
+public import SocialNetwork
 public import ServiceLifecycle
 
 /// The bot's window over HTTP, served by `start` in the same process when `PORT` is set, and started and stopped
@@ -25,6 +26,10 @@ public struct StatusServer: Service {
         public var timeZone: TimeZone
         /// Where the process's metrics are kept (the swift-metrics backend), served at `/metrics`.
         public var metrics: PrometheusCollectorRegistry
+        /// How likes are decided now (the model, its threshold and cross-validated figures), when known.
+        public var likeModel: @Sendable () async -> String? = { nil }
+        /// Each endpoint's calls, failures and last success (networks that count them: X).
+        public var endpointCalls: @Sendable () -> [EndpointCalls] = { [] }
 
         /// Settings from their parts.
         public init(host: String = "0.0.0.0", port: Int, password: String?, dailyBudget: Double?, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
@@ -67,7 +72,8 @@ public struct StatusServer: Service {
         let router = Router()
         router.middlewares.add(ErrorBodies(logger: logger))
         router.middlewares.add(BasicAuthentication(password: settings.password, open: ["/healthz"]))
-        let api = StatusAPI(database: database, dailyBudget: settings.dailyBudget, timeZone: settings.timeZone, postLink: settings.postLink, now: now)
+        let api = StatusAPI(database: database, dailyBudget: settings.dailyBudget, timeZone: settings.timeZone, postLink: settings.postLink,
+                            likeModel: settings.likeModel, endpointCalls: settings.endpointCalls, now: now)
         let health = health
         router.get("/healthz") { request, _ in try await health.response() }
         router.get("/") { _, _ in try await api.page(health: health) }

@@ -21,6 +21,8 @@ public final class UsageMeter: Sendable {
         public var failures = 0
         /// What X billed for them: resources first read today by this endpoint, and its writes.
         public var cost = 0.0
+        /// When the last call that succeeded was made (the bot's clock).
+        public var lastSuccessAt: Date?
     }
 
     /// One row of the usage table.
@@ -104,6 +106,7 @@ public final class UsageMeter: Sendable {
             if case .post? = write { usage.postsCreated += 1 }
             if write == .interactionCreate { usage.likes += 1 }
             usage.cost += prices.cost(of: bill)
+            usage.lastSuccessAt = max(usage.lastSuccessAt ?? date, date)
             state.table[key] = usage
             return bill
         }

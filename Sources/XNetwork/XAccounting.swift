@@ -14,6 +14,12 @@ public struct XAccounting: NetworkAccounting {
 
     public func usageReport() -> [String] { usage.report() }
 
+    public func endpointCalls() -> [EndpointCalls] {
+        usage.snapshot.sorted { $0.key < $1.key }.map { key, row in
+            EndpointCalls(endpoint: key.endpoint, account: key.account.rawValue, calls: row.calls, failures: row.failures, lastSuccessAt: row.lastSuccessAt)
+        }
+    }
+
     /// "today (UTC 2026-11-22): $0.312 of X_DAILY_BUDGET $1.00 spent; shed for the rest of the day: liking".
     public func todayLine(at date: Date) -> String {
         let day = UsageMeter.billingDay(of: date)

@@ -104,6 +104,8 @@ struct StatusProcessTests {
                 #expect(html.contains("id=\"actions\"") && html.contains("<span class=\"kind\">posted</span>"))
                 #expect(html.contains("the human's tweet") && html.contains("within ±"))
                 #expect(html.contains("archive: answers"))
+                // The X endpoints the bot called, each with its last success.
+                #expect(html.contains("id=\"endpoints\"") && html.contains("POST /2/tweets <span class=\"muted\">as bot</span>"))
                 for log in [screenshot.log, dom.log] {
                     let console = log.split(separator: "\n").filter { $0.contains("CONSOLE") }
                     #expect(console.isEmpty, "console: \(console)")

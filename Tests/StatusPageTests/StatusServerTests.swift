@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import Prometheus
+import SocialNetwork
 @testable import StatusPage
 import Testing
 import TestSupport
@@ -82,10 +83,14 @@ struct StatusWorld {
             let checks = health ?? HealthChecks([.init(name: "archive") { try await database.ping() }])
             let registry = PrometheusCollectorRegistry()
             registry.makeCounter(name: "mirror_bot_posts_total").increment(by: Int64(3))
-            let server = StatusServer(settings: .init(host: "127.0.0.1", port: 0, password: password, dailyBudget: 1.0,
-                                                      timeZone: TimeZone(identifier: "Asia/Tokyo")!, metrics: registry,
-                                                      postLink: { "https://x.com/i/web/status/" + $0 }),
-                                      database: database,
+            var settings = StatusServer.Settings(host: "127.0.0.1", port: 0, password: password, dailyBudget: 1.0,
+                                                 timeZone: TimeZone(identifier: "Asia/Tokyo")!, metrics: registry,
+                                                 postLink: { "https://x.com/i/web/status/" + $0 })
+            settings.likeModel = { "threshold 3.65 (binary model), chosen by 5-fold cross-validation: precision 0.73, recall 0.81" }
+            settings.endpointCalls = {
+                [EndpointCalls(endpoint: "POST /2/tweets", account: "bot", calls: 3, failures: 1, lastSuccessAt: dayStart.addingTimeInterval(8 * 3_600))]
+            }
+            let server = StatusServer(settings: settings, database: database,
                                       health: checks, now: { dayStart.addingTimeInterval(12 * 3_600) }, logger: quiet)
             try await LoopbackServer.withRunning(logger: quiet, { onStarted in server.application(onStarted: onStarted) }) { url in
                 try await body(StatusWorld(url: url, database: database))
@@ -264,6 +269,9 @@ struct StatusServerTests {
             #expect(html.contains("Today (UTC): $0.000 of $1.00."))
             #expect(html.contains("<svg id=\"spend-days\""))
             #expect(html.contains("archive: answers"))
+            // How likes are decided, and each endpoint's calls with its last success (08:00 in Tokyo).
+            #expect(html.contains("threshold 3.65 (binary model), chosen by 5-fold cross-validation: precision 0.73, recall 0.81"))
+            #expect(html.contains("<td>POST /2/tweets <span class=\"muted\">as bot</span></td><td>3</td><td>1</td><td>2026-11-22 08:00</td>"))
             #expect(!html.contains("pw\"") && !html.contains("<script"))
         }
     }
