@@ -71,6 +71,7 @@ public enum DaemonStart {
                     settings.likeModel = { try? await calibrator.stored()?.result.summary }
                     let accounting = network.accounting
                     settings.endpointCalls = { accounting?.endpointCalls() ?? [] }
+                    settings.networkName = network.name
                     viewServices.append(StatusServer(settings: settings, database: database, health: health, now: { clock.now() }, logger: logger))
                 }
                 let daemonParts = DaemonRunner.Parts(configuration: configuration, database: parts.database, classifier: try parts.classifier(on: store),

@@ -15,6 +15,7 @@ struct StatusAPI: Sendable {
     let postLink: @Sendable (String) -> String?
     var likeModel: @Sendable () async -> String? = { nil }
     var endpointCalls: @Sendable () -> [EndpointCalls] = { [] }
+    var networkName = ""
     let now: @Sendable () -> Date
 
     /// `GET /`: the page, read from the store now (no cache: it shows the live state).
@@ -36,7 +37,7 @@ struct StatusAPI: Sendable {
             spendByDay: spend.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, dailyBudget: dailyBudget,
             archiveSize: try await archive.count(), newestTweetID: try await archive.newestTweetID(),
             trainingExamples: try await TrainingExamples(database: database).count(), likeModel: await likeModel(),
-            health: await health.outcomes(), endpointCalls: endpointCalls(), postLink: postLink)
+            health: await health.outcomes(), endpointCalls: endpointCalls(), networkName: networkName, postLink: postLink)
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-store"

@@ -30,6 +30,8 @@ struct StatusPageData: Sendable {
     var health: [(name: String, problem: String?)]
     /// Each endpoint's calls (empty where the network's client does not count them).
     var endpointCalls: [EndpointCalls]
+    /// The network's name ("X", "Mastodon"; empty when not given).
+    var networkName: String
     /// The address of a post on the network, if known.
     var postLink: @Sendable (String) -> String?
 }
@@ -57,7 +59,7 @@ enum StatusPageView {
             li{margin:0.25rem 0} .kind{font-weight:600} .reason{color:#555} .muted{color:#777;font-size:0.9em}
             table{border-collapse:collapse} td{padding:0.1rem 0.6rem 0.1rem 0}
             </style></head><body>
-            <h1>mirror_bot <span class="\(healthy ? "ok" : "bad")" id="health-summary">\(healthy ? "running" : "needs attention")</span></h1>
+            <h1>mirror_bot\(data.networkName.isEmpty ? "" : " on " + escape(data.networkName)) <span class="\(healthy ? "ok" : "bad")" id="health-summary">\(healthy ? "running" : "needs attention")</span></h1>
             <p class="muted">\(escape(data.day)) (\(escape(data.timeZone.identifier))), bot time \(escape(clockTime(nowMinute)))\
             \(next.map { " · next post at " + clockTime($0.minute) } ?? "")</p>
             <h2>Today's plan against the person's day</h2>

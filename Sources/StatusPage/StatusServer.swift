@@ -26,6 +26,8 @@ public struct StatusServer: Service {
         public var timeZone: TimeZone
         /// Where the process's metrics are kept (the swift-metrics backend), served at `/metrics`.
         public var metrics: PrometheusCollectorRegistry
+        /// The network the bot lives on ("X", "Mastodon"), shown in the page's title.
+        public var networkName = ""
         /// How likes are decided now (the model, its threshold and cross-validated figures), when known.
         public var likeModel: @Sendable () async -> String? = { nil }
         /// Each endpoint's calls, failures and last success (networks that count them: X).
@@ -73,7 +75,7 @@ public struct StatusServer: Service {
         router.middlewares.add(ErrorBodies(logger: logger))
         router.middlewares.add(BasicAuthentication(password: settings.password, open: ["/healthz"]))
         let api = StatusAPI(database: database, dailyBudget: settings.dailyBudget, timeZone: settings.timeZone, postLink: settings.postLink,
-                            likeModel: settings.likeModel, endpointCalls: settings.endpointCalls, now: now)
+                            likeModel: settings.likeModel, endpointCalls: settings.endpointCalls, networkName: settings.networkName, now: now)
         let health = health
         router.get("/healthz") { request, _ in try await health.response() }
         router.get("/") { _, _ in try await api.page(health: health) }

@@ -86,6 +86,7 @@ struct StatusWorld {
             var settings = StatusServer.Settings(host: "127.0.0.1", port: 0, password: password, dailyBudget: 1.0,
                                                  timeZone: TimeZone(identifier: "Asia/Tokyo")!, metrics: registry,
                                                  postLink: { "https://x.com/i/web/status/" + $0 })
+            settings.networkName = "X"
             settings.likeModel = { "threshold 3.65 (binary model), chosen by 5-fold cross-validation: precision 0.73, recall 0.81" }
             settings.endpointCalls = {
                 [EndpointCalls(endpoint: "POST /2/tweets", account: "bot", calls: 3, failures: 1, lastSuccessAt: dayStart.addingTimeInterval(8 * 3_600))]
@@ -257,6 +258,7 @@ struct StatusServerTests {
             #expect(page.headers.first(name: "Content-Type")?.hasPrefix("text/html") == true)
             let html = String(decoding: page.body, as: UTF8.self)
             #expect(html.contains("<svg id=\"rhythm\""))
+            #expect(html.contains("<h1>mirror_bot on X <span class=\"ok\""))
             #expect(html.components(separatedBy: "<circle class=\"slot ").count - 1 == 3)
             #expect(html.contains("class=\"slot posted\"") && html.contains("class=\"slot skipped\"") && html.contains("class=\"slot planned\""))
             #expect(html.contains("3 planned: 1 posted, 1 pending, 1 skipped."))
