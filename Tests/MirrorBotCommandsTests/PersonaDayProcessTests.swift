@@ -118,8 +118,11 @@ struct PersonaDayProcessTests {
 
         // Posts: every slot of the stored plan posted at its minute with a tweet of the human near it.
         let slots = try #require(try await PlanStore(database: database).slots(of: Self.day))
-        // The day's posts: the run ends just after midnight, when the next day's plan may already have posted a slot.
-        let posts = posted.filter { $0.inReplyToTweetID == nil && $0.createdAt < Self.dayStart.addingTimeInterval(86_400) }
+        // The day's posts: the run ends just after midnight, when the next day's plan may already have posted a slot
+        // (told apart by the next day's records: fake X's clock starts with the bot's first request, a few bot seconds
+        // after the bot's own, so a post at 00:00:10 may carry 23:59:50).
+        let nextDay = Set((try await PlanStore(database: database).slots(of: "2026-11-23") ?? []).compactMap(\.botTweetID).map(String.init))
+        let posts = posted.filter { $0.inReplyToTweetID == nil && !nextDay.contains($0.id) }
         // As many posts as on one of the human's past days (drawn at random each run), capped at MAX_POSTS_PER_DAY.
         let pastDays = try await TweetArchive(database: database, timeZone: Self.tokyo, rowLimit: 10_000).postsPerDay(includingReplies: false)
         let cap = try Configuration(environment: environment).maxPostsPerDay
