@@ -218,9 +218,10 @@ struct PersonaDayProcessTests {
             #expect(liked.count < timeline.count / 2, "\(liked.count) of \(timeline.count) liked")
 
             // (The run ends just after midnight, so the summary's plans include the next day's, drawn then, and a slot of
-            // it at 00:00 may already be posted.)
+            // it early in that day may already be posted: the services stop one after the other, and at 1440x a second of
+            // real time under CI's load is 24 bot minutes, so only the first hour is bounded here.)
             let nextDayPosted = try await PlanStore(database: database).slots(of: "2026-11-23")?.filter { $0.state == .posted } ?? []
-            #expect(nextDayPosted.allSatisfy { $0.minute < 5 }, "next day's slots posted before the stop: \(nextDayPosted.map(\.minute))")
+            #expect(nextDayPosted.allSatisfy { $0.minute < 60 }, "next day's slots posted before the stop: \(nextDayPosted.map(\.minute))")
             #expect(run.standardOutput.contains(" planned, \(slots.count + nextDayPosted.count) posted, 0 skipped"), "\(run.standardOutput)")
             // The stranger's handle would cost a user read: the log names the id (friends by the human's replies to them).
             #expect(run.standardError.contains("no reply to user \(persona.stranger.id)"))
