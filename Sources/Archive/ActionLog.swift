@@ -32,6 +32,9 @@ public struct BotAction: Sendable, Equatable {
     /// Why, as logged.
     public var reason: String?
 
+    /// Whether `sourceID` is one of the person's posts (a slot's original) rather than one the bot's account saw (a mention).
+    public var copiedThePerson: Bool { kind == .posted || kind == .skipped }
+
     /// An action from its parts.
     public init(kind: Kind, at: Date, key: String, postID: String?, sourceID: String?, reason: String?) {
         self.kind = kind; self.at = at; self.key = key; self.postID = postID; self.sourceID = sourceID; self.reason = reason

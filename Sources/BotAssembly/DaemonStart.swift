@@ -58,19 +58,21 @@ public enum DaemonStart {
                         .init(name: "archive") { try await database.ping() },
                         .init(name: "word counts") { _ = try await store.isTrained("classifier") },
                     ])
-                    // Links to posts on X (any post's id opens there); Mastodon's need the author's handle: none yet.
+                    // Links to posts: on X any id opens at x.com; on Mastodon each id opens on the instance that gave it.
                     let onX = configuration.network == .x
-                    let postLink: @Sendable (String) -> String? = { id in onX ? "https://x.com/i/web/status/" + id : nil }
+                    var postLinks = PostLinks.x
+                    if let bot = configuration.botMastodon, let person = configuration.humanMastodon, !onX {
+                        postLinks = .mastodon(botInstance: bot.instance, personInstance: person.instance)
+                    }
                     // The process's metrics (swift-metrics) are kept for /metrics from now on.
                     let registry = PrometheusCollectorRegistry()
                     MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
                     var settings = StatusServer.Settings(port: port, password: configuration.statusPassword,
                                                          dailyBudget: onX ? configuration.xDailyBudget : nil, timeZone: configuration.timeZone,
-                                                         metrics: registry, postLink: postLink)
+                                                         metrics: registry, postLinks: postLinks)
                     let calibrator = LikeDecision.calibrator(for: try parts.classifier(on: store), configuration: configuration, database: database)
                     settings.likeModel = { try? await calibrator.stored()?.result.summary }
-                    let accounting = network.accounting
-                    settings.endpointCalls = { accounting?.endpointCalls() ?? [] }
+                    settings.endpointCalls = { [network] in network.endpointCalls() }
                     settings.networkName = network.name
                     viewServices.append(StatusServer(settings: settings, database: database, health: health, now: { clock.now() }, logger: logger))
                 }

@@ -65,7 +65,7 @@ public final class MastodonClient: Sendable {
     let logger: Logger
     /// The last rate-limit headers, per account (Mastodon's limit is per account and instance, not per endpoint).
     private let windows = Mutex<[Account: (remaining: Int, resetsAt: Date)]>([:])
-    private let calls = Mutex<[String: Int]>([:])
+    private let calls = Mutex<[CallKey: CallCount]>([:])
 
     /// A client; `clock` decides how waiting is done (tests inject a manual one).
     public init(configuration: Configuration, httpClient: HTTPClient = HTTPClient.shared, clock: any BotClock = SystemBotClock(),
@@ -73,8 +73,44 @@ public final class MastodonClient: Sendable {
         self.configuration = configuration; self.httpClient = httpClient; self.clock = clock; self.logger = logger
     }
 
-    /// Requests sent so far, by endpoint name.
-    public var callCounts: [String: Int] { calls.withLock { $0 } }
+    /// One endpoint's calls as one account since the start: how many were sent, how many failed, when one last succeeded.
+    public struct CallCount: Sendable, Equatable {
+        /// The endpoint, as the reference names it (`GET /api/v1/timelines/home`).
+        public var endpoint: String
+        /// The account that called it.
+        public var account: Account
+        /// Requests sent, retries included.
+        public var calls = 0
+        /// Requests that ended in an error answer, an unreadable one or none.
+        public var failures = 0
+        /// When the last request that was answered and read succeeded, on the client's clock.
+        public var lastSuccessAt: Date?
+    }
+
+    private struct CallKey: Hashable {
+        var endpoint: String
+        var account: Account
+    }
+
+    /// Each endpoint's calls as each account so far, by endpoint then account.
+    public var callCounts: [CallCount] {
+        calls.withLock { Array($0.values) }.sorted { ($0.endpoint, $0.account.rawValue) < ($1.endpoint, $1.account.rawValue) }
+    }
+
+    /// Counts a request to `endpoint` as `account`: sent (nil), then succeeded (true) or failed (false).
+    private func count(_ endpoint: String, as account: Account, succeeded: Bool?) {
+        let now = clock.now()
+        calls.withLock { table in
+            let key = CallKey(endpoint: endpoint, account: account)
+            var row = table[key] ?? CallCount(endpoint: endpoint, account: account)
+            switch succeeded {
+            case nil: row.calls += 1
+            case true?: row.lastSuccessAt = max(row.lastSuccessAt ?? now, now)
+            case false?: row.failures += 1
+            }
+            table[key] = row
+        }
+    }
 
     /// Sends `endpoint` as `account` and returns its decoded answer.
     public func send<Endpoint: MastodonEndpoint>(_ endpoint: Endpoint, as account: Account) async throws -> Endpoint.Response {
@@ -104,7 +140,7 @@ public final class MastodonClient: Sendable {
                 request.headers.add(name: "Content-Type", value: "application/json")
                 request.body = .bytes(ByteBuffer(bytes: body))
             }
-            calls.withLock { $0[name, default: 0] += 1 }
+            count(name, as: account, succeeded: nil)
             Counter(label: "mirror_bot_api_calls_total", dimensions: [("endpoint", name), ("account", account.rawValue), ("outcome", "sent")]).increment()
 
             let status: Int
@@ -118,6 +154,7 @@ public final class MastodonClient: Sendable {
             } catch is CancellationError {
                 throw CancellationError()
             } catch {
+                count(name, as: account, succeeded: false)
                 let reason = String(describing: error)
                 if !endpoint.isIdempotent { throw MastodonAPIError.outcomeUnknown(endpoint: name, reason: reason) }
                 guard attempt < configuration.maxAttempts else {
@@ -136,8 +173,10 @@ public final class MastodonClient: Sendable {
             case 200..<300:
                 do {
                     let decoded = try MastodonJSON.decoder().decode(Endpoint.Response.self, from: data)
+                    count(name, as: account, succeeded: true)
                     return Answer(response: decoded, links: LinkHeader(headers.first(name: "link")))
                 } catch {
+                    count(name, as: account, succeeded: false)
                     let reason = "\(data.count) bytes: \(error)"
                     guard endpoint.method != .GET else { throw MastodonAPIError.malformedResponse(endpoint: name, reason: reason) }
                     // A write answered 2xx was carried out. With an Idempotency-Key the same request answers with the same
@@ -150,6 +189,7 @@ public final class MastodonClient: Sendable {
                     continue
                 }
             case 429:
+                count(name, as: account, succeeded: false)
                 let resetsAt = window?.resetsAt ?? clock.now().addingTimeInterval(60)
                 let wait = max(resetsAt.timeIntervalSince(clock.now()), 5) + 1
                 guard rateLimitWaits < 3, wait <= longestWait(for: endpoint.method) else {
@@ -160,6 +200,7 @@ public final class MastodonClient: Sendable {
                 logger.notice("Mastodon \(name) is rate-limited; waiting \(Int(wait.rounded(.up))) s for the window to reset")
                 try await clock.sleep(for: .milliseconds(Int64(wait * 1000)))
             case 500..<600:
+                count(name, as: account, succeeded: false)
                 // A create without a key may have been made: not sent again, and the caller reads back.
                 guard endpoint.isIdempotent || status == 503 else {
                     throw MastodonAPIError.outcomeUnknown(endpoint: name, reason: "the instance answered \(status)")
@@ -173,6 +214,7 @@ public final class MastodonClient: Sendable {
                 logger.notice("Mastodon \(name) answered \(status); retrying", metadata: ["attempt": "\(attempt)"])
                 try await clock.sleep(for: backoff(afterAttempt: attempt))
             default:
+                count(name, as: account, succeeded: false)
                 throw Self.refusal(status: status, body: data, account: account, endpoint: name)
             }
         }

@@ -237,6 +237,12 @@ public struct MastodonMirrorNetwork: MirrorNetwork {
     public func keepAsideForPosts(at dates: [Date]) {}
     /// Free: no accounting.
     public var accounting: (any NetworkAccounting)? { nil }
+    /// The client's count of calls (nothing is billed, but the status page shows what answers).
+    public func endpointCalls() -> [EndpointCalls] {
+        client.callCounts.map {
+            EndpointCalls(endpoint: $0.endpoint, account: $0.account.rawValue, calls: $0.calls, failures: $0.failures, lastSuccessAt: $0.lastSuccessAt)
+        }
+    }
     /// Free.
     public func mostItCosts(_ reading: PlannedReading) -> NetworkCost? { nil }
 

@@ -60,6 +60,8 @@ public protocol MirrorNetwork: Sendable {
     func keepAsideForPosts(at dates: [Date])
     /// What the network costs and how it is counted, when it costs anything.
     var accounting: (any NetworkAccounting)? { get }
+    /// Each endpoint's calls as each account (how many, how many failed, when the last succeeded), for the status page.
+    func endpointCalls() -> [EndpointCalls]
     /// The most `reading` may cost; nil when the network is free.
     func mostItCosts(_ reading: PlannedReading) -> NetworkCost?
 }
@@ -76,6 +78,9 @@ public struct NetworkCapabilities: Sendable, Equatable {
 }
 
 extension MirrorNetwork {
+    /// The accounting's count of calls, where the network keeps one.
+    public func endpointCalls() -> [EndpointCalls] { accounting?.endpointCalls() ?? [] }
+
     /// No push of mentions: they are polled.
     public func openMentionStream(of userID: String) async throws -> NetworkPostStream {
         throw NetworkError.rejected("\(name) does not push mentions; they are polled")

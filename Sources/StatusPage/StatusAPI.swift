@@ -12,7 +12,7 @@ struct StatusAPI: Sendable {
     let database: ArchiveDatabase
     let dailyBudget: Double?
     let timeZone: TimeZone
-    let postLink: @Sendable (String) -> String?
+    let postLinks: PostLinks
     var likeModel: @Sendable () async -> String? = { nil }
     var endpointCalls: @Sendable () -> [EndpointCalls] = { [] }
     var networkName = ""
@@ -37,7 +37,7 @@ struct StatusAPI: Sendable {
             spendByDay: spend.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, dailyBudget: dailyBudget,
             archiveSize: try await archive.count(), newestTweetID: try await archive.newestTweetID(),
             trainingExamples: try await TrainingExamples(database: database).count(), likeModel: await likeModel(),
-            health: await health.outcomes(), endpointCalls: endpointCalls(), networkName: networkName, postLink: postLink)
+            health: await health.outcomes(), endpointCalls: endpointCalls(), networkName: networkName, postLinks: postLinks)
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-store"
@@ -106,8 +106,9 @@ struct StatusAPI: Sendable {
             var links: Links
         }
         let body = Body(actions: items.map { action in
-            Body.Action(kind: action.kind.rawValue, at: action.at, key: action.key, postID: action.postID, postURL: action.postID.flatMap(postLink),
-                        sourceID: action.sourceID, sourceURL: action.sourceID.flatMap(postLink), reason: action.reason)
+            Body.Action(kind: action.kind.rawValue, at: action.at, key: action.key, postID: action.postID, postURL: action.postID.flatMap(postLinks.botSide),
+                        sourceID: action.sourceID, sourceURL: action.sourceID.flatMap(action.copiedThePerson ? postLinks.personSide : postLinks.botSide),
+                        reason: action.reason)
         }, links: .init(next: next, prev: prev))
         var response = Self.json(body, request: request, cacheControl: "no-cache", withETag: true)
         let header = [next.map { "<\($0)>; rel=\"next\"" }, prev.map { "<\($0)>; rel=\"prev\"" }].compactMap { $0 }

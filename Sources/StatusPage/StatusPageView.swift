@@ -32,8 +32,8 @@ struct StatusPageData: Sendable {
     var endpointCalls: [EndpointCalls]
     /// The network's name ("X", "Mastodon"; empty when not given).
     var networkName: String
-    /// The address of a post on the network, if known.
-    var postLink: @Sendable (String) -> String?
+    /// Where the network shows a post.
+    var postLinks: PostLinks
 }
 
 /// The status page as HTML: server-rendered, no JavaScript, readable on a phone. The person's average day by hour as
@@ -73,7 +73,7 @@ enum StatusPageView {
             let local = localTime(action.at, in: data.timeZone)
             var line = "<li><span class=\"kind\">\(escape(label(action.kind)))</span> <span class=\"muted\">\(escape(local))</span>"
             if let post = action.postID {
-                line += " " + link(post, data.postLink, text: action.kind == .liked ? "the post" : "the bot's post")
+                line += " " + link(post, data.postLinks.botSide, text: action.kind == .liked ? "the post" : "the bot's post")
             }
             if let reason = action.reason { line += "<br><span class=\"reason\">\(escape(reason))</span>" }
             html += line + "</li>\n"
@@ -83,7 +83,7 @@ enum StatusPageView {
         html += """
             <h2>Learning</h2>
             <table><tr><td>Tweets of the person archived</td><td>\(data.archiveSize)</td></tr>
-            <tr><td>Newest tweet learned</td><td>\(data.newestTweetID.map { link(String($0), data.postLink, text: String($0)) } ?? "none")</td></tr>
+            <tr><td>Newest tweet learned</td><td>\(data.newestTweetID.map { link(String($0), data.postLinks.personSide, text: String($0)) } ?? "none")</td></tr>
             <tr><td>Training examples (likes and not)</td><td>\(data.trainingExamples)</td></tr>
             <tr><td>Likes decided by</td><td id="like-model">\(escape(data.likeModel ?? "no calibration stored yet (made at the first start that likes)"))</td></tr></table>
             <h2>Health</h2>

@@ -20,8 +20,8 @@ public struct StatusServer: Service {
         public var password: String?
         /// The most the bot spends on the network in a UTC day (shown beside the spend), nil where nothing is billed.
         public var dailyBudget: Double?
-        /// The address of a post on the network, from its id (nil: none shown).
-        public var postLink: @Sendable (String) -> String?
+        /// Where the network shows a post, from its id.
+        public var postLinks: PostLinks
         /// The person's time zone (`TZ`): the page's day and clock.
         public var timeZone: TimeZone
         /// Where the process's metrics are kept (the swift-metrics backend), served at `/metrics`.
@@ -30,14 +30,14 @@ public struct StatusServer: Service {
         public var networkName = ""
         /// How likes are decided now (the model, its threshold and cross-validated figures), when known.
         public var likeModel: @Sendable () async -> String? = { nil }
-        /// Each endpoint's calls, failures and last success (networks that count them: X).
+        /// Each endpoint's calls, failures and last success (X and Mastodon count them).
         public var endpointCalls: @Sendable () -> [EndpointCalls] = { [] }
 
         /// Settings from their parts.
         public init(host: String = "0.0.0.0", port: Int, password: String?, dailyBudget: Double?, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
-                    metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), postLink: @escaping @Sendable (String) -> String? = { _ in nil }) {
+                    metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), postLinks: PostLinks = .none) {
             self.host = host; self.port = port; self.password = password; self.dailyBudget = dailyBudget; self.timeZone = timeZone
-            self.metrics = metrics; self.postLink = postLink
+            self.metrics = metrics; self.postLinks = postLinks
         }
     }
 
@@ -74,7 +74,7 @@ public struct StatusServer: Service {
         let router = Router()
         router.middlewares.add(ErrorBodies(logger: logger))
         router.middlewares.add(BasicAuthentication(password: settings.password, open: ["/healthz"]))
-        let api = StatusAPI(database: database, dailyBudget: settings.dailyBudget, timeZone: settings.timeZone, postLink: settings.postLink,
+        let api = StatusAPI(database: database, dailyBudget: settings.dailyBudget, timeZone: settings.timeZone, postLinks: settings.postLinks,
                             likeModel: settings.likeModel, endpointCalls: settings.endpointCalls, networkName: settings.networkName, now: now)
         let health = health
         router.get("/healthz") { request, _ in try await health.response() }

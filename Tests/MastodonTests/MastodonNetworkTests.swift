@@ -136,6 +136,11 @@ struct MastodonNetworkTests {
             let posted = await server.posted()
             #expect(posted.count == 1 && posted.first?.id == id)
             #expect(await server.requestCounts()[PostStatus.name] == 2)
+            // The status page's count: two calls, the lost one failed, the last succeeded at the retry (a minute later).
+            // (The instance's character limit was read first, once.)
+            #expect(network.endpointCalls().map(\.endpoint) == [GetInstance.name, PostStatus.name])
+            #expect(network.endpointCalls().last == EndpointCalls(endpoint: PostStatus.name, account: "bot", calls: 2, failures: 1,
+                                                                   lastSuccessAt: MastodonFixture.start.addingTimeInterval(60)))
         }
     }
 

@@ -109,6 +109,43 @@ struct MastodonPersonaDayProcessTests {
         }
     }
 
+    @Test("PORT on Mastodon: the page names the network, links each post to its status on the instance, and counts each endpoint's calls")
+    func statusPage() async throws {
+        let persona = Self.persona()
+        try await Self.withTrainedBot(persona, "mastodon_page", StoreBackends(archive: .sqlite, counts: .sqlite)) { server, environment, _, _ in
+            try await TestServers.withTemporaryFolder { folder in
+                let port = try FreePort.pick()
+                await server.armClock(Self.dayStart, speed: 720)
+                let bot = try RunningBot(["start", "--speed", "720", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "1d"],
+                                         environment: environment.merging(["PORT": String(port), "STATUS_PASSWORD": "pw", "MISSED_SLOT_GRACE": "120"]) { $1 },
+                                         folder: folder)
+                // Looked at once two statuses are out (real time: the bot is another process).
+                let deadline = ContinuousClock.now + .seconds(90)
+                while await server.posted().filter({ $0.inReplyToID == nil }).count < 2, ContinuousClock.now < deadline, bot.process.isRunning {
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                let base = "http://127.0.0.1:\(port)"
+                let page = await StatusProcessTests.get(base + "/", password: "pw")
+                let actions = await StatusProcessTests.get(base + "/api/v1/actions?limit=100", password: "pw")
+                kill(bot.process.processIdentifier, SIGTERM)
+                let (status, _) = try await bot.waitForExit()
+                #expect(status == 0, "\(bot.tail)")
+
+                let instance = try #require(environment["BOT_MASTODON_URL"]).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+                let first = try #require(await server.posted().first { $0.inReplyToID == nil })
+                let html = page?.body ?? ""
+                #expect(page?.status == 200 && html.contains("<h1>mirror_bot on Mastodon"), "\(html.prefix(1_000))")
+                #expect(html.contains("href=\"\(instance)/statuses/\(first.id)\""), "\(html.prefix(4_000))")
+                #expect(actions?.body.contains("\"post_url\":\"\(instance)/statuses/\(first.id)\"") == true, "\(actions?.body.prefix(2_000) ?? "")")
+                // Each endpoint the bot called, as each account, with its last success: the person's statuses and the bot's.
+                #expect(html.contains("id=\"endpoints\""))
+                #expect(html.contains("POST /api/v1/statuses <span class=\"muted\">as bot</span>"), "\(html.suffix(3_000))")
+                #expect(html.contains("GET /api/v1/accounts/:id/statuses <span class=\"muted\">as human</span>"), "\(html.suffix(3_000))")
+                #expect(!html.contains("x.com") && !html.contains(persona.botAccount.accessToken))
+            }
+        }
+    }
+
     @Test("SIGKILL mid-day on Mastodon, then a restart: nothing stored is lost, no slot or mention answered twice")
     func killedMidDay() async throws {
         let persona = Self.persona()

@@ -132,18 +132,23 @@ struct PersonaDayProcessTests {
         #expect(Set(posts.map(\.text)).count == posts.count)
         // The poster began the day when it drew the plan. The bot's clock starts before the accounts are looked up and
         // the services start: on a loaded machine that takes a second or more of real time, 24 bot minutes and more.
+        // At 1440x a bot minute is 42 ms of real time, less than one query on a loaded machine (a claim, a pick, the
+        // send), and CI runs other process tests beside this one: a stall of half a real second is 12 bot minutes (a
+        // rehearsal saw a slot posted 12.7 minutes late). So each slot is bounded by 30 bot minutes (1.25 s real), and
+        // the lateness the poster itself causes is bounded by the median: half of the slots within 3 bot minutes.
         let drawnAt = try #require(try await PlanStore(database: database).drawnAt(of: Self.day))
+        var lateness: [TimeInterval] = []
         for slot in slots {
             let postedAt = try #require(slot.postedAt)
             let dueAt = Self.dayStart.addingTimeInterval(Double(slot.minute * 60))
             #expect(postedAt >= dueAt, "slot \(slot.minute) posted early")
             if dueAt > drawnAt {
-                // At its minute. At 1440x a bot minute is 42 ms of real time, less than one query on a loaded machine
-                // (a claim, a pick, the send): up to 3 minutes (125 ms real) late is on time here.
-                #expect(postedAt.timeIntervalSince(dueAt) < 4 * 60, "slot \(slot.minute) posted at \(postedAt)")
+                // At its minute.
+                lateness.append(postedAt.timeIntervalSince(dueAt))
+                #expect(postedAt.timeIntervalSince(dueAt) < 30 * 60, "slot \(slot.minute) posted at \(postedAt)")
             } else {
-                // Due before the poster began: posted as it began, one after another (0.2 s real is 5 bot minutes).
-                #expect(postedAt.timeIntervalSince(drawnAt) <= 5 * 60, "slot \(slot.minute) due before the plan was drawn at \(drawnAt), posted at \(postedAt)")
+                // Due before the poster began: posted as it began, one after another.
+                #expect(postedAt.timeIntervalSince(drawnAt) < 30 * 60, "slot \(slot.minute) due before the plan was drawn at \(drawnAt), posted at \(postedAt)")
             }
             let post = try #require(posts.first { $0.id == String(slot.botTweetID ?? -1) })
             let source = try #require(seedTweets[String(slot.sourceTweetID ?? -1)])
@@ -154,6 +159,8 @@ struct PersonaDayProcessTests {
             let distance = min(abs(minute - slot.minute), 1_440 - abs(minute - slot.minute))
             #expect(distance <= radius, "slot \(slot.minute) posted a tweet from minute \(minute)")
         }
+        let medianLateness = lateness.sorted().dropFirst(lateness.count / 2).first ?? 0
+        #expect(medianLateness < 3 * 60, "median lateness \(medianLateness) s of bot time: \(lateness.sorted())")
 
         // Replies: friends get one of the human's past replies to them; the stranger, the retweet, the bot's own
         // post and the mention from before the first start get none; the bot that answers everything is answered

@@ -44,7 +44,7 @@ struct StatusWorld {
 
     /// Runs `body` with a server over a store of `backend` holding a plan for `day` (08:00 posted, 12:30 skipped,
     /// 21:00 planned) and two runs' usage of one UTC day.
-    static func with(_ backend: StoreBackends.ArchiveKind, password: String?, health: HealthChecks? = nil,
+    static func with(_ backend: StoreBackends.ArchiveKind, password: String?, health: HealthChecks? = nil, postLinks: PostLinks = .x,
                      _ body: (StatusWorld) async throws -> Void) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database in
             let plans = PlanStore(database: database)
@@ -85,7 +85,7 @@ struct StatusWorld {
             registry.makeCounter(name: "mirror_bot_posts_total").increment(by: Int64(3))
             var settings = StatusServer.Settings(host: "127.0.0.1", port: 0, password: password, dailyBudget: 1.0,
                                                  timeZone: TimeZone(identifier: "Asia/Tokyo")!, metrics: registry,
-                                                 postLink: { "https://x.com/i/web/status/" + $0 })
+                                                 postLinks: postLinks)
             settings.networkName = "X"
             settings.likeModel = { "threshold 3.65 (binary model), chosen by 5-fold cross-validation: precision 0.73, recall 0.81" }
             settings.endpointCalls = {
@@ -275,6 +275,29 @@ struct StatusServerTests {
             #expect(html.contains("threshold 3.65 (binary model), chosen by 5-fold cross-validation: precision 0.73, recall 0.81"))
             #expect(html.contains("<td>POST /2/tweets <span class=\"muted\">as bot</span></td><td>3</td><td>1</td><td>2026-11-22 08:00</td>"))
             #expect(!html.contains("pw\"") && !html.contains("<script"))
+        }
+    }
+
+    @Test("On Mastodon each id opens on the instance that gave it: the bot's posts, mentions and likes on the bot's, the person's statuses on the person's")
+    func mastodonLinks() async throws {
+        let links = PostLinks.mastodon(botInstance: URL(string: "https://bots.example/")!, personInstance: URL(string: "https://person.example")!)
+        #expect(links.botSide("9001") == "https://bots.example/statuses/9001")
+        #expect(links.personSide("101") == "https://person.example/statuses/101")
+        #expect(links.botSide("") == nil && links.botSide("../admin") == nil && links.personSide("１２") == nil)
+        try await StatusWorld.with(.sqlite, password: "pw", postLinks: links) { world in
+            let page = try await world.request("/api/v1/actions?limit=100", password: "pw")
+            let actions = Dictionary(uniqueKeysWithValues: (page.json["actions"] as? [[String: Any]] ?? []).map { ($0["key"] as? String ?? "", $0) })
+            // A posted slot: the bot's post on the bot's instance, the person's original on the person's.
+            #expect(actions["slot:2026-11-22:0480"]?["post_url"] as? String == "https://bots.example/statuses/9001")
+            #expect(actions["slot:2026-11-22:0480"]?["source_url"] as? String == "https://person.example/statuses/101")
+            // An answer and the mention it answered, and a liked post: all seen by the bot's account.
+            #expect(actions["mention:7001"]?["post_url"] as? String == "https://bots.example/statuses/7101")
+            #expect(actions["mention:7001"]?["source_url"] as? String == "https://bots.example/statuses/7001")
+            #expect(actions["like:8001"]?["post_url"] as? String == "https://bots.example/statuses/8001")
+            let html = String(decoding: try await world.request("/", password: "pw").body, as: UTF8.self)
+            #expect(html.contains("href=\"https://bots.example/statuses/9001\""))
+            #expect(html.contains("href=\"https://person.example/statuses/3\""), "the newest tweet learned, on the person's instance")
+            #expect(!html.contains("x.com"))
         }
     }
 
