@@ -155,10 +155,10 @@ public struct Poster: Service {
                 logger.notice("skipped slot \(LocalTime.clockTime(slot.minute)) of \(day): \(reason)")
                 continue
             }
-            // The post runs in its own task so that a shutdown arriving now lets it finish and be recorded.
+            // The post runs in its own task so that a shutdown arriving now lets it finish and be recorded (within
+            // the shutdown's grace).
             let seed = generator.next()
-            let task = Task { [prepared] in try await self.post(day: day, minute: slot.minute, seed: seed, prepared: prepared) }
-            try await task.value
+            try await InFlight.finish { [prepared] in try await self.post(day: day, minute: slot.minute, seed: seed, prepared: prepared) }
         }
         reserveBudget(for: day, [])
     }

@@ -194,10 +194,11 @@ public struct Replier: Service {
                     try await clock.sleep(for: .milliseconds(Int64(Double.random(in: settings.delay, using: &generator) * 1000)))
                     paused = true
                 }
-                // From here the answer is sent and recorded in a task of its own: a shutdown arriving now lets it finish.
+                // From here the answer is sent and recorded in a task of its own: a shutdown arriving now lets it
+                // finish (within the shutdown's grace).
                 sending.start()
                 let (network, mentions, logger) = (network, mentions, logger)
-                try await Task {
+                try await InFlight.finish {
                     let created = try await UncertainCreate.send(pick.text, inReplyTo: mention.id, on: network, for: .replies, logger: logger,
                                                                  what: "the answer to \(who) (\(mention.id))") {
                         try await network.reply(pick.text, warning: pick.source.contentWarning, to: mention.id, for: .replies)
@@ -206,7 +207,7 @@ public struct Replier: Service {
                                               sourceTweetID: pick.source.tweetID, reason: origin)
                     logger.info("replied to \(who) (\(mention.id)) -> tweet \(created ?? "?") (\(origin))")
                     DaemonMetrics.replied()
-                }.value
+                }
             })
         } catch let error as NetworkError {
             return try await skip(error.description)

@@ -14,7 +14,13 @@ public struct FakeXFault: Codable, Sendable, Equatable {
         case forbidden = "403"
         /// The connection is closed before the request is carried out (nothing is made), after the status line.
         case closeBeforeHandling = "drop"
+        /// The request is carried out, then its answer is held back for `FakeXFault.hangSeconds` of real time (a
+        /// network that stops answering).
+        case hangAfterHandling = "hang"
     }
+
+    /// How long a `hangAfterHandling` answer is held back, in real seconds: longer than the bot's graceful shutdown.
+    public static let hangSeconds = 20
 
     /// What goes wrong.
     public var kind: Kind

@@ -78,6 +78,8 @@ public final class FakeXServer: Sendable {
     public func deletedByAPI() async -> [String] { await world.deletedByAPI }
     /// Likes made through the API, in order.
     public func liked() async -> [(userID: String, tweetID: String)] { await world.likedPairs() }
+    /// How many answers a `hangAfterHandling` fault has begun to hold back (the request already carried out).
+    public func hangsBegun() async -> Int { await world.hangsBegun }
     /// API requests received, by endpoint name (unknown paths under `unknown`).
     public func requestCounts() async -> [String: Int] { await world.requestCounts }
     /// Posts returned by the read endpoints, by endpoint name.
@@ -209,6 +211,11 @@ public final class FakeXServer: Sendable {
         switch fault {
         case .truncatedJSON:
             return Self.response(status: result.status, data: data.prefix(max(1, data.count / 2)), rateLimit: rateLimit)
+        case .hangAfterHandling:
+            // Carried out; the answer comes only after a long silence.
+            await world.noteHang()
+            try? await Task.sleep(for: .seconds(FakeXFault.hangSeconds))
+            return Self.response(result)
         case .closeMidResponse:
             // The headers promise the whole body; half is sent, then the connection is closed.
             var headers = Self.headers(rateLimit: rateLimit)

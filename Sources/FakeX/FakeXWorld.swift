@@ -65,6 +65,8 @@ actor FakeXWorld {
     private var chaos: (rate: Double, kinds: [FakeXFault.Kind], random: SplitMix64)?
     /// The random faults injected so far, by endpoint and kind.
     private(set) var chaosInjected: [(endpoint: String, kind: FakeXFault.Kind)] = []
+    /// Answers a hang fault has begun to hold back.
+    private(set) var hangsBegun = 0
     private var usedNonces: Set<String> = []
     /// Request tokens of the PIN flow, by token.
     var pendingAuthorizations: [String: PendingAuthorization] = [:]
@@ -136,6 +138,8 @@ actor FakeXWorld {
         if faults[index].count <= 0 { faults.remove(at: index) }
         return kind
     }
+
+    func noteHang() { hangsBegun += 1 }
 
     func countRequest(_ endpoint: String) {
         if let (date, newSpeed) = armedClock {

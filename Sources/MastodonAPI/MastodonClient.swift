@@ -151,9 +151,9 @@ public final class MastodonClient: Sendable {
                 status = Int(response.status.code)
                 headers = response.headers
                 data = Data(buffer: try await response.body.collect(upTo: 16 << 20))
-            } catch is CancellationError {
-                throw CancellationError()
             } catch {
+                // Cancelled (a shutdown past its graceful limit): AsyncHTTPClient says so with its own error.
+                if error is CancellationError || Task.isCancelled { throw CancellationError() }
                 count(name, as: account, succeeded: false)
                 let reason = String(describing: error)
                 if !endpoint.isIdempotent { throw MastodonAPIError.outcomeUnknown(endpoint: name, reason: reason) }

@@ -161,9 +161,10 @@ public final class XClient: Sendable {
                 status = Int(response.status.code)
                 headers = response.headers
                 bytes = try await response.body.collect(upTo: configuration.maxResponseBytes)
-            } catch is CancellationError {
-                throw CancellationError()
             } catch {
+                // Cancelled (a shutdown past its graceful limit): AsyncHTTPClient says so with its own error. A create
+                // cut that way is left to the caller's record of what it was sending, read back at the next start.
+                if error is CancellationError || Task.isCancelled { throw CancellationError() }
                 usage.recordFailure(endpoint: name, account: account)
                 let reason = Self.describeTransportError(error)
                 if !Endpoint.isIdempotent && !Self.requestWasNotSent(error) {
