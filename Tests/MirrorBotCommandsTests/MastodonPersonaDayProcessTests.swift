@@ -114,15 +114,10 @@ struct MastodonPersonaDayProcessTests {
         let persona = Self.persona()
         try await Self.withTrainedBot(persona, "mastodon_page", StoreBackends(archive: .sqlite, counts: .sqlite)) { server, environment, _, _ in
             try await TestServers.withTemporaryFolder { folder in
-                let port = try FreePort.pick()
                 await server.armClock(Self.dayStart, speed: 720)
-                let bot = try RunningBot(["start", "--speed", "720", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "1d"],
-                                         environment: environment.merging(["PORT": String(port), "STATUS_PASSWORD": "pw", "MISSED_SLOT_GRACE": "120"]) { $1 },
-                                         folder: folder)
-                // Looked at once two statuses are out (real time: the bot is another process).
-                let deadline = ContinuousClock.now + .seconds(90)
-                while await server.posted().filter({ $0.inReplyToID == nil }).count < 2, ContinuousClock.now < deadline, bot.process.isRunning {
-                    try await Task.sleep(for: .milliseconds(100))
+                // Looked at once two statuses are out.
+                let (bot, port) = try await StatusProcessTests.startServingPage(environment, folder: folder, untilPosts: 2) {
+                    await server.posted().filter { $0.inReplyToID == nil }.count
                 }
                 let base = "http://127.0.0.1:\(port)"
                 let page = await StatusProcessTests.get(base + "/", password: "pw")

@@ -66,6 +66,21 @@ struct StatusProcessTests {
         return (String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
     }
 
+    /// Starts the persona's day at 720x (its clock armed by the caller) with the status page on a free port behind the
+    /// password "pw", and returns once `posts()` reaches `count` (real time: the bot is another process) or after 90 s.
+    static func startServingPage(_ environment: [String: String], folder: URL, untilPosts count: Int,
+                                 posts: () async -> Int) async throws -> (bot: RunningBot, port: Int) {
+        let port = try FreePort.pick()
+        let bot = try RunningBot(["start", "--speed", "720", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "1d"],
+                                 environment: environment.merging(["PORT": String(port), "STATUS_PASSWORD": "pw", "MISSED_SLOT_GRACE": "120"]) { $1 },
+                                 folder: folder)
+        let deadline = ContinuousClock.now + .seconds(90)
+        while await posts() < count, ContinuousClock.now < deadline, bot.process.isRunning {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return (bot, port)
+    }
+
     @Test("Headless Chromium loads the page of a running simulated day: no console errors, a screenshot, the chart and the actions with their reasons in the DOM")
     func pageInChromium() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
@@ -73,15 +88,9 @@ struct StatusProcessTests {
         let persona = PersonaDayProcessTests.persona()
         try await PersonaDayProcessTests.withTrainedBot(persona, "page", StoreBackends(archive: .sqlite, counts: .sqlite)) { server, environment, _, _ in
             try await TestServers.withTemporaryFolder { folder in
-                let port = try FreePort.pick()
                 await server.armClock(PersonaDayProcessTests.dayStart, speed: 720)
-                let bot = try RunningBot(["start", "--speed", "720", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "1d"],
-                                         environment: environment.merging(["PORT": String(port), "STATUS_PASSWORD": "pw", "MISSED_SLOT_GRACE": "120"]) { $1 },
-                                         folder: folder)
-                // Looked at once a few posts are out (real time: the bot is another process).
-                let deadline = ContinuousClock.now + .seconds(90)
-                while await server.posted().filter({ $0.inReplyToTweetID == nil }).count < 3, ContinuousClock.now < deadline, bot.process.isRunning {
-                    try await Task.sleep(for: .milliseconds(100))
+                let (bot, port) = try await Self.startServingPage(environment, folder: folder, untilPosts: 3) {
+                    await server.posted().filter { $0.inReplyToTweetID == nil }.count
                 }
                 let url = "http://me:pw@127.0.0.1:\(port)/"
                 let shot = folder.appending(path: "status-page.png")
