@@ -61,16 +61,39 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
-            name: "Archive",
+            name: "Stores",
+            dependencies: ["BotClock", "WordCounts", .product(name: "Logging", package: "swift-log")],
+            path: "Sources/Ports/Stores",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "PostgresStores",
             dependencies: [
-                "BotConfiguration", "BotClock", "PostText",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "Stores", "BotConfiguration", "BotClock", "PostText", "WordCounts",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/Stores/Postgres",
             swiftSettings: strictSettings,
             plugins: ["EmbedMigrations"]
+        ),
+        .target(
+            name: "SQLiteStores",
+            dependencies: [
+                "Stores", "BotClock", "PostText", "WordCounts",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/Stores/SQLite",
+            swiftSettings: strictSettings,
+            plugins: ["EmbedMigrations"]
+        ),
+        .target(
+            name: "InMemoryStores",
+            dependencies: ["Stores", "BotClock", "PostText", "WordCounts", .product(name: "Logging", package: "swift-log")],
+            path: "Sources/Fakes/InMemoryStores",
+            swiftSettings: strictSettings
         ),
         .target(
             name: "RedisClient",
@@ -94,14 +117,9 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
-            name: "SQLiteWordCounts",
-            dependencies: ["Archive", "WordCounts", .product(name: "GRDB", package: "GRDB.swift")],
-            swiftSettings: strictSettings
-        ),
-        .target(
             name: "StatusPage",
             dependencies: [
-                "Archive", "BotClock", "BotConfiguration", "SocialNetwork",
+                "Stores", "BotClock", "BotConfiguration", "SocialNetwork",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -113,7 +131,7 @@ let package = Package(
         .target(
             name: "BotAssembly",
             dependencies: [
-                "BotConfiguration", "BotClock", "Archive", "WordCounts", "RedisClient", "RedisWordCounts", "SQLiteWordCounts", "Tokenizer",
+                "BotConfiguration", "BotClock", "Stores", "PostgresStores", "WordCounts", "RedisClient", "RedisWordCounts", "SQLiteStores", "Tokenizer",
                 "Classifier", "SocialNetwork", "XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "Training", "Daemon", "StatusPage",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -204,29 +222,30 @@ let package = Package(
         ),
         .target(
             name: "Schedule",
-            dependencies: ["Archive", "BotClock", "SeededRandom"],
+            dependencies: ["Stores", "BotClock", "SeededRandom"],
             swiftSettings: strictSettings
         ),
         .target(
             name: "Picking",
-            dependencies: ["Archive", "BotClock", "BotConfiguration", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Stores", "BotClock", "BotConfiguration", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .target(
             name: "Training",
-            dependencies: ["Archive", "BotConfiguration", "Classifier", "SocialNetwork", "WordCounts", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Stores", "BotConfiguration", "Classifier", "SocialNetwork", "WordCounts", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .target(
             name: "ArchiveImport",
-            dependencies: ["Archive", "BotClock", "Classifier", "PostText", "WordCounts", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
-                           .product(name: "AsyncHTTPClient", package: "async-http-client")],
+            dependencies: ["Stores", "BotClock", "Classifier", "PostText", "WordCounts", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "NIOFoundationCompat", package: "swift-nio")],
             swiftSettings: strictSettings
         ),
         .target(
             name: "XNetwork",
             dependencies: [
-                "XAPI", "SocialNetwork", "Archive", "BotClock", "BotConfiguration", "PostText",
+                "XAPI", "SocialNetwork", "Stores", "BotClock", "BotConfiguration", "PostText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -235,7 +254,7 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "Archive", "BotClock", "BotConfiguration", "Classifier", "Picking", "Schedule", "SocialNetwork", "Training", "WordCounts",
+                "Stores", "BotClock", "BotConfiguration", "Classifier", "Picking", "Schedule", "SocialNetwork", "Training", "WordCounts",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -246,10 +265,10 @@ let package = Package(
             name: "MirrorBotCommands",
             dependencies: [
                 "BotConfiguration", "BotClock",
-                "Archive",
+                "Stores",
                 "RedisClient",
                 "WordCounts",
-                "BotAssembly", "RedisWordCounts", "SQLiteWordCounts",
+                "BotAssembly", "RedisWordCounts", "SQLiteStores",
                 "Tokenizer",
                 "XAPI", "XNetwork", "MastodonAPI", "SocialNetwork",
                 "Classifier",
@@ -272,13 +291,13 @@ let package = Package(
         ),
         .target(
             name: "DemoReport",
-            dependencies: ["Archive", "BotClock", "FakeX", "XAPI"],
+            dependencies: ["Stores", "BotClock", "FakeX", "XAPI"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "demo-report",
             dependencies: [
-                "DemoReport", "Archive", "BotConfiguration", "FakeX",
+                "DemoReport", "BotAssembly", "BotConfiguration", "FakeX",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -296,7 +315,7 @@ let package = Package(
         .executableTarget(
             name: "MirrorBotBenchmarks",
             dependencies: [
-                "BotConfiguration", "Archive", "RedisClient", "WordCounts", "BotAssembly", "RedisWordCounts", "SQLiteWordCounts", "Tokenizer", "XAPI", "FakeX", "Schedule", "Classifier", "ArchiveImport",
+                "BotConfiguration", "Stores", "PostgresStores", "RedisClient", "WordCounts", "BotAssembly", "RedisWordCounts", "SQLiteStores", "Tokenizer", "XAPI", "FakeX", "Schedule", "Classifier", "ArchiveImport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
@@ -305,14 +324,14 @@ let package = Package(
         ),
         .executableTarget(
             name: "LikesBenchmark",
-            dependencies: ["Classifier", "BotAssembly", "RedisWordCounts", "SQLiteWordCounts", "Tokenizer", "WordCounts", "SeededRandom"],
+            dependencies: ["Classifier", "BotAssembly", "RedisWordCounts", "SQLiteStores", "Tokenizer", "WordCounts", "SeededRandom"],
             path: "Benchmarks/LikesBenchmark",
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "StorageBenchmark",
             dependencies: [
-                "Archive", "BotConfiguration", "RedisClient", "RedisWordCounts", "SQLiteWordCounts", "SeededRandom", "WordCounts",
+                "Stores", "PostgresStores", "BotClock", "BotConfiguration", "RedisClient", "RedisWordCounts", "SQLiteStores", "SeededRandom", "WordCounts",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
@@ -335,8 +354,8 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "BotConfiguration", "Archive", "RedisClient", "Schedule", "WordCounts", "BotAssembly", "RedisWordCounts", "SQLiteWordCounts",
-                .product(name: "Logging", package: "swift-log"),
+                "BotConfiguration", "Stores", "PostgresStores", "SQLiteStores", "InMemoryStores", "RedisClient", "Schedule", "WordCounts", "BotAssembly",
+                "RedisWordCounts", .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Tests/TestSupport",
@@ -346,7 +365,7 @@ let package = Package(
         .testTarget(
             name: "StatusPageTests",
             dependencies: [
-                "StatusPage", "Archive", "SocialNetwork", "TestSupport", "FakeX",
+                "StatusPage", "Stores", "PostgresStores", "SocialNetwork", "TestSupport", "FakeX",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
@@ -356,13 +375,14 @@ let package = Package(
         .testTarget(name: "BotConfigurationTests", dependencies: ["BotConfiguration"], swiftSettings: strictSettings),
         .testTarget(name: "PostTextTests", dependencies: ["PostText"], swiftSettings: strictSettings),
         .testTarget(
-            name: "ArchiveTests",
-            dependencies: ["Archive", "BotConfiguration", "TestSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
+            name: "StoresTests",
+            dependencies: ["Stores", "PostgresStores", "SQLiteStores", "InMemoryStores", "BotConfiguration", "TestSupport", "PostText",
+                           .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "BotConfiguration", "TestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "WordCountsTests", dependencies: ["WordCounts", "BotAssembly", "RedisWordCounts", "SQLiteWordCounts", "RedisClient", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "WordCountsTests", dependencies: ["WordCounts", "BotAssembly", "RedisWordCounts", "SQLiteStores", "InMemoryStores", "RedisClient", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "TokenizerTests", dependencies: ["Tokenizer"], swiftSettings: strictSettings),
         .testTarget(name: "BotClockTests", dependencies: ["BotClock"], swiftSettings: strictSettings),
         .testTarget(
@@ -373,7 +393,7 @@ let package = Package(
         .testTarget(
             name: "TrainingTests",
             dependencies: [
-                "Training", "Archive", "BotConfiguration", "Classifier", "FakeX", "RedisClient", "TestSupport", "Tokenizer",
+                "Training", "Stores", "BotConfiguration", "Classifier", "FakeX", "RedisClient", "TestSupport", "Tokenizer",
                 "WordCounts", "XAPI", "XNetwork", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -381,7 +401,7 @@ let package = Package(
         .testTarget(
             name: "ArchiveImportTests",
             dependencies: [
-                "ArchiveImport", "Archive", "Classifier", "RedisClient", "TestSupport", "Tokenizer", "WordCounts",
+                "ArchiveImport", "Stores", "Classifier", "RedisClient", "TestSupport", "Tokenizer", "WordCounts",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             swiftSettings: strictSettings
@@ -389,17 +409,17 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "Daemon", "RedisWordCounts", "SQLiteWordCounts", "Archive", "BotClock", "BotConfiguration", "Classifier", "FakeX", "Picking", "RedisClient", "Schedule", "Training",
+                "Daemon", "PostgresStores", "InMemoryStores", "RedisWordCounts", "SQLiteStores", "Stores", "BotClock", "BotConfiguration", "Classifier", "FakeX", "Picking", "RedisClient", "Schedule", "Training",
                 "TestSupport", "Tokenizer", "WordCounts", "XAPI", "XNetwork", "SocialNetwork", "FakeMastodon", "MastodonAPI", "MastodonNetwork",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "ScheduleTests", dependencies: ["Schedule", "Archive", "BotClock", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "ScheduleTests", dependencies: ["Schedule", "Stores", "BotClock", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "PickingTests",
-            dependencies: ["Picking", "Schedule", "Archive", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Picking", "Schedule", "Stores", "TestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -433,13 +453,13 @@ let package = Package(
         ),
         .testTarget(
             name: "DemoReportTests",
-            dependencies: ["DemoReport", "Archive", "FakeX"],
+            dependencies: ["DemoReport", "Stores", "FakeX"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "MirrorBotCommandsTests",
             dependencies: [
-                "MirrorBotCommands", "Archive", "BotConfiguration", "TestSupport", "FakeX", "FakeMastodon", "RedisClient", "WordCounts", "Classifier", "Tokenizer", "Picking", "BotAssembly", "RedisWordCounts", "SQLiteWordCounts",
+                "MirrorBotCommands", "Stores", "PostgresStores", "BotConfiguration", "TestSupport", "FakeX", "FakeMastodon", "RedisClient", "WordCounts", "Classifier", "Tokenizer", "Picking", "BotAssembly", "RedisWordCounts", "SQLiteStores",
                 "XAPI", "XNetwork", "Training", "SeededRandom",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -2,7 +2,7 @@ import Classifier
 import Foundation
 import Tokenizer
 import WordCounts
-import SQLiteWordCounts
+import SQLiteStores
 
 /// `likes-benchmark`: how well the bot's likes match a generated human's, for each way of deciding, on the same
 /// training and held-out posts; writes the features for `script/likes_peer.py` (scikit-learn's naive Bayes).

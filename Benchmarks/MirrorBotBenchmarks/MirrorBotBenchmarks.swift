@@ -1,4 +1,5 @@
-import Archive
+import Stores
+import PostgresStores
 import ArchiveImport
 import BotClock
 import BotConfiguration
@@ -13,7 +14,7 @@ import Tokenizer
 import WordCounts
 import XAPI
 import RedisWordCounts
-import SQLiteWordCounts
+import SQLiteStores
 
 /// `mirror_bot_benchmarks`: the foundation's speed on real Postgres, Redis and MeCab.
 /// Run it with `script/bench`, which starts throwaway servers and builds in release mode.
@@ -80,18 +81,18 @@ struct MirrorBotBenchmarks {
 
         // MARK: Archive
         let schema = "bench_" + UUID().uuidString.prefix(8).lowercased()
-        let admin = try ArchiveDatabase(url: databaseURL, logger: logger)
-        _ = try await admin.withRunning { try await $0.client!.query("CREATE SCHEMA \(unescaped: schema)") }
-        let database = try ArchiveDatabase(url: databaseURL, schema: schema, logger: logger)
+        let admin = try PostgresStoreSet(url: databaseURL, logger: logger)
+        _ = try await admin.withRunning { try await $0.client.query("CREATE SCHEMA \(unescaped: schema)") }
+        let database = try PostgresStoreSet(url: databaseURL, schema: schema, logger: logger)
         try await database.withRunning { database in
             try await archiveBenchmarks("", database, tweets: tweets10k, runner: &runner)
         }
-        let dropper = try ArchiveDatabase(url: databaseURL, logger: logger)
-        _ = try await dropper.withRunning { try await $0.client!.query("DROP SCHEMA \(unescaped: schema) CASCADE") }
+        let dropper = try PostgresStoreSet(url: databaseURL, logger: logger)
+        _ = try await dropper.withRunning { try await $0.client.query("DROP SCHEMA \(unescaped: schema) CASCADE") }
         let sqliteArchiveFolder = FileManager.default.temporaryDirectory.appending(path: "bench_archive_\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: sqliteArchiveFolder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: sqliteArchiveFolder) }
-        try await archiveBenchmarks("SQLite: ", try ArchiveDatabase(sqliteFile: sqliteArchiveFolder.appending(path: "bench.sqlite").path, logger: logger),
+        try await archiveBenchmarks("SQLite: ", try SQLiteStoreSet(path: sqliteArchiveFolder.appending(path: "bench.sqlite").path, logger: logger),
                                     tweets: tweets10k, runner: &runner)
 
         // MARK: Word counts
@@ -175,26 +176,26 @@ struct MirrorBotBenchmarks {
         }
         try (likesJS + "\n]").write(to: exportFolder.appending(path: "data/like.js"), atomically: true, encoding: .utf8)
         let importSchema = "bench_import_" + UUID().uuidString.prefix(8).lowercased()
-        let importAdmin = try ArchiveDatabase(url: databaseURL, logger: logger)
-        _ = try await importAdmin.withRunning { try await $0.client!.query("CREATE SCHEMA \(unescaped: importSchema)") }
+        let importAdmin = try PostgresStoreSet(url: databaseURL, logger: logger)
+        _ = try await importAdmin.withRunning { try await $0.client.query("CREATE SCHEMA \(unescaped: importSchema)") }
         let importStore = RedisWordCounts(connection: RedisConnection(url: redisURL), keyPrefix: "bench_import_\(UUID().uuidString.prefix(8)):")
-        try await ArchiveDatabase(url: databaseURL, schema: importSchema, logger: logger).withRunning { database in
+        try await PostgresStoreSet(url: databaseURL, schema: importSchema, logger: logger).withRunning { database in
             try await importBenchmark("", database, store: importStore, tokenizer: tokenizer, export: exportFolder, runner: &runner)
         }
         try await importStore.removeAll()
-        let importDropper = try ArchiveDatabase(url: databaseURL, logger: logger)
-        _ = try await importDropper.withRunning { try await $0.client!.query("DROP SCHEMA \(unescaped: importSchema) CASCADE") }
+        let importDropper = try PostgresStoreSet(url: databaseURL, logger: logger)
+        _ = try await importDropper.withRunning { try await $0.client.query("DROP SCHEMA \(unescaped: importSchema) CASCADE") }
         let sqliteImportFile = sqliteArchiveFolder.appending(path: "import.sqlite").path
-        try await importBenchmark("SQLite: ", try ArchiveDatabase(sqliteFile: sqliteImportFile, logger: logger),
+        try await importBenchmark("SQLite: ", try SQLiteStoreSet(path: sqliteImportFile, logger: logger),
                                   store: try SQLiteWordCounts(path: sqliteImportFile), tokenizer: tokenizer, export: exportFolder, runner: &runner)
 
         print(String(format: "Peak memory: %.1f MiB", BenchmarkRunner.peakMemoryMiB))
     }
 
     /// The archive's benchmarks on `database` (Postgres or SQLite), each name prefixed with `label`.
-    static func archiveBenchmarks(_ label: String, _ database: ArchiveDatabase, tweets tweets10k: [String], runner: inout BenchmarkRunner) async throws {
-        try await Migrator().migrate(database)
-        let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 10_000)
+    static func archiveBenchmarks(_ label: String, _ database: any StoreSet, tweets tweets10k: [String], runner: inout BenchmarkRunner) async throws {
+        try await database.migrations.migrate()
+        let archive = database.archive(timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 10_000)
         try await archive.prepare()
         let start = Date(timeIntervalSince1970: 1_700_000_000)
         let batch: [ArchivedTweet] = (0..<3_200).map { (index: Int) -> ArchivedTweet in
@@ -222,7 +223,7 @@ struct MirrorBotBenchmarks {
             let createdAt = start.addingTimeInterval(Double(index) * 1_700 + Double(index % 97) * 60)
             return ArchivedTweet(tweetID: Int64(5_000_000 + index), text: tweets10k[index], replyUserID: replyUserID, createdAt: createdAt)
         }
-        let bigArchive = TweetArchive(database: database, timeZone: archive.timeZone, rowLimit: 10_000)
+        let bigArchive = database.archive(timeZone: archive.timeZone, rowLimit: 10_000)
         try await bigArchive.removeAll()
         try await bigArchive.insert(tenThousand)
         let planner = SchedulePlanner(archive: bigArchive, maxPostsPerDay: 50)
@@ -239,10 +240,10 @@ struct MirrorBotBenchmarks {
     }
 
     /// Importing 100,000 tweets and 20,000 likes from the export folder into `database` and `store`.
-    static func importBenchmark(_ label: String, _ database: ArchiveDatabase, store importStore: any WordCountBackend, tokenizer: TweetTokenizer,
+    static func importBenchmark(_ label: String, _ database: any StoreSet, store importStore: any WordCountBackend, tokenizer: TweetTokenizer,
                                 export exportFolder: URL, runner: inout BenchmarkRunner) async throws {
-        try await Migrator().migrate(database)
-        let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 200_000)
+        try await database.migrations.migrate()
+        let archive = database.archive(timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 200_000)
         try await archive.prepare()
         let importer = ArchiveImporter(archive: archive, classifier: FavoriteClassifier(store: importStore, tokenizer: tokenizer, threshold: 3))
         var report = ArchiveImporter.Report()

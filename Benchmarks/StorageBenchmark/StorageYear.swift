@@ -1,4 +1,6 @@
-import Archive
+import Stores
+import PostgresStores
+import BotClock
 import BotConfiguration
 import Foundation
 import Logging
@@ -6,7 +8,7 @@ import PostgresNIO
 import RedisClient
 import RedisWordCounts
 import SeededRandom
-import SQLiteWordCounts
+import SQLiteStores
 import Synchronization
 import WordCounts
 
@@ -41,8 +43,8 @@ struct StorageYear {
 
         // Postgres in a schema of its own; Redis under a prefix, on a Redis no one else uses; the SQLite file apart.
         let schema = "storage_year_" + UUID().uuidString.prefix(8).lowercased()
-        let admin = try ArchiveDatabase(url: databaseURL, logger: logger)
-        _ = try await admin.withRunning { try await $0.client!.query("CREATE SCHEMA \(unescaped: schema)") }
+        let admin = try PostgresStoreSet(url: databaseURL, logger: logger)
+        _ = try await admin.withRunning { try await $0.client.query("CREATE SCHEMA \(unescaped: schema)") }
         let connection = RedisConnection(url: redisURL)
         try await connection.send("FLUSHDB")
         let redis = RedisWordCounts(connection: connection, keyPrefix: "", now: { today.now })
@@ -50,13 +52,13 @@ struct StorageYear {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let sqliteFile = folder.appending(path: "mirror_bot.sqlite").path
-        let sqlite = try ArchiveDatabase(sqliteFile: sqliteFile, logger: logger)
-        let sqliteCounts = try SQLiteWordCounts(sharing: sqlite, now: { today.now })!
-        try await Migrator().migrate(sqlite)
+        let sqlite = try SQLiteStoreSet(path: sqliteFile, logger: logger)
+        let sqliteCounts = try sqlite.sharedWordCounts(now: { today.now })!
+        try await sqlite.migrations.migrate()
         let started = ContinuousClock.now
 
-        try await ArchiveDatabase(url: databaseURL, schema: schema, logger: logger).withRunning { postgres in
-            try await Migrator().migrate(postgres)
+        try await PostgresStoreSet(url: databaseURL, schema: schema, logger: logger).withRunning { postgres in
+            try await postgres.migrations.migrate()
             var random = SplitMix64(seed: 2026)
             var nextID: Int64 = 1
             for day in 0..<days {
@@ -76,15 +78,15 @@ struct StorageYear {
                     try await store.learnNormalsOnce(normals)
                     try await store.learnFavoritesOnce(favorites)
                 }
-                for database in [postgres, sqlite] {
+                for database in [postgres, sqlite] as [any StoreSet] {
                     try await Self.recordADay(day, on: database, examples: examples, firstID: nextID, at: now)
-                    _ = try await StoreRetention(database: database).prune(at: now, policy: StoreRetention.Policy())
+                    _ = try await database.retention.prune(at: now, policy: RetentionPolicy())
                 }
                 _ = try await redis.forgetOldNormalMarkers()
                 _ = try await sqliteCounts.forgetOldNormalMarkers()
                 // Postgres's autovacuum runs on its own clock (a minute), and a simulated day is a fifth of a second:
                 // what it would have done in a real day is done here, so that freed space is reused as it would be.
-                _ = try await postgres.client!.query("VACUUM")
+                _ = try await postgres.client.query("VACUUM")
                 if day % 30 == 29 { print("day \(day + 1): \(try await Self.redisMemory(connection)) Redis, \(try await Self.postgresSize(postgres, schema: schema)) Postgres") }
                 today.next()
             }
@@ -97,18 +99,18 @@ struct StorageYear {
             print("            \(try await Self.postgresTables(postgres, schema: schema))")
             let bytes = ["", "-wal"].compactMap { try? FileManager.default.attributesOfItem(atPath: sqliteFile + $0)[.size] as? Int }.reduce(0, +)
             print("  SQLite:   \(Self.megabytes(bytes)) in the file and its write-ahead log (archive, counts and records in one file)")
-            print("  Training examples kept: \(try await TrainingExamples(database: postgres).count()) of \(Int(nextID - 1) + days * Self.likesPerDay) learned")
+            print("  Training examples kept: \(try await postgres.examples.count()) of \(Int(nextID - 1) + days * Self.likesPerDay) learned")
         }
         // A pool runs once: dropping takes a new one.
-        _ = try await ArchiveDatabase(url: databaseURL, logger: logger).withRunning { try await $0.client!.query("DROP SCHEMA \(unescaped: schema) CASCADE") }
+        _ = try await PostgresStoreSet(url: databaseURL, logger: logger).withRunning { try await $0.client.query("DROP SCHEMA \(unescaped: schema) CASCADE") }
         try await connection.send("FLUSHDB")
     }
 
     /// One day's records beside the learning: the examples, 10 mentions answered, 15 likes, a plan of 20 posted slots.
-    static func recordADay(_ day: Int, on database: ArchiveDatabase, examples: [TrainingExample], firstID: Int64, at now: Date) async throws {
-        try await TrainingExamples(database: database).record(examples)
-        let mentions = MentionLog(database: database), likes = LikeLog(database: database), plans = PlanStore(database: database)
-        let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "UTC")!, rowLimit: 10_000)
+    static func recordADay(_ day: Int, on database: any StoreSet, examples: [TrainingExample], firstID: Int64, at now: Date) async throws {
+        try await database.examples.record(examples)
+        let mentions = database.mentions, likes = database.likes, plans = database.plans
+        let archive = database.archive(timeZone: TimeZone(identifier: "UTC")!, rowLimit: 10_000)
         for index in 0..<10 {
             let id = firstID * 100 + Int64(index)
             _ = try await mentions.begin(mentionID: id, authorID: Int64(index), conversationID: id, at: now)
@@ -117,10 +119,10 @@ struct StorageYear {
         for index in 0..<Self.likesPerDay {
             _ = try await likes.recordLike(tweetID: firstID * 100 + 20 + Int64(index), authorID: 1, logRatio: 1.5, reason: "log ratio 1.50 > 1.10 (語1, 語2)", at: now)
         }
-        _ = try await plans.storePlan(day: StoreRetention.dayString(now), timeZone: "UTC", minutes: Array(stride(from: 420, to: 1_420, by: 50)), drawnAt: now)
+        _ = try await plans.storePlan(day: LocalTime.utcDay(of: now), timeZone: "UTC", minutes: Array(stride(from: 420, to: 1_420, by: 50)), drawnAt: now)
         for minute in stride(from: 420, to: 1_420, by: 50) {
-            _ = try await plans.claim(day: StoreRetention.dayString(now), minute: minute)
-            try await plans.markPosted(day: StoreRetention.dayString(now), minute: minute, sourceTweetID: Int64(minute), botTweetID: firstID * 100 + Int64(minute),
+            _ = try await plans.claim(day: LocalTime.utcDay(of: now), minute: minute)
+            try await plans.markPosted(day: LocalTime.utcDay(of: now), minute: minute, sourceTweetID: Int64(minute), botTweetID: firstID * 100 + Int64(minute),
                                        postedAt: now, reason: "the human's tweet")
         }
     }
@@ -152,8 +154,8 @@ struct StorageYear {
         return "dataset \(megabytes(field("used_memory_dataset"))), overhead \(megabytes(field("used_memory_overhead"))), Lua \(megabytes(field("used_memory_lua") + field("used_memory_scripts"))), \(keys.count) marker sets \(megabytes(markers)), a feature hash ~\(sample / 5) bytes"
     }
 
-    static func postgresSize(_ database: ArchiveDatabase, schema: String) async throws -> String {
-        let rows = try await database.client!.query("""
+    static func postgresSize(_ database: PostgresStoreSet, schema: String) async throws -> String {
+        let rows = try await database.client.query("""
             SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
             WHERE n.nspname = \(schema) AND c.relkind = 'r'
             """)
@@ -163,8 +165,8 @@ struct StorageYear {
     }
 
     /// The largest tables and their sizes.
-    static func postgresTables(_ database: ArchiveDatabase, schema: String) async throws -> String {
-        let rows = try await database.client!.query("""
+    static func postgresTables(_ database: PostgresStoreSet, schema: String) async throws -> String {
+        let rows = try await database.client.query("""
             SELECT c.relname, pg_total_relation_size(c.oid)::bigint FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
             WHERE n.nspname = \(schema) AND c.relkind = 'r' ORDER BY 2 DESC LIMIT 4
             """)

@@ -1,5 +1,5 @@
 import PostText
-public import Archive
+public import Stores
 public import Classifier
 import Foundation
 
@@ -47,7 +47,7 @@ public struct ArchiveImporter: Sendable {
     public typealias AccountResolver = @Sendable (_ acct: String) async throws -> Int64?
 
     /// Where tweets go.
-    public let archive: TweetArchive
+    public let archive: any TweetArchive
     /// What learns the likes.
     public let classifier: FavoriteClassifier
     /// Whether statuses with a content warning are kept, warning first (`POST_CW`).
@@ -56,7 +56,7 @@ public struct ArchiveImporter: Sendable {
     public let resolveAccount: AccountResolver?
 
     /// An importer into `archive` and `classifier`'s counts.
-    public init(archive: TweetArchive, classifier: FavoriteClassifier, copyingWarnings: Bool = false, resolveAccount: AccountResolver? = nil) {
+    public init(archive: any TweetArchive, classifier: FavoriteClassifier, copyingWarnings: Bool = false, resolveAccount: AccountResolver? = nil) {
         self.archive = archive
         self.classifier = classifier
         self.copyingWarnings = copyingWarnings

@@ -1,6 +1,7 @@
 public import AsyncHTTPClient
 public import Foundation
 import NIOCore
+import NIOFoundationCompat
 
 /// Where an export comes from, for `mirror_bot import`: a local path, standard input (`-`), or an `https://`
 /// address (a presigned download link: on Heroku a one-off dyno cannot see the user's files). Downloads and standard

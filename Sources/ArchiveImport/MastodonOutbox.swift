@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import BotClock
 import Foundation
 import PostText

@@ -1,11 +1,14 @@
-public import Archive
+public import Stores
 import BotClock
 public import BotConfiguration
 public import Classifier
 import Daemon
 import Foundation
 public import Logging
+import PostgresStores
+import SQLiteStores
 import Tokenizer
+import Training
 public import WordCounts
 public import XAPI
 public import XNetwork
@@ -29,16 +32,24 @@ public struct BotParts: Sendable {
     public let role: Role
     /// The log.
     public let logger: Logger
-    /// The archive's database: Postgres at `DATABASE_URL`, or the SQLite file `MIRROR_BOT_DATA`; one pool.
-    public let database: ArchiveDatabase
+    /// Every store of the bot: Postgres at `DATABASE_URL`, or the SQLite file `MIRROR_BOT_DATA`; one pool.
+    public let database: any StoreSet
 
-    /// Opens the database's pool (nothing is connected until it runs).
+    /// Opens the stores' pool (nothing is connected until it runs).
     public init(configuration: Configuration, role: Role = .command, logger: Logger) throws {
         self.configuration = configuration
         self.role = role
         self.logger = logger
-        database = try ArchiveDatabase.open(for: configuration, busyTimeout: role == .daemon ? ArchiveDatabase.daemonBusyTimeout : ArchiveDatabase.commandBusyTimeout,
-                                            operationTimeLimit: role == .daemon ? ArchiveDatabase.daemonOperationTimeLimit : nil, logger: logger)
+        database = try Self.openStores(for: configuration, role: role, logger: logger)
+    }
+
+    /// The stores `configuration` names: Postgres at `DATABASE_URL` when set, else the SQLite file `MIRROR_BOT_DATA`
+    /// (default `mirror_bot.sqlite`). The one place the database is chosen.
+    static func openStores(for configuration: Configuration, role: Role, logger: Logger) throws -> any StoreSet {
+        var settings = StoreSettings(timeZone: configuration.timeZone, archiveRowLimit: configuration.archiveRowLimit)
+        if role == .daemon { settings = settings.forDaemon() }
+        if let url = configuration.database { return try PostgresStoreSet(url: url, settings: settings, logger: logger) }
+        return try SQLiteStoreSet(path: configuration.embeddedDataPath, settings: settings, logger: logger)
     }
 
     // MARK: The database, and the migration rule
@@ -48,9 +59,9 @@ public struct BotParts: Sendable {
     /// only, and a command finding it behind stops with that advice. The archive is then brought to the time zone.
     public func withRunning<Result: Sendable>(isolation: isolated (any Actor)? = #isolation,
                                               _ body: (BotParts) async throws -> Result) async throws -> Result {
-        try await database.withRunning { database in
-            if case .sqlite = database.backend { try await Migrator().migrate(database) }
-            let pending = try await Migrator().pending(database).count
+        try await database.withRunning {
+            if database.migratesWhenOpened { try await database.migrations.migrate() }
+            let pending = try await database.migrations.pending().count
             guard pending == 0 else {
                 throw ArchiveError(operation: "starting", reason: "\(pending) migration(s) are not applied yet; run `mirror_bot migrate` first")
             }
@@ -61,41 +72,38 @@ public struct BotParts: Sendable {
 
     /// Runs the pool for `body` without migrating anything (`doctor` reports what is pending; `migrate` applies it).
     public func withRunningAsIs<Result: Sendable>(isolation: isolated (any Actor)? = #isolation,
-                                                  _ body: (ArchiveDatabase) async throws -> Result) async throws -> Result {
-        try await database.withRunning(body)
+                                                  _ body: (any StoreSet) async throws -> Result) async throws -> Result {
+        try await database.withRunning { try await body(database) }
     }
 
     /// What a command finding the database behind is told to do.
-    public var migrationAdvice: String {
-        if case .sqlite = database.backend { "the next command applies them (or `mirror_bot migrate`)" } else { "run `mirror_bot migrate`" }
-    }
+    public var migrationAdvice: String { database.migrationAdvice }
 
     // MARK: Stores, all on the one pool
 
     /// The person's posts.
-    public var archive: TweetArchive {
-        TweetArchive(database: database, timeZone: configuration.timeZone, rowLimit: configuration.archiveRowLimit)
+    public var archive: any TweetArchive {
+        database.archive
     }
     /// The bot's small named values (cursors, refusals, the calibration).
-    public var state: BotState { BotState(database: database) }
+    public var state: any BotState { database.state }
     /// The day's spend of each run.
-    public var usageDays: UsageDays { UsageDays(database: database) }
+    public var usageDays: any UsageDays { database.usageDays }
     /// The examples the like threshold is calibrated on.
-    public var examples: TrainingExamples { TrainingExamples(database: database) }
+    public var examples: any TrainingExamples { database.examples }
 
     // MARK: Word counts, tokenizer, classifier
 
     /// The word counts and a line saying where they are.
     public func wordCounts() throws -> (store: any WordCountBackend, description: String) {
-        try WordCountStores.open(for: configuration, sharing: database,
-                                 busyTimeout: role == .daemon ? ArchiveDatabase.daemonBusyTimeout : ArchiveDatabase.commandBusyTimeout)
+        try WordCountStores.open(for: configuration, sharing: database, busyTimeout: database.settings.busyTimeout)
     }
 
     /// The favorite filter on `store` (the word counts when nil): the MeCab tokenizer, the configured threshold, and
     /// the training examples it records as it learns.
     public func classifier(on store: (any WordCountBackend)? = nil) throws -> FavoriteClassifier {
         FavoriteClassifier(store: try store ?? wordCounts().store, tokenizer: try TweetTokenizer(), threshold: configuration.favoriteRateThreshold,
-                           examples: examples, logger: logger)
+                           examples: ExampleRecorder(examples), logger: logger)
     }
 
 }

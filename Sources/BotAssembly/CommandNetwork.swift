@@ -1,4 +1,4 @@
-public import Archive
+public import Stores
 public import BotConfiguration
 public import BotClock
 import Foundation
@@ -19,13 +19,13 @@ public struct CommandNetwork: Sendable {
     init(network: any MirrorNetwork, xUsage: UsageMeter?) { self.network = network; self.xUsage = xUsage }
 
     /// Stores what the command spent in the day's usage (X; nothing on a free network).
-    public func recordUsage(into usageDays: UsageDays, command: String) async throws {
+    public func recordUsage(into usageDays: any UsageDays, command: String) async throws {
         guard let xUsage else { return }
         try await UsageRecording.store(xUsage, into: usageDays, runID: UUID().uuidString, command: command)
     }
 
     /// What today's earlier runs spent (X; 0 on a free network).
-    public func spentToday(in usageDays: UsageDays) async throws -> Double {
+    public func spentToday(in usageDays: any UsageDays) async throws -> Double {
         guard xUsage != nil else { return 0 }
         return try await UsageRecording.day(of: Date(), in: usageDays).cost
     }

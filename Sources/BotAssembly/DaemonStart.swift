@@ -1,4 +1,4 @@
-import Archive
+import Stores
 public import BotConfiguration
 import BotClock
 import CoreMetrics
@@ -24,7 +24,7 @@ public enum DaemonStart {
         return try await parts.withRunning { parts in
             logger.notice("archive: \(parts.database.location)\(configuration.database == nil ? " (DATABASE_URL is not set)" : "")")
             // One daemon per bot: a second one stops here, naming the first.
-            let lease = try await DaemonLease.acquire(on: parts.database, logger: logger)
+            let lease = try await parts.database.takeLease(logger: logger)
             do {
                 logger.notice("lease: this bot's store is held by \(lease.holder)")
                 let (store, storeDescription) = try parts.wordCounts()

@@ -1,9 +1,9 @@
 public import BotConfiguration
 import Foundation
-public import Archive
+public import Stores
 import RedisClient
 import RedisWordCounts
-import SQLiteWordCounts
+import SQLiteStores
 public import WordCounts
 
 /// Chooses where the favorite filter's word counts live for a configuration.
@@ -11,8 +11,8 @@ public enum WordCountStores {
     /// Redis when `REDIS_URL` (or `REDISTOGO_URL`) is set, under `REDIS_KEY_PREFIX`; otherwise the embedded SQLite
     /// file `MIRROR_BOT_DATA` (created if needed), through `archive`'s pool when the archive is that same file.
     /// Returns the store and a line saying which it is (no secrets).
-    public static func open(for configuration: Configuration, sharing archive: ArchiveDatabase? = nil,
-                            busyTimeout: Int = ArchiveDatabase.commandBusyTimeout) throws -> (store: any WordCountBackend, description: String) {
+    public static func open(for configuration: Configuration, sharing archive: (any StoreSet)? = nil,
+                            busyTimeout: Int = StoreSettings.commandBusyTimeout) throws -> (store: any WordCountBackend, description: String) {
         if let url = configuration.redis {
             let connection = RedisConnection(url: url, certificateAuthority: configuration.redisTLSCertificateAuthority)
             let tls = url.usesTLS ? (configuration.redisTLSCertificateAuthority == nil ? ", TLS not verified" : ", TLS verified by REDIS_TLS_CA") : ""
@@ -21,8 +21,11 @@ public enum WordCountStores {
         let path = configuration.embeddedDataPath
         let description = "the SQLite file \(path) (REDIS_URL is not set)"
         do {
-            if let archive, let shared = try SQLiteWordCounts(sharing: archive) { return (shared, description) }
+            // The archive in that same file shares its pool (one pool per file for the whole process).
+            if let archive, let shared = try archive.sharedWordCounts(now: { Date() }) { return (shared, description) }
             return (try SQLiteWordCounts(path: path, busyTimeout: busyTimeout), description)
+        } catch let error as WordCountsUnavailable {
+            throw error
         } catch {
             throw WordCountsUnavailable(store: "the SQLite file \(path) (MIRROR_BOT_DATA)", reason: "\(error)")
         }

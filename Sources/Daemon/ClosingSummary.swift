@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import BotClock
 import Foundation
 import Logging
@@ -18,7 +18,7 @@ final class ClosingSummary: Service {
         var likes = 0
     }
 
-    private let database: ArchiveDatabase
+    private let database: any StoreSet
     private let timeZone: TimeZone
     private let from: Date
     private let clock: any BotClock
@@ -29,7 +29,7 @@ final class ClosingSummary: Service {
     /// How long the summary may wait for the store.
     static let timeLimit = Duration.seconds(3)
 
-    init(database: ArchiveDatabase, timeZone: TimeZone, from: Date, clock: any BotClock, likingStatus: @escaping @Sendable () -> String,
+    init(database: any StoreSet, timeZone: TimeZone, from: Date, clock: any BotClock, likingStatus: @escaping @Sendable () -> String,
          logger: Logger) {
         self.database = database; self.timeZone = timeZone; self.from = from; self.clock = clock
         self.likingStatus = likingStatus; self.logger = logger
@@ -64,16 +64,16 @@ final class ClosingSummary: Service {
 
     private func read(until end: Date) async throws -> Figures {
         var figures = Figures()
-        let plans = PlanStore(database: database)
+        let plans = database.plans
         for day in Self.days(from: from, until: end, in: timeZone) {
             for slot in try await plans.slots(of: day) ?? [] { figures.slots[slot.state, default: 0] += 1 }
         }
-        let mentions = MentionLog(database: database)
+        let mentions = database.mentions
         figures.replies = try await mentions.handledCount(state: .replied)
         figures.mentionsNotAnswered = try await mentions.handledCount(state: .skipped)
-        figures.likes = try await LikeLog(database: database).count()
+        figures.likes = try await database.likes.count()
         // For the demo's report and the status page: best effort, a busy file must not cost the summary.
-        try? await BotState(database: database).setValue(likingStatus(), of: "likes.status")
+        try? await database.state.setValue(likingStatus(), of: "likes.status")
         return figures
     }
 }

@@ -1,4 +1,4 @@
-public import Archive
+public import Stores
 public import BotClock
 public import BotConfiguration
 public import Classifier
@@ -65,7 +65,7 @@ public enum DaemonRunner {
         /// The configuration.
         public var configuration: Configuration
         /// The archive's database; its pool runs for the whole run (the caller's `withRunning`).
-        public var database: ArchiveDatabase
+        public var database: any StoreSet
         /// The favorite filter, its word counts and tokenizer.
         public var classifier: FavoriteClassifier
         /// The network the bot mirrors on.
@@ -75,15 +75,15 @@ public enum DaemonRunner {
         /// Services the network's accounting runs (X: storing the day's spend), stopped after every service that acts.
         public var accountingServices: [any Service]
         /// The lease that keeps this daemon the bot's only one, kept while the run lasts (nil: not checked).
-        public var lease: DaemonLease?
+        public var lease: (any DaemonLease)?
         /// Services that only show what the bot does (the status page), started first and stopped last.
         public var viewServices: [any Service]
         /// The log.
         public var logger: Logger
 
         /// Parts from their pieces.
-        public init(configuration: Configuration, database: ArchiveDatabase, classifier: FavoriteClassifier, network: any MirrorNetwork,
-                    clock: any BotClock, accountingServices: [any Service] = [], lease: DaemonLease? = nil, viewServices: [any Service] = [],
+        public init(configuration: Configuration, database: any StoreSet, classifier: FavoriteClassifier, network: any MirrorNetwork,
+                    clock: any BotClock, accountingServices: [any Service] = [], lease: (any DaemonLease)? = nil, viewServices: [any Service] = [],
                     logger: Logger) {
             self.configuration = configuration; self.database = database; self.classifier = classifier; self.network = network
             self.clock = clock; self.accountingServices = accountingServices; self.lease = lease; self.viewServices = viewServices
@@ -123,7 +123,7 @@ public enum DaemonRunner {
         let bot = try await whoAmI(.bot, on: network, clock: clock, logger: logger)
         logger.notice("mirroring @\(human.handle) on @\(bot.handle) on \(network.name)\(options.dryRun ? " (dry run: nothing is posted or liked)" : "")\(options.speed == 1 ? "" : " at \(options.speed)x speed from \(startedAt.formatted(.iso8601))")")
 
-        let archive = TweetArchive(database: database, timeZone: configuration.timeZone, rowLimit: configuration.archiveRowLimit)
+        let archive = database.archive(timeZone: configuration.timeZone, rowLimit: configuration.archiveRowLimit)
         if liking.isChosen {
             do {
                 let decision = try await LikeDecision.apply(to: classifier, configuration: configuration, database: database, calibrateIfMissing: true,
@@ -135,8 +135,8 @@ public enum DaemonRunner {
         }
         let calibrator = configuration.calibratesFavoriteThreshold && liking.isChosen
             ? LikeDecision.calibrator(for: classifier, configuration: configuration, database: database) : nil
-        let botState = BotState(database: database)
-        let plans = PlanStore(database: database)
+        let botState = database.state
+        let plans = database.plans
 
         let poster = Poster(
             clock: clock, plans: plans, planner: SchedulePlanner(archive: archive, maxPostsPerDay: configuration.maxPostsPerDay),
@@ -146,13 +146,13 @@ public enum DaemonRunner {
                                                               checksOriginals: configuration.checksOriginals),
             logger: logger)
         let replier = Replier(
-            clock: clock, mentions: MentionLog(database: database), state: botState,
+            clock: clock, mentions: database.mentions, state: botState,
             picker: ReplyPicker(archive: archive, fallback: configuration.replyFallback, allowsLinks: configuration.postLinks),
             network: network, botUserID: bot.id,
             settings: .init(pollInterval: Double(configuration.mentionsPollSeconds), limitPerUserPerHour: configuration.replyLimitPerUser,
                             maxThreadReplies: configuration.maxThreadReplies, dryRun: options.dryRun),
             logger: logger)
-        let favoriter = Favoriter(clock: clock, likes: LikeLog(database: database), state: botState, archive: archive, policy: liking,
+        let favoriter = Favoriter(clock: clock, likes: database.likes, state: botState, archive: archive, policy: liking,
                                   classifier: classifier, network: network, botUserID: bot.id, humanUserID: human.id,
                                   settings: .init(pollInterval: Double(configuration.timelinePollSeconds), dryRun: options.dryRun), logger: logger)
         let learner = Learner(clock: clock, state: botState, archive: archive, classifier: classifier, network: network, liking: liking,
@@ -166,13 +166,13 @@ public enum DaemonRunner {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = parts.viewServices.map { .init(service: $0) }
         services += parts.accountingServices.map { .init(service: $0) }
         services.append(.init(service: closing))
-        let housekeeper = Housekeeper(clock: clock, retention: StoreRetention(database: database),
-                                      policy: StoreRetention.Policy(repostAfterDays: configuration.repostAfterDays),
+        let housekeeper = Housekeeper(clock: clock, retention: database.retention,
+                                      policy: RetentionPolicy(repostAfterDays: configuration.repostAfterDays),
                                       wordCounts: classifier.store, logger: logger)
         services.append(.init(service: housekeeper))
         // The person's deletions of tweets the bot copied are noticed daily (CHECK_ORIGINALS; not in a dry run, which deletes nothing).
         if configuration.checksOriginals && !options.dryRun {
-            let forgetter = Forgetter(archive: archive, examples: TrainingExamples(database: database), classifier: classifier, network: network)
+            let forgetter = Forgetter(archive: archive, examples: database.examples, classifier: classifier, network: network)
             services.append(.init(service: DeletionWatcher(clock: clock, archive: archive, forgetter: forgetter,
                                                            days: DeletionWatcher.days(onBilledNetwork: network.accounting != nil), logger: logger)))
         }

@@ -1,4 +1,4 @@
-public import Archive
+public import Stores
 public import BotClock
 import Foundation
 public import Logging
@@ -14,13 +14,13 @@ public import Training
 /// service, and its reads are the first the budget sheds (learning).
 public struct DeletionWatcher: Service {
     let clock: any BotClock
-    let archive: TweetArchive
+    let archive: any TweetArchive
     let forgetter: Forgetter
     let days: Int
     let logger: Logger
 
     /// A watcher of the copies made in the last `days`, forgetting with `forgetter` (whose network it looks up).
-    public init(clock: any BotClock, archive: TweetArchive, forgetter: Forgetter, days: Int, logger: Logger) {
+    public init(clock: any BotClock, archive: any TweetArchive, forgetter: Forgetter, days: Int, logger: Logger) {
         self.clock = clock; self.archive = archive; self.forgetter = forgetter; self.days = days; self.logger = logger
     }
 

@@ -1,4 +1,4 @@
-public import Archive
+public import Stores
 public import BotClock
 public import Classifier
 public import Foundation
@@ -37,9 +37,9 @@ public struct Favoriter: Service {
     private var cursor: SinceCursor { SinceCursor(state: state, key: Self.sinceIDKey) }
 
     let clock: any BotClock
-    let likes: LikeLog
-    let state: BotState
-    let archive: TweetArchive
+    let likes: any LikeLog
+    let state: any BotState
+    let archive: any TweetArchive
     let policy: LikingPolicy
     let classifier: FavoriteClassifier
     let network: any MirrorNetwork
@@ -49,7 +49,7 @@ public struct Favoriter: Service {
     let logger: Logger
 
     /// A favoriter for the bot `botUserID`, mirroring the human `humanUserID`, liking while `policy` is active.
-    public init(clock: any BotClock, likes: LikeLog, state: BotState, archive: TweetArchive, policy: LikingPolicy, classifier: FavoriteClassifier,
+    public init(clock: any BotClock, likes: any LikeLog, state: any BotState, archive: any TweetArchive, policy: LikingPolicy, classifier: FavoriteClassifier,
                 network: any MirrorNetwork, botUserID: String, humanUserID: String, settings: Settings = Settings(), logger: Logger) {
         self.clock = clock; self.likes = likes; self.state = state; self.archive = archive; self.policy = policy; self.classifier = classifier; self.network = network
         self.botUserID = botUserID; self.humanUserID = humanUserID; self.settings = settings; self.logger = logger

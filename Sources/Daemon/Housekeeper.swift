@@ -1,4 +1,4 @@
-public import Archive
+public import Stores
 public import BotClock
 import Foundation
 public import Logging
@@ -11,13 +11,13 @@ public import WordCounts
 /// old `normal` markers of the word counts. Says in one line what it removed; a failure pauses it like any service.
 public struct Housekeeper: Service {
     let clock: any BotClock
-    let retention: StoreRetention
-    let policy: StoreRetention.Policy
+    let retention: any StoreRetention
+    let policy: RetentionPolicy
     let wordCounts: any WordCountBackend
     let logger: Logger
 
     /// A housekeeper of `retention`'s database and `wordCounts`, keeping what `policy` says.
-    public init(clock: any BotClock, retention: StoreRetention, policy: StoreRetention.Policy, wordCounts: any WordCountBackend, logger: Logger) {
+    public init(clock: any BotClock, retention: any StoreRetention, policy: RetentionPolicy, wordCounts: any WordCountBackend, logger: Logger) {
         self.clock = clock; self.retention = retention; self.policy = policy; self.wordCounts = wordCounts; self.logger = logger
     }
 
@@ -33,7 +33,7 @@ public struct Housekeeper: Service {
 
     /// One pruning; what it removed.
     @discardableResult
-    func pruneOnce() async throws -> (StoreRetention.Removed, markers: Int) {
+    func pruneOnce() async throws -> (RemovedRecords, markers: Int) {
         let removed = try await retention.prune(at: clock.now(), policy: policy)
         let markers = try await wordCounts.forgetOldNormalMarkers()
         if removed.total > 0 || markers > 0 {

@@ -1,4 +1,4 @@
-public import Archive
+public import Stores
 public import BotClock
 public import Classifier
 public import Foundation
@@ -34,8 +34,8 @@ public struct Learner: Service {
     static let homeSinceIDKey = "human.home.since_id"
 
     let clock: any BotClock
-    let state: BotState
-    let archive: TweetArchive
+    let state: any BotState
+    let archive: any TweetArchive
     let classifier: FavoriteClassifier
     let network: any MirrorNetwork
     let liking: LikingPolicy
@@ -49,7 +49,7 @@ public struct Learner: Service {
 
     /// A learner for the human `humanUserID`; with a `calibrator` (`FAVORITE_RATE_THRESHOLD=auto`), it calibrates the
     /// like threshold again once a day as examples accumulate, and the classifier decides with the new choice.
-    public init(clock: any BotClock, state: BotState, archive: TweetArchive, classifier: FavoriteClassifier, network: any MirrorNetwork,
+    public init(clock: any BotClock, state: any BotState, archive: any TweetArchive, classifier: FavoriteClassifier, network: any MirrorNetwork,
                 liking: LikingPolicy, humanUserID: String, settings: Settings = Settings(), calibrator: Calibrator? = nil, logger: Logger) {
         self.clock = clock; self.state = state; self.archive = archive; self.classifier = classifier; self.network = network; self.liking = liking
         self.humanUserID = humanUserID; self.settings = settings; self.calibrator = calibrator; self.logger = logger

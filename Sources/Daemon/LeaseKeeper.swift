@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -8,8 +8,8 @@ import ServiceLifecycle
 /// it meanwhile, says so and ends, which stops the group: two daemons never act for one bot. (Real time, not the
 /// bot's clock: it watches a connection, which lives in real time.)
 struct LeaseKeeper: Service {
-    let lease: DaemonLease
-    let database: ArchiveDatabase
+    let lease: any DaemonLease
+    let database: any StoreSet
     let logger: Logger
 
     func run() async throws {
@@ -22,9 +22,9 @@ struct LeaseKeeper: Service {
                     guard await !current.isHeld(logger: logger) else { continue }
                     do {
                         await current.release()
-                        current = try await DaemonLease.acquire(on: database, logger: logger)
+                        current = try await database.takeLease(logger: logger)
                         logger.notice("lease: taken again after the database's connection was lost")
-                    } catch let held as DaemonLease.Held {
+                    } catch let held as LeaseHeld {
                         logger.error("lease: \(held.description) It took the lease while the database was unreachable: this one stops.")
                         return
                     } catch {

@@ -1,4 +1,4 @@
-public import Archive
+public import Stores
 public import BotClock
 public import Foundation
 public import Logging
@@ -36,7 +36,7 @@ public struct Poster: Service {
     }
 
     let clock: any BotClock
-    let plans: PlanStore
+    let plans: any PlanStore
     let planner: SchedulePlanner
     let picker: PostPicker
     let network: any MirrorNetwork
@@ -45,7 +45,7 @@ public struct Poster: Service {
     let seed: UInt64?
 
     /// A poster; `seed` makes its random choices repeatable (tests), nil draws a fresh seed.
-    public init(clock: any BotClock, plans: PlanStore, planner: SchedulePlanner, picker: PostPicker, network: any MirrorNetwork,
+    public init(clock: any BotClock, plans: any PlanStore, planner: SchedulePlanner, picker: PostPicker, network: any MirrorNetwork,
                 settings: Settings = Settings(), logger: Logger, seed: UInt64? = nil) {
         self.clock = clock; self.plans = plans; self.planner = planner; self.picker = picker; self.network = network
         self.settings = settings; self.logger = logger; self.seed = seed
@@ -87,7 +87,7 @@ public struct Poster: Service {
         let clockTime = LocalTime.clockTime(slot.minute)
         guard let source = slot.sourceTweetID, let text = slot.text else {
             try await recordSkipped(day: day, minute: slot.minute, reason: slot.sourceTweetID == nil
-                                        ? "interrupted before sending (nothing was sent); its minute has passed" : PlanStore.interruptedReason)
+                                        ? "interrupted before sending (nothing was sent); its minute has passed" : PlanSlot.interruptedReason)
             logger.notice("skipped slot \(clockTime) of \(day): interrupted while posting last run\(slot.sourceTweetID == nil ? ", before sending" : "")")
             return
         }
@@ -96,7 +96,7 @@ public struct Poster: Service {
             made = try await UncertainCreate.readBack(text, inReplyTo: nil, on: network, for: .posts, logger: logger,
                                                       what: "slot \(clockTime) interrupted last run")
         } catch let error as NetworkError {
-            try await recordSkipped(day: day, minute: slot.minute, reason: PlanStore.interruptedReason)
+            try await recordSkipped(day: day, minute: slot.minute, reason: PlanSlot.interruptedReason)
             logger.notice("skipped slot \(clockTime) of \(day): interrupted while posting last run, and reading back failed (\(error)); not posting it again")
             return
         }
@@ -202,7 +202,7 @@ public struct Poster: Service {
                     ready = nil
                     if !refused.contains(pick.tweet.tweetID) { return pick }
                 }
-                return try await picker.pick(at: clock.now(), excluding: refused, using: &generator)
+                return try await picker.pick(at: LocalTime.date(of: minute, on: day, in: timeZone) ?? clock.now(), excluding: refused, using: &generator)
             }, sourceID: \.tweet.tweetID, send: { pick in
                 if settings.dryRun {
                     try await recordSkipped(day: day, minute: minute, reason: "dry run: would have posted \(origin(pick))")

@@ -1,4 +1,4 @@
-public import Archive
+public import Stores
 public import BotClock
 public import Foundation
 public import Logging
@@ -40,8 +40,8 @@ public struct Replier: Service {
     static let sinceIDKey = "mentions.since_id"
 
     let clock: any BotClock
-    let mentions: MentionLog
-    let state: BotState
+    let mentions: any MentionLog
+    let state: any BotState
     let picker: ReplyPicker
     let network: any MirrorNetwork
     let botUserID: String
@@ -50,7 +50,7 @@ public struct Replier: Service {
     let seed: UInt64?
 
     /// A replier for the bot `botUserID`.
-    public init(clock: any BotClock, mentions: MentionLog, state: BotState, picker: ReplyPicker, network: any MirrorNetwork, botUserID: String,
+    public init(clock: any BotClock, mentions: any MentionLog, state: any BotState, picker: ReplyPicker, network: any MirrorNetwork, botUserID: String,
                 settings: Settings = Settings(), logger: Logger, seed: UInt64? = nil) {
         self.clock = clock; self.mentions = mentions; self.state = state; self.picker = picker; self.network = network; self.botUserID = botUserID
         self.settings = settings; self.logger = logger; self.seed = seed
@@ -81,7 +81,7 @@ public struct Replier: Service {
                 made = try await UncertainCreate.readBack(nil, inReplyTo: String(mentionID), on: network, for: .replies, logger: logger,
                                                           what: "the answer to \(mentionID) interrupted last run")
             } catch let error as NetworkError {
-                try await mentions.finish(mentionID: mentionID, state: .skipped, reason: MentionLog.interruptedReason)
+                try await mentions.finish(mentionID: mentionID, state: .skipped, reason: MentionState.interruptedReason)
                 logger.notice("answer to \(mentionID) interrupted last run, and reading back failed (\(error)); not sent again")
                 continue
             }

@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import SocialNetwork
 
 /// Where the reading of a stream of posts (mentions, a home timeline, the person's posts) stands: the newest id
@@ -13,7 +13,7 @@ struct SinceCursor: Sendable {
         case after(String?)
     }
 
-    let state: BotState
+    let state: any BotState
     let key: String
 
     /// The stored position.

@@ -1,4 +1,4 @@
-public import Archive
+public import Stores
 public import FakeX
 public import Foundation
 public import XAPI
@@ -127,9 +127,9 @@ public struct DemoReport: Sendable {
     /// The human's zone.
     public var timeZone: TimeZone
     /// Mentions as the bot handled them (for reasons).
-    public var mentions: [MentionLog.HandledMention]
+    public var mentions: [HandledMention]
     /// Likes as the bot recorded them (for reasons).
-    public var likes: [LikeLog.RecordedLike]
+    public var likes: [RecordedLike]
     /// The bot's stored state (`likes.status`, `budget.shed.<day>`), for what it did not do and why.
     public var botState: [String: String]
     /// Whether the bot was allowed to post tweets with links (`POST_LINKS`).
@@ -137,7 +137,7 @@ public struct DemoReport: Sendable {
 
     /// A report from its parts.
     public init(seed: FakeXSeed, record: FakeRecord, humanID: String, botID: String, timeZone: TimeZone,
-                mentions: [MentionLog.HandledMention], likes: [LikeLog.RecordedLike], botState: [String: String] = [:], postLinks: Bool = false) {
+                mentions: [HandledMention], likes: [RecordedLike], botState: [String: String] = [:], postLinks: Bool = false) {
         self.seed = seed; self.record = record; self.humanID = humanID; self.botID = botID; self.timeZone = timeZone
         self.mentions = mentions; self.likes = likes; self.botState = botState; self.postLinks = postLinks
     }

@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import ArgumentParser
 import Classifier
 import Foundation

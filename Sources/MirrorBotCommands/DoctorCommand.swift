@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import ArgumentParser
 import BotAssembly
 import BotConfiguration
@@ -59,7 +59,7 @@ struct DoctorCommand: AsyncParsableCommand {
         if let parts { do {
             let (pending, spend, refusals) = try await parts.withRunningAsIs { database in
                 try await database.checkReachable()
-                let pending = try await Migrator().pending(database).count
+                let pending = try await database.migrations.pending().count
                 guard pending == 0, let xNetwork else { return (pending, nil as (cost: Double, bill: XBill)?, [XRefusals.Refusal]()) }
                 try await UsageRecording.store(xNetwork.client.usage, into: parts.usageDays, runID: UUID().uuidString, command: "doctor")
                 return (pending, try await UsageRecording.day(of: Date(), in: parts.usageDays), try await UsageRecording.storedRefusals(in: parts.state))

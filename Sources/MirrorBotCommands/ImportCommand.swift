@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import ArchiveImport
 import ArgumentParser
 import BotAssembly

@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import ArgumentParser
 import BotAssembly
 
@@ -20,7 +20,7 @@ struct MigrateCommand: AsyncParsableCommand {
         let context = try CommandContext.load()
         let parts = try BotParts(configuration: context.configuration, logger: context.logger)
         let applied = try await parts.withRunningAsIs { database in
-            let applied = try await Migrator().migrate(database)
+            let applied = try await database.migrations.migrate()
             try await parts.archive.prepare()
             return applied.map { "\($0.version) (\($0.name))" }
         }

@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import ArgumentParser
 import BotAssembly
 import Foundation

@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import ArgumentParser
 import BotAssembly
 import BotConfiguration
@@ -48,7 +48,7 @@ struct TrainSchedulerCommand: AsyncParsableCommand {
     func run() async throws {
         let (force, maxTweets) = (force, maxTweets)
         try await withTrainer(command: "train scheduler", cost: .init(reading: .personsPosts(min(maxTweets, Trainer.schedulerTweetLimit)), flag: "scheduler", force: force,
-                                                                        assumeYes: yes)) { trainer, _ in
+                                                                        assumeYes: yes)) { trainer, _, _ in
             let report = try await trainer.trainScheduler(force: force, maxTweets: maxTweets)
             guard !report.skipped else {
                 return "Already trained (trained:scheduler is set); nothing fetched. Use --force to fetch again."
@@ -101,13 +101,13 @@ struct TrainClassifierCommand: AsyncParsableCommand {
         }
         let force = force
         try await withTrainer(command: "train classifier", cost: .init(reading: Self.reading, flag: "classifier", force: force, assumeYes: yes)) {
-            trainer, configuration in
+            trainer, configuration, stores in
             let report = try await trainer.trainClassifier(force: force)
             guard !report.skipped else {
                 return "Already trained (trained:classifier is set); nothing fetched. Use --force to learn again."
             }
             let learned = "Learned \(report.favorites) likes as favorite and \(report.normals) timeline tweets as normal (\(report.postsRead) read in \(pages(report.pages)))."
-            return learned + "\n" + (try await calibrationLine(trainer.classifier, configuration, trainer.archive.database))
+            return learned + "\n" + (try await calibrationLine(trainer.classifier, configuration, stores))
         }
     }
 }
@@ -125,10 +125,9 @@ struct TrainRebuildCommand: AsyncParsableCommand {
     )
 
     func run() async throws {
-        try await withTrainer(requiresCredentials: false) { trainer, configuration in
-            let database = trainer.archive.database
+        try await withTrainer(requiresCredentials: false) { trainer, configuration, database in
             try await refuseWhileADaemonRuns(on: database, what: "train rebuild replaces the word counts")
-            let report = try await CountsRebuilder(examples: TrainingExamples(database: database), classifier: trainer.classifier)
+            let report = try await CountsRebuilder(examples: database.examples, classifier: trainer.classifier)
                 .rebuild(progress: trainer.progress)
             let rebuilt = "Rebuilt the word counts from \(report.examples) training examples (\(report.favorites) tweets counted as liked, \(report.normals) as not liked)."
             return rebuilt + "\n" + (try await calibrationLine(trainer.classifier, configuration, database))
@@ -144,9 +143,9 @@ struct TrainClearCommand: AsyncParsableCommand {
     )
 
     func run() async throws {
-        try await withTrainer(requiresCredentials: false) { trainer, _ in
-            try await refuseWhileADaemonRuns(on: trainer.archive.database, what: "train clear empties what it runs on")
-            try await TrainingExamples(database: trainer.archive.database).removeAll()
+        try await withTrainer(requiresCredentials: false) { trainer, _, database in
+            try await refuseWhileADaemonRuns(on: database, what: "train clear empties what it runs on")
+            try await database.examples.removeAll()
             let (tweets, keys) = try await trainer.clear()
             return "Cleared the archive (\(tweets) tweets), the training examples and \(keys) word-count keys."
         }
@@ -156,11 +155,11 @@ struct TrainClearCommand: AsyncParsableCommand {
 /// Throws, changing nothing, when a `mirror_bot start` holds this bot's lease: `what` (a sentence) says why the command
 /// may not run beside it. (`train scheduler`, `train classifier` and `import` may: every write of theirs is a
 /// transaction, and what they learn is learned once, however many processes learn it.)
-func refuseWhileADaemonRuns(on database: ArchiveDatabase, what: String) async throws {
+func refuseWhileADaemonRuns(on database: any StoreSet, what: String) async throws {
     do {
-        let lease = try await DaemonLease.acquire(on: database, logger: Logger(label: "mirror_bot", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let lease = try await database.takeLease(logger: Logger(label: "mirror_bot", factory: { _ in SwiftLogNoOpLogHandler() }))
         await lease.release()
-    } catch let held as DaemonLease.Held {
+    } catch let held as LeaseHeld {
         throw ValidationError("\(what), so it does not run while the bot does: \(held.description)")
     }
 }
@@ -170,7 +169,7 @@ private func pages(_ count: Int) -> String { count == 1 ? "1 page" : "\(count) p
 
 /// Builds a trainer from the environment, runs `body`, prints its summary and the API calls it made.
 /// With `FAVORITE_RATE_THRESHOLD=auto`, calibrates now on the stored examples and says what was chosen; with a number, says so.
-func calibrationLine(_ classifier: FavoriteClassifier, _ configuration: Configuration, _ database: ArchiveDatabase) async throws -> String {
+func calibrationLine(_ classifier: FavoriteClassifier, _ configuration: Configuration, _ database: any StoreSet) async throws -> String {
     guard configuration.calibratesFavoriteThreshold else {
         return "Like threshold: \(configuration.favoriteRateThreshold) (FAVORITE_RATE_THRESHOLD); set it to auto to calibrate it."
     }
@@ -224,7 +223,7 @@ struct SpendingRefused: Error, CustomStringConvertible {
 /// Builds a trainer from the environment, checks the training's cost when it would run, runs `body`, stores what it
 /// spent in the day's usage, and prints its summary with the API calls and X's bill.
 private func withTrainer(requiresCredentials: Bool = true, command: String = "train", cost check: TrainingCostCheck? = nil,
-                         _ body: (Trainer, Configuration) async throws -> String) async throws {
+                         _ body: (Trainer, Configuration, any StoreSet) async throws -> String) async throws {
     var requirements: Set<Configuration.Requirement> = []
     if requiresCredentials { requirements.insert(.humanCredentials) }
     let context = try CommandContext.load(requiring: requirements)
@@ -254,7 +253,7 @@ private func withTrainer(requiresCredentials: Bool = true, command: String = "tr
         }
         let result: String
         do {
-            result = try await body(trainer, configuration)
+            result = try await body(trainer, configuration, parts.database)
         } catch {
             // What was read before a failure was billed all the same.
             try? await commandNetwork.recordUsage(into: parts.usageDays, command: command)

@@ -1,4 +1,4 @@
-public import Archive
+public import Stores
 public import Foundation
 public import Logging
 import BotClock
@@ -24,7 +24,7 @@ public struct PostPicker: Sendable {
     public static let radii = [30, 60, 120, 240, 480, 720]
 
     /// The human's tweets.
-    public let archive: TweetArchive
+    public let archive: any TweetArchive
     /// Days before the bot may post the same tweet again (`REPOST_AFTER_DAYS`).
     public let repostAfterDays: Int
     /// Whether tweets with @-mentions may be posted (`POST_MENTIONS`).
@@ -34,7 +34,7 @@ public struct PostPicker: Sendable {
     private let logger: Logger
 
     /// A picker over `archive`.
-    public init(archive: TweetArchive, repostAfterDays: Int, allowsMentions: Bool, allowsLinks: Bool = true, logger: Logger) {
+    public init(archive: any TweetArchive, repostAfterDays: Int, allowsMentions: Bool, allowsLinks: Bool = true, logger: Logger) {
         self.archive = archive
         self.repostAfterDays = repostAfterDays
         self.allowsMentions = allowsMentions

@@ -1,4 +1,4 @@
-public import Archive
+public import Stores
 public import BotConfiguration
 import Foundation
 
@@ -23,14 +23,14 @@ public struct ReplyPicker: Sendable {
     }
 
     /// The human's tweets.
-    public let archive: TweetArchive
+    public let archive: any TweetArchive
     /// What to do without a past reply to the author.
     public let fallback: Fallback
     /// Whether replies with links may be sent (`POST_LINKS`).
     public let allowsLinks: Bool
 
     /// A picker over `archive`.
-    public init(archive: TweetArchive, fallback: Fallback, allowsLinks: Bool = true) {
+    public init(archive: any TweetArchive, fallback: Fallback, allowsLinks: Bool = true) {
         self.archive = archive
         self.fallback = fallback
         self.allowsLinks = allowsLinks

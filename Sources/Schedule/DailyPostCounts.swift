@@ -1,4 +1,4 @@
-public import Archive
+public import Stores
 import Foundation
 import BotClock
 

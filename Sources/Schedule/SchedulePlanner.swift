@@ -1,5 +1,5 @@
 import BotClock
-public import Archive
+public import Stores
 public import Foundation
 
 /// Draws the day's posting plan from the archive: how many posts (a day's count of the human's, see
@@ -8,12 +8,12 @@ public import Foundation
 /// Only the human's non-reply tweets count: the schedule posts non-replies, while replies follow mentions.
 public struct SchedulePlanner: Sendable {
     /// The human's tweets.
-    public let archive: TweetArchive
+    public let archive: any TweetArchive
     /// Most posts in a day (`MAX_POSTS_PER_DAY`).
     public let maxPostsPerDay: Int
 
     /// A planner over `archive`.
-    public init(archive: TweetArchive, maxPostsPerDay: Int) {
+    public init(archive: any TweetArchive, maxPostsPerDay: Int) {
         self.archive = archive
         self.maxPostsPerDay = maxPostsPerDay
     }

@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import BotConfiguration
 import Crypto
 import Foundation
@@ -9,7 +9,7 @@ import SocialNetwork
 /// The resources of the status API (`/api/v1/`), read from the bot's store: plural nouns, JSON with sorted keys,
 /// `ETag` and `If-None-Match` for what changes often, `Cache-Control: max-age` for what rarely does.
 struct StatusAPI: Sendable {
-    let database: ArchiveDatabase
+    let database: any StoreSet
     let dailyBudget: Double?
     let timeZone: TimeZone
     let postLinks: PostLinks
@@ -22,21 +22,21 @@ struct StatusAPI: Sendable {
     func page(health: HealthChecks) async throws -> Response {
         let now = now()
         let day = StatusPageView.localDay(of: now, in: timeZone)
-        let archive = TweetArchive(database: database, timeZone: timeZone, rowLimit: Configuration.defaultArchiveRowLimit)
+        let archive = database.archive(timeZone: timeZone, rowLimit: Configuration.defaultArchiveRowLimit)
         let minutes = try await archive.minuteHistogram(includingReplies: false)
         let byHour = stride(from: 0, to: minutes.count, by: 60).map { minutes[$0..<min(minutes.count, $0 + 60)].reduce(0, +) }
         var spend: [String: Double] = [:]
-        for entry in try await UsageDays(database: database).entries(since: StatusPageView.utcDay(of: now.addingTimeInterval(-29 * 86_400))) {
+        for entry in try await database.usageDays.entries(since: StatusPageView.utcDay(of: now.addingTimeInterval(-29 * 86_400))) {
             spend[entry.day, default: 0] += entry.cost
         }
         let data = StatusPageData(
             now: now, day: day, timeZone: timeZone, postsByHour: byHour,
             archiveDays: try await archive.postsPerDay(includingReplies: false).count,
-            slots: try await PlanStore(database: database).slots(of: day) ?? [],
-            actions: try await ActionLog(database: database).page(limit: 20),
+            slots: try await database.plans.slots(of: day) ?? [],
+            actions: try await database.actions.page(limit: 20),
             spendByDay: spend.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, dailyBudget: dailyBudget,
             archiveSize: try await archive.count(), newestTweetID: try await archive.newestTweetID(),
-            trainingExamples: try await TrainingExamples(database: database).count(), likeModel: await likeModel(),
+            trainingExamples: try await database.examples.count(), likeModel: await likeModel(),
             health: await health.outcomes(), endpointCalls: endpointCalls(), networkName: networkName, postLinks: postLinks)
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
@@ -63,7 +63,7 @@ struct StatusAPI: Sendable {
             }
             cursor = decoded
         }
-        let log = ActionLog(database: database)
+        let log = database.actions
         let items: [BotAction]
         let hasOlder: Bool, hasNewer: Bool
         if let cursor, cursor.newer {
@@ -121,7 +121,7 @@ struct StatusAPI: Sendable {
         guard Self.isDay(day) else {
             throw APIError(status: .badRequest, code: .badParameter, message: "The day must be a date as YYYY-MM-DD, such as 2026-11-22; not \"\(day)\".")
         }
-        let plans = PlanStore(database: database)
+        let plans = database.plans
         guard let slots = try await plans.slots(of: day) else {
             throw APIError(status: .notFound, code: .noSuchResource, message: "No plan is stored for \(day): the bot draws a day's plan when the day starts.")
         }
@@ -170,7 +170,7 @@ struct StatusAPI: Sendable {
             var days: [Day]
             enum CodingKeys: String, CodingKey { case dailyBudget = "daily_budget", days }
         }
-        let entries = try await UsageDays(database: database).entries(since: since)
+        let entries = try await database.usageDays.entries(since: since)
         let days = Dictionary(grouping: entries, by: \.day).map { day, entries in
             Body.Day(day: day, cost: (entries.reduce(0) { $0 + $1.cost } * 1_000_000).rounded() / 1_000_000, runs: entries.count)
         }.sorted { $0.day < $1.day }
@@ -215,11 +215,11 @@ struct StatusAPI: Sendable {
 /// time and its key).
 struct ActionCursor: Equatable {
     /// The action at the page's edge.
-    var position: ActionLog.Position
+    var position: ActionPosition
     /// Whether the page asked for is newer than it (a `prev` link) rather than older (`next`).
     var newer: Bool
 
-    init(position: ActionLog.Position, newer: Bool) { self.position = position; self.newer = newer }
+    init(position: ActionPosition, newer: Bool) { self.position = position; self.newer = newer }
 
     /// A cursor from its text; nil when it is not one this API made.
     init?(_ text: String) {

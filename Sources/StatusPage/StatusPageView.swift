@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import Foundation
 import SocialNetwork
 

@@ -1,4 +1,4 @@
-public import Archive
+public import Stores
 public import Foundation
 import Hummingbird
 public import Logging
@@ -42,13 +42,13 @@ public struct StatusServer: Service {
     }
 
     let settings: Settings
-    let database: ArchiveDatabase
+    let database: any StoreSet
     let health: HealthChecks
     let now: @Sendable () -> Date
     let logger: Logger
 
     /// A server over `database` (what it shows) with `health` (what `/healthz` checks); `now` is the bot's clock.
-    public init(settings: Settings, database: ArchiveDatabase, health: HealthChecks, now: @escaping @Sendable () -> Date, logger: Logger) {
+    public init(settings: Settings, database: any StoreSet, health: HealthChecks, now: @escaping @Sendable () -> Date, logger: Logger) {
         self.settings = settings; self.database = database; self.health = health; self.now = now; self.logger = logger
     }
 

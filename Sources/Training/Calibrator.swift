@@ -1,4 +1,4 @@
-public import Archive
+public import Stores
 public import Classifier
 public import Foundation
 import WordCounts
@@ -18,9 +18,9 @@ public struct Calibrator: Sendable {
     public static let stateKey = "classifier.calibration"
 
     /// The examples.
-    public let examples: TrainingExamples
+    public let examples: any TrainingExamples
     /// The bot's state, where the result is kept.
-    public let state: BotState
+    public let state: any BotState
     /// The classifier whose tokenizer makes the features.
     public let classifier: FavoriteClassifier
     /// The models to choose among (`CLASSIFIER`: one, or both).
@@ -29,7 +29,7 @@ public struct Calibrator: Sendable {
     public let fallbackThreshold: Double
 
     /// A calibrator for `classifier`, over `examples`, keeping its result in `state`.
-    public init(examples: TrainingExamples, state: BotState, classifier: FavoriteClassifier, models: [ClassifierModel], fallbackThreshold: Double) {
+    public init(examples: any TrainingExamples, state: any BotState, classifier: FavoriteClassifier, models: [ClassifierModel], fallbackThreshold: Double) {
         self.examples = examples
         self.state = state
         self.classifier = classifier

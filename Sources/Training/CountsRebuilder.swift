@@ -1,4 +1,4 @@
-public import Archive
+public import Stores
 public import Classifier
 import Foundation
 import WordCounts
@@ -18,14 +18,14 @@ public struct CountsRebuilder: Sendable {
     }
 
     /// The examples.
-    public let examples: TrainingExamples
+    public let examples: any TrainingExamples
     /// The classifier whose counts are rebuilt (its tokenizer makes the features).
     public let classifier: FavoriteClassifier
     /// How many tweets go to the store per write.
     public var batchSize = 1_000
 
     /// A rebuilder of `classifier`'s counts from `examples`.
-    public init(examples: TrainingExamples, classifier: FavoriteClassifier) {
+    public init(examples: any TrainingExamples, classifier: FavoriteClassifier) {
         self.examples = examples
         self.classifier = classifier
     }

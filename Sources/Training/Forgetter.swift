@@ -1,4 +1,4 @@
-public import Archive
+public import Stores
 public import Classifier
 import Foundation
 public import WordCounts
@@ -38,16 +38,16 @@ public struct Forgetter: Sendable {
     }
 
     /// The archive.
-    public let archive: TweetArchive
+    public let archive: any TweetArchive
     /// The training examples.
-    public let examples: TrainingExamples
+    public let examples: any TrainingExamples
     /// The classifier whose word counts are taken back (its tokenizer makes the features).
     public let classifier: FavoriteClassifier
     /// The network where the bot's copies are deleted.
     public let network: any MirrorNetwork
 
     /// A forgetter over these stores and this network.
-    public init(archive: TweetArchive, examples: TrainingExamples, classifier: FavoriteClassifier, network: any MirrorNetwork) {
+    public init(archive: any TweetArchive, examples: any TrainingExamples, classifier: FavoriteClassifier, network: any MirrorNetwork) {
         self.archive = archive; self.examples = examples; self.classifier = classifier; self.network = network
     }
 

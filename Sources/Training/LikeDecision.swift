@@ -1,4 +1,4 @@
-public import Archive
+public import Stores
 public import BotConfiguration
 public import Classifier
 public import Foundation
@@ -16,8 +16,8 @@ public enum LikeDecision {
     }
 
     /// The calibrator for `classifier` over `database`'s training examples, as `configuration` asks.
-    public static func calibrator(for classifier: FavoriteClassifier, configuration: Configuration, database: ArchiveDatabase) -> Calibrator {
-        Calibrator(examples: TrainingExamples(database: database), state: BotState(database: database), classifier: classifier,
+    public static func calibrator(for classifier: FavoriteClassifier, configuration: Configuration, database: any StoreSet) -> Calibrator {
+        Calibrator(examples: database.examples, state: database.state, classifier: classifier,
                    models: models(for: configuration.classifier), fallbackThreshold: configuration.favoriteRateThreshold)
     }
 
@@ -25,7 +25,7 @@ public enum LikeDecision {
     /// the stored calibration is used; when there is none, one is made now (and stored) if `calibrateIfMissing`,
     /// else the original threshold is used until there is one.
     @discardableResult
-    public static func apply(to classifier: FavoriteClassifier, configuration: Configuration, database: ArchiveDatabase,
+    public static func apply(to classifier: FavoriteClassifier, configuration: Configuration, database: any StoreSet,
                              calibrateIfMissing: Bool, at date: Date = Date()) async throws -> String {
         guard configuration.calibratesFavoriteThreshold else {
             let model: ClassifierModel = configuration.classifier == .binary ? .binary : .original

@@ -1,4 +1,4 @@
-public import Archive
+public import Stores
 public import Classifier
 public import SocialNetwork
 

@@ -1,4 +1,4 @@
-public import Archive
+public import Stores
 public import Classifier
 import Foundation
 public import Logging
@@ -35,7 +35,7 @@ public struct Trainer: Sendable {
     /// The network, read as the person.
     public let network: any MirrorNetwork
     /// Where the human's tweets go.
-    public let archive: TweetArchive
+    public let archive: any TweetArchive
     /// What learns the likes.
     public let classifier: FavoriteClassifier
     /// Progress lines for a terminal ("page 3: ...").
@@ -43,7 +43,7 @@ public struct Trainer: Sendable {
     private let logger: Logger
 
     /// A trainer; `progress` receives one line per page.
-    public init(network: any MirrorNetwork, archive: TweetArchive, classifier: FavoriteClassifier, logger: Logger,
+    public init(network: any MirrorNetwork, archive: any TweetArchive, classifier: FavoriteClassifier, logger: Logger,
                 progress: @escaping @Sendable (String) -> Void = { _ in }) {
         self.network = network
         self.archive = archive

@@ -1,4 +1,4 @@
-public import Archive
+public import Stores
 public import BotClock
 import Foundation
 public import Logging
@@ -11,14 +11,14 @@ public struct SpendRecorder: Service {
     let clock: any BotClock
     let usage: UsageMeter
     let budget: DailyBudget?
-    let days: UsageDays
-    let state: BotState
+    let days: any UsageDays
+    let state: any BotState
     let runID: String
     let interval: Duration
     let logger: Logger
 
     /// A recorder of `usage` (against `budget`) as run `runID`, every `interval` of `clock`'s time.
-    public init(clock: any BotClock, usage: UsageMeter, budget: DailyBudget?, days: UsageDays, state: BotState, runID: String,
+    public init(clock: any BotClock, usage: UsageMeter, budget: DailyBudget?, days: any UsageDays, state: any BotState, runID: String,
                 interval: Duration = .seconds(60), logger: Logger) {
         self.clock = clock; self.usage = usage; self.budget = budget; self.days = days; self.state = state; self.runID = runID
         self.interval = interval; self.logger = logger

@@ -1,4 +1,4 @@
-public import Archive
+public import Stores
 public import Foundation
 public import XAPI
 
@@ -7,7 +7,7 @@ public import XAPI
 /// running `start` and a one-shot `train`.
 public enum UsageRecording {
     /// Stores the bill `usage` made on each UTC day it was billed on, as run `runID` of `command`.
-    public static func store(_ usage: UsageMeter, into days: UsageDays, runID: String, command: String) async throws {
+    public static func store(_ usage: UsageMeter, into days: any UsageDays, runID: String, command: String) async throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         for day in usage.billingDays {
@@ -19,7 +19,7 @@ public enum UsageRecording {
 
     /// Tells `usage` what the other runs spent on the UTC day of `date`, so the budget counts it; returns it.
     @discardableResult
-    public static func loadSpentElsewhere(into usage: UsageMeter, from days: UsageDays, runID: String, at date: Date) async throws -> Double {
+    public static func loadSpentElsewhere(into usage: UsageMeter, from days: any UsageDays, runID: String, at date: Date) async throws -> Double {
         let day = UsageMeter.billingDay(of: date)
         let spent = try await days.spent(on: day, excludingRun: runID)
         usage.setSpentElsewhere(spent, onBillingDay: day)
@@ -27,7 +27,7 @@ public enum UsageRecording {
     }
 
     /// What every run spent on the UTC day of `date`: the cost and the summed bill.
-    public static func day(of date: Date, in days: UsageDays) async throws -> (cost: Double, bill: XBill) {
+    public static func day(of date: Date, in days: any UsageDays) async throws -> (cost: Double, bill: XBill) {
         let day = UsageMeter.billingDay(of: date)
         let decoder = JSONDecoder()
         var total = XBill()
@@ -43,7 +43,7 @@ public enum UsageRecording {
     public static let refusalsKey = "x.refusals"
 
     /// The stored lasting refusals.
-    public static func storedRefusals(in state: BotState) async throws -> [XRefusals.Refusal] {
+    public static func storedRefusals(in state: any BotState) async throws -> [XRefusals.Refusal] {
         guard let text = try await state.value(of: refusalsKey) else { return [] }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
@@ -53,10 +53,10 @@ public enum UsageRecording {
 
 /// Keeps the client's lasting refusals in `bot_state`.
 public struct StoredRefusals: XRefusalStore {
-    let state: BotState
+    let state: any BotState
 
     /// A store in `state` (`bot_state`).
-    public init(state: BotState) { self.state = state }
+    public init(state: any BotState) { self.state = state }
 
     /// Replaces the stored refusals.
     public func save(_ refusals: [XRefusals.Refusal]) async throws {

@@ -1,4 +1,4 @@
-public import Archive
+public import Stores
 public import BotClock
 public import BotConfiguration
 import Foundation
@@ -18,7 +18,7 @@ extension XMirrorNetwork {
     /// `usageDays`), the lasting refusals kept in `state` and restored from it. Returns the network and the service
     /// that stores the run's spend every minute (`runID`). Logs the budget line; a store that cannot be read is logged
     /// and the budget counts from zero until it can.
-    public static func forDaemon(_ configuration: Configuration, clock: any BotClock, state: BotState, usageDays: UsageDays, runID: String,
+    public static func forDaemon(_ configuration: Configuration, clock: any BotClock, state: any BotState, usageDays: any UsageDays, runID: String,
                                  logger: Logger) async -> (network: XMirrorNetwork, services: [any Service]) {
         let usage = UsageMeter()
         let refusals = XRefusals()

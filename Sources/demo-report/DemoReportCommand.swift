@@ -1,4 +1,4 @@
-import Archive
+import BotAssembly
 import ArgumentParser
 import DemoReport
 import FakeX
@@ -39,19 +39,11 @@ struct DemoReportCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let timeZone = environment["TZ"].flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")!
         let logger = Logger(label: "demo-report", factory: { _ in SwiftLogNoOpLogHandler() })
-        // The bot's database as the bot finds it: DATABASE_URL, else the SQLite file MIRROR_BOT_DATA.
-        let database: ArchiveDatabase
-        if let text = environment["DATABASE_URL"] {
-            guard let url = DatabaseURL(text) else { throw ValidationError("DATABASE_URL is not a postgres:// URL") }
-            database = try ArchiveDatabase(url: url, logger: logger)
-        } else {
-            database = try ArchiveDatabase(sqliteFile: environment["MIRROR_BOT_DATA"] ?? "mirror_bot.sqlite", logger: logger)
-        }
-        let (mentions, likes, state) = try await database.withRunning { database in
-            (try await MentionLog(database: database).handledMentions(), try await LikeLog(database: database).likes(),
-             try await BotState(database: database).values())
-        }
+        // The bot's stores as the bot finds them (the composition root opens them from the same environment).
         let configuration = try Configuration(environment: environment)
+        let (mentions, likes, state) = try await BotParts(configuration: configuration, logger: logger).withRunningAsIs { database in
+            (try await database.mentions.handledMentions(), try await database.likes.likes(), try await database.state.values())
+        }
         let report = DemoReport(seed: seedValue, record: record, humanID: humanID, botID: botID, timeZone: timeZone,
                                 mentions: mentions, likes: likes, botState: state, postLinks: configuration.postLinks)
         print(report.text(), terminator: "")

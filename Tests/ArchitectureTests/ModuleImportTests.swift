@@ -8,17 +8,18 @@ import Testing
 struct ModuleImportTests {
     /// The modules every module may not import, unless listed as allowed for it below.
     static let restricted: Set<String> = [
-        "XAPI", "XNetwork", "FakeX", "MastodonAPI", "MastodonNetwork", "FakeMastodon", "RedisClient", "RedisWordCounts", "SQLiteWordCounts", "CHiredis", "CMeCab", "BotAssembly",
+        "XAPI", "XNetwork", "FakeX", "MastodonAPI", "MastodonNetwork", "FakeMastodon", "RedisClient", "RedisWordCounts", "CHiredis", "CMeCab", "BotAssembly",
         "MirrorBotCommands", "DemoReport", "GRDB", "PostgresNIO", "Hummingbird", "AsyncHTTPClient", "StatusPage",
+        "PostgresStores", "SQLiteStores", "InMemoryStores",
     ]
 
     /// What each module may import of the restricted ones. A module not listed may import none of them.
     static let allowed: [String: Set<String>] = [
-        // The stores: the archive speaks both dialects; each word-count store its own engine.
-        "Archive": ["GRDB", "PostgresNIO"],
+        // The stores: one module per database, each importing its engine only; the protocols import none.
+        "PostgresStores": ["PostgresNIO"],
+        "SQLiteStores": ["GRDB"],
         "RedisClient": ["CHiredis"],
         "RedisWordCounts": ["RedisClient"],
-        "SQLiteWordCounts": ["GRDB"],
         "Tokenizer": ["CMeCab"],
         // X: the client, its place behind the network protocol, and its fake.
         "XAPI": ["AsyncHTTPClient"],
@@ -31,27 +32,44 @@ struct ModuleImportTests {
         "MastodonNetwork": ["MastodonAPI"],
         "FakeMastodon": ["MastodonAPI", "FakeX", "Hummingbird"],
         // The composition root chooses the implementations; the commands and the demo are the outer layer.
-        "BotAssembly": ["XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "RedisClient", "RedisWordCounts", "SQLiteWordCounts", "StatusPage"],
+        "BotAssembly": ["XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "RedisClient", "RedisWordCounts", "PostgresStores", "SQLiteStores",
+                        "StatusPage"],
         // The status page serves HTTP; only the composition root starts it.
         "StatusPage": ["Hummingbird"],
         "MirrorBotCommands": ["BotAssembly", "XAPI", "XNetwork", "MastodonAPI", "RedisClient"],
         "mirror_bot": ["MirrorBotCommands"],
         "DemoReport": ["FakeX", "XAPI"],
-        "demo-report": ["DemoReport", "FakeX"],
+        "demo-report": ["DemoReport", "FakeX", "BotAssembly"],
         "fake-x": ["FakeX", "FakeMastodon"],
     ]
 
     /// Modules that import nothing of this package at all.
     static let leaves: Set<String> = ["WordCounts", "BotClock", "SeededRandom", "PostText", "BotConfiguration"]
 
+    /// Modules that may import no database library nor any store's implementation: the protocols and what uses them.
+    static let storeNeutral: Set<String> = ["Stores", "Schedule", "Picking", "Training", "Daemon", "StatusPage", "ArchiveImport", "XNetwork"]
+
     static let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The modules of `Sources/` (folders holding Swift files), each with the modules its files import.
+    /// The targets of `Package.swift` under `Sources/`, by folder: a target's `path:`, else `Sources/<name>`.
+    static func targetFolders() throws -> [String: String] {
+        let manifest = try String(contentsOf: root.appending(path: "Package.swift"), encoding: .utf8)
+        var folders: [String: String] = [:]
+        for block in manifest.components(separatedBy: ".target(").dropFirst() + manifest.components(separatedBy: ".executableTarget(").dropFirst()
+            + manifest.components(separatedBy: ".systemLibrary(").dropFirst() {
+            let head = block.components(separatedBy: "\n        ),").first ?? block
+            guard let name = head.firstMatch(of: /name: "([^"]+)"/)?.1 else { continue }
+            let path = head.firstMatch(of: /path: "([^"]+)"/).map { String($0.1) } ?? "Sources/\(name)"
+            if path.hasPrefix("Sources/") { folders[path] = String(name) }
+        }
+        return folders
+    }
+
+    /// The modules of `Sources/` (each target's folder), each with the modules its files import.
     static func sourceModules() throws -> [String: Set<String>] {
-        let sources = root.appending(path: "Sources")
         var modules: [String: Set<String>] = [:]
-        for name in try FileManager.default.contentsOfDirectory(atPath: sources.path) {
-            let folder = sources.appending(path: name)
+        for (path, name) in try targetFolders() {
+            let folder = root.appending(path: path)
             guard let files = FileManager.default.enumerator(atPath: folder.path) else { continue }
             var imports = Set<String>()
             var hasSwift = false
@@ -62,6 +80,19 @@ struct ModuleImportTests {
             if hasSwift { modules[name] = imports }
         }
         return modules
+    }
+
+    @Test("Every Swift file under Sources belongs to a target of Package.swift")
+    func everyFileHasATarget() throws {
+        let folders = try Self.targetFolders().keys
+        let sources = Self.root.appending(path: "Sources")
+        let files = FileManager.default.enumerator(atPath: sources.path)
+        var orphans: [String] = []
+        while let file = files?.nextObject() as? String {
+            guard file.hasSuffix(".swift") else { continue }
+            if !folders.contains(where: { ("Sources/" + file).hasPrefix($0 + "/") }) { orphans.append(file) }
+        }
+        #expect(orphans.isEmpty, "Swift files in no target's folder: \(orphans)")
     }
 
     /// The modules `source` imports (`import X`, `public import X`, `@preconcurrency import X`, `import struct X.Y`).
@@ -83,6 +114,7 @@ struct ModuleImportTests {
     static func violations(of module: String, imports: Set<String>, modulesOfThePackage: Set<String>) -> [String] {
         var wrong = imports.intersection(restricted).subtracting(allowed[module] ?? [])
         if leaves.contains(module) { wrong.formUnion(imports.intersection(modulesOfThePackage)) }
+        if storeNeutral.contains(module) { wrong.formUnion(imports.intersection(["GRDB", "PostgresNIO", "PostgresStores", "SQLiteStores", "InMemoryStores"])) }
         return wrong.subtracting([module]).sorted()
     }
 

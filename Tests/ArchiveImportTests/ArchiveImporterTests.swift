@@ -1,4 +1,4 @@
-import Archive
+import Stores
 @testable import ArchiveImport
 import Classifier
 import Foundation
@@ -65,7 +65,7 @@ struct ArchiveImporterTests {
     func withImporter(_ backends: StoreBackends, _ body: (ArchiveImporter) async throws -> Void) async throws {
         try await TestServers.withStores(backends) { database, store async throws in
             let classifier = FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3)
-            let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 10_000)
+            let archive = database.archive(timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 10_000)
             try await archive.prepare()
             try await body(ArchiveImporter(archive: archive, classifier: classifier))
         }

@@ -1,4 +1,4 @@
-import Archive
+import Stores
 @testable import ArchiveImport
 import Classifier
 import Foundation
@@ -64,7 +64,7 @@ struct MastodonImportTests {
     func withImporter(_ copyingWarnings: Bool = false, resolver: ArchiveImporter.AccountResolver?, _ body: (ArchiveImporter) async throws -> Void) async throws {
         try await TestServers.withStores(StoreBackends(archive: .sqlite, counts: .sqlite)) { database, store async throws in
             let classifier = FavoriteClassifier(store: store, tokenizer: ArchiveImporterTests.tokenizer, threshold: 3)
-            let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 10_000)
+            let archive = database.archive(timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 10_000)
             try await archive.prepare()
             try await body(ArchiveImporter(archive: archive, classifier: classifier, copyingWarnings: copyingWarnings, resolveAccount: resolver))
         }

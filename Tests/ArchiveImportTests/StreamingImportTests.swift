@@ -1,4 +1,4 @@
-import Archive
+import Stores
 @testable import ArchiveImport
 import Classifier
 import Foundation
@@ -53,7 +53,7 @@ struct StreamingImportTests {
 
     func withImporter(_ body: (ArchiveImporter) async throws -> Void) async throws {
         try await TestServers.withStores(StoreBackends(archive: .sqlite, counts: .sqlite)) { database, store async throws in
-            let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "UTC")!, rowLimit: 10_000)
+            let archive = database.archive(timeZone: TimeZone(identifier: "UTC")!, rowLimit: 10_000)
             try await archive.prepare()
             try await body(ArchiveImporter(archive: archive, classifier: FavoriteClassifier(store: store, tokenizer: ArchiveImporterTests.tokenizer, threshold: 3)))
         }

@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import BotClock
 @testable import Daemon
 import FakeMastodon
@@ -22,12 +22,12 @@ struct ContentWarningTests {
                                       contentWarning: "ネタバレ")
 
     /// A poster whose archive holds only the warned post, with a plan of one slot at 09:00, on `network`.
-    static func postAtNine(_ network: any MirrorNetwork, database: ArchiveDatabase) async throws -> PlanSlot? {
-        let archive = TweetArchive(database: database, timeZone: PosterWorld.tokyo, rowLimit: 100)
+    static func postAtNine(_ network: any MirrorNetwork, database: any StoreSet) async throws -> PlanSlot? {
+        let archive = database.archive(timeZone: PosterWorld.tokyo, rowLimit: 100)
         try await archive.prepare()
         try await archive.insert([warned])
         #expect(try await archive.newest(limit: 1).first?.contentWarning == "ネタバレ")
-        let plans = PlanStore(database: database)
+        let plans = database.plans
         _ = try await plans.storePlan(day: PosterWorld.day, timeZone: PosterWorld.tokyo.identifier, minutes: [540], drawnAt: PosterWorld.dayStart)
         let clock = ManualBotClock(now: PosterWorld.dayStart.addingTimeInterval(9 * 3_600))
         let poster = Poster(clock: clock, plans: plans, planner: SchedulePlanner(archive: archive, maxPostsPerDay: 50),
@@ -57,7 +57,7 @@ struct ContentWarningTests {
     func x(_ backend: StoreBackends.ArchiveKind) async throws {
         try await PosterWorld.with(backend) { world in
             try await world.archive.removeAll()
-            let slot = try await Self.postAtNine(XMirrorNetwork(client: world.client), database: world.plans.database)
+            let slot = try await Self.postAtNine(XMirrorNetwork(client: world.client), database: world.database)
             #expect(slot?.state == .skipped)
             #expect(await world.server.posted().isEmpty)
             #expect(await world.server.requestCounts()["POST /2/tweets"] == nil)

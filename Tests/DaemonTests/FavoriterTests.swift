@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import BotClock
 import BotConfiguration
 import Classifier
@@ -49,10 +49,10 @@ struct FavoriterTests {
             if trainNormal { try await classifier.learn((0..<40).map { _ in .init(text: "会議の資料", authorUsername: "alice") }, as: .normal) }
             try await server.withRunning { url in
                 let clock = ManualBotClock(now: Self.start)
-                let log = FavoriterStores(likes: LikeLog(database: database), state: BotState(database: database))
+                let log = FavoriterStores(likes: database.likes, state: database.state)
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: Self.bot]), clock: clock,
                                      refusalStore: StoredRefusals(state: log.state), logger: Self.quiet)
-                let archive = TweetArchive(database: database, timeZone: .gmt, rowLimit: 100)
+                let archive = database.archive(timeZone: .gmt, rowLimit: 100)
                 try await archive.insert([ArchivedTweet(tweetID: 4242, text: "人間のつぶやき", createdAt: Self.start.addingTimeInterval(-86_400))])
                 let favoriter = Favoriter(clock: clock, likes: log.likes, state: log.state, archive: archive,
                                           policy: LikingPolicy(setting: .on, network: XMirrorNetwork(client: client)),
@@ -151,11 +151,11 @@ struct StoreDownTests {
             try await TestServers.withIsolatedDatabase { database async throws in
                 let clock = ManualBotClock(now: FavoriterTests.start)
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: FavoriterTests.bot]), clock: clock, logger: FavoriterTests.quiet)
-                let log = FavoriterStores(likes: LikeLog(database: database), state: BotState(database: database))
+                let log = FavoriterStores(likes: database.likes, state: database.state)
                 try await log.state.setValue("0", of: Favoriter.sinceIDKey)
                 await server.add(tweets: [FakeXSeed.Tweet(id: "7001", authorID: "300", text: "猫の写真", createdAt: FavoriterTests.start)])
                 await server.add(users: [.init(id: "300", username: "friend")])
-                let favoriter = Favoriter(clock: clock, likes: log.likes, state: log.state, archive: TweetArchive(database: database, timeZone: .gmt, rowLimit: 10),
+                let favoriter = Favoriter(clock: clock, likes: log.likes, state: log.state, archive: database.archive(timeZone: .gmt, rowLimit: 10),
                                           policy: LikingPolicy(setting: .on, network: XMirrorNetwork(client: client)),
                                           classifier: classifier, network: XMirrorNetwork(client: client), botUserID: "200", humanUserID: "100", logger: FavoriterTests.quiet)
                 let running = Task { try await favoriter.run() }
@@ -176,6 +176,6 @@ struct StoreDownTests {
 
 /// What the favoriter stores: its likes and its state (the timeline's `since_id`, X's refusals).
 struct FavoriterStores {
-    let likes: LikeLog
-    let state: BotState
+    let likes: any LikeLog
+    let state: any BotState
 }

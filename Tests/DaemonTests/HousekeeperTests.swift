@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import BotClock
 @testable import Daemon
 import Foundation
@@ -14,14 +14,14 @@ struct HousekeeperTests {
     func daily(_ backend: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withStores(StoreBackends(archive: backend, counts: .sqlite)) { database, counts async throws in
             let start = Date(timeIntervalSince1970: 1_795_273_200)
-            let mentions = MentionLog(database: database)
+            let mentions = database.mentions
             _ = try await mentions.begin(mentionID: 1, authorID: 9, conversationID: nil, at: start.addingTimeInterval(-91 * 86_400))
             try await mentions.finish(mentionID: 1, state: .replied, reason: "old")
             _ = try await mentions.begin(mentionID: 2, authorID: 9, conversationID: nil, at: start.addingTimeInterval(-89.5 * 86_400))
             try await mentions.finish(mentionID: 2, state: .replied, reason: "a day younger")
             let clock = ManualBotClock(now: start)
             let log = LogRecorder()
-            let housekeeper = Housekeeper(clock: clock, retention: StoreRetention(database: database), policy: .init(), wordCounts: counts, logger: log.logger())
+            let housekeeper = Housekeeper(clock: clock, retention: database.retention, policy: .init(), wordCounts: counts, logger: log.logger())
             let running = Task { try await housekeeper.run() }
             defer { running.cancel() }
             await clock.waitForSleepers()

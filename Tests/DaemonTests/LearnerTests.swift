@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import BotClock
 import BotConfiguration
 import Classifier
@@ -39,12 +39,12 @@ struct LearnerTests {
         try await TestServers.withStores(StoreBackends(archive: backend, counts: .sqlite)) { database, store async throws in
             let classifier = FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3)
             try await server.withRunning { url in
-                let archive = TweetArchive(database: database, timeZone: .gmt, rowLimit: 100)
+                let archive = database.archive(timeZone: .gmt, rowLimit: 100)
                 let clock = ManualBotClock(now: Self.start)
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Self.human]), clock: clock, logger: Self.quiet)
                 let liking = LikingPolicy(setting: .auto, network: XMirrorNetwork(client: client))
                 #expect(!liking.isActive)
-                let learner = Learner(clock: clock, state: BotState(database: database), archive: archive, classifier: classifier,
+                let learner = Learner(clock: clock, state: database.state, archive: archive, classifier: classifier,
                                       network: XMirrorNetwork(client: client), liking: liking, humanUserID: "100", logger: Self.quiet)
                 try await learner.pollOnce()
                 try await learner.pollOnce()
@@ -76,11 +76,11 @@ struct LearnerTests {
         try await TestServers.withStores(backends) { database, store async throws in
             let classifier = FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3)
             try await server.withRunning { url in
-                let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "UTC")!, rowLimit: 1000)
+                let archive = database.archive(timeZone: TimeZone(identifier: "UTC")!, rowLimit: 1000)
                 try await archive.insert([ArchivedTweet(tweetID: 10_010, text: "昨日の投稿", createdAt: Self.start.addingTimeInterval(-36_000))])
                 let clock = ManualBotClock(now: Self.start)
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Self.human]), clock: clock, logger: Self.quiet)
-                let learner = Learner(clock: clock, state: BotState(database: database), archive: archive, classifier: classifier,
+                let learner = Learner(clock: clock, state: database.state, archive: archive, classifier: classifier,
                                       network: XMirrorNetwork(client: client), liking: Self.likingOn(client), humanUserID: "100", logger: Self.quiet)
 
                 try await learner.pollOnce()
@@ -120,9 +120,9 @@ struct LearnerTests {
             follows: ["100": ["300"]])
         let server = FakeXServer(seed: seed, logger: Self.quiet)
         try await TestServers.withStores(StoreBackends(archive: backend, counts: .sqlite)) { database, store async throws in
-            let examples = TrainingExamples(database: database)
-            let classifier = FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3, examples: examples)
-            let calibrator = Calibrator(examples: examples, state: BotState(database: database), classifier: classifier,
+            let examples = database.examples
+            let classifier = FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3, examples: ExampleRecorder(examples))
+            let calibrator = Calibrator(examples: examples, state: database.state, classifier: classifier,
                                         models: [.original, .binary], fallbackThreshold: 3)
             // What training left: 60 liked posts about cats, 60 seen and not liked about meetings.
             try await classifier.learnOnce((0..<60).map { (id: "c\($0)", tweet: .init(text: "猫の写真と公園", authorUsername: "friend")) },
@@ -132,7 +132,7 @@ struct LearnerTests {
             try await server.withRunning { url in
                 let clock = ManualBotClock(now: Self.start)
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Self.human]), clock: clock, logger: Self.quiet)
-                let learner = Learner(clock: clock, state: BotState(database: database), archive: TweetArchive(database: database, timeZone: .gmt, rowLimit: 100),
+                let learner = Learner(clock: clock, state: database.state, archive: database.archive(timeZone: .gmt, rowLimit: 100),
                                       classifier: classifier, network: XMirrorNetwork(client: client), liking: Self.likingOn(client), humanUserID: "100",
                                       calibrator: calibrator, logger: Self.quiet)
                 try await learner.pollOnce()

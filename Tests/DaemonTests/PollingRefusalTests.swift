@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import BotClock
 import BotConfiguration
 @testable import Daemon
@@ -36,9 +36,9 @@ struct PollingRefusalTests {
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: bot], retry: .init(maxAttempts: 1)), clock: clock,
                                      usage: meter, budget: budget.map { DailyBudget(limit: $0, meter: meter, logger: recorder.logger()) },
                                      logger: recorder.logger())
-                let state = BotState(database: database)
+                let state = database.state
                 try await state.setValue("0", of: Replier.sinceIDKey)
-                let replier = Replier(clock: clock, mentions: MentionLog(database: database), state: state, picker: ReplyPicker(archive: TweetArchive(database: database, timeZone: .gmt, rowLimit: 10),
+                let replier = Replier(clock: clock, mentions: database.mentions, state: state, picker: ReplyPicker(archive: database.archive(timeZone: .gmt, rowLimit: 10),
                                                                                 fallback: .none),
                                       network: XMirrorNetwork(client: client), botUserID: "200", settings: .init(pollInterval: 60, delay: 0...0), logger: recorder.logger(), seed: 1)
                 let running = Task { try await replier.run() }

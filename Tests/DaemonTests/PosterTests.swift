@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import BotClock
 import BotConfiguration
 import Classifier
@@ -9,7 +9,7 @@ import Logging
 import Picking
 import Schedule
 import ServiceLifecycle
-import SQLiteWordCounts
+import SQLiteStores
 import Testing
 import TestSupport
 import Tokenizer
@@ -27,8 +27,10 @@ struct PosterWorld {
     static var quiet: Logger { Logger(label: "poster", factory: { _ in SwiftLogNoOpLogHandler() }) }
 
     let server: FakeXServer
-    let archive: TweetArchive
-    let plans: PlanStore
+    let archive: any TweetArchive
+    let plans: any PlanStore
+    /// Every store the archive and the plans are in.
+    let database: any StoreSet
     let clock: ManualBotClock
     let client: XClient
 
@@ -75,12 +77,12 @@ struct PosterWorld {
         let server = FakeXServer(seed: seed, logger: quiet)
         try await server.withRunning { url in
             try await TestServers.withIsolatedDatabase(backend) { database async throws in
-                let archive = TweetArchive(database: database, timeZone: tokyo, rowLimit: 10_000)
+                let archive = database.archive(timeZone: tokyo, rowLimit: 10_000)
                 try await archive.prepare()
                 try await archive.insert(history())
                 let clock = ManualBotClock(now: dayStart.addingTimeInterval(30))
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: bot, .human: human]), clock: clock, logger: quiet)
-                try await body(PosterWorld(server: server, archive: archive, plans: PlanStore(database: database), clock: clock, client: client))
+                try await body(PosterWorld(server: server, archive: archive, plans: database.plans, database: database, clock: clock, client: client))
             }
         }
     }
@@ -409,7 +411,7 @@ struct DeletionWatcherTests {
             }
             let store = try SQLiteWordCounts(path: FileManager.default.temporaryDirectory.appending(path: "watcher-\(UUID().uuidString).sqlite").path)
             let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: 3)
-            let forgetter = Forgetter(archive: world.archive, examples: TrainingExamples(database: world.archive.database), classifier: classifier,
+            let forgetter = Forgetter(archive: world.archive, examples: world.database.examples, classifier: classifier,
                                       network: XMirrorNetwork(client: world.client))
             let watcher = DeletionWatcher(clock: world.clock, archive: world.archive, forgetter: forgetter, days: 7, logger: PosterWorld.quiet)
 
@@ -454,7 +456,7 @@ struct DaemonMetricsTests {
     @Test("Skip and refusal reasons, as the services write them, fall into a few stable categories")
     func categories() {
         #expect(DaemonMetrics.skipCategory("missed: the bot was not running at 08:00 (11 minutes ago)") == "missed")
-        #expect(DaemonMetrics.skipCategory(PlanStore.interruptedReason) == "interrupted")
+        #expect(DaemonMetrics.skipCategory(PlanSlot.interruptedReason) == "interrupted")
         #expect(DaemonMetrics.skipCategory("X refused 3 picks (duplicates, or too long)") == "refused")
         #expect(DaemonMetrics.skipCategory("deleted by the human (removed from the archive)") == "deleted")
         #expect(DaemonMetrics.skipCategory("nothing to post: the archive has no postable tweet") == "nothing_to_post")

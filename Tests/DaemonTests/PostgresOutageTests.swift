@@ -1,4 +1,5 @@
-import Archive
+import Stores
+import PostgresStores
 import BotClock
 @testable import Daemon
 import FakeX
@@ -21,12 +22,12 @@ struct PostgresOutageTests {
                                  accounts: [.init(userID: "200", consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")])
             let server = FakeXServer(seed: seed, logger: ReplierWorld.quiet)
             try await server.withRunning { base in
-                try await ArchiveDatabase(url: url, logger: TestServers.logger).withRunning { database in
-                    try await Migrator().migrate(database)
-                    let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "UTC")!, rowLimit: 100)
+                try await PostgresStoreSet(url: url, logger: TestServers.logger).withRunning { database in
+                    try await database.migrations.migrate()
+                    let archive = database.archive(timeZone: TimeZone(identifier: "UTC")!, rowLimit: 100)
                     _ = try await archive.insert([ArchivedTweet(tweetID: 1, text: "@friend それな", replyUserID: 300,
                                                                 createdAt: ReplierWorld.start.addingTimeInterval(-90_000))])
-                    let mentions = MentionLog(database: database), state = BotState(database: database)
+                    let mentions = database.mentions, state = database.state
                     try await state.setValue("0", of: Replier.sinceIDKey)
                     let clock = ManualBotClock(now: ReplierWorld.start)
                     let client = XClient(configuration: .init(baseURL: base, credentials: [.bot: ReplierWorld.bot]), clock: clock,

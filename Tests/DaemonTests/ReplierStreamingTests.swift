@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import BotClock
 @testable import Daemon
 import FakeMastodon
@@ -68,7 +68,7 @@ struct ReplierStreamingTests {
         await server.setStreamingAvailable(streaming)
         try await server.withRunning { url in
             try await TestServers.withIsolatedDatabase(.sqlite) { database async throws in
-                let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "UTC")!, rowLimit: 1_000)
+                let archive = database.archive(timeZone: TimeZone(identifier: "UTC")!, rowLimit: 1_000)
                 try await archive.insert(["それな", "わかる", "なるほど", "たしかに"].enumerated().map { index, text in
                     ArchivedTweet(tweetID: Int64(index + 1), text: "@friend " + text, replyUserID: 300, createdAt: start.addingTimeInterval(Double(-90_000 + index * 60)))
                 })
@@ -77,7 +77,7 @@ struct ReplierStreamingTests {
                                                                             .bot: MastodonAccess(instance: url, token: "bot-token")]),
                                             clock: clock, logger: ReplierWorld.quiet)
                 let log = LogRecorder()
-                let replier = Replier(clock: clock, mentions: MentionLog(database: database), state: BotState(database: database),
+                let replier = Replier(clock: clock, mentions: database.mentions, state: database.state,
                                       picker: ReplyPicker(archive: archive, fallback: .none), network: MastodonMirrorNetwork(client: client),
                                       botUserID: botID, settings: .init(pollInterval: 60, delay: 0...0), logger: log.logger(), seed: 5)
                 let running = Task { try await replier.run() }

@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import BotClock
 import BotConfiguration
 @testable import Daemon
@@ -19,9 +19,9 @@ struct ReplierWorld {
     static var quiet: Logger { Logger(label: "replier", factory: { _ in SwiftLogNoOpLogHandler() }) }
 
     let server: FakeXServer
-    let mentions: MentionLog
-    let state: BotState
-    let archive: TweetArchive
+    let mentions: any MentionLog
+    let state: any BotState
+    let archive: any TweetArchive
     let clock: ManualBotClock
     let client: XClient
 
@@ -45,7 +45,7 @@ struct ReplierWorld {
         let server = FakeXServer(seed: seed, logger: quiet)
         try await server.withRunning { url in
             try await TestServers.withIsolatedDatabase(backend) { database async throws in
-                let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "UTC")!, rowLimit: 1000)
+                let archive = database.archive(timeZone: TimeZone(identifier: "UTC")!, rowLimit: 1000)
                 try await archive.insert([
                     ArchivedTweet(tweetID: 1, text: "@friend それな", replyUserID: 300, createdAt: start.addingTimeInterval(-90_000)),
                     ArchivedTweet(tweetID: 2, text: "@friend @human いいね", replyUserID: 300, createdAt: start.addingTimeInterval(-80_000)),
@@ -61,7 +61,7 @@ struct ReplierWorld {
                 ])
                 let clock = ManualBotClock(now: start)
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: bot]), clock: clock, logger: quiet)
-                try await body(ReplierWorld(server: server, mentions: MentionLog(database: database), state: BotState(database: database), archive: archive, clock: clock, client: client))
+                try await body(ReplierWorld(server: server, mentions: database.mentions, state: database.state, archive: archive, clock: clock, client: client))
             }
         }
     }

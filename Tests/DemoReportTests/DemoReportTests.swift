@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import DemoReport
 import FakeX
 import Foundation
@@ -39,14 +39,14 @@ struct DemoReportTests {
             """)
         // The database claims more than happened; the report must not repeat it.
         let mentions = [
-            MentionLog.HandledMention(mentionTweetID: Int64(mention.id)!, authorID: 1003, state: .replied, replyTweetID: 902, sourceTweetID: 55,
+            HandledMention(mentionTweetID: Int64(mention.id)!, authorID: 1003, state: .replied, replyTweetID: 902, sourceTweetID: 55,
                                     reason: "a past reply of the human to @taro", handledAt: Self.dayStart.addingTimeInterval(36_000)),
-            MentionLog.HandledMention(mentionTweetID: 77, authorID: 1007, state: .skipped, replyTweetID: nil, sourceTweetID: nil,
+            HandledMention(mentionTweetID: 77, authorID: 1007, state: .skipped, replyTweetID: nil, sourceTweetID: nil,
                                     reason: "no past reply of the human to this user", handledAt: Self.dayStart.addingTimeInterval(48_000)),
         ]
-        let likes = [LikeLog.RecordedLike(tweetID: Int64(liked.id)!, authorID: nil, logRatio: 2, reason: "log ratio 2.00 > 0.69 (ラーメン, 新宿)",
+        let likes = [RecordedLike(tweetID: Int64(liked.id)!, authorID: nil, logRatio: 2, reason: "log ratio 2.00 > 0.69 (ラーメン, 新宿)",
                                            likedAt: Self.dayStart),
-                     LikeLog.RecordedLike(tweetID: 1, authorID: nil, logRatio: 3, reason: "log ratio 3.00 > 0.69 (猫)", likedAt: Self.dayStart)]
+                     RecordedLike(tweetID: 1, authorID: nil, logRatio: 3, reason: "log ratio 3.00 > 0.69 (猫)", likedAt: Self.dayStart)]
         let state = ["likes.status": "likes: on (LIKES=on)", "budget.shed.2026-11-22": "liking"]
         let report = DemoReport(seed: persona.seed, record: after.since(before), humanID: "1001", botID: "1002", timeZone: Self.tokyo,
                                 mentions: mentions, likes: likes, botState: state, postLinks: false)

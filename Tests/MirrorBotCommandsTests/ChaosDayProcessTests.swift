@@ -1,11 +1,11 @@
-import Archive
+import Stores
 import BotConfiguration
 import Classifier
 import FakeX
 import Foundation
 import Logging
 import SeededRandom
-import SQLiteWordCounts
+import SQLiteStores
 import Testing
 import TestSupport
 import Tokenizer
@@ -40,7 +40,7 @@ struct ChaosDayProcessTests {
                     try await TestServers.withScratchDatabase(name) { databaseURL async throws in
                         try await Self.run(persona, server, base: base, folder: folder, database: databaseURL, redis: redis)
                     }
-                case .sqlite:
+                case .sqlite, .memory:
                     try await Self.run(persona, server, base: base, folder: folder, database: nil, redis: nil)
                 }
             }
@@ -119,10 +119,10 @@ struct ChaosDayProcessTests {
         let injected = await server.chaosInjected()
         let configuration = try Configuration(environment: environment)
         let (counts, _) = try WordCountStores.open(for: configuration)
-        try await ArchiveDatabase.open(for: configuration, logger: TestServers.logger).withRunning { database in
+        try await BotParts(configuration: configuration, logger: TestServers.logger).withRunningAsIs { database in
             // Posts: every slot once; no text twice; every post the network shows is the one its slot recorded (one
             // sent and then killed before its record is read back at the restart).
-            let slots = try #require(try await PlanStore(database: database).slots(of: PersonaDayProcessTests.day))
+            let slots = try #require(try await database.plans.slots(of: PersonaDayProcessTests.day))
             let posted = await server.posted()
             let posts = posted.filter { $0.inReplyToTweetID == nil && $0.createdAt < dayEnd }
             #expect(!slots.contains { $0.state == .posting || $0.state == .planned }, "\(slots.map { ($0.minute, $0.state) })")
@@ -137,7 +137,7 @@ struct ChaosDayProcessTests {
             // Replies: no mention answered twice; each answer the network shows was recorded (read back after a SIGKILL).
             let replies = posted.filter { $0.inReplyToTweetID != nil }
             #expect(Set(replies.compactMap(\.inReplyToTweetID)).count == replies.count, "a mention answered twice")
-            let handled = try await MentionLog(database: database).handledMentions()
+            let handled = try await database.mentions.handledMentions()
             let recordedReplies = Set(handled.compactMap(\.replyTweetID).map(String.init))
             #expect(recordedReplies.isSubset(of: Set(replies.map(\.id))))
             #expect(replies.filter { !recordedReplies.contains($0.id) }.isEmpty, "answers on the network but not recorded")
@@ -145,14 +145,14 @@ struct ChaosDayProcessTests {
             // Likes: the network's likes and the log's, the same but for a like a SIGKILL cut between X's answer and the
             // log (at most one per SIGKILL; liking twice is impossible on X).
             let networkLikes = Set(await server.liked().filter { $0.userID == persona.bot.id }.map(\.tweetID))
-            let loggedLikes = Set(try await LikeLog(database: database).likes().map { String($0.tweetID) })
+            let loggedLikes = Set(try await database.likes.likes().map { String($0.tweetID) })
             #expect(!networkLikes.isEmpty)
             #expect(loggedLikes.isSubset(of: networkLikes), "logged but not liked: \(loggedLikes.subtracting(networkLikes))")
             #expect(networkLikes.subtracting(loggedLikes).count <= 2, "liked but not logged: \(networkLikes.subtracting(loggedLikes))")
 
             // Learning: the word counts equal a clean learning of the stored examples, one by one (an item learned
             // twice, or learned and not recorded, would differ).
-            let examples = TrainingExamples(database: database)
+            let examples = database.examples
             let stored = try await examples.all()
             let tokenizer = try TweetTokenizer()
             let chaosCounts = FavoriteClassifier(store: counts, tokenizer: tokenizer, threshold: 2)

@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import FakeX
 import Foundation
 import Testing
@@ -32,7 +32,7 @@ struct HangingPostProcessTests {
                 // (the post in flight is given 7 s, then cancelled).
                 #expect(took < .seconds(10), "stopped after \(took)")
                 #expect(bot.log.contains("Poster stopped for shutdown."), "\(bot.tail)")
-                let plans = PlanStore(database: database)
+                let plans = database.plans
                 let cut = try await plans.slots(of: PersonaDayProcessTests.day)?.filter { $0.state == .posting } ?? []
                 #expect(cut.count == 1, "the slot being sent is left for the next start to read back: \(cut)")
 

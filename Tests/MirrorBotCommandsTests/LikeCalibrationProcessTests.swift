@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import BotConfiguration
 import FakeX
 import Foundation

@@ -1,4 +1,5 @@
-import Archive
+import BotAssembly
+import Stores
 import BotConfiguration
 import FakeMastodon
 import Foundation
@@ -110,8 +111,8 @@ struct MastodonDayProcessTests {
                 #expect(imported.standardOutput.contains("Replies filed under whom they answered: \(Set(exported.compactMap(\.inReplyToID).compactMap { parents[$0]?.accountID }).count) accounts looked up"),
                         "\(imported.standardOutput)")
                 let configuration = try Configuration(environment: environment)
-                try await ArchiveDatabase.open(for: configuration, logger: TestServers.logger).withRunning { database in
-                    let stored = try await TweetArchive(database: database, timeZone: configuration.timeZone, rowLimit: 10_000).newest(limit: 100)
+                try await BotParts(configuration: configuration, logger: TestServers.logger).withRunningAsIs { database in
+                    let stored = try await database.archive(timeZone: configuration.timeZone, rowLimit: 10_000).newest(limit: 100)
                     let friendReplies = stored.filter { $0.replyUserID == Int64(Self.friendID) }
                     #expect(friendReplies.count == exported.filter { $0.inReplyToID.flatMap { parents[$0]?.accountID } == Self.friendID }.count)
                     #expect(!friendReplies.isEmpty && friendReplies.allSatisfy { $0.text.hasPrefix("@friend わかる") })

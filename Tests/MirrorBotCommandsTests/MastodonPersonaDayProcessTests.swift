@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import BotConfiguration
 import Classifier
 import FakeMastodon
@@ -26,7 +26,7 @@ struct MastodonPersonaDayProcessTests {
     /// Runs `body` with the fake instance serving `persona`, the bot trained on `backends` with `NETWORK=mastodon`,
     /// and the bot's archive and word counts opened as the bot opens them.
     static func withTrainedBot(_ persona: FakeXPersona, _ name: String, _ backends: StoreBackends,
-                               _ body: (FakeMastodonServer, [String: String], ArchiveDatabase, any WordCountBackend) async throws -> Void) async throws {
+                               _ body: (FakeMastodonServer, [String: String], any StoreSet, any WordCountBackend) async throws -> Void) async throws {
         try await TestServers.withTemporaryFolder { folder in
             let server = FakeMastodonServer(seed: FakeMastodonSeed(persona: persona), logger: Logger(label: name, factory: { _ in SwiftLogNoOpLogHandler() }))
             func run(database: DatabaseURL?) async throws {
@@ -49,7 +49,7 @@ struct MastodonPersonaDayProcessTests {
                     }
                     let configuration = try Configuration(environment: environment)
                     let (counts, _) = try WordCountStores.open(for: configuration)
-                    try await ArchiveDatabase.open(for: configuration, logger: TestServers.logger).withRunning { database in
+                    try await BotParts(configuration: configuration, logger: TestServers.logger).withRunningAsIs { database in
                         try await body(server, environment, database, counts)
                     }
                     try await counts.removeAll()
@@ -57,7 +57,7 @@ struct MastodonPersonaDayProcessTests {
             }
             switch backends.archive {
             case .postgres: try await TestServers.withScratchDatabase(name) { databaseURL async throws in try await run(database: databaseURL) }
-            case .sqlite: try await run(database: nil)
+            case .sqlite, .memory: try await run(database: nil)  // a process keeps nothing in memory: the SQLite file
             }
         }
     }
@@ -171,7 +171,7 @@ struct MastodonPersonaDayProcessTests {
                                                        environment: environment)
             #expect(again.status == 0, "\(again.standardError.suffix(2_000))")
 
-            let slots = try #require(try await PlanStore(database: database).slots(of: Self.day))
+            let slots = try #require(try await database.plans.slots(of: Self.day))
             let posted = await server.postedAsTweets()
             let posts = posted.filter { $0.inReplyToTweetID == nil }
             let recorded = slots.filter { $0.state == .posted }

@@ -1,4 +1,6 @@
-import Archive
+import Stores
+import PostgresStores
+import SQLiteStores
 import BotConfiguration
 import FakeX
 import Foundation
@@ -9,7 +11,7 @@ import WordCounts
 import Testing
 import TestSupport
 import RedisWordCounts
-import SQLiteWordCounts
+import SQLiteStores
 
 /// The `mirror_bot` binary built beside the test bundle, run as a user would run it.
 struct MirrorBotProcess {
@@ -88,9 +90,9 @@ struct MirrorBotProcessTests {
         try await withEmptyDatabase { url async throws in
             let first = try await MirrorBotProcess.run(["migrate"], environment: ["DATABASE_URL": url, "TZ": "Asia/Tokyo"])
             #expect(first.status == 0, "\(first.standardError)")
-            let names = Migration.bundled.map { "\($0.version) (\($0.name))" }.joined(separator: ", ")
-            #expect(first.standardOutput == "Applied \(Migration.bundled.count) migrations: \(names).\n")
-            #expect(first.standardOutput.hasPrefix("Applied \(Migration.bundled.count) migrations: 1 (create_tweets), 2 (archive_constraints), 3 (bot_posts)"))
+            let names = PostgresMigrations.bundled.map { "\($0.version) (\($0.name))" }.joined(separator: ", ")
+            #expect(first.standardOutput == "Applied \(PostgresMigrations.bundled.count) migrations: \(names).\n")
+            #expect(first.standardOutput.hasPrefix("Applied \(PostgresMigrations.bundled.count) migrations: 1 (create_tweets), 2 (archive_constraints), 3 (bot_posts)"))
             let second = try await MirrorBotProcess.run(["migrate"], environment: ["DATABASE_URL": url])
             #expect(second.status == 0)
             #expect(second.standardOutput.hasPrefix("The database (Postgres at postgres://"), "\(second.standardOutput)")
@@ -103,7 +105,7 @@ struct MirrorBotProcessTests {
         try await withEmptyDatabase { url async throws in
             let result = try await MirrorBotProcess.run(["migrate"], environment: [:], files: [".env": "# local\nDATABASE_URL=\(url)\n"])
             #expect(result.status == 0, "\(result.standardError)")
-            #expect(result.standardOutput.hasPrefix("Applied \(Migration.bundled.count) migrations"))
+            #expect(result.standardOutput.hasPrefix("Applied \(PostgresMigrations.bundled.count) migrations"))
         }
     }
 
@@ -113,14 +115,14 @@ struct MirrorBotProcessTests {
             let data = folder.appending(path: "bot.sqlite").path
             let first = try await MirrorBotProcess.run(["migrate"], environment: ["MIRROR_BOT_DATA": data])
             #expect(first.status == 0, "\(first.standardError)")
-            let names = Migration.bundledSQLite.map { "\($0.version) (\($0.name))" }.joined(separator: ", ")
-            #expect(first.standardOutput == "Applied \(Migration.bundledSQLite.count) migrations: \(names).\n")
+            let names = SQLiteMigrations.bundled.map { "\($0.version) (\($0.name))" }.joined(separator: ", ")
+            #expect(first.standardOutput == "Applied \(SQLiteMigrations.bundled.count) migrations: \(names).\n")
             #expect(FileManager.default.fileExists(atPath: data))
             let second = try await MirrorBotProcess.run(["migrate"], environment: ["MIRROR_BOT_DATA": data])
             #expect(second.standardOutput == "The database (the SQLite file \(data)) is up to date; no migration to apply.\n")
             // Without MIRROR_BOT_DATA, mirror_bot.sqlite in the working directory.
             let inFolder = try await MirrorBotProcess.run(["migrate"], environment: [:])
-            #expect(inFolder.status == 0 && inFolder.standardOutput.hasPrefix("Applied \(Migration.bundledSQLite.count) migrations"))
+            #expect(inFolder.status == 0 && inFolder.standardOutput.hasPrefix("Applied \(SQLiteMigrations.bundled.count) migrations"))
         }
     }
 
@@ -232,10 +234,10 @@ struct ScheduleAndClassifyProcessTests {
     @Test("schedule --json prints a reproducible plan drawn from the archive; the text form charts it")
     func schedule() async throws {
         try await TestServers.withScratchDatabase("schedule") { databaseURL async throws in
-            let database = try ArchiveDatabase(url: databaseURL, logger: TestServers.logger)
+            let database = try PostgresStoreSet(url: databaseURL, logger: TestServers.logger)
             try await database.withRunning { database in
-                try await Migrator().migrate(database)
-                let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 1000)
+                try await database.migrations.migrate()
+                let archive = database.archive(timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 1000)
                 try await archive.prepare()
                 let base = Date(timeIntervalSince1970: 1_717_167_600)  // 2024-06-01 00:00 Tokyo
                 var tweets: [ArchivedTweet] = []

@@ -1,4 +1,5 @@
-import Archive
+import BotAssembly
+import Stores
 import BotConfiguration
 import FakeX
 import Foundation
@@ -267,8 +268,8 @@ struct OutageProcessTests {
             // The slots after the outage were posted; the summary was printed.
             #expect(bot.output.contains("Ran from "), "\(bot.output)")
             let configuration = try Configuration(environment: environment)
-            try await ArchiveDatabase.open(for: configuration, logger: TestServers.logger).withRunning { database in
-                let slots = try #require(try await PlanStore(database: database).slots(of: PersonaDayProcessTests.day))
+            try await BotParts(configuration: configuration, logger: TestServers.logger).withRunningAsIs { database in
+                let slots = try #require(try await database.plans.slots(of: PersonaDayProcessTests.day))
                 let late = slots.filter { $0.minute >= 20 * 60 }
                 #expect(!late.isEmpty && late.allSatisfy { $0.state == .posted }, "\(slots.map { ($0.minute, $0.state, $0.reason ?? "") })")
                 #expect(!slots.contains { $0.state == .planned || $0.state == .posting })

@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import BotConfiguration
 import Classifier
 import FakeX
@@ -65,7 +65,7 @@ struct PersonaDayProcessTests {
     /// Runs `body` with the fake X serving `persona`, the bot migrated and trained on `backends` (a scratch database
     /// and a Redis prefix, or an SQLite file), and the bot's archive and word counts opened as the bot opens them.
     static func withTrainedBot(_ persona: FakeXPersona, _ name: String, _ backends: StoreBackends, likes: String = "auto",
-                               _ body: (FakeXServer, [String: String], ArchiveDatabase, any WordCountBackend) async throws -> Void) async throws {
+                               _ body: (FakeXServer, [String: String], any StoreSet, any WordCountBackend) async throws -> Void) async throws {
         try await TestServers.withTemporaryFolder { folder in
             let data = folder.appending(path: "bot.sqlite").path
             let prefix = TestServers.uniqueName(name) + ":"
@@ -81,7 +81,7 @@ struct PersonaDayProcessTests {
                     }
                     let configuration = try Configuration(environment: environment)
                     let (counts, _) = try WordCountStores.open(for: configuration)
-                    try await ArchiveDatabase.open(for: configuration, logger: TestServers.logger).withRunning { database in
+                    try await BotParts(configuration: configuration, logger: TestServers.logger).withRunningAsIs { database in
                         try await body(server, environment, database, counts)
                     }
                     try await counts.removeAll()
@@ -89,7 +89,7 @@ struct PersonaDayProcessTests {
             }
             switch backends.archive {
             case .postgres: try await TestServers.withScratchDatabase(name) { databaseURL async throws in try await run(database: databaseURL) }
-            case .sqlite: try await run(database: nil)
+            case .sqlite, .memory: try await run(database: nil)  // a process keeps nothing in memory: the SQLite file
             }
         }
     }
@@ -100,7 +100,7 @@ struct PersonaDayProcessTests {
     /// bot that answers everything answered at most 3 times an hour and 5 times in all. Returns the plan's slots.
     @discardableResult
     static func checkPostsAndReplies(_ persona: FakeXPersona, _ server: FakeXServer, _ environment: [String: String],
-                                     _ database: ArchiveDatabase) async throws -> [PlanSlot] {
+                                     _ database: any StoreSet) async throws -> [PlanSlot] {
         let slots = try await checkPostsAndReplies(persona, posted: await server.posted(), environment, database)
         // Nothing with a link was posted (POST_LINKS=false), though the human shares links: X bills those $0.200.
         #expect(persona.seed.tweets.contains { $0.authorID == persona.human.id && !($0.urls ?? []).isEmpty })
@@ -113,18 +113,18 @@ struct PersonaDayProcessTests {
     /// `written` is a seed tweet's text as the network shows it (X: as is; Mastodon: escapes undone, links expanded).
     @discardableResult
     static func checkPostsAndReplies(_ persona: FakeXPersona, posted: [FakeXSeed.Tweet], _ environment: [String: String],
-                                     _ database: ArchiveDatabase, written: (FakeXSeed.Tweet) -> String = \.text) async throws -> [PlanSlot] {
+                                     _ database: any StoreSet, written: (FakeXSeed.Tweet) -> String = \.text) async throws -> [PlanSlot] {
         let seedTweets = Dictionary(uniqueKeysWithValues: persona.seed.tweets.map { ($0.id, $0) })
 
         // Posts: every slot of the stored plan posted at its minute with a tweet of the human near it.
-        let slots = try #require(try await PlanStore(database: database).slots(of: Self.day))
+        let slots = try #require(try await database.plans.slots(of: Self.day))
         // The day's posts: the run ends just after midnight, when the next day's plan may already have posted a slot
         // (told apart by the next day's records: fake X's clock starts with the bot's first request, a few bot seconds
         // after the bot's own, so a post at 00:00:10 may carry 23:59:50).
-        let nextDay = Set((try await PlanStore(database: database).slots(of: "2026-11-23") ?? []).compactMap(\.botTweetID).map(String.init))
+        let nextDay = Set((try await database.plans.slots(of: "2026-11-23") ?? []).compactMap(\.botTweetID).map(String.init))
         let posts = posted.filter { $0.inReplyToTweetID == nil && !nextDay.contains($0.id) }
         // As many posts as on one of the human's past days (drawn at random each run), capped at MAX_POSTS_PER_DAY.
-        let pastDays = try await TweetArchive(database: database, timeZone: Self.tokyo, rowLimit: 10_000).postsPerDay(includingReplies: false)
+        let pastDays = try await database.archive(timeZone: Self.tokyo, rowLimit: 10_000).postsPerDay(includingReplies: false)
         let cap = try Configuration(environment: environment).maxPostsPerDay
         #expect(!slots.isEmpty && pastDays.map { min($0.count, cap) }.contains(slots.count), "\(slots.count) slots")
         #expect(slots.allSatisfy { $0.state == .posted }, "\(slots.filter { $0.state != .posted })")
@@ -136,7 +136,7 @@ struct PersonaDayProcessTests {
         // send), and CI runs other process tests beside this one: a stall of half a real second is 12 bot minutes (a
         // rehearsal saw a slot posted 12.7 minutes late). So each slot is bounded by 30 bot minutes (1.25 s real), and
         // the lateness the poster itself causes is bounded by the median: half of the slots within 3 bot minutes.
-        let drawnAt = try #require(try await PlanStore(database: database).drawnAt(of: Self.day))
+        let drawnAt = try #require(try await database.plans.drawnAt(of: Self.day))
         var lateness: [TimeInterval] = []
         for slot in slots {
             let postedAt = try #require(slot.postedAt)
@@ -227,7 +227,7 @@ struct PersonaDayProcessTests {
             // (The run ends just after midnight, so the summary's plans include the next day's, drawn then, and a slot of
             // it early in that day may already be posted: the services stop one after the other, and at 1440x a second of
             // real time under CI's load is 24 bot minutes, so only the first hour is bounded here.)
-            let nextDayPosted = try await PlanStore(database: database).slots(of: "2026-11-23")?.filter { $0.state == .posted } ?? []
+            let nextDayPosted = try await database.plans.slots(of: "2026-11-23")?.filter { $0.state == .posted } ?? []
             #expect(nextDayPosted.allSatisfy { $0.minute < 60 }, "next day's slots posted before the stop: \(nextDayPosted.map(\.minute))")
             #expect(run.standardOutput.contains(" planned, \(slots.count + nextDayPosted.count) posted, 0 skipped"), "\(run.standardOutput)")
             // The stranger's handle would cost a user read: the log names the id (friends by the human's replies to them).
@@ -313,7 +313,7 @@ struct PersonaDayProcessTests {
             try #require(postsBeforeKill >= 4)
             // The killed process's file (SQLite, WAL) opens, passes SQLite's check and holds every recorded post.
             try await database.checkReachable()
-            let recordedAtKill = try #require(try await PlanStore(database: database).slots(of: Self.day)).filter { $0.state == .posted }
+            let recordedAtKill = try #require(try await database.plans.slots(of: Self.day)).filter { $0.state == .posted }
             #expect(recordedAtKill.count >= postsBeforeKill - 1)
 
             // Started again where the day stands on the fake's clock, until 22:00.
@@ -324,7 +324,7 @@ struct PersonaDayProcessTests {
                                                  environment: environment)
             #expect(again.status == 0, "\(again.standardError.suffix(2_000))")
 
-            let slots = try #require(try await PlanStore(database: database).slots(of: Self.day))
+            let slots = try #require(try await database.plans.slots(of: Self.day))
             let posts = await server.posted().filter { $0.inReplyToTweetID == nil }
             let recorded = slots.filter { $0.state == .posted }
             let interrupted = slots.filter { $0.state == .skipped && $0.reason?.hasPrefix("interrupted") == true }

@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import Foundation
 import Logging
 import Picking
@@ -24,7 +24,7 @@ struct PickerTests {
     @Test("A tweet from ±30 minutes; with none there, the window widens instead of failing", arguments: StoreBackends.archives)
     func widening(_ backend: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in
-            let archive = TweetArchive(database: database, timeZone: Self.utc, rowLimit: 100)
+            let archive = database.archive(timeZone: Self.utc, rowLimit: 100)
             try await archive.prepare()
             try await archive.insert([ArchivedTweet(tweetID: 1, text: "お昼", createdAt: at(12, 0))])
             let picker = PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, logger: Self.logger)
@@ -41,7 +41,7 @@ struct PickerTests {
     @Test("Never a tweet the bot posted in the last REPOST_AFTER_DAYS; never one with @-mentions unless allowed", arguments: StoreBackends.archives)
     func repostsAndMentions(_ backend: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in
-            let archive = TweetArchive(database: database, timeZone: Self.utc, rowLimit: 100)
+            let archive = database.archive(timeZone: Self.utc, rowLimit: 100)
             try await archive.prepare()
             try await archive.insert([
                 ArchivedTweet(tweetID: 1, text: "朝ごはん", createdAt: at(8, 0)),
@@ -69,7 +69,7 @@ struct PickerTests {
           arguments: StoreBackends.archives)
     func sameTextNotTwice(_ backend: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in
-            let archive = TweetArchive(database: database, timeZone: Self.utc, rowLimit: 100)
+            let archive = database.archive(timeZone: Self.utc, rowLimit: 100)
             try await archive.prepare()
             try await archive.insert([
                 ArchivedTweet(tweetID: 1, text: "今日は寿司の日", createdAt: at(8, 0, daysAgo: 20)),
@@ -94,7 +94,7 @@ struct PickerTests {
     @Test("An empty archive gives no post and no crash", arguments: StoreBackends.archives)
     func emptyArchive(_ backend: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in
-            let archive = TweetArchive(database: database, timeZone: Self.utc, rowLimit: 100)
+            let archive = database.archive(timeZone: Self.utc, rowLimit: 100)
             let picker = PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, logger: Self.logger)
             var generator = SplitMix64(seed: 1)
             #expect(try await picker.pick(at: Date(), using: &generator) == nil)
@@ -104,7 +104,7 @@ struct PickerTests {
     @Test("A reply is one the human sent to that author, without its leading @names; fallback none or any", arguments: StoreBackends.archives)
     func replies(_ backend: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in
-            let archive = TweetArchive(database: database, timeZone: Self.utc, rowLimit: 100)
+            let archive = database.archive(timeZone: Self.utc, rowLimit: 100)
             try await archive.insert([
                 ArchivedTweet(tweetID: 1, text: "@taro @hanako それな！ @taro", replyUserID: 300, createdAt: at(9, 0)),
                 ArchivedTweet(tweetID: 2, text: "@taro", replyUserID: 300, createdAt: at(9, 1)),
@@ -143,7 +143,7 @@ struct LinkPickingTests {
           arguments: StoreBackends.archives)
     func linksSkipped(_ backend: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in
-            let archive = TweetArchive(database: database, timeZone: Self.utc, rowLimit: 100)
+            let archive = database.archive(timeZone: Self.utc, rowLimit: 100)
             try await archive.prepare()
             let morning = Self.day.addingTimeInterval(8 * 3_600 - 10 * 86_400)
             try await archive.insert([

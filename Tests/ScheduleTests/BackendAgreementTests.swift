@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import Foundation
 import Schedule
 import Testing
@@ -30,8 +30,8 @@ struct BackendAgreementTests {
         var replies: [Int64?]
     }
 
-    static func answers(from database: ArchiveDatabase) async throws -> Answers {
-        let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "America/New_York")!, rowLimit: 10_000)
+    static func answers(from database: any StoreSet) async throws -> Answers {
+        let archive = database.archive(timeZone: TimeZone(identifier: "America/New_York")!, rowLimit: 10_000)
         try await archive.prepare()
         try await archive.insert(history())
         let planner = SchedulePlanner(archive: archive, maxPostsPerDay: 30)

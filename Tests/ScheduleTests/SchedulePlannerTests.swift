@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import Foundation
 import Schedule
 import Testing
@@ -10,7 +10,7 @@ struct SchedulePlannerTests {
     func planFromArchive() async throws {
         try await TestServers.withIsolatedDatabase { database async throws in
             let tokyo = TimeZone(identifier: "Asia/Tokyo")!
-            let archive = TweetArchive(database: database, timeZone: tokyo, rowLimit: 1000)
+            let archive = database.archive(timeZone: tokyo, rowLimit: 1000)
             try await archive.prepare()
             // Day 1: 3 posts at 07:00, 07:30, 22:00 Tokyo; day 2: none; day 3: 1 post at 12:00; replies at 03:00.
             let base = Date(timeIntervalSince1970: 1_717_167_600)  // 2024-06-01 00:00 Tokyo

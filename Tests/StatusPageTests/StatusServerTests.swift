@@ -1,4 +1,5 @@
-import Archive
+import Stores
+import PostgresStores
 import AsyncHTTPClient
 import FakeX
 import Foundation
@@ -18,7 +19,7 @@ struct StatusWorld {
     static let quiet = Logger(label: "status", factory: { _ in SwiftLogNoOpLogHandler() })
 
     let url: URL
-    let database: ArchiveDatabase
+    let database: any StoreSet
 
     /// A reply: its status, headers and body.
     struct Reply {
@@ -47,14 +48,14 @@ struct StatusWorld {
     static func with(_ backend: StoreBackends.ArchiveKind, password: String?, health: HealthChecks? = nil, postLinks: PostLinks = .x,
                      _ body: (StatusWorld) async throws -> Void) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database in
-            let plans = PlanStore(database: database)
+            let plans = database.plans
             _ = try await plans.storePlan(day: day, timeZone: "Asia/Tokyo", minutes: [480, 750, 1260], drawnAt: dayStart)
             #expect(try await plans.claim(day: day, minute: 480))
             try await plans.markPosted(day: day, minute: 480, sourceTweetID: 101, botTweetID: 9001, postedAt: dayStart.addingTimeInterval(8 * 3_600),
                                        reason: "the human's tweet 101, within ±30 min of 08:00")
             try await plans.markSkipped(day: day, minute: 750, at: dayStart.addingTimeInterval(12 * 3_600 + 40 * 60), reason: "missed: the bot was not running at 12:30 (40 minutes ago)")
             // Answers: 7001 replied at 09:00, 7002 not (a stranger) at 10:00, 7003 replied at 11:00; 7004 pending (no action yet).
-            let mentions = MentionLog(database: database)
+            let mentions = database.mentions
             for (id, hour, replied) in [(7001, 9.0, true), (7002, 10.0, false), (7003, 11.0, true), (7004, 11.5, false)] {
                 #expect(try await mentions.begin(mentionID: Int64(id), authorID: 300, conversationID: nil, at: dayStart.addingTimeInterval(hour * 3_600)))
                 if id == 7004 {
@@ -65,18 +66,18 @@ struct StatusWorld {
                 }
             }
             // Likes: four, two of them at the same moment (their keys order them).
-            let likes = LikeLog(database: database)
+            let likes = database.likes
             for (id, hour) in [(8001, 7.0), (8002, 10.0), (8003, 10.0), (8004, 11.75)] {
                 _ = try await likes.recordLike(tweetID: Int64(id), authorID: 400, logRatio: 2.5, reason: "log ratio 2.50 > 1.10 (猫)",
                                                at: dayStart.addingTimeInterval(hour * 3_600))
             }
             // The person's archive: posts at 08:10 and 21:30 the day before, 08:05 two days before.
-            let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 1_000)
+            let archive = database.archive(timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 1_000)
             let history: [(id: Int64, daysAgo: Double, minute: Double)] = [(1, 1, 490), (2, 1, 1_290), (3, 2, 485)]
             _ = try await archive.insert(history.map { tweet in
                 ArchivedTweet(tweetID: tweet.id, text: "朝の投稿 \(tweet.id)", createdAt: dayStart.addingTimeInterval(-tweet.daysAgo * 86_400 + tweet.minute * 60))
             })
-            let usage = UsageDays(database: database)
+            let usage = database.usageDays
             try await usage.record(.init(day: "2026-11-21", runID: "a", command: "start", bill: "{}", cost: 0.25))
             try await usage.record(.init(day: "2026-11-21", runID: "b", command: "train scheduler", bill: "{}", cost: 0.125))
             try await usage.record(.init(day: "2026-11-20", runID: "a", command: "start", bill: "{}", cost: 0.5))
@@ -154,7 +155,7 @@ struct StatusServerTests {
             let unchanged = try await world.request("/api/v1/plans/\(StatusWorld.day)", password: "pw", headers: [("If-None-Match", tag)])
             #expect(unchanged.status == 304 && unchanged.body.isEmpty)
             // Once a slot changes, the tag does too and the plan is sent again.
-            #expect(try await PlanStore(database: world.database).claim(day: StatusWorld.day, minute: 1260))
+            #expect(try await world.database.plans.claim(day: StatusWorld.day, minute: 1260))
             let changed = try await world.request("/api/v1/plans/\(StatusWorld.day)", password: "pw", headers: [("If-None-Match", tag)])
             #expect(changed.status == 200 && changed.headers.first(name: "ETag") != tag)
 
@@ -350,8 +351,8 @@ struct StatusServerTests {
     @Test("/healthz turns 503, naming the part and why, when Postgres refuses connections, and 200 again when it is back")
     func healthWhenPostgresStops() async throws {
         try await TestServers.withScratchDatabase("status_health") { url in
-            try await ArchiveDatabase(url: url, logger: StatusWorld.quiet).withRunning { database in
-                try await Migrator().migrate(database)
+            try await PostgresStoreSet(url: url, logger: StatusWorld.quiet).withRunning { database in
+                try await database.migrations.migrate()
                 let health = HealthChecks([.init(name: "archive") { try await database.ping() }], limit: .seconds(2))
                 let server = StatusServer(settings: .init(host: "127.0.0.1", port: 0, password: nil, dailyBudget: nil), database: database,
                                           health: health, now: { Date() }, logger: StatusWorld.quiet)

@@ -1,21 +1,23 @@
-public import Archive
+public import Stores
+import InMemoryStores
+import SQLiteStores
 public import Foundation
 import RedisClient
 public import Testing
 public import WordCounts
 import RedisWordCounts
-import SQLiteWordCounts
 
-/// Where a test keeps the archive and the word counts: every combination the bot supports (Postgres or the SQLite
-/// file for the archive, Redis or the SQLite file for the counts). Suites that test stored behaviour take these as
-/// arguments, so one suite runs against every backend.
+/// Where a test keeps the stores and the word counts: every combination the bot supports (Postgres or the SQLite
+/// file for the stores, Redis or the SQLite file for the counts), and memory for both (the stores the virtual-clock
+/// days run on, held to the same behaviour). Suites that test stored behaviour take these as arguments, so one suite
+/// runs against every backend.
 public struct StoreBackends: Sendable, CustomTestStringConvertible {
-    /// Where the archive lives.
-    public enum ArchiveKind: String, Sendable, CaseIterable { case postgres, sqlite }
+    /// Where the stores live.
+    public enum ArchiveKind: String, Sendable, CaseIterable { case postgres, sqlite, memory }
     /// Where the word counts live.
-    public enum CountsKind: String, Sendable, CaseIterable { case redis, sqlite }
+    public enum CountsKind: String, Sendable, CaseIterable { case redis, sqlite, memory }
 
-    /// The archive's backend.
+    /// The stores' backend.
     public var archive: ArchiveKind
     /// The word counts' backend.
     public var counts: CountsKind
@@ -23,51 +25,56 @@ public struct StoreBackends: Sendable, CustomTestStringConvertible {
     /// A combination from its parts.
     public init(archive: ArchiveKind, counts: CountsKind) { self.archive = archive; self.counts = counts }
 
-    /// All four combinations.
-    public static let all: [StoreBackends] = ArchiveKind.allCases.flatMap { archive in
-        CountsKind.allCases.map { StoreBackends(archive: archive, counts: $0) }
-    }
+    /// The four combinations of databases the bot runs on, and memory for both.
+    public static let all: [StoreBackends] = [ArchiveKind.postgres, .sqlite].flatMap { archive in
+        [CountsKind.redis, .sqlite].map { StoreBackends(archive: archive, counts: $0) }
+    } + [StoreBackends(archive: .memory, counts: .memory)]
 
-    /// The two archive backends (for tests that use no word counts).
+    /// The stores' backends (for tests that use no word counts).
     public static let archives: [ArchiveKind] = ArchiveKind.allCases
+
+    /// The databases only (for tests of what only a database does: migrations, files, connections).
+    public static let databases: [ArchiveKind] = [.postgres, .sqlite]
 
     /// "postgres+redis", "sqlite+sqlite", ...
     public var testDescription: String { "\(archive.rawValue)+\(counts.rawValue)" }
 }
 
 extension StoreBackends.ArchiveKind: CustomTestStringConvertible {
-    /// "postgres" or "sqlite".
+    /// "postgres", "sqlite" or "memory".
     public var testDescription: String { rawValue }
 }
 
 extension TestServers {
-    /// Runs `body` with an empty, migrated archive of `kind` (a schema of its own on the test Postgres, or a new
-    /// SQLite file in a temporary folder), removed afterwards.
+    /// Runs `body` with empty, migrated stores of `kind` (a schema of its own on the test Postgres, a new SQLite file in
+    /// a temporary folder, or memory), removed afterwards.
     public static func withIsolatedDatabase<Result: Sendable>(
-        _ kind: StoreBackends.ArchiveKind, migrated: Bool = true,
+        _ kind: StoreBackends.ArchiveKind, migrated: Bool = true, settings: StoreSettings = StoreSettings(),
         isolation: isolated (any Actor)? = #isolation,
-        _ body: (ArchiveDatabase) async throws -> Result
+        _ body: (any StoreSet) async throws -> Result
     ) async throws -> Result {
         switch kind {
         case .postgres:
-            return try await withIsolatedDatabase(migrated: migrated, body)
+            return try await withIsolatedDatabase(migrated: migrated, settings: settings) { try await body($0) }
         case .sqlite:
             return try await withTemporaryFolder { folder in
-                let database = try ArchiveDatabase(sqliteFile: folder.appending(path: "mirror_bot.sqlite").path, logger: logger)
-                if migrated { try await Migrator().migrate(database) }
+                let database = try SQLiteStoreSet(path: folder.appending(path: "mirror_bot.sqlite").path, settings: settings, logger: logger)
+                if migrated { try await database.migrations.migrate() }
                 return try await body(database)
             }
+        case .memory:
+            return try await body(InMemoryStoreSet(settings: settings))
         }
     }
 
-    /// Runs `body` with an empty archive and empty word counts of `backends`, removed afterwards. When both are
-    /// SQLite they share one file, as in a bot run without servers.
+    /// Runs `body` with empty stores and empty word counts of `backends`, removed afterwards. When both are SQLite
+    /// they share one file, as in a bot run without servers.
     public static func withStores<Result: Sendable>(
-        _ backends: StoreBackends,
+        _ backends: StoreBackends, settings: StoreSettings = StoreSettings(),
         isolation: isolated (any Actor)? = #isolation,
-        _ body: (ArchiveDatabase, any WordCountBackend) async throws -> Result
+        _ body: (any StoreSet, any WordCountBackend) async throws -> Result
     ) async throws -> Result {
-        try await withIsolatedDatabase(backends.archive) { database in
+        try await withIsolatedDatabase(backends.archive, settings: settings) { database in
             switch backends.counts {
             case .redis:
                 let store = RedisWordCounts(connection: try redisConnection(), keyPrefix: uniqueName("stores") + ":")
@@ -80,14 +87,15 @@ extension TestServers {
                     throw error
                 }
             case .sqlite:
-                if case .sqlite(_, let path) = database.backend { return try await body(database, try SQLiteWordCounts(path: path)) }
+                if backends.archive == .sqlite, let shared = try database.sharedWordCounts(now: { Date() }) { return try await body(database, shared) }
                 return try await withTemporaryFolder { folder in
                     try await body(database, try SQLiteWordCounts(path: folder.appending(path: "counts.sqlite").path))
                 }
+            case .memory:
+                return try await body(database, InMemoryWordCounts())
             }
         }
     }
-
     /// Runs `body` with a new empty folder under the temporary directory, deleted afterwards.
     public static func withTemporaryFolder<Result: Sendable>(
         isolation: isolated (any Actor)? = #isolation, _ body: (URL) async throws -> Result

@@ -1,4 +1,5 @@
-public import Archive
+public import Stores
+public import PostgresStores
 public import BotConfiguration
 import Foundation
 public import Logging
@@ -76,23 +77,24 @@ public enum TestServers {
     public static func withIsolatedDatabase<Result: Sendable>(
         migrated: Bool = true,
         isolation: isolated (any Actor)? = #isolation,
-        _ body: (ArchiveDatabase) async throws -> Result
+        settings: StoreSettings = StoreSettings(),
+        _ body: (PostgresStoreSet) async throws -> Result
     ) async throws -> Result {
         let url = try databaseURL()
         let schema = uniqueName("test")
-        let admin = try ArchiveDatabase(url: url, logger: logger)
+        let admin = try PostgresStoreSet(url: url, logger: logger)
         return try await admin.withRunning { admin in
-            try await admin.client!.query("CREATE SCHEMA \(unescaped: schema)", logger: logger)
-            let database = try ArchiveDatabase(url: url, schema: schema, logger: logger)
+            try await admin.client.query("CREATE SCHEMA \(unescaped: schema)", logger: logger)
+            let database = try PostgresStoreSet(url: url, schema: schema, settings: settings, logger: logger)
             do {
                 let result = try await database.withRunning { database in
-                    if migrated { try await Migrator().migrate(database) }
+                    if migrated { try await database.migrations.migrate() }
                     return try await body(database)
                 }
-                try await admin.client!.query("DROP SCHEMA \(unescaped: schema) CASCADE", logger: logger)
+                try await admin.client.query("DROP SCHEMA \(unescaped: schema) CASCADE", logger: logger)
                 return result
             } catch {
-                _ = try? await admin.client!.query("DROP SCHEMA \(unescaped: schema) CASCADE", logger: logger)
+                _ = try? await admin.client.query("DROP SCHEMA \(unescaped: schema) CASCADE", logger: logger)
                 throw error
             }
         }
@@ -112,16 +114,16 @@ extension TestServers {
     ) async throws {
         let server = try databaseURL()
         let name = uniqueName(label)
-        _ = try await ArchiveDatabase(url: server, logger: logger).withRunning {
-            try await $0.client!.query("CREATE DATABASE \(unescaped: name)")
+        _ = try await PostgresStoreSet(url: server, logger: logger).withRunning {
+            try await $0.client.query("CREATE DATABASE \(unescaped: name)")
         }
         var scratch = server
         scratch.database = name
         var failure: (any Error)?
         do { try await body(scratch) } catch { failure = error }
         // A pool runs only once: dropping takes a new one. FORCE ends connections a killed process left behind.
-        _ = try await ArchiveDatabase(url: server, logger: logger).withRunning {
-            try await $0.client!.query("DROP DATABASE IF EXISTS \(unescaped: name) WITH (FORCE)")
+        _ = try await PostgresStoreSet(url: server, logger: logger).withRunning {
+            try await $0.client.query("DROP DATABASE IF EXISTS \(unescaped: name) WITH (FORCE)")
         }
         if let failure { throw failure }
     }
@@ -131,10 +133,10 @@ extension TestServers {
     /// Makes Postgres refuse every connection to `database` and ends the open ones, as a restart or failover of the
     /// server would; `false` lets connections in again. Only that database is affected: other tests go on.
     public static func setOutage(_ down: Bool, of database: String) async throws {
-        try await ArchiveDatabase(url: try databaseURL(), logger: logger).withRunning { admin in
-            try await admin.client!.query("ALTER DATABASE \(unescaped: database) ALLOW_CONNECTIONS \(unescaped: down ? "false" : "true")")
+        try await PostgresStoreSet(url: try databaseURL(), logger: logger).withRunning { admin in
+            try await admin.client.query("ALTER DATABASE \(unescaped: database) ALLOW_CONNECTIONS \(unescaped: down ? "false" : "true")")
             if down {
-                try await admin.client!.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(database)")
+                try await admin.client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(database)")
             }
         }
     }

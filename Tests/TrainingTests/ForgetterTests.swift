@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import BotConfiguration
 import Classifier
 import FakeX
@@ -45,9 +45,9 @@ struct ForgetterTests {
         try await server.withRunning { url in
             let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: Self.bot]), logger: TestServers.logger)
             try await TestServers.withStores(backends) { database, store async throws in
-                let examples = TrainingExamples(database: database)
-                let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: 3, examples: examples)
-                let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "UTC")!, rowLimit: 1_000)
+                let examples = database.examples
+                let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: 3, examples: ExampleRecorder(examples))
+                let archive = database.archive(timeZone: TimeZone(identifier: "UTC")!, rowLimit: 1_000)
                 try await archive.prepare()
                 try await archive.insert([
                     ArchivedTweet(tweetID: 10001, text: "寿司が好き", createdAt: Self.start.addingTimeInterval(-90_000)),
@@ -55,11 +55,11 @@ struct ForgetterTests {
                     ArchivedTweet(tweetID: 10003, text: "ひとりごと", createdAt: Self.start.addingTimeInterval(-70_000)),
                 ])
                 // The bot posted 10001 in a slot (as 50001) and answered a mention with 10002 (as 50002).
-                let plans = PlanStore(database: database)
+                let plans = database.plans
                 _ = try await plans.storePlan(day: "2023-11-14", timeZone: "UTC", minutes: [600], drawnAt: Self.start)
                 #expect(try await plans.claim(day: "2023-11-14", minute: 600))
                 try await plans.markPosted(day: "2023-11-14", minute: 600, sourceTweetID: 10001, botTweetID: 50001, postedAt: Self.start, reason: "test")
-                let mentions = MentionLog(database: database)
+                let mentions = database.mentions
                 #expect(try await mentions.begin(mentionID: 7001, authorID: 300, conversationID: nil, at: Self.start))
                 try await mentions.finish(mentionID: 7001, state: .replied, replyTweetID: 50002, sourceTweetID: 10002, reason: "test")
                 // The person liked the friend's 20001 and saw 20002.

@@ -1,4 +1,4 @@
-import Archive
+import Stores
 import BotConfiguration
 import Classifier
 import FakeX
@@ -46,22 +46,22 @@ struct TrainerTests {
             tweets: tweets, likes: ["100": (0..<20).map { String(20_000 + $0) }], follows: ["100": ["300"]])
     }
 
-    func withTrainer(_ backends: StoreBackends, _ body: (Trainer, FakeXServer, XClient) async throws -> Void) async throws {
+    func withTrainer(_ backends: StoreBackends, _ body: (Trainer, FakeXServer, XClient, any StoreSet) async throws -> Void) async throws {
         let server = FakeXServer(seed: Self.seed, logger: Self.quiet)
         try await server.withRunning { url in
             let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Self.human]), logger: Self.quiet)
             try await TestServers.withStores(backends) { database, store async throws in
-                let classifier = FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3, examples: TrainingExamples(database: database))
-                let archive = TweetArchive(database: database, timeZone: TimeZone(identifier: "UTC")!, rowLimit: 10_000)
+                let classifier = FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3, examples: ExampleRecorder(database.examples))
+                let archive = database.archive(timeZone: TimeZone(identifier: "UTC")!, rowLimit: 10_000)
                 try await archive.prepare()
-                try await body(Trainer(network: XMirrorNetwork(client: client), archive: archive, classifier: classifier, logger: Self.quiet), server, client)
+                try await body(Trainer(network: XMirrorNetwork(client: client), archive: archive, classifier: classifier, logger: Self.quiet), server, client, database)
             }
         }
     }
 
     @Test("train scheduler archives the 3,200 most recent tweets without retweets, keeps replies, and runs once", arguments: StoreBackends.all)
     func scheduler(_ backend: StoreBackends) async throws {
-        try await withTrainer(backend) { trainer, server, _ in
+        try await withTrainer(backend) { trainer, server, _, _ in
             let report = try await trainer.trainScheduler(force: false)
             // The 3,200 most recent are indexes 300..<3500; of those, every 7th (index % 7 == 3) is a retweet.
             let expected = (300..<3_500).filter { $0 % 7 != 3 }
@@ -87,7 +87,7 @@ struct TrainerTests {
 
     @Test("train classifier learns the likes as favorite and the rest of the timeline as normal, once", arguments: StoreBackends.all)
     func classifier(_ backend: StoreBackends) async throws {
-        try await withTrainer(backend) { trainer, server, client in
+        try await withTrainer(backend) { trainer, server, client, _ in
             let report = try await trainer.trainClassifier(force: false)
             #expect(report.favorites == 20)
             #expect(report.normals == 40)  // the friend's 60 minus the 20 liked; the human's own tweets are not learned
@@ -108,7 +108,7 @@ struct TrainerTests {
 
     @Test("train clear empties the archive and the counts", arguments: StoreBackends.all)
     func clear(_ backend: StoreBackends) async throws {
-        try await withTrainer(backend) { trainer, _, _ in
+        try await withTrainer(backend) { trainer, _, _, _ in
             _ = try await trainer.trainScheduler(force: false)
             _ = try await trainer.trainClassifier(force: false)
             let (tweets, keys) = try await trainer.clear()
@@ -122,7 +122,7 @@ struct TrainerTests {
     @Test("rebuild reproduces the counts of incremental learning exactly from the stored examples, keeping the training flags",
           arguments: StoreBackends.all)
     func rebuild(_ backend: StoreBackends) async throws {
-        try await withTrainer(backend) { trainer, _, _ in
+        try await withTrainer(backend) { trainer, _, _, database in
             _ = try await trainer.trainClassifier(force: false)
             // Then as the daemon learns: timeline tweets as normal, one of them liked later, a like never seen on the
             // timeline (it takes its words out of normal, never below zero), and a repeat that changes nothing.
@@ -134,7 +134,7 @@ struct TrainerTests {
             try await classifier.learnOnce([("30003", .init(text: "会議と電車", authorUsername: "boss"))], as: .favorite, source: .likes)
             try await classifier.learnOnce([("30002", sushi)], as: .normal, source: .timeline)
 
-            let examples = TrainingExamples(database: trainer.archive.database)
+            let examples = database.examples
             let stored = try await examples.all()
             // 20 likes, 40 timeline tweets not liked, 20 liked on the timeline, then the five calls above (the repeat skipped).
             #expect(stored.count == 84)

@@ -1,7 +1,8 @@
 import Foundation
 import RedisClient
 import RedisWordCounts
-import SQLiteWordCounts
+import SQLiteStores
+import InMemoryStores
 import Synchronization
 import Testing
 import TestSupport
@@ -49,6 +50,8 @@ struct LearnedMarkersTests {
             try await TestServers.withTemporaryFolder { folder in
                 try await check(try SQLiteWordCounts(path: folder.appending(path: "counts.sqlite").path, now: { calendar.now }))
             }
+        case .memory:
+            try await check(InMemoryWordCounts(now: { calendar.now }))
         }
     }
 

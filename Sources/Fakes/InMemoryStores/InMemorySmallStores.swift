@@ -1,0 +1,173 @@
+import Foundation
+import Stores
+
+/// The likes made, in memory: each post once.
+struct InMemoryLikeLog: LikeLog {
+    let set: InMemoryStoreSet
+
+    func likedAmong(_ tweetIDs: [Int64]) async throws -> Set<Int64> {
+        try set.withTables("reading likes") { tables in Set(tweetIDs.filter { tables.likes[$0] != nil }) }
+    }
+
+    func recordLike(tweetID: Int64, authorID: Int64?, logRatio: Double, reason: String, at date: Date) async throws -> Bool {
+        try set.withTables("recording the like of \(tweetID)") { tables in
+            guard tables.likes[tweetID] == nil else { return false }
+            tables.likes[tweetID] = RecordedLike(tweetID: tweetID, authorID: authorID, logRatio: RecordedLike.storable(logRatio), reason: reason, likedAt: date)
+            return true
+        }
+    }
+
+    func count() async throws -> Int { try set.withTables("counting likes") { $0.likes.count } }
+
+    func likes() async throws -> [RecordedLike] {
+        try set.withTables("reading the likes") { $0.likes.values.sorted { ($0.likedAt, $0.tweetID) < ($1.likedAt, $1.tweetID) } }
+    }
+}
+
+/// The bot's small named values, in memory.
+struct InMemoryBotState: BotState {
+    let set: InMemoryStoreSet
+
+    func value(of name: String) async throws -> String? { try set.withTables("reading \(name)") { $0.state[name] } }
+    func values() async throws -> [String: String] { try set.withTables("reading the bot's state") { $0.state } }
+    func setValue(_ value: String, of name: String) async throws { try set.withTables("storing \(name)") { $0.state[name] = value } }
+    func removeValue(of name: String) async throws { try set.withTables("forgetting \(name)") { $0.state[name] = nil } }
+}
+
+/// The training examples, in memory, in learning order.
+struct InMemoryTrainingExamples: TrainingExamples {
+    let set: InMemoryStoreSet
+
+    func record(_ examples: [TrainingExample]) async throws -> Int {
+        try set.withTables("recording \(examples.count) training examples") { tables in
+            var known = Set(tables.examples.map { [$0.tweetID, $0.label, $0.source] })
+            var inserted = 0
+            for var example in examples where known.insert([example.tweetID, example.label, example.source]).inserted {
+                example.sequence = tables.nextExampleSequence
+                tables.nextExampleSequence += 1
+                tables.examples.append(example)
+                inserted += 1
+            }
+            return inserted
+        }
+    }
+
+    func examples(newest limit: Int?) async throws -> [TrainingExample] {
+        try set.withTables("reading the training examples") { tables in
+            limit.map { Array(tables.examples.suffix(max(0, $0))) } ?? tables.examples
+        }
+    }
+
+    func count() async throws -> Int { try set.withTables("counting training examples") { $0.examples.count } }
+
+    func timelineLikes() async throws -> (seen: Int, liked: Int) {
+        try set.withTables("counting timeline likes") { tables in
+            let seen = Set(tables.examples.filter { $0.source == "timeline" }.map(\.tweetID))
+            let liked = Set(tables.examples.filter { $0.label == "favorite" }.map(\.tweetID))
+            return (seen.count, seen.intersection(liked).count)
+        }
+    }
+
+    func remove(tweetID: String) async throws -> [TrainingExample] {
+        try set.withTables("removing the training examples of tweet \(tweetID)") { tables in
+            let removed = tables.examples.filter { $0.tweetID == tweetID }
+            tables.examples.removeAll { $0.tweetID == tweetID }
+            return removed
+        }
+    }
+
+    func removeAll() async throws { try set.withTables("clearing the training examples") { $0.examples.removeAll() } }
+}
+
+/// A paid network's bill per day and run, in memory.
+struct InMemoryUsageDays: UsageDays {
+    let set: InMemoryStoreSet
+
+    func record(_ entry: UsageEntry) async throws {
+        try set.withTables("recording the API usage of \(entry.day)") { tables in
+            tables.usageOrder += 1
+            tables.usage[entry.day + " " + entry.runID] = Tables.Usage(entry: entry, order: tables.usageOrder)
+        }
+    }
+
+    func spent(on day: String, excludingRun runID: String) async throws -> Double {
+        try set.withTables("reading the API usage of \(day)") { tables in
+            tables.usage.values.filter { $0.entry.day == day && $0.entry.runID != runID }.map(\.entry.cost).reduce(0, +)
+        }
+    }
+
+    func entries(since day: String) async throws -> [UsageEntry] {
+        try set.withTables("reading the API usage since \(day)") { tables in
+            tables.usage.values.filter { $0.entry.day >= day }.sorted { ($0.entry.day, $0.order) < ($1.entry.day, $1.order) }.map(\.entry)
+        }
+    }
+
+    func removeDays(before day: String) async throws {
+        try set.withTables("pruning the API usage") { tables in tables.usage = tables.usage.filter { $0.value.entry.day >= day } }
+    }
+}
+
+/// The bot's actions read from the in-memory tables, as the databases' union reads them.
+struct InMemoryActionLog: ActionLog {
+    let set: InMemoryStoreSet
+
+    func actions(before: ActionPosition?, after: ActionPosition?, limit: Int) async throws -> [BotAction] {
+        let all = try set.withTables("reading the bot's actions") { tables -> [BotAction] in
+            var actions: [BotAction] = []
+            for (day, plan) in tables.plans {
+                for (minute, slot) in plan.slots where slot.state == .posted || slot.state == .skipped {
+                    actions.append(BotAction(kind: slot.state == .posted ? .posted : .skipped, at: slot.postedAt ?? slot.updatedAt,
+                                             key: BotAction.slotKey(day: day, minute: minute), postID: slot.botTweetID.map { String($0) },
+                                             sourceID: slot.sourceTweetID.map { String($0) }, reason: slot.reason))
+                }
+            }
+            for (id, mention) in tables.mentions where mention.state == .replied || mention.state == .skipped {
+                actions.append(BotAction(kind: mention.state == .replied ? .replied : .notReplied, at: mention.handledAt, key: "mention:\(id)",
+                                         postID: mention.replyTweetID.map { String($0) }, sourceID: String(id), reason: mention.reason))
+            }
+            for like in tables.likes.values {
+                actions.append(BotAction(kind: .liked, at: like.likedAt, key: "like:\(like.tweetID)", postID: String(like.tweetID), sourceID: nil,
+                                         reason: like.reason))
+            }
+            return actions
+        }
+        let newestFirst = all.sorted { $0.position.isAfter($1.position) }
+        if let after {
+            return Array(newestFirst.filter { $0.position.isAfter(after) }.suffix(max(0, limit)))
+        }
+        return Array(newestFirst.filter { before.map($0.position.isBefore) ?? true }.prefix(max(0, limit)))
+    }
+}
+
+extension ActionPosition {
+    /// Whether `self` comes before `other` in time order.
+    func isBefore(_ other: ActionPosition) -> Bool { other.isAfter(self) }
+}
+
+/// The pruning of old records in memory, by the same policy.
+struct InMemoryStoreRetention: StoreRetention {
+    let set: InMemoryStoreSet
+
+    func prune(at now: Date, policy: RetentionPolicy) async throws -> RemovedRecords {
+        let (logsBefore, postsBefore, planDay) = (policy.logsBefore(now), policy.postsBefore(now), policy.plansBefore(now))
+        return try set.withTables("pruning old records") { tables in
+            var removed = RemovedRecords()
+            let oldMentions = tables.mentions.filter { $0.value.handledAt < logsBefore && $0.value.state != .replying }.map(\.key)
+            oldMentions.forEach { tables.mentions[$0] = nil }
+            removed.mentions = oldMentions.count
+            let oldLikes = tables.likes.filter { $0.value.likedAt < logsBefore }.map(\.key)
+            oldLikes.forEach { tables.likes[$0] = nil }
+            removed.likes = oldLikes.count
+            let oldPlans = tables.plans.keys.filter { $0 < planDay }
+            oldPlans.forEach { tables.plans[$0] = nil }
+            removed.plans = oldPlans.count
+            let posts = tables.botPosts.count
+            tables.botPosts.removeAll { $0.postedAt < postsBefore }
+            removed.posts = posts - tables.botPosts.count
+            let excess = max(0, tables.examples.count - policy.trainingExamples)
+            tables.examples.removeFirst(excess)
+            removed.trainingExamples = excess
+            return removed
+        }
+    }
+}

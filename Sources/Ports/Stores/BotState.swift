@@ -1,0 +1,12 @@
+/// The daemon's small persistent state (table `bot_state`): named values such as `mentions.since_id`, the like
+/// calibration, what a network refused for good.
+public protocol BotState: Sendable {
+    /// A stored value, such as `mentions.since_id`.
+    func value(of name: String) async throws -> String?
+    /// Every stored value, by name.
+    func values() async throws -> [String: String]
+    /// Stores a value.
+    func setValue(_ value: String, of name: String) async throws
+    /// Forgets a value (such as a `since_id`, so that reading starts afresh).
+    func removeValue(of name: String) async throws
+}

@@ -1,0 +1,85 @@
+public import Foundation
+
+/// Every mention the bot handled, answered or not (table `mention_replies`): a mention is never answered twice, and
+/// the per-user and per-thread limits that stop two bots from talking forever are counted here.
+public protocol MentionLog: Sendable {
+    /// Records that a mention is being handled; false when it was handled before (never handle one twice). A pending
+    /// mention (the bot stopped before answering it) is taken up again.
+    func begin(mentionID: Int64, authorID: Int64, conversationID: Int64?, at date: Date) async throws -> Bool
+    /// Records the outcome of a mention.
+    func finish(mentionID: Int64, state: MentionState, replyTweetID: Int64?, sourceTweetID: Int64?, reason: String) async throws
+    /// Answers sent (or being sent) to `authorID` since `date`.
+    func answers(to authorID: Int64, since date: Date) async throws -> Int
+    /// Answers sent (or being sent) in a conversation.
+    func answers(inConversation conversationID: Int64) async throws -> Int
+    /// The state, reason and answer of a handled mention, if any.
+    func outcome(of mentionID: Int64) async throws -> MentionOutcome?
+    /// How many mentions were handled with `state`.
+    func handledCount(state: MentionState) async throws -> Int
+    /// Every handled mention, oldest first.
+    func handledMentions() async throws -> [HandledMention]
+    /// The mentions a process that stopped mid-answer left `replying`: the caller reads back whether each answer was
+    /// made and records it (`finish`), so that none is answered twice.
+    func interrupted() async throws -> [Int64]
+}
+
+extension MentionLog {
+    /// Records the outcome of a mention that got no answer.
+    public func finish(mentionID: Int64, state: MentionState, replyTweetID: Int64? = nil, sourceTweetID: Int64? = nil, reason: String) async throws {
+        try await finish(mentionID: mentionID, state: state, replyTweetID: replyTweetID, sourceTweetID: sourceTweetID, reason: reason)
+    }
+}
+
+/// How a mention was handled.
+public enum MentionState: String, Sendable {
+    /// The answer is being sent (or was, when the process stopped before recording it).
+    case replying
+    /// Answered.
+    case replied
+    /// Not answered, for a reason.
+    case skipped
+    /// Not answered yet: the bot stopped during its pause before answering, nothing sent. The next start answers it if
+    /// it is still fresh, else skips it saying so.
+    case pending
+
+    /// Why an interrupted answer is skipped when whether it was made cannot be read back.
+    public static let interruptedReason = "interrupted while answering; the answer may or may not exist, so it is not sent again"
+}
+
+/// What became of one mention.
+public struct MentionOutcome: Sendable, Equatable {
+    /// How it was handled.
+    public var state: MentionState
+    /// Why (not) answered.
+    public var reason: String?
+    /// The bot's answer, when answered.
+    public var replyTweetID: Int64?
+
+    /// An outcome from its parts.
+    public init(state: MentionState, reason: String?, replyTweetID: Int64?) { self.state = state; self.reason = reason; self.replyTweetID = replyTweetID }
+}
+
+/// A mention as the replier handled it.
+public struct HandledMention: Sendable, Equatable {
+    /// The mention.
+    public var mentionTweetID: Int64
+    /// Its author.
+    public var authorID: Int64
+    /// Answered, skipped, or being answered.
+    public var state: MentionState
+    /// The bot's answer, when answered.
+    public var replyTweetID: Int64?
+    /// The person's past reply it was taken from.
+    public var sourceTweetID: Int64?
+    /// Why (not) answered.
+    public var reason: String?
+    /// When it was handled, on the bot's clock.
+    public var handledAt: Date
+
+    /// A handled mention from its parts.
+    public init(mentionTweetID: Int64, authorID: Int64, state: MentionState, replyTweetID: Int64?, sourceTweetID: Int64?, reason: String?,
+                handledAt: Date) {
+        self.mentionTweetID = mentionTweetID; self.authorID = authorID; self.state = state; self.replyTweetID = replyTweetID
+        self.sourceTweetID = sourceTweetID; self.reason = reason; self.handledAt = handledAt
+    }
+}

@@ -1,0 +1,109 @@
+public import Foundation
+
+/// The stored day plans and their slots (tables `day_plans`, `plan_slots`): the poster's memory across restarts.
+public protocol PlanStore: Sendable {
+    /// The slots of `day` (`YYYY-MM-DD`), ascending; nil when no plan was stored for it.
+    func slots(of day: String) async throws -> [PlanSlot]?
+    /// When the plan of `day` was drawn, on the bot's clock (when the poster began that day); nil when none is stored.
+    func drawnAt(of day: String) async throws -> Date?
+    /// Stores the plan of `day` unless one is stored already (another process may have been first), and returns the
+    /// plan that is stored.
+    func storePlan(day: String, timeZone: String, minutes: [Int], drawnAt: Date) async throws -> [PlanSlot]
+    /// Claims a planned slot for posting; false when it is not planned any more (posted, skipped or claimed).
+    func claim(day: String, minute: Int) async throws -> Bool
+    /// Records a claimed slot as posted, and the post in the record of posts, in one transaction. `unchecked`: posted
+    /// without its original's existence check (the check could not be answered), to be checked again later.
+    func markPosted(day: String, minute: Int, sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date, reason: String,
+                    unchecked: Bool) async throws
+    /// Records a slot as skipped `at` (the bot's clock), with the reason.
+    func markSkipped(day: String, minute: Int, at: Date, reason: String) async throws
+    /// Notes the person's tweet a claimed slot is about to send, so that after a crash the bot can read back whether
+    /// it was made.
+    func noteSending(day: String, minute: Int, sourceTweetID: Int64) async throws
+    /// The slots of `day` left `posting` by a process that stopped mid-post, with what each was sending.
+    func interrupted(day: String) async throws -> [InterruptedSlot]
+    /// The posted slots whose original was not checked (`unchecked`), oldest first, with when they were posted.
+    func uncheckedPosts() async throws -> [UncheckedPost]
+    /// Records that the original of the slot `day` `minute` was checked (found, or its copy deleted).
+    func markChecked(day: String, minute: Int) async throws
+}
+
+extension PlanStore {
+    /// Records a claimed slot as posted after its original was checked (or with no check asked for).
+    public func markPosted(day: String, minute: Int, sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date, reason: String) async throws {
+        try await markPosted(day: day, minute: minute, sourceTweetID: sourceTweetID, botTweetID: botTweetID, postedAt: postedAt, reason: reason,
+                             unchecked: false)
+    }
+}
+
+/// One slot of a stored day plan.
+public struct PlanSlot: Sendable, Equatable {
+    /// Where a slot stands.
+    public enum State: String, Sendable {
+        /// Waiting for its minute.
+        case planned
+        /// Claimed: its post is being sent (or was, when the process stopped before recording the outcome).
+        case posting
+        /// Posted.
+        case posted
+        /// Not posted, for `reason`.
+        case skipped
+    }
+
+    /// The minute of the day (0–1439) in the plan's zone.
+    public var minute: Int
+    /// Where it stands.
+    public var state: State
+    /// The person's tweet it posted, once posted.
+    public var sourceTweetID: Int64?
+    /// The bot's tweet, once posted.
+    public var botTweetID: Int64?
+    /// Why it was skipped, or what was posted.
+    public var reason: String?
+    /// When it was posted, on the bot's clock.
+    public var postedAt: Date?
+    /// Whether it was posted without its original's existence check, and not checked since.
+    public var unchecked: Bool
+
+    /// A slot from its parts.
+    public init(minute: Int, state: State, sourceTweetID: Int64? = nil, botTweetID: Int64? = nil, reason: String? = nil, postedAt: Date? = nil,
+                unchecked: Bool = false) {
+        self.minute = minute; self.state = state; self.sourceTweetID = sourceTweetID; self.botTweetID = botTweetID; self.reason = reason
+        self.postedAt = postedAt; self.unchecked = unchecked
+    }
+
+    /// Why an interrupted slot is skipped.
+    public static let interruptedReason = "interrupted while posting; the post may or may not exist, so it is not sent again"
+}
+
+/// A slot left `posting` by a process that stopped mid-post, with the tweet it was sending when that was noted.
+public struct InterruptedSlot: Sendable, Equatable {
+    /// The slot's minute.
+    public var minute: Int
+    /// The person's tweet it was sending; nil when the process stopped before picking one.
+    public var sourceTweetID: Int64?
+    /// That tweet's text, when it is still in the archive.
+    public var text: String?
+
+    /// A slot from its parts.
+    public init(minute: Int, sourceTweetID: Int64?, text: String?) { self.minute = minute; self.sourceTweetID = sourceTweetID; self.text = text }
+}
+
+/// A slot posted without its original's existence check, waiting for the check.
+public struct UncheckedPost: Sendable, Equatable {
+    /// The slot's day.
+    public var day: String
+    /// The slot's minute.
+    public var minute: Int
+    /// The person's original.
+    public var sourceTweetID: Int64
+    /// The bot's copy, when known.
+    public var botTweetID: Int64?
+    /// When it was posted, on the bot's clock.
+    public var postedAt: Date
+
+    /// A post from its parts.
+    public init(day: String, minute: Int, sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date) {
+        self.day = day; self.minute = minute; self.sourceTweetID = sourceTweetID; self.botTweetID = botTweetID; self.postedAt = postedAt
+    }
+}

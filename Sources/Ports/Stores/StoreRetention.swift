@@ -1,0 +1,67 @@
+public import Foundation
+
+/// How long the bot keeps what it records, so that its stores stay within small plans (Heroku's essential-0
+/// Postgres holds 1 GB): the logs of mentions and likes, the day plans and the record of posts for `logDays` (posts
+/// at least `REPOST_AFTER_DAYS`, which the "not again" rule reads), and the newest training examples. The archive of
+/// the person's tweets has its own cap (`ARCHIVE_ROW_LIMIT`), and a network's usage record its own.
+public protocol StoreRetention: Sendable {
+    /// Removes what `policy` no longer keeps at `now`, all in one transaction.
+    func prune(at now: Date, policy: RetentionPolicy) async throws -> RemovedRecords
+}
+
+/// How much is kept.
+public struct RetentionPolicy: Sendable, Equatable {
+    /// Days of mention, like and plan records.
+    public var logDays: Int
+    /// Days of the record of posts (the no-repeat rule's memory).
+    public var postedDays: Int
+    /// Training examples kept, newest first.
+    public var trainingExamples: Int
+
+    /// A policy; the defaults fit the small plans. `repostAfterDays` (`REPOST_AFTER_DAYS`) is never shortened.
+    public init(logDays: Int = 90, repostAfterDays: Int = 30, trainingExamples: Int = 100_000) {
+        self.logDays = logDays; self.postedDays = max(logDays, repostAfterDays + 1)
+        self.trainingExamples = trainingExamples
+    }
+
+    /// Records of mentions and likes handled before this go.
+    public func logsBefore(_ now: Date) -> Date { now.addingTimeInterval(-Double(logDays) * 86_400) }
+    /// Records of posts made before this go.
+    public func postsBefore(_ now: Date) -> Date { now.addingTimeInterval(-Double(postedDays) * 86_400) }
+    /// Day plans of days before this (`YYYY-MM-DD`, UTC: plans are kept by whole days) go.
+    public func plansBefore(_ now: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month, .day], from: logsBefore(now))
+        return String(format: "%04d-%02d-%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
+    }
+}
+
+/// What one pruning removed.
+public struct RemovedRecords: Sendable, Equatable, CustomStringConvertible {
+    /// Mention records.
+    public var mentions = 0
+    /// Like records.
+    public var likes = 0
+    /// Day plans (with their slots).
+    public var plans = 0
+    /// Records of posts.
+    public var posts = 0
+    /// Training examples.
+    public var trainingExamples = 0
+
+    /// Counts from their parts.
+    public init(mentions: Int = 0, likes: Int = 0, plans: Int = 0, posts: Int = 0, trainingExamples: Int = 0) {
+        self.mentions = mentions; self.likes = likes; self.plans = plans; self.posts = posts; self.trainingExamples = trainingExamples
+    }
+
+    /// Records removed in all.
+    public var total: Int { mentions + likes + plans + posts + trainingExamples }
+
+    /// "12 mention records, 3 day plans, …" (what was removed), or "nothing".
+    public var description: String {
+        let parts = [(mentions, "mention records"), (likes, "like records"), (plans, "day plans"), (posts, "records of posts"),
+                     (trainingExamples, "training examples")].filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+        return parts.isEmpty ? "nothing" : parts.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,188 @@
+public import Foundation
+
+/// The person's posts (table `tweets`): what the bot posts from and replies with. Minutes of the day and calendar
+/// days are those of `timeZone`, DST included.
+public protocol TweetArchive: Sendable {
+    /// The person's time zone.
+    var timeZone: TimeZone { get }
+    /// The most rows kept; inserting more deletes the oldest by `created_at`.
+    var rowLimit: Int { get }
+
+    /// Makes the stored minutes of the day those of this archive's zone (recomputed when the archive was last used
+    /// with another, or by the original bot), and marks which stored tweets contain a link where that is not known
+    /// yet. Call once after opening.
+    func prepare() async throws
+    /// Stores `tweets` in one transaction, skipping those already stored, then deletes the oldest rows beyond the row
+    /// limit; how many were new.
+    @discardableResult func insert(_ tweets: [ArchivedTweet]) async throws -> Int
+    /// How many tweets are stored.
+    func count() async throws -> Int
+    /// The newest stored tweet id (for `since_id`), or nil when the archive is empty.
+    func newestTweetID() async throws -> Int64?
+    /// How many stored tweets were posted in each minute of the day (index 0 is 00:00), 1,440 entries.
+    func minuteHistogram(includingReplies: Bool) async throws -> [Int]
+    /// How many tweets were posted on each calendar day that has any, oldest day first (quiet days absent).
+    func postsPerDay(includingReplies: Bool) async throws -> [DayCount]
+    /// A tweet drawn uniformly (one `Int.random` over the candidates in `tweet_id` order, the same on every database)
+    /// from what `sample` allows; nil when there is none.
+    func randomTweet(_ sample: TweetSample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedTweet?
+    /// A past reply drawn the same way from what `sample` allows; nil when there is none.
+    func randomReply(_ sample: ReplySample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedTweet?
+    /// Records that the bot posted a copy of `sourceTweetID` (as `botTweetID`, once known) at `postedAt`.
+    func recordBotPost(sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date) async throws
+    /// The stored tweets, newest first, at most `limit`.
+    func newest(limit: Int) async throws -> [ArchivedTweet]
+    /// Deletes every stored tweet (`mirror_bot train clear`).
+    func removeAll() async throws
+    /// Deletes one stored tweet (the person deleted it); whether it was there.
+    @discardableResult func remove(tweetID: Int64) async throws -> Bool
+    /// The bot's posts made from `sourceTweetID` (slots' copies, the original bot's records, answers), each once, ascending.
+    func botCopies(of sourceTweetID: Int64) async throws -> [Int64]
+    /// The archived tweets the bot made copies of (posts or answers) since `date`, each once: what the deletion
+    /// watcher looks up.
+    func copiedOriginals(since date: Date) async throws -> [Int64]
+}
+
+extension TweetArchive {
+    /// Every minute's count, replies included.
+    public func minuteHistogram() async throws -> [Int] { try await minuteHistogram(includingReplies: true) }
+    /// Every day's count, replies included.
+    public func postsPerDay() async throws -> [DayCount] { try await postsPerDay(includingReplies: true) }
+
+    /// A tweet that is not a reply, posted within ±`radius` minutes of `minute` of the day (wrapping around midnight),
+    /// not in `excluded`; nil when there is none. `allowingMentions: false` skips tweets that @-mention anyone;
+    /// `allowingLinks: false` skips tweets that contain a link; `notPostedSince` skips tweets the bot posted (see
+    /// `recordBotPost`) at or after that time, and tweets with the same text as one of those.
+    public func randomTweet(
+        nearMinute minute: Int, radius: Int, excluding excluded: Set<Int64> = [], allowingMentions: Bool = true, allowingLinks: Bool = true,
+        notPostedSince: Date? = nil, using generator: inout some RandomNumberGenerator
+    ) async throws -> ArchivedTweet? {
+        try await randomTweet(TweetSample(minute: minute, window: MinuteWindow(around: minute, radius: radius), excluded: excluded.sorted(),
+                                          allowingMentions: allowingMentions, allowingLinks: allowingLinks,
+                                          postedSince: notPostedSince ?? .distantFuture), using: &generator)
+    }
+
+    /// A past reply of the person to `userID` (to anyone when nil), not in `excluded`, with a link only when
+    /// `allowingLinks`; nil when there is none.
+    public func randomReply(toUser userID: Int64?, excluding excluded: Set<Int64> = [], allowingLinks: Bool = true,
+                            using generator: inout some RandomNumberGenerator) async throws -> ArchivedTweet? {
+        try await randomReply(ReplySample(userID: userID, excluded: excluded.sorted(), allowingLinks: allowingLinks), using: &generator)
+    }
+}
+
+/// One of the person's posts as the archive keeps it. Reposts are never archived.
+public struct ArchivedTweet: Sendable, Equatable, Hashable {
+    /// The post's id on its network.
+    public var tweetID: Int64
+    /// The text as written: HTML entities decoded, links expanded by whoever stores it.
+    public var text: String
+    /// The user it replies to, or nil for a post that is not a reply.
+    public var replyUserID: Int64?
+    /// When it was posted.
+    public var createdAt: Date
+    /// Its content warning (Mastodon's `spoiler_text`), kept when `POST_CW=true`; nil for a post without one.
+    public var contentWarning: String?
+
+    /// `replyUserID` of a reply whose addressee no one can name (a Mastodon export's reply to an account the person's
+    /// instance does not know): never a post, never an answer to a mentioner, a fallback at most.
+    public static let unknownReplyTarget: Int64 = -1
+
+    /// A tweet from its parts.
+    public init(tweetID: Int64, text: String, replyUserID: Int64? = nil, createdAt: Date, contentWarning: String? = nil) {
+        self.tweetID = tweetID; self.text = text; self.replyUserID = replyUserID; self.createdAt = createdAt; self.contentWarning = contentWarning
+    }
+}
+
+/// How many posts the person made on one calendar day of their time zone.
+public struct DayCount: Sendable, Equatable {
+    /// The day as `YYYY-MM-DD` in the person's zone.
+    public var day: String
+    /// Posts that day.
+    public var count: Int
+
+    /// A count from its parts.
+    public init(day: String, count: Int) { self.day = day; self.count = count }
+}
+
+/// What a post is drawn from: non-replies in a window of minutes of the day, less what is excluded.
+public struct TweetSample: Sendable, Equatable {
+    /// The minute asked about.
+    public var minute: Int
+    /// The minutes the tweet may have been posted in.
+    public var window: MinuteWindow
+    /// Tweets left out, ascending.
+    public var excluded: [Int64]
+    /// Whether a tweet that @-mentions someone may be drawn.
+    public var allowingMentions: Bool
+    /// Whether a tweet with a link may be drawn.
+    public var allowingLinks: Bool
+    /// Tweets posted by the bot at or after this (and tweets with their texts) are left out.
+    public var postedSince: Date
+
+    /// A sample from its parts.
+    public init(minute: Int, window: MinuteWindow, excluded: [Int64], allowingMentions: Bool, allowingLinks: Bool, postedSince: Date) {
+        self.minute = minute; self.window = window; self.excluded = excluded; self.allowingMentions = allowingMentions
+        self.allowingLinks = allowingLinks; self.postedSince = postedSince
+    }
+}
+
+/// What a reply is drawn from: the person's replies to a user (to anyone when nil), less what is excluded.
+public struct ReplySample: Sendable, Equatable {
+    /// The user answered; nil: anyone.
+    public var userID: Int64?
+    /// Replies left out, ascending.
+    public var excluded: [Int64]
+    /// Whether a reply with a link may be drawn.
+    public var allowingLinks: Bool
+
+    /// A sample from its parts.
+    public init(userID: Int64?, excluded: [Int64], allowingLinks: Bool) { self.userID = userID; self.excluded = excluded; self.allowingLinks = allowingLinks }
+
+    /// "user 300" or "anyone", for error messages.
+    public var whom: String { userID.map { "user \($0)" } ?? "anyone" }
+}
+
+/// The rules every archive follows, whatever holds the rows.
+public enum ArchiveRules {
+    /// A POSIX regular expression matching an @-mention: `@` or `＠` before a username character, not inside a word.
+    public static let mentionPattern = "(^|[^A-Za-z0-9_])[@＠][A-Za-z0-9_]"
+
+    /// Whether `text` matches `mentionPattern` (tested in Swift where the database has no regular expressions).
+    public static func mentionsSomeone(_ text: String) -> Bool {
+        func isUsernameCharacter(_ scalar: Unicode.Scalar?) -> Bool {
+            guard let scalar, scalar.isASCII else { return false }
+            return scalar == "_" || ("A"..."Z").contains(scalar) || ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar)
+        }
+        let scalars = Array(text.unicodeScalars)
+        for (index, scalar) in scalars.enumerated() where scalar == "@" || scalar == "＠" {
+            let before = index > 0 ? scalars[index - 1] : nil
+            let after = index + 1 < scalars.count ? scalars[index + 1] : nil
+            if !isUsernameCharacter(before) && isUsernameCharacter(after) { return true }
+        }
+        return false
+    }
+
+    /// `tweets` with each id once (the first kept), in order.
+    public static func distinct(_ tweets: [ArchivedTweet]) -> [ArchivedTweet] {
+        var seen = Set<Int64>()
+        return tweets.filter { seen.insert($0.tweetID).inserted }
+    }
+
+    /// A 1,440-entry histogram from counts per minute (minutes outside the day are dropped).
+    public static func histogram(_ counts: [(minute: Int, count: Int)]) -> [Int] {
+        var histogram = [Int](repeating: 0, count: MinuteWindow.minutesPerDay)
+        for (minute, count) in counts where histogram.indices.contains(minute) { histogram[minute] = count }
+        return histogram
+    }
+
+    /// A JSON array of ids (SQLite's `json_each` reads it as a table).
+    public static func jsonArray(_ ids: [Int64]) -> String { "[" + ids.map(String.init).joined(separator: ",") + "]" }
+}
+
+extension Array {
+    /// The element at a uniformly random offset, drawn as every archive draws it (one `Int.random` over the count), so
+    /// that a seeded generator picks the same row on any database; nil when empty.
+    public func randomElementByOffset(using generator: inout some RandomNumberGenerator) -> Element? {
+        isEmpty ? nil : self[Int.random(in: 0..<count, using: &generator)]
+    }
+}

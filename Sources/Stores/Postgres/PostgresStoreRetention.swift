@@ -1,0 +1,31 @@
+import Foundation
+import PostgresNIO
+import Stores
+
+/// The pruning of old records in Postgres: each table in its own statement, all in one transaction.
+struct PostgresStoreRetention: StoreRetention {
+    let database: PostgresStoreSet
+
+    func prune(at now: Date, policy: RetentionPolicy) async throws -> RemovedRecords {
+        let (logsBefore, postsBefore, planDay, keep) = (policy.logsBefore(now), policy.postsBefore(now), policy.plansBefore(now), policy.trainingExamples)
+        let logger = database.logger
+        return try await database.transaction("pruning old records") { connection in
+            func deleted(_ query: PostgresQuery) async throws -> Int {
+                var count = 0
+                for try await value in try await connection.query(query, logger: logger).decode(Int64.self) { count = Int(value) }
+                return count
+            }
+            var removed = RemovedRecords()
+            removed.mentions = try await deleted("WITH d AS (DELETE FROM mention_replies WHERE handled_at < \(logsBefore) AND state <> 'replying' RETURNING 1) SELECT count(*)::bigint FROM d")
+            removed.likes = try await deleted("WITH d AS (DELETE FROM bot_likes WHERE liked_at < \(logsBefore) RETURNING 1) SELECT count(*)::bigint FROM d")
+            removed.plans = try await deleted("WITH d AS (DELETE FROM day_plans WHERE day < \(planDay)::date RETURNING 1) SELECT count(*)::bigint FROM d")
+            removed.posts = try await deleted("WITH d AS (DELETE FROM bot_posts WHERE posted_at < \(postsBefore) RETURNING 1) SELECT count(*)::bigint FROM d")
+            removed.trainingExamples = try await deleted("""
+                WITH d AS (DELETE FROM training_examples WHERE seq <= (SELECT seq FROM training_examples ORDER BY seq DESC OFFSET \(keep) LIMIT 1)
+                           RETURNING 1)
+                SELECT count(*)::bigint FROM d
+                """)
+            return removed
+        }
+    }
+}

@@ -1,0 +1,175 @@
+import BotClock
+public import BotConfiguration
+public import Foundation
+public import Logging
+import NIOSSL
+public import PostgresNIO
+public import Stores
+public import WordCounts
+
+/// Every store of the bot in Postgres, through one postgres-nio connection pool for one `DATABASE_URL`. The pool
+/// does its work in `run()` (the daemon runs it as a service; one-shot commands use `withRunning`), once per value.
+/// The statements of each store are in its own file; this file holds the pool and the ways they run SQL.
+public struct PostgresStoreSet: StoreSet {
+    /// The pool (tests and administrative statements use it).
+    public let client: PostgresClient
+    /// The database's address.
+    public let url: DatabaseURL
+    /// The Postgres schema the pool's connections use (`search_path`), when one was given.
+    public let schema: String?
+    /// What the stores count with.
+    public let settings: StoreSettings
+    /// Where database events are logged.
+    public let logger: Logger
+
+    /// A pool for `url`. `schema`, when given, becomes the connections' `search_path` (tests isolate themselves so).
+    public init(url: DatabaseURL, schema: String? = nil, settings: StoreSettings = StoreSettings(), logger: Logger) throws {
+        var configuration = PostgresClient.Configuration(
+            host: url.host, port: url.port, username: url.username, password: url.password, database: url.database,
+            tls: try Self.tls(for: url))
+        configuration.options.connectTimeout = .seconds(10)
+        configuration.options.maximumConnections = 4
+        if let schema { configuration.options.additionalStartupParameters = [("search_path", schema)] }
+        // The pool's own events (a connection being opened while the pool shuts down, idle closes) are not news at info
+        // level; warnings and errors still show.
+        var backgroundLogger = logger
+        backgroundLogger.logLevel = max(logger.logLevel, .notice)
+        client = PostgresClient(configuration: configuration, backgroundLogger: backgroundLogger)
+        self.url = url; self.schema = schema; self.settings = settings; self.logger = logger
+    }
+
+    /// "Postgres at host:port/db".
+    public var location: String { "Postgres at \(url.redacted)" }
+    /// Postgres is migrated by `mirror_bot migrate` only.
+    public var migratesWhenOpened: Bool { false }
+
+    public var archive: any TweetArchive { archive(timeZone: settings.timeZone, rowLimit: settings.archiveRowLimit) }
+    public func archive(timeZone: TimeZone, rowLimit: Int) -> any TweetArchive { PostgresTweetArchive(database: self, timeZone: timeZone, rowLimit: rowLimit) }
+    public var plans: any PlanStore { PostgresPlanStore(database: self) }
+    public var mentions: any MentionLog { PostgresMentionLog(database: self) }
+    public var likes: any LikeLog { PostgresLikeLog(database: self) }
+    public var state: any BotState { PostgresBotState(database: self) }
+    public var examples: any TrainingExamples { PostgresTrainingExamples(database: self) }
+    public var usageDays: any UsageDays { PostgresUsageDays(database: self) }
+    public var actions: any ActionLog { PostgresActionLog(database: self) }
+    public var retention: any StoreRetention { PostgresStoreRetention(database: self) }
+    public var migrations: any SchemaMigrations { PostgresMigrations(database: self) }
+
+    /// Postgres keeps no word counts.
+    public func sharedWordCounts(now: @escaping @Sendable () -> Date) throws -> (any WordCountBackend)? { nil }
+
+    public func takeLease(logger: Logger) async throws -> any DaemonLease { try await PostgresLease.acquire(on: self, logger: logger) }
+
+    /// Runs the pool until the task is cancelled.
+    public func run() async { await client.run() }
+
+    /// Runs the pool for the duration of `body`, first checking that the database answers, so that a one-shot command
+    /// fails with one clear line instead of waiting on a pool that cannot connect.
+    public func withRunning<Result: Sendable>(isolation: isolated (any Actor)?, _ body: () async throws -> Result) async throws -> Result {
+        let client = client
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            // The check opens its own connection; meanwhile the pool's task starts, so the body never leases from a pool
+            // that is not running yet.
+            try await checkReachable()
+            return try await body()
+        }
+    }
+
+    public func ping() async throws { _ = try await rows("checking that the database answers", "SELECT 1", as: Int.self) }
+
+    /// Opens one connection outside the pool and closes it; throws an `ArchiveError` that says why it failed.
+    public func checkReachable() async throws {
+        do {
+            let connection = try await PostgresConnection.connect(configuration: try Self.connectionConfiguration(for: url), id: 0, logger: logger)
+            try await connection.close()
+        } catch {
+            throw ArchiveError.postgres("connecting to \(url.redacted)", error)
+        }
+    }
+
+    // MARK: How the stores run SQL
+
+    /// Runs `query` and decodes every row; a failure becomes an `ArchiveError` naming `operation`.
+    func rows<each Column: PostgresDecodable & Sendable>(
+        _ operation: String, _ query: PostgresQuery, as types: (repeat each Column).Type
+    ) async throws -> [(repeat each Column)] {
+        let (client, logger) = (client, logger)
+        return try await limited(operation) {
+            let rows = try await client.query(query, logger: logger)
+            var result: [(repeat each Column)] = []
+            for try await row in rows.decode((repeat each Column).self) { result.append(row) }
+            return result
+        }
+    }
+
+    /// Runs `body` in a transaction; a failure becomes an `ArchiveError` naming `operation`.
+    func transaction<Result: Sendable>(
+        _ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        let (client, logger) = (client, logger)
+        return try await limited(operation) {
+            try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+        }
+    }
+
+    /// Runs `work` within `settings.operationTimeLimit` (when set): a Postgres that does not answer fails the operation
+    /// after that long, instead of holding the caller while the pool keeps trying to connect.
+    private func limited<Result: Sendable>(_ operation: String, _ work: @escaping @Sendable () async throws -> Result) async throws -> Result {
+        do {
+            guard let limit = settings.operationTimeLimit else { return try await work() }
+            return try await withTimeLimit(limit, work)
+        } catch let error as TimeLimitExceeded {
+            throw ArchiveError(operation: operation, reason: "Postgres \(error)")
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw ArchiveError.postgres(operation, error)
+        }
+    }
+
+    // MARK: Connections and TLS
+
+    /// The configuration of one connection outside the pool to `url`, with the TLS its `sslmode` asks for.
+    static func connectionConfiguration(for url: DatabaseURL) throws -> PostgresConnection.Configuration {
+        var configuration = PostgresConnection.Configuration(
+            host: url.host, port: url.port, username: url.username, password: url.password, database: url.database, tls: .disable)
+        let tls = try tlsConfiguration(for: url)
+        switch url.tlsMode {
+        case .disable: break
+        case .prefer: configuration.tls = .prefer(try NIOSSLContext(configuration: tls))
+        case .require, .verifyCA, .verifyFull: configuration.tls = .require(try NIOSSLContext(configuration: tls))
+        }
+        configuration.options.connectTimeout = .seconds(10)
+        return configuration
+    }
+
+    /// The TLS of `url`'s `sslmode`, as libpq has it: `prefer` and `require` encrypt without verifying (Heroku's
+    /// certificates are signed by no public CA); `verify-ca` checks the chain, `verify-full` the chain and the host
+    /// name, against `sslrootcert` when given, else the system's CAs.
+    static func tlsConfiguration(for url: DatabaseURL) throws -> TLSConfiguration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        switch url.tlsMode {
+        case .disable, .prefer, .require: tls.certificateVerification = .none
+        case .verifyCA: tls.certificateVerification = .noHostnameVerification
+        case .verifyFull: tls.certificateVerification = .fullVerification
+        }
+        if let path = url.rootCertificatePath, url.tlsMode == .verifyCA || url.tlsMode == .verifyFull {
+            do {
+                tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(path))
+            } catch {
+                throw ArchiveError(operation: "reading sslrootcert", reason: "\(path) is not a readable PEM certificate file (\(error)); give the CA certificate that signed the server's")
+            }
+        }
+        return tls
+    }
+
+    private static func tls(for url: DatabaseURL) throws -> PostgresClient.Configuration.TLS {
+        switch url.tlsMode {
+        case .disable: .disable
+        case .prefer: .prefer(try tlsConfiguration(for: url))
+        case .require, .verifyCA, .verifyFull: .require(try tlsConfiguration(for: url))
+        }
+    }
+}

@@ -1,0 +1,241 @@
+import Foundation
+import Logging
+import PostgresNIO
+import PostText
+import Stores
+
+/// The person's posts in Postgres: minutes and days computed with `AT TIME ZONE`, arrays bound whole (`unnest`,
+/// `= ANY`), the @-mention filter as a POSIX regular expression. Random picks read the rows in `tweet_id` order and draw
+/// with one `Int.random` over their count, as every archive does, so a seed picks the same tweet on any database.
+struct PostgresTweetArchive: TweetArchive {
+    let database: PostgresStoreSet
+    let timeZone: TimeZone
+    let rowLimit: Int
+    private var logger: Logger { database.logger }
+
+    func prepare() async throws {
+        let unmarked = try await tweetsWithoutLinkMark()
+        if !unmarked.isEmpty { try await markLinks(unmarked.map { (id: $0.id, hasLink: PostLinks.containsLink($0.text)) }) }
+        try await recomputeMinutes(in: timeZone)
+    }
+
+    func insert(_ tweets: [ArchivedTweet]) async throws -> Int {
+        guard !tweets.isEmpty else { return 0 }
+        return try await insert(ArchiveRules.distinct(tweets), in: timeZone, keeping: rowLimit)
+    }
+
+    func minuteHistogram(includingReplies: Bool) async throws -> [Int] {
+        ArchiveRules.histogram(try await countsPerMinute(includingReplies: includingReplies))
+    }
+
+    func postsPerDay(includingReplies: Bool) async throws -> [DayCount] {
+        try await postsPerDay(includingReplies: includingReplies, in: timeZone)
+    }
+
+    private func recomputeMinutes(in zone: TimeZone) async throws {
+        let zone = zone.identifier
+        let logger = logger
+        try await database.transaction("recomputing minutes of the day for \(zone)") { connection in
+            let rows = try await connection.query(
+                "SELECT value FROM archive_settings WHERE name = 'minute_time_zone' FOR UPDATE", logger: logger)
+            for try await stored in rows.decode(String.self) where stored == zone { return }
+            try await connection.query("""
+                UPDATE tweets SET minute = (extract(hour FROM created_at AT TIME ZONE \(zone)) * 60
+                                          + extract(minute FROM created_at AT TIME ZONE \(zone)))::integer
+                """, logger: logger)
+            try await connection.query("""
+                INSERT INTO archive_settings (name, value) VALUES ('minute_time_zone', \(zone))
+                ON CONFLICT (name) DO UPDATE SET value = excluded.value
+                """, logger: logger)
+        }
+    }
+
+    private func tweetsWithoutLinkMark() async throws -> [(id: Int64, text: String)] {
+        try await database.rows("reading tweets without a link mark", "SELECT id, text FROM tweets WHERE has_link IS NULL",
+                                as: (Int64, String).self).map { (id: $0.0, text: $0.1) }
+    }
+
+    private func markLinks(_ marks: [(id: Int64, hasLink: Bool)]) async throws {
+        let ids = marks.map(\.id), links = marks.map(\.hasLink)
+        let logger = logger
+        _ = try await database.transaction("marking tweets with links") { connection in
+            try await connection.query("""
+                UPDATE tweets SET has_link = m.has_link FROM unnest(\(ids)::bigint[], \(links)::boolean[]) AS m(id, has_link)
+                WHERE tweets.id = m.id
+                """, logger: logger)
+        }
+    }
+
+    private func insert(_ tweets: [ArchivedTweet], in zone: TimeZone, keeping rowLimit: Int) async throws -> Int {
+        let ids = tweets.map(\.tweetID), texts = tweets.map(\.text), dates = tweets.map(\.createdAt)
+        let replyUserIDs = tweets.map { $0.replyUserID ?? 0 }  // 0 stands for "not a reply": no X user has id 0.
+        let links = tweets.map { PostLinks.containsLink($0.text) }
+        let warnings = tweets.map { $0.contentWarning ?? "" }  // "" stands for "no warning"
+        let zone = zone.identifier
+        let logger = logger
+        return try await database.transaction("inserting \(tweets.count) tweets") { connection in
+            let rows = try await connection.query("""
+                WITH inserted AS (
+                    INSERT INTO tweets (tweet_id, text, reply_user_id, created_at, minute, has_link, content_warning)
+                    SELECT t.tweet_id, t.text, NULLIF(t.reply_user_id, 0), t.created_at,
+                           (extract(hour FROM t.created_at AT TIME ZONE \(zone)) * 60
+                            + extract(minute FROM t.created_at AT TIME ZONE \(zone)))::integer, t.has_link, NULLIF(t.content_warning, '')
+                    FROM unnest(\(ids)::bigint[], \(texts)::text[], \(replyUserIDs)::bigint[], \(dates)::timestamptz[], \(links)::boolean[],
+                                \(warnings)::text[])
+                         AS t(tweet_id, text, reply_user_id, created_at, has_link, content_warning)
+                    ON CONFLICT (tweet_id) DO NOTHING
+                    RETURNING 1
+                )
+                SELECT count(*)::bigint FROM inserted
+                """, logger: logger)
+            var inserted = 0
+            for try await count in rows.decode(Int64.self) { inserted = Int(count) }
+            if inserted > 0 {
+                try await connection.query("""
+                    DELETE FROM tweets WHERE id IN (
+                        SELECT id FROM tweets ORDER BY created_at DESC, tweet_id DESC OFFSET \(rowLimit)
+                    )
+                    """, logger: logger)
+            }
+            return inserted
+        }
+    }
+
+    func count() async throws -> Int {
+        try await single("counting tweets", "SELECT count(*)::bigint FROM tweets") ?? 0
+    }
+
+    func newestTweetID() async throws -> Int64? {
+        try await database.rows("reading the newest tweet id", "SELECT max(tweet_id) FROM tweets", as: Int64?.self).first ?? nil
+    }
+
+    private func countsPerMinute(includingReplies: Bool) async throws -> [(minute: Int, count: Int)] {
+        try await database.rows("reading the minute histogram", """
+            SELECT minute, count(*)::bigint FROM tweets
+            WHERE minute IS NOT NULL AND (\(includingReplies) OR reply_user_id IS NULL)
+            GROUP BY minute
+            """, as: (Int, Int64).self).map { (minute: $0.0, count: Int($0.1)) }
+    }
+
+    private func postsPerDay(includingReplies: Bool, in zone: TimeZone) async throws -> [DayCount] {
+        let zone = zone.identifier
+        return try await database.rows("counting posts per day", """
+            SELECT to_char(created_at AT TIME ZONE \(zone), 'YYYY-MM-DD') AS day, count(*)::bigint FROM tweets
+            WHERE \(includingReplies) OR reply_user_id IS NULL
+            GROUP BY day ORDER BY day
+            """, as: (String, Int64).self).map { DayCount(day: $0.0, count: Int($0.1)) }
+    }
+
+    func randomTweet(_ sample: TweetSample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedTweet? {
+        let firstLow = sample.window.first.lowerBound, firstHigh = sample.window.first.upperBound
+        let secondLow = sample.window.second?.lowerBound ?? 1, secondHigh = sample.window.second?.upperBound ?? 0
+        return try await randomRow("sampling a tweet near minute \(sample.minute)", using: &generator) { select, tail in
+            """
+            SELECT \(unescaped: select) FROM tweets WHERE reply_user_id IS NULL
+              AND (minute BETWEEN \(firstLow) AND \(firstHigh) OR minute BETWEEN \(secondLow) AND \(secondHigh))
+              AND tweet_id <> ALL(\(sample.excluded)::bigint[])
+              AND (\(sample.allowingMentions) OR text !~ \(ArchiveRules.mentionPattern))
+              AND (\(sample.allowingLinks) OR has_link IS NOT TRUE)
+              AND NOT EXISTS (SELECT 1 FROM bot_posts LEFT JOIN tweets AS posted ON posted.tweet_id = bot_posts.source_tweet_id
+                              WHERE bot_posts.posted_at >= \(sample.postedSince)
+                                AND (bot_posts.source_tweet_id = tweets.tweet_id OR posted.text = tweets.text))
+              \(unescaped: tail)
+            """
+        }
+    }
+
+    func randomReply(_ sample: ReplySample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedTweet? {
+        let anyUser = sample.userID == nil, user = sample.userID ?? 0
+        return try await randomRow("sampling a reply to \(sample.whom)", using: &generator) { select, tail in
+            """
+            SELECT \(unescaped: select) FROM tweets
+            WHERE reply_user_id IS NOT NULL AND (\(anyUser) OR reply_user_id = \(user))
+              AND tweet_id <> ALL(\(sample.excluded)::bigint[]) AND (\(sample.allowingLinks) OR has_link IS NOT TRUE) \(unescaped: tail)
+            """
+        }
+    }
+
+    func recordBotPost(sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date) async throws {
+        let logger = logger
+        _ = try await database.transaction("recording a post of tweet \(sourceTweetID)") { connection in
+            try await connection.query("""
+                INSERT INTO bot_posts (source_tweet_id, bot_tweet_id, posted_at) VALUES (\(sourceTweetID), \(botTweetID), \(postedAt))
+                """, logger: logger)
+        }
+    }
+
+    func newest(limit: Int) async throws -> [ArchivedTweet] {
+        try await database.rows("reading tweets", """
+            SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets
+            ORDER BY created_at DESC, tweet_id DESC LIMIT \(limit)
+            """, as: (Int64, String, Int64?, Date, String?).self).map(ArchivedTweet.init(row:))
+    }
+
+    func remove(tweetID: Int64) async throws -> Bool {
+        try await !database.rows("removing tweet \(tweetID)", "DELETE FROM tweets WHERE tweet_id = \(tweetID) RETURNING 1", as: Int.self).isEmpty
+    }
+
+    func botCopies(of sourceTweetID: Int64) async throws -> [Int64] {
+        var query = PostgresQuery(unsafeSQL: Self.botCopiesSQL)
+        query.binds.append(sourceTweetID)
+        return try await database.rows("reading the bot's copies of tweet \(sourceTweetID)", query, as: Int64.self)
+    }
+
+    func copiedOriginals(since date: Date) async throws -> [Int64] {
+        var query = PostgresQuery(unsafeSQL: Self.copiedOriginalsSQL)
+        query.binds.append(date)
+        return try await database.rows("reading the tweets the bot copied", query, as: Int64.self)
+    }
+
+    func removeAll() async throws {
+        let logger = logger
+        _ = try await database.transaction("clearing the archive") { connection in
+            try await connection.query("DELETE FROM tweets", logger: logger)
+        }
+    }
+
+    /// Counts the rows a query selects, then reads the one at a random offset in `tweet_id` order: the random
+    /// choice stays in Swift so a seeded generator makes it repeatable. `makeQuery(selectList, tail)` builds the
+    /// query from its select list and the text that ends it.
+    private func randomRow(
+        _ operation: String, using generator: inout some RandomNumberGenerator,
+        _ makeQuery: (_ selectList: String, _ tail: String) -> PostgresQuery
+    ) async throws -> ArchivedTweet? {
+        let count: Int = try await single(operation, makeQuery("count(*)::bigint", "")) ?? 0
+        guard count > 0 else { return nil }
+        let offset = Int.random(in: 0..<count, using: &generator)
+        let rowQuery = makeQuery("tweet_id, text, reply_user_id, created_at, content_warning", "ORDER BY tweet_id LIMIT 1 OFFSET \(offset)")
+        return try await database.rows(operation, rowQuery, as: (Int64, String, Int64?, Date, String?).self).first.map(ArchivedTweet.init(row:))
+    }
+
+    private func single(_ operation: String, _ sql: PostgresQuery) async throws -> Int? {
+        try await database.rows(operation, sql, as: Int64.self).first.map(Int.init)
+    }
+}
+
+extension ArchivedTweet {
+    /// A tweet from a Postgres row of `tweet_id, text, reply_user_id, created_at, content_warning`.
+    init(row: (Int64, String, Int64?, Date, String?)) {
+        self.init(tweetID: row.0, text: row.1, replyUserID: row.2, createdAt: row.3, contentWarning: row.4)
+    }
+}
+
+extension PostgresTweetArchive {
+    /// The archived tweets copied since a date (`$1`).
+    static let copiedOriginalsSQL = """
+        SELECT DISTINCT source_tweet_id FROM (
+            SELECT source_tweet_id FROM bot_posts WHERE bot_tweet_id IS NOT NULL AND posted_at >= $1
+            UNION SELECT source_tweet_id FROM mention_replies
+            WHERE reply_tweet_id IS NOT NULL AND source_tweet_id IS NOT NULL AND handled_at >= $1
+        ) AS copies WHERE source_tweet_id IN (SELECT tweet_id FROM tweets) ORDER BY source_tweet_id
+        """
+
+    /// The bot's posts made of one tweet (`$1`).
+    static let botCopiesSQL = """
+        SELECT bot_tweet_id FROM (
+            SELECT bot_tweet_id FROM plan_slots WHERE source_tweet_id = $1 AND bot_tweet_id IS NOT NULL
+            UNION SELECT bot_tweet_id FROM bot_posts WHERE source_tweet_id = $1 AND bot_tweet_id IS NOT NULL
+            UNION SELECT reply_tweet_id FROM mention_replies WHERE source_tweet_id = $1 AND reply_tweet_id IS NOT NULL
+        ) AS copies ORDER BY bot_tweet_id
+        """
+}

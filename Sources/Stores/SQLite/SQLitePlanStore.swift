@@ -1,0 +1,101 @@
+import Foundation
+import GRDB
+import Stores
+
+/// The day plans and their slots in SQLite.
+struct SQLitePlanStore: PlanStore {
+    let database: SQLiteStoreSet
+
+    func slots(of day: String) async throws -> [PlanSlot]? {
+        try await database.read("reading the plan of \(day)") { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT s.minute, s.state, s.source_tweet_id, s.bot_tweet_id, s.reason, s.posted_at, s.unchecked
+                FROM day_plans p LEFT JOIN plan_slots s ON s.day = p.day WHERE p.day = ? ORDER BY s.minute
+                """, arguments: [day])
+            guard !rows.isEmpty else { return nil }
+            return rows.compactMap { row in
+                (row[0] as Int?).map { PlanSlot(minute: $0, state: (row[1] as String?).flatMap(PlanSlot.State.init(rawValue:)) ?? .skipped,
+                                                sourceTweetID: row[2], botTweetID: row[3], reason: row[4], postedAt: row[5],
+                                                unchecked: (row[6] as Bool?) ?? false) }
+            }
+        }
+    }
+
+    func drawnAt(of day: String) async throws -> Date? {
+        try await database.read("reading when the plan of \(day) was drawn") { db in
+            try Date.fetchOne(db, sql: "SELECT drawn_at FROM day_plans WHERE day = ?", arguments: [day])
+        }
+    }
+
+    func storePlan(day: String, timeZone: String, minutes: [Int], drawnAt: Date) async throws -> [PlanSlot] {
+        try await database.write("storing the plan of \(day)") { db in
+            try db.execute(sql: "INSERT INTO day_plans (day, time_zone, drawn_at) VALUES (?, ?, ?) ON CONFLICT (day) DO NOTHING",
+                           arguments: [day, timeZone, drawnAt])
+            guard db.changesCount > 0 else { return }
+            let insert = try db.cachedStatement(sql: "INSERT INTO plan_slots (day, minute) VALUES (?, ?) ON CONFLICT DO NOTHING")
+            for minute in minutes { try insert.execute(arguments: [day, minute]) }
+        }
+        return try await slots(of: day) ?? []
+    }
+
+    func claim(day: String, minute: Int) async throws -> Bool {
+        try await database.write("claiming slot \(minute) of \(day)") { db in
+            try db.execute(sql: """
+                UPDATE plan_slots SET state = 'posting', updated_at = ? WHERE day = ? AND minute = ? AND state = 'planned'
+                """, arguments: [Date(), day, minute])
+            return db.changesCount > 0
+        }
+    }
+
+    func markPosted(day: String, minute: Int, sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date, reason: String,
+                    unchecked: Bool) async throws {
+        try await database.write("recording slot \(minute) of \(day) as posted") { db in
+            try db.execute(sql: """
+                UPDATE plan_slots SET state = 'posted', source_tweet_id = ?, bot_tweet_id = ?, reason = ?, posted_at = ?, unchecked = ?, updated_at = ?
+                WHERE day = ? AND minute = ?
+                """, arguments: [sourceTweetID, botTweetID, reason, postedAt, unchecked, Date(), day, minute])
+            try db.execute(sql: "INSERT INTO bot_posts (source_tweet_id, bot_tweet_id, posted_at) VALUES (?, ?, ?)",
+                           arguments: [sourceTweetID, botTweetID, postedAt])
+        }
+    }
+
+    func markSkipped(day: String, minute: Int, at: Date, reason: String) async throws {
+        try await database.write("recording slot \(minute) of \(day) as skipped") { db in
+            try db.execute(sql: """
+                UPDATE plan_slots SET state = 'skipped', reason = ?, updated_at = ?
+                WHERE day = ? AND minute = ? AND state IN ('planned', 'posting')
+                """, arguments: [reason, at, day, minute])
+        }
+    }
+
+    func noteSending(day: String, minute: Int, sourceTweetID: Int64) async throws {
+        try await database.write("noting what slot \(minute) of \(day) sends") { db in
+            try db.execute(sql: "UPDATE plan_slots SET source_tweet_id = ? WHERE day = ? AND minute = ? AND state = 'posting'",
+                           arguments: [sourceTweetID, day, minute])
+        }
+    }
+
+    func interrupted(day: String) async throws -> [InterruptedSlot] {
+        try await database.read("reading the interrupted slots of \(day)") { db in
+            try Row.fetchAll(db, sql: """
+                SELECT s.minute, s.source_tweet_id, t.text FROM plan_slots s LEFT JOIN tweets t ON t.tweet_id = s.source_tweet_id
+                WHERE s.day = ? AND s.state = 'posting' ORDER BY s.minute
+                """, arguments: [day]).map { InterruptedSlot(minute: $0[0], sourceTweetID: $0[1], text: $0[2]) }
+        }
+    }
+
+    func uncheckedPosts() async throws -> [UncheckedPost] {
+        try await database.read("reading the posts whose original was not checked") { db in
+            try Row.fetchAll(db, sql: """
+                SELECT day, minute, source_tweet_id, bot_tweet_id, posted_at FROM plan_slots
+                WHERE unchecked = 1 AND state = 'posted' AND source_tweet_id IS NOT NULL AND posted_at IS NOT NULL ORDER BY posted_at, day, minute
+                """).map { UncheckedPost(day: $0[0], minute: $0[1], sourceTweetID: $0[2], botTweetID: $0[3], postedAt: $0[4]) }
+        }
+    }
+
+    func markChecked(day: String, minute: Int) async throws {
+        try await database.write("recording that the original of slot \(minute) of \(day) was checked") { db in
+            try db.execute(sql: "UPDATE plan_slots SET unchecked = 0 WHERE day = ? AND minute = ?", arguments: [day, minute])
+        }
+    }
+}

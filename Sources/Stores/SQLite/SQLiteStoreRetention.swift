@@ -1,0 +1,29 @@
+import Foundation
+import GRDB
+import Stores
+
+/// The pruning of old records in SQLite: each table in its own statement, all in one write transaction.
+struct SQLiteStoreRetention: StoreRetention {
+    let database: SQLiteStoreSet
+
+    func prune(at now: Date, policy: RetentionPolicy) async throws -> RemovedRecords {
+        let (logsBefore, postsBefore, planDay, keep) = (policy.logsBefore(now), policy.postsBefore(now), policy.plansBefore(now), policy.trainingExamples)
+        return try await database.write("pruning old records") { db in
+            func deleted(_ sql: String, _ arguments: StatementArguments) throws -> Int {
+                try db.execute(sql: sql, arguments: arguments)
+                return db.changesCount
+            }
+            var removed = RemovedRecords()
+            removed.mentions = try deleted("DELETE FROM mention_replies WHERE handled_at < ? AND state <> 'replying'", [logsBefore])
+            removed.likes = try deleted("DELETE FROM bot_likes WHERE liked_at < ?", [logsBefore])
+            // The slots go with their plan (the foreign key's ON DELETE CASCADE needs foreign keys on: said here).
+            try db.execute(sql: "DELETE FROM plan_slots WHERE day < ?", arguments: [planDay])
+            removed.plans = try deleted("DELETE FROM day_plans WHERE day < ?", [planDay])
+            removed.posts = try deleted("DELETE FROM bot_posts WHERE posted_at < ?", [postsBefore])
+            removed.trainingExamples = try deleted("""
+                DELETE FROM training_examples WHERE seq <= (SELECT seq FROM training_examples ORDER BY seq DESC LIMIT 1 OFFSET ?)
+                """, [keep])
+            return removed
+        }
+    }
+}

@@ -1,0 +1,205 @@
+import BotClock
+import Foundation
+import GRDB
+import PostText
+import Stores
+
+/// The person's posts in SQLite: minutes and days computed in Swift (`LocalTime`) and stored, arrays passed as JSON
+/// (`json_each`), the @-mention filter in Swift (no regular expressions). Random picks read the rows in `tweet_id`
+/// order and draw with one `Int.random` over their count, as every archive does.
+struct SQLiteTweetArchive: TweetArchive {
+    let database: SQLiteStoreSet
+    let timeZone: TimeZone
+    let rowLimit: Int
+
+    func prepare() async throws {
+        let unmarked = try await tweetsWithoutLinkMark()
+        if !unmarked.isEmpty { try await markLinks(unmarked.map { (id: $0.id, hasLink: PostLinks.containsLink($0.text)) }) }
+        try await recomputeMinutes(in: timeZone)
+    }
+
+    func insert(_ tweets: [ArchivedTweet]) async throws -> Int {
+        guard !tweets.isEmpty else { return 0 }
+        return try await insert(ArchiveRules.distinct(tweets), in: timeZone, keeping: rowLimit)
+    }
+
+    func minuteHistogram(includingReplies: Bool) async throws -> [Int] {
+        ArchiveRules.histogram(try await countsPerMinute(includingReplies: includingReplies))
+    }
+
+    func postsPerDay(includingReplies: Bool) async throws -> [DayCount] {
+        try await database.read("counting posts per day") { db in
+            try Row.fetchAll(db, sql: """
+                SELECT day, count(*) FROM tweets WHERE day IS NOT NULL AND (? OR reply_user_id IS NULL) GROUP BY day ORDER BY day
+                """, arguments: [includingReplies]).map { DayCount(day: $0[0], count: $0[1]) }
+        }
+    }
+
+    private func recomputeMinutes(in zone: TimeZone) async throws {
+        try await database.write("recomputing minutes of the day for \(zone.identifier)") { db in
+            let stored = try String.fetchOne(db, sql: "SELECT value FROM archive_settings WHERE name = 'minute_time_zone'")
+            guard stored != zone.identifier else { return }
+            let update = try db.cachedStatement(sql: "UPDATE tweets SET minute = ?, day = ? WHERE id = ?")
+            for row in try Row.fetchAll(db, sql: "SELECT id, created_at FROM tweets") {
+                let local = LocalTime(of: row["created_at"], in: zone)
+                try update.execute(arguments: [local.minute, local.day, row["id"] as Int64])
+            }
+            try db.execute(sql: """
+                INSERT INTO archive_settings (name, value) VALUES ('minute_time_zone', ?)
+                ON CONFLICT (name) DO UPDATE SET value = excluded.value
+                """, arguments: [zone.identifier])
+        }
+    }
+
+    private func tweetsWithoutLinkMark() async throws -> [(id: Int64, text: String)] {
+        try await database.read("reading tweets without a link mark") { db in
+            try Row.fetchAll(db, sql: "SELECT id, text FROM tweets WHERE has_link IS NULL").map { (id: $0[0], text: $0[1]) }
+        }
+    }
+
+    private func markLinks(_ marks: [(id: Int64, hasLink: Bool)]) async throws {
+        try await database.write("marking tweets with links") { db in
+            let update = try db.cachedStatement(sql: "UPDATE tweets SET has_link = ? WHERE id = ?")
+            for mark in marks { try update.execute(arguments: [mark.hasLink, mark.id]) }
+        }
+    }
+
+    private func insert(_ tweets: [ArchivedTweet], in zone: TimeZone, keeping rowLimit: Int) async throws -> Int {
+        try await database.write("inserting \(tweets.count) tweets") { db in
+            let insert = try db.cachedStatement(sql: """
+                INSERT INTO tweets (tweet_id, text, reply_user_id, created_at, minute, day, has_link, content_warning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (tweet_id) DO NOTHING
+                """)
+            var inserted = 0
+            for tweet in tweets {
+                let local = LocalTime(of: tweet.createdAt, in: zone)
+                try insert.execute(arguments: [tweet.tweetID, tweet.text, tweet.replyUserID, tweet.createdAt,
+                                               local.minute, local.day, PostLinks.containsLink(tweet.text), tweet.contentWarning])
+                inserted += db.changesCount
+            }
+            if inserted > 0 {
+                try db.execute(sql: """
+                    DELETE FROM tweets WHERE id IN (
+                        SELECT id FROM tweets ORDER BY created_at DESC, tweet_id DESC LIMIT -1 OFFSET ?
+                    )
+                    """, arguments: [rowLimit])
+            }
+            return inserted
+        }
+    }
+
+    func count() async throws -> Int {
+        try await database.read("counting tweets") { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM tweets") ?? 0 }
+    }
+
+    func newestTweetID() async throws -> Int64? {
+        try await database.read("reading the newest tweet id") { db in try Int64.fetchOne(db, sql: "SELECT max(tweet_id) FROM tweets") }
+    }
+
+    private func countsPerMinute(includingReplies: Bool) async throws -> [(minute: Int, count: Int)] {
+        try await database.read("reading the minute histogram") { db in
+            try Row.fetchAll(db, sql: """
+                SELECT minute, count(*) FROM tweets WHERE minute IS NOT NULL AND (? OR reply_user_id IS NULL) GROUP BY minute
+                """, arguments: [includingReplies]).map { (minute: $0[0], count: $0[1]) }
+        }
+    }
+
+    func randomTweet(_ sample: TweetSample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedTweet? {
+        let firstLow = sample.window.first.lowerBound, firstHigh = sample.window.first.upperBound
+        let secondLow = sample.window.second?.lowerBound ?? 1, secondHigh = sample.window.second?.upperBound ?? 0
+        // The same rows in the same order as the Postgres query, so a seed picks the same tweet on either; the
+        // @-mention test runs here (SQLite has no regular expressions).
+        let candidates = try await database.read("sampling a tweet near minute \(sample.minute)") { db in
+            try Row.fetchAll(db, sql: """
+                SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets WHERE reply_user_id IS NULL
+                  AND (minute BETWEEN ? AND ? OR minute BETWEEN ? AND ?)
+                  AND tweet_id NOT IN (SELECT value FROM json_each(?))
+                  AND (? OR has_link IS NOT 1)
+                  AND NOT EXISTS (SELECT 1 FROM bot_posts LEFT JOIN tweets AS posted ON posted.tweet_id = bot_posts.source_tweet_id
+                                  WHERE bot_posts.posted_at >= ?
+                                    AND (bot_posts.source_tweet_id = tweets.tweet_id OR posted.text = tweets.text))
+                ORDER BY tweet_id
+                """, arguments: [firstLow, firstHigh, secondLow, secondHigh, ArchiveRules.jsonArray(sample.excluded), sample.allowingLinks,
+                                 sample.postedSince])
+            .map(ArchivedTweet.init(row:))
+        }.filter { sample.allowingMentions || !ArchiveRules.mentionsSomeone($0.text) }
+        return candidates.randomElementByOffset(using: &generator)
+    }
+
+    func randomReply(_ sample: ReplySample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedTweet? {
+        let anyUser = sample.userID == nil, user = sample.userID ?? 0
+        let candidates = try await database.read("sampling a reply to \(sample.whom)") { db in
+            try Row.fetchAll(db, sql: """
+                SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets
+                WHERE reply_user_id IS NOT NULL AND (? OR reply_user_id = ?)
+                  AND tweet_id NOT IN (SELECT value FROM json_each(?)) AND (? OR has_link IS NOT 1) ORDER BY tweet_id
+                """, arguments: [anyUser, user, ArchiveRules.jsonArray(sample.excluded), sample.allowingLinks]).map(ArchivedTweet.init(row:))
+        }
+        return candidates.randomElementByOffset(using: &generator)
+    }
+
+    func recordBotPost(sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date) async throws {
+        try await database.write("recording a post of tweet \(sourceTweetID)") { db in
+            try db.execute(sql: "INSERT INTO bot_posts (source_tweet_id, bot_tweet_id, posted_at) VALUES (?, ?, ?)",
+                           arguments: [sourceTweetID, botTweetID, postedAt])
+        }
+    }
+
+    func newest(limit: Int) async throws -> [ArchivedTweet] {
+        try await database.read("reading tweets") { db in
+            try Row.fetchAll(db, sql: """
+                SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets ORDER BY created_at DESC, tweet_id DESC LIMIT ?
+                """, arguments: [limit]).map(ArchivedTweet.init(row:))
+        }
+    }
+
+    func remove(tweetID: Int64) async throws -> Bool {
+        try await database.write("removing tweet \(tweetID)") { db in
+            try db.execute(sql: "DELETE FROM tweets WHERE tweet_id = ?", arguments: [tweetID])
+            return db.changesCount > 0
+        }
+    }
+
+    func botCopies(of sourceTweetID: Int64) async throws -> [Int64] {
+        try await database.read("reading the bot's copies of tweet \(sourceTweetID)") { db in
+            try Int64.fetchAll(db, sql: Self.botCopiesSQL, arguments: [sourceTweetID, sourceTweetID, sourceTweetID])
+        }
+    }
+
+    func copiedOriginals(since date: Date) async throws -> [Int64] {
+        try await database.read("reading the tweets the bot copied") { db in
+            try Int64.fetchAll(db, sql: Self.copiedOriginalsSQL, arguments: [date, date])
+        }
+    }
+
+    func removeAll() async throws {
+        try await database.write("clearing the archive") { db in try db.execute(sql: "DELETE FROM tweets") }
+    }
+}
+
+extension ArchivedTweet {
+    /// A tweet from an SQLite row of `tweet_id, text, reply_user_id, created_at, content_warning`.
+    init(row: Row) {
+        self.init(tweetID: row[0], text: row[1], replyUserID: row[2], createdAt: row[3], contentWarning: row[4])
+    }
+}
+
+extension SQLiteTweetArchive {
+    /// The archived tweets copied since a date (twice the date).
+    static let copiedOriginalsSQL = """
+        SELECT DISTINCT source_tweet_id FROM (
+            SELECT source_tweet_id FROM bot_posts WHERE bot_tweet_id IS NOT NULL AND posted_at >= ?
+            UNION SELECT source_tweet_id FROM mention_replies
+            WHERE reply_tweet_id IS NOT NULL AND source_tweet_id IS NOT NULL AND handled_at >= ?
+        ) AS copies WHERE source_tweet_id IN (SELECT tweet_id FROM tweets) ORDER BY source_tweet_id
+        """
+
+    /// The bot's posts made of one tweet (three times the source id).
+    static let botCopiesSQL = """
+        SELECT bot_tweet_id FROM (
+            SELECT bot_tweet_id FROM plan_slots WHERE source_tweet_id = ? AND bot_tweet_id IS NOT NULL
+            UNION SELECT bot_tweet_id FROM bot_posts WHERE source_tweet_id = ? AND bot_tweet_id IS NOT NULL
+            UNION SELECT reply_tweet_id FROM mention_replies WHERE source_tweet_id = ? AND reply_tweet_id IS NOT NULL
+        ) AS copies ORDER BY bot_tweet_id
+        """
+}

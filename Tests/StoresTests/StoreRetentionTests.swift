@@ -1,0 +1,49 @@
+import Stores
+import BotClock
+import Foundation
+import Testing
+import TestSupport
+
+/// What the bot records is kept for a time, then removed, so that the stores stay within small plans.
+@Suite("Keeping records for a time", .serialized)
+struct StoreRetentionTests {
+    static let now = Date(timeIntervalSince1970: 1_795_273_200)
+
+    @Test("Records older than the policy's days go (posts only past REPOST_AFTER_DAYS), newer ones stay; only the newest training examples are kept",
+          arguments: StoreBackends.archives)
+    func prunes(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await TestServers.withIsolatedDatabase(backend) { database async throws in
+            let old = Self.now.addingTimeInterval(-100 * 86_400), recent = Self.now.addingTimeInterval(-10 * 86_400)
+            let mentions = database.mentions, likes = database.likes, plans = database.plans
+            let archive = database.archive(timeZone: TimeZone(identifier: "UTC")!, rowLimit: 100)
+            _ = try await mentions.begin(mentionID: 1, authorID: 9, conversationID: nil, at: old)
+            try await mentions.finish(mentionID: 1, state: .replied, reason: "old")
+            _ = try await mentions.begin(mentionID: 2, authorID: 9, conversationID: nil, at: recent)
+            try await mentions.finish(mentionID: 2, state: .replied, reason: "recent")
+            _ = try await likes.recordLike(tweetID: 10, authorID: nil, logRatio: 1, reason: "old", at: old)
+            _ = try await likes.recordLike(tweetID: 11, authorID: nil, logRatio: 1, reason: "recent", at: recent)
+            _ = try await plans.storePlan(day: LocalTime.utcDay(of: old), timeZone: "UTC", minutes: [60, 120], drawnAt: old)
+            _ = try await plans.storePlan(day: LocalTime.utcDay(of: recent), timeZone: "UTC", minutes: [60], drawnAt: recent)
+            try await archive.recordBotPost(sourceTweetID: 1, botTweetID: 2, postedAt: old)
+            try await archive.recordBotPost(sourceTweetID: 3, botTweetID: 4, postedAt: recent)
+            let examples = database.examples
+            try await examples.record((0..<12).map { TrainingExample(tweetID: "\($0)", text: "t\($0)", author: nil, label: "normal", source: "timeline", learnedAt: old) })
+
+            let removed = try await database.retention.prune(at: Self.now, policy: .init(logDays: 90, repostAfterDays: 30, trainingExamples: 5))
+            #expect(removed == RemovedRecords(mentions: 1, likes: 1, plans: 1, posts: 1, trainingExamples: 7))
+            #expect(try await mentions.outcome(of: 1) == nil)
+            #expect(try await mentions.outcome(of: 2) != nil)
+            #expect(try await likes.likedAmong([10, 11]) == [11])
+            #expect(try await plans.slots(of: LocalTime.utcDay(of: old)) == nil)
+            #expect(try await plans.slots(of: LocalTime.utcDay(of: recent))?.count == 1)
+            #expect(try await examples.all().map(\.tweetID) == ["7", "8", "9", "10", "11"])
+            #expect(removed.description == "1 mention records, 1 like records, 1 day plans, 1 records of posts, 7 training examples")
+            // Again: nothing more.
+            #expect(try await database.retention.prune(at: Self.now, policy: .init(logDays: 90, trainingExamples: 5)).total == 0)
+
+            // A long REPOST_AFTER_DAYS keeps the record of posts that long.
+            try await archive.recordBotPost(sourceTweetID: 5, botTweetID: 6, postedAt: old)
+            #expect(try await database.retention.prune(at: Self.now, policy: .init(logDays: 90, repostAfterDays: 120)).posts == 0)
+        }
+    }
+}
