@@ -48,7 +48,13 @@ let package = Package(
 
         // MARK: Libraries.
         .target(
+            name: "BotCore",
+            path: "Sources/Core/BotCore",
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "BotConfiguration",
+            dependencies: ["BotCore"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -57,7 +63,7 @@ let package = Package(
         ),
         .target(
             name: "SocialNetwork",
-            dependencies: ["BotConfiguration"],
+            dependencies: ["BotCore"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -90,6 +96,12 @@ let package = Package(
             plugins: ["EmbedMigrations"]
         ),
         .target(
+            name: "ScriptedNetwork",
+            dependencies: ["BotCore", "BotClock", "SocialNetwork"],
+            path: "Sources/Fakes/ScriptedNetwork",
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "InMemoryStores",
             dependencies: ["Stores", "BotClock", "PostText", "WordCounts", .product(name: "Logging", package: "swift-log")],
             path: "Sources/Fakes/InMemoryStores",
@@ -118,7 +130,7 @@ let package = Package(
         ),
         .target(
             name: "StatusPage",
-            dependencies: [
+            dependencies: ["BotCore", 
                 "Stores", "BotClock", "BotConfiguration", "SocialNetwork",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -130,7 +142,7 @@ let package = Package(
         ),
         .target(
             name: "BotAssembly",
-            dependencies: [
+            dependencies: ["BotCore", 
                 "BotConfiguration", "BotClock", "Stores", "PostgresStores", "WordCounts", "RedisClient", "RedisWordCounts", "SQLiteStores", "Tokenizer",
                 "Classifier", "SocialNetwork", "XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "Training", "Daemon", "StatusPage",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -151,7 +163,7 @@ let package = Package(
         ),
         .target(
             name: "XAPI",
-            dependencies: [
+            dependencies: ["BotCore", 
                 "BotConfiguration", "BotClock", "PostText", "SocialNetwork",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -166,7 +178,7 @@ let package = Package(
         ),
         .target(
             name: "MastodonAPI",
-            dependencies: [
+            dependencies: ["BotCore", 
                 "BotConfiguration", "BotClock",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -180,7 +192,7 @@ let package = Package(
         ),
         .target(
             name: "MastodonNetwork",
-            dependencies: [
+            dependencies: ["BotCore", 
                 "MastodonAPI", "SocialNetwork", "PostText", "BotConfiguration",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -188,7 +200,7 @@ let package = Package(
         ),
         .target(
             name: "FakeMastodon",
-            dependencies: [
+            dependencies: ["BotCore", 
                 "MastodonAPI", "FakeX",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -200,7 +212,7 @@ let package = Package(
         ),
         .target(
             name: "FakeX",
-            dependencies: [
+            dependencies: ["BotCore", 
                 "XAPI",
                 "SeededRandom",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -227,24 +239,24 @@ let package = Package(
         ),
         .target(
             name: "Picking",
-            dependencies: ["Stores", "BotClock", "BotConfiguration", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BotCore", "Stores", "BotClock", "BotConfiguration", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .target(
             name: "Training",
-            dependencies: ["Stores", "BotConfiguration", "Classifier", "SocialNetwork", "WordCounts", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BotCore", "Stores", "BotConfiguration", "Classifier", "SocialNetwork", "WordCounts", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .target(
             name: "ArchiveImport",
-            dependencies: ["Stores", "BotClock", "Classifier", "PostText", "WordCounts", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            dependencies: ["BotCore", "Stores", "BotClock", "Classifier", "PostText", "WordCounts", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "NIOFoundationCompat", package: "swift-nio")],
             swiftSettings: strictSettings
         ),
         .target(
             name: "XNetwork",
-            dependencies: [
+            dependencies: ["BotCore", 
                 "XAPI", "SocialNetwork", "Stores", "BotClock", "BotConfiguration", "PostText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -253,7 +265,7 @@ let package = Package(
         ),
         .target(
             name: "Daemon",
-            dependencies: [
+            dependencies: ["BotCore", 
                 "Stores", "BotClock", "BotConfiguration", "Classifier", "Picking", "Schedule", "SocialNetwork", "Training", "WordCounts",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
@@ -263,7 +275,7 @@ let package = Package(
         ),
         .target(
             name: "MirrorBotCommands",
-            dependencies: [
+            dependencies: ["BotCore", 
                 "BotConfiguration", "BotClock",
                 "Stores",
                 "RedisClient",
@@ -409,7 +421,7 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "Daemon", "PostgresStores", "InMemoryStores", "RedisWordCounts", "SQLiteStores", "Stores", "BotClock", "BotConfiguration", "Classifier", "FakeX", "Picking", "RedisClient", "Schedule", "Training",
+                "Daemon", "ScriptedNetwork", "PostgresStores", "InMemoryStores", "RedisWordCounts", "SQLiteStores", "Stores", "BotClock", "BotConfiguration", "Classifier", "FakeX", "Picking", "RedisClient", "Schedule", "Training",
                 "TestSupport", "Tokenizer", "WordCounts", "XAPI", "XNetwork", "SocialNetwork", "FakeMastodon", "MastodonAPI", "MastodonNetwork",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

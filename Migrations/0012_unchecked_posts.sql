@@ -1,5 +1,7 @@
 -- A slot can be posted without its original's existence check, when the check could not be answered (a 5xx, a rate
--- limit): the post goes out all the same, marked unchecked, and the original is checked again within the hour (its
--- copy deleted if the person deleted it).
-ALTER TABLE plan_slots ADD COLUMN unchecked boolean NOT NULL DEFAULT false;
-CREATE INDEX plan_slots_unchecked_index ON plan_slots (day, minute) WHERE unchecked;
+-- limit) or there was no time to make it before the slot's minute: the post goes out at its minute all the same,
+-- marked posted_unchecked, and its original is looked up within the hour (original_checked_at), its copy deleted if
+-- the person deleted it.
+ALTER TABLE plan_slots ADD COLUMN posted_unchecked boolean NOT NULL DEFAULT false;
+ALTER TABLE plan_slots ADD COLUMN original_checked_at timestamptz;
+CREATE INDEX plan_slots_unchecked_index ON plan_slots (day, minute) WHERE posted_unchecked AND original_checked_at IS NULL;

@@ -1,3 +1,4 @@
+public import BotCore
 public import Stores
 public import BotConfiguration
 public import BotClock

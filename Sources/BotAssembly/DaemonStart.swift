@@ -70,13 +70,13 @@ public enum DaemonStart {
                     var settings = StatusServer.Settings(port: port, password: configuration.statusPassword,
                                                          dailyBudget: onX ? configuration.xDailyBudget : nil, timeZone: configuration.timeZone,
                                                          metrics: registry, postLinks: postLinks)
-                    let calibrator = LikeDecision.calibrator(for: try parts.classifier(on: store), configuration: configuration, database: database)
+                    let calibrator = LikeDecision.calibrator(for: try parts.classifier(on: store), settings: configuration.likeSettings, database: database)
                     settings.likeModel = { try? await calibrator.stored()?.result.summary }
                     settings.endpointCalls = { [network] in network.endpointCalls() }
                     settings.networkName = network.name
                     viewServices.append(StatusServer(settings: settings, database: database, health: health, now: { clock.now() }, logger: logger))
                 }
-                let daemonParts = DaemonRunner.Parts(configuration: configuration, database: parts.database, classifier: try parts.classifier(on: store),
+                let daemonParts = DaemonRunner.Parts(settings: configuration.daemonSettings, database: parts.database, classifier: try parts.classifier(on: store),
                                                      network: network, clock: clock, accountingServices: accountingServices,
                                                      lease: lease, viewServices: viewServices, logger: logger)
                 let summary = try await DaemonRunner.run(daemonParts, options: options)

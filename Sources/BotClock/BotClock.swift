@@ -7,10 +7,13 @@ public protocol BotClock: Sendable {
     func now() -> Date
     /// Suspends for `duration` of this clock's time; throws `CancellationError` when the task is cancelled.
     func sleep(for duration: Duration) async throws
+    /// Suspends until `date` of this clock's time (returns at once when it has passed); throws `CancellationError` when
+    /// the task is cancelled.
+    func sleep(until date: Date) async throws
 }
 
 extension BotClock {
-    /// Suspends until `date` of this clock's time (returns at once when it has passed).
+    /// Suspends until `date`: for the time left until it, rounded up to the millisecond (never wakes before it).
     public func sleep(until date: Date) async throws {
         let seconds = date.timeIntervalSince(now())
         if seconds > 0 { try await sleep(for: .milliseconds(Int64((seconds * 1000).rounded(.up)))) }

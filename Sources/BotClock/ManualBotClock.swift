@@ -37,6 +37,17 @@ public final class ManualBotClock: BotClock {
 
     /// Suspends until the clock is advanced past now + `duration`.
     public func sleep(for duration: Duration) async throws {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        try await sleep(until: nil, orFor: seconds, duration: duration)
+    }
+
+    /// Suspends until the clock is advanced to `date` exactly (returns at once when it has passed).
+    public func sleep(until date: Date) async throws {
+        try await sleep(until: date, orFor: 0, duration: .seconds(date.timeIntervalSince(now())))
+    }
+
+    /// Suspends until `date`, or for `seconds` from now when `date` is nil.
+    private func sleep(until date: Date?, orFor seconds: Double, duration: Duration) async throws {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             return state.nextID
@@ -46,9 +57,9 @@ public final class ManualBotClock: BotClock {
                 var ready: [CheckedContinuation<Void, Never>] = []
                 let resumeNow = state.withLock { state -> Bool in
                     state.sleepRequests.append(duration)
-                    let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-                    if seconds <= 0 { return true }
-                    state.sleepers.append(Sleeper(id: id, deadline: state.now.addingTimeInterval(seconds), continuation: continuation))
+                    let deadline = date ?? state.now.addingTimeInterval(seconds)
+                    if deadline <= state.now { return true }
+                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
                     let count = state.sleepers.count
                     state.watchers.removeAll { watcher in
                         guard count >= watcher.count else { return false }
@@ -59,6 +70,15 @@ public final class ManualBotClock: BotClock {
                 }
                 ready.forEach { $0.resume() }
                 if resumeNow { continuation.resume() }
+                // Cancelled before the sleeper was registered: the handler below found nothing to wake, so wake it here,
+                // as `Task.sleep` throws at once in a cancelled task.
+                if Task.isCancelled {
+                    let cancelled = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+                        guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                        return state.sleepers.remove(at: index).continuation
+                    }
+                    cancelled?.resume(throwing: CancellationError())
+                }
             }
         } onCancel: {
             let cancelled = state.withLock { state -> CheckedContinuation<Void, any Error>? in

@@ -1,3 +1,4 @@
+public import BotCore
 public import Foundation
 
 /// The four OAuth 1.0a user-context secrets of one X account (the human's or the bot's).
@@ -26,19 +27,6 @@ extension AccountCredentials: CustomStringConvertible, CustomDebugStringConverti
     public var description: String { "AccountCredentials(consumerKey: \(consumerKey.prefix(4))…, secrets redacted)" }
     /// Same as `description`.
     public var debugDescription: String { description }
-}
-
-/// Which X account a value belongs to.
-public enum Account: String, Sendable, CaseIterable, CustomStringConvertible {
-    /// The person whose account is mirrored.
-    case human
-    /// The account the bot acts as.
-    case bot
-
-    /// The prefix of this account's environment variables (`HUMAN_`, `BOT_`).
-    public var environmentPrefix: String { rawValue.uppercased() + "_" }
-    /// `human` or `bot`.
-    public var description: String { rawValue }
 }
 
 /// One account on a Mastodon instance: where it lives and the bearer token that acts as it.

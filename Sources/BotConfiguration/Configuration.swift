@@ -1,3 +1,4 @@
+public import BotCore
 public import Foundation
 
 /// Everything mirror_bot reads from its environment (Heroku config vars, or a local `.env` file).
@@ -72,26 +73,8 @@ public struct Configuration: Sendable {
     /// What to answer someone the human never replied to (`REPLY_FALLBACK`: `none`, the default, or `any`).
     public var replyFallback: ReplyFallback
 
-    /// The values of `REPLY_FALLBACK`.
-    public enum ReplyFallback: String, Sendable, CaseIterable {
-        /// Do not answer.
-        case none
-        /// Answer with a past reply of the human to anyone.
-        case any
-    }
-
     /// Whether the bot likes posts (`LIKES`: `auto`, the default, likes where the network allows it: not on X).
     public var likes: LikesSetting
-
-    /// The values of `LIKES`.
-    public enum LikesSetting: String, Sendable, CaseIterable {
-        /// Like where the network's access allows it and its rules welcome it: on X, off.
-        case auto
-        /// Try to like; a refusal by the network turns liking off until a daily recheck.
-        case on
-        /// Never like, and read nothing that only liking needs.
-        case off
-    }
 
     /// The most the bot spends on the X API in one UTC day, in US dollars, by its own count (`X_DAILY_BUDGET`, default 1.00).
     public var xDailyBudget: Double

@@ -5,8 +5,9 @@ import Foundation
 /// HTTP; counted by nothing otherwise). The names and the reason categories, in one place.
 enum DaemonMetrics {
     /// A slot's post was sent, `lateness` seconds after its minute.
-    static func posted(lateness: TimeInterval) {
+    static func posted(lateness: TimeInterval, unchecked: Bool = false) {
         Counter(label: "mirror_bot_posts_total").increment()
+        if unchecked { Counter(label: "mirror_bot_posts_unchecked_total").increment() }
         Recorder(label: "mirror_bot_slot_lateness_seconds", aggregate: true).record(max(0, lateness))
     }
 

@@ -1,6 +1,6 @@
 public import Stores
 public import BotClock
-public import BotConfiguration
+public import BotCore
 public import Classifier
 public import Foundation
 public import Logging
@@ -25,10 +25,18 @@ public enum DaemonRunner {
         public var startTime: Date?
         /// Stop after this much bot time; run until a signal when nil.
         public var duration: TimeInterval?
+        /// Whether SIGTERM and SIGINT shut the run down (a process's run); false leaves the process's signals alone (a
+        /// run inside a test, stopped by `duration`).
+        public var handlesSignals = true
+        /// The seed of the run's random choices (the day's plan, the picks, the pauses before answering), for a run that
+        /// must repeat; nil draws a fresh one.
+        public var seed: UInt64?
 
         /// Options; the defaults are a real run.
-        public init(dryRun: Bool = false, speed: Double = 1, startTime: Date? = nil, duration: TimeInterval? = nil) {
-            self.dryRun = dryRun; self.speed = speed; self.startTime = startTime; self.duration = duration
+        public init(dryRun: Bool = false, speed: Double = 1, startTime: Date? = nil, duration: TimeInterval? = nil, handlesSignals: Bool = true,
+                    seed: UInt64? = nil) {
+            self.dryRun = dryRun; self.speed = speed; self.startTime = startTime; self.duration = duration; self.handlesSignals = handlesSignals
+            self.seed = seed
         }
     }
 
@@ -52,8 +60,8 @@ public enum DaemonRunner {
         public var usage: [String]
         /// What the network billed on each UTC day of the run by mirror_bot's count: this run's, and every run's that day.
         public var spend: [(day: String, thisRun: Double, allRuns: Double)]
-        /// The daily budget (`X_DAILY_BUDGET`).
-        public var budget: Double
+        /// The network's daily budget, where it has one.
+        public var budget: Double?
         /// Whether the bot liked, and why (not).
         public var liking: String
         /// The process's memory at the end, where the system reports it.
@@ -62,9 +70,9 @@ public enum DaemonRunner {
 
     /// What the daemon runs on, built by the composition root.
     public struct Parts: Sendable {
-        /// The configuration.
-        public var configuration: Configuration
-        /// The archive's database; its pool runs for the whole run (the caller's `withRunning`).
+        /// The daemon's section of the configuration.
+        public var settings: DaemonSettings
+        /// Every store; its pool runs for the whole run (the caller's `withRunning`).
         public var database: any StoreSet
         /// The favorite filter, its word counts and tokenizer.
         public var classifier: FavoriteClassifier
@@ -76,18 +84,20 @@ public enum DaemonRunner {
         public var accountingServices: [any Service]
         /// The lease that keeps this daemon the bot's only one, kept while the run lasts (nil: not checked).
         public var lease: (any DaemonLease)?
+        /// The clock the lease is checked by: real time (the lease lives on a connection), whatever the bot's clock.
+        public var leaseClock: any BotClock
         /// Services that only show what the bot does (the status page), started first and stopped last.
         public var viewServices: [any Service]
         /// The log.
         public var logger: Logger
 
         /// Parts from their pieces.
-        public init(configuration: Configuration, database: any StoreSet, classifier: FavoriteClassifier, network: any MirrorNetwork,
-                    clock: any BotClock, accountingServices: [any Service] = [], lease: (any DaemonLease)? = nil, viewServices: [any Service] = [],
-                    logger: Logger) {
-            self.configuration = configuration; self.database = database; self.classifier = classifier; self.network = network
-            self.clock = clock; self.accountingServices = accountingServices; self.lease = lease; self.viewServices = viewServices
-            self.logger = logger
+        public init(settings: DaemonSettings, database: any StoreSet, classifier: FavoriteClassifier, network: any MirrorNetwork,
+                    clock: any BotClock, accountingServices: [any Service] = [], lease: (any DaemonLease)? = nil,
+                    leaseClock: any BotClock = SystemBotClock(), viewServices: [any Service] = [], logger: Logger) {
+            self.settings = settings; self.database = database; self.classifier = classifier; self.network = network
+            self.clock = clock; self.accountingServices = accountingServices; self.lease = lease; self.leaseClock = leaseClock
+            self.viewServices = viewServices; self.logger = logger
         }
     }
 
@@ -114,66 +124,65 @@ public enum DaemonRunner {
 
     /// Runs the daemon on `parts` until a signal or the end of `options.duration`; returns what it did.
     public static func run(_ parts: Parts, options: Options) async throws -> Summary {
-        let (configuration, database, classifier, network, clock, logger) =
-            (parts.configuration, parts.database, parts.classifier, parts.network, parts.clock, parts.logger)
+        let (settings, database, classifier, network, clock, logger) =
+            (parts.settings, parts.database, parts.classifier, parts.network, parts.clock, parts.logger)
         let startedAt = clock.now()
-        let liking = LikingPolicy(setting: configuration.likes, network: network)
+        let liking = LikingPolicy(setting: settings.likes, network: network)
         logger.notice("\(liking.statusLine)")
         let human = try await whoAmI(.human, on: network, clock: clock, logger: logger)
         let bot = try await whoAmI(.bot, on: network, clock: clock, logger: logger)
         logger.notice("mirroring @\(human.handle) on @\(bot.handle) on \(network.name)\(options.dryRun ? " (dry run: nothing is posted or liked)" : "")\(options.speed == 1 ? "" : " at \(options.speed)x speed from \(startedAt.formatted(.iso8601))")")
 
-        let archive = database.archive(timeZone: configuration.timeZone, rowLimit: configuration.archiveRowLimit)
+        let archive = database.archive
         if liking.isChosen {
             do {
-                let decision = try await LikeDecision.apply(to: classifier, configuration: configuration, database: database, calibrateIfMissing: true,
+                let decision = try await LikeDecision.apply(to: classifier, settings: settings.likeDecision, database: database, calibrateIfMissing: true,
                                                             at: startedAt)
                 logger.notice("\(decision)")
             } catch {
-                logger.error("Could not read or make the like calibration (\(error)); liking with threshold \(configuration.favoriteRateThreshold) until the daily one.")
+                logger.error("Could not read or make the like calibration (\(error)); liking with threshold \(settings.likeDecision.threshold) until the daily one.")
             }
         }
-        let calibrator = configuration.calibratesFavoriteThreshold && liking.isChosen
-            ? LikeDecision.calibrator(for: classifier, configuration: configuration, database: database) : nil
+        let calibrator = settings.likeDecision.calibrates && liking.isChosen
+            ? LikeDecision.calibrator(for: classifier, settings: settings.likeDecision, database: database) : nil
         let botState = database.state
         let plans = database.plans
 
         let poster = Poster(
-            clock: clock, plans: plans, planner: SchedulePlanner(archive: archive, maxPostsPerDay: configuration.maxPostsPerDay),
-            picker: PostPicker(archive: archive, repostAfterDays: configuration.repostAfterDays, allowsMentions: configuration.postMentions,
-                               allowsLinks: configuration.postLinks, logger: logger),
-            network: network, settings: .init(missedSlotGrace: Double(configuration.missedSlotGraceMinutes * 60), dryRun: options.dryRun,
-                                                              checksOriginals: configuration.checksOriginals),
-            logger: logger)
+            clock: clock, plans: plans, planner: SchedulePlanner(archive: archive, maxPostsPerDay: settings.maxPostsPerDay),
+            picker: PostPicker(archive: archive, repostAfterDays: settings.repostAfterDays, allowsMentions: settings.postMentions,
+                               allowsLinks: settings.postLinks, logger: logger),
+            network: network, settings: .init(missedSlotGrace: settings.missedSlotGrace, dryRun: options.dryRun, checksOriginals: settings.checksOriginals),
+            logger: logger, seed: options.seed)
         let replier = Replier(
             clock: clock, mentions: database.mentions, state: botState,
-            picker: ReplyPicker(archive: archive, fallback: configuration.replyFallback, allowsLinks: configuration.postLinks),
+            picker: ReplyPicker(archive: archive, fallback: settings.replyFallback, allowsLinks: settings.postLinks),
             network: network, botUserID: bot.id,
-            settings: .init(pollInterval: Double(configuration.mentionsPollSeconds), limitPerUserPerHour: configuration.replyLimitPerUser,
-                            maxThreadReplies: configuration.maxThreadReplies, dryRun: options.dryRun),
-            logger: logger)
+            settings: .init(pollInterval: settings.mentionsPoll, limitPerUserPerHour: settings.replyLimitPerUser,
+                            maxThreadReplies: settings.maxThreadReplies, dryRun: options.dryRun),
+            logger: logger, seed: options.seed.map { $0 &+ 0x5EED })
         let favoriter = Favoriter(clock: clock, likes: database.likes, state: botState, archive: archive, policy: liking,
                                   classifier: classifier, network: network, botUserID: bot.id, humanUserID: human.id,
-                                  settings: .init(pollInterval: Double(configuration.timelinePollSeconds), dryRun: options.dryRun), logger: logger)
+                                  settings: .init(pollInterval: settings.timelinePoll, dryRun: options.dryRun), logger: logger)
         let learner = Learner(clock: clock, state: botState, archive: archive, classifier: classifier, network: network, liking: liking,
-                              humanUserID: human.id, settings: .init(pollInterval: Double(configuration.learnPollSeconds)),
+                              humanUserID: human.id, settings: .init(pollInterval: settings.learnPoll),
                               calibrator: calibrator, logger: logger)
 
         // Services stop in reverse order: the closing summary and the network's accounting after every service that
         // acts. The database pool runs around the whole group and stops after it.
-        let closing = ClosingSummary(database: database, timeZone: configuration.timeZone, from: startedAt, clock: clock,
+        let closing = ClosingSummary(database: database, timeZone: settings.timeZone, from: startedAt, clock: clock,
                                      likingStatus: { liking.statusLine }, logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = parts.viewServices.map { .init(service: $0) }
         services += parts.accountingServices.map { .init(service: $0) }
         services.append(.init(service: closing))
         let housekeeper = Housekeeper(clock: clock, retention: database.retention,
-                                      policy: RetentionPolicy(repostAfterDays: configuration.repostAfterDays),
+                                      policy: RetentionPolicy(repostAfterDays: settings.repostAfterDays),
                                       wordCounts: classifier.store, logger: logger)
         services.append(.init(service: housekeeper))
         // The person's deletions of tweets the bot copied are noticed daily (CHECK_ORIGINALS; not in a dry run, which deletes nothing).
-        if configuration.checksOriginals && !options.dryRun {
+        if settings.checksOriginals && !options.dryRun {
             let forgetter = Forgetter(archive: archive, examples: database.examples, classifier: classifier, network: network)
-            services.append(.init(service: DeletionWatcher(clock: clock, archive: archive, forgetter: forgetter,
+            services.append(.init(service: DeletionWatcher(clock: clock, archive: archive, plans: plans, forgetter: forgetter,
                                                            days: DeletionWatcher.days(onBilledNetwork: network.accounting != nil), logger: logger)))
         }
         services += [.init(service: poster), .init(service: replier), .init(service: learner)]
@@ -182,13 +191,15 @@ public enum DaemonRunner {
         services.append(.init(service: RunningNotice(logger: logger)))
         if let accounting = network.accounting { services.append(.init(service: UsageReporter(clock: clock, accounting: accounting, logger: logger))) }
         if let lease = parts.lease {
-            services.append(.init(service: LeaseKeeper(lease: lease, database: database, logger: logger), successTerminationBehavior: .gracefullyShutdownGroup))
+            services.append(.init(service: LeaseKeeper(lease: lease, database: database, clock: parts.leaseClock, logger: logger),
+                                  successTerminationBehavior: .gracefullyShutdownGroup))
         }
         if let duration = options.duration {
             services.append(.init(service: StopAfter(clock: clock, duration: .milliseconds(Int64(duration * 1000))),
                                   successTerminationBehavior: .gracefullyShutdownGroup))
         }
-        var groupConfiguration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        var groupConfiguration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: options.handlesSignals ? [.sigterm, .sigint] : [],
+                                                           logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = .seconds(10)
         groupConfiguration.maximumCancellationDuration = .seconds(5)
         try await ServiceGroup(configuration: groupConfiguration).run()
@@ -206,7 +217,7 @@ public enum DaemonRunner {
         return Summary(from: startedAt, until: until, slots: figures.slots, replies: figures.replies,
                        mentionsNotAnswered: figures.mentionsNotAnswered, likes: figures.likes, storedFiguresProblem: problem,
                        usage: network.accounting?.usageReport() ?? [], spend: network.accounting?.spend() ?? [],
-                       budget: network.accounting?.budget ?? configuration.xDailyBudget, liking: liking.statusLine,
+                       budget: network.accounting?.budget, liking: liking.statusLine,
                        memory: ProcessMemory.current())
     }
 }

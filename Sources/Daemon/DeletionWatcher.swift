@@ -12,26 +12,70 @@ public import Training
 /// deleted: out of the archive, the examples and the word counts, and the bot's copies deleted (`Forgetter`). X asks
 /// that content its author deleted goes within 24 hours. Runs with `CHECK_ORIGINALS`; a failure pauses it like any
 /// service, and its reads are the first the budget sheds (learning).
+///
+/// Every `uncheckedInterval` it also looks up the originals of the posts that went out unchecked (their look-up before
+/// posting could not be answered, or there was no time for it), so that each is looked up within the hour of its post;
+/// these reads protect posts, and are budgeted as posts.
 public struct DeletionWatcher: Service {
     let clock: any BotClock
     let archive: any TweetArchive
+    let plans: any PlanStore
     let forgetter: Forgetter
     let days: Int
     let logger: Logger
 
-    /// A watcher of the copies made in the last `days`, forgetting with `forgetter` (whose network it looks up).
-    public init(clock: any BotClock, archive: any TweetArchive, forgetter: Forgetter, days: Int, logger: Logger) {
-        self.clock = clock; self.archive = archive; self.forgetter = forgetter; self.days = days; self.logger = logger
+    /// A watcher of the copies made in the last `days` and of the posts that went out unchecked (`plans`), forgetting
+    /// with `forgetter` (whose network it looks up).
+    public init(clock: any BotClock, archive: any TweetArchive, plans: any PlanStore, forgetter: Forgetter, days: Int, logger: Logger) {
+        self.clock = clock; self.archive = archive; self.plans = plans; self.forgetter = forgetter; self.days = days; self.logger = logger
     }
 
     /// How many days of copies are checked: on X a week (each check is billed), on a free network a month.
     public static func days(onBilledNetwork billed: Bool) -> Int { billed ? 7 : 30 }
 
-    /// Checks two hours after start, then every 24 hours of bot time, until the group's graceful shutdown.
+    /// Checks the copies two hours after start, then every 24 hours of bot time; the posts that went out unchecked every
+    /// `uncheckedInterval`; until the group's graceful shutdown.
     public func run() async throws {
-        try await PollingLoop.runDaily("Deletion watcher", on: forgetter.network.name, clock: clock, logger: logger, firstAfter: Self.firstDelay) {
-            try await checkOnce()
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask {
+                try await PollingLoop.runDaily("Deletion watcher", on: forgetter.network.name, clock: clock, logger: logger, firstAfter: Self.firstDelay) {
+                    try await checkOnce()
+                }
+            }
+            group.addTask {
+                // No longer backoff than the interval: each is to be looked up within the hour of its post.
+                try await PollingLoop.run("Unchecked posts", on: forgetter.network.name, clock: clock, logger: logger, interval: Self.uncheckedInterval,
+                                          longestBackoff: Self.uncheckedInterval) { _ in
+                    try await checkUncheckedOnce()
+                    return Self.uncheckedInterval
+                }
+            }
         }
+    }
+
+    /// How often the originals of posts that went out unchecked are looked up (each within the hour of its post).
+    static let uncheckedInterval = Duration.seconds(600)
+
+    /// Looks up the original of every post that went out unchecked and is not looked up yet: found, it is noted as
+    /// checked; deleted, it is forgotten (the bot's copy deleted). A look-up that fails ends the round (the next tries
+    /// again). Returns the originals found deleted.
+    @discardableResult
+    func checkUncheckedOnce() async throws -> [Int64] {
+        var forgotten: [Int64] = []
+        for post in try await plans.uncheckedPosts() {
+            if try await forgetter.network.postExists(String(post.sourceTweetID), as: .human, for: .posts) {
+                try await plans.markChecked(day: post.day, minute: post.minute, at: clock.now())
+                logger.info("unchecked posts: the original \(post.sourceTweetID) of slot \(LocalTime.clockTime(post.minute)) of \(post.day) is there")
+                continue
+            }
+            let report = try await forgetter.forget(post.sourceTweetID)
+            try await plans.markChecked(day: post.day, minute: post.minute, at: clock.now())
+            forgotten.append(post.sourceTweetID)
+            let deleted = report.copiesDeleted.isEmpty ? "" : "; the bot's copies \(report.copiesDeleted.map(String.init).joined(separator: ", ")) deleted"
+            let failed = report.copiesFailed.isEmpty ? "" : "; not deleted now: \(report.copiesFailed.map { "\($0.id) (\($0.why))" }.joined(separator: "; ")) (mirror_bot forget \(post.sourceTweetID) tries again)"
+            logger.notice("unchecked posts: the human deleted tweet \(post.sourceTweetID), posted unchecked at \(LocalTime.clockTime(post.minute)) of \(post.day): removed from the archive\(deleted)\(failed)")
+        }
+        return forgotten
     }
 
     /// How long after start the first check waits.

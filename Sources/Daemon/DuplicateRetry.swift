@@ -1,3 +1,4 @@
+import BotCore
 import SocialNetwork
 
 /// What the poster and the replier do when the network refuses a post as a duplicate of a recent one, or cannot take

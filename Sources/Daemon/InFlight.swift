@@ -1,3 +1,5 @@
+import BotClock
+
 /// A write that has begun (a post, an answer) and its record: run in a task of its own, so that a shutdown arriving
 /// meanwhile lets it finish and be recorded rather than cut it off. A write that does not finish within `grace` of the
 /// shutdown (a request the network never answers) is cancelled then, so that the process still exits 0 within the
@@ -8,7 +10,7 @@ enum InFlight {
 
     /// Runs `write` to its end, or until `grace` after the caller is cancelled.
     static func finish<Result: Sendable>(grace: Duration = grace, _ write: @escaping @Sendable () async throws -> Result) async throws -> Result {
-        let task = Task { try await write() }
+        let task = DetachedWork.start { try await write() }
         return try await withTaskCancellationHandler {
             try await task.value
         } onCancel: {

@@ -1,3 +1,4 @@
+import BotClock
 import Stores
 import Foundation
 import Logging
@@ -5,20 +6,24 @@ import ServiceLifecycle
 
 /// Keeps the daemon's lease: every 30 seconds, checks that it still holds (on Postgres the lock lives on a
 /// connection, which a restart of the server closes) and takes it again when it does not; when another daemon took
-/// it meanwhile, says so and ends, which stops the group: two daemons never act for one bot. (Real time, not the
-/// bot's clock: it watches a connection, which lives in real time.)
+/// it meanwhile, says so and ends, which stops the group: two daemons never act for one bot. It watches a connection,
+/// which lives in real time: `clock` is the real one in production (not the bot's, which `--speed` may run faster).
 struct LeaseKeeper: Service {
     let lease: any DaemonLease
     let database: any StoreSet
+    let clock: any BotClock
     let logger: Logger
 
+    /// How often the lease is checked.
+    static let interval = Duration.seconds(30)
+
     func run() async throws {
-        let (lease, database, logger) = (lease, database, logger)
+        let (lease, database, clock, logger) = (lease, database, clock, logger)
         do {
             try await cancelWhenGracefulShutdown {
                 var current = lease
                 while true {
-                    try await Task.sleep(for: .seconds(30))
+                    try await clock.sleep(for: Self.interval)
                     guard await !current.isHeld(logger: logger) else { continue }
                     do {
                         await current.release()
@@ -27,6 +32,8 @@ struct LeaseKeeper: Service {
                     } catch let held as LeaseHeld {
                         logger.error("lease: \(held.description) It took the lease while the database was unreachable: this one stops.")
                         return
+                    } catch is CancellationError {
+                        throw CancellationError()
                     } catch {
                         logger.warning("lease: could not check it (\(error)); trying again in 30 s")
                     }

@@ -1,4 +1,4 @@
-public import BotConfiguration
+public import BotCore
 public import SocialNetwork
 
 /// Whether the bot likes: chosen by `LIKES` and by what the network offers (with `auto`, X offers no likes), and
@@ -6,12 +6,12 @@ public import SocialNetwork
 /// only liking needs: the bot's home timeline, the person's timeline and likes.
 public struct LikingPolicy: Sendable {
     /// `LIKES`.
-    public let setting: Configuration.LikesSetting
+    public let setting: LikesSetting
     /// The network the bot likes on.
     public let network: any MirrorNetwork
 
     /// The policy for `setting` on `network`.
-    public init(setting: Configuration.LikesSetting, network: any MirrorNetwork) {
+    public init(setting: LikesSetting, network: any MirrorNetwork) {
         self.setting = setting; self.network = network
     }
 

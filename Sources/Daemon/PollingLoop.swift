@@ -1,3 +1,4 @@
+import BotCore
 import Stores
 import BotClock
 import Foundation
@@ -30,6 +31,7 @@ enum PollingLoop {
     /// Runs `round` with its number (0, 1, 2 …, counting rounds that succeeded); each round returns how long to
     /// wait before the next. `interval` is the wait after a failed round (doubled while failures go on).
     static func run(_ name: String, on networkName: String, clock: any BotClock, logger: Logger, interval: Duration,
+                    longestBackoff: Duration = PollingLoop.longestBackoff,
                     _ round: @escaping @Sendable (_ number: Int) async throws -> Duration) async throws {
         do {
             try await cancelWhenGracefulShutdown {
@@ -45,7 +47,7 @@ enum PollingLoop {
                         storeFailures = 0
                         networkFailures = 0
                     } catch let error as NetworkError {
-                        wait = Self.wait(after: error, failuresInARow: &networkFailures, interval: interval, now: clock.now())
+                        wait = Self.wait(after: error, failuresInARow: &networkFailures, interval: interval, longest: longestBackoff, now: clock.now())
                         if !error.isRefusal, !Self.isShed(error) { logger.warning("\(name) could not reach \(networkName): \(error)") }
                     } catch is CancellationError {
                         throw CancellationError()
@@ -72,7 +74,8 @@ enum PollingLoop {
 
     /// How long to wait after `error`: a refusal's recheck, the interval for shed work, else a backoff that doubles
     /// with each failure in a row.
-    static func wait(after error: NetworkError, failuresInARow failures: inout Int, interval: Duration, now: Date) -> Duration {
+    static func wait(after error: NetworkError, failuresInARow failures: inout Int, interval: Duration, longest: Duration = longestBackoff,
+                     now: Date) -> Duration {
         if case .refused(_, let recheckAt?) = error {
             return max(interval, .milliseconds(Int64(max(0, recheckAt.timeIntervalSince(now)) * 1000) + 1))
         }
@@ -80,7 +83,7 @@ enum PollingLoop {
         if isShed(error) { return interval }
         failures += 1
         let doubled = interval * (1 << min(failures - 1, 12))
-        return min(max(interval, longestBackoff), doubled)
+        return min(max(interval, longest), doubled)
     }
 
     private static func isShed(_ error: NetworkError) -> Bool {

@@ -1,3 +1,4 @@
+public import BotCore
 public import Stores
 public import BotClock
 public import Foundation
@@ -6,6 +7,7 @@ public import Picking
 public import Schedule
 public import ServiceLifecycle
 public import SocialNetwork
+import Synchronization
 
 /// Posts the human's tweets at the human's kind of times, surviving restarts.
 ///
@@ -43,6 +45,8 @@ public struct Poster: Service {
     let settings: Settings
     let logger: Logger
     let seed: UInt64?
+    /// The posts under way now (each slot's post runs beside the others).
+    public let activity = PostsUnderWay()
 
     /// A poster; `seed` makes its random choices repeatable (tests), nil draws a fresh seed.
     public init(clock: any BotClock, plans: any PlanStore, planner: SchedulePlanner, picker: PostPicker, network: any MirrorNetwork,
@@ -57,27 +61,26 @@ public struct Poster: Service {
     public func run() async throws {
         var fresh = SplitMix64()
         let base = seed ?? fresh.next()
-        // One round per local day: its plan, its slots, then a wait until just after the next day starts.
+        // One round per local day: its plan, its slots, then a wait until the next day starts.
         try await PollingLoop.run("Poster", on: network.name, clock: clock, logger: logger, interval: .seconds(60)) { number in
             var generator = SplitMix64(seed: base &+ UInt64(number))
             let day = SchedulePlanner.day(of: clock.now(), in: timeZone)
-            try await postSlots(of: day, try await plan(for: day, using: &generator), using: &generator)
-            let nextDay = Self.startOfNextDay(after: clock.now(), in: timeZone).addingTimeInterval(1)
-            return .milliseconds(Int64(max(0, nextDay.timeIntervalSince(clock.now())) * 1000))
+            let (slots, interrupted) = try await plan(for: day, using: &generator)
+            try await postSlots(of: day, slots, settling: interrupted, using: &generator)
+            // Until the next day's first instant (a round woken a little early finds its day done and waits again).
+            try await clock.sleep(until: Self.startOfNextDay(after: clock.now(), in: timeZone))
+            return .zero
         }
     }
 
-    /// The stored plan of `day`, drawing and storing it first if there is none; interrupted slots are skipped.
-    func plan(for day: String, using generator: inout SplitMix64) async throws -> [PlanSlot] {
-        if let stored = try await plans.slots(of: day) {
-            let interrupted = try await plans.interrupted(day: day)
-            for slot in interrupted { try await recover(slot, of: day) }
-            return interrupted.isEmpty ? stored : try await plans.slots(of: day) ?? stored
-        }
+    /// The stored plan of `day`, drawing and storing it first if there is none, with the slots the last run left
+    /// mid-post (to be settled).
+    func plan(for day: String, using generator: inout SplitMix64) async throws -> (slots: [PlanSlot], interrupted: [InterruptedSlot]) {
+        if let stored = try await plans.slots(of: day) { return (stored, try await plans.interrupted(day: day)) }
         let drawn = try await planner.plan(for: day, using: &generator)
         let slots = try await plans.storePlan(day: day, timeZone: timeZone.identifier, minutes: drawn.minutes, drawnAt: clock.now())
         logger.info("planned \(slots.count) posts for \(day) (\(timeZone.identifier)): \(slots.map { LocalTime.clockTime($0.minute) }.joined(separator: ", "))")
-        return slots
+        return (slots, [])
     }
 
     /// Settles a slot the last run left mid-post (a crash, a SIGKILL): the network is asked whether the tweet it was
@@ -124,56 +127,94 @@ public struct Poster: Service {
         network.keepAsideForPosts(at: pending.map { LocalTime.date(of: $0.minute, on: day, in: timeZone) ?? .distantPast })
     }
 
-    private func postSlots(of day: String, _ slots: [PlanSlot], using generator: inout SplitMix64) async throws {
+    /// Posts the day's planned slots, each at its minute, and settles the `interrupted` ones beside them. Each slot's
+    /// post runs in a task of its own: a slow answer for one (a network that hangs, a lost answer read back) never
+    /// makes the next one late. A store's failure in any of them ends the round once the posts under way are recorded.
+    private func postSlots(of day: String, _ slots: [PlanSlot], settling interrupted: [InterruptedSlot],
+                           using generator: inout SplitMix64) async throws {
         // A slot that came due after this began was missed while the bot ran: its clock jumped (or it was paused).
         let runningSince = clock.now()
-        var pending = slots.filter { $0.state == .planned }
-        for slot in slots where slot.state == .planned {
-            reserveBudget(for: day, pending)
-            defer { pending.removeAll { $0.minute == slot.minute } }
-            let at = LocalTime.date(of: slot.minute, on: day, in: timeZone) ?? .distantPast
-            var prepared: PostPicker.Pick?
-            if settings.checksOriginals && !settings.dryRun && at > clock.now() {
-                // With CHECK_ORIGINALS the pick is made and its original looked up five minutes ahead (nothing claimed yet:
-                // a shutdown now leaves the slot as it was), so that the post itself goes out at its minute.
-                let early = at.addingTimeInterval(-Self.preparationLead)
-                if early > clock.now() { try await clock.sleep(until: early) }
-                do {
-                    prepared = try await prepare(at: at, clockTime: LocalTime.clockTime(slot.minute), seed: generator.next())
-                } catch let error as NetworkError {
-                    logger.info("slot \(LocalTime.clockTime(slot.minute)): the original could not be looked up ahead (\(error)); picking at the minute")
+        let underWay = PicksUnderWay()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for slot in interrupted {
+                group.addTask { try await underWay.recording { try await self.recover(slot, of: day) } }
+            }
+            var pending = slots.filter { $0.state == .planned }
+            for slot in slots where slot.state == .planned {
+                try underWay.rethrowFailure()
+                reserveBudget(for: day, pending)
+                defer { pending.removeAll { $0.minute == slot.minute } }
+                let at = LocalTime.date(of: slot.minute, on: day, in: timeZone) ?? .distantPast
+                var prepared: Prepared?
+                if settings.checksOriginals && !settings.dryRun && at > clock.now() {
+                    // With CHECK_ORIGINALS the pick is made and its original looked up five minutes ahead (nothing claimed
+                    // yet: a shutdown now leaves the slot as it was), so that the post itself goes out at its minute.
+                    let early = at.addingTimeInterval(-Self.preparationLead)
+                    if early > clock.now() { try await clock.sleep(until: early) }
+                    prepared = try await prepare(at: at, clockTime: LocalTime.clockTime(slot.minute), seed: generator.next(), underWay: underWay)
+                }
+                if at > clock.now() { try await clock.sleep(until: at) }
+                try underWay.rethrowFailure()
+                let lateness = clock.now().timeIntervalSince(at)
+                if lateness > settings.missedSlotGrace {
+                    if let prepared { underWay.finish(prepared.pick.tweet.tweetID) }
+                    // Running when the slot came due, and far past it now: the clock jumped forward (NTP, a laptop resuming).
+                    let reason = at >= runningSince
+                        ? "missed: the clock jumped forward past \(LocalTime.clockTime(slot.minute)) while the bot ran (now \(Int(lateness / 60)) minutes past it)"
+                        : "missed: the bot was not running at \(LocalTime.clockTime(slot.minute)) (\(Int(lateness / 60)) minutes ago)"
+                    try await recordSkipped(day: day, minute: slot.minute, reason: reason)
+                    logger.notice("skipped slot \(LocalTime.clockTime(slot.minute)) of \(day): \(reason)")
+                    continue
+                }
+                // The post runs in its own task (a shutdown arriving now lets it finish and be recorded, within the
+                // shutdown's grace), beside the posts still under way.
+                let (seed, begunAt) = (generator.next(), clock.now())
+                activity.begin()
+                group.addTask { [prepared, activity] in
+                    defer { activity.end() }
+                    try await underWay.recording {
+                        try await InFlight.finish {
+                            try await self.post(day: day, minute: slot.minute, seed: seed, prepared: prepared, underWay: underWay, begunAt: begunAt)
+                        }
+                    }
                 }
             }
-            if at > clock.now() { try await clock.sleep(until: at) }
-            let lateness = clock.now().timeIntervalSince(at)
-            if lateness > settings.missedSlotGrace {
-                // Running when the slot came due, and far past it now: the clock jumped forward (NTP, a laptop resuming).
-                let reason = at >= runningSince
-                    ? "missed: the clock jumped forward past \(LocalTime.clockTime(slot.minute)) while the bot ran (now \(Int(lateness / 60)) minutes past it)"
-                    : "missed: the bot was not running at \(LocalTime.clockTime(slot.minute)) (\(Int(lateness / 60)) minutes ago)"
-                try await recordSkipped(day: day, minute: slot.minute, reason: reason)
-                logger.notice("skipped slot \(LocalTime.clockTime(slot.minute)) of \(day): \(reason)")
-                continue
-            }
-            // The post runs in its own task so that a shutdown arriving now lets it finish and be recorded (within
-            // the shutdown's grace).
-            let seed = generator.next()
-            try await InFlight.finish { [prepared] in try await self.post(day: day, minute: slot.minute, seed: seed, prepared: prepared) }
+            reserveBudget(for: day, [])
+            try await group.waitForAll()
+            try underWay.rethrowFailure()
         }
-        reserveBudget(for: day, [])
+        let posted = try await plans.slots(of: day)?.filter { $0.state == .posted } ?? []
+        let unchecked = posted.filter(\.postedUnchecked).count
+        logger.notice("day \(day): \(posted.count) of \(slots.count) slots posted\(settings.checksOriginals ? ", \(unchecked) of them unchecked (their originals looked up within the hour)" : "")")
     }
 
     /// How long before a slot its pick is prepared and its original looked up (`CHECK_ORIGINALS`).
     static let preparationLead: TimeInterval = 300
 
+    /// A slot's pick made ahead, and whether its original was found (nil: the look-up could not be answered, and why).
+    struct Prepared: Sendable {
+        /// The pick.
+        var pick: PostPicker.Pick
+        /// Why its original was not looked up, when it was not.
+        var whyUnchecked: String?
+    }
+
     /// Picks for the slot at `at` and looks its original up; an original the person deleted leaves the archive and
-    /// another is picked, up to `picksPerSlot` tries. Nil when none is found (the slot then picks at its minute).
-    func prepare(at: Date, clockTime: String, seed: UInt64) async throws -> PostPicker.Pick? {
+    /// another is picked, up to `picksPerSlot` tries. A look-up that cannot be answered (the network failing, rate-limited
+    /// or refusing) keeps the pick, to be posted unchecked: a precaution's failure never costs the post. Nil when nothing
+    /// is left to pick (the slot then picks at its minute).
+    func prepare(at: Date, clockTime: String, seed: UInt64, underWay: PicksUnderWay = PicksUnderWay()) async throws -> Prepared? {
         var generator = SplitMix64(seed: seed)
         var deleted = Set<Int64>()
         for _ in 0..<max(1, settings.picksPerSlot) {
-            guard let pick = try await picker.pick(at: at, excluding: deleted, using: &generator) else { return nil }
-            if try await originalExists(pick, clockTime: clockTime) { return pick }
+            guard let pick = try await underWay.pick({ try await picker.pick(at: at, excluding: deleted.union($0), using: &generator) }) else { return nil }
+            do {
+                if try await originalExists(pick, clockTime: clockTime) { return Prepared(pick: pick, whyUnchecked: nil) }
+            } catch let error as NetworkError {
+                logger.info("slot \(clockTime): the original \(pick.tweet.tweetID) could not be looked up ahead (\(error)); it is posted unchecked and looked up within the hour")
+                return Prepared(pick: pick, whyUnchecked: "its original could not be looked up (\(error))")
+            }
+            underWay.finish(pick.tweet.tweetID)
             deleted.insert(pick.tweet.tweetID)
         }
         return nil
@@ -188,43 +229,51 @@ public struct Poster: Service {
         return false
     }
 
-    /// Claims a slot and posts a tweet for it (`prepared`, when its original was looked up ahead), recording the outcome.
-    func post(day: String, minute: Int, seed: UInt64, prepared: PostPicker.Pick? = nil) async throws {
+    /// Claims a slot and posts a tweet for it (`prepared`, when it was picked ahead), recording the outcome. Nothing is
+    /// looked up at the minute: with `CHECK_ORIGINALS`, a pick not looked up ahead (another after a refusal, or a slot
+    /// due as the poster began) goes out unchecked, and its original is looked up within the hour.
+    func post(day: String, minute: Int, seed: UInt64, prepared: Prepared? = nil, underWay: PicksUnderWay = PicksUnderWay(),
+              begunAt: Date? = nil) async throws {
+        // Posted at the moment its post began (the network's answer, and the store's, may take a while).
+        let postedAt = begunAt ?? clock.now()
+        var picked: Set<Int64> = prepared.map { [$0.pick.tweet.tweetID] } ?? []
+        defer { picked.forEach(underWay.finish) }
         guard try await plans.claim(day: day, minute: minute) else { return }
         var generator = SplitMix64(seed: seed)
-        var ready = prepared
+        var offeredPrepared = false
         let clockTime = LocalTime.clockTime(minute)
+        let slotTime = LocalTime.date(of: minute, on: day, in: timeZone) ?? clock.now()
         func origin(_ pick: PostPicker.Pick) -> String { "the human's tweet \(pick.tweet.tweetID), within ±\(pick.radius) min of \(clockTime)" }
         let outcome: DuplicateRetry.Outcome<PostPicker.Pick>
         do {
             outcome = try await DuplicateRetry.send(attempts: settings.picksPerSlot, pick: { refused in
-                if let pick = ready {
-                    ready = nil
+                if !offeredPrepared, let pick = prepared?.pick {
+                    offeredPrepared = true
                     if !refused.contains(pick.tweet.tweetID) { return pick }
                 }
-                return try await picker.pick(at: LocalTime.date(of: minute, on: day, in: timeZone) ?? clock.now(), excluding: refused, using: &generator)
+                let pick = try await underWay.pick { try await picker.pick(at: slotTime, excluding: refused.union($0), using: &generator) }
+                if let pick { picked.insert(pick.tweet.tweetID) }
+                return pick
             }, sourceID: \.tweet.tweetID, send: { pick in
                 if settings.dryRun {
                     try await recordSkipped(day: day, minute: minute, reason: "dry run: would have posted \(origin(pick))")
                     logger.info("dry run: slot \(clockTime) would post \(origin(pick)): \(pick.tweet.text)")
                     return
                 }
-                // Not looked up ahead (a pick after a refusal, or no preparation): looked up now.
-                if settings.checksOriginals, pick.tweet.tweetID != prepared?.tweet.tweetID, try await !originalExists(pick, clockTime: clockTime) {
-                    throw NetworkError.unpostable("deleted by the human (removed from the archive)")
-                }
+                let whyUnchecked: String? = !settings.checksOriginals ? nil
+                    : pick.tweet.tweetID == prepared?.pick.tweet.tweetID ? prepared?.whyUnchecked
+                    : "picked at the minute (\(prepared == nil ? "no time to look it up ahead" : "the first pick was refused")), not looked up before"
                 // Noted before sending, so that a restart after a crash can read back whether it was made.
                 try await plans.noteSending(day: day, minute: minute, sourceTweetID: pick.tweet.tweetID)
-                // Posted at the moment it is sent (the network's answer may take a while).
-                let sentAt = clock.now()
                 let created = try await UncertainCreate.send(pick.tweet.text, inReplyTo: nil, on: network, for: .posts, logger: logger,
                                                              what: "slot \(clockTime)") {
                     try await network.post(pick.tweet.text, warning: pick.tweet.contentWarning, slot: "slot \(day) \(minute)", for: .posts)
                 }
+                let unchecked = whyUnchecked.map { "; posted unchecked: \($0), looked up within the hour" } ?? ""
                 try await plans.markPosted(day: day, minute: minute, sourceTweetID: pick.tweet.tweetID, botTweetID: created.flatMap { Int64($0) },
-                                           postedAt: sentAt, reason: origin(pick))
-                logger.info("posted slot \(clockTime) -> tweet \(created ?? "?") (\(origin(pick)))")
-                DaemonMetrics.posted(lateness: sentAt.timeIntervalSince(LocalTime.date(of: minute, on: day, in: timeZone) ?? sentAt))
+                                           postedAt: postedAt, reason: origin(pick) + unchecked, unchecked: whyUnchecked != nil)
+                logger.info("posted slot \(clockTime) -> tweet \(created ?? "?") (\(origin(pick))\(unchecked))")
+                DaemonMetrics.posted(lateness: postedAt.timeIntervalSince(slotTime), unchecked: whyUnchecked != nil)
             }, refused: { pick, why in
                 logger.info("slot \(clockTime): \(network.name) refused \(origin(pick)) \(why); picking another")
             })
@@ -240,6 +289,62 @@ public struct Poster: Service {
             try await recordSkipped(day: day, minute: minute, reason: "\(network.name) refused \(settings.picksPerSlot) picks (duplicates, or too long)")
             logger.notice("skipped slot \(clockTime) of \(day): \(network.name) refused \(settings.picksPerSlot) picks (duplicates, or too long)")
         }
+    }
+
+    /// How many slots' posts are under way, and a wait until none is (for tests, and for what a shutdown waits on).
+    public final class PostsUnderWay: Sendable {
+        private let state = Mutex<(count: Int, waiting: [CheckedContinuation<Void, Never>])>((0, []))
+
+        /// The posts under way now.
+        public var count: Int { state.withLock { $0.count } }
+
+        func begin() { state.withLock { $0.count += 1 } }
+
+        func end() {
+            let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.count -= 1
+                guard state.count == 0 else { return [] }
+                defer { state.waiting = [] }
+                return state.waiting
+            }
+            ready.forEach { $0.resume() }
+        }
+
+        /// Returns once no post is under way.
+        public func settled() async {
+            await withCheckedContinuation { continuation in
+                let now = state.withLock { state -> Bool in
+                    if state.count == 0 { return true }
+                    state.waiting.append(continuation)
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        }
+    }
+
+    /// The person's tweets picked for slots whose posts are under way (not recorded yet), left out of other slots' picks;
+    /// and the first store failure of a post, which ends the round.
+    final class PicksUnderWay: Sendable {
+        private let state = Mutex<(picks: Set<Int64>, failure: (any Error)?)>(([], nil))
+
+        /// A pick made by `pick` (given the picks under way), kept as under way.
+        func pick(_ pick: (Set<Int64>) async throws -> PostPicker.Pick?) async throws -> PostPicker.Pick? {
+            guard let chosen = try await pick(state.withLock { $0.picks }) else { return nil }
+            state.withLock { _ = $0.picks.insert(chosen.tweet.tweetID) }
+            return chosen
+        }
+
+        /// `source` is no longer under way (posted and recorded, or given up).
+        func finish(_ source: Int64) { state.withLock { _ = $0.picks.remove(source) } }
+
+        /// Runs `work`, keeping its failure (a cancellation is not one).
+        func recording(_ work: () async throws -> Void) async throws {
+            do { try await work() } catch is CancellationError { throw CancellationError() } catch { state.withLock { $0.failure = $0.failure ?? error } }
+        }
+
+        /// Throws the first failure kept.
+        func rethrowFailure() throws { if let failure = state.withLock({ $0.failure }) { throw failure } }
     }
 
     /// The start of the local day after the one `date` falls on.

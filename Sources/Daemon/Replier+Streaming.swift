@@ -1,3 +1,4 @@
+import BotCore
 import BotClock
 import Schedule
 import Foundation

@@ -1,3 +1,4 @@
+public import BotCore
 public import Stores
 public import BotClock
 public import Foundation
@@ -152,7 +153,7 @@ public struct Replier: Service {
                              seed: seed, sending: sending, skip: skip)
         } catch where Task.isCancelled && !sending.started {
             // Stopped before anything was sent: pending, for the next start (written whatever the cancellation).
-            try await Task {
+            try await DetachedWork.start {
                 try await mentions.finish(mentionID: mentionID, state: .pending, reason: "the bot stopped during its pause before answering; nothing was sent")
             }.value
             logger.info("answer to \(who) (\(mention.id)) left pending: the bot is stopping; answered after a restart if still fresh")

@@ -1,3 +1,4 @@
+import BotCore
 import Logging
 import SocialNetwork
 

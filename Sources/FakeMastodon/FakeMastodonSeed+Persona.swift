@@ -1,3 +1,4 @@
+import BotCore
 public import FakeX
 public import Foundation
 

@@ -1,3 +1,4 @@
+import BotCore
 import Foundation
 import XAPI
 

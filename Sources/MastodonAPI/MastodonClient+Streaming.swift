@@ -1,3 +1,4 @@
+public import BotCore
 public import AsyncHTTPClient
 public import BotConfiguration
 public import Foundation

@@ -1,3 +1,4 @@
+public import BotCore
 public import BotConfiguration
 import Crypto
 public import Foundation
@@ -5,6 +6,7 @@ public import MastodonAPI
 import PostText
 public import SocialNetwork
 import Synchronization
+import BotClock
 
 /// Mastodon behind `MirrorNetwork`: the person's statuses and favourites, the bot's mention notifications and home
 /// timeline, posting, replying and favouriting, in the bot's words. Free: no accounting, nothing shed.
@@ -144,12 +146,30 @@ public struct MastodonMirrorNetwork: MirrorNetwork {
     }
 
     /// Throws `unpostable` when `text` is longer than the bot's instance takes, counted as Mastodon counts: each
-    /// link as 23 characters, a mention of another instance's account by its username only.
+    /// link as 23 characters, a mention of another instance's account by its username only. The instance's limit is
+    /// read once and kept; until it is known, Mastodon's default (500) stands and the limit is read beside the post,
+    /// so that a slow or rate-limited instance endpoint never holds a post up (the instance refuses a status too long
+    /// for it all the same, and another is picked).
     private func checkLength(of text: String) async throws {
-        let limit = try await instance(of: .bot).configuration.statuses.maxCharacters
+        let limit: Int
+        if let known = known.instance(of: .bot) {
+            limit = known.configuration.statuses.maxCharacters
+        } else {
+            limit = Self.defaultStatusLength
+            if known.startReadingInstance() {
+                let network = self
+                _ = DetachedWork.start {
+                    defer { network.known.finishReadingInstance() }
+                    _ = try? await network.instance(of: .bot)
+                }
+            }
+        }
         let length = Self.statusLength(of: text)
         if length > limit { throw NetworkError.unpostable("too long for the bot's instance (\(length) of its \(limit) characters)") }
     }
+
+    /// The longest status of a Mastodon instance that does not say otherwise.
+    public static let defaultStatusLength = 500
 
     /// A status's length as Mastodon counts it.
     public static func statusLength(of text: String) -> Int {
@@ -361,4 +381,10 @@ private final class KnownAnswers: Sendable {
     func setThreadRoot(_ root: String, of statusID: String) { roots.withLock { $0[statusID] = root } }
     func personsID(of accountID: String) -> String? { personsIDs.withLock { $0[accountID] } }
     func setPersonsID(_ id: String, of accountID: String) { personsIDs.withLock { $0[accountID] = id } }
+
+    private let readingInstance = Mutex(false)
+    /// Whether the caller is the one to read the bot's instance now (no other read is under way).
+    func startReadingInstance() -> Bool { readingInstance.withLock { reading in defer { reading = true }; return !reading } }
+    /// The read of the bot's instance ended.
+    func finishReadingInstance() { readingInstance.withLock { $0 = false } }
 }

@@ -1,3 +1,4 @@
+import BotCore
 import ArgumentParser
 import BotConfiguration
 import Foundation

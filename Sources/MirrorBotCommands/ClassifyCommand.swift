@@ -34,7 +34,7 @@ struct ClassifyCommand: AsyncParsableCommand {
         let classifier = try parts.classifier()
         let stats = stats
         let (decision, examples, timeline) = try await parts.withRunning { parts in
-            let decision = try await LikeDecision.apply(to: classifier, configuration: configuration, database: parts.database, calibrateIfMissing: stats)
+            let decision = try await LikeDecision.apply(to: classifier, settings: configuration.likeSettings, database: parts.database, calibrateIfMissing: stats)
             let examples = parts.examples
             return (decision, try await examples.count(), try await examples.timelineLikes())
         }

@@ -1,3 +1,4 @@
+import BotCore
 import Stores
 import ArgumentParser
 import BotAssembly

@@ -59,7 +59,7 @@ struct StartCommand: AsyncParsableCommand {
         for line in summary.usage { print("API: \(line)") }
         for day in summary.spend {
             print(String(format: "Cost: $%.3f on the UTC day %@ (this run; $%.3f with the day's other runs) of X_DAILY_BUDGET $%.2f, by mirror_bot's count.",
-                         day.thisRun, day.day, day.allRuns, summary.budget))
+                         day.thisRun, day.day, day.allRuns, summary.budget ?? 0))
         }
         print(summary.liking.prefix(1).uppercased() + summary.liking.dropFirst() + ".")
         if let memory = summary.memory { print("Memory: \(memory.description).") }

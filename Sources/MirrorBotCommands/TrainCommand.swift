@@ -1,3 +1,4 @@
+import BotCore
 import Stores
 import ArgumentParser
 import BotAssembly
@@ -173,7 +174,7 @@ func calibrationLine(_ classifier: FavoriteClassifier, _ configuration: Configur
     guard configuration.calibratesFavoriteThreshold else {
         return "Like threshold: \(configuration.favoriteRateThreshold) (FAVORITE_RATE_THRESHOLD); set it to auto to calibrate it."
     }
-    let calibration = try await LikeDecision.calibrator(for: classifier, configuration: configuration, database: database).calibrate()
+    let calibration = try await LikeDecision.calibrator(for: classifier, settings: configuration.likeSettings, database: database).calibrate()
     return "Like " + calibration.result.summary + "."
 }
 

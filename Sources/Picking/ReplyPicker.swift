@@ -1,5 +1,5 @@
 public import Stores
-public import BotConfiguration
+public import BotCore
 import Foundation
 
 /// Chooses how the bot answers someone: with a reply the human once sent to that same person.
@@ -10,7 +10,7 @@ import Foundation
 /// `allowsLinks` (on X a post with a link costs $0.200 instead of $0.015).
 public struct ReplyPicker: Sendable {
     /// What to do when the human never replied to the author (`REPLY_FALLBACK`).
-    public typealias Fallback = Configuration.ReplyFallback
+    public typealias Fallback = ReplyFallback
 
     /// A chosen reply.
     public struct Pick: Sendable, Equatable {

@@ -1,3 +1,4 @@
+public import BotCore
 public import Foundation
 
 /// What a paid network costs and how it is counted (X: its bill by mirror_bot's count, against a daily budget).
@@ -17,21 +18,3 @@ public protocol NetworkAccounting: Sendable {
     func endpointCalls() -> [EndpointCalls]
 }
 
-/// One endpoint's calls as one account, for the status page's health.
-public struct EndpointCalls: Sendable, Equatable {
-    /// The endpoint, as the network's reference names it.
-    public var endpoint: String
-    /// The account that called it ("human", "bot").
-    public var account: String
-    /// Calls sent, retries included.
-    public var calls: Int
-    /// Calls that ended in an error answer or none.
-    public var failures: Int
-    /// When the last call that succeeded was made.
-    public var lastSuccessAt: Date?
-
-    /// A row from its parts.
-    public init(endpoint: String, account: String, calls: Int, failures: Int, lastSuccessAt: Date?) {
-        self.endpoint = endpoint; self.account = account; self.calls = calls; self.failures = failures; self.lastSuccessAt = lastSuccessAt
-    }
-}

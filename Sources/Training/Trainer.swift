@@ -1,3 +1,4 @@
+public import BotCore
 public import Stores
 public import Classifier
 import Foundation

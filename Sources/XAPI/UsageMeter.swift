@@ -1,3 +1,4 @@
+public import BotCore
 public import BotConfiguration
 public import Foundation
 import Synchronization

@@ -1,3 +1,4 @@
+public import BotCore
 public import Foundation
 public import SocialNetwork
 public import XAPI

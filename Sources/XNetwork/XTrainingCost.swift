@@ -1,3 +1,4 @@
+public import BotCore
 public import SocialNetwork
 public import XAPI
 

@@ -10,6 +10,7 @@ import Picking
 import Schedule
 import ServiceLifecycle
 import SQLiteStores
+import Synchronization
 import Testing
 import TestSupport
 import Tokenizer
@@ -33,6 +34,16 @@ struct PosterWorld {
     let database: any StoreSet
     let clock: ManualBotClock
     let client: XClient
+    /// The posters made here, whose posts under way `drive` waits for.
+    let posters = Posters()
+
+    /// The posters of a world.
+    final class Posters: Sendable {
+        private let activities = Mutex<[Poster.PostsUnderWay]>([])
+        func add(_ poster: Poster) -> Poster { activities.withLock { $0.append(poster.activity) }; return poster }
+        /// Returns once no poster has a post under way.
+        func settled() async { for activity in activities.withLock({ $0 }) { await activity.settled() } }
+    }
 
     /// The human's history: on each of the 5 days before, 10 tweets 08:00–08:18 and 5 tweets 21:00–21:08 (Tokyo).
     static func history() -> [ArchivedTweet] {
@@ -51,10 +62,17 @@ struct PosterWorld {
         return tweets
     }
 
-    func poster(seed: UInt64, settings: Poster.Settings = Poster.Settings()) -> Poster {
-        Poster(clock: clock, plans: plans, planner: SchedulePlanner(archive: archive, maxPostsPerDay: 50),
-               picker: PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, logger: Self.quiet),
-               network: XMirrorNetwork(client: client), settings: settings, logger: Self.quiet, seed: seed)
+    func poster(seed: UInt64, settings: Poster.Settings = Poster.Settings(), logger: Logger = PosterWorld.quiet) -> Poster {
+        posters.add(Poster(clock: clock, plans: plans, planner: SchedulePlanner(archive: archive, maxPostsPerDay: 50),
+                           picker: PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, logger: Self.quiet),
+                           network: XMirrorNetwork(client: client), settings: settings, logger: logger, seed: seed))
+    }
+
+    /// Waits until the posters sleep on the clock with no post under way (each slot's post runs beside the poster's loop).
+    func quiet() async {
+        await clock.waitForSleepers()
+        await posters.settled()
+        await clock.waitForSleepers()
     }
 
     /// Advances the clock from sleep to sleep until the poster sleeps past `until`; returns the deadlines passed
@@ -62,10 +80,10 @@ struct PosterWorld {
     func drive(until end: Date) async -> [(deadline: Date, posts: Int)] {
         var steps: [(Date, Int)] = []
         while true {
-            await clock.waitForSleepers()
+            await quiet()
             guard let next = clock.nextSleeperDeadline, next < end else { return steps }
             clock.advance(to: next)
-            await clock.waitForSleepers()
+            await quiet()
             steps.append((next, await server.posted().count))
         }
     }
@@ -239,22 +257,20 @@ struct PosterClockJumpTests {
     func jumps(_ backend: StoreBackends.ArchiveKind) async throws {
         try await PosterWorld.with(backend) { world in
             let log = LogRecorder()
-            let poster = Poster(clock: world.clock, plans: world.plans, planner: SchedulePlanner(archive: world.archive, maxPostsPerDay: 50),
-                                picker: PostPicker(archive: world.archive, repostAfterDays: 30, allowsMentions: false, logger: PosterWorld.quiet),
-                                network: XMirrorNetwork(client: world.client), settings: .init(missedSlotGrace: 600), logger: log.logger(), seed: 3)
+            let poster = world.poster(seed: 3, settings: .init(missedSlotGrace: 600), logger: log.logger())
             let task = Task { try await poster.run() }
             defer { task.cancel() }
             // The morning's first slots come as they should.
-            await world.clock.waitForSleepers()
+            await world.quiet()
             let plan = try #require(try await world.plans.slots(of: PosterWorld.day))
             let morning = plan.filter { $0.minute < 12 * 60 }
             try #require(morning.count >= 3)
             _ = world.clock.advanceToNextSleeper()
-            await world.clock.waitForSleepers()
+            await world.quiet()
             #expect(await world.server.posted().count == 1)
             // Then the clock jumps forward to noon: the morning slots left are skipped with the jump's reason.
             world.clock.jump(to: PosterWorld.dayStart.addingTimeInterval(12 * 3_600 + 60))
-            await world.clock.waitForSleepers()
+            await world.quiet()
             let afterJump = try #require(try await world.plans.slots(of: PosterWorld.day))
             let jumped = afterJump.filter { $0.minute < 12 * 60 && $0.state == .skipped }
             #expect(jumped.count == morning.count - 1, "\(afterJump.map { ($0.minute, $0.state) })")
@@ -336,12 +352,12 @@ struct PosterDeletedOriginalTests {
             var postings: [(lookupsBefore: Int, postsAfter: Int)] = []
             let end = PosterWorld.dayStart.addingTimeInterval(86_400)
             while true {
-                await world.clock.waitForSleepers()
+                await world.quiet()
                 guard let next = world.clock.nextSleeperDeadline, next < end else { break }
                 let lookupsBefore = await world.server.requestCounts()["GET /2/tweets/:id"] ?? 0
                 let postsBefore = await world.server.posted().count
                 world.clock.advance(to: next)
-                await world.clock.waitForSleepers()
+                await world.quiet()
                 let postsAfter = await world.server.posted().count
                 if postsAfter > postsBefore { postings.append((lookupsBefore, postsAfter)) }
             }
@@ -368,8 +384,15 @@ struct PosterDeletedOriginalTests {
             let kept = PosterWorld.history().first { $0.tweetID == 301 }!
             await world.server.add(tweets: [FakeXSeed.Tweet(id: "301", authorID: "100", text: kept.text, createdAt: kept.createdAt)])
             _ = try await world.plans.storePlan(day: PosterWorld.day, timeZone: PosterWorld.tokyo.identifier, minutes: [480], drawnAt: PosterWorld.dayStart)
-            world.clock.advance(to: PosterWorld.dayStart.addingTimeInterval(8 * 3_600))
-            try await world.poster(seed: 3, settings: .init(picksPerSlot: 60, checksOriginals: true)).post(day: PosterWorld.day, minute: 480, seed: 3)
+            // Five minutes ahead the pick is made and its original looked up; at the minute it is posted.
+            let at = PosterWorld.dayStart.addingTimeInterval(8 * 3_600)
+            world.clock.advance(to: at.addingTimeInterval(-300))
+            let poster = world.poster(seed: 3, settings: .init(picksPerSlot: 60, checksOriginals: true))
+            let prepared = try #require(try await poster.prepare(at: at, clockTime: "08:00", seed: 3))
+            #expect(prepared.pick.tweet.tweetID == 301 && prepared.whyUnchecked == nil)
+            world.clock.advance(to: at)
+            try await poster.post(day: PosterWorld.day, minute: 480, seed: 3, prepared: prepared)
+            #expect(try await world.plans.slots(of: PosterWorld.day)?.first?.postedUnchecked == false)
 
             #expect(await world.server.posted().map(\.text) == [kept.text])
             let lookups = await world.server.requestCounts()["GET /2/tweets/:id"] ?? 0
@@ -413,7 +436,7 @@ struct DeletionWatcherTests {
             let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: 3)
             let forgetter = Forgetter(archive: world.archive, examples: world.database.examples, classifier: classifier,
                                       network: XMirrorNetwork(client: world.client))
-            let watcher = DeletionWatcher(clock: world.clock, archive: world.archive, forgetter: forgetter, days: 7, logger: PosterWorld.quiet)
+            let watcher = DeletionWatcher(clock: world.clock, archive: world.archive, plans: world.plans, forgetter: forgetter, days: 7, logger: PosterWorld.quiet)
 
             #expect(try await watcher.checkOnce() == [102])
             #expect(await world.server.deletedByAPI() == ["9102"])

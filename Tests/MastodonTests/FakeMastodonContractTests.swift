@@ -1,3 +1,4 @@
+import BotCore
 import AsyncHTTPClient
 import FakeMastodon
 import Foundation

@@ -1,3 +1,4 @@
+import BotCore
 import BotClock
 import BotConfiguration
 import SocialNetwork

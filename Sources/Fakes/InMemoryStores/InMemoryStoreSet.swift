@@ -8,30 +8,53 @@ public import WordCounts
 /// handled once, the random picks drawn over the same rows in the same order), with nothing to connect to and nothing
 /// that waits. One value holds one bot's data; copies share it, as handles to one database do.
 public final class InMemoryStoreSet: StoreSet, Sendable {
-    let tables = Mutex(Tables())
+    /// The tables, shared by every process's view of them.
+    final class Database: Sendable {
+        let tables = Mutex(Tables())
+        let wordCounts = InMemoryWordCounts()
+        let failure = Mutex<String?>(nil)
+    }
+
+    let database: Database
     /// What the stores count with.
     public let settings: StoreSettings
     /// Where the stores are: "memory".
     public let location: String
     /// Memory needs no migration.
     public var migratesWhenOpened: Bool { true }
-    /// When set, every store operation throws this (a database that went away), until cleared.
-    private let failure = Mutex<String?>(nil)
-    private let wordCountStore: InMemoryWordCounts
+    /// This view's process was killed: nothing it does has an effect any more.
+    private let killed = Mutex(false)
+    /// The lease this view's process holds, if any.
+    private let heldLease = Mutex<LeaseHolder?>(nil)
 
     /// Empty stores counting with `settings`, named `location` in log lines.
     public init(settings: StoreSettings = StoreSettings(), location: String = "memory") {
         self.settings = settings; self.location = location
-        wordCountStore = InMemoryWordCounts()
+        database = Database()
+    }
+
+    private init(database: Database, settings: StoreSettings, location: String) {
+        self.database = database; self.settings = settings; self.location = location
+    }
+
+    /// The same stores as another process sees them (a restart of the daemon): the same tables and word counts.
+    public func process() -> InMemoryStoreSet { InMemoryStoreSet(database: database, settings: settings, location: location) }
+
+    /// This view's process is killed (SIGKILL): nothing it writes from now on lands, every call throws `CancellationError`,
+    /// and its lease is let go, as the kernel lets go of a dead process's lock.
+    public func kill() {
+        killed.withLock { $0 = true }
+        if let holder = heldLease.withLock({ $0 }) { database.tables.withLock { if $0.leaseHolder == holder { $0.leaseHolder = nil } } }
     }
 
     /// Makes every store operation fail with `reason` (nil: work again), as a database that went away does.
-    public func setFailure(_ reason: String?) { failure.withLock { $0 = reason } }
+    public func setFailure(_ reason: String?) { database.failure.withLock { $0 = reason } }
 
     /// Runs `body` on the tables, or throws the failure that is set.
     func withTables<Result: Sendable>(_ operation: String, _ body: (inout Tables) throws -> Result) throws -> Result {
-        if let reason = failure.withLock({ $0 }) { throw ArchiveError(operation: operation, reason: reason) }
-        return try tables.withLock { try body(&$0) }
+        if killed.withLock({ $0 }) { throw CancellationError() }
+        if let reason = database.failure.withLock({ $0 }) { throw ArchiveError(operation: operation, reason: reason) }
+        return try database.tables.withLock { try body(&$0) }
     }
 
     public var archive: any TweetArchive { archive(timeZone: settings.timeZone, rowLimit: settings.archiveRowLimit) }
@@ -47,14 +70,16 @@ public final class InMemoryStoreSet: StoreSet, Sendable {
     public var migrations: any SchemaMigrations { InMemoryMigrations() }
 
     /// The word counts kept with these stores (one per set, whatever `now` is given).
-    public func sharedWordCounts(now: @escaping @Sendable () -> Date) throws -> (any WordCountBackend)? { wordCountStore.with(now: now) }
+    public func sharedWordCounts(now: @escaping @Sendable () -> Date) throws -> (any WordCountBackend)? { database.wordCounts.with(now: now) }
 
     public func takeLease(logger: Logger) async throws -> any DaemonLease {
-        let holder = LeaseHolder.thisProcess()
-        try withTables("taking the daemon's lease") { tables in
+        var holder = LeaseHolder.thisProcess()
+        holder.pid = Int32.random(in: 1...Int32.max)  // each view is a process of its own
+        try withTables("taking the daemon's lease") { [holder] tables in
             if let held = tables.leaseHolder { throw LeaseHeld(holder: held, store: location) }
             tables.leaseHolder = holder
         }
+        heldLease.withLock { $0 = holder }
         return InMemoryLease(set: self, holder: holder)
     }
 
@@ -87,7 +112,8 @@ struct Tables {
         var reason: String?
         var postedAt: Date?
         var updatedAt: Date
-        var unchecked = false
+        var postedUnchecked = false
+        var originalCheckedAt: Date?
     }
     struct DayPlan { var timeZone: String; var drawnAt: Date; var slots: [Int: Slot] }
     struct Mention {
@@ -122,11 +148,12 @@ final class InMemoryLease: DaemonLease {
 
     init(set: InMemoryStoreSet, holder: LeaseHolder) { self.set = set; self.holder = holder }
 
-    func isHeld(logger: Logger) async -> Bool { held.withLock { $0 } }
+    func isHeld(logger: Logger) async -> Bool { held.withLock { $0 } && set.database.tables.withLock { $0.leaseHolder == holder } }
 
     func release() async {
         guard held.withLock({ state in defer { state = false }; return state }) else { return }
-        set.tables.withLock { $0.leaseHolder = nil }
+        let holder = holder
+        set.database.tables.withLock { if $0.leaseHolder == holder { $0.leaseHolder = nil } }
     }
 }
 

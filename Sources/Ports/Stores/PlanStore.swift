@@ -12,7 +12,7 @@ public protocol PlanStore: Sendable {
     /// Claims a planned slot for posting; false when it is not planned any more (posted, skipped or claimed).
     func claim(day: String, minute: Int) async throws -> Bool
     /// Records a claimed slot as posted, and the post in the record of posts, in one transaction. `unchecked`: posted
-    /// without its original's existence check (the check could not be answered), to be checked again later.
+    /// without its original's existence check (it could not be answered, or made in time), to be looked up later.
     func markPosted(day: String, minute: Int, sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date, reason: String,
                     unchecked: Bool) async throws
     /// Records a slot as skipped `at` (the bot's clock), with the reason.
@@ -22,10 +22,11 @@ public protocol PlanStore: Sendable {
     func noteSending(day: String, minute: Int, sourceTweetID: Int64) async throws
     /// The slots of `day` left `posting` by a process that stopped mid-post, with what each was sending.
     func interrupted(day: String) async throws -> [InterruptedSlot]
-    /// The posted slots whose original was not checked (`unchecked`), oldest first, with when they were posted.
+    /// The slots posted unchecked whose original has not been looked up since, oldest first.
     func uncheckedPosts() async throws -> [UncheckedPost]
-    /// Records that the original of the slot `day` `minute` was checked (found, or its copy deleted).
-    func markChecked(day: String, minute: Int) async throws
+    /// Records that the original of the slot `day` `minute`, posted unchecked, was looked up `at` (found, or its copy
+    /// deleted).
+    func markChecked(day: String, minute: Int, at date: Date) async throws
 }
 
 extension PlanStore {
@@ -62,14 +63,16 @@ public struct PlanSlot: Sendable, Equatable {
     public var reason: String?
     /// When it was posted, on the bot's clock.
     public var postedAt: Date?
-    /// Whether it was posted without its original's existence check, and not checked since.
-    public var unchecked: Bool
+    /// Whether it was posted without its original's existence check.
+    public var postedUnchecked: Bool
+    /// When its original was looked up after it was posted unchecked.
+    public var originalCheckedAt: Date?
 
     /// A slot from its parts.
     public init(minute: Int, state: State, sourceTweetID: Int64? = nil, botTweetID: Int64? = nil, reason: String? = nil, postedAt: Date? = nil,
-                unchecked: Bool = false) {
+                postedUnchecked: Bool = false, originalCheckedAt: Date? = nil) {
         self.minute = minute; self.state = state; self.sourceTweetID = sourceTweetID; self.botTweetID = botTweetID; self.reason = reason
-        self.postedAt = postedAt; self.unchecked = unchecked
+        self.postedAt = postedAt; self.postedUnchecked = postedUnchecked; self.originalCheckedAt = originalCheckedAt
     }
 
     /// Why an interrupted slot is skipped.

@@ -11,14 +11,14 @@ struct PostgresPlanStore: PlanStore {
     func slots(of day: String) async throws -> [PlanSlot]? {
         // One query: the plan's row, joined with its slots (none for a day planned with no posts).
         let rows = try await database.rows("reading the plan of \(day)", """
-            SELECT s.minute, s.state, s.source_tweet_id, s.bot_tweet_id, s.reason, s.posted_at, s.unchecked
+            SELECT s.minute, s.state, s.source_tweet_id, s.bot_tweet_id, s.reason, s.posted_at, s.posted_unchecked, s.original_checked_at
             FROM day_plans p LEFT JOIN plan_slots s ON s.day = p.day
             WHERE p.day = \(day)::date ORDER BY s.minute
-            """, as: (Int?, String?, Int64?, Int64?, String?, Date?, Bool?).self)
+            """, as: (Int?, String?, Int64?, Int64?, String?, Date?, Bool?, Date?).self)
         guard !rows.isEmpty else { return nil }
-        return rows.compactMap { minute, state, source, bot, reason, postedAt, unchecked in
+        return rows.compactMap { minute, state, source, bot, reason, postedAt, unchecked, checkedAt in
             minute.map { PlanSlot(minute: $0, state: state.flatMap(PlanSlot.State.init(rawValue:)) ?? .skipped,
-                                  sourceTweetID: source, botTweetID: bot, reason: reason, postedAt: postedAt, unchecked: unchecked ?? false) }
+                                  sourceTweetID: source, botTweetID: bot, reason: reason, postedAt: postedAt, postedUnchecked: unchecked ?? false, originalCheckedAt: checkedAt) }
         }
     }
 
@@ -59,7 +59,7 @@ struct PostgresPlanStore: PlanStore {
         try await database.transaction("recording slot \(minute) of \(day) as posted") { connection in
             try await connection.query("""
                 UPDATE plan_slots SET state = 'posted', source_tweet_id = \(sourceTweetID), bot_tweet_id = \(botTweetID),
-                                      reason = \(reason), posted_at = \(postedAt), unchecked = \(unchecked),
+                                      reason = \(reason), posted_at = \(postedAt), posted_unchecked = \(unchecked),
                                       updated_at = now()
                 WHERE day = \(day)::date AND minute = \(minute)
                 """, logger: logger)
@@ -93,15 +93,15 @@ struct PostgresPlanStore: PlanStore {
     func uncheckedPosts() async throws -> [UncheckedPost] {
         try await database.rows("reading the posts whose original was not checked", """
             SELECT to_char(day, 'YYYY-MM-DD'), minute, source_tweet_id, bot_tweet_id, posted_at FROM plan_slots
-            WHERE unchecked AND state = 'posted' AND source_tweet_id IS NOT NULL AND posted_at IS NOT NULL ORDER BY posted_at, day, minute
+            WHERE posted_unchecked AND original_checked_at IS NULL AND state = 'posted' AND source_tweet_id IS NOT NULL AND posted_at IS NOT NULL ORDER BY posted_at, day, minute
             """, as: (String, Int, Int64, Int64?, Date).self).map {
             UncheckedPost(day: $0.0, minute: $0.1, sourceTweetID: $0.2, botTweetID: $0.3, postedAt: $0.4)
         }
     }
 
-    func markChecked(day: String, minute: Int) async throws {
+    func markChecked(day: String, minute: Int, at date: Date) async throws {
         _ = try await database.rows("recording that the original of slot \(minute) of \(day) was checked", """
-            UPDATE plan_slots SET unchecked = false WHERE day = \(day)::date AND minute = \(minute) RETURNING 1
+            UPDATE plan_slots SET original_checked_at = \(date) WHERE day = \(day)::date AND minute = \(minute) RETURNING 1
             """, as: Int.self)
     }
 }

@@ -9,14 +9,14 @@ struct SQLitePlanStore: PlanStore {
     func slots(of day: String) async throws -> [PlanSlot]? {
         try await database.read("reading the plan of \(day)") { db in
             let rows = try Row.fetchAll(db, sql: """
-                SELECT s.minute, s.state, s.source_tweet_id, s.bot_tweet_id, s.reason, s.posted_at, s.unchecked
+                SELECT s.minute, s.state, s.source_tweet_id, s.bot_tweet_id, s.reason, s.posted_at, s.posted_unchecked, s.original_checked_at
                 FROM day_plans p LEFT JOIN plan_slots s ON s.day = p.day WHERE p.day = ? ORDER BY s.minute
                 """, arguments: [day])
             guard !rows.isEmpty else { return nil }
             return rows.compactMap { row in
                 (row[0] as Int?).map { PlanSlot(minute: $0, state: (row[1] as String?).flatMap(PlanSlot.State.init(rawValue:)) ?? .skipped,
                                                 sourceTweetID: row[2], botTweetID: row[3], reason: row[4], postedAt: row[5],
-                                                unchecked: (row[6] as Bool?) ?? false) }
+                                                postedUnchecked: (row[6] as Bool?) ?? false, originalCheckedAt: row[7]) }
             }
         }
     }
@@ -51,7 +51,7 @@ struct SQLitePlanStore: PlanStore {
                     unchecked: Bool) async throws {
         try await database.write("recording slot \(minute) of \(day) as posted") { db in
             try db.execute(sql: """
-                UPDATE plan_slots SET state = 'posted', source_tweet_id = ?, bot_tweet_id = ?, reason = ?, posted_at = ?, unchecked = ?, updated_at = ?
+                UPDATE plan_slots SET state = 'posted', source_tweet_id = ?, bot_tweet_id = ?, reason = ?, posted_at = ?, posted_unchecked = ?, updated_at = ?
                 WHERE day = ? AND minute = ?
                 """, arguments: [sourceTweetID, botTweetID, reason, postedAt, unchecked, Date(), day, minute])
             try db.execute(sql: "INSERT INTO bot_posts (source_tweet_id, bot_tweet_id, posted_at) VALUES (?, ?, ?)",
@@ -88,14 +88,14 @@ struct SQLitePlanStore: PlanStore {
         try await database.read("reading the posts whose original was not checked") { db in
             try Row.fetchAll(db, sql: """
                 SELECT day, minute, source_tweet_id, bot_tweet_id, posted_at FROM plan_slots
-                WHERE unchecked = 1 AND state = 'posted' AND source_tweet_id IS NOT NULL AND posted_at IS NOT NULL ORDER BY posted_at, day, minute
+                WHERE posted_unchecked = 1 AND original_checked_at IS NULL AND state = 'posted' AND source_tweet_id IS NOT NULL AND posted_at IS NOT NULL ORDER BY posted_at, day, minute
                 """).map { UncheckedPost(day: $0[0], minute: $0[1], sourceTweetID: $0[2], botTweetID: $0[3], postedAt: $0[4]) }
         }
     }
 
-    func markChecked(day: String, minute: Int) async throws {
+    func markChecked(day: String, minute: Int, at date: Date) async throws {
         try await database.write("recording that the original of slot \(minute) of \(day) was checked") { db in
-            try db.execute(sql: "UPDATE plan_slots SET unchecked = 0 WHERE day = ? AND minute = ?", arguments: [day, minute])
+            try db.execute(sql: "UPDATE plan_slots SET original_checked_at = ? WHERE day = ? AND minute = ?", arguments: [date, day, minute])
         }
     }
 }

@@ -1,3 +1,4 @@
+public import BotCore
 public import Foundation
 public import Logging
 public import SocialNetwork

@@ -1,0 +1,176 @@
+import BotClock
+import Foundation
+import ScriptedNetwork
+import Stores
+
+/// What a day must show, whatever its faults and restarts, each a sentence naming what went wrong: every slot posted at
+/// its minute exactly (or, due while the bot was down, as its poster began, within the grace) or skipped saying why;
+/// nothing posted or answered twice; the records equal to the network; the loop guard's limits kept; likes only of
+/// others' posts, once; the originals of posts that went out unchecked looked up within the hour.
+struct VirtualDayChecks {
+    let outcome: VirtualDay.Outcome
+    var world: ScriptedWorld { outcome.world }
+    var persona: ScriptedPersona { outcome.persona }
+    var settings: VirtualDay.Outcome { outcome }
+
+    /// Every problem found; none on a good day.
+    func problems() async throws -> [String] {
+        var problems: [String] = []
+        if outcome.stuck { problems.append("the day got stuck: nothing ready, nothing asleep on the clock") }
+        problems += try await slots()
+        problems += try await nothingTwiceAndRecordsMatch()
+        problems += try await loopGuard()
+        problems += try await likes()
+        return problems
+    }
+
+    /// When `date` is, for messages.
+    func time(_ date: Date) -> String {
+        let local = LocalTime(of: date, in: VirtualDay.timeZone)
+        return "\(local.day) \(local.clockTime):\(String(format: "%02d", Int(date.timeIntervalSince1970) % 60))"
+    }
+
+    /// Each slot: posted at its minute exactly while a poster ran, as the next poster began when it came due while the
+    /// bot was down (within the grace), skipped saying why otherwise; never left being posted.
+    func slots() async throws -> [String] {
+        var problems: [String] = []
+        let stores = outcome.stores
+        let grace = outcome.settings.missedSlotGrace
+        for day in [VirtualDay.day, "2026-11-24"] {
+            guard let slots = try await stores.plans.slots(of: day) else {
+                if day == VirtualDay.day { problems.append("no plan was stored for \(day)") }
+                continue
+            }
+            for slot in slots {
+                let due = LocalTime.date(of: slot.minute, on: day, in: VirtualDay.timeZone)!
+                let label = "slot \(LocalTime.clockTime(slot.minute)) of \(day)"
+                // The run whose poster was going when the slot came due, or the next one to begin.
+                let running = outcome.runs.first { $0.posterBegan <= due && due < $0.stoppedAt }
+                let next = outcome.runs.first { $0.posterBegan > due }
+                switch slot.state {
+                case .posted:
+                    guard let postedAt = slot.postedAt else { problems.append("\(label) posted without a time"); continue }
+                    if running != nil {
+                        if postedAt != due { problems.append("\(label) posted at \(time(postedAt)), not at its minute (\(postedAt.timeIntervalSince(due)) s late)") }
+                    } else if let next, next.posterBegan.timeIntervalSince(due) <= grace {
+                        if postedAt != next.posterBegan && postedAt != due {
+                            problems.append("\(label), due while the bot was down, posted at \(time(postedAt)), not as the poster began at \(time(next.posterBegan))")
+                        }
+                    } else {
+                        problems.append("\(label) posted at \(time(postedAt)) though no poster ran within the grace of its minute")
+                    }
+                case .skipped:
+                    let reason = slot.reason ?? ""
+                    if reason.isEmpty { problems.append("\(label) skipped without a reason") }
+                    if running != nil, reason.hasPrefix("missed") { problems.append("\(label) skipped as missed while a poster ran: \(reason)") }
+                case .posting:
+                    problems.append("\(label) left being posted at the end of the day")
+                case .planned:
+                    if due < VirtualDay.end.addingTimeInterval(-60) { problems.append("\(label) never handled") }
+                }
+                if slot.postedUnchecked, let postedAt = slot.postedAt, postedAt < VirtualDay.end.addingTimeInterval(-4_200) {
+                    guard let checkedAt = slot.originalCheckedAt else { problems.append("\(label) posted unchecked and never looked up"); continue }
+                    // Within the hour; or, where the network did not answer look-ups (refused them for a while, failed),
+                    // within one pass (10 minutes) of its answering again.
+                    let answeredAgain = world.calls.filter { $0.operation == "postExists" && !$0.carriedOut && $0.at < checkedAt }
+                        .map { $0.fault == .refused ? $0.at.addingTimeInterval(3_600) : $0.at }.max() ?? .distantPast
+                    let deadline = max(postedAt.addingTimeInterval(3_600), answeredAgain.addingTimeInterval(600 + 60))
+                    if checkedAt > deadline { problems.append("\(label) posted unchecked, looked up only at \(time(checkedAt))") }
+                }
+                if slot.state == .posted, !slot.postedUnchecked, let source = slot.sourceTweetID,
+                   let deletedAt = world.posts[source]?.deletedAt, deletedAt < due.addingTimeInterval(-Double(300)) {
+                    problems.append("\(label) posted a copy of \(source), deleted at \(time(deletedAt)), as checked")
+                }
+            }
+        }
+        return problems
+    }
+
+    /// One post per slot and one answer per mention on the network, each the one recorded, and every one recorded.
+    func nothingTwiceAndRecordsMatch() async throws -> [String] {
+        var problems: [String] = []
+        let made = Dictionary(grouping: world.botPosts, by: { $0.madeFor ?? "" })
+        for (purpose, posts) in made where posts.count > 1 {
+            problems.append("\(purpose) made \(posts.count) times on the network: \(posts.map(\.id))")
+        }
+        var recorded: [String: Int64] = [:]
+        for day in [VirtualDay.day, "2026-11-24"] {
+            for slot in try await outcome.stores.plans.slots(of: day) ?? [] where slot.state == .posted {
+                let purpose = "post:slot \(day) \(slot.minute)"
+                guard let id = slot.botTweetID else { problems.append("\(purpose) recorded posted without its post's id"); continue }
+                recorded[purpose] = id
+                guard let post = world.posts[id], post.madeFor == purpose else { problems.append("\(purpose) recorded as \(id), which the network does not have for it"); continue }
+                if let source = slot.sourceTweetID, let original = persona.history.first(where: { $0.id == source }) ?? world.posts[source],
+                   post.text != original.text {
+                    problems.append("\(purpose) posted \"\(post.text)\", not its original \(source)'s text")
+                }
+            }
+        }
+        for mention in try await outcome.stores.mentions.handledMentions() where mention.state == .replied {
+            let purpose = "reply:\(mention.mentionTweetID)"
+            guard let id = mention.replyTweetID else { problems.append("\(purpose) recorded answered without its answer's id"); continue }
+            recorded[purpose] = id
+            if world.posts[id]?.madeFor != purpose { problems.append("\(purpose) recorded as \(id), which the network does not have for it") }
+        }
+        for (purpose, posts) in made where recorded[purpose] == nil {
+            problems.append("\(purpose) is on the network (\(posts.map(\.id))) but not recorded")
+        }
+        return problems
+    }
+
+    /// Who is answered, and how often: friends within the limits; never the bot itself, a repost, a stranger, someone
+    /// whose profile says `#nobot`, or a mention from before the first start.
+    func loopGuard() async throws -> [String] {
+        var problems: [String] = []
+        let handled = try await outcome.stores.mentions.handledMentions()
+        let answered = handled.filter { $0.state == .replied }
+        let posts = world.posts
+        for mention in answered {
+            guard let post = posts[mention.mentionTweetID] else { problems.append("answered \(mention.mentionTweetID), which is no mention"); continue }
+            let who = world.user(post.authorID)?.handle ?? post.authorID
+            if post.authorID == world.bot.id { problems.append("answered the bot's own post \(post.id)") }
+            if post.isRepost { problems.append("answered the repost \(post.id)") }
+            if post.authorID == persona.stranger.id { problems.append("answered the stranger @\(who), whom the person never answered") }
+            if post.authorID == persona.noBots.id { problems.append("answered @\(who), whose profile says #nobot") }
+            if post.createdAt < VirtualDay.dayStart { problems.append("answered \(post.id), from before the bot's first start") }
+        }
+        for (author, mentions) in Dictionary(grouping: answered, by: \.authorID) {
+            let times = mentions.map(\.handledAt).sorted()
+            for (index, time) in times.enumerated() {
+                let inHour = times[index...].prefix { $0.timeIntervalSince(time) < 3_600 }.count
+                if inHour > outcome.settings.replyLimitPerUser { problems.append("answered user \(author) \(inHour) times within the hour from \(self.time(time))") }
+            }
+        }
+        for (conversation, mentions) in Dictionary(grouping: answered, by: { posts[$0.mentionTweetID]?.conversationID ?? -1 }) where mentions.count > outcome.settings.maxThreadReplies {
+            problems.append("answered \(mentions.count) times in conversation \(conversation)")
+        }
+        // Every friend's mention of the day is handled: answered, or skipped saying why.
+        let handledIDs = Set(handled.filter { $0.state == .replied || $0.state == .skipped }.map(\.mentionTweetID))
+        for id in persona.mentionIDs {
+            guard let post = posts[id], persona.friends.contains(where: { $0.id == post.authorID }), !post.isRepost,
+                  post.createdAt >= VirtualDay.dayStart, post.createdAt < VirtualDay.end.addingTimeInterval(-600) else { continue }
+            if !handledIDs.contains(id) { problems.append("the friend's mention \(id) of \(time(post.createdAt)) was never handled") }
+        }
+        for mention in handled where mention.state == .skipped && (mention.reason ?? "").isEmpty {
+            problems.append("mention \(mention.mentionTweetID) skipped without a reason")
+        }
+        return problems
+    }
+
+    /// Likes: only others' posts, never a repost, each once; the records equal to the network.
+    func likes() async throws -> [String] {
+        var problems: [String] = []
+        let recorded = try await outcome.stores.likes.likes()
+        let networkLikes = world.likes
+        let posts = world.posts
+        for like in recorded {
+            guard let post = posts[like.tweetID] else { problems.append("liked \(like.tweetID), which is not on the network"); continue }
+            if post.authorID == world.human.id || post.authorID == world.bot.id { problems.append("liked \(post.id), a post of the person or the bot") }
+            if post.isRepost { problems.append("liked the repost \(post.id)") }
+        }
+        if Set(recorded.map(\.tweetID)) != Set(networkLikes.keys) {
+            problems.append("likes recorded \(recorded.map(\.tweetID).sorted()) differ from the network's \(networkLikes.keys.sorted())")
+        }
+        return problems
+    }
+}

@@ -1,0 +1,112 @@
+import BotClock
+import Foundation
+
+/// Runs tasks one at a time, in the order they become ready, on a thread of its own, and moves a manual clock to its
+/// next sleeper's deadline whenever no task is ready: every task of the bot that prefers this executor then waits on
+/// the clock, so time moves only when nothing can happen before. What the bot does at a minute happens at that minute
+/// exactly, and a day replays the same for the same seed.
+///
+/// Some work runs elsewhere (ServiceLifecycle signals a graceful shutdown through tasks of its own): while `careful` is
+/// set (around a stop), an idle executor waits a little real time for such work before it moves the clock.
+final class VirtualTimeExecutor: TaskExecutor, @unchecked Sendable {
+    private let condition = NSCondition()
+    private var queue: [UnownedJob] = []
+    private var head = 0
+    private var finished = false
+    private var carefulCount = 0
+    private var lastWork = ContinuousClock.now
+    /// The clock moved.
+    let clock: ManualBotClock
+    /// How many times the clock was moved.
+    private(set) var advances = 0
+
+    /// An executor moving `clock`.
+    init(clock: ManualBotClock) { self.clock = clock }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        queue.append(job)
+        lastWork = .now
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Around a stop: idle, wait for work done elsewhere before moving the clock.
+    func beCareful(_ careful: Bool) {
+        condition.lock()
+        carefulCount += careful ? 1 : -1
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Runs `body` on this executor (and every task it starts, the bot's unstructured ones included) until it returns;
+    /// throws what it throws. Fails, rather than hanging, when nothing happens for `stuckAfter` of real time.
+    func run<Result: Sendable>(stuckAfter: Duration = .seconds(60), _ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
+        let thread = Thread { [self] in loop(stuckAfter: stuckAfter) }
+        thread.stackSize = 8 << 20
+        thread.start()
+        let task = Task(executorPreference: self) { [self] in
+            try await DetachedWork.$executor.withValue(self) { try await body() }
+        }
+        setStuckHandler { task.cancel() }
+        let result = await task.result
+        finish()
+        return try result.get()
+    }
+
+    private func setStuckHandler(_ handler: @escaping @Sendable () -> Void) {
+        condition.lock()
+        onStuck = handler
+        condition.unlock()
+    }
+
+    private func finish() {
+        condition.lock()
+        finished = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Whether the loop found itself stuck: idle, nothing asleep on the clock, nothing arriving (the run is then cancelled).
+    private(set) var stuck = false
+    private var onStuck: (@Sendable () -> Void)?
+
+    private func loop(stuckAfter: Duration) {
+        condition.lock()
+        while true {
+            if head < queue.count {
+                let job = queue[head]
+                head += 1
+                if head > 1_024 { queue.removeFirst(head); head = 0 }
+                condition.unlock()
+                job.runSynchronously(on: asUnownedTaskExecutor())
+                condition.lock()
+                continue
+            }
+            if finished { break }
+            if carefulCount > 0 {
+                // Work done elsewhere (a shutdown's signalling) may still come: wait for it a little before moving on.
+                if condition.wait(until: Date().addingTimeInterval(0.02)) || head < queue.count { continue }
+                if ContinuousClock.now - lastWork < .milliseconds(20) { continue }
+            }
+            if clock.sleeperCount > 0 {
+                condition.unlock()
+                clock.advanceToNextSleeper()
+                condition.lock()
+                advances += 1
+                continue
+            }
+            // Nothing ready, nothing asleep on the clock: only work from elsewhere can come.
+            if !condition.wait(until: Date().addingTimeInterval(0.05)), ContinuousClock.now - lastWork > stuckAfter {
+                stuck = true
+                lastWork = .now
+                let cancel = onStuck
+                condition.unlock()
+                cancel?()
+                condition.lock()
+            }
+        }
+        condition.unlock()
+    }
+}
