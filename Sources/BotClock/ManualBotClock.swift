@@ -43,7 +43,9 @@ public final class ManualBotClock: BotClock {
 
     /// Suspends until the clock is advanced to `date` exactly (returns at once when it has passed).
     public func sleep(until date: Date) async throws {
-        try await sleep(until: date, orFor: 0, duration: .seconds(date.timeIntervalSince(now())))
+        let seconds = date.timeIntervalSince(now())
+        guard seconds > 0 else { return }
+        try await sleep(until: date, orFor: 0, duration: .milliseconds(Int64((seconds * 1000).rounded(.up))))
     }
 
     /// Suspends until `date`, or for `seconds` from now when `date` is nil.

@@ -31,6 +31,10 @@ public enum DaemonRunner {
         /// The seed of the run's random choices (the day's plan, the picks, the pauses before answering), for a run that
         /// must repeat; nil draws a fresh one.
         public var seed: UInt64?
+        /// How long, in real time, a graceful shutdown may take before what is left is cancelled (Heroku allows 30 s).
+        public var gracefulShutdownLimit = Duration.seconds(10)
+        /// How long, in real time, what is cancelled may take to end (then the process is ended).
+        public var cancellationLimit = Duration.seconds(5)
 
         /// Options; the defaults are a real run.
         public init(dryRun: Bool = false, speed: Double = 1, startTime: Date? = nil, duration: TimeInterval? = nil, handlesSignals: Bool = true,
@@ -200,8 +204,8 @@ public enum DaemonRunner {
         }
         var groupConfiguration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: options.handlesSignals ? [.sigterm, .sigint] : [],
                                                            logger: logger)
-        groupConfiguration.maximumGracefulShutdownDuration = .seconds(10)
-        groupConfiguration.maximumCancellationDuration = .seconds(5)
+        groupConfiguration.maximumGracefulShutdownDuration = options.gracefulShutdownLimit
+        groupConfiguration.maximumCancellationDuration = options.cancellationLimit
         try await ServiceGroup(configuration: groupConfiguration).run()
 
         // The closing summary: what was stored (read by `closing` before the group ended) and what was counted.

@@ -456,18 +456,16 @@ struct StartProcessTests {
                 var environment = DoctorProcessTests.environment(base, botSecret: "bts")
                 environment.merge(["HUMAN_CONSUMER_KEY": "hk", "HUMAN_CONSUMER_SECRET": "hs", "HUMAN_ACCESS_TOKEN": "1-t", "HUMAN_ACCESS_TOKEN_SECRET": "hts",
                                    "BOT_ACCESS_TOKEN": "2-t", "DATABASE_URL": databaseURL.connectionText, "REDIS_URL": try TestServers.redisURL().redacted,
-                                   "REDIS_KEY_PREFIX": prefix, "TZ": "Asia/Tokyo", "LOG_LEVEL": "warning",
-                                   // At 14,400x a real second is four bot hours: a grace of 12 bot hours (3 real seconds)
-                                   // keeps a busy machine (other tests run alongside) from making slots "missed".
-                                   // Missed slots are the poster tests' subject, on a manual clock.
-                                   "MISSED_SLOT_GRACE": "720"]) { _, new in new }
+                                   "REDIS_KEY_PREFIX": prefix, "TZ": "Asia/Tokyo", "LOG_LEVEL": "warning"]) { _, new in new }
                 #expect(try await MirrorBotProcess.run(["start"], environment: environment).standardError.contains("migration"))  // not migrated yet
                 #expect(try await MirrorBotProcess.run(["migrate"], environment: environment).status == 0)
                 let trained = try await MirrorBotProcess.run(["train", "scheduler", "--yes"], environment: environment)
                 #expect(trained.standardOutput.hasPrefix("Archived 30 new tweets"), "\(trained.standardError)")
 
-                // The morning: each past day had 6 posts, 3 around 08:00 and 3 around 21:00.
-                let morning = try await MirrorBotProcess.run(["start", "--speed", "14400", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "12h"],
+                // The morning: each past day had 6 posts, 3 at 08:00, 08:05, 08:10 and 3 at 21:00, 21:05, 21:10, so the plan
+                // is those six minutes. Each run starts a little before its slots, at 120x: production's grace of 10 bot
+                // minutes is 5 real seconds, which a loaded machine keeps (the timing itself is proven on the virtual clock).
+                let morning = try await MirrorBotProcess.run(["start", "--speed", "120", "--start-time", "2026-11-22T07:55:00+09:00", "--duration", "20m"],
                                                        environment: environment)
                 #expect(morning.status == 0, "\(morning.standardError)")
                 #expect(await server.posted().count == 3)
@@ -478,9 +476,7 @@ struct StartProcessTests {
                 // through two 503s of the post endpoint (retried) and a dropped read of the mentions.
                 await server.add(fault: FakeXFault(kind: .serviceUnavailable, count: 2, endpoint: "POST /2/tweets"))
                 await server.add(fault: FakeXFault(kind: .closeMidResponse, count: 1, endpoint: "GET /2/users/:id/mentions"))
-                // Slower, and stopping two hours before midnight: shutting down takes real milliseconds, which are bot
-                // minutes at this speed, and a run that crossed midnight would draw tomorrow's plan too.
-                let evening = try await MirrorBotProcess.run(["start", "--speed", "14400", "--start-time", "2026-11-22T12:00:00+09:00", "--duration", "10h"],
+                let evening = try await MirrorBotProcess.run(["start", "--speed", "120", "--start-time", "2026-11-22T20:55:00+09:00", "--duration", "20m"],
                                                        environment: environment)
                 #expect(evening.status == 0, "\(evening.standardError)")
                 let posted = await server.posted()

@@ -20,6 +20,9 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
     let idempotentCreates: Bool
     let showsWarnings: Bool
     private let killed = Mutex(false)
+    /// The delays under way, woken by `kill()`.
+    private let delays = Mutex<[UInt64: CheckedContinuation<Void, Never>]>([:])
+    private let delaySequence = Mutex<UInt64>(0)
 
     /// The network over `world`, failing as `faults` say; `idempotentCreates`: a create sent again for the same slot or
     /// mention is the same post (Mastodon's `Idempotency-Key`); `showsWarnings`: posts may carry a content warning.
@@ -30,8 +33,37 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
         self.idempotentCreates = idempotentCreates; self.showsWarnings = showsWarnings
     }
 
-    /// The process is gone: nothing sent from now on has an effect, and every call throws `CancellationError`.
-    public func kill() { killed.withLock { $0 = true } }
+    /// The process is gone: nothing sent from now on has an effect, and every call throws `CancellationError` (those
+    /// waiting for an answer at once).
+    public func kill() {
+        killed.withLock { $0 = true }
+        let waiting = delays.withLock { delays in defer { delays = [:] }; return Array(delays.values) }
+        waiting.forEach { $0.resume() }
+    }
+
+    /// Waits `duration` on the clock, or until the network is killed (then throws `CancellationError`).
+    private func wait(_ duration: Duration) async throws {
+        let id = delaySequence.withLock { $0 += 1; return $0 }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { [clock] in try await clock.sleep(for: duration) }
+            group.addTask { [self] in
+                await withCheckedContinuation { continuation in
+                    let killedAlready = killed.withLock { killed in
+                        if !killed { delays.withLock { $0[id] = continuation } }
+                        return killed
+                    }
+                    if killedAlready { continuation.resume() }
+                }
+            }
+            defer {
+                // However the wait ends (its time, a kill, a cancellation), the child waiting for a kill ends too.
+                group.cancelAll()
+                delays.withLock { $0.removeValue(forKey: id) }?.resume()
+            }
+            try await group.next()
+            try checkAlive()
+        }
+    }
 
     // MARK: - Calls, faults and their outcomes
 
@@ -68,8 +100,7 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
         // duplicate. Who the accounts are is never refused (that is a wrong token, which ends the start).
         if fault == .refused && kind != .create && !Self.refusable.contains(operation) { fault = .serverUnavailable }
         func delay(_ seconds: ClosedRange<Double>) async throws {
-            try await clock.sleep(for: .milliseconds(Int64(faults.draw(seconds, for: operation, key: key, attempt: attempt) * 1000)))
-            try checkAlive()
+            try await wait(.milliseconds(Int64(faults.draw(seconds, for: operation, key: key, attempt: attempt) * 1000)))
         }
         let what = "\(name) \(operation) (\(key))"
         switch (kind, fault) {

@@ -149,11 +149,12 @@ struct VirtualDay: Sendable {
                 let parts = DaemonRunner.Parts(settings: settings, database: stores, classifier: classifier, network: network, clock: clock,
                                                lease: lease, leaseClock: clock, logger: logger)
                 let duration = run.stop == .graceful ? run.until.timeIntervalSince(startedAt) : nil
-                let daemon = DetachedWork.start {
-                    try await DaemonRunner.run(parts, options: .init(duration: duration, handlesSignals: false, seed: seed &+ UInt64(startedAt.timeIntervalSince1970)))
-                }
+                var options = DaemonRunner.Options(duration: duration, handlesSignals: false, seed: seed &+ UInt64(startedAt.timeIntervalSince1970))
+                // The stop's limits are real time; a test machine running many suites may give this one little of it.
+                (options.gracefulShutdownLimit, options.cancellationLimit) = (.seconds(120), .seconds(120))
+                let daemon = DetachedWork.start { [options] in try await DaemonRunner.run(parts, options: options) }
                 try await clock.sleep(until: run.until)
-                executor.beCareful(true)
+                executor.stopping(at: run.until)
                 if run.stop == .crash {
                     network.kill()
                     stores.kill()
@@ -162,7 +163,7 @@ struct VirtualDay: Sendable {
                 let result = await daemon.result
                 if run.stop == .graceful, case .failure(let error) = result { throw error }
                 await lease.release()
-                executor.beCareful(false)
+                executor.stopping(at: nil)
                 // The poster began once the bot's account was known (the last thing asked before the services start).
                 let askedAt = persona.world.calls.last { $0.operation == "whoAmI" && $0.key == "bot" && $0.carriedOut && $0.at >= startedAt }?.at
                 began.withLock { $0.append((askedAt ?? startedAt, clock.now())) }

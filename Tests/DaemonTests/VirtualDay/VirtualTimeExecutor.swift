@@ -6,14 +6,15 @@ import Foundation
 /// the clock, so time moves only when nothing can happen before. What the bot does at a minute happens at that minute
 /// exactly, and a day replays the same for the same seed.
 ///
-/// Some work runs elsewhere (ServiceLifecycle signals a graceful shutdown through tasks of its own): while `careful` is
-/// set (around a stop), an idle executor waits a little real time for such work before it moves the clock.
+/// Some work runs elsewhere (ServiceLifecycle signals a shutdown or a cancellation through tasks of its own): around a
+/// stop (`stopping(at:)`), an idle executor waits for such work before it moves the clock, and moves it only a little
+/// past the stop (what is under way there may wait on the clock: a write's answer), never on into the day.
 final class VirtualTimeExecutor: TaskExecutor, @unchecked Sendable {
     private let condition = NSCondition()
     private var queue: [UnownedJob] = []
     private var head = 0
     private var finished = false
-    private var carefulCount = 0
+    private var stoppingAt: Date?
     private var lastWork = ContinuousClock.now
     /// The clock moved.
     let clock: ManualBotClock
@@ -32,13 +33,19 @@ final class VirtualTimeExecutor: TaskExecutor, @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Around a stop: idle, wait for work done elsewhere before moving the clock.
-    func beCareful(_ careful: Bool) {
+    /// A run of the daemon stops at `date` (nil: the stop is over): until it is, an idle executor waits for work done
+    /// elsewhere, and moves the clock only up to `stopHorizon` past the stop.
+    func stopping(at date: Date?) {
         condition.lock()
-        carefulCount += careful ? 1 : -1
+        stoppingAt = date
         condition.signal()
         condition.unlock()
     }
+
+    /// How far past a stop the clock may be moved while the stop goes on (the longest a write's answer is waited for).
+    static let stopHorizon: TimeInterval = 120
+    /// How long an idle executor waits for work done elsewhere during a stop before it moves the clock.
+    static let quietDuringStop = Duration.milliseconds(100)
 
     /// Runs `body` on this executor (and every task it starts, the bot's unstructured ones included) until it returns;
     /// throws what it throws. Fails, rather than hanging, when nothing happens for `stuckAfter` of real time.
@@ -85,10 +92,12 @@ final class VirtualTimeExecutor: TaskExecutor, @unchecked Sendable {
                 continue
             }
             if finished { break }
-            if carefulCount > 0 {
-                // Work done elsewhere (a shutdown's signalling) may still come: wait for it a little before moving on.
+            if let stop = stoppingAt {
+                // Work done elsewhere (a shutdown's signalling) may still come: wait for it; move the clock only a little
+                // past the stop, for what is under way there.
                 if condition.wait(until: Date().addingTimeInterval(0.02)) || head < queue.count { continue }
-                if ContinuousClock.now - lastWork < .milliseconds(20) { continue }
+                if ContinuousClock.now - lastWork < Self.quietDuringStop { continue }
+                if let next = clock.nextSleeperDeadline, next.timeIntervalSince(stop) > Self.stopHorizon { stuckCheck(stuckAfter); continue }
             }
             if clock.sleeperCount > 0 {
                 condition.unlock()
@@ -98,15 +107,20 @@ final class VirtualTimeExecutor: TaskExecutor, @unchecked Sendable {
                 continue
             }
             // Nothing ready, nothing asleep on the clock: only work from elsewhere can come.
-            if !condition.wait(until: Date().addingTimeInterval(0.05)), ContinuousClock.now - lastWork > stuckAfter {
-                stuck = true
-                lastWork = .now
-                let cancel = onStuck
-                condition.unlock()
-                cancel?()
-                condition.lock()
-            }
+            stuckCheck(stuckAfter)
         }
         condition.unlock()
+    }
+
+    /// Waits a little for work from elsewhere; when none came for `stuckAfter`, the run is stuck and is cancelled.
+    /// Called with the lock held.
+    private func stuckCheck(_ stuckAfter: Duration) {
+        guard !condition.wait(until: Date().addingTimeInterval(0.05)), ContinuousClock.now - lastWork > stuckAfter else { return }
+        stuck = true
+        lastWork = .now
+        let cancel = onStuck
+        condition.unlock()
+        cancel?()
+        condition.lock()
     }
 }
