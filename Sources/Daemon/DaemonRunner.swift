@@ -23,7 +23,8 @@ public enum DaemonRunner {
         public var speed = 1.0
         /// Where the bot's clock starts; now when nil.
         public var startTime: Date?
-        /// Stop after this much bot time; run until a signal when nil.
+        /// Stop this much bot time after the run's start (the moment `run` is called, before the accounts are asked);
+        /// run until a signal when nil.
         public var duration: TimeInterval?
         /// Whether SIGTERM and SIGINT shut the run down (a process's run); false leaves the process's signals alone (a
         /// run inside a test, stopped by `duration`).
@@ -199,7 +200,7 @@ public enum DaemonRunner {
                                   successTerminationBehavior: .gracefullyShutdownGroup))
         }
         if let duration = options.duration {
-            services.append(.init(service: StopAfter(clock: clock, duration: .milliseconds(Int64(duration * 1000))),
+            services.append(.init(service: StopAfter(clock: clock, end: startedAt.addingTimeInterval(duration)),
                                   successTerminationBehavior: .gracefullyShutdownGroup))
         }
         var groupConfiguration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: options.handlesSignals ? [.sigterm, .sigint] : [],

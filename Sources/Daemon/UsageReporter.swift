@@ -47,14 +47,14 @@ struct RunningNotice: Service {
     }
 }
 
-/// Ends the run after `duration` of bot time (`--duration`), shutting the group down gracefully.
+/// Ends the run at `end` on the bot's clock (`--duration` past the run's start), shutting the group down gracefully.
 struct StopAfter: Service {
     let clock: any BotClock
-    let duration: Duration
+    let end: Date
 
     func run() async throws {
         do {
-            try await cancelWhenGracefulShutdown { try await clock.sleep(for: duration) }
+            try await cancelWhenGracefulShutdown { try await clock.sleep(until: end) }
         } catch is CancellationError where Task.isShuttingDownGracefully {}
     }
 }

@@ -35,6 +35,8 @@ public struct MastodonMirrorNetwork: MirrorNetwork {
 
     public func whoAmI(_ account: Account) async throws -> NetworkUser {
         let me = try await Self.mapped { try await client.send(VerifyCredentials(), as: account) }
+        // The bot's instance's longest status is read now, beside the start, so that it is known before the first post.
+        if account == .bot { startReadingBotInstance() }
         return NetworkUser(id: me.id, handle: me.acct)
     }
 
@@ -156,16 +158,20 @@ public struct MastodonMirrorNetwork: MirrorNetwork {
             limit = known.configuration.statuses.maxCharacters
         } else {
             limit = Self.defaultStatusLength
-            if known.startReadingInstance() {
-                let network = self
-                _ = DetachedWork.start {
-                    defer { network.known.finishReadingInstance() }
-                    _ = try? await network.instance(of: .bot)
-                }
-            }
+            startReadingBotInstance()
         }
         let length = Self.statusLength(of: text)
         if length > limit { throw NetworkError.unpostable("too long for the bot's instance (\(length) of its \(limit) characters)") }
+    }
+
+    /// Reads the bot's instance's description in a task of its own, unless it is known or being read.
+    private func startReadingBotInstance() {
+        guard known.instance(of: .bot) == nil, known.startReadingInstance() else { return }
+        let network = self
+        _ = DetachedWork.start {
+            defer { network.known.finishReadingInstance() }
+            _ = try? await network.instance(of: .bot)
+        }
     }
 
     /// The longest status of a Mastodon instance that does not say otherwise.

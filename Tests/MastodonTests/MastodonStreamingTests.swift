@@ -145,7 +145,7 @@ struct MastodonThreadTests {
             }
             #expect(await server.requestCounts()[PostStatus.name] == nil)
             #expect(try await network.post(String(repeating: "長", count: 500), warning: nil, slot: "slot 2023-11-15 07:00", for: .posts) != nil)
-            #expect(await server.requestCounts()[GetInstance.name] == 1)  // read once
+            #expect(await server.requestCounts()[GetInstance.name] ?? 0 <= 1)  // read once at most, beside the posts
         }
     }
 }

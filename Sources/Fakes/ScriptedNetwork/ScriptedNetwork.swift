@@ -20,7 +20,8 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
     let idempotentCreates: Bool
     let showsWarnings: Bool
     private let killed = Mutex(false)
-    /// The delays under way, woken by `kill()`.
+    private let hurried = Mutex(false)
+    /// The delays under way, woken by `kill()` and `hurry()`.
     private let delays = Mutex<[UInt64: CheckedContinuation<Void, Never>]>([:])
     private let delaySequence = Mutex<UInt64>(0)
 
@@ -41,18 +42,28 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
         waiting.forEach { $0.resume() }
     }
 
-    /// Waits `duration` on the clock, or until the network is killed (then throws `CancellationError`).
+    /// The run is stopping: what is under way gets its answer at once (a stop takes no time on the bot's clock, so that
+    /// it replays the same whatever real time its signalling takes).
+    public func hurry() {
+        hurried.withLock { $0 = true }
+        let waiting = delays.withLock { delays in defer { delays = [:] }; return Array(delays.values) }
+        waiting.forEach { $0.resume() }
+    }
+
+    /// Waits `duration` on the clock, or until the network is killed (then throws `CancellationError`) or hurried.
     private func wait(_ duration: Duration) async throws {
+        if hurried.withLock({ $0 }) { return try checkAlive() }
         let id = delaySequence.withLock { $0 += 1; return $0 }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { [clock] in try await clock.sleep(for: duration) }
             group.addTask { [self] in
                 await withCheckedContinuation { continuation in
-                    let killedAlready = killed.withLock { killed in
-                        if !killed { delays.withLock { $0[id] = continuation } }
-                        return killed
+                    let endedAlready = killed.withLock { killed in
+                        let ended = killed || hurried.withLock { $0 }
+                        if !ended { delays.withLock { $0[id] = continuation } }
+                        return ended
                     }
-                    if killedAlready { continuation.resume() }
+                    if endedAlready { continuation.resume() }
                 }
             }
             defer {

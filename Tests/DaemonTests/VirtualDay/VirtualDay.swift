@@ -155,6 +155,7 @@ struct VirtualDay: Sendable {
                 let daemon = DetachedWork.start { [options] in try await DaemonRunner.run(parts, options: options) }
                 try await clock.sleep(until: run.until)
                 executor.stopping(at: run.until)
+                network.hurry()
                 if run.stop == .crash {
                     network.kill()
                     stores.kill()

@@ -6,9 +6,9 @@ import Foundation
 /// the clock, so time moves only when nothing can happen before. What the bot does at a minute happens at that minute
 /// exactly, and a day replays the same for the same seed.
 ///
-/// Some work runs elsewhere (ServiceLifecycle signals a shutdown or a cancellation through tasks of its own): around a
-/// stop (`stopping(at:)`), an idle executor waits for such work before it moves the clock, and moves it only a little
-/// past the stop (what is under way there may wait on the clock: a write's answer), never on into the day.
+/// Some work runs elsewhere (ServiceLifecycle signals a shutdown or a cancellation through tasks of its own): during a
+/// stop (`stopping(at:)`) the clock does not move at all (the scripted network answers what is under way at once), and
+/// an idle executor waits for that work: a stop replays the same whatever real time its signalling takes.
 final class VirtualTimeExecutor: TaskExecutor, @unchecked Sendable {
     private let condition = NSCondition()
     private var queue: [UnownedJob] = []
@@ -33,8 +33,8 @@ final class VirtualTimeExecutor: TaskExecutor, @unchecked Sendable {
         condition.unlock()
     }
 
-    /// A run of the daemon stops at `date` (nil: the stop is over): until it is, an idle executor waits for work done
-    /// elsewhere, and moves the clock only up to `stopHorizon` past the stop.
+    /// A run of the daemon stops at `date` (nil: the stop is over): until it is, the clock does not move, and an idle
+    /// executor waits for work done elsewhere.
     func stopping(at date: Date?) {
         condition.lock()
         stoppingAt = date
@@ -42,10 +42,6 @@ final class VirtualTimeExecutor: TaskExecutor, @unchecked Sendable {
         condition.unlock()
     }
 
-    /// How far past a stop the clock may be moved while the stop goes on (the longest a write's answer is waited for).
-    static let stopHorizon: TimeInterval = 120
-    /// How long an idle executor waits for work done elsewhere during a stop before it moves the clock.
-    static let quietDuringStop = Duration.milliseconds(100)
 
     /// Runs `body` on this executor (and every task it starts, the bot's unstructured ones included) until it returns;
     /// throws what it throws. Fails, rather than hanging, when nothing happens for `stuckAfter` of real time.
@@ -92,12 +88,10 @@ final class VirtualTimeExecutor: TaskExecutor, @unchecked Sendable {
                 continue
             }
             if finished { break }
-            if let stop = stoppingAt {
-                // Work done elsewhere (a shutdown's signalling) may still come: wait for it; move the clock only a little
-                // past the stop, for what is under way there.
-                if condition.wait(until: Date().addingTimeInterval(0.02)) || head < queue.count { continue }
-                if ContinuousClock.now - lastWork < Self.quietDuringStop { continue }
-                if let next = clock.nextSleeperDeadline, next.timeIntervalSince(stop) > Self.stopHorizon { stuckCheck(stuckAfter); continue }
+            if stoppingAt != nil {
+                // Work done elsewhere (a shutdown's signalling) is all that can come: wait for it.
+                stuckCheck(stuckAfter)
+                continue
             }
             if clock.sleeperCount > 0 {
                 condition.unlock()
