@@ -63,7 +63,10 @@ let package = Package(
         ),
         .target(
             name: "SocialNetwork",
-            dependencies: ["BotCore"],
+            dependencies: ["BotCore", "BotClock", "Stores",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: strictSettings
         ),
         .target(
@@ -131,7 +134,7 @@ let package = Package(
         .target(
             name: "StatusPage",
             dependencies: ["BotCore", 
-                "Stores", "BotClock", "BotConfiguration", "SocialNetwork",
+                "Stores", "BotClock", "SocialNetwork",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -162,9 +165,21 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "HTTPCore",
+            dependencies: ["BotClock",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "XAPI",
             dependencies: ["BotCore", 
-                "BotConfiguration", "BotClock", "PostText", "SocialNetwork",
+                "BotConfiguration", "BotClock", "HTTPCore", "PostText", "SocialNetwork",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -179,7 +194,7 @@ let package = Package(
         .target(
             name: "MastodonAPI",
             dependencies: ["BotCore", 
-                "BotConfiguration", "BotClock",
+                "BotClock", "HTTPCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
@@ -193,8 +208,9 @@ let package = Package(
         .target(
             name: "MastodonNetwork",
             dependencies: ["BotCore", 
-                "MastodonAPI", "SocialNetwork", "PostText", "BotConfiguration",
+                "MastodonAPI", "SocialNetwork", "PostText", "BotClock",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
@@ -282,7 +298,7 @@ let package = Package(
                 "WordCounts",
                 "BotAssembly", "RedisWordCounts", "SQLiteStores",
                 "Tokenizer",
-                "XAPI", "XNetwork", "MastodonAPI", "SocialNetwork",
+                "SocialNetwork",
                 "Classifier",
                 "Schedule",
                 "Picking",
@@ -375,6 +391,18 @@ let package = Package(
         ),
         .testTarget(name: "ArchitectureTests", swiftSettings: strictSettings),
         .testTarget(
+            name: "HTTPCoreTests",
+            dependencies: [
+                "HTTPCore", "BotClock", "FakeX", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "StatusPageTests",
             dependencies: [
                 "StatusPage", "Stores", "PostgresStores", "SocialNetwork", "TestSupport", "FakeX",
@@ -384,7 +412,7 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "BotConfigurationTests", dependencies: ["BotConfiguration"], swiftSettings: strictSettings),
+        .testTarget(name: "BotConfigurationTests", dependencies: ["BotConfiguration", "BotAssembly", "SocialNetwork"], swiftSettings: strictSettings),
         .testTarget(name: "PostTextTests", dependencies: ["PostText"], swiftSettings: strictSettings),
         .testTarget(
             name: "StoresTests",

@@ -10,8 +10,6 @@ import SQLiteStores
 import Tokenizer
 import Training
 public import WordCounts
-public import XAPI
-public import XNetwork
 
 /// The bot built from its configuration, once per process: one pool for the archive database that every store
 /// shares, the word counts (sharing that pool when they live in the same SQLite file), the tokenizer and the

@@ -10,10 +10,9 @@ import ServiceLifecycle
 import SocialNetwork
 import StatusPage
 import Training
-import XNetwork
 
 /// `mirror_bot start` assembled: the parts built once (one database pool for the whole run, migrated or refused by
-/// the migration rule; the word counts checked; the classifier; X with its budget and refusals), then the daemon run
+/// the migration rule; the word counts checked; the classifier; the network its module opens), then the daemon run
 /// on them until a signal or the end of `--duration`.
 public enum DaemonStart {
     /// Builds the bot from `configuration` and runs it; returns what it did.
@@ -38,18 +37,10 @@ public enum DaemonStart {
                 // The bot's clock starts once the stores are checked, just before the first API call.
                 let clock: any BotClock = options.speed == 1 && options.startTime == nil
                     ? SystemBotClock() : SimulatedBotClock(start: options.startTime ?? Date(), speed: options.speed)
-                let network: any MirrorNetwork
-                var accountingServices: [any Service] = []
-                switch configuration.network {
-                case .x:
-                    let x = await XMirrorNetwork.forDaemon(configuration, clock: clock, state: parts.state, usageDays: parts.usageDays,
-                                                           runID: UUID().uuidString, logger: logger)
-                    network = x.network
-                    accountingServices = x.services
-                case .mastodon:
-                    network = BotParts.mastodon(configuration, clock: clock, logger: logger)
-                    logger.notice("network: Mastodon, the person at \(configuration.humanMastodon?.instance.host ?? "?"), the bot at \(configuration.botMastodon?.instance.host ?? "?"); free, nothing billed")
-                }
+                let module = configuration.networkModule
+                let opened = await module.forDaemon(DaemonNetworkContext(clock: clock, state: parts.state, usageDays: parts.usageDays,
+                                                                         runID: UUID().uuidString, postLinks: configuration.postLinks), logger: logger)
+                let network = opened.network
                 // PORT: the status page, in this process; its health checks ask the stores the daemon runs on.
                 var viewServices: [any Service] = []
                 if let port = configuration.statusPort {
@@ -58,18 +49,12 @@ public enum DaemonStart {
                         .init(name: "archive") { try await database.ping() },
                         .init(name: "word counts") { _ = try await store.isTrained("classifier") },
                     ])
-                    // Links to posts: on X any id opens at x.com; on Mastodon each id opens on the instance that gave it.
-                    let onX = configuration.network == .x
-                    var postLinks = PostLinks.x
-                    if let bot = configuration.botMastodon, let person = configuration.humanMastodon, !onX {
-                        postLinks = .mastodon(botInstance: bot.instance, personInstance: person.instance)
-                    }
                     // The process's metrics (swift-metrics) are kept for /metrics from now on.
                     let registry = PrometheusCollectorRegistry()
                     MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
                     var settings = StatusServer.Settings(port: port, password: configuration.statusPassword,
-                                                         dailyBudget: onX ? configuration.xDailyBudget : nil, timeZone: configuration.timeZone,
-                                                         metrics: registry, postLinks: postLinks)
+                                                         dailyBudget: module.dailyBudget, timeZone: configuration.timeZone,
+                                                         metrics: registry, postLinks: module.postLinks)
                     let calibrator = LikeDecision.calibrator(for: try parts.classifier(on: store), settings: configuration.likeSettings, database: database)
                     settings.likeModel = { try? await calibrator.stored()?.result.summary }
                     settings.endpointCalls = { [network] in network.endpointCalls() }
@@ -77,7 +62,7 @@ public enum DaemonStart {
                     viewServices.append(StatusServer(settings: settings, database: database, health: health, now: { clock.now() }, logger: logger))
                 }
                 let daemonParts = DaemonRunner.Parts(settings: configuration.daemonSettings, database: parts.database, classifier: try parts.classifier(on: store),
-                                                     network: network, clock: clock, accountingServices: accountingServices,
+                                                     network: network, clock: clock, accountingServices: opened.services,
                                                      lease: lease, viewServices: viewServices, logger: logger)
                 let summary = try await DaemonRunner.run(daemonParts, options: options)
                 await lease.release()

@@ -80,9 +80,10 @@ public struct Configuration: Sendable {
     public var xDailyBudget: Double
     /// Default of `X_DAILY_BUDGET`.
     public static let defaultXDailyBudget = 1.0
-    /// Whether the bot may post (and reply with) the human's tweets that contain a link (`POST_LINKS`; default false on
-    /// X, where such a post costs about 13 times a plain one; true on Mastodon, where it costs nothing).
-    public var postLinks: Bool
+    /// `POST_LINKS` as set: whether the bot may post (and reply with) the human's tweets that contain a link; nil when
+    /// not set, for the network's default (`NetworkModule.postsLinksByDefault`: no on X, where such a post costs about
+    /// 20 times a plain one; yes on Mastodon, where it costs nothing).
+    public var postLinksSetting: Bool?
     /// Whether the bot looks up the person's original before posting a copy, so that a tweet the person deleted is
     /// dropped from the archive and never posted (`CHECK_ORIGINALS`, default true: on X one read of the person's own
     /// post per copy, about $0.001 as an owned read, $0.005 otherwise; free on Mastodon).
@@ -118,9 +119,9 @@ public struct Configuration: Sendable {
 
     /// The parts of the configuration a command can require.
     public enum Requirement: Sendable, CaseIterable {
-        /// The human's four X credentials.
+        /// What the network needs to reach the human's account.
         case humanCredentials
-        /// The bot's four X credentials.
+        /// What the network needs to reach the bot's account.
         case botCredentials
         /// `DATABASE_URL`.
         case database
@@ -326,7 +327,7 @@ public struct Configuration: Sendable {
         }
         postMentions = flag("POST_MENTIONS")
         // Links cost nothing on Mastodon: there the person's posts with links are the person's posts.
-        postLinks = flag("POST_LINKS", default: network == .mastodon)
+        postLinksSetting = value("POST_LINKS").map { _ in flag("POST_LINKS") }
         postContentWarnings = flag("POST_CW")
         checksOriginals = flag("CHECK_ORIGINALS", default: true)
 
@@ -405,35 +406,19 @@ public struct Configuration: Sendable {
         (file?.variables ?? [:]).merging(environment) { _, real in real }
     }
 
-    /// Throws one `ConfigurationError` naming every variable that `requirements` need and that is not set.
-    public func require(_ requirements: Set<Requirement>) throws {
+    /// The store variables that `requirements` need and that are not set (the network's are its module's to say:
+    /// `NetworkModule.missingSettings`).
+    public func missingStores(_ requirements: Set<Requirement>) -> [ConfigurationError.Problem] {
         var problems: [ConfigurationError.Problem] = []
-        for requirement in Requirement.allCases where requirements.contains(requirement) {
-            switch requirement {
-            case .humanCredentials where network == .mastodon && humanMastodon == nil, .botCredentials where network == .mastodon && botMastodon == nil:
-                let account: Account = requirement == .humanCredentials ? .human : .bot
-                let scopes = account == .human ? "read" : "read, write:statuses, write:favourites"
-                problems.append(.init(variable: account.environmentPrefix + "MASTODON_URL", isMissing: true,
-                                      expected: "the \(account) account's instance, such as https://mastodon.social (NETWORK=mastodon)"))
-                problems.append(.init(variable: account.environmentPrefix + "MASTODON_TOKEN", isMissing: true,
-                                      expected: "the \(account) account's access token with the scopes \(scopes) (Preferences → Development → New application)"))
-            case .humanCredentials where network == .x && human == nil, .botCredentials where network == .x && bot == nil:
-                let account: Account = requirement == .humanCredentials ? .human : .bot
-                for suffix in Self.credentialSuffixes {
-                    problems.append(.init(variable: account.environmentPrefix + suffix, isMissing: true,
-                                          expected: "the \(account) account's \(suffix.lowercased().replacingOccurrences(of: "_", with: " ")) from the X developer portal"))
-                }
-            case .database where database == nil:
-                problems.append(.init(variable: "DATABASE_URL", isMissing: true,
-                                      expected: "postgres://user:password@host:port/database (Heroku's heroku-postgresql add-on sets it)"))
-            case .redis where redis == nil:
-                problems.append(.init(variable: "REDIS_URL", isMissing: true,
-                                      expected: "redis://host:port (Heroku's heroku-redis add-on sets it; REDISTOGO_URL is read too)"))
-            default:
-                break
-            }
+        if requirements.contains(.database) && database == nil {
+            problems.append(.init(variable: "DATABASE_URL", isMissing: true,
+                                  expected: "postgres://user:password@host:port/database (Heroku's heroku-postgresql add-on sets it)"))
         }
-        if !problems.isEmpty { throw ConfigurationError(problems: problems) }
+        if requirements.contains(.redis) && redis == nil {
+            problems.append(.init(variable: "REDIS_URL", isMissing: true,
+                                  expected: "redis://host:port (Heroku's heroku-redis add-on sets it; REDISTOGO_URL is read too)"))
+        }
+        return problems
     }
 
     /// An https URL, or an http URL whose host is the loopback interface; nil otherwise.

@@ -13,6 +13,7 @@ final class ClosingSummary: Service {
     /// The figures, or why they could not be read.
     struct Figures: Sendable {
         var slots: [PlanSlot.State: Int] = [:]
+        var postedUnchecked = 0
         var replies = 0
         var mentionsNotAnswered = 0
         var likes = 0
@@ -66,7 +67,10 @@ final class ClosingSummary: Service {
         var figures = Figures()
         let plans = database.plans
         for day in Self.days(from: from, until: end, in: timeZone) {
-            for slot in try await plans.slots(of: day) ?? [] { figures.slots[slot.state, default: 0] += 1 }
+            for slot in try await plans.slots(of: day) ?? [] {
+                figures.slots[slot.state, default: 0] += 1
+                if slot.state == .posted && slot.postedUnchecked { figures.postedUnchecked += 1 }
+            }
         }
         let mentions = database.mentions
         figures.replies = try await mentions.handledCount(state: .replied)

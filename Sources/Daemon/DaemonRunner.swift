@@ -53,6 +53,8 @@ public enum DaemonRunner {
         public var until: Date
         /// Slots per state over the days the run touched (empty when the store could not be read at the end).
         public var slots: [PlanSlot.State: Int]
+        /// Of the posted slots, those that went out without their original's existence check (looked up within the hour).
+        public var postedUnchecked: Int
         /// Mentions answered.
         public var replies: Int
         /// Mentions not answered.
@@ -219,7 +221,7 @@ public enum DaemonRunner {
         case nil: problem = "the run ended before they were read"
         }
         if let problem { logger.warning("The stored figures for the summary could not be read (\(problem)); what was counted in memory follows.") }
-        return Summary(from: startedAt, until: until, slots: figures.slots, replies: figures.replies,
+        return Summary(from: startedAt, until: until, slots: figures.slots, postedUnchecked: figures.postedUnchecked, replies: figures.replies,
                        mentionsNotAnswered: figures.mentionsNotAnswered, likes: figures.likes, storedFiguresProblem: problem,
                        usage: network.accounting?.usageReport() ?? [], spend: network.accounting?.spend() ?? [],
                        budget: network.accounting?.budget, liking: liking.statusLine,

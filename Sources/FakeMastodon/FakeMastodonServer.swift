@@ -123,6 +123,7 @@ public final class FakeMastodonServer: Sendable {
         addAdminRoutes(to: router)
         router.get("/api/v2/instance") { [world] _, _ in
             await world.countRequest(GetInstance.name)
+            if let refusal = await world.answerBeforeHandling(await world.takeFault(for: GetInstance.name)) { return Self.response(refusal, headers: []) }
             return Self.response(await world.instance(), headers: [])
         }
         return router
@@ -245,7 +246,7 @@ public final class FakeMastodonServer: Sendable {
             case .failure(let refusal): return Self.response(refusal, headers: [])
             }
             let fault = await world.takeFault(for: name)
-            if fault == .serviceUnavailable { return Self.response(FakeMastodonWorld.error(503, "Service Unavailable"), headers: rateLimit) }
+            if let refusal = await world.answerBeforeHandling(fault) { return Self.response(refusal, headers: refusal.status == 429 ? [] : rateLimit) }
             let authority = request.head.authority ?? "127.0.0.1"
             let call = Call(caller: caller, query: Self.queryParameters(request.uri.query), body: body, pathID: context.parameters.get("id") ?? "",
                             idempotencyKey: request.headers[HTTPField.Name("Idempotency-Key")!], base: "http://\(authority)")

@@ -9,12 +9,15 @@ struct FakeMastodonResponse: Error, Sendable {
     var headers: [(String, String)] = []
 }
 
-/// A fault the next matching request meets.
+/// A fault the next `count` matching requests meet.
 public struct FakeMastodonFault: Sendable, Equatable {
     /// What happens.
     public enum Kind: String, Sendable, Codable {
         /// 503 before doing anything.
         case serviceUnavailable
+        /// 429 "Too many requests" before doing anything, its window reset five minutes on (an endpoint the instance
+        /// limits more tightly than the account's window: a busy instance's `GET /api/v2/instance`).
+        case rateLimited
         /// The request is carried out, then the connection is closed before the answer (a lost answer).
         case dropAfterHandling
     }
@@ -22,8 +25,10 @@ public struct FakeMastodonFault: Sendable, Equatable {
     public var kind: Kind
     /// The endpoint name it applies to (nil: the next request of any endpoint).
     public var endpoint: String?
+    /// How many requests it hits.
+    public var count: Int
     /// A fault from its parts.
-    public init(kind: Kind, endpoint: String? = nil) { self.kind = kind; self.endpoint = endpoint }
+    public init(kind: Kind, count: Int = 1, endpoint: String? = nil) { self.kind = kind; self.count = count; self.endpoint = endpoint }
 }
 
 /// The fake instance's state: accounts, statuses, favourites, follows, idempotency keys, rate-limit windows, on
@@ -100,7 +105,23 @@ actor FakeMastodonWorld {
 
     func takeFault(for endpoint: String) -> FakeMastodonFault.Kind? {
         guard let index = faults.firstIndex(where: { $0.endpoint == nil || $0.endpoint == endpoint }) else { return nil }
-        return faults.remove(at: index).kind
+        let kind = faults[index].kind
+        faults[index].count -= 1
+        if faults[index].count <= 0 { faults.remove(at: index) }
+        return kind
+    }
+
+    /// The answer of a fault met before any work (503, 429), nil for one met after it.
+    func answerBeforeHandling(_ fault: FakeMastodonFault.Kind?) -> FakeMastodonResponse? {
+        switch fault {
+        case .serviceUnavailable?: return Self.error(503, "Service Unavailable")
+        case .rateLimited?:
+            var refusal = Self.error(429, "Too many requests")
+            refusal.headers = [("X-RateLimit-Limit", String(rateLimit)), ("X-RateLimit-Remaining", "0"),
+                               ("X-RateLimit-Reset", now.addingTimeInterval(300).formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))]
+            return refusal
+        case .dropAfterHandling?, nil: return nil
+        }
     }
 
     // MARK: - Authentication and limits

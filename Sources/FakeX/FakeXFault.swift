@@ -4,6 +4,8 @@ public struct FakeXFault: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable {
         /// 503 Service Unavailable with a problem body.
         case serviceUnavailable = "503"
+        /// 500 Internal Server Error with a problem body.
+        case internalServerError = "500"
         /// The connection is closed halfway through the body (the headers promised more).
         case closeMidResponse = "close"
         /// A complete 200 whose JSON is cut short.

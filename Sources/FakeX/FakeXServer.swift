@@ -186,6 +186,9 @@ public final class FakeXServer: Sendable {
         case .serviceUnavailable:
             return Self.response(FakeXResponse(status: 503, body: .problem(
                 type: ProblemType.blank, title: "Service Unavailable", detail: "Service Unavailable", status: 503), rateLimit: rateLimit))
+        case .internalServerError:
+            return Self.response(FakeXResponse(status: 500, body: .problem(
+                type: ProblemType.blank, title: "Internal Server Error", detail: "Internal Server Error", status: 500), rateLimit: rateLimit))
         case .forbidden:
             return Self.response(FakeXResponse(status: 403, body: .problem(
                 type: ProblemType.blank, title: "Forbidden", detail: "You are not permitted to perform this action.", status: 403),

@@ -1,6 +1,6 @@
 public import BotCore
-public import BotConfiguration
 public import Foundation
+public import HTTPCore
 
 /// What went wrong talking to a Mastodon instance, as a sentence a user can act on.
 public enum MastodonAPIError: Error, Sendable, CustomStringConvertible {
@@ -45,3 +45,6 @@ public enum MastodonAPIError: Error, Sendable, CustomStringConvertible {
         }
     }
 }
+
+/// The core's decisions, named by this client's own cases.
+extension MastodonAPIError: HTTPCallFailureNaming {}

@@ -1,6 +1,5 @@
 public import BotCore
 public import AsyncHTTPClient
-public import BotConfiguration
 public import Foundation
 import NIOCore
 import NIOFoundationCompat

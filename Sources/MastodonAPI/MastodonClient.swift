@@ -1,7 +1,6 @@
 public import BotCore
 public import AsyncHTTPClient
 public import BotClock
-public import BotConfiguration
 public import Foundation
 public import Logging
 import NIOCore
@@ -10,6 +9,7 @@ import NIOHTTP1
 import NIOPosix
 import CoreMetrics
 import Synchronization
+import HTTPCore
 
 /// Where an account lives and the bearer token that acts as it.
 public struct MastodonAccess: Sendable, Equatable {
@@ -61,17 +61,25 @@ public final class MastodonClient: Sendable {
 
     /// The configuration.
     public let configuration: Configuration
-    private let httpClient: HTTPClient
     let clock: any BotClock
     let logger: Logger
     /// The last rate-limit headers, per account (Mastodon's limit is per account and instance, not per endpoint).
     private let windows = Mutex<[Account: (remaining: Int, resetsAt: Date)]>([:])
     private let calls = Mutex<[CallKey: CallCount]>([:])
+    /// The loop every request runs through: retries, rate-limit waits, cancellation.
+    private let core: HTTPCore
 
     /// A client; `clock` decides how waiting is done (tests inject a manual one).
     public init(configuration: Configuration, httpClient: HTTPClient = HTTPClient.shared, clock: any BotClock = SystemBotClock(),
                 logger: Logger) {
-        self.configuration = configuration; self.httpClient = httpClient; self.clock = clock; self.logger = logger
+        self.configuration = configuration; self.clock = clock; self.logger = logger
+        // Mastodon's window is the account's; a write answered with no certainty may have been made (the caller reads
+        // it back), and a reset a moment away is given five seconds.
+        core = HTTPCore(service: "Mastodon", server: "the instance", policy: HTTPCore.Policy(
+            maxAttempts: configuration.maxAttempts, initialBackoff: configuration.initialBackoff, maxBackoff: .seconds(60), maxRateLimitWaits: 3,
+            longestReadWait: configuration.longestRateLimitWait, longestWriteWait: configuration.longestWriteRateLimitWait,
+            shortestRateLimitWait: 5, waitWhenResetIsPast: 6, requestTimeout: configuration.requestTimeout, maxResponseBytes: 16 << 20,
+            exhaustedWritesAreUncertain: true), httpClient: httpClient, clock: clock, logger: logger)
     }
 
     /// One endpoint's calls as one account since the start: how many were sent, how many failed, when one last succeeded.
@@ -126,98 +134,47 @@ public final class MastodonClient: Sendable {
         guard let access = configuration.accounts[account] else { throw MastodonAPIError.notConfigured(account: account) }
         let target = try url.map { try Self.onInstance($0, of: access, endpoint: name) } ?? Self.url(for: endpoint, on: access)
         let body = try endpoint.body.map { try JSONSerialization.data(withJSONObject: $0.mapValues(\.foundationValue), options: [.sortedKeys]) }
-        var attempt = 0
-        var rateLimitWaits = 0
-        while true {
-            try Task.checkCancellation()
-            try await waitForWindow(of: account, endpoint: name, longest: longestWait(for: endpoint.method))
-            attempt += 1
-            var request = HTTPClientRequest(url: target.absoluteString)
-            request.method = HTTPMethod(rawValue: endpoint.method.rawValue)
-            request.headers.add(name: "Authorization", value: "Bearer \(access.token)")
-            request.headers.add(name: "User-Agent", value: "mirror_bot")
-            if let key = endpoint.idempotencyKey { request.headers.add(name: "Idempotency-Key", value: key) }
-            if let body {
-                request.headers.add(name: "Content-Type", value: "application/json")
-                request.body = .bytes(ByteBuffer(bytes: body))
-            }
-            count(name, as: account, succeeded: nil)
-            Counter(label: "mirror_bot_api_calls_total", dimensions: [("endpoint", name), ("account", account.rawValue), ("outcome", "sent")]).increment()
-
-            let status: Int
-            let headers: HTTPHeaders
-            let data: Data
-            do {
-                let response = try await httpClient.execute(request, timeout: .seconds(configuration.requestTimeout.components.seconds))
-                status = Int(response.status.code)
-                headers = response.headers
-                data = Data(buffer: try await response.body.collect(upTo: 16 << 20))
-            } catch {
-                // Cancelled (a shutdown past its graceful limit): AsyncHTTPClient says so with its own error.
-                if error is CancellationError || Task.isCancelled { throw CancellationError() }
-                count(name, as: account, succeeded: false)
-                let reason = String(describing: error)
-                if !endpoint.isIdempotent { throw MastodonAPIError.outcomeUnknown(endpoint: name, reason: reason) }
-                guard attempt < configuration.maxAttempts else {
-                    // A write may have been carried out by an attempt whose answer was lost: the caller reads back.
-                    if endpoint.method != .GET { throw MastodonAPIError.outcomeUnknown(endpoint: name, reason: reason) }
-                    throw MastodonAPIError.transport(endpoint: name, reason: reason, attempts: attempt)
+        let (method, key) = (endpoint.method, endpoint.idempotencyKey)
+        let repeatability: Repeatability = method == .GET ? .read : endpoint.isIdempotent ? .idempotentWrite : .create
+        let call = HTTPCall<Answer<Endpoint.Response>>(
+            name: name, repeatability: repeatability, isWrite: method != .GET,
+            makeRequest: {
+                var request = HTTPClientRequest(url: target.absoluteString)
+                request.method = HTTPMethod(rawValue: method.rawValue)
+                request.headers.add(name: "Authorization", value: "Bearer \(access.token)")
+                request.headers.add(name: "User-Agent", value: "mirror_bot")
+                if let key { request.headers.add(name: "Idempotency-Key", value: key) }
+                if let body {
+                    request.headers.add(name: "Content-Type", value: "application/json")
+                    request.body = .bytes(ByteBuffer(bytes: body))
                 }
-                logger.notice("Mastodon \(name) failed (\(reason)); retrying", metadata: ["attempt": "\(attempt)"])
-                try await clock.sleep(for: backoff(afterAttempt: attempt))
-                continue
-            }
-            let window = Self.window(in: headers)
-            if let window { windows.withLock { $0[account] = window } }
-
-            switch status {
-            case 200..<300:
+                return request
+            },
+            beforeEachAttempt: { [self] in try await waitForWindow(of: account, endpoint: name, longest: longestWait(for: method)) },
+            onSend: { [self] in
+                count(name, as: account, succeeded: nil)
+                Counter(label: "mirror_bot_api_calls_total", dimensions: [("endpoint", name), ("account", account.rawValue), ("outcome", "sent")]).increment()
+            },
+            onFailure: { [self] in count(name, as: account, succeeded: false) },
+            observe: { [self] headers in
+                let window = Self.window(in: headers)
+                if let window { windows.withLock { $0[account] = window } }
+                return window?.resetsAt
+            },
+            decode: { [self] _, headers, data in
                 do {
                     let decoded = try MastodonJSON.decoder().decode(Endpoint.Response.self, from: data)
                     count(name, as: account, succeeded: true)
-                    return Answer(response: decoded, links: LinkHeader(headers.first(name: "link")))
+                    return .value(Answer(response: decoded, links: LinkHeader(headers.first(name: "link"))))
                 } catch {
-                    count(name, as: account, succeeded: false)
-                    let reason = "\(data.count) bytes: \(error)"
-                    guard endpoint.method != .GET else { throw MastodonAPIError.malformedResponse(endpoint: name, reason: reason) }
-                    // A write answered 2xx was carried out. With an Idempotency-Key the same request answers with the same
-                    // status again; without one, the caller reads back what was made.
-                    guard endpoint.idempotencyKey != nil, attempt < configuration.maxAttempts else {
-                        throw MastodonAPIError.outcomeUnknown(endpoint: name, reason: "its \(status) answer could not be read (\(reason))")
-                    }
-                    logger.notice("Mastodon \(name) answered \(status) unreadably (\(reason)); asking again with the same Idempotency-Key",
-                                  metadata: ["attempt": "\(attempt)"])
-                    continue
+                    return .unreadable("\(data.count) bytes: \(error)")
                 }
-            case 429:
-                count(name, as: account, succeeded: false)
-                let resetsAt = window?.resetsAt ?? clock.now().addingTimeInterval(60)
-                let wait = max(resetsAt.timeIntervalSince(clock.now()), 5) + 1
-                guard rateLimitWaits < 3, wait <= longestWait(for: endpoint.method) else {
-                    throw MastodonAPIError.rateLimited(endpoint: name, resetsAt: window?.resetsAt)
-                }
-                rateLimitWaits += 1
-                attempt -= 1  // waiting out a window is not a failed attempt
-                logger.notice("Mastodon \(name) is rate-limited; waiting \(Int(wait.rounded(.up))) s for the window to reset")
-                try await clock.sleep(for: .milliseconds(Int64(wait * 1000)))
-            case 500..<600:
-                count(name, as: account, succeeded: false)
-                // A create without a key may have been made: not sent again, and the caller reads back.
-                guard endpoint.isIdempotent || status == 503 else {
-                    throw MastodonAPIError.outcomeUnknown(endpoint: name, reason: "the instance answered \(status)")
-                }
-                guard attempt < configuration.maxAttempts else {
-                    if endpoint.method != .GET && status != 503 {
-                        throw MastodonAPIError.outcomeUnknown(endpoint: name, reason: "the instance answered \(status) \(attempt) times")
-                    }
-                    throw MastodonAPIError.serverError(endpoint: name, status: status, attempts: attempt)
-                }
-                logger.notice("Mastodon \(name) answered \(status); retrying", metadata: ["attempt": "\(attempt)"])
-                try await clock.sleep(for: backoff(afterAttempt: attempt))
-            default:
-                count(name, as: account, succeeded: false)
-                throw Self.refusal(status: status, body: data, account: account, endpoint: name)
-            }
+            },
+            refusal: { status, _, data in Self.refusal(status: status, body: data, account: account, endpoint: name) })
+        do {
+            return try await core.send(call)
+        } catch let failure as HTTPCallFailure {
+            throw MastodonAPIError(failure, endpoint: name)
         }
     }
 
@@ -289,12 +246,6 @@ public final class MastodonClient: Sendable {
     private func longestWait(for method: MastodonMethod) -> TimeInterval {
         let longest = method == .GET ? configuration.longestRateLimitWait : configuration.longestWriteRateLimitWait
         return Double(longest.components.seconds) + Double(longest.components.attoseconds) / 1e18
-    }
-
-    private func backoff(afterAttempt attempt: Int) -> Duration {
-        let initial = Double(configuration.initialBackoff.components.seconds) + Double(configuration.initialBackoff.components.attoseconds) / 1e18
-        let exponential = min(60, initial * pow(2, Double(attempt - 1)))
-        return .milliseconds(Int64(exponential * Double.random(in: 0.5...1.0) * 1000))
     }
 }
 

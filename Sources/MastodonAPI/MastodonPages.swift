@@ -1,5 +1,4 @@
 public import BotCore
-public import BotConfiguration
 public import Foundation
 
 /// The pages of a paged endpoint, newest first: the first request, then each answer's `next` link, until the last

@@ -2,7 +2,8 @@ import BotCore
 import ArgumentParser
 import BotConfiguration
 import Foundation
-import XAPI
+import BotAssembly
+import SocialNetwork
 
 /// `mirror_bot auth`: gets an account's access tokens.
 struct AuthCommand: AsyncParsableCommand {
@@ -47,12 +48,10 @@ struct XAuth: AsyncParsableCommand {
         guard let key = environment[prefix + "CONSUMER_KEY"].flatMap(Self.nonEmpty), let secret = environment[prefix + "CONSUMER_SECRET"].flatMap(Self.nonEmpty) else {
             throw ValidationError("Set \(prefix)CONSUMER_KEY and \(prefix)CONSUMER_SECRET first: the app's API key and secret (developer portal → your app → Keys and tokens).")
         }
-        let baseURL = environment["X_API_BASE_URL"].flatMap(Self.nonEmpty).flatMap(URL.init(string:)) ?? Configuration.defaultXAPIBaseURL
-        let flow = PINAuthorization(baseURL: baseURL, consumerKey: key, consumerSecret: secret)
         do {
-            let request = try await flow.requestToken()
+            let authorization = try await AccountAuthorizations.x(for: who, consumerKey: key, consumerSecret: secret, environment: environment)
             print("Open this address in a browser logged in as the \(who) account (a private window is safest), approve the app, and type the PIN it shows:")
-            print(flow.authorizeURL(for: request).absoluteString)
+            print(authorization.address.absoluteString)
             // Standard output is a pipe when a script drives this: the address must be out before the wait for the PIN.
             fflush(nil)  // every output stream
             var typed = pin
@@ -63,20 +62,20 @@ struct XAuth: AsyncParsableCommand {
             guard let typed, !typed.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw ValidationError("No PIN was given: run the command again and type the PIN the page shows.")
             }
-            let token = try await flow.accessToken(for: request, pin: typed)
-            let values = [(prefix + "ACCESS_TOKEN", token.token), (prefix + "ACCESS_TOKEN_SECRET", token.secret)]
+            let authorized = try await authorization.finish(code: typed)
+            let values = authorized.variables
             if writeEnv {
                 let path = ".env"
                 let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-                try EnvironmentFile.setting(values, in: existing).write(toFile: path, atomically: true, encoding: .utf8)
+                try EnvironmentFile.setting(values.map { ($0.name, $0.value) }, in: existing).write(toFile: path, atomically: true, encoding: .utf8)
                 _ = chmod(path, 0o600)
-                print("Authorized @\(token.screenName) (id \(token.userID)). Set \(values.map(\.0).joined(separator: " and ")) in .env (other lines kept; readable by you only).")
+                print("Authorized @\(authorized.handle) (id \(authorized.userID)). Set \(values.map(\.name).joined(separator: " and ")) in .env (other lines kept; readable by you only).")
             } else {
-                print("Authorized @\(token.screenName) (id \(token.userID)). Set these (secrets: they act as @\(token.screenName)):")
+                print("Authorized @\(authorized.handle) (id \(authorized.userID)). Set these (secrets: they act as @\(authorized.handle)):")
                 for (name, value) in values { print("\(name)=\(value)") }
             }
-        } catch let error as PINAuthorizationError {
-            throw ValidationError(error.reason)
+        } catch let error as AuthorizationRefused {
+            throw ValidationError(error.description)
         }
     }
 

@@ -4,13 +4,11 @@ import ArgumentParser
 import BotAssembly
 import BotConfiguration
 import Daemon
+import SocialNetwork
 import Foundation
 import RedisClient
 import Tokenizer
 import Logging
-import MastodonAPI
-import XAPI
-import XNetwork
 
 /// `mirror_bot doctor`: says what is configured and whether the database, Redis and MeCab work.
 struct DoctorCommand: AsyncParsableCommand {
@@ -37,19 +35,15 @@ struct DoctorCommand: AsyncParsableCommand {
             }
         }
 
-        var xNetwork: XMirrorNetwork?
-        switch configuration.network {
-        case .x:
-            let network = await Self.checkXAccounts(configuration, logger: context.logger, report: report)
-            xNetwork = network
-            let prices = network.client.usage.prices
-            print("ok    X's prices: \(prices.summary)")
-            print("ok    links: " + (configuration.postLinks ? "POST_LINKS=true: the person's tweets with links are posted (X bills each $\(prices.postCreateWithURL))"
-                                        : "POST_LINKS=false: the person's tweets and replies with links are not posted (X bills each $\(prices.postCreateWithURL), a plain post $\(prices.postCreate))"))
-        case .mastodon:
-            await Self.checkMastodonAccounts(configuration, logger: context.logger, report: report)
+        // The network's own checks: each account, what its tokens may do, what it costs.
+        let module = configuration.networkModule
+        let checked = await module.doctor(DoctorContext(liking: configuration.likes != .off, postLinks: configuration.postLinks), logger: context.logger)
+        for finding in checked.findings {
+            print(finding.line)
+            if finding.isFailure { failures += 1 }
         }
-        print("ok    time zone: \(configuration.timeZone.identifier); archive keeps \(configuration.archiveRowLimit) tweets; like threshold \(configuration.calibratesFavoriteThreshold ? "auto (calibrated on the training examples)" : String(configuration.favoriteRateThreshold)), classifier \(configuration.classifier.rawValue)\(configuration.network == .x ? "; X API at \(configuration.xAPIBaseURL.absoluteString)" : "")")
+        let network = checked.network
+        print("ok    time zone: \(configuration.timeZone.identifier); archive keeps \(configuration.archiveRowLimit) tweets; like threshold \(configuration.calibratesFavoriteThreshold ? "auto (calibrated on the training examples)" : String(configuration.favoriteRateThreshold)), classifier \(configuration.classifier.rawValue)")
 
         var parts: BotParts?
         do {
@@ -58,23 +52,16 @@ struct DoctorCommand: AsyncParsableCommand {
             report("archive", .failure(error))
         }
         if let parts { do {
-            let (pending, spend, refusals) = try await parts.withRunningAsIs { database in
+            let (pending, spendLine) = try await parts.withRunningAsIs { database in
                 try await database.checkReachable()
                 let pending = try await database.migrations.pending().count
-                guard pending == 0, let xNetwork else { return (pending, nil as (cost: Double, bill: XBill)?, [XRefusals.Refusal]()) }
-                try await UsageRecording.store(xNetwork.client.usage, into: parts.usageDays, runID: UUID().uuidString, command: "doctor")
-                return (pending, try await UsageRecording.day(of: Date(), in: parts.usageDays), try await UsageRecording.storedRefusals(in: parts.state))
+                guard pending == 0, let billing = network.billing else { return (pending, nil as String?) }
+                let line = try await billing.spendLine(storingInto: database.usageDays)
+                try await billing.restoreRefusals(from: database.state)
+                return (pending, line)
             }
-            if let spend {
-                print(String(format: "ok    X budget: $%.3f spent today (UTC %@) of X_DAILY_BUDGET $%.2f, by mirror_bot's count (%@; this check included)",
-                             spend.cost, UsageMeter.billingDay(of: Date()), configuration.xDailyBudget, spend.bill.description))
-            }
-            if let xNetwork {
-                xNetwork.client.refusals.restore(refusals, apps: xNetwork.client.appFingerprints)
-                print("ok    " + LikingPolicy(setting: configuration.likes, network: xNetwork).statusLine)
-            } else {
-                print("ok    " + LikingPolicy(setting: configuration.likes, network: parts.network(as: Account.allCases).network).statusLine)
-            }
+            if let spendLine { print("ok    " + spendLine) }
+            print("ok    " + LikingPolicy(setting: configuration.likes, network: network.network).statusLine)
             report("archive in \(parts.database.location)", .success(pending == 0 ? "reachable, migrated" : "reachable, \(pending) migration(s) pending: \(parts.migrationAdvice)"))
         } catch {
             report("archive in \(parts.database.location)", .failure(error))
@@ -98,93 +85,4 @@ struct DoctorCommand: AsyncParsableCommand {
 
         if failures > 0 { throw ExitCode(1) }
     }
-}
-
-extension DoctorCommand {
-    /// One GET /2/users/me per account: it proves the credentials and costs no post reads.
-    static func checkXAccounts(_ configuration: Configuration, logger: Logger, report: (String, Result<String, any Error>) -> Void) async -> XMirrorNetwork {
-        let configured = Account.allCases.filter { ($0 == .human ? configuration.human : configuration.bot) != nil }
-        let network = XMirrorNetwork.forCommand(configuration, accounts: configured, retry: .init(maxAttempts: 2), logger: logger)
-        for account in Account.allCases {
-            let label = "\(account) account"
-            guard configured.contains(account) else {
-                report(label, .failure(DoctorProblem("\(account.environmentPrefix)* credentials are not set")))
-                continue
-            }
-            do {
-                let user = try await network.whoAmI(account)
-                report(label, .success("@\(user.handle) (id \(user.id)) at \(configuration.xAPIBaseURL.absoluteString)"))
-            } catch {
-                report(label, .failure(error))
-            }
-        }
-        return network
-    }
-
-    /// Each Mastodon token: whose it is (verify_credentials), the scopes of its application (apps/verify_credentials)
-    /// against what the account needs, the bot flag of the bot account, and the bot's instance's longest status.
-    static func checkMastodonAccounts(_ configuration: Configuration, logger: Logger, report: (String, Result<String, any Error>) -> Void) async {
-        let client = BotParts.mastodonClient(configuration, logger: logger)
-        for account in Account.allCases {
-            let label = "\(account) account"
-            guard let settings = account == .human ? configuration.humanMastodon : configuration.botMastodon else {
-                report(label, .failure(DoctorProblem("\(account.environmentPrefix)MASTODON_URL and \(account.environmentPrefix)MASTODON_TOKEN are not set")))
-                continue
-            }
-            let user: MastodonAccount
-            do {
-                user = try await client.send(VerifyCredentials(), as: account)
-                report(label, .success("@\(user.acct) (id \(user.id)) at \(settings.instance.absoluteString)"))
-            } catch {
-                report(label, .failure(error))
-                continue
-            }
-            let needed = MastodonScopes.needed(by: account, liking: configuration.likes != .off)
-            do {
-                let application = try await client.send(VerifyAppCredentials(), as: account)
-                if let scopes = application.scopes {
-                    let missing = MastodonScopes.missing(needed, from: scopes)
-                    report("\(account) token's scopes", missing.isEmpty
-                           ? .success("\(scopes.joined(separator: " ")) (needs \(needed.joined(separator: ", ")))")
-                           : .failure(DoctorProblem("the application \"\(application.name)\" has \(scopes.joined(separator: " ")), without \(missing.joined(separator: ", ")): on the \(account)'s account make a new one in Preferences → Development with \(needed.joined(separator: ", ")), and set its token")))
-                } else {
-                    print("ok    \(account) token's scopes: the instance does not say them (Mastodon before 4.3); the \(account) needs \(needed.joined(separator: ", "))")
-                }
-            } catch {
-                report("\(account) token's scopes", .failure(error))
-            }
-            guard account == .bot else { continue }
-            report("bot flag", user.bot ? .success("@\(user.acct) says it is automated")
-                   : .failure(DoctorProblem("@\(user.acct) is not marked as automated: in Preferences → Profile tick \"This is an automated account\" (Mastodon shows the bot flag; many instances require it)")))
-            do {
-                let instance = try await client.send(GetInstance(), as: Account.bot)
-                print("ok    bot's instance: \(instance.domain) takes statuses of up to \(instance.configuration.statuses.maxCharacters) characters; longer ones are not posted; visibility \(configuration.postVisibility.rawValue)")
-            } catch {
-                report("bot's instance", .failure(error))
-            }
-        }
-        print("ok    network: Mastodon (NETWORK=mastodon): free, nothing billed")
-    }
-}
-
-/// The OAuth scopes each account's token needs on Mastodon.
-enum MastodonScopes {
-    /// The person's token reads; the bot's reads, posts and (when it likes) favourites.
-    static func needed(by account: Account, liking: Bool) -> [String] {
-        account == .human ? ["read"] : ["read", "write:statuses"] + (liking ? ["write:favourites"] : [])
-    }
-
-    /// What of `needed` `granted` lacks: a scope is covered by itself or its parent (`read` covers `read:statuses`;
-    /// `write` covers `write:favourites`).
-    static func missing(_ needed: [String], from granted: [String]) -> [String] {
-        needed.filter { scope in
-            !granted.contains(scope) && !granted.contains(String(scope.split(separator: ":").first ?? ""))
-        }
-    }
-}
-
-/// A doctor finding that is not an error thrown by a store.
-struct DoctorProblem: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }

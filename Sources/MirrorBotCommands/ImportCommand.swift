@@ -3,7 +3,6 @@ import ArchiveImport
 import ArgumentParser
 import BotAssembly
 import BotConfiguration
-import MastodonAPI
 
 /// `mirror_bot import PATH`: trains from the human's downloaded archive (X's or Mastodon's), without reading posts
 /// from the API.
@@ -36,11 +35,12 @@ struct ImportCommand: AsyncParsableCommand {
         let context = try CommandContext.load()
         let configuration = context.configuration
         let path = path
-        let resolver = configuration.humanMastodon.map { _ in Self.accountResolver(configuration, context: context) }
+        let network = configuration.networkModule
+        let resolver = network.archiveAccountResolver(logger: context.logger)
         let (report, archived, calibration) = try await BotParts(configuration: configuration, logger: context.logger).withRunning { parts in
             let archive = parts.archive
             let classifier = try parts.classifier()
-            let importer = ArchiveImporter(archive: archive, classifier: classifier, copyingWarnings: configuration.postContentWarnings,
+            let importer = ArchiveImporter(archive: archive, classifier: classifier, copyingWarnings: network.copiesContentWarnings,
                                            resolveAccount: resolver)
             let report = try await ExportSource.withLocalPath(path) { local in try await importer.importExport(at: local) }
             let calibration = report.likesLearned > 0 ? try await calibrationLine(classifier, configuration, parts.database) : nil
@@ -73,17 +73,5 @@ struct ImportCommand: AsyncParsableCommand {
             lines.append("likes.json lists \(report.likesRead) liked statuses by address only, so none was learned: run `mirror_bot train classifier` (free on Mastodon).")
         }
         return lines.joined(separator: "\n")
-    }
-
-    /// Looks an account (`user@domain`) up on the person's instance: its id there, nil when the instance does not know it.
-    static func accountResolver(_ configuration: Configuration, context: CommandContext) -> ArchiveImporter.AccountResolver {
-        let client = BotParts.mastodonClient(configuration, logger: context.logger)
-        return { acct in
-            do {
-                return Int64(try await client.send(LookupAccount(acct: acct), as: .human).id)
-            } catch MastodonAPIError.notFound {
-                return nil
-            }
-        }
     }
 }

@@ -53,7 +53,9 @@ struct StartCommand: AsyncParsableCommand {
         if let problem = summary.storedFiguresProblem {
             print("Slots, mentions and likes: not read at the end (\(problem)); they are stored, and `mirror_bot schedule` shows the plan.")
         } else {
-            print("Slots: \(slots.values.reduce(0, +)) planned, \(slots[.posted] ?? 0) posted, \(slots[.skipped] ?? 0) skipped, \((slots[.planned] ?? 0) + (slots[.posting] ?? 0)) still to come.")
+            let unchecked = summary.postedUnchecked == 0 ? ""
+                : " (\(summary.postedUnchecked) of them unchecked: their originals could not be looked up ahead, and were looked up within the hour)"
+            print("Slots: \(slots.values.reduce(0, +)) planned, \(slots[.posted] ?? 0) posted\(unchecked), \(slots[.skipped] ?? 0) skipped, \((slots[.planned] ?? 0) + (slots[.posting] ?? 0)) still to come.")
             print("Mentions: \(summary.replies) answered, \(summary.mentionsNotAnswered) not answered. Likes: \(summary.likes).")
         }
         for line in summary.usage { print("API: \(line)") }

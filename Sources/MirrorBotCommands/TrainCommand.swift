@@ -8,8 +8,7 @@ import Foundation
 import Logging
 import SocialNetwork
 import Training
-import XAPI
-import XNetwork
+import Daemon
 
 /// `mirror_bot train`: the one-time trainings the post-deploy script runs.
 struct TrainCommand: AsyncParsableCommand {
@@ -86,17 +85,19 @@ struct TrainClassifierCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CommandContext.load()
-        // On Mastodon, which welcomes bots' favourites, LIKES=auto likes; on X only LIKES=on does.
-        let likes = context.configuration.likes
-        guard likes == .on || (likes == .auto && context.configuration.network == .mastodon) else {
-            if context.configuration.network == .mastodon {
+        // Liking as the network offers it: with LIKES=auto Mastodon, which welcomes bots' favourites, likes; X does not.
+        let network = context.configuration.networkModule.forCommand(accounts: [.human], logger: context.logger).network
+        let liking = LikingPolicy(setting: context.configuration.likes, network: network)
+        guard liking.isChosen else {
+            guard let why = liking.networkReason else {
                 print("The bot does not like (LIKES=off), so the favorite filter is not trained: nothing was read.")
                 return
             }
-            let why = context.configuration.likes == .off ? "LIKES=off" : "LIKES=auto: \(XAccess.whyNoLikes)"
+            let setting = context.configuration.likes == .off ? "LIKES=off" : "LIKES=auto: \(why)"
+            let cost = network.mostItCosts(Self.reading).map { " (\($0.summary))" } ?? ""
             print("""
-                The bot does not like on X (\(why)), so the favorite filter is not trained from X: nothing was read, $0.00 spent. \
-                `mirror_bot import` learns the likes in your downloaded archive for free; LIKES=on trains from X (\(XMirrorNetwork.mostItCosts(TrainClassifierCommand.reading).summary)).
+                The bot does not like on \(network.name) (\(setting)), so the favorite filter is not trained from \(network.name): nothing was read, $0.00 spent. \
+                `mirror_bot import` learns the likes in your downloaded archive for free; LIKES=on trains from \(network.name)\(cost).
                 """)
             return
         }
@@ -241,10 +242,11 @@ private func withTrainer(requiresCredentials: Bool = true, command: String = "tr
         if let check, try await trainer.wouldRun(check.flag, force: check.force), let cost = network.mostItCosts(check.reading) {
             let spentToday = try await commandNetwork.spentToday(in: parts.usageDays)
             FileHandle.standardError.write(Data("\(command) reads from \(network.name), \(cost.summary).\n".utf8))
+            let budget = commandNetwork.dailyBudget ?? 0
             let approval = SpendingApproval.decide(
-                estimate: cost.dollars, remaining: configuration.xDailyBudget - spentToday, budget: configuration.xDailyBudget, command: command,
+                estimate: cost.dollars, remaining: budget - spentToday, budget: budget, command: command,
                 isTerminal: isatty(STDIN_FILENO) != 0, assumeYes: check.assumeYes) {
-                    FileHandle.standardError.write(Data(String(format: "Spend up to $%.2f of X credits? [y/N] ", cost.dollars).utf8))
+                    FileHandle.standardError.write(Data(String(format: "Spend up to $%.2f of %@ credits? [y/N] ", cost.dollars, network.name).utf8))
                     return ["y", "yes"].contains((readLine() ?? "").trimmingCharacters(in: .whitespaces).lowercased())
                 }
             switch approval {

@@ -1,6 +1,5 @@
 import BotCore
 import Stores
-import BotConfiguration
 import Crypto
 import Foundation
 import HTTPTypes
@@ -13,7 +12,7 @@ struct StatusAPI: Sendable {
     let database: any StoreSet
     let dailyBudget: Double?
     let timeZone: TimeZone
-    let postLinks: PostLinks
+    let postLinks: PostAddresses
     var likeModel: @Sendable () async -> String? = { nil }
     var endpointCalls: @Sendable () -> [EndpointCalls] = { [] }
     var networkName = ""
@@ -23,7 +22,7 @@ struct StatusAPI: Sendable {
     func page(health: HealthChecks) async throws -> Response {
         let now = now()
         let day = StatusPageView.localDay(of: now, in: timeZone)
-        let archive = database.archive(timeZone: timeZone, rowLimit: Configuration.defaultArchiveRowLimit)
+        let archive = database.archive(timeZone: timeZone, rowLimit: database.settings.archiveRowLimit)
         let minutes = try await archive.minuteHistogram(includingReplies: false)
         let byHour = stride(from: 0, to: minutes.count, by: 60).map { minutes[$0..<min(minutes.count, $0 + 60)].reduce(0, +) }
         var spend: [String: Double] = [:]
@@ -135,8 +134,9 @@ struct StatusAPI: Sendable {
                 var sourcePostID: String?
                 var botPostID: String?
                 var postedAt: Date?
+                var unchecked: Bool
                 enum CodingKeys: String, CodingKey {
-                    case minute, time, state, reason, sourcePostID = "source_post_id", botPostID = "bot_post_id", postedAt = "posted_at"
+                    case minute, time, state, reason, sourcePostID = "source_post_id", botPostID = "bot_post_id", postedAt = "posted_at", unchecked
                 }
             }
             var day: String
@@ -147,7 +147,7 @@ struct StatusAPI: Sendable {
         let body = Body(day: day, drawnAt: try await plans.drawnAt(of: day), slots: slots.map { slot in
             Body.Slot(minute: slot.minute, time: String(format: "%02d:%02d", slot.minute / 60, slot.minute % 60), state: slot.state.rawValue,
                       reason: slot.reason, sourcePostID: slot.sourceTweetID.map(String.init), botPostID: slot.botTweetID.map(String.init),
-                      postedAt: slot.postedAt)
+                      postedAt: slot.postedAt, unchecked: slot.postedUnchecked)
         })
         // A plan changes through the day (slots posted, skipped): revalidated by its ETag.
         return Self.json(body, request: request, cacheControl: "no-cache", withETag: true)

@@ -34,7 +34,7 @@ struct StatusPageData: Sendable {
     /// The network's name ("X", "Mastodon"; empty when not given).
     var networkName: String
     /// Where the network shows a post.
-    var postLinks: PostLinks
+    var postLinks: PostAddresses
 }
 
 /// The status page as HTML: server-rendered, no JavaScript, readable on a phone. The person's average day by hour as
@@ -45,6 +45,7 @@ enum StatusPageView {
     static func render(_ data: StatusPageData) -> String {
         let healthy = data.health.allSatisfy { $0.problem == nil }
         let posted = data.slots.filter { $0.state == .posted }.count
+        let unchecked = data.slots.filter { $0.state == .posted && $0.postedUnchecked }.count
         let skipped = data.slots.filter { $0.state == .skipped }.count
         let pending = data.slots.count - posted - skipped
         let nowMinute = minuteOfDay(data.now, in: data.timeZone)
@@ -65,6 +66,7 @@ enum StatusPageView {
             \(next.map { " · next post at " + clockTime($0.minute) } ?? "")</p>
             <h2>Today's plan against the person's day</h2>
             <p>\(data.slots.count) planned: \(posted) posted, \(pending) pending, \(skipped) skipped.</p>
+            <p id="unchecked"\(unchecked == 0 ? " class=\"muted\"" : "")>\(unchecked) of today's posts went out unchecked\(unchecked == 0 ? "." : ": their originals could not be looked up ahead (the network did not answer); each is looked up within the hour, and its copy deleted if the original is gone.")</p>
 
             """
         html += rhythmChart(data, nowMinute: nowMinute)

@@ -22,7 +22,7 @@ public struct StatusServer: Service {
         /// The most the bot spends on the network in a UTC day (shown beside the spend), nil where nothing is billed.
         public var dailyBudget: Double?
         /// Where the network shows a post, from its id.
-        public var postLinks: PostLinks
+        public var postLinks: PostAddresses
         /// The person's time zone (`TZ`): the page's day and clock.
         public var timeZone: TimeZone
         /// Where the process's metrics are kept (the swift-metrics backend), served at `/metrics`.
@@ -36,7 +36,7 @@ public struct StatusServer: Service {
 
         /// Settings from their parts.
         public init(host: String = "0.0.0.0", port: Int, password: String?, dailyBudget: Double?, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
-                    metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), postLinks: PostLinks = .none) {
+                    metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), postLinks: PostAddresses = .none) {
             self.host = host; self.port = port; self.password = password; self.dailyBudget = dailyBudget; self.timeZone = timeZone
             self.metrics = metrics; self.postLinks = postLinks
         }

@@ -1,6 +1,7 @@
 public import BotCore
 public import BotConfiguration
 public import Foundation
+public import HTTPCore
 
 /// Why an X API call failed, as sentences that say what happened and what to do.
 public enum XAPIError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -78,3 +79,6 @@ public enum XAPIError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 }
+
+/// The core's decisions, named by this client's own cases.
+extension XAPIError: HTTPCallFailureNaming {}

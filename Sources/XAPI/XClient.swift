@@ -10,10 +10,12 @@ import NIOFoundationCompat
 import NIOHTTP1
 import NIOPosix
 import Synchronization
+import HTTPCore
 
-/// Sends X API v2 requests signed with OAuth 1.0a as the human or the bot, and copes with what the API does:
-/// rate limits are waited out on the injected clock, 5xx and dropped connections are retried with bounded
-/// exponential backoff and jitter, and every other failure becomes a typed `XAPIError`. Every call is counted.
+/// Sends X API v2 requests signed with OAuth 1.0a as the human or the bot, through `HTTPCore` (rate limits waited
+/// out on the injected clock, 5xx and dropped connections retried as far as each endpoint may be repeated), and
+/// reads X's answers: its refusals, its usage cap, its partial errors, its bill. Every failure is a typed `XAPIError`;
+/// every call is counted.
 public final class XClient: Sendable {
     /// How the client talks to X.
     public struct Configuration: Sendable {
@@ -82,6 +84,8 @@ public final class XClient: Sendable {
     private let clock: any BotClock
     private let logger: Logger
     private let rateLimits = Mutex<[String: RateLimitStatus]>([:])
+    /// The loop every request runs through: retries, rate-limit waits, cancellation.
+    private let core: HTTPCore
 
     /// The HTTP client all `XClient`s share by default: it does not retry failed connections itself (the X client
     /// does, with its own backoff on its injected clock) and gives up connecting after 10 seconds.
@@ -106,6 +110,12 @@ public final class XClient: Sendable {
         self.budget = budget
         self.refusalStore = refusalStore
         self.logger = logger
+        let retry = configuration.retry
+        core = HTTPCore(service: "X API", server: "X", policy: HTTPCore.Policy(
+            maxAttempts: retry.maxAttempts, initialBackoff: retry.initialBackoff, maxBackoff: retry.maxBackoff,
+            maxRateLimitWaits: retry.maxRateLimitWaits, longestReadWait: retry.longestRateLimitWait, longestWriteWait: retry.longestWriteRateLimitWait,
+            shortestRateLimitWait: 0, waitWhenResetIsPast: Self.pauseWhenResetIsPast, requestTimeout: configuration.requestTimeout,
+            maxResponseBytes: configuration.maxResponseBytes), httpClient: httpClient, clock: clock, logger: logger)
     }
 
     /// The fingerprint of each configured account's app, as refusals record it.
@@ -137,134 +147,71 @@ public final class XClient: Sendable {
 
         let url = try requestURL(for: endpoint)
         let body = try endpoint.body.map { try JSONSerialization.data(withJSONObject: $0.mapValues(\.foundationValue), options: [.sortedKeys]) }
-        var attempt = 0
-        var rateLimitWaits = 0
-        while true {
-            try Task.checkCancellation()
-            try await waitForRateLimitWindow(name, account: account, method: endpoint.method)
-            attempt += 1
-            var request = HTTPClientRequest(url: url.absoluteString)
-            request.method = HTTPMethod(rawValue: endpoint.method.rawValue)
-            request.headers.add(name: "Authorization", value: OAuth1.authorizationHeader(
-                method: endpoint.method.rawValue, url: url, credentials: credentials,
-                nonce: OAuth1.makeNonce(), timestamp: Int(Date().timeIntervalSince1970)))  // OAuth needs the real time
-            request.headers.add(name: "User-Agent", value: "mirror_bot")
-            if let body {
-                request.headers.add(name: "Content-Type", value: "application/json")
-                request.body = .bytes(ByteBuffer(bytes: body))
-            }
-
-            let status: Int
-            let headers: HTTPHeaders
-            let bytes: ByteBuffer
-            do {
-                let response = try await httpClient.execute(request, timeout: .seconds(configuration.requestTimeout.components.seconds))
-                status = Int(response.status.code)
-                headers = response.headers
-                bytes = try await response.body.collect(upTo: configuration.maxResponseBytes)
-            } catch {
-                // Cancelled (a shutdown past its graceful limit): AsyncHTTPClient says so with its own error. A create
-                // cut that way is left to the caller's record of what it was sending, read back at the next start.
-                if error is CancellationError || Task.isCancelled { throw CancellationError() }
-                usage.recordFailure(endpoint: name, account: account)
-                let reason = Self.describeTransportError(error)
-                if !Endpoint.isIdempotent && !Self.requestWasNotSent(error) {
-                    throw XAPIError.outcomeUnknown(endpoint: name, reason: reason)
+        let method = endpoint.method
+        let sent = endpoint  // as fitted to the budget
+        let repeatability: Repeatability = method == .GET ? .read : Endpoint.isIdempotent ? .idempotentWrite : .create
+        let call = HTTPCall<Endpoint.Response>(
+            name: name, repeatability: repeatability, isWrite: method != .GET,
+            makeRequest: {
+                var request = HTTPClientRequest(url: url.absoluteString)
+                request.method = HTTPMethod(rawValue: method.rawValue)
+                request.headers.add(name: "Authorization", value: OAuth1.authorizationHeader(
+                    method: method.rawValue, url: url, credentials: credentials,
+                    nonce: OAuth1.makeNonce(), timestamp: Int(Date().timeIntervalSince1970)))  // OAuth needs the real time
+                request.headers.add(name: "User-Agent", value: "mirror_bot")
+                if let body {
+                    request.headers.add(name: "Content-Type", value: "application/json")
+                    request.body = .bytes(ByteBuffer(bytes: body))
                 }
-                guard attempt < configuration.retry.maxAttempts else {
-                    throw XAPIError.transport(endpoint: name, reason: reason, attempts: attempt)
-                }
-                logger.notice("X API \(name) failed (\(reason)); retrying", metadata: ["attempt": "\(attempt)"])
-                try await clock.sleep(for: backoff(afterAttempt: attempt))
-                continue
-            }
-
-            let limit = RateLimitStatus(limit: headers.first(name: "x-rate-limit-limit"),
-                                        remaining: headers.first(name: "x-rate-limit-remaining"),
-                                        reset: headers.first(name: "x-rate-limit-reset"))
-            if let limit { rateLimits.withLock { $0[name + " " + account.rawValue] = limit } }
-            let data = Data(buffer: bytes)
-
-            switch status {
-            case 200..<300:
+                return request
+            },
+            beforeEachAttempt: { [self] in try await waitForRateLimitWindow(name, account: account, method: method) },
+            onFailure: { [usage] in usage.recordFailure(endpoint: name, account: account) },
+            observe: { [self] headers in
+                let limit = RateLimitStatus(limit: headers.first(name: "x-rate-limit-limit"),
+                                            remaining: headers.first(name: "x-rate-limit-remaining"),
+                                            reset: headers.first(name: "x-rate-limit-reset"))
+                if let limit { rateLimits.withLock { $0[name + " " + account.rawValue] = limit } }
+                return limit?.resetsAt
+            },
+            decode: { [self] _, _, data in
                 let decoded: Endpoint.Response
                 do {
                     decoded = try XJSON.decoder().decode(Endpoint.Response.self, from: data)
                 } catch {
                     // X may bill a body it sent even if it arrived broken: counted as a failure, nothing billed.
-                    usage.recordFailure(endpoint: name, account: account)
-                    let reason = Self.describeDecodingError(error, bytes: data.count)
-                    // A create answered 2xx was carried out, but its id is unreadable: the caller reads back what was made.
-                    if !Endpoint.isIdempotent { throw XAPIError.outcomeUnknown(endpoint: name, reason: "its \(status) answer could not be read (\(reason))") }
-                    // A like or a deletion was carried out; asked again, X answers the same (liking twice changes nothing),
-                    // so what is recorded matches X.
-                    if endpoint.method != .GET, attempt < configuration.retry.maxAttempts {
-                        logger.notice("X API \(name) answered \(status) unreadably (\(reason)); asking again", metadata: ["attempt": "\(attempt)"])
-                        continue
-                    }
-                    throw XAPIError.malformedResponse(endpoint: name, reason: reason)
+                    return .unreadable(Self.describeDecodingError(error, bytes: data.count))
                 }
                 usage.recordSuccess(endpoint: name, account: account, app: credentials.consumerKey,
-                                    resources: Endpoint.billedResources(in: decoded), write: endpoint.billing.write,
+                                    resources: Endpoint.billedResources(in: decoded), write: sent.billing.write,
                                     postsRead: Endpoint.postsRead(in: decoded), at: clock.now())
                 if let earlier, let cleared = refusals.clear(account: account, scope: earlier.scope) {
                     logger.notice("X accepts \(cleared.subject) again (refused since \(cleared.since.formatted(.iso8601)))")
                     await storeLastingRefusals()
                 }
                 if let problems = Self.onlyErrors(in: data) { throw XAPIError.partialErrors(endpoint: name, problems) }
-                return decoded
-
-            case 429:
-                usage.recordFailure(endpoint: name, account: account)
-                let problem = Self.problem(in: data)
-                if let problem, problem.kind == "usage-capped" || (problem.type ?? "").hasSuffix("usage-capped") {
-                    await noteRefusal(status: status, problem: problem, endpoint: endpoint, account: account, app: app)
-                    throw XAPIError.usageCapped(endpoint: name, detail: problem.description)
-                }
-                let resetsAt = limit?.resetsAt ?? clock.now().addingTimeInterval(60)
-                // A reset already past on this clock means the clocks disagree: wait a short while rather than not at all.
-                let untilReset = resetsAt.timeIntervalSince(clock.now())
-                let wait = untilReset > 0 ? untilReset + 1 : Self.pauseWhenResetIsPast
-                guard rateLimitWaits < configuration.retry.maxRateLimitWaits,
-                      wait <= configuration.retry.longestWait(for: endpoint.method) else {
-                    throw XAPIError.rateLimited(endpoint: name, resetsAt: limit?.resetsAt)
-                }
-                rateLimitWaits += 1
-                attempt -= 1  // waiting out a window is not a failed attempt
-                logger.notice("X API \(name) is rate-limited; waiting \(Int(wait.rounded(.up))) s for the window to reset\(untilReset > 0 ? "" : " (its reset time is already past on this clock)")")
-                try await clock.sleep(for: .milliseconds(Int64(wait * 1000)))
-
-            case 500..<600:
-                usage.recordFailure(endpoint: name, account: account)
-                // A 503 means X did not take the request; other 5xx may have done the work, so posts are not re-sent:
-                // the caller reads back whether it was made.
-                guard Endpoint.isIdempotent || status == 503 else {
-                    throw XAPIError.outcomeUnknown(endpoint: name, reason: "X answered \(status)")
-                }
-                guard attempt < configuration.retry.maxAttempts else {
-                    throw XAPIError.serverError(endpoint: name, status: status, attempts: attempt)
-                }
-                logger.notice("X API \(name) answered \(status); retrying", metadata: ["attempt": "\(attempt)"])
-                try await clock.sleep(for: backoff(afterAttempt: attempt))
-
-            default:
-                usage.recordFailure(endpoint: name, account: account)
+                return .value(decoded)
+            },
+            refusalOf429: { [self] data in
+                guard let problem = Self.problem(in: data), problem.kind == "usage-capped" || (problem.type ?? "").hasSuffix("usage-capped") else { return nil }
+                await noteRefusal(status: 429, problem: problem, endpoint: sent, account: account, app: app)
+                return XAPIError.usageCapped(endpoint: name, detail: problem.description)
+            },
+            refusal: { [self] status, _, data in
                 let problem = Self.problem(in: data) ?? XProblem(type: nil, title: "HTTP \(status)", detail: String(decoding: data.prefix(200), as: UTF8.self))
-                await noteRefusal(status: status, problem: problem, endpoint: endpoint, account: account, app: app)
-                if status == 401 {
-                    throw XAPIError.unauthorized(account: account, endpoint: name, detail: problem.description)
-                }
-                if status == 402 {
-                    throw XAPIError.creditsExhausted(endpoint: name, detail: problem.description)
-                }
+                await noteRefusal(status: status, problem: problem, endpoint: sent, account: account, app: app)
+                if status == 401 { return XAPIError.unauthorized(account: account, endpoint: name, detail: problem.description) }
+                if status == 402 { return XAPIError.creditsExhausted(endpoint: name, detail: problem.description) }
                 if status == 403, (problem.type ?? "").hasSuffix("/client-forbidden") || problem.reason == "client-not-enrolled" {
-                    throw XAPIError.notEnrolled(endpoint: name, problem)
+                    return XAPIError.notEnrolled(endpoint: name, problem)
                 }
-                if status == 403, (problem.detail ?? "").localizedCaseInsensitiveContains("duplicate content") {
-                    throw XAPIError.duplicateContent
-                }
-                throw XAPIError.problem(endpoint: name, status: status, problem)
-            }
+                if status == 403, (problem.detail ?? "").localizedCaseInsensitiveContains("duplicate content") { return XAPIError.duplicateContent }
+                return XAPIError.problem(endpoint: name, status: status, problem)
+            })
+        do {
+            return try await core.send(call)
+        } catch let failure as HTTPCallFailure {
+            throw XAPIError(failure, endpoint: name)
         }
     }
 
@@ -346,15 +293,6 @@ public final class XClient: Sendable {
         rateLimits.withLock { $0[name + " " + account.rawValue] = nil }
     }
 
-    private func backoff(afterAttempt attempt: Int) -> Duration {
-        let initial = Double(configuration.retry.initialBackoff.components.seconds)
-            + Double(configuration.retry.initialBackoff.components.attoseconds) / 1e18
-        let ceiling = Double(configuration.retry.maxBackoff.components.seconds)
-        let exponential = min(ceiling, initial * pow(2, Double(attempt - 1)))
-        let jittered = exponential * Double.random(in: 0.5...1.0)  // spreads retries of many bots
-        return .milliseconds(Int64(jittered * 1000))
-    }
-
     private static func problem(in data: Data) -> XProblem? {
         guard let problem = try? JSONDecoder().decode(XProblem.self, from: data), problem.title != nil || problem.type != nil else {
             // Some errors come as {"errors": [problem]}.
@@ -377,21 +315,6 @@ public final class XClient: Sendable {
 
     private struct IgnoredValue: Decodable {
         init(from decoder: any Decoder) throws {}
-    }
-
-    private static func requestWasNotSent(_ error: any Error) -> Bool {
-        if let httpError = error as? HTTPClientError {
-            return [.connectTimeout, .getConnectionFromPoolTimeout, .tlsHandshakeTimeout].contains(httpError)
-        }
-        return error is NIOConnectionError
-    }
-
-    private static func describeTransportError(_ error: any Error) -> String {
-        if let connectionError = error as? NIOConnectionError {
-            return "could not connect to \(connectionError.host):\(connectionError.port)"
-                + (connectionError.connectionErrors.first.map { " (\($0.error))" } ?? "")
-        }
-        return String(describing: error)
     }
 
     private static func describeDecodingError(_ error: any Error, bytes: Int) -> String {

@@ -10,7 +10,7 @@ struct ModuleImportTests {
     static let restricted: Set<String> = [
         "XAPI", "XNetwork", "FakeX", "MastodonAPI", "MastodonNetwork", "FakeMastodon", "RedisClient", "RedisWordCounts", "CHiredis", "CMeCab", "BotAssembly",
         "MirrorBotCommands", "DemoReport", "GRDB", "PostgresNIO", "Hummingbird", "AsyncHTTPClient", "StatusPage",
-        "PostgresStores", "SQLiteStores", "InMemoryStores", "ScriptedNetwork",
+        "PostgresStores", "SQLiteStores", "InMemoryStores", "ScriptedNetwork", "HTTPCore",
     ]
 
     /// What each module may import of the restricted ones. A module not listed may import none of them.
@@ -22,13 +22,15 @@ struct ModuleImportTests {
         "RedisWordCounts": ["RedisClient"],
         "Tokenizer": ["CMeCab"],
         // X: the client, its place behind the network protocol, and its fake.
-        "XAPI": ["AsyncHTTPClient"],
+        "XAPI": ["AsyncHTTPClient", "HTTPCore"],
+        // The loop every API client's requests run through.
+        "HTTPCore": ["AsyncHTTPClient"],
         // The import downloads an export from a link.
         "ArchiveImport": ["AsyncHTTPClient"],
         "XNetwork": ["XAPI"],
         "FakeX": ["XAPI", "Hummingbird"],
         // Mastodon likewise; its fake shares fake X's JSON writer.
-        "MastodonAPI": ["AsyncHTTPClient"],
+        "MastodonAPI": ["AsyncHTTPClient", "HTTPCore"],
         "MastodonNetwork": ["MastodonAPI"],
         "FakeMastodon": ["MastodonAPI", "FakeX", "Hummingbird"],
         // The composition root chooses the implementations; the commands and the demo are the outer layer.
@@ -36,7 +38,7 @@ struct ModuleImportTests {
                         "StatusPage"],
         // The status page serves HTTP; only the composition root starts it.
         "StatusPage": ["Hummingbird"],
-        "MirrorBotCommands": ["BotAssembly", "XAPI", "XNetwork", "MastodonAPI", "RedisClient"],
+        "MirrorBotCommands": ["BotAssembly", "RedisClient"],
         "mirror_bot": ["MirrorBotCommands"],
         "DemoReport": ["FakeX", "XAPI"],
         "demo-report": ["DemoReport", "FakeX", "BotAssembly"],
@@ -174,5 +176,47 @@ struct ModuleImportTests {
         }
         #expect(modules.subtracting(named).isEmpty, "missing from the README's Architecture: \(modules.subtracting(named).sorted())")
         #expect(named.subtracting(modules).isEmpty, "in the README's Architecture but not in Sources/: \(named.subtracting(modules).sorted())")
+    }
+
+    /// The modules that may name a network: the networks' own (client and module), the assembly that chooses one, the
+    /// fakes of each, and the demo's report (which reads the fakes' records).
+    static let networkNamers: Set<String> = ["XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "BotAssembly", "FakeX", "FakeMastodon",
+                                             "DemoReport", "demo-report", "fake-x"]
+
+    /// The modules of `modules` (each with its imports) that name a network without being allowed to.
+    static func namingANetwork(_ modules: [String: Set<String>]) -> [String] {
+        modules.filter { !networkNamers.contains($0.key) && !$0.value.isDisjoint(with: ["XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork"]) }
+            .keys.sorted()
+    }
+
+    @Test("Only the network modules, the assembly and the fakes name a network; the others ask the module the assembly chose")
+    func networksStayInTheirModules() throws {
+        let modules = try Self.sourceModules()
+        #expect(Self.namingANetwork(modules).isEmpty, "name a network: \(Self.namingANetwork(modules))")
+        // The check can fail: the daemon importing X's module would be found.
+        #expect(Self.namingANetwork(["Daemon": ["XNetwork", "SocialNetwork"], "XNetwork": ["XAPI"]]) == ["Daemon"])
+    }
+
+    /// The lines of Sources (outside the fakes) that decide which network `NETWORK` names (a `switch` on it, a
+    /// comparison with one of its values, an `if case`), by file.
+    static func networkDecisions() throws -> [String: Int] {
+        let sources = Self.root.appending(path: "Sources")
+        var found: [String: Int] = [:]
+        let files = FileManager.default.enumerator(atPath: sources.path)
+        while let file = files?.nextObject() as? String {
+            guard file.hasSuffix(".swift"), !["FakeX/", "FakeMastodon/", "Fakes/", "fake-x/"].contains(where: file.hasPrefix) else { continue }
+            let text = try String(contentsOf: sources.appending(path: file), encoding: .utf8)
+            let decisions = text.split(separator: "\n").filter { line in
+                line.contains(/switch\s+(\w+\.)?network\b/) || line.contains(/\bnetwork\s*[!=]=\s*\./) || line.contains(/case\s+\.(x|mastodon)\s*=/)
+            }
+            if !decisions.isEmpty { found[file] = decisions.count }
+        }
+        return found
+    }
+
+    @Test("NETWORK is decided in one place: the assembly's choice of the network module")
+    func networkDecidedOnce() throws {
+        let decisions = try Self.networkDecisions()
+        #expect(decisions == ["BotAssembly/NetworkChoice.swift": 1], "\(decisions)")
     }
 }

@@ -174,7 +174,10 @@ struct ChaosDayProcessTests {
                 #expect(check.output.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(check.output)")
             }
 
+            // The day met every kind of fault it was given, and more than a handful in all.
             let byKind = Dictionary(grouping: injected, by: \.kind).mapValues(\.count)
+            for kind in Self.faults { #expect(byKind[kind, default: 0] > 0, "no \(kind.rawValue) fault injected: \(byKind)") }
+            #expect(injected.count >= 20, "\(injected.count) faults injected")
             print("chaos day (\(databaseURL == nil ? "sqlite+sqlite" : "postgres+redis")): \(injected.count) faults injected "
                   + "(\(byKind.map { "\($0.key.rawValue): \($0.value)" }.sorted().joined(separator: ", "))) over "
                   + "\(Set(injected.map(\.endpoint)).count) endpoints; 2 SIGKILLs\(databaseURL == nil ? "" : ", Postgres and Redis restarted"); "

@@ -140,7 +140,7 @@ struct MastodonDayProcessTests {
             let environment = [
                 "NETWORK": "mastodon", "HUMAN_MASTODON_URL": url.absoluteString, "HUMAN_MASTODON_TOKEN": "person-token",
                 "BOT_MASTODON_URL": url.absoluteString, "BOT_MASTODON_TOKEN": "bot-token",
-                "MIRROR_BOT_DATA": folder.appending(path: "mirror_bot.sqlite").path, "TZ": "Asia/Tokyo", "MISSED_SLOT_GRACE": "60",
+                "MIRROR_BOT_DATA": folder.appending(path: "mirror_bot.sqlite").path, "TZ": "Asia/Tokyo",
                 "LIKES": "off",
             ]
             let training = try await MirrorBotProcess.run(["train", "scheduler"], environment: environment)

@@ -16,6 +16,8 @@ import BotAssembly
 /// plan's minutes from the person's statuses near them, friends answered with the person's own replies, the
 /// stranger not, the bot that answers everything within limits, likes only favorites, nothing doubled after a
 /// SIGKILL), with Mastodon's own faults: the mention stream cut mid-day, 503s, and a create whose answer is lost.
+/// A process test for the same reason as on X (the assembled program on a real HTTP client, a real stream, real
+/// stores), with production's grace; the day's exact timing is proven on the virtual clock.
 @Suite("mirror_bot start on Mastodon: a simulated day of the generated persona", .serialized)
 struct MastodonPersonaDayProcessTests {
     static let dayStart = PersonaDayProcessTests.dayStart
@@ -35,8 +37,8 @@ struct MastodonPersonaDayProcessTests {
                         "NETWORK": "mastodon", "HUMAN_MASTODON_URL": url.absoluteString, "HUMAN_MASTODON_TOKEN": persona.humanAccount.accessToken,
                         "BOT_MASTODON_URL": url.absoluteString, "BOT_MASTODON_TOKEN": persona.botAccount.accessToken,
                         "MIRROR_BOT_DATA": folder.appending(path: "bot.sqlite").path, "TZ": "Asia/Tokyo", "LOG_LEVEL": "info",
-                        "FAVORITE_RATE_THRESHOLD": "2", "MISSED_SLOT_GRACE": "60", "LEARN_POLL_SECONDS": "172800",
-                        // Minute precision at 1440x, as on X: the look-ups of originals are proven on the manual clock.
+                        "FAVORITE_RATE_THRESHOLD": "2", "LEARN_POLL_SECONDS": "172800",
+                        // Production's grace, as on X; the look-ups of originals are proven on the manual clock.
                         "CHECK_ORIGINALS": "false",
                     ]
                     if let database {

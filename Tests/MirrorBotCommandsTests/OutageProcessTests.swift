@@ -96,40 +96,12 @@ final class OwnRedis: @unchecked Sendable {
     deinit { stop() }
 }
 
-/// TCP ports on loopback.
-enum FreePort {
-    /// A port nothing listens on now.
-    static func pick() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    /// Whether something accepts connections on `port`.
-    static func isListening(_ port: Int) throws -> Bool {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
-    }
-}
-
 /// The bot through store outages as a user meets them: the SQLite file locked by another process, Postgres refusing
 /// connections, Redis stopped, each for a minute of real time in the middle of a simulated day. The services pause
 /// with one log line, resume by themselves, the remaining slots are posted, the run ends with exit status 0; and
-/// SIGTERM during each outage stops it within 10 seconds with status 0.
+/// SIGTERM during each outage stops it within 10 seconds with status 0. A process test because only a process shows
+/// it: real servers stopped and locked by another process, and the signal; with production's grace (MISSED_SLOT_GRACE
+/// 10 bot minutes, 833 ms of real time at 720x).
 @Suite("mirror_bot start through store outages", .serialized)
 struct OutageProcessTests {
     static let speed = "720"  // a minute of real time is 12 hours of the bot's
@@ -159,8 +131,6 @@ struct OutageProcessTests {
                     if let redis { environment["REDIS_URL"] = "redis://127.0.0.1:\(redis.port)" }
                     environment["LIKES"] = outage == .redisDown || outage == .redisFull ? "on" : "auto"
                     environment["X_DAILY_BUDGET"] = "100"
-                    // At 720x a real second is 12 bot minutes: slots are skipped as missed only two hours late.
-                    environment["MISSED_SLOT_GRACE"] = "120"
                     environment["LEARN_POLL_SECONDS"] = "900"
                     for command in [["migrate"], ["train", "scheduler", "--yes"], ["train", "classifier", "--yes"]] {
                         let result = try await MirrorBotProcess.run(command, environment: environment)
@@ -260,18 +230,25 @@ struct OutageProcessTests {
             let log = bot.log
             #expect(log.contains(" resumed after "), "\(bot.tail)")
             #expect(!log.contains("Fatal error"))
-            // Each service says it paused once per outage, not once per try.
-            for line in log.split(separator: "\n") where line.contains(" paused: ") { #expect(!line.isEmpty) }
-            let pauses = log.split(separator: "\n").filter { $0.contains(" paused: ") }
-            let services = Set(pauses.compactMap { $0.split(separator: "]").last?.split(separator: " ").first })
-            #expect(pauses.count <= services.count * 2, "\(pauses)")
+            // Each service says it paused once per outage, not once per try, and says it resumed once the store answered.
+            let lines = log.split(separator: "\n")
+            func service(_ line: Substring) -> Substring? { line.split(separator: "]").last?.split(separator: " ").first }
+            let pauses = lines.filter { $0.contains(" paused: ") }
+            let services = Set(pauses.compactMap(service))
+            #expect(!services.isEmpty && pauses.count <= services.count * 2, "\(pauses)")
+            let resumed = Set(lines.filter { $0.contains(" resumed after ") }.compactMap(service))
+            #expect(services.isSubset(of: resumed), "paused: \(services.sorted()); resumed: \(resumed.sorted())")
             // The slots after the outage were posted; the summary was printed.
             #expect(bot.output.contains("Ran from "), "\(bot.output)")
             let configuration = try Configuration(environment: environment)
             try await BotParts(configuration: configuration, logger: TestServers.logger).withRunningAsIs { database in
                 let slots = try #require(try await database.plans.slots(of: PersonaDayProcessTests.day))
+                // Posted after the outage, within production's grace: a slot may be missed only as production misses
+                // one (a stall of the loaded machine longer than 833 ms of real time), saying so.
                 let late = slots.filter { $0.minute >= 20 * 60 }
-                #expect(!late.isEmpty && late.allSatisfy { $0.state == .posted }, "\(slots.map { ($0.minute, $0.state, $0.reason ?? "") })")
+                #expect(late.contains { $0.state == .posted }, "\(slots.map { ($0.minute, $0.state, $0.reason ?? "") })")
+                #expect(late.allSatisfy { $0.state == .posted || ($0.state == .skipped && ($0.reason ?? "").hasPrefix("missed: ")) },
+                        "\(slots.map { ($0.minute, $0.state, $0.reason ?? "") })")
                 #expect(!slots.contains { $0.state == .planned || $0.state == .posting })
             }
         }

@@ -6,6 +6,8 @@ import Testing
 import TestSupport
 
 /// `mirror_bot start` with `PORT`, as a user runs it: the status server answers while the bot runs and stops with it.
+/// A process test because only a process shows it: a real port served beside the daemon, Chromium reading the page,
+/// nothing listening once the process has ended.
 @Suite("mirror_bot start with PORT: the status server")
 struct StatusProcessTests {
     /// The body and status of `GET url` (with the password as basic auth), or nil when nothing answers.
@@ -72,7 +74,7 @@ struct StatusProcessTests {
                                  posts: () async -> Int) async throws -> (bot: RunningBot, port: Int) {
         let port = try FreePort.pick()
         let bot = try RunningBot(["start", "--speed", "720", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "1d"],
-                                 environment: environment.merging(["PORT": String(port), "STATUS_PASSWORD": "pw", "MISSED_SLOT_GRACE": "120"]) { $1 },
+                                 environment: environment.merging(["PORT": String(port), "STATUS_PASSWORD": "pw"]) { $1 },
                                  folder: folder)
         let deadline = ContinuousClock.now + .seconds(90)
         while await posts() < count, ContinuousClock.now < deadline, bot.process.isRunning {

@@ -44,16 +44,17 @@ struct StatusWorld {
         return Reply(status: Int(response.status.code), headers: response.headers, body: Data(buffer: body))
     }
 
-    /// Runs `body` with a server over a store of `backend` holding a plan for `day` (08:00 posted, 12:30 skipped,
+    /// Runs `body` with a server over a store of `backend` holding a plan for `day` (08:00 posted unchecked, 12:30 skipped,
     /// 21:00 planned) and two runs' usage of one UTC day.
-    static func with(_ backend: StoreBackends.ArchiveKind, password: String?, health: HealthChecks? = nil, postLinks: PostLinks = .x,
+    static func with(_ backend: StoreBackends.ArchiveKind, password: String?, health: HealthChecks? = nil, postLinks: PostAddresses = .x,
                      _ body: (StatusWorld) async throws -> Void) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database in
             let plans = database.plans
             _ = try await plans.storePlan(day: day, timeZone: "Asia/Tokyo", minutes: [480, 750, 1260], drawnAt: dayStart)
             #expect(try await plans.claim(day: day, minute: 480))
             try await plans.markPosted(day: day, minute: 480, sourceTweetID: 101, botTweetID: 9001, postedAt: dayStart.addingTimeInterval(8 * 3_600),
-                                       reason: "the human's tweet 101, within ±30 min of 08:00")
+                                       reason: "the human's tweet 101, within ±30 min of 08:00; posted unchecked: its original could not be looked up (HTTP 500)",
+                                       unchecked: true)
             try await plans.markSkipped(day: day, minute: 750, at: dayStart.addingTimeInterval(12 * 3_600 + 40 * 60), reason: "missed: the bot was not running at 12:30 (40 minutes ago)")
             // Answers: 7001 replied at 09:00, 7002 not (a stranger) at 10:00, 7003 replied at 11:00; 7004 pending (no action yet).
             let mentions = database.mentions
@@ -150,6 +151,7 @@ struct StatusServerTests {
             #expect(slots.map { $0["state"] as? String } == ["posted", "skipped", "planned"])
             #expect(slots[0]["bot_post_id"] as? String == "9001" && slots[0]["source_post_id"] as? String == "101")
             #expect((slots[1]["reason"] as? String)?.hasPrefix("missed:") == true)
+            #expect(slots.map { $0["unchecked"] as? Bool } == [true, false, false])
             let tag = try #require(plan.headers.first(name: "ETag"))
             #expect(plan.headers.first(name: "Cache-Control") == "no-cache")
 
@@ -264,6 +266,7 @@ struct StatusServerTests {
             #expect(html.components(separatedBy: "<circle class=\"slot ").count - 1 == 3)
             #expect(html.contains("class=\"slot posted\"") && html.contains("class=\"slot skipped\"") && html.contains("class=\"slot planned\""))
             #expect(html.contains("3 planned: 1 posted, 1 pending, 1 skipped."))
+            #expect(html.contains("<p id=\"unchecked\">1 of today's posts went out unchecked: their originals could not be looked up ahead"))
             // The person posts at 08:00 on both days: that hour's bar says one a day.
             #expect(html.contains("<title>08:00 1.00 posts a day</title>"))
             #expect(html.contains("missed: the bot was not running at 12:30"))
@@ -282,7 +285,7 @@ struct StatusServerTests {
 
     @Test("On Mastodon each id opens on the instance that gave it: the bot's posts, mentions and likes on the bot's, the person's statuses on the person's")
     func mastodonLinks() async throws {
-        let links = PostLinks.mastodon(botInstance: URL(string: "https://bots.example/")!, personInstance: URL(string: "https://person.example")!)
+        let links = PostAddresses.mastodon(botInstance: URL(string: "https://bots.example/")!, personInstance: URL(string: "https://person.example")!)
         #expect(links.botSide("9001") == "https://bots.example/statuses/9001")
         #expect(links.personSide("101") == "https://person.example/statuses/101")
         #expect(links.botSide("") == nil && links.botSide("../admin") == nil && links.personSide("１２") == nil)

@@ -1,0 +1,159 @@
+public import BotClock
+public import BotCore
+public import Foundation
+public import Logging
+public import MastodonAPI
+public import SocialNetwork
+
+/// Mastodon's section of the configuration: each account's instance and token, how the bot's statuses are shown.
+public struct MastodonNetworkSettings: Sendable {
+    /// The person's instance and token (`HUMAN_MASTODON_URL`, `HUMAN_MASTODON_TOKEN`), when set.
+    public var human: MastodonAccess?
+    /// The bot's (`BOT_MASTODON_URL`, `BOT_MASTODON_TOKEN`), when set.
+    public var bot: MastodonAccess?
+    /// `POST_VISIBILITY`.
+    public var visibility: MastodonVisibility
+    /// `POST_CW`: statuses behind a content warning are copied, warning included.
+    public var copyingWarnings: Bool
+
+    /// Mastodon's settings from their parts.
+    public init(human: MastodonAccess?, bot: MastodonAccess?, visibility: MastodonVisibility = .unlisted, copyingWarnings: Bool = false) {
+        self.human = human; self.bot = bot; self.visibility = visibility; self.copyingWarnings = copyingWarnings
+    }
+
+    /// The access of `account`, when set.
+    public func access(of account: Account) -> MastodonAccess? { account == .human ? human : bot }
+}
+
+/// Mastodon as a network module: free, favourites welcome (with the bot flag), links copied, each status linked on
+/// the instance that gave its id.
+public struct MastodonNetworkModule: NetworkModule {
+    /// Mastodon's section of the configuration.
+    public let settings: MastodonNetworkSettings
+    private let clock: any BotClock
+
+    /// The module for `settings`; commands run on `clock`.
+    public init(settings: MastodonNetworkSettings, clock: any BotClock = SystemBotClock()) { self.settings = settings; self.clock = clock }
+
+    /// "Mastodon".
+    public var name: String { "Mastodon" }
+    /// Yes: links cost nothing on Mastodon.
+    public var postsLinksByDefault: Bool { true }
+    /// The bot's instance opens the bot's posts, its mentions and what it liked; the person's opens the person's.
+    public var postLinks: PostAddresses {
+        guard let bot = settings.bot, let person = settings.human else { return .none }
+        return .mastodon(botInstance: bot.instance, personInstance: person.instance)
+    }
+    /// None: the API is free.
+    public var dailyBudget: Double? { nil }
+    /// `POST_CW`.
+    public var copiesContentWarnings: Bool { settings.copyingWarnings }
+
+    /// Looks an account (`user@domain`) up on the person's instance: its id there, nil when the instance does not
+    /// know it. Nil when the person's account is not set.
+    public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> Int64?)? {
+        guard settings.human != nil else { return nil }
+        let client = client(clock: clock, logger: logger)
+        return { address in
+            do {
+                return Int64(try await client.send(LookupAccount(acct: address), as: .human).id)
+            } catch MastodonAPIError.notFound {
+                return nil
+            }
+        }
+    }
+
+    /// The instance and token of each account in `accounts` that are not set.
+    public func missingSettings(for accounts: [Account]) -> [MissingSetting] {
+        accounts.filter { settings.access(of: $0) == nil }.flatMap { account in
+            [MissingSetting(variable: account.environmentPrefix + "MASTODON_URL",
+                            expected: "the \(account) account's instance, such as https://mastodon.social (NETWORK=mastodon)"),
+             MissingSetting(variable: account.environmentPrefix + "MASTODON_TOKEN",
+                            expected: "the \(account) account's access token with the scopes \(MastodonScopes.needed(by: account, liking: true).joined(separator: ", ")) (Preferences → Development → New application)")]
+        }
+    }
+
+    /// Mastodon for a command (every configured account; `accounts` need not narrow a free network).
+    public func forCommand(accounts: [Account], logger: Logger) -> CommandNetwork { CommandNetwork(network: network(clock: clock, logger: logger)) }
+
+    /// Mastodon for the daemon, on its clock; says where each account is, and that nothing is billed.
+    public func forDaemon(_ context: DaemonNetworkContext, logger: Logger) async -> DaemonNetwork {
+        logger.notice("network: Mastodon, the person at \(settings.human?.instance.host ?? "?"), the bot at \(settings.bot?.instance.host ?? "?"); free, nothing billed")
+        return DaemonNetwork(network: network(clock: context.clock, logger: logger))
+    }
+
+    /// The client for the configured accounts (each its instance and token).
+    public func client(clock: any BotClock, logger: Logger) -> MastodonClient {
+        var accounts: [Account: MastodonAccess] = [:]
+        for account in Account.allCases { accounts[account] = settings.access(of: account) }
+        return MastodonClient(configuration: .init(accounts: accounts), clock: clock, logger: logger)
+    }
+
+    private func network(clock: any BotClock, logger: Logger) -> MastodonMirrorNetwork {
+        MastodonMirrorNetwork(client: client(clock: clock, logger: logger), postVisibility: settings.visibility, copyingWarnings: settings.copyingWarnings)
+    }
+
+    /// Each token: whose it is (`verify_credentials`), the scopes of its application (`apps/verify_credentials`)
+    /// against what the account needs, the bot flag of the bot account, and the bot's instance's longest status.
+    public func doctor(_ context: DoctorContext, logger: Logger) async -> DoctorReport {
+        let client = client(clock: clock, logger: logger)
+        var findings: [DoctorFinding] = []
+        for account in Account.allCases {
+            let label = "\(account) account"
+            guard let access = settings.access(of: account) else {
+                findings.append(.failed(label, "\(account.environmentPrefix)MASTODON_URL and \(account.environmentPrefix)MASTODON_TOKEN are not set"))
+                continue
+            }
+            let user: MastodonAccount
+            do {
+                user = try await client.send(VerifyCredentials(), as: account)
+                findings.append(.ok(label, "@\(user.acct) (id \(user.id)) at \(access.instance.absoluteString)"))
+            } catch {
+                findings.append(.failed(label, "\(error)"))
+                continue
+            }
+            let needed = MastodonScopes.needed(by: account, liking: context.liking)
+            do {
+                let application = try await client.send(VerifyAppCredentials(), as: account)
+                if let scopes = application.scopes {
+                    let missing = MastodonScopes.missing(needed, from: scopes)
+                    findings.append(missing.isEmpty
+                        ? .ok("\(account) token's scopes", "\(scopes.joined(separator: " ")) (needs \(needed.joined(separator: ", ")))")
+                        : .failed("\(account) token's scopes", "the application \"\(application.name)\" has \(scopes.joined(separator: " ")), without \(missing.joined(separator: ", ")): on the \(account)'s account make a new one in Preferences → Development with \(needed.joined(separator: ", ")), and set its token"))
+                } else {
+                    findings.append(.ok("\(account) token's scopes", "the instance does not say them (Mastodon before 4.3); the \(account) needs \(needed.joined(separator: ", "))"))
+                }
+            } catch {
+                findings.append(.failed("\(account) token's scopes", "\(error)"))
+            }
+            guard account == .bot else { continue }
+            findings.append(user.bot ? .ok("bot flag", "@\(user.acct) says it is automated")
+                : .failed("bot flag", "@\(user.acct) is not marked as automated: in Preferences → Profile tick \"This is an automated account\" (Mastodon shows the bot flag; many instances require it)"))
+            do {
+                let instance = try await client.send(GetInstance(), as: Account.bot)
+                findings.append(.ok("bot's instance", "\(instance.domain) takes statuses of up to \(instance.configuration.statuses.maxCharacters) characters; longer ones are not posted; visibility \(settings.visibility.rawValue)"))
+            } catch {
+                findings.append(.failed("bot's instance", "\(error)"))
+            }
+        }
+        findings.append(.ok("network", "Mastodon (NETWORK=mastodon): free, nothing billed"))
+        return DoctorReport(findings: findings, network: CommandNetwork(network: MastodonMirrorNetwork(
+            client: client, postVisibility: settings.visibility, copyingWarnings: settings.copyingWarnings)))
+    }
+}
+
+/// The OAuth scopes each account's token needs on Mastodon.
+public enum MastodonScopes {
+    /// The person's token reads; the bot's reads, posts and (when it likes) favourites.
+    public static func needed(by account: Account, liking: Bool) -> [String] {
+        account == .human ? ["read"] : ["read", "write:statuses"] + (liking ? ["write:favourites"] : [])
+    }
+
+    /// What of `needed` `granted` lacks: a scope is covered by itself or its parent (`read` covers `read:statuses`;
+    /// `write` covers `write:favourites`).
+    public static func missing(_ needed: [String], from granted: [String]) -> [String] {
+        needed.filter { scope in
+            !granted.contains(scope) && !granted.contains(String(scope.split(separator: ":").first ?? ""))
+        }
+    }
+}

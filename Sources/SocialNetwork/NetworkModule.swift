@@ -1,0 +1,195 @@
+public import BotClock
+public import BotCore
+public import Foundation
+public import Logging
+public import ServiceLifecycle
+public import Stores
+
+/// A network, whole: the one value each network module exports, built by the assembly from that network's own
+/// section of the configuration. Everything the rest of the program asks about a network is asked here (its
+/// defaults, what it needs set, how it is opened for a command or the daemon, its doctor's checks, how its posts are
+/// linked, its budget), so that adding a network is adding a module: see "Adding a network" in the README.
+public protocol NetworkModule: Sendable {
+    /// The network's name for log lines and reports ("X", "Mastodon").
+    var name: String { get }
+    /// Whether the person's posts with links are copied when `POST_LINKS` is not set (X bills a post with a link
+    /// twenty times a plain one: no; Mastodon: yes).
+    var postsLinksByDefault: Bool { get }
+    /// Where the network shows a post, from its id, for the status page.
+    var postLinks: PostAddresses { get }
+    /// The daily budget in US dollars, on a network that bills (nil: free).
+    var dailyBudget: Double? { get }
+    /// Whether posts behind a content warning are copied, warning included (Mastodon's `POST_CW`; X has none).
+    var copiesContentWarnings: Bool { get }
+
+    /// What must be set for `accounts` to be reached, and is not.
+    func missingSettings(for accounts: [Account]) -> [MissingSetting]
+    /// The network for a one-shot command, as `accounts`.
+    func forCommand(accounts: [Account], logger: Logger) -> CommandNetwork
+    /// The network for the daemon, on `context`'s clock and stores, with the services its accounting runs; logs its
+    /// start lines (what it costs, what it leaves out).
+    func forDaemon(_ context: DaemonNetworkContext, logger: Logger) async -> DaemonNetwork
+    /// The doctor's checks of the network: each account, what its tokens may do, what it costs.
+    func doctor(_ context: DoctorContext, logger: Logger) async -> DoctorReport
+    /// How an imported archive's replies find whom they answered, where its addresses need the network (Mastodon:
+    /// `user@domain` looked up on the person's instance; nil when the instance does not know it). Nil where the
+    /// archive carries the ids (X).
+    func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> Int64?)?
+}
+
+/// A variable a network needs that is not set, and what it should hold.
+public struct MissingSetting: Sendable, Equatable {
+    /// The variable's name (`BOT_MASTODON_TOKEN`).
+    public var variable: String
+    /// What it should hold, in words.
+    public var expected: String
+
+    /// A missing setting from its parts.
+    public init(variable: String, expected: String) { self.variable = variable; self.expected = expected }
+}
+
+/// What the daemon's network is opened with.
+public struct DaemonNetworkContext: Sendable {
+    /// The bot's clock.
+    public var clock: any BotClock
+    /// Where lasting refusals are kept.
+    public var state: any BotState
+    /// Where each day's spend is kept.
+    public var usageDays: any UsageDays
+    /// This run's id, in the usage it stores.
+    public var runID: String
+    /// Whether the person's posts with links are copied (`POST_LINKS`, or the network's default).
+    public var postLinks: Bool
+
+    /// A context from its parts.
+    public init(clock: any BotClock, state: any BotState, usageDays: any UsageDays, runID: String, postLinks: Bool) {
+        self.clock = clock; self.state = state; self.usageDays = usageDays; self.runID = runID; self.postLinks = postLinks
+    }
+}
+
+/// The daemon's network and the services its accounting runs (X: storing the day's spend every minute).
+public struct DaemonNetwork: Sendable {
+    /// The network.
+    public var network: any MirrorNetwork
+    /// Services to run beside the daemon's, stopped after every service that acts.
+    public var services: [any Service]
+
+    /// A daemon network from its parts.
+    public init(network: any MirrorNetwork, services: [any Service] = []) { self.network = network; self.services = services }
+}
+
+/// The network a one-shot command talks to, with what a paid network adds: the day's usage to store, and the bill
+/// in a line.
+public struct CommandNetwork: Sendable {
+    /// The network, in the bot's words.
+    public let network: any MirrorNetwork
+    /// What the command's calls cost, on a network that bills.
+    public let billing: (any CommandBilling)?
+
+    /// A command's network from its parts.
+    public init(network: any MirrorNetwork, billing: (any CommandBilling)? = nil) { self.network = network; self.billing = billing }
+
+    /// Stores what the command spent in the day's usage (nothing on a free network).
+    public func recordUsage(into usageDays: any UsageDays, command: String) async throws {
+        try await billing?.recordUsage(into: usageDays, command: command)
+    }
+
+    /// What today's earlier runs spent (0 on a free network).
+    public func spentToday(in usageDays: any UsageDays) async throws -> Double { try await billing?.spentToday(in: usageDays) ?? 0 }
+
+    /// " N API calls; X's bill by mirror_bot's count $…" for a summary line, or "" when nothing was billed.
+    public var billLine: String { billing?.billLine ?? "" }
+
+    /// The daily budget, on a network that bills.
+    public var dailyBudget: Double? { billing?.dailyBudget }
+}
+
+/// What a billing network counts for a one-shot command.
+public protocol CommandBilling: Sendable {
+    /// The daily budget in US dollars.
+    var dailyBudget: Double { get }
+    /// Stores what the command spent in the day's usage.
+    func recordUsage(into usageDays: any UsageDays, command: String) async throws
+    /// What today's earlier runs spent.
+    func spentToday(in usageDays: any UsageDays) async throws -> Double
+    /// " N API calls; …'s bill by mirror_bot's count $…", or "" when nothing was billed.
+    var billLine: String { get }
+    /// The day's spend against the budget, in a line for `doctor`, with this command's calls stored first.
+    func spendLine(storingInto usageDays: any UsageDays) async throws -> String
+    /// Takes back the lasting refusals stored by earlier runs, so that what was refused is not asked again.
+    func restoreRefusals(from state: any BotState) async throws
+}
+
+/// What the doctor's network checks are told.
+public struct DoctorContext: Sendable {
+    /// Whether the bot likes (its tokens then need the likes' permission).
+    public var liking: Bool
+    /// Whether the person's posts with links are copied.
+    public var postLinks: Bool
+
+    /// A context from its parts.
+    public init(liking: Bool, postLinks: Bool) { self.liking = liking; self.postLinks = postLinks }
+}
+
+/// One line of `doctor`.
+public enum DoctorFinding: Sendable, Equatable {
+    /// `label` works: `detail`.
+    case ok(_ label: String, _ detail: String)
+    /// `label` does not work: `problem` (what to do, where it can be said).
+    case failed(_ label: String, _ problem: String)
+
+    /// Whether it is a failure.
+    public var isFailure: Bool { if case .failed = self { true } else { false } }
+
+    /// "ok    label: detail" or "FAIL  label: problem".
+    public var line: String {
+        switch self {
+        case .ok(let label, let detail): "ok    \(label): \(detail)"
+        case .failed(let label, let problem): "FAIL  \(label): \(problem)"
+        }
+    }
+}
+
+/// The doctor's network checks: the findings, and the network they were made with (for what the doctor asks next).
+public struct DoctorReport: Sendable {
+    /// The findings, in order.
+    public var findings: [DoctorFinding]
+    /// The network the checks used.
+    public var network: CommandNetwork
+
+    /// A report from its parts.
+    public init(findings: [DoctorFinding], network: CommandNetwork) { self.findings = findings; self.network = network }
+}
+
+/// An account's authorization under way (`mirror_bot auth`): the person approves the app at `address`, as the
+/// account, and the code the network shows there finishes it.
+public protocol PendingAuthorization: Sendable {
+    /// Where the person approves the app.
+    var address: URL { get }
+    /// Exchanges the code the network showed (X: a PIN) for the account's access; throws `AuthorizationRefused`.
+    func finish(code: String) async throws -> AuthorizedAccount
+}
+
+/// An account's access, got by `mirror_bot auth`.
+public struct AuthorizedAccount: Sendable {
+    /// The account's handle, without the @.
+    public var handle: String
+    /// Its user id.
+    public var userID: String
+    /// The variables to set and their values: secrets.
+    public var variables: [(name: String, value: String)]
+
+    /// An authorized account from its parts.
+    public init(handle: String, userID: String, variables: [(name: String, value: String)]) {
+        self.handle = handle; self.userID = userID; self.variables = variables
+    }
+}
+
+/// The network refused a step of an authorization, in words for the person.
+public struct AuthorizationRefused: Error, CustomStringConvertible {
+    /// What went wrong.
+    public var description: String
+
+    /// A refusal saying `description`.
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,38 @@
+public import BotCore
+public import SocialNetwork
+public import Foundation
+import XAPI
+
+/// `mirror_bot auth x`: OAuth 1.0a's PIN flow for one account, in the command's words. The command shows `address`,
+/// the person approves the app there as the account, and the PIN X shows gives the account's access token.
+public struct XAccountAuthorization: PendingAuthorization {
+    private let flow: PINAuthorization
+    private let request: PINAuthorization.RequestToken
+    private let account: Account
+    /// Where the person approves the app.
+    public let address: URL
+
+    /// Asks X at `baseURL` for a request token with the app's key and secret; throws `AuthorizationRefused`.
+    public static func begin(for account: Account, consumerKey: String, consumerSecret: String, baseURL: URL) async throws -> XAccountAuthorization {
+        let flow = PINAuthorization(baseURL: baseURL, consumerKey: consumerKey, consumerSecret: consumerSecret)
+        do {
+            let request = try await flow.requestToken()
+            return XAccountAuthorization(flow: flow, request: request, account: account, address: flow.authorizeURL(for: request))
+        } catch let error as PINAuthorizationError {
+            throw AuthorizationRefused(error.reason)
+        }
+    }
+
+    /// Exchanges the PIN X showed for the account's access token (`BOT_ACCESS_TOKEN`, `BOT_ACCESS_TOKEN_SECRET`);
+    /// throws `AuthorizationRefused`.
+    public func finish(code pin: String) async throws -> AuthorizedAccount {
+        do {
+            let token = try await flow.accessToken(for: request, pin: pin)
+            let prefix = account.environmentPrefix
+            return AuthorizedAccount(handle: token.screenName, userID: token.userID,
+                              variables: [(prefix + "ACCESS_TOKEN", token.token), (prefix + "ACCESS_TOKEN_SECRET", token.secret)])
+        } catch let error as PINAuthorizationError {
+            throw AuthorizationRefused(error.reason)
+        }
+    }
+}

@@ -1,0 +1,145 @@
+public import BotConfiguration
+public import BotCore
+public import Foundation
+public import Logging
+public import SocialNetwork
+public import Stores
+public import XAPI
+
+/// X's section of the configuration: each account's OAuth 1.0a credentials, the API's address, the daily budget.
+public struct XNetworkSettings: Sendable {
+    /// The person's credentials (`HUMAN_*`), when set.
+    public var human: AccountCredentials?
+    /// The bot's credentials (`BOT_*`), when set.
+    public var bot: AccountCredentials?
+    /// `X_API_BASE_URL`.
+    public var baseURL: URL
+    /// `X_DAILY_BUDGET`, in US dollars a UTC day.
+    public var dailyBudget: Double
+
+    /// X's settings from their parts.
+    public init(human: AccountCredentials?, bot: AccountCredentials?, baseURL: URL, dailyBudget: Double) {
+        self.human = human; self.bot = bot; self.baseURL = baseURL; self.dailyBudget = dailyBudget
+    }
+
+    /// The credentials of `account`, when set.
+    public func credentials(of account: Account) -> AccountCredentials? { account == .human ? human : bot }
+}
+
+/// X as a network module: billed by the call against `X_DAILY_BUDGET`, no automated likes, links left out unless
+/// `POST_LINKS=true` (a post with a link costs twenty times a plain one), every post at `x.com`.
+public struct XNetworkModule: NetworkModule {
+    /// X's section of the configuration.
+    public let settings: XNetworkSettings
+
+    /// The module for `settings`.
+    public init(settings: XNetworkSettings) { self.settings = settings }
+
+    /// "X".
+    public var name: String { "X" }
+    /// No: X bills a post with a URL $0.200, a plain one $0.010.
+    public var postsLinksByDefault: Bool { false }
+    /// Any post opens at `x.com/i/web/status/<id>`.
+    public var postLinks: PostAddresses { .x }
+    /// `X_DAILY_BUDGET`.
+    public var dailyBudget: Double? { settings.dailyBudget }
+    /// X has no content warnings.
+    public var copiesContentWarnings: Bool { false }
+    /// None: X's archive names each reply's user by id.
+    public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> Int64?)? { nil }
+
+    /// The four credentials of each account in `accounts` that are not set.
+    public func missingSettings(for accounts: [Account]) -> [MissingSetting] {
+        accounts.filter { settings.credentials(of: $0) == nil }.flatMap { account in
+            Self.credentialSuffixes.map { suffix in
+                MissingSetting(variable: account.environmentPrefix + suffix,
+                               expected: "the \(account) account's \(suffix.lowercased().replacingOccurrences(of: "_", with: " ")) from the X developer portal")
+            }
+        }
+    }
+
+    /// Each account's variables, after its prefix (`HUMAN_`, `BOT_`).
+    static let credentialSuffixes = ["CONSUMER_KEY", "CONSUMER_SECRET", "ACCESS_TOKEN", "ACCESS_TOKEN_SECRET"]
+
+    /// X for a command: its meter counts the command's bill; nothing is budgeted.
+    public func forCommand(accounts: [Account], logger: Logger) -> CommandNetwork {
+        commandNetwork(XMirrorNetwork(client: XClient(configuration: clientConfiguration(accounts: accounts), logger: logger)))
+    }
+
+    /// X for the daemon: both accounts, counted against the budget, the lasting refusals restored (`XMirrorNetwork.forDaemon`).
+    public func forDaemon(_ context: DaemonNetworkContext, logger: Logger) async -> DaemonNetwork {
+        let x = await XMirrorNetwork.forDaemon(settings, clock: context.clock, state: context.state, usageDays: context.usageDays,
+                                               runID: context.runID, postLinks: context.postLinks, logger: logger)
+        return DaemonNetwork(network: x.network, services: x.services)
+    }
+
+    /// One `GET /2/users/me` per account (it proves the credentials and reads no posts), X's prices, and what
+    /// `POST_LINKS` costs. The budget line is the doctor's, once the store is open (`CommandBilling.spendLine`).
+    public func doctor(_ context: DoctorContext, logger: Logger) async -> DoctorReport {
+        let configured = Account.allCases.filter { settings.credentials(of: $0) != nil }
+        let retry = XClient.RetryPolicy(maxAttempts: 2)
+        let network = XMirrorNetwork(client: XClient(configuration: clientConfiguration(accounts: configured, retry: retry), logger: logger))
+        var findings: [DoctorFinding] = []
+        for account in Account.allCases {
+            let label = "\(account) account"
+            guard configured.contains(account) else {
+                findings.append(.failed(label, "\(account.environmentPrefix)* credentials are not set"))
+                continue
+            }
+            do {
+                let user = try await network.whoAmI(account)
+                findings.append(.ok(label, "@\(user.handle) (id \(user.id)) at \(settings.baseURL.absoluteString)"))
+            } catch {
+                findings.append(.failed(label, "\(error)"))
+            }
+        }
+        let prices = network.client.usage.prices
+        findings.append(.ok("X's prices", prices.summary))
+        findings.append(.ok("links", context.postLinks
+            ? "POST_LINKS=true: the person's tweets with links are posted (X bills each $\(prices.postCreateWithURL))"
+            : "POST_LINKS=false: the person's tweets and replies with links are not posted (X bills each $\(prices.postCreateWithURL), a plain post $\(prices.postCreate))"))
+        findings.append(.ok("X API", settings.baseURL.absoluteString))
+        return DoctorReport(findings: findings, network: commandNetwork(network))
+    }
+
+    private func commandNetwork(_ network: XMirrorNetwork) -> CommandNetwork {
+        CommandNetwork(network: network, billing: XCommandBilling(client: network.client, dailyBudget: settings.dailyBudget))
+    }
+
+    func clientConfiguration(accounts: [Account], retry: XClient.RetryPolicy = XClient.RetryPolicy()) -> XClient.Configuration {
+        var credentials: [Account: AccountCredentials] = [:]
+        for account in accounts { credentials[account] = settings.credentials(of: account) }
+        return XClient.Configuration(baseURL: settings.baseURL, credentials: credentials, retry: retry)
+    }
+}
+
+/// What a one-shot command's calls to X cost, by mirror_bot's count, kept in the day's usage.
+struct XCommandBilling: CommandBilling {
+    let client: XClient
+    let dailyBudget: Double
+
+    func recordUsage(into usageDays: any UsageDays, command: String) async throws {
+        try await UsageRecording.store(client.usage, into: usageDays, runID: UUID().uuidString, command: command)
+    }
+
+    func spentToday(in usageDays: any UsageDays) async throws -> Double { try await UsageRecording.day(of: Date(), in: usageDays).cost }
+
+    var billLine: String {
+        let usage = client.usage
+        let total = usage.total
+        guard total.calls > 0 else { return "" }
+        return String(format: " %d API calls; X's bill by mirror_bot's count $%.3f (%@).", total.calls, usage.totalCost,
+                      usage.billingDays.reduce(XBill()) { $0 + usage.bill(onBillingDay: $1) }.description)
+    }
+
+    func spendLine(storingInto usageDays: any UsageDays) async throws -> String {
+        try await recordUsage(into: usageDays, command: "doctor")
+        let spend = try await UsageRecording.day(of: Date(), in: usageDays)
+        return String(format: "X budget: $%.3f spent today (UTC %@) of X_DAILY_BUDGET $%.2f, by mirror_bot's count (%@; this check included)",
+                      spend.cost, UsageMeter.billingDay(of: Date()), dailyBudget, spend.bill.description)
+    }
+
+    func restoreRefusals(from state: any BotState) async throws {
+        client.refusals.restore(try await UsageRecording.storedRefusals(in: state), apps: client.appFingerprints)
+    }
+}
