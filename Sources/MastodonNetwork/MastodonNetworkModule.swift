@@ -89,8 +89,10 @@ public struct MastodonNetworkModule: NetworkModule {
         return MastodonClient(configuration: .init(accounts: accounts), clock: clock, logger: logger)
     }
 
-    private func network(clock: any BotClock, logger: Logger) -> MastodonMirrorNetwork {
-        MastodonMirrorNetwork(client: client(clock: clock, logger: logger), postVisibility: settings.visibility, copyingWarnings: settings.copyingWarnings)
+    private func network(clock: any BotClock, logger: Logger) -> MastodonMirrorNetwork { network(on: client(clock: clock, logger: logger)) }
+
+    private func network(on client: MastodonClient) -> MastodonMirrorNetwork {
+        MastodonMirrorNetwork(client: client, postVisibility: settings.visibility, copyingWarnings: settings.copyingWarnings)
     }
 
     /// Each token: whose it is (`verify_credentials`), the scopes of its application (`apps/verify_credentials`)
@@ -137,8 +139,7 @@ public struct MastodonNetworkModule: NetworkModule {
             }
         }
         findings.append(.ok("network", "Mastodon (NETWORK=mastodon): free, nothing billed"))
-        return DoctorReport(findings: findings, network: CommandNetwork(network: MastodonMirrorNetwork(
-            client: client, postVisibility: settings.visibility, copyingWarnings: settings.copyingWarnings)))
+        return DoctorReport(findings: findings, network: CommandNetwork(network: network(on: client)))
     }
 }
 

@@ -66,11 +66,32 @@ public struct XNetworkModule: NetworkModule {
         commandNetwork(XMirrorNetwork(client: XClient(configuration: clientConfiguration(accounts: accounts), logger: logger)))
     }
 
-    /// X for the daemon: both accounts, counted against the budget, the lasting refusals restored (`XMirrorNetwork.forDaemon`).
+    /// X for the daemon: both accounts, counted against `X_DAILY_BUDGET` (with what other runs spent today, read from
+    /// the usage days), the lasting refusals kept in the bot's state and restored from it, and the service that
+    /// stores the run's spend every minute. Logs the budget line (and, without links, what leaving them out saves); a
+    /// store that cannot be read is logged and the budget counts from zero until it can.
     public func forDaemon(_ context: DaemonNetworkContext, logger: Logger) async -> DaemonNetwork {
-        let x = await XMirrorNetwork.forDaemon(settings, clock: context.clock, state: context.state, usageDays: context.usageDays,
-                                               runID: context.runID, postLinks: context.postLinks, logger: logger)
-        return DaemonNetwork(network: x.network, services: x.services)
+        let usage = UsageMeter()
+        let refusals = XRefusals()
+        let budget = DailyBudget(limit: settings.dailyBudget, meter: usage, logger: logger)
+        let client = XClient(configuration: clientConfiguration(accounts: [.human, .bot]), clock: context.clock, usage: usage,
+                             refusals: refusals, budget: budget, refusalStore: StoredRefusals(state: context.state), logger: logger)
+        do {
+            refusals.restore(try await UsageRecording.storedRefusals(in: context.state), apps: client.appFingerprints)
+        } catch {
+            logger.error("Could not read the refusals X made before (\(error)); the first call of each kind finds out again.")
+        }
+        do {
+            let spent = try await UsageRecording.loadSpentElsewhere(into: usage, from: context.usageDays, runID: context.runID, at: context.clock.now())
+            logger.notice("\(String(format: "budget: X_DAILY_BUDGET $%.2f a UTC day by mirror_bot's count of X's bill ($%.3f spent today before this start; %@)", settings.dailyBudget, spent, usage.prices.source))")
+        } catch {
+            logger.error("Could not read today's API spend (\(error)); the budget counts from zero until it can.")
+        }
+        if !context.postLinks {
+            logger.notice("\(String(format: "links: the person's tweets and replies with a link are not posted (POST_LINKS=false: X bills a post with a URL $%.3f, a plain one $%.3f)", usage.prices.postCreateWithURL, usage.prices.postCreate))")
+        }
+        let recorder = SpendRecorder(clock: context.clock, usage: usage, budget: budget, days: context.usageDays, state: context.state, runID: context.runID, logger: logger)
+        return DaemonNetwork(network: XMirrorNetwork(client: client), services: [recorder])
     }
 
     /// One `GET /2/users/me` per account (it proves the credentials and reads no posts), X's prices, and what
