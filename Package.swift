@@ -147,7 +147,7 @@ let package = Package(
             name: "BotAssembly",
             dependencies: ["BotCore", 
                 "BotConfiguration", "BotClock", "Stores", "PostgresStores", "WordCounts", "RedisClient", "RedisWordCounts", "SQLiteStores", "Tokenizer",
-                "Classifier", "SocialNetwork", "XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "Training", "Daemon", "StatusPage",
+                "Classifier", "SocialNetwork", "XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "Training", "Daemon", "StatusPage", "Picking", "Schedule",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
@@ -449,7 +449,7 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "Daemon", "ScriptedNetwork", "PostgresStores", "InMemoryStores", "RedisWordCounts", "SQLiteStores", "Stores", "BotClock", "BotConfiguration", "Classifier", "FakeX", "Picking", "RedisClient", "Schedule", "Training",
+                "Daemon", "BotAssembly", "ScriptedNetwork", "PostgresStores", "InMemoryStores", "RedisWordCounts", "SQLiteStores", "Stores", "BotClock", "BotConfiguration", "Classifier", "FakeX", "Picking", "RedisClient", "Schedule", "Training",
                 "TestSupport", "Tokenizer", "WordCounts", "XAPI", "XNetwork", "SocialNetwork", "FakeMastodon", "MastodonAPI", "MastodonNetwork",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -61,10 +61,10 @@ public enum DaemonStart {
                     settings.networkName = network.name
                     viewServices.append(StatusServer(settings: settings, database: database, health: health, now: { clock.now() }, logger: logger))
                 }
-                let daemonParts = DaemonRunner.Parts(settings: configuration.daemonSettings, database: parts.database, classifier: try parts.classifier(on: store),
+                let daemonParts = DaemonComposition.Parts(settings: configuration.daemonSettings, database: parts.database, classifier: try parts.classifier(on: store),
                                                      network: network, clock: clock, accountingServices: opened.services,
                                                      lease: lease, viewServices: viewServices, logger: logger)
-                let summary = try await DaemonRunner.run(daemonParts, options: options)
+                let summary = try await DaemonComposition.run(daemonParts, options: options)
                 await lease.release()
                 return summary
             } catch {

@@ -1,6 +1,7 @@
 public import BotConfiguration
 public import BotCore
 import Foundation
+public import Logging
 import MastodonAPI
 import MastodonNetwork
 public import SocialNetwork
@@ -36,10 +37,17 @@ extension Configuration {
     }
 }
 
+extension Configuration {
+    /// The configured network opened for a one-shot command, as `accounts` (for a command that needs no store).
+    public func network(as accounts: [Account], logger: Logger) -> CommandNetwork {
+        networkModule.forCommand(accounts: accounts, logger: logger)
+    }
+}
+
 extension BotParts {
     /// The configured network for a one-shot command, as `accounts`.
     public func network(as accounts: [Account]) -> CommandNetwork {
-        configuration.networkModule.forCommand(accounts: accounts, logger: logger)
+        configuration.network(as: accounts, logger: logger)
     }
 }
 

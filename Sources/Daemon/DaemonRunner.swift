@@ -1,19 +1,17 @@
 public import Stores
 public import BotClock
 public import BotCore
-public import Classifier
 public import Foundation
 public import Logging
-import Picking
 import Schedule
 public import ServiceLifecycle
 public import SocialNetwork
-import Training
 
-/// `mirror_bot start`: the poster, replier, favoriter and learner in one service group, with the usage reporter and
-/// the network's own services. It runs on parts the composition root built (one database pool, running for the whole
-/// run; the classifier; the network behind its protocol). SIGTERM or SIGINT shuts it down gracefully within
-/// 10 seconds: a post or answer in flight is finished and recorded, and every stored state is consistent.
+/// `mirror_bot start`'s run: the services the composition root built (poster, replier, learner, favoriter,
+/// housekeeping, the network's accounting, the status page) in one service group, with the run's own mechanics (the
+/// closing summary, the usage report, the lease's keeper, the stop after `--duration`). SIGTERM or SIGINT shuts it
+/// down gracefully within 10 seconds: a post or answer in flight is finished and recorded, and every stored state is
+/// consistent.
 public enum DaemonRunner {
     /// The options of `mirror_bot start`.
     public struct Options: Sendable {
@@ -75,42 +73,49 @@ public enum DaemonRunner {
         public var memory: ProcessMemory?
     }
 
-    /// What the daemon runs on, built by the composition root.
-    public struct Parts: Sendable {
-        /// The daemon's section of the configuration.
-        public var settings: DaemonSettings
-        /// Every store; its pool runs for the whole run (the caller's `withRunning`).
-        public var database: any StoreSet
-        /// The favorite filter, its word counts and tokenizer.
-        public var classifier: FavoriteClassifier
-        /// The network the bot mirrors on.
-        public var network: any MirrorNetwork
-        /// The bot's clock, started.
-        public var clock: any BotClock
+    /// A run as the composition root built it (`BotAssembly.DaemonComposition`): the bot's services, ready to start,
+    /// and what the runner needs around them (the stores for the closing summary and the lease, the network's
+    /// accounting for the usage report).
+    public struct Run: Sendable {
+        /// Bot time when the run began, before the accounts were asked: `--duration` counts from here.
+        public var startedAt: Date
+        /// Services that only show what the bot does (the status page), started first and stopped last.
+        public var viewServices: [any Service]
         /// Services the network's accounting runs (X: storing the day's spend), stopped after every service that acts.
         public var accountingServices: [any Service]
+        /// The services that act (housekeeping, deletion watch, poster, replier, learner, favoriter), started in this
+        /// order and stopped in the reverse one.
+        public var services: [any Service]
+        /// Every store; its pool runs for the whole run (the caller's `withRunning`).
+        public var database: any StoreSet
+        /// The network's accounting, reported hourly and in the summary (nil: a network that costs nothing).
+        public var accounting: (any NetworkAccounting)?
+        /// The person's time zone, in which the summary's days are counted.
+        public var timeZone: TimeZone
+        /// Whether the bot likes, and why (not), for the summary.
+        public var likingStatus: String
+        /// The bot's clock, started.
+        public var clock: any BotClock
         /// The lease that keeps this daemon the bot's only one, kept while the run lasts (nil: not checked).
         public var lease: (any DaemonLease)?
         /// The clock the lease is checked by: real time (the lease lives on a connection), whatever the bot's clock.
         public var leaseClock: any BotClock
-        /// Services that only show what the bot does (the status page), started first and stopped last.
-        public var viewServices: [any Service]
         /// The log.
         public var logger: Logger
 
-        /// Parts from their pieces.
-        public init(settings: DaemonSettings, database: any StoreSet, classifier: FavoriteClassifier, network: any MirrorNetwork,
-                    clock: any BotClock, accountingServices: [any Service] = [], lease: (any DaemonLease)? = nil,
-                    leaseClock: any BotClock = SystemBotClock(), viewServices: [any Service] = [], logger: Logger) {
-            self.settings = settings; self.database = database; self.classifier = classifier; self.network = network
-            self.clock = clock; self.accountingServices = accountingServices; self.lease = lease; self.leaseClock = leaseClock
-            self.viewServices = viewServices; self.logger = logger
+        /// A run from its pieces.
+        public init(startedAt: Date, viewServices: [any Service], accountingServices: [any Service], services: [any Service],
+                    database: any StoreSet, accounting: (any NetworkAccounting)?, timeZone: TimeZone, likingStatus: String,
+                    clock: any BotClock, lease: (any DaemonLease)?, leaseClock: any BotClock, logger: Logger) {
+            self.startedAt = startedAt; self.viewServices = viewServices; self.accountingServices = accountingServices
+            self.services = services; self.database = database; self.accounting = accounting; self.timeZone = timeZone
+            self.likingStatus = likingStatus; self.clock = clock; self.lease = lease; self.leaseClock = leaseClock; self.logger = logger
         }
     }
 
     /// Who `account` is, asked until the network answers: an answer lost or unreadable (a 5xx, a dropped connection,
     /// a rate limit) is asked again with backoff, saying so once; a refusal (wrong credentials) ends the start.
-    static func whoAmI(_ account: Account, on network: any MirrorNetwork, clock: any BotClock, logger: Logger) async throws -> NetworkUser {
+    public static func whoAmI(_ account: Account, on network: any MirrorNetwork, clock: any BotClock, logger: Logger) async throws -> NetworkUser {
         var wait = Duration.seconds(5)
         var failures = 0
         while true {
@@ -129,80 +134,26 @@ public enum DaemonRunner {
         }
     }
 
-    /// Runs the daemon on `parts` until a signal or the end of `options.duration`; returns what it did.
-    public static func run(_ parts: Parts, options: Options) async throws -> Summary {
-        let (settings, database, classifier, network, clock, logger) =
-            (parts.settings, parts.database, parts.classifier, parts.network, parts.clock, parts.logger)
-        let startedAt = clock.now()
-        let liking = LikingPolicy(setting: settings.likes, network: network)
-        logger.notice("\(liking.statusLine)")
-        let human = try await whoAmI(.human, on: network, clock: clock, logger: logger)
-        let bot = try await whoAmI(.bot, on: network, clock: clock, logger: logger)
-        logger.notice("mirroring @\(human.handle) on @\(bot.handle) on \(network.name)\(options.dryRun ? " (dry run: nothing is posted or liked)" : "")\(options.speed == 1 ? "" : " at \(options.speed)x speed from \(startedAt.formatted(.iso8601))")")
-
-        let archive = database.archive
-        if liking.isChosen {
-            do {
-                let decision = try await LikeDecision.apply(to: classifier, settings: settings.likeDecision, database: database, calibrateIfMissing: true,
-                                                            at: startedAt)
-                logger.notice("\(decision)")
-            } catch {
-                logger.error("Could not read or make the like calibration (\(error)); liking with threshold \(settings.likeDecision.threshold) until the daily one.")
-            }
-        }
-        let calibrator = settings.likeDecision.calibrates && liking.isChosen
-            ? LikeDecision.calibrator(for: classifier, settings: settings.likeDecision, database: database) : nil
-        let botState = database.state
-        let plans = database.plans
-
-        let poster = Poster(
-            clock: clock, plans: plans, planner: SchedulePlanner(archive: archive, maxPostsPerDay: settings.maxPostsPerDay),
-            picker: PostPicker(archive: archive, repostAfterDays: settings.repostAfterDays, allowsMentions: settings.postMentions,
-                               allowsLinks: settings.postLinks, logger: logger),
-            network: network, settings: .init(missedSlotGrace: settings.missedSlotGrace, dryRun: options.dryRun, checksOriginals: settings.checksOriginals),
-            logger: logger, seed: options.seed)
-        let replier = Replier(
-            clock: clock, mentions: database.mentions, state: botState,
-            picker: ReplyPicker(archive: archive, fallback: settings.replyFallback, allowsLinks: settings.postLinks),
-            network: network, botUserID: bot.id,
-            settings: .init(pollInterval: settings.mentionsPoll, limitPerUserPerHour: settings.replyLimitPerUser,
-                            maxThreadReplies: settings.maxThreadReplies, dryRun: options.dryRun),
-            logger: logger, seed: options.seed.map { $0 &+ 0x5EED })
-        let favoriter = Favoriter(clock: clock, likes: database.likes, state: botState, archive: archive, policy: liking,
-                                  classifier: classifier, network: network, botUserID: bot.id, humanUserID: human.id,
-                                  settings: .init(pollInterval: settings.timelinePoll, dryRun: options.dryRun), logger: logger)
-        let learner = Learner(clock: clock, state: botState, archive: archive, classifier: classifier, network: network, liking: liking,
-                              humanUserID: human.id, settings: .init(pollInterval: settings.learnPoll),
-                              calibrator: calibrator, logger: logger)
-
+    /// Runs `run`'s services until a signal or the end of `options.duration`; returns what they did.
+    public static func run(_ run: Run, options: Options) async throws -> Summary {
+        let (database, clock, logger) = (run.database, run.clock, run.logger)
+        let likingStatus = run.likingStatus
         // Services stop in reverse order: the closing summary and the network's accounting after every service that
         // acts. The database pool runs around the whole group and stops after it.
-        let closing = ClosingSummary(database: database, timeZone: settings.timeZone, from: startedAt, clock: clock,
-                                     likingStatus: { liking.statusLine }, logger: logger)
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = parts.viewServices.map { .init(service: $0) }
-        services += parts.accountingServices.map { .init(service: $0) }
+        let closing = ClosingSummary(database: database, timeZone: run.timeZone, from: run.startedAt, clock: clock,
+                                     likingStatus: { likingStatus }, logger: logger)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = run.viewServices.map { .init(service: $0) }
+        services += run.accountingServices.map { .init(service: $0) }
         services.append(.init(service: closing))
-        let housekeeper = Housekeeper(clock: clock, retention: database.retention,
-                                      policy: RetentionPolicy(repostAfterDays: settings.repostAfterDays),
-                                      wordCounts: classifier.store, logger: logger)
-        services.append(.init(service: housekeeper))
-        // The person's deletions of tweets the bot copied are noticed daily (CHECK_ORIGINALS; not in a dry run, which deletes nothing).
-        if settings.checksOriginals && !options.dryRun {
-            let forgetter = Forgetter(archive: archive, examples: database.examples, classifier: classifier, network: network)
-            services.append(.init(service: DeletionWatcher(clock: clock, archive: archive, plans: plans, forgetter: forgetter,
-                                                           days: DeletionWatcher.days(onBilledNetwork: network.accounting != nil), logger: logger)))
-        }
-        services += [.init(service: poster), .init(service: replier), .init(service: learner)]
-        // Liking not chosen (LIKES=off, or auto on X): the favoriter does not run at all, and reads nothing.
-        if liking.isChosen { services.append(.init(service: favoriter)) }
+        services += run.services.map { .init(service: $0) }
         services.append(.init(service: RunningNotice(logger: logger)))
-        if let accounting = network.accounting { services.append(.init(service: UsageReporter(clock: clock, accounting: accounting, logger: logger))) }
-        if let lease = parts.lease {
-            services.append(.init(service: LeaseKeeper(lease: lease, database: database, clock: parts.leaseClock, logger: logger),
+        if let accounting = run.accounting { services.append(.init(service: UsageReporter(clock: clock, accounting: accounting, logger: logger))) }
+        if let lease = run.lease {
+            services.append(.init(service: LeaseKeeper(lease: lease, database: database, clock: run.leaseClock, logger: logger),
                                   successTerminationBehavior: .gracefullyShutdownGroup))
         }
         if let duration = options.duration {
-            services.append(.init(service: StopAfter(clock: clock, end: startedAt.addingTimeInterval(duration)),
+            services.append(.init(service: StopAfter(clock: clock, end: run.startedAt.addingTimeInterval(duration)),
                                   successTerminationBehavior: .gracefullyShutdownGroup))
         }
         var groupConfiguration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: options.handlesSignals ? [.sigterm, .sigint] : [],
@@ -221,10 +172,10 @@ public enum DaemonRunner {
         case nil: problem = "the run ended before they were read"
         }
         if let problem { logger.warning("The stored figures for the summary could not be read (\(problem)); what was counted in memory follows.") }
-        return Summary(from: startedAt, until: until, slots: figures.slots, postedUnchecked: figures.postedUnchecked, replies: figures.replies,
+        return Summary(from: run.startedAt, until: until, slots: figures.slots, postedUnchecked: figures.postedUnchecked, replies: figures.replies,
                        mentionsNotAnswered: figures.mentionsNotAnswered, likes: figures.likes, storedFiguresProblem: problem,
-                       usage: network.accounting?.usageReport() ?? [], spend: network.accounting?.spend() ?? [],
-                       budget: network.accounting?.budget, liking: liking.statusLine,
+                       usage: run.accounting?.usageReport() ?? [], spend: run.accounting?.spend() ?? [],
+                       budget: run.accounting?.budget, liking: likingStatus,
                        memory: ProcessMemory.current())
     }
 }

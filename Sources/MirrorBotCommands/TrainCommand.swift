@@ -86,7 +86,7 @@ struct TrainClassifierCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try CommandContext.load()
         // Liking as the network offers it: with LIKES=auto Mastodon, which welcomes bots' favourites, likes; X does not.
-        let network = context.configuration.networkModule.forCommand(accounts: [.human], logger: context.logger).network
+        let network = context.configuration.network(as: [.human], logger: context.logger).network
         let liking = LikingPolicy(setting: context.configuration.likes, network: network)
         guard liking.isChosen else {
             guard let why = liking.networkReason else {

@@ -219,4 +219,36 @@ struct ModuleImportTests {
         let decisions = try Self.networkDecisions()
         #expect(decisions == ["BotAssembly/NetworkChoice.swift": 1], "\(decisions)")
     }
+
+    /// The parts the composition root alone builds: the daemon's services, the status server, a network opened for
+    /// a command or for the daemon, the store set.
+    nonisolated(unsafe) static let composedParts = /\b(Poster|Replier|Favoriter|Learner|Housekeeper|DeletionWatcher|StatusServer|PostgresStoreSet|SQLiteStoreSet)\(|\.(forDaemon|forCommand)\(/
+
+    /// The files of Sources (outside the fakes) that build one of `composedParts`, by module folder; `sources` maps a
+    /// file's path under Sources to its text.
+    static func composers(in sources: [String: String]) -> Set<String> {
+        Set(sources.filter { file, text in
+            !["FakeX/", "FakeMastodon/", "Fakes/", "fake-x/"].contains(where: file.hasPrefix)
+                && text.split(separator: "\n").contains { line in
+                    let code = line.trimmingCharacters(in: .whitespaces)
+                    return !code.hasPrefix("//") && code.contains(composedParts)
+                }
+        }.keys.map { String($0.split(separator: "/")[0]) })
+    }
+
+    @Test("One composition root: only BotAssembly builds the daemon's services, the status server, the stores and the opened network")
+    func oneCompositionRoot() throws {
+        let sources = Self.root.appending(path: "Sources")
+        var texts: [String: String] = [:]
+        let files = FileManager.default.enumerator(atPath: sources.path)
+        while let file = files?.nextObject() as? String {
+            guard file.hasSuffix(".swift") else { continue }
+            texts[file] = try String(contentsOf: sources.appending(path: file), encoding: .utf8)
+        }
+        #expect(Self.composers(in: texts) == ["BotAssembly"], "build parts: \(Self.composers(in: texts).sorted())")
+        // The check can fail: the runner building its poster, or a command opening the network itself, is found.
+        #expect(Self.composers(in: ["Daemon/DaemonRunner.swift": "let poster = Poster(clock: clock)",
+                                    "MirrorBotCommands/TrainCommand.swift": "// module.forCommand(accounts:) is the assembly's\nlet n = module.forCommand(accounts: a)"])
+                == ["Daemon", "MirrorBotCommands"])
+    }
 }

@@ -1,4 +1,5 @@
 import BotClock
+import BotAssembly
 import BotCore
 import Classifier
 import Daemon
@@ -146,13 +147,13 @@ struct VirtualDay: Sendable {
                                                     examples: ExampleRecorder(stores.examples), logger: logger)
                 let lease = try await stores.takeLease(logger: logger)
                 let startedAt = clock.now()
-                let parts = DaemonRunner.Parts(settings: settings, database: stores, classifier: classifier, network: network, clock: clock,
-                                               lease: lease, leaseClock: clock, logger: logger)
+                let parts = DaemonComposition.Parts(settings: settings, database: stores, classifier: classifier, network: network, clock: clock,
+                                                    lease: lease, leaseClock: clock, logger: logger)
                 let duration = run.stop == .graceful ? run.until.timeIntervalSince(startedAt) : nil
                 var options = DaemonRunner.Options(duration: duration, handlesSignals: false, seed: seed &+ UInt64(startedAt.timeIntervalSince1970))
                 // The stop's limits are real time; a test machine running many suites may give this one little of it.
                 (options.gracefulShutdownLimit, options.cancellationLimit) = (.seconds(120), .seconds(120))
-                let daemon = DetachedWork.start { [options] in try await DaemonRunner.run(parts, options: options) }
+                let daemon = DetachedWork.start { [options] in try await DaemonComposition.run(parts, options: options) }
                 try await clock.sleep(until: run.until)
                 executor.stopping(at: run.until)
                 network.hurry()

@@ -1,0 +1,120 @@
+public import BotClock
+public import BotCore
+public import Classifier
+public import Daemon
+import Foundation
+public import Logging
+import Picking
+import Schedule
+public import ServiceLifecycle
+public import SocialNetwork
+public import Stores
+import Training
+
+/// The daemon composed: the one place its services are built, from parts already opened (stores, classifier,
+/// network, clock), after both accounts are known. `DaemonStart` composes a process's run with it; the virtual days
+/// compose theirs with it too, on in-memory stores and a scripted network, so what they prove is this wiring.
+public enum DaemonComposition {
+    /// What the daemon's services are built from.
+    public struct Parts: Sendable {
+        /// The daemon's section of the configuration.
+        public var settings: DaemonSettings
+        /// Every store; its pool runs for the whole run (the caller's `withRunning`).
+        public var database: any StoreSet
+        /// The favorite filter, its word counts and tokenizer.
+        public var classifier: FavoriteClassifier
+        /// The network the bot mirrors on.
+        public var network: any MirrorNetwork
+        /// The bot's clock, started.
+        public var clock: any BotClock
+        /// Services the network's accounting runs (X: storing the day's spend), stopped after every service that acts.
+        public var accountingServices: [any Service]
+        /// The lease that keeps this daemon the bot's only one, kept while the run lasts (nil: not checked).
+        public var lease: (any DaemonLease)?
+        /// The clock the lease is checked by: real time (the lease lives on a connection), whatever the bot's clock.
+        public var leaseClock: any BotClock
+        /// Services that only show what the bot does (the status page), started first and stopped last.
+        public var viewServices: [any Service]
+        /// The log.
+        public var logger: Logger
+
+        /// Parts from their pieces.
+        public init(settings: DaemonSettings, database: any StoreSet, classifier: FavoriteClassifier, network: any MirrorNetwork,
+                    clock: any BotClock, accountingServices: [any Service] = [], lease: (any DaemonLease)? = nil,
+                    leaseClock: any BotClock = SystemBotClock(), viewServices: [any Service] = [], logger: Logger) {
+            self.settings = settings; self.database = database; self.classifier = classifier; self.network = network
+            self.clock = clock; self.accountingServices = accountingServices; self.lease = lease; self.leaseClock = leaseClock
+            self.viewServices = viewServices; self.logger = logger
+        }
+    }
+
+    /// Asks who both accounts are, applies the like decision, builds the services and runs them until a signal or the
+    /// end of `options.duration`; returns what they did.
+    public static func run(_ parts: Parts, options: DaemonRunner.Options) async throws -> DaemonRunner.Summary {
+        let (settings, database, classifier, network, clock, logger) =
+            (parts.settings, parts.database, parts.classifier, parts.network, parts.clock, parts.logger)
+        let startedAt = clock.now()
+        let liking = LikingPolicy(setting: settings.likes, network: network)
+        logger.notice("\(liking.statusLine)")
+        let human = try await DaemonRunner.whoAmI(.human, on: network, clock: clock, logger: logger)
+        let bot = try await DaemonRunner.whoAmI(.bot, on: network, clock: clock, logger: logger)
+        logger.notice("mirroring @\(human.handle) on @\(bot.handle) on \(network.name)\(options.dryRun ? " (dry run: nothing is posted or liked)" : "")\(options.speed == 1 ? "" : " at \(options.speed)x speed from \(startedAt.formatted(.iso8601))")")
+        if liking.isChosen {
+            do {
+                let decision = try await LikeDecision.apply(to: classifier, settings: settings.likeDecision, database: database, calibrateIfMissing: true,
+                                                            at: startedAt)
+                logger.notice("\(decision)")
+            } catch {
+                logger.error("Could not read or make the like calibration (\(error)); liking with threshold \(settings.likeDecision.threshold) until the daily one.")
+            }
+        }
+        let services = services(of: parts, liking: liking, human: human, bot: bot, options: options)
+        return try await DaemonRunner.run(DaemonRunner.Run(
+            startedAt: startedAt, viewServices: parts.viewServices, accountingServices: parts.accountingServices, services: services,
+            database: database, accounting: network.accounting, timeZone: settings.timeZone, likingStatus: liking.statusLine,
+            clock: clock, lease: parts.lease, leaseClock: parts.leaseClock, logger: logger), options: options)
+    }
+
+    /// The services that act, in the order they start (and the reverse of the order they stop): housekeeping and the
+    /// deletion watch, then the poster, the replier, the learner and the favoriter.
+    static func services(of parts: Parts, liking: LikingPolicy, human: NetworkUser, bot: NetworkUser,
+                         options: DaemonRunner.Options) -> [any Service] {
+        let (settings, database, classifier, network, clock, logger) =
+            (parts.settings, parts.database, parts.classifier, parts.network, parts.clock, parts.logger)
+        let archive = database.archive
+        var services: [any Service] = [
+            Housekeeper(clock: clock, retention: database.retention, policy: RetentionPolicy(repostAfterDays: settings.repostAfterDays),
+                        wordCounts: classifier.store, logger: logger),
+        ]
+        // The person's deletions of posts the bot copied are noticed daily (CHECK_ORIGINALS; not in a dry run, which deletes nothing).
+        if settings.checksOriginals && !options.dryRun {
+            let forgetter = Forgetter(archive: archive, examples: database.examples, classifier: classifier, network: network)
+            services.append(DeletionWatcher(clock: clock, archive: archive, plans: database.plans, forgetter: forgetter,
+                                            days: DeletionWatcher.days(onBilledNetwork: network.accounting != nil), logger: logger))
+        }
+        services.append(Poster(
+            clock: clock, plans: database.plans, planner: SchedulePlanner(archive: archive, maxPostsPerDay: settings.maxPostsPerDay),
+            picker: PostPicker(archive: archive, repostAfterDays: settings.repostAfterDays, allowsMentions: settings.postMentions,
+                               allowsLinks: settings.postLinks, logger: logger),
+            network: network, settings: .init(missedSlotGrace: settings.missedSlotGrace, dryRun: options.dryRun, checksOriginals: settings.checksOriginals),
+            logger: logger, seed: options.seed))
+        services.append(Replier(
+            clock: clock, mentions: database.mentions, state: database.state,
+            picker: ReplyPicker(archive: archive, fallback: settings.replyFallback, allowsLinks: settings.postLinks),
+            network: network, botUserID: bot.id,
+            settings: .init(pollInterval: settings.mentionsPoll, limitPerUserPerHour: settings.replyLimitPerUser,
+                            maxThreadReplies: settings.maxThreadReplies, dryRun: options.dryRun),
+            logger: logger, seed: options.seed.map { $0 &+ 0x5EED }))
+        let calibrator = settings.likeDecision.calibrates && liking.isChosen
+            ? LikeDecision.calibrator(for: classifier, settings: settings.likeDecision, database: database) : nil
+        services.append(Learner(clock: clock, state: database.state, archive: archive, classifier: classifier, network: network, liking: liking,
+                                humanUserID: human.id, settings: .init(pollInterval: settings.learnPoll), calibrator: calibrator, logger: logger))
+        // Liking not chosen (LIKES=off, or auto on X): the favoriter does not run at all, and reads nothing.
+        if liking.isChosen {
+            services.append(Favoriter(clock: clock, likes: database.likes, state: database.state, archive: archive, policy: liking,
+                                      classifier: classifier, network: network, botUserID: bot.id, humanUserID: human.id,
+                                      settings: .init(pollInterval: settings.timelinePoll, dryRun: options.dryRun), logger: logger))
+        }
+        return services
+    }
+}
