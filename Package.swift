@@ -179,7 +179,7 @@ let package = Package(
         .target(
             name: "XAPI",
             dependencies: ["BotCore", 
-                "BotConfiguration", "BotClock", "HTTPCore", "PostText", "SocialNetwork",
+                "BotClock", "HTTPCore", "PostText", "SocialNetwork",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -208,7 +208,7 @@ let package = Package(
         .target(
             name: "MastodonNetwork",
             dependencies: ["BotCore", 
-                "MastodonAPI", "SocialNetwork", "PostText", "BotClock",
+                "MastodonAPI", "BotConfiguration", "SocialNetwork", "PostText", "BotClock",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -255,12 +255,12 @@ let package = Package(
         ),
         .target(
             name: "Picking",
-            dependencies: ["BotCore", "Stores", "BotClock", "BotConfiguration", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BotCore", "Stores", "BotClock", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .target(
             name: "Training",
-            dependencies: ["BotCore", "Stores", "BotConfiguration", "Classifier", "SocialNetwork", "WordCounts", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BotCore", "Stores", "Classifier", "SocialNetwork", "WordCounts", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .target(
@@ -282,7 +282,7 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: ["BotCore", 
-                "Stores", "BotClock", "BotConfiguration", "Classifier", "Picking", "Schedule", "SocialNetwork", "Training", "WordCounts",
+                "Stores", "BotClock", "Classifier", "Picking", "Schedule", "SocialNetwork", "Training", "WordCounts",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -412,7 +412,7 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "BotConfigurationTests", dependencies: ["BotConfiguration", "BotAssembly", "SocialNetwork"], swiftSettings: strictSettings),
+        .testTarget(name: "BotConfigurationTests", dependencies: ["BotConfiguration", "BotAssembly", "SocialNetwork", "XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork"], swiftSettings: strictSettings),
         .testTarget(name: "PostTextTests", dependencies: ["PostText"], swiftSettings: strictSettings),
         .testTarget(
             name: "StoresTests",

@@ -38,16 +38,16 @@ public struct BotParts: Sendable {
         self.configuration = configuration
         self.role = role
         self.logger = logger
-        database = try Self.openStores(for: configuration, role: role, logger: logger)
+        database = try Self.openStores(for: configuration.storage, timeZone: configuration.behaviour.timeZone, role: role, logger: logger)
     }
 
     /// The stores `configuration` names: Postgres at `DATABASE_URL` when set, else the SQLite file `MIRROR_BOT_DATA`
     /// (default `mirror_bot.sqlite`). The one place the database is chosen.
-    static func openStores(for configuration: Configuration, role: Role, logger: Logger) throws -> any StoreSet {
-        var settings = StoreSettings(timeZone: configuration.timeZone, archiveRowLimit: configuration.archiveRowLimit)
+    static func openStores(for storage: StorageSection, timeZone: TimeZone, role: Role, logger: Logger) throws -> any StoreSet {
+        var settings = StoreSettings(timeZone: timeZone, archiveRowLimit: storage.archiveRowLimit)
         if role == .daemon { settings = settings.forDaemon() }
-        if let url = configuration.database { return try PostgresStoreSet(url: url, settings: settings, logger: logger) }
-        return try SQLiteStoreSet(path: configuration.embeddedDataPath, settings: settings, logger: logger)
+        if let url = storage.database { return try PostgresStoreSet(url: url, settings: settings, logger: logger) }
+        return try SQLiteStoreSet(path: storage.embeddedDataPath, settings: settings, logger: logger)
     }
 
     // MARK: The database, and the migration rule
@@ -94,13 +94,13 @@ public struct BotParts: Sendable {
 
     /// The word counts and a line saying where they are.
     public func wordCounts() throws -> (store: any WordCountBackend, description: String) {
-        try WordCountStores.open(for: configuration, sharing: database, busyTimeout: database.settings.busyTimeout)
+        try WordCountStores.open(for: configuration.storage, sharing: database, busyTimeout: database.settings.busyTimeout)
     }
 
     /// The favorite filter on `store` (the word counts when nil): the MeCab tokenizer, the configured threshold, and
     /// the training examples it records as it learns.
     public func classifier(on store: (any WordCountBackend)? = nil) throws -> FavoriteClassifier {
-        FavoriteClassifier(store: try store ?? wordCounts().store, tokenizer: try TweetTokenizer(), threshold: configuration.favoriteRateThreshold,
+        FavoriteClassifier(store: try store ?? wordCounts().store, tokenizer: try TweetTokenizer(), threshold: configuration.behaviour.favoriteRateThreshold,
                            examples: ExampleRecorder(examples), logger: logger)
     }
 

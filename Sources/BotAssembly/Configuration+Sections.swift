@@ -9,20 +9,22 @@ public import Training
 extension Configuration {
     /// How likes are decided (`FAVORITE_RATE_THRESHOLD`, `CLASSIFIER`).
     public var likeSettings: LikeSettings {
-        let models: [ClassifierModel] = switch classifier {
+        let models: [ClassifierModel] = switch behaviour.classifier {
         case .auto: [.original, .binary]
         case .original: [.original]
         case .binary: [.binary]
         }
-        return LikeSettings(threshold: favoriteRateThreshold, calibrates: calibratesFavoriteThreshold, models: models)
+        return LikeSettings(threshold: behaviour.favoriteRateThreshold, calibrates: behaviour.calibratesFavoriteThreshold, models: models)
     }
 
-    /// What the daemon is told.
+    /// What the daemon is told: its section, with the network's default for links.
     public var daemonSettings: DaemonSettings {
-        DaemonSettings(timeZone: timeZone, maxPostsPerDay: maxPostsPerDay, repostAfterDays: repostAfterDays, postMentions: postMentions,
-                       postLinks: postLinks, replyFallback: replyFallback, likes: likes, checksOriginals: checksOriginals,
-                       missedSlotGrace: Double(missedSlotGraceMinutes * 60), replyLimitPerUser: replyLimitPerUser, maxThreadReplies: maxThreadReplies,
-                       mentionsPoll: Double(mentionsPollSeconds), timelinePoll: Double(timelinePollSeconds), learnPoll: Double(learnPollSeconds),
-                       likeDecision: likeSettings)
+        let section = behaviour
+        return DaemonSettings(timeZone: section.timeZone, maxPostsPerDay: section.maxPostsPerDay, repostAfterDays: section.repostAfterDays,
+                              postMentions: section.postMentions, postLinks: postLinks, replyFallback: section.replyFallback, likes: section.likes,
+                              checksOriginals: section.checksOriginals, missedSlotGrace: Double(section.missedSlotGraceMinutes * 60),
+                              replyLimitPerUser: section.replyLimitPerUser, maxThreadReplies: section.maxThreadReplies,
+                              mentionsPoll: Double(section.mentionsPollSeconds), timelinePoll: Double(section.timelinePollSeconds),
+                              learnPoll: Double(section.learnPollSeconds), likeDecision: likeSettings)
     }
 }

@@ -71,7 +71,7 @@ public enum DaemonComposition {
         let services = services(of: parts, liking: liking, human: human, bot: bot, options: options)
         return try await DaemonRunner.run(DaemonRunner.Run(
             startedAt: startedAt, viewServices: parts.viewServices, accountingServices: parts.accountingServices, services: services,
-            database: database, accounting: network.accounting, timeZone: settings.timeZone, likingStatus: liking.statusLine,
+            database: database, accounting: network.accounting, timeZone: settings.timeZone, likingStatus: { liking.statusLine },
             clock: clock, lease: parts.lease, leaseClock: parts.leaseClock, logger: logger), options: options)
     }
 

@@ -21,7 +21,7 @@ public enum DaemonStart {
         let parts = try BotParts(configuration: configuration, role: .daemon, logger: logger)
         // Before starting: the database answers and is migrated, the word counts answer, both accounts are known.
         return try await parts.withRunning { parts in
-            logger.notice("archive: \(parts.database.location)\(configuration.database == nil ? " (DATABASE_URL is not set)" : "")")
+            logger.notice("archive: \(parts.database.location)\(configuration.storage.database == nil ? " (DATABASE_URL is not set)" : "")")
             // One daemon per bot: a second one stops here, naming the first.
             let lease = try await parts.database.takeLease(logger: logger)
             do {
@@ -43,7 +43,7 @@ public enum DaemonStart {
                 let network = opened.network
                 // PORT: the status page, in this process; its health checks ask the stores the daemon runs on.
                 var viewServices: [any Service] = []
-                if let port = configuration.statusPort {
+                if let port = configuration.statusPage.port {
                     let database = parts.database
                     let health = HealthChecks([
                         .init(name: "archive") { try await database.ping() },
@@ -52,8 +52,8 @@ public enum DaemonStart {
                     // The process's metrics (swift-metrics) are kept for /metrics from now on.
                     let registry = PrometheusCollectorRegistry()
                     MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
-                    var settings = StatusServer.Settings(port: port, password: configuration.statusPassword,
-                                                         dailyBudget: module.dailyBudget, timeZone: configuration.timeZone,
+                    var settings = StatusServer.Settings(port: port, password: configuration.statusPage.password,
+                                                         dailyBudget: module.dailyBudget, timeZone: configuration.behaviour.timeZone,
                                                          metrics: registry, postLinks: module.postLinks)
                     let calibrator = LikeDecision.calibrator(for: try parts.classifier(on: store), settings: configuration.likeSettings, database: database)
                     settings.likeModel = { try? await calibrator.stored()?.result.summary }

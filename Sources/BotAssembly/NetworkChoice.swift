@@ -7,33 +7,34 @@ import MastodonNetwork
 public import SocialNetwork
 import XNetwork
 
-// The network is chosen here, once: `NETWORK` names a module, built from its own section of the configuration;
-// everything else asks the module.
-extension Configuration {
-    /// The network module `NETWORK` names, with its section of the configuration.
-    public var networkModule: any NetworkModule {
-        switch network {
-        case .x:
-            XNetworkModule(settings: XNetworkSettings(human: human, bot: bot, baseURL: xAPIBaseURL, dailyBudget: xDailyBudget))
-        case .mastodon:
-            MastodonNetworkModule(settings: MastodonNetworkSettings(
-                human: humanMastodon.map { MastodonAccess(instance: $0.instance, token: $0.token) },
-                bot: botMastodon.map { MastodonAccess(instance: $0.instance, token: $0.token) },
-                visibility: MastodonVisibility(rawValue: postVisibility.rawValue) ?? .unlisted, copyingWarnings: postContentWarnings))
+/// The networks mirror_bot runs on, by `NETWORK`'s values. The network is chosen here, once: `NETWORK` names a
+/// module, which reads its own section of the environment; everything else asks the module.
+public enum NetworkChoice: String, Sendable, CaseIterable {
+    /// X (the X API v2, OAuth 1.0a), the default.
+    case x
+    /// A Mastodon instance (bearer tokens).
+    case mastodon
+
+    /// Every network's variables.
+    static let variableNames = XNetworkSettings.variableNames + MastodonNetworkSettings.variableNames
+
+    /// The module `NETWORK` names, having read its section from `environment`. When `NETWORK` names no network
+    /// mirror_bot knows, every network's section is read too, so that one run names every malformed variable.
+    static func module(reading environment: inout EnvironmentReader) -> any NetworkModule {
+        let problemsBefore = environment.problems.count
+        let chosen = environment.choice("NETWORK", default: NetworkChoice.x, expected: "x or mastodon")
+        if environment.problems.count > problemsBefore {
+            for other in allCases where other != chosen { _ = module(for: other, reading: &environment) }
         }
+        return module(for: chosen, reading: &environment)
     }
 
-    /// Whether the person's posts with links are copied: `POST_LINKS` when set, else the network's default.
-    public var postLinks: Bool { postLinksSetting ?? networkModule.postsLinksByDefault }
-
-    /// Throws one `ConfigurationError` naming every variable that `requirements` need and that is not set: the
-    /// stores' (`DATABASE_URL`, `REDIS_URL`) and what the network needs for the accounts asked for.
-    public func require(_ requirements: Set<Requirement>) throws {
-        let accounts = Account.allCases.filter { requirements.contains($0 == .human ? .humanCredentials : .botCredentials) }
-        let problems = networkModule.missingSettings(for: accounts).map {
-            ConfigurationError.Problem(variable: $0.variable, isMissing: true, expected: $0.expected)
-        } + missingStores(requirements)
-        if !problems.isEmpty { throw ConfigurationError(problems: problems) }
+    /// `network`'s module, built from its own section of `environment`.
+    private static func module(for network: NetworkChoice, reading environment: inout EnvironmentReader) -> any NetworkModule {
+        switch network {
+        case .x: XNetworkModule(settings: XNetworkSettings(reading: &environment))
+        case .mastodon: MastodonNetworkModule(settings: MastodonNetworkSettings(reading: &environment))
+        }
     }
 }
 
@@ -56,8 +57,9 @@ public enum AccountAuthorizations {
     /// OAuth 1.0a's PIN flow on X for `account`, with the app's key and secret, at `X_API_BASE_URL` of `environment`.
     public static func x(for account: Account, consumerKey: String, consumerSecret: String,
                          environment: [String: String]) async throws -> any PendingAuthorization {
-        let baseURL = environment["X_API_BASE_URL"].flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : URL(string: $0) }
-            ?? Configuration.defaultXAPIBaseURL
+        var reader = EnvironmentReader(environment: environment)
+        let baseURL = reader.apiBaseURL("X_API_BASE_URL", default: XNetworkSettings.defaultBaseURL, example: "https://api.x.com")
+        if !reader.problems.isEmpty { throw ConfigurationError(problems: reader.problems) }
         return try await XAccountAuthorization.begin(for: account, consumerKey: consumerKey, consumerSecret: consumerSecret, baseURL: baseURL)
     }
 }

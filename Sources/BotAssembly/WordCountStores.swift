@@ -11,14 +11,14 @@ public enum WordCountStores {
     /// Redis when `REDIS_URL` (or `REDISTOGO_URL`) is set, under `REDIS_KEY_PREFIX`; otherwise the embedded SQLite
     /// file `MIRROR_BOT_DATA` (created if needed), through `archive`'s pool when the archive is that same file.
     /// Returns the store and a line saying which it is (no secrets).
-    public static func open(for configuration: Configuration, sharing archive: (any StoreSet)? = nil,
+    public static func open(for storage: StorageSection, sharing archive: (any StoreSet)? = nil,
                             busyTimeout: Int = StoreSettings.commandBusyTimeout) throws -> (store: any WordCountBackend, description: String) {
-        if let url = configuration.redis {
-            let connection = RedisConnection(url: url, certificateAuthority: configuration.redisTLSCertificateAuthority)
-            let tls = url.usesTLS ? (configuration.redisTLSCertificateAuthority == nil ? ", TLS not verified" : ", TLS verified by REDIS_TLS_CA") : ""
-            return (RedisWordCounts(connection: connection, keyPrefix: configuration.redisKeyPrefix), "Redis at \(url.redacted)\(tls)")
+        if let url = storage.redis {
+            let connection = RedisConnection(url: url, certificateAuthority: storage.redisTLSCertificateAuthority)
+            let tls = url.usesTLS ? (storage.redisTLSCertificateAuthority == nil ? ", TLS not verified" : ", TLS verified by REDIS_TLS_CA") : ""
+            return (RedisWordCounts(connection: connection, keyPrefix: storage.redisKeyPrefix), "Redis at \(url.redacted)\(tls)")
         }
-        let path = configuration.embeddedDataPath
+        let path = storage.embeddedDataPath
         let description = "the SQLite file \(path) (REDIS_URL is not set)"
         do {
             // The archive in that same file shares its pool (one pool per file for the whole process).

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// A `.env` file in the `heroku local` convention: `KEY=value` lines, `#` comments, optional `export`,
 /// values optionally in single quotes (verbatim) or double quotes (with `\n`, `\"` and `\\` escapes).
 public struct EnvironmentFile: Sendable, Equatable {
@@ -93,5 +95,22 @@ extension EnvironmentFile {
             if let index { lines[index] = line } else { lines.append(line) }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+extension EnvironmentFile {
+    /// The process environment over the `.env` file's variables at `path` (if it exists): a variable set in the real
+    /// environment wins over the file.
+    public static func processEnvironment(under path: String? = ".env") throws -> [String: String] {
+        var file: EnvironmentFile?
+        if let path, FileManager.default.fileExists(atPath: path) {
+            file = try EnvironmentFile(parsing: try String(contentsOfFile: path, encoding: .utf8), path: path)
+        }
+        return merged(environment: ProcessInfo.processInfo.environment, file: file)
+    }
+
+    /// The variables of `environment` over those of `file`: a variable set in the real environment wins.
+    public static func merged(environment: [String: String], file: EnvironmentFile?) -> [String: String] {
+        (file?.variables ?? [:]).merging(environment) { _, real in real }
     }
 }

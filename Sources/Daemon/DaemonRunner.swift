@@ -92,8 +92,8 @@ public enum DaemonRunner {
         public var accounting: (any NetworkAccounting)?
         /// The person's time zone, in which the summary's days are counted.
         public var timeZone: TimeZone
-        /// Whether the bot likes, and why (not), for the summary.
-        public var likingStatus: String
+        /// Whether the bot likes, and why (not), for the summary: asked at the end (a refusal during the run changes it).
+        public var likingStatus: @Sendable () -> String
         /// The bot's clock, started.
         public var clock: any BotClock
         /// The lease that keeps this daemon the bot's only one, kept while the run lasts (nil: not checked).
@@ -105,7 +105,7 @@ public enum DaemonRunner {
 
         /// A run from its pieces.
         public init(startedAt: Date, viewServices: [any Service], accountingServices: [any Service], services: [any Service],
-                    database: any StoreSet, accounting: (any NetworkAccounting)?, timeZone: TimeZone, likingStatus: String,
+                    database: any StoreSet, accounting: (any NetworkAccounting)?, timeZone: TimeZone, likingStatus: @escaping @Sendable () -> String,
                     clock: any BotClock, lease: (any DaemonLease)?, leaseClock: any BotClock, logger: Logger) {
             self.startedAt = startedAt; self.viewServices = viewServices; self.accountingServices = accountingServices
             self.services = services; self.database = database; self.accounting = accounting; self.timeZone = timeZone
@@ -141,7 +141,7 @@ public enum DaemonRunner {
         // Services stop in reverse order: the closing summary and the network's accounting after every service that
         // acts. The database pool runs around the whole group and stops after it.
         let closing = ClosingSummary(database: database, timeZone: run.timeZone, from: run.startedAt, clock: clock,
-                                     likingStatus: { likingStatus }, logger: logger)
+                                     likingStatus: likingStatus, logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = run.viewServices.map { .init(service: $0) }
         services += run.accountingServices.map { .init(service: $0) }
         services.append(.init(service: closing))
@@ -175,7 +175,7 @@ public enum DaemonRunner {
         return Summary(from: run.startedAt, until: until, slots: figures.slots, postedUnchecked: figures.postedUnchecked, replies: figures.replies,
                        mentionsNotAnswered: figures.mentionsNotAnswered, likes: figures.likes, storedFiguresProblem: problem,
                        usage: run.accounting?.usageReport() ?? [], spend: run.accounting?.spend() ?? [],
-                       budget: run.accounting?.budget, liking: likingStatus,
+                       budget: run.accounting?.budget, liking: likingStatus(),
                        memory: ProcessMemory.current())
     }
 }

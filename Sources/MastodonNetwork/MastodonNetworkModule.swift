@@ -1,3 +1,4 @@
+public import BotConfiguration
 public import BotClock
 public import BotCore
 public import Foundation
@@ -6,19 +7,59 @@ public import MastodonAPI
 public import SocialNetwork
 
 /// Mastodon's section of the configuration: each account's instance and token, how the bot's statuses are shown.
-public struct MastodonNetworkSettings: Sendable {
+public struct MastodonNetworkSettings: ConfigurationSection {
     /// The person's instance and token (`HUMAN_MASTODON_URL`, `HUMAN_MASTODON_TOKEN`), when set.
     public var human: MastodonAccess?
     /// The bot's (`BOT_MASTODON_URL`, `BOT_MASTODON_TOKEN`), when set.
     public var bot: MastodonAccess?
-    /// `POST_VISIBILITY`.
+    /// `POST_VISIBILITY`: `unlisted` (the default), `public` or `private`.
     public var visibility: MastodonVisibility
     /// `POST_CW`: statuses behind a content warning are copied, warning included.
     public var copyingWarnings: Bool
 
+    /// The variables of Mastodon's section.
+    public static let variableNames = ["HUMAN_MASTODON_URL", "HUMAN_MASTODON_TOKEN", "BOT_MASTODON_URL", "BOT_MASTODON_TOKEN", "POST_VISIBILITY", "POST_CW"]
+
     /// Mastodon's settings from their parts.
     public init(human: MastodonAccess?, bot: MastodonAccess?, visibility: MastodonVisibility = .unlisted, copyingWarnings: Bool = false) {
         self.human = human; self.bot = bot; self.visibility = visibility; self.copyingWarnings = copyingWarnings
+    }
+
+    /// Reads Mastodon's variables: an account's instance and token are both set or neither is.
+    public init(reading environment: inout EnvironmentReader) {
+        func access(_ account: Account) -> MastodonAccess? {
+            let urlName = account.environmentPrefix + "MASTODON_URL", tokenName = account.environmentPrefix + "MASTODON_TOKEN"
+            let (urlText, token) = (environment.value(urlName), environment.value(tokenName))
+            if urlText == nil && token == nil { return nil }
+            guard let urlText else {
+                environment.report(.init(variable: urlName, isMissing: true,
+                                         expected: "the \(account) account's instance, such as https://mastodon.social (\(tokenName) is set)"))
+                return nil
+            }
+            guard let url = EnvironmentReader.apiBaseURL(urlText) else {
+                environment.malformed(urlName, expected: "the instance's https:// URL, such as https://mastodon.social (plain http:// only for localhost)",
+                                      shown: urlText)
+                return nil
+            }
+            guard let token else {
+                environment.report(.init(variable: tokenName, isMissing: true,
+                                         expected: "the \(account) account's access token (Preferences → Development; \(urlName) is set)"))
+                return nil
+            }
+            return MastodonAccess(instance: url, token: token)
+        }
+        human = access(.human)
+        bot = access(.bot)
+        visibility = .unlisted
+        if let text = environment.value("POST_VISIBILITY") {
+            // A copy is never direct: only the three visibilities that show a status to someone unasked.
+            if let chosen = MastodonVisibility(rawValue: text.lowercased()), chosen != .direct {
+                visibility = chosen
+            } else {
+                environment.malformed("POST_VISIBILITY", expected: "unlisted, public or private", shown: text)
+            }
+        }
+        copyingWarnings = environment.flag("POST_CW")
     }
 
     /// The access of `account`, when set.

@@ -43,7 +43,7 @@ struct XAuth: AsyncParsableCommand {
 
     func run() async throws {
         let who = Account(rawValue: account) ?? .bot
-        let environment = try Configuration.mergedProcessEnvironment()
+        let environment = try EnvironmentFile.processEnvironment()
         let prefix = who.environmentPrefix
         guard let key = environment[prefix + "CONSUMER_KEY"].flatMap(Self.nonEmpty), let secret = environment[prefix + "CONSUMER_SECRET"].flatMap(Self.nonEmpty) else {
             throw ValidationError("Set \(prefix)CONSUMER_KEY and \(prefix)CONSUMER_SECRET first: the app's API key and secret (developer portal → your app → Keys and tokens).")

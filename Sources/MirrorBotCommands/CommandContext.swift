@@ -1,3 +1,4 @@
+import BotAssembly
 import BotConfiguration
 import Logging
 

@@ -37,13 +37,13 @@ struct DoctorCommand: AsyncParsableCommand {
 
         // The network's own checks: each account, what its tokens may do, what it costs.
         let module = configuration.networkModule
-        let checked = await module.doctor(DoctorContext(liking: configuration.likes != .off, postLinks: configuration.postLinks), logger: context.logger)
+        let checked = await module.doctor(DoctorContext(liking: configuration.behaviour.likes != .off, postLinks: configuration.postLinks), logger: context.logger)
         for finding in checked.findings {
             print(finding.line)
             if finding.isFailure { failures += 1 }
         }
         let network = checked.network
-        print("ok    time zone: \(configuration.timeZone.identifier); archive keeps \(configuration.archiveRowLimit) tweets; like threshold \(configuration.calibratesFavoriteThreshold ? "auto (calibrated on the training examples)" : String(configuration.favoriteRateThreshold)), classifier \(configuration.classifier.rawValue)")
+        print("ok    time zone: \(configuration.behaviour.timeZone.identifier); archive keeps \(configuration.storage.archiveRowLimit) tweets; like threshold \(configuration.behaviour.calibratesFavoriteThreshold ? "auto (calibrated on the training examples)" : String(configuration.behaviour.favoriteRateThreshold)), classifier \(configuration.behaviour.classifier.rawValue)")
 
         var parts: BotParts?
         do {
@@ -61,16 +61,16 @@ struct DoctorCommand: AsyncParsableCommand {
                 return (pending, line)
             }
             if let spendLine { print("ok    " + spendLine) }
-            print("ok    " + LikingPolicy(setting: configuration.likes, network: network.network).statusLine)
+            print("ok    " + LikingPolicy(setting: configuration.behaviour.likes, network: network.network).statusLine)
             report("archive in \(parts.database.location)", .success(pending == 0 ? "reachable, migrated" : "reachable, \(pending) migration(s) pending: \(parts.migrationAdvice)"))
         } catch {
             report("archive in \(parts.database.location)", .failure(error))
         } }
 
         do {
-            let (store, description) = try parts?.wordCounts() ?? WordCountStores.open(for: configuration)
+            let (store, description) = try parts?.wordCounts() ?? WordCountStores.open(for: configuration.storage)
             _ = try await store.isTrained("classifier")
-            let detail = configuration.redis == nil ? "reachable" : "reachable (hiredis \(RedisConnection.hiredisVersion))"
+            let detail = configuration.storage.redis == nil ? "reachable" : "reachable (hiredis \(RedisConnection.hiredisVersion))"
             report("word counts in \(description)", .success(detail))
         } catch {
             report("word counts", .failure(error))

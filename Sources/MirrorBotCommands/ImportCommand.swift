@@ -54,8 +54,8 @@ struct ImportCommand: AsyncParsableCommand {
                   + "The archive holds \(archived) tweets.")
         }
         if let calibration { print(calibration) }
-        if report.tweetsRead - report.retweetsSkipped - report.notCopied > configuration.archiveRowLimit {
-            print("Only the newest \(configuration.archiveRowLimit) are kept (ARCHIVE_ROW_LIMIT); raise it to keep more.")
+        if report.tweetsRead - report.retweetsSkipped - report.notCopied > configuration.storage.archiveRowLimit {
+            print("Only the newest \(configuration.storage.archiveRowLimit) are kept (ARCHIVE_ROW_LIMIT); raise it to keep more.")
         }
     }
 

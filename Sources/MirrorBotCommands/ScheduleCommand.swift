@@ -35,12 +35,12 @@ struct ScheduleCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try CommandContext.load()
         let configuration = context.configuration
-        let day = date ?? SchedulePlanner.day(of: Date(), in: configuration.timeZone)
+        let day = date ?? SchedulePlanner.day(of: Date(), in: configuration.behaviour.timeZone)
         let seed = seed
         let (plan, histogram) = try await BotParts(configuration: configuration, logger: context.logger).withRunning { parts in
             let archive = parts.archive
             var generator = seed.map(SplitMix64.init(seed:)) ?? SplitMix64()
-            let plan = try await SchedulePlanner(archive: archive, maxPostsPerDay: configuration.maxPostsPerDay)
+            let plan = try await SchedulePlanner(archive: archive, maxPostsPerDay: configuration.behaviour.maxPostsPerDay)
                 .plan(for: day, using: &generator)
             return (plan, try await archive.minuteHistogram(includingReplies: false))
         }

@@ -87,13 +87,13 @@ struct TrainClassifierCommand: AsyncParsableCommand {
         let context = try CommandContext.load()
         // Liking as the network offers it: with LIKES=auto Mastodon, which welcomes bots' favourites, likes; X does not.
         let network = context.configuration.network(as: [.human], logger: context.logger).network
-        let liking = LikingPolicy(setting: context.configuration.likes, network: network)
+        let liking = LikingPolicy(setting: context.configuration.behaviour.likes, network: network)
         guard liking.isChosen else {
             guard let why = liking.networkReason else {
                 print("The bot does not like (LIKES=off), so the favorite filter is not trained: nothing was read.")
                 return
             }
-            let setting = context.configuration.likes == .off ? "LIKES=off" : "LIKES=auto: \(why)"
+            let setting = context.configuration.behaviour.likes == .off ? "LIKES=off" : "LIKES=auto: \(why)"
             let cost = network.mostItCosts(Self.reading).map { " (\($0.summary))" } ?? ""
             print("""
                 The bot does not like on \(network.name) (\(setting)), so the favorite filter is not trained from \(network.name): nothing was read, $0.00 spent. \
@@ -172,8 +172,8 @@ private func pages(_ count: Int) -> String { count == 1 ? "1 page" : "\(count) p
 /// Builds a trainer from the environment, runs `body`, prints its summary and the API calls it made.
 /// With `FAVORITE_RATE_THRESHOLD=auto`, calibrates now on the stored examples and says what was chosen; with a number, says so.
 func calibrationLine(_ classifier: FavoriteClassifier, _ configuration: Configuration, _ database: any StoreSet) async throws -> String {
-    guard configuration.calibratesFavoriteThreshold else {
-        return "Like threshold: \(configuration.favoriteRateThreshold) (FAVORITE_RATE_THRESHOLD); set it to auto to calibrate it."
+    guard configuration.behaviour.calibratesFavoriteThreshold else {
+        return "Like threshold: \(configuration.behaviour.favoriteRateThreshold) (FAVORITE_RATE_THRESHOLD); set it to auto to calibrate it."
     }
     let calibration = try await LikeDecision.calibrator(for: classifier, settings: configuration.likeSettings, database: database).calibrate()
     return "Like " + calibration.result.summary + "."

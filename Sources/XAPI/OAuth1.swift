@@ -1,4 +1,3 @@
-public import BotConfiguration
 import Crypto
 public import Foundation
 

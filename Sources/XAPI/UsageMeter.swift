@@ -1,5 +1,4 @@
 public import BotCore
-public import BotConfiguration
 public import Foundation
 import Synchronization
 import BotClock

@@ -1,7 +1,6 @@
 public import BotCore
 public import AsyncHTTPClient
 public import BotClock
-public import BotConfiguration
 public import SocialNetwork
 public import Foundation
 public import Logging

@@ -1,5 +1,4 @@
 import BotCore
-import BotConfiguration
 import SocialNetwork
 
 /// The pages of a paged endpoint as an `AsyncSequence`, newest first: it follows `meta.next_token` until the API

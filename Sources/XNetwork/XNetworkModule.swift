@@ -7,19 +7,56 @@ public import Stores
 public import XAPI
 
 /// X's section of the configuration: each account's OAuth 1.0a credentials, the API's address, the daily budget.
-public struct XNetworkSettings: Sendable {
+public struct XNetworkSettings: ConfigurationSection {
     /// The person's credentials (`HUMAN_*`), when set.
     public var human: AccountCredentials?
     /// The bot's credentials (`BOT_*`), when set.
     public var bot: AccountCredentials?
-    /// `X_API_BASE_URL`.
+    /// `X_API_BASE_URL` (default `https://api.x.com`).
     public var baseURL: URL
-    /// `X_DAILY_BUDGET`, in US dollars a UTC day.
+    /// `X_DAILY_BUDGET`, in US dollars a UTC day (default 1.00).
     public var dailyBudget: Double
 
+    /// Default of `X_API_BASE_URL`.
+    public static let defaultBaseURL = URL(string: "https://api.x.com")!
+    /// Default of `X_DAILY_BUDGET`.
+    public static let defaultDailyBudget = 1.0
+    /// Each account's variables, after its prefix (`HUMAN_`, `BOT_`).
+    static let credentialSuffixes = ["CONSUMER_KEY", "CONSUMER_SECRET", "ACCESS_TOKEN", "ACCESS_TOKEN_SECRET"]
+    /// The variables of X's section.
+    public static let variableNames = Account.allCases.flatMap { account in credentialSuffixes.map { account.environmentPrefix + $0 } }
+        + ["X_API_BASE_URL", "X_DAILY_BUDGET"]
+
     /// X's settings from their parts.
-    public init(human: AccountCredentials?, bot: AccountCredentials?, baseURL: URL, dailyBudget: Double) {
+    public init(human: AccountCredentials?, bot: AccountCredentials?, baseURL: URL = Self.defaultBaseURL, dailyBudget: Double = Self.defaultDailyBudget) {
         self.human = human; self.bot = bot; self.baseURL = baseURL; self.dailyBudget = dailyBudget
+    }
+
+    /// Reads X's variables: an account's four credentials are all set or none is.
+    public init(reading environment: inout EnvironmentReader) {
+        func credentials(_ account: Account) -> AccountCredentials? {
+            let names = Self.credentialSuffixes.map { account.environmentPrefix + $0 }
+            let values = names.map { environment.value($0) }
+            if values.allSatisfy({ $0 == nil }) { return nil }
+            for (name, found) in zip(names, values) where found == nil {
+                environment.report(.init(variable: name, isMissing: true,
+                                         expected: "the \(account) account's \(name.dropFirst(account.environmentPrefix.count).lowercased().replacingOccurrences(of: "_", with: " ")) from the X developer portal (the other three \(account.environmentPrefix)* variables are set)"))
+            }
+            guard let key = values[0], let secret = values[1], let token = values[2], let tokenSecret = values[3] else { return nil }
+            return AccountCredentials(consumerKey: key, consumerSecret: secret, accessToken: token, accessTokenSecret: tokenSecret)
+        }
+        human = credentials(.human)
+        bot = credentials(.bot)
+        baseURL = environment.apiBaseURL("X_API_BASE_URL", default: Self.defaultBaseURL, example: "https://api.x.com")
+        dailyBudget = Self.defaultDailyBudget
+        if let text = environment.value("X_DAILY_BUDGET") {
+            let number = Double(text.hasPrefix("$") ? String(text.dropFirst()) : text)
+            if let number, number.isFinite, number > 0 {
+                dailyBudget = number
+            } else {
+                environment.malformed("X_DAILY_BUDGET", expected: "US dollars a UTC day above 0, such as 1.00", shown: text)
+            }
+        }
     }
 
     /// The credentials of `account`, when set.
@@ -51,15 +88,12 @@ public struct XNetworkModule: NetworkModule {
     /// The four credentials of each account in `accounts` that are not set.
     public func missingSettings(for accounts: [Account]) -> [MissingSetting] {
         accounts.filter { settings.credentials(of: $0) == nil }.flatMap { account in
-            Self.credentialSuffixes.map { suffix in
+            XNetworkSettings.credentialSuffixes.map { suffix in
                 MissingSetting(variable: account.environmentPrefix + suffix,
                                expected: "the \(account) account's \(suffix.lowercased().replacingOccurrences(of: "_", with: " ")) from the X developer portal")
             }
         }
     }
-
-    /// Each account's variables, after its prefix (`HUMAN_`, `BOT_`).
-    static let credentialSuffixes = ["CONSUMER_KEY", "CONSUMER_SECRET", "ACCESS_TOKEN", "ACCESS_TOKEN_SECRET"]
 
     /// X for a command: its meter counts the command's bill; nothing is budgeted.
     public func forCommand(accounts: [Account], logger: Logger) -> CommandNetwork {

@@ -1,5 +1,8 @@
 import BotAssembly
 import BotConfiguration
+import MastodonNetwork
+import XAPI
+import XNetwork
 import Foundation
 import Testing
 
@@ -15,26 +18,26 @@ struct ConfigurationTests {
     @Test("An empty environment gives the documented defaults")
     func defaults() throws {
         let configuration = try Configuration(environment: [:])
-        #expect(configuration.human == nil)
-        #expect(configuration.bot == nil)
-        #expect(configuration.database == nil)
-        #expect(configuration.redis == nil)
-        #expect(configuration.favoriteRateThreshold == 3.0)
-        #expect(configuration.calibratesFavoriteThreshold)
-        #expect(configuration.classifier == .auto)
-        #expect(configuration.timeZone.secondsFromGMT(for: Date()) == 0)  // Foundation on Linux calls it GMT
-        #expect(configuration.archiveRowLimit == 10_000)
-        #expect(configuration.xAPIBaseURL.absoluteString == "https://api.x.com")
-        #expect(configuration.redisKeyPrefix == "")
+        #expect(configuration.x?.human == nil)
+        #expect(configuration.x?.bot == nil)
+        #expect(configuration.storage.database == nil)
+        #expect(configuration.storage.redis == nil)
+        #expect(configuration.behaviour.favoriteRateThreshold == 3.0)
+        #expect(configuration.behaviour.calibratesFavoriteThreshold)
+        #expect(configuration.behaviour.classifier == .auto)
+        #expect(configuration.behaviour.timeZone.secondsFromGMT(for: Date()) == 0)  // Foundation on Linux calls it GMT
+        #expect(configuration.storage.archiveRowLimit == 10_000)
+        #expect(configuration.x?.baseURL.absoluteString == "https://api.x.com")
+        #expect(configuration.storage.redisKeyPrefix == "")
         #expect(configuration.logLevel == .info)
-        #expect(configuration.maxPostsPerDay == 50)
-        #expect(configuration.repostAfterDays == 30)
-        #expect(configuration.postMentions == false)
-        #expect(configuration.replyFallback == .none)
-        #expect(configuration.missedSlotGraceMinutes == 10)
-        #expect(configuration.replyLimitPerUser == 3)
-        #expect(configuration.maxThreadReplies == 5)
-        let pollSeconds: [Int] = [configuration.mentionsPollSeconds, configuration.timelinePollSeconds, configuration.learnPollSeconds]
+        #expect(configuration.behaviour.maxPostsPerDay == 50)
+        #expect(configuration.behaviour.repostAfterDays == 30)
+        #expect(configuration.behaviour.postMentions == false)
+        #expect(configuration.behaviour.replyFallback == .none)
+        #expect(configuration.behaviour.missedSlotGraceMinutes == 10)
+        #expect(configuration.behaviour.replyLimitPerUser == 3)
+        #expect(configuration.behaviour.maxThreadReplies == 5)
+        let pollSeconds: [Int] = [configuration.behaviour.mentionsPollSeconds, configuration.behaviour.timelinePollSeconds, configuration.behaviour.learnPollSeconds]
         #expect(pollSeconds == [60, 300, 900])
     }
 
@@ -43,14 +46,30 @@ struct ConfigurationTests {
         let configuration = try Configuration(environment: [
             "MAX_POSTS_PER_DAY": "0", "REPOST_AFTER_DAYS": "7", "POST_MENTIONS": "TRUE", "REPLY_FALLBACK": "any",
         ])
-        #expect(configuration.maxPostsPerDay == 0)
-        #expect(configuration.repostAfterDays == 7)
-        #expect(configuration.postMentions)
-        #expect(configuration.replyFallback == .any)
+        #expect(configuration.behaviour.maxPostsPerDay == 0)
+        #expect(configuration.behaviour.repostAfterDays == 7)
+        #expect(configuration.behaviour.postMentions)
+        #expect(configuration.behaviour.replyFallback == .any)
         let error = try #require(throws: ConfigurationError.self) {
             try Configuration(environment: ["MAX_POSTS_PER_DAY": "-1", "POST_MENTIONS": "maybe", "REPLY_FALLBACK": "everyone"])
         }
         #expect(error.problems.map(\.variable) == ["MAX_POSTS_PER_DAY", "POST_MENTIONS", "REPLY_FALLBACK"])
+    }
+
+    @Test("A number past what makes sense is named with its range, never turned into a trap later (minutes to seconds, days to dates)")
+    func boundedNumbers() throws {
+        let huge = "9223372036854775807"
+        let error = try #require(throws: ConfigurationError.self) {
+            try Configuration(environment: ["MISSED_SLOT_GRACE": huge, "REPOST_AFTER_DAYS": huge, "ARCHIVE_ROW_LIMIT": huge, "MAX_POSTS_PER_DAY": "1441",
+                                            "MENTIONS_POLL_SECONDS": "604801"])
+        }
+        #expect(Set(error.problems.map(\.variable)) == ["MISSED_SLOT_GRACE", "REPOST_AFTER_DAYS", "ARCHIVE_ROW_LIMIT", "MAX_POSTS_PER_DAY", "MENTIONS_POLL_SECONDS"])
+        let grace = try #require(error.problems.first { $0.variable == "MISSED_SLOT_GRACE" })
+        #expect(grace.description.contains("from 0 to 1440 of minutes") && grace.description.contains(huge))
+        // The largest allowed values are read as they are.
+        let largest = try Configuration(environment: ["MISSED_SLOT_GRACE": "1440", "REPOST_AFTER_DAYS": "36500", "MAX_POSTS_PER_DAY": "1440"])
+        #expect(largest.behaviour.missedSlotGraceMinutes == 1_440 && largest.behaviour.repostAfterDays == 36_500 && largest.behaviour.maxPostsPerDay == 1_440)
+        #expect(largest.daemonSettings.missedSlotGrace == 86_400)
     }
 
     @Test("Every variable is read")
@@ -66,20 +85,20 @@ struct ConfigurationTests {
         environment["REDIS_KEY_PREFIX"] = "bot1:"
         environment["LOG_LEVEL"] = "DEBUG"
         let configuration = try Configuration(environment: environment)
-        #expect(configuration.human == AccountCredentials(consumerKey: "hck", consumerSecret: "human-consumer-secret-value",
+        #expect(configuration.x?.human == AccountCredentials(consumerKey: "hck", consumerSecret: "human-consumer-secret-value",
                                                           accessToken: "hat", accessTokenSecret: "human-token-secret-value"))
-        #expect(configuration.bot?.accessToken == "bat")
-        #expect(configuration.database == DatabaseURL(host: "db.example.com", port: 5433, username: "u", password: "p@ss",
+        #expect(configuration.x?.bot?.accessToken == "bat")
+        #expect(configuration.storage.database == DatabaseURL(host: "db.example.com", port: 5433, username: "u", password: "p@ss",
                                                       database: "mirror", tlsMode: .require))
-        #expect(configuration.redis == RedisURL(host: "redis.example.com", port: 6380, password: "secret", database: 2, usesTLS: true))
-        #expect(configuration.favoriteRateThreshold == 2)
-        #expect(!configuration.calibratesFavoriteThreshold)
-        #expect(configuration.classifier == .binary)
-        #expect(try Configuration(environment: ["FAVORITE_RATE_THRESHOLD": "auto"]).calibratesFavoriteThreshold)
-        #expect(configuration.timeZone.identifier == "Asia/Tokyo")
-        #expect(configuration.archiveRowLimit == 500)
-        #expect(configuration.xAPIBaseURL.absoluteString == "http://127.0.0.1:8080")
-        #expect(configuration.redisKeyPrefix == "bot1:")
+        #expect(configuration.storage.redis == RedisURL(host: "redis.example.com", port: 6380, password: "secret", database: 2, usesTLS: true))
+        #expect(configuration.behaviour.favoriteRateThreshold == 2)
+        #expect(!configuration.behaviour.calibratesFavoriteThreshold)
+        #expect(configuration.behaviour.classifier == .binary)
+        #expect(try Configuration(environment: ["FAVORITE_RATE_THRESHOLD": "auto"]).behaviour.calibratesFavoriteThreshold)
+        #expect(configuration.behaviour.timeZone.identifier == "Asia/Tokyo")
+        #expect(configuration.storage.archiveRowLimit == 500)
+        #expect(configuration.x?.baseURL.absoluteString == "http://127.0.0.1:8080")
+        #expect(configuration.storage.redisKeyPrefix == "bot1:")
         #expect(configuration.logLevel == .debug)
         try configuration.require(Set(Configuration.Requirement.allCases))
     }
@@ -87,9 +106,9 @@ struct ConfigurationTests {
     @Test("REDISTOGO_URL, the original's add-on, is read when REDIS_URL is not set; REDIS_URL wins")
     func redisToGoFallback() throws {
         let fallback = try Configuration(environment: ["REDISTOGO_URL": "redis://redistogo:pw@host:9000/"])
-        #expect(fallback.redis == RedisURL(host: "host", port: 9000, username: "redistogo", password: "pw"))
+        #expect(fallback.storage.redis == RedisURL(host: "host", port: 9000, username: "redistogo", password: "pw"))
         let both = try Configuration(environment: ["REDISTOGO_URL": "redis://old:1", "REDIS_URL": "redis://new:2"])
-        #expect(both.redis?.host == "new")
+        #expect(both.storage.redis?.host == "new")
     }
 
     @Test("A partial set of credentials names each missing variable and shows no secret")
@@ -116,7 +135,8 @@ struct ConfigurationTests {
             "X_API_BASE_URL": "http://api.example.com",
         ]
         let error = try #require(throws: ConfigurationError.self) { try Configuration(environment: environment) }
-        #expect(error.problems.map(\.variable) == ["DATABASE_URL", "REDIS_URL", "FAVORITE_RATE_THRESHOLD", "TZ", "ARCHIVE_ROW_LIMIT", "X_API_BASE_URL"])
+        // Section by section: the network's, storage, the behaviour.
+        #expect(error.problems.map(\.variable) == ["X_API_BASE_URL", "DATABASE_URL", "REDIS_URL", "ARCHIVE_ROW_LIMIT", "TZ", "FAVORITE_RATE_THRESHOLD"])
         #expect(!error.description.contains("hunter2"))
         #expect(error.description.contains("postgres://user:password@host:port/database"))
         #expect(error.description.contains("\"Mars/Olympus\""))
@@ -125,14 +145,14 @@ struct ConfigurationTests {
 
     @Test("TZ accepts glibc's leading colon and rejects POSIX rules")
     func timeZones() throws {
-        #expect(try Configuration(environment: ["TZ": ":Europe/Berlin"]).timeZone.identifier == "Europe/Berlin")
+        #expect(try Configuration(environment: ["TZ": ":Europe/Berlin"]).behaviour.timeZone.identifier == "Europe/Berlin")
         #expect(throws: ConfigurationError.self) { try Configuration(environment: ["TZ": "JST-9"]) }
     }
 
     @Test("Plain http is allowed for the X API on loopback only")
     func apiBaseURL() throws {
-        #expect(try Configuration(environment: ["X_API_BASE_URL": "http://localhost:9"]).xAPIBaseURL.absoluteString == "http://localhost:9")
-        #expect(try Configuration(environment: ["X_API_BASE_URL": "https://api.twitter.com"]).xAPIBaseURL.host == "api.twitter.com")
+        #expect(try Configuration(environment: ["X_API_BASE_URL": "http://localhost:9"]).x?.baseURL.absoluteString == "http://localhost:9")
+        #expect(try Configuration(environment: ["X_API_BASE_URL": "https://api.twitter.com"]).x?.baseURL.host == "api.twitter.com")
         #expect(throws: ConfigurationError.self) { try Configuration(environment: ["X_API_BASE_URL": "http://10.0.0.1"]) }
         #expect(throws: ConfigurationError.self) { try Configuration(environment: ["X_API_BASE_URL": "ftp://api.x.com"]) }
     }
@@ -153,7 +173,7 @@ struct ConfigurationTests {
     @Test("Credentials never print their secrets")
     func credentialsAreRedacted() throws {
         let configuration = try Configuration(environment: Self.credentials)
-        let human = try #require(configuration.human)
+        let human = try #require(configuration.x?.human)
         for text in [String(describing: human), String(reflecting: human), "\(human)"] {
             #expect(!text.contains("secret-value"))
             #expect(!text.contains("hat"))
@@ -163,10 +183,10 @@ struct ConfigurationTests {
     @Test("LIKES, X_DAILY_BUDGET and POST_LINKS: auto, $1.00 and false by default; malformed values are named with their form")
     func costSettings() throws {
         let defaults = try Configuration(environment: [:])
-        #expect(defaults.likes == .auto && defaults.xDailyBudget == 1.0 && !defaults.postLinks)
+        #expect(defaults.behaviour.likes == .auto && defaults.x?.dailyBudget == 1.0 && !defaults.postLinks)
         let set = try Configuration(environment: ["LIKES": "ON", "X_DAILY_BUDGET": "$0.25", "POST_LINKS": "true"])
-        #expect(set.likes == .on && set.xDailyBudget == 0.25 && set.postLinks)
-        #expect(try Configuration(environment: ["LIKES": "off"]).likes == .off)
+        #expect(set.behaviour.likes == .on && set.x?.dailyBudget == 0.25 && set.postLinks)
+        #expect(try Configuration(environment: ["LIKES": "off"]).behaviour.likes == .off)
         let error = try #require(throws: ConfigurationError.self) {
             try Configuration(environment: ["LIKES": "sometimes", "X_DAILY_BUDGET": "0", "POST_LINKS": "maybe"])
         }
@@ -186,9 +206,9 @@ struct ConfigurationTests {
 
     @Test("MIRROR_BOT_DATA names the embedded SQLite file; mirror_bot.sqlite in the working directory by default")
     func embeddedDataPath() throws {
-        #expect(try Configuration(environment: [:]).embeddedDataPath == "mirror_bot.sqlite")
-        #expect(try Configuration(environment: ["MIRROR_BOT_DATA": ""]).embeddedDataPath == "mirror_bot.sqlite")
-        #expect(try Configuration(environment: ["MIRROR_BOT_DATA": "/var/lib/bot/data.sqlite"]).embeddedDataPath == "/var/lib/bot/data.sqlite")
+        #expect(try Configuration(environment: [:]).storage.embeddedDataPath == "mirror_bot.sqlite")
+        #expect(try Configuration(environment: ["MIRROR_BOT_DATA": ""]).storage.embeddedDataPath == "mirror_bot.sqlite")
+        #expect(try Configuration(environment: ["MIRROR_BOT_DATA": "/var/lib/bot/data.sqlite"]).storage.embeddedDataPath == "/var/lib/bot/data.sqlite")
     }
 }
 
@@ -256,9 +276,16 @@ struct EnvironmentFileTests {
     @Test("The real environment wins over the file")
     func realEnvironmentWins() throws {
         let file = try EnvironmentFile(parsing: "TZ=Asia/Tokyo\nARCHIVE_ROW_LIMIT=5\n")
-        let merged = Configuration.merged(environment: ["TZ": "Europe/Paris"], file: file)
+        let merged = EnvironmentFile.merged(environment: ["TZ": "Europe/Paris"], file: file)
         let configuration = try Configuration(environment: merged)
-        #expect(configuration.timeZone.identifier == "Europe/Paris")
-        #expect(configuration.archiveRowLimit == 5)
+        #expect(configuration.behaviour.timeZone.identifier == "Europe/Paris")
+        #expect(configuration.storage.archiveRowLimit == 5)
     }
+}
+
+extension Configuration {
+    /// X's section, when the configured network is X.
+    var x: XNetworkSettings? { (networkModule as? XNetworkModule)?.settings }
+    /// Mastodon's section, when the configured network is Mastodon.
+    var mastodon: MastodonNetworkSettings? { (networkModule as? MastodonNetworkModule)?.settings }
 }

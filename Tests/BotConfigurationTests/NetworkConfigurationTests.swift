@@ -1,5 +1,6 @@
 import BotAssembly
 import BotConfiguration
+import MastodonAPI
 import Foundation
 import Testing
 
@@ -13,12 +14,14 @@ struct NetworkConfigurationTests {
     @Test("X by default; NETWORK=mastodon reads each account's instance and token, unlisted posts, warnings not copied")
     func mastodonAccounts() throws {
         let defaults = try Configuration(environment: [:])
-        #expect(defaults.network == .x && defaults.humanMastodon == nil && defaults.postVisibility == .unlisted && !defaults.postContentWarnings)
+        #expect(defaults.x != nil && defaults.mastodon == nil && defaults.networkModule.name == "X")
+        let plain = try #require(try Configuration(environment: ["NETWORK": "Mastodon"]).mastodon)
+        #expect(plain.human == nil && plain.bot == nil && plain.visibility == .unlisted && !plain.copyingWarnings)
         let configuration = try Configuration(environment: Self.mastodon.merging(["POST_VISIBILITY": "Public", "POST_CW": "true"]) { $1 })
-        #expect(configuration.network == .mastodon)
-        #expect(configuration.humanMastodon == MastodonAccountSettings(instance: URL(string: "https://mastodon.social")!, token: "person-token"))
-        #expect(configuration.botMastodon?.instance.host == "botsin.space" && configuration.botMastodon?.token == "bot-token")
-        #expect(configuration.postVisibility == .public && configuration.postContentWarnings)
+        #expect(configuration.mastodon != nil && configuration.networkModule.name == "Mastodon")
+        #expect(configuration.mastodon?.human == MastodonAccess(instance: URL(string: "https://mastodon.social")!, token: "person-token"))
+        #expect(configuration.mastodon?.bot?.instance.host == "botsin.space" && configuration.mastodon?.bot?.token == "bot-token")
+        #expect(configuration.mastodon?.visibility == .public && configuration.mastodon?.copyingWarnings == true)
         try configuration.require([.humanCredentials, .botCredentials])  // no X credentials needed
     }
 

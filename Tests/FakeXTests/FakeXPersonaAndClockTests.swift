@@ -1,5 +1,5 @@
 import BotCore
-import BotConfiguration
+import XAPI
 import FakeX
 import Foundation
 import Logging

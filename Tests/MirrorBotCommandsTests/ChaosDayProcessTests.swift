@@ -118,7 +118,7 @@ struct ChaosDayProcessTests {
 
         let injected = await server.chaosInjected()
         let configuration = try Configuration(environment: environment)
-        let (counts, _) = try WordCountStores.open(for: configuration)
+        let (counts, _) = try WordCountStores.open(for: configuration.storage)
         try await BotParts(configuration: configuration, logger: TestServers.logger).withRunningAsIs { database in
             // Posts: every slot once; no text twice; every post the network shows is the one its slot recorded (one
             // sent and then killed before its record is read back at the restart).
@@ -170,7 +170,7 @@ struct ChaosDayProcessTests {
             try await database.checkReachable()
             if databaseURL == nil {
                 let check = try PythonScript.runInline("import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA integrity_check').fetchone()[0])",
-                                                       [configuration.embeddedDataPath])
+                                                       [configuration.storage.embeddedDataPath])
                 #expect(check.output.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(check.output)")
             }
 

@@ -81,7 +81,7 @@ struct DeployFilesTests {
         let postdeploy = try #require((try Self.appJSON()["scripts"] as? [String: String])?["postdeploy"])
         let maxTweets = try #require(postdeploy.firstMatch(of: /train scheduler --max-tweets (\d+)/).flatMap { Int($0.1) })
         let most = XMirrorNetwork.mostItCosts(.personsPosts(maxTweets)).dollars
-        #expect(most <= Configuration.defaultXDailyBudget)
+        #expect(most <= XNetworkSettings.defaultDailyBudget)
         // train classifier reads nothing at the default LIKES=auto on X.
         #expect(try Self.text("README.md").contains(String(format: "spends at most $%.2f", most)))
     }

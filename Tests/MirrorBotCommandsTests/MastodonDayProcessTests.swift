@@ -112,7 +112,7 @@ struct MastodonDayProcessTests {
                         "\(imported.standardOutput)")
                 let configuration = try Configuration(environment: environment)
                 try await BotParts(configuration: configuration, logger: TestServers.logger).withRunningAsIs { database in
-                    let stored = try await database.archive(timeZone: configuration.timeZone, rowLimit: 10_000).newest(limit: 100)
+                    let stored = try await database.archive(timeZone: configuration.behaviour.timeZone, rowLimit: 10_000).newest(limit: 100)
                     let friendReplies = stored.filter { $0.replyUserID == Int64(Self.friendID) }
                     #expect(friendReplies.count == exported.filter { $0.inReplyToID.flatMap { parents[$0]?.accountID } == Self.friendID }.count)
                     #expect(!friendReplies.isEmpty && friendReplies.allSatisfy { $0.text.hasPrefix("@friend わかる") })

@@ -50,7 +50,7 @@ struct MastodonPersonaDayProcessTests {
                         try #require(result.status == 0, "\(command): \(result.standardError)")
                     }
                     let configuration = try Configuration(environment: environment)
-                    let (counts, _) = try WordCountStores.open(for: configuration)
+                    let (counts, _) = try WordCountStores.open(for: configuration.storage)
                     try await BotParts(configuration: configuration, logger: TestServers.logger).withRunningAsIs { database in
                         try await body(server, environment, database, counts)
                     }

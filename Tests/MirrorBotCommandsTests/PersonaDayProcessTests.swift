@@ -82,7 +82,7 @@ struct PersonaDayProcessTests {
                         try #require(result.status == 0, "\(command): \(result.standardError)")
                     }
                     let configuration = try Configuration(environment: environment)
-                    let (counts, _) = try WordCountStores.open(for: configuration)
+                    let (counts, _) = try WordCountStores.open(for: configuration.storage)
                     try await BotParts(configuration: configuration, logger: TestServers.logger).withRunningAsIs { database in
                         try await body(server, environment, database, counts)
                     }
@@ -135,7 +135,7 @@ struct PersonaDayProcessTests {
         let posts = posted.filter { $0.inReplyToTweetID == nil && !nextDay.contains($0.id) }
         // As many posts as on one of the human's past days (drawn at random each run), capped at MAX_POSTS_PER_DAY.
         let pastDays = try await database.archive(timeZone: Self.tokyo, rowLimit: 10_000).postsPerDay(includingReplies: false)
-        let cap = try Configuration(environment: environment).maxPostsPerDay
+        let cap = try Configuration(environment: environment).behaviour.maxPostsPerDay
         #expect(!slots.isEmpty && pastDays.map { min($0.count, cap) }.contains(slots.count), "\(slots.count) slots")
         #expect(posts.count == postedSlots.count)
         #expect(Set(posts.map(\.text)).count == posts.count)

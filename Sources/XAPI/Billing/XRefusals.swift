@@ -1,5 +1,4 @@
 public import BotCore
-public import BotConfiguration
 import Crypto
 public import Foundation
 import Synchronization

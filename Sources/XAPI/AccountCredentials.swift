@@ -1,6 +1,3 @@
-public import BotCore
-public import Foundation
-
 /// The four OAuth 1.0a user-context secrets of one X account (the human's or the bot's).
 public struct AccountCredentials: Sendable, Equatable {
     /// The app's consumer key (API key).
@@ -27,14 +24,4 @@ extension AccountCredentials: CustomStringConvertible, CustomDebugStringConverti
     public var description: String { "AccountCredentials(consumerKey: \(consumerKey.prefix(4))…, secrets redacted)" }
     /// Same as `description`.
     public var debugDescription: String { description }
-}
-
-/// One account on a Mastodon instance: where it lives and the bearer token that acts as it.
-public struct MastodonAccountSettings: Sendable, Equatable {
-    /// The instance, such as `https://mastodon.social`.
-    public var instance: URL
-    /// The access token (Preferences → Development → an application's token).
-    public var token: String
-    /// Settings from their parts.
-    public init(instance: URL, token: String) { self.instance = instance; self.token = token }
 }

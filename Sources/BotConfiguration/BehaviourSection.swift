@@ -1,0 +1,150 @@
+public import BotCore
+public import Foundation
+
+/// What the bot does and how often: the person's time zone, the day's posts, the answers, the likes and how they are
+/// decided, the polls. The daemon's section (the assembly hands it on as the daemon's `DaemonSettings`).
+public struct BehaviourSection: ConfigurationSection {
+    /// The person's time zone, in which minutes of the day and calendar days are counted (`TZ`, default UTC).
+    public var timeZone: TimeZone
+    /// Most posts the schedule plans for a day (`MAX_POSTS_PER_DAY`, default 50).
+    public var maxPostsPerDay: Int
+    /// Days before the bot may post the same post of the person again (`REPOST_AFTER_DAYS`, default 30).
+    public var repostAfterDays: Int
+    /// Whether the bot may post the person's posts that @-mention people (`POST_MENTIONS`, default false: a copy must
+    /// not ping strangers).
+    public var postMentions: Bool
+    /// `POST_LINKS` as set: whether the bot may post (and reply with) the person's posts that contain a link; nil when
+    /// not set, for the network's default (`NetworkModule.postsLinksByDefault`: no on X, where such a post costs about
+    /// 20 times a plain one; yes on Mastodon, where it costs nothing).
+    public var postLinksSetting: Bool?
+    /// What to answer someone the person never replied to (`REPLY_FALLBACK`: `none`, the default, or `any`).
+    public var replyFallback: ReplyFallback
+    /// Whether the bot likes posts (`LIKES`: `auto`, the default, likes where the network allows it: not on X).
+    public var likes: LikesSetting
+    /// Whether the bot looks up the person's original before posting a copy, so that a post the person deleted is
+    /// dropped from the archive and never posted (`CHECK_ORIGINALS`, default true: on X one read of the person's own
+    /// post per copy, about $0.001 as an owned read, $0.005 otherwise; free on Mastodon).
+    public var checksOriginals: Bool
+    /// A slot missed by more than this while the bot was down is skipped (`MISSED_SLOT_GRACE`, minutes, default 10).
+    public var missedSlotGraceMinutes: Int
+    /// Answers to one person per hour (`REPLY_LIMIT_PER_USER`, default 3).
+    public var replyLimitPerUser: Int
+    /// Answers in one conversation (`MAX_THREAD_REPLIES`, default 5).
+    public var maxThreadReplies: Int
+    /// Seconds between polls of the bot's mentions (`MENTIONS_POLL_SECONDS`, default 60: 15 of 300 allowed reads per 15 min).
+    public var mentionsPollSeconds: Int
+    /// Seconds between polls of the bot's home timeline (`TIMELINE_POLL_SECONDS`, default 300: 3 of 180 per 15 min).
+    public var timelinePollSeconds: Int
+    /// Seconds between reads of the person's new posts, timeline and likes (`LEARN_POLL_SECONDS`, default 900).
+    public var learnPollSeconds: Int
+    /// A post is liked when score(favorite) / score(normal) exceeds this (`FAVORITE_RATE_THRESHOLD` as a number;
+    /// with `auto`, the threshold used until a calibration exists: 3.0, the original's).
+    public var favoriteRateThreshold: Double
+    /// Whether the like threshold is calibrated on the training examples (`FAVORITE_RATE_THRESHOLD=auto`, the default).
+    public var calibratesFavoriteThreshold: Bool
+    /// Which model decides likes (`CLASSIFIER`).
+    public var classifier: ClassifierChoice
+
+    /// The threshold of the original bot's code, used when `FAVORITE_RATE_THRESHOLD=auto` has nothing to calibrate on.
+    public static let defaultFavoriteRateThreshold = 3.0
+
+    /// `CLASSIFIER`: which naive Bayes model decides likes.
+    public enum ClassifierChoice: String, Sendable, CaseIterable {
+        /// Chosen by cross-validation with the threshold (the default); with a numeric threshold, the original.
+        case auto
+        /// The original bot's formula.
+        case original
+        /// Binary naive Bayes with add-one smoothing and a minimum number of sightings per word.
+        case binary
+    }
+
+    /// The variables of this section.
+    public static let variableNames = ["TZ", "MAX_POSTS_PER_DAY", "REPOST_AFTER_DAYS", "POST_MENTIONS", "POST_LINKS", "REPLY_FALLBACK", "LIKES",
+                                       "CHECK_ORIGINALS", "MISSED_SLOT_GRACE", "REPLY_LIMIT_PER_USER", "MAX_THREAD_REPLIES",
+                                       "MENTIONS_POLL_SECONDS", "TIMELINE_POLL_SECONDS", "LEARN_POLL_SECONDS", "FAVORITE_RATE_THRESHOLD",
+                                       "CLASSIFIER"]
+
+    /// Reads the section.
+    public init(reading environment: inout EnvironmentReader) {
+        timeZone = TimeZone(identifier: "UTC")!
+        if let text = environment.value("TZ") {
+            // glibc accepts ":Area/City"; the leading colon is not part of the IANA name.
+            let name = text.hasPrefix(":") ? String(text.dropFirst()) : text
+            if let zone = TimeZone(identifier: name), name.contains("/") || ["UTC", "GMT"].contains(name) {
+                timeZone = zone
+            } else {
+                environment.malformed("TZ", expected: "an IANA time zone name such as Asia/Tokyo or UTC", shown: text)
+            }
+        }
+        // Bounds that keep every product of these numbers (minutes to seconds, days to dates) far from overflowing.
+        maxPostsPerDay = environment.count("MAX_POSTS_PER_DAY", default: 50, allowsZero: true, maximum: 1_440, meaning: "posts")
+        repostAfterDays = environment.count("REPOST_AFTER_DAYS", default: 30, allowsZero: true, maximum: 36_500, meaning: "days")
+        missedSlotGraceMinutes = environment.count("MISSED_SLOT_GRACE", default: 10, allowsZero: true, maximum: 1_440, meaning: "minutes")
+        replyLimitPerUser = environment.count("REPLY_LIMIT_PER_USER", default: 3, allowsZero: true, maximum: 1_000,
+                                              meaning: "answers per person per hour")
+        maxThreadReplies = environment.count("MAX_THREAD_REPLIES", default: 5, allowsZero: true, maximum: 1_000, meaning: "answers per conversation")
+        mentionsPollSeconds = environment.count("MENTIONS_POLL_SECONDS", default: 60, allowsZero: false, maximum: 604_800, meaning: "seconds")
+        timelinePollSeconds = environment.count("TIMELINE_POLL_SECONDS", default: 300, allowsZero: false, maximum: 604_800, meaning: "seconds")
+        learnPollSeconds = environment.count("LEARN_POLL_SECONDS", default: 900, allowsZero: false, maximum: 604_800, meaning: "seconds")
+
+        postMentions = environment.flag("POST_MENTIONS")
+        postLinksSetting = environment.value("POST_LINKS").map { _ in environment.flag("POST_LINKS") }
+        checksOriginals = environment.flag("CHECK_ORIGINALS", default: true)
+        replyFallback = environment.choice("REPLY_FALLBACK", default: .none, expected: "none (do not answer) or any (a past reply to anyone)")
+        likes = environment.choice("LIKES", default: .auto, expected: "auto (like where the network allows it: not on X), on or off")
+
+        favoriteRateThreshold = Self.defaultFavoriteRateThreshold
+        calibratesFavoriteThreshold = true
+        if let text = environment.value("FAVORITE_RATE_THRESHOLD"), text.lowercased() != "auto" {
+            if let number = Double(text), number.isFinite, number > 0 {
+                favoriteRateThreshold = number
+                calibratesFavoriteThreshold = false
+            } else {
+                environment.malformed("FAVORITE_RATE_THRESHOLD",
+                                      expected: "auto (calibrated on what the person liked) or a positive number such as 3.0 (the original's default)",
+                                      shown: text)
+            }
+        }
+        classifier = environment.choice("CLASSIFIER", default: .auto, expected: "auto, original or binary")
+    }
+}
+
+/// Where `start` serves its status page (`PORT`, `STATUS_PASSWORD`).
+public struct StatusPageSection: ConfigurationSection, Equatable {
+    /// The TCP port `start` serves the status page, its JSON API and `/healthz` on (`PORT`, which Heroku sets for a
+    /// `web` dyno); nil: nothing listens.
+    public var port: Int?
+    /// The password of the status page and its API (`STATUS_PASSWORD`, HTTP basic auth with any user name); nil: only
+    /// `/healthz` answers.
+    public var password: String?
+
+    /// The variables of this section.
+    public static let variableNames = ["PORT", "STATUS_PASSWORD"]
+
+    /// Reads the section.
+    public init(reading environment: inout EnvironmentReader) {
+        port = nil
+        if let text = environment.value("PORT") {
+            if let port = Int(text), (1...65_535).contains(port) {
+                self.port = port
+            } else {
+                environment.malformed("PORT", expected: "a TCP port (1–65535) to serve the status page on", shown: text)
+            }
+        }
+        password = environment.value("STATUS_PASSWORD")
+    }
+}
+
+/// How much the process logs (`LOG_LEVEL`: trace, debug, info, notice, warning, error or critical; default info),
+/// from most to least verbose (swift-log's names).
+public enum LogLevel: String, Sendable, CaseIterable {
+    case trace, debug, info, notice, warning, error, critical
+
+    /// The variable.
+    public static let variableName = "LOG_LEVEL"
+
+    /// `LOG_LEVEL` read from `environment`.
+    public init(reading environment: inout EnvironmentReader) {
+        self = environment.choice(Self.variableName, default: .info, expected: "one of " + Self.allCases.map(\.rawValue).joined(separator: ", "))
+    }
+}

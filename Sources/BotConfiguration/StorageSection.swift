@@ -1,0 +1,69 @@
+/// Where the bot keeps what it knows: the archive's database, the word counts' Redis or the SQLite file.
+public struct StorageSection: ConfigurationSection, Equatable {
+    /// The archive's database (`DATABASE_URL`); nil: the SQLite file.
+    public var database: DatabaseURL?
+    /// The word counts' Redis (`REDIS_URL`, else the original's `REDISTOGO_URL`); nil: the SQLite file.
+    public var redis: RedisURL?
+    /// For a `rediss://` Redis: the CA certificate file (PEM) its certificate is verified against, host name
+    /// included (`REDIS_TLS_CA`); unset, TLS encrypts without verifying, as Heroku's self-signed certificates need.
+    public var redisTLSCertificateAuthority: String?
+    /// Put before every Redis key, so several bots can share one Redis (`REDIS_KEY_PREFIX`, default empty).
+    public var redisKeyPrefix: String
+    /// The embedded SQLite file (`MIRROR_BOT_DATA`, default `mirror_bot.sqlite` in the working directory): the archive
+    /// when no `DATABASE_URL` is set, the word counts when no Redis is.
+    public var embeddedDataPath: String
+    /// The most posts the archive keeps; the oldest go first (`ARCHIVE_ROW_LIMIT`, default 10,000).
+    public var archiveRowLimit: Int
+
+    /// Default of `ARCHIVE_ROW_LIMIT`, the original's (the free Postgres plan's row limit).
+    public static let defaultArchiveRowLimit = 10_000
+
+    /// The variables of this section.
+    public static let variableNames = ["DATABASE_URL", "REDIS_URL", "REDISTOGO_URL", "REDIS_TLS_CA", "REDIS_KEY_PREFIX", "MIRROR_BOT_DATA",
+                                       "ARCHIVE_ROW_LIMIT"]
+
+    /// Reads the section.
+    public init(reading environment: inout EnvironmentReader) {
+        database = nil
+        if let text = environment.value("DATABASE_URL") {
+            database = DatabaseURL(text)
+            if database == nil {
+                // The URL holds the password: it is never shown.
+                environment.malformed("DATABASE_URL", expected: "postgres://user:password@host:port/database, optionally with ?sslmode=disable|prefer|require|verify-full",
+                                      shown: nil)
+            }
+        }
+        redis = nil
+        if let name = ["REDIS_URL", "REDISTOGO_URL"].first(where: { environment.value($0) != nil }), let text = environment.value(name) {
+            redis = RedisURL(text)
+            if redis == nil { environment.malformed(name, expected: "redis://[:password@]host:port[/db], or rediss:// for TLS", shown: nil) }
+        }
+        redisTLSCertificateAuthority = environment.value("REDIS_TLS_CA")
+        redisKeyPrefix = environment.environment["REDIS_KEY_PREFIX"] ?? ""
+        embeddedDataPath = environment.environment["MIRROR_BOT_DATA"].flatMap { $0.isEmpty ? nil : $0 } ?? "mirror_bot.sqlite"
+        archiveRowLimit = environment.count("ARCHIVE_ROW_LIMIT", default: Self.defaultArchiveRowLimit, allowsZero: false, maximum: 100_000_000,
+                                            meaning: "posts")
+    }
+
+    /// The variables `requirements` need of this section and that are not set.
+    public func missing(_ requirements: Set<StoreRequirement>) -> [ConfigurationError.Problem] {
+        var problems: [ConfigurationError.Problem] = []
+        if requirements.contains(.database) && database == nil {
+            problems.append(.init(variable: "DATABASE_URL", isMissing: true,
+                                  expected: "postgres://user:password@host:port/database (Heroku's heroku-postgresql add-on sets it)"))
+        }
+        if requirements.contains(.redis) && redis == nil {
+            problems.append(.init(variable: "REDIS_URL", isMissing: true,
+                                  expected: "redis://host:port (Heroku's heroku-redis add-on sets it; REDISTOGO_URL is read too)"))
+        }
+        return problems
+    }
+
+    /// What a command can require of the storage section.
+    public enum StoreRequirement: Sendable, Hashable {
+        /// `DATABASE_URL`.
+        case database
+        /// `REDIS_URL` or `REDISTOGO_URL`.
+        case redis
+    }
+}
