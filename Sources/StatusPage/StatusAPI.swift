@@ -110,7 +110,7 @@ struct StatusAPI: Sendable {
                         sourceID: action.sourceID, sourceURL: action.sourceID.flatMap(action.copiedThePerson ? postLinks.personSide : postLinks.botSide),
                         reason: action.reason)
         }, links: .init(next: next, prev: prev))
-        var response = Self.json(body, request: request, cacheControl: "no-cache", withETag: true)
+        var response = Self.json(body, request: request, cacheControl: "private, no-cache", withETag: true)
         let header = [next.map { "<\($0)>; rel=\"next\"" }, prev.map { "<\($0)>; rel=\"prev\"" }].compactMap { $0 }
         if !header.isEmpty { response.headers[HTTPField.Name("Link")!] = header.joined(separator: ", ") }
         return response
@@ -150,7 +150,7 @@ struct StatusAPI: Sendable {
                       postedAt: slot.postedAt, unchecked: slot.postedUnchecked)
         })
         // A plan changes through the day (slots posted, skipped): revalidated by its ETag.
-        return Self.json(body, request: request, cacheControl: "no-cache", withETag: true)
+        return Self.json(body, request: request, cacheControl: "private, no-cache", withETag: true)
     }
 
     /// `GET /api/v1/usage/days?since=YYYY-MM-DD`: what each UTC day cost on the network by the bot's count (every run
@@ -176,7 +176,7 @@ struct StatusAPI: Sendable {
             Body.Day(day: day, cost: (entries.reduce(0) { $0 + $1.cost } * 1_000_000).rounded() / 1_000_000, runs: entries.count)
         }.sorted { $0.day < $1.day }
         // Written once a minute: a minute of caching is no loss.
-        return Self.json(Body(dailyBudget: dailyBudget, days: days), request: request, cacheControl: "max-age=60", withETag: false)
+        return Self.json(Body(dailyBudget: dailyBudget, days: days), request: request, cacheControl: "private, max-age=60", withETag: false)
     }
 
     // MARK: - Helpers
@@ -222,13 +222,20 @@ struct ActionCursor: Equatable {
 
     init(position: ActionPosition, newer: Bool) { self.position = position; self.newer = newer }
 
+    /// The times a cursor may hold, in seconds since 1970: the years 1970 to 9999. A time past them could never be an
+    /// action's, and one far past them is a date no database can bind (postgres-nio traps past the year 294,276).
+    static let seconds: ClosedRange<Double> = 0...253_402_300_799
+    /// The longest action key a cursor may hold, in bytes (keys are a kind and an id).
+    static let longestKey = 200
+
     /// A cursor from its text; nil when it is not one this API made.
     init?(_ text: String) {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
         guard let data = Data(base64Encoded: base64), let decoded = String(data: data, encoding: .utf8) else { return nil }
         let parts = decoded.split(separator: "|", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0] == "n" || parts[0] == "o", let seconds = Double(parts[1]), seconds.isFinite, !parts[2].isEmpty else { return nil }
+        guard parts.count == 3, parts[0] == "n" || parts[0] == "o", let seconds = Double(parts[1]), Self.seconds.contains(seconds),
+              !parts[2].isEmpty, parts[2].utf8.count <= Self.longestKey else { return nil }
         self.init(position: .init(at: Date(timeIntervalSince1970: seconds), key: String(parts[2])), newer: parts[0] == "n")
     }
 

@@ -2,6 +2,8 @@ public import BotCore
 public import Stores
 public import Foundation
 import Hummingbird
+import HummingbirdCore
+import NIOCore
 public import Logging
 public import Prometheus
 public import SocialNetwork
@@ -33,6 +35,11 @@ public struct StatusServer: Service {
         public var likeModel: @Sendable () async -> String? = { nil }
         /// Each endpoint's calls, failures and last success (X and Mastodon count them).
         public var endpointCalls: @Sendable () -> [EndpointCalls] = { [] }
+        /// How long a connection may stay open with no complete request read nor answer written: a client that sends
+        /// nothing, or trickles its headers, is closed after it.
+        public var idleTimeout = Duration.seconds(30)
+        /// The most connections held open at once; past it a new one is closed at once.
+        public var connectionLimit = 64
 
         /// Settings from their parts.
         public init(host: String = "0.0.0.0", port: Int, password: String?, dailyBudget: Double?, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
@@ -62,8 +69,13 @@ public struct StatusServer: Service {
 
     /// The Hummingbird application; `onStarted` gets the bound port.
     package func application(onStarted: @escaping @Sendable (Int) async -> Void) -> some Service {
-        Application(
+        let connections = OpenConnections(limit: settings.connectionLimit)
+        let idle = settings.idleTimeout.components
+        let channel = HTTP1Channel.Configuration(additionalChannelHandlers: [ConnectionLimit(connections)],
+                                                 idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))
+        return Application(
             router: router(),
+            server: .http1(configuration: channel),
             configuration: ApplicationConfiguration(address: .hostname(settings.host, port: settings.port), serverName: "mirror_bot"),
             onServerRunning: { channel in await onStarted(channel.localAddress?.port ?? settings.port) },
             logger: logger)
@@ -73,6 +85,7 @@ public struct StatusServer: Service {
     /// every error as the API's error body.
     private func router() -> Router<BasicRequestContext> {
         let router = Router()
+        router.middlewares.add(SecurityHeaders())
         router.middlewares.add(ErrorBodies(logger: logger))
         router.middlewares.add(BasicAuthentication(password: settings.password, open: ["/healthz"]))
         let api = StatusAPI(database: database, dailyBudget: settings.dailyBudget, timeZone: settings.timeZone, postLinks: settings.postLinks,

@@ -4,6 +4,9 @@ import PostgresStores
 import AsyncHTTPClient
 import FakeX
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -47,6 +50,7 @@ struct StatusWorld {
     /// Runs `body` with a server over a store of `backend` holding a plan for `day` (08:00 posted unchecked, 12:30 skipped,
     /// 21:00 planned) and two runs' usage of one UTC day.
     static func with(_ backend: StoreBackends.ArchiveKind, password: String?, health: HealthChecks? = nil, postLinks: PostAddresses = .x,
+                     connectionLimit: Int = 64, idleTimeout: Duration = .seconds(30),
                      _ body: (StatusWorld) async throws -> Void) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database in
             let plans = database.plans
@@ -90,6 +94,7 @@ struct StatusWorld {
                                                  timeZone: TimeZone(identifier: "Asia/Tokyo")!, metrics: registry,
                                                  postLinks: postLinks)
             settings.networkName = "X"
+            (settings.connectionLimit, settings.idleTimeout) = (connectionLimit, idleTimeout)
             settings.likeModel = { "threshold 3.65 (binary model), chosen by 5-fold cross-validation: precision 0.73, recall 0.81" }
             settings.endpointCalls = {
                 [EndpointCalls(endpoint: "POST /2/tweets", account: "bot", calls: 3, failures: 1, lastSuccessAt: dayStart.addingTimeInterval(8 * 3_600))]
@@ -153,7 +158,7 @@ struct StatusServerTests {
             #expect((slots[1]["reason"] as? String)?.hasPrefix("missed:") == true)
             #expect(slots.map { $0["unchecked"] as? Bool } == [true, false, false])
             let tag = try #require(plan.headers.first(name: "ETag"))
-            #expect(plan.headers.first(name: "Cache-Control") == "no-cache")
+            #expect(plan.headers.first(name: "Cache-Control") == "private, no-cache")
 
             let unchanged = try await world.request("/api/v1/plans/\(StatusWorld.day)", password: "pw", headers: [("If-None-Match", tag)])
             #expect(unchanged.status == 304 && unchanged.body.isEmpty)
@@ -190,7 +195,7 @@ struct StatusServerTests {
         try await StatusWorld.with(.sqlite, password: "pw") { world in
             let usage = try await world.request("/api/v1/usage/days?since=2026-11-01", password: "pw")
             #expect(usage.status == 200)
-            #expect(usage.headers.first(name: "Cache-Control") == "max-age=60")
+            #expect(usage.headers.first(name: "Cache-Control") == "private, max-age=60")
             #expect(usage.json["daily_budget"] as? Double == 1.0)
             let days = usage.json["days"] as? [[String: Any]] ?? []
             #expect(days.map { $0["day"] as? String } == ["2026-11-20", "2026-11-21"])
@@ -249,6 +254,97 @@ struct StatusServerTests {
                 let reply = try await world.request("/api/v1/actions?\(bad)", password: "pw")
                 #expect(reply.status == 400 && reply.errorCodes == ["1002"], "\(bad)")
             }
+        }
+    }
+
+    @Test("A cursor whose time no action can have (o|1e13|x: the year 318,857, which postgres-nio cannot bind) or whose key is overlong is 400, and the server goes on",
+          arguments: StoreBackends.archives)
+    func cursorsOutOfRange(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await StatusWorld.with(backend, password: "pw") { world in
+            func cursor(_ text: String) -> String {
+                Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                    .replacingOccurrences(of: "=", with: "")
+            }
+            #expect(cursor("o|1e13|x") == "b3wxZTEzfHg")
+            for bad in ["o|1e13|x", "n|-1e13|x", "o|253402300800|x", "o|-0.5|x", "o|1700000000|" + String(repeating: "k", count: 201)] {
+                let reply = try await world.request("/api/v1/actions?cursor=\(cursor(bad))", password: "pw")
+                #expect(reply.status == 400 && reply.errorCodes == ["1002"], "\(bad)")
+            }
+            // At the edges of the range: accepted, and answered from the store.
+            for good in ["o|253402300799|x", "n|0|x", "o|1700000000|" + String(repeating: "k", count: 200)] {
+                #expect(try await world.request("/api/v1/actions?cursor=\(cursor(good))", password: "pw").status == 200, "\(good)")
+            }
+            #expect(try await world.request("/healthz").status == 200)
+        }
+    }
+
+    @Test("Every answer, errors and /healthz included, forbids scripts, framing, sniffing and referrers; what needs the password is never cached shared",
+          arguments: [StoreBackends.archives[0]])
+    func securityHeaders(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await StatusWorld.with(backend, password: "pw") { world in
+            let answers = [try await world.request("/healthz"), try await world.request("/", password: "pw"), try await world.request("/"),
+                           try await world.request("/api/v1/plans/nonsense", password: "pw"), try await world.request("/api/v1/actions", password: "pw"),
+                           try await world.request("/api/v1/usage/days", password: "pw"), try await world.request("/api/v1/plans/\(StatusWorld.day)", password: "pw")]
+            for answer in answers {
+                let policy = answer.headers.first(name: "Content-Security-Policy") ?? ""
+                #expect(policy.contains("default-src 'none'") && policy.contains("frame-ancestors 'none'") && !policy.contains("script-src"), "\(policy)")
+                #expect(answer.headers.first(name: "X-Content-Type-Options") == "nosniff")
+                #expect(answer.headers.first(name: "X-Frame-Options") == "DENY")
+                #expect(answer.headers.first(name: "Referrer-Policy") == "no-referrer")
+            }
+            for cached in answers.dropFirst(4) {
+                let control = cached.headers.first(name: "Cache-Control") ?? ""
+                #expect(control.contains("private") || control.contains("no-store"), "\(control)")
+            }
+        }
+    }
+
+    @Test("A slow-loris: past the connection limit each new connection is closed at once, the process's descriptors stay bounded, and the page answers once they go")
+    func connectionLimit() async throws {
+        // The idle timeout is far away: a connection closed within the read's 20 s was closed by the limit.
+        try await StatusWorld.with(.memory, password: "pw", connectionLimit: 64, idleTimeout: .seconds(120)) { world in
+            let port = try #require(world.url.port)
+            let before = RawConnection.openDescriptors()
+            var held: [RawConnection] = []
+            for _ in 0..<64 {
+                let connection = try RawConnection(port: port)
+                connection.send("GET /api/v1/actions HTTP/1.1\r\nHost: bot\r\n")  // half a request, never finished
+                held.append(connection)
+            }
+            // The server has taken all 64 once one more is refused; then 136 more, each closed at once.
+            var refused = 0
+            for _ in 0..<200 {
+                let connection = try RawConnection(port: port)
+                connection.send("GET / HTTP/1.1\r\n")
+                if await connection.closedByServer() { refused += 1 }
+            }
+            #expect(refused >= 136, "\(refused) of 200 closed")
+            // Held: the 64 client sockets, and at most 64 on the server's side (plus the few a run opens anyway).
+            #expect(RawConnection.openDescriptors() - before <= 64 + 64 + 16, "\(RawConnection.openDescriptors() - before) descriptors more")
+            held.removeAll()
+            // Once the clients go, the server counts them gone and answers again.
+            var answered = false
+            for _ in 0..<50 where !answered { answered = (try? await world.request("/healthz").status) == 200 }
+            #expect(answered)
+        }
+    }
+
+    @Test("A connection that sends nothing, or trickles its headers, is closed after the idle timeout; whole requests are answered")
+    func idleConnectionsClosed() async throws {
+        try await StatusWorld.with(.memory, password: "pw", idleTimeout: .milliseconds(500)) { world in
+            let port = try #require(world.url.port)
+            var silent: [RawConnection] = [], trickling: [RawConnection] = []
+            for _ in 0..<10 { silent.append(try RawConnection(port: port)) }
+            for _ in 0..<10 {
+                let connection = try RawConnection(port: port)
+                connection.send("GET /healthz HTTP/1.1\r\nHost: bot\r\nX-Slow: 1\r\n")
+                trickling.append(connection)
+            }
+            for connection in silent + trickling {
+                connection.send("X-Slow: 2\r\n")
+                #expect(await connection.closedByServer())
+            }
+            #expect(try await world.request("/healthz").status == 200)
         }
     }
 
@@ -381,5 +477,55 @@ struct StatusServerTests {
                 }
             }
         }
+    }
+}
+
+/// A raw TCP connection to the server on loopback, for what an HTTP client would not do: send half a request, or nothing.
+final class RawConnection: @unchecked Sendable {
+    let descriptor: Int32
+
+    struct Refused: Error {}
+
+    init(port: Int) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { close(descriptor); throw Refused() }
+        // A read gives up after 20 s: a connection the server keeps open past that counts as not closed.
+        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(descriptor) }
+
+    /// Sends `text` as it is.
+    func send(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Whether the server closes the connection (reading to its end) before the read gives up; read off the
+    /// concurrency pool's threads, which the server's handlers need.
+    func closedByServer() async -> Bool {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { [self] in
+                var buffer = [UInt8](repeating: 0, count: 4_096)
+                while true {
+                    let count = read(descriptor, &buffer, buffer.count)
+                    if count == 0 { return continuation.resume(returning: true) }
+                    if count < 0 { return continuation.resume(returning: errno == ECONNRESET) }
+                }
+            }
+        }
+    }
+
+    /// The descriptors this process has open.
+    static func openDescriptors() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
     }
 }
