@@ -1,3 +1,4 @@
+import BotCore
 public import AsyncHTTPClient
 public import Foundation
 import NIOCore
@@ -13,7 +14,7 @@ public enum ExportSource {
     public static let defaultMaximumBytes: Int64 = 16 << 30
 
     /// Runs `body` with a local path to the export `argument` names; a temporary copy is removed afterwards.
-    public static func withLocalPath<Result>(_ argument: String, maximumBytes: Int64 = defaultMaximumBytes, httpClient: HTTPClient = .shared,
+    public static func withLocalPath<Result>(_ argument: String, maximumBytes: Int64 = defaultMaximumBytes, httpClient: HTTPClient = downloadClient,
                                              _ body: (String) async throws -> Result) async throws -> Result {
         let isDownload = argument.lowercased().hasPrefix("https://") || argument.lowercased().hasPrefix("http://")
         guard isDownload || argument == "-" else { return try await body(argument) }
@@ -36,16 +37,40 @@ public enum ExportSource {
         String(address.split(separator: "?", maxSplits: 1).first ?? Substring(address))
     }
 
+    /// The most redirects a download follows.
+    public static let redirectLimit = 5
+
+    /// The client downloads use: it follows no redirect itself, so that each hop is checked here.
+    public static let downloadClient = HTTPClient(eventLoopGroupProvider: .singleton,
+                                                  configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
+
     private static func download(_ address: String, to file: URL, maximumBytes: Int64, httpClient: HTTPClient) async throws {
         let source = shown(address)
-        guard address.lowercased().hasPrefix("https://") || isLoopback(address) else {
-            throw ImportError(file: source, reason: "only https:// addresses are downloaded (the archive holds private messages and more)")
-        }
-        let response: HTTPClientResponse
-        do {
-            response = try await httpClient.execute(HTTPClientRequest(url: address), timeout: .hours(1))
-        } catch {
-            throw ImportError(file: source, reason: "it could not be downloaded (\(error))")
+        var current = address
+        var response: HTTPClientResponse
+        var hops = 0
+        while true {
+            // Every hop, redirects included: https, or plain http to this machine when the link itself was (never a
+            // downgrade on the way).
+            let secure = current.lowercased().hasPrefix("https://")
+            guard secure || (isLoopback(current) && !address.lowercased().hasPrefix("https://")) else {
+                throw ImportError(file: source, reason: hops == 0 ? "only https:// addresses are downloaded (the archive holds private messages and more)"
+                    : "it redirects to \(shown(current)), which is not https:// (the archive holds private messages and more): not followed")
+            }
+            do {
+                response = try await httpClient.execute(HTTPClientRequest(url: current), timeout: .hours(1))
+            } catch {
+                throw ImportError(file: source, reason: "it could not be downloaded (\(error))")
+            }
+            guard [301, 302, 303, 307, 308].contains(response.status.code), let location = response.headers.first(name: "location") else { break }
+            hops += 1
+            guard hops <= redirectLimit else {
+                throw ImportError(file: source, reason: "it redirects more than \(redirectLimit) times: not followed further")
+            }
+            guard let next = URL(string: location, relativeTo: URL(string: current))?.absoluteString else {
+                throw ImportError(file: source, reason: "it redirects to an address that is not one")
+            }
+            current = next
         }
         guard response.status == .ok else {
             throw ImportError(file: source, reason: "the server answered HTTP \(response.status.code) \(response.status.reasonPhrase) (a presigned link expires: make a new one)")
@@ -102,6 +127,6 @@ public enum ExportSource {
 
     private static func isLoopback(_ address: String) -> Bool {
         guard let host = URL(string: address)?.host else { return false }
-        return host == "localhost" || host.hasPrefix("127.") || host == "::1"
+        return LoopbackHost.contains(host)
     }
 }

@@ -33,31 +33,59 @@ public enum DaemonComposition {
         public var lease: (any DaemonLease)?
         /// The clock the lease is checked by: real time (the lease lives on a connection), whatever the bot's clock.
         public var leaseClock: any BotClock
-        /// Services that only show what the bot does (the status page), started first and stopped last.
+        /// Services that only show what the bot does (the status page): started before anything waits on the network,
+        /// so that the page says what the start waits for, and stopped last.
         public var viewServices: [any Service]
+        /// What the start waits for, for the view services.
+        public var progress: StartupProgress
         /// The log.
         public var logger: Logger
 
         /// Parts from their pieces.
         public init(settings: DaemonSettings, database: any StoreSet, classifier: FavoriteClassifier, network: any MirrorNetwork,
                     clock: any BotClock, accountingServices: [any Service] = [], lease: (any DaemonLease)? = nil,
-                    leaseClock: any BotClock = SystemBotClock(), viewServices: [any Service] = [], logger: Logger) {
+                    leaseClock: any BotClock = SystemBotClock(), viewServices: [any Service] = [], progress: StartupProgress = StartupProgress(),
+                    logger: Logger) {
             self.settings = settings; self.database = database; self.classifier = classifier; self.network = network
             self.clock = clock; self.accountingServices = accountingServices; self.lease = lease; self.leaseClock = leaseClock
-            self.viewServices = viewServices; self.logger = logger
+            self.viewServices = viewServices; self.progress = progress; self.logger = logger
         }
     }
 
-    /// Asks who both accounts are, applies the like decision, builds the services and runs them until a signal or the
-    /// end of `options.duration`; returns what they did.
+    /// Starts the view services (the status page binds `PORT` at once), then asks who both accounts are, applies the
+    /// like decision, builds the services and runs them until a signal or the end of `options.duration`; stops the view
+    /// services last; returns what the services did.
     public static func run(_ parts: Parts, options: DaemonRunner.Options) async throws -> DaemonRunner.Summary {
+        guard !parts.viewServices.isEmpty else { return try await runServices(parts, options: options) }
+        let views = ServiceGroup(configuration: ServiceGroupConfiguration(services: parts.viewServices.map { .init(service: $0) },
+                                                                          gracefulShutdownSignals: [], logger: parts.logger))
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            // A view that fails (its port taken) is logged by its group; the bot goes on without it.
+            group.addTask { try? await views.run() }
+            defer { group.cancelAll() }
+            do {
+                let summary = try await runServices(parts, options: options)
+                await views.triggerGracefulShutdown()
+                try await group.waitForAll()
+                return summary
+            } catch {
+                await views.triggerGracefulShutdown()
+                try? await group.waitForAll()
+                throw error
+            }
+        }
+    }
+
+    /// `run` without the view services.
+    static func runServices(_ parts: Parts, options: DaemonRunner.Options) async throws -> DaemonRunner.Summary {
         let (settings, database, classifier, network, clock, logger) =
             (parts.settings, parts.database, parts.classifier, parts.network, parts.clock, parts.logger)
         let startedAt = clock.now()
         let liking = LikingPolicy(setting: settings.likes, network: network)
         logger.notice("\(liking.statusLine)")
-        let human = try await DaemonRunner.whoAmI(.human, on: network, clock: clock, logger: logger)
-        let bot = try await DaemonRunner.whoAmI(.bot, on: network, clock: clock, logger: logger)
+        let human = try await DaemonRunner.whoAmI(.human, on: network, clock: clock, progress: parts.progress, logger: logger)
+        let bot = try await DaemonRunner.whoAmI(.bot, on: network, clock: clock, progress: parts.progress, logger: logger)
+        parts.progress.waiting(for: "the like decision and the services to start")
         logger.notice("mirroring @\(human.handle) on @\(bot.handle) on \(network.name)\(options.dryRun ? " (dry run: nothing is posted or liked)" : "")\(options.speed == 1 ? "" : " at \(options.speed)x speed from \(startedAt.formatted(.iso8601))")")
         if liking.isChosen {
             do {
@@ -70,9 +98,9 @@ public enum DaemonComposition {
         }
         let services = services(of: parts, liking: liking, human: human, bot: bot, options: options)
         return try await DaemonRunner.run(DaemonRunner.Run(
-            startedAt: startedAt, viewServices: parts.viewServices, accountingServices: parts.accountingServices, services: services,
+            startedAt: startedAt, viewServices: [], accountingServices: parts.accountingServices, services: services,
             database: database, accounting: network.accounting, timeZone: settings.timeZone, likingStatus: { liking.statusLine },
-            clock: clock, lease: parts.lease, leaseClock: parts.leaseClock, logger: logger), options: options)
+            progress: parts.progress, clock: clock, lease: parts.lease, leaseClock: parts.leaseClock, logger: logger), options: options)
     }
 
     /// The services that act, in the order they start (and the reverse of the order they stop): housekeeping and the

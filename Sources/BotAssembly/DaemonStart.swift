@@ -42,12 +42,15 @@ public enum DaemonStart {
                                                                          runID: UUID().uuidString, postLinks: configuration.postLinks), logger: logger)
                 let network = opened.network
                 // PORT: the status page, in this process; its health checks ask the stores the daemon runs on.
+                // It starts before anything waits on the network, and says what the start waits for.
                 var viewServices: [any Service] = []
+                let progress = StartupProgress()
                 if let port = configuration.statusPage.port {
                     let database = parts.database
                     let health = HealthChecks([
                         .init(name: "archive") { try await database.ping() },
                         .init(name: "word counts") { _ = try await store.isTrained("classifier") },
+                        .init(name: "network") { try progress.check() },
                     ])
                     // The process's metrics (swift-metrics) are kept for /metrics from now on.
                     let registry = PrometheusCollectorRegistry()
@@ -63,7 +66,7 @@ public enum DaemonStart {
                 }
                 let daemonParts = DaemonComposition.Parts(settings: configuration.daemonSettings, database: parts.database, classifier: try parts.classifier(on: store),
                                                      network: network, clock: clock, accountingServices: opened.services,
-                                                     lease: lease, viewServices: viewServices, logger: logger)
+                                                     lease: lease, viewServices: viewServices, progress: progress, logger: logger)
                 let summary = try await DaemonComposition.run(daemonParts, options: options)
                 await lease.release()
                 return summary

@@ -1,3 +1,4 @@
+import BotCore
 /// A Postgres connection URL in Heroku's form: `postgres://user:password@host:port/database?sslmode=require`.
 public struct DatabaseURL: Sendable, Equatable {
     /// How the connection uses TLS, after libpq's `sslmode`.
@@ -47,9 +48,7 @@ public struct DatabaseURL: Sendable, Equatable {
 
     /// Whether `host` is this machine (a loopback name or address), where plain text crosses no network.
     public static func isLoopback(_ host: String) -> Bool {
-        let lowered = host.lowercased()
-        return lowered == "localhost" || lowered.hasSuffix(".localhost") || lowered.hasPrefix("127.") || lowered == "::1" || lowered == "[::1]"
-            || lowered.hasPrefix("/")  // a Unix socket's folder
+        LoopbackHost.contains(host) || host.hasPrefix("/")  // or a Unix socket's folder
     }
 
     /// Parses `postgres://` or `postgresql://` URLs; nil when the text is not one.

@@ -114,3 +114,39 @@ extension EnvironmentFile {
         (file?.variables ?? [:]).merging(environment) { _, real in real }
     }
 }
+
+extension EnvironmentFile {
+    /// A secret file that could not be written as one.
+    public struct SecretFileError: Error, CustomStringConvertible {
+        /// The file.
+        public var path: String
+        /// What failed (the system's words).
+        public var reason: String
+        /// One line.
+        public var description: String { "Could not write \(path) readable by you only (\(reason)); nothing was changed." }
+    }
+
+    /// Writes `text` to `path` readable and writable by the owner only from its first byte: a new file beside it,
+    /// created with mode 0600, written whole and flushed, then renamed over `path` (the old file, if any, stays whole
+    /// until then). Throws `SecretFileError` when any step fails; a half-written file is removed.
+    public static func writeSecret(_ text: String, toFile path: String) throws {
+        let temporary = path + ".mirror_bot-\(getpid())-\(UInt32.random(in: .min ... .max))"
+        func failure(_ step: String) -> SecretFileError { SecretFileError(path: path, reason: "\(step): \(String(cString: strerror(errno)))") }
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw failure("creating it") }
+        var written = 0
+        let bytes = Array(text.utf8)
+        var failed: SecretFileError?
+        while written < bytes.count, failed == nil {
+            let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 { failed = failure("writing it") } else { written += count }
+        }
+        if failed == nil, fsync(descriptor) != 0 { failed = failure("flushing it") }
+        if close(descriptor) != 0, failed == nil { failed = failure("closing it") }
+        if failed == nil, rename(temporary, path) != 0 { failed = failure("putting it in place") }
+        if let failed {
+            unlink(temporary)
+            throw failed
+        }
+    }
+}

@@ -1,3 +1,4 @@
+import BotCore
 public import Foundation
 
 /// Reads the variables of one environment for the sections of the configuration, collecting a
@@ -78,7 +79,7 @@ public struct EnvironmentReader: Sendable {
         guard let parts = URLParts(trimmed), let url = URL(string: trimmed), parts.user == nil, parts.path == nil || parts.path == "" else { return nil }
         switch parts.scheme {
         case "https": return url
-        case "http": return ["localhost", "::1"].contains(parts.host) || parts.host.hasPrefix("127.") ? url : nil
+        case "http": return LoopbackHost.contains(parts.host) ? url : nil
         default: return nil
         }
     }

@@ -100,15 +100,18 @@ public enum ThresholdCalibration {
                           fallbackReason: "too few examples to calibrate (\(favorites) liked, \(normals) not liked; \(minimumPerLabel) of each are needed), so the original threshold")
         }
         let share = humanLikeShare.flatMap { $0 > 0 && $0 < 1 ? $0 : nil } ?? Double(favorites) / Double(examples.count)
-        var best: Result?
-        for candidate in models {
-            let scored = outOfFoldScores(examples, model: candidate, folds: folds)
-            let cut = bestCut(scored, likeShare: share)
-            let result = Result(model: candidate, threshold: Foundation.exp(cut.logThreshold), figures: cut.figures, humanLikeShare: share,
-                                favorites: favorites, normals: normals, folds: folds, fallbackReason: nil)
-            if best == nil || cut.figures.f(beta: 0.5) > best!.figures!.f(beta: 0.5) { best = result }
+        func calibrated(_ candidate: ClassifierModel) -> (result: Result, score: Double) {
+            let cut = bestCut(outOfFoldScores(examples, model: candidate, folds: folds), likeShare: share)
+            return (Result(model: candidate, threshold: Foundation.exp(cut.logThreshold), figures: cut.figures, humanLikeShare: share,
+                           favorites: favorites, normals: normals, folds: folds, fallbackReason: nil), cut.figures.f(beta: 0.5))
         }
-        return best!
+        // The first model (the original's when none is asked for), replaced only by a strictly better one.
+        var best = calibrated(model)
+        for candidate in models.dropFirst() {
+            let next = calibrated(candidate)
+            if next.score > best.score { best = next }
+        }
+        return best.result
     }
 
     /// Each example's log ratio from a filter trained on the other folds (folds drawn by a fixed seed).

@@ -100,25 +100,29 @@ public enum DaemonRunner {
         public var lease: (any DaemonLease)?
         /// The clock the lease is checked by: real time (the lease lives on a connection), whatever the bot's clock.
         public var leaseClock: any BotClock
+        /// What the start waits for: told when the services run (nil: nobody asks).
+        public var progress: StartupProgress?
         /// The log.
         public var logger: Logger
 
         /// A run from its pieces.
         public init(startedAt: Date, viewServices: [any Service], accountingServices: [any Service], services: [any Service],
                     database: any StoreSet, accounting: (any NetworkAccounting)?, timeZone: TimeZone, likingStatus: @escaping @Sendable () -> String,
-                    clock: any BotClock, lease: (any DaemonLease)?, leaseClock: any BotClock, logger: Logger) {
+                    progress: StartupProgress? = nil, clock: any BotClock, lease: (any DaemonLease)?, leaseClock: any BotClock, logger: Logger) {
             self.startedAt = startedAt; self.viewServices = viewServices; self.accountingServices = accountingServices
             self.services = services; self.database = database; self.accounting = accounting; self.timeZone = timeZone
-            self.likingStatus = likingStatus; self.clock = clock; self.lease = lease; self.leaseClock = leaseClock; self.logger = logger
+            self.likingStatus = likingStatus; self.progress = progress; self.clock = clock; self.lease = lease; self.leaseClock = leaseClock; self.logger = logger
         }
     }
 
     /// Who `account` is, asked until the network answers: an answer lost or unreadable (a 5xx, a dropped connection,
     /// a rate limit) is asked again with backoff, saying so once; a refusal (wrong credentials) ends the start.
-    public static func whoAmI(_ account: Account, on network: any MirrorNetwork, clock: any BotClock, logger: Logger) async throws -> NetworkUser {
+    public static func whoAmI(_ account: Account, on network: any MirrorNetwork, clock: any BotClock, progress: StartupProgress? = nil,
+                              logger: Logger) async throws -> NetworkUser {
         var wait = Duration.seconds(5)
         var failures = 0
         while true {
+            progress?.waiting(for: "\(network.name) to answer who the \(account) account is\(failures == 0 ? "" : " (\(failures) failed tries so far)")")
             do {
                 let user = try await network.whoAmI(account)
                 if failures > 0 { logger.notice("\(network.name) answered who the \(account) account is after \(failures) failed tries") }
@@ -146,7 +150,7 @@ public enum DaemonRunner {
         services += run.accountingServices.map { .init(service: $0) }
         services.append(.init(service: closing))
         services += run.services.map { .init(service: $0) }
-        services.append(.init(service: RunningNotice(logger: logger)))
+        services.append(.init(service: RunningNotice(progress: run.progress, logger: logger)))
         if let accounting = run.accounting { services.append(.init(service: UsageReporter(clock: clock, accounting: accounting, logger: logger))) }
         if let lease = run.lease {
             services.append(.init(service: LeaseKeeper(lease: lease, database: database, clock: run.leaseClock, logger: logger),

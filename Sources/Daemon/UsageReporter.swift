@@ -39,9 +39,11 @@ public struct UsageReporter: Service {
 /// Says when the group runs: services start after it handles signals, so from this line on SIGTERM and SIGINT shut
 /// the bot down gracefully. Then waits for the shutdown.
 struct RunningNotice: Service {
+    let progress: StartupProgress?
     let logger: Logger
 
     func run() async throws {
+        progress?.started()
         logger.notice("running; SIGTERM or SIGINT stops it gracefully")
         try? await gracefulShutdown()
     }

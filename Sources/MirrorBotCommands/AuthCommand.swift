@@ -67,8 +67,7 @@ struct XAuth: AsyncParsableCommand {
             if writeEnv {
                 let path = ".env"
                 let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-                try EnvironmentFile.setting(values.map { ($0.name, $0.value) }, in: existing).write(toFile: path, atomically: true, encoding: .utf8)
-                _ = chmod(path, 0o600)
+                try EnvironmentFile.writeSecret(EnvironmentFile.setting(values.map { ($0.name, $0.value) }, in: existing), toFile: path)
                 print("Authorized @\(authorized.handle) (id \(authorized.userID)). Set \(values.map(\.name).joined(separator: " and ")) in .env (other lines kept; readable by you only).")
             } else {
                 print("Authorized @\(authorized.handle) (id \(authorized.userID)). Set these (secrets: they act as @\(authorized.handle)):")

@@ -39,7 +39,7 @@ struct StartCommand: AsyncParsableCommand {
             throw ValidationError("--start-time must be ISO 8601 such as 2026-11-22T00:00:00Z, not \(startTime)")
         }
         if let duration, Self.parseDuration(duration) == nil {
-            throw ValidationError("--duration must look like 90m, 2h, 1d or a number of seconds, not \(duration)")
+            throw ValidationError("--duration must look like 90m, 2h, 1d or a number of seconds (at most ten years), not \(duration)")
         }
     }
 
@@ -74,8 +74,17 @@ struct StartCommand: AsyncParsableCommand {
     /// Seconds in `90m`, `2h`, `1d`, `30s` or `45`.
     static func parseDuration(_ text: String) -> TimeInterval? {
         let units: [Character: Double] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400]
-        if let unit = text.last, let factor = units[unit], let number = Double(text.dropLast()), number > 0 { return number * factor }
-        if let seconds = Double(text), seconds > 0 { return seconds }
-        return nil
+        var seconds: Double?
+        if let unit = text.last, let factor = units[unit], let number = Double(text.dropLast()) {
+            seconds = number * factor
+        } else {
+            seconds = Double(text)
+        }
+        // At most 10 years: a bot time past that could not be a date the stores or the clock take ("inf" trapped).
+        guard let seconds, seconds.isFinite, seconds > 0, seconds <= longestDuration else { return nil }
+        return seconds
     }
+
+    /// The longest `--duration`: ten years of bot time.
+    static let longestDuration: TimeInterval = 10 * 366 * 86_400
 }

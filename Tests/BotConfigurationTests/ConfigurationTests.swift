@@ -1,4 +1,5 @@
 import BotAssembly
+import BotCore
 import BotConfiguration
 import MastodonNetwork
 import XAPI
@@ -154,6 +155,19 @@ struct ConfigurationTests {
         #expect(try Configuration(environment: ["X_API_BASE_URL": "http://localhost:9"]).x?.baseURL.absoluteString == "http://localhost:9")
         #expect(try Configuration(environment: ["X_API_BASE_URL": "https://api.twitter.com"]).x?.baseURL.host == "api.twitter.com")
         #expect(throws: ConfigurationError.self) { try Configuration(environment: ["X_API_BASE_URL": "http://10.0.0.1"]) }
+        // Loopback is an address (127.0.0.0/8, ::1) or localhost, parsed: a name that merely starts with "127." is not.
+        for remote in ["http://127.invalid", "http://127.0.0.1.evil.example", "http://localhost.evil.example", "http://[::2]"] {
+            #expect(throws: ConfigurationError.self, "\(remote)") { try Configuration(environment: ["X_API_BASE_URL": remote]) }
+            #expect(throws: ConfigurationError.self, "\(remote)") {
+                try Configuration(environment: ["NETWORK": "mastodon", "BOT_MASTODON_URL": remote, "BOT_MASTODON_TOKEN": "t"])
+            }
+        }
+        for local in ["http://127.0.0.1:9", "http://127.255.0.3", "http://[::1]:8080", "http://LOCALHOST:1"] {
+            #expect(try Configuration(environment: ["X_API_BASE_URL": local]).x?.baseURL != nil, "\(local)")
+        }
+        #expect(LoopbackHost.contains("127.1.2.3") && LoopbackHost.contains("::1") && LoopbackHost.contains("0:0:0:0:0:0:0:1"))
+        #expect(!LoopbackHost.contains("127.invalid") && !LoopbackHost.contains("128.0.0.1") && !LoopbackHost.contains("::") && !LoopbackHost.contains(""))
+        #expect(DatabaseURL("postgres://u@127.invalid/db")?.tlsMode == .require)
         #expect(throws: ConfigurationError.self) { try Configuration(environment: ["X_API_BASE_URL": "ftp://api.x.com"]) }
     }
 
@@ -246,6 +260,24 @@ struct ConnectionURLTests {
 
 @Suite(".env files")
 struct EnvironmentFileTests {
+    @Test("auth --write-env's .env is 0600 from its first byte (a new file renamed over the old one); a failure says so and leaves the old file whole")
+    func secretFileIsPrivate() throws {
+        let folder = FileManager.default.temporaryDirectory.appending(path: "mirror_bot-secret-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appending(path: ".env").path
+        try "OLD=1\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        try EnvironmentFile.writeSecret("BOT_ACCESS_TOKEN=secret\n", toFile: path)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "BOT_ACCESS_TOKEN=secret\n")
+        #expect((try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) == 0o600)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [".env"])  // no temporary file left
+        let error = try #require(throws: EnvironmentFile.SecretFileError.self) {
+            try EnvironmentFile.writeSecret("X=1\n", toFile: folder.appending(path: "missing/.env").path)
+        }
+        #expect(error.description.contains("readable by you only") && error.description.contains("No such file"))
+    }
+
     @Test("KEY=value lines, comments, export, and both kinds of quotes")
     func parsing() throws {
         let file = try EnvironmentFile(parsing: """

@@ -55,6 +55,14 @@ struct ThresholdCalibrationTests {
                                                models: [.original, .binary], fallbackThreshold: 3) == result)
     }
 
+    @Test("With no model asked for, the original formula is calibrated (no trap on an empty list)")
+    func noModelsMeansTheOriginal() {
+        let result = ThresholdCalibration.calibrate(topicExamples(favorites: 200, normals: 300), humanLikeShare: 0.3, models: [], fallbackThreshold: 3)
+        #expect(result.model == .original && result.fallbackReason == nil && result.figures != nil)
+        #expect(result == ThresholdCalibration.calibrate(topicExamples(favorites: 200, normals: 300), humanLikeShare: 0.3, models: [.original],
+                                                         fallbackThreshold: 3))
+    }
+
     @Test("With fewer than 50 examples of a label the original threshold is kept, and the result says why")
     func fallsBack() {
         let result = ThresholdCalibration.calibrate(topicExamples(favorites: 49, normals: 400), humanLikeShare: 0.3,

@@ -63,6 +63,10 @@ struct CommandParsingTests {
         #expect(StartCommand.parseDuration("1d") == TimeInterval(86_400))
         #expect(StartCommand.parseDuration("45") == TimeInterval(45))
         #expect(StartCommand.parseDuration("soon") == nil)
+        // What would reach a date past any the clock or the stores take is refused where it is parsed ("inf" trapped).
+        for unbounded in ["inf", "infd", "nan", "-1h", "0", "1e300", "3661d", "1e9h"] { #expect(StartCommand.parseDuration(unbounded) == nil, "\(unbounded)") }
+        #expect(StartCommand.parseDuration("3660d") == TimeInterval(3_660 * 86_400))
+        #expect(throws: (any Error).self) { try MirrorBot.parseAsRoot(["start", "--duration", "inf"]) }
         let plain = try #require(try MirrorBot.parseAsRoot(["start"]) as? StartCommand)
         #expect(!plain.dryRun)
         #expect(plain.speed == 1.0)

@@ -55,4 +55,48 @@ struct ImportSourceProcessTests {
             for output in [run.standardOutput, run.standardError, missing.standardOutput, missing.standardError] { #expect(!output.contains(secret)) }
         }
     }
+
+    @Test("import follows a few redirects, each checked: never to plain http off this machine, never more than 5")
+    func redirects() async throws {
+        try await TestServers.withTemporaryFolder { folder in
+            // A loopback server: /plain redirects to a plain-http address elsewhere, /loop/N to /loop/N+1, /hop to /data.
+            let script = folder.appending(path: "redirects.py")
+            try """
+            import http.server, sys
+            class Redirects(http.server.BaseHTTPRequestHandler):
+                def log_message(self, *args): pass
+                def do_GET(self):
+                    if self.path == "/data":
+                        body = open(sys.argv[2], "rb").read()
+                        self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body); return
+                    self.send_response(302)
+                    if self.path == "/plain": self.send_header("Location", "http://mirror-bot-downgrade.invalid/data")
+                    elif self.path.startswith("/loop/"): self.send_header("Location", "/loop/" + str(int(self.path[6:]) + 1))
+                    else: self.send_header("Location", "/data")
+                    self.send_header("Content-Length", "0"); self.end_headers()
+            http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), Redirects).serve_forever()
+            """.write(to: script, atomically: true, encoding: .utf8)
+            let data = folder.appending(path: "tweets.js")
+            try Self.tweetsJS.write(to: data, atomically: true, encoding: .utf8)
+            let port = try FreePort.pick()
+            let server = Process()
+            server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            server.arguments = ["python3", script.path, String(port), data.path]
+            server.standardOutput = FileHandle.nullDevice
+            server.standardError = FileHandle.nullDevice
+            try server.run()
+            defer { kill(server.processIdentifier, SIGKILL); server.waitUntilExit() }
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !((try? FreePort.isListening(port)) ?? false), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+
+            let environment = ["MIRROR_BOT_DATA": folder.appending(path: "bot.sqlite").path]
+            let followed = try await MirrorBotProcess.run(["import", "http://127.0.0.1:\(port)/hop"], environment: environment)
+            #expect(followed.status == 0 && followed.standardOutput.contains("Imported 2 new tweets"), "\(followed.standardError)")
+            let downgrade = try await MirrorBotProcess.run(["import", "http://127.0.0.1:\(port)/plain"], environment: environment)
+            #expect(downgrade.status != 0 && downgrade.standardError.contains("redirects to http://mirror-bot-downgrade.invalid/data, which is not https://"),
+                    "\(downgrade.standardError)")
+            let loop = try await MirrorBotProcess.run(["import", "http://127.0.0.1:\(port)/loop/0"], environment: environment)
+            #expect(loop.status != 0 && loop.standardError.contains("redirects more than 5 times"), "\(loop.standardError)")
+        }
+    }
 }

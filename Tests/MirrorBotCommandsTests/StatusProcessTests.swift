@@ -51,6 +51,24 @@ struct StatusProcessTests {
         }
     }
 
+    @Test("PORT is bound before the network answers: with X unreachable, /healthz answers at once, naming what the start waits for")
+    func portBoundBeforeTheNetwork() async throws {
+        try await TestServers.withTemporaryFolder { folder in
+            let (port, silentX) = (try FreePort.pick(), try FreePort.pick())  // nothing listens on silentX
+            var environment = DoctorProcessTests.environment(URL(string: "http://127.0.0.1:\(silentX)")!, botSecret: "bts")
+            environment.merge(["PORT": String(port), "STATUS_PASSWORD": "open sesame", "MIRROR_BOT_DATA": folder.appending(path: "bot.sqlite").path]) { $1 }
+            let bot = try RunningBot(["start"], environment: environment, folder: folder)
+            // SIGKILL: nothing is under way yet, and a child of the test runner inherits its blocked SIGTERM.
+            defer { kill(bot.process.processIdentifier, SIGKILL) }
+            #expect(try await bot.waitForLog("status: serving /healthz and /api/v1/"), "\(bot.tail)")
+            let health = await Self.get("http://127.0.0.1:\(port)/healthz")
+            #expect(health?.status == 503, "\(String(describing: health))")
+            #expect(health?.body.contains("starting: waiting for X to answer who the human account is") == true, "\(String(describing: health))")
+            #expect(await Self.get("http://127.0.0.1:\(port)/", password: "open sesame")?.status == 200)
+            #expect(!bot.log.contains("mirroring @"))
+        }
+    }
+
     /// Runs headless Chromium (Debian's `chromium`) with `arguments` and the page's URL; returns its output and its log.
     static func chromium(_ arguments: [String], url: String, profile: URL) async throws -> (output: String, log: String) {
         let process = Process()

@@ -56,9 +56,7 @@ public struct PINAuthorization: Sendable {
 
     /// Step 2: the page to open, logged in as the account to authorize.
     public func authorizeURL(for request: RequestToken) -> URL {
-        var components = URLComponents(url: baseURL.appending(path: "oauth/authorize"), resolvingAgainstBaseURL: false)!
-        components.queryItems = [URLQueryItem(name: "oauth_token", value: request.token)]
-        return components.url!
+        baseURL.appending(path: "oauth/authorize").appending(queryItems: [URLQueryItem(name: "oauth_token", value: request.token)])
     }
 
     /// Step 3: the PIN the page showed, exchanged for the account's access token.
