@@ -184,10 +184,15 @@ public struct Replier: Service {
         }
         var generator = SplitMix64(seed: seed)
         var paused = false
+        // What the network would refuse as a repeat: the past replies already sent within its window.
+        var repeats: Set<Int64> = []
+        if let window = network.capabilities.refusesRepeatsWithin {
+            repeats = try await mentions.answerSources(since: clock.now().addingTimeInterval(-window))
+        }
         let outcome: DuplicateRetry.Outcome<ReplyPicker.Pick>
         do {
             outcome = try await DuplicateRetry.send(attempts: 3, pick: { refused in
-                try await picker.pick(forAuthor: authorID, excluding: refused, using: &generator)
+                try await picker.pick(forAuthor: authorID, excluding: refused.union(repeats), using: &generator)
             }, sourceID: \.source.tweetID, send: { pick in
                 let origin = pick.isFallback ? "a past reply of the human to someone else" : "a past reply of the human to \(who)"
                 if settings.dryRun { return try await skip("dry run: would have answered with \(origin): \(pick.text)") }
@@ -215,7 +220,8 @@ public struct Replier: Service {
         }
         switch outcome {
         case .sent: return
-        case .nothingToPick(let refused): try await skip(try await picker.reasonForNoPick(forAuthor: authorID, excluding: refused))
+        case .nothingToPick(let refused):
+            try await skip(try await picker.reasonForNoPick(forAuthor: authorID, excluding: refused, repeats: repeats))
         case .allRefused: try await skip("\(network.name) refused 3 past replies (duplicates, or too long)")
         }
     }

@@ -36,14 +36,18 @@ public struct ReplyPicker: Sendable {
         self.allowsLinks = allowsLinks
     }
 
-    /// Why there is no pick for `authorID`: none of the human's replies to them is left, or those left all contain a
-    /// link (and links are not allowed).
-    public func reasonForNoPick(forAuthor authorID: Int64, excluding excluded: Set<Int64> = []) async throws -> String {
+    /// Why there is no pick for `authorID`: none of the human's replies to them is left, those left all contain a
+    /// link (and links are not allowed), or were refused as duplicates or sent within the network's repeat window
+    /// (`repeats`).
+    public func reasonForNoPick(forAuthor authorID: Int64, excluding excluded: Set<Int64> = [], repeats: Set<Int64> = []) async throws -> String {
         var generator = SystemRandomNumberGenerator()
-        if !allowsLinks, try await archive.randomReply(toUser: authorID, excluding: excluded, allowingLinks: true, using: &generator) != nil {
+        let unusable = excluded.union(repeats)
+        if !allowsLinks, try await archive.randomReply(toUser: authorID, excluding: unusable, allowingLinks: true, using: &generator) != nil {
             return "every past reply of the human to this user that is left contains a link (a post with a link costs $0.200 on X instead of $0.015; POST_LINKS=true allows them)"
         }
-        return excluded.isEmpty ? "no past reply of the human to this user" : "every past reply to this user was refused as a duplicate"
+        if unusable.isEmpty { return "no past reply of the human to this user" }
+        if excluded.isEmpty { return "every past reply that fits was already sent within the day (the network refuses a repeat)" }
+        return "every past reply to this user was refused as a duplicate or already sent within the day"
     }
 
     /// A reply to `authorID`, not one of `excluded` (replies X just refused as duplicates), or nil when there is

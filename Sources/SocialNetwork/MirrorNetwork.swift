@@ -72,9 +72,14 @@ public struct NetworkCapabilities: Sendable, Equatable {
     public var whyNoLikes: String?
     /// Whether the network pushes new mentions as they happen (`openMentionStream`), so they need not be polled.
     public var streamsMentions: Bool
+    /// How long the network refuses a text the account already posted (X: a day, "duplicate content"); nil when it
+    /// refuses no repeat. The bot never asks it to.
+    public var refusesRepeatsWithin: TimeInterval?
 
     /// Capabilities from their parts.
-    public init(whyNoLikes: String?, streamsMentions: Bool = false) { self.whyNoLikes = whyNoLikes; self.streamsMentions = streamsMentions }
+    public init(whyNoLikes: String?, streamsMentions: Bool = false, refusesRepeatsWithin: TimeInterval? = nil) {
+        self.whyNoLikes = whyNoLikes; self.streamsMentions = streamsMentions; self.refusesRepeatsWithin = refusesRepeatsWithin
+    }
 }
 
 extension MirrorNetwork {

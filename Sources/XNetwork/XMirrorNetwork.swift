@@ -20,7 +20,7 @@ public struct XMirrorNetwork: MirrorNetwork {
     public var name: String { "X" }
 
     /// X today: no likes for self-serve (pay-per-use) apps, and automated likes against its rules.
-    public var capabilities: NetworkCapabilities { NetworkCapabilities(whyNoLikes: XAccess.whyNoLikes) }
+    public var capabilities: NetworkCapabilities { NetworkCapabilities(whyNoLikes: XAccess.whyNoLikes, refusesRepeatsWithin: 86_400) }
 
     public func whoAmI(_ account: Account) async throws -> NetworkUser {
         let user = try await mapped(nil) { try await client.send(GetAuthenticatedUser(), as: account).data }

@@ -219,6 +219,33 @@ struct ReplierTests {
         }
     }
 
+    @Test("On X, a past reply already sent within the day is never asked for again: the next answer is another, and with none left the mention is skipped saying why",
+          arguments: StoreBackends.archives)
+    func noRepeatWithinTheDay(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await ReplierWorld.with(backend) { world in
+            try await world.state.setValue("0", of: Replier.sinceIDKey)
+            // The friend has two past replies (それな, いいね); three mentions within the day.
+            for (index, id) in [1001, 1002, 1003].enumerated() {
+                let elapsed = world.clock.now().timeIntervalSince(ReplierWorld.start)
+                await world.server.add(tweets: [world.mention(id, by: "300", "@mirror_bot \(index)", secondsAgo: 5 - elapsed)])
+                var generator = SplitMix64(seed: UInt64(index))
+                try await world.replier().pollOnce(using: &generator)
+                world.clock.advance(by: 600)
+                await world.server.advanceClock(by: 600)
+            }
+            let posted = await world.server.posted().map(\.text)
+            #expect(Set(posted) == ["それな", "いいね"] && posted.count == 2, "\(posted)")
+            // Never asked: two creates, none refused.
+            #expect(await world.server.requestCounts()["POST /2/tweets"] == 2)
+            let third = try await world.mentions.outcome(of: 1003)
+            #expect(third?.state == .skipped && third?.reason?.contains("already sent within the day") == true, "\(String(describing: third))")
+            // What the day holds: the two replies' sources; a day later, none (the window has passed).
+            #expect(try await world.mentions.answerSources(since: world.clock.now().addingTimeInterval(-86_400)) == [1, 2])
+            world.clock.advance(by: 86_400)
+            #expect(try await world.mentions.answerSources(since: world.clock.now().addingTimeInterval(-86_400)).isEmpty)
+        }
+    }
+
     @Test("A duplicate refusal makes the replier answer with another past reply", arguments: StoreBackends.archives)
     func duplicateReplies(_ backend: StoreBackends.ArchiveKind) async throws {
         try await ReplierWorld.with(backend) { world in

@@ -37,6 +37,12 @@ struct InMemoryMentionLog: MentionLog {
         }
     }
 
+    func answerSources(since date: Date) async throws -> Set<Int64> {
+        try set.withTables("reading the replies answered with since \(date)") { tables in
+            Set(tables.mentions.values.filter { Self.counts($0) && $0.handledAt >= date }.compactMap(\.sourceTweetID))
+        }
+    }
+
     func answers(inConversation conversationID: Int64) async throws -> Int {
         try set.withTables("counting answers in conversation \(conversationID)") { tables in
             tables.mentions.values.filter { $0.conversationID == conversationID && Self.counts($0) }.count

@@ -30,7 +30,9 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
     public init(world: ScriptedWorld, clock: any BotClock, faults: FaultPlan = .none, name: String = "Scripted", likes: Bool = true,
                 streamsMentions: Bool = false, idempotentCreates: Bool = false, showsWarnings: Bool = false) {
         self.world = world; self.clock = clock; self.faults = faults; self.name = name
-        capabilities = NetworkCapabilities(whyNoLikes: likes ? nil : "the scripted network offers no likes", streamsMentions: streamsMentions)
+        // Like X, a network without idempotent creates refuses a repeat within a day.
+        capabilities = NetworkCapabilities(whyNoLikes: likes ? nil : "the scripted network offers no likes", streamsMentions: streamsMentions,
+                                           refusesRepeatsWithin: idempotentCreates ? nil : 86_400)
         self.idempotentCreates = idempotentCreates; self.showsWarnings = showsWarnings
     }
 

@@ -12,6 +12,9 @@ public protocol MentionLog: Sendable {
     func answers(to authorID: Int64, since date: Date) async throws -> Int
     /// Answers sent (or being sent) in a conversation.
     func answers(inConversation conversationID: Int64) async throws -> Int
+    /// The person's past replies the bot answered with since `date` (their ids): a network that refuses a repeat is
+    /// never sent one.
+    func answerSources(since date: Date) async throws -> Set<Int64>
     /// The state, reason and answer of a handled mention, if any.
     func outcome(of mentionID: Int64) async throws -> MentionOutcome?
     /// How many mentions were handled with `state`.

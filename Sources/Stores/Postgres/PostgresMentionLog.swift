@@ -30,6 +30,13 @@ struct PostgresMentionLog: MentionLog {
             """, as: Int64.self).first.map(Int.init) ?? 0
     }
 
+    func answerSources(since date: Date) async throws -> Set<Int64> {
+        Set(try await database.rows("reading the replies answered with since \(date)", """
+            SELECT source_tweet_id FROM mention_replies
+            WHERE source_tweet_id IS NOT NULL AND state <> 'skipped' AND state <> 'pending' AND handled_at >= \(date)
+            """, as: Int64.self))
+    }
+
     func answers(inConversation conversationID: Int64) async throws -> Int {
         try await database.rows("counting answers in conversation \(conversationID)", """
             SELECT count(*)::bigint FROM mention_replies WHERE conversation_id = \(conversationID) AND state <> 'skipped' AND state <> 'pending'

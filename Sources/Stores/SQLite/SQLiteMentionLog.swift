@@ -34,6 +34,15 @@ struct SQLiteMentionLog: MentionLog {
         }
     }
 
+    func answerSources(since date: Date) async throws -> Set<Int64> {
+        try await database.read("reading the replies answered with since \(date)") { db in
+            Set(try Int64.fetchAll(db, sql: """
+                SELECT source_tweet_id FROM mention_replies
+                WHERE source_tweet_id IS NOT NULL AND state <> 'skipped' AND state <> 'pending' AND handled_at >= ?
+                """, arguments: [date]))
+        }
+    }
+
     func answers(inConversation conversationID: Int64) async throws -> Int {
         try await database.read("counting answers in conversation \(conversationID)") { db in
             try Int.fetchOne(db, sql: "SELECT count(*) FROM mention_replies WHERE conversation_id = ? AND state <> 'skipped' AND state <> 'pending'",
