@@ -28,7 +28,8 @@ public struct FakeXFault: Codable, Sendable, Equatable {
     public var kind: Kind
     /// How many requests it hits.
     public var count: Int
-    /// Only requests to this endpoint (`GET /2/users/:id/tweets`); all when nil.
+    /// Only requests to this endpoint (`GET /2/users/:id/tweets`; `POST /2/tweets (post)` or `POST /2/tweets (reply)`
+    /// for creates of one kind); all when nil.
     public var endpoint: String?
 
     /// A fault from its parts.

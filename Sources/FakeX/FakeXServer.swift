@@ -181,7 +181,13 @@ public final class FakeXServer: Sendable {
             return Self.response(refusal)
         }
 
-        let fault = await world.takeFault(for: name)
+        // A create is also matched as a post or as a reply ("POST /2/tweets (post)", "POST /2/tweets (reply)").
+        var kinds = [name]
+        if name == "POST /2/tweets" {
+            let isReply = ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any])?["reply"] != nil
+            kinds.append(name + (isReply ? " (reply)" : " (post)"))
+        }
+        let fault = await world.takeFault(for: kinds)
         switch fault {
         case .serviceUnavailable:
             return Self.response(FakeXResponse(status: 503, body: .problem(

@@ -125,9 +125,11 @@ actor FakeXWorld {
         chaos = kinds.isEmpty || rate <= 0 ? nil : (rate, kinds, SplitMix64(seed: seed))
     }
 
-    /// The first pending fault for `endpoint`, used up by one; else, with chaos on, a random one.
-    func takeFault(for endpoint: String) -> FakeXFault.Kind? {
-        guard let index = faults.firstIndex(where: { $0.endpoint == nil || $0.endpoint == endpoint }) else {
+    /// The first pending fault for the endpoint named by one of `names` (its name first), used up by one; else, with
+    /// chaos on, a random one.
+    func takeFault(for names: [String]) -> FakeXFault.Kind? {
+        let endpoint = names.first ?? ""
+        guard let index = faults.firstIndex(where: { $0.endpoint == nil || names.contains($0.endpoint ?? "") }) else {
             guard var (rate, kinds, random) = chaos else { return nil }
             defer { chaos = (rate, kinds, random) }
             guard Double.random(in: 0..<1, using: &random) < rate, let kind = kinds.randomElement(using: &random) else { return nil }

@@ -46,6 +46,9 @@ public struct ReplyPicker: Sendable {
             return "every past reply of the human to this user that is left contains a link (a post with a link costs $0.200 on X instead of $0.015; POST_LINKS=true allows them)"
         }
         if unusable.isEmpty { return "no past reply of the human to this user" }
+        if try await archive.randomReply(toUser: authorID, excluding: [], allowingLinks: true, using: &generator) == nil {
+            return "no past reply of the human to this user"
+        }
         if excluded.isEmpty { return "every past reply that fits was already sent within the day (the network refuses a repeat)" }
         return "every past reply to this user was refused as a duplicate or already sent within the day"
     }

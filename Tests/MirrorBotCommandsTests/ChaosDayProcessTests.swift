@@ -128,7 +128,9 @@ struct ChaosDayProcessTests {
             #expect(!slots.contains { $0.state == .posting || $0.state == .planned }, "\(slots.map { ($0.minute, $0.state) })")
             #expect(Set(posts.map(\.text)).count == posts.count, "a text posted twice")
             let recordedPosts = Set(slots.compactMap(\.botTweetID).map(String.init))
-            #expect(recordedPosts.isSubset(of: Set(posts.map(\.id))), "recorded but not on the network: \(recordedPosts.subtracting(posts.map(\.id)))")
+            // A slot near midnight may go out a little after it (late under load): every post made counts here.
+            let allPosts = Set(posted.filter { $0.inReplyToTweetID == nil }.map(\.id))
+            #expect(recordedPosts.isSubset(of: allPosts), "recorded but not on the network: \(recordedPosts.subtracting(allPosts))")
             let unrecordedPosts = posts.filter { !recordedPosts.contains($0.id) }
             #expect(unrecordedPosts.isEmpty, "on the network but not recorded: \(unrecordedPosts.map(\.text))")
             #expect(posts.count <= slots.filter { $0.state != .planned }.count)

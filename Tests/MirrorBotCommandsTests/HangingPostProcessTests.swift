@@ -15,7 +15,8 @@ struct HangingPostProcessTests {
         let persona = PersonaDayProcessTests.persona()
         try await PersonaDayProcessTests.withTrainedBot(persona, "hang", backends) { server, environment, database, _ in
             try await TestServers.withTemporaryFolder { folder in
-                await server.add(fault: FakeXFault(kind: .hangAfterHandling, endpoint: "POST /2/tweets"))
+                // The first scheduled post hangs (not an answer to a mention, which may come first).
+                await server.add(fault: FakeXFault(kind: .hangAfterHandling, endpoint: "POST /2/tweets (post)"))
                 await server.armClock(PersonaDayProcessTests.dayStart, speed: 720)
                 let bot = try RunningBot(["start", "--speed", "720", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "1d"],
                                          environment: environment, folder: folder)
@@ -25,7 +26,7 @@ struct HangingPostProcessTests {
                     try await Task.sleep(for: .milliseconds(50))
                 }
                 try #require(await server.hangsBegun() == 1, "\(bot.tail)")
-                let made = try #require(await server.posted().last)
+                let made = try #require(await server.posted().last { $0.inReplyToTweetID == nil })
                 kill(bot.process.processIdentifier, SIGTERM)
                 let (status, took) = try await bot.waitForExit()
                 #expect(status == 0, "\(bot.log.split(separator: "\n").filter { !$0.hasPrefix(" ") && !$0.contains("API usage") }.suffix(60).joined(separator: "\n"))")

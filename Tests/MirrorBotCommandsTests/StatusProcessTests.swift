@@ -32,7 +32,12 @@ struct StatusProcessTests {
                                          folder: folder)
                 #expect(try await bot.waitForLog("status: serving /healthz and /api/v1/"), "\(bot.tail)")
                 let base = "http://127.0.0.1:\(port)"
-                let health = await Self.get(base + "/healthz")
+                // Served from before the network answers: healthy once the start is done (asked until it is).
+                var health = await Self.get(base + "/healthz")
+                for _ in 0..<100 where health?.status != 200 {
+                    try await Task.sleep(for: .milliseconds(100))
+                    health = await Self.get(base + "/healthz")
+                }
                 #expect(health?.status == 200 && health?.body.contains("\"status\":\"ok\"") == true, "\(String(describing: health))")
                 #expect(await Self.get(base + "/api/v1/plans/2026-11-22")?.status == 401)
                 // The plan is drawn as the poster begins: asked until it is there.
