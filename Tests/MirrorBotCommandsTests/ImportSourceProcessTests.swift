@@ -33,16 +33,9 @@ struct ImportSourceProcessTests {
             try Self.tweetsJS.write(to: served.appending(path: "archive-data"), atomically: true, encoding: .utf8)
             // A file server on loopback (plain http is taken from loopback only; a real link is https).
             let port = try FreePort.pick()
-            let server = Process()
-            server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            server.arguments = ["python3", "-m", "http.server", "--bind", "127.0.0.1", "--directory", served.path, String(port)]
-            server.standardOutput = FileHandle.nullDevice
-            server.standardError = FileHandle.nullDevice
-            try server.run()
+            let server = try await Self.python(["-m", "http.server", "--bind", "127.0.0.1", "--directory", served.path, String(port)], listeningOn: port)
             // SIGKILL: a child of the test runner inherits its blocked SIGTERM.
             defer { kill(server.processIdentifier, SIGKILL); server.waitUntilExit() }
-            let deadline = ContinuousClock.now + .seconds(10)
-            while !((try? FreePort.isListening(port)) ?? false), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
 
             let environment = ["MIRROR_BOT_DATA": folder.appending(path: "bot.sqlite").path]
             let secret = "X-Amz-Signature=0123456789abcdef"
@@ -54,6 +47,19 @@ struct ImportSourceProcessTests {
             #expect(missing.standardError.contains("make a new one"))
             for output in [run.standardOutput, run.standardError, missing.standardOutput, missing.standardError] { #expect(!output.contains(secret)) }
         }
+    }
+
+    /// A Python server started with `arguments`, once it listens on `port` (or after 10 s).
+    static func python(_ arguments: [String], listeningOn port: Int) async throws -> Process {
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = ["python3"] + arguments
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !((try? FreePort.isListening(port)) ?? false), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        return server
     }
 
     @Test("import follows a few redirects, each checked: never to plain http off this machine, never more than 5")
@@ -79,15 +85,8 @@ struct ImportSourceProcessTests {
             let data = folder.appending(path: "tweets.js")
             try Self.tweetsJS.write(to: data, atomically: true, encoding: .utf8)
             let port = try FreePort.pick()
-            let server = Process()
-            server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            server.arguments = ["python3", script.path, String(port), data.path]
-            server.standardOutput = FileHandle.nullDevice
-            server.standardError = FileHandle.nullDevice
-            try server.run()
+            let server = try await Self.python([script.path, String(port), data.path], listeningOn: port)
             defer { kill(server.processIdentifier, SIGKILL); server.waitUntilExit() }
-            let deadline = ContinuousClock.now + .seconds(10)
-            while !((try? FreePort.isListening(port)) ?? false), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
 
             let environment = ["MIRROR_BOT_DATA": folder.appending(path: "bot.sqlite").path]
             let followed = try await MirrorBotProcess.run(["import", "http://127.0.0.1:\(port)/hop"], environment: environment)
