@@ -175,8 +175,11 @@ public struct Replier: Service {
     private func answer(_ mention: NetworkPost, mentionID: Int64, authorID: Int64, conversationID: Int64?, who: String, seed: UInt64,
                         sending: Sending, skip: (String) async throws -> Void) async throws {
         if mention.authorAsksNoBots { return try await skip("their profile says #nobot") }
-        // The row just begun counts itself; the limits compare the answers before it.
-        if try await mentions.answers(to: authorID, since: clock.now().addingTimeInterval(-3_600)) - 1 >= settings.limitPerUserPerHour {
+        // The row just begun counts itself; the limits compare the answers before it. A row's time is when its
+        // mention was taken up, and its answer goes out up to the longest pause later: counting that much further
+        // back keeps any hour of answers as they reach the network within the limit.
+        let window = 3_600 + settings.delay.upperBound
+        if try await mentions.answers(to: authorID, since: clock.now().addingTimeInterval(-window)) - 1 >= settings.limitPerUserPerHour {
             return try await skip("already answered \(who) \(settings.limitPerUserPerHour) times in the last hour")
         }
         if let conversationID, try await mentions.answers(inConversation: conversationID) - 1 >= settings.maxThreadReplies {
