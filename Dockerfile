@@ -26,6 +26,8 @@ RUN apt-get update \
  && useradd --system --create-home --uid 10001 mirror_bot
 COPY --from=build /staging/ /
 # A crash writes its backtrace (all threads, symbolicated) to standard error: the log.
+# The status page (with PORT) listens on every address of the container: its port is what the host publishes.
+ENV BIND=0.0.0.0
 ENV SWIFT_BACKTRACE=enable=yes,sanitize=yes,threads=all,images=all,interactive=no,output-to=stderr,swift-backtrace=/usr/local/bin/swift-backtrace-static
 USER mirror_bot
 WORKDIR /home/mirror_bot

@@ -33,9 +33,6 @@ public enum DaemonComposition {
         public var lease: (any DaemonLease)?
         /// The clock the lease is checked by: real time (the lease lives on a connection), whatever the bot's clock.
         public var leaseClock: any BotClock
-        /// Services that only show what the bot does (the status page): started before anything waits on the network,
-        /// so that the page says what the start waits for, and stopped last.
-        public var viewServices: [any Service]
         /// What the start waits for, for the view services.
         public var progress: StartupProgress
         /// The log.
@@ -44,40 +41,41 @@ public enum DaemonComposition {
         /// Parts from their pieces.
         public init(settings: DaemonSettings, database: any StoreSet, classifier: FavoriteClassifier, network: any MirrorNetwork,
                     clock: any BotClock, accountingServices: [any Service] = [], lease: (any DaemonLease)? = nil,
-                    leaseClock: any BotClock = SystemBotClock(), viewServices: [any Service] = [], progress: StartupProgress = StartupProgress(),
+                    leaseClock: any BotClock = SystemBotClock(), progress: StartupProgress = StartupProgress(),
                     logger: Logger) {
             self.settings = settings; self.database = database; self.classifier = classifier; self.network = network
             self.clock = clock; self.accountingServices = accountingServices; self.lease = lease; self.leaseClock = leaseClock
-            self.viewServices = viewServices; self.progress = progress; self.logger = logger
+            self.progress = progress; self.logger = logger
         }
     }
 
-    /// Starts the view services (the status page binds `PORT` at once), then asks who both accounts are, applies the
-    /// like decision, builds the services and runs them until a signal or the end of `options.duration`; stops the view
-    /// services last; returns what the services did.
-    public static func run(_ parts: Parts, options: DaemonRunner.Options) async throws -> DaemonRunner.Summary {
-        guard !parts.viewServices.isEmpty else { return try await runServices(parts, options: options) }
-        let views = ServiceGroup(configuration: ServiceGroupConfiguration(services: parts.viewServices.map { .init(service: $0) },
-                                                                          gracefulShutdownSignals: [], logger: parts.logger))
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            // A view that fails (its port taken) is logged by its group; the bot goes on without it.
-            group.addTask { try? await views.run() }
-            defer { group.cancelAll() }
+    /// Runs `body` with `views` (services that only show what the bot does: the status page) running around it: they
+    /// start first (the status page binds `PORT` at once) and stop after `body` returns or throws. A view that fails
+    /// (its port taken) is logged by its group, and the bot goes on without it.
+    public static func withViewServices<Result: Sendable>(_ views: [any Service], logger: Logger,
+                                                          _ body: () async throws -> Result) async throws -> Result {
+        guard !views.isEmpty else { return try await body() }
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: views.map { .init(service: $0) },
+                                                                          gracefulShutdownSignals: [], logger: logger))
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try? await group.run() }
+            defer { tasks.cancelAll() }
             do {
-                let summary = try await runServices(parts, options: options)
-                await views.triggerGracefulShutdown()
-                try await group.waitForAll()
-                return summary
+                let result = try await body()
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+                return result
             } catch {
-                await views.triggerGracefulShutdown()
-                try? await group.waitForAll()
+                await group.triggerGracefulShutdown()
+                try? await tasks.waitForAll()
                 throw error
             }
         }
     }
 
-    /// `run` without the view services.
-    static func runServices(_ parts: Parts, options: DaemonRunner.Options) async throws -> DaemonRunner.Summary {
+    /// Asks who both accounts are, applies the like decision, builds the services and runs them until a signal or the
+    /// end of `options.duration`; returns what the services did.
+    public static func run(_ parts: Parts, options: DaemonRunner.Options) async throws -> DaemonRunner.Summary {
         let (settings, database, classifier, network, clock, logger) =
             (parts.settings, parts.database, parts.classifier, parts.network, parts.clock, parts.logger)
         let startedAt = clock.now()
@@ -98,7 +96,7 @@ public enum DaemonComposition {
         }
         let services = services(of: parts, liking: liking, human: human, bot: bot, options: options)
         return try await DaemonRunner.run(DaemonRunner.Run(
-            startedAt: startedAt, viewServices: [], accountingServices: parts.accountingServices, services: services,
+            startedAt: startedAt, accountingServices: parts.accountingServices, services: services,
             database: database, accounting: network.accounting, timeZone: settings.timeZone, likingStatus: { liking.statusLine },
             progress: parts.progress, clock: clock, lease: parts.lease, leaseClock: parts.leaseClock, logger: logger), options: options)
     }

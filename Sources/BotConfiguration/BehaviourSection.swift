@@ -109,17 +109,26 @@ public struct BehaviourSection: ConfigurationSection {
     }
 }
 
-/// Where `start` serves its status page (`PORT`, `STATUS_PASSWORD`).
+/// Where `start` serves its status page (`PORT`, `BIND`, `STATUS_PASSWORD`).
 public struct StatusPageSection: ConfigurationSection, Equatable {
     /// The TCP port `start` serves the status page, its JSON API and `/healthz` on (`PORT`, which Heroku sets for a
     /// `web` dyno); nil: nothing listens.
     public var port: Int?
-    /// The password of the status page and its API (`STATUS_PASSWORD`, HTTP basic auth with any user name); nil: only
-    /// `/healthz` answers.
+    /// The address the status page listens on (`BIND`): by default loopback (127.0.0.1), or every address (0.0.0.0)
+    /// when a platform's router sends to `PORT` (Heroku's dynos, where `DYNO` is set; the container image sets `BIND`).
+    public var bindAddress: String
+    /// Whether a platform's router stands in front of the port (`DYNO` is set): clients are then told apart by the
+    /// router's `X-Forwarded-For`.
+    public var behindRouter: Bool
+    /// The password of the status page and its API (`STATUS_PASSWORD`, HTTP basic auth with any user name, at least
+    /// `minimumPasswordLength` characters); nil: only `/healthz` answers.
     public var password: String?
 
+    /// The fewest characters `STATUS_PASSWORD` may have: the page is on the open internet on a dyno.
+    public static let minimumPasswordLength = 16
+
     /// The variables of this section.
-    public static let variableNames = ["PORT", "STATUS_PASSWORD"]
+    public static let variableNames = ["PORT", "BIND", "STATUS_PASSWORD", "DYNO"]
 
     /// Reads the section.
     public init(reading environment: inout EnvironmentReader) {
@@ -131,7 +140,26 @@ public struct StatusPageSection: ConfigurationSection, Equatable {
                 environment.malformed("PORT", expected: "a TCP port (1–65535) to serve the status page on", shown: text)
             }
         }
+        behindRouter = environment.value("DYNO") != nil
+        bindAddress = behindRouter ? "0.0.0.0" : "127.0.0.1"
+        if let text = environment.value("BIND") {
+            if Self.isAddress(text) {
+                bindAddress = text
+            } else {
+                environment.malformed("BIND", expected: "an IP address to listen on, such as 127.0.0.1 (this machine only), 0.0.0.0 or ::", shown: text)
+            }
+        }
         password = environment.value("STATUS_PASSWORD")
+        if let password, password.count < Self.minimumPasswordLength {
+            environment.malformed("STATUS_PASSWORD", expected: "at least \(Self.minimumPasswordLength) characters (it guards the status page; `openssl rand -hex 16` makes one)",
+                                  shown: "\(password.count) characters")
+        }
+    }
+
+    /// Whether `text` is a numeric IPv4 or IPv6 address.
+    static func isAddress(_ text: String) -> Bool {
+        var v4 = in_addr(), v6 = in6_addr()
+        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
     }
 }
 

@@ -79,8 +79,6 @@ public enum DaemonRunner {
     public struct Run: Sendable {
         /// Bot time when the run began, before the accounts were asked: `--duration` counts from here.
         public var startedAt: Date
-        /// Services that only show what the bot does (the status page), started first and stopped last.
-        public var viewServices: [any Service]
         /// Services the network's accounting runs (X: storing the day's spend), stopped after every service that acts.
         public var accountingServices: [any Service]
         /// The services that act (housekeeping, deletion watch, poster, replier, learner, favoriter), started in this
@@ -106,10 +104,10 @@ public enum DaemonRunner {
         public var logger: Logger
 
         /// A run from its pieces.
-        public init(startedAt: Date, viewServices: [any Service], accountingServices: [any Service], services: [any Service],
+        public init(startedAt: Date, accountingServices: [any Service], services: [any Service],
                     database: any StoreSet, accounting: (any NetworkAccounting)?, timeZone: TimeZone, likingStatus: @escaping @Sendable () -> String,
                     progress: StartupProgress? = nil, clock: any BotClock, lease: (any DaemonLease)?, leaseClock: any BotClock, logger: Logger) {
-            self.startedAt = startedAt; self.viewServices = viewServices; self.accountingServices = accountingServices
+            self.startedAt = startedAt; self.accountingServices = accountingServices
             self.services = services; self.database = database; self.accounting = accounting; self.timeZone = timeZone
             self.likingStatus = likingStatus; self.progress = progress; self.clock = clock; self.lease = lease; self.leaseClock = leaseClock; self.logger = logger
         }
@@ -146,8 +144,7 @@ public enum DaemonRunner {
         // acts. The database pool runs around the whole group and stops after it.
         let closing = ClosingSummary(database: database, timeZone: run.timeZone, from: run.startedAt, clock: clock,
                                      likingStatus: likingStatus, logger: logger)
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = run.viewServices.map { .init(service: $0) }
-        services += run.accountingServices.map { .init(service: $0) }
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = run.accountingServices.map { .init(service: $0) }
         services.append(.init(service: closing))
         services += run.services.map { .init(service: $0) }
         services.append(.init(service: RunningNotice(progress: run.progress, logger: logger)))

@@ -5,7 +5,7 @@ import Synchronization
 /// status page and `/healthz`, which serve from the first moment: a slow or spent network is then shown, not hidden
 /// behind a port that does not answer.
 public final class StartupProgress: Sendable {
-    private let waitingFor = Mutex<String?>("the stores and the network")
+    private let waitingFor = Mutex<String?>("the archive to answer")
 
     /// Progress with nothing known yet.
     public init() {}
@@ -18,17 +18,4 @@ public final class StartupProgress: Sendable {
 
     /// What the start waits for; nil once the services run.
     public var pending: String? { waitingFor.withLock { $0 } }
-
-    /// Throws while the start waits (a health check).
-    public func check() throws {
-        if let pending { throw Pending(what: pending) }
-    }
-
-    /// The start is not done.
-    public struct Pending: Error, CustomStringConvertible {
-        /// What it waits for.
-        public var what: String
-        /// "starting: waiting for …".
-        public var description: String { "starting: waiting for \(what)" }
-    }
 }

@@ -28,6 +28,10 @@ struct APIError: Error, Sendable {
         case storeUnavailable = "1006"
         /// The method is not allowed (the API is read-only).
         case methodNotAllowed = "1007"
+        /// Too many wrong passwords from this client: it waits (`Retry-After`) before its password is checked again.
+        case tooManyFailedLogins = "1008"
+        /// The bot is starting and its stores are not open yet.
+        case starting = "1009"
     }
 
     /// The error's response.
@@ -47,7 +51,7 @@ struct APIError: Error, Sendable {
 /// Turns whatever a route throws into the API's error body: Hummingbird's 404 and 405, the API's own errors, and any
 /// other failure (a store that does not answer) as 503 with a line in the log, never a stack trace.
 struct ErrorBodies: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = StatusRequestContext
     let logger: Logger
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

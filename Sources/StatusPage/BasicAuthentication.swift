@@ -1,14 +1,34 @@
 import Crypto
 import Foundation
 import Hummingbird
+import HTTPTypes
+import NIOCore
+import Synchronization
+
+/// The status server's request context: Hummingbird's, plus the address of the client that connected.
+struct StatusRequestContext: RequestContext, RemoteAddressRequestContext {
+    var coreContext: CoreRequestContextStorage
+    /// The client's address (the platform's router, behind one).
+    let remoteAddress: SocketAddress?
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+}
 
 /// HTTP basic auth with `STATUS_PASSWORD` (any user name) in front of everything but the `open` paths. Without a
 /// password only the open paths answer. The password is compared in constant time (as SHA-256 digests, so that its
-/// length does not show either).
+/// length does not show either). A client that gives a wrong password too often is refused for a while without its
+/// password being checked (`FailedLogins`).
 struct BasicAuthentication: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = StatusRequestContext
     let password: String?
     let open: Set<String>
+    let failures: FailedLogins
+    /// Whether the client is named by the last `X-Forwarded-For` entry (what the platform's router saw) rather than
+    /// by the connection's address (the router's own).
+    let behindRouter: Bool
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if open.contains(request.uri.path) { return try await next(request, context) }
@@ -16,7 +36,16 @@ struct BasicAuthentication: RouterMiddleware {
             throw APIError(status: .notFound, code: .statusPageOff,
                            message: "Only /healthz answers: set STATUS_PASSWORD to open the status page and its API.")
         }
+        let client = client(of: request, context: context)
+        if let wait = failures.refusal(of: client) {
+            var headers = HTTPFields()
+            headers[.retryAfter] = String(wait)
+            return APIError(status: .tooManyRequests, code: .tooManyFailedLogins,
+                            message: "Too many wrong passwords from this address; try again in \(wait) seconds.").response(headers: headers)
+        }
         guard let given = Self.password(in: request.headers[.authorization]), Self.equalInConstantTime(given, password) else {
+            // Only a password that was given and wrong counts: a browser's first request carries none.
+            if request.headers[.authorization] != nil { failures.recordFailure(of: client) }
             var headers = HTTPFields()
             headers[.wwwAuthenticate] = "Basic realm=\"mirror_bot\", charset=\"UTF-8\""
             return APIError(status: .unauthorized, code: .authenticationRequired,
@@ -26,9 +55,24 @@ struct BasicAuthentication: RouterMiddleware {
         return try await next(request, context)
     }
 
+    /// Who is asking: the connection's IP address, or behind a router the address it forwarded for.
+    func client(of request: Request, context: Context) -> String {
+        Self.client(forwardedFor: request.headers[HTTPField.Name("X-Forwarded-For")!], connectedFrom: context.remoteAddress?.ipAddress,
+                    behindRouter: behindRouter)
+    }
+
+    /// The client's name: behind a router, the last `X-Forwarded-For` entry (the one the router added; those before
+    /// it are the client's own claims); otherwise the connection's address.
+    static func client(forwardedFor: String?, connectedFrom address: String?, behindRouter: Bool) -> String {
+        if behindRouter, let forwardedFor, let last = forwardedFor.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty {
+            return String(last.prefix(64))
+        }
+        return address ?? "unknown"
+    }
+
     /// The password of an `Authorization: Basic ...` header.
     static func password(in header: String?) -> String? {
-        guard let header, header.count > 6, header.prefix(6).lowercased() == "basic " else { return nil }
+        guard let header, header.count > 6, header.count < 4_096, header.prefix(6).lowercased() == "basic " else { return nil }
         guard let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
               let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":") else { return nil }
         return String(text[text.index(after: colon)...])
@@ -40,5 +84,51 @@ struct BasicAuthentication: RouterMiddleware {
         var difference: UInt8 = 0
         for (x, y) in zip(left, right) { difference |= x ^ y }
         return difference == 0
+    }
+}
+
+/// Wrong passwords counted per client: past `limit` of them within `window`, the client is refused until the window
+/// that began with its first failure ends. At most `capacity` clients are remembered (the oldest windows are
+/// forgotten first), so that many addresses cannot fill the memory.
+final class FailedLogins: Sendable {
+    /// The wrong passwords a client may give in a window.
+    let limit: Int
+    /// The window, in seconds.
+    let window: TimeInterval
+    /// The most clients remembered.
+    let capacity: Int
+    private let now: @Sendable () -> Date
+    private let windows = Mutex<[String: (start: Date, failures: Int)]>([:])
+
+    /// Counts on `now` (real time).
+    init(limit: Int = 10, window: TimeInterval = 900, capacity: Int = 10_000, now: @escaping @Sendable () -> Date) {
+        self.limit = limit; self.window = window; self.capacity = capacity; self.now = now
+    }
+
+    /// The seconds `client` must wait before its password is checked again; nil: it may try now.
+    func refusal(of client: String) -> Int? {
+        let now = now()
+        return windows.withLock { windows in
+            guard let entry = windows[client] else { return nil }
+            let ends = entry.start.addingTimeInterval(window)
+            if ends <= now { windows[client] = nil; return nil }
+            return entry.failures >= limit ? max(1, Int(ends.timeIntervalSince(now).rounded(.up))) : nil
+        }
+    }
+
+    /// Counts a wrong password of `client`.
+    func recordFailure(of client: String) {
+        let now = now()
+        windows.withLock { windows in
+            if let entry = windows[client], entry.start.addingTimeInterval(window) > now {
+                windows[client] = (entry.start, entry.failures + 1)
+                return
+            }
+            if windows.count >= capacity {
+                windows = windows.filter { $0.value.start.addingTimeInterval(window) > now }
+                while windows.count >= capacity, let oldest = windows.min(by: { $0.value.start < $1.value.start })?.key { windows[oldest] = nil }
+            }
+            windows[client] = (now, 1)
+        }
     }
 }

@@ -7,7 +7,7 @@ import Synchronization
 /// nothing from elsewhere and be framed by no one (its style is inline, its icon a `data:` URL); no MIME sniffing; no
 /// referrer sent when the page's links to the network are followed.
 struct SecurityHeaders: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = StatusRequestContext
 
     /// The policy: nothing but the page's own inline style and `data:` images.
     static let contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"

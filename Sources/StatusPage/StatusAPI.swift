@@ -19,7 +19,7 @@ struct StatusAPI: Sendable {
     let now: @Sendable () -> Date
 
     /// `GET /`: the page, read from the store now (no cache: it shows the live state).
-    func page(health: HealthChecks) async throws -> Response {
+    func page(health: [HealthOutcome], waitingFor: String?) async throws -> Response {
         let now = now()
         let day = StatusPageView.localDay(of: now, in: timeZone)
         let archive = database.archive(timeZone: timeZone, rowLimit: database.settings.archiveRowLimit)
@@ -37,7 +37,7 @@ struct StatusAPI: Sendable {
             spendByDay: spend.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, dailyBudget: dailyBudget,
             archiveSize: try await archive.count(), newestTweetID: try await archive.newestTweetID(),
             trainingExamples: try await database.examples.count(), likeModel: await likeModel(),
-            health: await health.outcomes(), endpointCalls: endpointCalls(), networkName: networkName, postLinks: postLinks)
+            health: health, waitingFor: waitingFor, endpointCalls: endpointCalls(), networkName: networkName, postLinks: postLinks)
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-store"

@@ -2,6 +2,7 @@ import BotCore
 import Stores
 import Foundation
 import SocialNetwork
+import Hummingbird
 
 /// What the page at `/` shows, read from the store when it is asked for.
 struct StatusPageData: Sendable {
@@ -27,8 +28,10 @@ struct StatusPageData: Sendable {
     var trainingExamples: Int
     /// How likes are decided (model, threshold, cross-validated precision and recall), when known.
     var likeModel: String?
-    /// The health checks' outcomes.
-    var health: [(name: String, problem: String?)]
+    /// The health checks' outcomes (the last background check).
+    var health: [HealthOutcome]
+    /// What the start still waits for (nil once the services run).
+    var waitingFor: String? = nil
     /// Each endpoint's calls (empty where the network's client does not count them).
     var endpointCalls: [EndpointCalls]
     /// The network's name ("X", "Mastodon"; empty when not given).
@@ -41,9 +44,27 @@ struct StatusPageData: Sendable {
 /// bars with today's slots marked on it (posted, pending, skipped), the last actions with their reasons, the spend
 /// against the budget with the last 30 days, learning, health.
 enum StatusPageView {
+    /// The page while the start has not opened the stores: what it waits for, refreshed every 5 seconds (503).
+    static func startingPage(waitingFor: String?, networkName: String) -> Response {
+        let html = """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta http-equiv="refresh" content="5"><title>mirror_bot status</title><link rel="icon" href="data:,">
+            <style>body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:46rem;padding:0.8rem;color:#222}</style></head><body>
+            <h1>mirror_bot\(networkName.isEmpty ? "" : " on " + escape(networkName)) <span id="health-summary">starting</span></h1>
+            <p id="waiting">Waiting for \(escape(waitingFor ?? "its stores")).</p>
+            </body></html>
+
+            """
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: .serviceUnavailable, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+    }
+
     /// The page.
     static func render(_ data: StatusPageData) -> String {
-        let healthy = data.health.allSatisfy { $0.problem == nil }
+        let healthy = data.health.allSatisfy(\.isOK)
         let posted = data.slots.filter { $0.state == .posted }.count
         let unchecked = data.slots.filter { $0.state == .posted && $0.postedUnchecked }.count
         let skipped = data.slots.filter { $0.state == .skipped }.count
@@ -64,6 +85,7 @@ enum StatusPageView {
             <h1>mirror_bot\(data.networkName.isEmpty ? "" : " on " + escape(data.networkName)) <span class="\(healthy ? "ok" : "bad")" id="health-summary">\(healthy ? "running" : "needs attention")</span></h1>
             <p class="muted">\(escape(data.day)) (\(escape(data.timeZone.identifier))), bot time \(escape(clockTime(nowMinute)))\
             \(next.map { " · next post at " + clockTime($0.minute) } ?? "")</p>
+            \(data.waitingFor.map { "<p class=\"bad\" id=\"waiting\">Starting: waiting for \(escape($0)).</p>" } ?? "")
             <h2>Today's plan against the person's day</h2>
             <p>\(data.slots.count) planned: \(posted) posted, \(pending) pending, \(skipped) skipped.</p>
             <p id="unchecked"\(unchecked == 0 ? " class=\"muted\"" : "")>\(unchecked) of today's posts went out unchecked\(unchecked == 0 ? "." : ": their originals could not be looked up ahead (the network did not answer); each is looked up within the hour, and its copy deleted if the original is gone.")</p>
@@ -94,7 +116,8 @@ enum StatusPageView {
 
             """
         for check in data.health {
-            html += "<li><span class=\"\(check.problem == nil ? "ok" : "bad")\">\(escape(check.name)): \(check.problem == nil ? "answers" : "does not answer")</span>"
+            let state = switch check.code { case .ok: "answers"; case .starting: "not checked yet"; case .timeout: "does not answer in time"; case .failing: "does not answer" }
+            html += "<li><span class=\"\(check.isOK ? "ok" : "bad")\">\(escape(check.name)): \(state)</span>"
                 + (check.problem.map { "<br><span class=\"reason\">\(escape($0))</span>" } ?? "") + "</li>\n"
         }
         html += "</ul>\n"

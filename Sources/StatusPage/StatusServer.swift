@@ -8,6 +8,8 @@ public import Logging
 public import Prometheus
 public import SocialNetwork
 public import ServiceLifecycle
+public import BotClock
+import Synchronization
 
 /// The bot's window over HTTP, served by `start` in the same process when `PORT` is set, and started and stopped
 /// with its service group: `/healthz` for anyone; with `STATUS_PASSWORD`, the JSON API under `/api/v1/` behind HTTP
@@ -15,7 +17,7 @@ public import ServiceLifecycle
 public struct StatusServer: Service {
     /// Where it listens and who may look.
     public struct Settings: Sendable {
-        /// The address to bind (`0.0.0.0` on a dyno; `127.0.0.1` in tests).
+        /// The address to bind (`BIND`: loopback unless the platform routes to the port, `0.0.0.0` on a dyno).
         public var host: String
         /// The TCP port (`PORT`); 0 picks a free one.
         public var port: Int
@@ -40,9 +42,14 @@ public struct StatusServer: Service {
         public var idleTimeout = Duration.seconds(30)
         /// The most connections held open at once; past it a new one is closed at once.
         public var connectionLimit = 64
+        /// Whether a platform's router stands in front (Heroku): clients are then told apart by the last
+        /// `X-Forwarded-For` entry, which the router sets, rather than by the connection's address (the router's).
+        public var behindRouter = false
+        /// The real-time clock wrong passwords are counted on.
+        public var clock: any BotClock = SystemBotClock()
 
         /// Settings from their parts.
-        public init(host: String = "0.0.0.0", port: Int, password: String?, dailyBudget: Double?, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
+        public init(host: String = "127.0.0.1", port: Int, password: String?, dailyBudget: Double?, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
                     metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), postLinks: PostAddresses = .none) {
             self.host = host; self.port = port; self.password = password; self.dailyBudget = dailyBudget; self.timeZone = timeZone
             self.metrics = metrics; self.postLinks = postLinks
@@ -50,25 +57,53 @@ public struct StatusServer: Service {
     }
 
     let settings: Settings
-    let database: any StoreSet
-    let health: HealthChecks
-    let now: @Sendable () -> Date
+    let content: StatusContent
+    /// What `/healthz` answers from.
+    public let health: HealthMonitor
     let logger: Logger
 
-    /// A server over `database` (what it shows) with `health` (what `/healthz` checks); `now` is the bot's clock.
-    public init(settings: Settings, database: any StoreSet, health: HealthChecks, now: @escaping @Sendable () -> Date, logger: Logger) {
-        self.settings = settings; self.database = database; self.health = health; self.now = now; self.logger = logger
+    /// A server showing `content` (the stores, once they answer), with `health` (what `/healthz` answers from: its
+    /// checks run in the background while the server runs).
+    public init(settings: Settings, content: StatusContent, health: HealthMonitor, logger: Logger) {
+        self.settings = settings; self.content = content; self.health = health; self.logger = logger
     }
 
-    /// Serves until the service group's graceful shutdown (requests in flight are answered).
+    /// A server over `database`, open from the start, with `health`'s checks; `now` is the bot's clock.
+    public init(settings: Settings, database: any StoreSet, health: HealthChecks, now: @escaping @Sendable () -> Date, logger: Logger) {
+        let content = StatusContent()
+        content.show(database: database, now: now)
+        self.init(settings: settings, content: content, health: HealthMonitor(health), logger: logger)
+    }
+
+    /// Serves until the service group's graceful shutdown (requests in flight are answered); the health checks run
+    /// in the background meanwhile.
     public func run() async throws {
-        try await application { port in
-            logger.notice("status: serving /healthz\(settings.password == nil ? " (STATUS_PASSWORD is not set: only /healthz answers)" : " and /api/v1/ (basic auth with STATUS_PASSWORD)") on port \(port)")
+        try await application { [settings, logger] port in
+            logger.notice("status: serving /healthz\(settings.password == nil ? " (STATUS_PASSWORD is not set: only /healthz answers)" : " and /api/v1/ (basic auth with STATUS_PASSWORD)") on \(settings.host) port \(port)")
         }.run()
     }
 
-    /// The Hummingbird application; `onStarted` gets the bound port.
+    /// The Hummingbird application with the health checks running beside it; `onStarted` gets the bound port.
     package func application(onStarted: @escaping @Sendable (Int) async -> Void) -> some Service {
+        WithHealthChecks(application: hummingbird(onStarted: onStarted), health: health)
+    }
+
+    /// A service and the health checks that run while it does.
+    struct WithHealthChecks<Application: Service>: Service {
+        let application: Application
+        let health: HealthMonitor
+
+        func run() async throws {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await health.run() }
+                defer { group.cancelAll() }
+                try await application.run()
+            }
+        }
+    }
+
+    /// The Hummingbird application; `onStarted` gets the bound port.
+    private func hummingbird(onStarted: @escaping @Sendable (Int) async -> Void) -> some Service {
         let connections = OpenConnections(limit: settings.connectionLimit)
         let idle = settings.idleTimeout.components
         let channel = HTTP1Channel.Configuration(additionalChannelHandlers: [ConnectionLimit(connections)],
@@ -83,16 +118,26 @@ public struct StatusServer: Service {
 
     /// The routes: `/healthz`; behind the password, the page (`/`), `/metrics`, `/api/v1/actions`, `/api/v1/plans/:day` and `/api/v1/usage/days`;
     /// every error as the API's error body.
-    private func router() -> Router<BasicRequestContext> {
-        let router = Router()
+    private func router() -> Router<StatusRequestContext> {
+        let router = Router(context: StatusRequestContext.self)
         router.middlewares.add(SecurityHeaders())
         router.middlewares.add(ErrorBodies(logger: logger))
-        router.middlewares.add(BasicAuthentication(password: settings.password, open: ["/healthz"]))
-        let api = StatusAPI(database: database, dailyBudget: settings.dailyBudget, timeZone: settings.timeZone, postLinks: settings.postLinks,
-                            likeModel: settings.likeModel, endpointCalls: settings.endpointCalls, networkName: settings.networkName, now: now)
+        let clock = settings.clock
+        router.middlewares.add(BasicAuthentication(password: settings.password, open: ["/healthz"], failures: FailedLogins(now: { clock.now() }),
+                                                   behindRouter: settings.behindRouter))
+        let settings = settings, content = content
+        let api: @Sendable () throws -> StatusAPI = {
+            let shown = try content.shown()
+            let (database, now) = (shown.database, shown.now)
+            return StatusAPI(database: database, dailyBudget: settings.dailyBudget, timeZone: settings.timeZone, postLinks: settings.postLinks,
+                             likeModel: settings.likeModel, endpointCalls: settings.endpointCalls, networkName: settings.networkName, now: now)
+        }
         let health = health
-        router.get("/healthz") { request, _ in try await health.response() }
-        router.get("/") { _, _ in try await api.page(health: health) }
+        router.get("/healthz") { _, _ in try health.response() }
+        router.get("/") { _, _ in
+            guard content.isShown else { return StatusPageView.startingPage(waitingFor: content.waitingFor(), networkName: settings.networkName) }
+            return try await api().page(health: health.outcomes, waitingFor: content.waitingFor())
+        }
         let metrics = settings.metrics
         router.get("/metrics") { _, _ in
             var headers = HTTPFields()
@@ -101,10 +146,42 @@ public struct StatusServer: Service {
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.emitToBuffer())))
         }
         router.get("/api/v1/plans/:day") { request, context in
-            try await api.plan(day: context.parameters.get("day") ?? "", request: request)
+            try await api().plan(day: context.parameters.get("day") ?? "", request: request)
         }
-        router.get("/api/v1/usage/days") { request, _ in try await api.usageDays(request: request) }
-        router.get("/api/v1/actions") { request, _ in try await api.actions(request: request, path: "/api/v1/actions") }
+        router.get("/api/v1/usage/days") { request, _ in try await api().usageDays(request: request) }
+        router.get("/api/v1/actions") { request, _ in try await api().actions(request: request, path: "/api/v1/actions") }
         return router
+    }
+}
+
+/// What the status server shows, once the stores answer: the server binds its port before they do, and until then
+/// the page says what the start waits for and the API answers 503 (code 1009).
+public final class StatusContent: Sendable {
+    /// The stores and the bot's clock, once shown.
+    struct Shown: Sendable {
+        let database: any StoreSet
+        let now: @Sendable () -> Date
+    }
+    private let shownParts = Mutex<Shown?>(nil)
+    /// What the start waits for (nil: nothing).
+    let waitingFor: @Sendable () -> String?
+
+    /// Content not shown yet; `waitingFor` says why.
+    public init(waitingFor: @escaping @Sendable () -> String? = { nil }) { self.waitingFor = waitingFor }
+
+    /// Shows `database` from now on; `now` is the bot's clock.
+    public func show(database: any StoreSet, now: @escaping @Sendable () -> Date) {
+        let shown = Shown(database: database, now: now)
+        shownParts.withLock { $0 = shown }
+    }
+
+    /// Whether the stores are shown yet.
+    var isShown: Bool { shownParts.withLock { $0 != nil } }
+
+    /// The stores and the clock; an API error while the start has not opened them.
+    func shown() throws -> Shown {
+        if let parts = shownParts.withLock({ $0 }) { return parts }
+        throw APIError(status: .serviceUnavailable, code: .starting,
+                       message: "The bot is starting: waiting for \(waitingFor() ?? "its stores"). Try again shortly.")
     }
 }

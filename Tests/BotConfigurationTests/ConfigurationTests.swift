@@ -73,6 +73,24 @@ struct ConfigurationTests {
         #expect(largest.daemonSettings.missedSlotGrace == 86_400)
     }
 
+    @Test("The status page: loopback unless a Heroku dyno (DYNO) or BIND says otherwise; BIND is an address; STATUS_PASSWORD has at least 16 characters and is never shown")
+    func statusPage() throws {
+        let plain = try Configuration(environment: ["PORT": "8080"])
+        #expect(plain.statusPage.port == 8080 && plain.statusPage.bindAddress == "127.0.0.1" && !plain.statusPage.behindRouter)
+        let dyno = try Configuration(environment: ["PORT": "8080", "DYNO": "web.1"])
+        #expect(dyno.statusPage.bindAddress == "0.0.0.0" && dyno.statusPage.behindRouter)
+        #expect(try Configuration(environment: ["BIND": "::"]).statusPage.bindAddress == "::")
+        #expect(try Configuration(environment: ["BIND": "0.0.0.0", "DYNO": "web.1"]).statusPage.bindAddress == "0.0.0.0")
+        #expect(try Configuration(environment: ["STATUS_PASSWORD": "sixteen-chars-ok"]).statusPage.password == "sixteen-chars-ok")
+        let error = try #require(throws: ConfigurationError.self) {
+            try Configuration(environment: ["BIND": "example.com", "STATUS_PASSWORD": "fifteen-chars!!", "PORT": "0"])
+        }
+        #expect(Set(error.problems.map(\.variable)) == ["BIND", "STATUS_PASSWORD", "PORT"])
+        let password = try #require(error.problems.first { $0.variable == "STATUS_PASSWORD" })
+        #expect(password.description.contains("at least 16 characters") && password.description.contains("15 characters"))
+        #expect(!"\(error)".contains("fifteen-chars"))
+    }
+
     @Test("Every variable is read")
     func everything() throws {
         var environment = Self.credentials
@@ -213,8 +231,8 @@ struct ConfigurationTests {
 
     @Test("Every variable read is listed in variableNames")
     func variableNamesAreComplete() {
-        #expect(Configuration.variableNames.count == 44)
-        #expect(Set(Configuration.variableNames).count == 44)
+        #expect(Configuration.variableNames.count == 46)
+        #expect(Set(Configuration.variableNames).count == 46)
         #expect(Set(Configuration.variableNames).isSuperset(of: Self.credentials.keys))
     }
 

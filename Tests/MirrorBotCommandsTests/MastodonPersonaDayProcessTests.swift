@@ -122,8 +122,8 @@ struct MastodonPersonaDayProcessTests {
                     await server.posted().filter { $0.inReplyToID == nil }.count
                 }
                 let base = "http://127.0.0.1:\(port)"
-                let page = await StatusProcessTests.get(base + "/", password: "pw")
-                let actions = await StatusProcessTests.get(base + "/api/v1/actions?limit=100", password: "pw")
+                let page = await StatusProcessTests.get(base + "/", password: "process-test-password")
+                let actions = await StatusProcessTests.get(base + "/api/v1/actions?limit=100", password: "process-test-password")
                 kill(bot.process.processIdentifier, SIGTERM)
                 let (status, _) = try await bot.waitForExit()
                 #expect(status == 0, "\(bot.tail)")

@@ -28,7 +28,7 @@ struct StatusProcessTests {
                 await server.armClock(PersonaDayProcessTests.dayStart, speed: 60)
                 // At 60x, six bot hours are six real minutes: long enough to look, stopped by SIGTERM.
                 let bot = try RunningBot(["start", "--speed", "60", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "6h"],
-                                         environment: environment.merging(["PORT": String(port), "STATUS_PASSWORD": "open sesame"]) { $1 },
+                                         environment: environment.merging(["PORT": String(port), "STATUS_PASSWORD": "open sesame, please"]) { $1 },
                                          folder: folder)
                 #expect(try await bot.waitForLog("status: serving /healthz and /api/v1/"), "\(bot.tail)")
                 let base = "http://127.0.0.1:\(port)"
@@ -41,13 +41,13 @@ struct StatusProcessTests {
                 #expect(health?.status == 200 && health?.body.contains("\"status\":\"ok\"") == true, "\(String(describing: health))")
                 #expect(await Self.get(base + "/api/v1/plans/2026-11-22")?.status == 401)
                 // The plan is drawn as the poster begins: asked until it is there.
-                var plan = await Self.get(base + "/api/v1/plans/2026-11-22", password: "open sesame")
+                var plan = await Self.get(base + "/api/v1/plans/2026-11-22", password: "open sesame, please")
                 for _ in 0..<50 where plan?.status != 200 {
                     try await Task.sleep(for: .milliseconds(100))
-                    plan = await Self.get(base + "/api/v1/plans/2026-11-22", password: "open sesame")
+                    plan = await Self.get(base + "/api/v1/plans/2026-11-22", password: "open sesame, please")
                 }
                 #expect(plan?.status == 200 && plan?.body.contains("\"slots\":[") == true, "\(String(describing: plan))")
-                #expect(plan?.body.contains("open sesame") == false)
+                #expect(plan?.body.contains("open sesame, please") == false)
                 kill(bot.process.processIdentifier, SIGTERM)
                 let (status, _) = try await bot.waitForExit()
                 #expect(status == 0, "\(bot.tail)")
@@ -56,21 +56,55 @@ struct StatusProcessTests {
         }
     }
 
-    @Test("PORT is bound before the network answers: with X unreachable, /healthz answers at once, naming what the start waits for")
+    @Test("PORT is bound before the network answers: with X unreachable, /healthz answers at once (the network part starting), the page says what the start waits for")
     func portBoundBeforeTheNetwork() async throws {
         try await TestServers.withTemporaryFolder { folder in
             let (port, silentX) = (try FreePort.pick(), try FreePort.pick())  // nothing listens on silentX
             var environment = DoctorProcessTests.environment(URL(string: "http://127.0.0.1:\(silentX)")!, botSecret: "bts")
-            environment.merge(["PORT": String(port), "STATUS_PASSWORD": "open sesame", "MIRROR_BOT_DATA": folder.appending(path: "bot.sqlite").path]) { $1 }
+            environment.merge(["PORT": String(port), "STATUS_PASSWORD": "open sesame, please", "MIRROR_BOT_DATA": folder.appending(path: "bot.sqlite").path]) { $1 }
             let bot = try RunningBot(["start"], environment: environment, folder: folder)
             // SIGKILL: nothing is under way yet, and a child of the test runner inherits its blocked SIGTERM.
             defer { kill(bot.process.processIdentifier, SIGKILL) }
             #expect(try await bot.waitForLog("status: serving /healthz and /api/v1/"), "\(bot.tail)")
             let health = await Self.get("http://127.0.0.1:\(port)/healthz")
             #expect(health?.status == 503, "\(String(describing: health))")
-            #expect(health?.body.contains("starting: waiting for X to answer who the human account is") == true, "\(String(describing: health))")
-            #expect(await Self.get("http://127.0.0.1:\(port)/", password: "open sesame")?.status == 200)
+            // Anyone sees the part and its code, nothing more.
+            #expect(health?.body.contains(#"{"code":"starting","name":"network","ok":false}"#) == true, "\(String(describing: health))")
+            #expect(health?.body.contains("waiting") == false, "\(String(describing: health))")
+            // Behind the password, the page says what the start waits for, as soon as it does.
+            var page: (status: Int, body: String)?
+            for _ in 0..<40 {
+                page = await Self.get("http://127.0.0.1:\(port)/", password: "open sesame, please")
+                if page?.body.contains("waiting for X to answer who the human account is") == true { break }
+                try await Task.sleep(for: .milliseconds(250))
+            }
+            #expect(page?.status == 200 && page?.body.contains("waiting for X to answer who the human account is") == true, "\(String(describing: page))")
             #expect(!bot.log.contains("mirroring @"))
+        }
+    }
+
+    @Test("PORT is bound before the database answers: with a Postgres that never answers, /healthz answers at once (the archive starting), the page says what the start waits for")
+    func portBoundBeforeTheDatabase() async throws {
+        try await TestServers.withTemporaryFolder { folder in
+            let (port, silentX) = (try FreePort.pick(), try FreePort.pick())
+            let silentPostgres = try SilentListener()
+            defer { silentPostgres.close() }
+            var environment = DoctorProcessTests.environment(URL(string: "http://127.0.0.1:\(silentX)")!, botSecret: "bts")
+            environment.merge(["PORT": String(port), "STATUS_PASSWORD": "open sesame, please",
+                               "DATABASE_URL": "postgres://mirror:secret@127.0.0.1:\(silentPostgres.port)/mirror?sslmode=disable"]) { $1 }
+            let bot = try RunningBot(["start"], environment: environment, folder: folder)
+            defer { kill(bot.process.processIdentifier, SIGKILL) }
+            #expect(try await bot.waitForLog("status: serving /healthz and /api/v1/"), "\(bot.tail)")
+            let health = await Self.get("http://127.0.0.1:\(port)/healthz")
+            #expect(health?.status == 503, "\(String(describing: health))")
+            #expect(health?.body.contains(#"{"code":"starting","name":"archive","ok":false}"#) == true, "\(String(describing: health))")
+            // Neither the database's address nor its user reach anyone.
+            #expect(health?.body.contains("mirror") == false && health?.body.contains(String(silentPostgres.port)) == false)
+            let page = await Self.get("http://127.0.0.1:\(port)/", password: "open sesame, please")
+            #expect(page?.status == 503 && page?.body.contains("Waiting for the archive to answer") == true, "\(String(describing: page))")
+            let api = await Self.get("http://127.0.0.1:\(port)/api/v1/actions", password: "open sesame, please")
+            #expect(api?.status == 503 && api?.body.contains(#""code":"1009""#) == true, "\(String(describing: api))")
+            #expect(!bot.log.contains("lease:"))
         }
     }
 
@@ -92,12 +126,12 @@ struct StatusProcessTests {
     }
 
     /// Starts the persona's day at 720x (its clock armed by the caller) with the status page on a free port behind the
-    /// password "pw", and returns once `posts()` reaches `count` (real time: the bot is another process) or after 90 s.
+    /// password "process-test-password", and returns once `posts()` reaches `count` (real time: the bot is another process) or after 90 s.
     static func startServingPage(_ environment: [String: String], folder: URL, untilPosts count: Int,
                                  posts: () async -> Int) async throws -> (bot: RunningBot, port: Int) {
         let port = try FreePort.pick()
         let bot = try RunningBot(["start", "--speed", "720", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "1d"],
-                                 environment: environment.merging(["PORT": String(port), "STATUS_PASSWORD": "pw"]) { $1 },
+                                 environment: environment.merging(["PORT": String(port), "STATUS_PASSWORD": "process-test-password"]) { $1 },
                                  folder: folder)
         let deadline = ContinuousClock.now + .seconds(90)
         while await posts() < count, ContinuousClock.now < deadline, bot.process.isRunning {
@@ -117,12 +151,12 @@ struct StatusProcessTests {
                 let (bot, port) = try await Self.startServingPage(environment, folder: folder, untilPosts: 3) {
                     await server.posted().filter { $0.inReplyToTweetID == nil }.count
                 }
-                let url = "http://me:pw@127.0.0.1:\(port)/"
+                let url = "http://me:process-test-password@127.0.0.1:\(port)/"
                 let shot = folder.appending(path: "status-page.png")
                 let screenshot = try await Self.chromium(["--window-size=420,1600", "--screenshot=" + shot.path], url: url,
                                                          profile: folder.appending(path: "chrome-shot"))
                 let dom = try await Self.chromium(["--dump-dom"], url: url, profile: folder.appending(path: "chrome-dom"))
-                let metrics = await Self.get("http://127.0.0.1:\(port)/metrics", password: "pw")
+                let metrics = await Self.get("http://127.0.0.1:\(port)/metrics", password: "process-test-password")
                 kill(bot.process.processIdentifier, SIGTERM)
                 let (status, _) = try await bot.waitForExit()
                 #expect(status == 0, "\(bot.tail)")

@@ -1,3 +1,4 @@
+import BotClock
 import BotCore
 import Stores
 import PostgresStores
@@ -24,6 +25,8 @@ struct StatusWorld {
 
     let url: URL
     let database: any StoreSet
+    /// The server's health monitor: `refresh` runs its checks now, as its background loop does every 10 s.
+    var health: HealthMonitor? = nil
 
     /// A reply: its status, headers and body.
     struct Reply {
@@ -50,7 +53,7 @@ struct StatusWorld {
     /// Runs `body` with a server over a store of `backend` holding a plan for `day` (08:00 posted unchecked, 12:30 skipped,
     /// 21:00 planned) and two runs' usage of one UTC day.
     static func with(_ backend: StoreBackends.ArchiveKind, password: String?, health: HealthChecks? = nil, postLinks: PostAddresses = .x,
-                     connectionLimit: Int = 64, idleTimeout: Duration = .seconds(30),
+                     connectionLimit: Int = 64, idleTimeout: Duration = .seconds(30), clock: any BotClock = SystemBotClock(),
                      _ body: (StatusWorld) async throws -> Void) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database in
             let plans = database.plans
@@ -94,15 +97,16 @@ struct StatusWorld {
                                                  timeZone: TimeZone(identifier: "Asia/Tokyo")!, metrics: registry,
                                                  postLinks: postLinks)
             settings.networkName = "X"
-            (settings.connectionLimit, settings.idleTimeout) = (connectionLimit, idleTimeout)
+            (settings.connectionLimit, settings.idleTimeout, settings.clock) = (connectionLimit, idleTimeout, clock)
             settings.likeModel = { "threshold 3.65 (binary model), chosen by 5-fold cross-validation: precision 0.73, recall 0.81" }
             settings.endpointCalls = {
                 [EndpointCalls(endpoint: "POST /2/tweets", account: "bot", calls: 3, failures: 1, lastSuccessAt: dayStart.addingTimeInterval(8 * 3_600))]
             }
             let server = StatusServer(settings: settings, database: database,
                                       health: checks, now: { dayStart.addingTimeInterval(12 * 3_600) }, logger: quiet)
+            await server.health.refresh()
             try await LoopbackServer.withRunning(logger: quiet, { onStarted in server.application(onStarted: onStarted) }) { url in
-                try await body(StatusWorld(url: url, database: database))
+                try await body(StatusWorld(url: url, database: database, health: server.health))
             }
         }
     }
@@ -142,6 +146,41 @@ struct StatusServerTests {
         #expect(BasicAuthentication.password(in: "Basic " + Data("user:pa:ss".utf8).base64EncodedString()) == "pa:ss")
         #expect(BasicAuthentication.password(in: "Bearer abc") == nil)
         #expect(BasicAuthentication.equalInConstantTime("abc", "abc") && !BasicAuthentication.equalInConstantTime("abc", "abd"))
+    }
+
+    @Test("Ten wrong passwords from a client within 15 minutes: 429 with Retry-After (code 1008), even with the right password, until the window ends; other clients are not affected")
+    func failedLoginsThrottled() async throws {
+        let clock = ManualBotClock(now: StatusWorld.dayStart)
+        try await StatusWorld.with(.sqlite, password: "the-right-password", clock: clock) { world in
+            let path = "/api/v1/actions"
+            // No password at all (a browser's first request) is not a failure.
+            for _ in 0..<12 { #expect(try await world.request(path).status == 401) }
+            #expect(try await world.request(path, password: "the-right-password").status == 200)
+            for attempt in 1...10 {
+                #expect(try await world.request(path, password: "guess \(attempt)").status == 401)
+                clock.advance(by: 30)
+            }
+            let refused = try await world.request(path, password: "the-right-password")
+            #expect(refused.status == 429 && refused.errorCodes == ["1008"])
+            #expect(refused.headers.first(name: "Retry-After") == "600")  // 15 min from the first failure, 5 min later
+            #expect(try await world.request(path, password: "guess 11").status == 429)
+            // Behind no router, a forwarded address is not believed: the same client still.
+            #expect(try await world.request(path, password: "the-right-password", headers: [("X-Forwarded-For", "203.0.113.9")]).status == 429)
+            // /healthz stays open.
+            #expect(try await world.request("/healthz").status == 200)
+            clock.advance(by: 600)
+            #expect(try await world.request(path, password: "the-right-password").status == 200)
+        }
+        // Behind a router, clients are told apart by the router's last X-Forwarded-For entry (a client's own claims come first).
+        #expect(BasicAuthentication.client(forwardedFor: "1.2.3.4, 203.0.113.9", connectedFrom: "10.0.0.1", behindRouter: true) == "203.0.113.9")
+        #expect(BasicAuthentication.client(forwardedFor: "1.2.3.4, 203.0.113.9", connectedFrom: "10.0.0.1", behindRouter: false) == "10.0.0.1")
+        #expect(BasicAuthentication.client(forwardedFor: nil, connectedFrom: "10.0.0.1", behindRouter: true) == "10.0.0.1")
+        let logins = FailedLogins(limit: 2, window: 900, capacity: 3, now: { StatusWorld.dayStart })
+        logins.recordFailure(of: "a"); logins.recordFailure(of: "a")
+        #expect(logins.refusal(of: "a") == 900 && logins.refusal(of: "b") == nil)
+        // A full table forgets the oldest window first.
+        for client in ["b", "c", "d"] { logins.recordFailure(of: client) }
+        #expect(logins.refusal(of: "a") == nil)
     }
 
     @Test("A plan: its slots with states and reasons; revalidated by its ETag (304); bad day 400, no plan 404, unknown path 404, POST 405, each with its code",
@@ -458,18 +497,26 @@ struct StatusServerTests {
                                           health: health, now: { Date() }, logger: StatusWorld.quiet)
                 try await LoopbackServer.withRunning(logger: StatusWorld.quiet, { onStarted in server.application(onStarted: onStarted) }) { base in
                     let world = StatusWorld(url: base, database: database)
+                    await server.health.refresh()
                     #expect(try await world.request("/healthz").status == 200)
                     try await TestServers.setOutage(true, of: url.database)
+                    // /healthz answers from the last check: until the monitor runs again, still 200.
+                    #expect(try await world.request("/healthz").status == 200)
+                    await server.health.refresh()
                     let down = try await world.request("/healthz")
                     try await TestServers.setOutage(false, of: url.database)
                     #expect(down.status == 503)
                     #expect(down.json["status"] as? String == "failing")
                     let checks = down.json["checks"] as? [[String: Any]] ?? []
                     #expect(checks.first?["name"] as? String == "archive" && checks.first?["ok"] as? Bool == false)
-                    #expect((checks.first?["problem"] as? String)?.isEmpty == false)
+                    #expect(checks.first?["code"] as? String == "failing" || checks.first?["code"] as? String == "timeout")
+                    // Only the part and a stable code: no error text (hosts, users, paths) to anyone.
+                    #expect(checks.first?["problem"] == nil)
+                    #expect(!String(decoding: down.body, as: UTF8.self).contains("127.0.0.1"))
                     // Back: answered again (the pool reconnects).
                     var status = 0
                     for _ in 0..<20 where status != 200 {
+                        await server.health.refresh()
                         status = try await world.request("/healthz").status
                         if status != 200 { try await Task.sleep(for: .milliseconds(250)) }
                     }

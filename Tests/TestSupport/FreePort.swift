@@ -32,3 +32,29 @@ public enum FreePort {
         } == 0
     }
 }
+
+/// A TCP port on loopback that takes connections (the kernel completes them) and never answers: a database or an API
+/// that hangs. Open until `close()`.
+public final class SilentListener: @unchecked Sendable {
+    /// The port it listens on.
+    public let port: Int
+    private let descriptor: Int32
+
+    /// Listens on a free port.
+    public init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
+        guard listen(descriptor, 64) == 0 else { Glibc.close(descriptor); throw POSIXError(.EADDRINUSE) }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        self.descriptor = descriptor
+    }
+
+    /// Stops listening.
+    public func close() { _ = Glibc.close(descriptor) }
+}
