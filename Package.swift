@@ -345,7 +345,7 @@ let package = Package(
         .executableTarget(
             name: "MirrorBotBenchmarks",
             dependencies: [
-                "BotConfiguration", "Stores", "PostgresStores", "RedisClient", "WordCounts", "BotAssembly", "RedisWordCounts", "SQLiteStores", "Tokenizer", "XAPI", "FakeX", "Schedule", "Classifier", "ArchiveImport",
+                "BotConfiguration", "Stores", "PostgresStores", "RedisClient", "WordCounts", "BotAssembly", "RedisWordCounts", "SQLiteStores", "Tokenizer", "XAPI", "FakeX", "Schedule", "Classifier", "ArchiveImport", "PostText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],

@@ -8,6 +8,7 @@ import FakeX
 import Foundation
 import Logging
 import PostgresNIO
+import PostText
 import Schedule
 import RedisClient
 import Tokenizer
@@ -55,6 +56,28 @@ struct MirrorBotBenchmarks {
         }
         let features = try tweets10k.prefix(1_600).map { try tokenizer.nouns(in: $0) + ["author\($0.count % 50)"] }
         print(String(format: "  (%.1f nouns per tweet on average)", Double(nounCount) / 10_000))
+
+        // MARK: Hostile markup: a megabyte of each kind of unterminated or nested markup, read as a status's HTML.
+        // Linear means each runs in about the time of a megabyte of ordinary HTML.
+        let megabyte = 1 << 20
+        func repeated(_ piece: String) -> String { String(repeating: piece, count: megabyte / piece.utf8.count) }
+        let hostile: [(String, String)] = [
+            ("ordinary status HTML", repeated("<p>今日は<a href=\"https://example.com/x\" rel=\"nofollow\">猫</a> &amp; 犬<br>です</p>")),
+            ("unterminated <!--", repeated("<!--")),
+            ("unterminated <!", repeated("<!")),
+            ("tags never closed, quoted", repeated("<a \"")),
+            ("tags never closed", repeated("<a b")),
+            ("bare <", repeated("< ")),
+            ("ampersands", repeated("&x")),
+            ("nested <p><br>", repeated("<p><br>")),
+        ]
+        for (name, html) in hostile {
+            var characters = 0
+            try await runner.measure("HTML to text, 1 MB of \(name)", items: html.utf8.count / 1_024, unit: "KB", target: "linear: within ~10x of ordinary") {
+                characters = WrittenText.from(html: html).count
+            }
+            precondition(characters > 0 || name.hasPrefix("nested"), "nothing read from \(name)")
+        }
 
         // MARK: X API client against the fake X server (real HTTP on loopback, OAuth signed and verified)
         let start = Date()

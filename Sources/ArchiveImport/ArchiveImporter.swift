@@ -82,19 +82,38 @@ public struct ArchiveImporter: Sendable {
                 tweets.add(archived)
             }
         }
-        var likes: [(id: String, tweet: FavoriteClassifier.Tweet)] = []
+        // The likes are read through once to check them (none held), then again to learn them a batch at a time.
         for file in files.likeFiles {
             try ExportParser.forEachLike(in: file) { like, _ in
                 report.likesRead += 1
-                guard let text = like.fullText, !text.isEmpty else { report.likesWithoutText += 1; return }
-                let expanded = like.expandedUrl.map { url in Self.replacingTcoLinks(in: text, with: url) } ?? text
-                likes.append((like.tweetId, .init(text: expanded)))
+                if Self.learnable(like) == nil { report.likesWithoutText += 1 }
             }
         }
 
         report.tweetsStored = try await archive.insert(tweets.kept)
-        report.likesLearned = try await classifier.learnOnce(likes, as: .favorite, source: .import)
+        var batch: [(id: String, tweet: FavoriteClassifier.Tweet)] = []
+        for file in files.likeFiles {
+            try await ExportParser.forEachLike(in: file) { like, _ in
+                guard let learnable = Self.learnable(like) else { return }
+                batch.append(learnable)
+                if batch.count == Self.likesPerBatch {
+                    report.likesLearned += try await classifier.learnOnce(batch, as: .favorite, source: .import)
+                    batch = []
+                }
+            }
+        }
+        if !batch.isEmpty { report.likesLearned += try await classifier.learnOnce(batch, as: .favorite, source: .import) }
         return report
+    }
+
+    /// How many likes are learned in one round trip to the word counts.
+    static let likesPerBatch = 2_000
+
+    /// A like's id and text as the classifier learns it (its t.co link expanded); nil when the export gave no text.
+    static func learnable(_ like: ExportParser.Like) -> (id: String, tweet: FavoriteClassifier.Tweet)? {
+        guard let text = like.fullText, !text.isEmpty else { return nil }
+        let expanded = like.expandedUrl.map { url in Self.replacingTcoLinks(in: text, with: url) } ?? text
+        return (like.tweetId, .init(text: expanded))
     }
 
     /// A Mastodon export: every status read first; boosts, and statuses not for everyone or behind a warning, left

@@ -18,8 +18,16 @@ public final class ExportFiles: Sendable {
     public struct Limits: Sendable {
         /// The most bytes one zip entry may inflate to (an export's largest file is a few hundred megabytes).
         public var entryBytes: Int64
-        /// Limits; the default takes any real export and refuses a zip bomb.
-        public init(entryBytes: Int64 = 4 << 30) { self.entryBytes = entryBytes }
+        /// The most bytes all the data files extracted from one zip may inflate to together.
+        public var totalBytes: Int64
+        /// The most entries a zip may list (an X export with its media lists tens of thousands).
+        public var entries: Int
+        /// The most data files (`tweets-partN.js`, `like.js`, `outbox.json`, ...) a zip may hold.
+        public var dataFiles: Int
+        /// Limits; the defaults take any real export and refuse a zip bomb, however it is built.
+        public init(entryBytes: Int64 = 4 << 30, totalBytes: Int64 = 8 << 30, entries: Int = 1_000_000, dataFiles: Int = 1_000) {
+            self.entryBytes = entryBytes; self.totalBytes = totalBytes; self.entries = entries; self.dataFiles = dataFiles
+        }
     }
 
     /// `data/tweets.js`, `data/tweets-partN.js` (and the pre-2022 `data/tweet.js`), in order.
@@ -106,7 +114,9 @@ public final class ExportFiles: Sendable {
         return (try? handle.read(upToCount: 4)) == Data([0x50, 0x4B, 0x03, 0x04])
     }
 
-    /// Extracts the zip's data files into `folder`, each checked against what it declared and against the limit.
+    /// Extracts the zip's data files into `folder`, each checked against what it declared and against the limits: an
+    /// entry's size, all of them together, how many there are, and entries that share their data (a crafted zip
+    /// lists one compressed block under many names, to inflate it many times).
     private static func extract(zip path: String, into folder: URL, limits: Limits) throws -> [File] {
         let archive: ZIPFoundation.Archive
         do {
@@ -114,17 +124,44 @@ public final class ExportFiles: Sendable {
         } catch {
             throw ImportError(file: path, reason: "it is not a readable zip archive (\(error))")
         }
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        var files: [File] = []
-        for (index, entry) in archive.enumerated() where entry.type == .file {
+        // What to extract, checked before anything is written.
+        var wanted: [(index: Int, entry: Entry, name: String)] = []
+        var declaredTotal: Int64 = 0
+        var seen: [EntryData: String] = [:]
+        for (index, entry) in archive.enumerated() {
+            guard index < limits.entries else {
+                throw ImportError(file: path, reason: "it lists more than \(limits.entries) entries: not an export")
+            }
+            guard entry.type == .file else { continue }
             let name = entry.path
             guard let last = name.split(separator: "/").last, let kind = Self.kind(of: String(last)),
                   name.hasPrefix("data/") || !name.contains("/") || kind == .outbox || kind == .mastodonLikes else { continue }
             let shown = "\(path): \(name)"
-            let declared = Int64(entry.uncompressedSize)
+            let declared = Int64(clamping: entry.uncompressedSize)
             guard declared <= limits.entryBytes else {
                 throw ImportError(file: shown, reason: "it declares \(declared) bytes, more than the \(limits.entryBytes) an export's file may hold")
             }
+            declaredTotal += declared
+            guard declaredTotal <= limits.totalBytes else {
+                throw ImportError(file: shown, reason: "the export's data files declare more than \(limits.totalBytes) bytes together")
+            }
+            guard wanted.count < limits.dataFiles else {
+                throw ImportError(file: shown, reason: "the export holds more than \(limits.dataFiles) data files")
+            }
+            let data = EntryData(checksum: entry.checksum, compressedSize: entry.compressedSize, uncompressedSize: entry.uncompressedSize)
+            if declared > 0, let first = seen[data] {
+                throw ImportError(file: shown, reason: "it holds the same data as \(first): the zip is damaged or crafted")
+            }
+            seen[data] = name
+            wanted.append((index, entry, name))
+        }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var files: [File] = []
+        var writtenTotal: Int64 = 0
+        for (index, entry, name) in wanted {
+            let last = name.split(separator: "/").last.map(String.init) ?? name
+            let shown = "\(path): \(name)"
+            let declared = Int64(clamping: entry.uncompressedSize)
             let target = folder.appending(path: "\(index)-\(last)")
             FileManager.default.createFile(atPath: target.path, contents: nil)
             guard let output = FileHandle(forWritingAtPath: target.path) else {
@@ -135,7 +172,8 @@ public final class ExportFiles: Sendable {
             do {
                 _ = try archive.extract(entry, skipCRC32: false) { chunk in
                     written += Int64(chunk.count)
-                    guard written <= declared, written <= limits.entryBytes else { throw ZipEntryOverflow() }
+                    writtenTotal += Int64(chunk.count)
+                    guard written <= declared, written <= limits.entryBytes, writtenTotal <= limits.totalBytes else { throw ZipEntryOverflow() }
                     try output.write(contentsOf: chunk)
                 }
             } catch is ZipEntryOverflow {
@@ -148,6 +186,13 @@ public final class ExportFiles: Sendable {
             files.append(File(name: shown, url: target))
         }
         return files
+    }
+
+    /// What identifies an entry's data: two entries alike in all three share it.
+    private struct EntryData: Hashable {
+        var checksum: CRC32
+        var compressedSize: UInt64
+        var uncompressedSize: UInt64
     }
 
     /// Sorts `tweets.js` before `tweets-part1.js` before `tweets-part2.js` ... (numerically, not by text).

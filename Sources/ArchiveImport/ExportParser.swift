@@ -44,38 +44,58 @@ enum ExportParser {
         try forEachEntry(LikeEntry.self, in: file) { try body($0.like, $1) }
     }
 
+    /// Hands each like of `file` to `body`, with its entry number, waiting for `body` before reading the next.
+    static func forEachLike(in file: ExportFiles.File, isolation: isolated (any Actor)? = #isolation,
+                            _ body: (Like, Int) async throws -> Void) async throws {
+        var entries = try EntryReader(LikeEntry.self, in: file)
+        while let (entry, number) = try entries.next() { try await body(entry.like, number) }
+    }
+
     /// The entries of the JSON array after `window.YTD.<name>.partN =`, decoded one at a time; errors say where the
     /// file is broken.
     private static func forEachEntry<Entry: Decodable>(_ type: Entry.Type, in file: ExportFiles.File, _ body: (Entry, Int) throws -> Void) throws {
-        var reader = try JSONArrayReader(url: file.url, name: file.name) { prefix in
-            prefix.isEmpty || (prefix.hasPrefix("window.YTD.") && prefix.hasSuffix("=")) ? nil
-                : "it starts with `\(prefix.prefix(40))`, not `window.YTD.<name>.partN =`"
-        }
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        while let element = try reader.next() {
-            let number = reader.count
-            let entry: Entry
-            do {
-                entry = try decoder.decode(Entry.self, from: element)
-            } catch DecodingError.dataCorrupted(let context) {
-                throw ImportError(file: file.name, reason: "the JSON is malformed or cut short (entry \(number): \(describe(context)))")
-            } catch DecodingError.keyNotFound(let key, let context) {
-                throw ImportError(file: file.name, reason: "\(place(number, context.codingPath)) has no \"\(key.stringValue)\"")
-            } catch DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context) {
-                throw ImportError(file: file.name, reason: "\(place(number, context.codingPath)): \(context.debugDescription)")
+        var entries = try EntryReader(type, in: file)
+        while let (entry, number) = try entries.next() { try body(entry, number) }
+    }
+
+    /// The entries of the JSON array after `window.YTD.<name>.partN =`, decoded one at a time.
+    private struct EntryReader<Entry: Decodable> {
+        private var reader: JSONArrayReader
+        private let file: ExportFiles.File
+        private let decoder = JSONDecoder()
+
+        init(_ type: Entry.Type, in file: ExportFiles.File) throws {
+            reader = try JSONArrayReader(url: file.url, name: file.name) { prefix in
+                prefix.isEmpty || (prefix.hasPrefix("window.YTD.") && prefix.hasSuffix("=")) ? nil
+                    : "it starts with `\(prefix.prefix(40))`, not `window.YTD.<name>.partN =`"
             }
-            try body(entry, number)
+            self.file = file
+            decoder.keyDecodingStrategy = .convertFromSnakeCase
+        }
+
+        /// The next entry and its number (from 1), or nil after the last; errors say where the file is broken.
+        mutating func next() throws -> (Entry, Int)? {
+            guard let element = try reader.next() else { return nil }
+            let number = reader.count
+            do {
+                return (try decoder.decode(Entry.self, from: element), number)
+            } catch DecodingError.dataCorrupted(let context) {
+                throw ImportError(file: file.name, reason: "the JSON is malformed or cut short (entry \(number): \(ExportParser.describe(context)))")
+            } catch DecodingError.keyNotFound(let key, let context) {
+                throw ImportError(file: file.name, reason: "\(ExportParser.place(number, context.codingPath)) has no \"\(key.stringValue)\"")
+            } catch DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context) {
+                throw ImportError(file: file.name, reason: "\(ExportParser.place(number, context.codingPath)): \(context.debugDescription)")
+            }
         }
     }
 
     /// "entry 12 (tweet.created_at)", counting entries from 1 as a person would.
-    private static func place(_ number: Int, _ path: [any CodingKey]) -> String {
+    fileprivate static func place(_ number: Int, _ path: [any CodingKey]) -> String {
         let rest = path.map(\.stringValue).joined(separator: ".")
         return "entry \(number)" + (rest.isEmpty ? "" : " (\(rest))")
     }
 
-    private static func describe(_ context: DecodingError.Context) -> String {
+    fileprivate static func describe(_ context: DecodingError.Context) -> String {
         let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
         return underlying ?? context.debugDescription
     }

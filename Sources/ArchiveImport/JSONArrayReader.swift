@@ -18,6 +18,9 @@ struct JSONArrayReader {
     private(set) var count = 0
 
     static let chunkSize = 1 << 20
+    /// The most bytes one element may have: an export's tweet or status is a few kilobytes, and the reader holds one
+    /// element at a time, so this bounds its memory.
+    static let elementLimit = 16 << 20
 
     /// A reader of the array in the file at `url` (named `name` in errors). With `key`, the array is the value of
     /// the first `"key":`; else it is the first `[` of the file, and `prefix` checks the text before it.
@@ -64,6 +67,9 @@ struct JSONArrayReader {
         while true {
             guard let byte = try nextByte() else { throw cutShort() }
             element.append(byte)
+            guard element.count <= Self.elementLimit else {
+                throw ImportError(file: name, reason: "entry \(count + 1) is larger than \(Self.elementLimit >> 20) MiB (at byte \(offset + position)): not an export's entry")
+            }
             if inString {
                 if escaped {
                     escaped = false

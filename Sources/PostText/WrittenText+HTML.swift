@@ -89,7 +89,8 @@ extension WrittenText {
 }
 
 /// The pieces of an HTML fragment: text, and tags by lowercased name (attributes read past, quotes respected).
-/// Comments and declarations are skipped; a `<` that starts no tag, or a tag never closed by `>`, is text.
+/// Comments and declarations are skipped; a `<` that starts no tag, or a tag never closed by `>`, is text; markup that
+/// runs to the end unterminated makes the rest text. Linear in its input, whatever the input.
 private struct HTMLReader {
     enum Token {
         case text(Substring)
@@ -98,12 +99,15 @@ private struct HTMLReader {
 
     private let html: Substring
     private var index: Substring.Index
+    /// Where markup was last found unterminated: no markup is looked for from there on (the rest is text), so that
+    /// each `<` is looked at once and the reader stays linear in its input whatever it is given.
+    private var plainFrom: Substring.Index?
 
     init(_ html: String) { self.html = html[...]; index = self.html.startIndex }
 
     mutating func next() -> Token? {
         while index < html.endIndex {
-            if html[index] == "<", let (token, end) = markup(at: index) {
+            if html[index] == "<", case .found(let token, let end) = markup(at: index) {
                 index = end
                 if let token { return token }
                 continue  // a comment or a declaration
@@ -112,8 +116,8 @@ private struct HTMLReader {
             let start = index
             var end = html.endIndex
             var cursor = html.index(after: index)
-            while let next = html[cursor...].firstIndex(of: "<") {
-                if markup(at: next) != nil { end = next; break }
+            while plainFrom == nil, let next = html[cursor...].firstIndex(of: "<") {
+                if case .found = markup(at: next) { end = next; break }
                 cursor = html.index(after: next)
             }
             index = end
@@ -122,24 +126,33 @@ private struct HTMLReader {
         return nil
     }
 
-    /// The markup starting at `start` (a `<`) and the index after it; nil when it is not markup. The token is nil
-    /// for a comment or a declaration, which leave nothing.
-    private func markup(at start: Substring.Index) -> (Token?, Substring.Index)? {
+    /// What starts at a `<`.
+    enum Markup {
+        /// Markup, and the index after it; the token is nil for a comment or a declaration, which leave nothing.
+        case found(Token?, Substring.Index)
+        /// Not markup (`1 < 2`, a tag name that is not one, a tag interrupted by another `<`).
+        case text
+    }
+
+    /// The markup starting at `start` (a `<`). Markup that runs to the end of the input without its `>` (or `-->`)
+    /// is text, and so is everything after it (`plainFrom`).
+    private mutating func markup(at start: Substring.Index) -> Markup {
+        if let plainFrom, start >= plainFrom { return .text }
         let rest = html[html.index(after: start)...]
         if rest.hasPrefix("!--") {
-            guard let end = rest.range(of: "-->") else { return nil }
-            return (nil, end.upperBound)
+            guard let end = rest.range(of: "-->") else { plainFrom = start; return .text }
+            return .found(nil, end.upperBound)
         }
         if rest.first == "!" || rest.first == "?" {
-            guard let end = rest.firstIndex(of: ">") else { return nil }
-            return (nil, html.index(after: end))
+            guard let end = rest.firstIndex(of: ">") else { plainFrom = start; return .text }
+            return .found(nil, html.index(after: end))
         }
         var cursor = rest.startIndex
         let closing = rest.first == "/"
         if closing { cursor = rest.index(after: cursor) }
         let nameStart = cursor
         while cursor < rest.endIndex, rest[cursor].isASCII, rest[cursor].isLetter || rest[cursor].isNumber { cursor = rest.index(after: cursor) }
-        guard cursor > nameStart, rest[nameStart].isLetter else { return nil }
+        guard cursor > nameStart, rest[nameStart].isLetter else { return .text }
         let name = rest[nameStart..<cursor].lowercased()
         // Attributes, read past with their quotes, up to the `>`.
         var quote: Character?
@@ -151,14 +164,15 @@ private struct HTMLReader {
             } else if character == "\"" || character == "'" {
                 quote = character
             } else if character == ">" {
-                return (.tag(name: name, closing: closing, selfClosing: previous == "/"), rest.index(after: cursor))
+                return .found(.tag(name: name, closing: closing, selfClosing: previous == "/"), rest.index(after: cursor))
             } else if character == "<" {
-                return nil  // a tag never closed: text
+                return .text  // a tag never closed: text
             }
             previous = character
             cursor = rest.index(after: cursor)
         }
-        return nil
+        plainFrom = start
+        return .text
     }
 }
 

@@ -101,4 +101,92 @@ struct StreamingImportTests {
             #expect(try await importer.archive.count() == 0)
         }
     }
+
+    /// `zip` with its one central directory entry repeated `copies` times under other names of the same length
+    /// (`data/tweets-part1.js` → `-part2.js` …), all pointing at the same local header and data: how a crafted zip
+    /// makes one compressed block inflate many times.
+    static func overlapping(_ zip: URL, copies: Int) throws -> URL {
+        var bytes = try Data(contentsOf: zip)
+        let end = try #require(bytes.range(of: Data([0x50, 0x4B, 0x05, 0x06]), options: .backwards)).lowerBound
+        func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
+        func u32(_ at: Int) -> Int { u16(at) | u16(at + 2) << 16 }
+        let (directorySize, directoryStart) = (u32(end + 12), u32(end + 16))
+        let entry = bytes[directoryStart..<(directoryStart + directorySize)]
+        var directory = Data()
+        for copy in 1...copies {
+            var renamed = Data(entry)
+            let name = try #require(renamed.range(of: Data("part1.js".utf8)))
+            renamed.replaceSubrange(name, with: Data("part\(copy).js".utf8))
+            directory += renamed
+        }
+        var record = Data(bytes[end..<(end + 22)])
+        withUnsafeBytes(of: UInt16(copies).littleEndian) { record.replaceSubrange(8..<10, with: $0); record.replaceSubrange(10..<12, with: $0) }
+        withUnsafeBytes(of: UInt32(directory.count).littleEndian) { record.replaceSubrange(12..<16, with: $0) }
+        bytes = bytes[..<directoryStart] + directory + record
+        let url = FileManager.default.temporaryDirectory.appending(path: "overlapping-\(UUID().uuidString).zip")
+        try bytes.write(to: url)
+        return url
+    }
+
+    @Test("A zip bomb of every other kind is refused before it is inflated: entries sharing their data, too many bytes together, too many files or entries; nothing is stored")
+    func zipBombs() async throws {
+        try await withImporter { importer in
+            let big = "window.YTD.tweets.part1 = [\n" + (0..<400).map { ExportFixture.tweet(1_000 + $0, "猫 \($0)", at: "Sat Aug 12 16:10:37 +0000 2023") }
+                .joined(separator: ",\n") + "\n]"
+            let single = try ExportFixture.zip(["tweets-part1.js": big])
+            defer { try? FileManager.default.removeItem(at: single) }
+            // Nine names for one block of data: refused at the second, before anything is extracted.
+            let crafted = try Self.overlapping(single, copies: 9)
+            defer { try? FileManager.default.removeItem(at: crafted) }
+            let shared = try await #require(throws: ImportError.self) { try await importer.importExport(at: crafted.path) }
+            #expect(shared.reason.contains("holds the same data as data/tweets-part1.js"), "\(shared)")
+            #expect(shared.file.hasSuffix("data/tweets-part2.js"))
+            // The crafted zip is otherwise sound: with one copy it imports.
+            let sound = try Self.overlapping(single, copies: 1)
+            defer { try? FileManager.default.removeItem(at: sound) }
+            let size = Int64(big.utf8.count)
+            // Two data files, each under the per-file cap, together over the total cap.
+            let two = try ExportFixture.zip(["tweets.js": ExportFixture.tweetsJS, "tweets-part1.js": big])
+            defer { try? FileManager.default.removeItem(at: two) }
+            let total = try await #require(throws: ImportError.self) {
+                try await importer.importExport(at: two.path, limits: .init(entryBytes: size, totalBytes: size + 10))
+            }
+            #expect(total.reason.contains("declare more than \(size + 10) bytes together"), "\(total)")
+            let files = try await #require(throws: ImportError.self) { try await importer.importExport(at: two.path, limits: .init(dataFiles: 1)) }
+            #expect(files.reason.contains("more than 1 data files"), "\(files)")
+            let entries = try await #require(throws: ImportError.self) { try await importer.importExport(at: two.path, limits: .init(entries: 1)) }
+            #expect(entries.reason.contains("lists more than 1 entries"), "\(entries)")
+            #expect(try await importer.archive.count() == 0)
+            let report = try await importer.importExport(at: sound.path)
+            #expect(report.tweetsStored == 400)
+        }
+    }
+
+    @Test("An element past 16 MiB is refused by its number and place, having held no more than that")
+    func hugeElement() throws {
+        let url = try Self.file("window.YTD.tweets.part0 = [ {\"a\": 1}, \"" + String(repeating: "x", count: JSONArrayReader.elementLimit + 10) + "\" ]")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let error = #expect(throws: ImportError.self) {
+            var reader = try JSONArrayReader(url: url, name: "t.js")
+            while try reader.next() != nil {}
+        }
+        #expect(error?.reason.contains("entry 2 is larger than 16 MiB") == true, "\(String(describing: error))")
+    }
+
+    @Test("Likes are learned a batch at a time as they are read: 4,500 likes in three files, every one learned once")
+    func likesInBatches() async throws {
+        try await withImporter { importer in
+            func part(_ number: Int, _ range: Range<Int>) -> String {
+                "window.YTD.like.part\(number) = [\n" + range.map { #"{"like": {"tweetId": "\#(50_000 + $0)", "fullText": "猫とラーメン \#($0)"}}"# }
+                    .joined(separator: ",\n") + "\n]"
+            }
+            let zip = try ExportFixture.zip(["like.js": part(0, 0..<1_500), "like-part1.js": part(1, 1_500..<3_000), "like-part2.js": part(2, 3_000..<4_500)])
+            defer { try? FileManager.default.removeItem(at: zip) }
+            let report = try await importer.importExport(at: zip.path)
+            #expect(report.likesRead == 4_500 && report.likesLearned == 4_500)
+            #expect(ArchiveImporter.likesPerBatch < 4_500)
+            // Again: nothing is learned twice.
+            #expect(try await importer.importExport(at: zip.path).likesLearned == 0)
+        }
+    }
 }

@@ -56,4 +56,19 @@ struct StatusHTMLTests {
         #expect(WrittenText.from(html: "plain text, no tags") == "plain text, no tags")
         #expect(WrittenText.from(html: "<p>unclosed <!-- comment") == "unclosed <!-- comment")
     }
+
+    @Test("Markup that runs to the end unterminated makes the rest text, so that hostile input reads in one pass: its characters come back")
+    func hostileMarkup() {
+        // What follows an unterminated comment, declaration or tag is text, tags included.
+        #expect(WrittenText.from(html: "<p>a</p><!-- b <p>c</p>") == "a\n\n<!-- b <p>c</p>")
+        #expect(WrittenText.from(html: "x <a \"y <b>z</b>") == "x <a \"y <b>z</b>")
+        #expect(WrittenText.from(html: "x <! y < z") == "x <! y < z")
+        #expect(WrittenText.from(html: "x <! y <p>z") == "x z")  // a declaration ends at the first `>`
+        // Tens of thousands of each: every character is kept (the benchmark times a megabyte of each).
+        for piece in ["<!--", "<!", "<a \"", "<a b", "< "] {
+            let html = String(repeating: piece, count: 20_000)
+            let text = WrittenText.from(html: html)
+            #expect(text == html.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "  ", with: " "), "\(piece)")
+        }
+    }
 }
