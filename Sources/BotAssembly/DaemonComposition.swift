@@ -121,7 +121,7 @@ public enum DaemonComposition {
         services.append(Poster(
             clock: clock, plans: database.plans, planner: SchedulePlanner(archive: archive, maxPostsPerDay: settings.maxPostsPerDay),
             picker: PostPicker(archive: archive, repostAfterDays: settings.repostAfterDays, allowsMentions: settings.postMentions,
-                               allowsLinks: settings.postLinks, logger: logger),
+                               allowsLinks: settings.postLinks, repeatWindow: network.capabilities.refusesRepeatsWithin, logger: logger),
             network: network, settings: .init(missedSlotGrace: settings.missedSlotGrace, dryRun: options.dryRun, checksOriginals: settings.checksOriginals),
             logger: logger, seed: options.seed))
         services.append(Replier(

@@ -11,6 +11,8 @@ import BotClock
 /// `repostAfterDays`, nor another with the same text (a person repeats themselves; a network that refuses no
 /// duplicates, as Mastodon, would show the copy saying it twice); never a tweet that @-mentions someone unless `allowsMentions` (a copy must not ping strangers);
 /// never one that contains a link unless `allowsLinks` (on X a post with a link costs $0.200 instead of $0.015).
+/// On a network that refuses a repeat within a window (X: a day), nothing posted within that window either, even with
+/// a shorter `repostAfterDays`: the bot knows its own posts and never asks for what would be refused.
 public struct PostPicker: Sendable {
     /// A chosen tweet and how wide the window had to be.
     public struct Pick: Sendable, Equatable {
@@ -31,12 +33,16 @@ public struct PostPicker: Sendable {
     public let allowsMentions: Bool
     /// Whether tweets with links may be posted (`POST_LINKS`).
     public let allowsLinks: Bool
+    /// How long the network refuses a text the account already posted (`NetworkCapabilities.refusesRepeatsWithin`).
+    public let repeatWindow: TimeInterval?
     private let logger: Logger
 
     /// A picker over `archive`.
-    public init(archive: any TweetArchive, repostAfterDays: Int, allowsMentions: Bool, allowsLinks: Bool = true, logger: Logger) {
+    public init(archive: any TweetArchive, repostAfterDays: Int, allowsMentions: Bool, allowsLinks: Bool = true,
+                repeatWindow: TimeInterval? = nil, logger: Logger) {
         self.archive = archive
         self.repostAfterDays = repostAfterDays
+        self.repeatWindow = repeatWindow
         self.allowsMentions = allowsMentions
         self.allowsLinks = allowsLinks
         self.logger = logger
@@ -47,7 +53,7 @@ public struct PostPicker: Sendable {
     public func pick(at now: Date, excluding excluded: Set<Int64> = [],
                      using generator: inout some RandomNumberGenerator) async throws -> Pick? {
         let minute = Self.minuteOfDay(now, in: archive.timeZone)
-        let postedSince = now.addingTimeInterval(-Double(repostAfterDays) * 86_400)
+        let postedSince = now.addingTimeInterval(-max(Double(repostAfterDays) * 86_400, repeatWindow ?? 0))
         for radius in Self.radii {
             if let tweet = try await archive.randomTweet(
                 nearMinute: minute, radius: radius, excluding: excluded, allowingMentions: allowsMentions,

@@ -88,6 +88,17 @@ struct PickerTests {
             picked = []
             for _ in 0..<60 { if let pick = try await later.pick(at: now, using: &generator) { picked.insert(pick.tweet.tweetID) } }
             #expect(picked == [1, 2, 3])
+            // But not on a network that refuses a repeat within a day (X): posted an hour ago, neither text comes again.
+            let onX = PostPicker(archive: archive, repostAfterDays: 0, allowsMentions: false, repeatWindow: 86_400, logger: Self.logger)
+            picked = []
+            for _ in 0..<60 { if let pick = try await onX.pick(at: now, using: &generator) { picked.insert(pick.tweet.tweetID) } }
+            #expect(picked == [3])
+            // A day later (the same minute), they may.
+            picked = []
+            for _ in 0..<60 {
+                if let pick = try await onX.pick(at: now.addingTimeInterval(86_400), using: &generator) { picked.insert(pick.tweet.tweetID) }
+            }
+            #expect(picked == [1, 2, 3])
         }
     }
 

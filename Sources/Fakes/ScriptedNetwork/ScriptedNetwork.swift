@@ -305,9 +305,16 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
     /// A create: the bot's post made for `madeFor`; with idempotent creates, the post already made for it is the answer.
     private func create(_ operation: String, madeFor: String, text: String, warning: String?, replyTo: Int64?) async throws -> String? {
         if warning != nil && !showsWarnings { throw NetworkError.unpostable("behind a content warning, which \(name) cannot show") }
-        let (bot, idempotent) = (world.bot, idempotentCreates)
+        let (bot, idempotent, repeatWindow) = (world.bot, idempotentCreates, capabilities.refusesRepeatsWithin)
         return try await call(operation, key: madeFor, .create) { state, now in
             if idempotent, let made = state.posts.values.first(where: { $0.madeFor == madeFor }) { return String(made.id) }
+            // As X: a text the account posted within the window is refused as a duplicate (the bot should never ask).
+            if let repeatWindow, let earlier = state.posts.values.first(where: { post in
+                post.authorID == bot.id && post.deletedAt == nil && post.text == text && post.createdAt > now.addingTimeInterval(-repeatWindow)
+            }) {
+                state.repeatsRefused.append(text)
+                throw NetworkError.duplicate("\(operation) (\(madeFor)): 403 duplicate content: the bot posted the same text as \(earlier.id) (scripted)")
+            }
             let replied = replyTo.flatMap { state.posts[$0] }
             var post = ScriptedWorld.Post(id: ScriptedWorld.id(at: now, scripted: false, &state), authorID: bot.id, text: text, createdAt: now,
                                           replyToPostID: replyTo, replyToUserID: replied?.authorID,

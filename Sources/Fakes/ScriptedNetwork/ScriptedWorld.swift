@@ -83,6 +83,7 @@ public final class ScriptedWorld: Sendable {
         var calls: [Call] = []
         var attempts: [String: Int] = [:]
         var refusedUntil: [String: Date] = [:]
+        var repeatsRefused: [String] = []
     }
 
     let state = Mutex(State())
@@ -120,4 +121,6 @@ public final class ScriptedWorld: Sendable {
     public var likes: [Int64: Date] { state.withLock { $0.likes } }
     /// Every call so far.
     public var calls: [Call] { state.withLock { $0.calls } }
+    /// The texts a create was refused for because the bot had posted them within the network's repeat window.
+    public var repeatsRefused: [String] { state.withLock { $0.repeatsRefused } }
 }

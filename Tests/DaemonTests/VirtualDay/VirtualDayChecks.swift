@@ -93,6 +93,7 @@ struct VirtualDayChecks {
         for (purpose, posts) in made where posts.count > 1 {
             problems.append("\(purpose) made \(posts.count) times on the network: \(posts.map(\.id))")
         }
+        for text in world.repeatsRefused { problems.append("asked to post \"\(text)\" again within the network's repeat window: refused as a duplicate") }
         var recorded: [String: Int64] = [:]
         for day in [VirtualDay.day, "2026-11-24"] {
             for slot in try await outcome.stores.plans.slots(of: day) ?? [] where slot.state == .posted {
