@@ -417,6 +417,12 @@ let package = Package(
         .testTarget(name: "BotConfigurationTests", dependencies: ["BotConfiguration", "BotAssembly", "SocialNetwork", "XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork"], swiftSettings: strictSettings),
         .testTarget(name: "PostTextTests", dependencies: ["PostText"], swiftSettings: strictSettings),
         .testTarget(
+            name: "FuzzTests",
+            dependencies: ["ArchiveImport", "BotAssembly", "BotConfiguration", "MastodonAPI", "PostText", "StatusPage", "SeededRandom"],
+            exclude: ["Corpus"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "StoresTests",
             dependencies: ["Stores", "PostgresStores", "SQLiteStores", "InMemoryStores", "BotConfiguration", "TestSupport", "PostText",
                            .product(name: "PostgresNIO", package: "postgres-nio"),

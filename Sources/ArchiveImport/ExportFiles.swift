@@ -213,6 +213,20 @@ public struct ImportError: Error, Equatable, CustomStringConvertible {
     public var file: String
     /// What is wrong and where in the file.
     public var reason: String
-    /// "Cannot import FILE: REASON. Nothing was imported."
-    public var description: String { "Cannot import \(file): \(reason). Nothing was imported." }
+    /// "Cannot import FILE: REASON. Nothing was imported.", on one line: control characters from the file (a name or
+    /// a value quoted in the reason) are shown escaped.
+    public var description: String { Self.oneLine("Cannot import \(file): \(reason). Nothing was imported.") }
+
+    /// `text` with its control characters escaped (`\n`, `\u{1B}`).
+    static func oneLine(_ text: String) -> String {
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if scalar.properties.generalCategory == .control || scalar == "\u{2028}" || scalar == "\u{2029}" {
+                result.append(contentsOf: scalar.escaped(asASCII: true).unicodeScalars)
+            } else {
+                result.append(scalar)
+            }
+        }
+        return String(result)
+    }
 }

@@ -21,7 +21,7 @@ public struct EnvironmentFile: Sendable, Equatable {
     /// Parses a file's text; `path` only names the file in errors.
     public init(parsing text: String, path: String = ".env") throws {
         variables = [:]
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, rawLine) in Self.lines(of: text).enumerated() {
             var line = rawLine.drop { $0 == " " || $0 == "\t" }
             if line.hasSuffix("\r") { line = line.dropLast() }
             if line.isEmpty || line.hasPrefix("#") { continue }
@@ -41,33 +41,41 @@ public struct EnvironmentFile: Sendable, Equatable {
         }
     }
 
+    /// The lines of `text`, split at LF and CRLF (one character in Swift, so splitting at "\n" alone misses it).
+    static func lines(of text: String) -> [Substring] {
+        text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
+    }
+
     /// The value with quotes removed and escapes applied; nil when a quote is left open.
     private static func unquoted(_ value: String) -> String? {
-        guard let first = value.first, first == "\"" || first == "'" else {
+        // By Unicode scalars: a quote followed by a combining mark is one Character, yet still a quote.
+        let scalars = value.unicodeScalars
+        guard let first = scalars.first, first == "\"" || first == "'" else {
             // An unquoted value ends at a comment that follows whitespace.
             if let comment = value.range(of: " #") { return String(value[..<comment.lowerBound]).trimmingSpaces() }
             return value
         }
-        guard value.count >= 2, value.last == first else { return nil }
-        let inner = value.dropFirst().dropLast()
-        if first == "'" { return String(inner) }
-        var result = ""
+        guard scalars.count >= 2, scalars.last == first else { return nil }
+        let inner = scalars.dropFirst().dropLast()
+        if first == "'" { return String(String.UnicodeScalarView(inner)) }
+        var result = String.UnicodeScalarView()
         var escaping = false
-        for character in inner {
+        for scalar in inner {
             if escaping {
-                switch character {
+                switch scalar {
                 case "n": result.append("\n")
                 case "t": result.append("\t")
-                default: result.append(character)
+                default: result.append(scalar)
                 }
                 escaping = false
-            } else if character == "\\" {
+            } else if scalar == "\\" {
                 escaping = true
             } else {
-                result.append(character)
+                result.append(scalar)
             }
         }
-        return result
+        if escaping { return nil }  // a closing quote escaped: the quotes are not closed
+        return String(result)
     }
 }
 
@@ -79,13 +87,14 @@ extension String {
 
 extension EnvironmentFile {
     /// `text` (a `.env` file's) with `values` set: each variable's existing line replaced in place, the others
-    /// appended; every other line (comments, other variables) kept as it was. Values are single-quoted when they hold
-    /// anything but letters, digits and `-_.`.
+    /// appended; every other line (comments, other variables) kept as it was. Values are double-quoted, with `\`,
+    /// `"`, line feeds and tabs escaped, when they hold anything but letters, digits and `-_.`: any value reads back as
+    /// it was written.
     public static func setting(_ values: [(String, String)], in text: String) -> String {
-        var lines = text.isEmpty ? [] : text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var lines = text.isEmpty ? [] : Self.lines(of: text).map(String.init)
         if lines.last == "" { lines.removeLast() }
         for (name, value) in values {
-            let quoted = value.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) } ? value : "'" + value + "'"
+            let quoted = !value.isEmpty && value.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) } ? value : Self.quoted(value)
             let line = "\(name)=\(quoted)"
             let index = lines.firstIndex { existing in
                 var trimmed = existing.drop { $0 == " " || $0 == "\t" }
@@ -95,6 +104,21 @@ extension EnvironmentFile {
             if let index { lines[index] = line } else { lines.append(line) }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `value` in double quotes, escaped as the parser reads it back.
+    static func quoted(_ value: String) -> String {
+        var result = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\\": result += "\\\\"
+            case "\"": result += "\\\""
+            case "\n": result += "\\n"
+            case "\t": result += "\\t"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
     }
 }
 

@@ -108,30 +108,56 @@ public struct ServerSentEvents: Sendable {
         public init(name: String, data: String) { self.name = name; self.data = data }
     }
 
-    private var pending = Data()
+    /// The bytes received and not yet read as lines; those before `start` are read.
+    private var pending: [UInt8] = []
+    private var start = 0
+    /// Where the search for the next line's end resumes (the bytes from `start` to here hold none).
+    private var scanned = 0
+    /// Whether the line being received is past `longestLine`: it is dropped up to its end.
+    private var droppingLine = false
     private var name = ""
     private var dataLines: [String] = []
+    private var dataBytes = 0
+    /// Whether the event being received is past `longestEvent`: it is dropped at its blank line.
+    private var droppingEvent = false
+
+    /// The longest line kept, in bytes; a longer one is dropped (a status event is a few kilobytes), so that a stream
+    /// that never ends its line cannot take the memory.
+    public static let longestLine = 1 << 20
+    /// The most data an event may carry, in bytes; a larger one is dropped whole.
+    public static let longestEvent = 1 << 20
 
     /// An empty parser.
     public init() {}
 
     /// Takes the next bytes of the stream.
-    public mutating func append(_ bytes: Data) { pending.append(bytes) }
+    public mutating func append(_ bytes: Data) {
+        pending.append(contentsOf: bytes)
+        // What is unread past the longest line, with no line end in it: dropped, and the rest of that line too.
+        if pending.count - start > Self.longestLine, !pending[scanned...].contains(where: { $0 == 0x0A || $0 == 0x0D }) {
+            pending.removeAll(keepingCapacity: false)
+            (start, scanned, droppingLine) = (0, 0, true)
+        }
+    }
 
-    /// The next complete event, if the bytes so far hold one.
+    /// The next complete event, if the bytes so far hold one. Each byte is looked at once, whatever the chunks.
     public mutating func nextEvent() -> Event? {
-        while let end = pending.firstIndex(where: { $0 == 0x0A || $0 == 0x0D }) {
+        defer { compact() }
+        while let end = pending[scanned...].firstIndex(where: { $0 == 0x0A || $0 == 0x0D }) {
             // A CR at the very end may be the first half of a CRLF: wait for the next byte.
-            if pending[end] == 0x0D, end == pending.index(before: pending.endIndex) { return nil }
-            let line = String(decoding: pending[pending.startIndex..<end], as: UTF8.self)
-            var next = pending.index(after: end)
-            if pending[end] == 0x0D, next < pending.endIndex, pending[next] == 0x0A { next = pending.index(after: next) }
-            pending = Data(pending[next...])
-            if line.isEmpty {
-                defer { name = ""; dataLines = [] }
-                guard !dataLines.isEmpty else { continue }
+            if pending[end] == 0x0D, end == pending.count - 1 { scanned = end; return nil }
+            let lineBytes = pending[start..<end]
+            var next = end + 1
+            if pending[end] == 0x0D, next < pending.count, pending[next] == 0x0A { next += 1 }
+            (start, scanned) = (next, next)
+            if droppingLine { droppingLine = false; continue }
+            if lineBytes.count > Self.longestLine { continue }
+            if lineBytes.isEmpty {
+                defer { name = ""; dataLines = []; dataBytes = 0; droppingEvent = false }
+                guard !dataLines.isEmpty, !droppingEvent else { continue }
                 return Event(name: name.isEmpty ? "message" : name, data: dataLines.joined(separator: "\n"))
             }
+            let line = String(decoding: lineBytes, as: UTF8.self)
             if line.hasPrefix(":") { continue }
             let field: Substring, value: Substring
             if let colon = line.firstIndex(of: ":") {
@@ -143,10 +169,21 @@ public struct ServerSentEvents: Sendable {
             }
             switch field {
             case "event": name = String(value)
-            case "data": dataLines.append(String(value))
+            case "data":
+                dataBytes += value.utf8.count + 1
+                if dataBytes > Self.longestEvent { droppingEvent = true; dataLines = [] } else if !droppingEvent { dataLines.append(String(value)) }
             default: break
             }
         }
+        scanned = pending.count
         return nil
+    }
+
+    /// Drops the bytes read, once they are most of the buffer (so each is moved a bounded number of times).
+    private mutating func compact() {
+        guard start > 4_096, start * 2 > pending.count else { return }
+        pending.removeFirst(start)
+        scanned -= start
+        start = 0
     }
 }

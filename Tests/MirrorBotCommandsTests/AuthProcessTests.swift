@@ -117,9 +117,12 @@ struct AuthProcessTests {
     }
 
     @Test("Setting values in a .env file keeps its other lines and replaces a variable's line in place")
-    func settingEnvironmentValues() {
+    func settingEnvironmentValues() throws {
         let text = "# comment\nexport A=1\nB='two words'\n"
-        #expect(EnvironmentFile.setting([("A", "x-y.z"), ("C", "with space")], in: text) == "# comment\nA=x-y.z\nB='two words'\nC='with space'\n")
+        #expect(EnvironmentFile.setting([("A", "x-y.z"), ("C", "with space")], in: text) == "# comment\nA=x-y.z\nB='two words'\nC=\"with space\"\n")
+        // Any value reads back as it was: quotes, backslashes, line breaks and tabs are escaped.
+        let tricky = "it's \"quoted\" \\ and\nmore\there"
+        #expect(try EnvironmentFile(parsing: EnvironmentFile.setting([("T", tricky)], in: text)).variables["T"] == tricky)
         #expect(EnvironmentFile.setting([("A", "1")], in: "") == "A=1\n")
     }
 }

@@ -1,0 +1,1 @@
+window.YTD.like.part0 = [ {"like": {"tweetId": "9001", "fullText": "猫の写真", "expandedUrl": "https://twitter.com/i/web/status/9001"}}, {"like": {"tweetId": "9003"}} ]

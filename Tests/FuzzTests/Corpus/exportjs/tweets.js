@@ -1,0 +1,1 @@
+window.YTD.tweets.part0 = [ {"tweet": {"id_str": "101", "id": "101", "created_at": "Sat Aug 12 16:10:37 +0000 2023", "full_text": "おはよう &amp; 寿司", "entities": {"urls": []}}}, {"tweet": {"id_str": "102", "created_at": "Sun Aug 13 01:00:00 +0000 2023", "full_text": "@taro それな", "in_reply_to_user_id_str": "300"}} ]

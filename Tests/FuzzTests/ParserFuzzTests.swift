@@ -1,0 +1,204 @@
+@testable import ArchiveImport
+import BotAssembly
+import BotConfiguration
+import Foundation
+import MastodonAPI
+import PostText
+@testable import StatusPage
+import Testing
+
+/// Every parser of outside input, fuzzed from its committed corpus: no input traps (a trap ends the test process),
+/// and each keeps the promise it makes of what it accepts. See `Fuzzer` for the bounded CI mode and the long one.
+@Suite("Fuzzing the parsers of outside input")
+struct ParserFuzzTests {
+    @Test("Status HTML to text: never longer than its input, no space at either end, a plain text given back as written")
+    func html() throws {
+        var fuzzer = try Fuzzer("html", tokens: ["<p>", "</p>", "<br>", "<br/>", "<pre>", "</pre>", "<script>", "</script>", "<style>", "<!--",
+                                                 "-->", "<!", "<?", "<a href=\"", "\">", "</a>", "<span class=\"invisible\">", "&amp;", "&#x",
+                                                 "&#", "&nbsp;", "&lt;"])
+        fuzzer.run { bytes in
+            let html = String(decoding: bytes, as: UTF8.self)
+            let text = WrittenText.from(html: html)
+            // Each line break stands for a tag of at least three characters, each reference for itself or more.
+            #expect(text.unicodeScalars.count <= html.unicodeScalars.count, "\(html.debugDescription) → \(text.debugDescription)")
+            #expect(text == text.trimmingCharacters(in: .whitespacesAndNewlines))
+            if !html.contains("<"), !html.contains("&"), !html.contains(where: \.isWhitespace) { #expect(text == html) }
+        }
+    }
+
+    @Test("Server-sent events: the same events however the bytes are split into chunks; none past the size limit")
+    func serverSentEvents() throws {
+        var fuzzer = try Fuzzer("sse", tokens: ["event:", "data:", "data: ", ":", "\n\n", "\r\r", "\r\n\r\n", "id:", "retry:"])
+        fuzzer.run { bytes in
+            var whole = ServerSentEvents()
+            whole.append(Data(bytes))
+            var expected: [ServerSentEvents.Event] = []
+            while let event = whole.nextEvent() { expected.append(event) }
+            // Chunk sizes drawn from the input itself, so that a finding replays from the input alone.
+            var chunked = ServerSentEvents()
+            var events: [ServerSentEvents.Event] = []
+            var position = 0, step = 1
+            while position < bytes.count {
+                step = (step * 31 + Int(bytes[position])) % 7 + 1
+                let end = min(bytes.count, position + step)
+                chunked.append(Data(bytes[position..<end]))
+                while let event = chunked.nextEvent() { events.append(event) }
+                position = end
+            }
+            #expect(events == expected, "\(Data(bytes).base64EncodedString())")
+            #expect(expected.allSatisfy { $0.data.utf8.count <= ServerSentEvents.longestEvent })
+        }
+    }
+
+    @Test(".env files: a parsed name is a variable name; any value written by `auth --write-env` reads back as it was")
+    func environmentFiles() throws {
+        var fuzzer = try Fuzzer("envfile", tokens: ["export ", "=", "\"", "'", "\\", "\\n", " #", "#", "\r\n"])
+        fuzzer.run { bytes in
+            let text = String(decoding: bytes, as: UTF8.self)
+            if let file = try? EnvironmentFile(parsing: text) {
+                for name in file.variables.keys {
+                    #expect(!name.isEmpty && name.allSatisfy { $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }, "\(name.debugDescription)")
+                }
+                let written = EnvironmentFile.setting(file.variables.sorted { $0.key < $1.key }, in: "")
+                #expect(try EnvironmentFile(parsing: written).variables == file.variables, "\(written.debugDescription)")
+            }
+            let written = EnvironmentFile.setting([("BOT_ACCESS_TOKEN", text)], in: "# kept\nOTHER=1\n")
+            let read = try EnvironmentFile(parsing: written)
+            #expect(read.variables == ["BOT_ACCESS_TOKEN": text, "OTHER": "1"], "\(written.debugDescription)")
+        }
+    }
+
+    @Test("Action cursors: one accepted holds a time from 1970 to 9999 and a key of at most 200 bytes, and reads back from its own text")
+    func actionCursors() throws {
+        var fuzzer = try Fuzzer("cursor", tokens: ["o|", "n|", "|", "1e13", "253402300799", "253402300800", "-1", "0x1p60"])
+        fuzzer.run { bytes in
+            let raw = String(decoding: bytes, as: UTF8.self)
+            let encoded = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            for text in [raw, encoded] {
+                guard let cursor = ActionCursor(text) else { continue }
+                #expect(ActionCursor.seconds.contains(cursor.position.at.timeIntervalSince1970), "\(raw.debugDescription)")
+                #expect(!cursor.position.key.isEmpty && cursor.position.key.utf8.count <= ActionCursor.longestKey)
+                #expect(ActionCursor(cursor.text) == cursor, "\(raw.debugDescription)")
+            }
+        }
+    }
+
+    @Test("Database and Redis URLs: one accepted has a port from 1 to 65535, and its redacted form never shows the password")
+    func urls() throws {
+        var fuzzer = try Fuzzer("urls", tokens: ["postgres://", "postgresql://", "redis://", "rediss://", "@", ":", "[::1]", "%40", "?sslmode=",
+                                                 "verify-full", "/", "65535", "65536", "0"])
+        fuzzer.run { bytes in
+            let text = String(decoding: bytes, as: UTF8.self)
+            // A password that occurs once in the text, long enough not to be part of anything else, is never shown.
+            func hidden(_ password: String?, in redacted: String) -> Bool {
+                guard let password, !password.isEmpty else { return true }
+                guard redacted.contains("***") else { return false }
+                return password.count < 8 || text.components(separatedBy: password).count != 2 || !redacted.contains(password)
+            }
+            if let url = DatabaseURL(text) {
+                #expect((1...65_535).contains(url.port), "\(text.debugDescription)")
+                #expect(hidden(url.password, in: url.redacted), "\(text.debugDescription) → \(url.redacted)")
+            }
+            if let url = RedisURL(text) {
+                #expect((1...65_535).contains(url.port), "\(text.debugDescription)")
+                #expect(hidden(url.password, in: url.redacted), "\(text.debugDescription) → \(url.redacted)")
+            }
+        }
+    }
+
+    @Test("The configuration: any environment gives either one error naming each bad variable or values within their documented ranges")
+    func configuration() throws {
+        var fuzzer = try Fuzzer("configuration", tokens: ["MAX_POSTS_PER_DAY=", "REPOST_AFTER_DAYS=", "MISSED_SLOT_GRACE=", "ARCHIVE_ROW_LIMIT=",
+                                                          "PORT=", "BIND=", "TZ=", "X_DAILY_BUDGET=", "STATUS_PASSWORD=", "NETWORK=",
+                                                          "X_API_BASE_URL=", "http://", "https://", "127.0.0.1", "localhost", "::1"])
+        fuzzer.run { bytes in
+            var environment: [String: String] = [:]
+            for line in String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline) {
+                guard let equals = line.firstIndex(of: "=") else { continue }
+                environment[String(line[..<equals])] = String(line[line.index(after: equals)...])
+            }
+            do {
+                let configuration = try Configuration(environment: environment)
+                let behaviour = configuration.behaviour
+                #expect((0...1_440).contains(behaviour.maxPostsPerDay) && (0...36_500).contains(behaviour.repostAfterDays))
+                #expect((0...1_440).contains(behaviour.missedSlotGraceMinutes) && (1...604_800).contains(behaviour.mentionsPollSeconds))
+                #expect(behaviour.favoriteRateThreshold.isFinite)
+                #expect((1...100_000_000).contains(configuration.storage.archiveRowLimit))
+                if let port = configuration.statusPage.port { #expect((1...65_535).contains(port)) }
+                if let password = configuration.statusPage.password { #expect(password.count >= 16) }
+            } catch let error as ConfigurationError {
+                #expect(!error.problems.isEmpty)
+                #expect(error.problems.allSatisfy { environment.keys.contains($0.variable) || $0.isMissing }, "\(error)")
+            }
+        }
+    }
+
+    @Test("X export files: every tweet and like read, or one ImportError on one line naming the file; nothing else thrown")
+    func exportFiles() throws {
+        var fuzzer = try Fuzzer("exportjs", tokens: ["window.YTD.tweets.part0 = ", "[", "]", "{", "}", ",", "\"tweet\": ", "\"id_str\": \"",
+                                                     "\"created_at\": \"", "Sat Aug 12 16:10:37 +0000 2023", "\"full_text\": \"", "RT @",
+                                                     "\"like\": ", "\"tweetId\": \"", "null", "true", "99999"])
+        let url = FileManager.default.temporaryDirectory.appending(path: "fuzz-\(UUID().uuidString).js")
+        defer { try? FileManager.default.removeItem(at: url) }
+        fuzzer.run { bytes in
+            try Data(bytes).write(to: url)
+            let file = ExportFiles.File(name: "tweets.js", url: url)
+            do {
+                try ExportParser.forEachTweet(in: file) { tweet, entry in
+                    if let archived = try ArchiveImporter.archived(tweet, file: file.name, entry: entry) {
+                        #expect((0...253_402_300_799).contains(archived.createdAt.timeIntervalSince1970))
+                    }
+                }
+            } catch let error as ImportError {
+                #expect(!error.description.contains("\n") && error.file == "tweets.js", "\(error)")
+            }
+            do {
+                try ExportParser.forEachLike(in: file) { _, _ in }
+            } catch let error as ImportError {
+                #expect(!error.description.contains("\n"), "\(error)")
+            }
+        }
+    }
+
+    @Test("Mastodon outboxes: every status read, or one ImportError on one line; nothing else thrown")
+    func outboxes() throws {
+        var fuzzer = try Fuzzer("outbox", tokens: ["\"orderedItems\": [", "\"type\": \"Create\"", "\"type\": \"Announce\"", "\"object\": {",
+                                                   "\"published\": \"", "2024-01-02T03:04:05Z", "\"content\": \"", "\"inReplyTo\": ",
+                                                   "\"summary\": ", "\"to\": [", "null", "[]", "{}"])
+        let url = FileManager.default.temporaryDirectory.appending(path: "fuzz-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: url) }
+        fuzzer.run { bytes in
+            try Data(bytes).write(to: url)
+            let file = ExportFiles.File(name: "outbox.json", url: url)
+            do {
+                let contents = try MastodonOutbox.contents(of: file)
+                #expect(contents.boosts >= 0)
+            } catch let error as ImportError {
+                #expect(!error.description.contains("\n"), "\(error)")
+            }
+        }
+    }
+
+    @Test("The archive's dates: one accepted is in the years 1970 to 9999")
+    func exportDates() throws {
+        var fuzzer = try Fuzzer("dates", tokens: [" ", ":", "+", "-", "Feb", "29", "60", "9999", "10000", "1969", "+2400", "-9999"])
+        fuzzer.run { bytes in
+            let text = String(decoding: bytes, as: UTF8.self)
+            if let date = ExportDate.parse(text) {
+                // The years 1970 to 9999, give or take a day for the zone.
+                #expect((-86_400 * 2...253_402_300_799 + 86_400 * 2).contains(date.timeIntervalSince1970), "\(text.debugDescription)")
+            }
+        }
+    }
+
+    @Test("Basic auth headers: any header gives a password or none, never a trap")
+    func basicAuthHeaders() throws {
+        var fuzzer = try Fuzzer("cursor", tokens: ["Basic ", "basic ", ":", "=", "==", "Og==", "YTpi"])
+        fuzzer.run { bytes in
+            let header = String(decoding: bytes, as: UTF8.self)
+            if let password = BasicAuthentication.password(in: header) { #expect(header.count > 6) ; _ = password }
+            _ = BasicAuthentication.password(in: "Basic " + Data(bytes).base64EncodedString())
+        }
+    }
+}
