@@ -44,8 +44,8 @@ struct DeployFilesTests {
         let app = try Self.appJSON()
         let env = try #require(app["env"] as? [String: [String: Any]])
         // And the one the build reads (the Swift buildpack's SWIFT_BUILD_FLAGS), not the bot.
-        // PORT is Heroku's to set (for a web dyno), never the user's.
-        #expect(Set(env.keys) == Set(Configuration.variableNames).subtracting(["PORT"]).union(["SWIFT_BUILD_FLAGS"]))
+        // PORT and DYNO are Heroku's to set (for a web dyno, on every dyno), never the user's.
+        #expect(Set(env.keys) == Set(Configuration.variableNames).subtracting(["PORT", "DYNO"]).union(["SWIFT_BUILD_FLAGS"]))
         #expect(env.values.allSatisfy { ($0["description"] as? String)?.isEmpty == false })
         let credentials = env.filter { ($0.key.hasPrefix("HUMAN_") || $0.key.hasPrefix("BOT_")) && !$0.key.contains("MASTODON") }
         #expect(credentials.count == 8 && credentials.values.allSatisfy { $0["required"] as? Bool == true })
@@ -66,7 +66,8 @@ struct DeployFilesTests {
         #expect(scripts["postdeploy"] == "mirror_bot migrate && mirror_bot train scheduler --max-tweets 900 && mirror_bot train classifier")
         #expect(env["LIKES"]?["value"] as? String == "auto")
         // The buildpack route: only the command is built, and the dictionary bin/post_compile makes is where MeCab looks.
-        #expect(env["SWIFT_BUILD_FLAGS"]?["value"] as? String == "--product mirror_bot")
+        #expect(env["SWIFT_BUILD_FLAGS"]?["value"] as? String == "--product mirror_bot --force-resolved-versions")
+        #expect(try Self.text("bin/pre_compile").contains("cp deploy/Package.resolved Package.resolved"))
         #expect(env["MECAB_DICDIR"]?["value"] as? String == "/app/.mecab/ipadic-utf8")
         #expect(try Self.text("bin/post_compile").contains(#""$BUILD_DIR/script/build-mecab-dictionary" "$BUILD_DIR/.apt" "$BUILD_DIR/.mecab/ipadic-utf8""#))
         #expect(env["X_DAILY_BUDGET"]?["value"] as? String == "1.00")
@@ -110,16 +111,34 @@ struct DeployFilesTests {
         let stages = dockerfile.split(separator: "\n").filter { $0.hasPrefix("FROM ") }
         #expect(stages.count == 2)
         #expect(stages.first?.contains("swift:") == true && stages.first?.contains("noble") == true)
-        #expect(stages.last == "FROM ubuntu:24.04")
+        #expect(stages.last?.hasPrefix("FROM ubuntu:24.04@sha256:") == true)
+        // Every base image by digest, not by a tag that moves.
+        for stage in stages {
+            let image = stage.split(separator: " ")[1]
+            #expect(image.contains("@sha256:") && image.split(separator: ":").last?.count == 64, "\(stage)")
+        }
         for package in ["libmecab2", "mecab-ipadic-utf8", "libhiredis1.1.0", "libsqlite3-0", "ca-certificates", "tzdata"] {
             #expect(dockerfile.contains(" \(package)"), "the run stage installs \(package)")
         }
         #expect(dockerfile.contains("USER mirror_bot"))
         // Dependencies resolve in a layer of their own, before the sources are copied; a crash logs its backtrace.
-        let resolve = try #require(dockerfile.range(of: "RUN swift package resolve")), sources = try #require(dockerfile.range(of: "COPY . ."))
+        let resolve = try #require(dockerfile.range(of: "RUN swift package --force-resolved-versions resolve")), sources = try #require(dockerfile.range(of: "COPY . ."))
+        #expect(dockerfile.contains("COPY deploy/Package.resolved ./Package.resolved") && dockerfile.contains("swift build --force-resolved-versions"))
         #expect(try #require(dockerfile.range(of: "COPY Package.swift ./")).lowerBound < resolve.lowerBound && resolve.lowerBound < sources.lowerBound)
         #expect(dockerfile.contains("ENV SWIFT_BACKTRACE=enable=yes") && dockerfile.contains("swift-backtrace-static"))
         #expect(dockerfile.contains(#"CMD ["mirror_bot", "start"]"#))
+
+        // The lock the deploys build from pins every package the manifest names, each at a version and a revision.
+        let lock = try #require(try JSONSerialization.jsonObject(with: Data(Self.text("deploy/Package.resolved").utf8)) as? [String: Any])
+        let pins = (lock["pins"] as? [[String: Any]] ?? [])
+        let pinned = Set(pins.compactMap { ($0["location"] as? String)?.lowercased() })
+        let manifest = try Self.text("Package.swift")
+        let named = manifest.split(separator: "\"").filter { $0.hasPrefix("https://github.com/") }.map { $0.lowercased() }
+        #expect(!named.isEmpty && named.allSatisfy { pinned.contains($0) }, "\(Set(named).subtracting(pinned))")
+        for pin in pins {
+            let state = pin["state"] as? [String: Any] ?? [:]
+            #expect(state["version"] is String && (state["revision"] as? String)?.count == 40, "\(pin)")
+        }
 
         let herokuYML = try Self.text("heroku.yml")
         #expect(herokuYML.contains("bot: Dockerfile"))
