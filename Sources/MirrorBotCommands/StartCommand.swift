@@ -30,7 +30,7 @@ struct StartCommand: AsyncParsableCommand {
     @Option(help: "Start the bot's clock here (ISO 8601, such as 2026-11-22T00:00:00+09:00).")
     var startTime: String?
 
-    @Option(help: "Stop cleanly after this much bot time (90m, 2h, 1d, or seconds) and print a summary.")
+    @Option(help: "Stop cleanly after this much bot time (90m, 2h, 1d, or seconds; at most ten years) and print a summary.")
     var duration: String?
 
     func validate() throws {

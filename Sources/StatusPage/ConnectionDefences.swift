@@ -22,34 +22,61 @@ struct SecurityHeaders: RouterMiddleware {
     }
 }
 
-/// How many connections the status server holds open at once, shared by the handlers of all its connections.
+/// How many connections the status server holds open at once, in all and per client address, shared by the handlers
+/// of all its connections.
 final class OpenConnections: Sendable {
     /// Connections open now.
     let count = Atomic<Int>(0)
     /// The most it holds; past it a new connection is closed at once.
     let limit: Int
+    /// The most it holds from one address (nil: no such limit, behind a router whose few addresses are everyone's).
+    let perClient: Int?
+    private let byClient = Mutex<[String: Int]>([:])
 
-    init(limit: Int) { self.limit = limit }
+    init(limit: Int, perClient: Int?) { self.limit = limit; self.perClient = perClient }
+
+    /// Counts a connection from `client`; whether it is within the limits.
+    func open(from client: String?) -> Bool {
+        let total = count.add(1, ordering: .relaxed).newValue
+        guard let perClient, let client else { return total <= limit }
+        let fromClient = byClient.withLock { counts in
+            counts[client, default: 0] += 1
+            return counts[client] ?? 0
+        }
+        return total <= limit && fromClient <= perClient
+    }
+
+    /// Counts a connection from `client` gone.
+    func close(from client: String?) {
+        count.subtract(1, ordering: .relaxed)
+        guard perClient != nil, let client else { return }
+        byClient.withLock { counts in
+            let left = (counts[client] ?? 1) - 1
+            counts[client] = left > 0 ? left : nil
+        }
+    }
 }
 
-/// Closes a connection that would take the server past its limit of open connections, so that many clients holding
-/// connections (a slow-loris) cannot take every descriptor the bot's own connections to the network and the stores
-/// need. Added to each connection's pipeline; counts it while it is open.
+/// Closes a connection that would take the server past its limit of open connections, in all or from one address, so
+/// that many clients holding connections (a slow-loris) cannot take every descriptor the bot's own connections to the
+/// network and the stores need, and one client cannot take every place the page's readers need. Added to each
+/// connection's pipeline; counts it while it is open.
 final class ConnectionLimit: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
     private let connections: OpenConnections
     private var counted = false
+    private var client: String?
 
     init(_ connections: OpenConnections) { self.connections = connections }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        let open = connections.count.add(1, ordering: .relaxed).newValue
+        client = context.channel.remoteAddress?.ipAddress
         counted = true
-        if open > connections.limit { context.close(promise: nil) }
+        if !connections.open(from: client) { context.close(promise: nil) }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        if counted { connections.count.subtract(1, ordering: .relaxed) }
+        if counted { connections.close(from: client) }
         counted = false
     }
 }

@@ -42,6 +42,8 @@ public struct StatusServer: Service {
         public var idleTimeout = Duration.seconds(30)
         /// The most connections held open at once; past it a new one is closed at once.
         public var connectionLimit = 64
+        /// The most connections held open from one address (not behind a router, whose addresses are everyone's).
+        public var connectionsPerClient = 16
         /// Whether a platform's router stands in front (Heroku): clients are then told apart by the last
         /// `X-Forwarded-For` entry, which the router sets, rather than by the connection's address (the router's).
         public var behindRouter = false
@@ -104,7 +106,7 @@ public struct StatusServer: Service {
 
     /// The Hummingbird application; `onStarted` gets the bound port.
     private func hummingbird(onStarted: @escaping @Sendable (Int) async -> Void) -> some Service {
-        let connections = OpenConnections(limit: settings.connectionLimit)
+        let connections = OpenConnections(limit: settings.connectionLimit, perClient: settings.behindRouter ? nil : settings.connectionsPerClient)
         let idle = settings.idleTimeout.components
         let channel = HTTP1Channel.Configuration(additionalChannelHandlers: [ConnectionLimit(connections)],
                                                  idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))

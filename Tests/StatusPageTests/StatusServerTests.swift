@@ -53,7 +53,7 @@ struct StatusWorld {
     /// Runs `body` with a server over a store of `backend` holding a plan for `day` (08:00 posted unchecked, 12:30 skipped,
     /// 21:00 planned) and two runs' usage of one UTC day.
     static func with(_ backend: StoreBackends.ArchiveKind, password: String?, health: HealthChecks? = nil, postLinks: PostAddresses = .x,
-                     connectionLimit: Int = 64, idleTimeout: Duration = .seconds(30), clock: any BotClock = SystemBotClock(),
+                     connectionLimit: Int = 64, connectionsPerClient: Int = 16, idleTimeout: Duration = .seconds(30), clock: any BotClock = SystemBotClock(),
                      _ body: (StatusWorld) async throws -> Void) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database in
             let plans = database.plans
@@ -97,7 +97,7 @@ struct StatusWorld {
                                                  timeZone: TimeZone(identifier: "Asia/Tokyo")!, metrics: registry,
                                                  postLinks: postLinks)
             settings.networkName = "X"
-            (settings.connectionLimit, settings.idleTimeout, settings.clock) = (connectionLimit, idleTimeout, clock)
+            (settings.connectionLimit, settings.connectionsPerClient, settings.idleTimeout, settings.clock) = (connectionLimit, connectionsPerClient, idleTimeout, clock)
             settings.likeModel = { "threshold 3.65 (binary model), chosen by 5-fold cross-validation: precision 0.73, recall 0.81" }
             settings.endpointCalls = {
                 [EndpointCalls(endpoint: "POST /2/tweets", account: "bot", calls: 3, failures: 1, lastSuccessAt: dayStart.addingTimeInterval(8 * 3_600))]
@@ -175,12 +175,16 @@ struct StatusServerTests {
         #expect(BasicAuthentication.client(forwardedFor: "1.2.3.4, 203.0.113.9", connectedFrom: "10.0.0.1", behindRouter: true) == "203.0.113.9")
         #expect(BasicAuthentication.client(forwardedFor: "1.2.3.4, 203.0.113.9", connectedFrom: "10.0.0.1", behindRouter: false) == "10.0.0.1")
         #expect(BasicAuthentication.client(forwardedFor: nil, connectedFrom: "10.0.0.1", behindRouter: true) == "10.0.0.1")
-        let logins = FailedLogins(limit: 2, window: 900, capacity: 3, now: { StatusWorld.dayStart })
+        let tableClock = ManualBotClock(now: StatusWorld.dayStart)
+        let logins = FailedLogins(limit: 2, window: 900, capacity: 3, now: { tableClock.now() })
         logins.recordFailure(of: "a"); logins.recordFailure(of: "a")
         #expect(logins.refusal(of: "a") == 900 && logins.refusal(of: "b") == nil)
         // A full table forgets the oldest window first.
-        for client in ["b", "c", "d"] { logins.recordFailure(of: client) }
-        #expect(logins.refusal(of: "a") == nil)
+        for client in ["b", "c", "d"] {
+            tableClock.advance(by: 10)
+            logins.recordFailure(of: client); logins.recordFailure(of: client)
+        }
+        #expect(logins.refusal(of: "a") == nil && logins.refusal(of: "d") == 900)
     }
 
     @Test("A plan: its slots with states and reasons; revalidated by its ETag (304); bad day 400, no plan 404, unknown path 404, POST 405, each with its code",
@@ -341,7 +345,8 @@ struct StatusServerTests {
     @Test("A slow-loris: past the connection limit each new connection is closed at once, the process's descriptors stay bounded, and the page answers once they go")
     func connectionLimit() async throws {
         // The idle timeout is far away: a connection closed within the read's 20 s was closed by the limit.
-        try await StatusWorld.with(.memory, password: "pw", connectionLimit: 64, idleTimeout: .seconds(120)) { world in
+        // Every connection here comes from one address: the limit per client is lifted to see the limit of all.
+        try await StatusWorld.with(.memory, password: "pw", connectionLimit: 64, connectionsPerClient: 1_000, idleTimeout: .seconds(120)) { world in
             let port = try #require(world.url.port)
             let before = RawConnection.openDescriptors()
             var held: [RawConnection] = []
@@ -365,6 +370,30 @@ struct StatusServerTests {
             var answered = false
             for _ in 0..<50 where !answered { answered = (try? await world.request("/healthz").status) == 200 }
             #expect(answered)
+        }
+    }
+
+    @Test("A slow-loris of 1,000 connections from one address: the server holds 16 of them, its descriptors stay bounded, and the page answers other clients all along")
+    func slowLorisFromOneAddress() async throws {
+        try await StatusWorld.with(.memory, password: "pw", idleTimeout: .seconds(120)) { world in
+            let port = try #require(world.url.port)
+            let before = RawConnection.openDescriptors()
+            var held: [RawConnection] = []
+            var refused = 0
+            for index in 0..<1_000 {
+                let connection = try RawConnection(port: port, from: "127.0.0.2")
+                connection.send("GET /api/v1/actions HTTP/1.1\r\nHost: bot\r\n")  // half a request, never finished
+                // The first 16 are held by the server; each one after is closed at once.
+                if index >= 16, await connection.closedByServer() { refused += 1 } else { held.append(connection) }
+            }
+            #expect(refused >= 1_000 - 16 - 2, "\(refused) of 984 closed")
+            // All the while, another client (127.0.0.1) is answered: health, and the page behind the password.
+            #expect(try await world.request("/healthz").status == 200)
+            #expect(try await world.request("/", password: "pw").status == 200)
+            // This process holds the attacker's sockets still open (`held`) and the server's side of at most 16.
+            let extra = RawConnection.openDescriptors() - before
+            #expect(extra <= held.count + 16 + 16, "\(extra) descriptors more for \(held.count) held")
+            held.removeAll()
         }
     }
 
@@ -533,8 +562,16 @@ final class RawConnection: @unchecked Sendable {
 
     struct Refused: Error {}
 
-    init(port: Int) throws {
+    /// Connects to `port` on 127.0.0.1 from `source` (any loopback address: each is another client to the server).
+    init(port: Int, from source: String = "127.0.0.1") throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(source)
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { close(descriptor); throw Refused() }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
