@@ -7,8 +7,14 @@ import Glibc
 public enum FreePort {
     /// A port nothing listens on now.
     public static func pick() throws -> Int {
+        let (descriptor, port) = boundSocket()
+        close(descriptor)
+        return port
+    }
+
+    /// A TCP socket bound to a free port on 127.0.0.1, and that port.
+    static func boundSocket() -> (descriptor: Int32, port: Int) {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -16,7 +22,7 @@ public enum FreePort {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) } }
         _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
-        return Int(UInt16(bigEndian: address.sin_port))
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     /// Whether something accepts connections on `port`.
@@ -42,17 +48,10 @@ public final class SilentListener: @unchecked Sendable {
 
     /// Listens on a free port.
     public init() throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
+        let (descriptor, port) = FreePort.boundSocket()
         guard listen(descriptor, 64) == 0 else { Glibc.close(descriptor); throw POSIXError(.EADDRINUSE) }
-        port = Int(UInt16(bigEndian: address.sin_port))
         self.descriptor = descriptor
+        self.port = port
     }
 
     /// Stops listening.
