@@ -8,9 +8,9 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /build
 # The dependencies first, from the manifest and the committed lock alone (exactly the versions and revisions in
-# deploy/Package.resolved, or the build fails): this layer is reused until either changes.
+# deploy/package-pins.json, or the build fails): this layer is reused until either changes.
 COPY Package.swift ./
-COPY deploy/Package.resolved ./Package.resolved
+COPY deploy/package-pins.json ./Package.resolved
 RUN swift package --force-resolved-versions resolve
 # Then the sources (the manifest names the test and benchmark targets too; .dockerignore leaves out .build).
 COPY . .

@@ -67,7 +67,7 @@ struct DeployFilesTests {
         #expect(env["LIKES"]?["value"] as? String == "auto")
         // The buildpack route: only the command is built, and the dictionary bin/post_compile makes is where MeCab looks.
         #expect(env["SWIFT_BUILD_FLAGS"]?["value"] as? String == "--product mirror_bot --force-resolved-versions")
-        #expect(try Self.text("bin/pre_compile").contains("cp deploy/Package.resolved Package.resolved"))
+        #expect(try Self.text("bin/pre_compile").contains("cp deploy/package-pins.json Package.resolved"))
         #expect(env["MECAB_DICDIR"]?["value"] as? String == "/app/.mecab/ipadic-utf8")
         #expect(try Self.text("bin/post_compile").contains(#""$BUILD_DIR/script/build-mecab-dictionary" "$BUILD_DIR/.apt" "$BUILD_DIR/.mecab/ipadic-utf8""#))
         #expect(env["X_DAILY_BUDGET"]?["value"] as? String == "1.00")
@@ -123,13 +123,13 @@ struct DeployFilesTests {
         #expect(dockerfile.contains("USER mirror_bot"))
         // Dependencies resolve in a layer of their own, before the sources are copied; a crash logs its backtrace.
         let resolve = try #require(dockerfile.range(of: "RUN swift package --force-resolved-versions resolve")), sources = try #require(dockerfile.range(of: "COPY . ."))
-        #expect(dockerfile.contains("COPY deploy/Package.resolved ./Package.resolved") && dockerfile.contains("swift build --force-resolved-versions"))
+        #expect(dockerfile.contains("COPY deploy/package-pins.json ./Package.resolved") && dockerfile.contains("swift build --force-resolved-versions"))
         #expect(try #require(dockerfile.range(of: "COPY Package.swift ./")).lowerBound < resolve.lowerBound && resolve.lowerBound < sources.lowerBound)
         #expect(dockerfile.contains("ENV SWIFT_BACKTRACE=enable=yes") && dockerfile.contains("swift-backtrace-static"))
         #expect(dockerfile.contains(#"CMD ["mirror_bot", "start"]"#))
 
         // The lock the deploys build from pins every package the manifest names, each at a version and a revision.
-        let lock = try #require(try JSONSerialization.jsonObject(with: Data(Self.text("deploy/Package.resolved").utf8)) as? [String: Any])
+        let lock = try #require(try JSONSerialization.jsonObject(with: Data(Self.text("deploy/package-pins.json").utf8)) as? [String: Any])
         let pins = (lock["pins"] as? [[String: Any]] ?? [])
         let pinned = Set(pins.compactMap { ($0["location"] as? String)?.lowercased() })
         let manifest = try Self.text("Package.swift")
