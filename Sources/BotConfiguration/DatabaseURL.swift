@@ -33,6 +33,9 @@ public struct DatabaseURL: Sendable, Equatable {
     /// The CA certificate file (PEM) that verifies the server's certificate (`sslrootcert`), instead of the
     /// system's CAs.
     public var rootCertificatePath: String?
+    /// How long a connection may take to be made and answered, in seconds (libpq's `connect_timeout`, 1 to 3600;
+    /// default 10).
+    public var connectTimeout = 10
 
     /// A URL from its parts.
     public init(host: String, port: Int = 5432, username: String, password: String?, database: String, tlsMode: TLSMode,
@@ -70,6 +73,10 @@ public struct DatabaseURL: Sendable, Equatable {
         let rootCertificate = parts.query["sslrootcert"].flatMap { $0.isEmpty ? nil : $0 }
         self.init(host: parts.host, port: parts.port ?? 5432, username: user, password: parts.password,
                   database: database, tlsMode: mode, rootCertificatePath: rootCertificate)
+        if let text = parts.query["connect_timeout"] {
+            guard let seconds = Int(text), (1...3_600).contains(seconds) else { return nil }
+            connectTimeout = seconds
+        }
     }
 
     /// The URL with the password replaced by `***`, safe to log.

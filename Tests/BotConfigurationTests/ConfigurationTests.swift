@@ -253,6 +253,9 @@ struct ConnectionURLTests {
         #expect(heroku == DatabaseURL(host: "ec2-1-2-3-4.compute-1.amazonaws.com", username: "user", password: "pa:ss", database: "d1a2b3", tlsMode: .require))
         for local in ["localhost", "127.0.0.1", "[::1]"] { #expect(DatabaseURL("postgres://u@\(local)/db")?.tlsMode == .prefer, "\(local)") }
         #expect(DatabaseURL("postgres://u@h/db?sslmode=verify-ca")?.tlsMode == .verifyCA)
+        // libpq's connect_timeout, in seconds: 10 unless given, 1 to 3600.
+        #expect(DatabaseURL("postgres://u@h/db")?.connectTimeout == 10 && DatabaseURL("postgres://u@h/db?connect_timeout=30")?.connectTimeout == 30)
+        for bad in ["0", "3601", "ten", ""] { #expect(DatabaseURL("postgres://u@h/db?connect_timeout=\(bad)") == nil, "\(bad)") }
         let verified = DatabaseURL("postgres://u@db.example/db?sslmode=verify-full&sslrootcert=/etc/ssl/our-ca.pem")
         #expect(verified?.tlsMode == .verifyFull && verified?.rootCertificatePath == "/etc/ssl/our-ca.pem")
         #expect(verified?.redacted == "postgres://u@db.example:5432/db?sslmode=verify-full&sslrootcert=/etc/ssl/our-ca.pem")

@@ -91,7 +91,8 @@ struct StatusProcessTests {
             defer { silentPostgres.close() }
             var environment = DoctorProcessTests.environment(URL(string: "http://127.0.0.1:\(silentX)")!, botSecret: "bts")
             environment.merge(["PORT": String(port), "STATUS_PASSWORD": "open sesame, please",
-                               "DATABASE_URL": "postgres://mirror:secret@127.0.0.1:\(silentPostgres.port)/mirror?sslmode=disable"]) { $1 }
+                               "DATABASE_URL": "postgres://mirror:secret@127.0.0.1:\(silentPostgres.port)/mirror?sslmode=disable&connect_timeout=600"]) { $1 }
+            // connect_timeout: the start waits on the silent database far longer than the test looks, however loaded the machine.
             let bot = try RunningBot(["start"], environment: environment, folder: folder)
             defer { kill(bot.process.processIdentifier, SIGKILL) }
             #expect(try await bot.waitForLog("status: serving /healthz and /api/v1/"), "\(bot.tail)")

@@ -27,7 +27,7 @@ public struct PostgresStoreSet: StoreSet {
         var configuration = PostgresClient.Configuration(
             host: url.host, port: url.port, username: url.username, password: url.password, database: url.database,
             tls: try Self.tls(for: url))
-        configuration.options.connectTimeout = .seconds(10)
+        configuration.options.connectTimeout = .seconds(Int64(url.connectTimeout))
         configuration.options.maximumConnections = 4
         if let schema { configuration.options.additionalStartupParameters = [("search_path", schema)] }
         // The pool's own events (a connection being opened while the pool shuts down, idle closes) are not news at info
@@ -141,7 +141,7 @@ public struct PostgresStoreSet: StoreSet {
         case .prefer: configuration.tls = .prefer(try NIOSSLContext(configuration: tls))
         case .require, .verifyCA, .verifyFull: configuration.tls = .require(try NIOSSLContext(configuration: tls))
         }
-        configuration.options.connectTimeout = .seconds(10)
+        configuration.options.connectTimeout = .seconds(Int64(url.connectTimeout))
         return configuration
     }
 
