@@ -134,7 +134,7 @@ let package = Package(
         .target(
             name: "StatusPage",
             dependencies: ["BotCore", 
-                "Stores", "BotClock", "SocialNetwork",
+                "Stores", "BotClock", "Consent", "SocialNetwork",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -150,6 +150,7 @@ let package = Package(
             dependencies: ["BotCore", 
                 "BotConfiguration", "BotClock", "Stores", "PostgresStores", "WordCounts", "RedisClient", "RedisWordCounts", "SQLiteStores", "Tokenizer",
                 "Classifier", "SocialNetwork", "XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "Training", "Daemon", "StatusPage", "Picking", "Schedule",
+                "Consent",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
@@ -256,8 +257,13 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "Consent",
+            dependencies: ["Stores"],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "Picking",
-            dependencies: ["BotCore", "Stores", "BotClock", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BotCore", "Consent", "Stores", "BotClock", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .target(
@@ -284,7 +290,7 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: ["BotCore", 
-                "Stores", "BotClock", "Classifier", "Picking", "Schedule", "SocialNetwork", "Training", "WordCounts",
+                "Stores", "BotClock", "Classifier", "Consent", "Picking", "Schedule", "SocialNetwork", "Training", "WordCounts",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -304,6 +310,7 @@ let package = Package(
                 "Classifier",
                 "Schedule",
                 "Picking",
+                "Consent",
                 "Training",
                 "ArchiveImport",
                 "Daemon",
@@ -407,7 +414,7 @@ let package = Package(
         .testTarget(
             name: "StatusPageTests",
             dependencies: [
-                "StatusPage", "Stores", "PostgresStores", "SocialNetwork", "TestSupport", "FakeX",
+                "StatusPage", "Consent", "Stores", "PostgresStores", "SocialNetwork", "TestSupport", "FakeX",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
@@ -457,7 +464,7 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "Daemon", "BotAssembly", "ScriptedNetwork", "PostgresStores", "InMemoryStores", "RedisWordCounts", "SQLiteStores", "Stores", "BotClock", "BotConfiguration", "Classifier", "FakeX", "Picking", "RedisClient", "Schedule", "Training",
+                "Daemon", "BotAssembly", "ScriptedNetwork", "PostgresStores", "InMemoryStores", "RedisWordCounts", "SQLiteStores", "Stores", "BotClock", "BotConfiguration", "Classifier", "Consent", "FakeX", "Picking", "RedisClient", "Schedule", "Training",
                 "TestSupport", "Tokenizer", "WordCounts", "XAPI", "XNetwork", "SocialNetwork", "FakeMastodon", "MastodonAPI", "MastodonNetwork",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -466,8 +473,13 @@ let package = Package(
         ),
         .testTarget(name: "ScheduleTests", dependencies: ["Schedule", "Stores", "BotClock", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(
+            name: "ConsentTests",
+            dependencies: ["Consent", "Stores", "TestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "PickingTests",
-            dependencies: ["Picking", "Schedule", "Stores", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Picking", "Consent", "Schedule", "Stores", "TestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .testTarget(

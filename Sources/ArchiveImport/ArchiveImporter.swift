@@ -7,7 +7,9 @@ import Foundation
 ///
 /// Every file is parsed before anything is stored, so a malformed or truncated file stops the import with an error
 /// naming the file and the place, and nothing is stored. Tweets go into the archive in one transaction; likes are
-/// learned as favorites in one Redis transaction, each liked tweet at most once ever (re-importing is harmless).
+/// learned as favorites `likesPerBatch` at a time, each batch in one transaction of the word counts, each liked tweet
+/// at most once ever: an import stopped midway (a kill) leaves whole batches learned, and importing again learns the
+/// rest, nothing twice.
 /// Retweets are skipped; t.co links are expanded; HTML entities are decoded. Likes have no author in the export, so
 /// they are learned from their nouns alone. Import never calls the X API.
 public struct ArchiveImporter: Sendable {

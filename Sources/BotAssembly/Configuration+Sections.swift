@@ -1,5 +1,6 @@
 public import BotConfiguration
 import Classifier
+import Consent
 public import Daemon
 import Foundation
 public import Training
@@ -25,6 +26,8 @@ extension Configuration {
                               checksOriginals: section.checksOriginals, missedSlotGrace: Double(section.missedSlotGraceMinutes * 60),
                               replyLimitPerUser: section.replyLimitPerUser, maxThreadReplies: section.maxThreadReplies,
                               mentionsPoll: Double(section.mentionsPollSeconds), timelinePoll: Double(section.timelinePollSeconds),
-                              learnPoll: Double(section.learnPollSeconds), likeDecision: likeSettings)
+                              learnPoll: Double(section.learnPollSeconds), likeDecision: likeSettings,
+                              optOutWords: WordList(consent.optOutWords ?? OptOutRequest.defaultWords), blockedWords: WordList(consent.blockedWords),
+                              blockedAccounts: AccountSet(consent.blockedAccounts))
     }
 }

@@ -21,6 +21,8 @@ public struct Configuration: Sendable {
     public var behaviour: BehaviourSection
     /// Where `start` serves its status page.
     public var statusPage: StatusPageSection
+    /// Whom the bot leaves alone and what it never says.
+    public var consent: ConsentSection
     /// How much the process logs (`LOG_LEVEL`).
     public var logLevel: LogLevel
 
@@ -39,7 +41,7 @@ public struct Configuration: Sendable {
     /// Every environment variable mirror_bot reads, for documentation and deploy-template checks: every section's,
     /// every network's, and MeCab's own `MECAB_DICDIR` (read by the tokenizer).
     public static let variableNames: [String] = ["NETWORK"] + NetworkChoice.variableNames + StorageSection.variableNames
-        + BehaviourSection.variableNames + StatusPageSection.variableNames + [LogLevel.variableName, "MECAB_DICDIR"]
+        + BehaviourSection.variableNames + StatusPageSection.variableNames + ConsentSection.variableNames + [LogLevel.variableName, "MECAB_DICDIR"]
 
     /// Reads the configuration from variables; throws a `ConfigurationError` listing every malformed one.
     public init(environment: [String: String]) throws {
@@ -48,6 +50,7 @@ public struct Configuration: Sendable {
         storage = StorageSection(reading: &reader)
         behaviour = BehaviourSection(reading: &reader)
         statusPage = StatusPageSection(reading: &reader)
+        consent = ConsentSection(reading: &reader)
         logLevel = LogLevel(reading: &reader)
         if !reader.problems.isEmpty { throw ConfigurationError(problems: reader.problems) }
     }

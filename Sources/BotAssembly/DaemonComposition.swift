@@ -1,6 +1,7 @@
 public import BotClock
 public import BotCore
 public import Classifier
+import Consent
 public import Daemon
 import Foundation
 public import Logging
@@ -83,6 +84,9 @@ public enum DaemonComposition {
         logger.notice("\(liking.statusLine)")
         let human = try await DaemonRunner.whoAmI(.human, on: network, clock: clock, progress: parts.progress, logger: logger)
         let bot = try await DaemonRunner.whoAmI(.bot, on: network, clock: clock, progress: parts.progress, logger: logger)
+        if let rule = network.capabilities.disclosure, let problem = rule.problem(bot: bot, person: human, networkName: network.name) {
+            logger.warning("\(problem)")
+        }
         parts.progress.waiting(for: "the like decision and the services to start")
         logger.notice("mirroring @\(human.handle) on @\(bot.handle) on \(network.name)\(options.dryRun ? " (dry run: nothing is posted or liked)" : "")\(options.speed == 1 ? "" : " at \(options.speed)x speed from \(startedAt.formatted(.iso8601))")")
         if liking.isChosen {
@@ -108,28 +112,33 @@ public enum DaemonComposition {
         let (settings, database, classifier, network, clock, logger) =
             (parts.settings, parts.database, parts.classifier, parts.network, parts.clock, parts.logger)
         let archive = database.archive
+        let contact = ContactRules(state: database.state, blocked: settings.blockedAccounts, request: OptOutRequest(words: settings.optOutWords))
+        let control = OwnerControl(state: database.state)
+        let forgetter = Forgetter(archive: archive, examples: database.examples, classifier: classifier, network: network)
         var services: [any Service] = [
             Housekeeper(clock: clock, retention: database.retention, policy: RetentionPolicy(repostAfterDays: settings.repostAfterDays),
                         wordCounts: classifier.store, logger: logger),
         ]
         // The person's deletions of posts the bot copied are noticed daily (CHECK_ORIGINALS; not in a dry run, which deletes nothing).
         if settings.checksOriginals && !options.dryRun {
-            let forgetter = Forgetter(archive: archive, examples: database.examples, classifier: classifier, network: network)
             services.append(DeletionWatcher(clock: clock, archive: archive, plans: database.plans, forgetter: forgetter,
                                             days: DeletionWatcher.days(onBilledNetwork: network.accounting != nil), logger: logger))
         }
         services.append(Poster(
             clock: clock, plans: database.plans, planner: SchedulePlanner(archive: archive, maxPostsPerDay: settings.maxPostsPerDay),
             picker: PostPicker(archive: archive, repostAfterDays: settings.repostAfterDays, allowsMentions: settings.postMentions,
-                               allowsLinks: settings.postLinks, repeatWindow: network.capabilities.refusesRepeatsWithin, logger: logger),
+                               allowsLinks: settings.postLinks, repeatWindow: network.capabilities.refusesRepeatsWithin,
+                               blockedWords: settings.blockedWords, logger: logger),
             network: network, settings: .init(missedSlotGrace: settings.missedSlotGrace, dryRun: options.dryRun, checksOriginals: settings.checksOriginals),
-            logger: logger, seed: options.seed))
+            control: control, logger: logger, seed: options.seed))
         services.append(Replier(
             clock: clock, mentions: database.mentions, state: database.state,
-            picker: ReplyPicker(archive: archive, fallback: settings.replyFallback, allowsLinks: settings.postLinks),
+            picker: ReplyPicker(archive: archive, fallback: settings.replyFallback, allowsLinks: settings.postLinks, blockedWords: settings.blockedWords),
             network: network, botUserID: bot.id,
             settings: .init(pollInterval: settings.mentionsPoll, limitPerUserPerHour: settings.replyLimitPerUser,
                             maxThreadReplies: settings.maxThreadReplies, dryRun: options.dryRun),
+            contact: contact,
+            owner: OwnerCommands(humanUserID: human.id, control: control, forgetter: forgetter, timeZone: settings.timeZone, dryRun: options.dryRun),
             logger: logger, seed: options.seed.map { $0 &+ 0x5EED }))
         let calibrator = settings.likeDecision.calibrates && liking.isChosen
             ? LikeDecision.calibrator(for: classifier, settings: settings.likeDecision, database: database) : nil
@@ -139,7 +148,7 @@ public enum DaemonComposition {
         if liking.isChosen {
             services.append(Favoriter(clock: clock, likes: database.likes, state: database.state, archive: archive, policy: liking,
                                       classifier: classifier, network: network, botUserID: bot.id, humanUserID: human.id,
-                                      settings: .init(pollInterval: settings.timelinePoll, dryRun: options.dryRun), logger: logger))
+                                      settings: .init(pollInterval: settings.timelinePoll, dryRun: options.dryRun), contact: contact, logger: logger))
         }
         return services
     }

@@ -1,4 +1,5 @@
 public import BotCore
+public import Consent
 public import Foundation
 public import Training
 
@@ -36,15 +37,24 @@ public struct DaemonSettings: Sendable {
     public var learnPoll: TimeInterval
     /// How likes are decided (`FAVORITE_RATE_THRESHOLD`, `CLASSIFIER`).
     public var likeDecision: LikeSettings
+    /// The words in a mention that put its author on the opt-out list (`OPT_OUT_WORDS`).
+    public var optOutWords: WordList
+    /// Words never posted or answered with (`BLOCKED_WORDS`).
+    public var blockedWords: WordList
+    /// Accounts never answered or liked (`BLOCKED_ACCOUNTS`).
+    public var blockedAccounts: AccountSet
 
     /// Settings; the defaults are the documented ones.
     public init(timeZone: TimeZone = TimeZone(identifier: "UTC")!, maxPostsPerDay: Int = 50, repostAfterDays: Int = 30, postMentions: Bool = false,
                 postLinks: Bool = false, replyFallback: ReplyFallback = .none, likes: LikesSetting = .auto, checksOriginals: Bool = true,
                 missedSlotGrace: TimeInterval = 600, replyLimitPerUser: Int = 3, maxThreadReplies: Int = 5, mentionsPoll: TimeInterval = 60,
-                timelinePoll: TimeInterval = 300, learnPoll: TimeInterval = 900, likeDecision: LikeSettings = LikeSettings()) {
+                timelinePoll: TimeInterval = 300, learnPoll: TimeInterval = 900, likeDecision: LikeSettings = LikeSettings(),
+                optOutWords: WordList = WordList(OptOutRequest.defaultWords), blockedWords: WordList = WordList([]),
+                blockedAccounts: AccountSet = AccountSet()) {
         self.timeZone = timeZone; self.maxPostsPerDay = maxPostsPerDay; self.repostAfterDays = repostAfterDays; self.postMentions = postMentions
         self.postLinks = postLinks; self.replyFallback = replyFallback; self.likes = likes; self.checksOriginals = checksOriginals
         self.missedSlotGrace = missedSlotGrace; self.replyLimitPerUser = replyLimitPerUser; self.maxThreadReplies = maxThreadReplies
         self.mentionsPoll = mentionsPoll; self.timelinePoll = timelinePoll; self.learnPoll = learnPoll; self.likeDecision = likeDecision
+        self.optOutWords = optOutWords; self.blockedWords = blockedWords; self.blockedAccounts = blockedAccounts
     }
 }

@@ -4,6 +4,7 @@ public import BotClock
 public import Classifier
 public import Foundation
 public import Logging
+public import Consent
 public import ServiceLifecycle
 public import SocialNetwork
 import Training
@@ -14,7 +15,8 @@ import Training
 /// It polls the bot's home timeline with a stored `since_id` (only what is new) and classifies each page in one
 /// Redis round trip. It never likes the bot's own tweets, the human's tweets, retweets, or a tweet already liked,
 /// and likes nothing while the filter has not learned both sides (the original's formula would then like
-/// everything). Each like is logged with its reason.
+/// everything), nor anyone who opted out or is in `BLOCKED_ACCOUNTS`, nor anything while the person has paused
+/// everything. Each like is logged with its reason.
 ///
 /// It runs only while the liking policy is active. When the network refuses the likes endpoints (403 client-forbidden: the
 /// app is not enrolled), the client stores the refusal and the favoriter stops reading the timeline; once a day it
@@ -47,13 +49,18 @@ public struct Favoriter: Service {
     let botUserID: String
     let humanUserID: String
     let settings: Settings
+    let contact: ContactRules
+    let control: OwnerControl
     let logger: Logger
 
-    /// A favoriter for the bot `botUserID`, mirroring the human `humanUserID`, liking while `policy` is active.
+    /// A favoriter for the bot `botUserID`, mirroring the human `humanUserID`, liking while `policy` is active, never
+    /// an account `contact` leaves alone (by default: the opt-out list in `state`).
     public init(clock: any BotClock, likes: any LikeLog, state: any BotState, archive: any TweetArchive, policy: LikingPolicy, classifier: FavoriteClassifier,
-                network: any MirrorNetwork, botUserID: String, humanUserID: String, settings: Settings = Settings(), logger: Logger) {
+                network: any MirrorNetwork, botUserID: String, humanUserID: String, settings: Settings = Settings(), contact: ContactRules? = nil,
+                logger: Logger) {
         self.clock = clock; self.likes = likes; self.state = state; self.archive = archive; self.policy = policy; self.classifier = classifier; self.network = network
         self.botUserID = botUserID; self.humanUserID = humanUserID; self.settings = settings; self.logger = logger
+        self.contact = contact ?? ContactRules(state: state); self.control = OwnerControl(state: state)
     }
 
     /// Polls and likes until cancelled or the group's graceful shutdown.
@@ -114,7 +121,15 @@ public struct Favoriter: Service {
 
     /// Classifies a page's posts in one round trip and likes the favorites.
     func like(_ posts: [NetworkPost]) async throws {
-        let candidates = posts.filter { !$0.isRepost && $0.authorID != botUserID && $0.authorID != humanUserID }
+        if let paused = try await control.current(), paused.pause == .everything {
+            logger.debug("not liking \(posts.count) posts: the person paused everything")
+            return
+        }
+        let leftAlone = try await contact.leftAlone()
+        let candidates = posts.filter {
+            !$0.isRepost && $0.authorID != botUserID && $0.authorID != humanUserID && !$0.authorAsksNoBots
+                && !leftAlone.contains(id: $0.authorID, handle: $0.authorHandle)
+        }
         guard !candidates.isEmpty else { return }
         let liked = try await likes.likedAmong(candidates.compactMap { Int64($0.id) })
         let fresh = candidates.filter { !liked.contains(Int64($0.id) ?? -1) }

@@ -3,6 +3,7 @@ public import Stores
 public import BotClock
 public import Foundation
 public import Logging
+public import Consent
 public import Picking
 public import Schedule
 public import ServiceLifecycle
@@ -15,7 +16,8 @@ import Synchronization
 /// restart the same day reuses it. At each slot's minute a tweet is picked and posted. A slot is claimed before its
 /// post is sent, so a crash mid-post is never followed by a second post of that slot; a slot whose minute passed
 /// more than `missedSlotGrace` ago (the process was down) is skipped, not posted late. X refusing a post as a
-/// duplicate makes it pick another, a few times, then skip with the reason.
+/// duplicate makes it pick another, a few times, then skip with the reason. While the person has paused the bot
+/// (`OwnerControl`, from a mention of theirs), each slot is skipped at its minute saying so.
 public struct Poster: Service {
     /// How the poster behaves.
     public struct Settings: Sendable {
@@ -45,14 +47,16 @@ public struct Poster: Service {
     let settings: Settings
     let logger: Logger
     let seed: UInt64?
+    let control: OwnerControl?
     /// The posts under way now (each slot's post runs beside the others).
     public let activity = PostsUnderWay()
 
-    /// A poster; `seed` makes its random choices repeatable (tests), nil draws a fresh seed.
+    /// A poster; `seed` makes its random choices repeatable (tests), nil draws a fresh seed; `control` holds the
+    /// person's pause (nil: never paused).
     public init(clock: any BotClock, plans: any PlanStore, planner: SchedulePlanner, picker: PostPicker, network: any MirrorNetwork,
-                settings: Settings = Settings(), logger: Logger, seed: UInt64? = nil) {
+                settings: Settings = Settings(), control: OwnerControl? = nil, logger: Logger, seed: UInt64? = nil) {
         self.clock = clock; self.plans = plans; self.planner = planner; self.picker = picker; self.network = network
-        self.settings = settings; self.logger = logger; self.seed = seed
+        self.settings = settings; self.control = control; self.logger = logger; self.seed = seed
     }
 
     private var timeZone: TimeZone { planner.archive.timeZone }
@@ -146,7 +150,7 @@ public struct Poster: Service {
                 defer { pending.removeAll { $0.minute == slot.minute } }
                 let at = LocalTime.date(of: slot.minute, on: day, in: timeZone) ?? .distantPast
                 var prepared: Prepared?
-                if settings.checksOriginals && !settings.dryRun && at > clock.now() {
+                if settings.checksOriginals && !settings.dryRun && at > clock.now(), try await control?.postingPaused() != true {
                     // With CHECK_ORIGINALS the pick is made and its original looked up five minutes ahead (nothing claimed
                     // yet: a shutdown now leaves the slot as it was), so that the post itself goes out at its minute.
                     let early = at.addingTimeInterval(-Self.preparationLead)
@@ -162,6 +166,15 @@ public struct Poster: Service {
                     let reason = at >= runningSince
                         ? "missed: the clock jumped forward past \(LocalTime.clockTime(slot.minute)) while the bot ran (now \(Int(lateness / 60)) minutes past it)"
                         : "missed: the bot was not running at \(LocalTime.clockTime(slot.minute)) (\(Int(lateness / 60)) minutes ago)"
+                    try await recordSkipped(day: day, minute: slot.minute, reason: reason)
+                    logger.notice("skipped slot \(LocalTime.clockTime(slot.minute)) of \(day): \(reason)")
+                    continue
+                }
+                if let paused = try await control?.current() {
+                    if let prepared { underWay.finish(prepared.pick.tweet.tweetID) }
+                    let since = LocalTime(of: paused.since, in: timeZone)
+                    let reason = "paused by the person (\(paused.pause == .posting ? "posting" : "everything") since \(since.day) \(since.clockTime); "
+                        + "a mention of the bot from their account saying \"resume\" or 「再開」 ends it)"
                     try await recordSkipped(day: day, minute: slot.minute, reason: reason)
                     logger.notice("skipped slot \(LocalTime.clockTime(slot.minute)) of \(day): \(reason)")
                     continue

@@ -3,6 +3,7 @@ public import Stores
 public import BotClock
 public import Foundation
 public import Logging
+public import Consent
 public import Picking
 import Schedule
 public import ServiceLifecycle
@@ -16,6 +17,11 @@ public import SocialNetwork
 /// never answers the bot's own posts or retweets, answers one person at most `limitPerUserPerHour` times an hour
 /// and a conversation at most `maxThreadReplies` times, so two bots cannot talk forever, and waits a random
 /// 5–60 seconds before answering, as a person would. Each mention is handled once, across restarts.
+///
+/// Consent: nobody on the opt-out list or in `BLOCKED_ACCOUNTS` is answered; a mention asking the bot to stop
+/// (`OPT_OUT_WORDS`) or from a profile saying `#nobot` puts its author on the list, and is not answered either. Mentions
+/// from the person's own account (`humanUserID`, by id) that are commands (`OwnerCommand`) pause or resume the bot or
+/// forget a post, confirmed with one reply; while everything is paused nothing else is answered.
 public struct Replier: Service {
     /// How the replier behaves.
     public struct Settings: Sendable {
@@ -49,12 +55,16 @@ public struct Replier: Service {
     let settings: Settings
     let logger: Logger
     let seed: UInt64?
+    let contact: ContactRules
+    let owner: OwnerCommands?
 
-    /// A replier for the bot `botUserID`.
+    /// A replier for the bot `botUserID`; `owner` (nil: no commands) takes the person's commands, `contact` says whom
+    /// not to answer.
     public init(clock: any BotClock, mentions: any MentionLog, state: any BotState, picker: ReplyPicker, network: any MirrorNetwork, botUserID: String,
-                settings: Settings = Settings(), logger: Logger, seed: UInt64? = nil) {
+                settings: Settings = Settings(), contact: ContactRules? = nil, owner: OwnerCommands? = nil, logger: Logger, seed: UInt64? = nil) {
         self.clock = clock; self.mentions = mentions; self.state = state; self.picker = picker; self.network = network; self.botUserID = botUserID
         self.settings = settings; self.logger = logger; self.seed = seed
+        self.contact = contact ?? ContactRules(state: state); self.owner = owner
     }
 
     /// Polls and answers until cancelled or the group's graceful shutdown; an answer in flight is finished.
@@ -136,6 +146,10 @@ public struct Replier: Service {
             return
         }
         let conversationID = mention.conversationID.flatMap { Int64($0) }
+        if let owner, authorText == owner.humanUserID, let command = OwnerCommand.parse(ReplyPicker.removingLeadingMentions(mention.text)) {
+            guard try await mentions.begin(mentionID: mentionID, authorID: authorID, conversationID: conversationID, at: clock.now()) else { return }
+            return try await owner.obey(command, mention: mention, mentionID: mentionID, on: network, mentions: mentions, clock: clock, logger: logger)
+        }
         let wasPending = try await mentions.outcome(of: mentionID)?.state == .pending
         guard try await mentions.begin(mentionID: mentionID, authorID: authorID, conversationID: conversationID, at: clock.now()) else { return }
         func skip(_ reason: String) async throws {
@@ -149,7 +163,7 @@ public struct Replier: Service {
         }
         let sending = Sending()
         do {
-            try await answer(mention, mentionID: mentionID, authorID: authorID, conversationID: conversationID, who: who,
+            try await answer(mention, mentionID: mentionID, authorID: authorID, conversationID: conversationID, handle: handle, who: who,
                              seed: seed, sending: sending, skip: skip)
         } catch where Task.isCancelled && !sending.started {
             // Stopped before anything was sent: pending, for the next start (written whatever the cancellation).
@@ -172,9 +186,24 @@ public struct Replier: Service {
     }
 
     /// The answer itself, after the mention is claimed: the limits, the pick, the pause, the send.
-    private func answer(_ mention: NetworkPost, mentionID: Int64, authorID: Int64, conversationID: Int64?, who: String, seed: UInt64,
+    private func answer(_ mention: NetworkPost, mentionID: Int64, authorID: Int64, conversationID: Int64?, handle: String?, who: String, seed: UInt64,
                         sending: Sending, skip: (String) async throws -> Void) async throws {
-        if mention.authorAsksNoBots { return try await skip("their profile says #nobot") }
+        let authorText = String(authorID)
+        if let refusal = try await contact.refusal(id: authorText, handle: handle) { return try await skip(refusal) }
+        if mention.authorAsksNoBots {
+            try await contact.optOuts.add(OptOut(accountID: authorText, handle: handle, reason: "#nobot in their profile", at: clock.now()))
+            logger.notice("\(who) is on the opt-out list: their profile says #nobot; never answered or liked")
+            return try await skip("their profile says #nobot (on the opt-out list now)")
+        }
+        if authorText != owner?.humanUserID, let word = contact.request.match(ReplyPicker.removingLeadingMentions(mention.text)) {
+            try await contact.optOuts.add(OptOut(accountID: authorText, handle: handle, reason: "asked the bot to stop (\"\(word)\", mention \(mention.id))",
+                                                 at: clock.now()))
+            logger.notice("\(who) asked the bot to stop (\"\(word)\"): on the opt-out list, never answered or liked again; not answered")
+            return try await skip("asked the bot to stop (\"\(word)\"): on the opt-out list now, and not answered")
+        }
+        if let paused = try await owner?.control.current(), paused.pause == .everything {
+            return try await skip("the person paused everything at \(paused.since.formatted(.iso8601)) (a mention of the bot from their account; \"resume\" or 「再開」 ends it)")
+        }
         // The row just begun counts itself; the limits compare the answers before it. A row's time is when its
         // mention was taken up, and its answer goes out up to the longest pause later: counting that much further
         // back keeps any hour of answers as they reach the network within the limit.
@@ -195,7 +224,7 @@ public struct Replier: Service {
         let outcome: DuplicateRetry.Outcome<ReplyPicker.Pick>
         do {
             outcome = try await DuplicateRetry.send(attempts: 3, pick: { refused in
-                try await picker.pick(forAuthor: authorID, excluding: refused.union(repeats), using: &generator)
+                try await picker.pick(forAuthor: authorID, handle: handle, excluding: refused.union(repeats), using: &generator)
             }, sourceID: \.source.tweetID, send: { pick in
                 let origin = pick.isFallback ? "a past reply of the human to someone else" : "a past reply of the human to \(who)"
                 if settings.dryRun { return try await skip("dry run: would have answered with \(origin): \(pick.text)") }

@@ -77,7 +77,8 @@ public struct FakeXPersona: Sendable {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = options.timeZone
         human = .init(id: "1001", username: "hanako", name: "Hanako (the human)")
-        bot = .init(id: "1002", username: "hanako_mirror", name: "Hanako's mirror (the bot)")
+        bot = .init(id: "1002", username: "hanako_mirror", name: "Hanako's mirror (the bot)",
+                    description: "Automated account: a mirror of @hanako's posts, run by @hanako.")
         let taro = FakeXSeed.User(id: "1003", username: "taro", name: "Taro")
         let jiro = FakeXSeed.User(id: "1004", username: "jiro", name: "Jiro")
         let yuki = FakeXSeed.User(id: "1005", username: "yuki", name: "Yuki")

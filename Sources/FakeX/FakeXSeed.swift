@@ -10,8 +10,12 @@ public struct FakeXSeed: Codable, Sendable {
         public var username: String
         /// Display name.
         public var name: String
+        /// The bio (`description`), given when `user.fields` asks for it.
+        public var description: String?
         /// A user from its parts.
-        public init(id: String, username: String, name: String? = nil) { self.id = id; self.username = username; self.name = name ?? username }
+        public init(id: String, username: String, name: String? = nil, description: String? = nil) {
+            self.id = id; self.username = username; self.name = name ?? username; self.description = description
+        }
     }
 
     /// OAuth 1.0a credentials that act as a user.

@@ -276,7 +276,10 @@ actor FakeXWorld {
     func usersMe(caller: Caller, query: [String: String]) -> FakeXResponse {
         guard let user = users[caller.userID] else { return notFound("user", caller.userID) }
         bill(app: caller.app, users: [user.id])
-        return FakeXResponse(status: 200, body: .object([("data", userJSON(user))]))
+        var json = [("id", JSONValue.string(user.id)), ("name", .string(user.name)), ("username", .string(user.username))]
+        // user.fields=description asks for the bio (X leaves the field out of an account without one).
+        if (query["user.fields"] ?? "").split(separator: ",").contains("description") { json.append(("description", .string(user.description ?? ""))) }
+        return FakeXResponse(status: 200, body: .object([("data", .object(json))]))
     }
 
     enum Timeline {

@@ -30,13 +30,13 @@ public struct MastodonMirrorNetwork: MirrorNetwork {
     }
 
     public var name: String { "Mastodon" }
-    public var capabilities: NetworkCapabilities { NetworkCapabilities(whyNoLikes: nil, streamsMentions: true) }
+    public var capabilities: NetworkCapabilities { NetworkCapabilities(whyNoLikes: nil, streamsMentions: true, disclosure: .botFlag) }
 
     public func whoAmI(_ account: Account) async throws -> NetworkUser {
         let me = try await Self.mapped { try await client.send(VerifyCredentials(), as: account) }
         // The bot's instance's longest status is read now, beside the start, so that it is known before the first post.
         if account == .bot { startReadingBotInstance() }
-        return NetworkUser(id: me.id, handle: me.acct)
+        return NetworkUser(id: me.id, handle: me.acct, profile: WrittenText.from(html: me.note), markedAutomated: me.bot)
     }
 
     public func posts(of userID: String, since sinceID: String?, maxPosts: Int, for work: Work) -> NetworkPages {

@@ -18,7 +18,8 @@ struct DoctorCommand: AsyncParsableCommand {
         discussion: """
             Secrets are never printed. Exits non-zero when something the bot needs does not work. Also says whether \
             the bot likes (LIKES) and why. On X: what was spent today against X_DAILY_BUDGET; checking each account \
-            reads its user once, which X bills $0.010 for. On Mastodon (NETWORK=mastodon, free): whose each token is, \
+            reads its user once, which X bills $0.010 for; the bot's bio, read in that same call, must say the account \
+            is automated and name the person (X's automation rules), or doctor says what to write. On Mastodon (NETWORK=mastodon, free): whose each token is, \
             whether its scopes cover what the account needs, whether the bot account has the bot flag, and the bot's \
             instance's longest status.
             """

@@ -1,4 +1,5 @@
 public import Stores
+public import Consent
 public import Foundation
 public import Logging
 import BotClock
@@ -11,6 +12,7 @@ import BotClock
 /// `repostAfterDays`, nor another with the same text (a person repeats themselves; a network that refuses no
 /// duplicates, as Mastodon, would show the copy saying it twice); never a tweet that @-mentions someone unless `allowsMentions` (a copy must not ping strangers);
 /// never one that contains a link unless `allowsLinks` (on X a post with a link costs $0.200 instead of $0.015).
+/// Never one with a word of `blockedWords` (`BLOCKED_WORDS`, case- and width-insensitive).
 /// On a network that refuses a repeat within a window (X: a day), nothing posted within that window either, even with
 /// a shorter `repostAfterDays`: the bot knows its own posts and never asks for what would be refused.
 public struct PostPicker: Sendable {
@@ -35,12 +37,18 @@ public struct PostPicker: Sendable {
     public let allowsLinks: Bool
     /// How long the network refuses a text the account already posted (`NetworkCapabilities.refusesRepeatsWithin`).
     public let repeatWindow: TimeInterval?
+    /// Words a post must not contain (`BLOCKED_WORDS`).
+    public let blockedWords: WordList
     private let logger: Logger
+
+    /// Posts drawn per window before it is widened, when each one drawn has a blocked word.
+    static let drawsPerWindow = 20
 
     /// A picker over `archive`.
     public init(archive: any TweetArchive, repostAfterDays: Int, allowsMentions: Bool, allowsLinks: Bool = true,
-                repeatWindow: TimeInterval? = nil, logger: Logger) {
+                repeatWindow: TimeInterval? = nil, blockedWords: WordList = WordList([]), logger: Logger) {
         self.archive = archive
+        self.blockedWords = blockedWords
         self.repostAfterDays = repostAfterDays
         self.repeatWindow = repeatWindow
         self.allowsMentions = allowsMentions
@@ -54,17 +62,26 @@ public struct PostPicker: Sendable {
                      using generator: inout some RandomNumberGenerator) async throws -> Pick? {
         let minute = Self.minuteOfDay(now, in: archive.timeZone)
         let postedSince = now.addingTimeInterval(-max(Double(repostAfterDays) * 86_400, repeatWindow ?? 0))
+        var excluded = excluded
+        var blocked = 0
         for radius in Self.radii {
-            if let tweet = try await archive.randomTweet(
-                nearMinute: minute, radius: radius, excluding: excluded, allowingMentions: allowsMentions,
-                allowingLinks: allowsLinks, notPostedSince: postedSince, using: &generator) {
+            for _ in 0..<Self.drawsPerWindow {
+                guard let tweet = try await archive.randomTweet(
+                    nearMinute: minute, radius: radius, excluding: excluded, allowingMentions: allowsMentions,
+                    allowingLinks: allowsLinks, notPostedSince: postedSince, using: &generator) else { break }
+                if let word = blockedWords.firstMatch(in: tweet.text) {
+                    logger.debug("not posting the human's tweet \(tweet.tweetID): it contains the blocked word \"\(word)\"")
+                    excluded.insert(tweet.tweetID)
+                    blocked += 1
+                    continue
+                }
                 if radius > Self.radii[0] {
                     logger.info("No tweet of the human within ±\(Self.radii[0]) minutes of \(LocalTime.clockTime(minute)); took one from ±\(radius)")
                 }
                 return Pick(tweet: tweet, radius: radius)
             }
         }
-        logger.notice("Nothing to post at \(LocalTime.clockTime(minute)): the archive has no postable tweet (empty, all posted in the last \(repostAfterDays) days, or all mention someone\(allowsLinks ? "" : " or contain a link"). Run `mirror_bot train scheduler` or `mirror_bot import`.")
+        logger.notice("Nothing to post at \(LocalTime.clockTime(minute)): the archive has no postable tweet (empty, all posted in the last \(repostAfterDays) days, or all mention someone\(allowsLinks ? "" : " or contain a link")\(blocked > 0 ? "; \(blocked) drawn had a blocked word" : "")). Run `mirror_bot train scheduler` or `mirror_bot import`.")
         return nil
     }
 

@@ -75,10 +75,13 @@ public struct NetworkCapabilities: Sendable, Equatable {
     /// How long the network refuses a text the account already posted (X: a day, "duplicate content"); nil when it
     /// refuses no repeat. The bot never asks it to.
     public var refusesRepeatsWithin: TimeInterval?
+    /// How the network's rules want a bot to say it is one; nil when they say nothing.
+    public var disclosure: BotDisclosure?
 
     /// Capabilities from their parts.
-    public init(whyNoLikes: String?, streamsMentions: Bool = false, refusesRepeatsWithin: TimeInterval? = nil) {
+    public init(whyNoLikes: String?, streamsMentions: Bool = false, refusesRepeatsWithin: TimeInterval? = nil, disclosure: BotDisclosure? = nil) {
         self.whyNoLikes = whyNoLikes; self.streamsMentions = streamsMentions; self.refusesRepeatsWithin = refusesRepeatsWithin
+        self.disclosure = disclosure
     }
 }
 

@@ -1,5 +1,6 @@
 import BotCore
 import Stores
+import Consent
 import Crypto
 import Foundation
 import HTTPTypes
@@ -37,7 +38,8 @@ struct StatusAPI: Sendable {
             spendByDay: spend.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, dailyBudget: dailyBudget,
             archiveSize: try await archive.count(), newestTweetID: try await archive.newestTweetID(),
             trainingExamples: try await database.examples.count(), likeModel: await likeModel(),
-            health: health, waitingFor: waitingFor, endpointCalls: endpointCalls(), networkName: networkName, postLinks: postLinks)
+            health: health, waitingFor: waitingFor, endpointCalls: endpointCalls(), networkName: networkName, postLinks: postLinks,
+            paused: try await OwnerControl(state: database.state).current(), optOuts: try await OptOutList(state: database.state).all().count)
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-store"

@@ -1,5 +1,6 @@
 import BotCore
 import Stores
+import Consent
 import Foundation
 import SocialNetwork
 import Hummingbird
@@ -38,6 +39,10 @@ struct StatusPageData: Sendable {
     var networkName: String
     /// Where the network shows a post.
     var postLinks: PostAddresses
+    /// What the person paused from their account, nil when the bot runs.
+    var paused: OwnerControl.Paused? = nil
+    /// How many accounts opted out.
+    var optOuts: Int = 0
 }
 
 /// The status page as HTML: server-rendered, no JavaScript, readable on a phone. The person's average day by hour as
@@ -86,6 +91,7 @@ enum StatusPageView {
             <p class="muted">\(escape(data.day)) (\(escape(data.timeZone.identifier))), bot time \(escape(clockTime(nowMinute)))\
             \(next.map { " · next post at " + clockTime($0.minute) } ?? "")</p>
             \(data.waitingFor.map { "<p class=\"bad\" id=\"waiting\">Starting: waiting for \(escape($0)).</p>" } ?? "")
+            \(pausedLine(data))
             <h2>Today's plan against the person's day</h2>
             <p>\(data.slots.count) planned: \(posted) posted, \(pending) pending, \(skipped) skipped.</p>
             <p id="unchecked"\(unchecked == 0 ? " class=\"muted\"" : "")>\(unchecked) of today's posts went out unchecked\(unchecked == 0 ? "." : ": their originals could not be looked up ahead (the network did not answer); each is looked up within the hour, and its copy deleted if the original is gone.")</p>
@@ -105,6 +111,8 @@ enum StatusPageView {
         }
         html += "</ul>\n"
         html += spendSection(data)
+        html += "<h2>Consent</h2>\n<p id=\"opt-outs\">\(data.optOuts) account\(data.optOuts == 1 ? "" : "s") opted out: never answered or liked "
+            + "(<code>mirror_bot optout list</code>).</p>\n"
         html += """
             <h2>Learning</h2>
             <table><tr><td>Tweets of the person archived</td><td>\(data.archiveSize)</td></tr>
@@ -135,6 +143,14 @@ enum StatusPageView {
 
     /// The person's average day (bars by hour) with today's slots as marks: filled green posted, hollow pending, red
     /// skipped; a line at the bot's time now.
+    /// The person's pause, when there is one.
+    static func pausedLine(_ data: StatusPageData) -> String {
+        guard let paused = data.paused else { return "" }
+        let what = paused.pause == .posting ? "Posting is paused" : "Everything is paused (posts, answers, likes)"
+        return "<p class=\"bad\" id=\"paused\">\(what) by the person since \(escape(localTime(paused.since, in: data.timeZone))): "
+            + "a mention of the bot from their account saying \"resume\" or 「再開」 ends it.</p>"
+    }
+
     static func rhythmChart(_ data: StatusPageData, nowMinute: Int) -> String {
         let width = 480.0, height = 150.0, top = 10.0, axis = 130.0
         let days = Double(max(1, data.archiveDays))

@@ -104,8 +104,12 @@ public struct XUser: Codable, Sendable, Equatable, Hashable {
     public var name: String
     /// The @handle, without `@`.
     public var username: String
+    /// The bio, when asked for (`user.fields=description`).
+    public var description: String?
     /// A user from its parts.
-    public init(id: String, name: String, username: String) { self.id = id; self.name = name; self.username = username }
+    public init(id: String, name: String, username: String, description: String? = nil) {
+        self.id = id; self.name = name; self.username = username; self.description = description
+    }
 }
 
 /// An RFC 7807 problem as the X API reports it, in error responses and as partial `errors` of a 200.

@@ -20,13 +20,14 @@ public struct XMirrorNetwork: MirrorNetwork {
     public var name: String { "X" }
 
     /// X today: no likes for self-serve (pay-per-use) apps, and automated likes against its rules.
-    public var capabilities: NetworkCapabilities { NetworkCapabilities(whyNoLikes: XAccess.whyNoLikes, refusesRepeatsWithin: 86_400) }
+    public var capabilities: NetworkCapabilities { NetworkCapabilities(whyNoLikes: XAccess.whyNoLikes, refusesRepeatsWithin: 86_400,
+                                                                         disclosure: .profileNamingThePerson) }
 
     public func whoAmI(_ account: Account) async throws -> NetworkUser {
         let user = try await mapped(nil) { try await client.send(GetAuthenticatedUser(), as: account).data }
         guard let user else { throw NetworkError.unavailable("X's answer to \(GetAuthenticatedUser.name) has no user") }
         knownUsers.set(user.id, for: account)
-        return NetworkUser(id: user.id, handle: user.username)
+        return NetworkUser(id: user.id, handle: user.username, profile: user.description ?? "")
     }
 
     public func posts(of userID: String, since sinceID: String?, maxPosts: Int, for work: Work) -> NetworkPages {

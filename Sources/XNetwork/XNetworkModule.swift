@@ -135,6 +135,7 @@ public struct XNetworkModule: NetworkModule {
         let retry = XClient.RetryPolicy(maxAttempts: 2)
         let network = XMirrorNetwork(client: XClient(configuration: clientConfiguration(accounts: configured, retry: retry), logger: logger))
         var findings: [DoctorFinding] = []
+        var users: [Account: NetworkUser] = [:]
         for account in Account.allCases {
             let label = "\(account) account"
             guard configured.contains(account) else {
@@ -143,10 +144,15 @@ public struct XNetworkModule: NetworkModule {
             }
             do {
                 let user = try await network.whoAmI(account)
+                users[account] = user
                 findings.append(.ok(label, "@\(user.handle) (id \(user.id)) at \(settings.baseURL.absoluteString)"))
             } catch {
                 findings.append(.failed(label, "\(error)"))
             }
+        }
+        if let bot = users[.bot], let person = users[.human], let rule = network.capabilities.disclosure {
+            findings.append(rule.problem(bot: bot, person: person, networkName: network.name).map { .failed("automation disclosure", $0) }
+                            ?? .ok("automation disclosure", "the bio of @\(bot.handle) says it is automated and names @\(person.handle)"))
         }
         let prices = network.client.usage.prices
         findings.append(.ok("X's prices", prices.summary))

@@ -73,6 +73,19 @@ struct ConfigurationTests {
         #expect(largest.daemonSettings.missedSlotGrace == 86_400)
     }
 
+    @Test("Consent lists: comma-separated (also 、 and ，), trimmed; OPT_OUT_WORDS unset means the defaults, one that names no word is refused")
+    func consentLists() throws {
+        let defaults = try Configuration(environment: [:]).consent
+        #expect(defaults.optOutWords == nil && defaults.blockedWords.isEmpty && defaults.blockedAccounts.isEmpty)
+        let set = try Configuration(environment: ["OPT_OUT_WORDS": "stop, やめて、 ＳＴＯＰ", "BLOCKED_WORDS": "spoiler，ネタバレ,,",
+                                                   "BLOCKED_ACCOUNTS": "@carol, 12345 ,dave@example.social"]).consent
+        #expect(set.optOutWords == ["stop", "やめて", "ＳＴＯＰ"])
+        #expect(set.blockedWords == ["spoiler", "ネタバレ"])
+        #expect(set.blockedAccounts == ["@carol", "12345", "dave@example.social"])
+        let error = try #require(throws: ConfigurationError.self) { try Configuration(environment: ["OPT_OUT_WORDS": " , 、"]) }
+        #expect(String(describing: error).contains("OPT_OUT_WORDS"))
+    }
+
     @Test("The status page: loopback unless a Heroku dyno (DYNO) or BIND says otherwise; BIND is an address; STATUS_PASSWORD has at least 16 characters and is never shown")
     func statusPage() throws {
         let plain = try Configuration(environment: ["PORT": "8080"])
@@ -231,8 +244,8 @@ struct ConfigurationTests {
 
     @Test("Every variable read is listed in variableNames")
     func variableNamesAreComplete() {
-        #expect(Configuration.variableNames.count == 46)
-        #expect(Set(Configuration.variableNames).count == 46)
+        #expect(Configuration.variableNames.count == 49)
+        #expect(Set(Configuration.variableNames).count == 49)
         #expect(Set(Configuration.variableNames).isSuperset(of: Self.credentials.keys))
     }
 

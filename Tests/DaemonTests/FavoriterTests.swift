@@ -2,6 +2,7 @@ import Stores
 import BotClock
 import BotConfiguration
 import Classifier
+import Consent
 @testable import Daemon
 import FakeX
 import Foundation
@@ -84,6 +85,34 @@ struct FavoriterTests {
             try await favoriter.pollOnce()
             #expect(await server.requestCounts()[LikeTweet.name] == likeCalls + 1)
             #expect(await server.liked().map(\.tweetID) == ["6001", "5001"])
+        }
+    }
+
+    @Test("Never likes an account that opted out, one in BLOCKED_ACCOUNTS, or anything while the person paused everything",
+          arguments: StoreBackends.archives)
+    func consent(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await withFavoriter(StoreBackends(archive: backend, counts: .sqlite)) { favoriter, server, log in
+            try await favoriter.pollOnce()  // first start
+            try await OptOutList(state: log.state).add(OptOut(accountID: "300", handle: nil, reason: "asked", at: Self.start))
+            await server.add(tweets: [tweet(6001, by: "300", "猫の写真を撮った"), tweet(6002, by: "600", "猫の写真だよ")])
+            try await favoriter.pollOnce()
+            #expect(await server.liked().map(\.tweetID) == ["6002"])  // alice did not opt out
+
+            let blocking = Favoriter(clock: favoriter.clock, likes: log.likes, state: log.state, archive: favoriter.archive, policy: favoriter.policy,
+                                     classifier: favoriter.classifier, network: favoriter.network, botUserID: "200", humanUserID: "100",
+                                     contact: ContactRules(state: log.state, blocked: AccountSet(["@Alice"])), logger: Self.quiet)
+            await server.add(tweets: [tweet(6003, by: "600", "猫の写真をもう一枚")])
+            try await blocking.pollOnce()
+            #expect(await server.liked().map(\.tweetID) == ["6002"])  // alice by handle (X's timeline gives it)
+
+            try await OwnerControl(state: log.state).pause(.everything, at: Self.start)
+            await server.add(tweets: [tweet(6004, by: "600", "猫の写真、三枚目")])
+            try await favoriter.pollOnce()
+            #expect(await server.liked().map(\.tweetID) == ["6002"])
+            try await OwnerControl(state: log.state).pause(.posting, at: Self.start)  // a pause of posting only: likes go on
+            await server.add(tweets: [tweet(6005, by: "600", "猫の写真、四枚目")])
+            try await favoriter.pollOnce()
+            #expect(await server.liked().map(\.tweetID) == ["6002", "6005"])
         }
     }
 

@@ -1,4 +1,5 @@
 import Stores
+import Consent
 import BotClock
 import BotConfiguration
 import Classifier
@@ -65,7 +66,8 @@ struct PosterWorld {
     func poster(seed: UInt64, settings: Poster.Settings = Poster.Settings(), logger: Logger = PosterWorld.quiet) -> Poster {
         posters.add(Poster(clock: clock, plans: plans, planner: SchedulePlanner(archive: archive, maxPostsPerDay: 50),
                            picker: PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, logger: Self.quiet),
-                           network: XMirrorNetwork(client: client), settings: settings, logger: logger, seed: seed))
+                           network: XMirrorNetwork(client: client), settings: settings, control: OwnerControl(state: database.state),
+                           logger: logger, seed: seed))
     }
 
     /// Waits until the posters sleep on the clock with no post under way (each slot's post runs beside the poster's loop).
@@ -166,6 +168,36 @@ struct PosterTests {
             let posted = await world.server.posted()
             #expect(posted.count == planBefore.count)
             #expect(Set(posted.map(\.text)).count == posted.count)
+        }
+    }
+
+    @Test("While the person has paused posting every slot is skipped at its minute saying so; after resume the slots are posted again",
+          arguments: StoreBackends.archives)
+    func pausedByThePerson(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await PosterWorld.with(backend) { world in
+            let control = OwnerControl(state: world.database.state)
+            let task = Task { try await world.poster(seed: 3).run() }
+            let noon = PosterWorld.dayStart.addingTimeInterval(12 * 3_600)
+            _ = await world.drive(until: noon)
+            let morning = await world.server.posted().count
+            #expect(morning > 0)
+            world.clock.advance(to: noon)
+            try await control.pause(.posting, at: noon)
+            _ = await world.drive(until: PosterWorld.dayStart.addingTimeInterval(86_400))
+            #expect(await world.server.posted().count == morning)
+            let slots = try #require(try await world.plans.slots(of: PosterWorld.day))
+            let evening = slots.filter { $0.minute >= 12 * 60 }
+            #expect(!evening.isEmpty)
+            for slot in evening {
+                #expect(slot.state == .skipped)
+                #expect(slot.reason?.hasPrefix("paused by the person (posting since 2024-06-10 12:00;") == true, "\(slot.reason ?? "")")
+            }
+            try await control.resume()
+            _ = await world.drive(until: PosterWorld.dayStart.addingTimeInterval(86_400 + 12 * 3_600))
+            let nextMorning = try #require(try await world.plans.slots(of: "2024-06-11")).filter { $0.minute < 12 * 60 }
+            #expect(!nextMorning.isEmpty && nextMorning.allSatisfy { $0.state == .posted })
+            task.cancel()
+            _ = try? await task.value
         }
     }
 

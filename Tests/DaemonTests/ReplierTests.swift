@@ -1,6 +1,7 @@
 import Stores
 import BotClock
 import BotConfiguration
+import Consent
 @testable import Daemon
 import FakeX
 import Foundation
@@ -27,7 +28,8 @@ struct ReplierWorld {
 
     func replier(_ settings: Replier.Settings = .init(delay: 0...0), fallback: ReplyPicker.Fallback = .none) -> Replier {
         Replier(clock: clock, mentions: mentions, state: state, picker: ReplyPicker(archive: archive, fallback: fallback), network: XMirrorNetwork(client: client), botUserID: "200",
-                settings: settings, logger: Self.quiet, seed: 7)
+                settings: settings, owner: OwnerCommands(humanUserID: "100", control: OwnerControl(state: state), forgetter: nil, timeZone: .gmt),
+                logger: Self.quiet, seed: 7)
     }
 
     func mention(_ id: Int, by author: String, _ text: String, replyingTo parent: String? = nil, secondsAgo: Double = 10) -> FakeXSeed.Tweet {
@@ -69,6 +71,65 @@ struct ReplierWorld {
 
 @Suite("The replier", .serialized)
 struct ReplierTests {
+    @Test("An opt-out mention is not answered and stops every answer to its author for good, across a restart; others are answered",
+          arguments: StoreBackends.archives)
+    func optOut(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await ReplierWorld.with(backend) { world in
+            try await world.state.setValue("0", of: Replier.sinceIDKey)
+            await world.server.add(tweets: [world.mention(1001, by: "300", "@mirror_bot もうやめて")])
+            var generator = SplitMix64(seed: 11)
+            try await world.replier().pollOnce(using: &generator)
+            #expect(await world.server.posted().isEmpty)
+            #expect(try await world.mentions.outcome(of: 1001)?.reason == "asked the bot to stop (\"やめて\"): on the opt-out list now, and not answered")
+            #expect(try await OptOutList(state: world.state).all().map(\.accountID) == ["300"])
+
+            // A restart: a new replier over the same stores.
+            await world.server.add(tweets: [world.mention(1002, by: "300", "@mirror_bot 元気？"), world.mention(1003, by: "500", "@mirror_bot おはよう")])
+            try await world.replier().pollOnce(using: &generator)
+            #expect(await world.server.posted().map(\.inReplyToTweetID) == ["1003"])
+            #expect(try await world.mentions.outcome(of: 1002)?.reason?.hasPrefix("the account opted out on") == true)
+        }
+    }
+
+    @Test("The person's commands, by account id: pause posting, pause everything (no answers meanwhile), resume, each confirmed once; the same words from anyone else pause nothing",
+          arguments: StoreBackends.archives)
+    func personsCommands(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await ReplierWorld.with(backend) { world in
+            try await world.state.setValue("0", of: Replier.sinceIDKey)
+            let control = OwnerControl(state: world.state)
+            var generator = SplitMix64(seed: 12)
+            // A stranger's "pause" and "停止": nothing is paused (the second opts the stranger out, and only them).
+            await world.server.add(tweets: [world.mention(1010, by: "400", "@mirror_bot pause"), world.mention(1011, by: "400", "@mirror_bot 停止")])
+            try await world.replier().pollOnce(using: &generator)
+            #expect(try await control.current() == nil)
+            #expect(try await OptOutList(state: world.state).all().map(\.accountID) == ["400"])
+
+            await world.server.add(tweets: [world.mention(1012, by: "100", "@mirror_bot 停止")])
+            try await world.replier().pollOnce(using: &generator)
+            #expect(try await control.current()?.pause == .posting)
+            await world.server.add(tweets: [world.mention(1013, by: "100", "@mirror_bot Pause all."),
+                                            world.mention(1014, by: "300", "@mirror_bot 元気？")])
+            try await world.replier().pollOnce(using: &generator)
+            #expect(try await control.current()?.pause == .everything)
+            #expect(try await world.mentions.outcome(of: 1014)?.reason?.hasPrefix("the person paused everything") == true)
+            await world.server.add(tweets: [world.mention(1015, by: "100", "@mirror_bot 再開"), world.mention(1016, by: "300", "@mirror_bot 元気？")])
+            try await world.replier().pollOnce(using: &generator)
+            #expect(try await control.current() == nil)
+
+            let posted = await world.server.posted()
+            #expect(posted.map(\.inReplyToTweetID) == ["1012", "1013", "1015", "1016"])
+            #expect(posted[0].text.contains("投稿を停止しました"))
+            #expect(posted[1].text == "Everything paused at 15:00:00: posts, replies and likes. Say \"resume\" to resume.")
+            #expect(posted[2].text.contains("再開しました"))
+            #expect(try await world.mentions.outcome(of: 1012)?.reason == "the person's command: pause posting")
+            // Read again from the start (a lost since_id): no command is obeyed or confirmed twice.
+            try await world.state.setValue("0", of: Replier.sinceIDKey)
+            try await world.replier().pollOnce(using: &generator)
+            #expect(await world.server.posted().count == 4)
+            #expect(try await control.current() == nil)
+        }
+    }
+
     @Test("First start answers nothing older; then a friend gets the human's past reply to them, a stranger gets none", arguments: StoreBackends.archives)
     func answersLikeTheHuman(_ backend: StoreBackends.ArchiveKind) async throws {
         try await ReplierWorld.with(backend) { world in

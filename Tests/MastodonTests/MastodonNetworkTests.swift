@@ -15,8 +15,15 @@ struct MastodonNetworkTests {
     func whoAmI() async throws {
         try await withFakeMastodon { _, url async throws in
             let network = MastodonMirrorNetwork(client: MastodonFixture.client(url))
-            #expect(try await network.whoAmI(.human) == NetworkUser(id: MastodonFixture.personID, handle: "person"))
-            #expect(try await network.whoAmI(.bot) == NetworkUser(id: MastodonFixture.botID, handle: "mirror"))
+            // With the profile's text and the bot flag, for the disclosure's check.
+            #expect(try await network.whoAmI(.human) == NetworkUser(id: MastodonFixture.personID, handle: "person", profile: "", markedAutomated: false))
+            let bot = try await network.whoAmI(.bot)
+            #expect(bot == NetworkUser(id: MastodonFixture.botID, handle: "mirror", profile: "", markedAutomated: true))
+            #expect(network.capabilities.disclosure?.problem(bot: bot, person: try await network.whoAmI(.human), networkName: "Mastodon") == nil)
+            var unflagged = bot
+            unflagged.markedAutomated = false
+            #expect(network.capabilities.disclosure?.problem(bot: unflagged, person: bot, networkName: "Mastodon")?
+                .hasPrefix("@mirror is not marked as automated on Mastodon: in Preferences → Profile tick") == true)
         }
     }
 

@@ -86,7 +86,7 @@ struct CommandParsingTests {
     func unknownAndHelp() throws {
         #expect(throws: (any Error).self) { try MirrorBot.parseAsRoot(["tweet-now"]) }
         let help = MirrorBot.helpMessage()
-        for name in ["start", "migrate", "train", "import", "schedule", "classify", "doctor", "tokenize"] { #expect(help.contains(name)) }
+        for name in ["start", "migrate", "train", "import", "schedule", "classify", "doctor", "optout", "tokenize"] { #expect(help.contains(name)) }
         #expect(MirrorBot.configuration.commandName == "mirror_bot")
     }
 }

@@ -162,7 +162,7 @@ struct MirrorBotProcessTests {
         let root = try await MirrorBotProcess.run(["--help"], environment: [:])
         #expect(root.status == 0)
         #expect(root.standardOutput.contains("X or Mastodon account") && root.standardOutput.contains("NETWORK=mastodon"))
-        for name in ["start", "migrate", "train", "import", "schedule", "classify", "doctor", "auth", "tokenize"] {
+        for name in ["start", "migrate", "train", "import", "schedule", "classify", "doctor", "auth", "optout", "tokenize"] {
             #expect(root.standardOutput.contains("  \(name) "), "--help lists \(name)")
         }
         let expectations: [[String]: [String]] = [
@@ -175,8 +175,10 @@ struct MirrorBotProcessTests {
             ["import"]: ["<path>", ".zip", "outbox.json", "HUMAN_MASTODON_TOKEN"],
             ["schedule"]: ["--date", "--seed", "--json"],
             ["classify"]: ["--json", "--explain", "--stats"],
-            ["doctor"]: ["Redis", "NETWORK=mastodon", "bot flag", "scopes"],
+            ["doctor"]: ["Redis", "NETWORK=mastodon", "bot flag", "scopes", "automation rules"],
             ["tokenize"]: ["<texts>"],
+            ["optout"]: ["OPT_OUT_WORDS", "#nobot", "train clear", "list", "add", "remove"],
+            ["optout", "add"]: ["<account>", "--reason"],
             ["auth", "x"]: ["--account", "--write-env", "--pin", "BOT_CONSUMER_KEY", "PIN"],
         ]
         for (command, words) in expectations {
@@ -225,6 +227,30 @@ struct DoctorProcessTests {
                     "\(result.standardOutput)")
             #expect(!result.standardOutput.contains("wrong-secret"))
             #expect(await server.requestCounts()["GET /2/users/me"] == 2)
+        }
+    }
+
+    @Test("doctor on X checks the automation rules' disclosure: the bot's bio must say it is automated and name the person, and says exactly what to change")
+    func doctorChecksDisclosure() async throws {
+        for (bio, expected) in [
+            (nil, "FAIL  automation disclosure: the bio of @bot does not say that it is automated and the person who runs it (@human)"),
+            ("趣味の自動投稿です", "FAIL  automation disclosure: the bio of @bot does not say the person who runs it (@human)"),
+            ("Automated mirror of @Human's posts, run by @human", "ok    automation disclosure: the bio of @bot says it is automated and names @human"),
+        ] as [(String?, String)] {
+            let seed = FakeXSeed(users: [.init(id: "1", username: "human"), .init(id: "2", username: "bot", description: bio)], accounts: Self.seed.accounts)
+            let server = FakeXServer(seed: seed, logger: Logger(label: "doctor", factory: { _ in SwiftLogNoOpLogHandler() }))
+            try await server.withRunning { url in
+                var environment = Self.environment(url, botSecret: "bts")
+                environment["DATABASE_URL"] = try TestServers.databaseURL().connectionText
+                let result = try await MirrorBotProcess.run(["doctor"], environment: environment)
+                #expect(result.standardOutput.contains(expected), "\(result.standardOutput)")
+                if bio == nil {
+                    #expect(result.standardOutput.contains("Settings → Your account → Account information → Automation"))
+                    #expect(result.status != 0)
+                }
+                // The bio comes with the user read doctor makes anyway: one per account.
+                #expect(await server.requestCounts()["GET /2/users/me"] == 2)
+            }
         }
     }
 }
@@ -306,7 +332,7 @@ struct ScheduleAndClassifyProcessTests {
 
 @Suite("mirror_bot import")
 struct ImportProcessTests {
-    @Test("SIGKILL while likes are being learned into the SQLite file leaves a file that opens with all of them or none")
+    @Test("SIGKILL while likes are being learned into the SQLite file leaves a file that opens with whole batches of them, each once; importing again learns the rest and nothing twice")
     func killedWhileLearningIntoSQLite() async throws {
         try await TestServers.withScratchDatabase("sqlitekill") { databaseURL async throws in
             try await TestServers.withTemporaryFolder { folder in
@@ -335,11 +361,18 @@ struct ImportProcessTests {
                     let counts = try SQLiteWordCounts(path: data)
                     let learned = try await counts.counts(for: ["猫"])
                     let total = learned.count(of: .favorite)
-                    #expect(total == 0 || total == 20_000, "after a kill at \(delay) ms: \(total) likes")
-                    let withCat = (0..<20_000).filter { $0 % 6 == 0 || ($0 / 6) % 6 == 0 }.count
-                    #expect(learned.count(of: "猫", in: .favorite) == (total == 0 ? 0 : withCat), "at \(delay) ms")
+                    // Likes are learned 2,000 at a time (ArchiveImporter.likesPerBatch), each batch in one transaction, in
+                    // the file's order.
+                    #expect(total % 2_000 == 0 || total == 20_000, "after a kill at \(delay) ms: \(total) likes")
+                    let withCat = (0..<min(total, 20_000)).filter { $0 % 6 == 0 || ($0 / 6) % 6 == 0 }.count
+                    #expect(learned.count(of: "猫", in: .favorite) == withCat, "at \(delay) ms")
                     #expect(try await counts.wasLearnedAsFavorite("20000") == (total == 20_000))
                 }
+                // Run to its end, the import learns what the kills left out, and nothing twice.
+                #expect(try await MirrorBotProcess.run(["import", likes.path], environment: environment).status == 0)
+                let learned = try await SQLiteWordCounts(path: data).counts(for: ["猫"])
+                #expect(learned.count(of: .favorite) == 20_000)
+                #expect(learned.count(of: "猫", in: .favorite) == (0..<20_000).filter { $0 % 6 == 0 || ($0 / 6) % 6 == 0 }.count)
             }
         }
     }

@@ -2,6 +2,7 @@ import Stores
 import Foundation
 import Logging
 import Picking
+import Consent
 import Schedule
 import Testing
 import TestSupport
@@ -29,10 +30,10 @@ struct PickerTests {
             try await archive.insert([ArchivedTweet(tweetID: 1, text: "お昼", createdAt: at(12, 0))])
             let picker = PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, logger: Self.logger)
             var generator = SplitMix64(seed: 1)
-            let near = try await picker.pick(at: Self.day.addingTimeInterval(12 * 3_600 + 600), using: &generator)
+            let near = try await picker.pick(at: PickerTests.day.addingTimeInterval(12 * 3_600 + 600), using: &generator)
             #expect(near?.tweet == ArchivedTweet(tweetID: 1, text: "お昼", createdAt: at(12, 0)))
             #expect(near?.radius == 30)
-            let far = try await picker.pick(at: Self.day.addingTimeInterval(60), using: &generator)
+            let far = try await picker.pick(at: PickerTests.day.addingTimeInterval(60), using: &generator)
             #expect(far?.radius == 720)
             #expect(far?.tweet.tweetID == 1)
         }
@@ -142,6 +143,8 @@ struct PickerTests {
         #expect(ReplyPicker.removingLeadingMentions("＠taro 元気") == "元気")
         #expect(ReplyPicker.removingLeadingMentions("@ alone") == "@ alone")
         #expect(ReplyPicker.removingLeadingMentions("@only") == "")
+        #expect(ReplyPicker.removingLeadingMentions("@bob@example.social @alice.bsky.social hi @carol") == "hi @carol")
+        #expect(ReplyPicker.removingLeadingMentions("@taroそれな") == "それな")
     }
 }
 
@@ -185,6 +188,69 @@ struct LinkPickingTests {
             #expect(try await replies.reasonForNoPick(forAuthor: 500) == "no past reply of the human to this user")
             #expect(try await ReplyPicker(archive: archive, fallback: .none, allowsLinks: true).pick(forAuthor: 400, using: &generator)?.source.tweetID == 6)
             #expect(try await replies.handle(ofUser: 400) == "other")
+        }
+    }
+
+    func at(_ hour: Int, _ minute: Int, daysAgo: Int = 10) -> Date {
+        PickerTests.day.addingTimeInterval(Double(hour * 3_600 + minute * 60 - daysAgo * 86_400))
+    }
+
+    @Test("Mentions in every network's form are found (RT@ too); addresses and words with @ inside are not")
+    func mentionedNames() {
+        #expect(ArchiveRules.mentionedNames(in: "thanks @Carol and ＠dave_2!") == ["carol", "dave_2"])
+        #expect(ArchiveRules.mentionedNames(in: "RT@bob: 面白い") == ["bob"])
+        #expect(ArchiveRules.mentionedNames(in: "rt @bob 面白い") == ["bob"])
+        #expect(ArchiveRules.mentionedNames(in: "ask @bob@example.social.") == ["bob@example.social"])
+        #expect(ArchiveRules.mentionedNames(in: "hi @alice.bsky.social, hi") == ["alice.bsky.social"])
+        #expect(ArchiveRules.mentionedNames(in: "こんにちは@taro さん") == ["taro"])
+        #expect(ArchiveRules.mentionedNames(in: "mail me at bob@example.com, or @ noon") == [])
+        #expect(ArchiveRules.mentionsSomeone("RT@bob hi"))
+        #expect(!ArchiveRules.mentionsSomeone("bob@example.com"))
+    }
+
+    @Test("A reply mentions nobody but the account answered: candidates naming a third party (anywhere, any form) or a blocked word are passed over; none left, it says why",
+          arguments: StoreBackends.archives)
+    func noBystanders(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await TestServers.withIsolatedDatabase(backend) { database async throws in
+            let archive = database.archive(timeZone: PickerTests.utc, rowLimit: 100)
+            try await archive.insert([
+                ArchivedTweet(tweetID: 1, text: "@bob thanks @carol", replyUserID: 300, createdAt: at(9, 0)),
+                ArchivedTweet(tweetID: 2, text: "@bob RT@carol それな", replyUserID: 300, createdAt: at(9, 1)),
+                ArchivedTweet(tweetID: 3, text: "@bob ask @dave@example.social", replyUserID: 300, createdAt: at(9, 2)),
+                ArchivedTweet(tweetID: 4, text: "@bob ＢＡＤＷＯＲＤ だよ", replyUserID: 300, createdAt: at(9, 3)),
+                ArchivedTweet(tweetID: 5, text: "@bob see you, @bob", replyUserID: 300, createdAt: at(9, 4)),
+                ArchivedTweet(tweetID: 6, text: "@bob またね", replyUserID: 300, createdAt: at(9, 5)),
+            ])
+            let picker = ReplyPicker(archive: archive, fallback: .none, blockedWords: WordList(["badword"]))
+            var seen = Set<Int64>()
+            for seed in 0..<40 {
+                var generator = SplitMix64(seed: UInt64(seed))
+                if let pick = try await picker.pick(forAuthor: 300, handle: "bob", using: &generator) { seen.insert(pick.source.tweetID) }
+            }
+            #expect(seen == [5, 6])  // naming the answered account is fine
+            var generator = SplitMix64(seed: 1)
+            // Without the handle (X reads mentions without them), the answered account is the one the person's reply
+            // addressed first.
+            #expect(try await picker.pick(forAuthor: 300, excluding: [6], using: &generator)?.source.tweetID == 5)
+            #expect(try await picker.pick(forAuthor: 300, excluding: [5, 6], using: &generator) == nil)
+            #expect(try await picker.reasonForNoPick(forAuthor: 300, excluding: [5, 6])
+                    == "every past reply of the human to this user that is left mentions someone else, contains a blocked word (BLOCKED_WORDS) or is only @names")
+        }
+    }
+
+    @Test("A post with a blocked word is never picked, whatever its case or width; another is", arguments: StoreBackends.archives)
+    func blockedWordsInPosts(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await TestServers.withIsolatedDatabase(backend) { database async throws in
+            let archive = database.archive(timeZone: PickerTests.utc, rowLimit: 100)
+            try await archive.insert((1...10).map { ArchivedTweet(tweetID: Int64($0), text: "ＳＰＯＩＬＥＲ \($0)", createdAt: at(12, $0)) }
+                                     + [ArchivedTweet(tweetID: 11, text: "お昼ごはん", createdAt: at(12, 30))])
+            let picker = PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, blockedWords: WordList(["spoiler"]), logger: PickerTests.logger)
+            for seed in 0..<10 {
+                var generator = SplitMix64(seed: UInt64(seed))
+                #expect(try await picker.pick(at: PickerTests.day.addingTimeInterval(12 * 3_600), using: &generator)?.tweet.tweetID == 11)
+            }
+            var generator = SplitMix64(seed: 1)
+            #expect(try await picker.pick(at: PickerTests.day.addingTimeInterval(12 * 3_600), excluding: [11], using: &generator) == nil)
         }
     }
 }

@@ -11,7 +11,8 @@ struct XClientTests {
     func usersMe() async throws {
         try await withFakeX { _, url async throws in
             let client = Fixture.client(url)
-            #expect(try await client.send(GetAuthenticatedUser(), as: .human).data == XUser(id: "100", name: "human", username: "human"))
+            // With the bio (user.fields=description), empty for an account without one.
+            #expect(try await client.send(GetAuthenticatedUser(), as: .human).data == XUser(id: "100", name: "human", username: "human", description: ""))
             #expect(try await client.send(GetAuthenticatedUser(), as: .bot).data?.username == "mirror_bot")
         }
     }

@@ -49,9 +49,15 @@ public struct NetworkUser: Sendable, Equatable {
     public var id: String
     /// The handle, without `@`.
     public var handle: String
+    /// The profile's text (X's bio, Mastodon's note), when the read gave it.
+    public var profile: String?
+    /// Whether the account is marked as automated (Mastodon's bot flag), where the network has such a mark.
+    public var markedAutomated: Bool?
 
     /// A user from its parts.
-    public init(id: String, handle: String) { self.id = id; self.handle = handle }
+    public init(id: String, handle: String, profile: String? = nil, markedAutomated: Bool? = nil) {
+        self.id = id; self.handle = handle; self.profile = profile; self.markedAutomated = markedAutomated
+    }
 }
 
 /// One page of posts, and the newest id the page reached (for reading only what is newer next time).

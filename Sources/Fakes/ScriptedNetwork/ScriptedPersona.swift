@@ -27,6 +27,11 @@ public struct ScriptedPersona: Sendable {
     public let noBots: ScriptedWorld.User
     /// The mentions of the day, by id.
     public let mentionIDs: [Int64]
+    /// The mentions that ask the bot to stop: a friend's (`もうやめて`), a followed account's (`stop`, whose posts the
+    /// bot may like), the stranger's (`停止`, the person's word for a pause, from someone else), by author.
+    public let optOutMentions: [(author: ScriptedWorld.User, id: Int64)]
+    /// The person's commands of the day from their own account: `停止` (pause posting), then `再開` (resume).
+    public let pauseMentionID: Int64, resumeMentionID: Int64
     /// The person's posts deleted during the day, with when.
     public let deletions: [(id: Int64, at: Date)]
 
@@ -70,7 +75,11 @@ public struct ScriptedPersona: Sendable {
                 // Replies to friends; to the chatty bot and to their own mirror too (people talk to bots), so that only
                 // the loop guard and the own-post guard keep the bot from answering those.
                 switch Int.random(in: 0..<22, using: &random) {
-                case 0..<4: replyTo = friends.randomElement(using: &random)!
+                case 0..<3: replyTo = friends.randomElement(using: &random)!
+                case 3:
+                    // A reply naming a third party: never sent to anyone but that third party.
+                    replyTo = friends.randomElement(using: &random)!
+                    text += " @\(replyTo == friends[2] ? friends[0].handle : friends[2].handle) も言ってた"
                 case 4: replyTo = noBots
                 case 5: text += " https://example.com/\(serial)"
                 case 6: text = "@\(friends[0].handle) \(text)"
@@ -116,6 +125,18 @@ public struct ScriptedPersona: Sendable {
         day.append(mention(stranger, Int.random(in: 600..<1_200, using: &random), "はじめまして"))
         day.append(mention(stranger, Int.random(in: 600..<1_200, using: &random), "おーい"))
         day.append(mention(noBots, Int.random(in: 600..<1_200, using: &random), "ひとりごと"))
+        // Consent: a friend asks the bot to stop, and so does a followed account (in English); the stranger says the
+        // person's word for a pause; the person pauses posting from their account for two to four hours, then resumes.
+        let friendStops = mention(friends[2], Int.random(in: 700..<1_000, using: &random), "もうやめて")
+        let neighbourStops = mention(followed[0], Int.random(in: 300..<600, using: &random), "Stop, please.")
+        let strangerStops = mention(stranger, Int.random(in: 420..<560, using: &random), "停止")
+        day += [friendStops, neighbourStops, strangerStops]
+        for _ in 0..<2 { day.append(mention(friends[2], Int.random(in: 1_000..<1_380, using: &random), "聞いてる？")) }
+        self.optOutMentions = [(friends[2], friendStops.id), (followed[0], neighbourStops.id), (stranger, strangerStops.id)]
+        let pauseMinute = Int.random(in: 600..<900, using: &random)
+        let pause = mention(human, pauseMinute, "停止"), resume = mention(human, pauseMinute + Int.random(in: 120..<240, using: &random), "再開")
+        day += [pause, resume]
+        (self.pauseMentionID, self.resumeMentionID) = (pause.id, resume.id)
         day.append(mention(bot, Int.random(in: 600..<1_200, using: &random), "自分への言及"))
         day.append(mention(friends[1], Int.random(in: 600..<1_200, using: &random), "拡散", repost: true))
         // A bot that answers everything: a mention every four minutes for an hour and a half, in one conversation.

@@ -144,22 +144,46 @@ public struct ReplySample: Sendable, Equatable {
 
 /// The rules every archive follows, whatever holds the rows.
 public enum ArchiveRules {
-    /// A POSIX regular expression matching an @-mention: `@` or `＠` before a username character, not inside a word.
-    public static let mentionPattern = "(^|[^A-Za-z0-9_])[@＠][A-Za-z0-9_]"
+    /// A POSIX regular expression matching an @-mention: `@` or `＠` before a username character, not inside a word,
+    /// or right after X's old `RT` (`RT@user`, a retweet written by hand).
+    public static let mentionPattern = "(^|[^A-Za-z0-9_]|[Rr][Tt])[@＠][A-Za-z0-9_]"
 
     /// Whether `text` matches `mentionPattern` (tested in Swift where the database has no regular expressions).
-    public static func mentionsSomeone(_ text: String) -> Bool {
+    public static func mentionsSomeone(_ text: String) -> Bool { !mentionedNames(in: text).isEmpty }
+
+    /// The accounts `text` mentions, as written, lowercased, without the `@`, each once, in order: where
+    /// `mentionPattern` matches, the name runs on over letters, digits, `_`, `.` and `-`, and over a second `@` and a
+    /// host (`bob@example.social` on the fediverse, `alice.bsky.social` on Bluesky); a final `.` or `-` is not part
+    /// of it.
+    public static func mentionedNames(in text: String) -> [String] {
         func isUsernameCharacter(_ scalar: Unicode.Scalar?) -> Bool {
             guard let scalar, scalar.isASCII else { return false }
             return scalar == "_" || ("A"..."Z").contains(scalar) || ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar)
         }
+        func isHandleCharacter(_ scalar: Unicode.Scalar) -> Bool { isUsernameCharacter(scalar) || scalar == "." || scalar == "-" }
         let scalars = Array(text.unicodeScalars)
-        for (index, scalar) in scalars.enumerated() where scalar == "@" || scalar == "＠" {
+        var names: [String] = []
+        var index = 0
+        while index < scalars.count {
+            defer { index += 1 }
+            guard scalars[index] == "@" || scalars[index] == "＠" else { continue }
             let before = index > 0 ? scalars[index - 1] : nil
-            let after = index + 1 < scalars.count ? scalars[index + 1] : nil
-            if !isUsernameCharacter(before) && isUsernameCharacter(after) { return true }
+            let afterRT = index >= 2 && "rR".unicodeScalars.contains(scalars[index - 2]) && "tT".unicodeScalars.contains(scalars[index - 1])
+            guard (!isUsernameCharacter(before) || afterRT), index + 1 < scalars.count, isUsernameCharacter(scalars[index + 1]) else { continue }
+            var end = index + 1
+            while end < scalars.count, isHandleCharacter(scalars[end]) { end += 1 }
+            // `@bob@example.social`: the host is part of the name.
+            if end + 1 < scalars.count, scalars[end] == "@", isUsernameCharacter(scalars[end + 1]) {
+                end += 1
+                while end < scalars.count, isHandleCharacter(scalars[end]) { end += 1 }
+            }
+            var name = String(String.UnicodeScalarView(scalars[(index + 1)..<end]))
+            while let last = name.last, last == "." || last == "-" { name.removeLast() }
+            name = name.lowercased()
+            if !names.contains(name) { names.append(name) }
+            index = end - 1
         }
-        return false
+        return names
     }
 
     /// `tweets` with each id once (the first kept), in order.

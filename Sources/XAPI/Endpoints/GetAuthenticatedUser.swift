@@ -8,8 +8,9 @@ public struct GetAuthenticatedUser: XEndpoint {
     public var method: HTTPMethodName { .GET }
     /// The path.
     public var path: String { "/2/users/me" }
-    /// `user.fields=username`.
-    public var query: [(String, String)] { [("user.fields", "username")] }
+    /// `user.fields=description` (the id, name and username always come): the bio, for the automation rules' check,
+    /// in the same user read.
+    public var query: [(String, String)] { [("user.fields", "description")] }
     /// The endpoint.
     public init() {}
     /// One user read.

@@ -2,6 +2,7 @@ import BotClock
 import Foundation
 import ScriptedNetwork
 import Stores
+import Consent
 
 /// What a day must show, whatever its faults and restarts, each a sentence naming what went wrong: every slot posted at
 /// its minute exactly (or, due while the bot was down, as its poster began, within the grace) or skipped saying why;
@@ -21,6 +22,7 @@ struct VirtualDayChecks {
         problems += try await nothingTwiceAndRecordsMatch()
         problems += try await loopGuard()
         problems += try await likes()
+        problems += try await consent()
         return problems
     }
 
@@ -171,6 +173,61 @@ struct VirtualDayChecks {
         }
         if Set(recorded.map(\.tweetID)) != Set(networkLikes.keys) {
             problems.append("likes recorded \(recorded.map(\.tweetID).sorted()) differ from the network's \(networkLikes.keys.sorted())")
+        }
+        return problems
+    }
+
+    /// Consent: nobody who asked the bot to stop is answered or liked after asking (nor the opt-out itself); the
+    /// person's pause holds from when it was read until the resume was read, and only then; no post or answer on the
+    /// network mentions anyone but the account answered.
+    func consent() async throws -> [String] {
+        var problems: [String] = []
+        let handled = Dictionary(uniqueKeysWithValues: try await outcome.stores.mentions.handledMentions().map { ($0.mentionTweetID, $0) })
+        let optOuts = try await OptOutList(state: outcome.stores.state).all()
+        let posts = world.posts
+        for (author, id) in persona.optOutMentions {
+            guard let asked = posts[id], let handledAt = handled[id]?.handledAt else {
+                if (posts[id]?.createdAt ?? .distantFuture) < VirtualDay.end.addingTimeInterval(-600) { problems.append("the opt-out mention \(id) of @\(author.handle) was never handled") }
+                continue
+            }
+            if handled[id]?.state == .replied { problems.append("answered @\(author.handle)'s opt-out \(id)") }
+            if !optOuts.contains(where: { $0.accountID == author.id }) { problems.append("@\(author.handle) asked the bot to stop at \(time(asked.createdAt)) and is not on the opt-out list") }
+            for mention in handled.values where mention.authorID == Int64(author.id) && mention.state == .replied && mention.handledAt > handledAt {
+                problems.append("answered @\(author.handle) (\(mention.mentionTweetID)) at \(time(mention.handledAt)), after they asked the bot to stop")
+            }
+            for like in try await outcome.stores.likes.likes() where like.authorID == Int64(author.id) && like.likedAt > handledAt {
+                problems.append("liked @\(author.handle)'s \(like.tweetID) at \(time(like.likedAt)), after they asked the bot to stop")
+            }
+        }
+        if optOuts.contains(where: { $0.accountID == world.human.id }) { problems.append("the person is on the opt-out list") }
+        // The pause: from when the command was read to when the resume was read.
+        let pausedFrom = handled[persona.pauseMentionID]?.handledAt, resumedAt = handled[persona.resumeMentionID]?.handledAt
+        if pausedFrom == nil, let pause = posts[persona.pauseMentionID], pause.createdAt < VirtualDay.end.addingTimeInterval(-600) {
+            problems.append("the person's pause of \(time(pause.createdAt)) was never read")
+        }
+        for day in [VirtualDay.day, "2026-11-24"] {
+            for slot in try await outcome.stores.plans.slots(of: day) ?? [] {
+                let due = LocalTime.date(of: slot.minute, on: day, in: VirtualDay.timeZone)!
+                let label = "slot \(LocalTime.clockTime(slot.minute)) of \(day)"
+                let pausedAtDue = pausedFrom.map { $0 <= due && due < (resumedAt ?? .distantFuture) } ?? false
+                if slot.state == .posted, let postedAt = slot.postedAt, let pausedFrom, pausedFrom <= postedAt, postedAt < (resumedAt ?? .distantFuture) {
+                    problems.append("\(label) posted at \(time(postedAt)) while the person had paused posting (from \(time(pausedFrom)))")
+                }
+                if slot.state == .skipped, (slot.reason ?? "").hasPrefix("paused by the person"), !pausedAtDue {
+                    problems.append("\(label) skipped as paused, though no pause of the person's was in force at its minute")
+                }
+            }
+        }
+        // Nobody pinged who did not ask.
+        for post in world.botPosts {
+            let names = ArchiveRules.mentionedNames(in: post.text)
+            guard !names.isEmpty else { continue }
+            guard let purpose = post.madeFor, purpose.hasPrefix("reply:"), let mentionID = Int64(purpose.dropFirst(6)), let mention = posts[mentionID],
+                  let answered = world.user(mention.authorID)?.handle.lowercased() else {
+                problems.append("\(post.madeFor ?? "a post") mentions \(names) on the network: \"\(post.text)\"")
+                continue
+            }
+            if names.contains(where: { $0 != answered }) { problems.append("the answer to @\(answered) (\(mentionID)) mentions \(names): \"\(post.text)\"") }
         }
         return problems
     }

@@ -1,0 +1,105 @@
+import Consent
+import Foundation
+import Stores
+import Testing
+import TestSupport
+
+@Suite("Consent: opt-out words, accounts, the person's commands")
+struct ConsentTests {
+    @Test("Words match case- and width-insensitively; an ASCII word only as a whole word; Japanese anywhere")
+    func words() {
+        let list = WordList(["stop", "やめて", "#nobot", "opt out"])
+        #expect(list.firstMatch(in: "@bot STOP please") == "stop")
+        #expect(list.firstMatch(in: "@bot ＳＴＯＰ") == "stop")  // full-width letters
+        #expect(list.firstMatch(in: "Stop.") == "stop")
+        #expect(list.firstMatch(in: "my stopwatch broke") == nil)
+        #expect(list.firstMatch(in: "nonstop fun") == nil)
+        #expect(list.firstMatch(in: "もうやめてください") == "やめて")
+        #expect(list.firstMatch(in: "ﾔﾒﾃ") == nil)  // half-width katakana folds to katakana, not hiragana
+        #expect(WordList(["ヤメテ"]).firstMatch(in: "ﾔﾒﾃ!") == "ヤメテ")  // ... which a katakana word finds
+        #expect(list.firstMatch(in: "#NoBot here") == "#nobot")
+        #expect(list.firstMatch(in: "I'd like to OPT  OUT") == nil)  // two spaces: not the phrase
+        #expect(list.firstMatch(in: "please opt out") == "opt out")
+        #expect(WordList(["", "  "]).isEmpty)
+    }
+
+    @Test("Accounts by id or handle, with or without @, case-insensitively")
+    func accounts() {
+        let set = AccountSet(["12345", "@Bob", "carol@example.social", " "])
+        #expect(set.contains(id: "12345", handle: nil))
+        #expect(!set.contains(id: "1234", handle: nil))
+        #expect(set.contains(id: nil, handle: "bob"))
+        #expect(set.contains(id: "9", handle: "@BOB"))
+        #expect(set.contains(id: nil, handle: "Carol@Example.Social"))
+        #expect(!set.contains(id: nil, handle: "carol"))  // another instance's carol is someone else
+        #expect(!set.contains(id: nil, handle: nil))
+    }
+
+    @Test("The person's commands in English and Japanese; anything else is no command", arguments: [
+        ("pause", OwnerCommand.pausePosting), ("Pause posting.", .pausePosting), ("停止", .pausePosting), ("一時停止。", .pausePosting),
+        ("ＳＴＯＰ", .pausePosting), ("pause all", .pauseEverything), ("stop   everything!", .pauseEverything), ("全部停止", .pauseEverything),
+        ("resume", .resume), ("再開", .resume), ("すべて再開！", .resume),
+        ("forget https://x.com/hanako/status/123", .forget("https://x.com/hanako/status/123")),
+        ("忘れて https://mastodon.example/@Hanako/109", .forget("https://mastodon.example/@Hanako/109")),
+        ("忘れてhttps://x.com/a/status/5", .forget("https://x.com/a/status/5")),
+    ])
+    func commands(_ text: String, _ command: OwnerCommand) {
+        #expect(OwnerCommand.parse(text) == command)
+    }
+
+    @Test("Texts that are no command", arguments: ["pause the music", "停止してほしいな", "resume?", "forget", "forget it now", "元気？", ""])
+    func noCommands(_ text: String) {
+        #expect(OwnerCommand.parse(text) == nil)
+    }
+
+    @Test("The opt-out list is kept in the bot's state: added once, listed, checked by id or handle, removed; train clear's emptying of the archive leaves it",
+          arguments: StoreBackends.archives)
+    func optOutList(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await TestServers.withIsolatedDatabase(backend) { database async throws in
+            let list = OptOutList(state: database.state)
+            let at = Date(timeIntervalSince1970: 1_795_000_000)
+            #expect(try await list.add(OptOut(accountID: "300", handle: "taro", reason: "asked the bot to stop (\"やめて\")", at: at)))
+            #expect(try await !list.add(OptOut(accountID: "300", handle: "taro", reason: "again", at: at.addingTimeInterval(60))))
+            #expect(try await list.add(OptOut(accountID: nil, handle: "@Jiro@example.social", reason: "added by hand", at: at.addingTimeInterval(120))))
+            let all = try await list.all()
+            #expect(all.map(\.who) == ["@taro (300)", "@jiro@example.social"])
+            #expect(all.first?.reason == "asked the bot to stop (\"やめて\")")
+            #expect(try await list.contains(id: "300", handle: nil))
+            #expect(try await list.contains(id: nil, handle: "TARO"))
+            #expect(try await list.contains(id: "555", handle: "jiro@example.social"))
+            #expect(try await !list.contains(id: "301", handle: "saburo"))
+
+            // `train clear` empties the archive and the word counts, never the bot's state.
+            let archive = database.archive(timeZone: .gmt, rowLimit: 100)
+            try await archive.insert([ArchivedTweet(tweetID: 1, text: "a", createdAt: at)])
+            try await archive.removeAll()
+            #expect(try await list.all().count == 2)
+
+            #expect(try await list.remove("taro").map(\.accountID) == ["300"])
+            #expect(try await list.remove("taro").isEmpty)
+            #expect(try await !list.contains(id: "300", handle: nil))
+            let rules = ContactRules(state: database.state, blocked: AccountSet(["400"]))
+            #expect(try await rules.refusal(id: "400", handle: nil) == "the account is in BLOCKED_ACCOUNTS")
+            #expect(try await rules.refusal(id: "1", handle: "jiro@example.social")?.hasPrefix("the account opted out on") == true)
+            #expect(try await rules.refusal(id: "300", handle: "taro") == nil)
+        }
+    }
+
+    @Test("The person's pause is kept in the bot's state, with when it began")
+    func pauseKept() async throws {
+        try await TestServers.withIsolatedDatabase(.sqlite) { database async throws in
+            let control = OwnerControl(state: database.state)
+            #expect(try await control.current() == nil)
+            let at = Date(timeIntervalSince1970: 1_795_000_000)
+            try await control.pause(.everything, at: at)
+            // Another process reading the same database (a restart) sees it.
+            #expect(try await OwnerControl(state: database.state).current() == OwnerControl.Paused(pause: .everything, since: at))
+            #expect(try await control.everythingPaused())
+            try await control.pause(.posting, at: at)
+            let (posting, everything) = (try await control.postingPaused(), try await control.everythingPaused())
+            #expect(posting && !everything)
+            #expect(try await control.resume()?.pause == .posting)
+            #expect(try await control.current() == nil)
+        }
+    }
+}
