@@ -2,6 +2,8 @@ import Stores
 import BotClock
 import BotConfiguration
 import Consent
+import Classifier
+import Training
 @testable import Daemon
 import FakeX
 import Foundation
@@ -88,6 +90,38 @@ struct ReplierTests {
             try await world.replier().pollOnce(using: &generator)
             #expect(await world.server.posted().map(\.inReplyToTweetID) == ["1003"])
             #expect(try await world.mentions.outcome(of: 1002)?.reason?.hasPrefix("the account opted out on") == true)
+        }
+    }
+
+    @Test("The person's forget <link> (忘れて <link>): the post leaves the archive, the bot's copy is deleted on X, one reply says so; a stranger's forget does nothing",
+          arguments: StoreBackends.archives)
+    func personsForget(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await ReplierWorld.with(backend) { world in
+            try await TestServers.withStores(StoreBackends(archive: .memory, counts: .sqlite)) { scratch, counts in
+                try await world.state.setValue("0", of: Replier.sinceIDKey)
+                let network = XMirrorNetwork(client: world.client)
+                // The bot copied the person's tweet 4 ("ひとりごと") as its own tweet.
+                let copy = try #require(try await world.client.send(CreateTweet(text: "ひとりごと"), as: .bot).data?.id)
+                try await world.archive.recordBotPost(sourceTweetID: 4, botTweetID: Int64(copy), postedAt: ReplierWorld.start)
+                let forgetter = Forgetter(archive: world.archive, examples: scratch.examples,
+                                          classifier: FavoriteClassifier(store: counts, tokenizer: VirtualDay.tokenizer, threshold: 3), network: network)
+                let replier = Replier(clock: world.clock, mentions: world.mentions, state: world.state, picker: ReplyPicker(archive: world.archive, fallback: .none),
+                                      network: network, botUserID: "200", settings: .init(delay: 0...0),
+                                      owner: OwnerCommands(humanUserID: "100", control: OwnerControl(state: world.state), forgetter: forgetter, timeZone: .gmt),
+                                      logger: ReplierWorld.quiet, seed: 7)
+                await world.server.add(tweets: [world.mention(1020, by: "400", "@mirror_bot forget https://x.com/human/status/4")])
+                var generator = SplitMix64(seed: 13)
+                try await replier.pollOnce(using: &generator)
+                #expect(try await world.archive.count() == 11)  // a stranger forgets nothing
+
+                await world.server.add(tweets: [world.mention(1021, by: "100", "@mirror_bot 忘れて https://x.com/human/status/4")])
+                try await replier.pollOnce(using: &generator)
+                #expect(try await world.archive.count() == 10)
+                #expect(await world.server.deletedByAPI() == [copy])
+                let posted = await world.server.posted()
+                let confirmation = try #require(posted.last)
+                #expect(confirmation.inReplyToTweetID == "1021" && confirmation.text.contains("4 を忘れました。コピー1件を削除しました。"), "\(confirmation.text)")
+            }
         }
     }
 
