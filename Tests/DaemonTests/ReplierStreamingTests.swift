@@ -6,6 +6,7 @@ import Foundation
 import MastodonAPI
 import MastodonNetwork
 import Picking
+import Consent
 import Testing
 import TestSupport
 
@@ -63,15 +64,29 @@ struct ReplierStreamingTests {
             .init(id: "100", username: "person", token: "person-token", scopes: ["read"]),
             .init(id: botID, username: "mirror", token: "bot-token", scopes: ["read", "write"], bot: true),
             .init(id: friendID, username: "friend"),
+            .init(id: "600", username: "quiet", note: "<p>Please, no bots. <a href=\"https://mastodon.example/tags/nobot\">#<span>nobot</span></a></p>"),
+            .init(id: "700", username: "carol"),
         ])
         let server = FakeMastodonServer(seed: seed, logger: ReplierWorld.quiet)
         await server.setStreamingAvailable(streaming)
         try await server.withRunning { url in
             try await TestServers.withIsolatedDatabase(.sqlite) { database async throws in
                 let archive = database.archive(timeZone: TimeZone(identifier: "UTC")!, rowLimit: 1_000)
-                try await archive.insert(["それな", "わかる", "なるほど", "たしかに"].enumerated().map { index, text in
+                let plain: [ArchivedTweet] = ["それな", "わかる", "なるほど", "たしかに"].enumerated().map { index, text in
                     ArchivedTweet(tweetID: Int64(index + 1), text: "@friend " + text, replyUserID: 300, createdAt: start.addingTimeInterval(Double(-90_000 + index * 60)))
-                })
+                }
+                // Replies naming a third party, most of the pool: never sent (carol would be notified, or added to a direct
+                // conversation).
+                var naming: [ArchivedTweet] = [
+                    ArchivedTweet(tweetID: 10, text: "@friend @carol@mastodon.example 聞いた？", replyUserID: 300, createdAt: start.addingTimeInterval(-80_000)),
+                    ArchivedTweet(tweetID: 11, text: "@friend carolにも @carol 言っといて", replyUserID: 300, createdAt: start.addingTimeInterval(-79_000)),
+                ]
+                for number in 20..<32 {
+                    let at: Date = start.addingTimeInterval(Double(-70_000 + number))
+                    naming.append(ArchivedTweet(tweetID: Int64(number), text: "@friend RT@carol \(number)", replyUserID: 300, createdAt: at))
+                }
+                let quiet = ArchivedTweet(tweetID: 12, text: "@quiet こんにちは", replyUserID: 600, createdAt: start.addingTimeInterval(-78_000))
+                try await archive.insert(plain + naming + [quiet])
                 let clock = ManualBotClock(now: start)
                 let client = MastodonClient(configuration: .init(accounts: [.human: MastodonAccess(instance: url, token: "person-token"),
                                                                             .bot: MastodonAccess(instance: url, token: "bot-token")]),
@@ -79,13 +94,47 @@ struct ReplierStreamingTests {
                 let log = LogRecorder()
                 let replier = Replier(clock: clock, mentions: database.mentions, state: database.state,
                                       picker: ReplyPicker(archive: archive, fallback: .none), network: MastodonMirrorNetwork(client: client),
-                                      botUserID: botID, settings: .init(pollInterval: 60, delay: 0...0), logger: log.logger(), seed: 5)
+                                      botUserID: botID, settings: .init(pollInterval: 60, delay: 0...0),
+                                      owner: OwnerCommands(humanUserID: "100", control: OwnerControl(state: database.state), forgetter: nil,
+                                                           timeZone: .gmt),
+                                      logger: log.logger(), seed: 5)
                 let running = Task { try await replier.run() }
                 defer { running.cancel() }
                 try await body(World(server: server, clock: clock, log: log, replier: replier))
                 running.cancel()
                 _ = try? await running.value
             }
+        }
+    }
+
+    @Test("On Mastodon: #nobot in a profile and an opt-out mention each put their author on the list, unanswered; the person's 停止 pauses, confirmed once; answers never name a third party")
+    func consentOnMastodon() async throws {
+        try await Self.with(streaming: false) { world in
+            let state = world.replier.state
+            try #require(try await world.eventually { await world.notificationReads >= 1 })  // the first start
+            func mention(_ number: Int, by account: String, _ text: String) async {
+                await world.server.add(statuses: [.init(id: String(900_000_000_000_000_000 + UInt64(number) * 1_000), accountID: account,
+                                                        content: "<p>@mirror \(text)</p>", createdAt: await world.server.now(), mentionIDs: [ReplierStreamingTests.botID])])
+            }
+            for number in 1...6 { await mention(number, by: ReplierStreamingTests.friendID, "元気？ \(number)") }
+            await mention(7, by: "600", "こんにちは")
+            await world.advanceAfterRound(by: 60)
+            #expect(try await world.eventually { (try? await OptOutList(state: state).all().map(\.accountID)) == ["600"] })
+            await mention(8, by: ReplierStreamingTests.friendID, "もう、やめて！")
+            await mention(9, by: "100", "停止")
+            await world.advanceAfterRound(by: 60)
+            #expect(try await world.eventually { (try? await OwnerControl(state: state).current())??.pause == .posting })
+            #expect(try await world.eventually { (try? await OptOutList(state: state).all().count) == 2 })
+            await world.clock.waitForSleepers()
+            let replies = await world.server.posted().filter { $0.inReplyToID != nil }
+            // Three answers to the friend within the hour (REPLY_LIMIT_PER_USER), none naming carol; none to the #nobot
+            // account or to the opt-out; one confirmation to the person.
+            let toFriend = replies.filter { $0.content.contains("@friend") }
+            #expect(toFriend.count == 3, "\(replies.map(\.content))")
+            #expect(!replies.contains { $0.content.contains("carol") })
+            #expect(!replies.contains { $0.content.contains("@quiet") })
+            let confirmations = replies.filter { $0.content.contains("投稿を停止しました") }
+            #expect(confirmations.count == 1 && confirmations.first?.content.contains("@person") == true, "\(replies.map(\.content))")
         }
     }
 
