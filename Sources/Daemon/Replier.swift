@@ -150,6 +150,9 @@ public struct Replier: Service {
             guard try await mentions.begin(mentionID: mentionID, authorID: authorID, conversationID: conversationID, at: clock.now()) else { return }
             return try await owner.obey(command, mention: mention, mentionID: mentionID, on: network, mentions: mentions, clock: clock, logger: logger)
         }
+        // Whom not to answer is read before the mention is claimed: between the claim and the answer on the network
+        // nothing waits but the pause (the hourly limit counts claims).
+        let refusal = try await consentRefusal(of: mention, authorID: authorID, handle: handle, who: who)
         let wasPending = try await mentions.outcome(of: mentionID)?.state == .pending
         guard try await mentions.begin(mentionID: mentionID, authorID: authorID, conversationID: conversationID, at: clock.now()) else { return }
         func skip(_ reason: String) async throws {
@@ -163,6 +166,7 @@ public struct Replier: Service {
         }
         let sending = Sending()
         do {
+            if let refusal { return try await skip(refusal) }
             try await answer(mention, mentionID: mentionID, authorID: authorID, conversationID: conversationID, handle: handle, who: who,
                              seed: seed, sending: sending, skip: skip)
         } catch where Task.isCancelled && !sending.started {
@@ -185,25 +189,32 @@ public struct Replier: Service {
         func start() { lock.withLock { value = true } }
     }
 
-    /// The answer itself, after the mention is claimed: the limits, the pick, the pause, the send.
-    private func answer(_ mention: NetworkPost, mentionID: Int64, authorID: Int64, conversationID: Int64?, handle: String?, who: String, seed: UInt64,
-                        sending: Sending, skip: (String) async throws -> Void) async throws {
+    /// Why `mention` is not to be answered for consent's sake, nil when it may be: its author is blocked or opted out,
+    /// asks for an opt-out now (`#nobot` in their profile, one of `OPT_OUT_WORDS`: put on the list), or the person
+    /// paused everything.
+    private func consentRefusal(of mention: NetworkPost, authorID: Int64, handle: String?, who: String) async throws -> String? {
         let authorText = String(authorID)
-        if let refusal = try await contact.refusal(id: authorText, handle: handle) { return try await skip(refusal) }
+        if let refusal = try await contact.refusal(id: authorText, handle: handle) { return refusal }
         if mention.authorAsksNoBots {
             try await contact.optOuts.add(OptOut(accountID: authorText, handle: handle, reason: "#nobot in their profile", at: clock.now()))
             logger.notice("\(who) is on the opt-out list: their profile says #nobot; never answered or liked")
-            return try await skip("their profile says #nobot (on the opt-out list now)")
+            return "their profile says #nobot (on the opt-out list now)"
         }
         if authorText != owner?.humanUserID, let word = contact.request.match(ReplyPicker.removingLeadingMentions(mention.text)) {
             try await contact.optOuts.add(OptOut(accountID: authorText, handle: handle, reason: "asked the bot to stop (\"\(word)\", mention \(mention.id))",
                                                  at: clock.now()))
             logger.notice("\(who) asked the bot to stop (\"\(word)\"): on the opt-out list, never answered or liked again; not answered")
-            return try await skip("asked the bot to stop (\"\(word)\"): on the opt-out list now, and not answered")
+            return "asked the bot to stop (\"\(word)\"): on the opt-out list now, and not answered"
         }
         if let paused = try await owner?.control.current(), paused.pause == .everything {
-            return try await skip("the person paused everything at \(paused.since.formatted(.iso8601)) (a mention of the bot from their account; \"resume\" or 「再開」 ends it)")
+            return "the person paused everything at \(paused.since.formatted(.iso8601)) (a mention of the bot from their account; \"resume\" or 「再開」 ends it)"
         }
+        return nil
+    }
+
+    /// The answer itself, after the mention is claimed: the limits, the pick, the pause, the send.
+    private func answer(_ mention: NetworkPost, mentionID: Int64, authorID: Int64, conversationID: Int64?, handle: String?, who: String, seed: UInt64,
+                        sending: Sending, skip: (String) async throws -> Void) async throws {
         // The row just begun counts itself; the limits compare the answers before it. A row's time is when its
         // mention was taken up, and its answer goes out up to the longest pause later: counting that much further
         // back keeps any hour of answers as they reach the network within the limit.
