@@ -19,7 +19,7 @@ public struct ContactRules: Sendable {
     /// Why the account with `id` or `handle` may not be answered or liked, nil when it may.
     public func refusal(id: String?, handle: String?) async throws -> String? {
         if blocked.contains(id: id, handle: handle) { return "the account is in BLOCKED_ACCOUNTS" }
-        if let optOut = try await optOuts.all().first(where: { AccountSet([$0.accountID, $0.handle].compactMap { $0 }).contains(id: id, handle: handle) }) {
+        if let optOut = try await optOuts.optOut(id: id, handle: handle) {
             return "the account opted out on \(optOut.at.formatted(.iso8601)) (\(optOut.reason))"
         }
         return nil

@@ -60,9 +60,14 @@ public struct OptOutList: Sendable {
         return set
     }
 
+    /// The opt-out of the account with `id` or `handle`, nil when it did not opt out.
+    public func optOut(id: String?, handle: String?) async throws -> OptOut? {
+        try await all().first { AccountSet([$0.accountID, $0.handle].compactMap { $0 }).contains(id: id, handle: handle) }
+    }
+
     /// Whether the account with `id` or `handle` opted out.
     public func contains(id: String?, handle: String?) async throws -> Bool {
-        try await accounts().contains(id: id, handle: handle)
+        try await optOut(id: id, handle: handle) != nil
     }
 
     /// Adds an opt-out; false when the account was already on the list (the first reason is kept).

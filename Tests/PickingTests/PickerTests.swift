@@ -191,9 +191,8 @@ struct LinkPickingTests {
         }
     }
 
-    func at(_ hour: Int, _ minute: Int, daysAgo: Int = 10) -> Date {
-        PickerTests.day.addingTimeInterval(Double(hour * 3_600 + minute * 60 - daysAgo * 86_400))
-    }
+    /// `hour:minute` ten days before the pickers' day, as `PickerTests` dates its tweets.
+    func at(_ hour: Int, _ minute: Int) -> Date { PickerTests().at(hour, minute) }
 
     @Test("Mentions in every network's form are found (RT@ too); addresses and words with @ inside are not")
     func mentionedNames() {
