@@ -112,6 +112,8 @@ struct ReplierStreamingTests {
         try await Self.with(streaming: false) { world in
             let state = world.replier.state
             try #require(try await world.eventually { await world.notificationReads >= 1 })  // the first start
+            // Its round over (the read is counted as it arrives, before it is answered): the mentions below come after it.
+            await world.clock.waitForSleepers()
             func mention(_ number: Int, by account: String, _ text: String) async {
                 await world.server.add(statuses: [.init(id: String(900_000_000_000_000_000 + UInt64(number) * 1_000), accountID: account,
                                                         content: "<p>@mirror \(text)</p>", createdAt: await world.server.now(), mentionIDs: [ReplierStreamingTests.botID])])

@@ -496,9 +496,11 @@ struct StartProcessTests {
                 #expect(trained.standardOutput.hasPrefix("Archived 30 new tweets"), "\(trained.standardError)")
 
                 // The morning: each past day had 6 posts, 3 at 08:00, 08:05, 08:10 and 3 at 21:00, 21:05, 21:10, so the plan
-                // is those six minutes. Each run starts a little before its slots, at 120x: production's grace of 10 bot
+                // is those six minutes. Each run starts ten bot minutes before its slots, at 120x: production's grace of 10 bot
                 // minutes is 5 real seconds, which a loaded machine keeps (the timing itself is proven on the virtual clock).
-                let morning = try await MirrorBotProcess.run(["start", "--speed", "120", "--start-time", "2026-11-22T07:55:00+09:00", "--duration", "20m"],
+                // The start itself may take a few real seconds on a loaded machine, so the first slot is ten bot minutes away
+                // (not five, the look-ahead's lead): its original is looked up ahead, as in production, not posted unchecked.
+                let morning = try await MirrorBotProcess.run(["start", "--speed", "120", "--start-time", "2026-11-22T07:50:00+09:00", "--duration", "25m"],
                                                        environment: environment)
                 #expect(morning.status == 0, "\(morning.standardError)")
                 #expect(await server.posted().count == 3)
@@ -509,7 +511,7 @@ struct StartProcessTests {
                 // through two 503s of the post endpoint (retried) and a dropped read of the mentions.
                 await server.add(fault: FakeXFault(kind: .serviceUnavailable, count: 2, endpoint: "POST /2/tweets"))
                 await server.add(fault: FakeXFault(kind: .closeMidResponse, count: 1, endpoint: "GET /2/users/:id/mentions"))
-                let evening = try await MirrorBotProcess.run(["start", "--speed", "120", "--start-time", "2026-11-22T20:55:00+09:00", "--duration", "20m"],
+                let evening = try await MirrorBotProcess.run(["start", "--speed", "120", "--start-time", "2026-11-22T20:50:00+09:00", "--duration", "25m"],
                                                        environment: environment)
                 #expect(evening.status == 0, "\(evening.standardError)")
                 let posted = await server.posted()
