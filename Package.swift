@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "mirror_bot_benchmarks", targets: ["MirrorBotBenchmarks"]),
         .executable(name: "likes-benchmark", targets: ["LikesBenchmark"]),
         .executable(name: "storage-year-benchmark", targets: ["StorageBenchmark"]),
+        .executable(name: "remix-benchmark", targets: ["RemixBenchmark"]),
     ],
     dependencies: [
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
@@ -63,7 +64,7 @@ let package = Package(
         ),
         .target(
             name: "SocialNetwork",
-            dependencies: ["BotCore", "BotClock", "Stores",
+            dependencies: ["BotCore", "BotClock", "PostText", "Stores",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -150,7 +151,7 @@ let package = Package(
             dependencies: ["BotCore", 
                 "BotConfiguration", "BotClock", "Stores", "PostgresStores", "WordCounts", "RedisClient", "RedisWordCounts", "SQLiteStores", "Tokenizer",
                 "Classifier", "SocialNetwork", "XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "Training", "Daemon", "StatusPage", "Picking", "Schedule",
-                "Consent",
+                "Consent", "Remix",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
@@ -262,8 +263,13 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "Remix",
+            dependencies: ["PostText", "Tokenizer"],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "Picking",
-            dependencies: ["BotCore", "Consent", "Stores", "BotClock", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BotCore", "Consent", "PostText", "Remix", "Stores", "BotClock", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .target(
@@ -357,6 +363,12 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Benchmarks/MirrorBotBenchmarks",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "RemixBenchmark",
+            dependencies: ["FakeX", "PostText", "Remix", "SeededRandom", "Stores", "Tokenizer"],
+            path: "Benchmarks/RemixBenchmark",
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -479,7 +491,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PickingTests",
-            dependencies: ["Picking", "Consent", "Schedule", "Stores", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Picking", "Consent", "Remix", "PostText", "SeededRandom", "Tokenizer", "Schedule", "Stores", "TestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -520,7 +532,7 @@ let package = Package(
             name: "MirrorBotCommandsTests",
             dependencies: [
                 "MirrorBotCommands", "Stores", "PostgresStores", "BotConfiguration", "TestSupport", "FakeX", "FakeMastodon", "RedisClient", "WordCounts", "Classifier", "Tokenizer", "Picking", "BotAssembly", "RedisWordCounts", "SQLiteStores",
-                "XAPI", "XNetwork", "Training", "SeededRandom",
+                "XAPI", "XNetwork", "Training", "SeededRandom", "Remix", "BotCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),

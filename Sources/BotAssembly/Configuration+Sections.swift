@@ -18,7 +18,7 @@ extension Configuration {
         return LikeSettings(threshold: behaviour.favoriteRateThreshold, calibrates: behaviour.calibratesFavoriteThreshold, models: models)
     }
 
-    /// What the daemon is told: its section, with the network's default for links.
+    /// What the daemon is told: its section, with the network's defaults for links and the style of posts.
     public var daemonSettings: DaemonSettings {
         let section = behaviour
         return DaemonSettings(timeZone: section.timeZone, maxPostsPerDay: section.maxPostsPerDay, repostAfterDays: section.repostAfterDays,
@@ -28,6 +28,7 @@ extension Configuration {
                               mentionsPoll: Double(section.mentionsPollSeconds), timelinePoll: Double(section.timelinePollSeconds),
                               learnPoll: Double(section.learnPollSeconds), likeDecision: likeSettings,
                               optOutWords: WordList(consent.optOutWords ?? OptOutRequest.defaultWords), blockedWords: WordList(consent.blockedWords),
-                              blockedAccounts: AccountSet(consent.blockedAccounts))
+                              blockedAccounts: AccountSet(consent.blockedAccounts), postStyle: postStyle, remixOrder: section.remixOrder,
+                              remixMaxOverlap: section.remixMaxOverlap)
     }
 }

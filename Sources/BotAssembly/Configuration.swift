@@ -1,5 +1,5 @@
 public import BotConfiguration
-import BotCore
+public import BotCore
 public import SocialNetwork
 import MastodonNetwork
 import XNetwork
@@ -63,6 +63,8 @@ public struct Configuration: Sendable {
 
     /// Whether the person's posts with links are copied: `POST_LINKS` when set, else the network's default.
     public var postLinks: Bool { behaviour.postLinksSetting ?? networkModule.postsLinksByDefault }
+    /// Copies or remixes (`POST_STYLE`, else the network's default: remix on X, copy elsewhere).
+    public var postStyle: PostStyle { behaviour.postStyleSetting ?? networkModule.postStyleByDefault }
 
     /// Throws one `ConfigurationError` naming every variable that `requirements` need and that is not set: the
     /// stores' (`DATABASE_URL`, `REDIS_URL`) and what the network needs for the accounts asked for.

@@ -6,10 +6,12 @@ public import Daemon
 import Foundation
 public import Logging
 import Picking
+import Remix
 import Schedule
 public import ServiceLifecycle
 public import SocialNetwork
 public import Stores
+import Tokenizer
 import Training
 
 /// The daemon composed: the one place its services are built, from parts already opened (stores, classifier,
@@ -98,7 +100,7 @@ public enum DaemonComposition {
                 logger.error("Could not read or make the like calibration (\(error)); liking with threshold \(settings.likeDecision.threshold) until the daily one.")
             }
         }
-        let services = services(of: parts, liking: liking, human: human, bot: bot, options: options)
+        let services = try services(of: parts, liking: liking, human: human, bot: bot, options: options)
         return try await DaemonRunner.run(DaemonRunner.Run(
             startedAt: startedAt, accountingServices: parts.accountingServices, services: services,
             database: database, accounting: network.accounting, timeZone: settings.timeZone, likingStatus: { liking.statusLine },
@@ -108,7 +110,7 @@ public enum DaemonComposition {
     /// The services that act, in the order they start (and the reverse of the order they stop): housekeeping and the
     /// deletion watch, then the poster, the replier, the learner and the favoriter.
     static func services(of parts: Parts, liking: LikingPolicy, human: NetworkUser, bot: NetworkUser,
-                         options: DaemonRunner.Options) -> [any Service] {
+                         options: DaemonRunner.Options) throws -> [any Service] {
         let (settings, database, classifier, network, clock, logger) =
             (parts.settings, parts.database, parts.classifier, parts.network, parts.clock, parts.logger)
         let archive = database.archive
@@ -128,7 +130,10 @@ public enum DaemonComposition {
             clock: clock, plans: database.plans, planner: SchedulePlanner(archive: archive, maxPostsPerDay: settings.maxPostsPerDay),
             picker: PostPicker(archive: archive, repostAfterDays: settings.repostAfterDays, allowsMentions: settings.postMentions,
                                allowsLinks: settings.postLinks, repeatWindow: network.capabilities.refusesRepeatsWithin,
-                               blockedWords: settings.blockedWords, logger: logger),
+                               blockedWords: settings.blockedWords, remixer: try remixer(settings: settings, classifier: classifier, network: network),
+                               remixMemory: RemixMemory(state: database.state, keptFor: max(Double(settings.repostAfterDays) * 86_400,
+                                                                                             network.capabilities.refusesRepeatsWithin ?? 0)),
+                               logger: logger),
             network: network, settings: .init(missedSlotGrace: settings.missedSlotGrace, dryRun: options.dryRun, checksOriginals: settings.checksOriginals),
             control: control, logger: logger, seed: options.seed))
         services.append(Replier(
@@ -151,5 +156,13 @@ public enum DaemonComposition {
                                       settings: .init(pollInterval: settings.timelinePoll, dryRun: options.dryRun), contact: contact, logger: logger))
         }
         return services
+    }
+
+    /// With `POST_STYLE=remix`, the remixer: on the favorite filter's MeCab model (one dictionary in memory), with the
+    /// network's length; nil with copies.
+    static func remixer(settings: DaemonSettings, classifier: FavoriteClassifier, network: any MirrorNetwork) throws -> Remixer? {
+        guard settings.postStyle == .remix else { return nil }
+        let tokenizer = try (classifier.tokenizer as? any MorphemeTokenizer) ?? TweetTokenizer()
+        return Remixer(tokenizer: tokenizer, order: settings.remixOrder, maxOverlap: settings.remixMaxOverlap, length: network.capabilities.postLength)
     }
 }

@@ -44,6 +44,14 @@ public struct BehaviourSection: ConfigurationSection {
     public var calibratesFavoriteThreshold: Bool
     /// Which model decides likes (`CLASSIFIER`).
     public var classifier: ClassifierChoice
+    /// `POST_STYLE` as set: copies of the person's posts or remixes of them; nil when not set, for the network's
+    /// default (`NetworkModule.postStyleByDefault`: remix on X, whose rules forbid the same content on two accounts).
+    public var postStyleSetting: PostStyle?
+    /// The remix chain's order: how many morphemes choose the next (`REMIX_ORDER`, 1 to 4, default 2).
+    public var remixOrder: Int
+    /// The largest share of a remix one run of morphemes shared with one of the person's posts may cover
+    /// (`REMIX_MAX_OVERLAP`, above 0 and below 1, default 0.6).
+    public var remixMaxOverlap: Double
 
     /// The threshold of the original bot's code, used when `FAVORITE_RATE_THRESHOLD=auto` has nothing to calibrate on.
     public static let defaultFavoriteRateThreshold = 3.0
@@ -62,7 +70,7 @@ public struct BehaviourSection: ConfigurationSection {
     public static let variableNames = ["TZ", "MAX_POSTS_PER_DAY", "REPOST_AFTER_DAYS", "POST_MENTIONS", "POST_LINKS", "REPLY_FALLBACK", "LIKES",
                                        "CHECK_ORIGINALS", "MISSED_SLOT_GRACE", "REPLY_LIMIT_PER_USER", "MAX_THREAD_REPLIES",
                                        "MENTIONS_POLL_SECONDS", "TIMELINE_POLL_SECONDS", "LEARN_POLL_SECONDS", "FAVORITE_RATE_THRESHOLD",
-                                       "CLASSIFIER"]
+                                       "CLASSIFIER", "POST_STYLE", "REMIX_ORDER", "REMIX_MAX_OVERLAP"]
 
     /// Reads the section.
     public init(reading environment: inout EnvironmentReader) {
@@ -106,6 +114,19 @@ public struct BehaviourSection: ConfigurationSection {
             }
         }
         classifier = environment.choice("CLASSIFIER", default: .auto, expected: "auto, original or binary")
+        postStyleSetting = environment.value("POST_STYLE").map { _ in
+            environment.choice("POST_STYLE", default: PostStyle.copy, expected: "copy (the person's posts as written) or remix (new posts from their words)")
+        }
+        remixOrder = environment.count("REMIX_ORDER", default: 2, allowsZero: false, maximum: 4, meaning: "morphemes")
+        remixMaxOverlap = 0.6
+        if let text = environment.value("REMIX_MAX_OVERLAP") {
+            if let number = Double(text), number.isFinite, number > 0, number < 1 {
+                remixMaxOverlap = number
+            } else {
+                environment.malformed("REMIX_MAX_OVERLAP", expected: "a share above 0 and below 1, such as 0.6 (a remix shares no run of more than 60% of it with one post)",
+                                      shown: text)
+            }
+        }
     }
 }
 

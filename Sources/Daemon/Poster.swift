@@ -91,8 +91,16 @@ public struct Poster: Service {
     /// sending was made (one read of the bot's posts), and the slot is recorded as what is true. It is never sent again:
     /// not made, or the read failing, it is skipped.
     func recover(_ slot: InterruptedSlot, of day: String) async throws {
+        // A remix's text was noted as it was sent; a copy's is its source's, in the archive.
+        let remix = try await picker.remixMemory?.sending(day: day, minute: slot.minute)
+        try await settle(slot, of: day, remix: remix)
+        if remix != nil { try await picker.remixMemory?.settled(day: day, minute: slot.minute) }
+    }
+
+    /// Settles the slot, which was sending `remix` (nil: its source's text).
+    private func settle(_ slot: InterruptedSlot, of day: String, remix: String?) async throws {
         let clockTime = LocalTime.clockTime(slot.minute)
-        guard let source = slot.sourceTweetID, let text = slot.text else {
+        guard let source = slot.sourceTweetID, let text = remix ?? slot.text else {
             try await recordSkipped(day: day, minute: slot.minute, reason: slot.sourceTweetID == nil
                                         ? "interrupted before sending (nothing was sent); its minute has passed" : PlanSlot.interruptedReason)
             logger.notice("skipped slot \(clockTime) of \(day): interrupted while posting last run\(slot.sourceTweetID == nil ? ", before sending" : "")")
@@ -111,7 +119,7 @@ public struct Poster: Service {
             // Sent at its minute or soon after; the moment itself was lost with the process.
             let at = LocalTime.date(of: slot.minute, on: day, in: timeZone) ?? clock.now()
             try await plans.markPosted(day: day, minute: slot.minute, sourceTweetID: source, botTweetID: Int64(made), postedAt: at,
-                                       reason: "the human's tweet \(source); interrupted last run, and \(network.name) shows it was made")
+                                       reason: "\(remix == nil ? "the human's tweet \(source)" : "a remix (its longest run from the human's tweet \(source))"); interrupted last run, and \(network.name) shows it was made")
             logger.notice("slot \(clockTime) of \(day): interrupted while posting last run; \(network.name) shows it was made: \(made)")
         } else {
             try await recordSkipped(day: day, minute: slot.minute,
@@ -256,7 +264,8 @@ public struct Poster: Service {
         var offeredPrepared = false
         let clockTime = LocalTime.clockTime(minute)
         let slotTime = LocalTime.date(of: minute, on: day, in: timeZone) ?? clock.now()
-        func origin(_ pick: PostPicker.Pick) -> String { "the human's tweet \(pick.tweet.tweetID), within ±\(pick.radius) min of \(clockTime)" }
+        func origin(_ pick: PostPicker.Pick) -> String { "\(pick.origin), within ±\(pick.radius) min of \(clockTime)" }
+        var whyNothing: String?
         let outcome: DuplicateRetry.Outcome<PostPicker.Pick>
         do {
             outcome = try await DuplicateRetry.send(attempts: settings.picksPerSlot, pick: { refused in
@@ -264,13 +273,18 @@ public struct Poster: Service {
                     offeredPrepared = true
                     if !refused.contains(pick.tweet.tweetID) { return pick }
                 }
-                let pick = try await underWay.pick { try await picker.pick(at: slotTime, excluding: refused.union($0), using: &generator) }
+                let pick = try await underWay.pick { underWay in
+                    switch try await picker.choose(at: slotTime, excluding: refused.union(underWay), using: &generator) {
+                    case .success(let pick): return pick
+                    case .failure(let nothing): whyNothing = nothing.description; return nil
+                    }
+                }
                 if let pick { picked.insert(pick.tweet.tweetID) }
                 return pick
             }, sourceID: \.tweet.tweetID, send: { pick in
                 if settings.dryRun {
                     try await recordSkipped(day: day, minute: minute, reason: "dry run: would have posted \(origin(pick))")
-                    logger.info("dry run: slot \(clockTime) would post \(origin(pick)): \(pick.tweet.text)")
+                    logger.info("dry run: slot \(clockTime) would post \(origin(pick)): \(pick.text)")
                     return
                 }
                 let whyUnchecked: String? = !settings.checksOriginals ? nil
@@ -278,13 +292,19 @@ public struct Poster: Service {
                     : "picked at the minute (\(prepared == nil ? "no time to look it up ahead" : "the first pick was refused")), not looked up before"
                 // Noted before sending, so that a restart after a crash can read back whether it was made.
                 try await plans.noteSending(day: day, minute: minute, sourceTweetID: pick.tweet.tweetID)
-                let created = try await UncertainCreate.send(pick.tweet.text, inReplyTo: nil, on: network, for: .posts, logger: logger,
+                // A remix is remembered before it is sent: never written again, and read back after a crash.
+                if pick.remix != nil, let memory = picker.remixMemory {
+                    try await memory.remember(pick.text, postedAt: postedAt)
+                    try await memory.noteSending(pick.text, day: day, minute: minute)
+                }
+                let created = try await UncertainCreate.send(pick.text, inReplyTo: nil, on: network, for: .posts, logger: logger,
                                                              what: "slot \(clockTime)") {
-                    try await network.post(pick.tweet.text, warning: pick.tweet.contentWarning, slot: "slot \(day) \(minute)", for: .posts)
+                    try await network.post(pick.text, warning: pick.contentWarning, slot: "slot \(day) \(minute)", for: .posts)
                 }
                 let unchecked = whyUnchecked.map { "; posted unchecked: \($0), looked up within the hour" } ?? ""
                 try await plans.markPosted(day: day, minute: minute, sourceTweetID: pick.tweet.tweetID, botTweetID: created.flatMap { Int64($0) },
                                            postedAt: postedAt, reason: origin(pick) + unchecked, unchecked: whyUnchecked != nil)
+                if pick.remix != nil { try await picker.remixMemory?.settled(day: day, minute: minute) }
                 logger.info("posted slot \(clockTime) -> tweet \(created ?? "?") (\(origin(pick))\(unchecked))")
                 DaemonMetrics.posted(lateness: postedAt.timeIntervalSince(slotTime), unchecked: whyUnchecked != nil)
             }, refused: { pick, why in
@@ -297,7 +317,7 @@ public struct Poster: Service {
         }
         switch outcome {
         case .sent: return
-        case .nothingToPick: try await recordSkipped(day: day, minute: minute, reason: "nothing to post: the archive has no postable tweet")
+        case .nothingToPick: try await recordSkipped(day: day, minute: minute, reason: whyNothing ?? "nothing to post: the archive has no postable tweet")
         case .allRefused:
             try await recordSkipped(day: day, minute: minute, reason: "\(network.name) refused \(settings.picksPerSlot) picks (duplicates, or too long)")
             logger.notice("skipped slot \(clockTime) of \(day): \(network.name) refused \(settings.picksPerSlot) picks (duplicates, or too long)")

@@ -80,6 +80,8 @@ public struct MastodonNetworkModule: NetworkModule {
     public var name: String { "Mastodon" }
     /// Yes: links cost nothing on Mastodon.
     public var postsLinksByDefault: Bool { true }
+    /// Copies: Mastodon has no rule against them.
+    public var postStyleByDefault: PostStyle { .copy }
     /// The bot's instance opens the bot's posts, its mentions and what it liked; the person's opens the person's.
     public var postLinks: PostAddresses {
         guard let bot = settings.bot, let person = settings.human else { return .none }

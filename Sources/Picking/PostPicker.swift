@@ -2,7 +2,9 @@ public import Stores
 public import Consent
 public import Foundation
 public import Logging
+public import Remix
 import BotClock
+import PostText
 
 /// Chooses what the bot posts at a given moment: one of the human's own tweets written around the same time of day.
 ///
@@ -16,12 +18,33 @@ import BotClock
 /// On a network that refuses a repeat within a window (X: a day), nothing posted within that window either, even with
 /// a shorter `repostAfterDays`: the bot knows its own posts and never asks for what would be refused.
 public struct PostPicker: Sendable {
-    /// A chosen tweet and how wide the window had to be.
+    /// A chosen tweet and how wide the window had to be; with `POST_STYLE=remix`, the remix written from tweets near it.
     public struct Pick: Sendable, Equatable {
-        /// The human's tweet to post again.
+        /// The human's tweet to post again; for a remix, the source that gave its longest run.
         public var tweet: ArchivedTweet
         /// The window's half-width in minutes when it was found.
         public var radius: Int
+        /// The remix to post instead of the tweet, when the style is `remix`.
+        public var remix: Remix?
+
+        /// A pick from its parts.
+        public init(tweet: ArchivedTweet, radius: Int, remix: Remix? = nil) { self.tweet = tweet; self.radius = radius; self.remix = remix }
+
+        /// What is posted: the remix, or the tweet's text.
+        public var text: String { remix?.text ?? tweet.text }
+        /// The content warning it is posted behind (a remix has none: its sources have none).
+        public var contentWarning: String? { remix == nil ? tweet.contentWarning : nil }
+        /// What the slot's record says it was: the tweet copied, or the remix's sources.
+        public var origin: String {
+            guard let remix else { return "the human's tweet \(tweet.tweetID)" }
+            return "a remix of the human's tweets \(remix.sourceIDs.map(String.init).joined(separator: ", ")) (longest run from one: \(Int((remix.overlap * 100).rounded()))% of its \(remix.morphemes) morphemes)"
+        }
+    }
+
+    /// Why nothing was picked, for the slot's record.
+    public struct NothingToPost: Error, Sendable, CustomStringConvertible {
+        /// The reason, as the slot's record and the log say it.
+        public var description: String
     }
 
     /// The window half-widths tried in order.
@@ -39,15 +62,29 @@ public struct PostPicker: Sendable {
     public let repeatWindow: TimeInterval?
     /// Words a post must not contain (`BLOCKED_WORDS`).
     public let blockedWords: WordList
+    /// Writes remixes instead of copies (`POST_STYLE=remix`); nil: copies.
+    public let remixer: Remixer?
+    /// The remixes posted lately, never written again.
+    public let remixMemory: RemixMemory?
     private let logger: Logger
+
+    /// Most source tweets a remix is written from, drawn near the minute.
+    static let remixSources = 60
+    /// The fewest: with fewer in the window, it is widened.
+    static let remixMinimumSources = 20
+    /// Remixes looked up in the archive before the slot gives up, when each says what another of the person's tweets says.
+    static let remixesLookedUp = 5
 
     /// Posts drawn per window before it is widened, when each one drawn has a blocked word.
     static let drawsPerWindow = 20
 
     /// A picker over `archive`.
     public init(archive: any TweetArchive, repostAfterDays: Int, allowsMentions: Bool, allowsLinks: Bool = true,
-                repeatWindow: TimeInterval? = nil, blockedWords: WordList = WordList([]), logger: Logger) {
+                repeatWindow: TimeInterval? = nil, blockedWords: WordList = WordList([]), remixer: Remixer? = nil,
+                remixMemory: RemixMemory? = nil, logger: Logger) {
         self.archive = archive
+        self.remixer = remixer
+        self.remixMemory = remixMemory
         self.blockedWords = blockedWords
         self.repostAfterDays = repostAfterDays
         self.repeatWindow = repeatWindow
@@ -60,6 +97,15 @@ public struct PostPicker: Sendable {
     /// a log line saying why, when the archive has nothing postable.
     public func pick(at now: Date, excluding excluded: Set<Int64> = [],
                      using generator: inout some RandomNumberGenerator) async throws -> Pick? {
+        guard case .success(let pick) = try await choose(at: now, excluding: excluded, using: &generator) else { return nil }
+        return pick
+    }
+
+    /// A tweet (or, with a remixer, a remix) to post at `now`, not from one in `excluded`; or why there is none, also
+    /// logged.
+    public func choose(at now: Date, excluding excluded: Set<Int64> = [],
+                       using generator: inout some RandomNumberGenerator) async throws -> Result<Pick, NothingToPost> {
+        if let remixer { return try await remix(at: now, excluding: excluded, with: remixer, using: &generator) }
         let minute = Self.minuteOfDay(now, in: archive.timeZone)
         let postedSince = now.addingTimeInterval(-max(Double(repostAfterDays) * 86_400, repeatWindow ?? 0))
         var excluded = excluded
@@ -78,11 +124,59 @@ public struct PostPicker: Sendable {
                 if radius > Self.radii[0] {
                     logger.info("No tweet of the human within ±\(Self.radii[0]) minutes of \(LocalTime.clockTime(minute)); took one from ±\(radius)")
                 }
-                return Pick(tweet: tweet, radius: radius)
+                return .success(Pick(tweet: tweet, radius: radius))
             }
         }
         logger.notice("Nothing to post at \(LocalTime.clockTime(minute)): the archive has no postable tweet (empty, all posted in the last \(repostAfterDays) days, or all mention someone\(allowsLinks ? "" : " or contain a link")\(blocked > 0 ? "; \(blocked) drawn had a blocked word" : "")). Run `mirror_bot train scheduler` or `mirror_bot import`.")
-        return nil
+        return .failure(NothingToPost(description: "nothing to post: the archive has no postable tweet"))
+    }
+
+    /// A remix of the human's tweets written near `now`'s minute of the day (up to `remixSources` of them, the window
+    /// widened while there are fewer than `remixMinimumSources`): its sources obey the copy's rules (no mention, no link where those are off,
+    /// no blocked word, no content warning) and the remix itself is checked again, whole, and against the remixes
+    /// posted lately.
+    private func remix(at now: Date, excluding excluded: Set<Int64>, with remixer: Remixer,
+                       using generator: inout some RandomNumberGenerator) async throws -> Result<Pick, NothingToPost> {
+        let minute = Self.minuteOfDay(now, in: archive.timeZone)
+        var drawn = excluded
+        var sources: [ArchivedTweet] = []
+        var radius = Self.radii[0]
+        for window in Self.radii where sources.count < Self.remixMinimumSources {
+            radius = window
+            let tweets = try await archive.randomTweets(nearMinute: minute, radius: window, count: Self.remixSources - sources.count, excluding: drawn,
+                                                        allowingMentions: allowsMentions, allowingLinks: allowsLinks, using: &generator)
+            drawn.formUnion(tweets.map(\.tweetID))
+            sources += tweets.filter { $0.contentWarning == nil && blockedWords.firstMatch(in: $0.text) == nil }
+        }
+        let recent = try await remixMemory?.texts(since: now.addingTimeInterval(-max(Double(repostAfterDays) * 86_400, repeatWindow ?? 0))) ?? []
+        let candidates = sources.map { RemixSource(id: $0.tweetID, text: $0.text) }
+        // A remix that says what one of the person's other tweets says (not among its sources) is a copy of that one.
+        var personsTexts = Set<String>()
+        var written: Result<Remix, RemixRefusal>
+        repeat {
+            written = remixer.remix(of: candidates, using: &generator) { text in
+                !personsTexts.contains(text) && !recent.contains(text) && blockedWords.firstMatch(in: text) == nil
+                    && (allowsMentions || !ArchiveRules.mentionsSomeone(text)) && (allowsLinks || !PostLinks.containsLink(text))
+            }
+            guard case .success(let remix) = written, try await archive.containsText(remix.text) else { break }
+            personsTexts.insert(remix.text)
+        } while personsTexts.count < Self.remixesLookedUp
+        if case .success(let remix) = written, personsTexts.contains(remix.text) {
+            var refusal = RemixRefusal(sources: candidates.count)
+            refusal.copies = personsTexts.count
+            written = .failure(refusal)
+        }
+        switch written {
+        case .success(let remix):
+            guard let main = sources.first(where: { $0.tweetID == remix.mainSourceID }) else {
+                return .failure(NothingToPost(description: "nothing to post: the remix lost its sources"))
+            }
+            return .success(Pick(tweet: main, radius: radius, remix: remix))
+        case .failure(let refusal):
+            let why = "nothing to post: \(refusal) within ±\(radius) min of \(LocalTime.clockTime(minute)) (REMIX_MAX_OVERLAP \(remixer.maxOverlap))"
+            logger.notice("\(why)")
+            return .failure(NothingToPost(description: why))
+        }
     }
 
     /// The minute of the day (0–1439) of `date` in `timeZone`.

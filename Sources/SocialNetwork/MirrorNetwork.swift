@@ -1,3 +1,4 @@
+public import PostText
 public import BotCore
 public import Foundation
 
@@ -77,11 +78,14 @@ public struct NetworkCapabilities: Sendable, Equatable {
     public var refusesRepeatsWithin: TimeInterval?
     /// How the network's rules want a bot to say it is one; nil when they say nothing.
     public var disclosure: BotDisclosure?
+    /// How the network measures a post, and the most it takes.
+    public var postLength: PostLength
 
     /// Capabilities from their parts.
-    public init(whyNoLikes: String?, streamsMentions: Bool = false, refusesRepeatsWithin: TimeInterval? = nil, disclosure: BotDisclosure? = nil) {
+    public init(whyNoLikes: String?, streamsMentions: Bool = false, refusesRepeatsWithin: TimeInterval? = nil, disclosure: BotDisclosure? = nil,
+                postLength: PostLength = .characters(500)) {
         self.whyNoLikes = whyNoLikes; self.streamsMentions = streamsMentions; self.refusesRepeatsWithin = refusesRepeatsWithin
-        self.disclosure = disclosure
+        self.disclosure = disclosure; self.postLength = postLength
     }
 }
 

@@ -15,6 +15,9 @@ public protocol NetworkModule: Sendable {
     /// Whether the person's posts with links are copied when `POST_LINKS` is not set (X bills a post with a link
     /// twenty times a plain one: no; Mastodon: yes).
     var postsLinksByDefault: Bool { get }
+    /// What a scheduled post is when `POST_STYLE` is not set: X's automation rules forbid "identical or substantially
+    /// similar content across multiple accounts", so there a remix; elsewhere a copy.
+    var postStyleByDefault: PostStyle { get }
     /// Where the network shows a post, from its id, for the status page.
     var postLinks: PostAddresses { get }
     /// The daily budget in US dollars, on a network that bills (nil: free).

@@ -12,6 +12,8 @@ final class MeCabModel: Sendable {
     struct Morpheme {
         var surface: UnsafeRawBufferPointer
         var feature: UnsafePointer<CChar>
+        /// Where the surface starts in the text, in UTF-8 bytes.
+        var offset: Int
     }
 
     // The model is immutable after loading and MeCab documents it as thread-safe.
@@ -70,7 +72,7 @@ final class MeCabModel: Sendable {
                         let offset = UnsafeRawPointer(surface) - UnsafeRawPointer(sentence)
                         let length = Int(current.pointee.length)
                         if offset >= 0, offset + length <= bytes.count {
-                            visit(Morpheme(surface: UnsafeRawBufferPointer(start: surface, count: length), feature: feature))
+                            visit(Morpheme(surface: UnsafeRawBufferPointer(start: surface, count: length), feature: feature, offset: offset))
                         }
                     }
                     node = current.pointee.next

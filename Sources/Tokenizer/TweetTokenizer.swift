@@ -29,6 +29,38 @@ public final class TweetTokenizer: NounTokenizer {
     }
 }
 
+extension TweetTokenizer: MorphemeTokenizer {
+    /// Every morpheme of `text` as written (not normalised), each with the white space that came before it.
+    public func morphemes(in text: String) throws -> [TextMorpheme] {
+        var morphemes: [TextMorpheme] = []
+        let bytes = Array(text.utf8)
+        var end = 0
+        try model.forEachMorpheme(in: text) { morpheme in
+            let gap = end < morpheme.offset ? String(decoding: bytes[end..<morpheme.offset], as: UTF8.self) : ""
+            morphemes.append(TextMorpheme(surface: String(decoding: morpheme.surface, as: UTF8.self), spaceBefore: gap))
+            end = morpheme.offset + morpheme.surface.count
+        }
+        return morphemes
+    }
+}
+
+/// A morpheme as written in a text, and the white space before it (empty between two Japanese words).
+public struct TextMorpheme: Sendable, Hashable {
+    /// The morpheme's characters.
+    public var surface: String
+    /// The white space between the previous morpheme and this one.
+    public var spaceBefore: String
+
+    /// A morpheme from its parts.
+    public init(surface: String, spaceBefore: String = "") { self.surface = surface; self.spaceBefore = spaceBefore }
+}
+
+/// What a remix needs of a tokenizer: a text cut into its morphemes, nothing dropped but white space (kept beside them).
+public protocol MorphemeTokenizer: Sendable {
+    /// Every morpheme of `text` as written, each with the white space that came before it.
+    func morphemes(in text: String) throws -> [TextMorpheme]
+}
+
 /// What the favorite filter needs of a tokenizer: a text's nouns worth learning, or an error for a text it refuses.
 public protocol NounTokenizer: Sendable {
     /// The distinct nouns of `text` worth learning, in order of first appearance.

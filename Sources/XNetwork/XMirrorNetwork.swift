@@ -21,7 +21,7 @@ public struct XMirrorNetwork: MirrorNetwork {
 
     /// X today: no likes for self-serve (pay-per-use) apps, and automated likes against its rules.
     public var capabilities: NetworkCapabilities { NetworkCapabilities(whyNoLikes: XAccess.whyNoLikes, refusesRepeatsWithin: 86_400,
-                                                                         disclosure: .profileNamingThePerson) }
+                                                                         disclosure: .profileNamingThePerson, postLength: .xWeighted(280)) }
 
     public func whoAmI(_ account: Account) async throws -> NetworkUser {
         let user = try await mapped(nil) { try await client.send(GetAuthenticatedUser(), as: account).data }

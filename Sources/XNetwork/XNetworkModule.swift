@@ -76,6 +76,8 @@ public struct XNetworkModule: NetworkModule {
     public var name: String { "X" }
     /// No: X bills a post with a URL $0.200, a plain one $0.010.
     public var postsLinksByDefault: Bool { false }
+    /// Remixes: X forbids the same content on two accounts.
+    public var postStyleByDefault: PostStyle { .remix }
     /// Any post opens at `x.com/i/web/status/<id>`.
     public var postLinks: PostAddresses { .x }
     /// `X_DAILY_BUDGET`.

@@ -86,6 +86,25 @@ struct ConfigurationTests {
         #expect(String(describing: error).contains("OPT_OUT_WORDS"))
     }
 
+    @Test("POST_STYLE: remix on X and copy on Mastodon unless set; REMIX_ORDER 1 to 4 and REMIX_MAX_OVERLAP between 0 and 1, else one line each")
+    func postStyle() throws {
+        #expect(try Configuration(environment: [:]).postStyle == .remix)
+        #expect(try Configuration(environment: ["POST_STYLE": "copy"]).postStyle == .copy)
+        let mastodon = ["NETWORK": "mastodon", "HUMAN_MASTODON_URL": "https://a.example", "HUMAN_MASTODON_TOKEN": "t",
+                        "BOT_MASTODON_URL": "https://b.example", "BOT_MASTODON_TOKEN": "u"]
+        #expect(try Configuration(environment: mastodon).postStyle == .copy)
+        #expect(try Configuration(environment: mastodon.merging(["POST_STYLE": "Remix"]) { $1 }).postStyle == .remix)
+        let settings = try Configuration(environment: ["REMIX_ORDER": "3", "REMIX_MAX_OVERLAP": "0.5"]).daemonSettings
+        #expect(settings.postStyle == .remix && settings.remixOrder == 3 && settings.remixMaxOverlap == 0.5)
+        let defaults = try Configuration(environment: [:]).daemonSettings
+        #expect(defaults.remixOrder == 2 && defaults.remixMaxOverlap == 0.6)
+        let error = try #require(throws: ConfigurationError.self) {
+            try Configuration(environment: ["POST_STYLE": "markov", "REMIX_ORDER": "5", "REMIX_MAX_OVERLAP": "1"])
+        }
+        #expect(Set(error.problems.map(\.variable)) == ["POST_STYLE", "REMIX_ORDER", "REMIX_MAX_OVERLAP"])
+        #expect(String(describing: error).contains("copy (the person's posts as written) or remix"))
+    }
+
     @Test("The status page: loopback unless a Heroku dyno (DYNO) or BIND says otherwise; BIND is an address; STATUS_PASSWORD has at least 16 characters and is never shown")
     func statusPage() throws {
         let plain = try Configuration(environment: ["PORT": "8080"])
@@ -244,8 +263,8 @@ struct ConfigurationTests {
 
     @Test("Every variable read is listed in variableNames")
     func variableNamesAreComplete() {
-        #expect(Configuration.variableNames.count == 49)
-        #expect(Set(Configuration.variableNames).count == 49)
+        #expect(Configuration.variableNames.count == 52)
+        #expect(Set(Configuration.variableNames).count == 52)
         #expect(Set(Configuration.variableNames).isSuperset(of: Self.credentials.keys))
     }
 

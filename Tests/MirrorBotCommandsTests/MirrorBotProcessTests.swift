@@ -489,7 +489,9 @@ struct StartProcessTests {
                 var environment = DoctorProcessTests.environment(base, botSecret: "bts")
                 environment.merge(["HUMAN_CONSUMER_KEY": "hk", "HUMAN_CONSUMER_SECRET": "hs", "HUMAN_ACCESS_TOKEN": "1-t", "HUMAN_ACCESS_TOKEN_SECRET": "hts",
                                    "BOT_ACCESS_TOKEN": "2-t", "DATABASE_URL": databaseURL.connectionText, "REDIS_URL": try TestServers.redisURL().redacted,
-                                   "REDIS_KEY_PREFIX": prefix, "TZ": "Asia/Tokyo", "LOG_LEVEL": "warning"]) { _, new in new }
+                                   "REDIS_KEY_PREFIX": prefix, "TZ": "Asia/Tokyo", "LOG_LEVEL": "warning",
+                                   // Copies: the human's "投稿 1-0" ... "投稿 5-5" hold no remix that is not one of them.
+                                   "POST_STYLE": "copy"]) { _, new in new }
                 #expect(try await MirrorBotProcess.run(["start"], environment: environment).standardError.contains("migration"))  // not migrated yet
                 #expect(try await MirrorBotProcess.run(["migrate"], environment: environment).status == 0)
                 let trained = try await MirrorBotProcess.run(["train", "scheduler", "--yes"], environment: environment)

@@ -1,10 +1,12 @@
 import Stores
 import BotConfiguration
+import BotCore
 import Classifier
 import FakeX
 import Foundation
 import Logging
 import Picking
+import Remix
 import RedisClient
 import Testing
 import TestSupport
@@ -97,7 +99,8 @@ struct PersonaDayProcessTests {
     }
 
     /// The posts and replies of a simulated day as a user expects them: every slot of the stored plan posted at its
-    /// minute (within 125 ms of real time) with a tweet of the human near it; friends answered with one of the human's past replies to them;
+    /// minute (within 125 ms of real time) with a tweet of the human near it (or, with remixes, X's default, a new text
+    /// from two or more tweets near it, none of it too close to one); friends answered with one of the human's past replies to them;
     /// the stranger, the retweet, the bot's own post and the mention from before the first start not answered; the
     /// bot that answers everything answered at most 3 times an hour and 5 times in all. Returns the plan's slots.
     @discardableResult
@@ -146,6 +149,11 @@ struct PersonaDayProcessTests {
         let grace = TimeInterval(Int(environment["MISSED_SLOT_GRACE"] ?? "") ?? 10) * 60
         #expect(grace == 600, "the test runs with production's grace")
         var lateness: [TimeInterval] = []
+        // The style of posts: copies, or remixes (X's default).
+        let style = try Configuration(environment: environment).postStyle
+        let remixer = Remixer(tokenizer: try TweetTokenizer(), maxOverlap: try Configuration(environment: environment).behaviour.remixMaxOverlap)
+        let humansTexts = Set(persona.seed.tweets.filter { $0.authorID == persona.human.id }.map(\.text))
+        var overlaps: [Double] = []
         for slot in postedSlots {
             let postedAt = try #require(slot.postedAt)
             let dueAt = Self.dayStart.addingTimeInterval(Double(slot.minute * 60))
@@ -159,14 +167,29 @@ struct PersonaDayProcessTests {
                 #expect(postedAt.timeIntervalSince(dueAt) <= grace, "slot \(slot.minute) due before the plan was drawn at \(drawnAt), posted at \(postedAt)")
             }
             let post = try #require(posts.first { $0.id == String(slot.botTweetID ?? -1) })
-            let source = try #require(seedTweets[String(slot.sourceTweetID ?? -1)])
-            #expect(source.authorID == persona.human.id && source.inReplyToUserID == nil && source.retweetOf == nil)
-            #expect(post.text == written(source))
             let radius = try #require(slot.reason?.firstMatch(of: /within ±(\d+) min/).flatMap { Int($0.1) })
-            let minute = PostPicker.minuteOfDay(source.createdAt, in: Self.tokyo)
-            let distance = min(abs(minute - slot.minute), 1_440 - abs(minute - slot.minute))
-            #expect(distance <= radius, "slot \(slot.minute) posted a tweet from minute \(minute)")
+            // A copy's source is the slot's; a remix's are listed in its reason, the slot's among them.
+            var sources = [try #require(seedTweets[String(slot.sourceTweetID ?? -1)])]
+            if style == .remix {
+                let listed = try #require(slot.reason?.firstMatch(of: /^a remix of the human's tweets ([0-9, ]+) \(/)?.1, "\(slot.reason ?? "")")
+                sources = try listed.split(separator: ", ").map { try #require(seedTweets[String($0)]) }
+                #expect(Set(sources.map(\.id)).count >= 2 && sources.map(\.id).contains(String(slot.sourceTweetID ?? -1)))
+                // Not one of the person's posts, and no run of morphemes shared with one source above REMIX_MAX_OVERLAP.
+                #expect(!humansTexts.contains(post.text), "\(post.text) is a copy")
+                let overlap = sources.map { remixer.overlap(of: post.text, with: [RemixSource(id: 0, text: $0.text)]) }.max() ?? 1
+                #expect(overlap <= remixer.maxOverlap, "\(post.text): \(overlap) of it from one post")
+                overlaps.append(overlap)
+            } else {
+                #expect(post.text == written(sources[0]))
+            }
+            for source in sources {
+                #expect(source.authorID == persona.human.id && source.inReplyToUserID == nil && source.retweetOf == nil)
+                let minute = PostPicker.minuteOfDay(source.createdAt, in: Self.tokyo)
+                let distance = min(abs(minute - slot.minute), 1_440 - abs(minute - slot.minute))
+                #expect(distance <= radius, "slot \(slot.minute) posted from a tweet of minute \(minute)")
+            }
         }
+        #expect(style == .copy || !overlaps.isEmpty)
         let medianLateness = lateness.sorted().dropFirst(lateness.count / 2).first ?? 0
         #expect(medianLateness < 3 * 60, "median lateness \(medianLateness) s of bot time: \(lateness.sorted())")
 

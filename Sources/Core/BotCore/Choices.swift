@@ -15,3 +15,12 @@ public enum ReplyFallback: String, Sendable, CaseIterable {
     /// Answer with a past reply of the person to anyone.
     case any
 }
+
+/// What a scheduled post is (`POST_STYLE`).
+public enum PostStyle: String, Sendable, CaseIterable {
+    /// One of the person's posts, as they wrote it.
+    case copy
+    /// A new post written from the person's posts near that minute (a Markov chain over their morphemes), none of it
+    /// too close to one of them: where a network's rules forbid copies across accounts (X).
+    case remix
+}

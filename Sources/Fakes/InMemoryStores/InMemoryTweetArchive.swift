@@ -47,6 +47,10 @@ struct InMemoryTweetArchive: TweetArchive {
 
     func count() async throws -> Int { try set.withTables("counting tweets") { $0.tweets.count } }
 
+    func containsText(_ text: String) async throws -> Bool {
+        try set.withTables("looking a text up in the archive") { tables in tables.tweets.values.contains { $0.tweet.text == text } }
+    }
+
     func newestTweetID() async throws -> Int64? { try set.withTables("reading the newest tweet id") { $0.tweets.keys.max() } }
 
     func minuteHistogram(includingReplies: Bool) async throws -> [Int] {
@@ -66,7 +70,16 @@ struct InMemoryTweetArchive: TweetArchive {
     }
 
     func randomTweet(_ sample: TweetSample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedTweet? {
-        let candidates = try set.withTables("sampling a tweet near minute \(sample.minute)") { tables -> [ArchivedTweet] in
+        try candidates(sample).randomElementByOffset(using: &generator)
+    }
+
+    func randomTweets(_ sample: TweetSample, count: Int, using generator: inout some RandomNumberGenerator) async throws -> [ArchivedTweet] {
+        try candidates(sample).randomSample(count: count, using: &generator)
+    }
+
+    /// The tweets `sample` allows, in `tweet_id` order.
+    private func candidates(_ sample: TweetSample) throws -> [ArchivedTweet] {
+        try set.withTables("sampling a tweet near minute \(sample.minute)") { tables -> [ArchivedTweet] in
             let excluded = Set(sample.excluded)
             // What the bot posted since `postedSince`: those tweets, and any with the same text, are left out.
             var postedIDs = Set<Int64>(), postedTexts = Set<String>()
@@ -80,7 +93,6 @@ struct InMemoryTweetArchive: TweetArchive {
                     && !postedIDs.contains(row.tweet.tweetID) && !postedTexts.contains(row.tweet.text)
             }.map(\.tweet).sorted { $0.tweetID < $1.tweetID }
         }
-        return candidates.randomElementByOffset(using: &generator)
     }
 
     func randomReply(_ sample: ReplySample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedTweet? {

@@ -19,6 +19,8 @@ public protocol TweetArchive: Sendable {
     func count() async throws -> Int
     /// The newest stored tweet id (for `since_id`), or nil when the archive is empty.
     func newestTweetID() async throws -> Int64?
+    /// Whether one of the person's tweets says exactly `text` (a remix must not be one of them).
+    func containsText(_ text: String) async throws -> Bool
     /// How many stored tweets were posted in each minute of the day (index 0 is 00:00), 1,440 entries.
     func minuteHistogram(includingReplies: Bool) async throws -> [Int]
     /// How many tweets were posted on each calendar day that has any, oldest day first (quiet days absent).
@@ -26,6 +28,9 @@ public protocol TweetArchive: Sendable {
     /// A tweet drawn uniformly (one `Int.random` over the candidates in `tweet_id` order, the same on every database)
     /// from what `sample` allows; nil when there is none.
     func randomTweet(_ sample: TweetSample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedTweet?
+    /// Up to `count` distinct tweets drawn uniformly from what `sample` allows (the same on every database for a seed),
+    /// in one read: the sources of a remix.
+    func randomTweets(_ sample: TweetSample, count: Int, using generator: inout some RandomNumberGenerator) async throws -> [ArchivedTweet]
     /// A past reply drawn the same way from what `sample` allows; nil when there is none.
     func randomReply(_ sample: ReplySample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedTweet?
     /// Records that the bot posted a copy of `sourceTweetID` (as `botTweetID`, once known) at `postedAt`.
@@ -60,6 +65,17 @@ extension TweetArchive {
         try await randomTweet(TweetSample(minute: minute, window: MinuteWindow(around: minute, radius: radius), excluded: excluded.sorted(),
                                           allowingMentions: allowingMentions, allowingLinks: allowingLinks,
                                           postedSince: notPostedSince ?? .distantFuture), using: &generator)
+    }
+
+    /// Up to `count` tweets that are not replies, posted within ±`radius` minutes of `minute` of the day, none in
+    /// `excluded`, under the same rules as `randomTweet` (the bot's own posts are not left out: a remix is not a copy).
+    public func randomTweets(
+        nearMinute minute: Int, radius: Int, count: Int, excluding excluded: Set<Int64> = [], allowingMentions: Bool = true,
+        allowingLinks: Bool = true, using generator: inout some RandomNumberGenerator
+    ) async throws -> [ArchivedTweet] {
+        try await randomTweets(TweetSample(minute: minute, window: MinuteWindow(around: minute, radius: radius), excluded: excluded.sorted(),
+                                           allowingMentions: allowingMentions, allowingLinks: allowingLinks, postedSince: .distantFuture),
+                               count: count, using: &generator)
     }
 
     /// A past reply of the person to `userID` (to anyone when nil), not in `excluded`, with a link only when
@@ -204,6 +220,15 @@ public enum ArchiveRules {
 }
 
 extension Array {
+    /// Up to `count` distinct elements, drawn uniformly (a partial Fisher–Yates shuffle, so that a seeded generator
+    /// draws the same rows on any database), in the order drawn.
+    public func randomSample(count: Int, using generator: inout some RandomNumberGenerator) -> [Element] {
+        var pool = self
+        let taken = Swift.min(Swift.max(0, count), pool.count)
+        for index in 0..<taken { pool.swapAt(index, Int.random(in: index..<pool.count, using: &generator)) }
+        return Array(pool.prefix(taken))
+    }
+
     /// The element at a uniformly random offset, drawn as every archive draws it (one `Int.random` over the count), so
     /// that a seeded generator picks the same row on any database; nil when empty.
     public func randomElementByOffset(using generator: inout some RandomNumberGenerator) -> Element? {

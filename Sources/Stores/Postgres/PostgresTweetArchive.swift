@@ -105,6 +105,10 @@ struct PostgresTweetArchive: TweetArchive {
         try await single("counting tweets", "SELECT count(*)::bigint FROM tweets") ?? 0
     }
 
+    func containsText(_ text: String) async throws -> Bool {
+        try await single("looking a text up in the archive", "SELECT count(*)::bigint FROM tweets WHERE text = \(text)") ?? 0 > 0
+    }
+
     func newestTweetID() async throws -> Int64? {
         try await database.rows("reading the newest tweet id", "SELECT max(tweet_id) FROM tweets", as: Int64?.self).first ?? nil
     }
@@ -127,10 +131,26 @@ struct PostgresTweetArchive: TweetArchive {
     }
 
     func randomTweet(_ sample: TweetSample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedTweet? {
+        try await randomRow("sampling a tweet near minute \(sample.minute)", using: &generator) { select, tail in Self.sampleQuery(sample, select, tail) }
+    }
+
+    func randomTweets(_ sample: TweetSample, count: Int, using generator: inout some RandomNumberGenerator) async throws -> [ArchivedTweet] {
+        let operation = "sampling \(count) tweets near minute \(sample.minute)"
+        let ids = try await database.rows(operation, Self.sampleQuery(sample, "tweet_id", "ORDER BY tweet_id"), as: Int64.self)
+        let chosen = ids.randomSample(count: count, using: &generator)
+        guard !chosen.isEmpty else { return [] }
+        let rows = try await database.rows(operation, """
+            SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets WHERE tweet_id = ANY(\(chosen)::bigint[])
+            """, as: (Int64, String, Int64?, Date, String?).self).map(ArchivedTweet.init(row:))
+        let byID = Dictionary(rows.map { ($0.tweetID, $0) }) { first, _ in first }
+        return chosen.compactMap { byID[$0] }
+    }
+
+    /// The tweets `sample` allows, selecting `select` and ending with `tail`.
+    private static func sampleQuery(_ sample: TweetSample, _ select: String, _ tail: String) -> PostgresQuery {
         let firstLow = sample.window.first.lowerBound, firstHigh = sample.window.first.upperBound
         let secondLow = sample.window.second?.lowerBound ?? 1, secondHigh = sample.window.second?.upperBound ?? 0
-        return try await randomRow("sampling a tweet near minute \(sample.minute)", using: &generator) { select, tail in
-            """
+        return """
             SELECT \(unescaped: select) FROM tweets WHERE reply_user_id IS NULL
               AND (minute BETWEEN \(firstLow) AND \(firstHigh) OR minute BETWEEN \(secondLow) AND \(secondHigh))
               AND tweet_id <> ALL(\(sample.excluded)::bigint[])
@@ -141,7 +161,6 @@ struct PostgresTweetArchive: TweetArchive {
                                 AND (bot_posts.source_tweet_id = tweets.tweet_id OR posted.text = tweets.text))
               \(unescaped: tail)
             """
-        }
     }
 
     func randomReply(_ sample: ReplySample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedTweet? {

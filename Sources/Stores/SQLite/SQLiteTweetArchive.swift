@@ -92,6 +92,12 @@ struct SQLiteTweetArchive: TweetArchive {
         try await database.read("counting tweets") { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM tweets") ?? 0 }
     }
 
+    func containsText(_ text: String) async throws -> Bool {
+        try await database.read("looking a text up in the archive") { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM tweets WHERE text = ?)", arguments: [text]) ?? false
+        }
+    }
+
     func newestTweetID() async throws -> Int64? {
         try await database.read("reading the newest tweet id") { db in try Int64.fetchOne(db, sql: "SELECT max(tweet_id) FROM tweets") }
     }
@@ -105,6 +111,15 @@ struct SQLiteTweetArchive: TweetArchive {
     }
 
     func randomTweet(_ sample: TweetSample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedTweet? {
+        try await candidates(sample).randomElementByOffset(using: &generator)
+    }
+
+    func randomTweets(_ sample: TweetSample, count: Int, using generator: inout some RandomNumberGenerator) async throws -> [ArchivedTweet] {
+        try await candidates(sample).randomSample(count: count, using: &generator)
+    }
+
+    /// The tweets `sample` allows, in `tweet_id` order.
+    private func candidates(_ sample: TweetSample) async throws -> [ArchivedTweet] {
         let firstLow = sample.window.first.lowerBound, firstHigh = sample.window.first.upperBound
         let secondLow = sample.window.second?.lowerBound ?? 1, secondHigh = sample.window.second?.upperBound ?? 0
         // The same rows in the same order as the Postgres query, so a seed picks the same tweet on either; the
@@ -123,7 +138,7 @@ struct SQLiteTweetArchive: TweetArchive {
                                  sample.postedSince])
             .map(ArchivedTweet.init(row:))
         }.filter { sample.allowingMentions || !ArchiveRules.mentionsSomeone($0.text) }
-        return candidates.randomElementByOffset(using: &generator)
+        return candidates
     }
 
     func randomReply(_ sample: ReplySample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedTweet? {
