@@ -9,7 +9,8 @@ import Tokenizer
 /// How good the remixes of a generated person are (`script/bench-remix`): for each persona seed, the person's posts
 /// (no replies, retweets, links or mentions: what the bot may post on X) are split into 80% the bot knows and 20% held
 /// out. At the minute of each held-out post a remix is written as the poster writes it (up to 60 sources within ±30 minutes of
-/// the minute, widened while there are fewer than 20) and the share of slots filled and the overlaps are counted. A bigram model
+/// the minute, widened while there are fewer than 20; never what any of the person's posts says, never a remix written
+/// before in the run) and the share of slots filled and the overlaps are counted. A bigram model
 /// of the held-out posts' morphemes (add-one smoothing) then scores, per morpheme: the held-out posts themselves (the
 /// ceiling), the remixes, and the held-out posts with their morphemes shuffled (the floor).
 @main
@@ -71,6 +72,8 @@ struct RemixBenchmark {
         let knownMinutes = known.map { minute($0.createdAt) }
         let remixer = Remixer(tokenizer: tokenizer, length: .xWeighted(280))
         var remixes: [String] = []
+        let personsTexts = Set(posts.map(\.text))
+        var posted = Set<String>()
         var overlaps: [Double] = []
         let started = ContinuousClock.now
         for slot in heldOut {
@@ -83,8 +86,11 @@ struct RemixBenchmark {
                 }.shuffled(using: &random)
                 sources = Array(near.prefix(60)).map { RemixSource(id: Int64(known[$0].id)!, text: known[$0].text) }
             }
-            if case .success(let remix) = remixer.remix(of: sources, using: &random) {
+            // As the picker does: never what any of the person's posts says (held-out ones included), never twice.
+            let written = remixer.remix(of: sources, using: &random) { !personsTexts.contains($0) && !posted.contains($0) }
+            if case .success(let remix) = written {
                 remixes.append(remix.text)
+                posted.insert(remix.text)
                 overlaps.append(remix.overlap)
             }
         }
