@@ -238,7 +238,8 @@ public struct DemoReport: Sendable {
             lines.append(String(format: "%02d %@ %4.1f | %@ %d", hour, left.padding(toLength: 24, withPad: " ", startingAt: 0),
                                 perHour[hour], right.padding(toLength: 24, withPad: " ", startingAt: 0), botHours[hour]))
         }
-        lines.append("\(posts.count) posts today; \(human) posts \(String(format: "%.1f", perHour.reduce(0, +))) a day on average.")
+        lines.append("\(posts.count) posts today; \(human) posts \(String(format: "%.1f", perHour.reduce(0, +))) a day on average. The first ones:")
+        for post in posts.prefix(5) { lines.append("  \(clockTime(post.createdAt)) \"\(post.text)\"") }
 
         let tweets = tweetsByID
         let bySource = Dictionary(mentions.compactMap { mention in mention.replyTweetID.map { (String($0), mention) } },

@@ -17,7 +17,9 @@ struct StartCommand: AsyncParsableCommand {
             --speed, --start-time and --duration change only the bot's clock, for rehearsals: what is sent to the \
             API is real. On X it spends at most X_DAILY_BUDGET (default $1.00) a UTC day by its own count of X's \
             bill, shedding learning, then liking, then replies before the scheduled posts; it does not like unless \
-            LIKES=on (X's self-serve access has no likes), and posts no tweet with a link unless POST_LINKS=true.
+            LIKES=on (X's self-serve access has no likes), and posts no tweet with a link unless POST_LINKS=true. \
+            On X the scheduled posts are remixes of the person's posts near that minute, not copies (X's rules forbid \
+            the same content on two accounts; POST_STYLE=copy|remix, REMIX_MAX_OVERLAP); elsewhere copies.
             """
     )
 

@@ -505,6 +505,9 @@ struct StartProcessTests {
                 let morning = try await MirrorBotProcess.run(["start", "--speed", "120", "--start-time", "2026-11-22T07:50:00+09:00", "--duration", "25m"],
                                                        environment: environment)
                 #expect(morning.status == 0, "\(morning.standardError)")
+                // The bot's bio is empty: the start says once what X's automation rules ask of it.
+                let disclosure = "the bio of @bot does not say that it is automated and the person who runs it (@human), as X's automation rules ask"
+                #expect(morning.standardError.components(separatedBy: disclosure).count == 2, "\(morning.standardError)")
                 #expect(await server.posted().count == 3)
                 #expect(morning.standardOutput.contains("Slots: 6 planned, 3 posted, 0 skipped, 3 still to come."), "\(morning.standardOutput)")
                 #expect(morning.standardOutput.contains("API: total:"))

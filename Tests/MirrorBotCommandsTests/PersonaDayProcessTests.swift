@@ -286,6 +286,8 @@ struct PersonaDayProcessTests {
             let run = try await MirrorBotProcess.run(["start", "--speed", "1440", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "1d"],
                                                      environment: environment)
             #expect(run.status == 0, "\(run.standardError.suffix(2_000))")
+            // The persona's bot says in its bio that it is automated and names @hanako: no disclosure warning.
+            #expect(!run.standardError.contains("does not say that it is automated") && !run.standardError.contains("the bio of @"))
             try await Self.checkPostsAndReplies(persona, server, environment, database)
             let requests = await server.requestCounts()
             func during(_ endpoint: String) -> Int { (requests[endpoint] ?? 0) - (trained[endpoint] ?? 0) }
