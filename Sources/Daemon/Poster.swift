@@ -317,7 +317,7 @@ public struct Poster: Service {
         }
         switch outcome {
         case .sent: return
-        case .nothingToPick: try await recordSkipped(day: day, minute: minute, reason: whyNothing ?? "nothing to post: the archive has no postable tweet")
+        case .nothingToPick: try await recordSkipped(day: day, minute: minute, reason: whyNothing ?? PostPicker.NothingToPost.emptyArchive.description)
         case .allRefused:
             try await recordSkipped(day: day, minute: minute, reason: "\(network.name) refused \(settings.picksPerSlot) picks (duplicates, or too long)")
             logger.notice("skipped slot \(clockTime) of \(day): \(network.name) refused \(settings.picksPerSlot) picks (duplicates, or too long)")

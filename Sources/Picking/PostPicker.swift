@@ -45,6 +45,9 @@ public struct PostPicker: Sendable {
     public struct NothingToPost: Error, Sendable, CustomStringConvertible {
         /// The reason, as the slot's record and the log say it.
         public var description: String
+
+        /// The archive has nothing the rules let through.
+        public static let emptyArchive = NothingToPost(description: "nothing to post: the archive has no postable tweet")
     }
 
     /// The window half-widths tried in order.
@@ -128,7 +131,7 @@ public struct PostPicker: Sendable {
             }
         }
         logger.notice("Nothing to post at \(LocalTime.clockTime(minute)): the archive has no postable tweet (empty, all posted in the last \(repostAfterDays) days, or all mention someone\(allowsLinks ? "" : " or contain a link")\(blocked > 0 ? "; \(blocked) drawn had a blocked word" : "")). Run `mirror_bot train scheduler` or `mirror_bot import`.")
-        return .failure(NothingToPost(description: "nothing to post: the archive has no postable tweet"))
+        return .failure(.emptyArchive)
     }
 
     /// A remix of the human's tweets written near `now`'s minute of the day (up to `remixSources` of them, the window
