@@ -210,6 +210,19 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "BlueskyAPI",
+            dependencies: ["BotCore",
+                "BotClock", "HTTPCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "MastodonNetwork",
             dependencies: ["BotCore", 
                 "MastodonAPI", "BotConfiguration", "SocialNetwork", "PostText", "BotClock",
@@ -222,6 +235,18 @@ let package = Package(
             name: "FakeMastodon",
             dependencies: ["BotCore", 
                 "MastodonAPI", "FakeX",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "FakeBluesky",
+            dependencies: [
+                "BlueskyAPI", "FakeX",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -503,6 +528,18 @@ let package = Package(
             name: "FakeXTests",
             dependencies: [
                 "FakeX", "XAPI", "BotConfiguration", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
+            resources: [.copy("Resources")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "BlueskyTests",
+            dependencies: [
+                "BlueskyAPI", "FakeBluesky", "BotClock", "BotCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

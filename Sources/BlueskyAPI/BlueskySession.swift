@@ -1,0 +1,84 @@
+public import BotCore
+public import Foundation
+
+/// A logged-in account's session: who it is, its access and refresh tokens, and its PDS (where its requests go).
+/// Kept in the bot's store between runs: `createSession` is limited to 30 per 5 minutes and 300 a day per account,
+/// so a start renews the stored session (`refreshSession`) instead of logging in again.
+public struct BlueskySession: Codable, Sendable, Equatable {
+    /// The account's DID (`did:plc:…`).
+    public var did: String
+    /// Its handle, without the @.
+    public var handle: String
+    /// The access token, sent with each request (short-lived).
+    public var accessJwt: String
+    /// The refresh token, sent only to `refreshSession` (single use: each renewal gives a new one).
+    public var refreshJwt: String
+    /// The account's PDS, from its DID document; nil: the service it logged in at.
+    public var pds: URL?
+
+    /// A session from its parts.
+    public init(did: String, handle: String, accessJwt: String, refreshJwt: String, pds: URL?) {
+        self.did = did; self.handle = handle; self.accessJwt = accessJwt; self.refreshJwt = refreshJwt; self.pds = pds
+    }
+}
+
+/// Where sessions are kept between runs (the bot's state store, in the network module).
+public protocol BlueskySessionStore: Sendable {
+    /// The stored session of `account`, if any.
+    func session(of account: Account) async throws -> BlueskySession?
+    /// Stores `session` as `account`'s (nil forgets it).
+    func save(_ session: BlueskySession?, of account: Account) async throws
+}
+
+/// Sessions kept in memory only: a one-shot command without a store, and tests.
+public actor InMemoryBlueskySessions: BlueskySessionStore {
+    private var sessions: [Account: BlueskySession] = [:]
+
+    /// An empty store.
+    public init() {}
+
+    /// The session of `account`.
+    public func session(of account: Account) -> BlueskySession? { sessions[account] }
+    /// Keeps `session` for `account`.
+    public func save(_ session: BlueskySession?, of account: Account) { sessions[account] = session }
+}
+
+/// The output of `createSession` and `refreshSession`.
+public struct SessionOutput: Decodable, Sendable {
+    /// The access token.
+    public var accessJwt: String
+    /// The refresh token.
+    public var refreshJwt: String
+    /// The handle.
+    public var handle: String
+    /// The DID.
+    public var did: String
+    var didDoc: DIDDocument?
+    /// False when the account cannot act (taken down, deactivated).
+    public var active: Bool?
+    /// Why not, when it cannot.
+    public var status: String?
+
+    /// The session it gives; the PDS named by the DID document, when it names one.
+    public var session: BlueskySession {
+        BlueskySession(did: did, handle: handle, accessJwt: accessJwt, refreshJwt: refreshJwt, pds: didDoc?.pds)
+    }
+}
+
+/// The parts of a DID document the bot reads: its services, the PDS among them.
+struct DIDDocument: Decodable, Sendable {
+    struct Service: Decodable, Sendable {
+        var id: String
+        var type: String?
+        var serviceEndpoint: String?
+    }
+    var service: [Service]?
+
+    /// The `#atproto_pds` service's https endpoint (plain http only on this machine, for tests).
+    var pds: URL? {
+        guard let endpoint = service?.first(where: { $0.id.hasSuffix("#atproto_pds") })?.serviceEndpoint,
+              let url = URL(string: endpoint), let host = url.host else { return nil }
+        let loopback = host == "localhost" || host == "127.0.0.1" || host == "::1"
+        return url.scheme == "https" || (url.scheme == "http" && loopback) ? url : nil
+    }
+}

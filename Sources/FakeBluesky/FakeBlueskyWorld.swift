@@ -1,0 +1,374 @@
+import BlueskyAPI
+import Foundation
+
+/// An answer of the fake: status, JSON body, extra headers.
+struct FakeBlueskyResponse: Error, Sendable {
+    var status: Int
+    var body: Data
+    var headers: [(String, String)] = []
+
+    static func json<Value: Encodable>(_ value: Value) -> FakeBlueskyResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return FakeBlueskyResponse(status: 200, body: (try? encoder.encode(value)) ?? Data("{}".utf8))
+    }
+
+    /// An XRPC error: `{"error": name, "message": message}`.
+    static func error(_ status: Int, _ name: String, _ message: String) -> FakeBlueskyResponse {
+        json(["error": name, "message": message]).with(status: status)
+    }
+
+    func with(status: Int) -> FakeBlueskyResponse { var copy = self; copy.status = status; return copy }
+}
+
+/// The fake's state: accounts, repositories of records, sessions, the clock, faults and counts.
+actor FakeBlueskyWorld {
+    struct StoredRecord {
+        var uri: ATURI
+        var value: JSONValue
+        var cid: String
+        var indexedAt: Date
+        var seq: Int
+    }
+
+    private(set) var accounts: [String: FakeBlueskySeed.Account] = [:]
+    private var records: [String: StoredRecord] = [:]
+    private var reposts: [(seq: Int, repost: FakeBlueskySeed.Repost)] = []
+    private var nextSeq = 1
+    private var accessTokens: [String: (did: String, expires: Date)] = [:]
+    private var refreshTokens: [String: String] = [:]
+    private var tokenCounter = 0
+    private var logins: [String: [Date]] = [:]
+    private var faults: [(nsid: String, fault: FakeBlueskyFault)] = []
+    private(set) var requestCounts: [String: Int] = [:]
+    private(set) var createSessionCalls = 0
+    private(set) var refreshSessionCalls = 0
+    /// Record writes in order: (method, uri).
+    private(set) var writes: [(method: String, uri: String)] = []
+    private var clockBase: Date
+    private var clockSetAt = ContinuousClock.now
+    private var speed: Double = 0
+    /// How long an access token lives.
+    var accessLifetime: TimeInterval = 2 * 3_600
+    /// The service URL the DID documents name as each account's PDS.
+    var pdsURL = "http://127.0.0.1"
+
+    init(seed: FakeBlueskySeed) {
+        clockBase = seed.now
+        var records: [String: StoredRecord] = [:]
+        var seq = 1
+        func store(_ uri: ATURI, _ value: JSONValue, at date: Date) {
+            records[uri.description] = StoredRecord(uri: uri, value: value, cid: Self.cid(of: value), indexedAt: date, seq: seq)
+            seq += 1
+        }
+        for account in seed.accounts {
+            accounts[account.did] = account
+            var profile: [String: JSONValue] = ["$type": .string("app.bsky.actor.profile"), "description": .string(account.description),
+                                                "displayName": .string(account.handle)]
+            if !account.labels.isEmpty {
+                profile["labels"] = .object(["$type": .string(SelfLabels.type),
+                                             "values": .array(account.labels.map { .object(["val": .string($0)]) })])
+            }
+            store(ATURI(repo: account.did, collection: "app.bsky.actor.profile", rkey: "self"), .object(profile), at: seed.now.addingTimeInterval(-86_400 * 365))
+        }
+        for post in seed.posts {
+            store(ATURI(repo: post.authorDID, collection: PostRecord.type, rkey: post.rkey), Self.json(post.record), at: post.indexedAt)
+        }
+        for repost in seed.reposts.sorted(by: { $0.at < $1.at }) { reposts.append((seq, repost)); seq += 1 }
+        self.records = records
+        nextSeq = seq
+    }
+
+    // MARK: Clock, faults, counts
+
+    var now: Date { clockBase.addingTimeInterval(speed * (ContinuousClock.now - clockSetAt).seconds) }
+    func setClock(_ date: Date, speed newSpeed: Double?) { clockBase = date; clockSetAt = .now; if let newSpeed { speed = newSpeed } }
+    func advanceClock(by seconds: TimeInterval) { setClock(now.addingTimeInterval(seconds), speed: nil) }
+    func add(fault: FakeBlueskyFault, for nsid: String) { faults.append((nsid, fault)) }
+    func takeFault(for nsid: String) -> FakeBlueskyFault? {
+        guard let index = faults.firstIndex(where: { $0.nsid == nsid }) else { return nil }
+        return faults.remove(at: index).fault
+    }
+    func countRequest(_ nsid: String) { requestCounts[nsid, default: 0] += 1 }
+    func setPDS(_ url: String) { pdsURL = url }
+    /// Every access token expires now (refresh tokens still work).
+    func expireAccessTokens() { for key in accessTokens.keys { accessTokens[key]?.expires = now } }
+    /// Every token of every kind is revoked (the app password changed).
+    func revokeAllTokens() { accessTokens = [:]; refreshTokens = [:] }
+
+    /// Records of `collection` by `did`, oldest first.
+    func records(of did: String, in collection: String) -> [(uri: String, value: JSONValue, cid: String)] {
+        records.values.filter { $0.uri.repo == did && $0.uri.collection == collection }.sorted { $0.seq < $1.seq }
+            .map { ($0.uri.description, $0.value, $0.cid) }
+    }
+
+    // MARK: Sessions
+
+    /// The caller of a request with `authorization`, or the error; `refresh` wants a refresh token.
+    func authenticate(_ authorization: String?, refresh: Bool = false) -> Result<String, FakeBlueskyResponse> {
+        guard let authorization, authorization.hasPrefix("Bearer ") else {
+            return .failure(.error(401, "AuthenticationRequired", "Authentication Required"))
+        }
+        let token = String(authorization.dropFirst(7))
+        if refresh {
+            guard let did = refreshTokens[token] else { return .failure(.error(400, "ExpiredToken", "Token has been revoked")) }
+            return .success(did)
+        }
+        guard let access = accessTokens[token] else { return .failure(.error(400, "InvalidToken", "Token could not be verified")) }
+        guard access.expires > now else { return .failure(.error(400, "ExpiredToken", "Token has expired")) }
+        return .success(access.did)
+    }
+
+    func createSession(identifier: String, password: String) -> FakeBlueskyResponse {
+        createSessionCalls += 1
+        guard let account = accounts.values.first(where: { $0.handle == identifier || $0.did == identifier }) else {
+            return .error(401, "AuthenticationRequired", "Invalid identifier or password")
+        }
+        let recent = (logins[account.did] ?? []).filter { now.timeIntervalSince($0) < 300 }
+        guard recent.count < 30 else {
+            var refusal = FakeBlueskyResponse.error(429, "RateLimitExceeded", "Rate Limit Exceeded")
+            refusal.headers = [("ratelimit-limit", "30"), ("ratelimit-remaining", "0"),
+                               ("ratelimit-reset", String(Int(recent[0].addingTimeInterval(300).timeIntervalSince1970))), ("ratelimit-policy", "30;w=300")]
+            return refusal
+        }
+        guard let expected = account.appPassword, expected == password else {
+            return .error(401, "AuthenticationRequired", "Invalid identifier or password")
+        }
+        logins[account.did, default: []] = recent + [now]
+        return session(for: account.did)
+    }
+
+    func refreshSession(did: String, refreshToken: String) -> FakeBlueskyResponse {
+        refreshSessionCalls += 1
+        refreshTokens[refreshToken] = nil  // single use
+        return session(for: did)
+    }
+
+    private func session(for did: String) -> FakeBlueskyResponse {
+        tokenCounter += 1
+        let access = "access-\(tokenCounter)-\(did)", refresh = "refresh-\(tokenCounter)-\(did)"
+        accessTokens[access] = (did, now.addingTimeInterval(accessLifetime))
+        refreshTokens[refresh] = did
+        let handle = accounts[did]?.handle ?? "handle.invalid"
+        let didDoc: JSONValue = .object([
+            "@context": .array([.string("https://www.w3.org/ns/did/v1")]), "id": .string(did),
+            "alsoKnownAs": .array([.string("at://\(handle)")]),
+            "service": .array([.object(["id": .string("#atproto_pds"), "type": .string("AtprotoPersonalDataServer"), "serviceEndpoint": .string(pdsURL)])]),
+        ])
+        return .json(JSONValue.object(["accessJwt": .string(access), "refreshJwt": .string(refresh), "handle": .string(handle), "did": .string(did),
+                                       "didDoc": didDoc, "active": .bool(true)]))
+    }
+
+    // MARK: Identity and profiles
+
+    func did(of actor: String) -> String? {
+        if accounts[actor] != nil { return actor }
+        return accounts.values.first { $0.handle == actor.lowercased() }?.did
+    }
+
+    func resolveHandle(_ handle: String) -> FakeBlueskyResponse {
+        guard let did = accounts.values.first(where: { $0.handle == handle.lowercased() })?.did else {
+            return .error(400, "InvalidRequest", "Unable to resolve handle")
+        }
+        return .json(["did": did])
+    }
+
+    func profileView(of did: String, withDescription: Bool) -> ProfileView {
+        let profile = records[ATURI(repo: did, collection: "app.bsky.actor.profile", rkey: "self").description]
+        let labels = Self.selfLabels(of: profile?.value).map { Label(src: did, uri: "at://\(did)/app.bsky.actor.profile/self", val: $0, cts: Self.time(now)) }
+        return ProfileView(did: did, handle: accounts[did]?.handle ?? "handle.invalid", displayName: profile?.value["displayName"]?.stringValue,
+                           description: withDescription ? profile?.value["description"]?.stringValue ?? "" : nil, labels: labels)
+    }
+
+    func getProfile(_ actor: String) -> FakeBlueskyResponse {
+        guard let did = did(of: actor) else { return .error(400, "InvalidRequest", "Profile not found") }
+        return .json(profileView(of: did, withDescription: true))
+    }
+
+    // MARK: Records
+
+    func getRecord(repo: String, collection: String, rkey: String) -> FakeBlueskyResponse {
+        guard let did = did(of: repo), let stored = records[ATURI(repo: did, collection: collection, rkey: rkey).description] else {
+            return .error(400, "RecordNotFound", "Could not locate record: at://\(repo)/\(collection)/\(rkey)")
+        }
+        return .json(JSONValue.object(["uri": .string(stored.uri.description), "cid": .string(stored.cid), "value": stored.value]))
+    }
+
+    /// `putRecord` (`rkey` given) or `createRecord` (a new TID): the record is checked against its lexicon first.
+    func write(caller: String, input: JSONValue, method: String) -> FakeBlueskyResponse {
+        guard let repo = input["repo"]?.stringValue, let collection = input["collection"]?.stringValue, let record = input["record"] else {
+            return .error(400, "InvalidRequest", "Input must have the properties \"repo\", \"collection\" and \"record\"")
+        }
+        guard did(of: repo) == caller else { return .error(401, "AuthRequiredError", "Auth may only write to its own repo") }
+        let rkey: String
+        if let given = input["rkey"]?.stringValue { rkey = given } else {
+            guard method == "com.atproto.repo.createRecord" else { return .error(400, "InvalidRequest", "Input must have the property \"rkey\"") }
+            rkey = TID(date: now, clockID: UInt64(nextSeq)).description
+        }
+        if let problem = FakeBlueskyLexicon.problem(with: record, in: collection, rkey: rkey, world: self) {
+            return .error(400, "InvalidRecord", problem)
+        }
+        let uri = ATURI(repo: caller, collection: collection, rkey: rkey)
+        if let swap = input["swapRecord"]?.stringValue, records[uri.description]?.cid != swap {
+            return .error(400, "InvalidSwap", "Record was at \(records[uri.description]?.cid ?? "null")")
+        }
+        if method == "com.atproto.repo.createRecord", records[uri.description] != nil {
+            return .error(400, "InvalidRequest", "Record already exists at \(uri)")
+        }
+        writes.append((method, uri.description))
+        let stored = store(uri, record, at: records[uri.description]?.indexedAt ?? now)
+        return .json(["uri": stored.uri.description, "cid": stored.cid])
+    }
+
+    func deleteRecord(caller: String, input: JSONValue) -> FakeBlueskyResponse {
+        guard let repo = input["repo"]?.stringValue, let collection = input["collection"]?.stringValue, let rkey = input["rkey"]?.stringValue else {
+            return .error(400, "InvalidRequest", "Input must have the properties \"repo\", \"collection\" and \"rkey\"")
+        }
+        guard did(of: repo) == caller else { return .error(401, "AuthRequiredError", "Auth may only write to its own repo") }
+        let uri = ATURI(repo: caller, collection: collection, rkey: rkey)
+        writes.append(("com.atproto.repo.deleteRecord", uri.description))
+        records[uri.description] = nil
+        return .json([String: String]())
+    }
+
+    /// Deletes a post as its author deleting it in an app; false when unknown.
+    func delete(uri: String) -> Bool { records.removeValue(forKey: uri) != nil }
+
+    /// Adds a post (visible at its time).
+    func add(post: FakeBlueskySeed.Post) {
+        store(ATURI(repo: post.authorDID, collection: PostRecord.type, rkey: post.rkey), Self.json(post.record), at: post.indexedAt)
+    }
+
+    @discardableResult
+    private func store(_ uri: ATURI, _ value: JSONValue, at date: Date) -> StoredRecord {
+        let stored = StoredRecord(uri: uri, value: value, cid: Self.cid(of: value), indexedAt: date, seq: nextSeq)
+        nextSeq += 1
+        records[uri.description] = stored
+        return stored
+    }
+
+    func exists(_ reference: StrongRef) -> Bool { records[reference.uri]?.cid == reference.cid }
+    func accountExists(_ did: String) -> Bool { accounts[did] != nil }
+
+    // MARK: Views
+
+    private func visiblePosts() -> [StoredRecord] {
+        records.values.filter { $0.uri.collection == PostRecord.type && $0.indexedAt <= now }
+    }
+
+    func postView(_ stored: StoredRecord) -> PostView? {
+        guard let record = try? JSONDecoder().decode(PostRecord.self, from: Self.data(stored.value)) else { return nil }
+        let labels = (record.labels?.values ?? []).map { Label(src: stored.uri.repo, uri: stored.uri.description, val: $0.val, cts: Self.time(stored.indexedAt)) }
+        return PostView(uri: stored.uri.description, cid: stored.cid, author: profileView(of: stored.uri.repo, withDescription: false), record: record,
+                        indexedAt: Self.time(stored.indexedAt), labels: labels)
+    }
+
+    /// A page of items ordered by `seq`, newest first, after `cursor` (a seq), at most `limit`.
+    private func page<Item>(_ items: [(seq: Int, item: Item)], cursor: String?, limit: Int) -> (items: [Item], cursor: String?) {
+        let before = cursor.flatMap { Int($0) } ?? .max
+        let sorted = items.filter { $0.seq < before }.sorted { $0.seq > $1.seq }
+        let chosen = Array(sorted.prefix(limit))
+        return (chosen.map(\.item), sorted.count > limit ? chosen.last.map { String($0.seq) } : nil)
+    }
+
+    func authorFeed(actor: String, filter: String?, limit: Int, cursor: String?) -> FakeBlueskyResponse {
+        guard let did = did(of: actor) else { return .error(400, "InvalidRequest", "Profile not found") }
+        var items: [(seq: Int, item: JSONValue)] = visiblePosts().filter { $0.uri.repo == did }.compactMap { stored in
+            guard let view = postView(stored) else { return nil }
+            if filter == "posts_no_replies", view.record.reply != nil { return nil }
+            return (stored.seq, Self.json(FeedViewPost(post: view)))
+        }
+        for (seq, repost) in reposts where repost.byDID == did && repost.at <= now {
+            if let stored = records[repost.uri], let view = postView(stored) {
+                let reason: JSONValue = .object(["$type": .string("app.bsky.feed.defs#reasonRepost"),
+                                                 "by": Self.json(profileView(of: did, withDescription: false)), "indexedAt": .string(Self.time(repost.at))])
+                items.append((seq, .object(["post": Self.json(view), "reason": reason])))
+            }
+        }
+        let (feed, next) = page(items, cursor: cursor, limit: limit)
+        return .json(FeedPageBody(cursor: next, feed: feed))
+    }
+
+    func timeline(caller: String, limit: Int, cursor: String?) -> FakeBlueskyResponse {
+        let items = visiblePosts().filter { $0.uri.repo != caller }.compactMap { stored in postView(stored).map { (stored.seq, Self.json(FeedViewPost(post: $0))) } }
+        let (feed, next) = page(items, cursor: cursor, limit: limit)
+        return .json(FeedPageBody(cursor: next, feed: feed))
+    }
+
+    func actorLikes(caller: String, actor: String, limit: Int, cursor: String?) -> FakeBlueskyResponse {
+        guard did(of: actor) == caller else { return .error(400, "InvalidRequest", "Profile not found") }
+        let likes = records.values.filter { $0.uri.repo == caller && $0.uri.collection == "app.bsky.feed.like" }
+        let items: [(seq: Int, item: JSONValue)] = likes.compactMap { like in
+            guard let uri = like.value["subject"]?["uri"]?.stringValue, let stored = records[uri], let view = postView(stored) else { return nil }
+            return (like.seq, Self.json(FeedViewPost(post: view)))
+        }
+        let (feed, next) = page(items, cursor: cursor, limit: limit)
+        return .json(FeedPageBody(cursor: next, feed: feed))
+    }
+
+    func notifications(caller: String, reasons: [String], limit: Int, cursor: String?) -> FakeBlueskyResponse {
+        let items: [(seq: Int, item: BlueskyNotification)] = visiblePosts().filter { $0.uri.repo != caller }.compactMap { stored in
+            guard let view = postView(stored) else { return nil }
+            let repliesToCaller = view.record.reply.flatMap { ATURI($0.parent.uri)?.repo } == caller
+            let mentionsCaller = (view.record.facets ?? []).contains { $0.features.contains(.mention(did: caller)) }
+            let reason = repliesToCaller ? "reply" : mentionsCaller ? "mention" : nil
+            guard let reason, reasons.isEmpty || reasons.contains(reason) else { return nil }
+            return (stored.seq, BlueskyNotification(uri: view.uri, cid: view.cid, author: profileView(of: stored.uri.repo, withDescription: true),
+                                                    reason: reason, record: view.record, isRead: false, indexedAt: view.indexedAt))
+        }
+        let (notifications, next) = page(items, cursor: cursor, limit: limit)
+        return .json(NotificationsBody(cursor: next, notifications: notifications))
+    }
+
+    func posts(uris: [String]) -> FakeBlueskyResponse {
+        guard uris.count <= 25 else { return .error(400, "InvalidRequest", "uris must not have more than 25 elements") }
+        return .json(["posts": uris.compactMap { records[$0] }.filter { $0.indexedAt <= now }.compactMap(postView)])
+    }
+
+    // MARK: Helpers
+
+    struct FeedPageBody: Encodable {
+        var cursor: String?
+        var feed: [JSONValue]
+    }
+
+    struct NotificationsBody: Encodable {
+        var cursor: String?
+        var notifications: [BlueskyNotification]
+    }
+
+    static func json<Value: Encodable>(_ value: Value) -> JSONValue {
+        (try? JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value))) ?? .null
+    }
+
+    static func data(_ value: JSONValue) -> Data { (try? JSONEncoder().encode(value)) ?? Data() }
+
+    /// The self-labels' values of a record.
+    static func selfLabels(of value: JSONValue?) -> [String] {
+        guard case .array(let values)? = value?["labels"]?["values"] else { return [] }
+        return values.compactMap { $0["val"]?.stringValue }
+    }
+
+    /// A CID-shaped name of `value`: `bafyrei` and 52 base32 characters of its hash.
+    static func cid(of value: JSONValue) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let bytes = (try? encoder.encode(value)) ?? Data()
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var characters = "bafyrei"
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz234567")
+        for round in 0..<52 {
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            hash = (hash ^ UInt64(round)) &* 0x100_0000_01b3
+            characters.append(alphabet[Int(hash >> 59)])
+        }
+        return characters
+    }
+
+    /// RFC 3339 with milliseconds, as the AppView writes times.
+    static func time(_ date: Date) -> String { date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted)) }
+}
+
+extension Duration {
+    fileprivate var seconds: TimeInterval { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
