@@ -223,6 +223,14 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "BlueskyNetwork",
+            dependencies: ["BotCore",
+                "BlueskyAPI", "BotConfiguration", "SocialNetwork", "PostText", "BotClock",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "MastodonNetwork",
             dependencies: ["BotCore", 
                 "MastodonAPI", "BotConfiguration", "SocialNetwork", "PostText", "BotClock",
@@ -539,7 +547,7 @@ let package = Package(
         .testTarget(
             name: "BlueskyTests",
             dependencies: [
-                "BlueskyAPI", "FakeBluesky", "BotClock", "BotCore",
+                "BlueskyAPI", "BlueskyNetwork", "FakeBluesky", "BotClock", "BotCore", "SocialNetwork",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

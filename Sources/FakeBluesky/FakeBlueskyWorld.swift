@@ -263,7 +263,10 @@ actor FakeBlueskyWorld {
                         indexedAt: Self.time(stored.indexedAt), labels: labels)
     }
 
-    /// A page of items ordered by `seq`, newest first, after `cursor` (a seq), at most `limit`.
+    /// Where an item stands in a feed: by the time it was seen (as the AppView sorts), then by arrival.
+    static func order(_ date: Date, _ seq: Int) -> Int { Int((date.timeIntervalSince1970 * 1_000).rounded()) * 1_000_000 + seq % 1_000_000 }
+
+    /// A page of items by their order (`order`), newest first, after `cursor` (an order), at most `limit`.
     private func page<Item>(_ items: [(seq: Int, item: Item)], cursor: String?, limit: Int) -> (items: [Item], cursor: String?) {
         let before = cursor.flatMap { Int($0) } ?? .max
         let sorted = items.filter { $0.seq < before }.sorted { $0.seq > $1.seq }
@@ -276,13 +279,13 @@ actor FakeBlueskyWorld {
         var items: [(seq: Int, item: JSONValue)] = visiblePosts().filter { $0.uri.repo == did }.compactMap { stored in
             guard let view = postView(stored) else { return nil }
             if filter == "posts_no_replies", view.record.reply != nil { return nil }
-            return (stored.seq, Self.json(FeedViewPost(post: view)))
+            return (Self.order(stored.indexedAt, stored.seq), Self.json(FeedViewPost(post: view)))
         }
         for (seq, repost) in reposts where repost.byDID == did && repost.at <= now {
             if let stored = records[repost.uri], let view = postView(stored) {
                 let reason: JSONValue = .object(["$type": .string("app.bsky.feed.defs#reasonRepost"),
                                                  "by": Self.json(profileView(of: did, withDescription: false)), "indexedAt": .string(Self.time(repost.at))])
-                items.append((seq, .object(["post": Self.json(view), "reason": reason])))
+                items.append((Self.order(repost.at, seq), .object(["post": Self.json(view), "reason": reason])))
             }
         }
         let (feed, next) = page(items, cursor: cursor, limit: limit)
@@ -290,7 +293,7 @@ actor FakeBlueskyWorld {
     }
 
     func timeline(caller: String, limit: Int, cursor: String?) -> FakeBlueskyResponse {
-        let items = visiblePosts().filter { $0.uri.repo != caller }.compactMap { stored in postView(stored).map { (stored.seq, Self.json(FeedViewPost(post: $0))) } }
+        let items = visiblePosts().filter { $0.uri.repo != caller }.compactMap { stored in postView(stored).map { (Self.order(stored.indexedAt, stored.seq), Self.json(FeedViewPost(post: $0))) } }
         let (feed, next) = page(items, cursor: cursor, limit: limit)
         return .json(FeedPageBody(cursor: next, feed: feed))
     }
@@ -300,7 +303,7 @@ actor FakeBlueskyWorld {
         let likes = records.values.filter { $0.uri.repo == caller && $0.uri.collection == "app.bsky.feed.like" }
         let items: [(seq: Int, item: JSONValue)] = likes.compactMap { like in
             guard let uri = like.value["subject"]?["uri"]?.stringValue, let stored = records[uri], let view = postView(stored) else { return nil }
-            return (like.seq, Self.json(FeedViewPost(post: view)))
+            return (Self.order(like.indexedAt, like.seq), Self.json(FeedViewPost(post: view)))
         }
         let (feed, next) = page(items, cursor: cursor, limit: limit)
         return .json(FeedPageBody(cursor: next, feed: feed))
@@ -313,7 +316,7 @@ actor FakeBlueskyWorld {
             let mentionsCaller = (view.record.facets ?? []).contains { $0.features.contains(.mention(did: caller)) }
             let reason = repliesToCaller ? "reply" : mentionsCaller ? "mention" : nil
             guard let reason, reasons.isEmpty || reasons.contains(reason) else { return nil }
-            return (stored.seq, BlueskyNotification(uri: view.uri, cid: view.cid, author: profileView(of: stored.uri.repo, withDescription: true),
+            return (Self.order(stored.indexedAt, stored.seq), BlueskyNotification(uri: view.uri, cid: view.cid, author: profileView(of: stored.uri.repo, withDescription: true),
                                                     reason: reason, record: view.record, isRead: false, indexedAt: view.indexedAt))
         }
         let (notifications, next) = page(items, cursor: cursor, limit: limit)

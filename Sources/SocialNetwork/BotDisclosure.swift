@@ -9,6 +9,8 @@ public enum BotDisclosure: Sendable, Equatable {
     case profileNamingThePerson
     /// The account's bot flag (Mastodon's "This is an automated account"; Misskey's `isBot`).
     case botFlag
+    /// The self-label `bot` on the account's profile record (Bluesky; `mirror_bot setup bluesky` adds it).
+    case botLabel
 
     /// Words that say an account is automated, in English and Japanese.
     static let automatedWords = ["bot", "automated", "automatic", "ボット", "自動"]
@@ -21,6 +23,10 @@ public enum BotDisclosure: Sendable, Equatable {
             guard bot.markedAutomated == false else { return nil }
             return "@\(bot.handle) is not marked as automated on \(networkName): in Preferences → Profile tick \"This is an automated account\" "
                 + "(the network's rules and many instances require it)"
+        case .botLabel:
+            guard bot.markedAutomated == false else { return nil }
+            return "@\(bot.handle)'s profile on \(networkName) does not carry the self-label \"bot\": run `mirror_bot setup bluesky` to add it "
+                + "(the profile's other fields are kept), as Bluesky asks of automated accounts"
         case .profileNamingThePerson:
             guard let profile = bot.profile else { return nil }
             let folded = profile.lowercased()

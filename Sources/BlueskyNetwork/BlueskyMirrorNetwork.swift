@@ -1,0 +1,401 @@
+public import BlueskyAPI
+public import BotClock
+public import BotCore
+public import Foundation
+import PostText
+public import SocialNetwork
+import Synchronization
+
+/// Bluesky behind `MirrorNetwork`: the person's posts and likes, the bot's mentions and replies (notifications) and
+/// its timeline, posting, replying and liking, in the bot's words. Free: no accounting, nothing shed.
+///
+/// Bluesky's ways are kept here:
+/// - ids are made from record keys and DIDs (`BlueskyIDs`);
+/// - reposts, quotes of other posts, pinned items and posts with a label (`!warn`, `porn`, …) are never handed to the
+///   bot, so they are never archived, learned or copied;
+/// - a post's links, mentions and tags get facets in UTF-8 bytes, a mention only when the handle is an account;
+/// - every write goes to a record key made from what it is for (`putRecord`): a slot's post, a mention's answer,
+///   a like of a post: however often it is sent, there is one record, so no outcome stays unknown;
+/// - a reply carries its thread's root and its parent as strong refs.
+public struct BlueskyMirrorNetwork: MirrorNetwork {
+    /// The client.
+    public let client: BlueskyClient
+    /// The languages the bot's posts say they are in (the person's; `ja` when their posts say so).
+    public let languages: [String]
+    private let clock: any BotClock
+    private let known = KnownRecords()
+
+    /// The longest post, in graphemes and in UTF-8 bytes (`app.bsky.feed.post#text`).
+    public static let maxGraphemes = 300, maxBytes = 3_000
+
+    /// The network over `client`; posts say they are in `languages`.
+    public init(client: BlueskyClient, languages: [String] = [], clock: any BotClock = SystemBotClock()) {
+        self.client = client; self.languages = languages; self.clock = clock
+    }
+
+    public var name: String { "Bluesky" }
+    public var capabilities: NetworkCapabilities {
+        NetworkCapabilities(whyNoLikes: nil, disclosure: .botLabel, postLength: .characters(Self.maxGraphemes))
+    }
+
+    public func whoAmI(_ account: Account) async throws -> NetworkUser {
+        let did = try await did(of: account)
+        let profile = try await Self.mapped { try await client.send(GetProfile(actor: did), as: account == .bot ? .bot : nil) }
+        return NetworkUser(id: BlueskyIDs.userID(of: did), handle: profile.handle, profile: profile.description ?? "",
+                           markedAutomated: (profile.labels ?? []).contains { $0.val == "bot" && $0.neg != true })
+    }
+
+    /// The DID of `account`: the bot's from its session, the person's resolved from their handle (once).
+    public func did(of account: Account) async throws -> String {
+        if let did = known.did(of: account) { return did }
+        let did: String
+        if account == .bot {
+            did = try await Self.mapped { try await client.session(of: .bot).did }
+        } else {
+            guard let handle = client.configuration.accounts[.human]?.handle else {
+                throw NetworkError.refused("HUMAN_BLUESKY_HANDLE is not set: the person's posts cannot be read", recheckAt: nil)
+            }
+            guard let resolved = try await Self.mapped({ try await client.did(ofHandle: handle) }) else {
+                throw NetworkError.refused("no Bluesky account has the handle @\(handle) (HUMAN_BLUESKY_HANDLE)", recheckAt: nil)
+            }
+            did = resolved
+        }
+        known.setDID(did, of: account)
+        return did
+    }
+
+    public func posts(of userID: String, since sinceID: String?, maxPosts: Int, for work: Work) -> NetworkPages {
+        let network = self
+        return feedPages(maxPosts: maxPosts, since: sinceID, sessionFor: nil) { cursor, limit in
+            let did = try await network.did(of: .human)
+            return try await network.client.send(GetAuthorFeed(actor: did, limit: limit, cursor: cursor, filter: .postsWithReplies), as: nil)
+        } keep: { item in
+            network.known.noteLanguages(item.post.record.langs)
+            return Self.copyable(item)
+        }
+    }
+
+    public func likes(of userID: String, perPage: Int, maxPosts: Int?, for work: Work) -> NetworkPages {
+        let network = self
+        return feedPages(maxPosts: maxPosts, since: nil, sessionFor: .human) { cursor, limit in
+            let did = try await network.did(of: .human)
+            return try await network.client.send(GetActorLikes(actor: did, limit: min(perPage, limit), cursor: cursor), as: .human)
+        } keep: { Self.copyable($0) }
+    }
+
+    public func mentions(of userID: String, since sinceID: String?, perPage: Int, for work: Work) -> NetworkPages {
+        let network = self
+        return NetworkPages {
+            var cursor: String?
+            var done = false
+            var first = true
+            return NetworkPages.Iterator {
+                guard !done else { return nil }
+                let page = try await Self.mapped {
+                    try await network.client.send(ListNotifications(reasons: ["mention", "reply"], limit: min(100, max(1, perPage)), cursor: cursor), as: .bot)
+                }
+                var posts: [NetworkPost] = []
+                for notification in page.notifications {
+                    guard let post = network.mention(notification) else { continue }
+                    if !SinceCursorOrder.isNewer(post.id, than: sinceID) { done = true; break }
+                    posts.append(post)
+                }
+                let newest = first ? page.notifications.compactMap { BlueskyIDs.postID(of: $0.uri) }.max { SinceCursorOrder.isNewer($1, than: $0) } : nil
+                first = false
+                cursor = page.cursor
+                if cursor == nil || page.notifications.isEmpty { done = true }
+                return NetworkPage(posts: posts, newestID: newest)
+            }
+        }
+    }
+
+    /// A notification of a mention or reply as the post it is, remembered for the answer; nil for another kind, or
+    /// a record the bot cannot answer.
+    private func mention(_ notification: BlueskyNotification) -> NetworkPost? {
+        guard ["mention", "reply"].contains(notification.reason), let record = notification.record,
+              let id = BlueskyIDs.postID(of: notification.uri) else { return nil }
+        let ref = StrongRef(uri: notification.uri, cid: notification.cid)
+        known.setMention(MentionRecord(ref: ref, root: record.reply?.root ?? ref), for: id)
+        return NetworkPost(id: id, text: record.text, authorID: BlueskyIDs.userID(of: notification.author.did), authorHandle: notification.author.handle,
+                           createdAt: ISO8601DateFormatter.atproto(record.createdAt), replyToUserID: record.reply.flatMap { ATURI($0.parent.uri) }
+                               .map { BlueskyIDs.userID(of: $0.repo) },
+                           replyToPostID: record.reply.flatMap { BlueskyIDs.postID(of: $0.parent.uri) },
+                           conversationID: BlueskyIDs.postID(of: (record.reply?.root ?? ref).uri),
+                           authorAsksNoBots: (notification.author.description ?? "").localizedCaseInsensitiveContains("#nobot"))
+    }
+
+    public func homeTimeline(of userID: String, as account: Account, since sinceID: String?, maxPosts: Int?, perPage: Int,
+                             includingReposts: Bool, for work: Work) -> NetworkPages {
+        let network = self
+        return feedPages(maxPosts: maxPosts, since: sinceID, sessionFor: account) { cursor, limit in
+            try await network.client.send(GetTimeline(limit: min(perPage, limit), cursor: cursor), as: account)
+        } keep: { item in
+            guard includingReposts || !item.isRepost, let id = BlueskyIDs.postID(of: item.post.uri) else { return nil }
+            network.known.setTimelinePost(item.post.ref, for: id)
+            return Self.networkPost(item.post, isRepost: item.isRepost)
+        }
+    }
+
+    public func postExists(_ postID: String, as account: Account, for work: Work) async throws -> Bool {
+        let did = try await did(of: account)
+        guard let uri = BlueskyIDs.uri(ofPost: postID, by: did) else { return false }
+        let found = try await Self.mapped { try await client.send(GetPosts(uris: [uri]), as: nil) }
+        return found.posts.contains { $0.uri == uri }
+    }
+
+    public func post(_ text: String, warning: String?, slot: String, for work: Work) async throws -> String? {
+        if let warning { throw NetworkError.unpostable("behind a content warning (\"\(warning)\"): the bot does not label its posts on Bluesky") }
+        let record = try await postRecord(text, reply: nil)
+        let rkey = BlueskyIDs.recordKey(forSlot: slot)
+        let bot = try await did(of: .bot)
+        let written = try await Self.mapped {
+            try await client.send(PutRecord(repo: bot, collection: PostRecord.type, rkey: rkey.description, record: record), as: .bot)
+        }
+        return BlueskyIDs.postID(of: written.uri)
+    }
+
+    public func reply(_ text: String, warning: String?, to postID: String, for work: Work) async throws -> String? {
+        if let warning { throw NetworkError.unpostable("behind a content warning (\"\(warning)\"): the bot does not label its posts on Bluesky") }
+        guard let mention = known.mention(postID) else {
+            throw NetworkError.rejected("the mention \(postID) was not read in this run: its thread is not known")
+        }
+        let record = try await postRecord(text, reply: ReplyRef(root: mention.root, parent: mention.ref))
+        let rkey = BlueskyIDs.recordKey(answering: mention.ref.uri, mentionID: postID)
+        let bot = try await did(of: .bot)
+        let written = try await Self.mapped {
+            try await client.send(PutRecord(repo: bot, collection: PostRecord.type, rkey: rkey.description, record: record), as: .bot)
+        }
+        return BlueskyIDs.postID(of: written.uri)
+    }
+
+    /// The record of a post of `text`: checked against the lexicon's limits, its facets found, its languages set.
+    func postRecord(_ text: String, reply: ReplyRef?) async throws -> PostRecord {
+        if text.count > Self.maxGraphemes || text.utf8.count > Self.maxBytes {
+            throw NetworkError.unpostable("too long for Bluesky (\(text.count) of its \(Self.maxGraphemes) graphemes, \(text.utf8.count) of its \(Self.maxBytes) bytes)")
+        }
+        let client = client, known = known
+        let facets = try await Self.mapped {
+            try await RichText.facets(of: text) { handle in
+                if let did = known.handleDID(handle) { return did }
+                let did = try await client.did(ofHandle: handle)
+                known.setHandleDID(did, for: handle)
+                return did
+            }
+        }
+        let langs = languages.isEmpty ? known.languages(orFrom: text) : languages
+        return PostRecord(text: text, createdAt: ISO8601DateFormatter.atprotoString(clock.now()), langs: langs.isEmpty ? nil : langs,
+                          facets: facets.isEmpty ? nil : facets, reply: reply)
+    }
+
+    /// Every write of the bot goes to a record key of its own choosing: a lost answer is sent again and makes the same
+    /// record, so the outcome is never unknown. Read back all the same (the bot's few newest posts) for a
+    /// network-neutral caller.
+    public func ownRecentPost(_ text: String?, inReplyTo postID: String?, for work: Work) async throws -> String? {
+        let bot = try await did(of: .bot)
+        let page = try await Self.mapped { try await client.send(GetAuthorFeed(actor: bot, limit: 5, filter: .postsWithReplies), as: nil) }
+        return page.feed.first { item in
+            !item.isRepost && (text.map { item.post.record.text == $0 } ?? true)
+                && (postID == nil || item.post.record.reply.flatMap { BlueskyIDs.postID(of: $0.parent.uri) } == postID)
+        }.flatMap { BlueskyIDs.postID(of: $0.post.uri) }
+    }
+
+    public func deletePost(_ postID: String, for work: Work) async throws -> Bool {
+        let bot = try await did(of: .bot)
+        guard let uri = BlueskyIDs.uri(ofPost: postID, by: bot), let parts = ATURI(uri) else { return false }
+        // Deleting a record that is not there succeeds: whether it was there is asked first.
+        do {
+            _ = try await client.send(GetRecord(repo: bot, collection: PostRecord.type, rkey: parts.rkey), as: nil)
+        } catch let error as BlueskyAPIError where error.isNotFound {
+            return false
+        } catch let error as BlueskyAPIError {
+            throw Self.networkError(error)
+        }
+        _ = try await Self.mapped { try await client.send(DeleteRecord(repo: bot, collection: PostRecord.type, rkey: parts.rkey), as: .bot) }
+        return true
+    }
+
+    public func like(_ postID: String, as botID: String, for work: Work) async throws {
+        guard let subject = known.timelinePost(postID) else { throw NetworkError.rejected("the post \(postID) was not read in this run") }
+        let bot = try await did(of: .bot)
+        let rkey = TID(date: clock.now(), purpose: "like " + subject.uri)
+        let like = LikeRecord(subject: subject, createdAt: ISO8601DateFormatter.atprotoString(clock.now()))
+        _ = try await Self.mapped {
+            try await client.send(PutRecord(repo: bot, collection: LikeRecord.type, rkey: known.likeKey(for: subject.uri, else: rkey).description,
+                                            record: like), as: .bot)
+        }
+    }
+
+    /// Bluesky never refuses likes as a whole: nothing to check.
+    public func checkLikes(as botID: String, on postID: String, for work: Work) async throws {}
+    /// Nothing is refused for good.
+    public func refusal(of capability: NetworkCapability, for account: Account) -> NetworkRefusal? { nil }
+    /// Free: nothing to keep aside.
+    public func keepAsideForPosts(at dates: [Date]) {}
+    /// Free: no accounting.
+    public var accounting: (any NetworkAccounting)? { nil }
+    /// The client's count of calls (nothing is billed, but the status page shows what answers).
+    public func endpointCalls() -> [EndpointCalls] {
+        client.callCounts.map {
+            EndpointCalls(endpoint: $0.method, account: $0.account?.rawValue ?? "public", calls: $0.calls, failures: $0.failures, lastSuccessAt: $0.lastSuccessAt)
+        }
+    }
+    /// Free.
+    public func mostItCosts(_ reading: PlannedReading) -> NetworkCost? { nil }
+
+    // MARK: - Bluesky in the bot's words
+
+    /// Pages of a feed, newest first, each item kept or left out by `keep`, until `maxPosts` items were read, an item
+    /// not newer than `sinceID`, or the last page. The newest id is the first page's newest post's, kept or not.
+    private func feedPages(maxPosts: Int?, since sinceID: String?, sessionFor account: Account?,
+                           read: @escaping @Sendable (_ cursor: String?, _ limit: Int) async throws -> FeedPage,
+                           keep: @escaping @Sendable (FeedViewPost) -> NetworkPost?) -> NetworkPages {
+        NetworkPages {
+            var cursor: String?
+            var done = false
+            var first = true
+            var count = 0
+            return NetworkPages.Iterator {
+                guard !done else { return nil }
+                let limit = min(100, max(1, (maxPosts ?? 100) - count))
+                let page = try await Self.mapped { try await read(cursor, limit) }
+                var posts: [NetworkPost] = []
+                // Pinned posts and reposts stand where they were put, not by their own time: they do not end the read.
+                for item in page.feed {
+                    count += 1
+                    guard let id = BlueskyIDs.postID(of: item.post.uri) else { continue }
+                    if item.reason == nil, !SinceCursorOrder.isNewer(id, than: sinceID) { done = true; break }
+                    if let post = keep(item) { posts.append(post) }
+                    if let maxPosts, count >= maxPosts { done = true; break }
+                }
+                let newest = first ? page.feed.filter { $0.reason == nil }.compactMap { BlueskyIDs.postID(of: $0.post.uri) }.first : nil
+                first = false
+                cursor = page.cursor
+                if cursor == nil || page.feed.isEmpty { done = true }
+                return NetworkPage(posts: posts, newestID: newest)
+            }
+        }
+    }
+
+    /// The post as one the bot may keep, or nil: a repost or pinned item, a quote of another post, a post with a label.
+    static func copyable(_ item: FeedViewPost) -> NetworkPost? {
+        guard item.reason == nil, item.post.record.embed?.isQuote != true, (item.post.record.labels?.values ?? []).isEmpty,
+              !(item.post.labels ?? []).contains(where: { $0.neg != true }) else { return nil }
+        return networkPost(item.post, isRepost: false)
+    }
+
+    static func networkPost(_ view: PostView, isRepost: Bool) -> NetworkPost? {
+        guard let id = BlueskyIDs.postID(of: view.uri) else { return nil }
+        let parent = view.record.reply?.parent
+        return NetworkPost(id: id, text: view.record.text, authorID: BlueskyIDs.userID(of: view.author.did), authorHandle: view.author.handle,
+                           createdAt: ISO8601DateFormatter.atproto(view.record.createdAt),
+                           replyToUserID: parent.flatMap { ATURI($0.uri) }.map { BlueskyIDs.userID(of: $0.repo) },
+                           replyToPostID: parent.flatMap { BlueskyIDs.postID(of: $0.uri) },
+                           conversationID: BlueskyIDs.postID(of: (view.record.reply?.root ?? view.ref).uri), isRepost: isRepost)
+    }
+
+    static func mapped<Result>(_ call: () async throws -> Result) async throws -> Result {
+        do {
+            return try await call()
+        } catch let error as BlueskyAPIError {
+            throw Self.networkError(error)
+        }
+    }
+
+    static func networkError(_ error: BlueskyAPIError) -> NetworkError {
+        let text = error.description
+        switch error {
+        case .loginRefused, .unauthorized, .notConfigured: return .refused(text, recheckAt: nil)
+        case .rejected(_, _, let name, _) where name == "InvalidRecord": return .unpostable(text)
+        case .rejected: return .rejected(text)
+        case .outcomeUnknown: return .outcomeUnknown(text)
+        case .rateLimited, .serverError, .transport, .malformedResponse: return .unavailable(text)
+        }
+    }
+}
+
+/// A like record (`app.bsky.feed.like`).
+struct LikeRecord: Encodable, Sendable {
+    static let type = "app.bsky.feed.like"
+    var subject: StrongRef
+    var createdAt: String
+    enum CodingKeys: String, CodingKey { case type = "$type", subject, createdAt }
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(Self.type, forKey: .type)
+        try container.encode(subject, forKey: .subject)
+        try container.encode(createdAt, forKey: .createdAt)
+    }
+}
+
+/// A mention read: itself and its thread's root, for the answer's refs.
+struct MentionRecord: Sendable {
+    var ref: StrongRef
+    var root: StrongRef
+}
+
+/// The order of ids (TIDs as decimal numbers): larger is newer.
+enum SinceCursorOrder {
+    static func isNewer(_ id: String, than other: String?) -> Bool {
+        guard let other else { return true }
+        return (UInt64(id) ?? 0) > (UInt64(other) ?? 0)
+    }
+}
+
+/// What the network learned in this run: DIDs of the accounts and of handles, the mentions read (for their
+/// answers' refs), the timeline's posts (for likes' refs), the person's languages, the like keys made.
+final class KnownRecords: Sendable {
+    private struct State {
+        var dids: [Account: String] = [:]
+        var handles: [String: String?] = [:]
+        var mentions: [String: MentionRecord] = [:]
+        var timeline: [String: StrongRef] = [:]
+        var languages: [String: Int] = [:]
+        var likeKeys: [String: TID] = [:]
+    }
+    private let state = Mutex(State())
+
+    func did(of account: Account) -> String? { state.withLock { $0.dids[account] } }
+    func setDID(_ did: String, of account: Account) { state.withLock { $0.dids[account] = did } }
+    func handleDID(_ handle: String) -> String? { state.withLock { $0.handles[handle] ?? nil } }
+    func setHandleDID(_ did: String?, for handle: String) { state.withLock { $0.handles[handle] = .some(did) } }
+    func mention(_ id: String) -> MentionRecord? { state.withLock { $0.mentions[id] } }
+    func setMention(_ mention: MentionRecord, for id: String) { state.withLock { $0.mentions[id] = mention } }
+    func timelinePost(_ id: String) -> StrongRef? { state.withLock { $0.timeline[id] } }
+    func setTimelinePost(_ ref: StrongRef, for id: String) { state.withLock { $0.timeline[id] = ref } }
+    /// The key of the like of `uri`: the first one made in this run, so that a retry likes it once.
+    func likeKey(for uri: String, else made: TID) -> TID {
+        state.withLock { state in
+            if let key = state.likeKeys[uri] { return key }
+            state.likeKeys[uri] = made
+            return made
+        }
+    }
+
+    /// Counts the languages of a post of the person's.
+    func noteLanguages(_ langs: [String]?) { state.withLock { for lang in langs ?? [] { $0.languages[lang, default: 0] += 1 } } }
+
+    /// The person's most frequent language, when their posts said; else `ja` for a text with kana or kanji.
+    func languages(orFrom text: String) -> [String] {
+        if let top = state.withLock({ $0.languages.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key }) { return [top] }
+        let japanese = text.unicodeScalars.contains { (0x3040...0x30FF).contains($0.value) || (0x4E00...0x9FFF).contains($0.value) }
+        return japanese ? ["ja"] : []
+    }
+}
+
+extension ISO8601DateFormatter {
+    /// A record's datetime (RFC 3339, with or without fractional seconds).
+    static func atproto(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
+    }
+
+    /// `date` as a record's datetime, with milliseconds and `Z`.
+    static func atprotoString(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+}
