@@ -150,7 +150,7 @@ let package = Package(
             name: "BotAssembly",
             dependencies: ["BotCore", 
                 "BotConfiguration", "BotClock", "Stores", "PostgresStores", "WordCounts", "RedisClient", "RedisWordCounts", "SQLiteStores", "Tokenizer",
-                "Classifier", "SocialNetwork", "XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "Training", "Daemon", "StatusPage", "Picking", "Schedule",
+                "Classifier", "SocialNetwork", "XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "BlueskyAPI", "BlueskyNetwork", "Training", "Daemon", "StatusPage", "Picking", "Schedule",
                 "Consent", "Remix",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -225,7 +225,7 @@ let package = Package(
         .target(
             name: "BlueskyNetwork",
             dependencies: ["BotCore",
-                "BlueskyAPI", "BotConfiguration", "SocialNetwork", "PostText", "BotClock",
+                "BlueskyAPI", "BotConfiguration", "SocialNetwork", "PostText", "BotClock", "Stores",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

@@ -22,8 +22,13 @@ public enum BlueskyIDs {
 
     /// The AT URI of `did`'s post with the id `postID`, nil when the id is not one of a post.
     public static func uri(ofPost postID: String, by did: String) -> String? {
+        recordKey(ofPost: postID).map { ATURI(repo: did, collection: PostRecord.type, rkey: $0).description }
+    }
+
+    /// The record key of the post with the id `postID`, nil when the id is not one of a post.
+    public static func recordKey(ofPost postID: String) -> String? {
         guard let value = UInt64(postID), value < 1 << 63 else { return nil }
-        return ATURI(repo: did, collection: PostRecord.type, rkey: TID(microseconds: value >> 10, clockID: value).description).description
+        return TID(microseconds: value >> 10, clockID: value).description
     }
 
     /// The record key of a post made for `slot` ("slot 2026-11-22 540": the day and the minute of the day): its time

@@ -35,7 +35,7 @@ public struct BlueskyMirrorNetwork: MirrorNetwork {
 
     public var name: String { "Bluesky" }
     public var capabilities: NetworkCapabilities {
-        NetworkCapabilities(whyNoLikes: nil, disclosure: .botLabel, postLength: .characters(Self.maxGraphemes))
+        NetworkCapabilities(whyNoLikes: BlueskyNetworkModule.whyNoLikes, disclosure: .botLabel, postLength: .characters(Self.maxGraphemes))
     }
 
     public func whoAmI(_ account: Account) async throws -> NetworkUser {

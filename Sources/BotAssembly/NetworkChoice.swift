@@ -2,6 +2,7 @@ public import BotConfiguration
 public import BotCore
 import Foundation
 public import Logging
+import BlueskyNetwork
 import MastodonAPI
 import MastodonNetwork
 public import SocialNetwork
@@ -14,15 +15,17 @@ public enum NetworkChoice: String, Sendable, CaseIterable {
     case x
     /// A Mastodon instance (bearer tokens).
     case mastodon
+    /// Bluesky (the AT Protocol, app passwords).
+    case bluesky
 
     /// Every network's variables.
-    static let variableNames = XNetworkSettings.variableNames + MastodonNetworkSettings.variableNames
+    static let variableNames = XNetworkSettings.variableNames + MastodonNetworkSettings.variableNames + BlueskyNetworkSettings.variableNames
 
     /// The module `NETWORK` names, having read its section from `environment`. When `NETWORK` names no network
     /// mirror_bot knows, every network's section is read too, so that one run names every malformed variable.
     static func module(reading environment: inout EnvironmentReader) -> any NetworkModule {
         let problemsBefore = environment.problems.count
-        let chosen = environment.choice("NETWORK", default: NetworkChoice.x, expected: "x or mastodon")
+        let chosen = environment.choice("NETWORK", default: NetworkChoice.x, expected: "x, mastodon or bluesky")
         if environment.problems.count > problemsBefore {
             for other in allCases where other != chosen { _ = module(for: other, reading: &environment) }
         }
@@ -34,6 +37,7 @@ public enum NetworkChoice: String, Sendable, CaseIterable {
         switch network {
         case .x: XNetworkModule(settings: XNetworkSettings(reading: &environment))
         case .mastodon: MastodonNetworkModule(settings: MastodonNetworkSettings(reading: &environment))
+        case .bluesky: BlueskyNetworkModule(settings: BlueskyNetworkSettings(reading: &environment))
         }
     }
 }

@@ -8,7 +8,7 @@ import Testing
 struct ModuleImportTests {
     /// The modules every module may not import, unless listed as allowed for it below.
     static let restricted: Set<String> = [
-        "XAPI", "XNetwork", "FakeX", "MastodonAPI", "MastodonNetwork", "FakeMastodon", "RedisClient", "RedisWordCounts", "CHiredis", "CMeCab", "BotAssembly",
+        "XAPI", "XNetwork", "FakeX", "MastodonAPI", "MastodonNetwork", "FakeMastodon", "BlueskyAPI", "BlueskyNetwork", "FakeBluesky", "RedisClient", "RedisWordCounts", "CHiredis", "CMeCab", "BotAssembly",
         "MirrorBotCommands", "DemoReport", "GRDB", "PostgresNIO", "Hummingbird", "AsyncHTTPClient", "StatusPage",
         "PostgresStores", "SQLiteStores", "InMemoryStores", "ScriptedNetwork", "HTTPCore",
     ]
@@ -33,8 +33,12 @@ struct ModuleImportTests {
         "MastodonAPI": ["AsyncHTTPClient", "HTTPCore"],
         "MastodonNetwork": ["MastodonAPI"],
         "FakeMastodon": ["MastodonAPI", "FakeX", "Hummingbird"],
+        // Bluesky likewise; its fake shares fake X's loopback runner.
+        "BlueskyAPI": ["AsyncHTTPClient", "HTTPCore"],
+        "BlueskyNetwork": ["BlueskyAPI"],
+        "FakeBluesky": ["BlueskyAPI", "FakeX", "Hummingbird"],
         // The composition root chooses the implementations; the commands and the demo are the outer layer.
-        "BotAssembly": ["XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "RedisClient", "RedisWordCounts", "PostgresStores", "SQLiteStores",
+        "BotAssembly": ["XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "BlueskyNetwork", "RedisClient", "RedisWordCounts", "PostgresStores", "SQLiteStores",
                         "StatusPage"],
         // The status page serves HTTP; only the composition root starts it.
         "StatusPage": ["Hummingbird"],

@@ -28,7 +28,7 @@ struct NetworkConfigurationTests {
     @Test("A token without its instance, an instance that is not https, an unknown network or visibility: each named, no token shown")
     func malformed() throws {
         let error = try #require(throws: ConfigurationError.self) {
-            try Configuration(environment: ["NETWORK": "bluesky", "HUMAN_MASTODON_TOKEN": "secret-person-token",
+            try Configuration(environment: ["NETWORK": "friendica", "HUMAN_MASTODON_TOKEN": "secret-person-token",
                                             "BOT_MASTODON_URL": "http://mastodon.example", "BOT_MASTODON_TOKEN": "secret-bot-token",
                                             "POST_VISIBILITY": "direct"])
         }

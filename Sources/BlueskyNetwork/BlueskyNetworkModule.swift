@@ -1,0 +1,212 @@
+public import BlueskyAPI
+public import BotClock
+public import BotConfiguration
+public import BotCore
+public import Foundation
+public import Logging
+public import SocialNetwork
+public import Stores
+
+/// Bluesky's section of the configuration: where accounts log in, the bot's handle and app password, the person's
+/// handle (their app password only to read their likes).
+public struct BlueskyNetworkSettings: ConfigurationSection {
+    /// `BLUESKY_SERVICE_URL`: where accounts log in (default the public entryway, `https://bsky.social`).
+    public var service: URL
+    /// `BOT_BLUESKY_HANDLE` and `BOT_BLUESKY_APP_PASSWORD`, when set.
+    public var bot: BlueskyAccess?
+    /// `HUMAN_BLUESKY_HANDLE` and, optionally, `HUMAN_BLUESKY_APP_PASSWORD`.
+    public var human: BlueskyAccess?
+
+    /// The variables of Bluesky's section.
+    public static let variableNames = ["BLUESKY_SERVICE_URL", "BOT_BLUESKY_HANDLE", "BOT_BLUESKY_APP_PASSWORD", "HUMAN_BLUESKY_HANDLE",
+                                       "HUMAN_BLUESKY_APP_PASSWORD"]
+
+    /// Bluesky's settings from their parts.
+    public init(service: URL = BlueskyClient.Configuration.entryway, bot: BlueskyAccess?, human: BlueskyAccess?) {
+        self.service = service; self.bot = bot; self.human = human
+    }
+
+    /// Reads Bluesky's variables: a handle is a domain name (a leading @ is dropped), the bot's needs its app password.
+    public init(reading environment: inout EnvironmentReader) {
+        service = environment.apiBaseURL("BLUESKY_SERVICE_URL", default: BlueskyClient.Configuration.entryway, example: "https://bsky.social")
+        func access(_ account: Account, needsPassword: Bool) -> BlueskyAccess? {
+            let handleName = account.environmentPrefix + "BLUESKY_HANDLE", passwordName = account.environmentPrefix + "BLUESKY_APP_PASSWORD"
+            let (handleText, password) = (environment.value(handleName), environment.value(passwordName))
+            if handleText == nil && password == nil { return nil }
+            guard let handleText else {
+                environment.report(.init(variable: handleName, isMissing: true, expected: "the \(account) account's handle, such as alice.bsky.social (\(passwordName) is set)"))
+                return nil
+            }
+            let handle = (handleText.hasPrefix("@") ? String(handleText.dropFirst()) : handleText).lowercased()
+            guard RichText.isHandle(handle) else {
+                environment.malformed(handleName, expected: "a Bluesky handle, such as alice.bsky.social", shown: handleText)
+                return nil
+            }
+            if needsPassword && password == nil {
+                environment.report(.init(variable: passwordName, isMissing: true,
+                                         expected: "an app password of @\(handle) (Settings → Privacy and security → App passwords; \(handleName) is set)"))
+                return nil
+            }
+            return BlueskyAccess(handle: handle, appPassword: password)
+        }
+        bot = access(.bot, needsPassword: true)
+        human = access(.human, needsPassword: false)
+    }
+
+    /// The access of `account`, when set.
+    public func access(of account: Account) -> BlueskyAccess? { account == .human ? human : bot }
+}
+
+/// Sessions kept in the bot's state (`bluesky.session.bot`): a restart renews the stored session instead of logging
+/// in again (`createSession` is limited to 300 a day).
+public struct StoredBlueskySessions: BlueskySessionStore {
+    /// The store.
+    public let state: any BotState
+
+    /// Sessions in `state`.
+    public init(state: any BotState) { self.state = state }
+
+    static func key(_ account: Account) -> String { "bluesky.session.\(account.rawValue)" }
+
+    /// The stored session of `account`; nil when none, or one that does not read.
+    public func session(of account: Account) async throws -> BlueskySession? {
+        guard let text = try await state.value(of: Self.key(account)) else { return nil }
+        return try? JSONDecoder().decode(BlueskySession.self, from: Data(text.utf8))
+    }
+
+    /// Stores `session` (nil forgets it).
+    public func save(_ session: BlueskySession?, of account: Account) async throws {
+        guard let session else { return try await state.removeValue(of: Self.key(account)) }
+        try await state.setValue(String(decoding: try JSONEncoder().encode(session), as: UTF8.self), of: Self.key(account))
+    }
+}
+
+/// Bluesky as a network module: free, links copied, likes off by default (Bluesky asks bots to act only where they
+/// were tagged), each post linked on bsky.app.
+public struct BlueskyNetworkModule: NetworkModule {
+    /// Bluesky's section of the configuration.
+    public let settings: BlueskyNetworkSettings
+    private let clock: any BotClock
+
+    /// Why the bot does not like posts on Bluesky unless told to.
+    public static let whyNoLikes = "Bluesky asks bots to like, repost or reply only where a user tagged them; liking posts of the timeline is unsolicited"
+
+    /// The module for `settings`; commands run on `clock`.
+    public init(settings: BlueskyNetworkSettings, clock: any BotClock = SystemBotClock()) { self.settings = settings; self.clock = clock }
+
+    /// "Bluesky".
+    public var name: String { "Bluesky" }
+    /// Yes: links cost nothing.
+    public var postsLinksByDefault: Bool { true }
+    /// Copies: Bluesky welcomes scheduled posting bots.
+    public var postStyleByDefault: PostStyle { .copy }
+    /// `https://bsky.app/profile/<handle>/post/<rkey>`: the bot's handle for its posts, the person's for theirs.
+    public var postLinks: PostAddresses {
+        func link(_ handle: String?) -> @Sendable (String) -> String? {
+            { id in
+                guard let handle, let rkey = BlueskyIDs.recordKey(ofPost: id) else { return nil }
+                return "https://bsky.app/profile/\(handle)/post/\(rkey)"
+            }
+        }
+        return PostAddresses(botSide: link(settings.bot?.handle), personSide: link(settings.human?.handle))
+    }
+    /// None: the API is free.
+    public var dailyBudget: Double? { nil }
+    /// No: the bot does not label its posts.
+    public var copiesContentWarnings: Bool { false }
+    /// None: the person's archive carries DIDs, not addresses to look up.
+    public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> Int64?)? { nil }
+
+    /// The handle (and, for the bot, the app password) of each account in `accounts` that is not set.
+    public func missingSettings(for accounts: [Account]) -> [MissingSetting] {
+        accounts.filter { settings.access(of: $0) == nil }.flatMap { account -> [MissingSetting] in
+            var missing = [MissingSetting(variable: account.environmentPrefix + "BLUESKY_HANDLE",
+                                          expected: "the \(account) account's handle, such as alice.bsky.social (NETWORK=bluesky)")]
+            if account == .bot {
+                missing.append(MissingSetting(variable: "BOT_BLUESKY_APP_PASSWORD",
+                                              expected: "an app password of the bot's account (Settings → Privacy and security → App passwords)"))
+            }
+            return missing
+        }
+    }
+
+    /// Bluesky for a command, with sessions kept for the command's length only.
+    public func forCommand(accounts: [Account], logger: Logger) -> CommandNetwork {
+        CommandNetwork(network: network(sessions: InMemoryBlueskySessions(), clock: clock, logger: logger))
+    }
+
+    /// Bluesky for the daemon, its sessions kept in the bot's state; says who is where, that nothing is billed, and
+    /// what Bluesky asks of bots' likes.
+    public func forDaemon(_ context: DaemonNetworkContext, logger: Logger) async -> DaemonNetwork {
+        logger.notice("network: Bluesky at \(settings.service.host ?? "?"), the person @\(settings.human?.handle ?? "?"), the bot @\(settings.bot?.handle ?? "?"); free, nothing billed")
+        return DaemonNetwork(network: network(sessions: StoredBlueskySessions(state: context.state), clock: context.clock, logger: logger))
+    }
+
+    /// The client for the configured accounts, keeping sessions in `sessions`.
+    public func client(sessions: any BlueskySessionStore, clock: any BotClock, logger: Logger) -> BlueskyClient {
+        var accounts: [Account: BlueskyAccess] = [:]
+        for account in Account.allCases { accounts[account] = settings.access(of: account) }
+        return BlueskyClient(configuration: .init(service: settings.service, accounts: accounts), sessionStore: sessions, clock: clock, logger: logger)
+    }
+
+    private func network(sessions: any BlueskySessionStore, clock: any BotClock, logger: Logger) -> BlueskyMirrorNetwork {
+        BlueskyMirrorNetwork(client: client(sessions: sessions, clock: clock, logger: logger), clock: clock)
+    }
+
+    /// The bot's session (its DID and PDS), the person's handle, the bot's `bot` self-label.
+    public func doctor(_ context: DoctorContext, logger: Logger) async -> DoctorReport {
+        let network = network(sessions: InMemoryBlueskySessions(), clock: clock, logger: logger)
+        var findings: [DoctorFinding] = []
+        for account in [Account.human, .bot] {
+            let label = "\(account) account"
+            guard settings.access(of: account) != nil else {
+                findings.append(.failed(label, missingSettings(for: [account]).map(\.variable).joined(separator: " and ") + " not set"))
+                continue
+            }
+            do {
+                let user = try await network.whoAmI(account)
+                let did = try await network.did(of: account)
+                var detail = "@\(user.handle) (\(did))"
+                if account == .bot, let pds = try await network.client.session(of: .bot).pds { detail += ", its PDS \(pds.absoluteString)" }
+                findings.append(.ok(label, detail))
+                guard account == .bot else { continue }
+                findings.append(user.markedAutomated == true ? .ok("bot label", "@\(user.handle)'s profile carries the self-label \"bot\"")
+                    : .failed("bot label", BotDisclosure.botLabel.problem(bot: user, person: user, networkName: "Bluesky") ?? "no self-label \"bot\""))
+            } catch {
+                findings.append(.failed(label, "\(error)"))
+            }
+        }
+        if context.liking { findings.append(.ok("likes", "on (LIKES=on), though \(Self.whyNoLikes)")) }
+        findings.append(.ok("network", "Bluesky (NETWORK=bluesky) at \(settings.service.absoluteString): free, nothing billed"))
+        return DoctorReport(findings: findings, network: CommandNetwork(network: network))
+    }
+
+    /// Adds the self-label `bot` to the bot's profile record, keeping every other field (a compare-and-swap on the
+    /// record's CID: a profile changed meanwhile is read again). Returns what was done, in a line.
+    public func labelBotAccount(logger: Logger) async throws -> String {
+        let client = client(sessions: InMemoryBlueskySessions(), clock: clock, logger: logger)
+        let session = try await client.session(of: .bot)
+        for _ in 0..<3 {
+            var profile: [String: JSONValue] = ["$type": .string("app.bsky.actor.profile")]
+            var swap: String?
+            do {
+                let current = try await client.send(GetRecord(repo: session.did, collection: "app.bsky.actor.profile", rkey: "self"), as: .bot)
+                if case .object(let fields) = current.value { profile = fields }
+                swap = current.cid
+            } catch let error as BlueskyAPIError where error.isNotFound {}
+            var values: [JSONValue] = []
+            if case .array(let existing)? = profile["labels"]?["values"] { values = existing }
+            if values.contains(where: { $0["val"]?.stringValue == "bot" }) { return "@\(session.handle)'s profile already carries the self-label \"bot\"" }
+            values.append(.object(["val": .string("bot")]))
+            profile["labels"] = .object(["$type": .string(SelfLabels.type), "values": .array(values)])
+            do {
+                _ = try await client.send(PutRecord(repo: session.did, collection: "app.bsky.actor.profile", rkey: "self", record: JSONValue.object(profile),
+                                                    swapRecord: swap), as: .bot)
+                return "@\(session.handle)'s profile now carries the self-label \"bot\" (its other fields kept)"
+            } catch BlueskyAPIError.rejected(_, _, "InvalidSwap", _) {
+                logger.info("Bluesky: the profile changed while it was being labelled; reading it again")
+            }
+        }
+        throw BlueskyAPIError.rejected(method: "com.atproto.repo.putRecord", status: 400, error: "InvalidSwap", message: "the profile kept changing")
+    }
+}
