@@ -51,6 +51,8 @@ public final class FakeBlueskyServer: Sendable {
     public func now() async -> Date { await world.now }
     /// Sets the clock, and how fast it runs from now on (fake seconds per real second; 0 stops it).
     public func setClock(_ date: Date, speed: Double? = nil) async { await world.setClock(date, speed: speed) }
+    /// Sets the clock when the next request arrives (a bot started just now and the fake then agree).
+    public func armClock(_ date: Date, speed: Double) async { await world.armClock(date, speed: speed) }
     /// Moves the clock forward.
     public func advanceClock(by seconds: TimeInterval) async { await world.advanceClock(by: seconds) }
     /// Queues `fault` for the next request of the method `nsid`.

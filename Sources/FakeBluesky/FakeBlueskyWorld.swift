@@ -89,7 +89,18 @@ actor FakeBlueskyWorld {
         guard let index = faults.firstIndex(where: { $0.nsid == nsid }) else { return nil }
         return faults.remove(at: index).fault
     }
-    func countRequest(_ nsid: String) { requestCounts[nsid, default: 0] += 1 }
+    func countRequest(_ nsid: String) {
+        if let (date, newSpeed) = armed {
+            armed = nil
+            setClock(date, speed: newSpeed)
+        }
+        requestCounts[nsid, default: 0] += 1
+    }
+    private var armed: (Date, Double)?
+    /// Sets the clock when the next request arrives.
+    func armClock(_ date: Date, speed newSpeed: Double) { armed = (date, newSpeed) }
+    /// Like records written so far, by anyone, through the API.
+    var likesWritten: Int { writes.filter { $0.uri.contains("/app.bsky.feed.like/") }.count }
     func setPDS(_ url: String) { pdsURL = url }
     /// Every access token expires now (refresh tokens still work).
     func expireAccessTokens() { for key in accessTokens.keys { accessTokens[key]?.expires = now } }

@@ -1,0 +1,162 @@
+import BlueskyAPI
+import BlueskyNetwork
+import FakeBluesky
+import Foundation
+import Testing
+import TestSupport
+
+/// `mirror_bot train scheduler` and `start` run as a user runs them with `NETWORK=bluesky`, against the fake Bluesky
+/// (whose clock runs at the bot's speed) and one SQLite file: the same mirror as on X and Mastodon.
+@Suite("mirror_bot on Bluesky: training, half a simulated day and a restart")
+struct BlueskyDayProcessTests {
+    static let dayStart = Date(timeIntervalSince1970: 1_795_273_200)  // 2026-11-22 00:00 in Tokyo
+    static let person = "did:plc:person0000000000000000", bot = "did:plc:mirrorbot00000000000000"
+    static let friend = "did:plc:friend0000000000000000", quiet = "did:plc:quiet00000000000000000"
+    static let hours = [8, 9, 10, 11, 13, 17, 21, 23]
+
+    static func stamp(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+    static func mention(of did: String, handle: String, in text: String) -> [Facet] {
+        guard let range = text.range(of: "@" + handle) else { return [] }
+        return [Facet(index: RichText.byteSlice(of: range, in: text), features: [.mention(did: did)])]
+    }
+
+    /// Three weeks of the person: eight posts a day at the same hours (one with a link), a post with a `!warn` label,
+    /// a quote and a repost each day (never to be copied), replies to the friend's posts and, the first days, to an
+    /// account whose profile says #nobot; during the simulated day, the friend's mention of the bot and the #nobot
+    /// account's.
+    static func seed() -> FakeBlueskySeed {
+        var posts: [FakeBlueskySeed.Post] = []
+        var reposts: [FakeBlueskySeed.Repost] = []
+        var clock: UInt64 = 0
+        func add(_ did: String, _ text: String, at date: Date, facets: [Facet] = [], reply: StrongRef? = nil, labels: [String] = [],
+                 embed: String? = nil) -> StrongRef {
+            clock += 1
+            let record = PostRecord(text: text, createdAt: stamp(date), langs: ["ja"], facets: facets.isEmpty ? nil : facets,
+                                    reply: reply.map { ReplyRef(root: $0, parent: $0) }, labels: labels.isEmpty ? nil : SelfLabels(values: labels),
+                                    embed: embed.map { EmbedKind(type: $0) })
+            let rkey = TID(date: date, clockID: clock).description
+            posts.append(.init(authorDID: did, rkey: rkey, record: record, indexedAt: date))
+            return StrongRef(uri: "at://\(did)/app.bsky.feed.post/\(rkey)", cid: FakeBlueskySeed.cid(of: record))
+        }
+        for day in 1...21 {
+            let start = dayStart.addingTimeInterval(Double(-day) * 86_400)
+            for (index, hour) in hours.enumerated() {
+                let text = index == 3 ? "\(day)日前の記事 https://example.com/\(day) 読んで" : "\(day)日前の投稿 \(index) 今日も元気"
+                let link = text.range(of: "https://example.com/\(day)").map {
+                    [Facet(index: RichText.byteSlice(of: $0, in: text), features: [.link(uri: "https://example.com/\(day)")])]
+                } ?? []
+                _ = add(person, text, at: start.addingTimeInterval(Double(hour * 3_600 + index * 60)), facets: link)
+            }
+            _ = add(person, "注意 \(day)", at: start.addingTimeInterval(12 * 3_600), labels: ["!warn"])
+            _ = add(person, "引用 \(day)", at: start.addingTimeInterval(14 * 3_600), embed: "app.bsky.embed.record")
+            let friendPost = add(friend, "友達の投稿 \(day)", at: start.addingTimeInterval(15 * 3_600))
+            reposts.append(.init(byDID: person, uri: friendPost.uri, at: start.addingTimeInterval(15 * 3_600 + 60)))
+            let answer = "@friend.test わかる \(day)"
+            _ = add(person, answer, at: start.addingTimeInterval(15 * 3_600 + 120), facets: mention(of: friend, handle: "friend.test", in: answer),
+                    reply: friendPost)
+            if day <= 3 {
+                let quietPost = add(quiet, "静かな投稿 \(day)", at: start.addingTimeInterval(16 * 3_600))
+                _ = add(person, "ありがとう \(day)", at: start.addingTimeInterval(16 * 3_600 + 60), reply: quietPost)
+            }
+        }
+        let friendMention = "@mirror.test 元気?"
+        _ = add(friend, friendMention, at: dayStart.addingTimeInterval(2 * 3_600), facets: mention(of: bot, handle: "mirror.test", in: friendMention))
+        let quietMention = "@mirror.test こんにちは"
+        _ = add(quiet, quietMention, at: dayStart.addingTimeInterval(3 * 3_600), facets: mention(of: bot, handle: "mirror.test", in: quietMention))
+        return FakeBlueskySeed(now: dayStart, accounts: [
+            .init(did: person, handle: "person.test", description: "わたし"),
+            .init(did: bot, handle: "mirror.test", appPassword: "bot-app-pass-word", description: "@person.test の自動ミラー", labels: ["bot"]),
+            .init(did: friend, handle: "friend.test", description: "友だち"),
+            .init(did: quiet, handle: "quiet.test", description: "人間です。 #NoBot"),
+        ], posts: posts, reposts: reposts)
+    }
+
+    @Test("NETWORK=bluesky: train reads the person's public posts without logging in; start posts only unlabelled posts of theirs at their hours with facets, answers the friend in thread, not the #nobot account, likes nothing; a restart logs in no more and posts nothing twice")
+    func halfADay() async throws {
+        let seed = Self.seed()
+        let server = FakeBlueskyServer(seed: seed)
+        try await server.withRunning { url in
+            try await TestServers.withTemporaryFolder { folder in
+                let environment = [
+                    "NETWORK": "bluesky", "BLUESKY_SERVICE_URL": url.absoluteString, "HUMAN_BLUESKY_HANDLE": "@person.test",
+                    "BOT_BLUESKY_HANDLE": "mirror.test", "BOT_BLUESKY_APP_PASSWORD": "bot-app-pass-word",
+                    "MIRROR_BOT_DATA": folder.appending(path: "mirror_bot.sqlite").path, "TZ": "Asia/Tokyo",
+                ]
+                let training = try await MirrorBotProcess.run(["train", "scheduler"], environment: environment)
+                #expect(training.status == 0, "\(training.standardError.suffix(2_000))")
+                // 21 days × 8 posts, 21 replies to the friend, 3 to the quiet account; never a labelled post, a quote or a repost.
+                #expect(training.standardOutput.contains("Archived 192 new tweets of the human"), "\(training.standardOutput)")
+                #expect(await server.createSessionCalls() == 0, "the person's public posts need no login")
+
+                // The first write's answer is cut off twice after the write is made: it is sent again to the same record key.
+                for _ in 0..<2 { await server.add(fault: .dropAfterHandling, for: "com.atproto.repo.putRecord") }
+                await server.armClock(Self.dayStart, speed: 1_440)
+                let run = try await MirrorBotProcess.run(["start", "--speed", "1440", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "12h"],
+                                                         environment: environment)
+                #expect(run.status == 0, "\(run.standardError.suffix(3_000))")
+                #expect(run.standardError.contains("network: Bluesky"))
+                #expect(run.standardError.contains("likes: off (LIKES=auto: Bluesky asks bots"), "\(run.standardError.suffix(3_000))")
+
+                let written = await server.records(of: Self.bot, in: PostRecord.type)
+                let records = try written.map { try JSONDecoder().decode(PostRecord.self, from: JSONEncoder().encode($0.value)) }
+                let posts = records.filter { $0.reply == nil }
+                let personTexts = Set(seed.posts.filter { $0.authorDID == Self.person && $0.record.reply == nil && $0.record.labels == nil && $0.record.embed == nil }
+                    .map(\.record.text))
+                #expect(!posts.isEmpty, "\(run.standardError.suffix(3_000))")
+                for post in posts {
+                    #expect(personTexts.contains(post.text), "not one of the person's posts: \(post.text)")
+                    let date = try #require(ISO8601DateFormatter.lenientDate(post.createdAt))
+                    let hour = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "Asia/Tokyo")!, from: date).hour ?? -1
+                    #expect((7...13).contains(hour), "posted at \(hour):00, not at the person's hours")
+                    #expect(post.langs == ["ja"])
+                    // A link is a facet over exactly its bytes (the fake refused the post otherwise).
+                    if let link = post.text.range(of: "https://example.com/") {
+                        let bytes = RichText.byteSlice(of: link, in: post.text).byteStart
+                        #expect(post.facets?.first?.index.byteStart == bytes, "\(post)")
+                    }
+                }
+                #expect(!records.contains { $0.text.contains("注意") || $0.text.contains("引用") })
+                // The friend's mention at 02:00 is answered once, in its thread, with one of the person's replies to them.
+                let friendMention = try #require(seed.posts.first { $0.authorDID == Self.friend && $0.record.text.hasPrefix("@mirror.test") })
+                let mentionURI = "at://\(Self.friend)/app.bsky.feed.post/\(friendMention.rkey)"
+                let answers = records.filter { $0.reply?.parent.uri == mentionURI }
+                #expect(answers.count == 1, "\(records.map(\.text))")
+                #expect(answers.first?.reply?.root.uri == mentionURI)
+                #expect(answers.first?.text.contains("わかる") == true, "\(answers.map(\.text))")
+                // The quiet account's mention is not answered: their profile says #nobot.
+                let quietMention = try #require(seed.posts.first { $0.authorDID == Self.quiet && $0.record.text.hasPrefix("@mirror.test") })
+                #expect(!records.contains { $0.reply?.parent.uri.hasSuffix(quietMention.rkey) == true })
+                #expect(run.standardError.contains("their profile says #nobot"), "\(run.standardError.suffix(3_000))")
+                #expect(await server.records(of: Self.bot, in: "app.bsky.feed.like").isEmpty)
+                #expect(await server.createSessionCalls() == 1)
+                // Every lost answer was a write made: sent again, it left no second post.
+                let puts = await server.writes().filter { $0.method == "com.atproto.repo.putRecord" }
+                #expect(puts.count >= written.count + 2 && Set(puts.map(\.uri)).count == written.count, "\(puts.count) writes, \(written.count) records")
+                #expect(run.standardError.contains("putRecord failed (stream ended at an unexpected time); retrying"))
+                #expect(!run.standardError.contains("may or may not have been made"), "settled by sending again, not by reading back")
+
+                // A restart for the rest of the morning: the stored session is used (renewed if need be), no slot twice.
+                await server.armClock(Self.dayStart.addingTimeInterval(12 * 3_600), speed: 1_440)
+                let again = try await MirrorBotProcess.run(["start", "--speed", "1440", "--start-time", "2026-11-22T12:00:00+09:00", "--duration", "2h"],
+                                                           environment: environment)
+                #expect(again.status == 0, "\(again.standardError.suffix(3_000))")
+                #expect(await server.createSessionCalls() == 1, "a restart logs in no more: \(again.standardError.suffix(2_000))")
+                let afterRestart = await server.records(of: Self.bot, in: PostRecord.type)
+                #expect(Set(afterRestart.map(\.uri)).count == afterRestart.count)
+                let texts = try afterRestart.map { try JSONDecoder().decode(PostRecord.self, from: JSONEncoder().encode($0.value)).text }
+                #expect(Set(texts).count == texts.count, "a text posted twice: \(texts)")
+            }
+        }
+    }
+}
+
+extension ISO8601DateFormatter {
+    /// An RFC 3339 time with or without fractional seconds.
+    static func lenientDate(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
+    }
+}
