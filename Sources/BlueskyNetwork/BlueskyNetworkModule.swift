@@ -181,6 +181,9 @@ public struct BlueskyNetworkModule: NetworkModule {
         return DoctorReport(findings: findings, network: CommandNetwork(network: network))
     }
 
+    /// The `bot` self-label on the bot's profile (`labelBotAccount`).
+    public func setUpBotAccount(logger: Logger) async throws -> String? { try await labelBotAccount(logger: logger) }
+
     /// Adds the self-label `bot` to the bot's profile record, keeping every other field (a compare-and-swap on the
     /// record's CID: a profile changed meanwhile is read again). Returns what was done, in a line.
     public func labelBotAccount(logger: Logger) async throws -> String {

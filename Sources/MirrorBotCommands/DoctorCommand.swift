@@ -21,7 +21,7 @@ struct DoctorCommand: AsyncParsableCommand {
             reads its user once, which X bills $0.010 for; the bot's bio, read in that same call, must say the account \
             is automated and name the person (X's automation rules), or doctor says what to write. On Mastodon (NETWORK=mastodon, free): whose each token is, \
             whether its scopes cover what the account needs, whether the bot account has the bot flag, and the bot's \
-            instance's longest status.
+            instance's longest status. On Bluesky (NETWORK=bluesky, free): each account's handle and DID, the bot's             session and PDS (one login, which the daemon's stored session then spares), and the bot's self-label             "bot" (`mirror_bot setup bluesky` adds it).
             """
     )
 

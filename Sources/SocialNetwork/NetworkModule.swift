@@ -38,6 +38,15 @@ public protocol NetworkModule: Sendable {
     /// `user@domain` looked up on the person's instance; nil when the instance does not know it). Nil where the
     /// archive carries the ids (X).
     func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> Int64?)?
+    /// Sets the bot's account up as the network's rules ask, where the bot can do it itself through the API (Bluesky:
+    /// the `bot` self-label on its profile); returns what was done, in a line. Nil where it is done in the network's
+    /// own settings (X's automated label, Mastodon's bot flag): `doctor` says where.
+    func setUpBotAccount(logger: Logger) async throws -> String?
+}
+
+extension NetworkModule {
+    /// Nothing the bot can set itself.
+    public func setUpBotAccount(logger: Logger) async throws -> String? { nil }
 }
 
 /// A variable a network needs that is not set, and what it should hold.

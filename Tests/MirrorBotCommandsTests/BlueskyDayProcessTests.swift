@@ -71,6 +71,40 @@ struct BlueskyDayProcessTests {
         ], posts: posts, reposts: reposts)
     }
 
+    @Test("doctor on Bluesky names each account's DID and fails on the missing bot label; setup bluesky adds it keeping the profile's other fields, and once there is nothing to add; setup of another network is refused")
+    func setupAndDoctor() async throws {
+        var seed = Self.seed()
+        seed.accounts[1].labels = []
+        let server = FakeBlueskyServer(seed: seed)
+        try await server.withRunning { url in
+            try await TestServers.withTemporaryFolder { folder in
+                let environment = [
+                    "NETWORK": "bluesky", "BLUESKY_SERVICE_URL": url.absoluteString, "HUMAN_BLUESKY_HANDLE": "person.test",
+                    "BOT_BLUESKY_HANDLE": "mirror.test", "BOT_BLUESKY_APP_PASSWORD": "bot-app-pass-word",
+                    "MIRROR_BOT_DATA": folder.appending(path: "mirror_bot.sqlite").path,
+                ]
+                let before = try await MirrorBotProcess.run(["doctor"], environment: environment)
+                #expect(before.status == 1)
+                #expect(before.standardOutput.contains("ok    human account: @person.test (\(Self.person))"), "\(before.standardOutput)")
+                #expect(before.standardOutput.contains("FAIL  bot label: @mirror.test's profile on Bluesky does not carry the self-label \"bot\": run `mirror_bot setup bluesky`"),
+                        "\(before.standardOutput)")
+                #expect(!before.standardOutput.contains("bot-app-pass-word"))
+                let setup = try await MirrorBotProcess.run(["setup", "bluesky"], environment: environment)
+                #expect(setup.status == 0, "\(setup.standardError.suffix(1_000))")
+                #expect(setup.standardOutput.contains("now carries the self-label \"bot\" (its other fields kept)"))
+                let profile = try #require(await server.records(of: Self.bot, in: "app.bsky.actor.profile").first?.value)
+                #expect(profile["description"]?.stringValue == "@person.test の自動ミラー" && profile["displayName"]?.stringValue == "mirror.test")
+                #expect(profile["labels"]?["values"] == .array([.object(["val": .string("bot")])]))
+                let again = try await MirrorBotProcess.run(["setup"], environment: environment)
+                #expect(again.standardOutput.contains("already carries the self-label \"bot\""), "\(again.standardOutput)")
+                let after = try await MirrorBotProcess.run(["doctor"], environment: environment)
+                #expect(after.standardOutput.contains("ok    bot label: @mirror.test's profile carries the self-label \"bot\""), "\(after.standardOutput)")
+                let wrong = try await MirrorBotProcess.run(["setup", "mastodon"], environment: environment)
+                #expect(wrong.status != 0 && wrong.standardError.contains("NETWORK is bluesky, not mastodon"), "\(wrong.standardError)")
+            }
+        }
+    }
+
     @Test("NETWORK=bluesky: train reads the person's public posts without logging in; start posts only unlabelled posts of theirs at their hours with facets, answers the friend in thread, not the #nobot account, likes nothing; a restart logs in no more and posts nothing twice")
     func halfADay() async throws {
         let seed = Self.seed()
