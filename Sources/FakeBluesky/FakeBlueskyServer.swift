@@ -53,6 +53,9 @@ public final class FakeBlueskyServer: Sendable {
     public func setClock(_ date: Date, speed: Double? = nil) async { await world.setClock(date, speed: speed) }
     /// Sets the clock when the next request arrives (a bot started just now and the fake then agree).
     public func armClock(_ date: Date, speed: Double) async { await world.armClock(date, speed: speed) }
+    /// Cuts off the answer of `rate` of the record writes (`putRecord`, `createRecord`, `deleteRecord`) after the
+    /// write is made, in an order drawn from `seed`.
+    public func setLostAnswerRate(_ rate: Double, seed: UInt64) async { await world.setLostAnswerRate(rate, seed: seed) }
     /// Moves the clock forward.
     public func advanceClock(by seconds: TimeInterval) async { await world.advanceClock(by: seconds) }
     /// Queues `fault` for the next request of the method `nsid`.
@@ -173,7 +176,8 @@ public final class FakeBlueskyServer: Sendable {
                     input = decoded
                 }
             }
-            let fault = await world.takeFault(for: nsid)
+            var fault = await world.takeFault(for: nsid)
+            if fault == nil, nsid.hasPrefix("com.atproto.repo."), kind == .procedure, await world.drawLostAnswer() { fault = .dropAfterHandling }
             if fault == .unavailable { return Self.response(.error(503, "UpstreamFailure", "Service Unavailable")) }
             let result = await handle(world, Call(caller: caller, query: Self.queryParameters(request.uri.query), input: input, authorization: authorization))
             if fault == .dropAfterHandling {

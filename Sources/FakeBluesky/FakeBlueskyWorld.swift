@@ -97,6 +97,20 @@ actor FakeBlueskyWorld {
         requestCounts[nsid, default: 0] += 1
     }
     private var armed: (Date, Double)?
+    private var lostAnswerRate = 0.0
+    private var lostAnswerState: UInt64 = 0
+    /// Cuts off the answer of `rate` of the record writes after the write is made, in an order drawn from `seed`.
+    func setLostAnswerRate(_ rate: Double, seed: UInt64) { lostAnswerRate = rate; lostAnswerState = seed }
+    /// Whether this write's answer is to be cut off (a SplitMix64 draw against the rate).
+    func drawLostAnswer() -> Bool {
+        guard lostAnswerRate > 0 else { return false }
+        lostAnswerState &+= 0x9E37_79B9_7F4A_7C15
+        var z = lostAnswerState
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        return Double(z >> 11) / Double(1 << 53) < lostAnswerRate
+    }
     /// Sets the clock when the next request arrives.
     func armClock(_ date: Date, speed newSpeed: Double) { armed = (date, newSpeed) }
     /// Like records written so far, by anyone, through the API.

@@ -81,6 +81,12 @@ struct BlueskyClientTests {
             #expect(await server.records(of: BlueskyFixture.bot, in: PostRecord.type).count == 1)
             // Five writes arrived (the cut-off one and its retry included): one post.
             #expect(await server.writes().count == 5)
+            // Every answer cut off: the retries run out, and the outcome is unknown to the client (the write was made).
+            await server.setLostAnswerRate(1, seed: 1)
+            await #expect { _ = try await client.send(write, as: .bot) } throws: { error in
+                if case BlueskyAPIError.outcomeUnknown = error { true } else { false }
+            }
+            #expect(await server.writes().count == 9)
         }
     }
 }
