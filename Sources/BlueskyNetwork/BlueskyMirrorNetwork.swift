@@ -143,6 +143,20 @@ public struct BlueskyMirrorNetwork: MirrorNetwork {
         return found.posts.contains { $0.uri == uri }
     }
 
+    /// `getPosts` with 25 URIs a call.
+    public func existingPosts(_ postIDs: [String], as account: Account, for work: Work) async throws -> Set<String> {
+        let did = try await did(of: account)
+        let uris = postIDs.compactMap { id in BlueskyIDs.uri(ofPost: id, by: did).map { (id, $0) } }
+        var present: Set<String> = []
+        for start in stride(from: 0, to: uris.count, by: GetPosts.maxURIs) {
+            let batch = uris[start..<min(start + GetPosts.maxURIs, uris.count)]
+            let found = try await Self.mapped { try await client.send(GetPosts(uris: batch.map(\.1)), as: nil) }
+            let shown = Set(found.posts.map(\.uri))
+            for (id, uri) in batch where shown.contains(uri) { present.insert(id) }
+        }
+        return present
+    }
+
     public func post(_ text: String, warning: String?, slot: String, for work: Work) async throws -> String? {
         if let warning { throw NetworkError.unpostable("behind a content warning (\"\(warning)\"): the bot does not label its posts on Bluesky") }
         let record = try await postRecord(text, reply: nil)

@@ -86,8 +86,8 @@ public struct DeletionWatcher: Service {
     func checkOnce() async throws -> [Int64] {
         let originals = try await archive.copiedOriginals(since: clock.now().addingTimeInterval(-Double(days) * 86_400))
         var forgotten: [Int64] = []
-        for original in originals {
-            guard try await !forgetter.network.postExists(String(original), as: .human, for: .learning) else { continue }
+        let present = try await forgetter.network.existingPosts(originals.map(String.init), as: .human, for: .learning)
+        for original in originals where !present.contains(String(original)) {
             let report = try await forgetter.forget(original)
             forgotten.append(original)
             let deleted = report.copiesDeleted.isEmpty ? "" : "; the bot's copies \(report.copiesDeleted.map(String.init).joined(separator: ", ")) deleted"

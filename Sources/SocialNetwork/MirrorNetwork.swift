@@ -34,6 +34,9 @@ public protocol MirrorNetwork: Sendable {
     /// Whether `postID`, one of `account`'s own posts (the person's original or the bot's copy), is still there: false
     /// when the network says it was deleted (or never was).
     func postExists(_ postID: String, as account: Account, for work: Work) async throws -> Bool
+    /// Which of `postIDs`, posts of `account`, are still there, in as few reads as the network allows (Bluesky: 25 a
+    /// call; elsewhere one `postExists` each).
+    func existingPosts(_ postIDs: [String], as account: Account, for work: Work) async throws -> Set<String>
 
     /// Posts `text` as the bot for `slot` (what the post is for, such as "slot 2026-11-22 09:12": a network that
     /// takes idempotency keys makes one post per slot however often it is sent), behind `warning` when the
@@ -92,6 +95,13 @@ public struct NetworkCapabilities: Sendable, Equatable {
 extension MirrorNetwork {
     /// The accounting's count of calls, where the network keeps one.
     public func endpointCalls() -> [EndpointCalls] { accounting?.endpointCalls() ?? [] }
+
+    /// One look-up a post.
+    public func existingPosts(_ postIDs: [String], as account: Account, for work: Work) async throws -> Set<String> {
+        var present: Set<String> = []
+        for postID in postIDs where try await postExists(postID, as: account, for: work) { present.insert(postID) }
+        return present
+    }
 
     /// No push of mentions: they are polled.
     public func openMentionStream(of userID: String) async throws -> NetworkPostStream {

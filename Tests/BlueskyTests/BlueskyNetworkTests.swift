@@ -62,6 +62,26 @@ struct BlueskyNetworkTests {
         }
     }
 
+    @Test("Which of 30 of the person's posts are still there: two getPosts calls (25 URIs each at most); the ones deleted are not")
+    func existingPostsInBatches() async throws {
+        let server = FakeBlueskyServer(seed: BlueskyFixture.seed, logger: BlueskyFixture.quiet_logger)
+        try await server.withRunning { url in
+            let network = BlueskyMirrorNetwork(client: BlueskyFixture.client(url, sessions: InMemoryBlueskySessions()))
+            var ids: [String] = []
+            for minute in 0..<30 {
+                let rkey = TID(date: BlueskyFixture.start.addingTimeInterval(Double(-10_000 - minute * 60)), clockID: 3).description
+                await server.add(post: .init(authorDID: BlueskyFixture.person, rkey: rkey, record: PostRecord(text: "投稿 \(minute)", createdAt: BlueskyFixture.time(10_000)),
+                                             indexedAt: BlueskyFixture.start.addingTimeInterval(-600_000)))
+                ids.append(try #require(BlueskyIDs.postID(of: BlueskyFixture.uri(BlueskyFixture.person, rkey))))
+            }
+            for index in [2, 17, 26] { await server.delete(uri: BlueskyFixture.uri(BlueskyFixture.person, try #require(BlueskyIDs.recordKey(ofPost: ids[index])))) }
+            let before = await server.requestCounts()["app.bsky.feed.getPosts"] ?? 0
+            let present = try await network.existingPosts(ids, as: .human, for: .learning)
+            #expect(present == Set(ids).subtracting([ids[2], ids[17], ids[26]]))
+            #expect((await server.requestCounts()["app.bsky.feed.getPosts"] ?? 0) - before == 2)
+        }
+    }
+
     @Test("Too long for Bluesky (301 graphemes) or behind a warning: unpostable, nothing sent")
     func unpostable() async throws {
         try await Self.with { server, network in
