@@ -18,8 +18,9 @@ public enum NetworkChoice: String, Sendable, CaseIterable {
     /// Bluesky (the AT Protocol, app passwords).
     case bluesky
 
-    /// Every network's variables.
+    /// Every network's variables, and `HUMAN_NETWORK`.
     static let variableNames = XNetworkSettings.variableNames + MastodonNetworkSettings.variableNames + BlueskyNetworkSettings.variableNames
+        + ["HUMAN_NETWORK"]
 
     /// The module `NETWORK` names, having read its section from `environment`. When `NETWORK` names no network
     /// mirror_bot knows, every network's section is read too, so that one run names every malformed variable.
@@ -29,7 +30,15 @@ public enum NetworkChoice: String, Sendable, CaseIterable {
         if environment.problems.count > problemsBefore {
             for other in allCases where other != chosen { _ = module(for: other, reading: &environment) }
         }
-        return module(for: chosen, reading: &environment)
+        let module = module(for: chosen, reading: &environment)
+        // Where the person is: on the bot's network (the default), or in their imported archive only.
+        switch environment.value("HUMAN_NETWORK")?.lowercased() {
+        case nil, chosen.rawValue?: return module
+        case "archive"?: return ArchivedPersonModule(module)
+        case let other?:
+            environment.malformed("HUMAN_NETWORK", expected: "\(chosen.rawValue) (the bot's network, the default) or archive (the person learned from their imported archive only; a person on another network than the bot is not supported yet)", shown: other)
+            return module
+        }
     }
 
     /// `network`'s module, built from its own section of `environment`.
@@ -43,6 +52,9 @@ public enum NetworkChoice: String, Sendable, CaseIterable {
 }
 
 extension Configuration {
+    /// Whether the person is learned from their imported archive only (`HUMAN_NETWORK=archive`).
+    public var learnsPersonFromArchiveOnly: Bool { networkModule is ArchivedPersonModule }
+
     /// The configured network opened for a one-shot command, as `accounts` (for a command that needs no store).
     public func network(as accounts: [Account], logger: Logger) -> CommandNetwork {
         networkModule.forCommand(accounts: accounts, logger: logger)

@@ -230,6 +230,9 @@ private func withTrainer(requiresCredentials: Bool = true, command: String = "tr
     if requiresCredentials { requirements.insert(.humanCredentials) }
     let context = try CommandContext.load(requiring: requirements)
     let configuration = context.configuration
+    if requiresCredentials, configuration.learnsPersonFromArchiveOnly {
+        throw ValidationError("HUMAN_NETWORK=archive: the person is learned from their archive only, with `mirror_bot import PATH`; \(command) reads nothing of theirs on \(configuration.networkModule.name)")
+    }
     let parts = try BotParts(configuration: configuration, logger: context.logger)
     let commandNetwork = parts.network(as: [.human])
     let network = commandNetwork.network

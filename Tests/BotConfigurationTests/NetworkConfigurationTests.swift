@@ -34,6 +34,13 @@ struct NetworkConfigurationTests {
         }
         let text = error.description
         for name in ["NETWORK", "HUMAN_MASTODON_URL", "BOT_MASTODON_URL", "POST_VISIBILITY"] { #expect(text.contains(name), "\(name): \(text)") }
+        // HUMAN_NETWORK: the bot's network or archive; another network is said to be not supported yet.
+        let elsewhere = try #require(throws: ConfigurationError.self) {
+            try Configuration(environment: ["NETWORK": "bluesky", "HUMAN_NETWORK": "x"])
+        }
+        #expect(elsewhere.description.contains("HUMAN_NETWORK") && elsewhere.description.contains("not supported yet"))
+        #expect(try Configuration(environment: ["NETWORK": "bluesky", "HUMAN_NETWORK": "archive"]).learnsPersonFromArchiveOnly)
+        #expect(try Configuration(environment: ["NETWORK": "bluesky", "HUMAN_NETWORK": "Bluesky"]).learnsPersonFromArchiveOnly == false)
         #expect(!text.contains("secret-person-token") && !text.contains("secret-bot-token"))
     }
 

@@ -108,6 +108,64 @@ struct BlueskyDayProcessTests {
         }
     }
 
+    @Test("HUMAN_NETWORK=archive: an X archive imported into a bot on Bluesky runs half a day with no account of the person's: their tweets posted at their hours, nothing of theirs read on Bluesky; train refuses, doctor says why no person's account")
+    func personFromArchive() async throws {
+        let server = FakeBlueskyServer(seed: Self.seed())
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "EEE MMM dd HH:mm:ss Z yyyy"
+        var tweets: [String] = []
+        var texts: Set<String> = []
+        for day in 1...21 {
+            for (index, hour) in Self.hours.enumerated() {
+                let text = index == 2 ? "\(day)日前のツイート \(index) https://example.com/x\(day)" : "\(day)日前のツイート \(index)"
+                texts.insert(text)
+                let date = Self.dayStart.addingTimeInterval(Double(-day * 86_400 + hour * 3_600 + index * 60))
+                tweets.append(#"{"tweet": {"id_str": "\#(1_000_000 + day * 10 + index)", "full_text": "\#(text)", "created_at": "\#(formatter.string(from: date))"}}"#)
+            }
+        }
+        let archive = "window.YTD.tweets.part0 = [\n" + tweets.joined(separator: ",\n") + "\n]\n"
+        try await server.withRunning { url in
+            try await TestServers.withTemporaryFolder { folder in
+                let environment = [
+                    "NETWORK": "bluesky", "HUMAN_NETWORK": "archive", "BLUESKY_SERVICE_URL": url.absoluteString,
+                    "BOT_BLUESKY_HANDLE": "mirror.test", "BOT_BLUESKY_APP_PASSWORD": "bot-app-pass-word",
+                    "MIRROR_BOT_DATA": folder.appending(path: "mirror_bot.sqlite").path, "TZ": "Asia/Tokyo",
+                ]
+                let imported = try await MirrorBotProcess.run(["import", "tweets.js"], environment: environment, files: ["tweets.js": archive])
+                #expect(imported.status == 0 && imported.standardOutput.hasPrefix("Imported 168 new tweets"), "\(imported.standardOutput)\(imported.standardError)")
+                let training = try await MirrorBotProcess.run(["train", "scheduler"], environment: environment)
+                #expect(training.status != 0 && training.standardError.contains("HUMAN_NETWORK=archive: the person is learned from their archive only"),
+                        "\(training.standardError)")
+                let doctor = try await MirrorBotProcess.run(["doctor"], environment: environment)
+                #expect(doctor.status == 0, "\(doctor.standardOutput)")
+                #expect(doctor.standardOutput.contains("ok    human account: none: the person is learned from their imported archive only"), "\(doctor.standardOutput)")
+
+                await server.armClock(Self.dayStart, speed: 1_440)
+                let run = try await MirrorBotProcess.run(["start", "--speed", "1440", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "12h"],
+                                                         environment: environment)
+                #expect(run.status == 0, "\(run.standardError.suffix(3_000))")
+                #expect(run.standardError.contains("the person: from their imported archive only (HUMAN_NETWORK=archive)"))
+                let records = try await server.records(of: Self.bot, in: PostRecord.type).map {
+                    try JSONDecoder().decode(PostRecord.self, from: JSONEncoder().encode($0.value))
+                }
+                let posts = records.filter { $0.reply == nil }
+                #expect(posts.count >= 4, "\(run.standardError.suffix(3_000))")
+                for post in posts {
+                    #expect(texts.contains(post.text), "not one of the person's tweets: \(post.text)")
+                    let date = try #require(ISO8601DateFormatter.lenientDate(post.createdAt))
+                    let hour = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "Asia/Tokyo")!, from: date).hour ?? -1
+                    #expect((7...13).contains(hour), "posted at \(hour):00")
+                }
+                // Nothing of the person's was asked of Bluesky: no feed of theirs, no handle of theirs resolved.
+                let requests = await server.requestCounts()
+                #expect(requests["app.bsky.feed.getAuthorFeed"] == nil && requests["app.bsky.feed.getActorLikes"] == nil, "\(requests)")
+                #expect(requests["app.bsky.feed.getPosts"] == nil, "the person's originals are not looked up: \(requests)")
+            }
+        }
+    }
+
     @Test("NETWORK=bluesky: train reads the person's public posts without logging in; through 30% lost write answers and a SIGKILL, start posts only unlabelled posts of theirs at their hours with facets, answers the friend once in thread, not the #nobot account, likes nothing; restarts log in no more and post nothing twice")
     func halfADay() async throws {
         let seed = Self.seed()
