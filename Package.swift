@@ -254,7 +254,7 @@ let package = Package(
         .target(
             name: "FakeBluesky",
             dependencies: [
-                "BlueskyAPI", "FakeX",
+                "BlueskyAPI", "BotClock", "FakeX",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -117,7 +117,7 @@ public struct BlueskyMirrorNetwork: MirrorNetwork {
         let ref = StrongRef(uri: notification.uri, cid: notification.cid)
         known.setMention(MentionRecord(ref: ref, root: record.reply?.root ?? ref), for: id)
         return NetworkPost(id: id, text: record.text, authorID: BlueskyIDs.userID(of: notification.author.did), authorHandle: notification.author.handle,
-                           createdAt: ISO8601DateFormatter.atproto(record.createdAt), replyToUserID: record.reply.flatMap { ATURI($0.parent.uri) }
+                           createdAt: ISO8601Time.date(from: record.createdAt), replyToUserID: record.reply.flatMap { ATURI($0.parent.uri) }
                                .map { BlueskyIDs.userID(of: $0.repo) },
                            replyToPostID: record.reply.flatMap { BlueskyIDs.postID(of: $0.parent.uri) },
                            conversationID: BlueskyIDs.postID(of: (record.reply?.root ?? ref).uri),
@@ -197,7 +197,7 @@ public struct BlueskyMirrorNetwork: MirrorNetwork {
             }
         }
         let langs = languages.isEmpty ? known.languages(orFrom: text) : languages
-        return PostRecord(text: text, createdAt: ISO8601DateFormatter.atprotoString(clock.now()), langs: langs.isEmpty ? nil : langs,
+        return PostRecord(text: text, createdAt: ISO8601Time.string(from: clock.now()), langs: langs.isEmpty ? nil : langs,
                           facets: facets.isEmpty ? nil : facets, reply: reply)
     }
 
@@ -232,7 +232,7 @@ public struct BlueskyMirrorNetwork: MirrorNetwork {
         guard let subject = known.timelinePost(postID) else { throw NetworkError.rejected("the post \(postID) was not read in this run") }
         let bot = try await did(of: .bot)
         let rkey = TID(date: clock.now(), purpose: "like " + subject.uri)
-        let like = LikeRecord(subject: subject, createdAt: ISO8601DateFormatter.atprotoString(clock.now()))
+        let like = LikeRecord(subject: subject, createdAt: ISO8601Time.string(from: clock.now()))
         _ = try await Self.mapped {
             try await client.send(PutRecord(repo: bot, collection: LikeRecord.type, rkey: known.likeKey(for: subject.uri, else: rkey).description,
                                             record: like), as: .bot)
@@ -301,7 +301,7 @@ public struct BlueskyMirrorNetwork: MirrorNetwork {
         guard let id = BlueskyIDs.postID(of: view.uri) else { return nil }
         let parent = view.record.reply?.parent
         return NetworkPost(id: id, text: view.record.text, authorID: BlueskyIDs.userID(of: view.author.did), authorHandle: view.author.handle,
-                           createdAt: ISO8601DateFormatter.atproto(view.record.createdAt),
+                           createdAt: ISO8601Time.date(from: view.record.createdAt),
                            replyToUserID: parent.flatMap { ATURI($0.uri) }.map { BlueskyIDs.userID(of: $0.repo) },
                            replyToPostID: parent.flatMap { BlueskyIDs.postID(of: $0.uri) },
                            conversationID: BlueskyIDs.postID(of: (view.record.reply?.root ?? view.ref).uri), isRepost: isRepost)
@@ -393,23 +393,5 @@ final class KnownRecords: Sendable {
         if let top = state.withLock({ $0.languages.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key }) { return [top] }
         let japanese = text.unicodeScalars.contains { (0x3040...0x30FF).contains($0.value) || (0x4E00...0x9FFF).contains($0.value) }
         return japanese ? ["ja"] : []
-    }
-}
-
-extension ISO8601DateFormatter {
-    /// A record's datetime (RFC 3339, with or without fractional seconds).
-    static func atproto(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
-    }
-
-    /// `date` as a record's datetime, with milliseconds and `Z`.
-    static func atprotoString(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
     }
 }

@@ -7,6 +7,11 @@ public enum ISO8601Time {
         (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))) ?? (try? Date(text, strategy: Date.ISO8601FormatStyle()))
     }
 
+    /// `date` in UTC with milliseconds, as the AT Protocol writes times (`2026-11-22T00:00:00.000Z`).
+    public static func string(from date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+
     /// A JSON decoding strategy reading such times, failing with the text that is not one.
     public static let decodingStrategy = JSONDecoder.DateDecodingStrategy.custom { decoder in
         let container = try decoder.singleValueContainer()

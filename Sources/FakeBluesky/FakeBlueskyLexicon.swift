@@ -1,4 +1,5 @@
 import BlueskyAPI
+import BotClock
 import Foundation
 
 /// The fake's check of a written record against its collection's lexicon (`app.bsky.feed.post`,
@@ -40,7 +41,7 @@ enum FakeBlueskyLexicon {
         }
         if post.text.count > maxGraphemes { return "Record/text must not be longer than \(maxGraphemes) graphemes" }
         if post.text.utf8.count > maxBytes { return "Record/text must not be longer than \(maxBytes) characters" }
-        if ISO8601DateFormatter.lenient(post.createdAt) == nil { return "Record/createdAt must be an valid atproto datetime (both RFC-3339 and ISO-8601)" }
+        if ISO8601Time.date(from: post.createdAt) == nil { return "Record/createdAt must be an valid atproto datetime (both RFC-3339 and ISO-8601)" }
         if (post.langs?.count ?? 0) > maxLangs { return "Record/langs must not have more than \(maxLangs) elements" }
         for lang in post.langs ?? [] where lang.isEmpty || lang.contains(" ") { return "Record/langs must be BCP-47 language tags" }
         for (number, facet) in (post.facets ?? []).enumerated() {
@@ -89,16 +90,5 @@ enum FakeBlueskyLexicon {
         if values.count > 10 { return "Record/labels/values must not have more than 10 elements" }
         if values.contains(where: { $0.isEmpty || $0.utf8.count > 128 }) { return "Record/labels/values/val must be 1 to 128 bytes" }
         return nil
-    }
-}
-
-extension ISO8601DateFormatter {
-    /// An RFC 3339 time with or without fractional seconds, nil when it is not one.
-    static func lenient(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
     }
 }

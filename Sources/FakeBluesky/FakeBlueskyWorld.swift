@@ -1,4 +1,5 @@
 import BlueskyAPI
+import BotClock
 import Foundation
 
 /// An answer of the fake: status, JSON body, extra headers.
@@ -394,7 +395,7 @@ actor FakeBlueskyWorld {
     }
 
     /// RFC 3339 with milliseconds, as the AppView writes times.
-    static func time(_ date: Date) -> String { date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted)) }
+    static func time(_ date: Date) -> String { ISO8601Time.string(from: date) }
 }
 
 extension Duration {

@@ -1,4 +1,5 @@
 import BlueskyAPI
+import BotClock
 import Foundation
 
 /// Checks JSON against the AT Protocol lexicons in `Resources/lexicons` (taken from bluesky-social/atproto): objects'
@@ -115,7 +116,7 @@ struct LexiconValidator {
     /// grammar is not the point).
     static func matches(_ text: String, format: String) -> Bool {
         switch format {
-        case "datetime": return ISO8601DateFormatter.internet(text) != nil && (text.hasSuffix("Z") || text.contains("+") || text.dropFirst(19).contains("-"))
+        case "datetime": return ISO8601Time.date(from: text) != nil && (text.hasSuffix("Z") || text.contains("+") || text.dropFirst(19).contains("-"))
         case "did": return text.hasPrefix("did:") && text.split(separator: ":").count >= 3
         case "handle": return RichText.isHandle(text)
         case "at-uri": return text.hasPrefix("at://")
@@ -128,16 +129,5 @@ struct LexiconValidator {
         case "language": return !text.isEmpty && !text.contains(" ")
         default: return true
         }
-    }
-}
-
-extension ISO8601DateFormatter {
-    /// An RFC 3339 time, with or without fractional seconds.
-    static func internet(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
     }
 }

@@ -1,4 +1,5 @@
 import BlueskyAPI
+import BotClock
 import BlueskyNetwork
 import FakeBluesky
 import Foundation
@@ -18,6 +19,13 @@ struct BlueskyDayProcessTests {
     static let hours = [8, 9, 10, 11, 13, 17, 21, 23]
 
     static func stamp(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+
+    /// The bot on the fake at `url`, its data in `folder`; `person` adds the person's handle (else `HUMAN_NETWORK=archive`).
+    static func environment(_ url: URL, folder: URL, person: Bool = true) -> [String: String] {
+        ["NETWORK": "bluesky", "BLUESKY_SERVICE_URL": url.absoluteString, "BOT_BLUESKY_HANDLE": "mirror.test", "BOT_BLUESKY_APP_PASSWORD": "bot-app-pass-word",
+         "MIRROR_BOT_DATA": folder.appending(path: "mirror_bot.sqlite").path, "TZ": "Asia/Tokyo"]
+            .merging(person ? ["HUMAN_BLUESKY_HANDLE": "@person.test"] : ["HUMAN_NETWORK": "archive"]) { $1 }
+    }
     static func mention(of did: String, handle: String, in text: String) -> [Facet] {
         guard let range = text.range(of: "@" + handle) else { return [] }
         return [Facet(index: RichText.byteSlice(of: range, in: text), features: [.mention(did: did)])]
@@ -81,11 +89,7 @@ struct BlueskyDayProcessTests {
         let server = FakeBlueskyServer(seed: seed)
         try await server.withRunning { url in
             try await TestServers.withTemporaryFolder { folder in
-                let environment = [
-                    "NETWORK": "bluesky", "BLUESKY_SERVICE_URL": url.absoluteString, "HUMAN_BLUESKY_HANDLE": "person.test",
-                    "BOT_BLUESKY_HANDLE": "mirror.test", "BOT_BLUESKY_APP_PASSWORD": "bot-app-pass-word",
-                    "MIRROR_BOT_DATA": folder.appending(path: "mirror_bot.sqlite").path,
-                ]
+                let environment = Self.environment(url, folder: folder)
                 let before = try await MirrorBotProcess.run(["doctor"], environment: environment)
                 #expect(before.status == 1)
                 #expect(before.standardOutput.contains("ok    human account: @person.test (\(Self.person))"), "\(before.standardOutput)")
@@ -128,11 +132,7 @@ struct BlueskyDayProcessTests {
         let archive = "window.YTD.tweets.part0 = [\n" + tweets.joined(separator: ",\n") + "\n]\n"
         try await server.withRunning { url in
             try await TestServers.withTemporaryFolder { folder in
-                let environment = [
-                    "NETWORK": "bluesky", "HUMAN_NETWORK": "archive", "BLUESKY_SERVICE_URL": url.absoluteString,
-                    "BOT_BLUESKY_HANDLE": "mirror.test", "BOT_BLUESKY_APP_PASSWORD": "bot-app-pass-word",
-                    "MIRROR_BOT_DATA": folder.appending(path: "mirror_bot.sqlite").path, "TZ": "Asia/Tokyo",
-                ]
+                let environment = Self.environment(url, folder: folder, person: false)
                 let imported = try await MirrorBotProcess.run(["import", "tweets.js"], environment: environment, files: ["tweets.js": archive])
                 #expect(imported.status == 0 && imported.standardOutput.hasPrefix("Imported 168 new tweets"), "\(imported.standardOutput)\(imported.standardError)")
                 let training = try await MirrorBotProcess.run(["train", "scheduler"], environment: environment)
@@ -154,7 +154,7 @@ struct BlueskyDayProcessTests {
                 #expect(posts.count >= 4, "\(run.standardError.suffix(3_000))")
                 for post in posts {
                     #expect(texts.contains(post.text), "not one of the person's tweets: \(post.text)")
-                    let date = try #require(ISO8601DateFormatter.lenientDate(post.createdAt))
+                    let date = try #require(ISO8601Time.date(from: post.createdAt))
                     let hour = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "Asia/Tokyo")!, from: date).hour ?? -1
                     #expect((7...13).contains(hour), "posted at \(hour):00")
                 }
@@ -172,11 +172,7 @@ struct BlueskyDayProcessTests {
         let server = FakeBlueskyServer(seed: seed)
         try await server.withRunning { url in
             try await TestServers.withTemporaryFolder { folder in
-                let environment = [
-                    "NETWORK": "bluesky", "BLUESKY_SERVICE_URL": url.absoluteString, "HUMAN_BLUESKY_HANDLE": "@person.test",
-                    "BOT_BLUESKY_HANDLE": "mirror.test", "BOT_BLUESKY_APP_PASSWORD": "bot-app-pass-word",
-                    "MIRROR_BOT_DATA": folder.appending(path: "mirror_bot.sqlite").path, "TZ": "Asia/Tokyo",
-                ]
+                let environment = Self.environment(url, folder: folder)
                 let training = try await MirrorBotProcess.run(["train", "scheduler"], environment: environment)
                 #expect(training.status == 0, "\(training.standardError.suffix(2_000))")
                 // 21 days × 8 posts, 21 replies to the friend, 3 to the quiet account; never a labelled post, a quote or a repost.
@@ -209,7 +205,7 @@ struct BlueskyDayProcessTests {
                 #expect(posts.count >= 4, "\(log.suffix(3_000))")
                 for post in posts {
                     #expect(personTexts.contains(post.text), "not one of the person's posts: \(post.text)")
-                    let date = try #require(ISO8601DateFormatter.lenientDate(post.createdAt))
+                    let date = try #require(ISO8601Time.date(from: post.createdAt))
                     let hour = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "Asia/Tokyo")!, from: date).hour ?? -1
                     #expect((7...13).contains(hour), "posted at \(hour):00, not at the person's hours")
                     #expect(post.langs == ["ja"])
@@ -251,16 +247,5 @@ struct BlueskyDayProcessTests {
                 #expect(Set(texts).count == texts.count, "a text posted twice: \(texts)")
             }
         }
-    }
-}
-
-extension ISO8601DateFormatter {
-    /// An RFC 3339 time with or without fractional seconds.
-    static func lenientDate(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
     }
 }
