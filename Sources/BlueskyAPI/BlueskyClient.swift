@@ -8,7 +8,7 @@ import NIOFoundationCompat
 import NIOHTTP1
 import CoreMetrics
 import Synchronization
-import HTTPCore
+public import HTTPCore
 
 /// A Bluesky account the bot acts as or reads: its handle, and its app password when it must log in.
 public struct BlueskyAccess: Sendable, Equatable {
@@ -69,7 +69,7 @@ public final class BlueskyClient: Sendable {
     let logger: Logger
     private let sessions: SessionKeeper
     private let windows = Mutex<[String: (remaining: Int, resetsAt: Date)]>([:])
-    private let calls = Mutex<[CallKey: CallCount]>([:])
+    private let tally = CallTally()
     private let core: HTTPCore
 
     /// A client keeping sessions in `sessionStore`; `clock` decides how waiting is done (tests inject a manual one).
@@ -84,43 +84,8 @@ public final class BlueskyClient: Sendable {
             exhaustedWritesAreUncertain: true), httpClient: httpClient, clock: clock, logger: logger)
     }
 
-    /// One method's calls as one account (or none) since the start.
-    public struct CallCount: Sendable, Equatable {
-        /// The method's NSID.
-        public var method: String
-        /// The account that called it; nil for public reads.
-        public var account: Account?
-        /// Requests sent, retries included.
-        public var calls = 0
-        /// Requests that ended in an error answer, an unreadable one or none.
-        public var failures = 0
-        /// When the last request that was answered and read succeeded, on the client's clock.
-        public var lastSuccessAt: Date?
-    }
-
-    private struct CallKey: Hashable {
-        var method: String
-        var account: Account?
-    }
-
-    /// Each method's calls as each account so far, by method then account.
-    public var callCounts: [CallCount] {
-        calls.withLock { Array($0.values) }.sorted { ($0.method, $0.account?.rawValue ?? "") < ($1.method, $1.account?.rawValue ?? "") }
-    }
-
-    private func count(_ method: String, as account: Account?, succeeded: Bool?) {
-        let now = clock.now()
-        calls.withLock { table in
-            let key = CallKey(method: method, account: account)
-            var row = table[key] ?? CallCount(method: method, account: account)
-            switch succeeded {
-            case nil: row.calls += 1
-            case true?: row.lastSuccessAt = max(row.lastSuccessAt ?? now, now)
-            case false?: row.failures += 1
-            }
-            table[key] = row
-        }
-    }
+    /// Each method's calls as each account (`public` for reads without one) so far, by method then account.
+    public var callCounts: [CallTally.Count] { tally.counts }
 
     /// The session of `account`: the one in use, else the stored one, else a new login.
     public func session(of account: Account) async throws -> BlueskySession {
@@ -207,10 +172,10 @@ public final class BlueskyClient: Sendable {
             },
             beforeEachAttempt: { [self] in try await waitForWindow(windowKey, method: name, isWrite: isWrite) },
             onSend: { [self] in
-                count(name, as: account, succeeded: nil)
+                tally.sent(name, by: account?.rawValue ?? "public")
                 Counter(label: "mirror_bot_api_calls_total", dimensions: [("endpoint", name), ("account", account?.rawValue ?? "public"), ("outcome", "sent")]).increment()
             },
-            onFailure: { [self] in count(name, as: account, succeeded: false) },
+            onFailure: { [tally] in tally.failed(name, by: account?.rawValue ?? "public") },
             observe: { [self] headers in
                 let window = Self.window(in: headers)
                 if let window { windows.withLock { $0[windowKey] = window } }
@@ -219,7 +184,7 @@ public final class BlueskyClient: Sendable {
             decode: { [self] _, _, data in
                 do {
                     let decoded = try JSONDecoder().decode(Method.Output.self, from: data.isEmpty ? Data("{}".utf8) : data)
-                    count(name, as: account, succeeded: true)
+                    tally.succeeded(name, by: account?.rawValue ?? "public", at: clock.now())
                     return .value(decoded)
                 } catch {
                     return .unreadable("\(data.count) bytes: \(error)")

@@ -17,7 +17,7 @@ import Synchronization
 /// - every write goes to a record key made from what it is for (`putRecord`): a slot's post, a mention's answer,
 ///   a like of a post: however often it is sent, there is one record, so no outcome stays unknown;
 /// - a reply carries its thread's root and its parent as strong refs.
-public struct BlueskyMirrorNetwork: MirrorNetwork {
+public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
     /// The client.
     public let client: BlueskyClient
     /// The languages the bot's posts say they are in (the person's; `ja` when their posts say so).
@@ -239,22 +239,12 @@ public struct BlueskyMirrorNetwork: MirrorNetwork {
         }
     }
 
-    /// Bluesky never refuses likes as a whole: nothing to check.
-    public func checkLikes(as botID: String, on postID: String, for work: Work) async throws {}
-    /// Nothing is refused for good.
-    public func refusal(of capability: NetworkCapability, for account: Account) -> NetworkRefusal? { nil }
-    /// Free: nothing to keep aside.
-    public func keepAsideForPosts(at dates: [Date]) {}
-    /// Free: no accounting.
-    public var accounting: (any NetworkAccounting)? { nil }
     /// The client's count of calls (nothing is billed, but the status page shows what answers).
     public func endpointCalls() -> [EndpointCalls] {
         client.callCounts.map {
-            EndpointCalls(endpoint: $0.method, account: $0.account?.rawValue ?? "public", calls: $0.calls, failures: $0.failures, lastSuccessAt: $0.lastSuccessAt)
+            EndpointCalls(endpoint: $0.endpoint, account: $0.caller, calls: $0.calls, failures: $0.failures, lastSuccessAt: $0.lastSuccessAt)
         }
     }
-    /// Free.
-    public func mostItCosts(_ reading: PlannedReading) -> NetworkCost? { nil }
 
     // MARK: - Bluesky in the bot's words
 

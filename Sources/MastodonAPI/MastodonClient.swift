@@ -9,7 +9,7 @@ import NIOHTTP1
 import NIOPosix
 import CoreMetrics
 import Synchronization
-import HTTPCore
+public import HTTPCore
 
 /// Where an account lives and the bearer token that acts as it.
 public struct MastodonAccess: Sendable, Equatable {
@@ -65,7 +65,7 @@ public final class MastodonClient: Sendable {
     let logger: Logger
     /// The last rate-limit headers, per account (Mastodon's limit is per account and instance, not per endpoint).
     private let windows = Mutex<[Account: (remaining: Int, resetsAt: Date)]>([:])
-    private let calls = Mutex<[CallKey: CallCount]>([:])
+    private let tally = CallTally()
     /// The loop every request runs through: retries, rate-limit waits, cancellation.
     private let core: HTTPCore
 
@@ -82,44 +82,8 @@ public final class MastodonClient: Sendable {
             exhaustedWritesAreUncertain: true), httpClient: httpClient, clock: clock, logger: logger)
     }
 
-    /// One endpoint's calls as one account since the start: how many were sent, how many failed, when one last succeeded.
-    public struct CallCount: Sendable, Equatable {
-        /// The endpoint, as the reference names it (`GET /api/v1/timelines/home`).
-        public var endpoint: String
-        /// The account that called it.
-        public var account: Account
-        /// Requests sent, retries included.
-        public var calls = 0
-        /// Requests that ended in an error answer, an unreadable one or none.
-        public var failures = 0
-        /// When the last request that was answered and read succeeded, on the client's clock.
-        public var lastSuccessAt: Date?
-    }
-
-    private struct CallKey: Hashable {
-        var endpoint: String
-        var account: Account
-    }
-
     /// Each endpoint's calls as each account so far, by endpoint then account.
-    public var callCounts: [CallCount] {
-        calls.withLock { Array($0.values) }.sorted { ($0.endpoint, $0.account.rawValue) < ($1.endpoint, $1.account.rawValue) }
-    }
-
-    /// Counts a request to `endpoint` as `account`: sent (nil), then succeeded (true) or failed (false).
-    private func count(_ endpoint: String, as account: Account, succeeded: Bool?) {
-        let now = clock.now()
-        calls.withLock { table in
-            let key = CallKey(endpoint: endpoint, account: account)
-            var row = table[key] ?? CallCount(endpoint: endpoint, account: account)
-            switch succeeded {
-            case nil: row.calls += 1
-            case true?: row.lastSuccessAt = max(row.lastSuccessAt ?? now, now)
-            case false?: row.failures += 1
-            }
-            table[key] = row
-        }
-    }
+    public var callCounts: [CallTally.Count] { tally.counts }
 
     /// Sends `endpoint` as `account` and returns its decoded answer.
     public func send<Endpoint: MastodonEndpoint>(_ endpoint: Endpoint, as account: Account) async throws -> Endpoint.Response {
@@ -152,10 +116,10 @@ public final class MastodonClient: Sendable {
             },
             beforeEachAttempt: { [self] in try await waitForWindow(of: account, endpoint: name, longest: longestWait(for: method)) },
             onSend: { [self] in
-                count(name, as: account, succeeded: nil)
+                tally.sent(name, by: account.rawValue)
                 Counter(label: "mirror_bot_api_calls_total", dimensions: [("endpoint", name), ("account", account.rawValue), ("outcome", "sent")]).increment()
             },
-            onFailure: { [self] in count(name, as: account, succeeded: false) },
+            onFailure: { [tally] in tally.failed(name, by: account.rawValue) },
             observe: { [self] headers in
                 let window = Self.window(in: headers)
                 if let window { windows.withLock { $0[account] = window } }
@@ -164,7 +128,7 @@ public final class MastodonClient: Sendable {
             decode: { [self] _, headers, data in
                 do {
                     let decoded = try MastodonJSON.decoder().decode(Endpoint.Response.self, from: data)
-                    count(name, as: account, succeeded: true)
+                    tally.succeeded(name, by: account.rawValue, at: clock.now())
                     return .value(Answer(response: decoded, links: LinkHeader(headers.first(name: "link"))))
                 } catch {
                     return .unreadable("\(data.count) bytes: \(error)")

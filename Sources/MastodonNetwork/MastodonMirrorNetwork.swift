@@ -14,7 +14,7 @@ import BotClock
 /// direct, or that carried a content warning (unless `copyingWarnings`), is never handed to the bot, so it is never
 /// archived, learned or copied; boosts are left out; posts go out `unlisted` by default, and a reply is never more
 /// public than the mention it answers; every create carries an `Idempotency-Key`, so a retry never posts twice.
-public struct MastodonMirrorNetwork: MirrorNetwork {
+public struct MastodonMirrorNetwork: FreeMirrorNetwork {
     /// The client.
     public let client: MastodonClient
     /// Who may see the bot's posts (`POST_VISIBILITY`).
@@ -254,22 +254,12 @@ public struct MastodonMirrorNetwork: MirrorNetwork {
         _ = try await Self.mapped { try await client.send(FavouriteStatus(statusID: postID), as: .bot) }
     }
 
-    /// Mastodon never refuses favourites as a whole: nothing to check.
-    public func checkLikes(as botID: String, on postID: String, for work: Work) async throws {}
-    /// Nothing is refused for good.
-    public func refusal(of capability: NetworkCapability, for account: Account) -> NetworkRefusal? { nil }
-    /// Free: nothing to keep aside.
-    public func keepAsideForPosts(at dates: [Date]) {}
-    /// Free: no accounting.
-    public var accounting: (any NetworkAccounting)? { nil }
     /// The client's count of calls (nothing is billed, but the status page shows what answers).
     public func endpointCalls() -> [EndpointCalls] {
         client.callCounts.map {
-            EndpointCalls(endpoint: $0.endpoint, account: $0.account.rawValue, calls: $0.calls, failures: $0.failures, lastSuccessAt: $0.lastSuccessAt)
+            EndpointCalls(endpoint: $0.endpoint, account: $0.caller, calls: $0.calls, failures: $0.failures, lastSuccessAt: $0.lastSuccessAt)
         }
     }
-    /// Free.
-    public func mostItCosts(_ reading: PlannedReading) -> NetworkCost? { nil }
 
     // MARK: - Mastodon in the bot's words
 

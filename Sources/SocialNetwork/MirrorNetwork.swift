@@ -109,3 +109,20 @@ extension MirrorNetwork {
     }
 }
 
+
+/// A network that bills nothing and refuses nothing for good (Mastodon, Bluesky): its answers to the accounting's
+/// questions, once.
+public protocol FreeMirrorNetwork: MirrorNetwork {}
+
+extension FreeMirrorNetwork {
+    /// Likes are never refused as a whole: nothing to check.
+    public func checkLikes(as botID: String, on postID: String, for work: Work) async throws {}
+    /// Nothing is refused for good.
+    public func refusal(of capability: NetworkCapability, for account: Account) -> NetworkRefusal? { nil }
+    /// Free: nothing to keep aside.
+    public func keepAsideForPosts(at dates: [Date]) {}
+    /// Free: no accounting.
+    public var accounting: (any NetworkAccounting)? { nil }
+    /// Free.
+    public func mostItCosts(_ reading: PlannedReading) -> NetworkCost? { nil }
+}
