@@ -7,9 +7,9 @@ public import Foundation
 /// - a user's id is a 63-bit FNV-1a hash of their DID (the same DID, the same id, in every run and every store).
 /// A post is found again from its id and its author's DID: `at://<did>/app.bsky.feed.post/<TID of the id>`.
 public enum BlueskyIDs {
-    /// The id of the post at `uri`, nil when its record key is not a TID.
+    /// The id of the post at `uri`, nil when it is not a post's (`app.bsky.feed.post`) or its record key is not a TID.
     public static func postID(of uri: String) -> String? {
-        guard let parts = ATURI(uri), let tid = TID(parts.rkey) else { return nil }
+        guard let parts = ATURI(uri), parts.collection == PostRecord.type, let tid = TID(parts.rkey) else { return nil }
         return String(tid.value)
     }
 

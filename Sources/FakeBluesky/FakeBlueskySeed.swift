@@ -74,4 +74,8 @@ public enum FakeBlueskyFault: Sendable, Equatable {
     case unavailable
     /// The work is done, then the answer is cut off halfway.
     case dropAfterHandling
+    /// 429 with the `ratelimit-*` headers: nothing left in a window that resets `resetIn` seconds from the fake's now.
+    case rateLimited(resetIn: TimeInterval)
+    /// 200 with a body that is not JSON, after the work is done.
+    case malformed
 }

@@ -179,7 +179,15 @@ public final class FakeBlueskyServer: Sendable {
             var fault = await world.takeFault(for: nsid)
             if fault == nil, nsid.hasPrefix("com.atproto.repo."), kind == .procedure, await world.drawLostAnswer() { fault = .dropAfterHandling }
             if fault == .unavailable { return Self.response(.error(503, "UpstreamFailure", "Service Unavailable")) }
+            if case .rateLimited(let seconds)? = fault {
+                var refusal = FakeBlueskyResponse.error(429, "RateLimitExceeded", "Rate Limit Exceeded")
+                let reset = await world.now.addingTimeInterval(seconds).timeIntervalSince1970
+                refusal.headers = [("ratelimit-limit", "3000"), ("ratelimit-remaining", "0"), ("ratelimit-reset", String(Int(reset.rounded(.up)))),
+                                   ("ratelimit-policy", "3000;w=300")]
+                return Self.response(refusal)
+            }
             let result = await handle(world, Call(caller: caller, query: Self.queryParameters(request.uri.query), input: input, authorization: authorization))
+            if fault == .malformed { return Self.response(FakeBlueskyResponse(status: 200, body: Data("{\"feed\": [{\"post\": ".utf8))) }
             if fault == .dropAfterHandling {
                 // The work is done; half the answer is sent, then the connection is closed.
                 let data = result.body

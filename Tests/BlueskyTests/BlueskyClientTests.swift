@@ -1,4 +1,5 @@
 import BlueskyAPI
+import BotClock
 import BotCore
 import FakeBluesky
 import Foundation
@@ -87,6 +88,45 @@ struct BlueskyClientTests {
                 if case BlueskyAPIError.outcomeUnknown = error { true } else { false }
             }
             #expect(await server.writes().count == 9)
+        }
+    }
+
+    @Test("A 429 whose window resets in 30 s is waited out on the bot's clock, then answered; one that resets in an hour is refused at once with when, as one line")
+    func rateLimits() async throws {
+        let server = FakeBlueskyServer(seed: BlueskyFixture.seed, logger: BlueskyFixture.quiet_logger)
+        try await server.withRunning { url in
+            let clock = ManualBotClock(now: BlueskyFixture.start)
+            let client = BlueskyFixture.client(url, sessions: InMemoryBlueskySessions(), clock: clock)
+            await server.add(fault: .rateLimited(resetIn: 30), for: GetAuthorFeed.nsid)
+            let reading = Task { try await client.send(GetAuthorFeed(actor: "person.test"), as: nil) }
+            await clock.waitForSleepers()
+            #expect(clock.sleepRequests.last.map { $0 >= .seconds(30) && $0 <= .seconds(32) } == true, "\(clock.sleepRequests)")
+            clock.advance(by: 32)
+            #expect(try await reading.value.feed.count == 6)
+            await server.add(fault: .rateLimited(resetIn: 3_600), for: GetAuthorFeed.nsid)
+            do {
+                _ = try await client.send(GetAuthorFeed(actor: "person.test"), as: nil)
+                Issue.record("a window resetting in an hour was waited for")
+            } catch BlueskyAPIError.rateLimited(let method, let resetsAt?) {
+                #expect(method == GetAuthorFeed.nsid && abs(resetsAt.timeIntervalSince(BlueskyFixture.start.addingTimeInterval(3_600))) < 2)
+                #expect(!"\(BlueskyAPIError.rateLimited(method: method, resetsAt: resetsAt))".contains("\n"))
+            }
+        }
+    }
+
+    @Test("An answer that is not JSON is one readable error, with nothing decoded from it; the next call is answered")
+    func malformedAnswers() async throws {
+        let server = FakeBlueskyServer(seed: BlueskyFixture.seed, logger: BlueskyFixture.quiet_logger)
+        try await server.withRunning { url in
+            let client = BlueskyFixture.client(url, sessions: InMemoryBlueskySessions())
+            await server.add(fault: .malformed, for: GetAuthorFeed.nsid)
+            do {
+                _ = try await client.send(GetAuthorFeed(actor: "person.test"), as: nil)
+                Issue.record("an unreadable answer was read")
+            } catch let error as BlueskyAPIError {
+                #expect("\(error)".hasPrefix("Bluesky's answer to app.bsky.feed.getAuthorFeed was not valid") && !"\(error)".contains("\n"), "\(error)")
+            }
+            #expect(try await client.send(GetAuthorFeed(actor: "person.test"), as: nil).feed.count == 6)
         }
     }
 }

@@ -1,4 +1,6 @@
 @testable import ArchiveImport
+import BlueskyAPI
+import BlueskyNetwork
 import BotAssembly
 import BotConfiguration
 import Foundation
@@ -177,6 +179,45 @@ struct ParserFuzzTests {
             } catch let error as ImportError {
                 #expect(!error.description.contains("\n"), "\(error)")
             }
+        }
+    }
+
+    @Test("Bluesky's facets: any text gives facets in order, each a range of whole characters inside the text that covers its own link, @handle or #tag")
+    func richText() async throws {
+        var fuzzer = try Fuzzer("richtext", tokens: ["@", "#", "＃", "https://", "http://", ".", "-", "(", ")", "。", "、", " ", "\n", "é", "👩‍👩‍👧", "\u{301}"])
+        var texts: [String] = []
+        fuzzer.run { bytes in texts.append(String(decoding: bytes, as: UTF8.self)) }
+        for text in texts {
+            let facets = await RichText.facets(of: text) { "did:plc:" + $0 }
+            let bytes = Array(text.utf8)
+            var end = 0
+            for facet in facets {
+                let (start, stop) = (facet.index.byteStart, facet.index.byteEnd)
+                #expect(start >= end && start < stop && stop <= bytes.count, "\(text.debugDescription): \(facets)")
+                guard start >= end, start < stop, stop <= bytes.count else { break }
+                end = stop
+                #expect(![start, stop].contains { $0 < bytes.count && bytes[$0] & 0xC0 == 0x80 }, "\(text.debugDescription): inside a character")
+                let covered = String(decoding: bytes[start..<stop], as: UTF8.self)
+                switch facet.features.first {
+                case .link(let uri)?: #expect(covered == uri)
+                case .mention(let did)?: #expect("@" + did.dropFirst(8) == covered.lowercased())
+                case .tag(let tag)?: #expect(covered.dropFirst() == tag)
+                default: Issue.record("a facet without a feature of ours")
+                }
+            }
+        }
+    }
+
+    @Test("Bluesky's notifications and record keys: a notification decodes or throws, never traps; a decoded mention's id, when it has one, names its post again")
+    func atprotoRecords() throws {
+        var fuzzer = try Fuzzer("atproto", tokens: ["\"", "{", "}", "[", "]", ",", ":", "null", "\"$type\"", "at://", "/app.bsky.feed.post/", "3jzfcijpj2z2a",
+                                                    "did:plc:", "\"reply\"", "\"facets\"", "-1", "99999999999"])
+        fuzzer.run { bytes in
+            guard let notification = try? JSONDecoder().decode(BlueskyNotification.self, from: Data(bytes)) else { return }
+            if let id = BlueskyIDs.postID(of: notification.uri), let parts = ATURI(notification.uri) {
+                #expect(BlueskyIDs.uri(ofPost: id, by: parts.repo) == notification.uri, "\(notification.uri)")
+            }
+            if let tid = TID(String(decoding: bytes.prefix(13), as: UTF8.self)) { #expect(TID(tid.description) == tid) }
         }
     }
 
