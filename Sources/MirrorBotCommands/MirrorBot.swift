@@ -1,6 +1,6 @@
 public import ArgumentParser
 
-/// The `mirror_bot` command: a copy of a person's X or Mastodon account.
+/// The `mirror_bot` command: a copy of a person's X, Mastodon or Bluesky account.
 public struct MirrorBot: AsyncParsableCommand {
     /// The command's name, abstract and subcommands.
     public static let configuration = CommandConfiguration(

@@ -10,7 +10,9 @@ struct StartCommand: AsyncParsableCommand {
         abstract: "Runs the bot: posts at the human's times, answers mentions, likes what the human would (where allowed), keeps learning.",
         discussion: """
             Needs the eight X credentials, or with NETWORK=mastodon the two Mastodon instances and tokens (there \
-            mentions are streamed, likes are allowed, and nothing is billed). The archive is in DATABASE_URL (run `mirror_bot migrate` first) and the \
+            mentions are streamed, likes are allowed, and nothing is billed), or with NETWORK=bluesky the bot's handle \
+            and app password and the person's handle (free; no likes unless LIKES=on; its session kept in the \
+            database). HUMAN_NETWORK=archive runs without any account of the person's, from what `mirror_bot import` stored. The archive is in DATABASE_URL (run `mirror_bot migrate` first) and the \
             word counts in REDIS_URL; without either, it lives in the SQLite file MIRROR_BOT_DATA (default \
             mirror_bot.sqlite), created and migrated at start. The first log lines say which. Stops gracefully on SIGTERM or \
             SIGINT within 10 seconds; everything it did is stored, and starting again posts nothing twice. \
