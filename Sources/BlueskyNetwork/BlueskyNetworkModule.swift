@@ -120,8 +120,9 @@ public struct BlueskyNetworkModule: NetworkModule {
     /// The handle (and, for the bot, the app password) of each account in `accounts` that is not set.
     public func missingSettings(for accounts: [Account]) -> [MissingSetting] {
         accounts.filter { settings.access(of: $0) == nil }.flatMap { account -> [MissingSetting] in
+            let instead = account == .human ? "; or HUMAN_NETWORK=archive to mirror them from their imported archive only" : ""
             var missing = [MissingSetting(variable: account.environmentPrefix + "BLUESKY_HANDLE",
-                                          expected: "the \(account) account's handle, such as alice.bsky.social (NETWORK=bluesky)")]
+                                          expected: "the \(account) account's handle, such as alice.bsky.social (NETWORK=bluesky)\(instead)")]
             if account == .bot {
                 missing.append(MissingSetting(variable: "BOT_BLUESKY_APP_PASSWORD",
                                               expected: "an app password of the bot's account (Settings → Privacy and security → App passwords)"))
