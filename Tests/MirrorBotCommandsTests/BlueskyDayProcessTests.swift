@@ -166,7 +166,7 @@ struct BlueskyDayProcessTests {
         }
     }
 
-    @Test("NETWORK=bluesky: train reads the person's public posts without logging in; through 30% lost write answers and a SIGKILL, start posts only unlabelled posts of theirs at their hours with facets, answers the friend once in thread, not the #nobot account, likes nothing; restarts log in no more and post nothing twice")
+    @Test("NETWORK=bluesky: train reads the person's public posts without logging in; through 30% lost write answers and a SIGKILL, start posts only unlabelled posts of theirs at their hours with facets, answers the friend once in thread, not the #nobot account, likes nothing; ten starts log in once and post nothing twice")
     func halfADay() async throws {
         let seed = Self.seed()
         let server = FakeBlueskyServer(seed: seed)
@@ -245,6 +245,18 @@ struct BlueskyDayProcessTests {
                 #expect(Set(afterRestart.map(\.uri)).count == afterRestart.count)
                 let texts = try afterRestart.map { try JSONDecoder().decode(PostRecord.self, from: JSONEncoder().encode($0.value)).text }
                 #expect(Set(texts).count == texts.count, "a text posted twice: \(texts)")
+
+                // Seven more starts, ten in all, the access token expired before every other one: still the one login; the
+                // expired sessions were renewed.
+                for start in 0..<7 {
+                    if start % 2 == 0 { await server.expireAccessTokens() }
+                    let now = await server.now()
+                    let brief = try await MirrorBotProcess.run(["start", "--speed", "1440", "--start-time", now.formatted(.iso8601), "--duration", "10m"],
+                                                               environment: environment)
+                    #expect(brief.status == 0, "\(brief.standardError.suffix(2_000))")
+                }
+                #expect(await server.createSessionCalls() == 1)
+                #expect(await server.refreshSessionCalls() >= 4)
             }
         }
     }
