@@ -38,7 +38,8 @@ public struct LikingPolicy: Sendable {
             if let refusal {
                 return "likes: off since \(refusal.since.formatted(.iso8601)): \(network.name) refused \(refusal.what) (\(refusal.detail)); checked again once a day, next at \(refusal.recheckAt.formatted(.iso8601))"
             }
-            return "likes: on (LIKES=\(setting.rawValue))"
+            // Chosen against the network's word (LIKES=on where it asks bots not to): said once, beside the choice.
+            return "likes: on (LIKES=\(setting.rawValue))" + (setting == .on && networkReason != nil ? ", though \(networkReason ?? "")" : "")
         }
     }
 }
