@@ -461,6 +461,8 @@ let package = Package(
             dependencies: [
                 "StatusPage", "Consent", "Stores", "PostgresStores", "SocialNetwork", "TestSupport", "FakeX",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -3,7 +3,7 @@ public import Stores
 public import Foundation
 import Hummingbird
 import HummingbirdCore
-import NIOCore
+public import NIOCore
 public import Logging
 public import Prometheus
 public import SocialNetwork
@@ -49,6 +49,8 @@ public struct StatusServer: Service {
         public var behindRouter = false
         /// The real-time clock wrong passwords are counted on.
         public var clock: any BotClock = SystemBotClock()
+        /// The event loops it serves on; nil: the process's shared ones (as the bot's other network work).
+        public var eventLoopGroup: (any EventLoopGroup)?
 
         /// Settings from their parts.
         public init(host: String = "127.0.0.1", port: Int, password: String?, dailyBudget: Double?, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
@@ -115,6 +117,7 @@ public struct StatusServer: Service {
             server: .http1(configuration: channel),
             configuration: ApplicationConfiguration(address: .hostname(settings.host, port: settings.port), serverName: "mirror_bot"),
             onServerRunning: { channel in await onStarted(channel.localAddress?.port ?? settings.port) },
+            eventLoopGroupProvider: settings.eventLoopGroup.map { .shared($0) } ?? .singleton,
             logger: logger)
     }
 

@@ -1,4 +1,5 @@
 import BlueskyAPI
+import BotAssembly
 import BotClock
 import BlueskyNetwork
 import FakeBluesky
@@ -151,7 +152,13 @@ struct BlueskyDayProcessTests {
                     try JSONDecoder().decode(PostRecord.self, from: JSONEncoder().encode($0.value))
                 }
                 let posts = records.filter { $0.reply == nil }
-                #expect(posts.count >= 4, "\(run.standardError.suffix(3_000))")
+                // As in the day above: each slot due by noon posted, or missed (production's grace under a loaded machine).
+                let slots = try await BotParts(configuration: try Configuration(environment: environment), logger: TestServers.logger).withRunningAsIs { database in
+                    try await database.plans.slots(of: "2026-11-22") ?? []
+                }.filter { $0.minute < 12 * 60 }
+                #expect(slots.allSatisfy { $0.state == .posted || ($0.state == .skipped && ($0.reason ?? "").hasPrefix("missed: ")) },
+                        "\(slots.map { ($0.minute, $0.state, $0.reason ?? "") })")
+                #expect(!posts.isEmpty && posts.count == slots.filter { $0.state == .posted }.count, "\(run.standardError.suffix(3_000))")
                 for post in posts {
                     #expect(texts.contains(post.text), "not one of the person's tweets: \(post.text)")
                     let date = try #require(ISO8601Time.date(from: post.createdAt))
@@ -202,7 +209,18 @@ struct BlueskyDayProcessTests {
                 let posts = records.filter { $0.reply == nil }
                 let personTexts = Set(seed.posts.filter { $0.authorDID == Self.person && $0.record.reply == nil && $0.record.labels == nil && $0.record.embed == nil }
                     .map(\.record.text))
-                #expect(posts.count >= 4, "\(log.suffix(3_000))")
+                // The stored plan: every slot due by 13:00 posted, or skipped as missed. Production's grace (10 bot minutes) is
+                // 417 ms of real time at 1440x, which a loaded machine can stall for: a slot may be missed for that reason
+                // only, saying so (that each goes out at its minute exactly is proven on the virtual clock). The 09:00 slot
+                // was posted before the SIGKILL.
+                let configuration = try Configuration(environment: environment)
+                let slots = try await BotParts(configuration: configuration, logger: TestServers.logger).withRunningAsIs { database in
+                    try await database.plans.slots(of: "2026-11-22") ?? []
+                }.filter { $0.minute < 13 * 60 }
+                let posted = slots.filter { $0.state == .posted }
+                #expect(slots.allSatisfy { $0.state == .posted || ($0.state == .skipped && ($0.reason ?? "").hasPrefix("missed: ")) },
+                        "\(slots.map { ($0.minute, $0.state, $0.reason ?? "") })")
+                #expect(!posted.isEmpty && posts.count == posted.count, "\(posts.count) posts, \(posted.count) slots posted: \(log.suffix(3_000))")
                 for post in posts {
                     #expect(personTexts.contains(post.text), "not one of the person's posts: \(post.text)")
                     let date = try #require(ISO8601Time.date(from: post.createdAt))

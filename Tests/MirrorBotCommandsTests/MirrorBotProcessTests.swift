@@ -161,12 +161,14 @@ struct MirrorBotProcessTests {
     func help() async throws {
         let root = try await MirrorBotProcess.run(["--help"], environment: [:])
         #expect(root.status == 0)
-        #expect(root.standardOutput.contains("X or Mastodon account") && root.standardOutput.contains("NETWORK=mastodon"))
-        for name in ["start", "migrate", "train", "import", "schedule", "classify", "doctor", "auth", "optout", "tokenize"] {
+        #expect(root.standardOutput.contains("X, Mastodon or Bluesky account") && root.standardOutput.contains("NETWORK=mastodon")
+                && root.standardOutput.contains("NETWORK=bluesky"))
+        for name in ["start", "migrate", "train", "import", "schedule", "classify", "doctor", "setup", "auth", "optout", "tokenize"] {
             #expect(root.standardOutput.contains("  \(name) "), "--help lists \(name)")
         }
         let expectations: [[String]: [String]] = [
-            ["start"]: ["--dry-run", "--speed", "--start-time", "--duration", "MISSED_SLOT_GRACE"],
+            ["start"]: ["--dry-run", "--speed", "--start-time", "--duration", "MISSED_SLOT_GRACE", "NETWORK=bluesky", "HUMAN_NETWORK=archive"],
+            ["setup"]: ["bluesky", "self-label", "doctor"],
             ["migrate"]: ["DATABASE_URL", "SQLite file"],
             ["train", "scheduler"]: ["--force", "3,200"],
             ["train", "classifier"]: ["--force", "favorite"],
