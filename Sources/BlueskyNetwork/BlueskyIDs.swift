@@ -45,9 +45,16 @@ public enum BlueskyIDs {
 
     /// The record key of the answer to the mention at `uri` (with the id `mentionID`): a moment after the mention, its
     /// clock id from the mention's URI.
-    public static func recordKey(answering uri: String, mentionID: String) -> TID {
-        let at = UInt64(mentionID).map { Date(timeIntervalSince1970: Double($0 >> 10) / 1_000_000 + 1) } ?? Date(timeIntervalSince1970: 1_735_689_600)
-        return TID(date: at, purpose: "reply " + uri)
+    public static func recordKey(answering uri: String, mentionID: String) -> TID { recordKey(after: mentionID, purpose: "reply " + uri) }
+
+    /// The record key of the like of the post at `uri` (with the id `postID`): one like however often it is sent, in
+    /// this run or after a restart.
+    public static func recordKey(liking uri: String, postID: String) -> TID { recordKey(after: postID, purpose: "like " + uri) }
+
+    /// A key a second after the post `postID` was made, its clock id from `purpose`.
+    private static func recordKey(after postID: String, purpose: String) -> TID {
+        let at = UInt64(postID).map { Date(timeIntervalSince1970: Double($0 >> 10) / 1_000_000 + 1) } ?? Date(timeIntervalSince1970: 1_735_689_600)
+        return TID(date: at, purpose: purpose)
     }
 }
 

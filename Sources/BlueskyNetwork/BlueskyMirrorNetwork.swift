@@ -231,10 +231,10 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
     public func like(_ postID: String, as botID: String, for work: Work) async throws {
         guard let subject = known.timelinePost(postID) else { throw NetworkError.rejected("the post \(postID) was not read in this run") }
         let bot = try await did(of: .bot)
-        let rkey = TID(date: clock.now(), purpose: "like " + subject.uri)
+        let rkey = BlueskyIDs.recordKey(liking: subject.uri, postID: postID)
         let like = LikeRecord(subject: subject, createdAt: ISO8601Time.string(from: clock.now()))
         _ = try await Self.mapped {
-            try await client.send(PutRecord(repo: bot, collection: LikeRecord.type, rkey: known.likeKey(for: subject.uri, else: rkey).description,
+            try await client.send(PutRecord(repo: bot, collection: LikeRecord.type, rkey: rkey.description,
                                             record: like), as: .bot)
         }
     }
@@ -346,7 +346,7 @@ enum SinceCursorOrder {
 }
 
 /// What the network learned in this run: DIDs of the accounts and of handles, the mentions read (for their
-/// answers' refs), the timeline's posts (for likes' refs), the person's languages, the like keys made.
+/// answers' refs), the timeline's posts (for likes' refs), the person's languages.
 final class KnownRecords: Sendable {
     private struct State {
         var dids: [Account: String] = [:]
@@ -354,7 +354,6 @@ final class KnownRecords: Sendable {
         var mentions: [String: MentionRecord] = [:]
         var timeline: [String: StrongRef] = [:]
         var languages: [String: Int] = [:]
-        var likeKeys: [String: TID] = [:]
     }
     private let state = Mutex(State())
 
@@ -366,15 +365,6 @@ final class KnownRecords: Sendable {
     func setMention(_ mention: MentionRecord, for id: String) { state.withLock { $0.mentions[id] = mention } }
     func timelinePost(_ id: String) -> StrongRef? { state.withLock { $0.timeline[id] } }
     func setTimelinePost(_ ref: StrongRef, for id: String) { state.withLock { $0.timeline[id] = ref } }
-    /// The key of the like of `uri`: the first one made in this run, so that a retry likes it once.
-    func likeKey(for uri: String, else made: TID) -> TID {
-        state.withLock { state in
-            if let key = state.likeKeys[uri] { return key }
-            state.likeKeys[uri] = made
-            return made
-        }
-    }
-
     /// Counts the languages of a post of the person's.
     func noteLanguages(_ langs: [String]?) { state.withLock { for lang in langs ?? [] { $0.languages[lang, default: 0] += 1 } } }
 

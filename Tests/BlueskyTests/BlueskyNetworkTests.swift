@@ -82,6 +82,23 @@ struct BlueskyNetworkTests {
         }
     }
 
+    @Test("A like of a timeline post is one like record however often it is sent, by this network or by a new one after a restart")
+    func likesOnce() async throws {
+        let server = FakeBlueskyServer(seed: BlueskyFixture.seed, logger: BlueskyFixture.quiet_logger)
+        try await server.withRunning { url in
+            let sessions = InMemoryBlueskySessions()
+            for _ in 0..<2 {  // two runs: the second knows nothing of the first's likes
+                let network = BlueskyMirrorNetwork(client: BlueskyFixture.client(url, sessions: sessions))
+                let timeline = try await Self.all(network.homeTimeline(of: "", as: .bot, since: nil, maxPosts: 50, perPage: 50, includingReposts: false,
+                                                                       for: .liking))
+                let post = try #require(timeline.first { $0.text == "おはよう" })
+                try await network.like(post.id, as: "", for: .liking)
+                try await network.like(post.id, as: "", for: .liking)
+            }
+            #expect(await server.records(of: BlueskyFixture.bot, in: "app.bsky.feed.like").count == 1)
+        }
+    }
+
     @Test("Too long for Bluesky (301 graphemes) or behind a warning: unpostable, nothing sent")
     func unpostable() async throws {
         try await Self.with { server, network in
