@@ -367,7 +367,7 @@ let package = Package(
         ),
         .target(
             name: "DemoReport",
-            dependencies: ["Stores", "BotClock", "FakeX", "XAPI"],
+            dependencies: ["Stores", "BotClock", "FakeX", "XAPI", "BlueskyNetwork"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -382,7 +382,7 @@ let package = Package(
         .executableTarget(
             name: "fake-x",
             dependencies: [
-                "FakeX", "FakeMastodon",
+                "FakeX", "FakeMastodon", "FakeBluesky",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -549,7 +549,7 @@ let package = Package(
         .testTarget(
             name: "BlueskyTests",
             dependencies: [
-                "BlueskyAPI", "BlueskyNetwork", "FakeBluesky", "BotClock", "BotCore", "SocialNetwork",
+                "BlueskyAPI", "BlueskyNetwork", "FakeBluesky", "FakeX", "BotClock", "BotCore", "SocialNetwork",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -177,7 +177,7 @@ public struct BlueskyNetworkModule: NetworkModule {
                 findings.append(.failed(label, "\(error)"))
             }
         }
-        if context.liking { findings.append(.ok("likes", "on (LIKES=on), though \(Self.whyNoLikes)")) }
+        if context.likesForced { findings.append(.ok("likes", "on (LIKES=on), though \(Self.whyNoLikes)")) }
         findings.append(.ok("network", "Bluesky (NETWORK=bluesky) at \(settings.service.absoluteString): free, nothing billed"))
         return DoctorReport(findings: findings, network: CommandNetwork(network: network))
     }

@@ -3,6 +3,7 @@ public import FakeX
 public import Foundation
 public import XAPI
 import BotClock
+import BlueskyNetwork
 
 /// The demo's closing report: the human's posting hours beside the bot's posts of the day, the replies, the likes
 /// with their reasons, what the bot refused, what it did not do and why, and the API calls with X's bill for them.
@@ -34,11 +35,20 @@ public struct DemoReport: Sendable {
         public var served: [String: Int]
         /// X's bill as the fake made it: per UTC day and app.
         public var billing: [BillingEntry] = []
-        /// The fake's network: `x` or `mastodon`.
+        /// The fake's network: `x`, `mastodon` or `bluesky`.
         public var network: String = "x"
+        /// Ids the bot knows things by on the network → their ids in the seed (Bluesky's: a post's TID number, an
+        /// account's id made from its DID); empty where the network uses the seed's ids.
+        public var aliases: [String: String] = [:]
 
         /// The network's name for the report's lines.
-        public var networkName: String { network == "mastodon" ? "Mastodon" : "X" }
+        public var networkName: String {
+            switch network {
+            case "mastodon": "Mastodon"
+            case "bluesky": "Bluesky"
+            default: "X"
+            }
+        }
         /// Whether the network bills its API.
         public var isBilled: Bool { network == "x" }
 
@@ -65,12 +75,13 @@ public struct DemoReport: Sendable {
             }
         }
 
-        enum CodingKeys: String, CodingKey { case posted, liked, requests, served, billing, network }
+        enum CodingKeys: String, CodingKey { case posted, liked, requests, served, billing, network, aliases }
 
         /// A record from its parts.
-        public init(posted: [Post], liked: [Like], requests: [String: Int], served: [String: Int], billing: [BillingEntry] = [], network: String = "x") {
+        public init(posted: [Post], liked: [Like], requests: [String: Int], served: [String: Int], billing: [BillingEntry] = [], network: String = "x",
+                    aliases: [String: String] = [:]) {
             self.posted = posted; self.liked = liked; self.requests = requests; self.served = served; self.billing = billing
-            self.network = network
+            self.network = network; self.aliases = aliases
         }
 
         /// Decodes `/admin/state` (a record without `billing` bills nothing).
@@ -82,6 +93,9 @@ public struct DemoReport: Sendable {
             served = try container.decode([String: Int].self, forKey: .served)
             billing = try container.decodeIfPresent([BillingEntry].self, forKey: .billing) ?? []
             network = try container.decodeIfPresent(String.self, forKey: .network) ?? "x"
+            // The fake names accounts by DID; the bot stores the id it makes from one.
+            let named = try container.decodeIfPresent([String: String].self, forKey: .aliases) ?? [:]
+            aliases = Dictionary(named.map { ($0.key.hasPrefix("did:") ? BlueskyIDs.userID(of: $0.key) : $0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
         }
 
         /// Decodes `/admin/state`.
@@ -112,7 +126,8 @@ public struct DemoReport: Sendable {
                 return added.isEmpty ? nil : BillingEntry(day: entry.day, app: entry.app, bill: added)
             }
             return FakeRecord(posted: Array(posted.dropFirst(earlier.posted.count)), liked: Array(liked.dropFirst(earlier.liked.count)),
-                              requests: minus(requests, earlier.requests), served: minus(served, earlier.served), billing: billed, network: network)
+                              requests: minus(requests, earlier.requests), served: minus(served, earlier.served), billing: billed, network: network,
+                              aliases: aliases)
         }
     }
 
@@ -142,8 +157,16 @@ public struct DemoReport: Sendable {
         self.mentions = mentions; self.likes = likes; self.botState = botState; self.postLinks = postLinks
     }
 
-    private var tweetsByID: [String: FakeXSeed.Tweet] { Dictionary(seed.tweets.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first }) }
-    private func username(_ id: String?) -> String { "@" + (seed.users.first { $0.id == id }?.username ?? id ?? "?") }
+    /// The seed's tweets by id, and by every alias the network gave one.
+    private var tweetsByID: [String: FakeXSeed.Tweet] {
+        var tweets = Dictionary(seed.tweets.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for (alias, id) in record.aliases { if let tweet = tweets[id] { tweets[alias] = tweet } }
+        return tweets
+    }
+    private func username(_ id: String?) -> String {
+        let seedID = id.map { record.aliases[$0] ?? $0 }
+        return "@" + (seed.users.first { $0.id == seedID }?.username ?? id ?? "?")
+    }
 
     /// The bot's own posts (not replies) the fake recorded.
     public var posts: [FakeRecord.Post] { record.posted.filter { $0.authorID == botID && $0.inReplyToTweetID == nil } }
@@ -199,7 +222,8 @@ public struct DemoReport: Sendable {
             var lines: [String] = []
             if let status = botState["likes.status"] { lines.append(status) }
             if !postLinks { lines.append("links: \(humanTweetsWithLinks) of \(username(humanID))'s posts and replies share a link; POST_LINKS=false kept them back") }
-            let warned = "statuses that were followers-only or direct, or carried a content warning: never copied"
+            let warned = record.network == "bluesky" ? "reposts, quotes and posts with a content label (!warn, porn, …): never copied"
+                : "statuses that were followers-only or direct, or carried a content warning: never copied"
             lines.append(lines.isEmpty ? "nothing held back but \(warned)" : warned)
             return lines
         }

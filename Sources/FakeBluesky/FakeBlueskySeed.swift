@@ -16,9 +16,12 @@ public struct FakeBlueskySeed: Sendable {
         public var description: String
         /// The profile's self-labels (`bot`).
         public var labels: [String]
+        /// Its user id in the fake X persona it was made from (`/admin/state` names it so, for the demo's report).
+        public var personaID: String?
         /// An account from its parts.
-        public init(did: String, handle: String, appPassword: String? = nil, description: String = "", labels: [String] = []) {
+        public init(did: String, handle: String, appPassword: String? = nil, description: String = "", labels: [String] = [], personaID: String? = nil) {
             self.did = did; self.handle = handle; self.appPassword = appPassword; self.description = description; self.labels = labels
+            self.personaID = personaID
         }
     }
 
@@ -32,9 +35,11 @@ public struct FakeBlueskySeed: Sendable {
         public var record: PostRecord
         /// When it appears (hidden until the clock reaches it).
         public var indexedAt: Date
+        /// Its tweet id in the fake X persona it was made from (`/admin/state` names it so, for the demo's report).
+        public var personaID: String?
         /// A post from its parts.
-        public init(authorDID: String, rkey: String, record: PostRecord, indexedAt: Date) {
-            self.authorDID = authorDID; self.rkey = rkey; self.record = record; self.indexedAt = indexedAt
+        public init(authorDID: String, rkey: String, record: PostRecord, indexedAt: Date, personaID: String? = nil) {
+            self.authorDID = authorDID; self.rkey = rkey; self.record = record; self.indexedAt = indexedAt; self.personaID = personaID
         }
     }
 

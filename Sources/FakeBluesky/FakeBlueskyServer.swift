@@ -14,7 +14,8 @@ import ServiceLifecycle
 /// access tokens that expire on the fake's clock (`ExpiredToken`), refresh tokens that work once. Records are
 /// checked against their lexicon on every write (a post's length in graphemes and bytes, its facets' byte ranges
 /// on character boundaries, its reply's refs), `putRecord` at a key replaces what is there (one record however
-/// often it is sent), and faults come on demand (503, an answer cut off after the work was done).
+/// often it is sent), and faults come on demand (503, an answer cut off after the work was done). `GET /admin/state`
+/// and `POST /admin/clock` serve the demo's script as fake X's do.
 public final class FakeBlueskyServer: Sendable {
     let world: FakeBlueskyWorld
     private let logger: Logger
@@ -138,6 +139,15 @@ public final class FakeBlueskyServer: Sendable {
             await world.deleteRecord(caller: call.caller ?? "", input: call.input)
         }
         let world = world
+        // For the demo's script and report, as fake X has them: what clients did, and the clock.
+        router.get("/admin/state") { _, _ in Self.response(.json(await world.adminState())) }
+        router.post("/admin/clock") { request, _ in
+            var request = request
+            let body = (try? await request.collectBody(upTo: 1 << 16)).map { Data(buffer: $0) } ?? Data()
+            guard let adjustment = FakeClockAdjustment(body: body) else { return Self.response(.error(400, "InvalidRequest", FakeClockAdjustment.expected)) }
+            await adjustment.apply(to: world)
+            return Self.response(.json(["now": FakeBlueskyWorld.time(await world.now)]))
+        }
         router.on(RouterPath("/xrpc/:nsid"), method: .get) { _, context in
             await world.countRequest("unknown")
             return Self.response(.error(501, "MethodNotImplemented", "Method Not Implemented: \(context.parameters.get("nsid") ?? "")"))

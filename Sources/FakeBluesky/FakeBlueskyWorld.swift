@@ -33,7 +33,9 @@ actor FakeBlueskyWorld {
     }
 
     private(set) var accounts: [String: FakeBlueskySeed.Account] = [:]
-    private var records: [String: StoredRecord] = [:]
+    /// The persona ids of seeded posts (by AT URI) and accounts (by DID), for `/admin/state`.
+    private(set) var personaIDs: [String: String] = [:]
+    private(set) var records: [String: StoredRecord] = [:]
     private var reposts: [(seq: Int, repost: FakeBlueskySeed.Repost)] = []
     private var nextSeq = 1
     private var accessTokens: [String: (did: String, expires: Date)] = [:]
@@ -48,7 +50,7 @@ actor FakeBlueskyWorld {
     private(set) var writes: [(method: String, uri: String)] = []
     private var clockBase: Date
     private var clockSetAt = ContinuousClock.now
-    private var speed: Double = 0
+    private(set) var speed: Double = 0
     /// How long an access token lives.
     var accessLifetime: TimeInterval = 2 * 3_600
     /// The service URL the DID documents name as each account's PDS.
@@ -73,8 +75,11 @@ actor FakeBlueskyWorld {
             store(ATURI(repo: account.did, collection: "app.bsky.actor.profile", rkey: "self"), .object(profile), at: seed.now.addingTimeInterval(-86_400 * 365))
         }
         for post in seed.posts {
-            store(ATURI(repo: post.authorDID, collection: PostRecord.type, rkey: post.rkey), Self.json(post.record), at: post.indexedAt)
+            let uri = ATURI(repo: post.authorDID, collection: PostRecord.type, rkey: post.rkey)
+            store(uri, Self.json(post.record), at: post.indexedAt)
+            if let id = post.personaID { personaIDs[uri.description] = id }
         }
+        for account in seed.accounts { if let id = account.personaID { personaIDs[account.did] = id } }
         for repost in seed.reposts.sorted(by: { $0.at < $1.at }) { reposts.append((seq, repost)); seq += 1 }
         self.records = records
         nextSeq = seq

@@ -1,6 +1,6 @@
 import BotCore
 public import FakeX
-public import Foundation
+import Foundation
 
 extension FakeMastodonSeed {
     /// Fake X's generated persona on a Mastodon instance: the same people, the same posts at the same times and with
@@ -21,7 +21,7 @@ extension FakeMastodonSeed {
         }
         var statuses: [Status] = []
         for tweet in seed.tweets {
-            let text = Self.unescapedX(tweet.text)
+            let text = tweet.writtenText
             if tweet.retweetOf != nil {
                 // "RT @author: text": the author's status and the boost of it (a mention by boost is not a mention).
                 guard tweet.authorID == persona.human.id, let match = text.firstMatch(of: /^RT @([A-Za-z0-9_]+): (.*)$/),
@@ -33,28 +33,11 @@ extension FakeMastodonSeed {
                 continue
             }
             let mentioned = text.matches(of: /@([A-Za-z0-9_]+)/).compactMap { usernames[String($0.1).lowercased()] }
-            statuses.append(Status(id: tweet.id, accountID: tweet.authorID, content: Self.html(Self.expanded(text, links: tweet.urls ?? []),
-                                                                                                 usernames: usernames, domain: domain),
+            statuses.append(Status(id: tweet.id, accountID: tweet.authorID, content: Self.html(text, usernames: usernames, domain: domain),
                                    createdAt: tweet.createdAt, inReplyToID: tweet.inReplyToTweetID, mentionIDs: Array(Set(mentioned))))
         }
         self.init(now: seed.now ?? Date(), domain: domain, accounts: accounts, statuses: statuses, favourites: seed.likes, follows: seed.follows)
         autoRepliers = seed.autoRepliers ?? []
-    }
-
-    /// A persona tweet's text as the instance shows it once turned back to plain text: X's escapes undone, each
-    /// t.co link the address it stands for.
-    public static func writtenText(of tweet: FakeXSeed.Tweet) -> String {
-        expanded(unescapedX(tweet.text), links: tweet.urls ?? [])
-    }
-
-    /// X's escapes undone (X sends `&amp;`, `&lt;`, `&gt;`).
-    static func unescapedX(_ text: String) -> String {
-        text.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
-    }
-
-    /// Each t.co link of `text` as the address it stands for.
-    static func expanded(_ text: String, links: [FakeXSeed.Tweet.Link]) -> String {
-        links.reduce(text) { $0.replacingOccurrences(of: $1.url, with: $1.expandedURL) }
     }
 
     /// Plain text as an instance writes it: escaped, paragraphs, line breaks, mentions of known accounts as h-card

@@ -183,33 +183,18 @@ public final class FakeMastodonServer: Sendable {
             let liked = await world.favourited.map { JSONValue.object([("user_id", .string($0.accountID)), ("tweet_id", .string($0.statusID))]) }
             let requests = await world.requestCounts.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.int($0.value)) }
             return Self.response(FakeMastodonResponse(status: 200, body: .object([
-                ("network", .string("mastodon")), ("now", .time(await world.now)), ("speed", .double(await world.speedNow)),
+                ("network", .string("mastodon")), ("now", .time(await world.now)), ("speed", .double(await world.speed)),
                 ("posted", .array(posted)), ("liked", .array(liked)), ("requests", .object(requests)), ("served", .object([])),
                 ("billing", .array([])),
             ])), headers: [])
         }
         router.post("/admin/clock") { request, _ in
-            struct Clock: Decodable {
-                var now: Date?
-                var advanceSeconds: Double?
-                var speed: Double?
-                var onFirstRequest: Bool?
-                enum CodingKeys: String, CodingKey { case now, speed, advanceSeconds = "advance_seconds", onFirstRequest = "on_first_request" }
-            }
             var request = request
             let body = (try? await request.collectBody(upTo: 1 << 16)).map { Data(buffer: $0) } ?? Data()
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .iso8601
-            guard let clock = try? decoder.decode(Clock.self, from: body) else {
-                return Self.response(FakeMastodonWorld.error(400, "expected {\"now\": ISO 8601, \"speed\": n, \"on_first_request\": bool} or {\"advance_seconds\": n}"), headers: [])
+            guard let adjustment = FakeClockAdjustment(body: body) else {
+                return Self.response(FakeMastodonWorld.error(400, FakeClockAdjustment.expected), headers: [])
             }
-            let (current, speed) = (await world.now, await world.speedNow)
-            if clock.onFirstRequest == true {
-                await world.armClock(clock.now ?? current, speed: clock.speed ?? speed)
-            } else {
-                if clock.now != nil || clock.speed != nil { await world.setClock(clock.now ?? current, speed: clock.speed) }
-                if let seconds = clock.advanceSeconds { await world.advanceClock(by: seconds) }
-            }
+            await adjustment.apply(to: world)
             return Self.response(FakeMastodonResponse(status: 200, body: .object([("now", .time(await world.now))])), headers: [])
         }
     }

@@ -33,7 +33,7 @@ public struct FakeMastodonFault: Sendable, Equatable {
 
 /// The fake instance's state: accounts, statuses, favourites, follows, idempotency keys, rate-limit windows, on
 /// its own clock.
-actor FakeMastodonWorld {
+actor FakeMastodonWorld: AdjustableFakeClock {
     struct Caller { var account: FakeMastodonSeed.Account }
 
     private(set) var domain: String
@@ -61,7 +61,7 @@ actor FakeMastodonWorld {
 
     private var clockBase: Date
     private var realBase = Date()
-    private var speed = 0.0
+    private(set) var speed = 0.0
 
     private let autoRepliers: [String]
     private var autoReplyCount = 0
@@ -92,7 +92,6 @@ actor FakeMastodonWorld {
     func delete(statusID: String) -> Bool { UInt64(statusID).flatMap { statuses.removeValue(forKey: $0) } != nil }
     /// Sets the clock when the next API request arrives, so that a bot started just now and the instance agree.
     func armClock(_ date: Date, speed newSpeed: Double) { armedClock = (date, newSpeed) }
-    var speedNow: Double { speed }
 
     func countRequest(_ endpoint: String) {
         if let (date, newSpeed) = armedClock {

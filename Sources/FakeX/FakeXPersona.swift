@@ -228,3 +228,13 @@ struct SnowflakeIDs {
     /// A new id for a post made at `date`, as text.
     mutating func next(at date: Date) -> String { String(number(at: date)) }
 }
+
+extension FakeXSeed.Tweet {
+    /// The text as its author wrote it, for a network that shows plain text: X's escapes (`&amp;`, `&lt;`, `&gt;`)
+    /// undone, each t.co link the address it stands for.
+    public var writtenText: String {
+        let unescaped = text.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&amp;", with: "&")
+        return (urls ?? []).reduce(unescaped) { $0.replacingOccurrences(of: $1.url, with: $1.expandedURL) }
+    }
+}

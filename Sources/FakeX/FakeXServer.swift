@@ -364,23 +364,8 @@ public final class FakeXServer: Sendable {
                                ("posted", .array(posted)), ("liked", .array(liked)), ("requests", .object(requests)), ("served", .object(served)),
                                ("billing", .array(billing))]))
         case (.post, "/admin/clock"):
-            struct Clock: Decodable {
-                var now: Date?
-                var advanceSeconds: Double?
-                var speed: Double?
-                var onFirstRequest: Bool?
-                enum CodingKeys: String, CodingKey { case now, speed, advanceSeconds = "advance_seconds", onFirstRequest = "on_first_request" }
-            }
-            guard let clock = try? decoder.decode(Clock.self, from: body) else {
-                return bad("expected {\"now\": ISO 8601, \"speed\": n, \"on_first_request\": bool} or {\"advance_seconds\": n}")
-            }
-            let (current, currentSpeed) = (await world.now, await world.speed)
-            if clock.onFirstRequest == true {
-                await world.armClock(clock.now ?? current, speed: clock.speed ?? currentSpeed)
-                return ok(.object([("now", .time(await world.now)), ("armed", .bool(true))]))
-            }
-            if clock.now != nil || clock.speed != nil { await world.setClock(clock.now ?? current, speed: clock.speed) }
-            if let seconds = clock.advanceSeconds { await world.advanceClock(by: seconds) }
+            guard let adjustment = FakeClockAdjustment(body: body) else { return bad(FakeClockAdjustment.expected) }
+            if await adjustment.apply(to: world) { return ok(.object([("now", .time(await world.now)), ("armed", .bool(true))])) }
             return ok(.object([("now", .time(await world.now))]))
         case (.post, "/admin/tweets"):
             guard let tweets = try? decoder.decode([FakeXSeed.Tweet].self, from: body) else { return bad("expected an array of tweets") }

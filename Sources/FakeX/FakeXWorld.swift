@@ -12,7 +12,7 @@ struct FakeXResponse: Sendable {
 
 /// Everything the fake server knows, in memory: users, posts, likes, follows, its clock, rate-limit windows,
 /// pending faults, and what clients posted and liked. All API behaviour is here; the HTTP layer only dispatches.
-actor FakeXWorld {
+actor FakeXWorld: AdjustableFakeClock {
     struct StoredTweet {
         var numericID: UInt64
         var tweet: FakeXSeed.Tweet

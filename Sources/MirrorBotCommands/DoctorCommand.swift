@@ -38,7 +38,8 @@ struct DoctorCommand: AsyncParsableCommand {
 
         // The network's own checks: each account, what its tokens may do, what it costs.
         let module = configuration.networkModule
-        let checked = await module.doctor(DoctorContext(liking: configuration.behaviour.likes != .off, postLinks: configuration.postLinks), logger: context.logger)
+        let checked = await module.doctor(DoctorContext(liking: configuration.behaviour.likes != .off, likesForced: configuration.behaviour.likes == .on,
+                                                                 postLinks: configuration.postLinks), logger: context.logger)
         for finding in checked.findings {
             print(finding.line)
             if finding.isFailure { failures += 1 }

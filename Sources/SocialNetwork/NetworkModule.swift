@@ -134,13 +134,17 @@ public protocol CommandBilling: Sendable {
 
 /// What the doctor's network checks are told.
 public struct DoctorContext: Sendable {
-    /// Whether the bot likes (its tokens then need the likes' permission).
+    /// Whether the bot may like (`LIKES` is not `off`: its tokens then need the likes' permission).
     public var liking: Bool
+    /// Whether `LIKES=on` asks for likes even where the network discourages them (`auto` follows the network).
+    public var likesForced: Bool
     /// Whether the person's posts with links are copied.
     public var postLinks: Bool
 
     /// A context from its parts.
-    public init(liking: Bool, postLinks: Bool) { self.liking = liking; self.postLinks = postLinks }
+    public init(liking: Bool, likesForced: Bool = false, postLinks: Bool) {
+        self.liking = liking; self.likesForced = likesForced; self.postLinks = postLinks
+    }
 }
 
 /// One line of `doctor`.

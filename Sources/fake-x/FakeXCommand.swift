@@ -1,4 +1,5 @@
 import ArgumentParser
+import FakeBluesky
 import FakeMastodon
 import FakeX
 import Foundation
@@ -20,7 +21,7 @@ struct FakeXCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The network to fake: x (X API v2) or mastodon (a Mastodon instance: REST, streaming, /admin/state and /admin/clock; with --persona only).")
+    @Option(help: "The network to fake: x (X API v2), mastodon (a Mastodon instance: REST, streaming, /admin/state and /admin/clock) or bluesky (entryway, PDS and AppView in one: XRPC, /admin/state and /admin/clock; the bot logs in as hanako-mirror.bsky.example with the app password demo-bot-app-password); mastodon and bluesky with --persona only.")
     var network = "x"
 
     @Option(help: "The seed file (JSON: users, accounts, tweets, likes, follows, now, speed, rate_limits, auto_repliers).")
@@ -86,16 +87,24 @@ struct FakeXCommand: AsyncParsableCommand {
         case "mastodon":
             guard let generated else { throw ValidationError("--network mastodon serves the generated persona: give --persona.") }
             if let writeSeed { try seedValue.write(to: writeSeed) }
-            return try await serveMastodon(FakeMastodonSeed(persona: generated), speed: speed ?? 0)
-        default: throw ValidationError("--network must be x or mastodon, not \(network)")
+            let mastodon = FakeMastodonSeed(persona: generated)
+            let server = FakeMastodonServer(seed: mastodon, logger: Self.quietLogger("fake-mastodon"))
+            await server.setClock(mastodon.now, speed: speed ?? 0)
+            return try await serve(server.run)
+        case "bluesky":
+            guard let generated else { throw ValidationError("--network bluesky serves the generated persona: give --persona.") }
+            if let writeSeed { try seedValue.write(to: writeSeed) }
+            let bluesky = await FakeBlueskySeed(persona: generated)
+            let server = FakeBlueskyServer(seed: bluesky, logger: Self.quietLogger("fake-bluesky"))
+            await server.setClock(bluesky.now, speed: speed ?? 0)
+            return try await serve(server.run)
+        default: throw ValidationError("--network must be x, mastodon or bluesky, not \(network)")
         }
         guard let accessLevel = FakeXSeed.Access(rawValue: access) else { throw ValidationError("--access must be pay-per-use or enterprise, not \(access)") }
         seedValue.access = accessLevel
         if let credits { seedValue.credits = credits }
         if let writeSeed { try seedValue.write(to: writeSeed) }
-        var logger = Logger(label: "fake-x")
-        logger.logLevel = .warning
-        let server = FakeXServer(seed: seedValue, logger: logger)
+        let server = FakeXServer(seed: seedValue, logger: Self.quietLogger("fake-x"))
         try await serve(server.run)
     }
 
@@ -104,13 +113,11 @@ struct FakeXCommand: AsyncParsableCommand {
         .init(randomSeed: personaSeed, dayStart: start, postsPerDay: postsPerDay, followedAccounts: followed, postsPerAccountPerDay: postsPerAccount)
     }
 
-    /// Serves the persona as a Mastodon instance.
-    func serveMastodon(_ seed: FakeMastodonSeed, speed: Double) async throws {
-        var logger = Logger(label: "fake-mastodon")
+    /// A logger that says only warnings and worse.
+    static func quietLogger(_ label: String) -> Logger {
+        var logger = Logger(label: label)
         logger.logLevel = .warning
-        let server = FakeMastodonServer(seed: seed, logger: logger)
-        await server.setClock(seed.now, speed: speed)
-        try await serve(server.run)
+        return logger
     }
 
     /// Runs `run` on the host and port, saying where once it listens.

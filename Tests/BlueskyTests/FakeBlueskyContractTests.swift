@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import BlueskyAPI
 import FakeBluesky
+import struct FakeX.FakeXPersona
 import Foundation
 import NIOCore
 import NIOFoundationCompat
@@ -131,6 +132,61 @@ struct FakeBlueskyContractTests {
             #expect(orphan.0 == 400 && orphan.1?.contains("Record/reply/root") == true)
             let badKey = try await put(PostRecord(text: "はい", createdAt: at), rkey: "slot-2025-11-24")
             #expect(badKey.0 == 400 && badKey.1?.contains("not a TID") == true)
+        }
+    }
+
+    @Test("fake-x's generated persona on Bluesky: every post a valid record whose facets cover exactly their link or @handle, every reply's parent and root there, the person's retweets as reposts never as posts, the bot labelled; /admin/state names the persona's ids and /admin/clock arms the clock")
+    func personaOnBluesky() async throws {
+        let lexicons = try LexiconValidator()
+        let persona = FakeXPersona(.init(randomSeed: 7, dayStart: BlueskyFixture.start, historyDays: 20, postsPerDay: 12, followedAccounts: 4))
+        let seed = await FakeBlueskySeed(persona: persona)
+        let handles = Dictionary(uniqueKeysWithValues: seed.accounts.map { ($0.did, $0.handle) })
+        let uris = Set(seed.posts.map { "at://\($0.authorDID)/app.bsky.feed.post/\($0.rkey)" })
+        var mentions = 0, links = 0
+        for post in seed.posts {
+            let json = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(post.record))
+            #expect(lexicons.problems(ofRecord: json, in: PostRecord.type) == [], "\(post.record.text)")
+            #expect(TID(post.rkey) != nil && post.record.langs == ["ja"])
+            let bytes = Array(post.record.text.utf8)
+            for facet in post.record.facets ?? [] {
+                let covered = String(decoding: bytes[facet.index.byteStart..<facet.index.byteEnd], as: UTF8.self)
+                switch facet.features.first {
+                case .link(let uri)?: links += 1; #expect(covered == uri)
+                case .mention(let did)?: mentions += 1; #expect(covered == "@" + (handles[did] ?? "?"), "\(post.record.text)")
+                default: Issue.record("an unexpected facet in \(post.record.text)")
+                }
+            }
+            if let reply = post.record.reply { #expect(uris.contains(reply.parent.uri) && uris.contains(reply.root.uri)) }
+            #expect(!post.record.text.hasPrefix("RT @") || post.authorDID != "did:plc:persona\(persona.human.id)")
+        }
+        #expect(links > 0 && mentions > 0)
+        let human = persona.seed.tweets.filter { $0.authorID == persona.human.id }
+        #expect(seed.posts.filter { $0.authorDID == "did:plc:persona\(persona.human.id)" }.count == human.filter { $0.retweetOf == nil }.count)
+        #expect(seed.reposts.count == human.filter { $0.retweetOf != nil }.count && !seed.reposts.isEmpty)
+        let bot = try #require(seed.accounts.first { $0.personaID == persona.bot.id })
+        #expect(bot.labels == ["bot"] && bot.appPassword == "demo-bot-app-password" && bot.handle == "hanako-mirror.bsky.example")
+
+        let server = FakeBlueskyServer(seed: seed, logger: BlueskyFixture.quiet_logger)
+        try await server.withRunning { url in
+            func admin(_ path: String, body: String? = nil) async throws -> JSONValue {
+                var request = HTTPClientRequest(url: url.appendingPathComponent(path).absoluteString)
+                if let body { request.method = .POST; request.body = .bytes(ByteBuffer(string: body)) }
+                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+                #expect(response.status.code == 200)
+                return try JSONDecoder().decode(JSONValue.self, from: Data(buffer: try await response.body.collect(upTo: 1 << 24)))
+            }
+            // Armed a day ahead with the clock stopped: set by the next XRPC request, not before.
+            let later = BlueskyFixture.start.addingTimeInterval(86_400)
+            _ = try await admin("admin/clock", body: #"{"now": "\#(ISO8601DateFormatter().string(from: later))", "speed": 0, "on_first_request": true}"#)
+            #expect(await server.now() == BlueskyFixture.start, "armed, not yet set")
+            let state = try await admin("admin/state")
+            _ = try await Self.xrpc(url, "com.atproto.identity.resolveHandle", query: [("handle", bot.handle)])
+            #expect(await server.now() == later, "set by the first request after arming")
+            #expect(state["network"]?.stringValue == "bluesky" && state["posted"] == .array([]))
+            let first = try #require(seed.posts.first)
+            let number = String(try #require(TID(first.rkey)).value)
+            #expect(state["aliases"]?[number]?.stringValue == first.personaID)
+            #expect(state["aliases"]?[bot.did]?.stringValue == persona.bot.id)
         }
     }
 }

@@ -107,6 +107,11 @@ struct BlueskyDayProcessTests {
                 #expect(again.standardOutput.contains("already carries the self-label \"bot\""), "\(again.standardOutput)")
                 let after = try await MirrorBotProcess.run(["doctor"], environment: environment)
                 #expect(after.standardOutput.contains("ok    bot label: @mirror.test's profile carries the self-label \"bot\""), "\(after.standardOutput)")
+                // Likes: off at LIKES=auto, and only that said; LIKES=on is taken, saying why Bluesky discourages it.
+                #expect(after.standardOutput.contains("likes: off (LIKES=auto: Bluesky asks bots") && !after.standardOutput.contains("likes: on"),
+                        "\(after.standardOutput)")
+                let forced = try await MirrorBotProcess.run(["doctor"], environment: environment.merging(["LIKES": "on"]) { $1 })
+                #expect(forced.standardOutput.contains("likes: on (LIKES=on), though Bluesky asks bots"), "\(forced.standardOutput)")
                 let wrong = try await MirrorBotProcess.run(["setup", "mastodon"], environment: environment)
                 #expect(wrong.status != 0 && wrong.standardError.contains("NETWORK is bluesky, not mastodon"), "\(wrong.standardError)")
             }

@@ -84,7 +84,7 @@ struct MastodonPersonaDayProcessTests {
             #expect(run.status == 0, "\(run.standardError.suffix(2_000))")
             let posted = await server.postedAsTweets()
             let slots = try await PersonaDayProcessTests.checkPostsAndReplies(persona, posted: posted, environment, database,
-                                                                              written: FakeMastodonSeed.writtenText(of:))
+                                                                              written: \.writtenText)
             // Statuses go out unlisted; replies start with the mentioner, as a person's do on Mastodon.
             #expect(await server.posted().allSatisfy { $0.visibility == "unlisted" })
             #expect(posted.filter { $0.inReplyToTweetID != nil }.allSatisfy { $0.text.hasPrefix("@") })

@@ -1,0 +1,67 @@
+public import BlueskyAPI
+import BotClock
+public import FakeX
+public import Foundation
+
+extension FakeBlueskySeed {
+    /// Fake X's generated persona on Bluesky: the same people (`hanako` is `hanako.bsky.example`, an underscore
+    /// becoming a hyphen as handles want), the same posts at the same times as records their authors' apps would have
+    /// written (X's escapes undone, each t.co link the address it stands for, a facet for each link and each
+    /// `@handle`, `langs: ["ja"]`), replies with their root and parent, a repost for each retweet, and the day's
+    /// mentions of the bot. The bot logs in with `demo-bot-app-password` and carries the `bot` self-label, as does
+    /// the account that answers everything; the person has no app password (their public posts need none), so no
+    /// likes of theirs are served, and the bot likes nothing on Bluesky anyway. Each account and post keeps its
+    /// persona id for the demo's report.
+    public init(persona: FakeXPersona, handleDomain: String = "bsky.example") async {
+        let seed = persona.seed
+        func handle(_ user: FakeXSeed.User) -> String { "\(user.username.lowercased().replacingOccurrences(of: "_", with: "-")).\(handleDomain)" }
+        func did(_ userID: String) -> String { "did:plc:persona\(userID)" }
+        var dids: [String: String] = [:]  // handle → DID
+        var usernames: [String: FakeXSeed.User] = [:]
+        var accounts: [Account] = []
+        for user in seed.users {
+            dids[handle(user)] = did(user.id)
+            usernames[user.username.lowercased()] = user
+            let isBot = user.id == persona.bot.id || user.id == persona.echoBot.id
+            accounts.append(Account(did: did(user.id), handle: handle(user), appPassword: user.id == persona.bot.id ? "demo-bot-app-password" : nil,
+                                    description: user.description ?? user.name, labels: isBot ? ["bot"] : [], personaID: user.id))
+        }
+        /// `@username` of X as `@handle` on Bluesky, for the persona's known accounts.
+        func bluesky(_ text: String) -> String {
+            text.replacing(/@([A-Za-z0-9_]+)/) { match in usernames[String(match.1).lowercased()].map { "@" + handle($0) } ?? String(match.0) }
+        }
+        var posts: [Post] = []
+        var reposts: [Repost] = []
+        var refs: [String: (ref: StrongRef, root: StrongRef)] = [:]  // persona tweet id → its post's ref and its thread's root
+        var clock: UInt64 = 0
+        func add(_ authorID: String, _ text: String, at date: Date, replyingTo parentID: String? = nil, personaID: String) async -> StrongRef? {
+            // Bluesky holds at most 300 graphemes; a persona tweet longer than that was never written there.
+            guard text.count <= 300 else { return nil }
+            clock += 1
+            let facets = await RichText.facets(of: text) { dids[$0] }
+            let parent = parentID.flatMap { refs[$0] }
+            let record = PostRecord(text: text, createdAt: ISO8601Time.string(from: date), langs: ["ja"], facets: facets.isEmpty ? nil : facets,
+                                    reply: parent.map { ReplyRef(root: $0.root, parent: $0.ref) })
+            let rkey = TID(date: date, clockID: clock).description
+            posts.append(Post(authorDID: did(authorID), rkey: rkey, record: record, indexedAt: date, personaID: personaID))
+            let ref = StrongRef(uri: ATURI(repo: did(authorID), collection: PostRecord.type, rkey: rkey).description, cid: Self.cid(of: record))
+            refs[personaID] = (ref, parent?.root ?? ref)
+            return ref
+        }
+        for tweet in seed.tweets {
+            let text = tweet.writtenText
+            if tweet.retweetOf != nil {
+                // "RT @author: text": the author's post a minute before, and the person's repost of it. Another
+                // account's old-style retweet of the bot is no mention on Bluesky: left out.
+                guard tweet.authorID == persona.human.id, let match = text.firstMatch(of: /^RT @([A-Za-z0-9_]+): (.*)$/),
+                      let author = usernames[String(match.1).lowercased()],
+                      let original = await add(author.id, bluesky(String(match.2)), at: tweet.createdAt.addingTimeInterval(-60),
+                                               personaID: "\(tweet.id)-original") else { continue }
+                reposts.append(Repost(byDID: did(tweet.authorID), uri: original.uri, at: tweet.createdAt))
+                continue
+            }
+            _ = await add(tweet.authorID, bluesky(text), at: tweet.createdAt, replyingTo: tweet.inReplyToTweetID, personaID: tweet.id)
+        }
+        self.init(now: seed.now ?? Date(), accounts: accounts, posts: posts, reposts: reposts)
+    }
+}
