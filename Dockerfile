@@ -4,7 +4,7 @@
 # Base images by digest (a tag is moved when the image is rebuilt); `script/update-pins` moves them on purpose.
 FROM swift:6.3-noble@sha256:d40382aaafd5da4b1012abb8f7689f927f18a4797825d7daaf02dd641057a167 AS build
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libmecab-dev libhiredis-dev zlib1g-dev libsqlite3-dev \
+ && apt-get install -y --no-install-recommends libmecab-dev libhiredis-dev zlib1g-dev libsqlite3-dev libcbor-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /build
 # The dependencies first, from the manifest and the committed lock alone (exactly the versions and revisions in
@@ -24,7 +24,7 @@ RUN swift build --force-resolved-versions -c release --product mirror_bot --stat
 # Redis is mirror_bot's own), SQLite (word counts without Redis), zlib, CA certificates and time zones.
 FROM ubuntu:24.04@sha256:008173c23f95b170204355c12626cb5a965d779a7e1283b09e9cffbb1bf33ca3
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libmecab2 mecab-ipadic-utf8 libhiredis1.1.0 libsqlite3-0 zlib1g libstdc++6 ca-certificates tzdata \
+ && apt-get install -y --no-install-recommends libmecab2 mecab-ipadic-utf8 libhiredis1.1.0 libsqlite3-0 zlib1g libcbor0.10 libstdc++6 ca-certificates tzdata \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --create-home --uid 10001 mirror_bot
 COPY --from=build /staging/ /

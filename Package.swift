@@ -46,6 +46,12 @@ let package = Package(
             path: "Sources/CMeCab",
             providers: [.apt(["libmecab-dev", "mecab-ipadic-utf8"])]
         ),
+        .systemLibrary(
+            name: "CCBOR",
+            path: "Sources/CCBOR",
+            pkgConfig: "libcbor",
+            providers: [.apt(["libcbor-dev"])]
+        ),
 
         // MARK: Libraries.
         .target(
@@ -223,6 +229,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "ATProtoRepository",
+            dependencies: ["CCBOR", "BlueskyAPI"],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "BlueskyNetwork",
             dependencies: ["BotCore",
                 "BlueskyAPI", "BotConfiguration", "SocialNetwork", "PostText", "BotClock", "Stores",
@@ -255,6 +266,7 @@ let package = Package(
             name: "FakeBluesky",
             dependencies: [
                 "BlueskyAPI", "BotClock", "FakeX",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -312,7 +324,8 @@ let package = Package(
         ),
         .target(
             name: "ArchiveImport",
-            dependencies: ["BotCore", "Stores", "BotClock", "Classifier", "PostText", "WordCounts", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            dependencies: ["BotCore", "Stores", "BotClock", "Classifier", "PostText", "WordCounts", "ATProtoRepository", "BlueskyAPI",
+                           .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "NIOFoundationCompat", package: "swift-nio")],
             swiftSettings: strictSettings
@@ -367,7 +380,7 @@ let package = Package(
         ),
         .target(
             name: "DemoReport",
-            dependencies: ["Stores", "BotClock", "FakeX", "XAPI", "BlueskyNetwork"],
+            dependencies: ["Stores", "BotClock", "FakeX", "XAPI", "BlueskyAPI"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -549,7 +562,7 @@ let package = Package(
         .testTarget(
             name: "BlueskyTests",
             dependencies: [
-                "BlueskyAPI", "BlueskyNetwork", "FakeBluesky", "FakeX", "BotClock", "BotCore", "SocialNetwork",
+                "BlueskyAPI", "BlueskyNetwork", "FakeBluesky", "FakeX", "ATProtoRepository", "BotClock", "BotCore", "SocialNetwork",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,8 +1,9 @@
 public import Foundation
 import ZIPFoundation
 
-/// The data files of an X archive ("Download your archive": `data/tweets.js`, `data/like.js`) or a Mastodon archive
-/// (`outbox.json`, `likes.json`), from the `.zip`, its extracted folder, or a single data file. A zip's entries are
+/// The data files of an X archive ("Download your archive": `data/tweets.js`, `data/like.js`), a Mastodon archive
+/// (`outbox.json`, `likes.json`) or a Bluesky repository export (a `.car` file), from the `.zip`, its extracted folder,
+/// or a single data file. A zip's entries are
 /// extracted to a temporary folder (removed with this value), never held in memory, each refused when it inflates
 /// past what it declared or past `Limits.entryBytes`.
 public final class ExportFiles: Sendable {
@@ -38,6 +39,8 @@ public final class ExportFiles: Sendable {
     public let outboxFile: File?
     /// A Mastodon export's `likes.json`.
     public let mastodonLikesFile: File?
+    /// A Bluesky repository export (`*.car`).
+    public let repositoryFile: File?
     private let temporaryFolder: URL?
 
     /// Finds the data files at `path`; throws `ImportError` when there is nothing to import or a zip is not sound.
@@ -67,7 +70,7 @@ public final class ExportFiles: Sendable {
         } else {
             guard Self.kind(of: URL(fileURLWithPath: path).lastPathComponent) != nil else {
                 throw ImportError(file: path, reason: path.lowercased().hasSuffix(".zip") ? "it is not a readable zip archive (no zip header)"
-                                  : "expected the archive's .zip, its folder, or a tweets.js / like.js (X) or outbox.json / likes.json (Mastodon) file")
+                                  : "expected the archive's .zip, its folder, or a tweets.js / like.js (X), outbox.json / likes.json (Mastodon) or .car (Bluesky) file")
             }
             files.append(File(name: path, url: URL(fileURLWithPath: path)))
         }
@@ -78,9 +81,10 @@ public final class ExportFiles: Sendable {
         // A Mastodon export has one of each, at the top of the zip or folder.
         outboxFile = ordered.filter { Self.kind(of: $0.name) == .outbox }.min { $0.name.count < $1.name.count }
         mastodonLikesFile = ordered.filter { Self.kind(of: $0.name) == .mastodonLikes }.min { $0.name.count < $1.name.count }
-        guard !tweetFiles.isEmpty || !likeFiles.isEmpty || outboxFile != nil || mastodonLikesFile != nil else {
+        repositoryFile = ordered.first { Self.kind(of: $0.name) == .blueskyRepository }
+        guard !tweetFiles.isEmpty || !likeFiles.isEmpty || outboxFile != nil || mastodonLikesFile != nil || repositoryFile != nil else {
             if let temporary { try? FileManager.default.removeItem(at: temporary) }
-            throw ImportError(file: path, reason: "it holds no data/tweets.js, tweets-partN.js, tweet.js or like.js (X), nor outbox.json or likes.json (Mastodon)")
+            throw ImportError(file: path, reason: "it holds no data/tweets.js, tweets-partN.js, tweet.js or like.js (X), nor outbox.json or likes.json (Mastodon), nor a .car (Bluesky)")
         }
     }
 
@@ -88,7 +92,7 @@ public final class ExportFiles: Sendable {
         if let temporaryFolder { try? FileManager.default.removeItem(at: temporaryFolder) }
     }
 
-    enum Kind { case tweets, likes, outbox, mastodonLikes }
+    enum Kind { case tweets, likes, outbox, mastodonLikes, blueskyRepository }
 
     /// What a file name holds, or nil for files the import does not read.
     static func kind(of name: String) -> Kind? {
@@ -97,6 +101,7 @@ public final class ExportFiles: Sendable {
         let file = String(entry.split(separator: "/").last ?? Substring(entry))
         if file == "outbox.json" { return .outbox }
         if file == "likes.json" { return .mastodonLikes }
+        if file.lowercased().hasSuffix(".car") { return .blueskyRepository }
         guard file.hasSuffix(".js") else { return nil }
         let base = String(file.dropLast(3))
         func matches(_ stem: String) -> Bool {

@@ -122,7 +122,8 @@ public enum ExportSource {
         if text.contains("window.YTD.tweet") { return "tweets.js" }
         if text.contains("window.YTD.like") { return "like.js" }
         if text.contains("\"orderedItems\"") { return text.contains("\"Create\"") || text.contains("\"Announce\"") ? "outbox.json" : "likes.json" }
-        throw ImportError(file: source, reason: "it is neither a zip nor an archive's data file (tweets.js, like.js, outbox.json, likes.json)")
+        if BlueskyExport.isCAR(head) { return "repository.car" }
+        throw ImportError(file: source, reason: "it is neither a zip nor an archive's data file (tweets.js, like.js, outbox.json, likes.json, a Bluesky .car)")
     }
 
     private static func isLoopback(_ address: String) -> Bool {

@@ -176,3 +176,25 @@ extension Character {
     /// Punctuation that ends a sentence after a tag rather than belonging to it.
     fileprivate var isTagEndingPunctuation: Bool { (isPunctuation && self != "_") || "、。！？".contains(self) }
 }
+
+extension PostRecord {
+    /// The text with each link written out whole: apps show a long link shortened (`example.com/articles/12…`) and
+    /// keep the whole address in its facet, so a copy or a lesson from the text alone would keep the stump. A facet
+    /// whose byte range is not on character boundaries within the text is left as it is.
+    public var textWithFullLinks: String {
+        var bytes = Array(text.utf8)
+        let links = (facets ?? []).compactMap { facet -> (range: Range<Int>, uri: String)? in
+            guard let uri = facet.features.lazy.compactMap({ feature -> String? in if case .link(let uri) = feature { uri } else { nil } }).first,
+                  facet.index.byteStart >= 0, facet.index.byteStart < facet.index.byteEnd, facet.index.byteEnd <= bytes.count else { return nil }
+            return (facet.index.byteStart..<facet.index.byteEnd, uri)
+        }.sorted { $0.range.lowerBound > $1.range.lowerBound }
+        var end = Int.max
+        for link in links where link.range.upperBound <= end {
+            end = link.range.lowerBound
+            guard let shown = String(validating: bytes[link.range], as: UTF8.self), shown != link.uri,
+                  String(validating: bytes[..<link.range.lowerBound], as: UTF8.self) != nil else { continue }
+            bytes.replaceSubrange(link.range, with: Array(link.uri.utf8))
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -290,7 +290,7 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
     static func networkPost(_ view: PostView, isRepost: Bool) -> NetworkPost? {
         guard let id = BlueskyIDs.postID(of: view.uri) else { return nil }
         let parent = view.record.reply?.parent
-        return NetworkPost(id: id, text: view.record.text, authorID: BlueskyIDs.userID(of: view.author.did), authorHandle: view.author.handle,
+        return NetworkPost(id: id, text: view.record.textWithFullLinks, authorID: BlueskyIDs.userID(of: view.author.did), authorHandle: view.author.handle,
                            createdAt: ISO8601Time.date(from: view.record.createdAt),
                            replyToUserID: parent.flatMap { ATURI($0.uri) }.map { BlueskyIDs.userID(of: $0.repo) },
                            replyToPostID: parent.flatMap { BlueskyIDs.postID(of: $0.uri) },

@@ -3,7 +3,7 @@ public import FakeX
 public import Foundation
 public import XAPI
 import BotClock
-import BlueskyNetwork
+import BlueskyAPI
 
 /// The demo's closing report: the human's posting hours beside the bot's posts of the day, the replies, the likes
 /// with their reasons, what the bot refused, what it did not do and why, and the API calls with X's bill for them.
@@ -42,13 +42,7 @@ public struct DemoReport: Sendable {
         public var aliases: [String: String] = [:]
 
         /// The network's name for the report's lines.
-        public var networkName: String {
-            switch network {
-            case "mastodon": "Mastodon"
-            case "bluesky": "Bluesky"
-            default: "X"
-            }
-        }
+        public var networkName: String { ["mastodon": "Mastodon", "bluesky": "Bluesky"][network] ?? "X" }
         /// Whether the network bills its API.
         public var isBilled: Bool { network == "x" }
 

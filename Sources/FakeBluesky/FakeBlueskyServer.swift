@@ -15,7 +15,8 @@ import ServiceLifecycle
 /// checked against their lexicon on every write (a post's length in graphemes and bytes, its facets' byte ranges
 /// on character boundaries, its reply's refs), `putRecord` at a key replaces what is there (one record however
 /// often it is sent), and faults come on demand (503, an answer cut off after the work was done). `GET /admin/state`
-/// and `POST /admin/clock` serve the demo's script as fake X's do.
+/// and `POST /admin/clock` serve the demo's script as fake X's do; `com.atproto.sync.getRepo` gives an account's
+/// repository as a CAR file, as "Export my data" does.
 public final class FakeBlueskyServer: Sendable {
     let world: FakeBlueskyWorld
     private let logger: Logger
@@ -80,6 +81,8 @@ public final class FakeBlueskyServer: Sendable {
     public func records(of did: String, in collection: String) async -> [(uri: String, value: BlueskyAPI.JSONValue, cid: String)] {
         await world.records(of: did, in: collection)
     }
+    /// `did`'s repository as `com.atproto.sync.getRepo` gives it: a CAR file.
+    public func repositoryExport(of did: String) async -> [UInt8] { Array(await world.repositoryExport(of: did).body) }
     /// Record writes in order (`putRecord`, `createRecord`, `deleteRecord`), with the URI written.
     public func writes() async -> [(method: String, uri: String)] { await world.writes }
 
@@ -129,6 +132,7 @@ public final class FakeBlueskyServer: Sendable {
                                       cursor: call.parameter("cursor"))
         }
         serve("app.bsky.feed.getPosts", .query, auth: .optional, on: router) { world, call in await world.posts(uris: call.parameters("uris")) }
+        serve("com.atproto.sync.getRepo", .query, auth: .none, on: router) { world, call in await world.repositoryExport(of: call.parameter("did") ?? "") }
         serve("com.atproto.repo.getRecord", .query, auth: .none, on: router) { world, call in
             await world.getRecord(repo: call.parameter("repo") ?? "", collection: call.parameter("collection") ?? "", rkey: call.parameter("rkey") ?? "")
         }

@@ -41,4 +41,18 @@ extension FakeBlueskyWorld {
             "aliases": .object(aliases),
         ])
     }
+
+    /// `com.atproto.sync.getRepo`: `actor`'s repository as a CAR file, every record there by now (its posts, likes
+    /// and profile, and a repost record for each repost).
+    func repositoryExport(of actor: String) -> FakeBlueskyResponse {
+        guard let did = did(of: actor) else { return .error(400, "RepoNotFound", "Could not find repo for DID: \(actor)") }
+        var exported = records.values.filter { $0.uri.repo == did && $0.indexedAt <= now }.map { (key: "\($0.uri.collection)/\($0.uri.rkey)", value: $0.value) }
+        for (seq, repost) in reposts where repost.byDID == did && repost.at <= now {
+            let subject = records[repost.uri].map { BlueskyAPI.JSONValue.object(["uri": .string(repost.uri), "cid": .string($0.cid)]) } ?? .null
+            exported.append((key: "app.bsky.feed.repost/\(TID(date: repost.at, clockID: UInt64(seq)))",
+                             value: .object(["$type": .string("app.bsky.feed.repost"), "subject": subject, "createdAt": .string(Self.time(repost.at))])))
+        }
+        return FakeBlueskyResponse(status: 200, body: Data(FakeBlueskyRepositoryExport.car(did: did, records: exported)),
+                                   headers: [("content-type", "application/vnd.ipld.car")])
+    }
 }

@@ -36,7 +36,7 @@ actor FakeBlueskyWorld {
     /// The persona ids of seeded posts (by AT URI) and accounts (by DID), for `/admin/state`.
     private(set) var personaIDs: [String: String] = [:]
     private(set) var records: [String: StoredRecord] = [:]
-    private var reposts: [(seq: Int, repost: FakeBlueskySeed.Repost)] = []
+    private(set) var reposts: [(seq: Int, repost: FakeBlueskySeed.Repost)] = []
     private var nextSeq = 1
     private var accessTokens: [String: (did: String, expires: Date)] = [:]
     private var refreshTokens: [String: String] = [:]

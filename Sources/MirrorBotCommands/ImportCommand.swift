@@ -9,7 +9,7 @@ import BotConfiguration
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Imports the human's downloaded X or Mastodon archive: posts into the archive, likes (X) into the favorite filter.",
+        abstract: "Imports the human's downloaded X or Mastodon archive or Bluesky repository: posts into the archive, likes (X) into the favorite filter.",
         discussion: """
             PATH is the .zip from X's "Download your archive" or Mastodon's "Request your archive" (Preferences → \
             Import and export), its extracted folder, or a single tweets.js / like.js (X) or outbox.json (Mastodon); \
@@ -25,10 +25,16 @@ struct ImportCommand: AsyncParsableCommand {
             the person's instance (HUMAN_MASTODON_URL and HUMAN_MASTODON_TOKEN; free); without them, replies are \
             stored without a target and say so. likes.json lists only the liked statuses' addresses: run \
             `mirror_bot train classifier`, which reads the person's favourites from the API (free on Mastodon).
+
+            Bluesky: the .car file from Settings → "Export my data", or the same from \
+            'https://bsky.social/xrpc/com.atproto.sync.getRepo?did=did:plc:…' (no login; read with libcbor). Reposts, \
+            quotes, posts with a label (!warn, porn, …) and posts without text are left out; shortened links are \
+            written out whole from their facets; replies are filed under the DID they answered; likes are counted only \
+            (the file holds their addresses). It is read whole, so it wants about as much memory as the file's size.
             """
     )
 
-    @Argument(help: "The archive .zip, its folder, a tweets.js / like.js (X) or outbox.json (Mastodon) file, an https:// address, or - for standard input.")
+    @Argument(help: "The archive .zip, its folder, a tweets.js / like.js (X), outbox.json (Mastodon) or .car (Bluesky) file, an https:// address, or - for standard input.")
     var path: String
 
     func run() async throws {
@@ -48,6 +54,8 @@ struct ImportCommand: AsyncParsableCommand {
         }
         if report.isMastodon {
             print(Self.mastodonSummary(report, archived: archived, resolving: resolver != nil))
+        } else if report.isBluesky {
+            print(Self.blueskySummary(report, archived: archived))
         } else {
             print("Imported \(report.tweetsStored) new tweets (\(report.tweetsRead) read, \(report.retweetsSkipped) retweets skipped) "
                   + "and learned \(report.likesLearned) new likes (\(report.likesRead) read, \(report.likesWithoutText) without text). "
@@ -57,6 +65,17 @@ struct ImportCommand: AsyncParsableCommand {
         if report.tweetsRead - report.retweetsSkipped - report.notCopied > configuration.storage.archiveRowLimit {
             print("Only the newest \(configuration.storage.archiveRowLimit) are kept (ARCHIVE_ROW_LIMIT); raise it to keep more.")
         }
+    }
+
+    /// What a Bluesky repository's import did, in words.
+    static func blueskySummary(_ report: ArchiveImporter.Report, archived: Int) -> String {
+        var lines = ["Imported \(report.tweetsStored) new posts (\(report.tweetsRead) read: \(report.retweetsSkipped) reposts skipped, "
+                     + "\(report.notCopied) never copied: labelled, quotes or without text). The archive holds \(archived) posts."]
+        if report.recordsMissing > 0 { lines.append("\(report.recordsMissing) records the export names are not in the file (a partial export?): they were left out.") }
+        if report.likesRead > 0 {
+            lines.append("The export lists \(report.likesRead) likes by address only, so none was learned; the bot does not like on Bluesky unless LIKES=on.")
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// What a Mastodon export's import did, in words.

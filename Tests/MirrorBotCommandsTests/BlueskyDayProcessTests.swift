@@ -178,6 +178,54 @@ struct BlueskyDayProcessTests {
         }
     }
 
+    @Test("mirror_bot import of the person's repository export (the CAR of getRepo, by address and as a file), HUMAN_NETWORK=archive: posts and replies stored, reposts, labelled posts and quotes left out, a shortened link written out whole, replies filed under the DID answered; again, nothing new; a cut file refused, nothing stored")
+    func importRepositoryExport() async throws {
+        let server = FakeBlueskyServer(seed: Self.seed())
+        // A post whose link the app showed shortened: the facet keeps the whole address.
+        let long = "https://example.com/articles/2026/11/a-long-article-name"
+        let shown = "読んだ example.com/articles/2026/1…"
+        let shortened = try #require(shown.range(of: "example.com/articles/2026/1…"))
+        let written = Self.dayStart.addingTimeInterval(-3_600)
+        await server.add(post: .init(authorDID: Self.person, rkey: TID(date: written, clockID: 999).description,
+                                     record: PostRecord(text: shown, createdAt: Self.stamp(written), langs: ["ja"],
+                                                        facets: [Facet(index: RichText.byteSlice(of: shortened, in: shown), features: [.link(uri: long)])]),
+                                     indexedAt: written))
+        try await server.withRunning { url in
+            try await TestServers.withTemporaryFolder { folder in
+                let environment = Self.environment(url, folder: folder, person: false)
+                let address = "\(url.absoluteString)/xrpc/com.atproto.sync.getRepo?did=\(Self.person)"
+                let imported = try await MirrorBotProcess.run(["import", address], environment: environment)
+                // 21 days × (8 posts, a labelled one, a quote, a reply to the friend), 3 replies to the quiet account, the
+                // shortened link; 21 reposts.
+                #expect(imported.status == 0, "\(imported.standardError)")
+                #expect(imported.standardOutput.hasPrefix("Imported 193 new posts (256 read: 21 reposts skipped, 42 never copied: labelled, quotes or without text)"),
+                        "\(imported.standardOutput)")
+                let stored = try await BotParts(configuration: try Configuration(environment: environment), logger: TestServers.logger).withRunningAsIs { database in
+                    try await database.archive.newest(limit: 1_000)
+                }
+                #expect(stored.count == 193)
+                #expect(stored.contains { $0.text == "読んだ \(long)" }, "the link written out whole")
+                #expect(!stored.contains { $0.text.contains("注意") || $0.text.contains("引用") || $0.text.contains("…") })
+                let friendID = try #require(Int64(BlueskyIDs.userID(of: Self.friend)))
+                #expect(stored.filter { $0.replyUserID == friendID }.count == 21 && stored.filter { $0.text.hasPrefix("@friend.test わかる") }.count == 21)
+                #expect(stored.filter { $0.replyUserID != nil }.count == 24)
+                #expect(await server.createSessionCalls() == 0, "an export needs no login")
+
+                // The same export as a file: nothing new. Cut short: refused, saying so, nothing stored.
+                let car = await server.repositoryExport(of: Self.person)
+                let file = folder.appending(path: "repo.car"), cut = folder.appending(path: "cut.car")
+                try Data(car).write(to: file)
+                try Data(car.prefix(car.count / 2)).write(to: cut)
+                let again = try await MirrorBotProcess.run(["import", file.path], environment: environment)
+                #expect(again.standardOutput.hasPrefix("Imported 0 new posts (256 read"), "\(again.standardOutput)\(again.standardError)")
+                let broken = try await MirrorBotProcess.run(["import", cut.path], environment: environment)
+                #expect(broken.status != 0 && broken.standardError.contains("it is not a readable Bluesky repository export: a block at byte"),
+                        "\(broken.standardError)")
+                #expect(broken.standardError.contains("Nothing was imported"))
+            }
+        }
+    }
+
     @Test("NETWORK=bluesky: train reads the person's public posts without logging in; through 30% lost write answers and a SIGKILL, start posts only unlabelled posts of theirs at their hours with facets, answers the friend once in thread, not the #nobot account, likes nothing; ten starts log in once and post nothing twice")
     func halfADay() async throws {
         let seed = Self.seed()

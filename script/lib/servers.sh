@@ -4,7 +4,7 @@
 
 # What building and running mirror_bot needs (MeCab and its dictionary; the C libraries it links), and the servers
 # the tests and `DEMO_STORES=servers` start (the bot itself runs without them, on one SQLite file).
-mirror_bot_packages=(libhiredis-dev libmecab-dev mecab-ipadic-utf8 zlib1g-dev libsqlite3-dev)
+mirror_bot_packages=(libhiredis-dev libmecab-dev mecab-ipadic-utf8 zlib1g-dev libsqlite3-dev libcbor-dev)
 server_packages=(redis-server postgresql openssl)
 
 log() { printf '==> %s\n' "$*" >&2; }

@@ -1,4 +1,3 @@
-public import BlueskyAPI
 public import Foundation
 
 /// How Bluesky's names become the bot's ids, which are decimal numbers (its stores key posts and users by 64-bit

@@ -1,0 +1,84 @@
+import ATProtoRepository
+import BlueskyAPI
+import BotClock
+import Foundation
+import Stores
+
+/// A Bluesky account's exported repository (Settings → "Export my data": a `.car` file): the person's posts as the
+/// archive keeps them, their reposts and likes counted. Read with libcbor through `ATProtoRepository`.
+enum BlueskyExport {
+    /// What the export holds.
+    struct Contents {
+        /// The account's DID.
+        var did = ""
+        /// The posts that may be copied, as the archive keeps them (ids and whom replies answered as the Bluesky
+        /// module makes them, so that the bot finds them as if it had read them from Bluesky).
+        var posts: [ArchivedTweet] = []
+        /// Posts read in all.
+        var postsRead = 0
+        /// Reposts (never copied).
+        var reposts = 0
+        /// Posts never copied: with a label (`!warn`, `porn`, …), quotes, posts without text (images alone).
+        var notCopied = 0
+        /// Likes (the export holds only the liked posts' addresses).
+        var likes = 0
+        /// Records whose block the file lacked.
+        var missing = 0
+    }
+
+    /// Whether `head`, a file's first bytes, starts a CAR file: a short varint, then a CBOR map naming `roots` and
+    /// `version`.
+    static func isCAR(_ head: some Collection<UInt8>) -> Bool {
+        let bytes = Array(head.prefix(64))
+        guard bytes.count > 2, bytes[0] < 0x80, bytes[1] & 0xE0 == 0xA0 else { return false }
+        let text = String(decoding: bytes, as: UTF8.self)
+        return text.contains("roots") && text.contains("version")
+    }
+
+    /// Reads the repository at `file`; errors name the file and say what is wrong.
+    static func contents(of file: ExportFiles.File) throws -> Contents {
+        let repository: Repository
+        do {
+            repository = try Repository(car: Array(try Data(contentsOf: file.url)))
+        } catch let error as RepositoryError {
+            throw ImportError(file: file.name, reason: "it is not a readable Bluesky repository export: \(error)")
+        } catch {
+            throw ImportError(file: file.name, reason: "it could not be read (\(error))")
+        }
+        var contents = Contents(did: repository.did)
+        do {
+            let counts = try repository.forEachRecord(in: [PostRecord.type, "app.bsky.feed.repost", "app.bsky.feed.like"]) { record in
+                switch record.collection {
+                case "app.bsky.feed.repost": contents.reposts += 1
+                case "app.bsky.feed.like": contents.likes += 1
+                default:
+                    contents.postsRead += 1
+                    guard let post = try archived(record, did: repository.did, file: file.name) else { return contents.notCopied += 1 }
+                    contents.posts.append(post)
+                }
+            }
+            contents.missing = counts.missing
+        } catch let error as RepositoryError {
+            throw ImportError(file: file.name, reason: "its record tree cannot be read: \(error)")
+        }
+        return contents
+    }
+
+    /// The archive's form of a post record; nil for one never copied (labelled, a quote, no text).
+    static func archived(_ record: Repository.Record, did: String, file: String) throws -> ArchivedTweet? {
+        let post: PostRecord
+        do {
+            post = try JSONDecoder().decode(PostRecord.self, from: JSONEncoder().encode(record.value.json))
+        } catch {
+            throw ImportError(file: file, reason: "the post \(record.rkey) is not an app.bsky.feed.post record (\(error))")
+        }
+        guard let tid = TID(record.rkey), let id = Int64(exactly: tid.value) else {
+            throw ImportError(file: file, reason: "the post \(record.rkey) has a record key that is not a TID")
+        }
+        guard (post.labels?.values ?? []).isEmpty, post.embed?.isQuote != true else { return nil }
+        let text = post.textWithFullLinks
+        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
+        let answered = post.reply.flatMap { ATURI($0.parent.uri) }.flatMap { Int64(BlueskyIDs.userID(of: $0.repo)) }
+        return ArchivedTweet(tweetID: id, text: text, replyUserID: answered, createdAt: ISO8601Time.date(from: post.createdAt) ?? tid.date)
+    }
+}
