@@ -161,11 +161,11 @@ public struct ArchiveImporter: Sendable {
         return report
     }
 
-    /// A Bluesky repository export: every post read first; reposts, labelled posts, quotes and posts without text left
-    /// out; replies filed under whom they answered (by DID, as the Bluesky module names accounts); likes counted, not
+    /// A Bluesky repository export: every post read first; reposts, quotes, posts without text and (unless `POST_CW`)
+    /// labelled posts left out; replies filed under whom they answered (by DID, as the Bluesky module names accounts); likes counted, not
     /// learned (the export holds only the liked posts' addresses).
     private func importBluesky(_ file: ExportFiles.File) async throws -> Report {
-        let contents = try BlueskyExport.contents(of: file)
+        let contents = try BlueskyExport.contents(of: file, copyingLabels: copyingWarnings)
         var report = Report(tweetsRead: contents.postsRead + contents.reposts, retweetsSkipped: contents.reposts, likesRead: contents.likes,
                             likesWithoutText: contents.likes)
         report.isBluesky = true

@@ -18,7 +18,7 @@ enum BlueskyExport {
         var postsRead = 0
         /// Reposts (never copied).
         var reposts = 0
-        /// Posts never copied: with a label (`!warn`, `porn`, …), quotes, posts without text (images alone).
+        /// Posts never copied: with a label (`!warn`, `porn`, …, unless `POST_CW`), quotes, posts without text (images alone).
         var notCopied = 0
         /// Likes (the export holds only the liked posts' addresses).
         var likes = 0
@@ -35,8 +35,9 @@ enum BlueskyExport {
         return text.contains("roots") && text.contains("version")
     }
 
-    /// Reads the repository at `file`; errors name the file and say what is wrong.
-    static func contents(of file: ExportFiles.File) throws -> Contents {
+    /// Reads the repository at `file`, keeping labelled posts (with their labels as their warning) when
+    /// `copyingLabels`; errors name the file and say what is wrong.
+    static func contents(of file: ExportFiles.File, copyingLabels: Bool) throws -> Contents {
         let repository: Repository
         do {
             repository = try Repository(car: Array(try Data(contentsOf: file.url)))
@@ -53,7 +54,7 @@ enum BlueskyExport {
                 case "app.bsky.feed.like": contents.likes += 1
                 default:
                     contents.postsRead += 1
-                    guard let post = try archived(record, did: repository.did, file: file.name) else { return contents.notCopied += 1 }
+                    guard let post = try archived(record, file: file.name, copyingLabels: copyingLabels) else { return contents.notCopied += 1 }
                     contents.posts.append(post)
                 }
             }
@@ -64,8 +65,8 @@ enum BlueskyExport {
         return contents
     }
 
-    /// The archive's form of a post record; nil for one never copied (labelled, a quote, no text).
-    static func archived(_ record: Repository.Record, did: String, file: String) throws -> ArchivedTweet? {
+    /// The archive's form of a post record; nil for one never copied (a quote, no text, labelled unless `copyingLabels`).
+    static func archived(_ record: Repository.Record, file: String, copyingLabels: Bool) throws -> ArchivedTweet? {
         let post: PostRecord
         do {
             post = try JSONDecoder().decode(PostRecord.self, from: JSONEncoder().encode(record.value.json))
@@ -75,10 +76,12 @@ enum BlueskyExport {
         guard let tid = TID(record.rkey), let id = Int64(exactly: tid.value) else {
             throw ImportError(file: file, reason: "the post \(record.rkey) has a record key that is not a TID")
         }
-        guard (post.labels?.values ?? []).isEmpty, post.embed?.isQuote != true else { return nil }
+        let labels = (post.labels?.values ?? []).map(\.val)
+        guard labels.isEmpty || copyingLabels, post.embed?.isQuote != true else { return nil }
         let text = post.textWithFullLinks
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
         let answered = post.reply.flatMap { ATURI($0.parent.uri) }.flatMap { Int64(BlueskyIDs.userID(of: $0.repo)) }
-        return ArchivedTweet(tweetID: id, text: text, replyUserID: answered, createdAt: ISO8601Time.date(from: post.createdAt) ?? tid.date)
+        return ArchivedTweet(tweetID: id, text: text, replyUserID: answered, createdAt: ISO8601Time.date(from: post.createdAt) ?? tid.date,
+                             contentWarning: labels.isEmpty ? nil : labels.joined(separator: ", "))
     }
 }

@@ -11,8 +11,9 @@ import Synchronization
 ///
 /// Bluesky's ways are kept here:
 /// - ids are made from record keys and DIDs (`BlueskyIDs`);
-/// - reposts, quotes of other posts, pinned items and posts with a label (`!warn`, `porn`, …) are never handed to the
-///   bot, so they are never archived, learned or copied;
+/// - reposts, quotes of other posts, pinned items, posts labelled by others and (unless `copyingLabels`, `POST_CW`)
+///   posts the person labelled (`!warn`, `porn`, …) are never handed to the bot, so they are never archived, learned
+///   or copied; with `copyingLabels` a labelled post keeps its labels as its warning, and its copy carries them;
 /// - a post's links, mentions and tags get facets in UTF-8 bytes, a mention only when the handle is an account;
 /// - every write goes to a record key made from what it is for (`putRecord`): a slot's post, a mention's answer,
 ///   a like of a post: however often it is sent, there is one record, so no outcome stays unknown;
@@ -22,15 +23,17 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
     public let client: BlueskyClient
     /// The languages the bot's posts say they are in (the person's; `ja` when their posts say so).
     public let languages: [String]
+    /// `POST_CW`: the person's posts with self-labels (`!warn`, `porn`, …) are learned and copied, each with its labels.
+    public let copyingLabels: Bool
     private let clock: any BotClock
     private let known = KnownRecords()
 
     /// The longest post, in graphemes and in UTF-8 bytes (`app.bsky.feed.post#text`).
     public static let maxGraphemes = 300, maxBytes = 3_000
 
-    /// The network over `client`; posts say they are in `languages`.
-    public init(client: BlueskyClient, languages: [String] = [], clock: any BotClock = SystemBotClock()) {
-        self.client = client; self.languages = languages; self.clock = clock
+    /// The network over `client`; posts say they are in `languages`; labelled posts are copied with `copyingLabels`.
+    public init(client: BlueskyClient, languages: [String] = [], copyingLabels: Bool = false, clock: any BotClock = SystemBotClock()) {
+        self.client = client; self.languages = languages; self.copyingLabels = copyingLabels; self.clock = clock
     }
 
     public var name: String { "Bluesky" }
@@ -71,7 +74,7 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
             return try await network.client.send(GetAuthorFeed(actor: did, limit: limit, cursor: cursor, filter: .postsWithReplies), as: nil)
         } keep: { item in
             network.known.noteLanguages(item.post.record.langs)
-            return Self.copyable(item)
+            return Self.copyable(item, copyingLabels: network.copyingLabels)
         }
     }
 
@@ -80,7 +83,7 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
         return feedPages(maxPosts: maxPosts, since: nil, sessionFor: .human) { cursor, limit in
             let did = try await network.did(of: .human)
             return try await network.client.send(GetActorLikes(actor: did, limit: min(perPage, limit), cursor: cursor), as: .human)
-        } keep: { Self.copyable($0) }
+        } keep: { Self.copyable($0, copyingLabels: false) }
     }
 
     public func mentions(of userID: String, since sinceID: String?, perPage: Int, for work: Work) -> NetworkPages {
@@ -158,8 +161,7 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
     }
 
     public func post(_ text: String, warning: String?, slot: String, for work: Work) async throws -> String? {
-        if let warning { throw NetworkError.unpostable("behind a content warning (\"\(warning)\"): the bot does not label its posts on Bluesky") }
-        let record = try await postRecord(text, reply: nil)
+        let record = try await postRecord(text, reply: nil, warning: warning)
         let rkey = BlueskyIDs.recordKey(forSlot: slot)
         let bot = try await did(of: .bot)
         let written = try await Self.mapped {
@@ -169,11 +171,10 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
     }
 
     public func reply(_ text: String, warning: String?, to postID: String, for work: Work) async throws -> String? {
-        if let warning { throw NetworkError.unpostable("behind a content warning (\"\(warning)\"): the bot does not label its posts on Bluesky") }
         guard let mention = known.mention(postID) else {
             throw NetworkError.rejected("the mention \(postID) was not read in this run: its thread is not known")
         }
-        let record = try await postRecord(text, reply: ReplyRef(root: mention.root, parent: mention.ref))
+        let record = try await postRecord(text, reply: ReplyRef(root: mention.root, parent: mention.ref), warning: warning)
         let rkey = BlueskyIDs.recordKey(answering: mention.ref.uri, mentionID: postID)
         let bot = try await did(of: .bot)
         let written = try await Self.mapped {
@@ -182,8 +183,25 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
         return BlueskyIDs.postID(of: written.uri)
     }
 
-    /// The record of a post of `text`: checked against the lexicon's limits, its facets found, its languages set.
-    func postRecord(_ text: String, reply: ReplyRef?) async throws -> PostRecord {
+    /// The self-labels a post is written with, from the warning of what it copies (`POST_CW`): the person's own
+    /// labels as they were (`!warn`, `porn, nudity`); any other warning (a Mastodon status's, say) as `!warn`, which
+    /// hides the post behind a warning. Without `POST_CW` nothing with a warning is posted.
+    func selfLabels(for warning: String?) throws -> SelfLabels? {
+        guard let warning else { return nil }
+        guard copyingLabels else {
+            throw NetworkError.unpostable("behind a content warning (\"\(warning)\"): the bot labels its posts on Bluesky only with POST_CW=true")
+        }
+        let values = warning.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        return SelfLabels(values: values.allSatisfy(Self.postLabels.contains) && !values.isEmpty ? values : ["!warn"])
+    }
+
+    /// The self-labels a post may carry (`com.atproto.label.defs`' values for content).
+    static let postLabels: Set<String> = ["!warn", "porn", "sexual", "nudity", "graphic-media"]
+
+    /// The record of a post of `text`: checked against the lexicon's limits, its facets found, its languages set,
+    /// labelled as `warning` says.
+    func postRecord(_ text: String, reply: ReplyRef?, warning: String? = nil) async throws -> PostRecord {
+        let labels = try selfLabels(for: warning)
         if text.count > Self.maxGraphemes || text.utf8.count > Self.maxBytes {
             throw NetworkError.unpostable("too long for Bluesky (\(text.count) of its \(Self.maxGraphemes) graphemes, \(text.utf8.count) of its \(Self.maxBytes) bytes)")
         }
@@ -198,7 +216,7 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
         }
         let langs = languages.isEmpty ? known.languages(orFrom: text) : languages
         return PostRecord(text: text, createdAt: ISO8601Time.string(from: clock.now()), langs: langs.isEmpty ? nil : langs,
-                          facets: facets.isEmpty ? nil : facets, reply: reply)
+                          facets: facets.isEmpty ? nil : facets, reply: reply, labels: labels)
     }
 
     /// Every write of the bot goes to a record key of its own choosing: a lost answer is sent again and makes the same
@@ -281,10 +299,17 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
     }
 
     /// The post as one the bot may keep, or nil: a repost or pinned item, a quote of another post, a post with a label.
-    static func copyable(_ item: FeedViewPost) -> NetworkPost? {
-        guard item.reason == nil, item.post.record.embed?.isQuote != true, (item.post.record.labels?.values ?? []).isEmpty,
-              !(item.post.labels ?? []).contains(where: { $0.neg != true }) else { return nil }
-        return networkPost(item.post, isRepost: false)
+    /// The feed item as a post the bot may keep, or nil: a repost, a quote, a post labelled by someone else (a
+    /// moderation service), or one the author labelled (unless `copyingLabels`: then it keeps its labels as its
+    /// warning, and the copy is posted with them).
+    static func copyable(_ item: FeedViewPost, copyingLabels: Bool) -> NetworkPost? {
+        let author = item.post.author.did
+        let own = (item.post.record.labels?.values ?? []).map(\.val)
+        guard item.reason == nil, item.post.record.embed?.isQuote != true, own.isEmpty || copyingLabels,
+              !(item.post.labels ?? []).contains(where: { $0.neg != true && !($0.src == author && own.contains($0.val)) }) else { return nil }
+        var post = networkPost(item.post, isRepost: false)
+        if !own.isEmpty { post?.contentWarning = own.joined(separator: ", ") }
+        return post
     }
 
     static func networkPost(_ view: PostView, isRepost: Bool) -> NetworkPost? {

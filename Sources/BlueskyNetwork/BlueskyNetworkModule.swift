@@ -16,14 +16,16 @@ public struct BlueskyNetworkSettings: ConfigurationSection {
     public var bot: BlueskyAccess?
     /// `HUMAN_BLUESKY_HANDLE` and, optionally, `HUMAN_BLUESKY_APP_PASSWORD`.
     public var human: BlueskyAccess?
+    /// `POST_CW`: the person's posts with self-labels are learned and copied with their labels.
+    public var copyingLabels: Bool
 
     /// The variables of Bluesky's section.
     public static let variableNames = ["BLUESKY_SERVICE_URL", "BOT_BLUESKY_HANDLE", "BOT_BLUESKY_APP_PASSWORD", "HUMAN_BLUESKY_HANDLE",
                                        "HUMAN_BLUESKY_APP_PASSWORD"]
 
     /// Bluesky's settings from their parts.
-    public init(service: URL = BlueskyClient.Configuration.entryway, bot: BlueskyAccess?, human: BlueskyAccess?) {
-        self.service = service; self.bot = bot; self.human = human
+    public init(service: URL = BlueskyClient.Configuration.entryway, bot: BlueskyAccess?, human: BlueskyAccess?, copyingLabels: Bool = false) {
+        self.service = service; self.bot = bot; self.human = human; self.copyingLabels = copyingLabels
     }
 
     /// Reads Bluesky's variables: a handle is a domain name (a leading @ is dropped), the bot's needs its app password.
@@ -51,6 +53,7 @@ public struct BlueskyNetworkSettings: ConfigurationSection {
         }
         bot = access(.bot, needsPassword: true)
         human = access(.human, needsPassword: false)
+        copyingLabels = environment.flag("POST_CW")
     }
 
     /// The access of `account`, when set.
@@ -112,8 +115,8 @@ public struct BlueskyNetworkModule: NetworkModule {
     }
     /// None: the API is free.
     public var dailyBudget: Double? { nil }
-    /// No: the bot does not label its posts.
-    public var copiesContentWarnings: Bool { false }
+    /// `POST_CW`: labelled posts copied with their labels.
+    public var copiesContentWarnings: Bool { settings.copyingLabels }
     /// None: the person's archive carries DIDs, not addresses to look up.
     public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> Int64?)? { nil }
 
@@ -151,7 +154,7 @@ public struct BlueskyNetworkModule: NetworkModule {
     }
 
     private func network(sessions: any BlueskySessionStore, clock: any BotClock, logger: Logger) -> BlueskyMirrorNetwork {
-        BlueskyMirrorNetwork(client: client(sessions: sessions, clock: clock, logger: logger), clock: clock)
+        BlueskyMirrorNetwork(client: client(sessions: sessions, clock: clock, logger: logger), copyingLabels: settings.copyingLabels, clock: clock)
     }
 
     /// The bot's session (its DID and PDS), the person's handle, the bot's `bot` self-label.

@@ -18,9 +18,9 @@ public enum NetworkChoice: String, Sendable, CaseIterable {
     /// Bluesky (the AT Protocol, app passwords).
     case bluesky
 
-    /// Every network's variables, and `HUMAN_NETWORK`.
+    /// Every network's variables, `HUMAN_NETWORK`, and `POST_CW` (read by each network that has warnings or labels).
     static let variableNames = XNetworkSettings.variableNames + MastodonNetworkSettings.variableNames + BlueskyNetworkSettings.variableNames
-        + ["HUMAN_NETWORK"]
+        + ["HUMAN_NETWORK", "POST_CW"]
 
     /// The module `NETWORK` names, having read its section from `environment`. When `NETWORK` names no network
     /// mirror_bot knows, every network's section is read too, so that one run names every malformed variable.
@@ -31,14 +31,15 @@ public enum NetworkChoice: String, Sendable, CaseIterable {
             for other in allCases where other != chosen { _ = module(for: other, reading: &environment) }
         }
         let module = module(for: chosen, reading: &environment)
-        // Where the person is: on the bot's network (the default), or in their imported archive only.
-        switch environment.value("HUMAN_NETWORK")?.lowercased() {
-        case nil, chosen.rawValue?: return module
-        case "archive"?: return ArchivedPersonModule(module)
-        case let other?:
-            environment.malformed("HUMAN_NETWORK", expected: "\(chosen.rawValue) (the bot's network, the default) or archive (the person learned from their imported archive only; a person on another network than the bot is not supported yet)", shown: other)
+        // Where the person is: on the bot's network (the default), on another (read there with its own section), or in
+        // their imported archive only.
+        guard let place = environment.value("HUMAN_NETWORK")?.lowercased(), place != chosen.rawValue else { return module }
+        if place == "archive" { return ArchivedPersonModule(module) }
+        guard let elsewhere = NetworkChoice(rawValue: place) else {
+            environment.malformed("HUMAN_NETWORK", expected: "x, mastodon or bluesky (the person's network; the bot's, \(chosen.rawValue), by default) or archive (the person learned from their imported archive only)", shown: place)
             return module
         }
+        return PersonElsewhereModule(person: Self.module(for: elsewhere, reading: &environment), bot: module)
     }
 
     /// `network`'s module, built from its own section of `environment`.

@@ -18,7 +18,7 @@ public struct MastodonNetworkSettings: ConfigurationSection {
     public var copyingWarnings: Bool
 
     /// The variables of Mastodon's section.
-    public static let variableNames = ["HUMAN_MASTODON_URL", "HUMAN_MASTODON_TOKEN", "BOT_MASTODON_URL", "BOT_MASTODON_TOKEN", "POST_VISIBILITY", "POST_CW"]
+    public static let variableNames = ["HUMAN_MASTODON_URL", "HUMAN_MASTODON_TOKEN", "BOT_MASTODON_URL", "BOT_MASTODON_TOKEN", "POST_VISIBILITY"]
 
     /// Mastodon's settings from their parts.
     public init(human: MastodonAccess?, bot: MastodonAccess?, visibility: MastodonVisibility = .unlisted, copyingWarnings: Bool = false) {

@@ -156,6 +156,12 @@ public enum DoctorFinding: Sendable, Equatable {
 
     /// Whether it is a failure.
     public var isFailure: Bool { if case .failed = self { true } else { false } }
+    /// What was checked (`human account`, `bot flag`, …).
+    public var label: String {
+        switch self {
+        case .ok(let label, _), .failed(let label, _): label
+        }
+    }
 
     /// "ok    label: detail" or "FAIL  label: problem".
     public var line: String {

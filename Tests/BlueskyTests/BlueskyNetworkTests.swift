@@ -99,6 +99,26 @@ struct BlueskyNetworkTests {
         }
     }
 
+    @Test("POST_CW: the person's labelled post is learned with its labels as its warning, and a copy goes out with the same labels; another network's warning goes out as !warn; quotes and reposts are still never learned")
+    func copiesLabelsWithPostCW() async throws {
+        let server = FakeBlueskyServer(seed: BlueskyFixture.seed, logger: BlueskyFixture.quiet_logger)
+        try await server.withRunning { url in
+            let network = BlueskyMirrorNetwork(client: BlueskyFixture.client(url, sessions: InMemoryBlueskySessions()), copyingLabels: true)
+            let person = try await network.whoAmI(.human)
+            let posts = try await Self.all(network.posts(of: person.id, since: nil, maxPosts: 100, for: .learning))
+            #expect(posts.map(\.text) == ["それな", "見て https://example.com/a", "おはよう", "寒いよね"])
+            #expect(posts.map(\.contentWarning) == ["!warn", nil, nil, nil])
+            _ = try await network.post("それな", warning: "!warn", slot: "slot 2025-11-24 5", for: .posts)
+            _ = try await network.post("ひみつ", warning: "porn, nudity", slot: "slot 2025-11-24 6", for: .posts)
+            _ = try await network.post("ネタバレ", warning: "映画の結末", slot: "slot 2025-11-24 7", for: .posts)
+            let written = try await server.records(of: BlueskyFixture.bot, in: PostRecord.type).map {
+                try JSONDecoder().decode(PostRecord.self, from: JSONEncoder().encode($0.value))
+            }
+            let labels = Dictionary(uniqueKeysWithValues: written.map { ($0.text, ($0.labels?.values ?? []).map(\.val)) })
+            #expect(labels == ["それな": ["!warn"], "ひみつ": ["porn", "nudity"], "ネタバレ": ["!warn"]])
+        }
+    }
+
     @Test("Too long for Bluesky (301 graphemes) or behind a warning: unpostable, nothing sent")
     func unpostable() async throws {
         try await Self.with { server, network in

@@ -34,11 +34,23 @@ struct NetworkConfigurationTests {
         }
         let text = error.description
         for name in ["NETWORK", "HUMAN_MASTODON_URL", "BOT_MASTODON_URL", "POST_VISIBILITY"] { #expect(text.contains(name), "\(name): \(text)") }
-        // HUMAN_NETWORK: the bot's network or archive; another network is said to be not supported yet.
-        let elsewhere = try #require(throws: ConfigurationError.self) {
-            try Configuration(environment: ["NETWORK": "bluesky", "HUMAN_NETWORK": "x"])
+        // HUMAN_NETWORK: the bot's network, another (the person read there, with that network's HUMAN_* section), or
+        // archive; anything else is named with what it may be.
+        let unknown = try #require(throws: ConfigurationError.self) {
+            try Configuration(environment: ["NETWORK": "bluesky", "HUMAN_NETWORK": "myspace"])
         }
-        #expect(elsewhere.description.contains("HUMAN_NETWORK") && elsewhere.description.contains("not supported yet"))
+        #expect(unknown.description.contains("HUMAN_NETWORK") && unknown.description.contains("x, mastodon or bluesky"), "\(unknown.description)")
+        let elsewhere = try Configuration(environment: ["NETWORK": "bluesky", "HUMAN_NETWORK": "mastodon", "HUMAN_MASTODON_URL": "https://mastodon.example",
+                                                        "HUMAN_MASTODON_TOKEN": "person-token", "BOT_BLUESKY_HANDLE": "bot.bsky.social",
+                                                        "BOT_BLUESKY_APP_PASSWORD": "app-pass-word0"])
+        let pair = try #require(elsewhere.networkModule as? PersonElsewhereModule)
+        #expect(pair.person.name == "Mastodon" && pair.bot.name == "Bluesky" && elsewhere.networkModule.name == "Bluesky")
+        // Each side asks for its own account's settings only.
+        #expect(pair.missingSettings(for: [.human, .bot]).isEmpty)
+        let unset = try #require(try Configuration(environment: ["NETWORK": "bluesky", "HUMAN_NETWORK": "mastodon"]).networkModule as? PersonElsewhereModule)
+        #expect(unset.missingSettings(for: [.human]).map(\.variable).allSatisfy { $0.hasPrefix("HUMAN_MASTODON") }, "\(unset.missingSettings(for: [.human]))")
+        #expect(unset.missingSettings(for: [.bot]).map(\.variable).allSatisfy { $0.hasPrefix("BOT_BLUESKY") }, "\(unset.missingSettings(for: [.bot]))")
+        #expect(!unset.missingSettings(for: [.human]).isEmpty && !unset.missingSettings(for: [.bot]).isEmpty)
         #expect(try Configuration(environment: ["NETWORK": "bluesky", "HUMAN_NETWORK": "archive"]).learnsPersonFromArchiveOnly)
         #expect(try Configuration(environment: ["NETWORK": "bluesky", "HUMAN_NETWORK": "Bluesky"]).learnsPersonFromArchiveOnly == false)
         #expect(!text.contains("secret-person-token") && !text.contains("secret-bot-token"))

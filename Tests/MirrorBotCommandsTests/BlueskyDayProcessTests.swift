@@ -3,6 +3,8 @@ import BotAssembly
 import BotClock
 import BlueskyNetwork
 import FakeBluesky
+import FakeMastodon
+import struct FakeX.FakeXPersona
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -222,6 +224,67 @@ struct BlueskyDayProcessTests {
                 #expect(broken.status != 0 && broken.standardError.contains("it is not a readable Bluesky repository export: a block at byte"),
                         "\(broken.standardError)")
                 #expect(broken.standardError.contains("Nothing was imported"))
+                // POST_CW=true: the labelled posts too, each with its labels as its warning (the copy carries them).
+                let labelled = try await MirrorBotProcess.run(["import", file.path], environment: environment.merging(["POST_CW": "true"]) { $1 })
+                #expect(labelled.standardOutput.hasPrefix("Imported 21 new posts (256 read: 21 reposts skipped, 21 never copied"), "\(labelled.standardOutput)")
+                let warned = try await BotParts(configuration: try Configuration(environment: environment), logger: TestServers.logger).withRunningAsIs { database in
+                    try await database.archive.newest(limit: 1_000)
+                }.filter { $0.text.hasPrefix("注意 ") }
+                #expect(warned.count == 21 && warned.allSatisfy { $0.contentWarning == "!warn" })
+            }
+        }
+    }
+
+    @Test("HUMAN_NETWORK=mastodon with NETWORK=bluesky: doctor checks each account on its own network; train reads the person's statuses on Mastodon; start posts them on Bluesky at their hours and keeps reading the person on Mastodon; mentions on Bluesky find no past reply of theirs to the same account and are not answered")
+    func personOnMastodon() async throws {
+        let persona = FakeXPersona(.init(randomSeed: 5, dayStart: Self.dayStart, historyDays: 30, postsPerDay: 12, followedAccounts: 4))
+        let mastodon = FakeMastodonServer(seed: FakeMastodonSeed(persona: persona))
+        let bluesky = FakeBlueskyServer(seed: await FakeBlueskySeed(persona: persona))
+        let written = Set(persona.seed.tweets.filter { $0.authorID == persona.human.id && $0.retweetOf == nil && $0.inReplyToTweetID == nil }.map(\.writtenText))
+        try await mastodon.withRunning { mastodonURL in
+            try await bluesky.withRunning { blueskyURL in
+                try await TestServers.withTemporaryFolder { folder in
+                    let environment = ["NETWORK": "bluesky", "HUMAN_NETWORK": "mastodon", "HUMAN_MASTODON_URL": mastodonURL.absoluteString,
+                                       "HUMAN_MASTODON_TOKEN": persona.humanAccount.accessToken, "BLUESKY_SERVICE_URL": blueskyURL.absoluteString,
+                                       "BOT_BLUESKY_HANDLE": "hanako-mirror.bsky.example", "BOT_BLUESKY_APP_PASSWORD": "demo-bot-app-password",
+                                       "MIRROR_BOT_DATA": folder.appending(path: "mirror_bot.sqlite").path, "TZ": "Asia/Tokyo"]
+                    let doctor = try await MirrorBotProcess.run(["doctor"], environment: environment)
+                    #expect(doctor.status == 0, "\(doctor.standardOutput)")
+                    #expect(doctor.standardOutput.contains("ok    human account: @hanako (id 1001) at \(mastodonURL.absoluteString)"), "\(doctor.standardOutput)")
+                    #expect(doctor.standardOutput.contains("ok    bot account: @hanako-mirror.bsky.example (did:plc:persona1002)"), "\(doctor.standardOutput)")
+                    #expect(doctor.standardOutput.contains("ok    bot label:") && !doctor.standardOutput.contains("bot flag"), "\(doctor.standardOutput)")
+                    #expect(doctor.standardOutput.contains("ok    person's network: Mastodon (HUMAN_NETWORK): the person is read there; the bot posts on Bluesky"))
+
+                    let training = try await MirrorBotProcess.run(["train", "scheduler"], environment: environment)
+                    #expect(training.status == 0 && training.standardOutput.contains("new tweets of the human"), "\(training.standardOutput)\(training.standardError)")
+                    #expect(await bluesky.requestCounts()["app.bsky.feed.getAuthorFeed"] == nil, "nothing of the person's asked of Bluesky")
+                    let readOnMastodon = await mastodon.requestCounts().values.reduce(0, +)
+
+                    await bluesky.armClock(Self.dayStart, speed: 1_440)
+                    await mastodon.armClock(Self.dayStart, speed: 1_440)
+                    let run = try await MirrorBotProcess.run(["start", "--speed", "1440", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "12h"],
+                                                             environment: environment)
+                    #expect(run.status == 0, "\(run.standardError.suffix(3_000))")
+                    #expect(run.standardError.contains("the person: on Mastodon (HUMAN_NETWORK), read there; the bot: on Bluesky"), "\(run.standardError.suffix(3_000))")
+                    #expect(await mastodon.requestCounts().values.reduce(0, +) > readOnMastodon, "the person kept being read on Mastodon")
+                    #expect(await mastodon.posted().isEmpty, "nothing posted on the person's network")
+                    // What the bot wrote (the persona's seed has a note of the bot's own that mentions it).
+                    let writes = Set(await bluesky.writes().map(\.uri))
+                    let posts = try await bluesky.records(of: "did:plc:persona1002", in: PostRecord.type).filter { writes.contains($0.uri) }.map {
+                        try JSONDecoder().decode(PostRecord.self, from: JSONEncoder().encode($0.value))
+                    }
+                    #expect(!posts.isEmpty && posts.allSatisfy { $0.reply == nil }, "\(posts.map(\.text))")
+                    for post in posts {
+                        #expect(written.contains(post.text), "not one of the person's statuses: \(post.text)")
+                        if let link = post.text.range(of: "https://") {
+                            #expect(post.facets?.first?.index.byteStart == RichText.byteSlice(of: link, in: post.text).byteStart, "\(post)")
+                        }
+                    }
+                    #expect(Set(posts.map(\.text)).count == posts.count)
+                    // Taro mentions the bot at 10:05 on Bluesky: the person's replies to taro are filed under his Mastodon id.
+                    #expect(run.standardError.contains("no reply to @taro.bsky.example") && run.standardError.contains("no past reply of the human to this user"),
+                            "\(run.standardError.suffix(3_000))")
+                }
             }
         }
     }

@@ -1,0 +1,57 @@
+public import BotCore
+import Foundation
+public import Logging
+public import SocialNetwork
+
+/// The person on another network than the bot (`HUMAN_NETWORK=mastodon` with `NETWORK=bluesky`, and so on): the
+/// person's module reads its `HUMAN_*` section and is asked about the person, the bot's module its `BOT_*` section and
+/// is asked about the rest (`PersonElsewhereNetwork`). The bot's network sets the defaults of what is posted.
+public struct PersonElsewhereModule: NetworkModule {
+    /// The person's network's module.
+    public let person: any NetworkModule
+    /// The bot's network's module.
+    public let bot: any NetworkModule
+
+    /// The person on `person`'s network, the bot on `bot`'s.
+    public init(person: any NetworkModule, bot: any NetworkModule) { self.person = person; self.bot = bot }
+
+    public var name: String { bot.name }
+    public var postsLinksByDefault: Bool { bot.postsLinksByDefault }
+    public var postStyleByDefault: PostStyle { bot.postStyleByDefault }
+    /// The bot's posts on its network, the person's on theirs.
+    public var postLinks: PostAddresses { PostAddresses(botSide: bot.postLinks.botSide, personSide: person.postLinks.personSide) }
+    /// The budget of whichever of the two bills (X).
+    public var dailyBudget: Double? { bot.dailyBudget ?? person.dailyBudget }
+    /// Only where the person's network has warnings to copy and the bot's can post them.
+    public var copiesContentWarnings: Bool { person.copiesContentWarnings && bot.copiesContentWarnings }
+
+    /// The person's settings on their network, the bot's on its.
+    public func missingSettings(for accounts: [Account]) -> [MissingSetting] {
+        person.missingSettings(for: accounts.filter { $0 == .human }) + bot.missingSettings(for: accounts.filter { $0 != .human })
+    }
+    public func forCommand(accounts: [Account], logger: Logger) -> CommandNetwork {
+        let personSide = person.forCommand(accounts: accounts.filter { $0 == .human }, logger: logger)
+        let botSide = bot.forCommand(accounts: accounts.filter { $0 != .human }, logger: logger)
+        return CommandNetwork(network: PersonElsewhereNetwork(person: personSide.network, bot: botSide.network), billing: botSide.billing ?? personSide.billing)
+    }
+    /// Both networks as the daemon opens them (each with its services), and a line saying where each account is.
+    public func forDaemon(_ context: DaemonNetworkContext, logger: Logger) async -> DaemonNetwork {
+        let personSide = await person.forDaemon(context, logger: logger)
+        let botSide = await bot.forDaemon(context, logger: logger)
+        logger.notice("the person: on \(person.name) (HUMAN_NETWORK), read there; the bot: on \(bot.name). Replies come from the person's past replies to the same account on \(person.name), so with no one there in common only REPLY_FALLBACK=any answers; the person's commands are read on \(person.name) only when the bot is there too: not here")
+        return DaemonNetwork(network: PersonElsewhereNetwork(person: personSide.network, bot: botSide.network), services: personSide.services + botSide.services)
+    }
+    /// The person's checks from their network's doctor, the bot's and the rest from the bot's.
+    public func doctor(_ context: DoctorContext, logger: Logger) async -> DoctorReport {
+        let personReport = await person.doctor(context, logger: logger)
+        let botReport = await bot.doctor(context, logger: logger)
+        let findings = personReport.findings.filter { $0.label.hasPrefix("human") }
+            + [.ok("person's network", "\(person.name) (HUMAN_NETWORK): the person is read there; the bot posts on \(bot.name)")]
+            + botReport.findings.filter { !$0.label.hasPrefix("human") }
+        return DoctorReport(findings: findings, network: CommandNetwork(network: PersonElsewhereNetwork(person: personReport.network.network, bot: botReport.network.network),
+                                                                        billing: botReport.network.billing ?? personReport.network.billing))
+    }
+    /// Whom the person's archived replies answered is looked up on their network.
+    public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> Int64?)? { person.archiveAccountResolver(logger: logger) }
+    public func setUpBotAccount(logger: Logger) async throws -> String? { try await bot.setUpBotAccount(logger: logger) }
+}
