@@ -135,7 +135,7 @@ public struct PostPicker: Sendable {
     }
 
     /// A remix of the human's tweets written near `now`'s minute of the day (up to `remixSources` of them, the window
-    /// widened while there are fewer than `remixMinimumSources`): its sources obey the copy's rules (no mention, no link where those are off,
+    /// widened while there are fewer than `remixMinimumSources`, and again while no remix of them passes): its sources obey the copy's rules (no mention, no link where those are off,
     /// no blocked word, no content warning) and the remix itself is checked again, whole, and against the remixes
     /// posted lately.
     private func remix(at now: Date, excluding excluded: Set<Int64>, with remixer: Remixer,
@@ -144,14 +144,47 @@ public struct PostPicker: Sendable {
         var drawn = excluded
         var sources: [ArchivedTweet] = []
         var radius = Self.radii[0]
-        for window in Self.radii where sources.count < Self.remixMinimumSources {
-            radius = window
-            let tweets = try await archive.randomTweets(nearMinute: minute, radius: window, count: Self.remixSources - sources.count, excluding: drawn,
-                                                        allowingMentions: allowsMentions, allowingLinks: allowsLinks, using: &generator)
-            drawn.formUnion(tweets.map(\.tweetID))
-            sources += tweets.filter { $0.contentWarning == nil && blockedWords.firstMatch(in: $0.text) == nil }
-        }
+        var windows = Self.radii.makeIterator()
+        var wanted = Self.remixMinimumSources
         let recent = try await remixMemory?.texts(since: now.addingTimeInterval(-max(Double(repostAfterDays) * 86_400, repeatWindow ?? 0))) ?? []
+        var written: Result<Remix, RemixRefusal>?
+        // The window is widened while there are too few sources, and by one more window each time no remix of the
+        // sources so far passed, until one passes or the widest window has been drawn.
+        while true {
+            let had = sources.count
+            var exhausted = false
+            while sources.count < wanted {
+                guard let window = windows.next() else { exhausted = true; break }
+                radius = window
+                // Up to `remixSources` in all; after a refusal, up to as many again from the wider window.
+                let count = written == nil ? Self.remixSources - sources.count : Self.remixSources
+                let tweets = try await archive.randomTweets(nearMinute: minute, radius: window, count: count, excluding: drawn,
+                                                            allowingMentions: allowsMentions, allowingLinks: allowsLinks, using: &generator)
+                drawn.formUnion(tweets.map(\.tweetID))
+                sources += tweets.filter { $0.contentWarning == nil && blockedWords.firstMatch(in: $0.text) == nil }
+            }
+            if written != nil && sources.count == had { break }  // nothing new to try
+            written = try await writeRemix(of: sources, with: remixer, avoiding: recent, using: &generator)
+            guard case .failure? = written, !exhausted else { break }
+            wanted = sources.count + 1
+        }
+        switch written ?? .failure(RemixRefusal(sources: 0)) {
+        case .success(let remix):
+            guard let main = sources.first(where: { $0.tweetID == remix.mainSourceID }) else {
+                return .failure(NothingToPost(description: "nothing to post: the remix lost its sources"))
+            }
+            return .success(Pick(tweet: main, radius: radius, remix: remix))
+        case .failure(let refusal):
+            let why = "nothing to post: \(refusal) within ±\(radius) min of \(LocalTime.clockTime(minute)) (REMIX_MAX_OVERLAP \(remixer.maxOverlap))"
+            logger.notice("\(why)")
+            return .failure(NothingToPost(description: why))
+        }
+    }
+
+    /// One remix of `sources` that passes: not one of the person's own texts (looked up, up to `remixesLookedUp`),
+    /// nor one posted lately (`recent`), nor one the copy's rules refuse.
+    private func writeRemix(of sources: [ArchivedTweet], with remixer: Remixer, avoiding recent: RemixTexts,
+                            using generator: inout some RandomNumberGenerator) async throws -> Result<Remix, RemixRefusal> {
         let candidates = sources.map { RemixSource(id: $0.tweetID, text: $0.text) }
         // A remix that says what one of the person's other tweets says (not among its sources) is a copy of that one.
         var personsTexts = Set<String>()
@@ -169,17 +202,7 @@ public struct PostPicker: Sendable {
             refusal.copies = personsTexts.count
             written = .failure(refusal)
         }
-        switch written {
-        case .success(let remix):
-            guard let main = sources.first(where: { $0.tweetID == remix.mainSourceID }) else {
-                return .failure(NothingToPost(description: "nothing to post: the remix lost its sources"))
-            }
-            return .success(Pick(tweet: main, radius: radius, remix: remix))
-        case .failure(let refusal):
-            let why = "nothing to post: \(refusal) within ±\(radius) min of \(LocalTime.clockTime(minute)) (REMIX_MAX_OVERLAP \(remixer.maxOverlap))"
-            logger.notice("\(why)")
-            return .failure(NothingToPost(description: why))
-        }
+        return written
     }
 
     /// The minute of the day (0–1439) of `date` in `timeZone`.

@@ -79,6 +79,27 @@ struct RemixPickingTests {
         }
     }
 
+    @Test("When no remix of the tweets near the minute passes (all say the same), the window is widened and a remix of the wider window's is posted", arguments: StoreBackends.archives)
+    func widensWhenNoRemixPasses(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await TestServers.withIsolatedDatabase(backend) { database async throws in
+            let archive = database.archive(timeZone: PickerTests.utc, rowLimit: 1_000)
+            try await archive.prepare()
+            // Around 08:00, 25 tweets that all say one thing (any remix of them is that thing: a copy); the morning's
+            // varied tweets an hour and a half later.
+            let same = (0..<25).map { ArchivedTweet(tweetID: Int64(500 + $0), text: "いつもの朝の挨拶です", createdAt: PickerTests().at(8, $0 - 12)) }
+            let varied = Self.tweets().filter { $0.tweetID < 100 }.map {
+                ArchivedTweet(tweetID: $0.tweetID, text: $0.text, createdAt: $0.createdAt.addingTimeInterval(90 * 60))
+            }
+            try await archive.insert(same + varied)
+            let picker = PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, remixer: Self.remixer, logger: PickerTests.logger)
+            var generator = SplitMix64(seed: 5)
+            let pick = try await picker.choose(at: PickerTests.day.addingTimeInterval(8 * 3_600), using: &generator).get()
+            let remix = try #require(pick.remix)
+            #expect(pick.radius == 120, "the ±30 and ±60 windows hold only the one thing said")
+            #expect(remix.sourceIDs.contains { $0 < 100 } && remix.text != "いつもの朝の挨拶です", "\(remix)")
+        }
+    }
+
     @Test("Too little to remix: the slot is skipped, saying why", arguments: StoreBackends.archives)
     func nothingToRemix(_ backend: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in
