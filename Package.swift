@@ -526,6 +526,7 @@ let package = Package(
             dependencies: [
                 "Daemon", "BotAssembly", "ScriptedNetwork", "PostgresStores", "InMemoryStores", "RedisWordCounts", "SQLiteStores", "Stores", "BotClock", "BotConfiguration", "Classifier", "Consent", "FakeX", "Picking", "RedisClient", "Schedule", "Training",
                 "TestSupport", "Tokenizer", "WordCounts", "XAPI", "XNetwork", "SocialNetwork", "FakeMastodon", "MastodonAPI", "MastodonNetwork",
+                "FakeBluesky", "BlueskyAPI", "BlueskyNetwork",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
