@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
         .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
@@ -157,7 +159,7 @@ let package = Package(
             dependencies: ["BotCore", 
                 "BotConfiguration", "BotClock", "Stores", "PostgresStores", "WordCounts", "RedisClient", "RedisWordCounts", "SQLiteStores", "Tokenizer",
                 "Classifier", "SocialNetwork", "XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "BlueskyAPI", "BlueskyNetwork", "Training", "Daemon", "StatusPage", "Picking", "Schedule",
-                "Consent", "Remix",
+                "Consent", "Remix", "MisskeyAPI", "MisskeyNetwork",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
@@ -216,6 +218,21 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "MisskeyAPI",
+            dependencies: ["BotCore",
+                "BotClock", "HTTPCore",
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "BlueskyAPI",
             dependencies: ["BotCore",
                 "BotClock", "HTTPCore",
@@ -242,6 +259,14 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "MisskeyNetwork",
+            dependencies: ["BotCore",
+                "MisskeyAPI", "BotConfiguration", "SocialNetwork", "PostText", "BotClock", "Stores",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "MastodonNetwork",
             dependencies: ["BotCore", 
                 "MastodonAPI", "BotConfiguration", "SocialNetwork", "PostText", "BotClock",
@@ -256,6 +281,19 @@ let package = Package(
                 "MastodonAPI", "FakeX",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "FakeMisskey",
+            dependencies: [
+                "MisskeyAPI", "BotClock", "FakeX", "SeededRandom",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
@@ -552,6 +590,18 @@ let package = Package(
             name: "FakeXTests",
             dependencies: [
                 "FakeX", "XAPI", "BotConfiguration", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
+            resources: [.copy("Resources")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MisskeyTests",
+            dependencies: [
+                "MisskeyAPI", "MisskeyNetwork", "FakeMisskey", "FakeX", "BotClock", "BotCore", "SocialNetwork", "Stores", "InMemoryStores", "PostText", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -2,6 +2,7 @@ public import BotCore
 import Foundation
 public import Logging
 public import SocialNetwork
+public import Stores
 
 /// A network module whose person lives in their imported archive only (`HUMAN_NETWORK=archive`): the bot's account is
 /// all it needs, and every network it opens reads nothing of the person's.
@@ -22,8 +23,9 @@ public struct ArchivedPersonModule: NetworkModule {
 
     /// Only the bot's settings: the person needs none.
     public func missingSettings(for accounts: [Account]) -> [MissingSetting] { module.missingSettings(for: accounts.filter { $0 != .human }) }
-    public func forCommand(accounts: [Account], logger: Logger) -> CommandNetwork {
-        let opened = module.forCommand(accounts: accounts.filter { $0 != .human }, logger: logger)
+    public func forCommand(accounts: [Account], logger: Logger) -> CommandNetwork { forCommand(accounts: accounts, networkIDs: nil, logger: logger) }
+    public func forCommand(accounts: [Account], networkIDs: (any NetworkIDStore)?, logger: Logger) -> CommandNetwork {
+        let opened = module.forCommand(accounts: accounts.filter { $0 != .human }, networkIDs: networkIDs, logger: logger)
         return CommandNetwork(network: ArchivedPersonNetwork(opened.network), billing: opened.billing)
     }
     /// Says once where the person comes from.

@@ -49,7 +49,8 @@ public enum DaemonStart {
                         ? SystemBotClock() : SimulatedBotClock(start: options.startTime ?? Date(), speed: options.speed)
                     let module = configuration.networkModule
                     let network = await module.forDaemon(DaemonNetworkContext(clock: clock, state: parts.state, usageDays: parts.usageDays,
-                                                                              runID: UUID().uuidString, postLinks: configuration.postLinks), logger: logger)
+                                                                              runID: UUID().uuidString, postLinks: configuration.postLinks,
+                                                                              networkIDs: parts.database.networkIDs), logger: logger)
                     let classifier = try parts.classifier(on: store)
                     opened.set(.init(database: parts.database, wordCounts: store, network: network.network, clock: clock,
                                      calibrator: LikeDecision.calibrator(for: classifier, settings: configuration.likeSettings, database: parts.database)))

@@ -5,6 +5,7 @@ public import Logging
 import BlueskyNetwork
 import MastodonAPI
 import MastodonNetwork
+import MisskeyNetwork
 public import SocialNetwork
 import XNetwork
 
@@ -17,16 +18,18 @@ public enum NetworkChoice: String, Sendable, CaseIterable {
     case mastodon
     /// Bluesky (the AT Protocol, app passwords).
     case bluesky
+    /// A Misskey instance (tokens from MiAuth or Settings → API).
+    case misskey
 
     /// Every network's variables, `HUMAN_NETWORK`, and `POST_CW` (read by each network that has warnings or labels).
     static let variableNames = XNetworkSettings.variableNames + MastodonNetworkSettings.variableNames + BlueskyNetworkSettings.variableNames
-        + ["HUMAN_NETWORK", "POST_CW"]
+        + MisskeyNetworkSettings.variableNames + ["HUMAN_NETWORK", "POST_CW"]
 
     /// The module `NETWORK` names, having read its section from `environment`. When `NETWORK` names no network
     /// mirror_bot knows, every network's section is read too, so that one run names every malformed variable.
     static func module(reading environment: inout EnvironmentReader) -> any NetworkModule {
         let problemsBefore = environment.problems.count
-        let chosen = environment.choice("NETWORK", default: NetworkChoice.x, expected: "x, mastodon or bluesky")
+        let chosen = environment.choice("NETWORK", default: NetworkChoice.x, expected: "x, mastodon, bluesky or misskey")
         if environment.problems.count > problemsBefore {
             for other in allCases where other != chosen { _ = module(for: other, reading: &environment) }
         }
@@ -36,7 +39,7 @@ public enum NetworkChoice: String, Sendable, CaseIterable {
         guard let place = environment.value("HUMAN_NETWORK")?.lowercased(), place != chosen.rawValue else { return module }
         if place == "archive" { return ArchivedPersonModule(module) }
         guard let elsewhere = NetworkChoice(rawValue: place) else {
-            environment.malformed("HUMAN_NETWORK", expected: "x, mastodon or bluesky (the person's network; the bot's, \(chosen.rawValue), by default) or archive (the person learned from their imported archive only)", shown: place)
+            environment.malformed("HUMAN_NETWORK", expected: "x, mastodon, bluesky or misskey (the person's network; the bot's, \(chosen.rawValue), by default) or archive (the person learned from their imported archive only)", shown: place)
             return module
         }
         return PersonElsewhereModule(person: Self.module(for: elsewhere, reading: &environment), bot: module)
@@ -48,6 +51,7 @@ public enum NetworkChoice: String, Sendable, CaseIterable {
         case .x: XNetworkModule(settings: XNetworkSettings(reading: &environment))
         case .mastodon: MastodonNetworkModule(settings: MastodonNetworkSettings(reading: &environment))
         case .bluesky: BlueskyNetworkModule(settings: BlueskyNetworkSettings(reading: &environment))
+        case .misskey: MisskeyNetworkModule(settings: MisskeyNetworkSettings(reading: &environment))
         }
     }
 }
@@ -63,9 +67,10 @@ extension Configuration {
 }
 
 extension BotParts {
-    /// The configured network for a one-shot command, as `accounts`.
+    /// The configured network for a one-shot command, as `accounts`, keeping what a network's numbers stand for in the
+    /// stores.
     public func network(as accounts: [Account]) -> CommandNetwork {
-        configuration.network(as: accounts, logger: logger)
+        configuration.networkModule.forCommand(accounts: accounts, networkIDs: database.networkIDs, logger: logger)
     }
 }
 

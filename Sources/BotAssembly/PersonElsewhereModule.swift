@@ -2,6 +2,7 @@ public import BotCore
 import Foundation
 public import Logging
 public import SocialNetwork
+public import Stores
 
 /// The person on another network than the bot (`HUMAN_NETWORK=mastodon` with `NETWORK=bluesky`, and so on): the
 /// person's module reads its `HUMAN_*` section and is asked about the person, the bot's module its `BOT_*` section and
@@ -29,9 +30,10 @@ public struct PersonElsewhereModule: NetworkModule {
     public func missingSettings(for accounts: [Account]) -> [MissingSetting] {
         person.missingSettings(for: accounts.filter { $0 == .human }) + bot.missingSettings(for: accounts.filter { $0 != .human })
     }
-    public func forCommand(accounts: [Account], logger: Logger) -> CommandNetwork {
-        let personSide = person.forCommand(accounts: accounts.filter { $0 == .human }, logger: logger)
-        let botSide = bot.forCommand(accounts: accounts.filter { $0 != .human }, logger: logger)
+    public func forCommand(accounts: [Account], logger: Logger) -> CommandNetwork { forCommand(accounts: accounts, networkIDs: nil, logger: logger) }
+    public func forCommand(accounts: [Account], networkIDs: (any NetworkIDStore)?, logger: Logger) -> CommandNetwork {
+        let personSide = person.forCommand(accounts: accounts.filter { $0 == .human }, networkIDs: networkIDs, logger: logger)
+        let botSide = bot.forCommand(accounts: accounts.filter { $0 != .human }, networkIDs: networkIDs, logger: logger)
         return CommandNetwork(network: PersonElsewhereNetwork(person: personSide.network, bot: botSide.network), billing: botSide.billing ?? personSide.billing)
     }
     /// Both networks as the daemon opens them (each with its services), and a line saying where each account is.

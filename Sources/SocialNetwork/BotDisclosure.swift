@@ -11,6 +11,9 @@ public enum BotDisclosure: Sendable, Equatable {
     case botFlag
     /// The self-label `bot` on the account's profile record (Bluesky; `mirror_bot setup bluesky` adds it).
     case botLabel
+    /// The bot flag, and a way to reach whoever runs the bot in the profile (Misskey: `isBot`, and the operator's contact,
+    /// which large instances such as misskey.io require in a bot's bio).
+    case botFlagAndContact
 
     /// Words that say an account is automated, in English and Japanese.
     static let automatedWords = ["bot", "automated", "automatic", "ボット", "自動"]
@@ -27,6 +30,16 @@ public enum BotDisclosure: Sendable, Equatable {
             guard bot.markedAutomated == false else { return nil }
             return "@\(bot.handle)'s profile on \(networkName) does not carry the self-label \"bot\": run `mirror_bot setup bluesky` to add it "
                 + "(the profile's other fields are kept), as Bluesky asks of automated accounts"
+        case .botFlagAndContact:
+            let flagged = bot.markedAutomated != false
+            let contact = bot.profile.map { profile in
+                profile.contains("@") || profile.contains("://") || profile.localizedCaseInsensitiveContains("contact") || profile.contains("連絡")
+            }
+            guard !flagged || contact == false else { return nil }
+            let missing = [flagged ? nil : "is not marked as a bot (Settings → Profile → \"This account is a bot\")",
+                           contact == false ? "does not say how to reach who runs it (write @\(person.handle) or another contact in its profile)" : nil]
+                .compactMap { $0 }.joined(separator: " and ")
+            return "@\(bot.handle) \(missing) on \(networkName): the network's rules, and large instances' (misskey.io's among them), ask both of bots"
         case .profileNamingThePerson:
             guard let profile = bot.profile else { return nil }
             let folded = profile.lowercased()

@@ -29,6 +29,9 @@ public protocol NetworkModule: Sendable {
     func missingSettings(for accounts: [Account]) -> [MissingSetting]
     /// The network for a one-shot command, as `accounts`.
     func forCommand(accounts: [Account], logger: Logger) -> CommandNetwork
+    /// The network for a one-shot command, as `accounts`, keeping what its numbers stand for in `networkIDs` (Misskey's
+    /// ids are not numbers; the other networks need no such store).
+    func forCommand(accounts: [Account], networkIDs: (any NetworkIDStore)?, logger: Logger) -> CommandNetwork
     /// The network for the daemon, on `context`'s clock and stores, with the services its accounting runs; logs its
     /// start lines (what it costs, what it leaves out).
     func forDaemon(_ context: DaemonNetworkContext, logger: Logger) async -> DaemonNetwork
@@ -45,6 +48,11 @@ public protocol NetworkModule: Sendable {
 }
 
 extension NetworkModule {
+    /// A network whose ids are numbers keeps nothing in `networkIDs`.
+    public func forCommand(accounts: [Account], networkIDs: (any NetworkIDStore)?, logger: Logger) -> CommandNetwork {
+        forCommand(accounts: accounts, logger: logger)
+    }
+
     /// Nothing the bot can set itself.
     public func setUpBotAccount(logger: Logger) async throws -> String? { nil }
 }
@@ -72,10 +80,12 @@ public struct DaemonNetworkContext: Sendable {
     public var runID: String
     /// Whether the person's posts with links are copied (`POST_LINKS`, or the network's default).
     public var postLinks: Bool
+    /// Where a network whose ids are not numbers (Misskey) keeps what its numbers stand for.
+    public var networkIDs: (any NetworkIDStore)?
 
     /// A context from its parts.
-    public init(clock: any BotClock, state: any BotState, usageDays: any UsageDays, runID: String, postLinks: Bool) {
-        self.clock = clock; self.state = state; self.usageDays = usageDays; self.runID = runID; self.postLinks = postLinks
+    public init(clock: any BotClock, state: any BotState, usageDays: any UsageDays, runID: String, postLinks: Bool, networkIDs: (any NetworkIDStore)? = nil) {
+        self.clock = clock; self.state = state; self.usageDays = usageDays; self.runID = runID; self.postLinks = postLinks; self.networkIDs = networkIDs
     }
 }
 

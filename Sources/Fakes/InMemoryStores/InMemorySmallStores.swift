@@ -34,6 +34,22 @@ struct InMemoryBotState: BotState {
     func removeValue(of name: String) async throws { try set.withTables("forgetting \(name)") { $0.state[name] = nil } }
 }
 
+/// What the bot's numbers stand for on the network, in memory.
+struct InMemoryNetworkIDStore: NetworkIDStore {
+    let set: InMemoryStoreSet
+
+    func remember(_ ids: [Int64: String]) async throws {
+        try set.withTables("keeping \(ids.count) network ids") { tables in
+            for (number, id) in ids where tables.networkIDs[number] == nil { tables.networkIDs[number] = id }
+        }
+    }
+    func ids(of numbers: [Int64]) async throws -> [Int64: String] {
+        try set.withTables("reading \(numbers.count) network ids") { tables in
+            Dictionary(numbers.compactMap { number in tables.networkIDs[number].map { (number, $0) } }, uniquingKeysWith: { first, _ in first })
+        }
+    }
+}
+
 /// The training examples, in memory, in learning order.
 struct InMemoryTrainingExamples: TrainingExamples {
     let set: InMemoryStoreSet

@@ -66,6 +66,7 @@ public final class InMemoryStoreSet: StoreSet, Sendable {
     public var examples: any TrainingExamples { InMemoryTrainingExamples(set: self) }
     public var usageDays: any UsageDays { InMemoryUsageDays(set: self) }
     public var actions: any ActionLog { InMemoryActionLog(set: self) }
+    public var networkIDs: any NetworkIDStore { InMemoryNetworkIDStore(set: self) }
     public var retention: any StoreRetention { InMemoryStoreRetention(set: self) }
     public var migrations: any SchemaMigrations { InMemoryMigrations() }
 
@@ -138,6 +139,7 @@ struct Tables {
     var usage: [String: Usage] = [:]
     var usageOrder = 0
     var leaseHolder: LeaseHolder?
+    var networkIDs: [Int64: String] = [:]
 }
 
 /// The lease of an in-memory set: one holder at a time, let go on release.

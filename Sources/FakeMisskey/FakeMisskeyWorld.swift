@@ -1,0 +1,506 @@
+import FakeX
+import Foundation
+import SeededRandom
+
+/// An answer of the fake instance: status, JSON body (nil: 204), extra headers.
+struct FakeMisskeyResponse: Error, Sendable {
+    var status: Int
+    var body: JSONValue?
+    var headers: [(String, String)] = []
+}
+
+/// A request's JSON body, its values kept as the endpoints read them.
+struct FakeMisskeyParameters: Sendable {
+    enum Value: Sendable, Decodable {
+        case string(String), int(Int), bool(Bool), strings([String]), other
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let flag = try? container.decode(Bool.self) { self = .bool(flag) }
+            else if let number = try? container.decode(Int.self) { self = .int(number) }
+            else if let text = try? container.decode(String.self) { self = .string(text) }
+            else if let list = try? container.decode([String].self) { self = .strings(list) }
+            else { self = .other }
+        }
+    }
+    let values: [String: Value]
+
+    /// The body of `data`, nil when it is not a JSON object.
+    init?(_ data: Data) {
+        guard let values = try? JSONDecoder().decode([String: Value].self, from: data.isEmpty ? Data("{}".utf8) : data) else { return nil }
+        self.values = values
+    }
+    func string(_ name: String) -> String? { if case .string(let value)? = values[name] { value } else { nil } }
+    func int(_ name: String) -> Int? { if case .int(let value)? = values[name] { value } else { nil } }
+    func bool(_ name: String) -> Bool? { if case .bool(let value)? = values[name] { value } else { nil } }
+    func strings(_ name: String) -> [String]? { if case .strings(let value)? = values[name] { value } else { nil } }
+}
+
+/// A fault the next `count` matching requests meet.
+public struct FakeMisskeyFault: Sendable, Equatable {
+    /// What happens.
+    public enum Kind: String, Sendable, Codable {
+        /// 503 before doing anything.
+        case serviceUnavailable
+        /// 429 `RATE_LIMIT_EXCEEDED` before doing anything, with `Retry-After`.
+        case rateLimited
+        /// The request is carried out, then the connection is closed before the answer (a lost answer).
+        case dropAfterHandling
+        /// 200 with a body that is not JSON.
+        case malformed
+    }
+    /// What happens.
+    public var kind: Kind
+    /// The endpoint it applies to (nil: the next request of any endpoint).
+    public var endpoint: String?
+    /// How many requests it hits.
+    public var count: Int
+    /// Seconds `Retry-After` says, for `rateLimited`.
+    public var retryAfter: Int
+    /// A fault from its parts.
+    public init(kind: Kind, count: Int = 1, endpoint: String? = nil, retryAfter: Int = 30) {
+        self.kind = kind; self.count = count; self.endpoint = endpoint; self.retryAfter = retryAfter
+    }
+}
+
+/// The fake instance's state: accounts, notes, reactions, follows, rate limits and faults, on its own clock.
+actor FakeMisskeyWorld: AdjustableFakeClock {
+    struct Caller { var account: FakeMisskeySeed.Account }
+
+    let host: String
+    let maxNoteTextLength: Int
+    private var accounts: [String: FakeMisskeySeed.Account] = [:]
+    private var accountsByToken: [String: String] = [:]
+    /// Notes by id (ids of one length sort by time).
+    private var notes: [String: FakeMisskeySeed.Note] = [:]
+    private var reactions: [String: [(id: String, noteID: String, reaction: String, at: Date)]] = [:]
+    private var follows: [String: Set<String>]
+    private var faults: [FakeMisskeyFault] = []
+    private(set) var requestCounts: [String: Int] = [:]
+    private(set) var posted: [FakeMisskeySeed.Note] = []
+    private(set) var deletedByAPI: [String] = []
+    private(set) var reacted: [(userID: String, noteID: String, reaction: String)] = []
+    /// `notes/create` calls per account in the hour (Misskey's limit: 300 an hour).
+    private var createWindows: [String: (start: Date, used: Int)] = [:]
+    var createLimitPerHour = 300
+    /// MiAuth sessions: approved ones carry the token made, fetched ones are spent.
+    private var miAuthSessions: [String: (token: String?, fetched: Bool, permissions: [String])] = [:]
+
+    private var clockBase: Date
+    private var realBase = Date()
+    private(set) var speed = 0.0
+    private var armedClock: (Date, Double)?
+    private let autoRepliers: [String]
+    private var autoReplyCount = 0
+    private var counter = 0
+
+    /// Seeded faults: the share of writes whose answer is lost after the work, and of reads answered 500.
+    private var lostAnswerRate = 0.0, failedReadRate = 0.0
+    private var faultRandom = SplitMix64(seed: 1)
+
+    init(seed: FakeMisskeySeed) {
+        host = seed.host
+        maxNoteTextLength = seed.maxNoteTextLength
+        clockBase = seed.now
+        autoRepliers = seed.autoRepliers
+        for account in seed.accounts {
+            accounts[account.id] = account
+            if let token = account.token { accountsByToken[token] = account.id }
+        }
+        for note in seed.notes { notes[note.id] = note }
+        var number = 0
+        for (userID, list) in seed.reactions {
+            for (offset, entry) in list.reversed().enumerated() {
+                number += 1
+                let at = (notes[entry.noteID]?.createdAt ?? seed.now).addingTimeInterval(Double(60 + offset))
+                reactions[userID, default: []].insert((FakeMisskeySeed.aidx(at: at, node: "reac", counter: number), entry.noteID, entry.reaction, at), at: 0)
+            }
+        }
+        follows = seed.follows.mapValues(Set.init)
+    }
+
+    // MARK: - Clock, administration
+
+    var now: Date { clockBase.addingTimeInterval(Date().timeIntervalSince(realBase) * speed) }
+    func setClock(_ date: Date, speed newSpeed: Double? = nil) { clockBase = date; realBase = Date(); if let newSpeed { speed = newSpeed } }
+    func advanceClock(by seconds: TimeInterval) { setClock(now.addingTimeInterval(seconds)) }
+    func armClock(_ date: Date, speed newSpeed: Double) { armedClock = (date, newSpeed) }
+    func add(notes new: [FakeMisskeySeed.Note]) { for note in new { notes[note.id] = note } }
+    func add(fault: FakeMisskeyFault) { faults.append(fault) }
+    func delete(noteID: String) -> Bool { notes.removeValue(forKey: noteID) != nil }
+    func setFaultRates(lostAnswers: Double, failedReads: Double, seed: UInt64) {
+        lostAnswerRate = lostAnswers; failedReadRate = failedReads; faultRandom = SplitMix64(seed: seed)
+    }
+    func setCreateLimit(_ perHour: Int) { createLimitPerHour = perHour; createWindows = [:] }
+    func note(_ id: String) -> FakeMisskeySeed.Note? { notes[id] }
+    func account(_ id: String) -> FakeMisskeySeed.Account? { accounts[id] }
+
+    func countRequest(_ endpoint: String) {
+        if let (date, newSpeed) = armedClock {
+            armedClock = nil
+            setClock(date, speed: newSpeed)
+        }
+        requestCounts[endpoint, default: 0] += 1
+    }
+
+    /// The fault this request meets: a queued one, else one of the seeded rates (a lost answer for a write, a 500 for
+    /// a read).
+    func takeFault(for endpoint: String, isWrite: Bool) -> FakeMisskeyFault? {
+        if let index = faults.firstIndex(where: { $0.endpoint == nil || $0.endpoint == endpoint }) {
+            let fault = faults[index]
+            faults[index].count -= 1
+            if faults[index].count <= 0 { faults.remove(at: index) }
+            return fault
+        }
+        let rate = isWrite ? lostAnswerRate : failedReadRate
+        guard rate > 0, Double(faultRandom.next() >> 11) / Double(1 << 53) < rate else { return nil }
+        return FakeMisskeyFault(kind: isWrite ? .dropAfterHandling : .serviceUnavailable, endpoint: endpoint)
+    }
+
+    // MARK: - Authentication
+
+    /// The account of the token `i`, with `permission` when one is needed: Misskey's 401 for a token it does not know,
+    /// 403 `PERMISSION_DENIED` for one without the permission.
+    func authenticate(_ token: String?, permission: String?, required: Bool) -> Result<Caller?, FakeMisskeyResponse> {
+        guard let token else {
+            return required ? .failure(Self.error(401, "CREDENTIAL_REQUIRED", "Credential required.", id: "1384574d-a912-4b81-8601-c7b1c4085df1")) : .success(nil)
+        }
+        guard let accountID = accountsByToken[token], let account = accounts[accountID] else {
+            return .failure(Self.error(401, "AUTHENTICATION_FAILED", "Authentication failed. Please ensure your token is correct.",
+                                       id: "b0a7f5f8-dc2f-4171-b91f-de88ad238e14"))
+        }
+        if let permission, !account.permissions.contains(permission) {
+            return .failure(Self.error(403, "PERMISSION_DENIED", "Your app does not have the necessary permissions to use this endpoint.",
+                                       id: "1370e5b7-d4eb-4566-bb1d-7748ee6a1838", kind: "permission"))
+        }
+        return .success(Caller(account: account))
+    }
+
+    // MARK: - Endpoints
+
+    func me(_ caller: Caller) -> FakeMisskeyResponse { FakeMisskeyResponse(status: 200, body: userJSON(caller.account, detailed: true)) }
+
+    func showUser(_ body: FakeMisskeyParameters) -> FakeMisskeyResponse {
+        guard let userID = body.string("userId"), let account = accounts[userID] else {
+            return Self.error(400, "NO_SUCH_USER", "No such user.", id: "4362f8dc-731f-4ad8-a694-be5a88922a24")
+        }
+        return FakeMisskeyResponse(status: 200, body: userJSON(account, detailed: true))
+    }
+
+    func meta() -> FakeMisskeyResponse {
+        FakeMisskeyResponse(status: 200, body: .object([("name", .string("Fake Misskey")), ("uri", .string("https://\(host)")),
+                                                        ("version", .string("2025.4.0")), ("maxNoteTextLength", .int(maxNoteTextLength))]))
+    }
+
+    func userNotes(_ body: FakeMisskeyParameters, caller: Caller?) -> FakeMisskeyResponse {
+        guard let userID = body.string("userId"), accounts[userID] != nil else {
+            return Self.error(400, "NO_SUCH_USER", "No such user.", id: "27e494ba-2ac2-48e8-893b-10d4d8c2387b")
+        }
+        let withReplies = (body.bool("withReplies")) ?? false, withRenotes = (body.bool("withRenotes")) ?? true
+        let candidates = visible(to: caller).filter { note in
+            note.userID == userID && (withReplies || note.replyID == nil) && (withRenotes || !isPureRenote(note))
+        }
+        return page(candidates, body: body, caller: caller)
+    }
+
+    func mentions(_ body: FakeMisskeyParameters, caller: Caller) -> FakeMisskeyResponse {
+        let candidates = visible(to: caller).filter { mentionedIDs(of: $0).contains(caller.account.id) && $0.userID != caller.account.id }
+        // notes/mentions orders newest first whatever the bounds (its own ORDER BY).
+        return page(candidates, body: body, caller: caller, alwaysNewestFirst: true)
+    }
+
+    func timeline(_ body: FakeMisskeyParameters, caller: Caller) -> FakeMisskeyResponse {
+        let followed = follows[caller.account.id] ?? []
+        let withRenotes = (body.bool("withRenotes")) ?? true
+        let candidates = visible(to: caller).filter { note in
+            (followed.contains(note.userID) || note.userID == caller.account.id) && note.visibility != "specified" && (withRenotes || !isPureRenote(note))
+        }
+        return page(candidates, body: body, caller: caller)
+    }
+
+    func showNote(_ body: FakeMisskeyParameters, caller: Caller?) -> FakeMisskeyResponse {
+        guard let noteID = body.string("noteId"), let note = notes[noteID], isVisible(note, to: caller, now: now) else {
+            return Self.error(400, "NO_SUCH_NOTE", "No such note.", id: "24fcbfc6-2e37-42b6-8388-c29b3861a08d")
+        }
+        return FakeMisskeyResponse(status: 200, body: noteJSON(note, for: caller))
+    }
+
+    func createNote(_ body: FakeMisskeyParameters, caller: Caller) -> FakeMisskeyResponse {
+        let current = now
+        var window = createWindows[caller.account.id] ?? (current, 0)
+        if current.timeIntervalSince(window.start) >= 3600 { window = (current, 0) }
+        guard window.used < createLimitPerHour else {
+            var refusal = Self.error(429, "RATE_LIMIT_EXCEEDED", "Rate limit exceeded. Please try again later.", id: "d5826d14-3982-4d2e-8011-b9e9f02499ef")
+            refusal.headers = [("Retry-After", String(Int(window.start.addingTimeInterval(3600).timeIntervalSince(current).rounded(.up))))]
+            return refusal
+        }
+        let text = body.string("text")
+        guard let text, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            return Self.error(400, "INVALID_PARAM", "Invalid param.", id: "3d81ceae-475f-4600-b2a8-2bc116157532")
+        }
+        guard text.count <= maxNoteTextLength else {
+            return Self.error(400, "INVALID_PARAM", "Invalid param. (text: must NOT have more than \(maxNoteTextLength) characters)",
+                              id: "3d81ceae-475f-4600-b2a8-2bc116157532")
+        }
+        let visibility = (body.string("visibility")) ?? "public"
+        guard ["public", "home", "followers", "specified"].contains(visibility) else {
+            return Self.error(400, "INVALID_PARAM", "Invalid param. (visibility: must be equal to one of the allowed values)", id: "3d81ceae-475f-4600-b2a8-2bc116157532")
+        }
+        let cw = body.string("cw")
+        if let cw, cw.isEmpty || cw.count > 100 {
+            return Self.error(400, "INVALID_PARAM", "Invalid param. (cw: length 1 to 100)", id: "3d81ceae-475f-4600-b2a8-2bc116157532")
+        }
+        let replyID = body.string("replyId")
+        if let replyID {
+            guard let parent = notes[replyID], isVisible(parent, to: caller, now: current) else {
+                return Self.error(400, "NO_SUCH_REPLY_TARGET", "No such reply target.", id: "749ee0f6-d3da-459a-bf02-282e2da4292c")
+            }
+            if isPureRenote(parent) {
+                return Self.error(400, "CANNOT_REPLY_TO_A_PURE_RENOTE", "You can not reply to a pure Renote.", id: "3ac74a84-8fd5-4bb0-870f-01804f82ce15")
+            }
+        }
+        window.used += 1
+        createWindows[caller.account.id] = window
+        let note = FakeMisskeySeed.Note(id: nextID(at: current), userID: caller.account.id, text: text, cw: cw, visibility: visibility,
+                                        localOnly: (body.bool("localOnly")) ?? false, replyID: replyID, createdAt: current,
+                                        visibleUserIDs: (body.strings("visibleUserIds")) ?? [])
+        notes[note.id] = note
+        posted.append(note)
+        answerAsAutoRepliers(note)
+        return FakeMisskeyResponse(status: 200, body: .object([("createdNote", noteJSON(note, for: caller))]))
+    }
+
+    func deleteNote(_ body: FakeMisskeyParameters, caller: Caller) -> FakeMisskeyResponse {
+        guard let noteID = body.string("noteId"), let note = notes[noteID] else {
+            return Self.error(400, "NO_SUCH_NOTE", "No such note.", id: "490be23f-8c1f-4796-819f-94cb4f9d1630")
+        }
+        guard note.userID == caller.account.id else { return Self.error(403, "ACCESS_DENIED", "Access denied.", id: "fe8d7103-0ea8-4ec3-814d-f8b401dc69e9", kind: "permission") }
+        notes[noteID] = nil
+        posted.removeAll { $0.id == noteID }
+        deletedByAPI.append(noteID)
+        return FakeMisskeyResponse(status: 204, body: nil)
+    }
+
+    func react(_ body: FakeMisskeyParameters, caller: Caller) -> FakeMisskeyResponse {
+        guard let noteID = body.string("noteId"), let note = notes[noteID], isVisible(note, to: caller, now: now) else {
+            return Self.error(400, "NO_SUCH_NOTE", "No such note.", id: "033d0620-5bfe-4027-965d-980b0c85a3ea")
+        }
+        guard let reaction = body.string("reaction"), !reaction.isEmpty else {
+            return Self.error(400, "INVALID_PARAM", "Invalid param.", id: "3d81ceae-475f-4600-b2a8-2bc116157532")
+        }
+        guard !isPureRenote(note) else { return Self.error(400, "CANNOT_REACT_TO_RENOTE", "You cannot react to Renote.", id: "12c35529-3c79-4327-b1cc-e2cf63a71925") }
+        if (reactions[caller.account.id] ?? []).contains(where: { $0.noteID == noteID }) {
+            return Self.error(400, "ALREADY_REACTED", "You are already reacting to that note.", id: "71efcf98-86d6-4e2b-b2ad-9d032369366b")
+        }
+        counter += 1
+        reactions[caller.account.id, default: []].insert((FakeMisskeySeed.aidx(at: now, node: "reac", counter: counter), noteID, reaction, now), at: 0)
+        reacted.append((caller.account.id, noteID, reaction))
+        return FakeMisskeyResponse(status: 204, body: nil)
+    }
+
+    func userReactions(_ body: FakeMisskeyParameters, caller: Caller?) -> FakeMisskeyResponse {
+        guard let userID = body.string("userId"), let account = accounts[userID] else {
+            return Self.error(400, "NO_SUCH_USER", "No such user.", id: "27e494ba-2ac2-48e8-893b-10d4d8c2387b")
+        }
+        guard account.publicReactions || caller?.account.id == userID else {
+            return Self.error(400, "REACTIONS_NOT_PUBLIC", "Reactions of the user is not public.", id: "673a7dd2-6924-1093-e0c0-e68456ceae5c")
+        }
+        let current = now
+        let items = (reactions[userID] ?? []).filter { $0.at <= current }.compactMap { entry -> (String, JSONValue)? in
+            guard let note = notes[entry.noteID], isVisible(note, to: caller, now: current) else { return nil }
+            return (entry.id, .object([("id", .string(entry.id)), ("createdAt", .time(entry.at)), ("user", userJSON(account, detailed: false)),
+                                       ("type", .string(entry.reaction)), ("note", noteJSON(note, for: caller))]))
+        }
+        return paged(items, body: body, alwaysNewestFirst: false)
+    }
+
+    /// MiAuth: the person approves the session (the fake's consent page), as `accountID`, with `permissions`.
+    func approveMiAuth(session: String, accountID: String, permissions: [String]) -> Bool {
+        guard var account = accounts[accountID] else { return false }
+        counter += 1
+        let token = "miauth-\(session.prefix(8))-\(counter)"
+        account.permissions = Set(permissions)
+        account.token = token
+        // The approved token acts as the account with the permissions asked for (a second token of the same account).
+        accountsByToken[token] = "\(accountID)#\(token)"
+        accounts["\(accountID)#\(token)"] = account
+        miAuthSessions[session] = (token, false, permissions)
+        return true
+    }
+
+    /// `POST /api/miauth/:session/check`: the token once, then `ok: false`.
+    func checkMiAuth(session: String) -> FakeMisskeyResponse {
+        guard let entry = miAuthSessions[session], let token = entry.token, !entry.fetched,
+              let account = accountsByToken[token].flatMap({ accounts[$0] }) else {
+            return FakeMisskeyResponse(status: 200, body: .object([("ok", .bool(false))]))
+        }
+        miAuthSessions[session]?.fetched = true
+        var user = account
+        user.id = String(account.id.split(separator: "#").first ?? "")
+        return FakeMisskeyResponse(status: 200, body: .object([("ok", .bool(true)), ("token", .string(token)), ("user", userJSON(user, detailed: true))]))
+    }
+
+    // MARK: - Streaming
+
+    /// Cut streams end; bumped to cut every open one.
+    private(set) var streamGeneration = 0
+    private(set) var streamsOpened = 0
+    private(set) var streamingAvailable = true
+    private(set) var streamsOpen = true
+    func setStreamingAvailable(_ available: Bool) { streamingAvailable = available }
+    func cutStreams() { streamGeneration += 1 }
+    func endStreams() { streamsOpen = false }
+    func countStreamOpened() { streamsOpened += 1 }
+
+    /// The caller's `mention` and `reply` events for notes made after `after` (an id), oldest first.
+    func mainEvents(of accountID: String, after: String?) -> [(id: String, type: String, note: JSONValue)] {
+        guard let account = accounts[accountID] else { return [] }
+        let caller = Caller(account: account)
+        return visible(to: caller).reversed().compactMap { note in
+            guard note.userID != accountID, after.map({ Self.isNewer(note.id, than: $0) }) ?? true else { return nil }
+            if mentionedIDs(of: note).contains(accountID) { return (note.id, "mention", noteJSON(note, for: caller)) }
+            if let parent = note.replyID.flatMap({ notes[$0] }), parent.userID == accountID { return (note.id, "reply", noteJSON(note, for: caller)) }
+            return nil
+        }
+    }
+
+    /// The newest note id now (a stream sends what comes after it).
+    func newestNoteID() -> String? { notes.values.filter { $0.createdAt <= now }.map(\.id).max { Self.isNewer($1, than: $0) } }
+
+    // MARK: - The record, as fake X's
+
+    /// The notes posted through the API as fake X's tweets (MFM text as written, the user answered).
+    func postedAsTweets() -> [FakeXSeed.Tweet] {
+        posted.map { note in
+            FakeXSeed.Tweet(id: note.id, authorID: note.userID, text: note.text ?? "", createdAt: note.createdAt,
+                            inReplyToTweetID: note.replyID, inReplyToUserID: note.replyID.flatMap { notes[$0]?.userID })
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func isPureRenote(_ note: FakeMisskeySeed.Note) -> Bool { note.renoteID != nil && (note.text ?? "").isEmpty }
+
+    /// The ids of the accounts a note's text mentions (`@user` of this instance, `@user@host` of another).
+    func mentionedIDs(of note: FakeMisskeySeed.Note) -> [String] {
+        guard let text = note.text else { return [] }
+        return text.matches(of: /@([A-Za-z0-9_]+)(?:@([A-Za-z0-9.\-]+[A-Za-z0-9]))?/).compactMap { match in
+            let username = String(match.1).lowercased(), mentionedHost = match.2.map { String($0).lowercased() }
+            return accounts.values.first { account in
+                account.username.lowercased() == username && (account.host?.lowercased() ?? host) == (mentionedHost ?? host) && !account.id.contains("#")
+            }?.id
+        }
+    }
+
+    /// Notes visible to `caller` now, newest first.
+    private func visible(to caller: Caller?) -> [FakeMisskeySeed.Note] {
+        let current = now
+        return notes.values.filter { isVisible($0, to: caller, now: current) }.sorted { Self.isNewer($0.id, than: $1.id) }
+    }
+
+    /// Whether `caller` (nil: no token) may see `note` at `now`: made by then, and its visibility lets them.
+    private func isVisible(_ note: FakeMisskeySeed.Note, to caller: Caller?, now current: Date) -> Bool {
+        guard note.createdAt <= current else { return false }
+        let me = caller.map { String($0.account.id.split(separator: "#").first ?? "") }
+        switch note.visibility {
+        case "followers": return me == note.userID || me.map { (follows[$0] ?? []).contains(note.userID) || mentionedIDs(of: note).contains($0) } == true
+        case "specified": return me == note.userID || me.map { note.visibleUserIDs.contains($0) } == true
+        default: return true
+        }
+    }
+
+    /// A page as Misskey answers one: `sinceId` and `untilId` both, or `untilId` alone, newest first; `sinceId` alone,
+    /// the oldest newer than it first (unless the endpoint orders newest first whatever the bounds); `limit` 1 to 100.
+    private func page(_ candidates: [FakeMisskeySeed.Note], body: FakeMisskeyParameters, caller: Caller?, alwaysNewestFirst: Bool = false) -> FakeMisskeyResponse {
+        paged(candidates.map { ($0.id, noteJSON($0, for: caller)) }, body: body, alwaysNewestFirst: alwaysNewestFirst)
+    }
+
+    private func paged(_ items: [(id: String, value: JSONValue)], body: FakeMisskeyParameters, alwaysNewestFirst: Bool) -> FakeMisskeyResponse {
+        let limit = (body.int("limit")) ?? 10
+        guard (1...100).contains(limit) else {
+            return Self.error(400, "INVALID_PARAM", "Invalid param. (limit: must be <= 100)", id: "3d81ceae-475f-4600-b2a8-2bc116157532")
+        }
+        let sinceID = body.string("sinceId"), untilID = body.string("untilId")
+        var chosen = items.sorted { Self.isNewer($0.id, than: $1.id) }.filter { item in
+            (sinceID.map { Self.isNewer(item.id, than: $0) } ?? true) && (untilID.map { Self.isNewer($0, than: item.id) } ?? true)
+        }
+        if sinceID != nil && untilID == nil && !alwaysNewestFirst { chosen = Array(chosen.reversed().prefix(limit)) } else { chosen = Array(chosen.prefix(limit)) }
+        return FakeMisskeyResponse(status: 200, body: .array(chosen.map(\.value)))
+    }
+
+    /// Whether `id` is newer than `other`: ids of one length sort by time.
+    static func isNewer(_ id: String, than other: String) -> Bool { id.count != other.count ? id.count > other.count : id > other }
+
+    /// An id for a note made at `date`.
+    private func nextID(at date: Date) -> String {
+        counter += 1
+        var id = FakeMisskeySeed.aidx(at: date, counter: counter)
+        while notes[id] != nil { counter += 1; id = FakeMisskeySeed.aidx(at: date, counter: counter) }
+        return id
+    }
+
+    /// Each auto-replier mentioned or answered by `note` answers it 30 seconds later, mentioning its author.
+    private func answerAsAutoRepliers(_ note: FakeMisskeySeed.Note) {
+        guard let author = accounts[note.userID] else { return }
+        let parentAuthor = note.replyID.flatMap { notes[$0] }?.userID
+        for replierID in autoRepliers where replierID != note.userID && (mentionedIDs(of: note).contains(replierID) || parentAuthor == replierID) {
+            autoReplyCount += 1
+            let phrases = ["なるほど、それで？", "わかる", "それな", "本当に？", "もっと聞かせて"]
+            let at = now.addingTimeInterval(30)
+            let answer = FakeMisskeySeed.Note(id: nextID(at: at), userID: replierID,
+                                              text: "@\(author.username) \(phrases[autoReplyCount % phrases.count]) (\(autoReplyCount))",
+                                              visibility: note.visibility == "specified" ? "specified" : "home", replyID: note.id, createdAt: at,
+                                              visibleUserIDs: note.visibility == "specified" ? [note.userID] : [])
+            notes[answer.id] = answer
+        }
+    }
+
+    static func error(_ status: Int, _ code: String, _ message: String, id: String, kind: String = "client") -> FakeMisskeyResponse {
+        FakeMisskeyResponse(status: status, body: .object([("error", .object([("message", .string(message)), ("code", .string(code)),
+                                                                               ("id", .string(id)), ("kind", .string(kind))]))]))
+    }
+
+    func userJSON(_ account: FakeMisskeySeed.Account, detailed: Bool) -> JSONValue {
+        let id = String(account.id.split(separator: "#").first ?? "")
+        var fields: [(String, JSONValue)] = [
+            ("id", .string(id)), ("name", .string(account.username)), ("username", .string(account.username)),
+            ("host", account.host.map(JSONValue.string) ?? .null), ("avatarUrl", .string("https://\(host)/identicon/\(id)")),
+            ("avatarBlurhash", .null), ("avatarDecorations", .array([])), ("isBot", .bool(account.isBot)), ("isCat", .bool(false)),
+            ("emojis", .object([])), ("onlineStatus", .string("unknown")), ("badgeRoles", .array([])),
+        ]
+        if detailed {
+            let count = notes.values.filter { $0.userID == id }.count
+            fields += [
+                ("url", .null), ("uri", .null), ("movedTo", .null), ("alsoKnownAs", .null), ("createdAt", .time(Date(timeIntervalSince1970: 1_600_000_000))),
+                ("updatedAt", .null), ("lastFetchedAt", .null), ("bannerUrl", .null), ("bannerBlurhash", .null), ("isLocked", .bool(false)),
+                ("isSilenced", .bool(false)), ("isSuspended", .bool(false)), ("description", .string(account.description)), ("location", .null),
+                ("birthday", .null), ("lang", .string("ja-JP")), ("fields", .array([])), ("verifiedLinks", .array([])),
+                ("followersCount", .int(follows.values.filter { $0.contains(id) }.count)), ("followingCount", .int(follows[id]?.count ?? 0)),
+                ("notesCount", .int(count)), ("pinnedNoteIds", .array([])), ("pinnedNotes", .array([])), ("pinnedPageId", .null), ("pinnedPage", .null),
+                ("publicReactions", .bool(account.publicReactions)), ("followingVisibility", .string("public")), ("followersVisibility", .string("public")),
+                ("roles", .array([])), ("memo", .null),
+            ]
+        }
+        return .object(fields)
+    }
+
+    func noteJSON(_ note: FakeMisskeySeed.Note, for caller: Caller?, depth: Int = 0) -> JSONValue {
+        let author = accounts[note.userID] ?? FakeMisskeySeed.Account(id: note.userID, username: "unknown")
+        let myReaction = caller.flatMap { caller in (reactions[caller.account.id] ?? []).first { $0.noteID == note.id }?.reaction }
+        var fields: [(String, JSONValue)] = [
+            ("id", .string(note.id)), ("createdAt", .time(note.createdAt)), ("userId", .string(note.userID)), ("user", userJSON(author, detailed: false)),
+            ("text", note.text.map(JSONValue.string) ?? .null), ("cw", note.cw.map(JSONValue.string) ?? .null), ("visibility", .string(note.visibility)),
+            ("localOnly", .bool(note.localOnly)), ("reactionAcceptance", .null), ("renoteCount", .int(0)), ("repliesCount", .int(0)),
+            ("reactionCount", .int(reactions.values.reduce(0) { $0 + $1.filter { $0.noteID == note.id }.count })),
+            ("reactions", .object([])), ("reactionEmojis", .object([])), ("fileIds", .array([])), ("files", .array([])),
+            ("replyId", note.replyID.map(JSONValue.string) ?? .null), ("renoteId", note.renoteID.map(JSONValue.string) ?? .null),
+            ("mentions", .array(mentionedIDs(of: note).map(JSONValue.string))),
+        ]
+        if note.visibility == "specified" { fields.append(("visibleUserIds", .array(note.visibleUserIDs.map(JSONValue.string)))) }
+        if depth == 0 {
+            if let parent = note.replyID.flatMap({ notes[$0] }) { fields.append(("reply", noteJSON(parent, for: caller, depth: 1))) }
+            if let renoted = note.renoteID.flatMap({ notes[$0] }) { fields.append(("renote", noteJSON(renoted, for: caller, depth: 1))) }
+        }
+        if let myReaction { fields.append(("myReaction", .string(myReaction))) }
+        return .object(fields)
+    }
+}
