@@ -177,7 +177,7 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
 
     // MARK: - Endpoints
 
-    func me(_ caller: Caller) -> FakeMisskeyResponse { FakeMisskeyResponse(status: 200, body: userJSON(caller.account, detailed: true)) }
+    func me(_ caller: Caller) -> FakeMisskeyResponse { FakeMisskeyResponse(status: 200, body: userJSON(caller.account, detailed: true, me: true)) }
 
     func showUser(_ body: FakeMisskeyParameters) -> FakeMisskeyResponse {
         guard let userID = body.string("userId"), let account = accounts[userID] else {
@@ -454,12 +454,19 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
         }
     }
 
+    /// Each reaction made to `noteID`, and how many times.
+    private func reactionCounts(of noteID: String) -> [(String, JSONValue)] {
+        var counts: [String: Int] = [:]
+        for list in reactions.values { for entry in list where entry.noteID == noteID { counts[entry.reaction, default: 0] += 1 } }
+        return counts.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) }
+    }
+
     static func error(_ status: Int, _ code: String, _ message: String, id: String, kind: String = "client") -> FakeMisskeyResponse {
         FakeMisskeyResponse(status: status, body: .object([("error", .object([("message", .string(message)), ("code", .string(code)),
                                                                                ("id", .string(id)), ("kind", .string(kind))]))]))
     }
 
-    func userJSON(_ account: FakeMisskeySeed.Account, detailed: Bool) -> JSONValue {
+    func userJSON(_ account: FakeMisskeySeed.Account, detailed: Bool, me: Bool = false) -> JSONValue {
         let id = String(account.id.split(separator: "#").first ?? "")
         var fields: [(String, JSONValue)] = [
             ("id", .string(id)), ("name", .string(account.username)), ("username", .string(account.username)),
@@ -476,8 +483,29 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
                 ("birthday", .null), ("lang", .string("ja-JP")), ("fields", .array([])), ("verifiedLinks", .array([])),
                 ("followersCount", .int(follows.values.filter { $0.contains(id) }.count)), ("followingCount", .int(follows[id]?.count ?? 0)),
                 ("notesCount", .int(count)), ("pinnedNoteIds", .array([])), ("pinnedNotes", .array([])), ("pinnedPageId", .null), ("pinnedPage", .null),
-                ("publicReactions", .bool(account.publicReactions)), ("followingVisibility", .string("public")), ("followersVisibility", .string("public")),
-                ("roles", .array([])), ("memo", .null),
+                ("publicReactions", .bool(account.publicReactions)), ("ffVisibility", .string("public")), ("twoFactorEnabled", .bool(false)),
+                ("usePasswordLessLogin", .bool(false)), ("securityKeys", .bool(false)), ("roles", .array([])), ("memo", .null),
+            ]
+        }
+        if me {
+            let policies: [(String, JSONValue)] = [
+                ("gtlAvailable", .bool(true)), ("ltlAvailable", .bool(true)), ("canPublicNote", .bool(true)), ("canInvite", .bool(false)),
+                ("inviteLimit", .int(0)), ("inviteLimitCycle", .int(10_080)), ("inviteExpirationTime", .int(0)), ("canManageCustomEmojis", .bool(false)),
+                ("canManageAvatarDecorations", .bool(false)), ("canSearchNotes", .bool(false)), ("canUseTranslator", .bool(true)), ("canHideAds", .bool(false)),
+                ("driveCapacityMb", .int(100)), ("alwaysMarkNsfw", .bool(false)), ("pinLimit", .int(5)), ("antennaLimit", .int(5)), ("wordMuteLimit", .int(200)),
+                ("webhookLimit", .int(3)), ("clipLimit", .int(10)), ("noteEachClipsLimit", .int(200)), ("userListLimit", .int(10)),
+                ("userEachUserListsLimit", .int(50)), ("rateLimitFactor", .int(1)),
+            ]
+            fields += [
+                ("avatarId", .null), ("bannerId", .null), ("isModerator", .bool(false)), ("isAdmin", .bool(false)), ("injectFeaturedNote", .bool(true)),
+                ("receiveAnnouncementEmail", .bool(false)), ("alwaysMarkNsfw", .bool(false)), ("autoSensitive", .bool(false)), ("carefulBot", .bool(false)),
+                ("autoAcceptFollowed", .bool(true)), ("noCrawle", .bool(false)), ("preventAiLearning", .bool(true)), ("isExplorable", .bool(true)),
+                ("isDeleted", .bool(false)), ("twoFactorBackupCodesStock", .string("none")), ("hideOnlineStatus", .bool(false)),
+                ("hasUnreadSpecifiedNotes", .bool(false)), ("hasUnreadMentions", .bool(false)), ("hasUnreadAnnouncement", .bool(false)),
+                ("unreadAnnouncements", .array([])), ("hasUnreadAntenna", .bool(false)), ("hasUnreadChannel", .bool(false)),
+                ("hasUnreadNotification", .bool(false)), ("hasPendingReceivedFollowRequest", .bool(false)), ("unreadNotificationsCount", .int(0)),
+                ("mutedWords", .array([])), ("mutedInstances", .array([])), ("notificationRecieveConfig", .object([])), ("emailNotificationTypes", .array([])),
+                ("achievements", .array([])), ("loggedInDays", .int(1)), ("policies", .object(policies)),
             ]
         }
         return .object(fields)
@@ -490,8 +518,7 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
             ("id", .string(note.id)), ("createdAt", .time(note.createdAt)), ("userId", .string(note.userID)), ("user", userJSON(author, detailed: false)),
             ("text", note.text.map(JSONValue.string) ?? .null), ("cw", note.cw.map(JSONValue.string) ?? .null), ("visibility", .string(note.visibility)),
             ("localOnly", .bool(note.localOnly)), ("reactionAcceptance", .null), ("renoteCount", .int(0)), ("repliesCount", .int(0)),
-            ("reactionCount", .int(reactions.values.reduce(0) { $0 + $1.filter { $0.noteID == note.id }.count })),
-            ("reactions", .object([])), ("reactionEmojis", .object([])), ("fileIds", .array([])), ("files", .array([])),
+            ("reactions", .object(reactionCounts(of: note.id))), ("fileIds", .array([])), ("files", .array([])),
             ("replyId", note.replyID.map(JSONValue.string) ?? .null), ("renoteId", note.renoteID.map(JSONValue.string) ?? .null),
             ("mentions", .array(mentionedIDs(of: note).map(JSONValue.string))),
         ]
