@@ -519,7 +519,7 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "BotConfigurationTests", dependencies: ["BotConfiguration", "BotAssembly", "SocialNetwork", "XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork"], swiftSettings: strictSettings),
+        .testTarget(name: "BotConfigurationTests", dependencies: ["BotConfiguration", "BotAssembly", "SocialNetwork", "XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "MisskeyAPI", "MisskeyNetwork"], swiftSettings: strictSettings),
         .testTarget(name: "PostTextTests", dependencies: ["PostText"], swiftSettings: strictSettings),
         .testTarget(
             name: "FuzzTests",

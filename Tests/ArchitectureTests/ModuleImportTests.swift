@@ -8,7 +8,7 @@ import Testing
 struct ModuleImportTests {
     /// The modules every module may not import, unless listed as allowed for it below.
     static let restricted: Set<String> = [
-        "XAPI", "XNetwork", "FakeX", "MastodonAPI", "MastodonNetwork", "FakeMastodon", "BlueskyAPI", "BlueskyNetwork", "FakeBluesky", "RedisClient", "RedisWordCounts", "CHiredis", "CMeCab", "CCBOR", "BotAssembly",
+        "XAPI", "XNetwork", "FakeX", "MastodonAPI", "MastodonNetwork", "FakeMastodon", "BlueskyAPI", "BlueskyNetwork", "FakeBluesky", "MisskeyAPI", "MisskeyNetwork", "FakeMisskey", "RedisClient", "RedisWordCounts", "CHiredis", "CMeCab", "CCBOR", "BotAssembly",
         "MirrorBotCommands", "DemoReport", "GRDB", "PostgresNIO", "Hummingbird", "AsyncHTTPClient", "StatusPage",
         "PostgresStores", "SQLiteStores", "InMemoryStores", "ScriptedNetwork", "HTTPCore",
     ]
@@ -40,16 +40,20 @@ struct ModuleImportTests {
         "BlueskyAPI": ["AsyncHTTPClient", "HTTPCore"],
         "BlueskyNetwork": ["BlueskyAPI"],
         "FakeBluesky": ["BlueskyAPI", "FakeX", "Hummingbird"],
+        // Misskey likewise; its fake shares fake X's JSON writer and loopback runner.
+        "MisskeyAPI": ["AsyncHTTPClient", "HTTPCore"],
+        "MisskeyNetwork": ["MisskeyAPI"],
+        "FakeMisskey": ["MisskeyAPI", "FakeX", "Hummingbird"],
         // The composition root chooses the implementations; the commands and the demo are the outer layer.
-        "BotAssembly": ["XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "BlueskyNetwork", "RedisClient", "RedisWordCounts", "PostgresStores", "SQLiteStores",
-                        "StatusPage"],
+        "BotAssembly": ["XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "BlueskyNetwork", "MisskeyNetwork", "RedisClient", "RedisWordCounts", "PostgresStores",
+                        "SQLiteStores", "StatusPage"],
         // The status page serves HTTP; only the composition root starts it.
         "StatusPage": ["Hummingbird"],
         "MirrorBotCommands": ["BotAssembly", "RedisClient"],
         "mirror_bot": ["MirrorBotCommands"],
         "DemoReport": ["FakeX", "XAPI", "BlueskyAPI"],
         "demo-report": ["DemoReport", "FakeX", "BotAssembly"],
-        "fake-x": ["FakeX", "FakeMastodon", "FakeBluesky"],
+        "fake-x": ["FakeX", "FakeMastodon", "FakeBluesky", "FakeMisskey"],
     ]
 
     /// Modules that import nothing of this package at all.

@@ -263,8 +263,8 @@ struct ConfigurationTests {
 
     @Test("Every variable read is listed in variableNames")
     func variableNamesAreComplete() {
-        #expect(Configuration.variableNames.count == 58)
-        #expect(Set(Configuration.variableNames).count == 58)
+        #expect(Configuration.variableNames.count == 63)
+        #expect(Set(Configuration.variableNames).count == 63)
         #expect(Set(Configuration.variableNames).isSuperset(of: Self.credentials.keys))
     }
 

@@ -1,6 +1,8 @@
 import BotAssembly
 import BotConfiguration
 import MastodonAPI
+import MisskeyAPI
+import MisskeyNetwork
 import Foundation
 import Testing
 
@@ -39,7 +41,7 @@ struct NetworkConfigurationTests {
         let unknown = try #require(throws: ConfigurationError.self) {
             try Configuration(environment: ["NETWORK": "bluesky", "HUMAN_NETWORK": "myspace"])
         }
-        #expect(unknown.description.contains("HUMAN_NETWORK") && unknown.description.contains("x, mastodon or bluesky"), "\(unknown.description)")
+        #expect(unknown.description.contains("HUMAN_NETWORK") && unknown.description.contains("x, mastodon, bluesky or misskey"), "\(unknown.description)")
         let elsewhere = try Configuration(environment: ["NETWORK": "bluesky", "HUMAN_NETWORK": "mastodon", "HUMAN_MASTODON_URL": "https://mastodon.example",
                                                         "HUMAN_MASTODON_TOKEN": "person-token", "BOT_BLUESKY_HANDLE": "bot.bsky.social",
                                                         "BOT_BLUESKY_APP_PASSWORD": "app-pass-word0"])
@@ -65,5 +67,46 @@ struct NetworkConfigurationTests {
         #expect(!text.contains("CONSUMER_KEY"))
         let onX = try #require(throws: ConfigurationError.self) { try Configuration(environment: [:]).require([.botCredentials]) }
         #expect(onX.description.contains("BOT_CONSUMER_KEY") && !onX.description.contains("MASTODON"))
+    }
+}
+
+@Suite("NETWORK=misskey")
+struct MisskeyConfigurationTests {
+    static let misskey = [
+        "NETWORK": "misskey", "HUMAN_MISSKEY_URL": "https://misskey.io/", "HUMAN_MISSKEY_TOKEN": "person-token",
+        "BOT_MISSKEY_URL": "https://misskey.example", "BOT_MISSKEY_TOKEN": "bot-token",
+    ]
+
+    @Test("NETWORK=misskey reads each account's instance and token; posts home by default (Mastodon's unlisted and private taken as home and followers); ❤ likes unless another emoji is named")
+    func misskeyAccounts() throws {
+        let configuration = try Configuration(environment: Self.misskey)
+        let module = try #require(configuration.networkModule as? MisskeyNetworkModule)
+        #expect(module.name == "Misskey" && module.settings.visibility == .home && module.settings.likeReaction == "❤" && !module.settings.copyingWarnings)
+        #expect(module.settings.human == MisskeyAccess(instance: URL(string: "https://misskey.io")!, token: "person-token"))
+        #expect(module.settings.bot?.instance.host == "misskey.example" && module.settings.bot?.token == "bot-token")
+        try configuration.require([.humanCredentials, .botCredentials])
+        for (text, visibility) in [("public", MisskeyVisibility.public), ("followers", .followers), ("private", .followers), ("unlisted", .home)] {
+            let chosen = try #require(try Configuration(environment: Self.misskey.merging(["POST_VISIBILITY": text]) { $1 }).networkModule as? MisskeyNetworkModule)
+            #expect(chosen.settings.visibility == visibility, "\(text)")
+        }
+        for reaction in ["👍", ":igyo:", ":blobcat@misskey.io:"] {
+            let chosen = try #require(try Configuration(environment: Self.misskey.merging(["MISSKEY_LIKE_REACTION": reaction]) { $1 }).networkModule as? MisskeyNetworkModule)
+            #expect(chosen.settings.likeReaction == reaction)
+        }
+    }
+
+    @Test("A token without its instance, an instance that is not https, a visibility or a reaction Misskey has not: each named, no token shown; start asks for Misskey's accounts with the permissions each token needs")
+    func misskeyMistakes() throws {
+        let error = try #require(throws: ConfigurationError.self) {
+            try Configuration(environment: ["NETWORK": "misskey", "HUMAN_MISSKEY_TOKEN": "secret-person-token", "BOT_MISSKEY_URL": "http://misskey.example",
+                                            "BOT_MISSKEY_TOKEN": "secret-bot-token", "POST_VISIBILITY": "specified", "MISSKEY_LIKE_REACTION": "like"])
+        }
+        for name in ["HUMAN_MISSKEY_URL", "BOT_MISSKEY_URL", "POST_VISIBILITY", "MISSKEY_LIKE_REACTION"] { #expect(error.description.contains(name), "\(name): \(error.description)") }
+        #expect(!error.description.contains("secret-person-token") && !error.description.contains("secret-bot-token"))
+        let missing = try #require(throws: ConfigurationError.self) {
+            try Configuration(environment: ["NETWORK": "misskey"]).require([.humanCredentials, .botCredentials])
+        }
+        #expect(missing.description.contains("HUMAN_MISSKEY_TOKEN") && missing.description.contains("BOT_MISSKEY_URL") && missing.description.contains("write:notes"))
+        #expect(!missing.description.contains("CONSUMER_KEY"))
     }
 }

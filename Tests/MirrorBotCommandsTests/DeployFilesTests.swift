@@ -47,13 +47,15 @@ struct DeployFilesTests {
         // PORT and DYNO are Heroku's to set (for a web dyno, on every dyno), never the user's.
         #expect(Set(env.keys) == Set(Configuration.variableNames).subtracting(["PORT", "DYNO"]).union(["SWIFT_BUILD_FLAGS"]))
         #expect(env.values.allSatisfy { ($0["description"] as? String)?.isEmpty == false })
-        let credentials = env.filter { ($0.key.hasPrefix("HUMAN_") || $0.key.hasPrefix("BOT_")) && !$0.key.contains("MASTODON") && !$0.key.contains("BLUESKY") && $0.key != "HUMAN_NETWORK" }
+        let credentials = env.filter { ($0.key.hasPrefix("HUMAN_") || $0.key.hasPrefix("BOT_")) && !$0.key.contains("MASTODON") && !$0.key.contains("BLUESKY") && !$0.key.contains("MISSKEY") && $0.key != "HUMAN_NETWORK" }
         #expect(credentials.count == 8 && credentials.values.allSatisfy { $0["required"] as? Bool == true })
-        // NETWORK defaults to X: the Mastodon and Bluesky accounts are asked for only by those who choose them.
+        // NETWORK defaults to X: the Mastodon, Bluesky and Misskey accounts are asked for only by those who choose them.
         let mastodon = env.filter { $0.key.contains("_MASTODON_") }
         #expect(mastodon.count == 4 && mastodon.values.allSatisfy { $0["required"] as? Bool == false })
         let bluesky = env.filter { $0.key.contains("BLUESKY_") }
         #expect(bluesky.count == 5 && bluesky.values.allSatisfy { $0["required"] as? Bool == false })
+        let misskey = env.filter { $0.key.contains("MISSKEY_") }
+        #expect(misskey.count == 5 && misskey.values.allSatisfy { $0["required"] as? Bool == false } && env["MISSKEY_LIKE_REACTION"]?["value"] as? String == "❤")
         #expect(env["NETWORK"]?["value"] as? String == "x" && env["POST_VISIBILITY"]?["value"] as? String == "unlisted")
         #expect(env["FAVORITE_RATE_THRESHOLD"]?["value"] as? String == "auto")
         #expect(env["CLASSIFIER"]?["value"] as? String == "auto")
