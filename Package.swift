@@ -362,7 +362,7 @@ let package = Package(
         ),
         .target(
             name: "ArchiveImport",
-            dependencies: ["BotCore", "Stores", "BotClock", "Classifier", "PostText", "WordCounts", "ATProtoRepository", "BlueskyAPI",
+            dependencies: ["BotCore", "Stores", "BotClock", "Classifier", "PostText", "WordCounts", "ATProtoRepository", "BlueskyAPI", "MisskeyAPI",
                            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "NIOFoundationCompat", package: "swift-nio")],
@@ -554,7 +554,7 @@ let package = Package(
         .testTarget(
             name: "ArchiveImportTests",
             dependencies: [
-                "ArchiveImport", "Stores", "Classifier", "RedisClient", "TestSupport", "Tokenizer", "WordCounts",
+                "ArchiveImport", "Stores", "Classifier", "RedisClient", "TestSupport", "Tokenizer", "WordCounts", "MisskeyAPI",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             swiftSettings: strictSettings

@@ -39,6 +39,10 @@ public struct ArchiveImporter: Sendable {
         public var isBluesky = false
         /// Bluesky: records the file named but did not hold (a partial export).
         public var recordsMissing = 0
+        /// Whether the export was Misskey's notes.
+        public var isMisskey = false
+        /// Misskey: the notes a reply answered, looked up on the person's instance to name whom it answered.
+        public var noteLookups = 0
 
         /// A report from its parts (all zero by default).
         public init(tweetsRead: Int = 0, retweetsSkipped: Int = 0, tweetsStored: Int = 0, likesRead: Int = 0,
@@ -58,15 +62,20 @@ public struct ArchiveImporter: Sendable {
     public let classifier: FavoriteClassifier
     /// Whether statuses with a content warning are kept, warning first (`POST_CW`).
     public let copyingWarnings: Bool
-    /// Names whom a Mastodon reply answered; nil when no Mastodon account is configured.
+    /// Names whom a Mastodon reply answered (by `user@domain`), or a Misskey reply (by `note:<id>`, the note it
+    /// answered); nil when no account of the person's is configured.
     public let resolveAccount: AccountResolver?
+    /// Where a network whose ids are not numbers (Misskey) keeps what the archive's numbers stand for.
+    public let networkIDs: (any NetworkIDStore)?
 
     /// An importer into `archive` and `classifier`'s counts.
-    public init(archive: any TweetArchive, classifier: FavoriteClassifier, copyingWarnings: Bool = false, resolveAccount: AccountResolver? = nil) {
+    public init(archive: any TweetArchive, classifier: FavoriteClassifier, copyingWarnings: Bool = false, resolveAccount: AccountResolver? = nil,
+                networkIDs: (any NetworkIDStore)? = nil) {
         self.archive = archive
         self.classifier = classifier
         self.copyingWarnings = copyingWarnings
         self.resolveAccount = resolveAccount
+        self.networkIDs = networkIDs
     }
 
     /// Imports the export at `path` (zip, folder, or a single `tweets.js` / `like.js`, or Mastodon's `outbox.json`).
@@ -76,6 +85,7 @@ public struct ArchiveImporter: Sendable {
         var report = Report()
         if files.outboxFile != nil || files.mastodonLikesFile != nil { return try await importMastodon(files) }
         if let repository = files.repositoryFile { return try await importBluesky(repository) }
+        if let notes = files.misskeyNotesFile { return try await importMisskey(notes) }
 
         // Parse and convert everything first: an error here leaves both stores untouched.
         var tweets = NewestTweets(keeping: archive.rowLimit)
@@ -174,6 +184,38 @@ public struct ArchiveImporter: Sendable {
         var newest = NewestTweets(keeping: archive.rowLimit)
         for post in contents.posts { newest.add(post) }
         report.tweetsStored = try await archive.insert(newest.kept)
+        return report
+    }
+
+    /// A Misskey notes export: every note read first; renotes, quotes, notes not for everyone, warned ones (unless
+    /// `POST_CW`) and notes of files only left out; each kept note numbered as the Misskey module numbers it (what the
+    /// number stands for kept beside it); replies filed under whom they answered (the note answered looked up once on
+    /// the person's instance), else under
+    /// `ArchivedTweet.unknownReplyTarget`.
+    private func importMisskey(_ file: ExportFiles.File) async throws -> Report {
+        let contents = try MisskeyNotesExport.contents(of: file, copyingWarnings: copyingWarnings)
+        var report = Report(tweetsRead: contents.read, retweetsSkipped: contents.renotes)
+        report.isMisskey = true
+        report.notCopied = contents.notCopied
+        var newest = NewestTweets(keeping: archive.rowLimit)
+        var answered: [String: Int64?] = [:]
+        for entry in contents.notes {
+            var replyUserID: Int64?
+            if let replyID = entry.note.replyId {
+                if answered[replyID] == nil, let resolveAccount {
+                    answered[replyID] = try await resolveAccount("note:" + replyID)
+                    report.noteLookups += 1
+                }
+                replyUserID = (answered[replyID] ?? nil) ?? ArchivedTweet.unknownReplyTarget
+                if replyUserID == ArchivedTweet.unknownReplyTarget { report.repliesWithoutTarget += 1 }
+            }
+            newest.add(ArchivedTweet(tweetID: entry.number, text: entry.note.text ?? "", replyUserID: replyUserID, createdAt: entry.createdAt,
+                                     contentWarning: entry.note.cw))
+        }
+        let kept = newest.kept
+        let ids = Dictionary(contents.notes.map { ($0.number, $0.note.id) }, uniquingKeysWith: { first, _ in first })
+        try await networkIDs?.remember(Dictionary(kept.compactMap { tweet in ids[tweet.tweetID].map { (tweet.tweetID, $0) } }, uniquingKeysWith: { first, _ in first }))
+        report.tweetsStored = try await archive.insert(kept)
         return report
     }
 

@@ -41,6 +41,8 @@ public final class ExportFiles: Sendable {
     public let mastodonLikesFile: File?
     /// A Bluesky repository export (`*.car`).
     public let repositoryFile: File?
+    /// A Misskey notes export (`notes-<date>.json`).
+    public let misskeyNotesFile: File?
     private let temporaryFolder: URL?
 
     /// Finds the data files at `path`; throws `ImportError` when there is nothing to import or a zip is not sound.
@@ -70,7 +72,7 @@ public final class ExportFiles: Sendable {
         } else {
             guard Self.kind(of: URL(fileURLWithPath: path).lastPathComponent) != nil else {
                 throw ImportError(file: path, reason: path.lowercased().hasSuffix(".zip") ? "it is not a readable zip archive (no zip header)"
-                                  : "expected the archive's .zip, its folder, or a tweets.js / like.js (X), outbox.json / likes.json (Mastodon) or .car (Bluesky) file")
+                                  : "expected the archive's .zip, its folder, or a tweets.js / like.js (X), outbox.json / likes.json (Mastodon), .car (Bluesky) or notes-<date>.json (Misskey) file")
             }
             files.append(File(name: path, url: URL(fileURLWithPath: path)))
         }
@@ -82,9 +84,10 @@ public final class ExportFiles: Sendable {
         outboxFile = ordered.filter { Self.kind(of: $0.name) == .outbox }.min { $0.name.count < $1.name.count }
         mastodonLikesFile = ordered.filter { Self.kind(of: $0.name) == .mastodonLikes }.min { $0.name.count < $1.name.count }
         repositoryFile = ordered.first { Self.kind(of: $0.name) == .blueskyRepository }
-        guard !tweetFiles.isEmpty || !likeFiles.isEmpty || outboxFile != nil || mastodonLikesFile != nil || repositoryFile != nil else {
+        misskeyNotesFile = ordered.last { Self.kind(of: $0.name) == .misskeyNotes }
+        guard !tweetFiles.isEmpty || !likeFiles.isEmpty || outboxFile != nil || mastodonLikesFile != nil || repositoryFile != nil || misskeyNotesFile != nil else {
             if let temporary { try? FileManager.default.removeItem(at: temporary) }
-            throw ImportError(file: path, reason: "it holds no data/tweets.js, tweets-partN.js, tweet.js or like.js (X), nor outbox.json or likes.json (Mastodon), nor a .car (Bluesky)")
+            throw ImportError(file: path, reason: "it holds no data/tweets.js, tweets-partN.js, tweet.js or like.js (X), nor outbox.json or likes.json (Mastodon), nor a .car (Bluesky), nor a notes-<date>.json (Misskey)")
         }
     }
 
@@ -92,7 +95,7 @@ public final class ExportFiles: Sendable {
         if let temporaryFolder { try? FileManager.default.removeItem(at: temporaryFolder) }
     }
 
-    enum Kind { case tweets, likes, outbox, mastodonLikes, blueskyRepository }
+    enum Kind { case tweets, likes, outbox, mastodonLikes, blueskyRepository, misskeyNotes }
 
     /// What a file name holds, or nil for files the import does not read.
     static func kind(of name: String) -> Kind? {
@@ -102,6 +105,8 @@ public final class ExportFiles: Sendable {
         if file == "outbox.json" { return .outbox }
         if file == "likes.json" { return .mastodonLikes }
         if file.lowercased().hasSuffix(".car") { return .blueskyRepository }
+        // Misskey names its export `notes-2026-11-22-09-00-00.json`.
+        if file.hasPrefix("notes") && file.hasSuffix(".json") { return .misskeyNotes }
         guard file.hasSuffix(".js") else { return nil }
         let base = String(file.dropLast(3))
         func matches(_ stem: String) -> Bool {

@@ -9,7 +9,7 @@ import BotConfiguration
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Imports the human's downloaded X or Mastodon archive or Bluesky repository: posts into the archive, likes (X) into the favorite filter.",
+        abstract: "Imports the human's downloaded X or Mastodon archive, Bluesky repository or Misskey notes: posts into the archive, likes (X) into the favorite filter.",
         discussion: """
             PATH is the .zip from X's "Download your archive" or Mastodon's "Request your archive" (Preferences → \
             Import and export), its extracted folder, or a single tweets.js / like.js (X) or outbox.json (Mastodon); \
@@ -31,10 +31,16 @@ struct ImportCommand: AsyncParsableCommand {
             quotes, posts with a label (!warn, porn, …) and posts without text are left out; shortened links are \
             written out whole from their facets; replies are filed under the DID they answered; likes are counted only \
             (the file holds their addresses). It is read whole, so it wants about as much memory as the file's size.
+
+            Misskey: the notes-<date>.json from Settings → Import and export → Notes → Export (it arrives in the \
+            person's drive). Renotes, quotes, followers-only and specified notes, notes behind a warning (unless \
+            POST_CW=true) and notes of files only are left out; the MFM is kept as written. A reply is filed under \
+            whom it answered by looking the note it answered up once on the person's instance (HUMAN_MISSKEY_URL and \
+            HUMAN_MISSKEY_TOKEN; free). The export holds no reactions: `mirror_bot train classifier` reads them.
             """
     )
 
-    @Argument(help: "The archive .zip, its folder, a tweets.js / like.js (X), outbox.json (Mastodon) or .car (Bluesky) file, an https:// address, or - for standard input.")
+    @Argument(help: "The archive .zip, its folder, a tweets.js / like.js (X), outbox.json (Mastodon), .car (Bluesky) or notes-<date>.json (Misskey) file, an https:// address, or - for standard input.")
     var path: String
 
     func run() async throws {
@@ -47,7 +53,7 @@ struct ImportCommand: AsyncParsableCommand {
             let archive = parts.archive
             let classifier = try parts.classifier()
             let importer = ArchiveImporter(archive: archive, classifier: classifier, copyingWarnings: network.copiesContentWarnings,
-                                           resolveAccount: resolver)
+                                           resolveAccount: resolver, networkIDs: parts.database.networkIDs)
             let report = try await ExportSource.withLocalPath(path) { local in try await importer.importExport(at: local) }
             let calibration = report.likesLearned > 0 ? try await calibrationLine(classifier, configuration, parts.database) : nil
             return (report, try await archive.count(), calibration)
@@ -56,6 +62,8 @@ struct ImportCommand: AsyncParsableCommand {
             print(Self.mastodonSummary(report, archived: archived, resolving: resolver != nil))
         } else if report.isBluesky {
             print(Self.blueskySummary(report, archived: archived))
+        } else if report.isMisskey {
+            print(Self.misskeySummary(report, archived: archived, resolving: resolver != nil))
         } else {
             print("Imported \(report.tweetsStored) new tweets (\(report.tweetsRead) read, \(report.retweetsSkipped) retweets skipped) "
                   + "and learned \(report.likesLearned) new likes (\(report.likesRead) read, \(report.likesWithoutText) without text). "
@@ -75,6 +83,20 @@ struct ImportCommand: AsyncParsableCommand {
         if report.likesRead > 0 {
             lines.append("The export lists \(report.likesRead) likes by address only, so none was learned; the bot does not like on Bluesky unless LIKES=on.")
         }
+        return lines.joined(separator: "\n")
+    }
+
+    /// What a Misskey notes export's import did, in words.
+    static func misskeySummary(_ report: ArchiveImporter.Report, archived: Int, resolving: Bool) -> String {
+        var lines = ["Imported \(report.tweetsStored) new notes (\(report.tweetsRead) read: \(report.retweetsSkipped) renotes and quotes skipped, "
+                     + "\(report.notCopied) never copied: followers-only, specified, behind a warning or files only). The archive holds \(archived) posts."]
+        if report.noteLookups > 0 { lines.append("Replies filed under whom they answered: \(report.noteLookups) notes looked up on the person's instance.") }
+        if report.repliesWithoutTarget > 0 {
+            lines.append("\(report.repliesWithoutTarget) replies are stored without whom they answered"
+                         + (resolving ? " (the notes they answered are gone or hidden)" : ": set HUMAN_MISSKEY_URL and HUMAN_MISSKEY_TOKEN before importing to look them up")
+                         + "; the bot answers no one with them (REPLY_FALLBACK=any may).")
+        }
+        lines.append("The export holds no reactions: run `mirror_bot train classifier` to learn the person's (free on Misskey).")
         return lines.joined(separator: "\n")
     }
 

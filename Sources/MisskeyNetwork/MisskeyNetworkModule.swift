@@ -120,8 +120,20 @@ public struct MisskeyNetworkModule: NetworkModule {
     public var dailyBudget: Double? { nil }
     /// `POST_CW`.
     public var copiesContentWarnings: Bool { settings.copyingWarnings }
-    /// None: a notes export names what a reply answers by the note's id, looked up when imported.
-    public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> Int64?)? { nil }
+    /// A notes export names what a reply answered by the note's id (`note:<id>`): looked up on the person's instance,
+    /// the number of its author; nil when the note is gone or hidden. Nil when the person's account is not set.
+    public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> Int64?)? {
+        guard settings.human != nil else { return nil }
+        let client = client(clock: clock, logger: logger)
+        return { address in
+            guard address.hasPrefix("note:") else { return nil }
+            do {
+                return MisskeyIDs.number(ofUser: try await client.send(ShowNote(noteID: String(address.dropFirst(5))), as: .human).userId)
+            } catch MisskeyAPIError.notFound {
+                return nil
+            }
+        }
+    }
 
     /// The instance and token of each account in `accounts` that are not set.
     public func missingSettings(for accounts: [Account]) -> [MissingSetting] {

@@ -26,8 +26,8 @@ struct ModuleImportTests {
         // The loop every API client's requests run through.
         "HTTPCore": ["AsyncHTTPClient"],
         // The import downloads an export from a link; a Bluesky export is records of the AT Protocol's lexicons, filed
-        // under the ids the Bluesky client gives them.
-        "ArchiveImport": ["AsyncHTTPClient", "BlueskyAPI"],
+        // under the ids the Bluesky client gives them; a Misskey export's notes are numbered as the Misskey client numbers them.
+        "ArchiveImport": ["AsyncHTTPClient", "BlueskyAPI", "MisskeyAPI"],
         // A Bluesky repository export (CAR) is DAG-CBOR, read with libcbor.
         "ATProtoRepository": ["CCBOR", "BlueskyAPI"],
         "XNetwork": ["XAPI"],

@@ -1,6 +1,8 @@
 import BotAssembly
 import BotConfiguration
+import BotClock
 import FakeMisskey
+import MisskeyAPI
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -184,6 +186,43 @@ struct MisskeyDayProcessTests {
                 #expect(reactedTexts.count == reacted.count, "reacted to notes other than the friend's of the day: \(reacted.map(\.noteID))")
                 let precision = Double(reactedTexts.filter { $0.contains("ラーメン") }.count) / Double(max(1, reactedTexts.count))
                 #expect(!reactedTexts.isEmpty && precision >= 0.75, "precision \(precision): \(reactedTexts)")
+            }
+        }
+    }
+
+    @Test("mirror_bot import of the person's notes export: public and home notes stored in their MFM, replies filed under whom they answered (the note looked up on the person's instance), and train scheduler then reads only what the export did not have")
+    func importsNotesExport() async throws {
+        let seed = Self.seed()
+        // The export as Misskey writes it: every note of the person's, oldest first, with what the export carries.
+        let exported = seed.notes.filter { $0.userID == Self.person }.sorted { $0.id < $1.id }.prefix(60)
+        let array = exported.map { note -> [String: Any] in
+            ["id": note.id, "text": note.text as Any, "createdAt": ISO8601Time.string(from: note.createdAt), "fileIds": [String](), "files": [Any](),
+             "replyId": note.replyID as Any, "renoteId": note.renoteID as Any, "poll": NSNull(), "cw": note.cw as Any, "visibility": note.visibility,
+             "visibleUserIds": note.visibleUserIDs, "localOnly": false, "reactionAcceptance": NSNull()]
+        }
+        try await TestServers.withTemporaryFolder { folder in
+            let file = folder.appending(path: "notes-2026-11-22-09-00-00.json")
+            try JSONSerialization.data(withJSONObject: array).write(to: file)
+            try await FakeMisskeyServer(seed: seed).withRunning { url in
+                let environment = Self.environment(url, folder: folder)
+                let imported = try await MirrorBotProcess.run(["import", file.path], environment: environment)
+                #expect(imported.status == 0, "\(imported.standardError.suffix(1_000))")
+                let copyable = exported.filter { $0.renoteID == nil && $0.cw == nil && ["public", "home"].contains($0.visibility) && $0.text != nil }
+                let replies = copyable.filter { $0.replyID != nil }
+                #expect(!replies.isEmpty)
+                #expect(imported.standardOutput.contains("Imported \(copyable.count) new notes (\(exported.count) read"), "\(imported.standardOutput)")
+                #expect(imported.standardOutput.contains("\(Set(replies.compactMap(\.replyID)).count) notes looked up"), "\(imported.standardOutput)")
+                let configuration = try Configuration(environment: environment)
+                try await BotParts(configuration: configuration, logger: TestServers.logger).withRunningAsIs { database in
+                    let stored = try await database.archive(timeZone: configuration.behaviour.timeZone, rowLimit: 10_000).newest(limit: 1_000)
+                    let friendNumber = MisskeyIDs.number(ofUser: Self.friend)
+                    let toFriend = stored.filter { $0.replyUserID == friendNumber }
+                    #expect(!toFriend.isEmpty && toFriend.allSatisfy { $0.text.hasPrefix("@friend わかる") }, "\(stored.map { ($0.text, $0.replyUserID ?? 0) })")
+                    #expect(stored.contains { $0.text.hasPrefix("$[x2 **") }, "MFM kept as written")
+                }
+                // The export's notes and the API's are the same notes, under the same numbers: training reads the rest.
+                let training = try await MirrorBotProcess.run(["train", "scheduler"], environment: environment)
+                #expect(training.standardOutput.contains("Archived \(213 - copyable.count) new tweets of the human"), "\(training.standardOutput)")
             }
         }
     }
