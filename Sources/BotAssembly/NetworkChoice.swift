@@ -1,6 +1,6 @@
 public import BotConfiguration
 public import BotCore
-import Foundation
+public import Foundation
 public import Logging
 import BlueskyNetwork
 import MastodonAPI
@@ -83,5 +83,10 @@ public enum AccountAuthorizations {
         let baseURL = reader.apiBaseURL("X_API_BASE_URL", default: XNetworkSettings.defaultBaseURL, example: "https://api.x.com")
         if !reader.problems.isEmpty { throw ConfigurationError(problems: reader.problems) }
         return try await XAccountAuthorization.begin(for: account, consumerKey: consumerKey, consumerSecret: consumerSecret, baseURL: baseURL)
+    }
+
+    /// MiAuth on Misskey for `account` at `instance`, asking for the permissions it needs (`liking`: reactions too).
+    public static func misskey(for account: Account, instance: URL, liking: Bool) throws -> any PendingAuthorization {
+        try MisskeyAccountAuthorization(for: account, instance: instance, liking: liking, logger: Logger(label: "mirror_bot.auth"))
     }
 }

@@ -9,8 +9,8 @@ import SocialNetwork
 struct AuthCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "auth",
-        abstract: "Gets an account's access token and secret for the bot (the developer portal makes them only for the app's own account).",
-        subcommands: [XAuth.self]
+        abstract: "Gets an account's access token for the bot: on X with a PIN (the developer portal makes tokens only for the app's own account), on Misskey through MiAuth.",
+        subcommands: [XAuth.self, MisskeyAuth.self]
     )
 }
 
@@ -79,4 +79,78 @@ struct XAuth: AsyncParsableCommand {
     }
 
     private static func nonEmpty(_ text: String) -> String? { text.trimmingCharacters(in: .whitespaces).isEmpty ? nil : text }
+}
+
+/// `mirror_bot auth misskey --account bot`: MiAuth on the account's instance.
+struct MisskeyAuth: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "misskey",
+        abstract: "Authorizes mirror_bot for a Misskey account through MiAuth and prints the account's MISSKEY_URL and MISSKEY_TOKEN.",
+        discussion: """
+            The instance is BOT_MISSKEY_URL (or HUMAN_ with --account human) from the environment or .env, or \
+            --instance. Prints an address: open it in a browser logged in as the account (log out first, or use a \
+            private window), check the permissions it asks for (the bot: read:account, write:notes and, to like, \
+            write:reactions; the person: read:account and read:reactions) and press "Allow"; then press Enter here. \
+            Prints BOT_MISSKEY_URL and BOT_MISSKEY_TOKEN, or with --write-env sets them in .env (other lines kept). \
+            The token is a secret: it acts as the account. A token can also be made by hand in Settings → API.
+            """
+    )
+
+    @Option(help: "Whose token: bot (the account the bot posts as) or human (the person mirrored).")
+    var account: String = "bot"
+
+    @Option(help: "The account's instance, such as https://misskey.io (default: BOT_MISSKEY_URL or HUMAN_MISSKEY_URL).")
+    var instance: String?
+
+    @Flag(help: "Set the two values in .env in the working directory instead of printing them.")
+    var writeEnv = false
+
+    @Flag(help: "Ask for no reactions permission (the bot will not like: LIKES=off).")
+    var noLikes = false
+
+    func validate() throws {
+        guard Account(rawValue: account) != nil else { throw ValidationError("--account must be bot or human, not \(account)") }
+    }
+
+    func run() async throws {
+        let who = Account(rawValue: account) ?? .bot
+        let environment = try EnvironmentFile.processEnvironment()
+        let urlName = who.environmentPrefix + "MISSKEY_URL"
+        guard let text = instance ?? environment[urlName], let url = EnvironmentReader.apiBaseURL(text) else {
+            throw ValidationError("Give the \(who) account's instance: --instance https://misskey.io, or set \(urlName) (https://, plain http:// only for localhost).")
+        }
+        do {
+            let authorization = try AccountAuthorizations.misskey(for: who, instance: url, liking: !noLikes)
+            print("Open this address in a browser logged in as the \(who) account (a private window is safest), press \"Allow\", then press Enter here:")
+            print(authorization.address.absoluteString)
+            fflush(nil)  // the address must be out before the wait, also when standard output is a pipe
+            var authorized: AuthorizedAccount?
+            var lastRefusal = ""
+            for _ in 0..<3 where authorized == nil {
+                FileHandle.standardError.write(Data("Press Enter once you have allowed it: ".utf8))
+                guard readLine() != nil else { break }
+                do {
+                    authorized = try await authorization.finish(code: "")
+                } catch let refusal as AuthorizationRefused {
+                    lastRefusal = refusal.description
+                    FileHandle.standardError.write(Data("Not yet: \(refusal.description)\n".utf8))
+                }
+            }
+            guard let authorized else {
+                throw ValidationError(lastRefusal.isEmpty ? "No approval was confirmed: run the command again, allow the app on the page, and press Enter." : lastRefusal)
+            }
+            let values = authorized.variables
+            if writeEnv {
+                let path = ".env"
+                let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+                try EnvironmentFile.writeSecret(EnvironmentFile.setting(values.map { ($0.name, $0.value) }, in: existing), toFile: path)
+                print("Authorized @\(authorized.handle) (id \(authorized.userID)). Set \(values.map(\.name).joined(separator: " and ")) in .env (other lines kept; readable by you only).")
+            } else {
+                print("Authorized @\(authorized.handle) (id \(authorized.userID)). Set these (the token is a secret: it acts as @\(authorized.handle)):")
+                for (name, value) in values { print("\(name)=\(value)") }
+            }
+        } catch let error as AuthorizationRefused {
+            throw ValidationError(error.description)
+        }
+    }
 }

@@ -12,7 +12,8 @@ struct StartCommand: AsyncParsableCommand {
             Needs the eight X credentials, or with NETWORK=mastodon the two Mastodon instances and tokens (there \
             mentions are streamed, likes are allowed, and nothing is billed), or with NETWORK=bluesky the bot's handle \
             and app password and the person's handle (free; no likes unless LIKES=on; its session kept in the \
-            database). HUMAN_NETWORK=archive runs without any account of the person's, from what `mirror_bot import` stored; HUMAN_NETWORK=mastodon (x, bluesky) reads the person on that network with its HUMAN_ variables while the bot posts on NETWORK. The archive is in DATABASE_URL (run `mirror_bot migrate` first) and the \
+            database), or with NETWORK=misskey the two Misskey instances and tokens (notes posted home, likes as \
+            MISSKEY_LIKE_REACTION reactions, mentions streamed, free). HUMAN_NETWORK=archive runs without any account of the person's, from what `mirror_bot import` stored; HUMAN_NETWORK=mastodon (x, bluesky, misskey) reads the person on that network with its HUMAN_ variables while the bot posts on NETWORK. The archive is in DATABASE_URL (run `mirror_bot migrate` first) and the \
             word counts in REDIS_URL; without either, it lives in the SQLite file MIRROR_BOT_DATA (default \
             mirror_bot.sqlite), created and migrated at start. The first log lines say which. Stops gracefully on SIGTERM or \
             SIGINT within 10 seconds; everything it did is stored, and starting again posts nothing twice. \

@@ -1,11 +1,13 @@
 import AsyncHTTPClient
 import BotConfiguration
+import FakeMisskey
 import FakeX
 import Foundation
 import Logging
 import NIOCore
 import Testing
 import TestSupport
+import MisskeyAPI
 import XAPI
 
 /// `mirror_bot auth x` as a user runs it: the address printed, opened (here: fetched) as the account, the PIN typed,
@@ -13,11 +15,11 @@ import XAPI
 @Suite("mirror_bot auth x: the PIN flow")
 struct AuthProcessTests {
     /// Runs `mirror_bot auth x ARGUMENTS` in `folder`; `answer` gets the printed address and returns what the user types.
-    static func auth(_ arguments: [String], environment: [String: String], in folder: URL,
+    static func auth(_ arguments: [String], network: String = "x", environment: [String: String], in folder: URL,
                      answer: @escaping @Sendable (URL) async throws -> String) async throws -> (status: Int32, output: String, error: String) {
         let process = Process()
         process.executableURL = try MirrorBotProcess.executable
-        process.arguments = ["auth", "x"] + arguments
+        process.arguments = ["auth", network] + arguments
         process.currentDirectoryURL = folder
         process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { mine, _ in mine }
         let input = Pipe(), output = Pipe(), errors = Pipe()
@@ -124,5 +126,47 @@ struct AuthProcessTests {
         let tricky = "it's \"quoted\" \\ and\nmore\there"
         #expect(try EnvironmentFile(parsing: EnvironmentFile.setting([("T", tricky)], in: text)).variables["T"] == tricky)
         #expect(EnvironmentFile.setting([("A", "1")], in: "") == "A=1\n")
+    }
+
+    @Test("auth misskey: MiAuth's address printed with the permissions the account needs; allowed on the page and Enter pressed, the token is printed, and acts as the account; not allowed, it says what to do; --write-env sets both values in .env")
+    func misskeyMiAuth() async throws {
+        let server = FakeMisskeyServer(seed: FakeMisskeySeed(now: Date(), accounts: [.init(id: "9xbot00000000001", username: "mirror", isBot: true)]),
+                                       logger: Logger(label: "auth", factory: { _ in SwiftLogNoOpLogHandler() }))
+        try await server.withRunning { base in
+            try await TestServers.withTemporaryFolder { folder in
+                let environment = ["BOT_MISSKEY_URL": base.absoluteString]
+                let run = try await Self.auth([], network: "misskey", environment: environment, in: folder) { url in
+                    // The person allows the app on the page, as the bot's account, with what the page asks for.
+                    let session = url.lastPathComponent
+                    let permissions = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "permission" }?.value ?? ""
+                    #expect(permissions == "read:account,write:notes,write:reactions")
+                    #expect(await server.approveMiAuth(session: session, accountID: "9xbot00000000001", permissions: permissions.components(separatedBy: ",")))
+                    return ""
+                }
+                #expect(run.status == 0, "\(run.output)\n\(run.error)")
+                #expect(run.output.contains("\(base.absoluteString)/miauth/"), "\(run.output)")
+                #expect(run.output.contains("Authorized @mirror (id 9xbot00000000001)"), "\(run.output)")
+                let token = try #require(run.output.firstMatch(of: /BOT_MISSKEY_TOKEN=(\S+)/).map { String($0.1) })
+                #expect(run.output.contains("BOT_MISSKEY_URL=\(base.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")))"))
+                // The token acts as the bot.
+                let client = MisskeyClient(configuration: .init(accounts: [.bot: MisskeyAccess(instance: base, token: token)]), logger: Logger(label: "auth"))
+                #expect(try await client.send(GetI(), as: .bot).username == "mirror")
+
+                // Enter pressed without allowing: it says what to do, and prints no token.
+                let refused = try await Self.auth(["--account", "human", "--instance", base.absoluteString], network: "misskey", environment: [:], in: folder) { _ in "" }
+                #expect(refused.status != 0)
+                #expect(refused.error.contains("has no approval for this session yet"), "\(refused.error)")
+                #expect(!refused.output.contains("MISSKEY_TOKEN="))
+
+                let written = try await Self.auth(["--write-env"], network: "misskey", environment: environment, in: folder) { url in
+                    #expect(await server.approveMiAuth(session: url.lastPathComponent, accountID: "9xbot00000000001", permissions: ["read:account", "write:notes"]))
+                    return ""
+                }
+                #expect(written.status == 0, "\(written.output)\n\(written.error)")
+                let file = try EnvironmentFile(parsing: try String(contentsOf: folder.appending(path: ".env"), encoding: .utf8))
+                #expect(file.variables["BOT_MISSKEY_TOKEN"]?.isEmpty == false && file.variables["BOT_MISSKEY_URL"] != nil)
+                #expect(!written.output.contains(file.variables["BOT_MISSKEY_TOKEN"] ?? "?"), "the token is not printed")
+            }
+        }
     }
 }

@@ -11,6 +11,14 @@ struct CommandParsingTests {
         #expect(throws: (any Error).self) { try MirrorBot.parseAsRoot(["migrate", "extra"]) }
     }
 
+    @Test("auth takes x and misskey, each with --account and --write-env; misskey an --instance; an unknown account is refused")
+    func auth() throws {
+        let misskey = try #require(try MirrorBot.parseAsRoot(["auth", "misskey", "--account", "human", "--instance", "https://misskey.io", "--write-env"]) as? MisskeyAuth)
+        #expect(misskey.account == "human" && misskey.instance == "https://misskey.io" && misskey.writeEnv && !misskey.noLikes)
+        #expect(try #require(try MirrorBot.parseAsRoot(["auth", "x", "--pin", "1234"]) as? XAuth).pin == "1234")
+        #expect(throws: (any Error).self) { try MirrorBot.parseAsRoot(["auth", "misskey", "--account", "someone"]) }
+    }
+
     @Test("doctor takes no arguments")
     func doctor() throws {
         #expect(try MirrorBot.parseAsRoot(["doctor"]) is DoctorCommand)

@@ -161,20 +161,21 @@ struct MirrorBotProcessTests {
     func help() async throws {
         let root = try await MirrorBotProcess.run(["--help"], environment: [:])
         #expect(root.status == 0)
-        #expect(root.standardOutput.contains("X, Mastodon or Bluesky account") && root.standardOutput.contains("NETWORK=mastodon")
-                && root.standardOutput.contains("NETWORK=bluesky"))
+        #expect(root.standardOutput.contains("X, Mastodon, Bluesky or Misskey account") && root.standardOutput.contains("NETWORK=mastodon")
+                && root.standardOutput.contains("NETWORK=bluesky") && root.standardOutput.contains("NETWORK=misskey"))
         for name in ["start", "migrate", "train", "import", "schedule", "classify", "doctor", "setup", "auth", "optout", "tokenize"] {
             #expect(root.standardOutput.contains("  \(name) "), "--help lists \(name)")
         }
         let expectations: [[String]: [String]] = [
-            ["start"]: ["--dry-run", "--speed", "--start-time", "--duration", "MISSED_SLOT_GRACE", "NETWORK=bluesky", "HUMAN_NETWORK=archive"],
+            ["start"]: ["--dry-run", "--speed", "--start-time", "--duration", "MISSED_SLOT_GRACE", "NETWORK=bluesky", "NETWORK=misskey", "HUMAN_NETWORK=archive"],
+            ["auth", "misskey"]: ["MiAuth", "--account", "--instance", "--write-env", "write:notes"],
             ["setup"]: ["bluesky", "self-label", "doctor"],
             ["migrate"]: ["DATABASE_URL", "SQLite file"],
             ["train", "scheduler"]: ["--force", "3,200"],
             ["train", "classifier"]: ["--force", "favorite"],
             ["train", "clear"]: ["word counts", "training examples"],
             ["train", "rebuild"]: ["training examples", "original key layout"],
-            ["import"]: ["<path>", ".zip", "outbox.json", "HUMAN_MASTODON_TOKEN"],
+            ["import"]: ["<path>", ".zip", "outbox.json", "HUMAN_MASTODON_TOKEN", "notes-<date>.json"],
             ["schedule"]: ["--date", "--seed", "--json"],
             ["classify"]: ["--json", "--explain", "--stats"],
             ["doctor"]: ["Redis", "NETWORK=mastodon", "bot flag", "scopes", "automation rules"],
