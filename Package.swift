@@ -433,7 +433,7 @@ let package = Package(
         .executableTarget(
             name: "fake-x",
             dependencies: [
-                "FakeX", "FakeMastodon", "FakeBluesky",
+                "FakeX", "FakeMastodon", "FakeBluesky", "FakeMisskey",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

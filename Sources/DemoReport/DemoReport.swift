@@ -35,14 +35,14 @@ public struct DemoReport: Sendable {
         public var served: [String: Int]
         /// X's bill as the fake made it: per UTC day and app.
         public var billing: [BillingEntry] = []
-        /// The fake's network: `x`, `mastodon` or `bluesky`.
+        /// The fake's network: `x`, `mastodon`, `bluesky` or `misskey`.
         public var network: String = "x"
         /// Ids the bot knows things by on the network → their ids in the seed (Bluesky's: a post's TID number, an
         /// account's id made from its DID); empty where the network uses the seed's ids.
         public var aliases: [String: String] = [:]
 
         /// The network's name for the report's lines.
-        public var networkName: String { ["mastodon": "Mastodon", "bluesky": "Bluesky"][network] ?? "X" }
+        public var networkName: String { ["mastodon": "Mastodon", "bluesky": "Bluesky", "misskey": "Misskey"][network] ?? "X" }
         /// Whether the network bills its API.
         public var isBilled: Bool { network == "x" }
 
@@ -216,8 +216,11 @@ public struct DemoReport: Sendable {
             var lines: [String] = []
             if let status = botState["likes.status"] { lines.append(status) }
             if !postLinks { lines.append("links: \(humanTweetsWithLinks) of \(username(humanID))'s posts and replies share a link; POST_LINKS=false kept them back") }
-            let warned = record.network == "bluesky" ? "reposts, quotes and posts with a content label (!warn, porn, …): never copied"
-                : "statuses that were followers-only or direct, or carried a content warning: never copied"
+            let warned = switch record.network {
+            case "bluesky": "reposts, quotes and posts with a content label (!warn, porn, …): never copied"
+            case "misskey": "renotes, quotes, and notes that were followers-only or specified, or carried a warning (cw): never copied"
+            default: "statuses that were followers-only or direct, or carried a content warning: never copied"
+            }
             lines.append(lines.isEmpty ? "nothing held back but \(warned)" : warned)
             return lines
         }
@@ -277,7 +280,8 @@ public struct DemoReport: Sendable {
             lines.append("  \(clockTime(mention.handledAt)) \(username(String(mention.authorID))) \"\(text)\": \(mention.reason ?? "?")")
         }
 
-        let reasons = Dictionary(likes.map { (String($0.tweetID), $0) }, uniquingKeysWith: { first, _ in first })
+        // The bot keeps a like by its own id of the post; the fake names it by the seed's, where the network's ids differ.
+        let reasons = Dictionary(likes.map { (record.aliases[String($0.tweetID)] ?? String($0.tweetID), $0) }, uniquingKeysWith: { first, _ in first })
         lines.append("")
         lines.append("Likes (\(botLikes.count)):")
         for like in botLikes.prefix(12) {

@@ -190,20 +190,7 @@ public final class FakeMisskeyServer: Sendable {
     /// (`{"session", "account_id", "permissions"}`: the person's approval).
     private func addAdminRoutes(to router: Router<BasicRequestContext>) {
         let world = world
-        router.get("/admin/state") { _, _ in
-            let posted = await world.postedAsTweets().map { tweet in
-                JSONValue.object([("id", .string(tweet.id)), ("author_id", .string(tweet.authorID)), ("text", .string(tweet.text)),
-                                  ("created_at", .time(tweet.createdAt)),
-                                  ("in_reply_to_tweet_id", tweet.inReplyToTweetID.map(JSONValue.string) ?? .null),
-                                  ("in_reply_to_user_id", tweet.inReplyToUserID.map(JSONValue.string) ?? .null)])
-            }
-            let liked = await world.reacted.map { JSONValue.object([("user_id", .string($0.userID)), ("tweet_id", .string($0.noteID)), ("reaction", .string($0.reaction))]) }
-            let requests = await world.requestCounts.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.int($0.value)) }
-            return Self.response(FakeMisskeyResponse(status: 200, body: .object([
-                ("network", .string("misskey")), ("now", .time(await world.now)), ("speed", .double(await world.speed)),
-                ("posted", .array(posted)), ("liked", .array(liked)), ("requests", .object(requests)), ("served", .object([])), ("billing", .array([])),
-            ])))
-        }
+        router.get("/admin/state") { _, _ in Self.response(FakeMisskeyResponse(status: 200, body: await world.adminState())) }
         router.post("/admin/clock") { request, _ in
             var request = request
             let body = (try? await request.collectBody(upTo: 1 << 16)).map { Data(buffer: $0) } ?? Data()

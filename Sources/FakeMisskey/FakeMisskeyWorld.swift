@@ -1,5 +1,6 @@
 import FakeX
 import Foundation
+import MisskeyAPI
 import SeededRandom
 
 /// An answer of the fake instance: status, JSON body (nil: 204), extra headers.
@@ -91,6 +92,8 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
     private var armedClock: (Date, Double)?
     private let autoRepliers: [String]
     private var autoReplyCount = 0
+    /// Persona ids of the seeded notes and accounts (for the demo's report).
+    let personaNoteIDs: [String: String], personaUserIDs: [String: String]
     private var counter = 0
 
     /// Seeded faults: the share of writes whose answer is lost after the work, and of reads answered 500.
@@ -102,6 +105,8 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
         maxNoteTextLength = seed.maxNoteTextLength
         clockBase = seed.now
         autoRepliers = seed.autoRepliers
+        personaNoteIDs = seed.personaNoteIDs
+        personaUserIDs = seed.personaUserIDs
         for account in seed.accounts {
             accounts[account.id] = account
             if let token = account.token { accountsByToken[token] = account.id }
@@ -367,6 +372,34 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
     func newestNoteID() -> String? { notes.values.filter { $0.createdAt <= now }.map(\.id).max { Self.isNewer($1, than: $0) } }
 
     // MARK: - The record, as fake X's
+
+    /// What clients did, in fake X's `/admin/state` shape for the demo's report: the notes created through the API and
+    /// still there (`id` the bot's number of the note; authors and notes answered by their persona ids where the seed
+    /// gave them), the reactions made (`liked`), `requests` by endpoint, nothing served or billed, and `aliases`: each
+    /// seeded note's and account's number (as the bot numbers them) → its persona id.
+    func adminState() -> JSONValue {
+        func user(_ id: String) -> JSONValue { .string(personaUserIDs[id] ?? id) }
+        func note(_ id: String) -> JSONValue {
+            .string(personaNoteIDs[id] ?? notes[id].flatMap { MisskeyIDs.number(ofNote: $0.id, createdAt: $0.createdAt) }.map(String.init) ?? id)
+        }
+        let posted = posted.map { created -> JSONValue in
+            let number = MisskeyIDs.number(ofNote: created.id, createdAt: created.createdAt).map(String.init) ?? created.id
+            return .object([("id", .string(number)), ("author_id", user(created.userID)), ("text", .string(created.text ?? "")),
+                            ("created_at", .time(created.createdAt)), ("in_reply_to_tweet_id", created.replyID.map(note) ?? .null),
+                            ("in_reply_to_user_id", created.replyID.flatMap { notes[$0]?.userID }.map(user) ?? .null)])
+        }
+        let liked = reacted.map { JSONValue.object([("user_id", user($0.userID)), ("tweet_id", note($0.noteID)), ("reaction", .string($0.reaction))]) }
+        var aliases: [(String, JSONValue)] = []
+        for (id, personaID) in personaNoteIDs.sorted(by: { $0.key < $1.key }) {
+            if let number = notes[id].flatMap({ MisskeyIDs.number(ofNote: $0.id, createdAt: $0.createdAt) }) { aliases.append((String(number), .string(personaID))) }
+        }
+        for (id, personaID) in personaUserIDs.sorted(by: { $0.key < $1.key }) { aliases.append((String(MisskeyIDs.number(ofUser: id)), .string(personaID))) }
+        return .object([
+            ("network", .string("misskey")), ("now", .time(now)), ("speed", .double(speed)), ("posted", .array(posted)), ("liked", .array(liked)),
+            ("requests", .object(requestCounts.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })), ("served", .object([])),
+            ("billing", .array([])), ("aliases", .object(aliases)),
+        ])
+    }
 
     /// The notes posted through the API as fake X's tweets (MFM text as written, the user answered).
     func postedAsTweets() -> [FakeXSeed.Tweet] {

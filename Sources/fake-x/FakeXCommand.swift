@@ -1,6 +1,7 @@
 import ArgumentParser
 import FakeBluesky
 import FakeMastodon
+import FakeMisskey
 import FakeX
 import Foundation
 import Logging
@@ -21,7 +22,7 @@ struct FakeXCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The network to fake: x (X API v2), mastodon (a Mastodon instance: REST, streaming, /admin/state and /admin/clock) or bluesky (entryway, PDS and AppView in one: XRPC, /admin/state and /admin/clock; the bot logs in as hanako-mirror.bsky.example with the app password demo-bot-app-password); mastodon and bluesky with --persona only.")
+    @Option(help: "The network to fake: x (X API v2), mastodon (a Mastodon instance: REST, streaming, /admin/state and /admin/clock) bluesky (entryway, PDS and AppView in one: XRPC, /admin/state and /admin/clock; the bot logs in as hanako-mirror.bsky.example with the app password demo-bot-app-password) or misskey (a Misskey instance: its API, the main stream over a WebSocket, MiAuth, /admin/state and /admin/clock); mastodon, bluesky and misskey with --persona only.")
     var network = "x"
 
     @Option(help: "The seed file (JSON: users, accounts, tweets, likes, follows, now, speed, rate_limits, auto_repliers).")
@@ -98,7 +99,14 @@ struct FakeXCommand: AsyncParsableCommand {
             let server = FakeBlueskyServer(seed: bluesky, logger: Self.quietLogger("fake-bluesky"))
             await server.setClock(bluesky.now, speed: speed ?? 0)
             return try await serve(server.run)
-        default: throw ValidationError("--network must be x, mastodon or bluesky, not \(network)")
+        case "misskey":
+            guard let generated else { throw ValidationError("--network misskey serves the generated persona: give --persona.") }
+            if let writeSeed { try seedValue.write(to: writeSeed) }
+            let misskey = FakeMisskeySeed(persona: generated)
+            let server = FakeMisskeyServer(seed: misskey, logger: Self.quietLogger("fake-misskey"))
+            await server.setClock(misskey.now, speed: speed ?? 0)
+            return try await serve(server.run)
+        default: throw ValidationError("--network must be x, mastodon, bluesky or misskey, not \(network)")
         }
         guard let accessLevel = FakeXSeed.Access(rawValue: access) else { throw ValidationError("--access must be pay-per-use or enterprise, not \(access)") }
         seedValue.access = accessLevel
