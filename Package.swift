@@ -523,7 +523,7 @@ let package = Package(
         .testTarget(name: "PostTextTests", dependencies: ["PostText"], swiftSettings: strictSettings),
         .testTarget(
             name: "FuzzTests",
-            dependencies: ["ArchiveImport", "BotAssembly", "BotConfiguration", "MastodonAPI", "BlueskyAPI", "BlueskyNetwork", "PostText", "StatusPage", "SeededRandom"],
+            dependencies: ["ArchiveImport", "BotAssembly", "BotConfiguration", "MastodonAPI", "BlueskyAPI", "BlueskyNetwork", "MisskeyAPI", "PostText", "StatusPage", "SeededRandom"],
             exclude: ["Corpus"],
             swiftSettings: strictSettings
         ),

@@ -216,11 +216,10 @@ public struct DemoReport: Sendable {
             var lines: [String] = []
             if let status = botState["likes.status"] { lines.append(status) }
             if !postLinks { lines.append("links: \(humanTweetsWithLinks) of \(username(humanID))'s posts and replies share a link; POST_LINKS=false kept them back") }
-            let warned = switch record.network {
-            case "bluesky": "reposts, quotes and posts with a content label (!warn, porn, …): never copied"
-            case "misskey": "renotes, quotes, and notes that were followers-only or specified, or carried a warning (cw): never copied"
-            default: "statuses that were followers-only or direct, or carried a content warning: never copied"
-            }
+            let warned = [
+                "bluesky": "reposts, quotes and posts with a content label (!warn, porn, …): never copied",
+                "misskey": "renotes, quotes, and notes that were followers-only or specified, or carried a warning (cw): never copied",
+            ][record.network] ?? "statuses that were followers-only or direct, or carried a content warning: never copied"
             lines.append(lines.isEmpty ? "nothing held back but \(warned)" : warned)
             return lines
         }

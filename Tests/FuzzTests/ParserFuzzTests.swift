@@ -5,6 +5,7 @@ import BotAssembly
 import BotConfiguration
 import Foundation
 import MastodonAPI
+import MisskeyAPI
 import PostText
 @testable import StatusPage
 import Testing
@@ -218,6 +219,38 @@ struct ParserFuzzTests {
                 #expect(BlueskyIDs.uri(ofPost: id, by: parts.repo) == notification.uri, "\(notification.uri)")
             }
             if let tid = TID(String(decoding: bytes.prefix(13), as: UTF8.self)) { #expect(TID(tid.description) == tid) }
+        }
+    }
+
+    @Test("Misskey's MFM to text: never longer than its input, no space at either end, text without markup given back as written")
+    func mfm() throws {
+        var fuzzer = try Fuzzer("mfm", tokens: ["$[", "]", "x2 ", "spin.speed=2s ", "**", "***", "__", "~~", ":", ":igyo:", "<small>", "</small>",
+                                                "<center>", "</center>", "> ", "\n", "@", "#"])
+        fuzzer.run { bytes in
+            let mfm = String(decoding: bytes, as: UTF8.self)
+            let text = WrittenText.from(mfm: mfm)
+            #expect(text.unicodeScalars.count <= mfm.unicodeScalars.count, "\(mfm.debugDescription) → \(text.debugDescription)")
+            #expect(text == text.trimmingCharacters(in: .whitespaces))
+            let markup: Set<Character> = ["$", "[", "]", "*", "_", "~", ":", "<", ">", " ", "\t"]
+            if !mfm.contains(where: { markup.contains($0) }) { #expect(text == mfm) }
+        }
+    }
+
+    @Test("Misskey notes exports: every note read, or one ImportError on one line; a kept note's number names its time; nothing else thrown")
+    func misskeyNotes() throws {
+        var fuzzer = try Fuzzer("misskeynotes", tokens: ["[", "]", "{", "}", ",", "\"id\":", "\"text\":", "\"createdAt\":", "\"2025-11-01T00:00:00.000Z\"",
+                                                         "\"replyId\":", "\"renoteId\":", "\"visibility\":", "\"followers\"", "\"cw\":", "null", "\"9x1a2b3c4d5e6f7g\""])
+        let url = FileManager.default.temporaryDirectory.appending(path: "fuzz-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: url) }
+        fuzzer.run { bytes in
+            try Data(bytes).write(to: url)
+            do {
+                let contents = try MisskeyNotesExport.contents(of: ExportFiles.File(name: "notes-x.json", url: url), copyingWarnings: false)
+                #expect(contents.notes.count + contents.renotes + contents.notCopied == contents.read)
+                for kept in contents.notes { #expect(abs(MisskeyIDs.time(ofNumber: kept.number).timeIntervalSince(kept.createdAt)) < 1 || MisskeyIDs.time(of: kept.note.id) != nil) }
+            } catch let error as ImportError {
+                #expect(!error.description.contains("\n"), "\(error)")
+            }
         }
     }
 

@@ -152,4 +152,16 @@ struct MisskeyNetworkTests {
             #expect(await server.posted().isEmpty)
         }
     }
+
+    @Test("The status page's links: https://<host>/notes/<id> on the instance that gave the id, for the notes the bot numbered; none for a number it never gave")
+    func postLinks() async throws {
+        let module = MisskeyNetworkModule(settings: MisskeyNetworkSettings(human: MisskeyAccess(instance: URL(string: "https://misskey.io/")!, token: "p"),
+                                                                           bot: MisskeyAccess(instance: URL(string: "https://bots.example")!, token: "b")))
+        let id = MisskeyFixture.id(10)
+        try await module.ids.keep(notes: [(id, MisskeyFixture.at(10))])
+        let number = try #require(MisskeyIDs.number(ofNote: id, createdAt: nil))
+        #expect(module.postLinks.botSide(String(number)) == "https://bots.example/notes/\(id)")
+        #expect(module.postLinks.personSide(String(number)) == "https://misskey.io/notes/\(id)")
+        #expect(module.postLinks.botSide("12345") == nil)
+    }
 }
