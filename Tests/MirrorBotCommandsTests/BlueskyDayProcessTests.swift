@@ -335,10 +335,16 @@ struct BlueskyDayProcessTests {
                 let configuration = try Configuration(environment: environment)
                 let slots = try await BotParts(configuration: configuration, logger: TestServers.logger).withRunningAsIs { database in
                     try await database.plans.slots(of: "2026-11-22") ?? []
-                }.filter { $0.minute < endMinute }
+                }
+                // Every slot posted counts; the last ten minutes of the run are left out of the states checked (the run may
+                // end before a slot due then is reached).
                 let posted = slots.filter { $0.state == .posted }
-                #expect(slots.allSatisfy { $0.state == .posted || ($0.state == .skipped && ($0.reason ?? "").hasPrefix("missed: ")) },
-                        "\(slots.map { ($0.minute, $0.state, $0.reason ?? "") })")
+                let due = slots.filter { $0.minute < endMinute - 10 }
+                // The slot in flight at the SIGKILL (a loaded machine may have reached the next one by then) is read back at
+                // the restart: not made, its minute past, it is skipped saying so.
+                #expect(due.allSatisfy { slot in
+                    slot.state == .posted || (slot.state == .skipped && ["missed: ", "interrupted while posting"].contains { (slot.reason ?? "").hasPrefix($0) })
+                }, "\(due.map { ($0.minute, $0.state, $0.reason ?? "") })")
                 #expect(!posted.isEmpty && posts.count == posted.count, "\(posts.count) posts, \(posted.count) slots posted: \(log.suffix(3_000))")
                 for post in posts {
                     #expect(personTexts.contains(post.text), "not one of the person's posts: \(post.text)")

@@ -28,9 +28,10 @@ struct MisskeyDayProcessTests {
     /// Three weeks of the person: eight notes a day at the same hours (some in MFM, one with a link), and each day a
     /// followers-only note, a specified one, one behind a warning, a renote and a quote (never to be copied); replies
     /// to the friend's notes, ❤ on the friend's notes about ラーメン (their likes), replies to a bot that answers
-    /// everything and, the first days, to an account whose profile says #nobot. During the simulated day: the friend's
-    /// mention of the bot, the #nobot account's, the answering bot's, the friend's notes (some about ラーメン), and a
-    /// mention of the friend while the stream is down.
+    /// everything and, the first days, to an account whose profile says #nobot; during the simulated day, the friend's
+    /// notes (some about ラーメン). The day's mentions are made during the run (`mention`), after the bot's first start
+    /// has read where mentions stand: a loaded machine may take hours of the bot's time to start, and what came before
+    /// its first start is rightly never answered.
     static func seed() -> FakeMisskeySeed {
         var notes: [FakeMisskeySeed.Note] = []
         var reactions: [(noteID: String, reaction: String)] = []
@@ -68,13 +69,9 @@ struct MisskeyDayProcessTests {
                 _ = add(person, "@quiet ありがとう \(day)", at: start.addingTimeInterval(16 * 3_600 + 60), reply: quietNote)
             }
         }
-        _ = add(friend, "@mirror 元気?", at: dayStart.addingTimeInterval(2 * 3_600))
-        _ = add(quiet, "@mirror こんにちは", at: dayStart.addingTimeInterval(3 * 3_600))
-        _ = add(echo, "@mirror やあ", at: dayStart.addingTimeInterval(4 * 3_600))
         for (offset, hour) in [6, 7, 8, 9, 10, 11, 12].enumerated() {
             _ = add(friend, offset % 2 == 0 ? "ラーメン最高 \(hour)時" : "散歩した \(hour)時", at: dayStart.addingTimeInterval(Double(hour * 3_600 + 600)))
         }
-        _ = add(friend, "@mirror 聞こえる?", at: dayStart.addingTimeInterval(10 * 3_600 + 600))
         var seed = FakeMisskeySeed(now: dayStart, accounts: [
             .init(id: person, username: "person", token: "person-token", permissions: ["read:account", "read:reactions"], description: "わたし"),
             .init(id: bot, username: "mirror", token: "bot-token", isBot: true, description: "@person の自動ミラー (bot)"),
@@ -84,6 +81,14 @@ struct MisskeyDayProcessTests {
         ], notes: notes, reactions: [person: reactions], follows: [person: [friend, echo], bot: [friend, person]])
         seed.autoRepliers = [echo]
         return seed
+    }
+
+    /// A note of `user` mentioning the bot, made a minute from now on the instance's clock.
+    static func mention(_ server: FakeMisskeyServer, by user: String, _ text: String, number: Int) async -> String {
+        let at = await server.now().addingTimeInterval(60)
+        let id = FakeMisskeySeed.aidx(at: at, node: "ment", counter: number)
+        await server.add(notes: [.init(id: id, userID: user, text: text, createdAt: at)])
+        return id
     }
 
     @Test("NETWORK=misskey: train learns the person's notes and reactions; through 30% lost writes, 5% failed reads, a SIGKILL and the stream cut, start posts only their public and home notes at their hours in their MFM, home, answers the friend once (also while the stream is down), never the #nobot account, the answering bot within limits, reacts ❤ only where the filter says, nothing twice")
@@ -108,28 +113,37 @@ struct MisskeyDayProcessTests {
                 await server.add(fault: FakeMisskeyFault(kind: .dropAfterHandling, endpoint: "notes/create"))
                 await server.armClock(Self.dayStart, speed: 1_440)
                 let first = try RunningBot(["start", "--speed", "1440", "--start-time", "2026-11-22T00:00:00+09:00"], environment: environment, folder: folder)
+                // Once the first start has read where mentions stand: the friend's, the #nobot account's and the answering
+                // bot's mentions.
+                #expect(try await first.waitForLog("first start: mentions up to"), "\(first.tail)")
+                let friendMention = await Self.mention(server, by: Self.friend, "@mirror 元気?", number: 1)
+                let quietMention = await Self.mention(server, by: Self.quiet, "@mirror こんにちは", number: 2)
+                _ = await Self.mention(server, by: Self.echo, "@mirror やあ", number: 3)
+                #expect(try await first.waitForLog("replied to @friend"), "\(first.tail)")
                 #expect(try await first.waitForLog("posted slot "), "\(first.tail)")
                 kill(first.process.processIdentifier, SIGKILL)
                 _ = try await first.waitForExit()
                 #expect(first.process.terminationReason == .uncaughtSignal)
 
-                // From 10:00 to 10:40 the instance's stream is down (the friend's mention at 10:10 comes then).
-                let cutter = Task {
-                    while await server.now() < Self.dayStart.addingTimeInterval(10 * 3_600) { try await Task.sleep(for: .milliseconds(10)) }
-                    await server.setStreamingAvailable(false)
-                    await server.cutStreams()
-                    while await server.now() < Self.dayStart.addingTimeInterval(10 * 3_600 + 2_400) { try await Task.sleep(for: .milliseconds(10)) }
-                    await server.setStreamingAvailable(true)
-                }
+                // The second run: once it streams, the instance's stream goes down; a mention made meanwhile is answered by
+                // polling; then the stream comes back.
                 let resumeAt = await server.now()
                 let endAt = min(max(Self.dayStart.addingTimeInterval(13 * 3_600), resumeAt.addingTimeInterval(4 * 3_600)), Self.dayStart.addingTimeInterval(23 * 3_600))
-                let endMinute = Int(endAt.timeIntervalSince(Self.dayStart)) / 60
-                let run = try await MirrorBotProcess.run(["start", "--speed", "1440", "--start-time", resumeAt.formatted(.iso8601),
-                                                          "--duration", "\(max(600, Int(endAt.timeIntervalSince(resumeAt))))s"], environment: environment)
-                cutter.cancel()
-                let log = first.log + run.standardError
-                #expect(run.status == 0, "\(run.standardError.suffix(3_000))")
+                let second = try RunningBot(["start", "--speed", "1440", "--start-time", resumeAt.formatted(.iso8601),
+                                             "--duration", "\(max(600, Int(endAt.timeIntervalSince(resumeAt))))s"], environment: environment, folder: folder)
+                #expect(try await second.waitForLog("mentions: streaming from Misskey"), "\(second.tail)")
+                await server.setStreamingAvailable(false)
+                await server.cutStreams()
+                #expect(try await second.waitForLog("mentions: the stream dropped"), "\(second.tail)")
+                let whileDown = await Self.mention(server, by: Self.friend, "@mirror 聞こえる?", number: 4)
+                #expect(try await second.waitForLog("replied to @friend"), "answered by polling while the stream was down: \(second.tail)")
+                await server.setStreamingAvailable(true)
+                #expect(try await second.waitForLog("mentions: streaming again"), "\(second.tail)")
+                let (status, _) = try await second.waitForExit()
+                let log = first.log + second.log
+                #expect(status == 0, "\(second.tail)")
                 #expect(log.contains("network: Misskey"))
+                let endMinute = Int(endAt.timeIntervalSince(Self.dayStart)) / 60
 
                 let posted = await server.posted()
                 let posts = posted.filter { $0.replyID == nil }
@@ -140,10 +154,16 @@ struct MisskeyDayProcessTests {
                 let configuration = try Configuration(environment: environment)
                 let slots = try await BotParts(configuration: configuration, logger: TestServers.logger).withRunningAsIs { database in
                     try await database.plans.slots(of: "2026-11-22") ?? []
-                }.filter { $0.minute < endMinute }
+                }
+                // Every slot posted counts; the last ten minutes of the run are left out of the states checked (the run may
+                // end before a slot due then is reached).
                 let postedSlots = slots.filter { $0.state == .posted }
-                #expect(slots.allSatisfy { $0.state == .posted || ($0.state == .skipped && ($0.reason ?? "").hasPrefix("missed: ")) },
-                        "\(slots.map { ($0.minute, $0.state, $0.reason ?? "") })")
+                let due = slots.filter { $0.minute < endMinute - 10 }
+                // Posted, missed (a loaded machine stalls the bot longer than production's grace: 417 ms at 1440x), or the
+                // slot in flight at the SIGKILL, read back as not made with its minute past.
+                #expect(due.allSatisfy { slot in
+                    slot.state == .posted || (slot.state == .skipped && ["missed: ", "interrupted while posting"].contains { (slot.reason ?? "").hasPrefix($0) })
+                }, "\(due.map { ($0.minute, $0.state, $0.reason ?? "") })")
                 #expect(!postedSlots.isEmpty && posts.count == postedSlots.count, "\(posts.count) notes, \(postedSlots.count) slots posted: \(log.suffix(3_000))")
                 for post in posts {
                     #expect(copyable.contains(post.text ?? ""), "not one of the person's public or home notes: \(post.text ?? "")")
@@ -158,23 +178,18 @@ struct MisskeyDayProcessTests {
                 let neverCopied = ["秘密", "ないしょ", "ネタバレ", "引用"]
                 #expect(!posted.contains { note in neverCopied.contains { (note.text ?? "").contains($0) } })
 
-                // The friend's mentions (02:00, and 10:10 while the stream was down) answered once each, with the person's
-                // replies to them; the #nobot account's not; the answering bot at most 3 times an hour.
-                func mention(_ author: String, _ text: String) throws -> String { try #require(seed.notes.first { $0.userID == author && $0.text == text }?.id) }
-                for id in [try mention(Self.friend, "@mirror 元気?"), try mention(Self.friend, "@mirror 聞こえる?")] {
+                // The friend's mentions (one while the stream was down) answered once each, with the person's replies to
+                // them; the #nobot account's not; the answering bot within the limits.
+                for id in [friendMention, whileDown] {
                     let answers = posted.filter { $0.replyID == id }
                     #expect(answers.count == 1, "\(posted.map { ($0.replyID ?? "-", $0.text ?? "") })")
                     #expect(answers.first?.text?.hasPrefix("@friend わかる") == true, "\(answers.map(\.text))")
                 }
-                #expect(!posted.contains { $0.replyID == (try? mention(Self.quiet, "@mirror こんにちは")) })
+                #expect(!posted.contains { $0.replyID == quietMention })
                 #expect(log.contains("their profile says #nobot"), "\(log.suffix(3_000))")
                 let toEcho = posted.filter { ($0.text ?? "").hasPrefix("@echo") }
                 #expect(!toEcho.isEmpty && toEcho.count <= 5, "\(toEcho.map(\.text))")
                 #expect(Set(posted.compactMap(\.replyID)).count == posted.filter { $0.replyID != nil }.count, "a mention answered twice")
-                // The stream: mentions pushed, the cut noticed, polling while it was down, streaming again.
-                #expect(log.contains("mentions: streaming from Misskey"), "\(log.suffix(3_000))")
-                #expect(log.contains("mentions: the stream dropped"), "\(log.suffix(3_000))")
-                #expect(log.contains("mentions: streaming again"), "\(log.suffix(3_000))")
 
                 // Reactions: ❤ only, once a note, only on the friend's notes of the day, and those the filter calls favorite
                 // (the person's ❤ went to ラーメン).
