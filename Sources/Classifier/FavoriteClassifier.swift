@@ -88,8 +88,41 @@ public struct FavoriteClassifier: Sendable {
     /// Decides several tweets, reading all their counts in one round trip; verdicts come in the same order. A tweet
     /// whose text the tokenizer refuses gets a verdict that is not a favorite, with the reason.
     public func classify(_ tweets: [Tweet]) async throws -> [Verdict] {
-        guard !tweets.isEmpty else { return [] }
-        let judged = tweets.map(judgeableFeatures(of:))
+        try await decide(await prepare(tweets))
+    }
+
+    /// A batch's features, found before its counts are read: a caller with many batches finds the next batch's while
+    /// the word counts answer for this one (`mirror_bot classify`).
+    public struct PreparedBatch: Sendable {
+        /// Each tweet's features, or why the tokenizer refused its text.
+        let judged: [(features: [String]?, refusal: String?)]
+        /// How many tweets.
+        public var count: Int { judged.count }
+    }
+
+    /// The features of each of `tweets`, in order, found on up to `concurrency` tasks at once (MeCab lends each task a
+    /// tagger of its own); a small batch on the caller's task.
+    public func prepare(_ tweets: [Tweet], concurrency: Int = ProcessInfo.processInfo.activeProcessorCount) async -> PreparedBatch {
+        let chunks = max(1, min(concurrency, tweets.count / 64))
+        guard chunks > 1 else { return PreparedBatch(judged: tweets.map(judgeableFeatures(of:))) }
+        let size = (tweets.count + chunks - 1) / chunks
+        let classifier = self
+        let parts = await withTaskGroup(of: (Int, [(features: [String]?, refusal: String?)]).self) { group in
+            for start in stride(from: 0, to: tweets.count, by: size) {
+                let chunk = Array(tweets[start..<min(start + size, tweets.count)])
+                group.addTask { (start, chunk.map(classifier.judgeableFeatures(of:))) }
+            }
+            var parts: [(Int, [(features: [String]?, refusal: String?)])] = []
+            for await part in group { parts.append(part) }
+            return parts
+        }
+        return PreparedBatch(judged: parts.sorted { $0.0 < $1.0 }.flatMap(\.1))
+    }
+
+    /// Decides a prepared batch, reading all its counts in one round trip; verdicts in the batch's order.
+    public func decide(_ prepared: PreparedBatch) async throws -> [Verdict] {
+        let judged = prepared.judged
+        guard !judged.isEmpty else { return [] }
         let counts = try await store.counts(forEach: judged.map { $0.features ?? [] })
         let (model, threshold) = decision.state.withLock { ($0.model, $0.threshold) }
         return zip(judged, counts).map { judged, counts in

@@ -45,29 +45,48 @@ struct ClassifyCommand: AsyncParsableCommand {
             return
         }
         FileHandle.standardError.write(Data("Deciding with the \(decision).\n".utf8))
-        var batch: [FavoriteClassifier.Tweet] = []
-        while let line = readLine() {
-            batch.append(Self.tweet(fromLine: line))
-            if batch.count == 500 {
-                try await printVerdicts(for: batch, classifier: classifier)
-                batch.removeAll(keepingCapacity: true)
+        // A pipeline: while the word counts answer for one batch, the next batch's lines are read and tokenized (on every
+        // core); each batch's lines are written out at once.
+        var reader = LineReader(handle: FileHandle.standardInput)
+        var current: (tweets: [FavoriteClassifier.Tweet], prepared: Task<FavoriteClassifier.PreparedBatch, Never>)?
+        while true {
+            var batch: [FavoriteClassifier.Tweet] = []
+            while batch.count < Self.batchSize, let line = try reader.nextLine() { batch.append(Self.tweet(fromLine: line)) }
+            let next = batch.isEmpty ? nil : (batch, Task { [batch] in await classifier.prepare(batch) })
+            if let current {
+                let verdicts = try await classifier.decide(await current.prepared.value)
+                FileHandle.standardOutput.write(Data(output(current.tweets, verdicts).utf8))
             }
+            guard let next else { break }
+            current = next
         }
-        try await printVerdicts(for: batch, classifier: classifier)
     }
 
-    private func printVerdicts(for tweets: [FavoriteClassifier.Tweet], classifier: FavoriteClassifier) async throws {
-        for (tweet, verdict) in zip(tweets, try await classifier.classify(tweets)) {
-            print(json ? Self.jsonLine(verdict, explain: explain) : Self.textLine(tweet, verdict, explain: explain))
+    /// Lines classified together: one read of the word counts each.
+    static let batchSize = 2_000
+
+    /// A batch's lines of output.
+    private func output(_ tweets: [FavoriteClassifier.Tweet], _ verdicts: [FavoriteClassifier.Verdict]) -> String {
+        var text = ""
+        text.reserveCapacity(tweets.count * 96)
+        for (tweet, verdict) in zip(tweets, verdicts) {
+            text += json ? Self.jsonLine(verdict, explain: explain) : Self.textLine(tweet, verdict, explain: explain)
+            text += "\n"
         }
+        return text
+    }
+
+    /// A line of JSON input: its text and, when given, its author.
+    private struct JSONLine: Decodable {
+        var text: String
+        var author: String?
     }
 
     /// A line as a tweet: JSON with `text` (and `author`) when it parses as such, else the line itself.
     static func tweet(fromLine line: String) -> FavoriteClassifier.Tweet {
-        if line.hasPrefix("{"), let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-           let text = object["text"] as? String {
-            let author = (object["author"] as? String).map { $0.hasPrefix("@") ? String($0.dropFirst()) : $0 }
-            return FavoriteClassifier.Tweet(text: text, authorUsername: author)
+        if line.hasPrefix("{"), let object = try? JSONDecoder().decode(JSONLine.self, from: Data(line.utf8)) {
+            let author = object.author.map { $0.hasPrefix("@") ? String($0.dropFirst()) : $0 }
+            return FavoriteClassifier.Tweet(text: object.text, authorUsername: author)
         }
         return FavoriteClassifier.Tweet(text: line)
     }
@@ -87,6 +106,16 @@ struct ClassifyCommand: AsyncParsableCommand {
     static func jsonLine(_ verdict: FavoriteClassifier.Verdict, explain: Bool) -> String {
         // JSON has no infinity or NaN: an untrained or one-sided filter gives null.
         let ratio = verdict.score.logRatio
+        guard explain else {
+            // The common case written directly, keys in the order `.sortedKeys` gives them.
+            var line = verdict.isFavorite ? #"{"favorite":true,"features":["# : #"{"favorite":false,"features":["#
+            for (index, feature) in verdict.features.enumerated() {
+                if index > 0 { line += "," }
+                JSONText.appendString(feature, to: &line)
+            }
+            line += #"],"log_ratio":"# + (ratio.isFinite ? "\(ratio)" : "null") + "}"
+            return line
+        }
         var object: [String: Any] = [
             "favorite": verdict.isFavorite, "log_ratio": ratio.isFinite ? ratio : NSNull(), "features": verdict.features,
         ]
@@ -97,5 +126,57 @@ struct ClassifyCommand: AsyncParsableCommand {
         }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Lines of a file handle, read a megabyte at a time (standard input of any length, in little memory).
+struct LineReader {
+    let handle: FileHandle
+    private var buffer: [UInt8] = []
+    private var position = 0
+    private var atEnd = false
+
+    init(handle: FileHandle) { self.handle = handle }
+
+    /// The next line without its line break (a `\r\n` as `\n`), or nil after the last.
+    mutating func nextLine() throws -> String? {
+        while true {
+            if let end = buffer[position...].firstIndex(of: 0x0A) {
+                var line = buffer[position..<end]
+                if line.last == 0x0D { line = line.dropLast() }
+                position = end + 1
+                return String(decoding: line, as: UTF8.self)
+            }
+            if atEnd {
+                guard position < buffer.count else { return nil }
+                defer { position = buffer.count }
+                return String(decoding: buffer[position...], as: UTF8.self)
+            }
+            let chunk = try handle.read(upToCount: 1 << 20) ?? Data()
+            if chunk.isEmpty { atEnd = true }
+            buffer.removeFirst(position)
+            position = 0
+            buffer.append(contentsOf: chunk)
+        }
+    }
+}
+
+/// JSON text written by hand, for output read by machines in bulk.
+enum JSONText {
+    /// Appends `value` as a JSON string: quotes, backslashes and control characters escaped.
+    static func appendString(_ value: String, to text: inout String) {
+        text += "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case let control where control.value < 0x20: text += String(format: "\\u%04x", control.value)
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        text += "\""
     }
 }

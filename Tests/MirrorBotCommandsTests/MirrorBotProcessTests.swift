@@ -329,6 +329,19 @@ struct ScheduleAndClassifyProcessTests {
         #expect(objects[1]["favorite"] as? Bool == false)
         #expect(objects[1]["features"] as? [String] == ["会議", "資料", "@bob"])
         #expect((objects[1]["log_ratio"] as? Double ?? 0) < 0)
+
+        // Many lines, across batches and the pipeline: one line out per line in, in order, whatever their form (CRLF, no
+        // final line break, an author with a quote in its name, a line that is no JSON).
+        var bulkLines = (0..<4_500).map { $0 % 3 == 0 ? "寿司 \($0)" : #"{"text": "会議 \#($0)", "author": "bob\"\\x"}"# }
+        bulkLines[7] = "{not json"
+        let many = bulkLines.joined(separator: "\r\n")
+        let bulk = try await MirrorBotProcess.run(["classify", "--json"], environment: environment, input: many)
+        #expect(bulk.status == 0, "\(bulk.standardError.suffix(500))")
+        let decoded = bulk.standardOutput.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(decoded.count == 4_500 && decoded.allSatisfy { $0 != nil })
+        #expect(decoded.enumerated().allSatisfy { index, object in (object?["favorite"] as? Bool) == (index % 3 == 0) })
+        #expect((decoded[1]?["features"] as? [String])?.last == "@bob\"\\x")
+        #expect((decoded[7]?["features"] as? [String])?.contains("@bob\"\\x") == false)
         try await store.removeAll()
     }
 }
