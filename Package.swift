@@ -535,7 +535,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "BotConfiguration", "TestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "WordCountsTests", dependencies: ["WordCounts", "BotAssembly", "RedisWordCounts", "SQLiteStores", "InMemoryStores", "RedisClient", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "WordCountsTests", dependencies: ["WordCounts", "BotAssembly", "BotConfiguration", "RedisWordCounts", "SQLiteStores", "InMemoryStores", "RedisClient", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "TokenizerTests", dependencies: ["Tokenizer"], swiftSettings: strictSettings),
         .testTarget(name: "BotClockTests", dependencies: ["BotClock"], swiftSettings: strictSettings),
         .testTarget(

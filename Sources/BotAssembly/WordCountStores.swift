@@ -14,9 +14,14 @@ public enum WordCountStores {
     public static func open(for storage: StorageSection, sharing archive: (any StoreSet)? = nil,
                             busyTimeout: Int = StoreSettings.commandBusyTimeout) throws -> (store: any WordCountBackend, description: String) {
         if let url = storage.redis {
-            let connection = RedisConnection(url: url, certificateAuthority: storage.redisTLSCertificateAuthority)
             let tls = url.usesTLS ? (storage.redisTLSCertificateAuthority == nil ? ", TLS not verified" : ", TLS verified by REDIS_TLS_CA") : ""
-            return (RedisWordCounts(connection: connection, keyPrefix: storage.redisKeyPrefix), "Redis at \(url.redacted)\(tls)")
+            if storage.redisCluster {
+                let cluster = RedisClusterConnection(seed: url, certificateAuthority: storage.redisTLSCertificateAuthority)
+                return (RedisWordCounts(connection: cluster, keyPrefix: storage.redisKeys),
+                        "Redis Cluster through \(url.redacted)\(tls), keys under the hash tag \(storage.redisKeys)")
+            }
+            let connection = RedisConnection(url: url, certificateAuthority: storage.redisTLSCertificateAuthority)
+            return (RedisWordCounts(connection: connection, keyPrefix: storage.redisKeys), "Redis at \(url.redacted)\(tls)")
         }
         let path = storage.embeddedDataPath
         let description = "the SQLite file \(path) (REDIS_URL is not set)"

@@ -9,6 +9,9 @@ public struct StorageSection: ConfigurationSection, Equatable {
     public var redisTLSCertificateAuthority: String?
     /// Put before every Redis key, so several bots can share one Redis (`REDIS_KEY_PREFIX`, default empty).
     public var redisKeyPrefix: String
+    /// Whether the Redis is a Redis Cluster (`REDIS_CLUSTER=true`): `REDIS_URL` names any of its nodes, and every key
+    /// carries a hash tag (`redisKeys`), so that one bot's counts live in one slot, on one node.
+    public var redisCluster: Bool
     /// The embedded SQLite file (`MIRROR_BOT_DATA`, default `mirror_bot.sqlite` in the working directory): the archive
     /// when no `DATABASE_URL` is set, the word counts when no Redis is.
     public var embeddedDataPath: String
@@ -19,8 +22,8 @@ public struct StorageSection: ConfigurationSection, Equatable {
     public static let defaultArchiveRowLimit = 10_000
 
     /// The variables of this section.
-    public static let variableNames = ["DATABASE_URL", "REDIS_URL", "REDISTOGO_URL", "REDIS_TLS_CA", "REDIS_KEY_PREFIX", "MIRROR_BOT_DATA",
-                                       "ARCHIVE_ROW_LIMIT"]
+    public static let variableNames = ["DATABASE_URL", "REDIS_URL", "REDISTOGO_URL", "REDIS_TLS_CA", "REDIS_KEY_PREFIX", "REDIS_CLUSTER",
+                                       "MIRROR_BOT_DATA", "ARCHIVE_ROW_LIMIT"]
 
     /// Reads the section.
     public init(reading environment: inout EnvironmentReader) {
@@ -40,9 +43,22 @@ public struct StorageSection: ConfigurationSection, Equatable {
         }
         redisTLSCertificateAuthority = environment.value("REDIS_TLS_CA")
         redisKeyPrefix = environment.environment["REDIS_KEY_PREFIX"] ?? ""
+        redisCluster = environment.flag("REDIS_CLUSTER")
         embeddedDataPath = environment.environment["MIRROR_BOT_DATA"].flatMap { $0.isEmpty ? nil : $0 } ?? "mirror_bot.sqlite"
         archiveRowLimit = environment.count("ARCHIVE_ROW_LIMIT", default: Self.defaultArchiveRowLimit, allowsZero: false, maximum: 100_000_000,
                                             meaning: "posts")
+    }
+
+    /// What goes before every Redis key: `REDIS_KEY_PREFIX`, and on a Redis Cluster a hash tag too (the prefix itself
+    /// when it holds one, `{bot:alice}:` for the prefix `alice:`, `{bot:default}:` for none), so that all the keys of
+    /// one bot are in one slot: a transaction and a script over many of its keys run on the one node that holds them.
+    public var redisKeys: String {
+        guard redisCluster else { return redisKeyPrefix }
+        if let open = redisKeyPrefix.firstIndex(of: "{"), let close = redisKeyPrefix[open...].firstIndex(of: "}"),
+           redisKeyPrefix.index(after: open) < close { return redisKeyPrefix }
+        var name = redisKeyPrefix
+        while name.hasSuffix(":") { name.removeLast() }
+        return "{bot:\(name.isEmpty ? "default" : name)}:"
     }
 
     /// The variables `requirements` need of this section and that are not set.

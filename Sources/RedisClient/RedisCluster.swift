@@ -11,6 +11,8 @@ public protocol RedisPipelining: Sendable {
     func pipeline(_ commands: [[String]], routingKey: String) async throws -> [RedisReply]
     /// Closes what is open; the next call opens anew.
     func close()
+    /// What was sent so far (a cluster's: all its nodes').
+    var statistics: RedisConnection.Statistics { get }
 }
 
 extension RedisConnection: RedisPipelining {
@@ -94,6 +96,14 @@ public final class RedisClusterConnection: RedisPipelining {
             }
         }
         throw RedisError.commandFailed("the cluster kept redirecting slot \(slot); its slots may be migrating: try again later")
+    }
+
+    /// What was sent to every node so far.
+    public var statistics: RedisConnection.Statistics {
+        let nodes = state.withLock { Array($0.nodes.values) }
+        return nodes.map(\.statistics).reduce(into: RedisConnection.Statistics()) { total, node in
+            total.roundTrips += node.roundTrips; total.commands += node.commands; total.connects += node.connects
+        }
     }
 
     public func close() {

@@ -11,17 +11,18 @@ public import WordCounts
 /// - sets `learned:favorite` (liked tweets learned, kept) and `learned:normal:<week>` (timeline tweets learned, one
 ///   set a week, each expiring after `LearnedMarkers.normalWeeks` weeks: the store stays within a small plan).
 ///
-/// Every key is behind `keyPrefix` (`REDIS_KEY_PREFIX`). Each operation, including the batch ones, is one round trip.
+/// Every key is behind `keyPrefix` (`REDIS_KEY_PREFIX`; on a Redis Cluster with a hash tag, so that one bot's keys
+/// share one slot). Each operation, including the batch ones, is one round trip (on a cluster, to the node of that slot).
 public struct RedisWordCounts: WordCountBackend {
-    /// The Redis connection.
-    public let connection: RedisConnection
+    /// The Redis connection: one server, or a Redis Cluster (every key then under one hash tag, in `keyPrefix`).
+    public let connection: any RedisPipelining
     /// Put before every key.
     public let keyPrefix: String
     /// The time markers are filed under (the week of `now()`).
     private let now: @Sendable () -> Date
 
     /// A store on `connection` whose keys start with `keyPrefix`; `now` tells the week (tests and benchmarks inject it).
-    public init(connection: RedisConnection, keyPrefix: String = "", now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(connection: any RedisPipelining, keyPrefix: String = "", now: @escaping @Sendable () -> Date = { Date() }) {
         self.connection = connection
         self.keyPrefix = keyPrefix
         self.now = now
@@ -285,11 +286,11 @@ public struct RedisWordCounts: WordCountBackend {
     // MARK: The connection, in the word counts' own terms
 
     /// Which store this is, without secrets.
-    private var store: String { "Redis at \(connection.url.redacted)" }
+    private var store: String { connection.location }
 
     /// Sends `commands` in one round trip; a Redis that cannot be reached is a `WordCountsUnavailable`.
     private func pipeline(_ commands: [[String]]) async throws -> [RedisReply] {
-        do { return try await connection.pipeline(commands) } catch let error as RedisError {
+        do { return try await connection.pipeline(commands, routingKey: keyPrefix) } catch let error as RedisError {
             throw WordCountsUnavailable(store: store, reason: error.description)
         }
     }
@@ -297,7 +298,7 @@ public struct RedisWordCounts: WordCountBackend {
     /// Sends one command; a Redis that cannot be reached is a `WordCountsUnavailable`.
     @discardableResult
     private func send(_ arguments: String...) async throws -> RedisReply {
-        do { return try await connection.pipeline([arguments])[0].checked() } catch let error as RedisError {
+        do { return try await connection.pipeline([arguments], routingKey: keyPrefix)[0].checked() } catch let error as RedisError {
             throw WordCountsUnavailable(store: store, reason: error.description)
         }
     }

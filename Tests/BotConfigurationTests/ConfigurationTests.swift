@@ -162,6 +162,17 @@ struct ConfigurationTests {
         #expect(both.storage.redis?.host == "new")
     }
 
+    @Test("REDIS_CLUSTER: keys under a hash tag made from REDIS_KEY_PREFIX (or the prefix's own tag, or {bot:default}); without it, the prefix as it is")
+    func redisClusterKeys() throws {
+        func keys(_ environment: [String: String]) throws -> String { try Configuration(environment: environment).storage.redisKeys }
+        #expect(try keys(["REDIS_KEY_PREFIX": "alice:"]) == "alice:")
+        #expect(try keys(["REDIS_CLUSTER": "true", "REDIS_KEY_PREFIX": "alice:"]) == "{bot:alice}:")
+        #expect(try keys(["REDIS_CLUSTER": "true"]) == "{bot:default}:")
+        #expect(try keys(["REDIS_CLUSTER": "true", "REDIS_KEY_PREFIX": "{tenant7}:bot:"]) == "{tenant7}:bot:")
+        #expect(try keys(["REDIS_CLUSTER": "true", "REDIS_KEY_PREFIX": "{}x:"]) == "{bot:{}x}:")
+        #expect(throws: ConfigurationError.self) { try Configuration(environment: ["REDIS_CLUSTER": "maybe"]) }
+    }
+
     @Test("A partial set of credentials names each missing variable and shows no secret")
     func partialCredentials() throws {
         var environment = Self.credentials
@@ -263,8 +274,8 @@ struct ConfigurationTests {
 
     @Test("Every variable read is listed in variableNames")
     func variableNamesAreComplete() {
-        #expect(Configuration.variableNames.count == 63)
-        #expect(Set(Configuration.variableNames).count == 63)
+        #expect(Configuration.variableNames.count == 64)
+        #expect(Set(Configuration.variableNames).count == 64)
         #expect(Set(Configuration.variableNames).isSuperset(of: Self.credentials.keys))
     }
 

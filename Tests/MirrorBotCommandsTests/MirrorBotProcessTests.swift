@@ -344,6 +344,22 @@ struct ScheduleAndClassifyProcessTests {
         #expect((decoded[7]?["features"] as? [String])?.contains("@bob\"\\x") == false)
         try await store.removeAll()
     }
+
+    @Test("With REDIS_CLUSTER=true the word counts are read from the Redis Cluster, under the hash tag made from REDIS_KEY_PREFIX")
+    func classifyOnACluster() async throws {
+        let name = TestServers.uniqueName("clustered")
+        let cluster = RedisClusterConnection(seed: try TestServers.redisClusterURL())
+        defer { cluster.close() }
+        let store = RedisWordCounts(connection: cluster, keyPrefix: "{bot:\(name)}:")
+        try await store.moveToFavorite(batch: (0..<20).map { _ in ["寿司", "@alice"] })
+        try await store.learn(batch: (0..<40).map { _ in (features: ["会議", "@bob"], category: .normal) })
+        let environment = ["REDIS_URL": try TestServers.redisClusterURL().redacted, "REDIS_CLUSTER": "true", "REDIS_KEY_PREFIX": name + ":"]
+        let json = try await MirrorBotProcess.run(["classify", "--json"], environment: environment, input: "寿司が食べたい\n{\"text\": \"会議の資料\", \"author\": \"@bob\"}\n")
+        #expect(json.status == 0, "\(json.standardError)")
+        let objects = json.standardOutput.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(objects.map { $0["favorite"] as? Bool } == [true, false], "\(json.standardOutput)")
+        try await store.removeAll()
+    }
 }
 
 @Suite("mirror_bot import")

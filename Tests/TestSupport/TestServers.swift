@@ -104,6 +104,14 @@ public enum TestServers {
     public static func redisConnection() throws -> RedisConnection {
         RedisConnection(url: try redisURL())
     }
+
+    /// A node of the test Redis Cluster (three masters on loopback, which `script/test` starts), from
+    /// `MIRROR_BOT_TEST_REDIS_CLUSTER_URL`.
+    public static func redisClusterURL() throws -> RedisURL {
+        let name = "MIRROR_BOT_TEST_REDIS_CLUSTER_URL"
+        guard let text = ProcessInfo.processInfo.environment[name], let url = RedisURL(text) else { throw NotConfigured(variables: [name]) }
+        return url
+    }
 }
 
 extension TestServers {

@@ -43,7 +43,7 @@ struct RedisWordCountsTests {
         #expect(callsAfter["hincrby", default: 0] - callsBefore["hincrby", default: 0] == 3)
         #expect(callsAfter["incrby", default: 0] - callsBefore["incrby", default: 0] == 1)
 
-        let raw = store.connection
+        let raw = try #require(store.connection as? RedisConnection)
         #expect(try await raw.send("HGET", store.keyPrefix + "features:猫", "categories:normal").integerValue == 1)
         #expect(try await raw.send("HGET", store.keyPrefix + "features:猫", "categories:favorite") == .null)
         #expect(try await raw.send("GET", store.keyPrefix + "categories:normal").integerValue == 1)
@@ -137,7 +137,7 @@ struct RedisWordCountsTests {
     @Test("Counts written by the original bot are read as they are")
     func readsOriginalData() async throws {
         let store = try makeStore()
-        let raw = store.connection
+        let raw = try #require(store.connection as? RedisConnection)
         try await raw.pipeline([
             ["HSET", store.keyPrefix + "features:ラーメン", "categories:favorite", "4", "categories:normal", "9"],
             ["SET", store.keyPrefix + "categories:favorite", "120"],
@@ -167,7 +167,7 @@ struct RedisWordCountsTests {
     func clearKeepsOtherData() async throws {
         let store = try RedisWordCounts(connection: TestServers.redisConnection(), keyPrefix: TestServers.uniqueName("glob*[x]") + ":")
         let neighbour = try makeStore()
-        let raw = store.connection
+        let raw = try #require(store.connection as? RedisConnection)
         let unrelated = TestServers.uniqueName("unrelated")
         try await raw.send("SET", unrelated, "keep me")
         try await raw.send("SET", store.keyPrefix + "sessions:1", "keep me too")

@@ -5,7 +5,7 @@
 # What building and running mirror_bot needs (MeCab and its dictionary; the C libraries it links), and the servers
 # the tests and `DEMO_STORES=servers` start (the bot itself runs without them, on one SQLite file).
 mirror_bot_packages=(libhiredis-dev libmecab-dev mecab-ipadic-utf8 zlib1g-dev libsqlite3-dev libcbor-dev)
-server_packages=(redis-server postgresql openssl)
+server_packages=(redis-server redis-tools postgresql openssl)
 
 log() { printf '==> %s\n' "$*" >&2; }
 
@@ -127,6 +127,37 @@ start_redis() {
         tries=$((tries + 1)); [ $tries -lt 100 ] || { cat "$servers_dir/$name.log" >&2; exit 1; }; sleep 0.1
     done
     echo "$port"
+}
+
+# Starts a throwaway Redis Cluster of three masters on loopback (each its own free port, whose cluster bus port, 10000
+# above, is free too; no replicas, no persistence), every slot assigned with `redis-cli --cluster create`, and exports
+# MIRROR_BOT_TEST_REDIS_CLUSTER_URL (the first node). Stopped on exit with the rest.
+start_redis_cluster() {
+    local ports=() port tries node
+    while [ ${#ports[@]} -lt 3 ]; do
+        port="$(free_port)"
+        [ "$port" -lt 55535 ] || continue
+        (exec 3<>"/dev/tcp/127.0.0.1/$((port + 10000))") 2>/dev/null && continue
+        mkdir -p "$servers_dir/cluster-$port"
+        redis-server --port "$port" --bind 127.0.0.1 --cluster-enabled yes --cluster-config-file "$servers_dir/cluster-$port/nodes.conf" \
+            --cluster-node-timeout 5000 --save "" --appendonly no --daemonize yes --dir "$servers_dir/cluster-$port" \
+            --pidfile "$servers_dir/redis-cluster-$port.pid" --logfile "$servers_dir/cluster-$port/redis.log" >/dev/null
+        tries=0
+        until redis-cli -p "$port" ping >/dev/null 2>&1; do
+            tries=$((tries + 1)); [ $tries -lt 100 ] || { cat "$servers_dir/cluster-$port/redis.log" >&2; exit 1; }; sleep 0.1
+        done
+        ports+=("$port")
+    done
+    log "Starting a throwaway Redis Cluster of three masters on 127.0.0.1:${ports[0]}, ${ports[1]}, ${ports[2]}"
+    redis-cli --cluster create "127.0.0.1:${ports[0]}" "127.0.0.1:${ports[1]}" "127.0.0.1:${ports[2]}" --cluster-replicas 0 --cluster-yes \
+        >"$servers_dir/cluster-create.log" 2>&1 || { cat "$servers_dir/cluster-create.log" >&2; exit 1; }
+    for node in "${ports[@]}"; do
+        tries=0
+        until redis-cli -p "$node" cluster info 2>/dev/null | grep -q "cluster_state:ok"; do
+            tries=$((tries + 1)); [ $tries -lt 200 ] || { log "The Redis Cluster did not come up"; exit 1; }; sleep 0.1
+        done
+    done
+    export MIRROR_BOT_TEST_REDIS_CLUSTER_URL="redis://127.0.0.1:${ports[0]}"
 }
 
 # Makes a throwaway certificate authority and a server certificate it signed for localhost and 127.0.0.1, plus a
