@@ -155,11 +155,18 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "Fleet",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "BotAssembly",
             dependencies: ["BotCore", 
                 "BotConfiguration", "BotClock", "Stores", "PostgresStores", "WordCounts", "RedisClient", "RedisWordCounts", "SQLiteStores", "Tokenizer",
                 "Classifier", "SocialNetwork", "XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "BlueskyAPI", "BlueskyNetwork", "Training", "Daemon", "StatusPage", "Picking", "Schedule",
-                "Consent", "Remix", "MisskeyAPI", "MisskeyNetwork",
+                "Consent", "Remix", "MisskeyAPI", "MisskeyNetwork", "Fleet",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
@@ -391,7 +398,7 @@ let package = Package(
             name: "MirrorBotCommands",
             dependencies: ["BotCore", 
                 "BotConfiguration", "BotClock",
-                "Stores",
+                "Stores", "Fleet",
                 "RedisClient",
                 "WordCounts",
                 "BotAssembly", "RedisWordCounts", "SQLiteStores",
@@ -529,7 +536,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StoresTests",
-            dependencies: ["Stores", "PostgresStores", "SQLiteStores", "InMemoryStores", "BotConfiguration", "TestSupport", "PostText",
+            dependencies: ["Stores", "PostgresStores", "SQLiteStores", "InMemoryStores", "BotConfiguration", "TestSupport", "PostText", "Fleet",
                            .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings

@@ -25,6 +25,8 @@ public struct Configuration: Sendable {
     public var consent: ConsentSection
     /// How much the process logs (`LOG_LEVEL`).
     public var logLevel: LogLevel
+    /// How a fleet's processes share its bots (`FLEET_KEY`, the leases' timing).
+    public var fleet: FleetSection
 
     /// The parts of the configuration a command can require.
     public enum Requirement: Sendable, CaseIterable {
@@ -41,7 +43,8 @@ public struct Configuration: Sendable {
     /// Every environment variable mirror_bot reads, for documentation and deploy-template checks: every section's,
     /// every network's, and MeCab's own `MECAB_DICDIR` (read by the tokenizer).
     public static let variableNames: [String] = ["NETWORK"] + NetworkChoice.variableNames + StorageSection.variableNames
-        + BehaviourSection.variableNames + StatusPageSection.variableNames + ConsentSection.variableNames + [LogLevel.variableName, "MECAB_DICDIR"]
+        + BehaviourSection.variableNames + StatusPageSection.variableNames + ConsentSection.variableNames + FleetSection.variableNames
+        + [LogLevel.variableName, "MECAB_DICDIR"]
 
     /// Reads the configuration from variables; throws a `ConfigurationError` listing every malformed one.
     public init(environment: [String: String]) throws {
@@ -52,6 +55,7 @@ public struct Configuration: Sendable {
         statusPage = StatusPageSection(reading: &reader)
         consent = ConsentSection(reading: &reader)
         logLevel = LogLevel(reading: &reader)
+        fleet = FleetSection(reading: &reader)
         if !reader.problems.isEmpty { throw ConfigurationError(problems: reader.problems) }
     }
 

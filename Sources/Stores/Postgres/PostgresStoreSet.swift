@@ -21,6 +21,11 @@ public struct PostgresStoreSet: StoreSet {
     public let settings: StoreSettings
     /// Where database events are logged.
     public let logger: Logger
+    /// For a view on another set's pool (a fleet's bot): the schema every statement runs in, set on the connection it
+    /// borrows before each statement (the pool's connections serve every bot). Nil: the pool's own `search_path`.
+    public let routedSchema: String?
+    /// Whether this value runs its pool (a view's pool is run by the set it shares it with).
+    private let ownsPool: Bool
 
     /// A pool for `url`. `schema`, when given, becomes the connections' `search_path` (tests isolate themselves so).
     public init(url: DatabaseURL, schema: String? = nil, settings: StoreSettings = StoreSettings(), logger: Logger) throws {
@@ -36,6 +41,15 @@ public struct PostgresStoreSet: StoreSet {
         backgroundLogger.logLevel = max(logger.logLevel, .notice)
         client = PostgresClient(configuration: configuration, backgroundLogger: backgroundLogger)
         self.url = url; self.schema = schema; self.settings = settings; self.logger = logger
+        routedSchema = nil; ownsPool = true
+    }
+
+    /// A view of the stores in `schema` (letters, digits and `_`) on `pool`'s connections, which `pool` runs: many bots'
+    /// stores on one pool, each in its own schema, every statement after a `SET search_path` on the connection it runs on.
+    public init(sharing pool: PostgresStoreSet, schema: String, settings: StoreSettings? = nil) {
+        precondition(!schema.isEmpty && schema.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }, "a schema name of letters, digits and _")
+        client = pool.client; url = pool.url; self.schema = schema; self.settings = settings ?? pool.settings; logger = pool.logger
+        routedSchema = schema; ownsPool = false
     }
 
     /// "Postgres at host:port/db".
@@ -61,12 +75,19 @@ public struct PostgresStoreSet: StoreSet {
 
     public func takeLease(logger: Logger) async throws -> any DaemonLease { try await PostgresLease.acquire(on: self, logger: logger) }
 
-    /// Runs the pool until the task is cancelled.
-    public func run() async { await client.run() }
+    /// Runs the pool until the task is cancelled (a view waits: its pool is run by the set it shares it with).
+    public func run() async {
+        guard ownsPool else {
+            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+            return
+        }
+        await client.run()
+    }
 
     /// Runs the pool for the duration of `body`, first checking that the database answers, so that a one-shot command
     /// fails with one clear line instead of waiting on a pool that cannot connect.
     public func withRunning<Result: Sendable>(isolation: isolated (any Actor)?, _ body: () async throws -> Result) async throws -> Result {
+        guard ownsPool else { return try await body() }
         let client = client
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
@@ -96,12 +117,21 @@ public struct PostgresStoreSet: StoreSet {
     func rows<each Column: PostgresDecodable & Sendable>(
         _ operation: String, _ query: PostgresQuery, as types: (repeat each Column).Type
     ) async throws -> [(repeat each Column)] {
-        let (client, logger) = (client, logger)
+        let (client, logger, routedSchema) = (client, logger, routedSchema)
         return try await limited(operation) {
-            let rows = try await client.query(query, logger: logger)
-            var result: [(repeat each Column)] = []
-            for try await row in rows.decode((repeat each Column).self) { result.append(row) }
-            return result
+            guard let routedSchema else {
+                let rows = try await client.query(query, logger: logger)
+                var result: [(repeat each Column)] = []
+                for try await row in rows.decode((repeat each Column).self) { result.append(row) }
+                return result
+            }
+            return try await client.withConnection { connection in
+                _ = try await connection.query("SET search_path TO \(unescaped: routedSchema)", logger: logger)
+                let rows = try await connection.query(query, logger: logger)
+                var result: [(repeat each Column)] = []
+                for try await row in rows.decode((repeat each Column).self) { result.append(row) }
+                return result
+            }
         }
     }
 
@@ -109,9 +139,12 @@ public struct PostgresStoreSet: StoreSet {
     func transaction<Result: Sendable>(
         _ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        let (client, logger) = (client, logger)
+        let (client, logger, routedSchema) = (client, logger, routedSchema)
         return try await limited(operation) {
-            try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+            try await client.withTransaction(logger: logger) { connection in
+                if let routedSchema { _ = try await connection.query("SET LOCAL search_path TO \(unescaped: routedSchema)", logger: logger) }
+                return try await body(connection)
+            }
         }
     }
 

@@ -1,0 +1,80 @@
+public import BotConfiguration
+public import Fleet
+import Foundation
+public import Logging
+import PostgresStores
+import RedisClient
+import RedisWordCounts
+public import Stores
+
+/// The fleet's bots administered (`mirror_bot bots`): added with their settings sealed, listed, paused, resumed and
+/// removed with their data, on the fleet's Postgres (`DATABASE_URL`) and, for a removal, its Redis.
+public struct FleetBots: Sendable {
+    /// The process's configuration (the fleet's database and Redis).
+    public let configuration: Configuration
+    /// The process's environment (the shared variables a bot's settings are checked with).
+    public let environment: [String: String]
+    /// The log.
+    public let logger: Logger
+
+    /// The administration from its parts.
+    public init(configuration: Configuration, environment: [String: String], logger: Logger) {
+        self.configuration = configuration; self.environment = environment; self.logger = logger
+    }
+
+    /// Runs `body` with the registry on the fleet's database, its tables made when missing.
+    public func withRegistry<Result: Sendable>(_ body: (any FleetRegistry) async throws -> Result) async throws -> Result {
+        try await withRegistryAndPool { registry, _ in try await body(registry) }
+    }
+
+    private func withRegistryAndPool<Result: Sendable>(_ body: (any FleetRegistry, PostgresStoreSet) async throws -> Result) async throws -> Result {
+        guard let url = configuration.storage.database else {
+            throw ConfigurationError(problems: [.init(variable: "DATABASE_URL", isMissing: true, expected: "the fleet's Postgres: the fleet keeps its bots and their leases there")])
+        }
+        let pool = try PostgresStoreSet(url: url, logger: logger)
+        return try await pool.withRunning {
+            let registry = PostgresFleetRegistry(pool: pool)
+            try await registry.prepare()
+            return try await body(registry, pool)
+        }
+    }
+
+    /// Adds the bot `name` with `settings` (its own variables: those the fleet's processes share are refused), after
+    /// checking that they make a whole configuration; its stores are made and migrated in its schema. Returns the bot.
+    public func add(name: String, settings: [String: String], key: FleetKey) async throws -> FleetBot {
+        guard FleetBot.isValidName(name) else { throw FleetError.badName(name) }
+        let shared = settings.keys.filter { FleetBotSettings.processVariables.contains($0) }.sorted()
+        guard shared.isEmpty else {
+            throw ConfigurationError(problems: shared.map { .init(variable: $0, isMissing: false, expected: "not in a bot's settings: it is the fleet process's (set it in the process's environment)") })
+        }
+        let configuration = try Configuration(environment: FleetBotSettings.environment(of: name, settings: settings, process: environment))
+        try configuration.require([.humanCredentials, .botCredentials])
+        let sealed = try key.seal(settings)
+        return try await withRegistryAndPool { registry, pool in
+            let bot = try await registry.add(name: name, network: settings["NETWORK"]?.lowercased() ?? "x", sealedSettings: sealed)
+            let stores = PostgresStoreSet(sharing: pool, schema: bot.schema, settings: StoreSettings(timeZone: configuration.behaviour.timeZone))
+            try await stores.migrations.migrate()
+            return bot
+        }
+    }
+
+    /// Removes the bot `name`: its schema with every store, its word counts (its keys in Redis), its lease and its row.
+    /// Returns how many Redis keys went; throws `FleetError.noSuchBot`.
+    public func remove(name: String) async throws -> Int {
+        try await withRegistry { registry in
+            guard try await registry.bot(named: name) != nil else { throw FleetError.noSuchBot(name) }
+            var removedKeys = 0
+            if let redis = configuration.storage.redis {
+                var storage = configuration.storage
+                storage.redisKeyPrefix = name + ":"
+                let connection: any RedisPipelining = storage.redisCluster
+                    ? RedisClusterConnection(seed: redis, certificateAuthority: storage.redisTLSCertificateAuthority)
+                    : RedisConnection(url: redis, certificateAuthority: storage.redisTLSCertificateAuthority)
+                removedKeys = try await RedisWordCounts(connection: connection, keyPrefix: storage.redisKeys).removeAll()
+                connection.close()
+            }
+            try await registry.remove(name)
+            return removedKeys
+        }
+    }
+}

@@ -1,0 +1,259 @@
+import BotClock
+public import BotConfiguration
+import BotCore
+import Classifier
+public import Daemon
+public import Fleet
+public import Foundation
+public import Logging
+import PostgresStores
+import RedisClient
+import RedisWordCounts
+import ServiceLifecycle
+import SocialNetwork
+public import Stores
+import Synchronization
+import Tokenizer
+import Training
+
+/// `mirror_bot fleet` assembled: many bots in one process, many processes on one Postgres. The process shares one
+/// database pool (each bot's stores in its own schema), one Redis connection (each bot's counts under its own key
+/// prefix, one hash tag on a cluster), one MeCab dictionary and one HTTP client among its bots. Every few seconds it
+/// says it is alive, renews the leases it holds (a bot whose lease was lost, or was paused, is stopped), and claims
+/// free or expired bots up to its share of the live processes (`FOR UPDATE SKIP LOCKED`: processes claiming at once
+/// never take the same bot). Each bot runs its services as `start` does; its failures are its own: a bot that
+/// stops with an error is paused with that reason, the others go on. SIGTERM stops every bot gracefully and lets
+/// its leases go at once, for another process to claim.
+public struct FleetRun: Sendable {
+    /// How long a lease lasts unless renewed, and how often it is renewed.
+    public struct Timing: Sendable {
+        /// A lease not renewed within this is another process's to claim.
+        public var leaseSeconds: TimeInterval
+        /// How often leases are renewed and bots claimed.
+        public var roundSeconds: TimeInterval
+        /// Timing; the defaults take a killed process's bots over within 45 s.
+        public init(leaseSeconds: TimeInterval = 20, roundSeconds: TimeInterval = 5) { self.leaseSeconds = leaseSeconds; self.roundSeconds = roundSeconds }
+    }
+
+    /// The process's configuration (its database, Redis, log level, status page).
+    public let configuration: Configuration
+    /// The process's environment, of which the bots take the shared variables.
+    public let environment: [String: String]
+    /// Opens the bots' settings.
+    public let key: FleetKey
+    /// The leases' timing.
+    public let timing: Timing
+    /// The process's log.
+    public let logger: Logger
+
+    /// A fleet process from its parts.
+    public init(configuration: Configuration, environment: [String: String], key: FleetKey, timing: Timing = Timing(), logger: Logger) {
+        self.configuration = configuration; self.environment = environment; self.key = key; self.timing = timing; self.logger = logger
+    }
+
+    /// This process's name in the leases: host, process id and a random part (a restarted process is a new holder).
+    public static let processName = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier):\(UUID().uuidString.prefix(8).lowercased())"
+
+    /// Runs until SIGTERM or SIGINT (or the task's cancellation), then stops every bot and lets its leases go.
+    public func run() async throws {
+        guard let url = configuration.storage.database else {
+            throw ConfigurationError(problems: [.init(variable: "DATABASE_URL", isMissing: true, expected: "the fleet's Postgres: the fleet keeps its bots and their leases there")])
+        }
+        guard let redis = configuration.storage.redis else {
+            throw ConfigurationError(problems: [.init(variable: "REDIS_URL", isMissing: true, expected: "the fleet's Redis (or Redis Cluster with REDIS_CLUSTER=true): each bot's word counts live there")])
+        }
+        let pool = try PostgresStoreSet(url: url, settings: StoreSettings().forDaemon(), logger: logger)
+        let counts: any RedisPipelining = configuration.storage.redisCluster
+            ? RedisClusterConnection(seed: redis, certificateAuthority: configuration.storage.redisTLSCertificateAuthority)
+            : RedisConnection(url: redis, certificateAuthority: configuration.storage.redisTLSCertificateAuthority)
+        let shared = Shared(pool: pool, counts: counts, tokenizer: try TweetTokenizer())
+        let loop = Loop(fleet: self, shared: shared, registry: PostgresFleetRegistry(pool: pool))
+        try await pool.withRunning {
+            try await loop.registry.prepare()
+            let group = ServiceGroup(configuration: .init(services: [.init(service: loop)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            try await group.run()
+        }
+        counts.close()
+    }
+
+    /// What the process's bots share.
+    struct Shared: Sendable {
+        let pool: PostgresStoreSet
+        let counts: any RedisPipelining
+        let tokenizer: TweetTokenizer
+    }
+
+    /// The rounds: alive, renew, claim; on graceful shutdown, stop and let go.
+    struct Loop: Service {
+        let fleet: FleetRun
+        let shared: Shared
+        let registry: PostgresFleetRegistry
+
+        func run() async throws {
+            let process = FleetRun.processName
+            let running = RunningBots()
+            let logger = fleet.logger
+            logger.notice("fleet: process \(process); leases of \(Int(fleet.timing.leaseSeconds)) s, renewed every \(Int(fleet.timing.roundSeconds)) s")
+            while !Task.isShuttingDownGracefully && !Task.isCancelled {
+                do {
+                    try await round(process: process, running: running)
+                } catch is CancellationError {
+                    break
+                } catch {
+                    logger.warning("fleet: a round failed (\(error)); the next one in \(Int(fleet.timing.roundSeconds)) s")
+                }
+                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(Int64(fleet.timing.roundSeconds * 1000))) }
+            }
+            logger.notice("fleet: stopping \(running.count) bots and letting their leases go")
+            await running.stopAll()
+            try? await registry.release(for: process)
+        }
+
+        /// One round.
+        func round(process: String, running: RunningBots) async throws {
+            let logger = fleet.logger
+            let live = try await registry.heartbeat(process, liveness: fleet.timing.leaseSeconds)
+            let bots = try await registry.bots()
+            let active = bots.filter { $0.pauseReason == nil }
+            let share = active.isEmpty ? 0 : (active.count + live - 1) / live
+            // Renewed, or stopped: a lease lost (expired while this process stalled, or taken over) or a bot paused.
+            let held = running.claims
+            let kept = Set(try await registry.renew(held, for: process, expiresIn: fleet.timing.leaseSeconds))
+            for claim in held where !kept.contains(claim) {
+                logger.notice("fleet: bot \(running.name(of: claim.botID) ?? "?") is no longer this process's (its lease was lost or it was paused); stopping it")
+                await running.stop(claim.botID)
+            }
+            // Over its share (a process joined): the newest claims go back, for the others to take.
+            let excess = running.count - share
+            if excess > 0 {
+                for claim in running.claims.suffix(excess) {
+                    logger.notice("fleet: handing bot \(running.name(of: claim.botID) ?? "?") over (\(live) processes share \(active.count) bots)")
+                    await running.stop(claim.botID)
+                    try await registry.release([claim], for: process)
+                }
+            }
+            guard running.count < share else { return }
+            let claims = try await registry.claim(for: process, limit: share - running.count, expiresIn: fleet.timing.leaseSeconds)
+            // A bot added since this round's list was read is in the next one's.
+            let known = claims.contains { claim in !bots.contains { $0.id == claim.botID } } ? try await registry.bots() : bots
+            for claim in claims {
+                guard let bot = known.first(where: { $0.id == claim.botID }) else { continue }
+                start(bot, claim: claim, process: process, running: running)
+            }
+        }
+
+        /// Starts `bot` in a task of its own, under a service group of its own (stopped gracefully when its lease goes).
+        func start(_ bot: FleetBot, claim: FleetClaim, process: String, running: RunningBots) {
+            var logger = fleet.logger
+            logger[metadataKey: "bot"] = "\(bot.name)"
+            logger.notice("fleet: running bot \(bot.name) (\(bot.network), lease \(claim.fence))")
+            let service = BotService(fleet: fleet, shared: shared, registry: registry, bot: bot, claim: claim, process: process, logger: logger)
+            let group = ServiceGroup(configuration: .init(services: [.init(service: service)], gracefulShutdownSignals: [], logger: logger))
+            let task = Task {
+                do {
+                    try await group.run()
+                } catch {
+                    logger.error("fleet: bot \(bot.name) stopped: \(error)")
+                }
+                running.ended(bot.id)
+            }
+            running.add(bot: bot, claim: claim, group: group, task: task)
+        }
+    }
+
+    /// One bot of the fleet, run as `start` runs it, on the process's shared parts.
+    struct BotService: Service {
+        let fleet: FleetRun
+        let shared: Shared
+        let registry: PostgresFleetRegistry
+        let bot: FleetBot
+        let claim: FleetClaim
+        let process: String
+        let logger: Logger
+
+        func run() async throws {
+            do {
+                try await runBot()
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                // The bot's failure is its own: paused with the reason, never tried again until someone resumes it.
+                let reason = "stopped \(Date().formatted(.iso8601)): \(error)"
+                try? await registry.setPaused(bot.name, reason: String(reason.prefix(500)))
+                logger.error("fleet: bot \(bot.name) paused: \(error)")
+            }
+        }
+
+        private func runBot() async throws {
+            let settings = try fleet.key.open(bot.sealedSettings, bot: bot.name)
+            let configuration = try Configuration(environment: FleetBotSettings.environment(of: bot.name, settings: settings, process: fleet.environment))
+            try configuration.require([.humanCredentials, .botCredentials])
+            let database = PostgresStoreSet(sharing: shared.pool, schema: bot.schema,
+                                            settings: StoreSettings(timeZone: configuration.behaviour.timeZone,
+                                                                    archiveRowLimit: configuration.storage.archiveRowLimit).forDaemon())
+            if try await !database.migrations.pending().isEmpty { try await database.migrations.migrate() }
+            try await database.archive.prepare()
+            let store = RedisWordCounts(connection: shared.counts, keyPrefix: configuration.storage.redisKeys)
+            let classifier = FavoriteClassifier(store: store, tokenizer: shared.tokenizer, threshold: configuration.behaviour.favoriteRateThreshold,
+                                                examples: ExampleRecorder(database.examples), logger: logger)
+            let clock = SystemBotClock()
+            let network = await configuration.networkModule.forDaemon(
+                DaemonNetworkContext(clock: clock, state: database.state, usageDays: database.usageDays, runID: UUID().uuidString,
+                                     postLinks: configuration.postLinks, networkIDs: database.networkIDs), logger: logger)
+            let lease = FleetDaemonLease(registry: registry, claim: claim, process: process)
+            let parts = DaemonComposition.Parts(settings: configuration.daemonSettings, database: database, classifier: classifier, network: network.network,
+                                                clock: clock, accountingServices: network.services, lease: lease, logger: logger)
+            _ = try await DaemonComposition.run(parts, options: DaemonRunner.Options(handlesSignals: false))
+        }
+    }
+}
+
+/// A bot's lease in the fleet, as the daemon's lease keeper checks it: held while this process's hold (its fencing
+/// number) is still the bot's and unexpired.
+struct FleetDaemonLease: DaemonLease {
+    let registry: PostgresFleetRegistry
+    let claim: FleetClaim
+    let process: String
+
+    var holder: LeaseHolder { .thisProcess() }
+    func isHeld(logger: Logger) async -> Bool { (try? await registry.holds(claim, for: process)) ?? false }
+    /// The fleet's loop lets leases go.
+    func release() async {}
+}
+
+/// The bots this process runs.
+final class RunningBots: Sendable {
+    struct Entry {
+        var bot: FleetBot
+        var claim: FleetClaim
+        var group: ServiceGroup
+        var task: Task<Void, Never>
+    }
+    private let entries = Mutex<[Int64: Entry]>([:])
+
+    var count: Int { entries.withLock { $0.count } }
+    /// The claims held, oldest bot first.
+    var claims: [FleetClaim] { entries.withLock { $0.values.map(\.claim).sorted { $0.botID < $1.botID } } }
+    func name(of botID: Int64) -> String? { entries.withLock { $0[botID]?.bot.name } }
+
+    func add(bot: FleetBot, claim: FleetClaim, group: ServiceGroup, task: Task<Void, Never>) {
+        entries.withLock { $0[bot.id] = Entry(bot: bot, claim: claim, group: group, task: task) }
+    }
+
+    /// A bot's run ended by itself (paused with its reason): its lease lapses, unrenewed.
+    func ended(_ botID: Int64) { _ = entries.withLock { $0.removeValue(forKey: botID) } }
+
+    /// Stops a bot gracefully (its tick in flight finishes) and waits for it.
+    func stop(_ botID: Int64) async {
+        guard let entry = entries.withLock({ $0.removeValue(forKey: botID) }) else { return }
+        await entry.group.triggerGracefulShutdown()
+        await entry.task.value
+    }
+
+    /// Stops every bot gracefully, all at once, and waits for them.
+    func stopAll() async {
+        let all = entries.withLock { entries in defer { entries = [:] }; return Array(entries.values) }
+        for entry in all { await entry.group.triggerGracefulShutdown() }
+        for entry in all { await entry.task.value }
+    }
+}

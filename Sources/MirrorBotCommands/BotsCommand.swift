@@ -1,0 +1,155 @@
+import ArgumentParser
+import BotAssembly
+import BotConfiguration
+import Fleet
+import Foundation
+import Stores
+
+/// `mirror_bot bots`: the fleet's bots, as data in its Postgres.
+struct BotsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bots",
+        abstract: "Adds, lists, pauses, resumes and removes the bots a fleet runs (`mirror_bot fleet`).",
+        discussion: """
+            A fleet keeps its bots in its Postgres (DATABASE_URL): each bot's settings (its own variables: NETWORK, \\
+            its accounts, TZ, options) sealed with FLEET_KEY (AES-GCM), its stores in a schema of its own, its word \\
+            counts in the fleet's Redis under its own keys. Every process of the fleet needs the same FLEET_KEY.
+            """,
+        subcommands: [AddBotCommand.self, ListBotsCommand.self, PauseBotCommand.self, ResumeBotCommand.self, RemoveBotCommand.self]
+    )
+
+    /// The administration and the key from the process's environment (and `.env`).
+    static func open() throws -> (FleetBots, FleetKey) {
+        let environment = try EnvironmentFile.processEnvironment()
+        let context = try CommandContext.load()
+        do {
+            return (FleetBots(configuration: context.configuration, environment: environment, logger: context.logger), try FleetKey(text: context.configuration.fleet.key))
+        } catch let error as FleetKeyError {
+            throw ValidationError(error.description)
+        }
+    }
+}
+
+/// `mirror_bot bots add NAME --env-file FILE`.
+struct AddBotCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Adds a bot to the fleet with the settings in an env file (sealed with FLEET_KEY); its stores are made at once.",
+        discussion: """
+            The file holds the bot's own variables as a .env does (NETWORK, its accounts' variables, TZ, LIKES, …), \\
+            checked as `start` checks them. What the fleet's processes share (DATABASE_URL, REDIS_URL, REDIS_CLUSTER, \\
+            FLEET_KEY, PORT, LOG_LEVEL, …) is refused there. Nothing of the file is printed.
+            """
+    )
+
+    @Argument(help: "The bot's name: 1 to 40 lower-case letters, digits, - and _.")
+    var name: String
+
+    @Option(help: "The file of the bot's variables, as a .env file.")
+    var envFile: String
+
+    func run() async throws {
+        let (bots, key) = try BotsCommand.open()
+        let text: String
+        do { text = try String(contentsOfFile: envFile, encoding: .utf8) } catch {
+            throw ValidationError("\(envFile) cannot be read: \((error as NSError).localizedDescription)")
+        }
+        let settings = try EnvironmentFile(parsing: text).variables
+        do {
+            let bot = try await bots.add(name: name, settings: settings, key: key)
+            print("Added the bot \(bot.name) (\(bot.network)): its stores are in the schema \(bot.schema), its word counts under \(name):. `mirror_bot fleet` runs it.")
+        } catch let error as FleetError {
+            throw ValidationError(error.description)
+        }
+    }
+}
+
+/// `mirror_bot bots list`.
+struct ListBotsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "Lists the fleet's bots: network, state, who runs each.")
+
+    func run() async throws {
+        let (bots, _) = try BotsCommand.open()
+        let all = try await bots.withRegistry { try await $0.bots() }
+        guard !all.isEmpty else { return print("No bots yet: `mirror_bot bots add NAME --env-file FILE` adds one.") }
+        for bot in all {
+            let state = bot.pauseReason.map { "paused: \($0)" }
+                ?? bot.holder.map { "running on \($0) (lease \(bot.fence), until \(bot.leaseExpiresAt?.formatted(.iso8601) ?? "?"))" } ?? "waiting for a process"
+            print("\(bot.name)\t\(bot.network)\t\(state)")
+        }
+    }
+}
+
+/// `mirror_bot bots pause NAME`.
+struct PauseBotCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "pause", abstract: "Pauses a bot: the process running it stops it within a round; no process claims it.")
+    @Argument(help: "The bot's name.") var name: String
+
+    func run() async throws {
+        let (bots, _) = try BotsCommand.open()
+        guard try await bots.withRegistry({ try await $0.setPaused(name, reason: "paused by hand") }) else { throw ValidationError(FleetError.noSuchBot(name).description) }
+        print("Paused \(name).")
+    }
+}
+
+/// `mirror_bot bots resume NAME`.
+struct ResumeBotCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "resume", abstract: "Resumes a paused bot (by hand, or after a failure it was paused for).")
+    @Argument(help: "The bot's name.") var name: String
+
+    func run() async throws {
+        let (bots, _) = try BotsCommand.open()
+        guard try await bots.withRegistry({ try await $0.setPaused(name, reason: nil) }) else { throw ValidationError(FleetError.noSuchBot(name).description) }
+        print("Resumed \(name): a process of the fleet claims it within a round.")
+    }
+}
+
+/// `mirror_bot bots remove NAME`.
+struct RemoveBotCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove",
+        abstract: "Removes a bot with all its data: its stores (its schema), its word counts, its settings. Asks first.")
+
+    @Argument(help: "The bot's name.") var name: String
+    @Flag(help: "Do not ask: remove at once.") var yes = false
+
+    func run() async throws {
+        let (bots, _) = try BotsCommand.open()
+        if !yes {
+            guard isatty(STDIN_FILENO) != 0 else { throw ValidationError("Removing \(name) deletes all its data: run it on a terminal to confirm, or add --yes.") }
+            FileHandle.standardError.write(Data("Remove the bot \(name) and all its data (its archive, plans, replies, likes, word counts)? Type its name to confirm: ".utf8))
+            guard readLine()?.trimmingCharacters(in: .whitespaces) == name else { throw ValidationError("Not removed.") }
+        }
+        do {
+            let keys = try await bots.remove(name: name)
+            print("Removed \(name): its schema, \(keys) Redis keys and its settings.")
+        } catch let error as FleetError {
+            throw ValidationError(error.description)
+        }
+    }
+}
+
+/// `mirror_bot fleet`: runs every bot it can claim.
+struct FleetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fleet",
+        abstract: "Runs the fleet's bots: as many processes as you like share them, each claiming its share (`mirror_bot bots add` adds bots).",
+        discussion: """
+            Needs DATABASE_URL (Postgres: the bots, their leases and their stores), REDIS_URL (their word counts; \\
+            REDIS_CLUSTER=true for a Redis Cluster) and FLEET_KEY, the same in every process. Every 5 s a process says \\
+            it is alive, renews the leases it holds and claims free or expired bots up to its share of the live \\
+            processes; a lease not renewed for 20 s (a process killed) is claimed by another, whose bots then read back \\
+            what the killed one left mid-send, as `start` does after a crash. SIGTERM stops every bot gracefully and lets \\
+            its leases go at once. A bot that fails (revoked tokens) is paused with the reason; `bots resume` restarts it.
+            """
+    )
+
+    func run() async throws {
+        let environment = try EnvironmentFile.processEnvironment()
+        let context = try CommandContext.load()
+        let key: FleetKey
+        do { key = try FleetKey(text: context.configuration.fleet.key) } catch let error as FleetKeyError { throw ValidationError(error.description) }
+        let timing = FleetRun.Timing(leaseSeconds: TimeInterval(context.configuration.fleet.leaseSeconds), roundSeconds: TimeInterval(context.configuration.fleet.roundSeconds))
+        try await FleetRun(configuration: context.configuration, environment: environment, key: key, timing: timing, logger: context.logger).run()
+    }
+}

@@ -1,0 +1,100 @@
+public import Foundation
+
+/// The bots of a fleet and who runs each (tables `fleet_bots`, `fleet_leases`, `fleet_processes`, Postgres only): every
+/// bot's settings sealed with `FLEET_KEY`, its stores in a schema of its own, and a lease per bot that one process
+/// holds at a time, with a fencing number that grows with each new holder. Processes share the bots without a
+/// coordinator: each claims what is free or expired, up to its share of the live processes.
+public protocol FleetRegistry: Sendable {
+    /// Adds a bot; throws `FleetError.nameTaken` when the name is in use.
+    func add(name: String, network: String, sealedSettings: Data) async throws -> FleetBot
+    /// Every bot, by name, with who holds it.
+    func bots() async throws -> [FleetBot]
+    /// One bot by name, nil when there is none.
+    func bot(named name: String) async throws -> FleetBot?
+    /// Pauses a bot (`reason` says why: the operator, or revoked tokens) or resumes it (nil); false when there is none.
+    @discardableResult func setPaused(_ name: String, reason: String?) async throws -> Bool
+    /// Removes a bot, its lease and its schema with its data; false when there is none.
+    @discardableResult func remove(_ name: String) async throws -> Bool
+
+    /// Says `process` is alive now; returns how many processes are (heard from within `liveness`).
+    func heartbeat(_ process: String, liveness: TimeInterval) async throws -> Int
+    /// Claims up to `limit` bots that are not paused and whose lease is free or expired, for `process`, until
+    /// `expiresIn` from now; each claim raises the bot's fencing number. Returns the bots claimed with their numbers.
+    func claim(for process: String, limit: Int, expiresIn: TimeInterval) async throws -> [FleetClaim]
+    /// Extends the leases `process` still holds among `claims` (same fencing number, not paused), until `expiresIn` from
+    /// now; returns the ones it still holds.
+    func renew(_ claims: [FleetClaim], for process: String, expiresIn: TimeInterval) async throws -> [FleetClaim]
+    /// Lets go of `process`'s leases at once (a graceful stop), and says it is gone.
+    func release(for process: String) async throws
+    /// Lets go of `claims` of `process` at once (a bot handed over to another process).
+    func release(_ claims: [FleetClaim], for process: String) async throws
+    /// Whether `claim` still holds now (its holder and its fencing number unchanged, not expired): what a write of that
+    /// bot checks first.
+    func holds(_ claim: FleetClaim, for process: String) async throws -> Bool
+}
+
+/// A bot of the fleet.
+public struct FleetBot: Sendable, Equatable {
+    /// Its number.
+    public var id: Int64
+    /// Its name (lower-case letters, digits, `-` and `_`).
+    public var name: String
+    /// Its network (`x`, `mastodon`, …), for listing.
+    public var network: String
+    /// Its settings (`NETWORK`, accounts, `TZ`, options), sealed with `FLEET_KEY`.
+    public var sealedSettings: Data
+    /// Why it is paused, when it is.
+    public var pauseReason: String?
+    /// Who holds its lease, when anyone does and it has not expired.
+    public var holder: String?
+    /// Until when.
+    public var leaseExpiresAt: Date?
+    /// Its fencing number.
+    public var fence: Int64
+
+    /// The schema its stores live in.
+    public var schema: String { FleetBot.schema(of: id) }
+    /// The schema of bot `id`.
+    public static func schema(of id: Int64) -> String { "bot_\(id)" }
+    /// Whether a name may be a bot's.
+    public static func isValidName(_ name: String) -> Bool {
+        name.wholeMatch(of: /[a-z0-9][a-z0-9_\-]{0,39}/) != nil
+    }
+
+    /// A bot from its parts.
+    public init(id: Int64, name: String, network: String, sealedSettings: Data, pauseReason: String? = nil, holder: String? = nil,
+                leaseExpiresAt: Date? = nil, fence: Int64 = 0) {
+        self.id = id; self.name = name; self.network = network; self.sealedSettings = sealedSettings; self.pauseReason = pauseReason
+        self.holder = holder; self.leaseExpiresAt = leaseExpiresAt; self.fence = fence
+    }
+}
+
+/// A process's hold on a bot: the bot and the fencing number of this hold.
+public struct FleetClaim: Sendable, Equatable, Hashable {
+    /// The bot's number.
+    public var botID: Int64
+    /// The fencing number of this hold: larger than any earlier holder's.
+    public var fence: Int64
+
+    /// A claim from its parts.
+    public init(botID: Int64, fence: Int64) { self.botID = botID; self.fence = fence }
+}
+
+/// What the fleet's registry refuses.
+public enum FleetError: Error, Equatable, CustomStringConvertible {
+    /// A bot of that name exists.
+    case nameTaken(String)
+    /// No bot of that name.
+    case noSuchBot(String)
+    /// The name is not one a bot may have.
+    case badName(String)
+
+    /// The sentence.
+    public var description: String {
+        switch self {
+        case .nameTaken(let name): "There is already a bot named \(name): choose another name, or `mirror_bot bots remove \(name)` first."
+        case .noSuchBot(let name): "There is no bot named \(name) (`mirror_bot bots list` shows them)."
+        case .badName(let name): "\"\(name)\" is not a bot's name: 1 to 40 lower-case letters, digits, - and _, starting with a letter or a digit."
+        }
+    }
+}

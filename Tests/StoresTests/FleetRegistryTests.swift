@@ -1,0 +1,98 @@
+import Foundation
+@testable import PostgresStores
+import Stores
+import Testing
+import TestSupport
+
+/// The fleet's registry on a real Postgres (a scratch database each: bots' schemas are the database's): bots as data,
+/// claims that never overlap, fencing numbers that grow with each holder, leases renewed, lost, handed over.
+@Suite("The fleet's registry on Postgres", .serialized)
+struct FleetRegistryTests {
+    static func with(_ body: (PostgresFleetRegistry, PostgresStoreSet) async throws -> Void) async throws {
+        try await TestServers.withScratchDatabase("fleet") { url in
+            let pool = try PostgresStoreSet(url: url, logger: TestServers.logger)
+            try await pool.withRunning {
+                let registry = PostgresFleetRegistry(pool: pool)
+                try await registry.prepare()
+                try await registry.prepare()  // twice: nothing happens
+                try await body(registry, pool)
+            }
+        }
+    }
+
+    @Test("Bots as data: added with a schema of their own, listed by name, paused and resumed, removed with their schema; names checked, never twice")
+    func botsAsData() async throws {
+        try await Self.with { registry, pool in
+            let alice = try await registry.add(name: "alice", network: "mastodon", sealedSettings: Data([1, 2, 3]))
+            _ = try await registry.add(name: "bob-2", network: "x", sealedSettings: Data([4]))
+            await #expect(throws: FleetError.nameTaken("alice")) { _ = try await registry.add(name: "alice", network: "x", sealedSettings: Data()) }
+            await #expect(throws: FleetError.badName("Alice!")) { _ = try await registry.add(name: "Alice!", network: "x", sealedSettings: Data()) }
+            #expect(try await registry.bots().map(\.name) == ["alice", "bob-2"])
+            #expect(try await registry.bot(named: "alice")?.sealedSettings == Data([1, 2, 3]))
+            #expect(try await registry.setPaused("alice", reason: "by hand"))
+            #expect(try await registry.bot(named: "alice")?.pauseReason == "by hand")
+            #expect(try await registry.setPaused("alice", reason: nil))
+            #expect(try await !registry.setPaused("nobody", reason: nil))
+            // The bot's stores live in its schema: a view on the pool writes there and nowhere else.
+            let stores = PostgresStoreSet(sharing: pool, schema: alice.schema)
+            try await stores.migrations.migrate()
+            try await stores.state.setValue("1", of: "probe")
+            #expect(try await stores.state.value(of: "probe") == "1")
+            func schemas() async throws -> Int64 {
+                try await pool.rows("counting", "SELECT count(*) FROM pg_namespace WHERE nspname = \(alice.schema)", as: Int64.self).first ?? -1
+            }
+            #expect(try await schemas() == 1)
+            #expect(try await registry.remove("alice"))
+            #expect(try await schemas() == 0)
+            #expect(try await !registry.remove("alice"))
+            #expect(try await registry.bots().map(\.name) == ["bob-2"])
+        }
+    }
+
+    @Test("Two processes claiming at once never take the same bot; a paused bot is claimed by none; each hold has a larger fencing number")
+    func claimsNeverOverlap() async throws {
+        try await Self.with { registry, _ in
+            for number in 0..<10 { _ = try await registry.add(name: "bot\(number)", network: "x", sealedSettings: Data()) }
+            try await registry.setPaused("bot9", reason: "by hand")
+            async let first = registry.claim(for: "p1", limit: 6, expiresIn: 30)
+            async let second = registry.claim(for: "p2", limit: 6, expiresIn: 30)
+            let (a, b) = try await (first, second)
+            #expect(Set(a.map(\.botID)).isDisjoint(with: b.map(\.botID)))
+            #expect(a.count + b.count == 9, "\(a.count) + \(b.count)")
+            #expect(a.allSatisfy { $0.fence == 1 } && b.allSatisfy { $0.fence == 1 })
+            // Nothing left to claim.
+            #expect(try await registry.claim(for: "p3", limit: 10, expiresIn: 30).isEmpty)
+            // A process lets its bots go: another claims them, each with the next fencing number; the old holds no longer hold.
+            try await registry.release(for: "p1")
+            let taken = try await registry.claim(for: "p3", limit: 10, expiresIn: 30)
+            #expect(Set(taken.map(\.botID)) == Set(a.map(\.botID)) && taken.allSatisfy { $0.fence == 2 })
+            for claim in a { #expect(try await !registry.holds(claim, for: "p1")) }
+            for claim in taken { #expect(try await registry.holds(claim, for: "p3")) }
+            // p1 cannot renew what it let go.
+            #expect(try await registry.renew(a, for: "p1", expiresIn: 30).isEmpty)
+        }
+    }
+
+    @Test("A lease not renewed lapses and another process takes it with a larger number; the old holder's renewal then fails; a paused bot's renewal fails")
+    func leasesLapse() async throws {
+        try await Self.with { registry, _ in
+            _ = try await registry.add(name: "solo", network: "x", sealedSettings: Data())
+            _ = try await registry.add(name: "pausable", network: "x", sealedSettings: Data())
+            let held = try await registry.claim(for: "killed", limit: 2, expiresIn: 0.4)
+            #expect(held.count == 2)
+            #expect(try await registry.claim(for: "other", limit: 2, expiresIn: 30).isEmpty, "not yet lapsed")
+            try await Task.sleep(for: .milliseconds(800))
+            let taken = try await registry.claim(for: "other", limit: 2, expiresIn: 30)
+            #expect(taken.count == 2 && taken.allSatisfy { $0.fence == 2 })
+            #expect(try await registry.renew(held, for: "killed", expiresIn: 30).isEmpty)
+            #expect(try await registry.renew(taken, for: "other", expiresIn: 30).count == 2)
+            try await registry.setPaused("pausable", reason: "by hand")
+            #expect(try await registry.renew(taken, for: "other", expiresIn: 30).count == 1)
+            // Who is alive: two processes heard from now.
+            _ = try await registry.heartbeat("p1", liveness: 20)
+            #expect(try await registry.heartbeat("p2", liveness: 20) == 2)
+            try await registry.release(for: "p1")
+            #expect(try await registry.heartbeat("p2", liveness: 20) == 1)
+        }
+    }
+}
