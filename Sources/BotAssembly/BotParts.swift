@@ -46,7 +46,7 @@ public struct BotParts: Sendable {
     static func openStores(for storage: StorageSection, timeZone: TimeZone, role: Role, logger: Logger) throws -> any StoreSet {
         var settings = StoreSettings(timeZone: timeZone, archiveRowLimit: storage.archiveRowLimit)
         if role == .daemon { settings = settings.forDaemon() }
-        if let url = storage.database { return try PostgresStoreSet(url: url, settings: settings, logger: logger) }
+        if let url = storage.database { return try PostgresStoreSet(url: url, schema: storage.databaseSchema, settings: settings, logger: logger) }
         return try SQLiteStoreSet(path: storage.embeddedDataPath, settings: settings, logger: logger)
     }
 

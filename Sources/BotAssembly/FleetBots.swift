@@ -33,7 +33,7 @@ public struct FleetBots: Sendable {
         }
         let pool = try PostgresStoreSet(url: url, logger: logger)
         return try await pool.withRunning {
-            let registry = PostgresFleetRegistry(pool: pool)
+            let registry = PostgresFleetRegistry(database: PostgresStoreSet(sharing: pool, schema: pool.schema ?? "public"))
             try await registry.prepare()
             return try await body(registry, pool)
         }
@@ -56,6 +56,20 @@ public struct FleetBots: Sendable {
             try await stores.migrations.migrate()
             return bot
         }
+    }
+
+    /// The environment a command runs in for the bot `name` (`mirror_bot bots exec`): every variable of the
+    /// configuration is the bot's (its settings, the process's shared ones, its key prefix, `DATABASE_SCHEMA` its
+    /// schema) or set empty, so that nothing of a `.env` beside it or of another bot's variables leaks in; the rest of
+    /// the process's environment (`PATH`, `HOME`, …) stays. Throws `FleetError.noSuchBot`, `FleetKeyError`.
+    public func commandEnvironment(of name: String, key: FleetKey) async throws -> [String: String] {
+        guard let bot = try await withRegistry({ try await $0.bot(named: name) }) else { throw FleetError.noSuchBot(name) }
+        var bots = FleetBotSettings.environment(of: bot.name, settings: try key.open(bot.sealedSettings, bot: bot.name), process: environment)
+        bots["DATABASE_SCHEMA"] = bot.schema
+        var result = environment.filter { !Configuration.variableNames.contains($0.key) }
+        for variable in Configuration.variableNames { result[variable] = bots[variable] ?? "" }
+        for (variable, value) in bots { result[variable] = value }
+        return result
     }
 
     /// Removes the bot `name`: its schema with every store, its word counts (its keys in Redis), its lease and its row.

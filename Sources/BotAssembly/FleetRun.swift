@@ -1,4 +1,4 @@
-import BotClock
+public import BotClock
 public import BotConfiguration
 import BotCore
 import Classifier
@@ -43,12 +43,19 @@ public struct FleetRun: Sendable {
     public let key: FleetKey
     /// The leases' timing.
     public let timing: Timing
+    /// The bots' clock, one for the process: the system's, or for a rehearsal (`--speed`, `--start-time`) a faster one.
+    public let clock: any BotClock
+    /// The speed of `clock` (1: the system's), said in each bot's first line.
+    public let speed: Double
     /// The process's log.
     public let logger: Logger
 
-    /// A fleet process from its parts.
-    public init(configuration: Configuration, environment: [String: String], key: FleetKey, timing: Timing = Timing(), logger: Logger) {
+    /// A fleet process from its parts; `speed` and `startTime` as `start`'s rehearsal options.
+    public init(configuration: Configuration, environment: [String: String], key: FleetKey, timing: Timing = Timing(), speed: Double = 1,
+                startTime: Date? = nil, logger: Logger) {
         self.configuration = configuration; self.environment = environment; self.key = key; self.timing = timing; self.logger = logger
+        self.speed = speed
+        clock = speed == 1 && startTime == nil ? SystemBotClock() : SimulatedBotClock(start: startTime ?? Date(), speed: speed)
     }
 
     /// This process's name in the leases: host, process id and a random part (a restarted process is a new holder).
@@ -67,9 +74,14 @@ public struct FleetRun: Sendable {
             ? RedisClusterConnection(seed: redis, certificateAuthority: configuration.storage.redisTLSCertificateAuthority)
             : RedisConnection(url: redis, certificateAuthority: configuration.storage.redisTLSCertificateAuthority)
         let shared = Shared(pool: pool, counts: counts, tokenizer: try TweetTokenizer())
-        let loop = Loop(fleet: self, shared: shared, registry: PostgresFleetRegistry(pool: pool))
+        let loop = Loop(fleet: self, shared: shared, registry: PostgresFleetRegistry(database: PostgresStoreSet(sharing: pool, schema: pool.schema ?? "public")))
         try await pool.withRunning {
             try await loop.registry.prepare()
+            // A process with the wrong key would pause every bot it claimed: it stops here instead, saying so.
+            let bots = try await loop.registry.bots()
+            if !bots.isEmpty, !bots.contains(where: { (try? key.open($0.sealedSettings, bot: $0.name)) != nil }) {
+                throw FleetKeyError.wrongKey(bot: bots.map(\.name).prefix(3).joined(separator: ", ") + (bots.count > 3 ? ", …" : ""))
+            }
             let group = ServiceGroup(configuration: .init(services: [.init(service: loop)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()
         }
@@ -149,15 +161,15 @@ public struct FleetRun: Sendable {
             logger.notice("fleet: running bot \(bot.name) (\(bot.network), lease \(claim.fence))")
             let service = BotService(fleet: fleet, shared: shared, registry: registry, bot: bot, claim: claim, process: process, logger: logger)
             let group = ServiceGroup(configuration: .init(services: [.init(service: service)], gracefulShutdownSignals: [], logger: logger))
-            let task = Task {
+            let botLogger = logger
+            running.add(bot: bot, claim: claim, group: group) {
                 do {
                     try await group.run()
                 } catch {
-                    logger.error("fleet: bot \(bot.name) stopped: \(error)")
+                    botLogger.error("fleet: bot \(bot.name) stopped: \(error)")
                 }
                 running.ended(bot.id)
             }
-            running.add(bot: bot, claim: claim, group: group, task: task)
         }
     }
 
@@ -196,14 +208,14 @@ public struct FleetRun: Sendable {
             let store = RedisWordCounts(connection: shared.counts, keyPrefix: configuration.storage.redisKeys)
             let classifier = FavoriteClassifier(store: store, tokenizer: shared.tokenizer, threshold: configuration.behaviour.favoriteRateThreshold,
                                                 examples: ExampleRecorder(database.examples), logger: logger)
-            let clock = SystemBotClock()
+            let clock = fleet.clock
             let network = await configuration.networkModule.forDaemon(
                 DaemonNetworkContext(clock: clock, state: database.state, usageDays: database.usageDays, runID: UUID().uuidString,
                                      postLinks: configuration.postLinks, networkIDs: database.networkIDs), logger: logger)
             let lease = FleetDaemonLease(registry: registry, claim: claim, process: process)
             let parts = DaemonComposition.Parts(settings: configuration.daemonSettings, database: database, classifier: classifier, network: network.network,
                                                 clock: clock, accountingServices: network.services, lease: lease, logger: logger)
-            _ = try await DaemonComposition.run(parts, options: DaemonRunner.Options(handlesSignals: false))
+            _ = try await DaemonComposition.run(parts, options: DaemonRunner.Options(speed: fleet.speed, handlesSignals: false))
         }
     }
 }
@@ -236,8 +248,9 @@ final class RunningBots: Sendable {
     var claims: [FleetClaim] { entries.withLock { $0.values.map(\.claim).sorted { $0.botID < $1.botID } } }
     func name(of botID: Int64) -> String? { entries.withLock { $0[botID]?.bot.name } }
 
-    func add(bot: FleetBot, claim: FleetClaim, group: ServiceGroup, task: Task<Void, Never>) {
-        entries.withLock { $0[bot.id] = Entry(bot: bot, claim: claim, group: group, task: task) }
+    /// Adds the bot and starts `body` in a task of its own; the entry is in before the task can end and remove it.
+    func add(bot: FleetBot, claim: FleetClaim, group: ServiceGroup, body: @escaping @Sendable () async -> Void) {
+        entries.withLock { $0[bot.id] = Entry(bot: bot, claim: claim, group: group, task: Task { await body() }) }
     }
 
     /// A bot's run ended by itself (paused with its reason): its lease lapses, unrenewed.

@@ -2,6 +2,9 @@
 public struct StorageSection: ConfigurationSection, Equatable {
     /// The archive's database (`DATABASE_URL`); nil: the SQLite file.
     public var database: DatabaseURL?
+    /// The Postgres schema the bot's tables are in (`DATABASE_SCHEMA`: a fleet's bot's, which `mirror_bot bots exec`
+    /// sets); nil: the database's own `search_path`.
+    public var databaseSchema: String?
     /// The word counts' Redis (`REDIS_URL`, else the original's `REDISTOGO_URL`); nil: the SQLite file.
     public var redis: RedisURL?
     /// For a `rediss://` Redis: the CA certificate file (PEM) its certificate is verified against, host name
@@ -22,7 +25,7 @@ public struct StorageSection: ConfigurationSection, Equatable {
     public static let defaultArchiveRowLimit = 10_000
 
     /// The variables of this section.
-    public static let variableNames = ["DATABASE_URL", "REDIS_URL", "REDISTOGO_URL", "REDIS_TLS_CA", "REDIS_KEY_PREFIX", "REDIS_CLUSTER",
+    public static let variableNames = ["DATABASE_URL", "DATABASE_SCHEMA", "REDIS_URL", "REDISTOGO_URL", "REDIS_TLS_CA", "REDIS_KEY_PREFIX", "REDIS_CLUSTER",
                                        "MIRROR_BOT_DATA", "ARCHIVE_ROW_LIMIT"]
 
     /// Reads the section.
@@ -36,6 +39,11 @@ public struct StorageSection: ConfigurationSection, Equatable {
                                       shown: nil)
             }
         }
+        databaseSchema = environment.value("DATABASE_SCHEMA")
+        if let schema = databaseSchema, !Self.isSchemaName(schema) {
+            environment.malformed("DATABASE_SCHEMA", expected: "a schema's name: 1 to 63 ASCII letters, digits and _, not starting with a digit", shown: schema)
+            databaseSchema = nil
+        }
         redis = nil
         if let name = ["REDIS_URL", "REDISTOGO_URL"].first(where: { environment.value($0) != nil }), let text = environment.value(name) {
             redis = RedisURL(text)
@@ -47,6 +55,11 @@ public struct StorageSection: ConfigurationSection, Equatable {
         embeddedDataPath = environment.environment["MIRROR_BOT_DATA"].flatMap { $0.isEmpty ? nil : $0 } ?? "mirror_bot.sqlite"
         archiveRowLimit = environment.count("ARCHIVE_ROW_LIMIT", default: Self.defaultArchiveRowLimit, allowsZero: false, maximum: 100_000_000,
                                             meaning: "posts")
+    }
+
+    /// Whether `name` is a schema name the bot uses unquoted: ASCII letters, digits and `_`, not starting with a digit.
+    public static func isSchemaName(_ name: String) -> Bool {
+        (1...63).contains(name.utf8.count) && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") } && !(name.first?.isNumber ?? true)
     }
 
     /// What goes before every Redis key: `REDIS_KEY_PREFIX`, and on a Redis Cluster a hash tag too (the prefix itself

@@ -15,7 +15,7 @@ struct BotsCommand: AsyncParsableCommand {
             its accounts, TZ, options) sealed with FLEET_KEY (AES-GCM), its stores in a schema of its own, its word \\
             counts in the fleet's Redis under its own keys. Every process of the fleet needs the same FLEET_KEY.
             """,
-        subcommands: [AddBotCommand.self, ListBotsCommand.self, PauseBotCommand.self, ResumeBotCommand.self, RemoveBotCommand.self]
+        subcommands: [AddBotCommand.self, ListBotsCommand.self, ExecBotCommand.self, PauseBotCommand.self, ResumeBotCommand.self, RemoveBotCommand.self]
     )
 
     /// The administration and the key from the process's environment (and `.env`).
@@ -77,6 +77,52 @@ struct ListBotsCommand: AsyncParsableCommand {
                 ?? bot.holder.map { "running on \($0) (lease \(bot.fence), until \(bot.leaseExpiresAt?.formatted(.iso8601) ?? "?"))" } ?? "waiting for a process"
             print("\(bot.name)\t\(bot.network)\t\(state)")
         }
+    }
+}
+
+/// `mirror_bot bots exec NAME -- COMMAND …`.
+struct ExecBotCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "exec",
+        abstract: "Runs a mirror_bot command as the bot NAME: `bots exec alice -- train` trains it, `-- import FILE` imports its person's archive.",
+        discussion: """
+            The command runs with the bot's settings (opened with FLEET_KEY), its stores (its schema: DATABASE_SCHEMA), \
+            its word counts (its key prefix) and the fleet's DATABASE_URL and REDIS_URL; nothing else of the \
+            environment or of a .env file is its configuration. Any command but `fleet` and `bots`: train, import, \
+            doctor, schedule, classify, forget, opt-out. Start a fleet only after a new bot's first `train`.
+            """
+    )
+
+    @Argument(help: "The bot's name.") var name: String
+    @Argument(parsing: .captureForPassthrough, help: "The command and its arguments, after --.") var command: [String] = []
+
+    func validate() throws {
+        let words = command.first == "--" ? Array(command.dropFirst()) : command
+        guard let first = words.first else { throw ValidationError("Name the command to run as \(name), after --: `mirror_bot bots exec \(name) -- train`.") }
+        guard !["fleet", "bots", "start"].contains(first) else {
+            throw ValidationError("`\(first)` does not run as one bot: `mirror_bot fleet` runs the fleet's bots (and `bots` administers them).")
+        }
+    }
+
+    func run() async throws {
+        let (bots, key) = try BotsCommand.open()
+        let environment: [String: String]
+        do {
+            environment = try await bots.commandEnvironment(of: name, key: key)
+        } catch let error as FleetError {
+            throw ValidationError(error.description)
+        } catch let error as FleetKeyError {
+            throw ValidationError(error.description)
+        }
+        let words = command.first == "--" ? Array(command.dropFirst()) : command
+        // This process becomes the command (its signals, output and exit status are the command's).
+        let executable = URL(filePath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let arguments = [CommandLine.arguments.first ?? "mirror_bot"] + words
+        let variables = environment.map { "\($0.key)=\($0.value)" }
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = variables.map { strdup($0) } + [nil]
+        execve(executable, argv, envp)
+        throw ValidationError("Could not run \(executable): \(String(cString: strerror(errno))).")
     }
 }
 
@@ -144,12 +190,30 @@ struct FleetCommand: AsyncParsableCommand {
             """
     )
 
+    @Option(help: "Run the bots' clock this many times faster, for rehearsals against fakes (as `start --speed`).")
+    var speed: Double = 1
+
+    @Option(help: "Start the bots' clock at this time (ISO 8601), for rehearsals (as `start --start-time`).")
+    var startTime: String?
+
+    func validate() throws {
+        guard speed > 0, speed <= 1_000_000 else { throw ValidationError("--speed must be above 0 and at most 1000000, not \(speed)") }
+        if let startTime, StartCommand.parseTime(startTime) == nil {
+            throw ValidationError("--start-time must be ISO 8601 such as 2026-11-22T00:00:00Z, not \(startTime)")
+        }
+    }
+
     func run() async throws {
         let environment = try EnvironmentFile.processEnvironment()
         let context = try CommandContext.load()
         let key: FleetKey
         do { key = try FleetKey(text: context.configuration.fleet.key) } catch let error as FleetKeyError { throw ValidationError(error.description) }
         let timing = FleetRun.Timing(leaseSeconds: TimeInterval(context.configuration.fleet.leaseSeconds), roundSeconds: TimeInterval(context.configuration.fleet.roundSeconds))
-        try await FleetRun(configuration: context.configuration, environment: environment, key: key, timing: timing, logger: context.logger).run()
+        do {
+            try await FleetRun(configuration: context.configuration, environment: environment, key: key, timing: timing, speed: speed,
+                               startTime: startTime.flatMap(StartCommand.parseTime), logger: context.logger).run()
+        } catch let error as FleetKeyError {
+            throw ValidationError(error.description)
+        }
     }
 }

@@ -12,7 +12,7 @@ struct FleetRegistryTests {
         try await TestServers.withScratchDatabase("fleet") { url in
             let pool = try PostgresStoreSet(url: url, logger: TestServers.logger)
             try await pool.withRunning {
-                let registry = PostgresFleetRegistry(pool: pool)
+                let registry = PostgresFleetRegistry(database: PostgresStoreSet(sharing: pool, schema: pool.schema ?? "public"))
                 try await registry.prepare()
                 try await registry.prepare()  // twice: nothing happens
                 try await body(registry, pool)

@@ -11,9 +11,10 @@ public struct PostgresFleetRegistry: FleetRegistry {
     /// The fleet's schema's view of the pool (its statements set their `search_path`, the pool serving every bot).
     let database: PostgresStoreSet
 
-    /// The registry in `pool`'s schema (`public` unless the pool names one), on `pool`'s connections.
-    public init(pool: PostgresStoreSet) {
-        database = PostgresStoreSet(sharing: pool, schema: pool.schema ?? "public")
+    /// The registry on `database`: a view of the fleet's pool routed to the fleet's schema
+    /// (`PostgresStoreSet(sharing: pool, schema: pool.schema ?? "public")`), since the pool's connections serve every bot.
+    public init(database: PostgresStoreSet) {
+        self.database = database
     }
 
     /// Creates the fleet's tables when they are not there (once per database, whoever comes first).

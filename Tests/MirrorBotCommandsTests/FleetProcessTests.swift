@@ -1,0 +1,155 @@
+import FakeMastodon
+import Foundation
+import Testing
+import TestSupport
+
+/// `mirror_bot bots` and `mirror_bot fleet` as a community runs them: two people's mirrors added from env files,
+/// trained with `bots exec`, run by fleet processes on one Postgres and one Redis against a fake Mastodon instance
+/// whose clock runs at the bots' speed. A second process takes its share, a SIGKILLed one's bot is taken over once
+/// its lease lapses, a paused bot stops, SIGTERM hands the bots over, and a removal takes the bot's data.
+@Suite("mirror_bot fleet: bots as data, claimed by processes", .serialized)
+struct FleetProcessTests {
+    static let dayStart = MastodonDayProcessTests.dayStart
+    /// Two people (ids 100, 101) and their mirrors (200, 201).
+    static let people = [(person: "100", username: "alice", bot: "200"), (person: "101", username: "bob", bot: "201")]
+
+    /// Three weeks of each person: a status at each of 24 hours of the day, each its own text.
+    static func seed() -> FakeMastodonSeed {
+        var statuses: [FakeMastodonSeed.Status] = []
+        var number = 0
+        for (person, username, _) in people {
+            for day in 1...21 {
+                let start = dayStart.addingTimeInterval(Double(-day) * 86_400)
+                for hour in 0..<24 {
+                    number += 1
+                    statuses.append(.init(id: MastodonDayProcessTests.id(number), accountID: person, content: "<p>\(username) \(day)日前 \(hour)時の投稿</p>",
+                                          createdAt: start.addingTimeInterval(Double(hour * 3_600 + 300))))
+                }
+            }
+        }
+        var accounts: [FakeMastodonSeed.Account] = []
+        for (person, username, bot) in people {
+            accounts.append(.init(id: person, username: username, token: "\(username)-token", scopes: ["read"]))
+            accounts.append(.init(id: bot, username: "\(username)_mirror", token: "\(username)-bot-token",
+                                  scopes: ["read", "write:statuses", "write:favourites"], bot: true))
+        }
+        return FakeMastodonSeed(now: dayStart, accounts: accounts, statuses: statuses, follows: ["200": ["100"], "201": ["101"]])
+    }
+
+    /// A bot's own settings, as its env file says them.
+    static func settings(_ username: String, instance: URL) -> String {
+        """
+        NETWORK=mastodon
+        HUMAN_MASTODON_URL=\(instance.absoluteString)
+        HUMAN_MASTODON_TOKEN=\(username)-token
+        BOT_MASTODON_URL=\(instance.absoluteString)
+        BOT_MASTODON_TOKEN=\(username)-bot-token
+        TZ=Asia/Tokyo
+        LIKES=off
+        MISSED_SLOT_GRACE=60
+        """
+    }
+
+    @Test("bots add, exec train, two fleet processes sharing two bots, a SIGKILLed process's bot taken over, pause, SIGTERM handing over, remove")
+    func fleet() async throws {
+        let server = FakeMastodonServer(seed: Self.seed())
+        try await server.withRunning { instance in
+            try await TestServers.withScratchDatabase("fleet") { database in
+                try await TestServers.withTemporaryFolder { folder in
+                    let suffix = String(UUID().uuidString.prefix(6).lowercased())
+                    let names = Self.people.map { "\($0.username)-\(suffix)" }
+                    let environment = ["DATABASE_URL": database.connectionText, "REDIS_URL": try TestServers.redisURL().redacted,
+                                       "FLEET_KEY": "a fleet key of the test, long enough", "FLEET_LEASE_SECONDS": "4", "FLEET_ROUND_SECONDS": "1"]
+                    // A bot's settings may not name the fleet's shared parts.
+                    let refused = try await MirrorBotProcess.run(["bots", "add", names[0], "--env-file", "bot.env"], environment: environment,
+                                                                 files: ["bot.env": Self.settings("alice", instance: instance) + "\nDATABASE_URL=postgres://elsewhere/db\n"])
+                    #expect(refused.status != 0 && refused.standardError.contains("DATABASE_URL"), "\(refused.standardError)")
+
+                    for (name, person) in zip(names, Self.people) {
+                        let added = try await MirrorBotProcess.run(["bots", "add", name, "--env-file", "bot.env"], environment: environment,
+                                                                   files: ["bot.env": Self.settings(person.username, instance: instance)])
+                        #expect(added.status == 0, "\(added.standardError.suffix(1_000))")
+                        #expect(added.standardOutput.contains("Added the bot \(name) (mastodon)"), "\(added.standardOutput)")
+                        #expect(!added.standardOutput.contains("-token") && !added.standardError.contains("-token"), "a secret printed")
+                        // Trained as that bot: its person's statuses, in its own stores.
+                        let trained = try await MirrorBotProcess.run(["bots", "exec", name, "--", "train", "scheduler"], environment: environment)
+                        #expect(trained.status == 0, "\(trained.standardError.suffix(1_000))")
+                        #expect(trained.standardOutput.contains("Archived 504 new tweets of the human"), "\(trained.standardOutput)")
+                    }
+                    // A process with another key stops at once, pausing nothing.
+                    let wrongKey = try await MirrorBotProcess.run(["fleet"], environment: environment.merging(["FLEET_KEY": "another key, just as long"]) { $1 })
+                    #expect(wrongKey.status != 0 && wrongKey.standardError.contains("FLEET_KEY does not open the settings of the bot"), "\(wrongKey.standardError.suffix(1_000))")
+
+                    await server.armClock(Self.dayStart, speed: 1_440)
+                    let first = try RunningBot(["fleet", "--speed", "1440", "--start-time", Self.dayStart.formatted(.iso8601)], environment: environment, folder: folder)
+                    defer { if first.process.isRunning { kill(first.process.processIdentifier, SIGKILL) } }
+                    for name in names { #expect(try await first.waitForLog("fleet: running bot \(name) "), "\(first.tail)") }
+                    #expect(try await Self.waitUntil { let posted = await server.posted(); return posted.count { $0.accountID == "200" } >= 2 && posted.count { $0.accountID == "201" } >= 2 },
+                            "\(first.tail)")
+
+                    // A second process: the first hands the newest bot over, the second runs it.
+                    let second = try RunningBot(["fleet", "--speed", "1440", "--start-time", (await server.now()).formatted(.iso8601)],
+                                                environment: environment, folder: folder)
+                    defer { if second.process.isRunning { kill(second.process.processIdentifier, SIGKILL) } }
+                    #expect(try await first.waitForLog("fleet: handing bot \(names[1]) over (2 processes share 2 bots)"), "\(first.tail)")
+                    #expect(try await second.waitForLog("fleet: running bot \(names[1]) "), "\(second.tail)")
+                    let beforeKill = await Self.posts(server, by: "201").count
+                    #expect(try await Self.waitUntil { await Self.posts(server, by: "201").count > beforeKill }, "bob's bot posts on the second process: \(second.tail)")
+
+                    // SIGKILL: its lease lapses unrenewed, and the first process takes the bot back.
+                    kill(second.process.processIdentifier, SIGKILL)
+                    _ = try await second.waitForExit()
+                    let killedAt = ContinuousClock.now
+                    #expect(try await Self.waitUntil { first.log.components(separatedBy: "fleet: running bot \(names[1]) ").count == 3 }, "\(first.tail)")
+                    print("fleet: bot running again \(ContinuousClock.now - killedAt) after the SIGKILL (lease 4 s, rounds of 1 s)")
+                    let afterKill = await Self.posts(server, by: "201").count
+                    #expect(try await Self.waitUntil { await Self.posts(server, by: "201").count > afterKill }, "bob's bot posts again: \(first.tail)")
+
+                    // Paused by hand: stopped within a round, listed with its reason.
+                    let paused = try await MirrorBotProcess.run(["bots", "pause", names[0]], environment: environment)
+                    #expect(paused.status == 0, "\(paused.standardError)")
+                    #expect(try await first.waitForLog("fleet: bot \(names[0]) is no longer this process's"), "\(first.tail)")
+                    let listed = try await MirrorBotProcess.run(["bots", "list"], environment: environment)
+                    #expect(listed.standardOutput.contains("\(names[0])\tmastodon\tpaused: paused by hand"), "\(listed.standardOutput)")
+                    #expect(listed.standardOutput.contains("\(names[1])\tmastodon\trunning on "), "\(listed.standardOutput)")
+
+                    // SIGTERM: the bots stop gracefully and their leases go at once.
+                    kill(first.process.processIdentifier, SIGTERM)
+                    let exit = try await first.waitForExit()
+                    #expect(exit.status == 0, "\(first.tail)")
+                    #expect(first.log.contains("fleet: stopping 1 bots and letting their leases go"), "\(first.tail)")
+                    let afterStop = try await MirrorBotProcess.run(["bots", "list"], environment: environment)
+                    #expect(afterStop.standardOutput.contains("\(names[1])\tmastodon\twaiting for a process"), "\(afterStop.standardOutput)")
+
+                    // Nothing posted twice: each bot's posts are each a different status of its own person's.
+                    for (person, username, bot) in Self.people {
+                        let posts = await Self.posts(server, by: bot)
+                        #expect(Set(posts.map(\.content)).count == posts.count, "\(username)'s bot posted a status twice: \(posts.map(\.content))")
+                        #expect(posts.allSatisfy { $0.content.contains("\(username) ") }, "\(person): \(posts.map(\.content))")
+                    }
+
+                    let removed = try await MirrorBotProcess.run(["bots", "remove", names[0], "--yes"], environment: environment)
+                    #expect(removed.status == 0 && removed.standardOutput.contains("Removed \(names[0])"), "\(removed.standardError)")
+                    _ = try await MirrorBotProcess.run(["bots", "remove", names[1], "--yes"], environment: environment)
+                    let none = try await MirrorBotProcess.run(["bots", "list"], environment: environment)
+                    #expect(none.standardOutput.contains("No bots yet"), "\(none.standardOutput)")
+                }
+            }
+        }
+    }
+
+    /// The statuses the bot account `id` posted.
+    static func posts(_ server: FakeMastodonServer, by id: String) async -> [FakeMastodonSeed.Status] {
+        await server.posted().filter { $0.accountID == id }
+    }
+
+    /// Waits, in real time (the fleet is other processes), until `condition` holds; false after two minutes.
+    static func waitUntil(_ condition: () async -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < deadline {
+            if await condition() { return true }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        return await condition()
+    }
+}
