@@ -189,6 +189,12 @@ public struct FleetRun: Sendable {
             } catch is CancellationError {
                 throw CancellationError()
             } catch {
+                // A bot whose lease is gone failed because it is another's now (its statements are refused): it stops,
+                // unpaused, and runs where it is held.
+                guard await FleetDaemonLease(registry: registry, claim: claim, process: process).isHeld(logger: logger) else {
+                    logger.notice("fleet: bot \(bot.name) stopped: its lease is no longer this process's (\(error))")
+                    return
+                }
                 // The bot's failure is its own: paused with the reason, never tried again until someone resumes it.
                 let reason = "stopped \(Date().formatted(.iso8601)): \(error)"
                 try? await registry.setPaused(bot.name, reason: String(reason.prefix(500)))
@@ -200,9 +206,11 @@ public struct FleetRun: Sendable {
             let settings = try fleet.key.open(bot.sealedSettings, bot: bot.name)
             let configuration = try Configuration(environment: FleetBotSettings.environment(of: bot.name, settings: settings, process: fleet.environment))
             try configuration.require([.humanCredentials, .botCredentials])
+            // Every statement of the bot checks its lease first: a process that stalled past its lease writes nothing more.
             let database = PostgresStoreSet(sharing: shared.pool, schema: bot.schema,
                                             settings: StoreSettings(timeZone: configuration.behaviour.timeZone,
-                                                                    archiveRowLimit: configuration.storage.archiveRowLimit).forDaemon())
+                                                                    archiveRowLimit: configuration.storage.archiveRowLimit).forDaemon(),
+                                            fence: .init(registrySchema: shared.pool.schema ?? "public", claim: claim, process: process))
             if try await !database.migrations.pending().isEmpty { try await database.migrations.migrate() }
             try await database.archive.prepare()
             let store = RedisWordCounts(connection: shared.counts, keyPrefix: configuration.storage.redisKeys)

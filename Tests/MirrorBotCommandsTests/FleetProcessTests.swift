@@ -50,7 +50,7 @@ struct FleetProcessTests {
         """
     }
 
-    @Test("bots add, exec train, two fleet processes sharing two bots, a SIGKILLed process's bot taken over, pause, SIGTERM handing over, remove")
+    @Test("bots add, exec train, two fleet processes sharing two bots, a SIGKILLed process's bot taken over, pause, SIGTERM handing over, a stalled process fenced off, remove")
     func fleet() async throws {
         let server = FakeMastodonServer(seed: Self.seed())
         try await server.withRunning { instance in
@@ -120,6 +120,28 @@ struct FleetProcessTests {
                     #expect(first.log.contains("fleet: stopping 1 bots and letting their leases go"), "\(first.tail)")
                     let afterStop = try await MirrorBotProcess.run(["bots", "list"], environment: environment)
                     #expect(afterStop.standardOutput.contains("\(names[1])\tmastodon\twaiting for a process"), "\(afterStop.standardOutput)")
+
+                    // A process stalled past its lease (SIGSTOP): another takes the bot; once the stalled one runs again, the
+                    // bot's statements there are refused (its hold is gone), and it stops the bot without pausing it.
+                    let stalled = try RunningBot(["fleet", "--speed", "1440", "--start-time", (await server.now()).formatted(.iso8601)],
+                                                 environment: environment, folder: folder)
+                    defer { if stalled.process.isRunning { kill(stalled.process.processIdentifier, SIGCONT); kill(stalled.process.processIdentifier, SIGKILL) } }
+                    #expect(try await stalled.waitForLog("fleet: running bot \(names[1]) "), "\(stalled.tail)")
+                    let beforeStall = await Self.posts(server, by: "201").count
+                    #expect(try await Self.waitUntil { await Self.posts(server, by: "201").count > beforeStall }, "\(stalled.tail)")
+                    kill(stalled.process.processIdentifier, SIGSTOP)
+                    let taker = try RunningBot(["fleet", "--speed", "1440", "--start-time", (await server.now()).formatted(.iso8601)],
+                                               environment: environment, folder: folder)
+                    defer { if taker.process.isRunning { kill(taker.process.processIdentifier, SIGKILL) } }
+                    #expect(try await taker.waitForLog("fleet: running bot \(names[1]) "), "\(taker.tail)")
+                    kill(stalled.process.processIdentifier, SIGCONT)
+                    #expect(try await stalled.waitForLog("no longer this process's"), "\(stalled.tail)")
+                    let afterStall = try await MirrorBotProcess.run(["bots", "list"], environment: environment)
+                    #expect(afterStall.standardOutput.contains("\(names[1])\tmastodon\trunning on "), "not paused by the stalled process: \(afterStall.standardOutput)")
+                    for process in [stalled, taker] {
+                        kill(process.process.processIdentifier, SIGTERM)
+                        #expect(try await process.waitForExit().status == 0, "\(process.tail)")
+                    }
 
                     // Nothing posted twice: each bot's posts are each a different status of its own person's.
                     for (person, username, bot) in Self.people {

@@ -75,13 +75,13 @@ struct FleetRegistryTests {
 
     @Test("A lease not renewed lapses and another process takes it with a larger number; the old holder's renewal then fails; a paused bot's renewal fails")
     func leasesLapse() async throws {
-        try await Self.with { registry, _ in
+        try await Self.with { registry, pool in
             _ = try await registry.add(name: "solo", network: "x", sealedSettings: Data())
             _ = try await registry.add(name: "pausable", network: "x", sealedSettings: Data())
-            let held = try await registry.claim(for: "killed", limit: 2, expiresIn: 0.4)
+            let held = try await registry.claim(for: "killed", limit: 2, expiresIn: 30)
             #expect(held.count == 2)
             #expect(try await registry.claim(for: "other", limit: 2, expiresIn: 30).isEmpty, "not yet lapsed")
-            try await Task.sleep(for: .milliseconds(800))
+            try await Self.lapse(pool)
             let taken = try await registry.claim(for: "other", limit: 2, expiresIn: 30)
             #expect(taken.count == 2 && taken.allSatisfy { $0.fence == 2 })
             #expect(try await registry.renew(held, for: "killed", expiresIn: 30).isEmpty)
@@ -93,6 +93,47 @@ struct FleetRegistryTests {
             #expect(try await registry.heartbeat("p2", liveness: 20) == 2)
             try await registry.release(for: "p1")
             #expect(try await registry.heartbeat("p2", liveness: 20) == 1)
+        }
+    }
+
+    /// Lets every lease lapse, as the database's time passing them would (the leases' times are Postgres's `now()`).
+    /// (Through a view routed to the registry's schema: the pool's connections are left in whichever bot's schema ran last.)
+    static func lapse(_ pool: PostgresStoreSet) async throws {
+        _ = try await PostgresStoreSet(sharing: pool, schema: pool.schema ?? "public").rows("letting the leases lapse", "UPDATE fleet_leases SET expires_at = now() - interval '1 second' WHERE owner IS NOT NULL RETURNING 1",
+                                as: Int.self)
+    }
+
+    @Test("A bot's stores behind its lease: while the hold is this process's its statements run; once it lapsed or was taken, every statement (alone or in a transaction) fails unrun, and the new holder's run")
+    func fencedStatements() async throws {
+        try await Self.with { registry, pool in
+            let bot = try await registry.add(name: "fenced", network: "x", sealedSettings: Data())
+            try await PostgresStoreSet(sharing: pool, schema: bot.schema).migrations.migrate()
+            let first = try #require(try await registry.claim(for: "p1", limit: 1, expiresIn: 30).first)
+            let firstStores = PostgresStoreSet(sharing: pool, schema: bot.schema, fence: .init(registrySchema: "public", claim: first, process: "p1"))
+            try await firstStores.state.setValue("first", of: "probe")
+            #expect(try await firstStores.state.value(of: "probe") == "first")
+            // Another process's name with the same number is not the hold.
+            let impostor = PostgresStoreSet(sharing: pool, schema: bot.schema, fence: .init(registrySchema: "public", claim: first, process: "p2"))
+            await #expect(throws: ArchiveError.self) { try await impostor.state.setValue("impostor", of: "probe") }
+
+            try await Self.lapse(pool)
+            await #expect(throws: ArchiveError.self) { try await firstStores.state.setValue("late", of: "probe") }
+            await #expect(throws: ArchiveError.self) { _ = try await firstStores.migrations.migrate() }
+            // The same process claims it again (a stall ended): a new hold, whose number alone tells the old task's writes apart.
+            let second = try #require(try await registry.claim(for: "p1", limit: 1, expiresIn: 30).first)
+            #expect(second.fence == first.fence + 1)
+            let secondStores = PostgresStoreSet(sharing: pool, schema: bot.schema, fence: .init(registrySchema: "public", claim: second, process: "p1"))
+            #expect(try await secondStores.state.value(of: "probe") == "first", "the late write did not happen")
+            try await secondStores.state.setValue("second", of: "probe")
+            _ = try await secondStores.migrations.migrate()
+            // The old holder stays refused, though the lease is live again: it is another hold.
+            do {
+                try await firstStores.state.setValue("stale", of: "probe")
+                Issue.record("a stale holder wrote")
+            } catch {
+                #expect("\(error)".contains("no longer this process's hold \(first.fence)"), "\(error)")
+            }
+            #expect(try await PostgresStoreSet(sharing: pool, schema: bot.schema).state.value(of: "probe") == "second")
         }
     }
 }

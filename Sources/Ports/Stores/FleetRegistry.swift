@@ -88,6 +88,8 @@ public enum FleetError: Error, Equatable, CustomStringConvertible {
     case noSuchBot(String)
     /// The name is not one a bot may have.
     case badName(String)
+    /// A statement of a fleet's bot was refused: its lease is no longer this hold (lapsed, or taken by another process).
+    case leaseLost(botID: Int64, fence: Int64)
 
     /// The sentence.
     public var description: String {
@@ -95,6 +97,7 @@ public enum FleetError: Error, Equatable, CustomStringConvertible {
         case .nameTaken(let name): "There is already a bot named \(name): choose another name, or `mirror_bot bots remove \(name)` first."
         case .noSuchBot(let name): "There is no bot named \(name) (`mirror_bot bots list` shows them)."
         case .badName(let name): "\"\(name)\" is not a bot's name: 1 to 40 lower-case letters, digits, - and _, starting with a letter or a digit."
+        case .leaseLost(let botID, let fence): "the lease of bot \(botID) is no longer this process's hold \(fence) (it lapsed, or another process took it): nothing more is written for it here"
         }
     }
 }

@@ -24,8 +24,25 @@ public struct PostgresStoreSet: StoreSet {
     /// For a view on another set's pool (a fleet's bot): the schema every statement runs in, set on the connection it
     /// borrows before each statement (the pool's connections serve every bot). Nil: the pool's own `search_path`.
     public let routedSchema: String?
+    /// For a fleet's bot: the hold every statement checks before it runs (its lease still this process's, unexpired,
+    /// with this fencing number); a statement of a process whose lease lapsed or was taken fails, unrun.
+    public let fence: Fence?
     /// Whether this value runs its pool (a view's pool is run by the set it shares it with).
     private let ownsPool: Bool
+
+    /// A fleet bot's hold as its statements check it: the lease in `registrySchema`'s `fleet_leases`.
+    public struct Fence: Sendable, Equatable {
+        /// The schema of the fleet's registry.
+        public var registrySchema: String
+        /// The hold: the bot and its fencing number.
+        public var claim: FleetClaim
+        /// The process holding it.
+        public var process: String
+        /// A fence from its parts.
+        public init(registrySchema: String, claim: FleetClaim, process: String) {
+            self.registrySchema = registrySchema; self.claim = claim; self.process = process
+        }
+    }
 
     /// A pool for `url`. `schema`, when given, becomes the connections' `search_path` (tests isolate themselves so).
     public init(url: DatabaseURL, schema: String? = nil, settings: StoreSettings = StoreSettings(), logger: Logger) throws {
@@ -41,15 +58,16 @@ public struct PostgresStoreSet: StoreSet {
         backgroundLogger.logLevel = max(logger.logLevel, .notice)
         client = PostgresClient(configuration: configuration, backgroundLogger: backgroundLogger)
         self.url = url; self.schema = schema; self.settings = settings; self.logger = logger
-        routedSchema = nil; ownsPool = true
+        routedSchema = nil; fence = nil; ownsPool = true
     }
 
     /// A view of the stores in `schema` (letters, digits and `_`) on `pool`'s connections, which `pool` runs: many bots'
     /// stores on one pool, each in its own schema, every statement after a `SET search_path` on the connection it runs on.
-    public init(sharing pool: PostgresStoreSet, schema: String, settings: StoreSettings? = nil) {
+    /// With `fence`, every statement first checks the fleet's lease (in the same round trip as its `search_path`).
+    public init(sharing pool: PostgresStoreSet, schema: String, settings: StoreSettings? = nil, fence: Fence? = nil) {
         precondition(!schema.isEmpty && schema.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }, "a schema name of letters, digits and _")
         client = pool.client; url = pool.url; self.schema = schema; self.settings = settings ?? pool.settings; logger = pool.logger
-        routedSchema = schema; ownsPool = false
+        routedSchema = schema; self.fence = fence; ownsPool = false
     }
 
     /// "Postgres at host:port/db".
@@ -117,7 +135,7 @@ public struct PostgresStoreSet: StoreSet {
     func rows<each Column: PostgresDecodable & Sendable>(
         _ operation: String, _ query: PostgresQuery, as types: (repeat each Column).Type
     ) async throws -> [(repeat each Column)] {
-        let (client, logger, routedSchema) = (client, logger, routedSchema)
+        let (client, logger, routedSchema, fence) = (client, logger, routedSchema, fence)
         return try await limited(operation) {
             guard let routedSchema else {
                 let rows = try await client.query(query, logger: logger)
@@ -126,7 +144,7 @@ public struct PostgresStoreSet: StoreSet {
                 return result
             }
             return try await client.withConnection { connection in
-                _ = try await connection.query("SET search_path TO \(unescaped: routedSchema)", logger: logger)
+                try await Self.route(connection, to: routedSchema, fence: fence, local: false, logger: logger)
                 let rows = try await connection.query(query, logger: logger)
                 var result: [(repeat each Column)] = []
                 for try await row in rows.decode((repeat each Column).self) { result.append(row) }
@@ -139,13 +157,32 @@ public struct PostgresStoreSet: StoreSet {
     func transaction<Result: Sendable>(
         _ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        let (client, logger, routedSchema) = (client, logger, routedSchema)
+        let (client, logger, routedSchema, fence) = (client, logger, routedSchema, fence)
         return try await limited(operation) {
             try await client.withTransaction(logger: logger) { connection in
-                if let routedSchema { _ = try await connection.query("SET LOCAL search_path TO \(unescaped: routedSchema)", logger: logger) }
+                if let routedSchema { try await Self.route(connection, to: routedSchema, fence: fence, local: true, logger: logger) }
                 return try await body(connection)
             }
         }
+    }
+
+    /// Sets `connection`'s `search_path` to `schema` (for the transaction when `local`); with `fence`, only while the
+    /// bot's lease is still that hold, unexpired: one statement does both, and in a transaction it holds the lease's row
+    /// (`FOR SHARE`), so that no other process takes the lease before the transaction ends. Throws `FleetError.leaseLost`.
+    static func route(_ connection: PostgresConnection, to schema: String, fence: Fence?, local: Bool, logger: Logger) async throws {
+        guard let fence else {
+            _ = try await connection.query(local ? "SET LOCAL search_path TO \(unescaped: schema)" : "SET search_path TO \(unescaped: schema)", logger: logger)
+            return
+        }
+        let rows = try await connection.query(
+            """
+            SELECT set_config('search_path', \(schema), \(local)) FROM \(unescaped: fence.registrySchema).fleet_leases
+            WHERE bot_id = \(fence.claim.botID) AND fence = \(fence.claim.fence) AND owner = \(fence.process) AND expires_at > now()
+            \(unescaped: local ? "FOR SHARE" : "")
+            """, logger: logger)
+        var held = false
+        for try await _ in rows { held = true }
+        guard held else { throw FleetError.leaseLost(botID: fence.claim.botID, fence: fence.claim.fence) }
     }
 
     /// Runs `work` within `settings.operationTimeLimit` (when set): a Postgres that does not answer fails the operation
