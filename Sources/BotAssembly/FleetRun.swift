@@ -2,15 +2,18 @@ public import BotClock
 public import BotConfiguration
 import BotCore
 import Classifier
+import CoreMetrics
 public import Daemon
 public import Fleet
 public import Foundation
 public import Logging
 import PostgresStores
+import Prometheus
 import RedisClient
 import RedisWordCounts
 import ServiceLifecycle
 import SocialNetwork
+import StatusPage
 public import Stores
 import Synchronization
 import Tokenizer
@@ -73,8 +76,10 @@ public struct FleetRun: Sendable {
         let counts: any RedisPipelining = configuration.storage.redisCluster
             ? RedisClusterConnection(seed: redis, certificateAuthority: configuration.storage.redisTLSCertificateAuthority)
             : RedisConnection(url: redis, certificateAuthority: configuration.storage.redisTLSCertificateAuthority)
-        let shared = Shared(pool: pool, counts: counts, tokenizer: try TweetTokenizer())
-        let loop = Loop(fleet: self, shared: shared, registry: PostgresFleetRegistry(database: PostgresStoreSet(sharing: pool, schema: pool.schema ?? "public")))
+        let registry = PostgresFleetRegistry(database: PostgresStoreSet(sharing: pool, schema: pool.schema ?? "public"))
+        let status = statusServer(registry: registry, pool: pool, counts: counts)
+        let shared = Shared(pool: pool, counts: counts, tokenizer: try TweetTokenizer(), status: status?.content)
+        let loop = Loop(fleet: self, shared: shared, registry: registry)
         try await pool.withRunning {
             try await loop.registry.prepare()
             // A process with the wrong key would pause every bot it claimed: it stops here instead, saying so.
@@ -82,7 +87,10 @@ public struct FleetRun: Sendable {
             if !bots.isEmpty, !bots.contains(where: { (try? key.open($0.sealedSettings, bot: $0.name)) != nil }) {
                 throw FleetKeyError.wrongKey(bot: bots.map(\.name).prefix(3).joined(separator: ", ") + (bots.count > 3 ? ", …" : ""))
             }
-            let group = ServiceGroup(configuration: .init(services: [.init(service: loop)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            // The status server starts first and stops last.
+            let services: [any Service] = (status.map { [$0.server] } ?? []) + [loop]
+            let group = ServiceGroup(configuration: .init(services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint],
+                                                          logger: logger))
             try await group.run()
         }
         counts.close()
@@ -93,6 +101,29 @@ public struct FleetRun: Sendable {
         let pool: PostgresStoreSet
         let counts: any RedisPipelining
         let tokenizer: TweetTokenizer
+        /// What the status server shows (nil without `PORT`): each bot running here shows its page there.
+        let status: FleetStatusContent?
+    }
+
+    /// `PORT`'s status server for the fleet, when `PORT` is set: the fleet's list at `/`, each bot running here at
+    /// `/bots/<name>/`, `/metrics` with each bot as the label `bot`, `/healthz` about the process (its Postgres and Redis).
+    func statusServer(registry: PostgresFleetRegistry, pool: PostgresStoreSet, counts: any RedisPipelining)
+        -> (server: StatusServer, content: FleetStatusContent)? {
+        guard let port = configuration.statusPage.port else { return nil }
+        let health = HealthChecks([
+            .init(name: "fleet database") { try await pool.ping() },
+            .init(name: "word counts") { _ = try await RedisWordCounts(connection: counts).isTrained("classifier") },
+        ])
+        let metrics = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(FleetMetricsFactory(base: PrometheusMetricsFactory(registry: metrics)))
+        var settings = StatusServer.Settings(host: configuration.statusPage.bindAddress, port: port, password: configuration.statusPage.password,
+                                             dailyBudget: nil, metrics: metrics)
+        settings.behindRouter = configuration.statusPage.behindRouter
+        let content = FleetStatusContent(process: Self.processName) {
+            try await registry.bots().map { .init(name: $0.name, network: $0.network, pauseReason: $0.pauseReason, holder: $0.holder) }
+        }
+        settings.fleet = content
+        return (StatusServer(settings: settings, content: StatusContent(), health: HealthMonitor(health), logger: logger), content)
     }
 
     /// The rounds: alive, renew, claim; on graceful shutdown, stop and let go.
@@ -162,13 +193,18 @@ public struct FleetRun: Sendable {
             let service = BotService(fleet: fleet, shared: shared, registry: registry, bot: bot, claim: claim, process: process, logger: logger)
             let group = ServiceGroup(configuration: .init(services: [.init(service: service)], gracefulShutdownSignals: [], logger: logger))
             let botLogger = logger
-            running.add(bot: bot, claim: claim, group: group) {
-                do {
-                    try await group.run()
-                } catch {
-                    botLogger.error("fleet: bot \(bot.name) stopped: \(error)")
+            let status = shared.status
+            // The bot's task (and every task it starts) reports its metrics with the label bot="<name>".
+            FleetMetricsFactory.$bot.withValue(bot.name) {
+                running.add(bot: bot, claim: claim, group: group) {
+                    do {
+                        try await group.run()
+                    } catch {
+                        botLogger.error("fleet: bot \(bot.name) stopped: \(error)")
+                    }
+                    status?.hide(bot.name)
+                    running.ended(bot.id)
                 }
-                running.ended(bot.id)
             }
         }
     }
@@ -217,7 +253,10 @@ public struct FleetRun: Sendable {
             let classifier = FavoriteClassifier(store: store, tokenizer: shared.tokenizer, threshold: configuration.behaviour.favoriteRateThreshold,
                                                 examples: ExampleRecorder(database.examples), logger: logger)
             let clock = fleet.clock
-            let network = await configuration.networkModule.forDaemon(
+            let module = configuration.networkModule
+            shared.status?.show(bot.name, page: .init(database: database, timeZone: configuration.behaviour.timeZone, postLinks: module.postLinks,
+                                                      networkName: module.name, dailyBudget: module.dailyBudget, now: { clock.now() }))
+            let network = await module.forDaemon(
                 DaemonNetworkContext(clock: clock, state: database.state, usageDays: database.usageDays, runID: UUID().uuidString,
                                      postLinks: configuration.postLinks, networkIDs: database.networkIDs), logger: logger)
             let lease = FleetDaemonLease(registry: registry, claim: claim, process: process)

@@ -51,6 +51,9 @@ public struct StatusServer: Service {
         public var clock: any BotClock = SystemBotClock()
         /// The event loops it serves on; nil: the process's shared ones (as the bot's other network work).
         public var eventLoopGroup: (any EventLoopGroup)?
+        /// For a fleet process: the fleet's list at `/` and `/api/v1/bots`, each bot running here at `/bots/<name>/` (its
+        /// page) and `/bots/<name>/api/v1/…` (its API); `content` is then unused.
+        public var fleet: FleetStatusContent?
 
         /// Settings from their parts.
         public init(host: String = "127.0.0.1", port: Int, password: String?, dailyBudget: Double?, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
@@ -139,10 +142,6 @@ public struct StatusServer: Service {
         }
         let health = health
         router.get("/healthz") { _, _ in try health.response() }
-        router.get("/") { _, _ in
-            guard content.isShown else { return StatusPageView.startingPage(waitingFor: content.waitingFor(), networkName: settings.networkName) }
-            return try await api().page(health: health.outcomes, waitingFor: content.waitingFor())
-        }
         let metrics = settings.metrics
         router.get("/metrics") { _, _ in
             var headers = HTTPFields()
@@ -150,12 +149,45 @@ public struct StatusServer: Service {
             headers[.cacheControl] = "no-store"
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.emitToBuffer())))
         }
+        if let fleet = settings.fleet {
+            addFleetRoutes(to: router, fleet: fleet)
+            return router
+        }
+        router.get("/") { _, _ in
+            guard content.isShown else { return StatusPageView.startingPage(waitingFor: content.waitingFor(), networkName: settings.networkName) }
+            return try await api().page(health: health.outcomes, waitingFor: content.waitingFor())
+        }
         router.get("/api/v1/plans/:day") { request, context in
             try await api().plan(day: context.parameters.get("day") ?? "", request: request)
         }
         router.get("/api/v1/usage/days") { request, _ in try await api().usageDays(request: request) }
         router.get("/api/v1/actions") { request, _ in try await api().actions(request: request, path: "/api/v1/actions") }
         return router
+    }
+
+    /// A fleet's routes: the list, and each bot running here under `/bots/<name>/`; a bot not running here is 404, saying
+    /// where it runs.
+    private func addFleetRoutes(to router: Router<StatusRequestContext>, fleet: FleetStatusContent) {
+        let health = health
+        router.get("/") { request, _ in try await FleetStatusView.response(html: true, content: fleet, request: request) }
+        router.get("/api/v1/bots") { request, _ in try await FleetStatusView.response(html: false, content: fleet, request: request) }
+        let api: @Sendable (String) throws -> StatusAPI = { name in
+            guard let page = fleet.page(of: name) else {
+                throw APIError(status: .notFound, code: .notFound,
+                               message: "No bot named \(name) runs in this process (\(fleet.process)); the list at / says where each bot runs.")
+            }
+            return StatusAPI(database: page.database, dailyBudget: page.dailyBudget, timeZone: page.timeZone, postLinks: page.postLinks,
+                             likeModel: { nil }, endpointCalls: { [] }, networkName: page.networkName, now: page.now)
+        }
+        let name: @Sendable (any RequestContext) -> String = { $0.parameters.get("name") ?? "" }
+        router.get("/bots/:name") { _, context in try await api(name(context)).page(health: health.outcomes, waitingFor: nil) }
+        router.get("/bots/:name/api/v1/plans/:day") { request, context in
+            try await api(name(context)).plan(day: context.parameters.get("day") ?? "", request: request)
+        }
+        router.get("/bots/:name/api/v1/usage/days") { request, context in try await api(name(context)).usageDays(request: request) }
+        router.get("/bots/:name/api/v1/actions") { request, context in
+            try await api(name(context)).actions(request: request, path: "/bots/\(name(context))/api/v1/actions")
+        }
     }
 }
 

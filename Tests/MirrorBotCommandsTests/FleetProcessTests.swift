@@ -81,11 +81,35 @@ struct FleetProcessTests {
                     #expect(wrongKey.status != 0 && wrongKey.standardError.contains("FLEET_KEY does not open the settings of the bot"), "\(wrongKey.standardError.suffix(1_000))")
 
                     await server.armClock(Self.dayStart, speed: 1_440)
-                    let first = try RunningBot(["fleet", "--speed", "1440", "--start-time", Self.dayStart.formatted(.iso8601)], environment: environment, folder: folder)
+                    let port = try FreePort.pick(), password = "the fleet's page, please"
+                    let first = try RunningBot(["fleet", "--speed", "1440", "--start-time", Self.dayStart.formatted(.iso8601)],
+                                               environment: environment.merging(["PORT": String(port), "STATUS_PASSWORD": password]) { $1 }, folder: folder)
                     defer { if first.process.isRunning { kill(first.process.processIdentifier, SIGKILL) } }
                     for name in names { #expect(try await first.waitForLog("fleet: running bot \(name) "), "\(first.tail)") }
                     #expect(try await Self.waitUntil { let posted = await server.posted(); return posted.count { $0.accountID == "200" } >= 2 && posted.count { $0.accountID == "201" } >= 2 },
                             "\(first.tail)")
+
+                    // Its status server: the fleet's list, each bot's page and API, metrics by bot, health of the process.
+                    let base = "http://127.0.0.1:\(port)"
+                    #expect(await StatusProcessTests.get(base + "/healthz")?.status == 200)
+                    #expect(await StatusProcessTests.get(base + "/")?.status == 401)
+                    let list = await StatusProcessTests.get(base + "/", password: password)
+                    for name in names {
+                        #expect(list?.body.contains("<a href=\"/bots/\(name)/\">\(name)</a></td><td>mastodon</td><td>running here</td>") == true, "\(String(describing: list))")
+                    }
+                    let botsJSON = await StatusProcessTests.get(base + "/api/v1/bots", password: password)
+                    #expect(botsJSON?.status == 200 && botsJSON?.body.contains("\"today\":{") == true && botsJSON?.body.contains("\"posted\":") == true,
+                            "\(String(describing: botsJSON))")
+                    let page = await StatusProcessTests.get(base + "/bots/\(names[0])/", password: password)
+                    #expect(page?.status == 200 && page?.body.contains("<h1>mirror_bot on Mastodon <span class=\"ok\"") == true && page?.body.contains("Today's plan") == true,
+                            "\(String(describing: page))")
+                    let actions = await StatusProcessTests.get(base + "/bots/\(names[0])/api/v1/actions", password: password)
+                    #expect(actions?.status == 200 && actions?.body.contains("\"kind\":\"posted\"") == true, "\(String(describing: actions))")
+                    #expect(await StatusProcessTests.get(base + "/bots/nobody/", password: password)?.status == 404)
+                    let metrics = await StatusProcessTests.get(base + "/metrics", password: password)
+                    for name in names {
+                        #expect(metrics?.body.contains("mirror_bot_posts_total{bot=\"\(name)\"}") == true, "\(String(describing: metrics?.body.prefix(3_000)))")
+                    }
 
                     // A second process: the first hands the newest bot over, the second runs it.
                     let second = try RunningBot(["fleet", "--speed", "1440", "--start-time", (await server.now()).formatted(.iso8601)],
