@@ -115,7 +115,10 @@ public struct FleetRun: Sendable {
             .init(name: "word counts") { _ = try await RedisWordCounts(connection: counts).isTrained("classifier") },
         ])
         let metrics = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(FleetMetricsFactory(base: PrometheusMetricsFactory(registry: metrics)))
+        var prometheus = PrometheusMetricsFactory(registry: metrics)
+        // Slots are late by seconds, not minutes: buckets that tell a good fleet from a loaded one.
+        prometheus.valueHistogramBuckets["mirror_bot_slot_lateness_seconds"] = [0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1_800, 3_600]
+        MetricsSystem.bootstrap(FleetMetricsFactory(base: prometheus))
         var settings = StatusServer.Settings(host: configuration.statusPage.bindAddress, port: port, password: configuration.statusPage.password,
                                              dailyBudget: nil, metrics: metrics)
         settings.behindRouter = configuration.statusPage.behindRouter
@@ -164,15 +167,15 @@ public struct FleetRun: Sendable {
             let kept = Set(try await registry.renew(held, for: process, expiresIn: fleet.timing.leaseSeconds))
             for claim in held where !kept.contains(claim) {
                 logger.notice("fleet: bot \(running.name(of: claim.botID) ?? "?") is no longer this process's (its lease was lost or it was paused); stopping it")
-                await running.stop(claim.botID)
+                running.stopInBackground(claim.botID)
             }
             // Over its share (a process joined): the newest claims go back, for the others to take.
             let excess = running.count - share
             if excess > 0 {
                 for claim in running.claims.suffix(excess) {
                     logger.notice("fleet: handing bot \(running.name(of: claim.botID) ?? "?") over (\(live) processes share \(active.count) bots)")
-                    await running.stop(claim.botID)
-                    try await registry.release([claim], for: process)
+                    // Let go once it has stopped (its lease, no longer renewed, lapses anyway if the stop takes long).
+                    running.stopInBackground(claim.botID) { try? await registry.release([claim], for: process) }
                 }
             }
             guard running.count < share else { return }
@@ -203,7 +206,7 @@ public struct FleetRun: Sendable {
                         botLogger.error("fleet: bot \(bot.name) stopped: \(error)")
                     }
                     status?.hide(bot.name)
-                    running.ended(bot.id)
+                    running.ended(claim)
                 }
             }
         }
@@ -300,20 +303,35 @@ final class RunningBots: Sendable {
         entries.withLock { $0[bot.id] = Entry(bot: bot, claim: claim, group: group, task: Task { await body() }) }
     }
 
-    /// A bot's run ended by itself (paused with its reason): its lease lapses, unrenewed.
-    func ended(_ botID: Int64) { _ = entries.withLock { $0.removeValue(forKey: botID) } }
+    /// Bots being stopped in the background, until they have.
+    private let stopping = Mutex<[UUID: Task<Void, Never>]>([:])
 
-    /// Stops a bot gracefully (its tick in flight finishes) and waits for it.
-    func stop(_ botID: Int64) async {
-        guard let entry = entries.withLock({ $0.removeValue(forKey: botID) }) else { return }
-        await entry.group.triggerGracefulShutdown()
-        await entry.task.value
+    /// A bot's run (the hold `claim`) ended by itself (paused with its reason): its lease lapses, unrenewed. A later
+    /// hold of the same bot, already running again, is left alone.
+    func ended(_ claim: FleetClaim) {
+        entries.withLock { entries in if entries[claim.botID]?.claim == claim { entries.removeValue(forKey: claim.botID) } }
     }
 
-    /// Stops every bot gracefully, all at once, and waits for them.
+    /// Stops a bot gracefully (its tick in flight finishes) in the background, then runs `then` (letting its lease go):
+    /// the rounds go on meanwhile, renewing the other bots' leases however long a stop takes. From now on the bot's
+    /// lease is no longer renewed.
+    func stopInBackground(_ botID: Int64, then: @escaping @Sendable () async -> Void = {}) {
+        guard let entry = entries.withLock({ $0.removeValue(forKey: botID) }) else { return }
+        let key = UUID()
+        let task = Task {
+            await entry.group.triggerGracefulShutdown()
+            await entry.task.value
+            await then()
+        }
+        stopping.withLock { $0[key] = task }
+        Task { await task.value; _ = stopping.withLock { $0.removeValue(forKey: key) } }
+    }
+
+    /// Stops every bot gracefully, all at once, and waits for them and for those being stopped.
     func stopAll() async {
         let all = entries.withLock { entries in defer { entries = [:] }; return Array(entries.values) }
         for entry in all { await entry.group.triggerGracefulShutdown() }
         for entry in all { await entry.task.value }
+        for task in stopping.withLock({ Array($0.values) }) { await task.value }
     }
 }

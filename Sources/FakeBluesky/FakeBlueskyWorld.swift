@@ -307,20 +307,24 @@ actor FakeBlueskyWorld {
 
     func authorFeed(actor: String, filter: String?, limit: Int, cursor: String?) -> FakeBlueskyResponse {
         guard let did = did(of: actor) else { return .error(400, "InvalidRequest", "Profile not found") }
-        var items: [(seq: Int, item: JSONValue)] = visiblePosts().filter { $0.uri.repo == did }.compactMap { stored in
+        // Each item rendered once on its page (a fleet's benchmark pages through thousands).
+        var items: [(seq: Int, item: () -> JSONValue)] = visiblePosts().filter { $0.uri.repo == did }.compactMap { stored in
             guard let view = postView(stored) else { return nil }
             if filter == "posts_no_replies", view.record.reply != nil { return nil }
-            return (Self.order(stored.indexedAt, stored.seq), Self.json(FeedViewPost(post: view)))
+            return (Self.order(stored.indexedAt, stored.seq), { Self.json(FeedViewPost(post: view)) })
         }
         for (seq, repost) in reposts where repost.byDID == did && repost.at <= now {
             if let stored = records[repost.uri], let view = postView(stored) {
-                let reason: JSONValue = .object(["$type": .string("app.bsky.feed.defs#reasonRepost"),
-                                                 "by": Self.json(profileView(of: did, withDescription: false)), "indexedAt": .string(Self.time(repost.at))])
-                items.append((Self.order(repost.at, seq), .object(["post": Self.json(view), "reason": reason])))
+                let by = profileView(of: did, withDescription: false)
+                items.append((Self.order(repost.at, seq), {
+                    let reason: JSONValue = .object(["$type": .string("app.bsky.feed.defs#reasonRepost"), "by": Self.json(by),
+                                                     "indexedAt": .string(Self.time(repost.at))])
+                    return .object(["post": Self.json(view), "reason": reason])
+                }))
             }
         }
         let (feed, next) = page(items, cursor: cursor, limit: limit)
-        return .json(FeedPageBody(cursor: next, feed: feed))
+        return .json(FeedPageBody(cursor: next, feed: feed.map { $0() }))
     }
 
     func timeline(caller: String, limit: Int, cursor: String?) -> FakeBlueskyResponse {

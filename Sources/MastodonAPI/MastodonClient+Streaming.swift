@@ -13,6 +13,9 @@ extension MastodonClient {
         configuration.timeout.connect = .seconds(10)
         configuration.timeout.read = .seconds(90)
         configuration.redirectConfiguration = .disallow
+        // Each stream holds its connection for hours: a fleet's bots on one instance need one each (the default of 8 a
+        // host left the ninth bot's stream waiting for a connection until it gave up).
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 10_000
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 

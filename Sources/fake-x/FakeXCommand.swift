@@ -58,6 +58,9 @@ struct FakeXCommand: AsyncParsableCommand {
     @Option(help: "Write the seed served (for example the generated persona) to this file, then serve it.")
     var writeSeed: String?
 
+    @Option(help: "With --network mastodon, misskey or bluesky: this many more bot accounts, for a fleet's benchmark (script/bench-fleet): bench-bot-1 … with the token (Bluesky: the handle bench-bot-N.bsky.example and the app password) bench-bot-N, each flagged or labelled a bot.")
+    var extraBots = 0
+
     @Option(help: "Address to listen on; loopback only by default.")
     var host = "127.0.0.1"
 
@@ -88,21 +91,34 @@ struct FakeXCommand: AsyncParsableCommand {
         case "mastodon":
             guard let generated else { throw ValidationError("--network mastodon serves the generated persona: give --persona.") }
             if let writeSeed { try seedValue.write(to: writeSeed) }
-            let mastodon = FakeMastodonSeed(persona: generated)
+            var mastodon = FakeMastodonSeed(persona: generated)
+            for index in stride(from: 1, through: extraBots, by: 1) {
+                mastodon.accounts.append(.init(id: String(9_000_000 + index), username: "bench_bot_\(index)", token: "bench-bot-\(index)",
+                                               scopes: ["read", "write:statuses", "write:favourites"], bot: true))
+            }
             let server = FakeMastodonServer(seed: mastodon, logger: Self.quietLogger("fake-mastodon"))
             await server.setClock(mastodon.now, speed: speed ?? 0)
             return try await serve(server.run)
         case "bluesky":
             guard let generated else { throw ValidationError("--network bluesky serves the generated persona: give --persona.") }
             if let writeSeed { try seedValue.write(to: writeSeed) }
-            let bluesky = await FakeBlueskySeed(persona: generated)
+            var bluesky = await FakeBlueskySeed(persona: generated)
+            for index in stride(from: 1, through: extraBots, by: 1) {
+                bluesky.accounts.append(.init(did: "did:plc:benchbot\(index)", handle: "bench-bot-\(index).bsky.example", appPassword: "bench-bot-\(index)",
+                                              description: "A mirror bot of a benchmark", labels: ["bot"]))
+            }
             let server = FakeBlueskyServer(seed: bluesky, logger: Self.quietLogger("fake-bluesky"))
             await server.setClock(bluesky.now, speed: speed ?? 0)
             return try await serve(server.run)
         case "misskey":
             guard let generated else { throw ValidationError("--network misskey serves the generated persona: give --persona.") }
             if let writeSeed { try seedValue.write(to: writeSeed) }
-            let misskey = FakeMisskeySeed(persona: generated)
+            var misskey = FakeMisskeySeed(persona: generated)
+            for index in stride(from: 1, through: extraBots, by: 1) {
+                misskey.accounts.append(.init(id: "9xubench\(index)", username: "bench_bot_\(index)", token: "bench-bot-\(index)",
+                                              permissions: ["read:account", "write:notes", "write:reactions"], isBot: true,
+                                              description: "A mirror bot of a benchmark; operator: @admin"))
+            }
             let server = FakeMisskeyServer(seed: misskey, logger: Self.quietLogger("fake-misskey"))
             await server.setClock(misskey.now, speed: speed ?? 0)
             return try await serve(server.run)

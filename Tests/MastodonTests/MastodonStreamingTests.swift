@@ -51,6 +51,22 @@ struct MastodonStreamingTests {
         }
     }
 
+    @Test("A fleet's bots on one instance each hold a stream: twelve at once all open (the HTTP client's default of 8 connections a host left the ninth waiting until it failed)")
+    func manyStreamsToOneInstance() async throws {
+        try await withFakeMastodon { server, url async throws in
+            let network = MastodonMirrorNetwork(client: MastodonFixture.client(url))
+            let streams = try await withThrowingTaskGroup(of: NetworkPostStream.self) { group in
+                for _ in 0..<12 { group.addTask { try await network.openMentionStream(of: MastodonFixture.botID) } }
+                var opened: [NetworkPostStream] = []
+                for try await stream in group { opened.append(stream) }
+                return opened
+            }
+            #expect(streams.count == 12)
+            #expect(await server.streamsOpened() == 12)
+            await server.cutStreams()
+        }
+    }
+
     @Test("An instance whose streaming is down refuses the stream; the error says so")
     func streamingDown() async throws {
         try await withFakeMastodon { server, url async throws in

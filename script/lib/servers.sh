@@ -66,7 +66,9 @@ servers_dir=""
 
 stop_servers() {
     [ -n "$servers_dir" ] || return 0
-    if [ -f "$servers_dir/fake-x.pid" ]; then kill "$(cat "$servers_dir/fake-x.pid")" 2>/dev/null || true; fi
+    for pidfile in "$servers_dir"/fake-*.pid; do
+        [ -f "$pidfile" ] && { kill "$(cat "$pidfile")" 2>/dev/null || true; }
+    done
     for pidfile in "$servers_dir"/redis*.pid; do
         [ -f "$pidfile" ] && { kill "$(cat "$pidfile")" 2>/dev/null || true; }
     done
@@ -82,24 +84,25 @@ stop_servers() {
 }
 
 # start_fake_x BINARY ARGUMENTS...: starts fake-x (the fake X API; `--seed FILE` or `--persona ...`) on a free
-# loopback port and exports FAKE_X_URL; it stops on exit with the rest.
+# loopback port and exports FAKE_X_URL; it stops on exit with the rest. FAKE_NAME (default fake-x) names its files,
+# so that several fakes can run at once (script/bench-fleet: one per network).
 start_fake_x() {
-    local binary="$1"
+    local binary="$1" name="${FAKE_NAME:-fake-x}"
     shift
     [ -n "$servers_dir" ] || { servers_dir="$(mktemp -d -t mirror_bot_servers.XXXXXX)"; trap stop_servers EXIT; }
-    "$binary" "$@" --port 0 >"$servers_dir/fake-x.out" 2>"$servers_dir/fake-x.log" &
-    echo $! >"$servers_dir/fake-x.pid"
+    "$binary" "$@" --port 0 >"$servers_dir/$name.out" 2>"$servers_dir/$name.log" &
+    echo $! >"$servers_dir/$name.pid"
     local tries=0
-    until grep -q "listening on" "$servers_dir/fake-x.out" 2>/dev/null; do
+    until grep -q "listening on" "$servers_dir/$name.out" 2>/dev/null; do
         tries=$((tries + 1))
-        if [ $tries -ge 100 ] || ! kill -0 "$(cat "$servers_dir/fake-x.pid")" 2>/dev/null; then
-            cat "$servers_dir/fake-x.log" >&2; log "fake-x did not start"; exit 1
+        if [ $tries -ge 300 ] || ! kill -0 "$(cat "$servers_dir/$name.pid")" 2>/dev/null; then
+            cat "$servers_dir/$name.log" >&2; log "$name did not start"; exit 1
         fi
         sleep 0.1
     done
-    FAKE_X_URL="$(grep -o 'http://[^ ]*' "$servers_dir/fake-x.out")"
+    FAKE_X_URL="$(grep -o 'http://[^ ]*' "$servers_dir/$name.out")"
     export FAKE_X_URL
-    log "fake-x (the fake X API) is serving on $FAKE_X_URL"
+    log "$name is serving on $FAKE_X_URL"
 }
 
 # The newest installed PostgreSQL server's bin directory.
