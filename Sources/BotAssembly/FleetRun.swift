@@ -137,7 +137,8 @@ public struct FleetRun: Sendable {
 
         func run() async throws {
             let process = FleetRun.processName
-            let running = RunningBots()
+            // A stop may take the lease's length: past it another process may take the bot anyway.
+            let running = RunningBots(limits: .init(graceful: .milliseconds(Int64(fleet.timing.leaseSeconds * 1000))), logger: fleet.logger)
             let logger = fleet.logger
             logger.notice("fleet: process \(process); leases of \(Int(fleet.timing.leaseSeconds)) s, renewed every \(Int(fleet.timing.roundSeconds)) s")
             while !Task.isShuttingDownGracefully && !Task.isCancelled {
@@ -265,7 +266,9 @@ public struct FleetRun: Sendable {
             let lease = FleetDaemonLease(registry: registry, claim: claim, process: process)
             let parts = DaemonComposition.Parts(settings: configuration.daemonSettings, database: database, classifier: classifier, network: network.network,
                                                 clock: clock, accountingServices: network.services, lease: lease, logger: logger)
-            _ = try await DaemonComposition.run(parts, options: DaemonRunner.Options(speed: fleet.speed, handlesSignals: false))
+            var options = DaemonRunner.Options(speed: fleet.speed, handlesSignals: false)
+            options.cancellationLimit = nil  // RunningBots bounds the stop; a bot never ends the process
+            _ = try await DaemonComposition.run(parts, options: options)
         }
     }
 }
@@ -290,8 +293,28 @@ final class RunningBots: Sendable {
         var claim: FleetClaim
         var group: ServiceGroup
         var task: Task<Void, Never>
+        var finished: Finished
+    }
+    /// Whether a bot's task has ended.
+    final class Finished: Sendable {
+        private let value = Mutex(false)
+        var isSet: Bool { value.withLock { $0 } }
+        func set() { value.withLock { $0 = true } }
+    }
+    /// How long, in real time, a stopping bot may take to finish gracefully before it is cancelled, and then to end
+    /// before the process stops waiting for it (a bot still starting, waiting on a network that does not answer, only
+    /// ends when cancelled; one that ignores even that is left to end with the process).
+    struct StopLimits: Sendable {
+        var graceful: Duration = .seconds(20)
+        var cancelled: Duration = .seconds(5)
     }
     private let entries = Mutex<[Int64: Entry]>([:])
+    /// Bots being stopped in the background, until they have.
+    private let stopping = Mutex<[UUID: Task<Void, Never>]>([:])
+    let limits: StopLimits
+    let logger: Logger
+
+    init(limits: StopLimits = StopLimits(), logger: Logger) { self.limits = limits; self.logger = logger }
 
     var count: Int { entries.withLock { $0.count } }
     /// The claims held, oldest bot first.
@@ -300,11 +323,9 @@ final class RunningBots: Sendable {
 
     /// Adds the bot and starts `body` in a task of its own; the entry is in before the task can end and remove it.
     func add(bot: FleetBot, claim: FleetClaim, group: ServiceGroup, body: @escaping @Sendable () async -> Void) {
-        entries.withLock { $0[bot.id] = Entry(bot: bot, claim: claim, group: group, task: Task { await body() }) }
+        let finished = Finished()
+        entries.withLock { $0[bot.id] = Entry(bot: bot, claim: claim, group: group, task: Task { await body(); finished.set() }, finished: finished) }
     }
-
-    /// Bots being stopped in the background, until they have.
-    private let stopping = Mutex<[UUID: Task<Void, Never>]>([:])
 
     /// A bot's run (the hold `claim`) ended by itself (paused with its reason): its lease lapses, unrenewed. A later
     /// hold of the same bot, already running again, is left alone.
@@ -312,26 +333,48 @@ final class RunningBots: Sendable {
         entries.withLock { entries in if entries[claim.botID]?.claim == claim { entries.removeValue(forKey: claim.botID) } }
     }
 
-    /// Stops a bot gracefully (its tick in flight finishes) in the background, then runs `then` (letting its lease go):
-    /// the rounds go on meanwhile, renewing the other bots' leases however long a stop takes. From now on the bot's
-    /// lease is no longer renewed.
+    /// Stops a bot gracefully (its tick in flight finishes) in the background, then, once it has ended, runs `then`
+    /// (letting its lease go): the rounds go on meanwhile, renewing the other bots' leases however long a stop takes.
+    /// From now on the bot's lease is no longer renewed.
     func stopInBackground(_ botID: Int64, then: @escaping @Sendable () async -> Void = {}) {
         guard let entry = entries.withLock({ $0.removeValue(forKey: botID) }) else { return }
         let key = UUID()
-        let task = Task {
-            await entry.group.triggerGracefulShutdown()
-            await entry.task.value
-            await then()
+        let task = Task { [self] in
+            if await stop(entry) { await then() }
         }
         stopping.withLock { $0[key] = task }
         Task { await task.value; _ = stopping.withLock { $0.removeValue(forKey: key) } }
     }
 
-    /// Stops every bot gracefully, all at once, and waits for them and for those being stopped.
+    /// Stops every bot, all at once, and waits for them and for those being stopped (each within the limits).
     func stopAll() async {
         let all = entries.withLock { entries in defer { entries = [:] }; return Array(entries.values) }
-        for entry in all { await entry.group.triggerGracefulShutdown() }
-        for entry in all { await entry.task.value }
+        await withTaskGroup(of: Void.self) { group in
+            for entry in all { group.addTask { [self] in _ = await stop(entry) } }
+        }
         for task in stopping.withLock({ Array($0.values) }) { await task.value }
+    }
+
+    /// Stops `entry`'s bot: gracefully, then cancelled past `limits.graceful`; true once it has ended, false when it
+    /// had not within `limits.cancelled` more (said in the log).
+    private func stop(_ entry: Entry) async -> Bool {
+        await entry.group.triggerGracefulShutdown()
+        if await Self.wait(for: entry.finished, upTo: limits.graceful) { return true }
+        logger.warning("fleet: bot \(entry.bot.name) did not stop within \(limits.graceful) of being asked to; cancelling it")
+        entry.task.cancel()
+        if await Self.wait(for: entry.finished, upTo: limits.cancelled) { return true }
+        logger.error("fleet: bot \(entry.bot.name) did not end within \(limits.cancelled) of being cancelled; left to end with the process (its lease lapses)")
+        return false
+    }
+
+    /// Whether `finished` is set within `limit` of real time (looked at every 50 ms); at once when the waiting task is
+    /// cancelled (the process is ending anyway).
+    private static func wait(for finished: Finished, upTo limit: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while !finished.isSet {
+            guard ContinuousClock.now < deadline, !Task.isCancelled else { return finished.isSet }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return true
     }
 }

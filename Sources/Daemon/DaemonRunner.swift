@@ -32,8 +32,9 @@ public enum DaemonRunner {
         public var seed: UInt64?
         /// How long, in real time, a graceful shutdown may take before what is left is cancelled (Heroku allows 30 s).
         public var gracefulShutdownLimit = Duration.seconds(10)
-        /// How long, in real time, what is cancelled may take to end (then the process is ended).
-        public var cancellationLimit = Duration.seconds(5)
+        /// How long, in real time, what is cancelled may take to end (then the process is ended); nil: no limit here (a
+        /// fleet's bot: the fleet bounds its stop itself, and one bot's slow end must not end the others' process).
+        public var cancellationLimit: Duration? = .seconds(5)
 
         /// Options; the defaults are a real run.
         public init(dryRun: Bool = false, speed: Double = 1, startTime: Date? = nil, duration: TimeInterval? = nil, handlesSignals: Bool = true,

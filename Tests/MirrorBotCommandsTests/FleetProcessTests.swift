@@ -184,6 +184,31 @@ struct FleetProcessTests {
         }
     }
 
+    @Test("SIGTERM while a bot is still starting (its instance does not answer, so it keeps asking who it is): the bot is cancelled once its lease's length has passed, and the process ends")
+    func stopsABotStillStarting() async throws {
+        try await TestServers.withScratchDatabase("fleet") { database in
+            try await TestServers.withTemporaryFolder { folder in
+                let silent = URL(string: "http://127.0.0.1:\(try FreePort.pick())")!  // nothing listens there
+                let environment = ["DATABASE_URL": database.connectionText, "REDIS_URL": try TestServers.redisURL().redacted,
+                                   "FLEET_KEY": "a fleet key of the test, long enough", "FLEET_LEASE_SECONDS": "3", "FLEET_ROUND_SECONDS": "1"]
+                let added = try await MirrorBotProcess.run(["bots", "add", "silent", "--env-file", "bot.env"], environment: environment,
+                                                           files: ["bot.env": Self.settings("alice", instance: silent)])
+                #expect(added.status == 0, "\(added.standardError.suffix(1_000))")
+                let fleet = try RunningBot(["fleet"], environment: environment, folder: folder)
+                defer { if fleet.process.isRunning { kill(fleet.process.processIdentifier, SIGKILL) } }
+                #expect(try await fleet.waitForLog("fleet: running bot silent "), "\(fleet.tail)")
+                #expect(try await fleet.waitForLog("failed"), "the bot asks its instance: \(fleet.tail)")
+                kill(fleet.process.processIdentifier, SIGTERM)
+                let exit = try await fleet.waitForExit()
+                #expect(exit.status == 0, "\(fleet.tail)")
+                #expect(fleet.log.contains("fleet: bot silent did not stop within 3.0 seconds of being asked to; cancelling it"), "\(fleet.tail)")
+                #expect(!fleet.log.contains("left to end with the process"), "\(fleet.tail)")
+                let listed = try await MirrorBotProcess.run(["bots", "list"], environment: environment)
+                #expect(listed.standardOutput.contains("silent\tmastodon\twaiting for a process"), "\(listed.standardOutput)")
+            }
+        }
+    }
+
     /// The statuses the bot account `id` posted.
     static func posts(_ server: FakeMastodonServer, by id: String) async -> [FakeMastodonSeed.Status] {
         await server.posted().filter { $0.accountID == id }

@@ -66,6 +66,30 @@ struct PickerTests {
         }
     }
 
+    @Test("Nor the twin of a tweet another slot is sending (its post not recorded yet): an excluded tweet keeps its text out too",
+          arguments: StoreBackends.archives)
+    func sameTextAsOneUnderWay(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await TestServers.withIsolatedDatabase(backend) { database async throws in
+            let archive = database.archive(timeZone: Self.utc, rowLimit: 100)
+            try await archive.prepare()
+            try await archive.insert([
+                ArchivedTweet(tweetID: 1, text: "今日は寿司の日", createdAt: at(8, 0, daysAgo: 20)),
+                ArchivedTweet(tweetID: 2, text: "今日は寿司の日", createdAt: at(8, 5, daysAgo: 10)),
+                ArchivedTweet(tweetID: 3, text: "朝ごはん", createdAt: at(8, 10)),
+            ])
+            let now = Self.day.addingTimeInterval(8 * 3_600)
+            let picker = PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, logger: Self.logger)
+            var generator = SplitMix64(seed: 11)
+            var picked = Set<Int64>()
+            // Tweet 1 is under way in another slot: neither it nor its twin 2 is picked.
+            for _ in 0..<30 { if let pick = try await picker.pick(at: now, excluding: [1], using: &generator) { picked.insert(pick.tweet.tweetID) } }
+            #expect(picked == [3])
+            picked = []
+            for _ in 0..<60 { if let pick = try await picker.pick(at: now, using: &generator) { picked.insert(pick.tweet.tweetID) } }
+            #expect(picked == [1, 2, 3])
+        }
+    }
+
     @Test("Nor another tweet with the same text as one posted in those days (the person said it twice; the copy does not)",
           arguments: StoreBackends.archives)
     func sameTextNotTwice(_ backend: StoreBackends.ArchiveKind) async throws {

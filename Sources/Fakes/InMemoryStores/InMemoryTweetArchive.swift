@@ -81,8 +81,9 @@ struct InMemoryTweetArchive: TweetArchive {
     private func candidates(_ sample: TweetSample) throws -> [ArchivedTweet] {
         try set.withTables("sampling a tweet near minute \(sample.minute)") { tables -> [ArchivedTweet] in
             let excluded = Set(sample.excluded)
-            // What the bot posted since `postedSince`: those tweets, and any with the same text, are left out.
-            var postedIDs = Set<Int64>(), postedTexts = Set<String>()
+            // What the bot posted since `postedSince`, and what is excluded (under way elsewhere, refused, deleted):
+            // those tweets, and any with the same text, are left out.
+            var postedIDs = Set<Int64>(), postedTexts = Set(excluded.compactMap { tables.tweets[$0]?.tweet.text })
             for post in tables.botPosts where post.postedAt >= sample.postedSince {
                 postedIDs.insert(post.sourceTweetID)
                 if let text = tables.tweets[post.sourceTweetID]?.tweet.text { postedTexts.insert(text) }

@@ -154,6 +154,8 @@ struct PostgresTweetArchive: TweetArchive {
             SELECT \(unescaped: select) FROM tweets WHERE reply_user_id IS NULL
               AND (minute BETWEEN \(firstLow) AND \(firstHigh) OR minute BETWEEN \(secondLow) AND \(secondHigh))
               AND tweet_id <> ALL(\(sample.excluded)::bigint[])
+              AND NOT EXISTS (SELECT 1 FROM tweets AS excluded WHERE excluded.tweet_id = ANY(\(sample.excluded)::bigint[])
+                                AND excluded.text = tweets.text)
               AND (\(sample.allowingMentions) OR text !~ \(ArchiveRules.mentionPattern))
               AND (\(sample.allowingLinks) OR has_link IS NOT TRUE)
               AND NOT EXISTS (SELECT 1 FROM bot_posts LEFT JOIN tweets AS posted ON posted.tweet_id = bot_posts.source_tweet_id

@@ -129,13 +129,15 @@ struct SQLiteTweetArchive: TweetArchive {
                 SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets WHERE reply_user_id IS NULL
                   AND (minute BETWEEN ? AND ? OR minute BETWEEN ? AND ?)
                   AND tweet_id NOT IN (SELECT value FROM json_each(?))
+                  AND NOT EXISTS (SELECT 1 FROM tweets AS excluded WHERE excluded.tweet_id IN (SELECT value FROM json_each(?))
+                                    AND excluded.text = tweets.text)
                   AND (? OR has_link IS NOT 1)
                   AND NOT EXISTS (SELECT 1 FROM bot_posts LEFT JOIN tweets AS posted ON posted.tweet_id = bot_posts.source_tweet_id
                                   WHERE bot_posts.posted_at >= ?
                                     AND (bot_posts.source_tweet_id = tweets.tweet_id OR posted.text = tweets.text))
                 ORDER BY tweet_id
-                """, arguments: [firstLow, firstHigh, secondLow, secondHigh, ArchiveRules.jsonArray(sample.excluded), sample.allowingLinks,
-                                 sample.postedSince])
+                """, arguments: [firstLow, firstHigh, secondLow, secondHigh, ArchiveRules.jsonArray(sample.excluded),
+                                 ArchiveRules.jsonArray(sample.excluded), sample.allowingLinks, sample.postedSince])
             .map(ArchivedTweet.init(row:))
         }.filter { sample.allowingMentions || !ArchiveRules.mentionsSomeone($0.text) }
         return candidates
