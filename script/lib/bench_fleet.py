@@ -44,12 +44,17 @@ def timed(step, *arguments):
     SETUP_SECONDS.setdefault(step, []).append(time.monotonic() - began)
 
 
-def add_and_train(bot):
+def add_only(bot):
     name, network, index = bot
     with tempfile.NamedTemporaryFile("w", suffix=".env", delete=False) as file:
         file.write(settings(network, index))
     timed("bots add", "bots", "add", name, "--env-file", file.name)
     os.unlink(file.name)
+
+
+def add_and_train(bot):
+    name, network, _ = bot
+    add_only(bot)
     timed(f"train scheduler ({network})", "bots", "exec", name, "--", "train", "scheduler")
     if network != "bluesky":  # Bluesky: likes off at the defaults, nothing to learn them from
         timed(f"train classifier ({network})", "bots", "exec", name, "--", "train", "classifier", "--yes")
@@ -156,14 +161,6 @@ def run_fleet(expected, start, label, hour=True):
             fleet.wait(timeout=120)
         except subprocess.TimeoutExpired:
             fleet.kill()
-
-
-def add_only(bot):
-    name, network, index = bot
-    with tempfile.NamedTemporaryFile("w", suffix=".env", delete=False) as file:
-        file.write(settings(network, index))
-    timed("bots add", "bots", "add", name, "--env-file", file.name)
-    os.unlink(file.name)
 
 
 def set_up(bots, trained):
