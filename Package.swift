@@ -464,7 +464,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "LikesBenchmark",
-            dependencies: ["Classifier", "BotAssembly", "RedisWordCounts", "SQLiteStores", "Tokenizer", "WordCounts", "SeededRandom"],
+            dependencies: ["Classifier", "BotAssembly", "RedisWordCounts", "SQLiteStores", "Tokenizer", "WordCounts", "SeededRandom", "Daemon", "InMemoryStores",
+                           "BotClock", "BotCore", "SocialNetwork", "Stores", .product(name: "Logging", package: "swift-log")],
             path: "Benchmarks/LikesBenchmark",
             swiftSettings: strictSettings
         ),

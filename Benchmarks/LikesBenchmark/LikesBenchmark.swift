@@ -6,7 +6,8 @@ import SQLiteStores
 
 /// `likes-benchmark`: how well the bot's likes match a generated human's, for each way of deciding, on the same
 /// training and held-out posts; writes the features for `script/likes_peer.py` (scikit-learn's naive Bayes).
-/// Run it with `script/bench-likes`, which runs both and prints one table.
+/// Run it with `script/bench-likes`, which runs both and prints one table. `likes-benchmark days ...` runs
+/// `LikeDaysBenchmark` instead.
 @main
 struct LikesBenchmark {
     struct Row: Codable {
@@ -28,6 +29,7 @@ struct LikesBenchmark {
     }
 
     static func main() async throws {
+        if CommandLine.arguments.dropFirst().first == "days" { return try await LikeDaysBenchmark.main(Array(CommandLine.arguments.dropFirst(2))) }
         let arguments = CommandLine.arguments.dropFirst()
         let outputPath = arguments.first ?? "likes-benchmark.json"
         let seed = arguments.dropFirst().first.flatMap(UInt64.init) ?? 2026

@@ -67,10 +67,13 @@ public struct ArchiveImporter: Sendable {
     public let resolveAccount: AccountResolver?
     /// Where a network whose ids are not numbers (Misskey) keeps what the archive's numbers stand for.
     public let networkIDs: (any NetworkIDStore)?
+    /// Where the person's likes go, dated (what the day's likes are planned from); nil keeps none.
+    public let personLikes: (any LikeLog)?
 
     /// An importer into `archive` and `classifier`'s counts.
     public init(archive: any TweetArchive, classifier: FavoriteClassifier, copyingWarnings: Bool = false, resolveAccount: AccountResolver? = nil,
-                networkIDs: (any NetworkIDStore)? = nil) {
+                networkIDs: (any NetworkIDStore)? = nil, personLikes: (any LikeLog)? = nil) {
+        self.personLikes = personLikes
         self.archive = archive
         self.classifier = classifier
         self.copyingWarnings = copyingWarnings
@@ -109,8 +112,11 @@ public struct ArchiveImporter: Sendable {
 
         report.tweetsStored = try await archive.insert(tweets.kept)
         var batch: [(id: String, tweet: FavoriteClassifier.Tweet)] = []
+        var dated: [PersonLike] = []
         for file in files.likeFiles {
             try await ExportParser.forEachLike(in: file) { like, _ in
+                // X's like.js says nothing of when: a like is dated by the liked tweet's id (a Snowflake holds its time).
+                if let id = Int64(like.tweetId), let at = Self.snowflakeTime(id) { dated.append(PersonLike(postID: id, likedAt: at, isExact: false)) }
                 guard let learnable = Self.learnable(like) else { return }
                 batch.append(learnable)
                 if batch.count == Self.likesPerBatch {
@@ -120,7 +126,14 @@ public struct ArchiveImporter: Sendable {
             }
         }
         if !batch.isEmpty { report.likesLearned += try await classifier.learnOnce(batch, as: .favorite, source: .import) }
+        try await personLikes?.recordPersonLikes(dated)
         return report
+    }
+
+    /// When the tweet `id` was made, from its Snowflake (ids from November 2010 on); nil for an older id.
+    static func snowflakeTime(_ id: Int64) -> Date? {
+        guard id > 1 << 32 else { return nil }
+        return Date(timeIntervalSince1970: Double((id >> 22) + 1_288_834_974_657) / 1000)
     }
 
     /// How many likes are learned in one round trip to the word counts.

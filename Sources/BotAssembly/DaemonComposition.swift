@@ -148,12 +148,14 @@ public enum DaemonComposition {
         let calibrator = settings.likeDecision.calibrates && liking.isChosen
             ? LikeDecision.calibrator(for: classifier, settings: settings.likeDecision, database: database) : nil
         services.append(Learner(clock: clock, state: database.state, archive: archive, classifier: classifier, network: network, liking: liking,
-                                humanUserID: human.id, settings: .init(pollInterval: settings.learnPoll), calibrator: calibrator, logger: logger))
+                                humanUserID: human.id, settings: .init(pollInterval: settings.learnPoll), calibrator: calibrator,
+                                personLikes: database.likes, logger: logger))
         // Liking not chosen (LIKES=off, or auto on X): the favoriter does not run at all, and reads nothing.
         if liking.isChosen {
             services.append(Favoriter(clock: clock, likes: database.likes, state: database.state, archive: archive, policy: liking,
                                       classifier: classifier, network: network, botUserID: bot.id, humanUserID: human.id,
-                                      settings: .init(pollInterval: settings.timelinePoll, dryRun: options.dryRun), contact: contact, logger: logger))
+                                      settings: .init(pollInterval: settings.timelinePoll, dryRun: options.dryRun, missedSlotGrace: settings.missedSlotGrace),
+                                      contact: contact, logger: logger, seed: options.seed.map { $0 &+ 0x4C1C_E5 }))
         }
         return services
     }

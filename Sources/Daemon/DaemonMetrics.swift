@@ -27,6 +27,9 @@ enum DaemonMetrics {
     /// A post was liked.
     static func liked() { Counter(label: "mirror_bot_likes_total").increment() }
 
+    /// A like slot was skipped (no post to like, missed, paused, refused).
+    static func likeSlotSkipped() { Counter(label: "mirror_bot_like_slots_skipped_total").increment() }
+
     /// A round of `service` failed on a store (Postgres, Redis, the SQLite file).
     static func storeError(service: String) {
         Counter(label: "mirror_bot_store_errors_total", dimensions: [("service", service)]).increment()

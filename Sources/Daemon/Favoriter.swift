@@ -8,15 +8,21 @@ public import Consent
 public import ServiceLifecycle
 public import SocialNetwork
 import Training
+import Schedule
 
 
-/// Likes, on the bot's home timeline, what the human would like.
+/// Likes, on the bot's home timeline, what the human would like: as many a day as they like, at their kind of
+/// minutes, the best of what they would like.
 ///
-/// It polls the bot's home timeline with a stored `since_id` (only what is new) and classifies each page in one
-/// Redis round trip. It never likes the bot's own tweets, the human's tweets, retweets, or a tweet already liked,
-/// and likes nothing while the filter has not learned both sides (the original's formula would then like
-/// everything), nor anyone who opted out or is in `BLOCKED_ACCOUNTS`, nor anything while the person has paused
-/// everything. Each like is logged with its reason.
+/// Two loops. One polls the bot's home timeline with a stored `since_id` (only what is new), classifies each page in
+/// one Redis round trip and keeps the posts above the like threshold (`like_candidates`). The other draws each local
+/// day's like plan (`LikePlanner`: a count from the person's own days of liking, minutes from when they like), stores
+/// it (a restart the same day keeps it), and at each planned minute likes the best post kept (highest score, then
+/// newest) not older than a day; a slot with none is skipped saying so. It never likes the bot's own posts, the
+/// human's, reposts, a post already liked, nor anything while the filter has not learned both sides (the original's
+/// formula would then like everything), nor anyone who opted out or is in `BLOCKED_ACCOUNTS` (checked again at the
+/// slot), nor anything while the person has paused everything. Each like and each skipped slot is stored with its
+/// reason.
 ///
 /// It runs only while the liking policy is active. When the network refuses the likes endpoints (403 client-forbidden: the
 /// app is not enrolled), the client stores the refusal and the favoriter stops reading the timeline; once a day it
@@ -29,10 +35,14 @@ public struct Favoriter: Service {
         public var pollInterval: TimeInterval
         /// Log what would be liked without liking (`--dry-run`).
         public var dryRun: Bool
+        /// A like slot this late is skipped (`MISSED_SLOT_GRACE`, as posts).
+        public var missedSlotGrace: TimeInterval
+        /// Oldest post liked, by its age at the slot: a day.
+        public var oldestLiked: TimeInterval
 
         /// Settings.
-        public init(pollInterval: TimeInterval = 300, dryRun: Bool = false) {
-            self.pollInterval = pollInterval; self.dryRun = dryRun
+        public init(pollInterval: TimeInterval = 300, dryRun: Bool = false, missedSlotGrace: TimeInterval = 600, oldestLiked: TimeInterval = 86_400) {
+            self.pollInterval = pollInterval; self.dryRun = dryRun; self.missedSlotGrace = missedSlotGrace; self.oldestLiked = oldestLiked
         }
     }
 
@@ -52,23 +62,108 @@ public struct Favoriter: Service {
     let contact: ContactRules
     let control: OwnerControl
     let logger: Logger
+    let seed: UInt64?
 
     /// A favoriter for the bot `botUserID`, mirroring the human `humanUserID`, liking while `policy` is active, never
-    /// an account `contact` leaves alone (by default: the opt-out list in `state`).
+    /// an account `contact` leaves alone (by default: the opt-out list in `state`); `seed` makes its plans repeatable
+    /// (tests), nil draws a fresh one.
     public init(clock: any BotClock, likes: any LikeLog, state: any BotState, archive: any TweetArchive, policy: LikingPolicy, classifier: FavoriteClassifier,
                 network: any MirrorNetwork, botUserID: String, humanUserID: String, settings: Settings = Settings(), contact: ContactRules? = nil,
-                logger: Logger) {
+                logger: Logger, seed: UInt64? = nil) {
         self.clock = clock; self.likes = likes; self.state = state; self.archive = archive; self.policy = policy; self.classifier = classifier; self.network = network
-        self.botUserID = botUserID; self.humanUserID = humanUserID; self.settings = settings; self.logger = logger
+        self.botUserID = botUserID; self.humanUserID = humanUserID; self.settings = settings; self.logger = logger; self.seed = seed
         self.contact = contact ?? ContactRules(state: state); self.control = OwnerControl(state: state)
     }
+
+    private var timeZone: TimeZone { archive.timeZone }
 
     /// Polls and likes until cancelled or the group's graceful shutdown.
     public func run() async throws {
         let interval = Duration.seconds(settings.pollInterval)
-        try await PollingLoop.run("Favoriter", on: network.name, clock: clock, logger: logger, interval: interval) { _ in
-            try await round() ?? interval
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await PollingLoop.run("Favoriter", on: network.name, clock: clock, logger: logger, interval: interval) { _ in
+                    try await round() ?? interval
+                }
+            }
+            group.addTask { try await likeDays() }
+            try await group.waitForAll()
         }
+    }
+
+    /// One round per local day: its like plan, each slot at its minute, then a wait until the next day starts.
+    func likeDays() async throws {
+        var fresh = SplitMix64()
+        let base = seed ?? fresh.next()
+        try await PollingLoop.run("Liker", on: network.name, clock: clock, logger: logger, interval: .seconds(60)) { number in
+            var generator = SplitMix64(seed: base &+ UInt64(number))
+            let day = SchedulePlanner.day(of: clock.now(), in: timeZone)
+            for slot in try await likePlan(for: day, using: &generator) where slot.state == .planned {
+                let at = LocalTime.date(of: slot.minute, on: day, in: timeZone) ?? .distantPast
+                if at > clock.now() { try await clock.sleep(until: at) }
+                try await useSlot(day: day, minute: slot.minute)
+            }
+            try await clock.sleep(until: Poster.startOfNextDay(after: clock.now(), in: timeZone))
+            return .zero
+        }
+    }
+
+    /// The stored like plan of `day`, drawing and storing it first if there is none.
+    func likePlan(for day: String, using generator: inout SplitMix64) async throws -> [LikeSlot] {
+        if let stored = try await likes.likeSlots(of: day) { return stored }
+        let (drawn, basis) = try await LikePlanner(likes: likes, archive: archive).plan(for: day, using: &generator)
+        let slots = try await likes.storeLikePlan(day: day, minutes: drawn.minutes, drawnAt: clock.now())
+        logger.info("planned \(slots.count) likes for \(day) (\(timeZone.identifier)) \(basis.summary): \(slots.map { LocalTime.clockTime($0.minute) }.joined(separator: ", "))")
+        return slots
+    }
+
+    /// Uses the like slot `minute` of `day`, due now: likes the best post kept for it, or skips the slot saying why.
+    func useSlot(day: String, minute: Int) async throws {
+        let clockTime = LocalTime.clockTime(minute)
+        let due = LocalTime.date(of: minute, on: day, in: timeZone) ?? .distantPast
+        func skip(_ reason: String) async throws {
+            try await likes.markLikeSkipped(day: day, minute: minute, at: clock.now(), reason: reason)
+            DaemonMetrics.likeSlotSkipped()
+            logger.info("skipped like slot \(clockTime) of \(day): \(reason)")
+        }
+        let lateness = clock.now().timeIntervalSince(due)
+        if lateness > settings.missedSlotGrace { return try await skip("missed: the bot was not running at \(clockTime) (\(Int(lateness / 60)) minutes ago)") }
+        if let paused = try await control.current(), paused.pause == .everything { return try await skip("the person paused everything") }
+        if let refusal = policy.refusal { return try await skip("\(network.name) refuses liking (\(refusal.detail)) until it is checked again") }
+        let since = clock.now().addingTimeInterval(-settings.oldestLiked)
+        try await likes.forgetCandidates(postedBefore: since, postID: nil)
+        let leftAlone = try await contact.leftAlone()
+        var tried = 0
+        for candidate in try await likes.candidates(postedSince: since) {
+            // Someone who asked the bot to stop after their post was kept is left alone too.
+            guard !leftAlone.contains(id: candidate.authorID.map(String.init), handle: candidate.authorHandle) else {
+                try await likes.forgetCandidates(postedBefore: nil, postID: candidate.postID)
+                continue
+            }
+            let who = "@" + (candidate.authorHandle ?? candidate.authorID.map(String.init) ?? "?")
+            if settings.dryRun { return try await skip("dry run: would like \(candidate.postID) by \(who): \(candidate.reason)") }
+            do {
+                try await network.like(String(candidate.postID), as: botUserID, for: .liking)
+            } catch let error as NetworkError where error.isRefusal {
+                return try await skip("\(network.name) refused liking: \(error)")
+            } catch NetworkError.shed(let reason) {
+                return try await skip("today's budget leaves no room for likes: \(reason)")
+            } catch let error as NetworkError {
+                // That post (deleted, or the network failing): the next best, twice at most.
+                logger.warning("could not like \(candidate.postID) by \(who): \(error)")
+                try await likes.forgetCandidates(postedBefore: nil, postID: candidate.postID)
+                tried += 1
+                if tried < 3 { continue }
+                return try await skip("could not like \(tried) posts: \(error)")
+            }
+            let like = RecordedLike(tweetID: candidate.postID, authorID: candidate.authorID, logRatio: candidate.logRatio,
+                                    reason: candidate.reason + " (best of the day's posts at \(clockTime))", likedAt: clock.now())
+            try await likes.markLiked(day: day, minute: minute, like: like)
+            logger.info("liked \(candidate.postID) by \(who) at slot \(clockTime): \(candidate.reason)")
+            DaemonMetrics.liked()
+            return
+        }
+        try await skip("no post on the timeline since \(LocalTime(of: since, in: timeZone).clockTime) yesterday the person would like, not liked yet")
     }
 
     /// One round: the daily check while X refuses likes, else one poll. Returns how long to wait when that is not
@@ -119,46 +214,36 @@ public struct Favoriter: Service {
         try await cursor.readNew(pages, after: sinceID) { page in try await like(page.posts) }
     }
 
-    /// Classifies a page's posts in one round trip and likes the favorites.
+    /// Classifies a page's posts in one round trip and keeps those the person would like for the like slots.
     func like(_ posts: [NetworkPost]) async throws {
         if let paused = try await control.current(), paused.pause == .everything {
-            logger.debug("not liking \(posts.count) posts: the person paused everything")
+            logger.debug("not keeping \(posts.count) posts to like: the person paused everything")
             return
         }
         let leftAlone = try await contact.leftAlone()
+        let oldest = clock.now().addingTimeInterval(-settings.oldestLiked)
         let candidates = posts.filter {
             !$0.isRepost && $0.authorID != botUserID && $0.authorID != humanUserID && !$0.authorAsksNoBots
-                && !leftAlone.contains(id: $0.authorID, handle: $0.authorHandle)
+                && !leftAlone.contains(id: $0.authorID, handle: $0.authorHandle) && ($0.createdAt ?? clock.now()) >= oldest
         }
         guard !candidates.isEmpty else { return }
         let liked = try await likes.likedAmong(candidates.compactMap { Int64($0.id) })
         let fresh = candidates.filter { !liked.contains(Int64($0.id) ?? -1) }
         let verdicts = try await classifier.classify(fresh.map(FavoriteClassifier.Tweet.init))
-        for (tweet, verdict) in zip(fresh, verdicts) where verdict.isFavorite {
+        var kept: [LikeCandidate] = []
+        for (post, verdict) in zip(fresh, verdicts) where verdict.isFavorite {
             guard verdict.score.logRatio.isFinite else {
-                logger.notice("not liking \(tweet.id): the filter has not learned both liked and not-liked tweets yet (run `mirror_bot train classifier`)")
+                logger.notice("not liking \(post.id): the filter has not learned both liked and not-liked tweets yet (run `mirror_bot train classifier`)")
                 return
             }
-            let who = "@" + (tweet.authorHandle ?? tweet.authorID ?? "?")
+            guard let postID = Int64(post.id) else { continue }
             let reasons = verdict.score.strongestContributions(limit: 3).towardFavorite.map(\.feature).joined(separator: ", ")
             let reason = String(format: "log ratio %.2f > %.2f", verdict.score.logRatio, Foundation.log(classifier.threshold)) + " (\(reasons))"
-            if settings.dryRun {
-                logger.info("dry run: would like \(tweet.id) by \(who): \(reason)")
-                continue
-            }
-            do {
-                try await network.like(tweet.id, as: botUserID, for: .liking)
-                _ = try await likes.recordLike(tweetID: Int64(tweet.id) ?? 0, authorID: tweet.authorID.flatMap { Int64($0) },
-                                             logRatio: verdict.score.logRatio, reason: reason, at: clock.now())
-                logger.info("liked \(tweet.id) by \(who): \(reason)")
-                DaemonMetrics.liked()
-            } catch let error as NetworkError where error.isRefusal {
-                throw error  // the whole round stops: the network refused liking
-            } catch NetworkError.shed(let reason) {
-                throw NetworkError.shed(reason)  // the budget shed liking for the day
-            } catch let error as NetworkError {
-                logger.warning("could not like \(tweet.id) by \(who): \(error)")
-            }
+            kept.append(LikeCandidate(postID: postID, authorID: post.authorID.flatMap { Int64($0) }, authorHandle: post.authorHandle,
+                                      logRatio: verdict.score.logRatio, reason: reason, postedAt: post.createdAt ?? clock.now()))
         }
+        guard !kept.isEmpty else { return }
+        try await likes.keepCandidates(kept)
+        logger.debug("kept \(kept.count) posts to like: \(kept.map { String($0.postID) }.joined(separator: ", "))")
     }
 }

@@ -42,17 +42,20 @@ public struct Learner: Service {
     let humanUserID: String
     let settings: Settings
     let calibrator: Calibrator?
+    let personLikes: (any LikeLog)?
     let logger: Logger
 
     /// How often the like threshold is calibrated again on the examples learned since (bot time).
     static let calibrationInterval: TimeInterval = 86_400
 
     /// A learner for the human `humanUserID`; with a `calibrator` (`FAVORITE_RATE_THRESHOLD=auto`), it calibrates the
-    /// like threshold again once a day as examples accumulate, and the classifier decides with the new choice.
+    /// like threshold again once a day as examples accumulate, and the classifier decides with the new choice; the
+    /// person's new likes and their times go to `personLikes` (what the day's likes are planned from).
     public init(clock: any BotClock, state: any BotState, archive: any TweetArchive, classifier: FavoriteClassifier, network: any MirrorNetwork,
-                liking: LikingPolicy, humanUserID: String, settings: Settings = Settings(), calibrator: Calibrator? = nil, logger: Logger) {
+                liking: LikingPolicy, humanUserID: String, settings: Settings = Settings(), calibrator: Calibrator? = nil,
+                personLikes: (any LikeLog)? = nil, logger: Logger) {
         self.clock = clock; self.state = state; self.archive = archive; self.classifier = classifier; self.network = network; self.liking = liking
-        self.humanUserID = humanUserID; self.settings = settings; self.calibrator = calibrator; self.logger = logger
+        self.humanUserID = humanUserID; self.settings = settings; self.calibrator = calibrator; self.personLikes = personLikes; self.logger = logger
     }
 
     /// Polls until cancelled or the group's graceful shutdown.
@@ -123,6 +126,7 @@ public struct Learner: Service {
             let likes = page.posts.filter { !$0.isRepost }
             let new = try await classifier.learnOnce(likes.map { ($0.id, FavoriteClassifier.Tweet($0)) }, as: .favorite, source: .likes,
                                                      at: clock.now())
+            try await personLikes?.recordPersonLikes(page.posts.compactMap(PersonLike.init(liked:)))
             learned += new
             // Likes come most recent first: a page with a like learned before means the rest are known.
             if new < likes.count || pages >= 8 { break }

@@ -11,8 +11,8 @@ struct BotsCommand: AsyncParsableCommand {
         commandName: "bots",
         abstract: "Adds, lists, pauses, resumes and removes the bots a fleet runs (`mirror_bot fleet`).",
         discussion: """
-            A fleet keeps its bots in its Postgres (DATABASE_URL): each bot's settings (its own variables: NETWORK, \\
-            its accounts, TZ, options) sealed with FLEET_KEY (AES-GCM), its stores in a schema of its own, its word \\
+            A fleet keeps its bots in its Postgres (DATABASE_URL): each bot's settings (its own variables: NETWORK, \
+            its accounts, TZ, options) sealed with FLEET_KEY (AES-GCM), its stores in a schema of its own, its word \
             counts in the fleet's Redis under its own keys. Every process of the fleet needs the same FLEET_KEY.
             """,
         subcommands: [AddBotCommand.self, ListBotsCommand.self, ExecBotCommand.self, PauseBotCommand.self, ResumeBotCommand.self, RemoveBotCommand.self]
@@ -36,8 +36,8 @@ struct AddBotCommand: AsyncParsableCommand {
         commandName: "add",
         abstract: "Adds a bot to the fleet with the settings in an env file (sealed with FLEET_KEY); its stores are made at once.",
         discussion: """
-            The file holds the bot's own variables as a .env does (NETWORK, its accounts' variables, TZ, LIKES, …), \\
-            checked as `start` checks them. What the fleet's processes share (DATABASE_URL, REDIS_URL, REDIS_CLUSTER, \\
+            The file holds the bot's own variables as a .env does (NETWORK, its accounts' variables, TZ, LIKES, …), \
+            checked as `start` checks them. What the fleet's processes share (DATABASE_URL, REDIS_URL, REDIS_CLUSTER, \
             FLEET_KEY, PORT, LOG_LEVEL, …) is refused there. Nothing of the file is printed.
             """
     )
@@ -181,11 +181,11 @@ struct FleetCommand: AsyncParsableCommand {
         commandName: "fleet",
         abstract: "Runs the fleet's bots: as many processes as you like share them, each claiming its share (`mirror_bot bots add` adds bots).",
         discussion: """
-            Needs DATABASE_URL (Postgres: the bots, their leases and their stores), REDIS_URL (their word counts; \\
-            REDIS_CLUSTER=true for a Redis Cluster) and FLEET_KEY, the same in every process. Every 5 s a process says \\
-            it is alive, renews the leases it holds and claims free or expired bots up to its share of the live \\
-            processes; a lease not renewed for 20 s (a process killed) is claimed by another, whose bots then read back \\
-            what the killed one left mid-send, as `start` does after a crash. SIGTERM stops every bot gracefully and lets \\
+            Needs DATABASE_URL (Postgres: the bots, their leases and their stores), REDIS_URL (their word counts; \
+            REDIS_CLUSTER=true for a Redis Cluster) and FLEET_KEY, the same in every process. Every 5 s a process says \
+            it is alive, renews the leases it holds and claims free or expired bots up to its share of the live \
+            processes; a lease not renewed for 20 s (a process killed) is claimed by another, whose bots then read back \
+            what the killed one left mid-send, as `start` does after a crash. SIGTERM stops every bot gracefully and lets \
             its leases go at once. A bot that fails (revoked tokens) is paused with the reason; `bots resume` restarts it.
             """
     )

@@ -53,7 +53,7 @@ struct ImportCommand: AsyncParsableCommand {
             let archive = parts.archive
             let classifier = try parts.classifier()
             let importer = ArchiveImporter(archive: archive, classifier: classifier, copyingWarnings: network.copiesContentWarnings,
-                                           resolveAccount: resolver, networkIDs: parts.database.networkIDs)
+                                           resolveAccount: resolver, networkIDs: parts.database.networkIDs, personLikes: parts.database.likes)
             let report = try await ExportSource.withLocalPath(path) { local in try await importer.importExport(at: local) }
             let calibration = report.likesLearned > 0 ? try await calibrationLine(classifier, configuration, parts.database) : nil
             return (report, try await archive.count(), calibration)

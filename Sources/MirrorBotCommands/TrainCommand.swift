@@ -238,7 +238,8 @@ private func withTrainer(requiresCredentials: Bool = true, command: String = "tr
     let network = commandNetwork.network
     let isTerminal = isatty(STDERR_FILENO) != 0
     let summary = try await parts.withRunning { parts in
-        let trainer = Trainer(network: network, archive: parts.archive, classifier: try parts.classifier(), logger: context.logger) { line in
+        let trainer = Trainer(network: network, archive: parts.archive, classifier: try parts.classifier(), personLikes: parts.database.likes,
+                              logger: context.logger) { line in
             // Progress overwrites itself on a terminal and is one line per page in logs.
             FileHandle.standardError.write(Data((isTerminal ? "\r\u{1B}[K" + line : line + "\n").utf8))
         }

@@ -70,7 +70,9 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
                 let notes = reactions.map(\.note)
                 try await network.keep(notes)
                 // The reactions' pages carry reaction ids, not note ids: no newest note id to read from next time.
-                return NetworkPage(posts: notes.compactMap { network.readable($0) }, newestID: nil)
+                return NetworkPage(posts: reactions.compactMap { reaction in
+                    network.readable(reaction.note).map { var post = $0; post.likedAt = reaction.createdAt; return post }
+                }, newestID: nil)
             }
         }
     }

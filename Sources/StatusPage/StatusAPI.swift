@@ -33,7 +33,7 @@ struct StatusAPI: Sendable {
         let data = StatusPageData(
             now: now, day: day, timeZone: timeZone, postsByHour: byHour,
             archiveDays: try await archive.postsPerDay(includingReplies: false).count,
-            slots: try await database.plans.slots(of: day) ?? [],
+            slots: try await database.plans.slots(of: day) ?? [], likeSlots: try await database.likes.likeSlots(of: day),
             actions: try await database.actions.page(limit: 20),
             spendByDay: spend.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, dailyBudget: dailyBudget,
             archiveSize: try await archive.count(), newestTweetID: try await archive.newestTweetID(),
@@ -141,15 +141,38 @@ struct StatusAPI: Sendable {
                     case minute, time, state, reason, sourcePostID = "source_post_id", botPostID = "bot_post_id", postedAt = "posted_at", unchecked
                 }
             }
+            struct Like: Encodable {
+                var minute: Int
+                var time: String
+                var state: String
+                var postID: String?
+                var score: Double?
+                var reason: String?
+                var doneAt: Date?
+                enum CodingKeys: String, CodingKey { case minute, time, state, postID = "post_id", score, reason, doneAt = "done_at" }
+            }
             var day: String
             var drawnAt: Date?
             var slots: [Slot]
-            enum CodingKeys: String, CodingKey { case day, drawnAt = "drawn_at", slots }
+            /// The day's like slots; null when no like plan is stored for the day.
+            var likes: [Like]?
+            enum CodingKeys: String, CodingKey { case day, drawnAt = "drawn_at", slots, likes }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(day, forKey: .day)
+                try container.encodeIfPresent(drawnAt, forKey: .drawnAt)
+                try container.encode(slots, forKey: .slots)
+                try container.encode(likes, forKey: .likes)  // null, not absent, when there is no like plan
+            }
         }
         let body = Body(day: day, drawnAt: try await plans.drawnAt(of: day), slots: slots.map { slot in
             Body.Slot(minute: slot.minute, time: String(format: "%02d:%02d", slot.minute / 60, slot.minute % 60), state: slot.state.rawValue,
                       reason: slot.reason, sourcePostID: slot.sourceTweetID.map(String.init), botPostID: slot.botTweetID.map(String.init),
                       postedAt: slot.postedAt, unchecked: slot.postedUnchecked)
+        }, likes: try await database.likes.likeSlots(of: day)?.map { slot in
+            Body.Like(minute: slot.minute, time: String(format: "%02d:%02d", slot.minute / 60, slot.minute % 60), state: slot.state.rawValue,
+                      postID: slot.postID.map(String.init), score: slot.logRatio, reason: slot.reason, doneAt: slot.doneAt)
         })
         // A plan changes through the day (slots posted, skipped): revalidated by its ETag.
         return Self.json(body, request: request, cacheControl: "private, no-cache", withETag: true)

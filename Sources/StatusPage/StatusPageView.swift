@@ -18,6 +18,8 @@ struct StatusPageData: Sendable {
     var archiveDays: Int
     /// Today's slots (none when the plan is not drawn yet).
     var slots: [PlanSlot]
+    /// Today's like slots; nil when no like plan is stored (liking off, or the day's not drawn yet).
+    var likeSlots: [LikeSlot]? = nil
     /// The newest actions.
     var actions: [BotAction]
     /// The network's cost of each UTC day, oldest first, and the daily budget (nil where nothing is billed).
@@ -98,6 +100,7 @@ enum StatusPageView {
 
             """
         html += rhythmChart(data, nowMinute: nowMinute)
+        html += likesSection(data)
         html += "<h2>Last actions</h2>\n<ul id=\"actions\">\n"
         if data.actions.isEmpty { html += "<li class=\"muted\">Nothing yet.</li>\n" }
         for action in data.actions {
@@ -139,6 +142,25 @@ enum StatusPageView {
         }
         html += "<p class=\"muted\">The same as JSON: <code>/api/v1/actions</code>, <code>/api/v1/plans/\(escape(data.day))</code>, <code>/api/v1/usage/days</code>.</p>\n</body></html>\n"
         return html
+    }
+
+    /// Today's likes beside the posts: how many planned, liked, skipped and pending, and each slot with its score and
+    /// the post it liked or why it was skipped.
+    static func likesSection(_ data: StatusPageData) -> String {
+        guard let slots = data.likeSlots else {
+            return "<h2>Today's likes</h2>\n<p id=\"likes-plan\" class=\"muted\">No like plan for today: the bot does not like on this network, or the day's likes are not drawn yet.</p>\n"
+        }
+        let liked = slots.filter { $0.state == .liked }.count, skipped = slots.filter { $0.state == .skipped }.count
+        var html = "<h2>Today's likes</h2>\n<p id=\"likes-plan\">\(slots.count) planned, as many as one of the person's days of liking: "
+            + "\(liked) liked, \(slots.count - liked - skipped) pending, \(skipped) skipped. Each slot likes the best-scored post kept for it.</p>\n<ul id=\"like-slots\">\n"
+        for slot in slots {
+            var line = "<li><span class=\"kind\">\(clockTime(slot.minute))</span> \(escape(slot.state.rawValue))"
+            if let score = slot.logRatio { line += String(format: " <span class=\"muted\">score %.2f</span>", score) }
+            if let post = slot.postID { line += " " + link(String(post), data.postLinks.botSide, text: "the post") }
+            if let reason = slot.reason { line += "<br><span class=\"reason\">\(escape(reason))</span>" }
+            html += line + "</li>\n"
+        }
+        return html + "</ul>\n"
     }
 
     /// The person's average day (bars by hour) with today's slots as marks: filled green posted, hollow pending, red

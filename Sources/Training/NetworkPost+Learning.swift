@@ -19,3 +19,12 @@ extension FavoriteClassifier.Tweet {
         self.init(text: post.text, authorUsername: post.authorHandle)
     }
 }
+
+extension PersonLike {
+    /// The person's like of `post`, read from their list of likes: at its own time where the network gave it, else
+    /// at the post's time (people like what is new on their timeline); nil without a numeric id or any time.
+    public init?(liked post: NetworkPost) {
+        guard let id = Int64(post.id), let at = post.likedAt ?? post.createdAt else { return nil }
+        self.init(postID: id, likedAt: at, isExact: post.likedAt != nil)
+    }
+}

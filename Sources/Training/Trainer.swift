@@ -39,14 +39,17 @@ public struct Trainer: Sendable {
     public let archive: any TweetArchive
     /// What learns the likes.
     public let classifier: FavoriteClassifier
+    /// Where the person's likes and their times go (what the day's likes are planned from); nil keeps none.
+    public let personLikes: (any LikeLog)?
     /// Progress lines for a terminal ("page 3: ...").
     public let progress: @Sendable (String) -> Void
     private let logger: Logger
 
     /// A trainer; `progress` receives one line per page.
-    public init(network: any MirrorNetwork, archive: any TweetArchive, classifier: FavoriteClassifier, logger: Logger,
+    public init(network: any MirrorNetwork, archive: any TweetArchive, classifier: FavoriteClassifier, personLikes: (any LikeLog)? = nil, logger: Logger,
                 progress: @escaping @Sendable (String) -> Void = { _ in }) {
         self.network = network
+        self.personLikes = personLikes
         self.archive = archive
         self.classifier = classifier
         self.logger = logger
@@ -91,6 +94,7 @@ public struct Trainer: Sendable {
             let liked = page.posts.filter { !$0.isRepost }
             likedIDs.formUnion(liked.map(\.id))
             report.favorites += try await classifier.learnOnce(liked.map { ($0.id, FavoriteClassifier.Tweet($0)) }, as: .favorite, source: .likes)
+            try await personLikes?.recordPersonLikes(page.posts.compactMap(PersonLike.init(liked:)))
             progress("likes page \(report.pages): \(report.favorites) learned as favorite")
         }
         var timelinePages = 0

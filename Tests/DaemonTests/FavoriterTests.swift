@@ -23,18 +23,12 @@ struct FavoriterTests {
     static let tokenizer: TweetTokenizer = try! TweetTokenizer()
     static var quiet: Logger { Logger(label: "favoriter", factory: { _ in SwiftLogNoOpLogHandler() }) }
 
-    func tweet(_ id: Int, by author: String, _ text: String, retweetOf: String? = nil) -> FakeXSeed.Tweet {
-        FakeXSeed.Tweet(id: String(id), authorID: author, text: text, createdAt: Self.start.addingTimeInterval(Double(id % 1000 - 1000)), retweetOf: retweetOf)
+    func tweet(_ id: Int, by author: String, _ text: String, retweetOf: String? = nil, at: Date? = nil) -> FakeXSeed.Tweet {
+        FakeXSeed.Tweet(id: String(id), authorID: author, text: text, createdAt: at ?? Self.start.addingTimeInterval(Double(id % 1000 - 1000)),
+                        retweetOf: retweetOf)
     }
 
     /// Runs `body` with a favoriter of `LIKES=on` over a trained filter, against a fake X whose apps have `access`.
-    func withFavoriter(_ backends: StoreBackends, trainNormal: Bool = true, access: FakeXSeed.Access = .enterprise,
-                       _ body: (Favoriter, FakeXServer, FavoriterStores) async throws -> Void) async throws {
-        try await withFavoriter(backends, trainNormal: trainNormal, access: access) { favoriter, server, log, _ in
-            try await body(favoriter, server, log)
-        }
-    }
-
     func withFavoriter(_ backends: StoreBackends, trainNormal: Bool = true, access: FakeXSeed.Access = .enterprise,
                        _ body: (Favoriter, FakeXServer, FavoriterStores, ManualBotClock) async throws -> Void) async throws {
         let seed = FakeXSeed(
@@ -63,11 +57,24 @@ struct FavoriterTests {
         }
     }
 
-    @Test("Likes only new tweets the filter calls favorite: never the bot's, the human's, retweets, or twice", arguments: StoreBackends.all)
+    /// Uses a like slot now: the clock's day gets a plan with a slot every minute of the next hour (the first time),
+    /// the clock moves to the next minute, and that minute's slot is used. Returns the slot as stored.
+    @discardableResult
+    func useSlotNow(_ favoriter: Favoriter, _ clock: ManualBotClock) async throws -> LikeSlot {
+        clock.advance(by: 60)
+        let now = LocalTime(of: clock.now(), in: .gmt)
+        if try await favoriter.likes.likeSlots(of: now.day) == nil {
+            _ = try await favoriter.likes.storeLikePlan(day: now.day, minutes: Array(now.minute..<min(1_440, now.minute + 60)), drawnAt: clock.now())
+        }
+        try await favoriter.useSlot(day: now.day, minute: now.minute)
+        return try #require(try await favoriter.likes.likeSlots(of: now.day)?.first { $0.minute == now.minute })
+    }
+
+    @Test("Keeps the new posts the filter calls favorite (never the bot's, the human's, reposts, or one liked before) and likes one at each slot",
+          arguments: StoreBackends.all)
     func likesWhatTheHumanWould(_ backend: StoreBackends) async throws {
-        try await withFavoriter(backend) { favoriter, server, log in
+        try await withFavoriter(backend) { favoriter, server, log, clock in
             try await favoriter.pollOnce()  // first start: the old cat photo is not liked
-            #expect(await server.liked().isEmpty)
             await server.add(tweets: [
                 tweet(6001, by: "300", "猫の写真を撮った"),
                 tweet(6002, by: "600", "会議の資料を送ります"),
@@ -76,26 +83,63 @@ struct FavoriterTests {
                 tweet(6005, by: "300", "RT @x: 猫の写真", retweetOf: "5001"),
             ])
             try await favoriter.pollOnce()
+            #expect(await server.liked().isEmpty, "a poll likes nothing: it keeps the post for a slot")
+            #expect(try await log.likes.candidates(postedSince: .distantPast).map(\.postID) == [6001])
+            let slot = try await useSlotNow(favoriter, clock)
             #expect(await server.liked().map(\.tweetID) == ["6001"])
+            #expect(slot.state == .liked && slot.postID == 6001 && (slot.logRatio ?? 0) > log3)
             #expect(try await log.likes.count() == 1)
-            // With a lost since_id the whole timeline is read again: 6001 is not liked twice; only the old photo,
-            // never liked before (the first start skipped it), is.
+            // With a lost since_id the whole timeline is read again: 6001 is not kept or liked twice; only the old
+            // photo, never liked before (the first start skipped it), is.
             try await log.state.setValue("0", of: Favoriter.sinceIDKey)
             let likeCalls = await server.requestCounts()[LikeTweet.name] ?? 0
             try await favoriter.pollOnce()
+            try await useSlotNow(favoriter, clock)
             #expect(await server.requestCounts()[LikeTweet.name] == likeCalls + 1)
             #expect(await server.liked().map(\.tweetID) == ["6001", "5001"])
+            // Nothing left: the slot is skipped saying so, with no call.
+            let empty = try await useSlotNow(favoriter, clock)
+            #expect(empty.state == .skipped && empty.reason?.contains("no post") == true, "\(empty)")
+            #expect(await server.requestCounts()[LikeTweet.name] == likeCalls + 1)
         }
     }
 
-    @Test("Never likes an account that opted out, one in BLOCKED_ACCOUNTS, or anything while the person paused everything",
+    private var log3: Double { Foundation.log(3.0) }
+
+    @Test("Each slot likes the best post kept (highest score, then newest), never one older than a day", arguments: StoreBackends.archives)
+    func bestOfTheDay(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await withFavoriter(StoreBackends(archive: backend, counts: .sqlite)) { favoriter, server, log, clock in
+            try await favoriter.pollOnce()  // first start
+            let now = clock.now()
+            await server.add(tweets: [
+                tweet(6101, by: "300", "猫の写真と天気と電車と駅", at: now.addingTimeInterval(-600)),  // a weaker favorite
+                tweet(6102, by: "300", "猫の写真", at: now.addingTimeInterval(-500)),  // the strongest
+                tweet(6103, by: "300", "猫の写真", at: now.addingTimeInterval(-400)),  // as strong, newer
+            ])
+            try await favoriter.pollOnce()
+            let kept = try await log.likes.candidates(postedSince: .distantPast)
+            #expect(kept.map(\.postID) == [6103, 6102, 6101], "best first: \(kept.map { ($0.postID, $0.logRatio) })")
+            #expect(try await useSlotNow(favoriter, clock).postID == 6103)
+            #expect(try await useSlotNow(favoriter, clock).postID == 6102)
+            // A day later the weak one is too old: the slot is skipped and nothing more is liked.
+            clock.advance(by: 86_400)
+            let late = try await useSlotNow(favoriter, clock)
+            #expect(late.state == .skipped, "\(late)")
+            #expect(await server.liked().map(\.tweetID) == ["6103", "6102"])
+            #expect(try await log.likes.candidates(postedSince: .distantPast).isEmpty, "the old one is forgotten")
+        }
+    }
+
+    @Test("Never likes an account that opted out (even after its post was kept), one in BLOCKED_ACCOUNTS, or anything while the person paused everything",
           arguments: StoreBackends.archives)
     func consent(_ backend: StoreBackends.ArchiveKind) async throws {
-        try await withFavoriter(StoreBackends(archive: backend, counts: .sqlite)) { favoriter, server, log in
+        try await withFavoriter(StoreBackends(archive: backend, counts: .sqlite)) { favoriter, server, log, clock in
             try await favoriter.pollOnce()  // first start
             try await OptOutList(state: log.state).add(OptOut(accountID: "300", handle: nil, reason: "asked", at: Self.start))
             await server.add(tweets: [tweet(6001, by: "300", "猫の写真を撮った"), tweet(6002, by: "600", "猫の写真だよ")])
             try await favoriter.pollOnce()
+            try await useSlotNow(favoriter, clock)
+            #expect(try await useSlotNow(favoriter, clock).state == .skipped)
             #expect(await server.liked().map(\.tweetID) == ["6002"])  // alice did not opt out
 
             let blocking = Favoriter(clock: favoriter.clock, likes: log.likes, state: log.state, archive: favoriter.archive, policy: favoriter.policy,
@@ -103,15 +147,26 @@ struct FavoriterTests {
                                      contact: ContactRules(state: log.state, blocked: AccountSet(["@Alice"])), logger: Self.quiet)
             await server.add(tweets: [tweet(6003, by: "600", "猫の写真をもう一枚")])
             try await blocking.pollOnce()
+            try await useSlotNow(blocking, clock)
             #expect(await server.liked().map(\.tweetID) == ["6002"])  // alice by handle (X's timeline gives it)
 
             try await OwnerControl(state: log.state).pause(.everything, at: Self.start)
             await server.add(tweets: [tweet(6004, by: "600", "猫の写真、三枚目")])
             try await favoriter.pollOnce()
+            let paused = try await useSlotNow(favoriter, clock)
+            #expect(paused.state == .skipped && paused.reason?.contains("paused") == true, "\(paused)")
             #expect(await server.liked().map(\.tweetID) == ["6002"])
             try await OwnerControl(state: log.state).pause(.posting, at: Self.start)  // a pause of posting only: likes go on
             await server.add(tweets: [tweet(6005, by: "600", "猫の写真、四枚目")])
             try await favoriter.pollOnce()
+            try await useSlotNow(favoriter, clock)
+            #expect(await server.liked().map(\.tweetID) == ["6002", "6005"])
+
+            // Kept, then its author asks the bot to stop: not liked at the slot.
+            await server.add(tweets: [tweet(6006, by: "600", "猫の写真、五枚目")])
+            try await favoriter.pollOnce()
+            try await OptOutList(state: log.state).add(OptOut(accountID: "600", handle: nil, reason: "asked", at: clock.now()))
+            #expect(try await useSlotNow(favoriter, clock).state == .skipped)
             #expect(await server.liked().map(\.tweetID) == ["6002", "6005"])
         }
     }
@@ -122,13 +177,18 @@ struct FavoriterTests {
         try await withFavoriter(StoreBackends(archive: backend, counts: .sqlite), access: .payPerUse) { favoriter, server, log, clock in
             #expect(try await favoriter.round() == nil)  // first start: marks where the timeline stands
             await server.add(tweets: [tweet(6001, by: "300", "猫の写真を撮った"), tweet(6007, by: "300", "猫の写真をもう一枚")])
+            #expect(try await favoriter.round() == nil)  // both kept
+            let refused = try await useSlotNow(favoriter, clock)
+            #expect(refused.state == .skipped && refused.reason?.contains("refused") == true, "\(refused)")
             let wait = try #require(try await favoriter.round())
             #expect(wait >= .seconds(86_000) && wait <= .seconds(86_401))  // until the daily check
             var requests = await server.requestCounts()
             #expect(requests[LikeTweet.name] == 1, "one like call, not one per favorite: \(requests)")
             let timelineReads = try #require(requests[GetHomeTimeline.name])
             #expect(try await log.state.value(of: UsageRecording.refusalsKey)?.contains("notEnrolled") == true)
-            #expect(try await log.state.value(of: Favoriter.sinceIDKey) == nil)
+            // The next slots are skipped without asking X.
+            let next = try await useSlotNow(favoriter, clock)
+            #expect(next.state == .skipped && next.reason?.contains("refuses liking") == true, "\(next)")
 
             // Within the day: nothing is asked of X at all.
             clock.advance(by: 3 * 3_600)
@@ -149,18 +209,22 @@ struct FavoriterTests {
             requests = await server.requestCounts()
             #expect(requests[UnlikeTweet.name] == 2 && requests[GetHomeTimeline.name] == timelineReads + 1)
             #expect(try await log.state.value(of: UsageRecording.refusalsKey) == "[]")
-            await server.add(tweets: [tweet(6010, by: "300", "猫の写真、三枚目")])
+            await server.setClock(clock.now())
+            await server.add(tweets: [tweet(6010, by: "300", "猫の写真、三枚目", at: clock.now())])
             _ = try await favoriter.round()
-            #expect(await server.liked().map(\.tweetID) == ["6010"])
+            let liked = try await useSlotNow(favoriter, clock)
+            #expect(await server.liked().map(\.tweetID) == ["6010"], "\(liked)")
         }
     }
 
-    @Test("Nothing is liked while the filter has learned only liked tweets", arguments: StoreBackends.all)
+    @Test("Nothing is kept or liked while the filter has learned only liked tweets", arguments: StoreBackends.all)
     func untrainedFilterLikesNothing(_ backend: StoreBackends) async throws {
-        try await withFavoriter(backend, trainNormal: false) { favoriter, server, _ in
+        try await withFavoriter(backend, trainNormal: false) { favoriter, server, log, clock in
             try await favoriter.pollOnce()
             await server.add(tweets: [tweet(6001, by: "300", "猫の写真を撮った"), tweet(6002, by: "600", "会議")])
             try await favoriter.pollOnce()
+            #expect(try await log.likes.candidates(postedSince: .distantPast).isEmpty)
+            #expect(try await useSlotNow(favoriter, clock).state == .skipped)
             #expect(await server.liked().isEmpty)
         }
     }
@@ -189,12 +253,13 @@ struct StoreDownTests {
                                           classifier: classifier, network: XMirrorNetwork(client: client), botUserID: "200", humanUserID: "100", logger: FavoriterTests.quiet)
                 let running = Task { try await favoriter.run() }
                 for _ in 0..<3 {
-                    await clock.waitForSleepers()
+                    await clock.waitForSleepers(count: 2)
                     clock.advanceToNextSleeper()
                 }
-                await clock.waitForSleepers()
+                await clock.waitForSleepers(count: 2)
                 // Backoffs of 2, 4 and 8 seconds, not the 300-second poll: it keeps trying, and has not died.
-                #expect(clock.sleepRequests.prefix(4) == [.seconds(2), .seconds(4), .seconds(8), .seconds(16)])
+                // (The like slots' loop, with no like planned, waits for the next day meanwhile: two sleepers.)
+                #expect(clock.sleepRequests.filter { $0 < .seconds(3_600) }.prefix(4) == [.seconds(2), .seconds(4), .seconds(8), .seconds(16)], "\(clock.sleepRequests)")
                 #expect(await server.liked().isEmpty)
                 running.cancel()
                 _ = try? await running.value

@@ -163,7 +163,7 @@ struct MirrorBotProcessTests {
         #expect(root.status == 0)
         #expect(root.standardOutput.contains("X, Mastodon, Bluesky or Misskey account") && root.standardOutput.contains("NETWORK=mastodon")
                 && root.standardOutput.contains("NETWORK=bluesky") && root.standardOutput.contains("NETWORK=misskey"))
-        for name in ["start", "migrate", "train", "import", "schedule", "classify", "doctor", "setup", "auth", "optout", "tokenize"] {
+        for name in ["start", "migrate", "train", "import", "schedule", "classify", "doctor", "setup", "auth", "optout", "tokenize", "fleet", "bots"] {
             #expect(root.standardOutput.contains("  \(name) "), "--help lists \(name)")
         }
         let expectations: [[String]: [String]] = [
@@ -183,11 +183,16 @@ struct MirrorBotProcessTests {
             ["optout"]: ["OPT_OUT_WORDS", "#nobot", "train clear", "list", "add", "remove"],
             ["optout", "add"]: ["<account>", "--reason"],
             ["auth", "x"]: ["--account", "--write-env", "--pin", "BOT_CONSUMER_KEY", "PIN"],
+            ["fleet"]: ["DATABASE_URL", "REDIS_CLUSTER=true", "FLEET_KEY", "SIGTERM"],
+            ["bots"]: ["FLEET_KEY", "AES-GCM"],
+            ["bots", "add"]: ["--env-file", "NETWORK"],
         ]
         for (command, words) in expectations {
             let result = try await MirrorBotProcess.run(["help"] + command, environment: [:])
             #expect(result.status == 0, "help \(command)")
             #expect(result.standardOutput.contains("USAGE: mirror_bot \(command.joined(separator: " "))"), "\(result.standardOutput)")
+            // A help string's line continuation escaped twice shows as a stray backslash.
+            #expect(!result.standardOutput.contains("\\"), "help \(command.joined(separator: " ")) shows no backslash")
             // Help text is wrapped to the terminal: words are compared with line breaks as spaces.
             let text = result.standardOutput.split(whereSeparator: \.isWhitespace).joined(separator: " ")
             for word in words { #expect(text.contains(word), "help \(command.joined(separator: " ")) mentions \(word)") }

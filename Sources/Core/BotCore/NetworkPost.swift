@@ -29,6 +29,9 @@ public struct NetworkPost: Sendable, Equatable {
     /// Where it stands in the list it was read from, when that is not its id: a mention read from Mastodon's
     /// notifications stands at its notification's id, which is what the next read asks for what is newer than.
     public var position: String?
+    /// When the person liked it, in a list of their likes, where the network says (Misskey's reactions do; X's,
+    /// Mastodon's and Bluesky's lists of likes do not).
+    public var likedAt: Date?
 
     /// Where a reader of its list has got to once it is handled: its position, else its id.
     public var positionInList: String { position ?? id }

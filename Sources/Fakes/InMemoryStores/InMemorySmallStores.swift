@@ -22,6 +22,80 @@ struct InMemoryLikeLog: LikeLog {
     func likes() async throws -> [RecordedLike] {
         try set.withTables("reading the likes") { $0.likes.values.sorted { ($0.likedAt, $0.tweetID) < ($1.likedAt, $1.tweetID) } }
     }
+
+    func recordPersonLikes(_ likes: [PersonLike]) async throws -> Int {
+        try set.withTables("recording \(likes.count) of the person's likes") { tables in
+            var inserted = 0
+            for like in likes {
+                if let stored = tables.personLikes[like.postID] {
+                    // An exact time replaces an estimated one; nothing else changes a stored like.
+                    if like.isExact && !stored.isExact { tables.personLikes[like.postID] = like }
+                } else {
+                    tables.personLikes[like.postID] = like
+                    inserted += 1
+                }
+            }
+            return inserted
+        }
+    }
+
+    func personLikes() async throws -> [PersonLike] {
+        try set.withTables("reading the person's likes") { $0.personLikes.values.sorted { ($0.likedAt, $0.postID) < ($1.likedAt, $1.postID) } }
+    }
+
+    func likeSlots(of day: String) async throws -> [LikeSlot]? {
+        try set.withTables("reading the like plan of \(day)") { $0.likePlans[day]?.values.sorted { $0.minute < $1.minute } }
+    }
+
+    func storeLikePlan(day: String, minutes: [Int], drawnAt: Date) async throws -> [LikeSlot] {
+        try set.withTables("storing the like plan of \(day)") { tables in
+            if tables.likePlans[day] == nil {
+                tables.likePlans[day] = Dictionary(minutes.map { ($0, LikeSlot(minute: $0, state: .planned)) }, uniquingKeysWith: { first, _ in first })
+            }
+            return tables.likePlans[day]!.values.sorted { $0.minute < $1.minute }
+        }
+    }
+
+    func markLiked(day: String, minute: Int, like: RecordedLike) async throws -> Bool {
+        try set.withTables("recording like slot \(minute) of \(day) as liked") { tables in
+            guard tables.likePlans[day]?[minute]?.state == .planned, tables.likes[like.tweetID] == nil else { return false }
+            tables.likePlans[day]?[minute] = LikeSlot(minute: minute, state: .liked, postID: like.tweetID, logRatio: RecordedLike.storable(like.logRatio),
+                                                      reason: like.reason, doneAt: like.likedAt)
+            tables.likes[like.tweetID] = RecordedLike(tweetID: like.tweetID, authorID: like.authorID, logRatio: RecordedLike.storable(like.logRatio),
+                                                      reason: like.reason, likedAt: like.likedAt)
+            tables.likeCandidates[like.tweetID] = nil
+            return true
+        }
+    }
+
+    func markLikeSkipped(day: String, minute: Int, at date: Date, reason: String) async throws {
+        try set.withTables("recording like slot \(minute) of \(day) as skipped") { tables in
+            guard tables.likePlans[day]?[minute]?.state == .planned else { return }
+            tables.likePlans[day]?[minute] = LikeSlot(minute: minute, state: .skipped, reason: reason, doneAt: date)
+        }
+    }
+
+    func keepCandidates(_ candidates: [LikeCandidate]) async throws {
+        try set.withTables("keeping \(candidates.count) posts to like") { tables in
+            for candidate in candidates where tables.likes[candidate.postID] == nil && tables.likeCandidates[candidate.postID] == nil {
+                var kept = candidate
+                kept.logRatio = RecordedLike.storable(candidate.logRatio)
+                tables.likeCandidates[candidate.postID] = kept
+            }
+        }
+    }
+
+    func candidates(postedSince since: Date) async throws -> [LikeCandidate] {
+        try set.withTables("reading the posts kept to like") { tables in
+            tables.likeCandidates.values.filter { $0.postedAt >= since && tables.likes[$0.postID] == nil }.sorted(by: LikeCandidate.isBetter)
+        }
+    }
+
+    func forgetCandidates(postedBefore date: Date?, postID: Int64?) async throws {
+        try set.withTables("forgetting posts kept to like") { tables in
+            tables.likeCandidates = tables.likeCandidates.filter { $0.value.postedAt >= (date ?? .distantPast) && $0.key != postID }
+        }
+    }
 }
 
 /// The bot's small named values, in memory.

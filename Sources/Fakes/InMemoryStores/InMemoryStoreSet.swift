@@ -133,6 +133,9 @@ struct Tables {
     var plans: [String: DayPlan] = [:]
     var mentions: [Int64: Mention] = [:]
     var likes: [Int64: RecordedLike] = [:]
+    var personLikes: [Int64: PersonLike] = [:]
+    var likePlans: [String: [Int: LikeSlot]] = [:]
+    var likeCandidates: [Int64: LikeCandidate] = [:]
     var state: [String: String] = [:]
     var examples: [TrainingExample] = []
     var nextExampleSequence: Int64 = 1

@@ -232,14 +232,16 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
             let page = Mutex(0)
             return NetworkPages.Iterator {
                 let number = page.withLock { value in defer { value += 1 }; return value }
-                let liked = try await network.call("likes", key: "page \(number)", .read) { state, now -> [ScriptedWorld.Post] in
+                let liked = try await network.call("likes", key: "page \(number)", .read) { state, now -> [(ScriptedWorld.Post, Date)] in
                     state.personsLikes.filter { $0.likedAt <= now }.sorted { $0.likedAt > $1.likedAt }
-                        .compactMap { state.posts[$0.postID] }.filter { $0.isVisible(at: now) }
+                        .compactMap { like in state.posts[like.postID].map { ($0, like.likedAt) } }.filter { $0.0.isVisible(at: now) }
                 }
                 let capped = maxPosts.map { Array(liked.prefix($0)) } ?? liked
                 let slice = capped.dropFirst(number * max(1, perPage)).prefix(max(1, perPage))
                 guard !slice.isEmpty else { return nil }
-                return NetworkPage(posts: slice.map { network.networkPost($0, handles: true) }, newestID: nil)
+                // Like times are given, as Misskey's reactions give them.
+                return NetworkPage(posts: slice.map { post, likedAt in var liked = network.networkPost(post, handles: true); liked.likedAt = likedAt; return liked },
+                                   newestID: nil)
             }
         }
     }

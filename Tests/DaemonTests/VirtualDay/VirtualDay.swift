@@ -125,6 +125,8 @@ struct VirtualDay: Sendable {
         let tweet = { (post: ScriptedWorld.Post) in (String(post.id), FavoriteClassifier.Tweet(text: post.text, authorUsername: persona.world.user(post.authorID)?.handle)) }
         _ = try await trainer.learnOnce(persona.seen.map(tweet) + persona.liked.map(tweet), as: .normal, source: .timeline, at: Self.dayStart)
         _ = try await trainer.learnOnce(persona.liked.map(tweet), as: .favorite, source: .likes, at: Self.dayStart)
+        // `train classifier` stores the person's likes with their times (the scripted network gives them).
+        try await memory.likes.recordPersonLikes(persona.liked.map { PersonLike(postID: $0.id, likedAt: $0.createdAt.addingTimeInterval(600), isExact: true) })
 
         let log = LogRecorder()
         // Tracing a day (VIRTUAL_DAY_TRACE): every line to standard error.

@@ -174,6 +174,26 @@ struct VirtualDayChecks {
         if Set(recorded.map(\.tweetID)) != Set(networkLikes.keys) {
             problems.append("likes recorded \(recorded.map(\.tweetID).sorted()) differ from the network's \(networkLikes.keys.sorted())")
         }
+        // Planned as posts are: each like made at a liked slot of its day's plan, at the slot's minute (within the grace),
+        // never more than the person's busiest day of liking; every skipped slot says why.
+        let busiest = Dictionary(grouping: try await outcome.stores.likes.personLikes()) { LocalTime(of: $0.likedAt, in: VirtualDay.timeZone).day }
+            .values.map(\.count).max() ?? 0
+        var planned: Set<Int64> = []
+        for day in [VirtualDay.day, "2026-11-24"] {
+            let slots = try await outcome.stores.likes.likeSlots(of: day) ?? []
+            if slots.count > busiest { problems.append("\(slots.count) likes planned for \(day), more than the person's busiest day (\(busiest))") }
+            for slot in slots {
+                let due = LocalTime.date(of: slot.minute, on: day, in: VirtualDay.timeZone)!
+                if slot.state == .liked, let post = slot.postID {
+                    planned.insert(post)
+                    if let at = slot.doneAt, at < due || at > due.addingTimeInterval(outcome.settings.missedSlotGrace) {
+                        problems.append("like slot \(LocalTime.clockTime(slot.minute)) of \(day) liked at \(time(at))")
+                    }
+                }
+                if slot.state == .skipped && (slot.reason ?? "").isEmpty { problems.append("like slot \(LocalTime.clockTime(slot.minute)) of \(day) skipped without a reason") }
+            }
+        }
+        if Set(recorded.map(\.tweetID)) != planned { problems.append("likes \(recorded.map(\.tweetID).sorted()) are not the liked slots' \(planned.sorted())") }
         return problems
     }
 
