@@ -29,17 +29,18 @@ enum LikeDaysBenchmark {
         print("JSD: Jensen-Shannon divergence (base 2) of the likes' hours from the person's; in-hours: share of likes in hours where the person")
         print("gives >= 5% of their likes; precision: share of likes the person's rule would have liked. Before: every post above the threshold.")
         print("")
-        print("| seed | like times | person a day | bot a day (first day) | before a day | JSD bot / before | in-hours bot / before | precision bot / before |")
-        print("| ---: | --- | --- | --- | ---: | --- | --- | --- |")
+        print("| seed | like times | person a day | bot a day (first day) | planned a day, skipped (no post) | before a day | JSD bot / before | in-hours bot / before | precision bot / before |")
+        print("| ---: | --- | --- | --- | --- | ---: | --- | --- | --- |")
         var passes: [String] = []
         for seed in seeds {
             let person = SimulatedPerson(seed: seed)
             for timesKnown in [true, false] {
                 let result = try await simulate(person, days: days, likeTimesKnown: timesKnown, seed: seed)
                 let personMean = person.dailyLikes.mean
-                print(String(format: "| %llu | %@ | %.2f (%d-%d) | %.2f (%d-%d; %d) | %.1f | %.3f / %.3f | %.0f%% / %.0f%% | %.3f / %.3f |",
+                print(String(format: "| %llu | %@ | %.2f (%d-%d) | %.2f (%d-%d; %d) | %.2f, %d%% | %.1f | %.3f / %.3f | %.0f%% / %.0f%% | %.3f / %.3f |",
                              seed, timesKnown ? "known (Misskey)" : "unknown (Mastodon, X)", personMean, person.dailyLikes.min, person.dailyLikes.max,
                              result.botDaily.mean, result.botDaily.min, result.botDaily.max, result.botDaily.first,
+                             Double(result.planned) / Double(days), result.planned == 0 ? 0 : result.skippedNoPost * 100 / result.planned,
                              result.beforeDaily.mean, result.botJSD, result.beforeJSD, result.botInHours * 100, result.beforeInHours * 100,
                              result.botPrecision, result.beforePrecision))
                 let withinRange = (person.dailyLikes.min...person.dailyLikes.max).contains(result.botDaily.first)
@@ -67,6 +68,8 @@ enum LikeDaysBenchmark {
         var botJSD: Double, beforeJSD: Double
         var botInHours: Double, beforeInHours: Double
         var botPrecision: Double, beforePrecision: Double
+        /// Like slots planned over the days, and those skipped for want of a post above the threshold.
+        var planned: Int, skippedNoPost: Int
     }
 
     static func simulate(_ person: SimulatedPerson, days: Int, likeTimesKnown: Bool, seed: UInt64) async throws -> Result {
@@ -139,6 +142,15 @@ enum LikeDaysBenchmark {
             beforeDays[min(days - 1, Int(post.at.timeIntervalSince(start) / 86_400))] += 1
             beforeHours[LocalTime(of: post.at, in: zone).minute / 60] += 1
         }
+        var skipped: [String: Int] = [:]
+        var planned = 0
+        for day in 0..<days {
+            let date = LocalTime(of: start.addingTimeInterval(Double(day * 86_400 + 3_600)), in: zone).day
+            for slot in try await stores.likes.likeSlots(of: date) ?? [] {
+                planned += 1
+                if slot.state == .skipped { skipped[String((slot.reason ?? "").prefix(12)), default: 0] += 1 }
+            }
+        }
         let personHours = person.likeHours
         let total = Double(personHours.reduce(0, +))
         let personsHours = Set(personHours.indices.filter { Double(personHours[$0]) >= 0.05 * total })
@@ -150,7 +162,8 @@ enum LikeDaysBenchmark {
         let beforePrecision = before.isEmpty ? 0 : Double(before.filter(\.liked).count) / Double(before.count)
         return Result(botDaily: Daily(counts: botDays), beforeDaily: Daily(counts: beforeDays),
                       botJSD: jensenShannon(botHours, personHours), beforeJSD: jensenShannon(beforeHours, personHours),
-                      botInHours: inHours(botHours), beforeInHours: inHours(beforeHours), botPrecision: botPrecision, beforePrecision: beforePrecision)
+                      botInHours: inHours(botHours), beforeInHours: inHours(beforeHours), botPrecision: botPrecision, beforePrecision: beforePrecision,
+                      planned: planned, skippedNoPost: skipped.filter { $0.key.hasPrefix("no post") }.values.reduce(0, +))
     }
 
     /// The Jensen-Shannon divergence (base 2: 0 same, 1 disjoint) of two histograms.

@@ -71,6 +71,30 @@ struct ArchiveImporterTests {
         }
     }
 
+    @Test("An X archive's likes are stored as the person's likes, dated by their Snowflake (X's like.js says nothing of when), once; an id too old to hold a time is not",
+          arguments: StoreBackends.archives)
+    func datesLikesBySnowflake(_ backend: StoreBackends.ArchiveKind) async throws {
+        let likeJS = """
+            window.YTD.like.part0 = [
+              {"like": {"tweetId": "1212092628029698048", "fullText": "猫の写真"}},
+              {"like": {"tweetId": "1212092628029698049"}},
+              {"like": {"tweetId": "9003", "fullText": "ラーメン"}}
+            ]
+            """
+        let zip = try ExportFixture.zip(["like.js": likeJS])
+        defer { try? FileManager.default.removeItem(at: zip) }
+        try await TestServers.withStores(StoreBackends(archive: backend, counts: .sqlite)) { database, store async throws in
+            let importer = ArchiveImporter(archive: database.archive(timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 100),
+                                           classifier: FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3), personLikes: database.likes)
+            _ = try await importer.importExport(at: zip.path)
+            _ = try await importer.importExport(at: zip.path)
+            let likes = try await database.likes.personLikes()
+            #expect(likes.map(\.postID) == [1_212_092_628_029_698_048, 1_212_092_628_029_698_049])
+            // 2019-12-31 19:26:16.771 UTC, as the id's top bits say.
+            #expect(abs(likes[0].likedAt.timeIntervalSince1970 - 1_577_820_376.771) < 0.001 && likes.allSatisfy { !$0.isExact })
+        }
+    }
+
     @Test("A zip's tweets (all parts) go to the archive, retweets skipped, links expanded; its likes are learned once", arguments: StoreBackends.all)
     func importsZip(_ backend: StoreBackends) async throws {
         let zip = try ExportFixture.zip(["tweets.js": ExportFixture.tweetsJS, "tweets-part1.js": ExportFixture.tweetsPart1JS,

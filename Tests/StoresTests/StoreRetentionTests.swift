@@ -24,20 +24,27 @@ struct StoreRetentionTests {
             _ = try await likes.recordLike(tweetID: 11, authorID: nil, logRatio: 1, reason: "recent", at: recent)
             _ = try await plans.storePlan(day: LocalTime.utcDay(of: old), timeZone: "UTC", minutes: [60, 120], drawnAt: old)
             _ = try await plans.storePlan(day: LocalTime.utcDay(of: recent), timeZone: "UTC", minutes: [60], drawnAt: recent)
+            _ = try await likes.storeLikePlan(day: LocalTime.utcDay(of: old), minutes: [90], drawnAt: old)
+            _ = try await likes.storeLikePlan(day: LocalTime.utcDay(of: recent), minutes: [90], drawnAt: recent)
+            try await likes.keepCandidates([LikeCandidate(postID: 20, authorID: nil, authorHandle: nil, logRatio: 1, reason: "old", postedAt: old),
+                                            LikeCandidate(postID: 21, authorID: nil, authorHandle: nil, logRatio: 1, reason: "recent", postedAt: recent)])
             try await archive.recordBotPost(sourceTweetID: 1, botTweetID: 2, postedAt: old)
             try await archive.recordBotPost(sourceTweetID: 3, botTweetID: 4, postedAt: recent)
             let examples = database.examples
             try await examples.record((0..<12).map { TrainingExample(tweetID: "\($0)", text: "t\($0)", author: nil, label: "normal", source: "timeline", learnedAt: old) })
 
             let removed = try await database.retention.prune(at: Self.now, policy: .init(logDays: 90, repostAfterDays: 30, trainingExamples: 5))
-            #expect(removed == RemovedRecords(mentions: 1, likes: 1, plans: 1, posts: 1, trainingExamples: 7))
+            #expect(removed == RemovedRecords(mentions: 1, likes: 1, plans: 2, posts: 1, trainingExamples: 7))  // a day plan and a like plan
             #expect(try await mentions.outcome(of: 1) == nil)
             #expect(try await mentions.outcome(of: 2) != nil)
             #expect(try await likes.likedAmong([10, 11]) == [11])
             #expect(try await plans.slots(of: LocalTime.utcDay(of: old)) == nil)
             #expect(try await plans.slots(of: LocalTime.utcDay(of: recent))?.count == 1)
+            #expect(try await likes.likeSlots(of: LocalTime.utcDay(of: old)) == nil)
+            #expect(try await likes.likeSlots(of: LocalTime.utcDay(of: recent))?.count == 1)
+            #expect(try await likes.candidates(postedSince: .distantPast).map(\.postID) == [21])
             #expect(try await examples.all().map(\.tweetID) == ["7", "8", "9", "10", "11"])
-            #expect(removed.description == "1 mention records, 1 like records, 1 day plans, 1 records of posts, 7 training examples")
+            #expect(removed.description == "1 mention records, 1 like records, 2 day plans, 1 records of posts, 7 training examples")
             // Again: nothing more.
             #expect(try await database.retention.prune(at: Self.now, policy: .init(logDays: 90, trainingExamples: 5)).total == 0)
 

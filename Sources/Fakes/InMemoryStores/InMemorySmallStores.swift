@@ -251,6 +251,11 @@ struct InMemoryStoreRetention: StoreRetention {
             let oldPlans = tables.plans.keys.filter { $0 < planDay }
             oldPlans.forEach { tables.plans[$0] = nil }
             removed.plans = oldPlans.count
+            // The like plans go with the day plans (counted with them); posts kept to like, long past liking, with the logs.
+            let oldLikePlans = tables.likePlans.keys.filter { $0 < planDay }
+            oldLikePlans.forEach { tables.likePlans[$0] = nil }
+            removed.plans += oldLikePlans.count
+            tables.likeCandidates = tables.likeCandidates.filter { $0.value.postedAt >= logsBefore }
             let posts = tables.botPosts.count
             tables.botPosts.removeAll { $0.postedAt < postsBefore }
             removed.posts = posts - tables.botPosts.count

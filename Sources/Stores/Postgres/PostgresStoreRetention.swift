@@ -19,6 +19,9 @@ struct PostgresStoreRetention: StoreRetention {
             removed.mentions = try await deleted("WITH d AS (DELETE FROM mention_replies WHERE handled_at < \(logsBefore) AND state <> 'replying' RETURNING 1) SELECT count(*)::bigint FROM d")
             removed.likes = try await deleted("WITH d AS (DELETE FROM bot_likes WHERE liked_at < \(logsBefore) RETURNING 1) SELECT count(*)::bigint FROM d")
             removed.plans = try await deleted("WITH d AS (DELETE FROM day_plans WHERE day < \(planDay)::date RETURNING 1) SELECT count(*)::bigint FROM d")
+            // The like plans go with the day plans (counted with them); posts kept to like, long past liking, with the logs.
+            removed.plans += try await deleted("WITH d AS (DELETE FROM like_plans WHERE day < \(planDay)::date RETURNING 1) SELECT count(*)::bigint FROM d")
+            _ = try await deleted("WITH d AS (DELETE FROM like_candidates WHERE posted_at < \(logsBefore) RETURNING 1) SELECT count(*)::bigint FROM d")
             removed.posts = try await deleted("WITH d AS (DELETE FROM bot_posts WHERE posted_at < \(postsBefore) RETURNING 1) SELECT count(*)::bigint FROM d")
             removed.trainingExamples = try await deleted("""
                 WITH d AS (DELETE FROM training_examples WHERE seq <= (SELECT seq FROM training_examples ORDER BY seq DESC OFFSET \(keep) LIMIT 1)

@@ -19,6 +19,9 @@ struct SQLiteStoreRetention: StoreRetention {
             // The slots go with their plan (the foreign key's ON DELETE CASCADE needs foreign keys on: said here).
             try db.execute(sql: "DELETE FROM plan_slots WHERE day < ?", arguments: [planDay])
             removed.plans = try deleted("DELETE FROM day_plans WHERE day < ?", [planDay])
+            // The like plans go with the day plans (counted with them); posts kept to like, long past liking, with the logs.
+            removed.plans += try deleted("DELETE FROM like_plans WHERE day < ?", [planDay])
+            _ = try deleted("DELETE FROM like_candidates WHERE posted_at < ?", [logsBefore])
             removed.posts = try deleted("DELETE FROM bot_posts WHERE posted_at < ?", [postsBefore])
             removed.trainingExamples = try deleted("""
                 DELETE FROM training_examples WHERE seq <= (SELECT seq FROM training_examples ORDER BY seq DESC LIMIT 1 OFFSET ?)
