@@ -100,7 +100,14 @@ public struct BotParts: Sendable {
     /// The favorite filter on `store` (the word counts when nil): the MeCab tokenizer, the configured threshold, and
     /// the training examples it records as it learns.
     public func classifier(on store: (any WordCountBackend)? = nil) throws -> FavoriteClassifier {
-        FavoriteClassifier(store: try store ?? wordCounts().store, tokenizer: try TweetTokenizer(), threshold: configuration.behaviour.favoriteRateThreshold,
+        Self.classifier(on: try store ?? wordCounts().store, tokenizer: try TweetTokenizer(), configuration: configuration, examples: examples, logger: logger)
+    }
+
+    /// The favorite filter of the bot `configuration` describes, on `store` with `tokenizer` (a fleet shares one
+    /// across its bots), recording what it learns in `examples`.
+    static func classifier(on store: any WordCountBackend, tokenizer: TweetTokenizer, configuration: Configuration, examples: any TrainingExamples,
+                           logger: Logger) -> FavoriteClassifier {
+        FavoriteClassifier(store: store, tokenizer: tokenizer, threshold: configuration.behaviour.favoriteRateThreshold,
                            examples: ExampleRecorder(examples), logger: logger)
     }
 

@@ -254,8 +254,7 @@ public struct FleetRun: Sendable {
             if try await !database.migrations.pending().isEmpty { try await database.migrations.migrate() }
             try await database.archive.prepare()
             let store = RedisWordCounts(connection: shared.counts, keyPrefix: configuration.storage.redisKeys)
-            let classifier = FavoriteClassifier(store: store, tokenizer: shared.tokenizer, threshold: configuration.behaviour.favoriteRateThreshold,
-                                                examples: ExampleRecorder(database.examples), logger: logger)
+            let classifier = BotParts.classifier(on: store, tokenizer: shared.tokenizer, configuration: configuration, examples: database.examples, logger: logger)
             let clock = fleet.clock
             let module = configuration.networkModule
             shared.status?.show(bot.name, page: .init(database: database, timeZone: configuration.behaviour.timeZone, postLinks: module.postLinks,

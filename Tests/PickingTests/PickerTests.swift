@@ -66,9 +66,9 @@ struct PickerTests {
         }
     }
 
-    @Test("Nor the twin of a tweet another slot is sending (its post not recorded yet): an excluded tweet keeps its text out too",
-          arguments: StoreBackends.archives)
-    func sameTextAsOneUnderWay(_ backend: StoreBackends.ArchiveKind) async throws {
+    /// An archive of the person saying one thing twice (tweets 1 and 2, 20 and 10 days ago) and another once (3,
+    /// today), on `backend`, with the moment of the test's slot (08:00 today).
+    func withTwins(_ backend: StoreBackends.ArchiveKind, _ body: (any TweetArchive, Date) async throws -> Void) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = database.archive(timeZone: Self.utc, rowLimit: 100)
             try await archive.prepare()
@@ -77,7 +77,14 @@ struct PickerTests {
                 ArchivedTweet(tweetID: 2, text: "今日は寿司の日", createdAt: at(8, 5, daysAgo: 10)),
                 ArchivedTweet(tweetID: 3, text: "朝ごはん", createdAt: at(8, 10)),
             ])
-            let now = Self.day.addingTimeInterval(8 * 3_600)
+            try await body(archive, Self.day.addingTimeInterval(8 * 3_600))
+        }
+    }
+
+    @Test("Nor the twin of a tweet another slot is sending (its post not recorded yet): an excluded tweet keeps its text out too",
+          arguments: StoreBackends.archives)
+    func sameTextAsOneUnderWay(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await withTwins(backend) { archive, now in
             let picker = PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, logger: Self.logger)
             var generator = SplitMix64(seed: 11)
             var picked = Set<Int64>()
@@ -93,15 +100,7 @@ struct PickerTests {
     @Test("Nor another tweet with the same text as one posted in those days (the person said it twice; the copy does not)",
           arguments: StoreBackends.archives)
     func sameTextNotTwice(_ backend: StoreBackends.ArchiveKind) async throws {
-        try await TestServers.withIsolatedDatabase(backend) { database async throws in
-            let archive = database.archive(timeZone: Self.utc, rowLimit: 100)
-            try await archive.prepare()
-            try await archive.insert([
-                ArchivedTweet(tweetID: 1, text: "今日は寿司の日", createdAt: at(8, 0, daysAgo: 20)),
-                ArchivedTweet(tweetID: 2, text: "今日は寿司の日", createdAt: at(8, 5, daysAgo: 10)),
-                ArchivedTweet(tweetID: 3, text: "朝ごはん", createdAt: at(8, 10)),
-            ])
-            let now = Self.day.addingTimeInterval(8 * 3_600)
+        try await withTwins(backend) { archive, now in
             try await archive.recordBotPost(sourceTweetID: 1, botTweetID: 900, postedAt: now.addingTimeInterval(-3_600))
             let picker = PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, logger: Self.logger)
             var generator = SplitMix64(seed: 9)
