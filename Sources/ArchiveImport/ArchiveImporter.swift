@@ -1,3 +1,4 @@
+import BotCore
 import PostText
 public import Stores
 public import Classifier
@@ -116,7 +117,7 @@ public struct ArchiveImporter: Sendable {
         for file in files.likeFiles {
             try await ExportParser.forEachLike(in: file) { like, _ in
                 // X's like.js says nothing of when: a like is dated by the liked tweet's id (a Snowflake holds its time).
-                if let id = Int64(like.tweetId), let at = Self.snowflakeTime(id) { dated.append(PersonLike(postID: id, likedAt: at, isExact: false)) }
+                if let id = Int64(like.tweetId), let at = XSnowflake.date(of: id) { dated.append(PersonLike(postID: id, likedAt: at, isExact: false)) }
                 guard let learnable = Self.learnable(like) else { return }
                 batch.append(learnable)
                 if batch.count == Self.likesPerBatch {
@@ -128,12 +129,6 @@ public struct ArchiveImporter: Sendable {
         if !batch.isEmpty { report.likesLearned += try await classifier.learnOnce(batch, as: .favorite, source: .import) }
         try await personLikes?.recordPersonLikes(dated)
         return report
-    }
-
-    /// When the tweet `id` was made, from its Snowflake (ids from November 2010 on); nil for an older id.
-    static func snowflakeTime(_ id: Int64) -> Date? {
-        guard id > 1 << 32 else { return nil }
-        return Date(timeIntervalSince1970: Double((id >> 22) + 1_288_834_974_657) / 1000)
     }
 
     /// How many likes are learned in one round trip to the word counts.

@@ -170,7 +170,8 @@ extension XTweet {
     /// The post in the bot's form: its text as written (entities decoded, links expanded), its author's handle from
     /// the page's includes when asked for, and what it answers.
     public func networkPost(in page: XTweetPage) -> NetworkPost {
-        NetworkPost(id: id, text: plainText, authorID: authorID, authorHandle: page.username(of: authorID), createdAt: createdAt,
+        // A read that did not ask for `created_at` (the likes, the filter's fields) still knows when: the id says.
+        NetworkPost(id: id, text: plainText, authorID: authorID, authorHandle: page.username(of: authorID), createdAt: createdAt ?? XSnowflake.date(of: id),
                     replyToUserID: inReplyToUserID, replyToPostID: repliedToTweetID, conversationID: conversationID, isRepost: isRetweet)
     }
 }
