@@ -211,11 +211,11 @@ public struct Favoriter: Service {
             return
         }
         let pages = network.homeTimeline(of: botUserID, as: .bot, since: sinceID, maxPosts: nil, perPage: 100, includingReposts: false, for: .liking)
-        try await cursor.readNew(pages, after: sinceID) { page in try await like(page.posts) }
+        try await cursor.readNew(pages, after: sinceID) { page in try await keepFavorites(page.posts) }
     }
 
     /// Classifies a page's posts in one round trip and keeps those the person would like for the like slots.
-    func like(_ posts: [NetworkPost]) async throws {
+    func keepFavorites(_ posts: [NetworkPost]) async throws {
         if let paused = try await control.current(), paused.pause == .everything {
             logger.debug("not keeping \(posts.count) posts to like: the person paused everything")
             return

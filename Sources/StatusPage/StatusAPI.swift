@@ -1,3 +1,4 @@
+import BotClock
 import BotCore
 import Stores
 import Consent
@@ -167,11 +168,11 @@ struct StatusAPI: Sendable {
             }
         }
         let body = Body(day: day, drawnAt: try await plans.drawnAt(of: day), slots: slots.map { slot in
-            Body.Slot(minute: slot.minute, time: String(format: "%02d:%02d", slot.minute / 60, slot.minute % 60), state: slot.state.rawValue,
+            Body.Slot(minute: slot.minute, time: LocalTime.clockTime(slot.minute), state: slot.state.rawValue,
                       reason: slot.reason, sourcePostID: slot.sourceTweetID.map(String.init), botPostID: slot.botTweetID.map(String.init),
                       postedAt: slot.postedAt, unchecked: slot.postedUnchecked)
         }, likes: try await database.likes.likeSlots(of: day)?.map { slot in
-            Body.Like(minute: slot.minute, time: String(format: "%02d:%02d", slot.minute / 60, slot.minute % 60), state: slot.state.rawValue,
+            Body.Like(minute: slot.minute, time: LocalTime.clockTime(slot.minute), state: slot.state.rawValue,
                       postID: slot.postID.map(String.init), score: slot.logRatio, reason: slot.reason, doneAt: slot.doneAt)
         })
         // A plan changes through the day (slots posted, skipped): revalidated by its ETag.

@@ -1,3 +1,4 @@
+import BotClock
 import BotCore
 import Stores
 import Consent
@@ -258,7 +259,7 @@ enum StatusPageView {
         return escaped
     }
 
-    static func clockTime(_ minute: Int) -> String { String(format: "%02d:%02d", minute / 60, minute % 60) }
+    static func clockTime(_ minute: Int) -> String { LocalTime.clockTime(minute) }
 
     static func minuteOfDay(_ date: Date, in zone: TimeZone) -> Int {
         var calendar = Calendar(identifier: .gregorian)
