@@ -160,7 +160,7 @@ struct FakeXContractTests {
         let samplesFile = folder.appending(path: "samples.json")
         try Self.samplesJSON(samples).write(to: samplesFile)
         let spec = try #require(Bundle.module.url(forResource: "Resources/x-api-v2-openapi-2.166", withExtension: "json"))
-        let (status, text) = try PythonScript.run("validate-openapi.py", [spec.path, samplesFile.path])
+        let (status, text) = try await PythonScript.run("validate-openapi.py", [spec.path, samplesFile.path])
         #expect(status == 0, "\(text)")
         #expect(text.contains("28 passed, 0 failed"), "\(text)")
     }

@@ -141,7 +141,7 @@ struct FakeMastodonContractTests {
         }
         try JSONSerialization.data(withJSONObject: objects, options: [.prettyPrinted]).write(to: samplesFile)
         let spec = try #require(Bundle.module.url(forResource: "Resources/mastodon-openapi", withExtension: "json"))
-        let (status, text) = try PythonScript.run("validate-openapi.py", [spec.path, samplesFile.path])
+        let (status, text) = try await PythonScript.run("validate-openapi.py", [spec.path, samplesFile.path])
         #expect(status == 0, "\(text)")
         #expect(text.contains("\(samples.count) passed, 0 failed"), "\(text)")
     }

@@ -32,7 +32,7 @@ struct AuthProcessTests {
         defer { watchdog.cancel() }
         // The address is the first line that starts with http; everything after it is read once the process ends.
         let reader = output.fileHandleForReading
-        let printed = try await MirrorBotProcess.offload { () -> String in
+        let printed = await OffThePool.run { () -> String in
             var text = ""
             while !text.split(separator: "\n").contains(where: { $0.hasPrefix("http") }) {
                 let data = reader.availableData
@@ -46,7 +46,7 @@ struct AuthProcessTests {
             try input.fileHandleForWriting.write(contentsOf: Data((typed + "\n").utf8))
         }
         try input.fileHandleForWriting.close()
-        let rest = try await MirrorBotProcess.offload { () -> (String, String) in
+        let rest = await OffThePool.run { () -> (String, String) in
             let out = String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)
             let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()

@@ -35,7 +35,7 @@ struct ChaosDayProcessTests {
             try await server.withRunning { base in
                 switch backends.archive {
                 case .postgres:
-                    let redis = try OwnRedis(folder: folder)
+                    let redis = try await OwnRedis.started(folder: folder)
                     defer { redis.stop() }
                     try await TestServers.withScratchDatabase(name) { databaseURL async throws in
                         try await Self.run(persona, server, base: base, folder: folder, database: databaseURL, redis: redis)
@@ -100,7 +100,7 @@ struct ChaosDayProcessTests {
             try await waitForServerClock(redisRestart)
             redis.stop()
             try await Task.sleep(for: .seconds(1))
-            try redis.start()
+            try await redis.start()
         }
         try await waitForServerClock(secondKill)
         kill(second.process.processIdentifier, SIGKILL)
@@ -171,7 +171,7 @@ struct ChaosDayProcessTests {
             // The store's own integrity check.
             try await database.checkReachable()
             if databaseURL == nil {
-                let check = try PythonScript.runInline("import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA integrity_check').fetchone()[0])",
+                let check = try await PythonScript.runInline("import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA integrity_check').fetchone()[0])",
                                                        [configuration.storage.embeddedDataPath])
                 #expect(check.output.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(check.output)")
             }

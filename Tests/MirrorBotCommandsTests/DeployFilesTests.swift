@@ -18,14 +18,14 @@ struct DeployFilesTests {
     }
 
     /// Runs script/validate-app-json.py (jsonschema from PyPI) on `file`; returns its exit status and output.
-    static func validate(_ file: URL) throws -> (Int32, String) {
+    static func validate(_ file: URL) async throws -> (Int32, String) {
         let schema = try #require(Bundle.module.url(forResource: "Resources/heroku-app-json.schema", withExtension: "json"))
-        return try PythonScript.run("validate-app-json.py", [schema.path, file.path])
+        return try await PythonScript.run("validate-app-json.py", [schema.path, file.path])
     }
 
     @Test("app.json validates against Heroku's app.json schema; a broken copy does not")
-    func appJSONValidates() throws {
-        let (status, output) = try Self.validate(Self.root.appending(path: "app.json"))
+    func appJSONValidates() async throws {
+        let (status, output) = try await Self.validate(Self.root.appending(path: "app.json"))
         #expect(status == 0, "\(output)")
         #expect(output.contains("app.json is valid"))
 
@@ -34,7 +34,7 @@ struct DeployFilesTests {
         let file = FileManager.default.temporaryDirectory.appending(path: "app-\(UUID().uuidString).json")
         try JSONSerialization.data(withJSONObject: broken).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let (brokenStatus, brokenOutput) = try Self.validate(file)
+        let (brokenStatus, brokenOutput) = try await Self.validate(file)
         #expect(brokenStatus != 0)
         #expect(brokenOutput.contains("formation/bot"), "\(brokenOutput)")
     }

@@ -32,18 +32,11 @@ struct MirrorBotProcess {
         }
     }
 
-    /// Runs blocking `work` on a thread of its own. Waiting for a child process on one of the few threads Swift's
-    /// concurrency runs on would starve the in-process fake X server that the child is talking to.
-    static func offload<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Swift.Result { try work() }) }.start()
-        }
-    }
 
     /// Runs `mirror_bot arguments` in a fresh empty folder with only `environment` (and PATH) set.
     static func run(_ arguments: [String], environment: [String: String], files: [String: String] = [:], input: String? = nil,
                     executable program: URL? = nil) async throws -> Output {
-        try await offload { try runBlocking(arguments, environment: environment, files: files, input: input, program: program) }
+        try await OffThePool.run { try runBlocking(arguments, environment: environment, files: files, input: input, program: program) }
     }
 
     private static func runBlocking(_ arguments: [String], environment: [String: String], files: [String: String], input: String?,
@@ -393,7 +386,7 @@ struct ImportProcessTests {
                     try await Task.sleep(for: .milliseconds(delay))  // not a timing assertion: any moment must be safe
                     kill(process.processIdentifier, SIGKILL)
                     let killed = process
-                    try await MirrorBotProcess.offload { killed.waitUntilExit() }
+                    await OffThePool.run { killed.waitUntilExit() }
 
                     let counts = try SQLiteWordCounts(path: data)
                     let learned = try await counts.counts(for: ["猫"])
@@ -572,7 +565,7 @@ struct StartProcessTests {
                 try process.run()
                 let running = process
                 let reader = errors.fileHandleForReading
-                let (text, stoppedIn) = try await MirrorBotProcess.offload {
+                let (text, stoppedIn) = await OffThePool.run {
                     var text = ""
                     while !text.contains("running; SIGTERM or SIGINT stops it gracefully") {
                         let chunk = reader.availableData

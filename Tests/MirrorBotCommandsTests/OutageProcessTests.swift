@@ -18,8 +18,8 @@ final class RunningBot: @unchecked Sendable {
     init(_ arguments: [String], environment: [String: String], folder: URL) throws {
         logFile = folder.appending(path: "bot-\(UUID().uuidString).log")
         outputFile = folder.appending(path: "bot-\(UUID().uuidString).out")
-        FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
         process.executableURL = try MirrorBotProcess.executable
         process.arguments = arguments
         process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { mine, _ in mine }
@@ -52,7 +52,7 @@ final class RunningBot: @unchecked Sendable {
     func waitForExit() async throws -> (status: Int32, took: Duration) {
         let started = ContinuousClock.now
         let process = process
-        try await MirrorBotProcess.offload { process.waitUntilExit() }
+        await OffThePool.run { process.waitUntilExit() }
         return (process.terminationStatus, ContinuousClock.now - started)
     }
 }
@@ -63,14 +63,20 @@ final class OwnRedis: @unchecked Sendable {
     let folder: URL
     private var process: Process?
 
-    init(folder: URL) throws {
+    private init(folder: URL, port: Int) {
         self.folder = folder
-        let socket = try FreePort.pick()
-        port = socket
-        try start()
+        self.port = port
     }
 
-    func start() throws {
+    /// A server started on a free port, its data in `folder`.
+    static func started(folder: URL) async throws -> OwnRedis {
+        let redis = OwnRedis(folder: folder, port: try FreePort.pick())
+        try await redis.start()
+        return redis
+    }
+
+    /// Starts the server (again) and waits until it listens, for at most 10 s.
+    func start() async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-server")
         process.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes", "--dir", folder.path,
@@ -80,7 +86,7 @@ final class OwnRedis: @unchecked Sendable {
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
             if (try? FreePort.isListening(port)) == true { return }
-            Thread.sleep(forTimeInterval: 0.05)
+            try await Task.sleep(for: .milliseconds(50))
         }
     }
 
@@ -157,7 +163,7 @@ struct OutageProcessTests {
                         locker.standardOutput = output
                         try locker.run()
                         let reader = output.fileHandleForReading
-                        _ = try await MirrorBotProcess.offload { reader.availableData }
+                        _ = await OffThePool.run { reader.availableData }
                         defer {
                             try? input.fileHandleForWriting.write(contentsOf: Data("\n".utf8))
                             locker.waitUntilExit()
@@ -178,7 +184,7 @@ struct OutageProcessTests {
                     }
                 case .redisFull:
                     // Heroku's redis mini refuses writes when full (noeviction): reads go on, every write fails with OOM.
-                    let redis = try OwnRedis(folder: folder)
+                    let redis = try await OwnRedis.started(folder: folder)
                     defer { redis.stop() }
                     let environment = try await prepare(database: nil, redis: redis)
                     let admin = RedisConnection(url: RedisURL(host: "127.0.0.1", port: redis.port))
@@ -192,16 +198,16 @@ struct OutageProcessTests {
                         try await admin.send("CONFIG", "SET", "maxmemory", "0")
                     }
                 case .redisDown:
-                    let redis = try OwnRedis(folder: folder)
+                    let redis = try await OwnRedis.started(folder: folder)
                     defer { redis.stop() }
                     let environment = try await prepare(database: nil, redis: redis)
                     try await body(environment, folder) { held in
                         redis.stop()
                         do { try await held() } catch {
-                            try redis.start()
+                            try await redis.start()
                             throw error
                         }
-                        try redis.start()
+                        try await redis.start()
                     }
                 }
             }

@@ -122,7 +122,7 @@ struct StatusProcessTests {
         try process.run()
         let reading = Task.detached { (output.fileHandleForReading.readDataToEndOfFile(), log.fileHandleForReading.readDataToEndOfFile()) }
         let (out, err) = await reading.value
-        try await MirrorBotProcess.offload { process.waitUntilExit() }
+        await OffThePool.run { process.waitUntilExit() }
         return (String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
     }
 

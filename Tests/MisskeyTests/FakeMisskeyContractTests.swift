@@ -86,7 +86,7 @@ struct FakeMisskeyContractTests {
         }
         try JSONSerialization.data(withJSONObject: objects, options: [.prettyPrinted]).write(to: samplesFile)
         let spec = try #require(Bundle.module.url(forResource: "Resources/misskey-openapi-subset", withExtension: "json"))
-        let (status, text) = try PythonScript.run("validate-openapi.py", [spec.path, samplesFile.path])
+        let (status, text) = try await PythonScript.run("validate-openapi.py", [spec.path, samplesFile.path])
         #expect(status == 0, "\(text)")
         #expect(text.contains("\(samples.count) passed, 0 failed"), "\(text)")
     }

@@ -493,7 +493,7 @@ struct StatusServerTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let samplesFile = folder.appending(path: "samples.json")
         try JSONSerialization.data(withJSONObject: samples).write(to: samplesFile)
-        let (status, text) = try PythonScript.run("validate-openapi.py", [specURL.path, samplesFile.path])
+        let (status, text) = try await PythonScript.run("validate-openapi.py", [specURL.path, samplesFile.path])
         #expect(status == 0, "\(text)")
         #expect(text.contains("12 passed, 0 failed"), "\(text)")
     }
@@ -554,7 +554,7 @@ struct StatusServerSlowLorisTests {
                                    eventLoopGroup: loops) { world in
             let port = try #require(world.url.port)
             // The attack runs on a thread of its own: its blocking connects and reads never hold the test pool's threads.
-            var (held, refused) = await RawConnection.offThePool { () -> ([RawConnection], Int) in
+            var (held, refused) = await OffThePool.run { () -> ([RawConnection], Int) in
                 var held: [RawConnection] = []
                 for _ in 0..<64 {
                     guard let connection = try? RawConnection(port: port) else { continue }
@@ -592,7 +592,7 @@ struct StatusServerSlowLorisTests {
         try await StatusWorld.with(.memory, password: "pw", idleTimeout: .seconds(120), eventLoopGroup: loops) { world in
             let port = try #require(world.url.port)
             // The attack runs on a thread of its own: its blocking connects and reads never hold the test pool's threads.
-            var (held, refused) = await RawConnection.offThePool { () -> ([RawConnection], Int) in
+            var (held, refused) = await OffThePool.run { () -> ([RawConnection], Int) in
                 var held: [RawConnection] = []
                 var refused = 0, kept = 0
                 for index in 0..<1_000 where kept < 3 {  // a server that stops closing them fails the test in a minute
@@ -662,7 +662,7 @@ final class RawConnection: @unchecked Sendable {
     /// Whether the server closes the connection (reading to its end) before the read gives up; read off the
     /// concurrency pool's threads, which the server's handlers need.
     func closedByServer() async -> Bool {
-        await Self.offThePool { [self] in waitForClose() }
+        await OffThePool.run { [self] in waitForClose() }
     }
 
     /// `closedByServer`, blocking the calling thread (for loops that run off the pool already).
@@ -684,14 +684,6 @@ final class RawConnection: @unchecked Sendable {
                 if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { continue }
                 return errno == ECONNRESET
             }
-        }
-    }
-
-    /// Runs `body`, which blocks, on a thread of its own rather than one of the concurrency pool's (two on two cores,
-    /// which every test and the servers' handlers share).
-    static func offThePool<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: body()) }.start()
         }
     }
 

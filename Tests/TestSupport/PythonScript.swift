@@ -6,16 +6,21 @@ public enum PythonScript {
     public static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Runs `script/<name>` with `arguments`; returns its exit status and its output (standard output and error).
-    public static func run(_ name: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        try python([repositoryRoot.appending(path: "script/\(name)").path] + arguments)
+    /// Waited for off the concurrency pool (see `OffThePool`): a validator runs for seconds under CI's load.
+    public static func run(_ name: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await python([repositoryRoot.appending(path: "script/\(name)").path] + arguments)
     }
 
     /// Runs the Python `code` with `arguments` (`sys.argv[1...]`); returns its exit status and its output.
-    public static func runInline(_ code: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        try python(["-c", code] + arguments)
+    public static func runInline(_ code: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await python(["-c", code] + arguments)
     }
 
-    private static func python(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    private static func python(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await OffThePool.run { try pythonBlocking(arguments) }
+    }
+
+    private static func pythonBlocking(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3"] + arguments
