@@ -19,7 +19,8 @@ import Tokenizer
 /// every post above the threshold liked when the poll saw it). Two variants: like times known (Misskey's
 /// reactions), and unknown (Mastodon, X with LIKES=on: likes dated by the liked post, minutes from posting hours).
 ///
-/// Usage: likes-benchmark days [SEEDS (comma-separated, default 1,2,3)] [DAYS (default 30)]. Run by `script/bench-likes`.
+/// Usage: likes-benchmark days [SEEDS (comma-separated, default 1,2,3)] [DAYS (default 30)]; LIKE_WAIT_HOURS (default 2) is how long a
+/// slot with nothing kept waits for a post. Run by `script/bench-likes`.
 enum LikeDaysBenchmark {
     static func main(_ arguments: [String]) async throws {
         let seeds = (arguments.first ?? "1,2,3").split(separator: ",").compactMap { UInt64($0) }
@@ -115,7 +116,7 @@ enum LikeDaysBenchmark {
         let network = SimulatedTimeline(posts: timeline, clock: clock)
         let favoriter = Favoriter(clock: clock, likes: stores.likes, state: stores.state, archive: archive,
                                   policy: LikingPolicy(setting: .on, network: network), classifier: classifier, network: network,
-                                  botUserID: "1", humanUserID: "2", settings: .init(pollInterval: 300),
+                                  botUserID: "1", humanUserID: "2", settings: .init(pollInterval: 300, waitForPost: ProcessInfo.processInfo.environment["LIKE_WAIT_HOURS"].flatMap(Double.init).map { $0 * 3_600 } ?? Favoriter.Settings().waitForPost),
                                   logger: Logger(label: "like-days", factory: { _ in SwiftLogNoOpLogHandler() }), seed: seed)
         let running = Task { try await favoriter.run() }
         let end = start.addingTimeInterval(Double(days * 86_400))

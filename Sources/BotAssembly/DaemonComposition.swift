@@ -1,5 +1,5 @@
 public import BotClock
-public import BotCore
+import BotCore
 public import Classifier
 import Consent
 public import Daemon

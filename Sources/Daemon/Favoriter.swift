@@ -1,4 +1,4 @@
-public import BotCore
+import BotCore
 public import Stores
 public import BotClock
 public import Classifier
@@ -18,7 +18,8 @@ import Schedule
 /// one Redis round trip and keeps the posts above the like threshold (`like_candidates`). The other draws each local
 /// day's like plan (`LikePlanner`: a count from the person's own days of liking, minutes from when they like), stores
 /// it (a restart the same day keeps it), and at each planned minute likes the best post kept (highest score, then
-/// newest) not older than a day; a slot with none is skipped saying so. It never likes the bot's own posts, the
+/// newest) not older than a day; a slot with none waits for one (`waitForPost`, looking after each poll), then is
+/// skipped saying so. It never likes the bot's own posts, the
 /// human's, reposts, a post already liked, nor anything while the filter has not learned both sides (the original's
 /// formula would then like everything), nor anyone who opted out or is in `BLOCKED_ACCOUNTS` (checked again at the
 /// slot), nor anything while the person has paused everything. Each like and each skipped slot is stored with its
@@ -39,10 +40,15 @@ public struct Favoriter: Service {
         public var missedSlotGrace: TimeInterval
         /// Oldest post liked, by its age at the slot: a day.
         public var oldestLiked: TimeInterval
+        /// How long a slot with nothing kept to like waits for a post (looking again after each poll), never past the
+        /// end of its day: two hours. 0 skips it at once.
+        public var waitForPost: TimeInterval
 
         /// Settings.
-        public init(pollInterval: TimeInterval = 300, dryRun: Bool = false, missedSlotGrace: TimeInterval = 600, oldestLiked: TimeInterval = 86_400) {
+        public init(pollInterval: TimeInterval = 300, dryRun: Bool = false, missedSlotGrace: TimeInterval = 600, oldestLiked: TimeInterval = 86_400,
+                    waitForPost: TimeInterval = 7_200) {
             self.pollInterval = pollInterval; self.dryRun = dryRun; self.missedSlotGrace = missedSlotGrace; self.oldestLiked = oldestLiked
+            self.waitForPost = waitForPost
         }
     }
 
@@ -91,22 +97,38 @@ public struct Favoriter: Service {
         }
     }
 
-    /// One round per local day: its like plan, each slot at its minute, then a wait until the next day starts.
+    /// One round per local day: its like plan, each slot from its minute (a slot waiting for a post looks again a
+    /// poll interval later), then a wait until the next day starts.
     func likeDays() async throws {
         var fresh = SplitMix64()
         let base = seed ?? fresh.next()
         try await PollingLoop.run("Liker", on: network.name, clock: clock, logger: logger, interval: .seconds(60)) { number in
             var generator = SplitMix64(seed: base &+ UInt64(number))
             let day = SchedulePlanner.day(of: clock.now(), in: timeZone)
-            for slot in try await likePlan(for: day, using: &generator) where slot.state == .planned {
-                let at = LocalTime.date(of: slot.minute, on: day, in: timeZone) ?? .distantPast
-                if at > clock.now() { try await clock.sleep(until: at) }
-                try await useSlot(day: day, minute: slot.minute)
+            let endOfDay = Poster.startOfNextDay(after: clock.now(), in: timeZone)
+            var open = try await likePlan(for: day, using: &generator).filter { $0.state == .planned }.map(\.minute)
+            var waiting: Set<Int> = []  // slots this process has tried and that wait for a post
+            while !open.isEmpty {
+                let now = clock.now()
+                for minute in open where due(minute, on: day) <= now {
+                    switch try await useSlot(day: day, minute: minute, waiting: waiting.contains(minute)) {
+                    case .waiting: waiting.insert(minute)
+                    case .liked, .skipped: open.removeAll { $0 == minute }; waiting.remove(minute)
+                    }
+                }
+                guard !open.isEmpty else { break }
+                var wake = open.map { due($0, on: day) }.filter { $0 > clock.now() }.min() ?? endOfDay
+                if !waiting.isEmpty { wake = min(wake, clock.now().addingTimeInterval(settings.pollInterval)) }
+                try await clock.sleep(until: min(wake, endOfDay))
             }
-            try await clock.sleep(until: Poster.startOfNextDay(after: clock.now(), in: timeZone))
+            // Until the next day of this plan (not of now: a slot that waited to the end of the day is used at midnight).
+            try await clock.sleep(until: endOfDay)
             return .zero
         }
     }
+
+    /// When the slot `minute` of `day` is due.
+    private func due(_ minute: Int, on day: String) -> Date { LocalTime.date(of: minute, on: day, in: timeZone) ?? .distantPast }
 
     /// The stored like plan of `day`, drawing and storing it first if there is none.
     func likePlan(for day: String, using generator: inout SplitMix64) async throws -> [LikeSlot] {
@@ -117,17 +139,33 @@ public struct Favoriter: Service {
         return slots
     }
 
-    /// Uses the like slot `minute` of `day`, due now: likes the best post kept for it, or skips the slot saying why.
-    func useSlot(day: String, minute: Int) async throws {
+    /// What using a like slot came to.
+    enum SlotOutcome: Equatable {
+        /// A post was liked.
+        case liked
+        /// The slot was skipped, its reason stored.
+        case skipped
+        /// Nothing is kept to like yet: the slot waits for a post (it is still planned).
+        case waiting
+    }
+
+    /// Uses the like slot `minute` of `day`, due now: likes the best post kept for it; with none kept, waits for one
+    /// until `waitForPost` after its minute (never past its day); else skips the slot saying why. `waiting`: this
+    /// process tried it before and it waits (a slot first tried this late was missed).
+    @discardableResult
+    func useSlot(day: String, minute: Int, waiting: Bool = false) async throws -> SlotOutcome {
         let clockTime = LocalTime.clockTime(minute)
-        let due = LocalTime.date(of: minute, on: day, in: timeZone) ?? .distantPast
-        func skip(_ reason: String) async throws {
+        let due = self.due(minute, on: day)
+        func skip(_ reason: String) async throws -> SlotOutcome {
             try await likes.markLikeSkipped(day: day, minute: minute, at: clock.now(), reason: reason)
             DaemonMetrics.likeSlotSkipped()
             logger.info("skipped like slot \(clockTime) of \(day): \(reason)")
+            return .skipped
         }
         let lateness = clock.now().timeIntervalSince(due)
-        if lateness > settings.missedSlotGrace { return try await skip("missed: the bot was not running at \(clockTime) (\(Int(lateness / 60)) minutes ago)") }
+        if !waiting && lateness > settings.missedSlotGrace {
+            return try await skip("missed: the bot was not running at \(clockTime) (\(Int(lateness / 60)) minutes ago)")
+        }
         if let paused = try await control.current(), paused.pause == .everything { return try await skip("the person paused everything") }
         if let refusal = policy.refusal { return try await skip("\(network.name) refuses liking (\(refusal.detail)) until it is checked again") }
         let since = clock.now().addingTimeInterval(-settings.oldestLiked)
@@ -159,11 +197,19 @@ public struct Favoriter: Service {
             let like = RecordedLike(tweetID: candidate.postID, authorID: candidate.authorID, logRatio: candidate.logRatio,
                                     reason: candidate.reason + " (best of the day's posts at \(clockTime))", likedAt: clock.now())
             try await likes.markLiked(day: day, minute: minute, like: like)
-            logger.info("liked \(candidate.postID) by \(who) at slot \(clockTime): \(candidate.reason)")
+            logger.info("liked \(candidate.postID) by \(who) at slot \(clockTime)\(waiting ? " (at \(LocalTime(of: clock.now(), in: timeZone).clockTime), once kept)" : ""): \(candidate.reason)")
             DaemonMetrics.liked()
-            return
+            return .liked
         }
-        try await skip("no post on the timeline since \(LocalTime(of: since, in: timeZone).clockTime) yesterday the person would like, not liked yet")
+        let until = min(due.addingTimeInterval(settings.waitForPost), Poster.startOfNextDay(after: due, in: timeZone))
+        if clock.now() < until {
+            if !waiting {
+                logger.info("like slot \(clockTime) of \(day): nothing kept to like yet; it waits for a post until \(LocalTime(of: until, in: timeZone).clockTime)")
+            }
+            return .waiting
+        }
+        let waited = waiting ? " (waited for one until \(LocalTime(of: clock.now(), in: timeZone).clockTime))" : ""
+        return try await skip("no post on the timeline since \(LocalTime(of: since, in: timeZone).clockTime) yesterday the person would like, not liked yet\(waited)")
     }
 
     /// One round: the daily check while X refuses likes, else one poll. Returns how long to wait when that is not

@@ -1,9 +1,9 @@
 import BotClock
 public import Stores
-public import Foundation
+import Foundation
 
 /// Draws the day's like plan as `SchedulePlanner` draws its posts: how many likes (the count of one of the person's
-/// own days of liking, quiet days included) and at which minutes (the minutes the person likes in, where the network
+/// own days of liking, quiet days included, chosen so that a run of days averages theirs) and at which minutes (the minutes the person likes in, where the network
 /// said when they liked; else the minutes they post in).
 public struct LikePlanner: Sendable {
     /// Fewest likes with their own time before their minutes are the plan's; below it, the posting minutes are.
@@ -70,7 +70,10 @@ public struct LikePlanner: Sendable {
         } else {
             distribution = MinuteDistribution(histogram: try await archive.minuteHistogram(includingReplies: true))
         }
-        let count = days.draw(cap: MinuteDistribution.minutesPerDay, using: &generator)
+        // Spread evenly over the days (see `evenlySpreadCount`): a month of likes averages the person's month, where
+        // independent draws left it up to a fifth short.
+        let count = days.evenlySpreadCount(on: date, cap: MinuteDistribution.minutesPerDay)
+            ?? days.draw(cap: MinuteDistribution.minutesPerDay, using: &generator)
         let minutes = Self.minutes(count, from: distribution, using: &generator)
         return (DayPlan(date: date, timeZone: zone.identifier, minutes: minutes), basis)
     }

@@ -28,8 +28,10 @@ struct FavoriterTests {
                         retweetOf: retweetOf)
     }
 
-    /// Runs `body` with a favoriter of `LIKES=on` over a trained filter, against a fake X whose apps have `access`.
+    /// Runs `body` with a favoriter of `LIKES=on` over a trained filter, against a fake X whose apps have `access`; with
+    /// `settings` (by default a slot with nothing to like is skipped at once: waiting for a post is tested on its own).
     func withFavoriter(_ backends: StoreBackends, trainNormal: Bool = true, access: FakeXSeed.Access = .enterprise,
+                       settings: Favoriter.Settings = .init(waitForPost: 0),
                        _ body: (Favoriter, FakeXServer, FavoriterStores, ManualBotClock) async throws -> Void) async throws {
         let seed = FakeXSeed(
             now: Self.start,
@@ -51,7 +53,8 @@ struct FavoriterTests {
                 try await archive.insert([ArchivedTweet(tweetID: 4242, text: "人間のつぶやき", createdAt: Self.start.addingTimeInterval(-86_400))])
                 let favoriter = Favoriter(clock: clock, likes: log.likes, state: log.state, archive: archive,
                                           policy: LikingPolicy(setting: .on, network: XMirrorNetwork(client: client)),
-                                          classifier: classifier, network: XMirrorNetwork(client: client), botUserID: "200", humanUserID: "100", logger: Self.quiet)
+                                          classifier: classifier, network: XMirrorNetwork(client: client), botUserID: "200", humanUserID: "100",
+                                          settings: settings, logger: Self.quiet)
                 try await body(favoriter, server, log, clock)
             }
         }
@@ -105,6 +108,57 @@ struct FavoriterTests {
     }
 
     private var log3: Double { Foundation.log(3.0) }
+
+    @Test("A slot with nothing kept waits for a post, looking again after each poll: liked once one is kept; skipped after two hours, saying it waited",
+          arguments: StoreBackends.archives)
+    func slotWaitsForAPost(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await withFavoriter(StoreBackends(archive: backend, counts: .sqlite), settings: .init()) { favoriter, server, log, clock in
+            try await favoriter.pollOnce()  // first start
+            // 15:00 UTC now: slots at 15:10, 15:30 and 23:50.
+            let day = LocalTime(of: clock.now(), in: .gmt).day
+            _ = try await log.likes.storeLikePlan(day: day, minutes: [910, 930, 1_430], drawnAt: clock.now())
+            let liker = Task { try await favoriter.likeDays() }
+            defer { liker.cancel() }
+            func slot(_ minute: Int) async throws -> LikeSlot? { try await log.likes.likeSlots(of: day)?.first { $0.minute == minute } }
+            await clock.waitForSleepers()
+            clock.advanceToNextSleeper()  // 15:10: nothing kept
+            await clock.waitForSleepers()
+            #expect(try await slot(910)?.state == .planned, "it waits")
+            #expect(clock.sleepRequests.last == .seconds(300), "it looks again a poll later: \(clock.sleepRequests)")
+            // A post the person would like, kept by the poll at 15:12; the slot likes it when it looks again at 15:15.
+            clock.advance(by: 120)
+            await server.add(tweets: [tweet(6201, by: "300", "猫の写真", at: Self.start.addingTimeInterval(-60))])
+            try await favoriter.pollOnce()
+            clock.advanceToNextSleeper()
+            await clock.waitForSleepers()
+            let liked = try #require(try await slot(910))
+            #expect(liked.state == .liked && liked.postID == 6201, "\(liked)")
+            #expect(liked.doneAt == Self.start.addingTimeInterval(15 * 60))
+            #expect(await server.liked().map(\.tweetID) == ["6201"])
+            /// Moves the clock from wake to wake while the slot `minute` is planned, `limit` times at most; returns how many.
+            func looks(at minute: Int, limit: Int) async throws -> Int {
+                var looks = 0
+                while try await slot(minute)?.state == .planned && looks < limit {
+                    clock.advanceToNextSleeper()
+                    await clock.waitForSleepers()
+                    looks += 1
+                }
+                return looks
+            }
+            // 15:30: nothing more; it looks every poll until 17:30, then skips the slot, saying it waited.
+            #expect(try await looks(at: 930, limit: 40) == 25, "15:30, then every 5 minutes to 17:30")
+            let skipped = try #require(try await slot(930))
+            #expect(skipped.state == .skipped && skipped.reason?.contains("waited for one until 17:30") == true, "\(skipped)")
+            #expect(await server.liked().count == 1)
+            // 23:50: nothing kept; it waits until midnight only, and the next day's plan is drawn then, not a day later.
+            #expect(try await looks(at: 1_430, limit: 10) == 3, "23:50, 23:55 and midnight")
+            let lastSlot = try #require(try await slot(1_430))
+            #expect(lastSlot.state == .skipped && lastSlot.reason?.contains("waited for one until 00:00") == true, "\(lastSlot)")
+            let nextDay = LocalTime(of: Self.start.addingTimeInterval(86_400), in: .gmt).day
+            #expect(LocalTime(of: clock.now(), in: .gmt).day == nextDay)
+            #expect(try await log.likes.likeSlots(of: nextDay) != nil, "the next day's like plan is drawn at its start")
+        }
+    }
 
     @Test("Each slot likes the best post kept (highest score, then newest), never one older than a day", arguments: StoreBackends.archives)
     func bestOfTheDay(_ backend: StoreBackends.ArchiveKind) async throws {

@@ -1,5 +1,6 @@
 import Stores
 import Foundation
+import BotClock
 import Schedule
 import Testing
 import TestSupport
@@ -24,15 +25,18 @@ struct LikePlannerTests {
             try await database.likes.recordPersonLikes(likes)
             let planner = LikePlanner(likes: database.likes, archive: archive)
             var counts: [Int: Int] = [:]
-            for seed in 0..<300 as Range<UInt64> {
-                var generator = SplitMix64(seed: seed)
-                let (plan, basis) = try await planner.plan(for: "2026-11-26", using: &generator)
+            for index in 0..<300 {
+                var generator = SplitMix64(seed: UInt64(index))
+                let date = LocalTime(of: Self.at(0, 12, 0).addingTimeInterval(Double(index) * 86_400), in: Self.tokyo).day
+                let (plan, basis) = try await planner.plan(for: date, using: &generator)
                 #expect(plan.minutes.allSatisfy { (21 * 60..<21 * 60 + 24).contains($0) || $0 == 8 * 60 }, "\(plan.minutes)")
                 #expect(Set(plan.minutes).count == plan.count)
                 #expect(basis.minutesFromLikes && !basis.countsFromPosts && basis.days == 3 && basis.likes == 25)
                 counts[plan.count, default: 0] += 1
             }
             #expect(Set(counts.keys) == [24, 0, 1], "\(counts)")
+            // A third of the days each, near enough: the days are spread evenly over the person's.
+            #expect(counts.values.allSatisfy { (95...105).contains($0) }, "\(counts)")
             var first = SplitMix64(seed: 7), second = SplitMix64(seed: 7)
             #expect(try await planner.plan(for: "d", using: &first).plan == planner.plan(for: "d", using: &second).plan)
         }

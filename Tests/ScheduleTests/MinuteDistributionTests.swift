@@ -78,6 +78,32 @@ struct MinuteDistributionTests {
         #expect(DailyPostCounts(days: []).draw(cap: 50, using: &generator) == 0)
     }
 
+    @Test("Evenly spread counts: each one of the person's, any 30 days in a row averaging within 12% of their mean (independent draws: up to 49%)")
+    func evenlySpreadCounts() {
+        #expect(DailyPostCounts.dayNumber(of: "1970-01-01") == 0)
+        #expect(DailyPostCounts.dayNumber(of: "1969-12-31") == -1)
+        #expect(DailyPostCounts.dayNumber(of: "2000-03-01") == 11_017)
+        #expect(DailyPostCounts.dayNumber(of: "2026-11-22") == 20_779)
+        #expect(DailyPostCounts.dayNumber(of: "2026-13-01") == nil && DailyPostCounts.dayNumber(of: "yesterday") == nil)
+        // A person of 180 days: a sixth quiet, the others 1 to 9.
+        var generator = SplitMix64(seed: 3)
+        let counts = (0..<180).map { _ in Int.random(in: 0..<6, using: &generator) == 0 ? 0 : Int.random(in: 1...9, using: &generator) }
+        let person = DailyPostCounts(counts: counts)
+        let days = (0..<400).map { LocalTime(of: Date(timeIntervalSince1970: 1_767_225_600 + Double($0) * 86_400), in: .gmt).day }
+        let drawn = days.map { person.evenlySpreadCount(on: $0, cap: 1_440) ?? -1 }
+        #expect(drawn.allSatisfy { counts.contains($0) })
+        #expect(drawn.contains(0) && drawn.contains(9), "quiet days and the busiest come up")
+        var worst = 0.0
+        for start in 0...(drawn.count - 30) {
+            let mean = Double(drawn[start..<start + 30].reduce(0, +)) / 30
+            worst = max(worst, abs(mean / person.mean - 1))
+        }
+        #expect(worst < 0.12, "the worst 30 days' mean is \(worst * 100)% off")
+        #expect(person.evenlySpreadCount(on: "2026-11-22", cap: 2)! <= 2)
+        #expect(DailyPostCounts(counts: []).evenlySpreadCount(on: "2026-11-22", cap: 5) == 0)
+        #expect(person.evenlySpreadCount(on: "not a day", cap: 5) == nil)
+    }
+
     @Test("Plans print as clock times and encode as the documented JSON")
     func planJSON() throws {
         let plan = DayPlan(date: "2026-11-22", timeZone: "Asia/Tokyo", minutes: [7, 1439])

@@ -3,6 +3,7 @@ import Foundation
 import ScriptedNetwork
 import Stores
 import Consent
+import Daemon
 
 /// What a day must show, whatever its faults and restarts, each a sentence naming what went wrong: every slot posted at
 /// its minute exactly (or, due while the bot was down, as its poster began, within the grace) or skipped saying why;
@@ -174,7 +175,7 @@ struct VirtualDayChecks {
         if Set(recorded.map(\.tweetID)) != Set(networkLikes.keys) {
             problems.append("likes recorded \(recorded.map(\.tweetID).sorted()) differ from the network's \(networkLikes.keys.sorted())")
         }
-        // Planned as posts are: each like made at a liked slot of its day's plan, at the slot's minute (within the grace),
+        // Planned as posts are: each like made at a liked slot of its day's plan, at the slot's minute (within the grace, or the wait for a post),
         // never more than the person's busiest day of liking; every skipped slot says why.
         let busiest = Dictionary(grouping: try await outcome.stores.likes.personLikes()) { LocalTime(of: $0.likedAt, in: VirtualDay.timeZone).day }
             .values.map(\.count).max() ?? 0
@@ -186,7 +187,9 @@ struct VirtualDayChecks {
                 let due = LocalTime.date(of: slot.minute, on: day, in: VirtualDay.timeZone)!
                 if slot.state == .liked, let post = slot.postID {
                     planned.insert(post)
-                    if let at = slot.doneAt, at < due || at > due.addingTimeInterval(outcome.settings.missedSlotGrace) {
+                    // At its minute, or (a slot with nothing kept waits for a post) within the wait after it.
+                    let latest = due.addingTimeInterval(max(outcome.settings.missedSlotGrace, Favoriter.Settings().waitForPost))
+                    if let at = slot.doneAt, at < due || at > latest {
                         problems.append("like slot \(LocalTime.clockTime(slot.minute)) of \(day) liked at \(time(at))")
                     }
                 }
