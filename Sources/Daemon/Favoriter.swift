@@ -19,11 +19,10 @@ import Schedule
 /// day's like plan (`LikePlanner`: a count from the person's own days of liking, minutes from when they like), stores
 /// it (a restart the same day keeps it), and at each planned minute likes the best post kept (highest score, then
 /// newest) not older than a day; a slot with none waits for one (`waitForPost`, looking after each poll), then is
-/// skipped saying so. It never likes the bot's own posts, the
-/// human's, reposts, a post already liked, nor anything while the filter has not learned both sides (the original's
-/// formula would then like everything), nor anyone who opted out or is in `BLOCKED_ACCOUNTS` (checked again at the
-/// slot), nor anything while the person has paused everything. Each like and each skipped slot is stored with its
-/// reason.
+/// skipped saying so. It never likes the bot's own posts, the human's, reposts, a post already liked, nor anything
+/// while the filter has not learned both sides (the original's formula would then like everything), nor anyone who
+/// opted out or is in `BLOCKED_ACCOUNTS` (checked again at the slot), nor anything while the person has paused
+/// everything. Each like and each skipped slot is stored with its reason.
 ///
 /// It runs only while the liking policy is active. When the network refuses the likes endpoints (403 client-forbidden: the
 /// app is not enrolled), the client stores the refusal and the favoriter stops reading the timeline; once a day it

@@ -52,9 +52,10 @@ public struct DailyPostCounts: Sendable, Equatable {
 
     /// The count for `day` (`YYYY-MM-DD`), one of the known days' as `draw` gives, but spread evenly over a run of
     /// days: day number n (since 1970-01-01) takes the quantile n × (√5 − 1) / 2, modulo 1 (a golden-ratio sequence,
-    /// whose successive values fill 0 ..< 1 about as evenly as a sequence can). 30 days in a row then average within 3% of
-    /// the mean at the median, 6% one time in ten and never much past 10% (independent draws: 9%, 22% and 49%, for
-    /// people of 180 days, a sixth quiet); the days still come in no visible order, quiet ones included. nil when `day` is not a day.
+    /// whose successive values fill 0 ..< 1 about as evenly as a sequence can). 30 days in a row then average within
+    /// 3% of the mean at the median, 6% one time in ten and never much past 10% (independent draws: 9%, 22% and 49%,
+    /// for people of 180 days, a sixth quiet); the days still come in no visible order, quiet ones included. nil when
+    /// `day` is not a day.
     public func evenlySpreadCount(on day: String, cap: Int) -> Int? {
         guard let number = Self.dayNumber(of: day) else { return nil }
         let golden = (5.0.squareRoot() - 1) / 2

@@ -3,8 +3,8 @@ public import Stores
 import Foundation
 
 /// Draws the day's like plan as `SchedulePlanner` draws its posts: how many likes (the count of one of the person's
-/// own days of liking, quiet days included, chosen so that a run of days averages theirs) and at which minutes (the minutes the person likes in, where the network
-/// said when they liked; else the minutes they post in).
+/// own days of liking, quiet days included, chosen so that a run of days averages theirs) and at which minutes (the
+/// minutes the person likes in, where the network said when they liked; else the minutes they post in).
 public struct LikePlanner: Sendable {
     /// Fewest likes with their own time before their minutes are the plan's; below it, the posting minutes are.
     public static let fewestTimedLikes = 20
