@@ -27,6 +27,9 @@ public struct FavoriteClassifier: Sendable {
     public struct Verdict: Sendable, Equatable {
         /// Whether to like it.
         public var isFavorite: Bool
+        /// Whether to keep it for the day's like slots, which like the best kept: above the keeping bar (at most the
+        /// threshold, so every favorite is kept).
+        public var isCandidate: Bool
         /// The score behind the decision.
         public var score: FavoriteScore
         /// The features it was judged by.
@@ -47,6 +50,8 @@ public struct FavoriteClassifier: Sendable {
 
     /// Like when score(favorite) / score(normal) exceeds this (`FAVORITE_RATE_THRESHOLD`, or the calibrated value).
     public var threshold: Double { decision.state.withLock { $0.threshold } }
+    /// Posts scoring above this are kept for the like slots (the calibrated keeping bar; else the threshold).
+    public var keepingThreshold: Double { decision.state.withLock { $0.keepingThreshold } }
     /// The formula (`CLASSIFIER`, or the calibrated choice).
     public var model: ClassifierModel { decision.state.withLock { $0.model } }
 
@@ -60,14 +65,20 @@ public struct FavoriteClassifier: Sendable {
         self.logger = logger
     }
 
-    /// Decides from now on with `model` and `threshold` (a calibration's choice), in this classifier and its copies.
-    public func decide(with model: ClassifierModel, threshold: Double) {
-        decision.state.withLock { $0 = (model, threshold) }
+    /// Decides from now on with `model` and `threshold`, keeping posts above `keepingThreshold` for the like slots
+    /// (nil: the threshold; never above it), in this classifier and its copies.
+    public func decide(with model: ClassifierModel, threshold: Double, keepingThreshold: Double? = nil) {
+        decision.state.withLock { $0 = (model, threshold, min(keepingThreshold ?? threshold, threshold)) }
+    }
+
+    /// Decides from now on as `calibration` chose, in this classifier and its copies.
+    public func decide(by calibration: ThresholdCalibration.Result) {
+        decide(with: calibration.model, threshold: calibration.threshold, keepingThreshold: calibration.keepingThreshold)
     }
 
     private final class Decision: Sendable {
-        let state: Mutex<(model: ClassifierModel, threshold: Double)>
-        init(model: ClassifierModel, threshold: Double) { state = Mutex((model, threshold)) }
+        let state: Mutex<(model: ClassifierModel, threshold: Double, keepingThreshold: Double)>
+        init(model: ClassifierModel, threshold: Double) { state = Mutex((model, threshold, threshold)) }
     }
 
     /// The features of a tweet: its distinct nouns, then `@username` when the author is known.
@@ -124,11 +135,12 @@ public struct FavoriteClassifier: Sendable {
         let judged = prepared.judged
         guard !judged.isEmpty else { return [] }
         let counts = try await store.counts(forEach: judged.map { $0.features ?? [] })
-        let (model, threshold) = decision.state.withLock { ($0.model, $0.threshold) }
+        let (model, threshold, keepingThreshold) = decision.state.withLock { ($0.model, $0.threshold, $0.keepingThreshold) }
         return zip(judged, counts).map { judged, counts in
             let features = judged.features ?? []
             let score = model.score(features: features, counts: counts)
-            return Verdict(isFavorite: judged.refusal == nil && score.isFavorite(threshold: threshold), score: score, features: features,
+            return Verdict(isFavorite: judged.refusal == nil && score.isFavorite(threshold: threshold),
+                           isCandidate: judged.refusal == nil && score.isFavorite(threshold: keepingThreshold), score: score, features: features,
                            refusal: judged.refusal)
         }
     }

@@ -55,6 +55,9 @@ public enum ThresholdCalibration {
         public var model: ClassifierModel
         /// Like when score(favorite) / score(normal) exceeds this.
         public var threshold: Double
+        /// Posts scoring above this are kept for the day's like slots, which like the best kept (`keepingCut`); nil
+        /// on a fallback and in a calibration stored before there was one: `threshold`.
+        public var keepingThreshold: Double?
         /// The cross-validated figures of that choice (nil on a fallback).
         public var figures: Figures?
         /// The share of their timeline the human likes, as estimated.
@@ -68,15 +71,24 @@ public enum ThresholdCalibration {
         /// Why the original threshold was kept instead, when it was.
         public var fallbackReason: String?
 
+        /// A result from its parts.
+        public init(model: ClassifierModel, threshold: Double, keepingThreshold: Double? = nil, figures: Figures? = nil, humanLikeShare: Double? = nil,
+                    favorites: Int, normals: Int, folds: Int, fallbackReason: String? = nil) {
+            self.model = model; self.threshold = threshold; self.keepingThreshold = keepingThreshold; self.figures = figures
+            self.humanLikeShare = humanLikeShare; self.favorites = favorites; self.normals = normals; self.folds = folds
+            self.fallbackReason = fallbackReason
+        }
+
         /// One line for logs and `classify --stats`.
         public var summary: String {
             if let fallbackReason { return "threshold \(Self.format(threshold)) (\(model.rawValue) model): \(fallbackReason)" }
             let share = humanLikeShare.map { String(format: "%.0f%%", $0 * 100) } ?? "?"
             guard let figures else { return "threshold \(Self.format(threshold)) (\(model.rawValue) model)" }
+            let keeping = keepingThreshold.flatMap { $0 < threshold ? "; posts above \(Self.format($0)) are kept for the day's like slots, which like the best kept" : nil }
             return String(format: "threshold %@ (%@ model), chosen by %d-fold cross-validation on %d liked and %d not liked tweets: "
                           + "precision %.2f, recall %.2f, F0.5 %.2f, likes %.0f%% of the timeline (the human likes %@)",
                           Self.format(threshold), model.rawValue, folds, favorites, normals, figures.precision, figures.recall,
-                          figures.f(beta: 0.5), figures.likeShare * 100, share)
+                          figures.f(beta: 0.5), figures.likeShare * 100, share) + (keeping ?? "")
         }
 
         static func format(_ threshold: Double) -> String { String(format: threshold >= 100 ? "%.0f" : "%.3g", threshold) }
@@ -101,8 +113,11 @@ public enum ThresholdCalibration {
         }
         let share = humanLikeShare.flatMap { $0 > 0 && $0 < 1 ? $0 : nil } ?? Double(favorites) / Double(examples.count)
         func calibrated(_ candidate: ClassifierModel) -> (result: Result, score: Double) {
-            let cut = bestCut(outOfFoldScores(examples, model: candidate, folds: folds), likeShare: share)
-            return (Result(model: candidate, threshold: Foundation.exp(cut.logThreshold), figures: cut.figures, humanLikeShare: share,
+            let scored = outOfFoldScores(examples, model: candidate, folds: folds)
+            let cut = bestCut(scored, likeShare: share)
+            let keeping = keepingCut(scored, likeShare: share, likeCut: cut.logThreshold)
+            return (Result(model: candidate, threshold: Foundation.exp(cut.logThreshold), keepingThreshold: Foundation.exp(keeping),
+                           figures: cut.figures, humanLikeShare: share,
                            favorites: favorites, normals: normals, folds: folds, fallbackReason: nil), cut.figures.f(beta: 0.5))
         }
         // The first model (the original's when none is asked for), replaced only by a strictly better one.
@@ -140,6 +155,31 @@ public enum ThresholdCalibration {
     /// The cut of log ratios ("like when the log ratio exceeds it") with the best F0.5 on the timeline among cuts
     /// whose predicted like share is within ±50% of `likeShare`; when none is, the cut whose share is closest.
     public static func bestCut(_ scored: [(logRatio: Double, isFavorite: Bool)], likeShare share: Double) -> (logThreshold: Double, figures: Figures) {
+        let candidates = cuts(scored, likeShare: share)
+        let allowed = candidates.filter { $0.figures.likeShare >= share * 0.5 && $0.figures.likeShare <= share * 1.5 }
+        if let best = allowed.max(by: { $0.figures.f(beta: 0.5) < $1.figures.f(beta: 0.5) }) { return best }
+        return candidates.min { abs($0.figures.likeShare - share) < abs($1.figures.likeShare - share) }!
+    }
+
+    /// How many times the human's like share the bar for keeping posts lets through: the day's like slots then
+    /// choose the best of about twice what they use.
+    public static let keepingShareFactor = 2.0
+
+    /// The bar for keeping timeline posts for the day's like slots: the cut whose predicted like share is closest to
+    /// `keepingShareFactor` times `likeShare`, never above `likeCut` (a post the threshold likes is always kept).
+    /// The like planner decides how many are liked and each slot takes the best kept, so the bar only has to let
+    /// through enough good posts: the threshold alone, chosen to like about the human's share, leaves a busy day's
+    /// slots with nothing to like.
+    public static func keepingCut(_ scored: [(logRatio: Double, isFavorite: Bool)], likeShare share: Double, likeCut: Double) -> Double {
+        guard !scored.isEmpty else { return likeCut }
+        let target = share * keepingShareFactor
+        let closest = cuts(scored, likeShare: share).min { abs($0.figures.likeShare - target) < abs($1.figures.likeShare - target) }
+        return min(closest?.logThreshold ?? likeCut, likeCut)
+    }
+
+    /// Every distinct cut of `scored`, from the one above everything (likes nothing) down, with its figures on a
+    /// timeline where the human likes `share`.
+    static func cuts(_ scored: [(logRatio: Double, isFavorite: Bool)], likeShare share: Double) -> [(logThreshold: Double, figures: Figures)] {
         let positives = Double(scored.filter(\.isFavorite).count), negatives = Double(scored.count) - positives
         // NaN (no counts at all) never likes; sorted from the most to the least liked.
         let sorted = scored.filter { !$0.logRatio.isNaN }.sorted { $0.logRatio > $1.logRatio }
@@ -164,9 +204,7 @@ public enum ThresholdCalibration {
             let cut = value.isFinite && next.isFinite ? (value + next) / 2 : (next.isFinite ? next + 1 : -Double.greatestFiniteMagnitude)
             candidates.append((cut, figures(truePositives: truePositives, falsePositives: falsePositives)))
         }
-        let allowed = candidates.filter { $0.figures.likeShare >= share * 0.5 && $0.figures.likeShare <= share * 1.5 }
-        if let best = allowed.max(by: { $0.figures.f(beta: 0.5) < $1.figures.f(beta: 0.5) }) { return best }
-        return candidates.min { abs($0.figures.likeShare - share) < abs($1.figures.likeShare - share) }!
+        return candidates
     }
 }
 

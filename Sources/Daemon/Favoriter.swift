@@ -15,14 +15,16 @@ import Schedule
 /// minutes, the best of what they would like.
 ///
 /// Two loops. One polls the bot's home timeline with a stored `since_id` (only what is new), classifies each page in
-/// one Redis round trip and keeps the posts above the like threshold (`like_candidates`). The other draws each local
-/// day's like plan (`LikePlanner`: a count from the person's own days of liking, minutes from when they like), stores
-/// it (a restart the same day keeps it), and at each planned minute likes the best post kept (highest score, then
-/// newest) not older than a day; a slot with none waits for one (`waitForPost`, looking after each poll), then is
-/// skipped saying so. It never likes the bot's own posts, the human's, reposts, a post already liked, nor anything
-/// while the filter has not learned both sides (the original's formula would then like everything), nor anyone who
-/// opted out or is in `BLOCKED_ACCOUNTS` (checked again at the slot), nor anything while the person has paused
-/// everything. Each like and each skipped slot is stored with its reason.
+/// one Redis round trip and keeps the posts above the keeping bar (`like_candidates`; the calibration's cut that lets
+/// through about twice the person's share of their timeline, never above the like threshold, so a busy day's slots
+/// still find good posts). The other draws each local day's like plan (`LikePlanner`: a count from the person's own
+/// days of liking, minutes from when they like), stores it (a restart the same day keeps it), and at each planned
+/// minute likes the best post kept (highest score, then newest) not older than a day; a slot with none waits for one
+/// (`waitForPost`, looking after each poll), then is skipped saying so. It never likes the bot's own posts, the
+/// human's, reposts, a post already liked, nor anything while the filter has not learned both sides (the original's
+/// formula would then like everything), nor anyone who opted out or is in `BLOCKED_ACCOUNTS` (checked again at the
+/// slot), nor anything while the person has paused everything. Each like and each skipped slot is stored with its
+/// reason.
 ///
 /// It runs only while the liking policy is active. When the network refuses the likes endpoints (403 client-forbidden: the
 /// app is not enrolled), the client stores the refusal and the favoriter stops reading the timeline; once a day it
@@ -148,9 +150,11 @@ public struct Favoriter: Service {
         case waiting
     }
 
-    /// Uses the like slot `minute` of `day`, due now: likes the best post kept for it; with none kept, waits for one
-    /// until `waitForPost` after its minute (never past its day); else skips the slot saying why. `waiting`: this
-    /// process tried it before and it waits (a slot first tried this late was missed).
+    /// Uses the like slot `minute` of `day`, due now: likes the best post kept for it (under the threshold too: the
+    /// minute is the person's kind of time, and waiting for a better post drew likes out of their hours in
+    /// `script/bench-likes` without raising precision); with none kept, waits for one until `waitForPost` after its
+    /// minute (never past its day); else skips the slot saying why. `waiting`: this process tried it before and it
+    /// waits (a slot first tried this late was missed).
     @discardableResult
     func useSlot(day: String, minute: Int, waiting: Bool = false) async throws -> SlotOutcome {
         let clockTime = LocalTime.clockTime(minute)
@@ -259,7 +263,7 @@ public struct Favoriter: Service {
         try await cursor.readNew(pages, after: sinceID) { page in try await keepFavorites(page.posts) }
     }
 
-    /// Classifies a page's posts in one round trip and keeps those the person would like for the like slots.
+    /// Classifies a page's posts in one round trip and keeps those above the keeping bar for the like slots.
     func keepFavorites(_ posts: [NetworkPost]) async throws {
         if let paused = try await control.current(), paused.pause == .everything {
             logger.debug("not keeping \(posts.count) posts to like: the person paused everything")
@@ -276,14 +280,18 @@ public struct Favoriter: Service {
         let fresh = candidates.filter { !liked.contains(Int64($0.id) ?? -1) }
         let verdicts = try await classifier.classify(fresh.map(FavoriteClassifier.Tweet.init))
         var kept: [LikeCandidate] = []
-        for (post, verdict) in zip(fresh, verdicts) where verdict.isFavorite {
+        let likeCut = Foundation.log(classifier.threshold), keepingCut = Foundation.log(classifier.keepingThreshold)
+        for (post, verdict) in zip(fresh, verdicts) where verdict.isCandidate {
             guard verdict.score.logRatio.isFinite else {
                 logger.notice("not liking \(post.id): the filter has not learned both liked and not-liked tweets yet (run `mirror_bot train classifier`)")
                 return
             }
             guard let postID = Int64(post.id) else { continue }
             let reasons = verdict.score.strongestContributions(limit: 3).towardFavorite.map(\.feature).joined(separator: ", ")
-            let reason = String(format: "log ratio %.2f > %.2f", verdict.score.logRatio, Foundation.log(classifier.threshold)) + " (\(reasons))"
+            // Above the threshold (a like on its own), or kept for a slot with nothing better (above the keeping bar).
+            let reason = verdict.isFavorite || keepingCut >= likeCut
+                ? String(format: "log ratio %.2f > %.2f", verdict.score.logRatio, likeCut) + " (\(reasons))"
+                : String(format: "log ratio %.2f > %.2f, the bar for keeping (the threshold %.2f)", verdict.score.logRatio, keepingCut, likeCut) + " (\(reasons))"
             kept.append(LikeCandidate(postID: postID, authorID: post.authorID.flatMap { Int64($0) }, authorHandle: post.authorHandle,
                                       logRatio: verdict.score.logRatio, reason: reason, postedAt: post.createdAt ?? clock.now()))
         }

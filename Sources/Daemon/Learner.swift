@@ -81,7 +81,7 @@ public struct Learner: Service {
         let now = clock.now()
         if let stored = try await calibrator.stored(), now.timeIntervalSince(stored.calibratedAt) < Self.calibrationInterval { return }
         let calibration = try await calibrator.calibrate(at: now)
-        classifier.decide(with: calibration.result.model, threshold: calibration.result.threshold)
+        classifier.decide(by: calibration.result)
         logger.notice("recalibrated the like \(calibration.result.summary)")
     }
 

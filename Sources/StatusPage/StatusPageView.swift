@@ -152,10 +152,16 @@ enum StatusPageView {
             return "<h2>Today's likes</h2>\n<p id=\"likes-plan\" class=\"muted\">No like plan for today: the bot does not like on this network, or the day's likes are not drawn yet.</p>\n"
         }
         let liked = slots.filter { $0.state == .liked }.count, skipped = slots.filter { $0.state == .skipped }.count
+        // A slot still planned after its minute waits for a post to like (the favoriter looks again after each poll).
+        let today = LocalTime(of: data.now, in: data.timeZone)
+        func isWaiting(_ slot: LikeSlot) -> Bool { slot.state == .planned && data.day == today.day && slot.minute < today.minute }
+        let waiting = slots.filter(isWaiting).count
         var html = "<h2>Today's likes</h2>\n<p id=\"likes-plan\">\(slots.count) planned, as many as one of the person's days of liking: "
-            + "\(liked) liked, \(slots.count - liked - skipped) pending, \(skipped) skipped. Each slot likes the best-scored post kept for it.</p>\n<ul id=\"like-slots\">\n"
+            + "\(liked) liked, \(waiting > 0 ? "\(waiting) waiting for a post, " : "")\(slots.count - liked - skipped - waiting) pending, \(skipped) skipped. "
+            + "Each slot likes the best-scored post kept for it.</p>\n<ul id=\"like-slots\">\n"
         for slot in slots {
-            var line = "<li><span class=\"kind\">\(clockTime(slot.minute))</span> \(escape(slot.state.rawValue))"
+            let state = isWaiting(slot) ? "waiting for a post to like" : slot.state.rawValue
+            var line = "<li><span class=\"kind\">\(clockTime(slot.minute))</span> \(escape(state))"
             if let score = slot.logRatio { line += String(format: " <span class=\"muted\">score %.2f</span>", score) }
             if let post = slot.postID { line += " " + link(String(post), data.postLinks.botSide, text: "the post") }
             if let reason = slot.reason { line += "<br><span class=\"reason\">\(escape(reason))</span>" }

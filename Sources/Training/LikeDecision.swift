@@ -29,7 +29,7 @@ public enum LikeDecision {
             classifier.decide(with: .original, threshold: settings.threshold)
             return "like threshold \(settings.threshold): not calibrated yet (FAVORITE_RATE_THRESHOLD=auto), so the original's"
         }
-        classifier.decide(with: stored.result.model, threshold: stored.result.threshold)
+        classifier.decide(by: stored.result)
         return "like " + stored.result.summary
     }
 }

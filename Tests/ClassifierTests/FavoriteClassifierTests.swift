@@ -45,6 +45,32 @@ struct FavoriteClassifierTests {
         try await classifier.store.removeAll()
     }
 
+    @Test("A verdict says whether to keep a post for the like slots: above the keeping bar, which is never above the threshold")
+    func keepingBar() async throws {
+        let classifier = try makeClassifier()
+        try await classifier.learn((0..<30).map { _ in .init(text: "美味しい寿司とラーメン", authorUsername: "alice") }, as: .favorite)
+        try await classifier.learn((0..<60).map { _ in .init(text: "明日の会議の資料", authorUsername: "bob") }, as: .normal)
+        let tweets: [FavoriteClassifier.Tweet] = [.init(text: "寿司が食べたい", authorUsername: "alice"), .init(text: "寿司屋で会議", authorUsername: "carol"),
+                                                  .init(text: "会議が長い", authorUsername: "bob")]
+        let scores = try await classifier.classify(tweets).map(\.score.logRatio)
+        #expect(scores[0] > log(3) && scores[1] < log(3) && scores[1] > scores[2], "\(scores)")
+        // Without a keeping bar, what is kept is what is liked.
+        #expect(try await classifier.classify(tweets).map(\.isCandidate) == [true, false, false])
+        // A bar between the second and third: the second is kept, not liked.
+        let bar = exp((scores[1] + scores[2]) / 2)
+        classifier.decide(with: .original, threshold: 3, keepingThreshold: bar)
+        #expect(classifier.keepingThreshold == bar)
+        let verdicts = try await classifier.classify(tweets)
+        #expect(verdicts.map(\.isFavorite) == [true, false, false] && verdicts.map(\.isCandidate) == [true, true, false])
+        // A bar above the threshold is the threshold: a post it likes is always kept.
+        classifier.decide(with: .original, threshold: 3, keepingThreshold: 50)
+        #expect(classifier.keepingThreshold == 3)
+        // A calibration's choice, all at once.
+        classifier.decide(by: ThresholdCalibration.Result(model: .binary, threshold: 2, keepingThreshold: 1.5, favorites: 100, normals: 100, folds: 5))
+        #expect(classifier.model == .binary && classifier.threshold == 2 && classifier.keepingThreshold == 1.5)
+        try await classifier.store.removeAll()
+    }
+
     @Test("Learning a favorite takes it out of normal, in one round trip for the batch")
     func favoriteMovesOutOfNormal() async throws {
         let classifier = try makeClassifier()

@@ -32,6 +32,38 @@ struct ThresholdCalibrationTests {
         #expect(abs(cut.figures.precision - 0.5) < 1e-12)
     }
 
+    @Test("The keeping bar lets through about twice the human's share, and never less than the threshold likes")
+    func keepingBar() {
+        // Twenty examples, half liked; the human likes 10% of the timeline.
+        let examples = scored(favorites: [10, 9, 8, 7, 6, 4, 2, 0, -2, -4], normals: [8.5, 5, 3, 1, -1, -3, -5, -6, -7, -8])
+        let share = 0.1
+        let like = ThresholdCalibration.bestCut(examples, likeShare: share)
+        let keeping = ThresholdCalibration.keepingCut(examples, likeShare: share, likeCut: like.logThreshold)
+        #expect(keeping < like.logThreshold, "the bar is lower than the threshold: \(keeping) against \(like.logThreshold)")
+        // The threshold likes above 5.5 (5 likes, 1 other: a share of 0.5·0.1 + 0.1·0.9 = 0.14). Keeping everything above
+        // 4.5 (5 likes, 2 others): a share of 0.5·0.1 + 0.2·0.9 = 0.23, the closest of all the cuts to twice 0.1.
+        #expect(like.logThreshold == 5.5)
+        #expect(keeping == 4.5)
+        // A threshold already below that bar stays the bar: whatever would be liked is kept.
+        #expect(ThresholdCalibration.keepingCut(examples, likeShare: share, likeCut: 0.5) == 0.5)
+        #expect(ThresholdCalibration.keepingCut([], likeShare: share, likeCut: 1.25) == 1.25)
+    }
+
+    @Test("A calibration carries its keeping bar (at most its threshold); a fallback has none")
+    func calibrationKeepingBar() {
+        let result = ThresholdCalibration.calibrate(topicExamples(favorites: 200, normals: 300), humanLikeShare: 0.1,
+                                                    models: [.original, .binary], fallbackThreshold: 3)
+        let keeping = try! #require(result.keepingThreshold)
+        #expect(keeping < result.threshold && keeping > 0)
+        #expect(result.summary.contains("are kept for the day's like slots"), "\(result.summary)")
+        let fallback = ThresholdCalibration.calibrate(topicExamples(favorites: 10, normals: 10), humanLikeShare: 0.1, models: [.original], fallbackThreshold: 3)
+        #expect(fallback.keepingThreshold == nil && fallback.threshold == 3)
+        // A calibration stored before there was a keeping bar reads back without one.
+        let stored = #"{"model":"original","threshold":2.5,"favorites":100,"normals":100,"folds":5}"#
+        let decoded = try! JSONDecoder().decode(ThresholdCalibration.Result.self, from: Data(stored.utf8))
+        #expect(decoded.keepingThreshold == nil && decoded.threshold == 2.5)
+    }
+
     /// Tweets of a human who likes posts about cats and sushi from some authors, and not meetings.
     func topicExamples(favorites: Int, normals: Int) -> [ThresholdCalibration.Example] {
         let liked = [["猫", "写真"], ["寿司", "新宿"], ["猫", "@friend"], ["寿司", "ラーメン", "@friend"], ["写真", "猫", "公園"]]

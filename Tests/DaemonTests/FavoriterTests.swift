@@ -184,6 +184,55 @@ struct FavoriterTests {
         }
     }
 
+    @Test("A post under the threshold but above the keeping bar is kept, liked only by a slot with nothing better, and says so",
+          arguments: StoreBackends.archives)
+    func keepingBar(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await withFavoriter(StoreBackends(archive: backend, counts: .sqlite)) { favoriter, server, log, clock in
+            try await favoriter.pollOnce()  // first start
+            let now = clock.now()
+            let texts: [(Int, String, String)] = [(6201, "300", "猫の写真"), (6202, "600", "猫の写真と会議"), (6203, "600", "会議の資料")]
+            let scores = try await favoriter.classifier.classify(texts.map { .init(text: $0.2, authorUsername: $0.1 == "300" ? "friend" : "alice") })
+                .map(\.score.logRatio)
+            #expect(scores[0] > log3 && scores[1] < log3 && scores[1] > scores[2], "\(scores)")
+            // The calibration's bar: between the second and the third.
+            favoriter.classifier.decide(with: .original, threshold: 3, keepingThreshold: Foundation.exp((scores[1] + scores[2]) / 2))
+            await server.add(tweets: texts.map { tweet($0.0, by: $0.1, $0.2, at: now.addingTimeInterval(-300)) })
+            try await favoriter.pollOnce()
+            let kept = try await log.likes.candidates(postedSince: .distantPast)
+            #expect(kept.map(\.postID) == [6201, 6202], "\(kept.map { ($0.postID, $0.logRatio) })")
+            #expect(kept.last?.reason.contains("the bar for keeping") == true, "\(kept.last?.reason ?? "")")
+            #expect(try await useSlotNow(favoriter, clock).postID == 6201)
+            let second = try await useSlotNow(favoriter, clock)
+            #expect(second.state == .liked && second.postID == 6202, "\(second)")
+            #expect(try await useSlotNow(favoriter, clock).state == .skipped, "the third is under the bar")
+            #expect(await server.liked().map(\.tweetID) == ["6201", "6202"])
+        }
+    }
+
+    @Test("At its minute a slot likes the best kept even under the threshold (the person's time), and waits only when nothing is kept",
+          arguments: StoreBackends.archives)
+    func keepingBarAtTheMinute(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await withFavoriter(StoreBackends(archive: backend, counts: .sqlite), settings: .init(waitForPost: 7_200)) { favoriter, server, log, clock in
+            try await favoriter.pollOnce()  // first start
+            let weak = try await favoriter.classifier.classify([.init(text: "猫の写真と会議", authorUsername: "alice")])[0].score.logRatio
+            #expect(weak < log3)
+            favoriter.classifier.decide(with: .original, threshold: 3, keepingThreshold: Foundation.exp(weak - 1))
+            await server.add(tweets: [tweet(6301, by: "600", "猫の写真と会議", at: clock.now().addingTimeInterval(-60))])
+            try await favoriter.pollOnce()
+            let day = LocalTime(of: clock.now(), in: .gmt).day, first = LocalTime(of: clock.now(), in: .gmt).minute + 1
+            _ = try await favoriter.likes.storeLikePlan(day: day, minutes: [first, first + 1], drawnAt: clock.now())
+            clock.advance(by: 60)
+            #expect(try await favoriter.useSlot(day: day, minute: first) == .liked)
+            // Nothing is left: the next slot waits for a post.
+            clock.advance(by: 60)
+            #expect(try await favoriter.useSlot(day: day, minute: first + 1) == .waiting)
+            let slots = try #require(try await log.likes.likeSlots(of: day))
+            #expect(slots.map(\.postID) == [6301, nil] && slots.map(\.state) == [.liked, .planned])
+            #expect(slots[0].reason?.contains("the bar for keeping") == true, "\(slots[0])")
+            #expect(await server.liked().map(\.tweetID) == ["6301"])
+        }
+    }
+
     @Test("Never likes an account that opted out (even after its post was kept), one in BLOCKED_ACCOUNTS, or anything while the person paused everything",
           arguments: StoreBackends.archives)
     func consent(_ backend: StoreBackends.ArchiveKind) async throws {

@@ -190,7 +190,7 @@ struct StatusServerTests {
         #expect(logins.refusal(of: "a") == nil && logins.refusal(of: "d") == 900)
     }
 
-    @Test("The day's likes beside its posts: planned, liked (with the score and the post) and skipped (with why), on the page and in the plan's JSON; null and said so without a like plan",
+    @Test("The day's likes beside its posts: planned, waiting for a post, liked (with the score and the post) and skipped (with why), on the page and in the plan's JSON; null and said so without a like plan",
           arguments: StoreBackends.archives)
     func likesPlan(_ backend: StoreBackends.ArchiveKind) async throws {
         try await StatusWorld.with(backend, password: "pw") { world in
@@ -200,19 +200,22 @@ struct StatusServerTests {
             #expect(noPlanPage.contains("No like plan for today"))
 
             let likes = world.database.likes
-            _ = try await likes.storeLikePlan(day: StatusWorld.day, minutes: [450, 610, 1_320], drawnAt: StatusWorld.dayStart)
+            _ = try await likes.storeLikePlan(day: StatusWorld.day, minutes: [450, 610, 700, 1_320], drawnAt: StatusWorld.dayStart)
             #expect(try await likes.markLiked(day: StatusWorld.day, minute: 450, like: RecordedLike(
                 tweetID: 8_101, authorID: 400, logRatio: 4.25, reason: "log ratio 4.25 > 1.10 (ラーメン)", likedAt: StatusWorld.dayStart.addingTimeInterval(450 * 60))))
             try await likes.markLikeSkipped(day: StatusWorld.day, minute: 610, at: StatusWorld.dayStart.addingTimeInterval(610 * 60),
                                             reason: "no post on the timeline the person would like, not liked yet")
             let plan = try await world.request("/api/v1/plans/\(StatusWorld.day)", password: "pw")
             let slots = plan.json["likes"] as? [[String: Any]] ?? []
-            #expect(slots.map { $0["time"] as? String } == ["07:30", "10:10", "22:00"])
-            #expect(slots.map { $0["state"] as? String } == ["liked", "skipped", "planned"])
+            #expect(slots.map { $0["time"] as? String } == ["07:30", "10:10", "11:40", "22:00"])
+            #expect(slots.map { $0["state"] as? String } == ["liked", "skipped", "planned", "planned"])
             #expect(slots[0]["post_id"] as? String == "8101" && slots[0]["score"] as? Double == 4.25)
             #expect((slots[1]["reason"] as? String)?.hasPrefix("no post") == true)
             let page = String(decoding: try await world.request("/", password: "pw").body, as: UTF8.self)
-            #expect(page.contains("<p id=\"likes-plan\">3 planned, as many as one of the person's days of liking: 1 liked, 1 pending, 1 skipped."))
+            // Now is 12:00: the 11:40 slot, still planned, waits for a post; 22:00 is to come.
+            #expect(page.contains("<p id=\"likes-plan\">4 planned, as many as one of the person's days of liking: 1 liked, 1 waiting for a post, 1 pending, 1 skipped."),
+                    "\(page)")
+            #expect(page.contains("11:40</span> waiting for a post to like") && page.contains("22:00</span> planned"))
             #expect(page.contains("score 4.25") && page.contains("no post on the timeline the person would like"))
         }
     }
