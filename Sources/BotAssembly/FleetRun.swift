@@ -168,7 +168,9 @@ public struct FleetRun: Sendable {
             let kept = Set(try await registry.renew(held, for: process, expiresIn: fleet.timing.leaseSeconds))
             for claim in held where !kept.contains(claim) {
                 logger.notice("fleet: bot \(running.name(of: claim.botID) ?? "?") is no longer this process's (its lease was lost or it was paused); stopping it")
-                running.stopInBackground(claim.botID)
+                // Once stopped, its lease goes (a paused bot is at once free for `bots exec NAME -- train clear`); a lease
+                // another process took carries another fencing number and is left alone.
+                running.stopInBackground(claim.botID) { try? await registry.release([claim], for: process) }
             }
             // Over its share (a process joined): the newest claims go back, for the others to take.
             let excess = running.count - share

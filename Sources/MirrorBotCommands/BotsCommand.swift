@@ -73,7 +73,8 @@ struct ListBotsCommand: AsyncParsableCommand {
         let all = try await bots.withRegistry { try await $0.bots() }
         guard !all.isEmpty else { return print("No bots yet: `mirror_bot bots add NAME --env-file FILE` adds one.") }
         for bot in all {
-            let state = bot.pauseReason.map { "paused: \($0)" }
+            // A paused bot's lease goes once its process has stopped it: until then it still runs there.
+            let state = bot.pauseReason.map { reason in "paused: \(reason)" + (bot.holder.map { " (still stopping on \($0))" } ?? "") }
                 ?? bot.holder.map { "running on \($0) (lease \(bot.fence), until \(bot.leaseExpiresAt?.formatted(.iso8601) ?? "?"))" } ?? "waiting for a process"
             print("\(bot.name)\t\(bot.network)\t\(state)")
         }
@@ -89,7 +90,8 @@ struct ExecBotCommand: AsyncParsableCommand {
             The command runs with the bot's settings (opened with FLEET_KEY), its stores (its schema: DATABASE_SCHEMA), \
             its word counts (its key prefix) and the fleet's DATABASE_URL and REDIS_URL; nothing else of the \
             environment or of a .env file is its configuration. Any command but `fleet` and `bots`: train, import, \
-            doctor, schedule, classify, forget, opt-out. Start a fleet only after a new bot's first `train`.
+            doctor, schedule, classify, forget, opt-out. Start a fleet only after a new bot's first `train`. `train clear` \
+            and `train rebuild` refuse while a fleet process runs the bot: pause it first.
             """
     )
 
@@ -115,6 +117,13 @@ struct ExecBotCommand: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         let words = command.first == "--" ? Array(command.dropFirst()) : command
+        if let what = whyNotBesideTheBot(words), let running = try await bots.withRegistry({ try await $0.bot(named: name) }), let holder = running.holder {
+            // The fleet runs the bot: its lease names the process (a lapsed lease names none).
+            let until = running.leaseExpiresAt.map { " (its lease runs until \($0.formatted(.iso8601)))" } ?? ""
+            throw ValidationError("\(what), so it does not run while the bot does: the fleet process \(holder) runs \(name)\(until). "
+                                  + "Pause it first (`mirror_bot bots pause \(name)`); once `mirror_bot bots list` no longer shows it running, "
+                                  + "run this again, then `mirror_bot bots resume \(name)`.")
+        }
         // This process becomes the command (its signals, output and exit status are the command's).
         let executable = URL(filePath: "/proc/self/exe").resolvingSymlinksInPath().path
         let arguments = [CommandLine.arguments.first ?? "mirror_bot"] + words

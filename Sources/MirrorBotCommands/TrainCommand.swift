@@ -126,9 +126,12 @@ struct TrainRebuildCommand: AsyncParsableCommand {
             """
     )
 
+    /// Why it does not run beside the bot (a running `start`, or the fleet process running the bot).
+    static let whatItChanges = "train rebuild replaces the word counts"
+
     func run() async throws {
         try await withTrainer(requiresCredentials: false) { trainer, configuration, database in
-            try await refuseWhileADaemonRuns(on: database, what: "train rebuild replaces the word counts")
+            try await refuseWhileADaemonRuns(on: database, what: TrainRebuildCommand.whatItChanges)
             let report = try await CountsRebuilder(examples: database.examples, classifier: trainer.classifier)
                 .rebuild(progress: trainer.progress)
             let rebuilt = "Rebuilt the word counts from \(report.examples) training examples (\(report.favorites) tweets counted as liked, \(report.normals) as not liked)."
@@ -144,13 +147,26 @@ struct TrainClearCommand: AsyncParsableCommand {
         abstract: "Empties the archive, the training examples, and this bot's word counts and training flags (only keys under REDIS_KEY_PREFIX)."
     )
 
+    /// Why it does not run beside the bot (a running `start`, or the fleet process running the bot).
+    static let whatItChanges = "train clear empties what it runs on"
+
     func run() async throws {
         try await withTrainer(requiresCredentials: false) { trainer, _, database in
-            try await refuseWhileADaemonRuns(on: database, what: "train clear empties what it runs on")
+            try await refuseWhileADaemonRuns(on: database, what: TrainClearCommand.whatItChanges)
             try await database.examples.removeAll()
             let (tweets, keys) = try await trainer.clear()
             return "Cleared the archive (\(tweets) tweets), the training examples and \(keys) word-count keys."
         }
+    }
+}
+
+/// Why the command `words` (as `bots exec` is given it) may not run while the bot runs, or nil when it may.
+func whyNotBesideTheBot(_ words: [String]) -> String? {
+    guard words.first == "train", words.count > 1 else { return nil }
+    switch words[1] {
+    case "rebuild": return TrainRebuildCommand.whatItChanges
+    case "clear": return TrainClearCommand.whatItChanges
+    default: return nil
     }
 }
 

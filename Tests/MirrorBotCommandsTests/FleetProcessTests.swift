@@ -129,12 +129,27 @@ struct FleetProcessTests {
                     let afterKill = await Self.posts(server, by: "201").count
                     #expect(try await Self.waitUntil { await Self.posts(server, by: "201").count > afterKill }, "bob's bot posts again: \(first.tail)")
 
-                    // Paused by hand: stopped within a round, listed with its reason.
+                    // `train clear` and `train rebuild` do not run beside a fleet process running the bot: refused, nothing changed.
+                    let beforeClear = await Self.posts(server, by: "200").count
+                    let clear = try await MirrorBotProcess.run(["bots", "exec", names[0], "--", "train", "clear"], environment: environment)
+                    #expect(clear.status != 0 && clear.standardError.contains("train clear empties what it runs on, so it does not run while the bot does: the fleet process "),
+                            "\(clear.standardError)")
+                    #expect(clear.standardError.contains("mirror_bot bots pause \(names[0])"), "\(clear.standardError)")
+                    #expect(try await Self.waitUntil { await Self.posts(server, by: "200").count > beforeClear }, "alice's bot goes on posting: \(first.tail)")
+
+                    // Paused by hand: stopped within a round, its lease let go, listed with its reason.
                     let paused = try await MirrorBotProcess.run(["bots", "pause", names[0]], environment: environment)
                     #expect(paused.status == 0, "\(paused.standardError)")
                     #expect(try await first.waitForLog("fleet: bot \(names[0]) is no longer this process's"), "\(first.tail)")
+                    #expect(try await Self.waitUntil {
+                        let listed = try? await MirrorBotProcess.run(["bots", "list"], environment: environment)
+                        return listed?.standardOutput.contains("\(names[0])\tmastodon\tpaused: paused by hand\n") == true
+                    }, "its lease was not let go: \(first.tail)")
                     let listed = try await MirrorBotProcess.run(["bots", "list"], environment: environment)
-                    #expect(listed.standardOutput.contains("\(names[0])\tmastodon\tpaused: paused by hand"), "\(listed.standardOutput)")
+                    #expect(listed.standardOutput.contains("\(names[0])\tmastodon\tpaused: paused by hand\n"), "\(listed.standardOutput)")
+                    // Paused and stopped (its lease let go), it may be cleared.
+                    let cleared = try await MirrorBotProcess.run(["bots", "exec", names[0], "--", "train", "clear"], environment: environment)
+                    #expect(cleared.status == 0 && cleared.standardOutput.contains("Cleared the archive (504 tweets)"), "\(cleared.standardError.suffix(1_000))")
                     #expect(listed.standardOutput.contains("\(names[1])\tmastodon\trunning on "), "\(listed.standardOutput)")
 
                     // SIGTERM: the bots stop gracefully and their leases go at once.
