@@ -35,7 +35,12 @@ actor FakeBlueskyWorld {
     private(set) var accounts: [String: FakeBlueskySeed.Account] = [:]
     /// The persona ids of seeded posts (by AT URI) and accounts (by DID), for `/admin/state`.
     private(set) var personaIDs: [String: String] = [:]
-    private(set) var records: [String: StoredRecord] = [:]
+    private(set) var records: [String: StoredRecord] = [:] { didSet { postsAreStale = true } }
+    /// The posts newest first (by `order`), made again after the records change; and each post record decoded, by its
+    /// CID (a fleet's bots read far more often than they write: a request no longer sorts and decodes every post).
+    private var postsAreStale = true
+    private var newestFirstPosts: [StoredRecord] = []
+    private var decodedPosts: [String: PostRecord] = [:]
     private(set) var reposts: [(seq: Int, repost: FakeBlueskySeed.Repost)] = []
     private var nextSeq = 1
     private var accessTokens: [String: (did: String, expires: Date)] = [:]
@@ -284,11 +289,45 @@ actor FakeBlueskyWorld {
     // MARK: Views
 
     private func visiblePosts() -> [StoredRecord] {
-        records.values.filter { $0.uri.collection == PostRecord.type && $0.indexedAt <= now }
+        let current = now
+        return newestFirst().filter { $0.indexedAt <= current }
+    }
+
+    /// Every post record, newest first by `order` (the index made again if the records changed).
+    private func newestFirst() -> [StoredRecord] {
+        if postsAreStale {
+            newestFirstPosts = records.values.filter { $0.uri.collection == PostRecord.type }
+                .sorted { Self.order($0.indexedAt, $0.seq) > Self.order($1.indexedAt, $1.seq) }
+            postsAreStale = false
+        }
+        return newestFirstPosts
+    }
+
+    /// The posts visible now, newest first, before `cursor` (an order), that `view` makes an item of: at most `limit`,
+    /// with the cursor of the next page when there is one. Only what a page needs is looked at.
+    private func newestPage<Item>(cursor: String?, limit: Int, _ view: (StoredRecord) -> Item?) -> (items: [Item], cursor: String?) {
+        let before = cursor.flatMap { Int($0) } ?? .max
+        let current = now
+        var items: [(seq: Int, item: Item)] = []
+        for stored in newestFirst() where stored.indexedAt <= current {
+            let order = Self.order(stored.indexedAt, stored.seq)
+            guard order < before, let item = view(stored) else { continue }
+            if items.count == limit { return (items.map(\.item), items.last.map { String($0.seq) }) }
+            items.append((order, item))
+        }
+        return (items.map(\.item), nil)
+    }
+
+    /// A post record decoded (once per CID).
+    private func postRecord(_ stored: StoredRecord) -> PostRecord? {
+        if let known = decodedPosts[stored.cid] { return known }
+        guard let record = try? JSONDecoder().decode(PostRecord.self, from: Self.data(stored.value)) else { return nil }
+        decodedPosts[stored.cid] = record
+        return record
     }
 
     func postView(_ stored: StoredRecord) -> PostView? {
-        guard let record = try? JSONDecoder().decode(PostRecord.self, from: Self.data(stored.value)) else { return nil }
+        guard let record = postRecord(stored) else { return nil }
         let labels = (record.labels?.values ?? []).map { Label(src: stored.uri.repo, uri: stored.uri.description, val: $0.val, cts: Self.time(stored.indexedAt)) }
         return PostView(uri: stored.uri.description, cid: stored.cid, author: profileView(of: stored.uri.repo, withDescription: false), record: record,
                         indexedAt: Self.time(stored.indexedAt), labels: labels)
@@ -328,8 +367,9 @@ actor FakeBlueskyWorld {
     }
 
     func timeline(caller: String, limit: Int, cursor: String?) -> FakeBlueskyResponse {
-        let items = visiblePosts().filter { $0.uri.repo != caller }.compactMap { stored in postView(stored).map { (Self.order(stored.indexedAt, stored.seq), Self.json(FeedViewPost(post: $0))) } }
-        let (feed, next) = page(items, cursor: cursor, limit: limit)
+        let (feed, next) = newestPage(cursor: cursor, limit: limit) { stored in
+            stored.uri.repo == caller ? nil : postView(stored).map { Self.json(FeedViewPost(post: $0)) }
+        }
         return .json(FeedPageBody(cursor: next, feed: feed))
     }
 
@@ -345,16 +385,15 @@ actor FakeBlueskyWorld {
     }
 
     func notifications(caller: String, reasons: [String], limit: Int, cursor: String?) -> FakeBlueskyResponse {
-        let items: [(seq: Int, item: BlueskyNotification)] = visiblePosts().filter { $0.uri.repo != caller }.compactMap { stored in
-            guard let view = postView(stored) else { return nil }
-            let repliesToCaller = view.record.reply.flatMap { ATURI($0.parent.uri)?.repo } == caller
-            let mentionsCaller = (view.record.facets ?? []).contains { $0.features.contains(.mention(did: caller)) }
+        let (notifications, next) = newestPage(cursor: cursor, limit: limit) { stored -> BlueskyNotification? in
+            guard stored.uri.repo != caller, let record = postRecord(stored) else { return nil }
+            let repliesToCaller = record.reply.flatMap { ATURI($0.parent.uri)?.repo } == caller
+            let mentionsCaller = (record.facets ?? []).contains { $0.features.contains(.mention(did: caller)) }
             let reason = repliesToCaller ? "reply" : mentionsCaller ? "mention" : nil
-            guard let reason, reasons.isEmpty || reasons.contains(reason) else { return nil }
-            return (Self.order(stored.indexedAt, stored.seq), BlueskyNotification(uri: view.uri, cid: view.cid, author: profileView(of: stored.uri.repo, withDescription: true),
-                                                    reason: reason, record: view.record, isRead: false, indexedAt: view.indexedAt))
+            guard let reason, reasons.isEmpty || reasons.contains(reason), let view = postView(stored) else { return nil }
+            return BlueskyNotification(uri: view.uri, cid: view.cid, author: profileView(of: stored.uri.repo, withDescription: true),
+                                       reason: reason, record: view.record, isRead: false, indexedAt: view.indexedAt)
         }
-        let (notifications, next) = page(items, cursor: cursor, limit: limit)
         return .json(NotificationsBody(cursor: next, notifications: notifications))
     }
 

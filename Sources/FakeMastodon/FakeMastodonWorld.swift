@@ -39,8 +39,13 @@ actor FakeMastodonWorld: AdjustableFakeClock {
     private(set) var domain: String
     private var accounts: [String: FakeMastodonSeed.Account] = [:]
     private var accountsByToken: [String: String] = [:]
-    /// Statuses by numeric id, ascending.
-    private var statuses: [UInt64: FakeMastodonSeed.Status] = [:]
+    /// Statuses by numeric id.
+    private var statuses: [UInt64: FakeMastodonSeed.Status] = [:] { didSet { indexIsStale = true } }
+    /// The statuses' ids ascending, and each account's count: made again after the statuses change (a fleet's bots read
+    /// far more often than they write, and a request no longer sorts every status).
+    private var indexIsStale = true
+    private var ascendingIDs: [UInt64] = []
+    private var countsByAccount: [String: Int] = [:]
     private var favourites: [String: [(favouriteID: UInt64, statusID: String)]] = [:]
     private var follows: [String: Set<String>]
     private var idempotency: [String: String] = [:]
@@ -170,21 +175,22 @@ actor FakeMastodonWorld: AdjustableFakeClock {
 
     func accountStatuses(accountID: String, caller: Caller, query: [String: String], base: String) -> FakeMastodonResponse {
         guard accounts[accountID] != nil else { return Self.error(404, "Record not found") }
-        var candidates = visible(to: caller).filter { $0.accountID == accountID }
-        if query["exclude_reblogs"] == "true" { candidates = candidates.filter { $0.reblogOf == nil } }
-        return page(candidates, query: query, path: "/api/v1/accounts/\(accountID)/statuses", base: base, maxLimit: 40)
+        let withoutReblogs = query["exclude_reblogs"] == "true"
+        return page(to: caller, query: query, path: "/api/v1/accounts/\(accountID)/statuses", base: base, maxLimit: 40) {
+            $0.accountID == accountID && !(withoutReblogs && $0.reblogOf != nil)
+        }
     }
 
     func homeTimeline(caller: Caller, query: [String: String], base: String) -> FakeMastodonResponse {
         let followed = follows[caller.account.id] ?? []
-        let candidates = visible(to: caller).filter { followed.contains($0.accountID) || $0.accountID == caller.account.id }
-        return page(candidates, query: query, path: "/api/v1/timelines/home", base: base, maxLimit: 40)
+        return page(to: caller, query: query, path: "/api/v1/timelines/home", base: base, maxLimit: 40) {
+            followed.contains($0.accountID) || $0.accountID == caller.account.id
+        }
     }
 
     func favouritesPage(caller: Caller, query: [String: String], base: String) -> FakeMastodonResponse {
         guard let limit = Self.limit(query, maximum: 40) else { return Self.error(422, "limit must be a number") }
-        let visibleIDs = Set(visible(to: caller).map(\.id))
-        var entries = (favourites[caller.account.id] ?? []).filter { visibleIDs.contains($0.statusID) }
+        var entries = (favourites[caller.account.id] ?? []).filter { visibleStatus($0.statusID, to: caller) != nil }
         if let maxID = query["max_id"].flatMap(UInt64.init) { entries = entries.filter { $0.favouriteID < maxID } }
         let slice = Array(entries.prefix(limit))
         var response = FakeMastodonResponse(status: 200, body: .array(slice.compactMap { UInt64($0.statusID).flatMap { statuses[$0] } }.map(statusJSON)))
@@ -214,7 +220,8 @@ actor FakeMastodonWorld: AdjustableFakeClock {
     /// notification ids are the instance's own sequence, far below status ids, as on a real instance.
     func mentionNotifications(of accountID: String) -> [(id: UInt64, status: FakeMastodonSeed.Status)] {
         let current = now
-        for (statusID, status) in statuses.sorted(by: { $0.key < $1.key }) where status.createdAt <= current && !notified.contains(statusID) {
+        for statusID in orderedIDs() where !notified.contains(statusID) {
+            guard let status = statuses[statusID], status.createdAt <= current else { continue }
             notified.insert(statusID)
             for recipient in status.mentionIDs where recipient != status.accountID {
                 notifications.append((nextNotificationID, recipient, statusID))
@@ -288,7 +295,7 @@ actor FakeMastodonWorld: AdjustableFakeClock {
     }
 
     func statusContext(id: String, caller: Caller) -> FakeMastodonResponse {
-        let visibleNow = visible(to: caller)
+        let visibleNow = visible(to: caller, query: [:], limit: .max) { _ in true }
         let byID = Dictionary(visibleNow.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         guard let status = byID[id] else { return Self.error(404, "Record not found") }
         var ancestors: [FakeMastodonSeed.Status] = []
@@ -416,12 +423,34 @@ actor FakeMastodonWorld: AdjustableFakeClock {
 
     // MARK: - Helpers
 
-    /// Statuses visible to the caller now, newest first: public and unlisted ones, private ones of accounts it
-    /// follows and its own, direct ones it wrote or is mentioned in.
-    private func visible(to caller: Caller) -> [FakeMastodonSeed.Status] {
+    /// The statuses' ids, ascending (the index made again if the statuses changed).
+    private func orderedIDs() -> [UInt64] {
+        if indexIsStale {
+            ascendingIDs = statuses.keys.sorted()
+            countsByAccount = [:]
+            for status in statuses.values { countsByAccount[status.accountID, default: 0] += 1 }
+            indexIsStale = false
+        }
+        return ascendingIDs
+    }
+
+    /// The statuses visible to the caller now that `matches` keeps, newest first, within a page's bounds (`max_id`,
+    /// `since_id`, `min_id`) and `limit`: public and unlisted ones, private ones of accounts it follows and its own,
+    /// direct ones it wrote or is mentioned in. `min_id` pages upward: the oldest `limit` newer than it.
+    private func visible(to caller: Caller, query: [String: String], limit: Int, matching matches: (FakeMastodonSeed.Status) -> Bool) -> [FakeMastodonSeed.Status] {
         let current = now
         let followed = follows[caller.account.id] ?? []
-        return statuses.sorted { $0.key > $1.key }.map(\.value).filter { isVisible($0, to: caller, now: current, followed: followed) }
+        let maxID = query["max_id"].flatMap(UInt64.init), minID = query["min_id"].flatMap(UInt64.init)
+        let lowest = max(query["since_id"].flatMap(UInt64.init) ?? 0, minID ?? 0)
+        var items: [FakeMastodonSeed.Status] = []
+        for id in orderedIDs().reversed() {
+            if let maxID, id >= maxID { continue }
+            if id <= lowest { break }
+            guard let status = statuses[id], matches(status), isVisible(status, to: caller, now: current, followed: followed) else { continue }
+            items.append(status)
+            if minID == nil && items.count == limit { break }
+        }
+        return minID != nil ? Array(items.suffix(limit)) : items
     }
 
     /// The one status `id` if `caller` may see it now (a lookup, without sorting every status).
@@ -441,18 +470,12 @@ actor FakeMastodonWorld: AdjustableFakeClock {
         }
     }
 
-    /// A page of statuses by `since_id`, `min_id`, `max_id` and `limit`, with its `Link` header.
-    private func page(_ candidates: [FakeMastodonSeed.Status], query: [String: String], path: String, base: String, maxLimit: Int) -> FakeMastodonResponse {
+    /// A page of the statuses visible to `caller` that `matches` keeps, by `since_id`, `min_id`, `max_id` and `limit`
+    /// (newest first, also when paging upward by `min_id`), with its `Link` header.
+    private func page(to caller: Caller, query: [String: String], path: String, base: String, maxLimit: Int,
+                      matching matches: (FakeMastodonSeed.Status) -> Bool) -> FakeMastodonResponse {
         guard let limit = Self.limit(query, maximum: maxLimit) else { return Self.error(422, "limit must be a number") }
-        var items = candidates.filter { status in
-            let id = UInt64(status.id) ?? 0
-            if let maxID = query["max_id"].flatMap(UInt64.init), id >= maxID { return false }
-            if let sinceID = query["since_id"].flatMap(UInt64.init), id <= sinceID { return false }
-            if let minID = query["min_id"].flatMap(UInt64.init), id <= minID { return false }
-            return true
-        }
-        // min_id pages upward: the oldest `limit` newer than it, still answered newest first.
-        items = query["min_id"] != nil ? Array(items.suffix(limit)) : Array(items.prefix(limit))
+        let items = visible(to: caller, query: query, limit: limit, matching: matches)
         var response = FakeMastodonResponse(status: 200, body: .array(items.map(statusJSON)))
         if let first = items.first, let last = items.last {
             var kept = query.filter { ["exclude_reblogs", "limit"].contains($0.key) }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
@@ -468,7 +491,8 @@ actor FakeMastodonWorld: AdjustableFakeClock {
     /// own post must still see as newer).
     private func nextID(at date: Date? = nil) -> UInt64 {
         let time = date ?? now
-        var id = (statuses.filter { $0.value.createdAt <= time }.keys.max() ?? UInt64(max(0, time.timeIntervalSince1970 * 1000)) << 16) + 1
+        let newestByThen = orderedIDs().reversed().first { statuses[$0].map { $0.createdAt <= time } ?? false }
+        var id = (newestByThen ?? UInt64(max(0, time.timeIntervalSince1970 * 1000)) << 16) + 1
         while statuses[id] != nil { id += 1 }
         return id
     }
@@ -494,7 +518,8 @@ actor FakeMastodonWorld: AdjustableFakeClock {
     private func accountFields(_ account: FakeMastodonSeed.Account) -> [(String, JSONValue)] {
         let created = Date(timeIntervalSince1970: 1_600_000_000)
         let url = "https://\(domain)/@\(account.username)"
-        let count = statuses.values.filter { $0.accountID == account.id }.count
+        _ = orderedIDs()
+        let count = countsByAccount[account.id] ?? 0
         return [
             ("id", .string(account.id)), ("username", .string(account.username)), ("acct", .string(account.acct)),
             ("display_name", .string(account.username)), ("locked", .bool(false)), ("bot", .bool(account.bot)),

@@ -242,12 +242,14 @@ public final class FakeMisskeyServer: Sendable {
             var last = opened
             while await world.streamsOpen {
                 guard await world.streamGeneration == generation else { throw CancellationError() }  // cut: the connection drops
-                for event in await world.mainEvents(of: accountID, after: last) {
+                let (events, newest) = await world.mainEvents(of: accountID, after: last)
+                for event in events {
                     let frame = JSONValue.object([("type", .string("channel")), ("body", .object([("id", .string(channelID)), ("type", .string(event.type)),
                                                                                                   ("body", event.note)]))])
                     try await outbound.write(.text(String(decoding: frame.data(), as: UTF8.self)))
                     last = event.id
                 }
+                last = newest ?? last
                 try await Task.sleep(for: .milliseconds(20))
             }
         }

@@ -72,7 +72,13 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
     private var accounts: [String: FakeMisskeySeed.Account] = [:]
     private var accountsByToken: [String: String] = [:]
     /// Notes by id (ids of one length sort by time).
-    private var notes: [String: FakeMisskeySeed.Note] = [:]
+    private var notes: [String: FakeMisskeySeed.Note] = [:] { didSet { indexIsStale = true } }
+    /// The notes newest first, each user's count and each note's mentions: made again after the notes change (a
+    /// fleet's bots and their streams read far more often than they write; a request no longer sorts every note).
+    private var indexIsStale = true
+    private var newestFirstNotes: [FakeMisskeySeed.Note] = []
+    private var countsByUser: [String: Int] = [:]
+    private var mentionsByNote: [String: [String]] = [:]
     private var reactions: [String: [(id: String, noteID: String, reaction: String, at: Date)]] = [:]
     private var follows: [String: Set<String>]
     private var faults: [FakeMisskeyFault] = []
@@ -201,25 +207,22 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
             return Self.error(400, "NO_SUCH_USER", "No such user.", id: "27e494ba-2ac2-48e8-893b-10d4d8c2387b")
         }
         let withReplies = (body.bool("withReplies")) ?? false, withRenotes = (body.bool("withRenotes")) ?? true
-        let candidates = visible(to: caller).filter { note in
+        return page(body: body, caller: caller) { note in
             note.userID == userID && (withReplies || note.replyID == nil) && (withRenotes || !isPureRenote(note))
         }
-        return page(candidates, body: body, caller: caller)
     }
 
     func mentions(_ body: FakeMisskeyParameters, caller: Caller) -> FakeMisskeyResponse {
-        let candidates = visible(to: caller).filter { mentionedIDs(of: $0).contains(caller.account.id) && $0.userID != caller.account.id }
         // notes/mentions orders newest first whatever the bounds (its own ORDER BY).
-        return page(candidates, body: body, caller: caller, alwaysNewestFirst: true)
+        page(body: body, caller: caller, alwaysNewestFirst: true) { mentionedIDs(of: $0).contains(caller.account.id) && $0.userID != caller.account.id }
     }
 
     func timeline(_ body: FakeMisskeyParameters, caller: Caller) -> FakeMisskeyResponse {
         let followed = follows[caller.account.id] ?? []
         let withRenotes = (body.bool("withRenotes")) ?? true
-        let candidates = visible(to: caller).filter { note in
+        return page(body: body, caller: caller) { note in
             (followed.contains(note.userID) || note.userID == caller.account.id) && note.visibility != "specified" && (withRenotes || !isPureRenote(note))
         }
-        return page(candidates, body: body, caller: caller)
     }
 
     func showNote(_ body: FakeMisskeyParameters, caller: Caller?) -> FakeMisskeyResponse {
@@ -356,20 +359,33 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
     func endStreams() { streamsOpen = false }
     func countStreamOpened() { streamsOpened += 1 }
 
-    /// The caller's `mention` and `reply` events for notes made after `after` (an id), oldest first.
-    func mainEvents(of accountID: String, after: String?) -> [(id: String, type: String, note: JSONValue)] {
-        guard let account = accounts[accountID] else { return [] }
+    /// The caller's `mention` and `reply` events for notes made after `after` (an id), oldest first, and the newest note
+    /// made by now that was looked at (a stream goes on after it: what is older has been seen).
+    func mainEvents(of accountID: String, after: String?) -> (events: [(id: String, type: String, note: JSONValue)], newest: String?) {
+        guard let account = accounts[accountID] else { return ([], after) }
         let caller = Caller(account: account)
-        return visible(to: caller).reversed().compactMap { note in
-            guard note.userID != accountID, after.map({ Self.isNewer(note.id, than: $0) }) ?? true else { return nil }
-            if mentionedIDs(of: note).contains(accountID) { return (note.id, "mention", noteJSON(note, for: caller)) }
-            if let parent = note.replyID.flatMap({ notes[$0] }), parent.userID == accountID { return (note.id, "reply", noteJSON(note, for: caller)) }
-            return nil
+        let current = now
+        var events: [(id: String, type: String, note: JSONValue)] = []
+        var newest: String?
+        for note in newestFirst() {
+            guard note.createdAt <= current else { continue }
+            if let after, !Self.isNewer(note.id, than: after) { break }
+            if newest == nil { newest = note.id }
+            guard note.userID != accountID, isVisible(note, to: caller, now: current) else { continue }
+            if mentionedIDs(of: note).contains(accountID) {
+                events.append((note.id, "mention", noteJSON(note, for: caller)))
+            } else if let parent = note.replyID.flatMap({ notes[$0] }), parent.userID == accountID {
+                events.append((note.id, "reply", noteJSON(note, for: caller)))
+            }
         }
+        return (events.reversed(), newest ?? after)
     }
 
     /// The newest note id now (a stream sends what comes after it).
-    func newestNoteID() -> String? { notes.values.filter { $0.createdAt <= now }.map(\.id).max { Self.isNewer($1, than: $0) } }
+    func newestNoteID() -> String? {
+        let current = now
+        return newestFirst().first { $0.createdAt <= current }?.id
+    }
 
     // MARK: - The record, as fake X's
 
@@ -415,7 +431,15 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
 
     /// The ids of the accounts a note's text mentions (`@user` of this instance, `@user@host` of another).
     func mentionedIDs(of note: FakeMisskeySeed.Note) -> [String] {
-        guard let text = note.text else { return [] }
+        if !indexIsStale, let known = mentionsByNote[note.id] { return known }
+        let found = mentionedIDs(inText: note.text)
+        if !indexIsStale { mentionsByNote[note.id] = found }
+        return found
+    }
+
+    /// The local accounts `text` mentions (`@name`, `@name@host`).
+    private func mentionedIDs(inText text: String?) -> [String] {
+        guard let text else { return [] }
         return text.matches(of: /@([A-Za-z0-9_]+)(?:@([A-Za-z0-9.\-]+[A-Za-z0-9]))?/).compactMap { match in
             let username = String(match.1).lowercased(), mentionedHost = match.2.map { String($0).lowercased() }
             return accounts.values.first { account in
@@ -424,10 +448,16 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
         }
     }
 
-    /// Notes visible to `caller` now, newest first.
-    private func visible(to caller: Caller?) -> [FakeMisskeySeed.Note] {
-        let current = now
-        return notes.values.filter { isVisible($0, to: caller, now: current) }.sorted { Self.isNewer($0.id, than: $1.id) }
+    /// Every note, newest first (the index made again if the notes changed).
+    private func newestFirst() -> [FakeMisskeySeed.Note] {
+        if indexIsStale {
+            newestFirstNotes = notes.values.sorted { Self.isNewer($0.id, than: $1.id) }
+            countsByUser = [:]
+            for note in newestFirstNotes { countsByUser[note.userID, default: 0] += 1 }
+            mentionsByNote = [:]
+            indexIsStale = false
+        }
+        return newestFirstNotes
     }
 
     /// Whether `caller` (nil: no token) may see `note` at `now`: made by then, and its visibility lets them.
@@ -443,9 +473,24 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
 
     /// A page as Misskey answers one: `sinceId` and `untilId` both, or `untilId` alone, newest first; `sinceId` alone,
     /// the oldest newer than it first (unless the endpoint orders newest first whatever the bounds); `limit` 1 to 100.
-    private func page(_ candidates: [FakeMisskeySeed.Note], body: FakeMisskeyParameters, caller: Caller?, alwaysNewestFirst: Bool = false) -> FakeMisskeyResponse {
-        // Only the page's notes are rendered (a fleet's benchmark pages through thousands).
-        paged(candidates.map { ($0.id, $0) }, body: body, alwaysNewestFirst: alwaysNewestFirst) { noteJSON($0, for: caller) }
+    /// Only the notes within the bounds visible to `caller` that `matches` keeps are looked at, and only the page's are
+    /// rendered (a fleet's benchmark pages through thousands).
+    private func page(body: FakeMisskeyParameters, caller: Caller?, alwaysNewestFirst: Bool = false,
+                      matching matches: (FakeMisskeySeed.Note) -> Bool) -> FakeMisskeyResponse {
+        let limit = (body.int("limit")) ?? 10
+        let sinceID = body.string("sinceId"), untilID = body.string("untilId")
+        let current = now
+        // Newest first; the oldest `limit` newer than `sinceId` when it pages upward, so all of those are gathered then.
+        let upward = sinceID != nil && untilID == nil && !alwaysNewestFirst
+        var candidates: [(id: String, value: FakeMisskeySeed.Note)] = []
+        for note in newestFirst() {
+            if let untilID, !Self.isNewer(untilID, than: note.id) { continue }
+            if let sinceID, !Self.isNewer(note.id, than: sinceID) { break }
+            guard isVisible(note, to: caller, now: current), matches(note) else { continue }
+            candidates.append((note.id, note))
+            if !upward && candidates.count == limit { break }
+        }
+        return paged(candidates, body: body, alwaysNewestFirst: alwaysNewestFirst) { noteJSON($0, for: caller) }
     }
 
     private func paged<Item>(_ items: [(id: String, value: Item)], body: FakeMisskeyParameters, alwaysNewestFirst: Bool,
@@ -510,7 +555,8 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
             ("emojis", .object([])), ("onlineStatus", .string("unknown")), ("badgeRoles", .array([])),
         ]
         if detailed {
-            let count = notes.values.filter { $0.userID == id }.count
+            _ = newestFirst()
+            let count = countsByUser[id] ?? 0
             fields += [
                 ("url", .null), ("uri", .null), ("movedTo", .null), ("alsoKnownAs", .null), ("createdAt", .time(Date(timeIntervalSince1970: 1_600_000_000))),
                 ("updatedAt", .null), ("lastFetchedAt", .null), ("bannerUrl", .null), ("bannerBlurhash", .null), ("isLocked", .bool(false)),
