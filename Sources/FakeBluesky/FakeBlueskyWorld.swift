@@ -40,7 +40,19 @@ actor FakeBlueskyWorld {
     /// CID (a fleet's bots read far more often than they write: a request no longer sorts and decodes every post).
     private var postsAreStale = true
     private var newestFirstPosts: [StoredRecord] = []
+    private var postSummaries: [PostSummary] = []
     private var decodedPosts: [String: PostRecord] = [:]
+
+    /// What a page of posts is chosen by, beside each post of the index (read without copying the record).
+    struct PostSummary {
+        var indexedAt: Date
+        var order: Int
+        /// The author's DID.
+        var repo: String
+        /// The DID of the author of the post it answers, and the DIDs it mentions.
+        var repliesTo: String?
+        var mentions: [String]
+    }
     private(set) var reposts: [(seq: Int, repost: FakeBlueskySeed.Repost)] = []
     private var nextSeq = 1
     private var accessTokens: [String: (did: String, expires: Date)] = [:]
@@ -298,6 +310,14 @@ actor FakeBlueskyWorld {
         if postsAreStale {
             newestFirstPosts = records.values.filter { $0.uri.collection == PostRecord.type }
                 .sorted { Self.order($0.indexedAt, $0.seq) > Self.order($1.indexedAt, $1.seq) }
+            postSummaries = newestFirstPosts.map { stored in
+                let record = postRecord(stored)
+                let mentions = (record?.facets ?? []).flatMap { $0.features }.compactMap { feature -> String? in
+                    if case .mention(let did) = feature { return did } else { return nil }
+                }
+                return PostSummary(indexedAt: stored.indexedAt, order: Self.order(stored.indexedAt, stored.seq), repo: stored.uri.repo,
+                                   repliesTo: record?.reply.flatMap { ATURI($0.parent.uri)?.repo }, mentions: mentions)
+            }
             postsAreStale = false
         }
         return newestFirstPosts
@@ -305,15 +325,18 @@ actor FakeBlueskyWorld {
 
     /// The posts visible now, newest first, before `cursor` (an order), that `view` makes an item of: at most `limit`,
     /// with the cursor of the next page when there is one. Only what a page needs is looked at.
-    private func newestPage<Item>(cursor: String?, limit: Int, _ view: (StoredRecord) -> Item?) -> (items: [Item], cursor: String?) {
+    /// `wanted` chooses by a post's summary, before its record is read.
+    private func newestPage<Item>(cursor: String?, limit: Int, where wanted: (PostSummary) -> Bool,
+                                  _ view: (StoredRecord, PostSummary) -> Item?) -> (items: [Item], cursor: String?) {
         let before = cursor.flatMap { Int($0) } ?? .max
         let current = now
+        _ = newestFirst()
         var items: [(seq: Int, item: Item)] = []
-        for stored in newestFirst() where stored.indexedAt <= current {
-            let order = Self.order(stored.indexedAt, stored.seq)
-            guard order < before, let item = view(stored) else { continue }
+        for index in postSummaries.indices {
+            let summary = postSummaries[index]
+            guard summary.indexedAt <= current, summary.order < before, wanted(summary), let item = view(newestFirstPosts[index], summary) else { continue }
             if items.count == limit { return (items.map(\.item), items.last.map { String($0.seq) }) }
-            items.append((order, item))
+            items.append((summary.order, item))
         }
         return (items.map(\.item), nil)
     }
@@ -367,8 +390,8 @@ actor FakeBlueskyWorld {
     }
 
     func timeline(caller: String, limit: Int, cursor: String?) -> FakeBlueskyResponse {
-        let (feed, next) = newestPage(cursor: cursor, limit: limit) { stored in
-            stored.uri.repo == caller ? nil : postView(stored).map { Self.json(FeedViewPost(post: $0)) }
+        let (feed, next) = newestPage(cursor: cursor, limit: limit, where: { $0.repo != caller }) { stored, _ in
+            postView(stored).map { Self.json(FeedViewPost(post: $0)) }
         }
         return .json(FeedPageBody(cursor: next, feed: feed))
     }
@@ -385,12 +408,14 @@ actor FakeBlueskyWorld {
     }
 
     func notifications(caller: String, reasons: [String], limit: Int, cursor: String?) -> FakeBlueskyResponse {
-        let (notifications, next) = newestPage(cursor: cursor, limit: limit) { stored -> BlueskyNotification? in
-            guard stored.uri.repo != caller, let record = postRecord(stored) else { return nil }
-            let repliesToCaller = record.reply.flatMap { ATURI($0.parent.uri)?.repo } == caller
-            let mentionsCaller = (record.facets ?? []).contains { $0.features.contains(.mention(did: caller)) }
-            let reason = repliesToCaller ? "reply" : mentionsCaller ? "mention" : nil
-            guard let reason, reasons.isEmpty || reasons.contains(reason), let view = postView(stored) else { return nil }
+        func reason(_ summary: PostSummary) -> String? {
+            summary.repliesTo == caller ? "reply" : summary.mentions.contains(caller) ? "mention" : nil
+        }
+        let wanted = { (summary: PostSummary) in
+            summary.repo != caller && reason(summary).map { reasons.isEmpty || reasons.contains($0) } == true
+        }
+        let (notifications, next) = newestPage(cursor: cursor, limit: limit, where: wanted) { stored, summary -> BlueskyNotification? in
+            guard let view = postView(stored), let reason = reason(summary) else { return nil }
             return BlueskyNotification(uri: view.uri, cid: view.cid, author: profileView(of: stored.uri.repo, withDescription: true),
                                        reason: reason, record: view.record, isRead: false, indexedAt: view.indexedAt)
         }

@@ -46,6 +46,8 @@ actor FakeMastodonWorld: AdjustableFakeClock {
     private var indexIsStale = true
     private var ascendingIDs: [UInt64] = []
     private var countsByAccount: [String: Int] = [:]
+    /// The statuses no notification was made for yet, latest first (the next to come at the end).
+    private var awaitingNotification: [(at: Date, id: UInt64)] = []
     private var favourites: [String: [(favouriteID: UInt64, statusID: String)]] = [:]
     private var follows: [String: Set<String>]
     private var idempotency: [String: String] = [:]
@@ -220,8 +222,11 @@ actor FakeMastodonWorld: AdjustableFakeClock {
     /// notification ids are the instance's own sequence, far below status ids, as on a real instance.
     func mentionNotifications(of accountID: String) -> [(id: UInt64, status: FakeMastodonSeed.Status)] {
         let current = now
-        for statusID in orderedIDs() where !notified.contains(statusID) {
-            guard let status = statuses[statusID], status.createdAt <= current else { continue }
+        _ = orderedIDs()
+        var ready: [UInt64] = []
+        while let next = awaitingNotification.last, next.at <= current { ready.append(next.id); awaitingNotification.removeLast() }
+        for statusID in ready.sorted() where !notified.contains(statusID) {
+            guard let status = statuses[statusID] else { continue }
             notified.insert(statusID)
             for recipient in status.mentionIDs where recipient != status.accountID {
                 notifications.append((nextNotificationID, recipient, statusID))
@@ -429,6 +434,8 @@ actor FakeMastodonWorld: AdjustableFakeClock {
             ascendingIDs = statuses.keys.sorted()
             countsByAccount = [:]
             for status in statuses.values { countsByAccount[status.accountID, default: 0] += 1 }
+            awaitingNotification = statuses.filter { !notified.contains($0.key) }.map { ($0.value.createdAt, $0.key) }
+                .sorted { ($0.at, $0.id) > ($1.at, $1.id) }
             indexIsStale = false
         }
         return ascendingIDs
