@@ -150,7 +150,7 @@ public enum DaemonRunner {
         services += run.services.map { .init(service: $0) }
         services.append(.init(service: RunningNotice(progress: run.progress, logger: logger)))
         if let accounting = run.accounting { services.append(.init(service: UsageReporter(clock: clock, accounting: accounting, logger: logger))) }
-        if let lease = run.lease {
+        if let lease = run.lease, lease.isKeptByTheDaemon {
             services.append(.init(service: LeaseKeeper(lease: lease, database: database, clock: run.leaseClock, logger: logger),
                                   successTerminationBehavior: .gracefullyShutdownGroup))
         }

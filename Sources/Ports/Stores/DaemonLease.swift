@@ -11,6 +11,15 @@ public protocol DaemonLease: Sendable {
     func isHeld(logger: Logger) async -> Bool
     /// Lets the lease go.
     func release() async
+    /// Whether the daemon keeps the lease itself (checks it and takes it again when its connection was lost): a
+    /// `start`'s lease. False for a fleet's bot, whose process renews its leases every round and stops the bots whose
+    /// lease is lost (a keeper per bot would open a connection of its own each to take a lease that is not its to take).
+    var isKeptByTheDaemon: Bool { get }
+}
+
+extension DaemonLease {
+    /// A daemon's lease is kept by the daemon.
+    public var isKeptByTheDaemon: Bool { true }
 }
 
 /// Who holds a lease.
