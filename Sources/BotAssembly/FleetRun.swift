@@ -72,13 +72,16 @@ public struct FleetRun: Sendable {
         guard let redis = configuration.storage.redis else {
             throw ConfigurationError(problems: [.init(variable: "REDIS_URL", isMissing: true, expected: "the fleet's Redis (or Redis Cluster with REDIS_CLUSTER=true): each bot's word counts live there")])
         }
-        let pool = try PostgresStoreSet(url: url, settings: StoreSettings().forDaemon(), logger: logger)
+        // A process frozen mid-transaction (SIGSTOP, a stalled VM) has the server end it within the lease's length, so
+        // that its bots' lease rows, held FOR SHARE, are free for another process to take over.
+        let pool = try PostgresStoreSet(url: url, settings: StoreSettings().forDaemon(), connections: configuration.fleet.databaseConnections,
+                                        idleTransactionLimit: .seconds(configuration.fleet.leaseSeconds), logger: logger)
         let counts: any RedisPipelining = configuration.storage.redisCluster
             ? RedisClusterConnection(seed: redis, certificateAuthority: configuration.storage.redisTLSCertificateAuthority)
             : RedisConnection(url: redis, certificateAuthority: configuration.storage.redisTLSCertificateAuthority)
         // The leases on a pool of their own: a round's renewals never wait behind the bots' statements (with 1,000 bots
         // on one pool they did, past the leases' length, and every bot stopped).
-        let leases = try PostgresStoreSet(url: url, settings: StoreSettings().forDaemon(), logger: logger)
+        let leases = try PostgresStoreSet(url: url, settings: StoreSettings().forDaemon(), connections: 2, logger: logger)
         let registry = PostgresFleetRegistry(database: PostgresStoreSet(sharing: leases, schema: leases.schema ?? "public"))
         let status = statusServer(registry: registry, pool: pool, counts: counts)
         let shared = Shared(pool: pool, counts: counts, tokenizer: try TweetTokenizer(), status: status?.content)

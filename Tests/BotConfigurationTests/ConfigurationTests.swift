@@ -274,8 +274,8 @@ struct ConfigurationTests {
 
     @Test("Every variable read is listed in variableNames")
     func variableNamesAreComplete() {
-        #expect(Configuration.variableNames.count == 68)
-        #expect(Set(Configuration.variableNames).count == 68)
+        #expect(Configuration.variableNames.count == 69)
+        #expect(Set(Configuration.variableNames).count == 69)
         #expect(Set(Configuration.variableNames).isSuperset(of: Self.credentials.keys))
     }
 

@@ -66,10 +66,10 @@ def set_clocks(start):
         urllib.request.urlopen(request, timeout=10).read()
 
 
-def get(port, path):
+def get(port, path, timeout=60):
     request = urllib.request.Request(f"http://127.0.0.1:{port}{path}")
     request.add_header("Authorization", "Basic " + base64.b64encode(f"me:{PASSWORD}".encode()).decode())
-    return urllib.request.urlopen(request, timeout=60).read().decode()
+    return urllib.request.urlopen(request, timeout=timeout).read().decode()
 
 
 def free_port():
@@ -146,7 +146,9 @@ def run_fleet(expected, start, label, hour=True):
         cpu = cpu_seconds(fleet.pid) - cpu_before
         real = time.monotonic() - real_before
         metrics_after = get(port, "/metrics")
-        listed = json.loads(get(port, "/api/v1/bots"))["bots"]
+        asked = time.monotonic()
+        listed = json.loads(get(port, "/api/v1/bots", timeout=600))["bots"]
+        log(f"{label}: the fleet's list (/api/v1/bots) answered in {time.monotonic() - asked:.1f} s")
         figures = {
             "bots": expected, "running": running, "started_in": started_in, "rss": samples[-1], "rss_peak": max(samples), "cpu": cpu, "real": real,
             "running_here": sum(1 for bot in listed if bot["state"] == "running here"),
@@ -310,5 +312,5 @@ def failover():
 
 
 NETWORKS = ["mastodon", "misskey", "bluesky"]
-os.chdir(tempfile.mkdtemp(prefix="bench-fleet-"))
+# The fleet processes' logs go in the folder it is run in (script/bench-fleet's work folder, which BENCH_LOGS keeps).
 failover() if os.environ.get("FAILOVER") else one_process()

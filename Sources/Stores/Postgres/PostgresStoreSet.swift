@@ -44,14 +44,22 @@ public struct PostgresStoreSet: StoreSet {
         }
     }
 
-    /// A pool for `url`. `schema`, when given, becomes the connections' `search_path` (tests isolate themselves so).
-    public init(url: DatabaseURL, schema: String? = nil, settings: StoreSettings = StoreSettings(), logger: Logger) throws {
+    /// A pool for `url` of at most `connections` connections. `schema`, when given, becomes the connections'
+    /// `search_path` (tests isolate themselves so). `idleTransactionLimit`, when given, is how long the server lets a
+    /// transaction of theirs sit idle before ending it (a fleet's: a process frozen mid-transaction would otherwise hold
+    /// its bot's lease row, and no other process could take the bot over).
+    public init(url: DatabaseURL, schema: String? = nil, settings: StoreSettings = StoreSettings(), connections: Int = 4,
+                idleTransactionLimit: Duration? = nil, logger: Logger) throws {
         var configuration = PostgresClient.Configuration(
             host: url.host, port: url.port, username: url.username, password: url.password, database: url.database,
             tls: try Self.tls(for: url))
         configuration.options.connectTimeout = .seconds(Int64(url.connectTimeout))
-        configuration.options.maximumConnections = 4
-        if let schema { configuration.options.additionalStartupParameters = [("search_path", schema)] }
+        configuration.options.maximumConnections = max(1, connections)
+        if let schema { configuration.options.additionalStartupParameters.append(("search_path", schema)) }
+        if let idleTransactionLimit {
+            let milliseconds = idleTransactionLimit.components.seconds * 1000 + idleTransactionLimit.components.attoseconds / 1_000_000_000_000_000
+            configuration.options.additionalStartupParameters.append(("idle_in_transaction_session_timeout", String(max(1, milliseconds))))
+        }
         // The pool's own events (a connection being opened while the pool shuts down, idle closes) are not news at info
         // level; warnings and errors still show.
         var backgroundLogger = logger
