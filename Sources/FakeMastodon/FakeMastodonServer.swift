@@ -153,15 +153,22 @@ public final class FakeMastodonServer: Sendable {
                 var sinceHeartbeat = ContinuousClock.now
                 while await world.streamsOpen {
                     guard await world.streamGeneration == generation else { throw CancellationError() }  // cut: the connection drops
-                    for (id, event) in await world.notificationEvents(of: caller.account.id, after: last) {
+                    let rings = await world.bell.rings
+                    let (events, realSecondsToNext) = await world.notificationEvents(of: caller.account.id, after: last)
+                    for (id, event) in events {
                         try await writer.write(ByteBuffer(string: event))
                         last = id
                     }
-                    if ContinuousClock.now - sinceHeartbeat > .seconds(1) {
+                    if ContinuousClock.now - sinceHeartbeat >= .seconds(1) {
                         try await writer.write(ByteBuffer(string: ":thump\n"))
                         sinceHeartbeat = ContinuousClock.now
                     }
-                    try await Task.sleep(for: .milliseconds(20))
+                    // Asleep until a status is made, the clock is set or reveals the next mention, the streams are cut,
+                    // or the next heartbeat is due.
+                    let untilHeartbeat = ContinuousClock.now.duration(to: sinceHeartbeat.advanced(by: .seconds(1))).components
+                    let secondsToHeartbeat = Double(untilHeartbeat.seconds) + Double(untilHeartbeat.attoseconds) / 1e18
+                    await world.bell.wait(after: rings, upTo: max(0.001, min(realSecondsToNext, secondsToHeartbeat)))
+                    try Task.checkCancellation()
                 }
                 try await writer.finish(nil)
             })

@@ -40,7 +40,11 @@ actor FakeMastodonWorld: AdjustableFakeClock {
     private var accounts: [String: FakeMastodonSeed.Account] = [:]
     private var accountsByToken: [String: String] = [:]
     /// Statuses by numeric id.
-    private var statuses: [UInt64: FakeMastodonSeed.Status] = [:] { didSet { indexIsStale = true } }
+    private var statuses: [UInt64: FakeMastodonSeed.Status] = [:] {
+        didSet { indexIsStale = true; Task { [bell] in await bell.ring() } }
+    }
+    /// Wakes the open streams when the statuses change or the clock is set.
+    let bell = StreamBell()
     /// The statuses' ids ascending, and each account's count: made again after the statuses change (a fleet's bots read
     /// far more often than they write, and a request no longer sorts every status).
     private var indexIsStale = true
@@ -59,8 +63,8 @@ actor FakeMastodonWorld: AdjustableFakeClock {
     private(set) var deletedByAPI: [String] = []
     private(set) var favourited: [(accountID: String, statusID: String)] = []
     private var nextFavouriteID: UInt64 = 1
-    /// Mention notifications made so far, oldest first, and the statuses they were made for.
-    private var notifications: [(id: UInt64, recipient: String, statusID: UInt64)] = []
+    /// Mention notifications made so far, by recipient, oldest first, and the statuses they were made for.
+    private var notificationsByRecipient: [String: [(id: UInt64, statusID: UInt64)]] = [:]
     private var notified: Set<UInt64> = []
     private var nextNotificationID: UInt64 = 1
     /// Calls per account and 5-minute window.
@@ -92,7 +96,10 @@ actor FakeMastodonWorld: AdjustableFakeClock {
     // MARK: - Clock, administration
 
     var now: Date { clockBase.addingTimeInterval(Date().timeIntervalSince(realBase) * speed) }
-    func setClock(_ date: Date, speed newSpeed: Double? = nil) { clockBase = date; realBase = Date(); if let newSpeed { speed = newSpeed } }
+    func setClock(_ date: Date, speed newSpeed: Double? = nil) {
+        clockBase = date; realBase = Date(); if let newSpeed { speed = newSpeed }
+        Task { [bell] in await bell.ring() }
+    }
     func advanceClock(by seconds: TimeInterval) { setClock(now.addingTimeInterval(seconds)) }
     func add(statuses new: [FakeMastodonSeed.Status]) { for status in new { if let id = UInt64(status.id) { statuses[id] = status } } }
     func add(fault: FakeMastodonFault) { faults.append(fault) }
@@ -221,6 +228,16 @@ actor FakeMastodonWorld: AdjustableFakeClock {
     /// on the instance's clock (as an instance makes it when the status arrives), numbered from 1 in that order:
     /// notification ids are the instance's own sequence, far below status ids, as on a real instance.
     func mentionNotifications(of accountID: String) -> [(id: UInt64, status: FakeMastodonSeed.Status)] {
+        makeNotifications()
+        return (notificationsByRecipient[accountID] ?? []).reversed().compactMap { notification in
+            statuses[notification.statusID].map { (notification.id, $0) }
+        }
+    }
+
+    /// Makes the notifications of the statuses the clock has revealed since the last call, and returns the time the
+    /// next status waiting for its notification appears.
+    @discardableResult
+    private func makeNotifications() -> Date? {
         let current = now
         _ = orderedIDs()
         var ready: [UInt64] = []
@@ -229,14 +246,11 @@ actor FakeMastodonWorld: AdjustableFakeClock {
             guard let status = statuses[statusID] else { continue }
             notified.insert(statusID)
             for recipient in status.mentionIDs where recipient != status.accountID {
-                notifications.append((nextNotificationID, recipient, statusID))
+                notificationsByRecipient[recipient, default: []].append((nextNotificationID, statusID))
                 nextNotificationID += 1
             }
         }
-        return notifications.reversed().compactMap { notification in
-            guard notification.recipient == accountID, let status = statuses[notification.statusID] else { return nil }
-            return (notification.id, status)
-        }
+        return awaitingNotification.last?.at
     }
 
     /// A notification as the API and the stream write it.
@@ -348,18 +362,24 @@ actor FakeMastodonWorld: AdjustableFakeClock {
     private(set) var streamsOpen = true
 
     func setStreamingAvailable(_ available: Bool) { streamingAvailable = available }
-    func endStreams() { streamsOpen = false }
-    func cutStreams() { streamGeneration += 1 }
+    func endStreams() { streamsOpen = false; Task { [bell] in await bell.ring() } }
+    func cutStreams() { streamGeneration += 1; Task { [bell] in await bell.ring() } }
     func countStreamOpened() { streamsOpened += 1 }
 
     /// The newest notification id of `accountID` now (a stream sends only what comes after it).
     func newestNotificationID(of accountID: String) -> UInt64 { mentionNotifications(of: accountID).first?.id ?? 0 }
 
-    /// The notifications of `accountID` newer than `id`, oldest first, as the events a stream sends.
-    func notificationEvents(of accountID: String, after id: UInt64) -> [(id: UInt64, event: String)] {
-        mentionNotifications(of: accountID).filter { $0.id > id }.reversed().map { notification in
-            (notification.id, "event: notification\ndata: " + String(decoding: notificationJSON(notification.id, notification.status).data(), as: UTF8.self) + "\n\n")
+    /// The notifications of `accountID` newer than `id`, oldest first, as the events a stream sends, and the real
+    /// seconds until the clock reveals the next status waiting for its notification.
+    func notificationEvents(of accountID: String, after id: UInt64) -> (events: [(id: UInt64, event: String)], realSecondsToNext: Double) {
+        let current = now
+        let nextReveal = makeNotifications()
+        let newer = (notificationsByRecipient[accountID] ?? []).reversed().prefix { $0.id > id }.reversed()
+        let events = newer.compactMap { notification -> (id: UInt64, event: String)? in
+            guard let status = statuses[notification.statusID] else { return nil }
+            return (notification.id, "event: notification\ndata: " + String(decoding: notificationJSON(notification.id, status).data(), as: UTF8.self) + "\n\n")
         }
+        return (events, StreamBell.realSeconds(until: nextReveal, from: current, speed: speed))
     }
 
     func instance() -> FakeMastodonResponse {

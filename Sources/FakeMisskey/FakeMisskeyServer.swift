@@ -242,7 +242,8 @@ public final class FakeMisskeyServer: Sendable {
             var last = opened
             while await world.streamsOpen {
                 guard await world.streamGeneration == generation else { throw CancellationError() }  // cut: the connection drops
-                let (events, newest) = await world.mainEvents(of: accountID, after: last)
+                let rings = await world.bell.rings
+                let (events, newest, realSecondsToNext) = await world.mainEvents(of: accountID, after: last)
                 for event in events {
                     let frame = JSONValue.object([("type", .string("channel")), ("body", .object([("id", .string(channelID)), ("type", .string(event.type)),
                                                                                                   ("body", event.note)]))])
@@ -250,7 +251,9 @@ public final class FakeMisskeyServer: Sendable {
                     last = event.id
                 }
                 last = newest ?? last
-                try await Task.sleep(for: .milliseconds(20))
+                // Asleep until a note is made, the clock is set or reveals the next note, or the streams are cut.
+                await world.bell.wait(after: rings, upTo: realSecondsToNext)
+                try Task.checkCancellation()
             }
         }
     }

@@ -72,11 +72,18 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
     private var accounts: [String: FakeMisskeySeed.Account] = [:]
     private var accountsByToken: [String: String] = [:]
     /// Notes by id (ids of one length sort by time).
-    private var notes: [String: FakeMisskeySeed.Note] = [:] { didSet { indexIsStale = true } }
+    private var notes: [String: FakeMisskeySeed.Note] = [:] {
+        didSet { indexIsStale = true; Task { [bell] in await bell.ring() } }
+    }
+    /// Wakes the open streams when the notes change or the clock is set.
+    let bell = StreamBell()
     /// The notes newest first, each user's count and each note's mentions: made again after the notes change (a
     /// fleet's bots and their streams read far more often than they write; a request no longer sorts every note).
     private var indexIsStale = true
     private var newestFirstNotes: [FakeMisskeySeed.Note] = []
+    /// For each place in `newestFirstNotes`, the earliest time of a note up to it (so the notes still to come on the
+    /// clock, which lead the index, are passed over by a binary search).
+    private var earliestUpTo: [Date] = []
     private var countsByUser: [String: Int] = [:]
     private var mentionsByNote: [String: [String]] = [:]
     private var reactions: [String: [(id: String, noteID: String, reaction: String, at: Date)]] = [:]
@@ -132,7 +139,10 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
     // MARK: - Clock, administration
 
     var now: Date { clockBase.addingTimeInterval(Date().timeIntervalSince(realBase) * speed) }
-    func setClock(_ date: Date, speed newSpeed: Double? = nil) { clockBase = date; realBase = Date(); if let newSpeed { speed = newSpeed } }
+    func setClock(_ date: Date, speed newSpeed: Double? = nil) {
+        clockBase = date; realBase = Date(); if let newSpeed { speed = newSpeed }
+        Task { [bell] in await bell.ring() }
+    }
     func advanceClock(by seconds: TimeInterval) { setClock(now.addingTimeInterval(seconds)) }
     func armClock(_ date: Date, speed newSpeed: Double) { armedClock = (date, newSpeed) }
     func add(notes new: [FakeMisskeySeed.Note]) { for note in new { notes[note.id] = note } }
@@ -355,19 +365,23 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
     private(set) var streamingAvailable = true
     private(set) var streamsOpen = true
     func setStreamingAvailable(_ available: Bool) { streamingAvailable = available }
-    func cutStreams() { streamGeneration += 1 }
-    func endStreams() { streamsOpen = false }
+    func cutStreams() { streamGeneration += 1; Task { [bell] in await bell.ring() } }
+    func endStreams() { streamsOpen = false; Task { [bell] in await bell.ring() } }
     func countStreamOpened() { streamsOpened += 1 }
 
-    /// The caller's `mention` and `reply` events for notes made after `after` (an id), oldest first, and the newest note
-    /// made by now that was looked at (a stream goes on after it: what is older has been seen).
-    func mainEvents(of accountID: String, after: String?) -> (events: [(id: String, type: String, note: JSONValue)], newest: String?) {
-        guard let account = accounts[accountID] else { return ([], after) }
-        let caller = Caller(account: account)
+    /// The caller's `mention` and `reply` events for notes made after `after` (an id), oldest first, the newest note
+    /// made by now that was looked at (a stream goes on after it: what is older has been seen), and the real seconds
+    /// until the clock reveals the next note still to come.
+    func mainEvents(of accountID: String, after: String?)
+        -> (events: [(id: String, type: String, note: JSONValue)], newest: String?, realSecondsToNext: Double) {
         let current = now
+        let (start, nextReveal) = visibleStart(at: current)
+        let wait = StreamBell.realSeconds(until: nextReveal, from: current, speed: speed)
+        guard let account = accounts[accountID] else { return ([], after, wait) }
+        let caller = Caller(account: account)
         var events: [(id: String, type: String, note: JSONValue)] = []
         var newest: String?
-        for note in newestFirst() {
+        for note in newestFirstNotes[start...] {
             guard note.createdAt <= current else { continue }
             if let after, !Self.isNewer(note.id, than: after) { break }
             if newest == nil { newest = note.id }
@@ -378,13 +392,26 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
                 events.append((note.id, "reply", noteJSON(note, for: caller)))
             }
         }
-        return (events.reversed(), newest ?? after)
+        return (events.reversed(), newest ?? after, wait)
     }
 
     /// The newest note id now (a stream sends what comes after it).
     func newestNoteID() -> String? {
         let current = now
-        return newestFirst().first { $0.createdAt <= current }?.id
+        let start = visibleStart(at: current).start
+        return newestFirstNotes[start...].first { $0.createdAt <= current }?.id
+    }
+
+    /// Where in the index the notes made by `current` begin (every note before it is still to come), and the time of
+    /// the next note to come.
+    private func visibleStart(at current: Date) -> (start: Int, nextReveal: Date?) {
+        _ = newestFirst()
+        var low = 0, high = earliestUpTo.count
+        while low < high {
+            let middle = (low + high) / 2
+            if earliestUpTo[middle] <= current { high = middle } else { low = middle + 1 }
+        }
+        return (low, low > 0 ? earliestUpTo[low - 1] : nil)
     }
 
     // MARK: - The record, as fake X's
@@ -452,6 +479,9 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
     private func newestFirst() -> [FakeMisskeySeed.Note] {
         if indexIsStale {
             newestFirstNotes = notes.values.sorted { Self.isNewer($0.id, than: $1.id) }
+            earliestUpTo = []
+            earliestUpTo.reserveCapacity(newestFirstNotes.count)
+            for note in newestFirstNotes { earliestUpTo.append(min(earliestUpTo.last ?? note.createdAt, note.createdAt)) }
             countsByUser = [:]
             for note in newestFirstNotes { countsByUser[note.userID, default: 0] += 1 }
             mentionsByNote = [:]
@@ -483,7 +513,8 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
         // Newest first; the oldest `limit` newer than `sinceId` when it pages upward, so all of those are gathered then.
         let upward = sinceID != nil && untilID == nil && !alwaysNewestFirst
         var candidates: [(id: String, value: FakeMisskeySeed.Note)] = []
-        for note in newestFirst() {
+        let start = visibleStart(at: current).start
+        for note in newestFirstNotes[start...] {
             if let untilID, !Self.isNewer(untilID, than: note.id) { continue }
             if let sinceID, !Self.isNewer(note.id, than: sinceID) { break }
             guard isVisible(note, to: caller, now: current), matches(note) else { continue }

@@ -191,11 +191,15 @@ struct FleetCommand: AsyncParsableCommand {
         abstract: "Runs the fleet's bots: as many processes as you like share them, each claiming its share (`mirror_bot bots add` adds bots).",
         discussion: """
             Needs DATABASE_URL (Postgres: the bots, their leases and their stores), REDIS_URL (their word counts; \
-            REDIS_CLUSTER=true for a Redis Cluster) and FLEET_KEY, the same in every process. Every 5 s a process says \
-            it is alive, renews the leases it holds and claims free or expired bots up to its share of the live \
-            processes; a lease not renewed for 20 s (a process killed) is claimed by another, whose bots then read back \
-            what the killed one left mid-send, as `start` does after a crash. SIGTERM stops every bot gracefully and lets \
-            its leases go at once. A bot that fails (revoked tokens) is paused with the reason; `bots resume` restarts it.
+            REDIS_CLUSTER=true for a Redis Cluster) and FLEET_KEY, the same in every process. Every \
+            FLEET_ROUND_SECONDS (5) a process says it is alive, renews the leases it holds and claims free or expired \
+            bots up to its share of the live processes; a lease not renewed for FLEET_LEASE_SECONDS (20: a process \
+            killed) is claimed by another, whose bots then read back what the killed one left mid-send, as `start` does \
+            after a crash. SIGTERM stops every bot gracefully and lets its leases go at once. A bot that fails (revoked \
+            tokens) is paused with the reason; `bots resume` restarts it. The process's bots share one Postgres pool of \
+            FLEET_DATABASE_CONNECTIONS (10; raise it for many hundreds of bots, within the server's max_connections \
+            for every process), and their leases a pool of two of their own. With PORT, the fleet's list is at `/` \
+            and `/api/v1/bots`, each bot running here at `/bots/<name>/`, `/metrics` labelled by bot.
             """
     )
 
