@@ -42,6 +42,54 @@ public struct FleetBots: Sendable {
     /// Adds the bot `name` with `settings` (its own variables: those the fleet's processes share are refused), after
     /// checking that they make a whole configuration; its stores are made and migrated in its schema. Returns the bot.
     public func add(name: String, settings: [String: String], key: FleetKey) async throws -> FleetBot {
+        let (configuration, sealed) = try checked(name: name, settings: settings, key: key)
+        return try await withRegistryAndPool { registry, pool in
+            let bot = try await registry.add(name: name, network: settings["NETWORK"]?.lowercased() ?? "x", sealedSettings: sealed)
+            let stores = PostgresStoreSet(sharing: pool, schema: bot.schema, settings: StoreSettings(timeZone: configuration.behaviour.timeZone))
+            try await stores.migrations.migrate()
+            return bot
+        }
+    }
+
+    /// Makes the bot that `start` runs on this database a fleet's bot named `name`, with `settings` (its own variables, as
+    /// `add` takes them), its data moved in place: the tables of its schema (`DATABASE_SCHEMA`, default `public`) become
+    /// the bot's schema's without a row copied, and its word counts (under `REDIS_KEY_PREFIX`) go under the bot's key
+    /// prefix. The single bot's lease is held meanwhile, so that no `start` runs it; a `start` later on that schema is
+    /// refused, naming the fleet's bot. Returns the bot, the tables moved and the Redis keys moved. Throws `LeaseHeld`
+    /// while a `start` runs the bot, `FleetError.nothingToAdopt` when the schema holds none, `FleetError.nameTaken`.
+    public func adopt(name: String, settings: [String: String], key: FleetKey) async throws -> (bot: FleetBot, tables: Int, keys: Int) {
+        let (botConfiguration, sealed) = try checked(name: name, settings: settings, key: key)
+        return try await withRegistryAndPool { registry, pool in
+            let schema = configuration.storage.databaseSchema ?? "public"
+            // As `start` opens them (its lease is taken by the same name: none when DATABASE_SCHEMA is not set).
+            let single = configuration.storage.databaseSchema.map { PostgresStoreSet(sharing: pool, schema: $0) } ?? pool
+            guard try await !single.migrations.appliedVersions().isEmpty else { throw FleetError.nothingToAdopt(schema: schema) }
+            let lease = try await single.takeLease(logger: logger)
+            do {
+                let (bot, tables) = try await registry.adopt(name: name, network: settings["NETWORK"]?.lowercased() ?? "x", sealedSettings: sealed, storesIn: schema)
+                let stores = PostgresStoreSet(sharing: pool, schema: bot.schema, settings: StoreSettings(timeZone: botConfiguration.behaviour.timeZone))
+                try await stores.migrations.migrate()
+                var keys = 0
+                if let redis = configuration.storage.redis {
+                    let connection: any RedisPipelining = configuration.storage.redisCluster
+                        ? RedisClusterConnection(seed: redis, certificateAuthority: configuration.storage.redisTLSCertificateAuthority)
+                        : RedisConnection(url: redis, certificateAuthority: configuration.storage.redisTLSCertificateAuthority)
+                    defer { connection.close() }
+                    keys = try await RedisWordCounts(connection: connection, keyPrefix: configuration.storage.redisKeys)
+                        .move(to: RedisWordCounts(connection: connection, keyPrefix: botConfiguration.storage.redisKeys))
+                }
+                await lease.release()
+                return (bot, tables, keys)
+            } catch {
+                await lease.release()
+                throw error
+            }
+        }
+    }
+
+    /// The bot `name`'s whole configuration from `settings`, checked (a name a bot may have, none of the variables the
+    /// fleet's processes share, its accounts all there), and its settings sealed with `key`.
+    private func checked(name: String, settings: [String: String], key: FleetKey) throws -> (Configuration, Data) {
         guard FleetBot.isValidName(name) else { throw FleetError.badName(name) }
         let shared = settings.keys.filter { FleetBotSettings.processVariables.contains($0) }.sorted()
         guard shared.isEmpty else {
@@ -49,13 +97,7 @@ public struct FleetBots: Sendable {
         }
         let configuration = try Configuration(environment: FleetBotSettings.environment(of: name, settings: settings, process: environment))
         try configuration.require([.humanCredentials, .botCredentials])
-        let sealed = try key.seal(settings)
-        return try await withRegistryAndPool { registry, pool in
-            let bot = try await registry.add(name: name, network: settings["NETWORK"]?.lowercased() ?? "x", sealedSettings: sealed)
-            let stores = PostgresStoreSet(sharing: pool, schema: bot.schema, settings: StoreSettings(timeZone: configuration.behaviour.timeZone))
-            try await stores.migrations.migrate()
-            return bot
-        }
+        return (configuration, try key.seal(settings))
     }
 
     /// The environment a command runs in for the bot `name` (`mirror_bot bots exec`): every variable of the

@@ -287,12 +287,47 @@ actor FakeBlueskyWorld {
         store(ATURI(repo: post.authorDID, collection: PostRecord.type, rkey: post.rkey), Self.json(post.record), at: post.indexedAt)
     }
 
+    /// Stores a record. An index of the posts that was up to date is kept so: a record of another kind leaves it as it
+    /// was, a new post is put in its place (a fleet's bots write every few seconds between them, and sorting every post
+    /// again after each write would hold the service up); a post replaced makes it again.
     @discardableResult
     private func store(_ uri: ATURI, _ value: JSONValue, at date: Date) -> StoredRecord {
         let stored = StoredRecord(uri: uri, value: value, cid: Self.cid(of: value), indexedAt: date, seq: nextSeq)
         nextSeq += 1
+        let wasFresh = !postsAreStale, isNew = records[uri.description] == nil
         records[uri.description] = stored
+        guard wasFresh else { return stored }
+        if uri.collection != PostRecord.type {
+            postsAreStale = false
+        } else if isNew {
+            let order = Self.order(stored.indexedAt, stored.seq)
+            let place = firstPlace { $0.order < order }
+            newestFirstPosts.insert(stored, at: place)
+            postSummaries.insert(summary(of: stored), at: place)
+            postsAreStale = false
+        }
         return stored
+    }
+
+    /// The first place in the index (newest first) whose summary `isPast` says is past a bound (`isPast` false before
+    /// it, true from it on: the index is sorted), by a binary search.
+    private func firstPlace(where isPast: (PostSummary) -> Bool) -> Int {
+        var low = 0, high = postSummaries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if isPast(postSummaries[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+
+    /// What a page of posts is chosen by, for one post.
+    private func summary(of stored: StoredRecord) -> PostSummary {
+        let record = postRecord(stored)
+        let mentions = (record?.facets ?? []).flatMap { $0.features }.compactMap { feature -> String? in
+            if case .mention(let did) = feature { return did } else { return nil }
+        }
+        return PostSummary(indexedAt: stored.indexedAt, order: Self.order(stored.indexedAt, stored.seq), repo: stored.uri.repo,
+                           repliesTo: record?.reply.flatMap { ATURI($0.parent.uri)?.repo }, mentions: mentions)
     }
 
     func exists(_ reference: StrongRef) -> Bool { records[reference.uri]?.cid == reference.cid }
@@ -310,14 +345,7 @@ actor FakeBlueskyWorld {
         if postsAreStale {
             newestFirstPosts = records.values.filter { $0.uri.collection == PostRecord.type }
                 .sorted { Self.order($0.indexedAt, $0.seq) > Self.order($1.indexedAt, $1.seq) }
-            postSummaries = newestFirstPosts.map { stored in
-                let record = postRecord(stored)
-                let mentions = (record?.facets ?? []).flatMap { $0.features }.compactMap { feature -> String? in
-                    if case .mention(let did) = feature { return did } else { return nil }
-                }
-                return PostSummary(indexedAt: stored.indexedAt, order: Self.order(stored.indexedAt, stored.seq), repo: stored.uri.repo,
-                                   repliesTo: record?.reply.flatMap { ATURI($0.parent.uri)?.repo }, mentions: mentions)
-            }
+            postSummaries = newestFirstPosts.map(summary(of:))
             postsAreStale = false
         }
         return newestFirstPosts
@@ -332,7 +360,9 @@ actor FakeBlueskyWorld {
         let current = now
         _ = newestFirst()
         var items: [(seq: Int, item: Item)] = []
-        for index in postSummaries.indices {
+        // The posts still to come on the clock, and those before the cursor, lead the index: passed over.
+        let start = firstPlace { $0.order < before && $0.indexedAt <= current }
+        for index in postSummaries.indices[start...] {
             let summary = postSummaries[index]
             guard summary.indexedAt <= current, summary.order < before, wanted(summary), let item = view(newestFirstPosts[index], summary) else { continue }
             if items.count == limit { return (items.map(\.item), items.last.map { String($0.seq) }) }

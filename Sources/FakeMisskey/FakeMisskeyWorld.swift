@@ -281,7 +281,7 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
         let note = FakeMisskeySeed.Note(id: nextID(at: current), userID: caller.account.id, text: text, cw: cw, visibility: visibility,
                                         localOnly: (body.bool("localOnly")) ?? false, replyID: replyID, createdAt: current,
                                         visibleUserIDs: (body.strings("visibleUserIds")) ?? [])
-        notes[note.id] = note
+        insert(note)
         posted.append(note)
         answerAsAutoRepliers(note)
         return FakeMisskeyResponse(status: 200, body: .object([("createdNote", noteJSON(note, for: caller))]))
@@ -475,6 +475,29 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
         }
     }
 
+    /// Adds a new note. An index that was up to date is kept so, the note put in its place (a fleet's bots write a note
+    /// every few seconds between them, and sorting every note again after each would hold the instance up).
+    private func insert(_ note: FakeMisskeySeed.Note) {
+        let wasFresh = !indexIsStale, isNew = notes[note.id] == nil
+        notes[note.id] = note
+        guard wasFresh, isNew else { return }
+        // The first place whose note is not newer than this one (the index is newest first).
+        var low = 0, high = newestFirstNotes.count
+        while low < high {
+            let middle = (low + high) / 2
+            if Self.isNewer(newestFirstNotes[middle].id, than: note.id) { low = middle + 1 } else { high = middle }
+        }
+        newestFirstNotes.insert(note, at: low)
+        earliestUpTo.insert(min(low > 0 ? earliestUpTo[low - 1] : note.createdAt, note.createdAt), at: low)
+        // The earliest time up to each later place now counts this note too (until one already earlier).
+        for place in (low + 1)..<earliestUpTo.count {
+            guard earliestUpTo[place] > note.createdAt else { break }
+            earliestUpTo[place] = note.createdAt
+        }
+        countsByUser[note.userID, default: 0] += 1
+        indexIsStale = false
+    }
+
     /// Every note, newest first (the index made again if the notes changed).
     private func newestFirst() -> [FakeMisskeySeed.Note] {
         if indexIsStale {
@@ -561,7 +584,7 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
                                               text: "@\(author.username) \(phrases[autoReplyCount % phrases.count]) (\(autoReplyCount))",
                                               visibility: note.visibility == "specified" ? "specified" : "home", replyID: note.id, createdAt: at,
                                               visibleUserIDs: note.visibility == "specified" ? [note.userID] : [])
-            notes[answer.id] = answer
+            insert(answer)
         }
     }
 

@@ -13,9 +13,10 @@ struct BotsCommand: AsyncParsableCommand {
         discussion: """
             A fleet keeps its bots in its Postgres (DATABASE_URL): each bot's settings (its own variables: NETWORK, \
             its accounts, TZ, options) sealed with FLEET_KEY (AES-GCM), its stores in a schema of its own, its word \
-            counts in the fleet's Redis under its own keys. Every process of the fleet needs the same FLEET_KEY.
+            counts in the fleet's Redis under its own keys. Every process of the fleet needs the same FLEET_KEY. \
+            `bots adopt` makes the bot a `start` ran on this database one of them, its data moved in place.
             """,
-        subcommands: [AddBotCommand.self, ListBotsCommand.self, ExecBotCommand.self, PauseBotCommand.self, ResumeBotCommand.self, RemoveBotCommand.self]
+        subcommands: [AddBotCommand.self, AdoptBotCommand.self, ListBotsCommand.self, ExecBotCommand.self, PauseBotCommand.self, ResumeBotCommand.self, RemoveBotCommand.self]
     )
 
     /// The administration and the key from the process's environment (and `.env`).
@@ -60,6 +61,53 @@ struct AddBotCommand: AsyncParsableCommand {
             print("Added the bot \(bot.name) (\(bot.network)): its stores are in the schema \(bot.schema), its word counts under \(name):. `mirror_bot fleet` runs it.")
         } catch let error as FleetError {
             throw ValidationError(error.description)
+        }
+    }
+}
+
+/// `mirror_bot bots adopt NAME`: the bot `start` runs becomes a fleet's bot, its data moved in place.
+struct AdoptBotCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "adopt",
+        abstract: "Makes the bot `mirror_bot start` runs on this database a fleet's bot named NAME, its data moved in place (nothing copied).",
+        discussion: """
+            Run it with the environment `start` runs with (its .env: DATABASE_URL, REDIS_URL, DATABASE_SCHEMA, \
+            REDIS_KEY_PREFIX) and FLEET_KEY. The bot's own variables there (NETWORK, its accounts, TZ, options; or those \
+            of --env-file) are checked and sealed as `bots add` seals them. Its stores' tables move from its schema into \
+            a schema of its own in one transaction, and its word counts go under the key prefix NAME:. Stop `start` \
+            first: adopt refuses while it runs. Afterwards `start` and the other commands on that schema refuse, naming \
+            the fleet's bot: `mirror_bot fleet` runs it, and `mirror_bot bots exec NAME -- COMMAND` runs a command as it.
+            """
+    )
+
+    @Argument(help: "The bot's name in the fleet: 1 to 40 lower-case letters, digits, - and _.")
+    var name: String
+
+    @Option(help: "The file of the bot's own variables, as a .env file (by default, those of this environment and .env).")
+    var envFile: String?
+
+    func run() async throws {
+        let (bots, key) = try BotsCommand.open()
+        let settings: [String: String]
+        if let envFile {
+            let text: String
+            do { text = try String(contentsOfFile: envFile, encoding: .utf8) } catch {
+                throw ValidationError("\(envFile) cannot be read: \((error as NSError).localizedDescription)")
+            }
+            settings = try EnvironmentFile(parsing: text).variables
+        } else {
+            settings = try EnvironmentFile.processEnvironment().filter {
+                Configuration.variableNames.contains($0.key) && !FleetBotSettings.processVariables.contains($0.key)
+            }
+        }
+        do {
+            let (bot, tables, keys) = try await bots.adopt(name: name, settings: settings, key: key)
+            print("Adopted the bot as \(bot.name) (\(bot.network)): \(tables) tables moved into the schema \(bot.schema), \(keys) Redis keys under \(name):. "
+                  + "`mirror_bot fleet` runs it; `mirror_bot start` on the old schema now refuses.")
+        } catch let error as FleetError {
+            throw ValidationError(error.description)
+        } catch let error as LeaseHeld {
+            throw ValidationError("Not adopted: \(error.description)")
         }
     }
 }

@@ -253,6 +253,57 @@ public struct RedisWordCounts: WordCountBackend {
         return deleted
     }
 
+    /// Moves this store's keys (as `removeAll` finds them) under `target`'s prefix, keeping what each holds: a bot that
+    /// `start` ran joins a fleet with its counts (`mirror_bot bots adopt`). Each key is copied by its type (a hash, a
+    /// string, a set: what the counts are made of) to `target` and then deleted here, a batch at a time, so that it
+    /// works on a Redis Cluster too, where the two prefixes' hash tags are in different slots. A key already under
+    /// `target`'s name is replaced. Returns how many keys moved.
+    @discardableResult
+    public func move(to target: RedisWordCounts) async throws -> Int {
+        guard target.keyPrefix != keyPrefix else { return 0 }
+        var moved = 0
+        for pattern in ["features:*", "categories:*", "trained:*", "learned:*"] {
+            var cursor = "0"
+            repeat {
+                let reply = try await send("SCAN", cursor, "MATCH", Self.globEscaped(keyPrefix) + pattern, "COUNT", "1000")
+                guard let parts = reply.arrayValue, parts.count == 2, let next = parts[0].stringValue,
+                      let keys = parts[1].arrayValue?.compactMap(\.stringValue) else {
+                    throw WordCountsUnavailable(store: store, reason: "SCAN did not return a cursor and keys")
+                }
+                if !keys.isEmpty {
+                    let types = try await pipeline(keys.map { ["TYPE", $0] }).map { try $0.checked().stringValue ?? "none" }
+                    if let (key, type) = zip(keys, types).first(where: { !["hash", "set", "string", "none"].contains($0.1) }) {
+                        throw WordCountsUnavailable(store: store, reason: "\(key) is a \(type), not a key of the word counts: nothing more was moved")
+                    }
+                    let reads: [[String]] = zip(keys, types).map { key, type in
+                        switch type {
+                        case "hash": ["HGETALL", key]
+                        case "set": ["SMEMBERS", key]
+                        case "string": ["GET", key]
+                        default: ["EXISTS", key]
+                        }
+                    }
+                    let values = try await pipeline(reads).map { try $0.checked() }
+                    var writes: [[String]] = []
+                    for ((key, type), value) in zip(zip(keys, types), values) {
+                        let newKey = target.keyPrefix + key.dropFirst(keyPrefix.count)
+                        let items = value.arrayValue?.compactMap(\.stringValue) ?? []
+                        switch type {
+                        case "hash" where !items.isEmpty: writes += [["DEL", newKey], ["HSET", newKey] + items]
+                        case "set" where !items.isEmpty: writes += [["DEL", newKey], ["SADD", newKey] + items]
+                        case "string": if let text = value.stringValue { writes.append(["SET", newKey, text]) }
+                        default: break  // gone since the scan, or empty
+                        }
+                    }
+                    for reply in try await target.pipeline(writes) { _ = try reply.checked() }
+                    moved += Int(try await pipeline([["UNLINK"] + keys])[0].checked().integerValue ?? 0)
+                }
+                cursor = next
+            } while cursor != "0"
+        }
+        return moved
+    }
+
     // MARK: Keys
 
     /// The hash of one feature's counts.

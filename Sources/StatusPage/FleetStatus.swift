@@ -86,31 +86,50 @@ struct FleetRow: Sendable, Encodable, Equatable {
 
 /// The fleet's list, as HTML and as JSON (`/api/v1/bots`).
 enum FleetStatusView {
-    /// The rows, each bot running here read from its stores now (a bot whose stores do not answer shows no day).
-    static func rows(of content: FleetStatusContent) async throws -> [FleetRow] {
-        var rows: [FleetRow] = []
-        for bot in try await content.listing() {
-            var row = FleetRow(name: bot.name, network: bot.network, state: "waiting", holder: bot.holder, pauseReason: bot.pauseReason)
-            if bot.pauseReason != nil {
-                row.state = "paused"
-            } else if bot.holder == content.process, let page = content.page(of: bot.name) {
-                row.state = "running here"
-                let now = page.now()
-                let day = StatusPageView.localDay(of: now, in: page.timeZone)
-                let minute = StatusPageView.minuteOfDay(now, in: page.timeZone)
-                if let slots = try? await page.database.plans.slots(of: day) {
-                    row.nextSlot = slots.first { $0.state == .planned && $0.minute >= minute }.map { StatusPageView.clockTime($0.minute) }
-                }
-                if let actions = try? await page.database.actions.page(limit: 100) {
-                    let todays = actions.filter { StatusPageView.localDay(of: $0.at, in: page.timeZone) == day }
-                    row.today = Dictionary(todays.map { ($0.kind.rawValue, 1) }, uniquingKeysWith: +)
-                }
-            } else if bot.holder != nil {
-                row.state = "running elsewhere"
+    /// The rows, each bot running here read from its stores now (a bot whose stores do not answer shows no day), up to
+    /// `concurrently` bots at a time (a thousand bots' stores read one after another, behind their own statements on the
+    /// pool, took minutes).
+    static func rows(of content: FleetStatusContent, concurrently: Int = 16) async throws -> [FleetRow] {
+        let listed = try await content.listing()
+        var rows: [FleetRow?] = Array(repeating: nil, count: listed.count)
+        try await withThrowingTaskGroup(of: (Int, FleetRow).self) { group in
+            var next = 0
+            func addNext() {
+                guard next < listed.count else { return }
+                let (index, bot) = (next, listed[next])
+                next += 1
+                group.addTask { (index, await row(of: bot, in: content)) }
             }
-            rows.append(row)
+            for _ in 0..<concurrently { addNext() }
+            while let (index, row) = try await group.next() {
+                rows[index] = row
+                addNext()
+            }
         }
-        return rows
+        return rows.compactMap { $0 }
+    }
+
+    /// One bot's row.
+    private static func row(of bot: FleetStatusContent.Listed, in content: FleetStatusContent) async -> FleetRow {
+        var row = FleetRow(name: bot.name, network: bot.network, state: "waiting", holder: bot.holder, pauseReason: bot.pauseReason)
+        if bot.pauseReason != nil {
+            row.state = "paused"
+        } else if bot.holder == content.process, let page = content.page(of: bot.name) {
+            row.state = "running here"
+            let now = page.now()
+            let day = StatusPageView.localDay(of: now, in: page.timeZone)
+            let minute = StatusPageView.minuteOfDay(now, in: page.timeZone)
+            if let slots = try? await page.database.plans.slots(of: day) {
+                row.nextSlot = slots.first { $0.state == .planned && $0.minute >= minute }.map { StatusPageView.clockTime($0.minute) }
+            }
+            if let actions = try? await page.database.actions.page(limit: 100) {
+                let todays = actions.filter { StatusPageView.localDay(of: $0.at, in: page.timeZone) == day }
+                row.today = Dictionary(todays.map { ($0.kind.rawValue, 1) }, uniquingKeysWith: +)
+            }
+        } else if bot.holder != nil {
+            row.state = "running elsewhere"
+        }
+        return row
     }
 
     /// The page at `/`: a table of the bots.

@@ -1,5 +1,6 @@
 import FakeMastodon
 import Foundation
+import RedisClient
 import Testing
 import TestSupport
 
@@ -194,6 +195,81 @@ struct FleetProcessTests {
                     _ = try await MirrorBotProcess.run(["bots", "remove", names[1], "--yes"], environment: environment)
                     let none = try await MirrorBotProcess.run(["bots", "list"], environment: environment)
                     #expect(none.standardOutput.contains("No bots yet"), "\(none.standardOutput)")
+                }
+            }
+        }
+    }
+
+    @Test("bots adopt: the bot a `start` ran becomes a fleet's bot with its data moved in place (its tables, its word counts); refused while `start` runs it; `start` on the old schema refused after; the fleet runs it")
+    func adoptsTheSingleBot() async throws {
+        let server = FakeMastodonServer(seed: Self.seed())
+        try await server.withRunning { instance in
+            try await TestServers.withScratchDatabase("fleet") { database in
+                try await TestServers.withTemporaryFolder { folder in
+                    let suffix = String(UUID().uuidString.prefix(6).lowercased())
+                    let name = "solo-\(suffix)", prefix = "single-\(suffix):"
+                    let shared = ["DATABASE_URL": database.connectionText, "REDIS_URL": try TestServers.redisURL().redacted,
+                                  "FLEET_KEY": "a fleet key of the test, long enough", "FLEET_LEASE_SECONDS": "4", "FLEET_ROUND_SECONDS": "1"]
+                    // The single bot: its variables in the environment, as `start` reads them, its counts under its own prefix.
+                    var single = shared.merging(["REDIS_KEY_PREFIX": prefix]) { $1 }
+                    for line in Self.settings("alice", instance: instance).split(separator: "\n") {
+                        let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+                        single[parts[0]] = parts[1]
+                    }
+                    let notYet = try await MirrorBotProcess.run(["bots", "adopt", name], environment: single)
+                    #expect(notYet.status != 0 && notYet.standardError.contains("There are no stores of a bot in the schema public"), "\(notYet.standardError)")
+                    let migrated = try await MirrorBotProcess.run(["migrate"], environment: single)
+                    #expect(migrated.status == 0, "\(migrated.standardError.suffix(1_000))")
+                    let trained = try await MirrorBotProcess.run(["train", "scheduler"], environment: single)
+                    #expect(trained.standardOutput.contains("Archived 504 new tweets of the human"), "\(trained.standardError.suffix(1_000))")
+                    let redis = RedisConnection(url: try TestServers.redisURL())
+                    defer { redis.close() }
+                    _ = try await redis.pipeline([["HSET", prefix + "features:猫", "favorite", "3", "normal", "1"], ["SET", prefix + "categories:favorite", "7"],
+                                                  ["SADD", prefix + "learned:favorite", "11", "12"]])
+
+                    // Refused while `start` runs it: nothing moved.
+                    await server.armClock(Self.dayStart, speed: 1_440)
+                    let running = try RunningBot(["start", "--speed", "1440", "--start-time", Self.dayStart.formatted(.iso8601)], environment: single, folder: folder)
+                    defer { if running.process.isRunning { kill(running.process.processIdentifier, SIGKILL) } }
+                    #expect(try await running.waitForLog("running; SIGTERM"), "\(running.tail)")
+                    let refused = try await MirrorBotProcess.run(["bots", "adopt", name], environment: single)
+                    #expect(refused.status != 0 && refused.standardError.contains("Not adopted: Another mirror_bot start is running for this bot"), "\(refused.standardError)")
+                    let none = try await MirrorBotProcess.run(["bots", "list"], environment: shared)
+                    #expect(none.standardOutput.contains("No bots yet"), "\(none.standardOutput)")
+                    kill(running.process.processIdentifier, SIGTERM)
+                    #expect(try await running.waitForExit().status == 0, "\(running.tail)")
+                    let postedAlone = await Self.posts(server, by: "200")
+
+                    // Adopted: the tables and the counts moved (these and the training's flags), nothing of the environment printed.
+                    let keysBefore = try await redis.pipeline([["KEYS", prefix + "*"]])[0].arrayValue?.count ?? 0
+                    #expect(keysBefore >= 4)
+                    let adopted = try await MirrorBotProcess.run(["bots", "adopt", name], environment: single)
+                    #expect(adopted.status == 0 && adopted.standardOutput.contains("Adopted the bot as \(name) (mastodon): "), "\(adopted.standardError.suffix(1_000))")
+                    #expect(adopted.standardOutput.contains(" \(keysBefore) Redis keys under \(name):"), "\(adopted.standardOutput)")
+                    #expect(!adopted.standardOutput.contains("-token") && !adopted.standardError.contains("-token"), "a secret printed")
+                    let moved = try await redis.pipeline([["HGETALL", name + ":features:猫"], ["GET", name + ":categories:favorite"],
+                                                          ["SMEMBERS", name + ":learned:favorite"], ["EXISTS", prefix + "features:猫", prefix + "categories:favorite"]])
+                    #expect(Set(moved[0].arrayValue?.compactMap(\.stringValue) ?? []) == ["favorite", "3", "normal", "1"], "\(moved[0])")
+                    #expect(moved[1].stringValue == "7" && Set(moved[2].arrayValue?.compactMap(\.stringValue) ?? []) == ["11", "12"], "\(moved)")
+                    #expect(moved[3].integerValue == 0, "the old keys are gone")
+                    let again = try await MirrorBotProcess.run(["bots", "adopt", "\(name)-again"], environment: single)
+                    #expect(again.status != 0 && again.standardError.contains("this bot was adopted into the fleet as \(name)"), "\(again.standardError)")
+
+                    // `start` on the old schema is refused, naming the fleet's bot.
+                    let startAgain = try await MirrorBotProcess.run(["start"], environment: single)
+                    #expect(startAgain.status != 0 && startAgain.standardError.contains("this bot was adopted into the fleet as \(name)"), "\(startAgain.standardError.suffix(1_000))")
+
+                    // The fleet runs it on what it had: it posts, never a status it posted alone.
+                    let fleet = try RunningBot(["fleet", "--speed", "1440", "--start-time", (await server.now()).formatted(.iso8601)], environment: shared, folder: folder)
+                    defer { if fleet.process.isRunning { kill(fleet.process.processIdentifier, SIGKILL) } }
+                    #expect(try await fleet.waitForLog("fleet: running bot \(name) "), "\(fleet.tail)")
+                    #expect(try await Self.waitUntil { await Self.posts(server, by: "200").count > postedAlone.count }, "\(fleet.tail)")
+                    kill(fleet.process.processIdentifier, SIGTERM)
+                    #expect(try await fleet.waitForExit().status == 0, "\(fleet.tail)")
+                    let posts = await Self.posts(server, by: "200")
+                    #expect(Set(posts.map(\.content)).count == posts.count, "a status posted twice: \(posts.map(\.content))")
+                    let cleared = try await MirrorBotProcess.run(["bots", "exec", name, "--", "train", "clear"], environment: shared)
+                    #expect(cleared.status == 0 && cleared.standardOutput.contains("Cleared the archive (504 tweets)"), "\(cleared.standardError.suffix(1_000))")
                 }
             }
         }

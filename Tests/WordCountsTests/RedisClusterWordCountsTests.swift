@@ -61,6 +61,32 @@ struct RedisClusterWordCountsTests {
         try await single.removeAll()
     }
 
+    @Test("A bot's counts moved under another prefix (`bots adopt`) read the same there, on one Redis and across the cluster's slots; none are left behind")
+    func movedCountsReadTheSame() async throws {
+        let name = TestServers.uniqueName("moved")
+        let cluster = RedisClusterConnection(seed: try TestServers.redisClusterURL())
+        let redis = try TestServers.redisConnection()
+        defer { cluster.close() }
+        let reference = RedisWordCounts(connection: redis, keyPrefix: name + "-reference:")
+        try await Self.learn(into: reference)
+        let probes = Self.learning.prefix(40).map(\.features) + [["never-seen"]]
+        let expected = try await reference.counts(forEach: probes)
+        for (connection, from, to) in [(redis as any RedisPipelining, name + ":", name + "-fleet:"),
+                                       (cluster as any RedisPipelining, "{bot:\(name)}:", "{bot:\(name)-fleet}:")] {
+            let single = RedisWordCounts(connection: connection, keyPrefix: from), adopted = RedisWordCounts(connection: connection, keyPrefix: to)
+            try await Self.learn(into: single)
+            let moved = try await single.move(to: adopted)
+            #expect(moved > 40, "\(moved) keys moved")
+            #expect(try await adopted.counts(forEach: probes) == expected)
+            #expect(try await adopted.isTrained("classifier"))
+            #expect(try await adopted.wasLearnedAsFavorite("tweet-0"))
+            #expect(try await !adopted.wasLearnedAsFavorite("tweet-1"))
+            #expect(try await single.removeAll() == 0, "keys left under \(from)")
+            #expect(try await adopted.removeAll() == moved)
+        }
+        try await reference.removeAll()
+    }
+
     @Test("While the bot's slot migrates to another node, new keys follow ASK to it; once moved, MOVED sends everything there; counts stay exact")
     func followsRedirections() async throws {
         let name = TestServers.uniqueName("moving")

@@ -7,6 +7,11 @@ public import Foundation
 public protocol FleetRegistry: Sendable {
     /// Adds a bot; throws `FleetError.nameTaken` when the name is in use.
     func add(name: String, network: String, sealedSettings: Data) async throws -> FleetBot
+    /// Adds a bot whose stores are the tables `start` made in `schema`: they move into the bot's own schema in place (no
+    /// row copied), and `schema` keeps a note of the bot they went to (`adopted_into_fleet`), which the single-bot
+    /// commands refuse. One transaction. Returns the bot and how many tables moved; throws `FleetError.nameTaken`,
+    /// `FleetError.nothingToAdopt`.
+    func adopt(name: String, network: String, sealedSettings: Data, storesIn schema: String) async throws -> (bot: FleetBot, tables: Int)
     /// Every bot, by name, with who holds it.
     func bots() async throws -> [FleetBot]
     /// One bot by name, nil when there is none.
@@ -90,6 +95,8 @@ public enum FleetError: Error, Equatable, CustomStringConvertible {
     case badName(String)
     /// A statement of a fleet's bot was refused: its lease is no longer this hold (lapsed, or taken by another process).
     case leaseLost(botID: Int64, fence: Int64)
+    /// `bots adopt` found no stores of a bot in the schema.
+    case nothingToAdopt(schema: String)
 
     /// The sentence.
     public var description: String {
@@ -97,6 +104,7 @@ public enum FleetError: Error, Equatable, CustomStringConvertible {
         case .nameTaken(let name): "There is already a bot named \(name): choose another name, or `mirror_bot bots remove \(name)` first."
         case .noSuchBot(let name): "There is no bot named \(name) (`mirror_bot bots list` shows them)."
         case .badName(let name): "\"\(name)\" is not a bot's name: 1 to 40 lower-case letters, digits, - and _, starting with a letter or a digit."
+        case .nothingToAdopt(let schema): "There are no stores of a bot in the schema \(schema) (no schema_migrations table), or they went to the fleet already: `mirror_bot bots add` adds a new bot."
         case .leaseLost(let botID, let fence): "the lease of bot \(botID) is no longer this process's hold \(fence) (it lapsed, or another process took it): nothing more is written for it here"
         }
     }

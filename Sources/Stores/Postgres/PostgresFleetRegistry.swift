@@ -56,6 +56,46 @@ public struct PostgresFleetRegistry: FleetRegistry {
         }
     }
 
+    public func adopt(name: String, network: String, sealedSettings: Data, storesIn schema: String) async throws -> (bot: FleetBot, tables: Int) {
+        guard FleetBot.isValidName(name) else { throw FleetError.badName(name) }
+        let bytes = ByteBuffer(bytes: sealedSettings)
+        let from = Self.quoted(schema)
+        let logger = database.logger
+        do {
+            let (id, tables) = try await database.transaction("adopting the bot in the schema \(schema) as \(name)") { connection in
+                var tables: [String] = []
+                let rows = try await connection.query("""
+                    SELECT tablename::text FROM pg_tables WHERE schemaname = \(schema)
+                    AND tablename NOT IN ('fleet_bots', 'fleet_leases', 'fleet_processes', 'adopted_into_fleet') ORDER BY tablename
+                    """, logger: logger)
+                for try await table in rows.decode(String.self) { tables.append(table) }
+                guard tables.contains("schema_migrations") else { throw FleetError.nothingToAdopt(schema: schema) }
+                var id: Int64 = 0
+                let inserted = try await connection.query("INSERT INTO fleet_bots (name, network, settings) VALUES (\(name), \(network), \(bytes)) RETURNING id",
+                                                          logger: logger)
+                for try await value in inserted.decode(Int64.self) { id = value }
+                _ = try await connection.query("INSERT INTO fleet_leases (bot_id) VALUES (\(id))", logger: logger)
+                let to = Self.quoted(FleetBot.schema(of: id))
+                _ = try await connection.query("CREATE SCHEMA \(unescaped: to)", logger: logger)
+                // Each table with its indexes, constraints and the sequences its columns own: moved, not copied.
+                for table in tables {
+                    _ = try await connection.query("ALTER TABLE \(unescaped: from).\(unescaped: Self.quoted(table)) SET SCHEMA \(unescaped: to)", logger: logger)
+                }
+                _ = try await connection.query("""
+                    CREATE TABLE \(unescaped: from).adopted_into_fleet (name text NOT NULL, bot_id bigint NOT NULL, adopted_at timestamptz NOT NULL DEFAULT now())
+                    """, logger: logger)
+                _ = try await connection.query("INSERT INTO \(unescaped: from).adopted_into_fleet (name, bot_id) VALUES (\(name), \(id))", logger: logger)
+                return (id, tables.count)
+            }
+            return (FleetBot(id: id, name: name, network: network, sealedSettings: sealedSettings), tables)
+        } catch let error as ArchiveError where "\(error)".contains("fleet_bots_name_key") {
+            throw FleetError.nameTaken(name)
+        }
+    }
+
+    /// A name as a Postgres identifier, quoted.
+    static func quoted(_ identifier: String) -> String { "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+
     public func bots() async throws -> [FleetBot] {
         try await database.rows("reading the fleet's bots", """
             SELECT b.id, b.name, b.network, b.settings, b.pause_reason,

@@ -27,6 +27,7 @@ public struct PostgresMigrations: SchemaMigrations {
 
     public func migrate() async throws -> [Migration] {
         let logger = database.logger
+        try await refuseIfAdopted()
         try await database.transaction("creating the schema_migrations table") { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.advisoryLockKey))", logger: logger)
             try await connection.query("""
@@ -60,11 +61,24 @@ public struct PostgresMigrations: SchemaMigrations {
     }
 
     public func appliedVersions() async throws -> [Int] {
+        try await refuseIfAdopted()
         // A database never migrated has no schema_migrations table: nothing is applied (asked first, as a query naming a
         // missing table fails however it is filtered).
         let exists = try await database.rows("reading applied migrations", "SELECT to_regclass('schema_migrations') IS NOT NULL", as: Bool.self)
             .first ?? false
         guard exists else { return [] }
         return try await database.rows("reading applied migrations", "SELECT version FROM schema_migrations ORDER BY version", as: Int.self)
+    }
+
+    /// Throws when the bot whose stores these were was adopted into a fleet (`mirror_bot bots adopt` left a note where
+    /// its stores were): it runs there now, and a `start` here would begin again from nothing.
+    private func refuseIfAdopted() async throws {
+        let adopted = try await database.rows("looking for a bot adopted into a fleet", "SELECT to_regclass('adopted_into_fleet') IS NOT NULL", as: Bool.self)
+            .first ?? false
+        guard adopted, let name = try await database.rows("reading where the bot went", "SELECT name FROM adopted_into_fleet LIMIT 1", as: String.self).first else {
+            return
+        }
+        throw ArchiveError(operation: "opening the stores", reason: "this bot was adopted into the fleet as \(name) (`mirror_bot bots adopt`), and its stores went with it: "
+                           + "`mirror_bot fleet` runs it, and `mirror_bot bots exec \(name) -- COMMAND` runs a command as it")
     }
 }
