@@ -99,6 +99,7 @@ public struct BlueskyNetworkModule: NetworkModule {
 
     /// "Bluesky".
     public var name: String { "Bluesky" }
+    public var botServer: String? { settings.service.host() }
     /// Yes: links cost nothing.
     public var postsLinksByDefault: Bool { true }
     /// Copies: Bluesky welcomes scheduled posting bots.

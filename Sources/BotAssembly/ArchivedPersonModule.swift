@@ -14,6 +14,7 @@ public struct ArchivedPersonModule: NetworkModule {
     public init(_ module: any NetworkModule) { self.module = module }
 
     public var name: String { module.name }
+    public var botServer: String? { module.botServer }
     public var postsLinksByDefault: Bool { module.postsLinksByDefault }
     public var postStyleByDefault: PostStyle { module.postStyleByDefault }
     /// The bot's posts are linked; the person's are in their archive, on no page of this network.

@@ -109,6 +109,8 @@ public struct FleetRun: Sendable {
         let tokenizer: TweetTokenizer
         /// What the status server shows (nil without `PORT`): each bot running here shows its page there.
         let status: FleetStatusContent?
+        /// Spaces the bots' starts on each server.
+        let starts = FleetStartPacer(spacing: .seconds(1) / FleetStartPacer.startsPerSecondOnAServer)
     }
 
     /// `PORT`'s status server for the fleet, when `PORT` is set: the fleet's list at `/`, each bot running here at
@@ -265,6 +267,8 @@ public struct FleetRun: Sendable {
             let classifier = BotParts.classifier(on: store, tokenizer: shared.tokenizer, configuration: configuration, examples: database.examples, logger: logger)
             let clock = fleet.clock
             let module = configuration.networkModule
+            // Its turn on its server, before it asks anything of it.
+            try await shared.starts.waitForTurn(on: module.botServer ?? module.name)
             shared.status?.show(bot.name, page: .init(database: database, timeZone: configuration.behaviour.timeZone, postLinks: module.postLinks,
                                                       networkName: module.name, dailyBudget: module.dailyBudget, now: { clock.now() }))
             let network = await module.forDaemon(

@@ -17,6 +17,7 @@ public struct PersonElsewhereModule: NetworkModule {
     public init(person: any NetworkModule, bot: any NetworkModule) { self.person = person; self.bot = bot }
 
     public var name: String { bot.name }
+    public var botServer: String? { bot.botServer }
     public var postsLinksByDefault: Bool { bot.postsLinksByDefault }
     public var postStyleByDefault: PostStyle { bot.postStyleByDefault }
     /// The bot's posts on its network, the person's on theirs.

@@ -239,21 +239,33 @@ public final class FakeMisskeyServer: Sendable {
                 channelID = body["id"] as? String ?? "main"
             }
             guard let channelID else { return }
-            var last = opened
-            while await world.streamsOpen {
-                guard await world.streamGeneration == generation else { throw CancellationError() }  // cut: the connection drops
-                let rings = await world.bell.rings
-                let (events, newest, realSecondsToNext) = await world.mainEvents(of: accountID, after: last)
-                for event in events {
-                    let frame = JSONValue.object([("type", .string("channel")), ("body", .object([("id", .string(channelID)), ("type", .string(event.type)),
-                                                                                                  ("body", event.note)]))])
-                    try await outbound.write(.text(String(decoding: frame.data(), as: UTF8.self)))
-                    last = event.id
+            // Events go out from a task of their own, while what the client sends is read here and dropped: reading is
+            // also what answers its pings and takes its pongs (unread, the server's pings went unanswered and it closed
+            // every stream after a minute). A cut or the end of the streams closes the connection, which ends the reading.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    var last = opened
+                    while await world.streamsOpen {
+                        guard await world.streamGeneration == generation else {  // cut: the connection drops
+                            return try await outbound.close(.goingAway, reason: "cut")
+                        }
+                        let rings = await world.bell.rings
+                        let (events, newest, realSecondsToNext) = await world.mainEvents(of: accountID, after: last)
+                        for event in events {
+                            let frame = JSONValue.object([("type", .string("channel")),
+                                                          ("body", .object([("id", .string(channelID)), ("type", .string(event.type)), ("body", event.note)]))])
+                            try await outbound.write(.text(String(decoding: frame.data(), as: UTF8.self)))
+                            last = event.id
+                        }
+                        last = newest ?? last
+                        // Asleep until a note is made, the clock is set or reveals the next note, or the streams are cut.
+                        await world.bell.wait(after: rings, upTo: realSecondsToNext)
+                        try Task.checkCancellation()
+                    }
+                    try await outbound.close(.goingAway, reason: "the server is shutting down")
                 }
-                last = newest ?? last
-                // Asleep until a note is made, the clock is set or reveals the next note, or the streams are cut.
-                await world.bell.wait(after: rings, upTo: realSecondsToNext)
-                try Task.checkCancellation()
+                while try await messages.next() != nil {}
+                group.cancelAll()  // the client left
             }
         }
     }

@@ -12,6 +12,9 @@ public import Stores
 public protocol NetworkModule: Sendable {
     /// The network's name for log lines and reports ("X", "Mastodon").
     var name: String { get }
+    /// The server the bot's account is on (its host name: the instance, the PDS), for a fleet that spaces its bots'
+    /// starts on one server; nil where the network is one service (X).
+    var botServer: String? { get }
     /// Whether the person's posts with links are copied when `POST_LINKS` is not set (X bills a post with a link
     /// twenty times a plain one: no; Mastodon: yes).
     var postsLinksByDefault: Bool { get }

@@ -74,6 +74,7 @@ public struct XNetworkModule: NetworkModule {
 
     /// "X".
     public var name: String { "X" }
+    public var botServer: String? { nil }
     /// No: X bills a post with a URL $0.200, a plain one $0.010.
     public var postsLinksByDefault: Bool { false }
     /// Remixes: X forbids the same content on two accounts.
