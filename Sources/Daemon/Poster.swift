@@ -149,7 +149,13 @@ public struct Poster: Service {
         let underWay = PicksUnderWay()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for slot in interrupted {
-                group.addTask { try await underWay.recording { try await self.recover(slot, of: day) } }
+                // The tweet it was sending is under way until it is settled: a slot due meanwhile (after a crash or a
+                // fleet's takeover, the first slots come due at once) does not copy it again.
+                if let source = slot.sourceTweetID { underWay.hold(source) }
+                group.addTask {
+                    defer { if let source = slot.sourceTweetID { underWay.finish(source) } }
+                    try await underWay.recording { try await self.recover(slot, of: day) }
+                }
             }
             var pending = slots.filter { $0.state == .planned }
             for slot in slots where slot.state == .planned {
@@ -367,6 +373,9 @@ public struct Poster: Service {
             state.withLock { _ = $0.picks.insert(chosen.tweet.tweetID) }
             return chosen
         }
+
+        /// `source` is under way already: an interrupted slot's, being settled.
+        func hold(_ source: Int64) { state.withLock { _ = $0.picks.insert(source) } }
 
         /// `source` is no longer under way (posted and recorded, or given up).
         func finish(_ source: Int64) { state.withLock { _ = $0.picks.remove(source) } }

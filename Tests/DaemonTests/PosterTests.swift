@@ -233,6 +233,39 @@ struct PosterTests {
         }
     }
 
+    @Test("A slot due while an interrupted one is read back does not copy the tweet that one was sending (after a crash or a fleet's takeover)",
+          arguments: StoreBackends.archives)
+    func interruptedSourceNotPickedAgain(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await PosterWorld.with(backend) { world in
+            // Every morning tweet was copied lately but 08:10's of three days ago: the only one near 08:10 left to pick.
+            let morning = PosterWorld.history().filter { $0.text.hasPrefix("朝") }
+            let sending: Int64 = 305
+            for tweet in morning where tweet.tweetID != sending {
+                try await world.archive.recordBotPost(sourceTweetID: tweet.tweetID, botTweetID: nil, postedAt: PosterWorld.dayStart.addingTimeInterval(-3_600))
+            }
+            _ = try await world.plans.storePlan(day: PosterWorld.day, timeZone: "Asia/Tokyo", minutes: [489, 490], drawnAt: PosterWorld.dayStart)
+            // A process died sending tweet 305 for 08:09, which X made; 08:10 comes due as the next process starts.
+            #expect(try await world.plans.claim(day: PosterWorld.day, minute: 489))
+            try await world.plans.noteSending(day: PosterWorld.day, minute: 489, sourceTweetID: sending)
+            let made = try #require(try await world.client.send(CreateTweet(text: "朝の投稿 3-5"), as: .bot).data?.id)
+            // Reading back what 08:09 made takes a while (X answers 503 once; the retry waits on the bot's clock).
+            await world.server.add(fault: FakeXFault(kind: .serviceUnavailable, count: 1, endpoint: GetUserTweets.name))
+            world.clock.advance(to: PosterWorld.dayStart.addingTimeInterval(8 * 3_600 + 10 * 60))
+            let creates = await world.server.requestCounts()[CreateTweet.name] ?? 0
+            let task = Task { try await world.poster(seed: 3).run() }
+            _ = await world.drive(until: PosterWorld.dayStart.addingTimeInterval(12 * 3_600))
+            task.cancel()
+            _ = try? await task.value
+            let slots = try #require(try await world.plans.slots(of: PosterWorld.day))
+            #expect(slots[0].state == .posted && slots[0].sourceTweetID == sending && slots[0].botTweetID == Int64(made))
+            #expect(slots[1].sourceTweetID != sending, "08:10 copied the tweet 08:09 was sending")
+            let texts = await world.server.posted().map(\.text)
+            #expect(Set(texts).count == texts.count, "posted twice: \(texts)")
+            // One post sent, 08:10's: never 08:09's tweet again (X refuses a duplicate; Mastodon, Misskey and Bluesky do not).
+            #expect((await world.server.requestCounts()[CreateTweet.name] ?? 0) - creates == 1)
+        }
+    }
+
     @Test("A duplicate-content refusal makes the poster pick another tweet; only duplicates skip the slot", arguments: StoreBackends.archives)
     func duplicates(_ backend: StoreBackends.ArchiveKind) async throws {
         try await PosterWorld.with(backend) { world in

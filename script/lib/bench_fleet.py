@@ -205,20 +205,49 @@ def set_up(bots, trained):
     log(f"copied the trained data to {len(others)} bots in {time.monotonic() - began:.0f} s ({keys:,} Redis keys)")
 
 
+def psql(sql):
+    return subprocess.run(["psql", "-At", os.environ["DATABASE_URL"], "-c", sql], capture_output=True, text=True, check=True).stdout
+
+
 def posted_twice():
-    """Posts (not replies) that a bot account made twice with the same text, on every fake: a slot posted twice."""
-    twice = []
+    """Whether any slot was posted twice: every post (not a reply) that a bot account made on the fakes must be one slot
+    its plan records as posted, so the two counts are equal. Also the posts whose text one bot made twice, each with how
+    many of the person's tweets have that text (the generated persona's lines come from templates: two slots may copy
+    two tweets of the same text)."""
+    posts, same_text = 0, []
     for url in URLS.values():
         state = json.loads(urllib.request.urlopen(url + "/admin/state", timeout=60).read())
         seen = set()
         for post in state["posted"]:
             if post.get("in_reply_to_tweet_id"):
                 continue
+            posts += 1
             key = (post["author_id"], post["text"])
             if key in seen:
-                twice.append(key)
+                same_text.append(key)
             seen.add(key)
-    return twice, sum(len(json.loads(urllib.request.urlopen(url + "/admin/state", timeout=60).read())["posted"]) for url in URLS.values())
+    schemas = psql("SELECT 'bot_' || id FROM fleet_bots").split()
+    slots = 0
+    for start in range(0, len(schemas), 200):
+        counts = " UNION ALL ".join(f"SELECT count(*) AS n FROM {schema}.plan_slots WHERE state = 'posted'" for schema in schemas[start:start + 200])
+        slots += int(psql(f"SELECT sum(n) FROM ({counts}) AS each_bot").strip() or 0)
+    # For each such text: the slots of any bot that posted it, with the tweet each copied (two tweets of one text, or one
+    # tweet twice), and how many of the person's tweets have it.
+    found = []
+    for _, text in same_text:
+        rows = []
+        for start in range(0, len(schemas), 200):
+            union = " UNION ALL ".join(f"SELECT '{schema}' AS bot, p.minute, p.source_tweet_id FROM {schema}.plan_slots p "
+                                       f"JOIN {schema}.tweets t ON t.tweet_id = p.source_tweet_id WHERE p.state = 'posted' AND t.text = $${text}$$"
+                                       for schema in schemas[start:start + 200])
+            rows += [line.split("|") for line in psql(union).split()]
+        by_bot = {}
+        for bot, minute, source in rows:
+            by_bot.setdefault(bot, []).append((int(minute), source))
+        twice = {bot: slots for bot, slots in by_bot.items() if len(slots) > 1}
+        archived = int(psql(f"SELECT count(DISTINCT tweet_id) FROM {schemas[0]}.tweets WHERE text = $${text}$$").strip() or 0)
+        found.append((text, archived, twice))
+    return posts, slots, found
 
 
 def one_process():
@@ -295,11 +324,15 @@ def failover():
                 break
         times = sorted(back.values())
         time.sleep(1800 / SPEED)  # half an hour more
-        twice, total = posted_twice()
+        posts, slots, same_text = posted_twice()
         print(f"failover: {BOTS} bots on three processes ({here}), an hour of their day at {SPEED:g}x, leases of 20 s renewed every 5 s (the defaults):")
         print(f"  one process SIGKILLed with {len(victims)} bots: {len(back)} running again on the other two, "
               f"the first after {times[0]:.1f} s, half after {times[len(times) // 2]:.1f} s, all after {times[-1]:.1f} s (goal: within 45 s)")
-        print(f"  posts on the fakes: {total}; a post made twice by one bot: {len(twice)} {twice[:3]}")
+        print(f"  posts on the fakes (replies aside): {posts}; slots the bots' plans record as posted: {slots}; "
+              f"a slot posted twice: {max(0, posts - slots)}")
+        print(f"  the same text posted twice by one bot: {len(same_text)}")
+        for text, archived, twice in same_text:
+            print(f"    {text}: {archived} of the person's tweets; posted at {twice}")
     finally:
         for process, _ in processes:
             if process.poll() is None:
