@@ -99,7 +99,7 @@ public struct BlueskyNetworkModule: NetworkModule {
 
     /// "Bluesky".
     public var name: String { "Bluesky" }
-    public var botServer: String? { settings.service.host() }
+    public var botServer: String? { FleetServers.name(of: settings.service) }
     /// Yes: links cost nothing.
     public var postsLinksByDefault: Bool { true }
     /// Copies: Bluesky welcomes scheduled posting bots.

@@ -78,7 +78,7 @@ public struct MastodonNetworkModule: NetworkModule {
 
     /// "Mastodon".
     public var name: String { "Mastodon" }
-    public var botServer: String? { settings.bot?.instance.host() }
+    public var botServer: String? { settings.bot.map { FleetServers.name(of: $0.instance) } }
     /// Yes: links cost nothing on Mastodon.
     public var postsLinksByDefault: Bool { true }
     /// Copies: Mastodon has no rule against them.

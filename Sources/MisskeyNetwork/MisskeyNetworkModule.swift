@@ -102,7 +102,7 @@ public struct MisskeyNetworkModule: NetworkModule {
 
     /// "Misskey".
     public var name: String { "Misskey" }
-    public var botServer: String? { settings.bot?.instance.host() }
+    public var botServer: String? { settings.bot.map { FleetServers.name(of: $0.instance) } }
     /// Yes: links cost nothing on Misskey.
     public var postsLinksByDefault: Bool { true }
     /// Copies: Misskey has no rule against them.

@@ -12,8 +12,8 @@ public import Stores
 public protocol NetworkModule: Sendable {
     /// The network's name for log lines and reports ("X", "Mastodon").
     var name: String { get }
-    /// The server the bot's account is on (its host name: the instance, the PDS), for a fleet that spaces its bots'
-    /// starts on one server; nil where the network is one service (X).
+    /// The server the bot's account is on (the instance, the PDS: `FleetServers.name(of:)`), for a fleet that spaces its
+    /// bots' starts on one server; nil where the network is one service (X).
     var botServer: String? { get }
     /// Whether the person's posts with links are copied when `POST_LINKS` is not set (X bills a post with a link
     /// twenty times a plain one: no; Mastodon: yes).
@@ -227,4 +227,12 @@ public struct AuthorizationRefused: Error, CustomStringConvertible {
 
     /// A refusal saying `description`.
     public init(_ description: String) { self.description = description }
+}
+
+/// How a fleet names the server a bot's account is on.
+public enum FleetServers {
+    /// The host of `url`, with its port when it names one (two servers on one host are two servers).
+    public static func name(of url: URL) -> String {
+        (url.host() ?? url.absoluteString) + (url.port.map { ":\($0)" } ?? "")
+    }
 }
