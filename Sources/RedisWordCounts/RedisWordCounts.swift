@@ -236,19 +236,8 @@ public struct RedisWordCounts: WordCountBackend {
     @discardableResult
     public func removeAll() async throws -> Int {
         var deleted = 0
-        for pattern in ["features:*", "categories:*", "trained:*", "learned:*"] {
-            var cursor = "0"
-            repeat {
-                let reply = try await send("SCAN", cursor, "MATCH", Self.globEscaped(keyPrefix) + pattern, "COUNT", "1000")
-                guard let parts = reply.arrayValue, parts.count == 2, let next = parts[0].stringValue,
-                      let keys = parts[1].arrayValue?.compactMap(\.stringValue) else {
-                    throw WordCountsUnavailable(store: store, reason: "SCAN did not return a cursor and keys")
-                }
-                if !keys.isEmpty {
-                    deleted += Int(try await pipeline([["UNLINK"] + keys])[0].checked().integerValue ?? 0)
-                }
-                cursor = next
-            } while cursor != "0"
+        try await forEachBatchOfKeys { keys in
+            deleted += Int(try await pipeline([["UNLINK"] + keys])[0].checked().integerValue ?? 0)
         }
         return deleted
     }
@@ -262,6 +251,40 @@ public struct RedisWordCounts: WordCountBackend {
     public func move(to target: RedisWordCounts) async throws -> Int {
         guard target.keyPrefix != keyPrefix else { return 0 }
         var moved = 0
+        try await forEachBatchOfKeys { keys in
+            let types = try await pipeline(keys.map { ["TYPE", $0] }).map { try $0.checked().stringValue ?? "none" }
+            if let (key, type) = zip(keys, types).first(where: { !["hash", "set", "string", "none"].contains($0.1) }) {
+                throw WordCountsUnavailable(store: store, reason: "\(key) is a \(type), not a key of the word counts: nothing more was moved")
+            }
+            let reads: [[String]] = zip(keys, types).map { key, type in
+                switch type {
+                case "hash": ["HGETALL", key]
+                case "set": ["SMEMBERS", key]
+                case "string": ["GET", key]
+                default: ["EXISTS", key]
+                }
+            }
+            let values = try await pipeline(reads).map { try $0.checked() }
+            var writes: [[String]] = []
+            for ((key, type), value) in zip(zip(keys, types), values) {
+                let newKey = target.keyPrefix + key.dropFirst(keyPrefix.count)
+                let items = value.arrayValue?.compactMap(\.stringValue) ?? []
+                switch type {
+                case "hash" where !items.isEmpty: writes += [["DEL", newKey], ["HSET", newKey] + items]
+                case "set" where !items.isEmpty: writes += [["DEL", newKey], ["SADD", newKey] + items]
+                case "string": if let text = value.stringValue { writes.append(["SET", newKey, text]) }
+                default: break  // gone since the scan, or empty
+                }
+            }
+            for reply in try await target.pipeline(writes) { _ = try reply.checked() }
+            moved += Int(try await pipeline([["UNLINK"] + keys])[0].checked().integerValue ?? 0)
+        }
+        return moved
+    }
+
+    /// Runs `body` on each batch of this store's keys (`features:*`, `categories:*`, `trained:*`, `learned:*` under the
+    /// prefix, found by `SCAN`), never an empty one.
+    private func forEachBatchOfKeys(_ body: ([String]) async throws -> Void) async throws {
         for pattern in ["features:*", "categories:*", "trained:*", "learned:*"] {
             var cursor = "0"
             repeat {
@@ -270,38 +293,10 @@ public struct RedisWordCounts: WordCountBackend {
                       let keys = parts[1].arrayValue?.compactMap(\.stringValue) else {
                     throw WordCountsUnavailable(store: store, reason: "SCAN did not return a cursor and keys")
                 }
-                if !keys.isEmpty {
-                    let types = try await pipeline(keys.map { ["TYPE", $0] }).map { try $0.checked().stringValue ?? "none" }
-                    if let (key, type) = zip(keys, types).first(where: { !["hash", "set", "string", "none"].contains($0.1) }) {
-                        throw WordCountsUnavailable(store: store, reason: "\(key) is a \(type), not a key of the word counts: nothing more was moved")
-                    }
-                    let reads: [[String]] = zip(keys, types).map { key, type in
-                        switch type {
-                        case "hash": ["HGETALL", key]
-                        case "set": ["SMEMBERS", key]
-                        case "string": ["GET", key]
-                        default: ["EXISTS", key]
-                        }
-                    }
-                    let values = try await pipeline(reads).map { try $0.checked() }
-                    var writes: [[String]] = []
-                    for ((key, type), value) in zip(zip(keys, types), values) {
-                        let newKey = target.keyPrefix + key.dropFirst(keyPrefix.count)
-                        let items = value.arrayValue?.compactMap(\.stringValue) ?? []
-                        switch type {
-                        case "hash" where !items.isEmpty: writes += [["DEL", newKey], ["HSET", newKey] + items]
-                        case "set" where !items.isEmpty: writes += [["DEL", newKey], ["SADD", newKey] + items]
-                        case "string": if let text = value.stringValue { writes.append(["SET", newKey, text]) }
-                        default: break  // gone since the scan, or empty
-                        }
-                    }
-                    for reply in try await target.pipeline(writes) { _ = try reply.checked() }
-                    moved += Int(try await pipeline([["UNLINK"] + keys])[0].checked().integerValue ?? 0)
-                }
+                if !keys.isEmpty { try await body(keys) }
                 cursor = next
             } while cursor != "0"
         }
-        return moved
     }
 
     // MARK: Keys
