@@ -55,6 +55,10 @@ public final class UsageMeter: Sendable {
         var bills: [String: XBill] = [:]
         /// What other runs (earlier processes, a `train`) spent per UTC day, as stored.
         var spentElsewhere: [String: Double] = [:]
+        /// Whether what other runs spent could not be read (at start): billed calls wait until it is.
+        var spentElsewhereUnread = false
+        /// The worst case of the calls in flight per UTC day: counted as spent until each has settled.
+        var inFlight: [String: Double] = [:]
     }
 
     /// The prices the bill is made with.
@@ -83,6 +87,8 @@ public final class UsageMeter: Sendable {
     public func recordSuccess(endpoint: String, account: Account, app: String, resources: XBilledResources, write: XWrite?,
                               postsRead: Int, at date: Date) -> XBill {
         let day = Self.billingDay(of: date)
+        // Kept by the app's fingerprint, never its key: the users billed are carried across restarts in the store.
+        let app = XRefusals.appFingerprint(app)
         let billed = state.withLock { state in
             if state.seenDay != day {
                 state.seenDay = day
@@ -118,24 +124,81 @@ public final class UsageMeter: Sendable {
         return billed
     }
 
-    /// Sets what other runs spent on `day` (read from the store), so that the day's spend counts them too.
+    /// Sets what other runs spent on `day` (read from the store), so that the day's spend counts them too; the spend
+    /// elsewhere is known from now on.
     public func setSpentElsewhere(_ dollars: Double, onBillingDay day: String) {
-        state.withLock { $0.spentElsewhere[day] = dollars }
+        state.withLock { $0.spentElsewhere[day] = dollars; $0.spentElsewhereUnread = false }
+    }
+
+    /// Notes that what other runs spent could not be read: until `setSpentElsewhere` succeeds, the day's spend is
+    /// unknown and billed calls wait (`isSpentElsewhereUnread`), rather than count from zero.
+    public func markSpentElsewhereUnread() {
+        state.withLock { $0.spentElsewhereUnread = true }
+    }
+
+    /// Whether what other runs spent is still unread.
+    public var isSpentElsewhereUnread: Bool { state.withLock { $0.spentElsewhereUnread } }
+
+    /// The users X billed on `day` as this process knows them (`<app fingerprint>:<user id>`, sorted): X bills each
+    /// user once a UTC day and app, so a run started later the same day counts them as billed already
+    /// (`countBilledUsers`) instead of again.
+    public func billedUsers(onBillingDay day: String) -> [String] {
+        state.withLock { state in
+            guard state.seenDay == day else { return [] }
+            return state.seen.filter { $0.kind == 2 }.map { "\($0.app):\($0.id)" }.sorted()
+        }
+    }
+
+    /// Counts the users in `keys` (as `billedUsers` writes them) as billed on `day` already, by another run of that day.
+    public func countBilledUsers(_ keys: [String], onBillingDay day: String) {
+        state.withLock { state in
+            if state.seenDay != day {
+                guard state.seenDay < day else { return }  // a day gone by: nothing to count
+                state.seenDay = day
+                state.seen.removeAll(keepingCapacity: true)
+            }
+            for key in keys {
+                let parts = key.split(separator: ":", maxSplits: 1)
+                guard parts.count == 2 else { continue }
+                state.seen.insert(BilledKey(app: String(parts[0]), kind: 2, id: String(parts[1])))
+            }
+        }
+    }
+
+    /// Counts `dollars` (a call's worst case) as spent on `day` while the call is in flight.
+    public func reserveInFlight(_ dollars: Double, onBillingDay day: String) {
+        state.withLock { $0.inFlight[day, default: 0] += dollars }
+    }
+
+    /// Stops counting a settled call's reservation (its bill, if any, is recorded by `recordSuccess`).
+    public func releaseInFlight(_ dollars: Double, onBillingDay day: String) {
+        state.withLock { state in
+            let left = (state.inFlight[day] ?? 0) - dollars
+            state.inFlight[day] = left > 1e-12 ? left : nil
+        }
+    }
+
+    /// What this process is to be counted for on `day` wherever its spend is stored: its bill, and the worst case of
+    /// its calls in flight (so a crash during a call loses no spend).
+    public func recordedCost(onBillingDay day: String) -> Double {
+        let (bill, inFlight) = state.withLock { ($0.bills[day] ?? XBill(), $0.inFlight[day] ?? 0) }
+        return prices.cost(of: bill) + inFlight
     }
 
     /// What this process was billed on `day`.
     public func bill(onBillingDay day: String) -> XBill { state.withLock { $0.bills[day] ?? XBill() } }
 
-    /// The UTC days this process was billed on, in order.
-    public var billingDays: [String] { state.withLock { $0.bills.keys.sorted() } }
+    /// The UTC days this process was billed on, or has a call in flight on, in order.
+    public var billingDays: [String] { state.withLock { Set($0.bills.keys).union($0.inFlight.keys).sorted() } }
 
     /// What this process spent on `day`, in dollars.
     public func ownSpend(onBillingDay day: String) -> Double { prices.cost(of: bill(onBillingDay: day)) }
 
-    /// What was spent on `day` in all: by this process, and by the other runs set with `setSpentElsewhere`.
+    /// What was spent on `day` in all: by this process (its calls in flight at their worst case), and by the other
+    /// runs set with `setSpentElsewhere`.
     public func spent(onBillingDay day: String) -> Double {
-        let (bill, elsewhere) = state.withLock { ($0.bills[day] ?? XBill(), $0.spentElsewhere[day] ?? 0) }
-        return prices.cost(of: bill) + elsewhere
+        let (bill, inFlight, elsewhere) = state.withLock { ($0.bills[day] ?? XBill(), $0.inFlight[day] ?? 0, $0.spentElsewhere[day] ?? 0) }
+        return prices.cost(of: bill) + inFlight + elsewhere
     }
 
     /// Every row so far.

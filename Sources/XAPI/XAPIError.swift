@@ -32,6 +32,8 @@ public enum XAPIError: Error, Sendable, Equatable, CustomStringConvertible {
     case refused(XRefusals.Refusal)
     /// Not sent: the call could cost more than what is left of the day's budget for its work.
     case overBudget(endpoint: String, work: String, spent: Double, limit: Double)
+    /// Not sent: the day's spend is not known (it could not be read at start) or could not be written before the call.
+    case spendUnknown(endpoint: String, detail: String)
 
     /// A readable sentence.
     public var description: String {
@@ -64,6 +66,8 @@ public enum XAPIError: Error, Sendable, Equatable, CustomStringConvertible {
             "not asking X again for \(refusal.subject) until \(refusal.recheckAt.formatted(.iso8601)): it refused \(refusal.endpoint) (\(refusal.detail))"
         case .overBudget(let endpoint, let work, let spent, let limit):
             String(format: "not calling %@ for %@: $%.3f of the day's X_DAILY_BUDGET $%.2f is spent", endpoint, work, spent, limit)
+        case .spendUnknown(let endpoint, let detail):
+            "not calling \(endpoint): \(detail); billed calls wait until the day's spend is stored and read again, rather than count from zero"
         }
     }
 

@@ -143,6 +143,9 @@ public final class XClient: Sendable {
         let earlier = refusals.refusal(for: name, capability: Endpoint.capability, account: account)
         if let earlier, clock.now() < earlier.recheckAt { throw XAPIError.refused(earlier) }
         if let budget { try fit(&endpoint, into: budget, for: work) }
+        // Its worst case counted and written down before it is sent: a crash during the call loses no spend.
+        let reservation = try await budget?.reserve(usage.prices.cost(of: endpoint.billing.worstCase), work: work, endpoint: name, at: clock.now())
+        defer { budget?.settle(reservation) }
 
         let url = try requestURL(for: endpoint)
         let body = try endpoint.body.map { try JSONSerialization.data(withJSONObject: $0.mapValues(\.foundationValue), options: [.sortedKeys]) }

@@ -160,6 +160,7 @@ public struct XMirrorNetwork: MirrorNetwork {
         case .problem(_, let status, _): return status == 403 ? .refused(text, recheckAt: nil) : .rejected(text)
         case .partialErrors: return .rejected(text)
         case .overBudget: return .shed(text)
+        case .spendUnknown: return .unavailable(text)
         case .outcomeUnknown: return .outcomeUnknown(text)
         case .rateLimited, .serverError, .transport, .malformedResponse: return .unavailable(text)
         }

@@ -105,12 +105,14 @@ public struct XNetworkModule: NetworkModule {
 
     /// X for the daemon: both accounts, counted against `X_DAILY_BUDGET` (with what other runs spent today, read from
     /// the usage days), the lasting refusals kept in the bot's state and restored from it, and the service that
-    /// stores the run's spend every minute. Logs the budget line (and, without links, what leaving them out saves); a
-    /// store that cannot be read is logged and the budget counts from zero until it can.
+    /// stores the run's spend every minute; each billed call's worst case is written to the store before it is sent.
+    /// Logs the budget line (and, without links, what leaving them out saves); when the day's spend cannot be read,
+    /// billed calls wait until it can, rather than count from zero.
     public func forDaemon(_ context: DaemonNetworkContext, logger: Logger) async -> DaemonNetwork {
         let usage = UsageMeter()
         let refusals = XRefusals()
-        let budget = DailyBudget(limit: settings.dailyBudget, meter: usage, logger: logger)
+        let ledger = StoredSpend(days: context.usageDays, state: context.state, usage: usage, runID: context.runID, command: "start")
+        let budget = DailyBudget(limit: settings.dailyBudget, meter: usage, ledger: ledger, logger: logger)
         let client = XClient(configuration: clientConfiguration(accounts: [.human, .bot]), clock: context.clock, usage: usage,
                              refusals: refusals, budget: budget, refusalStore: StoredRefusals(state: context.state), logger: logger)
         do {
@@ -119,15 +121,18 @@ public struct XNetworkModule: NetworkModule {
             logger.error("Could not read the refusals X made before (\(error)); the first call of each kind finds out again.")
         }
         do {
-            let spent = try await UsageRecording.loadSpentElsewhere(into: usage, from: context.usageDays, runID: context.runID, at: context.clock.now())
+            try await ledger.readOthers(onBillingDay: UsageMeter.billingDay(of: context.clock.now()))
+            let spent = usage.spent(onBillingDay: UsageMeter.billingDay(of: context.clock.now()))
             logger.notice("\(String(format: "budget: X_DAILY_BUDGET $%.2f a UTC day by mirror_bot's count of X's bill ($%.3f spent today before this start; %@)", settings.dailyBudget, spent, usage.prices.source))")
         } catch {
-            logger.error("Could not read today's API spend (\(error)); the budget counts from zero until it can.")
+            usage.markSpentElsewhereUnread()
+            logger.error("Could not read today's API spend (\(error)); billed calls wait until it can be read (looked at again every minute).")
         }
         if !context.postLinks {
             logger.notice("\(String(format: "links: the person's tweets and replies with a link are not posted (POST_LINKS=false: X bills a post with a URL $%.3f, a plain one $%.3f)", usage.prices.postCreateWithURL, usage.prices.postCreate))")
         }
-        let recorder = SpendRecorder(clock: context.clock, usage: usage, budget: budget, days: context.usageDays, state: context.state, runID: context.runID, logger: logger)
+        let recorder = SpendRecorder(clock: context.clock, usage: usage, budget: budget, days: context.usageDays, state: context.state, runID: context.runID,
+                                     ledger: ledger, logger: logger)
         return DaemonNetwork(network: XMirrorNetwork(client: client), services: [recorder])
     }
 

@@ -26,12 +26,56 @@ public final class DailyBudget: Sendable {
     public let limit: Double
     /// The meter whose bill is counted.
     public let meter: UsageMeter
+    /// Where the day's spend is written before each billed call; nil keeps it in memory only (tests, one-shot runs).
+    public let ledger: (any SpendLedger)?
     private let state = Mutex(State())
+    /// Held while a call's worst case is checked against the headroom and counted in flight, so that two calls at once
+    /// cannot both take the last of it.
+    private let admission = Mutex(())
     private let logger: Logger
 
-    /// A budget of `limit` dollars a UTC day over `meter`'s bill.
-    public init(limit: Double, meter: UsageMeter, logger: Logger) {
-        self.limit = limit; self.meter = meter; self.logger = logger
+    /// A budget of `limit` dollars a UTC day over `meter`'s bill; with a `ledger`, each billed call's worst case is
+    /// written there before the call is sent.
+    public init(limit: Double, meter: UsageMeter, ledger: (any SpendLedger)? = nil, logger: Logger) {
+        self.limit = limit; self.meter = meter; self.ledger = ledger; self.logger = logger
+    }
+
+    /// Admits a call of `work` to `endpoint` whose worst case is `cost`, at `date`: counted as spent while in flight and,
+    /// with a ledger, written there before this returns, so that a crash during the call loses no spend. Throws,
+    /// sending nothing, when the day's spend is unknown (what other runs spent could not be read), when the call no
+    /// longer fits (another took the headroom meanwhile), or when the spend could not be written. `settle` the
+    /// reservation once the call has ended, however it ended.
+    public func reserve(_ cost: Double, work: Work, endpoint: String, at date: Date) async throws -> SpendReservation? {
+        guard cost > 0 else { return nil }
+        let day = UsageMeter.billingDay(of: date)
+        if meter.isSpentElsewhereUnread {
+            // Read again by the call itself, not only by the minute's recording (which may not run yet at start).
+            do {
+                guard let ledger else { throw XAPIError.spendUnknown(endpoint: endpoint, detail: "no store to read it from") }
+                try await ledger.readOthers(onBillingDay: day)
+            } catch {
+                throw XAPIError.spendUnknown(endpoint: endpoint, detail: "what other runs spent today could not be read (\(error))")
+            }
+        }
+        try admission.withLock { _ in
+            guard cost <= headroom(for: work, at: date) + 1e-9 else { throw shed(work, endpoint: endpoint, needed: cost, at: date) }
+            meter.reserveInFlight(cost, onBillingDay: day)
+        }
+        let reservation = SpendReservation(cost: cost, day: day)
+        guard let ledger else { return reservation }
+        do {
+            try await ledger.write(onBillingDay: day)
+        } catch {
+            settle(reservation)
+            throw XAPIError.spendUnknown(endpoint: endpoint, detail: "today's spend could not be written before spending (\(error))")
+        }
+        return reservation
+    }
+
+    /// Stops counting a call's reservation in flight: what X billed for it is on the meter's bill by now.
+    public func settle(_ reservation: SpendReservation?) {
+        guard let reservation else { return }
+        meter.releaseInFlight(reservation.cost, onBillingDay: reservation.day)
     }
 
     /// Keeps aside the cost of the posts still planned, due at `dates`, from every other work's share of each one's
@@ -103,4 +147,24 @@ extension Work {
         case .posts: 1.0
         }
     }
+}
+
+/// A billed call's worst case, counted as spent while the call is in flight.
+public struct SpendReservation: Sendable, Equatable {
+    /// The worst case, in US dollars.
+    public var cost: Double
+    /// The UTC day it counts on.
+    public var day: String
+}
+
+/// Where the day's spend is kept so that it outlives the process: written before every billed call with what the
+/// process has spent and may be spending (its calls in flight at their worst case), so that a crash at any moment
+/// loses no spend and a restart never counts from zero.
+public protocol SpendLedger: Sendable {
+    /// Writes what this process is to be counted for on the UTC `day` (`UsageMeter.recordedCost`); throws when it
+    /// could not be written (the call then waits).
+    func write(onBillingDay day: String) async throws
+    /// Reads what the other runs spent on `day` into the meter (`UsageMeter.setSpentElsewhere`); throws when it could
+    /// not be read.
+    func readOthers(onBillingDay day: String) async throws
 }

@@ -1,0 +1,68 @@
+import FakeX
+import Foundation
+import SeededRandom
+import Testing
+import TestSupport
+import XAPI
+
+/// The daily budget through crashes: `mirror_bot start` on X SIGKILLed again and again through a simulated day, each
+/// time right after fake X billed a call (before any minute's recording of the spend could follow), and started again.
+/// The budget is written before it is spent, so fake X's own bill of the UTC day stays within `X_DAILY_BUDGET`.
+@Suite("The X budget through SIGKILLs", .serialized)
+struct BudgetKillsProcessTests {
+    static let budget = 0.10
+
+    @Test("SIGKILLed right after billed calls, every few seconds through a simulated day: fake X's bill of the UTC day stays within X_DAILY_BUDGET")
+    func budgetHoldsThroughKills() async throws {
+        let persona = PersonaDayProcessTests.persona()
+        try await PersonaDayProcessTests.withTrainedBot(persona, "budget_kills", StoreBackends(archive: .sqlite, counts: .sqlite)) { server, trained, _, _ in
+            var environment = trained
+            environment["X_DAILY_BUDGET"] = String(Self.budget)
+            // The day runs from 09:00 in Tokyo (00:00 UTC) to its end: one UTC day, which the training (the day before
+            // in UTC) spent nothing of.
+            let from = PersonaDayProcessTests.dayStart.addingTimeInterval(9 * 3_600), end = PersonaDayProcessTests.dayStart.addingTimeInterval(86_400)
+            let utcDay = UsageMeter.billingDay(of: from)
+            let billedBefore = await Self.cost(server, on: utcDay)
+            #expect(billedBefore == 0, "the training billed $\(billedBefore) on \(utcDay)")
+            await server.armClock(from, speed: PersonaDayProcessTests.speed)
+            var random = SplitMix64(seed: 43)
+            var kills = 0, runs = 0
+            try await TestServers.withTemporaryFolder { folder in
+                while await server.now() < end.addingTimeInterval(-1_800) {
+                    let startAt = await server.now()
+                    let bot = try RunningBot(["start", "--speed", "1440", "--start-time", startAt.formatted(.iso8601), "--duration", "\(Int(end.timeIntervalSince(startAt)))s"],
+                                             environment: environment, folder: folder)
+                    runs += 1
+                    defer { if bot.process.isRunning { kill(bot.process.processIdentifier, SIGKILL) } }
+                    // A few seconds of the run (an hour or two of the bot's), then the next billed call, then at once SIGKILL.
+                    try await Task.sleep(for: .milliseconds(1_000 + Int(random.next() % 2_000)))
+                    let billed = await Self.cost(server, on: utcDay)
+                    let deadline = ContinuousClock.now + .seconds(5)
+                    while await Self.cost(server, on: utcDay) == billed, ContinuousClock.now < deadline, bot.process.isRunning {
+                        try await Task.sleep(for: .milliseconds(2))
+                    }
+                    guard bot.process.isRunning else {
+                        let (status, _) = try await bot.waitForExit(within: .seconds(10))
+                        #expect(status == 0, "\(bot.tail)")
+                        break
+                    }
+                    kill(bot.process.processIdentifier, SIGKILL)
+                    _ = try await bot.waitForExit(within: .seconds(10))
+                    kills += 1
+                    #expect(!bot.log.contains("Fatal error"), "\(bot.tail)")
+                }
+            }
+            let billed = await Self.cost(server, on: utcDay)
+            print("budget through kills: \(runs) runs, \(kills) SIGKILLs; fake X billed $\(billed) on \(utcDay) against X_DAILY_BUDGET $\(Self.budget)")
+            #expect(kills >= 4, "only \(kills) SIGKILLs in the day")
+            #expect(billed <= Self.budget + 1e-9, "fake X billed $\(billed) on \(utcDay), past X_DAILY_BUDGET $\(Self.budget), through \(kills) SIGKILLs")
+            // The budget was what stopped the spending: the day reached most of it.
+            #expect(billed >= Self.budget * 0.5, "fake X billed only $\(billed): the budget was never reached, so the test proves nothing")
+        }
+    }
+
+    /// What fake X billed on the UTC `day`, every app together.
+    static func cost(_ server: FakeXServer, on day: String) async -> Double {
+        await server.billing().filter { $0.day == day }.reduce(0.0) { $0 + XPriceList.current.cost(of: $1.bill) }
+    }
+}
