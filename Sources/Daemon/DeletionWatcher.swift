@@ -57,13 +57,23 @@ public struct DeletionWatcher: Service {
     static let uncheckedInterval = Duration.seconds(600)
 
     /// Looks up the original of every post that went out unchecked and is not looked up yet: found, it is noted as
-    /// checked; deleted, it is forgotten (the bot's copy deleted). A look-up that fails ends the round (the next tries
-    /// again). Returns the originals found deleted.
+    /// checked; deleted, it is forgotten (the bot's copy deleted). A look-up that fails skips its post with one line
+    /// (it stays unchecked, and the next round tries it again), never the posts after it; a store that fails ends the
+    /// round. Returns the originals found deleted.
     @discardableResult
     func checkUncheckedOnce() async throws -> [Int64] {
         var forgotten: [Int64] = []
         for post in try await plans.uncheckedPosts() {
-            if try await forgetter.network.postExists(String(post.sourceTweetID), as: .human, for: .posts) {
+            let exists: Bool
+            do {
+                exists = try await forgetter.network.postExists(String(post.sourceTweetID), as: .human, for: .posts)
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                logger.warning("unchecked posts: could not look up the original \(post.sourceTweetID) of slot \(LocalTime.clockTime(post.minute)) of \(post.day) (\(error)); it is looked up again in \(Self.uncheckedInterval.components.seconds / 60) minutes")
+                continue
+            }
+            if exists {
                 try await plans.markChecked(day: post.day, minute: post.minute, at: clock.now())
                 logger.info("unchecked posts: the original \(post.sourceTweetID) of slot \(LocalTime.clockTime(post.minute)) of \(post.day) is there")
                 continue

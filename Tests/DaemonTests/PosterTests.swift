@@ -71,21 +71,21 @@ struct PosterWorld {
     }
 
     /// Waits until the posters sleep on the clock with no post under way (each slot's post runs beside the poster's loop).
-    func quiet() async {
-        await clock.waitForSleepers()
+    func quiet() async throws {
+        try await clock.waitForSleepers()
         await posters.settled()
-        await clock.waitForSleepers()
+        try await clock.waitForSleepers()
     }
 
     /// Advances the clock from sleep to sleep until the poster sleeps past `until`; returns the deadlines passed
     /// and the number of posts on the fake after each.
-    func drive(until end: Date) async -> [(deadline: Date, posts: Int)] {
+    func drive(until end: Date) async throws -> [(deadline: Date, posts: Int)] {
         var steps: [(Date, Int)] = []
         while true {
-            await quiet()
+            try await quiet()
             guard let next = clock.nextSleeperDeadline, next < end else { return steps }
             clock.advance(to: next)
-            await quiet()
+            try await quiet()
             steps.append((next, await server.posted().count))
         }
     }
@@ -115,7 +115,7 @@ struct PosterTests {
         try await PosterWorld.with(backend) { world in
             let poster = world.poster(seed: 11)
             let task = Task { try await poster.run() }
-            let steps = await world.drive(until: PosterWorld.dayStart.addingTimeInterval(86_400))
+            let steps = try await world.drive(until: PosterWorld.dayStart.addingTimeInterval(86_400))
             task.cancel()
             _ = try? await task.value
 
@@ -146,7 +146,7 @@ struct PosterTests {
         try await PosterWorld.with(backend) { world in
             let first = Task { try await world.poster(seed: 1).run() }
             let noon = PosterWorld.dayStart.addingTimeInterval(12 * 3_600)
-            _ = await world.drive(until: noon)  // the morning slots
+            _ = try await world.drive(until: noon)  // the morning slots
             first.cancel()
             _ = try? await first.value
             let planBefore = try #require(try await world.plans.slots(of: PosterWorld.day))
@@ -158,7 +158,7 @@ struct PosterTests {
 
             // A different seed would draw a different plan: the stored one must be used.
             let second = Task { try await world.poster(seed: 999).run() }
-            _ = await world.drive(until: PosterWorld.dayStart.addingTimeInterval(86_400))
+            _ = try await world.drive(until: PosterWorld.dayStart.addingTimeInterval(86_400))
             second.cancel()
             _ = try? await second.value
             let planAfter = try #require(try await world.plans.slots(of: PosterWorld.day))
@@ -178,12 +178,12 @@ struct PosterTests {
             let control = OwnerControl(state: world.database.state)
             let task = Task { try await world.poster(seed: 3).run() }
             let noon = PosterWorld.dayStart.addingTimeInterval(12 * 3_600)
-            _ = await world.drive(until: noon)
+            _ = try await world.drive(until: noon)
             let morning = await world.server.posted().count
             #expect(morning > 0)
             world.clock.advance(to: noon)
             try await control.pause(.posting, at: noon)
-            _ = await world.drive(until: PosterWorld.dayStart.addingTimeInterval(86_400))
+            _ = try await world.drive(until: PosterWorld.dayStart.addingTimeInterval(86_400))
             #expect(await world.server.posted().count == morning)
             let slots = try #require(try await world.plans.slots(of: PosterWorld.day))
             let evening = slots.filter { $0.minute >= 12 * 60 }
@@ -193,7 +193,7 @@ struct PosterTests {
                 #expect(slot.reason?.hasPrefix("paused by the person (posting since 2024-06-10 12:00;") == true, "\(slot.reason ?? "")")
             }
             try await control.resume()
-            _ = await world.drive(until: PosterWorld.dayStart.addingTimeInterval(86_400 + 12 * 3_600))
+            _ = try await world.drive(until: PosterWorld.dayStart.addingTimeInterval(86_400 + 12 * 3_600))
             let nextMorning = try #require(try await world.plans.slots(of: "2024-06-11")).filter { $0.minute < 12 * 60 }
             #expect(!nextMorning.isEmpty && nextMorning.allSatisfy { $0.state == .posted })
             task.cancel()
@@ -216,7 +216,7 @@ struct PosterTests {
             let reads = await world.server.requestCounts()[GetUserTweets.name] ?? 0
             world.clock.advance(to: PosterWorld.dayStart.addingTimeInterval(8 * 3_600 + 11 * 60))  // 08:11: 08:00 is 11 min late
             let task = Task { try await world.poster(seed: 3).run() }
-            _ = await world.drive(until: PosterWorld.dayStart.addingTimeInterval(86_400))
+            _ = try await world.drive(until: PosterWorld.dayStart.addingTimeInterval(86_400))
             task.cancel()
             _ = try? await task.value
             let slots = try #require(try await world.plans.slots(of: PosterWorld.day))
@@ -253,7 +253,7 @@ struct PosterTests {
             world.clock.advance(to: PosterWorld.dayStart.addingTimeInterval(8 * 3_600 + 10 * 60))
             let creates = await world.server.requestCounts()[CreateTweet.name] ?? 0
             let task = Task { try await world.poster(seed: 3).run() }
-            _ = await world.drive(until: PosterWorld.dayStart.addingTimeInterval(12 * 3_600))
+            _ = try await world.drive(until: PosterWorld.dayStart.addingTimeInterval(12 * 3_600))
             task.cancel()
             _ = try? await task.value
             let slots = try #require(try await world.plans.slots(of: PosterWorld.day))
@@ -278,7 +278,7 @@ struct PosterTests {
             _ = try await world.plans.storePlan(day: PosterWorld.day, timeZone: "Asia/Tokyo", minutes: [1262, 1264], drawnAt: PosterWorld.dayStart)
             let settings = Poster.Settings(picksPerSlot: 30)
             let task = Task { try await world.poster(seed: 5, settings: settings).run() }
-            _ = await world.drive(until: PosterWorld.dayStart.addingTimeInterval(86_400))
+            _ = try await world.drive(until: PosterWorld.dayStart.addingTimeInterval(86_400))
             task.cancel()
             _ = try? await task.value
             let slots = try #require(try await world.plans.slots(of: PosterWorld.day))
@@ -296,7 +296,7 @@ struct PosterTests {
         try await PosterWorld.with(backend) { world in
             let group = ServiceGroup(configuration: .init(services: [world.poster(seed: 2)], logger: PosterWorld.quiet))
             let running = Task { try await group.run() }
-            await world.clock.waitForSleepers()
+            try await world.clock.waitForSleepers()
             await group.triggerGracefulShutdown()
             try await running.value
             #expect(try await world.plans.slots(of: PosterWorld.day)?.allSatisfy { $0.state == .planned } == true)
@@ -326,16 +326,16 @@ struct PosterClockJumpTests {
             let task = Task { try await poster.run() }
             defer { task.cancel() }
             // The morning's first slots come as they should.
-            await world.quiet()
+            try await world.quiet()
             let plan = try #require(try await world.plans.slots(of: PosterWorld.day))
             let morning = plan.filter { $0.minute < 12 * 60 }
             try #require(morning.count >= 3)
             _ = world.clock.advanceToNextSleeper()
-            await world.quiet()
+            try await world.quiet()
             #expect(await world.server.posted().count == 1)
             // Then the clock jumps forward to noon: the morning slots left are skipped with the jump's reason.
             world.clock.jump(to: PosterWorld.dayStart.addingTimeInterval(12 * 3_600 + 60))
-            await world.quiet()
+            try await world.quiet()
             let afterJump = try #require(try await world.plans.slots(of: PosterWorld.day))
             let jumped = afterJump.filter { $0.minute < 12 * 60 && $0.state == .skipped }
             #expect(jumped.count == morning.count - 1, "\(afterJump.map { ($0.minute, $0.state) })")
@@ -345,7 +345,7 @@ struct PosterClockJumpTests {
 
             // And back to the morning: nothing posted or skipped before is posted again.
             world.clock.jump(to: PosterWorld.dayStart.addingTimeInterval(7 * 3_600))
-            _ = await world.drive(until: PosterWorld.dayStart.addingTimeInterval(86_400))
+            _ = try await world.drive(until: PosterWorld.dayStart.addingTimeInterval(86_400))
             let slots = try #require(try await world.plans.slots(of: PosterWorld.day))
             let posted = await world.server.posted()
             #expect(posted.count == slots.filter { $0.state == .posted }.count)
@@ -417,12 +417,12 @@ struct PosterDeletedOriginalTests {
             var postings: [(lookupsBefore: Int, postsAfter: Int)] = []
             let end = PosterWorld.dayStart.addingTimeInterval(86_400)
             while true {
-                await world.quiet()
+                try await world.quiet()
                 guard let next = world.clock.nextSleeperDeadline, next < end else { break }
                 let lookupsBefore = await world.server.requestCounts()["GET /2/tweets/:id"] ?? 0
                 let postsBefore = await world.server.posted().count
                 world.clock.advance(to: next)
-                await world.quiet()
+                try await world.quiet()
                 let postsAfter = await world.server.posted().count
                 if postsAfter > postsBefore { postings.append((lookupsBefore, postsAfter)) }
             }
@@ -518,6 +518,63 @@ struct DeletionWatcherTests {
     }
 }
 
+extension DeletionWatcherTests {
+    @Test("Posts sent unchecked, on every store: an original found deleted has the bot's copy deleted, one found is noted checked, and a look-up that fails skips its post (tried again next round), not the round",
+          arguments: StoreBackends.archives)
+    func uncheckedPostsChecked(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await PosterWorld.with(backend) { world in
+            let history = PosterWorld.history()
+            let failing = history.first { $0.tweetID == 101 }!, deleted = history.first { $0.tweetID == 102 }!, found = history.first { $0.tweetID == 103 }!
+            // On X: the person's 101 and 103 (102 was deleted by them), and the bot's three copies.
+            await world.server.add(tweets: [
+                FakeXSeed.Tweet(id: "101", authorID: "100", text: failing.text, createdAt: failing.createdAt),
+                FakeXSeed.Tweet(id: "103", authorID: "100", text: found.text, createdAt: found.createdAt),
+                FakeXSeed.Tweet(id: "9101", authorID: "200", text: failing.text, createdAt: PosterWorld.dayStart.addingTimeInterval(-3_600)),
+                FakeXSeed.Tweet(id: "9102", authorID: "200", text: deleted.text, createdAt: PosterWorld.dayStart.addingTimeInterval(-3_000)),
+                FakeXSeed.Tweet(id: "9103", authorID: "200", text: found.text, createdAt: PosterWorld.dayStart.addingTimeInterval(-2_400)),
+            ])
+            let day = "2024-06-09"
+            _ = try await world.plans.storePlan(day: day, timeZone: PosterWorld.tokyo.identifier, minutes: [1_380, 1_390, 1_400, 1_410],
+                                                drawnAt: PosterWorld.dayStart.addingTimeInterval(-86_400))
+            // Three posted unchecked, oldest first: 101 (its look-up will fail once), 102 (deleted), 103 (there); one checked.
+            for (minute, source, copy, at, unchecked) in [(1_380, Int64(101), Int64(9101), -3_600.0, true), (1_390, 102, 9102, -3_000, true),
+                                                          (1_400, 103, 9103, -2_400, true), (1_410, 101, 9104, -1_800, false)] {
+                #expect(try await world.plans.claim(day: day, minute: minute))
+                try await world.plans.markPosted(day: day, minute: minute, sourceTweetID: source, botTweetID: copy,
+                                                 postedAt: PosterWorld.dayStart.addingTimeInterval(at), reason: "test", unchecked: unchecked)
+            }
+            #expect(try await world.plans.uncheckedPosts().map(\.sourceTweetID) == [101, 102, 103])
+            let store = try SQLiteWordCounts(path: FileManager.default.temporaryDirectory.appending(path: "unchecked-\(UUID().uuidString).sqlite").path)
+            let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: 3)
+            // One try per look-up (no retry on the clock), so that a fault is a look-up that fails.
+            let client = XClient(configuration: .init(baseURL: world.client.configuration.baseURL, credentials: world.client.configuration.credentials,
+                                                      retry: .init(maxAttempts: 1)), clock: world.clock, logger: PosterWorld.quiet)
+            let forgetter = Forgetter(archive: world.archive, examples: world.database.examples, classifier: classifier,
+                                      network: XMirrorNetwork(client: client))
+            let watcher = DeletionWatcher(clock: world.clock, archive: world.archive, plans: world.plans, forgetter: forgetter, days: 7, logger: PosterWorld.quiet)
+
+            // The first look-up (101's) gets an unreadable answer: 101 is skipped, 102 and 103 are still looked up.
+            await world.server.add(fault: FakeXFault(kind: .truncatedJSON, count: 1, endpoint: GetTweet.name))
+            #expect(try await watcher.checkUncheckedOnce() == [102])
+            #expect(await world.server.deletedByAPI() == ["9102"])
+            let remaining = Set(try await world.archive.newest(limit: 1_000).map(\.tweetID))
+            #expect(!remaining.contains(102) && remaining.contains(101) && remaining.contains(103))
+            #expect(try await world.plans.uncheckedPosts().map(\.sourceTweetID) == [101])
+            let slots = try #require(try await world.plans.slots(of: day))
+            #expect(slots.first { $0.minute == 1_390 }?.originalCheckedAt == world.clock.now())
+            #expect(slots.first { $0.minute == 1_400 }?.originalCheckedAt == world.clock.now())
+            #expect(slots.first { $0.minute == 1_380 }?.originalCheckedAt == nil)
+
+            // The next round: 101 is there; nothing more is deleted and nothing is left unchecked.
+            world.clock.advance(by: 600)
+            #expect(try await watcher.checkUncheckedOnce().isEmpty)
+            #expect(try await world.plans.uncheckedPosts().isEmpty)
+            #expect(try #require(try await world.plans.slots(of: day)).first { $0.minute == 1_380 }?.originalCheckedAt == world.clock.now())
+            #expect(await world.server.deletedByAPI() == ["9102"])
+        }
+    }
+}
+
 @Suite("Starting the daemon")
 struct DaemonStartTests {
     @Test("Who the accounts are is asked again with backoff when X's answer is unreadable or lost, so a start survives it")
@@ -529,7 +586,7 @@ struct DaemonStartTests {
             let before = world.clock.now()
             let ask = Task { try await DaemonRunner.whoAmI(.human, on: network, clock: world.clock, logger: PosterWorld.quiet) }
             for _ in 0..<2 {
-                await world.clock.waitForSleepers()
+                try await world.clock.waitForSleepers()
                 world.clock.advanceToNextSleeper()
             }
             #expect(try await ask.value == expected)
