@@ -18,6 +18,7 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
     let clock: any BotClock
     let faults: FaultPlan
     let idempotentCreates: Bool
+    let idempotencyWindow: TimeInterval
     let showsWarnings: Bool
     private let killed = Mutex(false)
     private let hurried = Mutex(false)
@@ -26,14 +27,17 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
     private let delaySequence = Mutex<UInt64>(0)
 
     /// The network over `world`, failing as `faults` say; `idempotentCreates`: a create sent again for the same slot or
-    /// mention is the same post (Mastodon's `Idempotency-Key`); `showsWarnings`: posts may carry a content warning.
+    /// mention within `idempotencyWindow` of the first is the same post (Mastodon's `Idempotency-Key`, which Mastodon
+    /// keeps for an hour; after it, the same key makes a new post); `refusesRepeats`: a text the bot posted within a day
+    /// is refused as a duplicate (X; by default a network without idempotent creates does; Misskey does neither);
+    /// `showsWarnings`: posts may carry a content warning.
     public init(world: ScriptedWorld, clock: any BotClock, faults: FaultPlan = .none, name: String = "Scripted", likes: Bool = true,
-                streamsMentions: Bool = false, idempotentCreates: Bool = false, showsWarnings: Bool = false) {
+                streamsMentions: Bool = false, idempotentCreates: Bool = false, idempotencyWindow: TimeInterval = 3_600, refusesRepeats: Bool? = nil,
+                showsWarnings: Bool = false) {
         self.world = world; self.clock = clock; self.faults = faults; self.name = name
-        // Like X, a network without idempotent creates refuses a repeat within a day.
         capabilities = NetworkCapabilities(whyNoLikes: likes ? nil : "the scripted network offers no likes", streamsMentions: streamsMentions,
-                                           refusesRepeatsWithin: idempotentCreates ? nil : 86_400)
-        self.idempotentCreates = idempotentCreates; self.showsWarnings = showsWarnings
+                                           refusesRepeatsWithin: (refusesRepeats ?? !idempotentCreates) ? 86_400 : nil)
+        self.idempotentCreates = idempotentCreates; self.idempotencyWindow = idempotencyWindow; self.showsWarnings = showsWarnings
     }
 
     /// The process is gone: nothing sent from now on has an effect, and every call throws `CancellationError` (those
@@ -307,9 +311,11 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
     /// A create: the bot's post made for `madeFor`; with idempotent creates, the post already made for it is the answer.
     private func create(_ operation: String, madeFor: String, text: String, warning: String?, replyTo: Int64?) async throws -> String? {
         if warning != nil && !showsWarnings { throw NetworkError.unpostable("behind a content warning, which \(name) cannot show") }
-        let (bot, idempotent, repeatWindow) = (world.bot, idempotentCreates, capabilities.refusesRepeatsWithin)
+        let (bot, idempotent, repeatWindow, keyWindow) = (world.bot, idempotentCreates, capabilities.refusesRepeatsWithin, idempotencyWindow)
         return try await call(operation, key: madeFor, .create) { state, now in
-            if idempotent, let made = state.posts.values.first(where: { $0.madeFor == madeFor }) { return String(made.id) }
+            if idempotent, let made = state.posts.values.first(where: { $0.madeFor == madeFor && now.timeIntervalSince($0.createdAt) < keyWindow }) {
+                return String(made.id)
+            }
             // As X: a text the account posted within the window is refused as a duplicate (the bot should never ask).
             if let repeatWindow, let earlier = state.posts.values.first(where: { post in
                 post.authorID == bot.id && post.deletedAt == nil && post.text == text && post.createdAt > now.addingTimeInterval(-repeatWindow)

@@ -21,8 +21,16 @@ struct VirtualDay: Sendable {
     enum Flavour: String, Sendable {
         /// As X: mentions polled, no likes, a create's lost answer read back, a duplicate refused.
         case xLike
-        /// As Mastodon: mentions pushed, likes, creates made once per idempotency key.
+        /// As Mastodon: mentions pushed, likes, creates made once per idempotency key (kept for an hour).
         case mastodonLike
+        /// As Misskey: mentions pushed, likes (reactions), and whatever is sent is posted: no idempotency key, no
+        /// duplicate refused.
+        case misskeyLike
+
+        /// Whether a create sent again is the same post.
+        var idempotentCreates: Bool { self == .mastodonLike }
+        /// Its name in log lines.
+        var name: String { switch self { case .xLike: "X-like"; case .mastodonLike: "Mastodon-like"; case .misskeyLike: "Misskey-like" } }
     }
 
     /// How a run of the daemon ends.
@@ -62,18 +70,19 @@ struct VirtualDay: Sendable {
     /// One tokenizer for every day (the dictionary is loaded once).
     static let tokenizer: TweetTokenizer = try! TweetTokenizer()
 
-    /// The day of `seed`: even seeds on an X-like network, odd ones on a Mastodon-like one; every second pair with faults
-    /// (5% of calls); a third without restarts, a third with one graceful restart, a third with a SIGKILL and another stop.
+    /// The day of `seed`: by the seed's remainder by three on an X-like, a Mastodon-like or a Misskey-like network; every
+    /// second triple with faults (5% of calls); a third without restarts, a third with one graceful restart, a third with
+    /// a SIGKILL and another stop (so every 18 seeds hold each combination once).
     init(seed: UInt64) {
         self.seed = seed
-        flavour = seed % 2 == 0 ? .xLike : .mastodonLike
-        faultRate = (seed / 2) % 2 == 1 ? 0.05 : 0
+        flavour = [Flavour.xLike, .mastodonLike, .misskeyLike][Int(seed % 3)]
+        faultRate = (seed / 3) % 2 == 1 ? 0.05 : 0
         var random = SeededGenerator(seed: seed &* 31 &+ 7)
         func moment(_ minutes: Range<Int>) -> Date {
             Self.dayStart.addingTimeInterval(Double(Int.random(in: minutes, using: &random) * 60 + 30))  // never on a slot's minute
         }
         var runs: [Run] = []
-        switch (seed / 4) % 3 {
+        switch (seed / 6) % 3 {
         case 1:
             runs.append(Run(until: moment(300..<1_300), stop: .graceful, downtime: Double(Int.random(in: 1...20, using: &random) * 60)))
         case 2:
@@ -107,7 +116,7 @@ struct VirtualDay: Sendable {
 
     /// The daemon's settings on this day's network.
     var settings: DaemonSettings {
-        DaemonSettings(timeZone: Self.timeZone, postLinks: flavour == .mastodonLike, likes: .auto, checksOriginals: true,
+        DaemonSettings(timeZone: Self.timeZone, postLinks: flavour != .xLike, likes: .auto, checksOriginals: true,
                        likeDecision: LikeSettings(threshold: 3, calibrates: calibratesLikes, models: [.original]))
     }
 
@@ -141,9 +150,9 @@ struct VirtualDay: Sendable {
         let began = Mutex<[(posterBegan: Date, stoppedAt: Date)]>([])
         try await executor.run {
             for run in runs {
-                let network = ScriptedNetwork(world: persona.world, clock: clock, faults: faults, name: flavour == .xLike ? "X-like" : "Mastodon-like",
-                                              likes: flavour == .mastodonLike, streamsMentions: flavour == .mastodonLike,
-                                              idempotentCreates: flavour == .mastodonLike, showsWarnings: flavour == .mastodonLike)
+                let network = ScriptedNetwork(world: persona.world, clock: clock, faults: faults, name: flavour.name,
+                                              likes: flavour != .xLike, streamsMentions: flavour != .xLike,
+                                              idempotentCreates: flavour.idempotentCreates, refusesRepeats: flavour == .xLike, showsWarnings: flavour != .xLike)
                 let stores = memory.process()
                 let classifier = FavoriteClassifier(store: try stores.sharedWordCounts(now: { clock.now() })!, tokenizer: Self.tokenizer, threshold: 3,
                                                     examples: ExampleRecorder(stores.examples), logger: logger)

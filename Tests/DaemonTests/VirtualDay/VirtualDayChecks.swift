@@ -97,6 +97,11 @@ struct VirtualDayChecks {
             problems.append("\(purpose) made \(posts.count) times on the network: \(posts.map(\.id))")
         }
         for text in world.repeatsRefused { problems.append("asked to post \"\(text)\" again within the network's repeat window: refused as a duplicate") }
+        // No text twice from the slots, whether or not the network would refuse it (Misskey posts whatever it is sent).
+        let slotPosts = world.botPosts.filter { ($0.madeFor ?? "").hasPrefix("post:") }
+        for (text, posts) in Dictionary(grouping: slotPosts, by: \.text) where posts.count > 1 {
+            problems.append("\"\(text)\" posted \(posts.count) times, for \(posts.compactMap(\.madeFor).sorted().joined(separator: ", "))")
+        }
         var recorded: [String: Int64] = [:]
         for day in [VirtualDay.day, "2026-11-24"] {
             for slot in try await outcome.stores.plans.slots(of: day) ?? [] where slot.state == .posted {

@@ -2,8 +2,9 @@ import Foundation
 import ScriptedNetwork
 import Testing
 
-/// The whole daemon, every service at once, through whole days on the virtual clock: seeded days on X-like and
-/// Mastodon-like networks, plain, with faults of every kind, with graceful restarts and SIGKILLs at random moments.
+/// The whole daemon, every service at once, through whole days on the virtual clock: seeded days on X-like,
+/// Mastodon-like and Misskey-like networks (the last with no idempotency at all), plain, with faults of every kind,
+/// with graceful restarts and SIGKILLs at random moments.
 /// Each day must pass `VirtualDayChecks` exactly. A failing day names its seed; `VIRTUAL_DAY_SEEDS=17` (or `17,40-45`)
 /// runs just those.
 @Suite("The daemon's days on the virtual clock")
@@ -75,7 +76,11 @@ struct VirtualDayTests {
             for fault in Fault.allCases { #expect(faults[fault, default: 0] > 0, "no \(fault) in \(chaotic.count) days with faults: \(faults)") }
             #expect(results.map(\.posted).reduce(0, +) > seeds.count * 3)
             #expect(results.map(\.answered).reduce(0, +) > seeds.count * 3)
-            #expect(results.filter { $0.day.flavour == .mastodonLike }.map(\.likes).reduce(0, +) > 0)
+            for flavour in [VirtualDay.Flavour.mastodonLike, .misskeyLike] {
+                #expect(results.filter { $0.day.flavour == flavour }.map(\.likes).reduce(0, +) > 0, "no like on the \(flavour.name) days")
+            }
+            // Each network was tried with each kind of day: at most once over seeds of every network, with and without faults.
+            #expect(Set(results.map { "\($0.day.flavour.name) \($0.day.faultRate > 0)" }).count == 6)
             #expect(Set(results.flatMap { $0.day.runs.map(\.stop) }).count == 2)
         }
         let elapsed = ContinuousClock.now - started
