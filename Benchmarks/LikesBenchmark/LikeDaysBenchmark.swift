@@ -131,10 +131,10 @@ enum LikeDaysBenchmark {
         let running = Task { try await favoriter.run() }
         let end = start.addingTimeInterval(Double(days * 86_400))
         while clock.now() < end {
-            await clock.waitForSleepers(count: 2)
+            try await clock.waitForSleepers(count: 2)
             clock.advanceToNextSleeper()
         }
-        await clock.waitForSleepers(count: 2)
+        try await clock.waitForSleepers(count: 2)
         running.cancel()
         _ = try? await running.value
 

@@ -2,7 +2,8 @@ public import Foundation
 import Synchronization
 
 /// A clock that only moves when told: sleepers wait until `advance(by:)` or `advance(to:)` passes their deadline.
-/// Tests await `waitForSleepers(count:)` ("a sleep was scheduled") before advancing, which is not flaky.
+/// Tests await `waitForSleepers(count:)` ("a sleep was scheduled") before advancing, which is not flaky; that wait is
+/// bounded in real time, so a sleep that never comes fails the test saying what it waited for instead of hanging it.
 public final class ManualBotClock: BotClock {
     private struct Sleeper {
         var id: UInt64
@@ -15,7 +16,15 @@ public final class ManualBotClock: BotClock {
         var sleepers: [Sleeper] = []
         var nextID: UInt64 = 0
         var sleepRequests: [Duration] = []
-        var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var watchers: [Watcher] = []
+        /// Watchers whose bound passed before they were registered.
+        var expired: Set<UInt64> = []
+    }
+
+    private struct Watcher {
+        var id: UInt64
+        var count: Int
+        var continuation: CheckedContinuation<Void, any Error>
     }
 
     private let state: Mutex<State>
@@ -56,7 +65,7 @@ public final class ManualBotClock: BotClock {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                var ready: [CheckedContinuation<Void, Never>] = []
+                var ready: [CheckedContinuation<Void, any Error>] = []
                 let resumeNow = state.withLock { state -> Bool in
                     state.sleepRequests.append(duration)
                     let deadline = date ?? state.now.addingTimeInterval(seconds)
@@ -91,16 +100,54 @@ public final class ManualBotClock: BotClock {
         }
     }
 
-    /// Returns once at least `count` sleepers are waiting.
-    public func waitForSleepers(count: Int = 1) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let satisfied = state.withLock { state -> Bool in
-                if state.sleepers.count >= count { return true }
-                state.watchers.append((count, continuation))
-                return false
-            }
-            if satisfied { continuation.resume() }
+    /// Returns once at least `count` sleepers are waiting; throws `SleepersNotSeen` when fewer are waiting after
+    /// `limit` of real time (a bound on the test, not the bot's time: nothing the clock decides waits on it), and
+    /// `CancellationError` when the waiting task is cancelled.
+    public func waitForSleepers(count: Int = 1, within limit: Duration = .seconds(60)) async throws {
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
         }
+        let timer = Task { [self] in
+            guard (try? await Task.sleep(for: limit)) != nil else { return }
+            let (expired, waiting) = state.withLock { state -> (CheckedContinuation<Void, any Error>?, Int) in
+                guard let index = state.watchers.firstIndex(where: { $0.id == id }) else {
+                    state.expired.insert(id)
+                    return (nil, state.sleepers.count)
+                }
+                return (state.watchers.remove(at: index).continuation, state.sleepers.count)
+            }
+            expired?.resume(throwing: SleepersNotSeen(wanted: count, waiting: waiting, limit: limit))
+        }
+        defer { timer.cancel() }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let outcome = state.withLock { state -> Result<Bool, SleepersNotSeen> in
+                    if state.sleepers.count >= count { return .success(true) }
+                    if state.expired.remove(id) != nil {
+                        return .failure(SleepersNotSeen(wanted: count, waiting: state.sleepers.count, limit: limit))
+                    }
+                    state.watchers.append(Watcher(id: id, count: count, continuation: continuation))
+                    return .success(false)
+                }
+                switch outcome {
+                case .success(true): continuation.resume()
+                case .success: if Task.isCancelled { cancelWatcher(id) }
+                case .failure(let error): continuation.resume(throwing: error)
+                }
+            }
+        } onCancel: {
+            cancelWatcher(id)
+        }
+    }
+
+    /// Ends the wait of watcher `id`, if still waiting, with `CancellationError`.
+    private func cancelWatcher(_ id: UInt64) {
+        let cancelled = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            guard let index = state.watchers.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.watchers.remove(at: index).continuation
+        }
+        cancelled?.resume(throwing: CancellationError())
     }
 
     /// Moves the clock forward and wakes the sleepers whose deadline has come.
@@ -138,5 +185,20 @@ public final class ManualBotClock: BotClock {
         guard let deadline = state.withLock({ $0.sleepers.map(\.deadline).min() }) else { return nil }
         advance(to: deadline)
         return deadline
+    }
+}
+
+/// A wait for sleepers on a `ManualBotClock` that outlasted its bound: the code under test never went to sleep as the
+/// test expected (it hangs, ended, or sleeps fewer times).
+public struct SleepersNotSeen: Error, CustomStringConvertible {
+    /// The sleepers waited for.
+    public var wanted: Int
+    /// The sleepers waiting when the bound passed.
+    public var waiting: Int
+    /// The bound, in real time.
+    public var limit: Duration
+    /// "waited 60 s for 2 sleepers on the manual clock; 1 was waiting".
+    public var description: String {
+        "waited \(limit) for \(wanted) sleeper\(wanted == 1 ? "" : "s") on the manual clock; \(waiting) \(waiting == 1 ? "was" : "were") waiting"
     }
 }

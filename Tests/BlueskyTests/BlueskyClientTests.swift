@@ -99,7 +99,7 @@ struct BlueskyClientTests {
             let client = BlueskyFixture.client(url, sessions: InMemoryBlueskySessions(), clock: clock)
             await server.add(fault: .rateLimited(resetIn: 30), for: GetAuthorFeed.nsid)
             let reading = Task { try await client.send(GetAuthorFeed(actor: "person.test"), as: nil) }
-            await clock.waitForSleepers()
+            try await clock.waitForSleepers()
             #expect(clock.sleepRequests.last.map { $0 >= .seconds(30) && $0 <= .seconds(32) } == true, "\(clock.sleepRequests)")
             clock.advance(by: 32)
             #expect(try await reading.value.feed.count == 6)

@@ -120,9 +120,9 @@ struct FavoriterTests {
             let liker = Task { try await favoriter.likeDays() }
             defer { liker.cancel() }
             func slot(_ minute: Int) async throws -> LikeSlot? { try await log.likes.likeSlots(of: day)?.first { $0.minute == minute } }
-            await clock.waitForSleepers()
+            try await clock.waitForSleepers()
             clock.advanceToNextSleeper()  // 15:10: nothing kept
-            await clock.waitForSleepers()
+            try await clock.waitForSleepers()
             #expect(try await slot(910)?.state == .planned, "it waits")
             #expect(clock.sleepRequests.last == .seconds(300), "it looks again a poll later: \(clock.sleepRequests)")
             // A post the person would like, kept by the poll at 15:12; the slot likes it when it looks again at 15:15.
@@ -130,7 +130,7 @@ struct FavoriterTests {
             await server.add(tweets: [tweet(6201, by: "300", "猫の写真", at: Self.start.addingTimeInterval(-60))])
             try await favoriter.pollOnce()
             clock.advanceToNextSleeper()
-            await clock.waitForSleepers()
+            try await clock.waitForSleepers()
             let liked = try #require(try await slot(910))
             #expect(liked.state == .liked && liked.postID == 6201, "\(liked)")
             #expect(liked.doneAt == Self.start.addingTimeInterval(15 * 60))
@@ -140,7 +140,7 @@ struct FavoriterTests {
                 var looks = 0
                 while try await slot(minute)?.state == .planned && looks < limit {
                     clock.advanceToNextSleeper()
-                    await clock.waitForSleepers()
+                    try await clock.waitForSleepers()
                     looks += 1
                 }
                 return looks
@@ -356,10 +356,10 @@ struct StoreDownTests {
                                           classifier: classifier, network: XMirrorNetwork(client: client), botUserID: "200", humanUserID: "100", logger: FavoriterTests.quiet)
                 let running = Task { try await favoriter.run() }
                 for _ in 0..<3 {
-                    await clock.waitForSleepers(count: 2)
+                    try await clock.waitForSleepers(count: 2)
                     clock.advanceToNextSleeper()
                 }
-                await clock.waitForSleepers(count: 2)
+                try await clock.waitForSleepers(count: 2)
                 // Backoffs of 2, 4 and 8 seconds, not the 300-second poll: it keeps trying, and has not died.
                 // (The like slots' loop, with no like planned, waits for the next day meanwhile: two sleepers.)
                 #expect(clock.sleepRequests.filter { $0 < .seconds(3_600) }.prefix(4) == [.seconds(2), .seconds(4), .seconds(8), .seconds(16)], "\(clock.sleepRequests)")

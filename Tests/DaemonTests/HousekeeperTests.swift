@@ -24,20 +24,20 @@ struct HousekeeperTests {
             let housekeeper = Housekeeper(clock: clock, retention: database.retention, policy: .init(), wordCounts: counts, logger: log.logger())
             let running = Task { try await housekeeper.run() }
             defer { running.cancel() }
-            await clock.waitForSleepers()
+            try await clock.waitForSleepers()
             #expect(clock.sleepRequests.last == .seconds(3_600) && log.lines.isEmpty, "nothing done at start")
             clock.advance(by: 3_600)
-            await clock.waitForSleepers()
+            try await clock.waitForSleepers()
             #expect(log.lines(containing: "housekeeping: removed 1 mention records").count == 1, "\(log.lines)")
             #expect(try await mentions.outcome(of: 1) == nil)
             #expect(clock.sleepRequests.last == .seconds(86_400))
             // A day later the younger one is past 90 days too.
             clock.advance(by: 86_400)
-            await clock.waitForSleepers()
+            try await clock.waitForSleepers()
             #expect(try await mentions.outcome(of: 2) == nil)
             #expect(log.lines(containing: "housekeeping: removed").count == 2)
             clock.advance(by: 86_400)
-            await clock.waitForSleepers()
+            try await clock.waitForSleepers()
             #expect(log.lines(containing: "housekeeping").count == 2, "nothing removed, nothing said")
             running.cancel()
             _ = try? await running.value

@@ -28,13 +28,13 @@ struct LeaseKeeperTests {
             log = LogRecorder()
             let keeper = LeaseKeeper(lease: lease, database: stores, clock: clock, logger: log.logger(level: .info))
             task = Task { try await keeper.run() }
-            await clock.waitForSleepers()
+            try await clock.waitForSleepers()
         }
 
         /// Moves the clock to the keeper's next check and waits until it sleeps again.
-        func nextCheck() async {
+        func nextCheck() async throws {
             clock.advance(by: 30)
-            await clock.waitForSleepers()
+            try await clock.waitForSleepers()
         }
 
         /// Whether another daemon could take the lease now (it then holds it).
@@ -46,7 +46,7 @@ struct LeaseKeeperTests {
         let running = try await Running()
         for check in 1...5 {
             #expect(running.clock.nextSleeperDeadline == Self.start.addingTimeInterval(Double(check) * 30))
-            await running.nextCheck()
+            try await running.nextCheck()
         }
         #expect(running.log.lines.isEmpty, "\(running.log.lines)")
         #expect(await !running.anotherCanTake())
@@ -58,10 +58,10 @@ struct LeaseKeeperTests {
     func takenAgain() async throws {
         let running = try await Running()
         await running.lease.release()  // as a restart of the server closes the lock's connection
-        await running.nextCheck()
+        try await running.nextCheck()
         #expect(running.log.lines(containing: "lease: taken again after the database's connection was lost").count == 1, "\(running.log.lines)")
         #expect(await !running.anotherCanTake())
-        await running.nextCheck()
+        try await running.nextCheck()
         #expect(running.log.lines.count == 1)
         running.task.cancel()
         try await running.task.value
@@ -84,13 +84,13 @@ struct LeaseKeeperTests {
         let running = try await Running()
         await running.lease.release()
         running.stores.setFailure("connection refused")
-        await running.nextCheck()
+        try await running.nextCheck()
         #expect(running.log.lines(containing: "lease: could not check it").count == 1, "\(running.log.lines)")
         #expect(running.log.lines(containing: "connection refused").count == 1)
-        await running.nextCheck()
+        try await running.nextCheck()
         #expect(running.log.lines(containing: "lease: could not check it").count == 2)
         running.stores.setFailure(nil)
-        await running.nextCheck()
+        try await running.nextCheck()
         #expect(running.log.lines(containing: "lease: taken again").count == 1, "\(running.log.lines)")
         #expect(await !running.anotherCanTake())
         running.task.cancel()

@@ -55,8 +55,8 @@ struct PollingRefusalTests {
     }
 
     /// Waits for the replier's next sleep and returns how long it asked for.
-    static func nextWait(_ clock: ManualBotClock) async -> Duration? {
-        await clock.waitForSleepers()
+    static func nextWait(_ clock: ManualBotClock) async throws -> Duration? {
+        try await clock.waitForSleepers()
         return clock.sleepRequests.last
     }
 
@@ -68,7 +68,7 @@ struct PollingRefusalTests {
             clock, server, recorder in
             var waits: [Duration] = []
             for _ in 0..<4 {
-                waits.append(try #require(await Self.nextWait(clock)))
+                waits.append(try #require(try await Self.nextWait(clock)))
                 clock.advanceToNextSleeper()
             }
             #expect(waits == [.seconds(60), .seconds(120), .seconds(240), .seconds(60)])
@@ -96,11 +96,13 @@ struct PollingRefusalTests {
             }
         }) { clock, server, recorder in
             for hour in 0..<2 {
-                #expect(await Self.nextWait(clock) == .seconds(3_600), "hour \(hour)")
+                let wait1 = try await Self.nextWait(clock)
+                #expect(wait1 == .seconds(3_600), "hour \(hour)")
                 #expect(await Self.mentionReads(server) == hour + 1)
                 clock.advanceToNextSleeper()
             }
-            #expect(await Self.nextWait(clock) == .seconds(3_600))
+            let wait2 = try await Self.nextWait(clock)
+            #expect(wait2 == .seconds(3_600))
             #expect(await Self.mentionReads(server) == 3)
             let lines = recorder.lines(containing: "X refused")
             #expect(lines.count == 1, "\(recorder.lines)")
@@ -111,10 +113,12 @@ struct PollingRefusalTests {
     @Test("When X accepts again at the hourly check, polling goes back to every 60 s and the log says so")
     func recovers() async throws {
         try await Self.withReplier({ await $0.setCredits(0) }) { clock, server, recorder in
-            #expect(await Self.nextWait(clock) == .seconds(3_600))
+            let wait3 = try await Self.nextWait(clock)
+            #expect(wait3 == .seconds(3_600))
             await server.setCredits(nil)
             clock.advanceToNextSleeper()
-            #expect(await Self.nextWait(clock) == .seconds(60))
+            let wait4 = try await Self.nextWait(clock)
+            #expect(wait4 == .seconds(60))
             #expect(await Self.mentionReads(server) == 2)
             #expect(recorder.lines(containing: "X accepts every call as the bot again").count == 1)
         }
@@ -125,16 +129,18 @@ struct PollingRefusalTests {
         // $0.90 of a $1.00 budget spent earlier today (15:00 UTC): replies stop at 90%.
         try await Self.withReplier(budget: 1.0, spentEarlier: 0.9, { _ in }) { clock, server, recorder in
             for _ in 0..<30 {
-                #expect(await Self.nextWait(clock) == .seconds(60))
+                let wait5 = try await Self.nextWait(clock)
+                #expect(wait5 == .seconds(60))
                 clock.advanceToNextSleeper()
             }
             #expect(await Self.mentionReads(server) == 0)
             #expect(recorder.lines(containing: "budget: replies stopped for the rest of the UTC day 2024-06-09: $0.900 of X_DAILY_BUDGET $1.00 spent").count == 1,
                     "\(recorder.lines)")
             // Past midnight UTC the spend starts from zero: the poll reads again, and the log says so once.
-            _ = await Self.nextWait(clock)
+            _ = try await Self.nextWait(clock)
             clock.advance(to: Date(timeIntervalSince1970: 1_717_977_601))  // 2024-06-10 00:00:01 UTC
-            #expect(await Self.nextWait(clock) == .seconds(60))
+            let wait6 = try await Self.nextWait(clock)
+            #expect(wait6 == .seconds(60))
             #expect(await Self.mentionReads(server) == 1)
             #expect(recorder.lines(containing: "budget: a new UTC day (2024-06-10); resuming replies").count == 1)
         }

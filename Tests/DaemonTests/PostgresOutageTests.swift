@@ -35,14 +35,14 @@ struct PostgresOutageTests {
                     let replier = Replier(clock: clock, mentions: mentions, state: state, picker: ReplyPicker(archive: archive, fallback: .none), network: XMirrorNetwork(client: client),
                                           botUserID: "200", settings: .init(pollInterval: 60, delay: 0...0), logger: ReplierWorld.quiet, seed: 1)
                     let running = Task { try await replier.run() }
-                    await clock.waitForSleepers()
+                    try await clock.waitForSleepers()
                     #expect(clock.sleepRequests == [.seconds(60)])  // a poll that found nothing
 
                     try await TestServers.setOutage(true, of: url.database)
                     await server.add(tweets: [FakeXSeed.Tweet(id: "1001", authorID: "300", text: "@mirror_bot 元気？", createdAt: ReplierWorld.start)])
                     for _ in 0..<3 {
                         _ = clock.advanceToNextSleeper()
-                        await clock.waitForSleepers()
+                        try await clock.waitForSleepers()
                     }
                     // Three failed polls, each followed by a longer wait; nothing was posted, the service still runs.
                     // (The first takes postgres-nio's pool up to a minute to give up on: requests wait while it tries.)
@@ -56,7 +56,7 @@ struct PostgresOutageTests {
                     let deadline = ContinuousClock.now + .seconds(120)
                     while await server.posted().isEmpty, ContinuousClock.now < deadline {
                         _ = clock.advanceToNextSleeper()
-                        await clock.waitForSleepers()
+                        try await clock.waitForSleepers()
                         try await Task.sleep(for: .milliseconds(200))
                     }
                     let backoffs = clock.sleepRequests.dropFirst().dropLast().filter { $0 > .zero }  // (0: the reply's pause)
@@ -69,7 +69,7 @@ struct PostgresOutageTests {
                     #expect(try await mentions.outcome(of: 1001)?.state == .replied)
 
                     _ = clock.advanceToNextSleeper()
-                    await clock.waitForSleepers()
+                    try await clock.waitForSleepers()
                     #expect(await server.posted().count == 1)  // answered once
                     running.cancel()
                     _ = try? await running.value

@@ -26,7 +26,7 @@ struct PrecautionsDegradeTests {
             let log = LogRecorder()
             let poster = world.poster(seed: 11, settings: .init(checksOriginals: true), logger: log.logger(level: .info))
             let task = Task { try await poster.run() }
-            _ = await world.drive(until: PosterWorld.dayStart.addingTimeInterval(86_400))
+            _ = try await world.drive(until: PosterWorld.dayStart.addingTimeInterval(86_400))
             task.cancel()
             _ = try? await task.value
 
@@ -69,9 +69,9 @@ struct PrecautionsDegradeTests {
                 let task = Task { try await poster.run() }
                 let end = PosterWorld.dayStart.addingTimeInterval(86_400)
                 while true {
-                    await clock.waitForSleepers()
+                    try await clock.waitForSleepers()
                     await poster.activity.settled()
-                    await clock.waitForSleepers()
+                    try await clock.waitForSleepers()
                     guard let next = clock.nextSleeperDeadline, next < end else { break }
                     clock.advance(to: next)
                 }

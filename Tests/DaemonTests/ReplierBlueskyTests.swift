@@ -103,14 +103,14 @@ struct ReplierBlueskyTests {
             let first = world.replier()
             var running = Task { try await first.run() }
             // The first start's round (where mentions stand) is over before any mention is made.
-            await world.clock.waitForSleepers()
+            try await world.clock.waitForSleepers()
 
             await world.mention(by: Self.friend, "元気？", secondsAfterStart: 10)
             await world.mention(by: Self.quiet, "こんにちは", secondsAfterStart: 11)
             await world.mention(by: Self.pal, "もう、やめて！", secondsAfterStart: 12)
             await world.mention(by: Self.stranger, "停止", secondsAfterStart: 13)
             world.clock.advance(by: 60)
-            await world.clock.waitForSleepers()
+            try await world.clock.waitForSleepers()
             let optedOut = try await OptOutList(state: state).all()
             // 停止 is an opt-out word too: from anyone but the person it opts its author out, and pauses nothing.
             #expect(Set(optedOut.map(\.accountID)) == Set([Self.quiet, Self.pal, Self.stranger].map { BlueskyIDs.userID(of: $0) }), "\(optedOut)")
@@ -120,7 +120,7 @@ struct ReplierBlueskyTests {
 
             await world.mention(by: Self.person, "停止", secondsAfterStart: 80)
             world.clock.advance(by: 60)
-            await world.clock.waitForSleepers()
+            try await world.clock.waitForSleepers()
             #expect(try await OwnerControl(state: state).current()?.pause == .posting)
 
             // A restart: a new replier on the same stores. The opted-out author's next mention is not answered.
@@ -129,12 +129,12 @@ struct ReplierBlueskyTests {
             let second = world.replier()
             running = Task { try await second.run() }
             defer { running.cancel() }
-            await world.clock.waitForSleepers()
+            try await world.clock.waitForSleepers()
             await world.mention(by: Self.pal, "元気？", secondsAfterStart: 150)
             await world.mention(by: Self.friend, "おーい", secondsAfterStart: 151)
             await world.mention(by: Self.person, "再開", secondsAfterStart: 152)
             world.clock.advance(by: 60)
-            await world.clock.waitForSleepers()
+            try await world.clock.waitForSleepers()
             #expect(try await OwnerControl(state: state).current() == nil, "再開 resumed")
 
             answers = try await world.answers()

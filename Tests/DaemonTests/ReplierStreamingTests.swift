@@ -41,8 +41,8 @@ struct ReplierStreamingTests {
         }
 
         /// Waits until the replier sleeps (its round is over), then moves the bot's clock `seconds` on.
-        func advanceAfterRound(by seconds: TimeInterval) async {
-            await clock.waitForSleepers()
+        func advanceAfterRound(by seconds: TimeInterval) async throws {
+            try await clock.waitForSleepers()
             clock.advance(by: seconds)
         }
 
@@ -112,7 +112,7 @@ struct ReplierStreamingTests {
         try await Self.with(streaming: false) { world in
             let state = world.replier.state
             // The first start's round over (one read, where mentions stand): the mentions below come after it.
-            await world.clock.waitForSleepers()
+            try await world.clock.waitForSleepers()
             try #require(await world.notificationReads == 1)
             func mention(_ number: Int, by account: String, _ text: String) async {
                 await world.server.add(statuses: [.init(id: String(900_000_000_000_000_000 + UInt64(number) * 1_000), accountID: account,
@@ -122,13 +122,13 @@ struct ReplierStreamingTests {
             await mention(7, by: "600", "こんにちは")
             // Each check is made once the round that read the mentions is over (the replier asleep again on the bot's
             // clock), not against a deadline in real time: under load a round may take long, never a different course.
-            await world.advanceAfterRound(by: 60)
-            await world.clock.waitForSleepers()
+            try await world.advanceAfterRound(by: 60)
+            try await world.clock.waitForSleepers()
             #expect(try await OptOutList(state: state).all().map(\.accountID) == ["600"])
             await mention(8, by: ReplierStreamingTests.friendID, "もう、やめて！")
             await mention(9, by: "100", "停止")
-            await world.advanceAfterRound(by: 60)
-            await world.clock.waitForSleepers()
+            try await world.advanceAfterRound(by: 60)
+            try await world.clock.waitForSleepers()
             #expect(try await OwnerControl(state: state).current()?.pause == .posting)
             #expect(try await OptOutList(state: state).all().count == 2)
             let replies = await world.server.posted().filter { $0.inReplyToID != nil }
@@ -160,7 +160,7 @@ struct ReplierStreamingTests {
             // The stream drops (and the instance's streaming stays down): the next round polls at once to catch up.
             await world.server.setStreamingAvailable(false)
             await world.server.cutStreams()
-            await world.clock.waitForSleepers()
+            try await world.clock.waitForSleepers()
             #expect(world.log.lines(containing: "mentions: the stream dropped").count == 1)
             let readsAfterDrop = await world.notificationReads
             #expect(readsAfterDrop == 2)
@@ -170,7 +170,7 @@ struct ReplierStreamingTests {
             world.clock.advance(by: 60)
             #expect(try await world.answers(count: 2).count == 2, "\(world.log.lines)")
             #expect(await world.notificationReads > readsAfterDrop)
-            await world.clock.waitForSleepers()
+            try await world.clock.waitForSleepers()
             #expect(world.log.lines(containing: "stream could not be opened").count == 1)
 
             // The instance streams again: at the next attempt the replier is back on the stream, and answers from it.
@@ -199,11 +199,11 @@ struct ReplierStreamingTests {
     @Test("An instance without streaming: mentions are polled every interval, and the stream is tried again with backoff")
     func noStreaming() async throws {
         try await Self.with(streaming: false) { world async throws in
-            await world.clock.waitForSleepers()
+            try await world.clock.waitForSleepers()
             #expect(world.log.lines(containing: "stream could not be opened").count == 1)
             await world.mention(1, "元気？")
-            for _ in 0..<6 { await world.advanceAfterRound(by: 60) }
-            await world.clock.waitForSleepers()
+            for _ in 0..<6 { try await world.advanceAfterRound(by: 60) }
+            try await world.clock.waitForSleepers()
             #expect(try await world.answers(count: 1).count == 1)
             // Seven rounds, seven polls; the stream tried at 0, 60 and 180 s (next at 420): less often each time, logged once.
             #expect(await world.notificationReads == 7)

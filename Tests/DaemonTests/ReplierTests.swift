@@ -179,7 +179,7 @@ struct ReplierTests {
             ])
             let replier = world.replier(.init(delay: 5...60))
             let poll = Task { var generator = SplitMix64(seed: 2); try await replier.pollOnce(using: &generator) }
-            await world.clock.waitForSleepers()
+            try await world.clock.waitForSleepers()
             let pause = try #require(world.clock.sleepRequests.last)
             #expect(pause >= .seconds(5) && pause <= .seconds(60))  // a person does not answer instantly
             world.clock.advanceToNextSleeper()
@@ -292,7 +292,7 @@ struct ReplierTests {
                 await world.server.add(tweets: [world.mention(1001, by: "300", "@mirror_bot 元気？", secondsAgo: 0)])
                 let replier = world.replier(.init(delay: 5...60))
                 let poll = Task { var generator = SplitMix64(seed: 2); try await replier.pollOnce(using: &generator) }
-                await world.clock.waitForSleepers()
+                try await world.clock.waitForSleepers()
                 poll.cancel()  // what the service group's graceful shutdown does
                 await #expect(throws: CancellationError.self) { try await poll.value }
                 #expect(await world.server.posted().isEmpty)

@@ -92,7 +92,7 @@ struct HTTPCoreTests {
         let task = Task { try await core.send(call) }
         let driver = Task {
             while !Task.isCancelled {
-                await clock.waitForSleepers()
+                try await clock.waitForSleepers()
                 _ = clock.advanceToNextSleeper()
             }
         }
@@ -181,7 +181,7 @@ struct HTTPCoreTests {
             let core = HTTPCore(service: "Test API", server: "the server", policy: HTTPCore.Policy(), httpClient: Self.httpClient, clock: clock,
                                 logger: Self.quiet)
             let task = Task { try await core.send(Self.call(url, .read, hooks: Hooks())) }
-            await clock.waitForSleepers()
+            try await clock.waitForSleepers()
             task.cancel()
             let result = await task.result
             guard case .failure(let error) = result else { Issue.record("\(result)"); return }

@@ -138,7 +138,7 @@ struct MastodonNetworkTests {
             let network = MastodonMirrorNetwork(client: MastodonFixture.client(url, clock: clock))
             await server.add(fault: FakeMastodonFault(kind: .dropAfterHandling, endpoint: PostStatus.name))
             async let posting = network.post("一度だけ", warning: nil, slot: "slot 2023-11-15 09:00", for: .posts)
-            await clock.waitForSleepers(count: 1)  // the backoff after the lost answer
+            try await clock.waitForSleepers(count: 1)  // the backoff after the lost answer
             clock.advance(by: 60)
             let id = try await posting
             let posted = await server.posted()

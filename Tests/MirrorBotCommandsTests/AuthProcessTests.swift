@@ -27,8 +27,9 @@ struct AuthProcessTests {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        // A command that neither prints an address nor ends would hang the suite: it is stopped after 30 s.
-        let watchdog = Task.detached { try await Task.sleep(for: .seconds(30)); if process.isRunning { process.terminate() } }
+        // A command that neither prints an address nor ends would hang the suite: it is killed after 30 s (SIGKILL: a
+        // child of the test runner inherits its blocked SIGTERM), and the test fails saying so.
+        let watchdog = ChildWatchdog(process, limit: .seconds(30))
         defer { watchdog.cancel() }
         // The address is the first line that starts with http; everything after it is read once the process ends.
         let reader = output.fileHandleForReading
@@ -52,6 +53,7 @@ struct AuthProcessTests {
             process.waitUntilExit()
             return (out, err)
         }
+        if watchdog.fired { throw ChildDidNotExit(what: "mirror_bot auth \(network) to print its address and end", limit: .seconds(30)) }
         return (process.terminationStatus, printed + rest.0, rest.1)
     }
 

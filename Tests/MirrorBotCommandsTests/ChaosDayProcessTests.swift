@@ -68,13 +68,16 @@ struct ChaosDayProcessTests {
 
         await server.setChaos(rate: 0.05, kinds: faults, seed: 18)
         await server.armClock(dayStart, speed: PersonaDayProcessTests.speed)
+        // The fake's clock runs at 1,440x: a bot day is a minute of real time. Waiting three for one moment of it is a
+        // clock that stopped, not a slow machine.
         func waitForServerClock(_ moment: Date) async throws {
-            while await server.now() < moment { try await Task.sleep(for: .milliseconds(10)) }
+            try await waitUntil("the fake's clock to reach \(moment.formatted(.iso8601))", within: .seconds(180)) { await server.now() >= moment }
         }
         func start(until end: Date?) async throws -> RunningBot {
             let from = await server.now()
             var arguments = ["start", "--speed", "1440", "--start-time", from.formatted(.iso8601)]
-            if let end { arguments += ["--duration", "\(Int(end.timeIntervalSince(from)))s"] }
+            // Ten minutes at least: never a negative duration, whatever the fake's clock says under load.
+            if let end { arguments += ["--duration", "\(max(600, Int(end.timeIntervalSince(from))))s"] }
             return try RunningBot(arguments, environment: environment, folder: folder)
         }
         var logs: [String] = []

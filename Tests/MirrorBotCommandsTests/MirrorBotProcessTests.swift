@@ -64,7 +64,9 @@ struct MirrorBotProcess {
         try process.run()
         if let input { inputPipe.fileHandleForWriting.write(Data(input.utf8)) }
         try inputPipe.fileHandleForWriting.close()
-        process.waitUntilExit()
+        // The longest run a test asks for is a simulated day at 1,440x (a minute, two under CI's load); ten minutes
+        // is a hang, not a slow machine.
+        try process.waitUntilExit(within: .seconds(600), "mirror_bot \(arguments.joined(separator: " ")) to end")
         return Output(status: process.terminationStatus,
                       standardOutput: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
                       standardError: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
@@ -563,9 +565,12 @@ struct StartProcessTests {
                 process.standardError = errors
                 process.standardOutput = Pipe()
                 try process.run()
+                // Started and stopped within seconds; two minutes is a hang (killed, and the test fails saying so).
+                let watchdog = ChildWatchdog(process, limit: .seconds(120))
+                defer { watchdog.cancel() }
                 let running = process
                 let reader = errors.fileHandleForReading
-                let (text, stoppedIn) = await OffThePool.run {
+                let (text, stoppedIn) = try await OffThePool.run {
                     var text = ""
                     while !text.contains("running; SIGTERM or SIGINT stops it gracefully") {
                         let chunk = reader.availableData
@@ -574,10 +579,11 @@ struct StartProcessTests {
                     }
                     kill(running.processIdentifier, SIGTERM)
                     let stopped = ContinuousClock.now
-                    running.waitUntilExit()
+                    try running.waitUntilExit(within: .seconds(30), "mirror_bot start to stop on SIGTERM (Heroku allows 30 s)")
                     let stoppedIn = ContinuousClock.now - stopped
                     return (text + String(decoding: reader.readDataToEndOfFile(), as: UTF8.self), stoppedIn)
                 }
+                #expect(!watchdog.fired, "mirror_bot start never said it was running within two minutes: \(text.suffix(2_000))")
                 #expect(process.terminationStatus == 0)
                 #expect(stoppedIn < .seconds(10))
                 #expect(text.contains("API usage at shutdown"))

@@ -48,11 +48,16 @@ final class RunningBot: @unchecked Sendable {
         return true
     }
 
-    /// Waits for the process to end; returns its status and how long that took.
-    func waitForExit() async throws -> (status: Int32, took: Duration) {
+    /// Waits for the process to end, at most `limit` of real time (then it is killed and the wait throws, naming the
+    /// bot's arguments and the last lines of its log); returns its status and how long that took. The default bounds a
+    /// simulated day run to its end (a minute at 1,440x, a few under CI's load); after a signal, pass production's.
+    func waitForExit(within limit: Duration = .seconds(600)) async throws -> (status: Int32, took: Duration) {
         let started = ContinuousClock.now
-        let process = process
-        await OffThePool.run { process.waitUntilExit() }
+        do {
+            try await process.exit(within: limit, "mirror_bot \(process.arguments?.joined(separator: " ") ?? "") to end")
+        } catch let error as ChildDidNotExit {
+            throw ChildDidNotExit(what: "\(error.what); its log ended:\n\(tail)", limit: limit)
+        }
         return (process.terminationStatus, ContinuousClock.now - started)
     }
 }

@@ -350,12 +350,12 @@ struct PersonaDayProcessTests {
             process.standardError = FileHandle.nullDevice
             try process.run()
             // Waits (in real time, for the other process) until the bot has posted a few slots, then kills it.
-            let deadline = ContinuousClock.now + .seconds(120)
-            while await server.posted().filter({ $0.inReplyToTweetID == nil }).count < 4, ContinuousClock.now < deadline, process.isRunning {
-                try await Task.sleep(for: .milliseconds(20))
+            let bot = process
+            try await waitUntil("the bot's first four posts", within: .seconds(120), every: .milliseconds(20)) {
+                await server.posted().filter({ $0.inReplyToTweetID == nil }).count >= 4 || !bot.isRunning
             }
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            try await process.exit(within: .seconds(10), "the SIGKILLed bot to end")
             #expect(process.terminationReason == .uncaughtSignal)
             let postsBeforeKill = await server.posted().filter { $0.inReplyToTweetID == nil }.count
             try #require(postsBeforeKill >= 4)

@@ -120,9 +120,13 @@ struct StatusProcessTests {
         process.standardOutput = output
         process.standardError = log
         try process.run()
+        // A screenshot takes seconds; two minutes is a hang, which the watchdog ends (the reads then reach their end).
+        let watchdog = ChildWatchdog(process, limit: .seconds(120))
+        defer { watchdog.cancel() }
         let reading = Task.detached { (output.fileHandleForReading.readDataToEndOfFile(), log.fileHandleForReading.readDataToEndOfFile()) }
         let (out, err) = await reading.value
-        await OffThePool.run { process.waitUntilExit() }
+        try await process.exit(within: .seconds(10), "chromium to end once its output closed")
+        if watchdog.fired { throw ChildDidNotExit(what: "chromium \(arguments.joined(separator: " ")) \(url) to end", limit: .seconds(120)) }
         return (String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
     }
 

@@ -20,7 +20,7 @@ struct MisskeyClientTests {
             let client = MisskeyFixture.client(url, clock: clock)
             await server.add(fault: FakeMisskeyFault(kind: .rateLimited, endpoint: GetMentions.name, retryAfter: 30))
             let reading = Task { try await client.send(GetMentions(), as: .bot) }
-            await clock.waitForSleepers()
+            try await clock.waitForSleepers()
             #expect(clock.sleepRequests.last.map { $0 >= .seconds(30) && $0 <= .seconds(32) } == true, "\(clock.sleepRequests)")
             clock.advance(by: 32)
             #expect(try await reading.value.isEmpty)

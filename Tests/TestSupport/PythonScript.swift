@@ -29,7 +29,8 @@ public enum PythonScript {
         process.standardError = output
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        // A validator reads a document and ends in seconds; five minutes is a hang even under CI's load.
+        try process.waitUntilExit(within: .seconds(300), "python3 \(arguments.prefix(1).joined()) to end")
         return (process.terminationStatus, text)
     }
 }

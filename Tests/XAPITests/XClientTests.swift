@@ -173,7 +173,7 @@ struct XClientTests {
             let clock = ManualBotClock(now: Fixture.start)
             let client = Fixture.client(url, clock: clock)
             let call = Task { try await client.send(request, as: .human) }
-            await clock.waitForSleepers()
+            try await clock.waitForSleepers()
             #expect(clock.sleepRequests == [.milliseconds(901_000)])
             #expect(await server.requestCounts()[GetUserTweets.name] == 3)
             await server.advanceClock(by: 901)
@@ -212,7 +212,7 @@ struct XClientTests {
             let clock = ManualBotClock(now: Fixture.start.addingTimeInterval(1_200))
             let client = Fixture.client(url, clock: clock)
             let call = Task { try await client.send(request, as: .human) }
-            await clock.waitForSleepers()
+            try await clock.waitForSleepers()
             #expect(clock.sleepRequests == [.seconds(15)])
             await server.advanceClock(by: 901)
             _ = clock.advanceToNextSleeper()
@@ -229,7 +229,7 @@ struct XClientTests {
             let client = Fixture.client(url, clock: clock)
             _ = try await client.send(GetMentions(userID: Fixture.botID), as: .bot)
             let call = Task { try await client.send(GetMentions(userID: Fixture.botID), as: .bot) }
-            await clock.waitForSleepers()
+            try await clock.waitForSleepers()
             #expect(await server.requestCounts()[GetMentions.name] == 1)
             await server.advanceClock(by: 901)
             clock.advanceToNextSleeper()
@@ -257,7 +257,7 @@ struct XClientTests {
             let clock = ManualBotClock(now: Fixture.start)
             let client = Fixture.client(url, clock: clock)
             let call = Task { try await client.send(GetUserTweets(userID: Fixture.humanID), as: .human) }
-            await clock.waitForSleepers()
+            try await clock.waitForSleepers()
             let backoff = try #require(clock.sleepRequests.first)
             #expect(backoff >= .milliseconds(500) && backoff <= .seconds(1))
             clock.advanceToNextSleeper()
@@ -267,7 +267,7 @@ struct XClientTests {
             await server.add(fault: .init(kind: .serviceUnavailable, count: 10, endpoint: GetUserTweets.name))
             let failing = Task { try await client.send(GetUserTweets(userID: Fixture.humanID), as: .human) }
             for _ in 0..<3 {
-                await clock.waitForSleepers()
+                try await clock.waitForSleepers()
                 clock.advanceToNextSleeper()
             }
             let error = await #expect(throws: XAPIError.self) { try await failing.value }
@@ -285,7 +285,7 @@ struct XClientTests {
             let client = Fixture.client(url, clock: clock)
             await server.add(fault: .init(kind: .closeMidResponse, count: 1, endpoint: GetUserTweets.name))
             let call = Task { try await client.send(GetUserTweets(userID: Fixture.humanID), as: .human) }
-            await clock.waitForSleepers()
+            try await clock.waitForSleepers()
             clock.advanceToNextSleeper()
             #expect(try await call.value.tweets.count == 3)
 
@@ -333,7 +333,7 @@ struct XClientTests {
         let client = Fixture.client(URL(string: "http://127.0.0.1:1")!, clock: clock)
         let call = Task { try await client.send(GetAuthenticatedUser(), as: .human) }
         for _ in 0..<3 {
-            await clock.waitForSleepers()
+            try await clock.waitForSleepers()
             clock.advanceToNextSleeper()
         }
         let error = await #expect(throws: XAPIError.self) { try await call.value }
