@@ -6,7 +6,8 @@ import Consent
 import Daemon
 
 /// What a day must show, whatever its faults and restarts, each a sentence naming what went wrong: every slot posted at
-/// its minute exactly (or, due while the bot was down, as its poster began, within the grace) or skipped saying why;
+/// its minute exactly (or, due while the bot was down, as its poster began, within the grace), its post made on the
+/// network then (later only by the delays its own create met), or skipped saying why;
 /// nothing posted or answered twice; the records equal to the network; the loop guard's limits kept; likes only of
 /// others' posts, once; the originals of posts that went out unchecked looked up within the hour.
 struct VirtualDayChecks {
@@ -53,6 +54,7 @@ struct VirtualDayChecks {
                 switch slot.state {
                 case .posted:
                     guard let postedAt = slot.postedAt else { problems.append("\(label) posted without a time"); continue }
+                    problems += madeInTime(slot, day: day, due: due, startedAt: postedAt, label: label)
                     if running != nil {
                         if postedAt != due { problems.append("\(label) posted at \(time(postedAt)), not at its minute (\(postedAt.timeIntervalSince(due)) s late)") }
                     } else if let next, next.posterBegan.timeIntervalSince(due) <= grace {
@@ -87,6 +89,20 @@ struct VirtualDayChecks {
             }
         }
         return problems
+    }
+
+    /// The lateness that matters, by when the post was made on the network (not when its task began): made the moment
+    /// its task began when its create met no fault, and never more than three minutes after when faults delayed it (a
+    /// hang of 30 s, a rate limit's wait of up to 90 s, a read back and a second try).
+    func madeInTime(_ slot: PlanSlot, day: String, due: Date, startedAt: Date, label: String) -> [String] {
+        let purpose = "post:slot \(day) \(slot.minute)"
+        guard let id = slot.botTweetID, let made = world.posts[id]?.createdAt else { return [] }  // the records' check says why
+        let faulted = world.calls.contains { $0.key == purpose && $0.fault != nil }
+        let late = made.timeIntervalSince(startedAt)
+        if late < 0 { return ["\(label) made at \(time(made)), before its post task began at \(time(startedAt))"] }
+        if !faulted && late != 0 { return ["\(label) made at \(time(made)), \(late) s after its post task began, though its create met no fault"] }
+        if late > 180 { return ["\(label) made at \(time(made)), \(Int(late)) s after its post task began at \(time(startedAt))"] }
+        return []
     }
 
     /// One post per slot and one answer per mention on the network, each the one recorded, and every one recorded.
@@ -248,7 +264,8 @@ struct VirtualDayChecks {
         }
         // Nobody pinged who did not ask.
         for post in world.botPosts {
-            let names = ArchiveRules.mentionedNames(in: post.text)
+            // The product's finder and the checks' own: a form one misses, the other finds.
+            let names = Set(ArchiveRules.mentionedNames(in: post.text)).union(MentionForms.names(in: post.text)).sorted()
             guard !names.isEmpty else { continue }
             guard let purpose = post.madeFor, purpose.hasPrefix("reply:"), let mentionID = Int64(purpose.dropFirst(6)), let mention = posts[mentionID],
                   let answered = world.user(mention.authorID)?.handle.lowercased() else {
