@@ -11,7 +11,7 @@ import ServiceLifecycle
 /// A fake Mastodon instance on loopback, serving the endpoints mirror_bot uses from memory, as the OpenAPI
 /// document and Mastodon's documentation describe them: bearer tokens and their scopes checked, `Link` paging by
 /// `max_id`/`since_id`/`min_id`, `types[]=mention` notifications with their own ids, the rate limit (300 calls per
-/// account and 5 minutes) with its three headers, `Idempotency-Key` honoured (one status per key), visibility
+/// account and 5 minutes) with its three headers, `Idempotency-Key` honoured (one status per key, kept an hour as Mastodon keeps it), visibility
 /// (private and direct statuses shown only to whom they are for), statuses hidden until their `created_at`, and
 /// faults on demand (503, an answer lost after the work was done).
 public final class FakeMastodonServer: Sendable {

@@ -54,7 +54,11 @@ actor FakeMastodonWorld: AdjustableFakeClock {
     private var awaitingNotification: [(at: Date, id: UInt64)] = []
     private var favourites: [String: [(favouriteID: UInt64, statusID: String)]] = [:]
     private var follows: [String: Set<String>]
-    private var idempotency: [String: String] = [:]
+    /// The status each idempotency key made, and when: Mastodon keeps a key for an hour (after it, the same key makes a
+    /// new status), and so does the fake, by its clock.
+    private var idempotency: [String: (statusID: String, at: Date)] = [:]
+    /// How long a key is kept: Mastodon's hour.
+    static let idempotencyKeyLifetime: TimeInterval = 3_600
     private var windows: [String: (start: Date, used: Int)] = [:]
     private var faults: [FakeMastodonFault] = []
     private(set) var requestCounts: [String: Int] = [:]
@@ -278,7 +282,8 @@ actor FakeMastodonWorld: AdjustableFakeClock {
 
     func postStatus(caller: Caller, body: Data, idempotencyKey: String?) -> FakeMastodonResponse {
         let keyed = idempotencyKey.map { caller.account.id + " " + $0 }
-        if let keyed, let earlier = idempotency[keyed], let id = UInt64(earlier), let status = statuses[id] {
+        if let keyed, let earlier = idempotency[keyed], now.timeIntervalSince(earlier.at) < Self.idempotencyKeyLifetime,
+           let id = UInt64(earlier.statusID), let status = statuses[id] {
             return FakeMastodonResponse(status: 200, body: statusJSON(status))
         }
         guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
@@ -298,7 +303,7 @@ actor FakeMastodonWorld: AdjustableFakeClock {
                                              inReplyToID: inReplyToID, mentionIDs: mentioned)
         statuses[id] = status
         posted.append(status)
-        if let keyed { idempotency[keyed] = status.id }
+        if let keyed { idempotency[keyed] = (status.id, now) }
         answerAsAutoRepliers(status)
         return FakeMastodonResponse(status: 200, body: statusJSON(status))
     }

@@ -61,6 +61,24 @@ struct FakeMastodonContractTests {
         throw CancellationError()
     }
 
+    @Test("An Idempotency-Key is kept an hour, as Mastodon keeps it: within it the same status, after it a new one")
+    func idempotencyKeyExpires() async throws {
+        try await withFakeMastodon { server, base async throws in
+            let bot = MastodonFixture.botToken, body: [String: Any] = ["status": "once an hour"]
+            let start = await server.now()
+            await server.armClock(start, speed: 0)
+            let first = try await Self.request("POST", base, "/api/v1/statuses", token: bot, body: body, key: "hourly")
+            await server.armClock(start.addingTimeInterval(3_599), speed: 0)
+            let within = try await Self.request("POST", base, "/api/v1/statuses", token: bot, body: body, key: "hourly")
+            let id = { (response: RawResponse) in (response.json as? [String: Any])?["id"] as? String }
+            #expect(id(within) != nil && id(within) == id(first), "within the hour, the same key gives the same status")
+            await server.armClock(start.addingTimeInterval(3_601), speed: 0)
+            let after = try await Self.request("POST", base, "/api/v1/statuses", token: bot, body: body, key: "hourly")
+            #expect(id(after) != nil && id(after) != id(first), "past the hour, the key is forgotten and a new status made")
+            #expect(await server.posted().count == 2)
+        }
+    }
+
     @Test("Every endpoint's answers, errors included, validate against the schemas, with no undocumented field")
     func responsesValidate() async throws {
         let samples: [Sample] = try await withFakeMastodon { server, base async throws in
