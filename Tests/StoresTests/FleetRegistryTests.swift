@@ -136,4 +136,30 @@ struct FleetRegistryTests {
             #expect(try await PostgresStoreSet(sharing: pool, schema: bot.schema).state.value(of: "probe") == "second")
         }
     }
+
+    @Test("A fenced statement holds the lease from its check until it has run: a takeover meanwhile waits for it (no window between check and statement)")
+    func fencedStatementHoldsTheLease() async throws {
+        try await Self.with { registry, pool in
+            let bot = try await registry.add(name: "held", network: "x", sealedSettings: Data())
+            try await PostgresStoreSet(sharing: pool, schema: bot.schema).migrations.migrate()
+            let claim = try #require(try await registry.claim(for: "p1", limit: 1, expiresIn: 30).first)
+            let stores = PostgresStoreSet(sharing: pool, schema: bot.schema, fence: .init(registrySchema: "public", claim: claim, process: "p1"))
+            // A statement of the bot's that takes two seconds, its end time by the server's clock.
+            let slow = Task {
+                try await stores.rows("a slow statement", "SELECT extract(epoch FROM clock_timestamp())::float8 FROM pg_sleep(2)", as: Double.self).first
+            }
+            let watcher = PostgresStoreSet(sharing: pool, schema: pool.schema ?? "public")
+            try await waitUntil("the bot's slow statement to be running", within: .seconds(20), every: .milliseconds(20)) {
+                (try await watcher.rows("watching", "SELECT count(*)::int FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%pg_sleep(2)%' AND query NOT LIKE '%pg_stat_activity%'", as: Int.self).first ?? 0) > 0
+            }
+            // Another process ends the lease meanwhile (as a takeover does): it waits until the statement has run.
+            let lapsedAt = try #require(try await watcher.rows("ending the lease", """
+                UPDATE fleet_leases SET expires_at = now() - interval '1 second' WHERE bot_id = \(claim.botID)
+                RETURNING extract(epoch FROM clock_timestamp())::float8
+                """, as: Double.self).first)
+            let statementEnded = try #require(try await slow.value)
+            #expect(lapsedAt >= statementEnded, "the lease was ended \(statementEnded - lapsedAt) s before the fenced statement had run")
+            await #expect(throws: ArchiveError.self) { try await stores.state.setValue("late", of: "probe") }
+        }
+    }
 }

@@ -71,7 +71,8 @@ public struct PostgresStoreSet: StoreSet {
 
     /// A view of the stores in `schema` (letters, digits and `_`) on `pool`'s connections, which `pool` runs: many bots'
     /// stores on one pool, each in its own schema, every statement after a `SET search_path` on the connection it runs on.
-    /// With `fence`, every statement first checks the fleet's lease (in the same round trip as its `search_path`).
+    /// With `fence`, every statement first checks the fleet's lease (in the same round trip as its `search_path`), in a
+    /// transaction that holds the lease's row until the statement has run.
     public init(sharing pool: PostgresStoreSet, schema: String, settings: StoreSettings? = nil, fence: Fence? = nil) {
         precondition(!schema.isEmpty && schema.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }, "a schema name of letters, digits and _")
         client = pool.client; url = pool.url; self.schema = schema; self.settings = settings ?? pool.settings; logger = pool.logger
@@ -151,8 +152,19 @@ public struct PostgresStoreSet: StoreSet {
                 for try await row in rows.decode((repeat each Column).self) { result.append(row) }
                 return result
             }
+            // A fenced statement runs in a transaction that holds the lease's row from its check to its end: no other
+            // process can take the bot over between the check and the statement (two statements, one lock).
+            guard fence == nil else {
+                return try await client.withTransaction(logger: logger) { connection in
+                    try await Self.route(connection, to: routedSchema, fence: fence, local: true, logger: logger)
+                    let rows = try await connection.query(query, logger: logger)
+                    var result: [(repeat each Column)] = []
+                    for try await row in rows.decode((repeat each Column).self) { result.append(row) }
+                    return result
+                }
+            }
             return try await client.withConnection { connection in
-                try await Self.route(connection, to: routedSchema, fence: fence, local: false, logger: logger)
+                try await Self.route(connection, to: routedSchema, fence: nil, local: false, logger: logger)
                 let rows = try await connection.query(query, logger: logger)
                 var result: [(repeat each Column)] = []
                 for try await row in rows.decode((repeat each Column).self) { result.append(row) }
