@@ -254,7 +254,7 @@ let package = Package(
         ),
         .target(
             name: "ATProtoRepository",
-            dependencies: ["CCBOR", "BlueskyAPI"],
+            dependencies: ["CCBOR", "BlueskyAPI", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .target(

@@ -6,7 +6,8 @@ import Foundation
 /// key (`app.bsky.feed.post/<rkey>`) to the CID of its DAG-CBOR block.
 ///
 /// The file is read whole (an account's records without media are tens of megabytes at most); the commit's signature
-/// is not checked (the export comes from the person's own PDS, and nothing here trusts it further than their posts).
+/// is not checked (the export comes from the person's own PDS, and nothing here trusts it further than their posts),
+/// but every block read is checked against its CID (its SHA-256), so that a changed block is refused, not read.
 public struct Repository: Sendable {
     /// The account's DID, from the commit.
     public let did: String
@@ -50,7 +51,7 @@ public struct Repository: Sendable {
         }
         self.blocks = blocks
         guard let commitRange = blocks[root] else { throw RepositoryError("the root commit \(root) is not in the file") }
-        let commit = try DAGCBOR.decode(car[commitRange])
+        let commit = try Self.decode(car[commitRange], named: root)
         guard let did = commit["did"]?.text, did.hasPrefix("did:") else { throw RepositoryError("the root is not a repository commit (no did)") }
         guard let data = commit["data"]?.link else { throw RepositoryError("the commit has no data (the tree's root)") }
         self.did = did
@@ -60,10 +61,20 @@ public struct Repository: Sendable {
     /// How many blocks the file holds.
     public var blockCount: Int { blocks.count }
 
-    /// The decoded block `cid`, nil when the file does not hold it.
+    /// The decoded block `cid`, nil when the file does not hold it. A block whose bytes do not hash to its CID (changed
+    /// after it was named, or named by a hash other than SHA-256 or as other than DAG-CBOR) throws: it is not read as
+    /// the record it claims to be.
     public func block(_ cid: CID) throws(RepositoryError) -> CBORValue? {
         guard let range = blocks[cid] else { return nil }
-        return try DAGCBOR.decode(bytes[range])
+        return try Self.decode(bytes[range], named: cid)
+    }
+
+    /// The block `data` decoded, once checked to be the one `cid` names.
+    private static func decode(_ data: ArraySlice<UInt8>, named cid: CID) throws(RepositoryError) -> CBORValue {
+        guard cid.names(dagCBOR: data) else {
+            throw RepositoryError("the block \(cid) does not hash to its CID (a DAG-CBOR block's SHA-256): its bytes were changed")
+        }
+        return try DAGCBOR.decode(data)
     }
 
     /// Walks the tree in key order and gives each record of the `collections` to `body`; a record whose block the file
