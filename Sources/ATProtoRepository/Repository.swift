@@ -97,7 +97,8 @@ public struct Repository: Sendable {
                       prefix >= 0, prefix <= key.count else { throw RepositoryError("a malformed entry in the tree node \(node)") }
                 key = Array(key.prefix(Int(prefix))) + suffix
                 let name = String(decoding: key, as: UTF8.self)
-                let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
+                // `collection/rkey`, split at the first slash (a key starting with one is no collection's).
+                let parts = name.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
                 if parts.count == 2, collections.contains(parts[0]) {
                     if let record = try block(cid) { read += 1; try body(Record(collection: parts[0], rkey: parts[1], value: record)) } else { missing += 1 }
                 }
