@@ -58,6 +58,11 @@ public struct Repository: Sendable {
         dataRoot = data
     }
 
+    /// How many bytes of record blocks one walk may give beyond the file's own size: a block named under several keys
+    /// is given once for each, and past this much the walk throws, so that a file cannot make its reader (and the
+    /// importer after it) handle far more than the file holds.
+    public static let repeatedRecordAllowance = 1 << 16
+
     /// How many blocks the file holds.
     public var blockCount: Int { blocks.count }
 
@@ -78,11 +83,11 @@ public struct Repository: Sendable {
     }
 
     /// Walks the tree in key order and gives each record of the `collections` to `body`; a record whose block the file
-    /// lacks (a partial export) is counted in the answer, not read. A tree that loops, nests too deep or is not made of
-    /// tree nodes throws.
+    /// lacks (a partial export) is counted in the answer, not read. A tree that loops, nests too deep, is not made of
+    /// tree nodes, or names its records more often than the file could hold them (`repeatedRecordAllowance`) throws.
     @discardableResult
     public func forEachRecord(in collections: Set<String>, _ body: (Record) throws -> Void) throws -> (read: Int, missing: Int) {
-        var read = 0, missing = 0
+        var read = 0, missing = 0, given = 0
         var visited: Set<CID> = []
         // Depth-first, left to right: the node's left subtree, then each entry followed by its right subtree.
         func walk(_ node: CID, depth: Int) throws {
@@ -100,7 +105,16 @@ public struct Repository: Sendable {
                 // `collection/rkey`, split at the first slash (a key starting with one is no collection's).
                 let parts = name.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
                 if parts.count == 2, collections.contains(parts[0]) {
-                    if let record = try block(cid) { read += 1; try body(Record(collection: parts[0], rkey: parts[1], value: record)) } else { missing += 1 }
+                    if let range = blocks[cid] {
+                        given += range.count
+                        guard given <= bytes.count + Self.repeatedRecordAllowance else {
+                            throw RepositoryError("the tree names its records more often than the file could hold them (the same block under many keys)")
+                        }
+                        read += 1
+                        try body(Record(collection: parts[0], rkey: parts[1], value: try Self.decode(bytes[range], named: cid)))
+                    } else {
+                        missing += 1
+                    }
                 }
                 if let right = entry["t"]?.link { try walk(right, depth: depth + 1) }
             }
