@@ -209,17 +209,34 @@ struct ParserFuzzTests {
         }
     }
 
-    @Test("Bluesky's notifications and record keys: a notification decodes or throws, never traps; a decoded mention's id, when it has one, names its post again")
+    @Test("Bluesky's notifications and record keys: a decoded notification writes back to itself, and its post's id names its post again; most rounds decode")
     func atprotoRecords() throws {
         var fuzzer = try Fuzzer("atproto", tokens: ["\"", "{", "}", "[", "]", ",", ":", "null", "\"$type\"", "at://", "/app.bsky.feed.post/", "3jzfcijpj2z2a",
                                                     "did:plc:", "\"reply\"", "\"facets\"", "-1", "99999999999"])
-        fuzzer.run { bytes in
+        var decoded = 0, posts = 0
+        fuzzer.run(generating: { JSONMutator.generate(&$0) }) { bytes in
             guard let notification = try? JSONDecoder().decode(BlueskyNotification.self, from: Data(bytes)) else { return }
-            if let id = BlueskyIDs.postID(of: notification.uri), let parts = ATURI(notification.uri) {
-                #expect(BlueskyIDs.uri(ofPost: id, by: parts.repo) == notification.uri, "\(notification.uri)")
+            decoded += 1
+            if notification.record != nil { posts += 1 }
+            // What was read is what is written: decoding what it encodes to gives it back.
+            let written = try JSONEncoder().encode(notification)
+            #expect(try JSONDecoder().decode(BlueskyNotification.self, from: written) == notification, "\(String(decoding: written, as: UTF8.self))")
+            if let parts = ATURI(notification.uri) {
+                #expect(parts.description == notification.uri)
+                if let id = BlueskyIDs.postID(of: notification.uri) {
+                    #expect(parts.collection == PostRecord.type)
+                    #expect(BlueskyIDs.uri(ofPost: id, by: parts.repo) == notification.uri, "\(notification.uri)")
+                }
+                if let tid = TID(parts.rkey) { #expect(TID(tid.description) == tid, "\(parts.rkey)") }
+            } else {
+                #expect(BlueskyIDs.postID(of: notification.uri) == nil)
             }
-            if let tid = TID(String(decoding: bytes.prefix(13), as: UTF8.self)) { #expect(TID(tid.description) == tid) }
         }
+        // Mutating inside the JSON's structure keeps most rounds decodable: a floor, so that the target cannot go on
+        // fuzzing nothing but the decoder's syntax errors.
+        let rounds = Fuzzer.iterations + fuzzer.corpus.count
+        #expect(decoded * 4 >= rounds, "only \(decoded) of \(rounds) rounds decoded")
+        #expect(posts * 15 >= rounds, "only \(posts) of \(rounds) rounds decoded a notification with a post")
     }
 
     @Test("Misskey's MFM to text: never longer than its input, no space at either end, text without markup given back as written")
