@@ -32,13 +32,13 @@ struct Fuzzer {
         "0x7fffffff", "4294967296", "\u{0301}", "\u{FEFF}", "\u{FFFD}", "𝕏", "猫", "\u{202E}", String(repeating: "A", count: 300),
     ]
 
-    /// A fuzzer of `target` with its own `tokens`.
-    init(_ target: String, tokens: [String] = [], file: String = #filePath) throws {
+    /// A fuzzer of `target` with its own `tokens`, and `byteTokens` for a binary format (bytes that are not UTF-8).
+    init(_ target: String, tokens: [String] = [], byteTokens: [[UInt8]] = [], file: String = #filePath) throws {
         self.target = target
         let folder = URL(fileURLWithPath: file).deletingLastPathComponent().appending(path: "Corpus/\(target)")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         corpus = try names.map { Array(try Data(contentsOf: folder.appending(path: $0))) }
-        self.tokens = (Self.commonTokens + tokens).map { Array($0.utf8) }
+        self.tokens = (Self.commonTokens + tokens).map { Array($0.utf8) } + byteTokens
         random = SplitMix64(seed: Self.seed ^ UInt64(truncatingIfNeeded: target.utf8.reduce(5381) { ($0 &* 33) &+ Int($1) }))
     }
 
