@@ -235,15 +235,16 @@ enum CARMutator {
                 ]
                 commitChange = fuzzer.pick(changes)
             case 6:  // the header not a CAR v1 header
-                let headers: [CBORValue] = [.array([]), .integer(1), .text("roots version"), .map(["version": .integer(1)]), .map(["version": .integer(2), "roots": .array([])]),
-                                      .map(["version": .float(1), "roots": .array([])]), .map(["version": .text("1"), "roots": .array([])]),
-                                      .map(["version": .integer(1), "roots": .array([])]), .map(["version": .integer(1), "roots": .text("bafy")]),
-                                      .map(["version": .integer(1), "roots": .array([.integer(42)])]),
-                                            .map(["version": .integer(1), "roots": .array([.link(nowhere)])])]
+                let headers: [CBORValue] = [
+                    .array([]), .integer(1), .text("roots version"), .map(["version": .integer(1)]), .map(["version": .integer(2), "roots": .array([])]),
+                    .map(["version": .float(1), "roots": .array([])]), .map(["version": .text("1"), "roots": .array([])]),
+                    .map(["version": .integer(1), "roots": .array([])]), .map(["version": .integer(1), "roots": .text("bafy")]),
+                    .map(["version": .integer(1), "roots": .array([.integer(42)])]), .map(["version": .integer(1), "roots": .array([.link(nowhere)])]),
+                ]
                 header = fuzzer.pick(headers)
             case 7 where !records.isEmpty:  // one entry named many times over (the same record under each)
                 entryRepeats = fuzzer.pick([2, 50, 1_000, 3_000])
-            case 8:
+            case 8:  // a did that is not one
                 did = fuzzer.pick(["did:", "did:plc:\n", "", String(repeating: "d", count: 300), "did:plc:ewvi7nxzyoun6zhxrhs64oiz"])
             default:
                 break
