@@ -254,7 +254,7 @@ let package = Package(
         ),
         .target(
             name: "ATProtoRepository",
-            dependencies: ["CCBOR", "BlueskyAPI"],
+            dependencies: ["CCBOR", "BlueskyAPI", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .target(
@@ -531,7 +531,8 @@ let package = Package(
         .testTarget(name: "PostTextTests", dependencies: ["PostText"], swiftSettings: strictSettings),
         .testTarget(
             name: "FuzzTests",
-            dependencies: ["ArchiveImport", "BotAssembly", "BotConfiguration", "MastodonAPI", "BlueskyAPI", "BlueskyNetwork", "MisskeyAPI", "PostText", "StatusPage", "SeededRandom"],
+            dependencies: ["ArchiveImport", "ATProtoRepository", "BotAssembly", "BotConfiguration", "MastodonAPI", "BlueskyAPI", "BlueskyNetwork", "MisskeyAPI", "PostText",
+                           "StatusPage", "SeededRandom", .product(name: "Crypto", package: "swift-crypto")],
             exclude: ["Corpus"],
             swiftSettings: strictSettings
         ),

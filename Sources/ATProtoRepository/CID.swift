@@ -1,3 +1,5 @@
+import Crypto
+
 /// A content identifier (CID) as the AT Protocol uses them: version 1 (or the older bare multihash, version 0), a
 /// codec, and a multihash, kept as its bytes.
 public struct CID: Hashable, Sendable, CustomStringConvertible {
@@ -14,6 +16,13 @@ public struct CID: Hashable, Sendable, CustomStringConvertible {
     }
 
     private init(validated bytes: [UInt8]) { self.bytes = bytes }
+
+    /// Whether this CID names `block` as the AT Protocol names its records, commits and tree nodes: version 1, the
+    /// DAG-CBOR codec (0x71), and a SHA-256 multihash (0x12, 32 bytes) equal to the hash of `block`.
+    func names(dagCBOR block: ArraySlice<UInt8>) -> Bool {
+        guard bytes.count == 36, bytes[0] == 0x01, bytes[1] == 0x71, bytes[2] == 0x12, bytes[3] == 32 else { return false }
+        return SHA256.hash(data: block).elementsEqual(bytes[4...])
+    }
 
     /// Reads one binary CID from the front of `reader` (how a CAR section starts).
     static func read(from reader: inout ByteReader) throws(RepositoryError) -> CID {

@@ -6,7 +6,8 @@ import Foundation
 /// key (`app.bsky.feed.post/<rkey>`) to the CID of its DAG-CBOR block.
 ///
 /// The file is read whole (an account's records without media are tens of megabytes at most); the commit's signature
-/// is not checked (the export comes from the person's own PDS, and nothing here trusts it further than their posts).
+/// is not checked (the export comes from the person's own PDS, and nothing here trusts it further than their posts),
+/// but every block read is checked against its CID (its SHA-256), so that a changed block is refused, not read.
 public struct Repository: Sendable {
     /// The account's DID, from the commit.
     public let did: String
@@ -50,28 +51,43 @@ public struct Repository: Sendable {
         }
         self.blocks = blocks
         guard let commitRange = blocks[root] else { throw RepositoryError("the root commit \(root) is not in the file") }
-        let commit = try DAGCBOR.decode(car[commitRange])
+        let commit = try Self.decode(car[commitRange], named: root)
         guard let did = commit["did"]?.text, did.hasPrefix("did:") else { throw RepositoryError("the root is not a repository commit (no did)") }
         guard let data = commit["data"]?.link else { throw RepositoryError("the commit has no data (the tree's root)") }
         self.did = did
         dataRoot = data
     }
 
+    /// How many bytes of record blocks one walk may give beyond the file's own size: a block named under several keys
+    /// is given once for each, and past this much the walk throws, so that a file cannot make its reader (and the
+    /// importer after it) handle far more than the file holds.
+    public static let repeatedRecordAllowance = 1 << 16
+
     /// How many blocks the file holds.
     public var blockCount: Int { blocks.count }
 
-    /// The decoded block `cid`, nil when the file does not hold it.
+    /// The decoded block `cid`, nil when the file does not hold it. A block whose bytes do not hash to its CID (changed
+    /// after it was named, or named by a hash other than SHA-256 or as other than DAG-CBOR) throws: it is not read as
+    /// the record it claims to be.
     public func block(_ cid: CID) throws(RepositoryError) -> CBORValue? {
         guard let range = blocks[cid] else { return nil }
-        return try DAGCBOR.decode(bytes[range])
+        return try Self.decode(bytes[range], named: cid)
+    }
+
+    /// The block `data` decoded, once checked to be the one `cid` names.
+    private static func decode(_ data: ArraySlice<UInt8>, named cid: CID) throws(RepositoryError) -> CBORValue {
+        guard cid.names(dagCBOR: data) else {
+            throw RepositoryError("the block \(cid) does not hash to its CID (a DAG-CBOR block's SHA-256): its bytes were changed")
+        }
+        return try DAGCBOR.decode(data)
     }
 
     /// Walks the tree in key order and gives each record of the `collections` to `body`; a record whose block the file
-    /// lacks (a partial export) is counted in the answer, not read. A tree that loops, nests too deep or is not made of
-    /// tree nodes throws.
+    /// lacks (a partial export) is counted in the answer, not read. A tree that loops, nests too deep, is not made of
+    /// tree nodes, or names its records more often than the file could hold them (`repeatedRecordAllowance`) throws.
     @discardableResult
     public func forEachRecord(in collections: Set<String>, _ body: (Record) throws -> Void) throws -> (read: Int, missing: Int) {
-        var read = 0, missing = 0
+        var read = 0, missing = 0, given = 0
         var visited: Set<CID> = []
         // Depth-first, left to right: the node's left subtree, then each entry followed by its right subtree.
         func walk(_ node: CID, depth: Int) throws {
@@ -86,9 +102,19 @@ public struct Repository: Sendable {
                       prefix >= 0, prefix <= key.count else { throw RepositoryError("a malformed entry in the tree node \(node)") }
                 key = Array(key.prefix(Int(prefix))) + suffix
                 let name = String(decoding: key, as: UTF8.self)
-                let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
+                // `collection/rkey`, split at the first slash (a key starting with one is no collection's).
+                let parts = name.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
                 if parts.count == 2, collections.contains(parts[0]) {
-                    if let record = try block(cid) { read += 1; try body(Record(collection: parts[0], rkey: parts[1], value: record)) } else { missing += 1 }
+                    if let range = blocks[cid] {
+                        given += range.count
+                        guard given <= bytes.count + Self.repeatedRecordAllowance else {
+                            throw RepositoryError("the tree names its records more often than the file could hold them (the same block under many keys)")
+                        }
+                        read += 1
+                        try body(Record(collection: parts[0], rkey: parts[1], value: try Self.decode(bytes[range], named: cid)))
+                    } else {
+                        missing += 1
+                    }
                 }
                 if let right = entry["t"]?.link { try walk(right, depth: depth + 1) }
             }

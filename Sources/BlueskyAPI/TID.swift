@@ -27,10 +27,11 @@ public struct TID: Sendable, Equatable, Hashable, CustomStringConvertible {
         self.init(date: date, clockID: hash)
     }
 
-    /// Reads a TID; nil when `text` is not one.
+    /// Reads a TID; nil when `text` is not one. The first character holds the value's top 4 bits, of which the top one
+    /// is zero: `2` to `b` (one from `c` to `j` gave a value of 2^63 or more, whose post id named no post).
     public init?(_ text: String) {
         let characters = Array(text)
-        guard characters.count == 13, let first = characters.first, "234567abcdefghij".contains(first) else { return nil }
+        guard characters.count == 13, let first = characters.first, "234567ab".contains(first) else { return nil }
         var value: UInt64 = 0
         for character in characters {
             guard let digit = Self.alphabet.firstIndex(of: character) else { return nil }

@@ -70,12 +70,15 @@ struct BasicAuthentication: RouterMiddleware {
         return address ?? "unknown"
     }
 
-    /// The password of an `Authorization: Basic ...` header.
+    /// The password of an `Authorization: Basic ...` header: base64 as RFC 4648 writes it (Foundation's decoder
+    /// also takes more padding, or characters after it, which no client sends), text after the first colon (found
+    /// among the text's scalars, so that a password starting with a combining mark is not taken for part of it).
     static func password(in header: String?) -> String? {
         guard let header, header.count > 6, header.count < 4_096, header.prefix(6).lowercased() == "basic " else { return nil }
-        guard let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
-              let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":") else { return nil }
-        return String(text[text.index(after: colon)...])
+        let base64 = String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)
+        guard let decoded = Data(base64Encoded: base64), decoded.base64EncodedString() == base64,
+              let text = String(data: decoded, encoding: .utf8), let colon = text.unicodeScalars.firstIndex(of: ":") else { return nil }
+        return String(text.unicodeScalars[text.unicodeScalars.index(after: colon)...])
     }
 
     /// Whether `a` and `b` are equal, in time that depends on neither.

@@ -32,23 +32,39 @@ struct Fuzzer {
         "0x7fffffff", "4294967296", "\u{0301}", "\u{FEFF}", "\u{FFFD}", "𝕏", "猫", "\u{202E}", String(repeating: "A", count: 300),
     ]
 
-    /// A fuzzer of `target` with its own `tokens`.
-    init(_ target: String, tokens: [String] = [], file: String = #filePath) throws {
+    /// A fuzzer of `target` with its own `tokens`, and `byteTokens` for a binary format (bytes that are not UTF-8).
+    init(_ target: String, tokens: [String] = [], byteTokens: [[UInt8]] = [], file: String = #filePath) throws {
         self.target = target
         let folder = URL(fileURLWithPath: file).deletingLastPathComponent().appending(path: "Corpus/\(target)")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         corpus = try names.map { Array(try Data(contentsOf: folder.appending(path: $0))) }
-        self.tokens = (Self.commonTokens + tokens).map { Array($0.utf8) }
+        self.tokens = (Self.commonTokens + tokens).map { Array($0.utf8) } + byteTokens
         random = SplitMix64(seed: Self.seed ^ UInt64(truncatingIfNeeded: target.utf8.reduce(5381) { ($0 &* 33) &+ Int($1) }))
     }
 
     /// Runs `property` on every corpus entry as it is, then on `iterations` mutated ones. The property records its own
     /// expectations; a thrown error is a finding, reported with the input.
     mutating func run(_ property: ([UInt8]) throws -> Void) {
+        run(generating: { $0.mutated() }, property)
+    }
+
+    /// Runs `property` on every corpus entry as it is, then on `iterations` inputs made by `generate`, which is given
+    /// this fuzzer (its random numbers, its corpus, `mutated(_:)`): for a target whose inputs are better made knowing
+    /// their structure (a JSON tree, a CAR file's blocks) than by changing bytes alone.
+    mutating func run(generating generate: (inout Fuzzer) -> [UInt8], _ property: ([UInt8]) throws -> Void) {
         #expect(!corpus.isEmpty, "the corpus of \(target) is empty")
         for entry in corpus { check(entry, property) }
-        for _ in 0..<Self.iterations { check(mutated(), property) }
+        for _ in 0..<Self.iterations {
+            let input = generate(&self)
+            check(input, property)
+        }
     }
+
+    /// A number from 0 to `bound - 1` (`bound` above 0).
+    mutating func below(_ bound: Int) -> Int { Int(random.next() % UInt64(bound)) }
+
+    /// One of `choices` (not empty).
+    mutating func pick<Element>(_ choices: [Element]) -> Element { choices[below(choices.count)] }
 
     private func check(_ input: [UInt8], _ property: ([UInt8]) throws -> Void) {
         if Self.isLong { try? Data(input).write(to: URL(fileURLWithPath: ".build/fuzz-current-input")) }
@@ -61,7 +77,12 @@ struct Fuzzer {
 
     /// A corpus entry changed one to eight times.
     mutating func mutated() -> [UInt8] {
-        var bytes = corpus[Int(random.next() % UInt64(corpus.count))]
+        mutated(corpus[Int(random.next() % UInt64(corpus.count))])
+    }
+
+    /// `input` changed one to eight times.
+    mutating func mutated(_ input: [UInt8]) -> [UInt8] {
+        var bytes = input
         for _ in 0...(random.next() % 8) {
             let position = bytes.isEmpty ? 0 : Int(random.next() % UInt64(bytes.count + 1))
             switch random.next() % 7 {

@@ -209,17 +209,34 @@ struct ParserFuzzTests {
         }
     }
 
-    @Test("Bluesky's notifications and record keys: a notification decodes or throws, never traps; a decoded mention's id, when it has one, names its post again")
+    @Test("Bluesky's notifications and record keys: a decoded notification writes back to itself, and its post's id names its post again; most rounds decode")
     func atprotoRecords() throws {
         var fuzzer = try Fuzzer("atproto", tokens: ["\"", "{", "}", "[", "]", ",", ":", "null", "\"$type\"", "at://", "/app.bsky.feed.post/", "3jzfcijpj2z2a",
                                                     "did:plc:", "\"reply\"", "\"facets\"", "-1", "99999999999"])
-        fuzzer.run { bytes in
+        var decoded = 0, posts = 0
+        fuzzer.run(generating: { JSONMutator.generate(&$0) }) { bytes in
             guard let notification = try? JSONDecoder().decode(BlueskyNotification.self, from: Data(bytes)) else { return }
-            if let id = BlueskyIDs.postID(of: notification.uri), let parts = ATURI(notification.uri) {
-                #expect(BlueskyIDs.uri(ofPost: id, by: parts.repo) == notification.uri, "\(notification.uri)")
+            decoded += 1
+            if notification.record != nil { posts += 1 }
+            // What was read is what is written: decoding what it encodes to gives it back.
+            let written = try JSONEncoder().encode(notification)
+            #expect(try JSONDecoder().decode(BlueskyNotification.self, from: written) == notification, "\(String(decoding: written, as: UTF8.self))")
+            if let parts = ATURI(notification.uri) {
+                #expect(parts.description == notification.uri)
+                if let id = BlueskyIDs.postID(of: notification.uri) {
+                    #expect(parts.collection == PostRecord.type)
+                    #expect(BlueskyIDs.uri(ofPost: id, by: parts.repo) == notification.uri, "\(notification.uri)")
+                }
+                if let tid = TID(parts.rkey) { #expect(TID(tid.description) == tid, "\(parts.rkey)") }
+            } else {
+                #expect(BlueskyIDs.postID(of: notification.uri) == nil)
             }
-            if let tid = TID(String(decoding: bytes.prefix(13), as: UTF8.self)) { #expect(TID(tid.description) == tid) }
         }
+        // Mutating inside the JSON's structure keeps most rounds decodable: a floor, so that the target cannot go on
+        // fuzzing nothing but the decoder's syntax errors.
+        let rounds = Fuzzer.iterations + fuzzer.corpus.count
+        #expect(decoded * 4 >= rounds, "only \(decoded) of \(rounds) rounds decoded")
+        #expect(posts * 15 >= rounds, "only \(posts) of \(rounds) rounds decoded a notification with a post")
     }
 
     @Test("Misskey's MFM to text: never longer than its input, no space at either end, text without markup given back as written")
@@ -266,13 +283,72 @@ struct ParserFuzzTests {
         }
     }
 
-    @Test("Basic auth headers: any header gives a password or none, never a trap")
+    @Test("Basic auth headers: a header made of user:password gives the password back exactly; a header gives a password only when decoding it by hand gives the same")
     func basicAuthHeaders() throws {
-        var fuzzer = try Fuzzer("cursor", tokens: ["Basic ", "basic ", ":", "=", "==", "Og==", "YTpi"])
-        fuzzer.run { bytes in
+        var fuzzer = try Fuzzer("basicauth", tokens: ["Basic ", "basic ", "BASIC ", " ", "\t", ":", "=", "==", "Og==", "YTpi", "dXNlcjpwYXNz", "+", "/",
+                                                      "-", "_", "\u{3000}"])
+        var given = 0
+        // Half the rounds change the credentials inside a corpus header and write it again (its base64 valid), half its bytes.
+        fuzzer.run(generating: { fuzzer in
+            let header = fuzzer.pick(fuzzer.corpus)
+            guard fuzzer.below(2) == 0, let inside = Self.passwordDecodedByHand(in: String(decoding: header, as: UTF8.self)) else { return fuzzer.mutated(header) }
+            // The password changed as text three times in four (so that it stays UTF-8), the whole as bytes otherwise.
+            let credentials = fuzzer.below(4) == 0 ? fuzzer.mutated(Array(("user:" + inside).utf8))
+                : Array(("user:" + String(decoding: fuzzer.mutated(Array(inside.utf8)), as: UTF8.self)).utf8)
+            // Mostly as clients write it, sometimes not.
+            let scheme = fuzzer.below(8) == 0 ? fuzzer.pick(["Basic\t", "Basic", "Bearer ", "Basic\u{301} "]) : fuzzer.pick(["Basic ", "basic ", "BASIC ", "Basic  ", "bAsIc "])
+            let end = fuzzer.below(8) == 0 ? fuzzer.pick(["=", "\n", "A", "==="]) : fuzzer.pick(["", " ", "\t", "\u{3000}"])
+            return Array((scheme + Data(credentials).base64EncodedString() + end).utf8)
+        }) { bytes in
             let header = String(decoding: bytes, as: UTF8.self)
-            if let password = BasicAuthentication.password(in: header) { #expect(header.count > 6) ; _ = password }
-            _ = BasicAuthentication.password(in: "Basic " + Data(bytes).base64EncodedString())
+            let password = BasicAuthentication.password(in: header)
+            if header.count < 4_096 { #expect(password == Self.passwordDecodedByHand(in: header), "\(header.debugDescription)") }
+            if let password {
+                given += 1
+                #expect(BasicAuthentication.equalInConstantTime(password, password) && !BasicAuthentication.equalInConstantTime(password, password + "x"))
+            }
+            // The input as the user name and password a client sends: the first colon ends the name (RFC 7617).
+            let text = header.unicodeScalars
+            let colon = text.firstIndex(of: ":")
+            let secret = colon.map { String(text[text.index(after: $0)...]) } ?? header
+            let user = colon.map { String(text[..<$0]) } ?? ""
+            let made = "Basic " + Data((user + ":" + secret).utf8).base64EncodedString()
+            if made.utf8.count < 4_096 {
+                #expect(BasicAuthentication.password(in: made) == secret, "\(user.debugDescription):\(secret.debugDescription)")
+                #expect(Self.passwordDecodedByHand(in: made) == secret)
+            }
         }
+        let rounds = Fuzzer.iterations + fuzzer.corpus.count
+        #expect(given * 8 >= rounds, "only \(given) of \(rounds) headers gave a password")
+    }
+
+    /// The password of a basic auth header decoded without Foundation's base64: `basic ` in any case, spaces and tabs
+    /// around the base64 (RFC 4648's: padded, nothing after the padding, unused bits zero), UTF-8 text whose first colon
+    /// ends the user name.
+    static func passwordDecodedByHand(in header: String) -> String? {
+        var scalars = Array(header.unicodeScalars)
+        guard scalars.count > 6, String(String.UnicodeScalarView(scalars[..<6])).lowercased() == "basic " else { return nil }
+        scalars.removeFirst(6)
+        let space = { (scalar: Unicode.Scalar) in scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator }
+        while let first = scalars.first, space(first) { scalars.removeFirst() }
+        while let last = scalars.last, space(last) { scalars.removeLast() }
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".unicodeScalars)
+        guard scalars.count.isMultiple(of: 4) else { return nil }
+        let padding = scalars.reversed().prefix { $0 == "=" }.count
+        guard padding <= 2 else { return nil }
+        var bytes: [UInt8] = [], buffer = 0, bits = 0
+        for scalar in scalars.dropLast(padding) {
+            guard let value = alphabet.firstIndex(of: scalar) else { return nil }
+            buffer = (buffer << 6 | value) & 0xFFFF
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                bytes.append(UInt8(truncatingIfNeeded: buffer >> bits))
+            }
+        }
+        guard buffer & ((1 << bits) - 1) == 0, let text = String(validating: bytes, as: UTF8.self) else { return nil }
+        let view = text.unicodeScalars
+        guard let colon = view.firstIndex(of: ":") else { return nil }
+        return String(view[view.index(after: colon)...])
     }
 }
