@@ -109,7 +109,10 @@ public struct Favoriter: Service {
             let endOfDay = Poster.startOfNextDay(after: clock.now(), in: timeZone)
             var open = try await likePlan(for: day, using: &generator).filter { $0.state == .planned }.map(\.minute)
             var waiting: Set<Int> = []  // slots this process has tried and that wait for a post
+            // The likes still to make keep their room in what a billing network's reads for likes may spend.
+            defer { network.keepAsideForLikes(at: []) }
             while !open.isEmpty {
+                network.keepAsideForLikes(at: open.map { due($0, on: day) })
                 let now = clock.now()
                 for minute in open where due(minute, on: day) <= now {
                     switch try await useSlot(day: day, minute: minute, waiting: waiting.contains(minute)) {
@@ -122,6 +125,7 @@ public struct Favoriter: Service {
                 if !waiting.isEmpty { wake = min(wake, clock.now().addingTimeInterval(settings.pollInterval)) }
                 try await clock.sleep(until: min(wake, endOfDay))
             }
+            network.keepAsideForLikes(at: [])
             // Until the next day of this plan (not of now: a slot that waited to the end of the day is used at midnight).
             try await clock.sleep(until: endOfDay)
             return .zero

@@ -27,4 +27,5 @@ extension BotSideForwarding {
     public func like(_ postID: String, as botID: String, for work: Work) async throws { try await botSide.like(postID, as: botID, for: work) }
     public func checkLikes(as botID: String, on postID: String, for work: Work) async throws { try await botSide.checkLikes(as: botID, on: postID, for: work) }
     public func keepAsideForPosts(at dates: [Date]) { botSide.keepAsideForPosts(at: dates) }
+    public func keepAsideForLikes(at dates: [Date]) { botSide.keepAsideForLikes(at: dates) }
 }

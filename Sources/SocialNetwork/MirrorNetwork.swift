@@ -62,6 +62,9 @@ public protocol MirrorNetwork: Sendable {
     func refusal(of capability: NetworkCapability, for account: Account) -> NetworkRefusal?
     /// Keeps aside, in what the network costs a day, the posts still planned at `dates` (free networks ignore it).
     func keepAsideForPosts(at dates: [Date])
+    /// Keeps aside, from what reading for likes may cost a day, the likes still planned at `dates`, so that the reads
+    /// never spend what the likes themselves need (free networks ignore it).
+    func keepAsideForLikes(at dates: [Date])
     /// What the network costs and how it is counted, when it costs anything.
     var accounting: (any NetworkAccounting)? { get }
     /// Each endpoint's calls as each account (how many, how many failed, when the last succeeded), for the status page.
@@ -107,6 +110,9 @@ extension MirrorNetwork {
     public func openMentionStream(of userID: String) async throws -> NetworkPostStream {
         throw NetworkError.rejected("\(name) does not push mentions; they are polled")
     }
+
+    /// Nothing kept aside for likes (a network that bills them says otherwise).
+    public func keepAsideForLikes(at dates: [Date]) {}
 }
 
 

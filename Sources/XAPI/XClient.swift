@@ -144,7 +144,8 @@ public final class XClient: Sendable {
         if let earlier, clock.now() < earlier.recheckAt { throw XAPIError.refused(earlier) }
         if let budget { try fit(&endpoint, into: budget, for: work) }
         // Its worst case counted and written down before it is sent: a crash during the call loses no spend.
-        let reservation = try await budget?.reserve(usage.prices.cost(of: endpoint.billing.worstCase), work: work, endpoint: name, at: clock.now())
+        let reservation = try await budget?.reserve(usage.prices.cost(of: endpoint.billing.worstCase), work: work, endpoint: name,
+                                                    reading: endpoint.billing.write == nil, at: clock.now())
         defer { budget?.settle(reservation) }
 
         let url = try requestURL(for: endpoint)
@@ -223,7 +224,7 @@ public final class XClient: Sendable {
         let now = clock.now()
         let prices = usage.prices
         let billing = endpoint.billing
-        let headroom = budget.headroom(for: work, at: now)
+        let headroom = budget.headroom(for: work, at: now, reading: billing.write == nil)
         let worstCase = prices.cost(of: billing.worstCase)
         if worstCase <= headroom + 1e-9 { return }
         // The price of one more post returned: the post, and its author when authors are expanded.

@@ -119,6 +119,9 @@ public struct XMirrorNetwork: MirrorNetwork {
 
     public func keepAsideForPosts(at dates: [Date]) { client.budget?.reservePosts(at: dates) }
 
+    /// The likes still planned are kept aside from what reading for likes may spend (X bills a like $0.015).
+    public func keepAsideForLikes(at dates: [Date]) { client.budget?.reserveLikes(at: dates) }
+
     public var accounting: (any NetworkAccounting)? { XAccounting(usage: client.usage, budget: client.budget) }
 
     // MARK: - X's pages and errors, in the bot's words

@@ -137,6 +137,31 @@ struct BillingTests {
         #expect(budget.shedWorks(at: tomorrow).isEmpty)
     }
 
+    @Test("The likes still planned keep their room: reads for likes leave their cost aside (a day no longer reads all it may and then has no room for its likes), the likes themselves do not")
+    func likesKeepTheirRoom() async throws {
+        let meter = UsageMeter()
+        let budget = DailyBudget(limit: 1.0, meter: meter, logger: LogRecorder().logger())
+        // Two likes planned today: $0.030 kept aside from liking's $0.70 for reads, none from the likes themselves.
+        budget.reserveLikes(at: [Self.noon.addingTimeInterval(3_600), Self.noon.addingTimeInterval(7_200)])
+        #expect(abs(budget.headroom(for: .liking, at: Self.noon, reading: true) - 0.67) < 1e-9)
+        #expect(abs(budget.headroom(for: .liking, at: Self.noon) - 0.70) < 1e-9)
+        #expect(abs(budget.headroom(for: .learning, at: Self.noon, reading: true) - 0.47) < 1e-9)
+        // Replies and posts are not liking's: nothing kept aside from them.
+        #expect(abs(budget.headroom(for: .replies, at: Self.noon, reading: true) - 0.90) < 1e-9)
+        // Reads for likes spend what they may ($0.67): both likes still fit, and a further read does not.
+        meter.recordSuccess(endpoint: "GET home", account: .bot, app: "bot-app", resources: XBilledResources(posts: (0..<134).map(String.init)),
+                            write: nil, postsRead: 134, at: Self.noon)
+        #expect(budget.headroom(for: .liking, at: Self.noon, reading: true) < 0.005)
+        for _ in 0..<2 {
+            #expect(budget.headroom(for: .liking, at: Self.noon) >= XPriceList.current.interactionCreate - 1e-9)
+            meter.recordSuccess(endpoint: "POST like", account: .bot, app: "bot-app", resources: XBilledResources(), write: .interactionCreate,
+                                postsRead: 0, at: Self.noon)
+        }
+        // Liked: nothing kept aside any more.
+        budget.reserveLikes(at: [])
+        #expect(abs(budget.headroom(for: .liking, at: Self.noon, reading: true) - (0.70 - 0.67 - 0.03)) < 1e-9)
+    }
+
     @Test("The client asks a paged read for fewer posts to fit the day's budget, and sends nothing that cannot fit")
     func clientHoldsTheBudget() async throws {
         try await withFakeX(Fixture.seed(humanTweets: 80)) { server, url async throws in

@@ -16,6 +16,8 @@ public final class DailyBudget: Sendable {
     private struct State {
         /// When the posts still planned are due: each is kept aside on its UTC day.
         var reservedPosts: [Date] = []
+        /// When the likes still planned are due: each is kept aside from the reads for likes of its UTC day.
+        var reservedLikes: [Date] = []
         /// The UTC day each work was last shed on (so each is logged once a day).
         var shed: [Work: String] = [:]
         /// The last UTC day a call was admitted or shed on.
@@ -45,7 +47,7 @@ public final class DailyBudget: Sendable {
     /// sending nothing, when the day's spend is unknown (what other runs spent could not be read), when the call no
     /// longer fits (another took the headroom meanwhile), or when the spend could not be written. `settle` the
     /// reservation once the call has ended, however it ended.
-    public func reserve(_ cost: Double, work: Work, endpoint: String, at date: Date) async throws -> SpendReservation? {
+    public func reserve(_ cost: Double, work: Work, endpoint: String, reading: Bool = false, at date: Date) async throws -> SpendReservation? {
         guard cost > 0 else { return nil }
         let day = UsageMeter.billingDay(of: date)
         if meter.isSpentElsewhereUnread {
@@ -58,7 +60,7 @@ public final class DailyBudget: Sendable {
             }
         }
         try admission.withLock { _ in
-            guard cost <= headroom(for: work, at: date) + 1e-9 else { throw shed(work, endpoint: endpoint, needed: cost, at: date) }
+            guard cost <= headroom(for: work, at: date, reading: reading) + 1e-9 else { throw shed(work, endpoint: endpoint, needed: cost, at: date) }
             meter.reserveInFlight(cost, onBillingDay: day)
         }
         let reservation = SpendReservation(cost: cost, day: day)
@@ -84,17 +86,30 @@ public final class DailyBudget: Sendable {
         state.withLock { $0.reservedPosts = dates }
     }
 
+    /// Keeps aside the cost of the likes still planned, due at `dates`, from the reads for likes (and learning) of
+    /// each one's UTC day, so that reading never spends what the likes need (replacing what was kept aside before).
+    public func reserveLikes(at dates: [Date]) {
+        state.withLock { $0.reservedLikes = dates }
+    }
+
     /// How many planned posts are kept aside on `day`.
     private func reservedCount(on day: String) -> Int {
         state.withLock { $0.reservedPosts.filter { UsageMeter.billingDay(of: $0) == day }.count }
     }
 
-    /// The dollars a call of `work` may still cost on the UTC day of `date`.
-    public func headroom(for work: Work, at date: Date) -> Double {
+    /// How many planned likes are kept aside on `day`.
+    private func reservedLikeCount(on day: String) -> Int {
+        state.withLock { $0.reservedLikes.filter { UsageMeter.billingDay(of: $0) == day }.count }
+    }
+
+    /// The dollars a call of `work` may still cost on the UTC day of `date`; a read (`reading`) of liking or learning
+    /// leaves the likes still planned their room.
+    public func headroom(for work: Work, at date: Date, reading: Bool = false) -> Double {
         let day = UsageMeter.billingDay(of: date)
         noteDay(day)
         let reserved = Double(reservedCount(on: day)) * meter.prices.postCreate
-        let ceiling = limit * work.shareOfBudget - (work < .posts ? reserved : 0)
+        let likes = reading && work <= .liking ? Double(reservedLikeCount(on: day)) * meter.prices.interactionCreate : 0
+        let ceiling = limit * work.shareOfBudget - (work < .posts ? reserved : 0) - likes
         return ceiling - meter.spent(onBillingDay: day)
     }
 
