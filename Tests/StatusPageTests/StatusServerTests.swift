@@ -285,6 +285,20 @@ struct StatusServerTests {
         }
     }
 
+    @Test("A day in other scripts' digits (full-width, Arabic-Indic) or of the wrong shape is 400 with the API's error body, and the server goes on (issue 43: it ended the process)")
+    func usageDaysInOtherDigits() async throws {
+        try await StatusWorld.with(.memory, password: "pw") { world in
+            for day in ["２０２６-１１-２２", "٢٠٢٦-١١-٢٢", "2026-１１-22", "2026-11-2２", "+2026-11-22", "2026-02-30"] {
+                let encoded = day.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "0123456789-")) ?? day
+                let usage = try await world.request("/api/v1/usage/days?since=\(encoded)", password: "pw")
+                #expect(usage.status == 400 && usage.errorCodes == ["1002"], "\(day): \(usage.status) \(String(decoding: usage.body, as: UTF8.self))")
+                let plan = try await world.request("/api/v1/plans/\(encoded)", password: "pw")
+                #expect(plan.status == 400 && plan.errorCodes == ["1002"], "\(day): \(plan.status)")
+            }
+            #expect(try await world.request("/healthz").status == 200)
+        }
+    }
+
     @Test("Actions, newest first, a page at a time: following next then prev sees every action once; Link header; ETag; bad limit or cursor 400",
           arguments: StoreBackends.archives)
     func actions(_ backend: StoreBackends.ArchiveKind) async throws {
