@@ -31,7 +31,8 @@ public struct EnvironmentFile: Sendable, Equatable {
             }
             let key = String(line[..<equals]).trimmingSpaces()
             guard !key.isEmpty, key.allSatisfy({ $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }) else {
-                throw SyntaxError(path: path, line: index + 1, reason: "'\(key)' is not a variable name")
+                // The text is not quoted: a line that is no assignment may be a piece of a secret.
+                throw SyntaxError(path: path, line: index + 1, reason: "what comes before '=' is not a variable name (ASCII letters, digits and _)")
             }
             let rawValue = String(line[line.index(after: equals)...]).trimmingSpaces()
             guard let value = Self.unquoted(rawValue) else {
@@ -41,9 +42,10 @@ public struct EnvironmentFile: Sendable, Equatable {
         }
     }
 
-    /// The lines of `text`, split at LF and CRLF (one character in Swift, so splitting at "\n" alone misses it).
+    /// The lines of `text`, split at LF, CRLF (one character in Swift, so splitting at "\n" alone misses it) and a lone
+    /// CR (an old Mac editor's: read as one line, its error quoted the next line's secret).
     static func lines(of text: String) -> [Substring] {
-        text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
+        text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
     }
 
     /// The value with quotes removed and escapes applied; nil when a quote is left open.
