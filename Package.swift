@@ -564,6 +564,7 @@ let package = Package(
             dependencies: [
                 "ArchiveImport", "Stores", "Classifier", "RedisClient", "TestSupport", "Tokenizer", "WordCounts", "MisskeyAPI",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strictSettings
         ),
