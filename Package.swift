@@ -518,7 +518,7 @@ let package = Package(
         .testTarget(
             name: "StatusPageTests",
             dependencies: [
-                "StatusPage", "Consent", "Stores", "PostgresStores", "SocialNetwork", "TestSupport", "FakeX",
+                "StatusPage", "Consent", "Stores", "PostgresStores", "SocialNetwork", "TestSupport", "FakeX", "BotConfiguration",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -56,7 +56,7 @@ struct StatusWorld {
     /// 21:00 planned) and two runs' usage of one UTC day.
     static func with(_ backend: StoreBackends.ArchiveKind, password: String?, health: HealthChecks? = nil, postLinks: PostAddresses = .x,
                      connectionLimit: Int = 64, connectionsPerClient: Int = 16, idleTimeout: Duration = .seconds(30), clock: any BotClock = SystemBotClock(),
-                     eventLoopGroup: (any EventLoopGroup)? = nil, _ body: (StatusWorld) async throws -> Void) async throws {
+                     eventLoopGroup: (any EventLoopGroup)? = nil, behindRouter: Bool = false, _ body: (StatusWorld) async throws -> Void) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database in
             let plans = database.plans
             _ = try await plans.storePlan(day: day, timeZone: "Asia/Tokyo", minutes: [480, 750, 1260], drawnAt: dayStart)
@@ -101,6 +101,7 @@ struct StatusWorld {
             settings.networkName = "X"
             (settings.connectionLimit, settings.connectionsPerClient, settings.idleTimeout, settings.clock) = (connectionLimit, connectionsPerClient, idleTimeout, clock)
             settings.eventLoopGroup = eventLoopGroup
+            settings.behindRouter = behindRouter
             settings.likeModel = { "threshold 3.65 (binary model), chosen by 5-fold cross-validation: precision 0.73, recall 0.81" }
             settings.endpointCalls = {
                 [EndpointCalls(endpoint: "POST /2/tweets", account: "bot", calls: 3, failures: 1, lastSuccessAt: dayStart.addingTimeInterval(8 * 3_600))]

@@ -1,0 +1,90 @@
+import BotClock
+import BotConfiguration
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import TestSupport
+
+/// On a Heroku dyno (`DYNO` set) every connection comes from the router's address: the limit of connections per address
+/// is off there, and wrong passwords are counted by the router's last `X-Forwarded-For` entry instead (issue 43, item 7).
+@Suite("The status server behind Heroku's router", .serialized)
+struct BehindRouterTests {
+    /// Whether the status page's section of `environment` says a router stands in front.
+    static func behindRouter(_ environment: [String: String]) -> Bool {
+        var reader = EnvironmentReader(environment: environment)
+        let section = StatusPageSection(reading: &reader)
+        #expect(reader.problems.isEmpty)
+        return section.behindRouter
+    }
+
+    @Test("Without DYNO, a 17th connection from one address is closed at once; with DYNO, 24 are held and the last is answered")
+    func perAddressLimitOffWithDyno() async throws {
+        for (environment, limited) in [(["PORT": "8080"], true), (["PORT": "8080", "DYNO": "web.1"], false)] {
+            let behindRouter = Self.behindRouter(environment)
+            #expect(behindRouter == !limited)
+            try await StatusWorld.with(.memory, password: "pw", idleTimeout: .seconds(120), behindRouter: behindRouter) { world in
+                let port = try #require(world.url.port)
+                let (held, last) = await OffThePool.run { () -> ([RawConnection], (closed: Bool, answer: String)) in
+                    var held: [RawConnection] = []
+                    for _ in 0..<(limited ? 16 : 23) {
+                        guard let connection = try? RawConnection(port: port, from: "127.0.0.2") else { continue }
+                        connection.send("GET /api/v1/actions HTTP/1.1\r\nHost: bot\r\n")  // half a request, never finished
+                        held.append(connection)
+                    }
+                    guard let connection = try? RawConnection(port: port, from: "127.0.0.2") else { return (held, (true, "")) }
+                    connection.send("GET /healthz HTTP/1.1\r\nHost: bot\r\n\r\n")
+                    return (held, connection.answerHead())
+                }
+                #expect(held.count == (limited ? 16 : 23))
+                if limited {
+                    #expect(last.closed && last.answer.isEmpty, "the 17th connection from one address was answered: \(last.answer)")
+                } else {
+                    #expect(last.answer.hasPrefix("HTTP/1.1 200"), "the 24th connection through the router was not answered: \(last)")
+                }
+                _ = held
+            }
+        }
+    }
+
+    @Test("With DYNO, wrong passwords are counted by the router's last X-Forwarded-For entry: one client is refused, another through the same router is not")
+    func failedLoginsByForwardedAddressWithDyno() async throws {
+        let clock = ManualBotClock(now: StatusWorld.dayStart)
+        try await StatusWorld.with(.memory, password: "the-right-password", clock: clock, behindRouter: Self.behindRouter(["DYNO": "web.1"])) { world in
+            let path = "/api/v1/actions"
+            let guesser = [("X-Forwarded-For", "192.0.2.1, 198.51.100.7")], other = [("X-Forwarded-For", "198.51.100.8")]
+            for attempt in 1...10 { #expect(try await world.request(path, password: "guess \(attempt)", headers: guesser).status == 401) }
+            #expect(try await world.request(path, password: "the-right-password", headers: guesser).status == 429)
+            #expect(try await world.request(path, password: "the-right-password", headers: other).status == 200)
+            // The client's own first entries are not believed: the router's last one names it.
+            #expect(try await world.request(path, password: "the-right-password", headers: [("X-Forwarded-For", "198.51.100.8, 198.51.100.7")]).status == 429)
+        }
+    }
+}
+
+extension RawConnection {
+    /// The head of the server's answer (up to its blank line), and whether the server closed the connection instead;
+    /// gives up after 10 s of the monotonic clock.
+    func answerHead() -> (closed: Bool, answer: String) {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        let deadline = DispatchTime.now().uptimeNanoseconds + 10_000_000_000
+        while !String(decoding: received, as: UTF8.self).contains("\r\n\r\n") {
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard now < deadline else { return (false, String(decoding: received, as: UTF8.self)) }
+            var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let polled = poll(&ready, 1, Int32((deadline - now) / 1_000_000) + 1)
+            if polled < 0 && errno == EINTR { continue }
+            guard polled > 0 else { continue }
+            let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            if count == 0 { return (true, String(decoding: received, as: UTF8.self)) }
+            if count < 0 {
+                if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { continue }
+                return (true, String(decoding: received, as: UTF8.self))
+            }
+            received += buffer[0..<count]
+        }
+        return (false, String(decoding: received, as: UTF8.self))
+    }
+}
