@@ -66,9 +66,12 @@ struct SQLiteLikeLog: LikeLog {
                 FROM like_plans p LEFT JOIN like_slots s ON s.day = p.day WHERE p.day = ? ORDER BY s.minute
                 """, arguments: [day])
             guard !rows.isEmpty else { return nil }
-            return rows.compactMap { row in
-                (try row.decode(Int?.self, atIndex: 0)).map { LikeSlot(minute: $0, state: (try row.decode(String?.self, atIndex: 1)).flatMap(LikeSlot.State.init(rawValue:)) ?? .skipped,
-                                                postID: try row.decode(atIndex: 2), logRatio: try row.decode(atIndex: 3), reason: try row.decode(atIndex: 4), doneAt: try row.decode(atIndex: 5)) }
+            return try rows.compactMap { row in
+                try row.decode(Int?.self, atIndex: 0).map {
+                    LikeSlot(minute: $0, state: try row.decode(String?.self, atIndex: 1).flatMap(LikeSlot.State.init(rawValue:)) ?? .skipped,
+                             postID: try row.decode(atIndex: 2), logRatio: try row.decode(atIndex: 3), reason: try row.decode(atIndex: 4),
+                             doneAt: try row.decode(atIndex: 5))
+                }
             }
         }
     }
