@@ -13,7 +13,7 @@ struct ExportDownloadTests {
         defer { listener.close() }
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: ExportSource.downloadConfiguration(idleTimeout: .milliseconds(500)))
         let address = "http://127.0.0.1:\(listener.port)/export.zip"
-        try await TestServers.withTemporaryFolder { folder in
+        try await TestServers.withTemporaryFolder { folder async throws in
             let started = ContinuousClock.now
             // Raced against a bound: a download that waits on fails the test in 30 s, saying what it waited for.
             let outcome = try await withThrowingTaskGroup(of: String?.self) { group in

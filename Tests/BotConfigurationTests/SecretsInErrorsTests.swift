@@ -44,7 +44,7 @@ struct SecretsInErrorsTests {
     func botsAddShowsNoValue() async throws {
         let bots = FleetBots(configuration: try Configuration(environment: [:]), environment: [:],
                              logger: Logger(label: "bots", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let settings = ["X_DAILY_BUDGET": "value-of-the-file", "TZ": "Mars/value-of-the-file", "BIND": "value-of-the-file",
+        let settings = ["X_DAILY_BUDGET": "value-of-the-file", "TZ": "Mars/value-of-the-file", "LIKES": "value-of-the-file",
                         "HUMAN_CONSUMER_KEY": "hck"]
         await #expect(throws: ConfigurationError.self) {
             do {

@@ -1,6 +1,7 @@
 import BotClock
 import BotConfiguration
 import Foundation
+import NIOPosix
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,7 +25,10 @@ struct BehindRouterTests {
         for (environment, limited) in [(["PORT": "8080"], true), (["PORT": "8080", "DYNO": "web.1"], false)] {
             let behindRouter = Self.behindRouter(environment)
             #expect(behindRouter == !limited)
-            try await StatusWorld.with(.memory, password: "pw", idleTimeout: .seconds(120), behindRouter: behindRouter) { world in
+            // On an event loop of its own, as in the slow-loris tests: connections are counted in the order they came.
+            let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            defer { loops.shutdownGracefully { _ in } }
+            try await StatusWorld.with(.memory, password: "pw", idleTimeout: .seconds(120), eventLoopGroup: loops, behindRouter: behindRouter) { world async throws in
                 let port = try #require(world.url.port)
                 let (held, last) = await OffThePool.run { () -> ([RawConnection], (closed: Bool, answer: String)) in
                     var held: [RawConnection] = []
@@ -51,7 +55,7 @@ struct BehindRouterTests {
     @Test("With DYNO, wrong passwords are counted by the router's last X-Forwarded-For entry: one client is refused, another through the same router is not")
     func failedLoginsByForwardedAddressWithDyno() async throws {
         let clock = ManualBotClock(now: StatusWorld.dayStart)
-        try await StatusWorld.with(.memory, password: "the-right-password", clock: clock, behindRouter: Self.behindRouter(["DYNO": "web.1"])) { world in
+        try await StatusWorld.with(.memory, password: "the-right-password", clock: clock, behindRouter: Self.behindRouter(["DYNO": "web.1"])) { world async throws in
             let path = "/api/v1/actions"
             let guesser = [("X-Forwarded-For", "192.0.2.1, 198.51.100.7")], other = [("X-Forwarded-For", "198.51.100.8")]
             for attempt in 1...10 { #expect(try await world.request(path, password: "guess \(attempt)", headers: guesser).status == 401) }

@@ -8,7 +8,7 @@ import TestSupport
 struct RequestDefencesTests {
     @Test("HEAD is answered as GET, without the body: /healthz 200 for anyone, the page 401 without the password and 200 with it")
     func headAnsweredAsGet() async throws {
-        try await StatusWorld.with(.memory, password: "pw") { world in
+        try await StatusWorld.with(.memory, password: "pw") { world async throws in
             let health = try await world.request("/healthz", method: .HEAD)
             #expect(health.status == 200 && health.body.isEmpty, "\(health.status)")
             #expect(health.headers.first(name: "Content-Type") == "application/json; charset=utf-8")
@@ -24,7 +24,7 @@ struct RequestDefencesTests {
 
     @Test("A request the HTTP parser cannot read is 400 with the API's error body (code 1002), and the connection closed")
     func unreadableRequestsHaveTheErrorBody() async throws {
-        try await StatusWorld.with(.memory, password: "pw") { world in
+        try await StatusWorld.with(.memory, password: "pw") { world async throws in
             let port = try #require(world.url.port)
             for request in ["GET /healthz HTTP/1.1\r\nHost: bot\r\nThis is no header\r\n\r\n",
                             "GET /healthz HTTP/1.1\r\nHost: bot\r\nContent-Length: lots\r\n\r\n",
@@ -45,7 +45,7 @@ struct RequestDefencesTests {
 
     @Test("A request declaring a body past the limit is 413 with the API's error body at once; one sending 10 MB with Connection: close is closed at once, not after the idle timeout")
     func largeBodiesRefusedAtOnce() async throws {
-        try await StatusWorld.with(.memory, password: "pw", idleTimeout: .seconds(30)) { world in
+        try await StatusWorld.with(.memory, password: "pw", idleTimeout: .seconds(30)) { world async throws in
             let port = try #require(world.url.port)
             let declared = await OffThePool.run { () -> (closed: Bool, answer: String) in
                 guard let connection = try? RawConnection(port: port) else { return (false, "no connection") }

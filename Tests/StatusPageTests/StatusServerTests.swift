@@ -288,7 +288,7 @@ struct StatusServerTests {
 
     @Test("A day in other scripts' digits (full-width, Arabic-Indic) or of the wrong shape is 400 with the API's error body, and the server goes on (issue 43: it ended the process)")
     func usageDaysInOtherDigits() async throws {
-        try await StatusWorld.with(.memory, password: "pw") { world in
+        try await StatusWorld.with(.memory, password: "pw") { world async throws in
             for day in ["２０２６-１１-２２", "٢٠٢٦-١١-٢٢", "2026-１１-22", "2026-11-2２", "+2026-11-22", "2026-02-30"] {
                 let encoded = day.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "0123456789-")) ?? day
                 let usage = try await world.request("/api/v1/usage/days?since=\(encoded)", password: "pw")

@@ -14,7 +14,7 @@ struct SQLiteUnreadableRowTests {
     @Test("A slot whose posted_at is no date (year 99999, or text) is skipped and logged by uncheckedPosts and slots(of:); the good rows are read (issue 43)",
           arguments: ["99999-01-01 00:00:00.000", "not a date"])
     func badPostedAtSkipped(_ stored: String) async throws {
-        try await TestServers.withTemporaryFolder { folder in
+        try await TestServers.withTemporaryFolder { folder async throws in
             let path = folder.appending(path: "mirror_bot.sqlite").path
             let log = LogRecorder()
             let database = try SQLiteStoreSet(path: path, logger: log.logger())
