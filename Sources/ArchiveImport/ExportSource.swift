@@ -1,7 +1,7 @@
 import BotCore
 public import AsyncHTTPClient
 public import Foundation
-import NIOCore
+public import NIOCore
 import NIOFoundationCompat
 
 /// Where an export comes from, for `mirror_bot import`: a local path, standard input (`-`), or an `https://`
