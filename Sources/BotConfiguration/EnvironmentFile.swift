@@ -1,7 +1,7 @@
 public import Foundation
 
 /// A `.env` file in the `heroku local` convention: `KEY=value` lines, `#` comments, optional `export`,
-/// values optionally in single quotes (verbatim) or double quotes (with `\n`, `\"` and `\\` escapes).
+/// values optionally in single quotes (verbatim) or double quotes (with `\n`, `\r`, `\t`, `\"` and `\\` escapes).
 public struct EnvironmentFile: Sendable, Equatable {
     /// The variables the file sets, in file order (a later line wins).
     public var variables: [String: String]
@@ -66,6 +66,7 @@ public struct EnvironmentFile: Sendable, Equatable {
             if escaping {
                 switch scalar {
                 case "n": result.append("\n")
+                case "r": result.append("\r")
                 case "t": result.append("\t")
                 default: result.append(scalar)
                 }
@@ -90,8 +91,8 @@ extension String {
 extension EnvironmentFile {
     /// `text` (a `.env` file's) with `values` set: each variable's existing line replaced in place, the others
     /// appended; every other line (comments, other variables) kept as it was. Values are double-quoted, with `\`,
-    /// `"`, line feeds and tabs escaped, when they hold anything but letters, digits and `-_.`: any value reads back as
-    /// it was written.
+    /// `"`, line feeds, carriage returns and tabs escaped, when they hold anything but letters, digits and `-_.`: any
+    /// value reads back as it was written.
     public static func setting(_ values: [(String, String)], in text: String) -> String {
         var lines = text.isEmpty ? [] : Self.lines(of: text).map(String.init)
         if lines.last == "" { lines.removeLast() }
@@ -116,6 +117,7 @@ extension EnvironmentFile {
             case "\\": result += "\\\\"
             case "\"": result += "\\\""
             case "\n": result += "\\n"
+            case "\r": result += "\\r"
             case "\t": result += "\\t"
             default: result.unicodeScalars.append(scalar)
             }
