@@ -46,6 +46,11 @@ struct StartCommand: AsyncParsableCommand {
         if let duration, Self.parseDuration(duration) == nil {
             throw ValidationError("--duration must look like 90m, 2h, 1d or a number of seconds (at most ten years), not \(duration)")
         }
+        // The run's last bot time is stored too: it must be a date the stores read back.
+        if let start = startTime.flatMap(Self.parseTime), let seconds = duration.flatMap(Self.parseDuration),
+           start.addingTimeInterval(seconds) > Self.latestTime {
+            throw ValidationError("--start-time with --duration ends past 9999-12-31T23:59:59Z; start earlier or run shorter")
+        }
     }
 
     func run() async throws {

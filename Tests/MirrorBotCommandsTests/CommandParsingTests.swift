@@ -100,6 +100,8 @@ struct CommandParsingTests {
             #expect(throws: (any Error).self, "\(outside)") { try MirrorBot.parseAsRoot(["fleet", "--start-time", outside]) }
         }
         #expect(StartCommand.parseTime("9999-12-31T23:59:59Z") != nil)
+        #expect(throws: (any Error).self) { try MirrorBot.parseAsRoot(["start", "--start-time", "9999-12-31T00:00:00Z", "--duration", "2d"]) }
+        #expect(try MirrorBot.parseAsRoot(["start", "--start-time", "9999-12-30T00:00:00Z", "--duration", "1d"]) is StartCommand)
         #expect(StartCommand.parseTime("1970-01-01T00:00:00Z") != nil)
         do {
             _ = try MirrorBot.parseAsRoot(["start", "--start-time", "99999-01-01T00:00:00Z"])
