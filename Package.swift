@@ -147,6 +147,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -518,7 +519,7 @@ let package = Package(
         .testTarget(
             name: "StatusPageTests",
             dependencies: [
-                "StatusPage", "Consent", "Stores", "PostgresStores", "SocialNetwork", "TestSupport", "FakeX",
+                "StatusPage", "Consent", "Stores", "PostgresStores", "SocialNetwork", "TestSupport", "FakeX", "BotConfiguration",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -565,6 +566,7 @@ let package = Package(
             dependencies: [
                 "ArchiveImport", "Stores", "Classifier", "RedisClient", "TestSupport", "Tokenizer", "WordCounts", "MisskeyAPI",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strictSettings
         ),

@@ -165,6 +165,7 @@ public final class ExportFiles: Sendable {
             seen[data] = name
             wanted.append((index, entry, name))
         }
+        try ZipLayout.check(zip: path, wanted: wanted.map { ($0.index, $0.entry, $0.name) })
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var files: [File] = []
         var writtenTotal: Int64 = 0

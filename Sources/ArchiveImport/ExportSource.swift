@@ -1,7 +1,7 @@
 import BotCore
 public import AsyncHTTPClient
 public import Foundation
-import NIOCore
+public import NIOCore
 import NIOFoundationCompat
 
 /// Where an export comes from, for `mirror_bot import`: a local path, standard input (`-`), or an `https://`
@@ -13,12 +13,14 @@ public enum ExportSource {
     /// any export's text).
     public static let defaultMaximumBytes: Int64 = 16 << 30
 
-    /// Runs `body` with a local path to the export `argument` names; a temporary copy is removed afterwards.
+    /// Runs `body` with a local path to the export `argument` names; a temporary copy (in a folder of its own under
+    /// `temporaryDirectory`) is removed afterwards, whether it worked or not.
     public static func withLocalPath<Result>(_ argument: String, maximumBytes: Int64 = defaultMaximumBytes, httpClient: HTTPClient = downloadClient,
+                                             temporaryDirectory: URL = FileManager.default.temporaryDirectory,
                                              _ body: (String) async throws -> Result) async throws -> Result {
         let isDownload = argument.lowercased().hasPrefix("https://") || argument.lowercased().hasPrefix("http://")
         guard isDownload || argument == "-" else { return try await body(argument) }
-        let folder = FileManager.default.temporaryDirectory.appending(path: "mirror_bot-export-\(UUID().uuidString)")
+        let folder = temporaryDirectory.appending(path: "mirror_bot-export-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let received = folder.appending(path: "received")
@@ -40,9 +42,27 @@ public enum ExportSource {
     /// The most redirects a download follows.
     public static let redirectLimit = 5
 
+    /// How long a download may go without a byte from the server (its answer, or the next part of the body) before it
+    /// is given up: a server that accepts and never answers is not waited for until the hour's deadline.
+    public static let defaultIdleTimeout = TimeAmount.seconds(60)
+
     /// The client downloads use: it follows no redirect itself, so that each hop is checked here.
-    public static let downloadClient = HTTPClient(eventLoopGroupProvider: .singleton,
-                                                  configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
+    public static let downloadClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: downloadConfiguration())
+
+    /// The configuration of `downloadClient`: no redirect followed, 30 s to connect, `idleTimeout` between reads.
+    public static func downloadConfiguration(idleTimeout: TimeAmount = defaultIdleTimeout) -> HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(30), read: idleTimeout)
+        return configuration
+    }
+
+    /// Why a download failed, in words: a read timeout says how to go on.
+    static func reason(_ error: any Error, what: String) -> String {
+        if let error = error as? HTTPClientError, error == .readTimeout {
+            return "\(what): the server sent nothing for too long (it accepted the connection and stopped answering); try again, or download the archive and import the file"
+        }
+        return "\(what) (\(error))"
+    }
 
     private static func download(_ address: String, to file: URL, maximumBytes: Int64, httpClient: HTTPClient) async throws {
         let source = shown(address)
@@ -60,7 +80,7 @@ public enum ExportSource {
             do {
                 response = try await httpClient.execute(HTTPClientRequest(url: current), timeout: .hours(1))
             } catch {
-                throw ImportError(file: source, reason: "it could not be downloaded (\(error))")
+                throw ImportError(file: source, reason: reason(error, what: "it could not be downloaded"))
             }
             guard [301, 302, 303, 307, 308].contains(response.status.code), let location = response.headers.first(name: "location") else { break }
             hops += 1
@@ -93,7 +113,7 @@ public enum ExportSource {
         } catch let error as ImportError {
             throw error
         } catch {
-            throw ImportError(file: source, reason: "the download broke off after \(written) bytes (\(error))")
+            throw ImportError(file: source, reason: reason(error, what: "the download broke off after \(written) bytes"))
         }
     }
 

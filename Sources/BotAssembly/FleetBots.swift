@@ -95,8 +95,14 @@ public struct FleetBots: Sendable {
         guard shared.isEmpty else {
             throw ConfigurationError(problems: shared.map { .init(variable: $0, isMissing: false, expected: "not in a bot's settings: it is the fleet process's (set it in the process's environment)") })
         }
-        let configuration = try Configuration(environment: FleetBotSettings.environment(of: name, settings: settings, process: environment))
-        try configuration.require([.humanCredentials, .botCredentials])
+        // Nothing of a bot's settings is printed (they are sealed for that): no value in the errors either.
+        let configuration: Configuration
+        do {
+            configuration = try Configuration(environment: FleetBotSettings.environment(of: name, settings: settings, process: environment))
+            try configuration.require([.humanCredentials, .botCredentials])
+        } catch let error as ConfigurationError {
+            throw error.withoutValues
+        }
         return (configuration, try key.seal(settings))
     }
 

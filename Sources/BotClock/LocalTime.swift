@@ -27,11 +27,23 @@ public struct LocalTime: Sendable, Equatable {
     /// The UTC day (`YYYY-MM-DD`) of `date`: X bills by it.
     public static func utcDay(of date: Date) -> String { LocalTime(of: date, in: .gmt).day }
 
-    /// Year, month and day of a `YYYY-MM-DD` day; nil when it is not one.
+    /// Year, month and day of a `YYYY-MM-DD` day (ASCII digits, a day the calendar has); nil when it is not one.
     public static func parts(ofDay day: String) -> (year: Int, month: Int, day: Int)? {
-        let parts = day.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
-        guard parts.count == 3, let year = parts[0], let month = parts[1], let dayOfMonth = parts[2] else { return nil }
-        return (year, month, dayOfMonth)
+        let fields = day.split(separator: "-", omittingEmptySubsequences: false)
+        // ASCII digits only, no sign: `Int` reads "+1", and other scripts' digits are no day's.
+        guard fields.map(\.utf8.count) == [4, 2, 2], fields.allSatisfy({ $0.utf8.allSatisfy { (0x30...0x39).contains($0) } }) else { return nil }
+        let parts = fields.compactMap { Int($0) }
+        guard parts.count == 3, (1...12).contains(parts[1]), (1...daysIn(month: parts[1], of: parts[0])).contains(parts[2]) else { return nil }
+        return (parts[0], parts[1], parts[2])
+    }
+
+    /// The days of `month` (1–12) of `year` in the Gregorian calendar.
+    static func daysIn(month: Int, of year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 
     /// The moment of `minute` of `day` (`YYYY-MM-DD`) in `zone`; a minute that does not exist on a DST day (spring

@@ -35,6 +35,11 @@ public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
     /// An error for the given problems.
     public init(problems: [Problem]) { self.problems = problems }
 
+    /// The same problems with no value shown: for settings whose every value is kept from the screen (`bots add`).
+    public var withoutValues: ConfigurationError {
+        ConfigurationError(problems: problems.map { var problem = $0; problem.shownValue = nil; return problem })
+    }
+
     /// All problems, one per line.
     public var description: String {
         if problems.count == 1 { return "Configuration error: \(problems[0])" }

@@ -1,7 +1,7 @@
 public import Foundation
 
 /// A `.env` file in the `heroku local` convention: `KEY=value` lines, `#` comments, optional `export`,
-/// values optionally in single quotes (verbatim) or double quotes (with `\n`, `\"` and `\\` escapes).
+/// values optionally in single quotes (verbatim) or double quotes (with `\n`, `\r`, `\t`, `\"` and `\\` escapes).
 public struct EnvironmentFile: Sendable, Equatable {
     /// The variables the file sets, in file order (a later line wins).
     public var variables: [String: String]
@@ -31,7 +31,8 @@ public struct EnvironmentFile: Sendable, Equatable {
             }
             let key = String(line[..<equals]).trimmingSpaces()
             guard !key.isEmpty, key.allSatisfy({ $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }) else {
-                throw SyntaxError(path: path, line: index + 1, reason: "'\(key)' is not a variable name")
+                // The text is not quoted: a line that is no assignment may be a piece of a secret.
+                throw SyntaxError(path: path, line: index + 1, reason: "what comes before '=' is not a variable name (ASCII letters, digits and _)")
             }
             let rawValue = String(line[line.index(after: equals)...]).trimmingSpaces()
             guard let value = Self.unquoted(rawValue) else {
@@ -41,9 +42,10 @@ public struct EnvironmentFile: Sendable, Equatable {
         }
     }
 
-    /// The lines of `text`, split at LF and CRLF (one character in Swift, so splitting at "\n" alone misses it).
+    /// The lines of `text`, split at LF, CRLF (one character in Swift, so splitting at "\n" alone misses it) and a lone
+    /// CR (an old Mac editor's: read as one line, its error quoted the next line's secret).
     static func lines(of text: String) -> [Substring] {
-        text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
+        text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
     }
 
     /// The value with quotes removed and escapes applied; nil when a quote is left open.
@@ -64,6 +66,7 @@ public struct EnvironmentFile: Sendable, Equatable {
             if escaping {
                 switch scalar {
                 case "n": result.append("\n")
+                case "r": result.append("\r")
                 case "t": result.append("\t")
                 default: result.append(scalar)
                 }
@@ -88,8 +91,8 @@ extension String {
 extension EnvironmentFile {
     /// `text` (a `.env` file's) with `values` set: each variable's existing line replaced in place, the others
     /// appended; every other line (comments, other variables) kept as it was. Values are double-quoted, with `\`,
-    /// `"`, line feeds and tabs escaped, when they hold anything but letters, digits and `-_.`: any value reads back as
-    /// it was written.
+    /// `"`, line feeds, carriage returns and tabs escaped, when they hold anything but letters, digits and `-_.`: any
+    /// value reads back as it was written.
     public static func setting(_ values: [(String, String)], in text: String) -> String {
         var lines = text.isEmpty ? [] : Self.lines(of: text).map(String.init)
         if lines.last == "" { lines.removeLast() }
@@ -114,6 +117,7 @@ extension EnvironmentFile {
             case "\\": result += "\\\\"
             case "\"": result += "\\\""
             case "\n": result += "\\n"
+            case "\r": result += "\\r"
             case "\t": result += "\\t"
             default: result.unicodeScalars.append(scalar)
             }

@@ -21,9 +21,27 @@ public struct EnvironmentReader: Sendable {
     /// Records a problem with a variable.
     public mutating func report(_ problem: ConfigurationError.Problem) { problems.append(problem) }
 
-    /// Records that `name` is malformed (its value shown unless it is secret), and that it must be `expected`.
+    /// Records that `name` is malformed (its value shown unless it is secret), and that it must be `expected`. A value
+    /// is shown up to its first control character at most: what follows a line end is another variable's.
     public mutating func malformed(_ name: String, expected: String, shown: String?) {
-        report(.init(variable: name, isMissing: false, expected: expected, shownValue: shown))
+        let firstLine = shown.map { text in
+            text.unicodeScalars.firstIndex { $0.properties.generalCategory == .control }.map { String(text[..<$0]) + "…" } ?? text
+        }
+        report(.init(variable: name, isMissing: false, expected: expected, shownValue: firstLine))
+    }
+
+    /// A URL as an error may show it: any user and password (`user:pw@`) and any query or fragment (a token, a
+    /// signature) replaced by `***`, as `DatabaseURL.redacted` and `RedisURL.redacted` hide theirs.
+    public static func maskedURL(_ text: String) -> String {
+        let schemeEnd = text.range(of: "://")?.upperBound ?? text.startIndex
+        var rest = text[schemeEnd...]
+        var suffix = ""
+        if let query = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) {
+            suffix = String(rest[query]) + "***"
+            rest = rest[..<query]
+        }
+        if let at = rest.lastIndex(of: "@") { rest = "***" + rest[at...] }
+        return String(text[..<schemeEnd]) + rest + suffix
     }
 
     /// `true`/`1`/`yes` or `false`/`0`/`no`; `defaultValue` when unset.
@@ -66,7 +84,7 @@ public struct EnvironmentReader: Sendable {
     public mutating func apiBaseURL(_ name: String, default defaultValue: URL, example: String) -> URL {
         guard let text = value(name) else { return defaultValue }
         guard let url = Self.apiBaseURL(text) else {
-            malformed(name, expected: "an https:// URL such as \(example) (plain http:// only for localhost or 127.0.0.1)", shown: text)
+            malformed(name, expected: "an https:// URL such as \(example) (plain http:// only for localhost or 127.0.0.1)", shown: Self.maskedURL(text))
             return defaultValue
         }
         return url

@@ -38,7 +38,7 @@ public struct MastodonNetworkSettings: ConfigurationSection {
             }
             guard let url = EnvironmentReader.apiBaseURL(urlText) else {
                 environment.malformed(urlName, expected: "the instance's https:// URL, such as https://mastodon.social (plain http:// only for localhost)",
-                                      shown: urlText)
+                                      shown: EnvironmentReader.maskedURL(urlText))
                 return nil
             }
             guard let token else {

@@ -260,7 +260,7 @@ struct FleetCommand: AsyncParsableCommand {
     func validate() throws {
         guard speed > 0, speed <= 1_000_000 else { throw ValidationError("--speed must be above 0 and at most 1000000, not \(speed)") }
         if let startTime, StartCommand.parseTime(startTime) == nil {
-            throw ValidationError("--start-time must be ISO 8601 such as 2026-11-22T00:00:00Z, not \(startTime)")
+            throw ValidationError("--start-time must be ISO 8601 within the years 1970 to 9999, such as 2026-11-22T00:00:00Z, not \(startTime)")
         }
     }
 

@@ -28,7 +28,7 @@ struct ScheduleCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let date, LocalTime.parts(ofDay: date) == nil {
-            throw ValidationError("--date must look like 2026-11-22, not \(date)")
+            throw ValidationError("--date must look like 2026-11-22 (YYYY-MM-DD, a day the calendar has), not \(date)")
         }
     }
 

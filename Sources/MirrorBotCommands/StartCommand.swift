@@ -41,10 +41,15 @@ struct StartCommand: AsyncParsableCommand {
     func validate() throws {
         guard speed > 0, speed <= 1_000_000 else { throw ValidationError("--speed must be above 0 and at most 1000000, not \(speed)") }
         if let startTime, Self.parseTime(startTime) == nil {
-            throw ValidationError("--start-time must be ISO 8601 such as 2026-11-22T00:00:00Z, not \(startTime)")
+            throw ValidationError("--start-time must be ISO 8601 within the years 1970 to 9999, such as 2026-11-22T00:00:00Z, not \(startTime)")
         }
         if let duration, Self.parseDuration(duration) == nil {
             throw ValidationError("--duration must look like 90m, 2h, 1d or a number of seconds (at most ten years), not \(duration)")
+        }
+        // The run's last bot time is stored too: it must be a date the stores read back.
+        if let start = startTime.flatMap(Self.parseTime), let seconds = duration.flatMap(Self.parseDuration),
+           start.addingTimeInterval(seconds) > Self.latestTime {
+            throw ValidationError("--start-time with --duration ends past 9999-12-31T23:59:59Z; start earlier or run shorter")
         }
     }
 
@@ -72,9 +77,18 @@ struct StartCommand: AsyncParsableCommand {
         if let memory = summary.memory { print("Memory: \(memory.description).") }
     }
 
+    /// The moment an ISO 8601 `text` names, within the years 1970 to 9999; nil otherwise.
     static func parseTime(_ text: String) -> Date? {
-        (try? Date(text, strategy: Date.ISO8601FormatStyle())) ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        guard let date = (try? Date(text, strategy: Date.ISO8601FormatStyle()))
+                ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))) else { return nil }
+        // A bot time past 9999 is stored as a date no store reads back (year 99999 poisoned a SQLite file for good).
+        return earliestTime...latestTime ~= date ? date : nil
     }
+
+    /// The earliest `--start-time`: 1970-01-01T00:00:00Z.
+    static let earliestTime = Date(timeIntervalSince1970: 0)
+    /// The latest `--start-time`: 9999-12-31T23:59:59Z.
+    static let latestTime = Date(timeIntervalSince1970: 253_402_300_799)
 
     /// Seconds in `90m`, `2h`, `1d`, `30s` or `45`.
     static func parseDuration(_ text: String) -> TimeInterval? {

@@ -41,7 +41,7 @@ public struct MisskeyNetworkSettings: ConfigurationSection {
                 return nil
             }
             guard let url = EnvironmentReader.apiBaseURL(urlText) else {
-                environment.malformed(urlName, expected: "the instance's https:// URL, such as https://misskey.io (plain http:// only for localhost)", shown: urlText)
+                environment.malformed(urlName, expected: "the instance's https:// URL, such as https://misskey.io (plain http:// only for localhost)", shown: EnvironmentReader.maskedURL(urlText))
                 return nil
             }
             guard let token else {

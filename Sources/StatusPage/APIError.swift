@@ -36,15 +36,19 @@ struct APIError: Error, Sendable {
 
     /// The error's response.
     func response(headers extra: HTTPFields = [:]) -> Response {
+        var headers = extra
+        headers[.contentType] = "application/json; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// The error's body: `{"errors": [{"message": ..., "code": ...}]}`.
+    var body: Data {
         struct Body: Encodable {
             struct Item: Encodable { var message: String; var code: String }
             var errors: [Item]
         }
-        var headers = extra
-        headers[.contentType] = "application/json; charset=utf-8"
-        headers[.cacheControl] = "no-store"
-        let data = (try? StatusJSON.encoder.encode(Body(errors: [.init(message: message, code: code.rawValue)]))) ?? Data()
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        return (try? StatusJSON.encoder.encode(Body(errors: [.init(message: message, code: code.rawValue)]))) ?? Data()
     }
 }
 

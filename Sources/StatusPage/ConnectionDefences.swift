@@ -22,6 +22,17 @@ struct SecurityHeaders: RouterMiddleware {
     }
 }
 
+/// The answer to a HEAD request without its body, whoever made it (a route as GET answers it, or a middleware's error):
+/// a body after a HEAD's answer would be read as the next answer.
+struct HeadWithoutBody: RouterMiddleware {
+    typealias Context = StatusRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let response = try await next(request, context)
+        return request.method == .head ? response.createHeadResponse() : response
+    }
+}
+
 /// How many connections the status server holds open at once, in all and per client address, shared by the handlers
 /// of all its connections.
 final class OpenConnections: Sendable {

@@ -209,10 +209,12 @@ struct StatusAPI: Sendable {
 
     /// Whether `text` is a calendar date as `YYYY-MM-DD`.
     static func isDay(_ text: String) -> Bool {
-        guard text.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil else { return false }
+        // ASCII digits only: `\d` also matches full-width and Arabic-Indic digits, which `Int` does not read.
+        guard text.wholeMatch(of: /[0-9]{4}-[0-9]{2}-[0-9]{2}/) != nil else { return false }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let parts = text.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3 else { return false }
         let components = DateComponents(year: parts[0], month: parts[1], day: parts[2])
         guard let date = calendar.date(from: components) else { return false }
         return calendar.dateComponents([.year, .month, .day], from: date) == components

@@ -40,6 +40,9 @@ public struct StatusServer: Service {
         /// How long a connection may stay open with no complete request read nor answer written: a client that sends
         /// nothing, or trickles its headers, is closed after it.
         public var idleTimeout = Duration.seconds(30)
+        /// The most bytes a request's body may hold: the API is read-only and reads none. A request that declares
+        /// more is answered 413 and its connection closed at once; one that sends more without declaring it is closed.
+        public var maximumBodyBytes = 16_384
         /// The most connections held open at once; past it a new one is closed at once.
         public var connectionLimit = 64
         /// The most connections held open from one address (not behind a router, whose addresses are everyone's).
@@ -113,7 +116,8 @@ public struct StatusServer: Service {
     private func hummingbird(onStarted: @escaping @Sendable (Int) async -> Void) -> some Service {
         let connections = OpenConnections(limit: settings.connectionLimit, perClient: settings.behindRouter ? nil : settings.connectionsPerClient)
         let idle = settings.idleTimeout.components
-        let channel = HTTP1Channel.Configuration(additionalChannelHandlers: [ConnectionLimit(connections)],
+        let maximumBodyBytes = settings.maximumBodyBytes
+        let channel = HTTP1Channel.Configuration(additionalChannelHandlers: [ConnectionLimit(connections), RequestDefences(maximumBodyBytes: maximumBodyBytes)],
                                                  idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))
         return Application(
             router: router(),
@@ -127,7 +131,9 @@ public struct StatusServer: Service {
     /// The routes: `/healthz`; behind the password, the page (`/`), `/metrics`, `/api/v1/actions`, `/api/v1/plans/:day` and `/api/v1/usage/days`;
     /// every error as the API's error body.
     private func router() -> Router<StatusRequestContext> {
-        let router = Router(context: StatusRequestContext.self)
+        // HEAD is answered as GET is, without the body (`HEAD /healthz` was 404).
+        let router = Router(context: StatusRequestContext.self, options: .autoGenerateHeadEndpoints)
+        router.middlewares.add(HeadWithoutBody())
         router.middlewares.add(SecurityHeaders())
         router.middlewares.add(ErrorBodies(logger: logger))
         let clock = settings.clock

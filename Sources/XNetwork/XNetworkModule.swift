@@ -14,7 +14,7 @@ public struct XNetworkSettings: ConfigurationSection {
     public var bot: AccountCredentials?
     /// `X_API_BASE_URL` (default `https://api.x.com`).
     public var baseURL: URL
-    /// `X_DAILY_BUDGET`, in US dollars a UTC day (default 1.00).
+    /// `X_DAILY_BUDGET`, in US dollars a UTC day (default 1.00): a plain decimal above 0 and at most 10,000.
     public var dailyBudget: Double
 
     /// Default of `X_API_BASE_URL`.
@@ -50,13 +50,27 @@ public struct XNetworkSettings: ConfigurationSection {
         baseURL = environment.apiBaseURL("X_API_BASE_URL", default: Self.defaultBaseURL, example: "https://api.x.com")
         dailyBudget = Self.defaultDailyBudget
         if let text = environment.value("X_DAILY_BUDGET") {
-            let number = Double(text.hasPrefix("$") ? String(text.dropFirst()) : text)
-            if let number, number.isFinite, number > 0 {
+            if let number = Self.dollars(text) {
                 dailyBudget = number
             } else {
-                environment.malformed("X_DAILY_BUDGET", expected: "US dollars a UTC day above 0, such as 1.00", shown: text)
+                environment.malformed("X_DAILY_BUDGET", expected: "US dollars a UTC day above 0, such as 1.00 (a plain decimal, at most \(Int(Self.largestDailyBudget)))",
+                                      shown: text)
             }
         }
+    }
+
+    /// The largest `X_DAILY_BUDGET`: $10,000 a day, far past what a mirror bot spends, and no typo's $1e300.
+    public static let largestDailyBudget = 10_000.0
+
+    /// A plain decimal amount of dollars (`2.50`, `$2.50`, `3`: ASCII digits, at most one point) above 0 and at most
+    /// `largestDailyBudget`; nil for anything else (`0x10`, `1e300`, `inf`, `+2`, `２`), which `Double` would read.
+    static func dollars(_ text: String) -> Double? {
+        let amount = text.hasPrefix("$") ? text.dropFirst() : Substring(text)
+        let parts = amount.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let whole = parts.first, !whole.isEmpty, whole.utf8.count <= 5,
+              parts.allSatisfy({ $0.utf8.allSatisfy { (0x30...0x39).contains($0) } }), parts.count == 1 || (1...6).contains(parts[1].utf8.count),
+              let number = Double(amount), number > 0, number <= largestDailyBudget else { return nil }
+        return number
     }
 
     /// The credentials of `account`, when set.

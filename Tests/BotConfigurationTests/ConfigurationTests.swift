@@ -272,6 +272,16 @@ struct ConfigurationTests {
         #expect(throws: ConfigurationError.self) { try Configuration(environment: ["X_DAILY_BUDGET": "lots"]) }
     }
 
+    @Test("X_DAILY_BUDGET is a plain decimal amount above 0 and at most 10000: hexadecimal, exponents, infinities, signs and other digits are refused")
+    func dailyBudgetPlainDecimal() throws {
+        for (text, dollars) in [("2.50", 2.5), ("$0.25", 0.25), ("3", 3.0), ("10000", 10_000.0), ("0.005", 0.005)] {
+            #expect(try Configuration(environment: ["X_DAILY_BUDGET": text]).x?.dailyBudget == dollars, "\(text)")
+        }
+        for text in ["0x10", "1e300", "1e2", "inf", "nan", "+2", "-1", "0", "10000.01", "２", ".5", "5.", "1,000", "$", "1.2.3", "0x1p3"] {
+            #expect(throws: ConfigurationError.self, "\(text)") { try Configuration(environment: ["X_DAILY_BUDGET": text]) }
+        }
+    }
+
     @Test("Every variable read is listed in variableNames")
     func variableNamesAreComplete() {
         #expect(Configuration.variableNames.count == 69)

@@ -84,6 +84,33 @@ struct CommandParsingTests {
         #expect(throws: (any Error).self) { try MirrorBot.parseAsRoot(["start", "--start-time", "tomorrow"]) }
     }
 
+    @Test("schedule refuses a day the calendar does not have, or one not in ASCII digits (issue 43: 2026-02-30 printed a plan)")
+    func scheduleRefusesImpossibleDays() throws {
+        for impossible in ["2026-02-30", "2026-02-29", "2026-13-01", "2026-00-10", "2026-04-31", "２０２６-１１-２２", "+2026-11-22", "2026-+1-22"] {
+            #expect(throws: (any Error).self, "\(impossible)") { try MirrorBot.parseAsRoot(["schedule", "--date", impossible]) }
+        }
+        #expect(try #require(try MirrorBot.parseAsRoot(["schedule", "--date", "2028-02-29"]) as? ScheduleCommand).date == "2028-02-29")
+    }
+
+    @Test("start and fleet refuse a --start-time outside the years 1970 to 9999 (issue 43: year 99999 poisoned the SQLite store)")
+    func startTimeBounded() throws {
+        for outside in ["99999-01-01T00:00:00Z", "+99999-01-01T00:00:00Z", "10000-01-01T00:00:00Z", "1969-12-31T23:59:59Z"] {
+            #expect(StartCommand.parseTime(outside) == nil, "\(outside)")
+            #expect(throws: (any Error).self, "\(outside)") { try MirrorBot.parseAsRoot(["start", "--start-time", outside]) }
+            #expect(throws: (any Error).self, "\(outside)") { try MirrorBot.parseAsRoot(["fleet", "--start-time", outside]) }
+        }
+        #expect(StartCommand.parseTime("9999-12-31T23:59:59Z") != nil)
+        #expect(throws: (any Error).self) { try MirrorBot.parseAsRoot(["start", "--start-time", "9999-12-31T00:00:00Z", "--duration", "2d"]) }
+        #expect(try MirrorBot.parseAsRoot(["start", "--start-time", "9999-12-30T00:00:00Z", "--duration", "1d"]) is StartCommand)
+        #expect(StartCommand.parseTime("1970-01-01T00:00:00Z") != nil)
+        do {
+            _ = try MirrorBot.parseAsRoot(["start", "--start-time", "99999-01-01T00:00:00Z"])
+            Issue.record("--start-time 99999-01-01T00:00:00Z was accepted")
+        } catch {
+            #expect(MirrorBot.message(for: error).contains("within the years 1970 to 9999"), "\(MirrorBot.message(for: error))")
+        }
+    }
+
     @Test("import takes one path")
     func importPath() throws {
         #expect(try #require(try MirrorBot.parseAsRoot(["import", "twitter-2026.zip"]) as? ImportCommand).path == "twitter-2026.zip")

@@ -56,7 +56,7 @@ struct StatusWorld {
     /// 21:00 planned) and two runs' usage of one UTC day.
     static func with(_ backend: StoreBackends.ArchiveKind, password: String?, health: HealthChecks? = nil, postLinks: PostAddresses = .x,
                      connectionLimit: Int = 64, connectionsPerClient: Int = 16, idleTimeout: Duration = .seconds(30), clock: any BotClock = SystemBotClock(),
-                     eventLoopGroup: (any EventLoopGroup)? = nil, _ body: (StatusWorld) async throws -> Void) async throws {
+                     eventLoopGroup: (any EventLoopGroup)? = nil, behindRouter: Bool = false, _ body: (StatusWorld) async throws -> Void) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database in
             let plans = database.plans
             _ = try await plans.storePlan(day: day, timeZone: "Asia/Tokyo", minutes: [480, 750, 1260], drawnAt: dayStart)
@@ -101,6 +101,7 @@ struct StatusWorld {
             settings.networkName = "X"
             (settings.connectionLimit, settings.connectionsPerClient, settings.idleTimeout, settings.clock) = (connectionLimit, connectionsPerClient, idleTimeout, clock)
             settings.eventLoopGroup = eventLoopGroup
+            settings.behindRouter = behindRouter
             settings.likeModel = { "threshold 3.65 (binary model), chosen by 5-fold cross-validation: precision 0.73, recall 0.81" }
             settings.endpointCalls = {
                 [EndpointCalls(endpoint: "POST /2/tweets", account: "bot", calls: 3, failures: 1, lastSuccessAt: dayStart.addingTimeInterval(8 * 3_600))]
@@ -282,6 +283,20 @@ struct StatusServerTests {
             #expect((try await world.request("/api/v1/usage/days?since=2026-11-21", password: "pw").json["days"] as? [Any])?.count == 1)
             let bad = try await world.request("/api/v1/usage/days?since=last-week", password: "pw")
             #expect(bad.status == 400 && bad.errorCodes == ["1002"])
+        }
+    }
+
+    @Test("A day in other scripts' digits (full-width, Arabic-Indic) or of the wrong shape is 400 with the API's error body, and the server goes on (issue 43: it ended the process)")
+    func usageDaysInOtherDigits() async throws {
+        try await StatusWorld.with(.memory, password: "pw") { world async throws in
+            for day in ["２０２６-１１-２２", "٢٠٢٦-١١-٢٢", "2026-１１-22", "2026-11-2２", "+2026-11-22", "2026-02-30"] {
+                let encoded = day.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "0123456789-")) ?? day
+                let usage = try await world.request("/api/v1/usage/days?since=\(encoded)", password: "pw")
+                #expect(usage.status == 400 && usage.errorCodes == ["1002"], "\(day): \(usage.status) \(String(decoding: usage.body, as: UTF8.self))")
+                let plan = try await world.request("/api/v1/plans/\(encoded)", password: "pw")
+                #expect(plan.status == 400 && plan.errorCodes == ["1002"], "\(day): \(plan.status)")
+            }
+            #expect(try await world.request("/healthz").status == 200)
         }
     }
 

@@ -11,7 +11,7 @@ struct SQLiteBotState: BotState {
 
     func values() async throws -> [String: String] {
         try await database.read("reading the bot's state") { db in
-            Dictionary(try Row.fetchAll(db, sql: "SELECT name, value FROM bot_state").map { ($0[0], $0[1]) }, uniquingKeysWith: { $1 })
+            Dictionary(try Row.fetchAll(db, sql: "SELECT name, value FROM bot_state").map { (try $0.decode(atIndex: 0), try $0.decode(atIndex: 1)) }, uniquingKeysWith: { $1 })
         }
     }
 

@@ -31,7 +31,7 @@ struct SQLiteLikeLog: LikeLog {
     func likes() async throws -> [RecordedLike] {
         try await database.read("reading the likes") { db in
             try Row.fetchAll(db, sql: "SELECT tweet_id, author_id, log_ratio, reason, liked_at FROM bot_likes ORDER BY liked_at, tweet_id").map {
-                RecordedLike(tweetID: $0[0], authorID: $0[1], logRatio: $0[2] ?? 0, reason: $0[3], likedAt: $0[4])
+                RecordedLike(tweetID: try $0.decode(atIndex: 0), authorID: try $0.decode(atIndex: 1), logRatio: try $0.decode(atIndex: 2) ?? 0, reason: try $0.decode(atIndex: 3), likedAt: try $0.decode(atIndex: 4))
             }
         }
     }
@@ -54,7 +54,7 @@ struct SQLiteLikeLog: LikeLog {
     func personLikes() async throws -> [PersonLike] {
         try await database.read("reading the person's likes") { db in
             try Row.fetchAll(db, sql: "SELECT post_id, liked_at, exact FROM person_likes ORDER BY liked_at, post_id").map {
-                PersonLike(postID: $0[0], likedAt: $0[1], isExact: $0[2])
+                PersonLike(postID: try $0.decode(atIndex: 0), likedAt: try $0.decode(atIndex: 1), isExact: try $0.decode(atIndex: 2))
             }
         }
     }
@@ -66,9 +66,12 @@ struct SQLiteLikeLog: LikeLog {
                 FROM like_plans p LEFT JOIN like_slots s ON s.day = p.day WHERE p.day = ? ORDER BY s.minute
                 """, arguments: [day])
             guard !rows.isEmpty else { return nil }
-            return rows.compactMap { row in
-                (row[0] as Int?).map { LikeSlot(minute: $0, state: (row[1] as String?).flatMap(LikeSlot.State.init(rawValue:)) ?? .skipped,
-                                                postID: row[2], logRatio: row[3], reason: row[4], doneAt: row[5]) }
+            return try rows.compactMap { row in
+                try row.decode(Int?.self, atIndex: 0).map {
+                    LikeSlot(minute: $0, state: try row.decode(String?.self, atIndex: 1).flatMap(LikeSlot.State.init(rawValue:)) ?? .skipped,
+                             postID: try row.decode(atIndex: 2), logRatio: try row.decode(atIndex: 3), reason: try row.decode(atIndex: 4),
+                             doneAt: try row.decode(atIndex: 5))
+                }
             }
         }
     }
@@ -127,7 +130,7 @@ struct SQLiteLikeLog: LikeLog {
                 WHERE c.posted_at >= ? AND NOT EXISTS (SELECT 1 FROM bot_likes l WHERE l.tweet_id = c.post_id)
                 ORDER BY c.log_ratio DESC, c.posted_at DESC, c.post_id DESC
                 """, arguments: [since]).map {
-                LikeCandidate(postID: $0[0], authorID: $0[1], authorHandle: $0[2], logRatio: $0[3], reason: $0[4], postedAt: $0[5])
+                LikeCandidate(postID: try $0.decode(atIndex: 0), authorID: try $0.decode(atIndex: 1), authorHandle: try $0.decode(atIndex: 2), logRatio: try $0.decode(atIndex: 3), reason: try $0.decode(atIndex: 4), postedAt: try $0.decode(atIndex: 5))
             }
         }
     }

@@ -53,7 +53,7 @@ struct SQLiteMentionLog: MentionLog {
     func outcome(of mentionID: Int64) async throws -> MentionOutcome? {
         try await database.read("reading mention \(mentionID)") { db -> (String, String?, Int64?)? in
             try Row.fetchOne(db, sql: "SELECT state, reason, reply_tweet_id FROM mention_replies WHERE mention_tweet_id = ?",
-                             arguments: [mentionID]).map { ($0[0], $0[1], $0[2]) }
+                             arguments: [mentionID]).map { (try $0.decode(atIndex: 0), try $0.decode(atIndex: 1), try $0.decode(atIndex: 2)) }
         }.map { MentionOutcome(state: MentionState(rawValue: $0.0) ?? .skipped, reason: $0.1, replyTweetID: $0.2) }
     }
 
@@ -69,8 +69,8 @@ struct SQLiteMentionLog: MentionLog {
                 SELECT mention_tweet_id, author_id, state, reply_tweet_id, source_tweet_id, reason, handled_at
                 FROM mention_replies ORDER BY handled_at, mention_tweet_id
                 """).map {
-                HandledMention(mentionTweetID: $0[0], authorID: $0[1], state: MentionState(rawValue: $0[2]) ?? .skipped,
-                                          replyTweetID: $0[3], sourceTweetID: $0[4], reason: $0[5], handledAt: $0[6])
+                HandledMention(mentionTweetID: try $0.decode(atIndex: 0), authorID: try $0.decode(atIndex: 1), state: MentionState(rawValue: try $0.decode(atIndex: 2)) ?? .skipped,
+                                          replyTweetID: try $0.decode(atIndex: 3), sourceTweetID: try $0.decode(atIndex: 4), reason: try $0.decode(atIndex: 5), handledAt: try $0.decode(atIndex: 6))
             }
         }
     }

@@ -22,7 +22,7 @@ struct SQLiteNetworkIDStore: NetworkIDStore {
                 let chunk = Array(numbers[start..<min(start + 500, numbers.count)])
                 let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
                 for row in try Row.fetchAll(db, sql: "SELECT number, id FROM network_ids WHERE number IN (\(marks))", arguments: StatementArguments(chunk)) {
-                    found[row[0]] = row[1]
+                    found[try row.decode(atIndex: 0)] = try row.decode(atIndex: 1)
                 }
             }
             return found

@@ -28,7 +28,7 @@ struct SQLiteTrainingExamples: TrainingExamples {
                 SELECT seq, tweet_id, text, author, label, source, learned_at FROM
                     (SELECT * FROM training_examples ORDER BY seq DESC LIMIT ?) ORDER BY seq
                 """, arguments: [limit ?? -1])  // SQLite reads a negative limit as none
-                .map(TrainingExample.init(row:))
+                .map { try TrainingExample(row: $0) }
         }
     }
 
@@ -51,7 +51,7 @@ struct SQLiteTrainingExamples: TrainingExamples {
         try await database.write("removing the training examples of tweet \(tweetID)") { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT seq, tweet_id, text, author, label, source, learned_at FROM training_examples WHERE tweet_id = ? ORDER BY seq
-                """, arguments: [tweetID]).map(TrainingExample.init(row:))
+                """, arguments: [tweetID]).map { try TrainingExample(row: $0) }
             try db.execute(sql: "DELETE FROM training_examples WHERE tweet_id = ?", arguments: [tweetID])
             return rows
         }
@@ -64,7 +64,7 @@ struct SQLiteTrainingExamples: TrainingExamples {
 
 extension TrainingExample {
     /// An example from a row of `seq, tweet_id, text, author, label, source, learned_at`.
-    init(row: Row) {
-        self.init(sequence: row[0], tweetID: row[1], text: row[2], author: row[3], label: row[4], source: row[5], learnedAt: row[6])
+    init(row: Row) throws {
+        self.init(sequence: try row.decode(atIndex: 0), tweetID: try row.decode(atIndex: 1), text: try row.decode(atIndex: 2), author: try row.decode(atIndex: 3), label: try row.decode(atIndex: 4), source: try row.decode(atIndex: 5), learnedAt: try row.decode(atIndex: 6))
     }
 }

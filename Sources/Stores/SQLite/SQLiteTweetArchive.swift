@@ -31,7 +31,7 @@ struct SQLiteTweetArchive: TweetArchive {
         try await database.read("counting posts per day") { db in
             try Row.fetchAll(db, sql: """
                 SELECT day, count(*) FROM tweets WHERE day IS NOT NULL AND (? OR reply_user_id IS NULL) GROUP BY day ORDER BY day
-                """, arguments: [includingReplies]).map { DayCount(day: $0[0], count: $0[1]) }
+                """, arguments: [includingReplies]).map { DayCount(day: try $0.decode(atIndex: 0), count: try $0.decode(atIndex: 1)) }
         }
     }
 
@@ -41,8 +41,8 @@ struct SQLiteTweetArchive: TweetArchive {
             guard stored != zone.identifier else { return }
             let update = try db.cachedStatement(sql: "UPDATE tweets SET minute = ?, day = ? WHERE id = ?")
             for row in try Row.fetchAll(db, sql: "SELECT id, created_at FROM tweets") {
-                let local = LocalTime(of: row["created_at"], in: zone)
-                try update.execute(arguments: [local.minute, local.day, row["id"] as Int64])
+                let local = LocalTime(of: try row.decode(forColumn: "created_at"), in: zone)
+                try update.execute(arguments: [local.minute, local.day, try row.decode(Int64.self, forColumn: "id")])
             }
             try db.execute(sql: """
                 INSERT INTO archive_settings (name, value) VALUES ('minute_time_zone', ?)
@@ -53,7 +53,7 @@ struct SQLiteTweetArchive: TweetArchive {
 
     private func tweetsWithoutLinkMark() async throws -> [(id: Int64, text: String)] {
         try await database.read("reading tweets without a link mark") { db in
-            try Row.fetchAll(db, sql: "SELECT id, text FROM tweets WHERE has_link IS NULL").map { (id: $0[0], text: $0[1]) }
+            try Row.fetchAll(db, sql: "SELECT id, text FROM tweets WHERE has_link IS NULL").map { (id: try $0.decode(atIndex: 0), text: try $0.decode(atIndex: 1)) }
         }
     }
 
@@ -106,7 +106,7 @@ struct SQLiteTweetArchive: TweetArchive {
         try await database.read("reading the minute histogram") { db in
             try Row.fetchAll(db, sql: """
                 SELECT minute, count(*) FROM tweets WHERE minute IS NOT NULL AND (? OR reply_user_id IS NULL) GROUP BY minute
-                """, arguments: [includingReplies]).map { (minute: $0[0], count: $0[1]) }
+                """, arguments: [includingReplies]).map { (minute: try $0.decode(atIndex: 0), count: try $0.decode(atIndex: 1)) }
         }
     }
 
@@ -138,7 +138,7 @@ struct SQLiteTweetArchive: TweetArchive {
                 ORDER BY tweet_id
                 """, arguments: [firstLow, firstHigh, secondLow, secondHigh, ArchiveRules.jsonArray(sample.excluded),
                                  ArchiveRules.jsonArray(sample.excluded), sample.allowingLinks, sample.postedSince])
-            .map(ArchivedTweet.init(row:))
+            .map { try ArchivedTweet(row: $0) }
         }.filter { sample.allowingMentions || !ArchiveRules.mentionsSomeone($0.text) }
         return candidates
     }
@@ -150,7 +150,7 @@ struct SQLiteTweetArchive: TweetArchive {
                 SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets
                 WHERE reply_user_id IS NOT NULL AND (? OR reply_user_id = ?)
                   AND tweet_id NOT IN (SELECT value FROM json_each(?)) AND (? OR has_link IS NOT 1) ORDER BY tweet_id
-                """, arguments: [anyUser, user, ArchiveRules.jsonArray(sample.excluded), sample.allowingLinks]).map(ArchivedTweet.init(row:))
+                """, arguments: [anyUser, user, ArchiveRules.jsonArray(sample.excluded), sample.allowingLinks]).map { try ArchivedTweet(row: $0) }
         }
         return candidates.randomElementByOffset(using: &generator)
     }
@@ -166,7 +166,7 @@ struct SQLiteTweetArchive: TweetArchive {
         try await database.read("reading tweets") { db in
             try Row.fetchAll(db, sql: """
                 SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets ORDER BY created_at DESC, tweet_id DESC LIMIT ?
-                """, arguments: [limit]).map(ArchivedTweet.init(row:))
+                """, arguments: [limit]).map { try ArchivedTweet(row: $0) }
         }
     }
 
@@ -196,8 +196,8 @@ struct SQLiteTweetArchive: TweetArchive {
 
 extension ArchivedTweet {
     /// A tweet from an SQLite row of `tweet_id, text, reply_user_id, created_at, content_warning`.
-    init(row: Row) {
-        self.init(tweetID: row[0], text: row[1], replyUserID: row[2], createdAt: row[3], contentWarning: row[4])
+    init(row: Row) throws {
+        self.init(tweetID: try row.decode(atIndex: 0), text: try row.decode(atIndex: 1), replyUserID: try row.decode(atIndex: 2), createdAt: try row.decode(atIndex: 3), contentWarning: try row.decode(atIndex: 4))
     }
 }
 

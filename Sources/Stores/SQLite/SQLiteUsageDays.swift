@@ -25,7 +25,7 @@ struct SQLiteUsageDays: UsageDays {
         try await database.read("reading the API usage since \(day)") { db in
             try Row.fetchAll(db, sql: """
                 SELECT day, run_id, command, bill, cost FROM api_usage_days WHERE day >= ? ORDER BY day, updated_at
-                """, arguments: [day]).map { UsageEntry(day: $0[0], runID: $0[1], command: $0[2], bill: $0[3], cost: $0[4]) }
+                """, arguments: [day]).map { UsageEntry(day: try $0.decode(atIndex: 0), runID: try $0.decode(atIndex: 1), command: try $0.decode(atIndex: 2), bill: try $0.decode(atIndex: 3), cost: try $0.decode(atIndex: 4)) }
         }
     }
 

@@ -42,14 +42,14 @@ public struct SQLiteWordCounts: WordCountBackend {
             var totals: [Category: Int] = [.favorite: 0, .normal: 0]
             // Cached statements: the daemon reads a page at a time, and the same shapes of query repeat.
             for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT category, count FROM category_counts")) {
-                if let category = Category(rawValue: row["category"]) { totals[category] = row["count"] }
+                if let category = Category(rawValue: try row.decode(forColumn: "category")) { totals[category] = try row.decode(forColumn: "count") }
             }
             var known: [String: [Category: Int]] = [:]
             for chunk in stride(from: 0, to: allFeatures.count, by: 500).map({ Array(allFeatures[$0..<min($0 + 500, allFeatures.count)]) }) {
                 let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
                 for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT feature, category, count FROM word_counts WHERE feature IN (\(marks))"),
                                             arguments: StatementArguments(chunk)) {
-                    if let category = Category(rawValue: row["category"]) { known[row["feature"], default: [:]][category] = row["count"] }
+                    if let category = Category(rawValue: try row.decode(forColumn: "category")) { known[try row.decode(forColumn: "feature"), default: [:]][category] = try row.decode(forColumn: "count") }
                 }
             }
             return (totals, known)

@@ -1,0 +1,54 @@
+import ArchiveImport
+import AsyncHTTPClient
+import Foundation
+import Testing
+import TestSupport
+
+/// `mirror_bot import https://…`: a download that stops is given up, and leaves nothing behind.
+@Suite("Downloading an export")
+struct ExportDownloadTests {
+    @Test("A server that accepts and never answers: the download gives up after the idle timeout with a readable error, and leaves no temporary folder (issue 43)")
+    func silentServerGivenUp() async throws {
+        let listener = try SilentListener()
+        defer { listener.close() }
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: ExportSource.downloadConfiguration(idleTimeout: .milliseconds(500)))
+        let address = "http://127.0.0.1:\(listener.port)/export.zip"
+        do {
+            try await Self.expectGivenUp(address, client: client)
+        } catch {
+            try await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+    }
+
+    /// Downloads `address` with `client` into a temporary folder: it must fail within 15 s saying the server sent
+    /// nothing, and leave the folder empty.
+    static func expectGivenUp(_ address: String, client: HTTPClient) async throws {
+        try await TestServers.withTemporaryFolder { folder async throws in
+            let started = ContinuousClock.now
+            // Raced against a bound: a download that waits on fails the test in 30 s, saying what it waited for.
+            let outcome = try await withThrowingTaskGroup(of: String?.self) { group in
+                group.addTask {
+                    do {
+                        _ = try await ExportSource.withLocalPath(address, httpClient: client, temporaryDirectory: folder) { _ in }
+                        return "downloaded"
+                    } catch {
+                        return "\(error)"
+                    }
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(30))
+                    return nil
+                }
+                let first = try await group.next() ?? nil
+                group.cancelAll()
+                return first
+            }
+            let message = try #require(outcome, "the download from a server that never answers was still waiting after 30 s: no idle timeout")
+            #expect(message.contains("Cannot import http://127.0.0.1") && message.contains("the server sent nothing for too long"), "\(message)")
+            #expect(ContinuousClock.now - started < .seconds(15))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty, "a temporary folder was left behind")
+        }
+    }
+}
