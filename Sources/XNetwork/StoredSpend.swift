@@ -40,7 +40,8 @@ public actor StoredSpend: SpendLedger {
                                         cost: cost))
         }
         last = write
-        try await write.value
+        // The caller's cancellation (a shutdown, a time limit) ends the write too, and the writes queued after it go on.
+        try await withTaskCancellationHandler { try await write.value } onCancel: { write.cancel() }
         try await writeBilledUsers(onBillingDay: day)
     }
 

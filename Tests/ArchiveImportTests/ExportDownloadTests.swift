@@ -22,11 +22,11 @@ struct ExportDownloadTests {
         try await client.shutdown()
     }
 
-    /// Downloads `address` with `client` into a temporary folder: it must fail within 15 s saying the server sent
-    /// nothing, and leave the folder empty.
+    /// Downloads `address` with `client` into a temporary folder: it must fail saying the server sent nothing for too
+    /// long (the idle timeout's error, not the hour's), within the test's bound, and leave the folder empty. How soon is
+    /// no assertion: under load the machine's scheduling, not the timeout, decides it.
     static func expectGivenUp(_ address: String, client: HTTPClient) async throws {
         try await TestServers.withTemporaryFolder { folder async throws in
-            let started = ContinuousClock.now
             // Raced against a bound: a download that waits on fails the test in 30 s, saying what it waited for.
             let outcome = try await withThrowingTaskGroup(of: String?.self) { group in
                 group.addTask {
@@ -47,7 +47,6 @@ struct ExportDownloadTests {
             }
             let message = try #require(outcome, "the download from a server that never answers was still waiting after 30 s: no idle timeout")
             #expect(message.contains("Cannot import http://127.0.0.1") && message.contains("the server sent nothing for too long"), "\(message)")
-            #expect(ContinuousClock.now - started < .seconds(15))
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty, "a temporary folder was left behind")
         }
     }

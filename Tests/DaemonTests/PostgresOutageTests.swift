@@ -40,9 +40,11 @@ struct PostgresOutageTests {
 
                     try await TestServers.setOutage(true, of: url.database)
                     await server.add(tweets: [FakeXSeed.Tweet(id: "1001", authorID: "300", text: "@mirror_bot 元気？", createdAt: ReplierWorld.start)])
+                    // Each failed poll ends when postgres-nio's pool gives up on its request, up to a minute of real time
+                    // while Postgres refuses: three minutes bound the wait for the poll's next sleep (a loaded machine).
                     for _ in 0..<3 {
                         _ = clock.advanceToNextSleeper()
-                        try await clock.waitForSleepers()
+                        try await clock.waitForSleepers(within: .seconds(180))
                     }
                     // Three failed polls, each followed by a longer wait; nothing was posted, the service still runs.
                     // (The first takes postgres-nio's pool up to a minute to give up on: requests wait while it tries.)
@@ -56,7 +58,7 @@ struct PostgresOutageTests {
                     let deadline = ContinuousClock.now + .seconds(120)
                     while await server.posted().isEmpty, ContinuousClock.now < deadline {
                         _ = clock.advanceToNextSleeper()
-                        try await clock.waitForSleepers()
+                        try await clock.waitForSleepers(within: .seconds(180))
                         try await Task.sleep(for: .milliseconds(200))
                     }
                     let backoffs = clock.sleepRequests.dropFirst().dropLast().filter { $0 > .zero }  // (0: the reply's pause)

@@ -277,6 +277,7 @@ struct OutageProcessTests {
                 let (status, took) = try await bot.waitForExit()
                 #expect(status == 0, "\(bot.tail)")
                 #expect(took < .seconds(10), "stopped in \(took)")
+                print("outage \(outage.rawValue): stopped in \(took)")
             }
         }
     }

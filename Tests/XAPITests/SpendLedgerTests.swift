@@ -48,13 +48,7 @@ struct SpendLedgerTests {
     @Test("While what other runs spent today cannot be read, or the spend cannot be written, billed calls are not sent; once it can, they are")
     func unknownSpendWaits() async throws {
         try await withFakeX { server, url async throws in
-            let clock = ManualBotClock(now: Fixture.start)
-            let meter = UsageMeter()
-            let ledger = SwitchedLedger()
-            ledger.attach(meter)
-            let budget = DailyBudget(limit: 1.0, meter: meter, ledger: ledger, logger: LogRecorder().logger())
-            let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Fixture.human, .bot: Fixture.bot]), clock: clock,
-                                 usage: meter, budget: budget, logger: Fixture.logger)
+            let (client, meter, ledger) = Self.client(of: url, limit: 1.0)
             // The start could not read the day's spend: nothing is sent, and each call tries the read again itself.
             meter.markSpentElsewhereUnread()
             ledger.set(readable: false, writable: true)
@@ -87,13 +81,7 @@ struct SpendLedgerTests {
     @Test("Calls in flight at once share the headroom: of two posts that each fit alone, with room for one, one is sent")
     func concurrentCallsShareTheHeadroom() async throws {
         try await withFakeX { server, url async throws in
-            let clock = ManualBotClock(now: Fixture.start)
-            let meter = UsageMeter()
-            let ledger = SwitchedLedger()
-            ledger.attach(meter)
-            let budget = DailyBudget(limit: 0.020, meter: meter, ledger: ledger, logger: LogRecorder().logger())
-            let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Fixture.human, .bot: Fixture.bot]), clock: clock,
-                                 usage: meter, budget: budget, logger: Fixture.logger)
+            let (client, _, _) = Self.client(of: url, limit: 0.020)
             let outcomes = await withTaskGroup(of: Bool.self) { group in
                 for index in 0..<2 { group.addTask { (try? await client.send(CreateTweet(text: "at once \(index)"), as: .bot, for: .posts)) != nil } }
                 return await group.reduce(into: [Bool]()) { $0.append($1) }
@@ -101,6 +89,19 @@ struct SpendLedgerTests {
             #expect(outcomes.filter { $0 }.count == 1)
             #expect(await server.requestCounts()[CreateTweet.name] == 1)
         }
+    }
+}
+
+extension SpendLedgerTests {
+    /// A client of fake X at `url` whose budget of `limit` writes through a `SwitchedLedger` (readable and writable).
+    static func client(of url: URL, limit: Double) -> (XClient, UsageMeter, SwitchedLedger) {
+        let meter = UsageMeter()
+        let ledger = SwitchedLedger()
+        ledger.attach(meter)
+        let budget = DailyBudget(limit: limit, meter: meter, ledger: ledger, logger: LogRecorder().logger())
+        let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Fixture.human, .bot: Fixture.bot]),
+                             clock: ManualBotClock(now: Fixture.start), usage: meter, budget: budget, logger: Fixture.logger)
+        return (client, meter, ledger)
     }
 }
 

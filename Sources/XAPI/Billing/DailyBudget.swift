@@ -1,4 +1,5 @@
 public import BotCore
+import BotClock
 public import Foundation
 public import Logging
 public import SocialNetwork
@@ -66,13 +67,18 @@ public final class DailyBudget: Sendable {
         let reservation = SpendReservation(cost: cost, day: day)
         guard let ledger else { return reservation }
         do {
-            try await ledger.write(onBillingDay: day)
+            // Bounded: a store that cannot take one small write in that long is as good as down, and a service's tick
+            // (which a graceful shutdown waits for) must not wait on it for the store's own limit.
+            try await withTimeLimit(Self.ledgerWriteLimit) { try await ledger.write(onBillingDay: day) }
         } catch {
             settle(reservation)
             throw XAPIError.spendUnknown(endpoint: endpoint, detail: "today's spend could not be written before spending (\(error))")
         }
         return reservation
     }
+
+    /// How long a billed call waits for its spend to be written before it is given up (not sent).
+    static let ledgerWriteLimit = Duration.seconds(2)
 
     /// Stops counting a call's reservation in flight: what X billed for it is on the meter's bill by now.
     public func settle(_ reservation: SpendReservation?) {
