@@ -241,6 +241,8 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
             return false
         } catch let error as BlueskyAPIError {
             throw Self.networkError(error)
+        } catch let passed as WriteDeadlinePassed {
+            throw NetworkError(passed)
         }
         _ = try await Self.mapped { try await client.send(DeleteRecord(repo: bot, collection: PostRecord.type, rkey: parts.rkey), as: .bot) }
         return true

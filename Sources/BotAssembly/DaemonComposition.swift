@@ -79,6 +79,13 @@ public enum DaemonComposition {
     /// Asks who both accounts are, applies the like decision, builds the services and runs them until a signal or the
     /// end of `options.duration`; returns what the services did.
     public static func run(_ parts: Parts, options: DaemonRunner.Options) async throws -> DaemonRunner.Summary {
+        // Every network write of the run (in every task it starts) asks the lease's deadline first: a fleet's lease
+        // lapses unless renewed, and a write must be over before another process may take the bot over.
+        try await WriteDeadline.$current.withValue(parts.lease?.writeDeadline) { try await runHoldingTheLease(parts, options: options) }
+    }
+
+    /// `run`, with the lease's write deadline bound.
+    private static func runHoldingTheLease(_ parts: Parts, options: DaemonRunner.Options) async throws -> DaemonRunner.Summary {
         let (settings, database, classifier, network, clock, logger) =
             (parts.settings, parts.database, parts.classifier, parts.network, parts.clock, parts.logger)
         let startedAt = clock.now()

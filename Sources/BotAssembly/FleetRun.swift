@@ -111,6 +111,8 @@ public struct FleetRun: Sendable {
         let status: FleetStatusContent?
         /// Spaces the bots' starts on each server.
         let starts = FleetStartPacer(spacing: .seconds(1) / FleetStartPacer.startsPerSecondOnAServer)
+        /// When each hold of this process lapses, as its last claim or renewal said: the bots' network writes end before.
+        let lapses = LeaseLapses()
     }
 
     /// `PORT`'s status server for the fleet, when `PORT` is set: the fleet's list at `/`, each bot running here at
@@ -173,7 +175,10 @@ public struct FleetRun: Sendable {
             let share = active.isEmpty ? 0 : (active.count + live - 1) / live
             // Renewed, or stopped: a lease lost (expired while this process stalled, or taken over) or a bot paused.
             let held = running.claims
+            // Taken before the statement: the database's expiry, counted from its own later moment, is no earlier.
+            let renewing = Date()
             let kept = Set(try await registry.renew(held, for: process, expiresIn: fleet.timing.leaseSeconds))
+            for claim in kept { shared.lapses.set(claim, renewing.addingTimeInterval(fleet.timing.leaseSeconds)) }
             for claim in held where !kept.contains(claim) {
                 logger.notice("fleet: bot \(running.name(of: claim.botID) ?? "?") is no longer this process's (its lease was lost or it was paused); stopping it")
                 // Once stopped, its lease goes (a paused bot is at once free for `bots exec NAME -- train clear`); a lease
@@ -190,7 +195,9 @@ public struct FleetRun: Sendable {
                 }
             }
             guard running.count < share else { return }
+            let claiming = Date()
             let claims = try await registry.claim(for: process, limit: share - running.count, expiresIn: fleet.timing.leaseSeconds)
+            for claim in claims { shared.lapses.set(claim, claiming.addingTimeInterval(fleet.timing.leaseSeconds)) }
             // A bot added since this round's list was read is in the next one's.
             let known = claims.contains { claim in !bots.contains { $0.id == claim.botID } } ? try await registry.bots() : bots
             for claim in claims {
@@ -218,6 +225,7 @@ public struct FleetRun: Sendable {
                     }
                     status?.hide(bot.name)
                     running.ended(claim)
+                    shared.lapses.forget(claim)
                 }
             }
         }
@@ -241,7 +249,7 @@ public struct FleetRun: Sendable {
             } catch {
                 // A bot whose lease is gone failed because it is another's now (its statements are refused): it stops,
                 // unpaused, and runs where it is held.
-                guard await FleetDaemonLease(registry: registry, claim: claim, process: process).isHeld(logger: logger) else {
+                guard await FleetDaemonLease(registry: registry, claim: claim, process: process, lapses: shared.lapses, length: fleet.timing.leaseSeconds).isHeld(logger: logger) else {
                     logger.notice("fleet: bot \(bot.name) stopped: its lease is no longer this process's (\(error))")
                     return
                 }
@@ -274,7 +282,7 @@ public struct FleetRun: Sendable {
             let network = await module.forDaemon(
                 DaemonNetworkContext(clock: clock, state: database.state, usageDays: database.usageDays, runID: UUID().uuidString,
                                      postLinks: configuration.postLinks, networkIDs: database.networkIDs), logger: logger)
-            let lease = FleetDaemonLease(registry: registry, claim: claim, process: process)
+            let lease = FleetDaemonLease(registry: registry, claim: claim, process: process, lapses: shared.lapses, length: fleet.timing.leaseSeconds)
             let parts = DaemonComposition.Parts(settings: configuration.daemonSettings, database: database, classifier: classifier, network: network.network,
                                                 clock: clock, accountingServices: network.services, lease: lease, logger: logger)
             var options = DaemonRunner.Options(speed: fleet.speed, handlesSignals: false)
@@ -285,11 +293,20 @@ public struct FleetRun: Sendable {
 }
 
 /// A bot's lease in the fleet, as the daemon's lease keeper checks it: held while this process's hold (its fencing
-/// number) is still the bot's and unexpired.
+/// number) is still the bot's and unexpired. Its network writes end before the hold lapses as this process last
+/// knew it (its claim or last renewal, plus the lease's length, on the real clock).
 struct FleetDaemonLease: DaemonLease {
     let registry: PostgresFleetRegistry
     let claim: FleetClaim
     let process: String
+    let lapses: LeaseLapses
+    /// The lease's length.
+    let length: TimeInterval
+
+    var writeDeadline: WriteDeadline? {
+        let (lapses, claim) = (lapses, claim)
+        return WriteDeadline(clock: SystemBotClock(), leaseLength: length) { lapses.lapse(of: claim) ?? .distantPast }
+    }
 
     var holder: LeaseHolder { .thisProcess() }
     func isHeld(logger: Logger) async -> Bool { (try? await registry.holds(claim, for: process)) ?? false }
@@ -297,6 +314,18 @@ struct FleetDaemonLease: DaemonLease {
     func release() async {}
     /// The fleet's rounds renew it, and stop the bot when it is lost.
     var isKeptByTheDaemon: Bool { false }
+}
+
+/// When each hold of this process lapses unless renewed, as its claim or last renewal said (on the real clock).
+final class LeaseLapses: Sendable {
+    private let lapses = Mutex<[FleetClaim: Date]>([:])
+
+    /// `claim` was claimed or renewed: it lapses at `date` unless renewed again.
+    func set(_ claim: FleetClaim, _ date: Date) { lapses.withLock { $0[claim] = date } }
+    /// When `claim` lapses; nil when it is not this process's.
+    func lapse(of claim: FleetClaim) -> Date? { lapses.withLock { $0[claim] } }
+    /// `claim`'s bot stopped here.
+    func forget(_ claim: FleetClaim) { _ = lapses.withLock { $0.removeValue(forKey: claim) } }
 }
 
 /// The bots this process runs.

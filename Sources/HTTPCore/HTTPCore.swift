@@ -79,16 +79,21 @@ public struct HTTPCore: Sendable {
         var rateLimitWaits = 0
         while true {
             try Task.checkCancellation()
+            // Asked before what comes before each attempt (a billed call's reservation), so that nothing is reserved for a
+            // write that will not be sent.
+            if call.isWrite { _ = try WriteDeadline.limit(policy.requestTimeout) }
             try await call.beforeEachAttempt()
             attempt += 1
             let request = try call.makeRequest()
+            // A write is given no longer than this process's lease on the bot has left, and is not sent with too little.
+            let timeLimit = call.isWrite ? try WriteDeadline.limit(policy.requestTimeout) : policy.requestTimeout
             call.onSend()
 
             let status: Int
             let headers: HTTPHeaders
             let data: Data
             do {
-                let response = try await httpClient.execute(request, timeout: .seconds(policy.requestTimeout.components.seconds))
+                let response = try await httpClient.execute(request, timeout: .milliseconds(Int64(timeLimit / .milliseconds(1))))
                 status = Int(response.status.code)
                 headers = response.headers
                 data = Data(buffer: try await response.body.collect(upTo: policy.maxResponseBytes))

@@ -107,6 +107,8 @@ public struct MastodonMirrorNetwork: FreeMirrorNetwork {
             return parent
         } catch let error as MastodonAPIError {
             throw Self.networkError(error)
+        } catch let passed as WriteDeadlinePassed {
+            throw NetworkError(passed)
         }
     }
 

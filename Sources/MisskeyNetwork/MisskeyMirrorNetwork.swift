@@ -123,6 +123,8 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
             return false
         } catch let error as MisskeyAPIError {
             throw Self.networkError(error)
+        } catch let passed as WriteDeadlinePassed {
+            throw NetworkError(passed)
         }
     }
 

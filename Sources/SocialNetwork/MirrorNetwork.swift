@@ -1,4 +1,5 @@
 public import PostText
+public import BotClock
 public import BotCore
 public import Foundation
 
@@ -131,4 +132,10 @@ extension FreeMirrorNetwork {
     public var accounting: (any NetworkAccounting)? { nil }
     /// Free.
     public func mostItCosts(_ reading: PlannedReading) -> NetworkCost? { nil }
+}
+
+extension NetworkError {
+    /// A write not sent because this process's lease on the bot lapses before it could be over: unavailable here (the
+    /// process that holds the bot now, or this one once its lease is renewed, acts instead).
+    public init(_ passed: WriteDeadlinePassed) { self = .unavailable(passed.description) }
 }

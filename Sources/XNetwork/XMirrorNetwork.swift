@@ -1,5 +1,6 @@
 public import BotCore
 public import Foundation
+import BotClock
 public import SocialNetwork
 public import XAPI
 import PostText
@@ -146,6 +147,8 @@ public struct XMirrorNetwork: MirrorNetwork {
             return try await call()
         } catch let error as XAPIError {
             throw Self.networkError(error, capability: capability)
+        } catch let passed as WriteDeadlinePassed {
+            throw NetworkError(passed)
         }
     }
 

@@ -33,20 +33,33 @@ struct HTTPCoreTests {
         let requests = Mutex(0)
         let unreadable: Set<Int>
         let resetAt: Date?
+        /// Whether a write is held unanswered until `releaseWrites()` (or an hour).
+        let holdsWrites: Bool
+        private let released = Mutex(false)
 
-        init(_ statuses: [Int], unreadable: Set<Int> = [], resetAt: Date? = nil) {
-            self.statuses = Mutex(statuses); self.unreadable = unreadable; self.resetAt = resetAt
+        init(_ statuses: [Int], unreadable: Set<Int> = [], resetAt: Date? = nil, holdsWrites: Bool = false) {
+            self.statuses = Mutex(statuses); self.unreadable = unreadable; self.resetAt = resetAt; self.holdsWrites = holdsWrites
         }
 
         func withRunning<Result: Sendable>(_ body: (URL) async throws -> Result) async throws -> Result {
             let router = Router()
             router.get("/x") { [self] _, _ -> Response in answer() }
-            router.post("/x") { [self] _, _ -> Response in answer() }
+            router.post("/x") { [self] _, _ -> Response in
+                if holdsWrites {
+                    requests.withLock { $0 += 1 }
+                    let until = ContinuousClock.now + .seconds(3_600)
+                    while !released.withLock({ $0 }) && ContinuousClock.now < until { try await Task.sleep(for: .milliseconds(50)) }
+                }
+                return answer()
+            }
             return try await LoopbackServer.withRunning(logger: HTTPCoreTests.quiet, { onStarted in
                 Application(router: router, configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
                             onServerRunning: { channel in await onStarted(channel.localAddress?.port ?? 0) }, logger: HTTPCoreTests.quiet)
             }, body)
         }
+
+        /// Lets the held writes be answered (so that the server can stop).
+        func releaseWrites() { released.withLock { $0 = true } }
 
         private func answer() -> Response {
             requests.withLock { $0 += 1 }
@@ -86,10 +99,13 @@ struct HTTPCoreTests {
 
     /// Sends `call` through a core on a manual clock, moving the clock to each sleeper's deadline until it is done;
     /// returns the result and the clock's sleeps.
-    static func send(_ call: HTTPCall<Bool>, policy: HTTPCore.Policy = HTTPCore.Policy()) async -> (Result<Bool, any Error>, [Duration]) {
+    /// With `lapsesAfter`, the call runs under a lease lapsing that long after the start, on the same clock.
+    static func send(_ call: HTTPCall<Bool>, policy: HTTPCore.Policy = HTTPCore.Policy(), lapsesAfter: TimeInterval? = nil)
+        async -> (Result<Bool, any Error>, [Duration]) {
         let clock = ManualBotClock(now: start)
         let core = HTTPCore(service: "Test API", server: "the server", policy: policy, httpClient: Self.httpClient, clock: clock, logger: quiet)
-        let task = Task { try await core.send(call) }
+        let deadline = lapsesAfter.map { after in WriteDeadline(clock: clock) { start.addingTimeInterval(after) } }
+        let task = Task { try await WriteDeadline.$current.withValue(deadline) { try await core.send(call) } }
         let driver = Task {
             while !Task.isCancelled {
                 try await clock.waitForSleepers()
@@ -186,6 +202,61 @@ struct HTTPCoreTests {
             let result = await task.result
             guard case .failure(let error) = result else { Issue.record("\(result)"); return }
             #expect(error is CancellationError, "\(error)")
+            #expect(server.requests.withLock { $0 } == 1)
+        }
+    }
+
+    @Test("Under a lease with too little left (under margin and least time: 2.9 s), a write is not sent at all; a read is")
+    func writeNotSentPastTheLease() async throws {
+        let server = ScriptedServer([])
+        try await server.withRunning { url async throws in
+            for repeatability in [Repeatability.create, .idempotentWrite] {
+                let hooks = Hooks()
+                let (result, _) = await Self.send(Self.call(url, repeatability, hooks: hooks), lapsesAfter: 2.9)
+                #expect(throws: WriteDeadlinePassed.self) { try result.get() }
+                #expect(hooks.sent.withLock { $0 } == 0, "\(repeatability)")
+            }
+            #expect(server.requests.withLock { $0 } == 0)
+            let (read, _) = await Self.send(Self.call(url, .read, hooks: Hooks()), lapsesAfter: 2.9)
+            #expect(try read.get() == true)
+            // With a little more left (3.1 s: 1.1 s past the margin), it is sent.
+            let (write, _) = await Self.send(Self.call(url, .create, hooks: Hooks()), lapsesAfter: 3.1)
+            #expect(try write.get() == true)
+            #expect(server.requests.withLock { $0 } == 2)
+        }
+    }
+
+    @Test("A create answered 503 is sent again only while the lease leaves time after the backoff")
+    func retryNotSentPastTheLease() async throws {
+        let server = ScriptedServer([503])
+        try await server.withRunning { url async throws in
+            // The backoff is 1 to 2 s: 3.5 s to the lapse leave 1.5 s for the first attempt and under a second for a second.
+            let (result, sleeps) = await Self.send(Self.call(url, .create, hooks: Hooks()), policy: HTTPCore.Policy(initialBackoff: .seconds(2)), lapsesAfter: 3.5)
+            #expect(throws: WriteDeadlinePassed.self) { try result.get() }
+            #expect(server.requests.withLock { $0 } == 1 && sleeps.count == 1, "\(sleeps)")
+        }
+    }
+
+    @Test("A write to a server that never answers is given only what its lease has left, not the policy's hour")
+    func writeCutAtTheLease() async throws {
+        let server = ScriptedServer([], holdsWrites: true)
+        try await server.withRunning { url async throws in
+            let core = HTTPCore(service: "Test API", server: "the server", policy: HTTPCore.Policy(requestTimeout: .seconds(3_600)), httpClient: Self.httpClient,
+                                clock: SystemBotClock(), logger: Self.quiet)
+            let lapse = Date().addingTimeInterval(4)  // 2 s for the write, past the margin
+            let deadline = WriteDeadline(clock: SystemBotClock()) { lapse }
+            // Bounded: without the cut, the hour's limit would hold it here until this bound fails the test.
+            let error: (any Error)? = try await withTimeLimit(.seconds(60)) {
+                do {
+                    _ = try await WriteDeadline.$current.withValue(deadline) { try await core.send(Self.call(url, .create, hooks: Hooks())) }
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            server.releaseWrites()
+            guard case HTTPCallFailure.outcomeUnknown(let reason)? = error else { Issue.record("\(String(describing: error))"); return }
+            #expect(reason.contains("deadline"), "\(reason)")
             #expect(server.requests.withLock { $0 } == 1)
         }
     }

@@ -1,3 +1,4 @@
+public import BotClock
 public import Foundation
 public import Logging
 public import Stores
@@ -26,15 +27,18 @@ public final class InMemoryStoreSet: StoreSet, Sendable {
     private let killed = Mutex(false)
     /// The lease this view's process holds, if any.
     private let heldLease = Mutex<LeaseHolder?>(nil)
+    /// The fleet's hold this view works under, if any: every operation checks it first, as a fleet's fenced statements do.
+    private let fleetHold: InMemoryFleetLease?
 
     /// Empty stores counting with `settings`, named `location` in log lines.
     public init(settings: StoreSettings = StoreSettings(), location: String = "memory") {
         self.settings = settings; self.location = location
         database = Database()
+        fleetHold = nil
     }
 
-    private init(database: Database, settings: StoreSettings, location: String) {
-        self.database = database; self.settings = settings; self.location = location
+    private init(database: Database, settings: StoreSettings, location: String, fleetHold: InMemoryFleetLease? = nil) {
+        self.database = database; self.settings = settings; self.location = location; self.fleetHold = fleetHold
     }
 
     /// The same stores as another process sees them (a restart of the daemon): the same tables and word counts.
@@ -50,11 +54,31 @@ public final class InMemoryStoreSet: StoreSet, Sendable {
     /// Makes every store operation fail with `reason` (nil: work again), as a database that went away does.
     public func setFailure(_ reason: String?) { database.failure.withLock { $0 = reason } }
 
-    /// Runs `body` on the tables, or throws the failure that is set.
+    /// Runs `body` on the tables, or throws the failure that is set; under a fleet's hold, only while it is the bot's
+    /// current, unexpired one (checked and run in one step, as a fenced statement's transaction holds the lease's row).
     func withTables<Result: Sendable>(_ operation: String, _ body: (inout Tables) throws -> Result) throws -> Result {
         if killed.withLock({ $0 }) { throw CancellationError() }
         if let reason = database.failure.withLock({ $0 }) { throw ArchiveError(operation: operation, reason: reason) }
-        return try database.tables.withLock { try body(&$0) }
+        return try database.tables.withLock { tables in
+            if let fleetHold, !fleetHold.isCurrent(fence: tables.fleetFence) { throw FleetError.leaseLost(botID: 1, fence: fleetHold.fence) }
+            return try body(&tables)
+        }
+    }
+
+    /// A fleet process claims the bot on `clock`: a hold with the next fencing number, renewed every `round` while its
+    /// process runs and lapsing `length` after its last renewal, and the stores as seen under it. Throws `LeaseHeld`
+    /// while another hold is current.
+    public func claim(clock: any BotClock, length: TimeInterval, round: TimeInterval) throws -> (stores: InMemoryStoreSet, lease: InMemoryFleetLease) {
+        let lease = try database.tables.withLock { tables in
+            if let current = tables.fleetHold, current.isCurrent(fence: tables.fleetFence) { throw LeaseHeld(holder: current.holder, store: location) }
+            tables.fleetFence += 1
+            let lease = InMemoryFleetLease(fence: tables.fleetFence, claimedAt: clock.now(), length: length, round: round, clock: clock) { [weak database] in
+                database?.tables.withLock { $0.fleetFence } ?? 0
+            }
+            tables.fleetHold = lease
+            return lease
+        }
+        return (InMemoryStoreSet(database: database, settings: settings, location: location, fleetHold: lease), lease)
     }
 
     public var archive: any TweetArchive { archive(timeZone: settings.timeZone, rowLimit: settings.archiveRowLimit) }
@@ -142,6 +166,9 @@ struct Tables {
     var usage: [String: Usage] = [:]
     var usageOrder = 0
     var leaseHolder: LeaseHolder?
+    /// The fencing number of the fleet's latest hold on the bot, and that hold.
+    var fleetFence: Int64 = 0
+    var fleetHold: InMemoryFleetLease?
     var networkIDs: [Int64: String] = [:]
 }
 
@@ -160,6 +187,52 @@ final class InMemoryLease: DaemonLease {
         let holder = holder
         set.database.tables.withLock { if $0.leaseHolder == holder { $0.leaseHolder = nil } }
     }
+}
+
+/// A fleet's hold on the bot in memory, on a clock: renewed every `round` from its claim while its process runs, it lapses
+/// `length` after the last renewal once the process stops renewing it (stalls, or loses its database); a later claim
+/// carries a larger fencing number. Its network writes end before it lapses (`writeDeadline`).
+public final class InMemoryFleetLease: DaemonLease {
+    /// The hold's fencing number.
+    public let fence: Int64
+    /// When it was claimed.
+    public let claimedAt: Date
+    /// How long it lasts after a renewal.
+    public let length: TimeInterval
+    /// How often its process renews it.
+    public let round: TimeInterval
+    let clock: any BotClock
+    private let renewalsStopped = Mutex<Date?>(nil)
+    /// The fencing number of the bot's latest hold, read from the stores.
+    private let latestFence: @Sendable () -> Int64
+    public let holder: LeaseHolder
+
+    init(fence: Int64, claimedAt: Date, length: TimeInterval, round: TimeInterval, clock: any BotClock, latestFence: @escaping @Sendable () -> Int64) {
+        self.fence = fence; self.claimedAt = claimedAt; self.length = length; self.round = round; self.clock = clock; self.latestFence = latestFence
+        holder = LeaseHolder(host: "fleet", pid: Int32(truncatingIfNeeded: fence), since: claimedAt)
+    }
+
+    /// Its process renews it no more from `date` on.
+    public func stopRenewing(at date: Date) { renewalsStopped.withLock { $0 = $0 ?? date } }
+
+    /// When it lapses, as it stands now: its last renewal (a round's, up to now or to when renewals stopped) plus its length.
+    public var lapsesAt: Date {
+        let last = min(clock.now(), renewalsStopped.withLock { $0 } ?? .distantFuture)
+        let rounds = max(0, (last.timeIntervalSince(claimedAt) / round).rounded(.down))
+        return claimedAt.addingTimeInterval(rounds * round + length)
+    }
+
+    /// Whether it is the bot's latest hold (`latest` its fencing number) and has not lapsed.
+    func isCurrent(fence latest: Int64) -> Bool { latest == fence && clock.now() < lapsesAt }
+
+    /// Whether it still holds.
+    public func isHeld(logger: Logger) async -> Bool { isCurrent(fence: latestFence()) }
+    /// A fleet's hold lapses, unrenewed.
+    public func release() async {}
+    /// The fleet's rounds renew it.
+    public var isKeptByTheDaemon: Bool { false }
+    /// Writes end before it lapses.
+    public var writeDeadline: WriteDeadline? { WriteDeadline(clock: clock, leaseLength: length) { [self] in lapsesAt } }
 }
 
 /// Memory has no schema.

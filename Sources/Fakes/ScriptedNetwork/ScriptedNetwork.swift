@@ -25,6 +25,8 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
     /// The delays under way, woken by `kill()` and `hurry()`.
     private let delays = Mutex<[UInt64: CheckedContinuation<Void, Never>]>([:])
     private let delaySequence = Mutex<UInt64>(0)
+    /// While the process is stalled (nil when it runs): the calls and answers held until it runs again.
+    private let stalled = Mutex<[CheckedContinuation<Void, Never>]?>(nil)
 
     /// The network over `world`, failing as `faults` say; `idempotentCreates`: a create sent again for the same slot or
     /// mention within `idempotencyWindow` of the first is the same post (Mastodon's `Idempotency-Key`, which Mastodon
@@ -46,6 +48,29 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
         killed.withLock { $0 = true }
         let waiting = delays.withLock { delays in defer { delays = [:] }; return Array(delays.values) }
         waiting.forEach { $0.resume() }
+        resume()
+    }
+
+    /// The process stalls (SIGSTOP, a frozen VM): it sends nothing until `resume()`, and the answers to what it had sent
+    /// (carried out by the network meanwhile, as a server does) reach it only then.
+    public func stall() { stalled.withLock { $0 = $0 ?? [] } }
+
+    /// The stalled process runs again: what it held goes on.
+    public func resume() {
+        let held = stalled.withLock { held in defer { held = nil }; return held ?? [] }
+        held.forEach { $0.resume() }
+    }
+
+    /// Returns at once while the process runs; while it is stalled, once it runs again.
+    private func passStall() async {
+        await withCheckedContinuation { continuation in
+            let runs = stalled.withLock { held -> Bool in
+                guard held != nil else { return true }
+                held?.append(continuation)
+                return false
+            }
+            if runs { continuation.resume() }
+        }
     }
 
     /// The run is stopping: what is under way gets its answer at once (a stop takes no time on the bot's clock, so that
@@ -100,7 +125,18 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
     /// run when the call is carried out), and the error the bot sees. Every call is recorded.
     func call<Result: Sendable>(_ operation: String, key: String, _ kind: Kind,
                                 _ body: @Sendable (inout ScriptedWorld.State, Date) throws -> Result) async throws -> Result {
+        await passStall()
         try checkAlive()
+        // A write leaves only with time left on the process's lease on the bot, and is given no longer than that (the
+        // HTTP core's rule): nothing of it lands after another process may have taken the bot over.
+        let isWrite = kind == .create || kind == .idempotentWrite
+        let writeLimit: Duration?
+        do {
+            writeLimit = isWrite ? try WriteDeadline.limit(.seconds(30)) : nil
+        } catch {
+            record(operation, key, nil, carriedOut: false)
+            throw NetworkError(error)
+        }
         let attempt = world.state.withLock { state in
             defer { state.attempts[operation + "|" + key, default: 0] += 1 }
             return state.attempts[operation + "|" + key, default: 0]
@@ -116,8 +152,14 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
         // What a network refuses for a while: reading mentions, timelines, likes and originals, liking; a refused create is a
         // duplicate. Who the accounts are is never refused (that is a wrong token, which ends the start).
         if fault == .refused && kind != .create && !Self.refusable.contains(operation) { fault = .serverUnavailable }
-        func delay(_ seconds: ClosedRange<Double>) async throws {
-            try await wait(.milliseconds(Int64(faults.draw(seconds, for: operation, key: key, attempt: attempt) * 1000)))
+        // A delay drawn for the call; a write's is cut at its limit, and says so (true).
+        func delay(_ seconds: ClosedRange<Double>) async throws -> Bool {
+            let drawn = Duration.milliseconds(Int64(faults.draw(seconds, for: operation, key: key, attempt: attempt) * 1000))
+            let cut = writeLimit.map { drawn > $0 } ?? false
+            try await wait(cut ? writeLimit! : drawn)
+            await passStall()
+            try checkAlive()
+            return cut
         }
         let what = "\(name) \(operation) (\(key))"
         switch (kind, fault) {
@@ -127,10 +169,10 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
             record(operation, key, fault, carriedOut: false)
             throw NetworkError.refused("\(what) refused: 403 (scripted)", recheckAt: until)
         case (.read, .rateLimited), (.readBack, .rateLimited):
-            try await delay(5...90)  // the client waits for the window's reset, then asks
+            _ = try await delay(5...90)  // the client waits for the window's reset, then asks
             return try carryOut(operation, key, fault, body)
         case (.read, _), (.readBack, _):
-            try await delay(fault == .hang ? 30...30 : persistent ? 7...7 : 1...3)
+            _ = try await delay(fault == .hang ? 30...30 : persistent ? 7...7 : 1...3)
             guard persistent else { return try carryOut(operation, key, fault, body) }
             record(operation, key, fault, carriedOut: false)
             throw NetworkError.unavailable("\(what): \(fault) on every try (scripted)")
@@ -142,16 +184,20 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
             throw NetworkError.unavailable("\(what): rate-limited until later than a write waits (scripted)")
         case (.create, .serverUnavailable), (.create, .droppedBeforeSending),
              (.idempotentWrite, .serverUnavailable), (.idempotentWrite, .droppedBeforeSending):
-            try await delay(persistent ? 7...7 : 1...3)
+            // Tried again after a backoff: not when the lease's time is up by then.
+            if try await delay(persistent ? 7...7 : 1...3), let deadline = WriteDeadline.current {
+                record(operation, key, fault, carriedOut: false)
+                throw NetworkError(WriteDeadlinePassed(lapsesAt: deadline.lapsesAt(), now: clock.now()))
+            }
             guard persistent else { return try carryOut(operation, key, fault, body) }
             record(operation, key, fault, carriedOut: false)
             throw NetworkError.unavailable("\(what): \(fault) on every try, not carried out (scripted)")
         case (.idempotentWrite, _):
             // Carried out; asked again, it answers the same.
-            try await delay(fault == .hang ? 30...30 : 1...3)
+            _ = try await delay(fault == .hang ? 30...30 : 1...3)
             return try carryOut(operation, key, fault, body)
         case (.create, .droppedAfterSending), (.create, .truncatedAnswer), (.create, .hang):
-            try await delay(fault == .hang ? 30...30 : 0...1)
+            _ = try await delay(fault == .hang ? 30...30 : 0...1)
             // A hang may have been carried out or not; a lost or cut answer was.
             let madeIt = fault != .hang || faults.draw(0...1, for: operation, key: key + "#made", attempt: attempt) < 0.5
             if idempotentCreates && !persistent { return try carryOut(operation, key, fault, body) }  // sent again with its key

@@ -1,3 +1,4 @@
+public import BotClock
 public import Foundation
 public import Logging
 
@@ -15,11 +16,16 @@ public protocol DaemonLease: Sendable {
     /// `start`'s lease. False for a fleet's bot, whose process renews its leases every round and stops the bots whose
     /// lease is lost (a keeper per bot would open a connection of its own each to take a lease that is not its to take).
     var isKeptByTheDaemon: Bool { get }
+    /// Until when a network write may be over while this lease holds: a fleet's lease lapses unless renewed (another
+    /// process may take the bot then); nil for a lock that holds as long as the process lives (`start`'s).
+    var writeDeadline: WriteDeadline? { get }
 }
 
 extension DaemonLease {
     /// A daemon's lease is kept by the daemon.
     public var isKeptByTheDaemon: Bool { true }
+    /// A daemon's lease is a lock that does not lapse under a living process.
+    public var writeDeadline: WriteDeadline? { nil }
 }
 
 /// Who holds a lease.

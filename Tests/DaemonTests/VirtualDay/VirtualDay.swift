@@ -39,7 +39,14 @@ struct VirtualDay: Sendable {
         case graceful
         /// SIGKILL: the process is gone at once.
         case crash
+        /// The process stalls (SIGSTOP, a frozen VM) at the first slot's minute from then, in the fleet: its lease lapses
+        /// unrenewed, another process claims the bot in its next round and runs it on, and the stalled one runs again
+        /// (its downtime after the takeover) to find its writes refused, until its own next round stops it.
+        case stall
     }
+
+    /// The fleet's lease on the virtual clock, as production's defaults: 20 s, renewed (and claimed) in rounds of 5 s.
+    static let fleetLease: (length: TimeInterval, round: TimeInterval) = (20, 5)
 
     /// One run of the daemon: until when, how it ends, and how long the bot is down after it.
     struct Run: Sendable {
@@ -72,7 +79,8 @@ struct VirtualDay: Sendable {
 
     /// The day of `seed`: by the seed's remainder by three on an X-like, a Mastodon-like or a Misskey-like network; every
     /// second triple with faults (5% of calls); a third without restarts, a third with one graceful restart, a third with
-    /// a SIGKILL and another stop (so every 18 seeds hold each combination once).
+    /// a SIGKILL and another stop (so every 18 seeds hold each combination once): a SIGKILL, a graceful stop, or a stall
+    /// and a failover to another fleet process.
     init(seed: UInt64) {
         self.seed = seed
         flavour = [Flavour.xLike, .mastodonLike, .misskeyLike][Int(seed % 3)]
@@ -88,7 +96,8 @@ struct VirtualDay: Sendable {
         case 2:
             let first = moment(200..<700), second = moment(800..<1_300)
             runs.append(Run(until: first, stop: .crash, downtime: Double(Int.random(in: 0...15, using: &random) * 60)))
-            runs.append(Run(until: second, stop: Bool.random(using: &random) ? .crash : .graceful, downtime: Double(Int.random(in: 1...5, using: &random) * 60)))
+            let stop = [Stop.crash, .graceful, .stall][Int.random(in: 0...2, using: &random)]
+            runs.append(Run(until: second, stop: stop, downtime: stop == .stall ? Double(Int.random(in: 1...40, using: &random)) : Double(Int.random(in: 1...5, using: &random) * 60)))
         default:
             break
         }
@@ -149,14 +158,24 @@ struct VirtualDay: Sendable {
         let (settings, flavour, faults, runs, seed) = (self.settings, self.flavour, FaultPlan(seed: seed, rate: faultRate), self.runs, self.seed)
         let began = Mutex<[(posterBegan: Date, stoppedAt: Date)]>([])
         try await executor.run {
+            // A stalled process, until its own next round stops it; the run after a stall is the other fleet process's.
+            var stalled: Task<Void, any Error>?
+            var afterStall = false
             for run in runs {
                 let network = ScriptedNetwork(world: persona.world, clock: clock, faults: faults, name: flavour.name,
                                               likes: flavour != .xLike, streamsMentions: flavour != .xLike,
                                               idempotentCreates: flavour.idempotentCreates, refusesRepeats: flavour == .xLike, showsWarnings: flavour != .xLike)
-                let stores = memory.process()
+                let stores: InMemoryStoreSet, lease: any DaemonLease
+                var fleetHold: InMemoryFleetLease?
+                if run.stop == .stall || afterStall {
+                    let claimed = try memory.claim(clock: clock, length: Self.fleetLease.length, round: Self.fleetLease.round)
+                    (stores, lease, fleetHold) = (claimed.stores, claimed.lease, claimed.lease)
+                } else {
+                    stores = memory.process()
+                    lease = try await stores.takeLease(logger: logger)
+                }
                 let classifier = FavoriteClassifier(store: try stores.sharedWordCounts(now: { clock.now() })!, tokenizer: Self.tokenizer, threshold: 3,
                                                     examples: ExampleRecorder(stores.examples), logger: logger)
-                let lease = try await stores.takeLease(logger: logger)
                 let startedAt = clock.now()
                 let parts = DaemonComposition.Parts(settings: settings, database: stores, classifier: classifier, network: network, clock: clock,
                                                     lease: lease, leaseClock: clock, logger: logger)
@@ -165,6 +184,35 @@ struct VirtualDay: Sendable {
                 // The stop's limits are real time; a test machine running many suites may give this one little of it.
                 (options.gracefulShutdownLimit, options.cancellationLimit) = (.seconds(120), .seconds(120))
                 let daemon = DetachedWork.start { [options] in try await DaemonComposition.run(parts, options: options) }
+                // The poster began once the bot's account was known (the last thing asked before the services start).
+                func posterBegan() -> Date {
+                    persona.world.calls.last { $0.operation == "whoAmI" && $0.key == "bot" && $0.carriedOut && $0.at >= startedAt }?.at ?? startedAt
+                }
+                if run.stop == .stall, let fleetHold {
+                    // A second before the minute of the first slot still to post from `until` (so that the slot is noted
+                    // and its create held as the process stalls, as one frozen between the two would), or at `until`.
+                    let due = try await memory.plans.slots(of: Self.day)?.filter { $0.state == .planned }
+                        .compactMap { LocalTime.date(of: $0.minute, on: Self.day, in: Self.timeZone) }.filter { $0 > run.until }.min()
+                    let stallAt = due?.addingTimeInterval(-1) ?? run.until
+                    try await clock.sleep(until: stallAt)
+                    network.stall()
+                    fleetHold.stopRenewing(at: stallAt)
+                    began.withLock { $0.append((posterBegan(), stallAt)) }
+                    // The other process claims the bot in its first round after the lease lapsed; the stalled one runs
+                    // again `downtime` later, and its own next round finds the lease lost and stops the bot.
+                    let takeover = fleetHold.lapsesAt.addingTimeInterval(Self.fleetLease.round)
+                    let resumeAt = takeover.addingTimeInterval(run.downtime)
+                    stalled = DetachedWork.start {
+                        try await clock.sleep(until: resumeAt)
+                        network.resume()
+                        try await clock.sleep(for: .milliseconds(Int64(Self.fleetLease.round * 1000)))
+                        daemon.cancel()
+                        _ = await daemon.result
+                    }
+                    try await clock.sleep(until: takeover)
+                    afterStall = true
+                    continue
+                }
                 try await clock.sleep(until: run.until)
                 executor.stopping(at: run.until)
                 network.hurry()
@@ -177,11 +225,10 @@ struct VirtualDay: Sendable {
                 if run.stop == .graceful, case .failure(let error) = result { throw error }
                 await lease.release()
                 executor.stopping(at: nil)
-                // The poster began once the bot's account was known (the last thing asked before the services start).
-                let askedAt = persona.world.calls.last { $0.operation == "whoAmI" && $0.key == "bot" && $0.carriedOut && $0.at >= startedAt }?.at
-                began.withLock { $0.append((askedAt ?? startedAt, clock.now())) }
+                began.withLock { $0.append((posterBegan(), clock.now())) }
                 if run.downtime > 0 { try await clock.sleep(for: .milliseconds(Int64(run.downtime * 1000))) }
             }
+            try await stalled?.value
         }
         return Outcome(day: self, persona: persona, stores: memory, settings: settings, runs: began.withLock { $0 }, log: log,
                        advances: executor.advances, stuck: executor.stuck)
@@ -192,7 +239,8 @@ extension VirtualDay: CustomStringConvertible {
     /// "seed 12: X-like, faults 5%, runs until 09:12:30 (crash, down 3 min), …".
     var description: String {
         let stops = runs.map { run in
-            "\(LocalTime(of: run.until, in: Self.timeZone).clockTime) (\(run.stop.rawValue)\(run.downtime > 0 ? ", down \(Int(run.downtime / 60)) min" : ""))"
+            "\(LocalTime(of: run.until, in: Self.timeZone).clockTime) (\(run.stop.rawValue)"
+                + (run.stop == .stall ? ", taken over, runs again \(Int(run.downtime)) s later)" : run.downtime > 0 ? ", down \(Int(run.downtime / 60)) min)" : ")")
         }
         return "seed \(seed): \(flavour.rawValue), faults \(Int(faultRate * 100))%, runs until \(stops.joined(separator: ", "))\(calibratesLikes ? ", likes calibrated" : "")"
     }

@@ -28,6 +28,8 @@ struct VirtualDayTests {
         var likes: Int
         var advances: Int
         var log: [String]
+        /// Network writes not sent because the process's lease lapsed first (a stalled process, running again).
+        var fencedWrites: Int = 0
     }
 
     static func run(_ seed: UInt64) async -> DayResult {
@@ -40,7 +42,8 @@ struct VirtualDayTests {
             let slots = try await outcome.stores.plans.slots(of: VirtualDay.day) ?? []
             return DayResult(day: day, problems: problems, faults: faults, posted: slots.filter { $0.state == .posted }.count,
                              answered: try await outcome.stores.mentions.handledCount(state: .replied), likes: try await outcome.stores.likes.count(),
-                             advances: outcome.advances, log: Array(outcome.log.lines.suffix(40)))
+                             advances: outcome.advances, log: Array(outcome.log.lines.suffix(40)),
+                             fencedWrites: outcome.world.calls.filter { ["post", "reply", "like", "deletePost"].contains($0.operation) && $0.fault == nil && !$0.carriedOut }.count)
         } catch {
             return DayResult(day: day, problems: ["the day failed: \(error)"], faults: [:], posted: 0, answered: 0, likes: 0, advances: 0, log: [])
         }
@@ -81,10 +84,15 @@ struct VirtualDayTests {
             }
             // Each network was tried with each kind of day: at most once over seeds of every network, with and without faults.
             #expect(Set(results.map { "\($0.day.flavour.name) \($0.day.faultRate > 0)" }).count == 6)
-            #expect(Set(results.flatMap { $0.day.runs.map(\.stop) }).count == 2)
+            #expect(Set(results.flatMap { $0.day.runs.map(\.stop) }).count == 3)
+            // Failovers: on days whose process stalled, the stalled process ran again and its writes were refused before
+            // they left (its lease had lapsed), while the process that took over went on.
+            let stallDays = results.filter { $0.day.runs.contains { $0.stop == .stall } }
+            #expect(stallDays.count >= 20, "\(stallDays.count) days with a failover")
+            #expect(stallDays.map(\.fencedWrites).reduce(0, +) > 0, "no write of a stalled process was fenced off in \(stallDays.count) failovers")
         }
         let elapsed = ContinuousClock.now - started
-        print("virtual days: \(results.count) in \(elapsed) (\(results.map(\.advances).reduce(0, +)) clock moves; \(results.map(\.posted).reduce(0, +)) posts, \(results.map(\.answered).reduce(0, +)) answers, \(results.map(\.likes).reduce(0, +)) likes; \(chaotic.count) days with faults)")
+        print("virtual days: \(results.count) in \(elapsed) (\(results.filter { $0.day.runs.contains { $0.stop == .stall } }.count) failovers, \(results.map(\.fencedWrites).reduce(0, +)) writes fenced off; \(results.map(\.advances).reduce(0, +)) clock moves; \(results.map(\.posted).reduce(0, +)) posts, \(results.map(\.answered).reduce(0, +)) answers, \(results.map(\.likes).reduce(0, +)) likes; \(chaotic.count) days with faults)")
     }
 
     @Test("A seed replays exactly: the same calls, at the same moments, meeting the same faults", arguments: [UInt64(6), 23])
