@@ -480,28 +480,11 @@ struct DeletionWatcherTests {
             let history = PosterWorld.history()
             let kept = history.first { $0.tweetID == 101 }!, deleted = history.first { $0.tweetID == 102 }!, old = history.first { $0.tweetID == 103 }!
             // On X: the person's 101 (102 was deleted by them, 103 is long copied), and the bot's copies of each.
-            await world.server.add(tweets: [
-                FakeXSeed.Tweet(id: "101", authorID: "100", text: kept.text, createdAt: kept.createdAt),
-                FakeXSeed.Tweet(id: "103", authorID: "100", text: old.text, createdAt: old.createdAt),
-                FakeXSeed.Tweet(id: "9101", authorID: "200", text: kept.text, createdAt: PosterWorld.dayStart.addingTimeInterval(-3_600)),
-                FakeXSeed.Tweet(id: "9102", authorID: "200", text: deleted.text, createdAt: PosterWorld.dayStart.addingTimeInterval(-3_000)),
-                FakeXSeed.Tweet(id: "9103", authorID: "200", text: old.text, createdAt: PosterWorld.dayStart.addingTimeInterval(-20 * 86_400)),
-            ])
-            _ = try await world.plans.storePlan(day: "2024-06-09", timeZone: PosterWorld.tokyo.identifier, minutes: [1_380, 1_390],
-                                                drawnAt: PosterWorld.dayStart.addingTimeInterval(-86_400))
-            _ = try await world.plans.storePlan(day: "2024-05-20", timeZone: PosterWorld.tokyo.identifier, minutes: [600],
-                                                drawnAt: PosterWorld.dayStart.addingTimeInterval(-21 * 86_400))
-            for (day, minute, source, copy, at) in [("2024-06-09", 1_380, Int64(101), Int64(9101), -3_600.0), ("2024-06-09", 1_390, 102, 9102, -3_000),
-                                                    ("2024-05-20", 600, 103, 9103, -20 * 86_400)] {
-                #expect(try await world.plans.claim(day: day, minute: minute))
-                try await world.plans.markPosted(day: day, minute: minute, sourceTweetID: source, botTweetID: copy,
-                                                 postedAt: PosterWorld.dayStart.addingTimeInterval(at), reason: "test")
-            }
-            let store = try SQLiteWordCounts(path: FileManager.default.temporaryDirectory.appending(path: "watcher-\(UUID().uuidString).sqlite").path)
-            let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: 3)
-            let forgetter = Forgetter(archive: world.archive, examples: world.database.examples, classifier: classifier,
-                                      network: XMirrorNetwork(client: world.client))
-            let watcher = DeletionWatcher(clock: world.clock, archive: world.archive, plans: world.plans, forgetter: forgetter, days: 7, logger: PosterWorld.quiet)
+            await world.server.add(tweets: [Self.original(kept), Self.original(old), Self.copy(9101, of: kept, at: -3_600), Self.copy(9102, of: deleted, at: -3_000),
+                                            Self.copy(9103, of: old, at: -20 * 86_400)])
+            try await Self.posted(world, [("2024-06-09", 1_380, 101, 9101, -3_600, false), ("2024-06-09", 1_390, 102, 9102, -3_000, false),
+                                          ("2024-05-20", 600, 103, 9103, -20 * 86_400, false)])
+            let watcher = try Self.watcher(world, client: world.client)
 
             #expect(try await watcher.checkOnce() == [102])
             #expect(await world.server.deletedByAPI() == ["9102"])
@@ -519,6 +502,38 @@ struct DeletionWatcherTests {
 }
 
 extension DeletionWatcherTests {
+    /// The person's `tweet` on X.
+    static func original(_ tweet: ArchivedTweet) -> FakeXSeed.Tweet {
+        FakeXSeed.Tweet(id: String(tweet.tweetID), authorID: "100", text: tweet.text, createdAt: tweet.createdAt)
+    }
+
+    /// The bot's copy `id` of `tweet` on X, made `at` seconds from the day's start.
+    static func copy(_ id: Int64, of tweet: ArchivedTweet, at offset: TimeInterval) -> FakeXSeed.Tweet {
+        FakeXSeed.Tweet(id: String(id), authorID: "200", text: tweet.text, createdAt: PosterWorld.dayStart.addingTimeInterval(offset))
+    }
+
+    /// The slots of `posts` stored as posted (each day's plan made of its posts' minutes): the copy of `source` made
+    /// `at` seconds from the day's start, checked or not.
+    static func posted(_ world: PosterWorld, _ posts: [(day: String, minute: Int, source: Int64, copy: Int64, at: TimeInterval, unchecked: Bool)]) async throws {
+        for (day, posts) in Dictionary(grouping: posts, by: \.day) {
+            _ = try await world.plans.storePlan(day: day, timeZone: PosterWorld.tokyo.identifier, minutes: posts.map(\.minute).sorted(),
+                                                drawnAt: PosterWorld.dayStart.addingTimeInterval(posts.map(\.at).min()! - 3_600))
+        }
+        for post in posts {
+            #expect(try await world.plans.claim(day: post.day, minute: post.minute))
+            try await world.plans.markPosted(day: post.day, minute: post.minute, sourceTweetID: post.source, botTweetID: post.copy,
+                                             postedAt: PosterWorld.dayStart.addingTimeInterval(post.at), reason: "test", unchecked: post.unchecked)
+        }
+    }
+
+    /// A deletion watcher over the last 7 days of `world`, asking X through `client`, its forgetter on word counts of its own.
+    static func watcher(_ world: PosterWorld, client: XClient) throws -> DeletionWatcher {
+        let store = try SQLiteWordCounts(path: FileManager.default.temporaryDirectory.appending(path: "watcher-\(UUID().uuidString).sqlite").path)
+        let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: 3)
+        let forgetter = Forgetter(archive: world.archive, examples: world.database.examples, classifier: classifier, network: XMirrorNetwork(client: client))
+        return DeletionWatcher(clock: world.clock, archive: world.archive, plans: world.plans, forgetter: forgetter, days: 7, logger: PosterWorld.quiet)
+    }
+
     @Test("Posts sent unchecked, on every store: an original found deleted has the bot's copy deleted, one found is noted checked, and a look-up that fails skips its post (tried again next round), not the round",
           arguments: StoreBackends.archives)
     func uncheckedPostsChecked(_ backend: StoreBackends.ArchiveKind) async throws {
@@ -526,32 +541,17 @@ extension DeletionWatcherTests {
             let history = PosterWorld.history()
             let failing = history.first { $0.tweetID == 101 }!, deleted = history.first { $0.tweetID == 102 }!, found = history.first { $0.tweetID == 103 }!
             // On X: the person's 101 and 103 (102 was deleted by them), and the bot's three copies.
-            await world.server.add(tweets: [
-                FakeXSeed.Tweet(id: "101", authorID: "100", text: failing.text, createdAt: failing.createdAt),
-                FakeXSeed.Tweet(id: "103", authorID: "100", text: found.text, createdAt: found.createdAt),
-                FakeXSeed.Tweet(id: "9101", authorID: "200", text: failing.text, createdAt: PosterWorld.dayStart.addingTimeInterval(-3_600)),
-                FakeXSeed.Tweet(id: "9102", authorID: "200", text: deleted.text, createdAt: PosterWorld.dayStart.addingTimeInterval(-3_000)),
-                FakeXSeed.Tweet(id: "9103", authorID: "200", text: found.text, createdAt: PosterWorld.dayStart.addingTimeInterval(-2_400)),
-            ])
+            await world.server.add(tweets: [Self.original(failing), Self.original(found), Self.copy(9101, of: failing, at: -3_600),
+                                            Self.copy(9102, of: deleted, at: -3_000), Self.copy(9103, of: found, at: -2_400)])
             let day = "2024-06-09"
-            _ = try await world.plans.storePlan(day: day, timeZone: PosterWorld.tokyo.identifier, minutes: [1_380, 1_390, 1_400, 1_410],
-                                                drawnAt: PosterWorld.dayStart.addingTimeInterval(-86_400))
             // Three posted unchecked, oldest first: 101 (its look-up will fail once), 102 (deleted), 103 (there); one checked.
-            for (minute, source, copy, at, unchecked) in [(1_380, Int64(101), Int64(9101), -3_600.0, true), (1_390, 102, 9102, -3_000, true),
-                                                          (1_400, 103, 9103, -2_400, true), (1_410, 101, 9104, -1_800, false)] {
-                #expect(try await world.plans.claim(day: day, minute: minute))
-                try await world.plans.markPosted(day: day, minute: minute, sourceTweetID: source, botTweetID: copy,
-                                                 postedAt: PosterWorld.dayStart.addingTimeInterval(at), reason: "test", unchecked: unchecked)
-            }
+            try await Self.posted(world, [(day, 1_380, 101, 9101, -3_600, true), (day, 1_390, 102, 9102, -3_000, true), (day, 1_400, 103, 9103, -2_400, true),
+                                          (day, 1_410, 101, 9104, -1_800, false)])
             #expect(try await world.plans.uncheckedPosts().map(\.sourceTweetID) == [101, 102, 103])
-            let store = try SQLiteWordCounts(path: FileManager.default.temporaryDirectory.appending(path: "unchecked-\(UUID().uuidString).sqlite").path)
-            let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: 3)
             // One try per look-up (no retry on the clock), so that a fault is a look-up that fails.
             let client = XClient(configuration: .init(baseURL: world.client.configuration.baseURL, credentials: world.client.configuration.credentials,
                                                       retry: .init(maxAttempts: 1)), clock: world.clock, logger: PosterWorld.quiet)
-            let forgetter = Forgetter(archive: world.archive, examples: world.database.examples, classifier: classifier,
-                                      network: XMirrorNetwork(client: client))
-            let watcher = DeletionWatcher(clock: world.clock, archive: world.archive, plans: world.plans, forgetter: forgetter, days: 7, logger: PosterWorld.quiet)
+            let watcher = try Self.watcher(world, client: client)
 
             // The first look-up (101's) gets an unreadable answer: 101 is skipped, 102 and 103 are still looked up.
             await world.server.add(fault: FakeXFault(kind: .truncatedJSON, count: 1, endpoint: GetTweet.name))
