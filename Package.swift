@@ -496,7 +496,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "BotConfiguration", "Stores", "PostgresStores", "SQLiteStores", "InMemoryStores", "RedisClient", "Schedule", "WordCounts", "BotAssembly",
+                "BotClock", "BotCore", "BotConfiguration", "Stores", "PostgresStores", "SQLiteStores", "InMemoryStores", "RedisClient", "Schedule", "WordCounts", "BotAssembly",
                 "RedisWordCounts", .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
@@ -624,7 +624,7 @@ let package = Package(
         .testTarget(
             name: "BlueskyTests",
             dependencies: [
-                "BlueskyAPI", "BlueskyNetwork", "FakeBluesky", "FakeX", "ATProtoRepository", "BotClock", "BotCore", "SocialNetwork",
+                "BlueskyAPI", "BlueskyNetwork", "FakeBluesky", "FakeX", "ATProtoRepository", "BotClock", "BotCore", "SocialNetwork", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

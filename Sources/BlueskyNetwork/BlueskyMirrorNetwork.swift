@@ -241,8 +241,6 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
             return false
         } catch let error as BlueskyAPIError {
             throw Self.networkError(error)
-        } catch let passed as WriteDeadlinePassed {
-            throw NetworkError(passed)
         }
         _ = try await Self.mapped { try await client.send(DeleteRecord(repo: bot, collection: PostRecord.type, rkey: parts.rkey), as: .bot) }
         return true
@@ -329,6 +327,8 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
             return try await call()
         } catch let error as BlueskyAPIError {
             throw Self.networkError(error)
+        } catch let passed as WriteDeadlinePassed {
+            throw NetworkError(passed)
         }
     }
 

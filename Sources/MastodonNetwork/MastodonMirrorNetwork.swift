@@ -107,8 +107,6 @@ public struct MastodonMirrorNetwork: FreeMirrorNetwork {
             return parent
         } catch let error as MastodonAPIError {
             throw Self.networkError(error)
-        } catch let passed as WriteDeadlinePassed {
-            throw NetworkError(passed)
         }
     }
 
@@ -242,13 +240,13 @@ public struct MastodonMirrorNetwork: FreeMirrorNetwork {
     }
 
     public func deletePost(_ postID: String, for work: Work) async throws -> Bool {
-        do {
-            _ = try await client.send(DeleteStatus(statusID: postID), as: .bot)
-            return true
-        } catch MastodonAPIError.notFound {
-            return false
-        } catch let error as MastodonAPIError {
-            throw Self.networkError(error)
+        try await Self.mapped {
+            do {
+                _ = try await client.send(DeleteStatus(statusID: postID), as: .bot)
+                return true
+            } catch MastodonAPIError.notFound {
+                return false
+            }
         }
     }
 
@@ -318,6 +316,8 @@ public struct MastodonMirrorNetwork: FreeMirrorNetwork {
             return try await call()
         } catch let error as MastodonAPIError {
             throw Self.networkError(error)
+        } catch let passed as WriteDeadlinePassed {
+            throw NetworkError(passed)
         }
     }
 

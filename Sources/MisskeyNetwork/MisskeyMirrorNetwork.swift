@@ -123,8 +123,6 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
             return false
         } catch let error as MisskeyAPIError {
             throw Self.networkError(error)
-        } catch let passed as WriteDeadlinePassed {
-            throw NetworkError(passed)
         }
     }
 
@@ -178,13 +176,13 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
 
     public func deletePost(_ postID: String, for work: Work) async throws -> Bool {
         guard let noteID = try await ids.noteID(of: postID) else { return false }
-        do {
-            _ = try await client.send(DeleteNote(noteID: noteID), as: .bot)
-            return true
-        } catch MisskeyAPIError.notFound {
-            return false
-        } catch let error as MisskeyAPIError {
-            throw Self.networkError(error)
+        return try await Self.mapped {
+            do {
+                _ = try await client.send(DeleteNote(noteID: noteID), as: .bot)
+                return true
+            } catch MisskeyAPIError.notFound {
+                return false
+            }
         }
     }
 
@@ -348,6 +346,8 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
             return try await call()
         } catch let error as MisskeyAPIError {
             throw Self.networkError(error)
+        } catch let passed as WriteDeadlinePassed {
+            throw NetworkError(passed)
         }
     }
 

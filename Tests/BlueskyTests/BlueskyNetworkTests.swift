@@ -1,3 +1,5 @@
+import BotClock
+import TestSupport
 import BlueskyAPI
 import BlueskyNetwork
 import BotCore
@@ -162,6 +164,19 @@ struct BlueskyNetworkTests {
             // Since the newest mention: nothing newer.
             let newest = try #require(mentions.compactMap { UInt64($0.id) }.max())
             #expect(try await Self.all(network.mentions(of: bot.id, since: String(newest), perPage: 50, for: .replies)).isEmpty)
+        }
+    }
+
+    @Test("Under a lease that lapsed, a post and a deletion are not sent (unavailable, saying why) and nothing reaches the PDS; reads go on")
+    func writesFencedByTheLease() async throws {
+        try await Self.with { server, network in
+            let id = try #require(try await network.post("こんにちは", warning: nil, slot: "slot 2025-11-24 960", for: .posts))
+            try await WriteDeadline.$current.withValue(lapsedLease) { () async throws in
+                await #expect { try await network.post("こんばんは", warning: nil, slot: "slot 2025-11-24 961", for: .posts) } throws: { isRefusedForTheLease($0) }
+                await #expect { try await network.deletePost(id, for: .posts) } throws: { isRefusedForTheLease($0) }
+                #expect(try await network.postExists(id, as: .bot, for: .posts))
+            }
+            #expect(await server.records(of: BlueskyFixture.bot, in: PostRecord.type).count == 1)
         }
     }
 }

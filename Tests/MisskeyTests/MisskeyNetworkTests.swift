@@ -1,3 +1,4 @@
+import TestSupport
 import BotClock
 import BotCore
 import FakeMisskey
@@ -163,5 +164,20 @@ struct MisskeyNetworkTests {
         #expect(module.postLinks.botSide(String(number)) == "https://bots.example/notes/\(id)")
         #expect(module.postLinks.personSide(String(number)) == "https://misskey.io/notes/\(id)")
         #expect(module.postLinks.botSide("12345") == nil)
+    }
+
+    @Test("Under a lease that lapsed, a note and a deletion are not sent (unavailable, saying why) and nothing reaches the instance; reads go on")
+    func writesFencedByTheLease() async throws {
+        try await Self.with { server, network, _ in
+            _ = try await network.whoAmI(.bot)
+            let id = try #require(try await network.post("こんにちは", warning: nil, slot: "slot 2025-11-24 960", for: .posts))
+            try await WriteDeadline.$current.withValue(lapsedLease) { () async throws in
+                await #expect { try await network.post("こんばんは", warning: nil, slot: "slot 2025-11-24 961", for: .posts) } throws: { isRefusedForTheLease($0) }
+                await #expect { try await network.deletePost(id, for: .posts) } throws: { isRefusedForTheLease($0) }
+                #expect(try await network.ownRecentPost("こんにちは", inReplyTo: nil, for: .posts) == id)
+            }
+            #expect(await server.posted().count == 1)
+            #expect(await server.deletedByAPI().isEmpty)
+        }
     }
 }
