@@ -68,8 +68,8 @@ public final class FakeXServer: Sendable {
     /// Random faults from now on: each API request meets one of `kinds` with probability `rate` (0 turns them off), in
     /// an order drawn from `seed`; queued faults come first.
     public func setChaos(rate: Double, kinds: [FakeXFault.Kind], seed: UInt64) async { await world.setChaos(rate: rate, kinds: kinds, seed: seed) }
-    /// The random faults injected so far, in order, with the endpoint each hit.
-    public func chaosInjected() async -> [(endpoint: String, kind: FakeXFault.Kind)] { await world.chaosInjected }
+    /// The faults injected so far, queued and random, in order: the endpoint, the caller and the moment of each.
+    public func faultsInjected() async -> [FakeXFault.Injected] { await world.faultsInjected }
     /// Sets an endpoint's calls per 15 minutes (and starts its windows anew).
     public func setRateLimit(_ limit: Int, for endpoint: String) async { await world.setRateLimit(limit, for: endpoint) }
     /// Posts created through the API, in order.
@@ -187,8 +187,8 @@ public final class FakeXServer: Sendable {
             let isReply = ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any])?["reply"] != nil
             kinds.append(name + (isReply ? " (reply)" : " (post)"))
         }
-        let fault = await world.takeFault(for: kinds)
-        switch fault {
+        let fault = await world.takeFault(for: kinds, userID: caller.userID)
+        switch fault?.kind {
         case .serviceUnavailable:
             return Self.response(FakeXResponse(status: 503, body: .problem(
                 type: ProblemType.blank, title: "Service Unavailable", detail: "Service Unavailable", status: 503), rateLimit: rateLimit))
@@ -217,13 +217,13 @@ public final class FakeXServer: Sendable {
         result.rateLimit = rateLimit
 
         let data = result.body.data()
-        switch fault {
+        switch fault?.kind {
         case .truncatedJSON:
             return Self.response(status: result.status, data: data.prefix(max(1, data.count / 2)), rateLimit: rateLimit)
         case .hangAfterHandling:
             // Carried out; the answer comes only after a long silence.
             await world.noteHang()
-            try? await Task.sleep(for: .seconds(FakeXFault.hangSeconds))
+            try? await Task.sleep(for: .seconds(fault?.holdSeconds ?? Double(FakeXFault.hangSeconds)))
             return Self.response(result)
         case .closeMidResponse:
             // The headers promise the whole body; half is sent, then the connection is closed.

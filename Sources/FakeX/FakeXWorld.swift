@@ -64,8 +64,8 @@ actor FakeXWorld: AdjustableFakeClock {
     private var faults: [FakeXFault] = []
     /// Random faults: each request meets one of `kinds` with probability `rate`, drawn from `random`.
     private var chaos: (rate: Double, kinds: [FakeXFault.Kind], random: SplitMix64)?
-    /// The random faults injected so far, by endpoint and kind.
-    private(set) var chaosInjected: [(endpoint: String, kind: FakeXFault.Kind)] = []
+    /// The faults injected so far (queued or random), in order.
+    private(set) var faultsInjected: [FakeXFault.Injected] = []
     /// Answers a hang fault has begun to hold back.
     private(set) var hangsBegun = 0
     private var usedNonces: Set<String> = []
@@ -125,21 +125,22 @@ actor FakeXWorld: AdjustableFakeClock {
         chaos = kinds.isEmpty || rate <= 0 ? nil : (rate, kinds, SplitMix64(seed: seed))
     }
 
-    /// The first pending fault for the endpoint named by one of `names` (its name first), used up by one; else, with
-    /// chaos on, a random one.
-    func takeFault(for names: [String]) -> FakeXFault.Kind? {
-        let endpoint = names.first ?? ""
+    /// The first pending fault for the endpoint named by one of `names` (its name first, its most specific last), used
+    /// up by one; else, with chaos on, a random one. Each is recorded as met by a request of `userID`.
+    func takeFault(for names: [String], userID: String) -> FakeXFault? {
+        let endpoint = names.last ?? ""
         guard let index = faults.firstIndex(where: { $0.endpoint == nil || names.contains($0.endpoint ?? "") }) else {
             guard var (rate, kinds, random) = chaos else { return nil }
             defer { chaos = (rate, kinds, random) }
             guard Double.random(in: 0..<1, using: &random) < rate, let kind = kinds.randomElement(using: &random) else { return nil }
-            chaosInjected.append((endpoint, kind))
-            return kind
+            faultsInjected.append(.init(endpoint: endpoint, userID: userID, kind: kind, at: now, wasQueued: false))
+            return FakeXFault(kind: kind)
         }
-        let kind = faults[index].kind
+        let fault = faults[index]
         faults[index].count -= 1
         if faults[index].count <= 0 { faults.remove(at: index) }
-        return kind
+        faultsInjected.append(.init(endpoint: endpoint, userID: userID, kind: fault.kind, at: now, wasQueued: true))
+        return fault
     }
 
     func noteHang() { hangsBegun += 1 }

@@ -1,3 +1,4 @@
+import BotConfiguration
 import FakeMastodon
 import Foundation
 import RedisClient
@@ -37,6 +38,13 @@ struct FleetProcessTests {
         return FakeMastodonSeed(now: dayStart, accounts: accounts, statuses: statuses, follows: ["200": ["100"], "201": ["101"]])
     }
 
+    /// What every process of the test's fleet shares: the scratch database, the test's Redis, the key, and leases of
+    /// `leaseSeconds` renewed every second (production's 20 s and 5 s, shortened so that a takeover takes seconds).
+    static func environment(_ database: DatabaseURL, leaseSeconds: Int = 4) throws -> [String: String] {
+        ["DATABASE_URL": database.connectionText, "REDIS_URL": try TestServers.redisURL().redacted,
+         "FLEET_KEY": "a fleet key of the test, long enough", "FLEET_LEASE_SECONDS": String(leaseSeconds), "FLEET_ROUND_SECONDS": "1"]
+    }
+
     /// A bot's own settings, as its env file says them.
     static func settings(_ username: String, instance: URL) -> String {
         """
@@ -59,8 +67,7 @@ struct FleetProcessTests {
                 try await TestServers.withTemporaryFolder { folder in
                     let suffix = String(UUID().uuidString.prefix(6).lowercased())
                     let names = Self.people.map { "\($0.username)-\(suffix)" }
-                    let environment = ["DATABASE_URL": database.connectionText, "REDIS_URL": try TestServers.redisURL().redacted,
-                                       "FLEET_KEY": "a fleet key of the test, long enough", "FLEET_LEASE_SECONDS": "4", "FLEET_ROUND_SECONDS": "1"]
+                    let environment = try Self.environment(database)
                     // A bot's settings may not name the fleet's shared parts.
                     let refused = try await MirrorBotProcess.run(["bots", "add", names[0], "--env-file", "bot.env"], environment: environment,
                                                                  files: ["bot.env": Self.settings("alice", instance: instance) + "\nDATABASE_URL=postgres://elsewhere/db\n"])
@@ -210,8 +217,7 @@ struct FleetProcessTests {
                 try await TestServers.withTemporaryFolder { folder in
                     let suffix = String(UUID().uuidString.prefix(6).lowercased())
                     let name = "solo-\(suffix)", prefix = "single-\(suffix):"
-                    let shared = ["DATABASE_URL": database.connectionText, "REDIS_URL": try TestServers.redisURL().redacted,
-                                  "FLEET_KEY": "a fleet key of the test, long enough", "FLEET_LEASE_SECONDS": "4", "FLEET_ROUND_SECONDS": "1"]
+                    let shared = try Self.environment(database)
                     // The single bot: its variables in the environment, as `start` reads them, its counts under its own prefix.
                     var single = shared.merging(["REDIS_KEY_PREFIX": prefix]) { $1 }
                     for line in Self.settings("alice", instance: instance).split(separator: "\n") {
@@ -282,8 +288,7 @@ struct FleetProcessTests {
         try await TestServers.withScratchDatabase("fleet") { database in
             try await TestServers.withTemporaryFolder { folder in
                 let silent = URL(string: "http://127.0.0.1:\(try FreePort.pick())")!  // nothing listens there
-                let environment = ["DATABASE_URL": database.connectionText, "REDIS_URL": try TestServers.redisURL().redacted,
-                                   "FLEET_KEY": "a fleet key of the test, long enough", "FLEET_LEASE_SECONDS": "3", "FLEET_ROUND_SECONDS": "1"]
+                let environment = try Self.environment(database, leaseSeconds: 3)
                 let added = try await MirrorBotProcess.run(["bots", "add", "silent", "--env-file", "bot.env"], environment: environment,
                                                            files: ["bot.env": Self.settings("alice", instance: silent)])
                 #expect(added.status == 0, "\(added.standardError.suffix(1_000))")
