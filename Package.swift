@@ -496,7 +496,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "BotClock", "BotCore", "BotConfiguration", "Stores", "PostgresStores", "SQLiteStores", "InMemoryStores", "RedisClient", "Schedule", "WordCounts", "BotAssembly",
+                "BotClock", "BotCore", "SocialNetwork", "BotConfiguration", "Stores", "PostgresStores", "SQLiteStores", "InMemoryStores", "RedisClient", "Schedule", "WordCounts", "BotAssembly",
                 "RedisWordCounts", .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],

@@ -54,7 +54,7 @@ final class SimulatedTimeline: FreeMirrorNetwork {
     func postExists(_ postID: String, as account: Account, for work: Work) async throws -> Bool { true }
     func post(_ text: String, warning: String?, slot: String, for work: Work) async throws -> String? { nil }
     func reply(_ text: String, warning: String?, to postID: String, for work: Work) async throws -> String? { nil }
-    func ownRecentPost(_ text: String?, inReplyTo postID: String?, for work: Work) async throws -> String? { nil }
+    func ownRecentPost(_ text: String?, inReplyTo postID: String?, sentSince: Date?, for work: Work) async throws -> String? { nil }
     func deletePost(_ postID: String, for work: Work) async throws -> Bool { false }
 
     static var nothing: NetworkPages { NetworkPages { NetworkPages.Iterator { nil } } }

@@ -222,9 +222,10 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
     /// Every write of the bot goes to a record key of its own choosing: a lost answer is sent again and makes the same
     /// record, so the outcome is never unknown. Read back all the same (the bot's few newest posts) for a
     /// network-neutral caller.
-    public func ownRecentPost(_ text: String?, inReplyTo postID: String?, for work: Work) async throws -> String? {
+    public func ownRecentPost(_ text: String?, inReplyTo postID: String?, sentSince: Date?, for work: Work) async throws -> String? {
         let bot = try await did(of: .bot)
-        let page = try await Self.mapped { try await client.send(GetAuthorFeed(actor: bot, limit: 5, filter: .postsWithReplies), as: nil) }
+        let limit = sentSince == nil ? ReadBack.newest : ReadBack.mostPosts
+        let page = try await Self.mapped { try await client.send(GetAuthorFeed(actor: bot, limit: limit, filter: .postsWithReplies), as: nil) }
         return page.feed.first { item in
             !item.isRepost && (text.map { item.post.record.text == $0 } ?? true)
                 && (postID == nil || item.post.record.reply.flatMap { BlueskyIDs.postID(of: $0.parent.uri) } == postID)

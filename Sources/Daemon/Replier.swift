@@ -89,7 +89,8 @@ public struct Replier: Service {
         for mentionID in try await mentions.interrupted() {
             let made: String?
             do {
-                made = try await UncertainCreate.readBack(nil, inReplyTo: String(mentionID), on: network, for: .replies, logger: logger,
+                // When it was sent is not kept: among the bot's newest posts.
+                made = try await UncertainCreate.readBack(nil, inReplyTo: String(mentionID), sentSince: nil, on: network, for: .replies, logger: logger,
                                                           what: "the answer to \(mentionID) interrupted last run")
             } catch let error as NetworkError {
                 try await mentions.finish(mentionID: mentionID, state: .skipped, reason: MentionState.interruptedReason)
@@ -246,9 +247,9 @@ public struct Replier: Service {
                 // From here the answer is sent and recorded in a task of its own: a shutdown arriving now lets it
                 // finish (within the shutdown's grace).
                 sending.start()
-                let (network, mentions, logger) = (network, mentions, logger)
+                let (network, mentions, logger, sentAt) = (network, mentions, logger, clock.now())
                 try await InFlight.finish {
-                    let created = try await UncertainCreate.send(pick.text, inReplyTo: mention.id, on: network, for: .replies, logger: logger,
+                    let created = try await UncertainCreate.send(pick.text, inReplyTo: mention.id, sentAt: sentAt, on: network, for: .replies, logger: logger,
                                                                  what: "the answer to \(who) (\(mention.id))") {
                         try await network.reply(pick.text, warning: pick.source.contentWarning, to: mention.id, for: .replies)
                     }

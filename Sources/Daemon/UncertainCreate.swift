@@ -1,4 +1,5 @@
 import BotCore
+import Foundation
 import Logging
 import SocialNetwork
 
@@ -8,8 +9,9 @@ import SocialNetwork
 /// is read back too; not made then, it is thrown as not posted, and the caller records the slot or reply skipped).
 /// The one place that rule is written.
 enum UncertainCreate {
-    /// Sends `text` with `create`, resolving a lost answer by reading back the bot's posts (answers to `postID`).
-    static func send(_ text: String, inReplyTo postID: String?, on network: any MirrorNetwork, for work: Work, logger: Logger,
+    /// Sends `text` with `create` (first sent at `sentAt`), resolving a lost answer by reading back the bot's posts
+    /// since then (answers to `postID`).
+    static func send(_ text: String, inReplyTo postID: String?, sentAt: Date, on network: any MirrorNetwork, for work: Work, logger: Logger,
                      what: String, _ create: () async throws -> String?) async throws -> String? {
         let firstLoss: String
         do {
@@ -17,7 +19,7 @@ enum UncertainCreate {
         } catch NetworkError.outcomeUnknown(let why) {
             firstLoss = why
         }
-        if let made = try await readBack(text, inReplyTo: postID, on: network, for: work, logger: logger, what: what) {
+        if let made = try await readBack(text, inReplyTo: postID, sentSince: sentAt, on: network, for: work, logger: logger, what: what) {
             logger.notice("\(what): the answer was lost (\(firstLoss)); \(network.name) shows it was made: \(made)")
             return made
         }
@@ -25,7 +27,7 @@ enum UncertainCreate {
         do {
             return try await create()
         } catch NetworkError.outcomeUnknown(let why) {
-            if let made = try await readBack(text, inReplyTo: postID, on: network, for: work, logger: logger, what: what) {
+            if let made = try await readBack(text, inReplyTo: postID, sentSince: sentAt, on: network, for: work, logger: logger, what: what) {
                 logger.notice("\(what): the answer was lost again (\(why)); \(network.name) shows it was made: \(made)")
                 return made
             }
@@ -34,13 +36,14 @@ enum UncertainCreate {
         }
     }
 
-    /// The bot's post of `text` (any, when nil) answering `postID`, read back from the network; a read that fails is
-    /// tried again (three reads in all), since without it the outcome stays unknown.
-    static func readBack(_ text: String?, inReplyTo postID: String?, on network: any MirrorNetwork, for work: Work, logger: Logger,
-                                 what: String) async throws -> String? {
+    /// The bot's post of `text` (any, when nil) answering `postID`, made since `sentSince` (nil: among its newest),
+    /// read back from the network; a read that fails is tried again (three reads in all), since without it the outcome
+    /// stays unknown.
+    static func readBack(_ text: String?, inReplyTo postID: String?, sentSince: Date?, on network: any MirrorNetwork, for work: Work, logger: Logger,
+                         what: String) async throws -> String? {
         for attempt in 1... {
             do {
-                return try await network.ownRecentPost(text, inReplyTo: postID, for: work)
+                return try await network.ownRecentPost(text, inReplyTo: postID, sentSince: sentSince, for: work)
             } catch NetworkError.unavailable(let why) where attempt < 3 {
                 logger.notice("\(what): reading back the bot's posts failed (\(why)); reading again")
             }

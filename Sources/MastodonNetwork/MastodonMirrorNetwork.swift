@@ -230,9 +230,11 @@ public struct MastodonMirrorNetwork: FreeMirrorNetwork {
     /// Mastodon's creates carry an `Idempotency-Key`: the client sends a create whose answer was lost again with the
     /// same key, and the instance answers with the one status, so no outcome stays unknown. Read back all the same (the
     /// bot's few newest statuses, free) for a network-neutral caller.
-    public func ownRecentPost(_ text: String?, inReplyTo postID: String?, for work: Work) async throws -> String? {
+    public func ownRecentPost(_ text: String?, inReplyTo postID: String?, sentSince: Date?, for work: Work) async throws -> String? {
         let bot = try await whoAmI(.bot)
-        let statuses = try await Self.mapped { try await client.send(GetAccountStatuses(accountID: bot.id, sinceID: nil, limit: 5), as: .bot) }
+        // A page holds 40 at most (free to read).
+        let limit = sentSince == nil ? ReadBack.newest : 40
+        let statuses = try await Self.mapped { try await client.send(GetAccountStatuses(accountID: bot.id, sinceID: nil, limit: limit), as: .bot) }
         return statuses.first { status in
             let written = WrittenText.from(html: status.content)
             return (text.map { written == $0 || written.hasSuffix(" " + $0) } ?? true) && (postID == nil || status.inReplyToID == postID)

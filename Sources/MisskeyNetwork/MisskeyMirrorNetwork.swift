@@ -162,11 +162,12 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
 
     /// Misskey takes no idempotency key: a create whose answer was lost is read back from the bot's newest notes
     /// (five, with replies).
-    public func ownRecentPost(_ text: String?, inReplyTo postID: String?, for work: Work) async throws -> String? {
+    public func ownRecentPost(_ text: String?, inReplyTo postID: String?, sentSince: Date?, for work: Work) async throws -> String? {
         let bot = try await whoAmI(.bot)
         let botID = try await misskeyUser(bot.id)
         let replyTo = try await postID.asyncMap { try await ids.noteID(of: $0) } ?? nil
-        let notes = try await Self.mapped { try await client.send(GetUserNotes(userID: botID, withReplies: true, limit: 5), as: .bot) }
+        let limit = sentSince == nil ? ReadBack.newest : ReadBack.mostPosts
+        let notes = try await Self.mapped { try await client.send(GetUserNotes(userID: botID, withReplies: true, limit: limit), as: .bot) }
         try await keep(notes)
         return notes.first { note in
             let written = note.text ?? ""

@@ -20,8 +20,8 @@ extension BotSideForwarding {
     public func reply(_ text: String, warning: String?, to postID: String, for work: Work) async throws -> String? {
         try await botSide.reply(text, warning: warning, to: postID, for: work)
     }
-    public func ownRecentPost(_ text: String?, inReplyTo postID: String?, for work: Work) async throws -> String? {
-        try await botSide.ownRecentPost(text, inReplyTo: postID, for: work)
+    public func ownRecentPost(_ text: String?, inReplyTo postID: String?, sentSince: Date?, for work: Work) async throws -> String? {
+        try await botSide.ownRecentPost(text, inReplyTo: postID, sentSince: sentSince, for: work)
     }
     public func deletePost(_ postID: String, for work: Work) async throws -> Bool { try await botSide.deletePost(postID, for: work) }
     public func like(_ postID: String, as botID: String, for work: Work) async throws { try await botSide.like(postID, as: botID, for: work) }

@@ -47,9 +47,11 @@ public protocol MirrorNetwork: Sendable {
     /// behind `warning` as `post` does; returns the new post's id.
     func reply(_ text: String, warning: String?, to postID: String, for work: Work) async throws -> String?
     /// The bot's own recent post of `text` (any text when nil) answering `postID` when given, if the network shows
-    /// one: how a create whose answer was lost (`NetworkError.outcomeUnknown`) is resolved instead of guessed. Reads a
-    /// few of the bot's newest posts (on X, owned reads: $0.001 each).
-    func ownRecentPost(_ text: String?, inReplyTo postID: String?, for work: Work) async throws -> String?
+    /// one: how a create whose answer was lost (`NetworkError.outcomeUnknown`) is resolved instead of guessed. Reads
+    /// the bot's posts made since `sentSince` (when the create was first sent; `ReadBack.since` of it), however many the
+    /// bot made meanwhile (up to `ReadBack.mostPosts`); without it, the `ReadBack.newest` newest (on X, owned reads:
+    /// $0.001 each).
+    func ownRecentPost(_ text: String?, inReplyTo postID: String?, sentSince: Date?, for work: Work) async throws -> String?
     /// Deletes the bot's post `postID` (`mirror_bot forget`); false when it was already gone. On X one request,
     /// billed as "Interaction: Delete" ($0.010); free on Mastodon.
     func deletePost(_ postID: String, for work: Work) async throws -> Bool
@@ -132,6 +134,21 @@ extension FreeMirrorNetwork {
     public var accounting: (any NetworkAccounting)? { nil }
     /// Free.
     public func mostItCosts(_ reading: PlannedReading) -> NetworkCost? { nil }
+}
+
+/// How far a read back looks: every post the bot made since the create was first sent, not a fixed few (a create
+/// whose answer was held past the client's limit may be followed by many posts before it is read back: at five, one
+/// was read back as not made and posted again).
+public enum ReadBack {
+    /// The newest posts read when when the create was sent is not known.
+    public static let newest = 5
+    /// The most posts read back.
+    public static let mostPosts = 100
+    /// Slack for the clocks of the bot and the network to differ.
+    public static let clockSlack: TimeInterval = 300
+
+    /// The oldest moment a post sent at `sentSince` may carry on the network.
+    public static func since(_ sentSince: Date) -> Date { sentSince.addingTimeInterval(-clockSlack) }
 }
 
 extension NetworkError {

@@ -73,18 +73,30 @@ public struct XMirrorNetwork: MirrorNetwork {
         }
     }
 
-    /// The bot's five newest posts (owned reads, $0.005 at most), the one with `text` (X's escapes undone; answering
-    /// `postID` when given). The bot's id comes from the start's `whoAmI(.bot)`, kept by the client.
-    public func ownRecentPost(_ text: String?, inReplyTo postID: String?, for work: Work) async throws -> String? {
+    /// The bot's post with `text` (X's escapes undone; answering `postID` when given), among its posts since
+    /// `sentSince`: read newest first in pages of five (owned reads, $0.005 a page) until a page reaches back before
+    /// the send, or `ReadBack.mostPosts`; without `sentSince`, its five newest. The bot's id comes from the start's
+    /// `whoAmI(.bot)`, kept by the client.
+    public func ownRecentPost(_ text: String?, inReplyTo postID: String?, sentSince: Date?, for work: Work) async throws -> String? {
         let botID: String
         if let known = knownUsers.id(of: .bot) { botID = known } else { botID = try await whoAmI(.bot).id }
-        let posts = try await mapped(nil) {
-            try await client.send(GetUserTweets(userID: botID, maxResults: 5, fields: .archive), as: .bot, for: work).data ?? []
+        let since = sentSince.map(ReadBack.since)
+        let pages = client.pages(GetUserTweets(userID: botID, maxResults: ReadBack.newest, fields: .archive), as: .bot, for: work,
+                                 maxPosts: since == nil ? ReadBack.newest : ReadBack.mostPosts)
+        return try await mapped(nil) {
+            for try await page in pages {
+                let posts = page.data ?? []
+                if let made = posts.first(where: { post in
+                    (text == nil || WrittenText.from(escaped: post.text) == text)
+                        && (postID == nil || post.referencedTweets?.contains { $0.type == "replied_to" && $0.id == postID } == true)
+                }) {
+                    return made.id
+                }
+                // A page reaching back before the send holds the oldest post it could have made.
+                guard let since, let oldest = posts.last?.createdAt, oldest >= since else { return nil }
+            }
+            return nil
         }
-        return posts.first { post in
-            (text == nil || WrittenText.from(escaped: post.text) == text)
-                && (postID == nil || post.referencedTweets?.contains { $0.type == "replied_to" && $0.id == postID } == true)
-        }?.id
     }
 
     /// A post behind a content warning, which X cannot show: `unpostable`, so that another is picked.

@@ -170,12 +170,7 @@ struct BlueskyNetworkTests {
     @Test("Under a lease that lapsed, a post and a deletion are not sent (unavailable, saying why) and nothing reaches the PDS; reads go on")
     func writesFencedByTheLease() async throws {
         try await Self.with { server, network in
-            let id = try #require(try await network.post("こんにちは", warning: nil, slot: "slot 2025-11-24 960", for: .posts))
-            try await WriteDeadline.$current.withValue(lapsedLease) { () async throws in
-                await #expect { try await network.post("こんばんは", warning: nil, slot: "slot 2025-11-24 961", for: .posts) } throws: { isRefusedForTheLease($0) }
-                await #expect { try await network.deletePost(id, for: .posts) } throws: { isRefusedForTheLease($0) }
-                #expect(try await network.postExists(id, as: .bot, for: .posts))
-            }
+            try await expectWritesFencedOffByALapsedLease(on: network)
             #expect(await server.records(of: BlueskyFixture.bot, in: PostRecord.type).count == 1)
         }
     }

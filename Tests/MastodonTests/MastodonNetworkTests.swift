@@ -233,13 +233,7 @@ struct MastodonNetworkTests {
     @Test("Under a lease that lapsed, a status and a deletion are not sent (unavailable, saying why) and nothing reaches the instance; reads go on")
     func writesFencedByTheLease() async throws {
         try await withFakeMastodon { server, url async throws in
-            let network = MastodonMirrorNetwork(client: MastodonFixture.client(url))
-            let id = try #require(try await network.post("こんにちは", warning: nil, slot: "slot 2025-11-24 960", for: .posts))
-            try await WriteDeadline.$current.withValue(lapsedLease) { () async throws in
-                await #expect { try await network.post("こんばんは", warning: nil, slot: "slot 2025-11-24 961", for: .posts) } throws: { isRefusedForTheLease($0) }
-                await #expect { try await network.deletePost(id, for: .posts) } throws: { isRefusedForTheLease($0) }
-                #expect(try await network.ownRecentPost("こんにちは", inReplyTo: nil, for: .posts) == id)
-            }
+            try await expectWritesFencedOffByALapsedLease(on: MastodonMirrorNetwork(client: MastodonFixture.client(url)))
             #expect(await server.posted().count == 1)
             #expect(await server.deletedByAPI().isEmpty)
         }

@@ -91,7 +91,7 @@ struct MisskeyNetworkTests {
             #expect(await server.posted().map(\.visibility) == ["home"])
             await server.add(fault: FakeMisskeyFault(kind: .dropAfterHandling, endpoint: CreateNote.name))
             await #expect(throws: NetworkError.self) { try await network.post("こんばんは", warning: nil, slot: "slot 2025-11-24 961", for: .posts) }
-            let readBack = try #require(try await network.ownRecentPost("こんばんは", inReplyTo: nil, for: .posts))
+            let readBack = try #require(try await network.ownRecentPost("こんばんは", inReplyTo: nil, sentSince: nil, for: .posts))
             #expect(await server.posted().count == 2)
             // A new process: a new map on the same stores finds what the numbers stand for.
             let ids = MisskeyIDMap()
@@ -170,12 +170,7 @@ struct MisskeyNetworkTests {
     func writesFencedByTheLease() async throws {
         try await Self.with { server, network, _ in
             _ = try await network.whoAmI(.bot)
-            let id = try #require(try await network.post("こんにちは", warning: nil, slot: "slot 2025-11-24 960", for: .posts))
-            try await WriteDeadline.$current.withValue(lapsedLease) { () async throws in
-                await #expect { try await network.post("こんばんは", warning: nil, slot: "slot 2025-11-24 961", for: .posts) } throws: { isRefusedForTheLease($0) }
-                await #expect { try await network.deletePost(id, for: .posts) } throws: { isRefusedForTheLease($0) }
-                #expect(try await network.ownRecentPost("こんにちは", inReplyTo: nil, for: .posts) == id)
-            }
+            try await expectWritesFencedOffByALapsedLease(on: network)
             #expect(await server.posted().count == 1)
             #expect(await server.deletedByAPI().isEmpty)
         }

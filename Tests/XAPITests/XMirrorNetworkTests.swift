@@ -45,4 +45,27 @@ struct XMirrorNetworkTests {
             }
         }
     }
+
+    @Test("A lost create read back among every post made since its send, page by page (five owned reads each), stopping at the page reaching back before it; without its moment, among the five newest only")
+    func readsBackSinceTheSend() async throws {
+        // The bot's post at the send, a minute before the start, then twelve more made meanwhile (a minute apart); and
+        // older ones, made before the send.
+        let sentAt = Fixture.start.addingTimeInterval(-3_600)
+        func botPost(_ index: Int, _ text: String, at offset: TimeInterval) -> FakeXSeed.Tweet {
+            FakeXSeed.Tweet(id: String(Fixture.firstTweetID + 1_000 + UInt64(index)), authorID: Fixture.botID, text: text, createdAt: sentAt.addingTimeInterval(offset))
+        }
+        let older = (0..<10).map { botPost($0, "older \($0)", at: Double($0 - 10) * 3_600) }
+        let made = botPost(10, "the lost one", at: 1)
+        let meanwhile = (0..<12).map { botPost(11 + $0, "meanwhile \($0)", at: Double($0 + 1) * 60) }
+        try await withFakeX(Fixture.seed(extra: older + [made] + meanwhile)) { server, url async throws in
+            let network = XMirrorNetwork(client: Fixture.client(url))
+            #expect(try await network.ownRecentPost("the lost one", inReplyTo: nil, sentSince: nil, for: .posts) == nil)
+            #expect(await server.requestCounts()[GetUserTweets.name] == 1)
+            #expect(try await network.ownRecentPost("the lost one", inReplyTo: nil, sentSince: sentAt, for: .posts) == made.id)
+            #expect(await server.requestCounts()[GetUserTweets.name] == 1 + 3)  // 12 newer and the lost one: the third page
+            // Not made: the read stops at the page reaching back past the send (the 13 since, and 2 before it).
+            #expect(try await network.ownRecentPost("never sent", inReplyTo: nil, sentSince: sentAt, for: .posts) == nil)
+            #expect(await server.requestCounts()[GetUserTweets.name] == 1 + 3 + 3)
+        }
+    }
 }

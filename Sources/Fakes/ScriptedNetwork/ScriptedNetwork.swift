@@ -387,10 +387,12 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
         try await create("reply", madeFor: "reply:" + postID, text: text, warning: warning, replyTo: Int64(postID))
     }
 
-    public func ownRecentPost(_ text: String?, inReplyTo postID: String?, for work: Work) async throws -> String? {
+    public func ownRecentPost(_ text: String?, inReplyTo postID: String?, sentSince: Date?, for work: Work) async throws -> String? {
         let bot = world.bot.id
         return try await call("ownRecentPost", key: "\(text ?? "*")|\(postID ?? "-")", .readBack) { state, now in
-            let newest = state.posts.values.filter { $0.authorID == bot && $0.madeFor != nil && $0.isVisible(at: now) }.sorted { $0.id > $1.id }.prefix(5)
+            let newest = state.posts.values.filter { post in
+                post.authorID == bot && post.madeFor != nil && post.isVisible(at: now) && sentSince.map { post.createdAt >= ReadBack.since($0) } ?? true
+            }.sorted { $0.id > $1.id }.prefix(sentSince == nil ? ReadBack.newest : ReadBack.mostPosts)
             return newest.first { post in (text == nil || post.text == text) && (postID == nil || post.replyToPostID.map(String.init) == postID) }
                 .map { String($0.id) }
         }
