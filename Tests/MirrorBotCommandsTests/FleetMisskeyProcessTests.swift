@@ -86,10 +86,9 @@ struct FleetMisskeyProcessTests {
                         let before = await notes().count
                         try await waitUntil("a note posted \(what)", within: .seconds(60)) { await notes().count > before }
                     }
-                    /// Waits for `process` to run the bot; production's bound is the lease (4 s) and a round (1 s), three
-                    /// times that on a loaded machine. Returns how long it took.
+                    /// Waits for `process` to run the bot, within `FleetProcessTests.takeoverBound`. Returns how long it took.
                     func waitForTakeover(by process: RunningBot, since: ContinuousClock.Instant, _ what: String) async throws -> Duration {
-                        try await waitUntil("\(what): the bot running on another process", within: .seconds(15)) {
+                        try await waitUntil("\(what): the bot running on another process", within: FleetProcessTests.takeoverBound) {
                             process.log.contains("fleet: running bot \(name) ")
                         }
                         return ContinuousClock.now - since
@@ -129,7 +128,8 @@ struct FleetMisskeyProcessTests {
                     let afterLapse = String(second.log.dropFirst(writtenBeforeLapse))
                     for process in [second, third] {
                         kill(process.process.processIdentifier, SIGTERM)
-                        #expect(try await process.waitForExit(within: .seconds(15)).status == 0, "\(process.tail)")
+                        // A stop takes the lease's length at most, then a cancelled bot has 5 s to end.
+                        #expect(try await process.waitForExit(within: .seconds(FleetProcessTests.leaseSeconds + 10)).status == 0, "\(process.tail)")
                     }
                     let endedAt = await server.now()
 
