@@ -179,8 +179,10 @@ struct HTTPCoreTests {
 
     @Test("Nothing listening: a create that surely never left is tried again up to the attempts, then a transport failure (or, where exhausted writes are uncertain, an unknown outcome)")
     func connectionRefused() async throws {
-        let port = try FreePort.pick()  // nothing listens on it
-        let url = URL(string: "http://127.0.0.1:\(port)")!
+        // Held for the test, so that no server of a test running beside takes it (one did, and answered 404).
+        let refusing = RefusingPort()
+        defer { refusing.close() }
+        let url = URL(string: "http://127.0.0.1:\(refusing.port)")!
         let hooks = Hooks()
         let (result, sleeps) = await Self.send(Self.call(url, .create, hooks: hooks), policy: HTTPCore.Policy(maxAttempts: 3))
         guard case .failure(HTTPCallFailure.transport(_, let attempts)) = result else { Issue.record("\(result)"); return }

@@ -294,7 +294,9 @@ struct FleetProcessTests {
     func stopsABotStillStarting() async throws {
         try await TestServers.withScratchDatabase("fleet") { database in
             try await TestServers.withTemporaryFolder { folder in
-                let silent = URL(string: "http://127.0.0.1:\(try FreePort.pick())")!  // nothing listens there
+                let refusing = RefusingPort()  // held: nothing else may listen there
+                defer { refusing.close() }
+                let silent = URL(string: "http://127.0.0.1:\(refusing.port)")!
                 let environment = try Self.environment(database, leaseSeconds: 3)
                 let added = try await MirrorBotProcess.run(["bots", "add", "silent", "--env-file", "bot.env"], environment: environment,
                                                            files: ["bot.env": Self.settings("alice", instance: silent)])

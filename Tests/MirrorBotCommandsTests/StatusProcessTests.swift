@@ -59,8 +59,10 @@ struct StatusProcessTests {
     @Test("PORT is bound before the network answers: with X unreachable, /healthz answers at once (the network part starting), the page says what the start waits for")
     func portBoundBeforeTheNetwork() async throws {
         try await TestServers.withTemporaryFolder { folder in
-            let (port, silentX) = (try FreePort.pick(), try FreePort.pick())  // nothing listens on silentX
-            var environment = DoctorProcessTests.environment(URL(string: "http://127.0.0.1:\(silentX)")!, botSecret: "bts")
+            let port = try FreePort.pick()
+            let silentX = RefusingPort()  // held: nothing else may listen there
+            defer { silentX.close() }
+            var environment = DoctorProcessTests.environment(URL(string: "http://127.0.0.1:\(silentX.port)")!, botSecret: "bts")
             environment.merge(["PORT": String(port), "STATUS_PASSWORD": "open sesame, please", "MIRROR_BOT_DATA": folder.appending(path: "bot.sqlite").path]) { $1 }
             let bot = try RunningBot(["start"], environment: environment, folder: folder)
             // SIGKILL: nothing is under way yet, and a child of the test runner inherits its blocked SIGTERM.

@@ -57,3 +57,20 @@ public final class SilentListener: @unchecked Sendable {
     /// Stops listening.
     public func close() { _ = Glibc.close(descriptor) }
 }
+
+/// A TCP port on loopback that refuses every connection (bound, never listening) and that no other server can take
+/// while it is held: a port picked free and let go may be taken by a server of a test running beside. Held until
+/// `close()`.
+public final class RefusingPort: @unchecked Sendable {
+    /// The port.
+    public let port: Int
+    private let descriptor: Int32
+
+    /// Holds a free port.
+    public init() {
+        (descriptor, port) = FreePort.boundSocket()
+    }
+
+    /// Lets the port go.
+    public func close() { _ = Glibc.close(descriptor) }
+}
