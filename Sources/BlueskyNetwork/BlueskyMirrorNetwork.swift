@@ -224,7 +224,7 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
     /// network-neutral caller.
     public func ownRecentPost(_ text: String?, inReplyTo postID: String?, sentSince: Date?, for work: Work) async throws -> String? {
         let bot = try await did(of: .bot)
-        let limit = sentSince == nil ? ReadBack.newest : ReadBack.mostPosts
+        let limit = ReadBack.pageSize(sentSince: sentSince)
         let page = try await Self.mapped { try await client.send(GetAuthorFeed(actor: bot, limit: limit, filter: .postsWithReplies), as: nil) }
         return page.feed.first { item in
             !item.isRepost && (text.map { item.post.record.text == $0 } ?? true)

@@ -233,7 +233,7 @@ public struct MastodonMirrorNetwork: FreeMirrorNetwork {
     public func ownRecentPost(_ text: String?, inReplyTo postID: String?, sentSince: Date?, for work: Work) async throws -> String? {
         let bot = try await whoAmI(.bot)
         // A page holds 40 at most (free to read).
-        let limit = sentSince == nil ? ReadBack.newest : 40
+        let limit = ReadBack.pageSize(sentSince: sentSince, most: 40)
         let statuses = try await Self.mapped { try await client.send(GetAccountStatuses(accountID: bot.id, sinceID: nil, limit: limit), as: .bot) }
         return statuses.first { status in
             let written = WrittenText.from(html: status.content)

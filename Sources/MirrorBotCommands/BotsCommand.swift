@@ -243,7 +243,9 @@ struct FleetCommand: AsyncParsableCommand {
             FLEET_ROUND_SECONDS (5) a process says it is alive, renews the leases it holds and claims free or expired \
             bots up to its share of the live processes; a lease not renewed for FLEET_LEASE_SECONDS (20: a process \
             killed) is claimed by another, whose bots then read back what the killed one left mid-send, as `start` does \
-            after a crash. SIGTERM stops every bot gracefully and lets its leases go at once. A bot that fails (revoked \
+            after a crash. A bot's network writes end before its lease could lapse: each leaves only with time left on \
+            it (from the last renewal) and is given no longer than that, less 2 s, so keep FLEET_LEASE_SECONDS well above \
+            a network's slowest answer (with the defaults a write gets 13 s or more). SIGTERM stops every bot gracefully and lets its leases go at once. A bot that fails (revoked \
             tokens) is paused with the reason; `bots resume` restarts it. The process's bots share one Postgres pool of \
             FLEET_DATABASE_CONNECTIONS (10; raise it for many hundreds of bots, within the server's max_connections \
             for every process), and their leases a pool of two of their own. With PORT, the fleet's list is at `/` \

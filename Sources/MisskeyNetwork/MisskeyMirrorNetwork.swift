@@ -166,7 +166,7 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
         let bot = try await whoAmI(.bot)
         let botID = try await misskeyUser(bot.id)
         let replyTo = try await postID.asyncMap { try await ids.noteID(of: $0) } ?? nil
-        let limit = sentSince == nil ? ReadBack.newest : ReadBack.mostPosts
+        let limit = ReadBack.pageSize(sentSince: sentSince)
         let notes = try await Self.mapped { try await client.send(GetUserNotes(userID: botID, withReplies: true, limit: limit), as: .bot) }
         try await keep(notes)
         return notes.first { note in

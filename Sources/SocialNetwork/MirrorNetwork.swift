@@ -140,12 +140,16 @@ extension FreeMirrorNetwork {
 /// whose answer was held past the client's limit may be followed by many posts before it is read back: at five, one
 /// was read back as not made and posted again).
 public enum ReadBack {
-    /// The newest posts read when when the create was sent is not known.
+    /// The newest posts read when the create was sent is not known.
     public static let newest = 5
     /// The most posts read back.
     public static let mostPosts = 100
     /// Slack for the clocks of the bot and the network to differ.
     public static let clockSlack: TimeInterval = 300
+
+    /// How many posts one read back asks for: `newest` when the create was sent is not known, else `most` (the
+    /// most a page of the network holds, up to `mostPosts`).
+    public static func pageSize(sentSince: Date?, most: Int = mostPosts) -> Int { sentSince == nil ? newest : min(most, mostPosts) }
 
     /// The oldest moment a post sent at `sentSince` may carry on the network.
     public static func since(_ sentSince: Date) -> Date { sentSince.addingTimeInterval(-clockSlack) }

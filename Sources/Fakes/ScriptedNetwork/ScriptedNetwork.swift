@@ -392,7 +392,7 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
         return try await call("ownRecentPost", key: "\(text ?? "*")|\(postID ?? "-")", .readBack) { state, now in
             let newest = state.posts.values.filter { post in
                 post.authorID == bot && post.madeFor != nil && post.isVisible(at: now) && sentSince.map { post.createdAt >= ReadBack.since($0) } ?? true
-            }.sorted { $0.id > $1.id }.prefix(sentSince == nil ? ReadBack.newest : ReadBack.mostPosts)
+            }.sorted { $0.id > $1.id }.prefix(ReadBack.pageSize(sentSince: sentSince))
             return newest.first { post in (text == nil || post.text == text) && (postID == nil || post.replyToPostID.map(String.init) == postID) }
                 .map { String($0.id) }
         }
