@@ -19,7 +19,14 @@ enum UncertainCreate {
         } catch NetworkError.outcomeUnknown(let why) {
             firstLoss = why
         }
-        if let made = try await readBack(text, inReplyTo: postID, sentSince: sentAt, on: network, for: work, logger: logger, what: what) {
+        let made: String?
+        do {
+            made = try await readBack(text, inReplyTo: postID, sentSince: sentAt, on: network, for: work, logger: logger, what: what)
+        } catch let failure as NetworkError {
+            // Not sent again: whether it was made stays unknown, and the reason says both halves.
+            throw NetworkError.outcomeUnknown("the answer was lost (\(firstLoss)), and reading back whether it was made failed (\(failure))")
+        }
+        if let made {
             logger.notice("\(what): the answer was lost (\(firstLoss)); \(network.name) shows it was made: \(made)")
             return made
         }
