@@ -281,9 +281,10 @@ struct ChaosDayProcessTests {
     static let grace: TimeInterval = 600
 
     /// What explains the skipped `slot` ("SIGKILL", "usage-capped", ...), from its reason and its minute: a SIGKILL of
-    /// the run it was in flight in, the bot not running (before a run was ready) or the store down at its minute, a
-    /// refusal the day injected within the hour it lasts, or as many faults on its create as the client's rules take
-    /// to give up (four 5xx or failed connections; two lost answers). Nil when none does.
+    /// the run it was in flight in, the bot not running (before a run was ready) or the store down at its minute (the
+    /// slot missed, or its spend not written before the billed create), a refusal the day injected within the hour it
+    /// lasts, or as many faults on its create as the client's rules take to give up (four 5xx or failed connections;
+    /// two lost answers). Nil when none does.
     static func explanation(of slot: PlanSlot, injected: [FakeXFault.Injected], runs: [(start: Date, ready: Date, killed: Date?)],
                             outages: [(Date, Date)]) -> String? {
         guard let reason = slot.reason, let at = LocalTime.date(of: slot.minute, on: PersonaDayProcessTests.day, in: PersonaDayProcessTests.tokyo) else { return nil }
@@ -296,6 +297,10 @@ struct ChaosDayProcessTests {
             // Down: from a SIGKILL (or the day's start) until the next run was ready; or the store down.
             let down = zip([PersonaDayProcessTests.dayStart] + runs.compactMap(\.killed), runs.map(\.ready))
             if down.contains(where: { within($0, $1) }) { return "not running" }
+            return outages.contains { within($0, $1) } ? "store down" : nil
+        }
+        if reason.contains("today's spend could not be written before spending") || reason.contains("what other runs spent today could not be read") {
+            // A billed call is not sent while the store cannot keep its spend: only the store down at its minute explains it.
             return outages.contains { within($0, $1) } ? "store down" : nil
         }
         if reason.hasPrefix("not asking X again for ") || reason.hasPrefix("The X app's usage cap is spent") {
