@@ -168,6 +168,7 @@ let package = Package(
                 "BotConfiguration", "BotClock", "Stores", "PostgresStores", "WordCounts", "RedisClient", "RedisWordCounts", "SQLiteStores", "Tokenizer",
                 "Classifier", "SocialNetwork", "XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "BlueskyAPI", "BlueskyNetwork", "Training", "Daemon", "StatusPage", "Picking", "Schedule",
                 "Consent", "Remix", "MisskeyAPI", "MisskeyNetwork", "Fleet",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),

@@ -90,6 +90,9 @@ public struct BlueskyNetworkModule: NetworkModule {
     /// Bluesky's section of the configuration.
     public let settings: BlueskyNetworkSettings
     private let clock: any BotClock
+    /// The person's session for checking their grant, kept between checks: a check asks with it (renewed as needed),
+    /// and logs in again only when it no longer works (Bluesky limits logins).
+    private let personSessions = InMemoryBlueskySessions()
 
     /// Why the bot does not like posts on Bluesky unless told to.
     public static let whyNoLikes = "Bluesky asks bots to like, repost or reply only where a user tagged them; liking posts of the timeline is unsolicited"
@@ -216,5 +219,34 @@ public struct BlueskyNetworkModule: NetworkModule {
             }
         }
         throw BlueskyAPIError.rejected(method: "com.atproto.repo.putRecord", status: 400, error: "InvalidSwap", message: "the profile kept changing")
+    }
+
+    /// The person's handle and app password; none without the password (a handle proves nothing of whoever set it).
+    public var personCredentials: [(name: String, value: String)] {
+        guard let human = settings.human, let password = human.appPassword else { return [] }
+        return [("HUMAN_BLUESKY_HANDLE", human.handle), ("HUMAN_BLUESKY_APP_PASSWORD", password)]
+    }
+
+    /// Signing in on Bluesky (an app password of the person's).
+    public var personSignInCommand: String { "mirror_bot auth bluesky --account human" }
+
+    /// A session with the person's app password (`createSession` the first time), used to read their profile: their
+    /// DID. The session is kept for the next check; a deleted app password ends it, and the new login is refused.
+    public func verifyPerson(usageDays: any UsageDays, logger: Logger) async throws -> VerifiedPerson {
+        guard let human = settings.human, human.appPassword != nil else {
+            throw PersonSignInRefused("HUMAN_BLUESKY_APP_PASSWORD is not set: a handle alone proves nothing of who set it")
+        }
+        let client = client(sessions: personSessions, clock: clock, logger: logger)
+        do {
+            let session = try await client.session(of: .human)
+            let profile = try await client.send(GetProfile(actor: session.did), as: .human)
+            return VerifiedPerson(account: session.did, handle: profile.handle, credential: "HUMAN_BLUESKY_APP_PASSWORD")
+        } catch let error as BlueskyAPIError {
+            switch error {
+            case .loginRefused(_, let detail), .unauthorized(_, _, let detail):
+                throw PersonSignInRefused("Bluesky refuses the person's app password (HUMAN_BLUESKY_APP_PASSWORD) for @\(human.handle): \(detail)")
+            default: throw error
+            }
+        }
     }
 }

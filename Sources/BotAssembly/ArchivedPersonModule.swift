@@ -47,4 +47,10 @@ public struct ArchivedPersonModule: NetworkModule {
     /// No look-up: the person's accounts are not on this network.
     public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> Int64?)? { nil }
     public func setUpBotAccount(logger: Logger) async throws -> String? { try await module.setUpBotAccount(logger: logger) }
+    /// The person signs in as themselves on the bot's network: their archive is imported only for them.
+    public var personCredentials: [(name: String, value: String)] { module.personCredentials }
+    public func verifyPerson(usageDays: any UsageDays, logger: Logger) async throws -> VerifiedPerson {
+        try await module.verifyPerson(usageDays: usageDays, logger: logger)
+    }
+    public var personSignInCommand: String { module.personSignInCommand }
 }

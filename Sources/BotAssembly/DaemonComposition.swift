@@ -38,6 +38,8 @@ public enum DaemonComposition {
         public var leaseClock: any BotClock
         /// What the start waits for, for the view services.
         public var progress: StartupProgress
+        /// How the person's grant is checked while the bot runs (nil: not checked).
+        public var consentCheck: ConsentCheck?
         /// The log.
         public var logger: Logger
 
@@ -45,10 +47,10 @@ public enum DaemonComposition {
         public init(settings: DaemonSettings, database: any StoreSet, classifier: FavoriteClassifier, network: any MirrorNetwork,
                     clock: any BotClock, accountingServices: [any Service] = [], lease: (any DaemonLease)? = nil,
                     leaseClock: any BotClock = SystemBotClock(), progress: StartupProgress = StartupProgress(),
-                    logger: Logger) {
+                    consentCheck: ConsentCheck? = nil, logger: Logger) {
             self.settings = settings; self.database = database; self.classifier = classifier; self.network = network
             self.clock = clock; self.accountingServices = accountingServices; self.lease = lease; self.leaseClock = leaseClock
-            self.progress = progress; self.logger = logger
+            self.progress = progress; self.consentCheck = consentCheck; self.logger = logger
         }
     }
 
@@ -124,10 +126,15 @@ public enum DaemonComposition {
         let contact = ContactRules(state: database.state, blocked: settings.blockedAccounts, request: OptOutRequest(words: settings.optOutWords))
         let control = OwnerControl(state: database.state)
         let forgetter = Forgetter(archive: archive, examples: database.examples, classifier: classifier, network: network)
+        let withdrawal = PersonWithdrawal(state: database.state, retention: database.retention, wordCounts: classifier.store, logger: logger)
         var services: [any Service] = [
             Housekeeper(clock: clock, retention: database.retention, policy: RetentionPolicy(repostAfterDays: settings.repostAfterDays),
                         wordCounts: classifier.store, logger: logger),
         ]
+        // The person's grant checked: revoked, the mirror ends (not in a dry run, which changes nothing).
+        if let check = parts.consentCheck, !options.dryRun {
+            services.append(ConsentWatch(clock: clock, check: check, withdrawal: withdrawal, networkName: network.name, logger: logger))
+        }
         // The person's deletions of posts the bot copied are noticed daily (CHECK_ORIGINALS; not in a dry run, which deletes nothing).
         if settings.checksOriginals && !options.dryRun {
             services.append(DeletionWatcher(clock: clock, archive: archive, plans: database.plans, forgetter: forgetter,
@@ -150,7 +157,8 @@ public enum DaemonComposition {
             settings: .init(pollInterval: settings.mentionsPoll, limitPerUserPerHour: settings.replyLimitPerUser,
                             maxThreadReplies: settings.maxThreadReplies, dryRun: options.dryRun),
             contact: contact,
-            owner: OwnerCommands(humanUserID: human.id, control: control, forgetter: forgetter, timeZone: settings.timeZone, dryRun: options.dryRun),
+            owner: OwnerCommands(humanUserID: human.id, control: control, forgetter: forgetter, timeZone: settings.timeZone, dryRun: options.dryRun,
+                                 withdrawal: withdrawal),
             logger: logger, seed: options.seed.map { $0 &+ 0x5EED }))
         let calibrator = settings.likeDecision.calibrates && liking.isChosen
             ? LikeDecision.calibrator(for: classifier, settings: settings.likeDecision, database: database) : nil

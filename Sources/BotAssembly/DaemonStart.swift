@@ -48,6 +48,11 @@ public enum DaemonStart {
                     let clock: any BotClock = options.speed == 1 && options.startTime == nil
                         ? SystemBotClock() : SimulatedBotClock(start: options.startTime ?? Date(), speed: options.speed)
                     let module = configuration.networkModule
+                    // Nothing of the person is used before their consent is in the store.
+                    let gate = PersonConsentGate(configuration: configuration, stores: parts.database, logger: logger)
+                    let consent = try await gate.requireWaiting(for: "start", readsPerson: !configuration.learnsPersonFromArchiveOnly, clock: clock,
+                                                                progress: progress)
+                    logger.notice("consent: @\(consent.personHandle) (\(consent.personAccount)) signed in \(consent.signedInAt.formatted(.iso8601)); \(gate.check() == nil ? "no credentials of theirs are configured, so none is checked (a mention of theirs or forget-me ends the mirror)" : "their grant is checked \(module.dailyBudget == nil ? "every \(PersonConsentGate.freeCheckSeconds / 60) minutes" : "once a day (one billed GET /2/users/me)"), and a revoked one ends the mirror")")
                     let network = await module.forDaemon(DaemonNetworkContext(clock: clock, state: parts.state, usageDays: parts.usageDays,
                                                                               runID: UUID().uuidString, postLinks: configuration.postLinks,
                                                                               networkIDs: parts.database.networkIDs), logger: logger)
@@ -57,7 +62,7 @@ public enum DaemonStart {
                     content?.show(database: parts.database, now: { clock.now() })
                     let daemonParts = DaemonComposition.Parts(settings: configuration.daemonSettings, database: parts.database, classifier: classifier,
                                                               network: network.network, clock: clock, accountingServices: network.services,
-                                                              lease: lease, progress: progress, logger: logger)
+                                                              lease: lease, progress: progress, consentCheck: gate.check(), logger: logger)
                     let summary = try await DaemonComposition.run(daemonParts, options: options)
                     await lease.release()
                     return summary

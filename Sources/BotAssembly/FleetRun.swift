@@ -277,6 +277,10 @@ public struct FleetRun: Sendable {
             let module = configuration.networkModule
             // Its turn on its server, before it asks anything of it.
             try await shared.starts.waitForTurn(on: module.botServer ?? module.name)
+            // Nothing of the person is used before their consent is in the store.
+            let gate = PersonConsentGate(configuration: configuration, stores: database, logger: logger)
+            _ = try await gate.requireWaiting(for: "the fleet's bot \(bot.name)", readsPerson: !configuration.learnsPersonFromArchiveOnly,
+                                             clock: clock, progress: nil)
             shared.status?.show(bot.name, page: .init(database: database, timeZone: configuration.behaviour.timeZone, postLinks: module.postLinks,
                                                       networkName: module.name, dailyBudget: module.dailyBudget, now: { clock.now() }))
             let network = await module.forDaemon(
@@ -284,7 +288,7 @@ public struct FleetRun: Sendable {
                                      postLinks: configuration.postLinks, networkIDs: database.networkIDs), logger: logger)
             let lease = FleetDaemonLease(registry: registry, claim: claim, process: process, lapses: shared.lapses, length: fleet.timing.leaseSeconds)
             let parts = DaemonComposition.Parts(settings: configuration.daemonSettings, database: database, classifier: classifier, network: network.network,
-                                                clock: clock, accountingServices: network.services, lease: lease, logger: logger)
+                                                clock: clock, accountingServices: network.services, lease: lease, consentCheck: gate.check(), logger: logger)
             var options = DaemonRunner.Options(speed: fleet.speed, handlesSignals: false)
             options.cancellationLimit = nil  // RunningBots bounds the stop; a bot never ends the process
             _ = try await DaemonComposition.run(parts, options: options)

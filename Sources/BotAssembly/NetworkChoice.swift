@@ -85,6 +85,16 @@ public enum AccountAuthorizations {
         return try await XAccountAuthorization.begin(for: account, consumerKey: consumerKey, consumerSecret: consumerSecret, baseURL: baseURL)
     }
 
+    /// An app password of `account` on Bluesky (`BLUESKY_SERVICE_URL` of `environment`, bsky.social by default), tried
+    /// at once: the account's handle and password, or `AuthorizationRefused`.
+    public static func bluesky(for account: Account, handle: String, appPassword: String, environment: [String: String]) async throws -> AuthorizedAccount {
+        var reader = EnvironmentReader(environment: environment)
+        let settings = BlueskyNetworkSettings(reading: &reader)
+        if !reader.problems.isEmpty { throw ConfigurationError(problems: reader.problems) }
+        return try await BlueskyAccountSignIn.signIn(account, service: settings.service, handle: handle, appPassword: appPassword,
+                                                     logger: Logger(label: "mirror_bot.auth"))
+    }
+
     /// MiAuth on Misskey for `account` at `instance`, asking for the permissions it needs (`liking`: reactions too).
     public static func misskey(for account: Account, instance: URL, liking: Bool) throws -> any PendingAuthorization {
         try MisskeyAccountAuthorization(for: account, instance: instance, liking: liking, logger: Logger(label: "mirror_bot.auth"))

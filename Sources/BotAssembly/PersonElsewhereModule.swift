@@ -57,4 +57,10 @@ public struct PersonElsewhereModule: NetworkModule {
     /// Whom the person's archived replies answered is looked up on their network.
     public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> Int64?)? { person.archiveAccountResolver(logger: logger) }
     public func setUpBotAccount(logger: Logger) async throws -> String? { try await bot.setUpBotAccount(logger: logger) }
+    /// The person signs in on their own network.
+    public var personCredentials: [(name: String, value: String)] { person.personCredentials }
+    public func verifyPerson(usageDays: any UsageDays, logger: Logger) async throws -> VerifiedPerson {
+        try await person.verifyPerson(usageDays: usageDays, logger: logger)
+    }
+    public var personSignInCommand: String { person.personSignInCommand }
 }

@@ -9,6 +9,8 @@ import Foundation
 /// | pause everything (posts, answers, likes) | `pause all`, `pause everything`, `stop all`, `stop everything`, `全部停止`, `すべて停止`, `全停止` |
 /// | resume | `resume`, `resume posting`, `resume all`, `resume everything`, `start`, `再開`, `全部再開`, `すべて再開` |
 /// | forget a post | `forget <link>`, `忘れて <link>` (the link of the person's post) |
+/// | end the mirror (consent withdrawn; what was learned deleted) | `stop mirroring me`, `end mirror`, `ミラー終了`, `ミラーを終了` |
+/// | the same, named for what it deletes | `forget me`, `forget-me`, `私を忘れて`, `全部忘れて` |
 public enum OwnerCommand: Sendable, Equatable {
     /// Pause the scheduled posts.
     case pausePosting
@@ -18,11 +20,15 @@ public enum OwnerCommand: Sendable, Equatable {
     case resume
     /// Forget one of the person's posts (its address or id, as written).
     case forget(String)
+    /// End the mirror: the person withdraws their consent, and everything learned from them is deleted.
+    case endMirror
 
     static let pausePostingWords: Set = ["pause", "pause posting", "stop", "stop posting", "停止", "一時停止", "投稿停止"]
     static let pauseEverythingWords: Set = ["pause all", "pause everything", "stop all", "stop everything", "全部停止", "すべて停止", "全停止"]
     static let resumeWords: Set = ["resume", "resume posting", "resume all", "resume everything", "start", "再開", "全部再開", "すべて再開"]
     static let forgetWords = ["forget", "忘れて"]
+    static let endMirrorWords: Set = ["stop mirroring me", "stop mirroring", "end mirror", "end the mirror", "forget me", "forget-me",
+                                      "ミラー終了", "ミラーを終了", "ミラーを終了して", "私を忘れて", "全部忘れて"]
 
     /// The command `text` gives (the mention's text, its leading @names already removed), nil when it is no command.
     public static func parse(_ text: String) -> OwnerCommand? {
@@ -32,6 +38,7 @@ public enum OwnerCommand: Sendable, Equatable {
         if pausePostingWords.contains(words) { return .pausePosting }
         if pauseEverythingWords.contains(words) { return .pauseEverything }
         if resumeWords.contains(words) { return .resume }
+        if endMirrorWords.contains(words) { return .endMirror }
         for word in forgetWords where words.hasPrefix(word) {
             // The link as written (case kept: an address's path may need it).
             let original = text.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -49,6 +56,7 @@ public enum OwnerCommand: Sendable, Equatable {
         case .pauseEverything: "pause everything"
         case .resume: "resume"
         case .forget(let link): "forget \(link)"
+        case .endMirror: "end the mirror"
         }
     }
 }

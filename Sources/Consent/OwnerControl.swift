@@ -10,6 +10,11 @@ public struct OwnerControl: Sendable {
         case posting
         /// Posts, answers (but to the person's own commands) and likes.
         case everything
+        /// Everything, for good: the person withdrew their consent (only a new sign-in of theirs lifts it).
+        case ended
+
+        /// Whether answers and likes stop too.
+        public var stopsEverything: Bool { self != .posting }
     }
 
     /// A pause and when it began.
@@ -43,19 +48,30 @@ public struct OwnerControl: Sendable {
     /// Whether the scheduled posts are paused (a pause of posting, or of everything).
     public func postingPaused() async throws -> Bool { try await current() != nil }
 
-    /// Whether everything is paused.
-    public func everythingPaused() async throws -> Bool { try await current()?.pause == .everything }
+    /// Whether everything is paused (or ended).
+    public func everythingPaused() async throws -> Bool { try await current()?.pause.stopsEverything == true }
+
+    /// Whether the person ended the mirror.
+    public func ended() async throws -> Bool { try await current()?.pause == .ended }
 
     /// Pauses `pause` from `date`.
     public func pause(_ pause: Pause, at date: Date) async throws {
         try await state.setValue("\(pause.rawValue) \(date.formatted(.iso8601))", of: Self.name)
     }
 
-    /// Ends any pause; returns the one that was in force.
+    /// Ends any pause but the end of the mirror (which only a new sign-in lifts: `signedInAgain`); returns the one
+    /// that was in force.
     @discardableResult
     public func resume() async throws -> Paused? {
         let was = try await current()
+        guard was?.pause != .ended else { return was }
         try await state.removeValue(of: Self.name)
         return was
+    }
+
+    /// Lifts the end of the mirror: the person signed in again.
+    public func signedInAgain() async throws {
+        guard try await ended() else { return }
+        try await state.removeValue(of: Self.name)
     }
 }

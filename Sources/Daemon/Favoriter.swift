@@ -173,7 +173,9 @@ public struct Favoriter: Service {
         if !waiting && lateness > settings.missedSlotGrace {
             return try await skip("missed: the bot was not running at \(clockTime) (\(Int(lateness / 60)) minutes ago)")
         }
-        if let paused = try await control.current(), paused.pause == .everything { return try await skip("the person paused everything") }
+        if let paused = try await control.current(), paused.pause.stopsEverything {
+            return try await skip(paused.pause == .ended ? "the person ended the mirror" : "the person paused everything")
+        }
         if let refusal = policy.refusal { return try await skip("\(network.name) refuses liking (\(refusal.detail)) until it is checked again") }
         let since = clock.now().addingTimeInterval(-settings.oldestLiked)
         try await likes.forgetCandidates(postedBefore: since, postID: nil)
@@ -269,7 +271,7 @@ public struct Favoriter: Service {
 
     /// Classifies a page's posts in one round trip and keeps those above the keeping bar for the like slots.
     func keepFavorites(_ posts: [NetworkPost]) async throws {
-        if let paused = try await control.current(), paused.pause == .everything {
+        if let paused = try await control.current(), paused.pause.stopsEverything {
             logger.debug("not keeping \(posts.count) posts to like: the person paused everything")
             return
         }

@@ -6,6 +6,7 @@ public import Logging
 public import ServiceLifecycle
 public import SocialNetwork
 public import Training
+import Consent
 
 
 /// Keeps learning from the human: their new tweets into the archive, their home timeline as `normal`, their new
@@ -68,6 +69,8 @@ public struct Learner: Service {
 
     /// Reads the human's new tweets, new timeline tweets and (when asked) new likes, and learns them.
     func pollOnce(includingLikes: Bool = true) async throws {
+        // Nothing more of the person is learned once they ended the mirror.
+        guard try await !OwnerControl(state: state).ended() else { return }
         try await learnNewTweets()
         guard liking.isActive else { return }
         try await learnTimeline()

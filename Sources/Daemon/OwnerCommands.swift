@@ -21,10 +21,14 @@ public struct OwnerCommands: Sendable {
     public let timeZone: TimeZone
     /// Whether nothing is sent (`--dry-run`): the command is only logged.
     public let dryRun: Bool
+    /// Ends the mirror when the person says so (`stop mirroring me`); nil where it cannot (a test's composition).
+    public let withdrawal: PersonWithdrawal?
 
     /// Commands from `humanUserID`.
-    public init(humanUserID: String, control: OwnerControl, forgetter: Forgetter?, timeZone: TimeZone, dryRun: Bool = false) {
+    public init(humanUserID: String, control: OwnerControl, forgetter: Forgetter?, timeZone: TimeZone, dryRun: Bool = false,
+                withdrawal: PersonWithdrawal? = nil) {
         self.humanUserID = humanUserID; self.control = control; self.forgetter = forgetter; self.timeZone = timeZone; self.dryRun = dryRun
+        self.withdrawal = withdrawal
     }
 
     /// Does `command` (the mention already claimed in `mentions`), confirms it with one reply, and records the mention.
@@ -40,6 +44,8 @@ public struct OwnerCommands: Sendable {
             return
         }
         let confirmation: String
+        // The end of the mirror deletes what was learned once the confirmation is out and the mention recorded.
+        var forgetsAfterwards = false
         switch command {
         case .pausePosting:
             try await control.pause(.posting, at: now)
@@ -48,6 +54,9 @@ public struct OwnerCommands: Sendable {
             try await control.pause(.everything, at: now)
             confirmation = japanese ? "\(at) 投稿・返信・いいねをすべて停止しました。「再開」で再開します。"
                 : "Everything paused at \(at): posts, replies and likes. Say \"resume\" to resume."
+        case .resume where try await control.ended():
+            confirmation = japanese ? "\(at) ミラーは終了しています。再開するには、もう一度ご本人としてサインインしてください。"
+                : "The mirror has ended (\(at)): only signing in again as yourself starts it."
         case .resume:
             let was = try await control.resume()
             confirmation = was == nil
@@ -55,6 +64,15 @@ public struct OwnerCommands: Sendable {
                 : (japanese ? "\(at) 再開しました。" : "Resumed at \(at).")
         case .forget(let link):
             confirmation = try await forget(link, japanese: japanese, at: at, logger: logger)
+        case .endMirror:
+            guard let withdrawal else {
+                confirmation = japanese ? "\(at) ここではミラーを終了できません。運営者に連絡してください。" : "The mirror cannot be ended from here (\(at)): ask its operator."
+                break
+            }
+            try await withdrawal.stop(at: now, how: "the person's words by mention \(mention.id): \"\(command.summary)\"")
+            forgetsAfterwards = true
+            confirmation = japanese ? "\(at) ミラーを終了しました。投稿・返信・いいねを止め、あなたから学んだものをすべて削除します。"
+                : "Mirror ended at \(at): nothing more is posted, answered or liked, and everything learned from you is deleted now."
         }
         logger.notice("the person asked to \(command.summary) (\(mention.id)): done")
         let reason = "the person's command: \(command.summary)"
@@ -67,9 +85,11 @@ public struct OwnerCommands: Sendable {
         } catch let error as NetworkError {
             try await mentions.finish(mentionID: mentionID, state: .skipped, reason: "\(reason), done; the confirmation could not be sent (\(error))")
             logger.warning("could not confirm the person's command \(command.summary) (\(mention.id)): \(error)")
+            if forgetsAfterwards { try await withdrawal?.forget() }
             return
         }
         try await mentions.finish(mentionID: mentionID, state: .replied, replyTweetID: created.flatMap { Int64($0) }, reason: reason)
+        if forgetsAfterwards { try await withdrawal?.forget() }
     }
 
     /// Forgets the post `link` names; the confirmation says what was done.

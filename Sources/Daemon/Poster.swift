@@ -69,8 +69,11 @@ public struct Poster: Service {
         try await PollingLoop.run("Poster", on: network.name, clock: clock, logger: logger, interval: .seconds(60)) { number in
             var generator = SplitMix64(seed: base &+ UInt64(number))
             let day = SchedulePlanner.day(of: clock.now(), in: timeZone)
-            let (slots, interrupted) = try await plan(for: day, using: &generator)
-            try await postSlots(of: day, slots, settling: interrupted, using: &generator)
+            // The person ended the mirror: no day is planned from what was learned of them (it is gone).
+            if try await control?.ended() != true {
+                let (slots, interrupted) = try await plan(for: day, using: &generator)
+                try await postSlots(of: day, slots, settling: interrupted, using: &generator)
+            }
             // Until the next day's first instant (a round woken a little early finds its day done and waits again).
             try await clock.sleep(until: Self.startOfNextDay(after: clock.now(), in: timeZone))
             return .zero
@@ -189,7 +192,9 @@ public struct Poster: Service {
                 if let paused = try await control?.current() {
                     if let prepared { underWay.finish(prepared.pick.tweet.tweetID) }
                     let since = LocalTime(of: paused.since, in: timeZone)
-                    let reason = "paused by the person (\(paused.pause == .posting ? "posting" : "everything") since \(since.day) \(since.clockTime); "
+                    let reason = paused.pause == .ended
+                        ? "the person ended the mirror at \(since.day) \(since.clockTime): nothing is posted until they sign in again"
+                        : "paused by the person (\(paused.pause == .posting ? "posting" : "everything") since \(since.day) \(since.clockTime); "
                         + "a mention of the bot from their account saying \"resume\" or 「再開」 ends it)"
                     try await recordSkipped(day: day, minute: slot.minute, reason: reason)
                     logger.notice("skipped slot \(LocalTime.clockTime(slot.minute)) of \(day): \(reason)")

@@ -207,6 +207,9 @@ public struct Replier: Service {
             logger.notice("\(who) asked the bot to stop (\"\(word)\"): on the opt-out list, never answered or liked again; not answered")
             return "asked the bot to stop (\"\(word)\"): on the opt-out list now, and not answered"
         }
+        if let paused = try await owner?.control.current(), paused.pause == .ended {
+            return "the person ended the mirror at \(paused.since.formatted(.iso8601)): nobody is answered until they sign in again"
+        }
         if let paused = try await owner?.control.current(), paused.pause == .everything {
             return "the person paused everything at \(paused.since.formatted(.iso8601)) (a mention of the bot from their account; \"resume\" or 「再開」 ends it)"
         }

@@ -4,14 +4,17 @@ public import FakeX
 public import Foundation
 
 extension FakeBlueskySeed {
+    /// The persona's person's app password.
+    public static let personaPersonPassword = "demo-person-app-password"
+
     /// Fake X's generated persona on Bluesky: the same people (`hanako` is `hanako.bsky.example`, an underscore
     /// becoming a hyphen as handles want), the same posts at the same times as records their authors' apps would have
     /// written (X's escapes undone, each t.co link the address it stands for, a facet for each link and each
     /// `@handle`, `langs: ["ja"]`), replies with their root and parent, a repost for each retweet, and the day's
     /// mentions of the bot. The bot logs in with `demo-bot-app-password` and carries the `bot` self-label, as does
-    /// the account that answers everything; the person has no app password (their public posts need none), so no
-    /// likes of theirs are served, and the bot likes nothing on Bluesky anyway. Each account and post keeps its
-    /// persona id for the demo's report.
+    /// the account that answers everything; the person signs in with `demo-person-app-password` (nobody is mirrored
+    /// who has not signed in as themselves), and the bot likes nothing on Bluesky anyway. Each account and post keeps
+    /// its persona id for the demo's report.
     public init(persona: FakeXPersona, handleDomain: String = "bsky.example") async {
         let seed = persona.seed
         func handle(_ user: FakeXSeed.User) -> String { "\(user.username.lowercased().replacingOccurrences(of: "_", with: "-")).\(handleDomain)" }
@@ -23,7 +26,8 @@ extension FakeBlueskySeed {
             dids[handle(user)] = did(user.id)
             usernames[user.username.lowercased()] = user
             let isBot = user.id == persona.bot.id || user.id == persona.echoBot.id
-            accounts.append(Account(did: did(user.id), handle: handle(user), appPassword: user.id == persona.bot.id ? "demo-bot-app-password" : nil,
+            accounts.append(Account(did: did(user.id), handle: handle(user), appPassword: user.id == persona.bot.id ? "demo-bot-app-password"
+                                        : user.id == persona.human.id ? Self.personaPersonPassword : nil,
                                     description: user.description ?? user.name, labels: isBot ? ["bot"] : [], personaID: user.id))
         }
         /// `@username` of X as `@handle` on Bluesky, for the persona's known accounts.

@@ -71,8 +71,13 @@ public final class FakeBlueskyServer: Sendable {
     public func expireAccessTokens() async { await world.expireAccessTokens() }
     /// Revokes every token (as a changed app password does).
     public func revokeAllTokens() async { await world.revokeAllTokens() }
+    /// As the account `did` deleting its app password: it logs in no more, and its sessions end (a person withdrawing
+    /// the grant they gave the mirror).
+    public func revokeAppPassword(of did: String) async { await world.revokeAppPassword(of: did) }
     /// `createSession` calls so far, refused ones included.
     public func createSessionCalls() async -> Int { await world.createSessionCalls }
+    /// `createSession` calls naming `identifier` (a handle or DID), refused ones included.
+    public func createSessionCalls(of identifier: String) async -> Int { await world.createSessionCallsByIdentifier[identifier] ?? 0 }
     /// `refreshSession` calls that renewed a session.
     public func refreshSessionCalls() async -> Int { await world.refreshSessionCalls }
     /// Requests received, by NSID (unknown methods under `unknown`).

@@ -62,6 +62,8 @@ actor FakeBlueskyWorld {
     private var faults: [(nsid: String, fault: FakeBlueskyFault)] = []
     private(set) var requestCounts: [String: Int] = [:]
     private(set) var createSessionCalls = 0
+    /// `createSession` calls by the handle or DID they named.
+    private(set) var createSessionCallsByIdentifier: [String: Int] = [:]
     private(set) var refreshSessionCalls = 0
     /// Record writes in order: (method, uri).
     private(set) var writes: [(method: String, uri: String)] = []
@@ -143,6 +145,12 @@ actor FakeBlueskyWorld {
     func expireAccessTokens() { for key in accessTokens.keys { accessTokens[key]?.expires = now } }
     /// Every token of every kind is revoked (the app password changed).
     func revokeAllTokens() { accessTokens = [:]; refreshTokens = [:] }
+    /// The account deleted its app password (Settings → App passwords): it logs in no more, and its sessions end.
+    func revokeAppPassword(of did: String) {
+        accounts[did]?.appPassword = nil
+        accessTokens = accessTokens.filter { $0.value.did != did }
+        refreshTokens = refreshTokens.filter { $0.value != did }
+    }
 
     /// Records of `collection` by `did`, oldest first.
     func records(of did: String, in collection: String) -> [(uri: String, value: JSONValue, cid: String)] {
@@ -169,6 +177,7 @@ actor FakeBlueskyWorld {
 
     func createSession(identifier: String, password: String) -> FakeBlueskyResponse {
         createSessionCalls += 1
+        createSessionCallsByIdentifier[identifier, default: 0] += 1
         guard let account = accounts.values.first(where: { $0.handle == identifier || $0.did == identifier }) else {
             return .error(401, "AuthenticationRequired", "Invalid identifier or password")
         }

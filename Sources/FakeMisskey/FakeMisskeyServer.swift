@@ -94,6 +94,8 @@ public final class FakeMisskeyServer: Sendable {
     public func approveMiAuth(session: String, accountID: String, permissions: [String]) async -> Bool {
         await world.approveMiAuth(session: session, accountID: accountID, permissions: permissions)
     }
+    /// As the account `accountID` revoking the apps it allowed: every token of its answers 401 from now on.
+    public func revokeTokens(of accountID: String) async { await world.revokeTokens(of: accountID) }
     /// Makes the streaming endpoint accept (true) or refuse (false) connections.
     public func setStreamingAvailable(_ available: Bool) async { await world.setStreamingAvailable(available) }
     /// Cuts every open stream, as a network drop or a restart of the instance does.

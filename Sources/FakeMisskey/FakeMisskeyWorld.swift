@@ -179,6 +179,11 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
 
     // MARK: - Authentication
 
+    /// The account `accountID` revoked its tokens (Settings → Connected apps → revoke): each answers 401 from now on.
+    func revokeTokens(of accountID: String) {
+        accountsByToken = accountsByToken.filter { $0.value != accountID && !$0.value.hasPrefix(accountID + "#") }
+    }
+
     /// The account of the token `i`, with `permission` when one is needed: Misskey's 401 for a token it does not know,
     /// 403 `PERMISSION_DENIED` for one without the permission.
     func authenticate(_ token: String?, permission: String?, required: Bool) -> Result<Caller?, FakeMisskeyResponse> {

@@ -5,6 +5,7 @@ public import Foundation
 public import Logging
 public import MastodonAPI
 public import SocialNetwork
+public import Stores
 
 /// Mastodon's section of the configuration: each account's instance and token, how the bot's statuses are shown.
 public struct MastodonNetworkSettings: ConfigurationSection {
@@ -184,6 +185,26 @@ public struct MastodonNetworkModule: NetworkModule {
         }
         findings.append(.ok("network", "Mastodon (NETWORK=mastodon): free, nothing billed"))
         return DoctorReport(findings: findings, network: CommandNetwork(network: network(on: client)))
+    }
+
+    /// The person's instance and token.
+    public var personCredentials: [(name: String, value: String)] {
+        guard let human = settings.human else { return [] }
+        return [("HUMAN_MASTODON_URL", human.instance.absoluteString), ("HUMAN_MASTODON_TOKEN", human.token)]
+    }
+
+    /// Signing in on Mastodon.
+    public var personSignInCommand: String { "mirror_bot auth mastodon --account human" }
+
+    /// `verify_credentials` with the person's token: their account id on their instance.
+    public func verifyPerson(usageDays: any UsageDays, logger: Logger) async throws -> VerifiedPerson {
+        guard let human = settings.human else { throw PersonSignInRefused("HUMAN_MASTODON_URL and HUMAN_MASTODON_TOKEN are not set") }
+        do {
+            let me = try await client(clock: clock, logger: logger).send(VerifyCredentials(), as: Account.human)
+            return VerifiedPerson(account: "\(me.id)@\(FleetServers.name(of: human.instance))", handle: me.acct, credential: "HUMAN_MASTODON_TOKEN")
+        } catch MastodonAPIError.unauthorized(_, _, let detail) {
+            throw PersonSignInRefused("\(FleetServers.name(of: human.instance)) refuses the person's token (HUMAN_MASTODON_TOKEN): \(detail)")
+        }
     }
 }
 

@@ -4,14 +4,124 @@ import BotConfiguration
 import Foundation
 import BotAssembly
 import SocialNetwork
+import Logging
 
 /// `mirror_bot auth`: gets an account's access tokens.
 struct AuthCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "auth",
-        abstract: "Gets an account's access token for the bot: on X with a PIN (the developer portal makes tokens only for the app's own account), on Misskey through MiAuth.",
-        subcommands: [XAuth.self, MisskeyAuth.self]
+        abstract: "Signs an account in, the person's or the bot's: on X with a PIN, on Misskey through MiAuth, on Bluesky with an app password.",
+        discussion: """
+            Nobody is mirrored who has not signed in as themselves: `auth <network> --account human`, done by the person, \
+            records their consent in the store (their account as the network identifies it, when and how, what the bot \
+            will do), and train, import and start refuse until it is there. The person's own token set by hand counts \
+            too, once it is verified as theirs at the first train, import or start.
+            """,
+        subcommands: [XAuth.self, MisskeyAuth.self, BlueskyAuth.self]
     )
+
+    /// Prints the authorized account's variables, or sets them in `.env` (`writeEnv`); for the person, records their
+    /// consent in the store the configuration names (with these variables), or says when it will be.
+    static func deliver(_ authorized: AuthorizedAccount, as who: Account, network: String, how: String, writeEnv: Bool,
+                        environment: [String: String]) async {
+        let values = authorized.variables
+        if writeEnv {
+            let path = ".env"
+            let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            do {
+                try EnvironmentFile.writeSecret(EnvironmentFile.setting(values.map { ($0.name, $0.value) }, in: existing), toFile: path)
+                print("Authorized @\(authorized.handle) (id \(authorized.userID)). Set \(values.map(\.name).joined(separator: " and ")) in .env (other lines kept; readable by you only).")
+            } catch {
+                print("Authorized @\(authorized.handle) (id \(authorized.userID)), but .env could not be written (\(error)). Set these (secrets: they act as @\(authorized.handle)):")
+                for (name, value) in values { print("\(name)=\(value)") }
+            }
+        } else {
+            print("Authorized @\(authorized.handle) (id \(authorized.userID)). Set these (secrets: they act as @\(authorized.handle)):")
+            for (name, value) in values { print("\(name)=\(value)") }
+        }
+        guard who == .human else { return }
+        let later = "it is recorded once these credentials are verified as theirs at the first train, import or start"
+        var merged = environment
+        for (name, value) in values { merged[name] = value }
+        guard let configuration = try? Configuration(environment: merged) else {
+            print("The person's consent is not recorded yet (the configuration has other problems: see `mirror_bot doctor`); \(later).")
+            return
+        }
+        let module = configuration.networkModule
+        guard module.personSignInCommand.hasPrefix("mirror_bot auth \(network) ") else {
+            print("The person's consent is not recorded: the configuration mirrors a person on \(module.name), not here; `\(module.personSignInCommand)` signs them in there.")
+            return
+        }
+        let logger = Logger(label: "mirror_bot.auth")
+        let person = VerifiedPerson(account: authorized.networkAccount, handle: authorized.handle, credential: values.last?.name ?? "")
+        do {
+            let parts = try BotParts(configuration: configuration, logger: logger)
+            let consent = try await parts.withRunning { parts in
+                try await PersonConsentGate(configuration: configuration, stores: parts.database, logger: logger)
+                    .recordSignIn(person, how: "mirror_bot auth \(network) --account human (\(how))", credentials: module.personCredentials, now: Date())
+            }
+            print("Recorded the person's consent in \(parts.database.location): \(consent.summary).")
+        } catch let refused as ConsentRequired {
+            print("The person's consent is not recorded: \(refused.description)")
+        } catch {
+            print("The person's consent is not recorded yet (the store: \(error)); \(later).")
+        }
+    }
+}
+
+/// `mirror_bot auth bluesky --account human`: an app password of the account, tried at once.
+struct BlueskyAuth: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bluesky",
+        abstract: "Signs a Bluesky account in with one of its app passwords and prints its BLUESKY_HANDLE and BLUESKY_APP_PASSWORD.",
+        discussion: """
+            Logged in as the account (the person signs in as themselves), make an app password in Settings → Privacy \
+            and security → App passwords, then run this and type it when asked (or give --app-password). It is tried \
+            at once (a session at BLUESKY_SERVICE_URL, bsky.social by default); nothing is read or posted. Prints the two \
+            values for BOT_ (or HUMAN_ with --account human), or with --write-env sets them in .env (other lines kept). \
+            For the person, records their consent in the store. The password is a secret: revoking it in the same \
+            settings ends the mirror.
+            """
+    )
+
+    @Option(help: "Whose: bot (the account the bot posts as) or human (the person mirrored).")
+    var account: String = "bot"
+
+    @Option(help: "The account's handle, such as alice.bsky.social (default: BOT_BLUESKY_HANDLE or HUMAN_BLUESKY_HANDLE).")
+    var handle: String?
+
+    @Option(help: "The app password (else it is asked for on standard input).")
+    var appPassword: String?
+
+    @Flag(help: "Set the two values in .env in the working directory instead of printing them.")
+    var writeEnv = false
+
+    func validate() throws {
+        guard Account(rawValue: account) != nil else { throw ValidationError("--account must be bot or human, not \(account)") }
+    }
+
+    func run() async throws {
+        let who = Account(rawValue: account) ?? .bot
+        let environment = try EnvironmentFile.processEnvironment()
+        let handleName = who.environmentPrefix + "BLUESKY_HANDLE"
+        guard let handle = (handle ?? environment[handleName]).map({ $0.trimmingCharacters(in: .whitespaces) }), !handle.isEmpty else {
+            throw ValidationError("Give the \(who) account's handle: --handle alice.bsky.social, or set \(handleName).")
+        }
+        var typed = appPassword
+        if typed == nil {
+            FileHandle.standardError.write(Data("App password of @\(handle): ".utf8))
+            typed = readLine()
+        }
+        guard let password = typed?.trimmingCharacters(in: .whitespaces), !password.isEmpty else {
+            throw ValidationError("No app password was given: make one in Settings → Privacy and security → App passwords and run the command again.")
+        }
+        do {
+            let authorized = try await AccountAuthorizations.bluesky(for: who, handle: handle, appPassword: password, environment: environment)
+            await AuthCommand.deliver(authorized, as: who, network: "bluesky", how: "an app password", writeEnv: writeEnv, environment: environment)
+        } catch let error as AuthorizationRefused {
+            throw ValidationError(error.description)
+        }
+    }
 }
 
 /// `mirror_bot auth x --account bot`: OAuth 1.0a's PIN flow on X.
@@ -63,16 +173,7 @@ struct XAuth: AsyncParsableCommand {
                 throw ValidationError("No PIN was given: run the command again and type the PIN the page shows.")
             }
             let authorized = try await authorization.finish(code: typed)
-            let values = authorized.variables
-            if writeEnv {
-                let path = ".env"
-                let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-                try EnvironmentFile.writeSecret(EnvironmentFile.setting(values.map { ($0.name, $0.value) }, in: existing), toFile: path)
-                print("Authorized @\(authorized.handle) (id \(authorized.userID)). Set \(values.map(\.name).joined(separator: " and ")) in .env (other lines kept; readable by you only).")
-            } else {
-                print("Authorized @\(authorized.handle) (id \(authorized.userID)). Set these (secrets: they act as @\(authorized.handle)):")
-                for (name, value) in values { print("\(name)=\(value)") }
-            }
+            await AuthCommand.deliver(authorized, as: who, network: "x", how: "OAuth 1.0a with a PIN", writeEnv: writeEnv, environment: environment)
         } catch let error as AuthorizationRefused {
             throw ValidationError(error.description)
         }
@@ -139,16 +240,7 @@ struct MisskeyAuth: AsyncParsableCommand {
             guard let authorized else {
                 throw ValidationError(lastRefusal.isEmpty ? "No approval was confirmed: run the command again, allow the app on the page, and press Enter." : lastRefusal)
             }
-            let values = authorized.variables
-            if writeEnv {
-                let path = ".env"
-                let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-                try EnvironmentFile.writeSecret(EnvironmentFile.setting(values.map { ($0.name, $0.value) }, in: existing), toFile: path)
-                print("Authorized @\(authorized.handle) (id \(authorized.userID)). Set \(values.map(\.name).joined(separator: " and ")) in .env (other lines kept; readable by you only).")
-            } else {
-                print("Authorized @\(authorized.handle) (id \(authorized.userID)). Set these (the token is a secret: it acts as @\(authorized.handle)):")
-                for (name, value) in values { print("\(name)=\(value)") }
-            }
+            await AuthCommand.deliver(authorized, as: who, network: "misskey", how: "MiAuth", writeEnv: writeEnv, environment: environment)
         } catch let error as AuthorizationRefused {
             throw ValidationError(error.description)
         }

@@ -6,6 +6,7 @@ import BotConfiguration
 import Daemon
 import SocialNetwork
 import Foundation
+import Consent
 import RedisClient
 import Tokenizer
 import Logging
@@ -54,15 +55,29 @@ struct DoctorCommand: AsyncParsableCommand {
             report("archive", .failure(error))
         }
         if let parts { do {
-            let (pending, spendLine) = try await parts.withRunningAsIs { database in
+            let (pending, spendLine, consent) = try await parts.withRunningAsIs { database in
                 try await database.checkReachable()
                 let pending = try await database.migrations.pending().count
-                guard pending == 0, let billing = network.billing else { return (pending, nil as String?) }
+                let consent = pending == 0 ? try await ConsentRecords(state: database.state).current() : nil
+                guard pending == 0, let billing = network.billing else { return (pending, nil as String?, consent) }
                 let line = try await billing.spendLine(storingInto: database.usageDays)
                 try await billing.restoreRefusals(from: database.state)
-                return (pending, line)
+                return (pending, line, consent)
             }
             if let spendLine { print("ok    " + spendLine) }
+            if pending == 0 {
+                let signIn = module.personSignInCommand
+                switch consent {
+                case let consent? where consent.isWithdrawn:
+                    report("person's consent", .failure(ConsentRequired("withdrawn: \(consent.summary). Only the person's new sign-in (`\(signIn)`) starts the mirror again.")))
+                case let consent?:
+                    report("person's consent", .success(consent.summary))
+                case nil where !module.personCredentials.isEmpty:
+                    report("person's consent", .success("not recorded yet: the person's own credentials in the configuration are verified as theirs at the first train, import or start (or they sign in: `\(signIn)`)"))
+                case nil:
+                    report("person's consent", .failure(ConsentRequired("none: nobody is mirrored who has not signed in as themselves; the person signs in with `\(signIn)`")))
+                }
+            }
             print("ok    " + LikingPolicy(setting: configuration.behaviour.likes, network: network.network).statusLine)
             report("archive in \(parts.database.location)", .success(pending == 0 ? "reachable, migrated" : "reachable, \(pending) migration(s) pending: \(parts.migrationAdvice)"))
         } catch {

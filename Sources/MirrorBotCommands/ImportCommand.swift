@@ -1,3 +1,4 @@
+import Foundation
 import Stores
 import ArchiveImport
 import ArgumentParser
@@ -50,6 +51,8 @@ struct ImportCommand: AsyncParsableCommand {
         let network = configuration.networkModule
         let resolver = network.archiveAccountResolver(logger: context.logger)
         let (report, archived, calibration) = try await BotParts(configuration: configuration, logger: context.logger).withRunning { parts in
+            // An archive is imported only for a person who signed in as themselves.
+            try await PersonConsentGate(configuration: configuration, stores: parts.database, logger: context.logger).require(for: "import", readsPerson: false, now: Date())
             let archive = parts.archive
             let classifier = try parts.classifier()
             let importer = ArchiveImporter(archive: archive, classifier: classifier, copyingWarnings: network.copiesContentWarnings,

@@ -11,7 +11,7 @@ public struct MirrorBot: AsyncParsableCommand {
             the real environment wins. NETWORK=x (the default), NETWORK=mastodon, NETWORK=bluesky or NETWORK=misskey chooses the network. Run \
             `mirror_bot doctor` to see what is configured and whether every store and account answers.
             """,
-        subcommands: [StartCommand.self, MigrateCommand.self, TrainCommand.self, ImportCommand.self, ScheduleCommand.self, ClassifyCommand.self, DoctorCommand.self, SetupCommand.self, AuthCommand.self, ForgetCommand.self, OptOutCommand.self, TokenizeCommand.self, BotsCommand.self, FleetCommand.self]
+        subcommands: [StartCommand.self, MigrateCommand.self, TrainCommand.self, ImportCommand.self, ScheduleCommand.self, ClassifyCommand.self, DoctorCommand.self, SetupCommand.self, AuthCommand.self, ForgetCommand.self, ForgetMeCommand.self, OptOutCommand.self, TokenizeCommand.self, BotsCommand.self, FleetCommand.self]
     )
 
     /// Parsed by ArgumentParser.

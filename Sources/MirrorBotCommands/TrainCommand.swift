@@ -254,12 +254,20 @@ private func withTrainer(requiresCredentials: Bool = true, command: String = "tr
     let network = commandNetwork.network
     let isTerminal = isatty(STDERR_FILENO) != 0
     let summary = try await parts.withRunning { parts in
+        let gate = PersonConsentGate(configuration: configuration, stores: parts.database, logger: context.logger)
         let trainer = Trainer(network: network, archive: parts.archive, classifier: try parts.classifier(), personLikes: parts.database.likes,
                               logger: context.logger) { line in
             // Progress overwrites itself on a terminal and is one line per page in logs.
             FileHandle.standardError.write(Data((isTerminal ? "\r\u{1B}[K" + line : line + "\n").utf8))
         }
-        if let check, try await trainer.wouldRun(check.flag, force: check.force), let cost = network.mostItCosts(check.reading) {
+        // Verifying the person's sign-in is one read of their user, announced with the rest (billed on X).
+        let verifies = requiresCredentials ? try await gate.willVerify() : false
+        let verification = verifies ? network.mostItCosts(.personsPosts(0)) : nil
+        if let check, try await trainer.wouldRun(check.flag, force: check.force), var cost = network.mostItCosts(check.reading) {
+            if let verification {
+                cost = NetworkCost(dollars: cost.dollars + verification.dollars,
+                                   parts: cost.parts + [String(format: "the person's sign-in verified once at $%.3f", verification.dollars)])
+            }
             let spentToday = try await commandNetwork.spentToday(in: parts.usageDays)
             FileHandle.standardError.write(Data("\(command) reads from \(network.name), \(cost.summary).\n".utf8))
             let budget = commandNetwork.dailyBudget ?? 0
@@ -274,6 +282,8 @@ private func withTrainer(requiresCredentials: Bool = true, command: String = "tr
             case .refuse(let message): throw SpendingRefused(description: message)
             }
         }
+        // Nothing of the person is read before their consent is in the store.
+        if requiresCredentials { try await gate.require(for: command, now: Date()) }
         let result: String
         do {
             result = try await body(trainer, configuration, parts.database)

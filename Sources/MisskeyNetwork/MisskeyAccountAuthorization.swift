@@ -47,7 +47,7 @@ public struct MisskeyAccountAuthorization: PendingAuthorization {
         }
         var base = instance.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
-        return AuthorizedAccount(handle: user.acct, userID: user.id,
+        return AuthorizedAccount(handle: user.acct, userID: user.id, networkAccount: "\(user.id)@\(FleetServers.name(of: instance))",
                                  variables: [(account.environmentPrefix + "MISSKEY_URL", base), (account.environmentPrefix + "MISSKEY_TOKEN", token)])
     }
 }

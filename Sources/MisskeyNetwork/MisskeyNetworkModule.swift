@@ -216,4 +216,24 @@ public struct MisskeyNetworkModule: NetworkModule {
         findings.append(.ok("network", "Misskey (NETWORK=misskey): free, nothing billed"))
         return DoctorReport(findings: findings, network: CommandNetwork(network: network(on: client)))
     }
+
+    /// The person's instance and token.
+    public var personCredentials: [(name: String, value: String)] {
+        guard let human = settings.human else { return [] }
+        return [("HUMAN_MISSKEY_URL", human.instance.absoluteString), ("HUMAN_MISSKEY_TOKEN", human.token)]
+    }
+
+    /// Signing in on Misskey (MiAuth).
+    public var personSignInCommand: String { "mirror_bot auth misskey --account human" }
+
+    /// `i` with the person's token: their user id on their instance.
+    public func verifyPerson(usageDays: any UsageDays, logger: Logger) async throws -> VerifiedPerson {
+        guard let human = settings.human else { throw PersonSignInRefused("HUMAN_MISSKEY_URL and HUMAN_MISSKEY_TOKEN are not set") }
+        do {
+            let me = try await client(clock: clock, logger: logger).send(GetI(), as: Account.human)
+            return VerifiedPerson(account: "\(me.id)@\(FleetServers.name(of: human.instance))", handle: me.acct, credential: "HUMAN_MISSKEY_TOKEN")
+        } catch MisskeyAPIError.unauthorized(_, _, let detail) {
+            throw PersonSignInRefused("\(FleetServers.name(of: human.instance)) refuses the person's token (HUMAN_MISSKEY_TOKEN): \(detail)")
+        }
+    }
 }

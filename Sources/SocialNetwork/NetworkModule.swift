@@ -48,6 +48,40 @@ public protocol NetworkModule: Sendable {
     /// the `bot` self-label on its profile); returns what was done, in a line. Nil where it is done in the network's
     /// own settings (X's automated label, Mastodon's bot flag): `doctor` says where.
     func setUpBotAccount(logger: Logger) async throws -> String?
+
+    /// The person's own credentials as configured (their token, their app password), by variable, for a digest that
+    /// notices when they change; empty when nothing of the person's own is set (a handle alone proves nothing).
+    var personCredentials: [(name: String, value: String)] { get }
+    /// Signs in with the person's own credentials and says whose account they are; throws `PersonSignInRefused` when
+    /// the network refuses them (revoked, wrong), other errors when it cannot be asked now. A billed read is stored in
+    /// `usageDays`.
+    func verifyPerson(usageDays: any UsageDays, logger: Logger) async throws -> VerifiedPerson
+    /// The command that signs the person in on this network (`mirror_bot auth mastodon --account human`).
+    var personSignInCommand: String { get }
+}
+
+/// The person's account, as their own credentials signed in.
+public struct VerifiedPerson: Sendable, Equatable {
+    /// The account as the network identifies it: an X user id, `id@instance` on Mastodon and Misskey, a DID on Bluesky.
+    public var account: String
+    /// Its handle now, for people to read.
+    public var handle: String
+    /// Which variables hold the credentials that signed in (`HUMAN_MASTODON_TOKEN`).
+    public var credential: String
+
+    /// A verified person from their parts.
+    public init(account: String, handle: String, credential: String) {
+        self.account = account; self.handle = handle; self.credential = credential
+    }
+}
+
+/// The network refused the person's own credentials: the grant was revoked, or the token or password is wrong.
+public struct PersonSignInRefused: Error, CustomStringConvertible {
+    /// What the network said.
+    public var description: String
+
+    /// A refusal saying `description`.
+    public init(_ description: String) { self.description = description }
 }
 
 extension NetworkModule {
@@ -211,12 +245,15 @@ public struct AuthorizedAccount: Sendable {
     public var handle: String
     /// Its user id.
     public var userID: String
+    /// The account as the network identifies it in a consent record (`VerifiedPerson.account`): the user id on X, the
+    /// DID on Bluesky, `id@instance` on Mastodon and Misskey.
+    public var networkAccount: String
     /// The variables to set and their values: secrets.
     public var variables: [(name: String, value: String)]
 
-    /// An authorized account from its parts.
-    public init(handle: String, userID: String, variables: [(name: String, value: String)]) {
-        self.handle = handle; self.userID = userID; self.variables = variables
+    /// An authorized account from its parts; `networkAccount` is the user id unless given.
+    public init(handle: String, userID: String, networkAccount: String? = nil, variables: [(name: String, value: String)]) {
+        self.handle = handle; self.userID = userID; self.networkAccount = networkAccount ?? userID; self.variables = variables
     }
 }
 

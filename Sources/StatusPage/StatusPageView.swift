@@ -175,6 +175,10 @@ enum StatusPageView {
     /// The person's pause, when there is one.
     static func pausedLine(_ data: StatusPageData) -> String {
         guard let paused = data.paused else { return "" }
+        if paused.pause == .ended {
+            return "<p class=\"bad\" id=\"paused\">The person ended this mirror at \(escape(localTime(paused.since, in: data.timeZone))): "
+                + "nothing is posted, answered, liked or learned, and what was learned from them is deleted. Only their own new sign-in starts it again.</p>"
+        }
         let what = paused.pause == .posting ? "Posting is paused" : "Everything is paused (posts, answers, likes)"
         return "<p class=\"bad\" id=\"paused\">\(what) by the person since \(escape(localTime(paused.since, in: data.timeZone))): "
             + "a mention of the bot from their account saying \"resume\" or 「再開」 ends it.</p>"

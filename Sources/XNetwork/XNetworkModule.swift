@@ -194,6 +194,34 @@ public struct XNetworkModule: NetworkModule {
         for account in accounts { credentials[account] = settings.credentials(of: account) }
         return XClient.Configuration(baseURL: settings.baseURL, credentials: credentials, retry: retry)
     }
+
+    /// The person's access token and its secret (the app's key is the app's, not the person's).
+    public var personCredentials: [(name: String, value: String)] {
+        guard let human = settings.credentials(of: .human) else { return [] }
+        return [("HUMAN_ACCESS_TOKEN", human.accessToken), ("HUMAN_ACCESS_TOKEN_SECRET", human.accessTokenSecret)]
+    }
+
+    /// Signing in on X (a PIN).
+    public var personSignInCommand: String { "mirror_bot auth x --account human" }
+
+    /// One `GET /2/users/me` with the person's tokens (billed: stored in `usageDays` as `consent`): their user id.
+    public func verifyPerson(usageDays: any UsageDays, logger: Logger) async throws -> VerifiedPerson {
+        guard settings.credentials(of: .human) != nil else { throw PersonSignInRefused("the HUMAN_* credentials are not set") }
+        let client = XClient(configuration: clientConfiguration(accounts: [.human], retry: XClient.RetryPolicy(maxAttempts: 2)), logger: logger)
+        let billing = XCommandBilling(client: client, dailyBudget: settings.dailyBudget)
+        let answer: XSingleResponse<XUser>
+        do {
+            answer = try await client.send(GetAuthenticatedUser(), as: .human)
+        } catch {
+            // Billed or not, what was sent is counted.
+            try? await billing.recordUsage(into: usageDays, command: "consent")
+            if case XAPIError.unauthorized(_, _, let detail) = error { throw PersonSignInRefused("X refuses the person's tokens (HUMAN_ACCESS_TOKEN): \(detail)") }
+            throw error
+        }
+        try await billing.recordUsage(into: usageDays, command: "consent")
+        guard let user = answer.data else { throw NetworkError.unavailable("X's answer to \(GetAuthenticatedUser.name) has no user") }
+        return VerifiedPerson(account: user.id, handle: user.username, credential: "HUMAN_ACCESS_TOKEN")
+    }
 }
 
 /// What a one-shot command's calls to X cost, by mirror_bot's count, kept in the day's usage.

@@ -27,6 +27,8 @@ struct ReplierWorld {
     let archive: any TweetArchive
     let clock: ManualBotClock
     let client: XClient
+    /// Every store the world's parts come from.
+    let database: any StoreSet
 
     func replier(_ settings: Replier.Settings = .init(delay: 0...0), fallback: ReplyPicker.Fallback = .none) -> Replier {
         Replier(clock: clock, mentions: mentions, state: state, picker: ReplyPicker(archive: archive, fallback: fallback), network: XMirrorNetwork(client: client), botUserID: "200",
@@ -65,7 +67,8 @@ struct ReplierWorld {
                 ])
                 let clock = ManualBotClock(now: start)
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: bot]), clock: clock, logger: quiet)
-                try await body(ReplierWorld(server: server, mentions: database.mentions, state: database.state, archive: archive, clock: clock, client: client))
+                try await body(ReplierWorld(server: server, mentions: database.mentions, state: database.state, archive: archive, clock: clock, client: client,
+                                            database: database))
             }
         }
     }

@@ -23,12 +23,17 @@ struct BlueskyDayProcessTests {
 
     static func stamp(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
 
-    /// The bot on the fake at `url`, its data in `folder`; `person` adds the person's handle (else `HUMAN_NETWORK=archive`).
+    /// The bot on the fake at `url`, its data in `folder`, the person signed in with their own app password; without
+    /// `person`, the person is learned from their archive only (`HUMAN_NETWORK=archive`).
     static func environment(_ url: URL, folder: URL, person: Bool = true) -> [String: String] {
         ["NETWORK": "bluesky", "BLUESKY_SERVICE_URL": url.absoluteString, "BOT_BLUESKY_HANDLE": "mirror.test", "BOT_BLUESKY_APP_PASSWORD": "bot-app-pass-word",
-         "MIRROR_BOT_DATA": folder.appending(path: "mirror_bot.sqlite").path, "TZ": "Asia/Tokyo"]
-            .merging(person ? ["HUMAN_BLUESKY_HANDLE": "@person.test"] : ["HUMAN_NETWORK": "archive"]) { $1 }
+         "MIRROR_BOT_DATA": folder.appending(path: "mirror_bot.sqlite").path, "TZ": "Asia/Tokyo",
+         "HUMAN_BLUESKY_HANDLE": "@person.test", "HUMAN_BLUESKY_APP_PASSWORD": personPassword]
+            .merging(person ? [:] : ["HUMAN_NETWORK": "archive"]) { $1 }
     }
+
+    /// The person's app password on the fake.
+    static let personPassword = "person-app-pass-word"
     static func mention(of did: String, handle: String, in text: String) -> [Facet] {
         guard let range = text.range(of: "@" + handle) else { return [] }
         return [Facet(index: RichText.byteSlice(of: range, in: text), features: [.mention(did: did)])]
@@ -78,7 +83,7 @@ struct BlueskyDayProcessTests {
         let quietMention = "@mirror.test こんにちは"
         _ = add(quiet, quietMention, at: dayStart.addingTimeInterval(3 * 3_600), facets: mention(of: bot, handle: "mirror.test", in: quietMention))
         return FakeBlueskySeed(now: dayStart, accounts: [
-            .init(did: person, handle: "person.test", description: "わたし"),
+            .init(did: person, handle: "person.test", appPassword: personPassword, description: "わたし"),
             .init(did: bot, handle: "mirror.test", appPassword: "bot-app-pass-word", description: "@person.test の自動ミラー", labels: ["bot"]),
             .init(did: friend, handle: "friend.test", description: "友だち"),
             .init(did: quiet, handle: "quiet.test", description: "人間です。 #NoBot"),
@@ -120,7 +125,7 @@ struct BlueskyDayProcessTests {
         }
     }
 
-    @Test("HUMAN_NETWORK=archive: an X archive imported into a bot on Bluesky runs half a day with no account of the person's: their tweets posted at their hours, nothing of theirs read on Bluesky; train refuses, doctor says why no person's account")
+    @Test("HUMAN_NETWORK=archive: an X archive imported into a bot on Bluesky (the person signed in there as themselves) runs half a day: their tweets posted at their hours, nothing of theirs read on Bluesky; train refuses")
     func personFromArchive() async throws {
         let server = FakeBlueskyServer(seed: Self.seed())
         let formatter = DateFormatter()
@@ -148,7 +153,7 @@ struct BlueskyDayProcessTests {
                         "\(training.standardError)")
                 let doctor = try await MirrorBotProcess.run(["doctor"], environment: environment)
                 #expect(doctor.status == 0, "\(doctor.standardOutput)")
-                #expect(doctor.standardOutput.contains("ok    human account: none: the person is learned from their imported archive only"), "\(doctor.standardOutput)")
+                #expect(doctor.standardOutput.contains("ok    person's consent: @person.test (\(Self.person) on Bluesky)"), "\(doctor.standardOutput)")
 
                 await server.armClock(Self.dayStart, speed: 1_440)
                 let run = try await MirrorBotProcess.run(["start", "--speed", "1440", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "12h"],
@@ -211,7 +216,8 @@ struct BlueskyDayProcessTests {
                 let friendID = try #require(Int64(BlueskyIDs.userID(of: Self.friend)))
                 #expect(stored.filter { $0.replyUserID == friendID }.count == 21 && stored.filter { $0.text.hasPrefix("@friend.test わかる") }.count == 21)
                 #expect(stored.filter { $0.replyUserID != nil }.count == 24)
-                #expect(await server.createSessionCalls() == 0, "an export needs no login")
+                let (logins, personLogins) = (await server.createSessionCalls(), await server.createSessionCalls(of: "person.test"))
+                #expect(logins == 1 && personLogins == 1, "an export needs no login: the person logged in once, to prove they signed in")
 
                 // The same export as a file: nothing new. Cut short: refused, saying so, nothing stored.
                 let car = await server.repositoryExport(of: Self.person)
@@ -289,7 +295,7 @@ struct BlueskyDayProcessTests {
         }
     }
 
-    @Test("NETWORK=bluesky: train reads the person's public posts without logging in; through 30% lost write answers and a SIGKILL, start posts only unlabelled posts of theirs at their hours with facets, answers the friend once in thread, not the #nobot account, likes nothing; ten starts log in once and post nothing twice")
+    @Test("NETWORK=bluesky: train reads the person's public posts, their one login proving their sign-in; through 30% lost write answers and a SIGKILL, start posts only unlabelled posts of theirs at their hours with facets, answers the friend once in thread, not the #nobot account, likes nothing; ten starts log the bot in once and post nothing twice")
     func halfADay() async throws {
         let seed = Self.seed()
         let server = FakeBlueskyServer(seed: seed)
@@ -300,7 +306,8 @@ struct BlueskyDayProcessTests {
                 #expect(training.status == 0, "\(training.standardError.suffix(2_000))")
                 // 21 days × 8 posts, 21 replies to the friend, 3 to the quiet account; never a labelled post, a quote or a repost.
                 #expect(training.standardOutput.contains("Archived 192 new tweets of the human"), "\(training.standardOutput)")
-                #expect(await server.createSessionCalls() == 0, "the person's public posts need no login")
+                let (logins, personLogins) = (await server.createSessionCalls(), await server.createSessionCalls(of: "person.test"))
+                #expect(logins == 1 && personLogins == 1, "the person logs in once, proving they signed in as themselves; their public posts need no more")
 
                 // 30% of the writes' answers are cut off after the write is made; the first run is killed (SIGKILL) after
                 // its first post (at 08:00, or a later slot where a loaded machine made it miss that one), and the second
@@ -371,7 +378,7 @@ struct BlueskyDayProcessTests {
                 #expect(!records.contains { $0.reply?.parent.uri.hasSuffix(quietMention.rkey) == true })
                 #expect(log.contains("their profile says #nobot"), "\(log.suffix(3_000))")
                 #expect(await server.records(of: Self.bot, in: "app.bsky.feed.like").isEmpty)
-                #expect(await server.createSessionCalls() == 1)
+                #expect(await server.createSessionCalls(of: "mirror.test") == 1, "the bot logged in once in all its starts")
                 // Every lost answer was a write made: sent again to its key, it left no second post; no text posted twice.
                 let puts = await server.writes().filter { $0.method == "com.atproto.repo.putRecord" }
                 #expect(puts.count > written.count && Set(puts.map(\.uri)).count == written.count, "\(puts.count) writes, \(written.count) records")
@@ -383,7 +390,7 @@ struct BlueskyDayProcessTests {
                 let again = try await MirrorBotProcess.run(["start", "--speed", "1440", "--start-time", afternoon.formatted(.iso8601), "--duration", "2h"],
                                                            environment: environment)
                 #expect(again.status == 0, "\(again.standardError.suffix(3_000))")
-                #expect(await server.createSessionCalls() == 1, "a restart logs in no more: \(again.standardError.suffix(2_000))")
+                #expect(await server.createSessionCalls(of: "mirror.test") == 1, "a restart logs the bot in no more: \(again.standardError.suffix(2_000))")
                 let afterRestart = await server.records(of: Self.bot, in: PostRecord.type)
                 #expect(Set(afterRestart.map(\.uri)).count == afterRestart.count)
                 let texts = try afterRestart.map { try JSONDecoder().decode(PostRecord.self, from: JSONEncoder().encode($0.value)).text }
@@ -398,7 +405,7 @@ struct BlueskyDayProcessTests {
                                                                environment: environment)
                     #expect(brief.status == 0, "\(brief.standardError.suffix(2_000))")
                 }
-                #expect(await server.createSessionCalls() == 1)
+                #expect(await server.createSessionCalls(of: "mirror.test") == 1)
                 #expect(await server.refreshSessionCalls() >= 4)
             }
         }

@@ -17,6 +17,7 @@ struct ImportSourceProcessTests {
     func standardInput() async throws {
         try await TestServers.withTemporaryFolder { folder in
             let environment = ["MIRROR_BOT_DATA": folder.appending(path: "bot.sqlite").path]
+            try await MirrorBotProcess.personSignedIn(environment)
             let run = try await MirrorBotProcess.run(["import", "-"], environment: environment, input: Self.tweetsJS)
             #expect(run.status == 0, "\(run.standardError)")
             #expect(run.standardOutput.contains("Imported 2 new tweets (2 read"), "\(run.standardOutput)")
@@ -38,6 +39,7 @@ struct ImportSourceProcessTests {
             defer { kill(server.processIdentifier, SIGKILL); server.waitUntilExit() }
 
             let environment = ["MIRROR_BOT_DATA": folder.appending(path: "bot.sqlite").path]
+            try await MirrorBotProcess.personSignedIn(environment)
             let secret = "X-Amz-Signature=0123456789abcdef"
             let run = try await MirrorBotProcess.run(["import", "http://127.0.0.1:\(port)/archive-data?\(secret)"], environment: environment)
             #expect(run.status == 0, "\(run.standardError)")
@@ -89,6 +91,7 @@ struct ImportSourceProcessTests {
             defer { kill(server.processIdentifier, SIGKILL); server.waitUntilExit() }
 
             let environment = ["MIRROR_BOT_DATA": folder.appending(path: "bot.sqlite").path]
+            try await MirrorBotProcess.personSignedIn(environment)
             let followed = try await MirrorBotProcess.run(["import", "http://127.0.0.1:\(port)/hop"], environment: environment)
             #expect(followed.status == 0 && followed.standardOutput.contains("Imported 2 new tweets"), "\(followed.standardError)")
             let downgrade = try await MirrorBotProcess.run(["import", "http://127.0.0.1:\(port)/plain"], environment: environment)

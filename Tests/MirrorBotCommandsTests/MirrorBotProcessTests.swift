@@ -371,6 +371,7 @@ struct ImportProcessTests {
                 let data = folder.appending(path: "bot.sqlite").path
                 let environment = ["DATABASE_URL": databaseURL.connectionText, "MIRROR_BOT_DATA": data, "PATH": "/usr/bin:/bin"]
                 #expect(try await MirrorBotProcess.run(["migrate"], environment: environment).status == 0)
+                try await MirrorBotProcess.personSignedIn(environment)
                 let topics = ["猫", "寿司", "写真", "ラーメン", "電車", "会議"]
                 let entries = (0..<20_000).map { #"{"like": {"tweetId": "\#($0 + 1)", "fullText": "\#(topics[$0 % 6])と\#(topics[($0 / 6) % 6])の話 \#($0)"}}"# }
                 let likes = folder.appending(path: "like.js")
@@ -416,6 +417,7 @@ struct ImportProcessTests {
                 let data = folder.appending(path: "bot.sqlite").path
                 let environment = ["DATABASE_URL": databaseURL.connectionText, "MIRROR_BOT_DATA": data, "TZ": "Asia/Tokyo"]
                 #expect(try await MirrorBotProcess.run(["migrate"], environment: environment).status == 0)
+                try await MirrorBotProcess.personSignedIn(environment)
                 let likes = #"""
                     window.YTD.like.part0 = [
                       {"like": {"tweetId": "21", "fullText": "猫の写真がかわいい"}},
@@ -441,6 +443,7 @@ struct ImportProcessTests {
             let environment = ["MIRROR_BOT_DATA": data, "TZ": "Asia/Tokyo", "X_API_BASE_URL": "http://127.0.0.1:9",
                                "BOT_CONSUMER_KEY": "bk", "BOT_CONSUMER_SECRET": "bs", "BOT_ACCESS_TOKEN": "2-t", "BOT_ACCESS_TOKEN_SECRET": "bts"]
             #expect(try await MirrorBotProcess.run(["migrate"], environment: environment).status == 0)
+            try await MirrorBotProcess.personSignedIn(environment)
             let likes = #"""
                 window.YTD.like.part0 = [
                   {"like": {"tweetId": "21", "fullText": "猫の写真がかわいい"}},
@@ -467,6 +470,7 @@ struct ImportProcessTests {
             let environment = ["DATABASE_URL": databaseURL.connectionText, "REDIS_URL": try TestServers.redisURL().redacted,
                                "REDIS_KEY_PREFIX": prefix, "TZ": "Asia/Tokyo"]
             _ = try await MirrorBotProcess.run(["migrate"], environment: environment)
+            try await MirrorBotProcess.personSignedIn(environment)
             let tweets = #"""
                 window.YTD.tweets.part0 = [
                   {"tweet": {"id_str": "11", "full_text": "こんにちは &amp; さようなら", "created_at": "Sat Aug 12 16:10:37 +0000 2023"}},

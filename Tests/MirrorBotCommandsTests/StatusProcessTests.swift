@@ -64,6 +64,7 @@ struct StatusProcessTests {
             defer { silentX.close() }
             var environment = DoctorProcessTests.environment(URL(string: "http://127.0.0.1:\(silentX.port)")!, botSecret: "bts")
             environment.merge(["PORT": String(port), "STATUS_PASSWORD": "open sesame, please", "MIRROR_BOT_DATA": folder.appending(path: "bot.sqlite").path]) { $1 }
+            try await MirrorBotProcess.personSignedIn(environment)
             let bot = try RunningBot(["start"], environment: environment, folder: folder)
             // SIGKILL: nothing is under way yet, and a child of the test runner inherits its blocked SIGTERM.
             defer { kill(bot.process.processIdentifier, SIGKILL) }

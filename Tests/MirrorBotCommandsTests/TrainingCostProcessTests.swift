@@ -27,24 +27,26 @@ struct TrainingCostTests {
 
 @Suite("mirror_bot train and X's bill", .serialized)
 struct TrainingCostProcessTests {
-    static func withBot(_ body: (FakeXServer, [String: String]) async throws -> Void) async throws {
+    /// A bot on fake X whose person signed in before (`signedIn`; else their configured tokens are yet to be verified).
+    static func withBot(signedIn: Bool = true, _ body: (FakeXServer, [String: String]) async throws -> Void) async throws {
         let server = FakeXServer(seed: StartProcessTests.seed, logger: Logger(label: "cost", factory: { _ in SwiftLogNoOpLogHandler() }))
         try await TestServers.withTemporaryFolder { folder in
             try await server.withRunning { base in
                 var environment = DoctorProcessTests.environment(base, botSecret: "bts")
                 environment.merge(["HUMAN_ACCESS_TOKEN": "1-t", "BOT_ACCESS_TOKEN": "2-t", "TZ": "Asia/Tokyo",
                                    "MIRROR_BOT_DATA": folder.appending(path: "bot.sqlite").path]) { $1 }
+                if signedIn { try await MirrorBotProcess.personSignedIn(environment) }
                 try await body(server, environment)
             }
         }
     }
 
-    @Test("train scheduler with no terminal says what it may cost first, and refuses when that exceeds the budget: nothing read")
+    @Test("train scheduler with no terminal says what it may cost first (verifying the person's configured tokens included), and refuses when that exceeds the budget: nothing read, not even who they are")
     func refusesOverBudget() async throws {
-        try await Self.withBot { server, environment in
+        try await Self.withBot(signedIn: false) { server, environment in
             let result = try await MirrorBotProcess.run(["train", "scheduler"], environment: environment)
             #expect(result.status != 0)
-            #expect(result.standardError.contains("train scheduler reads from X, at most $3.21: up to 3200 of your own posts at $0.001 (owned reads), your user once at $0.010."),
+            #expect(result.standardError.contains("train scheduler reads from X, at most $3.22: up to 3200 of your own posts at $0.001 (owned reads), your user once at $0.010, the person's sign-in verified once at $0.010."),
                     "\(result.standardError)")
             #expect(result.standardError.contains("more than what is left of today's X_DAILY_BUDGET ($1.00 of $1.00)"))
             #expect(await server.requestCounts().isEmpty)

@@ -23,7 +23,7 @@ def settings(network, index):
     elif network == "misskey":
         lines += [f"HUMAN_MISSKEY_URL={url}", "HUMAN_MISSKEY_TOKEN=1001-demo-human", f"BOT_MISSKEY_URL={url}", f"BOT_MISSKEY_TOKEN=bench-bot-{index}"]
     else:
-        lines += [f"BLUESKY_SERVICE_URL={url}", "HUMAN_BLUESKY_HANDLE=hanako.bsky.example",
+        lines += [f"BLUESKY_SERVICE_URL={url}", "HUMAN_BLUESKY_HANDLE=hanako.bsky.example", "HUMAN_BLUESKY_APP_PASSWORD=demo-person-app-password",
                   f"BOT_BLUESKY_HANDLE=bench-bot-{index}.bsky.example", f"BOT_BLUESKY_APP_PASSWORD=bench-bot-{index}"]
     return "\n".join(lines) + "\n"
 

@@ -265,4 +265,30 @@ struct InMemoryStoreRetention: StoreRetention {
             return removed
         }
     }
+
+    func personRecords() async throws -> [String: Int] {
+        try set.withTables("counting what was learned from the person") { tables in Self.counts(of: tables) }
+    }
+
+    func forgetPerson() async throws -> [String: Int] {
+        try set.withTables("forgetting the person") { tables in
+            let counts = Self.counts(of: tables)
+            tables.tweets = [:]; tables.personLikes = [:]; tables.examples = []; tables.plans = [:]; tables.likePlans = [:]
+            tables.likeCandidates = [:]; tables.botPosts = []; tables.likes = [:]; tables.mentions = [:]; tables.networkIDs = [:]
+            tables.state = tables.state.filter { PersonRecords.keeps($0.key) }
+            return counts
+        }
+    }
+
+    /// The rows of each of `PersonRecords`' tables, as the databases count them (a plan's slots apart from the plan).
+    private static func counts(of tables: Tables) -> [String: Int] {
+        [
+            "tweets": tables.tweets.count, "person_likes": tables.personLikes.count, "training_examples": tables.examples.count,
+            "plan_slots": tables.plans.values.map(\.slots.count).reduce(0, +), "day_plans": tables.plans.count,
+            "like_slots": tables.likePlans.values.map(\.count).reduce(0, +), "like_plans": tables.likePlans.count,
+            "like_candidates": tables.likeCandidates.count, "bot_posts": tables.botPosts.count, "bot_likes": tables.likes.count,
+            "mention_replies": tables.mentions.count, "network_ids": tables.networkIDs.count,
+            PersonRecords.stateTable: tables.state.keys.filter { !PersonRecords.keeps($0) }.count,
+        ]
+    }
 }

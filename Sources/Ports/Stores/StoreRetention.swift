@@ -7,6 +7,36 @@ public import Foundation
 public protocol StoreRetention: Sendable {
     /// Removes what `policy` no longer keeps at `now`, all in one transaction.
     func prune(at now: Date, policy: RetentionPolicy) async throws -> RemovedRecords
+    /// The rows of each table that hold what was learned from the person or made from it (`PersonRecords.tables`),
+    /// the bot's state but what `PersonRecords.keeps` keeps.
+    func personRecords() async throws -> [String: Int]
+    /// Deletes those rows, all in one transaction; returns how many went, by table.
+    func forgetPerson() async throws -> [String: Int]
+}
+
+/// What forgetting the person removes: every table of what was learned from them (their posts, likes, the training
+/// examples) or made from it (plans, the bot's posts and likes, the answers given, ids kept), and the bot's state but
+/// the few names that prove the end, keep others' wishes or are the bot's own (the consent record, the pause,
+/// opt-outs, a network's refusals and budget notes, the mentions read, the bot's own session and its liking status line).
+public enum PersonRecords {
+    /// The tables emptied, children before their parents.
+    public static let tables = ["tweets", "person_likes", "training_examples", "plan_slots", "day_plans", "like_slots", "like_plans",
+                                "like_candidates", "bot_posts", "bot_likes", "mention_replies", "network_ids"]
+    /// The bot's state's table, of which only some names go.
+    public static let stateTable = "bot_state"
+    /// Names of the bot's state kept.
+    public static let keptNames: Set<String> = ["consent.person", "control.paused", "x.refusals", "mentions.since_id", "bluesky.session.bot", "likes.status"]
+    /// Prefixes of names of the bot's state kept.
+    public static let keptPrefixes = ["optout.", "budget.shed."]
+
+    /// Whether the state's `name` is kept.
+    public static func keeps(_ name: String) -> Bool { keptNames.contains(name) || keptPrefixes.contains { name.hasPrefix($0) } }
+
+    /// The SQL condition on `name` that keeps the same names (constants only: no input reaches it).
+    public static var keptCondition: String {
+        let names = keptNames.sorted().map { "'\($0)'" }.joined(separator: ", ")
+        return "(name IN (\(names))" + keptPrefixes.map { " OR name LIKE '\($0)%'" }.joined() + ")"
+    }
 }
 
 /// How much is kept.

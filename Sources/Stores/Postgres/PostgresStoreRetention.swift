@@ -32,3 +32,37 @@ struct PostgresStoreRetention: StoreRetention {
         }
     }
 }
+
+extension PostgresStoreRetention {
+    func personRecords() async throws -> [String: Int] {
+        let logger = database.logger
+        return try await database.transaction("counting what was learned from the person") { connection in
+            var counts: [String: Int] = [:]
+            for (table, query) in Self.personQueries(deleting: false) {
+                for try await value in try await connection.query(query, logger: logger).decode(Int64.self) { counts[table] = Int(value) }
+            }
+            return counts
+        }
+    }
+
+    func forgetPerson() async throws -> [String: Int] {
+        let logger = database.logger
+        return try await database.transaction("forgetting the person") { connection in
+            var counts: [String: Int] = [:]
+            for (table, query) in Self.personQueries(deleting: true) {
+                for try await value in try await connection.query(query, logger: logger).decode(Int64.self) { counts[table] = Int(value) }
+            }
+            return counts
+        }
+    }
+
+    /// A count (or a delete that counts) per table of `PersonRecords`; the names are constants of the schema.
+    private static func personQueries(deleting: Bool) -> [(String, PostgresQuery)] {
+        let targets = PersonRecords.tables.map { ($0, "") } + [(PersonRecords.stateTable, " WHERE NOT \(PersonRecords.keptCondition)")]
+        return targets.map { table, condition in
+            let sql = deleting ? "WITH d AS (DELETE FROM \(table)\(condition) RETURNING 1) SELECT count(*)::bigint FROM d"
+                : "SELECT count(*)::bigint FROM \(table)\(condition)"
+            return (table, PostgresQuery(unsafeSQL: sql))
+        }
+    }
+}

@@ -30,3 +30,29 @@ struct SQLiteStoreRetention: StoreRetention {
         }
     }
 }
+
+extension SQLiteStoreRetention {
+    func personRecords() async throws -> [String: Int] {
+        try await database.read("counting what was learned from the person") { db in
+            var counts: [String: Int] = [:]
+            for (table, condition) in Self.personTargets { counts[table] = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)\(condition)") ?? 0 }
+            return counts
+        }
+    }
+
+    func forgetPerson() async throws -> [String: Int] {
+        try await database.write("forgetting the person") { db in
+            var counts: [String: Int] = [:]
+            for (table, condition) in Self.personTargets {
+                try db.execute(sql: "DELETE FROM \(table)\(condition)")
+                counts[table] = db.changesCount
+            }
+            return counts
+        }
+    }
+
+    /// Each table of `PersonRecords` and the condition of what goes (constants of the schema: no input reaches them).
+    private static var personTargets: [(String, String)] {
+        PersonRecords.tables.map { ($0, "") } + [(PersonRecords.stateTable, " WHERE NOT \(PersonRecords.keptCondition)")]
+    }
+}

@@ -1,0 +1,125 @@
+public import BotClock
+public import Consent
+public import Foundation
+public import Logging
+public import SocialNetwork
+public import Stores
+public import WordCounts
+public import ServiceLifecycle
+
+/// The end of a mirror, when the person withdraws (their grant revoked, their words by mention, `mirror_bot forget-me`):
+/// the consent record says when and how, everything stops at once (the pause `ended`, which only a new sign-in of
+/// theirs lifts), and everything learned from them is deleted (`forget`), keeping only what proves the end.
+public struct PersonWithdrawal: Sendable {
+    /// Where the consent is kept.
+    public let records: ConsentRecords
+    /// The pause every service reads before it acts.
+    public let control: OwnerControl
+    /// The stores' removal of what was learned from the person.
+    public let retention: any StoreRetention
+    /// The word counts learned from the person's likes and timeline.
+    public let wordCounts: any WordCountBackend
+    /// The log.
+    public let logger: Logger
+
+    /// The withdrawal over `state`, `retention` and `wordCounts`.
+    public init(state: any BotState, retention: any StoreRetention, wordCounts: any WordCountBackend, logger: Logger) {
+        records = ConsentRecords(state: state); control = OwnerControl(state: state); self.retention = retention
+        self.wordCounts = wordCounts; self.logger = logger
+    }
+
+    /// Stops everything at `date`, recording the withdrawal `how`; returns the record as withdrawn (nil when it was
+    /// withdrawn before, or there was none: everything is stopped all the same).
+    @discardableResult
+    public func stop(at date: Date, how: String) async throws -> PersonConsent? {
+        let withdrawn = try await records.withdraw(at: date, how: how)
+        try await control.pause(.ended, at: date)
+        logger.notice("the person ended the mirror (\(how)): nothing more is posted, answered, liked or learned")
+        return withdrawn
+    }
+
+    /// Deletes everything learned from the person, in the stores and the word counts; returns the rows by table and
+    /// the word-count keys that went.
+    public func forget() async throws -> Forgotten {
+        let rows = try await retention.forgetPerson()
+        let keys = try await wordCounts.removeAll()
+        let forgotten = Forgotten(rows: rows, wordCountKeys: keys)
+        logger.notice("forgot everything learned from the person: \(forgotten.summary)")
+        return forgotten
+    }
+
+    /// Stops and forgets: the whole end.
+    @discardableResult
+    public func end(at date: Date, how: String) async throws -> Forgotten {
+        try await stop(at: date, how: how)
+        return try await forget()
+    }
+
+    /// What forgetting removed.
+    public struct Forgotten: Sendable, Equatable {
+        /// Rows deleted, by table.
+        public var rows: [String: Int]
+        /// Word-count keys deleted.
+        public var wordCountKeys: Int
+
+        /// A forgetting's counts from their parts.
+        public init(rows: [String: Int], wordCountKeys: Int) { self.rows = rows; self.wordCountKeys = wordCountKeys }
+
+        /// "1,204 rows (tweets 1,000, …) and 3,120 word-count keys".
+        public var summary: String {
+            let total = rows.values.reduce(0, +)
+            let detail = rows.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            return "\(total) rows\(detail.isEmpty ? "" : " (\(detail))") and \(wordCountKeys) word-count keys"
+        }
+    }
+}
+
+/// How the daemon checks that the person's grant still works: `every` so often (within the hour where reads are free,
+/// once a day where each check is billed), by signing in with their credentials.
+public struct ConsentCheck: Sendable {
+    /// How often.
+    public var every: Duration
+    /// Signs in as the person: throws `PersonSignInRefused` when the network refuses their credentials.
+    public var verify: @Sendable () async throws -> VerifiedPerson
+
+    /// A check from its parts.
+    public init(every: Duration, verify: @escaping @Sendable () async throws -> VerifiedPerson) { self.every = every; self.verify = verify }
+}
+
+/// The service that notices the person's withdrawal by the network: their grant revoked (the app's access taken back,
+/// the app password deleted) ends the mirror at once. A network that cannot be asked now is asked again, and never
+/// counts as a withdrawal.
+public struct ConsentWatch: Service {
+    let clock: any BotClock
+    let check: ConsentCheck
+    let withdrawal: PersonWithdrawal
+    let networkName: String
+    let logger: Logger
+
+    /// A watch on `clock`.
+    public init(clock: any BotClock, check: ConsentCheck, withdrawal: PersonWithdrawal, networkName: String, logger: Logger) {
+        self.clock = clock; self.check = check; self.withdrawal = withdrawal; self.networkName = networkName; self.logger = logger
+    }
+
+    /// Checks every `check.every` (the first after one interval: the start verified or read the consent) until
+    /// cancelled; once the mirror ended, checks nothing more.
+    public func run() async throws {
+        let every = check.every
+        try await PollingLoop.run("Consent watch", on: networkName, clock: clock, logger: logger, interval: every) { number in
+            if number == 0 { return every }
+            try await checkOnce()
+            return every
+        }
+    }
+
+    /// One check: a refusal of the person's credentials ends the mirror.
+    func checkOnce() async throws {
+        guard try await !withdrawal.control.ended() else { return }
+        do {
+            let person = try await check.verify()
+            logger.debug("the person's grant still works: @\(person.handle) (\(person.account))")
+        } catch let refused as PersonSignInRefused {
+            try await withdrawal.end(at: clock.now(), how: "their grant was revoked: \(refused.description)")
+        }
+    }
+}

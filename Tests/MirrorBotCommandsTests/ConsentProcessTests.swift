@@ -1,0 +1,159 @@
+import BlueskyAPI
+import BotAssembly
+import BotClock
+import BotConfiguration
+import Consent
+import FakeBluesky
+import FakeMisskey
+import FakeX
+import Foundation
+import Logging
+import SocialNetwork
+import Stores
+import Testing
+import TestSupport
+
+/// Nobody is mirrored who has not signed in as themselves, and a mirror ends when they say so: the real binary and
+/// the real clients against each network's fake.
+@Suite("The person's consent")
+struct ConsentProcessTests {
+    static var quiet: Logger { Logger(label: "consent", factory: { _ in SwiftLogNoOpLogHandler() }) }
+
+    @Test("On Bluesky: without the person's own sign-in, train, import and start refuse with one line saying how; auth bluesky --account human signs them in and records their consent; revoking their app password ends the mirror within the hour of bot time: no post after, nothing of theirs kept; forget-me then finds nothing")
+    func bluesky() async throws {
+        let server = FakeBlueskyServer(seed: BlueskyDayProcessTests.seed())
+        try await server.withRunning { url in
+            try await TestServers.withTemporaryFolder { folder in
+                var signedIn = BlueskyDayProcessTests.environment(url, folder: folder)
+                var handleOnly = signedIn
+                handleOnly["HUMAN_BLUESKY_APP_PASSWORD"] = nil
+
+                // A handle alone proves nothing: refused, with how to sign in, and nothing stored.
+                for command in [["train", "scheduler"], ["import", "nothing.car"], ["start", "--speed", "1440", "--duration", "1h"]] {
+                    let refused = try await MirrorBotProcess.run(command, environment: handleOnly)
+                    #expect(refused.status != 0, "\(command) ran")
+                    let lines = refused.standardError.split(separator: "\n").filter { $0.contains("Not mirroring") }
+                    #expect(lines.count == 1 && lines[0].contains("nobody is mirrored who has not signed in as themselves")
+                            && lines[0].contains("`mirror_bot auth bluesky --account human`"), "\(command): \(refused.standardError.suffix(1_500))")
+                }
+                let doctor = try await MirrorBotProcess.run(["doctor"], environment: handleOnly)
+                #expect(doctor.standardOutput.contains("FAIL  person's consent: none: nobody is mirrored who has not signed in as themselves"),
+                        "\(doctor.standardOutput)")
+                #expect(await server.records(of: BlueskyDayProcessTests.bot, in: PostRecord.type).isEmpty)
+
+                // Signing in: a wrong password is refused, the person's own is recorded as their consent.
+                let wrong = try await MirrorBotProcess.run(["auth", "bluesky", "--account", "human", "--app-password", "not-theirs"], environment: handleOnly)
+                #expect(wrong.status != 0 && wrong.standardError.contains("Bluesky refuses this app password for @person.test"), "\(wrong.standardError)")
+                let auth = try await MirrorBotProcess.run(["auth", "bluesky", "--account", "human"], environment: handleOnly,
+                                                          input: BlueskyDayProcessTests.personPassword + "\n")
+                #expect(auth.status == 0, "\(auth.standardError)")
+                #expect(auth.standardOutput.contains("HUMAN_BLUESKY_APP_PASSWORD=\(BlueskyDayProcessTests.personPassword)"), "\(auth.standardOutput)")
+                #expect(auth.standardOutput.contains("Recorded the person's consent in the SQLite file")
+                        && auth.standardOutput.contains("@person.test (\(BlueskyDayProcessTests.person) on Bluesky)")
+                        && auth.standardOutput.contains("by mirror_bot auth bluesky --account human (an app password)"), "\(auth.standardOutput)")
+                let logins = await server.createSessionCalls()
+
+                // Signed in: train runs without asking again who they are (the record holds their credentials' digest).
+                let training = try await MirrorBotProcess.run(["train", "scheduler"], environment: signedIn)
+                #expect(training.status == 0, "\(training.standardError.suffix(2_000))")
+                #expect(training.standardOutput.hasPrefix("Archived "), "\(training.standardOutput)")
+                let signedInDoctor = try await MirrorBotProcess.run(["doctor"], environment: signedIn)
+                #expect(signedInDoctor.standardOutput.contains("ok    person's consent: @person.test (\(BlueskyDayProcessTests.person) on Bluesky)"),
+                        "\(signedInDoctor.standardOutput)")
+                #expect(await server.createSessionCalls() - logins <= 2, "the person was not signed in again for train and doctor")
+
+                // The day runs; after its first post the person deletes the app password they gave the mirror.
+                await server.armClock(BlueskyDayProcessTests.dayStart.addingTimeInterval(7.5 * 3_600), speed: 1_440)
+                signedIn["MISSED_SLOT_GRACE"] = "60"
+                let bot = try RunningBot(["start", "--speed", "1440", "--start-time", "2026-11-22T07:30:00+09:00", "--duration", "6h"],
+                                         environment: signedIn, folder: folder)
+                #expect(try await bot.waitForLog("posted slot "), "\(bot.tail)")
+                let revokedAt = await server.now()
+                await server.revokeAppPassword(of: BlueskyDayProcessTests.person)
+                let (status, _) = try await bot.waitForExit()
+                #expect(status == 0, "\(bot.tail)")
+                #expect(bot.log.contains("the person ended the mirror (their grant was revoked: Bluesky refuses the person's app password"), "\(bot.tail)")
+
+                let posts = try await server.records(of: BlueskyDayProcessTests.bot, in: PostRecord.type).map {
+                    try JSONDecoder().decode(PostRecord.self, from: JSONEncoder().encode($0.value))
+                }
+                #expect(!posts.isEmpty)
+                for post in posts {
+                    let at = try #require(ISO8601Time.date(from: post.createdAt))
+                    #expect(at <= revokedAt.addingTimeInterval(3_600), "posted \(at.timeIntervalSince(revokedAt)) s after the revocation: \(post.text)")
+                }
+                let configuration = try Configuration(environment: signedIn)
+                let (consent, left, slots, state) = try await BotParts(configuration: configuration, logger: Self.quiet).withRunningAsIs { database in
+                    (try await ConsentRecords(state: database.state).current(), try await database.retention.personRecords(),
+                     try await database.plans.slots(of: "2026-11-22") ?? [], try await database.state.values().keys.sorted())
+                }
+                let withdrawn = try #require(consent)
+                let endedAt = try #require(withdrawn.withdrawnAt)
+                #expect(endedAt.timeIntervalSince(revokedAt) <= 3_600, "ended \(endedAt.timeIntervalSince(revokedAt)) s of bot time after the revocation")
+                #expect(left.values.reduce(0, +) == 0, "kept after the end: \(left); the state's names: \(state)")
+                #expect(slots.isEmpty, "the plans went with the rest")
+
+                // Ended: nothing runs again on the old credentials, and forget-me has nothing left to delete.
+                let again = try await MirrorBotProcess.run(["train", "scheduler"], environment: signedIn)
+                #expect(again.status != 0 && again.standardError.contains("Not mirroring: the person ended this mirror"), "\(again.standardError)")
+                let forget = try await MirrorBotProcess.run(["forget-me", "--yes"], environment: signedIn)
+                #expect(forget.status == 0, "\(forget.standardError)")
+                #expect(forget.standardOutput.contains("Left: 0 rows; the consent record is kept, marked withdrawn"), "\(forget.standardOutput)")
+            }
+        }
+    }
+
+    @Test("Each network verifies the person's own credentials as their account (never a handle), and a revoked grant is refused as such: X (its one read billed and stored), Misskey, Bluesky")
+    func verifiesOnEachNetwork() async throws {
+        // Misskey: the person's token, as `id@instance`; revoked, refused.
+        let misskey = FakeMisskeyServer(seed: MisskeyDayProcessTests.seed())
+        try await misskey.withRunning { url in
+            try await TestServers.withTemporaryFolder { folder in
+                let configuration = try Configuration(environment: MisskeyDayProcessTests.environment(url, folder: folder))
+                try await BotParts(configuration: configuration, logger: Self.quiet).withRunning { parts in
+                    let module = configuration.networkModule
+                    let person = try await module.verifyPerson(usageDays: parts.usageDays, logger: Self.quiet)
+                    #expect(person.account == "\(MisskeyDayProcessTests.person)@\(FleetServers.name(of: url))" && person.handle == "person")
+                    await misskey.revokeTokens(of: MisskeyDayProcessTests.person)
+                    await #expect(throws: PersonSignInRefused.self) { try await module.verifyPerson(usageDays: parts.usageDays, logger: Self.quiet) }
+                }
+            }
+        }
+        // Bluesky: the person's app password, as their DID.
+        let bluesky = FakeBlueskyServer(seed: BlueskyDayProcessTests.seed())
+        try await bluesky.withRunning { url in
+            try await TestServers.withTemporaryFolder { folder in
+                let configuration = try Configuration(environment: BlueskyDayProcessTests.environment(url, folder: folder))
+                try await BotParts(configuration: configuration, logger: Self.quiet).withRunning { parts in
+                    let module = configuration.networkModule
+                    let person = try await module.verifyPerson(usageDays: parts.usageDays, logger: Self.quiet)
+                    #expect(person.account == BlueskyDayProcessTests.person && person.handle == "person.test")
+                    // Checked again: the session is kept, no second login.
+                    _ = try await module.verifyPerson(usageDays: parts.usageDays, logger: Self.quiet)
+                    #expect(await bluesky.createSessionCalls(of: "person.test") == 1)
+                    await bluesky.revokeAppPassword(of: BlueskyDayProcessTests.person)
+                    await #expect(throws: PersonSignInRefused.self) { try await module.verifyPerson(usageDays: parts.usageDays, logger: Self.quiet) }
+                }
+            }
+        }
+        // X: the person's tokens, as their user id, the read billed and stored as `consent`; revoked, refused.
+        let persona = FakeXPersona(.init(randomSeed: 3, dayStart: Date(), historyDays: 2, postsPerDay: 2, followedAccounts: 1))
+        let x = FakeXServer(seed: persona.seed, logger: Self.quiet)
+        try await x.withRunning { url in
+            try await TestServers.withTemporaryFolder { folder in
+                let environment = try PersonaDayProcessTests.environment(persona, base: url, database: nil, prefix: "consent",
+                                                                         data: folder.appending(path: "mirror_bot.sqlite").path)
+                let configuration = try Configuration(environment: environment)
+                try await BotParts(configuration: configuration, logger: Self.quiet).withRunning { parts in
+                    let module = configuration.networkModule
+                    let person = try await module.verifyPerson(usageDays: parts.usageDays, logger: Self.quiet)
+                    #expect(person.account == persona.human.id && person.handle == persona.human.username)
+                    let usage = try await parts.usageDays.entries(since: "2000-01-01")
+                    #expect(usage.contains { $0.command == "consent" && $0.cost > 0 }, "the billed read is not stored: \(usage)")
+                    #expect(await x.revoke(accessToken: persona.humanAccount.accessToken))
+                    await #expect(throws: PersonSignInRefused.self) { try await module.verifyPerson(usageDays: parts.usageDays, logger: Self.quiet) }
+                }
+            }
+        }
+    }
+}
