@@ -60,27 +60,31 @@ public struct BlueskyNetworkSettings: ConfigurationSection {
     public func access(of account: Account) -> BlueskyAccess? { account == .human ? human : bot }
 }
 
-/// Sessions kept in the bot's state (`bluesky.session.bot`): a restart renews the stored session instead of logging
-/// in again (`createSession` is limited to 300 a day).
+/// Sessions kept in the bot's state (`bluesky.session.bot`), sealed (`MIRROR_BOT_KEY`, or a fleet's `FLEET_KEY`): a
+/// restart renews the stored session instead of logging in again (`createSession` is limited to 300 a day), and a
+/// copy of the database gives no token away. A session that does not open (kept before sealing, or sealed with
+/// another key) counts as none: the account logs in again, and the new session is kept sealed.
 public struct StoredBlueskySessions: BlueskySessionStore {
     /// The store.
     public let state: any BotState
+    /// What seals the sessions.
+    public let sealer: any SecretSealer
 
-    /// Sessions in `state`.
-    public init(state: any BotState) { self.state = state }
+    /// Sessions in `state`, sealed by `sealer`.
+    public init(state: any BotState, sealer: any SecretSealer) { self.state = state; self.sealer = sealer }
 
     static func key(_ account: Account) -> String { "bluesky.session.\(account.rawValue)" }
 
-    /// The stored session of `account`; nil when none, or one that does not read.
+    /// The stored session of `account`; nil when none, or one that does not open or read.
     public func session(of account: Account) async throws -> BlueskySession? {
-        guard let text = try await state.value(of: Self.key(account)) else { return nil }
-        return try? JSONDecoder().decode(BlueskySession.self, from: Data(text.utf8))
+        guard let text = try await state.value(of: Self.key(account)), let plain = try? sealer.open(text) else { return nil }
+        return try? JSONDecoder().decode(BlueskySession.self, from: Data(plain.utf8))
     }
 
-    /// Stores `session` (nil forgets it).
+    /// Stores `session` sealed (nil forgets it).
     public func save(_ session: BlueskySession?, of account: Account) async throws {
         guard let session else { return try await state.removeValue(of: Self.key(account)) }
-        try await state.setValue(String(decoding: try JSONEncoder().encode(session), as: UTF8.self), of: Self.key(account))
+        try await state.setValue(try sealer.seal(String(decoding: try JSONEncoder().encode(session), as: UTF8.self)), of: Self.key(account))
     }
 }
 
@@ -147,7 +151,9 @@ public struct BlueskyNetworkModule: NetworkModule {
     /// what Bluesky asks of bots' likes.
     public func forDaemon(_ context: DaemonNetworkContext, logger: Logger) async -> DaemonNetwork {
         logger.notice("network: Bluesky at \(settings.service.host ?? "?"), the person @\(settings.human?.handle ?? "?"), the bot @\(settings.bot?.handle ?? "?"); free, nothing billed")
-        return DaemonNetwork(network: network(sessions: StoredBlueskySessions(state: context.state), clock: context.clock, logger: logger))
+        // The start refuses to run without a sealer (`storesTokens`); should one be missing all the same, nothing is stored.
+        let sessions: any BlueskySessionStore = context.sealer.map { StoredBlueskySessions(state: context.state, sealer: $0) } ?? InMemoryBlueskySessions()
+        return DaemonNetwork(network: network(sessions: sessions, clock: context.clock, logger: logger))
     }
 
     /// The client for the configured accounts, keeping sessions in `sessions`.
@@ -229,6 +235,9 @@ public struct BlueskyNetworkModule: NetworkModule {
 
     /// Signing in on Bluesky (an app password of the person's).
     public var personSignInCommand: String { "mirror_bot auth bluesky --account human" }
+
+    /// The daemon keeps each account's session in the store, sealed.
+    public var storesTokens: Bool { true }
 
     /// A session with the person's app password (`createSession` the first time), used to read their profile: their
     /// DID. The session is kept for the next check; a deleted app password ends it, and the new login is refused.

@@ -53,4 +53,5 @@ public struct ArchivedPersonModule: NetworkModule {
         try await module.verifyPerson(usageDays: usageDays, logger: logger)
     }
     public var personSignInCommand: String { module.personSignInCommand }
+    public var storesTokens: Bool { module.storesTokens }
 }

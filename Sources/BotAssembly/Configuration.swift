@@ -70,6 +70,17 @@ public struct Configuration: Sendable {
     /// Copies or remixes (`POST_STYLE`, else the network's default: remix on X, copy elsewhere).
     public var postStyle: PostStyle { behaviour.postStyleSetting ?? networkModule.postStyleByDefault }
 
+    /// What seals the tokens the network keeps in the store (`MIRROR_BOT_KEY`); nil where it keeps none. Throws a
+    /// `ConfigurationError` when it does and the key is not set: tokens are never kept in plain text.
+    public func tokenSealer() throws -> (any SecretSealer)? {
+        guard networkModule.storesTokens else { return nil }
+        guard let text = storage.tokenKey else {
+            throw ConfigurationError(problems: [.init(variable: "MIRROR_BOT_KEY", isMissing: true,
+                                                      expected: "a random text of at least \(StorageSection.shortestTokenKey) characters (say `openssl rand -base64 32`), kept: \(networkModule.name)'s session is kept in the store sealed with it, never in plain text")])
+        }
+        return try KeySealer(text: text)
+    }
+
     /// Throws one `ConfigurationError` naming every variable that `requirements` need and that is not set: the
     /// stores' (`DATABASE_URL`, `REDIS_URL`) and what the network needs for the accounts asked for.
     public func require(_ requirements: Set<Requirement>) throws {

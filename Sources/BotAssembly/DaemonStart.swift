@@ -22,6 +22,7 @@ public enum DaemonStart {
     /// Builds the bot from `configuration` and runs it; returns what it did.
     public static func run(configuration: Configuration, options: DaemonRunner.Options, logger: Logger) async throws -> DaemonRunner.Summary {
         try configuration.require([.humanCredentials, .botCredentials])
+        let sealer = try configuration.tokenSealer()
         let parts = try BotParts(configuration: configuration, role: .daemon, logger: logger)
         let progress = StartupProgress()
         let opened = OpenedLater()
@@ -55,7 +56,7 @@ public enum DaemonStart {
                     logger.notice("consent: @\(consent.personHandle) (\(consent.personAccount)) signed in \(consent.signedInAt.formatted(.iso8601)); \(gate.check() == nil ? "no credentials of theirs are configured, so none is checked (a mention of theirs or forget-me ends the mirror)" : "their grant is checked \(module.dailyBudget == nil ? "every \(PersonConsentGate.freeCheckSeconds / 60) minutes" : "once a day (one billed GET /2/users/me)"), and a revoked one ends the mirror")")
                     let network = await module.forDaemon(DaemonNetworkContext(clock: clock, state: parts.state, usageDays: parts.usageDays,
                                                                               runID: UUID().uuidString, postLinks: configuration.postLinks,
-                                                                              networkIDs: parts.database.networkIDs), logger: logger)
+                                                                              networkIDs: parts.database.networkIDs, sealer: sealer), logger: logger)
                     let classifier = try parts.classifier(on: store)
                     opened.set(.init(database: parts.database, wordCounts: store, network: network.network, clock: clock,
                                      calibrator: LikeDecision.calibrator(for: classifier, settings: configuration.likeSettings, database: parts.database)))

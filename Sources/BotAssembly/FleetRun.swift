@@ -285,7 +285,7 @@ public struct FleetRun: Sendable {
                                                       networkName: module.name, dailyBudget: module.dailyBudget, now: { clock.now() }))
             let network = await module.forDaemon(
                 DaemonNetworkContext(clock: clock, state: database.state, usageDays: database.usageDays, runID: UUID().uuidString,
-                                     postLinks: configuration.postLinks, networkIDs: database.networkIDs), logger: logger)
+                                     postLinks: configuration.postLinks, networkIDs: database.networkIDs, sealer: KeySealer(key: fleet.key)), logger: logger)
             let lease = FleetDaemonLease(registry: registry, claim: claim, process: process, lapses: shared.lapses, length: fleet.timing.leaseSeconds)
             let parts = DaemonComposition.Parts(settings: configuration.daemonSettings, database: database, classifier: classifier, network: network.network,
                                                 clock: clock, accountingServices: network.services, lease: lease, consentCheck: gate.check(), logger: logger)

@@ -63,4 +63,5 @@ public struct PersonElsewhereModule: NetworkModule {
         try await person.verifyPerson(usageDays: usageDays, logger: logger)
     }
     public var personSignInCommand: String { person.personSignInCommand }
+    public var storesTokens: Bool { person.storesTokens || bot.storesTokens }
 }

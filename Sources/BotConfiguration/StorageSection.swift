@@ -20,13 +20,19 @@ public struct StorageSection: ConfigurationSection, Equatable {
     public var embeddedDataPath: String
     /// The most posts the archive keeps; the oldest go first (`ARCHIVE_ROW_LIMIT`, default 10,000).
     public var archiveRowLimit: Int
+    /// `MIRROR_BOT_KEY`: the text the tokens a bot keeps in its store (a Bluesky session) are sealed with (AES-GCM);
+    /// nil when unset. A fleet seals with `FLEET_KEY` instead.
+    public var tokenKey: String?
+
+    /// The shortest `MIRROR_BOT_KEY` taken.
+    public static let shortestTokenKey = 16
 
     /// Default of `ARCHIVE_ROW_LIMIT`, the original's (the free Postgres plan's row limit).
     public static let defaultArchiveRowLimit = 10_000
 
     /// The variables of this section.
     public static let variableNames = ["DATABASE_URL", "DATABASE_SCHEMA", "REDIS_URL", "REDISTOGO_URL", "REDIS_TLS_CA", "REDIS_KEY_PREFIX", "REDIS_CLUSTER",
-                                       "MIRROR_BOT_DATA", "ARCHIVE_ROW_LIMIT"]
+                                       "MIRROR_BOT_DATA", "ARCHIVE_ROW_LIMIT", "MIRROR_BOT_KEY"]
 
     /// Reads the section.
     public init(reading environment: inout EnvironmentReader) {
@@ -55,6 +61,12 @@ public struct StorageSection: ConfigurationSection, Equatable {
         embeddedDataPath = environment.environment["MIRROR_BOT_DATA"].flatMap { $0.isEmpty ? nil : $0 } ?? "mirror_bot.sqlite"
         archiveRowLimit = environment.count("ARCHIVE_ROW_LIMIT", default: Self.defaultArchiveRowLimit, allowsZero: false, maximum: 100_000_000,
                                             meaning: "posts")
+        tokenKey = environment.value("MIRROR_BOT_KEY")
+        if let key = tokenKey, key.count < Self.shortestTokenKey {
+            // A key is a secret: never shown.
+            environment.malformed("MIRROR_BOT_KEY", expected: "a random text of at least \(Self.shortestTokenKey) characters (say `openssl rand -base64 32`)", shown: nil)
+            tokenKey = nil
+        }
     }
 
     /// Whether `name` is a schema name the bot uses unquoted: ASCII letters, digits and `_`, not starting with a digit.

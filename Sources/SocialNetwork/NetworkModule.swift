@@ -58,6 +58,9 @@ public protocol NetworkModule: Sendable {
     func verifyPerson(usageDays: any UsageDays, logger: Logger) async throws -> VerifiedPerson
     /// The command that signs the person in on this network (`mirror_bot auth mastodon --account human`).
     var personSignInCommand: String { get }
+    /// Whether the daemon keeps tokens of this network in the store (a Bluesky session), sealed with the context's
+    /// sealer: without one it does not start.
+    var storesTokens: Bool { get }
 }
 
 /// The person's account, as their own credentials signed in.
@@ -92,6 +95,9 @@ extension NetworkModule {
 
     /// Nothing the bot can set itself.
     public func setUpBotAccount(logger: Logger) async throws -> String? { nil }
+
+    /// No tokens kept in the store: they are in the configuration.
+    public var storesTokens: Bool { false }
 }
 
 /// A variable a network needs that is not set, and what it should hold.
@@ -103,6 +109,15 @@ public struct MissingSetting: Sendable, Equatable {
 
     /// A missing setting from its parts.
     public init(variable: String, expected: String) { self.variable = variable; self.expected = expected }
+}
+
+/// Seals the secrets a network keeps in the store (a session's tokens), so that a copy of the database gives none
+/// away: `MIRROR_BOT_KEY` for a single bot, `FLEET_KEY` in a fleet.
+public protocol SecretSealer: Sendable {
+    /// `text` sealed, as text for the store.
+    func seal(_ text: String) throws -> String
+    /// The text `sealed` holds; throws when this key did not seal it (or it was changed).
+    func open(_ sealed: String) throws -> String
 }
 
 /// What the daemon's network is opened with.
@@ -119,10 +134,14 @@ public struct DaemonNetworkContext: Sendable {
     public var postLinks: Bool
     /// Where a network whose ids are not numbers (Misskey) keeps what its numbers stand for.
     public var networkIDs: (any NetworkIDStore)?
+    /// What seals the tokens a network keeps in the store (required where `NetworkModule.storesTokens`).
+    public var sealer: (any SecretSealer)?
 
     /// A context from its parts.
-    public init(clock: any BotClock, state: any BotState, usageDays: any UsageDays, runID: String, postLinks: Bool, networkIDs: (any NetworkIDStore)? = nil) {
+    public init(clock: any BotClock, state: any BotState, usageDays: any UsageDays, runID: String, postLinks: Bool, networkIDs: (any NetworkIDStore)? = nil,
+                sealer: (any SecretSealer)? = nil) {
         self.clock = clock; self.state = state; self.usageDays = usageDays; self.runID = runID; self.postLinks = postLinks; self.networkIDs = networkIDs
+        self.sealer = sealer
     }
 }
 

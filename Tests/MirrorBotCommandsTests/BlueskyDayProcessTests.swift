@@ -28,12 +28,14 @@ struct BlueskyDayProcessTests {
     static func environment(_ url: URL, folder: URL, person: Bool = true) -> [String: String] {
         ["NETWORK": "bluesky", "BLUESKY_SERVICE_URL": url.absoluteString, "BOT_BLUESKY_HANDLE": "mirror.test", "BOT_BLUESKY_APP_PASSWORD": "bot-app-pass-word",
          "MIRROR_BOT_DATA": folder.appending(path: "mirror_bot.sqlite").path, "TZ": "Asia/Tokyo",
-         "HUMAN_BLUESKY_HANDLE": "@person.test", "HUMAN_BLUESKY_APP_PASSWORD": personPassword]
+         "HUMAN_BLUESKY_HANDLE": "@person.test", "HUMAN_BLUESKY_APP_PASSWORD": personPassword, "MIRROR_BOT_KEY": tokenKey]
             .merging(person ? [:] : ["HUMAN_NETWORK": "archive"]) { $1 }
     }
 
     /// The person's app password on the fake.
     static let personPassword = "person-app-pass-word"
+    /// What the bot's sessions are sealed with in the store.
+    static let tokenKey = "a test's key, 32 characters long"
     static func mention(of did: String, handle: String, in text: String) -> [Facet] {
         guard let range = text.range(of: "@" + handle) else { return [] }
         return [Facet(index: RichText.byteSlice(of: range, in: text), features: [.mention(did: did)])]
@@ -253,7 +255,8 @@ struct BlueskyDayProcessTests {
                     let environment = ["NETWORK": "bluesky", "HUMAN_NETWORK": "mastodon", "HUMAN_MASTODON_URL": mastodonURL.absoluteString,
                                        "HUMAN_MASTODON_TOKEN": persona.humanAccount.accessToken, "BLUESKY_SERVICE_URL": blueskyURL.absoluteString,
                                        "BOT_BLUESKY_HANDLE": "hanako-mirror.bsky.example", "BOT_BLUESKY_APP_PASSWORD": "demo-bot-app-password",
-                                       "MIRROR_BOT_DATA": folder.appending(path: "mirror_bot.sqlite").path, "TZ": "Asia/Tokyo"]
+                                       "MIRROR_BOT_DATA": folder.appending(path: "mirror_bot.sqlite").path, "TZ": "Asia/Tokyo",
+                                       "MIRROR_BOT_KEY": Self.tokenKey]
                     let doctor = try await MirrorBotProcess.run(["doctor"], environment: environment)
                     #expect(doctor.status == 0, "\(doctor.standardOutput)")
                     #expect(doctor.standardOutput.contains("ok    human account: @hanako (id 1001) at \(mastodonURL.absoluteString)"), "\(doctor.standardOutput)")

@@ -62,6 +62,13 @@ struct ConsentProcessTests {
                         "\(signedInDoctor.standardOutput)")
                 #expect(await server.createSessionCalls() - logins <= 2, "the person was not signed in again for train and doctor")
 
+                // Tokens are never kept in plain text: without MIRROR_BOT_KEY the bot does not start.
+                var keyless = signedIn
+                keyless["MIRROR_BOT_KEY"] = nil
+                let unsealed = try await MirrorBotProcess.run(["start", "--speed", "1440", "--duration", "1h"], environment: keyless)
+                #expect(unsealed.status != 0 && unsealed.standardError.contains("MIRROR_BOT_KEY is not set")
+                        && unsealed.standardError.contains("session is kept in the store sealed with it"), "\(unsealed.standardError)")
+
                 // The day runs; after its first post the person deletes the app password they gave the mirror.
                 await server.armClock(BlueskyDayProcessTests.dayStart.addingTimeInterval(7.5 * 3_600), speed: 1_440)
                 signedIn["MISSED_SLOT_GRACE"] = "60"
@@ -92,6 +99,10 @@ struct ConsentProcessTests {
                 #expect(endedAt.timeIntervalSince(revokedAt) <= 3_600, "ended \(endedAt.timeIntervalSince(revokedAt)) s of bot time after the revocation")
                 #expect(left.values.reduce(0, +) == 0, "kept after the end: \(left); the state's names: \(state)")
                 #expect(slots.isEmpty, "the plans went with the rest")
+                let botSession = try await BotParts(configuration: configuration, logger: Self.quiet).withRunningAsIs { database in
+                    try await database.state.value(of: "bluesky.session.bot")
+                }
+                #expect(botSession?.hasPrefix("sealed:v1:") == true && botSession?.contains("Jwt") == false, "the bot's session kept in plain text: \(botSession ?? "none")")
 
                 // Ended: nothing runs again on the old credentials, and forget-me has nothing left to delete.
                 let again = try await MirrorBotProcess.run(["train", "scheduler"], environment: signedIn)
