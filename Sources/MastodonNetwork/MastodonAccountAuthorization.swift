@@ -87,7 +87,7 @@ public struct MastodonAccountAuthorization: PendingAuthorization {
         var base = instance.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
         let prefix = account.environmentPrefix
-        return AuthorizedAccount(handle: user.acct, userID: user.id,
+        return AuthorizedAccount(handle: user.acct, userID: user.id, networkAccount: "\(user.id)@\(FleetServers.name(of: instance))",
                                  variables: [(prefix + "MASTODON_URL", base), (prefix + "MASTODON_TOKEN", token.accessToken)])
     }
 

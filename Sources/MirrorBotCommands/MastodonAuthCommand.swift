@@ -17,7 +17,8 @@ struct MastodonAuth: AsyncParsableCommand {
             open it in a browser, sign in as the account (the page asks for it even when the browser is signed in as \
             another: a private window is safest), check the permissions and press "Authorize". The instance then \
             shows a code: paste it here. Prints BOT_MASTODON_URL and BOT_MASTODON_TOKEN, or with --write-env sets them \
-            in .env (other lines kept; the file readable by you only). The token is a secret: it acts as the account. \
+            in .env (other lines kept; the file readable by you only). For the person, records their consent in the \
+            store. The token is a secret: it acts as the account. \
             A code works once and for 10 minutes, only with this run: each run registers the application anew with a \
             new PKCE secret. The application is listed under Preferences → Account → Authorized apps, where the \
             token can be revoked. A token made by hand in Preferences → Development works too.
@@ -56,16 +57,7 @@ struct MastodonAuth: AsyncParsableCommand {
             print(authorization.address.absoluteString)
             fflush(nil)  // the address must be out before the wait, also when standard output is a pipe
             let authorized = try await finish(authorization)
-            let values = authorized.variables
-            if writeEnv {
-                let path = ".env"
-                let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-                try EnvironmentFile.writeSecret(EnvironmentFile.setting(values.map { ($0.name, $0.value) }, in: existing), toFile: path)
-                print("Authorized @\(authorized.handle) (id \(authorized.userID)). Set \(values.map(\.name).joined(separator: " and ")) in .env (other lines kept; readable by you only).")
-            } else {
-                print("Authorized @\(authorized.handle) (id \(authorized.userID)). Set these (the token is a secret: it acts as @\(authorized.handle)):")
-                for (name, value) in values { print("\(name)=\(value)") }
-            }
+            await AuthCommand.deliver(authorized, as: who, network: "mastodon", how: "OAuth 2 with PKCE", writeEnv: writeEnv, environment: environment)
         } catch let error as AuthorizationRefused {
             throw ValidationError(error.description)
         }

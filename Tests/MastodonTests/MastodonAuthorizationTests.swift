@@ -89,6 +89,7 @@ struct MastodonAuthorizationTests {
             let code = try #require(page.code, "\(page.status) \(page.html)")
             let authorized = try await authorization.finish(code: code + "\n")
             #expect(authorized.handle == "person" && authorized.userID == MastodonFixture.personID)
+            #expect(authorized.networkAccount == "\(MastodonFixture.personID)@\(FleetServers.name(of: url))", "as a consent record names the person")
             let trimmed = url.absoluteString.hasSuffix("/") ? String(url.absoluteString.dropLast()) : url.absoluteString
             #expect(authorized.variables.first?.name == "HUMAN_MASTODON_URL" && authorized.variables.first?.value == trimmed)
             let token = try Self.token(authorized)

@@ -193,24 +193,28 @@ struct AuthProcessTests {
         return try #require(shown.firstMatch(of: /class="oauth-code"[^>]* value="([^"]+)"/).map { String($0.1) }, "\(shown)")
     }
 
-    @Test("auth mastodon --account human --write-env: the address printed; signed in on the fake's page as the person, the code pasted on standard input; .env gets HUMAN_MASTODON_URL and a new HUMAN_MASTODON_TOKEN (0600, other lines kept, the token not printed) that reads as the person with the scope read only; a wrong code is refused saying what to do")
+    @Test("auth mastodon --account human --write-env: the address printed; signed in on the fake's page as the person, the code pasted on standard input; .env gets HUMAN_MASTODON_URL and a new HUMAN_MASTODON_TOKEN (0600, other lines kept, the token not printed) that reads as the person with the scope read only; the person's consent recorded; a wrong code is refused saying what to do")
     func mastodonAuthorizationCode() async throws {
         let seed = FakeMastodonSeed(now: Date(), accounts: [
             .init(id: "100", username: "person", token: "old-person-token", scopes: ["read"], password: "person-password"),
-            .init(id: "200", username: "mirror", bot: true, password: "bot-password"),
+            .init(id: "200", username: "mirror", token: "bot-token", scopes: ["read", "write:statuses", "write:favourites"], bot: true, password: "bot-password"),
         ])
         let server = FakeMastodonServer(seed: seed, logger: Logger(label: "auth", factory: { _ in SwiftLogNoOpLogHandler() }))
         try await server.withRunning { base in
             try await TestServers.withTemporaryFolder { folder in
                 let instance = base.absoluteString.hasSuffix("/") ? String(base.absoluteString.dropLast()) : base.absoluteString
                 let envFile = folder.appending(path: ".env")
-                try "# my settings\nTZ=Asia/Tokyo\nHUMAN_MASTODON_URL=\(instance)\nHUMAN_MASTODON_TOKEN=old-person-token\n".write(to: envFile, atomically: true, encoding: .utf8)
+                try "# my settings\nTZ=Asia/Tokyo\nNETWORK=mastodon\nBOT_MASTODON_URL=\(instance)\nBOT_MASTODON_TOKEN=bot-token\nHUMAN_MASTODON_URL=\(instance)\nHUMAN_MASTODON_TOKEN=old-person-token\n"
+                    .write(to: envFile, atomically: true, encoding: .utf8)
                 let run = try await Self.auth(["--account", "human", "--write-env"], network: "mastodon", environment: [:], in: folder) { address in
                     try await Self.mastodonCode(at: address, username: "person", password: "person-password")
                 }
                 #expect(run.status == 0, "\(run.output)\n\(run.error)")
                 #expect(run.output.contains("\(instance)/oauth/authorize?"), "\(run.output)")
                 #expect(run.output.contains("Authorized @person (id 100)"), "\(run.output)")
+                // The person signed in as themselves: their consent is in the store (the SQLite file in the folder).
+                #expect(run.output.contains("Recorded the person's consent in the SQLite file") && run.output.contains("100@127.0.0.1:\(base.port ?? 0)")
+                        && run.output.contains("by mirror_bot auth mastodon --account human (OAuth 2 with PKCE)"), "\(run.output)")
                 #expect(await server.registeredApplications().map(\.scopes) == [["read"]])
                 let mode = try FileManager.default.attributesOfItem(atPath: envFile.path)[.posixPermissions] as? NSNumber
                 #expect(mode?.intValue == 0o600, "mode \(String(mode?.intValue ?? 0, radix: 8))")
