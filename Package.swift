@@ -288,6 +288,7 @@ let package = Package(
             name: "FakeMastodon",
             dependencies: ["BotCore", 
                 "MastodonAPI", "FakeX",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -654,7 +655,7 @@ let package = Package(
         .testTarget(
             name: "MirrorBotCommandsTests",
             dependencies: [
-                "MirrorBotCommands", "Stores", "PostgresStores", "BotConfiguration", "TestSupport", "FakeX", "FakeMastodon", "FakeBluesky", "FakeMisskey", "MisskeyAPI", "MisskeyNetwork", "BlueskyAPI", "BlueskyNetwork", "RedisClient", "WordCounts", "Classifier", "Tokenizer", "Picking", "BotAssembly", "RedisWordCounts", "SQLiteStores",
+                "MirrorBotCommands", "Stores", "PostgresStores", "BotConfiguration", "TestSupport", "FakeX", "FakeMastodon", "MastodonAPI", "FakeBluesky", "FakeMisskey", "MisskeyAPI", "MisskeyNetwork", "BlueskyAPI", "BlueskyNetwork", "RedisClient", "WordCounts", "Classifier", "Tokenizer", "Picking", "BotAssembly", "RedisWordCounts", "SQLiteStores",
                 "XAPI", "XNetwork", "Training", "SeededRandom", "Remix", "BotCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

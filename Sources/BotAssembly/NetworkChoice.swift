@@ -99,4 +99,10 @@ public enum AccountAuthorizations {
     public static func misskey(for account: Account, instance: URL, liking: Bool) throws -> any PendingAuthorization {
         try MisskeyAccountAuthorization(for: account, instance: instance, liking: liking, logger: Logger(label: "mirror_bot.auth"))
     }
+
+    /// OAuth 2's authorization code flow with PKCE on Mastodon for `account` at `instance`: registers mirror_bot there
+    /// with the scopes the account needs (`liking`: the bot's favourites too); the code the instance shows finishes it.
+    public static func mastodon(for account: Account, instance: URL, liking: Bool) async throws -> any PendingAuthorization {
+        try await MastodonAccountAuthorization.begin(for: account, instance: instance, liking: liking, logger: Logger(label: "mirror_bot.auth"))
+    }
 }

@@ -3,7 +3,8 @@ public import Foundation
 /// What a fake Mastodon instance holds at start: accounts with their tokens, statuses (HTML, as instances store
 /// them), favourites and follows. Written by tests and by the generated persona.
 public struct FakeMastodonSeed: Sendable {
-    /// An account, and the token that acts as it (nil: an account of the instance nobody here logs in as).
+    /// An account, and the token that acts as it (nil: an account of the instance nobody here logs in as), and the
+    /// password it signs in with on the authorization page (nil: it cannot sign in there).
     public struct Account: Sendable, Equatable {
         /// Its id.
         public var id: String
@@ -19,12 +20,14 @@ public struct FakeMastodonSeed: Sendable {
         public var note: String
         /// The domain of its home instance, for an account of another instance (nil: this instance's own).
         public var domain: String?
+        /// The password it signs in with on `/oauth/authorize` (nil: it cannot sign in; another instance's never can).
+        public var password: String?
 
         /// An account from its parts.
         public init(id: String, username: String, token: String? = nil, scopes: Set<String> = ["read", "write"], bot: Bool = false,
-                    note: String = "", domain: String? = nil) {
+                    note: String = "", domain: String? = nil, password: String? = nil) {
             self.id = id; self.username = username; self.token = token; self.scopes = scopes; self.bot = bot; self.note = note
-            self.domain = domain
+            self.domain = domain; self.password = password
         }
 
         /// `username` for this instance's own account, `username@domain` for another instance's.

@@ -13,7 +13,9 @@ import ServiceLifecycle
 /// `max_id`/`since_id`/`min_id`, `types[]=mention` notifications with their own ids, the rate limit (300 calls per
 /// account and 5 minutes) with its three headers, `Idempotency-Key` honoured (one status per key, kept an hour as Mastodon keeps it), visibility
 /// (private and direct statuses shown only to whom they are for), statuses hidden until their `created_at`, and
-/// faults on demand (503, an answer lost after the work was done).
+/// faults on demand (503, an answer lost after the work was done). OAuth 2 too: applications registered, the
+/// authorization page (signed in with a seed account's password), codes with PKCE exchanged for tokens that act as the
+/// account with the scopes granted, and tokens revoked (`FakeMastodonServer+OAuth.swift`).
 public final class FakeMastodonServer: Sendable {
     let world: FakeMastodonWorld
     private let logger: Logger
@@ -89,6 +91,32 @@ public final class FakeMastodonServer: Sendable {
     /// API requests received, by endpoint name (unknown paths under `unknown`).
     public func requestCounts() async -> [String: Int] { await world.requestCounts }
 
+    // MARK: - OAuth from Swift
+
+    /// The person signed in as the account `accountID` pressing "Authorize" on the authorization page at `address`
+    /// (a `GET /oauth/authorize` address, as a client prints it): the request is checked as the page checks it, and the
+    /// code the instance shows for `urn:ietf:wg:oauth:2.0:oob` (or sends to the redirect URI) is returned. It works for
+    /// 10 minutes of the instance's clock. Throws `FakeMastodonAuthorizationRefused` with the page's words when the page
+    /// would show an error (an unknown client, a redirect URI or scopes the application did not register, PKCE by
+    /// another method than S256) or the account is not this instance's.
+    public func approveAuthorization(at address: URL, as accountID: String) async throws -> String {
+        switch await world.approve(authorizationAt: address, as: accountID) {
+        case .success(let code): return code
+        case .failure(let refusal): throw FakeMastodonAuthorizationRefused(error: refusal.error, description: refusal.description)
+        }
+    }
+
+    /// Revokes every access token of the account `accountID` (the seed's and every one made through OAuth), as the
+    /// account's owner revoking the apps under Preferences → Account → Authorized apps: each then answers 401
+    /// `{"error":"The access token was revoked"}`, and the streams opened with one end. Returns how many were live.
+    @discardableResult
+    public func revokeAuthorizations(of accountID: String) async -> Int { await world.revokeAuthorizations(of: accountID) }
+
+    /// The applications registered through `POST /api/v1/apps`, each with its redirect URIs and scopes.
+    public func registeredApplications() async -> [(name: String, redirectURIs: [String], scopes: [String])] {
+        await world.oauth.applications.values.sorted { Int($0.id) ?? 0 < Int($1.id) ?? 0 }.map { ($0.name, $0.redirectURIs, $0.scopes) }
+    }
+
     // MARK: - HTTP
 
     /// The routes, each under its endpoint type's name (`GetAccountStatuses.name` is "GET /api/v1/accounts/:id/statuses").
@@ -119,6 +147,7 @@ public final class FakeMastodonServer: Sendable {
         serve(GetStatusContext.self, scope: "read:statuses", on: router) { world, call in await world.statusContext(id: call.pathID, caller: call.caller) }
         serve(LookupAccount.self, scope: "read:accounts", on: router) { world, call in await world.lookup(query: call.query) }
         serve(VerifyAppCredentials.self, scope: "read", on: router) { world, call in await world.application(of: call.caller) }
+        addOAuthRoutes(to: router)
         addStreamingRoute(to: router)
         addAdminRoutes(to: router)
         router.get("/api/v2/instance") { [world] _, _ in
@@ -153,6 +182,7 @@ public final class FakeMastodonServer: Sendable {
                 var sinceHeartbeat = ContinuousClock.now
                 while await world.streamsOpen {
                     guard await world.streamGeneration == generation else { throw CancellationError() }  // cut: the connection drops
+                    guard await world.isLive(token: caller.token) else { throw CancellationError() }  // revoked: Mastodon ends the stream
                     let rings = await world.bell.rings
                     let (events, realSecondsToNext) = await world.notificationEvents(of: caller.account.id, after: last)
                     for (id, event) in events {
@@ -281,10 +311,19 @@ public final class FakeMastodonServer: Sendable {
         return parameters
     }
 
-    fileprivate static func response(_ result: FakeMastodonResponse, headers extra: [(String, String)]) -> Response {
+    static func response(_ result: FakeMastodonResponse, headers extra: [(String, String)]) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
         for (name, value) in extra + result.headers { if let field = HTTPField.Name(name) { headers[field] = value } }
         return Response(status: .init(code: result.status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: result.body.data())))
     }
+}
+
+/// The fake's authorization page refused a request, in its words: the OAuth error (`invalid_client`,
+/// `invalid_redirect_uri`, `invalid_scope`, `invalid_code_challenge_method`, …) and its description.
+public struct FakeMastodonAuthorizationRefused: Error, CustomStringConvertible {
+    /// The OAuth error code.
+    public var error: String
+    /// The page's sentence.
+    public var description: String
 }

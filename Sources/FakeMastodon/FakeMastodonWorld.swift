@@ -34,11 +34,28 @@ public struct FakeMastodonFault: Sendable, Equatable {
 /// The fake instance's state: accounts, statuses, favourites, follows, idempotency keys, rate-limit windows, on
 /// its own clock.
 actor FakeMastodonWorld: AdjustableFakeClock {
-    struct Caller { var account: FakeMastodonSeed.Account }
+    /// Who a request acts as: the account, and the token it came with.
+    struct Caller {
+        var account: FakeMastodonSeed.Account
+        var token: String
+        var access: AccessToken
+    }
+
+    /// A bearer token the instance knows: whose it is, the scopes it was granted, the application it was made for (nil:
+    /// the seed's, as made under Preferences → Development), and whether it was revoked.
+    struct AccessToken {
+        var accountID: String
+        var scopes: Set<String>
+        var clientID: String?
+        var revoked = false
+    }
 
     private(set) var domain: String
-    private var accounts: [String: FakeMastodonSeed.Account] = [:]
-    private var accountsByToken: [String: String] = [:]
+    private(set) var accounts: [String: FakeMastodonSeed.Account] = [:]
+    /// Every token made, by its value: the seed's and those bought with a code at `POST /oauth/token`.
+    var accessTokens: [String: AccessToken] = [:]
+    /// The OAuth applications and codes.
+    var oauth = FakeMastodonOAuth()
     /// Statuses by numeric id.
     private var statuses: [UInt64: FakeMastodonSeed.Status] = [:] {
         didSet { indexIsStale = true; Task { [bell] in await bell.ring() } }
@@ -88,7 +105,7 @@ actor FakeMastodonWorld: AdjustableFakeClock {
         clockBase = seed.now
         for account in seed.accounts {
             accounts[account.id] = account
-            if let token = account.token { accountsByToken[token] = account.id }
+            if let token = account.token { accessTokens[token] = AccessToken(accountID: account.id, scopes: account.scopes) }
         }
         for status in seed.statuses { if let id = UInt64(status.id) { statuses[id] = status } }
         for (accountID, ids) in seed.favourites {
@@ -143,17 +160,20 @@ actor FakeMastodonWorld: AdjustableFakeClock {
 
     // MARK: - Authentication and limits
 
-    /// The account of a bearer token with `scope` (or its parent `read`/`write`), or the error instances answer.
+    /// The account of a bearer token granted `scope` (or its parent `read`/`write`), or the error instances answer
+    /// (Doorkeeper's words: an unknown token is invalid, a revoked one says so).
     func authenticate(_ authorization: String?, scope: String) -> Result<Caller, FakeMastodonResponse> {
-        guard let authorization, authorization.hasPrefix("Bearer "),
-              let accountID = accountsByToken[String(authorization.dropFirst("Bearer ".count))], let account = accounts[accountID] else {
+        guard let authorization, authorization.hasPrefix("Bearer ") else { return .failure(Self.error(401, "The access token is invalid")) }
+        let token = String(authorization.dropFirst("Bearer ".count))
+        guard let access = accessTokens[token], let account = accounts[access.accountID] else {
             return .failure(Self.error(401, "The access token is invalid"))
         }
+        guard !access.revoked else { return .failure(Self.error(401, "The access token was revoked")) }
         let parent = String(scope.split(separator: ":").first ?? "")
-        guard account.scopes.contains(scope) || account.scopes.contains(parent) else {
+        guard access.scopes.contains(scope) || access.scopes.contains(parent) else {
             return .failure(Self.error(403, "This action is outside the authorized scopes"))
         }
-        return .success(Caller(account: account))
+        return .success(Caller(account: account, token: token, access: access))
     }
 
     /// Uses one call of the account's window: the three headers, or a 429 with them.
@@ -346,9 +366,12 @@ actor FakeMastodonWorld: AdjustableFakeClock {
     }
 
     func application(of caller: Caller) -> FakeMastodonResponse {
-        FakeMastodonResponse(status: 200, body: .object([
+        if let application = caller.access.clientID.flatMap({ oauth.applications[$0] }) {
+            return FakeMastodonResponse(status: 200, body: .object(Self.applicationFields(application)))
+        }
+        return FakeMastodonResponse(status: 200, body: .object([
             ("id", .string("1")), ("name", .string("mirror_bot")), ("website", .null),
-            ("scopes", .array(caller.account.scopes.sorted().map(JSONValue.string))),
+            ("scopes", .array(caller.access.scopes.sorted().map(JSONValue.string))),
             ("redirect_uri", .string("urn:ietf:wg:oauth:2.0:oob")), ("redirect_uris", .array([.string("urn:ietf:wg:oauth:2.0:oob")])),
             ("vapid_key", .string("BCk-QqERU0q-CfYZjcuB6lnyyOYfJ2AifKqfeGIm7Z-HiTU5T9eTG5GxVA0_OH5mMlI4UkkDTpaZwozy0TzdZ2M=")),
         ]))

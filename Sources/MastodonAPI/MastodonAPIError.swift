@@ -12,6 +12,9 @@ public enum MastodonAPIError: Error, Sendable, CustomStringConvertible {
     case notFound(endpoint: String)
     /// Any other 4xx (422: the status was not accepted), with the instance's words.
     case rejected(endpoint: String, status: Int, detail: String)
+    /// An OAuth endpoint's refusal (RFC 6749's error pair, as `/oauth/token` and `/oauth/revoke` answer): `error` is the
+    /// code (`invalid_grant`, `invalid_client`, `invalid_request`, …), `description` the instance's sentence.
+    case oauthRefused(endpoint: String, status: Int, error: String, description: String)
     /// 429 that could not be waited out.
     case rateLimited(endpoint: String, resetsAt: Date?)
     /// 5xx after the retries.
@@ -34,6 +37,8 @@ public enum MastodonAPIError: Error, Sendable, CustomStringConvertible {
             "Mastodon refused \(endpoint) to the \(account) (403: \(detail)). Check the token's scopes (README, Mastodon)."
         case .notFound(let endpoint): "Mastodon answered \(endpoint) with 404: not there, or not visible to this account."
         case .rejected(let endpoint, let status, let detail): "Mastodon answered \(endpoint) with HTTP \(status): \(detail)."
+        case .oauthRefused(let endpoint, let status, let error, let description):
+            "Mastodon refused \(endpoint) (HTTP \(status), \(error)): \(description)"
         case .rateLimited(let endpoint, let resetsAt):
             "Mastodon rate-limited \(endpoint)" + (resetsAt.map { " until \($0.formatted(.iso8601))" } ?? "") + "."
         case .serverError(let endpoint, let status, let attempts): "Mastodon answered \(endpoint) with HTTP \(status) \(attempts) times."

@@ -94,9 +94,22 @@ public final class MastodonClient: Sendable {
     /// body with its links.
     public func answer<Endpoint: MastodonEndpoint>(_ endpoint: Endpoint, as account: Account, at url: URL? = nil) async throws
         -> Answer<Endpoint.Response> {
-        let name = Endpoint.name
         guard let access = configuration.accounts[account] else { throw MastodonAPIError.notConfigured(account: account) }
-        let target = try url.map { try Self.onInstance($0, of: access, endpoint: name) } ?? Self.url(for: endpoint, on: access)
+        return try await answer(endpoint, on: access.instance, token: access.token, as: account, at: url)
+    }
+
+    /// Sends `endpoint` to `instance` with `token`, or with no `Authorization` when nil (the OAuth endpoints an
+    /// application calls before it has a token: `POST /api/v1/apps`, `/oauth/token`, `/oauth/revoke`), counted and
+    /// rate-limited as `account`'s calls; returns its decoded answer.
+    public func send<Endpoint: MastodonEndpoint>(_ endpoint: Endpoint, to instance: URL, token: String?, as account: Account) async throws
+        -> Endpoint.Response {
+        try await answer(endpoint, on: instance, token: token, as: account, at: nil).response
+    }
+
+    private func answer<Endpoint: MastodonEndpoint>(_ endpoint: Endpoint, on instance: URL, token: String?, as account: Account, at url: URL?) async throws
+        -> Answer<Endpoint.Response> {
+        let name = Endpoint.name
+        let target = try url.map { try Self.onInstance($0, of: instance, endpoint: name) } ?? Self.url(for: endpoint, on: instance)
         let body = try endpoint.body.map { try JSONSerialization.data(withJSONObject: $0.mapValues(\.foundationValue), options: [.sortedKeys]) }
         let (method, key) = (endpoint.method, endpoint.idempotencyKey)
         let repeatability: Repeatability = method == .GET ? .read : endpoint.isIdempotent ? .idempotentWrite : .create
@@ -105,7 +118,7 @@ public final class MastodonClient: Sendable {
             makeRequest: {
                 var request = HTTPClientRequest(url: target.absoluteString)
                 request.method = HTTPMethod(rawValue: method.rawValue)
-                request.headers.add(name: "Authorization", value: "Bearer \(access.token)")
+                if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
                 request.headers.add(name: "User-Agent", value: "mirror_bot")
                 if let key { request.headers.add(name: "Idempotency-Key", value: key) }
                 if let body {
@@ -151,10 +164,13 @@ public final class MastodonClient: Sendable {
 
     // MARK: - Helpers
 
-    /// The error for a 4xx answer, with the instance's words.
+    /// The error for a 4xx answer, with the instance's words: an OAuth error (one with `error_description`) as such.
     static func refusal(status: Int, body data: Data, account: Account, endpoint name: String) -> MastodonAPIError {
-        let detail = (try? JSONDecoder().decode(MastodonErrorBody.self, from: data)).map { $0.error }
-            ?? String(decoding: data.prefix(200), as: UTF8.self)
+        let body = try? JSONDecoder().decode(MastodonErrorBody.self, from: data)
+        if let body, let description = body.errorDescription {
+            return .oauthRefused(endpoint: name, status: status, error: body.error, description: description)
+        }
+        let detail = body.map { $0.error } ?? String(decoding: data.prefix(200), as: UTF8.self)
         switch status {
         case 401: return .unauthorized(account: account, endpoint: name, detail: detail)
         case 403: return .forbidden(account: account, endpoint: name, detail: detail)
@@ -163,23 +179,23 @@ public final class MastodonClient: Sendable {
         }
     }
 
-    private static func url<Endpoint: MastodonEndpoint>(for endpoint: Endpoint, on access: MastodonAccess) throws -> URL {
-        guard var components = URLComponents(url: access.instance, resolvingAgainstBaseURL: false) else {
-            throw MastodonAPIError.malformedResponse(endpoint: Endpoint.name, reason: "\(access.instance) is not a URL")
+    private static func url<Endpoint: MastodonEndpoint>(for endpoint: Endpoint, on instance: URL) throws -> URL {
+        guard var components = URLComponents(url: instance, resolvingAgainstBaseURL: false) else {
+            throw MastodonAPIError.malformedResponse(endpoint: Endpoint.name, reason: "\(instance) is not a URL")
         }
         components.path = components.path.trimmingSuffix("/") + endpoint.path
         if !endpoint.query.isEmpty { components.queryItems = endpoint.query.map { URLQueryItem(name: $0.0, value: $0.1) } }
         // `+` is a space to Rails: a query value's plus signs are sent encoded.
         components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
         guard let url = components.url else {
-            throw MastodonAPIError.malformedResponse(endpoint: Endpoint.name, reason: "could not form a URL on \(access.instance)")
+            throw MastodonAPIError.malformedResponse(endpoint: Endpoint.name, reason: "could not form a URL on \(instance)")
         }
         return url
     }
 
     /// `url` when it is on the account's instance (scheme, host and port); else an error, and the token is not sent.
-    private static func onInstance(_ url: URL, of access: MastodonAccess, endpoint: String) throws -> URL {
-        guard url.scheme == access.instance.scheme, url.host == access.instance.host, url.port == access.instance.port else {
+    private static func onInstance(_ url: URL, of instance: URL, endpoint: String) throws -> URL {
+        guard url.scheme == instance.scheme, url.host == instance.host, url.port == instance.port else {
             throw MastodonAPIError.malformedResponse(endpoint: endpoint, reason: "a Link to \(url.host ?? "?"), not the account's instance")
         }
         return url

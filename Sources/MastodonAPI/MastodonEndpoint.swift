@@ -56,12 +56,15 @@ public enum MastodonBodyValue: Sendable, Equatable {
     case string(String)
     /// A boolean.
     case bool(Bool)
+    /// An array of strings (`redirect_uris`).
+    case strings([String])
 
     /// The value for `JSONSerialization`.
     var foundationValue: Any {
         switch self {
         case .string(let text): text
         case .bool(let flag): flag
+        case .strings(let texts): texts
         }
     }
 }

@@ -195,3 +195,60 @@ public struct MastodonApplication: Codable, Sendable, Equatable {
     /// An application from its parts.
     public init(name: String, scopes: [String]?) { self.name = name; self.scopes = scopes }
 }
+
+/// An application just registered, with its OAuth 2 credentials (`CredentialApplication`, from `POST /api/v1/apps`).
+public struct MastodonCredentialApplication: Codable, Sendable, Equatable {
+    /// Its id.
+    public var id: String
+    /// Its name.
+    public var name: String
+    /// `client_id`: names the application in the authorization request and the token request.
+    public var clientID: String
+    /// `client_secret`: proves the token request comes from the application; a secret.
+    public var clientSecret: String
+    /// Where the instance may send a code.
+    public var redirectURIs: [String]
+    /// The most an authorization of it may grant.
+    public var scopes: [String]
+
+    /// An application from its parts.
+    public init(id: String, name: String, clientID: String, clientSecret: String, redirectURIs: [String], scopes: [String]) {
+        self.id = id; self.name = name; self.clientID = clientID; self.clientSecret = clientSecret; self.redirectURIs = redirectURIs; self.scopes = scopes
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, scopes
+        case clientID = "client_id", clientSecret = "client_secret", redirectURIs = "redirect_uris"
+    }
+}
+
+/// An access token (`Token`, from `POST /oauth/token`).
+public struct MastodonToken: Codable, Sendable, Equatable {
+    /// The bearer token: it acts as the account that approved, a secret.
+    public var accessToken: String
+    /// `Bearer`.
+    public var tokenType: String
+    /// The scopes it was granted, space-separated.
+    public var scope: String
+    /// When it was made, in seconds since 1970.
+    public var createdAt: Double
+
+    /// A token from its parts.
+    public init(accessToken: String, tokenType: String, scope: String, createdAt: Double) {
+        self.accessToken = accessToken; self.tokenType = tokenType; self.scope = scope; self.createdAt = createdAt
+    }
+
+    /// The granted scopes, one by one.
+    public var scopes: [String] { scope.split(separator: " ").map(String.init) }
+
+    enum CodingKeys: String, CodingKey {
+        case scope
+        case accessToken = "access_token", tokenType = "token_type", createdAt = "created_at"
+    }
+}
+
+/// The empty object some endpoints answer with (`POST /oauth/revoke`).
+public struct MastodonEmptyObject: Codable, Sendable, Equatable {
+    /// The empty object.
+    public init() {}
+}

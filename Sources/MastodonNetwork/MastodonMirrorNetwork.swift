@@ -330,7 +330,7 @@ public struct MastodonMirrorNetwork: FreeMirrorNetwork {
         case .notFound: return .rejected(text)
         case .rejected(_, let status, _) where status == 422 && text.localizedCaseInsensitiveContains("character limit"):
             return .unpostable(text)
-        case .rejected: return .rejected(text)
+        case .rejected, .oauthRefused: return .rejected(text)
         case .outcomeUnknown: return .outcomeUnknown(text)
         case .rateLimited, .serverError, .transport, .malformedResponse: return .unavailable(text)
         }

@@ -17,7 +17,7 @@ struct AuthCommand: AsyncParsableCommand {
             will do), and train, import and start refuse until it is there. The person's own token set by hand counts \
             too, once it is verified as theirs at the first train, import or start.
             """,
-        subcommands: [XAuth.self, MisskeyAuth.self, BlueskyAuth.self]
+        subcommands: [XAuth.self, MisskeyAuth.self, BlueskyAuth.self, MastodonAuth.self]
     )
 
     /// Prints the authorized account's variables, or sets them in `.env` (`writeEnv`); for the person, records their

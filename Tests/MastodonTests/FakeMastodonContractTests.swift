@@ -134,6 +134,31 @@ struct FakeMastodonContractTests {
                 await server.add(statuses: [.init(id: MastodonFixture.statusID(900), accountID: MastodonFixture.friendID, content: "<p>@mirror 今？</p>",
                                                   createdAt: await server.now(), mentionIDs: [MastodonFixture.botID])])
             })
+            // OAuth: an application registered, a code exchanged with PKCE (RFC 7636's example verifier), the errors of a
+            // code used twice and of a wrong secret, the token's application, and the token revoked.
+            let oob = "urn:ietf:wg:oauth:2.0:oob"
+            let registered = try await Self.request("POST", base, "/api/v1/apps", token: nil,
+                                                    body: ["client_name": "mirror_bot", "redirect_uris": [oob], "scopes": "read write:statuses"])
+            record("registered application", "CredentialApplication", status: 200, registered)
+            let application = try #require(registered.json as? [String: Any])
+            let clientID = try #require(application["client_id"] as? String), clientSecret = try #require(application["client_secret"] as? String)
+            let address = try #require(AuthorizeUser(clientID: clientID, redirectURI: oob, scopes: ["read"], codeChallenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
+                .address(on: base))
+            let code = try await server.approveAuthorization(at: address, as: MastodonFixture.botID)
+            let exchange: [String: Any] = ["grant_type": "authorization_code", "code": code, "client_id": clientID, "client_secret": clientSecret,
+                                           "redirect_uri": oob, "code_verifier": "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"]
+            let issued = try await Self.request("POST", base, "/oauth/token", token: nil, body: exchange)
+            record("token", "Token", status: 200, issued)
+            record("code used twice", "Error", status: 400, try await Self.request("POST", base, "/oauth/token", token: nil, body: exchange))
+            record("wrong client secret", "Error", status: 401, try await Self.request("POST", base, "/oauth/token", token: nil,
+                                                                                      body: exchange.merging(["client_secret": "wrong"]) { $1 }))
+            let oauthToken = try #require((issued.json as? [String: Any])?["access_token"] as? String)
+            record("app credentials of an OAuth token", "Application", status: 200,
+                   try await Self.request("GET", base, "/api/v1/apps/verify_credentials", token: oauthToken))
+            let revoked = try await Self.request("POST", base, "/oauth/revoke", token: nil,
+                                                 body: ["client_id": clientID, "client_secret": clientSecret, "token": oauthToken])
+            #expect(revoked.status == 200 && (revoked.json as? [String: Any])?.isEmpty == true)
+            record("revoked token", "Error", status: 401, try await Self.request("GET", base, "/api/v1/accounts/verify_credentials", token: oauthToken))
             record("bad token", "Error", status: 401, try await Self.request("GET", base, "/api/v1/accounts/verify_credentials", token: "nope"))
             record("outside the scopes", "Error", status: 403, try await Self.request("POST", base, "/api/v1/statuses", token: person,
                                                                                      body: ["status": "x"], key: "three"))

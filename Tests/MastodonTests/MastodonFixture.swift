@@ -11,6 +11,8 @@ enum MastodonFixture {
     static let start = Date(timeIntervalSince1970: 1_700_000_000)
     static let personID = "100", botID = "200", friendID = "300", strangerID = "400"
     static let personToken = "person-token", botToken = "bot-token", friendToken = "friend-token"
+    /// The passwords the person and the bot sign in with on the authorization page.
+    static let personPassword = "person-password", botPassword = "bot-password"
 
     /// The id of the `index`-th seeded status (higher is newer).
     static func statusID(_ index: Int) -> String { String(110_000_000_000_000_000 + UInt64(index)) }
@@ -37,8 +39,9 @@ enum MastodonFixture {
         return FakeMastodonSeed(
             now: start,
             accounts: [
-                .init(id: personID, username: "person", token: personToken, scopes: ["read"]),
-                .init(id: botID, username: "mirror", token: botToken, scopes: ["read", "write:statuses", "write:favourites"], bot: true),
+                .init(id: personID, username: "person", token: personToken, scopes: ["read"], password: personPassword),
+                .init(id: botID, username: "mirror", token: botToken, scopes: ["read", "write:statuses", "write:favourites"], bot: true,
+                      password: botPassword),
                 .init(id: friendID, username: "friend", token: friendToken),
                 .init(id: strangerID, username: "stranger", note: "<p>no bots please #nobot</p>"),
             ],

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import BotConfiguration
+import FakeMastodon
 import FakeMisskey
 import FakeX
 import Foundation
@@ -7,11 +8,13 @@ import Logging
 import NIOCore
 import Testing
 import TestSupport
+import MastodonAPI
 import MisskeyAPI
 import XAPI
 
 /// `mirror_bot auth x` as a user runs it: the address printed, opened (here: fetched) as the account, the PIN typed,
-/// the tokens printed or written to .env; against fake X's OAuth 1.0a endpoints, which check every signature.
+/// the tokens printed or written to .env; against fake X's OAuth 1.0a endpoints, which check every signature. And
+/// `auth misskey` (MiAuth) and `auth mastodon` (OAuth 2 with PKCE) against their fakes.
 @Suite("mirror_bot auth x: the PIN flow")
 struct AuthProcessTests {
     /// Runs `mirror_bot auth x ARGUMENTS` in `folder`; `answer` gets the printed address and returns what the user types.
@@ -168,6 +171,72 @@ struct AuthProcessTests {
                 let file = try EnvironmentFile(parsing: try String(contentsOf: folder.appending(path: ".env"), encoding: .utf8))
                 #expect(file.variables["BOT_MISSKEY_TOKEN"]?.isEmpty == false && file.variables["BOT_MISSKEY_URL"] != nil)
                 #expect(!written.output.contains(file.variables["BOT_MISSKEY_TOKEN"] ?? "?"), "the token is not printed")
+            }
+        }
+    }
+
+    /// What the person does with `auth mastodon`'s address in a browser: opens it, signs in on its form as `username`
+    /// and presses "Authorize"; returns the code the instance's next page shows to copy.
+    static func mastodonCode(at address: URL, username: String, password: String) async throws -> String {
+        let page = try await HTTPClient.shared.execute(HTTPClientRequest(url: address.absoluteString), timeout: .seconds(10))
+        let form = String(buffer: try await page.body.collect(upTo: 1 << 16))
+        #expect(page.status == .ok, "\(form)")
+        let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        let fields = form.matches(of: /<input type="hidden" name="([a-z_]+)" value="([^"]*)">/).map { (String($0.1), String($0.2)) }
+            + [("username", username), ("password", password)]
+        var request = HTTPClientRequest(url: "\(address.scheme ?? "http")://\(address.host() ?? "127.0.0.1"):\(address.port ?? 80)/oauth/authorize")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        request.body = .bytes(ByteBuffer(string: fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }.joined(separator: "&")))
+        // The redirect to the page that shows the code is followed, as a browser follows it.
+        let shown = String(buffer: try await HTTPClient.shared.execute(request, timeout: .seconds(10)).body.collect(upTo: 1 << 16))
+        return try #require(shown.firstMatch(of: /class="oauth-code"[^>]* value="([^"]+)"/).map { String($0.1) }, "\(shown)")
+    }
+
+    @Test("auth mastodon --account human --write-env: the address printed; signed in on the fake's page as the person, the code pasted on standard input; .env gets HUMAN_MASTODON_URL and a new HUMAN_MASTODON_TOKEN (0600, other lines kept, the token not printed) that reads as the person with the scope read only; the person's consent recorded; a wrong code is refused saying what to do")
+    func mastodonAuthorizationCode() async throws {
+        let seed = FakeMastodonSeed(now: Date(), accounts: [
+            .init(id: "100", username: "person", token: "old-person-token", scopes: ["read"], password: "person-password"),
+            .init(id: "200", username: "mirror", token: "bot-token", scopes: ["read", "write:statuses", "write:favourites"], bot: true, password: "bot-password"),
+        ])
+        let server = FakeMastodonServer(seed: seed, logger: Logger(label: "auth", factory: { _ in SwiftLogNoOpLogHandler() }))
+        try await server.withRunning { base in
+            try await TestServers.withTemporaryFolder { folder in
+                let instance = base.absoluteString.hasSuffix("/") ? String(base.absoluteString.dropLast()) : base.absoluteString
+                let envFile = folder.appending(path: ".env")
+                try "# my settings\nTZ=Asia/Tokyo\nNETWORK=mastodon\nBOT_MASTODON_URL=\(instance)\nBOT_MASTODON_TOKEN=bot-token\nHUMAN_MASTODON_URL=\(instance)\nHUMAN_MASTODON_TOKEN=old-person-token\n"
+                    .write(to: envFile, atomically: true, encoding: .utf8)
+                let run = try await Self.auth(["--account", "human", "--write-env"], network: "mastodon", environment: [:], in: folder) { address in
+                    try await Self.mastodonCode(at: address, username: "person", password: "person-password")
+                }
+                #expect(run.status == 0, "\(run.output)\n\(run.error)")
+                #expect(run.output.contains("\(instance)/oauth/authorize?"), "\(run.output)")
+                #expect(run.output.contains("Authorized @person (id 100)"), "\(run.output)")
+                // The person signed in as themselves: their consent is in the store (the SQLite file in the folder).
+                #expect(run.output.contains("Recorded the person's consent in the SQLite file") && run.output.contains("100@127.0.0.1:\(base.port ?? 0)")
+                        && run.output.contains("by mirror_bot auth mastodon --account human (OAuth 2 with PKCE)"), "\(run.output)")
+                #expect(await server.registeredApplications().map(\.scopes) == [["read"]])
+                let mode = try FileManager.default.attributesOfItem(atPath: envFile.path)[.posixPermissions] as? NSNumber
+                #expect(mode?.intValue == 0o600, "mode \(String(mode?.intValue ?? 0, radix: 8))")
+                let written = try String(contentsOf: envFile, encoding: .utf8)
+                let file = try EnvironmentFile(parsing: written)
+                #expect(written.hasPrefix("# my settings\n") && file.variables["TZ"] == "Asia/Tokyo")
+                #expect(file.variables["HUMAN_MASTODON_URL"] == instance)
+                let token = try #require(file.variables["HUMAN_MASTODON_TOKEN"])
+                #expect(token != "old-person-token" && written.components(separatedBy: "HUMAN_MASTODON_TOKEN=").count == 2)
+                #expect(!run.output.contains(token), "the token is not printed")
+                // The new token acts as the person, with read only.
+                let client = MastodonClient(configuration: .init(accounts: [.human: MastodonAccess(instance: base, token: token)]), logger: Logger(label: "auth"))
+                #expect(try await client.send(VerifyCredentials(), as: .human).id == "100")
+                #expect(try await client.send(VerifyAppCredentials(), as: .human).scopes == ["read"])
+
+                let wrong = try await Self.auth(["--account", "human", "--instance", instance], network: "mastodon", environment: [:], in: folder) { address in
+                    _ = try await Self.mastodonCode(at: address, username: "person", password: "person-password")
+                    return "not-the-code"
+                }
+                #expect(wrong.status != 0)
+                #expect(wrong.error.contains("did not accept the code (invalid_grant"), "\(wrong.error)")
+                #expect(!wrong.output.contains("MASTODON_TOKEN="))
             }
         }
     }

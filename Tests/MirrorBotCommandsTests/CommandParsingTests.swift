@@ -19,6 +19,16 @@ struct CommandParsingTests {
         #expect(throws: (any Error).self) { try MirrorBot.parseAsRoot(["auth", "misskey", "--account", "someone"]) }
     }
 
+    @Test("auth mastodon takes --account, --instance, --write-env, --code and --no-likes; the bot by default; an unknown account is refused")
+    func authMastodon() throws {
+        let human = try #require(try MirrorBot.parseAsRoot(["auth", "mastodon", "--account", "human", "--instance", "https://mastodon.social", "--write-env",
+                                                            "--code", "abc-123"]) as? MastodonAuth)
+        #expect(human.account == "human" && human.instance == "https://mastodon.social" && human.writeEnv && human.code == "abc-123" && !human.noLikes)
+        let bot = try #require(try MirrorBot.parseAsRoot(["auth", "mastodon", "--no-likes"]) as? MastodonAuth)
+        #expect(bot.account == "bot" && bot.instance == nil && !bot.writeEnv && bot.code == nil && bot.noLikes)
+        #expect(throws: (any Error).self) { try MirrorBot.parseAsRoot(["auth", "mastodon", "--account", "someone"]) }
+    }
+
     @Test("doctor takes no arguments")
     func doctor() throws {
         #expect(try MirrorBot.parseAsRoot(["doctor"]) is DoctorCommand)

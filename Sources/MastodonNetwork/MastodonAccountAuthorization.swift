@@ -1,0 +1,99 @@
+public import BotCore
+public import Foundation
+public import Logging
+import MastodonAPI
+public import SocialNetwork
+
+/// `mirror_bot auth mastodon`: OAuth 2's authorization code flow with PKCE on the account's instance, for a command
+/// line. mirror_bot registers itself as an application with the scopes the account needs (`POST /api/v1/apps`); the
+/// person opens `address`, signs in as the account and approves; the instance shows a code (the out-of-band redirect
+/// `urn:ietf:wg:oauth:2.0:oob`: nothing listens for a redirect, so there is no `state` to check), which the person
+/// pastes; `finish(code:)` exchanges it with the PKCE verifier for a token (`POST /oauth/token`) and asks whose it is
+/// (`verify_credentials`). The client secret and the verifier stay in this process.
+public struct MastodonAccountAuthorization: PendingAuthorization {
+    /// Where the person approves the app.
+    public let address: URL
+    /// The account being authorized.
+    public let account: Account
+    /// The account's instance.
+    public let instance: URL
+    /// The scopes asked for: what the account needs (`MastodonScopes.needed(by:liking:)`), no more.
+    public let scopes: [String]
+    /// The application registered for this authorization.
+    let application: MastodonCredentialApplication
+    let proof: CodeExchangeProof
+    let client: MastodonClient
+
+    /// The redirect URI that makes the instance show the code instead of sending it somewhere.
+    public static let outOfBandRedirect = "urn:ietf:wg:oauth:2.0:oob"
+    /// The application's name, shown on the authorization page and under Preferences → Account → Authorized apps.
+    public static let applicationName = "mirror_bot"
+
+    /// Registers mirror_bot on `instance` with the scopes `account` needs (`liking`: the bot's favourites too) and makes
+    /// the address where the account's owner approves it; throws `AuthorizationRefused`.
+    public static func begin(for account: Account, instance: URL, liking: Bool = true, logger: Logger) async throws -> MastodonAccountAuthorization {
+        let host = instance.host() ?? instance.absoluteString
+        let scopes = MastodonScopes.needed(by: account, liking: liking)
+        let client = MastodonClient(configuration: .init(accounts: [:], maxAttempts: 2), logger: logger)
+        let application: MastodonCredentialApplication
+        do {
+            application = try await client.send(CreateApp(clientName: applicationName, redirectURIs: [outOfBandRedirect], scopes: scopes),
+                                                to: instance, token: nil, as: account)
+        } catch {
+            throw AuthorizationRefused("\(host) did not register mirror_bot as an application (\(error)): check that \(instance.absoluteString) is the account's Mastodon instance, and try again")
+        }
+        let proof = CodeExchangeProof()
+        let request = AuthorizeUser(clientID: application.clientID, redirectURI: outOfBandRedirect, scopes: scopes, codeChallenge: proof.challenge,
+                                    forceLogin: true)
+        guard let address = request.address(on: instance) else {
+            throw AuthorizationRefused("\(instance) is not an instance's address: give its https:// URL, such as https://mastodon.social")
+        }
+        return MastodonAccountAuthorization(address: address, account: account, instance: instance, scopes: scopes, application: application,
+                                            proof: proof, client: client)
+    }
+
+    /// Exchanges the code the instance showed for the account's token, checks that it grants the scopes asked for and
+    /// whose it is, and returns `*_MASTODON_URL` and `*_MASTODON_TOKEN`; throws `AuthorizationRefused` saying what to do.
+    public func finish(code: String) async throws -> AuthorizedAccount {
+        let host = instance.host() ?? instance.absoluteString
+        let code = code.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !code.isEmpty else {
+            throw AuthorizationRefused("no code was given: paste the code the page shows after \"Authorize\"")
+        }
+        let token: MastodonToken
+        do {
+            token = try await client.send(ObtainToken(clientID: application.clientID, clientSecret: application.clientSecret, code: code,
+                                                      redirectURI: Self.outOfBandRedirect, codeVerifier: proof.verifier),
+                                          to: instance, token: nil, as: account)
+        } catch MastodonAPIError.oauthRefused(_, _, "invalid_grant", let description) {
+            throw AuthorizationRefused("\(host) did not accept the code (invalid_grant: \(description)): paste it exactly as the page shows it; a code works once and for 10 minutes, so for an older one run the command again")
+        } catch MastodonAPIError.oauthRefused(_, _, let error, let description) {
+            throw AuthorizationRefused("\(host) refused the code's exchange (\(error): \(description)): run the command again")
+        } catch {
+            throw AuthorizationRefused("\(host) did not answer the code's exchange (\(error)): try again")
+        }
+        let missing = MastodonScopes.missing(scopes, from: token.scopes)
+        guard missing.isEmpty else {
+            await revoke(token)
+            throw AuthorizationRefused("\(host) granted \(token.scope.isEmpty ? "no scope" : token.scope), without \(missing.joined(separator: ", ")) that the \(account) needs: the token was revoked; run the command again and approve every permission the page asks for")
+        }
+        let user: MastodonAccount
+        do {
+            user = try await client.send(VerifyCredentials(), to: instance, token: token.accessToken, as: account)
+        } catch {
+            await revoke(token)
+            throw AuthorizationRefused("\(host) did not say whose the new token is (\(error)): the token was revoked; run the command again")
+        }
+        var base = instance.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        let prefix = account.environmentPrefix
+        return AuthorizedAccount(handle: user.acct, userID: user.id, networkAccount: "\(user.id)@\(FleetServers.name(of: instance))",
+                                 variables: [(prefix + "MASTODON_URL", base), (prefix + "MASTODON_TOKEN", token.accessToken)])
+    }
+
+    /// Revokes a token that will not be handed over, so that no unused token is left acting as the account.
+    private func revoke(_ token: MastodonToken) async {
+        _ = try? await client.send(RevokeToken(clientID: application.clientID, clientSecret: application.clientSecret, token: token.accessToken),
+                                   to: instance, token: nil, as: account)
+    }
+}
