@@ -10,7 +10,7 @@ import Logging
 struct AuthCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "auth",
-        abstract: "Signs an account in, the person's or the bot's: on X with a PIN, on Misskey through MiAuth, on Bluesky with an app password.",
+        abstract: "Signs an account in, the person's or the bot's: on X with a PIN, on Mastodon with OAuth (PKCE), on Misskey through MiAuth, on Bluesky with an app password.",
         discussion: """
             Nobody is mirrored who has not signed in as themselves: `auth <network> --account human`, done by the person, \
             records their consent in the store (their account as the network identifies it, when and how, what the bot \

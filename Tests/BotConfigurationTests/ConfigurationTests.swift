@@ -282,10 +282,32 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("MIRROR_BOT_KEY: a short key is refused without being shown; on Bluesky start needs it (its session is kept sealed), elsewhere nothing is sealed")
+    func tokenKey() throws {
+        do {
+            _ = try Configuration(environment: ["MIRROR_BOT_KEY": "short secret"])
+            Issue.record("a 12-character key was taken")
+        } catch let error as ConfigurationError {
+            #expect(error.description.contains("MIRROR_BOT_KEY is malformed; it must be a random text of at least 16 characters"), "\(error)")
+            #expect(!error.description.contains("short secret"))
+        }
+        let bluesky = try Configuration(environment: ["NETWORK": "bluesky"])
+        #expect(throws: ConfigurationError.self) { try bluesky.tokenSealer() }
+        let sealer = try #require(try Configuration(environment: ["NETWORK": "bluesky", "MIRROR_BOT_KEY": "sixteen chars ok"]).tokenSealer())
+        let sealed = try sealer.seal("{\"accessJwt\":\"secret\"}")
+        #expect(sealed.hasPrefix("sealed:v1:") && !sealed.contains("secret"))
+        #expect(try sealer.open(sealed) == "{\"accessJwt\":\"secret\"}")
+        let other = try #require(try Configuration(environment: ["NETWORK": "bluesky", "MIRROR_BOT_KEY": "another key, 16+"]).tokenSealer())
+        #expect(throws: (any Error).self) { try other.open(sealed) }
+        #expect(throws: (any Error).self) { try sealer.open("{\"accessJwt\":\"plain\"}") }
+        #expect(try Configuration(environment: ["NETWORK": "mastodon"]).tokenSealer() == nil)
+    }
+
     @Test("Every variable read is listed in variableNames")
     func variableNamesAreComplete() {
-        #expect(Configuration.variableNames.count == 69)
-        #expect(Set(Configuration.variableNames).count == 69)
+        #expect(Configuration.variableNames.count == 70)
+        #expect(Set(Configuration.variableNames).count == 70)
+        #expect(Configuration.variableNames.contains("MIRROR_BOT_KEY"))
         #expect(Set(Configuration.variableNames).isSuperset(of: Self.credentials.keys))
     }
 
