@@ -4,6 +4,7 @@ import BotClock
 import BotConfiguration
 import Consent
 import FakeBluesky
+import FakeMastodon
 import FakeMisskey
 import FakeX
 import Foundation
@@ -110,6 +111,50 @@ struct ConsentProcessTests {
                 let forget = try await MirrorBotProcess.run(["forget-me", "--yes"], environment: signedIn)
                 #expect(forget.status == 0, "\(forget.standardError)")
                 #expect(forget.standardOutput.contains("Left: 0 rows; the consent record is kept, marked withdrawn"), "\(forget.standardOutput)")
+            }
+        }
+    }
+
+    @Test("On Mastodon: the person's token verified once as theirs (id@instance) at train; a half day posts; forget-me --delete-posts deletes every post the bot made of theirs on the instance, then everything learned, printing the rows before and after; the same token starts nothing again; revoking it is a refusal")
+    func mastodonForgetMe() async throws {
+        let server = FakeMastodonServer(seed: MastodonDayProcessTests.seed())
+        try await server.withRunning { url in
+            try await TestServers.withTemporaryFolder { folder in
+                var environment = MastodonDayProcessTests.environment(url, data: folder.appending(path: "mirror_bot.sqlite").path)
+                environment["LIKES"] = "off"
+                let training = try await MirrorBotProcess.run(["train", "scheduler"], environment: environment)
+                #expect(training.status == 0, "\(training.standardError.suffix(2_000))")
+                #expect(training.standardError.contains("consent: @person (\(MastodonDayProcessTests.personID)@\(FleetServers.name(of: url)) on Mastodon), signed in")
+                        && training.standardError.contains("by their own HUMAN_MASTODON_TOKEN in the configuration, verified as theirs"), "\(training.standardError.suffix(2_000))")
+                await server.armClock(MastodonDayProcessTests.dayStart, speed: 1_440)
+                let run = try await MirrorBotProcess.run(["start", "--speed", "1440", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "12h"],
+                                                         environment: environment)
+                #expect(run.status == 0, "\(run.standardError.suffix(3_000))")
+                // Its posts and its answers: each made of one of the person's.
+                let made = await server.posted().map(\.id)
+                #expect(!made.isEmpty, "\(run.standardError.suffix(3_000))")
+
+                let refused = try await MirrorBotProcess.run(["forget-me"], environment: environment)
+                #expect(refused.status != 0 && refused.standardError.contains("run it again with --yes"), "\(refused.standardError)")
+                let forget = try await MirrorBotProcess.run(["forget-me", "--yes", "--delete-posts"], environment: environment)
+                #expect(forget.status == 0, "\(forget.standardError.suffix(2_000))")
+                #expect(forget.standardOutput.contains("Forgetting @person (\(MastodonDayProcessTests.personID)@\(FleetServers.name(of: url)) on Mastodon)")
+                        && forget.standardOutput.contains("tweets 192"), "\(forget.standardOutput)")
+                #expect(forget.standardOutput.contains("The bot's posts made from the person's: \(made.count) deleted on Mastodon"), "\(forget.standardOutput)")
+                #expect(forget.standardOutput.contains("Left: 0 rows; the consent record is kept, marked withdrawn"), "\(forget.standardOutput)")
+                let deleted = Set(await server.deletedByAPI())
+                #expect(deleted.isSuperset(of: made), "not deleted: \(Set(made).subtracting(deleted))")
+
+                let again = try await MirrorBotProcess.run(["start", "--speed", "1440", "--duration", "1h"], environment: environment)
+                #expect(again.status != 0 && again.standardError.contains("Not mirroring: the person ended this mirror")
+                        && again.standardError.contains("(mirror_bot forget-me)"), "\(again.standardError.suffix(1_000))")
+
+                let configuration = try Configuration(environment: environment)
+                try await BotParts(configuration: configuration, logger: Self.quiet).withRunning { parts in
+                    let module = configuration.networkModule
+                    #expect(await server.revokeAuthorizations(of: MastodonDayProcessTests.personID) > 0)
+                    await #expect(throws: PersonSignInRefused.self) { try await module.verifyPerson(usageDays: parts.usageDays, logger: Self.quiet) }
+                }
             }
         }
     }
