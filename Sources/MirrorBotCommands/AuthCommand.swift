@@ -20,6 +20,15 @@ struct AuthCommand: AsyncParsableCommand {
         subcommands: [XAuth.self, MisskeyAuth.self, BlueskyAuth.self, MastodonAuth.self]
     )
 
+    /// The instance of `who`'s account: `option`, else `<PREFIX>_<NETWORK>_URL` of `environment` (`network`: `MASTODON`).
+    static func instance(_ option: String?, of who: Account, network: String, example: String, environment: [String: String]) throws -> URL {
+        let urlName = who.environmentPrefix + network + "_URL"
+        guard let text = option ?? environment[urlName], let url = EnvironmentReader.apiBaseURL(text) else {
+            throw ValidationError("Give the \(who) account's instance: --instance \(example), or set \(urlName) (https://, plain http:// only for localhost).")
+        }
+        return url
+    }
+
     /// Prints the authorized account's variables, or sets them in `.env` (`writeEnv`); for the person, records their
     /// consent in the store the configuration names (with these variables), or says when it will be.
     static func deliver(_ authorized: AuthorizedAccount, as who: Account, network: String, how: String, writeEnv: Bool,
@@ -69,6 +78,22 @@ struct AuthCommand: AsyncParsableCommand {
     }
 }
 
+/// What every `auth` subcommand is told: whose account, and whether the values go to `.env`.
+struct AuthAccountOptions: ParsableArguments {
+    @Option(help: "Whose: bot (the account the bot posts as) or human (the person mirrored; their consent is recorded).")
+    var account: String = "bot"
+
+    @Flag(help: "Set the values in .env in the working directory (readable by you only) instead of printing them.")
+    var writeEnv = false
+
+    func validate() throws {
+        guard Account(rawValue: account) != nil else { throw ValidationError("--account must be bot or human, not \(account)") }
+    }
+
+    /// The account, once validated.
+    var who: Account { Account(rawValue: account) ?? .bot }
+}
+
 /// `mirror_bot auth bluesky --account human`: an app password of the account, tried at once.
 struct BlueskyAuth: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -84,8 +109,7 @@ struct BlueskyAuth: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Whose: bot (the account the bot posts as) or human (the person mirrored).")
-    var account: String = "bot"
+    @OptionGroup var signIn: AuthAccountOptions
 
     @Option(help: "The account's handle, such as alice.bsky.social (default: BOT_BLUESKY_HANDLE or HUMAN_BLUESKY_HANDLE).")
     var handle: String?
@@ -93,15 +117,8 @@ struct BlueskyAuth: AsyncParsableCommand {
     @Option(help: "The app password (else it is asked for on standard input).")
     var appPassword: String?
 
-    @Flag(help: "Set the two values in .env in the working directory instead of printing them.")
-    var writeEnv = false
-
-    func validate() throws {
-        guard Account(rawValue: account) != nil else { throw ValidationError("--account must be bot or human, not \(account)") }
-    }
-
     func run() async throws {
-        let who = Account(rawValue: account) ?? .bot
+        let who = signIn.who
         let environment = try EnvironmentFile.processEnvironment()
         let handleName = who.environmentPrefix + "BLUESKY_HANDLE"
         guard let handle = (handle ?? environment[handleName]).map({ $0.trimmingCharacters(in: .whitespaces) }), !handle.isEmpty else {
@@ -117,7 +134,7 @@ struct BlueskyAuth: AsyncParsableCommand {
         }
         do {
             let authorized = try await AccountAuthorizations.bluesky(for: who, handle: handle, appPassword: password, environment: environment)
-            await AuthCommand.deliver(authorized, as: who, network: "bluesky", how: "an app password", writeEnv: writeEnv, environment: environment)
+            await AuthCommand.deliver(authorized, as: who, network: "bluesky", how: "an app password", writeEnv: signIn.writeEnv, environment: environment)
         } catch let error as AuthorizationRefused {
             throw ValidationError(error.description)
         }
@@ -138,21 +155,13 @@ struct XAuth: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Whose tokens: bot (the account the bot posts as) or human (the person mirrored).")
-    var account: String = "bot"
-
-    @Flag(help: "Set the two values in .env in the working directory instead of printing them.")
-    var writeEnv = false
+    @OptionGroup var signIn: AuthAccountOptions
 
     @Option(help: "The PIN, when you have it already (else it is asked for on standard input).")
     var pin: String?
 
-    func validate() throws {
-        guard Account(rawValue: account) != nil else { throw ValidationError("--account must be bot or human, not \(account)") }
-    }
-
     func run() async throws {
-        let who = Account(rawValue: account) ?? .bot
+        let who = signIn.who
         let environment = try EnvironmentFile.processEnvironment()
         let prefix = who.environmentPrefix
         guard let key = environment[prefix + "CONSUMER_KEY"].flatMap(Self.nonEmpty), let secret = environment[prefix + "CONSUMER_SECRET"].flatMap(Self.nonEmpty) else {
@@ -173,7 +182,7 @@ struct XAuth: AsyncParsableCommand {
                 throw ValidationError("No PIN was given: run the command again and type the PIN the page shows.")
             }
             let authorized = try await authorization.finish(code: typed)
-            await AuthCommand.deliver(authorized, as: who, network: "x", how: "OAuth 1.0a with a PIN", writeEnv: writeEnv, environment: environment)
+            await AuthCommand.deliver(authorized, as: who, network: "x", how: "OAuth 1.0a with a PIN", writeEnv: signIn.writeEnv, environment: environment)
         } catch let error as AuthorizationRefused {
             throw ValidationError(error.description)
         }
@@ -197,29 +206,18 @@ struct MisskeyAuth: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Whose token: bot (the account the bot posts as) or human (the person mirrored).")
-    var account: String = "bot"
+    @OptionGroup var signIn: AuthAccountOptions
 
     @Option(help: "The account's instance, such as https://misskey.io (default: BOT_MISSKEY_URL or HUMAN_MISSKEY_URL).")
     var instance: String?
 
-    @Flag(help: "Set the two values in .env in the working directory instead of printing them.")
-    var writeEnv = false
-
     @Flag(help: "Ask for no reactions permission (the bot will not like: LIKES=off).")
     var noLikes = false
 
-    func validate() throws {
-        guard Account(rawValue: account) != nil else { throw ValidationError("--account must be bot or human, not \(account)") }
-    }
-
     func run() async throws {
-        let who = Account(rawValue: account) ?? .bot
+        let who = signIn.who
         let environment = try EnvironmentFile.processEnvironment()
-        let urlName = who.environmentPrefix + "MISSKEY_URL"
-        guard let text = instance ?? environment[urlName], let url = EnvironmentReader.apiBaseURL(text) else {
-            throw ValidationError("Give the \(who) account's instance: --instance https://misskey.io, or set \(urlName) (https://, plain http:// only for localhost).")
-        }
+        let url = try AuthCommand.instance(instance, of: who, network: "MISSKEY", example: "https://misskey.io", environment: environment)
         do {
             let authorization = try AccountAuthorizations.misskey(for: who, instance: url, liking: !noLikes)
             print("Open this address in a browser logged in as the \(who) account (a private window is safest), press \"Allow\", then press Enter here:")
@@ -240,7 +238,7 @@ struct MisskeyAuth: AsyncParsableCommand {
             guard let authorized else {
                 throw ValidationError(lastRefusal.isEmpty ? "No approval was confirmed: run the command again, allow the app on the page, and press Enter." : lastRefusal)
             }
-            await AuthCommand.deliver(authorized, as: who, network: "misskey", how: "MiAuth", writeEnv: writeEnv, environment: environment)
+            await AuthCommand.deliver(authorized, as: who, network: "misskey", how: "MiAuth", writeEnv: signIn.writeEnv, environment: environment)
         } catch let error as AuthorizationRefused {
             throw ValidationError(error.description)
         }

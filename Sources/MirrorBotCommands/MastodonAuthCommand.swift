@@ -25,14 +25,10 @@ struct MastodonAuth: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Whose token: bot (the account the bot posts as) or human (the person mirrored).")
-    var account: String = "bot"
+    @OptionGroup var signIn: AuthAccountOptions
 
     @Option(help: "The account's instance, such as https://mastodon.social (default: BOT_MASTODON_URL or HUMAN_MASTODON_URL).")
     var instance: String?
-
-    @Flag(help: "Set the two values in .env in the working directory instead of printing them.")
-    var writeEnv = false
 
     @Option(help: "The code, instead of asking for it on standard input. Only a code for the address this same run prints is accepted (each run registers anew), never one from an earlier run.")
     var code: String?
@@ -40,24 +36,17 @@ struct MastodonAuth: AsyncParsableCommand {
     @Flag(help: "Ask for no favourites scope (the bot will not like: LIKES=off).")
     var noLikes = false
 
-    func validate() throws {
-        guard Account(rawValue: account) != nil else { throw ValidationError("--account must be bot or human, not \(account)") }
-    }
-
     func run() async throws {
-        let who = Account(rawValue: account) ?? .bot
+        let who = signIn.who
         let environment = try EnvironmentFile.processEnvironment()
-        let urlName = who.environmentPrefix + "MASTODON_URL"
-        guard let text = instance ?? environment[urlName], let url = EnvironmentReader.apiBaseURL(text) else {
-            throw ValidationError("Give the \(who) account's instance: --instance https://mastodon.social, or set \(urlName) (https://, plain http:// only for localhost).")
-        }
+        let url = try AuthCommand.instance(instance, of: who, network: "MASTODON", example: "https://mastodon.social", environment: environment)
         do {
             let authorization = try await AccountAuthorizations.mastodon(for: who, instance: url, liking: !noLikes)
             print("Open this address in a browser, sign in as the \(who) account (a private window is safest), press \"Authorize\", and paste the code the page shows:")
             print(authorization.address.absoluteString)
             fflush(nil)  // the address must be out before the wait, also when standard output is a pipe
             let authorized = try await finish(authorization)
-            await AuthCommand.deliver(authorized, as: who, network: "mastodon", how: "OAuth 2 with PKCE", writeEnv: writeEnv, environment: environment)
+            await AuthCommand.deliver(authorized, as: who, network: "mastodon", how: "OAuth 2 with PKCE", writeEnv: signIn.writeEnv, environment: environment)
         } catch let error as AuthorizationRefused {
             throw ValidationError(error.description)
         }

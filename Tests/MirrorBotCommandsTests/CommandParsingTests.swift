@@ -14,7 +14,7 @@ struct CommandParsingTests {
     @Test("auth takes x and misskey, each with --account and --write-env; misskey an --instance; an unknown account is refused")
     func auth() throws {
         let misskey = try #require(try MirrorBot.parseAsRoot(["auth", "misskey", "--account", "human", "--instance", "https://misskey.io", "--write-env"]) as? MisskeyAuth)
-        #expect(misskey.account == "human" && misskey.instance == "https://misskey.io" && misskey.writeEnv && !misskey.noLikes)
+        #expect(misskey.signIn.account == "human" && misskey.instance == "https://misskey.io" && misskey.signIn.writeEnv && !misskey.noLikes)
         #expect(try #require(try MirrorBot.parseAsRoot(["auth", "x", "--pin", "1234"]) as? XAuth).pin == "1234")
         #expect(throws: (any Error).self) { try MirrorBot.parseAsRoot(["auth", "misskey", "--account", "someone"]) }
     }
@@ -23,9 +23,9 @@ struct CommandParsingTests {
     func authMastodon() throws {
         let human = try #require(try MirrorBot.parseAsRoot(["auth", "mastodon", "--account", "human", "--instance", "https://mastodon.social", "--write-env",
                                                             "--code", "abc-123"]) as? MastodonAuth)
-        #expect(human.account == "human" && human.instance == "https://mastodon.social" && human.writeEnv && human.code == "abc-123" && !human.noLikes)
+        #expect(human.signIn.account == "human" && human.instance == "https://mastodon.social" && human.signIn.writeEnv && human.code == "abc-123" && !human.noLikes)
         let bot = try #require(try MirrorBot.parseAsRoot(["auth", "mastodon", "--no-likes"]) as? MastodonAuth)
-        #expect(bot.account == "bot" && bot.instance == nil && !bot.writeEnv && bot.code == nil && bot.noLikes)
+        #expect(bot.signIn.account == "bot" && bot.instance == nil && !bot.signIn.writeEnv && bot.code == nil && bot.noLikes)
         #expect(throws: (any Error).self) { try MirrorBot.parseAsRoot(["auth", "mastodon", "--account", "someone"]) }
     }
 
