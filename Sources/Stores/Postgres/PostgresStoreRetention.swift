@@ -34,35 +34,23 @@ struct PostgresStoreRetention: StoreRetention {
 }
 
 extension PostgresStoreRetention {
-    func personRecords() async throws -> [String: Int] {
-        let logger = database.logger
-        return try await database.transaction("counting what was learned from the person") { connection in
-            var counts: [String: Int] = [:]
-            for (table, query) in Self.personQueries(deleting: false) {
-                for try await value in try await connection.query(query, logger: logger).decode(Int64.self) { counts[table] = Int(value) }
-            }
-            return counts
-        }
-    }
+    func personRecords() async throws -> [String: Int] { try await personQueries(deleting: false, "counting what was learned from the person") }
 
-    func forgetPerson() async throws -> [String: Int] {
-        let logger = database.logger
-        return try await database.transaction("forgetting the person") { connection in
-            var counts: [String: Int] = [:]
-            for (table, query) in Self.personQueries(deleting: true) {
-                for try await value in try await connection.query(query, logger: logger).decode(Int64.self) { counts[table] = Int(value) }
-            }
-            return counts
-        }
-    }
+    func forgetPerson() async throws -> [String: Int] { try await personQueries(deleting: true, "forgetting the person") }
 
-    /// A count (or a delete that counts) per table of `PersonRecords`; the names are constants of the schema.
-    private static func personQueries(deleting: Bool) -> [(String, PostgresQuery)] {
+    /// A count (or a delete that counts) per table of `PersonRecords`, in one transaction; the names are constants of
+    /// the schema.
+    private func personQueries(deleting: Bool, _ operation: String) async throws -> [String: Int] {
+        let logger = database.logger
         let targets = PersonRecords.tables.map { ($0, "") } + [(PersonRecords.stateTable, " WHERE NOT \(PersonRecords.keptCondition)")]
-        return targets.map { table, condition in
-            let sql = deleting ? "WITH d AS (DELETE FROM \(table)\(condition) RETURNING 1) SELECT count(*)::bigint FROM d"
-                : "SELECT count(*)::bigint FROM \(table)\(condition)"
-            return (table, PostgresQuery(unsafeSQL: sql))
+        return try await database.transaction(operation) { connection in
+            var counts: [String: Int] = [:]
+            for (table, condition) in targets {
+                let sql = deleting ? "WITH d AS (DELETE FROM \(table)\(condition) RETURNING 1) SELECT count(*)::bigint FROM d"
+                    : "SELECT count(*)::bigint FROM \(table)\(condition)"
+                for try await value in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).decode(Int64.self) { counts[table] = Int(value) }
+            }
+            return counts
         }
     }
 }
