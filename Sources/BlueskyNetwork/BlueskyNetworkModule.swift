@@ -131,7 +131,7 @@ public struct BlueskyNetworkModule: NetworkModule {
     /// The handle (and, for the bot, the app password) of each account in `accounts` that is not set.
     public func missingSettings(for accounts: [Account]) -> [MissingSetting] {
         accounts.filter { settings.access(of: $0) == nil }.flatMap { account -> [MissingSetting] in
-            let instead = account == .human ? "; or HUMAN_NETWORK=archive to mirror them from their imported archive only" : ""
+            let instead = account == .human ? " (`mirror_bot auth bluesky --account human`, signed in as themselves)" : ""
             var missing = [MissingSetting(variable: account.environmentPrefix + "BLUESKY_HANDLE",
                                           expected: "the \(account) account's handle, such as alice.bsky.social (NETWORK=bluesky)\(instead)")]
             if account == .bot {

@@ -114,7 +114,7 @@ public struct MastodonNetworkModule: NetworkModule {
             [MissingSetting(variable: account.environmentPrefix + "MASTODON_URL",
                             expected: "the \(account) account's instance, such as https://mastodon.social (NETWORK=mastodon)"),
              MissingSetting(variable: account.environmentPrefix + "MASTODON_TOKEN",
-                            expected: "the \(account) account's access token with the scopes \(MastodonScopes.needed(by: account, liking: true).joined(separator: ", ")) (Preferences → Development → New application)")]
+                            expected: "the \(account) account's access token with the scopes \(MastodonScopes.needed(by: account, liking: true).joined(separator: ", ")) (`mirror_bot auth mastodon --account \(account)`, or Preferences → Development → New application)")]
         }
     }
 

@@ -107,7 +107,8 @@ public struct XNetworkModule: NetworkModule {
         accounts.filter { settings.credentials(of: $0) == nil }.flatMap { account in
             XNetworkSettings.credentialSuffixes.map { suffix in
                 MissingSetting(variable: account.environmentPrefix + suffix,
-                               expected: "the \(account) account's \(suffix.lowercased().replacingOccurrences(of: "_", with: " ")) from the X developer portal")
+                               expected: "the \(account) account's \(suffix.lowercased().replacingOccurrences(of: "_", with: " "))"
+                                   + (suffix.hasPrefix("ACCESS") ? " (`mirror_bot auth x --account \(account)`, signed in as that account)" : " from the X developer portal"))
             }
         }
     }
