@@ -88,7 +88,7 @@ public struct ConsentCheck: Sendable {
 
 /// The service that notices the person's withdrawal by the network: their grant revoked (the app's access taken back,
 /// the app password deleted) ends the mirror at once. A network that cannot be asked now is asked again, and never
-/// counts as a withdrawal.
+/// counts as a withdrawal. After the end it sweeps, at each interval, what work in flight at the end recorded later.
 public struct ConsentWatch: Service {
     let clock: any BotClock
     let check: ConsentCheck
@@ -112,9 +112,16 @@ public struct ConsentWatch: Service {
         }
     }
 
-    /// One check: a refusal of the person's credentials ends the mirror.
+    /// One check: a refusal of the person's credentials ends the mirror. Once it ended, nothing is asked of the
+    /// network: what a post in flight at the end recorded after it (its slot, its record) is swept away instead.
     func checkOnce() async throws {
-        guard try await !withdrawal.control.ended() else { return }
+        guard try await !withdrawal.control.ended() else {
+            if try await withdrawal.retention.personRecords().values.contains(where: { $0 > 0 }) {
+                let swept = try await withdrawal.forget()
+                logger.notice("swept what was recorded after the end of the mirror: \(swept.summary)")
+            }
+            return
+        }
         do {
             let person = try await check.verify()
             logger.debug("the person's grant still works: @\(person.handle) (\(person.account))")

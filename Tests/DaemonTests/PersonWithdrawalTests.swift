@@ -138,11 +138,15 @@ struct PersonWithdrawalTests {
             #expect(try await database.retention.personRecords().values.reduce(0, +) == 0)
             #expect(log.lines(containing: "the person ended the mirror").count == 1, "\(log.lines)")
 
-            // Ended: nothing more is asked of the network.
+            // Ended: nothing more is asked of the network; a post in flight at the end, recorded after it, is swept at
+            // the next interval.
             let asked = checks.withLock { $0 }
+            try await database.archive.recordBotPost(sourceTweetID: 1, botTweetID: 12, postedAt: clock.now())
             clock.advance(by: 1_800)
             try await clock.waitForSleepers()
             #expect(checks.withLock { $0 } == asked)
+            #expect(try await database.retention.personRecords().values.reduce(0, +) == 0, "the late record is swept")
+            #expect(log.lines(containing: "swept what was recorded after the end").count == 1, "\(log.lines)")
         }
     }
 
