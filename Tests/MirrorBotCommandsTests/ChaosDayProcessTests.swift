@@ -21,8 +21,8 @@ import XAPI
 /// past the client's timeout, and a 503 on a post), Postgres ends every connection and refuses new ones for a while,
 /// Redis is killed and started again, and the bot is SIGKILLed twice at seeded moments and started again. Afterwards
 /// nothing is doubled, the posts and answers the network shows are what the store recorded (likes too, but for one a
-/// SIGKILL cut before its record), every slot not posted is explained by a fault the day injected or a SIGKILL, the
-/// word counts equal a clean learning of the stored examples, and the store passes its integrity check.
+/// SIGKILL cut before its record), every slot not posted is explained by a fault the day injected or a SIGKILL (or, for
+/// two at most, a stall of the loaded machine past production's grace, skipped as production skips it), the word counts equal a clean learning of the stored examples, and the store passes its integrity check.
 @Suite("A chaos day: faults on every endpoint, store restarts and SIGKILLs, and nothing doubled", .serialized)
 struct ChaosDayProcessTests {
     static let dayStart = PersonaDayProcessTests.dayStart
@@ -208,6 +208,8 @@ struct ChaosDayProcessTests {
             let unexplained = skips.filter { $0.1 == nil }.map { "\(LocalTime.clockTime($0.0.minute)): \($0.0.reason ?? "")" }
             #expect(unexplained.isEmpty, "skipped for no fault the day injected, nor a SIGKILL: \(unexplained)")
             let explained = Dictionary(grouping: skips.compactMap(\.1), by: { $0 }).mapValues(\.count)
+            // A stall may cost a slot or two, never the day: more is a bot that wakes late, not a loaded machine.
+            #expect((explained["machine stalled"] ?? 0) <= 2, "slots missed while the bot ran: \(skips.map { ($0.0.minute, $0.0.reason ?? "") })")
             #expect(slots.filter { $0.state == .posted }.count >= slots.count - skips.count(where: { $0.1 != nil }))
 
             // Replies: no mention answered twice; each answer the network shows was recorded (read back after a SIGKILL).
@@ -281,7 +283,7 @@ struct ChaosDayProcessTests {
     static let grace: TimeInterval = 600
 
     /// What explains the skipped `slot` ("SIGKILL", "usage-capped", ...), from its reason and its minute: a SIGKILL of
-    /// the run it was in flight in, the bot not running (before a run was ready) or the store down at its minute (the
+    /// the run it was in flight in, a stall of the machine while the bot ran, the bot not running (before a run was ready) or the store down at its minute (the
     /// slot missed, or its spend not written before the billed create), a refusal the day injected within the hour it
     /// lasts, or as many faults on its create as the client's rules take to give up (four 5xx or failed connections;
     /// two lost answers). Nil when none does.
@@ -292,6 +294,11 @@ struct ChaosDayProcessTests {
         if reason.hasPrefix("interrupted") {
             // In flight as its run was killed.
             return runs.contains { run in run.killed.map { within(run.start, $0) } ?? false } ? "SIGKILL" : nil
+        }
+        if reason.hasPrefix("missed: the clock jumped forward") {
+            // Woken past production's grace while it ran (10 minutes, 417 ms of real time at 1440x): a stall of the
+            // loaded machine, skipped as production skips it, saying so (as the persona day allows; bounded below).
+            return "machine stalled"
         }
         if reason.hasPrefix("missed: ") {
             // Down: from a SIGKILL (or the day's start) until the next run was ready; or the store down.
