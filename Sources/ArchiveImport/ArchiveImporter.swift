@@ -44,6 +44,8 @@ public struct ArchiveImporter: Sendable {
         public var isMisskey = false
         /// Misskey: the notes a reply answered, looked up on the person's instance to name whom it answered.
         public var noteLookups = 0
+        /// Whose archive it is, where it says (X's `account.js`, a Mastodon outbox's actor, a Bluesky repository's DID).
+        public var owner: ArchiveOwner?
 
         /// A report from its parts (all zero by default).
         public init(tweetsRead: Int = 0, retweetsSkipped: Int = 0, tweetsStored: Int = 0, likesRead: Int = 0,
@@ -70,11 +72,16 @@ public struct ArchiveImporter: Sendable {
     public let networkIDs: (any NetworkIDStore)?
     /// Where the person's likes go, dated (what the day's likes are planned from); nil keeps none.
     public let personLikes: (any LikeLog)?
+    /// Asked, once the archive is read and before anything is stored, whether the account it names may be imported;
+    /// throws to refuse it (nothing is then stored). Nil imports any archive.
+    public let checkOwner: (@Sendable (ArchiveOwner) async throws -> Void)?
 
     /// An importer into `archive` and `classifier`'s counts.
     public init(archive: any TweetArchive, classifier: FavoriteClassifier, copyingWarnings: Bool = false, resolveAccount: AccountResolver? = nil,
-                networkIDs: (any NetworkIDStore)? = nil, personLikes: (any LikeLog)? = nil) {
+                networkIDs: (any NetworkIDStore)? = nil, personLikes: (any LikeLog)? = nil,
+                checkOwner: (@Sendable (ArchiveOwner) async throws -> Void)? = nil) {
         self.personLikes = personLikes
+        self.checkOwner = checkOwner
         self.archive = archive
         self.classifier = classifier
         self.copyingWarnings = copyingWarnings
@@ -92,6 +99,9 @@ public struct ArchiveImporter: Sendable {
         if let notes = files.misskeyNotesFile { return try await importMisskey(notes) }
 
         // Parse and convert everything first: an error here leaves both stores untouched.
+        if let file = files.accountFile, let account = try ExportParser.account(in: file) {
+            report.owner = ArchiveOwner(network: "X", account: account.accountId, handle: account.username)
+        }
         var tweets = NewestTweets(keeping: archive.rowLimit)
         for file in files.tweetFiles {
             try ExportParser.forEachTweet(in: file) { tweet, entry in
@@ -111,6 +121,7 @@ public struct ArchiveImporter: Sendable {
             }
         }
 
+        if let owner = report.owner { try await checkOwner?(owner) }
         report.tweetsStored = try await archive.insert(tweets.kept)
         var batch: [(id: String, tweet: FavoriteClassifier.Tweet)] = []
         var dated: [PersonLike] = []
@@ -155,11 +166,16 @@ public struct ArchiveImporter: Sendable {
             report.retweetsSkipped = contents.boosts
             statuses = contents.statuses.filter { $0.isPublic && ($0.warning == nil || copyingWarnings) }
             report.notCopied = contents.statuses.count - statuses.count
+            guard contents.actors.count <= 1 else {
+                throw ImportError(file: outbox.name, reason: "its activities are by \(contents.actors.count) accounts (\(contents.actors.sorted().prefix(3).joined(separator: ", "))), where an archive is one account's")
+            }
+            report.owner = contents.actors.first.map(ArchiveOwner.mastodonActor)
         }
         if let likes = files.mastodonLikesFile {
             report.likesRead = try MastodonOutbox.likedCount(in: likes)
             report.likesWithoutText = report.likesRead
         }
+        if let owner = report.owner { try await checkOwner?(owner) }
         var answered: [String: Int64?] = [:]
         for acct in Set(statuses.compactMap(\.answeredAcct)).sorted() {
             guard let resolveAccount else { break }
@@ -189,8 +205,10 @@ public struct ArchiveImporter: Sendable {
         report.isBluesky = true
         report.notCopied = contents.notCopied
         report.recordsMissing = contents.missing
+        if !contents.did.isEmpty { report.owner = ArchiveOwner(network: "Bluesky", account: contents.did, handle: nil) }
         var newest = NewestTweets(keeping: archive.rowLimit)
         for post in contents.posts { newest.add(post) }
+        if let owner = report.owner { try await checkOwner?(owner) }
         report.tweetsStored = try await archive.insert(newest.kept)
         return report
     }

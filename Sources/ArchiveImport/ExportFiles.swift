@@ -35,6 +35,8 @@ public final class ExportFiles: Sendable {
     public let tweetFiles: [File]
     /// `data/like.js` and `data/like-partN.js`.
     public let likeFiles: [File]
+    /// An X archive's `data/account.js`: whose archive it is.
+    public let accountFile: File?
     /// A Mastodon export's `outbox.json`.
     public let outboxFile: File?
     /// A Mastodon export's `likes.json`.
@@ -80,6 +82,7 @@ public final class ExportFiles: Sendable {
         let ordered = files.sorted { Self.order($0.name) < Self.order($1.name) }
         tweetFiles = ordered.filter { Self.kind(of: $0.name) == .tweets }
         likeFiles = ordered.filter { Self.kind(of: $0.name) == .likes }
+        accountFile = ordered.filter { Self.kind(of: $0.name) == .xAccount }.min { $0.name.count < $1.name.count }
         // A Mastodon export has one of each, at the top of the zip or folder.
         outboxFile = ordered.filter { Self.kind(of: $0.name) == .outbox }.min { $0.name.count < $1.name.count }
         mastodonLikesFile = ordered.filter { Self.kind(of: $0.name) == .mastodonLikes }.min { $0.name.count < $1.name.count }
@@ -95,7 +98,7 @@ public final class ExportFiles: Sendable {
         if let temporaryFolder { try? FileManager.default.removeItem(at: temporaryFolder) }
     }
 
-    enum Kind { case tweets, likes, outbox, mastodonLikes, blueskyRepository, misskeyNotes }
+    enum Kind { case tweets, likes, xAccount, outbox, mastodonLikes, blueskyRepository, misskeyNotes }
 
     /// What a file name holds, or nil for files the import does not read.
     static func kind(of name: String) -> Kind? {
@@ -114,6 +117,7 @@ public final class ExportFiles: Sendable {
         }
         if matches("tweets") || matches("tweet") { return .tweets }
         if matches("like") { return .likes }
+        if base == "account" { return .xAccount }
         return nil
     }
 
@@ -227,6 +231,9 @@ public struct ImportError: Error, Equatable, CustomStringConvertible {
     /// "Cannot import FILE: REASON. Nothing was imported.", on one line: control characters from the file (a name or
     /// a value quoted in the reason) are shown escaped.
     public var description: String { Self.oneLine("Cannot import \(file): \(reason). Nothing was imported.") }
+
+    /// The error for `file`, saying `reason`.
+    public init(file: String, reason: String) { self.file = file; self.reason = reason }
 
     /// `text` with its control characters escaped (`\n`, `\u{1B}`).
     static func oneLine(_ text: String) -> String {

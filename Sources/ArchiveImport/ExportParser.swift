@@ -31,7 +31,14 @@ enum ExportParser {
         var expandedUrl: String?
     }
 
+    /// The account an X archive is of (`account.js`): its user id and its username then.
+    struct Account: Decodable {
+        var accountId: String
+        var username: String?
+    }
+
     private struct TweetEntry: Decodable { var tweet: Tweet }
+    private struct AccountEntry: Decodable { var account: Account }
     private struct LikeEntry: Decodable { var like: Like }
 
     /// Hands each tweet of `file` to `body`, with its entry number (from 1), reading the file a megabyte at a time.
@@ -42,6 +49,17 @@ enum ExportParser {
     /// Hands each like of `file` to `body`, with its entry number.
     static func forEachLike(in file: ExportFiles.File, _ body: (Like, Int) throws -> Void) throws {
         try forEachEntry(LikeEntry.self, in: file) { try body($0.like, $1) }
+    }
+
+    /// The account `file` (`account.js`) names, nil when it names none; throws when it names more than one.
+    static func account(in file: ExportFiles.File) throws -> Account? {
+        var accounts: [Account] = []
+        try forEachEntry(AccountEntry.self, in: file) { entry, _ in accounts.append(entry.account) }
+        guard let account = accounts.first else { return nil }
+        guard accounts.allSatisfy({ $0.accountId == account.accountId }) else {
+            throw ImportError(file: file.name, reason: "it names \(Set(accounts.map(\.accountId)).count) accounts, where an archive is one account's")
+        }
+        return account
     }
 
     /// Hands each like of `file` to `body`, with its entry number, waiting for `body` before reading the next.

@@ -32,6 +32,8 @@ enum MastodonOutbox {
     struct Contents {
         var statuses: [Status] = []
         var boosts = 0
+        /// The actors of its activities (one, the person's, in an archive of theirs).
+        var actors: Set<String> = []
     }
 
     /// Parses `outbox.json` one activity at a time; errors say the file and the entry.
@@ -47,6 +49,7 @@ enum MastodonOutbox {
             } catch {
                 throw ImportError(file: file.name, reason: "entry \(entry) is not an ActivityStreams activity (\(describe(error)))")
             }
+            if let actor = activity.actor, ["Create", "Announce"].contains(activity.type) { contents.actors.insert(actor) }
             switch activity.type {
             case "Announce":
                 contents.boosts += 1
@@ -110,6 +113,7 @@ enum MastodonOutbox {
 
     struct Activity: Decodable {
         var type: String
+        var actor: String?
         var object: ObjectOrLink?
     }
 

@@ -38,6 +38,9 @@ public struct PersonConsent: Sendable, Equatable, Codable {
     public var withdrawnAt: Date?
     /// How they withdrew: their grant revoked, their words by mention, `mirror_bot forget-me`.
     public var withdrawal: String?
+    /// The accounts on other networks whose archives were imported for them, which their sign-in here cannot prove
+    /// theirs ("X 123 @hanako"): one per network, an archive of another account there is refused.
+    public var archivesFromElsewhere: [String]?
 
     /// A record from its parts, not withdrawn.
     public init(network: String, personAccount: String, personHandle: String, signedInAt: Date, how: String, botAccount: String?,
@@ -55,8 +58,52 @@ public struct PersonConsent: Sendable, Equatable, Codable {
         var text = "@\(personHandle) (\(personAccount) on \(network)), signed in \(signedInAt.formatted(.iso8601)) by \(how)"
         if let botAccount { text += ", for the bot \(botAccount)" }
         text += "; agreed to: \(agreed)"
+        if let elsewhere = archivesFromElsewhere, !elsewhere.isEmpty { text += "; archives imported on their word: \(elsewhere.joined(separator: ", "))" }
         if let withdrawnAt { text += "; withdrawn \(withdrawnAt.formatted(.iso8601)) (\(withdrawal ?? "no reason kept"))" }
         return text
+    }
+}
+
+/// Whether an archive, by the account it names, may be imported for the person who consented.
+public enum ArchiveOwnership: Sendable, Equatable {
+    /// The account that signed in.
+    case theirs
+    /// An account on another network than the one they signed in on, which their sign-in cannot prove theirs, and no
+    /// archive of another account there was imported before: imported on their word, and kept in their record (`key`).
+    case elsewhere(key: String)
+    /// Another account: refused, saying why.
+    case someoneElse(String)
+}
+
+extension PersonConsent {
+    /// Whether an archive of `account` on `network` (handle `handle`; on Mastodon, of `username` on `server`) is the
+    /// person's: the account they signed in as, on the network they signed in on; on another network, the first account
+    /// there whose archive is imported for them.
+    public func ownership(ofArchiveOf account: String, on network: String, handle: String?, mastodon: (username: String, server: String)?) -> ArchiveOwnership {
+        let named = handle.map { "@\($0) (\(network) \(account))" } ?? "\(account) on \(network)"
+        let signedIn = "@\(personHandle) (\(personAccount) on \(self.network))"
+        guard network == self.network else {
+            let key = "\(network) \(account)" + (handle.map { " @\($0)" } ?? "")
+            // Each kept as "<network> <account> [@handle]".
+            let others = (archivesFromElsewhere ?? []).filter { kept in
+                let words = kept.split(separator: " ")
+                return words.count >= 2 && words[0] == network && words[1] != account
+            }
+            if let other = others.first {
+                return .someoneElse("this archive is \(named)'s, and an archive of another \(network) account (\(other.dropFirst(network.count + 1))) was imported for the person, who signed in as \(signedIn). An archive is imported only for the person it belongs to")
+            }
+            return .elsewhere(key: key)
+        }
+        let matches: Bool
+        if let mastodon {
+            // Mastodon's archive names its actor by address: the person's username on their instance.
+            let instance = personAccount.split(separator: "@", maxSplits: 1).last.map(String.init) ?? ""
+            let username = personHandle.split(separator: "@").first.map(String.init) ?? personHandle
+            matches = mastodon.server.lowercased() == instance.lowercased() && mastodon.username.lowercased() == username.lowercased()
+        } else {
+            matches = account == personAccount
+        }
+        return matches ? .theirs : .someoneElse("this archive is \(named)'s, not the person's who signed in: \(signedIn). An archive is imported only for the person it belongs to")
     }
 }
 

@@ -4,6 +4,7 @@ import ArchiveImport
 import ArgumentParser
 import BotAssembly
 import BotConfiguration
+import Consent
 
 /// `mirror_bot import PATH`: trains from the human's downloaded archive (X's or Mastodon's), without reading posts
 /// from the API.
@@ -52,12 +53,26 @@ struct ImportCommand: AsyncParsableCommand {
         let resolver = network.archiveAccountResolver(logger: context.logger)
         let (report, archived, calibration) = try await BotParts(configuration: configuration, logger: context.logger).withRunning { parts in
             // An archive is imported only for a person who signed in as themselves.
-            try await PersonConsentGate(configuration: configuration, stores: parts.database, logger: context.logger).require(for: "import", readsPerson: false, now: Date())
+            let gate = PersonConsentGate(configuration: configuration, stores: parts.database, logger: context.logger)
+            let consent = try await gate.require(for: "import", readsPerson: false, now: Date())
             let archive = parts.archive
             let classifier = try parts.classifier()
+            // Where the archive names its account, it must be the person's (checked before anything is stored).
             let importer = ArchiveImporter(archive: archive, classifier: classifier, copyingWarnings: network.copiesContentWarnings,
-                                           resolveAccount: resolver, networkIDs: parts.database.networkIDs, personLikes: parts.database.likes)
+                                           resolveAccount: resolver, networkIDs: parts.database.networkIDs, personLikes: parts.database.likes,
+                                           checkOwner: { owner in
+                                               if case .someoneElse(let why) = Self.ownership(of: owner, for: consent) { throw ImportError(file: path, reason: why) }
+                                           })
             let report = try await ExportSource.withLocalPath(path) { local in try await importer.importExport(at: local) }
+            if let owner = report.owner, case .elsewhere(let key) = Self.ownership(of: owner, for: consent) {
+                var kept = consent
+                if !(kept.archivesFromElsewhere ?? []).contains(key) {
+                    kept.archivesFromElsewhere = (kept.archivesFromElsewhere ?? []) + [key]
+                    try await gate.records.keep(kept)
+                }
+                print("The archive is of \(owner) on \(owner.network), where the person did not sign in (they signed in on \(consent.network) as @\(consent.personHandle)): "
+                      + "imported as theirs on their word and noted in their consent record; an archive of another \(owner.network) account will be refused.")
+            }
             let calibration = report.likesLearned > 0 ? try await calibrationLine(classifier, configuration, parts.database) : nil
             return (report, try await archive.count(), calibration)
         }
@@ -79,6 +94,11 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     /// What a Bluesky repository's import did, in words.
+    /// Whether the archive of `owner` is the person's who gave `consent`.
+    static func ownership(of owner: ArchiveOwner, for consent: PersonConsent) -> ArchiveOwnership {
+        consent.ownership(ofArchiveOf: owner.account, on: owner.network, handle: owner.handle, mastodon: owner.mastodonAcct)
+    }
+
     static func blueskySummary(_ report: ArchiveImporter.Report, archived: Int) -> String {
         var lines = ["Imported \(report.tweetsStored) new posts (\(report.tweetsRead) read: \(report.retweetsSkipped) reposts skipped, "
                      + "\(report.notCopied) never copied: labelled, quotes or without text). The archive holds \(archived) posts."]

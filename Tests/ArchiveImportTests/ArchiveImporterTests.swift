@@ -183,7 +183,7 @@ struct ArchiveImporterTests {
         #expect(ExportDate.parse("2023-08-12T16:10:37Z") == nil)
     }
 
-    @Test("Data file names: tweets, parts, the old tweet.js and likes; nothing else")
+    @Test("Data file names: tweets, parts, the old tweet.js, likes and the account; nothing else")
     func fileNames() {
         #expect(ExportFiles.kind(of: "data/tweets.js") == .tweets)
         #expect(ExportFiles.kind(of: "data/tweets-part12.js") == .tweets)
@@ -191,6 +191,7 @@ struct ArchiveImporterTests {
         #expect(ExportFiles.kind(of: "data/like.js") == .likes)
         #expect(ExportFiles.kind(of: "data/like-part2.js") == .likes)
         #expect(ExportFiles.kind(of: "data/tweets-media.js") == nil)
-        #expect(ExportFiles.kind(of: "data/account.js") == nil)
+        #expect(ExportFiles.kind(of: "data/account.js") == .xAccount)
+        #expect(ExportFiles.kind(of: "data/account-timezone.js") == nil)
     }
 }

@@ -102,4 +102,41 @@ struct ConsentTests {
             #expect(try await control.current() == nil)
         }
     }
+
+    @Test("An archive is the person's when it names the account they signed in as (on Mastodon: their username on their instance); on another network the first account is taken on their word, another refused")
+    func archiveOwnership() {
+        let signedIn = Date(timeIntervalSince1970: 1_795_000_000)
+        let x = PersonConsent(network: "X", personAccount: "1234567", personHandle: "hanako", signedInAt: signedIn, how: "auth x",
+                              botAccount: nil, agreedTo: [.learnPosts, .copies], credentialDigest: nil)
+        #expect(x.ownership(ofArchiveOf: "1234567", on: "X", handle: "hanako_renamed", mastodon: nil) == .theirs)
+        guard case .someoneElse(let why) = x.ownership(ofArchiveOf: "999", on: "X", handle: "taro", mastodon: nil) else {
+            Issue.record("another X account's archive was taken as the person's")
+            return
+        }
+        #expect(why == "this archive is @taro (X 999)'s, not the person's who signed in: @hanako (1234567 on X). An archive is imported only for the person it belongs to")
+
+        let mastodon = PersonConsent(network: "Mastodon", personAccount: "100@mastodon.example", personHandle: "Hanako", signedInAt: signedIn,
+                                     how: "auth mastodon", botAccount: nil, agreedTo: [.learnPosts, .copies], credentialDigest: nil)
+        #expect(mastodon.ownership(ofArchiveOf: "https://mastodon.example/users/hanako", on: "Mastodon", handle: "hanako",
+                                   mastodon: ("hanako", "mastodon.example")) == .theirs)
+        for (username, server) in [("taro", "mastodon.example"), ("hanako", "other.example")] {
+            guard case .someoneElse = mastodon.ownership(ofArchiveOf: "https://\(server)/users/\(username)", on: "Mastodon", handle: username,
+                                                         mastodon: (username, server)) else {
+                Issue.record("@\(username)@\(server)'s archive was taken as @hanako@mastodon.example's")
+                continue
+            }
+        }
+
+        // The person moved from X to Mastodon: their X archive cannot be proven theirs by their Mastodon sign-in.
+        var moved = mastodon
+        #expect(moved.ownership(ofArchiveOf: "1234567", on: "X", handle: "hanako", mastodon: nil) == .elsewhere(key: "X 1234567 @hanako"))
+        moved.archivesFromElsewhere = ["X 1234567 @hanako"]
+        #expect(moved.ownership(ofArchiveOf: "1234567", on: "X", handle: "hanako2", mastodon: nil) == .elsewhere(key: "X 1234567 @hanako2"))
+        guard case .someoneElse(let other) = moved.ownership(ofArchiveOf: "999", on: "X", handle: "taro", mastodon: nil) else {
+            Issue.record("a second X account's archive was taken on the person's word")
+            return
+        }
+        #expect(other.contains("an archive of another X account (1234567 @hanako) was imported"), "\(other)")
+        #expect(moved.ownership(ofArchiveOf: "did:plc:abc", on: "Bluesky", handle: nil, mastodon: nil) == .elsewhere(key: "Bluesky did:plc:abc"))
+    }
 }

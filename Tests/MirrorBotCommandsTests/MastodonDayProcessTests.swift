@@ -1,6 +1,7 @@
 import BotAssembly
 import Stores
 import BotConfiguration
+import Consent
 import FakeMastodon
 import Foundation
 import Testing
@@ -89,20 +90,31 @@ struct MastodonDayProcessTests {
         let usernames = Dictionary(uniqueKeysWithValues: seed.accounts.map { ($0.id, $0.username) })
         let parents = Dictionary(uniqueKeysWithValues: seed.statuses.map { ($0.id, $0) })
         let exported = seed.statuses.filter { $0.accountID == Self.personID && $0.visibility == "public" && $0.spoilerText.isEmpty }.prefix(30)
-        let items = exported.map { status -> String in
-            let uri = "https://mastodon.example/users/person/statuses/\(status.id)"
-            let parent = status.inReplyToID.flatMap { parents[$0] }
-            let parentURI = parent.map { "\"https://mastodon.example/users/\(usernames[$0.accountID] ?? "?")/statuses/\($0.id)\"" } ?? "null"
-            let content = status.content.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            return #"{"type": "Create", "object": {"id": "\#(uri)", "type": "Note", "published": "\#(status.createdAt.formatted(.iso8601))", "content": "\#(content)", "inReplyTo": \#(parentURI), "to": ["https://www.w3.org/ns/activitystreams#Public"], "cc": [], "tag": []}}"#
+        // The export names its actor by the instance's address: the fake's, where the person signs in.
+        func outbox(of actor: String) -> String {
+            let items = exported.map { status -> String in
+                let uri = "https://mastodon.example/users/person/statuses/\(status.id)"
+                let parent = status.inReplyToID.flatMap { parents[$0] }
+                let parentURI = parent.map { "\"https://mastodon.example/users/\(usernames[$0.accountID] ?? "?")/statuses/\($0.id)\"" } ?? "null"
+                let content = status.content.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                return #"{"type": "Create", "actor": "\#(actor)", "object": {"id": "\#(uri)", "type": "Note", "published": "\#(status.createdAt.formatted(.iso8601))", "content": "\#(content)", "inReplyTo": \#(parentURI), "to": ["https://www.w3.org/ns/activitystreams#Public"], "cc": [], "tag": []}}"#
+            }
+            return #"{"type": "OrderedCollection", "orderedItems": [\#(items.joined(separator: ","))]}"#
         }
-        let outbox = #"{"type": "OrderedCollection", "orderedItems": [\#(items.joined(separator: ","))]}"#
         try await TestServers.withTemporaryFolder { folder in
             let export = folder.appending(path: "archive")
             try FileManager.default.createDirectory(at: export, withIntermediateDirectories: true)
-            try outbox.write(to: export.appending(path: "outbox.json"), atomically: true, encoding: .utf8)
             try await FakeMastodonServer(seed: seed).withRunning { url in
                 let environment = Self.environment(url, data: folder.appending(path: "bot.sqlite").path)
+                let instance = "http://\(url.host() ?? ""):\(url.port ?? 0)"
+                // The friend's archive is not the person's, who signed in: refused, nothing stored.
+                try outbox(of: "\(instance)/users/friend").write(to: export.appending(path: "outbox.json"), atomically: true, encoding: .utf8)
+                let refused = try await MirrorBotProcess.run(["import", export.path], environment: environment)
+                #expect(refused.status != 0)
+                #expect(refused.standardError.contains("Cannot import \(export.path): this archive is @friend (Mastodon \(instance)/users/friend)'s, not the person's who signed in: @person (100@\(instance.dropFirst(7)) on Mastodon)"),
+                        "\(refused.standardError.suffix(1_000))")
+                #expect(refused.standardError.contains("Nothing was imported."))
+                try outbox(of: "\(instance)/users/person").write(to: export.appending(path: "outbox.json"), atomically: true, encoding: .utf8)
                 let imported = try await MirrorBotProcess.run(["import", export.path], environment: environment)
                 #expect(imported.status == 0, "\(imported.standardError.suffix(1_000))")
                 let replies = exported.filter { $0.inReplyToID != nil }.count
@@ -117,6 +129,31 @@ struct MastodonDayProcessTests {
                     #expect(friendReplies.count == exported.filter { $0.inReplyToID.flatMap { parents[$0]?.accountID } == Self.friendID }.count)
                     #expect(!friendReplies.isEmpty && friendReplies.allSatisfy { $0.text.hasPrefix("@friend わかる") })
                 }
+                // The person moved here from X: their X archive names an X account, which their Mastodon sign-in cannot
+                // prove theirs. The first is imported on their word and noted in their record; another X account's is refused.
+                func xArchive(_ name: String, id: String, username: String) throws -> String {
+                    let data = folder.appending(path: "\(name)/data")
+                    try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+                    try #"window.YTD.tweets.part0 = [{"tweet": {"id_str": "\#(id)0001", "full_text": "\#(username)のXでの投稿", "created_at": "Sat Aug 12 16:10:37 +0000 2023"}}]"#
+                        .write(to: data.appending(path: "tweets.js"), atomically: true, encoding: .utf8)
+                    try #"window.YTD.account.part0 = [{"account": {"username": "\#(username)", "accountId": "\#(id)"}}]"#
+                        .write(to: data.appending(path: "account.js"), atomically: true, encoding: .utf8)
+                    return folder.appending(path: name).path
+                }
+                let fromX = try await MirrorBotProcess.run(["import", try xArchive("x1", id: "1234567", username: "person_x")], environment: environment)
+                #expect(fromX.status == 0, "\(fromX.standardError.suffix(1_000))")
+                #expect(fromX.standardOutput.contains("The archive is of @person_x (X id 1234567) on X, where the person did not sign in (they signed in on Mastodon as @person)"),
+                        "\(fromX.standardOutput)")
+                let otherX = try await MirrorBotProcess.run(["import", try xArchive("x2", id: "999", username: "taro")], environment: environment)
+                #expect(otherX.status != 0)
+                #expect(otherX.standardError.contains("an archive of another X account (1234567 @person_x) was imported for the person"), "\(otherX.standardError.suffix(1_000))")
+                try await BotParts(configuration: configuration, logger: TestServers.logger).withRunningAsIs { database in
+                    let consent = try #require(try await ConsentRecords(state: database.state).current())
+                    #expect(consent.archivesFromElsewhere == ["X 1234567 @person_x"])
+                    let stored = try await database.archive(timeZone: configuration.behaviour.timeZone, rowLimit: 10_000).newest(limit: 100)
+                    #expect(stored.contains { $0.text == "person_xのXでの投稿" } && !stored.contains { $0.text == "taroのXでの投稿" })
+                }
+
                 // The export's statuses and the API's are the same statuses: training reads the rest.
                 let training = try await MirrorBotProcess.run(["train", "scheduler"], environment: environment)
                 #expect(training.standardOutput.contains("Archived 162 new tweets of the human"), "\(training.standardOutput)")
