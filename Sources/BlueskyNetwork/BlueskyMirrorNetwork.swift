@@ -45,7 +45,7 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
         let did = try await did(of: account)
         let profile = try await Self.mapped { try await client.send(GetProfile(actor: did), as: account == .bot ? .bot : nil) }
         return NetworkUser(id: BlueskyIDs.userID(of: did), handle: profile.handle, profile: profile.description ?? "",
-                           markedAutomated: (profile.labels ?? []).contains { $0.val == "bot" && $0.neg != true })
+                           markedAutomated: (profile.labels ?? []).contains { $0.val == "bot" && $0.neg != true }, networkAccount: did)
     }
 
     /// The DID of `account`: the bot's from its session, the person's resolved from their handle (once).

@@ -95,6 +95,14 @@ public enum DaemonComposition {
         logger.notice("\(liking.statusLine)")
         let human = try await DaemonRunner.whoAmI(.human, on: network, clock: clock, progress: parts.progress, logger: logger)
         let bot = try await DaemonRunner.whoAmI(.bot, on: network, clock: clock, progress: parts.progress, logger: logger)
+        // The person's consent names the bot it is for, once the bot is known.
+        do {
+            if try await ConsentRecords(state: database.state).noteBot("@\(bot.handle) (id \(bot.networkAccount ?? bot.id) on \(network.name))") {
+                logger.info("consent: the person's record names the bot @\(bot.handle) now")
+            }
+        } catch {
+            logger.warning("consent: the bot @\(bot.handle) could not be noted in the person's record (\(error)); it is noted at the next start")
+        }
         if let rule = network.capabilities.disclosure, let problem = rule.problem(bot: bot, person: human, networkName: network.name) {
             logger.warning("\(problem)")
         }

@@ -132,6 +132,16 @@ public struct ConsentRecords: Sendable {
         try await state.setValue(String(decoding: data, as: UTF8.self), of: Self.name)
     }
 
+    /// Notes the bot account the mirror posts as (`@mirror (id 200)`) where the record does not say it yet or says
+    /// another; nothing without a record, or once it is withdrawn. Whether it was noted.
+    @discardableResult
+    public func noteBot(_ account: String) async throws -> Bool {
+        guard var consent = try await current(), !consent.isWithdrawn, consent.botAccount != account else { return false }
+        consent.botAccount = account
+        try await keep(consent)
+        return true
+    }
+
     /// Marks the record withdrawn at `date`, saying `how`, and returns it; nil when there is no record, or it was
     /// withdrawn already (the first withdrawal is kept).
     @discardableResult

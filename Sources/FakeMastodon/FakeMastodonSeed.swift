@@ -22,6 +22,19 @@ public struct FakeMastodonSeed: Sendable {
         public var domain: String?
         /// The password it signs in with on `/oauth/authorize` (nil: it cannot sign in; another instance's never can).
         public var password: String?
+        /// Its profile's extra fields: a name and a value (plain text or an address); a field whose address is another
+        /// account's profile page here is verified when that profile's fields link back (as Mastodon finds `rel="me"`).
+        public var fields: [Field] = []
+
+        /// A profile field.
+        public struct Field: Sendable, Equatable {
+            /// Its name.
+            public var name: String
+            /// Its value: plain text, or an address (shown as a link).
+            public var value: String
+            /// A field from its parts.
+            public init(name: String, value: String) { self.name = name; self.value = value }
+        }
 
         /// An account from its parts.
         public init(id: String, username: String, token: String? = nil, scopes: Set<String> = ["read", "write"], bot: Bool = false,

@@ -583,8 +583,22 @@ actor FakeMastodonWorld: AdjustableFakeClock {
             ("avatar", .string("https://\(domain)/avatars/original/missing.png")), ("avatar_static", .string("https://\(domain)/avatars/original/missing.png")),
             ("header", .string("https://\(domain)/headers/original/missing.png")), ("header_static", .string("https://\(domain)/headers/original/missing.png")),
             ("followers_count", .int(0)), ("following_count", .int(follows[account.id]?.count ?? 0)), ("statuses_count", .int(count)),
-            ("emojis", .array([])), ("fields", .array([])),
+            ("emojis", .array([])), ("fields", .array(account.fields.map { field in
+                let verified = verifiedLink(of: account, to: field.value)
+                let value = field.value.hasPrefix("https://") || field.value.hasPrefix("http://")
+                    ? #"<a href="\#(field.value)" target="_blank" rel="nofollow noopener me">\#(field.value)</a>"# : field.value
+                return .object([("name", .string(field.name)), ("value", .string(value)), ("verified_at", verified ? .time(Date(timeIntervalSince1970: 1_700_000_000)) : .null)])
+            })),
         ]
+    }
+
+    /// Whether `account`'s field linking to `address` is verified: as Mastodon fetches the page a field links to and
+    /// looks for a `rel="me"` link back to the account, and a profile page here renders its fields' links with
+    /// `rel="me"`, a link to another account's profile here is verified when that profile's fields link back.
+    private func verifiedLink(of account: FakeMastodonSeed.Account, to address: String) -> Bool {
+        let own = "https://\(domain)/@\(account.username)"
+        guard let linked = accounts.values.first(where: { "https://\(domain)/@\($0.username)" == address && $0.domain == nil }) else { return false }
+        return linked.fields.contains { $0.value == own }
     }
 
     private func statusJSON(_ status: FakeMastodonSeed.Status) -> JSONValue {

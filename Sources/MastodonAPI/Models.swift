@@ -83,10 +83,35 @@ public struct MastodonAccount: Codable, Sendable, Equatable {
     public var bot: Bool
     /// The profile text, HTML.
     public var note: String
+    /// The address of its profile page.
+    public var url: String?
+    /// The profile's extra fields ("metadata"), each with whether the instance verified its link.
+    public var fields: [Field]?
+
+    /// A profile field: a name, a value (HTML), and when the instance found a `rel="me"` link back on the page it
+    /// links to (nil: not verified).
+    public struct Field: Codable, Sendable, Equatable {
+        /// Its name.
+        public var name: String
+        /// Its value, HTML (a link is an `<a href>`).
+        public var value: String
+        /// When its link was verified, nil when it was not.
+        public var verifiedAt: String?
+
+        enum CodingKeys: String, CodingKey { case name, value, verifiedAt = "verified_at" }
+
+        /// A field from its parts.
+        public init(name: String, value: String, verifiedAt: String? = nil) { self.name = name; self.value = value; self.verifiedAt = verifiedAt }
+
+        /// Whether its value links to `address` (the `href` of a link, or the value itself).
+        public func links(to address: String) -> Bool {
+            value.contains("href=\"\(address)\"") || value == address
+        }
+    }
 
     /// An account from its parts.
-    public init(id: String, username: String, acct: String, bot: Bool = false, note: String = "") {
-        self.id = id; self.username = username; self.acct = acct; self.bot = bot; self.note = note
+    public init(id: String, username: String, acct: String, bot: Bool = false, note: String = "", url: String? = nil, fields: [Field]? = nil) {
+        self.id = id; self.username = username; self.acct = acct; self.bot = bot; self.note = note; self.url = url; self.fields = fields
     }
 }
 

@@ -145,6 +145,7 @@ public struct MastodonNetworkModule: NetworkModule {
     public func doctor(_ context: DoctorContext, logger: Logger) async -> DoctorReport {
         let client = client(clock: clock, logger: logger)
         var findings: [DoctorFinding] = []
+        var person: MastodonAccount?
         for account in Account.allCases {
             let label = "\(account) account"
             guard let access = settings.access(of: account) else {
@@ -159,6 +160,7 @@ public struct MastodonNetworkModule: NetworkModule {
                 findings.append(.failed(label, "\(error)"))
                 continue
             }
+            if account == .human { person = user }
             let needed = MastodonScopes.needed(by: account, liking: context.liking)
             do {
                 let application = try await client.send(VerifyAppCredentials(), as: account)
@@ -176,6 +178,7 @@ public struct MastodonNetworkModule: NetworkModule {
             guard account == .bot else { continue }
             findings.append(user.bot ? .ok("bot flag", "@\(user.acct) says it is automated")
                 : .failed("bot flag", "@\(user.acct) is not marked as automated: in Preferences → Profile tick \"This is an automated account\" (Mastodon shows the bot flag; many instances require it)"))
+            if let person { findings.append(Self.profileLink(of: user, to: person)) }
             do {
                 let instance = try await client.send(GetInstance(), as: Account.bot)
                 findings.append(.ok("bot's instance", "\(instance.domain) takes statuses of up to \(instance.configuration.statuses.maxCharacters) characters; longer ones are not posted; visibility \(settings.visibility.rawValue)"))
@@ -185,6 +188,21 @@ public struct MastodonNetworkModule: NetworkModule {
         }
         findings.append(.ok("network", "Mastodon (NETWORK=mastodon): free, nothing billed"))
         return DoctorReport(findings: findings, network: CommandNetwork(network: network(on: client)))
+    }
+
+    /// Whether the bot's profile says whose mirror it is: a field linking to the person's profile, verified by the
+    /// instance once the person's profile links back (Mastodon's `rel="me"`). Advice, not a failure: the bot runs either way.
+    static func profileLink(of bot: MastodonAccount, to person: MastodonAccount) -> DoctorFinding {
+        guard let personURL = person.url, let botURL = bot.url else {
+            return .note("profile link", "the instance gives no profile address for @\(bot.acct) or @\(person.acct), so the link between them cannot be checked")
+        }
+        guard let field = bot.fields?.first(where: { $0.links(to: personURL) }) else {
+            return .note("profile link", "@\(bot.acct)'s profile does not say whose mirror it is: in its Preferences → Profile → Extra fields add \"Mirror of\" with \(personURL), and on @\(person.acct)'s profile a field with \(botURL); the instance then verifies the link both ways (rel=\"me\")")
+        }
+        guard field.verifiedAt != nil else {
+            return .note("profile link", "@\(bot.acct)'s field \"\(field.name)\" names @\(person.acct), not verified yet: the person adds a field with \(botURL) to their profile, and the instance verifies it (rel=\"me\")")
+        }
+        return .ok("profile link", "@\(bot.acct)'s field \"\(field.name)\" names @\(person.acct), verified by the instance: the person's profile links back (rel=\"me\")")
     }
 
     /// The person's instance and token.

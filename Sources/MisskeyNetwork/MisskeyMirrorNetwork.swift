@@ -46,7 +46,7 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
         try await ids.keep(users: [me.id])
         known.setUser(me.id, of: account)
         if account == .bot { startReadingBotInstance() }
-        return NetworkUser(id: String(MisskeyIDs.number(ofUser: me.id)), handle: me.acct, profile: me.description, markedAutomated: me.isBot)
+        return NetworkUser(id: String(MisskeyIDs.number(ofUser: me.id)), handle: me.acct, profile: me.description, markedAutomated: me.isBot, networkAccount: me.id)
     }
 
     public func posts(of userID: String, since sinceID: String?, maxPosts: Int, for work: Work) -> NetworkPages {

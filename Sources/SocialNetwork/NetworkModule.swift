@@ -219,21 +219,24 @@ public enum DoctorFinding: Sendable, Equatable {
     case ok(_ label: String, _ detail: String)
     /// `label` does not work: `problem` (what to do, where it can be said).
     case failed(_ label: String, _ problem: String)
+    /// `label` works, and could be better: `advice` (what the person or the operator may do; not a failure).
+    case note(_ label: String, _ advice: String)
 
     /// Whether it is a failure.
     public var isFailure: Bool { if case .failed = self { true } else { false } }
     /// What was checked (`human account`, `bot flag`, …).
     public var label: String {
         switch self {
-        case .ok(let label, _), .failed(let label, _): label
+        case .ok(let label, _), .failed(let label, _), .note(let label, _): label
         }
     }
 
-    /// "ok    label: detail" or "FAIL  label: problem".
+    /// "ok    label: detail", "FAIL  label: problem" or "note  label: advice".
     public var line: String {
         switch self {
         case .ok(let label, let detail): "ok    \(label): \(detail)"
         case .failed(let label, let problem): "FAIL  \(label): \(problem)"
+        case .note(let label, let advice): "note  \(label): \(advice)"
         }
     }
 }

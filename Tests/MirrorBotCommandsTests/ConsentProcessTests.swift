@@ -93,6 +93,8 @@ struct ConsentProcessTests {
                 }
                 let withdrawn = try #require(consent)
                 let endedAt = try #require(withdrawn.withdrawnAt)
+                // The start named the bot in the person's record, and the end kept it.
+                #expect(withdrawn.botAccount?.hasSuffix("(id \(BlueskyDayProcessTests.bot) on Bluesky)") == true, "\(withdrawn.summary)")
                 // Ended at a check after the revocation (at 1440x a loaded machine's second is 24 bot minutes: the hour's
                 // bound is proven exactly on the virtual clock, PersonWithdrawalTests), and nothing posted after the end but
                 // at most the one post in flight as it came.

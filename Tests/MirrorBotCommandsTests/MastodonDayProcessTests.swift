@@ -72,6 +72,21 @@ struct MastodonDayProcessTests {
                 #expect(run.standardOutput.contains("ok    bot flag: @mirror says it is automated"))
                 #expect(run.standardOutput.contains("takes statuses of up to 500 characters"))
                 #expect(!run.standardOutput.contains("X's prices"))
+                // Whose mirror it is: advice, not a failure, until the bot's profile names the person.
+                #expect(run.standardOutput.contains(#"note  profile link: @mirror's profile does not say whose mirror it is: in its Preferences → Profile → Extra fields add "Mirror of" with https://mastodon.example/@person, and on @person's profile a field with https://mastodon.example/@mirror"#),
+                        "\(run.standardOutput)")
+            }
+            // The bot names the person; verified once the person's profile links back, as Mastodon finds rel="me".
+            var linked = seed
+            linked.accounts[1].fields = [.init(name: "Mirror of", value: "https://mastodon.example/@person")]
+            for (personLinksBack, expected) in [(false, #"note  profile link: @mirror's field "Mirror of" names @person, not verified yet: the person adds a field with https://mastodon.example/@mirror"#),
+                                                (true, #"ok    profile link: @mirror's field "Mirror of" names @person, verified by the instance: the person's profile links back (rel="me")"#)] {
+                linked.accounts[0].fields = personLinksBack ? [.init(name: "Mirror", value: "https://mastodon.example/@mirror")] : []
+                try await FakeMastodonServer(seed: linked).withRunning { url in
+                    let run = try await MirrorBotProcess.run(["doctor"], environment: Self.environment(url, data: folder.appending(path: "linked-\(personLinksBack).sqlite").path))
+                    #expect(run.status == 0, "\(run.standardOutput)\n\(run.standardError.suffix(1_000))")
+                    #expect(run.standardOutput.contains(expected), "\(run.standardOutput)")
+                }
             }
             seed.accounts[1].bot = false
             seed.accounts[1].scopes = ["read", "write:statuses"]

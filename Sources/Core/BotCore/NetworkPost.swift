@@ -56,10 +56,12 @@ public struct NetworkUser: Sendable, Equatable {
     public var profile: String?
     /// Whether the account is marked as automated (Mastodon's bot flag), where the network has such a mark.
     public var markedAutomated: Bool?
+    /// The account as the network itself names it, where `id` is the bot's number for it (a Bluesky DID); nil: `id`.
+    public var networkAccount: String?
 
     /// A user from its parts.
-    public init(id: String, handle: String, profile: String? = nil, markedAutomated: Bool? = nil) {
-        self.id = id; self.handle = handle; self.profile = profile; self.markedAutomated = markedAutomated
+    public init(id: String, handle: String, profile: String? = nil, markedAutomated: Bool? = nil, networkAccount: String? = nil) {
+        self.id = id; self.handle = handle; self.profile = profile; self.markedAutomated = markedAutomated; self.networkAccount = networkAccount
     }
 }
 
