@@ -258,6 +258,8 @@ public struct Favoriter: Service {
 
     /// One poll: the new tweets of the home timeline, classified page by page, the favorites liked.
     func pollOnce() async throws {
+        // Once the person ended the mirror, nothing is read for liking, nor its place kept.
+        if try await control.current()?.pause == .ended { return }
         guard case .after(let sinceID) = try await cursor.position() else {
             // First start: remember where the timeline stands; what came before is not liked.
             // Reposts count here: the newest post of any kind marks where the timeline stands.

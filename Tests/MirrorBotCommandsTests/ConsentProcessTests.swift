@@ -216,4 +216,81 @@ struct ConsentProcessTests {
             }
         }
     }
+
+    /// Whether the mirror ended as a revoked grant ends it: the record withdrawn after `revokedAt` saying so, nothing
+    /// posted after the end but at most the post in flight (`postedAt` of each post), nothing of the person kept.
+    static func expectEndedByRevocation(_ environment: [String: String], revokedAt: Date, reason: String, postedAt: [Date], log: String,
+                                        sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let configuration = try Configuration(environment: environment)
+        let (consent, left, state) = try await BotParts(configuration: configuration, logger: Self.quiet).withRunningAsIs { database in
+            (try await ConsentRecords(state: database.state).current(), try await database.retention.personRecords(),
+             try await database.state.values().filter { !PersonRecords.keeps($0.key) })
+        }
+        let withdrawn = try #require(consent, sourceLocation: sourceLocation)
+        let endedAt = try #require(withdrawn.withdrawnAt, "\(withdrawn.summary)\n\(log.suffix(2_000))", sourceLocation: sourceLocation)
+        #expect(endedAt > revokedAt && withdrawn.withdrawal?.hasPrefix("their grant was revoked: \(reason)") == true, "\(withdrawn.summary)",
+                sourceLocation: sourceLocation)
+        #expect(log.contains("the person ended the mirror (their grant was revoked: \(reason)"), "\(log.suffix(2_000))", sourceLocation: sourceLocation)
+        #expect(postedAt.filter { $0 > endedAt }.count <= 1, "posted after the end: \(postedAt.filter { $0 > endedAt })", sourceLocation: sourceLocation)
+        #expect(left.values.reduce(0, +) == 0, "kept after the end: \(left); the state: \(state)", sourceLocation: sourceLocation)
+    }
+
+    @Test("On Misskey: the person's token verified as theirs at train; the morning posts; their token revoked on the instance ends the mirror at the next check, saying why: nothing posted after but the post in flight, nothing of theirs kept")
+    func misskeyRevoked() async throws {
+        let server = FakeMisskeyServer(seed: MisskeyDayProcessTests.seed())
+        try await server.withRunning { url in
+            try await TestServers.withTemporaryFolder { folder in
+                var environment = MisskeyDayProcessTests.environment(url, folder: folder)
+                let training = try await MirrorBotProcess.run(["train", "scheduler"], environment: environment)
+                #expect(training.status == 0, "\(training.standardError.suffix(2_000))")
+                #expect(training.standardError.contains("consent: @person (\(MisskeyDayProcessTests.person)@"), "\(training.standardError.suffix(2_000))")
+
+                await server.armClock(MisskeyDayProcessTests.dayStart.addingTimeInterval(7.5 * 3_600), speed: 1_440)
+                environment["MISSED_SLOT_GRACE"] = "60"
+                let bot = try RunningBot(["start", "--speed", "1440", "--start-time", "2026-11-22T07:30:00+09:00", "--duration", "6h"],
+                                         environment: environment, folder: folder)
+                #expect(try await bot.waitForLog("posted slot "), "\(bot.tail)")
+                let revokedAt = await server.now()
+                await server.revokeTokens(of: MisskeyDayProcessTests.person)
+                let (status, _) = try await bot.waitForExit()
+                #expect(status == 0, "\(bot.tail)")
+                let posted = await server.posted().filter { $0.userID == MisskeyDayProcessTests.bot }
+                #expect(!posted.isEmpty)
+                try await Self.expectEndedByRevocation(environment, revokedAt: revokedAt, reason: "127.0.0.1:\(url.port ?? 0) refuses the person's token (HUMAN_MISSKEY_TOKEN)",
+                                                       postedAt: posted.map(\.createdAt), log: bot.log)
+            }
+        }
+    }
+
+    @Test("On X: the person's tokens verified as theirs at train (one billed users/me); the day posts; their tokens revoked end the mirror at the day's check, saying why: nothing posted after but the post in flight, nothing of theirs kept")
+    func xRevoked() async throws {
+        try await TestServers.withScratchDatabase("consentx") { databaseURL async throws in
+            let server = FakeXServer(seed: StartProcessTests.seed, logger: Self.quiet)
+            try await server.withRunning { base in
+                try await TestServers.withTemporaryFolder { folder in
+                    var environment = DoctorProcessTests.environment(base, botSecret: "bts")
+                    environment.merge(["HUMAN_CONSUMER_KEY": "hk", "HUMAN_CONSUMER_SECRET": "hs", "HUMAN_ACCESS_TOKEN": "1-t", "HUMAN_ACCESS_TOKEN_SECRET": "hts",
+                                       "BOT_ACCESS_TOKEN": "2-t", "DATABASE_URL": databaseURL.connectionText, "TZ": "Asia/Tokyo", "POST_STYLE": "copy",
+                                       "MIRROR_BOT_DATA": folder.appending(path: "counts.sqlite").path, "MISSED_SLOT_GRACE": "60"]) { _, new in new }
+                    #expect(try await MirrorBotProcess.run(["migrate"], environment: environment).status == 0)
+                    let training = try await MirrorBotProcess.run(["train", "scheduler", "--yes"], environment: environment)
+                    #expect(training.status == 0 && training.standardOutput.hasPrefix("Archived 30 new tweets"), "\(training.standardError.suffix(2_000))")
+
+                    // X bills each check, so the grant is checked once a day: the start's record serves the first day.
+                    await server.armClock(StartProcessTests.now.addingTimeInterval(7.5 * 3_600), speed: 1_440)
+                    let bot = try RunningBot(["start", "--speed", "1440", "--start-time", "2026-11-22T07:30:00+09:00", "--duration", "26h"],
+                                             environment: environment, folder: folder)
+                    #expect(try await bot.waitForLog("posted slot "), "\(bot.tail)")
+                    let revokedAt = await server.now()
+                    #expect(await server.revoke(accessToken: "1-t"))
+                    let (status, _) = try await bot.waitForExit()
+                    #expect(status == 0, "\(bot.tail)")
+                    let posted = await server.posted()
+                    #expect(!posted.isEmpty)
+                    try await Self.expectEndedByRevocation(environment, revokedAt: revokedAt, reason: "X refuses the person's tokens (HUMAN_ACCESS_TOKEN)",
+                                                           postedAt: posted.map(\.createdAt), log: bot.log)
+                }
+            }
+        }
+    }
 }
