@@ -22,14 +22,8 @@ public struct ArchiveOwner: Sendable, Equatable, CustomStringConvertible {
         return owner
     }
 
-    /// "@hanako (X id 123)", "https://mastodon.example/users/hanako", "did:plc:…".
-    public var description: String {
-        switch network {
-        case "Mastodon": account
-        case "Bluesky": account
-        default: handle.map { "@\($0) (\(network) id \(account))" } ?? "\(network) id \(account)"
-        }
-    }
+    /// "@hanako (X 123)", "@hanako (Mastodon https://mastodon.example/users/hanako)", "did:plc:… on Bluesky".
+    public var description: String { handle.map { "@\($0) (\(network) \(account))" } ?? "\(account) on \(network)" }
 
     /// A Mastodon actor's username and server (`host[:port]`), from its address `https://host/users/name`.
     public var mastodonAcct: (username: String, server: String)? {

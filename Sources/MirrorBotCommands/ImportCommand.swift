@@ -70,7 +70,7 @@ struct ImportCommand: AsyncParsableCommand {
                     kept.archivesFromElsewhere = (kept.archivesFromElsewhere ?? []) + [key]
                     try await gate.records.keep(kept)
                 }
-                print("The archive is of \(owner) on \(owner.network), where the person did not sign in (they signed in on \(consent.network) as @\(consent.personHandle)): "
+                print("The archive is \(owner)'s, on \(owner.network), where the person did not sign in (they signed in on \(consent.network) as @\(consent.personHandle)): "
                       + "imported as theirs on their word and noted in their consent record; an archive of another \(owner.network) account will be refused.")
             }
             let calibration = report.likesLearned > 0 ? try await calibrationLine(classifier, configuration, parts.database) : nil

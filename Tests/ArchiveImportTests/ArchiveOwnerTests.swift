@@ -60,7 +60,7 @@ struct ArchiveOwnerTests {
         try await withImporter { importer, archive, asked in
             let report = try await importer.importExport(at: zip.path)
             #expect(report.owner == hanako)
-            #expect(report.owner?.description == "@hanako (X id 1234567)")
+            #expect(report.owner?.description == "@hanako (X 1234567)")
             let stored = try await archive.count()
             #expect(stored == 2)
             // Without account.js (a single tweets.js) the archive names nobody, and nothing is asked.

@@ -208,8 +208,11 @@ struct ChaosDayProcessTests {
             let unexplained = skips.filter { $0.1 == nil }.map { "\(LocalTime.clockTime($0.0.minute)): \($0.0.reason ?? "")" }
             #expect(unexplained.isEmpty, "skipped for no fault the day injected, nor a SIGKILL: \(unexplained)")
             let explained = Dictionary(grouping: skips.compactMap(\.1), by: { $0 }).mapValues(\.count)
-            // A stall may cost a slot or two, never the day: more is a bot that wakes late, not a loaded machine.
-            #expect((explained["machine stalled"] ?? 0) <= 2, "slots missed while the bot ran: \(skips.map { ($0.0.minute, $0.0.reason ?? "") })")
+            // A stall costs the slots that came due during it, all found missed at the one moment the bot woke; two stalls
+            // at most, never the day: more is a bot that wakes late, not a loaded machine. (CI once woke at 12:52 past
+            // four slots of 12:06–12:35, one stall of two real seconds.)
+            let stalls = Self.stallMoments(skips.filter { $0.1 == "machine stalled" }.map(\.0))
+            #expect(stalls.count <= 2, "stalls (the bot's minute it woke at): \(stalls); slots missed while the bot ran: \(skips.map { ($0.0.minute, $0.0.reason ?? "") })")
             #expect(slots.filter { $0.state == .posted }.count >= slots.count - skips.count(where: { $0.1 != nil }))
 
             // Replies: no mention answered twice; each answer the network shows was recorded (read back after a SIGKILL).
@@ -281,6 +284,18 @@ struct ChaosDayProcessTests {
     static let clockSlack: TimeInterval = 30 * 60
     /// Production's grace for a late slot (`MISSED_SLOT_GRACE`'s default).
     static let grace: TimeInterval = 600
+
+    /// The minutes of the day at which the bot woke to find `slots` missed ("now N minutes past it"), slots found
+    /// within five minutes of one another counting as one stall.
+    static func stallMoments(_ slots: [PlanSlot]) -> [Int] {
+        let woken = slots.compactMap { slot -> Int? in
+            guard let reason = slot.reason, let match = reason.firstMatch(of: /now (\d+) minutes past it/), let late = Int(match.1) else { return nil }
+            return slot.minute + late
+        }.sorted()
+        var moments: [Int] = []
+        for minute in woken where moments.last.map({ minute - $0 > 5 }) ?? true { moments.append(minute) }
+        return moments
+    }
 
     /// What explains the skipped `slot` ("SIGKILL", "usage-capped", ...), from its reason and its minute: a SIGKILL of
     /// the run it was in flight in, a stall of the machine while the bot ran, the bot not running (before a run was ready) or the store down at its minute (the

@@ -73,13 +73,9 @@ struct ConsentProcessTests {
                 // The day runs; after its first post the person deletes the app password they gave the mirror.
                 await server.armClock(BlueskyDayProcessTests.dayStart.addingTimeInterval(7.5 * 3_600), speed: 1_440)
                 signedIn["MISSED_SLOT_GRACE"] = "60"
-                let bot = try RunningBot(["start", "--speed", "1440", "--start-time", "2026-11-22T07:30:00+09:00", "--duration", "6h"],
-                                         environment: signedIn, folder: folder)
-                #expect(try await bot.waitForLog("posted slot "), "\(bot.tail)")
-                let revokedAt = await server.now()
-                await server.revokeAppPassword(of: BlueskyDayProcessTests.person)
-                let (status, _) = try await bot.waitForExit()
-                #expect(status == 0, "\(bot.tail)")
+                let (bot, revokedAt) = try await Self.startRevokedAfterFirstPost(signedIn, folder: folder, duration: "6h", now: { await server.now() }) {
+                    await server.revokeAppPassword(of: BlueskyDayProcessTests.person)
+                }
                 #expect(bot.log.contains("the person ended the mirror (their grant was revoked: Bluesky refuses the person's app password"), "\(bot.tail)")
 
                 let posts = try await server.records(of: BlueskyDayProcessTests.bot, in: PostRecord.type).map {
@@ -217,6 +213,20 @@ struct ConsentProcessTests {
         }
     }
 
+    /// Runs `start` at 1440x from 07:30 of the simulated day for `duration`; once it has posted, `revoke` takes the
+    /// person's grant back on the fake. Returns the run, exited with status 0, and when the fake's clock said it was revoked.
+    static func startRevokedAfterFirstPost(_ environment: [String: String], folder: URL, duration: String, now: () async -> Date,
+                                           revoke: () async -> Void) async throws -> (bot: RunningBot, revokedAt: Date) {
+        let bot = try RunningBot(["start", "--speed", "1440", "--start-time", "2026-11-22T07:30:00+09:00", "--duration", duration],
+                                 environment: environment, folder: folder)
+        #expect(try await bot.waitForLog("posted slot "), "\(bot.tail)")
+        let revokedAt = await now()
+        await revoke()
+        let (status, _) = try await bot.waitForExit()
+        #expect(status == 0, "\(bot.tail)")
+        return (bot, revokedAt)
+    }
+
     /// Whether the mirror ended as a revoked grant ends it: the record withdrawn after `revokedAt` saying so, nothing
     /// posted after the end but at most the post in flight (`postedAt` of each post), nothing of the person kept.
     static func expectEndedByRevocation(_ environment: [String: String], revokedAt: Date, reason: String, postedAt: [Date], log: String,
@@ -247,13 +257,9 @@ struct ConsentProcessTests {
 
                 await server.armClock(MisskeyDayProcessTests.dayStart.addingTimeInterval(7.5 * 3_600), speed: 1_440)
                 environment["MISSED_SLOT_GRACE"] = "60"
-                let bot = try RunningBot(["start", "--speed", "1440", "--start-time", "2026-11-22T07:30:00+09:00", "--duration", "6h"],
-                                         environment: environment, folder: folder)
-                #expect(try await bot.waitForLog("posted slot "), "\(bot.tail)")
-                let revokedAt = await server.now()
-                await server.revokeTokens(of: MisskeyDayProcessTests.person)
-                let (status, _) = try await bot.waitForExit()
-                #expect(status == 0, "\(bot.tail)")
+                let (bot, revokedAt) = try await Self.startRevokedAfterFirstPost(environment, folder: folder, duration: "6h", now: { await server.now() }) {
+                    await server.revokeTokens(of: MisskeyDayProcessTests.person)
+                }
                 let posted = await server.posted().filter { $0.userID == MisskeyDayProcessTests.bot }
                 #expect(!posted.isEmpty)
                 try await Self.expectEndedByRevocation(environment, revokedAt: revokedAt, reason: "127.0.0.1:\(url.port ?? 0) refuses the person's token (HUMAN_MISSKEY_TOKEN)",
@@ -278,13 +284,9 @@ struct ConsentProcessTests {
 
                     // X bills each check, so the grant is checked once a day: the start's record serves the first day.
                     await server.armClock(StartProcessTests.now.addingTimeInterval(7.5 * 3_600), speed: 1_440)
-                    let bot = try RunningBot(["start", "--speed", "1440", "--start-time", "2026-11-22T07:30:00+09:00", "--duration", "26h"],
-                                             environment: environment, folder: folder)
-                    #expect(try await bot.waitForLog("posted slot "), "\(bot.tail)")
-                    let revokedAt = await server.now()
-                    #expect(await server.revoke(accessToken: "1-t"))
-                    let (status, _) = try await bot.waitForExit()
-                    #expect(status == 0, "\(bot.tail)")
+                    let (bot, revokedAt) = try await Self.startRevokedAfterFirstPost(environment, folder: folder, duration: "26h", now: { await server.now() }) {
+                        #expect(await server.revoke(accessToken: "1-t"))
+                    }
                     let posted = await server.posted()
                     #expect(!posted.isEmpty)
                     try await Self.expectEndedByRevocation(environment, revokedAt: revokedAt, reason: "X refuses the person's tokens (HUMAN_ACCESS_TOKEN)",

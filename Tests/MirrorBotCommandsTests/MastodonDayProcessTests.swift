@@ -157,7 +157,7 @@ struct MastodonDayProcessTests {
                 }
                 let fromX = try await MirrorBotProcess.run(["import", try xArchive("x1", id: "1234567", username: "person_x")], environment: environment)
                 #expect(fromX.status == 0, "\(fromX.standardError.suffix(1_000))")
-                #expect(fromX.standardOutput.contains("The archive is of @person_x (X id 1234567) on X, where the person did not sign in (they signed in on Mastodon as @person)"),
+                #expect(fromX.standardOutput.contains("The archive is @person_x (X 1234567)'s, on X, where the person did not sign in (they signed in on Mastodon as @person)"),
                         "\(fromX.standardOutput)")
                 let otherX = try await MirrorBotProcess.run(["import", try xArchive("x2", id: "999", username: "taro")], environment: environment)
                 #expect(otherX.status != 0)
