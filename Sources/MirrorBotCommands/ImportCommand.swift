@@ -22,6 +22,11 @@ struct ImportCommand: AsyncParsableCommand {
             stored: a malformed file stops the import and nothing is stored. Re-importing the same archive changes \
             nothing. The archive keeps the newest ARCHIVE_ROW_LIMIT posts; raise it to keep more of a long history.
 
+            Only the person's own archive: one that names its account (X's account.js, a Mastodon outbox's actor, a \
+            Bluesky repository's DID) must be the account that signed in (`mirror_bot auth <network> --account \
+            human`), or another's is refused before anything is stored. One from another network than their sign-in \
+            is taken on their word, noted in their consent record; another account's from that network is refused.
+
             Mastodon: boosts, and statuses that were followers-only, direct or behind a content warning (unless \
             POST_CW=true) are left out. A reply is filed under whom it answered by looking that account up once on \
             the person's instance (HUMAN_MASTODON_URL and HUMAN_MASTODON_TOKEN; free); without them, replies are \
