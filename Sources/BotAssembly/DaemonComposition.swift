@@ -118,17 +118,10 @@ public enum DaemonComposition {
             }
         }
         let services = try services(of: parts, liking: liking, human: human, bot: bot, options: options)
-        let summary = try await DaemonRunner.run(DaemonRunner.Run(
+        return try await DaemonRunner.run(DaemonRunner.Run(
             startedAt: startedAt, accountingServices: parts.accountingServices, services: services,
             database: database, accounting: network.accounting, timeZone: settings.timeZone, likingStatus: { liking.statusLine },
             progress: parts.progress, clock: clock, lease: parts.lease, leaseClock: parts.leaseClock, logger: logger), options: options)
-        // A post in flight as the person ended the mirror is recorded by the time the services stopped: swept once more.
-        do {
-            try await PersonWithdrawal(state: database.state, retention: database.retention, wordCounts: classifier.store, logger: logger).sweepAfterEnd()
-        } catch {
-            logger.warning("what was recorded after the end of the mirror could not be swept at the stop (\(error)); `mirror_bot forget-me` deletes it")
-        }
-        return summary
     }
 
     /// The services that act, in the order they start (and the reverse of the order they stop): housekeeping and the

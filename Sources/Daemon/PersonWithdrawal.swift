@@ -86,16 +86,6 @@ public struct ConsentCheck: Sendable {
     public init(every: Duration, verify: @escaping @Sendable () async throws -> VerifiedPerson) { self.every = every; self.verify = verify }
 }
 
-extension PersonWithdrawal {
-    /// Once the mirror ended, deletes what work in flight at the end recorded after it (a post's slot and record);
-    /// nothing while it runs. At each of the consent watch's intervals, and once more as the daemon stops.
-    public func sweepAfterEnd() async throws {
-        guard try await control.ended(), try await retention.personRecords().values.contains(where: { $0 > 0 }) else { return }
-        let swept = try await forget()
-        logger.notice("swept what was recorded after the end of the mirror: \(swept.summary)")
-    }
-}
-
 /// The service that notices the person's withdrawal by the network: their grant revoked (the app's access taken back,
 /// the app password deleted) ends the mirror at once. A network that cannot be asked now is asked again, and never
 /// counts as a withdrawal. After the end it sweeps, at each interval, what work in flight at the end recorded later.
@@ -126,7 +116,10 @@ public struct ConsentWatch: Service {
     /// network: what a post in flight at the end recorded after it (its slot, its record) is swept away instead.
     func checkOnce() async throws {
         guard try await !withdrawal.control.ended() else {
-            try await withdrawal.sweepAfterEnd()
+            if try await withdrawal.retention.personRecords().values.contains(where: { $0 > 0 }) {
+                let swept = try await withdrawal.forget()
+                logger.notice("swept what was recorded after the end of the mirror: \(swept.summary)")
+            }
             return
         }
         do {
