@@ -6,6 +6,7 @@ public import SocialNetwork
 public import Stores
 public import WordCounts
 public import ServiceLifecycle
+import Synchronization
 
 /// The end of a mirror, when the person withdraws (their grant revoked, their words by mention, `mirror_bot forget-me`):
 /// the consent record says when and how, everything stops at once (the pause `ended`, which only a new sign-in of
@@ -36,6 +37,14 @@ public struct PersonWithdrawal: Sendable {
         try await control.pause(.ended, at: date)
         logger.notice("the person ended the mirror (\(how)): nothing more is posted, answered, liked or learned")
         return withdrawn
+    }
+
+    /// Once the mirror ended, deletes what work in flight at the end recorded after it (a post's slot and record);
+    /// nothing while it runs.
+    public func sweepAfterEnd() async throws {
+        guard try await control.ended(), try await retention.personRecords().values.contains(where: { $0 > 0 }) else { return }
+        let swept = try await forget()
+        logger.notice("swept what was recorded after the end of the mirror: \(swept.summary)")
     }
 
     /// Deletes everything learned from the person, in the stores and the word counts; returns the rows by table and
@@ -102,31 +111,51 @@ public struct ConsentWatch: Service {
     }
 
     /// Checks every `check.every` (the first after one interval: the start verified or read the consent) until
-    /// cancelled; once the mirror ended, checks nothing more.
+    /// cancelled; once the mirror ended, checks nothing more. A watch that saw the end sweeps once more as it stops
+    /// (the services that act stop before it): a post in flight at the end is recorded by then. That sweep has
+    /// `finalSweepLimit` of real time, so a store out of reach does not hold up the stop.
     public func run() async throws {
         let every = check.every
+        let sawEnd = SawEnd()
         try await PollingLoop.run("Consent watch", on: networkName, clock: clock, logger: logger, interval: every) { number in
             if number == 0 { return every }
-            try await checkOnce()
+            if try await checkOnce() { sawEnd.set() }
             return every
+        }
+        guard sawEnd.value else { return }
+        let withdrawal = withdrawal
+        do {
+            try await withTimeLimit(Self.finalSweepLimit) { try await withdrawal.sweepAfterEnd() }
+        } catch {
+            logger.warning("what was recorded after the end of the mirror could not be swept as the bot stopped (\(error)); `mirror_bot forget-me` deletes it")
         }
     }
 
+    /// The real time the sweep at the stop may take.
+    static let finalSweepLimit = Duration.seconds(2)
+
     /// One check: a refusal of the person's credentials ends the mirror. Once it ended, nothing is asked of the
     /// network: what a post in flight at the end recorded after it (its slot, its record) is swept away instead.
-    func checkOnce() async throws {
+    /// Returns whether the mirror has ended.
+    func checkOnce() async throws -> Bool {
         guard try await !withdrawal.control.ended() else {
-            if try await withdrawal.retention.personRecords().values.contains(where: { $0 > 0 }) {
-                let swept = try await withdrawal.forget()
-                logger.notice("swept what was recorded after the end of the mirror: \(swept.summary)")
-            }
-            return
+            try await withdrawal.sweepAfterEnd()
+            return true
         }
         do {
             let person = try await check.verify()
             logger.debug("the person's grant still works: @\(person.handle) (\(person.account))")
+            return false
         } catch let refused as PersonSignInRefused {
             try await withdrawal.end(at: clock.now(), how: "their grant was revoked: \(refused.description)")
+            return true
         }
+    }
+
+    /// Whether the watch saw the mirror end.
+    private final class SawEnd: Sendable {
+        private let seen = Mutex(false)
+        var value: Bool { seen.withLock { $0 } }
+        func set() { seen.withLock { $0 = true } }
     }
 }

@@ -6,6 +6,7 @@ import Foundation
 import Logging
 import Picking
 import Schedule
+import ServiceLifecycle
 import Synchronization
 import SocialNetwork
 import Stores
@@ -105,7 +106,8 @@ struct PersonWithdrawalTests {
             let log = LogRecorder()
             let withdrawal = PersonWithdrawal(state: database.state, retention: database.retention, wordCounts: counts, logger: log.logger())
             let watch = ConsentWatch(clock: clock, check: check, withdrawal: withdrawal, networkName: "X", logger: log.logger())
-            let running = Task { try await watch.run() }
+            let group = ServiceGroup(configuration: .init(services: [watch], logger: Self.quiet))
+            let running = Task { try await group.run() }
             defer { running.cancel() }
             try await clock.waitForSleepers()
             #expect(checks.withLock { $0 } == 0, "the start verified the consent: the first check is an interval later")
@@ -147,6 +149,14 @@ struct PersonWithdrawalTests {
             #expect(checks.withLock { $0 } == asked)
             #expect(try await database.retention.personRecords().values.reduce(0, +) == 0, "the late record is swept")
             #expect(log.lines(containing: "swept what was recorded after the end").count == 1, "\(log.lines)")
+
+            // A post in flight as the bot stops, recorded after the last interval's sweep: the watch, which stops after
+            // the services that post, sweeps it as it stops.
+            try await database.archive.recordBotPost(sourceTweetID: 2, botTweetID: 13, postedAt: clock.now())
+            await group.triggerGracefulShutdown()
+            try await running.value
+            #expect(try await database.retention.personRecords().values.reduce(0, +) == 0, "the record made as the bot stopped is swept")
+            #expect(log.lines(containing: "swept what was recorded after the end").count == 2, "\(log.lines)")
         }
     }
 

@@ -73,7 +73,7 @@ struct ConsentProcessTests {
                 // The day runs; after its first post the person deletes the app password they gave the mirror.
                 await server.armClock(BlueskyDayProcessTests.dayStart.addingTimeInterval(7.5 * 3_600), speed: 1_440)
                 signedIn["MISSED_SLOT_GRACE"] = "60"
-                let (bot, revokedAt) = try await Self.startRevokedAfterFirstPost(signedIn, folder: folder, duration: "6h", now: { await server.now() }) {
+                let (bot, revokedAt) = try await Self.startRevokedAfterFirstPost(signedIn, folder: folder, duration: "24h", now: { await server.now() }) {
                     await server.revokeAppPassword(of: BlueskyDayProcessTests.person)
                 }
                 #expect(bot.log.contains("the person ended the mirror (their grant was revoked: Bluesky refuses the person's app password"), "\(bot.tail)")
@@ -213,8 +213,10 @@ struct ConsentProcessTests {
         }
     }
 
-    /// Runs `start` at 1440x from 07:30 of the simulated day for `duration`; once it has posted, `revoke` takes the
-    /// person's grant back on the fake. Returns the run, exited with status 0, and when the fake's clock said it was revoked.
+    /// Runs `start` at 1440x from 07:30 of the simulated day for at most `duration`; once it has posted, `revoke` takes
+    /// the person's grant back on the fake. Once the log says the mirror ended, the bot is stopped with SIGTERM (the
+    /// duration only bounds a run that never ends it). Returns the run, exited with status 0, and when the fake's clock
+    /// said it was revoked.
     static func startRevokedAfterFirstPost(_ environment: [String: String], folder: URL, duration: String, now: () async -> Date,
                                            revoke: () async -> Void) async throws -> (bot: RunningBot, revokedAt: Date) {
         let bot = try RunningBot(["start", "--speed", "1440", "--start-time", "2026-11-22T07:30:00+09:00", "--duration", duration],
@@ -222,7 +224,9 @@ struct ConsentProcessTests {
         #expect(try await bot.waitForLog("posted slot "), "\(bot.tail)")
         let revokedAt = await now()
         await revoke()
-        let (status, _) = try await bot.waitForExit()
+        #expect(try await bot.waitForLog("the person ended the mirror", limit: .seconds(300)), "the end, in the log: \(bot.tail)")
+        if bot.process.isRunning { bot.process.terminate() }
+        let (status, _) = try await bot.waitForExit(within: .seconds(10))
         #expect(status == 0, "\(bot.tail)")
         return (bot, revokedAt)
     }
@@ -257,7 +261,7 @@ struct ConsentProcessTests {
 
                 await server.armClock(MisskeyDayProcessTests.dayStart.addingTimeInterval(7.5 * 3_600), speed: 1_440)
                 environment["MISSED_SLOT_GRACE"] = "60"
-                let (bot, revokedAt) = try await Self.startRevokedAfterFirstPost(environment, folder: folder, duration: "6h", now: { await server.now() }) {
+                let (bot, revokedAt) = try await Self.startRevokedAfterFirstPost(environment, folder: folder, duration: "24h", now: { await server.now() }) {
                     await server.revokeTokens(of: MisskeyDayProcessTests.person)
                 }
                 let posted = await server.posted().filter { $0.userID == MisskeyDayProcessTests.bot }
@@ -284,7 +288,7 @@ struct ConsentProcessTests {
 
                     // X bills each check, so the grant is checked once a day: the start's record serves the first day.
                     await server.armClock(StartProcessTests.now.addingTimeInterval(7.5 * 3_600), speed: 1_440)
-                    let (bot, revokedAt) = try await Self.startRevokedAfterFirstPost(environment, folder: folder, duration: "26h", now: { await server.now() }) {
+                    let (bot, revokedAt) = try await Self.startRevokedAfterFirstPost(environment, folder: folder, duration: "48h", now: { await server.now() }) {
                         #expect(await server.revoke(accessToken: "1-t"))
                     }
                     let posted = await server.posted()
