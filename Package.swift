@@ -188,6 +188,7 @@ let package = Package(
         .target(
             name: "HTTPCore",
             dependencies: ["BotClock",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -245,6 +246,7 @@ let package = Package(
             name: "BlueskyAPI",
             dependencies: ["BotCore",
                 "BotClock", "HTTPCore",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
@@ -278,7 +280,7 @@ let package = Package(
         .target(
             name: "MastodonNetwork",
             dependencies: ["BotCore", 
-                "MastodonAPI", "BotConfiguration", "SocialNetwork", "PostText", "BotClock",
+                "MastodonAPI", "BotConfiguration", "SocialNetwork", "PostText", "BotClock", "HTTPCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -626,7 +628,7 @@ let package = Package(
         .testTarget(
             name: "BlueskyTests",
             dependencies: [
-                "BlueskyAPI", "BlueskyNetwork", "FakeBluesky", "FakeX", "ATProtoRepository", "BotClock", "BotCore", "SocialNetwork", "TestSupport",
+                "BlueskyAPI", "BlueskyNetwork", "FakeBluesky", "FakeX", "ATProtoRepository", "BotClock", "BotCore", "SocialNetwork", "TestSupport", "HTTPCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -638,7 +640,7 @@ let package = Package(
         .testTarget(
             name: "MastodonTests",
             dependencies: [
-                "MastodonAPI", "MastodonNetwork", "FakeMastodon", "SocialNetwork", "BotClock", "BotConfiguration", "TestSupport",
+                "MastodonAPI", "MastodonNetwork", "FakeMastodon", "SocialNetwork", "BotClock", "BotConfiguration", "TestSupport", "HTTPCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

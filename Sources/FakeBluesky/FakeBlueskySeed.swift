@@ -4,7 +4,7 @@ public import Foundation
 /// What a fake Bluesky holds at its start: accounts (each with its app password, profile text and self-labels),
 /// posts (each its record, as an author's client would have written it), reposts, and the clock.
 public struct FakeBlueskySeed: Sendable {
-    /// An account: its DID, handle, app password (nil: it cannot log in), profile text and self-labels.
+    /// An account: its DID, handle, app password (nil: it cannot log in), password, profile text and self-labels.
     public struct Account: Sendable {
         /// `did:plc:…`.
         public var did: String
@@ -12,6 +12,8 @@ public struct FakeBlueskySeed: Sendable {
         public var handle: String
         /// The app password it logs in with.
         public var appPassword: String?
+        /// The account's own password, for the sign-in page of the fake's OAuth server (nil: `<handle>-password`).
+        public var password: String?
         /// The profile's description.
         public var description: String
         /// The profile's self-labels (`bot`).
@@ -19,8 +21,9 @@ public struct FakeBlueskySeed: Sendable {
         /// Its user id in the fake X persona it was made from (`/admin/state` names it so, for the demo's report).
         public var personaID: String?
         /// An account from its parts.
-        public init(did: String, handle: String, appPassword: String? = nil, description: String = "", labels: [String] = [], personaID: String? = nil) {
-            self.did = did; self.handle = handle; self.appPassword = appPassword; self.description = description; self.labels = labels
+        public init(did: String, handle: String, appPassword: String? = nil, password: String? = nil, description: String = "", labels: [String] = [],
+                    personaID: String? = nil) {
+            self.did = did; self.handle = handle; self.appPassword = appPassword; self.password = password; self.description = description; self.labels = labels
             self.personaID = personaID
         }
     }

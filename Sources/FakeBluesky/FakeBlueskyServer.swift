@@ -90,6 +90,13 @@ public final class FakeBlueskyServer: Sendable {
     public func repositoryExport(of did: String) async -> [UInt8] { Array(await world.repositoryExport(of: did).body) }
     /// Record writes in order (`putRecord`, `createRecord`, `deleteRecord`), with the URI written.
     public func writes() async -> [(method: String, uri: String)] { await world.writes }
+    /// As the account `did` revoking the app's access in its settings: its OAuth grants end (a refresh is refused
+    /// with `invalid_grant`).
+    public func revokeOAuthGrants(of did: String) async { await world.revokeOAuthGrants(of: did) }
+    /// What the OAuth server refused so far, as `endpoint: error: description`, oldest first.
+    public func oauthRefusals() async -> [String] { await world.oauth.refusals }
+    /// Tokens the OAuth server issued, by grant type (`authorization_code`, `refresh_token`).
+    public func oauthTokensIssued() async -> [String: Int] { await world.oauth.tokensIssued }
 
     // MARK: - HTTP
 
@@ -148,6 +155,7 @@ public final class FakeBlueskyServer: Sendable {
             await world.deleteRecord(caller: call.caller ?? "", input: call.input)
         }
         let world = world
+        serveOAuth(on: router)
         // For the demo's script and report, as fake X has them: what clients did, and the clock.
         router.get("/admin/state") { _, _ in Self.response(.json(await world.adminState())) }
         router.post("/admin/clock") { request, _ in
@@ -219,6 +227,54 @@ public final class FakeBlueskyServer: Sendable {
             }
             return Self.response(result)
         }
+    }
+
+    /// The OAuth authorization server's routes (`FakeBlueskyWorld+OAuth`).
+    private func serveOAuth(on router: Router<BasicRequestContext>) {
+        let world = world
+        router.get("/.well-known/oauth-protected-resource") { _, _ in
+            await world.countRequest("oauth-protected-resource")
+            return Self.response(await world.protectedResourceMetadata())
+        }
+        router.get("/.well-known/oauth-authorization-server") { _, _ in
+            await world.countRequest("oauth-authorization-server")
+            return Self.response(await world.authorizationServerMetadata())
+        }
+        router.post("/oauth/par") { request, _ in
+            await world.countRequest("oauth/par")
+            let form = await Self.form(of: request)
+            return Self.response(await world.pushAuthorizationRequest(form, proof: request.headers[HTTPField.Name("DPoP")!]))
+        }
+        router.get("/oauth/authorize") { request, _ in
+            await world.countRequest("oauth/authorize")
+            return Self.response(await world.authorizationPage(Self.formFields(request.uri.query ?? "")))
+        }
+        router.post("/oauth/authorize") { request, _ in
+            await world.countRequest("oauth/authorize")
+            return Self.response(await world.authorize(await Self.form(of: request)))
+        }
+        router.post("/oauth/token") { request, _ in
+            await world.countRequest("oauth/token")
+            let form = await Self.form(of: request)
+            return Self.response(await world.token(form, proof: request.headers[HTTPField.Name("DPoP")!]))
+        }
+    }
+
+    /// A form body's fields (`application/x-www-form-urlencoded`).
+    private static func form(of request: Request) async -> [String: String] {
+        var request = request
+        let body = (try? await request.collectBody(upTo: 1 << 16)).map { Data(buffer: $0) } ?? Data()
+        return formFields(String(decoding: body, as: UTF8.self))
+    }
+
+    /// `a=1&b=two+words` decoded, `+` a space as in a browser's form; the last of a repeated name wins.
+    static func formFields(_ text: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? "" }
+            if let name = parts.first, !name.isEmpty { fields[name] = parts.count > 1 ? parts[1] : "" }
+        }
+        return fields
     }
 
     private static func response(_ result: FakeBlueskyResponse) -> Response {

@@ -56,6 +56,8 @@ actor FakeBlueskyWorld {
     private(set) var reposts: [(seq: Int, repost: FakeBlueskySeed.Repost)] = []
     private var nextSeq = 1
     private var accessTokens: [String: (did: String, expires: Date)] = [:]
+    /// The OAuth authorization server's requests, codes, grants and nonces.
+    var oauth = FakeBlueskyOAuthState()
     private var refreshTokens: [String: String] = [:]
     private var tokenCounter = 0
     private var logins: [String: [Date]] = [:]

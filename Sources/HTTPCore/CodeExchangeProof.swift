@@ -2,7 +2,7 @@ import Crypto
 public import Foundation
 
 /// PKCE's proof (RFC 7636, "Proof Key for Code Exchange"): a secret `verifier` kept by the command, and its S256
-/// `challenge` sent with the authorization request. The instance binds the code to the challenge and gives a token
+/// `challenge` sent with the authorization request. The server binds the code to the challenge and gives a token
 /// for it only with the verifier, so a code seen by someone else (the browser's history, another program) is useless
 /// to them.
 public struct CodeExchangeProof: Sendable, Equatable {
@@ -10,7 +10,7 @@ public struct CodeExchangeProof: Sendable, Equatable {
     public let verifier: String
     /// `base64url(SHA-256(verifier))`, without padding: what the authorization request carries.
     public let challenge: String
-    /// `code_challenge_method`: S256, the only method Mastodon takes.
+    /// `code_challenge_method`: S256, the only method Mastodon and Bluesky take.
     public static let method = "S256"
 
     /// A proof with a verifier of 32 bytes from the system's secure random generator.
@@ -26,7 +26,7 @@ public struct CodeExchangeProof: Sendable, Equatable {
     }
 
     /// `data` in base64url (RFC 4648 §5) without padding.
-    static func base64URL(_ data: Data) -> String {
+    public static func base64URL(_ data: Data) -> String {
         data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }

@@ -1,5 +1,6 @@
 public import BotCore
 public import Foundation
+import HTTPCore
 public import Logging
 import MastodonAPI
 public import SocialNetwork

@@ -1,6 +1,7 @@
 import BotCore
 import FakeMastodon
 import Foundation
+import HTTPCore
 import MastodonAPI
 import MastodonNetwork
 import SocialNetwork
