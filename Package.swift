@@ -264,7 +264,7 @@ let package = Package(
         .target(
             name: "BlueskyNetwork",
             dependencies: ["BotCore",
-                "BlueskyAPI", "BotConfiguration", "SocialNetwork", "PostText", "BotClock", "Stores",
+                "BlueskyAPI", "BotConfiguration", "SocialNetwork", "PostText", "BotClock", "Stores", "HTTPCore",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -416,6 +416,7 @@ let package = Package(
                 "Training",
                 "ArchiveImport",
                 "Daemon",
+                "HTTPCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -663,6 +664,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ],
             resources: [.copy("Resources")],
             swiftSettings: strictSettings

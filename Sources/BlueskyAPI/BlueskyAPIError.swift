@@ -22,6 +22,8 @@ public enum BlueskyAPIError: Error, Sendable, CustomStringConvertible, Equatable
     case malformedResponse(method: String, reason: String)
     /// No handle (or no app password, for what needs a session) is configured for the account.
     case notConfigured(account: Account, what: String)
+    /// The account's OAuth grant is refused (revoked by its owner, or never kept here): only a new sign-in helps.
+    case grantRefused(account: Account, detail: String)
 
     /// The sentence for logs.
     public var description: String {
@@ -40,7 +42,15 @@ public enum BlueskyAPIError: Error, Sendable, CustomStringConvertible, Equatable
             "\(method)'s answer was lost (\(reason)): it may or may not have been made, so it was not sent again."
         case .malformedResponse(let method, let reason): "Bluesky's answer to \(method) was not valid: \(reason)."
         case .notConfigured(let account, let what): "No \(what) is set for the \(account)'s Bluesky account."
+        case .grantRefused(let account, let detail):
+            "Bluesky refuses the \(account)'s OAuth sign-in (\(detail)); `mirror_bot auth bluesky --account \(account.rawValue)` signs them in again."
         }
+    }
+
+    /// Whether a DPoP request was refused for want of the server's latest nonce (given with the refusal): sent again.
+    var isNonceRequired: Bool {
+        guard case .rejected(_, let status, let error, _) = self else { return false }
+        return (status == 400 || status == 401) && error == "use_dpop_nonce"
     }
 
     /// Whether the server said the record or account asked for is not there (`RecordNotFound`, 404, a deleted post).
@@ -53,7 +63,7 @@ public enum BlueskyAPIError: Error, Sendable, CustomStringConvertible, Equatable
     /// refresh token, not a reason to log in again.
     var isExpiredSession: Bool {
         guard case .rejected(_, let status, let error, _) = self else { return false }
-        return (status == 400 || status == 401) && ["ExpiredToken", "InvalidToken"].contains(error ?? "")
+        return (status == 400 || status == 401) && ["ExpiredToken", "InvalidToken", "invalid_token"].contains(error ?? "")
     }
 }
 

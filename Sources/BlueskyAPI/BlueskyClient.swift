@@ -14,10 +14,16 @@ public import HTTPCore
 public struct BlueskyAccess: Sendable, Equatable {
     /// The handle, without the @ (`alice.bsky.social`).
     public var handle: String
-    /// An app password (Settings → Privacy and security → App passwords); nil: the account is only read, publicly.
+    /// An app password (Settings → Privacy and security → App passwords); nil: the account is only read, publicly, or
+    /// signed in by OAuth.
     public var appPassword: String?
+    /// Whether the account signed in by atproto OAuth (`mirror_bot auth bluesky --account human`): its session is the
+    /// one kept in the store, renewed at its authorization server, never made by a login here.
+    public var signsInWithOAuth: Bool
     /// Access from its parts.
-    public init(handle: String, appPassword: String?) { self.handle = handle; self.appPassword = appPassword }
+    public init(handle: String, appPassword: String?, signsInWithOAuth: Bool = false) {
+        self.handle = handle; self.appPassword = appPassword; self.signsInWithOAuth = signsInWithOAuth
+    }
 }
 
 /// Sends XRPC requests to Bluesky. An account with an app password acts through a session: the stored one when there
@@ -71,12 +77,16 @@ public final class BlueskyClient: Sendable {
     private let windows = Mutex<[String: (remaining: Int, resetsAt: Date)]>([:])
     private let tally = CallTally()
     private let core: HTTPCore
+    /// The latest `DPoP-Nonce` of each server an OAuth session's requests go to, by origin.
+    private let dpopNonces = Mutex<[String: String]>([:])
+    private let oauth: BlueskyOAuth
 
     /// A client keeping sessions in `sessionStore`; `clock` decides how waiting is done (tests inject a manual one).
     public init(configuration: Configuration, sessionStore: any BlueskySessionStore, httpClient: HTTPClient = HTTPClient.shared,
                 clock: any BotClock = SystemBotClock(), logger: Logger) {
         self.configuration = configuration; self.clock = clock; self.logger = logger
         sessions = SessionKeeper(store: sessionStore)
+        oauth = BlueskyOAuth(httpClient: httpClient, timeout: configuration.requestTimeout)
         core = HTTPCore(service: "Bluesky", server: "Bluesky", policy: HTTPCore.Policy(
             maxAttempts: configuration.maxAttempts, initialBackoff: configuration.initialBackoff, maxBackoff: .seconds(60), maxRateLimitWaits: 3,
             longestReadWait: configuration.longestRateLimitWait, longestWriteWait: configuration.longestWriteRateLimitWait,
@@ -95,14 +105,35 @@ public final class BlueskyClient: Sendable {
     /// Sends `method` as `account` (with its session), or publicly through the AppView when `account` is nil, and
     /// returns its output. An access token the server no longer takes is renewed once, and the method sent again.
     public func send<Method: XRPCMethod>(_ method: Method, as account: Account?) async throws -> Method.Output {
-        guard let account else { return try await call(method, at: configuration.publicAppView, bearer: nil, account: nil) }
+        guard let account else { return try await call(method, at: configuration.publicAppView, credential: nil, account: nil) }
         let session = try await session(of: account)
         do {
-            return try await call(method, at: session.pds ?? configuration.service, bearer: session.accessJwt, account: account)
+            return try await call(method, with: session, as: account)
         } catch let error as BlueskyAPIError where error.isExpiredSession {
             let renewed = try await sessions.renew(account, replacing: session) { [self] stale in try await renew(account, stale) }
-            return try await call(method, at: renewed.pds ?? configuration.service, bearer: renewed.accessJwt, account: account)
+            return try await call(method, with: renewed, as: account)
         }
+    }
+
+    /// `method` with `session`'s access token: a bearer token, or for an OAuth session a DPoP-bound one with its proof
+    /// (sent once more with the server's nonce when it asks for one).
+    private func call<Method: XRPCMethod>(_ method: Method, with session: BlueskySession, as account: Account) async throws -> Method.Output {
+        let base = session.pds ?? configuration.service
+        guard let binding = session.oauth else { return try await call(method, at: base, credential: .bearer(session.accessJwt), account: account) }
+        let credential = Credential.dpop(token: session.accessJwt, key: try DPoPKey(rawRepresentation: binding.dpopKey))
+        do {
+            return try await call(method, at: base, credential: credential, account: account)
+        } catch let error as BlueskyAPIError where error.isNonceRequired {
+            return try await call(method, at: base, credential: credential, account: account)
+        }
+    }
+
+    /// How a request is authorized.
+    enum Credential {
+        /// `Authorization: Bearer …` (an app password's session).
+        case bearer(String)
+        /// `Authorization: DPoP …` with a proof signed by `key` (an OAuth session).
+        case dpop(token: String, key: DPoPKey)
     }
 
     /// The DID of `handle`, nil when no account has it.
@@ -119,10 +150,13 @@ public final class BlueskyClient: Sendable {
     /// Logs `account` in with its app password (`createSession`).
     private func logIn(_ account: Account) async throws -> BlueskySession {
         guard let access = configuration.accounts[account] else { throw BlueskyAPIError.notConfigured(account: account, what: "handle") }
+        if access.signsInWithOAuth, access.appPassword == nil {
+            throw BlueskyAPIError.grantRefused(account: account, detail: "no OAuth sign-in of the \(account)'s is kept in the store, or it no longer opens")
+        }
         guard let password = access.appPassword else { throw BlueskyAPIError.notConfigured(account: account, what: "app password") }
         let output: SessionOutput
         do {
-            output = try await call(CreateSession(identifier: access.handle, password: password), at: configuration.service, bearer: nil, account: account)
+            output = try await call(CreateSession(identifier: access.handle, password: password), at: configuration.service, credential: nil, account: account)
         } catch BlueskyAPIError.rejected(_, let status, let error, let message) where status == 401 || error == "AuthenticationRequired" {
             throw BlueskyAPIError.loginRefused(account: account, detail: message)
         }
@@ -136,8 +170,9 @@ public final class BlueskyClient: Sendable {
 
     /// Renews `stale` with its refresh token; logs in again when the server no longer takes that either.
     private func renew(_ account: Account, _ stale: BlueskySession) async throws -> BlueskySession {
+        if let binding = stale.oauth { return try await renew(account, stale, at: binding) }
         do {
-            let output = try await call(RefreshSession(), at: stale.pds ?? configuration.service, bearer: stale.refreshJwt, account: account)
+            let output = try await call(RefreshSession(), at: stale.pds ?? configuration.service, credential: .bearer(stale.refreshJwt), account: account)
             var session = output.session
             if session.pds == nil { session.pds = stale.pds }
             logger.info("Bluesky: the \(account)'s session renewed")
@@ -148,21 +183,52 @@ public final class BlueskyClient: Sendable {
         }
     }
 
+    /// Renews an OAuth session at its authorization server with its refresh token (spent: the new one is kept), the
+    /// proof signed by its DPoP key. A refused grant is `grantRefused`; a server that does not answer, `transport`.
+    private func renew(_ account: Account, _ stale: BlueskySession, at binding: BlueskySession.OAuthBinding) async throws -> BlueskySession {
+        let tokens: BlueskyOAuth.Tokens
+        do {
+            tokens = try await oauth.refresh(stale.refreshJwt, clientID: binding.clientID, tokenEndpoint: binding.tokenEndpoint,
+                                             key: try DPoPKey(rawRepresentation: binding.dpopKey), now: clock.now())
+        } catch let error as BlueskyOAuthError where error.isGrantRefused {
+            logger.notice("Bluesky: the \(account)'s OAuth sign-in can no longer be renewed (\(error))")
+            throw BlueskyAPIError.grantRefused(account: account, detail: error.description)
+        } catch let error as BlueskyOAuthError {
+            throw BlueskyAPIError.transport(method: "OAuth token refresh", reason: error.description, attempts: 1)
+        }
+        guard tokens.sub == stale.did else {
+            throw BlueskyAPIError.grantRefused(account: account, detail: "the renewed grant is \(tokens.sub)'s, not \(stale.did)'s")
+        }
+        var session = stale
+        session.accessJwt = tokens.accessToken
+        session.refreshJwt = tokens.refreshToken ?? stale.refreshJwt
+        logger.info("Bluesky: the \(account)'s OAuth session renewed")
+        return session
+    }
+
     // MARK: - Requests
 
     /// Sends `method` to `base` with `bearer`, through the core's retries and rate-limit waits.
-    private func call<Method: XRPCMethod>(_ method: Method, at base: URL, bearer: String?, account: Account?) async throws -> Method.Output {
+    private func call<Method: XRPCMethod>(_ method: Method, at base: URL, credential: Credential?, account: Account?) async throws -> Method.Output {
         let name = Method.nsid
         let url = try Self.url(for: method, at: base)
         let body: Data? = Method.kind == .procedure && !(method.input is NoInput) ? try JSONEncoder.xrpc.encode(method.input) : nil
         let windowKey = "\(account?.rawValue ?? "public")"
+        let origin = "\(url.scheme ?? "")://\(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")"
         let isWrite = Method.kind == .procedure
         let call = HTTPCall<Method.Output>(
             name: name, repeatability: !isWrite ? .read : method.isRepeatable ? .idempotentWrite : .create, isWrite: isWrite,
             makeRequest: {
                 var request = HTTPClientRequest(url: url.absoluteString)
                 request.method = isWrite ? .POST : .GET
-                if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
+                switch credential {
+                case .bearer(let token)?: request.headers.add(name: "Authorization", value: "Bearer \(token)")
+                case .dpop(let token, let key)?:
+                    request.headers.add(name: "Authorization", value: "DPoP \(token)")
+                    let nonce = self.dpopNonces.withLock { $0[origin] }
+                    request.headers.add(name: "DPoP", value: try key.proof(method: isWrite ? "POST" : "GET", url: url, nonce: nonce, accessToken: token, now: self.clock.now()))
+                case nil: break
+                }
                 request.headers.add(name: "User-Agent", value: "mirror_bot")
                 if let body {
                     request.headers.add(name: "Content-Type", value: "application/json")
@@ -177,6 +243,7 @@ public final class BlueskyClient: Sendable {
             },
             onFailure: { [tally] in tally.failed(name, by: account?.rawValue ?? "public") },
             observe: { [self] headers in
+                if let nonce = headers.first(name: "DPoP-Nonce") { dpopNonces.withLock { $0[origin] = nonce } }
                 let window = Self.window(in: headers)
                 if let window { windows.withLock { $0[windowKey] = window } }
                 return window?.resetsAt
@@ -290,6 +357,9 @@ actor SessionKeeper {
         if let session = current[account], session.accessJwt != stale.accessJwt { return session }
         let store = store
         let task = Task<BlueskySession, any Error> {
+            // Renewed meanwhile by another client on the same store: a refresh token works once, and spending a spent
+            // one ends an OAuth grant.
+            if let stored = try await store.session(of: account), stored.refreshJwt != stale.refreshJwt { return stored }
             let renewed = try await renew(stale)
             try await store.save(renewed, of: account)
             return renewed

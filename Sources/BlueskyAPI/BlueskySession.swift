@@ -15,10 +15,33 @@ public struct BlueskySession: Codable, Sendable, Equatable {
     public var refreshJwt: String
     /// The account's PDS, from its DID document; nil: the service it logged in at.
     public var pds: URL?
+    /// For a session made by atproto OAuth (the person's sign-in): the tokens are DPoP-bound to this key and renewed at
+    /// this authorization server. Nil for an app password's session.
+    public var oauth: OAuthBinding?
 
     /// A session from its parts.
-    public init(did: String, handle: String, accessJwt: String, refreshJwt: String, pds: URL?) {
-        self.did = did; self.handle = handle; self.accessJwt = accessJwt; self.refreshJwt = refreshJwt; self.pds = pds
+    public init(did: String, handle: String, accessJwt: String, refreshJwt: String, pds: URL?, oauth: OAuthBinding? = nil) {
+        self.did = did; self.handle = handle; self.accessJwt = accessJwt; self.refreshJwt = refreshJwt; self.pds = pds; self.oauth = oauth
+    }
+
+    /// What an OAuth session is bound to: the authorization server that renews it, the client it was given to, and the
+    /// DPoP key its tokens need (kept sealed with the rest of the session).
+    public struct OAuthBinding: Codable, Sendable, Equatable {
+        /// The authorization server.
+        public var issuer: String
+        /// Its token endpoint, where the refresh token is spent.
+        public var tokenEndpoint: URL
+        /// The loopback `client_id` the grant was given to.
+        public var clientID: String
+        /// The scope granted.
+        public var scope: String
+        /// The DPoP private key, `DPoPKey.rawRepresentation`.
+        public var dpopKey: String
+
+        /// A binding from its parts.
+        public init(issuer: String, tokenEndpoint: URL, clientID: String, scope: String, dpopKey: String) {
+            self.issuer = issuer; self.tokenEndpoint = tokenEndpoint; self.clientID = clientID; self.scope = scope; self.dpopKey = dpopKey
+        }
     }
 }
 
@@ -66,7 +89,7 @@ public struct SessionOutput: Decodable, Sendable {
 }
 
 /// The parts of a DID document the bot reads: its services, the PDS among them.
-struct DIDDocument: Decodable, Sendable {
+public struct DIDDocument: Decodable, Sendable {
     struct Service: Decodable, Sendable {
         var id: String
         var type: String?
@@ -75,7 +98,7 @@ struct DIDDocument: Decodable, Sendable {
     var service: [Service]?
 
     /// The `#atproto_pds` service's https endpoint (plain http only on this machine, for tests).
-    var pds: URL? {
+    public var pds: URL? {
         guard let endpoint = service?.first(where: { $0.id.hasSuffix("#atproto_pds") })?.serviceEndpoint,
               let url = URL(string: endpoint), let host = url.host else { return nil }
         let loopback = host == "localhost" || host == "127.0.0.1" || host == "::1"

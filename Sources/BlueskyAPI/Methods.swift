@@ -23,6 +23,26 @@ public struct CreateSession: XRPCMethod {
     public typealias Output = SessionOutput
 }
 
+/// `com.atproto.server.getSession`: who the session is (its DID and handle). Allowed by the `atproto` scope alone: the
+/// check that a person's OAuth sign-in still works.
+public struct GetSession: XRPCMethod {
+    /// The lexicon's id.
+    public static let nsid = "com.atproto.server.getSession"
+    /// A query.
+    public static let kind = XRPCKind.query
+    /// The query.
+    public init() {}
+    /// None.
+    public var parameters: [(String, String)] { [] }
+    /// The session's account.
+    public struct Output: Decodable, Sendable {
+        /// Its handle.
+        public var handle: String
+        /// Its DID.
+        public var did: String
+    }
+}
+
 /// `com.atproto.server.refreshSession`: a new access token (and refresh token) for the refresh token sent.
 public struct RefreshSession: XRPCMethod {
     /// The lexicon's id.
@@ -51,6 +71,30 @@ public struct ResolveHandle: XRPCMethod {
     public struct Output: Decodable, Sendable {
         /// The DID.
         public var did: String
+    }
+}
+
+/// `com.atproto.identity.resolveIdentity`: a handle's (or DID's) DID, verified handle and DID document, whose PDS the
+/// account's OAuth sign-in starts from.
+public struct ResolveIdentity: XRPCMethod {
+    /// The lexicon's id.
+    public static let nsid = "com.atproto.identity.resolveIdentity"
+    /// A query.
+    public static let kind = XRPCKind.query
+    /// The handle or DID.
+    public var identifier: String
+    /// The query for `identifier`.
+    public init(identifier: String) { self.identifier = identifier }
+    /// `identifier`.
+    public var parameters: [(String, String)] { [("identifier", identifier)] }
+    /// `com.atproto.identity.defs#identityInfo`.
+    public struct Output: Decodable, Sendable {
+        /// The DID.
+        public var did: String
+        /// The handle, verified both ways (`handle.invalid` when it is not).
+        public var handle: String
+        /// The DID document.
+        public var didDoc: DIDDocument?
     }
 }
 

@@ -14,14 +14,15 @@ public struct BlueskyNetworkSettings: ConfigurationSection {
     public var service: URL
     /// `BOT_BLUESKY_HANDLE` and `BOT_BLUESKY_APP_PASSWORD`, when set.
     public var bot: BlueskyAccess?
-    /// `HUMAN_BLUESKY_HANDLE` and, optionally, `HUMAN_BLUESKY_APP_PASSWORD`.
+    /// `HUMAN_BLUESKY_HANDLE` and, optionally, `HUMAN_BLUESKY_APP_PASSWORD`, or `HUMAN_BLUESKY_SIGN_IN=oauth` (the
+    /// person signed in with atproto OAuth: their session is kept in the store, sealed).
     public var human: BlueskyAccess?
     /// `POST_CW`: the person's posts with self-labels are learned and copied with their labels.
     public var copyingLabels: Bool
 
     /// The variables of Bluesky's section.
     public static let variableNames = ["BLUESKY_SERVICE_URL", "BOT_BLUESKY_HANDLE", "BOT_BLUESKY_APP_PASSWORD", "HUMAN_BLUESKY_HANDLE",
-                                       "HUMAN_BLUESKY_APP_PASSWORD"]
+                                       "HUMAN_BLUESKY_APP_PASSWORD", "HUMAN_BLUESKY_SIGN_IN"]
 
     /// Bluesky's settings from their parts.
     public init(service: URL = BlueskyClient.Configuration.entryway, bot: BlueskyAccess?, human: BlueskyAccess?, copyingLabels: Bool = false) {
@@ -53,6 +54,15 @@ public struct BlueskyNetworkSettings: ConfigurationSection {
         }
         bot = access(.bot, needsPassword: true)
         human = access(.human, needsPassword: false)
+        if let signIn = environment.value("HUMAN_BLUESKY_SIGN_IN") {
+            if signIn.lowercased() != "oauth" {
+                environment.malformed("HUMAN_BLUESKY_SIGN_IN", expected: "oauth (set by `mirror_bot auth bluesky --account human`), or not set", shown: signIn)
+            } else if human == nil {
+                environment.report(.init(variable: "HUMAN_BLUESKY_HANDLE", isMissing: true, expected: "the person's handle, such as alice.bsky.social (HUMAN_BLUESKY_SIGN_IN is set)"))
+            } else {
+                human?.signsInWithOAuth = true
+            }
+        }
         copyingLabels = environment.flag("POST_CW")
     }
 
@@ -147,13 +157,25 @@ public struct BlueskyNetworkModule: NetworkModule {
         CommandNetwork(network: network(sessions: InMemoryBlueskySessions(), clock: clock, logger: logger))
     }
 
+    /// Bluesky for a command, with the sessions kept in the store (`kept`, sealed: the person's OAuth sign-in is only
+    /// there), renewed there; in memory without.
+    public func forCommand(accounts: [Account], networkIDs: (any NetworkIDStore)?, kept: KeptTokens?, logger: Logger) -> CommandNetwork {
+        let sessions: any BlueskySessionStore = kept.map { StoredBlueskySessions(state: $0.state, sealer: $0.sealer) } ?? InMemoryBlueskySessions()
+        return CommandNetwork(network: network(sessions: sessions, clock: clock, logger: logger))
+    }
+
     /// Bluesky for the daemon, its sessions kept in the bot's state; says who is where, that nothing is billed, and
     /// what Bluesky asks of bots' likes.
     public func forDaemon(_ context: DaemonNetworkContext, logger: Logger) async -> DaemonNetwork {
         logger.notice("network: Bluesky at \(settings.service.host ?? "?"), the person @\(settings.human?.handle ?? "?"), the bot @\(settings.bot?.handle ?? "?"); free, nothing billed")
         // The start refuses to run without a sealer (`storesTokens`); should one be missing all the same, nothing is stored.
         let sessions: any BlueskySessionStore = context.sealer.map { StoredBlueskySessions(state: context.state, sealer: $0) } ?? InMemoryBlueskySessions()
-        return DaemonNetwork(network: network(sessions: sessions, clock: context.clock, logger: logger))
+        let daemonClient: BlueskyClient = client(sessions: sessions, clock: context.clock, logger: logger)
+        let network = BlueskyMirrorNetwork(client: daemonClient, copyingLabels: settings.copyingLabels, clock: context.clock)
+        // An OAuth sign-in is checked through the daemon's own client: one client renews its single-use refresh token.
+        let oauth = settings.human.map { $0.appPassword == nil && $0.signsInWithOAuth } ?? false
+        let check: (@Sendable () async throws -> VerifiedPerson)? = oauth ? { @Sendable in try await Self.verifyPersonByOAuth(daemonClient) } : nil
+        return DaemonNetwork(network: network, personCheck: check)
     }
 
     /// The client for the configured accounts, keeping sessions in `sessions`.
@@ -227,13 +249,15 @@ public struct BlueskyNetworkModule: NetworkModule {
         throw BlueskyAPIError.rejected(method: "com.atproto.repo.putRecord", status: 400, error: "InvalidSwap", message: "the profile kept changing")
     }
 
-    /// The person's handle and app password; none without the password (a handle proves nothing of whoever set it).
+    /// The person's handle and app password, or their handle and `HUMAN_BLUESKY_SIGN_IN=oauth` (the sign-in itself in
+    /// the store); none otherwise (a handle proves nothing of whoever set it).
     public var personCredentials: [(name: String, value: String)] {
-        guard let human = settings.human, let password = human.appPassword else { return [] }
-        return [("HUMAN_BLUESKY_HANDLE", human.handle), ("HUMAN_BLUESKY_APP_PASSWORD", password)]
+        guard let human = settings.human else { return [] }
+        if let password = human.appPassword { return [("HUMAN_BLUESKY_HANDLE", human.handle), ("HUMAN_BLUESKY_APP_PASSWORD", password)] }
+        return human.signsInWithOAuth ? [("HUMAN_BLUESKY_HANDLE", human.handle), ("HUMAN_BLUESKY_SIGN_IN", "oauth")] : []
     }
 
-    /// Signing in on Bluesky (an app password of the person's).
+    /// Signing in on Bluesky (atproto OAuth in the person's browser, or an app password of theirs).
     public var personSignInCommand: String { "mirror_bot auth bluesky --account human" }
 
     /// The daemon keeps each account's session in the store, sealed.
@@ -241,8 +265,37 @@ public struct BlueskyNetworkModule: NetworkModule {
 
     /// A session with the person's app password (`createSession` the first time), used to read their profile: their
     /// DID. The session is kept for the next check; a deleted app password ends it, and the new login is refused.
+    public func verifyPerson(usageDays: any UsageDays, state: any BotState, sealer: (any SecretSealer)?, logger: Logger) async throws -> VerifiedPerson {
+        guard let human = settings.human, human.appPassword == nil, human.signsInWithOAuth else {
+            return try await verifyPerson(usageDays: usageDays, logger: logger)
+        }
+        guard let sealer else {
+            throw PersonSignInRefused("the person's OAuth sign-in is kept in the store sealed with MIRROR_BOT_KEY, which is not set")
+        }
+        return try await Self.verifyPersonByOAuth(client(sessions: StoredBlueskySessions(state: state, sealer: sealer), clock: clock, logger: logger))
+    }
+
+    /// The person's OAuth sign-in still works: `getSession` as them (the `atproto` scope allows it), through `client`,
+    /// which renews the session at the authorization server when its access token expired. A revoked grant is refused
+    /// there, or by the PDS.
+    static func verifyPersonByOAuth(_ client: BlueskyClient) async throws -> VerifiedPerson {
+        do {
+            let person = try await client.send(GetSession(), as: .human)
+            return VerifiedPerson(account: person.did, handle: person.handle, credential: "their OAuth sign-in (HUMAN_BLUESKY_SIGN_IN)")
+        } catch let error as BlueskyAPIError {
+            switch error {
+            case .grantRefused(_, let detail), .loginRefused(_, let detail), .unauthorized(_, _, let detail):
+                throw PersonSignInRefused("Bluesky refuses the person's OAuth sign-in: \(detail)")
+            default: throw error
+            }
+        }
+    }
+
     public func verifyPerson(usageDays: any UsageDays, logger: Logger) async throws -> VerifiedPerson {
         guard let human = settings.human, human.appPassword != nil else {
+            if settings.human?.signsInWithOAuth == true {
+                throw PersonSignInRefused("the person's OAuth sign-in is kept in the store, and this check was not given it")
+            }
             throw PersonSignInRefused("HUMAN_BLUESKY_APP_PASSWORD is not set: a handle alone proves nothing of who set it")
         }
         let client = client(sessions: personSessions, clock: clock, logger: logger)

@@ -26,7 +26,10 @@ public struct ArchivedPersonModule: NetworkModule {
     public func missingSettings(for accounts: [Account]) -> [MissingSetting] { module.missingSettings(for: accounts.filter { $0 != .human }) }
     public func forCommand(accounts: [Account], logger: Logger) -> CommandNetwork { forCommand(accounts: accounts, networkIDs: nil, logger: logger) }
     public func forCommand(accounts: [Account], networkIDs: (any NetworkIDStore)?, logger: Logger) -> CommandNetwork {
-        let opened = module.forCommand(accounts: accounts.filter { $0 != .human }, networkIDs: networkIDs, logger: logger)
+        forCommand(accounts: accounts, networkIDs: networkIDs, kept: nil, logger: logger)
+    }
+    public func forCommand(accounts: [Account], networkIDs: (any NetworkIDStore)?, kept: KeptTokens?, logger: Logger) -> CommandNetwork {
+        let opened = module.forCommand(accounts: accounts.filter { $0 != .human }, networkIDs: networkIDs, kept: kept, logger: logger)
         return CommandNetwork(network: ArchivedPersonNetwork(opened.network), billing: opened.billing)
     }
     /// Says once where the person comes from.
@@ -51,6 +54,9 @@ public struct ArchivedPersonModule: NetworkModule {
     public var personCredentials: [(name: String, value: String)] { module.personCredentials }
     public func verifyPerson(usageDays: any UsageDays, logger: Logger) async throws -> VerifiedPerson {
         try await module.verifyPerson(usageDays: usageDays, logger: logger)
+    }
+    public func verifyPerson(usageDays: any UsageDays, state: any BotState, sealer: (any SecretSealer)?, logger: Logger) async throws -> VerifiedPerson {
+        try await module.verifyPerson(usageDays: usageDays, state: state, sealer: sealer, logger: logger)
     }
     public var personSignInCommand: String { module.personSignInCommand }
     public var storesTokens: Bool { module.storesTokens }

@@ -63,7 +63,7 @@ public enum DaemonStart {
                     content?.show(database: parts.database, now: { clock.now() })
                     let daemonParts = DaemonComposition.Parts(settings: configuration.daemonSettings, database: parts.database, classifier: classifier,
                                                               network: network.network, clock: clock, accountingServices: network.services,
-                                                              lease: lease, progress: progress, consentCheck: gate.check(), logger: logger)
+                                                              lease: lease, progress: progress, consentCheck: gate.check(through: network.personCheck), logger: logger)
                     let summary = try await DaemonComposition.run(daemonParts, options: options)
                     await lease.release()
                     return summary

@@ -288,7 +288,7 @@ public struct FleetRun: Sendable {
                                      postLinks: configuration.postLinks, networkIDs: database.networkIDs, sealer: KeySealer(key: fleet.key)), logger: logger)
             let lease = FleetDaemonLease(registry: registry, claim: claim, process: process, lapses: shared.lapses, length: fleet.timing.leaseSeconds)
             let parts = DaemonComposition.Parts(settings: configuration.daemonSettings, database: database, classifier: classifier, network: network.network,
-                                                clock: clock, accountingServices: network.services, lease: lease, consentCheck: gate.check(), logger: logger)
+                                                clock: clock, accountingServices: network.services, lease: lease, consentCheck: gate.check(through: network.personCheck), logger: logger)
             var options = DaemonRunner.Options(speed: fleet.speed, handlesSignals: false)
             options.cancellationLimit = nil  // RunningBots bounds the stop; a bot never ends the process
             _ = try await DaemonComposition.run(parts, options: options)

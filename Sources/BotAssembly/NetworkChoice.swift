@@ -7,6 +7,7 @@ import MastodonAPI
 import MastodonNetwork
 import MisskeyNetwork
 public import SocialNetwork
+public import Stores
 import XNetwork
 
 /// The networks mirror_bot runs on, by `NETWORK`'s values. The network is chosen here, once: `NETWORK` names a
@@ -70,7 +71,8 @@ extension BotParts {
     /// The configured network for a one-shot command, as `accounts`, keeping what a network's numbers stand for in the
     /// stores.
     public func network(as accounts: [Account]) -> CommandNetwork {
-        configuration.networkModule.forCommand(accounts: accounts, networkIDs: database.networkIDs, logger: logger)
+        let kept = ((try? configuration.tokenSealer()) ?? nil).map { KeptTokens(state: database.state, sealer: $0) }
+        return configuration.networkModule.forCommand(accounts: accounts, networkIDs: database.networkIDs, kept: kept, logger: logger)
     }
 }
 
@@ -93,6 +95,32 @@ public enum AccountAuthorizations {
         if !reader.problems.isEmpty { throw ConfigurationError(problems: reader.problems) }
         return try await BlueskyAccountSignIn.signIn(account, service: settings.service, handle: handle, appPassword: appPassword,
                                                      logger: Logger(label: "mirror_bot.auth"))
+    }
+
+    /// The person's atproto OAuth sign-in on Bluesky (`BLUESKY_SERVICE_URL` of `environment`, where `handle` is
+    /// resolved), coming back to `redirectURI`; `liking`: their likes may be read too. Its address is opened in a
+    /// browser; the redirect's query finishes it.
+    public static func blueskyOAuth(handle: String, liking: Bool, redirectURI: String, environment: [String: String]) async throws -> PendingSignIn {
+        var reader = EnvironmentReader(environment: environment)
+        let settings = BlueskyNetworkSettings(reading: &reader)
+        if !reader.problems.isEmpty { throw ConfigurationError(problems: reader.problems) }
+        let signIn = try await BlueskyOAuthSignIn.begin(handle: handle, service: settings.service, liking: liking, redirectURI: redirectURI,
+                                                        logger: Logger(label: "mirror_bot.auth"))
+        return PendingSignIn(address: signIn.address) { query in
+            let (authorized, session) = try await signIn.finish(redirectQuery: query)
+            return (authorized, { state, sealer in try await StoredBlueskySessions(state: state, sealer: sealer).save(session, of: .human) })
+        }
+    }
+
+    /// A sign-in whose tokens are kept in the store, sealed (Bluesky's OAuth session): the address the person opens,
+    /// and how the redirect's query finishes it, giving the values to set and how the session is kept.
+    public struct PendingSignIn: Sendable {
+        /// What is kept in the store, sealed.
+        public typealias Keep = @Sendable (_ state: any BotState, _ sealer: any SecretSealer) async throws -> Void
+        /// The address to open.
+        public let address: URL
+        /// Finishes with the redirect's query; throws `AuthorizationRefused`.
+        public let finish: @Sendable (_ redirectQuery: [String: String]) async throws -> (AuthorizedAccount, Keep)
     }
 
     /// MiAuth on Misskey for `account` at `instance`, asking for the permissions it needs (`liking`: reactions too).

@@ -22,9 +22,13 @@ public struct PersonConsentGate: Sendable {
     public let agreedTo: [PersonConsent.Use]
     /// The log.
     public let logger: Logger
+    /// What seals a sign-in the network keeps in the store (`MIRROR_BOT_KEY`); nil where none is kept, or the key is
+    /// not set (a sign-in kept sealed then cannot be verified, and says so).
+    let sealer: (any SecretSealer)?
 
     /// The gate for `configuration`'s network and uses, over `stores`.
     public init(configuration: Configuration, stores: any StoreSet, logger: Logger) {
+        sealer = (try? configuration.tokenSealer()) ?? nil
         module = configuration.networkModule
         records = ConsentRecords(state: stores.state)
         usageDays = stores.usageDays
@@ -57,7 +61,7 @@ public struct PersonConsentGate: Sendable {
         if let current, current.credentialDigest == digest { return current }
         let person: VerifiedPerson
         do {
-            person = try await module.verifyPerson(usageDays: usageDays, logger: logger)
+            person = try await module.verifyPerson(usageDays: usageDays, state: records.state, sealer: sealer, logger: logger)
         } catch let refused as PersonSignInRefused {
             throw ConsentRequired("Not mirroring: \(refused.description). The person signs in again with `\(signIn)`.")
         }
@@ -124,12 +128,14 @@ public struct PersonConsentGate: Sendable {
 
     /// How the daemon checks that the person's grant still works: every 30 minutes on a free network, once a day
     /// where each check is billed (X: one `GET /2/users/me`); nil when no credentials of theirs are configured (a
-    /// mirror of their archive only, consented to before), which leaves nothing to check.
-    public func check() -> ConsentCheck? {
+    /// mirror of their archive only, consented to before), which leaves nothing to check. `network`'s own check,
+    /// when it has one, asks through the daemon's client (`DaemonNetwork.personCheck`).
+    public func check(through network: (@Sendable () async throws -> VerifiedPerson)? = nil) -> ConsentCheck? {
         guard !module.personCredentials.isEmpty else { return nil }
-        let (module, usageDays, logger) = (module, usageDays, logger)
+        let (module, usageDays, state, sealer, logger) = (module, usageDays, records.state, sealer, logger)
         return ConsentCheck(every: .seconds(module.dailyBudget == nil ? Self.freeCheckSeconds : 86_400)) {
-            try await module.verifyPerson(usageDays: usageDays, logger: logger)
+            if let network { return try await network() }
+            return try await module.verifyPerson(usageDays: usageDays, state: state, sealer: sealer, logger: logger)
         }
     }
 

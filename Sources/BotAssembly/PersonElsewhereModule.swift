@@ -33,8 +33,11 @@ public struct PersonElsewhereModule: NetworkModule {
     }
     public func forCommand(accounts: [Account], logger: Logger) -> CommandNetwork { forCommand(accounts: accounts, networkIDs: nil, logger: logger) }
     public func forCommand(accounts: [Account], networkIDs: (any NetworkIDStore)?, logger: Logger) -> CommandNetwork {
-        let personSide = person.forCommand(accounts: accounts.filter { $0 == .human }, networkIDs: networkIDs, logger: logger)
-        let botSide = bot.forCommand(accounts: accounts.filter { $0 != .human }, networkIDs: networkIDs, logger: logger)
+        forCommand(accounts: accounts, networkIDs: networkIDs, kept: nil, logger: logger)
+    }
+    public func forCommand(accounts: [Account], networkIDs: (any NetworkIDStore)?, kept: KeptTokens?, logger: Logger) -> CommandNetwork {
+        let personSide = person.forCommand(accounts: accounts.filter { $0 == .human }, networkIDs: networkIDs, kept: kept, logger: logger)
+        let botSide = bot.forCommand(accounts: accounts.filter { $0 != .human }, networkIDs: networkIDs, kept: kept, logger: logger)
         return CommandNetwork(network: PersonElsewhereNetwork(person: personSide.network, bot: botSide.network), billing: botSide.billing ?? personSide.billing)
     }
     /// Both networks as the daemon opens them (each with its services), and a line saying where each account is.
@@ -42,7 +45,8 @@ public struct PersonElsewhereModule: NetworkModule {
         let personSide = await person.forDaemon(context, logger: logger)
         let botSide = await bot.forDaemon(context, logger: logger)
         logger.notice("the person: on \(person.name) (HUMAN_NETWORK), read there; the bot: on \(bot.name). Replies come from the person's past replies to the same account on \(person.name), so with no one there in common only REPLY_FALLBACK=any answers; the person's commands are read on \(person.name) only when the bot is there too: not here")
-        return DaemonNetwork(network: PersonElsewhereNetwork(person: personSide.network, bot: botSide.network), services: personSide.services + botSide.services)
+        return DaemonNetwork(network: PersonElsewhereNetwork(person: personSide.network, bot: botSide.network), services: personSide.services + botSide.services,
+                             personCheck: personSide.personCheck)
     }
     /// The person's checks from their network's doctor, the bot's and the rest from the bot's.
     public func doctor(_ context: DoctorContext, logger: Logger) async -> DoctorReport {
@@ -61,6 +65,9 @@ public struct PersonElsewhereModule: NetworkModule {
     public var personCredentials: [(name: String, value: String)] { person.personCredentials }
     public func verifyPerson(usageDays: any UsageDays, logger: Logger) async throws -> VerifiedPerson {
         try await person.verifyPerson(usageDays: usageDays, logger: logger)
+    }
+    public func verifyPerson(usageDays: any UsageDays, state: any BotState, sealer: (any SecretSealer)?, logger: Logger) async throws -> VerifiedPerson {
+        try await person.verifyPerson(usageDays: usageDays, state: state, sealer: sealer, logger: logger)
     }
     public var personSignInCommand: String { person.personSignInCommand }
     public var storesTokens: Bool { person.storesTokens || bot.storesTokens }

@@ -127,6 +127,10 @@ public final class FakeBlueskyServer: Sendable {
         serve("com.atproto.identity.resolveHandle", .query, auth: .none, on: router) { world, call in
             await world.resolveHandle(call.parameter("handle") ?? "")
         }
+        serve("com.atproto.server.getSession", .query, auth: .required, on: router) { world, call in await world.getSession(of: call.caller ?? "") }
+        serve("com.atproto.identity.resolveIdentity", .query, auth: .none, on: router) { world, call in
+            await world.resolveIdentity(call.parameter("identifier") ?? "")
+        }
         serve("app.bsky.actor.getProfile", .query, auth: .optional, on: router) { world, call in await world.getProfile(call.parameter("actor") ?? "") }
         serve("app.bsky.feed.getAuthorFeed", .query, auth: .optional, on: router) { world, call in
             await world.authorFeed(actor: call.parameter("actor") ?? "", filter: call.parameter("filter"), limit: min(100, max(1, call.limit)),
@@ -188,7 +192,12 @@ public final class FakeBlueskyServer: Sendable {
             case .none: break
             case .optional, .required, .refresh:
                 if auth == .optional && authorization == nil { break }
-                switch await world.authenticate(authorization, refresh: auth == .refresh) {
+                let authenticated = if let authorization, authorization.hasPrefix("DPoP "), auth != .refresh {
+                    await world.authenticateDPoP(authorization, proof: request.headers[HTTPField.Name("DPoP")!], method: kind == .query ? "GET" : "POST", nsid: nsid)
+                } else {
+                    await world.authenticate(authorization, refresh: auth == .refresh)
+                }
+                switch authenticated {
                 case .success(let did): caller = did
                 case .failure(let refusal): return Self.response(refusal)
                 }

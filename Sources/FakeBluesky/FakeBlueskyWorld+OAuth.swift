@@ -169,6 +169,39 @@ extension FakeBlueskyWorld {
         return response
     }
 
+    /// The caller of an XRPC request made with a DPoP-bound access token (`Authorization: DPoP …`): the proof checked
+    /// for this request (`htm`, `htu`, the nonce, `ath`) and signed by the token's key, the token live and its scope
+    /// covering `nsid` (`transition:generic`, or `rpc:<nsid>?aud=…`). Refusals as the PDS answers them: 401 with
+    /// `WWW-Authenticate: DPoP error="…"` (`use_dpop_nonce` with a fresh nonce, `invalid_token`), 403 for a scope.
+    func authenticateDPoP(_ authorization: String, proof: String?, method: String, nsid: String) -> Result<String, FakeBlueskyResponse> {
+        let token = String(authorization.dropFirst("DPoP ".count))
+        func refusal(_ status: Int, _ error: String, _ message: String) -> FakeBlueskyResponse {
+            oauth.refusals.append("xrpc \(nsid): \(error): \(message)")
+            var response = FakeBlueskyResponse.error(status, error, message)
+            if status == 401 { response.headers.append(("WWW-Authenticate", "DPoP error=\"\(error)\", error_description=\"\(message)\"")) }
+            if error == "use_dpop_nonce" { response.headers.append(("DPoP-Nonce", oauth.nonce)) }
+            return response
+        }
+        let thumbprint: String
+        switch oauth.checkProof(proof, method: method, url: pdsURL + "/xrpc/" + nsid, accessToken: token, now: now, speed: speed, endpoint: "xrpc \(nsid)") {
+        case .success(let key): thumbprint = key
+        case .failure(let refused):
+            // The AS's refusal, in the resource server's form.
+            let body = (try? JSONSerialization.jsonObject(with: refused.body)) as? [String: Any]
+            return .failure(refusal(401, body?["error"] as? String ?? "invalid_dpop_proof", body?["error_description"] as? String ?? "Invalid DPoP proof"))
+        }
+        guard let access = oauth.accessTokens[token], oauth.grants[access.grant]?.revoked == false else { return .failure(refusal(401, "invalid_token", "Token was revoked")) }
+        guard access.expires > now else { return .failure(refusal(401, "invalid_token", "\"exp\" claim timestamp check failed")) }
+        guard access.keyThumbprint == thumbprint else { return .failure(refusal(401, "invalid_token", "DPoP key does not match the token's")) }
+        let scope = Set((oauth.grants[access.grant]?.scope ?? "").split(separator: " ").map(String.init))
+        // The account's own session is the `atproto` scope's; the rest needs `transition:generic` or the method's `rpc:`.
+        let allowed = nsid == "com.atproto.server.getSession" || scope.contains("transition:generic") || scope.contains(where: { $0.hasPrefix("rpc:\(nsid)?") })
+        guard allowed else {
+            return .failure(refusal(403, "ScopeMissingError", "Missing required scope \"rpc:\(nsid)?aud=*\""))
+        }
+        return .success(access.did)
+    }
+
     /// As the account revoking the app's access in its settings: every OAuth grant of `did` ends.
     func revokeOAuthGrants(of did: String) {
         for (id, grant) in oauth.grants where grant.did == did { oauth.grants[id]?.revoked = true }

@@ -209,13 +209,31 @@ actor FakeBlueskyWorld {
         accessTokens[access] = (did, now.addingTimeInterval(accessLifetime))
         refreshTokens[refresh] = did
         let handle = accounts[did]?.handle ?? "handle.invalid"
-        let didDoc: JSONValue = .object([
+        return .json(JSONValue.object(["accessJwt": .string(access), "refreshJwt": .string(refresh), "handle": .string(handle), "did": .string(did),
+                                       "didDoc": didDocument(of: did), "active": .bool(true)]))
+    }
+
+    /// `did`'s DID document: its handle, and this server as its PDS.
+    func didDocument(of did: String) -> JSONValue {
+        let handle = accounts[did]?.handle ?? "handle.invalid"
+        return .object([
             "@context": .array([.string("https://www.w3.org/ns/did/v1")]), "id": .string(did),
             "alsoKnownAs": .array([.string("at://\(handle)")]),
             "service": .array([.object(["id": .string("#atproto_pds"), "type": .string("AtprotoPersonalDataServer"), "serviceEndpoint": .string(pdsURL)])]),
         ])
-        return .json(JSONValue.object(["accessJwt": .string(access), "refreshJwt": .string(refresh), "handle": .string(handle), "did": .string(did),
-                                       "didDoc": didDoc, "active": .bool(true)]))
+    }
+
+    /// `com.atproto.server.getSession`: the caller's DID and handle.
+    func getSession(of did: String) -> FakeBlueskyResponse {
+        .json(JSONValue.object(["did": .string(did), "handle": .string(accounts[did]?.handle ?? "handle.invalid"), "active": .bool(true)]))
+    }
+
+    /// `com.atproto.identity.resolveIdentity`: a handle's or DID's DID, handle and DID document.
+    func resolveIdentity(_ identifier: String) -> FakeBlueskyResponse {
+        guard let did = did(of: identifier) else {
+            return identifier.hasPrefix("did:") ? .error(404, "DidNotFound", "DID not found") : .error(404, "HandleNotFound", "Unable to resolve handle")
+        }
+        return .json(JSONValue.object(["did": .string(did), "handle": .string(accounts[did]?.handle ?? "handle.invalid"), "didDoc": didDocument(of: did)]))
     }
 
     // MARK: Identity and profiles

@@ -5,6 +5,8 @@ import Foundation
 import BotAssembly
 import SocialNetwork
 import Logging
+import Consent
+import HTTPCore
 
 /// `mirror_bot auth`: gets an account's access tokens.
 struct AuthCommand: AsyncParsableCommand {
@@ -30,10 +32,16 @@ struct AuthCommand: AsyncParsableCommand {
     }
 
     /// Prints the authorized account's variables, or sets them in `.env` (`writeEnv`); for the person, records their
-    /// consent in the store the configuration names (with these variables), or says when it will be.
+    /// consent in the store the configuration names (with these variables), or says when it will be. A sign-in whose
+    /// tokens live in the store (`keeping`, sealed with `MIRROR_BOT_KEY`) is kept there first, or the command fails.
     static func deliver(_ authorized: AuthorizedAccount, as who: Account, network: String, how: String, writeEnv: Bool,
-                        environment: [String: String]) async {
+                        environment: [String: String], keeping: AccountAuthorizations.PendingSignIn.Keep? = nil) async throws {
         let values = authorized.variables
+        if let keeping {
+            var merged = environment
+            for (name, value) in values { merged[name] = value }
+            try await keep(authorized, keeping, how: "mirror_bot auth \(network) --account \(who.rawValue) (\(how))", environment: merged)
+        }
         if writeEnv {
             let path = ".env"
             let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
@@ -45,10 +53,10 @@ struct AuthCommand: AsyncParsableCommand {
                 for (name, value) in values { print("\(name)=\(value)") }
             }
         } else {
-            print("Authorized @\(authorized.handle) (id \(authorized.userID)). Set these (secrets: they act as @\(authorized.handle)):")
+            print("Authorized @\(authorized.handle) (id \(authorized.userID)). Set these\(keeping == nil ? " (secrets: they act as @\(authorized.handle))" : "")):")
             for (name, value) in values { print("\(name)=\(value)") }
         }
-        guard who == .human else { return }
+        guard who == .human, keeping == nil else { return }
         let later = "it is recorded once these credentials are verified as theirs at the first train, import or start"
         var merged = environment
         for (name, value) in values { merged[name] = value }
@@ -78,6 +86,32 @@ struct AuthCommand: AsyncParsableCommand {
     }
 }
 
+extension AuthCommand {
+    /// Keeps a sign-in whose tokens live in the store (sealed) and records the person's consent with it, in one go; any
+    /// failure is the command's: a sign-in not kept is lost.
+    static func keep(_ authorized: AuthorizedAccount, _ keeping: AccountAuthorizations.PendingSignIn.Keep, how: String, environment: [String: String]) async throws {
+        let configuration = try Configuration(environment: environment)
+        guard let sealer = try configuration.tokenSealer() else { throw ValidationError("This network keeps no sign-in in the store.") }
+        let logger = Logger(label: "mirror_bot.auth")
+        let module = configuration.networkModule
+        let person = VerifiedPerson(account: authorized.networkAccount, handle: authorized.handle, credential: authorized.variables.last?.name ?? "")
+        let parts = try BotParts(configuration: configuration, logger: logger)
+        let consent: PersonConsent
+        do {
+            consent = try await parts.withRunning { parts in
+                try await keeping(parts.database.state, sealer)
+                return try await PersonConsentGate(configuration: configuration, stores: parts.database, logger: logger)
+                    .recordSignIn(person, how: how, credentials: module.personCredentials, now: Date())
+            }
+        } catch let refused as ConsentRequired {
+            throw ValidationError("The person's sign-in is not kept: \(refused.description)")
+        } catch {
+            throw ValidationError("The person's sign-in could not be kept in \(parts.database.location) (\(error)): run the command again once the store answers.")
+        }
+        print("Kept the person's sign-in in \(parts.database.location), sealed with MIRROR_BOT_KEY, and recorded their consent: \(consent.summary).")
+    }
+}
+
 /// What every `auth` subcommand is told: whose account, and whether the values go to `.env`.
 struct AuthAccountOptions: ParsableArguments {
     @Option(help: "Whose: bot (the account the bot posts as) or human (the person mirrored; their consent is recorded).")
@@ -94,18 +128,28 @@ struct AuthAccountOptions: ParsableArguments {
     var who: Account { Account(rawValue: account) ?? .bot }
 }
 
-/// `mirror_bot auth bluesky --account human`: an app password of the account, tried at once.
+/// `mirror_bot auth bluesky --account human`: the person signs in with atproto OAuth in their browser (or an app
+/// password of theirs); the bot's account with an app password, tried at once.
 struct BlueskyAuth: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bluesky",
-        abstract: "Signs a Bluesky account in with one of its app passwords and prints its BLUESKY_HANDLE and BLUESKY_APP_PASSWORD.",
+        abstract: "Signs a Bluesky account in: the person with atproto OAuth in their browser, the bot with an app password.",
         discussion: """
-            Logged in as the account (the person signs in as themselves), make an app password in Settings → Privacy \
-            and security → App passwords, then run this and type it when asked (or give --app-password). It is tried \
-            at once (a session at BLUESKY_SERVICE_URL, bsky.social by default); nothing is read or posted. Prints the two \
-            values for BOT_ (or HUMAN_ with --account human), or with --write-env sets them in .env (other lines kept). \
-            For the person, records their consent in the store. The password is a secret: revoking it in the same \
-            settings ends the mirror.
+            The person (--account human) signs in as themselves with atproto OAuth: this command listens on \
+            127.0.0.1 for the browser's return, prints an address on their Bluesky server's own sign-in page, and \
+            waits (10 minutes at most) while they sign in there as the handle given and press Accept. It asks to know \
+            who they are and, unless --no-likes, to read their likes; never to post. The sign-in is kept in the store \
+            sealed with MIRROR_BOT_KEY (which must be set, with the store the mirror uses), their consent is recorded \
+            with it, and HUMAN_BLUESKY_HANDLE and HUMAN_BLUESKY_SIGN_IN=oauth are printed (or set in .env with \
+            --write-env). The browser must run on this computer; on another one, paste the address it ends on \
+            (http://127.0.0.1:…/callback?…) here instead. Taking the app's access back in Bluesky's settings ends the \
+            mirror at its next check.
+
+            The bot (--account bot, the default), or the person with --with-app-password: make an app password in \
+            Settings → Privacy and security → App passwords, logged in as the account, and type it when asked (or give \
+            --app-password). It is tried at once (a session at BLUESKY_SERVICE_URL, bsky.social by default); nothing \
+            is read or posted. Prints the handle and app password for BOT_ (or HUMAN_), or with --write-env sets them \
+            in .env. The password is a secret: revoking it in the same settings ends its use.
             """
     )
 
@@ -114,8 +158,17 @@ struct BlueskyAuth: AsyncParsableCommand {
     @Option(help: "The account's handle, such as alice.bsky.social (default: BOT_BLUESKY_HANDLE or HUMAN_BLUESKY_HANDLE).")
     var handle: String?
 
-    @Option(help: "The app password (else it is asked for on standard input).")
+    @Option(help: "An app password of the account, instead of OAuth for the person (else, for the bot, it is asked for on standard input).")
     var appPassword: String?
+
+    @Flag(help: "The person: sign in with an app password (asked for on standard input, or --app-password) instead of OAuth.")
+    var withAppPassword = false
+
+    @Flag(help: "The person: ask for no permission to read their likes (LIKES=on then learns nothing from them).")
+    var noLikes = false
+
+    @Option(help: "How long to wait for the browser's return, in seconds.")
+    var waitSeconds = 600
 
     func run() async throws {
         let who = signIn.who
@@ -124,6 +177,7 @@ struct BlueskyAuth: AsyncParsableCommand {
         guard let handle = (handle ?? environment[handleName]).map({ $0.trimmingCharacters(in: .whitespaces) }), !handle.isEmpty else {
             throw ValidationError("Give the \(who) account's handle: --handle alice.bsky.social, or set \(handleName).")
         }
+        if who == .human && appPassword == nil && !withAppPassword { return try await signInWithOAuth(handle: handle, environment: environment) }
         var typed = appPassword
         if typed == nil {
             FileHandle.standardError.write(Data("App password of @\(handle): ".utf8))
@@ -134,10 +188,74 @@ struct BlueskyAuth: AsyncParsableCommand {
         }
         do {
             let authorized = try await AccountAuthorizations.bluesky(for: who, handle: handle, appPassword: password, environment: environment)
-            await AuthCommand.deliver(authorized, as: who, network: "bluesky", how: "an app password", writeEnv: signIn.writeEnv, environment: environment)
+            try await AuthCommand.deliver(authorized, as: who, network: "bluesky", how: "an app password", writeEnv: signIn.writeEnv, environment: environment)
         } catch let error as AuthorizationRefused {
             throw ValidationError(error.description)
         }
+    }
+
+    /// The person's atproto OAuth sign-in: the store and key checked first (a sign-in that cannot be kept is not
+    /// asked for), then the loopback listener, the address, the wait, and the sign-in kept sealed with their consent.
+    private func signInWithOAuth(handle: String, environment: [String: String]) async throws {
+        var planned = environment
+        planned["HUMAN_BLUESKY_HANDLE"] = handle
+        planned["HUMAN_BLUESKY_SIGN_IN"] = "oauth"
+        planned["HUMAN_BLUESKY_APP_PASSWORD"] = nil
+        let configuration = try Configuration(environment: planned)
+        guard configuration.networkModule.personSignInCommand.hasPrefix("mirror_bot auth bluesky ") else {
+            throw ValidationError("The configuration mirrors a person on \(configuration.networkModule.name), not on Bluesky (NETWORK=bluesky): their sign-in here would not be used.")
+        }
+        _ = try configuration.tokenSealer()
+        let listener = try await LoopbackRedirect.listen()
+        do {
+            let pending: AccountAuthorizations.PendingSignIn
+            do {
+                pending = try await AccountAuthorizations.blueskyOAuth(handle: handle, liking: !noLikes, redirectURI: listener.redirectURI, environment: planned)
+            } catch let error as AuthorizationRefused {
+                throw ValidationError(error.description)
+            }
+            print("Open this address in a browser on this computer, sign in as @\(handle.hasPrefix("@") ? String(handle.dropFirst()) : handle) and press \"Accept\"; this waits for the browser's return (\(waitSeconds / 60) minutes at most):")
+            print(pending.address.absoluteString)
+            fflush(nil)  // the address must be out before the wait, also when standard output is a pipe
+            guard let query = await Self.redirect(from: listener, within: .seconds(waitSeconds)) else {
+                throw ValidationError("The browser did not come back within \(waitSeconds / 60) minutes: run the command again and sign in on the page it prints.")
+            }
+            let (authorized, keep) = try await pending.finish(query)
+            try await AuthCommand.deliver(authorized, as: .human, network: "bluesky", how: "atproto OAuth: PAR, PKCE, DPoP", writeEnv: signIn.writeEnv,
+                                          environment: planned, keeping: keep)
+        } catch let error as AuthorizationRefused {
+            await listener.close()
+            throw ValidationError(error.description)
+        } catch {
+            await listener.close()
+            throw error
+        }
+        await listener.close()
+    }
+
+    /// The redirect's query: the browser's request to the listener, or an address pasted on standard input (a browser
+    /// on another computer cannot reach this one); nil after `limit`. Standard input is read on a thread of its own,
+    /// left blocked when the browser comes first (the command ends soon after); its end (no terminal) leaves the wait
+    /// to the browser.
+    static func redirect(from listener: LoopbackRedirect, within limit: Duration) async -> [String: String]? {
+        let (answers, answer) = AsyncStream.makeStream(of: [String: String]?.self)
+        let listening = Task { if let query = await listener.query() { answer.yield(query) } }
+        let timer = Task {
+            try? await Task.sleep(for: limit)
+            answer.yield(nil)
+        }
+        let path = listener.path
+        Thread.detachNewThread {
+            while let line = readLine() {
+                guard let components = URLComponents(string: line.trimmingCharacters(in: .whitespaces)), components.path == path,
+                      let items = components.queryItems, !items.isEmpty else { continue }
+                answer.yield(Dictionary(items.map { ($0.name, $0.value ?? "") }) { $1 })
+                return
+            }
+        }
+        defer { listening.cancel(); timer.cancel() }
+        for await first in answers { return first }
+        return nil
     }
 }
 
@@ -182,7 +300,7 @@ struct XAuth: AsyncParsableCommand {
                 throw ValidationError("No PIN was given: run the command again and type the PIN the page shows.")
             }
             let authorized = try await authorization.finish(code: typed)
-            await AuthCommand.deliver(authorized, as: who, network: "x", how: "OAuth 1.0a with a PIN", writeEnv: signIn.writeEnv, environment: environment)
+            try await AuthCommand.deliver(authorized, as: who, network: "x", how: "OAuth 1.0a with a PIN", writeEnv: signIn.writeEnv, environment: environment)
         } catch let error as AuthorizationRefused {
             throw ValidationError(error.description)
         }
@@ -238,7 +356,7 @@ struct MisskeyAuth: AsyncParsableCommand {
             guard let authorized else {
                 throw ValidationError(lastRefusal.isEmpty ? "No approval was confirmed: run the command again, allow the app on the page, and press Enter." : lastRefusal)
             }
-            await AuthCommand.deliver(authorized, as: who, network: "misskey", how: "MiAuth", writeEnv: signIn.writeEnv, environment: environment)
+            try await AuthCommand.deliver(authorized, as: who, network: "misskey", how: "MiAuth", writeEnv: signIn.writeEnv, environment: environment)
         } catch let error as AuthorizationRefused {
             throw ValidationError(error.description)
         }

@@ -46,7 +46,7 @@ struct MastodonAuth: AsyncParsableCommand {
             print(authorization.address.absoluteString)
             fflush(nil)  // the address must be out before the wait, also when standard output is a pipe
             let authorized = try await finish(authorization)
-            await AuthCommand.deliver(authorized, as: who, network: "mastodon", how: "OAuth 2 with PKCE", writeEnv: signIn.writeEnv, environment: environment)
+            try await AuthCommand.deliver(authorized, as: who, network: "mastodon", how: "OAuth 2 with PKCE", writeEnv: signIn.writeEnv, environment: environment)
         } catch let error as AuthorizationRefused {
             throw ValidationError(error.description)
         }

@@ -35,6 +35,9 @@ public protocol NetworkModule: Sendable {
     /// The network for a one-shot command, as `accounts`, keeping what its numbers stand for in `networkIDs` (Misskey's
     /// ids are not numbers; the other networks need no such store).
     func forCommand(accounts: [Account], networkIDs: (any NetworkIDStore)?, logger: Logger) -> CommandNetwork
+    /// The same, with the tokens kept in the store (`kept`: a Bluesky session, the person's OAuth sign-in) used and
+    /// renewed there; nil: the command keeps its sessions in memory.
+    func forCommand(accounts: [Account], networkIDs: (any NetworkIDStore)?, kept: KeptTokens?, logger: Logger) -> CommandNetwork
     /// The network for the daemon, on `context`'s clock and stores, with the services its accounting runs; logs its
     /// start lines (what it costs, what it leaves out).
     func forDaemon(_ context: DaemonNetworkContext, logger: Logger) async -> DaemonNetwork
@@ -56,6 +59,9 @@ public protocol NetworkModule: Sendable {
     /// the network refuses them (revoked, wrong), other errors when it cannot be asked now. A billed read is stored in
     /// `usageDays`.
     func verifyPerson(usageDays: any UsageDays, logger: Logger) async throws -> VerifiedPerson
+    /// `verifyPerson`, where the person's sign-in may be kept in the store (Bluesky's OAuth session, in `state` sealed
+    /// with `sealer`) rather than in the configuration.
+    func verifyPerson(usageDays: any UsageDays, state: any BotState, sealer: (any SecretSealer)?, logger: Logger) async throws -> VerifiedPerson
     /// The command that signs the person in on this network (`mirror_bot auth mastodon --account human`).
     var personSignInCommand: String { get }
     /// Whether the daemon keeps tokens of this network in the store (a Bluesky session), sealed with the context's
@@ -93,11 +99,21 @@ extension NetworkModule {
         forCommand(accounts: accounts, logger: logger)
     }
 
+    /// Nothing kept in the store to use.
+    public func forCommand(accounts: [Account], networkIDs: (any NetworkIDStore)?, kept: KeptTokens?, logger: Logger) -> CommandNetwork {
+        forCommand(accounts: accounts, networkIDs: networkIDs, logger: logger)
+    }
+
     /// Nothing the bot can set itself.
     public func setUpBotAccount(logger: Logger) async throws -> String? { nil }
 
     /// No tokens kept in the store: they are in the configuration.
     public var storesTokens: Bool { false }
+
+    /// The person's credentials are all in the configuration: the store is not needed to verify them.
+    public func verifyPerson(usageDays: any UsageDays, state: any BotState, sealer: (any SecretSealer)?, logger: Logger) async throws -> VerifiedPerson {
+        try await verifyPerson(usageDays: usageDays, logger: logger)
+    }
 }
 
 /// A variable a network needs that is not set, and what it should hold.
@@ -145,15 +161,32 @@ public struct DaemonNetworkContext: Sendable {
     }
 }
 
+/// Where a network's tokens are kept between runs: the bot's state, sealed.
+public struct KeptTokens: Sendable {
+    /// The state.
+    public var state: any BotState
+    /// What seals them.
+    public var sealer: any SecretSealer
+
+    /// Tokens kept in `state`, sealed by `sealer`.
+    public init(state: any BotState, sealer: any SecretSealer) { self.state = state; self.sealer = sealer }
+}
+
 /// The daemon's network and the services its accounting runs (X: storing the day's spend every minute).
 public struct DaemonNetwork: Sendable {
     /// The network.
     public var network: any MirrorNetwork
     /// Services to run beside the daemon's, stopped after every service that acts.
     public var services: [any Service]
+    /// How the daemon checks the person's grant through this network's own client, where the grant's tokens are
+    /// renewed by use (Bluesky's OAuth session: a refresh token works once, so one client renews it); nil: the
+    /// consent gate's check, on the configured credentials.
+    public var personCheck: (@Sendable () async throws -> VerifiedPerson)?
 
     /// A daemon network from its parts.
-    public init(network: any MirrorNetwork, services: [any Service] = []) { self.network = network; self.services = services }
+    public init(network: any MirrorNetwork, services: [any Service] = [], personCheck: (@Sendable () async throws -> VerifiedPerson)? = nil) {
+        self.network = network; self.services = services; self.personCheck = personCheck
+    }
 }
 
 /// The network a one-shot command talks to, with what a paid network adds: the day's usage to store, and the bill

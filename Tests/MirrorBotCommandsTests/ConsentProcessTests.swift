@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import BlueskyAPI
 import BotAssembly
 import BotClock
@@ -9,6 +10,8 @@ import FakeMisskey
 import FakeX
 import Foundation
 import Logging
+import NIOCore
+import NIOFoundationCompat
 import SocialNetwork
 import Stores
 import Testing
@@ -45,7 +48,7 @@ struct ConsentProcessTests {
                 // Signing in: a wrong password is refused, the person's own is recorded as their consent.
                 let wrong = try await MirrorBotProcess.run(["auth", "bluesky", "--account", "human", "--app-password", "not-theirs"], environment: handleOnly)
                 #expect(wrong.status != 0 && wrong.standardError.contains("Bluesky refuses this app password for @person.test"), "\(wrong.standardError)")
-                let auth = try await MirrorBotProcess.run(["auth", "bluesky", "--account", "human"], environment: handleOnly,
+                let auth = try await MirrorBotProcess.run(["auth", "bluesky", "--account", "human", "--with-app-password"], environment: handleOnly,
                                                           input: BlueskyDayProcessTests.personPassword + "\n")
                 #expect(auth.status == 0, "\(auth.standardError)")
                 #expect(auth.standardOutput.contains("HUMAN_BLUESKY_APP_PASSWORD=\(BlueskyDayProcessTests.personPassword)"), "\(auth.standardOutput)")
@@ -111,6 +114,73 @@ struct ConsentProcessTests {
                 let forget = try await MirrorBotProcess.run(["forget-me", "--yes"], environment: signedIn)
                 #expect(forget.status == 0, "\(forget.standardError)")
                 #expect(forget.standardOutput.contains("Left: 0 rows; the consent record is kept, marked withdrawn"), "\(forget.standardOutput)")
+            }
+        }
+    }
+
+    @Test("On Bluesky with atproto OAuth: auth bluesky --account human prints the person's server's sign-in page, the browser comes back to the command's loopback address, the sign-in is kept sealed in the store with their consent; train and start run on it; the person taking the app's access back ends the mirror at the next check")
+    func blueskyOAuth() async throws {
+        let server = FakeBlueskyServer(seed: BlueskyDayProcessTests.seed())
+        try await server.withRunning { url in
+            try await TestServers.withTemporaryFolder { folder in
+                var environment = BlueskyDayProcessTests.environment(url, folder: folder)
+                environment["HUMAN_BLUESKY_APP_PASSWORD"] = nil
+                // The command signs its proofs with the machine's clock: the fake's runs with it for the sign-in.
+                await server.setClock(Date(), speed: 1)
+
+                // Without MIRROR_BOT_KEY the sign-in could not be kept: refused before the person is sent anywhere.
+                var keyless = environment
+                keyless["MIRROR_BOT_KEY"] = nil
+                let unkept = try await MirrorBotProcess.run(["auth", "bluesky", "--account", "human"], environment: keyless)
+                #expect(unkept.status != 0 && unkept.standardError.contains("MIRROR_BOT_KEY") && !unkept.standardOutput.contains("Open this address"),
+                        "\(unkept.standardError)")
+
+                let auth = try RunningBot(["auth", "bluesky", "--account", "human", "--wait-seconds", "120"], environment: environment, folder: folder)
+                var address: URL?
+                try await waitUntil("auth to print the sign-in address", within: .seconds(60)) {
+                    address = auth.output.split(separator: "\n").first { $0.hasPrefix("http") }.flatMap { URL(string: String($0)) }
+                    return address != nil || !auth.process.isRunning
+                }
+                let page = try #require(address, "no address: \(auth.output)\n\(auth.log)")
+                #expect(page.absoluteString.hasPrefix(url.absoluteString + "/oauth/authorize?client_id=http"), "\(page)")
+                // The person's browser: their server's page, their own password, Accept; then back to the command.
+                let back = try #require(try await BlueskySignInBrowser.signIn(at: page, identifier: "person.test", password: "person.test-password"),
+                                        "the page did not send the browser back")
+                #expect(back.host == "127.0.0.1" && back.path == "/callback", "\(back)")
+                let landing = try await BlueskySignInBrowser.open(back)
+                #expect(landing.contains("You can close this tab"), "\(landing)")
+                let (status, _) = try await auth.waitForExit(within: .seconds(60))
+                #expect(status == 0, "\(auth.log)")
+                #expect(auth.output.contains("Kept the person's sign-in in the SQLite file") && auth.output.contains("sealed with MIRROR_BOT_KEY")
+                        && auth.output.contains("@person.test (\(BlueskyDayProcessTests.person) on Bluesky)")
+                        && auth.output.contains("by mirror_bot auth bluesky --account human (atproto OAuth: PAR, PKCE, DPoP)"), "\(auth.output)")
+                #expect(auth.output.contains("HUMAN_BLUESKY_SIGN_IN=oauth") && !auth.output.contains("dpop-access"), "\(auth.output)")
+                #expect(await server.oauthTokensIssued()["authorization_code"] == 1)
+                let kept = try await BotParts(configuration: try Configuration(environment: environment), logger: Self.quiet).withRunningAsIs { database in
+                    try await database.state.value(of: "bluesky.session.human")
+                }
+                #expect(kept?.hasPrefix("sealed:v1:") == true && kept?.contains("dpop-access") == false && kept?.contains("refresh-") == false,
+                        "the person's sign-in kept in plain text: \(kept ?? "none")")
+
+                // Signed in: train and start run on the sign-in (no app password of theirs anywhere), and revoking it ends the mirror.
+                environment["HUMAN_BLUESKY_SIGN_IN"] = "oauth"
+                let training = try await MirrorBotProcess.run(["train", "scheduler"], environment: environment)
+                #expect(training.status == 0, "\(training.standardError.suffix(2_000))")
+                await server.armClock(BlueskyDayProcessTests.dayStart.addingTimeInterval(7.5 * 3_600), speed: 1_440)
+                environment["MISSED_SLOT_GRACE"] = "60"
+                let (bot, revokedAt) = try await Self.startRevokedAfterFirstPost(environment, folder: folder, duration: "24h", now: { await server.now() }) {
+                    await server.revokeOAuthGrants(of: BlueskyDayProcessTests.person)
+                }
+                #expect(bot.log.contains("their grant is checked every 30 minutes"), "\(bot.tail)")
+                let posted = try await server.records(of: BlueskyDayProcessTests.bot, in: PostRecord.type).map {
+                    try #require(ISO8601Time.date(from: try JSONDecoder().decode(PostRecord.self, from: JSONEncoder().encode($0.value)).createdAt))
+                }
+                #expect(!posted.isEmpty)
+                try await Self.expectEndedByRevocation(environment, revokedAt: revokedAt, reason: "Bluesky refuses the person's OAuth sign-in",
+                                                       postedAt: posted, log: bot.log)
+                let refusals = await server.oauthRefusals()
+                #expect(refusals.contains { $0.contains("invalid_grant: The session was revoked") || $0.contains("invalid_token: Token was revoked") }, "\(refusals)")
+                #expect(await server.createSessionCalls(of: "person.test") == 0, "the person never logged in with a password")
             }
         }
     }
@@ -298,5 +368,33 @@ struct ConsentProcessTests {
                 }
             }
         }
+    }
+}
+
+/// The person's browser on the fake Bluesky's sign-in page: opens it, signs in, accepts, and reads where it is sent.
+enum BlueskySignInBrowser {
+    /// Does not follow redirects: the test reads where the server sends the person.
+    static let browser = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+
+    /// The address the page sends the browser back to, after signing in as `identifier`; nil when it did not.
+    static func signIn(at address: URL, identifier: String, password: String) async throws -> URL? {
+        let html = try await open(address)
+        guard let match = html.firstMatch(of: /name="request_uri" value="([^"]+)"/) else { return nil }
+        var form = HTTPClientRequest(url: "\(address.scheme!)://\(address.host!):\(address.port!)/oauth/authorize")
+        form.method = .POST
+        form.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        let fields = ["request_uri": String(match.1), "identifier": identifier, "password": password, "decision": "accept"]
+        form.body = .bytes(ByteBuffer(string: fields.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed)!)" }.joined(separator: "&")))
+        let answer = try await browser.execute(form, timeout: .seconds(10))
+        _ = try await answer.body.collect(upTo: 1 << 20)
+        return answer.status == .found ? answer.headers.first(name: "Location").flatMap(URL.init(string:)) : nil
+    }
+
+    /// The page at `address`, as text.
+    static func open(_ address: URL) async throws -> String {
+        let response = try await browser.execute(HTTPClientRequest(url: address.absoluteString), timeout: .seconds(10))
+        return String(buffer: try await response.body.collect(upTo: 1 << 20))
     }
 }
