@@ -1,5 +1,7 @@
 import AsyncHTTPClient
 import BlueskyAPI
+import BlueskyNetwork
+import BotClock
 import FakeBluesky
 import Foundation
 import HTTPCore
@@ -190,6 +192,62 @@ struct BlueskyOAuthTests {
             } catch let error as BlueskyOAuthError {
                 #expect(error.isGrantRefused && error.description.contains("invalid_grant: The session was revoked"), "\(error)")
             }
+        }
+    }
+
+    @Test("An OAuth session acts as the person: DPoP-bound requests (the PDS's nonce asked for and given), its scope kept (likes only when granted), renewed at the authorization server when its access token expires, and a revoked grant refused as such; no password login ever")
+    func sessionActsAsThePerson() async throws {
+        let server = FakeBlueskyServer(seed: BlueskyFixture.seed)
+        try await server.withRunning { url in
+            // The sign-in signs its proofs with the machine's clock: the fake's runs with it.
+            await server.setClock(Date(), speed: 1)
+            // The client's own clock, moved with the fake's below.
+            let clock = ManualBotClock(now: await server.now())
+            func signedIn(liking: Bool) async throws -> BlueskyClient {
+                let signIn = try await BlueskyOAuthSignIn.begin(handle: "@person.test", service: url, liking: liking, redirectURI: Self.redirect, logger: BlueskyFixture.quiet_logger)
+                let back = try await Self.signIn(at: signIn.address, identifier: "person.test", password: "person.test-password")
+                let (authorized, session) = try await signIn.finish(redirectQuery: try #require(back.query))
+                #expect(authorized.networkAccount == BlueskyFixture.person && session.oauth?.scope == BlueskyOAuthSignIn.scope(liking: liking))
+                #expect(session.pds?.absoluteString == url.absoluteString, "the PDS from the DID document")
+                let sessions = InMemoryBlueskySessions()
+                await sessions.save(session, of: .human)
+                return BlueskyClient(configuration: .init(service: url, accounts: [.human: BlueskyAccess(handle: "person.test", appPassword: nil, signsInWithOAuth: true)],
+                                                          initialBackoff: .milliseconds(1)),
+                                     sessionStore: sessions, clock: clock, logger: BlueskyFixture.quiet_logger)
+            }
+            let client = try await signedIn(liking: true)
+            let narrow = try await signedIn(liking: false)
+            let me = try await client.send(GetSession(), as: .human)
+            #expect(me.did == BlueskyFixture.person && me.handle == "person.test")
+            #expect(await server.oauthRefusals().contains("xrpc com.atproto.server.getSession: use_dpop_nonce: Authorization server requires nonce in DPoP proof"))
+            _ = try await client.send(GetActorLikes(actor: BlueskyFixture.person, limit: 5), as: .human)
+
+            // An hour on: the access token expired, renewed with the refresh token (spent: the next one is kept).
+            let before = try await client.session(of: .human)
+            await server.advanceClock(by: 3_700)
+            clock.advance(by: 3_700)
+            _ = try await client.send(GetSession(), as: .human)
+            let after = try await client.session(of: .human)
+            #expect(after.refreshJwt != before.refreshJwt && after.oauth == before.oauth)
+            #expect(await server.oauthTokensIssued()["refresh_token"] == 1)
+
+            // Without the likes permission, likes are refused for the scope, not as a revoked grant.
+            do {
+                _ = try await narrow.send(GetActorLikes(actor: BlueskyFixture.person, limit: 5), as: .human)
+                Issue.record("likes read without their scope")
+            } catch BlueskyAPIError.rejected(_, let status, let error, _) {
+                #expect(status == 403 && error == "ScopeMissingError")
+            }
+
+            // Revoked: refused as a grant the person took back.
+            await server.revokeOAuthGrants(of: BlueskyFixture.person)
+            do {
+                _ = try await client.send(GetSession(), as: .human)
+                Issue.record("a revoked grant still acts")
+            } catch BlueskyAPIError.grantRefused(let account, let detail) {
+                #expect(account == .human && detail.contains("invalid_grant"), "\(detail)")
+            }
+            #expect(await server.createSessionCalls() == 0)
         }
     }
 
