@@ -2,7 +2,6 @@ public import BlueskyAPI
 import BotClock
 public import BotCore
 public import Foundation
-import HTTPCore
 public import Logging
 public import SocialNetwork
 

@@ -34,7 +34,8 @@ struct ModuleImportTests {
         "FakeX": ["XAPI", "Hummingbird"],
         // Mastodon likewise; its fake shares fake X's JSON writer.
         "MastodonAPI": ["AsyncHTTPClient", "HTTPCore"],
-        "MastodonNetwork": ["MastodonAPI"],
+        // Its sign-in's PKCE is HTTPCore's, shared with Bluesky's.
+        "MastodonNetwork": ["MastodonAPI", "HTTPCore"],
         "FakeMastodon": ["MastodonAPI", "FakeX", "Hummingbird"],
         // Bluesky likewise; its fake shares fake X's loopback runner.
         "BlueskyAPI": ["AsyncHTTPClient", "HTTPCore"],
@@ -49,7 +50,8 @@ struct ModuleImportTests {
                         "SQLiteStores", "StatusPage"],
         // The status page serves HTTP; only the composition root starts it.
         "StatusPage": ["Hummingbird"],
-        "MirrorBotCommands": ["BotAssembly", "RedisClient"],
+        // `auth`'s loopback redirect listener is HTTPCore's.
+        "MirrorBotCommands": ["BotAssembly", "RedisClient", "HTTPCore"],
         "mirror_bot": ["MirrorBotCommands"],
         "DemoReport": ["FakeX", "XAPI", "BlueskyAPI"],
         "demo-report": ["DemoReport", "FakeX", "BotAssembly"],

@@ -305,9 +305,9 @@ struct ConfigurationTests {
 
     @Test("Every variable read is listed in variableNames")
     func variableNamesAreComplete() {
-        #expect(Configuration.variableNames.count == 70)
-        #expect(Set(Configuration.variableNames).count == 70)
-        #expect(Configuration.variableNames.contains("MIRROR_BOT_KEY"))
+        #expect(Configuration.variableNames.count == 71)
+        #expect(Set(Configuration.variableNames).count == 71)
+        #expect(Configuration.variableNames.contains("MIRROR_BOT_KEY") && Configuration.variableNames.contains("HUMAN_BLUESKY_SIGN_IN"))
         #expect(Set(Configuration.variableNames).isSuperset(of: Self.credentials.keys))
     }
 
