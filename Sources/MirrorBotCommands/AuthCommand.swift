@@ -53,7 +53,7 @@ struct AuthCommand: AsyncParsableCommand {
                 for (name, value) in values { print("\(name)=\(value)") }
             }
         } else {
-            print("Authorized @\(authorized.handle) (id \(authorized.userID)). Set these\(keeping == nil ? " (secrets: they act as @\(authorized.handle))" : "")):")
+            print("Authorized @\(authorized.handle) (id \(authorized.userID)). Set these\(keeping == nil ? " (secrets: they act as @\(authorized.handle))" : ""):")
             for (name, value) in values { print("\(name)=\(value)") }
         }
         guard who == .human, keeping == nil else { return }
