@@ -119,7 +119,7 @@ public struct ConsentWatch: Service {
         let sawEnd = SawEnd()
         try await PollingLoop.run("Consent watch", on: networkName, clock: clock, logger: logger, interval: every) { number in
             if number == 0 { return every }
-            if try await checkOnce() { sawEnd.set() }
+            try await checkOnce(noting: sawEnd)
             return every
         }
         guard sawEnd.value else { return }
@@ -136,24 +136,26 @@ public struct ConsentWatch: Service {
 
     /// One check: a refusal of the person's credentials ends the mirror. Once it ended, nothing is asked of the
     /// network: what a post in flight at the end recorded after it (its slot, its record) is swept away instead.
-    /// Returns whether the mirror has ended.
-    func checkOnce() async throws -> Bool {
+    /// Once the mirror ended (or its end began), `sawEnd` says so: a stop in the middle of forgetting is swept as the
+    /// watch stops.
+    func checkOnce(noting sawEnd: SawEnd) async throws {
         guard try await !withdrawal.control.ended() else {
+            sawEnd.set()
             try await withdrawal.sweepAfterEnd()
-            return true
+            return
         }
         do {
             let person = try await check.verify()
             logger.debug("the person's grant still works: @\(person.handle) (\(person.account))")
-            return false
         } catch let refused as PersonSignInRefused {
-            try await withdrawal.end(at: clock.now(), how: "their grant was revoked: \(refused.description)")
-            return true
+            try await withdrawal.stop(at: clock.now(), how: "their grant was revoked: \(refused.description)")
+            sawEnd.set()
+            _ = try await withdrawal.forget()
         }
     }
 
     /// Whether the watch saw the mirror end.
-    private final class SawEnd: Sendable {
+    final class SawEnd: Sendable {
         private let seen = Mutex(false)
         var value: Bool { seen.withLock { $0 } }
         func set() { seen.withLock { $0 = true } }

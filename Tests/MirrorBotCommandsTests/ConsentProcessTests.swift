@@ -284,7 +284,7 @@ struct ConsentProcessTests {
     }
 
     /// Runs `start` at 1440x from 07:30 of the simulated day for at most `duration`; once it has posted, `revoke` takes
-    /// the person's grant back on the fake. Once the log says the mirror ended, the bot is stopped with SIGTERM (the
+    /// the person's grant back on the fake. Once the log says the mirror ended and was forgotten, the bot is stopped with SIGTERM (the
     /// duration only bounds a run that never ends it). Returns the run, exited with status 0, and when the fake's clock
     /// said it was revoked.
     static func startRevokedAfterFirstPost(_ environment: [String: String], folder: URL, duration: String, now: () async -> Date,
@@ -294,7 +294,9 @@ struct ConsentProcessTests {
         #expect(try await bot.waitForLog("posted slot "), "\(bot.tail)")
         let revokedAt = await now()
         await revoke()
-        #expect(try await bot.waitForLog("the person ended the mirror", limit: .seconds(300)), "the end, in the log: \(bot.tail)")
+        // The end, whole: stopped, then everything of theirs forgotten (a SIGTERM between the two is swept as the bot
+        // stops, PersonWithdrawalTests; here the end is waited for).
+        #expect(try await bot.waitForLog("forgot everything learned from the person", limit: .seconds(300)), "the end, in the log: \(bot.tail)")
         if bot.process.isRunning { bot.process.terminate() }
         let (status, _) = try await bot.waitForExit(within: .seconds(10))
         #expect(status == 0, "\(bot.tail)")
