@@ -24,6 +24,9 @@ public enum BlueskyAPIError: Error, Sendable, CustomStringConvertible, Equatable
     case notConfigured(account: Account, what: String)
     /// The account's OAuth grant is refused (revoked by its owner, or never kept here): only a new sign-in helps.
     case grantRefused(account: Account, detail: String)
+    /// The account's OAuth sign-in ran out (the authorization server's limit on a sign-in's life or idleness, or its
+    /// refresh token spent elsewhere): not taken back by its owner, but only a new sign-in helps.
+    case grantLapsed(account: Account, detail: String)
 
     /// The sentence for logs.
     public var description: String {
@@ -44,6 +47,8 @@ public enum BlueskyAPIError: Error, Sendable, CustomStringConvertible, Equatable
         case .notConfigured(let account, let what): "No \(what) is set for the \(account)'s Bluesky account."
         case .grantRefused(let account, let detail):
             "Bluesky refuses the \(account)'s OAuth sign-in (\(detail)); `mirror_bot auth bluesky --account \(account.rawValue)` signs them in again."
+        case .grantLapsed(let account, let detail):
+            "The \(account)'s OAuth sign-in on Bluesky lapsed (\(detail)); `mirror_bot auth bluesky --account \(account.rawValue)` signs them in again."
         }
     }
 
@@ -57,6 +62,19 @@ public enum BlueskyAPIError: Error, Sendable, CustomStringConvertible, Equatable
     public var isNotFound: Bool {
         guard case .rejected(_, let status, let error, _) = self else { return false }
         return status == 404 || ["RecordNotFound", "NotFound", "ProfileNotFound", "AccountNotFound"].contains(error ?? "")
+    }
+
+    /// Whether the service says no account has the handle asked for (`HandleNotFound`, "Unable to resolve handle").
+    public var isUnknownHandle: Bool {
+        guard case .rejected(_, let status, let error, let message) = self else { return false }
+        return error == "HandleNotFound" || ((status == 400 || status == 404) && message.lowercased().contains("unable to resolve handle"))
+    }
+
+    /// Whether the service does not serve the method at all (501 `MethodNotImplemented`, or 404 naming no record):
+    /// another way is tried.
+    public var isNotServed: Bool {
+        guard case .rejected(_, let status, let error, _) = self else { return false }
+        return status == 501 || error == "MethodNotImplemented" || error == "XRPCNotSupported" || (status == 404 && error == nil)
     }
 
     /// Whether it is an access token the server no longer takes (`ExpiredToken`, `InvalidToken`): renewed with the

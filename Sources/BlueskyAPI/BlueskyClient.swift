@@ -85,7 +85,7 @@ public final class BlueskyClient: Sendable {
     public init(configuration: Configuration, sessionStore: any BlueskySessionStore, httpClient: HTTPClient = HTTPClient.shared,
                 clock: any BotClock = SystemBotClock(), logger: Logger) {
         self.configuration = configuration; self.clock = clock; self.logger = logger
-        sessions = SessionKeeper(store: sessionStore)
+        sessions = SessionKeeper(store: sessionStore, clock: clock)
         oauth = BlueskyOAuth(httpClient: httpClient, timeout: configuration.requestTimeout)
         core = HTTPCore(service: "Bluesky", server: "Bluesky", policy: HTTPCore.Policy(
             maxAttempts: configuration.maxAttempts, initialBackoff: configuration.initialBackoff, maxBackoff: .seconds(60), maxRateLimitWaits: 3,
@@ -191,9 +191,20 @@ public final class BlueskyClient: Sendable {
             tokens = try await oauth.refresh(stale.refreshJwt, clientID: binding.clientID, tokenEndpoint: binding.tokenEndpoint,
                                              key: try DPoPKey(rawRepresentation: binding.dpopKey), now: clock.now())
         } catch let error as BlueskyOAuthError where error.isGrantRefused {
+            // Past the server's limits on a loopback client's sign-in, or said to have run out: a lapse, not the
+            // person taking it back.
+            if error.isLapse || binding.isPastLimits(at: clock.now()) {
+                logger.notice("Bluesky: the \(account)'s OAuth sign-in lapsed (\(error)); it was not taken back, and a new sign-in renews it")
+                throw BlueskyAPIError.grantLapsed(account: account, detail: error.description)
+            }
             logger.notice("Bluesky: the \(account)'s OAuth sign-in can no longer be renewed (\(error))")
             throw BlueskyAPIError.grantRefused(account: account, detail: error.description)
         } catch let error as BlueskyOAuthError {
+            if case .unreachable = error {
+                // The refresh token may have been spent with the answer lost: the next renewal, refused as replayed, is
+                // then a lapse.
+                logger.warning("Bluesky: renewing the \(account)'s OAuth sign-in had no answer (\(error)); whether its refresh token was spent is unknown")
+            }
             throw BlueskyAPIError.transport(method: "OAuth token refresh", reason: error.description, attempts: 1)
         }
         guard tokens.sub == stale.did else {
@@ -202,6 +213,7 @@ public final class BlueskyClient: Sendable {
         var session = stale
         session.accessJwt = tokens.accessToken
         session.refreshJwt = tokens.refreshToken ?? stale.refreshJwt
+        session.oauth?.renewedAt = clock.now()
         logger.info("Bluesky: the \(account)'s OAuth session renewed")
         return session
     }
@@ -328,17 +340,28 @@ extension JSONEncoder {
 }
 
 /// Each account's session in use: loaded from the store once, made by a login when there is none, renewed by one
-/// task at a time (a refresh token works once: two renewals at once would spend it twice).
+/// task at a time (a refresh token works once: two renewals at once would spend it twice), and through the store, which
+/// lets one renewal at a time through among every client on it. A renewal refused for good is not asked again with the
+/// same refresh token: the next ask reads the store, where a new sign-in puts a new one.
 actor SessionKeeper {
     private let store: any BlueskySessionStore
+    private let clock: any BotClock
     private var current: [Account: BlueskySession] = [:]
     private var pending: [Account: Task<BlueskySession, any Error>] = [:]
+    private var refused: [Account: (refreshJwt: String, error: BlueskyAPIError)] = [:]
 
-    init(store: any BlueskySessionStore) { self.store = store }
+    init(store: any BlueskySessionStore, clock: any BotClock) { self.store = store; self.clock = clock }
 
     /// The session of `account`: in use, stored, or made by `logIn` (and stored).
     func session(of account: Account, logIn: @escaping @Sendable () async throws -> BlueskySession) async throws -> BlueskySession {
-        if let session = current[account] { return session }
+        if let session = current[account] {
+            guard let refusal = refused[account], refusal.refreshJwt == session.refreshJwt else { return session }
+            // Refused for good: nothing is sent with it; a session stored since (a new sign-in) replaces it.
+            guard let stored = try await store.session(of: account), stored.refreshJwt != session.refreshJwt else { throw refusal.error }
+            current[account] = stored
+            refused[account] = nil
+            return stored
+        }
         if let task = pending[account] { return try await task.value }
         let store = store
         let task = Task<BlueskySession, any Error> {
@@ -350,21 +373,30 @@ actor SessionKeeper {
         return try await settle(task, for: account)
     }
 
-    /// A renewal of `stale` by `renew` (stored); when another task renewed it already, that session.
+    /// A renewal of `stale` by `renew` (stored); when another task or client renewed it already, that session.
     func renew(_ account: Account, replacing stale: BlueskySession,
                by renew: @escaping @Sendable (BlueskySession) async throws -> BlueskySession) async throws -> BlueskySession {
         if let task = pending[account] { return try await task.value }
         if let session = current[account], session.accessJwt != stale.accessJwt { return session }
-        let store = store
+        let (store, clock) = (store, clock)
+        let refusedBefore = refused[account]
         let task = Task<BlueskySession, any Error> {
-            // Renewed meanwhile by another client on the same store: a refresh token works once, and spending a spent
-            // one ends an OAuth grant.
-            if let stored = try await store.session(of: account), stored.refreshJwt != stale.refreshJwt { return stored }
-            let renewed = try await renew(stale)
-            try await store.save(renewed, of: account)
-            return renewed
+            if let refusedBefore, refusedBefore.refreshJwt == stale.refreshJwt {
+                // Refused for good before: only a session stored since (a new sign-in) is worth trying.
+                guard let stored = try await store.session(of: account), stored.refreshJwt != stale.refreshJwt else { throw refusedBefore.error }
+                return stored
+            }
+            return try await store.renew(account, replacing: stale, clock: clock, by: renew)
         }
-        return try await settle(task, for: account)
+        do {
+            return try await settle(task, for: account)
+        } catch let error as BlueskyAPIError {
+            switch error {
+            case .grantRefused, .grantLapsed, .loginRefused: refused[account] = (stale.refreshJwt, error)
+            default: break
+            }
+            throw error
+        }
     }
 
     private func settle(_ task: Task<BlueskySession, any Error>, for account: Account) async throws -> BlueskySession {
@@ -372,6 +404,7 @@ actor SessionKeeper {
         defer { pending[account] = nil }
         let session = try await task.value
         current[account] = session
+        refused[account] = nil
         return session
     }
 }

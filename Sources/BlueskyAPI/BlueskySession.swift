@@ -1,4 +1,5 @@
 public import BotCore
+public import BotClock
 public import Foundation
 
 /// A logged-in account's session: who it is, its access and refresh tokens, and its PDS (where its requests go).
@@ -37,11 +38,32 @@ public struct BlueskySession: Codable, Sendable, Equatable {
         public var scope: String
         /// The DPoP private key, `DPoPKey.rawRepresentation`.
         public var dpopKey: String
+        /// When the person signed in (nil: kept before this was recorded).
+        public var signedInAt: Date?
+        /// When the tokens were last renewed (nil: not since the sign-in).
+        public var renewedAt: Date?
 
         /// A binding from its parts.
-        public init(issuer: String, tokenEndpoint: URL, clientID: String, scope: String, dpopKey: String) {
+        public init(issuer: String, tokenEndpoint: URL, clientID: String, scope: String, dpopKey: String, signedInAt: Date? = nil) {
             self.issuer = issuer; self.tokenEndpoint = tokenEndpoint; self.clientID = clientID; self.scope = scope; self.dpopKey = dpopKey
+            self.signedInAt = signedInAt
         }
+
+        /// The longest a loopback (public) client's sign-in lives on Bluesky's reference authorization server, and how
+        /// long it may go unrenewed; a confidential client's live far longer (the web front door's).
+        public static let publicClientLifetime: TimeInterval = 7 * 86_400, publicClientIdleLimit: TimeInterval = 2 * 86_400
+
+        /// Whether, at `now`, the sign-in is past either limit (an hour of leeway): a refusal then is its lapse, not
+        /// the person's withdrawal.
+        public func isPastLimits(at now: Date) -> Bool {
+            let leeway: TimeInterval = 3_600
+            if let signedInAt, now >= signedInAt.addingTimeInterval(Self.publicClientLifetime - leeway) { return true }
+            if let last = renewedAt ?? signedInAt, now >= last.addingTimeInterval(Self.publicClientIdleLimit - leeway) { return true }
+            return false
+        }
+
+        /// When the sign-in lapses at the latest, if known.
+        public var lapsesBy: Date? { signedInAt.map { $0.addingTimeInterval(Self.publicClientLifetime) } }
     }
 }
 
@@ -51,6 +73,22 @@ public protocol BlueskySessionStore: Sendable {
     func session(of account: Account) async throws -> BlueskySession?
     /// Stores `session` as `account`'s (nil forgets it).
     func save(_ session: BlueskySession?, of account: Account) async throws
+    /// Renews `stale` by `renew` and stores what it gives, one renewal at a time among every client on this store: a
+    /// refresh token works once, and the second to spend it is refused (on some servers the grant ends with it). When
+    /// another renewed it first, its session, without renewing again. `clock` paces the wait for another's renewal.
+    func renew(_ account: Account, replacing stale: BlueskySession, clock: any BotClock,
+               by renew: @escaping @Sendable (BlueskySession) async throws -> BlueskySession) async throws -> BlueskySession
+}
+
+extension BlueskySessionStore {
+    /// A store that only this client uses: the stored session when it was renewed already, else a renewal, stored.
+    public func renew(_ account: Account, replacing stale: BlueskySession, clock: any BotClock,
+                      by renew: @escaping @Sendable (BlueskySession) async throws -> BlueskySession) async throws -> BlueskySession {
+        if let stored = try await session(of: account), stored.refreshJwt != stale.refreshJwt { return stored }
+        let renewed = try await renew(stale)
+        try await save(renewed, of: account)
+        return renewed
+    }
 }
 
 /// Sessions kept in memory only: a one-shot command without a store, and tests.
@@ -96,6 +134,10 @@ public struct DIDDocument: Decodable, Sendable {
         var serviceEndpoint: String?
     }
     var service: [Service]?
+    var alsoKnownAs: [String]?
+
+    /// Whether the document claims `handle` (`at://<handle>` among its `alsoKnownAs`): the handle's way back to the DID.
+    public func claims(handle: String) -> Bool { alsoKnownAs?.contains { $0.lowercased() == "at://\(handle.lowercased())" } ?? false }
 
     /// The `#atproto_pds` service's https endpoint (plain http only on this machine, for tests).
     public var pds: URL? {

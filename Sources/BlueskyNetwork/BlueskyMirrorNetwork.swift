@@ -336,7 +336,7 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
     static func networkError(_ error: BlueskyAPIError) -> NetworkError {
         let text = error.description
         switch error {
-        case .loginRefused, .unauthorized, .notConfigured, .grantRefused: return .refused(text, recheckAt: nil)
+        case .loginRefused, .unauthorized, .notConfigured, .grantRefused, .grantLapsed: return .refused(text, recheckAt: nil)
         case .rejected(_, _, let name, _) where name == "InvalidRecord": return .unpostable(text)
         case .rejected: return .rejected(text)
         case .outcomeUnknown: return .outcomeUnknown(text)

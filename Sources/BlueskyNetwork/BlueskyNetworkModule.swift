@@ -96,6 +96,53 @@ public struct StoredBlueskySessions: BlueskySessionStore {
         guard let session else { return try await state.removeValue(of: Self.key(account)) }
         try await state.setValue(try sealer.seal(String(decoding: try JSONEncoder().encode(session), as: UTF8.self)), of: Self.key(account))
     }
+
+    static func claimKey(_ account: Account) -> String { "bluesky.renewing.\(account.rawValue)" }
+
+    /// How long a renewal may hold the claim: a claim older than this was left by a process that stopped mid-renewal,
+    /// and is taken over.
+    static let claimLife: TimeInterval = 90
+
+    /// One renewal at a time among every process on this store (the daemon, a command, a fleet's other process): a
+    /// claim (`bluesky.renewing.<account>`, its holder and until when) taken by compare-and-set; who finds it held
+    /// waits for the session it stores (every second on `clock`), and takes over a claim left to lapse.
+    public func renew(_ account: Account, replacing stale: BlueskySession, clock: any BotClock,
+                      by renew: @escaping @Sendable (BlueskySession) async throws -> BlueskySession) async throws -> BlueskySession {
+        let (key, me) = (Self.claimKey(account), UUID().uuidString)
+        let giveUp = clock.now().addingTimeInterval(2 * Self.claimLife)
+        while true {
+            if let stored = try await session(of: account), stored.refreshJwt != stale.refreshJwt { return stored }
+            let claim = try await state.value(of: key)
+            if claim == nil || Self.claimLapsed(claim, at: clock.now()) {
+                let mine = "\(me) \(clock.now().addingTimeInterval(Self.claimLife).formatted(.iso8601))"
+                guard try await state.replaceValue(of: key, expecting: claim, with: mine) else { continue }
+                do {
+                    // Renewed between the look and the claim: nothing to spend.
+                    if let stored = try await session(of: account), stored.refreshJwt != stale.refreshJwt {
+                        _ = try await state.replaceValue(of: key, expecting: mine, with: nil)
+                        return stored
+                    }
+                    let renewed = try await renew(stale)
+                    try await save(renewed, of: account)
+                    _ = try await state.replaceValue(of: key, expecting: mine, with: nil)
+                    return renewed
+                } catch {
+                    _ = try? await state.replaceValue(of: key, expecting: mine, with: nil)
+                    throw error
+                }
+            }
+            guard clock.now() < giveUp else {
+                throw BlueskyAPIError.transport(method: "refreshSession", reason: "another process has been renewing the \(account)'s session and has not finished", attempts: 1)
+            }
+            try await clock.sleep(for: .seconds(1))
+        }
+    }
+
+    /// Whether `claim` ("<holder> <until>") is past its time, or unreadable.
+    static func claimLapsed(_ claim: String?, at now: Date) -> Bool {
+        guard let until = claim?.split(separator: " ").last.flatMap({ try? Date(String($0), strategy: .iso8601) }) else { return true }
+        return until <= now
+    }
 }
 
 /// Bluesky as a network module: free, links copied, likes off by default (Bluesky asks bots to act only where they
@@ -284,6 +331,8 @@ public struct BlueskyNetworkModule: NetworkModule {
             return VerifiedPerson(account: person.did, handle: person.handle, credential: "their OAuth sign-in (HUMAN_BLUESKY_SIGN_IN)")
         } catch let error as BlueskyAPIError {
             switch error {
+            case .grantLapsed(_, let detail):
+                throw PersonSignInLapsed("the person's OAuth sign-in on Bluesky lapsed: \(detail)")
             case .grantRefused(_, let detail), .loginRefused(_, let detail), .unauthorized(_, _, let detail):
                 throw PersonSignInRefused("Bluesky refuses the person's OAuth sign-in: \(detail)")
             default: throw error

@@ -1,5 +1,5 @@
 public import BlueskyAPI
-import BotClock
+public import BotClock
 public import BotCore
 public import Foundation
 public import Logging
@@ -16,48 +16,95 @@ public struct BlueskyOAuthSignIn: Sendable {
     public var address: URL { authorization.address }
     /// The handle signing in.
     public let handle: String
+    /// Whether a redirect's query is this sign-in's answer (it carries its `state`); others are not, and are ignored.
+    public func isAnswer(_ redirectQuery: [String: String]) -> Bool { redirectQuery["state"] == authorization.state }
     let did: String
     let pds: URL
     let key: DPoPKey
     let authorization: BlueskyOAuth.Authorization
     let oauth: BlueskyOAuth
+    /// The time the proofs and the sign-in are stamped with.
+    let clock: any BotClock
 
     /// What the person grants: who they are (`atproto`) and, unless `liking` is false, reading their likes.
     public static func scope(liking: Bool) -> String { liking ? "atproto rpc:app.bsky.feed.getActorLikes?aud=*" : "atproto" }
 
     /// Starts the sign-in of `handle`, resolved at `service`, coming back to `redirectURI` (a `LoopbackRedirect`'s).
     /// Throws `AuthorizationRefused` saying what failed.
-    public static func begin(handle: String, service: URL, liking: Bool, redirectURI: String, logger: Logger) async throws -> BlueskyOAuthSignIn {
+    public static func begin(handle: String, service: URL, liking: Bool, redirectURI: String, plcDirectory: URL? = nil,
+                             clock: any BotClock = SystemBotClock(), logger: Logger) async throws -> BlueskyOAuthSignIn {
         let bare = (handle.hasPrefix("@") ? String(handle.dropFirst()) : handle).lowercased()
-        let resolver = BlueskyClient(configuration: .init(service: service, accounts: [:]), sessionStore: InMemoryBlueskySessions(), clock: SystemBotClock(),
-                                     logger: logger)
-        let identity: ResolveIdentity.Output
-        do {
-            identity = try await resolver.send(ResolveIdentity(identifier: bare), as: nil)
-        } catch let error as BlueskyAPIError where error.isNotFound {
-            throw AuthorizationRefused("No Bluesky account has the handle @\(bare) (asked at \(service.absoluteString)): check the handle")
-        } catch {
-            throw AuthorizationRefused("@\(bare) could not be resolved at \(service.absoluteString) (\(error)): try again")
-        }
-        guard let pds = identity.didDoc?.pds else {
-            throw AuthorizationRefused("@\(bare)'s DID document (\(identity.did)) names no PDS: the account cannot sign in")
-        }
         let oauth = BlueskyOAuth()
+        let (did, pds) = try await resolve(bare, at: service, plcDirectory: plcDirectory ?? defaultDirectory(for: service), oauth: oauth, logger: logger)
         let key = DPoPKey()
         do {
             let server = try await oauth.server(for: pds)
-            let authorization = try await oauth.authorize(at: server, handle: bare, scope: scope(liking: liking), redirectURI: redirectURI, key: key, now: Date())
-            return BlueskyOAuthSignIn(handle: bare, did: identity.did, pds: pds, key: key, authorization: authorization, oauth: oauth)
+            let authorization = try await oauth.authorize(at: server, handle: bare, scope: scope(liking: liking), redirectURI: redirectURI, key: key, now: clock.now())
+            return BlueskyOAuthSignIn(handle: bare, did: did, pds: pds, key: key, authorization: authorization, oauth: oauth, clock: clock)
         } catch let error as BlueskyOAuthError {
             throw AuthorizationRefused("@\(bare)'s server (\(pds.absoluteString)) did not start the sign-in: \(error)")
         }
+    }
+
+    /// What the person is told once signed in at `now`: how long the sign-in lasts, and what happens when it lapses.
+    public static func lifetimeNote(from now: Date) -> String {
+        let lapse = now.addingTimeInterval(BlueskySession.OAuthBinding.publicClientLifetime)
+        return """
+            This sign-in lasts until \(lapse.formatted(.iso8601)) at most: Bluesky keeps the sign-in of an app without a hosted \
+            address for a week, and two days unused. When it lapses, the mirror pauses, keeping everything, until the person \
+            runs this command again. For a mirror that runs on, the person can make an app password instead \
+            (`mirror_bot auth bluesky --account human --with-app-password`): deleting it ends the mirror.
+            """
+    }
+
+    /// Where `did:plc:` documents are read: the PLC directory, or a test network's own service.
+    static func defaultDirectory(for service: URL) -> URL {
+        service == BlueskyClient.Configuration.entryway ? URL(string: "https://plc.directory")! : service
+    }
+
+    /// The DID and PDS of `handle`: `com.atproto.identity.resolveIdentity` (the handle and DID verified both ways by
+    /// the service); where the service does not serve it, `resolveHandle` then the DID document (from the PLC directory,
+    /// or the host of a `did:web`), which must claim the handle back (`alsoKnownAs`).
+    static func resolve(_ handle: String, at service: URL, plcDirectory: URL, oauth: BlueskyOAuth, logger: Logger) async throws -> (did: String, pds: URL) {
+        let resolver = BlueskyClient(configuration: .init(service: service, accounts: [:]), sessionStore: InMemoryBlueskySessions(), clock: SystemBotClock(),
+                                     logger: logger)
+        let where_ = resolver.configuration.publicAppView.absoluteString
+        do {
+            let identity = try await resolver.send(ResolveIdentity(identifier: handle), as: nil)
+            guard let pds = identity.didDoc?.pds else {
+                throw AuthorizationRefused("@\(handle)'s DID document (\(identity.did)) names no PDS: the account cannot sign in")
+            }
+            return (identity.did, pds)
+        } catch let error as BlueskyAPIError where error.isUnknownHandle {
+            throw AuthorizationRefused("No Bluesky account has the handle @\(handle) (asked at \(where_)): check the handle")
+        } catch let error as BlueskyAPIError where error.isNotServed {
+            logger.info("\(where_) does not serve resolveIdentity (\(error)); resolving @\(handle) by resolveHandle and its DID document")
+        } catch let refused as AuthorizationRefused {
+            throw refused
+        } catch {
+            throw AuthorizationRefused("@\(handle) could not be resolved at \(where_) (\(error)): try again")
+        }
+        let did: String?
+        do { did = try await resolver.did(ofHandle: handle) } catch {
+            throw AuthorizationRefused("@\(handle) could not be resolved at \(where_) (\(error)): try again")
+        }
+        guard let did else { throw AuthorizationRefused("No Bluesky account has the handle @\(handle) (asked at \(where_)): check the handle") }
+        let document: DIDDocument
+        do { document = try await oauth.didDocument(of: did, plcDirectory: plcDirectory) } catch {
+            throw AuthorizationRefused("@\(handle)'s DID document (\(did)) could not be read: \(error)")
+        }
+        guard document.claims(handle: handle) else {
+            throw AuthorizationRefused("@\(handle) points to \(did), whose DID document does not claim the handle back: it is not verified, and cannot sign in")
+        }
+        guard let pds = document.pds else { throw AuthorizationRefused("@\(handle)'s DID document (\(did)) names no PDS: the account cannot sign in") }
+        return (did, pds)
     }
 
     /// Finishes with the query the browser came back with: the session to keep (sealed) and the values to set.
     public func finish(redirectQuery: [String: String]) async throws -> (AuthorizedAccount, BlueskySession) {
         let tokens: BlueskyOAuth.Tokens
         do {
-            tokens = try await oauth.finish(authorization, redirectQuery: redirectQuery, key: key, now: Date())
+            tokens = try await oauth.finish(authorization, redirectQuery: redirectQuery, key: key, now: clock.now())
         } catch let error as BlueskyOAuthError {
             if case .refused(_, _, "access_denied", _) = error { throw AuthorizationRefused("The sign-in was denied on the page: nothing is kept") }
             throw AuthorizationRefused("The sign-in did not finish: \(error)")
@@ -68,7 +115,8 @@ public struct BlueskyOAuthSignIn: Sendable {
         }
         guard let refreshToken = tokens.refreshToken else { throw AuthorizationRefused("The server gave no refresh token: the sign-in cannot last") }
         let binding = BlueskySession.OAuthBinding(issuer: authorization.server.issuer, tokenEndpoint: authorization.server.tokenEndpoint,
-                                                  clientID: authorization.clientID, scope: tokens.scope, dpopKey: key.rawRepresentation)
+                                                  clientID: authorization.clientID, scope: tokens.scope, dpopKey: key.rawRepresentation,
+                                                  signedInAt: clock.now())
         let session = BlueskySession(did: did, handle: handle, accessJwt: tokens.accessToken, refreshJwt: refreshToken, pds: pds, oauth: binding)
         let authorized = AuthorizedAccount(handle: handle, userID: did, networkAccount: did,
                                            variables: [("HUMAN_BLUESKY_HANDLE", handle), ("HUMAN_BLUESKY_SIGN_IN", "oauth")])

@@ -106,7 +106,7 @@ public enum AccountAuthorizations {
         if !reader.problems.isEmpty { throw ConfigurationError(problems: reader.problems) }
         let signIn = try await BlueskyOAuthSignIn.begin(handle: handle, service: settings.service, liking: liking, redirectURI: redirectURI,
                                                         logger: Logger(label: "mirror_bot.auth"))
-        return PendingSignIn(address: signIn.address) { query in
+        return PendingSignIn(address: signIn.address, lifetime: BlueskyOAuthSignIn.lifetimeNote(from: Date()), isAnswer: signIn.isAnswer) { query in
             let (authorized, session) = try await signIn.finish(redirectQuery: query)
             return (authorized, { state, sealer in try await StoredBlueskySessions(state: state, sealer: sealer).save(session, of: .human) })
         }
@@ -119,6 +119,10 @@ public enum AccountAuthorizations {
         public typealias Keep = @Sendable (_ state: any BotState, _ sealer: any SecretSealer) async throws -> Void
         /// The address to open.
         public let address: URL
+        /// How long the sign-in lasts and what happens then, said once it is kept; nil when it lasts until taken back.
+        public let lifetime: String?
+        /// Whether a redirect's query is this sign-in's answer; another is ignored, and the wait goes on.
+        public let isAnswer: @Sendable (_ redirectQuery: [String: String]) -> Bool
         /// Finishes with the redirect's query; throws `AuthorizationRefused`.
         public let finish: @Sendable (_ redirectQuery: [String: String]) async throws -> (AuthorizedAccount, Keep)
     }

@@ -64,6 +64,8 @@ public struct PersonConsentGate: Sendable {
             person = try await module.verifyPerson(usageDays: usageDays, state: records.state, sealer: sealer, logger: logger)
         } catch let refused as PersonSignInRefused {
             throw ConsentRequired("Not mirroring: \(refused.description). The person signs in again with `\(signIn)`.")
+        } catch let lapsed as PersonSignInLapsed {
+            throw ConsentRequired("Not mirroring: \(lapsed.description). The person signs in again with `\(signIn)`.")
         }
         if let current, current.personAccount != person.account {
             throw ConsentRequired("Not mirroring: the person's credentials sign in as @\(person.handle) (\(person.account)), not as @\(current.personHandle) (\(current.personAccount)) who consented to this mirror. `mirror_bot forget-me` ends the former's mirror first; then @\(person.handle) signs in with `\(signIn)`.")

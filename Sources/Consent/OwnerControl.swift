@@ -12,9 +12,14 @@ public struct OwnerControl: Sendable {
         case everything
         /// Everything, for good: the person withdrew their consent (only a new sign-in of theirs lifts it).
         case ended
+        /// Everything, until the person signs in again: their sign-in ran out by the network's limit on its life, so
+        /// their consent can no longer be checked. Nothing learned is deleted.
+        case signInLapsed = "lapsed"
 
         /// Whether answers and likes stop too.
         public var stopsEverything: Bool { self != .posting }
+        /// Whether only a new sign-in of the person's lifts it (not their "resume").
+        public var waitsForSignIn: Bool { self == .ended || self == .signInLapsed }
     }
 
     /// A pause and when it began.
@@ -59,19 +64,21 @@ public struct OwnerControl: Sendable {
         try await state.setValue("\(pause.rawValue) \(date.formatted(.iso8601))", of: Self.name)
     }
 
-    /// Ends any pause but the end of the mirror (which only a new sign-in lifts: `signedInAgain`); returns the one
-    /// that was in force.
+    /// Whether the mirror waits for the person to sign in again (ended, or their sign-in lapsed).
+    public func waitsForSignIn() async throws -> Bool { try await current()?.pause.waitsForSignIn == true }
+
+    /// Ends any pause but those only a new sign-in lifts (`signedInAgain`); returns the one that was in force.
     @discardableResult
     public func resume() async throws -> Paused? {
         let was = try await current()
-        guard was?.pause != .ended else { return was }
+        guard was?.pause.waitsForSignIn != true else { return was }
         try await state.removeValue(of: Self.name)
         return was
     }
 
-    /// Lifts the end of the mirror: the person signed in again.
+    /// Lifts the end of the mirror, or the pause of a lapsed sign-in: the person signed in again.
     public func signedInAgain() async throws {
-        guard try await ended() else { return }
+        guard try await waitsForSignIn() else { return }
         try await state.removeValue(of: Self.name)
     }
 }

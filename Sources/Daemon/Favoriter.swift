@@ -174,7 +174,8 @@ public struct Favoriter: Service {
             return try await skip("missed: the bot was not running at \(clockTime) (\(Int(lateness / 60)) minutes ago)")
         }
         if let paused = try await control.current(), paused.pause.stopsEverything {
-            return try await skip(paused.pause == .ended ? "the person ended the mirror" : "the person paused everything")
+            return try await skip(paused.pause == .ended ? "the person ended the mirror"
+                                  : paused.pause == .signInLapsed ? "the person's sign-in lapsed: nothing is liked until they sign in again" : "the person paused everything")
         }
         if let refusal = policy.refusal { return try await skip("\(network.name) refuses liking (\(refusal.detail)) until it is checked again") }
         let since = clock.now().addingTimeInterval(-settings.oldestLiked)
@@ -258,8 +259,8 @@ public struct Favoriter: Service {
 
     /// One poll: the new tweets of the home timeline, classified page by page, the favorites liked.
     func pollOnce() async throws {
-        // Once the person ended the mirror, nothing is read for liking, nor its place kept.
-        if try await control.current()?.pause == .ended { return }
+        // Once the person ended the mirror (or their sign-in lapsed), nothing is read for liking, nor its place kept.
+        if try await control.waitsForSignIn() { return }
         guard case .after(let sinceID) = try await cursor.position() else {
             // First start: remember where the timeline stands; what came before is not liked.
             // Reposts count here: the newest post of any kind marks where the timeline stands.

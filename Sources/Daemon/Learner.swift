@@ -69,8 +69,8 @@ public struct Learner: Service {
 
     /// Reads the human's new tweets, new timeline tweets and (when asked) new likes, and learns them.
     func pollOnce(includingLikes: Bool = true) async throws {
-        // Nothing more of the person is learned once they ended the mirror.
-        guard try await !OwnerControl(state: state).ended() else { return }
+        // Nothing more of the person is learned once they ended the mirror, or while their sign-in is lapsed.
+        guard try await !OwnerControl(state: state).waitsForSignIn() else { return }
         try await learnNewTweets()
         guard liking.isActive else { return }
         try await learnTimeline()

@@ -57,6 +57,9 @@ public struct OwnerCommands: Sendable {
         case .resume where try await control.ended():
             confirmation = japanese ? "\(at) ミラーは終了しています。再開するには、もう一度ご本人としてサインインしてください。"
                 : "The mirror has ended (\(at)): only signing in again as yourself starts it."
+        case .resume where try await control.waitsForSignIn():
+            confirmation = japanese ? "\(at) サインインの期限が切れています。再開するには、もう一度ご本人としてサインインしてください。"
+                : "Your sign-in has lapsed (\(at)): signing in again as yourself resumes the mirror."
         case .resume:
             let was = try await control.resume()
             confirmation = was == nil

@@ -144,9 +144,14 @@ public struct ConsentWatch: Service {
             try await withdrawal.sweepAfterEnd()
             return
         }
+        // A lapsed sign-in is not asked again: only the person's new sign-in (which lifts the pause) helps.
+        if try await withdrawal.control.current()?.pause == .signInLapsed { return }
         do {
             let person = try await check.verify()
             logger.debug("the person's grant still works: @\(person.handle) (\(person.account))")
+        } catch let lapsed as PersonSignInLapsed {
+            try await withdrawal.control.pause(.signInLapsed, at: clock.now())
+            logger.notice("\(lapsed.description). Not a withdrawal: nothing learned is deleted, but nothing is posted, answered, liked or learned until the person signs in again")
         } catch let refused as PersonSignInRefused {
             try await withdrawal.stop(at: clock.now(), how: "their grant was revoked: \(refused.description)")
             sawEnd.set()

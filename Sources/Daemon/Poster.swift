@@ -194,6 +194,8 @@ public struct Poster: Service {
                     let since = LocalTime(of: paused.since, in: timeZone)
                     let reason = paused.pause == .ended
                         ? "the person ended the mirror at \(since.day) \(since.clockTime): nothing is posted until they sign in again"
+                        : paused.pause == .signInLapsed
+                        ? "the person's sign-in lapsed at \(since.day) \(since.clockTime) (the network's limit on its life, not their withdrawal): nothing is posted until they sign in again"
                         : "paused by the person (\(paused.pause == .posting ? "posting" : "everything") since \(since.day) \(since.clockTime); "
                         + "a mention of the bot from their account saying \"resume\" or 「再開」 ends it)"
                     try await recordSkipped(day: day, minute: slot.minute, reason: reason)

@@ -210,6 +210,9 @@ public struct Replier: Service {
         if let paused = try await owner?.control.current(), paused.pause == .ended {
             return "the person ended the mirror at \(paused.since.formatted(.iso8601)): nobody is answered until they sign in again"
         }
+        if let paused = try await owner?.control.current(), paused.pause == .signInLapsed {
+            return "the person's sign-in lapsed at \(paused.since.formatted(.iso8601)): nobody is answered until they sign in again"
+        }
         if let paused = try await owner?.control.current(), paused.pause == .everything {
             return "the person paused everything at \(paused.since.formatted(.iso8601)) (a mention of the bot from their account; \"resume\" or 「再開」 ends it)"
         }

@@ -32,7 +32,13 @@ struct FakeBlueskyOAuthState {
         var scope: String
         var refreshToken: String
         var revoked = false
+        /// When the person signed in, and when the grant was last refreshed: a public client's grant lives a week at
+        /// most, and two days unrefreshed (the reference server's limits).
+        var createdAt: Date
+        var updatedAt: Date
     }
+    /// The reference server's limits on a public (loopback) client's grant: its whole life, and its idle time.
+    static let publicLifetime: TimeInterval = 7 * 86_400, publicIdleLimit: TimeInterval = 2 * 86_400
     struct AccessToken {
         var did: String
         var keyThumbprint: String

@@ -86,4 +86,7 @@ public enum FakeBlueskyFault: Sendable, Equatable {
     case rateLimited(resetIn: TimeInterval)
     /// 200 with a body that is not JSON, after the work is done.
     case malformed
+    /// 501 `MethodNotImplemented`: a service that does not serve the method (an AppView without
+    /// `com.atproto.identity.resolveIdentity`).
+    case notImplemented
 }

@@ -161,6 +161,14 @@ public final class FakeBlueskyServer: Sendable {
         let world = world
         serveOAuth(on: router)
         // For the demo's script and report, as fake X has them: what clients did, and the clock.
+        // The PLC directory's `GET /<did>`: an account's DID document (the fake is its own directory).
+        router.get("/:did") { _, context in
+            let did = context.parameters.get("did") ?? ""
+            guard did.hasPrefix("did:plc:"), await world.did(of: did) != nil else {
+                return Self.response(.error(404, "NotFound", "DID not registered: \(did)"))
+            }
+            return Self.response(.json(await world.didDocument(of: did)))
+        }
         router.get("/admin/state") { _, _ in Self.response(.json(await world.adminState())) }
         router.post("/admin/clock") { request, _ in
             var request = request
@@ -215,6 +223,7 @@ public final class FakeBlueskyServer: Sendable {
             var fault = await world.takeFault(for: nsid)
             if fault == nil, nsid.hasPrefix("com.atproto.repo."), kind == .procedure, await world.drawLostAnswer() { fault = .dropAfterHandling }
             if fault == .unavailable { return Self.response(.error(503, "UpstreamFailure", "Service Unavailable")) }
+            if fault == .notImplemented { return Self.response(.error(501, "MethodNotImplemented", "Method Not Implemented")) }
             if case .rateLimited(let seconds)? = fault {
                 var refusal = FakeBlueskyResponse.error(429, "RateLimitExceeded", "Rate Limit Exceeded")
                 let reset = await world.now.addingTimeInterval(seconds).timeIntervalSince1970

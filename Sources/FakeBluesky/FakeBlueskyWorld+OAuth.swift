@@ -133,7 +133,8 @@ extension FakeBlueskyWorld {
             }
             guard thumbprint == issued.pushed.keyThumbprint else { return oauth.refuse(endpoint, 400, "invalid_dpop_key_binding", "DPoP key does not match the one used for PAR") }
             let grant = oauth.nextID("grant")
-            oauth.grants[grant] = .init(did: issued.did, clientID: issued.pushed.clientID, keyThumbprint: thumbprint, scope: issued.pushed.scope, refreshToken: "")
+            oauth.grants[grant] = .init(did: issued.did, clientID: issued.pushed.clientID, keyThumbprint: thumbprint, scope: issued.pushed.scope, refreshToken: "",
+                                       createdAt: now, updatedAt: now)
             return issueTokens(grant: grant, type: "authorization_code")
         case "refresh_token":
             guard let token = form["refresh_token"] else { return oauth.refuse(endpoint, 400, "invalid_request", "refresh_token is required") }
@@ -147,7 +148,14 @@ extension FakeBlueskyWorld {
             guard !grant.revoked else { return oauth.refuse(endpoint, 400, "invalid_grant", "The session was revoked") }
             guard form["client_id"] == grant.clientID else { return oauth.refuse(endpoint, 400, "invalid_grant", "The token was issued to another client") }
             guard thumbprint == grant.keyThumbprint else { return oauth.refuse(endpoint, 400, "invalid_dpop_key_binding", "DPoP key does not match the session's") }
+            guard now <= grant.updatedAt.addingTimeInterval(FakeBlueskyOAuthState.publicIdleLimit) else {
+                return oauth.refuse(endpoint, 400, "invalid_grant", "Refresh token exceeded inactivity timeout")
+            }
+            guard now <= grant.createdAt.addingTimeInterval(FakeBlueskyOAuthState.publicLifetime) else {
+                return oauth.refuse(endpoint, 400, "invalid_grant", "Refresh token expired")
+            }
             oauth.usedRefreshTokens[token] = grantID
+            oauth.grants[grantID]?.updatedAt = now
             return issueTokens(grant: grantID, type: "refresh_token")
         default:
             return oauth.refuse(endpoint, 400, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token")

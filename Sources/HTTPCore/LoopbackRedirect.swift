@@ -23,7 +23,8 @@ public final class LoopbackRedirect: Sendable {
 
     /// Listens on 127.0.0.1 at a free port for `path`.
     public static func listen(path: String = "/callback") async throws -> LoopbackRedirect {
-        let (queries, delivery) = AsyncStream.makeStream(of: [String: String].self)
+        // A few requests kept until read: the command reads as they come, and a page flooding the listener holds no more.
+        let (queries, delivery) = AsyncStream.makeStream(of: [String: String].self, bufferingPolicy: .bufferingNewest(8))
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
@@ -36,9 +37,10 @@ public final class LoopbackRedirect: Sendable {
         return LoopbackRedirect(port: channel.localAddress?.port ?? 0, path: path, channel: channel, queries: queries)
     }
 
-    /// The query of the first request to `path`.
-    public func query() async -> [String: String]? {
-        for await query in queries { return query }
+    /// The query of the first request to `path` that `accepts` (the sign-in's own answer, by its `state`); the
+    /// others are answered and passed over.
+    public func query(where accepts: @Sendable ([String: String]) -> Bool = { _ in true }) async -> [String: String]? {
+        for await query in queries where accepts(query) { return query }
         return nil
     }
 

@@ -217,12 +217,13 @@ struct BlueskyAuth: AsyncParsableCommand {
             print("Open this address in a browser on this computer, sign in as @\(handle.hasPrefix("@") ? String(handle.dropFirst()) : handle) and press \"Accept\"; this waits for the browser's return (\(waitSeconds / 60) minutes at most):")
             print(pending.address.absoluteString)
             fflush(nil)  // the address must be out before the wait, also when standard output is a pipe
-            guard let query = await Self.redirect(from: listener, within: .seconds(waitSeconds)) else {
+            guard let query = await Self.redirect(from: listener, within: .seconds(waitSeconds), accepting: pending.isAnswer) else {
                 throw ValidationError("The browser did not come back within \(waitSeconds / 60) minutes: run the command again and sign in on the page it prints.")
             }
             let (authorized, keep) = try await pending.finish(query)
             try await AuthCommand.deliver(authorized, as: .human, network: "bluesky", how: "atproto OAuth: PAR, PKCE, DPoP", writeEnv: signIn.writeEnv,
                                           environment: planned, keeping: keep)
+            if let note = pending.lifetime { print(note) }
         } catch let error as AuthorizationRefused {
             await listener.close()
             throw ValidationError(error.description)
@@ -237,9 +238,10 @@ struct BlueskyAuth: AsyncParsableCommand {
     /// on another computer cannot reach this one); nil after `limit`. Standard input is read on a thread of its own,
     /// left blocked when the browser comes first (the command ends soon after); its end (no terminal) leaves the wait
     /// to the browser.
-    static func redirect(from listener: LoopbackRedirect, within limit: Duration) async -> [String: String]? {
+    static func redirect(from listener: LoopbackRedirect, within limit: Duration,
+                         accepting isAnswer: @escaping @Sendable ([String: String]) -> Bool) async -> [String: String]? {
         let (answers, answer) = AsyncStream.makeStream(of: [String: String]?.self)
-        let listening = Task { if let query = await listener.query() { answer.yield(query) } }
+        let listening = Task { if let query = await listener.query(where: isAnswer) { answer.yield(query) } }
         let timer = Task {
             try? await Task.sleep(for: limit)
             answer.yield(nil)
@@ -249,7 +251,12 @@ struct BlueskyAuth: AsyncParsableCommand {
             while let line = readLine() {
                 guard let components = URLComponents(string: line.trimmingCharacters(in: .whitespaces)), components.path == path,
                       let items = components.queryItems, !items.isEmpty else { continue }
-                answer.yield(Dictionary(items.map { ($0.name, $0.value ?? "") }) { $1 })
+                let query = Dictionary(items.map { ($0.name, $0.value ?? "") }) { $1 }
+                guard isAnswer(query) else {
+                    FileHandle.standardError.write(Data("That address is not this sign-in's answer (another state): ignored; paste the one the browser ends on after this sign-in.\n".utf8))
+                    continue
+                }
+                answer.yield(query)
                 return
             }
         }

@@ -93,6 +93,16 @@ public struct PersonSignInRefused: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
+/// The person's sign-in ran out by the network's own limit on its life (not taken back by them): nothing of theirs is
+/// used until they sign in again, and nothing learned is deleted.
+public struct PersonSignInLapsed: Error, CustomStringConvertible {
+    /// What the network said.
+    public var description: String
+
+    /// A lapse saying `description`.
+    public init(_ description: String) { self.description = description }
+}
+
 extension NetworkModule {
     /// A network whose ids are numbers keeps nothing in `networkIDs`.
     public func forCommand(accounts: [Account], networkIDs: (any NetworkIDStore)?, logger: Logger) -> CommandNetwork {

@@ -179,6 +179,11 @@ enum StatusPageView {
             return "<p class=\"bad\" id=\"paused\">The person ended this mirror at \(escape(localTime(paused.since, in: data.timeZone))): "
                 + "nothing is posted, answered, liked or learned, and what was learned from them is deleted. Only their own new sign-in starts it again.</p>"
         }
+        if paused.pause == .signInLapsed {
+            return "<p class=\"bad\" id=\"paused\">The person's sign-in lapsed at \(escape(localTime(paused.since, in: data.timeZone))) "
+                + "(the network's limit on its life; they did not withdraw): nothing is posted, answered, liked or learned, and nothing learned is deleted. "
+                + "Their own new sign-in starts it again.</p>"
+        }
         let what = paused.pause == .posting ? "Posting is paused" : "Everything is paused (posts, answers, likes)"
         return "<p class=\"bad\" id=\"paused\">\(what) by the person since \(escape(localTime(paused.since, in: data.timeZone))): "
             + "a mention of the bot from their account saying \"resume\" or 「再開」 ends it.</p>"

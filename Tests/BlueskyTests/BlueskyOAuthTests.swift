@@ -228,7 +228,10 @@ struct BlueskyOAuthTests {
             clock.advance(by: 3_700)
             _ = try await client.send(GetSession(), as: .human)
             let after = try await client.session(of: .human)
-            #expect(after.refreshJwt != before.refreshJwt && after.oauth == before.oauth)
+            var rebound = after.oauth
+            rebound?.renewedAt = nil
+            #expect(after.refreshJwt != before.refreshJwt && rebound == before.oauth, "the same grant, key and server")
+            #expect(after.oauth?.renewedAt == clock.now(), "the renewal noted (the server's idle limit counts from it)")
             #expect(await server.oauthTokensIssued()["refresh_token"] == 1)
 
             // Without the likes permission, likes are refused for the scope, not as a revoked grant.

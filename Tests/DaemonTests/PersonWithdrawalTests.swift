@@ -160,6 +160,49 @@ struct PersonWithdrawalTests {
         }
     }
 
+    @Test("A sign-in that lapses by the network's limit on its life is no withdrawal: the mirror pauses everything, keeps all it learned, asks the network nothing more, and the person's \"resume\" does not lift it; their new sign-in does")
+    func lapsedSignInPauses() async throws {
+        try await TestServers.withStores(StoreBackends(archive: .memory, counts: .memory)) { database, counts in
+            try await Self.fill(database, counts)
+            let kept = try await database.retention.personRecords().values.reduce(0, +)
+            let checks = Mutex(0)
+            let check = ConsentCheck(every: .seconds(1_800)) {
+                checks.withLock { $0 += 1 }
+                throw PersonSignInLapsed("the person's OAuth sign-in on Bluesky lapsed: Refresh token expired")
+            }
+            let clock = ManualBotClock(now: Self.now)
+            let log = LogRecorder()
+            let withdrawal = PersonWithdrawal(state: database.state, retention: database.retention, wordCounts: counts, logger: log.logger())
+            let watch = ConsentWatch(clock: clock, check: check, withdrawal: withdrawal, networkName: "Bluesky", logger: log.logger())
+            let group = ServiceGroup(configuration: .init(services: [watch], logger: Self.quiet))
+            let running = Task { try await group.run() }
+            defer { running.cancel() }
+            try await clock.waitForSleepers()
+            clock.advance(by: 1_800)
+            try await clock.waitForSleepers()
+            let control = OwnerControl(state: database.state)
+            let paused = try #require(try await control.current(), "the lapse pauses the mirror")
+            #expect(paused.pause == .signInLapsed && paused.pause.stopsEverything && paused.since == Self.now.addingTimeInterval(1_800))
+            #expect(try await ConsentRecords(state: database.state).current()?.isWithdrawn == false, "a lapse is not a withdrawal")
+            #expect(try await database.retention.personRecords().values.reduce(0, +) == kept, "nothing learned is deleted")
+            #expect(log.lines(containing: "Not a withdrawal: nothing learned is deleted").count == 1, "\(log.lines)")
+
+            // Lapsed: the network is not asked again, interval after interval.
+            for _ in 0..<3 {
+                clock.advance(by: 1_800)
+                try await clock.waitForSleepers()
+            }
+            #expect(checks.withLock { $0 } == 1, "a lapsed sign-in is asked once, not again")
+            let resumed = try await control.resume()
+            let stillPaused = try await control.current()
+            #expect(resumed?.pause == .signInLapsed && stillPaused?.pause == .signInLapsed, "\"resume\" does not lift it")
+            try await control.signedInAgain()
+            #expect(try await control.current() == nil, "the person's new sign-in lifts it")
+            await group.triggerGracefulShutdown()
+            try await running.value
+        }
+    }
+
     @Test("The person says \"stop mirroring me\" (or 「ミラー終了」) by mention: confirmed once, consent withdrawn, everything learned deleted; a stranger's words end nothing; \"resume\" afterwards is refused",
           arguments: [StoreBackends.ArchiveKind.postgres, .sqlite])
     func endedByMention(_ backend: StoreBackends.ArchiveKind) async throws {

@@ -97,6 +97,30 @@ public final class BlueskyOAuth: Sendable {
 
     // MARK: - Discovery
 
+    /// The DID document of `did`, from where its method keeps it: the PLC directory (`<plcDirectory>/<did>`) for
+    /// `did:plc:`, the host's `/.well-known/did.json` for `did:web:`.
+    public func didDocument(of did: String, plcDirectory: URL) async throws -> DIDDocument {
+        let address: String
+        if did.hasPrefix("did:plc:") {
+            address = Self.trimmed(plcDirectory.absoluteString) + "/" + did
+        } else if did.hasPrefix("did:web:"), !did.dropFirst(8).contains(":") {
+            address = "https://\(did.dropFirst(8))/.well-known/did.json"
+        } else {
+            throw BlueskyOAuthError.mismatch("\(did) is of a DID method Bluesky accounts do not use")
+        }
+        guard let url = URL(string: address) else { throw BlueskyOAuthError.malformed(endpoint: "DID document", reason: "\(did) makes no address") }
+        let (status, _, data) = try await send(method: .GET, url: url, form: nil, key: nil, accessToken: nil, endpoint: "DID document")
+        guard status == 200 else {
+            throw BlueskyOAuthError.refused(endpoint: "DID document", status: status, error: "HTTP \(status)", description: "\(url.absoluteString) gave no DID document")
+        }
+        do { return try JSONDecoder().decode(DIDDocument.self, from: data) } catch {
+            throw BlueskyOAuthError.malformed(endpoint: "DID document", reason: "\(error)")
+        }
+    }
+
+    /// `text` without a trailing slash.
+    static func trimmed(_ text: String) -> String { text.hasSuffix("/") ? String(text.dropLast()) : text }
+
     /// The authorization server of the PDS (or entryway) at `service`, and its metadata.
     public func server(for service: URL) async throws -> ServerMetadata {
         let issuer: URL
@@ -108,9 +132,12 @@ public final class BlueskyOAuth: Sendable {
                 throw BlueskyOAuthError.malformed(endpoint: "oauth-protected-resource", reason: "it names no authorization server")
             }
             issuer = url
-        } else {
+        } else if status == 404 {
             // An entryway that is its own authorization server.
             issuer = service
+        } else {
+            throw BlueskyOAuthError.refused(endpoint: "oauth-protected-resource", status: status, error: "HTTP \(status)",
+                                            description: "\(service.absoluteString) did not say where its accounts sign in")
         }
         let metadataURL = issuer.appending(path: ".well-known/oauth-authorization-server")
         let (metadataStatus, _, body) = try await send(method: .GET, url: metadataURL, form: nil, key: nil, accessToken: nil, endpoint: "oauth-authorization-server")
@@ -121,7 +148,8 @@ public final class BlueskyOAuth: Sendable {
         do { metadata = try JSONDecoder().decode(ServerMetadata.self, from: body) } catch {
             throw BlueskyOAuthError.malformed(endpoint: "oauth-authorization-server", reason: "\(error)")
         }
-        guard Self.origin(metadata.issuer) == Self.origin(issuer.absoluteString) else {
+        // The issuer exactly as the resource named it (a trailing slash aside): another is not the server asked.
+        guard Self.trimmed(metadata.issuer) == Self.trimmed(issuer.absoluteString) else {
             throw BlueskyOAuthError.mismatch("the authorization server at \(issuer.absoluteString) calls itself \(metadata.issuer)")
         }
         if let algorithms = metadata.dpopSigningAlgValuesSupported, !algorithms.contains("ES256") {
@@ -153,11 +181,13 @@ public final class BlueskyOAuth: Sendable {
 
     /// The redirect's query checked (`state`, `iss`; an `error` said in words) and its code exchanged for tokens.
     public func finish(_ authorization: Authorization, redirectQuery: [String: String], key: DPoPKey, now: Date) async throws -> Tokens {
-        if let error = redirectQuery["error"] {
-            throw BlueskyOAuthError.refused(endpoint: "authorize", status: 400, error: error, description: redirectQuery["error_description"])
-        }
+        // The state first: an answer without this sign-in's, even a denial, is not this sign-in's (another page could
+        // send the browser to the listener).
         guard redirectQuery["state"] == authorization.state else {
             throw BlueskyOAuthError.mismatch("the answer carries another state than this sign-in's: not this run's sign-in, ignored")
+        }
+        if let error = redirectQuery["error"] {
+            throw BlueskyOAuthError.refused(endpoint: "authorize", status: 400, error: error, description: redirectQuery["error_description"])
         }
         guard let iss = redirectQuery["iss"], Self.origin(iss) == Self.origin(authorization.server.issuer) else {
             throw BlueskyOAuthError.mismatch("the answer comes from \(redirectQuery["iss"] ?? "no named server"), not \(authorization.server.issuer)")
@@ -263,6 +293,14 @@ public enum BlueskyOAuthError: Error, CustomStringConvertible, Equatable {
     public var isGrantRefused: Bool {
         if case .refused(_, _, let error, _) = self { return error == "invalid_grant" || error == "invalid_client" || error == "unauthorized_client" }
         return false
+    }
+
+    /// Whether a refused grant ran out rather than being taken back: the server's time limits on a sign-in
+    /// ("Refresh token expired", "… exceeded inactivity timeout"), or a refresh token already spent ("refresh token
+    /// replayed": its answer was lost, or another client spent it). Not the person's withdrawal: they sign in again.
+    public var isLapse: Bool {
+        guard isGrantRefused, case .refused(_, _, _, let detail) = self, let detail = detail?.lowercased() else { return false }
+        return ["expired", "inactivity", "replayed"].contains { detail.contains($0) }
     }
 
     /// What went wrong, in words.

@@ -106,6 +106,13 @@ struct InMemoryBotState: BotState {
     func values() async throws -> [String: String] { try set.withTables("reading the bot's state") { $0.state } }
     func setValue(_ value: String, of name: String) async throws { try set.withTables("storing \(name)") { $0.state[name] = value } }
     func removeValue(of name: String) async throws { try set.withTables("forgetting \(name)") { $0.state[name] = nil } }
+    func replaceValue(of name: String, expecting expected: String?, with new: String?) async throws -> Bool {
+        try set.withTables("replacing \(name)") { tables in
+            guard tables.state[name] == expected else { return false }
+            tables.state[name] = new
+            return true
+        }
+    }
 }
 
 /// What the bot's numbers stand for on the network, in memory.

@@ -24,4 +24,24 @@ struct PostgresBotState: BotState {
     func removeValue(of name: String) async throws {
         _ = try await database.rows("forgetting \(name)", "DELETE FROM bot_state WHERE name = \(name) RETURNING 1", as: Int.self)
     }
+
+    func replaceValue(of name: String, expecting expected: String?, with new: String?) async throws -> Bool {
+        // Each case is one statement, whose row lock (or the primary key, for an insert) orders it against another.
+        switch (expected, new) {
+        case (nil, nil):
+            return try await value(of: name) == nil
+        case (nil, let new?):
+            return try await !database.rows("replacing \(name)", """
+                INSERT INTO bot_state (name, value) VALUES (\(name), \(new)) ON CONFLICT (name) DO NOTHING RETURNING 1
+                """, as: Int.self).isEmpty
+        case (let expected?, let new?):
+            return try await !database.rows("replacing \(name)", """
+                UPDATE bot_state SET value = \(new), updated_at = now() WHERE name = \(name) AND value = \(expected) RETURNING 1
+                """, as: Int.self).isEmpty
+        case (let expected?, nil):
+            return try await !database.rows("replacing \(name)", """
+                DELETE FROM bot_state WHERE name = \(name) AND value = \(expected) RETURNING 1
+                """, as: Int.self).isEmpty
+        }
+    }
 }
