@@ -25,6 +25,7 @@ public struct BlueskyOAuthSignIn: Sendable {
     let oauth: BlueskyOAuth
     /// The time the proofs and the sign-in are stamped with.
     let clock: any BotClock
+    let logger: Logger
 
     /// What the person grants: who they are (`atproto`) and, unless `liking` is false, reading their likes.
     public static func scope(liking: Bool) -> String { liking ? "atproto rpc:app.bsky.feed.getActorLikes?aud=*" : "atproto" }
@@ -40,7 +41,7 @@ public struct BlueskyOAuthSignIn: Sendable {
         do {
             let server = try await oauth.server(for: pds)
             let authorization = try await oauth.authorize(at: server, handle: bare, scope: scope(liking: liking), redirectURI: redirectURI, key: key, now: clock.now())
-            return BlueskyOAuthSignIn(handle: bare, did: did, pds: pds, key: key, authorization: authorization, oauth: oauth, clock: clock)
+            return BlueskyOAuthSignIn(handle: bare, did: did, pds: pds, key: key, authorization: authorization, oauth: oauth, clock: clock, logger: logger)
         } catch let error as BlueskyOAuthError {
             throw AuthorizationRefused("@\(bare)'s server (\(pds.absoluteString)) did not start the sign-in: \(error)")
         }
@@ -111,6 +112,9 @@ public struct BlueskyOAuthSignIn: Sendable {
         }
         // The account that signed in must be the one the handle names: a person signing in as someone else is refused.
         guard tokens.sub == did else {
+            // Not kept, and not left live either: the grant of the account that signed in is revoked.
+            let revoked = await oauth.revoke(tokens.refreshToken ?? tokens.accessToken, clientID: authorization.clientID, at: authorization.server, key: key, now: clock.now())
+            if !revoked { logger.warning("the tokens given to \(tokens.sub) could not be revoked: they lapse on their own") }
             throw AuthorizationRefused("The page was signed in as \(tokens.sub), not as @\(handle) (\(did)): sign in on the page as @\(handle)")
         }
         guard let refreshToken = tokens.refreshToken else { throw AuthorizationRefused("The server gave no refresh token: the sign-in cannot last") }

@@ -93,6 +93,8 @@ public final class FakeBlueskyServer: Sendable {
     /// As the account `did` revoking the app's access in its settings: its OAuth grants end (a refresh is refused
     /// with `invalid_grant`).
     public func revokeOAuthGrants(of did: String) async { await world.revokeOAuthGrants(of: did) }
+    /// How many OAuth grants of `did` are live (not revoked).
+    public func oauthGrantsLive(of did: String) async -> Int { await world.oauth.grants.values.filter { $0.did == did && !$0.revoked }.count }
     /// What the OAuth server refused so far, as `endpoint: error: description`, oldest first.
     public func oauthRefusals() async -> [String] { await world.oauth.refusals }
     /// Tokens the OAuth server issued, by grant type (`authorization_code`, `refresh_token`).
@@ -270,6 +272,11 @@ public final class FakeBlueskyServer: Sendable {
         router.post("/oauth/authorize") { request, _ in
             await world.countRequest("oauth/authorize")
             return Self.response(await world.authorize(await Self.form(of: request)))
+        }
+        router.post("/oauth/revoke") { request, _ in
+            await world.countRequest("oauth/revoke")
+            let form = await Self.form(of: request)
+            return Self.response(await world.revoke(form, proof: request.headers[HTTPField.Name("DPoP")!]))
         }
         router.post("/oauth/token") { request, _ in
             await world.countRequest("oauth/token")

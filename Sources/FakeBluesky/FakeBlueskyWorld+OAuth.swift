@@ -17,6 +17,7 @@ extension FakeBlueskyWorld {
             "issuer": .string(issuer),
             "authorization_endpoint": .string(issuer + "/oauth/authorize"),
             "token_endpoint": .string(issuer + "/oauth/token"),
+            "revocation_endpoint": .string(issuer + "/oauth/revoke"),
             "pushed_authorization_request_endpoint": .string(issuer + "/oauth/par"),
             "require_pushed_authorization_requests": .bool(true),
             "dpop_signing_alg_values_supported": .strings(["ES256"]),
@@ -160,6 +161,18 @@ extension FakeBlueskyWorld {
         default:
             return oauth.refuse(endpoint, 400, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token")
         }
+    }
+
+    /// `POST /oauth/revoke` (RFC 7009): the grant a refresh or access token belongs to is revoked; 200 whatever the
+    /// token (a token it does not know is no error), once the proof is good.
+    func revoke(_ form: [String: String], proof: String?) -> FakeBlueskyResponse {
+        if case .failure(let refusal) = oauth.checkProof(proof, method: "POST", url: issuer + "/oauth/revoke", accessToken: nil, now: now, speed: speed, endpoint: "revoke") {
+            return refusal
+        }
+        let token = form["token"] ?? ""
+        let grant = oauth.grants.first { $0.value.refreshToken == token }?.key ?? oauth.accessTokens[token]?.grant
+        if let grant { oauth.grants[grant]?.revoked = true }
+        return .json([String: OAuthJSON]())
     }
 
     private func issueTokens(grant id: String, type: String) -> FakeBlueskyResponse {

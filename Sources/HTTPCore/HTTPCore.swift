@@ -155,7 +155,7 @@ public struct HTTPCore: Sendable {
                 logger.notice("\(service) \(call.name) is rate-limited; waiting \(Int(wait.rounded(.up))) s for the window to reset\(untilReset > 0 ? "" : " (its reset time is already past on this clock)")")
                 try await clock.sleep(for: .milliseconds(Int64(wait * 1000)))
 
-            case 500..<600:
+            case 500..<600 where status != 501:  // 501: the server does not serve the method at all; asking again will not help
                 call.onFailure()
                 // A 503 means the server did not take the request; other 5xx may have done the work, so a create is not
                 // sent again: the caller reads back whether it was made.

@@ -214,7 +214,7 @@ struct BlueskyAuth: AsyncParsableCommand {
             } catch let error as AuthorizationRefused {
                 throw ValidationError(error.description)
             }
-            print("Open this address in a browser on this computer, sign in as @\(handle.hasPrefix("@") ? String(handle.dropFirst()) : handle) and press \"Accept\"; this waits for the browser's return (\(waitSeconds / 60) minutes at most):")
+            print("Open this address in a browser on this computer, sign in as @\(handle.hasPrefix("@") ? String(handle.dropFirst()) : handle) and press \"Accept\". Open it within 5 minutes (the server keeps the sign-in's request that long); this waits for the browser's return (\(waitSeconds / 60) minutes at most):")
             print(pending.address.absoluteString)
             fflush(nil)  // the address must be out before the wait, also when standard output is a pipe
             guard let query = await Self.redirect(from: listener, within: .seconds(waitSeconds), accepting: pending.isAnswer) else {

@@ -55,21 +55,25 @@ struct DoctorCommand: AsyncParsableCommand {
             report("archive", .failure(error))
         }
         if let parts { do {
-            let (pending, spendLine, consent) = try await parts.withRunningAsIs { database in
+            let (pending, spendLine, kept) = try await parts.withRunningAsIs { database in
                 try await database.checkReachable()
                 let pending = try await database.migrations.pending().count
                 let consent = pending == 0 ? try await ConsentRecords(state: database.state).current() : nil
-                guard pending == 0, let billing = network.billing else { return (pending, nil as String?, consent) }
+                let paused = pending == 0 ? try await OwnerControl(state: database.state).current() : nil
+                guard pending == 0, let billing = network.billing else { return (pending, nil as String?, (consent, paused)) }
                 let line = try await billing.spendLine(storingInto: database.usageDays)
                 try await billing.restoreRefusals(from: database.state)
-                return (pending, line, consent)
+                return (pending, line, (consent, paused))
             }
+            let (consent, paused) = kept
             if let spendLine { print("ok    " + spendLine) }
             if pending == 0 {
                 let signIn = module.personSignInCommand
                 switch consent {
                 case let consent? where consent.isWithdrawn:
                     report("person's consent", .failure(ConsentRequired("withdrawn: \(consent.summary). Only the person's new sign-in (`\(signIn)`) starts the mirror again.")))
+                case let consent? where paused?.pause == .signInLapsed:
+                    report("person's consent", .failure(ConsentRequired("their sign-in lapsed at \(paused?.since.formatted(.iso8601) ?? "?") (the network's limit on its life, not their withdrawal): the mirror is paused, everything kept, until the person signs in again with `\(signIn)`. \(consent.summary)")))
                 case let consent?:
                     report("person's consent", .success(consent.summary))
                 case nil where !module.personCredentials.isEmpty:

@@ -7,6 +7,7 @@ import Foundation
 import HTTPCore
 import NIOCore
 import NIOFoundationCompat
+import SocialNetwork
 import Testing
 
 /// atproto OAuth against the fake's authorization server, which checks each step: PAR, PKCE, DPoP proofs with nonces.
@@ -135,7 +136,68 @@ struct BlueskyOAuthTests {
             await #expect(throws: BlueskyOAuthError.refused(endpoint: "authorize", status: 400, error: "access_denied", description: "The user denied access")) {
                 try await oauth.finish(fifth, redirectQuery: denied, key: key, now: now)
             }
+            // A denial forged by another page (the listener is on this machine's loopback, reachable from any page the
+            // browser shows): without this sign-in's state it is not this sign-in's answer, and ends nothing.
+            await #expect(throws: BlueskyOAuthError.mismatch("the answer carries another state than this sign-in's: not this run's sign-in, ignored")) {
+                try await oauth.finish(fifth, redirectQuery: ["error": "access_denied", "state": "forged"], key: key, now: now)
+            }
             #expect(await server.oauthTokensIssued().isEmpty, "no tokens for any of these")
+        }
+    }
+
+    @Test("Signing in on the page as another account than the handle named is refused, and the grant that other account gave is revoked at the server, not left live")
+    func signedInAsSomeoneElse() async throws {
+        let server = FakeBlueskyServer(seed: BlueskyFixture.seed)
+        try await server.withRunning { url in
+            await server.setClock(Date(), speed: 1)
+            let signIn = try await BlueskyOAuthSignIn.begin(handle: "person.test", service: url, liking: false, redirectURI: Self.redirect, logger: BlueskyFixture.quiet_logger)
+            let back = try await Self.signIn(at: signIn.address, identifier: "friend.test", password: "friend.test-password")
+            do {
+                _ = try await signIn.finish(redirectQuery: try #require(back.query))
+                Issue.record("a sign-in as friend.test was taken for person.test")
+            } catch let refused as AuthorizationRefused {
+                #expect(refused.description.contains("not as @person.test"), "\(refused)")
+            }
+            #expect(await server.oauthTokensIssued()["authorization_code"] == 1)
+            #expect(await server.requestCounts()["oauth/revoke"] == 1, "the other account's grant revoked")
+            #expect(await server.oauthGrantsLive(of: BlueskyFixture.friend) == 0)
+        }
+    }
+
+    @Test("The command's loopback listener waits for this sign-in's own answer: a forged denial and a request without its state are answered and passed over")
+    func listenerTakesOnlyItsAnswer() async throws {
+        let listener = try await LoopbackRedirect.listen()
+        let waiting = Task { await listener.query { $0["state"] == "this-sign-in" } }
+        for query in ["error=access_denied&state=forged", "code=stolen", "code=real&state=this-sign-in&iss=http%3A%2F%2Fas"] {
+            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: listener.redirectURI + "?" + query), timeout: .seconds(10))
+            _ = try await response.body.collect(upTo: 1 << 16)
+            #expect(response.status == .ok)
+        }
+        let taken = await waiting.value
+        await listener.close()
+        #expect(taken?["code"] == "real" && taken?["iss"] == "http://as")
+    }
+
+    @Test("Where the service does not serve resolveIdentity, the handle is resolved by resolveHandle and its DID document from the directory, which must claim the handle back; an unknown handle is refused as such")
+    func identityWithoutResolveIdentity() async throws {
+        let server = FakeBlueskyServer(seed: BlueskyFixture.seed)
+        try await server.withRunning { url in
+            await server.setClock(Date(), speed: 1)
+            await server.add(fault: .notImplemented, for: "com.atproto.identity.resolveIdentity")
+            let signIn = try await BlueskyOAuthSignIn.begin(handle: "@Person.test", service: url, liking: false, redirectURI: Self.redirect, logger: BlueskyFixture.quiet_logger)
+            let back = try await Self.signIn(at: signIn.address, identifier: "person.test", password: "person.test-password")
+            let (authorized, session) = try await signIn.finish(redirectQuery: try #require(back.query))
+            #expect(authorized.networkAccount == BlueskyFixture.person && session.pds?.absoluteString == url.absoluteString)
+            let counts = await server.requestCounts()
+            #expect(counts["com.atproto.identity.resolveHandle"] == 1, "resolved by resolveHandle: \(counts)")
+
+            await server.add(fault: .notImplemented, for: "com.atproto.identity.resolveIdentity")
+            await #expect(throws: AuthorizationRefused.self) {
+                _ = try await BlueskyOAuthSignIn.begin(handle: "nobody.test", service: url, liking: false, redirectURI: Self.redirect, logger: BlueskyFixture.quiet_logger)
+            }
+            // A DID document naming another handle does not verify this one.
+            let document = try JSONDecoder().decode(DIDDocument.self, from: Data(#"{"id": "did:plc:x", "alsoKnownAs": ["at://someone.else"]}"#.utf8))
+            #expect(!document.claims(handle: "person.test") && document.claims(handle: "Someone.Else"))
         }
     }
 

@@ -1,5 +1,5 @@
 import BlueskyAPI
-import BlueskyNetwork
+@testable import BlueskyNetwork
 import BotClock
 import BotCore
 import FakeBluesky
@@ -201,6 +201,8 @@ struct BlueskySessionRenewalTests {
             }
             let refusals = await server.oauthRefusals().count
             await #expect(throws: BlueskyAPIError.self) { try await idle.send(GetSession(), as: .human) }
+            // The daemon's check of the person's grant says so: a lapse, which pauses the mirror (not a withdrawal).
+            await #expect(throws: PersonSignInLapsed.self) { try await BlueskyNetworkModule.verifyPersonByOAuth(idle) }
             #expect(await server.oauthRefusals().count == refusals, "a refresh token refused for good is not offered again")
 
             // Used every day: it lives its week, then lapses.
@@ -226,6 +228,7 @@ struct BlueskySessionRenewalTests {
                 guard case BlueskyAPIError.grantRefused = error else { return false }
                 return true
             }
+            await #expect(throws: PersonSignInRefused.self, "a withdrawal, which ends the mirror") { try await BlueskyNetworkModule.verifyPersonByOAuth(revoked) }
         }
     }
 }

@@ -31,6 +31,8 @@ public final class BlueskyOAuth: Sendable {
         public var pushedAuthorizationRequestEndpoint: URL
         /// The DPoP signing algorithms it takes (ES256 required).
         public var dpopSigningAlgValuesSupported: [String]?
+        /// Where a token is revoked (RFC 7009), when the server has such an endpoint.
+        public var revocationEndpoint: URL?
 
         enum CodingKeys: String, CodingKey {
             case issuer
@@ -38,6 +40,7 @@ public final class BlueskyOAuth: Sendable {
             case tokenEndpoint = "token_endpoint"
             case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
             case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
+            case revocationEndpoint = "revocation_endpoint"
         }
     }
 
@@ -196,6 +199,14 @@ public final class BlueskyOAuth: Sendable {
         let form = ["grant_type": "authorization_code", "code": code, "redirect_uri": authorization.redirectURI,
                     "code_verifier": authorization.proof.verifier, "client_id": authorization.clientID]
         return try await tokens(form, at: authorization.server.tokenEndpoint, key: key, now: now)
+    }
+
+    /// Revokes `token` (RFC 7009) at `server`'s revocation endpoint, with a DPoP proof; a server without one, or that
+    /// does not answer, leaves it to lapse (returns false).
+    @discardableResult
+    public func revoke(_ token: String, clientID: String, at server: ServerMetadata, key: DPoPKey, now: Date) async -> Bool {
+        guard let endpoint = server.revocationEndpoint else { return false }
+        return (try? await post(["token": token, "client_id": clientID], to: endpoint, key: key, now: now, endpoint: "revoke", expecting: [200])) != nil
     }
 
     /// New tokens for `refreshToken` (which the server then no longer takes). Throws `refused` with `invalid_grant`
