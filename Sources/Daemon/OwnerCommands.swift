@@ -81,7 +81,7 @@ public struct OwnerCommands: Sendable {
         let reason = "the person's command: \(command.summary)"
         let created: String?
         do {
-            created = try await UncertainCreate.send(confirmation, inReplyTo: mention.id, sentAt: clock.now(), on: network, for: .replies, logger: logger,
+            created = try await UncertainCreate.send(confirmation, inReplyTo: mention.id, sentAt: clock.now(), on: network, for: .replies, clock: clock, logger: logger,
                                                      what: "the confirmation of \(command.summary)") {
                 try await network.reply(confirmation, warning: nil, to: mention.id, for: .replies)
             }

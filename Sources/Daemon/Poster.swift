@@ -113,7 +113,7 @@ public struct Poster: Service {
         do {
             // Never sent before its minute: every post the bot made since is looked at.
             let due = LocalTime.date(of: slot.minute, on: day, in: timeZone)
-            made = try await UncertainCreate.readBack(text, inReplyTo: nil, sentSince: due, on: network, for: .posts, logger: logger,
+            made = try await UncertainCreate.readBack(text, inReplyTo: nil, sentSince: due, on: network, for: .posts, clock: clock, logger: logger,
                                                       what: "slot \(clockTime) interrupted last run")
         } catch let error as NetworkError {
             try await recordSkipped(day: day, minute: slot.minute, reason: PlanSlot.interruptedReason)
@@ -312,7 +312,7 @@ public struct Poster: Service {
                     try await memory.remember(pick.text, postedAt: postedAt)
                     try await memory.noteSending(pick.text, day: day, minute: minute)
                 }
-                let created = try await UncertainCreate.send(pick.text, inReplyTo: nil, sentAt: clock.now(), on: network, for: .posts, logger: logger,
+                let created = try await UncertainCreate.send(pick.text, inReplyTo: nil, sentAt: clock.now(), on: network, for: .posts, clock: clock, logger: logger,
                                                              what: "slot \(clockTime)") {
                     try await network.post(pick.text, warning: pick.contentWarning, slot: "slot \(day) \(minute)", for: .posts)
                 }

@@ -90,7 +90,7 @@ public struct Replier: Service {
             let made: String?
             do {
                 // When it was sent is not kept: among the bot's newest posts.
-                made = try await UncertainCreate.readBack(nil, inReplyTo: String(mentionID), sentSince: nil, on: network, for: .replies, logger: logger,
+                made = try await UncertainCreate.readBack(nil, inReplyTo: String(mentionID), sentSince: nil, on: network, for: .replies, clock: clock, logger: logger,
                                                           what: "the answer to \(mentionID) interrupted last run")
             } catch let error as NetworkError {
                 try await mentions.finish(mentionID: mentionID, state: .skipped, reason: MentionState.interruptedReason)
@@ -255,7 +255,7 @@ public struct Replier: Service {
                 sending.start()
                 let (network, mentions, logger, sentAt) = (network, mentions, logger, clock.now())
                 try await InFlight.finish {
-                    let created = try await UncertainCreate.send(pick.text, inReplyTo: mention.id, sentAt: sentAt, on: network, for: .replies, logger: logger,
+                    let created = try await UncertainCreate.send(pick.text, inReplyTo: mention.id, sentAt: sentAt, on: network, for: .replies, clock: clock, logger: logger,
                                                                  what: "the answer to \(who) (\(mention.id))") {
                         try await network.reply(pick.text, warning: pick.source.contentWarning, to: mention.id, for: .replies)
                     }

@@ -233,6 +233,31 @@ struct PosterTests {
         }
     }
 
+    @Test("A slot left mid-post whose read-back X refuses for a while (a usage cap) is read back once the refusal is due its check, and recorded as made: never left on the network unrecorded, never posted again",
+          arguments: StoreBackends.archives)
+    func interruptedReadBackWaitsOutARefusal(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await PosterWorld.with(backend) { world in
+            _ = try await world.plans.storePlan(day: PosterWorld.day, timeZone: "Asia/Tokyo", minutes: [486], drawnAt: PosterWorld.dayStart)
+            #expect(try await world.plans.claim(day: PosterWorld.day, minute: 486))
+            try await world.plans.noteSending(day: PosterWorld.day, minute: 486, sourceTweetID: 101)
+            let made = try #require(try await world.client.send(CreateTweet(text: "朝の投稿 1-1"), as: .bot).data?.id)
+            await world.server.add(fault: FakeXFault(kind: .usageCapped, count: 1, endpoint: GetUserTweets.name))
+            let restartedAt = PosterWorld.dayStart.addingTimeInterval(8 * 3_600 + 7 * 60)
+            world.clock.advance(to: restartedAt)
+            let task = Task { try await world.poster(seed: 3).run() }
+            _ = try await world.drive(until: PosterWorld.dayStart.addingTimeInterval(12 * 3_600))
+            task.cancel()
+            _ = try? await task.value
+            let slot = try #require(try await world.plans.slots(of: PosterWorld.day)?.first)
+            #expect(slot.state == .posted && slot.botTweetID == Int64(made), "\(slot)")
+            #expect(slot.reason?.contains("X shows it was made") == true, "\(slot.reason ?? "")")
+            let postedAt = try #require(slot.postedAt)
+            #expect(postedAt < restartedAt, "recorded at its minute")
+            #expect(await world.server.posted().count == 1, "not posted again")
+            #expect(await world.server.requestCounts()[GetUserTweets.name] == 2, "read back once refused, once after its check")
+        }
+    }
+
     @Test("A slot due while an interrupted one is read back does not copy the tweet that one was sending (after a crash or a fleet's takeover)",
           arguments: StoreBackends.archives)
     func interruptedSourceNotPickedAgain(_ backend: StoreBackends.ArchiveKind) async throws {
