@@ -83,7 +83,7 @@ enum BlueskyExport {
         let answered = post.reply.flatMap { ATURI($0.parent.uri) }.flatMap { Int64(BlueskyIDs.userID(of: $0.repo)) }
         // The time the post claims, unless it is none or outside the years 1970 to 9999 (as every export's times are
         // kept): then the time its record key was made.
-        let claimed = ISO8601Time.date(from: post.createdAt).flatMap { (0...253_402_300_799).contains($0.timeIntervalSince1970) ? $0 : nil }
+        let claimed = ISO8601Time.date(from: post.createdAt)
         return ArchivedTweet(tweetID: id, text: text, replyUserID: answered, createdAt: claimed ?? tid.date,
                              contentWarning: labels.isEmpty ? nil : labels.joined(separator: ", "))
     }

@@ -41,4 +41,25 @@ struct SQLiteUnreadableRowTests {
             #expect(!log.lines(containing: "Skipped a row of the plan of 2026-11-22").isEmpty, "\(log.lines)")
         }
     }
+
+    @Test("A post kept to like whose posted_at is no date (year 99999) is skipped and logged; the others are read, and liking goes on (issue 43)")
+    func badCandidateSkipped() async throws {
+        try await TestServers.withTemporaryFolder { folder async throws in
+            let path = folder.appending(path: "mirror_bot.sqlite").path
+            let log = LogRecorder()
+            let database = try SQLiteStoreSet(path: path, logger: log.logger())
+            try await database.migrations.migrate()
+            try await database.likes.keepCandidates([1, 2].map {
+                LikeCandidate(postID: $0, authorID: nil, authorHandle: nil, logRatio: Double($0), reason: "kept", postedAt: Self.postedAt)
+            })
+            let writer = try DatabaseQueue(path: path)
+            try await writer.write { db in
+                try db.execute(sql: "UPDATE like_candidates SET posted_at = '99999-01-01 00:00:00.000' WHERE post_id = 2")
+            }
+            try writer.close()
+            let kept = try await database.likes.candidates(postedSince: Self.postedAt.addingTimeInterval(-3_600))
+            #expect(kept.map(\.postID) == [1])
+            #expect(!log.lines(containing: "Skipped a row of the posts kept to like").isEmpty, "\(log.lines)")
+        }
+    }
 }

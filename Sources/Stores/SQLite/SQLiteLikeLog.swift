@@ -125,11 +125,12 @@ struct SQLiteLikeLog: LikeLog {
 
     func candidates(postedSince since: Date) async throws -> [LikeCandidate] {
         try await database.read("reading the posts kept to like") { db in
-            try Row.fetchAll(db, sql: """
+            let rows = try Row.fetchAll(db, sql: """
                 SELECT c.post_id, c.author_id, c.author_handle, c.log_ratio, c.reason, c.posted_at FROM like_candidates c
                 WHERE c.posted_at >= ? AND NOT EXISTS (SELECT 1 FROM bot_likes l WHERE l.tweet_id = c.post_id)
                 ORDER BY c.log_ratio DESC, c.posted_at DESC, c.post_id DESC
-                """, arguments: [since]).map {
+                """, arguments: [since])
+            return database.decodedRows(rows, of: "the posts kept to like") {
                 LikeCandidate(postID: try $0.decode(atIndex: 0), authorID: try $0.decode(atIndex: 1), authorHandle: try $0.decode(atIndex: 2), logRatio: try $0.decode(atIndex: 3), reason: try $0.decode(atIndex: 4), postedAt: try $0.decode(atIndex: 5))
             }
         }

@@ -13,7 +13,7 @@ struct SQLitePlanStore: PlanStore {
                 FROM day_plans p LEFT JOIN plan_slots s ON s.day = p.day WHERE p.day = ? ORDER BY s.minute
                 """, arguments: [day])
             guard !rows.isEmpty else { return nil }
-            return decodedRows(rows, of: "the plan of \(day)") { row in
+            return database.decodedRows(rows, of: "the plan of \(day)") { row in
                 try (row.decode(Int?.self, atIndex: 0)).map {
                     PlanSlot(minute: $0, state: try row.decode(String?.self, atIndex: 1).flatMap(PlanSlot.State.init(rawValue:)) ?? .skipped,
                              sourceTweetID: try row.decode(atIndex: 2), botTweetID: try row.decode(atIndex: 3), reason: try row.decode(atIndex: 4),
@@ -84,7 +84,7 @@ struct SQLitePlanStore: PlanStore {
                 SELECT s.minute, s.source_tweet_id, t.text FROM plan_slots s LEFT JOIN tweets t ON t.tweet_id = s.source_tweet_id
                 WHERE s.day = ? AND s.state = 'posting' ORDER BY s.minute
                 """, arguments: [day])
-            return decodedRows(rows, of: "the interrupted slots of \(day)") {
+            return database.decodedRows(rows, of: "the interrupted slots of \(day)") {
                 InterruptedSlot(minute: try $0.decode(atIndex: 0), sourceTweetID: try $0.decode(atIndex: 1), text: try $0.decode(atIndex: 2))
             }
         }
@@ -96,7 +96,7 @@ struct SQLitePlanStore: PlanStore {
                 SELECT day, minute, source_tweet_id, bot_tweet_id, posted_at FROM plan_slots
                 WHERE posted_unchecked = 1 AND original_checked_at IS NULL AND state = 'posted' AND source_tweet_id IS NOT NULL AND posted_at IS NOT NULL ORDER BY posted_at, day, minute
                 """)
-            return decodedRows(rows, of: "the posts whose original was not checked") {
+            return database.decodedRows(rows, of: "the posts whose original was not checked") {
                 UncheckedPost(day: try $0.decode(atIndex: 0), minute: try $0.decode(atIndex: 1), sourceTweetID: try $0.decode(atIndex: 2),
                               botTweetID: try $0.decode(atIndex: 3), postedAt: try $0.decode(atIndex: 4))
             }
@@ -111,17 +111,4 @@ struct SQLitePlanStore: PlanStore {
 }
 
 extension SQLitePlanStore {
-    /// `rows` decoded by `decode`, each row whose stored values do not convert (a date past 9999 written by an older
-    /// version, a value written by hand) logged as an error and skipped: one bad row never ends the process (GRDB's
-    /// subscripts trap on it) nor hides the good ones. `what` names the read in the log line.
-    func decodedRows<Value>(_ rows: [Row], of what: String, _ decode: (Row) throws -> Value?) -> [Value] {
-        rows.compactMap { row in
-            do {
-                return try decode(row)
-            } catch {
-                database.logger.error("Skipped a row of \(what) in \(database.path) that cannot be read (\(error)); fix or delete it with sqlite3.")
-                return nil
-            }
-        }
-    }
 }

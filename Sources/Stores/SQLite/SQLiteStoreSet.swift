@@ -96,3 +96,19 @@ public struct SQLiteStoreSet: StoreSet {
         do { return try await pool.write(body) } catch { throw ArchiveError(operation: operation, underlying: error) }
     }
 }
+
+extension SQLiteStoreSet {
+    /// `rows` decoded by `decode`, each row whose stored values do not convert (a date past 9999 written by an older
+    /// version, a value written by hand) logged as an error and skipped: one bad row never ends the process (GRDB's
+    /// subscripts trap on it) nor hides the good ones. `what` names the read in the log line.
+    func decodedRows<Value>(_ rows: [Row], of what: String, _ decode: (Row) throws -> Value?) -> [Value] {
+        rows.compactMap { row in
+            do {
+                return try decode(row)
+            } catch {
+                logger.error("Skipped a row of \(what) in \(path) that cannot be read (\(error)); fix or delete it with sqlite3.")
+                return nil
+            }
+        }
+    }
+}
