@@ -55,6 +55,10 @@ struct BudgetKillsProcessTests {
                     _ = try await bot.waitForExit(within: .seconds(10))
                     kills += 1
                     #expect(!bot.log.contains("Fatal error"), "\(bot.tail)")
+                    // Written before it is spent: after any kill the store holds at least what fake X billed.
+                    let storedNow = try await database.usageDays.entries(since: utcDay).filter { $0.day == utcDay }.reduce(0) { $0 + $1.cost }
+                    let billedNow = await Self.cost(server, on: utcDay)
+                    #expect(storedNow + 1e-9 >= billedNow, "after SIGKILL \(kills) the store holds $\(storedNow) spent where fake X billed $\(billedNow): a spend was lost")
                 }
             }
             let billed = await Self.cost(server, on: utcDay)

@@ -20,14 +20,13 @@ struct ChildBoundsTests {
     @Test("A child that does not end within its bound is killed and the wait fails saying what it waited for; one that ends is waited for")
     func hungChildKilled() async throws {
         let hung = try Self.sleeper()
-        let started = ContinuousClock.now
+        // Unbounded, the wait would end with the sleep, 60 s on, without an error: the error is the bound holding.
         do {
             try await hung.exit(within: .milliseconds(300), "a sleep of 60 s to end")
             Issue.record("the wait for a hung child returned")
         } catch let error as ChildDidNotExit {
             #expect(error.description.contains("a sleep of 60 s to end") && error.description.contains("killed"), "\(error)")
         }
-        #expect(ContinuousClock.now - started < .seconds(10), "the bound did not hold: \(ContinuousClock.now - started)")
         #expect(!hung.isRunning && hung.terminationReason == .uncaughtSignal && hung.terminationStatus == SIGKILL)
 
         let quick = Process()

@@ -152,7 +152,7 @@ struct FleetMisskeyProcessTests {
                     #expect(posted.count == posts.count, "\(posts.count) notes for \(posted.count) slots posted")
                     #expect(posts.count >= 5, "\(posts.count) notes")
                     let skipped = slots.filter { $0.state == .skipped }
-                    print("fleet on Misskey: taken over \(afterKill) after the SIGKILL and \(afterStall) after the SIGSTOP (lease 4 s, rounds of 1 s); "
+                    print("fleet on Misskey: taken over \(afterKill) after the SIGKILL and \(afterStall) after the SIGSTOP (lease \(FleetProcessTests.leaseSeconds) s, rounds of 1 s); "
                           + "the stalled process stopped the bot \(stoppedAfter) after SIGCONT; \(posts.count) notes for \(posted.count) slots posted, "
                           + "\(skipped.count) skipped (\(Set(skipped.compactMap { $0.reason?.prefix(40) }).sorted().joined(separator: "; "))), "
                           + "over \(Int(endedAt.timeIntervalSince(Self.dayStart) / 3_600)) bot hours")

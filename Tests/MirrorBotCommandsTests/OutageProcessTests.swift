@@ -99,7 +99,7 @@ final class OwnRedis: @unchecked Sendable {
     func stop() {
         if let process, process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            try? process.waitUntilExit(within: .seconds(30), "the killed server to end")
         }
         process = nil
     }
@@ -167,11 +167,15 @@ struct OutageProcessTests {
                         locker.standardInput = input
                         locker.standardOutput = output
                         try locker.run()
+                        // Bounded: a locker that never says it holds the lock is killed, which ends the read.
+                        let watchdog = ChildWatchdog(locker, limit: .seconds(60))
                         let reader = output.fileHandleForReading
-                        _ = await OffThePool.run { reader.availableData }
+                        let said = await OffThePool.run { reader.availableData }
+                        watchdog.cancel()
+                        #expect(String(decoding: said, as: UTF8.self).hasPrefix("locked"), "python's sqlite3 did not take the lock")
                         defer {
                             try? input.fileHandleForWriting.write(contentsOf: Data("\n".utf8))
-                            locker.waitUntilExit()
+                            try? locker.waitUntilExit(within: .seconds(60), "python's sqlite3 to let the lock go")
                         }
                         try await held()
                     }
