@@ -31,7 +31,7 @@ struct FavoriterTests {
     /// Runs `body` with a favoriter of `LIKES=on` over a trained filter, against a fake X whose apps have `access`; with
     /// `settings` (by default a slot with nothing to like is skipped at once: waiting for a post is tested on its own).
     func withFavoriter(_ backends: StoreBackends, trainNormal: Bool = true, access: FakeXSeed.Access = .enterprise,
-                       settings: Favoriter.Settings = .init(waitForPost: 0),
+                       settings: Favoriter.Settings = .init(waitForPost: 0), budget: DailyBudget? = nil,
                        _ body: (Favoriter, FakeXServer, FavoriterStores, ManualBotClock) async throws -> Void) async throws {
         let seed = FakeXSeed(
             now: Self.start,
@@ -48,7 +48,7 @@ struct FavoriterTests {
                 let clock = ManualBotClock(now: Self.start)
                 let log = FavoriterStores(likes: database.likes, state: database.state)
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: Self.bot]), clock: clock,
-                                     refusalStore: StoredRefusals(state: log.state), logger: Self.quiet)
+                                     usage: budget?.meter ?? UsageMeter(), budget: budget, refusalStore: StoredRefusals(state: log.state), logger: Self.quiet)
                 let archive = database.archive(timeZone: .gmt, rowLimit: 100)
                 try await archive.insert([ArchivedTweet(tweetID: 4242, text: "人間のつぶやき", createdAt: Self.start.addingTimeInterval(-86_400))])
                 let favoriter = Favoriter(clock: clock, likes: log.likes, state: log.state, archive: archive,
@@ -108,6 +108,24 @@ struct FavoriterTests {
     }
 
     private var log3: Double { Foundation.log(3.0) }
+
+    @Test("On X, the likes still planned keep their room in the day's budget while the liker waits for them: reads for likes may spend only what their cost leaves, and the room is let go when the liker stops (issue 43)")
+    func likesKeepTheirRoomInTheBudget() async throws {
+        let budget = DailyBudget(limit: 1.0, meter: UsageMeter(), logger: Self.quiet)
+        try await withFavoriter(StoreBackends(archive: .memory, counts: .memory), budget: budget) { favoriter, _, log, clock in
+            let now = LocalTime(of: clock.now(), in: .gmt)
+            _ = try await log.likes.storeLikePlan(day: now.day, minutes: [now.minute + 60, now.minute + 120], drawnAt: clock.now())
+            let readsForLikes = { budget.headroom(for: .liking, at: clock.now(), reading: true) }
+            #expect(abs(readsForLikes() - 0.70) < 1e-9, "liking's share at $1.00, nothing kept aside yet")
+            let liker = Task { try await favoriter.likeDays() }
+            try await clock.waitForSleepers()
+            let kept = 0.70 - 2 * XPriceList.current.interactionCreate
+            #expect(abs(readsForLikes() - kept) < 1e-9, "the two likes' cost kept aside from the reads: \(readsForLikes()) left, not \(kept)")
+            liker.cancel()
+            _ = try? await liker.value
+            #expect(abs(readsForLikes() - 0.70) < 1e-9, "let go when the liker stops")
+        }
+    }
 
     @Test("A slot with nothing kept waits for a post, looking again after each poll: liked once one is kept; skipped after two hours, saying it waited",
           arguments: StoreBackends.archives)
