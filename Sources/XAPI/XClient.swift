@@ -234,7 +234,8 @@ public final class XClient: Sendable {
         if perPost > 0, headroom - writeCost > 0, endpoint.limitPosts(to: Int(((headroom - writeCost) / perPost + 1e-6).rounded(.down))) {
             return
         }
-        throw budget.shed(work, endpoint: Endpoint.name, needed: worstCase, at: now)
+        // What the least of this call costs: one post of a paged read (as asked for fewer), else the whole call.
+        throw budget.shed(work, endpoint: Endpoint.name, needed: perPost > 0 ? writeCost + perPost : worstCase, at: now)
     }
 
     /// Records what an error answer means for later calls, logging a refusal the first time only.

@@ -167,13 +167,17 @@ struct BillingTests {
         try await withFakeX(Fixture.seed(humanTweets: 80)) { server, url async throws in
             let clock = ManualBotClock(now: Fixture.start)
             let meter = UsageMeter()
-            let budget = DailyBudget(limit: 0.10, meter: meter, logger: LogRecorder().logger())
+            let log = LogRecorder()
+            let budget = DailyBudget(limit: 0.10, meter: meter, logger: log.logger())
             let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Fixture.human, .bot: Fixture.bot]), clock: clock,
                                  usage: meter, budget: budget, logger: Fixture.logger)
             for index in 0..<4 { _ = try await client.send(CreateTweet(text: "post \(index)"), as: .bot, for: .posts) }  // $0.060
             // Learning stops at half the budget ($0.050): not sent at all.
             await #expect(throws: XAPIError.self) { try await client.send(GetUserTweets(userID: Fixture.humanID), as: .human, for: .learning) }
             #expect(await server.requestCounts()[GetUserTweets.name] == nil)
+            // The line says what the least of the read would cost (one post), not the page of 100 it would not ask for.
+            #expect(log.lines(containing: "stopped for the rest of the UTC day").count == 1
+                    && log.lines(containing: "would need at least $0.00").count == 1, "\(log.lines)")
             // Replies go on to 90% ($0.090): $0.030 left buys 30 own posts, so the page asks for 30 instead of 100.
             let page = try await client.send(GetUserTweets(userID: Fixture.humanID, maxResults: 100), as: .human, for: .replies)
             #expect(page.tweets.count == 30)

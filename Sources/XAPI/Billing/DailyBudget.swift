@@ -125,7 +125,8 @@ public final class DailyBudget: Sendable {
         return state.withLock { state in Work.allCases.filter { state.shed[$0] == day } }
     }
 
-    /// The error for a call of `work` that does not fit; the first of the day for that work is logged with the figures.
+    /// The error for a call of `work` that does not fit, whose least form costs `needed`; the first of the day for that
+    /// work is logged with the figures.
     func shed(_ work: Work, endpoint: String, needed: Double, at date: Date) -> XAPIError {
         let day = UsageMeter.billingDay(of: date)
         noteDay(day)
@@ -138,7 +139,7 @@ public final class DailyBudget: Sendable {
         if first {
             let reserve = work < .posts ? reservedCount(on: day) : 0
             let kept = reserve > 0 ? String(format: ", keeping $%.3f for the %d posts still planned", Double(reserve) * meter.prices.postCreate, reserve) : ""
-            logger.notice("\(String(format: "budget: %@ stopped for the rest of the UTC day %@: $%.3f of X_DAILY_BUDGET $%.2f spent; %@ goes on only below %.0f%% of it%@ (%@ would need up to $%.3f); resumes at 00:00 UTC", work.description, day, spent, limit, work.description, work.shareOfBudget * 100, kept, endpoint, needed))")
+            logger.notice("\(String(format: "budget: %@ stopped for the rest of the UTC day %@: $%.3f of X_DAILY_BUDGET $%.2f spent; %@ goes on only below %.0f%% of it%@ (%@ would need at least $%.3f); resumes at 00:00 UTC", work.description, day, spent, limit, work.description, work.shareOfBudget * 100, kept, endpoint, needed))")
         }
         return XAPIError.overBudget(endpoint: endpoint, work: work.description, spent: spent, limit: limit)
     }
