@@ -20,6 +20,8 @@ enum UncertainCreate {
         } catch NetworkError.outcomeUnknown(let why) {
             firstLoss = why
         }
+        // Said when it happens: the read-back may wait a while for a network that cannot answer now.
+        logger.notice("\(what): the answer was lost (\(firstLoss)); reading back whether it was made")
         let made: String?
         do {
             made = try await readBack(text, inReplyTo: postID, sentSince: sentAt, on: network, for: work, clock: clock, logger: logger, what: what)
@@ -28,10 +30,10 @@ enum UncertainCreate {
             throw NetworkError.outcomeUnknown("the answer was lost (\(firstLoss)), and reading back whether it was made failed (\(failure))")
         }
         if let made {
-            logger.notice("\(what): the answer was lost (\(firstLoss)); \(network.name) shows it was made: \(made)")
+            logger.notice("\(what): \(network.name) shows it was made: \(made)")
             return made
         }
-        logger.notice("\(what): the answer was lost (\(firstLoss)); \(network.name) shows it was not made: sending it once more")
+        logger.notice("\(what): \(network.name) shows it was not made: sending it once more")
         do {
             return try await create()
         } catch NetworkError.outcomeUnknown(let why) {
