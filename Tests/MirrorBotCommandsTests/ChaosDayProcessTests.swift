@@ -267,7 +267,15 @@ struct ChaosDayProcessTests {
                 run.start <= hold.at && (run.killed ?? dayEnd) > hold.at.addingTimeInterval((Self.clientTimeout + 1) * PersonaDayProcessTests.speed)
             } } ?? false
             let gaveUp = logs.contains { $0.contains("the answer was lost") && $0.contains("deadlineExceeded") }
-            if outlived { #expect(gaveUp, "the run outlived the client's timeout, and the bot did not give up on the held answer") }
+            if outlived {
+                // Failing, what the runs said about posting around the hold, and when each run lived (the fake's clock).
+                let around = logs.flatMap { $0.split(separator: "\n") }.filter { $0.contains("lost") || $0.contains("POST /2/tweets") || $0.contains("interrupted") }
+                #expect(gaveUp, """
+                    the run outlived the client's timeout, and the bot did not give up on the held answer (held at \(held.map { $0.at.formatted(.iso8601) } ?? "?"); \
+                    runs: \(runs.map { "\($0.start.formatted(.iso8601))–\($0.killed.map { $0.formatted(.iso8601) } ?? "end")" })
+                    \(around.suffix(20).joined(separator: "\n"))
+                    """)
+            }
             #expect(injected.filter { !$0.wasQueued }.count >= 20, "\(injected.count) faults injected")
             print("chaos day (\(databaseURL == nil ? "sqlite+sqlite" : "postgres+redis")): \(injected.count) faults injected "
                   + "(\(byKind.map { "\($0.key.rawValue): \($0.value)" }.sorted().joined(separator: ", "))) over "
