@@ -100,6 +100,33 @@ struct VirtualDayTests {
         print("virtual days: \(results.count) in \(elapsed) (\(results.filter { $0.day.runs.contains { $0.stop == .stall } }.count) failovers, \(results.map(\.fencedWrites).reduce(0, +)) writes fenced off; \(results.map(\.advances).reduce(0, +)) clock moves; \(results.map(\.posted).reduce(0, +)) posts, \(results.map(\.answered).reduce(0, +)) answers, \(results.map(\.likes).reduce(0, +)) likes; \(chaotic.count) days with faults)")
     }
 
+    @Test("The checks see what they check: a good day doctored after the fact (a slot's post made late though its create met no fault; a slot's post made twice on the network) is found wrong, each saying so")
+    func checksCatchDoctoredDays() async throws {
+        // A day without faults (seed 6: fault rate 0 is asserted below), whose checks find nothing.
+        let outcome = try await VirtualDay(seed: 6).run()
+        #expect(outcome.day.faultRate == 0, "seed 6 has faults: pick a seed without")
+        let checks = VirtualDayChecks(outcome: outcome)
+        let clean = try await checks.problems()
+        #expect(clean.isEmpty, "\(clean)")
+        let slotPost = try #require(outcome.world.botPosts.first { ($0.madeFor ?? "").hasPrefix("post:slot") }, "the day posted no slot")
+
+        // Made 200 s after its post task began, though its create met no fault (a lateness the clock did not show).
+        var late = slotPost
+        late.createdAt = slotPost.createdAt.addingTimeInterval(200)
+        outcome.world.add([late])
+        let lateness = try await checks.problems()
+        #expect(lateness.contains { $0.contains("after its post task began") }, "\(lateness)")
+
+        // And made a second time for the same slot, with the same text.
+        var twice = slotPost
+        twice.id = (outcome.world.posts.keys.max() ?? slotPost.id) + 1
+        outcome.world.add([twice])
+        let doubled = try await checks.problems()
+        let purpose = try #require(slotPost.madeFor)
+        #expect(doubled.contains { $0.hasPrefix("\(purpose) made 2 times on the network") }, "\(doubled)")
+        #expect(doubled.contains { $0.contains("posted 2 times") }, "\(doubled)")
+    }
+
     @Test("A seed replays exactly: the same calls, at the same moments, meeting the same faults", arguments: [UInt64(6), 23])
     func replaysExactly(_ seed: UInt64) async throws {
         let first = try await VirtualDay(seed: seed).run(), second = try await VirtualDay(seed: seed).run()
