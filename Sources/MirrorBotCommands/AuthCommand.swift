@@ -143,7 +143,9 @@ struct BlueskyAuth: AsyncParsableCommand {
             with it, and HUMAN_BLUESKY_HANDLE and HUMAN_BLUESKY_SIGN_IN=oauth are printed (or set in .env with \
             --write-env). The browser must run on this computer; on another one, paste the address it ends on \
             (http://127.0.0.1:…/callback?…) here instead. Taking the app's access back in Bluesky's settings ends the \
-            mirror at its next check.
+            mirror at its next check. Bluesky keeps this sign-in a week at most (two days unused): when it lapses, the \
+            mirror pauses, keeping everything, until the person runs this command again; an app password \
+            (--with-app-password) lasts until it is deleted.
 
             The bot (--account bot, the default), or the person with --with-app-password: make an app password in \
             Settings → Privacy and security → App passwords, logged in as the account, and type it when asked (or give \
