@@ -36,7 +36,8 @@ public struct BlueskyOAuthSignIn: Sendable {
                              clock: any BotClock = SystemBotClock(), logger: Logger) async throws -> BlueskyOAuthSignIn {
         let bare = (handle.hasPrefix("@") ? String(handle.dropFirst()) : handle).lowercased()
         let oauth = BlueskyOAuth()
-        let (did, pds) = try await resolve(bare, at: service, plcDirectory: plcDirectory ?? defaultDirectory(for: service), oauth: oauth, logger: logger)
+        let (did, pds) = try await resolve(bare, at: service, plcDirectory: plcDirectory ?? defaultDirectory(for: service), oauth: oauth,
+                                       clock: clock, logger: logger)
         let key = DPoPKey()
         do {
             let server = try await oauth.server(for: pds)
@@ -66,30 +67,34 @@ public struct BlueskyOAuthSignIn: Sendable {
     /// The DID and PDS of `handle`: `com.atproto.identity.resolveIdentity` (the handle and DID verified both ways by
     /// the service); where the service does not serve it, `resolveHandle` then the DID document (from the PLC directory,
     /// or the host of a `did:web`), which must claim the handle back (`alsoKnownAs`).
-    static func resolve(_ handle: String, at service: URL, plcDirectory: URL, oauth: BlueskyOAuth, logger: Logger) async throws -> (did: String, pds: URL) {
-        let resolver = BlueskyClient(configuration: .init(service: service, accounts: [:]), sessionStore: InMemoryBlueskySessions(), clock: SystemBotClock(),
+    static func resolve(_ handle: String, at service: URL, plcDirectory: URL, oauth: BlueskyOAuth, clock: any BotClock,
+                        logger: Logger) async throws -> (did: String, pds: URL) {
+        let resolver = BlueskyClient(configuration: .init(service: service, accounts: [:]), sessionStore: InMemoryBlueskySessions(), clock: clock,
                                      logger: logger)
         let where_ = resolver.configuration.publicAppView.absoluteString
+        let unknown = AuthorizationRefused("No Bluesky account has the handle @\(handle) (asked at \(where_)): check the handle")
+        func unresolved(_ error: any Error) -> AuthorizationRefused {
+            AuthorizationRefused("@\(handle) could not be resolved at \(where_) (\(error)): try again")
+        }
+        func noPDS(_ did: String) -> AuthorizationRefused {
+            AuthorizationRefused("@\(handle)'s DID document (\(did)) names no PDS: the account cannot sign in")
+        }
         do {
             let identity = try await resolver.send(ResolveIdentity(identifier: handle), as: nil)
-            guard let pds = identity.didDoc?.pds else {
-                throw AuthorizationRefused("@\(handle)'s DID document (\(identity.did)) names no PDS: the account cannot sign in")
-            }
+            guard let pds = identity.didDoc?.pds else { throw noPDS(identity.did) }
             return (identity.did, pds)
         } catch let error as BlueskyAPIError where error.isUnknownHandle {
-            throw AuthorizationRefused("No Bluesky account has the handle @\(handle) (asked at \(where_)): check the handle")
+            throw unknown
         } catch let error as BlueskyAPIError where error.isNotServed {
             logger.info("\(where_) does not serve resolveIdentity (\(error)); resolving @\(handle) by resolveHandle and its DID document")
         } catch let refused as AuthorizationRefused {
             throw refused
         } catch {
-            throw AuthorizationRefused("@\(handle) could not be resolved at \(where_) (\(error)): try again")
+            throw unresolved(error)
         }
         let did: String?
-        do { did = try await resolver.did(ofHandle: handle) } catch {
-            throw AuthorizationRefused("@\(handle) could not be resolved at \(where_) (\(error)): try again")
-        }
-        guard let did else { throw AuthorizationRefused("No Bluesky account has the handle @\(handle) (asked at \(where_)): check the handle") }
+        do { did = try await resolver.did(ofHandle: handle) } catch { throw unresolved(error) }
+        guard let did else { throw unknown }
         let document: DIDDocument
         do { document = try await oauth.didDocument(of: did, plcDirectory: plcDirectory) } catch {
             throw AuthorizationRefused("@\(handle)'s DID document (\(did)) could not be read: \(error)")
@@ -97,7 +102,7 @@ public struct BlueskyOAuthSignIn: Sendable {
         guard document.claims(handle: handle) else {
             throw AuthorizationRefused("@\(handle) points to \(did), whose DID document does not claim the handle back: it is not verified, and cannot sign in")
         }
-        guard let pds = document.pds else { throw AuthorizationRefused("@\(handle)'s DID document (\(did)) names no PDS: the account cannot sign in") }
+        guard let pds = document.pds else { throw noPDS(did) }
         return (did, pds)
     }
 
