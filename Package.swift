@@ -544,7 +544,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StoresTests",
-            dependencies: ["Stores", "PostgresStores", "SQLiteStores", "InMemoryStores", "BotConfiguration", "TestSupport", "PostText", "Fleet",
+            dependencies: ["Stores", "PostgresStores", "SQLiteStores", "InMemoryStores", "BotConfiguration", "BotClock", "SeededRandom", "TestSupport", "PostText", "Fleet",
                            .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings

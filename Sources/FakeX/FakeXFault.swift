@@ -14,6 +14,9 @@ public struct FakeXFault: Codable, Sendable, Equatable {
         case truncatedJSON = "truncate"
         /// 429 with problem type `.../usage-capped`.
         case usageCapped = "usage-capped"
+        /// 429 "Too Many Requests": the caller's 15-minute window for the endpoint used up (`x-rate-limit-remaining: 0`,
+        /// `x-rate-limit-reset` at the window's end), though the fake's own count of it is not.
+        case rateLimited = "429"
         /// 403 "You are not permitted to perform this action." (an app or token without the permission).
         case forbidden = "403"
         /// The connection is closed before the request is carried out (nothing is made), after the status line.

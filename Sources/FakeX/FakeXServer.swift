@@ -208,6 +208,10 @@ public final class FakeXServer: Sendable {
             return Self.response(FakeXResponse(status: 429, body: .problem(
                 type: ProblemType.usageCapped, title: "UsageCapExceeded", detail: "Usage cap exceeded: Monthly product cap",
                 status: 429, extra: [("period", .string("Monthly")), ("scope", .string("Product"))]), rateLimit: rateLimit))
+        case .rateLimited:
+            return Self.response(FakeXResponse(status: 429, body: .problem(
+                type: ProblemType.blank, title: "Too Many Requests", detail: "Too Many Requests", status: 429),
+                rateLimit: (rateLimit.0, 0, rateLimit.2)))
         default:
             break
         }

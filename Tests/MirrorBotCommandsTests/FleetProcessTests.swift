@@ -290,6 +290,31 @@ struct FleetProcessTests {
         }
     }
 
+    @Test("bots add with a file it refuses (CR-only line ends, a malformed value before a secret; a secret in a URL's user part) names the variable and prints no value of the file (issue 43)")
+    func addRefusesWithoutPrintingTheFile() async throws {
+        try await TestServers.withScratchDatabase("fleet") { database in
+            let environment = try Self.environment(database)
+            let instance = URL(string: "http://127.0.0.1:9")!
+            let files = [
+                // Each line ends in a lone CR, as an old Mac editor saves it: read as lines all the same.
+                Self.settings("alice", instance: instance).replacingOccurrences(of: "\n", with: "\r")
+                    .replacingOccurrences(of: "MISSED_SLOT_GRACE=60", with: "MISSED_SLOT_GRACE=soon\rBOT_MASTODON_TOKEN=sekrit-after-the-bad-one"),
+                Self.settings("alice", instance: instance).replacingOccurrences(of: "BOT_MASTODON_URL=http://", with: "BOT_MASTODON_URL=http://mallory:sekrit-in-the-url@"),
+            ]
+            for (index, file) in files.enumerated() {
+                let added = try await MirrorBotProcess.run(["bots", "add", "refused-\(index)", "--env-file", "bot.env"], environment: environment,
+                                                           files: ["bot.env": file])
+                let printed = added.standardOutput + added.standardError
+                #expect(added.status != 0, "file \(index) was accepted: \(printed.suffix(1_000))")
+                #expect(printed.contains(index == 0 ? "MISSED_SLOT_GRACE" : "BOT_MASTODON_URL"), "file \(index): \(printed.suffix(1_000))")
+                #expect(!printed.contains("sekrit") && !printed.contains("alice-token") && !printed.contains("alice-bot-token"),
+                        "file \(index): a value of the file printed: \(printed.suffix(1_000))")
+            }
+            let listed = try await MirrorBotProcess.run(["bots", "list"], environment: environment)
+            #expect(!listed.standardOutput.contains("refused-"), "\(listed.standardOutput)")
+        }
+    }
+
     @Test("SIGTERM while a bot is still starting (its instance does not answer, so it keeps asking who it is): the bot is cancelled once its lease's length has passed, and the process ends")
     func stopsABotStillStarting() async throws {
         try await TestServers.withScratchDatabase("fleet") { database in

@@ -1,7 +1,9 @@
+import BotClock
 import Foundation
 import GRDB
 import SQLiteStores
 import Stores
+import SeededRandom
 import Testing
 import TestSupport
 
@@ -60,6 +62,69 @@ struct SQLiteUnreadableRowTests {
             let kept = try await database.likes.candidates(postedSince: Self.postedAt.addingTimeInterval(-3_600))
             #expect(kept.map(\.postID) == [1])
             #expect(!log.lines(containing: "Skipped a row of the posts kept to like").isEmpty, "\(log.lines)")
+        }
+    }
+
+    @Test("Archived posts whose created_at is no date (year 99999) are skipped and logged by every read that draws or lists them; the good ones are read (issue 43)")
+    func badArchivedPostSkipped() async throws {
+        try await TestServers.withTemporaryFolder { folder async throws in
+            let path = folder.appending(path: "mirror_bot.sqlite").path
+            let log = LogRecorder()
+            let database = try SQLiteStoreSet(path: path, logger: log.logger())
+            try await database.migrations.migrate()
+            let archive = database.archive(timeZone: TimeZone(identifier: "UTC")!, rowLimit: 1_000)
+            // Two posts at 08:00 and two replies to user 7, one of each made unreadable around the store.
+            let tweets = [
+                ArchivedTweet(tweetID: 1, text: "good morning", createdAt: Self.postedAt),
+                ArchivedTweet(tweetID: 2, text: "bad morning", createdAt: Self.postedAt.addingTimeInterval(1)),
+                ArchivedTweet(tweetID: 3, text: "good reply", replyUserID: 7, createdAt: Self.postedAt.addingTimeInterval(2)),
+                ArchivedTweet(tweetID: 4, text: "bad reply", replyUserID: 7, createdAt: Self.postedAt.addingTimeInterval(3)),
+            ]
+            #expect(try await archive.insert(tweets) == 4)
+            let writer = try DatabaseQueue(path: path)
+            try await writer.write { db in
+                try db.execute(sql: "UPDATE tweets SET created_at = '99999-01-01 00:00:00.000' WHERE tweet_id IN (2, 4)")
+            }
+            try writer.close()
+
+            #expect(try await archive.newest(limit: 10).map(\.tweetID).sorted() == [1, 3])
+            let minute = LocalTime(of: Self.postedAt, in: TimeZone(identifier: "UTC")!).minute
+            var random = SplitMix64(seed: 1)
+            let sample = TweetSample(minute: minute, window: MinuteWindow(around: minute, radius: 5), excluded: [], allowingMentions: true,
+                                     allowingLinks: true, postedSince: Self.postedAt.addingTimeInterval(-86_400))
+            #expect(try await archive.randomTweets(sample, count: 5, using: &random).map(\.tweetID) == [1])
+            let replies = ReplySample(userID: 7, excluded: [], allowingLinks: true)
+            for _ in 0..<5 { #expect(try await archive.randomReply(replies, using: &random)?.tweetID == 3) }
+            #expect(!log.lines(containing: "Skipped a row of the archive (newest posts)").isEmpty, "\(log.lines)")
+            #expect(!log.lines(containing: "Skipped a row of the archive (posts to copy)").isEmpty, "\(log.lines)")
+            #expect(!log.lines(containing: "Skipped a row of the archive (replies)").isEmpty, "\(log.lines)")
+
+            // Opened in another time zone, the minutes are computed again: the unreadable rows are left without one.
+            let elsewhere = database.archive(timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 1_000)
+            try await elsewhere.prepare()
+            #expect(try await elsewhere.minuteHistogram(includingReplies: true).reduce(0, +) == 2)
+            #expect(!log.lines(containing: "Skipped a row of the archive (a post's time)").isEmpty, "\(log.lines)")
+        }
+    }
+
+    @Test("A handled mention whose handled_at is no date is skipped and logged by handledMentions; the others are read (issue 43)")
+    func badHandledMentionSkipped() async throws {
+        try await TestServers.withTemporaryFolder { folder async throws in
+            let path = folder.appending(path: "mirror_bot.sqlite").path
+            let log = LogRecorder()
+            let database = try SQLiteStoreSet(path: path, logger: log.logger())
+            try await database.migrations.migrate()
+            for mention in [Int64(11), 12] {
+                #expect(try await database.mentions.begin(mentionID: mention, authorID: 7, conversationID: nil, at: Self.postedAt))
+                try await database.mentions.finish(mentionID: mention, state: .replied, replyTweetID: mention + 100, reason: "answered")
+            }
+            let writer = try DatabaseQueue(path: path)
+            try await writer.write { db in
+                try db.execute(sql: "UPDATE mention_replies SET handled_at = 'not a date' WHERE mention_tweet_id = 12")
+            }
+            try writer.close()
+            #expect(try await database.mentions.handledMentions().map(\.mentionTweetID) == [11])
+            #expect(!log.lines(containing: "Skipped a row of the handled mentions").isEmpty, "\(log.lines)")
         }
     }
 }

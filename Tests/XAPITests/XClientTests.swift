@@ -183,6 +183,39 @@ struct XClientTests {
         }
     }
 
+    @Test("A window's 429 (the fake's rateLimited: remaining 0, reset at the window's end) is waited out on the injected clock, then the read asked again")
+    func usedUpWindowAnswerIsWaitedOut() async throws {
+        try await withFakeX(Fixture.seed(humanTweets: 2)) { server, url async throws in
+            await server.add(fault: .init(kind: .rateLimited, count: 1, endpoint: GetUserTweets.name))
+            let clock = ManualBotClock(now: Fixture.start)
+            let client = Fixture.client(url, clock: clock)
+            let call = Task { try await client.send(GetUserTweets(userID: Fixture.humanID), as: .human) }
+            try await clock.waitForSleepers()
+            // The window began with this call: it resets 900 s on, and the client waits a second past that.
+            #expect(clock.sleepRequests == [.milliseconds(901_000)])
+            #expect(await server.requestCounts()[GetUserTweets.name] == 1)
+            await server.advanceClock(by: 901)
+            clock.advanceToNextSleeper()
+            #expect(try await call.value.tweets.count == 2)
+            #expect(await server.requestCounts()[GetUserTweets.name] == 2)
+        }
+    }
+
+    @Test("A post whose answer is held past the request timeout is given up at the timeout (deadlineExceeded), its outcome unknown: made, so never sent again")
+    func heldAnswerIsGivenUp() async throws {
+        try await withFakeX { server, url async throws in
+            // Held 6 s against a 1 s timeout: an answer that came would be a post id, not this error.
+            await server.add(fault: .init(kind: .hangAfterHandling, count: 1, endpoint: CreateTweet.name, holdSeconds: 6))
+            let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Fixture.human, .bot: Fixture.bot], requestTimeout: .seconds(1)),
+                                 clock: ManualBotClock(now: Fixture.start), logger: Fixture.logger)
+            let error = try await #require(throws: XAPIError.self) { try await client.send(CreateTweet(text: "held"), as: .bot) }
+            guard case .outcomeUnknown(_, let reason) = error else { Issue.record("unexpected \(error)"); return }
+            #expect(reason.contains("deadlineExceeded"), "\(reason)")
+            #expect(await server.posted().map(\.text) == ["held"])
+            #expect(await server.requestCounts()[CreateTweet.name] == 1)
+        }
+    }
+
     @Test("A write is never kept waiting for a window's reset (it runs to its end through a shutdown): a post meeting a 429 fails at once, not sent")
     func writeDoesNotWaitOutRateLimit() async throws {
         try await withFakeX(Fixture.seed(humanTweets: 2)) { server, url async throws in

@@ -65,10 +65,11 @@ struct SQLiteMentionLog: MentionLog {
 
     func handledMentions() async throws -> [HandledMention] {
         try await database.read("reading the handled mentions") { db in
-            try Row.fetchAll(db, sql: """
+            let rows = try Row.fetchAll(db, sql: """
                 SELECT mention_tweet_id, author_id, state, reply_tweet_id, source_tweet_id, reason, handled_at
                 FROM mention_replies ORDER BY handled_at, mention_tweet_id
-                """).map {
+                """)
+            return database.decodedRows(rows, of: "the handled mentions") {
                 HandledMention(mentionTweetID: try $0.decode(atIndex: 0), authorID: try $0.decode(atIndex: 1), state: MentionState(rawValue: try $0.decode(atIndex: 2)) ?? .skipped,
                                           replyTweetID: try $0.decode(atIndex: 3), sourceTweetID: try $0.decode(atIndex: 4), reason: try $0.decode(atIndex: 5), handledAt: try $0.decode(atIndex: 6))
             }

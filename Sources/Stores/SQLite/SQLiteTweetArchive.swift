@@ -40,9 +40,15 @@ struct SQLiteTweetArchive: TweetArchive {
             let stored = try String.fetchOne(db, sql: "SELECT value FROM archive_settings WHERE name = 'minute_time_zone'")
             guard stored != zone.identifier else { return }
             let update = try db.cachedStatement(sql: "UPDATE tweets SET minute = ?, day = ? WHERE id = ?")
-            for row in try Row.fetchAll(db, sql: "SELECT id, created_at FROM tweets") {
-                let local = LocalTime(of: try row.decode(forColumn: "created_at"), in: zone)
-                try update.execute(arguments: [local.minute, local.day, try row.decode(Int64.self, forColumn: "id")])
+            // A row whose created_at is no date keeps no minute (so it is never drawn), and is reported.
+            let rows = try Row.fetchAll(db, sql: "SELECT id, created_at FROM tweets")
+            let times = database.decodedRows(rows, of: "the archive (a post's time)") { row in
+                (id: try row.decode(Int64.self, forColumn: "id"), createdAt: try row.decode(Date.self, forColumn: "created_at"))
+            }
+            try db.execute(sql: "UPDATE tweets SET minute = NULL, day = NULL")
+            for time in times {
+                let local = LocalTime(of: time.createdAt, in: zone)
+                try update.execute(arguments: [local.minute, local.day, time.id])
             }
             try db.execute(sql: """
                 INSERT INTO archive_settings (name, value) VALUES ('minute_time_zone', ?)
@@ -53,7 +59,9 @@ struct SQLiteTweetArchive: TweetArchive {
 
     private func tweetsWithoutLinkMark() async throws -> [(id: Int64, text: String)] {
         try await database.read("reading tweets without a link mark") { db in
-            try Row.fetchAll(db, sql: "SELECT id, text FROM tweets WHERE has_link IS NULL").map { (id: try $0.decode(atIndex: 0), text: try $0.decode(atIndex: 1)) }
+            database.decodedRows(try Row.fetchAll(db, sql: "SELECT id, text FROM tweets WHERE has_link IS NULL"), of: "the archive (a post's text)") {
+                (id: try $0.decode(Int64.self, atIndex: 0), text: try $0.decode(String.self, atIndex: 1))
+            }
         }
     }
 
@@ -125,7 +133,7 @@ struct SQLiteTweetArchive: TweetArchive {
         // The same rows in the same order as the Postgres query, so a seed picks the same tweet on either; the
         // @-mention test runs here (SQLite has no regular expressions).
         let candidates = try await database.read("sampling a tweet near minute \(sample.minute)") { db in
-            try Row.fetchAll(db, sql: """
+            let rows = try Row.fetchAll(db, sql: """
                 SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets WHERE reply_user_id IS NULL
                   AND (minute BETWEEN ? AND ? OR minute BETWEEN ? AND ?)
                   AND tweet_id NOT IN (SELECT value FROM json_each(?))
@@ -138,7 +146,7 @@ struct SQLiteTweetArchive: TweetArchive {
                 ORDER BY tweet_id
                 """, arguments: [firstLow, firstHigh, secondLow, secondHigh, ArchiveRules.jsonArray(sample.excluded),
                                  ArchiveRules.jsonArray(sample.excluded), sample.allowingLinks, sample.postedSince])
-            .map { try ArchivedTweet(row: $0) }
+            return database.decodedRows(rows, of: "the archive (posts to copy)", ArchivedTweet.init(row:))
         }.filter { sample.allowingMentions || !ArchiveRules.mentionsSomeone($0.text) }
         return candidates
     }
@@ -146,11 +154,12 @@ struct SQLiteTweetArchive: TweetArchive {
     func randomReply(_ sample: ReplySample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedTweet? {
         let anyUser = sample.userID == nil, user = sample.userID ?? 0
         let candidates = try await database.read("sampling a reply to \(sample.whom)") { db in
-            try Row.fetchAll(db, sql: """
+            let rows = try Row.fetchAll(db, sql: """
                 SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets
                 WHERE reply_user_id IS NOT NULL AND (? OR reply_user_id = ?)
                   AND tweet_id NOT IN (SELECT value FROM json_each(?)) AND (? OR has_link IS NOT 1) ORDER BY tweet_id
-                """, arguments: [anyUser, user, ArchiveRules.jsonArray(sample.excluded), sample.allowingLinks]).map { try ArchivedTweet(row: $0) }
+                """, arguments: [anyUser, user, ArchiveRules.jsonArray(sample.excluded), sample.allowingLinks])
+            return database.decodedRows(rows, of: "the archive (replies)", ArchivedTweet.init(row:))
         }
         return candidates.randomElementByOffset(using: &generator)
     }
@@ -164,9 +173,10 @@ struct SQLiteTweetArchive: TweetArchive {
 
     func newest(limit: Int) async throws -> [ArchivedTweet] {
         try await database.read("reading tweets") { db in
-            try Row.fetchAll(db, sql: """
+            let rows = try Row.fetchAll(db, sql: """
                 SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets ORDER BY created_at DESC, tweet_id DESC LIMIT ?
-                """, arguments: [limit]).map { try ArchivedTweet(row: $0) }
+                """, arguments: [limit])
+            return database.decodedRows(rows, of: "the archive (newest posts)", ArchivedTweet.init(row:))
         }
     }
 
