@@ -34,7 +34,7 @@ public enum MastodonAPIError: Error, Sendable, CustomStringConvertible {
         case .unauthorized(let account, let endpoint, let detail):
             "The \(account)'s Mastodon token was refused by \(endpoint) (401: \(detail)). Create a new token in Preferences → Development and set it."
         case .forbidden(let account, let endpoint, let detail):
-            "Mastodon refused \(endpoint) to the \(account) (403: \(detail)). Check the token's scopes (README, Mastodon)."
+            "Mastodon refused \(endpoint) to the \(account) (403: \(detail)). Check the token's scopes (docs/mastodon.md)."
         case .notFound(let endpoint): "Mastodon answered \(endpoint) with 404: not there, or not visible to this account."
         case .rejected(let endpoint, let status, let detail): "Mastodon answered \(endpoint) with HTTP \(status): \(detail)."
         case .oauthRefused(let endpoint, let status, let error, let description):

@@ -31,7 +31,7 @@ public enum MisskeyAPIError: Error, Sendable, CustomStringConvertible {
         case .unauthorized(let account, let endpoint, let detail):
             "The \(account)'s Misskey token was refused by \(endpoint) (\(detail)). Make a new one with `mirror_bot auth misskey --account \(account)` (or Settings → API) and set it."
         case .forbidden(let account, let endpoint, let code, let detail):
-            "Misskey refused \(endpoint) to the \(account) (403 \(code): \(detail)). Check the token's permissions (README, Misskey)."
+            "Misskey refused \(endpoint) to the \(account) (403 \(code): \(detail)). Check the token's permissions (docs/misskey.md)."
         case .notFound(let endpoint, let code): "Misskey answered \(endpoint) with \(code): not there, or not visible to this account."
         case .rejected(let endpoint, let status, let code, let detail): "Misskey answered \(endpoint) with HTTP \(status) \(code): \(detail)."
         case .rateLimited(let endpoint, let resetsAt):

@@ -8,7 +8,7 @@ public import Stores
 /// A network, whole: the one value each network module exports, built by the assembly from that network's own
 /// section of the configuration. Everything the rest of the program asks about a network is asked here (its
 /// defaults, what it needs set, how it is opened for a command or the daemon, its doctor's checks, how its posts are
-/// linked, its budget), so that adding a network is adding a module: see "Adding a network" in the README.
+/// linked, its budget), so that adding a network is adding a module: see "Adding a network" in docs/architecture.md.
 public protocol NetworkModule: Sendable {
     /// The network's name for log lines and reports ("X", "Mastodon").
     var name: String { get }

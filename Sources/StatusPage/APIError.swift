@@ -3,7 +3,7 @@ import Hummingbird
 import Logging
 
 /// An error of the status API, answered as `{"errors": [{"message": ..., "code": ...}]}` with a stable four-digit
-/// code (the codes are listed in the README and the API's OpenAPI document).
+/// code (the codes are listed in docs/status-page.md and the API's OpenAPI document).
 struct APIError: Error, Sendable {
     /// The HTTP status.
     var status: HTTPResponse.Status

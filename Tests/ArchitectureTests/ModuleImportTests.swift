@@ -3,7 +3,7 @@ import Testing
 
 /// The direction of dependencies, checked on the source files themselves: a module that imports one it should not
 /// (the daemon importing `XAPI` or `RedisClient`, a store's protocol importing its implementation, C outside its one
-/// wrapper) fails here, and the README's architecture table names every module of the tree.
+/// wrapper) fails here, and docs/architecture.md's table names every module of the tree.
 @Suite("Architecture: modules import only what they may")
 struct ModuleImportTests {
     /// The modules every module may not import, unless listed as allowed for it below.
@@ -139,7 +139,7 @@ struct ModuleImportTests {
         #expect(modules.count >= 25, "found \(modules.keys.sorted())")
         for (module, imports) in modules.sorted(by: { $0.key < $1.key }) {
             let wrong = Self.violations(of: module, imports: imports, modulesOfThePackage: Set(modules.keys))
-            #expect(wrong.isEmpty, "\(module) imports \(wrong.joined(separator: ", ")), which it should not (see the README's Architecture)")
+            #expect(wrong.isEmpty, "\(module) imports \(wrong.joined(separator: ", ")), which it should not (see docs/architecture.md)")
         }
     }
 
@@ -152,10 +152,15 @@ struct ModuleImportTests {
         #expect(Self.violations(of: "XNetwork", imports: ["XAPI", "SocialNetwork"], modulesOfThePackage: ["XAPI", "SocialNetwork"]).isEmpty)
     }
 
-    /// The README's architecture table: each module with the modules of ours its row says it imports.
+    /// The architecture table of docs/architecture.md (the page up to its first section).
+    static func architectureTable() throws -> String {
+        let page = try String(contentsOf: Self.root.appending(path: "docs/architecture.md"), encoding: .utf8)
+        return try #require(page.components(separatedBy: "\n## ").first)
+    }
+
+    /// The architecture table: each module with the modules of ours its row says it imports.
     static func readmeImports() throws -> [String: Set<String>] {
-        let readme = try String(contentsOf: Self.root.appending(path: "README.md"), encoding: .utf8)
-        let section = try #require(readme.components(separatedBy: "\n## Architecture\n").dropFirst().first?.components(separatedBy: "\n## ").first)
+        let section = try architectureTable()
         var rows: [String: Set<String>] = [:]
         for line in section.split(separator: "\n") where line.hasPrefix("| `") {
             let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
@@ -166,7 +171,7 @@ struct ModuleImportTests {
         return rows
     }
 
-    @Test("The README's Imports column lists exactly the modules of ours each module imports")
+    @Test("docs/architecture.md's Imports column lists exactly the modules of ours each module imports")
     func readmeImportsMatchTheSources() throws {
         let modules = try Self.sourceModules()
         let ours = Set(modules.keys).union(["CHiredis", "CMeCab"])
@@ -174,21 +179,20 @@ struct ModuleImportTests {
         for (module, imports) in modules.sorted(by: { $0.key < $1.key }) {
             let actual = imports.intersection(ours).subtracting([module])
             guard let listed = rows[module] else { continue }  // a missing row is the next test's finding
-            #expect(listed == actual, "README says \(module) imports \(listed.sorted()); its files import \(actual.sorted())")
+            #expect(listed == actual, "docs/architecture.md says \(module) imports \(listed.sorted()); its files import \(actual.sorted())")
         }
     }
 
-    @Test("The README's architecture table names every module of the tree, and no module that is gone")
+    @Test("docs/architecture.md's table names every module of the tree, and no module that is gone")
     func readmeMatchesTheTree() throws {
         let modules = Set(try Self.sourceModules().keys).union(["CHiredis", "CMeCab", "CCBOR"])
-        let readme = try String(contentsOf: Self.root.appending(path: "README.md"), encoding: .utf8)
-        let section = try #require(readme.components(separatedBy: "\n## Architecture\n").dropFirst().first?.components(separatedBy: "\n## ").first)
+        let section = try Self.architectureTable()
         var named = Set<String>()
         for line in section.split(separator: "\n") where line.hasPrefix("| `") {
             named.insert(String(line.dropFirst(3).prefix { $0 != "`" }))
         }
-        #expect(modules.subtracting(named).isEmpty, "missing from the README's Architecture: \(modules.subtracting(named).sorted())")
-        #expect(named.subtracting(modules).isEmpty, "in the README's Architecture but not in Sources/: \(named.subtracting(modules).sorted())")
+        #expect(modules.subtracting(named).isEmpty, "missing from docs/architecture.md: \(modules.subtracting(named).sorted())")
+        #expect(named.subtracting(modules).isEmpty, "in docs/architecture.md but not in Sources/: \(named.subtracting(modules).sorted())")
     }
 
     /// The modules that may name a network: the networks' own (client and module), the assembly that chooses one, the

@@ -81,20 +81,19 @@ struct DeployFilesTests {
         #expect(try Configuration(environment: ["POST_LINKS": "", "NETWORK": "mastodon"]).postLinks == true)
     }
 
-    @Test("The postdeploy step spends at most what the README says, within the default budget, so it runs without a terminal")
+    @Test("The postdeploy step spends at most what docs/deploying.md says, within the default budget, so it runs without a terminal")
     func postdeploySpend() throws {
         let postdeploy = try #require((try Self.appJSON()["scripts"] as? [String: String])?["postdeploy"])
         let maxTweets = try #require(postdeploy.firstMatch(of: /train scheduler --max-tweets (\d+)/).flatMap { Int($0.1) })
         let most = XMirrorNetwork.mostItCosts(.personsPosts(maxTweets)).dollars
         #expect(most <= XNetworkSettings.defaultDailyBudget)
         // train classifier reads nothing at the default LIKES=auto on X.
-        #expect(try Self.text("README.md").contains(String(format: "spends at most $%.2f", most)))
+        #expect(try Self.text("docs/deploying.md").contains(String(format: "spends at most $%.2f", most)))
     }
 
-    @Test("The README's configuration table lists exactly the variables the code reads")
-    func readmeVariables() throws {
-        let readme = try Self.text("README.md")
-        let section = try #require(readme.components(separatedBy: "## Configuration").dropFirst().first?.components(separatedBy: "\n## ").first)
+    @Test("docs/configuration.md's tables list exactly the variables the code reads")
+    func documentedVariables() throws {
+        let section = try Self.text("docs/configuration.md")
         var names = Set<String>()
         for line in section.split(separator: "\n") where line.hasPrefix("| `") {
             let firstColumn = line.split(separator: "|").first ?? ""

@@ -36,7 +36,7 @@ public struct XPriceList: Sendable, Equatable {
             + Double(bill.interactionsCreated) * interactionCreate + Double(bill.interactionsDeleted) * interactionDelete
     }
 
-    /// One line naming every rate, for `doctor` and the README.
+    /// One line naming every rate, for `doctor` and docs/x.md.
     public var summary: String {
         String(format: "own posts read $%.3f, other posts $%.3f, users $%.3f; a post made $%.3f, with a URL $%.3f; a like $%.3f (%@)",
                ownedPostRead, postRead, userRead, postCreate, postCreateWithURL, interactionCreate, source)
