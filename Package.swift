@@ -39,18 +39,18 @@ let package = Package(
         // MARK: C libraries, each imported by exactly one Swift target.
         .systemLibrary(
             name: "CHiredis",
-            path: "Sources/CHiredis",
+            path: "Sources/Stores/Redis/CHiredis",
             pkgConfig: "hiredis",
             providers: [.apt(["libhiredis-dev"])]
         ),
         .systemLibrary(
             name: "CMeCab",
-            path: "Sources/CMeCab",
+            path: "Sources/Core/CMeCab",
             providers: [.apt(["libmecab-dev", "mecab-ipadic-utf8"])]
         ),
         .systemLibrary(
             name: "CCBOR",
-            path: "Sources/CCBOR",
+            path: "Sources/Networks/Bluesky/CCBOR",
             pkgConfig: "libcbor",
             providers: [.apt(["libcbor-dev"])]
         ),
@@ -64,10 +64,12 @@ let package = Package(
         .target(
             name: "BotConfiguration",
             dependencies: ["BotCore"],
+            path: "Sources/Core/BotConfiguration",
             swiftSettings: strictSettings
         ),
         .target(
             name: "PostText",
+            path: "Sources/Core/PostText",
             swiftSettings: strictSettings
         ),
         .target(
@@ -76,6 +78,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            path: "Sources/Ports/SocialNetwork",
             swiftSettings: strictSettings
         ),
         .target(
@@ -110,13 +113,13 @@ let package = Package(
         .target(
             name: "ScriptedNetwork",
             dependencies: ["BotCore", "BotClock", "SocialNetwork"],
-            path: "Sources/Fakes/ScriptedNetwork",
+            path: "Sources/Testing/ScriptedNetwork",
             swiftSettings: strictSettings
         ),
         .target(
             name: "InMemoryStores",
             dependencies: ["Stores", "BotClock", "PostText", "WordCounts", .product(name: "Logging", package: "swift-log")],
-            path: "Sources/Fakes/InMemoryStores",
+            path: "Sources/Testing/InMemoryStores",
             swiftSettings: strictSettings
         ),
         .target(
@@ -129,15 +132,18 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
             ],
+            path: "Sources/Stores/Redis/RedisClient",
             swiftSettings: strictSettings
         ),
         .target(
             name: "WordCounts",
+            path: "Sources/Core/WordCounts",
             swiftSettings: strictSettings
         ),
         .target(
             name: "RedisWordCounts",
             dependencies: ["RedisClient", "WordCounts"],
+            path: "Sources/Stores/Redis/RedisWordCounts",
             swiftSettings: strictSettings
         ),
         .target(
@@ -153,6 +159,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            path: "Sources/App/StatusPage",
             swiftSettings: strictSettings
         ),
         .target(
@@ -160,6 +167,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            path: "Sources/Runtime/Fleet",
             swiftSettings: strictSettings
         ),
         .target(
@@ -174,15 +182,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            path: "Sources/App/BotAssembly",
             swiftSettings: strictSettings
         ),
         .target(
             name: "Tokenizer",
             dependencies: ["CMeCab"],
+            path: "Sources/Core/Tokenizer",
             swiftSettings: strictSettings
         ),
         .target(
             name: "BotClock",
+            path: "Sources/Core/BotClock",
             swiftSettings: strictSettings
         ),
         .target(
@@ -196,6 +207,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ],
+            path: "Sources/Networks/HTTPCore",
             swiftSettings: strictSettings
         ),
         .target(
@@ -211,6 +223,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ],
+            path: "Sources/Networks/X/XAPI",
             swiftSettings: strictSettings
         ),
         .target(
@@ -225,6 +238,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ],
+            path: "Sources/Networks/Mastodon/MastodonAPI",
             swiftSettings: strictSettings
         ),
         .target(
@@ -240,6 +254,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ],
+            path: "Sources/Networks/Misskey/MisskeyAPI",
             swiftSettings: strictSettings
         ),
         .target(
@@ -254,11 +269,13 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ],
+            path: "Sources/Networks/Bluesky/BlueskyAPI",
             swiftSettings: strictSettings
         ),
         .target(
             name: "ATProtoRepository",
             dependencies: ["CCBOR", "BlueskyAPI", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Sources/Networks/Bluesky/ATProtoRepository",
             swiftSettings: strictSettings
         ),
         .target(
@@ -267,6 +284,7 @@ let package = Package(
                 "BlueskyAPI", "BotConfiguration", "SocialNetwork", "PostText", "BotClock", "Stores", "HTTPCore",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/Networks/Bluesky/BlueskyNetwork",
             swiftSettings: strictSettings
         ),
         .target(
@@ -275,6 +293,7 @@ let package = Package(
                 "MisskeyAPI", "BotConfiguration", "SocialNetwork", "PostText", "BotClock", "Stores",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/Networks/Misskey/MisskeyNetwork",
             swiftSettings: strictSettings
         ),
         .target(
@@ -284,6 +303,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/Networks/Mastodon/MastodonNetwork",
             swiftSettings: strictSettings
         ),
         .target(
@@ -297,6 +317,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ],
+            path: "Sources/Networks/Mastodon/FakeMastodon",
             swiftSettings: strictSettings
         ),
         .target(
@@ -310,6 +331,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ],
+            path: "Sources/Networks/Misskey/FakeMisskey",
             swiftSettings: strictSettings
         ),
         .target(
@@ -323,6 +345,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ],
+            path: "Sources/Networks/Bluesky/FakeBluesky",
             swiftSettings: strictSettings
         ),
         .target(
@@ -336,40 +359,48 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ],
+            path: "Sources/Networks/X/FakeX",
             swiftSettings: strictSettings
         ),
         .target(
             name: "Classifier",
             dependencies: ["WordCounts", "Tokenizer", "SeededRandom"],
+            path: "Sources/Mirror/Classifier",
             swiftSettings: strictSettings
         ),
         .target(
             name: "SeededRandom",
+            path: "Sources/Core/SeededRandom",
             swiftSettings: strictSettings
         ),
         .target(
             name: "Schedule",
             dependencies: ["Stores", "BotClock", "SeededRandom"],
+            path: "Sources/Mirror/Schedule",
             swiftSettings: strictSettings
         ),
         .target(
             name: "Consent",
             dependencies: ["Stores"],
+            path: "Sources/Mirror/Consent",
             swiftSettings: strictSettings
         ),
         .target(
             name: "Remix",
             dependencies: ["PostText", "Tokenizer"],
+            path: "Sources/Mirror/Remix",
             swiftSettings: strictSettings
         ),
         .target(
             name: "Picking",
             dependencies: ["BotCore", "Consent", "PostText", "Remix", "Stores", "BotClock", .product(name: "Logging", package: "swift-log")],
+            path: "Sources/Mirror/Picking",
             swiftSettings: strictSettings
         ),
         .target(
             name: "Training",
             dependencies: ["BotCore", "Stores", "Classifier", "SocialNetwork", "WordCounts", .product(name: "Logging", package: "swift-log")],
+            path: "Sources/Mirror/Training",
             swiftSettings: strictSettings
         ),
         .target(
@@ -378,6 +409,7 @@ let package = Package(
                            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "NIOFoundationCompat", package: "swift-nio")],
+            path: "Sources/Mirror/ArchiveImport",
             swiftSettings: strictSettings
         ),
         .target(
@@ -387,6 +419,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            path: "Sources/Networks/X/XNetwork",
             swiftSettings: strictSettings
         ),
         .target(
@@ -397,6 +430,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            path: "Sources/Runtime/Daemon",
             swiftSettings: strictSettings
         ),
         .target(
@@ -420,6 +454,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/App/MirrorBotCommands",
             swiftSettings: strictSettings
         ),
 
@@ -427,11 +462,13 @@ let package = Package(
         .executableTarget(
             name: "mirror_bot",
             dependencies: ["MirrorBotCommands"],
+            path: "Sources/App/mirror_bot",
             swiftSettings: strictSettings
         ),
         .target(
             name: "DemoReport",
             dependencies: ["Stores", "BotClock", "FakeX", "XAPI", "BlueskyAPI"],
+            path: "Sources/App/DemoReport",
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -441,6 +478,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/App/demo-report",
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -450,6 +488,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/App/fake-x",
             swiftSettings: strictSettings
         ),
         .executableTarget(

@@ -97,6 +97,73 @@ struct ModuleImportTests {
         return modules
     }
 
+    /// The layers of `Sources/`, bottom first: a target may depend on targets of a lower layer, or of its own folder.
+    /// Stores, networks and the test doubles are side by side: none may depend on another.
+    static let layers: [String: Int] = ["Core": 0, "Ports": 1, "Stores": 2, "Networks": 2, "Testing": 2, "Mirror": 3, "Runtime": 4, "App": 5]
+
+    /// Each target of `Package.swift` under `Sources/`: its layer folder and the targets of ours it depends on.
+    static func targetDependencies() throws -> [String: (layer: String, dependencies: Set<String>)] {
+        let manifest = try String(contentsOf: root.appending(path: "Package.swift"), encoding: .utf8)
+        let folders = try targetFolders()
+        let ours = Set(folders.values)
+        var targets: [String: (layer: String, dependencies: Set<String>)] = [:]
+        for block in manifest.components(separatedBy: ".target(").dropFirst() + manifest.components(separatedBy: ".executableTarget(").dropFirst()
+            + manifest.components(separatedBy: ".systemLibrary(").dropFirst() {
+            let head = block.components(separatedBy: "\n        ),").first ?? block
+            guard let name = head.firstMatch(of: /name: "([^"]+)"/).map({ String($0.1) }),
+                  let folder = folders.first(where: { $0.value == name })?.key else { continue }
+            let listed = head.firstMatch(of: /dependencies: \[((?:.|\n)*?)\]/).map { String($0.1) } ?? ""
+            let names = Set(listed.matches(of: /"([^"]+)"/).map { String($0.1) }).intersection(ours)
+            targets[name] = (String(folder.split(separator: "/")[1]), names)
+        }
+        return targets
+    }
+
+    /// The dependencies of `targets` that point up or sideways, as "Target (Layer) -> Dependency (Layer)".
+    static func upwardDependencies(_ targets: [String: (layer: String, dependencies: Set<String>)]) -> [String] {
+        var wrong: [String] = []
+        for (name, target) in targets.sorted(by: { $0.key < $1.key }) {
+            for dependency in target.dependencies.sorted() {
+                guard let below = targets[dependency]?.layer else { continue }
+                let rank = layers[target.layer] ?? -1, dependencyRank = layers[below] ?? Int.max
+                if below != target.layer && dependencyRank >= rank { wrong.append("\(name) (\(target.layer)) -> \(dependency) (\(below))") }
+            }
+        }
+        return wrong
+    }
+
+    @Test("Sources/ has at most 8 top-level folders, its layers, and every dependency in Package.swift points down a layer or stays in its folder")
+    func dependenciesPointDown() throws {
+        let top = try FileManager.default.contentsOfDirectory(atPath: Self.root.appending(path: "Sources").path).filter { !$0.hasPrefix(".") }
+        #expect(Set(top) == Set(Self.layers.keys), "\(top.sorted())")
+        #expect(top.count <= 8)
+        let targets = try Self.targetDependencies()
+        #expect(targets.count >= 40, "\(targets.count) targets read from Package.swift")
+        #expect(Self.upwardDependencies(targets).isEmpty, "\(Self.upwardDependencies(targets))")
+        // The check can fail: the core depending on a port, a network on a store, a store on the daemon.
+        var wrong = targets
+        wrong["BotCore"]?.dependencies.insert("Stores")
+        wrong["XNetwork"]?.dependencies.insert("PostgresStores")
+        wrong["SQLiteStores"]?.dependencies.insert("Daemon")
+        #expect(Self.upwardDependencies(wrong) == ["BotCore (Core) -> Stores (Ports)", "SQLiteStores (Stores) -> Daemon (Runtime)",
+                                                   "XNetwork (Networks) -> PostgresStores (Stores)"])
+    }
+
+    /// Every Swift file of `Sources/`, keyed by its module and its path inside the module's folder
+    /// (`BotAssembly/NetworkChoice.swift`), wherever the layers put that folder.
+    static func sourceFiles() throws -> [String: URL] {
+        var files: [String: URL] = [:]
+        for (path, name) in try targetFolders() {
+            let folder = root.appending(path: path)
+            guard let found = FileManager.default.enumerator(atPath: folder.path) else { continue }
+            for case let file as String in found where file.hasSuffix(".swift") { files["\(name)/\(file)"] = folder.appending(path: file) }
+        }
+        return files
+    }
+
+    /// The fakes' modules, which stand in for networks and stores and may decide or build anything.
+    static let fakeModules = ["FakeX/", "FakeMastodon/", "ScriptedNetwork/", "InMemoryStores/", "fake-x/"]
+
     @Test("Every Swift file under Sources belongs to a target of Package.swift")
     func everyFileHasATarget() throws {
         let folders = try Self.targetFolders().keys
@@ -152,10 +219,10 @@ struct ModuleImportTests {
         #expect(Self.violations(of: "XNetwork", imports: ["XAPI", "SocialNetwork"], modulesOfThePackage: ["XAPI", "SocialNetwork"]).isEmpty)
     }
 
-    /// The architecture table of docs/architecture.md (the page up to its first section).
+    /// The table of modules of docs/architecture.md (its section Modules).
     static func architectureTable() throws -> String {
         let page = try String(contentsOf: Self.root.appending(path: "docs/architecture.md"), encoding: .utf8)
-        return try #require(page.components(separatedBy: "\n## ").first)
+        return try #require(page.components(separatedBy: "\n## Modules\n").dropFirst().first?.components(separatedBy: "\n## ").first)
     }
 
     /// The architecture table: each module with the modules of ours its row says it imports.
@@ -217,12 +284,10 @@ struct ModuleImportTests {
     /// The lines of Sources (outside the fakes) that decide which network `NETWORK` names (a `switch` on it, a
     /// comparison with one of its values, an `if case`), by file.
     static func networkDecisions() throws -> [String: Int] {
-        let sources = Self.root.appending(path: "Sources")
         var found: [String: Int] = [:]
-        let files = FileManager.default.enumerator(atPath: sources.path)
-        while let file = files?.nextObject() as? String {
-            guard file.hasSuffix(".swift"), !["FakeX/", "FakeMastodon/", "Fakes/", "fake-x/"].contains(where: file.hasPrefix) else { continue }
-            let text = try String(contentsOf: sources.appending(path: file), encoding: .utf8)
+        for (file, url) in try Self.sourceFiles() {
+            guard !Self.fakeModules.contains(where: file.hasPrefix) else { continue }
+            let text = try String(contentsOf: url, encoding: .utf8)
             let decisions = text.split(separator: "\n").filter { line in
                 line.contains(/switch\s+(\w+\.)?network\b/) || line.contains(/\bnetwork\s*[!=]=\s*\./) || line.contains(/case\s+\.(x|mastodon)\s*=/)
             }
@@ -241,11 +306,11 @@ struct ModuleImportTests {
     /// a command or for the daemon, the store set.
     nonisolated(unsafe) static let composedParts = /\b(Poster|Replier|Favoriter|Learner|Housekeeper|DeletionWatcher|StatusServer|PostgresStoreSet|SQLiteStoreSet)\(|\.(forDaemon|forCommand)\(/
 
-    /// The files of Sources (outside the fakes) that build one of `composedParts`, by module folder; `sources` maps a
-    /// file's path under Sources to its text.
+    /// The files of Sources (outside the fakes) that build one of `composedParts`, by module; `sources` maps a file's
+    /// module and path inside it (`Daemon/Poster.swift`) to its text.
     static func composers(in sources: [String: String]) -> Set<String> {
         Set(sources.filter { file, text in
-            !["FakeX/", "FakeMastodon/", "Fakes/", "fake-x/"].contains(where: file.hasPrefix)
+            !Self.fakeModules.contains(where: file.hasPrefix)
                 && text.split(separator: "\n").contains { line in
                     let code = line.trimmingCharacters(in: .whitespaces)
                     return !code.hasPrefix("//") && code.contains(composedParts)
@@ -255,13 +320,8 @@ struct ModuleImportTests {
 
     @Test("One composition root: only BotAssembly builds the daemon's services, the status server, the stores and the opened network")
     func oneCompositionRoot() throws {
-        let sources = Self.root.appending(path: "Sources")
         var texts: [String: String] = [:]
-        let files = FileManager.default.enumerator(atPath: sources.path)
-        while let file = files?.nextObject() as? String {
-            guard file.hasSuffix(".swift") else { continue }
-            texts[file] = try String(contentsOf: sources.appending(path: file), encoding: .utf8)
-        }
+        for (file, url) in try Self.sourceFiles() { texts[file] = try String(contentsOf: url, encoding: .utf8) }
         #expect(Self.composers(in: texts) == ["BotAssembly"], "build parts: \(Self.composers(in: texts).sorted())")
         // The check can fail: the runner building its poster, or a command opening the network itself, is found.
         #expect(Self.composers(in: ["Daemon/DaemonRunner.swift": "let poster = Poster(clock: clock)",
