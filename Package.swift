@@ -74,7 +74,8 @@ let package = Package(
         ),
         .target(
             name: "SocialNetwork",
-            dependencies: ["BotCore", "BotClock", "PostText", "Stores",
+            dependencies: [
+                "BotCore", "BotClock", "PostText", "Stores",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -148,7 +149,8 @@ let package = Package(
         ),
         .target(
             name: "StatusPage",
-            dependencies: ["BotCore", 
+            dependencies: [
+                "BotCore",
                 "Stores", "BotClock", "Consent", "SocialNetwork",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -165,16 +167,19 @@ let package = Package(
         .target(
             name: "Fleet",
             dependencies: [
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto")
             ],
             path: "Sources/Runtime/Fleet",
             swiftSettings: strictSettings
         ),
         .target(
             name: "BotAssembly",
-            dependencies: ["BotCore", 
-                "BotConfiguration", "BotClock", "Stores", "PostgresStores", "WordCounts", "RedisClient", "RedisWordCounts", "SQLiteStores", "Tokenizer",
-                "Classifier", "SocialNetwork", "XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "BlueskyAPI", "BlueskyNetwork", "Training", "Daemon", "StatusPage", "Picking", "Schedule",
+            dependencies: [
+                "BotCore",
+                "BotConfiguration", "BotClock", "Stores", "PostgresStores", "WordCounts", "RedisClient", "RedisWordCounts", "SQLiteStores",
+                "Tokenizer",
+                "Classifier", "SocialNetwork", "XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "BlueskyAPI", "BlueskyNetwork", "Training",
+                "Daemon", "StatusPage", "Picking", "Schedule",
                 "Consent", "Remix", "MisskeyAPI", "MisskeyNetwork", "Fleet",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -198,7 +203,8 @@ let package = Package(
         ),
         .target(
             name: "HTTPCore",
-            dependencies: ["BotClock",
+            dependencies: [
+                "BotClock",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -212,7 +218,8 @@ let package = Package(
         ),
         .target(
             name: "XAPI",
-            dependencies: ["BotCore", 
+            dependencies: [
+                "BotCore",
                 "BotClock", "HTTPCore", "PostText", "SocialNetwork",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -228,7 +235,8 @@ let package = Package(
         ),
         .target(
             name: "MastodonAPI",
-            dependencies: ["BotCore", 
+            dependencies: [
+                "BotCore",
                 "BotClock", "HTTPCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -243,7 +251,8 @@ let package = Package(
         ),
         .target(
             name: "MisskeyAPI",
-            dependencies: ["BotCore",
+            dependencies: [
+                "BotCore",
                 "BotClock", "HTTPCore",
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -259,7 +268,8 @@ let package = Package(
         ),
         .target(
             name: "BlueskyAPI",
-            dependencies: ["BotCore",
+            dependencies: [
+                "BotCore",
                 "BotClock", "HTTPCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -280,7 +290,8 @@ let package = Package(
         ),
         .target(
             name: "BlueskyNetwork",
-            dependencies: ["BotCore",
+            dependencies: [
+                "BotCore",
                 "BlueskyAPI", "BotConfiguration", "SocialNetwork", "PostText", "BotClock", "Stores", "HTTPCore",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -289,7 +300,8 @@ let package = Package(
         ),
         .target(
             name: "MisskeyNetwork",
-            dependencies: ["BotCore",
+            dependencies: [
+                "BotCore",
                 "MisskeyAPI", "BotConfiguration", "SocialNetwork", "PostText", "BotClock", "Stores",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -298,7 +310,8 @@ let package = Package(
         ),
         .target(
             name: "MastodonNetwork",
-            dependencies: ["BotCore", 
+            dependencies: [
+                "BotCore",
                 "MastodonAPI", "BotConfiguration", "SocialNetwork", "PostText", "BotClock", "HTTPCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -308,7 +321,8 @@ let package = Package(
         ),
         .target(
             name: "FakeMastodon",
-            dependencies: ["BotCore", 
+            dependencies: [
+                "BotCore",
                 "MastodonAPI", "FakeX",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -350,7 +364,8 @@ let package = Package(
         ),
         .target(
             name: "FakeX",
-            dependencies: ["BotCore", 
+            dependencies: [
+                "BotCore",
                 "XAPI",
                 "SeededRandom",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -405,16 +420,19 @@ let package = Package(
         ),
         .target(
             name: "ArchiveImport",
-            dependencies: ["BotCore", "Stores", "BotClock", "Classifier", "PostText", "WordCounts", "ATProtoRepository", "BlueskyAPI", "MisskeyAPI",
-                           .product(name: "ZIPFoundation", package: "ZIPFoundation"),
-                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                           .product(name: "NIOFoundationCompat", package: "swift-nio")],
+            dependencies: [
+                "BotCore", "Stores", "BotClock", "Classifier", "PostText", "WordCounts", "ATProtoRepository", "BlueskyAPI", "MisskeyAPI",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
             path: "Sources/Mirror/ArchiveImport",
             swiftSettings: strictSettings
         ),
         .target(
             name: "XNetwork",
-            dependencies: ["BotCore", 
+            dependencies: [
+                "BotCore",
                 "XAPI", "SocialNetwork", "Stores", "BotClock", "BotConfiguration", "PostText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -424,7 +442,8 @@ let package = Package(
         ),
         .target(
             name: "Daemon",
-            dependencies: ["BotCore", 
+            dependencies: [
+                "BotCore",
                 "Stores", "BotClock", "Classifier", "Consent", "Picking", "Schedule", "SocialNetwork", "Training", "WordCounts",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
@@ -435,7 +454,8 @@ let package = Package(
         ),
         .target(
             name: "MirrorBotCommands",
-            dependencies: ["BotCore", 
+            dependencies: [
+                "BotCore",
                 "BotConfiguration", "BotClock",
                 "Stores", "Fleet",
                 "RedisClient",
@@ -494,7 +514,8 @@ let package = Package(
         .executableTarget(
             name: "MirrorBotBenchmarks",
             dependencies: [
-                "BotConfiguration", "Stores", "PostgresStores", "RedisClient", "WordCounts", "BotAssembly", "RedisWordCounts", "SQLiteStores", "Tokenizer", "XAPI", "FakeX", "Schedule", "Classifier", "ArchiveImport", "PostText",
+                "BotConfiguration", "Stores", "PostgresStores", "RedisClient", "WordCounts", "BotAssembly", "RedisWordCounts", "SQLiteStores",
+                "Tokenizer", "XAPI", "FakeX", "Schedule", "Classifier", "ArchiveImport", "PostText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
@@ -509,15 +530,18 @@ let package = Package(
         ),
         .executableTarget(
             name: "LikesBenchmark",
-            dependencies: ["Classifier", "BotAssembly", "RedisWordCounts", "SQLiteStores", "Tokenizer", "WordCounts", "SeededRandom", "Daemon", "InMemoryStores",
-                           "BotClock", "BotCore", "SocialNetwork", "Stores", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "Classifier", "BotAssembly", "RedisWordCounts", "SQLiteStores", "Tokenizer", "WordCounts", "SeededRandom", "Daemon", "InMemoryStores",
+                "BotClock", "BotCore", "SocialNetwork", "Stores", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Benchmarks/LikesBenchmark",
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "StorageBenchmark",
             dependencies: [
-                "Stores", "PostgresStores", "BotClock", "BotConfiguration", "RedisClient", "RedisWordCounts", "SQLiteStores", "SeededRandom", "WordCounts",
+                "Stores", "PostgresStores", "BotClock", "BotConfiguration", "RedisClient", "RedisWordCounts", "SQLiteStores", "SeededRandom",
+                "WordCounts",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
@@ -540,7 +564,8 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "BotClock", "BotCore", "SocialNetwork", "BotConfiguration", "Stores", "PostgresStores", "SQLiteStores", "InMemoryStores", "RedisClient", "Schedule", "WordCounts", "BotAssembly",
+                "BotClock", "BotCore", "SocialNetwork", "BotConfiguration", "Stores", "PostgresStores", "SQLiteStores", "InMemoryStores",
+                "RedisClient", "Schedule", "WordCounts", "BotAssembly",
                 "RedisWordCounts", .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
@@ -572,24 +597,39 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "BotConfigurationTests", dependencies: ["BotConfiguration", "BotAssembly", "SocialNetwork", "XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "MisskeyAPI", "MisskeyNetwork"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "BotConfigurationTests",
+            dependencies: [
+                "BotConfiguration", "BotAssembly", "SocialNetwork", "XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "MisskeyAPI",
+                "MisskeyNetwork",
+            ], swiftSettings: strictSettings),
         .testTarget(name: "PostTextTests", dependencies: ["PostText"], swiftSettings: strictSettings),
         .testTarget(
             name: "FuzzTests",
-            dependencies: ["ArchiveImport", "ATProtoRepository", "BotAssembly", "BotConfiguration", "MastodonAPI", "BlueskyAPI", "BlueskyNetwork", "MisskeyAPI", "PostText",
-                           "StatusPage", "SeededRandom", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "ArchiveImport", "ATProtoRepository", "BotAssembly", "BotConfiguration", "MastodonAPI", "BlueskyAPI", "BlueskyNetwork", "MisskeyAPI",
+                "PostText",
+                "StatusPage", "SeededRandom", .product(name: "Crypto", package: "swift-crypto"),
+            ],
             exclude: ["Corpus"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "StoresTests",
-            dependencies: ["Stores", "PostgresStores", "SQLiteStores", "InMemoryStores", "BotConfiguration", "BotClock", "SeededRandom", "TestSupport", "PostText", "Fleet",
-                           .product(name: "PostgresNIO", package: "postgres-nio"),
-                           .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "Stores", "PostgresStores", "SQLiteStores", "InMemoryStores", "BotConfiguration", "BotClock", "SeededRandom", "TestSupport",
+                "PostText", "Fleet",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "BotConfiguration", "TestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "WordCountsTests", dependencies: ["WordCounts", "BotAssembly", "BotConfiguration", "RedisWordCounts", "SQLiteStores", "InMemoryStores", "RedisClient", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "WordCountsTests",
+            dependencies: [
+                "WordCounts", "BotAssembly", "BotConfiguration", "RedisWordCounts", "SQLiteStores", "InMemoryStores", "RedisClient", "TestSupport",
+            ], swiftSettings: strictSettings),
         .testTarget(name: "TokenizerTests", dependencies: ["Tokenizer"], swiftSettings: strictSettings),
         .testTarget(name: "BotClockTests", dependencies: ["BotClock"], swiftSettings: strictSettings),
         .testTarget(
@@ -617,7 +657,8 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "Daemon", "BotAssembly", "ScriptedNetwork", "PostgresStores", "InMemoryStores", "RedisWordCounts", "SQLiteStores", "Stores", "BotClock", "BotConfiguration", "Classifier", "Consent", "FakeX", "Picking", "RedisClient", "Schedule", "Training",
+                "Daemon", "BotAssembly", "ScriptedNetwork", "PostgresStores", "InMemoryStores", "RedisWordCounts", "SQLiteStores", "Stores",
+                "BotClock", "BotConfiguration", "Classifier", "Consent", "FakeX", "Picking", "RedisClient", "Schedule", "Training",
                 "TestSupport", "Tokenizer", "WordCounts", "XAPI", "XNetwork", "SocialNetwork", "FakeMastodon", "MastodonAPI", "MastodonNetwork",
                 "FakeBluesky", "BlueskyAPI", "BlueskyNetwork",
                 .product(name: "Logging", package: "swift-log"),
@@ -633,12 +674,18 @@ let package = Package(
         ),
         .testTarget(
             name: "PickingTests",
-            dependencies: ["Picking", "Consent", "Remix", "PostText", "SeededRandom", "Tokenizer", "Schedule", "Stores", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "Picking", "Consent", "Remix", "PostText", "SeededRandom", "Tokenizer", "Schedule", "Stores", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "XAPITests",
-            dependencies: ["XAPI", "XNetwork", "SocialNetwork", "FakeX", "BotClock", "BotConfiguration", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "XAPI", "XNetwork", "SocialNetwork", "FakeX", "BotClock", "BotConfiguration", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -656,7 +703,8 @@ let package = Package(
         .testTarget(
             name: "MisskeyTests",
             dependencies: [
-                "MisskeyAPI", "MisskeyNetwork", "FakeMisskey", "FakeX", "BotClock", "BotCore", "SocialNetwork", "Stores", "InMemoryStores", "PostText", "TestSupport",
+                "MisskeyAPI", "MisskeyNetwork", "FakeMisskey", "FakeX", "BotClock", "BotCore", "SocialNetwork", "Stores", "InMemoryStores",
+                "PostText", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -668,7 +716,8 @@ let package = Package(
         .testTarget(
             name: "BlueskyTests",
             dependencies: [
-                "BlueskyAPI", "BlueskyNetwork", "FakeBluesky", "FakeX", "ATProtoRepository", "BotClock", "BotCore", "SocialNetwork", "TestSupport", "HTTPCore",
+                "BlueskyAPI", "BlueskyNetwork", "FakeBluesky", "FakeX", "ATProtoRepository", "BotClock", "BotCore", "SocialNetwork", "TestSupport",
+                "HTTPCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -697,7 +746,9 @@ let package = Package(
         .testTarget(
             name: "MirrorBotCommandsTests",
             dependencies: [
-                "MirrorBotCommands", "Stores", "PostgresStores", "BotConfiguration", "TestSupport", "FakeX", "FakeMastodon", "MastodonAPI", "FakeBluesky", "FakeMisskey", "MisskeyAPI", "MisskeyNetwork", "BlueskyAPI", "BlueskyNetwork", "RedisClient", "WordCounts", "Classifier", "Tokenizer", "Picking", "BotAssembly", "RedisWordCounts", "SQLiteStores",
+                "MirrorBotCommands", "Stores", "PostgresStores", "BotConfiguration", "TestSupport", "FakeX", "FakeMastodon", "MastodonAPI",
+                "FakeBluesky", "FakeMisskey", "MisskeyAPI", "MisskeyNetwork", "BlueskyAPI", "BlueskyNetwork", "RedisClient", "WordCounts",
+                "Classifier", "Tokenizer", "Picking", "BotAssembly", "RedisWordCounts", "SQLiteStores",
                 "XAPI", "XNetwork", "Training", "SeededRandom", "Remix", "BotCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -5,9 +5,9 @@ import Daemon
 import Foundation
 import InMemoryStores
 import Logging
+import SQLiteStores
 import SeededRandom
 import SocialNetwork
-import SQLiteStores
 import Stores
 import Tokenizer
 
@@ -30,7 +30,9 @@ enum LikeDaysBenchmark {
         print("JSD: Jensen-Shannon divergence (base 2) of the likes' hours from the person's; in-hours: share of likes in hours where the person")
         print("gives >= 5% of their likes; precision: share of likes the person's rule would have liked. Before: every post above the threshold.")
         print("")
-        print("| seed | like times | person a day | bot a day (first day) | planned a day, skipped (no post) | before a day | JSD bot / before | in-hours bot / before | precision bot / before |")
+        print(
+            "| seed | like times | person a day | bot a day (first day) | planned a day, skipped (no post) | before a day | JSD bot / before | in-hours bot / before | precision bot / before |"
+        )
         print("| ---: | --- | --- | --- | --- | ---: | --- | --- | --- |")
         var passes: [String] = []
         for seed in seeds {
@@ -38,17 +40,20 @@ enum LikeDaysBenchmark {
             for timesKnown in [true, false] {
                 let result = try await simulate(person, days: days, likeTimesKnown: timesKnown, seed: seed)
                 let personMean = person.dailyLikes.mean
-                print(String(format: "| %llu | %@ | %.2f (%d-%d) | %.2f (%d-%d; %d) | %.2f, %d%% | %.1f | %.3f / %.3f | %.0f%% / %.0f%% | %.3f / %.3f |",
-                             seed, timesKnown ? "known (Misskey)" : "unknown (Mastodon, X)", personMean, person.dailyLikes.min, person.dailyLikes.max,
-                             result.botDaily.mean, result.botDaily.min, result.botDaily.max, result.botDaily.first,
-                             Double(result.planned) / Double(days), result.planned == 0 ? 0 : result.skippedNoPost * 100 / result.planned,
-                             result.beforeDaily.mean, result.botJSD, result.beforeJSD, result.botInHours * 100, result.beforeInHours * 100,
-                             result.botPrecision, result.beforePrecision))
+                print(
+                    String(
+                        format: "| %llu | %@ | %.2f (%d-%d) | %.2f (%d-%d; %d) | %.2f, %d%% | %.1f | %.3f / %.3f | %.0f%% / %.0f%% | %.3f / %.3f |",
+                        seed, timesKnown ? "known (Misskey)" : "unknown (Mastodon, X)", personMean, person.dailyLikes.min, person.dailyLikes.max,
+                        result.botDaily.mean, result.botDaily.min, result.botDaily.max, result.botDaily.first,
+                        Double(result.planned) / Double(days), result.planned == 0 ? 0 : result.skippedNoPost * 100 / result.planned,
+                        result.beforeDaily.mean, result.botJSD, result.beforeJSD, result.botInHours * 100, result.beforeInHours * 100,
+                        result.botPrecision, result.beforePrecision))
                 let withinRange = (person.dailyLikes.min...person.dailyLikes.max).contains(result.botDaily.first)
                 let meanClose = abs(result.botDaily.mean - personMean) <= 0.2 * personMean
-                passes.append("seed \(seed), like times \(timesKnown ? "known" : "unknown"): first day in the person's range: \(withinRange ? "yes" : "NO"); "
-                              + "mean within 20%: \(meanClose ? "yes" : "NO"); >= 70% in the person's hours: \(result.botInHours >= 0.7 ? "yes" : "NO"); "
-                              + "precision at least before's: \(precisionVerdict(result))")
+                passes.append(
+                    "seed \(seed), like times \(timesKnown ? "known" : "unknown"): first day in the person's range: \(withinRange ? "yes" : "NO"); "
+                        + "mean within 20%: \(meanClose ? "yes" : "NO"); >= 70% in the person's hours: \(result.botInHours >= 0.7 ? "yes" : "NO"); "
+                        + "precision at least before's: \(precisionVerdict(result))")
             }
         }
         print("")
@@ -88,22 +93,27 @@ enum LikeDaysBenchmark {
         let stores = InMemoryStoreSet(settings: StoreSettings(timeZone: zone))
         let archive = stores.archive
         try await archive.insert(person.ownPosts)
-        try await stores.likes.recordPersonLikes(person.likes.map {
-            likeTimesKnown ? $0.like : PersonLike(postID: $0.like.postID, likedAt: $0.postedAt, isExact: false)
-        })
+        try await stores.likes.recordPersonLikes(
+            person.likes.map {
+                likeTimesKnown ? $0.like : PersonLike(postID: $0.like.postID, likedAt: $0.postedAt, isExact: false)
+            })
         let folder = FileManager.default.temporaryDirectory.appending(path: "like-days-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let classifier = FavoriteClassifier(store: try SQLiteWordCounts(path: folder.appending(path: "counts.sqlite").path),
-                                            tokenizer: try TweetTokenizer(), threshold: 3)
+        let classifier = FavoriteClassifier(
+            store: try SQLiteWordCounts(path: folder.appending(path: "counts.sqlite").path),
+            tokenizer: try TweetTokenizer(), threshold: 3)
         // As `train classifier` and the default FAVORITE_RATE_THRESHOLD=auto: the newest 800 likes and 800 posts seen, not
         // liked; the model and threshold chosen by cross-validation.
-        let liked = Array(person.likedTexts.suffix(800)), seen = Array(person.seenTexts.suffix(800))
+        let liked = Array(person.likedTexts.suffix(800))
+        let seen = Array(person.seenTexts.suffix(800))
         try await classifier.learnOnce(liked.map { ($0.id, $0.tweet) }, as: .favorite, source: .likes)
         try await classifier.learnOnce(seen.map { ($0.id, $0.tweet) }, as: .normal, source: .timeline)
-        let examples = try liked.map { ThresholdCalibration.Example(tweetID: $0.id, features: try classifier.features(of: $0.tweet), isFavorite: true) }
+        let examples =
+            try liked.map { ThresholdCalibration.Example(tweetID: $0.id, features: try classifier.features(of: $0.tweet), isFavorite: true) }
             + seen.map { ThresholdCalibration.Example(tweetID: $0.id, features: try classifier.features(of: $0.tweet), isFavorite: false) }
-        let calibration = ThresholdCalibration.calibrate(examples, humanLikeShare: person.timelineLikeShare, models: [.original, .binary], fallbackThreshold: 3)
+        let calibration = ThresholdCalibration.calibrate(
+            examples, humanLikeShare: person.timelineLikeShare, models: [.original, .binary], fallbackThreshold: 3)
         classifier.decide(by: calibration)
 
         // The simulated days' timeline, and the clock at the first day's start.
@@ -116,18 +126,25 @@ enum LikeDaysBenchmark {
             for minute in person.timelineMinutes(using: &generator) {
                 let post = persona.post()
                 nextID += 1
-                timeline.append(.init(id: nextID, text: post.text, author: post.author, liked: post.liked,
-                                      at: start.addingTimeInterval(Double(day * 86_400 + minute * 60 + Int.random(in: 0..<60, using: &generator)))))
+                timeline.append(
+                    .init(
+                        id: nextID, text: post.text, author: post.author, liked: post.liked,
+                        at: start.addingTimeInterval(Double(day * 86_400 + minute * 60 + Int.random(in: 0..<60, using: &generator)))))
             }
         }
         timeline.sort { $0.at < $1.at }
         for index in timeline.indices { timeline[index].id = 9_000_000 + Int64(index) }
         let clock = ManualBotClock(now: start)
         let network = SimulatedTimeline(posts: timeline, clock: clock)
-        let favoriter = Favoriter(clock: clock, likes: stores.likes, state: stores.state, archive: archive,
-                                  policy: LikingPolicy(setting: .on, network: network), classifier: classifier, network: network,
-                                  botUserID: "1", humanUserID: "2", settings: .init(pollInterval: 300, waitForPost: ProcessInfo.processInfo.environment["LIKE_WAIT_HOURS"].flatMap(Double.init).map { $0 * 3_600 } ?? Favoriter.Settings().waitForPost),
-                                  logger: Logger(label: "like-days", factory: { _ in SwiftLogNoOpLogHandler() }), seed: seed)
+        let favoriter = Favoriter(
+            clock: clock, likes: stores.likes, state: stores.state, archive: archive,
+            policy: LikingPolicy(setting: .on, network: network), classifier: classifier, network: network,
+            botUserID: "1", humanUserID: "2",
+            settings: .init(
+                pollInterval: 300,
+                waitForPost: ProcessInfo.processInfo.environment["LIKE_WAIT_HOURS"].flatMap(Double.init).map { $0 * 3_600 }
+                    ?? Favoriter.Settings().waitForPost),
+            logger: Logger(label: "like-days", factory: { _ in SwiftLogNoOpLogHandler() }), seed: seed)
         let running = Task { try await favoriter.run() }
         let end = start.addingTimeInterval(Double(days * 86_400))
         while clock.now() < end {
@@ -141,14 +158,16 @@ enum LikeDaysBenchmark {
         // The bot's likes, by day and hour; before: every post above the threshold, liked when a poll saw it.
         let byID = Dictionary(uniqueKeysWithValues: timeline.map { ($0.id, $0) })
         let made = try await stores.likes.likes().filter { $0.likedAt < end }
-        var botDays = [Int](repeating: 0, count: days), botHours = [Int](repeating: 0, count: 24)
+        var botDays = [Int](repeating: 0, count: days)
+        var botHours = [Int](repeating: 0, count: 24)
         for like in made {
             botDays[min(days - 1, Int(like.likedAt.timeIntervalSince(start) / 86_400))] += 1
             botHours[LocalTime(of: like.likedAt, in: zone).minute / 60] += 1
         }
         let verdicts = try await classifier.classify(timeline.map { FavoriteClassifier.Tweet(text: $0.text, authorUsername: $0.author) })
         let before = zip(timeline, verdicts).filter { $0.1.isFavorite }.map(\.0)
-        var beforeDays = [Int](repeating: 0, count: days), beforeHours = [Int](repeating: 0, count: 24)
+        var beforeDays = [Int](repeating: 0, count: days)
+        var beforeHours = [Int](repeating: 0, count: 24)
         for post in before {
             beforeDays[min(days - 1, Int(post.at.timeIntervalSince(start) / 86_400))] += 1
             beforeHours[LocalTime(of: post.at, in: zone).minute / 60] += 1
@@ -171,17 +190,20 @@ enum LikeDaysBenchmark {
         }
         let botPrecision = made.isEmpty ? 0 : Double(made.filter { byID[$0.tweetID]?.liked == true }.count) / Double(made.count)
         let beforePrecision = before.isEmpty ? 0 : Double(before.filter(\.liked).count) / Double(before.count)
-        return Result(botDaily: Daily(counts: botDays), beforeDaily: Daily(counts: beforeDays),
-                      botJSD: jensenShannon(botHours, personHours), beforeJSD: jensenShannon(beforeHours, personHours),
-                      botInHours: inHours(botHours), beforeInHours: inHours(beforeHours), botPrecision: botPrecision, beforePrecision: beforePrecision,
-                      planned: planned, skippedNoPost: skipped.filter { $0.key.hasPrefix("no post") }.values.reduce(0, +))
+        return Result(
+            botDaily: Daily(counts: botDays), beforeDaily: Daily(counts: beforeDays),
+            botJSD: jensenShannon(botHours, personHours), beforeJSD: jensenShannon(beforeHours, personHours),
+            botInHours: inHours(botHours), beforeInHours: inHours(beforeHours), botPrecision: botPrecision, beforePrecision: beforePrecision,
+            planned: planned, skippedNoPost: skipped.filter { $0.key.hasPrefix("no post") }.values.reduce(0, +))
     }
 
     /// The Jensen-Shannon divergence (base 2: 0 same, 1 disjoint) of two histograms.
     static func jensenShannon(_ a: [Int], _ b: [Int]) -> Double {
-        let sumA = Double(a.reduce(0, +)), sumB = Double(b.reduce(0, +))
+        let sumA = Double(a.reduce(0, +))
+        let sumB = Double(b.reduce(0, +))
         guard sumA > 0, sumB > 0 else { return 1 }
-        let p = a.map { Double($0) / sumA }, q = b.map { Double($0) / sumB }
+        let p = a.map { Double($0) / sumA }
+        let q = b.map { Double($0) / sumB }
         func kl(_ x: [Double], _ m: [Double]) -> Double { zip(x, m).reduce(0) { $0 + ($1.0 > 0 ? $1.0 * log2($1.0 / $1.1) : 0) } }
         let m = zip(p, q).map { ($0 + $1) / 2 }
         return (kl(p, m) + kl(q, m)) / 2

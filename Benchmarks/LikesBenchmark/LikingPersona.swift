@@ -58,7 +58,9 @@ struct LikingPersona {
     /// The next timeline post, liked or not by the rule.
     mutating func post() -> Post {
         let author = Int.random(in: 0..<150, using: &generator)
-        var topics = [Double.random(in: 0..<1, using: &generator) < 0.7 ? authorTopics[author] : Int.random(in: 0..<Self.topics.count, using: &generator)]
+        var topics = [
+            Double.random(in: 0..<1, using: &generator) < 0.7 ? authorTopics[author] : Int.random(in: 0..<Self.topics.count, using: &generator)
+        ]
         if Double.random(in: 0..<1, using: &generator) < 0.3 { topics.append(Int.random(in: 0..<Self.topics.count, using: &generator)) }
         var nouns: [String] = []
         for topic in topics {
@@ -70,18 +72,23 @@ struct LikingPersona {
         nouns.shuffle(using: &generator)
         var text = ""
         for (index, noun) in nouns.enumerated() {
-            text += noun + (index == nouns.count - 1 ? Self.endings.randomElement(using: &generator)! : Self.particles.randomElement(using: &generator)!)
+            text +=
+                noun + (index == nouns.count - 1 ? Self.endings.randomElement(using: &generator)! : Self.particles.randomElement(using: &generator)!)
         }
         let probability = topics.contains(where: Self.likedTopics.contains) ? 0.8 : (favouriteAuthors.contains(author) ? 0.4 : 0.08)
         defer { nextID += 1 }
-        return Post(id: String(nextID), text: text, author: String(format: "writer_%03d", author),
-                    liked: Double.random(in: 0..<1, using: &generator) < probability)
+        return Post(
+            id: String(nextID), text: text, author: String(format: "writer_%03d", author),
+            liked: Double.random(in: 0..<1, using: &generator) < probability)
     }
 
     /// The next `count` posts the human liked (their likes history).
     mutating func likedPosts(_ count: Int) -> [Post] {
         var posts: [Post] = []
-        while posts.count < count { let next = post(); if next.liked { posts.append(next) } }
+        while posts.count < count {
+            let next = post()
+            if next.liked { posts.append(next) }
+        }
         return posts
     }
 }

@@ -13,9 +13,15 @@ struct SimulatedPerson {
     static let historyDays = 180
 
     /// A liked post: the like, and when the post was made.
-    struct Liked { var like: PersonLike; var postedAt: Date }
+    struct Liked {
+        var like: PersonLike
+        var postedAt: Date
+    }
     /// A post as the classifier learns it.
-    struct Learned { var id: String; var tweet: FavoriteClassifier.Tweet }
+    struct Learned {
+        var id: String
+        var tweet: FavoriteClassifier.Tweet
+    }
 
     var persona: LikingPersona
     let end: Date
@@ -36,10 +42,14 @@ struct SimulatedPerson {
         // 2026-11-01 00:00 Tokyo: the simulation starts here, the history ends here.
         end = Date(timeIntervalSince1970: 1_793_458_800)
         let candidates = [450, 735, 1_110, 1_305, 1_410]
-        peaks = candidates.shuffled(using: &generator).prefix(Int.random(in: 2...3, using: &generator)).map { ($0, Double.random(in: 0.5...1.5, using: &generator)) }
-        let trials = Int.random(in: 7...12, using: &generator), chance = Double.random(in: 0.35...0.55, using: &generator)
+        peaks = candidates.shuffled(using: &generator).prefix(Int.random(in: 2...3, using: &generator)).map {
+            ($0, Double.random(in: 0.5...1.5, using: &generator))
+        }
+        let trials = Int.random(in: 7...12, using: &generator)
+        let chance = Double.random(in: 0.35...0.55, using: &generator)
         var counts: [Int] = []
-        var seenOnTimeline = 0, likedOnTimeline = 0
+        var seenOnTimeline = 0
+        var likedOnTimeline = 0
         var nextID: Int64 = 1
         let start = end.addingTimeInterval(-Double(Self.historyDays * 86_400))
         for day in 0..<Self.historyDays {
@@ -51,7 +61,9 @@ struct SimulatedPerson {
             }
             posts.sort { $0.at < $1.at }
             // A quiet day one time in six; else a binomial count of likes.
-            let wanted = Double.random(in: 0..<1, using: &generator) < 1.0 / 6 ? 0 : (0..<trials).filter { _ in Double.random(in: 0..<1, using: &generator) < chance }.count
+            let wanted =
+                Double.random(in: 0..<1, using: &generator) < 1.0 / 6
+                ? 0 : (0..<trials).filter { _ in Double.random(in: 0..<1, using: &generator) < chance }.count
             var given = 0
             var likedIDs = Set<Int64>()
             for _ in 0..<wanted {
@@ -73,8 +85,10 @@ struct SimulatedPerson {
             // Their own posts: zero to four a day, at their hours give or take an hour.
             for _ in 0..<Int.random(in: 0...4, using: &generator) {
                 let minute = (likeMinute(using: &generator) + Int.random(in: -60...60, using: &generator) + 1_440) % 1_440
-                ownPosts.append(ArchivedTweet(tweetID: 5_000_000 + Int64(ownPosts.count), text: "自分の投稿 \(ownPosts.count)",
-                                              createdAt: dayStart.addingTimeInterval(Double(minute * 60))))
+                ownPosts.append(
+                    ArchivedTweet(
+                        tweetID: 5_000_000 + Int64(ownPosts.count), text: "自分の投稿 \(ownPosts.count)",
+                        createdAt: dayStart.addingTimeInterval(Double(minute * 60))))
             }
         }
         dailyLikes = LikeDaysBenchmark.Daily(counts: counts)
@@ -88,11 +102,15 @@ struct SimulatedPerson {
         var point = Double.random(in: 0..<total, using: &generator)
         var peak = peaks[0].minute
         for candidate in peaks {
-            if point < candidate.weight { peak = candidate.minute; break }
+            if point < candidate.weight {
+                peak = candidate.minute
+                break
+            }
             point -= candidate.weight
         }
         // Box-Muller.
-        let u = max(1e-12, Double.random(in: 0..<1, using: &generator)), v = Double.random(in: 0..<1, using: &generator)
+        let u = max(1e-12, Double.random(in: 0..<1, using: &generator))
+        let v = Double.random(in: 0..<1, using: &generator)
         let spread = sqrt(-2 * log(u)) * cos(2 * .pi * v) * 45
         return ((peak + Int(spread.rounded())) % 1_440 + 1_440) % 1_440
     }

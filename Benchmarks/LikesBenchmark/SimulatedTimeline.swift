@@ -19,27 +19,37 @@ final class SimulatedTimeline: FreeMirrorNetwork {
     let clock: ManualBotClock
     let liked = Mutex<[Int64]>([])
 
-    init(posts: [Post], clock: ManualBotClock) { self.posts = posts; self.clock = clock }
+    init(posts: [Post], clock: ManualBotClock) {
+        self.posts = posts
+        self.clock = clock
+    }
 
     var name: String { "the simulated timeline" }
     var capabilities: NetworkCapabilities { NetworkCapabilities(whyNoLikes: nil) }
 
     func whoAmI(_ account: Account) async throws -> NetworkUser { NetworkUser(id: "1", handle: "bot") }
 
-    func homeTimeline(of userID: String, as account: Account, since sinceID: String?, maxPosts: Int?, perPage: Int,
-                      includingReposts: Bool, for work: Work) -> NetworkPages {
+    func homeTimeline(
+        of userID: String, as account: Account, since sinceID: String?, maxPosts: Int?, perPage: Int,
+        includingReposts: Bool, for work: Work
+    ) -> NetworkPages {
         let now = clock.now()
         let after = Int64(sinceID ?? "0") ?? 0
         // Newest first, as timelines are read; one page.
         var visible = posts.filter { $0.at <= now && $0.id > after }.reversed().map {
-            NetworkPost(id: String($0.id), text: $0.text, authorID: String(1_000 + (Int($0.author.suffix(3)) ?? 0)), authorHandle: $0.author, createdAt: $0.at)
+            NetworkPost(
+                id: String($0.id), text: $0.text, authorID: String(1_000 + (Int($0.author.suffix(3)) ?? 0)), authorHandle: $0.author, createdAt: $0.at
+            )
         }
         if let maxPosts { visible = Array(visible.prefix(maxPosts)) }
         let page = NetworkPage(posts: visible, newestID: visible.first?.id)
         let served = Mutex(false)
         return NetworkPages {
             NetworkPages.Iterator {
-                served.withLock { done in defer { done = true }; return done ? nil : page }
+                served.withLock { done in
+                    defer { done = true }
+                    return done ? nil : page
+                }
             }
         }
     }

@@ -33,9 +33,11 @@ struct BenchmarkRunner {
         }
         let result = Result(name: name, items: items, unit: unit, samples: samples, target: target)
         results.append(result)
-        print(String(format: "  %-48@ median %9.2f ms  best %9.2f ms  %12.0f %@/s   target: %@",
-                     name as NSString, result.median.seconds * 1000, result.best.seconds * 1000,
-                     result.perSecond, unit as NSString, target as NSString))
+        print(
+            String(
+                format: "  %-48@ median %9.2f ms  best %9.2f ms  %12.0f %@/s   target: %@",
+                name as NSString, result.median.seconds * 1000, result.best.seconds * 1000,
+                result.perSecond, unit as NSString, target as NSString))
     }
 
     /// The process's peak resident memory, in MiB.

@@ -1,5 +1,3 @@
-import Stores
-import PostgresStores
 import ArchiveImport
 import BotClock
 import BotConfiguration
@@ -7,15 +5,17 @@ import Classifier
 import FakeX
 import Foundation
 import Logging
-import PostgresNIO
 import PostText
-import Schedule
+import PostgresNIO
+import PostgresStores
 import RedisClient
+import RedisWordCounts
+import SQLiteStores
+import Schedule
+import Stores
 import Tokenizer
 import WordCounts
 import XAPI
-import RedisWordCounts
-import SQLiteStores
 
 /// `mirror_bot_benchmarks`: the foundation's speed on real Postgres, Redis and MeCab.
 /// Run it with `script/bench`, which starts throwaway servers and builds in release mode.
@@ -24,9 +24,10 @@ struct MirrorBotBenchmarks {
     static func main() async throws {
         let environment = ProcessInfo.processInfo.environment
         guard let databaseText = environment["MIRROR_BOT_TEST_DATABASE_URL"] ?? environment["DATABASE_URL"],
-              let databaseURL = DatabaseURL(databaseText),
-              let redisText = environment["MIRROR_BOT_TEST_REDIS_URL"] ?? environment["REDIS_URL"],
-              let redisURL = RedisURL(redisText) else {
+            let databaseURL = DatabaseURL(databaseText),
+            let redisText = environment["MIRROR_BOT_TEST_REDIS_URL"] ?? environment["REDIS_URL"],
+            let redisURL = RedisURL(redisText)
+        else {
             print("Set MIRROR_BOT_TEST_DATABASE_URL and MIRROR_BOT_TEST_REDIS_URL (script/bench does), or DATABASE_URL and REDIS_URL.")
             exit(2)
         }
@@ -73,7 +74,9 @@ struct MirrorBotBenchmarks {
         ]
         for (name, html) in hostile {
             var characters = 0
-            try await runner.measure("HTML to text, 1 MB of \(name)", items: html.utf8.count / 1_024, unit: "KB", target: "linear: within ~10x of ordinary") {
+            try await runner.measure(
+                "HTML to text, 1 MB of \(name)", items: html.utf8.count / 1_024, unit: "KB", target: "linear: within ~10x of ordinary"
+            ) {
                 characters = WrittenText.from(html: html).count
             }
             precondition(characters > 0 || name.hasPrefix("nested"), "nothing read from \(name)")
@@ -83,13 +86,16 @@ struct MirrorBotBenchmarks {
         let start = Date()
         let humanKeys = AccountCredentials(consumerKey: "ck", consumerSecret: "cs", accessToken: "100-t", accessTokenSecret: "ts")
         let seedTweets = (0..<3_500).map { index in
-            FakeXSeed.Tweet(id: String(1_000_000 + index), authorID: "100", text: tweets10k[index],
-                            createdAt: start.addingTimeInterval(Double(index - 3_500) * 600))
+            FakeXSeed.Tweet(
+                id: String(1_000_000 + index), authorID: "100", text: tweets10k[index],
+                createdAt: start.addingTimeInterval(Double(index - 3_500) * 600))
         }
-        let fake = FakeXServer(seed: FakeXSeed(
-            now: start, users: [.init(id: "100", username: "human")],
-            accounts: [.init(userID: "100", consumerKey: "ck", consumerSecret: "cs", accessToken: "100-t", accessTokenSecret: "ts")],
-            tweets: seedTweets, rateLimits: ["GET /2/users/:id/tweets": 1_000_000]), logger: Logger(label: "fake-x", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let fake = FakeXServer(
+            seed: FakeXSeed(
+                now: start, users: [.init(id: "100", username: "human")],
+                accounts: [.init(userID: "100", consumerKey: "ck", consumerSecret: "cs", accessToken: "100-t", accessTokenSecret: "ts")],
+                tweets: seedTweets, rateLimits: ["GET /2/users/:id/tweets": 1_000_000]),
+            logger: Logger(label: "fake-x", factory: { _ in SwiftLogNoOpLogHandler() }))
         try await fake.withRunning { baseURL in
             let client = XClient(configuration: .init(baseURL: baseURL, credentials: [.human: humanKeys]), logger: logger)
             var fetched = 0
@@ -115,18 +121,23 @@ struct MirrorBotBenchmarks {
         let sqliteArchiveFolder = FileManager.default.temporaryDirectory.appending(path: "bench_archive_\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: sqliteArchiveFolder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: sqliteArchiveFolder) }
-        try await archiveBenchmarks("SQLite: ", try SQLiteStoreSet(path: sqliteArchiveFolder.appending(path: "bench.sqlite").path, logger: logger),
-                                    tweets: tweets10k, runner: &runner)
+        try await archiveBenchmarks(
+            "SQLite: ", try SQLiteStoreSet(path: sqliteArchiveFolder.appending(path: "bench.sqlite").path, logger: logger),
+            tweets: tweets10k, runner: &runner)
 
         // MARK: Word counts
         let store = RedisWordCounts(connection: RedisConnection(url: redisURL), keyPrefix: "bench_\(UUID().uuidString.prefix(8)):")
         let learnBatch = features.enumerated().map { ($0.element, $0.offset % 3 == 0 ? Category.favorite : Category.normal) }
-        try await runner.measure("learn 1,600 tweets (1 round trip)", items: 1_600, unit: "tweets", target: "< 200 ms",
-                                 prepare: { try await store.removeAll() }) {
+        try await runner.measure(
+            "learn 1,600 tweets (1 round trip)", items: 1_600, unit: "tweets", target: "< 200 ms",
+            prepare: { try await store.removeAll() }
+        ) {
             try await store.learn(batch: learnBatch.map { (features: $0.0, category: $0.1) })
         }
-        try await runner.measure("learn 1,600 tweets (1 round trip each)", items: 1_600, unit: "tweets", target: "(daemon path)",
-                                 prepare: { try await store.removeAll() }) {
+        try await runner.measure(
+            "learn 1,600 tweets (1 round trip each)", items: 1_600, unit: "tweets", target: "(daemon path)",
+            prepare: { try await store.removeAll() }
+        ) {
             for (tweetFeatures, category) in learnBatch { try await store.learn(tweetFeatures, as: category) }
         }
         let readSets = Array(features.prefix(1_000))
@@ -143,8 +154,10 @@ struct MirrorBotBenchmarks {
         try FileManager.default.createDirectory(at: sqliteFolder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: sqliteFolder) }
         let sqlite = try SQLiteWordCounts(path: sqliteFolder.appending(path: "bench.sqlite").path)
-        try await runner.measure("SQLite: learn 1,600 tweets (1 transaction)", items: 1_600, unit: "tweets", target: "within 2x of Redis",
-                                 prepare: { try await sqlite.removeAll() }) {
+        try await runner.measure(
+            "SQLite: learn 1,600 tweets (1 transaction)", items: 1_600, unit: "tweets", target: "within 2x of Redis",
+            prepare: { try await sqlite.removeAll() }
+        ) {
             try await sqlite.learn(batch: learnBatch.map { (features: $0.0, category: $0.1) })
         }
         try await runner.measure("SQLite: read counts for 1,000 tweets (1 read)", items: 1_000, unit: "tweets", target: "within 2x of Redis") {
@@ -157,9 +170,13 @@ struct MirrorBotBenchmarks {
         // MARK: Classifier end to end: tokenize, one round trip per batch of 1,000, the math
         let classifierStore = RedisWordCounts(connection: RedisConnection(url: redisURL), keyPrefix: "bench_classify_\(UUID().uuidString.prefix(8)):")
         let classifier = FavoriteClassifier(store: classifierStore, tokenizer: tokenizer, threshold: 3)
-        let training = tweets10k.prefix(1_600).enumerated().map { FavoriteClassifier.Tweet(text: $0.element, authorUsername: "user\($0.offset % 50)") }
-        try await runner.measure("learn 1,600 tweets through the classifier", items: 1_600, unit: "tweets", target: "< 200 ms",
-                                 prepare: { try await classifierStore.removeAll() }) {
+        let training = tweets10k.prefix(1_600).enumerated().map {
+            FavoriteClassifier.Tweet(text: $0.element, authorUsername: "user\($0.offset % 50)")
+        }
+        try await runner.measure(
+            "learn 1,600 tweets through the classifier", items: 1_600, unit: "tweets", target: "< 200 ms",
+            prepare: { try await classifierStore.removeAll() }
+        ) {
             try await classifier.learn(Array(training.prefix(500)), as: .favorite)
             try await classifier.learn(Array(training.dropFirst(500)), as: .normal)
         }
@@ -180,14 +197,16 @@ struct MirrorBotBenchmarks {
         defer { try? FileManager.default.removeItem(at: exportFolder) }
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         func jsonString(_ text: String) -> String {
-            String(decoding: try! JSONSerialization.data(withJSONObject: [text], options: [.fragmentsAllowed]), as: UTF8.self).dropFirst().dropLast().description
+            String(decoding: try! JSONSerialization.data(withJSONObject: [text], options: [.fragmentsAllowed]), as: UTF8.self).dropFirst().dropLast()
+                .description
         }
         for part in 0..<2 {  // two files, as large exports are split
             var js = "window.YTD.tweets.part\(part) = [\n"
             for index in (part * 50_000)..<((part + 1) * 50_000) {
                 let text = jsonString(tweets10k[index % 10_000] + " \(index)")
                 let date = "Sat \(months[index % 12]) \(10 + index % 18) \(10 + index % 14):\(10 + index % 50):07 +0000 \(2012 + index % 12)"
-                js += (index == part * 50_000 ? "" : ",\n")
+                js +=
+                    (index == part * 50_000 ? "" : ",\n")
                     + #"{"tweet": {"id_str": "\#(100_000_000 + index)", "id": "\#(100_000_000 + index)", "full_text": \#(text), "#
                     + #""created_at": "\#(date)", "entities": {"urls": []}, "retweeted": false\#(index % 6 == 0 ? #", "in_reply_to_user_id_str": "42""# : "")}}"#
             }
@@ -195,7 +214,9 @@ struct MirrorBotBenchmarks {
         }
         var likesJS = "window.YTD.like.part0 = [\n"
         for index in 0..<20_000 {
-            likesJS += (index == 0 ? "" : ",\n") + #"{"like": {"tweetId": "\#(900_000_000 + index)", "fullText": \#(jsonString(tweets10k[(index * 7) % 10_000]))}}"#
+            likesJS +=
+                (index == 0 ? "" : ",\n")
+                + #"{"like": {"tweetId": "\#(900_000_000 + index)", "fullText": \#(jsonString(tweets10k[(index * 7) % 10_000]))}}"#
         }
         try (likesJS + "\n]").write(to: exportFolder.appending(path: "data/like.js"), atomically: true, encoding: .utf8)
         let importSchema = "bench_import_" + UUID().uuidString.prefix(8).lowercased()
@@ -209,8 +230,9 @@ struct MirrorBotBenchmarks {
         let importDropper = try PostgresStoreSet(url: databaseURL, logger: logger)
         _ = try await importDropper.withRunning { try await $0.client.query("DROP SCHEMA \(unescaped: importSchema) CASCADE") }
         let sqliteImportFile = sqliteArchiveFolder.appending(path: "import.sqlite").path
-        try await importBenchmark("SQLite: ", try SQLiteStoreSet(path: sqliteImportFile, logger: logger),
-                                  store: try SQLiteWordCounts(path: sqliteImportFile), tokenizer: tokenizer, export: exportFolder, runner: &runner)
+        try await importBenchmark(
+            "SQLite: ", try SQLiteStoreSet(path: sqliteImportFile, logger: logger),
+            store: try SQLiteWordCounts(path: sqliteImportFile), tokenizer: tokenizer, export: exportFolder, runner: &runner)
 
         print(String(format: "Peak memory: %.1f MiB", BenchmarkRunner.peakMemoryMiB))
     }
@@ -224,15 +246,20 @@ struct MirrorBotBenchmarks {
         let batch: [ArchivedTweet] = (0..<3_200).map { (index: Int) -> ArchivedTweet in
             let replyUserID: Int64? = index % 5 == 0 ? Int64(index % 40) : nil
             let createdAt = start.addingTimeInterval(Double(index) * 1_700)
-            return ArchivedTweet(tweetID: Int64(1_000_000 + index), text: tweets10k[index],
-                                 replyUserID: replyUserID, createdAt: createdAt)
+            return ArchivedTweet(
+                tweetID: Int64(1_000_000 + index), text: tweets10k[index],
+                replyUserID: replyUserID, createdAt: createdAt)
         }
-        try await runner.measure("\(label)archive insert 3,200 tweets (1 batch)", items: 3_200, unit: "tweets", target: "< 500 ms",
-                                 prepare: { try await archive.removeAll() }) {
+        try await runner.measure(
+            "\(label)archive insert 3,200 tweets (1 batch)", items: 3_200, unit: "tweets", target: "< 500 ms",
+            prepare: { try await archive.removeAll() }
+        ) {
             try await archive.insert(batch)
         }
-        try await runner.measure("\(label)archive insert 3,200 tweets (32 pages of 100)", items: 3_200, unit: "tweets", target: "< 500 ms",
-                                 prepare: { try await archive.removeAll() }) {
+        try await runner.measure(
+            "\(label)archive insert 3,200 tweets (32 pages of 100)", items: 3_200, unit: "tweets", target: "< 500 ms",
+            prepare: { try await archive.removeAll() }
+        ) {
             for page in stride(from: 0, to: 3_200, by: 100) { try await archive.insert(Array(batch[page..<page + 100])) }
         }
         try await runner.measure("\(label)archive insert 3,200 again (all duplicates)", items: 3_200, unit: "tweets", target: "(skips)") {
@@ -263,15 +290,23 @@ struct MirrorBotBenchmarks {
     }
 
     /// Importing 100,000 tweets and 20,000 likes from the export folder into `database` and `store`.
-    static func importBenchmark(_ label: String, _ database: any StoreSet, store importStore: any WordCountBackend, tokenizer: TweetTokenizer,
-                                export exportFolder: URL, runner: inout BenchmarkRunner) async throws {
+    static func importBenchmark(
+        _ label: String, _ database: any StoreSet, store importStore: any WordCountBackend, tokenizer: TweetTokenizer,
+        export exportFolder: URL, runner: inout BenchmarkRunner
+    ) async throws {
         try await database.migrations.migrate()
         let archive = database.archive(timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 200_000)
         try await archive.prepare()
         let importer = ArchiveImporter(archive: archive, classifier: FavoriteClassifier(store: importStore, tokenizer: tokenizer, threshold: 3))
         var report = ArchiveImporter.Report()
-        try await runner.measure("\(label)import 100,000 tweets + 20,000 likes", items: 120_000, unit: "entries", target: "< 10 s",
-                                 iterations: 3, prepare: { try await archive.removeAll(); try await importStore.removeAll() }) {
+        try await runner.measure(
+            "\(label)import 100,000 tweets + 20,000 likes", items: 120_000, unit: "entries", target: "< 10 s",
+            iterations: 3,
+            prepare: {
+                try await archive.removeAll()
+                try await importStore.removeAll()
+            }
+        ) {
             report = try await importer.importExport(at: exportFolder.path)
         }
         precondition(report.tweetsStored == 100_000 && report.likesLearned == 20_000, "unexpected import: \(report)")

@@ -29,23 +29,31 @@ struct RemixBenchmark {
             }
             rows.append(try measure(posts: posts, seed: seed, tokenizer: tokenizer, timeZone: timeZone))
         }
-        print("persona  posts  slots  filled  overlap p50  p90   max    log-lik/morpheme: held-out  remixes  shuffled  (remix place 0=floor 1=ceiling)  ms/remix")
+        print(
+            "persona  posts  slots  filled  overlap p50  p90   max    log-lik/morpheme: held-out  remixes  shuffled  (remix place 0=floor 1=ceiling)  ms/remix"
+        )
         for row in rows {
-            print(String(format: "%7llu  %5d  %5d  %5.1f%%  %11.2f  %4.2f  %4.2f  %35.3f  %7.3f  %8.3f  %31.2f  %8.1f",
-                         row.seed, row.posts, row.slots, 100 * Double(row.filled) / Double(max(1, row.slots)), row.overlap(0.5), row.overlap(0.9),
-                         row.overlaps.max() ?? 0, row.ceiling, row.remixes, row.floor, (row.remixes - row.floor) / (row.ceiling - row.floor),
-                         row.millisecondsPerSlot))
+            print(
+                String(
+                    format: "%7llu  %5d  %5d  %5.1f%%  %11.2f  %4.2f  %4.2f  %35.3f  %7.3f  %8.3f  %31.2f  %8.1f",
+                    row.seed, row.posts, row.slots, 100 * Double(row.filled) / Double(max(1, row.slots)), row.overlap(0.5), row.overlap(0.9),
+                    row.overlaps.max() ?? 0, row.ceiling, row.remixes, row.floor, (row.remixes - row.floor) / (row.ceiling - row.floor),
+                    row.millisecondsPerSlot))
         }
         let allOverlaps = rows.flatMap(\.overlaps)
         var histogram: [(Double, Int)] = []
         for tenth in 0..<6 {
-            let low = Double(tenth) / 10, high = Double(tenth + 1) / 10
+            let low = Double(tenth) / 10
+            let high = Double(tenth + 1) / 10
             let count = allOverlaps.filter { overlap in (tenth == 0 ? overlap >= 0 : overlap > low + 1e-9) && overlap <= high + 1e-9 }.count
             histogram.append((low, count))
         }
         print("overlap of the remixes (longest run shared with one post / morphemes):")
         for (low, count) in histogram { print(String(format: "  %.1f-%.1f  %5d", low, low + 0.1, count)) }
-        if let example = rows.first?.examples { print("examples:"); example.prefix(8).forEach { print("  \($0)") } }
+        if let example = rows.first?.examples {
+            print("examples:")
+            example.prefix(8).forEach { print("  \($0)") }
+        }
     }
 
     struct Row {
@@ -64,11 +72,15 @@ struct RemixBenchmark {
 
     static func measure(posts: [FakeXSeed.Tweet], seed: UInt64, tokenizer: TweetTokenizer, timeZone: TimeZone) throws -> Row {
         var random = SplitMix64(seed: seed)
-        var known: [FakeXSeed.Tweet] = [], heldOut: [FakeXSeed.Tweet] = []
+        var known: [FakeXSeed.Tweet] = []
+        var heldOut: [FakeXSeed.Tweet] = []
         for post in posts { if Double.random(in: 0..<1, using: &random) < 0.2 { heldOut.append(post) } else { known.append(post) } }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
-        func minute(_ date: Date) -> Int { let parts = calendar.dateComponents([.hour, .minute], from: date); return parts.hour! * 60 + parts.minute! }
+        func minute(_ date: Date) -> Int {
+            let parts = calendar.dateComponents([.hour, .minute], from: date)
+            return parts.hour! * 60 + parts.minute!
+        }
         let knownMinutes = known.map { minute($0.createdAt) }
         let remixer = Remixer(tokenizer: tokenizer, length: .xWeighted(280))
         var remixes: [String] = []
@@ -101,10 +113,11 @@ struct RemixBenchmark {
         let model = Bigram(posts: heldOutTokens)
         let remixTokens = try remixes.map { try tokenizer.morphemes(in: $0).map(\.surface) }
         let shuffled = heldOutTokens.map { $0.shuffled(using: &random) }
-        return Row(seed: seed, posts: posts.count, slots: heldOut.count, filled: remixes.count, overlaps: overlaps,
-                   ceiling: model.meanLogLikelihood(heldOutTokens), remixes: model.meanLogLikelihood(remixTokens),
-                   floor: model.meanLogLikelihood(shuffled), millisecondsPerSlot: milliseconds / Double(max(1, heldOut.count)),
-                   examples: remixes)
+        return Row(
+            seed: seed, posts: posts.count, slots: heldOut.count, filled: remixes.count, overlaps: overlaps,
+            ceiling: model.meanLogLikelihood(heldOutTokens), remixes: model.meanLogLikelihood(remixTokens),
+            floor: model.meanLogLikelihood(shuffled), millisecondsPerSlot: milliseconds / Double(max(1, heldOut.count)),
+            examples: remixes)
     }
 }
 
@@ -118,14 +131,18 @@ struct Bigram {
         for post in posts {
             let padded = ["<s>"] + post + ["</s>"]
             vocabulary.formUnion(post)
-            for (first, second) in zip(padded, padded.dropFirst()) { pairs[first, default: [:]][second, default: 0] += 1; firsts[first, default: 0] += 1 }
+            for (first, second) in zip(padded, padded.dropFirst()) {
+                pairs[first, default: [:]][second, default: 0] += 1
+                firsts[first, default: 0] += 1
+            }
         }
     }
 
     /// The mean natural-log probability per morpheme (the end of each post counted as one) of `posts`.
     func meanLogLikelihood(_ posts: [[String]]) -> Double {
         let size = Double(vocabulary.count + 1)  // one more for every morpheme never seen
-        var total = 0.0, count = 0
+        var total = 0.0
+        var count = 0
         for post in posts {
             let padded = ["<s>"] + post + ["</s>"]
             for (first, second) in zip(padded, padded.dropFirst()) {

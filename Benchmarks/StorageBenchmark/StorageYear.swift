@@ -1,14 +1,14 @@
-import Stores
-import PostgresStores
 import BotClock
 import BotConfiguration
 import Foundation
 import Logging
 import PostgresNIO
+import PostgresStores
 import RedisClient
 import RedisWordCounts
-import SeededRandom
 import SQLiteStores
+import SeededRandom
+import Stores
 import Synchronization
 import WordCounts
 
@@ -33,8 +33,10 @@ struct StorageYear {
     static func main() async throws {
         let environment = ProcessInfo.processInfo.environment
         guard let databaseText = environment["MIRROR_BOT_TEST_DATABASE_URL"], let databaseURL = DatabaseURL(databaseText),
-              let redisText = environment["MIRROR_BOT_TEST_STATS_REDIS_URL"], let redisURL = RedisURL(redisText) else {
-            print("Set MIRROR_BOT_TEST_DATABASE_URL and MIRROR_BOT_TEST_STATS_REDIS_URL (script/bench-storage starts them)."); exit(2)
+            let redisText = environment["MIRROR_BOT_TEST_STATS_REDIS_URL"], let redisURL = RedisURL(redisText)
+        else {
+            print("Set MIRROR_BOT_TEST_DATABASE_URL and MIRROR_BOT_TEST_STATS_REDIS_URL (script/bench-storage starts them).")
+            exit(2)
         }
         let days = Int(environment["DAYS"] ?? "") ?? 365
         var logger = Logger(label: "storage-year")
@@ -69,8 +71,10 @@ struct StorageYear {
                     let author = "@writer_\(Int.random(in: 0..<Self.followed, using: &random))"
                     let words = (0..<6).map { _ in "語\(Self.zipf(Self.vocabulary, using: &random))" }
                     normals.append((String(nextID), words + [author]))
-                    examples.append(TrainingExample(tweetID: String(nextID), text: words.joined(separator: "、") + "の話", author: author,
-                                                    label: "normal", source: "timeline", learnedAt: now))
+                    examples.append(
+                        TrainingExample(
+                            tweetID: String(nextID), text: words.joined(separator: "、") + "の話", author: author,
+                            label: "normal", source: "timeline", learnedAt: now))
                     nextID += 1
                 }
                 let favorites = normals.prefix(Self.likesPerDay).map { ($0.id, $0.features) }
@@ -87,12 +91,18 @@ struct StorageYear {
                 // Postgres's autovacuum runs on its own clock (a minute), and a simulated day is a fifth of a second:
                 // what it would have done in a real day is done here, so that freed space is reused as it would be.
                 _ = try await postgres.client.query("VACUUM")
-                if day % 30 == 29 { print("day \(day + 1): \(try await Self.redisMemory(connection)) Redis, \(try await Self.postgresSize(postgres, schema: schema)) Postgres") }
+                if day % 30 == 29 {
+                    print(
+                        "day \(day + 1): \(try await Self.redisMemory(connection)) Redis, \(try await Self.postgresSize(postgres, schema: schema)) Postgres"
+                    )
+                }
                 today.next()
             }
             let keys = try await connection.send("DBSIZE").integerValue ?? 0
             print("")
-            print("After \(days) days (\(Self.followed) followed accounts × \(Self.postsPerAccount) posts a day learned, \(Self.likesPerDay) likes a day), in \(ContinuousClock.now - started):")
+            print(
+                "After \(days) days (\(Self.followed) followed accounts × \(Self.postsPerAccount) posts a day learned, \(Self.likesPerDay) likes a day), in \(ContinuousClock.now - started):"
+            )
             print("  Redis:    \(try await Self.redisMemory(connection)) used (\(keys) keys); heroku-redis:mini holds 25 MB")
             print("            \(try await Self.redisBreakdown(connection, redis))")
             print("  Postgres: \(try await Self.postgresSize(postgres, schema: schema)) in the tables; essential-0 holds 1 GB")
@@ -102,28 +112,34 @@ struct StorageYear {
             print("  Training examples kept: \(try await postgres.examples.count()) of \(Int(nextID - 1) + days * Self.likesPerDay) learned")
         }
         // A pool runs once: dropping takes a new one.
-        _ = try await PostgresStoreSet(url: databaseURL, logger: logger).withRunning { try await $0.client.query("DROP SCHEMA \(unescaped: schema) CASCADE") }
+        _ = try await PostgresStoreSet(url: databaseURL, logger: logger).withRunning {
+            try await $0.client.query("DROP SCHEMA \(unescaped: schema) CASCADE")
+        }
         try await connection.send("FLUSHDB")
     }
 
     /// One day's records beside the learning: the examples, 10 mentions answered, 15 likes, a plan of 20 posted slots.
     static func recordADay(_ day: Int, on database: any StoreSet, examples: [TrainingExample], firstID: Int64, at now: Date) async throws {
         try await database.examples.record(examples)
-        let mentions = database.mentions, likes = database.likes, plans = database.plans
-        let archive = database.archive(timeZone: TimeZone(identifier: "UTC")!, rowLimit: 10_000)
+        let mentions = database.mentions
+        let likes = database.likes
+        let plans = database.plans
         for index in 0..<10 {
             let id = firstID * 100 + Int64(index)
             _ = try await mentions.begin(mentionID: id, authorID: Int64(index), conversationID: id, at: now)
             try await mentions.finish(mentionID: id, state: .replied, replyTweetID: id + 50, sourceTweetID: 1, reason: "a past reply of the human")
         }
         for index in 0..<Self.likesPerDay {
-            _ = try await likes.recordLike(tweetID: firstID * 100 + 20 + Int64(index), authorID: 1, logRatio: 1.5, reason: "log ratio 1.50 > 1.10 (語1, 語2)", at: now)
+            _ = try await likes.recordLike(
+                tweetID: firstID * 100 + 20 + Int64(index), authorID: 1, logRatio: 1.5, reason: "log ratio 1.50 > 1.10 (語1, 語2)", at: now)
         }
-        _ = try await plans.storePlan(day: LocalTime.utcDay(of: now), timeZone: "UTC", minutes: Array(stride(from: 420, to: 1_420, by: 50)), drawnAt: now)
+        _ = try await plans.storePlan(
+            day: LocalTime.utcDay(of: now), timeZone: "UTC", minutes: Array(stride(from: 420, to: 1_420, by: 50)), drawnAt: now)
         for minute in stride(from: 420, to: 1_420, by: 50) {
             _ = try await plans.claim(day: LocalTime.utcDay(of: now), minute: minute)
-            try await plans.markPosted(day: LocalTime.utcDay(of: now), minute: minute, sourceTweetID: Int64(minute), botTweetID: firstID * 100 + Int64(minute),
-                                       postedAt: now, reason: "the human's tweet")
+            try await plans.markPosted(
+                day: LocalTime.utcDay(of: now), minute: minute, sourceTweetID: Int64(minute), botTweetID: firstID * 100 + Int64(minute),
+                postedAt: now, reason: "the human's tweet")
         }
     }
 
@@ -136,7 +152,8 @@ struct StorageYear {
 
     static func redisMemory(_ connection: RedisConnection) async throws -> String {
         let info = try await connection.send("INFO", "memory").stringValue ?? ""
-        let used = info.split(whereSeparator: \.isNewline).first { $0.hasPrefix("used_memory:") }.flatMap { Int($0.dropFirst("used_memory:".count)) } ?? 0
+        let used =
+            info.split(whereSeparator: \.isNewline).first { $0.hasPrefix("used_memory:") }.flatMap { Int($0.dropFirst("used_memory:".count)) } ?? 0
         return megabytes(used)
     }
 
@@ -150,12 +167,16 @@ struct StorageYear {
         let keys = try await connection.send("KEYS", "learned:*").arrayValue?.compactMap(\.stringValue) ?? []
         for key in keys { markers += Int(try await connection.send("MEMORY", "USAGE", key).integerValue ?? 0) }
         var sample = 0
-        for rank in [1, 10, 100, 1_000, 10_000] { sample += Int(try await connection.send("MEMORY", "USAGE", store.featureKey("語\(rank)")).integerValue ?? 0) }
-        return "dataset \(megabytes(field("used_memory_dataset"))), overhead \(megabytes(field("used_memory_overhead"))), Lua \(megabytes(field("used_memory_lua") + field("used_memory_scripts"))), \(keys.count) marker sets \(megabytes(markers)), a feature hash ~\(sample / 5) bytes"
+        for rank in [1, 10, 100, 1_000, 10_000] {
+            sample += Int(try await connection.send("MEMORY", "USAGE", store.featureKey("語\(rank)")).integerValue ?? 0)
+        }
+        return
+            "dataset \(megabytes(field("used_memory_dataset"))), overhead \(megabytes(field("used_memory_overhead"))), Lua \(megabytes(field("used_memory_lua") + field("used_memory_scripts"))), \(keys.count) marker sets \(megabytes(markers)), a feature hash ~\(sample / 5) bytes"
     }
 
     static func postgresSize(_ database: PostgresStoreSet, schema: String) async throws -> String {
-        let rows = try await database.client.query("""
+        let rows = try await database.client.query(
+            """
             SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
             WHERE n.nspname = \(schema) AND c.relkind = 'r'
             """)
@@ -166,7 +187,8 @@ struct StorageYear {
 
     /// The largest tables and their sizes.
     static func postgresTables(_ database: PostgresStoreSet, schema: String) async throws -> String {
-        let rows = try await database.client.query("""
+        let rows = try await database.client.query(
+            """
             SELECT c.relname, pg_total_relation_size(c.oid)::bigint FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
             WHERE n.nspname = \(schema) AND c.relkind = 'r' ORDER BY 2 DESC LIMIT 4
             """)

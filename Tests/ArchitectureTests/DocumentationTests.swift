@@ -43,7 +43,10 @@ struct DocumentationTests {
             guard !target.contains("://"), !target.hasPrefix("mailto:") else { continue }
             let parts = target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             let file = parts[0].isEmpty ? path : normalized((folder as NSString).appendingPathComponent(parts[0]))
-            guard let linked = read(file) else { broken.append("\(target): no file \(file)"); continue }
+            guard let linked = read(file) else {
+                broken.append("\(target): no file \(file)")
+                continue
+            }
             if parts.count == 2, file.hasSuffix(".md"), !anchors(in: linked).contains(parts[1]) {
                 broken.append("\(target): no heading #\(parts[1]) in \(file)")
             }
@@ -88,10 +91,14 @@ struct DocumentationTests {
     @Test("The link check finds a missing page, a missing heading and a path that climbs wrongly; it accepts good ones")
     func theCheckCanFail() {
         let files = ["docs/x.md": "# X\n\n## Costs of the X API\n```\n# not a heading\n```\n", "Package.swift": "// swift-tools-version"]
-        let text = "[a](x.md#costs-of-the-x-api) [b](x.md#not-a-heading) [c](y.md) [d](../Package.swift) [e](Package.swift) [f](#x) [g](https://example.com/z)"
+        let text =
+            "[a](x.md#costs-of-the-x-api) [b](x.md#not-a-heading) [c](y.md) [d](../Package.swift) [e](Package.swift) [f](#x) [g](https://example.com/z)"
         let broken = Self.brokenLinks(of: "docs/fleet.md", text: text) { files[$0] ?? ($0 == "docs/fleet.md" ? "# Fleet" : nil) }
-        #expect(broken == ["x.md#not-a-heading: no heading #not-a-heading in docs/x.md", "y.md: no file docs/y.md",
-                           "Package.swift: no file docs/Package.swift", "#x: no heading #x in docs/fleet.md"])
+        #expect(
+            broken == [
+                "x.md#not-a-heading: no heading #not-a-heading in docs/x.md", "y.md: no file docs/y.md",
+                "Package.swift: no file docs/Package.swift", "#x: no heading #x in docs/fleet.md",
+            ])
         #expect(Self.anchor(of: "A day of likes like the person's") == "a-day-of-likes-like-the-persons")
         #expect(Self.anchor(of: "The status page (`PORT`)") == "the-status-page-port")
     }

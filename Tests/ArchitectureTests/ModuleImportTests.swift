@@ -8,7 +8,8 @@ import Testing
 struct ModuleImportTests {
     /// The modules every module may not import, unless listed as allowed for it below.
     static let restricted: Set<String> = [
-        "XAPI", "XNetwork", "FakeX", "MastodonAPI", "MastodonNetwork", "FakeMastodon", "BlueskyAPI", "BlueskyNetwork", "FakeBluesky", "MisskeyAPI", "MisskeyNetwork", "FakeMisskey", "RedisClient", "RedisWordCounts", "CHiredis", "CMeCab", "CCBOR", "BotAssembly",
+        "XAPI", "XNetwork", "FakeX", "MastodonAPI", "MastodonNetwork", "FakeMastodon", "BlueskyAPI", "BlueskyNetwork", "FakeBluesky", "MisskeyAPI",
+        "MisskeyNetwork", "FakeMisskey", "RedisClient", "RedisWordCounts", "CHiredis", "CMeCab", "CCBOR", "BotAssembly",
         "MirrorBotCommands", "DemoReport", "GRDB", "PostgresNIO", "Hummingbird", "AsyncHTTPClient", "StatusPage",
         "PostgresStores", "SQLiteStores", "InMemoryStores", "ScriptedNetwork", "HTTPCore",
     ]
@@ -46,8 +47,11 @@ struct ModuleImportTests {
         "MisskeyNetwork": ["MisskeyAPI"],
         "FakeMisskey": ["MisskeyAPI", "FakeX", "Hummingbird"],
         // The composition root chooses the implementations; the commands and the demo are the outer layer.
-        "BotAssembly": ["XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "BlueskyNetwork", "MisskeyNetwork", "RedisClient", "RedisWordCounts", "PostgresStores",
-                        "SQLiteStores", "StatusPage"],
+        "BotAssembly": [
+            "XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "BlueskyNetwork", "MisskeyNetwork", "RedisClient", "RedisWordCounts",
+            "PostgresStores",
+            "SQLiteStores", "StatusPage",
+        ],
         // The status page serves HTTP; only the composition root starts it.
         "StatusPage": ["Hummingbird"],
         // `auth`'s loopback redirect listener is HTTPCore's.
@@ -71,7 +75,8 @@ struct ModuleImportTests {
         let manifest = try String(contentsOf: root.appending(path: "Package.swift"), encoding: .utf8)
         var folders: [String: String] = [:]
         for block in manifest.components(separatedBy: ".target(").dropFirst() + manifest.components(separatedBy: ".executableTarget(").dropFirst()
-            + manifest.components(separatedBy: ".systemLibrary(").dropFirst() {
+            + manifest.components(separatedBy: ".systemLibrary(").dropFirst()
+        {
             let head = block.components(separatedBy: "\n        ),").first ?? block
             guard let name = head.firstMatch(of: /name: "([^"]+)"/)?.1 else { continue }
             let path = head.firstMatch(of: /path: "([^"]+)"/).map { String($0.1) } ?? "Sources/\(name)"
@@ -108,10 +113,12 @@ struct ModuleImportTests {
         let ours = Set(folders.values)
         var targets: [String: (layer: String, dependencies: Set<String>)] = [:]
         for block in manifest.components(separatedBy: ".target(").dropFirst() + manifest.components(separatedBy: ".executableTarget(").dropFirst()
-            + manifest.components(separatedBy: ".systemLibrary(").dropFirst() {
+            + manifest.components(separatedBy: ".systemLibrary(").dropFirst()
+        {
             let head = block.components(separatedBy: "\n        ),").first ?? block
             guard let name = head.firstMatch(of: /name: "([^"]+)"/).map({ String($0.1) }),
-                  let folder = folders.first(where: { $0.value == name })?.key else { continue }
+                let folder = folders.first(where: { $0.value == name })?.key
+            else { continue }
             let listed = head.firstMatch(of: /dependencies: \[((?:.|\n)*?)\]/).map { String($0.1) } ?? ""
             let names = Set(listed.matches(of: /"([^"]+)"/).map { String($0.1) }).intersection(ours)
             targets[name] = (String(folder.split(separator: "/")[1]), names)
@@ -125,7 +132,8 @@ struct ModuleImportTests {
         for (name, target) in targets.sorted(by: { $0.key < $1.key }) {
             for dependency in target.dependencies.sorted() {
                 guard let below = targets[dependency]?.layer else { continue }
-                let rank = layers[target.layer] ?? -1, dependencyRank = layers[below] ?? Int.max
+                let rank = layers[target.layer] ?? -1
+                let dependencyRank = layers[below] ?? Int.max
                 if below != target.layer && dependencyRank >= rank { wrong.append("\(name) (\(target.layer)) -> \(dependency) (\(below))") }
             }
         }
@@ -145,8 +153,11 @@ struct ModuleImportTests {
         wrong["BotCore"]?.dependencies.insert("Stores")
         wrong["XNetwork"]?.dependencies.insert("PostgresStores")
         wrong["SQLiteStores"]?.dependencies.insert("Daemon")
-        #expect(Self.upwardDependencies(wrong) == ["BotCore (Core) -> Stores (Ports)", "SQLiteStores (Stores) -> Daemon (Runtime)",
-                                                   "XNetwork (Networks) -> PostgresStores (Stores)"])
+        #expect(
+            Self.upwardDependencies(wrong) == [
+                "BotCore (Core) -> Stores (Ports)", "SQLiteStores (Stores) -> Daemon (Runtime)",
+                "XNetwork (Networks) -> PostgresStores (Stores)",
+            ])
     }
 
     /// Every Swift file of `Sources/`, keyed by its module and its path inside the module's folder
@@ -186,7 +197,8 @@ struct ModuleImportTests {
                 words.removeFirst()
             }
             guard words.first == "import", words.count >= 2 else { continue }
-            let module = words.count >= 3 && ["struct", "class", "enum", "protocol", "func", "var", "typealias"].contains(words[1]) ? words[2] : words[1]
+            let module =
+                words.count >= 3 && ["struct", "class", "enum", "protocol", "func", "var", "typealias"].contains(words[1]) ? words[2] : words[1]
             found.insert(String(module.split(separator: ".")[0]))
         }
         return found
@@ -196,7 +208,9 @@ struct ModuleImportTests {
     static func violations(of module: String, imports: Set<String>, modulesOfThePackage: Set<String>) -> [String] {
         var wrong = imports.intersection(restricted).subtracting(allowed[module] ?? [])
         if leaves.contains(module) { wrong.formUnion(imports.intersection(modulesOfThePackage)) }
-        if storeNeutral.contains(module) { wrong.formUnion(imports.intersection(["GRDB", "PostgresNIO", "PostgresStores", "SQLiteStores", "InMemoryStores"])) }
+        if storeNeutral.contains(module) {
+            wrong.formUnion(imports.intersection(["GRDB", "PostgresNIO", "PostgresStores", "SQLiteStores", "InMemoryStores"]))
+        }
         return wrong.subtracting([module]).sorted()
     }
 
@@ -215,7 +229,8 @@ struct ModuleImportTests {
         let daemon = Self.imports(in: "import Archive\npublic import XAPI\n@preconcurrency import RedisClient\nimport struct Foundation.Date\n")
         #expect(daemon == ["Archive", "XAPI", "RedisClient", "Foundation"])
         #expect(Self.violations(of: "Daemon", imports: daemon, modulesOfThePackage: ["Archive", "XAPI", "RedisClient"]) == ["RedisClient", "XAPI"])
-        #expect(Self.violations(of: "WordCounts", imports: ["Archive", "Foundation"], modulesOfThePackage: ["Archive", "WordCounts"]) == ["Archive"])
+        #expect(
+            Self.violations(of: "WordCounts", imports: ["Archive", "Foundation"], modulesOfThePackage: ["Archive", "WordCounts"]) == ["Archive"])
         #expect(Self.violations(of: "XNetwork", imports: ["XAPI", "SocialNetwork"], modulesOfThePackage: ["XAPI", "SocialNetwork"]).isEmpty)
     }
 
@@ -264,8 +279,10 @@ struct ModuleImportTests {
 
     /// The modules that may name a network: the networks' own (client and module), the assembly that chooses one, the
     /// fakes of each, and the demo's report (which reads the fakes' records).
-    static let networkNamers: Set<String> = ["XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "BotAssembly", "FakeX", "FakeMastodon",
-                                             "DemoReport", "demo-report", "fake-x"]
+    static let networkNamers: Set<String> = [
+        "XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "BotAssembly", "FakeX", "FakeMastodon",
+        "DemoReport", "demo-report", "fake-x",
+    ]
 
     /// The modules of `modules` (each with its imports) that name a network without being allowed to.
     static func namingANetwork(_ modules: [String: Set<String>]) -> [String] {
@@ -304,18 +321,20 @@ struct ModuleImportTests {
 
     /// The parts the composition root alone builds: the daemon's services, the status server, a network opened for
     /// a command or for the daemon, the store set.
-    nonisolated(unsafe) static let composedParts = /\b(Poster|Replier|Favoriter|Learner|Housekeeper|DeletionWatcher|StatusServer|PostgresStoreSet|SQLiteStoreSet)\(|\.(forDaemon|forCommand)\(/
+    nonisolated(unsafe) static let composedParts =
+        /\b(Poster|Replier|Favoriter|Learner|Housekeeper|DeletionWatcher|StatusServer|PostgresStoreSet|SQLiteStoreSet)\(|\.(forDaemon|forCommand)\(/
 
     /// The files of Sources (outside the fakes) that build one of `composedParts`, by module; `sources` maps a file's
     /// module and path inside it (`Daemon/Poster.swift`) to its text.
     static func composers(in sources: [String: String]) -> Set<String> {
-        Set(sources.filter { file, text in
-            !Self.fakeModules.contains(where: file.hasPrefix)
-                && text.split(separator: "\n").contains { line in
-                    let code = line.trimmingCharacters(in: .whitespaces)
-                    return !code.hasPrefix("//") && code.contains(composedParts)
-                }
-        }.keys.map { String($0.split(separator: "/")[0]) })
+        Set(
+            sources.filter { file, text in
+                !Self.fakeModules.contains(where: file.hasPrefix)
+                    && text.split(separator: "\n").contains { line in
+                        let code = line.trimmingCharacters(in: .whitespaces)
+                        return !code.hasPrefix("//") && code.contains(composedParts)
+                    }
+            }.keys.map { String($0.split(separator: "/")[0]) })
     }
 
     @Test("One composition root: only BotAssembly builds the daemon's services, the status server, the stores and the opened network")
@@ -324,8 +343,11 @@ struct ModuleImportTests {
         for (file, url) in try Self.sourceFiles() { texts[file] = try String(contentsOf: url, encoding: .utf8) }
         #expect(Self.composers(in: texts) == ["BotAssembly"], "build parts: \(Self.composers(in: texts).sorted())")
         // The check can fail: the runner building its poster, or a command opening the network itself, is found.
-        #expect(Self.composers(in: ["Daemon/DaemonRunner.swift": "let poster = Poster(clock: clock)",
-                                    "MirrorBotCommands/TrainCommand.swift": "// module.forCommand(accounts:) is the assembly's\nlet n = module.forCommand(accounts: a)"])
+        #expect(
+            Self.composers(in: [
+                "Daemon/DaemonRunner.swift": "let poster = Poster(clock: clock)",
+                "MirrorBotCommands/TrainCommand.swift": "// module.forCommand(accounts:) is the assembly's\nlet n = module.forCommand(accounts: a)",
+            ])
                 == ["Daemon", "MirrorBotCommands"])
     }
 }

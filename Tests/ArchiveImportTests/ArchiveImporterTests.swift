@@ -1,13 +1,14 @@
-import Stores
-@testable import ArchiveImport
 import Classifier
 import Foundation
 import RedisClient
-import Testing
+import Stores
 import TestSupport
+import Testing
 import Tokenizer
 import WordCounts
 import ZIPFoundation
+
+@testable import ArchiveImport
 
 /// Builds archive exports the way X writes them.
 enum ExportFixture {
@@ -23,11 +24,14 @@ enum ExportFixture {
     }
 
     static var tweetsJS: String {
-        "window.YTD.tweets.part0 = [\n" + [
-            tweet(101, "おはよう &amp; 寿司 https://t.co/a", at: "Sat Aug 12 16:10:37 +0000 2023", links: [("https://t.co/a", "https://example.com/sushi")]),
-            tweet(102, "@taro それな", at: "Sun Aug 13 01:00:00 +0000 2023", replyTo: "300"),
-            tweet(103, "RT @friend: 拡散希望", at: "Sun Aug 13 02:00:00 +0000 2023"),
-        ].joined(separator: ",\n") + "\n]"
+        "window.YTD.tweets.part0 = [\n"
+            + [
+                tweet(
+                    101, "おはよう &amp; 寿司 https://t.co/a", at: "Sat Aug 12 16:10:37 +0000 2023",
+                    links: [("https://t.co/a", "https://example.com/sushi")]),
+                tweet(102, "@taro それな", at: "Sun Aug 13 01:00:00 +0000 2023", replyTo: "300"),
+                tweet(103, "RT @friend: 拡散希望", at: "Sun Aug 13 02:00:00 +0000 2023"),
+            ].joined(separator: ",\n") + "\n]"
     }
 
     static var tweetsPart1JS: String {
@@ -50,7 +54,8 @@ enum ExportFixture {
         let archive = try ZIPFoundation.Archive(url: url, accessMode: .create)
         for (name, text) in files.sorted(by: { $0.key < $1.key }) {
             let data = Data(text.utf8)
-            try archive.addEntry(with: "data/" + name, type: .file, uncompressedSize: Int64(data.count), compressionMethod: .deflate) { position, size in
+            try archive.addEntry(with: "data/" + name, type: .file, uncompressedSize: Int64(data.count), compressionMethod: .deflate) {
+                position, size in
                 data.subdata(in: Int(position)..<Int(position) + size)
             }
         }
@@ -71,8 +76,9 @@ struct ArchiveImporterTests {
         }
     }
 
-    @Test("An X archive's likes are stored as the person's likes, dated by their Snowflake (X's like.js says nothing of when), once; an id too old to hold a time is not",
-          arguments: StoreBackends.archives)
+    @Test(
+        "An X archive's likes are stored as the person's likes, dated by their Snowflake (X's like.js says nothing of when), once; an id too old to hold a time is not",
+        arguments: StoreBackends.archives)
     func datesLikesBySnowflake(_ backend: StoreBackends.ArchiveKind) async throws {
         let likeJS = """
             window.YTD.like.part0 = [
@@ -84,8 +90,9 @@ struct ArchiveImporterTests {
         let zip = try ExportFixture.zip(["like.js": likeJS])
         defer { try? FileManager.default.removeItem(at: zip) }
         try await TestServers.withStores(StoreBackends(archive: backend, counts: .sqlite)) { database, store async throws in
-            let importer = ArchiveImporter(archive: database.archive(timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 100),
-                                           classifier: FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3), personLikes: database.likes)
+            let importer = ArchiveImporter(
+                archive: database.archive(timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 100),
+                classifier: FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3), personLikes: database.likes)
             _ = try await importer.importExport(at: zip.path)
             _ = try await importer.importExport(at: zip.path)
             let likes = try await database.likes.personLikes()
@@ -97,12 +104,16 @@ struct ArchiveImporterTests {
 
     @Test("A zip's tweets (all parts) go to the archive, retweets skipped, links expanded; its likes are learned once", arguments: StoreBackends.all)
     func importsZip(_ backend: StoreBackends) async throws {
-        let zip = try ExportFixture.zip(["tweets.js": ExportFixture.tweetsJS, "tweets-part1.js": ExportFixture.tweetsPart1JS,
-                                         "like.js": ExportFixture.likeJS, "account.js": "window.YTD.account.part0 = []"])
+        let zip = try ExportFixture.zip([
+            "tweets.js": ExportFixture.tweetsJS, "tweets-part1.js": ExportFixture.tweetsPart1JS,
+            "like.js": ExportFixture.likeJS, "account.js": "window.YTD.account.part0 = []",
+        ])
         defer { try? FileManager.default.removeItem(at: zip) }
         try await withImporter(backend) { importer in
             let report = try await importer.importExport(at: zip.path)
-            #expect(report == ArchiveImporter.Report(tweetsRead: 4, retweetsSkipped: 1, tweetsStored: 3, likesRead: 3, likesLearned: 2, likesWithoutText: 1))
+            #expect(
+                report
+                    == ArchiveImporter.Report(tweetsRead: 4, retweetsSkipped: 1, tweetsStored: 3, likesRead: 3, likesLearned: 2, likesWithoutText: 1))
             let stored = try await importer.archive.newest(limit: 10)
             #expect(stored.map(\.tweetID) == [104, 102, 101])
             #expect(stored[2].text == "おはよう & 寿司 https://example.com/sushi")

@@ -1,10 +1,11 @@
-@testable import ArchiveImport
 import Classifier
 import Foundation
 import Stores
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
+@testable import ArchiveImport
 
 /// Where an archive names its account, the importer says whose it is, and asks before storing anything.
 @Suite("Whose archive it is", .serialized)
@@ -38,10 +39,12 @@ struct ArchiveOwnerTests {
             let archive = database.archive(timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 10_000)
             try await archive.prepare()
             let asked = Asked()
-            let importer = ArchiveImporter(archive: archive, classifier: classifier, checkOwner: { owner in
-                asked.append(owner)
-                if owner.account == refusing { throw ImportError(file: "archive", reason: "not the person's") }
-            })
+            let importer = ArchiveImporter(
+                archive: archive, classifier: classifier,
+                checkOwner: { owner in
+                    asked.append(owner)
+                    if owner.account == refusing { throw ImportError(file: "archive", reason: "not the person's") }
+                })
             try await body(importer, archive, asked)
         }
     }
@@ -89,7 +92,7 @@ struct ArchiveOwnerTests {
                     #expect(error.file.hasSuffix("data/account.js"), "\(error)")
                 }
                 let stored = try await archive.count()
-            #expect(stored == 0)
+                #expect(stored == 0)
             }
         }
     }
@@ -108,7 +111,8 @@ struct ArchiveOwnerTests {
         }
         #expect(ArchiveOwner.mastodonActor("http://127.0.0.1:8080/users/person").mastodonAcct?.server == "127.0.0.1:8080")
         let mixed = MastodonExportFixture.outbox.replacingOccurrences(
-            of: #""type": "Announce", "actor": "https://mastodon.example/users/hanako""#, with: #""type": "Announce", "actor": "https://mastodon.example/users/taro""#)
+            of: #""type": "Announce", "actor": "https://mastodon.example/users/hanako""#,
+            with: #""type": "Announce", "actor": "https://mastodon.example/users/taro""#)
         #expect(mixed != MastodonExportFixture.outbox)
         let mixedZip = try MastodonExportFixture.zip(["outbox.json": mixed])
         defer { try? FileManager.default.removeItem(at: mixedZip) }

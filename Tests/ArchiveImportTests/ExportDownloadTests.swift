@@ -1,17 +1,20 @@
 import ArchiveImport
 import AsyncHTTPClient
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `mirror_bot import https://…`: a download that stops is given up, and leaves nothing behind.
 @Suite("Downloading an export")
 struct ExportDownloadTests {
-    @Test("A server that accepts and never answers: the download gives up after the idle timeout with a readable error, and leaves no temporary folder (issue 43)")
+    @Test(
+        "A server that accepts and never answers: the download gives up after the idle timeout with a readable error, and leaves no temporary folder (issue 43)"
+    )
     func silentServerGivenUp() async throws {
         let listener = try SilentListener()
         defer { listener.close() }
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: ExportSource.downloadConfiguration(idleTimeout: .milliseconds(500)))
+        let client = HTTPClient(
+            eventLoopGroupProvider: .singleton, configuration: ExportSource.downloadConfiguration(idleTimeout: .milliseconds(500)))
         let address = "http://127.0.0.1:\(listener.port)/export.zip"
         do {
             try await Self.expectGivenUp(address, client: client)

@@ -1,19 +1,22 @@
-import Stores
-@testable import ArchiveImport
 import Classifier
 import Foundation
+import Stores
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 import ZIPFoundation
+
+@testable import ArchiveImport
 
 /// Builds Mastodon archive exports the way Mastodon writes them (`outbox.json`, `likes.json`, ActivityStreams).
 enum MastodonExportFixture {
     static let me = "https://mastodon.example/users/hanako"
     static let publicAudience = "https://www.w3.org/ns/activitystreams#Public"
 
-    static func create(_ id: Int64, _ content: String, published: String = "2023-08-12T16:10:37Z", to: [String] = [publicAudience],
-                       cc: [String] = ["\(me)/followers"], summary: String? = nil, inReplyTo: String? = nil, tags: String = "[]") -> String {
+    static func create(
+        _ id: Int64, _ content: String, published: String = "2023-08-12T16:10:37Z", to: [String] = [publicAudience],
+        cc: [String] = ["\(me)/followers"], summary: String? = nil, inReplyTo: String? = nil, tags: String = "[]"
+    ) -> String {
         func list(_ values: [String]) -> String { "[" + values.map { "\"\($0)\"" }.joined(separator: ",") + "]" }
         return """
             {"id": "\(me)/statuses/\(id)/activity", "type": "Create", "actor": "\(me)", "published": "\(published)", "to": \(list(to)), "cc": \(list(cc)),
@@ -31,19 +34,23 @@ enum MastodonExportFixture {
             create(110_000_000_000_000_003, "<p>フォロワー限定</p>", to: ["\(me)/followers"], cc: []),
             create(110_000_000_000_000_004, "<p>DM</p>", to: ["https://other.example/users/bob"], cc: []),
             create(110_000_000_000_000_005, "<p>ネタバレ本文</p>", summary: "注意"),
-            create(110_000_000_000_000_006,
-                   #"<p><span class=\"h-card\"><a href=\"https://mastodon.example/@taro\" class=\"u-url mention\">@<span>taro</span></a></span> それな</p>"#,
-                   inReplyTo: "https://mastodon.example/users/taro/statuses/99",
-                   tags: #"[{"type": "Mention", "href": "https://mastodon.example/users/taro", "name": "@taro"}]"#),
-            create(110_000_000_000_000_007, "<p>@bob@other.example いいね</p>", inReplyTo: "https://other.example/users/bob/statuses/42",
-                   tags: #"[{"type": "Mention", "href": "https://other.example/users/bob", "name": "@bob@other.example"}]"#),
+            create(
+                110_000_000_000_000_006,
+                #"<p><span class=\"h-card\"><a href=\"https://mastodon.example/@taro\" class=\"u-url mention\">@<span>taro</span></a></span> それな</p>"#,
+                inReplyTo: "https://mastodon.example/users/taro/statuses/99",
+                tags: #"[{"type": "Mention", "href": "https://mastodon.example/users/taro", "name": "@taro"}]"#),
+            create(
+                110_000_000_000_000_007, "<p>@bob@other.example いいね</p>", inReplyTo: "https://other.example/users/bob/statuses/42",
+                tags: #"[{"type": "Mention", "href": "https://other.example/users/bob", "name": "@bob@other.example"}]"#),
             create(110_000_000_000_000_008, "<p>誰だっけ</p>", inReplyTo: "https://gone.example/users/ghost/statuses/7"),
             #"{"id": "\#(me)/statuses/110000000000000009/activity", "type": "Announce", "actor": "\#(me)", "published": "2023-08-13T00:00:00Z", "to": ["\#(publicAudience)"], "object": "https://other.example/users/bob/statuses/43"}"#,
         ]
-        return #"{"@context": "https://www.w3.org/ns/activitystreams", "id": "outbox.json", "type": "OrderedCollection", "totalItems": \#(items.count), "orderedItems": [\#(items.joined(separator: ",\n"))]}"#
+        return
+            #"{"@context": "https://www.w3.org/ns/activitystreams", "id": "outbox.json", "type": "OrderedCollection", "totalItems": \#(items.count), "orderedItems": [\#(items.joined(separator: ",\n"))]}"#
     }
 
-    static let likes = #"{"@context": "https://www.w3.org/ns/activitystreams", "id": "likes.json", "type": "OrderedCollection", "orderedItems": ["https://other.example/users/bob/statuses/1", "https://mastodon.example/users/taro/statuses/2"]}"#
+    static let likes =
+        #"{"@context": "https://www.w3.org/ns/activitystreams", "id": "likes.json", "type": "OrderedCollection", "orderedItems": ["https://other.example/users/bob/statuses/1", "https://mastodon.example/users/taro/statuses/2"]}"#
 
     /// A zip with the files at its top, as Mastodon makes it.
     static func zip(_ files: [String: String]) throws -> URL {
@@ -61,7 +68,9 @@ enum MastodonExportFixture {
 
 @Suite("Importing the person's Mastodon archive", .serialized)
 struct MastodonImportTests {
-    func withImporter(_ copyingWarnings: Bool = false, resolver: ArchiveImporter.AccountResolver?, _ body: (ArchiveImporter) async throws -> Void) async throws {
+    func withImporter(_ copyingWarnings: Bool = false, resolver: ArchiveImporter.AccountResolver?, _ body: (ArchiveImporter) async throws -> Void)
+        async throws
+    {
         try await TestServers.withStores(StoreBackends(archive: .sqlite, counts: .sqlite)) { database, store async throws in
             let classifier = FavoriteClassifier(store: store, tokenizer: ArchiveImporterTests.tokenizer, threshold: 3)
             let archive = database.archive(timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 10_000)
@@ -70,10 +79,14 @@ struct MastodonImportTests {
         }
     }
 
-    @Test("Public and unlisted statuses as written text; boosts, followers-only, direct and warned ones left out; replies filed under whom they answered, looked up once each")
+    @Test(
+        "Public and unlisted statuses as written text; boosts, followers-only, direct and warned ones left out; replies filed under whom they answered, looked up once each"
+    )
     func importsOutbox() async throws {
-        let zip = try MastodonExportFixture.zip(["outbox.json": MastodonExportFixture.outbox, "likes.json": MastodonExportFixture.likes,
-                                                 "actor.json": "{}"])
+        let zip = try MastodonExportFixture.zip([
+            "outbox.json": MastodonExportFixture.outbox, "likes.json": MastodonExportFixture.likes,
+            "actor.json": "{}",
+        ])
         defer { try? FileManager.default.removeItem(at: zip) }
         let asked = Mutex<[String]>([])
         let resolver: ArchiveImporter.AccountResolver = { acct in
@@ -119,9 +132,15 @@ struct MastodonImportTests {
         try await withImporter(resolver: nil) { importer in
             for (outbox, expected) in [
                 (String(MastodonExportFixture.outbox.dropLast(200)), "malformed or cut short"),
-                (MastodonExportFixture.outbox.replacingOccurrences(of: "statuses/110000000000000001\", \"type\": \"Note\"", with: "notes/abc\", \"type\": \"Note\""),
-                 "does not end in a status number"),
-                (MastodonExportFixture.outbox.replacingOccurrences(of: "2023-08-12T16:10:37Z", with: "99999-08-12T16:10:37Z"), "entry 1 was published"),
+                (
+                    MastodonExportFixture.outbox.replacingOccurrences(
+                        of: "statuses/110000000000000001\", \"type\": \"Note\"", with: "notes/abc\", \"type\": \"Note\""),
+                    "does not end in a status number"
+                ),
+                (
+                    MastodonExportFixture.outbox.replacingOccurrences(of: "2023-08-12T16:10:37Z", with: "99999-08-12T16:10:37Z"),
+                    "entry 1 was published"
+                ),
             ] {
                 let zip = try MastodonExportFixture.zip(["outbox.json": outbox])
                 defer { try? FileManager.default.removeItem(at: zip) }

@@ -1,11 +1,12 @@
-@testable import ArchiveImport
 import Classifier
 import Foundation
-import Synchronization
 import MisskeyAPI
 import Stores
-import Testing
+import Synchronization
 import TestSupport
+import Testing
+
+@testable import ArchiveImport
 
 /// Misskey's notes export, written as Misskey writes it (`notes-<date>.json`: a JSON array of notes).
 @Suite("Importing the person's Misskey notes", .serialized)
@@ -21,14 +22,18 @@ struct MisskeyImportTests {
         {"id":"9x1a2b3c4d5e6f7n","text":"@ghost 誰？","createdAt":"2025-11-01T07:00:00.000Z","fileIds":[],"files":[],"replyId":"9x000000000ghost","renoteId":null,"poll":null,"cw":null,"visibility":"public","visibleUserIds":[],"localOnly":false,"reactionAcceptance":null}]
         """
 
-    func withImporter(_ copyingWarnings: Bool = false, resolver: ArchiveImporter.AccountResolver?,
-                      _ body: (ArchiveImporter, any StoreSet) async throws -> Void) async throws {
+    func withImporter(
+        _ copyingWarnings: Bool = false, resolver: ArchiveImporter.AccountResolver?,
+        _ body: (ArchiveImporter, any StoreSet) async throws -> Void
+    ) async throws {
         try await TestServers.withStores(StoreBackends(archive: .sqlite, counts: .sqlite)) { database, store async throws in
             let classifier = FavoriteClassifier(store: store, tokenizer: ArchiveImporterTests.tokenizer, threshold: 3)
             let archive = database.archive(timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 10_000)
             try await archive.prepare()
-            try await body(ArchiveImporter(archive: archive, classifier: classifier, copyingWarnings: copyingWarnings, resolveAccount: resolver,
-                                           networkIDs: database.networkIDs), database)
+            try await body(
+                ArchiveImporter(
+                    archive: archive, classifier: classifier, copyingWarnings: copyingWarnings, resolveAccount: resolver,
+                    networkIDs: database.networkIDs), database)
         }
     }
 
@@ -40,7 +45,9 @@ struct MisskeyImportTests {
         return url
     }
 
-    @Test("Public and home notes in their MFM, numbered as the Misskey module numbers them and kept beside; followers-only, specified, warned notes and renotes left out; replies filed under whom they answered, one look-up a note")
+    @Test(
+        "Public and home notes in their MFM, numbered as the Misskey module numbers them and kept beside; followers-only, specified, warned notes and renotes left out; replies filed under whom they answered, one look-up a note"
+    )
     func importsNotes() async throws {
         let url = try Self.file(Self.notes)
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }

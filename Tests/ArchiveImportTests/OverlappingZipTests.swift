@@ -1,13 +1,15 @@
-@testable import ArchiveImport
 import Foundation
 import Testing
+
+@testable import ArchiveImport
 
 extension StreamingImportTests {
     /// `zip` with each central directory record changed by `patch` (given the record's offset in the bytes and its
     /// order), written to a new file.
     static func patchingCentralRecords(of zip: URL, _ patch: (inout Data, Int, Int) -> Void) throws -> URL {
         var bytes = try Data(contentsOf: zip)
-        var search = bytes.startIndex, order = 0
+        var search = bytes.startIndex
+        var order = 0
         while let found = bytes.range(of: Data([0x50, 0x4B, 0x01, 0x02]), in: search..<bytes.endIndex) {
             patch(&bytes, found.lowerBound, order)
             order += 1
@@ -18,9 +20,13 @@ extension StreamingImportTests {
         return url
     }
 
-    @Test("Entries sharing one block of data under sizes a byte apart are refused before anything is extracted: each must declare what its local header does, and no two may overlap (issue 43: 477 MB were written first)")
+    @Test(
+        "Entries sharing one block of data under sizes a byte apart are refused before anything is extracted: each must declare what its local header does, and no two may overlap (issue 43: 477 MB were written first)"
+    )
     func overlappingEntriesRefusedBeforeExtraction() throws {
-        let big = "window.YTD.tweets.part1 = [\n" + (0..<400).map { ExportFixture.tweet(1_000 + $0, "猫 \($0)", at: "Sat Aug 12 16:10:37 +0000 2023") }
+        let big =
+            "window.YTD.tweets.part1 = [\n"
+            + (0..<400).map { ExportFixture.tweet(1_000 + $0, "猫 \($0)", at: "Sat Aug 12 16:10:37 +0000 2023") }
             .joined(separator: ",\n") + "\n]"
         let single = try ExportFixture.zip(["tweets-part1.js": big])
         defer { try? FileManager.default.removeItem(at: single) }

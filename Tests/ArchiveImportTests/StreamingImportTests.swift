@@ -1,9 +1,10 @@
-import Stores
-@testable import ArchiveImport
 import Classifier
 import Foundation
-import Testing
+import Stores
 import TestSupport
+import Testing
+
+@testable import ArchiveImport
 
 /// The import reads exports of any size a megabyte at a time, and refuses what is not sound by name.
 @Suite("Reading exports in little memory, and refusing unsound ones", .serialized)
@@ -29,9 +30,11 @@ struct StreamingImportTests {
 
     @Test("An array cut short, a missing comma, and a wrong prefix are refused with the file and the place")
     func malformedArrays() throws {
-        for (text, expected) in [(#"window.YTD.like.part0 = [ {"a": 1}, {"b": "#, "inside entry 2"),
-                                 (#"[ {"a": 1} {"b": 2} ]"#, "expected ',' or ']' after entry 1"),
-                                 (#"var tweets = [ {"a": 1} ]"#, "not `window.YTD.<name>.partN =`")] {
+        for (text, expected) in [
+            (#"window.YTD.like.part0 = [ {"a": 1}, {"b": "#, "inside entry 2"),
+            (#"[ {"a": 1} {"b": 2} ]"#, "expected ',' or ']' after entry 1"),
+            (#"var tweets = [ {"a": 1} ]"#, "not `window.YTD.<name>.partN =`"),
+        ] {
             let url = try Self.file(text)
             defer { try? FileManager.default.removeItem(at: url) }
             let error = #expect(throws: ImportError.self) {
@@ -47,7 +50,9 @@ struct StreamingImportTests {
     @Test("Only the newest tweets the archive keeps are held, newest first, as its row limit keeps them")
     func newestTweets() {
         var newest = NewestTweets(keeping: 3)
-        for index in 0..<20 { newest.add(ArchivedTweet(tweetID: Int64(index), text: "\(index)", createdAt: Date(timeIntervalSince1970: Double(index % 7)))) }
+        for index in 0..<20 {
+            newest.add(ArchivedTweet(tweetID: Int64(index), text: "\(index)", createdAt: Date(timeIntervalSince1970: Double(index % 7))))
+        }
         #expect(newest.kept.map(\.tweetID) == [13, 6, 19])
     }
 
@@ -55,11 +60,15 @@ struct StreamingImportTests {
         try await TestServers.withStores(StoreBackends(archive: .sqlite, counts: .sqlite)) { database, store async throws in
             let archive = database.archive(timeZone: TimeZone(identifier: "UTC")!, rowLimit: 10_000)
             try await archive.prepare()
-            try await body(ArchiveImporter(archive: archive, classifier: FavoriteClassifier(store: store, tokenizer: ArchiveImporterTests.tokenizer, threshold: 3)))
+            try await body(
+                ArchiveImporter(
+                    archive: archive, classifier: FavoriteClassifier(store: store, tokenizer: ArchiveImporterTests.tokenizer, threshold: 3)))
         }
     }
 
-    @Test("A zip entry past the size limit, one that inflates past what it declares, and a date in the year 99999 are refused with one line; nothing is stored")
+    @Test(
+        "A zip entry past the size limit, one that inflates past what it declares, and a date in the year 99999 are refused with one line; nothing is stored"
+    )
     func unsoundExports() async throws {
         try await withImporter { importer in
             let zip = try ExportFixture.zip(["tweets.js": ExportFixture.tweetsJS, "like.js": ExportFixture.likeJS])
@@ -78,8 +87,12 @@ struct StreamingImportTests {
                 while let found = bytes.range(of: signature, in: search..<bytes.endIndex) {
                     let header = found.lowerBound
                     let (sizeOffset, nameOffset) = signature[2] == 0x01 ? (24, 46) : (22, 30)
-                    if bytes.count > header + nameOffset + entryName.count, bytes[(header + nameOffset)..<(header + nameOffset + entryName.count)] == entryName {
-                        withUnsafeBytes(of: UInt32(100).littleEndian) { bytes.replaceSubrange((header + sizeOffset)..<(header + sizeOffset + 4), with: $0) }
+                    if bytes.count > header + nameOffset + entryName.count,
+                        bytes[(header + nameOffset)..<(header + nameOffset + entryName.count)] == entryName
+                    {
+                        withUnsafeBytes(of: UInt32(100).littleEndian) {
+                            bytes.replaceSubrange((header + sizeOffset)..<(header + sizeOffset + 4), with: $0)
+                        }
                         patched += 1
                     }
                     search = found.upperBound
@@ -90,7 +103,8 @@ struct StreamingImportTests {
             try bytes.write(to: lying)
             defer { try? FileManager.default.removeItem(at: lying) }
             let inflated = try await #require(throws: ImportError.self) { try await importer.importExport(at: lying.path) }
-            #expect(inflated.reason.contains("inflates past the 100 bytes it declared") || inflated.reason.contains("cannot be extracted"), "\(inflated)")
+            #expect(
+                inflated.reason.contains("inflates past the 100 bytes it declared") || inflated.reason.contains("cannot be extracted"), "\(inflated)")
             #expect(!inflated.description.contains("\n"))
 
             let future = ExportFixture.tweetsJS.replacingOccurrences(of: "Sat Aug 12 16:10:37 +0000 2023", with: "Sat Aug 12 16:10:37 +0000 99999")
@@ -120,7 +134,10 @@ struct StreamingImportTests {
             directory += renamed
         }
         var record = Data(bytes[end..<(end + 22)])
-        withUnsafeBytes(of: UInt16(copies).littleEndian) { record.replaceSubrange(8..<10, with: $0); record.replaceSubrange(10..<12, with: $0) }
+        withUnsafeBytes(of: UInt16(copies).littleEndian) {
+            record.replaceSubrange(8..<10, with: $0)
+            record.replaceSubrange(10..<12, with: $0)
+        }
         withUnsafeBytes(of: UInt32(directory.count).littleEndian) { record.replaceSubrange(12..<16, with: $0) }
         bytes = bytes[..<directoryStart] + directory + record
         let url = FileManager.default.temporaryDirectory.appending(path: "overlapping-\(UUID().uuidString).zip")
@@ -128,10 +145,14 @@ struct StreamingImportTests {
         return url
     }
 
-    @Test("A zip bomb of every other kind is refused before it is inflated: entries sharing their data, too many bytes together, too many files or entries; nothing is stored")
+    @Test(
+        "A zip bomb of every other kind is refused before it is inflated: entries sharing their data, too many bytes together, too many files or entries; nothing is stored"
+    )
     func zipBombs() async throws {
         try await withImporter { importer in
-            let big = "window.YTD.tweets.part1 = [\n" + (0..<400).map { ExportFixture.tweet(1_000 + $0, "猫 \($0)", at: "Sat Aug 12 16:10:37 +0000 2023") }
+            let big =
+                "window.YTD.tweets.part1 = [\n"
+                + (0..<400).map { ExportFixture.tweet(1_000 + $0, "猫 \($0)", at: "Sat Aug 12 16:10:37 +0000 2023") }
                 .joined(separator: ",\n") + "\n]"
             let single = try ExportFixture.zip(["tweets-part1.js": big])
             defer { try? FileManager.default.removeItem(at: single) }
@@ -164,7 +185,8 @@ struct StreamingImportTests {
 
     @Test("An element past 16 MiB is refused by its number and place, having held no more than that")
     func hugeElement() throws {
-        let url = try Self.file("window.YTD.tweets.part0 = [ {\"a\": 1}, \"" + String(repeating: "x", count: JSONArrayReader.elementLimit + 10) + "\" ]")
+        let url = try Self.file(
+            "window.YTD.tweets.part0 = [ {\"a\": 1}, \"" + String(repeating: "x", count: JSONArrayReader.elementLimit + 10) + "\" ]")
         defer { try? FileManager.default.removeItem(at: url) }
         let error = #expect(throws: ImportError.self) {
             var reader = try JSONArrayReader(url: url, name: "t.js")
@@ -177,10 +199,13 @@ struct StreamingImportTests {
     func likesInBatches() async throws {
         try await withImporter { importer in
             func part(_ number: Int, _ range: Range<Int>) -> String {
-                "window.YTD.like.part\(number) = [\n" + range.map { #"{"like": {"tweetId": "\#(50_000 + $0)", "fullText": "猫とラーメン \#($0)"}}"# }
+                "window.YTD.like.part\(number) = [\n"
+                    + range.map { #"{"like": {"tweetId": "\#(50_000 + $0)", "fullText": "猫とラーメン \#($0)"}}"# }
                     .joined(separator: ",\n") + "\n]"
             }
-            let zip = try ExportFixture.zip(["like.js": part(0, 0..<1_500), "like-part1.js": part(1, 1_500..<3_000), "like-part2.js": part(2, 3_000..<4_500)])
+            let zip = try ExportFixture.zip([
+                "like.js": part(0, 0..<1_500), "like-part1.js": part(1, 1_500..<3_000), "like-part2.js": part(2, 3_000..<4_500),
+            ])
             defer { try? FileManager.default.removeItem(at: zip) }
             let report = try await importer.importExport(at: zip.path)
             #expect(report.likesRead == 4_500 && report.likesLearned == 4_500)

@@ -9,7 +9,9 @@ import Testing
 /// a key chosen by the bot, so that a retry never makes a second post.
 @Suite("The Bluesky client: sessions and idempotent writes")
 struct BlueskyClientTests {
-    @Test("Ten starts with one store make one createSession: each later start takes the stored session, and renews it with refreshSession once its access token expired")
+    @Test(
+        "Ten starts with one store make one createSession: each later start takes the stored session, and renews it with refreshSession once its access token expired"
+    )
     func sessionReuse() async throws {
         let server = FakeBlueskyServer(seed: BlueskyFixture.seed, logger: BlueskyFixture.quiet_logger)
         let store = InMemoryBlueskySessions()
@@ -91,7 +93,9 @@ struct BlueskyClientTests {
         }
     }
 
-    @Test("A 429 whose window resets in 30 s is waited out on the bot's clock, then answered; one that resets in an hour is refused at once with when, as one line")
+    @Test(
+        "A 429 whose window resets in 30 s is waited out on the bot's clock, then answered; one that resets in an hour is refused at once with when, as one line"
+    )
     func rateLimits() async throws {
         let server = FakeBlueskyServer(seed: BlueskyFixture.seed, logger: BlueskyFixture.quiet_logger)
         try await server.withRunning { url in
@@ -124,7 +128,8 @@ struct BlueskyClientTests {
                 _ = try await client.send(GetAuthorFeed(actor: "person.test"), as: nil)
                 Issue.record("an unreadable answer was read")
             } catch let error as BlueskyAPIError {
-                #expect("\(error)".hasPrefix("Bluesky's answer to app.bsky.feed.getAuthorFeed was not valid") && !"\(error)".contains("\n"), "\(error)")
+                #expect(
+                    "\(error)".hasPrefix("Bluesky's answer to app.bsky.feed.getAuthorFeed was not valid") && !"\(error)".contains("\n"), "\(error)")
             }
             #expect(try await client.send(GetAuthorFeed(actor: "person.test"), as: nil).feed.count == 6)
         }

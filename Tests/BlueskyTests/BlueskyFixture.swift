@@ -22,34 +22,56 @@ enum BlueskyFixture {
         let friendPost = PostRecord(text: "今日は寒いね", createdAt: time(300), langs: ["ja"])
         var posts: [FakeBlueskySeed.Post] = [
             .init(authorDID: friend, rkey: tid(300), record: friendPost, indexedAt: start.addingTimeInterval(-300 * 60)),
-            .init(authorDID: person, rkey: tid(240), record: PostRecord(text: "おはよう", createdAt: time(240), langs: ["ja"]),
-                  indexedAt: start.addingTimeInterval(-240 * 60)),
-            .init(authorDID: person, rkey: tid(200), record: PostRecord(text: "見て https://example.com/a", createdAt: time(200), langs: ["ja"],
-                  facets: [Facet(index: ByteSlice(byteStart: 7, byteEnd: 28), features: [.link(uri: "https://example.com/a")])]),
-                  indexedAt: start.addingTimeInterval(-200 * 60)),
-            .init(authorDID: person, rkey: tid(100), record: PostRecord(text: "それな", createdAt: time(100), langs: ["ja"], labels: SelfLabels(values: ["!warn"])),
-                  indexedAt: start.addingTimeInterval(-100 * 60)),
-            .init(authorDID: person, rkey: tid(50), record: PostRecord(text: "ほんとに", createdAt: time(50), langs: ["ja"],
-                  embed: EmbedKind(type: "app.bsky.embed.record")), indexedAt: start.addingTimeInterval(-50 * 60)),
+            .init(
+                authorDID: person, rkey: tid(240), record: PostRecord(text: "おはよう", createdAt: time(240), langs: ["ja"]),
+                indexedAt: start.addingTimeInterval(-240 * 60)),
+            .init(
+                authorDID: person, rkey: tid(200),
+                record: PostRecord(
+                    text: "見て https://example.com/a", createdAt: time(200), langs: ["ja"],
+                    facets: [Facet(index: ByteSlice(byteStart: 7, byteEnd: 28), features: [.link(uri: "https://example.com/a")])]),
+                indexedAt: start.addingTimeInterval(-200 * 60)),
+            .init(
+                authorDID: person, rkey: tid(100),
+                record: PostRecord(text: "それな", createdAt: time(100), langs: ["ja"], labels: SelfLabels(values: ["!warn"])),
+                indexedAt: start.addingTimeInterval(-100 * 60)),
+            .init(
+                authorDID: person, rkey: tid(50),
+                record: PostRecord(
+                    text: "ほんとに", createdAt: time(50), langs: ["ja"],
+                    embed: EmbedKind(type: "app.bsky.embed.record")), indexedAt: start.addingTimeInterval(-50 * 60)),
         ]
         let parent = StrongRef(uri: uri(friend, tid(300)), cid: FakeBlueskySeed.cid(of: friendPost))
-        posts.append(.init(authorDID: person, rkey: tid(290), record: PostRecord(text: "寒いよね", createdAt: time(290), langs: ["ja"],
-                                                                                   reply: ReplyRef(root: parent, parent: parent)),
-                           indexedAt: start.addingTimeInterval(-290 * 60)))
-        return FakeBlueskySeed(now: start, accounts: [
-            .init(did: person, handle: "person.test", appPassword: "person-app-password", description: "わたし"),
-            .init(did: bot, handle: "mirror.test", appPassword: botPassword, description: "@person.test の自動ミラー (bot)"),
-            .init(did: friend, handle: "friend.test", description: "友だち"),
-            .init(did: quiet, handle: "quiet.test", description: "Please, no bots. #nobot"),
-        ], posts: posts, reposts: [.init(byDID: person, uri: uri(friend, tid(300)), at: start.addingTimeInterval(-60 * 60))])
+        posts.append(
+            .init(
+                authorDID: person, rkey: tid(290),
+                record: PostRecord(
+                    text: "寒いよね", createdAt: time(290), langs: ["ja"],
+                    reply: ReplyRef(root: parent, parent: parent)),
+                indexedAt: start.addingTimeInterval(-290 * 60)))
+        return FakeBlueskySeed(
+            now: start,
+            accounts: [
+                .init(did: person, handle: "person.test", appPassword: "person-app-password", description: "わたし"),
+                .init(did: bot, handle: "mirror.test", appPassword: botPassword, description: "@person.test の自動ミラー (bot)"),
+                .init(did: friend, handle: "friend.test", description: "友だち"),
+                .init(did: quiet, handle: "quiet.test", description: "Please, no bots. #nobot"),
+            ], posts: posts, reposts: [.init(byDID: person, uri: uri(friend, tid(300)), at: start.addingTimeInterval(-60 * 60))])
     }
 
     /// A client for the fake at `url`: the bot with its app password, the person read publicly.
-    static func client(_ url: URL, sessions: any BlueskySessionStore, clock: any BotClock = SystemBotClock(),
-                       botPassword: String = botPassword) -> BlueskyClient {
-        BlueskyClient(configuration: .init(service: url, accounts: [.bot: BlueskyAccess(handle: "mirror.test", appPassword: botPassword),
-                                                                    .human: BlueskyAccess(handle: "person.test", appPassword: nil)],
-                                           initialBackoff: .milliseconds(1)),
-                      sessionStore: sessions, clock: clock, logger: quiet_logger)
+    static func client(
+        _ url: URL, sessions: any BlueskySessionStore, clock: any BotClock = SystemBotClock(),
+        botPassword: String = botPassword
+    ) -> BlueskyClient {
+        BlueskyClient(
+            configuration: .init(
+                service: url,
+                accounts: [
+                    .bot: BlueskyAccess(handle: "mirror.test", appPassword: botPassword),
+                    .human: BlueskyAccess(handle: "person.test", appPassword: nil),
+                ],
+                initialBackoff: .milliseconds(1)),
+            sessionStore: sessions, clock: clock, logger: quiet_logger)
     }
 }

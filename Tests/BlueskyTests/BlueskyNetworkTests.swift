@@ -1,11 +1,11 @@
-import BotClock
-import TestSupport
 import BlueskyAPI
 import BlueskyNetwork
+import BotClock
 import BotCore
 import FakeBluesky
 import Foundation
 import SocialNetwork
+import TestSupport
 import Testing
 
 /// Bluesky behind the bot's seam, against the fake: what is learned, how posts and answers are written.
@@ -41,7 +41,9 @@ struct BlueskyNetworkTests {
         }
     }
 
-    @Test("A post of Japanese text with a mention, a link and a tag: facets in bytes the fake checks, langs ja, one record however often the slot is sent; its id finds it, deletes it once")
+    @Test(
+        "A post of Japanese text with a mention, a link and a tag: facets in bytes the fake checks, langs ja, one record however often the slot is sent; its id finds it, deletes it once"
+    )
     func postsWithFacetsOnce() async throws {
         try await Self.with { server, network in
             let text = "@friend.test さん見て！https://example.com/記事 #日本語"
@@ -72,11 +74,16 @@ struct BlueskyNetworkTests {
             var ids: [String] = []
             for minute in 0..<30 {
                 let rkey = TID(date: BlueskyFixture.start.addingTimeInterval(Double(-10_000 - minute * 60)), clockID: 3).description
-                await server.add(post: .init(authorDID: BlueskyFixture.person, rkey: rkey, record: PostRecord(text: "投稿 \(minute)", createdAt: BlueskyFixture.time(10_000)),
-                                             indexedAt: BlueskyFixture.start.addingTimeInterval(-600_000)))
+                await server.add(
+                    post: .init(
+                        authorDID: BlueskyFixture.person, rkey: rkey,
+                        record: PostRecord(text: "投稿 \(minute)", createdAt: BlueskyFixture.time(10_000)),
+                        indexedAt: BlueskyFixture.start.addingTimeInterval(-600_000)))
                 ids.append(try #require(BlueskyIDs.postID(of: BlueskyFixture.uri(BlueskyFixture.person, rkey))))
             }
-            for index in [2, 17, 26] { await server.delete(uri: BlueskyFixture.uri(BlueskyFixture.person, try #require(BlueskyIDs.recordKey(ofPost: ids[index])))) }
+            for index in [2, 17, 26] {
+                await server.delete(uri: BlueskyFixture.uri(BlueskyFixture.person, try #require(BlueskyIDs.recordKey(ofPost: ids[index]))))
+            }
             let before = await server.requestCounts()["app.bsky.feed.getPosts"] ?? 0
             let present = try await network.existingPosts(ids, as: .human, for: .learning)
             #expect(present == Set(ids).subtracting([ids[2], ids[17], ids[26]]))
@@ -91,8 +98,10 @@ struct BlueskyNetworkTests {
             let sessions = InMemoryBlueskySessions()
             for _ in 0..<2 {  // two runs: the second knows nothing of the first's likes
                 let network = BlueskyMirrorNetwork(client: BlueskyFixture.client(url, sessions: sessions))
-                let timeline = try await Self.all(network.homeTimeline(of: "", as: .bot, since: nil, maxPosts: 50, perPage: 50, includingReposts: false,
-                                                                       for: .liking))
+                let timeline = try await Self.all(
+                    network.homeTimeline(
+                        of: "", as: .bot, since: nil, maxPosts: 50, perPage: 50, includingReposts: false,
+                        for: .liking))
                 let post = try #require(timeline.first { $0.text == "おはよう" })
                 try await network.like(post.id, as: "", for: .liking)
                 try await network.like(post.id, as: "", for: .liking)
@@ -101,7 +110,9 @@ struct BlueskyNetworkTests {
         }
     }
 
-    @Test("POST_CW: the person's labelled post is learned with its labels as its warning, and a copy goes out with the same labels; another network's warning goes out as !warn; quotes and reposts are still never learned")
+    @Test(
+        "POST_CW: the person's labelled post is learned with its labels as its warning, and a copy goes out with the same labels; another network's warning goes out as !warn; quotes and reposts are still never learned"
+    )
     func copiesLabelsWithPostCW() async throws {
         let server = FakeBlueskyServer(seed: BlueskyFixture.seed, logger: BlueskyFixture.quiet_logger)
         try await server.withRunning { url in
@@ -124,30 +135,43 @@ struct BlueskyNetworkTests {
     @Test("Too long for Bluesky (301 graphemes) or behind a warning: unpostable, nothing sent")
     func unpostable() async throws {
         try await Self.with { server, network in
-            await #expect { _ = try await network.post(String(repeating: "あ", count: 301), warning: nil, slot: "slot 2025-11-24 1", for: .posts) }
-                throws: { error in if case NetworkError.unpostable = error { true } else { false } }
-            await #expect { _ = try await network.post("はい", warning: "ネタバレ", slot: "slot 2025-11-24 2", for: .posts) }
-                throws: { error in if case NetworkError.unpostable = error { true } else { false } }
+            await #expect {
+                _ = try await network.post(String(repeating: "あ", count: 301), warning: nil, slot: "slot 2025-11-24 1", for: .posts)
+            } throws: { error in if case NetworkError.unpostable = error { true } else { false } }
+            await #expect { _ = try await network.post("はい", warning: "ネタバレ", slot: "slot 2025-11-24 2", for: .posts) } throws: { error in
+                if case NetworkError.unpostable = error { true } else { false }
+            }
             #expect(await server.writes().isEmpty)
         }
     }
 
-    @Test("Mentions: a reply in the bot's thread is answered with the thread's root and the mention as parent; a top-level mention is both; #nobot in a profile is seen")
+    @Test(
+        "Mentions: a reply in the bot's thread is answered with the thread's root and the mention as parent; a top-level mention is both; #nobot in a profile is seen"
+    )
     func answersInThread() async throws {
         try await Self.with { server, network in
             let bot = try await network.whoAmI(.bot)
             #expect(bot.markedAutomated == false)
-            #expect(BotDisclosure.botLabel.problem(bot: bot, person: try await network.whoAmI(.human), networkName: "Bluesky")?.contains("setup bluesky") == true)
+            #expect(
+                BotDisclosure.botLabel.problem(bot: bot, person: try await network.whoAmI(.human), networkName: "Bluesky")?.contains("setup bluesky")
+                    == true)
             // The bot's post, the friend's reply to it, the #nobot account's mention.
             let botPostID = try #require(try await network.post("おはよう", warning: nil, slot: "slot 2025-11-24 900", for: .posts))
             let botPost = try #require(await server.records(of: BlueskyFixture.bot, in: PostRecord.type).first)
             let root = StrongRef(uri: botPost.uri, cid: botPost.cid)
-            await server.add(post: .init(authorDID: BlueskyFixture.friend, rkey: BlueskyFixture.tid(2), record: PostRecord(
-                text: "おはよう！", createdAt: BlueskyFixture.time(2), reply: ReplyRef(root: root, parent: root)), indexedAt: BlueskyFixture.start.addingTimeInterval(-120)))
-            await server.add(post: .init(authorDID: BlueskyFixture.quiet, rkey: BlueskyFixture.tid(1), record: PostRecord(
-                text: "@mirror.test hi", createdAt: BlueskyFixture.time(1),
-                facets: [Facet(index: ByteSlice(byteStart: 0, byteEnd: 12), features: [.mention(did: BlueskyFixture.bot)])]),
-                indexedAt: BlueskyFixture.start.addingTimeInterval(-60)))
+            await server.add(
+                post: .init(
+                    authorDID: BlueskyFixture.friend, rkey: BlueskyFixture.tid(2),
+                    record: PostRecord(
+                        text: "おはよう！", createdAt: BlueskyFixture.time(2), reply: ReplyRef(root: root, parent: root)),
+                    indexedAt: BlueskyFixture.start.addingTimeInterval(-120)))
+            await server.add(
+                post: .init(
+                    authorDID: BlueskyFixture.quiet, rkey: BlueskyFixture.tid(1),
+                    record: PostRecord(
+                        text: "@mirror.test hi", createdAt: BlueskyFixture.time(1),
+                        facets: [Facet(index: ByteSlice(byteStart: 0, byteEnd: 12), features: [.mention(did: BlueskyFixture.bot)])]),
+                    indexedAt: BlueskyFixture.start.addingTimeInterval(-60)))
             let mentions = try await Self.all(network.mentions(of: bot.id, since: nil, perPage: 50, for: .replies))
             #expect(mentions.map(\.text) == ["@mirror.test hi", "おはよう！"])
             #expect(mentions.map(\.authorAsksNoBots) == [true, false])

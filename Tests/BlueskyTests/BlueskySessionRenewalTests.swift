@@ -1,5 +1,4 @@
 import BlueskyAPI
-@testable import BlueskyNetwork
 import BotClock
 import BotCore
 import FakeBluesky
@@ -7,8 +6,10 @@ import Foundation
 import SocialNetwork
 import Stores
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
+@testable import BlueskyNetwork
 
 /// A refresh token works once: every client on one store (the daemon, a command, a fleet's other process) renews a
 /// session one at a time, and a sign-in that runs out is told apart from one taken back.
@@ -20,7 +21,9 @@ struct BlueskySessionRenewalTests {
     struct MarkSealer: SecretSealer {
         func seal(_ text: String) throws -> String { "sealed:" + Data(text.utf8).base64EncodedString() }
         func open(_ sealed: String) throws -> String {
-            guard sealed.hasPrefix("sealed:"), let data = Data(base64Encoded: String(sealed.dropFirst(7))) else { throw CocoaError(.coderReadCorrupt) }
+            guard sealed.hasPrefix("sealed:"), let data = Data(base64Encoded: String(sealed.dropFirst(7))) else {
+                throw CocoaError(.coderReadCorrupt)
+            }
             return String(decoding: data, as: UTF8.self)
         }
     }
@@ -53,10 +56,14 @@ struct BlueskySessionRenewalTests {
         func open() { opening.yield() }
     }
 
-    @Test("Two clients renew the same session at once: one spends the refresh token, the other waits for its claim and takes the session it stored, spending nothing", arguments: StoreBackends.databases)
+    @Test(
+        "Two clients renew the same session at once: one spends the refresh token, the other waits for its claim and takes the session it stored, spending nothing",
+        arguments: StoreBackends.databases)
     func oneRenewalAmongClients(_ kind: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withIsolatedDatabase(kind) { stores in
-            let (first, second) = (StoredBlueskySessions(state: stores.state, sealer: MarkSealer()), StoredBlueskySessions(state: stores.state, sealer: MarkSealer()))
+            let (first, second) = (
+                StoredBlueskySessions(state: stores.state, sealer: MarkSealer()), StoredBlueskySessions(state: stores.state, sealer: MarkSealer())
+            )
             let stale = Self.session("r0")
             try await first.save(stale, of: .human)
             let clock = ManualBotClock(now: Self.now)
@@ -90,7 +97,9 @@ struct BlueskySessionRenewalTests {
         }
     }
 
-    @Test("A claim left by a process that stopped mid-renewal is taken over once it lapses (90 s), not waited on forever", arguments: StoreBackends.databases)
+    @Test(
+        "A claim left by a process that stopped mid-renewal is taken over once it lapses (90 s), not waited on forever",
+        arguments: StoreBackends.databases)
     func abandonedClaimTakenOver(_ kind: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withIsolatedDatabase(kind) { stores in
             let sessions = StoredBlueskySessions(state: stores.state, sealer: MarkSealer())
@@ -116,23 +125,29 @@ struct BlueskySessionRenewalTests {
         }
     }
 
-    @Test("End to end: the daemon's client and a command's, on one Postgres store, both find the person's OAuth access token expired; the authorization server sees one refresh, no replay, and the grant lives on")
+    @Test(
+        "End to end: the daemon's client and a command's, on one Postgres store, both find the person's OAuth access token expired; the authorization server sees one refresh, no replay, and the grant lives on"
+    )
     func twoClientsOneRefresh() async throws {
         let server = FakeBlueskyServer(seed: BlueskyFixture.seed)
         try await server.withRunning { url in
             try await TestServers.withIsolatedDatabase(.postgres) { stores in
                 await server.setClock(Date(), speed: 1)
                 let clock = ManualBotClock(now: await server.now())
-                let signIn = try await BlueskyOAuthSignIn.begin(handle: "person.test", service: url, liking: false, redirectURI: BlueskyOAuthTests.redirect,
-                                                                clock: clock, logger: BlueskyFixture.quiet_logger)
+                let signIn = try await BlueskyOAuthSignIn.begin(
+                    handle: "person.test", service: url, liking: false, redirectURI: BlueskyOAuthTests.redirect,
+                    clock: clock, logger: BlueskyFixture.quiet_logger)
                 let back = try await BlueskyOAuthTests.signIn(at: signIn.address, identifier: "person.test", password: "person.test-password")
                 let (_, session) = try await signIn.finish(redirectQuery: try #require(back.query))
                 let store = StoredBlueskySessions(state: stores.state, sealer: MarkSealer())
                 try await store.save(session, of: .human)
                 func client() -> BlueskyClient {
-                    BlueskyClient(configuration: .init(service: url, accounts: [.human: BlueskyAccess(handle: "person.test", appPassword: nil, signsInWithOAuth: true)],
-                                                       initialBackoff: .milliseconds(1)),
-                                  sessionStore: StoredBlueskySessions(state: stores.state, sealer: MarkSealer()), clock: clock, logger: BlueskyFixture.quiet_logger)
+                    BlueskyClient(
+                        configuration: .init(
+                            service: url, accounts: [.human: BlueskyAccess(handle: "person.test", appPassword: nil, signsInWithOAuth: true)],
+                            initialBackoff: .milliseconds(1)),
+                        sessionStore: StoredBlueskySessions(state: stores.state, sealer: MarkSealer()), clock: clock,
+                        logger: BlueskyFixture.quiet_logger)
                 }
                 let (daemon, command) = (client(), client())
                 _ = try await daemon.send(GetSession(), as: .human)
@@ -166,23 +181,28 @@ struct BlueskySessionRenewalTests {
         }
     }
 
-    @Test("A sign-in left unused past two days, or older than a week, lapses: told apart from a revoked one (the mirror pauses, forgets nothing), and the spent-for-good refresh token is not offered again")
+    @Test(
+        "A sign-in left unused past two days, or older than a week, lapses: told apart from a revoked one (the mirror pauses, forgets nothing), and the spent-for-good refresh token is not offered again"
+    )
     func lapsedIsNotRevoked() async throws {
         let server = FakeBlueskyServer(seed: BlueskyFixture.seed)
         try await server.withRunning { url in
             await server.setClock(Date(), speed: 1)
             let clock = ManualBotClock(now: await server.now())
             func signedIn() async throws -> BlueskyClient {
-                let signIn = try await BlueskyOAuthSignIn.begin(handle: "person.test", service: url, liking: false, redirectURI: BlueskyOAuthTests.redirect,
-                                                                clock: clock, logger: BlueskyFixture.quiet_logger)
+                let signIn = try await BlueskyOAuthSignIn.begin(
+                    handle: "person.test", service: url, liking: false, redirectURI: BlueskyOAuthTests.redirect,
+                    clock: clock, logger: BlueskyFixture.quiet_logger)
                 let back = try await BlueskyOAuthTests.signIn(at: signIn.address, identifier: "person.test", password: "person.test-password")
                 let (_, session) = try await signIn.finish(redirectQuery: try #require(back.query))
                 #expect(session.oauth?.signedInAt != nil)
                 let sessions = InMemoryBlueskySessions()
                 await sessions.save(session, of: .human)
-                return BlueskyClient(configuration: .init(service: url, accounts: [.human: BlueskyAccess(handle: "person.test", appPassword: nil, signsInWithOAuth: true)],
-                                                          initialBackoff: .milliseconds(1)),
-                                     sessionStore: sessions, clock: clock, logger: BlueskyFixture.quiet_logger)
+                return BlueskyClient(
+                    configuration: .init(
+                        service: url, accounts: [.human: BlueskyAccess(handle: "person.test", appPassword: nil, signsInWithOAuth: true)],
+                        initialBackoff: .milliseconds(1)),
+                    sessionStore: sessions, clock: clock, logger: BlueskyFixture.quiet_logger)
             }
             func step(days: Double) async {
                 await server.advanceClock(by: days * 86_400)
@@ -228,7 +248,9 @@ struct BlueskySessionRenewalTests {
                 guard case BlueskyAPIError.grantRefused = error else { return false }
                 return true
             }
-            await #expect(throws: PersonSignInRefused.self, "a withdrawal, which ends the mirror") { try await BlueskyNetworkModule.verifyPersonByOAuth(revoked) }
+            await #expect(throws: PersonSignInRefused.self, "a withdrawal, which ends the mirror") {
+                try await BlueskyNetworkModule.verifyPersonByOAuth(revoked)
+            }
         }
     }
 }

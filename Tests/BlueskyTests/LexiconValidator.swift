@@ -84,9 +84,13 @@ struct LexiconValidator {
             guard case .string(let text) = value else { return ["\(path): not a string"] }
             var found: [String] = []
             if case .integer(let most)? = schema["maxLength"], text.utf8.count > most { found.append("\(path): \(text.utf8.count) bytes > \(most)") }
-            if case .integer(let least)? = schema["minLength"], text.utf8.count < least { found.append("\(path): \(text.utf8.count) bytes < \(least)") }
+            if case .integer(let least)? = schema["minLength"], text.utf8.count < least {
+                found.append("\(path): \(text.utf8.count) bytes < \(least)")
+            }
             if case .integer(let most)? = schema["maxGraphemes"], text.count > most { found.append("\(path): \(text.count) graphemes > \(most)") }
-            if let format = schema["format"]?.stringValue, !Self.matches(text, format: format) { found.append("\(path): \"\(text)\" is not a \(format)") }
+            if let format = schema["format"]?.stringValue, !Self.matches(text, format: format) {
+                found.append("\(path): \"\(text)\" is not a \(format)")
+            }
             return found
         case "integer":
             guard case .integer(let number) = value else { return ["\(path): not an integer"] }

@@ -9,7 +9,9 @@ import Testing
 /// short, or crafted to exhaust memory or the stack is refused with a `RepositoryError`, never a crash.
 @Suite("A Bluesky repository export (CAR) read with libcbor")
 struct RepositoryExportTests {
-    @Test("Every record of the fake's export of an account reads back in key order with the value written: posts, the profile and reposts, nothing else")
+    @Test(
+        "Every record of the fake's export of an account reads back in key order with the value written: posts, the profile and reposts, nothing else"
+    )
     func readsBack() async throws {
         let server = FakeBlueskyServer(seed: BlueskyFixture.seed, logger: BlueskyFixture.quiet_logger)
         let car = await server.repositoryExport(of: BlueskyFixture.person)
@@ -34,7 +36,9 @@ struct RepositoryExportTests {
         #expect(try repository.forEachRecord(in: ["app.bsky.feed.like"]) { _ in }.read == 0)
     }
 
-    @Test("Bad files are refused with a reason: empty, not a CAR, cut short at any point, bytes flipped anywhere (none crashes); blocks crafted against libcbor and the stack")
+    @Test(
+        "Bad files are refused with a reason: empty, not a CAR, cut short at any point, bytes flipped anywhere (none crashes); blocks crafted against libcbor and the stack"
+    )
     func refusesBadFiles() async throws {
         let server = FakeBlueskyServer(seed: BlueskyFixture.seed, logger: BlueskyFixture.quiet_logger)
         let car = await server.repositoryExport(of: BlueskyFixture.person)
@@ -56,7 +60,8 @@ struct RepositoryExportTests {
         var cuts = Array(stride(from: 1, to: car.count, by: max(1, car.count / 150)))
         // And exactly where the last block starts (the header and each block: a varint length, then that many bytes).
         func varint(at index: Int) -> (value: Int, size: Int) {
-            var value = 0, size = 0
+            var value = 0
+            var size = 0
             while true {
                 let byte = car[index + size]
                 value |= Int(byte & 0x7F) << (7 * size)
@@ -64,7 +69,8 @@ struct RepositoryExportTests {
                 if byte & 0x80 == 0 { return (value, size) }
             }
         }
-        var offset = 0, lastBlock = 0
+        var offset = 0
+        var lastBlock = 0
         while offset < car.count {
             lastBlock = offset
             let (length, size) = varint(at: offset)

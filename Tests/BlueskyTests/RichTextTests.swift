@@ -8,12 +8,15 @@ struct RichTextTests {
     @Test("Japanese text with a mention, a link and a tag: each facet's bytes cover exactly its text; an unknown handle stays plain text")
     func facetsInBytes() async throws {
         let text = "@friend.test さん、これ見て！https://example.com/こ?q=1 です #日本語 と @nobody.test。(https://a.example/x)"
-        let facets = try await RichText.facets(of: text) { handle in handle == "friend.test" ? "did:plc:friend" : nil }
+        let facets = await RichText.facets(of: text) { handle in handle == "friend.test" ? "did:plc:friend" : nil }
         let bytes = Array(text.utf8)
         let covered = facets.map { String(decoding: bytes[$0.index.byteStart..<$0.index.byteEnd], as: UTF8.self) }
         #expect(covered == ["@friend.test", "https://example.com/", "#日本語", "https://a.example/x"])
-        #expect(facets.map(\.features) == [[.mention(did: "did:plc:friend")], [.link(uri: "https://example.com/")], [.tag("日本語")],
-                                           [.link(uri: "https://a.example/x")]])
+        #expect(
+            facets.map(\.features) == [
+                [.mention(did: "did:plc:friend")], [.link(uri: "https://example.com/")], [.tag("日本語")],
+                [.link(uri: "https://a.example/x")],
+            ])
         // "@friend.test さん、これ見て！" is 12 + 1 + 8 × 3 bytes: the link starts at byte 37, not at character 21.
         #expect(facets[1].index == ByteSlice(byteStart: 37, byteEnd: 57))
     }
@@ -21,7 +24,7 @@ struct RichTextTests {
     @Test("Links lose trailing punctuation and an unbalanced parenthesis; e-mail addresses and numbers-only tags are not facets")
     func edges() async throws {
         let text = "mail me@example.com, see https://x.example/a_(b). #123 #ok! (https://y.example/z)"
-        let facets = try await RichText.facets(of: text) { _ in "did:plc:someone" }
+        let facets = await RichText.facets(of: text) { _ in "did:plc:someone" }
         let bytes = Array(text.utf8)
         let covered = facets.map { String(decoding: bytes[$0.index.byteStart..<$0.index.byteEnd], as: UTF8.self) }
         #expect(covered == ["https://x.example/a_(b)", "#ok", "https://y.example/z"])

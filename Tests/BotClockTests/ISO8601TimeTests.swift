@@ -13,7 +13,9 @@ struct ISO8601TimeTests {
         return try decoder.decode(Dated.self, from: Data(#"{"createdAt": "\#(text)"}"#.utf8)).createdAt
     }
 
-    @Test("Times of 1970 to 9999 are read, with or without fractions; a year past 9999 or before 1970 is no time (nil), and in a page it reads as 1970 rather than making the page unreadable (issue 43)")
+    @Test(
+        "Times of 1970 to 9999 are read, with or without fractions; a year past 9999 or before 1970 is no time (nil), and in a page it reads as 1970 rather than making the page unreadable (issue 43)"
+    )
     func bounded() throws {
         #expect(ISO8601Time.date(from: "2026-11-22T00:00:00.000Z") == Date(timeIntervalSince1970: 1_795_305_600))
         #expect(ISO8601Time.date(from: "2026-11-22T00:00:00Z") == Date(timeIntervalSince1970: 1_795_305_600))

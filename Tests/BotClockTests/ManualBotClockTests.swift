@@ -9,7 +9,10 @@ struct ManualBotClockTests {
     @Test("A sleeper wakes when the clock passes its deadline, not before")
     func wakesAtDeadline() async throws {
         let clock = ManualBotClock(now: start)
-        let sleeper = Task { try await clock.sleep(for: .seconds(60)); return clock.now() }
+        let sleeper = Task {
+            try await clock.sleep(for: .seconds(60))
+            return clock.now()
+        }
         try await clock.waitForSleepers(count: 1)
         clock.advance(by: 59)
         #expect(clock.sleeperCount == 1)

@@ -18,7 +18,10 @@ struct TimeLimitTests {
         }
         func open() {
             isOpen.withLock { $0 = true }
-            for continuation in waiting.withLock({ list in defer { list = [] }; return list }) { continuation.resume() }
+            for continuation in waiting.withLock({ list in
+                defer { list = [] }
+                return list
+            }) { continuation.resume() }
         }
     }
 
@@ -26,7 +29,10 @@ struct TimeLimitTests {
     func limitHolds() async throws {
         let gate = Gate()
         await #expect(throws: TimeLimitExceeded.self) {
-            try await withTimeLimit(.milliseconds(50)) { await gate.wait(); return 1 }
+            try await withTimeLimit(.milliseconds(50)) {
+                await gate.wait()
+                return 1
+            }
         }
         gate.open()
         #expect(try await withTimeLimit(.seconds(60)) { 42 } == 42)
@@ -35,7 +41,12 @@ struct TimeLimitTests {
     @Test("Cancelling the caller returns at once with CancellationError, even when the operation ignores it")
     func callerCancelled() async throws {
         let gate = Gate()
-        let waiting = Task { try await withTimeLimit(.seconds(3_600)) { await gate.wait(); return 1 } }
+        let waiting = Task {
+            try await withTimeLimit(.seconds(3_600)) {
+                await gate.wait()
+                return 1
+            }
+        }
         waiting.cancel()
         await #expect(throws: CancellationError.self) { try await waiting.value }
         gate.open()

@@ -1,11 +1,11 @@
 import BotAssembly
-import BotCore
 import BotConfiguration
+import BotCore
+import Foundation
 import MastodonNetwork
+import Testing
 import XAPI
 import XNetwork
-import Foundation
-import Testing
 
 @Suite("Configuration from the environment")
 struct ConfigurationTests {
@@ -38,7 +38,9 @@ struct ConfigurationTests {
         #expect(configuration.behaviour.missedSlotGraceMinutes == 10)
         #expect(configuration.behaviour.replyLimitPerUser == 3)
         #expect(configuration.behaviour.maxThreadReplies == 5)
-        let pollSeconds: [Int] = [configuration.behaviour.mentionsPollSeconds, configuration.behaviour.timelinePollSeconds, configuration.behaviour.learnPollSeconds]
+        let pollSeconds: [Int] = [
+            configuration.behaviour.mentionsPollSeconds, configuration.behaviour.timelinePollSeconds, configuration.behaviour.learnPollSeconds,
+        ]
         #expect(pollSeconds == [60, 300, 900])
     }
 
@@ -61,15 +63,22 @@ struct ConfigurationTests {
     func boundedNumbers() throws {
         let huge = "9223372036854775807"
         let error = try #require(throws: ConfigurationError.self) {
-            try Configuration(environment: ["MISSED_SLOT_GRACE": huge, "REPOST_AFTER_DAYS": huge, "ARCHIVE_ROW_LIMIT": huge, "MAX_POSTS_PER_DAY": "1441",
-                                            "MENTIONS_POLL_SECONDS": "604801"])
+            try Configuration(environment: [
+                "MISSED_SLOT_GRACE": huge, "REPOST_AFTER_DAYS": huge, "ARCHIVE_ROW_LIMIT": huge, "MAX_POSTS_PER_DAY": "1441",
+                "MENTIONS_POLL_SECONDS": "604801",
+            ])
         }
-        #expect(Set(error.problems.map(\.variable)) == ["MISSED_SLOT_GRACE", "REPOST_AFTER_DAYS", "ARCHIVE_ROW_LIMIT", "MAX_POSTS_PER_DAY", "MENTIONS_POLL_SECONDS"])
+        #expect(
+            Set(error.problems.map(\.variable)) == [
+                "MISSED_SLOT_GRACE", "REPOST_AFTER_DAYS", "ARCHIVE_ROW_LIMIT", "MAX_POSTS_PER_DAY", "MENTIONS_POLL_SECONDS",
+            ])
         let grace = try #require(error.problems.first { $0.variable == "MISSED_SLOT_GRACE" })
         #expect(grace.description.contains("from 0 to 1440 of minutes") && grace.description.contains(huge))
         // The largest allowed values are read as they are.
         let largest = try Configuration(environment: ["MISSED_SLOT_GRACE": "1440", "REPOST_AFTER_DAYS": "36500", "MAX_POSTS_PER_DAY": "1440"])
-        #expect(largest.behaviour.missedSlotGraceMinutes == 1_440 && largest.behaviour.repostAfterDays == 36_500 && largest.behaviour.maxPostsPerDay == 1_440)
+        #expect(
+            largest.behaviour.missedSlotGraceMinutes == 1_440 && largest.behaviour.repostAfterDays == 36_500
+                && largest.behaviour.maxPostsPerDay == 1_440)
         #expect(largest.daemonSettings.missedSlotGrace == 86_400)
     }
 
@@ -77,8 +86,10 @@ struct ConfigurationTests {
     func consentLists() throws {
         let defaults = try Configuration(environment: [:]).consent
         #expect(defaults.optOutWords == nil && defaults.blockedWords.isEmpty && defaults.blockedAccounts.isEmpty)
-        let set = try Configuration(environment: ["OPT_OUT_WORDS": "stop, やめて、 ＳＴＯＰ", "BLOCKED_WORDS": "spoiler，ネタバレ,,",
-                                                   "BLOCKED_ACCOUNTS": "@carol, 12345 ,dave@example.social"]).consent
+        let set = try Configuration(environment: [
+            "OPT_OUT_WORDS": "stop, やめて、 ＳＴＯＰ", "BLOCKED_WORDS": "spoiler，ネタバレ,,",
+            "BLOCKED_ACCOUNTS": "@carol, 12345 ,dave@example.social",
+        ]).consent
         #expect(set.optOutWords == ["stop", "やめて", "ＳＴＯＰ"])
         #expect(set.blockedWords == ["spoiler", "ネタバレ"])
         #expect(set.blockedAccounts == ["@carol", "12345", "dave@example.social"])
@@ -90,8 +101,10 @@ struct ConfigurationTests {
     func postStyle() throws {
         #expect(try Configuration(environment: [:]).postStyle == .remix)
         #expect(try Configuration(environment: ["POST_STYLE": "copy"]).postStyle == .copy)
-        let mastodon = ["NETWORK": "mastodon", "HUMAN_MASTODON_URL": "https://a.example", "HUMAN_MASTODON_TOKEN": "t",
-                        "BOT_MASTODON_URL": "https://b.example", "BOT_MASTODON_TOKEN": "u"]
+        let mastodon = [
+            "NETWORK": "mastodon", "HUMAN_MASTODON_URL": "https://a.example", "HUMAN_MASTODON_TOKEN": "t",
+            "BOT_MASTODON_URL": "https://b.example", "BOT_MASTODON_TOKEN": "u",
+        ]
         #expect(try Configuration(environment: mastodon).postStyle == .copy)
         #expect(try Configuration(environment: mastodon.merging(["POST_STYLE": "Remix"]) { $1 }).postStyle == .remix)
         let settings = try Configuration(environment: ["REMIX_ORDER": "3", "REMIX_MAX_OVERLAP": "0.5"]).daemonSettings
@@ -105,7 +118,9 @@ struct ConfigurationTests {
         #expect(String(describing: error).contains("copy (the person's posts as written) or remix"))
     }
 
-    @Test("The status page: loopback unless a Heroku dyno (DYNO) or BIND says otherwise; BIND is an address; STATUS_PASSWORD has at least 16 characters and is never shown")
+    @Test(
+        "The status page: loopback unless a Heroku dyno (DYNO) or BIND says otherwise; BIND is an address; STATUS_PASSWORD has at least 16 characters and is never shown"
+    )
     func statusPage() throws {
         let plain = try Configuration(environment: ["PORT": "8080"])
         #expect(plain.statusPage.port == 8080 && plain.statusPage.bindAddress == "127.0.0.1" && !plain.statusPage.behindRouter)
@@ -136,11 +151,17 @@ struct ConfigurationTests {
         environment["REDIS_KEY_PREFIX"] = "bot1:"
         environment["LOG_LEVEL"] = "DEBUG"
         let configuration = try Configuration(environment: environment)
-        #expect(configuration.x?.human == AccountCredentials(consumerKey: "hck", consumerSecret: "human-consumer-secret-value",
-                                                          accessToken: "hat", accessTokenSecret: "human-token-secret-value"))
+        #expect(
+            configuration.x?.human
+                == AccountCredentials(
+                    consumerKey: "hck", consumerSecret: "human-consumer-secret-value",
+                    accessToken: "hat", accessTokenSecret: "human-token-secret-value"))
         #expect(configuration.x?.bot?.accessToken == "bat")
-        #expect(configuration.storage.database == DatabaseURL(host: "db.example.com", port: 5433, username: "u", password: "p@ss",
-                                                      database: "mirror", tlsMode: .require))
+        #expect(
+            configuration.storage.database
+                == DatabaseURL(
+                    host: "db.example.com", port: 5433, username: "u", password: "p@ss",
+                    database: "mirror", tlsMode: .require))
         #expect(configuration.storage.redis == RedisURL(host: "redis.example.com", port: 6380, password: "secret", database: 2, usesTLS: true))
         #expect(configuration.behaviour.favoriteRateThreshold == 2)
         #expect(!configuration.behaviour.calibratesFavoriteThreshold)
@@ -162,7 +183,9 @@ struct ConfigurationTests {
         #expect(both.storage.redis?.host == "new")
     }
 
-    @Test("REDIS_CLUSTER: keys under a hash tag made from REDIS_KEY_PREFIX (or the prefix's own tag, or {bot:default}); without it, the prefix as it is")
+    @Test(
+        "REDIS_CLUSTER: keys under a hash tag made from REDIS_KEY_PREFIX (or the prefix's own tag, or {bot:default}); without it, the prefix as it is"
+    )
     func redisClusterKeys() throws {
         func keys(_ environment: [String: String]) throws -> String { try Configuration(environment: environment).storage.redisKeys }
         #expect(try keys(["REDIS_KEY_PREFIX": "alice:"]) == "alice:")
@@ -198,7 +221,8 @@ struct ConfigurationTests {
         ]
         let error = try #require(throws: ConfigurationError.self) { try Configuration(environment: environment) }
         // Section by section: the network's, storage, the behaviour.
-        #expect(error.problems.map(\.variable) == ["X_API_BASE_URL", "DATABASE_URL", "REDIS_URL", "ARCHIVE_ROW_LIMIT", "TZ", "FAVORITE_RATE_THRESHOLD"])
+        #expect(
+            error.problems.map(\.variable) == ["X_API_BASE_URL", "DATABASE_URL", "REDIS_URL", "ARCHIVE_ROW_LIMIT", "TZ", "FAVORITE_RATE_THRESHOLD"])
         #expect(!error.description.contains("hunter2"))
         #expect(error.description.contains("postgres://user:password@host:port/database"))
         #expect(error.description.contains("\"Mars/Olympus\""))
@@ -227,7 +251,9 @@ struct ConfigurationTests {
             #expect(try Configuration(environment: ["X_API_BASE_URL": local]).x?.baseURL != nil, "\(local)")
         }
         #expect(LoopbackHost.contains("127.1.2.3") && LoopbackHost.contains("::1") && LoopbackHost.contains("0:0:0:0:0:0:0:1"))
-        #expect(!LoopbackHost.contains("127.invalid") && !LoopbackHost.contains("128.0.0.1") && !LoopbackHost.contains("::") && !LoopbackHost.contains(""))
+        #expect(
+            !LoopbackHost.contains("127.invalid") && !LoopbackHost.contains("128.0.0.1") && !LoopbackHost.contains("::") && !LoopbackHost.contains("")
+        )
         #expect(DatabaseURL("postgres://u@127.invalid/db")?.tlsMode == .require)
         #expect(throws: ConfigurationError.self) { try Configuration(environment: ["X_API_BASE_URL": "ftp://api.x.com"]) }
     }
@@ -239,9 +265,10 @@ struct ConfigurationTests {
         let error = try #require(throws: ConfigurationError.self) {
             try configuration.require([.database, .redis, .botCredentials])
         }
-        #expect(error.problems.map(\.variable) == [
-            "BOT_CONSUMER_KEY", "BOT_CONSUMER_SECRET", "BOT_ACCESS_TOKEN", "BOT_ACCESS_TOKEN_SECRET", "DATABASE_URL", "REDIS_URL",
-        ])
+        #expect(
+            error.problems.map(\.variable) == [
+                "BOT_CONSUMER_KEY", "BOT_CONSUMER_SECRET", "BOT_ACCESS_TOKEN", "BOT_ACCESS_TOKEN_SECRET", "DATABASE_URL", "REDIS_URL",
+            ])
         #expect(error.description.hasPrefix("Configuration errors:"))
     }
 
@@ -272,7 +299,8 @@ struct ConfigurationTests {
         #expect(throws: ConfigurationError.self) { try Configuration(environment: ["X_DAILY_BUDGET": "lots"]) }
     }
 
-    @Test("X_DAILY_BUDGET is a plain decimal amount above 0 and at most 10000: hexadecimal, exponents, infinities, signs and other digits are refused")
+    @Test(
+        "X_DAILY_BUDGET is a plain decimal amount above 0 and at most 10000: hexadecimal, exponents, infinities, signs and other digits are refused")
     func dailyBudgetPlainDecimal() throws {
         for (text, dollars) in [("2.50", 2.5), ("$0.25", 0.25), ("3", 3.0), ("10000", 10_000.0), ("0.005", 0.005)] {
             #expect(try Configuration(environment: ["X_DAILY_BUDGET": text]).x?.dailyBudget == dollars, "\(text)")
@@ -282,7 +310,9 @@ struct ConfigurationTests {
         }
     }
 
-    @Test("MIRROR_BOT_KEY: a short key is refused without being shown; on Bluesky start needs it (its session is kept sealed), elsewhere nothing is sealed")
+    @Test(
+        "MIRROR_BOT_KEY: a short key is refused without being shown; on Bluesky start needs it (its session is kept sealed), elsewhere nothing is sealed"
+    )
     func tokenKey() throws {
         do {
             _ = try Configuration(environment: ["MIRROR_BOT_KEY": "short secret"])
@@ -315,7 +345,8 @@ struct ConfigurationTests {
     func embeddedDataPath() throws {
         #expect(try Configuration(environment: [:]).storage.embeddedDataPath == "mirror_bot.sqlite")
         #expect(try Configuration(environment: ["MIRROR_BOT_DATA": ""]).storage.embeddedDataPath == "mirror_bot.sqlite")
-        #expect(try Configuration(environment: ["MIRROR_BOT_DATA": "/var/lib/bot/data.sqlite"]).storage.embeddedDataPath == "/var/lib/bot/data.sqlite")
+        #expect(
+            try Configuration(environment: ["MIRROR_BOT_DATA": "/var/lib/bot/data.sqlite"]).storage.embeddedDataPath == "/var/lib/bot/data.sqlite")
     }
 }
 
@@ -325,7 +356,10 @@ struct ConnectionURLTests {
     func databaseURLs() {
         // Heroku's DATABASE_URL has no sslmode: a server elsewhere is reached by TLS or not at all.
         let heroku = DatabaseURL("postgres://user:pa%3Ass@ec2-1-2-3-4.compute-1.amazonaws.com:5432/d1a2b3")
-        #expect(heroku == DatabaseURL(host: "ec2-1-2-3-4.compute-1.amazonaws.com", username: "user", password: "pa:ss", database: "d1a2b3", tlsMode: .require))
+        #expect(
+            heroku
+                == DatabaseURL(
+                    host: "ec2-1-2-3-4.compute-1.amazonaws.com", username: "user", password: "pa:ss", database: "d1a2b3", tlsMode: .require))
         for local in ["localhost", "127.0.0.1", "[::1]"] { #expect(DatabaseURL("postgres://u@\(local)/db")?.tlsMode == .prefer, "\(local)") }
         #expect(DatabaseURL("postgres://u@h/db?sslmode=verify-ca")?.tlsMode == .verifyCA)
         // libpq's connect_timeout, in seconds: 10 unless given, 1 to 3600.
@@ -356,7 +390,8 @@ struct ConnectionURLTests {
 
 @Suite(".env files")
 struct EnvironmentFileTests {
-    @Test("auth --write-env's .env is 0600 from its first byte (a new file renamed over the old one); a failure says so and leaves the old file whole")
+    @Test(
+        "auth --write-env's .env is 0600 from its first byte (a new file renamed over the old one); a failure says so and leaves the old file whole")
     func secretFileIsPrivate() throws {
         let folder = FileManager.default.temporaryDirectory.appending(path: "mirror_bot-secret-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -376,19 +411,21 @@ struct EnvironmentFileTests {
 
     @Test("KEY=value lines, comments, export, and both kinds of quotes")
     func parsing() throws {
-        let file = try EnvironmentFile(parsing: """
-            # mirror_bot
-            export TZ=Asia/Tokyo
-            DATABASE_URL = postgres://u@h/db   # local
-            BOT_CONSUMER_KEY="with \\"quotes\\" and\\nnewline"
-            BOT_CONSUMER_SECRET='single $literal # kept'
-            EMPTY=
+        let file = try EnvironmentFile(
+            parsing: """
+                # mirror_bot
+                export TZ=Asia/Tokyo
+                DATABASE_URL = postgres://u@h/db   # local
+                BOT_CONSUMER_KEY="with \\"quotes\\" and\\nnewline"
+                BOT_CONSUMER_SECRET='single $literal # kept'
+                EMPTY=
 
-            """)
-        #expect(file.variables == [
-            "TZ": "Asia/Tokyo", "DATABASE_URL": "postgres://u@h/db",
-            "BOT_CONSUMER_KEY": "with \"quotes\" and\nnewline", "BOT_CONSUMER_SECRET": "single $literal # kept", "EMPTY": "",
-        ])
+                """)
+        #expect(
+            file.variables == [
+                "TZ": "Asia/Tokyo", "DATABASE_URL": "postgres://u@h/db",
+                "BOT_CONSUMER_KEY": "with \"quotes\" and\nnewline", "BOT_CONSUMER_SECRET": "single $literal # kept", "EMPTY": "",
+            ])
         // A file saved with Windows line ends (CRLF, one Character in Swift, which splitting at "\n" misses) reads the same.
         #expect(try EnvironmentFile(parsing: "A=1\r\nB=\"two\"\r\n").variables == ["A": "1", "B": "two"])
     }

@@ -26,11 +26,19 @@ struct SecretsInErrorsTests {
 
     @Test("An API's base URL with a user and password, or a query, is shown with them masked (X, Mastodon, Misskey)")
     func urlCredentialsMasked() throws {
-        for (variables, name) in [(["X_API_BASE_URL": "http://user:hunter2pw@api.example.com?token=qsecret"], "X_API_BASE_URL"),
-                                  (["NETWORK": "mastodon", "BOT_MASTODON_URL": "http://user:hunter2pw@mastodon.example/?token=qsecret",
-                                    "BOT_MASTODON_TOKEN": "t"], "BOT_MASTODON_URL"),
-                                  (["NETWORK": "misskey", "BOT_MISSKEY_URL": "http://user:hunter2pw@misskey.example#qsecret", "BOT_MISSKEY_TOKEN": "t"],
-                                   "BOT_MISSKEY_URL")] {
+        for (variables, name) in [
+            (["X_API_BASE_URL": "http://user:hunter2pw@api.example.com?token=qsecret"], "X_API_BASE_URL"),
+            (
+                [
+                    "NETWORK": "mastodon", "BOT_MASTODON_URL": "http://user:hunter2pw@mastodon.example/?token=qsecret",
+                    "BOT_MASTODON_TOKEN": "t",
+                ], "BOT_MASTODON_URL"
+            ),
+            (
+                ["NETWORK": "misskey", "BOT_MISSKEY_URL": "http://user:hunter2pw@misskey.example#qsecret", "BOT_MISSKEY_TOKEN": "t"],
+                "BOT_MISSKEY_URL"
+            ),
+        ] {
             let error = try #require(throws: ConfigurationError.self) { try Configuration(environment: variables) }
             let text = error.description
             #expect(text.contains(name), "\(text)")
@@ -42,10 +50,13 @@ struct SecretsInErrorsTests {
 
     @Test("bots add names what is wrong with a bot's settings and shows none of their values, as its help says")
     func botsAddShowsNoValue() async throws {
-        let bots = FleetBots(configuration: try Configuration(environment: [:]), environment: [:],
-                             logger: Logger(label: "bots", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let settings = ["X_DAILY_BUDGET": "value-of-the-file", "TZ": "Mars/value-of-the-file", "LIKES": "value-of-the-file",
-                        "HUMAN_CONSUMER_KEY": "hck"]
+        let bots = FleetBots(
+            configuration: try Configuration(environment: [:]), environment: [:],
+            logger: Logger(label: "bots", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let settings = [
+            "X_DAILY_BUDGET": "value-of-the-file", "TZ": "Mars/value-of-the-file", "LIKES": "value-of-the-file",
+            "HUMAN_CONSUMER_KEY": "hck",
+        ]
         await #expect(throws: ConfigurationError.self) {
             do {
                 _ = try await bots.add(name: "alice", settings: settings, key: try FleetKey(text: "a long and random fleet key"))

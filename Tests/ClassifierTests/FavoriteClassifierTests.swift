@@ -1,11 +1,11 @@
 import Classifier
 import Foundation
 import RedisClient
-import Testing
+import RedisWordCounts
 import TestSupport
+import Testing
 import Tokenizer
 import WordCounts
-import RedisWordCounts
 
 @Suite("The favorite classifier on Redis and MeCab", .serialized)
 struct FavoriteClassifierTests {
@@ -50,8 +50,10 @@ struct FavoriteClassifierTests {
         let classifier = try makeClassifier()
         try await classifier.learn((0..<30).map { _ in .init(text: "美味しい寿司とラーメン", authorUsername: "alice") }, as: .favorite)
         try await classifier.learn((0..<60).map { _ in .init(text: "明日の会議の資料", authorUsername: "bob") }, as: .normal)
-        let tweets: [FavoriteClassifier.Tweet] = [.init(text: "寿司が食べたい", authorUsername: "alice"), .init(text: "寿司屋で会議", authorUsername: "carol"),
-                                                  .init(text: "会議が長い", authorUsername: "bob")]
+        let tweets: [FavoriteClassifier.Tweet] = [
+            .init(text: "寿司が食べたい", authorUsername: "alice"), .init(text: "寿司屋で会議", authorUsername: "carol"),
+            .init(text: "会議が長い", authorUsername: "bob"),
+        ]
         let scores = try await classifier.classify(tweets).map(\.score.logRatio)
         #expect(scores[0] > log(3) && scores[1] < log(3) && scores[1] > scores[2], "\(scores)")
         // Without a keeping bar, what is kept is what is liked.
@@ -66,7 +68,8 @@ struct FavoriteClassifierTests {
         classifier.decide(with: .original, threshold: 3, keepingThreshold: 50)
         #expect(classifier.keepingThreshold == 3)
         // A calibration's choice, all at once.
-        classifier.decide(by: ThresholdCalibration.Result(model: .binary, threshold: 2, keepingThreshold: 1.5, favorites: 100, normals: 100, folds: 5))
+        classifier.decide(
+            by: ThresholdCalibration.Result(model: .binary, threshold: 2, keepingThreshold: 1.5, favorites: 100, normals: 100, folds: 5))
         #expect(classifier.model == .binary && classifier.threshold == 2 && classifier.keepingThreshold == 1.5)
         try await classifier.store.removeAll()
     }

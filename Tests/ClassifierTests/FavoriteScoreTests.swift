@@ -1,18 +1,21 @@
-@testable import Classifier
 import Foundation
 import Testing
 import WordCounts
 
+@testable import Classifier
+
 /// The original formula transcribed as it was written: plain products, no logarithms.
 func naiveOriginalRatio(features: [String], counts: FeatureCounts) -> Double {
-    let favoriteTotal = Double(counts.count(of: .favorite)), normalTotal = Double(counts.count(of: .normal))
+    let favoriteTotal = Double(counts.count(of: .favorite))
+    let normalTotal = Double(counts.count(of: .normal))
     let total = favoriteTotal + normalTotal
     func weighted(_ feature: String, _ category: Category, _ categoryTotal: Double) -> Double {
         let n = Double(counts.count(of: feature, in: .favorite) + counts.count(of: feature, in: .normal))
         let p = categoryTotal > 0 ? Double(counts.count(of: feature, in: category)) / categoryTotal : 0
         return (0.1 * 5 + n * p) / (n + 5)
     }
-    var favorite = favoriteTotal / total, normal = normalTotal / total
+    var favorite = favoriteTotal / total
+    var normal = normalTotal / total
     for feature in features {
         favorite *= weighted(feature, .favorite, favoriteTotal)
         normal *= weighted(feature, .normal, normalTotal)

@@ -51,12 +51,14 @@ struct ThresholdCalibrationTests {
 
     @Test("A calibration carries its keeping bar (at most its threshold); a fallback has none")
     func calibrationKeepingBar() {
-        let result = ThresholdCalibration.calibrate(topicExamples(favorites: 200, normals: 300), humanLikeShare: 0.1,
-                                                    models: [.original, .binary], fallbackThreshold: 3)
+        let result = ThresholdCalibration.calibrate(
+            topicExamples(favorites: 200, normals: 300), humanLikeShare: 0.1,
+            models: [.original, .binary], fallbackThreshold: 3)
         let keeping = try! #require(result.keepingThreshold)
         #expect(keeping < result.threshold && keeping > 0)
         #expect(result.summary.contains("are kept for the day's like slots"), "\(result.summary)")
-        let fallback = ThresholdCalibration.calibrate(topicExamples(favorites: 10, normals: 10), humanLikeShare: 0.1, models: [.original], fallbackThreshold: 3)
+        let fallback = ThresholdCalibration.calibrate(
+            topicExamples(favorites: 10, normals: 10), humanLikeShare: 0.1, models: [.original], fallbackThreshold: 3)
         #expect(fallback.keepingThreshold == nil && fallback.threshold == 3)
         // A calibration stored before there was a keeping bar reads back without one.
         let stored = #"{"model":"original","threshold":2.5,"favorites":100,"normals":100,"folds":5}"#
@@ -74,8 +76,9 @@ struct ThresholdCalibrationTests {
 
     @Test("On separable examples the calibration finds a threshold that likes the liked kind and not the rest")
     func calibratesOnExamples() {
-        let result = ThresholdCalibration.calibrate(topicExamples(favorites: 200, normals: 300), humanLikeShare: 0.3,
-                                                    models: [.original, .binary], fallbackThreshold: 3)
+        let result = ThresholdCalibration.calibrate(
+            topicExamples(favorites: 200, normals: 300), humanLikeShare: 0.3,
+            models: [.original, .binary], fallbackThreshold: 3)
         #expect(result.fallbackReason == nil)
         let figures = try! #require(result.figures)
         #expect(figures.precision > 0.95 && figures.recall > 0.95, "\(figures)")
@@ -83,22 +86,29 @@ struct ThresholdCalibrationTests {
         #expect(result.favorites == 200 && result.normals == 300 && result.folds == 5)
         #expect(result.summary.contains("5-fold cross-validation on 200 liked and 300 not liked tweets"))
         // The same examples give the same choice (folds are drawn with a fixed seed).
-        #expect(ThresholdCalibration.calibrate(topicExamples(favorites: 200, normals: 300), humanLikeShare: 0.3,
-                                               models: [.original, .binary], fallbackThreshold: 3) == result)
+        #expect(
+            ThresholdCalibration.calibrate(
+                topicExamples(favorites: 200, normals: 300), humanLikeShare: 0.3,
+                models: [.original, .binary], fallbackThreshold: 3) == result)
     }
 
     @Test("With no model asked for, the original formula is calibrated (no trap on an empty list)")
     func noModelsMeansTheOriginal() {
-        let result = ThresholdCalibration.calibrate(topicExamples(favorites: 200, normals: 300), humanLikeShare: 0.3, models: [], fallbackThreshold: 3)
+        let result = ThresholdCalibration.calibrate(
+            topicExamples(favorites: 200, normals: 300), humanLikeShare: 0.3, models: [], fallbackThreshold: 3)
         #expect(result.model == .original && result.fallbackReason == nil && result.figures != nil)
-        #expect(result == ThresholdCalibration.calibrate(topicExamples(favorites: 200, normals: 300), humanLikeShare: 0.3, models: [.original],
-                                                         fallbackThreshold: 3))
+        #expect(
+            result
+                == ThresholdCalibration.calibrate(
+                    topicExamples(favorites: 200, normals: 300), humanLikeShare: 0.3, models: [.original],
+                    fallbackThreshold: 3))
     }
 
     @Test("With fewer than 50 examples of a label the original threshold is kept, and the result says why")
     func fallsBack() {
-        let result = ThresholdCalibration.calibrate(topicExamples(favorites: 49, normals: 400), humanLikeShare: 0.3,
-                                                    models: [.original, .binary], fallbackThreshold: 3)
+        let result = ThresholdCalibration.calibrate(
+            topicExamples(favorites: 49, normals: 400), humanLikeShare: 0.3,
+            models: [.original, .binary], fallbackThreshold: 3)
         #expect(result.threshold == 3 && result.model == .original && result.figures == nil)
         #expect(result.fallbackReason?.contains("too few examples to calibrate (49 liked, 400 not liked") == true)
         #expect(result.summary.hasPrefix("threshold 3 (original model): too few examples"))
@@ -106,8 +116,9 @@ struct ThresholdCalibrationTests {
 
     @Test("The binary model counts only words seen twice, with add-one smoothing")
     func binaryModel() {
-        let counts = FeatureCounts(features: ["猫": [.favorite: 3, .normal: 1], "珍": [.favorite: 1, .normal: 0]],
-                                   categories: [.favorite: 8, .normal: 8])
+        let counts = FeatureCounts(
+            features: ["猫": [.favorite: 3, .normal: 1], "珍": [.favorite: 1, .normal: 0]],
+            categories: [.favorite: 8, .normal: 8])
         let score = FavoriteScore(binaryFeatures: ["猫", "珍"], counts: counts, minimumSightings: 2)
         #expect(score.contributions.map(\.feature) == ["猫"])
         #expect(abs(score.logRatio - log((3.0 + 1) / 10) + log((1.0 + 1) / 10)) < 1e-12)

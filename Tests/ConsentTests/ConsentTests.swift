@@ -1,8 +1,8 @@
 import Consent
 import Foundation
 import Stores
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Consent: opt-out words, accounts, the person's commands")
 struct ConsentTests {
@@ -35,14 +35,16 @@ struct ConsentTests {
         #expect(!set.contains(id: nil, handle: nil))
     }
 
-    @Test("The person's commands in English and Japanese; anything else is no command", arguments: [
-        ("pause", OwnerCommand.pausePosting), ("Pause posting.", .pausePosting), ("停止", .pausePosting), ("一時停止。", .pausePosting),
-        ("ＳＴＯＰ", .pausePosting), ("pause all", .pauseEverything), ("stop   everything!", .pauseEverything), ("全部停止", .pauseEverything),
-        ("resume", .resume), ("再開", .resume), ("すべて再開！", .resume),
-        ("forget https://x.com/hanako/status/123", .forget("https://x.com/hanako/status/123")),
-        ("忘れて https://mastodon.example/@Hanako/109", .forget("https://mastodon.example/@Hanako/109")),
-        ("忘れてhttps://x.com/a/status/5", .forget("https://x.com/a/status/5")),
-    ])
+    @Test(
+        "The person's commands in English and Japanese; anything else is no command",
+        arguments: [
+            ("pause", OwnerCommand.pausePosting), ("Pause posting.", .pausePosting), ("停止", .pausePosting), ("一時停止。", .pausePosting),
+            ("ＳＴＯＰ", .pausePosting), ("pause all", .pauseEverything), ("stop   everything!", .pauseEverything), ("全部停止", .pauseEverything),
+            ("resume", .resume), ("再開", .resume), ("すべて再開！", .resume),
+            ("forget https://x.com/hanako/status/123", .forget("https://x.com/hanako/status/123")),
+            ("忘れて https://mastodon.example/@Hanako/109", .forget("https://mastodon.example/@Hanako/109")),
+            ("忘れてhttps://x.com/a/status/5", .forget("https://x.com/a/status/5")),
+        ])
     func commands(_ text: String, _ command: OwnerCommand) {
         #expect(OwnerCommand.parse(text) == command)
     }
@@ -52,15 +54,17 @@ struct ConsentTests {
         #expect(OwnerCommand.parse(text) == nil)
     }
 
-    @Test("The opt-out list is kept in the bot's state: added once, listed, checked by id or handle, removed; train clear's emptying of the archive leaves it",
-          arguments: StoreBackends.archives)
+    @Test(
+        "The opt-out list is kept in the bot's state: added once, listed, checked by id or handle, removed; train clear's emptying of the archive leaves it",
+        arguments: StoreBackends.archives)
     func optOutList(_ backend: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let list = OptOutList(state: database.state)
             let at = Date(timeIntervalSince1970: 1_795_000_000)
             #expect(try await list.add(OptOut(accountID: "300", handle: "taro", reason: "asked the bot to stop (\"やめて\")", at: at)))
             #expect(try await !list.add(OptOut(accountID: "300", handle: "taro", reason: "again", at: at.addingTimeInterval(60))))
-            #expect(try await list.add(OptOut(accountID: nil, handle: "@Jiro@example.social", reason: "added by hand", at: at.addingTimeInterval(120))))
+            #expect(
+                try await list.add(OptOut(accountID: nil, handle: "@Jiro@example.social", reason: "added by hand", at: at.addingTimeInterval(120))))
             let all = try await list.all()
             #expect(all.map(\.who) == ["@taro (300)", "@jiro@example.social"])
             #expect(all.first?.reason == "asked the bot to stop (\"やめて\")")
@@ -103,25 +107,37 @@ struct ConsentTests {
         }
     }
 
-    @Test("An archive is the person's when it names the account they signed in as (on Mastodon: their username on their instance); on another network the first account is taken on their word, another refused")
+    @Test(
+        "An archive is the person's when it names the account they signed in as (on Mastodon: their username on their instance); on another network the first account is taken on their word, another refused"
+    )
     func archiveOwnership() {
         let signedIn = Date(timeIntervalSince1970: 1_795_000_000)
-        let x = PersonConsent(network: "X", personAccount: "1234567", personHandle: "hanako", signedInAt: signedIn, how: "auth x",
-                              botAccount: nil, agreedTo: [.learnPosts, .copies], credentialDigest: nil)
+        let x = PersonConsent(
+            network: "X", personAccount: "1234567", personHandle: "hanako", signedInAt: signedIn, how: "auth x",
+            botAccount: nil, agreedTo: [.learnPosts, .copies], credentialDigest: nil)
         #expect(x.ownership(ofArchiveOf: "1234567", on: "X", handle: "hanako_renamed", mastodon: nil) == .theirs)
         guard case .someoneElse(let why) = x.ownership(ofArchiveOf: "999", on: "X", handle: "taro", mastodon: nil) else {
             Issue.record("another X account's archive was taken as the person's")
             return
         }
-        #expect(why == "this archive is @taro (X 999)'s, not the person's who signed in: @hanako (1234567 on X). An archive is imported only for the person it belongs to")
+        #expect(
+            why
+                == "this archive is @taro (X 999)'s, not the person's who signed in: @hanako (1234567 on X). An archive is imported only for the person it belongs to"
+        )
 
-        let mastodon = PersonConsent(network: "Mastodon", personAccount: "100@mastodon.example", personHandle: "Hanako", signedInAt: signedIn,
-                                     how: "auth mastodon", botAccount: nil, agreedTo: [.learnPosts, .copies], credentialDigest: nil)
-        #expect(mastodon.ownership(ofArchiveOf: "https://mastodon.example/users/hanako", on: "Mastodon", handle: "hanako",
-                                   mastodon: ("hanako", "mastodon.example")) == .theirs)
+        let mastodon = PersonConsent(
+            network: "Mastodon", personAccount: "100@mastodon.example", personHandle: "Hanako", signedInAt: signedIn,
+            how: "auth mastodon", botAccount: nil, agreedTo: [.learnPosts, .copies], credentialDigest: nil)
+        #expect(
+            mastodon.ownership(
+                ofArchiveOf: "https://mastodon.example/users/hanako", on: "Mastodon", handle: "hanako",
+                mastodon: ("hanako", "mastodon.example")) == .theirs)
         for (username, server) in [("taro", "mastodon.example"), ("hanako", "other.example")] {
-            guard case .someoneElse = mastodon.ownership(ofArchiveOf: "https://\(server)/users/\(username)", on: "Mastodon", handle: username,
-                                                         mastodon: (username, server)) else {
+            guard
+                case .someoneElse = mastodon.ownership(
+                    ofArchiveOf: "https://\(server)/users/\(username)", on: "Mastodon", handle: username,
+                    mastodon: (username, server))
+            else {
                 Issue.record("@\(username)@\(server)'s archive was taken as @hanako@mastodon.example's")
                 continue
             }

@@ -1,6 +1,4 @@
-import Stores
 import BotClock
-@testable import Daemon
 import FakeMastodon
 import FakeX
 import Foundation
@@ -9,17 +7,21 @@ import MastodonNetwork
 import Picking
 import Schedule
 import SocialNetwork
-import Testing
+import Stores
 import TestSupport
+import Testing
 import XAPI
 import XNetwork
+
+@testable import Daemon
 
 /// A post the person hid behind a content warning (archived with `POST_CW=true`): on Mastodon its copy goes out
 /// behind the same warning; on X, which has none, it is never posted in the open.
 @Suite("Content warnings kept with their posts", .serialized)
 struct ContentWarningTests {
-    static let warned = ArchivedTweet(tweetID: 7, text: "最終回の結末", createdAt: PosterWorld.dayStart.addingTimeInterval(-86_400 + 9 * 3_600),
-                                      contentWarning: "ネタバレ")
+    static let warned = ArchivedTweet(
+        tweetID: 7, text: "最終回の結末", createdAt: PosterWorld.dayStart.addingTimeInterval(-86_400 + 9 * 3_600),
+        contentWarning: "ネタバレ")
 
     /// A poster whose archive holds only the warned post, with a plan of one slot at 09:00, on `network`.
     static func postAtNine(_ network: any MirrorNetwork, database: any StoreSet) async throws -> PlanSlot? {
@@ -30,9 +32,10 @@ struct ContentWarningTests {
         let plans = database.plans
         _ = try await plans.storePlan(day: PosterWorld.day, timeZone: PosterWorld.tokyo.identifier, minutes: [540], drawnAt: PosterWorld.dayStart)
         let clock = ManualBotClock(now: PosterWorld.dayStart.addingTimeInterval(9 * 3_600))
-        let poster = Poster(clock: clock, plans: plans, planner: SchedulePlanner(archive: archive, maxPostsPerDay: 50),
-                            picker: PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, logger: PosterWorld.quiet),
-                            network: network, logger: PosterWorld.quiet, seed: 1)
+        let poster = Poster(
+            clock: clock, plans: plans, planner: SchedulePlanner(archive: archive, maxPostsPerDay: 50),
+            picker: PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, logger: PosterWorld.quiet),
+            network: network, logger: PosterWorld.quiet, seed: 1)
         try await poster.post(day: PosterWorld.day, minute: 540, seed: 1)
         return try await plans.slots(of: PosterWorld.day)?.first
     }
@@ -43,8 +46,9 @@ struct ContentWarningTests {
         let server = FakeMastodonServer(seed: seed, logger: PosterWorld.quiet)
         try await server.withRunning { url in
             try await TestServers.withIsolatedDatabase(backend) { database async throws in
-                let client = MastodonClient(configuration: .init(accounts: [.bot: MastodonAccess(instance: url, token: "bot-token")]),
-                                            clock: ManualBotClock(now: PosterWorld.dayStart), logger: PosterWorld.quiet)
+                let client = MastodonClient(
+                    configuration: .init(accounts: [.bot: MastodonAccess(instance: url, token: "bot-token")]),
+                    clock: ManualBotClock(now: PosterWorld.dayStart), logger: PosterWorld.quiet)
                 let slot = try await Self.postAtNine(MastodonMirrorNetwork(client: client, copyingWarnings: true), database: database)
                 #expect(slot?.state == .posted)
                 let posted = await server.posted()

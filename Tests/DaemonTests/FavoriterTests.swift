@@ -1,20 +1,21 @@
-import Stores
 import BotClock
 import BotConfiguration
 import Classifier
 import Consent
-@testable import Daemon
 import FakeX
 import Foundation
 import Logging
 import RedisClient
-import Testing
+import RedisWordCounts
+import Stores
 import TestSupport
+import Testing
 import Tokenizer
 import WordCounts
 import XAPI
 import XNetwork
-import RedisWordCounts
+
+@testable import Daemon
 
 @Suite("The favoriter", .serialized)
 struct FavoriterTests {
@@ -24,19 +25,24 @@ struct FavoriterTests {
     static var quiet: Logger { Logger(label: "favoriter", factory: { _ in SwiftLogNoOpLogHandler() }) }
 
     func tweet(_ id: Int, by author: String, _ text: String, retweetOf: String? = nil, at: Date? = nil) -> FakeXSeed.Tweet {
-        FakeXSeed.Tweet(id: String(id), authorID: author, text: text, createdAt: at ?? Self.start.addingTimeInterval(Double(id % 1000 - 1000)),
-                        retweetOf: retweetOf)
+        FakeXSeed.Tweet(
+            id: String(id), authorID: author, text: text, createdAt: at ?? Self.start.addingTimeInterval(Double(id % 1000 - 1000)),
+            retweetOf: retweetOf)
     }
 
     /// Runs `body` with a favoriter of `LIKES=on` over a trained filter, against a fake X whose apps have `access`; with
     /// `settings` (by default a slot with nothing to like is skipped at once: waiting for a post is tested on its own).
-    func withFavoriter(_ backends: StoreBackends, trainNormal: Bool = true, access: FakeXSeed.Access = .enterprise,
-                       settings: Favoriter.Settings = .init(waitForPost: 0), budget: DailyBudget? = nil,
-                       _ body: (Favoriter, FakeXServer, FavoriterStores, ManualBotClock) async throws -> Void) async throws {
+    func withFavoriter(
+        _ backends: StoreBackends, trainNormal: Bool = true, access: FakeXSeed.Access = .enterprise,
+        settings: Favoriter.Settings = .init(waitForPost: 0), budget: DailyBudget? = nil,
+        _ body: (Favoriter, FakeXServer, FavoriterStores, ManualBotClock) async throws -> Void
+    ) async throws {
         let seed = FakeXSeed(
             now: Self.start,
-            users: [.init(id: "100", username: "human"), .init(id: "200", username: "mirror_bot"), .init(id: "300", username: "friend"),
-                    .init(id: "600", username: "alice")],
+            users: [
+                .init(id: "100", username: "human"), .init(id: "200", username: "mirror_bot"), .init(id: "300", username: "friend"),
+                .init(id: "600", username: "alice"),
+            ],
             accounts: [.init(userID: "200", consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")],
             tweets: [tweet(5001, by: "300", "古い猫の写真")], follows: ["200": ["100", "300", "600"]], access: access)
         let server = FakeXServer(seed: seed, logger: Self.quiet)
@@ -47,14 +53,16 @@ struct FavoriterTests {
             try await server.withRunning { url in
                 let clock = ManualBotClock(now: Self.start)
                 let log = FavoriterStores(likes: database.likes, state: database.state)
-                let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: Self.bot]), clock: clock,
-                                     usage: budget?.meter ?? UsageMeter(), budget: budget, refusalStore: StoredRefusals(state: log.state), logger: Self.quiet)
+                let client = XClient(
+                    configuration: .init(baseURL: url, credentials: [.bot: Self.bot]), clock: clock,
+                    usage: budget?.meter ?? UsageMeter(), budget: budget, refusalStore: StoredRefusals(state: log.state), logger: Self.quiet)
                 let archive = database.archive(timeZone: .gmt, rowLimit: 100)
                 try await archive.insert([ArchivedTweet(tweetID: 4242, text: "人間のつぶやき", createdAt: Self.start.addingTimeInterval(-86_400))])
-                let favoriter = Favoriter(clock: clock, likes: log.likes, state: log.state, archive: archive,
-                                          policy: LikingPolicy(setting: .on, network: XMirrorNetwork(client: client)),
-                                          classifier: classifier, network: XMirrorNetwork(client: client), botUserID: "200", humanUserID: "100",
-                                          settings: settings, logger: Self.quiet)
+                let favoriter = Favoriter(
+                    clock: clock, likes: log.likes, state: log.state, archive: archive,
+                    policy: LikingPolicy(setting: .on, network: XMirrorNetwork(client: client)),
+                    classifier: classifier, network: XMirrorNetwork(client: client), botUserID: "200", humanUserID: "100",
+                    settings: settings, logger: Self.quiet)
                 try await body(favoriter, server, log, clock)
             }
         }
@@ -73,8 +81,9 @@ struct FavoriterTests {
         return try #require(try await favoriter.likes.likeSlots(of: now.day)?.first { $0.minute == now.minute })
     }
 
-    @Test("Keeps the new posts the filter calls favorite (never the bot's, the human's, reposts, or one liked before) and likes one at each slot",
-          arguments: StoreBackends.all)
+    @Test(
+        "Keeps the new posts the filter calls favorite (never the bot's, the human's, reposts, or one liked before) and likes one at each slot",
+        arguments: StoreBackends.all)
     func likesWhatTheHumanWould(_ backend: StoreBackends) async throws {
         try await withFavoriter(backend) { favoriter, server, log, clock in
             try await favoriter.pollOnce()  // first start: the old cat photo is not liked
@@ -109,7 +118,9 @@ struct FavoriterTests {
 
     private var log3: Double { Foundation.log(3.0) }
 
-    @Test("On X, the likes still planned keep their room in the day's budget while the liker waits for them: reads for likes may spend only what their cost leaves, and the room is let go when the liker stops (issue 43)")
+    @Test(
+        "On X, the likes still planned keep their room in the day's budget while the liker waits for them: reads for likes may spend only what their cost leaves, and the room is let go when the liker stops (issue 43)"
+    )
     func likesKeepTheirRoomInTheBudget() async throws {
         let budget = DailyBudget(limit: 1.0, meter: UsageMeter(), logger: Self.quiet)
         try await withFavoriter(StoreBackends(archive: .memory, counts: .memory), budget: budget) { favoriter, _, log, clock in
@@ -127,8 +138,9 @@ struct FavoriterTests {
         }
     }
 
-    @Test("A slot with nothing kept waits for a post, looking again after each poll: liked once one is kept; skipped after two hours, saying it waited",
-          arguments: StoreBackends.archives)
+    @Test(
+        "A slot with nothing kept waits for a post, looking again after each poll: liked once one is kept; skipped after two hours, saying it waited",
+        arguments: StoreBackends.archives)
     func slotWaitsForAPost(_ backend: StoreBackends.ArchiveKind) async throws {
         try await withFavoriter(StoreBackends(archive: backend, counts: .sqlite), settings: .init()) { favoriter, server, log, clock in
             try await favoriter.pollOnce()  // first start
@@ -202,8 +214,9 @@ struct FavoriterTests {
         }
     }
 
-    @Test("A post under the threshold but above the keeping bar is kept, liked only by a slot with nothing better, and says so",
-          arguments: StoreBackends.archives)
+    @Test(
+        "A post under the threshold but above the keeping bar is kept, liked only by a slot with nothing better, and says so",
+        arguments: StoreBackends.archives)
     func keepingBar(_ backend: StoreBackends.ArchiveKind) async throws {
         try await withFavoriter(StoreBackends(archive: backend, counts: .sqlite)) { favoriter, server, log, clock in
             try await favoriter.pollOnce()  // first start
@@ -227,17 +240,20 @@ struct FavoriterTests {
         }
     }
 
-    @Test("At its minute a slot likes the best kept even under the threshold (the person's time), and waits only when nothing is kept",
-          arguments: StoreBackends.archives)
+    @Test(
+        "At its minute a slot likes the best kept even under the threshold (the person's time), and waits only when nothing is kept",
+        arguments: StoreBackends.archives)
     func keepingBarAtTheMinute(_ backend: StoreBackends.ArchiveKind) async throws {
-        try await withFavoriter(StoreBackends(archive: backend, counts: .sqlite), settings: .init(waitForPost: 7_200)) { favoriter, server, log, clock in
+        try await withFavoriter(StoreBackends(archive: backend, counts: .sqlite), settings: .init(waitForPost: 7_200)) {
+            favoriter, server, log, clock in
             try await favoriter.pollOnce()  // first start
             let weak = try await favoriter.classifier.classify([.init(text: "猫の写真と会議", authorUsername: "alice")])[0].score.logRatio
             #expect(weak < log3)
             favoriter.classifier.decide(with: .original, threshold: 3, keepingThreshold: Foundation.exp(weak - 1))
             await server.add(tweets: [tweet(6301, by: "600", "猫の写真と会議", at: clock.now().addingTimeInterval(-60))])
             try await favoriter.pollOnce()
-            let day = LocalTime(of: clock.now(), in: .gmt).day, first = LocalTime(of: clock.now(), in: .gmt).minute + 1
+            let day = LocalTime(of: clock.now(), in: .gmt).day
+            let first = LocalTime(of: clock.now(), in: .gmt).minute + 1
             _ = try await favoriter.likes.storeLikePlan(day: day, minutes: [first, first + 1], drawnAt: clock.now())
             clock.advance(by: 60)
             #expect(try await favoriter.useSlot(day: day, minute: first) == .liked)
@@ -251,8 +267,9 @@ struct FavoriterTests {
         }
     }
 
-    @Test("Never likes an account that opted out (even after its post was kept), one in BLOCKED_ACCOUNTS, or anything while the person paused everything",
-          arguments: StoreBackends.archives)
+    @Test(
+        "Never likes an account that opted out (even after its post was kept), one in BLOCKED_ACCOUNTS, or anything while the person paused everything",
+        arguments: StoreBackends.archives)
     func consent(_ backend: StoreBackends.ArchiveKind) async throws {
         try await withFavoriter(StoreBackends(archive: backend, counts: .sqlite)) { favoriter, server, log, clock in
             try await favoriter.pollOnce()  // first start
@@ -263,9 +280,10 @@ struct FavoriterTests {
             #expect(try await useSlotNow(favoriter, clock).state == .skipped)
             #expect(await server.liked().map(\.tweetID) == ["6002"])  // alice did not opt out
 
-            let blocking = Favoriter(clock: favoriter.clock, likes: log.likes, state: log.state, archive: favoriter.archive, policy: favoriter.policy,
-                                     classifier: favoriter.classifier, network: favoriter.network, botUserID: "200", humanUserID: "100",
-                                     contact: ContactRules(state: log.state, blocked: AccountSet(["@Alice"])), logger: Self.quiet)
+            let blocking = Favoriter(
+                clock: favoriter.clock, likes: log.likes, state: log.state, archive: favoriter.archive, policy: favoriter.policy,
+                classifier: favoriter.classifier, network: favoriter.network, botUserID: "200", humanUserID: "100",
+                contact: ContactRules(state: log.state, blocked: AccountSet(["@Alice"])), logger: Self.quiet)
             await server.add(tweets: [tweet(6003, by: "600", "猫の写真をもう一枚")])
             try await blocking.pollOnce()
             try await useSlotNow(blocking, clock)
@@ -292,8 +310,9 @@ struct FavoriterTests {
         }
     }
 
-    @Test("LIKES=on on today's X: one like call is refused (403 client-forbidden) and stored; the timeline is no longer read; once a day one call that reads nothing checks again, and when X accepts it liking starts afresh",
-          arguments: StoreBackends.archives)
+    @Test(
+        "LIKES=on on today's X: one like call is refused (403 client-forbidden) and stored; the timeline is no longer read; once a day one call that reads nothing checks again, and when X accepts it liking starts afresh",
+        arguments: StoreBackends.archives)
     func refusedLikes(_ backend: StoreBackends.ArchiveKind) async throws {
         try await withFavoriter(StoreBackends(archive: backend, counts: .sqlite), access: .payPerUse) { favoriter, server, log, clock in
             #expect(try await favoriter.round() == nil)  // first start: marks where the timeline stands
@@ -355,23 +374,27 @@ struct FavoriterTests {
 struct StoreDownTests {
     @Test("With Redis unreachable the favoriter logs, backs off and keeps running; it never crashes")
     func redisDown() async throws {
-        let seed = FakeXSeed(now: FavoriterTests.start, users: [.init(id: "200", username: "mirror_bot")],
-                             accounts: [.init(userID: "200", consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")],
-                             follows: ["200": ["300"]])
+        let seed = FakeXSeed(
+            now: FavoriterTests.start, users: [.init(id: "200", username: "mirror_bot")],
+            accounts: [.init(userID: "200", consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")],
+            follows: ["200": ["300"]])
         let server = FakeXServer(seed: seed, logger: FavoriterTests.quiet)
         let dead = RedisWordCounts(connection: RedisConnection(url: RedisURL(host: "127.0.0.1", port: 1)))
         let classifier = FavoriteClassifier(store: dead, tokenizer: FavoriterTests.tokenizer, threshold: 3)
         try await server.withRunning { url in
             try await TestServers.withIsolatedDatabase { database async throws in
                 let clock = ManualBotClock(now: FavoriterTests.start)
-                let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: FavoriterTests.bot]), clock: clock, logger: FavoriterTests.quiet)
+                let client = XClient(
+                    configuration: .init(baseURL: url, credentials: [.bot: FavoriterTests.bot]), clock: clock, logger: FavoriterTests.quiet)
                 let log = FavoriterStores(likes: database.likes, state: database.state)
                 try await log.state.setValue("0", of: Favoriter.sinceIDKey)
                 await server.add(tweets: [FakeXSeed.Tweet(id: "7001", authorID: "300", text: "猫の写真", createdAt: FavoriterTests.start)])
                 await server.add(users: [.init(id: "300", username: "friend")])
-                let favoriter = Favoriter(clock: clock, likes: log.likes, state: log.state, archive: database.archive(timeZone: .gmt, rowLimit: 10),
-                                          policy: LikingPolicy(setting: .on, network: XMirrorNetwork(client: client)),
-                                          classifier: classifier, network: XMirrorNetwork(client: client), botUserID: "200", humanUserID: "100", logger: FavoriterTests.quiet)
+                let favoriter = Favoriter(
+                    clock: clock, likes: log.likes, state: log.state, archive: database.archive(timeZone: .gmt, rowLimit: 10),
+                    policy: LikingPolicy(setting: .on, network: XMirrorNetwork(client: client)),
+                    classifier: classifier, network: XMirrorNetwork(client: client), botUserID: "200", humanUserID: "100",
+                    logger: FavoriterTests.quiet)
                 let running = Task { try await favoriter.run() }
                 for _ in 0..<3 {
                     try await clock.waitForSleepers(count: 2)
@@ -380,7 +403,9 @@ struct StoreDownTests {
                 try await clock.waitForSleepers(count: 2)
                 // Backoffs of 2, 4 and 8 seconds, not the 300-second poll: it keeps trying, and has not died.
                 // (The like slots' loop, with no like planned, waits for the next day meanwhile: two sleepers.)
-                #expect(clock.sleepRequests.filter { $0 < .seconds(3_600) }.prefix(4) == [.seconds(2), .seconds(4), .seconds(8), .seconds(16)], "\(clock.sleepRequests)")
+                #expect(
+                    clock.sleepRequests.filter { $0 < .seconds(3_600) }.prefix(4) == [.seconds(2), .seconds(4), .seconds(8), .seconds(16)],
+                    "\(clock.sleepRequests)")
                 #expect(await server.liked().isEmpty)
                 running.cancel()
                 _ = try? await running.value

@@ -1,16 +1,18 @@
-import Stores
 import BotClock
-@testable import Daemon
 import Foundation
-import Testing
+import Stores
 import TestSupport
+import Testing
 import WordCounts
+
+@testable import Daemon
 
 /// The daemon's housekeeping: at start and once a day of bot time, what is no longer kept goes, in one log line.
 @Suite("The housekeeper", .serialized)
 struct HousekeeperTests {
-    @Test("An hour after start and again a day later: old records removed, the removal said in one line; nothing said when nothing went",
-          arguments: StoreBackends.archives)
+    @Test(
+        "An hour after start and again a day later: old records removed, the removal said in one line; nothing said when nothing went",
+        arguments: StoreBackends.archives)
     func daily(_ backend: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withStores(StoreBackends(archive: backend, counts: .sqlite)) { database, counts async throws in
             let start = Date(timeIntervalSince1970: 1_795_273_200)

@@ -1,7 +1,8 @@
-@testable import Daemon
 import Foundation
 import Synchronization
 import Testing
+
+@testable import Daemon
 
 /// A write in flight through a shutdown: finished and recorded when it ends within the grace, cancelled when it does not.
 @Suite("Writes in flight during a shutdown")
@@ -20,7 +21,9 @@ struct InFlightTests {
                     if open { continuation.resume() } else { waiting.withLock { $0 = continuation } }
                     arrivals.continuation.yield()
                 }
-            } onCancel: { self.open() }
+            } onCancel: {
+                self.open()
+            }
         }
 
         /// Lets the waiting write go on.
@@ -52,7 +55,8 @@ struct InFlightTests {
         #expect(recorded.withLock { $0 })
     }
 
-    @Test("A write that hangs past the grace after its service is cancelled is cancelled: CancellationError, nothing recorded", .timeLimit(.minutes(1)))
+    @Test(
+        "A write that hangs past the grace after its service is cancelled is cancelled: CancellationError, nothing recorded", .timeLimit(.minutes(1)))
     func cancelledAfterGrace() async throws {
         let gate = Gate()
         let recorded = Mutex(false)

@@ -1,19 +1,20 @@
-import Stores
 import BotClock
 import BotConfiguration
 import Classifier
-@testable import Daemon
 import FakeX
 import Foundation
 import Logging
 import RedisClient
-import Testing
+import Stores
 import TestSupport
+import Testing
 import Tokenizer
 import Training
 import WordCounts
 import XAPI
 import XNetwork
+
+@testable import Daemon
 
 @Suite("The learner", .serialized)
 struct LearnerTests {
@@ -27,8 +28,9 @@ struct LearnerTests {
         LikingPolicy(setting: .on, network: XMirrorNetwork(client: client))
     }
 
-    @Test("With liking off (LIKES=auto on X) only the human's new tweets are read: no timeline, no likes, nothing learned for the filter",
-          arguments: StoreBackends.archives)
+    @Test(
+        "With liking off (LIKES=auto on X) only the human's new tweets are read: no timeline, no likes, nothing learned for the filter",
+        arguments: StoreBackends.archives)
     func likingOffReadsOnlyTweets(_ backend: StoreBackends.ArchiveKind) async throws {
         let seed = FakeXSeed(
             now: Self.start, users: [.init(id: "100", username: "human"), .init(id: "300", username: "friend")],
@@ -44,8 +46,9 @@ struct LearnerTests {
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Self.human]), clock: clock, logger: Self.quiet)
                 let liking = LikingPolicy(setting: .auto, network: XMirrorNetwork(client: client))
                 #expect(!liking.isActive)
-                let learner = Learner(clock: clock, state: database.state, archive: archive, classifier: classifier,
-                                      network: XMirrorNetwork(client: client), liking: liking, humanUserID: "100", logger: Self.quiet)
+                let learner = Learner(
+                    clock: clock, state: database.state, archive: archive, classifier: classifier,
+                    network: XMirrorNetwork(client: client), liking: liking, humanUserID: "100", logger: Self.quiet)
                 try await learner.pollOnce()
                 try await learner.pollOnce()
                 #expect(try await archive.newest(limit: 5).map(\.tweetID) == [10_011])
@@ -61,16 +64,19 @@ struct LearnerTests {
         FakeXSeed.Tweet(id: String(id), authorID: author, text: text, createdAt: Self.start.addingTimeInterval(-minutesAgo * 60))
     }
 
-    @Test("New tweets go to the archive, new timeline tweets are learned as normal, new likes as favorite, each once",
-          arguments: StoreBackends.all)
+    @Test(
+        "New tweets go to the archive, new timeline tweets are learned as normal, new likes as favorite, each once",
+        arguments: StoreBackends.all)
     func learnsWhatIsNew(_ backends: StoreBackends) async throws {
         let seed = FakeXSeed(
             now: Self.start,
             users: [.init(id: "100", username: "human"), .init(id: "300", username: "friend")],
             accounts: [.init(userID: "100", consumerKey: "hk", consumerSecret: "hs", accessToken: "100-t", accessTokenSecret: "hts")],
-            tweets: [tweet(10_010, by: "100", "昨日の投稿", minutesAgo: 600), tweet(10_011, by: "100", "新しい投稿", minutesAgo: 30),
-                     tweet(10_012, by: "100", "もうひとつ &amp; 投稿", minutesAgo: 20),
-                     tweet(20_001, by: "300", "猫の写真", minutesAgo: 50), tweet(20_002, by: "300", "会議の資料", minutesAgo: 40)],
+            tweets: [
+                tweet(10_010, by: "100", "昨日の投稿", minutesAgo: 600), tweet(10_011, by: "100", "新しい投稿", minutesAgo: 30),
+                tweet(10_012, by: "100", "もうひとつ &amp; 投稿", minutesAgo: 20),
+                tweet(20_001, by: "300", "猫の写真", minutesAgo: 50), tweet(20_002, by: "300", "会議の資料", minutesAgo: 40),
+            ],
             likes: ["100": ["20001"]], follows: ["100": ["300"]])
         let server = FakeXServer(seed: seed, logger: Self.quiet)
         try await TestServers.withStores(backends) { database, store async throws in
@@ -80,8 +86,9 @@ struct LearnerTests {
                 try await archive.insert([ArchivedTweet(tweetID: 10_010, text: "昨日の投稿", createdAt: Self.start.addingTimeInterval(-36_000))])
                 let clock = ManualBotClock(now: Self.start)
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Self.human]), clock: clock, logger: Self.quiet)
-                let learner = Learner(clock: clock, state: database.state, archive: archive, classifier: classifier,
-                                      network: XMirrorNetwork(client: client), liking: Self.likingOn(client), humanUserID: "100", logger: Self.quiet)
+                let learner = Learner(
+                    clock: clock, state: database.state, archive: archive, classifier: classifier,
+                    network: XMirrorNetwork(client: client), liking: Self.likingOn(client), humanUserID: "100", logger: Self.quiet)
 
                 try await learner.pollOnce()
                 #expect(try await archive.newest(limit: 5).map(\.tweetID) == [10_012, 10_011, 10_010])
@@ -111,8 +118,9 @@ struct LearnerTests {
         }
     }
 
-    @Test("With FAVORITE_RATE_THRESHOLD=auto the learner calibrates again once a day of bot time, and the classifier follows",
-          arguments: StoreBackends.archives)
+    @Test(
+        "With FAVORITE_RATE_THRESHOLD=auto the learner calibrates again once a day of bot time, and the classifier follows",
+        arguments: StoreBackends.archives)
     func recalibratesDaily(_ backend: StoreBackends.ArchiveKind) async throws {
         let seed = FakeXSeed(
             now: Self.start, users: [.init(id: "100", username: "human"), .init(id: "300", username: "friend")],
@@ -122,19 +130,23 @@ struct LearnerTests {
         try await TestServers.withStores(StoreBackends(archive: backend, counts: .sqlite)) { database, store async throws in
             let examples = database.examples
             let classifier = FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3, examples: ExampleRecorder(examples))
-            let calibrator = Calibrator(examples: examples, state: database.state, classifier: classifier,
-                                        models: [.original, .binary], fallbackThreshold: 3)
+            let calibrator = Calibrator(
+                examples: examples, state: database.state, classifier: classifier,
+                models: [.original, .binary], fallbackThreshold: 3)
             // What training left: 60 liked posts about cats, 60 seen and not liked about meetings.
-            try await classifier.learnOnce((0..<60).map { (id: "c\($0)", tweet: .init(text: "猫の写真と公園", authorUsername: "friend")) },
-                                           as: .favorite, source: .likes)
-            try await classifier.learnOnce((0..<60).map { (id: "m\($0)", tweet: .init(text: "会議の資料と電車", authorUsername: "boss")) },
-                                           as: .normal, source: .timeline)
+            try await classifier.learnOnce(
+                (0..<60).map { (id: "c\($0)", tweet: .init(text: "猫の写真と公園", authorUsername: "friend")) },
+                as: .favorite, source: .likes)
+            try await classifier.learnOnce(
+                (0..<60).map { (id: "m\($0)", tweet: .init(text: "会議の資料と電車", authorUsername: "boss")) },
+                as: .normal, source: .timeline)
             try await server.withRunning { url in
                 let clock = ManualBotClock(now: Self.start)
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Self.human]), clock: clock, logger: Self.quiet)
-                let learner = Learner(clock: clock, state: database.state, archive: database.archive(timeZone: .gmt, rowLimit: 100),
-                                      classifier: classifier, network: XMirrorNetwork(client: client), liking: Self.likingOn(client), humanUserID: "100",
-                                      calibrator: calibrator, logger: Self.quiet)
+                let learner = Learner(
+                    clock: clock, state: database.state, archive: database.archive(timeZone: .gmt, rowLimit: 100),
+                    classifier: classifier, network: XMirrorNetwork(client: client), liking: Self.likingOn(client), humanUserID: "100",
+                    calibrator: calibrator, logger: Self.quiet)
                 try await learner.pollOnce()
                 let first = try #require(try await calibrator.stored())
                 #expect(first.calibratedAt == Self.start)

@@ -1,10 +1,11 @@
 import BotClock
-@testable import Daemon
 import Foundation
 import InMemoryStores
 import Stores
-import Testing
 import TestSupport
+import Testing
+
+@testable import Daemon
 
 /// The lease keeper on the manual clock, over the in-memory stores (whose lease is lost when its holder is let go, as
 /// a Postgres restart lets go of the lock's connection): it checks every 30 seconds, takes a lost lease again, stops
@@ -74,7 +75,8 @@ struct LeaseKeeperTests {
         #expect(await running.anotherCanTake())
         running.clock.advance(by: 30)
         try await running.task.value  // ended by itself
-        let line = try #require(running.log.lines(containing: "lease: Another mirror_bot start is running for this bot").first, "\(running.log.lines)")
+        let line = try #require(
+            running.log.lines(containing: "lease: Another mirror_bot start is running for this bot").first, "\(running.log.lines)")
         #expect(line.contains("this one stops"))
         #expect(running.clock.sleeperCount == 0)
     }

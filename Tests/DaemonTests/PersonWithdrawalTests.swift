@@ -1,19 +1,20 @@
 import BotClock
 import BotCore
 import Consent
-@testable import Daemon
 import Foundation
 import Logging
 import Picking
 import Schedule
 import ServiceLifecycle
-import Synchronization
 import SocialNetwork
 import Stores
-import Testing
+import Synchronization
 import TestSupport
+import Testing
 import WordCounts
 import XNetwork
+
+@testable import Daemon
 
 /// The person withdraws: everything stops at once, and everything learned from them goes, in every store.
 @Suite("The person's withdrawal", .serialized)
@@ -22,16 +23,19 @@ struct PersonWithdrawalTests {
     static var quiet: Logger { Logger(label: "withdrawal", factory: { _ in SwiftLogNoOpLogHandler() }) }
 
     static func consent(at date: Date = now) -> PersonConsent {
-        PersonConsent(network: "X", personAccount: "100", personHandle: "human", signedInAt: date, how: "mirror_bot auth x --account human",
-                      botAccount: nil, agreedTo: [.learnPosts, .remixes], credentialDigest: "d")
+        PersonConsent(
+            network: "X", personAccount: "100", personHandle: "human", signedInAt: date, how: "mirror_bot auth x --account human",
+            botAccount: nil, agreedTo: [.learnPosts, .remixes], credentialDigest: "d")
     }
 
     /// Puts a row of the person's, or made from them, in every table `PersonRecords` names, word counts, and the state
     /// the end keeps (the consent, an opt-out, a network's refusals) beside state it does not (a cursor, a session).
     static func fill(_ database: any StoreSet, _ counts: any WordCountBackend) async throws {
         let archive = database.archive(timeZone: TimeZone(identifier: "UTC")!, rowLimit: 100)
-        try await archive.insert([ArchivedTweet(tweetID: 1, text: "ひとりごと", createdAt: now.addingTimeInterval(-86_400)),
-                                  ArchivedTweet(tweetID: 2, text: "@friend それな", replyUserID: 300, createdAt: now.addingTimeInterval(-80_000))])
+        try await archive.insert([
+            ArchivedTweet(tweetID: 1, text: "ひとりごと", createdAt: now.addingTimeInterval(-86_400)),
+            ArchivedTweet(tweetID: 2, text: "@friend それな", replyUserID: 300, createdAt: now.addingTimeInterval(-80_000)),
+        ])
         try await archive.recordBotPost(sourceTweetID: 1, botTweetID: 11, postedAt: now.addingTimeInterval(-3_600))
         _ = try await database.plans.storePlan(day: "2026-11-28", timeZone: "UTC", minutes: [60, 120], drawnAt: now)
         _ = try await database.mentions.begin(mentionID: 5, authorID: 300, conversationID: nil, at: now)
@@ -39,8 +43,12 @@ struct PersonWithdrawalTests {
         _ = try await database.likes.recordLike(tweetID: 20, authorID: 300, logRatio: 1, reason: "liked", at: now)
         _ = try await database.likes.recordPersonLikes([PersonLike(postID: 21, likedAt: now, isExact: true)])
         _ = try await database.likes.storeLikePlan(day: "2026-11-28", minutes: [90], drawnAt: now)
-        try await database.likes.keepCandidates([LikeCandidate(postID: 22, authorID: nil, authorHandle: nil, logRatio: 1, reason: "kept", postedAt: now)])
-        try await database.examples.record([TrainingExample(tweetID: "21", text: "すき", author: nil, label: "favorite", source: "likes", learnedAt: now)])
+        try await database.likes.keepCandidates([
+            LikeCandidate(postID: 22, authorID: nil, authorHandle: nil, logRatio: 1, reason: "kept", postedAt: now)
+        ])
+        try await database.examples.record([
+            TrainingExample(tweetID: "21", text: "すき", author: nil, label: "favorite", source: "likes", learnedAt: now)
+        ])
         try await database.networkIDs.remember([1: "9abcdef"])
         try await counts.learn(["すき", "ラーメン"], as: .favorite)
         try await counts.markTrained("classifier")
@@ -51,8 +59,9 @@ struct PersonWithdrawalTests {
         try await database.state.setValue("{\"did\":\"did:plc:x\"}", of: "bluesky.session.human")
     }
 
-    @Test("The end of a mirror: consent marked withdrawn, everything paused for good, every table of the person's emptied and every word-count key gone; the consent, opt-outs and refusals kept",
-          arguments: StoreBackends.all)
+    @Test(
+        "The end of a mirror: consent marked withdrawn, everything paused for good, every table of the person's emptied and every word-count key gone; the consent, opt-outs and refusals kept",
+        arguments: StoreBackends.all)
     func forgetsEverything(_ backends: StoreBackends) async throws {
         try await TestServers.withStores(backends) { database, counts in
             try await Self.fill(database, counts)
@@ -87,7 +96,9 @@ struct PersonWithdrawalTests {
         }
     }
 
-    @Test("The consent watch, on the virtual clock: a grant that works changes nothing; a network that does not answer is asked again and ends nothing; a revoked grant ends the mirror at the next check, within the interval")
+    @Test(
+        "The consent watch, on the virtual clock: a grant that works changes nothing; a network that does not answer is asked again and ends nothing; a revoked grant ends the mirror at the next check, within the interval"
+    )
     func watchEndsOnRevocation() async throws {
         try await TestServers.withStores(StoreBackends(archive: .memory, counts: .memory)) { database, counts in
             try await Self.fill(database, counts)
@@ -135,7 +146,9 @@ struct PersonWithdrawalTests {
             let ended = try #require(try await ConsentRecords(state: database.state).current())
             let endedAt = try #require(ended.withdrawnAt)
             #expect(endedAt.timeIntervalSince(revokedAt) <= 1_800 + 1, "ended \(endedAt.timeIntervalSince(revokedAt)) s after the revocation")
-            #expect(ended.withdrawal?.hasPrefix("their grant was revoked: X refuses the person's tokens") == true, "\(String(describing: ended.withdrawal))")
+            #expect(
+                ended.withdrawal?.hasPrefix("their grant was revoked: X refuses the person's tokens") == true,
+                "\(String(describing: ended.withdrawal))")
             #expect(try await database.archive.count() == 0)
             #expect(try await database.retention.personRecords().values.reduce(0, +) == 0)
             #expect(log.lines(containing: "the person ended the mirror").count == 1, "\(log.lines)")
@@ -160,7 +173,9 @@ struct PersonWithdrawalTests {
         }
     }
 
-    @Test("A sign-in that lapses by the network's limit on its life is no withdrawal: the mirror pauses everything, keeps all it learned, asks the network nothing more, and the person's \"resume\" does not lift it; their new sign-in does")
+    @Test(
+        "A sign-in that lapses by the network's limit on its life is no withdrawal: the mirror pauses everything, keeps all it learned, asks the network nothing more, and the person's \"resume\" does not lift it; their new sign-in does"
+    )
     func lapsedSignInPauses() async throws {
         try await TestServers.withStores(StoreBackends(archive: .memory, counts: .memory)) { database, counts in
             try await Self.fill(database, counts)
@@ -203,8 +218,9 @@ struct PersonWithdrawalTests {
         }
     }
 
-    @Test("The person says \"stop mirroring me\" (or 「ミラー終了」) by mention: confirmed once, consent withdrawn, everything learned deleted; a stranger's words end nothing; \"resume\" afterwards is refused",
-          arguments: [StoreBackends.ArchiveKind.postgres, .sqlite])
+    @Test(
+        "The person says \"stop mirroring me\" (or 「ミラー終了」) by mention: confirmed once, consent withdrawn, everything learned deleted; a stranger's words end nothing; \"resume\" afterwards is refused",
+        arguments: [StoreBackends.ArchiveKind.postgres, .sqlite])
     func endedByMention(_ backend: StoreBackends.ArchiveKind) async throws {
         try await ReplierWorld.with(backend) { world in
             try await TestServers.withStores(StoreBackends(archive: .memory, counts: .sqlite)) { _, counts in
@@ -212,11 +228,13 @@ struct PersonWithdrawalTests {
                 try await ConsentRecords(state: world.state).keep(Self.consent(at: ReplierWorld.start))
                 try await counts.learn(["すき"], as: .favorite)
                 let control = OwnerControl(state: world.state)
-                let withdrawal = PersonWithdrawal(state: world.state, retention: world.database.retention, wordCounts: counts, logger: ReplierWorld.quiet)
-                let replier = Replier(clock: world.clock, mentions: world.mentions, state: world.state, picker: ReplyPicker(archive: world.archive, fallback: .none),
-                                      network: XMirrorNetwork(client: world.client), botUserID: "200", settings: .init(delay: 0...0),
-                                      owner: OwnerCommands(humanUserID: "100", control: control, forgetter: nil, timeZone: .gmt, withdrawal: withdrawal),
-                                      logger: ReplierWorld.quiet, seed: 7)
+                let withdrawal = PersonWithdrawal(
+                    state: world.state, retention: world.database.retention, wordCounts: counts, logger: ReplierWorld.quiet)
+                let replier = Replier(
+                    clock: world.clock, mentions: world.mentions, state: world.state, picker: ReplyPicker(archive: world.archive, fallback: .none),
+                    network: XMirrorNetwork(client: world.client), botUserID: "200", settings: .init(delay: 0...0),
+                    owner: OwnerCommands(humanUserID: "100", control: control, forgetter: nil, timeZone: .gmt, withdrawal: withdrawal),
+                    logger: ReplierWorld.quiet, seed: 7)
                 var generator = SplitMix64(seed: 3)
                 await world.server.add(tweets: [world.mention(1030, by: "400", "@mirror_bot stop mirroring me")])
                 try await replier.pollOnce(using: &generator)
@@ -234,7 +252,9 @@ struct PersonWithdrawalTests {
                 let confirmation = try #require(await world.server.posted().last)
                 #expect(confirmation.inReplyToTweetID == "1031" && confirmation.text.contains("ミラーを終了しました"), "\(confirmation.text)")
 
-                await world.server.add(tweets: [world.mention(1032, by: "100", "@mirror_bot resume"), world.mention(1033, by: "300", "@mirror_bot 元気？")])
+                await world.server.add(tweets: [
+                    world.mention(1032, by: "100", "@mirror_bot resume"), world.mention(1033, by: "300", "@mirror_bot 元気？"),
+                ])
                 try await replier.pollOnce(using: &generator)
                 #expect(try await control.current()?.pause == .ended, "resume does not lift the end")
                 let posted = await world.server.posted()

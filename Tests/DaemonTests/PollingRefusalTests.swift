@@ -1,15 +1,16 @@
-import Stores
 import BotClock
 import BotConfiguration
-@testable import Daemon
 import FakeX
 import Foundation
 import Logging
 import Picking
-import Testing
+import Stores
 import TestSupport
+import Testing
 import XAPI
 import XNetwork
+
+@testable import Daemon
 
 /// The bot's pollers against errors that repeat: backing off from the very first round, and not asking again what X
 /// refused for good until the refusal's hourly recheck. Each case runs the replier (a poll every 60 s) on a manual
@@ -20,10 +21,13 @@ struct PollingRefusalTests {
     static let bot = AccountCredentials(consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")
 
     /// Runs the replier against a fake X prepared by `prepare`, hands `body` the clock, the server and the log lines.
-    static func withReplier(budget: Double? = nil, spentEarlier: Double = 0, _ prepare: (FakeXServer) async -> Void,
-                            _ body: (ManualBotClock, FakeXServer, LogRecorder) async throws -> Void) async throws {
-        let seed = FakeXSeed(now: start, users: [.init(id: "200", username: "mirror_bot"), .init(id: "300", username: "friend")],
-                             accounts: [.init(userID: "200", consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")])
+    static func withReplier(
+        budget: Double? = nil, spentEarlier: Double = 0, _ prepare: (FakeXServer) async -> Void,
+        _ body: (ManualBotClock, FakeXServer, LogRecorder) async throws -> Void
+    ) async throws {
+        let seed = FakeXSeed(
+            now: start, users: [.init(id: "200", username: "mirror_bot"), .init(id: "300", username: "friend")],
+            accounts: [.init(userID: "200", consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")])
         let server = FakeXServer(seed: seed, logger: Logger(label: "polling", factory: { _ in SwiftLogNoOpLogHandler() }))
         await prepare(server)
         try await server.withRunning { url in
@@ -33,14 +37,19 @@ struct PollingRefusalTests {
                 // One attempt a call: the client's own retries have their tests; here every round is one request.
                 let meter = UsageMeter()
                 meter.setSpentElsewhere(spentEarlier, onBillingDay: UsageMeter.billingDay(of: start))
-                let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: bot], retry: .init(maxAttempts: 1)), clock: clock,
-                                     usage: meter, budget: budget.map { DailyBudget(limit: $0, meter: meter, logger: recorder.logger()) },
-                                     logger: recorder.logger())
+                let client = XClient(
+                    configuration: .init(baseURL: url, credentials: [.bot: bot], retry: .init(maxAttempts: 1)), clock: clock,
+                    usage: meter, budget: budget.map { DailyBudget(limit: $0, meter: meter, logger: recorder.logger()) },
+                    logger: recorder.logger())
                 let state = database.state
                 try await state.setValue("0", of: Replier.sinceIDKey)
-                let replier = Replier(clock: clock, mentions: database.mentions, state: state, picker: ReplyPicker(archive: database.archive(timeZone: .gmt, rowLimit: 10),
-                                                                                fallback: .none),
-                                      network: XMirrorNetwork(client: client), botUserID: "200", settings: .init(pollInterval: 60, delay: 0...0), logger: recorder.logger(), seed: 1)
+                let replier = Replier(
+                    clock: clock, mentions: database.mentions, state: state,
+                    picker: ReplyPicker(
+                        archive: database.archive(timeZone: .gmt, rowLimit: 10),
+                        fallback: .none),
+                    network: XMirrorNetwork(client: client), botUserID: "200", settings: .init(pollInterval: 60, delay: 0...0),
+                    logger: recorder.logger(), seed: 1)
                 let running = Task { try await replier.run() }
                 do {
                     try await body(clock, server, recorder)
@@ -84,8 +93,9 @@ struct PollingRefusalTests {
         case usageCapped = "429, usage cap spent"
     }
 
-    @Test("A refusal stops the calls with one log line and is checked once an hour: 3 requests in 2 hours, not 120",
-          arguments: Refusal.allCases)
+    @Test(
+        "A refusal stops the calls with one log line and is checked once an hour: 3 requests in 2 hours, not 120",
+        arguments: Refusal.allCases)
     func refusalsAreCheckedHourly(_ refusal: Refusal) async throws {
         try await Self.withReplier({ server in
             switch refusal {
@@ -134,8 +144,10 @@ struct PollingRefusalTests {
                 clock.advanceToNextSleeper()
             }
             #expect(await Self.mentionReads(server) == 0)
-            #expect(recorder.lines(containing: "budget: replies stopped for the rest of the UTC day 2024-06-09: $0.900 of X_DAILY_BUDGET $1.00 spent").count == 1,
-                    "\(recorder.lines)")
+            #expect(
+                recorder.lines(containing: "budget: replies stopped for the rest of the UTC day 2024-06-09: $0.900 of X_DAILY_BUDGET $1.00 spent")
+                    .count == 1,
+                "\(recorder.lines)")
             // Past midnight UTC the spend starts from zero: the poll reads again, and the log says so once.
             _ = try await Self.nextWait(clock)
             clock.advance(to: Date(timeIntervalSince1970: 1_717_977_601))  // 2024-06-10 00:00:01 UTC

@@ -1,23 +1,24 @@
-import Stores
-import Consent
 import BotClock
 import BotConfiguration
 import Classifier
-@testable import Daemon
+import Consent
 import FakeX
 import Foundation
 import Logging
 import Picking
+import SQLiteStores
 import Schedule
 import ServiceLifecycle
-import SQLiteStores
+import Stores
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 import Tokenizer
 import Training
 import XAPI
 import XNetwork
+
+@testable import Daemon
 
 /// A day of the poster on the fake X server and the real Postgres, with the manual clock.
 struct PosterWorld {
@@ -41,7 +42,10 @@ struct PosterWorld {
     /// The posters of a world.
     final class Posters: Sendable {
         private let activities = Mutex<[Poster.PostsUnderWay]>([])
-        func add(_ poster: Poster) -> Poster { activities.withLock { $0.append(poster.activity) }; return poster }
+        func add(_ poster: Poster) -> Poster {
+            activities.withLock { $0.append(poster.activity) }
+            return poster
+        }
         /// Returns once no poster has a post under way.
         func settled() async { for activity in activities.withLock({ $0 }) { await activity.settled() } }
     }
@@ -52,22 +56,28 @@ struct PosterWorld {
         for daysAgo in 1...5 {
             let base = dayStart.addingTimeInterval(Double(-daysAgo * 86_400))
             for index in 0..<10 {
-                tweets.append(ArchivedTweet(tweetID: Int64(daysAgo * 100 + index), text: "朝の投稿 \(daysAgo)-\(index)",
-                                            createdAt: base.addingTimeInterval(Double(8 * 3_600 + index * 120))))
+                tweets.append(
+                    ArchivedTweet(
+                        tweetID: Int64(daysAgo * 100 + index), text: "朝の投稿 \(daysAgo)-\(index)",
+                        createdAt: base.addingTimeInterval(Double(8 * 3_600 + index * 120))))
             }
             for index in 0..<5 {
-                tweets.append(ArchivedTweet(tweetID: Int64(daysAgo * 100 + 50 + index), text: "夜の投稿 \(daysAgo)-\(index)",
-                                            createdAt: base.addingTimeInterval(Double(21 * 3_600 + index * 120))))
+                tweets.append(
+                    ArchivedTweet(
+                        tweetID: Int64(daysAgo * 100 + 50 + index), text: "夜の投稿 \(daysAgo)-\(index)",
+                        createdAt: base.addingTimeInterval(Double(21 * 3_600 + index * 120))))
             }
         }
         return tweets
     }
 
     func poster(seed: UInt64, settings: Poster.Settings = Poster.Settings(), logger: Logger = PosterWorld.quiet) -> Poster {
-        posters.add(Poster(clock: clock, plans: plans, planner: SchedulePlanner(archive: archive, maxPostsPerDay: 50),
-                           picker: PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, logger: Self.quiet),
-                           network: XMirrorNetwork(client: client), settings: settings, control: OwnerControl(state: database.state),
-                           logger: logger, seed: seed))
+        posters.add(
+            Poster(
+                clock: clock, plans: plans, planner: SchedulePlanner(archive: archive, maxPostsPerDay: 50),
+                picker: PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, logger: Self.quiet),
+                network: XMirrorNetwork(client: client), settings: settings, control: OwnerControl(state: database.state),
+                logger: logger, seed: seed))
     }
 
     /// Waits until the posters sleep on the clock with no post under way (each slot's post runs beside the poster's loop).
@@ -91,9 +101,12 @@ struct PosterWorld {
     }
 
     static func with(_ backend: StoreBackends.ArchiveKind, _ body: (PosterWorld) async throws -> Void) async throws {
-        let seed = FakeXSeed(now: dayStart, users: [.init(id: "100", username: "human"), .init(id: "200", username: "mirror_bot")],
-                             accounts: [.init(userID: "200", consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts"),
-                                        .init(userID: "100", consumerKey: "hk", consumerSecret: "hs", accessToken: "100-t", accessTokenSecret: "hts")])
+        let seed = FakeXSeed(
+            now: dayStart, users: [.init(id: "100", username: "human"), .init(id: "200", username: "mirror_bot")],
+            accounts: [
+                .init(userID: "200", consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts"),
+                .init(userID: "100", consumerKey: "hk", consumerSecret: "hs", accessToken: "100-t", accessTokenSecret: "hts"),
+            ])
         let server = FakeXServer(seed: seed, logger: quiet)
         try await server.withRunning { url in
             try await TestServers.withIsolatedDatabase(backend) { database async throws in
@@ -171,8 +184,9 @@ struct PosterTests {
         }
     }
 
-    @Test("While the person has paused posting every slot is skipped at its minute saying so; after resume the slots are posted again",
-          arguments: StoreBackends.archives)
+    @Test(
+        "While the person has paused posting every slot is skipped at its minute saying so; after resume the slots are posted again",
+        arguments: StoreBackends.archives)
     func pausedByThePerson(_ backend: StoreBackends.ArchiveKind) async throws {
         try await PosterWorld.with(backend) { world in
             let control = OwnerControl(state: world.database.state)
@@ -201,12 +215,14 @@ struct PosterTests {
         }
     }
 
-    @Test("A slot missed while the bot was down is skipped, not posted late; one left mid-post is read back, recorded as what X shows, never re-posted",
-          arguments: StoreBackends.archives)
+    @Test(
+        "A slot missed while the bot was down is skipped, not posted late; one left mid-post is read back, recorded as what X shows, never re-posted",
+        arguments: StoreBackends.archives)
     func missedAndInterruptedSlots(_ backend: StoreBackends.ArchiveKind) async throws {
         try await PosterWorld.with(backend) { world in
-            _ = try await world.plans.storePlan(day: PosterWorld.day, timeZone: "Asia/Tokyo", minutes: [480, 485, 486, 487, 1260],
-                                                drawnAt: PosterWorld.dayStart)
+            _ = try await world.plans.storePlan(
+                day: PosterWorld.day, timeZone: "Asia/Tokyo", minutes: [480, 485, 486, 487, 1260],
+                drawnAt: PosterWorld.dayStart)
             // A process died after claiming 08:05 (before picking), 08:06 (sending tweet 101, which X made) and 08:07
             // (sending tweet 102, which X did not make).
             for minute in [485, 486, 487] { #expect(try await world.plans.claim(day: PosterWorld.day, minute: minute)) }
@@ -233,8 +249,9 @@ struct PosterTests {
         }
     }
 
-    @Test("A slot left mid-post whose read-back X refuses for a while (a usage cap) is read back once the refusal is due its check, and recorded as made: never left on the network unrecorded, never posted again",
-          arguments: StoreBackends.archives)
+    @Test(
+        "A slot left mid-post whose read-back X refuses for a while (a usage cap) is read back once the refusal is due its check, and recorded as made: never left on the network unrecorded, never posted again",
+        arguments: StoreBackends.archives)
     func interruptedReadBackWaitsOutARefusal(_ backend: StoreBackends.ArchiveKind) async throws {
         try await PosterWorld.with(backend) { world in
             _ = try await world.plans.storePlan(day: PosterWorld.day, timeZone: "Asia/Tokyo", minutes: [486], drawnAt: PosterWorld.dayStart)
@@ -258,15 +275,17 @@ struct PosterTests {
         }
     }
 
-    @Test("A slot due while an interrupted one is read back does not copy the tweet that one was sending (after a crash or a fleet's takeover)",
-          arguments: StoreBackends.archives)
+    @Test(
+        "A slot due while an interrupted one is read back does not copy the tweet that one was sending (after a crash or a fleet's takeover)",
+        arguments: StoreBackends.archives)
     func interruptedSourceNotPickedAgain(_ backend: StoreBackends.ArchiveKind) async throws {
         try await PosterWorld.with(backend) { world in
             // Every morning tweet was copied lately but 08:10's of three days ago: the only one near 08:10 left to pick.
             let morning = PosterWorld.history().filter { $0.text.hasPrefix("朝") }
             let sending: Int64 = 305
             for tweet in morning where tweet.tweetID != sending {
-                try await world.archive.recordBotPost(sourceTweetID: tweet.tweetID, botTweetID: nil, postedAt: PosterWorld.dayStart.addingTimeInterval(-3_600))
+                try await world.archive.recordBotPost(
+                    sourceTweetID: tweet.tweetID, botTweetID: nil, postedAt: PosterWorld.dayStart.addingTimeInterval(-3_600))
             }
             _ = try await world.plans.storePlan(day: PosterWorld.day, timeZone: "Asia/Tokyo", minutes: [489, 490], drawnAt: PosterWorld.dayStart)
             // A process died sending tweet 305 for 08:09, which X made; 08:10 comes due as the next process starts.
@@ -297,7 +316,8 @@ struct PosterTests {
             // The bot already posted every evening tweet but one; X refuses those as duplicates.
             let evening = PosterWorld.history().filter { $0.text.hasPrefix("夜") }
             let alreadyPosted = evening.dropLast().enumerated().map { index, tweet in
-                FakeXSeed.Tweet(id: String(900_000 + index), authorID: "200", text: tweet.text, createdAt: PosterWorld.dayStart.addingTimeInterval(-60))
+                FakeXSeed.Tweet(
+                    id: String(900_000 + index), authorID: "200", text: tweet.text, createdAt: PosterWorld.dayStart.addingTimeInterval(-60))
             }
             await world.server.add(tweets: Array(alreadyPosted))
             _ = try await world.plans.storePlan(day: PosterWorld.day, timeZone: "Asia/Tokyo", minutes: [1262, 1264], drawnAt: PosterWorld.dayStart)
@@ -333,7 +353,8 @@ struct PosterTests {
         let newYork = TimeZone(identifier: "America/New_York")!
         #expect(LocalTime.date(of: 90, on: "2024-03-10", in: newYork) == Date(timeIntervalSince1970: 1_710_052_200))  // 01:30 EST
         #expect(LocalTime.date(of: 210, on: "2024-03-10", in: newYork) == Date(timeIntervalSince1970: 1_710_055_800))  // 03:30 EDT
-        #expect(Poster.startOfNextDay(after: Date(timeIntervalSince1970: 1_710_052_200), in: newYork)
+        #expect(
+            Poster.startOfNextDay(after: Date(timeIntervalSince1970: 1_710_052_200), in: newYork)
                 == Date(timeIntervalSince1970: 1_710_129_600))  // 2024-03-11 00:00 EDT, a 23-hour day later
     }
 }
@@ -342,8 +363,9 @@ struct PosterTests {
 /// posts nothing twice.
 @Suite("The poster through clock jumps", .serialized)
 struct PosterClockJumpTests {
-    @Test("A jump forward past MISSED_SLOT_GRACE skips the slots it jumped over, saying so; a jump back posts nothing twice",
-          arguments: StoreBackends.archives)
+    @Test(
+        "A jump forward past MISSED_SLOT_GRACE skips the slots it jumped over, saying so; a jump back posts nothing twice",
+        arguments: StoreBackends.archives)
     func jumps(_ backend: StoreBackends.ArchiveKind) async throws {
         try await PosterWorld.with(backend) { world in
             let log = LogRecorder()
@@ -387,7 +409,8 @@ struct PosterLostAnswerTests {
     /// Posts the 08:00 slot with `fault` on `POST /2/tweets`; returns the slot as stored.
     static func post(with faults: [FakeXFault], _ world: PosterWorld) async throws -> PlanSlot? {
         for fault in faults { await world.server.add(fault: fault) }
-        _ = try await world.plans.storePlan(day: PosterWorld.day, timeZone: PosterWorld.tokyo.identifier, minutes: [480], drawnAt: PosterWorld.dayStart)
+        _ = try await world.plans.storePlan(
+            day: PosterWorld.day, timeZone: PosterWorld.tokyo.identifier, minutes: [480], drawnAt: PosterWorld.dayStart)
         world.clock.advance(to: PosterWorld.dayStart.addingTimeInterval(8 * 3_600))
         try await world.poster(seed: 5).post(day: PosterWorld.day, minute: 480, seed: 5)
         return try await world.plans.slots(of: PosterWorld.day)?.first
@@ -405,8 +428,9 @@ struct PosterLostAnswerTests {
         }
     }
 
-    @Test("Not made, answer lost: not among the bot's posts, so sent once more and recorded; lost twice and not made, skipped saying so",
-          arguments: StoreBackends.archives)
+    @Test(
+        "Not made, answer lost: not among the bot's posts, so sent once more and recorded; lost twice and not made, skipped saying so",
+        arguments: StoreBackends.archives)
     func notMade(_ backend: StoreBackends.ArchiveKind) async throws {
         try await PosterWorld.with(backend) { world in
             let slot = try await Self.post(with: [FakeXFault(kind: .closeBeforeHandling, endpoint: "POST /2/tweets")], world)
@@ -428,14 +452,16 @@ struct PosterLostAnswerTests {
 /// The person's deletions honoured before posting: the original is looked up, a deleted one leaves the archive.
 @Suite("The poster and the person's deletions", .serialized)
 struct PosterDeletedOriginalTests {
-    @Test("With CHECK_ORIGINALS each original is looked up five minutes before its slot, and the post still goes out at the minute",
-          arguments: StoreBackends.archives)
+    @Test(
+        "With CHECK_ORIGINALS each original is looked up five minutes before its slot, and the post still goes out at the minute",
+        arguments: StoreBackends.archives)
     func lookedUpAhead(_ backend: StoreBackends.ArchiveKind) async throws {
         try await PosterWorld.with(backend) { world in
             // Every morning tweet but 102 is still on X; the evening ones are too.
-            await world.server.add(tweets: PosterWorld.history().filter { $0.tweetID != 102 }.map {
-                FakeXSeed.Tweet(id: String($0.tweetID), authorID: "100", text: $0.text, createdAt: $0.createdAt)
-            })
+            await world.server.add(
+                tweets: PosterWorld.history().filter { $0.tweetID != 102 }.map {
+                    FakeXSeed.Tweet(id: String($0.tweetID), authorID: "100", text: $0.text, createdAt: $0.createdAt)
+                })
             let poster = world.poster(seed: 11, settings: .init(checksOriginals: true))
             let task = Task { try await poster.run() }
             // At each deadline where a post went out: how many lookups were done before the clock reached it.
@@ -456,8 +482,9 @@ struct PosterDeletedOriginalTests {
 
             let slots = try #require(try await world.plans.slots(of: PosterWorld.day))
             #expect(slots.count == 15 && slots.allSatisfy { $0.state == .posted })
-            #expect(zip(slots, slots.map { LocalTime.date(of: $0.minute, on: PosterWorld.day, in: PosterWorld.tokyo)! })
-                .allSatisfy { slot, time in slot.postedAt == time })
+            #expect(
+                zip(slots, slots.map { LocalTime.date(of: $0.minute, on: PosterWorld.day, in: PosterWorld.tokyo)! })
+                    .allSatisfy { slot, time in slot.postedAt == time })
             // Each post's original was looked up before the clock reached its minute (five minutes ahead).
             #expect(postings.count == 15 && postings.allSatisfy { $0.lookupsBefore >= $0.postsAfter }, "\(postings)")
             #expect(!slots.contains { $0.sourceTweetID == 102 })
@@ -466,14 +493,16 @@ struct PosterDeletedOriginalTests {
         }
     }
 
-    @Test("A tweet the person deleted is never posted: it leaves the archive and another is picked; one lookup per try",
-          arguments: StoreBackends.archives)
+    @Test(
+        "A tweet the person deleted is never posted: it leaves the archive and another is picked; one lookup per try",
+        arguments: StoreBackends.archives)
     func deletedOriginals(_ backend: StoreBackends.ArchiveKind) async throws {
         try await PosterWorld.with(backend) { world in
             // On X only the morning tweet 301 of the archive's 50 still exists: the person deleted the others.
             let kept = PosterWorld.history().first { $0.tweetID == 301 }!
             await world.server.add(tweets: [FakeXSeed.Tweet(id: "301", authorID: "100", text: kept.text, createdAt: kept.createdAt)])
-            _ = try await world.plans.storePlan(day: PosterWorld.day, timeZone: PosterWorld.tokyo.identifier, minutes: [480], drawnAt: PosterWorld.dayStart)
+            _ = try await world.plans.storePlan(
+                day: PosterWorld.day, timeZone: PosterWorld.tokyo.identifier, minutes: [480], drawnAt: PosterWorld.dayStart)
             // Five minutes ahead the pick is made and its original looked up; at the minute it is posted.
             let at = PosterWorld.dayStart.addingTimeInterval(8 * 3_600)
             world.clock.advance(to: at.addingTimeInterval(-300))
@@ -498,17 +527,26 @@ struct PosterDeletedOriginalTests {
 /// The person's deletions noticed without being asked: the daily look-up of the originals of recent copies.
 @Suite("The deletion watcher", .serialized)
 struct DeletionWatcherTests {
-    @Test("A copied tweet the person deleted is forgotten and the bot's copy deleted; the rest stays; older copies are not looked up",
-          arguments: StoreBackends.archives)
+    @Test(
+        "A copied tweet the person deleted is forgotten and the bot's copy deleted; the rest stays; older copies are not looked up",
+        arguments: StoreBackends.archives)
     func noticesDeletions(_ backend: StoreBackends.ArchiveKind) async throws {
         try await PosterWorld.with(backend) { world in
             let history = PosterWorld.history()
-            let kept = history.first { $0.tweetID == 101 }!, deleted = history.first { $0.tweetID == 102 }!, old = history.first { $0.tweetID == 103 }!
+            let kept = history.first { $0.tweetID == 101 }!
+            let deleted = history.first { $0.tweetID == 102 }!
+            let old = history.first { $0.tweetID == 103 }!
             // On X: the person's 101 (102 was deleted by them, 103 is long copied), and the bot's copies of each.
-            await world.server.add(tweets: [Self.original(kept), Self.original(old), Self.copy(9101, of: kept, at: -3_600), Self.copy(9102, of: deleted, at: -3_000),
-                                            Self.copy(9103, of: old, at: -20 * 86_400)])
-            try await Self.posted(world, [("2024-06-09", 1_380, 101, 9101, -3_600, false), ("2024-06-09", 1_390, 102, 9102, -3_000, false),
-                                          ("2024-05-20", 600, 103, 9103, -20 * 86_400, false)])
+            await world.server.add(tweets: [
+                Self.original(kept), Self.original(old), Self.copy(9101, of: kept, at: -3_600), Self.copy(9102, of: deleted, at: -3_000),
+                Self.copy(9103, of: old, at: -20 * 86_400),
+            ])
+            try await Self.posted(
+                world,
+                [
+                    ("2024-06-09", 1_380, 101, 9101, -3_600, false), ("2024-06-09", 1_390, 102, 9102, -3_000, false),
+                    ("2024-05-20", 600, 103, 9103, -20 * 86_400, false),
+                ])
             let watcher = try Self.watcher(world, client: world.client)
 
             #expect(try await watcher.checkOnce() == [102])
@@ -539,15 +577,19 @@ extension DeletionWatcherTests {
 
     /// The slots of `posts` stored as posted (each day's plan made of its posts' minutes): the copy of `source` made
     /// `at` seconds from the day's start, checked or not.
-    static func posted(_ world: PosterWorld, _ posts: [(day: String, minute: Int, source: Int64, copy: Int64, at: TimeInterval, unchecked: Bool)]) async throws {
+    static func posted(_ world: PosterWorld, _ posts: [(day: String, minute: Int, source: Int64, copy: Int64, at: TimeInterval, unchecked: Bool)])
+        async throws
+    {
         for (day, posts) in Dictionary(grouping: posts, by: \.day) {
-            _ = try await world.plans.storePlan(day: day, timeZone: PosterWorld.tokyo.identifier, minutes: posts.map(\.minute).sorted(),
-                                                drawnAt: PosterWorld.dayStart.addingTimeInterval(posts.map(\.at).min()! - 3_600))
+            _ = try await world.plans.storePlan(
+                day: day, timeZone: PosterWorld.tokyo.identifier, minutes: posts.map(\.minute).sorted(),
+                drawnAt: PosterWorld.dayStart.addingTimeInterval(posts.map(\.at).min()! - 3_600))
         }
         for post in posts {
             #expect(try await world.plans.claim(day: post.day, minute: post.minute))
-            try await world.plans.markPosted(day: post.day, minute: post.minute, sourceTweetID: post.source, botTweetID: post.copy,
-                                             postedAt: PosterWorld.dayStart.addingTimeInterval(post.at), reason: "test", unchecked: post.unchecked)
+            try await world.plans.markPosted(
+                day: post.day, minute: post.minute, sourceTweetID: post.source, botTweetID: post.copy,
+                postedAt: PosterWorld.dayStart.addingTimeInterval(post.at), reason: "test", unchecked: post.unchecked)
         }
     }
 
@@ -555,27 +597,40 @@ extension DeletionWatcherTests {
     static func watcher(_ world: PosterWorld, client: XClient) throws -> DeletionWatcher {
         let store = try SQLiteWordCounts(path: FileManager.default.temporaryDirectory.appending(path: "watcher-\(UUID().uuidString).sqlite").path)
         let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: 3)
-        let forgetter = Forgetter(archive: world.archive, examples: world.database.examples, classifier: classifier, network: XMirrorNetwork(client: client))
-        return DeletionWatcher(clock: world.clock, archive: world.archive, plans: world.plans, forgetter: forgetter, days: 7, logger: PosterWorld.quiet)
+        let forgetter = Forgetter(
+            archive: world.archive, examples: world.database.examples, classifier: classifier, network: XMirrorNetwork(client: client))
+        return DeletionWatcher(
+            clock: world.clock, archive: world.archive, plans: world.plans, forgetter: forgetter, days: 7, logger: PosterWorld.quiet)
     }
 
-    @Test("Posts sent unchecked, on every store: an original found deleted has the bot's copy deleted, one found is noted checked, and a look-up that fails skips its post (tried again next round), not the round",
-          arguments: StoreBackends.archives)
+    @Test(
+        "Posts sent unchecked, on every store: an original found deleted has the bot's copy deleted, one found is noted checked, and a look-up that fails skips its post (tried again next round), not the round",
+        arguments: StoreBackends.archives)
     func uncheckedPostsChecked(_ backend: StoreBackends.ArchiveKind) async throws {
         try await PosterWorld.with(backend) { world in
             let history = PosterWorld.history()
-            let failing = history.first { $0.tweetID == 101 }!, deleted = history.first { $0.tweetID == 102 }!, found = history.first { $0.tweetID == 103 }!
+            let failing = history.first { $0.tweetID == 101 }!
+            let deleted = history.first { $0.tweetID == 102 }!
+            let found = history.first { $0.tweetID == 103 }!
             // On X: the person's 101 and 103 (102 was deleted by them), and the bot's three copies.
-            await world.server.add(tweets: [Self.original(failing), Self.original(found), Self.copy(9101, of: failing, at: -3_600),
-                                            Self.copy(9102, of: deleted, at: -3_000), Self.copy(9103, of: found, at: -2_400)])
+            await world.server.add(tweets: [
+                Self.original(failing), Self.original(found), Self.copy(9101, of: failing, at: -3_600),
+                Self.copy(9102, of: deleted, at: -3_000), Self.copy(9103, of: found, at: -2_400),
+            ])
             let day = "2024-06-09"
             // Three posted unchecked, oldest first: 101 (its look-up will fail once), 102 (deleted), 103 (there); one checked.
-            try await Self.posted(world, [(day, 1_380, 101, 9101, -3_600, true), (day, 1_390, 102, 9102, -3_000, true), (day, 1_400, 103, 9103, -2_400, true),
-                                          (day, 1_410, 101, 9104, -1_800, false)])
+            try await Self.posted(
+                world,
+                [
+                    (day, 1_380, 101, 9101, -3_600, true), (day, 1_390, 102, 9102, -3_000, true), (day, 1_400, 103, 9103, -2_400, true),
+                    (day, 1_410, 101, 9104, -1_800, false),
+                ])
             #expect(try await world.plans.uncheckedPosts().map(\.sourceTweetID) == [101, 102, 103])
             // One try per look-up (no retry on the clock), so that a fault is a look-up that fails.
-            let client = XClient(configuration: .init(baseURL: world.client.configuration.baseURL, credentials: world.client.configuration.credentials,
-                                                      retry: .init(maxAttempts: 1)), clock: world.clock, logger: PosterWorld.quiet)
+            let client = XClient(
+                configuration: .init(
+                    baseURL: world.client.configuration.baseURL, credentials: world.client.configuration.credentials,
+                    retry: .init(maxAttempts: 1)), clock: world.clock, logger: PosterWorld.quiet)
             let watcher = try Self.watcher(world, client: client)
 
             // The first look-up (101's) gets an unreadable answer: 101 is skipped, 102 and 103 are still looked up.

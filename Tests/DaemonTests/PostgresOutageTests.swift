@@ -1,39 +1,48 @@
-import Stores
-import PostgresStores
 import BotClock
-@testable import Daemon
 import FakeX
 import Foundation
 import Logging
 import Picking
+import PostgresStores
 import Schedule
-import Testing
+import Stores
 import TestSupport
+import Testing
 import XAPI
 import XNetwork
+
+@testable import Daemon
 
 @Suite("Services when Postgres goes away", .serialized)
 struct PostgresOutageTests {
     @Test("The replier pauses while Postgres is down, retries with backoff, and answers the waiting mention once when it is back")
     func replierSurvivesOutage() async throws {
         try await TestServers.withScratchDatabase("outage") { url async throws in
-            let seed = FakeXSeed(now: ReplierWorld.start,
-                                 users: [.init(id: "200", username: "mirror_bot"), .init(id: "300", username: "friend")],
-                                 accounts: [.init(userID: "200", consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")])
+            let seed = FakeXSeed(
+                now: ReplierWorld.start,
+                users: [.init(id: "200", username: "mirror_bot"), .init(id: "300", username: "friend")],
+                accounts: [.init(userID: "200", consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")])
             let server = FakeXServer(seed: seed, logger: ReplierWorld.quiet)
             try await server.withRunning { base in
                 try await PostgresStoreSet(url: url, logger: TestServers.logger).withRunning { database in
                     try await database.migrations.migrate()
                     let archive = database.archive(timeZone: TimeZone(identifier: "UTC")!, rowLimit: 100)
-                    _ = try await archive.insert([ArchivedTweet(tweetID: 1, text: "@friend それな", replyUserID: 300,
-                                                                createdAt: ReplierWorld.start.addingTimeInterval(-90_000))])
-                    let mentions = database.mentions, state = database.state
+                    _ = try await archive.insert([
+                        ArchivedTweet(
+                            tweetID: 1, text: "@friend それな", replyUserID: 300,
+                            createdAt: ReplierWorld.start.addingTimeInterval(-90_000))
+                    ])
+                    let mentions = database.mentions
+                    let state = database.state
                     try await state.setValue("0", of: Replier.sinceIDKey)
                     let clock = ManualBotClock(now: ReplierWorld.start)
-                    let client = XClient(configuration: .init(baseURL: base, credentials: [.bot: ReplierWorld.bot]), clock: clock,
-                                         logger: ReplierWorld.quiet)
-                    let replier = Replier(clock: clock, mentions: mentions, state: state, picker: ReplyPicker(archive: archive, fallback: .none), network: XMirrorNetwork(client: client),
-                                          botUserID: "200", settings: .init(pollInterval: 60, delay: 0...0), logger: ReplierWorld.quiet, seed: 1)
+                    let client = XClient(
+                        configuration: .init(baseURL: base, credentials: [.bot: ReplierWorld.bot]), clock: clock,
+                        logger: ReplierWorld.quiet)
+                    let replier = Replier(
+                        clock: clock, mentions: mentions, state: state, picker: ReplyPicker(archive: archive, fallback: .none),
+                        network: XMirrorNetwork(client: client),
+                        botUserID: "200", settings: .init(pollInterval: 60, delay: 0...0), logger: ReplierWorld.quiet, seed: 1)
                     let running = Task { try await replier.run() }
                     try await clock.waitForSleepers()
                     #expect(clock.sleepRequests == [.seconds(60)])  // a poll that found nothing

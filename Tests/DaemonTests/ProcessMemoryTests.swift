@@ -1,11 +1,13 @@
-@testable import Daemon
 import Testing
+
+@testable import Daemon
 
 @Suite("Process memory figures")
 struct ProcessMemoryTests {
     @Test("VmRSS, VmHWM, RssAnon and RssFile are read from a /proc status text, in bytes")
     func parsesStatus() throws {
-        let status = "Name:\tmirror_bot\nVmPeak:\t  900000 kB\nVmHWM:\t   30720 kB\nVmRSS:\t   20480 kB\nRssAnon:\t   12288 kB\nRssFile:\t    7168 kB\nRssShmem:\t 1024 kB\nThreads:\t8\n"
+        let status =
+            "Name:\tmirror_bot\nVmPeak:\t  900000 kB\nVmHWM:\t   30720 kB\nVmRSS:\t   20480 kB\nRssAnon:\t   12288 kB\nRssFile:\t    7168 kB\nRssShmem:\t 1024 kB\nThreads:\t8\n"
         let memory = try #require(ProcessMemory.parse(status))
         #expect(memory.resident == 20 * 1_048_576)
         #expect(memory.peak == 30 * 1_048_576)

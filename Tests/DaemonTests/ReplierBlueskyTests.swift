@@ -2,13 +2,14 @@ import BlueskyAPI
 import BlueskyNetwork
 import BotClock
 import Consent
-@testable import Daemon
 import FakeBluesky
 import Foundation
 import Picking
 import Stores
-import Testing
 import TestSupport
+import Testing
+
+@testable import Daemon
 
 /// Consent on Bluesky, through the real XRPC client and the fake Bluesky: who said no is never answered again (also
 /// after a restart), only the person's own account commands the bot, and no answer names a third party.
@@ -32,15 +33,22 @@ struct ReplierBlueskyTests {
 
         /// A replier as `mirror_bot start` builds one on Bluesky, on these stores (a restart is a new one on the same).
         func replier() -> Replier {
-            let client = BlueskyClient(configuration: .init(service: url, accounts: [.bot: BlueskyAccess(handle: "mirror.test", appPassword: "abcd-efgh-ijkl-mnop"),
-                                                                                    .human: BlueskyAccess(handle: "person.test", appPassword: nil)]),
-                                       sessionStore: InMemoryBlueskySessions(), clock: clock, logger: ReplierWorld.quiet)
-            return Replier(clock: clock, mentions: database.mentions, state: database.state,
-                           picker: ReplyPicker(archive: archive, fallback: .none), network: BlueskyMirrorNetwork(client: client),
-                           botUserID: BlueskyIDs.userID(of: ReplierBlueskyTests.bot), settings: .init(pollInterval: 60, delay: 0...0),
-                           owner: OwnerCommands(humanUserID: BlueskyIDs.userID(of: ReplierBlueskyTests.person),
-                                                control: OwnerControl(state: database.state), forgetter: nil, timeZone: .gmt),
-                           logger: log.logger(), seed: 5)
+            let client = BlueskyClient(
+                configuration: .init(
+                    service: url,
+                    accounts: [
+                        .bot: BlueskyAccess(handle: "mirror.test", appPassword: "abcd-efgh-ijkl-mnop"),
+                        .human: BlueskyAccess(handle: "person.test", appPassword: nil),
+                    ]),
+                sessionStore: InMemoryBlueskySessions(), clock: clock, logger: ReplierWorld.quiet)
+            return Replier(
+                clock: clock, mentions: database.mentions, state: database.state,
+                picker: ReplyPicker(archive: archive, fallback: .none), network: BlueskyMirrorNetwork(client: client),
+                botUserID: BlueskyIDs.userID(of: ReplierBlueskyTests.bot), settings: .init(pollInterval: 60, delay: 0...0),
+                owner: OwnerCommands(
+                    humanUserID: BlueskyIDs.userID(of: ReplierBlueskyTests.person),
+                    control: OwnerControl(state: database.state), forgetter: nil, timeZone: .gmt),
+                logger: log.logger(), seed: 5)
         }
 
         /// A post of `did` mentioning the bot (a mention facet over "@mirror.test"), made now on the bot's clock.
@@ -49,10 +57,13 @@ struct ReplierBlueskyTests {
             let body = "@mirror.test " + text
             // The instance's clock (stopped) moves to the mention's time: it shows nothing made after its now.
             await server.setClock(at, speed: 0)
-            await server.add(post: .init(authorDID: did, rkey: TID(date: at, clockID: 3).description, record: PostRecord(
-                text: body, createdAt: ISO8601DateFormatter().string(from: at), langs: ["ja"],
-                facets: [Facet(index: ByteSlice(byteStart: 0, byteEnd: 12), features: [.mention(did: ReplierBlueskyTests.bot)])]),
-                indexedAt: at))
+            await server.add(
+                post: .init(
+                    authorDID: did, rkey: TID(date: at, clockID: 3).description,
+                    record: PostRecord(
+                        text: body, createdAt: ISO8601DateFormatter().string(from: at), langs: ["ja"],
+                        facets: [Facet(index: ByteSlice(byteStart: 0, byteEnd: 12), features: [.mention(did: ReplierBlueskyTests.bot)])]),
+                    indexedAt: at))
         }
 
         /// The bot's answers so far: the DID of the author each answers, and its text.
@@ -66,37 +77,52 @@ struct ReplierBlueskyTests {
     }
 
     static func with(_ body: (World) async throws -> Void) async throws {
-        let seed = FakeBlueskySeed(now: start, accounts: [
-            .init(did: person, handle: "person.test", description: "わたし"),
-            .init(did: bot, handle: "mirror.test", appPassword: "abcd-efgh-ijkl-mnop", description: "@person.test の自動ミラー (bot)", labels: ["bot"]),
-            .init(did: friend, handle: "friend.test"), .init(did: pal, handle: "pal.test"), .init(did: stranger, handle: "stranger.test"),
-            .init(did: quiet, handle: "quiet.test", description: "Please, no bots. #nobot"), .init(did: carol, handle: "carol.test"),
-        ])
+        let seed = FakeBlueskySeed(
+            now: start,
+            accounts: [
+                .init(did: person, handle: "person.test", description: "わたし"),
+                .init(did: bot, handle: "mirror.test", appPassword: "abcd-efgh-ijkl-mnop", description: "@person.test の自動ミラー (bot)", labels: ["bot"]),
+                .init(did: friend, handle: "friend.test"), .init(did: pal, handle: "pal.test"), .init(did: stranger, handle: "stranger.test"),
+                .init(did: quiet, handle: "quiet.test", description: "Please, no bots. #nobot"), .init(did: carol, handle: "carol.test"),
+            ])
         let server = FakeBlueskyServer(seed: seed, logger: ReplierWorld.quiet)
         try await server.withRunning { url in
             try await TestServers.withIsolatedDatabase(.sqlite) { database async throws in
                 let archive = database.archive(timeZone: .gmt, rowLimit: 1_000)
                 var pool: [ArchivedTweet] = []
                 for (index, text) in ["それな", "わかる", "なるほど", "たしかに"].enumerated() {
-                    pool.append(ArchivedTweet(tweetID: Int64(index + 1), text: "@friend.test " + text, replyUserID: userID(friend),
-                                              createdAt: start.addingTimeInterval(Double(-90_000 + index * 60))))
-                    pool.append(ArchivedTweet(tweetID: Int64(index + 11), text: "@pal.test " + text, replyUserID: userID(pal),
-                                              createdAt: start.addingTimeInterval(Double(-80_000 + index * 60))))
+                    pool.append(
+                        ArchivedTweet(
+                            tweetID: Int64(index + 1), text: "@friend.test " + text, replyUserID: userID(friend),
+                            createdAt: start.addingTimeInterval(Double(-90_000 + index * 60))))
+                    pool.append(
+                        ArchivedTweet(
+                            tweetID: Int64(index + 11), text: "@pal.test " + text, replyUserID: userID(pal),
+                            createdAt: start.addingTimeInterval(Double(-80_000 + index * 60))))
                 }
                 // Most of the friend's pool names carol, in Bluesky's and the other networks' forms: never sent.
                 for number in 20..<40 {
-                    let text = ["@friend.test 聞いた？ @carol.test", "@friend.test RT@carol \(number)", "@friend.test carolにも @carol@mastodon.example 言っといて"][number % 3]
-                    pool.append(ArchivedTweet(tweetID: Int64(number), text: text, replyUserID: userID(friend), createdAt: start.addingTimeInterval(Double(-70_000 + number))))
+                    let text = [
+                        "@friend.test 聞いた？ @carol.test", "@friend.test RT@carol \(number)", "@friend.test carolにも @carol@mastodon.example 言っといて",
+                    ][number % 3]
+                    pool.append(
+                        ArchivedTweet(
+                            tweetID: Int64(number), text: text, replyUserID: userID(friend),
+                            createdAt: start.addingTimeInterval(Double(-70_000 + number))))
                 }
-                pool.append(ArchivedTweet(tweetID: 50, text: "@quiet.test こんにちは", replyUserID: userID(quiet), createdAt: start.addingTimeInterval(-60_000)))
+                pool.append(
+                    ArchivedTweet(tweetID: 50, text: "@quiet.test こんにちは", replyUserID: userID(quiet), createdAt: start.addingTimeInterval(-60_000)))
                 pool.append(ArchivedTweet(tweetID: 51, text: "@stranger.test どうも", replyUserID: nil, createdAt: start.addingTimeInterval(-50_000)))
                 try await archive.insert(pool)
-                try await body(World(server: server, url: url, clock: ManualBotClock(now: start), log: LogRecorder(), database: database, archive: archive))
+                try await body(
+                    World(server: server, url: url, clock: ManualBotClock(now: start), log: LogRecorder(), database: database, archive: archive))
             }
         }
     }
 
-    @Test("On Bluesky: an opt-out mention and #nobot in a profile stop every answer to their authors, across a restart; a stranger's 停止 pauses nothing (it opts them out); the person's 停止 and 再開 do, each confirmed once; no answer names a third party")
+    @Test(
+        "On Bluesky: an opt-out mention and #nobot in a profile stop every answer to their authors, across a restart; a stranger's 停止 pauses nothing (it opts them out); the person's 停止 and 再開 do, each confirmed once; no answer names a third party"
+    )
     func consentOnBluesky() async throws {
         try await Self.with { world in
             let state = world.database.state

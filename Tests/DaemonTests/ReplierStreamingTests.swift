@@ -1,14 +1,15 @@
-import Stores
 import BotClock
-@testable import Daemon
+import Consent
 import FakeMastodon
 import Foundation
 import MastodonAPI
 import MastodonNetwork
 import Picking
-import Consent
-import Testing
+import Stores
 import TestSupport
+import Testing
+
+@testable import Daemon
 
 /// The replier where the network pushes mentions (Mastodon's streaming): answers without polling, polls to catch up
 /// when the stream drops, and goes back to the stream.
@@ -25,8 +26,11 @@ struct ReplierStreamingTests {
 
         /// A mention of the bot by the friend, made now on the instance's clock (its id far from those the instance gives the bot's replies).
         func mention(_ number: Int, _ text: String) async {
-            await server.add(statuses: [.init(id: String(900_000_000_000_000_000 + UInt64(number) * 1_000), accountID: ReplierStreamingTests.friendID,
-                                              content: "<p>@mirror \(text)</p>", createdAt: await server.now(), mentionIDs: [ReplierStreamingTests.botID])])
+            await server.add(statuses: [
+                .init(
+                    id: String(900_000_000_000_000_000 + UInt64(number) * 1_000), accountID: ReplierStreamingTests.friendID,
+                    content: "<p>@mirror \(text)</p>", createdAt: await server.now(), mentionIDs: [ReplierStreamingTests.botID])
+            ])
         }
 
         /// The answers made so far, once there are `count` of them (the stream is read in real time by the other task).
@@ -60,25 +64,32 @@ struct ReplierStreamingTests {
     }
 
     static func with(streaming: Bool, _ body: (World) async throws -> Void) async throws {
-        let seed = FakeMastodonSeed(now: start, accounts: [
-            .init(id: "100", username: "person", token: "person-token", scopes: ["read"]),
-            .init(id: botID, username: "mirror", token: "bot-token", scopes: ["read", "write"], bot: true),
-            .init(id: friendID, username: "friend"),
-            .init(id: "600", username: "quiet", note: "<p>Please, no bots. <a href=\"https://mastodon.example/tags/nobot\">#<span>nobot</span></a></p>"),
-            .init(id: "700", username: "carol"),
-        ])
+        let seed = FakeMastodonSeed(
+            now: start,
+            accounts: [
+                .init(id: "100", username: "person", token: "person-token", scopes: ["read"]),
+                .init(id: botID, username: "mirror", token: "bot-token", scopes: ["read", "write"], bot: true),
+                .init(id: friendID, username: "friend"),
+                .init(
+                    id: "600", username: "quiet",
+                    note: "<p>Please, no bots. <a href=\"https://mastodon.example/tags/nobot\">#<span>nobot</span></a></p>"),
+                .init(id: "700", username: "carol"),
+            ])
         let server = FakeMastodonServer(seed: seed, logger: ReplierWorld.quiet)
         await server.setStreamingAvailable(streaming)
         try await server.withRunning { url in
             try await TestServers.withIsolatedDatabase(.sqlite) { database async throws in
                 let archive = database.archive(timeZone: TimeZone(identifier: "UTC")!, rowLimit: 1_000)
                 let plain: [ArchivedTweet] = ["それな", "わかる", "なるほど", "たしかに"].enumerated().map { index, text in
-                    ArchivedTweet(tweetID: Int64(index + 1), text: "@friend " + text, replyUserID: 300, createdAt: start.addingTimeInterval(Double(-90_000 + index * 60)))
+                    ArchivedTweet(
+                        tweetID: Int64(index + 1), text: "@friend " + text, replyUserID: 300,
+                        createdAt: start.addingTimeInterval(Double(-90_000 + index * 60)))
                 }
                 // Replies naming a third party, most of the pool: never sent (carol would be notified, or added to a direct
                 // conversation).
                 var naming: [ArchivedTweet] = [
-                    ArchivedTweet(tweetID: 10, text: "@friend @carol@mastodon.example 聞いた？", replyUserID: 300, createdAt: start.addingTimeInterval(-80_000)),
+                    ArchivedTweet(
+                        tweetID: 10, text: "@friend @carol@mastodon.example 聞いた？", replyUserID: 300, createdAt: start.addingTimeInterval(-80_000)),
                     ArchivedTweet(tweetID: 11, text: "@friend carolにも @carol 言っといて", replyUserID: 300, createdAt: start.addingTimeInterval(-79_000)),
                 ]
                 for number in 20..<32 {
@@ -88,16 +99,21 @@ struct ReplierStreamingTests {
                 let quiet = ArchivedTweet(tweetID: 12, text: "@quiet こんにちは", replyUserID: 600, createdAt: start.addingTimeInterval(-78_000))
                 try await archive.insert(plain + naming + [quiet])
                 let clock = ManualBotClock(now: start)
-                let client = MastodonClient(configuration: .init(accounts: [.human: MastodonAccess(instance: url, token: "person-token"),
-                                                                            .bot: MastodonAccess(instance: url, token: "bot-token")]),
-                                            clock: clock, logger: ReplierWorld.quiet)
+                let client = MastodonClient(
+                    configuration: .init(accounts: [
+                        .human: MastodonAccess(instance: url, token: "person-token"),
+                        .bot: MastodonAccess(instance: url, token: "bot-token"),
+                    ]),
+                    clock: clock, logger: ReplierWorld.quiet)
                 let log = LogRecorder()
-                let replier = Replier(clock: clock, mentions: database.mentions, state: database.state,
-                                      picker: ReplyPicker(archive: archive, fallback: .none), network: MastodonMirrorNetwork(client: client),
-                                      botUserID: botID, settings: .init(pollInterval: 60, delay: 0...0),
-                                      owner: OwnerCommands(humanUserID: "100", control: OwnerControl(state: database.state), forgetter: nil,
-                                                           timeZone: .gmt),
-                                      logger: log.logger(), seed: 5)
+                let replier = Replier(
+                    clock: clock, mentions: database.mentions, state: database.state,
+                    picker: ReplyPicker(archive: archive, fallback: .none), network: MastodonMirrorNetwork(client: client),
+                    botUserID: botID, settings: .init(pollInterval: 60, delay: 0...0),
+                    owner: OwnerCommands(
+                        humanUserID: "100", control: OwnerControl(state: database.state), forgetter: nil,
+                        timeZone: .gmt),
+                    logger: log.logger(), seed: 5)
                 let running = Task { try await replier.run() }
                 defer { running.cancel() }
                 try await body(World(server: server, clock: clock, log: log, replier: replier))
@@ -107,7 +123,9 @@ struct ReplierStreamingTests {
         }
     }
 
-    @Test("On Mastodon: #nobot in a profile and an opt-out mention each put their author on the list, unanswered; the person's 停止 pauses, confirmed once; answers never name a third party")
+    @Test(
+        "On Mastodon: #nobot in a profile and an opt-out mention each put their author on the list, unanswered; the person's 停止 pauses, confirmed once; answers never name a third party"
+    )
     func consentOnMastodon() async throws {
         try await Self.with(streaming: false) { world in
             let state = world.replier.state
@@ -115,8 +133,11 @@ struct ReplierStreamingTests {
             try await world.clock.waitForSleepers()
             try #require(await world.notificationReads == 1)
             func mention(_ number: Int, by account: String, _ text: String) async {
-                await world.server.add(statuses: [.init(id: String(900_000_000_000_000_000 + UInt64(number) * 1_000), accountID: account,
-                                                        content: "<p>@mirror \(text)</p>", createdAt: await world.server.now(), mentionIDs: [ReplierStreamingTests.botID])])
+                await world.server.add(statuses: [
+                    .init(
+                        id: String(900_000_000_000_000_000 + UInt64(number) * 1_000), accountID: account,
+                        content: "<p>@mirror \(text)</p>", createdAt: await world.server.now(), mentionIDs: [ReplierStreamingTests.botID])
+                ])
             }
             for number in 1...6 { await mention(number, by: ReplierStreamingTests.friendID, "元気？ \(number)") }
             await mention(7, by: "600", "こんにちは")
@@ -143,13 +164,16 @@ struct ReplierStreamingTests {
         }
     }
 
-    @Test("A pushed mention is answered with no poll; when the stream drops, a poll catches up, polling goes on while it is down, and the stream comes back")
+    @Test(
+        "A pushed mention is answered with no poll; when the stream drops, a poll catches up, polling goes on while it is down, and the stream comes back"
+    )
     func streamDropsAndReturns() async throws {
         try await Self.with(streaming: true) { world in
             // The first round opens the stream, then reads once where mentions stand (the first start).
-            try #require(try await world.eventually {
-                await world.notificationReads >= 1 && !world.log.lines(containing: "mentions: streaming from Mastodon").isEmpty
-            })
+            try #require(
+                try await world.eventually {
+                    await world.notificationReads >= 1 && !world.log.lines(containing: "mentions: streaming from Mastodon").isEmpty
+                })
             await world.mention(1, "元気？")
             let first = try await world.answers(count: 1)
             #expect(first.count == 1, "\(world.log.lines)")
@@ -178,7 +202,8 @@ struct ReplierStreamingTests {
             var rounds = 0
             while world.log.lines(containing: "mentions: streaming again").isEmpty, rounds < 20 {
                 // Each round ends asleep (polling) or on the stream (streaming again): advance only a sleeping one.
-                try #require(try await world.eventually { world.clock.sleeperCount > 0 || !world.log.lines(containing: "mentions: streaming again").isEmpty })
+                try #require(
+                    try await world.eventually { world.clock.sleeperCount > 0 || !world.log.lines(containing: "mentions: streaming again").isEmpty })
                 if world.clock.sleeperCount > 0 && world.log.lines(containing: "mentions: streaming again").isEmpty { world.clock.advance(by: 60) }
                 rounds += 1
                 _ = try await world.eventually { world.clock.sleeperCount > 0 || !world.log.lines(containing: "mentions: streaming again").isEmpty }

@@ -1,19 +1,20 @@
-import Stores
 import BotClock
 import BotConfiguration
-import Consent
 import Classifier
-import Training
-@testable import Daemon
+import Consent
 import FakeX
 import Foundation
 import Logging
 import Picking
 import Schedule
-import Testing
+import Stores
 import TestSupport
+import Testing
+import Training
 import XAPI
 import XNetwork
+
+@testable import Daemon
 
 /// The bot (200) among the human (100), a friend (300), a stranger (400) and another bot (500).
 struct ReplierWorld {
@@ -31,21 +32,26 @@ struct ReplierWorld {
     let database: any StoreSet
 
     func replier(_ settings: Replier.Settings = .init(delay: 0...0), fallback: ReplyPicker.Fallback = .none) -> Replier {
-        Replier(clock: clock, mentions: mentions, state: state, picker: ReplyPicker(archive: archive, fallback: fallback), network: XMirrorNetwork(client: client), botUserID: "200",
-                settings: settings, owner: OwnerCommands(humanUserID: "100", control: OwnerControl(state: state), forgetter: nil, timeZone: .gmt),
-                logger: Self.quiet, seed: 7)
+        Replier(
+            clock: clock, mentions: mentions, state: state, picker: ReplyPicker(archive: archive, fallback: fallback),
+            network: XMirrorNetwork(client: client), botUserID: "200",
+            settings: settings, owner: OwnerCommands(humanUserID: "100", control: OwnerControl(state: state), forgetter: nil, timeZone: .gmt),
+            logger: Self.quiet, seed: 7)
     }
 
     func mention(_ id: Int, by author: String, _ text: String, replyingTo parent: String? = nil, secondsAgo: Double = 10) -> FakeXSeed.Tweet {
-        FakeXSeed.Tweet(id: String(id), authorID: author, text: text, createdAt: Self.start.addingTimeInterval(-secondsAgo),
-                        inReplyToTweetID: parent, inReplyToUserID: parent == nil ? nil : "200")
+        FakeXSeed.Tweet(
+            id: String(id), authorID: author, text: text, createdAt: Self.start.addingTimeInterval(-secondsAgo),
+            inReplyToTweetID: parent, inReplyToUserID: parent == nil ? nil : "200")
     }
 
     static func with(_ backend: StoreBackends.ArchiveKind, _ body: (ReplierWorld) async throws -> Void) async throws {
         let seed = FakeXSeed(
             now: start,
-            users: [.init(id: "100", username: "human"), .init(id: "200", username: "mirror_bot"), .init(id: "300", username: "friend"),
-                    .init(id: "400", username: "stranger"), .init(id: "500", username: "otherbot")],
+            users: [
+                .init(id: "100", username: "human"), .init(id: "200", username: "mirror_bot"), .init(id: "300", username: "friend"),
+                .init(id: "400", username: "stranger"), .init(id: "500", username: "otherbot"),
+            ],
             accounts: [.init(userID: "200", consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")],
             tweets: [.init(id: "5000", authorID: "200", text: "スレッドの始まり", createdAt: start.addingTimeInterval(-7_200))])
         let server = FakeXServer(seed: seed, logger: quiet)
@@ -67,8 +73,10 @@ struct ReplierWorld {
                 ])
                 let clock = ManualBotClock(now: start)
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: bot]), clock: clock, logger: quiet)
-                try await body(ReplierWorld(server: server, mentions: database.mentions, state: database.state, archive: archive, clock: clock, client: client,
-                                            database: database))
+                try await body(
+                    ReplierWorld(
+                        server: server, mentions: database.mentions, state: database.state, archive: archive, clock: clock, client: client,
+                        database: database))
             }
         }
     }
@@ -76,8 +84,9 @@ struct ReplierWorld {
 
 @Suite("The replier", .serialized)
 struct ReplierTests {
-    @Test("An opt-out mention is not answered and stops every answer to its author for good, across a restart; others are answered",
-          arguments: StoreBackends.archives)
+    @Test(
+        "An opt-out mention is not answered and stops every answer to its author for good, across a restart; others are answered",
+        arguments: StoreBackends.archives)
     func optOut(_ backend: StoreBackends.ArchiveKind) async throws {
         try await ReplierWorld.with(backend) { world in
             try await world.state.setValue("0", of: Replier.sinceIDKey)
@@ -85,7 +94,8 @@ struct ReplierTests {
             var generator = SplitMix64(seed: 11)
             try await world.replier().pollOnce(using: &generator)
             #expect(await world.server.posted().isEmpty)
-            #expect(try await world.mentions.outcome(of: 1001)?.reason == "asked the bot to stop (\"やめて\"): on the opt-out list now, and not answered")
+            #expect(
+                try await world.mentions.outcome(of: 1001)?.reason == "asked the bot to stop (\"やめて\"): on the opt-out list now, and not answered")
             #expect(try await OptOutList(state: world.state).all().map(\.accountID) == ["300"])
 
             // A restart: a new replier over the same stores.
@@ -96,8 +106,9 @@ struct ReplierTests {
         }
     }
 
-    @Test("The person's forget <link> (忘れて <link>): the post leaves the archive, the bot's copy is deleted on X, one reply says so; a stranger's forget does nothing",
-          arguments: StoreBackends.archives)
+    @Test(
+        "The person's forget <link> (忘れて <link>): the post leaves the archive, the bot's copy is deleted on X, one reply says so; a stranger's forget does nothing",
+        arguments: StoreBackends.archives)
     func personsForget(_ backend: StoreBackends.ArchiveKind) async throws {
         try await ReplierWorld.with(backend) { world in
             try await TestServers.withStores(StoreBackends(archive: .memory, counts: .sqlite)) { scratch, counts in
@@ -106,12 +117,14 @@ struct ReplierTests {
                 // The bot copied the person's tweet 4 ("ひとりごと") as its own tweet.
                 let copy = try #require(try await world.client.send(CreateTweet(text: "ひとりごと"), as: .bot).data?.id)
                 try await world.archive.recordBotPost(sourceTweetID: 4, botTweetID: Int64(copy), postedAt: ReplierWorld.start)
-                let forgetter = Forgetter(archive: world.archive, examples: scratch.examples,
-                                          classifier: FavoriteClassifier(store: counts, tokenizer: VirtualDay.tokenizer, threshold: 3), network: network)
-                let replier = Replier(clock: world.clock, mentions: world.mentions, state: world.state, picker: ReplyPicker(archive: world.archive, fallback: .none),
-                                      network: network, botUserID: "200", settings: .init(delay: 0...0),
-                                      owner: OwnerCommands(humanUserID: "100", control: OwnerControl(state: world.state), forgetter: forgetter, timeZone: .gmt),
-                                      logger: ReplierWorld.quiet, seed: 7)
+                let forgetter = Forgetter(
+                    archive: world.archive, examples: scratch.examples,
+                    classifier: FavoriteClassifier(store: counts, tokenizer: VirtualDay.tokenizer, threshold: 3), network: network)
+                let replier = Replier(
+                    clock: world.clock, mentions: world.mentions, state: world.state, picker: ReplyPicker(archive: world.archive, fallback: .none),
+                    network: network, botUserID: "200", settings: .init(delay: 0...0),
+                    owner: OwnerCommands(humanUserID: "100", control: OwnerControl(state: world.state), forgetter: forgetter, timeZone: .gmt),
+                    logger: ReplierWorld.quiet, seed: 7)
                 await world.server.add(tweets: [world.mention(1020, by: "400", "@mirror_bot forget https://x.com/human/status/4")])
                 var generator = SplitMix64(seed: 13)
                 try await replier.pollOnce(using: &generator)
@@ -128,8 +141,9 @@ struct ReplierTests {
         }
     }
 
-    @Test("The person's commands, by account id: pause posting, pause everything (no answers meanwhile), resume, each confirmed once; the same words from anyone else pause nothing",
-          arguments: StoreBackends.archives)
+    @Test(
+        "The person's commands, by account id: pause posting, pause everything (no answers meanwhile), resume, each confirmed once; the same words from anyone else pause nothing",
+        arguments: StoreBackends.archives)
     func personsCommands(_ backend: StoreBackends.ArchiveKind) async throws {
         try await ReplierWorld.with(backend) { world in
             try await world.state.setValue("0", of: Replier.sinceIDKey)
@@ -144,8 +158,10 @@ struct ReplierTests {
             await world.server.add(tweets: [world.mention(1012, by: "100", "@mirror_bot 停止")])
             try await world.replier().pollOnce(using: &generator)
             #expect(try await control.current()?.pause == .posting)
-            await world.server.add(tweets: [world.mention(1013, by: "100", "@mirror_bot Pause all."),
-                                            world.mention(1014, by: "300", "@mirror_bot 元気？")])
+            await world.server.add(tweets: [
+                world.mention(1013, by: "100", "@mirror_bot Pause all."),
+                world.mention(1014, by: "300", "@mirror_bot 元気？"),
+            ])
             try await world.replier().pollOnce(using: &generator)
             #expect(try await control.current()?.pause == .everything)
             #expect(try await world.mentions.outcome(of: 1014)?.reason?.hasPrefix("the person paused everything") == true)
@@ -167,7 +183,9 @@ struct ReplierTests {
         }
     }
 
-    @Test("First start answers nothing older; then a friend gets the human's past reply to them, a stranger gets none", arguments: StoreBackends.archives)
+    @Test(
+        "First start answers nothing older; then a friend gets the human's past reply to them, a stranger gets none",
+        arguments: StoreBackends.archives)
     func answersLikeTheHuman(_ backend: StoreBackends.ArchiveKind) async throws {
         try await ReplierWorld.with(backend) { world in
             await world.server.add(tweets: [world.mention(1000, by: "300", "@mirror_bot 昔の話", secondsAgo: 3_600)])
@@ -181,7 +199,10 @@ struct ReplierTests {
                 world.mention(1002, by: "400", "@mirror_bot はじめまして"),
             ])
             let replier = world.replier(.init(delay: 5...60))
-            let poll = Task { var generator = SplitMix64(seed: 2); try await replier.pollOnce(using: &generator) }
+            let poll = Task {
+                var generator = SplitMix64(seed: 2)
+                try await replier.pollOnce(using: &generator)
+            }
             try await world.clock.waitForSleepers()
             let pause = try #require(world.clock.sleepRequests.last)
             #expect(pause >= .seconds(5) && pause <= .seconds(60))  // a person does not answer instantly
@@ -209,11 +230,14 @@ struct ReplierTests {
         }
     }
 
-    @Test("A bot that answers everything is answered at most the per-user limit an hour, and a thread at most its limit", arguments: StoreBackends.archives)
+    @Test(
+        "A bot that answers everything is answered at most the per-user limit an hour, and a thread at most its limit",
+        arguments: StoreBackends.archives)
     func botLoopsEnd(_ backend: StoreBackends.ArchiveKind) async throws {
         try await ReplierWorld.with(backend) { world in
             try await world.state.setValue("0", of: Replier.sinceIDKey)
-            await world.server.add(tweets: (0..<10).map { world.mention(2000 + $0, by: "500", "@mirror_bot おはよう \($0)", secondsAgo: Double(100 - $0)) })
+            await world.server.add(
+                tweets: (0..<10).map { world.mention(2000 + $0, by: "500", "@mirror_bot おはよう \($0)", secondsAgo: Double(100 - $0)) })
             var generator = SplitMix64(seed: 4)
             try await world.replier(.init(limitPerUserPerHour: 3, maxThreadReplies: 100, delay: 0...0)).pollOnce(using: &generator)
             #expect(await world.server.posted().count == 3)
@@ -222,17 +246,21 @@ struct ReplierTests {
             // An hour later the same bot in one thread: the thread limit stops it even with a generous per-user limit.
             world.clock.advance(by: 3_700)
             await world.server.advanceClock(by: 3_700)
-            await world.server.add(tweets: (0..<8).map {
-                FakeXSeed.Tweet(id: String(3000 + $0), authorID: "500", text: "@mirror_bot まだ話そう \($0)",
-                                createdAt: ReplierWorld.start.addingTimeInterval(3_600 + Double($0)), inReplyToTweetID: "5000", inReplyToUserID: "200")
-            })
+            await world.server.add(
+                tweets: (0..<8).map {
+                    FakeXSeed.Tweet(
+                        id: String(3000 + $0), authorID: "500", text: "@mirror_bot まだ話そう \($0)",
+                        createdAt: ReplierWorld.start.addingTimeInterval(3_600 + Double($0)), inReplyToTweetID: "5000", inReplyToUserID: "200")
+                })
             try await world.replier(.init(limitPerUserPerHour: 100, maxThreadReplies: 5, delay: 0...0)).pollOnce(using: &generator)
             #expect(await world.server.posted().count == 3 + 5)
             #expect(try await world.mentions.outcome(of: 3007)?.reason == "already answered 5 times in this conversation")
         }
     }
 
-    @Test("A mention is never answered twice: not after a restart, not with a lost since_id, not after a crash mid-answer (read back: made, recorded; not made, pending)", arguments: StoreBackends.archives)
+    @Test(
+        "A mention is never answered twice: not after a restart, not with a lost since_id, not after a crash mid-answer (read back: made, recorded; not made, pending)",
+        arguments: StoreBackends.archives)
     func neverTwice(_ backend: StoreBackends.ArchiveKind) async throws {
         try await ReplierWorld.with(backend) { world in
             try await world.state.setValue("0", of: Replier.sinceIDKey)
@@ -266,8 +294,9 @@ struct ReplierTests {
         }
     }
 
-    @Test("A reply whose answer was lost is read back: made → recorded as replied with its id, sent once; not made → sent once more",
-          arguments: StoreBackends.archives)
+    @Test(
+        "A reply whose answer was lost is read back: made → recorded as replied with its id, sent once; not made → sent once more",
+        arguments: StoreBackends.archives)
     func lostAnswer(_ backend: StoreBackends.ArchiveKind) async throws {
         for (fault, posts) in [(FakeXFault.Kind.closeMidResponse, 1), (.closeBeforeHandling, 2)] {
             try await ReplierWorld.with(backend) { world in
@@ -279,22 +308,28 @@ struct ReplierTests {
                 let posted = await world.server.posted()
                 #expect(posted.count == 1 && posted.first?.inReplyToTweetID == "1001", "\(fault)")
                 let outcome = try await world.mentions.outcome(of: 1001)
-                #expect(outcome?.state == .replied && outcome?.replyTweetID.map(String.init) == posted.first?.id, "\(fault): \(String(describing: outcome))")
+                #expect(
+                    outcome?.state == .replied && outcome?.replyTweetID.map(String.init) == posted.first?.id,
+                    "\(fault): \(String(describing: outcome))")
                 let requests = await world.server.requestCounts()
                 #expect(requests["POST /2/tweets"] == posts && requests["GET /2/users/:id/tweets"] == 1, "\(fault): \(requests)")
             }
         }
     }
 
-    @Test("A stop during the pause sends nothing and leaves the mention pending; the next start answers it within 10 minutes, later skips it saying so",
-          arguments: StoreBackends.archives)
+    @Test(
+        "A stop during the pause sends nothing and leaves the mention pending; the next start answers it within 10 minutes, later skips it saying so",
+        arguments: StoreBackends.archives)
     func stopDuringPause(_ backend: StoreBackends.ArchiveKind) async throws {
         for (restartAfter, answered) in [(240.0, true), (660.0, false)] {
             try await ReplierWorld.with(backend) { world in
                 try await world.state.setValue("0", of: Replier.sinceIDKey)
                 await world.server.add(tweets: [world.mention(1001, by: "300", "@mirror_bot 元気？", secondsAgo: 0)])
                 let replier = world.replier(.init(delay: 5...60))
-                let poll = Task { var generator = SplitMix64(seed: 2); try await replier.pollOnce(using: &generator) }
+                let poll = Task {
+                    var generator = SplitMix64(seed: 2)
+                    try await replier.pollOnce(using: &generator)
+                }
                 try await world.clock.waitForSleepers()
                 poll.cancel()  // what the service group's graceful shutdown does
                 await #expect(throws: CancellationError.self) { try await poll.value }
@@ -310,15 +345,17 @@ struct ReplierTests {
                 if answered {
                     #expect(outcome?.state == .replied)
                 } else {
-                    #expect(outcome?.state == .skipped && outcome?.reason?.contains("stopped during its pause") == true, "\(String(describing: outcome))")
+                    #expect(
+                        outcome?.state == .skipped && outcome?.reason?.contains("stopped during its pause") == true, "\(String(describing: outcome))")
                 }
                 #expect(try await world.state.value(of: Replier.sinceIDKey) == "1001")
             }
         }
     }
 
-    @Test("On X, a past reply already sent within the day is never asked for again: the next answer is another, and with none left the mention is skipped saying why",
-          arguments: StoreBackends.archives)
+    @Test(
+        "On X, a past reply already sent within the day is never asked for again: the next answer is another, and with none left the mention is skipped saying why",
+        arguments: StoreBackends.archives)
     func noRepeatWithinTheDay(_ backend: StoreBackends.ArchiveKind) async throws {
         try await ReplierWorld.with(backend) { world in
             try await world.state.setValue("0", of: Replier.sinceIDKey)
@@ -349,7 +386,9 @@ struct ReplierTests {
         try await ReplierWorld.with(backend) { world in
             try await world.state.setValue("0", of: Replier.sinceIDKey)
             // The bot recently posted "それな": X refuses it again, so "いいね" is sent.
-            await world.server.add(tweets: [FakeXSeed.Tweet(id: "4000", authorID: "200", text: "それな", createdAt: ReplierWorld.start.addingTimeInterval(-600))])
+            await world.server.add(tweets: [
+                FakeXSeed.Tweet(id: "4000", authorID: "200", text: "それな", createdAt: ReplierWorld.start.addingTimeInterval(-600))
+            ])
             await world.server.add(tweets: [world.mention(1001, by: "300", "@mirror_bot 元気？")])
             for seed in 0..<4 as Range<UInt64> {
                 var generator = SplitMix64(seed: seed)

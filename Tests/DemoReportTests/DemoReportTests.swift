@@ -1,8 +1,8 @@
-import Stores
 import DemoReport
 import FakeX
 import Foundation
 import FoundationXML
+import Stores
 import Testing
 
 @Suite("The demo's report")
@@ -17,12 +17,14 @@ struct DemoReportTests {
         let persona = FakeXPersona(.init(dayStart: Self.dayStart, historyDays: 10, followedAccounts: 4))
         let mention = try #require(persona.seed.tweets.first { $0.authorID == "1003" && $0.createdAt > Self.dayStart })
         let liked = try #require(persona.seed.tweets.first { $0.authorID.hasPrefix("11") && $0.createdAt > Self.dayStart })
-        let before = try Self.record(#"""
+        let before = try Self.record(
+            #"""
             {"posted": [], "liked": [], "requests": {"GET /2/users/me": 2}, "served": {},
              "billing": [{"day": "2026-11-21", "app": "demo-bot-app", "owned_post_reads": 0, "post_reads": 0, "user_reads": 1,
                           "posts_created": 0, "posts_created_with_url": 0, "interactions_created": 0, "interactions_deleted": 0, "cost": 0.01}]}
             """#)
-        let after = try Self.record("""
+        let after = try Self.record(
+            """
             {"now": "2026-11-22T15:00:00Z", "speed": 1440,
              "posted": [
                {"id": "900", "author_id": "1002", "text": "おはよう", "created_at": "2026-11-21T22:30:00.000Z", "in_reply_to_tweet_id": null},
@@ -39,17 +41,23 @@ struct DemoReportTests {
             """)
         // The database claims more than happened; the report must not repeat it.
         let mentions = [
-            HandledMention(mentionTweetID: Int64(mention.id)!, authorID: 1003, state: .replied, replyTweetID: 902, sourceTweetID: 55,
-                                    reason: "a past reply of the human to @taro", handledAt: Self.dayStart.addingTimeInterval(36_000)),
-            HandledMention(mentionTweetID: 77, authorID: 1007, state: .skipped, replyTweetID: nil, sourceTweetID: nil,
-                                    reason: "no past reply of the human to this user", handledAt: Self.dayStart.addingTimeInterval(48_000)),
+            HandledMention(
+                mentionTweetID: Int64(mention.id)!, authorID: 1003, state: .replied, replyTweetID: 902, sourceTweetID: 55,
+                reason: "a past reply of the human to @taro", handledAt: Self.dayStart.addingTimeInterval(36_000)),
+            HandledMention(
+                mentionTweetID: 77, authorID: 1007, state: .skipped, replyTweetID: nil, sourceTweetID: nil,
+                reason: "no past reply of the human to this user", handledAt: Self.dayStart.addingTimeInterval(48_000)),
         ]
-        let likes = [RecordedLike(tweetID: Int64(liked.id)!, authorID: nil, logRatio: 2, reason: "log ratio 2.00 > 0.69 (ラーメン, 新宿)",
-                                           likedAt: Self.dayStart),
-                     RecordedLike(tweetID: 1, authorID: nil, logRatio: 3, reason: "log ratio 3.00 > 0.69 (猫)", likedAt: Self.dayStart)]
+        let likes = [
+            RecordedLike(
+                tweetID: Int64(liked.id)!, authorID: nil, logRatio: 2, reason: "log ratio 2.00 > 0.69 (ラーメン, 新宿)",
+                likedAt: Self.dayStart),
+            RecordedLike(tweetID: 1, authorID: nil, logRatio: 3, reason: "log ratio 3.00 > 0.69 (猫)", likedAt: Self.dayStart),
+        ]
         let state = ["likes.status": "likes: on (LIKES=on)", "budget.shed.2026-11-22": "liking"]
-        let report = DemoReport(seed: persona.seed, record: after.since(before), humanID: "1001", botID: "1002", timeZone: Self.tokyo,
-                                mentions: mentions, likes: likes, botState: state, postLinks: false)
+        let report = DemoReport(
+            seed: persona.seed, record: after.since(before), humanID: "1001", botID: "1002", timeZone: Self.tokyo,
+            mentions: mentions, likes: likes, botState: state, postLinks: false)
         #expect(report.posts.count == 2 && report.replies.count == 1 && report.botLikes.count == 1)
         #expect(report.botPostsPerHour[7] == 2)  // 22:30 and 22:50 UTC are 07:30 and 07:50 in Tokyo
         let text = report.text()
@@ -70,7 +78,8 @@ struct DemoReportTests {
         #expect(text.contains("Not done, and why:"))
         #expect(text.contains("likes: on (LIKES=on) (0 like calls)"))
         #expect(text.contains("the home timeline: not read (0 calls): only liking needs it"))
-        #expect(text.contains("links: \(report.humanTweetsWithLinks) of @hanako's tweets and replies share a link; the bot posted 0 posts with a URL"))
+        #expect(
+            text.contains("links: \(report.humanTweetsWithLinks) of @hanako's tweets and replies share a link; the bot posted 0 posts with a URL"))
         #expect(report.humanTweetsWithLinks > 0)
         #expect(text.contains("budget: on the UTC day 2026-11-22 it stopped liking to stay within X_DAILY_BUDGET"))
         // The human's average day: the hours of the persona's rhythm dominate the night.

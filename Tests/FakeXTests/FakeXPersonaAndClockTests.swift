@@ -1,9 +1,9 @@
 import BotCore
-import XAPI
 import FakeX
 import Foundation
 import Logging
 import Testing
+import XAPI
 
 @Suite("The fake's running clock, auto-repliers and generated persona")
 struct FakeXPersonaAndClockTests {
@@ -11,14 +11,16 @@ struct FakeXPersonaAndClockTests {
     static let dayStart = Date(timeIntervalSince1970: 1_795_273_200)  // 2026-11-22 00:00 in Tokyo
 
     static func credentials(_ account: FakeXSeed.Account) -> AccountCredentials {
-        AccountCredentials(consumerKey: account.consumerKey, consumerSecret: account.consumerSecret,
-                           accessToken: account.accessToken, accessTokenSecret: account.accessTokenSecret)
+        AccountCredentials(
+            consumerKey: account.consumerKey, consumerSecret: account.consumerSecret,
+            accessToken: account.accessToken, accessTokenSecret: account.accessTokenSecret)
     }
 
     @Test("The same options give the same persona; its human posts with a rhythm, replies to friends, and likes some topics")
     func personaIsReproducible() throws {
         let options = FakeXPersona.Options(randomSeed: 3, dayStart: Self.dayStart, historyDays: 20)
-        let first = FakeXPersona(options), second = FakeXPersona(options)
+        let first = FakeXPersona(options)
+        let second = FakeXPersona(options)
         #expect(first.seed.tweets.map(\.text) == second.seed.tweets.map(\.text))
         #expect(first.seed.tweets.map(\.id) == second.seed.tweets.map(\.id))
         let ids = first.seed.tweets.compactMap { UInt64($0.id) }

@@ -15,13 +15,13 @@ struct FakeXSeedAndAdminTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appending(path: "seed.json").path
         try """
-            {"now": "2024-05-01T12:00:00Z",
-             "users": [{"id": "100", "username": "human", "name": "Human"}],
-             "accounts": [{"user_id": "100", "consumer_key": "ck", "consumer_secret": "cs", "access_token": "t", "access_token_secret": "ts"}],
-             "tweets": [{"id": "1", "author_id": "100", "text": "a", "created_at": "2024-05-01T08:00:00Z", "in_reply_to_user_id": "7",
-                         "urls": [{"url": "https://t.co/a", "expanded_url": "https://example.com"}]}],
-             "likes": {"100": ["1"]}, "follows": {}, "rate_limits": {"POST /2/tweets": 3}}
-            """.write(toFile: path, atomically: true, encoding: .utf8)
+        {"now": "2024-05-01T12:00:00Z",
+         "users": [{"id": "100", "username": "human", "name": "Human"}],
+         "accounts": [{"user_id": "100", "consumer_key": "ck", "consumer_secret": "cs", "access_token": "t", "access_token_secret": "ts"}],
+         "tweets": [{"id": "1", "author_id": "100", "text": "a", "created_at": "2024-05-01T08:00:00Z", "in_reply_to_user_id": "7",
+                     "urls": [{"url": "https://t.co/a", "expanded_url": "https://example.com"}]}],
+         "likes": {"100": ["1"]}, "follows": {}, "rate_limits": {"POST /2/tweets": 3}}
+        """.write(toFile: path, atomically: true, encoding: .utf8)
         let seed = try FakeXSeed.load(path: path)
         #expect(seed.accounts.first?.userID == "100")
         #expect(seed.tweets.first?.inReplyToUserID == "7")

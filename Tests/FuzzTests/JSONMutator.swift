@@ -7,10 +7,12 @@ import Foundation
 /// rather than stopping at its first syntax error. A quarter of the rounds change bytes as for any target.
 enum JSONMutator {
     /// Strings worth trying in place of any string.
-    static let strings = ["", " ", "at://", "at://did:plc:abc/app.bsky.feed.post/3jzfcijpj2z2a", "at://did:plc:abc/app.bsky.feed.post/",
-                          "at://did:plc:abc//3jzfcijpj2z2a", "at://a/b/c/d", "at://did:plc:abc/app.bsky.feed.post/2222222222222",
-                          "at://did:plc:abc/app.bsky.feed.post/zzzzzzzzzzzzz", "did:plc:", "mention", "reply", "follow", "like",
-                          "app.bsky.feed.post", "app.bsky.feed.like", "2025-11-24T16:00:00.000Z", "\u{0}", "\n", "猫", "𝕏", "\u{301}"]
+    static let strings = [
+        "", " ", "at://", "at://did:plc:abc/app.bsky.feed.post/3jzfcijpj2z2a", "at://did:plc:abc/app.bsky.feed.post/",
+        "at://did:plc:abc//3jzfcijpj2z2a", "at://a/b/c/d", "at://did:plc:abc/app.bsky.feed.post/2222222222222",
+        "at://did:plc:abc/app.bsky.feed.post/zzzzzzzzzzzzz", "did:plc:", "mention", "reply", "follow", "like",
+        "app.bsky.feed.post", "app.bsky.feed.like", "2025-11-24T16:00:00.000Z", "\u{0}", "\n", "猫", "𝕏", "\u{301}",
+    ]
 
     /// A new input from one of `fuzzer`'s corpus entries.
     static func generate(_ fuzzer: inout Fuzzer) -> [UInt8] {
@@ -30,7 +32,9 @@ enum JSONMutator {
             let key = fuzzer.pick(object.keys.sorted())
             switch fuzzer.below(10) {
             case 0: object[key] = nil
-            case 1: object[fuzzer.pick(["$type", "uri", "cid", "record", "reply", "facets", "labels", "text", "createdAt", "x"])] = replacement(object[key]!, &fuzzer)
+            case 1:
+                object[fuzzer.pick(["$type", "uri", "cid", "record", "reply", "facets", "labels", "text", "createdAt", "x"])] = replacement(
+                    object[key]!, &fuzzer)
             case 2: object[key] = replacement(object[key]!, &fuzzer)
             default: mutate(&object[key]!, &fuzzer)
             }
@@ -61,8 +65,10 @@ enum JSONMutator {
             default: break
             }
         }
-        let choices: [JSONValue] = [.null, .bool(false), .integer(0), .integer(-1), .number(0.5), .number(1e300), .string(fuzzer.pick(strings)),
-                                    .array([]), .array([value]), .object([:]), .object(["$type": .string("app.bsky.feed.post")])]
+        let choices: [JSONValue] = [
+            .null, .bool(false), .integer(0), .integer(-1), .number(0.5), .number(1e300), .string(fuzzer.pick(strings)),
+            .array([]), .array([value]), .object([:]), .object(["$type": .string("app.bsky.feed.post")]),
+        ]
         return fuzzer.pick(choices)
     }
 }

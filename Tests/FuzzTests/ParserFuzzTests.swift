@@ -1,4 +1,3 @@
-@testable import ArchiveImport
 import BlueskyAPI
 import BlueskyNetwork
 import BotAssembly
@@ -7,8 +6,10 @@ import Foundation
 import MastodonAPI
 import MisskeyAPI
 import PostText
-@testable import StatusPage
 import Testing
+
+@testable import ArchiveImport
+@testable import StatusPage
 
 /// Every parser of outside input, fuzzed from its committed corpus: no input traps (a trap ends the test process),
 /// and each keeps the promise it makes of what it accepts. See `Fuzzer` for the bounded CI mode and the long one.
@@ -16,9 +17,13 @@ import Testing
 struct ParserFuzzTests {
     @Test("Status HTML to text: never longer than its input, no space at either end, a plain text given back as written")
     func html() throws {
-        var fuzzer = try Fuzzer("html", tokens: ["<p>", "</p>", "<br>", "<br/>", "<pre>", "</pre>", "<script>", "</script>", "<style>", "<!--",
-                                                 "-->", "<!", "<?", "<a href=\"", "\">", "</a>", "<span class=\"invisible\">", "&amp;", "&#x",
-                                                 "&#", "&nbsp;", "&lt;"])
+        var fuzzer = try Fuzzer(
+            "html",
+            tokens: [
+                "<p>", "</p>", "<br>", "<br/>", "<pre>", "</pre>", "<script>", "</script>", "<style>", "<!--",
+                "-->", "<!", "<?", "<a href=\"", "\">", "</a>", "<span class=\"invisible\">", "&amp;", "&#x",
+                "&#", "&nbsp;", "&lt;",
+            ])
         fuzzer.run { bytes in
             let html = String(decoding: bytes, as: UTF8.self)
             let text = WrittenText.from(html: html)
@@ -40,7 +45,8 @@ struct ParserFuzzTests {
             // Chunk sizes drawn from the input itself, so that a finding replays from the input alone.
             var chunked = ServerSentEvents()
             var events: [ServerSentEvents.Event] = []
-            var position = 0, step = 1
+            var position = 0
+            var step = 1
             while position < bytes.count {
                 step = (step * 31 + Int(bytes[position])) % 7 + 1
                 let end = min(bytes.count, position + step)
@@ -60,7 +66,8 @@ struct ParserFuzzTests {
             let text = String(decoding: bytes, as: UTF8.self)
             if let file = try? EnvironmentFile(parsing: text) {
                 for name in file.variables.keys {
-                    #expect(!name.isEmpty && name.allSatisfy { $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }, "\(name.debugDescription)")
+                    #expect(
+                        !name.isEmpty && name.allSatisfy { $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }, "\(name.debugDescription)")
                 }
                 let written = EnvironmentFile.setting(file.variables.sorted { $0.key < $1.key }, in: "")
                 #expect(try EnvironmentFile(parsing: written).variables == file.variables, "\(written.debugDescription)")
@@ -89,8 +96,12 @@ struct ParserFuzzTests {
 
     @Test("Database and Redis URLs: one accepted has a port from 1 to 65535, and its redacted form never shows the password")
     func urls() throws {
-        var fuzzer = try Fuzzer("urls", tokens: ["postgres://", "postgresql://", "redis://", "rediss://", "@", ":", "[::1]", "%40", "?sslmode=",
-                                                 "verify-full", "/", "65535", "65536", "0"])
+        var fuzzer = try Fuzzer(
+            "urls",
+            tokens: [
+                "postgres://", "postgresql://", "redis://", "rediss://", "@", ":", "[::1]", "%40", "?sslmode=",
+                "verify-full", "/", "65535", "65536", "0",
+            ])
         fuzzer.run { bytes in
             let text = String(decoding: bytes, as: UTF8.self)
             // A password that occurs once in the text, long enough not to be part of anything else, is never shown.
@@ -112,9 +123,13 @@ struct ParserFuzzTests {
 
     @Test("The configuration: any environment gives either one error naming each bad variable or values within their documented ranges")
     func configuration() throws {
-        var fuzzer = try Fuzzer("configuration", tokens: ["MAX_POSTS_PER_DAY=", "REPOST_AFTER_DAYS=", "MISSED_SLOT_GRACE=", "ARCHIVE_ROW_LIMIT=",
-                                                          "PORT=", "BIND=", "TZ=", "X_DAILY_BUDGET=", "STATUS_PASSWORD=", "NETWORK=",
-                                                          "X_API_BASE_URL=", "http://", "https://", "127.0.0.1", "localhost", "::1"])
+        var fuzzer = try Fuzzer(
+            "configuration",
+            tokens: [
+                "MAX_POSTS_PER_DAY=", "REPOST_AFTER_DAYS=", "MISSED_SLOT_GRACE=", "ARCHIVE_ROW_LIMIT=",
+                "PORT=", "BIND=", "TZ=", "X_DAILY_BUDGET=", "STATUS_PASSWORD=", "NETWORK=",
+                "X_API_BASE_URL=", "http://", "https://", "127.0.0.1", "localhost", "::1",
+            ])
         fuzzer.run { bytes in
             var environment: [String: String] = [:]
             for line in String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline) {
@@ -139,9 +154,13 @@ struct ParserFuzzTests {
 
     @Test("X export files: every tweet and like read, or one ImportError on one line naming the file; nothing else thrown")
     func exportFiles() throws {
-        var fuzzer = try Fuzzer("exportjs", tokens: ["window.YTD.tweets.part0 = ", "[", "]", "{", "}", ",", "\"tweet\": ", "\"id_str\": \"",
-                                                     "\"created_at\": \"", "Sat Aug 12 16:10:37 +0000 2023", "\"full_text\": \"", "RT @",
-                                                     "\"like\": ", "\"tweetId\": \"", "null", "true", "99999"])
+        var fuzzer = try Fuzzer(
+            "exportjs",
+            tokens: [
+                "window.YTD.tweets.part0 = ", "[", "]", "{", "}", ",", "\"tweet\": ", "\"id_str\": \"",
+                "\"created_at\": \"", "Sat Aug 12 16:10:37 +0000 2023", "\"full_text\": \"", "RT @",
+                "\"like\": ", "\"tweetId\": \"", "null", "true", "99999",
+            ])
         let url = FileManager.default.temporaryDirectory.appending(path: "fuzz-\(UUID().uuidString).js")
         defer { try? FileManager.default.removeItem(at: url) }
         fuzzer.run { bytes in
@@ -166,9 +185,13 @@ struct ParserFuzzTests {
 
     @Test("Mastodon outboxes: every status read, or one ImportError on one line; nothing else thrown")
     func outboxes() throws {
-        var fuzzer = try Fuzzer("outbox", tokens: ["\"orderedItems\": [", "\"type\": \"Create\"", "\"type\": \"Announce\"", "\"object\": {",
-                                                   "\"published\": \"", "2024-01-02T03:04:05Z", "\"content\": \"", "\"inReplyTo\": ",
-                                                   "\"summary\": ", "\"to\": [", "null", "[]", "{}"])
+        var fuzzer = try Fuzzer(
+            "outbox",
+            tokens: [
+                "\"orderedItems\": [", "\"type\": \"Create\"", "\"type\": \"Announce\"", "\"object\": {",
+                "\"published\": \"", "2024-01-02T03:04:05Z", "\"content\": \"", "\"inReplyTo\": ",
+                "\"summary\": ", "\"to\": [", "null", "[]", "{}",
+            ])
         let url = FileManager.default.temporaryDirectory.appending(path: "fuzz-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: url) }
         fuzzer.run { bytes in
@@ -183,9 +206,12 @@ struct ParserFuzzTests {
         }
     }
 
-    @Test("Bluesky's facets: any text gives facets in order, each a range of whole characters inside the text that covers its own link, @handle or #tag")
+    @Test(
+        "Bluesky's facets: any text gives facets in order, each a range of whole characters inside the text that covers its own link, @handle or #tag"
+    )
     func richText() async throws {
-        var fuzzer = try Fuzzer("richtext", tokens: ["@", "#", "＃", "https://", "http://", ".", "-", "(", ")", "。", "、", " ", "\n", "é", "👩‍👩‍👧", "\u{301}"])
+        var fuzzer = try Fuzzer(
+            "richtext", tokens: ["@", "#", "＃", "https://", "http://", ".", "-", "(", ")", "。", "、", " ", "\n", "é", "👩‍👩‍👧", "\u{301}"])
         var texts: [String] = []
         fuzzer.run { bytes in texts.append(String(decoding: bytes, as: UTF8.self)) }
         for text in texts {
@@ -209,11 +235,18 @@ struct ParserFuzzTests {
         }
     }
 
-    @Test("Bluesky's notifications and record keys: a decoded notification writes back to itself, and its post's id names its post again; most rounds decode")
+    @Test(
+        "Bluesky's notifications and record keys: a decoded notification writes back to itself, and its post's id names its post again; most rounds decode"
+    )
     func atprotoRecords() throws {
-        var fuzzer = try Fuzzer("atproto", tokens: ["\"", "{", "}", "[", "]", ",", ":", "null", "\"$type\"", "at://", "/app.bsky.feed.post/", "3jzfcijpj2z2a",
-                                                    "did:plc:", "\"reply\"", "\"facets\"", "-1", "99999999999"])
-        var decoded = 0, posts = 0
+        var fuzzer = try Fuzzer(
+            "atproto",
+            tokens: [
+                "\"", "{", "}", "[", "]", ",", ":", "null", "\"$type\"", "at://", "/app.bsky.feed.post/", "3jzfcijpj2z2a",
+                "did:plc:", "\"reply\"", "\"facets\"", "-1", "99999999999",
+            ])
+        var decoded = 0
+        var posts = 0
         fuzzer.run(generating: { JSONMutator.generate(&$0) }) { bytes in
             guard let notification = try? JSONDecoder().decode(BlueskyNotification.self, from: Data(bytes)) else { return }
             decoded += 1
@@ -241,8 +274,12 @@ struct ParserFuzzTests {
 
     @Test("Misskey's MFM to text: never longer than its input, no space at either end, text without markup given back as written")
     func mfm() throws {
-        var fuzzer = try Fuzzer("mfm", tokens: ["$[", "]", "x2 ", "spin.speed=2s ", "**", "***", "__", "~~", ":", ":igyo:", "<small>", "</small>",
-                                                "<center>", "</center>", "> ", "\n", "@", "#"])
+        var fuzzer = try Fuzzer(
+            "mfm",
+            tokens: [
+                "$[", "]", "x2 ", "spin.speed=2s ", "**", "***", "__", "~~", ":", ":igyo:", "<small>", "</small>",
+                "<center>", "</center>", "> ", "\n", "@", "#",
+            ])
         fuzzer.run { bytes in
             let mfm = String(decoding: bytes, as: UTF8.self)
             let text = WrittenText.from(mfm: mfm)
@@ -255,8 +292,12 @@ struct ParserFuzzTests {
 
     @Test("Misskey notes exports: every note read, or one ImportError on one line; a kept note's number names its time; nothing else thrown")
     func misskeyNotes() throws {
-        var fuzzer = try Fuzzer("misskeynotes", tokens: ["[", "]", "{", "}", ",", "\"id\":", "\"text\":", "\"createdAt\":", "\"2025-11-01T00:00:00.000Z\"",
-                                                         "\"replyId\":", "\"renoteId\":", "\"visibility\":", "\"followers\"", "\"cw\":", "null", "\"9x1a2b3c4d5e6f7g\""])
+        var fuzzer = try Fuzzer(
+            "misskeynotes",
+            tokens: [
+                "[", "]", "{", "}", ",", "\"id\":", "\"text\":", "\"createdAt\":", "\"2025-11-01T00:00:00.000Z\"",
+                "\"replyId\":", "\"renoteId\":", "\"visibility\":", "\"followers\"", "\"cw\":", "null", "\"9x1a2b3c4d5e6f7g\"",
+            ])
         let url = FileManager.default.temporaryDirectory.appending(path: "fuzz-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: url) }
         fuzzer.run { bytes in
@@ -264,7 +305,10 @@ struct ParserFuzzTests {
             do {
                 let contents = try MisskeyNotesExport.contents(of: ExportFiles.File(name: "notes-x.json", url: url), copyingWarnings: false)
                 #expect(contents.notes.count + contents.renotes + contents.notCopied == contents.read)
-                for kept in contents.notes { #expect(abs(MisskeyIDs.time(ofNumber: kept.number).timeIntervalSince(kept.createdAt)) < 1 || MisskeyIDs.time(of: kept.note.id) != nil) }
+                for kept in contents.notes {
+                    #expect(
+                        abs(MisskeyIDs.time(ofNumber: kept.number).timeIntervalSince(kept.createdAt)) < 1 || MisskeyIDs.time(of: kept.note.id) != nil)
+                }
             } catch let error as ImportError {
                 #expect(!error.description.contains("\n"), "\(error)")
             }
@@ -283,20 +327,32 @@ struct ParserFuzzTests {
         }
     }
 
-    @Test("Basic auth headers: a header made of user:password gives the password back exactly; a header gives a password only when decoding it by hand gives the same")
+    @Test(
+        "Basic auth headers: a header made of user:password gives the password back exactly; a header gives a password only when decoding it by hand gives the same"
+    )
     func basicAuthHeaders() throws {
-        var fuzzer = try Fuzzer("basicauth", tokens: ["Basic ", "basic ", "BASIC ", " ", "\t", ":", "=", "==", "Og==", "YTpi", "dXNlcjpwYXNz", "+", "/",
-                                                      "-", "_", "\u{3000}"])
+        var fuzzer = try Fuzzer(
+            "basicauth",
+            tokens: [
+                "Basic ", "basic ", "BASIC ", " ", "\t", ":", "=", "==", "Og==", "YTpi", "dXNlcjpwYXNz", "+", "/",
+                "-", "_", "\u{3000}",
+            ])
         var given = 0
         // Half the rounds change the credentials inside a corpus header and write it again (its base64 valid), half its bytes.
         fuzzer.run(generating: { fuzzer in
             let header = fuzzer.pick(fuzzer.corpus)
-            guard fuzzer.below(2) == 0, let inside = Self.passwordDecodedByHand(in: String(decoding: header, as: UTF8.self)) else { return fuzzer.mutated(header) }
+            guard fuzzer.below(2) == 0, let inside = Self.passwordDecodedByHand(in: String(decoding: header, as: UTF8.self)) else {
+                return fuzzer.mutated(header)
+            }
             // The password changed as text three times in four (so that it stays UTF-8), the whole as bytes otherwise.
-            let credentials = fuzzer.below(4) == 0 ? fuzzer.mutated(Array(("user:" + inside).utf8))
+            let credentials =
+                fuzzer.below(4) == 0
+                ? fuzzer.mutated(Array(("user:" + inside).utf8))
                 : Array(("user:" + String(decoding: fuzzer.mutated(Array(inside.utf8)), as: UTF8.self)).utf8)
             // Mostly as clients write it, sometimes not.
-            let scheme = fuzzer.below(8) == 0 ? fuzzer.pick(["Basic\t", "Basic", "Bearer ", "Basic\u{301} "]) : fuzzer.pick(["Basic ", "basic ", "BASIC ", "Basic  ", "bAsIc "])
+            let scheme =
+                fuzzer.below(8) == 0
+                ? fuzzer.pick(["Basic\t", "Basic", "Bearer ", "Basic\u{301} "]) : fuzzer.pick(["Basic ", "basic ", "BASIC ", "Basic  ", "bAsIc "])
             let end = fuzzer.below(8) == 0 ? fuzzer.pick(["=", "\n", "A", "==="]) : fuzzer.pick(["", " ", "\t", "\u{3000}"])
             return Array((scheme + Data(credentials).base64EncodedString() + end).utf8)
         }) { bytes in
@@ -305,7 +361,8 @@ struct ParserFuzzTests {
             if header.count < 4_096 { #expect(password == Self.passwordDecodedByHand(in: header), "\(header.debugDescription)") }
             if let password {
                 given += 1
-                #expect(BasicAuthentication.equalInConstantTime(password, password) && !BasicAuthentication.equalInConstantTime(password, password + "x"))
+                #expect(
+                    BasicAuthentication.equalInConstantTime(password, password) && !BasicAuthentication.equalInConstantTime(password, password + "x"))
             }
             // The input as the user name and password a client sends: the first colon ends the name (RFC 7617).
             let text = header.unicodeScalars
@@ -336,7 +393,9 @@ struct ParserFuzzTests {
         guard scalars.count.isMultiple(of: 4) else { return nil }
         let padding = scalars.reversed().prefix { $0 == "=" }.count
         guard padding <= 2 else { return nil }
-        var bytes: [UInt8] = [], buffer = 0, bits = 0
+        var bytes: [UInt8] = []
+        var buffer = 0
+        var bits = 0
         for scalar in scalars.dropLast(padding) {
             guard let value = alphabet.firstIndex(of: scalar) else { return nil }
             buffer = (buffer << 6 | value) & 0xFFFF

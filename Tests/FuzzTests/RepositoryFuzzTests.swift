@@ -1,9 +1,10 @@
-@testable import ArchiveImport
 import ATProtoRepository
 import BlueskyAPI
 import Crypto
 import Foundation
 import Testing
+
+@testable import ArchiveImport
 
 /// The Bluesky repository reader (`ATProtoRepository`: CAR v1, DAG-CBOR through libcbor) fuzzed from its committed
 /// corpus (`Corpus/car`, written by `script/generate-car-corpus.py`), by byte mutations and by mutations that know the
@@ -14,14 +15,19 @@ struct RepositoryFuzzTests {
     /// The collections the importer asks for.
     static let collections: Set<String> = [PostRecord.type, "app.bsky.feed.repost", "app.bsky.feed.like"]
 
-    @Test("A CAR file: records or a RepositoryError, never a trap; each record is one the file's hash-checked blocks hold under its key; posts convert or throw an ImportError; what is read is bounded by the file")
+    @Test(
+        "A CAR file: records or a RepositoryError, never a trap; each record is one the file's hash-checked blocks hold under its key; posts convert or throw an ImportError; what is read is bounded by the file"
+    )
     func carFiles() throws {
         // Its syntax as bytes: a CID's head, a link's, varints huge and over-long, CBOR heads of indefinite and 64-bit
         // lengths, floats, a tag, the break.
-        var fuzzer = try Fuzzer("car", tokens: ["roots", "version", "did:plc:", "app.bsky.feed.post/", "text", "createdAt"],
-                                byteTokens: [[0x01, 0x71, 0x12, 0x20], [0xD8, 0x2A, 0x58, 0x25, 0x00], [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F],
-                                             [0x80, 0x80, 0x80, 0x00], [0x9F], [0xBF], [0x5F], [0x7F], [0xFF], [0xFB], [0xF9], [0xC1], [0xD8, 0x2A],
-                                             [0x9B, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF], [0x5B, 0, 0, 0, 1, 0, 0, 0, 0], [0xA1], [0x81], [0xF6]])
+        var fuzzer = try Fuzzer(
+            "car", tokens: ["roots", "version", "did:plc:", "app.bsky.feed.post/", "text", "createdAt"],
+            byteTokens: [
+                [0x01, 0x71, 0x12, 0x20], [0xD8, 0x2A, 0x58, 0x25, 0x00], [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F],
+                [0x80, 0x80, 0x80, 0x00], [0x9F], [0xBF], [0x5F], [0x7F], [0xFF], [0xFB], [0xF9], [0xC1], [0xD8, 0x2A],
+                [0x9B, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF], [0x5B, 0, 0, 0, 1, 0, 0, 0, 0], [0xA1], [0x81], [0xF6],
+            ])
         var outcomes = CAROutcomes()
         fuzzer.run(generating: { CARMutator.generate(&$0) }) { bytes in outcomes.count(Self.checkCAR(bytes)) }
         outcomes.report()
@@ -78,8 +84,9 @@ struct RepositoryFuzzTests {
             let key = record.collection + "/" + record.rkey
             #expect(collections.contains(record.collection), "\(key)")
             // A record is read only from a block that hashes to its CID, reached through tree nodes that do.
-            #expect(reference.records[key]?.contains(CARMutator.encode(record.value)) == true,
-                    "\(key.debugDescription) → \(record.value) is not what the file's hash-checked blocks hold under that key")
+            #expect(
+                reference.records[key]?.contains(CARMutator.encode(record.value)) == true,
+                "\(key.debugDescription) → \(record.value) is not what the file's hash-checked blocks hold under that key")
             size += CARMutator.smallestSize(of: record.value)
             // Posts converted as the importer does (the first hundred: an entry repeated thousands of times is one post).
             guard record.collection == PostRecord.type, index < 100 else { continue }
@@ -124,7 +131,8 @@ struct CARReference {
         self.verified = verified
         let decoded = { (cid: [UInt8]) -> CBORValue? in verified[cid].flatMap { try? DAGCBOR.decode($0) } }
         guard let header = try? DAGCBOR.decode(file.header), case .array(let roots)? = header["roots"], let root = roots.first?.link,
-              let commit = decoded(root.bytes) else { return }
+            let commit = decoded(root.bytes)
+        else { return }
         self.root = root.bytes
         did = commit["did"]?.text
         guard let data = commit["data"]?.link else { return }
@@ -138,7 +146,9 @@ struct CARReference {
             for entry in entries {
                 guard case .integer(let prefix)? = entry["p"], case .bytes(let suffix)? = entry["k"], prefix >= 0, prefix <= key.count else { return }
                 key = Array(key.prefix(Int(prefix))) + suffix
-                if let cid = entry["v"]?.link, let record = decoded(cid.bytes) { records[String(decoding: key, as: UTF8.self), default: []].append(CARMutator.encode(record)) }
+                if let cid = entry["v"]?.link, let record = decoded(cid.bytes) {
+                    records[String(decoding: key, as: UTF8.self), default: []].append(CARMutator.encode(record))
+                }
                 if let right = entry["t"]?.link { walk(right.bytes, depth: depth + 1) }
             }
         }
@@ -156,7 +166,10 @@ struct CARFile {
     var blocks: [(cid: [UInt8], data: [UInt8])]
 
     /// A file of these parts.
-    init(header: [UInt8], blocks: [(cid: [UInt8], data: [UInt8])]) { self.header = header; self.blocks = blocks }
+    init(header: [UInt8], blocks: [(cid: [UInt8], data: [UInt8])]) {
+        self.header = header
+        self.blocks = blocks
+    }
 
     /// The parts of `bytes`; nil when its sections' lengths do not add up to it.
     init?(_ bytes: [UInt8]) {
@@ -177,10 +190,12 @@ struct CARFile {
         blocks = []
         while offset < bytes.count {
             guard let length = varint(before: bytes.count), length <= bytes.count - offset else { return nil }
-            let start = offset, end = offset + length
+            let start = offset
+            let end = offset + length
             // CIDv1: version, codec, hash function, hash length, then the hash.
             if varint(before: end) != nil, varint(before: end) != nil, varint(before: end) != nil, let hashLength = varint(before: end),
-               hashLength <= end - offset {
+                hashLength <= end - offset
+            {
                 blocks.append((Array(bytes[start..<offset + hashLength]), Array(bytes[offset + hashLength..<end])))
             } else {
                 blocks.append(([], Array(bytes[start..<end])))
@@ -225,21 +240,27 @@ enum CARMutator {
             case 4 where !records.isEmpty:  // a key that is not collection/TID
                 let index = fuzzer.below(records.count)
                 let collection = String(decoding: records[index].key.prefix { $0 != UInt8(ascii: "/") }, as: UTF8.self)
-                records[index].key = Array(fuzzer.pick(["", "/", collection, collection + "/", "/" + collection + "/3kgmr4plxuc2a", collection + "//3kgmr4plxuc2a",
-                                                        collection + "/3kgmr4plxuc2a/x", collection + "/\n", collection + "/zzzzzzzzzzzzz", "app.bsky.feed.post/2222222222222",
-                                                        collection + "/" + String(repeating: "3", count: 600), "app.bsky.feed.post/3kgmr4plxuc2a"]).utf8)
+                records[index].key = Array(
+                    fuzzer.pick([
+                        "", "/", collection, collection + "/", "/" + collection + "/3kgmr4plxuc2a", collection + "//3kgmr4plxuc2a",
+                        collection + "/3kgmr4plxuc2a/x", collection + "/\n", collection + "/zzzzzzzzzzzzz", "app.bsky.feed.post/2222222222222",
+                        collection + "/" + String(repeating: "3", count: 600), "app.bsky.feed.post/3kgmr4plxuc2a",
+                    ]).utf8)
             case 5:  // the commit not a commit
                 let changes: [(inout [String: CBORValue]) -> Void] = [
-                    { $0["did"] = nil }, { $0["did"] = .integer(1) }, { $0["did"] = .text("plc:x") }, { $0["data"] = nil }, { $0["data"] = .text("bafy") },
+                    { $0["did"] = nil }, { $0["did"] = .integer(1) }, { $0["did"] = .text("plc:x") }, { $0["data"] = nil },
+                    { $0["data"] = .text("bafy") },
                     { $0["data"] = .link(nowhere) }, { $0["version"] = .float(3) },
                 ]
                 commitChange = fuzzer.pick(changes)
             case 6:  // the header not a CAR v1 header
                 let headers: [CBORValue] = [
-                    .array([]), .integer(1), .text("roots version"), .map(["version": .integer(1)]), .map(["version": .integer(2), "roots": .array([])]),
+                    .array([]), .integer(1), .text("roots version"), .map(["version": .integer(1)]),
+                    .map(["version": .integer(2), "roots": .array([])]),
                     .map(["version": .float(1), "roots": .array([])]), .map(["version": .text("1"), "roots": .array([])]),
                     .map(["version": .integer(1), "roots": .array([])]), .map(["version": .integer(1), "roots": .text("bafy")]),
-                    .map(["version": .integer(1), "roots": .array([.integer(42)])]), .map(["version": .integer(1), "roots": .array([.link(nowhere)])]),
+                    .map(["version": .integer(1), "roots": .array([.integer(42)])]),
+                    .map(["version": .integer(1), "roots": .array([.link(nowhere)])]),
                 ]
                 header = fuzzer.pick(headers)
             case 7 where !records.isEmpty:  // one entry named many times over (the same record under each)
@@ -250,8 +271,9 @@ enum CARMutator {
                 break
             }
         }
-        var file = build(did: did, records: records, fanout: 1 + fuzzer.below(5), entryRepeats: entryRepeats, commitChange: commitChange, header: header,
-                         crafted: fuzzer.below(6) == 0 ? crafted(&fuzzer) : nil)
+        var file = build(
+            did: did, records: records, fanout: 1 + fuzzer.below(5), entryRepeats: entryRepeats, commitChange: commitChange, header: header,
+            crafted: fuzzer.below(6) == 0 ? crafted(&fuzzer) : nil)
         // Then the sections themselves.
         var bytes: [UInt8]?
         sections: for _ in 0..<(fuzzer.below(2) == 0 ? 0 : 1 + fuzzer.below(2)) where !file.blocks.isEmpty {
@@ -267,7 +289,9 @@ enum CARMutator {
             case 2:  // a block twice, dropped, or moved
                 let block = file.blocks.remove(at: index)
                 switch fuzzer.below(3) {
-                case 0: file.blocks.insert(block, at: fuzzer.below(file.blocks.count + 1)); file.blocks.insert(block, at: fuzzer.below(file.blocks.count + 1))
+                case 0:
+                    file.blocks.insert(block, at: fuzzer.below(file.blocks.count + 1))
+                    file.blocks.insert(block, at: fuzzer.below(file.blocks.count + 1))
                 case 1: break
                 default: file.blocks.insert(block, at: fuzzer.below(file.blocks.count + 1))
                 }
@@ -302,8 +326,10 @@ enum CARMutator {
     /// A CAR file of `records` (keys in order) under a commit of `did`, with a tree of at most `fanout` entries a node
     /// (each entry `entryRepeats` times), the commit changed by `commitChange`, the header replaced by `header`, and a
     /// `crafted` block linked from the commit as `extra`.
-    static func build(did: String, records: [(key: [UInt8], block: [UInt8])], fanout: Int, entryRepeats: Int = 1,
-                      commitChange: ((inout [String: CBORValue]) -> Void)? = nil, header: CBORValue? = nil, crafted: [UInt8]? = nil) -> CARFile {
+    static func build(
+        did: String, records: [(key: [UInt8], block: [UInt8])], fanout: Int, entryRepeats: Int = 1,
+        commitChange: ((inout [String: CBORValue]) -> Void)? = nil, header: CBORValue? = nil, crafted: [UInt8]? = nil
+    ) -> CARFile {
         var blocks: [(cid: [UInt8], data: [UInt8])] = []
         func add(_ data: [UInt8]) -> CID {
             let name = cid(of: data)
@@ -321,12 +347,16 @@ enum CARMutator {
                 let next = index + 1 < pivots.count ? pivots[index + 1] : range.upperBound
                 let key = records[pivot].key
                 let shared = zip(previous, key).prefix { $0 == $1 }.count
-                let entry = CBORValue.map(["p": .integer(Int64(shared)), "k": .bytes(Array(key.dropFirst(shared))), "v": .link(values[pivot]),
-                                           "t": node(pivot + 1..<next).map(CBORValue.link) ?? .null])
+                let entry = CBORValue.map([
+                    "p": .integer(Int64(shared)), "k": .bytes(Array(key.dropFirst(shared))), "v": .link(values[pivot]),
+                    "t": node(pivot + 1..<next).map(CBORValue.link) ?? .null,
+                ])
                 entries.append(entry)
                 if index == 0 && entryRepeats > 1 {
                     // The same key again: each repeat shares all of it.
-                    entries += Array(repeating: CBORValue.map(["p": .integer(Int64(key.count)), "k": .bytes([]), "v": .link(values[pivot]), "t": .null]), count: entryRepeats - 1)
+                    entries += Array(
+                        repeating: CBORValue.map(["p": .integer(Int64(key.count)), "k": .bytes([]), "v": .link(values[pivot]), "t": .null]),
+                        count: entryRepeats - 1)
                 }
                 previous = key
             }
@@ -334,8 +364,10 @@ enum CARMutator {
             return add(encode(.map(["l": left.map(CBORValue.link) ?? .null, "e": .array(entries)])))
         }
         let data = node(0..<records.count) ?? add(encode(.map(["l": .null, "e": .array([])])))
-        var commit: [String: CBORValue] = ["did": .text(did), "version": .integer(3), "data": .link(data), "rev": .text("3lbhbgd2gqk2c"), "prev": .null,
-                                           "sig": .bytes(Array(repeating: 0, count: 64))]
+        var commit: [String: CBORValue] = [
+            "did": .text(did), "version": .integer(3), "data": .link(data), "rev": .text("3lbhbgd2gqk2c"), "prev": .null,
+            "sig": .bytes(Array(repeating: 0, count: 64)),
+        ]
         if let crafted { commit["extra"] = .link(add(crafted)) }
         commitChange?(&commit)
         let root = add(encode(.map(commit)))
@@ -348,12 +380,20 @@ enum CARMutator {
         guard case .map(var map)? = try? DAGCBOR.decode(block) else { return block }
         let field = fuzzer.pick(["text", "createdAt", "$type", "reply", "facets", "embed", "labels", "langs", "subject"])
         let values: [CBORValue] = [
-            .integer(7), .integer(-1), .integer(.max), .float(1.5), .float(.nan), .float(.infinity), .null, .bool(true), .bytes([0xFF, 0xFE]), .text(""),
-            .text(" \n\t"), .text("2024-13-45T99:99:99Z"), .text("0000-01-01T00:00:00Z"), .text("-0001-01-01T00:00:00Z"), .text("+275760-09-13T00:00:00Z"),
-            .text("99999-01-01T00:00:00Z"), .text("1969-12-31T23:59:59Z"), .text("9999-12-31T23:59:59.999999Z"), .text("2024-01-02T03:04:05.000+24:00"),
+            .integer(7), .integer(-1), .integer(.max), .float(1.5), .float(.nan), .float(.infinity), .null, .bool(true), .bytes([0xFF, 0xFE]),
+            .text(""),
+            .text(" \n\t"), .text("2024-13-45T99:99:99Z"), .text("0000-01-01T00:00:00Z"), .text("-0001-01-01T00:00:00Z"),
+            .text("+275760-09-13T00:00:00Z"),
+            .text("99999-01-01T00:00:00Z"), .text("1969-12-31T23:59:59Z"), .text("9999-12-31T23:59:59.999999Z"),
+            .text("2024-01-02T03:04:05.000+24:00"),
             .text(String(repeating: "猫", count: 400)), .array([]), .array([.null]), .map([:]), .map(["values": .array([.map(["val": .integer(1)])])]),
             .map(["root": .null, "parent": .map(["uri": .text("at://"), "cid": .integer(0)])]),
-            .array([.map(["index": .map(["byteStart": .float(0), "byteEnd": .integer(-5)]), "features": .array([.map(["$type": .text("app.bsky.richtext.facet#link")])])])]),
+            .array([
+                .map([
+                    "index": .map(["byteStart": .float(0), "byteEnd": .integer(-5)]),
+                    "features": .array([.map(["$type": .text("app.bsky.richtext.facet#link")])]),
+                ])
+            ]),
             .map(["$type": .text("app.bsky.embed.record"), "record": .integer(1)]),
         ]
         if fuzzer.below(8) == 0 { map[field] = nil } else { map[field] = fuzzer.pick(values) }
@@ -377,15 +417,22 @@ enum CARMutator {
         let choices: [[UInt8]] = [
             arrays, maps, tags, indefinite,  // nested deep: past the converter's 64, past libcbor's stack of 2,048
             [0xBF, 0x61, 0x61, 0x01, 0xFF], [0x5F, 0x41, 0x00, 0x41, 0x01, 0xFF], [0x7F, 0x61, 0x61, 0xFF], [0x5F, 0x5F, 0xFF, 0xFF],  // indefinite
-            [0x5B, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x00], [0x7B, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00],  // huge byte/text lengths
-            [0x9B, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF], [0xBB, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00], [0x9A, 0xFF, 0xFF, 0xFF, 0xFF, 0x00],
+            // huge byte/text lengths:
+            [0x5B, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x00], [0x7B, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00],
+            [0x9B, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF], [0xBB, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00],
+            [0x9A, 0xFF, 0xFF, 0xFF, 0xFF, 0x00],
             [0x5A, 0xFF, 0xFF, 0xFF, 0xF0, 0x00], [0x79, 0xFF, 0xFF, 0x61],
-            [0xC1, 0x00], [0xD9, 0xD9, 0xF7, 0x00], [0xD8, 0x2A, 0x00], [0xD8, 0x2A, 0x41, 0x01], [0xD8, 0x2A, 0x45, 0x00, 0x01, 0x71, 0x12, 0x20],  // tags, links
+            // tags, links:
+            [0xC1, 0x00], [0xD9, 0xD9, 0xF7, 0x00], [0xD8, 0x2A, 0x00], [0xD8, 0x2A, 0x41, 0x01], [0xD8, 0x2A, 0x45, 0x00, 0x01, 0x71, 0x12, 0x20],
             [0xD8, 0x2A, 0x58, 0x25, 0x00] + [0x01, 0x71, 0x12, 0x40] + Array(repeating: 0, count: 32),
-            [0xF9, 0x7E, 0x00], [0xFA, 0x7F, 0x80, 0x00, 0x00], [0xFB, 0xFF, 0xF0, 0, 0, 0, 0, 0, 0], [0xF7], [0xF0], [0xF8, 0xFF], [0xFF],  // floats, simple values
-            [0xA2, 0x61, 0x65, 0x80, 0x61, 0x65, 0x80], [0xA1, 0x01, 0x02], [0xA1, 0x41, 0x65, 0x80], [0xA1, 0x61, 0x65, 0xFB, 0x3F, 0xF0, 0, 0, 0, 0, 0, 0],  // keys
-            [0x62, 0xC3, 0x28], [0x1B, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF], [0x3B, 0x80, 0, 0, 0, 0, 0, 0, 0], [0x18, 0x01],  // bad UTF-8, big ints
-            [], [0x00, 0x00], [0x1C], [0xA2, 0x61, 0x6C, 0xF6, 0x61, 0x65, 0x81, 0xA3, 0x61, 0x70, 0xF9, 0x3C, 0x00, 0x61, 0x6B, 0x40, 0x61, 0x76, 0xF6],
+            // floats, simple values:
+            [0xF9, 0x7E, 0x00], [0xFA, 0x7F, 0x80, 0x00, 0x00], [0xFB, 0xFF, 0xF0, 0, 0, 0, 0, 0, 0], [0xF7], [0xF0], [0xF8, 0xFF], [0xFF],
+            [0xA2, 0x61, 0x65, 0x80, 0x61, 0x65, 0x80], [0xA1, 0x01, 0x02], [0xA1, 0x41, 0x65, 0x80],
+            [0xA1, 0x61, 0x65, 0xFB, 0x3F, 0xF0, 0, 0, 0, 0, 0, 0],  // keys
+            // bad UTF-8, big ints:
+            [0x62, 0xC3, 0x28], [0x1B, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF], [0x3B, 0x80, 0, 0, 0, 0, 0, 0, 0], [0x18, 0x01],
+            [], [0x00, 0x00], [0x1C],
+            [0xA2, 0x61, 0x6C, 0xF6, 0x61, 0x65, 0x81, 0xA3, 0x61, 0x70, 0xF9, 0x3C, 0x00, 0x61, 0x6B, 0x40, 0x61, 0x76, 0xF6],
         ]
         return fuzzer.pick(choices)
     }

@@ -9,8 +9,8 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// The core's policy against a real HTTP server on loopback that answers from a script (one status per request),
 /// on the manual clock: what is retried, what is waited for, what is never sent twice.
@@ -38,7 +38,10 @@ struct HTTPCoreTests {
         private let released = Mutex(false)
 
         init(_ statuses: [Int], unreadable: Set<Int> = [], resetAt: Date? = nil, holdsWrites: Bool = false) {
-            self.statuses = Mutex(statuses); self.unreadable = unreadable; self.resetAt = resetAt; self.holdsWrites = holdsWrites
+            self.statuses = Mutex(statuses)
+            self.unreadable = unreadable
+            self.resetAt = resetAt
+            self.holdsWrites = holdsWrites
         }
 
         func withRunning<Result: Sendable>(_ body: (URL) async throws -> Result) async throws -> Result {
@@ -52,10 +55,13 @@ struct HTTPCoreTests {
                 }
                 return answer()
             }
-            return try await LoopbackServer.withRunning(logger: HTTPCoreTests.quiet, { onStarted in
-                Application(router: router, configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
-                            onServerRunning: { channel in await onStarted(channel.localAddress?.port ?? 0) }, logger: HTTPCoreTests.quiet)
-            }, body)
+            return try await LoopbackServer.withRunning(
+                logger: HTTPCoreTests.quiet,
+                { onStarted in
+                    Application(
+                        router: router, configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
+                        onServerRunning: { channel in await onStarted(channel.localAddress?.port ?? 0) }, logger: HTTPCoreTests.quiet)
+                }, body)
         }
 
         /// Lets the held writes be answered (so that the server can stop).
@@ -101,7 +107,8 @@ struct HTTPCoreTests {
     /// returns the result and the clock's sleeps.
     /// With `lapsesAfter`, the call runs under a lease lapsing that long after the start, on the same clock.
     static func send(_ call: HTTPCall<Bool>, policy: HTTPCore.Policy = HTTPCore.Policy(), lapsesAfter: TimeInterval? = nil)
-        async -> (Result<Bool, any Error>, [Duration]) {
+        async -> (Result<Bool, any Error>, [Duration])
+    {
         let clock = ManualBotClock(now: start)
         let core = HTTPCore(service: "Test API", server: "the server", policy: policy, httpClient: Self.httpClient, clock: clock, logger: quiet)
         let deadline = lapsesAfter.map { after in WriteDeadline(clock: clock) { start.addingTimeInterval(after) } }
@@ -153,7 +160,8 @@ struct HTTPCoreTests {
                 let (result, _) = await Self.send(Self.call(url, repeatability, hooks: Hooks()))
                 switch repeatability {
                 case .read: #expect(throws: HTTPCallFailure.malformed(reason: "6 bytes")) { try result.get() }
-                case .create: #expect(throws: HTTPCallFailure.outcomeUnknown(reason: "its 202 answer could not be read (6 bytes)")) { try result.get() }
+                case .create:
+                    #expect(throws: HTTPCallFailure.outcomeUnknown(reason: "its 202 answer could not be read (6 bytes)")) { try result.get() }
                 case .idempotentWrite: #expect(try result.get() == true)
                 }
                 #expect(server.requests.withLock { $0 } == requests, "\(repeatability)")
@@ -177,7 +185,9 @@ struct HTTPCoreTests {
         }
     }
 
-    @Test("Nothing listening: a create that surely never left is tried again up to the attempts, then a transport failure (or, where exhausted writes are uncertain, an unknown outcome)")
+    @Test(
+        "Nothing listening: a create that surely never left is tried again up to the attempts, then a transport failure (or, where exhausted writes are uncertain, an unknown outcome)"
+    )
     func connectionRefused() async throws {
         // Held for the test, so that no server of a test running beside takes it (one did, and answered 404).
         let refusing = RefusingPort()
@@ -185,10 +195,17 @@ struct HTTPCoreTests {
         let url = URL(string: "http://127.0.0.1:\(refusing.port)")!
         let hooks = Hooks()
         let (result, sleeps) = await Self.send(Self.call(url, .create, hooks: hooks), policy: HTTPCore.Policy(maxAttempts: 3))
-        guard case .failure(HTTPCallFailure.transport(_, let attempts)) = result else { Issue.record("\(result)"); return }
+        guard case .failure(HTTPCallFailure.transport(_, let attempts)) = result else {
+            Issue.record("\(result)")
+            return
+        }
         #expect(attempts == 3 && hooks.sent.withLock { $0 } == 3 && sleeps.count == 2)
-        let (uncertain, _) = await Self.send(Self.call(url, .create, hooks: Hooks()), policy: HTTPCore.Policy(maxAttempts: 2, exhaustedWritesAreUncertain: true))
-        guard case .failure(HTTPCallFailure.outcomeUnknown) = uncertain else { Issue.record("\(uncertain)"); return }
+        let (uncertain, _) = await Self.send(
+            Self.call(url, .create, hooks: Hooks()), policy: HTTPCore.Policy(maxAttempts: 2, exhaustedWritesAreUncertain: true))
+        guard case .failure(HTTPCallFailure.outcomeUnknown) = uncertain else {
+            Issue.record("\(uncertain)")
+            return
+        }
     }
 
     @Test("A call cancelled while it waits for its backoff ends with CancellationError, not an HTTP failure")
@@ -196,13 +213,17 @@ struct HTTPCoreTests {
         let server = ScriptedServer([503, 503, 503])
         try await server.withRunning { url async throws in
             let clock = ManualBotClock(now: Self.start)
-            let core = HTTPCore(service: "Test API", server: "the server", policy: HTTPCore.Policy(), httpClient: Self.httpClient, clock: clock,
-                                logger: Self.quiet)
+            let core = HTTPCore(
+                service: "Test API", server: "the server", policy: HTTPCore.Policy(), httpClient: Self.httpClient, clock: clock,
+                logger: Self.quiet)
             let task = Task { try await core.send(Self.call(url, .read, hooks: Hooks())) }
             try await clock.waitForSleepers()
             task.cancel()
             let result = await task.result
-            guard case .failure(let error) = result else { Issue.record("\(result)"); return }
+            guard case .failure(let error) = result else {
+                Issue.record("\(result)")
+                return
+            }
             #expect(error is CancellationError, "\(error)")
             #expect(server.requests.withLock { $0 } == 1)
         }
@@ -233,7 +254,8 @@ struct HTTPCoreTests {
         let server = ScriptedServer([503])
         try await server.withRunning { url async throws in
             // The backoff is 1 to 2 s: 3.5 s to the lapse leave 1.5 s for the first attempt and under a second for a second.
-            let (result, sleeps) = await Self.send(Self.call(url, .create, hooks: Hooks()), policy: HTTPCore.Policy(initialBackoff: .seconds(2)), lapsesAfter: 3.5)
+            let (result, sleeps) = await Self.send(
+                Self.call(url, .create, hooks: Hooks()), policy: HTTPCore.Policy(initialBackoff: .seconds(2)), lapsesAfter: 3.5)
             #expect(throws: WriteDeadlinePassed.self) { try result.get() }
             #expect(server.requests.withLock { $0 } == 1 && sleeps.count == 1, "\(sleeps)")
         }
@@ -243,8 +265,9 @@ struct HTTPCoreTests {
     func writeCutAtTheLease() async throws {
         let server = ScriptedServer([], holdsWrites: true)
         try await server.withRunning { url async throws in
-            let core = HTTPCore(service: "Test API", server: "the server", policy: HTTPCore.Policy(requestTimeout: .seconds(3_600)), httpClient: Self.httpClient,
-                                clock: SystemBotClock(), logger: Self.quiet)
+            let core = HTTPCore(
+                service: "Test API", server: "the server", policy: HTTPCore.Policy(requestTimeout: .seconds(3_600)), httpClient: Self.httpClient,
+                clock: SystemBotClock(), logger: Self.quiet)
             // The lease's clock stands still (a loaded machine may take seconds to reach the send: the write must still
             // leave), so the write leaves with 2 s past the margin, and only the request's own cut ends it.
             let leaseClock = ManualBotClock(now: Date())
@@ -260,7 +283,10 @@ struct HTTPCoreTests {
                 }
             }
             server.releaseWrites()
-            guard case HTTPCallFailure.outcomeUnknown(let reason)? = error else { Issue.record("\(String(describing: error))"); return }
+            guard case HTTPCallFailure.outcomeUnknown(let reason)? = error else {
+                Issue.record("\(String(describing: error))")
+                return
+            }
             #expect(reason.contains("deadline"), "\(reason)")
             #expect(server.requests.withLock { $0 } == 1)
         }

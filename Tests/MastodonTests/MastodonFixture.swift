@@ -21,11 +21,15 @@ enum MastodonFixture {
     /// case the bot must not copy, then a friend's mention of the bot and one by a stranger whose profile says #nobot.
     static func seed(publicStatuses count: Int = 5) -> FakeMastodonSeed {
         var statuses: [FakeMastodonSeed.Status] = []
-        func add(_ accountID: String, _ content: String, visibility: String = "public", spoiler: String = "", replyTo: String? = nil,
-                 mentions: [String] = [], boost: String? = nil) {
+        func add(
+            _ accountID: String, _ content: String, visibility: String = "public", spoiler: String = "", replyTo: String? = nil,
+            mentions: [String] = [], boost: String? = nil
+        ) {
             let index = statuses.count
-            statuses.append(.init(id: statusID(index), accountID: accountID, content: content, createdAt: start.addingTimeInterval(Double(index - 100) * 60),
-                                  visibility: visibility, spoilerText: spoiler, inReplyToID: replyTo, mentionIDs: mentions, reblogOf: boost))
+            statuses.append(
+                .init(
+                    id: statusID(index), accountID: accountID, content: content, createdAt: start.addingTimeInterval(Double(index - 100) * 60),
+                    visibility: visibility, spoilerText: spoiler, inReplyToID: replyTo, mentionIDs: mentions, reblogOf: boost))
         }
         for index in 0..<count { add(personID, "<p>今日の投稿 \(index) &amp; more<br>二行目</p>") }
         add(personID, "<p>followers only</p>", visibility: "private")
@@ -33,15 +37,18 @@ enum MastodonFixture {
         add(personID, "<p>behind a warning</p>", spoiler: "ネタバレ")
         add(personID, "", boost: statusID(0))
         add(personID, "<p>unlisted one</p>", visibility: "unlisted")
-        add(friendID, #"<p><span class="h-card"><a href="https://mastodon.example/@mirror" class="u-url mention">@<span>mirror</span></a></span> hi</p>"#,
+        add(
+            friendID,
+            #"<p><span class="h-card"><a href="https://mastodon.example/@mirror" class="u-url mention">@<span>mirror</span></a></span> hi</p>"#,
             visibility: "private", mentions: [botID])
         add(strangerID, "<p>@mirror hello from someone who asks bots to stay away</p>", mentions: [botID])
         return FakeMastodonSeed(
             now: start,
             accounts: [
                 .init(id: personID, username: "person", token: personToken, scopes: ["read"], password: personPassword),
-                .init(id: botID, username: "mirror", token: botToken, scopes: ["read", "write:statuses", "write:favourites"], bot: true,
-                      password: botPassword),
+                .init(
+                    id: botID, username: "mirror", token: botToken, scopes: ["read", "write:statuses", "write:favourites"], bot: true,
+                    password: botPassword),
                 .init(id: friendID, username: "friend", token: friendToken),
                 .init(id: strangerID, username: "stranger", note: "<p>no bots please #nobot</p>"),
             ],
@@ -57,15 +64,20 @@ enum MastodonFixture {
     }
 
     static func client(_ url: URL, botToken: String = MastodonFixture.botToken, clock: any BotClock = ManualBotClock(now: start)) -> MastodonClient {
-        MastodonClient(configuration: .init(accounts: [.human: MastodonAccess(instance: url, token: personToken),
-                                                       .bot: MastodonAccess(instance: url, token: botToken)]),
-                       clock: clock, logger: logger)
+        MastodonClient(
+            configuration: .init(accounts: [
+                .human: MastodonAccess(instance: url, token: personToken),
+                .bot: MastodonAccess(instance: url, token: botToken),
+            ]),
+            clock: clock, logger: logger)
     }
 }
 
 /// Runs `body` against a fake instance seeded with `seed`.
-func withFakeMastodon<Result: Sendable>(_ seed: FakeMastodonSeed = MastodonFixture.seed(),
-                                        _ body: @Sendable (FakeMastodonServer, URL) async throws -> Result) async throws -> Result {
+func withFakeMastodon<Result: Sendable>(
+    _ seed: FakeMastodonSeed = MastodonFixture.seed(),
+    _ body: @Sendable (FakeMastodonServer, URL) async throws -> Result
+) async throws -> Result {
     let server = FakeMastodonServer(seed: seed, logger: MastodonFixture.logger)
     return try await server.withRunning { url in try await body(server, url) }
 }

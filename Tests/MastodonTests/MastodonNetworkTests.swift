@@ -1,11 +1,11 @@
-import TestSupport
-import BotCore
 import BotClock
+import BotCore
 import FakeMastodon
 import Foundation
 import MastodonAPI
 import MastodonNetwork
 import SocialNetwork
+import TestSupport
 import Testing
 
 /// Mastodon behind the network protocol, against the fake instance: what the bot reads, what it never copies, how it
@@ -17,14 +17,16 @@ struct MastodonNetworkTests {
         try await withFakeMastodon { _, url async throws in
             let network = MastodonMirrorNetwork(client: MastodonFixture.client(url))
             // With the profile's text and the bot flag, for the disclosure's check.
-            #expect(try await network.whoAmI(.human) == NetworkUser(id: MastodonFixture.personID, handle: "person", profile: "", markedAutomated: false))
+            #expect(
+                try await network.whoAmI(.human) == NetworkUser(id: MastodonFixture.personID, handle: "person", profile: "", markedAutomated: false))
             let bot = try await network.whoAmI(.bot)
             #expect(bot == NetworkUser(id: MastodonFixture.botID, handle: "mirror", profile: "", markedAutomated: true))
             #expect(network.capabilities.disclosure?.problem(bot: bot, person: try await network.whoAmI(.human), networkName: "Mastodon") == nil)
             var unflagged = bot
             unflagged.markedAutomated = false
-            #expect(network.capabilities.disclosure?.problem(bot: unflagged, person: bot, networkName: "Mastodon")?
-                .hasPrefix("@mirror is not marked as automated on Mastodon: in Preferences → Profile tick") == true)
+            #expect(
+                network.capabilities.disclosure?.problem(bot: unflagged, person: bot, networkName: "Mastodon")?
+                    .hasPrefix("@mirror is not marked as automated on Mastodon: in Preferences → Profile tick") == true)
         }
     }
 
@@ -64,8 +66,10 @@ struct MastodonNetworkTests {
         try await withFakeMastodon(MastodonFixture.seed(publicStatuses: 45)) { server, url async throws in
             let network = MastodonMirrorNetwork(client: MastodonFixture.client(url))
             var newer: [NetworkPost] = []
-            for try await page in network.homeTimeline(of: MastodonFixture.botID, as: .bot, since: MastodonFixture.statusID(40), maxPosts: nil,
-                                                       perPage: 5, includingReposts: false, for: .liking) { newer += page.posts }
+            for try await page in network.homeTimeline(
+                of: MastodonFixture.botID, as: .bot, since: MastodonFixture.statusID(40), maxPosts: nil,
+                perPage: 5, includingReposts: false, for: .liking)
+            { newer += page.posts }
             // The person's 41st to 45th public statuses and their unlisted one (the private one is the person's own
             // followers', the bot follows them: it is in its timeline too); the boost is left out.
             #expect(newer.allSatisfy { MastodonMirrorNetwork.isNewer($0.id, than: MastodonFixture.statusID(40)) })
@@ -148,8 +152,11 @@ struct MastodonNetworkTests {
             // The status page's count: two calls, the lost one failed, the last succeeded at the retry (a minute later).
             // (The instance's character limit was read first, once.)
             #expect(network.endpointCalls().map(\.endpoint) == [GetInstance.name, PostStatus.name])
-            #expect(network.endpointCalls().last == EndpointCalls(endpoint: PostStatus.name, account: "bot", calls: 2, failures: 1,
-                                                                   lastSuccessAt: MastodonFixture.start.addingTimeInterval(60)))
+            #expect(
+                network.endpointCalls().last
+                    == EndpointCalls(
+                        endpoint: PostStatus.name, account: "bot", calls: 2, failures: 1,
+                        lastSuccessAt: MastodonFixture.start.addingTimeInterval(60)))
         }
     }
 

@@ -1,5 +1,5 @@
-import BotCore
 import BotClock
+import BotCore
 import FakeMastodon
 import Foundation
 import MastodonAPI
@@ -33,8 +33,11 @@ struct MastodonStreamingTests {
             let stream = try await network.openMentionStream(of: MastodonFixture.botID)
             // The mentions already there before the stream opened are not pushed; a new one is.
             let later = await server.now().addingTimeInterval(1)
-            await server.add(statuses: [.init(id: MastodonFixture.statusID(500), accountID: MastodonFixture.friendID, content: "<p>@mirror 今どこ？</p>",
-                                              createdAt: later, mentionIDs: [MastodonFixture.botID])])
+            await server.add(statuses: [
+                .init(
+                    id: MastodonFixture.statusID(500), accountID: MastodonFixture.friendID, content: "<p>@mirror 今どこ？</p>",
+                    createdAt: later, mentionIDs: [MastodonFixture.botID])
+            ])
             await server.advanceClock(by: 2)
             var iterator = stream.makeAsyncIterator()
             let pushed = try #require(try await iterator.next())
@@ -51,7 +54,9 @@ struct MastodonStreamingTests {
         }
     }
 
-    @Test("A fleet's bots on one instance each hold a stream: twelve at once all open (the HTTP client's default of 8 connections a host left the ninth waiting until it failed)")
+    @Test(
+        "A fleet's bots on one instance each hold a stream: twelve at once all open (the HTTP client's default of 8 connections a host left the ninth waiting until it failed)"
+    )
     func manyStreamsToOneInstance() async throws {
         try await withFakeMastodon { server, url async throws in
             let network = MastodonMirrorNetwork(client: MastodonFixture.client(url))
@@ -88,17 +93,22 @@ struct MastodonThreadTests {
     @Test("A mention's conversation is its thread's root, read from the context once per thread")
     func threadRoot() async throws {
         var seed = MastodonFixture.seed()
-        let root = MastodonFixture.statusID(600), botReply = MastodonFixture.statusID(601)
-        let first = MastodonFixture.statusID(602), second = MastodonFixture.statusID(603)
+        let root = MastodonFixture.statusID(600)
+        let botReply = MastodonFixture.statusID(601)
+        let first = MastodonFixture.statusID(602)
+        let second = MastodonFixture.statusID(603)
         let at = MastodonFixture.start.addingTimeInterval(-30)
         seed.statuses += [
             .init(id: root, accountID: MastodonFixture.friendID, content: "<p>@mirror はじめ</p>", createdAt: at, mentionIDs: [MastodonFixture.botID]),
-            .init(id: botReply, accountID: MastodonFixture.botID, content: "<p>@friend どうも</p>", createdAt: at.addingTimeInterval(1),
-                  inReplyToID: root, mentionIDs: [MastodonFixture.friendID]),
-            .init(id: first, accountID: MastodonFixture.friendID, content: "<p>@mirror つづき</p>", createdAt: at.addingTimeInterval(2),
-                  inReplyToID: botReply, mentionIDs: [MastodonFixture.botID]),
-            .init(id: second, accountID: MastodonFixture.friendID, content: "<p>@mirror もう一つ</p>", createdAt: at.addingTimeInterval(3),
-                  inReplyToID: botReply, mentionIDs: [MastodonFixture.botID]),
+            .init(
+                id: botReply, accountID: MastodonFixture.botID, content: "<p>@friend どうも</p>", createdAt: at.addingTimeInterval(1),
+                inReplyToID: root, mentionIDs: [MastodonFixture.friendID]),
+            .init(
+                id: first, accountID: MastodonFixture.friendID, content: "<p>@mirror つづき</p>", createdAt: at.addingTimeInterval(2),
+                inReplyToID: botReply, mentionIDs: [MastodonFixture.botID]),
+            .init(
+                id: second, accountID: MastodonFixture.friendID, content: "<p>@mirror もう一つ</p>", createdAt: at.addingTimeInterval(3),
+                inReplyToID: botReply, mentionIDs: [MastodonFixture.botID]),
         ]
         try await withFakeMastodon(seed) { server, url async throws in
             let network = MastodonMirrorNetwork(client: MastodonFixture.client(url))
@@ -118,23 +128,34 @@ struct MastodonThreadTests {
         // account with an id of its own.
         let botSeed = FakeMastodonSeed(
             now: MastodonFixture.start, domain: "bots.example",
-            accounts: [.init(id: "200", username: "mirror", token: "bot-token", scopes: ["read", "write"], bot: true),
-                       .init(id: "301", username: "friend"), .init(id: "401", username: "newcomer")],
-            statuses: [.init(id: MastodonFixture.statusID(1), accountID: "301", content: "<p>@mirror やあ</p>",
-                             createdAt: MastodonFixture.start.addingTimeInterval(-60), mentionIDs: ["200"]),
-                       .init(id: MastodonFixture.statusID(2), accountID: "401", content: "<p>@mirror はじめまして</p>",
-                             createdAt: MastodonFixture.start.addingTimeInterval(-50), mentionIDs: ["200"])])
+            accounts: [
+                .init(id: "200", username: "mirror", token: "bot-token", scopes: ["read", "write"], bot: true),
+                .init(id: "301", username: "friend"), .init(id: "401", username: "newcomer"),
+            ],
+            statuses: [
+                .init(
+                    id: MastodonFixture.statusID(1), accountID: "301", content: "<p>@mirror やあ</p>",
+                    createdAt: MastodonFixture.start.addingTimeInterval(-60), mentionIDs: ["200"]),
+                .init(
+                    id: MastodonFixture.statusID(2), accountID: "401", content: "<p>@mirror はじめまして</p>",
+                    createdAt: MastodonFixture.start.addingTimeInterval(-50), mentionIDs: ["200"]),
+            ])
         let personSeed = FakeMastodonSeed(
             now: MastodonFixture.start, domain: "people.example",
-            accounts: [.init(id: "100", username: "person", token: "person-token", scopes: ["read"]),
-                       .init(id: "9300", username: "friend", domain: "bots.example")])
+            accounts: [
+                .init(id: "100", username: "person", token: "person-token", scopes: ["read"]),
+                .init(id: "9300", username: "friend", domain: "bots.example"),
+            ])
         let botServer = FakeMastodonServer(seed: botSeed, logger: MastodonFixture.logger)
         let personServer = FakeMastodonServer(seed: personSeed, logger: MastodonFixture.logger)
         try await botServer.withRunning { botURL in
             try await personServer.withRunning { personURL in
-                let client = MastodonClient(configuration: .init(accounts: [.human: MastodonAccess(instance: personURL, token: "person-token"),
-                                                                            .bot: MastodonAccess(instance: botURL, token: "bot-token")]),
-                                            clock: ManualBotClock(now: MastodonFixture.start), logger: MastodonFixture.logger)
+                let client = MastodonClient(
+                    configuration: .init(accounts: [
+                        .human: MastodonAccess(instance: personURL, token: "person-token"),
+                        .bot: MastodonAccess(instance: botURL, token: "bot-token"),
+                    ]),
+                    clock: ManualBotClock(now: MastodonFixture.start), logger: MastodonFixture.logger)
                 let network = MastodonMirrorNetwork(client: client)
                 var mentions: [NetworkPost] = []
                 for try await page in network.mentions(of: "200", since: nil, perPage: 40, for: .replies) { mentions += page.posts }

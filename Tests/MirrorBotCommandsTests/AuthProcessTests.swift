@@ -5,11 +5,11 @@ import FakeMisskey
 import FakeX
 import Foundation
 import Logging
-import NIOCore
-import Testing
-import TestSupport
 import MastodonAPI
 import MisskeyAPI
+import NIOCore
+import TestSupport
+import Testing
 import XAPI
 
 /// `mirror_bot auth x` as a user runs it: the address printed, opened (here: fetched) as the account, the PIN typed,
@@ -18,14 +18,18 @@ import XAPI
 @Suite("mirror_bot auth x: the PIN flow")
 struct AuthProcessTests {
     /// Runs `mirror_bot auth x ARGUMENTS` in `folder`; `answer` gets the printed address and returns what the user types.
-    static func auth(_ arguments: [String], network: String = "x", environment: [String: String], in folder: URL,
-                     answer: @escaping @Sendable (URL) async throws -> String) async throws -> (status: Int32, output: String, error: String) {
+    static func auth(
+        _ arguments: [String], network: String = "x", environment: [String: String], in folder: URL,
+        answer: @escaping @Sendable (URL) async throws -> String
+    ) async throws -> (status: Int32, output: String, error: String) {
         let process = Process()
         process.executableURL = try MirrorBotProcess.executable
         process.arguments = ["auth", network] + arguments
         process.currentDirectoryURL = folder
         process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { mine, _ in mine }
-        let input = Pipe(), output = Pipe(), errors = Pipe()
+        let input = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors
@@ -74,7 +78,9 @@ struct AuthProcessTests {
         try await server.withRunning { base in
             try await TestServers.withTemporaryFolder { folder in
                 let app = persona.botAccount
-                let environment = ["X_API_BASE_URL": base.absoluteString, "BOT_CONSUMER_KEY": app.consumerKey, "BOT_CONSUMER_SECRET": app.consumerSecret]
+                let environment = [
+                    "X_API_BASE_URL": base.absoluteString, "BOT_CONSUMER_KEY": app.consumerKey, "BOT_CONSUMER_SECRET": app.consumerSecret,
+                ]
                 let run = try await Self.auth([], environment: environment, in: folder) { url in try await Self.pin(at: url) }
                 #expect(run.status == 0, "\(run.output)\n\(run.error)")
                 #expect(run.output.contains("\(base.absoluteString)/oauth/authorize?oauth_token="), "\(run.output)")
@@ -83,7 +89,8 @@ struct AuthProcessTests {
                 let secret = try #require(run.output.firstMatch(of: /BOT_ACCESS_TOKEN_SECRET=(\S+)/).map { String($0.1) })
                 #expect(token != app.accessToken)
                 // The new tokens sign requests as the bot.
-                let credentials = AccountCredentials(consumerKey: app.consumerKey, consumerSecret: app.consumerSecret, accessToken: token, accessTokenSecret: secret)
+                let credentials = AccountCredentials(
+                    consumerKey: app.consumerKey, consumerSecret: app.consumerSecret, accessToken: token, accessTokenSecret: secret)
                 let client = XClient(configuration: .init(baseURL: base, credentials: [.bot: credentials]), logger: Logger(label: "auth"))
                 #expect(try await client.send(GetAuthenticatedUser(), as: .bot).data?.username == persona.bot.username)
 
@@ -105,9 +112,12 @@ struct AuthProcessTests {
         try await server.withRunning { base in
             try await TestServers.withTemporaryFolder { folder in
                 let app = persona.humanAccount
-                let existing = "# my settings\nTZ=Asia/Tokyo\nX_API_BASE_URL=\(base.absoluteString)\nHUMAN_CONSUMER_KEY=\(app.consumerKey)\nHUMAN_CONSUMER_SECRET=\(app.consumerSecret)\nHUMAN_ACCESS_TOKEN=old\n"
+                let existing =
+                    "# my settings\nTZ=Asia/Tokyo\nX_API_BASE_URL=\(base.absoluteString)\nHUMAN_CONSUMER_KEY=\(app.consumerKey)\nHUMAN_CONSUMER_SECRET=\(app.consumerSecret)\nHUMAN_ACCESS_TOKEN=old\n"
                 try existing.write(to: folder.appending(path: ".env"), atomically: true, encoding: .utf8)
-                let run = try await Self.auth(["--account", "human", "--write-env"], environment: [:], in: folder) { url in try await Self.pin(at: url) }
+                let run = try await Self.auth(["--account", "human", "--write-env"], environment: [:], in: folder) { url in
+                    try await Self.pin(at: url)
+                }
                 #expect(run.status == 0, "\(run.output)\n\(run.error)")
                 let written = try String(contentsOf: folder.appending(path: ".env"), encoding: .utf8)
                 let file = try EnvironmentFile(parsing: written)
@@ -118,7 +128,9 @@ struct AuthProcessTests {
                 #expect(!run.output.contains(file.variables["HUMAN_ACCESS_TOKEN_SECRET"] ?? "?"), "the secret is not printed")
 
                 let missing = try await MirrorBotProcess.run(["auth", "x"], environment: ["X_API_BASE_URL": base.absoluteString])
-                #expect(missing.status != 0 && missing.standardError.contains("Set BOT_CONSUMER_KEY and BOT_CONSUMER_SECRET first"), "\(missing.standardError)")
+                #expect(
+                    missing.status != 0 && missing.standardError.contains("Set BOT_CONSUMER_KEY and BOT_CONSUMER_SECRET first"),
+                    "\(missing.standardError)")
             }
         }
     }
@@ -133,19 +145,25 @@ struct AuthProcessTests {
         #expect(EnvironmentFile.setting([("A", "1")], in: "") == "A=1\n")
     }
 
-    @Test("auth misskey: MiAuth's address printed with the permissions the account needs; allowed on the page and Enter pressed, the token is printed, and acts as the account; not allowed, it says what to do; --write-env sets both values in .env")
+    @Test(
+        "auth misskey: MiAuth's address printed with the permissions the account needs; allowed on the page and Enter pressed, the token is printed, and acts as the account; not allowed, it says what to do; --write-env sets both values in .env"
+    )
     func misskeyMiAuth() async throws {
-        let server = FakeMisskeyServer(seed: FakeMisskeySeed(now: Date(), accounts: [.init(id: "9xbot00000000001", username: "mirror", isBot: true)]),
-                                       logger: Logger(label: "auth", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let server = FakeMisskeyServer(
+            seed: FakeMisskeySeed(now: Date(), accounts: [.init(id: "9xbot00000000001", username: "mirror", isBot: true)]),
+            logger: Logger(label: "auth", factory: { _ in SwiftLogNoOpLogHandler() }))
         try await server.withRunning { base in
             try await TestServers.withTemporaryFolder { folder in
                 let environment = ["BOT_MISSKEY_URL": base.absoluteString]
                 let run = try await Self.auth([], network: "misskey", environment: environment, in: folder) { url in
                     // The person allows the app on the page, as the bot's account, with what the page asks for.
                     let session = url.lastPathComponent
-                    let permissions = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "permission" }?.value ?? ""
+                    let permissions =
+                        URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "permission" }?.value ?? ""
                     #expect(permissions == "read:account,write:notes,write:reactions")
-                    #expect(await server.approveMiAuth(session: session, accountID: "9xbot00000000001", permissions: permissions.components(separatedBy: ",")))
+                    #expect(
+                        await server.approveMiAuth(
+                            session: session, accountID: "9xbot00000000001", permissions: permissions.components(separatedBy: ",")))
                     return ""
                 }
                 #expect(run.status == 0, "\(run.output)\n\(run.error)")
@@ -154,17 +172,22 @@ struct AuthProcessTests {
                 let token = try #require(run.output.firstMatch(of: /BOT_MISSKEY_TOKEN=(\S+)/).map { String($0.1) })
                 #expect(run.output.contains("BOT_MISSKEY_URL=\(base.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")))"))
                 // The token acts as the bot.
-                let client = MisskeyClient(configuration: .init(accounts: [.bot: MisskeyAccess(instance: base, token: token)]), logger: Logger(label: "auth"))
+                let client = MisskeyClient(
+                    configuration: .init(accounts: [.bot: MisskeyAccess(instance: base, token: token)]), logger: Logger(label: "auth"))
                 #expect(try await client.send(GetI(), as: .bot).username == "mirror")
 
                 // Enter pressed without allowing: it says what to do, and prints no token.
-                let refused = try await Self.auth(["--account", "human", "--instance", base.absoluteString], network: "misskey", environment: [:], in: folder) { _ in "" }
+                let refused = try await Self.auth(
+                    ["--account", "human", "--instance", base.absoluteString], network: "misskey", environment: [:], in: folder
+                ) { _ in "" }
                 #expect(refused.status != 0)
                 #expect(refused.error.contains("has no approval for this session yet"), "\(refused.error)")
                 #expect(!refused.output.contains("MISSKEY_TOKEN="))
 
                 let written = try await Self.auth(["--write-env"], network: "misskey", environment: environment, in: folder) { url in
-                    #expect(await server.approveMiAuth(session: url.lastPathComponent, accountID: "9xbot00000000001", permissions: ["read:account", "write:notes"]))
+                    #expect(
+                        await server.approveMiAuth(
+                            session: url.lastPathComponent, accountID: "9xbot00000000001", permissions: ["read:account", "write:notes"]))
                     return ""
                 }
                 #expect(written.status == 0, "\(written.output)\n\(written.error)")
@@ -182,29 +205,38 @@ struct AuthProcessTests {
         let form = String(buffer: try await page.body.collect(upTo: 1 << 16))
         #expect(page.status == .ok, "\(form)")
         let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-        let fields = form.matches(of: /<input type="hidden" name="([a-z_]+)" value="([^"]*)">/).map { (String($0.1), String($0.2)) }
+        let fields =
+            form.matches(of: /<input type="hidden" name="([a-z_]+)" value="([^"]*)">/).map { (String($0.1), String($0.2)) }
             + [("username", username), ("password", password)]
         var request = HTTPClientRequest(url: "\(address.scheme ?? "http")://\(address.host() ?? "127.0.0.1"):\(address.port ?? 80)/oauth/authorize")
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        request.body = .bytes(ByteBuffer(string: fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }.joined(separator: "&")))
+        request.body = .bytes(
+            ByteBuffer(string: fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }.joined(separator: "&")))
         // The redirect to the page that shows the code is followed, as a browser follows it.
         let shown = String(buffer: try await HTTPClient.shared.execute(request, timeout: .seconds(10)).body.collect(upTo: 1 << 16))
         return try #require(shown.firstMatch(of: /class="oauth-code"[^>]* value="([^"]+)"/).map { String($0.1) }, "\(shown)")
     }
 
-    @Test("auth mastodon --account human --write-env: the address printed; signed in on the fake's page as the person, the code pasted on standard input; .env gets HUMAN_MASTODON_URL and a new HUMAN_MASTODON_TOKEN (0600, other lines kept, the token not printed) that reads as the person with the scope read only; the person's consent recorded; a wrong code is refused saying what to do")
+    @Test(
+        "auth mastodon --account human --write-env: the address printed; signed in on the fake's page as the person, the code pasted on standard input; .env gets HUMAN_MASTODON_URL and a new HUMAN_MASTODON_TOKEN (0600, other lines kept, the token not printed) that reads as the person with the scope read only; the person's consent recorded; a wrong code is refused saying what to do"
+    )
     func mastodonAuthorizationCode() async throws {
-        let seed = FakeMastodonSeed(now: Date(), accounts: [
-            .init(id: "100", username: "person", token: "old-person-token", scopes: ["read"], password: "person-password"),
-            .init(id: "200", username: "mirror", token: "bot-token", scopes: ["read", "write:statuses", "write:favourites"], bot: true, password: "bot-password"),
-        ])
+        let seed = FakeMastodonSeed(
+            now: Date(),
+            accounts: [
+                .init(id: "100", username: "person", token: "old-person-token", scopes: ["read"], password: "person-password"),
+                .init(
+                    id: "200", username: "mirror", token: "bot-token", scopes: ["read", "write:statuses", "write:favourites"], bot: true,
+                    password: "bot-password"),
+            ])
         let server = FakeMastodonServer(seed: seed, logger: Logger(label: "auth", factory: { _ in SwiftLogNoOpLogHandler() }))
         try await server.withRunning { base in
             try await TestServers.withTemporaryFolder { folder in
                 let instance = base.absoluteString.hasSuffix("/") ? String(base.absoluteString.dropLast()) : base.absoluteString
                 let envFile = folder.appending(path: ".env")
-                try "# my settings\nTZ=Asia/Tokyo\nNETWORK=mastodon\nBOT_MASTODON_URL=\(instance)\nBOT_MASTODON_TOKEN=bot-token\nHUMAN_MASTODON_URL=\(instance)\nHUMAN_MASTODON_TOKEN=old-person-token\n"
+                try
+                    "# my settings\nTZ=Asia/Tokyo\nNETWORK=mastodon\nBOT_MASTODON_URL=\(instance)\nBOT_MASTODON_TOKEN=bot-token\nHUMAN_MASTODON_URL=\(instance)\nHUMAN_MASTODON_TOKEN=old-person-token\n"
                     .write(to: envFile, atomically: true, encoding: .utf8)
                 let run = try await Self.auth(["--account", "human", "--write-env"], network: "mastodon", environment: [:], in: folder) { address in
                     try await Self.mastodonCode(at: address, username: "person", password: "person-password")
@@ -213,7 +245,8 @@ struct AuthProcessTests {
                 #expect(run.output.contains("\(instance)/oauth/authorize?"), "\(run.output)")
                 #expect(run.output.contains("Authorized @person (id 100)"), "\(run.output)")
                 // The person signed in as themselves: their consent is in the store (the SQLite file in the folder).
-                #expect(run.output.contains("Recorded the person's consent in the SQLite file") && run.output.contains("100@127.0.0.1:\(base.port ?? 0)")
+                #expect(
+                    run.output.contains("Recorded the person's consent in the SQLite file") && run.output.contains("100@127.0.0.1:\(base.port ?? 0)")
                         && run.output.contains("by mirror_bot auth mastodon --account human (OAuth 2 with PKCE)"), "\(run.output)")
                 #expect(await server.registeredApplications().map(\.scopes) == [["read"]])
                 let mode = try FileManager.default.attributesOfItem(atPath: envFile.path)[.posixPermissions] as? NSNumber
@@ -226,11 +259,13 @@ struct AuthProcessTests {
                 #expect(token != "old-person-token" && written.components(separatedBy: "HUMAN_MASTODON_TOKEN=").count == 2)
                 #expect(!run.output.contains(token), "the token is not printed")
                 // The new token acts as the person, with read only.
-                let client = MastodonClient(configuration: .init(accounts: [.human: MastodonAccess(instance: base, token: token)]), logger: Logger(label: "auth"))
+                let client = MastodonClient(
+                    configuration: .init(accounts: [.human: MastodonAccess(instance: base, token: token)]), logger: Logger(label: "auth"))
                 #expect(try await client.send(VerifyCredentials(), as: .human).id == "100")
                 #expect(try await client.send(VerifyAppCredentials(), as: .human).scopes == ["read"])
 
-                let wrong = try await Self.auth(["--account", "human", "--instance", instance], network: "mastodon", environment: [:], in: folder) { address in
+                let wrong = try await Self.auth(["--account", "human", "--instance", instance], network: "mastodon", environment: [:], in: folder) {
+                    address in
                     _ = try await Self.mastodonCode(at: address, username: "person", password: "person-password")
                     return "not-the-code"
                 }

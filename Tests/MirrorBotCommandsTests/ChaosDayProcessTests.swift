@@ -1,18 +1,18 @@
-import Stores
+import BotAssembly
+import BotClock
 import BotConfiguration
 import Classifier
 import FakeX
 import Foundation
 import Logging
-import SeededRandom
 import SQLiteStores
-import Testing
+import SeededRandom
+import Stores
 import TestSupport
+import Testing
 import Tokenizer
 import Training
 import WordCounts
-import BotAssembly
-import BotClock
 import XAPI
 
 /// A chaos day: `mirror_bot start` for a simulated day at 1440x while 5% of the requests to every endpoint of fake X
@@ -34,13 +34,15 @@ struct ChaosDayProcessTests {
     /// must happen too.
     static let refusalsAndHangs: [FakeXFault.Kind] = [.usageCapped, .forbidden, .hangAfterHandling, .rateLimited]
     /// The X client's timeout for one answer, in real seconds (production's).
-    static let clientTimeout = Double(XClient.Configuration(baseURL: URL(string: "http://x.invalid")!, credentials: [:]).requestTimeout.components.seconds)
+    static let clientTimeout = Double(
+        XClient.Configuration(baseURL: URL(string: "http://x.invalid")!, credentials: [:]).requestTimeout.components.seconds)
     /// How long a hung answer is held back: past the client's timeout, so that the bot meets a network that stopped
     /// answering, not a slow one.
     static let hangHold = clientTimeout + 5
 
-    @Test("A chaos day: no slot, text, reply or like doubled; records match the network; word counts equal a clean learning; store intact",
-          arguments: PersonaDayProcessTests.backends)
+    @Test(
+        "A chaos day: no slot, text, reply or like doubled; records match the network; word counts equal a clean learning; store intact",
+        arguments: PersonaDayProcessTests.backends)
     func chaosDay(_ backends: StoreBackends) async throws {
         var persona = PersonaDayProcessTests.persona()
         persona.seed.access = .enterprise
@@ -62,13 +64,18 @@ struct ChaosDayProcessTests {
         }
     }
 
-    static func run(_ persona: FakeXPersona, _ server: FakeXServer, base: URL, folder: URL, database databaseURL: DatabaseURL?,
-                    redis: OwnRedis?) async throws {
-        var environment = try PersonaDayProcessTests.environment(persona, base: base, database: databaseURL, prefix: "",
-                                                                 data: folder.appending(path: "bot.sqlite").path)
+    static func run(
+        _ persona: FakeXPersona, _ server: FakeXServer, base: URL, folder: URL, database databaseURL: DatabaseURL?,
+        redis: OwnRedis?
+    ) async throws {
+        var environment = try PersonaDayProcessTests.environment(
+            persona, base: base, database: databaseURL, prefix: "",
+            data: folder.appending(path: "bot.sqlite").path)
         if let redis { environment["REDIS_URL"] = "redis://127.0.0.1:\(redis.port)" }
-        environment.merge(["LIKES": "on", "X_DAILY_BUDGET": "100", "LEARN_POLL_SECONDS": "900", "CHECK_ORIGINALS": "true",
-                           "LOG_LEVEL": "info"]) { $1 }
+        environment.merge([
+            "LIKES": "on", "X_DAILY_BUDGET": "100", "LEARN_POLL_SECONDS": "900", "CHECK_ORIGINALS": "true",
+            "LOG_LEVEL": "info",
+        ]) { $1 }
         for command in [["migrate"], ["train", "scheduler", "--yes"], ["train", "classifier", "--yes"]] {
             let result = try await MirrorBotProcess.run(command, environment: environment)
             try #require(result.status == 0, "\(command): \(result.standardError)")
@@ -78,7 +85,8 @@ struct ChaosDayProcessTests {
         var random = SplitMix64(seed: 18)
         let firstKill = dayStart.addingTimeInterval(Double(Int.random(in: (6 * 60)...(10 * 60), using: &random)) * 60)
         let secondKill = dayStart.addingTimeInterval(Double(Int.random(in: (17 * 60)...(21 * 60), using: &random)) * 60)
-        let postgresRestart = dayStart.addingTimeInterval(12 * 3_600), redisRestart = dayStart.addingTimeInterval(14 * 3_600)
+        let postgresRestart = dayStart.addingTimeInterval(12 * 3_600)
+        let redisRestart = dayStart.addingTimeInterval(14 * 3_600)
         let dayEnd = dayStart.addingTimeInterval(86_400)
         // The refusals and the 503 on a post, seeded too: a 403 on the home timeline (read for learning only) in the
         // morning, a 503 on a post's create before noon, a usage cap on the bot's mentions read in the afternoon (every
@@ -227,7 +235,9 @@ struct ChaosDayProcessTests {
             // at most, never the day: more is a bot that wakes late, not a loaded machine. (CI once woke at 12:52 past
             // four slots of 12:06–12:35, one stall of two real seconds.)
             let stalls = Self.stallMoments(skips.filter { $0.1 == "machine stalled" }.map(\.0))
-            #expect(stalls.count <= 2, "stalls (the bot's minute it woke at): \(stalls); slots missed while the bot ran: \(skips.map { ($0.0.minute, $0.0.reason ?? "") })")
+            #expect(
+                stalls.count <= 2,
+                "stalls (the bot's minute it woke at): \(stalls); slots missed while the bot ran: \(skips.map { ($0.0.minute, $0.0.reason ?? "") })")
             #expect(slots.filter { $0.state == .posted }.count >= slots.count - skips.count(where: { $0.1 != nil }))
 
             // Replies: no mention answered twice; each answer the network shows was recorded (read back after a SIGKILL).
@@ -252,8 +262,9 @@ struct ChaosDayProcessTests {
             let stored = try await examples.all()
             let tokenizer = try TweetTokenizer()
             let chaosCounts = FavoriteClassifier(store: counts, tokenizer: tokenizer, threshold: 2)
-            let clean = FavoriteClassifier(store: try SQLiteWordCounts(path: folder.appending(path: "clean.sqlite").path), tokenizer: tokenizer,
-                                           threshold: 2)
+            let clean = FavoriteClassifier(
+                store: try SQLiteWordCounts(path: folder.appending(path: "clean.sqlite").path), tokenizer: tokenizer,
+                threshold: 2)
             let report = try await CountsRebuilder(examples: examples, classifier: clean).rebuild()
             #expect(report.examples == stored.count)
             let features = try Set(stored.flatMap { try clean.features(of: .init(text: $0.text, authorUsername: $0.author)) }).sorted()
@@ -265,34 +276,41 @@ struct ChaosDayProcessTests {
             // The store's own integrity check.
             try await database.checkReachable()
             if databaseURL == nil {
-                let check = try await PythonScript.runInline("import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA integrity_check').fetchone()[0])",
-                                                       [configuration.storage.embeddedDataPath])
+                let check = try await PythonScript.runInline(
+                    "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA integrity_check').fetchone()[0])",
+                    [configuration.storage.embeddedDataPath])
                 #expect(check.output.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(check.output)")
             }
 
             // The day met every kind of fault it was given, and more than a handful in all.
             let byKind = Dictionary(grouping: injected, by: \.kind).mapValues(\.count)
             for kind in Self.faults + Self.refusalsAndHangs { #expect(byKind[kind, default: 0] > 0, "no \(kind.rawValue) fault injected: \(byKind)") }
-            #expect(toQueue.isEmpty && injected.filter(\.wasQueued).count == queued.count + 1,
-                    "the seeded faults met: \(injected.filter(\.wasQueued).map { "\($0.kind.rawValue) on \($0.endpoint)" })")
+            #expect(
+                toQueue.isEmpty && injected.filter(\.wasQueued).count == queued.count + 1,
+                "the seeded faults met: \(injected.filter(\.wasQueued).map { "\($0.kind.rawValue) on \($0.endpoint)" })")
             #expect(hangs == 1, "\(hangs) answers held back")
             // The bot gave up on the held answer at the client's timeout (deadlineExceeded), and read back what it made.
             let held = injected.first { $0.kind == .hangAfterHandling }
             let gaveUp = logs.contains { $0.contains("the answer was lost") && $0.contains("deadlineExceeded") }
             // Failing, what the runs said about posting around the hold, and when each run lived (the fake's clock).
-            let around = logs.flatMap { $0.split(separator: "\n") }.filter { $0.contains("lost") || $0.contains("POST /2/tweets") || $0.contains("interrupted") }
-            #expect(gaveUp, """
+            let around = logs.flatMap { $0.split(separator: "\n") }.filter {
+                $0.contains("lost") || $0.contains("POST /2/tweets") || $0.contains("interrupted")
+            }
+            #expect(
+                gaveUp,
+                """
                 the bot did not give up on the held answer at the client's timeout (held at \(held.map { $0.at.formatted(.iso8601) } ?? "?"); \
                 runs: \(runs.map { "\($0.start.formatted(.iso8601))–\($0.killed.map { $0.formatted(.iso8601) } ?? "end")" })
                 \(around.suffix(20).joined(separator: "\n"))
                 """)
             #expect(injected.filter { !$0.wasQueued }.count >= 20, "\(injected.count) faults injected")
-            print("chaos day (\(databaseURL == nil ? "sqlite+sqlite" : "postgres+redis")): \(injected.count) faults injected "
-                  + "(\(byKind.map { "\($0.key.rawValue): \($0.value)" }.sorted().joined(separator: ", "))) over "
-                  + "\(Set(injected.map(\.endpoint)).count) endpoints; 2 SIGKILLs\(databaseURL == nil ? "" : ", Postgres and Redis restarted"); "
-                  + "\(posts.count) posts for \(slots.count) slots (\(slots.filter { $0.state == .skipped }.count) skipped), \(replies.count) replies, "
-                  + "\(networkLikes.count) likes, \(stored.count) training examples; unrecorded: \(unrecordedPosts.count) posts; skips explained: "
-                  + "\(explained.map { "\($0.key): \($0.value)" }.sorted().joined(separator: ", "))")
+            print(
+                "chaos day (\(databaseURL == nil ? "sqlite+sqlite" : "postgres+redis")): \(injected.count) faults injected "
+                    + "(\(byKind.map { "\($0.key.rawValue): \($0.value)" }.sorted().joined(separator: ", "))) over "
+                    + "\(Set(injected.map(\.endpoint)).count) endpoints; 2 SIGKILLs\(databaseURL == nil ? "" : ", Postgres and Redis restarted"); "
+                    + "\(posts.count) posts for \(slots.count) slots (\(slots.filter { $0.state == .skipped }.count) skipped), \(replies.count) replies, "
+                    + "\(networkLikes.count) likes, \(stored.count) training examples; unrecorded: \(unrecordedPosts.count) posts; skips explained: "
+                    + "\(explained.map { "\($0.key): \($0.value)" }.sorted().joined(separator: ", "))")
         }
         try await counts.removeAll()
     }
@@ -307,7 +325,9 @@ struct ChaosDayProcessTests {
     /// within five minutes of one another counting as one stall.
     static func stallMoments(_ slots: [PlanSlot]) -> [Int] {
         let woken = slots.compactMap { slot -> Int? in
-            guard let reason = slot.reason, let match = reason.firstMatch(of: /now (\d+) minutes past it/), let late = Int(match.1) else { return nil }
+            guard let reason = slot.reason, let match = reason.firstMatch(of: /now (\d+) minutes past it/), let late = Int(match.1) else {
+                return nil
+            }
             return slot.minute + late
         }.sorted()
         var moments: [Int] = []
@@ -320,10 +340,15 @@ struct ChaosDayProcessTests {
     /// slot missed, or its spend not written before the billed create), a refusal the day injected within the hour it
     /// lasts, or as many faults on its create as the client's rules take to give up (four 5xx or failed connections;
     /// two lost answers). Nil when none does.
-    static func explanation(of slot: PlanSlot, injected: [FakeXFault.Injected], runs: [(start: Date, ready: Date, killed: Date?)],
-                            outages: [(Date, Date)]) -> String? {
-        guard let reason = slot.reason, let at = LocalTime.date(of: slot.minute, on: PersonaDayProcessTests.day, in: PersonaDayProcessTests.tokyo) else { return nil }
-        func within(_ from: Date, _ to: Date) -> Bool { at >= from.addingTimeInterval(-grace - clockSlack) && at <= to.addingTimeInterval(clockSlack) }
+    static func explanation(
+        of slot: PlanSlot, injected: [FakeXFault.Injected], runs: [(start: Date, ready: Date, killed: Date?)],
+        outages: [(Date, Date)]
+    ) -> String? {
+        guard let reason = slot.reason, let at = LocalTime.date(of: slot.minute, on: PersonaDayProcessTests.day, in: PersonaDayProcessTests.tokyo)
+        else { return nil }
+        func within(_ from: Date, _ to: Date) -> Bool {
+            at >= from.addingTimeInterval(-grace - clockSlack) && at <= to.addingTimeInterval(clockSlack)
+        }
         if reason.hasPrefix("interrupted") {
             // In flight as its run was killed.
             return runs.contains { run in run.killed.map { within(run.start, $0) } ?? false } ? "SIGKILL" : nil
@@ -350,7 +375,8 @@ struct ChaosDayProcessTests {
         if reason.hasPrefix("not asking X again for ") || reason.hasPrefix("The X app's usage cap is spent") {
             // Refused within the hour a refusal the day injected lasts, for the endpoint it met.
             let refusal = injected.first { fault in
-                [.usageCapped, .forbidden].contains(fault.kind) && reason.contains("refused \(fault.endpoint.replacingOccurrences(of: " (post)", with: ""))")
+                [.usageCapped, .forbidden].contains(fault.kind)
+                    && reason.contains("refused \(fault.endpoint.replacingOccurrences(of: " (post)", with: ""))")
                     && within(fault.at, fault.at.addingTimeInterval(XRefusals.recheckInterval))
             }
             return refusal.map(\.kind.rawValue)
@@ -358,8 +384,10 @@ struct ChaosDayProcessTests {
         // A create given up: only when as many faults met creates around its minute as the client's rules allow before
         // giving up (the retries of a 503 or a failed connection; a lost answer read back and sent once more).
         let needed = reason.contains("lost twice") ? 2 : XClient.RetryPolicy().maxAttempts
-        let met = injected.filter { $0.endpoint.hasPrefix("POST /2/tweets") && at.addingTimeInterval(-clockSlack) <= $0.at
-            && $0.at <= at.addingTimeInterval(grace + clockSlack) }
+        let met = injected.filter {
+            $0.endpoint.hasPrefix("POST /2/tweets") && at.addingTimeInterval(-clockSlack) <= $0.at
+                && $0.at <= at.addingTimeInterval(grace + clockSlack)
+        }
         return met.count >= needed ? "faults on its create" : nil
     }
 }

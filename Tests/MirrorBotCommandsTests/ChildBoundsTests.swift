@@ -1,9 +1,10 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The bounds the process tests put on their children: a child that hangs fails its test within the bound, killed,
 /// instead of stalling the run (issue 43, "every wait bounded").

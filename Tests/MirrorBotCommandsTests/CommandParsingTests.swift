@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
-@testable import MirrorBotCommands
 import Testing
+
+@testable import MirrorBotCommands
 
 @Suite("Parsing the mirror_bot command line")
 struct CommandParsingTests {
@@ -13,7 +14,8 @@ struct CommandParsingTests {
 
     @Test("auth takes x and misskey, each with --account and --write-env; misskey an --instance; an unknown account is refused")
     func auth() throws {
-        let misskey = try #require(try MirrorBot.parseAsRoot(["auth", "misskey", "--account", "human", "--instance", "https://misskey.io", "--write-env"]) as? MisskeyAuth)
+        let misskey = try #require(
+            try MirrorBot.parseAsRoot(["auth", "misskey", "--account", "human", "--instance", "https://misskey.io", "--write-env"]) as? MisskeyAuth)
         #expect(misskey.signIn.account == "human" && misskey.instance == "https://misskey.io" && misskey.signIn.writeEnv && !misskey.noLikes)
         #expect(try #require(try MirrorBot.parseAsRoot(["auth", "x", "--pin", "1234"]) as? XAuth).pin == "1234")
         #expect(throws: (any Error).self) { try MirrorBot.parseAsRoot(["auth", "misskey", "--account", "someone"]) }
@@ -21,9 +23,14 @@ struct CommandParsingTests {
 
     @Test("auth mastodon takes --account, --instance, --write-env, --code and --no-likes; the bot by default; an unknown account is refused")
     func authMastodon() throws {
-        let human = try #require(try MirrorBot.parseAsRoot(["auth", "mastodon", "--account", "human", "--instance", "https://mastodon.social", "--write-env",
-                                                            "--code", "abc-123"]) as? MastodonAuth)
-        #expect(human.signIn.account == "human" && human.instance == "https://mastodon.social" && human.signIn.writeEnv && human.code == "abc-123" && !human.noLikes)
+        let human = try #require(
+            try MirrorBot.parseAsRoot([
+                "auth", "mastodon", "--account", "human", "--instance", "https://mastodon.social", "--write-env",
+                "--code", "abc-123",
+            ]) as? MastodonAuth)
+        #expect(
+            human.signIn.account == "human" && human.instance == "https://mastodon.social" && human.signIn.writeEnv && human.code == "abc-123"
+                && !human.noLikes)
         let bot = try #require(try MirrorBot.parseAsRoot(["auth", "mastodon", "--no-likes"]) as? MastodonAuth)
         #expect(bot.signIn.account == "bot" && bot.instance == nil && !bot.signIn.writeEnv && bot.code == nil && bot.noLikes)
         #expect(throws: (any Error).self) { try MirrorBot.parseAsRoot(["auth", "mastodon", "--account", "someone"]) }
@@ -71,8 +78,11 @@ struct CommandParsingTests {
 
     @Test("start takes --dry-run, --speed, --start-time and --duration, and checks them")
     func start() throws {
-        let command = try #require(try MirrorBot.parseAsRoot(["start", "--dry-run", "--speed", "1440", "--start-time", "2026-11-22T00:00:00+09:00",
-                                                               "--duration", "1d"]) as? StartCommand)
+        let command = try #require(
+            try MirrorBot.parseAsRoot([
+                "start", "--dry-run", "--speed", "1440", "--start-time", "2026-11-22T00:00:00+09:00",
+                "--duration", "1d",
+            ]) as? StartCommand)
         #expect(command.dryRun)
         #expect(command.speed == 1440.0)
         let expectedStart = Date(timeIntervalSince1970: 1_795_273_200)
@@ -82,7 +92,9 @@ struct CommandParsingTests {
         #expect(StartCommand.parseDuration("45") == TimeInterval(45))
         #expect(StartCommand.parseDuration("soon") == nil)
         // What would reach a date past any the clock or the stores take is refused where it is parsed ("inf" trapped).
-        for unbounded in ["inf", "infd", "nan", "-1h", "0", "1e300", "3661d", "1e9h"] { #expect(StartCommand.parseDuration(unbounded) == nil, "\(unbounded)") }
+        for unbounded in ["inf", "infd", "nan", "-1h", "0", "1e300", "3661d", "1e9h"] {
+            #expect(StartCommand.parseDuration(unbounded) == nil, "\(unbounded)")
+        }
         #expect(StartCommand.parseDuration("3660d") == TimeInterval(3_660 * 86_400))
         #expect(throws: (any Error).self) { try MirrorBot.parseAsRoot(["start", "--duration", "inf"]) }
         let plain = try #require(try MirrorBot.parseAsRoot(["start"]) as? StartCommand)

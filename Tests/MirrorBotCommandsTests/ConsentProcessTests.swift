@@ -14,8 +14,8 @@ import NIOCore
 import NIOFoundationCompat
 import SocialNetwork
 import Stores
-import Testing
 import TestSupport
+import Testing
 
 /// Nobody is mirrored who has not signed in as themselves, and a mirror ends when they say so: the real binary and
 /// the real clients against each network's fake.
@@ -23,7 +23,9 @@ import TestSupport
 struct ConsentProcessTests {
     static var quiet: Logger { Logger(label: "consent", factory: { _ in SwiftLogNoOpLogHandler() }) }
 
-    @Test("On Bluesky: without the person's own sign-in, train, import and start refuse with one line saying how; auth bluesky --account human signs them in and records their consent; revoking their app password ends the mirror at the next check: nothing posted after but the post in flight, nothing of theirs kept; forget-me then finds nothing")
+    @Test(
+        "On Bluesky: without the person's own sign-in, train, import and start refuse with one line saying how; auth bluesky --account human signs them in and records their consent; revoking their app password ends the mirror at the next check: nothing posted after but the post in flight, nothing of theirs kept; forget-me then finds nothing"
+    )
     func bluesky() async throws {
         let server = FakeBlueskyServer(seed: BlueskyDayProcessTests.seed())
         try await server.withRunning { url in
@@ -37,22 +39,28 @@ struct ConsentProcessTests {
                     let refused = try await MirrorBotProcess.run(command, environment: handleOnly)
                     #expect(refused.status != 0, "\(command) ran")
                     let lines = refused.standardError.split(separator: "\n").filter { $0.contains("Not mirroring") }
-                    #expect(lines.count == 1 && lines[0].contains("nobody is mirrored who has not signed in as themselves")
+                    #expect(
+                        lines.count == 1 && lines[0].contains("nobody is mirrored who has not signed in as themselves")
                             && lines[0].contains("`mirror_bot auth bluesky --account human`"), "\(command): \(refused.standardError.suffix(1_500))")
                 }
                 let doctor = try await MirrorBotProcess.run(["doctor"], environment: handleOnly)
-                #expect(doctor.standardOutput.contains("FAIL  person's consent: none: nobody is mirrored who has not signed in as themselves"),
-                        "\(doctor.standardOutput)")
+                #expect(
+                    doctor.standardOutput.contains("FAIL  person's consent: none: nobody is mirrored who has not signed in as themselves"),
+                    "\(doctor.standardOutput)")
                 #expect(await server.records(of: BlueskyDayProcessTests.bot, in: PostRecord.type).isEmpty)
 
                 // Signing in: a wrong password is refused, the person's own is recorded as their consent.
-                let wrong = try await MirrorBotProcess.run(["auth", "bluesky", "--account", "human", "--app-password", "not-theirs"], environment: handleOnly)
-                #expect(wrong.status != 0 && wrong.standardError.contains("Bluesky refuses this app password for @person.test"), "\(wrong.standardError)")
-                let auth = try await MirrorBotProcess.run(["auth", "bluesky", "--account", "human", "--with-app-password"], environment: handleOnly,
-                                                          input: BlueskyDayProcessTests.personPassword + "\n")
+                let wrong = try await MirrorBotProcess.run(
+                    ["auth", "bluesky", "--account", "human", "--app-password", "not-theirs"], environment: handleOnly)
+                #expect(
+                    wrong.status != 0 && wrong.standardError.contains("Bluesky refuses this app password for @person.test"), "\(wrong.standardError)")
+                let auth = try await MirrorBotProcess.run(
+                    ["auth", "bluesky", "--account", "human", "--with-app-password"], environment: handleOnly,
+                    input: BlueskyDayProcessTests.personPassword + "\n")
                 #expect(auth.status == 0, "\(auth.standardError)")
                 #expect(auth.standardOutput.contains("HUMAN_BLUESKY_APP_PASSWORD=\(BlueskyDayProcessTests.personPassword)"), "\(auth.standardOutput)")
-                #expect(auth.standardOutput.contains("Recorded the person's consent in the SQLite file")
+                #expect(
+                    auth.standardOutput.contains("Recorded the person's consent in the SQLite file")
                         && auth.standardOutput.contains("@person.test (\(BlueskyDayProcessTests.person) on Bluesky)")
                         && auth.standardOutput.contains("by mirror_bot auth bluesky --account human (an app password)"), "\(auth.standardOutput)")
                 let logins = await server.createSessionCalls()
@@ -62,24 +70,30 @@ struct ConsentProcessTests {
                 #expect(training.status == 0, "\(training.standardError.suffix(2_000))")
                 #expect(training.standardOutput.hasPrefix("Archived "), "\(training.standardOutput)")
                 let signedInDoctor = try await MirrorBotProcess.run(["doctor"], environment: signedIn)
-                #expect(signedInDoctor.standardOutput.contains("ok    person's consent: @person.test (\(BlueskyDayProcessTests.person) on Bluesky)"),
-                        "\(signedInDoctor.standardOutput)")
+                #expect(
+                    signedInDoctor.standardOutput.contains("ok    person's consent: @person.test (\(BlueskyDayProcessTests.person) on Bluesky)"),
+                    "\(signedInDoctor.standardOutput)")
                 #expect(await server.createSessionCalls() - logins <= 2, "the person was not signed in again for train and doctor")
 
                 // Tokens are never kept in plain text: without MIRROR_BOT_KEY the bot does not start.
                 var keyless = signedIn
                 keyless["MIRROR_BOT_KEY"] = nil
                 let unsealed = try await MirrorBotProcess.run(["start", "--speed", "1440", "--duration", "1h"], environment: keyless)
-                #expect(unsealed.status != 0 && unsealed.standardError.contains("MIRROR_BOT_KEY is not set")
+                #expect(
+                    unsealed.status != 0 && unsealed.standardError.contains("MIRROR_BOT_KEY is not set")
                         && unsealed.standardError.contains("session is kept in the store sealed with it"), "\(unsealed.standardError)")
 
                 // The day runs; after its first post the person deletes the app password they gave the mirror.
                 await server.armClock(BlueskyDayProcessTests.dayStart.addingTimeInterval(7.5 * 3_600), speed: 1_440)
                 signedIn["MISSED_SLOT_GRACE"] = "60"
-                let (bot, revokedAt) = try await Self.startRevokedAfterFirstPost(signedIn, folder: folder, duration: "24h", now: { await server.now() }) {
+                let (bot, revokedAt) = try await Self.startRevokedAfterFirstPost(
+                    signedIn, folder: folder, duration: "24h", now: { await server.now() }
+                ) {
                     await server.revokeAppPassword(of: BlueskyDayProcessTests.person)
                 }
-                #expect(bot.log.contains("the person ended the mirror (their grant was revoked: Bluesky refuses the person's app password"), "\(bot.tail)")
+                #expect(
+                    bot.log.contains("the person ended the mirror (their grant was revoked: Bluesky refuses the person's app password"), "\(bot.tail)"
+                )
 
                 let posts = try await server.records(of: BlueskyDayProcessTests.bot, in: PostRecord.type).map {
                     try JSONDecoder().decode(PostRecord.self, from: JSONEncoder().encode($0.value))
@@ -87,8 +101,10 @@ struct ConsentProcessTests {
                 #expect(!posts.isEmpty)
                 let configuration = try Configuration(environment: signedIn)
                 let (consent, left, slots, state) = try await BotParts(configuration: configuration, logger: Self.quiet).withRunningAsIs { database in
-                    (try await ConsentRecords(state: database.state).current(), try await database.retention.personRecords(),
-                     try await database.plans.slots(of: "2026-11-22") ?? [], try await database.state.values().keys.sorted())
+                    (
+                        try await ConsentRecords(state: database.state).current(), try await database.retention.personRecords(),
+                        try await database.plans.slots(of: "2026-11-22") ?? [], try await database.state.values().keys.sorted()
+                    )
                 }
                 let withdrawn = try #require(consent)
                 let endedAt = try #require(withdrawn.withdrawnAt)
@@ -97,8 +113,10 @@ struct ConsentProcessTests {
                 // Ended at a check after the revocation (at 1440x a loaded machine's second is 24 bot minutes: the hour's
                 // bound is proven exactly on the virtual clock, PersonWithdrawalTests), and nothing posted after the end but
                 // at most the one post in flight as it came.
-                #expect(endedAt > revokedAt && withdrawn.withdrawal?.hasPrefix("their grant was revoked: Bluesky refuses the person's app password") == true,
-                        "\(withdrawn.summary)")
+                #expect(
+                    endedAt > revokedAt
+                        && withdrawn.withdrawal?.hasPrefix("their grant was revoked: Bluesky refuses the person's app password") == true,
+                    "\(withdrawn.summary)")
                 let after = try posts.filter { try #require(ISO8601Time.date(from: $0.createdAt)) > endedAt }
                 #expect(after.count <= 1, "posted after the end: \(after.map(\.text))")
                 #expect(left.values.reduce(0, +) == 0, "kept after the end: \(left); the state's names: \(state)")
@@ -106,7 +124,9 @@ struct ConsentProcessTests {
                 let botSession = try await BotParts(configuration: configuration, logger: Self.quiet).withRunningAsIs { database in
                     try await database.state.value(of: "bluesky.session.bot")
                 }
-                #expect(botSession?.hasPrefix("sealed:v1:") == true && botSession?.contains("Jwt") == false, "the bot's session kept in plain text: \(botSession ?? "none")")
+                #expect(
+                    botSession?.hasPrefix("sealed:v1:") == true && botSession?.contains("Jwt") == false,
+                    "the bot's session kept in plain text: \(botSession ?? "none")")
 
                 // Ended: nothing runs again on the old credentials, and forget-me has nothing left to delete.
                 let again = try await MirrorBotProcess.run(["train", "scheduler"], environment: signedIn)
@@ -118,7 +138,9 @@ struct ConsentProcessTests {
         }
     }
 
-    @Test("On Bluesky with atproto OAuth: auth bluesky --account human prints the person's server's sign-in page, the browser comes back to the command's loopback address, the sign-in is kept sealed in the store with their consent; train and start run on it; the person taking the app's access back ends the mirror at the next check")
+    @Test(
+        "On Bluesky with atproto OAuth: auth bluesky --account human prints the person's server's sign-in page, the browser comes back to the command's loopback address, the sign-in is kept sealed in the store with their consent; train and start run on it; the person taking the app's access back ends the mirror at the next check"
+    )
     func blueskyOAuth() async throws {
         let server = FakeBlueskyServer(seed: BlueskyDayProcessTests.seed())
         try await server.withRunning { url in
@@ -132,10 +154,12 @@ struct ConsentProcessTests {
                 var keyless = environment
                 keyless["MIRROR_BOT_KEY"] = nil
                 let unkept = try await MirrorBotProcess.run(["auth", "bluesky", "--account", "human"], environment: keyless)
-                #expect(unkept.status != 0 && unkept.standardError.contains("MIRROR_BOT_KEY") && !unkept.standardOutput.contains("Open this address"),
-                        "\(unkept.standardError)")
+                #expect(
+                    unkept.status != 0 && unkept.standardError.contains("MIRROR_BOT_KEY") && !unkept.standardOutput.contains("Open this address"),
+                    "\(unkept.standardError)")
 
-                let auth = try RunningBot(["auth", "bluesky", "--account", "human", "--wait-seconds", "120"], environment: environment, folder: folder)
+                let auth = try RunningBot(
+                    ["auth", "bluesky", "--account", "human", "--wait-seconds", "120"], environment: environment, folder: folder)
                 var address: URL?
                 try await waitUntil("auth to print the sign-in address", within: .seconds(60)) {
                     address = auth.output.split(separator: "\n").first { $0.hasPrefix("http") }.flatMap { URL(string: String($0)) }
@@ -144,23 +168,27 @@ struct ConsentProcessTests {
                 let page = try #require(address, "no address: \(auth.output)\n\(auth.log)")
                 #expect(page.absoluteString.hasPrefix(url.absoluteString + "/oauth/authorize?client_id=http"), "\(page)")
                 // The person's browser: their server's page, their own password, Accept; then back to the command.
-                let back = try #require(try await BlueskySignInBrowser.signIn(at: page, identifier: "person.test", password: "person.test-password"),
-                                        "the page did not send the browser back")
+                let back = try #require(
+                    try await BlueskySignInBrowser.signIn(at: page, identifier: "person.test", password: "person.test-password"),
+                    "the page did not send the browser back")
                 #expect(back.host == "127.0.0.1" && back.path == "/callback", "\(back)")
                 let landing = try await BlueskySignInBrowser.open(back)
                 #expect(landing.contains("You can close this tab"), "\(landing)")
                 let (status, _) = try await auth.waitForExit(within: .seconds(60))
                 #expect(status == 0, "\(auth.log)")
-                #expect(auth.output.contains("Kept the person's sign-in in the SQLite file") && auth.output.contains("sealed with MIRROR_BOT_KEY")
+                #expect(
+                    auth.output.contains("Kept the person's sign-in in the SQLite file") && auth.output.contains("sealed with MIRROR_BOT_KEY")
                         && auth.output.contains("@person.test (\(BlueskyDayProcessTests.person) on Bluesky)")
                         && auth.output.contains("by mirror_bot auth bluesky --account human (atproto OAuth: PAR, PKCE, DPoP)"), "\(auth.output)")
                 #expect(auth.output.contains("HUMAN_BLUESKY_SIGN_IN=oauth") && !auth.output.contains("dpop-access"), "\(auth.output)")
                 #expect(await server.oauthTokensIssued()["authorization_code"] == 1)
-                let kept = try await BotParts(configuration: try Configuration(environment: environment), logger: Self.quiet).withRunningAsIs { database in
+                let kept = try await BotParts(configuration: try Configuration(environment: environment), logger: Self.quiet).withRunningAsIs {
+                    database in
                     try await database.state.value(of: "bluesky.session.human")
                 }
-                #expect(kept?.hasPrefix("sealed:v1:") == true && kept?.contains("dpop-access") == false && kept?.contains("refresh-") == false,
-                        "the person's sign-in kept in plain text: \(kept ?? "none")")
+                #expect(
+                    kept?.hasPrefix("sealed:v1:") == true && kept?.contains("dpop-access") == false && kept?.contains("refresh-") == false,
+                    "the person's sign-in kept in plain text: \(kept ?? "none")")
 
                 // Signed in: train and start run on the sign-in (no app password of theirs anywhere), and revoking it ends the mirror.
                 environment["HUMAN_BLUESKY_SIGN_IN"] = "oauth"
@@ -168,7 +196,9 @@ struct ConsentProcessTests {
                 #expect(training.status == 0, "\(training.standardError.suffix(2_000))")
                 await server.armClock(BlueskyDayProcessTests.dayStart.addingTimeInterval(7.5 * 3_600), speed: 1_440)
                 environment["MISSED_SLOT_GRACE"] = "60"
-                let (bot, revokedAt) = try await Self.startRevokedAfterFirstPost(environment, folder: folder, duration: "24h", now: { await server.now() }) {
+                let (bot, revokedAt) = try await Self.startRevokedAfterFirstPost(
+                    environment, folder: folder, duration: "24h", now: { await server.now() }
+                ) {
                     await server.revokeOAuthGrants(of: BlueskyDayProcessTests.person)
                 }
                 #expect(bot.log.contains("their grant is checked every 30 minutes"), "\(bot.tail)")
@@ -176,16 +206,21 @@ struct ConsentProcessTests {
                     try #require(ISO8601Time.date(from: try JSONDecoder().decode(PostRecord.self, from: JSONEncoder().encode($0.value)).createdAt))
                 }
                 #expect(!posted.isEmpty)
-                try await Self.expectEndedByRevocation(environment, revokedAt: revokedAt, reason: "Bluesky refuses the person's OAuth sign-in",
-                                                       postedAt: posted, log: bot.log)
+                try await Self.expectEndedByRevocation(
+                    environment, revokedAt: revokedAt, reason: "Bluesky refuses the person's OAuth sign-in",
+                    postedAt: posted, log: bot.log)
                 let refusals = await server.oauthRefusals()
-                #expect(refusals.contains { $0.contains("invalid_grant: The session was revoked") || $0.contains("invalid_token: Token was revoked") }, "\(refusals)")
+                #expect(
+                    refusals.contains { $0.contains("invalid_grant: The session was revoked") || $0.contains("invalid_token: Token was revoked") },
+                    "\(refusals)")
                 #expect(await server.createSessionCalls(of: "person.test") == 0, "the person never logged in with a password")
             }
         }
     }
 
-    @Test("On Mastodon: the person's token verified once as theirs (id@instance) at train; a half day posts; forget-me --delete-posts deletes every post the bot made of theirs on the instance, then everything learned, printing the rows before and after; the same token starts nothing again; revoking it is a refusal")
+    @Test(
+        "On Mastodon: the person's token verified once as theirs (id@instance) at train; a half day posts; forget-me --delete-posts deletes every post the bot made of theirs on the instance, then everything learned, printing the rows before and after; the same token starts nothing again; revoking it is a refusal"
+    )
     func mastodonForgetMe() async throws {
         let server = FakeMastodonServer(seed: MastodonDayProcessTests.seed())
         try await server.withRunning { url in
@@ -194,11 +229,15 @@ struct ConsentProcessTests {
                 environment["LIKES"] = "off"
                 let training = try await MirrorBotProcess.run(["train", "scheduler"], environment: environment)
                 #expect(training.status == 0, "\(training.standardError.suffix(2_000))")
-                #expect(training.standardError.contains("consent: @person (\(MastodonDayProcessTests.personID)@\(FleetServers.name(of: url)) on Mastodon), signed in")
-                        && training.standardError.contains("by their own HUMAN_MASTODON_TOKEN in the configuration, verified as theirs"), "\(training.standardError.suffix(2_000))")
+                #expect(
+                    training.standardError.contains(
+                        "consent: @person (\(MastodonDayProcessTests.personID)@\(FleetServers.name(of: url)) on Mastodon), signed in")
+                        && training.standardError.contains("by their own HUMAN_MASTODON_TOKEN in the configuration, verified as theirs"),
+                    "\(training.standardError.suffix(2_000))")
                 await server.armClock(MastodonDayProcessTests.dayStart, speed: 1_440)
-                let run = try await MirrorBotProcess.run(["start", "--speed", "1440", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "12h"],
-                                                         environment: environment)
+                let run = try await MirrorBotProcess.run(
+                    ["start", "--speed", "1440", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "12h"],
+                    environment: environment)
                 #expect(run.status == 0, "\(run.standardError.suffix(3_000))")
                 // Its posts and its answers: each made of one of the person's.
                 let made = await server.posted().map(\.id)
@@ -208,15 +247,20 @@ struct ConsentProcessTests {
                 #expect(refused.status != 0 && refused.standardError.contains("run it again with --yes"), "\(refused.standardError)")
                 let forget = try await MirrorBotProcess.run(["forget-me", "--yes", "--delete-posts"], environment: environment)
                 #expect(forget.status == 0, "\(forget.standardError.suffix(2_000))")
-                #expect(forget.standardOutput.contains("Forgetting @person (\(MastodonDayProcessTests.personID)@\(FleetServers.name(of: url)) on Mastodon)")
+                #expect(
+                    forget.standardOutput.contains(
+                        "Forgetting @person (\(MastodonDayProcessTests.personID)@\(FleetServers.name(of: url)) on Mastodon)")
                         && forget.standardOutput.contains("tweets 192"), "\(forget.standardOutput)")
-                #expect(forget.standardOutput.contains("The bot's posts made from the person's: \(made.count) deleted on Mastodon"), "\(forget.standardOutput)")
+                #expect(
+                    forget.standardOutput.contains("The bot's posts made from the person's: \(made.count) deleted on Mastodon"),
+                    "\(forget.standardOutput)")
                 #expect(forget.standardOutput.contains("Left: 0 rows; the consent record is kept, marked withdrawn"), "\(forget.standardOutput)")
                 let deleted = Set(await server.deletedByAPI())
                 #expect(deleted.isSuperset(of: made), "not deleted: \(Set(made).subtracting(deleted))")
 
                 let again = try await MirrorBotProcess.run(["start", "--speed", "1440", "--duration", "1h"], environment: environment)
-                #expect(again.status != 0 && again.standardError.contains("Not mirroring: the person ended this mirror")
+                #expect(
+                    again.status != 0 && again.standardError.contains("Not mirroring: the person ended this mirror")
                         && again.standardError.contains("(mirror_bot forget-me)"), "\(again.standardError.suffix(1_000))")
 
                 let configuration = try Configuration(environment: environment)
@@ -229,7 +273,9 @@ struct ConsentProcessTests {
         }
     }
 
-    @Test("Each network verifies the person's own credentials as their account (never a handle), and a revoked grant is refused as such: X (its one read billed and stored), Misskey, Bluesky")
+    @Test(
+        "Each network verifies the person's own credentials as their account (never a handle), and a revoked grant is refused as such: X (its one read billed and stored), Misskey, Bluesky"
+    )
     func verifiesOnEachNetwork() async throws {
         // Misskey: the person's token, as `id@instance`; revoked, refused.
         let misskey = FakeMisskeyServer(seed: MisskeyDayProcessTests.seed())
@@ -267,8 +313,9 @@ struct ConsentProcessTests {
         let x = FakeXServer(seed: persona.seed, logger: Self.quiet)
         try await x.withRunning { url in
             try await TestServers.withTemporaryFolder { folder in
-                let environment = try PersonaDayProcessTests.environment(persona, base: url, database: nil, prefix: "consent",
-                                                                         data: folder.appending(path: "mirror_bot.sqlite").path)
+                let environment = try PersonaDayProcessTests.environment(
+                    persona, base: url, database: nil, prefix: "consent",
+                    data: folder.appending(path: "mirror_bot.sqlite").path)
                 let configuration = try Configuration(environment: environment)
                 try await BotParts(configuration: configuration, logger: Self.quiet).withRunning { parts in
                     let module = configuration.networkModule
@@ -287,10 +334,13 @@ struct ConsentProcessTests {
     /// the person's grant back on the fake. Once the log says the mirror ended and was forgotten, the bot is stopped with SIGTERM (the
     /// duration only bounds a run that never ends it). Returns the run, exited with status 0, and when the fake's clock
     /// said it was revoked.
-    static func startRevokedAfterFirstPost(_ environment: [String: String], folder: URL, duration: String, now: () async -> Date,
-                                           revoke: () async -> Void) async throws -> (bot: RunningBot, revokedAt: Date) {
-        let bot = try RunningBot(["start", "--speed", "1440", "--start-time", "2026-11-22T07:30:00+09:00", "--duration", duration],
-                                 environment: environment, folder: folder)
+    static func startRevokedAfterFirstPost(
+        _ environment: [String: String], folder: URL, duration: String, now: () async -> Date,
+        revoke: () async -> Void
+    ) async throws -> (bot: RunningBot, revokedAt: Date) {
+        let bot = try RunningBot(
+            ["start", "--speed", "1440", "--start-time", "2026-11-22T07:30:00+09:00", "--duration", duration],
+            environment: environment, folder: folder)
         #expect(try await bot.waitForLog("posted slot "), "\(bot.tail)")
         let revokedAt = await now()
         await revoke()
@@ -305,23 +355,32 @@ struct ConsentProcessTests {
 
     /// Whether the mirror ended as a revoked grant ends it: the record withdrawn after `revokedAt` saying so, nothing
     /// posted after the end but at most the post in flight (`postedAt` of each post), nothing of the person kept.
-    static func expectEndedByRevocation(_ environment: [String: String], revokedAt: Date, reason: String, postedAt: [Date], log: String,
-                                        sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    static func expectEndedByRevocation(
+        _ environment: [String: String], revokedAt: Date, reason: String, postedAt: [Date], log: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         let configuration = try Configuration(environment: environment)
         let (consent, left, state) = try await BotParts(configuration: configuration, logger: Self.quiet).withRunningAsIs { database in
-            (try await ConsentRecords(state: database.state).current(), try await database.retention.personRecords(),
-             try await database.state.values().filter { !PersonRecords.keeps($0.key) })
+            (
+                try await ConsentRecords(state: database.state).current(), try await database.retention.personRecords(),
+                try await database.state.values().filter { !PersonRecords.keeps($0.key) }
+            )
         }
         let withdrawn = try #require(consent, sourceLocation: sourceLocation)
         let endedAt = try #require(withdrawn.withdrawnAt, "\(withdrawn.summary)\n\(log.suffix(2_000))", sourceLocation: sourceLocation)
-        #expect(endedAt > revokedAt && withdrawn.withdrawal?.hasPrefix("their grant was revoked: \(reason)") == true, "\(withdrawn.summary)",
-                sourceLocation: sourceLocation)
-        #expect(log.contains("the person ended the mirror (their grant was revoked: \(reason)"), "\(log.suffix(2_000))", sourceLocation: sourceLocation)
-        #expect(postedAt.filter { $0 > endedAt }.count <= 1, "posted after the end: \(postedAt.filter { $0 > endedAt })", sourceLocation: sourceLocation)
+        #expect(
+            endedAt > revokedAt && withdrawn.withdrawal?.hasPrefix("their grant was revoked: \(reason)") == true, "\(withdrawn.summary)",
+            sourceLocation: sourceLocation)
+        #expect(
+            log.contains("the person ended the mirror (their grant was revoked: \(reason)"), "\(log.suffix(2_000))", sourceLocation: sourceLocation)
+        #expect(
+            postedAt.filter { $0 > endedAt }.count <= 1, "posted after the end: \(postedAt.filter { $0 > endedAt })", sourceLocation: sourceLocation)
         #expect(left.values.reduce(0, +) == 0, "kept after the end: \(left); the state: \(state)", sourceLocation: sourceLocation)
     }
 
-    @Test("On Misskey: the person's token verified as theirs at train; the morning posts; their token revoked on the instance ends the mirror at the next check, saying why: nothing posted after but the post in flight, nothing of theirs kept")
+    @Test(
+        "On Misskey: the person's token verified as theirs at train; the morning posts; their token revoked on the instance ends the mirror at the next check, saying why: nothing posted after but the post in flight, nothing of theirs kept"
+    )
     func misskeyRevoked() async throws {
         let server = FakeMisskeyServer(seed: MisskeyDayProcessTests.seed())
         try await server.withRunning { url in
@@ -329,44 +388,57 @@ struct ConsentProcessTests {
                 var environment = MisskeyDayProcessTests.environment(url, folder: folder)
                 let training = try await MirrorBotProcess.run(["train", "scheduler"], environment: environment)
                 #expect(training.status == 0, "\(training.standardError.suffix(2_000))")
-                #expect(training.standardError.contains("consent: @person (\(MisskeyDayProcessTests.person)@"), "\(training.standardError.suffix(2_000))")
+                #expect(
+                    training.standardError.contains("consent: @person (\(MisskeyDayProcessTests.person)@"), "\(training.standardError.suffix(2_000))")
 
                 await server.armClock(MisskeyDayProcessTests.dayStart.addingTimeInterval(7.5 * 3_600), speed: 1_440)
                 environment["MISSED_SLOT_GRACE"] = "60"
-                let (bot, revokedAt) = try await Self.startRevokedAfterFirstPost(environment, folder: folder, duration: "24h", now: { await server.now() }) {
+                let (bot, revokedAt) = try await Self.startRevokedAfterFirstPost(
+                    environment, folder: folder, duration: "24h", now: { await server.now() }
+                ) {
                     await server.revokeTokens(of: MisskeyDayProcessTests.person)
                 }
                 let posted = await server.posted().filter { $0.userID == MisskeyDayProcessTests.bot }
                 #expect(!posted.isEmpty)
-                try await Self.expectEndedByRevocation(environment, revokedAt: revokedAt, reason: "127.0.0.1:\(url.port ?? 0) refuses the person's token (HUMAN_MISSKEY_TOKEN)",
-                                                       postedAt: posted.map(\.createdAt), log: bot.log)
+                try await Self.expectEndedByRevocation(
+                    environment, revokedAt: revokedAt, reason: "127.0.0.1:\(url.port ?? 0) refuses the person's token (HUMAN_MISSKEY_TOKEN)",
+                    postedAt: posted.map(\.createdAt), log: bot.log)
             }
         }
     }
 
-    @Test("On X: the person's tokens verified as theirs at train (one billed users/me); the day posts; their tokens revoked end the mirror at the day's check, saying why: nothing posted after but the post in flight, nothing of theirs kept")
+    @Test(
+        "On X: the person's tokens verified as theirs at train (one billed users/me); the day posts; their tokens revoked end the mirror at the day's check, saying why: nothing posted after but the post in flight, nothing of theirs kept"
+    )
     func xRevoked() async throws {
         try await TestServers.withScratchDatabase("consentx") { databaseURL async throws in
             let server = FakeXServer(seed: StartProcessTests.seed, logger: Self.quiet)
             try await server.withRunning { base in
                 try await TestServers.withTemporaryFolder { folder in
                     var environment = DoctorProcessTests.environment(base, botSecret: "bts")
-                    environment.merge(["HUMAN_CONSUMER_KEY": "hk", "HUMAN_CONSUMER_SECRET": "hs", "HUMAN_ACCESS_TOKEN": "1-t", "HUMAN_ACCESS_TOKEN_SECRET": "hts",
-                                       "BOT_ACCESS_TOKEN": "2-t", "DATABASE_URL": databaseURL.connectionText, "TZ": "Asia/Tokyo", "POST_STYLE": "copy",
-                                       "MIRROR_BOT_DATA": folder.appending(path: "counts.sqlite").path, "MISSED_SLOT_GRACE": "60"]) { _, new in new }
+                    environment.merge([
+                        "HUMAN_CONSUMER_KEY": "hk", "HUMAN_CONSUMER_SECRET": "hs", "HUMAN_ACCESS_TOKEN": "1-t", "HUMAN_ACCESS_TOKEN_SECRET": "hts",
+                        "BOT_ACCESS_TOKEN": "2-t", "DATABASE_URL": databaseURL.connectionText, "TZ": "Asia/Tokyo", "POST_STYLE": "copy",
+                        "MIRROR_BOT_DATA": folder.appending(path: "counts.sqlite").path, "MISSED_SLOT_GRACE": "60",
+                    ]) { _, new in new }
                     #expect(try await MirrorBotProcess.run(["migrate"], environment: environment).status == 0)
                     let training = try await MirrorBotProcess.run(["train", "scheduler", "--yes"], environment: environment)
-                    #expect(training.status == 0 && training.standardOutput.hasPrefix("Archived 30 new tweets"), "\(training.standardError.suffix(2_000))")
+                    #expect(
+                        training.status == 0 && training.standardOutput.hasPrefix("Archived 30 new tweets"), "\(training.standardError.suffix(2_000))"
+                    )
 
                     // X bills each check, so the grant is checked once a day: the start's record serves the first day.
                     await server.armClock(StartProcessTests.now.addingTimeInterval(7.5 * 3_600), speed: 1_440)
-                    let (bot, revokedAt) = try await Self.startRevokedAfterFirstPost(environment, folder: folder, duration: "48h", now: { await server.now() }) {
+                    let (bot, revokedAt) = try await Self.startRevokedAfterFirstPost(
+                        environment, folder: folder, duration: "48h", now: { await server.now() }
+                    ) {
                         #expect(await server.revoke(accessToken: "1-t"))
                     }
                     let posted = await server.posted()
                     #expect(!posted.isEmpty)
-                    try await Self.expectEndedByRevocation(environment, revokedAt: revokedAt, reason: "X refuses the person's tokens (HUMAN_ACCESS_TOKEN)",
-                                                           postedAt: posted.map(\.createdAt), log: bot.log)
+                    try await Self.expectEndedByRevocation(
+                        environment, revokedAt: revokedAt, reason: "X refuses the person's tokens (HUMAN_ACCESS_TOKEN)",
+                        postedAt: posted.map(\.createdAt), log: bot.log)
                 }
             }
         }
@@ -388,7 +460,8 @@ enum BlueskySignInBrowser {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
         let fields = ["request_uri": String(match.1), "identifier": identifier, "password": password, "decision": "accept"]
-        form.body = .bytes(ByteBuffer(string: fields.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed)!)" }.joined(separator: "&")))
+        form.body = .bytes(
+            ByteBuffer(string: fields.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed)!)" }.joined(separator: "&")))
         let answer = try await browser.execute(form, timeout: .seconds(10))
         _ = try await answer.body.collect(upTo: 1 << 20)
         return answer.status == .found ? answer.headers.first(name: "Location").flatMap(URL.init(string:)) : nil

@@ -1,10 +1,10 @@
 import BotAssembly
 import BotConfiguration
 import Foundation
+import TestSupport
 import Testing
 import Training
 import XNetwork
-import TestSupport
 
 /// The deploy files at the repository's root: Procfile, app.json, Aptfile, .swift-version, Dockerfile, heroku.yml.
 @Suite("Deploy files")
@@ -47,7 +47,10 @@ struct DeployFilesTests {
         // PORT and DYNO are Heroku's to set (for a web dyno, on every dyno), never the user's.
         #expect(Set(env.keys) == Set(Configuration.variableNames).subtracting(["PORT", "DYNO"]).union(["SWIFT_BUILD_FLAGS"]))
         #expect(env.values.allSatisfy { ($0["description"] as? String)?.isEmpty == false })
-        let credentials = env.filter { ($0.key.hasPrefix("HUMAN_") || $0.key.hasPrefix("BOT_")) && !$0.key.contains("MASTODON") && !$0.key.contains("BLUESKY") && !$0.key.contains("MISSKEY") && $0.key != "HUMAN_NETWORK" }
+        let credentials = env.filter {
+            ($0.key.hasPrefix("HUMAN_") || $0.key.hasPrefix("BOT_")) && !$0.key.contains("MASTODON") && !$0.key.contains("BLUESKY")
+                && !$0.key.contains("MISSKEY") && $0.key != "HUMAN_NETWORK"
+        }
         #expect(credentials.count == 8 && credentials.values.allSatisfy { $0["required"] as? Bool == true })
         // NETWORK defaults to X: the Mastodon, Bluesky and Misskey accounts are asked for only by those who choose them.
         let mastodon = env.filter { $0.key.contains("_MASTODON_") }
@@ -55,7 +58,9 @@ struct DeployFilesTests {
         let bluesky = env.filter { $0.key.contains("BLUESKY_") }
         #expect(bluesky.count == 6 && bluesky.values.allSatisfy { $0["required"] as? Bool == false })
         let misskey = env.filter { $0.key.contains("MISSKEY_") }
-        #expect(misskey.count == 5 && misskey.values.allSatisfy { $0["required"] as? Bool == false } && env["MISSKEY_LIKE_REACTION"]?["value"] as? String == "❤")
+        #expect(
+            misskey.count == 5 && misskey.values.allSatisfy { $0["required"] as? Bool == false }
+                && env["MISSKEY_LIKE_REACTION"]?["value"] as? String == "❤")
         #expect(env["NETWORK"]?["value"] as? String == "x" && env["POST_VISIBILITY"]?["value"] as? String == "unlisted")
         #expect(env["FAVORITE_RATE_THRESHOLD"]?["value"] as? String == "auto")
         #expect(env["CLASSIFIER"]?["value"] as? String == "auto")
@@ -73,7 +78,9 @@ struct DeployFilesTests {
         #expect(env["SWIFT_BUILD_FLAGS"]?["value"] as? String == "--product mirror_bot --force-resolved-versions")
         #expect(try Self.text("bin/pre_compile").contains("cp deploy/package-pins.json Package.resolved"))
         #expect(env["MECAB_DICDIR"]?["value"] as? String == "/app/.mecab/ipadic-utf8")
-        #expect(try Self.text("bin/post_compile").contains(#""$BUILD_DIR/script/build-mecab-dictionary" "$BUILD_DIR/.apt" "$BUILD_DIR/.mecab/ipadic-utf8""#))
+        #expect(
+            try Self.text("bin/post_compile").contains(
+                #""$BUILD_DIR/script/build-mecab-dictionary" "$BUILD_DIR/.apt" "$BUILD_DIR/.mecab/ipadic-utf8""#))
         #expect(env["X_DAILY_BUDGET"]?["value"] as? String == "1.00")
         // Empty: the network's default (false on X, where a link costs 13 times a plain post; true on Mastodon).
         #expect(env["POST_LINKS"]?["value"] as? String == "")
@@ -99,7 +106,9 @@ struct DeployFilesTests {
             let firstColumn = line.split(separator: "|").first ?? ""
             for match in firstColumn.matches(of: /`([A-Z][A-Z0-9_]*)`/) { names.insert(String(match.1)) }
         }
-        #expect(names == Set(Configuration.variableNames), "missing: \(Set(Configuration.variableNames).subtracting(names)), extra: \(names.subtracting(Configuration.variableNames))")
+        #expect(
+            names == Set(Configuration.variableNames),
+            "missing: \(Set(Configuration.variableNames).subtracting(names)), extra: \(names.subtracting(Configuration.variableNames))")
     }
 
     @Test("Procfile, Aptfile, .swift-version, Dockerfile and heroku.yml say what the deploy runs")
@@ -125,9 +134,12 @@ struct DeployFilesTests {
         }
         #expect(dockerfile.contains("USER mirror_bot"))
         // Dependencies resolve in a layer of their own, before the sources are copied; a crash logs its backtrace.
-        let resolve = try #require(dockerfile.range(of: "RUN swift package --force-resolved-versions resolve")), sources = try #require(dockerfile.range(of: "COPY . ."))
-        #expect(dockerfile.contains("COPY deploy/package-pins.json ./Package.resolved") && dockerfile.contains("swift build --force-resolved-versions"))
-        #expect(try #require(dockerfile.range(of: "COPY Package.swift ./")).lowerBound < resolve.lowerBound && resolve.lowerBound < sources.lowerBound)
+        let resolve = try #require(dockerfile.range(of: "RUN swift package --force-resolved-versions resolve"))
+        let sources = try #require(dockerfile.range(of: "COPY . ."))
+        #expect(
+            dockerfile.contains("COPY deploy/package-pins.json ./Package.resolved") && dockerfile.contains("swift build --force-resolved-versions"))
+        #expect(
+            try #require(dockerfile.range(of: "COPY Package.swift ./")).lowerBound < resolve.lowerBound && resolve.lowerBound < sources.lowerBound)
         #expect(dockerfile.contains("ENV SWIFT_BACKTRACE=enable=yes") && dockerfile.contains("swift-backtrace-static"))
         #expect(dockerfile.contains(#"CMD ["mirror_bot", "start"]"#))
 
@@ -143,9 +155,36 @@ struct DeployFilesTests {
             #expect(state["version"] is String && (state["revision"] as? String)?.count == 40, "\(pin)")
         }
 
+        // The tests and the demo build from Package.resolved, the deploys from its copy: one lock, the same pins.
+        let resolved = try #require(try JSONSerialization.jsonObject(with: Data(Self.text("Package.resolved").utf8)) as? [String: Any])
+        func revisions(_ pins: [[String: Any]]) -> [String: String] {
+            Dictionary(
+                uniqueKeysWithValues: pins.compactMap { pin in
+                    (pin["identity"] as? String).map { ($0, (pin["state"] as? [String: Any])?["revision"] as? String ?? "") }
+                })
+        }
+        #expect(revisions(resolved["pins"] as? [[String: Any]] ?? []) == revisions(pins), "Package.resolved and deploy/package-pins.json differ")
+
         let herokuYML = try Self.text("heroku.yml")
         #expect(herokuYML.contains("bot: Dockerfile"))
         #expect(herokuYML.contains("- mirror_bot migrate"))
         #expect(herokuYML.contains("bot: mirror_bot start"))
+    }
+
+    @Test("Every script that builds a product builds it from the committed lock (--force-resolved-versions)")
+    func scriptsBuildFromTheLock() throws {
+        let scripts = try FileManager.default.contentsOfDirectory(atPath: Self.root.appending(path: "script").path).sorted()
+        var builds = 0
+        for script in scripts {
+            guard let text = try? Self.text("script/\(script)") else { continue }
+            for line in text.split(separator: "\n")
+            where line.contains("swift build") && !line.contains("--show-bin-path")
+                && !line.trimmingCharacters(in: .whitespaces).hasPrefix("#")
+            {
+                builds += 1
+                #expect(line.contains("--force-resolved-versions"), "script/\(script): \(line)")
+            }
+        }
+        #expect(builds >= 10, "\(builds) builds found in script/")
     }
 }

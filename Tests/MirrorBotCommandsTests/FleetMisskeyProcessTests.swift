@@ -5,8 +5,8 @@ import Foundation
 import MisskeyAPI
 import PostgresStores
 import Stores
-import Testing
 import TestSupport
+import Testing
 
 /// Failover on a network that posts whatever is sent: two `mirror_bot fleet` processes share one Misskey bot (the
 /// fake Misskey keeps no idempotency key and refuses no duplicate, so a slot sent twice shows as two notes). The
@@ -27,14 +27,18 @@ struct FleetMisskeyProcessTests {
         for day in 1...21 {
             for hour in 0..<24 {
                 let at = dayStart.addingTimeInterval(Double(-day * 86_400 + hour * 3_600 + 300))
-                notes.append(.init(id: FakeMisskeySeed.aidx(at: at, node: "seed", counter: notes.count), userID: person,
-                                   text: "\(day)日前 \(hour)時のノート", createdAt: at))
+                notes.append(
+                    .init(
+                        id: FakeMisskeySeed.aidx(at: at, node: "seed", counter: notes.count), userID: person,
+                        text: "\(day)日前 \(hour)時のノート", createdAt: at))
             }
         }
-        return FakeMisskeySeed(now: dayStart, accounts: [
-            .init(id: person, username: "person", token: "person-token", permissions: ["read:account", "read:reactions"], description: "わたし"),
-            .init(id: bot, username: "mirror", token: "bot-token", isBot: true, description: "@person の自動ミラー (bot)"),
-        ], notes: notes, follows: [bot: [person]])
+        return FakeMisskeySeed(
+            now: dayStart,
+            accounts: [
+                .init(id: person, username: "person", token: "person-token", permissions: ["read:account", "read:reactions"], description: "わたし"),
+                .init(id: bot, username: "mirror", token: "bot-token", isBot: true, description: "@person の自動ミラー (bot)"),
+            ], notes: notes, follows: [bot: [person]])
     }
 
     /// The bot's own settings, as its env file says them.
@@ -50,7 +54,9 @@ struct FleetMisskeyProcessTests {
         """
     }
 
-    @Test("Two fleet processes on one Misskey bot: the holder SIGKILLed and the bot taken over, the next holder stalled past its lease and the bot taken over, the stalled one let run again: no text or slot posted twice, every note recorded in its slot, nothing from the stalled process after its lease lapsed")
+    @Test(
+        "Two fleet processes on one Misskey bot: the holder SIGKILLed and the bot taken over, the next holder stalled past its lease and the bot taken over, the stalled one let run again: no text or slot posted twice, every note recorded in its slot, nothing from the stalled process after its lease lapsed"
+    )
     func failoverWithoutIdempotency() async throws {
         let server = FakeMisskeyServer(seed: Self.seed())
         try await server.withRunning { instance in
@@ -58,8 +64,9 @@ struct FleetMisskeyProcessTests {
                 try await TestServers.withTemporaryFolder { folder in
                     let name = "mirror-\(UUID().uuidString.prefix(6).lowercased())"
                     let environment = try FleetProcessTests.environment(database)
-                    let added = try await MirrorBotProcess.run(["bots", "add", name, "--env-file", "bot.env"], environment: environment,
-                                                               files: ["bot.env": Self.settings(instance: instance)])
+                    let added = try await MirrorBotProcess.run(
+                        ["bots", "add", name, "--env-file", "bot.env"], environment: environment,
+                        files: ["bot.env": Self.settings(instance: instance)])
                     try #require(added.status == 0, "\(added.standardError.suffix(1_000))")
                     let trained = try await MirrorBotProcess.run(["bots", "exec", name, "--", "train", "scheduler"], environment: environment)
                     try #require(trained.standardOutput.contains("Archived 504 new tweets of the human"), "\(trained.standardError.suffix(1_000))")
@@ -75,7 +82,8 @@ struct FleetMisskeyProcessTests {
                     /// A fleet process started now, on the instance's clock, once it says it runs.
                     func fleetProcess(first: Bool = false) async throws -> RunningBot {
                         let from = first ? Self.dayStart : await server.now()
-                        let process = try RunningBot(["fleet", "--speed", "1440", "--start-time", from.formatted(.iso8601)], environment: environment, folder: folder)
+                        let process = try RunningBot(
+                            ["fleet", "--speed", "1440", "--start-time", from.formatted(.iso8601)], environment: environment, folder: folder)
                         processes.append(process)
                         try #require(try await process.waitForLog("fleet: process "), "\(process.tail)")
                         return process
@@ -134,7 +142,8 @@ struct FleetMisskeyProcessTests {
                     let endedAt = await server.now()
 
                     // The stalled process's log after its lease lapsed: the bot stopped, nothing posted or answered.
-                    #expect(!afterLapse.contains("posted slot") && !afterLapse.contains("replied to"), "written after the lease lapsed:\n\(afterLapse)")
+                    #expect(
+                        !afterLapse.contains("posted slot") && !afterLapse.contains("replied to"), "written after the lease lapsed:\n\(afterLapse)")
 
                     // The fake's own notes against the bot's slots of every day the stretch touched.
                     let slots = try await Self.slots(of: name, database: database, from: Self.dayStart, to: endedAt)
@@ -146,16 +155,18 @@ struct FleetMisskeyProcessTests {
                     let recorded = Set(slots.compactMap(\.botTweetID))
                     let unrecorded = zip(posts, numbers).filter { $0.1.map { !recorded.contains($0) } ?? true }.map(\.0)
                     let unrecordedText = unrecorded.map { "\($0.createdAt.formatted(.iso8601)) \($0.text ?? "")" }
-                    #expect(unrecorded.isEmpty, "notes no slot recorded (a slot sent twice, or by a process that had lost the bot): \(unrecordedText)")
+                    #expect(
+                        unrecorded.isEmpty, "notes no slot recorded (a slot sent twice, or by a process that had lost the bot): \(unrecordedText)")
                     #expect(recorded.isSubset(of: Set(numbers.compactMap { $0 })), "slots recorded with notes the instance does not show")
                     let posted = slots.filter { $0.state == .posted }
                     #expect(posted.count == posts.count, "\(posts.count) notes for \(posted.count) slots posted")
                     #expect(posts.count >= 5, "\(posts.count) notes")
                     let skipped = slots.filter { $0.state == .skipped }
-                    print("fleet on Misskey: taken over \(afterKill) after the SIGKILL and \(afterStall) after the SIGSTOP (lease \(FleetProcessTests.leaseSeconds) s, rounds of 1 s); "
-                          + "the stalled process stopped the bot \(stoppedAfter) after SIGCONT; \(posts.count) notes for \(posted.count) slots posted, "
-                          + "\(skipped.count) skipped (\(Set(skipped.compactMap { $0.reason?.prefix(40) }).sorted().joined(separator: "; "))), "
-                          + "over \(Int(endedAt.timeIntervalSince(Self.dayStart) / 3_600)) bot hours")
+                    print(
+                        "fleet on Misskey: taken over \(afterKill) after the SIGKILL and \(afterStall) after the SIGSTOP (lease \(FleetProcessTests.leaseSeconds) s, rounds of 1 s); "
+                            + "the stalled process stopped the bot \(stoppedAfter) after SIGCONT; \(posts.count) notes for \(posted.count) slots posted, "
+                            + "\(skipped.count) skipped (\(Set(skipped.compactMap { $0.reason?.prefix(40) }).sorted().joined(separator: "; "))), "
+                            + "over \(Int(endedAt.timeIntervalSince(Self.dayStart) / 3_600)) bot hours")
                 }
             }
         }

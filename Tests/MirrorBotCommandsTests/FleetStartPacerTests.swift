@@ -1,5 +1,6 @@
-@testable import BotAssembly
 import Testing
+
+@testable import BotAssembly
 
 /// The fleet's spacing of its bots' starts on one server, on instants given (nothing sleeps).
 @Suite("A fleet spaces its bots' starts on each server")

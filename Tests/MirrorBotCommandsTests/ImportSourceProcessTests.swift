@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `mirror_bot import` where a one-off dyno finds the export: standard input, and an https:// (here loopback http)
 /// presigned link, whose signature never shows in what the command prints.
@@ -34,9 +34,13 @@ struct ImportSourceProcessTests {
             try Self.tweetsJS.write(to: served.appending(path: "archive-data"), atomically: true, encoding: .utf8)
             // A file server on loopback (plain http is taken from loopback only; a real link is https).
             let port = try FreePort.pick()
-            let server = try await Self.python(["-m", "http.server", "--bind", "127.0.0.1", "--directory", served.path, String(port)], listeningOn: port)
+            let server = try await Self.python(
+                ["-m", "http.server", "--bind", "127.0.0.1", "--directory", served.path, String(port)], listeningOn: port)
             // SIGKILL: a child of the test runner inherits its blocked SIGTERM.
-            defer { kill(server.processIdentifier, SIGKILL); server.waitUntilExit() }
+            defer {
+                kill(server.processIdentifier, SIGKILL)
+                server.waitUntilExit()
+            }
 
             let environment = ["MIRROR_BOT_DATA": folder.appending(path: "bot.sqlite").path]
             try await MirrorBotProcess.personSignedIn(environment)
@@ -88,15 +92,20 @@ struct ImportSourceProcessTests {
             try Self.tweetsJS.write(to: data, atomically: true, encoding: .utf8)
             let port = try FreePort.pick()
             let server = try await Self.python([script.path, String(port), data.path], listeningOn: port)
-            defer { kill(server.processIdentifier, SIGKILL); server.waitUntilExit() }
+            defer {
+                kill(server.processIdentifier, SIGKILL)
+                server.waitUntilExit()
+            }
 
             let environment = ["MIRROR_BOT_DATA": folder.appending(path: "bot.sqlite").path]
             try await MirrorBotProcess.personSignedIn(environment)
             let followed = try await MirrorBotProcess.run(["import", "http://127.0.0.1:\(port)/hop"], environment: environment)
             #expect(followed.status == 0 && followed.standardOutput.contains("Imported 2 new tweets"), "\(followed.standardError)")
             let downgrade = try await MirrorBotProcess.run(["import", "http://127.0.0.1:\(port)/plain"], environment: environment)
-            #expect(downgrade.status != 0 && downgrade.standardError.contains("redirects to http://mirror-bot-downgrade.invalid/data, which is not https://"),
-                    "\(downgrade.standardError)")
+            #expect(
+                downgrade.status != 0
+                    && downgrade.standardError.contains("redirects to http://mirror-bot-downgrade.invalid/data, which is not https://"),
+                "\(downgrade.standardError)")
             let loop = try await MirrorBotProcess.run(["import", "http://127.0.0.1:\(port)/loop/0"], environment: environment)
             #expect(loop.status != 0 && loop.standardError.contains("redirects more than 5 times"), "\(loop.standardError)")
         }

@@ -1,10 +1,10 @@
-import Stores
 import BotConfiguration
 import FakeX
 import Foundation
 import Logging
-import Testing
+import Stores
 import TestSupport
+import Testing
 
 /// The like calibration through the binary, as a user meets it: `train classifier` with the default
 /// FAVORITE_RATE_THRESHOLD=auto prints the chosen threshold, `classify --stats` shows it, `train rebuild` recomputes
@@ -17,8 +17,9 @@ struct LikeCalibrationProcessTests {
         let server = FakeXServer(seed: persona.seed, logger: Logger(label: "calibration", factory: { _ in SwiftLogNoOpLogHandler() }))
         try await TestServers.withTemporaryFolder { folder in
             try await server.withRunning { base in
-                var environment = try PersonaDayProcessTests.environment(persona, base: base, database: nil, prefix: "",
-                                                                         data: folder.appending(path: "bot.sqlite").path)
+                var environment = try PersonaDayProcessTests.environment(
+                    persona, base: base, database: nil, prefix: "",
+                    data: folder.appending(path: "bot.sqlite").path)
                 environment["FAVORITE_RATE_THRESHOLD"] = nil  // the default: auto
                 environment["LIKES"] = "on"  // the filter is trained from X only for a bot that likes
                 let trained = try await MirrorBotProcess.run(["train", "classifier", "--yes"], environment: environment)
@@ -44,7 +45,8 @@ struct LikeCalibrationProcessTests {
                 // A number keeps the original decision, and says so.
                 environment["FAVORITE_RATE_THRESHOLD"] = "2"
                 let fixed = try await MirrorBotProcess.run(["classify", "--stats"], environment: environment)
-                #expect(fixed.standardOutput.contains("Likes: like threshold 2.0 (FAVORITE_RATE_THRESHOLD), original model."), "\(fixed.standardOutput)")
+                #expect(
+                    fixed.standardOutput.contains("Likes: like threshold 2.0 (FAVORITE_RATE_THRESHOLD), original model."), "\(fixed.standardOutput)")
             }
         }
     }

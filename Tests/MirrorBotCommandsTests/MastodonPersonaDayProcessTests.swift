@@ -1,4 +1,4 @@
-import Stores
+import BotAssembly
 import BotConfiguration
 import Classifier
 import FakeMastodon
@@ -6,11 +6,11 @@ import FakeX
 import Foundation
 import Logging
 import Picking
-import Testing
+import Stores
 import TestSupport
+import Testing
 import Tokenizer
 import WordCounts
-import BotAssembly
 
 /// The simulated day of the generated persona on a Mastodon instance: the same checks as on X (posts at the stored
 /// plan's minutes from the person's statuses near them, friends answered with the person's own replies, the
@@ -27,10 +27,13 @@ struct MastodonPersonaDayProcessTests {
 
     /// Runs `body` with the fake instance serving `persona`, the bot trained on `backends` with `NETWORK=mastodon`,
     /// and the bot's archive and word counts opened as the bot opens them.
-    static func withTrainedBot(_ persona: FakeXPersona, _ name: String, _ backends: StoreBackends,
-                               _ body: (FakeMastodonServer, [String: String], any StoreSet, any WordCountBackend) async throws -> Void) async throws {
+    static func withTrainedBot(
+        _ persona: FakeXPersona, _ name: String, _ backends: StoreBackends,
+        _ body: (FakeMastodonServer, [String: String], any StoreSet, any WordCountBackend) async throws -> Void
+    ) async throws {
         try await TestServers.withTemporaryFolder { folder in
-            let server = FakeMastodonServer(seed: FakeMastodonSeed(persona: persona), logger: Logger(label: name, factory: { _ in SwiftLogNoOpLogHandler() }))
+            let server = FakeMastodonServer(
+                seed: FakeMastodonSeed(persona: persona), logger: Logger(label: name, factory: { _ in SwiftLogNoOpLogHandler() }))
             func run(database: DatabaseURL?) async throws {
                 try await server.withRunning { url in
                     var environment = [
@@ -42,8 +45,10 @@ struct MastodonPersonaDayProcessTests {
                         "CHECK_ORIGINALS": "false",
                     ]
                     if let database {
-                        environment.merge(["DATABASE_URL": database.connectionText, "REDIS_URL": try TestServers.redisURL().redacted,
-                                           "REDIS_KEY_PREFIX": TestServers.uniqueName(name) + ":"]) { $1 }
+                        environment.merge([
+                            "DATABASE_URL": database.connectionText, "REDIS_URL": try TestServers.redisURL().redacted,
+                            "REDIS_KEY_PREFIX": TestServers.uniqueName(name) + ":",
+                        ]) { $1 }
                     }
                     for command in [["migrate"], ["train", "scheduler"], ["train", "classifier"]] {
                         let result = try await MirrorBotProcess.run(command, environment: environment)
@@ -64,8 +69,9 @@ struct MastodonPersonaDayProcessTests {
         }
     }
 
-    @Test("A day on Mastodon through a cut stream, 503s and a lost answer: posts at the plan's minutes, friends answered once, likes only favorites",
-          arguments: PersonaDayProcessTests.backends)
+    @Test(
+        "A day on Mastodon through a cut stream, 503s and a lost answer: posts at the plan's minutes, friends answered once, likes only favorites",
+        arguments: PersonaDayProcessTests.backends)
     func simulatedDay(_ backends: StoreBackends) async throws {
         let persona = Self.persona()
         try await Self.withTrainedBot(persona, "mastodon_day", backends) { server, environment, database, counts in
@@ -78,13 +84,15 @@ struct MastodonPersonaDayProcessTests {
                 while await server.now() < Self.dayStart.addingTimeInterval(12 * 3_600) { try await Task.sleep(for: .milliseconds(20)) }
                 await server.cutStreams()
             }
-            let run = try await MirrorBotProcess.run(["start", "--speed", "1440", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "1d"],
-                                                     environment: environment)
+            let run = try await MirrorBotProcess.run(
+                ["start", "--speed", "1440", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "1d"],
+                environment: environment)
             cutter.cancel()
             #expect(run.status == 0, "\(run.standardError.suffix(2_000))")
             let posted = await server.postedAsTweets()
-            let slots = try await PersonaDayProcessTests.checkPostsAndReplies(persona, posted: posted, environment, database,
-                                                                              written: \.writtenText)
+            let slots = try await PersonaDayProcessTests.checkPostsAndReplies(
+                persona, posted: posted, environment, database,
+                written: \.writtenText)
             // Statuses go out unlisted; replies start with the mentioner, as a person's do on Mastodon.
             #expect(await server.posted().allSatisfy { $0.visibility == "unlisted" })
             #expect(posted.filter { $0.inReplyToTweetID != nil }.allSatisfy { $0.text.hasPrefix("@") })
@@ -93,14 +101,16 @@ struct MastodonPersonaDayProcessTests {
             #expect(run.standardError.contains("mentions: the stream dropped"), "\(run.standardError.suffix(3_000))")
             #expect(run.standardError.contains("mentions: streaming again"))
             #expect(await server.streamsOpened() >= 2)
-            #expect(posted.contains { $0.inReplyToUserID == persona.friends[1].id && $0.createdAt > Self.dayStart.addingTimeInterval(21 * 3_600) },
-                    "jiro's mention at 21:10 answered after the cut")
+            #expect(
+                posted.contains { $0.inReplyToUserID == persona.friends[1].id && $0.createdAt > Self.dayStart.addingTimeInterval(21 * 3_600) },
+                "jiro's mention at 21:10 answered after the cut")
 
             // Likes: only statuses the trained filter calls favorite, as many as the day's like plan holds.
             let classifier = FavoriteClassifier(store: counts, tokenizer: try TweetTokenizer(), threshold: 2)
             let authors = Dictionary(uniqueKeysWithValues: persona.authors.map { ($0.id, $0.username) })
             let timeline = persona.seed.tweets.filter { authors[$0.authorID] != nil && $0.createdAt >= Self.dayStart }
-            let verdicts = try await classifier.classify(timeline.map { FavoriteClassifier.Tweet(text: $0.text, authorUsername: authors[$0.authorID]) })
+            let verdicts = try await classifier.classify(
+                timeline.map { FavoriteClassifier.Tweet(text: $0.text, authorUsername: authors[$0.authorID]) })
             let favorites = Set(zip(timeline, verdicts).filter { $0.1.isFavorite }.map(\.0.id))
             let liked = Set(await server.favourited().filter { $0.accountID == persona.bot.id }.map(\.statusID))
             #expect(!liked.isEmpty)
@@ -145,7 +155,8 @@ struct MastodonPersonaDayProcessTests {
     @Test("SIGKILL mid-day on Mastodon, then a restart: nothing stored is lost, no slot or mention answered twice")
     func killedMidDay() async throws {
         let persona = Self.persona()
-        try await Self.withTrainedBot(persona, "mastodon_killed", StoreBackends(archive: .sqlite, counts: .sqlite)) { server, environment, database, _ in
+        try await Self.withTrainedBot(persona, "mastodon_killed", StoreBackends(archive: .sqlite, counts: .sqlite)) {
+            server, environment, database, _ in
             await server.armClock(Self.dayStart, speed: 1_440)
             let process = Process()
             process.executableURL = try MirrorBotProcess.executable
@@ -170,8 +181,9 @@ struct MastodonPersonaDayProcessTests {
             // Until 22:00, and ten minutes at least: under load the first run may need past 22:00 (the fake's clock runs
             // at 1,440 times real time) to post its four, and a negative duration is no duration (a CI run failed on it).
             let remaining = max(600, Int(Self.dayStart.addingTimeInterval(22 * 3_600).timeIntervalSince(resumeAt)))
-            let again = try await MirrorBotProcess.run(["start", "--speed", "1440", "--start-time", resumeAt.formatted(.iso8601), "--duration", "\(remaining)s"],
-                                                       environment: environment)
+            let again = try await MirrorBotProcess.run(
+                ["start", "--speed", "1440", "--start-time", resumeAt.formatted(.iso8601), "--duration", "\(remaining)s"],
+                environment: environment)
             #expect(again.status == 0, "\(again.standardError.suffix(2_000))")
 
             let slots = try #require(try await database.plans.slots(of: Self.day))

@@ -1,17 +1,16 @@
-import Stores
-import PostgresStores
-import SQLiteStores
 import BotConfiguration
 import FakeX
 import Foundation
 import Logging
 import PostgresNIO
+import PostgresStores
 import RedisClient
-import WordCounts
-import Testing
-import TestSupport
 import RedisWordCounts
 import SQLiteStores
+import Stores
+import TestSupport
+import Testing
+import WordCounts
 
 /// The `mirror_bot` binary built beside the test bundle, run as a user would run it.
 struct MirrorBotProcess {
@@ -32,15 +31,18 @@ struct MirrorBotProcess {
         }
     }
 
-
     /// Runs `mirror_bot arguments` in a fresh empty folder with only `environment` (and PATH) set.
-    static func run(_ arguments: [String], environment: [String: String], files: [String: String] = [:], input: String? = nil,
-                    executable program: URL? = nil) async throws -> Output {
+    static func run(
+        _ arguments: [String], environment: [String: String], files: [String: String] = [:], input: String? = nil,
+        executable program: URL? = nil
+    ) async throws -> Output {
         try await OffThePool.run { try runBlocking(arguments, environment: environment, files: files, input: input, program: program) }
     }
 
-    private static func runBlocking(_ arguments: [String], environment: [String: String], files: [String: String], input: String?,
-                                    program: URL?) throws -> Output {
+    private static func runBlocking(
+        _ arguments: [String], environment: [String: String], files: [String: String], input: String?,
+        program: URL?
+    ) throws -> Output {
         let folder = FileManager.default.temporaryDirectory.appending(path: TestServers.uniqueName("cli"))
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -52,11 +54,16 @@ struct MirrorBotProcess {
         process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { mine, _ in mine }
         // Files, not pipes: a child writing more than a pipe holds to one stream while the other is being read to
         // its end would wait forever (a simulated day logs hundreds of kilobytes).
-        let outputURL = folder.appending(path: ".stdout"), errorURL = folder.appending(path: ".stderr")
+        let outputURL = folder.appending(path: ".stdout")
+        let errorURL = folder.appending(path: ".stderr")
         _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
-        let output = try FileHandle(forWritingTo: outputURL), error = try FileHandle(forWritingTo: errorURL)
-        defer { try? output.close(); try? error.close() }
+        let output = try FileHandle(forWritingTo: outputURL)
+        let error = try FileHandle(forWritingTo: errorURL)
+        defer {
+            try? output.close()
+            try? error.close()
+        }
         process.standardOutput = output
         process.standardError = error
         let inputPipe = Pipe()
@@ -67,9 +74,10 @@ struct MirrorBotProcess {
         // The longest run a test asks for is a simulated day at 1,440x (a minute, two under CI's load); ten minutes
         // is a hang, not a slow machine.
         try process.waitUntilExit(within: .seconds(600), "mirror_bot \(arguments.joined(separator: " ")) to end")
-        return Output(status: process.terminationStatus,
-                      standardOutput: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
-                      standardError: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
+        return Output(
+            status: process.terminationStatus,
+            standardOutput: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
+            standardError: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
     }
 }
 
@@ -87,7 +95,9 @@ struct MirrorBotProcessTests {
             #expect(first.status == 0, "\(first.standardError)")
             let names = PostgresMigrations.bundled.map { "\($0.version) (\($0.name))" }.joined(separator: ", ")
             #expect(first.standardOutput == "Applied \(PostgresMigrations.bundled.count) migrations: \(names).\n")
-            #expect(first.standardOutput.hasPrefix("Applied \(PostgresMigrations.bundled.count) migrations: 1 (create_tweets), 2 (archive_constraints), 3 (bot_posts)"))
+            #expect(
+                first.standardOutput.hasPrefix(
+                    "Applied \(PostgresMigrations.bundled.count) migrations: 1 (create_tweets), 2 (archive_constraints), 3 (bot_posts)"))
             let second = try await MirrorBotProcess.run(["migrate"], environment: ["DATABASE_URL": url])
             #expect(second.status == 0)
             #expect(second.standardOutput.hasPrefix("The database (Postgres at postgres://"), "\(second.standardOutput)")
@@ -156,13 +166,18 @@ struct MirrorBotProcessTests {
     func help() async throws {
         let root = try await MirrorBotProcess.run(["--help"], environment: [:])
         #expect(root.status == 0)
-        #expect(root.standardOutput.contains("X, Mastodon, Bluesky or Misskey account") && root.standardOutput.contains("NETWORK=mastodon")
+        #expect(
+            root.standardOutput.contains("X, Mastodon, Bluesky or Misskey account") && root.standardOutput.contains("NETWORK=mastodon")
                 && root.standardOutput.contains("NETWORK=bluesky") && root.standardOutput.contains("NETWORK=misskey"))
-        for name in ["start", "migrate", "train", "import", "schedule", "classify", "doctor", "setup", "auth", "optout", "tokenize", "fleet", "bots"] {
+        for name in ["start", "migrate", "train", "import", "schedule", "classify", "doctor", "setup", "auth", "optout", "tokenize", "fleet", "bots"]
+        {
             #expect(root.standardOutput.contains("  \(name) "), "--help lists \(name)")
         }
         let expectations: [[String]: [String]] = [
-            ["start"]: ["--dry-run", "--speed", "--start-time", "--duration", "MISSED_SLOT_GRACE", "NETWORK=bluesky", "NETWORK=misskey", "HUMAN_NETWORK=archive"],
+            ["start"]: [
+                "--dry-run", "--speed", "--start-time", "--duration", "MISSED_SLOT_GRACE", "NETWORK=bluesky", "NETWORK=misskey",
+                "HUMAN_NETWORK=archive",
+            ],
             ["auth", "misskey"]: ["MiAuth", "--account", "--instance", "--write-env", "write:notes"],
             ["setup"]: ["bluesky", "self-label", "doctor"],
             ["migrate"]: ["DATABASE_URL", "SQLite file"],
@@ -206,13 +221,17 @@ struct MirrorBotProcessTests {
 struct DoctorProcessTests {
     static let seed = FakeXSeed(
         users: [.init(id: "1", username: "human"), .init(id: "2", username: "bot")],
-        accounts: [.init(userID: "1", consumerKey: "hk", consumerSecret: "hs", accessToken: "1-t", accessTokenSecret: "hts"),
-                   .init(userID: "2", consumerKey: "bk", consumerSecret: "bs", accessToken: "2-t", accessTokenSecret: "bts")])
+        accounts: [
+            .init(userID: "1", consumerKey: "hk", consumerSecret: "hs", accessToken: "1-t", accessTokenSecret: "hts"),
+            .init(userID: "2", consumerKey: "bk", consumerSecret: "bs", accessToken: "2-t", accessTokenSecret: "bts"),
+        ])
 
     static func environment(_ baseURL: URL, botSecret: String) -> [String: String] {
-        ["X_API_BASE_URL": baseURL.absoluteString,
-         "HUMAN_CONSUMER_KEY": "hk", "HUMAN_CONSUMER_SECRET": "hs", "HUMAN_ACCESS_TOKEN": "1-t", "HUMAN_ACCESS_TOKEN_SECRET": "hts",
-         "BOT_CONSUMER_KEY": "bk", "BOT_CONSUMER_SECRET": "bs", "BOT_ACCESS_TOKEN": "2-t", "BOT_ACCESS_TOKEN_SECRET": botSecret]
+        [
+            "X_API_BASE_URL": baseURL.absoluteString,
+            "HUMAN_CONSUMER_KEY": "hk", "HUMAN_CONSUMER_SECRET": "hs", "HUMAN_ACCESS_TOKEN": "1-t", "HUMAN_ACCESS_TOKEN_SECRET": "hts",
+            "BOT_CONSUMER_KEY": "bk", "BOT_CONSUMER_SECRET": "bs", "BOT_ACCESS_TOKEN": "2-t", "BOT_ACCESS_TOKEN_SECRET": botSecret,
+        ]
     }
 
     @Test("doctor names each account from its credentials and says which credentials X refused")
@@ -226,21 +245,28 @@ struct DoctorProcessTests {
             #expect(result.standardOutput.contains("ok    human account: @human (id 1)"), "\(result.standardOutput)")
             #expect(result.standardOutput.contains("FAIL  bot account: X refused the bot account's credentials"))
             // Without REDIS_URL the word counts live in the embedded SQLite file, created in the working directory.
-            #expect(result.standardOutput.contains("ok    word counts in the SQLite file mirror_bot.sqlite (REDIS_URL is not set): reachable"),
-                    "\(result.standardOutput)")
+            #expect(
+                result.standardOutput.contains("ok    word counts in the SQLite file mirror_bot.sqlite (REDIS_URL is not set): reachable"),
+                "\(result.standardOutput)")
             #expect(!result.standardOutput.contains("wrong-secret"))
             #expect(await server.requestCounts()["GET /2/users/me"] == 2)
         }
     }
 
-    @Test("doctor on X checks the automation rules' disclosure: the bot's bio must say it is automated and name the person, and says exactly what to change")
+    @Test(
+        "doctor on X checks the automation rules' disclosure: the bot's bio must say it is automated and name the person, and says exactly what to change"
+    )
     func doctorChecksDisclosure() async throws {
         for (bio, expected) in [
             (nil, "FAIL  automation disclosure: the bio of @bot does not say that it is automated and the person who runs it (@human)"),
             ("趣味の自動投稿です", "FAIL  automation disclosure: the bio of @bot does not say the person who runs it (@human)"),
-            ("Automated mirror of @Human's posts, run by @human", "ok    automation disclosure: the bio of @bot says it is automated and names @human"),
+            (
+                "Automated mirror of @Human's posts, run by @human",
+                "ok    automation disclosure: the bio of @bot says it is automated and names @human"
+            ),
         ] as [(String?, String)] {
-            let seed = FakeXSeed(users: [.init(id: "1", username: "human"), .init(id: "2", username: "bot", description: bio)], accounts: Self.seed.accounts)
+            let seed = FakeXSeed(
+                users: [.init(id: "1", username: "human"), .init(id: "2", username: "bot", description: bio)], accounts: Self.seed.accounts)
             let server = FakeXServer(seed: seed, logger: Logger(label: "doctor", factory: { _ in SwiftLogNoOpLogHandler() }))
             try await server.withRunning { url in
                 var environment = Self.environment(url, botSecret: "bts")
@@ -354,9 +380,12 @@ struct ScheduleAndClassifyProcessTests {
         try await store.moveToFavorite(batch: (0..<20).map { _ in ["寿司", "@alice"] })
         try await store.learn(batch: (0..<40).map { _ in (features: ["会議", "@bob"], category: .normal) })
         let environment = ["REDIS_URL": try TestServers.redisClusterURL().redacted, "REDIS_CLUSTER": "true", "REDIS_KEY_PREFIX": name + ":"]
-        let json = try await MirrorBotProcess.run(["classify", "--json"], environment: environment, input: "寿司が食べたい\n{\"text\": \"会議の資料\", \"author\": \"@bob\"}\n")
+        let json = try await MirrorBotProcess.run(
+            ["classify", "--json"], environment: environment, input: "寿司が食べたい\n{\"text\": \"会議の資料\", \"author\": \"@bob\"}\n")
         #expect(json.status == 0, "\(json.standardError)")
-        let objects = json.standardOutput.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let objects = json.standardOutput.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
         #expect(objects.map { $0["favorite"] as? Bool } == [true, false], "\(json.standardOutput)")
         try await store.removeAll()
     }
@@ -364,7 +393,9 @@ struct ScheduleAndClassifyProcessTests {
 
 @Suite("mirror_bot import")
 struct ImportProcessTests {
-    @Test("SIGKILL while likes are being learned into the SQLite file leaves a file that opens with whole batches of them, each once; importing again learns the rest and nothing twice")
+    @Test(
+        "SIGKILL while likes are being learned into the SQLite file leaves a file that opens with whole batches of them, each once; importing again learns the rest and nothing twice"
+    )
     func killedWhileLearningIntoSQLite() async throws {
         try await TestServers.withScratchDatabase("sqlitekill") { databaseURL async throws in
             try await TestServers.withTemporaryFolder { folder in
@@ -373,7 +404,9 @@ struct ImportProcessTests {
                 #expect(try await MirrorBotProcess.run(["migrate"], environment: environment).status == 0)
                 try await MirrorBotProcess.personSignedIn(environment)
                 let topics = ["猫", "寿司", "写真", "ラーメン", "電車", "会議"]
-                let entries = (0..<20_000).map { #"{"like": {"tweetId": "\#($0 + 1)", "fullText": "\#(topics[$0 % 6])と\#(topics[($0 / 6) % 6])の話 \#($0)"}}"# }
+                let entries = (0..<20_000).map {
+                    #"{"like": {"tweetId": "\#($0 + 1)", "fullText": "\#(topics[$0 % 6])と\#(topics[($0 / 6) % 6])の話 \#($0)"}}"#
+                }
                 let likes = folder.appending(path: "like.js")
                 try ("window.YTD.like.part0 = [\n" + entries.joined(separator: ",\n") + "\n]").write(to: likes, atomically: true, encoding: .utf8)
 
@@ -440,8 +473,10 @@ struct ImportProcessTests {
         try await TestServers.withTemporaryFolder { folder in
             let data = folder.appending(path: "bot.sqlite").path
             // The bot's tokens are required (forget deletes its copies as the bot); with no copies nothing is called.
-            let environment = ["MIRROR_BOT_DATA": data, "TZ": "Asia/Tokyo", "X_API_BASE_URL": "http://127.0.0.1:9",
-                               "BOT_CONSUMER_KEY": "bk", "BOT_CONSUMER_SECRET": "bs", "BOT_ACCESS_TOKEN": "2-t", "BOT_ACCESS_TOKEN_SECRET": "bts"]
+            let environment = [
+                "MIRROR_BOT_DATA": data, "TZ": "Asia/Tokyo", "X_API_BASE_URL": "http://127.0.0.1:9",
+                "BOT_CONSUMER_KEY": "bk", "BOT_CONSUMER_SECRET": "bs", "BOT_ACCESS_TOKEN": "2-t", "BOT_ACCESS_TOKEN_SECRET": "bts",
+            ]
             #expect(try await MirrorBotProcess.run(["migrate"], environment: environment).status == 0)
             try await MirrorBotProcess.personSignedIn(environment)
             let likes = #"""
@@ -453,8 +488,10 @@ struct ImportProcessTests {
             #expect(try await MirrorBotProcess.run(["import", "like.js"], environment: environment, files: ["like.js": likes]).status == 0)
             let forgot = try await MirrorBotProcess.run(["forget", "https://x.com/hanako/status/21"], environment: environment)
             #expect(forgot.status == 0, "\(forgot.standardError)")
-            #expect(forgot.standardOutput.contains("Forgot tweet 21: not in the archive; 1 training example removed (favorite), taken out of the word counts as favorite."),
-                    "\(forgot.standardOutput)")
+            #expect(
+                forgot.standardOutput.contains(
+                    "Forgot tweet 21: not in the archive; 1 training example removed (favorite), taken out of the word counts as favorite."),
+                "\(forgot.standardOutput)")
             #expect(try await SQLiteWordCounts(path: data).counts(for: ["猫"]).count(of: "猫", in: .favorite) == 1)
             let nothing = try await MirrorBotProcess.run(["forget", "21"], environment: environment)
             #expect(nothing.status == 0 && nothing.standardOutput.contains("nothing to forget"), "\(nothing.standardOutput)")
@@ -467,8 +504,10 @@ struct ImportProcessTests {
     func importFile() async throws {
         try await TestServers.withScratchDatabase("import") { databaseURL async throws in
             let prefix = TestServers.uniqueName("import") + ":"
-            let environment = ["DATABASE_URL": databaseURL.connectionText, "REDIS_URL": try TestServers.redisURL().redacted,
-                               "REDIS_KEY_PREFIX": prefix, "TZ": "Asia/Tokyo"]
+            let environment = [
+                "DATABASE_URL": databaseURL.connectionText, "REDIS_URL": try TestServers.redisURL().redacted,
+                "REDIS_KEY_PREFIX": prefix, "TZ": "Asia/Tokyo",
+            ]
             _ = try await MirrorBotProcess.run(["migrate"], environment: environment)
             try await MirrorBotProcess.personSignedIn(environment)
             let tweets = #"""
@@ -482,7 +521,8 @@ struct ImportProcessTests {
             #expect(result.standardOutput.hasPrefix("Imported 1 new tweets (2 read, 1 retweets skipped) and learned 0 new likes"))
             #expect(result.standardOutput.contains("The archive holds 1 tweets."))
 
-            let broken = try await MirrorBotProcess.run(["import", "tweets.js"], environment: environment, files: ["tweets.js": String(tweets.dropLast(30))])
+            let broken = try await MirrorBotProcess.run(
+                ["import", "tweets.js"], environment: environment, files: ["tweets.js": String(tweets.dropLast(30))])
             #expect(broken.status != 0)
             #expect(broken.standardError.contains("Cannot import"))
             #expect(broken.standardError.contains("tweets.js: the JSON is malformed or cut short"))
@@ -509,18 +549,23 @@ struct StartProcessTests {
         }
         return FakeXSeed(
             now: now, users: [.init(id: "1", username: "human"), .init(id: "2", username: "bot")],
-            accounts: [.init(userID: "1", consumerKey: "hk", consumerSecret: "hs", accessToken: "1-t", accessTokenSecret: "hts"),
-                       .init(userID: "2", consumerKey: "bk", consumerSecret: "bs", accessToken: "2-t", accessTokenSecret: "bts")],
+            accounts: [
+                .init(userID: "1", consumerKey: "hk", consumerSecret: "hs", accessToken: "1-t", accessTokenSecret: "hts"),
+                .init(userID: "2", consumerKey: "bk", consumerSecret: "bs", accessToken: "2-t", accessTokenSecret: "bts"),
+            ],
             tweets: tweets, follows: ["1": [], "2": ["1"]],
-            rateLimits: ["GET /2/users/:id/mentions": 100_000, "GET /2/users/:id/timelines/reverse_chronological": 100_000,
-                         "GET /2/users/:id/tweets": 100_000, "GET /2/users/:id/liked_tweets": 100_000, "GET /2/users/me": 100_000])
+            rateLimits: [
+                "GET /2/users/:id/mentions": 100_000, "GET /2/users/:id/timelines/reverse_chronological": 100_000,
+                "GET /2/users/:id/tweets": 100_000, "GET /2/users/:id/liked_tweets": 100_000, "GET /2/users/me": 100_000,
+            ])
     }
 
     /// The summary's line of slots, without the note on how many went out unchecked (their originals not looked up ahead,
     /// which a loaded machine may cause; production says the same of a slot due as its poster begins).
     static func slotsLine(_ output: String) -> String? {
         guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("Slots: ") }) else { return nil }
-        return String(line).replacing(/\ \([0-9]+ of them unchecked: their originals could not be looked up ahead, and were looked up within the hour\)/, with: "")
+        return String(line).replacing(
+            /\ \([0-9]+ of them unchecked: their originals could not be looked up ahead, and were looked up within the hour\)/, with: "")
     }
 
     @Test("A simulated day posts its plan, prints a summary, and a restart posts nothing twice; SIGTERM stops it cleanly")
@@ -530,11 +575,13 @@ struct StartProcessTests {
             let server = FakeXServer(seed: Self.seed, logger: Logger(label: "start", factory: { _ in SwiftLogNoOpLogHandler() }))
             try await server.withRunning { base in
                 var environment = DoctorProcessTests.environment(base, botSecret: "bts")
-                environment.merge(["HUMAN_CONSUMER_KEY": "hk", "HUMAN_CONSUMER_SECRET": "hs", "HUMAN_ACCESS_TOKEN": "1-t", "HUMAN_ACCESS_TOKEN_SECRET": "hts",
-                                   "BOT_ACCESS_TOKEN": "2-t", "DATABASE_URL": databaseURL.connectionText, "REDIS_URL": try TestServers.redisURL().redacted,
-                                   "REDIS_KEY_PREFIX": prefix, "TZ": "Asia/Tokyo", "LOG_LEVEL": "warning",
-                                   // Copies: the human's "投稿 1-0" ... "投稿 5-5" hold no remix that is not one of them.
-                                   "POST_STYLE": "copy"]) { _, new in new }
+                environment.merge([
+                    "HUMAN_CONSUMER_KEY": "hk", "HUMAN_CONSUMER_SECRET": "hs", "HUMAN_ACCESS_TOKEN": "1-t", "HUMAN_ACCESS_TOKEN_SECRET": "hts",
+                    "BOT_ACCESS_TOKEN": "2-t", "DATABASE_URL": databaseURL.connectionText, "REDIS_URL": try TestServers.redisURL().redacted,
+                    "REDIS_KEY_PREFIX": prefix, "TZ": "Asia/Tokyo", "LOG_LEVEL": "warning",
+                    // Copies: the human's "投稿 1-0" ... "投稿 5-5" hold no remix that is not one of them.
+                    "POST_STYLE": "copy",
+                ]) { _, new in new }
                 #expect(try await MirrorBotProcess.run(["start"], environment: environment).standardError.contains("migration"))  // not migrated yet
                 #expect(try await MirrorBotProcess.run(["migrate"], environment: environment).status == 0)
                 let trained = try await MirrorBotProcess.run(["train", "scheduler", "--yes"], environment: environment)
@@ -547,27 +594,31 @@ struct StartProcessTests {
                 // ahead; a machine so loaded that the poster reaches a slot only at its minute posts it unchecked, as production
                 // does with a slot due as the poster begins (CI's load once starved a run five-fold: 5 polls of the mentions
                 // in 25 bot minutes, not 25), and the summary says so.
-                let morning = try await MirrorBotProcess.run(["start", "--speed", "120", "--start-time", "2026-11-22T07:50:00+09:00", "--duration", "25m"],
-                                                       environment: environment)
+                let morning = try await MirrorBotProcess.run(
+                    ["start", "--speed", "120", "--start-time", "2026-11-22T07:50:00+09:00", "--duration", "25m"],
+                    environment: environment)
                 #expect(morning.status == 0, "\(morning.standardError)")
                 // The bot's bio is empty: the start says once what X's automation rules ask of it.
                 let disclosure = "the bio of @bot does not say that it is automated and the person who runs it (@human), as X's automation rules ask"
                 #expect(morning.standardError.components(separatedBy: disclosure).count == 2, "\(morning.standardError)")
                 #expect(await server.posted().count == 3)
-                #expect(Self.slotsLine(morning.standardOutput) == "Slots: 6 planned, 3 posted, 0 skipped, 3 still to come.", "\(morning.standardOutput)")
+                #expect(
+                    Self.slotsLine(morning.standardOutput) == "Slots: 6 planned, 3 posted, 0 skipped, 3 still to come.", "\(morning.standardOutput)")
                 #expect(morning.standardOutput.contains("API: total:"))
 
                 // Started again the same day: the stored plan is reused, the evening is posted, nothing twice,
                 // through two 503s of the post endpoint (retried) and a dropped read of the mentions.
                 await server.add(fault: FakeXFault(kind: .serviceUnavailable, count: 2, endpoint: "POST /2/tweets"))
                 await server.add(fault: FakeXFault(kind: .closeMidResponse, count: 1, endpoint: "GET /2/users/:id/mentions"))
-                let evening = try await MirrorBotProcess.run(["start", "--speed", "120", "--start-time", "2026-11-22T20:50:00+09:00", "--duration", "25m"],
-                                                       environment: environment)
+                let evening = try await MirrorBotProcess.run(
+                    ["start", "--speed", "120", "--start-time", "2026-11-22T20:50:00+09:00", "--duration", "25m"],
+                    environment: environment)
                 #expect(evening.status == 0, "\(evening.standardError)")
                 let posted = await server.posted()
                 #expect(posted.count == 6)
                 #expect(Set(posted.map(\.text)).count == 6)
-                #expect(Self.slotsLine(evening.standardOutput) == "Slots: 6 planned, 6 posted, 0 skipped, 0 still to come.", "\(evening.standardOutput)")
+                #expect(
+                    Self.slotsLine(evening.standardOutput) == "Slots: 6 planned, 6 posted, 0 skipped, 0 still to come.", "\(evening.standardOutput)")
 
                 // A real-time run stops within seconds of SIGTERM, exit status 0.
                 let process = Process()

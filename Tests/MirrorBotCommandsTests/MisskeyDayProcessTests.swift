@@ -1,17 +1,18 @@
 import BotAssembly
-import BotConfiguration
 import BotClock
+import BotConfiguration
 import FakeMisskey
-import MisskeyAPI
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
-import Stores
-import SQLiteStores
 import Logging
-import Testing
+import MisskeyAPI
+import SQLiteStores
+import Stores
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `mirror_bot train` and `start` run as a user runs them with `NETWORK=misskey`, against the fake Misskey (whose clock
 /// runs at the bot's speed) and one SQLite file: the same mirror as on X, Mastodon and Bluesky, with Misskey's ways.
@@ -22,9 +23,12 @@ struct MisskeyDayProcessTests {
     static let hours = [8, 9, 10, 11, 13, 17, 21, 23]
 
     static func environment(_ url: URL, folder: URL) -> [String: String] {
-        ["NETWORK": "misskey", "HUMAN_MISSKEY_URL": url.absoluteString, "HUMAN_MISSKEY_TOKEN": "person-token",
-         "BOT_MISSKEY_URL": url.absoluteString, "BOT_MISSKEY_TOKEN": "bot-token", "MIRROR_BOT_DATA": folder.appending(path: "mirror_bot.sqlite").path,
-         "TZ": "Asia/Tokyo", "FAVORITE_RATE_THRESHOLD": "2", "LEARN_POLL_SECONDS": "172800"]
+        [
+            "NETWORK": "misskey", "HUMAN_MISSKEY_URL": url.absoluteString, "HUMAN_MISSKEY_TOKEN": "person-token",
+            "BOT_MISSKEY_URL": url.absoluteString, "BOT_MISSKEY_TOKEN": "bot-token",
+            "MIRROR_BOT_DATA": folder.appending(path: "mirror_bot.sqlite").path,
+            "TZ": "Asia/Tokyo", "FAVORITE_RATE_THRESHOLD": "2", "LEARN_POLL_SECONDS": "172800",
+        ]
     }
 
     /// Three weeks of the person: eight notes a day at the same hours (some in MFM, one with a link), and each day a
@@ -38,22 +42,27 @@ struct MisskeyDayProcessTests {
         var notes: [FakeMisskeySeed.Note] = []
         var reactions: [(noteID: String, reaction: String)] = []
         var counter = 0
-        func add(_ user: String, _ text: String?, at date: Date, visibility: String = "public", cw: String? = nil, reply: String? = nil,
-                 renote: String? = nil, visibleTo: [String] = []) -> String {
+        func add(
+            _ user: String, _ text: String?, at date: Date, visibility: String = "public", cw: String? = nil, reply: String? = nil,
+            renote: String? = nil, visibleTo: [String] = []
+        ) -> String {
             counter += 1
             let id = FakeMisskeySeed.aidx(at: date, node: "day0", counter: counter)
-            notes.append(.init(id: id, userID: user, text: text, cw: cw, visibility: visibility, replyID: reply, renoteID: renote, createdAt: date,
-                               visibleUserIDs: visibleTo))
+            notes.append(
+                .init(
+                    id: id, userID: user, text: text, cw: cw, visibility: visibility, replyID: reply, renoteID: renote, createdAt: date,
+                    visibleUserIDs: visibleTo))
             return id
         }
         for day in 1...21 {
             let start = dayStart.addingTimeInterval(Double(-day) * 86_400)
             for (index, hour) in hours.enumerated() {
-                let text = switch index {
-                case 2: "$[x2 **\(day)日前**] の大ニュース :igyo:"
-                case 3: "\(day)日前の記事 https://example.com/\(day) 読んで"
-                default: "\(day)日前のノート \(index) 今日も元気"
-                }
+                let text =
+                    switch index {
+                    case 2: "$[x2 **\(day)日前**] の大ニュース :igyo:"
+                    case 3: "\(day)日前の記事 https://example.com/\(day) 読んで"
+                    default: "\(day)日前のノート \(index) 今日も元気"
+                    }
                 _ = add(person, text, at: start.addingTimeInterval(Double(hour * 3_600 + index * 60)), visibility: index % 2 == 0 ? "public" : "home")
             }
             _ = add(person, "秘密 \(day)", at: start.addingTimeInterval(12 * 3_600), visibility: "followers")
@@ -74,13 +83,15 @@ struct MisskeyDayProcessTests {
         for (offset, hour) in [6, 7, 8, 9, 10, 11, 12].enumerated() {
             _ = add(friend, offset % 2 == 0 ? "ラーメン最高 \(hour)時" : "散歩した \(hour)時", at: dayStart.addingTimeInterval(Double(hour * 3_600 + 600)))
         }
-        var seed = FakeMisskeySeed(now: dayStart, accounts: [
-            .init(id: person, username: "person", token: "person-token", permissions: ["read:account", "read:reactions"], description: "わたし"),
-            .init(id: bot, username: "mirror", token: "bot-token", isBot: true, description: "@person の自動ミラー (bot)"),
-            .init(id: friend, username: "friend", description: "友だち"),
-            .init(id: quiet, username: "quiet", description: "人間です。 #NoBot"),
-            .init(id: echo, username: "echo", isBot: true, description: "なんでも返事するボット"),
-        ], notes: notes, reactions: [person: reactions], follows: [person: [friend, echo], bot: [friend, person]])
+        var seed = FakeMisskeySeed(
+            now: dayStart,
+            accounts: [
+                .init(id: person, username: "person", token: "person-token", permissions: ["read:account", "read:reactions"], description: "わたし"),
+                .init(id: bot, username: "mirror", token: "bot-token", isBot: true, description: "@person の自動ミラー (bot)"),
+                .init(id: friend, username: "friend", description: "友だち"),
+                .init(id: quiet, username: "quiet", description: "人間です。 #NoBot"),
+                .init(id: echo, username: "echo", isBot: true, description: "なんでも返事するボット"),
+            ], notes: notes, reactions: [person: reactions], follows: [person: [friend, echo], bot: [friend, person]])
         seed.autoRepliers = [echo]
         return seed
     }
@@ -93,7 +104,9 @@ struct MisskeyDayProcessTests {
         return id
     }
 
-    @Test("NETWORK=misskey: train learns the person's notes and reactions; through 30% lost writes, 5% failed reads, a SIGKILL and the stream cut, start posts only their public and home notes at their hours in their MFM, home, answers the friend once (also while the stream is down), never the #nobot account, the answering bot within limits, reacts ❤ only where the filter says, nothing twice")
+    @Test(
+        "NETWORK=misskey: train learns the person's notes and reactions; through 30% lost writes, 5% failed reads, a SIGKILL and the stream cut, start posts only their public and home notes at their hours in their MFM, home, answers the friend once (also while the stream is down), never the #nobot account, the answering bot within limits, reacts ❤ only where the filter says, nothing twice"
+    )
     func halfADay() async throws {
         let seed = Self.seed()
         let server = FakeMisskeyServer(seed: seed)
@@ -114,7 +127,8 @@ struct MisskeyDayProcessTests {
                 // And, whatever order requests come in, the first note's answer is lost after it was made.
                 await server.add(fault: FakeMisskeyFault(kind: .dropAfterHandling, endpoint: "notes/create"))
                 await server.armClock(Self.dayStart, speed: 1_440)
-                let first = try RunningBot(["start", "--speed", "1440", "--start-time", "2026-11-22T00:00:00+09:00"], environment: environment, folder: folder)
+                let first = try RunningBot(
+                    ["start", "--speed", "1440", "--start-time", "2026-11-22T00:00:00+09:00"], environment: environment, folder: folder)
                 // Once the first start has read where mentions stand: the friend's, the #nobot account's and the answering
                 // bot's mentions.
                 #expect(try await first.waitForLog("first start: mentions up to"), "\(first.tail)")
@@ -134,8 +148,11 @@ struct MisskeyDayProcessTests {
                 // 23:00 at the latest, so that the day checked is one day.
                 let resumeAt = await server.now()
                 let latest = Self.dayStart.addingTimeInterval(23 * 3_600)
-                let second = try RunningBot(["start", "--speed", "1440", "--start-time", resumeAt.formatted(.iso8601),
-                                             "--duration", "\(max(600, Int(latest.timeIntervalSince(resumeAt))))s"], environment: environment, folder: folder)
+                let second = try RunningBot(
+                    [
+                        "start", "--speed", "1440", "--start-time", resumeAt.formatted(.iso8601),
+                        "--duration", "\(max(600, Int(latest.timeIntervalSince(resumeAt))))s",
+                    ], environment: environment, folder: folder)
                 #expect(try await second.waitForLog("mentions: streaming from Misskey"), "\(second.tail)")
                 await server.setStreamingAvailable(false)
                 await server.cutStreams()
@@ -154,8 +171,11 @@ struct MisskeyDayProcessTests {
 
                 let posted = await server.posted()
                 let posts = posted.filter { $0.replyID == nil }
-                let copyable = Set(seed.notes.filter { $0.userID == Self.person && $0.replyID == nil && $0.renoteID == nil && $0.cw == nil
-                    && ["public", "home"].contains($0.visibility) }.compactMap(\.text))
+                let copyable = Set(
+                    seed.notes.filter {
+                        $0.userID == Self.person && $0.replyID == nil && $0.renoteID == nil && $0.cw == nil
+                            && ["public", "home"].contains($0.visibility)
+                    }.compactMap(\.text))
                 // The stored plan: every slot due by the end posted, or skipped as missed (production's grace on a loaded
                 // machine; that each goes out at its minute is proven on the virtual clock).
                 let configuration = try Configuration(environment: environment)
@@ -168,10 +188,14 @@ struct MisskeyDayProcessTests {
                 let due = slots.filter { $0.minute < endMinute - 10 }
                 // Posted, missed (a loaded machine stalls the bot longer than production's grace: 417 ms at 1440x), or the
                 // slot in flight at the SIGKILL, read back as not made with its minute past.
-                #expect(due.allSatisfy { slot in
-                    slot.state == .posted || (slot.state == .skipped && ["missed: ", "interrupted while posting"].contains { (slot.reason ?? "").hasPrefix($0) })
-                }, "\(due.map { ($0.minute, $0.state, $0.reason ?? "") })")
-                #expect(!postedSlots.isEmpty && posts.count == postedSlots.count, "\(posts.count) notes, \(postedSlots.count) slots posted: \(log.suffix(3_000))")
+                #expect(
+                    due.allSatisfy { slot in
+                        slot.state == .posted
+                            || (slot.state == .skipped && ["missed: ", "interrupted while posting"].contains { (slot.reason ?? "").hasPrefix($0) })
+                    }, "\(due.map { ($0.minute, $0.state, $0.reason ?? "") })")
+                #expect(
+                    !postedSlots.isEmpty && posts.count == postedSlots.count,
+                    "\(posts.count) notes, \(postedSlots.count) slots posted: \(log.suffix(3_000))")
                 for post in posts {
                     #expect(copyable.contains(post.text ?? ""), "not one of the person's public or home notes: \(post.text ?? "")")
                     #expect(post.visibility == "home")
@@ -211,8 +235,9 @@ struct MisskeyDayProcessTests {
                 // As many as the person gives in a day: they reacted on every other day of the three weeks, once, so the
                 // day's plan holds 0 or 1 reaction, and each reaction made is a liked slot of that plan. `train classifier`
                 // stored their reactions with Misskey's own times.
-                let stores = try SQLiteStoreSet(path: environment["MIRROR_BOT_DATA"]!, settings: StoreSettings(timeZone: TimeZone(identifier: "Asia/Tokyo")!),
-                                                logger: Logger(label: "check", factory: { _ in SwiftLogNoOpLogHandler() }))
+                let stores = try SQLiteStoreSet(
+                    path: environment["MIRROR_BOT_DATA"]!, settings: StoreSettings(timeZone: TimeZone(identifier: "Asia/Tokyo")!),
+                    logger: Logger(label: "check", factory: { _ in SwiftLogNoOpLogHandler() }))
                 let personLikes = try await stores.likes.personLikes()
                 #expect(personLikes.count == 11 && personLikes.allSatisfy(\.isExact), "\(personLikes)")
                 let likeSlots = try #require(try await stores.likes.likeSlots(of: "2026-11-22"), "no like plan stored for the day")
@@ -223,15 +248,21 @@ struct MisskeyDayProcessTests {
         }
     }
 
-    @Test("mirror_bot import of the person's notes export: public and home notes stored in their MFM, replies filed under whom they answered (the note looked up on the person's instance), and train scheduler then reads only what the export did not have")
+    @Test(
+        "mirror_bot import of the person's notes export: public and home notes stored in their MFM, replies filed under whom they answered (the note looked up on the person's instance), and train scheduler then reads only what the export did not have"
+    )
     func importsNotesExport() async throws {
         let seed = Self.seed()
         // The export as Misskey writes it: every note of the person's, oldest first, with what the export carries.
         let exported = seed.notes.filter { $0.userID == Self.person }.sorted { $0.id < $1.id }.prefix(60)
         let array = exported.map { note -> [String: Any] in
-            ["id": note.id, "text": note.text as Any, "createdAt": ISO8601Time.string(from: note.createdAt), "fileIds": [String](), "files": [Any](),
-             "replyId": note.replyID as Any, "renoteId": note.renoteID as Any, "poll": NSNull(), "cw": note.cw as Any, "visibility": note.visibility,
-             "visibleUserIds": note.visibleUserIDs, "localOnly": false, "reactionAcceptance": NSNull()]
+            [
+                "id": note.id, "text": note.text as Any, "createdAt": ISO8601Time.string(from: note.createdAt), "fileIds": [String](),
+                "files": [Any](),
+                "replyId": note.replyID as Any, "renoteId": note.renoteID as Any, "poll": NSNull(), "cw": note.cw as Any,
+                "visibility": note.visibility,
+                "visibleUserIds": note.visibleUserIDs, "localOnly": false, "reactionAcceptance": NSNull(),
+            ]
         }
         try await TestServers.withTemporaryFolder { folder in
             let file = folder.appending(path: "notes-2026-11-22-09-00-00.json")
@@ -243,14 +274,17 @@ struct MisskeyDayProcessTests {
                 let copyable = exported.filter { $0.renoteID == nil && $0.cw == nil && ["public", "home"].contains($0.visibility) && $0.text != nil }
                 let replies = copyable.filter { $0.replyID != nil }
                 #expect(!replies.isEmpty)
-                #expect(imported.standardOutput.contains("Imported \(copyable.count) new notes (\(exported.count) read"), "\(imported.standardOutput)")
+                #expect(
+                    imported.standardOutput.contains("Imported \(copyable.count) new notes (\(exported.count) read"), "\(imported.standardOutput)")
                 #expect(imported.standardOutput.contains("\(Set(replies.compactMap(\.replyID)).count) notes looked up"), "\(imported.standardOutput)")
                 let configuration = try Configuration(environment: environment)
                 try await BotParts(configuration: configuration, logger: TestServers.logger).withRunningAsIs { database in
                     let stored = try await database.archive(timeZone: configuration.behaviour.timeZone, rowLimit: 10_000).newest(limit: 1_000)
                     let friendNumber = MisskeyIDs.number(ofUser: Self.friend)
                     let toFriend = stored.filter { $0.replyUserID == friendNumber }
-                    #expect(!toFriend.isEmpty && toFriend.allSatisfy { $0.text.hasPrefix("@friend わかる") }, "\(stored.map { ($0.text, $0.replyUserID ?? 0) })")
+                    #expect(
+                        !toFriend.isEmpty && toFriend.allSatisfy { $0.text.hasPrefix("@friend わかる") },
+                        "\(stored.map { ($0.text, $0.replyUserID ?? 0) })")
                     #expect(stored.contains { $0.text.hasPrefix("$[x2 **") }, "MFM kept as written")
                 }
                 // The export's notes and the API's are the same notes, under the same numbers: training reads the rest.
@@ -260,7 +294,9 @@ struct MisskeyDayProcessTests {
         }
     }
 
-    @Test("doctor on Misskey: whose each token is, the bot flag and a contact in the bot's profile, the instance's longest note; a bot without either fails saying what to change")
+    @Test(
+        "doctor on Misskey: whose each token is, the bot flag and a contact in the bot's profile, the instance's longest note; a bot without either fails saying what to change"
+    )
     func doctor() async throws {
         var seed = Self.seed()
         try await TestServers.withTemporaryFolder { folder in
@@ -276,10 +312,14 @@ struct MisskeyDayProcessTests {
             seed.accounts[1].isBot = false
             seed.accounts[1].description = "ミラーです"
             try await FakeMisskeyServer(seed: seed).withRunning { url in
-                let run = try await MirrorBotProcess.run(["doctor"], environment: Self.environment(url, folder: folder).merging(["MIRROR_BOT_DATA": folder.appending(path: "b.sqlite").path]) { $1 })
+                let run = try await MirrorBotProcess.run(
+                    ["doctor"],
+                    environment: Self.environment(url, folder: folder).merging(["MIRROR_BOT_DATA": folder.appending(path: "b.sqlite").path]) { $1 })
                 #expect(run.status == 1)
-                #expect(run.standardOutput.contains("FAIL  bot flag: @mirror is not marked as a bot") && run.standardOutput.contains("does not say how to reach who runs it"),
-                        "\(run.standardOutput)")
+                #expect(
+                    run.standardOutput.contains("FAIL  bot flag: @mirror is not marked as a bot")
+                        && run.standardOutput.contains("does not say how to reach who runs it"),
+                    "\(run.standardOutput)")
             }
         }
     }

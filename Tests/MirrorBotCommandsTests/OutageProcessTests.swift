@@ -1,12 +1,12 @@
 import BotAssembly
-import Stores
 import BotConfiguration
 import FakeX
 import Foundation
 import Logging
 import RedisClient
-import Testing
+import Stores
 import TestSupport
+import Testing
 
 /// `mirror_bot start` in a separate process, watched through its log file.
 final class RunningBot: @unchecked Sendable {
@@ -84,8 +84,10 @@ final class OwnRedis: @unchecked Sendable {
     func start() async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-server")
-        process.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes", "--dir", folder.path,
-                             "--logfile", folder.appending(path: "redis.log").path]
+        process.arguments = [
+            "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes", "--dir", folder.path,
+            "--logfile", folder.appending(path: "redis.log").path,
+        ]
         try process.run()
         self.process = process
         let deadline = ContinuousClock.now + .seconds(10)
@@ -127,8 +129,10 @@ struct OutageProcessTests {
 
     /// Runs `body` with a trained bot on the stores the outage concerns, and a function that makes the outage last
     /// while its closure runs.
-    static func withBot(_ outage: Outage, _ name: String,
-                        _ body: ([String: String], URL, _ during: (() async throws -> Void) async throws -> Void) async throws -> Void) async throws {
+    static func withBot(
+        _ outage: Outage, _ name: String,
+        _ body: ([String: String], URL, _ during: (() async throws -> Void) async throws -> Void) async throws -> Void
+    ) async throws {
         var persona = PersonaDayProcessTests.persona()
         // Redis only serves liking: that outage is tried on a bot that likes, on an app whose access allows it.
         if outage == .redisDown || outage == .redisFull { persona.seed.access = .enterprise }
@@ -136,8 +140,9 @@ struct OutageProcessTests {
         try await TestServers.withTemporaryFolder { folder in
             try await server.withRunning { base in
                 func prepare(database: DatabaseURL?, redis: OwnRedis?) async throws -> [String: String] {
-                    var environment = try PersonaDayProcessTests.environment(persona, base: base, database: nil, prefix: "",
-                                                                             data: folder.appending(path: "bot.sqlite").path)
+                    var environment = try PersonaDayProcessTests.environment(
+                        persona, base: base, database: nil, prefix: "",
+                        data: folder.appending(path: "bot.sqlite").path)
                     if let database { environment["DATABASE_URL"] = database.connectionText }
                     if let redis { environment["REDIS_URL"] = "redis://127.0.0.1:\(redis.port)" }
                     environment["LIKES"] = outage == .redisDown || outage == .redisFull ? "on" : "auto"
@@ -158,12 +163,16 @@ struct OutageProcessTests {
                         // Another process (python's sqlite3) holds the write lock: readers go on, every write waits.
                         let locker = Process()
                         locker.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-                        locker.arguments = ["python3", "-c", """
+                        locker.arguments = [
+                            "python3", "-c",
+                            """
                             import sqlite3, sys
                             c = sqlite3.connect(sys.argv[1], timeout=30, isolation_level=None)
                             c.execute('BEGIN EXCLUSIVE'); print('locked', flush=True); sys.stdin.readline(); c.execute('COMMIT')
-                            """, file]
-                        let input = Pipe(), output = Pipe()
+                            """, file,
+                        ]
+                        let input = Pipe()
+                        let output = Pipe()
                         locker.standardInput = input
                         locker.standardOutput = output
                         try locker.run()
@@ -223,16 +232,21 @@ struct OutageProcessTests {
         }
     }
 
-    @Test("A minute of outage in the middle of a day: the services pause with one line, resume, post the remaining slots, exit 0",
-          arguments: Outage.allCases)
+    @Test(
+        "A minute of outage in the middle of a day: the services pause with one line, resume, post the remaining slots, exit 0",
+        arguments: Outage.allCases)
     func dayThroughOutage(_ outage: Outage) async throws {
-        do { try await dayThroughOutageBody(outage) } catch { Issue.record("\(String(reflecting: error))"); throw error }
+        do { try await dayThroughOutageBody(outage) } catch {
+            Issue.record("\(String(reflecting: error))")
+            throw error
+        }
     }
 
     func dayThroughOutageBody(_ outage: Outage) async throws {
         try await Self.withBot(outage, "outage_day") { environment, folder, during in
-            let bot = try RunningBot(["start", "--speed", Self.speed, "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "1d"],
-                                     environment: environment, folder: folder)
+            let bot = try RunningBot(
+                ["start", "--speed", Self.speed, "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "1d"],
+                environment: environment, folder: folder)
             #expect(try await bot.waitForLog("running; SIGTERM or SIGINT stops it gracefully"))
             try await during {
                 // The outage lasts a minute of real time (12 hours of the bot's); the services notice within it.
@@ -262,8 +276,9 @@ struct OutageProcessTests {
                 // one (a stall of the loaded machine longer than 833 ms of real time), saying so.
                 let late = slots.filter { $0.minute >= 20 * 60 }
                 #expect(late.contains { $0.state == .posted }, "\(slots.map { ($0.minute, $0.state, $0.reason ?? "") })")
-                #expect(late.allSatisfy { $0.state == .posted || ($0.state == .skipped && ($0.reason ?? "").hasPrefix("missed: ")) },
-                        "\(slots.map { ($0.minute, $0.state, $0.reason ?? "") })")
+                #expect(
+                    late.allSatisfy { $0.state == .posted || ($0.state == .skipped && ($0.reason ?? "").hasPrefix("missed: ")) },
+                    "\(slots.map { ($0.minute, $0.state, $0.reason ?? "") })")
                 #expect(!slots.contains { $0.state == .planned || $0.state == .posting })
             }
         }
@@ -272,8 +287,9 @@ struct OutageProcessTests {
     @Test("SIGTERM during an outage stops the bot within 10 seconds with status 0", arguments: Outage.allCases)
     func sigtermDuringOutage(_ outage: Outage) async throws {
         try await Self.withBot(outage, "outage_term") { environment, folder, during in
-            let bot = try RunningBot(["start", "--speed", Self.speed, "--start-time", "2026-11-22T00:00:00+09:00"],
-                                     environment: environment, folder: folder)
+            let bot = try RunningBot(
+                ["start", "--speed", Self.speed, "--start-time", "2026-11-22T00:00:00+09:00"],
+                environment: environment, folder: folder)
             #expect(try await bot.waitForLog("running; SIGTERM or SIGINT stops it gracefully"))
             try await during {
                 #expect(try await bot.waitForLog(" paused: "), "\(bot.tail)")

@@ -14,8 +14,9 @@ extension MirrorBotProcess {
         let logger = Logger(label: "consent", factory: { _ in SwiftLogNoOpLogHandler() })
         try await BotParts(configuration: configuration, logger: logger).withRunning { parts in
             _ = try await PersonConsentGate(configuration: configuration, stores: parts.database, logger: logger)
-                .recordSignIn(VerifiedPerson(account: account, handle: account, credential: "a sign-in before the test"), how: "a sign-in before the test",
-                              credentials: configuration.networkModule.personCredentials, now: Date())
+                .recordSignIn(
+                    VerifiedPerson(account: account, handle: account, credential: "a sign-in before the test"), how: "a sign-in before the test",
+                    credentials: configuration.networkModule.personCredentials, now: Date())
         }
     }
 }

@@ -1,4 +1,5 @@
-import Stores
+import BotAssembly
+import BotClock
 import BotConfiguration
 import BotCore
 import Classifier
@@ -6,26 +7,29 @@ import FakeX
 import Foundation
 import Logging
 import Picking
-import Remix
 import RedisClient
-import Testing
+import Remix
+import Stores
 import TestSupport
+import Testing
 import Tokenizer
 import WordCounts
 import XAPI
-import BotAssembly
-import BotClock
 
 /// The day's likes (2026-11-22 in Tokyo, the run ending just after it) follow its stored like plan: exactly the posts
 /// of its liked slots, a plan no bigger than the person's busiest day of liking, each skipped slot saying why.
 func checkLikesFollowPlan(_ database: any StoreSet, liked: Set<String>, sourceLocation: SourceLocation = #_sourceLocation) async throws {
     let tokyo = TimeZone(identifier: "Asia/Tokyo")!
-    let busiest = Dictionary(grouping: try await database.likes.personLikes()) { LocalTime(of: $0.likedAt, in: tokyo).day }.values.map(\.count).max() ?? 0
+    let busiest =
+        Dictionary(grouping: try await database.likes.personLikes()) { LocalTime(of: $0.likedAt, in: tokyo).day }.values.map(\.count).max() ?? 0
     let slots = try #require(try await database.likes.likeSlots(of: "2026-11-22"), "no like plan stored for the day", sourceLocation: sourceLocation)
-    #expect(!slots.isEmpty && slots.count <= busiest, "\(slots.count) likes planned; the person's busiest day had \(busiest)", sourceLocation: sourceLocation)
+    #expect(
+        !slots.isEmpty && slots.count <= busiest, "\(slots.count) likes planned; the person's busiest day had \(busiest)",
+        sourceLocation: sourceLocation)
     let likedSlots = (slots + (try await database.likes.likeSlots(of: "2026-11-23") ?? [])).filter { $0.state == .liked }
-    #expect(Set(likedSlots.compactMap { $0.postID.map(String.init) }) == liked, "liked slots \(likedSlots.count), likes \(liked.count)",
-            sourceLocation: sourceLocation)
+    #expect(
+        Set(likedSlots.compactMap { $0.postID.map(String.init) }) == liked, "liked slots \(likedSlots.count), likes \(liked.count)",
+        sourceLocation: sourceLocation)
     #expect(slots.allSatisfy { $0.state != .skipped || !($0.reason ?? "").isEmpty }, sourceLocation: sourceLocation)
 }
 
@@ -42,32 +46,39 @@ struct PersonaDayProcessTests {
     static let speed = 1_440.0
 
     static func persona() -> FakeXPersona {
-        FakeXPersona(.init(randomSeed: 7, dayStart: dayStart, historyDays: 30, postsPerDay: 20, followedAccounts: 10,
-                           postsPerAccountPerDay: 8, humanLikesDuringDay: false))
+        FakeXPersona(
+            .init(
+                randomSeed: 7, dayStart: dayStart, historyDays: 30, postsPerDay: 20, followedAccounts: 10,
+                postsPerAccountPerDay: 8, humanLikesDuringDay: false))
     }
 
     /// The stores the bot runs on: `DATABASE_URL` and `REDIS_URL` when given, else the SQLite file `data`.
     static func environment(_ persona: FakeXPersona, base: URL, database: DatabaseURL?, prefix: String, data: String) throws -> [String: String] {
-        let human = persona.humanAccount, bot = persona.botAccount
+        let human = persona.humanAccount
+        let bot = persona.botAccount
         var stores = ["MIRROR_BOT_DATA": data]
         if let database {
-            stores.merge(["DATABASE_URL": database.connectionText, "REDIS_URL": try TestServers.redisURL().redacted, "REDIS_KEY_PREFIX": prefix]) { $1 }
+            stores.merge(["DATABASE_URL": database.connectionText, "REDIS_URL": try TestServers.redisURL().redacted, "REDIS_KEY_PREFIX": prefix]) {
+                $1
+            }
         }
-        return stores.merging(["X_API_BASE_URL": base.absoluteString,
-                "HUMAN_CONSUMER_KEY": human.consumerKey, "HUMAN_CONSUMER_SECRET": human.consumerSecret,
-                "HUMAN_ACCESS_TOKEN": human.accessToken, "HUMAN_ACCESS_TOKEN_SECRET": human.accessTokenSecret,
-                "BOT_CONSUMER_KEY": bot.consumerKey, "BOT_CONSUMER_SECRET": bot.consumerSecret,
-                "BOT_ACCESS_TOKEN": bot.accessToken, "BOT_ACCESS_TOKEN_SECRET": bot.accessTokenSecret,
-                "TZ": "Asia/Tokyo", "LOG_LEVEL": "info", "FAVORITE_RATE_THRESHOLD": "2",
-                // MISSED_SLOT_GRACE is production's (10 minutes, 417 ms of real time at 1440x): a stall of the machine
-                // longer than that skips a slot as production would, saying so (see checkPostsAndReplies).
-                // The look-ups of originals (real HTTP round trips, five bot minutes = 208 ms ahead) are proven on the
-                // manual clock (PosterDeletedOriginalTests, DeletionWatcherTests, PrecautionsDegradeTests) and run, on
-                // by default, in `MirrorBotProcessTests` and both demos.
-                "CHECK_ORIGINALS": "false",
-                // The human's likes and timeline are read once at start, so the word counts stay as trained and each
-                // like can be checked against the same filter afterwards.
-                "LEARN_POLL_SECONDS": "172800"]) { $1 }
+        return stores.merging([
+            "X_API_BASE_URL": base.absoluteString,
+            "HUMAN_CONSUMER_KEY": human.consumerKey, "HUMAN_CONSUMER_SECRET": human.consumerSecret,
+            "HUMAN_ACCESS_TOKEN": human.accessToken, "HUMAN_ACCESS_TOKEN_SECRET": human.accessTokenSecret,
+            "BOT_CONSUMER_KEY": bot.consumerKey, "BOT_CONSUMER_SECRET": bot.consumerSecret,
+            "BOT_ACCESS_TOKEN": bot.accessToken, "BOT_ACCESS_TOKEN_SECRET": bot.accessTokenSecret,
+            "TZ": "Asia/Tokyo", "LOG_LEVEL": "info", "FAVORITE_RATE_THRESHOLD": "2",
+            // MISSED_SLOT_GRACE is production's (10 minutes, 417 ms of real time at 1440x): a stall of the machine
+            // longer than that skips a slot as production would, saying so (see checkPostsAndReplies).
+            // The look-ups of originals (real HTTP round trips, five bot minutes = 208 ms ahead) are proven on the
+            // manual clock (PosterDeletedOriginalTests, DeletionWatcherTests, PrecautionsDegradeTests) and run, on
+            // by default, in `MirrorBotProcessTests` and both demos.
+            "CHECK_ORIGINALS": "false",
+            // The human's likes and timeline are read once at start, so the word counts stay as trained and each
+            // like can be checked against the same filter afterwards.
+            "LEARN_POLL_SECONDS": "172800",
+        ]) { $1 }
     }
 
     /// The two ways a user runs the bot: on Postgres and Redis (Heroku), and with no servers (one SQLite file).
@@ -82,8 +93,10 @@ struct PersonaDayProcessTests {
 
     /// Runs `body` with the fake X serving `persona`, the bot migrated and trained on `backends` (a scratch database
     /// and a Redis prefix, or an SQLite file), and the bot's archive and word counts opened as the bot opens them.
-    static func withTrainedBot(_ persona: FakeXPersona, _ name: String, _ backends: StoreBackends, likes: String = "auto",
-                               _ body: (FakeXServer, [String: String], any StoreSet, any WordCountBackend) async throws -> Void) async throws {
+    static func withTrainedBot(
+        _ persona: FakeXPersona, _ name: String, _ backends: StoreBackends, likes: String = "auto",
+        _ body: (FakeXServer, [String: String], any StoreSet, any WordCountBackend) async throws -> Void
+    ) async throws {
         try await TestServers.withTemporaryFolder { folder in
             let data = folder.appending(path: "bot.sqlite").path
             let prefix = TestServers.uniqueName(name) + ":"
@@ -118,8 +131,10 @@ struct PersonaDayProcessTests {
     /// the stranger, the retweet, the bot's own post and the mention from before the first start not answered; the
     /// bot that answers everything answered at most 3 times an hour and 5 times in all. Returns the plan's slots.
     @discardableResult
-    static func checkPostsAndReplies(_ persona: FakeXPersona, _ server: FakeXServer, _ environment: [String: String],
-                                     _ database: any StoreSet) async throws -> [PlanSlot] {
+    static func checkPostsAndReplies(
+        _ persona: FakeXPersona, _ server: FakeXServer, _ environment: [String: String],
+        _ database: any StoreSet
+    ) async throws -> [PlanSlot] {
         let slots = try await checkPostsAndReplies(persona, posted: await server.posted(), environment, database)
         // Nothing with a link was posted (POST_LINKS=false), though the human shares links: X bills those $0.200.
         #expect(persona.seed.tweets.contains { $0.authorID == persona.human.id && !($0.urls ?? []).isEmpty })
@@ -131,8 +146,10 @@ struct PersonaDayProcessTests {
     /// The checks above on what a network's fake recorded (`posted`, as fake X records posts), whatever the network;
     /// `written` is a seed tweet's text as the network shows it (X: as is; Mastodon: escapes undone, links expanded).
     @discardableResult
-    static func checkPostsAndReplies(_ persona: FakeXPersona, posted: [FakeXSeed.Tweet], _ environment: [String: String],
-                                     _ database: any StoreSet, written: (FakeXSeed.Tweet) -> String = \.text) async throws -> [PlanSlot] {
+    static func checkPostsAndReplies(
+        _ persona: FakeXPersona, posted: [FakeXSeed.Tweet], _ environment: [String: String],
+        _ database: any StoreSet, written: (FakeXSeed.Tweet) -> String = \.text
+    ) async throws -> [PlanSlot] {
         let seedTweets = Dictionary(uniqueKeysWithValues: persona.seed.tweets.map { ($0.id, $0) })
 
         // Posts: every slot of the stored plan posted at its minute with a tweet of the human near it.
@@ -143,8 +160,11 @@ struct PersonaDayProcessTests {
         // posted. That every slot goes out at its minute exactly is proven on the virtual clock (`VirtualDayTests`).
         let postedSlots = slots.filter { $0.state == .posted }
         let missed = slots.filter { $0.state == .skipped && ($0.reason ?? "").hasPrefix("missed: ") }
-        #expect(postedSlots.count + missed.count == slots.count, "\(slots.filter { $0.state != .posted }.map { ($0.minute, $0.state, $0.reason ?? "") })")
-        #expect(postedSlots.count * 4 >= slots.count * 3, "only \(postedSlots.count) of \(slots.count) slots posted: \(missed.map { ($0.minute, $0.reason ?? "") })")
+        #expect(
+            postedSlots.count + missed.count == slots.count, "\(slots.filter { $0.state != .posted }.map { ($0.minute, $0.state, $0.reason ?? "") })")
+        #expect(
+            postedSlots.count * 4 >= slots.count * 3,
+            "only \(postedSlots.count) of \(slots.count) slots posted: \(missed.map { ($0.minute, $0.reason ?? "") })")
         // The day's posts: the run ends just after midnight, when the next day's plan may already have posted a slot
         // (told apart by the next day's records: fake X's clock starts with the bot's first request, a few bot seconds
         // after the bot's own, so a post at 00:00:10 may carry 23:59:50).
@@ -178,7 +198,9 @@ struct PersonaDayProcessTests {
                 #expect(postedAt.timeIntervalSince(dueAt) <= grace, "slot \(slot.minute) posted at \(postedAt)")
             } else {
                 // Due before the poster began: posted as it began, one after another.
-                #expect(postedAt.timeIntervalSince(dueAt) <= grace, "slot \(slot.minute) due before the plan was drawn at \(drawnAt), posted at \(postedAt)")
+                #expect(
+                    postedAt.timeIntervalSince(dueAt) <= grace,
+                    "slot \(slot.minute) due before the plan was drawn at \(drawnAt), posted at \(postedAt)")
             }
             let post = try #require(posts.first { $0.id == String(slot.botTweetID ?? -1) })
             let radius = try #require(slot.reason?.firstMatch(of: /within ±(\d+) min/).flatMap { Int($0.1) })
@@ -214,13 +236,15 @@ struct PersonaDayProcessTests {
         let mentions = persona.seed.tweets.filter { $0.text.contains("@" + persona.bot.username) }
         func answers(to mention: FakeXSeed.Tweet) -> [FakeXSeed.Tweet] { replies.filter { $0.inReplyToTweetID == mention.id } }
         func pastReplies(to user: FakeXSeed.User) -> Set<String> {
-            Set(persona.seed.tweets.filter { $0.authorID == persona.human.id && $0.inReplyToUserID == user.id }
-                .map { Self.withoutLeadingMentions(written($0)) })
+            Set(
+                persona.seed.tweets.filter { $0.authorID == persona.human.id && $0.inReplyToUserID == user.id }
+                    .map { Self.withoutLeadingMentions(written($0)) })
         }
         for mention in mentions {
             let author = try #require(persona.seed.users.first { $0.id == mention.authorID })
             let found = answers(to: mention)
-            if mention.createdAt < Self.dayStart || mention.text.hasPrefix("RT @") || author.id == persona.bot.id || author.id == persona.stranger.id {
+            if mention.createdAt < Self.dayStart || mention.text.hasPrefix("RT @") || author.id == persona.bot.id || author.id == persona.stranger.id
+            {
                 #expect(found.isEmpty, "\(mention.text) was answered")
             } else {
                 #expect(found.count == 1, "\(mention.text) has \(found.count) answers")
@@ -237,8 +261,9 @@ struct PersonaDayProcessTests {
         return slots
     }
 
-    @Test("LIKES=on where X allows likes, through 503s and 429s: posts at the stored plan's minutes from the human's tweets near them, replies only to friends and within limits, likes only favorites",
-          arguments: backends)
+    @Test(
+        "LIKES=on where X allows likes, through 503s and 429s: posts at the stored plan's minutes from the human's tweets near them, replies only to friends and within limits, likes only favorites",
+        arguments: backends)
     func simulatedDay(_ backends: StoreBackends) async throws {
         var persona = Self.persona()
         persona.seed.access = .enterprise
@@ -251,8 +276,9 @@ struct PersonaDayProcessTests {
             await server.setRateLimit(4, for: "GET /2/users/:id/mentions")
             await server.armClock(Self.dayStart, speed: Self.speed)
             // Liking reads the whole timeline: the budget is raised so that nothing is shed (the budget has tests of its own).
-            let run = try await MirrorBotProcess.run(["start", "--speed", "1440", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "1d"],
-                                                     environment: environment.merging(["X_DAILY_BUDGET": "100"]) { $1 })
+            let run = try await MirrorBotProcess.run(
+                ["start", "--speed", "1440", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "1d"],
+                environment: environment.merging(["X_DAILY_BUDGET": "100"]) { $1 })
             #expect(run.status == 0, "\(run.standardError.suffix(2_000))")
             let slots = try await Self.checkPostsAndReplies(persona, server, environment, database)
 
@@ -260,7 +286,8 @@ struct PersonaDayProcessTests {
             let classifier = FavoriteClassifier(store: counts, tokenizer: try TweetTokenizer(), threshold: 2)
             let authors = Dictionary(uniqueKeysWithValues: persona.authors.map { ($0.id, $0.username) })
             let timeline = persona.seed.tweets.filter { authors[$0.authorID] != nil && $0.createdAt >= Self.dayStart }
-            let verdicts = try await classifier.classify(timeline.map { FavoriteClassifier.Tweet(text: $0.text, authorUsername: authors[$0.authorID]) })
+            let verdicts = try await classifier.classify(
+                timeline.map { FavoriteClassifier.Tweet(text: $0.text, authorUsername: authors[$0.authorID]) })
             let favorites = Set(zip(timeline, verdicts).filter { $0.1.isFavorite }.map(\.0.id))
             let liked = Set(await server.liked().filter { $0.userID == persona.bot.id }.map(\.tweetID))
             #expect(!liked.isEmpty)
@@ -280,14 +307,16 @@ struct PersonaDayProcessTests {
             #expect(run.standardError.contains("no reply to user \(persona.stranger.id)"))
             #expect(run.standardError.contains("replied to @\(persona.friends[0].username)"))
             // The client knows the window is spent from the rate-limit headers and waits for its reset, or meets the 429.
-            #expect(run.standardError.contains("GET /2/users/:id/mentions: no calls left in this window")
+            #expect(
+                run.standardError.contains("GET /2/users/:id/mentions: no calls left in this window")
                     || run.standardError.contains("GET /2/users/:id/mentions is rate-limited; waiting"))
             #expect(run.standardError.contains("answered 503; retrying"))
         }
     }
 
-    @Test("Today's X at the defaults (self-serve access: likes refused): no like call with LIKES=auto and one with LIKES=on, no home timeline read for liking, no post with a link, friends answered, posts at the person's hours, within the budget",
-          arguments: ["auto", "on"])
+    @Test(
+        "Today's X at the defaults (self-serve access: likes refused): no like call with LIKES=auto and one with LIKES=on, no home timeline read for liking, no post with a link, friends answered, posts at the person's hours, within the budget",
+        arguments: ["auto", "on"])
     func todaysX(_ likes: String) async throws {
         let persona = Self.persona()
         try await Self.withTrainedBot(persona, "today-\(likes)", StoreBackends(archive: .sqlite, counts: .sqlite), likes: likes) {
@@ -295,8 +324,9 @@ struct PersonaDayProcessTests {
             let trained = await server.requestCounts()
             let trainingBill = await server.billing()
             await server.armClock(Self.dayStart, speed: Self.speed)
-            let run = try await MirrorBotProcess.run(["start", "--speed", "1440", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "1d"],
-                                                     environment: environment)
+            let run = try await MirrorBotProcess.run(
+                ["start", "--speed", "1440", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "1d"],
+                environment: environment)
             #expect(run.status == 0, "\(run.standardError.suffix(2_000))")
             // The persona's bot says in its bio that it is automated and names @hanako: no disclosure warning.
             #expect(!run.standardError.contains("does not say that it is automated") && !run.standardError.contains("the bio of @"))
@@ -307,7 +337,9 @@ struct PersonaDayProcessTests {
                 #expect(during("POST /2/users/:id/likes") == 0)
                 #expect(during("GET /2/users/:id/timelines/reverse_chronological") == 0, "\(requests)")
                 #expect(during("GET /2/users/:id/liked_tweets") == 0)
-                #expect(run.standardError.contains("likes: off (LIKES=auto: X's self-serve (pay-per-use) access has had no likes endpoints since 2026-04-20"))
+                #expect(
+                    run.standardError.contains(
+                        "likes: off (LIKES=auto: X's self-serve (pay-per-use) access has had no likes endpoints since 2026-04-20"))
                 #expect(run.standardOutput.contains("Likes: off (LIKES=auto"), "\(run.standardOutput)")
             } else {
                 // One like call, refused; the refusal is logged once, and liking stops for the day.
@@ -317,13 +349,15 @@ struct PersonaDayProcessTests {
                 // The refusal is stored: started again, the bot does not ask (its daily check is not due yet).
                 let resumeAt = await server.now()
                 await server.armClock(resumeAt, speed: Self.speed)
-                let again = try await MirrorBotProcess.run(["start", "--speed", "1440", "--start-time", resumeAt.formatted(.iso8601), "--duration", "2h"],
-                                                           environment: environment)
+                let again = try await MirrorBotProcess.run(
+                    ["start", "--speed", "1440", "--start-time", resumeAt.formatted(.iso8601), "--duration", "2h"],
+                    environment: environment)
                 #expect(again.status == 0, "\(again.standardError.suffix(2_000))")
                 #expect(again.standardError.contains("likes: off since"), "\(again.standardError.prefix(2_000))")
                 let afterRestart = await server.requestCounts()
                 #expect((afterRestart["POST /2/users/:id/likes"] ?? 0) == (requests["POST /2/users/:id/likes"] ?? 0))
-                #expect((afterRestart["GET /2/users/:id/timelines/reverse_chronological"] ?? 0)
+                #expect(
+                    (afterRestart["GET /2/users/:id/timelines/reverse_chronological"] ?? 0)
                         == (requests["GET /2/users/:id/timelines/reverse_chronological"] ?? 0))
             }
             #expect(await server.liked().isEmpty)
@@ -370,8 +404,9 @@ struct PersonaDayProcessTests {
             // Until 22:00, and ten minutes at least: under load the fake's clock (1,440 times real time) may be past 22:00
             // already, and a restart must still settle the slot the kill interrupted.
             let remaining = max(600, Int(Self.dayStart.addingTimeInterval(22 * 3_600).timeIntervalSince(resumeAt)))
-            let again = try await MirrorBotProcess.run(["start", "--speed", "1440", "--start-time", resumeAt.formatted(.iso8601), "--duration", "\(remaining)s"],
-                                                 environment: environment)
+            let again = try await MirrorBotProcess.run(
+                ["start", "--speed", "1440", "--start-time", resumeAt.formatted(.iso8601), "--duration", "\(remaining)s"],
+                environment: environment)
             #expect(again.status == 0, "\(again.standardError.suffix(2_000))")
 
             let slots = try #require(try await database.plans.slots(of: Self.day))
@@ -381,8 +416,9 @@ struct PersonaDayProcessTests {
             #expect(!slots.contains { $0.state == .posting })
             #expect(recorded.count >= postsBeforeKill - 1)  // at most the post in flight at the kill is unrecorded
             #expect(Set(recordedAtKill.map(\.minute)).isSubset(of: Set(recorded.map(\.minute))))  // nothing committed was lost
-            #expect(posts.count >= recorded.count && posts.count <= recorded.count + interrupted.count,
-                    "\(posts.count) posts for \(recorded.count) recorded and \(interrupted.count) interrupted slots")
+            #expect(
+                posts.count >= recorded.count && posts.count <= recorded.count + interrupted.count,
+                "\(posts.count) posts for \(recorded.count) recorded and \(interrupted.count) interrupted slots")
             #expect(Set(recorded.compactMap(\.botTweetID)).count == recorded.count)
             #expect(recorded.allSatisfy { slot in posts.contains { $0.id == String(slot.botTweetID ?? -1) } })
             #expect(Set(posts.map(\.text)).count == posts.count)  // nothing posted twice

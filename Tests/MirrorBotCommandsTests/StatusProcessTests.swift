@@ -2,8 +2,8 @@ import AsyncHTTPClient
 import FakeX
 import Foundation
 import NIOCore
-import Testing
 import TestSupport
+import Testing
 
 /// `mirror_bot start` with `PORT`, as a user runs it: the status server answers while the bot runs and stops with it.
 /// A process test because only a process shows it: a real port served beside the daemon, Chromium reading the page,
@@ -15,21 +15,24 @@ struct StatusProcessTests {
         var request = HTTPClientRequest(url: url)
         if let password { request.headers.add(name: "Authorization", value: "Basic " + Data("me:\(password)".utf8).base64EncodedString()) }
         guard let response = try? await HTTPClient.shared.execute(request, timeout: .seconds(5)),
-              let body = try? await response.body.collect(upTo: 1 << 20) else { return nil }
+            let body = try? await response.body.collect(upTo: 1 << 20)
+        else { return nil }
         return (Int(response.status.code), String(buffer: body))
     }
 
     @Test("PORT serves /healthz and, with STATUS_PASSWORD, today's plan while the bot runs; nothing listens after it stops")
     func servesWhileRunning() async throws {
         let persona = PersonaDayProcessTests.persona()
-        try await PersonaDayProcessTests.withTrainedBot(persona, "status", StoreBackends(archive: .sqlite, counts: .sqlite)) { server, environment, _, _ in
+        try await PersonaDayProcessTests.withTrainedBot(persona, "status", StoreBackends(archive: .sqlite, counts: .sqlite)) {
+            server, environment, _, _ in
             try await TestServers.withTemporaryFolder { folder in
                 let port = try FreePort.pick()
                 await server.armClock(PersonaDayProcessTests.dayStart, speed: 60)
                 // At 60x, six bot hours are six real minutes: long enough to look, stopped by SIGTERM.
-                let bot = try RunningBot(["start", "--speed", "60", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "6h"],
-                                         environment: environment.merging(["PORT": String(port), "STATUS_PASSWORD": "open sesame, please"]) { $1 },
-                                         folder: folder)
+                let bot = try RunningBot(
+                    ["start", "--speed", "60", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "6h"],
+                    environment: environment.merging(["PORT": String(port), "STATUS_PASSWORD": "open sesame, please"]) { $1 },
+                    folder: folder)
                 #expect(try await bot.waitForLog("status: serving /healthz and /api/v1/"), "\(bot.tail)")
                 let base = "http://127.0.0.1:\(port)"
                 // Served from before the network answers: healthy once the start is done (asked until it is).
@@ -56,14 +59,18 @@ struct StatusProcessTests {
         }
     }
 
-    @Test("PORT is bound before the network answers: with X unreachable, /healthz answers at once (the network part starting), the page says what the start waits for")
+    @Test(
+        "PORT is bound before the network answers: with X unreachable, /healthz answers at once (the network part starting), the page says what the start waits for"
+    )
     func portBoundBeforeTheNetwork() async throws {
         try await TestServers.withTemporaryFolder { folder in
             let port = try FreePort.pick()
             let silentX = RefusingPort()  // held: nothing else may listen there
             defer { silentX.close() }
             var environment = DoctorProcessTests.environment(URL(string: "http://127.0.0.1:\(silentX.port)")!, botSecret: "bts")
-            environment.merge(["PORT": String(port), "STATUS_PASSWORD": "open sesame, please", "MIRROR_BOT_DATA": folder.appending(path: "bot.sqlite").path]) { $1 }
+            environment.merge([
+                "PORT": String(port), "STATUS_PASSWORD": "open sesame, please", "MIRROR_BOT_DATA": folder.appending(path: "bot.sqlite").path,
+            ]) { $1 }
             try await MirrorBotProcess.personSignedIn(environment)
             let bot = try RunningBot(["start"], environment: environment, folder: folder)
             // SIGKILL: nothing is under way yet, and a child of the test runner inherits its blocked SIGTERM.
@@ -81,20 +88,25 @@ struct StatusProcessTests {
                 if page?.body.contains("waiting for X to answer who the human account is") == true { break }
                 try await Task.sleep(for: .milliseconds(250))
             }
-            #expect(page?.status == 200 && page?.body.contains("waiting for X to answer who the human account is") == true, "\(String(describing: page))")
+            #expect(
+                page?.status == 200 && page?.body.contains("waiting for X to answer who the human account is") == true, "\(String(describing: page))")
             #expect(!bot.log.contains("mirroring @"))
         }
     }
 
-    @Test("PORT is bound before the database answers: with a Postgres that never answers, /healthz answers at once (the archive starting), the page says what the start waits for")
+    @Test(
+        "PORT is bound before the database answers: with a Postgres that never answers, /healthz answers at once (the archive starting), the page says what the start waits for"
+    )
     func portBoundBeforeTheDatabase() async throws {
         try await TestServers.withTemporaryFolder { folder in
             let (port, silentX) = (try FreePort.pick(), try FreePort.pick())
             let silentPostgres = try SilentListener()
             defer { silentPostgres.close() }
             var environment = DoctorProcessTests.environment(URL(string: "http://127.0.0.1:\(silentX)")!, botSecret: "bts")
-            environment.merge(["PORT": String(port), "STATUS_PASSWORD": "open sesame, please",
-                               "DATABASE_URL": "postgres://mirror:secret@127.0.0.1:\(silentPostgres.port)/mirror?sslmode=disable&connect_timeout=600"]) { $1 }
+            environment.merge([
+                "PORT": String(port), "STATUS_PASSWORD": "open sesame, please",
+                "DATABASE_URL": "postgres://mirror:secret@127.0.0.1:\(silentPostgres.port)/mirror?sslmode=disable&connect_timeout=600",
+            ]) { $1 }
             // connect_timeout: the start waits on the silent database far longer than the test looks, however loaded the machine.
             let bot = try RunningBot(["start"], environment: environment, folder: folder)
             defer { kill(bot.process.processIdentifier, SIGKILL) }
@@ -117,9 +129,13 @@ struct StatusProcessTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/chromium")
         // Root needs --no-sandbox; the console's messages go to the log (--enable-logging=stderr).
-        process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars", "--no-first-run",
-                             "--user-data-dir=" + profile.path, "--enable-logging=stderr", "--v=0"] + arguments + [url]
-        let output = Pipe(), log = Pipe()
+        process.arguments =
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars", "--no-first-run",
+                "--user-data-dir=" + profile.path, "--enable-logging=stderr", "--v=0",
+            ] + arguments + [url]
+        let output = Pipe()
+        let log = Pipe()
         process.standardOutput = output
         process.standardError = log
         try process.run()
@@ -135,12 +151,15 @@ struct StatusProcessTests {
 
     /// Starts the persona's day at 720x (its clock armed by the caller) with the status page on a free port behind the
     /// password "process-test-password", and returns once `posts()` reaches `count` (real time: the bot is another process) or after 90 s.
-    static func startServingPage(_ environment: [String: String], folder: URL, untilPosts count: Int,
-                                 posts: () async -> Int) async throws -> (bot: RunningBot, port: Int) {
+    static func startServingPage(
+        _ environment: [String: String], folder: URL, untilPosts count: Int,
+        posts: () async -> Int
+    ) async throws -> (bot: RunningBot, port: Int) {
         let port = try FreePort.pick()
-        let bot = try RunningBot(["start", "--speed", "720", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "1d"],
-                                 environment: environment.merging(["PORT": String(port), "STATUS_PASSWORD": "process-test-password"]) { $1 },
-                                 folder: folder)
+        let bot = try RunningBot(
+            ["start", "--speed", "720", "--start-time", "2026-11-22T00:00:00+09:00", "--duration", "1d"],
+            environment: environment.merging(["PORT": String(port), "STATUS_PASSWORD": "process-test-password"]) { $1 },
+            folder: folder)
         let deadline = ContinuousClock.now + .seconds(90)
         while await posts() < count, ContinuousClock.now < deadline, bot.process.isRunning {
             try await Task.sleep(for: .milliseconds(100))
@@ -148,12 +167,16 @@ struct StatusProcessTests {
         return (bot, port)
     }
 
-    @Test("Headless Chromium loads the page of a running simulated day: no console errors, a screenshot, the chart and the actions with their reasons in the DOM")
+    @Test(
+        "Headless Chromium loads the page of a running simulated day: no console errors, a screenshot, the chart and the actions with their reasons in the DOM"
+    )
     func pageInChromium() async throws {
-        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
-                     "Debian's chromium is not installed: script/test installs it (apt-get install chromium)")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
+            "Debian's chromium is not installed: script/test installs it (apt-get install chromium)")
         let persona = PersonaDayProcessTests.persona()
-        try await PersonaDayProcessTests.withTrainedBot(persona, "page", StoreBackends(archive: .sqlite, counts: .sqlite)) { server, environment, _, _ in
+        try await PersonaDayProcessTests.withTrainedBot(persona, "page", StoreBackends(archive: .sqlite, counts: .sqlite)) {
+            server, environment, _, _ in
             try await TestServers.withTemporaryFolder { folder in
                 await server.armClock(PersonaDayProcessTests.dayStart, speed: 720)
                 let (bot, port) = try await Self.startServingPage(environment, folder: folder, untilPosts: 3) {
@@ -161,8 +184,9 @@ struct StatusProcessTests {
                 }
                 let url = "http://me:process-test-password@127.0.0.1:\(port)/"
                 let shot = folder.appending(path: "status-page.png")
-                let screenshot = try await Self.chromium(["--window-size=420,1600", "--screenshot=" + shot.path], url: url,
-                                                         profile: folder.appending(path: "chrome-shot"))
+                let screenshot = try await Self.chromium(
+                    ["--window-size=420,1600", "--screenshot=" + shot.path], url: url,
+                    profile: folder.appending(path: "chrome-shot"))
                 let dom = try await Self.chromium(["--dump-dom"], url: url, profile: folder.appending(path: "chrome-dom"))
                 let metrics = await Self.get("http://127.0.0.1:\(port)/metrics", password: "process-test-password")
                 kill(bot.process.processIdentifier, SIGTERM)

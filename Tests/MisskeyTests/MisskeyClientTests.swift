@@ -13,7 +13,9 @@ struct MisskeyClientTests {
         try await server.withRunning { url in try await body(server, url) }
     }
 
-    @Test("A 429 RATE_LIMIT_EXCEEDED whose Retry-After is 30 s is waited out on the bot's clock, then answered; one of an hour is refused at once, as one line")
+    @Test(
+        "A 429 RATE_LIMIT_EXCEEDED whose Retry-After is 30 s is waited out on the bot's clock, then answered; one of an hour is refused at once, as one line"
+    )
     func rateLimits() async throws {
         try await Self.with { server, url in
             let clock = ManualBotClock(now: MisskeyFixture.start)
@@ -35,7 +37,9 @@ struct MisskeyClientTests {
         }
     }
 
-    @Test("An answer that is not JSON is one readable error and the next call is answered; a 503 is retried; a lost create is outcomeUnknown, never sent twice")
+    @Test(
+        "An answer that is not JSON is one readable error and the next call is answered; a 503 is retried; a lost create is outcomeUnknown, never sent twice"
+    )
     func badAnswers() async throws {
         try await Self.with { server, url in
             let client = MisskeyFixture.client(url)
@@ -61,7 +65,8 @@ struct MisskeyClientTests {
     @Test("A token the instance does not know, or one without the permission, is a sentence that says what to do")
     func refusals() async throws {
         try await Self.with { _, url in
-            let stranger = MisskeyClient(configuration: .init(accounts: [.bot: MisskeyAccess(instance: url, token: "nope")]), logger: MisskeyFixture.quietLogger)
+            let stranger = MisskeyClient(
+                configuration: .init(accounts: [.bot: MisskeyAccess(instance: url, token: "nope")]), logger: MisskeyFixture.quietLogger)
             do {
                 _ = try await stranger.send(GetI(), as: .bot)
                 Issue.record("an unknown token was taken")
@@ -73,7 +78,10 @@ struct MisskeyClientTests {
                 _ = try await client.send(CreateNote(text: "person's token reads only", visibility: .home), as: .human)
                 Issue.record("a note was made without write:notes")
             } catch let error as MisskeyAPIError {
-                guard case .forbidden(_, _, "PERMISSION_DENIED", _) = error else { Issue.record("\(error)"); return }
+                guard case .forbidden(_, _, "PERMISSION_DENIED", _) = error else {
+                    Issue.record("\(error)")
+                    return
+                }
             }
         }
     }
@@ -84,7 +92,9 @@ struct MisskeyClientTests {
             let client = MisskeyFixture.client(url)
             let events = try await client.streamMentions(as: .bot)
             var iterator = events.makeAsyncIterator()
-            await server.add(notes: [.init(id: MisskeyFixture.id(0, 9), userID: MisskeyFixture.friend, text: "@mirror 聞こえる？", createdAt: MisskeyFixture.at(0))])
+            await server.add(notes: [
+                .init(id: MisskeyFixture.id(0, 9), userID: MisskeyFixture.friend, text: "@mirror 聞こえる？", createdAt: MisskeyFixture.at(0))
+            ])
             let event = try #require(try await iterator.next())
             #expect(event.type == "mention" && event.note.text == "@mirror 聞こえる？")
             await server.cutStreams()
@@ -93,7 +103,8 @@ struct MisskeyClientTests {
             do { while let next = try await iterator.next() { more.append(next) } } catch {}
             #expect(more.isEmpty)
             #expect(await server.streamsOpened() == 1)
-            let stranger = MisskeyClient(configuration: .init(accounts: [.bot: MisskeyAccess(instance: url, token: "nope")]), logger: MisskeyFixture.quietLogger)
+            let stranger = MisskeyClient(
+                configuration: .init(accounts: [.bot: MisskeyAccess(instance: url, token: "nope")]), logger: MisskeyFixture.quietLogger)
             await #expect(throws: MisskeyAPIError.self) { _ = try await stranger.streamMentions(as: .bot) }
         }
     }

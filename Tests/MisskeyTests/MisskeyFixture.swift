@@ -35,20 +35,24 @@ enum MisskeyFixture {
             .init(id: id(60), userID: person, text: nil, renoteID: id(300), createdAt: at(60)),
             .init(id: id(50), userID: person, text: "ほんとに", renoteID: id(300), createdAt: at(50)),
         ]
-        var seed = FakeMisskeySeed(now: start, accounts: [
-            .init(id: person, username: "person", token: "person-token", permissions: ["read:account", "read:reactions"], description: "わたし"),
-            .init(id: bot, username: "mirror", token: "bot-token", isBot: true, description: "@person の自動ミラー (bot)"),
-            .init(id: friend, username: "friend", description: "友だち"),
-            .init(id: quiet, username: "quiet", description: "Please, no bots. #nobot"),
-        ], notes: notes, reactions: [person: [(id(300), "❤")]], follows: [person: [friend], bot: [friend, person]])
+        var seed = FakeMisskeySeed(
+            now: start,
+            accounts: [
+                .init(id: person, username: "person", token: "person-token", permissions: ["read:account", "read:reactions"], description: "わたし"),
+                .init(id: bot, username: "mirror", token: "bot-token", isBot: true, description: "@person の自動ミラー (bot)"),
+                .init(id: friend, username: "friend", description: "友だち"),
+                .init(id: quiet, username: "quiet", description: "Please, no bots. #nobot"),
+            ], notes: notes, reactions: [person: [(id(300), "❤")]], follows: [person: [friend], bot: [friend, person]])
         seed.maxNoteTextLength = 3_000
         return seed
     }
 
     /// A client for the fake at `url`: each account with its token.
     static func client(_ url: URL, clock: any BotClock = SystemBotClock()) -> MisskeyClient {
-        MisskeyClient(configuration: .init(accounts: [.human: MisskeyAccess(instance: url, token: "person-token"), .bot: MisskeyAccess(instance: url, token: "bot-token")],
-                                           initialBackoff: .milliseconds(1)),
-                      clock: clock, logger: quietLogger)
+        MisskeyClient(
+            configuration: .init(
+                accounts: [.human: MisskeyAccess(instance: url, token: "person-token"), .bot: MisskeyAccess(instance: url, token: "bot-token")],
+                initialBackoff: .milliseconds(1)),
+            clock: clock, logger: quietLogger)
     }
 }

@@ -1,4 +1,3 @@
-import TestSupport
 import BotClock
 import BotCore
 import FakeMisskey
@@ -8,6 +7,7 @@ import MisskeyAPI
 import MisskeyNetwork
 import SocialNetwork
 import Stores
+import TestSupport
 import Testing
 
 /// Misskey behind the bot's seam, against the fake: what is learned, how posts and answers are written, what the ids
@@ -30,7 +30,9 @@ struct MisskeyNetworkTests {
         return posts
     }
 
-    @Test("The person's notes: public and home ones and replies, in their MFM; never followers-only, specified, warned, renotes or quotes; a reply names whom it answers")
+    @Test(
+        "The person's notes: public and home ones and replies, in their MFM; never followers-only, specified, warned, renotes or quotes; a reply names whom it answers"
+    )
     func learnsOnlyCopyableNotes() async throws {
         try await Self.with { _, network, _ in
             let person = try await network.whoAmI(.human)
@@ -52,8 +54,9 @@ struct MisskeyNetworkTests {
     func pagesNewestFirst() async throws {
         try await Self.with { server, network, _ in
             let many = (1...250).map { number in
-                FakeMisskeySeed.Note(id: FakeMisskeySeed.aidx(at: MisskeyFixture.at(2_000 - number), node: "many", counter: number), userID: MisskeyFixture.person,
-                                     text: "ノート \(number)", createdAt: MisskeyFixture.at(2_000 - number))
+                FakeMisskeySeed.Note(
+                    id: FakeMisskeySeed.aidx(at: MisskeyFixture.at(2_000 - number), node: "many", counter: number), userID: MisskeyFixture.person,
+                    text: "ノート \(number)", createdAt: MisskeyFixture.at(2_000 - number))
             }
             await server.add(notes: many)
             let person = try await network.whoAmI(.human)
@@ -77,7 +80,8 @@ struct MisskeyNetworkTests {
             let liked = try await Self.all(network.likes(of: person.id, perPage: 100, maxPosts: nil, for: .learning))
             #expect(liked.map(\.text) == ["今日は寒いね"])
             let bot = try await network.whoAmI(.bot)
-            let timeline = try await Self.all(network.homeTimeline(of: bot.id, as: .bot, since: nil, maxPosts: 50, perPage: 50, includingReposts: false, for: .liking))
+            let timeline = try await Self.all(
+                network.homeTimeline(of: bot.id, as: .bot, since: nil, maxPosts: 50, perPage: 50, includingReposts: false, for: .liking))
             #expect(timeline.contains { $0.text == "大きな ニュース" }, "\(timeline.map(\.text))")
             #expect(!timeline.contains { $0.isRepost })
         }
@@ -105,18 +109,23 @@ struct MisskeyNetworkTests {
         }
     }
 
-    @Test("Mentions: a friend's answer in the bot's thread is answered in it, never more public than it; a specified mention gets a specified answer its author alone sees; #nobot is seen")
+    @Test(
+        "Mentions: a friend's answer in the bot's thread is answered in it, never more public than it; a specified mention gets a specified answer its author alone sees; #nobot is seen"
+    )
     func answersMentions() async throws {
         try await Self.with { server, network, _ in
             let bot = try await network.whoAmI(.bot)
             let botPost = try #require(try await network.post("おはよう", warning: nil, slot: "slot 2025-11-24 900", for: .posts))
             let botNote = try #require(await server.posted().first)
             await server.add(notes: [
-                .init(id: MisskeyFixture.id(-1, 1), userID: MisskeyFixture.friend, text: "@mirror おはよう！", visibility: "followers", replyID: botNote.id,
-                      createdAt: MisskeyFixture.at(0)),
+                .init(
+                    id: MisskeyFixture.id(-1, 1), userID: MisskeyFixture.friend, text: "@mirror おはよう！", visibility: "followers", replyID: botNote.id,
+                    createdAt: MisskeyFixture.at(0)),
                 .init(id: MisskeyFixture.id(-1, 2), userID: MisskeyFixture.quiet, text: "@mirror hi", createdAt: MisskeyFixture.at(0)),
-                .init(id: MisskeyFixture.id(-1, 3), userID: MisskeyFixture.friend, text: "@mirror ひみつ", visibility: "specified", createdAt: MisskeyFixture.at(0),
-                      visibleUserIDs: [MisskeyFixture.bot]),
+                .init(
+                    id: MisskeyFixture.id(-1, 3), userID: MisskeyFixture.friend, text: "@mirror ひみつ", visibility: "specified",
+                    createdAt: MisskeyFixture.at(0),
+                    visibleUserIDs: [MisskeyFixture.bot]),
             ])
             await server.advanceClock(by: 120)
             let mentions = try await Self.all(network.mentions(of: bot.id, since: nil, perPage: 50, for: .replies))
@@ -132,9 +141,14 @@ struct MisskeyNetworkTests {
             #expect(answers.last?.visibleUserIDs == [MisskeyFixture.friend])
             // An answer to the bot's answer is in the same thread.
             let answer = try #require(answers.first)
-            await server.add(notes: [.init(id: MisskeyFixture.id(-3, 1), userID: MisskeyFixture.friend, text: "@mirror まだ寒い", replyID: answer.id, createdAt: MisskeyFixture.at(-2))])
+            await server.add(notes: [
+                .init(
+                    id: MisskeyFixture.id(-3, 1), userID: MisskeyFixture.friend, text: "@mirror まだ寒い", replyID: answer.id,
+                    createdAt: MisskeyFixture.at(-2))
+            ])
             await server.advanceClock(by: 120)
-            let next = try await Self.all(network.mentions(of: bot.id, since: mentions.compactMap { Int64($0.id) }.max().map(String.init), perPage: 50, for: .replies))
+            let next = try await Self.all(
+                network.mentions(of: bot.id, since: mentions.compactMap { Int64($0.id) }.max().map(String.init), perPage: 50, for: .replies))
             #expect(next.map(\.text) == ["@mirror まだ寒い"])
             #expect(next.first?.conversationID == botPost)
         }
@@ -144,20 +158,27 @@ struct MisskeyNetworkTests {
     func reactsOnceAndRefusesTooLong() async throws {
         try await Self.with { server, network, _ in
             let bot = try await network.whoAmI(.bot)
-            let timeline = try await Self.all(network.homeTimeline(of: bot.id, as: .bot, since: nil, maxPosts: 50, perPage: 50, includingReposts: false, for: .liking))
+            let timeline = try await Self.all(
+                network.homeTimeline(of: bot.id, as: .bot, since: nil, maxPosts: 50, perPage: 50, includingReposts: false, for: .liking))
             let friendNote = try #require(timeline.first { $0.text == "今日は寒いね" })
             try await network.like(friendNote.id, as: bot.id, for: .liking)
             try await network.like(friendNote.id, as: bot.id, for: .liking)
             #expect(await server.reacted().map(\.reaction) == ["❤"])
-            await #expect(throws: NetworkError.self) { try await network.post(String(repeating: "あ", count: 3_001), warning: nil, slot: "slot x 1", for: .posts) }
+            await #expect(throws: NetworkError.self) {
+                try await network.post(String(repeating: "あ", count: 3_001), warning: nil, slot: "slot x 1", for: .posts)
+            }
             #expect(await server.posted().isEmpty)
         }
     }
 
-    @Test("The status page's links: https://<host>/notes/<id> on the instance that gave the id, for the notes the bot numbered; none for a number it never gave")
+    @Test(
+        "The status page's links: https://<host>/notes/<id> on the instance that gave the id, for the notes the bot numbered; none for a number it never gave"
+    )
     func postLinks() async throws {
-        let module = MisskeyNetworkModule(settings: MisskeyNetworkSettings(human: MisskeyAccess(instance: URL(string: "https://misskey.io/")!, token: "p"),
-                                                                           bot: MisskeyAccess(instance: URL(string: "https://bots.example")!, token: "b")))
+        let module = MisskeyNetworkModule(
+            settings: MisskeyNetworkSettings(
+                human: MisskeyAccess(instance: URL(string: "https://misskey.io/")!, token: "p"),
+                bot: MisskeyAccess(instance: URL(string: "https://bots.example")!, token: "b")))
         let id = MisskeyFixture.id(10)
         try await module.ids.keep(notes: [(id, MisskeyFixture.at(10))])
         let number = try #require(MisskeyIDs.number(ofNote: id, createdAt: nil))

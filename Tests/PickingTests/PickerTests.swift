@@ -1,11 +1,11 @@
-import Stores
+import Consent
 import Foundation
 import Logging
 import Picking
-import Consent
 import Schedule
-import Testing
+import Stores
 import TestSupport
+import Testing
 
 @Suite("Picking what to post and what to answer")
 struct PickerTests {
@@ -81,8 +81,9 @@ struct PickerTests {
         }
     }
 
-    @Test("Nor the twin of a tweet another slot is sending (its post not recorded yet): an excluded tweet keeps its text out too",
-          arguments: StoreBackends.archives)
+    @Test(
+        "Nor the twin of a tweet another slot is sending (its post not recorded yet): an excluded tweet keeps its text out too",
+        arguments: StoreBackends.archives)
     func sameTextAsOneUnderWay(_ backend: StoreBackends.ArchiveKind) async throws {
         try await withTwins(backend) { archive, now in
             let picker = PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, logger: Self.logger)
@@ -97,8 +98,9 @@ struct PickerTests {
         }
     }
 
-    @Test("Nor another tweet with the same text as one posted in those days (the person said it twice; the copy does not)",
-          arguments: StoreBackends.archives)
+    @Test(
+        "Nor another tweet with the same text as one posted in those days (the person said it twice; the copy does not)",
+        arguments: StoreBackends.archives)
     func sameTextNotTwice(_ backend: StoreBackends.ArchiveKind) async throws {
         try await withTwins(backend) { archive, now in
             try await archive.recordBotPost(sourceTweetID: 1, botTweetID: 900, postedAt: now.addingTimeInterval(-3_600))
@@ -176,8 +178,9 @@ struct LinkPickingTests {
     static let utc = TimeZone(identifier: "UTC")!
     static let day = Date(timeIntervalSince1970: 1_717_200_000)  // 2024-06-01 00:00 UTC
 
-    @Test("The post picker skips the human's tweets with a link unless POST_LINKS; so does the reply picker, and says why when only those are left",
-          arguments: StoreBackends.archives)
+    @Test(
+        "The post picker skips the human's tweets with a link unless POST_LINKS; so does the reply picker, and says why when only those are left",
+        arguments: StoreBackends.archives)
     func linksSkipped(_ backend: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = database.archive(timeZone: Self.utc, rowLimit: 100)
@@ -207,9 +210,13 @@ struct LinkPickingTests {
             for _ in 0..<20 { if let pick = try await replies.pick(forAuthor: 300, using: &generator) { answers.insert(pick.source.tweetID) } }
             #expect(answers == [5])
             #expect(try await replies.pick(forAuthor: 400, using: &generator) == nil)
-            #expect(try await replies.reasonForNoPick(forAuthor: 400).hasPrefix("every past reply of the human to this user that is left contains a link"))
+            #expect(
+                try await replies.reasonForNoPick(forAuthor: 400).hasPrefix("every past reply of the human to this user that is left contains a link")
+            )
             #expect(try await replies.reasonForNoPick(forAuthor: 500) == "no past reply of the human to this user")
-            #expect(try await ReplyPicker(archive: archive, fallback: .none, allowsLinks: true).pick(forAuthor: 400, using: &generator)?.source.tweetID == 6)
+            #expect(
+                try await ReplyPicker(archive: archive, fallback: .none, allowsLinks: true).pick(forAuthor: 400, using: &generator)?.source.tweetID
+                    == 6)
             #expect(try await replies.handle(ofUser: 400) == "other")
         }
     }
@@ -230,8 +237,9 @@ struct LinkPickingTests {
         #expect(!ArchiveRules.mentionsSomeone("bob@example.com"))
     }
 
-    @Test("A reply mentions nobody but the account answered: candidates naming a third party (anywhere, any form) or a blocked word are passed over; none left, it says why",
-          arguments: StoreBackends.archives)
+    @Test(
+        "A reply mentions nobody but the account answered: candidates naming a third party (anywhere, any form) or a blocked word are passed over; none left, it says why",
+        arguments: StoreBackends.archives)
     func noBystanders(_ backend: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = database.archive(timeZone: PickerTests.utc, rowLimit: 100)
@@ -255,8 +263,10 @@ struct LinkPickingTests {
             // addressed first.
             #expect(try await picker.pick(forAuthor: 300, excluding: [6], using: &generator)?.source.tweetID == 5)
             #expect(try await picker.pick(forAuthor: 300, excluding: [5, 6], using: &generator) == nil)
-            #expect(try await picker.reasonForNoPick(forAuthor: 300, excluding: [5, 6])
-                    == "every past reply of the human to this user that is left mentions someone else, contains a blocked word (BLOCKED_WORDS) or is only @names")
+            #expect(
+                try await picker.reasonForNoPick(forAuthor: 300, excluding: [5, 6])
+                    == "every past reply of the human to this user that is left mentions someone else, contains a blocked word (BLOCKED_WORDS) or is only @names"
+            )
         }
     }
 
@@ -264,9 +274,11 @@ struct LinkPickingTests {
     func blockedWordsInPosts(_ backend: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = database.archive(timeZone: PickerTests.utc, rowLimit: 100)
-            try await archive.insert((1...10).map { ArchivedTweet(tweetID: Int64($0), text: "ＳＰＯＩＬＥＲ \($0)", createdAt: at(12, $0)) }
-                                     + [ArchivedTweet(tweetID: 11, text: "お昼ごはん", createdAt: at(12, 30))])
-            let picker = PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, blockedWords: WordList(["spoiler"]), logger: PickerTests.logger)
+            try await archive.insert(
+                (1...10).map { ArchivedTweet(tweetID: Int64($0), text: "ＳＰＯＩＬＥＲ \($0)", createdAt: at(12, $0)) }
+                    + [ArchivedTweet(tweetID: 11, text: "お昼ごはん", createdAt: at(12, 30))])
+            let picker = PostPicker(
+                archive: archive, repostAfterDays: 30, allowsMentions: false, blockedWords: WordList(["spoiler"]), logger: PickerTests.logger)
             for seed in 0..<10 {
                 var generator = SplitMix64(seed: UInt64(seed))
                 #expect(try await picker.pick(at: PickerTests.day.addingTimeInterval(12 * 3_600), using: &generator)?.tweet.tweetID == 11)

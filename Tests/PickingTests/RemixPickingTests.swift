@@ -4,8 +4,8 @@ import Picking
 import Remix
 import SeededRandom
 import Stores
-import Testing
 import TestSupport
+import Testing
 import Tokenizer
 
 /// `POST_STYLE=remix` through the post picker: remixes of the person's tweets near the minute, under the copy's rules.
@@ -18,8 +18,10 @@ struct RemixPickingTests {
         var tweets: [ArchivedTweet] = []
         for (index, line) in lines.enumerated() {
             for (number, topic) in topics.enumerated() {
-                tweets.append(ArchivedTweet(tweetID: Int64(index * 10 + number + 1), text: line.replacingOccurrences(of: "{t}", with: topic),
-                                            createdAt: PickerTests().at(8, index * 5 - 10 + number)))
+                tweets.append(
+                    ArchivedTweet(
+                        tweetID: Int64(index * 10 + number + 1), text: line.replacingOccurrences(of: "{t}", with: topic),
+                        createdAt: PickerTests().at(8, index * 5 - 10 + number)))
             }
         }
         return tweets + [
@@ -27,16 +29,18 @@ struct RemixPickingTests {
             ArchivedTweet(tweetID: 102, text: "今日はコーヒーの日 https://example.com/coffee", createdAt: PickerTests().at(8, 2)),
             ArchivedTweet(tweetID: 103, text: "やっぱり秘密が好き", createdAt: PickerTests().at(8, 3)),
             ArchivedTweet(tweetID: 104, text: "夕焼けのせいで眠い", createdAt: PickerTests().at(20, 0)),
-        ] + topics.enumerated().map { number, topic in
-            // What a remix of the morning's tweets would often say, said in the evening: a remix is never one of them.
-            ArchivedTweet(tweetID: Int64(200 + number), text: "今日は\(topic)が好き", createdAt: PickerTests().at(20, 10 + number))
-        }
+        ]
+            + topics.enumerated().map { number, topic in
+                // What a remix of the morning's tweets would often say, said in the evening: a remix is never one of them.
+                ArchivedTweet(tweetID: Int64(200 + number), text: "今日は\(topic)が好き", createdAt: PickerTests().at(20, 10 + number))
+            }
     }
 
     static let remixer = Remixer(tokenizer: RemixerTests.tokenizer, length: .xWeighted(280))
 
-    @Test("Each pick is a remix of tweets near the minute, from two at least, never with a mention, a link or a blocked word, never one posted lately",
-          arguments: StoreBackends.archives)
+    @Test(
+        "Each pick is a remix of tweets near the minute, from two at least, never with a mention, a link or a blocked word, never one posted lately",
+        arguments: StoreBackends.archives)
     func remixes(_ backend: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = database.archive(timeZone: PickerTests.utc, rowLimit: 1_000)
@@ -45,17 +49,20 @@ struct RemixPickingTests {
             try await archive.insert(tweets)
             // The sources: distinct, within the window, in one read; all there are when asked for more; the same on every database.
             var drawing = SplitMix64(seed: 9)
-            let five = try await archive.randomTweets(nearMinute: 8 * 60, radius: 30, count: 5, excluding: [1], allowingMentions: false,
-                                                      allowingLinks: false, using: &drawing)
+            let five = try await archive.randomTweets(
+                nearMinute: 8 * 60, radius: 30, count: 5, excluding: [1], allowingMentions: false,
+                allowingLinks: false, using: &drawing)
             // Seed 9 draws these five on Postgres, SQLite and in memory alike.
             #expect(five.map(\.tweetID) == [34, 36, 15, 42, 16], "\(five.map(\.tweetID))")
-            let all = try await archive.randomTweets(nearMinute: 8 * 60, radius: 30, count: 100, allowingMentions: false, allowingLinks: false,
-                                                     using: &drawing)
+            let all = try await archive.randomTweets(
+                nearMinute: 8 * 60, radius: 30, count: 100, allowingMentions: false, allowingLinks: false,
+                using: &drawing)
             let morning = tweets.filter { $0.tweetID < 100 }.map(\.tweetID)
             #expect(all.count == 31 && Set(all.map(\.tweetID)) == Set(morning + [103]), "no mention, no link: \(all.map(\.tweetID).sorted())")
             let memory = RemixMemory(state: database.state, keptFor: 86_400)
-            let picker = PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, allowsLinks: false,
-                                    blockedWords: WordList(["秘密"]), remixer: Self.remixer, remixMemory: memory, logger: PickerTests.logger)
+            let picker = PostPicker(
+                archive: archive, repostAfterDays: 30, allowsMentions: false, allowsLinks: false,
+                blockedWords: WordList(["秘密"]), remixer: Self.remixer, remixMemory: memory, logger: PickerTests.logger)
             let now = PickerTests.day.addingTimeInterval(8 * 3_600)
             var generator = SplitMix64(seed: 3)
             var texts: [String] = []
@@ -63,7 +70,8 @@ struct RemixPickingTests {
                 let pick = try await picker.choose(at: now, using: &generator).get()
                 let remix = try #require(pick.remix)
                 #expect(pick.text == remix.text && pick.tweet.tweetID == remix.mainSourceID && pick.radius == 30)
-                #expect(Set(remix.sourceIDs).count >= 2 && remix.sourceIDs.allSatisfy { $0 <= 56 }, "only tweets within ±30 min, none kept out: \(remix)")
+                #expect(
+                    Set(remix.sourceIDs).count >= 2 && remix.sourceIDs.allSatisfy { $0 <= 56 }, "only tweets within ±30 min, none kept out: \(remix)")
                 #expect(!tweets.map(\.text).contains(remix.text))
                 for kept in ["@bob", "http", "秘密", "夕焼け"] { #expect(!remix.text.contains(kept), "\(remix.text)") }
                 #expect(remix.overlap <= 0.6)
@@ -79,7 +87,9 @@ struct RemixPickingTests {
         }
     }
 
-    @Test("When no remix of the tweets near the minute passes (all say the same), the window is widened and a remix of the wider window's is posted", arguments: StoreBackends.archives)
+    @Test(
+        "When no remix of the tweets near the minute passes (all say the same), the window is widened and a remix of the wider window's is posted",
+        arguments: StoreBackends.archives)
     func widensWhenNoRemixPasses(_ backend: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = database.archive(timeZone: PickerTests.utc, rowLimit: 1_000)
@@ -109,7 +119,10 @@ struct RemixPickingTests {
             let picker = PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, remixer: Self.remixer, logger: PickerTests.logger)
             var generator = SplitMix64(seed: 3)
             let choice = try await picker.choose(at: PickerTests.day.addingTimeInterval(8 * 3_600), using: &generator)
-            guard case .failure(let nothing) = choice else { Issue.record("a remix of one tweet: \(choice)"); return }
+            guard case .failure(let nothing) = choice else {
+                Issue.record("a remix of one tweet: \(choice)")
+                return
+            }
             #expect(nothing.description.hasPrefix("nothing to post: a remix needs at least two of the person's posts, and 1 could be drawn"))
             #expect(nothing.description.contains("REMIX_MAX_OVERLAP 0.6"))
         }

@@ -1,8 +1,9 @@
 import PostText
-@testable import Remix
 import SeededRandom
 import Testing
 import Tokenizer
+
+@testable import Remix
 
 /// Remixes of the person's posts: new texts from their morphemes, never too close to one post, never a link, mention or
 /// hashtag the person did not write, within the network's length.
@@ -24,7 +25,8 @@ struct RemixerTests {
         let text = "今日は #ラーメン を食べた https://example.com/a?b=1 @bob_2 and @carol@example.social, so good"
         let pieces = try RemixTokens.pieces(of: text, tokenizer: Self.tokenizer)
         #expect(pieces.joined() == text)
-        #expect(pieces.contains(" #ラーメン") && pieces.contains(" https://example.com/a?b=1") && pieces.contains(" @bob_2")
+        #expect(
+            pieces.contains(" #ラーメン") && pieces.contains(" https://example.com/a?b=1") && pieces.contains(" @bob_2")
                 && pieces.contains(" @carol@example.social"), "\(pieces)")
         #expect(try RemixTokens.pieces(of: "  spaced  out\n次の行  ", tokenizer: Self.tokenizer).joined() == "  spaced  out\n次の行")
         let sources = [RemixSource(id: 1, text: text)]
@@ -67,12 +69,18 @@ struct RemixerTests {
         #expect(one == .failure(RemixRefusal(sources: 1)))
         #expect("\(RemixRefusal(sources: 1))".contains("at least two"))
         let apart = remixer.remix(of: [RemixSource(id: 1, text: "猫が好き"), RemixSource(id: 2, text: "Dogs are great")], using: &generator)
-        guard case .failure(let refusal) = apart else { Issue.record("a remix of two posts with nothing in common: \(apart)"); return }
+        guard case .failure(let refusal) = apart else {
+            Issue.record("a remix of two posts with nothing in common: \(apart)")
+            return
+        }
         #expect(refusal.copies == 20, "each walk gives one of the two posts back")
         #expect(refusal.description.hasPrefix("no remix of 2 posts passed (20 a copy or empty)"))
         // Too long for the network: every candidate of these posts is longer than 5 characters.
         let short = Remixer(tokenizer: Self.tokenizer, length: .characters(5), attempts: 20)
-        guard case .failure(let tooLong) = short.remix(of: Self.posts, using: &generator) else { Issue.record("no post fits 5 characters"); return }
+        guard case .failure(let tooLong) = short.remix(of: Self.posts, using: &generator) else {
+            Issue.record("no post fits 5 characters")
+            return
+        }
         #expect(tooLong.tooLong + tooLong.copies + tooLong.tooClose + tooLong.oneSource == 20 && tooLong.tooLong > 0, "\(tooLong)")
     }
 

@@ -15,11 +15,13 @@ struct StatusHTMLTests {
 
     @Test("A mention is its @name, a hashtag its #tag, a link its whole address (Mastodon's hidden spans included)")
     func mentionsHashtagsAndLinks() {
-        let mention = #"<p><span class="h-card" translate="no"><a href="https://social.example/@friend" class="u-url mention">@<span>friend</span></a></span> こんにちは</p>"#
+        let mention =
+            #"<p><span class="h-card" translate="no"><a href="https://social.example/@friend" class="u-url mention">@<span>friend</span></a></span> こんにちは</p>"#
         #expect(WrittenText.from(html: mention) == "@friend こんにちは")
         let hashtag = #"<p>読んだ <a href="https://social.example/tags/swift" class="mention hashtag" rel="tag">#<span>swift</span></a></p>"#
         #expect(WrittenText.from(html: hashtag) == "読んだ #swift")
-        let link = #"<p>記事 <a href="https://example.com/articles/2026/11/a-long-path" target="_blank" rel="nofollow noopener noreferrer" translate="no"><span class="invisible">https://</span><span class="ellipsis">example.com/articles/2026/11/a</span><span class="invisible">-long-path</span></a></p>"#
+        let link =
+            #"<p>記事 <a href="https://example.com/articles/2026/11/a-long-path" target="_blank" rel="nofollow noopener noreferrer" translate="no"><span class="invisible">https://</span><span class="ellipsis">example.com/articles/2026/11/a</span><span class="invisible">-long-path</span></a></p>"#
         #expect(WrittenText.from(html: link) == "記事 https://example.com/articles/2026/11/a-long-path")
         // An attribute value holding ">" does not end the tag.
         #expect(WrittenText.from(html: #"<a title="a > b" href="https://example.com">example.com</a>"#) == "example.com")

@@ -1,7 +1,7 @@
 import BotConfiguration
 import RedisClient
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Redis connection over hiredis", .serialized)
 struct RedisConnectionTests {
@@ -35,7 +35,10 @@ struct RedisConnectionTests {
         let connection = try TestServers.redisConnection()
         let key = TestServers.uniqueName("errors")
         let replies = try await connection.pipeline([["SET", key, "text"], ["INCR", key], ["GET", key], ["DEL", key]])
-        guard case .error(let message) = replies[1] else { Issue.record("INCR on text should fail: \(replies[1])"); return }
+        guard case .error(let message) = replies[1] else {
+            Issue.record("INCR on text should fail: \(replies[1])")
+            return
+        }
         #expect(message.contains("not an integer"))
         #expect(replies[2].stringValue == "text")
         #expect(throws: RedisError.self) { try replies[1].checked() }
@@ -82,7 +85,10 @@ struct RedisConnectionTests {
         var url = try TestServers.redisURL()
         url.password = "not-the-password"
         let error = try await #require(throws: RedisError.self) { try await RedisConnection(url: url).send("PING") }
-        guard case .connectionFailed(_, let reason) = error else { Issue.record("unexpected \(error)"); return }
+        guard case .connectionFailed(_, let reason) = error else {
+            Issue.record("unexpected \(error)")
+            return
+        }
         #expect(reason.contains("AUTH") || reason.contains("auth") || reason.contains("password"))
         #expect(!error.description.contains("not-the-password"))
     }
@@ -92,7 +98,10 @@ struct RedisConnectionTests {
         var url = try TestServers.redisURL()
         url.usesTLS = true
         let error = try await #require(throws: RedisError.self) { try await RedisConnection(url: url).send("PING") }
-        guard case .tlsFailed(let server, _) = error else { Issue.record("expected a TLS error, got \(error)"); return }
+        guard case .tlsFailed(let server, _) = error else {
+            Issue.record("expected a TLS error, got \(error)")
+            return
+        }
         #expect(server == "\(url.host):\(url.port)" && !error.description.contains("\n"))
     }
 

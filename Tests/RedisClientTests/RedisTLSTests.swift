@@ -1,8 +1,8 @@
 import BotConfiguration
 import Foundation
 import RedisClient
-import Testing
 import TestSupport
+import Testing
 
 /// `rediss://` against a throwaway redis-server that serves TLS only, with a certificate of a throwaway CA and an idle
 /// timeout of one second (`script/test` starts it), as Heroku's Redis add-on is reached.
@@ -34,7 +34,10 @@ struct RedisTLSTests {
         let error = try await #require(throws: RedisError.self) {
             try await RedisConnection(url: server.url, certificateAuthority: server.wrongCA).send("PING")
         }
-        guard case .tlsFailed = error else { Issue.record("expected a TLS failure, got \\(error)"); return }
+        guard case .tlsFailed = error else {
+            Issue.record("expected a TLS failure, got \\(error)")
+            return
+        }
         #expect(error.description.contains("REDIS_TLS_CA") && !error.description.contains("\\n"), "\\(error)")
         let missing = try await #require(throws: RedisError.self) {
             try await RedisConnection(url: server.url, certificateAuthority: "/nonexistent/ca.pem").send("PING")

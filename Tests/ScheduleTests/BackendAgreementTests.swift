@@ -1,8 +1,8 @@
-import Stores
 import Foundation
 import Schedule
-import Testing
+import Stores
 import TestSupport
+import Testing
 
 /// The same archive gives the same answers on Postgres and on the SQLite file: the same histogram and days (DST
 /// included), the same plan for a seed, and the same tweets sampled for a seed.
@@ -43,13 +43,16 @@ struct BackendAgreementTests {
         var generator = SplitMix64(seed: 9)
         var samples: [Int64?] = []
         for minute in stride(from: 0, to: 1_440, by: 45) {
-            samples.append(try await archive.randomTweet(nearMinute: minute, radius: 20, excluding: [10_005, 10_010],
-                                                         allowingMentions: minute % 2 == 0, using: &generator)?.tweetID)
+            samples.append(
+                try await archive.randomTweet(
+                    nearMinute: minute, radius: 20, excluding: [10_005, 10_010],
+                    allowingMentions: minute % 2 == 0, using: &generator)?.tweetID)
         }
         var replies: [Int64?] = []
         for user in [300, 301, 302, 303, 999] as [Int64] { replies.append(try await archive.randomReply(toUser: user, using: &generator)?.tweetID) }
-        return Answers(histogram: try await archive.minuteHistogram(), withoutReplies: try await archive.minuteHistogram(includingReplies: false),
-                       days: try await archive.postsPerDay(), plans: plans, samples: samples, replies: replies)
+        return Answers(
+            histogram: try await archive.minuteHistogram(), withoutReplies: try await archive.minuteHistogram(includingReplies: false),
+            days: try await archive.postsPerDay(), plans: plans, samples: samples, replies: replies)
     }
 
     @Test("Histograms, days, seeded plans and seeded samples are identical on both backends")

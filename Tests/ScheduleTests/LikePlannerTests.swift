@@ -1,9 +1,9 @@
-import Stores
-import Foundation
 import BotClock
+import Foundation
 import Schedule
-import Testing
+import Stores
 import TestSupport
+import Testing
 
 @Suite("Planning a day's likes")
 struct LikePlannerTests {
@@ -13,7 +13,8 @@ struct LikePlannerTests {
         base.addingTimeInterval(Double(day * 86_400 + hour * 3_600 + minute * 60))
     }
 
-    @Test("The count is one of the person's days of liking, quiet days included; the minutes are those they like in", arguments: StoreBackends.archives)
+    @Test(
+        "The count is one of the person's days of liking, quiet days included; the minutes are those they like in", arguments: StoreBackends.archives)
     func fromTimedLikes(_ backend: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = database.archive(timeZone: Self.tokyo, rowLimit: 1000)
@@ -37,25 +38,32 @@ struct LikePlannerTests {
             #expect(Set(counts.keys) == [24, 0, 1], "\(counts)")
             // A third of the days each, near enough: the days are spread evenly over the person's.
             #expect(counts.values.allSatisfy { (95...105).contains($0) }, "\(counts)")
-            var first = SplitMix64(seed: 7), second = SplitMix64(seed: 7)
+            var first = SplitMix64(seed: 7)
+            var second = SplitMix64(seed: 7)
             #expect(try await planner.plan(for: "d", using: &first).plan == planner.plan(for: "d", using: &second).plan)
         }
     }
 
-    @Test("Likes without their time count days by the liked post's day, and the minutes are the person's posting minutes; with no like known, the posting days")
+    @Test(
+        "Likes without their time count days by the liked post's day, and the minutes are the person's posting minutes; with no like known, the posting days"
+    )
     func fallbacks() async throws {
         try await TestServers.withIsolatedDatabase(.memory) { database async throws in
             let archive = database.archive(timeZone: Self.tokyo, rowLimit: 1000)
-            try await archive.insert([ArchivedTweet(tweetID: 1, text: "a", createdAt: Self.at(0, 7, 0)),
-                                      ArchivedTweet(tweetID: 2, text: "b", createdAt: Self.at(0, 7, 30))])
+            try await archive.insert([
+                ArchivedTweet(tweetID: 1, text: "a", createdAt: Self.at(0, 7, 0)),
+                ArchivedTweet(tweetID: 2, text: "b", createdAt: Self.at(0, 7, 30)),
+            ])
             let planner = LikePlanner(likes: database.likes, archive: archive)
             var generator = SplitMix64(seed: 1)
             let (fromPosts, postsBasis) = try await planner.plan(for: "d", using: &generator)
             #expect(postsBasis.countsFromPosts && fromPosts.minutes == [420, 450], "no like known: one posting day of two posts")
             #expect(postsBasis.summary.contains("train classifier"))
-            try await database.likes.recordPersonLikes([PersonLike(postID: 5, likedAt: Self.at(0, 23, 0), isExact: false),
-                                                        PersonLike(postID: 6, likedAt: Self.at(0, 23, 30), isExact: false),
-                                                        PersonLike(postID: 7, likedAt: Self.at(0, 23, 50), isExact: false)])
+            try await database.likes.recordPersonLikes([
+                PersonLike(postID: 5, likedAt: Self.at(0, 23, 0), isExact: false),
+                PersonLike(postID: 6, likedAt: Self.at(0, 23, 30), isExact: false),
+                PersonLike(postID: 7, likedAt: Self.at(0, 23, 50), isExact: false),
+            ])
             for seed in 0..<20 as Range<UInt64> {
                 var generator = SplitMix64(seed: seed)
                 let (plan, basis) = try await planner.plan(for: "d", using: &generator)

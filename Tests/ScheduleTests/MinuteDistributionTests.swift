@@ -1,7 +1,7 @@
+import BotClock
 import Foundation
 import Schedule
 import Testing
-import BotClock
 
 @Suite("Drawing the day's minutes")
 struct MinuteDistributionTests {
@@ -111,7 +111,8 @@ struct MinuteDistributionTests {
         #expect(LocalTime.clockTime(1439) == "23:59")
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        #expect(String(decoding: try encoder.encode(plan), as: UTF8.self)
+        #expect(
+            String(decoding: try encoder.encode(plan), as: UTF8.self)
                 == #"{"count":2,"date":"2026-11-22","minutes":[7,1439],"time_zone":"Asia\/Tokyo"}"#)
     }
 }

@@ -1,8 +1,8 @@
-import Stores
 import Foundation
 import Schedule
-import Testing
+import Stores
 import TestSupport
+import Testing
 
 @Suite("Planning a day from the archive")
 struct SchedulePlannerTests {
@@ -34,7 +34,8 @@ struct SchedulePlannerTests {
                 counts[plan.count, default: 0] += 1
             }
             #expect(Set(counts.keys) == [3, 0, 1])  // the quiet day counts as 0; replies never count
-            var first = SplitMix64(seed: 77), second = SplitMix64(seed: 77)
+            var first = SplitMix64(seed: 77)
+            var second = SplitMix64(seed: 77)
             #expect(try await planner.plan(for: "d", using: &first) == planner.plan(for: "d", using: &second))
             let capped = SchedulePlanner(archive: archive, maxPostsPerDay: 2)
             for seed in 0..<50 as Range<UInt64> {

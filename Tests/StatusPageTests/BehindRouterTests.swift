@@ -2,11 +2,12 @@ import BotClock
 import BotConfiguration
 import Foundation
 import NIOPosix
-#if canImport(Glibc)
-import Glibc
-#endif
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// On a Heroku dyno (`DYNO` set) every connection comes from the router's address: the limit of connections per address
 /// is off there, and wrong passwords are counted by the router's last `X-Forwarded-For` entry instead (issue 43, item 7).
@@ -28,7 +29,8 @@ struct BehindRouterTests {
             // On an event loop of its own, as in the slow-loris tests: connections are counted in the order they came.
             let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
             defer { loops.shutdownGracefully { _ in } }
-            try await StatusWorld.with(.memory, password: "pw", idleTimeout: .seconds(120), eventLoopGroup: loops, behindRouter: behindRouter) { world async throws in
+            try await StatusWorld.with(.memory, password: "pw", idleTimeout: .seconds(120), eventLoopGroup: loops, behindRouter: behindRouter) {
+                world async throws in
                 let port = try #require(world.url.port)
                 let (held, last) = await OffThePool.run { () -> ([RawConnection], (closed: Bool, answer: String)) in
                     var held: [RawConnection] = []
@@ -52,17 +54,23 @@ struct BehindRouterTests {
         }
     }
 
-    @Test("With DYNO, wrong passwords are counted by the router's last X-Forwarded-For entry: one client is refused, another through the same router is not")
+    @Test(
+        "With DYNO, wrong passwords are counted by the router's last X-Forwarded-For entry: one client is refused, another through the same router is not"
+    )
     func failedLoginsByForwardedAddressWithDyno() async throws {
         let clock = ManualBotClock(now: StatusWorld.dayStart)
-        try await StatusWorld.with(.memory, password: "the-right-password", clock: clock, behindRouter: Self.behindRouter(["DYNO": "web.1"])) { world async throws in
+        try await StatusWorld.with(.memory, password: "the-right-password", clock: clock, behindRouter: Self.behindRouter(["DYNO": "web.1"])) {
+            world async throws in
             let path = "/api/v1/actions"
-            let guesser = [("X-Forwarded-For", "192.0.2.1, 198.51.100.7")], other = [("X-Forwarded-For", "198.51.100.8")]
+            let guesser = [("X-Forwarded-For", "192.0.2.1, 198.51.100.7")]
+            let other = [("X-Forwarded-For", "198.51.100.8")]
             for attempt in 1...10 { #expect(try await world.request(path, password: "guess \(attempt)", headers: guesser).status == 401) }
             #expect(try await world.request(path, password: "the-right-password", headers: guesser).status == 429)
             #expect(try await world.request(path, password: "the-right-password", headers: other).status == 200)
             // The client's own first entries are not believed: the router's last one names it.
-            #expect(try await world.request(path, password: "the-right-password", headers: [("X-Forwarded-For", "198.51.100.8, 198.51.100.7")]).status == 429)
+            #expect(
+                try await world.request(path, password: "the-right-password", headers: [("X-Forwarded-For", "198.51.100.8, 198.51.100.7")]).status
+                    == 429)
         }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// What the HTTP layer answers before a route: HEAD as GET without a body, unreadable requests and over-large bodies
 /// with the API's error body, at once (issue 43).
@@ -26,9 +26,11 @@ struct RequestDefencesTests {
     func unreadableRequestsHaveTheErrorBody() async throws {
         try await StatusWorld.with(.memory, password: "pw") { world async throws in
             let port = try #require(world.url.port)
-            for request in ["GET /healthz HTTP/1.1\r\nHost: bot\r\nThis is no header\r\n\r\n",
-                            "GET /healthz HTTP/1.1\r\nHost: bot\r\nContent-Length: lots\r\n\r\n",
-                            "GET /healthz HTTP/9.9\r\n\r\n"] {
+            for request in [
+                "GET /healthz HTTP/1.1\r\nHost: bot\r\nThis is no header\r\n\r\n",
+                "GET /healthz HTTP/1.1\r\nHost: bot\r\nContent-Length: lots\r\n\r\n",
+                "GET /healthz HTTP/9.9\r\n\r\n",
+            ] {
                 let answer = await OffThePool.run { () -> (closed: Bool, answer: String) in
                     guard let connection = try? RawConnection(port: port) else { return (false, "no connection") }
                     connection.send(request)
@@ -36,14 +38,17 @@ struct RequestDefencesTests {
                 }
                 #expect(answer.closed, "\(request.debugDescription): still open after 10 s")
                 #expect(answer.answer.hasPrefix("HTTP/1.1 400"), "\(request.debugDescription): \(answer.answer)")
-                #expect(answer.answer.contains("application/json") && answer.answer.contains("{\"errors\":[{\"code\":\"1002\",\"message\":"),
-                        "\(request.debugDescription): \(answer.answer)")
+                #expect(
+                    answer.answer.contains("application/json") && answer.answer.contains("{\"errors\":[{\"code\":\"1002\",\"message\":"),
+                    "\(request.debugDescription): \(answer.answer)")
             }
             #expect(try await world.request("/healthz").status == 200)
         }
     }
 
-    @Test("A request declaring a body past the limit is 413 with the API's error body at once; one sending 10 MB with Connection: close is closed at once, not after the idle timeout")
+    @Test(
+        "A request declaring a body past the limit is 413 with the API's error body at once; one sending 10 MB with Connection: close is closed at once, not after the idle timeout"
+    )
     func largeBodiesRefusedAtOnce() async throws {
         try await StatusWorld.with(.memory, password: "pw", idleTimeout: .seconds(30)) { world async throws in
             let port = try #require(world.url.port)
@@ -59,8 +64,9 @@ struct RequestDefencesTests {
             let started = ContinuousClock.now
             let sending = await OffThePool.run { () -> (closed: Bool, answer: String) in
                 guard let connection = try? RawConnection(port: port) else { return (false, "no connection") }
-                connection.send("POST /healthz HTTP/1.1\r\nHost: bot\r\nContent-Length: 10000000\r\nConnection: close\r\n\r\n"
-                                + String(repeating: "x", count: 10_000_000))
+                connection.send(
+                    "POST /healthz HTTP/1.1\r\nHost: bot\r\nContent-Length: 10000000\r\nConnection: close\r\n\r\n"
+                        + String(repeating: "x", count: 10_000_000))
                 return connection.answerUntilClosed()
             }
             #expect(sending.closed, "a connection sending 10 MB was still open after 10 s")
@@ -69,7 +75,9 @@ struct RequestDefencesTests {
             let chunked = await OffThePool.run { () -> (closed: Bool, answer: String) in
                 guard let connection = try? RawConnection(port: port) else { return (false, "no connection") }
                 let chunk = String(repeating: "x", count: 32_768)
-                connection.send("GET /healthz HTTP/1.1\r\nHost: bot\r\nTransfer-Encoding: chunked\r\n\r\n" + String(chunk.count, radix: 16) + "\r\n" + chunk + "\r\n")
+                connection.send(
+                    "GET /healthz HTTP/1.1\r\nHost: bot\r\nTransfer-Encoding: chunked\r\n\r\n" + String(chunk.count, radix: 16) + "\r\n" + chunk
+                        + "\r\n")
                 return connection.answerUntilClosed()
             }
             #expect(chunked.closed, "a chunked body past the limit was still open after 10 s")

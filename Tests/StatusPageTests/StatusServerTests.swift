@@ -1,23 +1,25 @@
+import AsyncHTTPClient
 import BotClock
 import BotCore
-import Stores
 import Consent
-import PostgresStores
-import AsyncHTTPClient
 import FakeX
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOPosix
+import PostgresStores
 import Prometheus
 import SocialNetwork
-@testable import StatusPage
-import NIOPosix
-import Testing
+import Stores
 import TestSupport
+import Testing
+
+@testable import StatusPage
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The status server on a real port, over a real store (both backends), asked with a real HTTP client.
 struct StatusWorld {
@@ -54,60 +56,79 @@ struct StatusWorld {
 
     /// Runs `body` with a server over a store of `backend` holding a plan for `day` (08:00 posted unchecked, 12:30 skipped,
     /// 21:00 planned) and two runs' usage of one UTC day.
-    static func with(_ backend: StoreBackends.ArchiveKind, password: String?, health: HealthChecks? = nil, postLinks: PostAddresses = .x,
-                     connectionLimit: Int = 64, connectionsPerClient: Int = 16, idleTimeout: Duration = .seconds(30), clock: any BotClock = SystemBotClock(),
-                     eventLoopGroup: (any EventLoopGroup)? = nil, behindRouter: Bool = false, _ body: (StatusWorld) async throws -> Void) async throws {
+    static func with(
+        _ backend: StoreBackends.ArchiveKind, password: String?, health: HealthChecks? = nil, postLinks: PostAddresses = .x,
+        connectionLimit: Int = 64, connectionsPerClient: Int = 16, idleTimeout: Duration = .seconds(30), clock: any BotClock = SystemBotClock(),
+        eventLoopGroup: (any EventLoopGroup)? = nil, behindRouter: Bool = false, _ body: (StatusWorld) async throws -> Void
+    ) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database in
             let plans = database.plans
             _ = try await plans.storePlan(day: day, timeZone: "Asia/Tokyo", minutes: [480, 750, 1260], drawnAt: dayStart)
             #expect(try await plans.claim(day: day, minute: 480))
-            try await plans.markPosted(day: day, minute: 480, sourceTweetID: 101, botTweetID: 9001, postedAt: dayStart.addingTimeInterval(8 * 3_600),
-                                       reason: "the human's tweet 101, within ±30 min of 08:00; posted unchecked: its original could not be looked up (HTTP 500)",
-                                       unchecked: true)
-            try await plans.markSkipped(day: day, minute: 750, at: dayStart.addingTimeInterval(12 * 3_600 + 40 * 60), reason: "missed: the bot was not running at 12:30 (40 minutes ago)")
+            try await plans.markPosted(
+                day: day, minute: 480, sourceTweetID: 101, botTweetID: 9001, postedAt: dayStart.addingTimeInterval(8 * 3_600),
+                reason: "the human's tweet 101, within ±30 min of 08:00; posted unchecked: its original could not be looked up (HTTP 500)",
+                unchecked: true)
+            try await plans.markSkipped(
+                day: day, minute: 750, at: dayStart.addingTimeInterval(12 * 3_600 + 40 * 60),
+                reason: "missed: the bot was not running at 12:30 (40 minutes ago)")
             // Answers: 7001 replied at 09:00, 7002 not (a stranger) at 10:00, 7003 replied at 11:00; 7004 pending (no action yet).
             let mentions = database.mentions
             for (id, hour, replied) in [(7001, 9.0, true), (7002, 10.0, false), (7003, 11.0, true), (7004, 11.5, false)] {
-                #expect(try await mentions.begin(mentionID: Int64(id), authorID: 300, conversationID: nil, at: dayStart.addingTimeInterval(hour * 3_600)))
+                #expect(
+                    try await mentions.begin(mentionID: Int64(id), authorID: 300, conversationID: nil, at: dayStart.addingTimeInterval(hour * 3_600)))
                 if id == 7004 {
                     try await mentions.finish(mentionID: Int64(id), state: .pending, reason: "the bot stopped during its pause")
                 } else {
-                    try await mentions.finish(mentionID: Int64(id), state: replied ? .replied : .skipped, replyTweetID: replied ? Int64(id + 100) : nil,
-                                              reason: replied ? "a past reply of the human to @friend" : "no past reply of the human to <i>this</i> user")
+                    try await mentions.finish(
+                        mentionID: Int64(id), state: replied ? .replied : .skipped, replyTweetID: replied ? Int64(id + 100) : nil,
+                        reason: replied ? "a past reply of the human to @friend" : "no past reply of the human to <i>this</i> user")
                 }
             }
             // Likes: four, two of them at the same moment (their keys order them).
             let likes = database.likes
             for (id, hour) in [(8001, 7.0), (8002, 10.0), (8003, 10.0), (8004, 11.75)] {
-                _ = try await likes.recordLike(tweetID: Int64(id), authorID: 400, logRatio: 2.5, reason: "log ratio 2.50 > 1.10 (猫)",
-                                               at: dayStart.addingTimeInterval(hour * 3_600))
+                _ = try await likes.recordLike(
+                    tweetID: Int64(id), authorID: 400, logRatio: 2.5, reason: "log ratio 2.50 > 1.10 (猫)",
+                    at: dayStart.addingTimeInterval(hour * 3_600))
             }
             // The person's archive: posts at 08:10 and 21:30 the day before, 08:05 two days before.
             let archive = database.archive(timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 1_000)
             let history: [(id: Int64, daysAgo: Double, minute: Double)] = [(1, 1, 490), (2, 1, 1_290), (3, 2, 485)]
-            _ = try await archive.insert(history.map { tweet in
-                ArchivedTweet(tweetID: tweet.id, text: "朝の投稿 \(tweet.id)", createdAt: dayStart.addingTimeInterval(-tweet.daysAgo * 86_400 + tweet.minute * 60))
-            })
+            _ = try await archive.insert(
+                history.map { tweet in
+                    ArchivedTweet(
+                        tweetID: tweet.id, text: "朝の投稿 \(tweet.id)",
+                        createdAt: dayStart.addingTimeInterval(-tweet.daysAgo * 86_400 + tweet.minute * 60))
+                })
             let usage = database.usageDays
             try await usage.record(.init(day: "2026-11-21", runID: "a", command: "start", bill: "{}", cost: 0.25))
             try await usage.record(.init(day: "2026-11-21", runID: "b", command: "train scheduler", bill: "{}", cost: 0.125))
             try await usage.record(.init(day: "2026-11-20", runID: "a", command: "start", bill: "{}", cost: 0.5))
             let checks = health ?? HealthChecks([.init(name: "archive") { try await database.ping() }])
             let registry = PrometheusCollectorRegistry()
-            registry.makeCounter(name: "mirror_bot_posts_total").increment(by: Int64(3))
-            var settings = StatusServer.Settings(host: "127.0.0.1", port: 0, password: password, dailyBudget: 1.0,
-                                                 timeZone: TimeZone(identifier: "Asia/Tokyo")!, metrics: registry,
-                                                 postLinks: postLinks)
+            registry.makeCounter(descriptor: MetricNameDescriptor(namespace: "mirror_bot", metricName: "posts", unitName: "total", helpText: ""))
+                .increment(by: Int64(3))
+            var settings = StatusServer.Settings(
+                host: "127.0.0.1", port: 0, password: password, dailyBudget: 1.0,
+                timeZone: TimeZone(identifier: "Asia/Tokyo")!, metrics: registry,
+                postLinks: postLinks)
             settings.networkName = "X"
-            (settings.connectionLimit, settings.connectionsPerClient, settings.idleTimeout, settings.clock) = (connectionLimit, connectionsPerClient, idleTimeout, clock)
+            (settings.connectionLimit, settings.connectionsPerClient, settings.idleTimeout, settings.clock) = (
+                connectionLimit, connectionsPerClient, idleTimeout, clock
+            )
             settings.eventLoopGroup = eventLoopGroup
             settings.behindRouter = behindRouter
             settings.likeModel = { "threshold 3.65 (binary model), chosen by 5-fold cross-validation: precision 0.73, recall 0.81" }
             settings.endpointCalls = {
-                [EndpointCalls(endpoint: "POST /2/tweets", account: "bot", calls: 3, failures: 1, lastSuccessAt: dayStart.addingTimeInterval(8 * 3_600))]
+                [
+                    EndpointCalls(
+                        endpoint: "POST /2/tweets", account: "bot", calls: 3, failures: 1, lastSuccessAt: dayStart.addingTimeInterval(8 * 3_600))
+                ]
             }
-            let server = StatusServer(settings: settings, database: database,
-                                      health: checks, now: { dayStart.addingTimeInterval(12 * 3_600) }, logger: quiet)
+            let server = StatusServer(
+                settings: settings, database: database,
+                health: checks, now: { dayStart.addingTimeInterval(12 * 3_600) }, logger: quiet)
             await server.health.refresh()
             try await LoopbackServer.withRunning(logger: quiet, { onStarted in server.application(onStarted: onStarted) }) { url in
                 try await body(StatusWorld(url: url, database: database, health: server.health))
@@ -118,8 +139,9 @@ struct StatusWorld {
 
 @Suite("The status server")
 struct StatusServerTests {
-    @Test("Without STATUS_PASSWORD only /healthz answers; the rest says how to open it, as the API's error body",
-          arguments: StoreBackends.archives)
+    @Test(
+        "Without STATUS_PASSWORD only /healthz answers; the rest says how to open it, as the API's error body",
+        arguments: StoreBackends.archives)
     func closedWithoutPassword(_ backend: StoreBackends.ArchiveKind) async throws {
         try await StatusWorld.with(backend, password: nil) { world in
             let health = try await world.request("/healthz")
@@ -152,7 +174,9 @@ struct StatusServerTests {
         #expect(BasicAuthentication.equalInConstantTime("abc", "abc") && !BasicAuthentication.equalInConstantTime("abc", "abd"))
     }
 
-    @Test("Ten wrong passwords from a client within 15 minutes: 429 with Retry-After (code 1008), even with the right password, until the window ends; other clients are not affected")
+    @Test(
+        "Ten wrong passwords from a client within 15 minutes: 429 with Retry-After (code 1008), even with the right password, until the window ends; other clients are not affected"
+    )
     func failedLoginsThrottled() async throws {
         let clock = ManualBotClock(now: StatusWorld.dayStart)
         try await StatusWorld.with(.sqlite, password: "the-right-password", clock: clock) { world in
@@ -181,18 +205,21 @@ struct StatusServerTests {
         #expect(BasicAuthentication.client(forwardedFor: nil, connectedFrom: "10.0.0.1", behindRouter: true) == "10.0.0.1")
         let tableClock = ManualBotClock(now: StatusWorld.dayStart)
         let logins = FailedLogins(limit: 2, window: 900, capacity: 3, now: { tableClock.now() })
-        logins.recordFailure(of: "a"); logins.recordFailure(of: "a")
+        logins.recordFailure(of: "a")
+        logins.recordFailure(of: "a")
         #expect(logins.refusal(of: "a") == 900 && logins.refusal(of: "b") == nil)
         // A full table forgets the oldest window first.
         for client in ["b", "c", "d"] {
             tableClock.advance(by: 10)
-            logins.recordFailure(of: client); logins.recordFailure(of: client)
+            logins.recordFailure(of: client)
+            logins.recordFailure(of: client)
         }
         #expect(logins.refusal(of: "a") == nil && logins.refusal(of: "d") == 900)
     }
 
-    @Test("The day's likes beside its posts: planned, waiting for a post, liked (with the score and the post) and skipped (with why), on the page and in the plan's JSON; null and said so without a like plan",
-          arguments: StoreBackends.archives)
+    @Test(
+        "The day's likes beside its posts: planned, waiting for a post, liked (with the score and the post) and skipped (with why), on the page and in the plan's JSON; null and said so without a like plan",
+        arguments: StoreBackends.archives)
     func likesPlan(_ backend: StoreBackends.ArchiveKind) async throws {
         try await StatusWorld.with(backend, password: "pw") { world in
             let before = try await world.request("/api/v1/plans/\(StatusWorld.day)", password: "pw")
@@ -202,10 +229,15 @@ struct StatusServerTests {
 
             let likes = world.database.likes
             _ = try await likes.storeLikePlan(day: StatusWorld.day, minutes: [450, 610, 700, 1_320], drawnAt: StatusWorld.dayStart)
-            #expect(try await likes.markLiked(day: StatusWorld.day, minute: 450, like: RecordedLike(
-                tweetID: 8_101, authorID: 400, logRatio: 4.25, reason: "log ratio 4.25 > 1.10 (ラーメン)", likedAt: StatusWorld.dayStart.addingTimeInterval(450 * 60))))
-            try await likes.markLikeSkipped(day: StatusWorld.day, minute: 610, at: StatusWorld.dayStart.addingTimeInterval(610 * 60),
-                                            reason: "no post on the timeline the person would like, not liked yet")
+            #expect(
+                try await likes.markLiked(
+                    day: StatusWorld.day, minute: 450,
+                    like: RecordedLike(
+                        tweetID: 8_101, authorID: 400, logRatio: 4.25, reason: "log ratio 4.25 > 1.10 (ラーメン)",
+                        likedAt: StatusWorld.dayStart.addingTimeInterval(450 * 60))))
+            try await likes.markLikeSkipped(
+                day: StatusWorld.day, minute: 610, at: StatusWorld.dayStart.addingTimeInterval(610 * 60),
+                reason: "no post on the timeline the person would like, not liked yet")
             let plan = try await world.request("/api/v1/plans/\(StatusWorld.day)", password: "pw")
             let slots = plan.json["likes"] as? [[String: Any]] ?? []
             #expect(slots.map { $0["time"] as? String } == ["07:30", "10:10", "11:40", "22:00"])
@@ -214,15 +246,19 @@ struct StatusServerTests {
             #expect((slots[1]["reason"] as? String)?.hasPrefix("no post") == true)
             let page = String(decoding: try await world.request("/", password: "pw").body, as: UTF8.self)
             // Now is 12:00: the 11:40 slot, still planned, waits for a post; 22:00 is to come.
-            #expect(page.contains("<p id=\"likes-plan\">4 planned, as many as one of the person's days of liking: 1 liked, 1 waiting for a post, 1 pending, 1 skipped."),
-                    "\(page)")
+            #expect(
+                page.contains(
+                    "<p id=\"likes-plan\">4 planned, as many as one of the person's days of liking: 1 liked, 1 waiting for a post, 1 pending, 1 skipped."
+                ),
+                "\(page)")
             #expect(page.contains("11:40</span> waiting for a post to like") && page.contains("22:00</span> planned"))
             #expect(page.contains("score 4.25") && page.contains("no post on the timeline the person would like"))
         }
     }
 
-    @Test("A plan: its slots with states and reasons; revalidated by its ETag (304); bad day 400, no plan 404, unknown path 404, POST 405, each with its code",
-          arguments: StoreBackends.archives)
+    @Test(
+        "A plan: its slots with states and reasons; revalidated by its ETag (304); bad day 400, no plan 404, unknown path 404, POST 405, each with its code",
+        arguments: StoreBackends.archives)
     func plans(_ backend: StoreBackends.ArchiveKind) async throws {
         try await StatusWorld.with(backend, password: "pw") { world in
             let plan = try await world.request("/api/v1/plans/\(StatusWorld.day)", password: "pw")
@@ -286,7 +322,9 @@ struct StatusServerTests {
         }
     }
 
-    @Test("A day in other scripts' digits (full-width, Arabic-Indic) or of the wrong shape is 400 with the API's error body, and the server goes on (issue 43: it ended the process)")
+    @Test(
+        "A day in other scripts' digits (full-width, Arabic-Indic) or of the wrong shape is 400 with the API's error body, and the server goes on (issue 43: it ended the process)"
+    )
     func usageDaysInOtherDigits() async throws {
         try await StatusWorld.with(.memory, password: "pw") { world async throws in
             for day in ["２０２６-１１-２２", "٢٠٢٦-١١-٢٢", "2026-１１-22", "2026-11-2２", "+2026-11-22", "2026-02-30"] {
@@ -300,8 +338,9 @@ struct StatusServerTests {
         }
     }
 
-    @Test("Actions, newest first, a page at a time: following next then prev sees every action once; Link header; ETag; bad limit or cursor 400",
-          arguments: StoreBackends.archives)
+    @Test(
+        "Actions, newest first, a page at a time: following next then prev sees every action once; Link header; ETag; bad limit or cursor 400",
+        arguments: StoreBackends.archives)
     func actions(_ backend: StoreBackends.ArchiveKind) async throws {
         try await StatusWorld.with(backend, password: "pw") { world in
             var keys: [String] = []
@@ -321,8 +360,11 @@ struct StatusServerTests {
             // 2 slots (the planned one is no action), 3 answers (the pending one is none), 4 likes.
             #expect(keys.count == 9 && Set(keys).count == 9, "\(keys)")
             // Newest first by the bot's clock; at the same moment (two likes and an answer at 10:00) by key, descending.
-            #expect(keys == ["slot:2026-11-22:0750", "like:8004", "mention:7003", "mention:7002", "like:8003", "like:8002", "mention:7001",
-                             "slot:2026-11-22:0480", "like:8001"], "\(keys)")
+            #expect(
+                keys == [
+                    "slot:2026-11-22:0750", "like:8004", "mention:7003", "mention:7002", "like:8003", "like:8002", "mention:7001",
+                    "slot:2026-11-22:0480", "like:8001",
+                ], "\(keys)")
             #expect(kinds["slot:2026-11-22:0480"] == "posted" && kinds["slot:2026-11-22:0750"] == "skipped")
             #expect(kinds["mention:7001"] == "replied" && kinds["mention:7002"] == "not_replied" && kinds["like:8001"] == "liked")
             #expect(pages.count == 5)
@@ -348,8 +390,9 @@ struct StatusServerTests {
         }
     }
 
-    @Test("A cursor whose time no action can have (o|1e13|x: the year 318,857, which postgres-nio cannot bind) or whose key is overlong is 400, and the server goes on",
-          arguments: StoreBackends.archives)
+    @Test(
+        "A cursor whose time no action can have (o|1e13|x: the year 318,857, which postgres-nio cannot bind) or whose key is overlong is 400, and the server goes on",
+        arguments: StoreBackends.archives)
     func cursorsOutOfRange(_ backend: StoreBackends.ArchiveKind) async throws {
         try await StatusWorld.with(backend, password: "pw") { world in
             func cursor(_ text: String) -> String {
@@ -369,16 +412,21 @@ struct StatusServerTests {
         }
     }
 
-    @Test("Every answer, errors and /healthz included, forbids scripts, framing, sniffing and referrers; what needs the password is never cached shared",
-          arguments: [StoreBackends.archives[0]])
+    @Test(
+        "Every answer, errors and /healthz included, forbids scripts, framing, sniffing and referrers; what needs the password is never cached shared",
+        arguments: [StoreBackends.archives[0]])
     func securityHeaders(_ backend: StoreBackends.ArchiveKind) async throws {
         try await StatusWorld.with(backend, password: "pw") { world in
-            let answers = [try await world.request("/healthz"), try await world.request("/", password: "pw"), try await world.request("/"),
-                           try await world.request("/api/v1/plans/nonsense", password: "pw"), try await world.request("/api/v1/actions", password: "pw"),
-                           try await world.request("/api/v1/usage/days", password: "pw"), try await world.request("/api/v1/plans/\(StatusWorld.day)", password: "pw")]
+            let answers = [
+                try await world.request("/healthz"), try await world.request("/", password: "pw"), try await world.request("/"),
+                try await world.request("/api/v1/plans/nonsense", password: "pw"), try await world.request("/api/v1/actions", password: "pw"),
+                try await world.request("/api/v1/usage/days", password: "pw"),
+                try await world.request("/api/v1/plans/\(StatusWorld.day)", password: "pw"),
+            ]
             for answer in answers {
                 let policy = answer.headers.first(name: "Content-Security-Policy") ?? ""
-                #expect(policy.contains("default-src 'none'") && policy.contains("frame-ancestors 'none'") && !policy.contains("script-src"), "\(policy)")
+                #expect(
+                    policy.contains("default-src 'none'") && policy.contains("frame-ancestors 'none'") && !policy.contains("script-src"), "\(policy)")
                 #expect(answer.headers.first(name: "X-Content-Type-Options") == "nosniff")
                 #expect(answer.headers.first(name: "X-Frame-Options") == "DENY")
                 #expect(answer.headers.first(name: "Referrer-Policy") == "no-referrer")
@@ -394,7 +442,8 @@ struct StatusServerTests {
     func idleConnectionsClosed() async throws {
         try await StatusWorld.with(.memory, password: "pw", idleTimeout: .milliseconds(500)) { world in
             let port = try #require(world.url.port)
-            var silent: [RawConnection] = [], trickling: [RawConnection] = []
+            var silent: [RawConnection] = []
+            var trickling: [RawConnection] = []
             for _ in 0..<10 { silent.append(try RawConnection(port: port)) }
             for _ in 0..<10 {
                 let connection = try RawConnection(port: port)
@@ -411,8 +460,9 @@ struct StatusServerTests {
         }
     }
 
-    @Test("The page: today's plan on the person's day (SVG), the last actions with reasons and links, spend, learning, health; text escaped",
-          arguments: StoreBackends.archives)
+    @Test(
+        "The page: today's plan on the person's day (SVG), the last actions with reasons and links, spend, learning, health; text escaped",
+        arguments: StoreBackends.archives)
     func page(_ backend: StoreBackends.ArchiveKind) async throws {
         try await StatusWorld.with(backend, password: "pw") { world in
             #expect(try await world.request("/").status == 401)
@@ -438,7 +488,8 @@ struct StatusServerTests {
             try await OwnerControl(state: world.database.state).pause(.everything, at: StatusWorld.dayStart.addingTimeInterval(9 * 3_600))
             try await OptOutList(state: world.database.state).add(OptOut(accountID: "300", handle: "taro", reason: "asked", at: StatusWorld.dayStart))
             let paused = String(decoding: try await world.request("/", password: "pw").body, as: UTF8.self)
-            #expect(paused.contains("<p class=\"bad\" id=\"paused\">Everything is paused (posts, answers, likes) by the person since 2026-11-22 09:00"))
+            #expect(
+                paused.contains("<p class=\"bad\" id=\"paused\">Everything is paused (posts, answers, likes) by the person since 2026-11-22 09:00"))
             #expect(paused.contains("<p id=\"opt-outs\">1 account opted out"))
             #expect(html.contains("<svg id=\"spend-days\""))
             #expect(html.contains("archive: answers"))
@@ -449,7 +500,9 @@ struct StatusServerTests {
         }
     }
 
-    @Test("On Mastodon each id opens on the instance that gave it: the bot's posts, mentions and likes on the bot's, the person's statuses on the person's")
+    @Test(
+        "On Mastodon each id opens on the instance that gave it: the bot's posts, mentions and likes on the bot's, the person's statuses on the person's"
+    )
     func mastodonLinks() async throws {
         let links = PostAddresses.mastodon(botInstance: URL(string: "https://bots.example/")!, personInstance: URL(string: "https://person.example")!)
         #expect(links.botSide("9001") == "https://bots.example/statuses/9001")
@@ -472,14 +525,18 @@ struct StatusServerTests {
         }
     }
 
-    @Test("Contract: every answer of the API, errors included, matches its OpenAPI document (docs/status-api.openapi.json); every documented path is served")
+    @Test(
+        "Contract: every answer of the API, errors included, matches its OpenAPI document (docs/status-api.openapi.json); every documented path is served"
+    )
     func contract() async throws {
         let specURL = PythonScript.repositoryRoot.appending(path: "docs/status-api.openapi.json")
         let spec = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: specURL)) as? [String: Any])
         let paths = try #require(spec["paths"] as? [String: Any])
         var samples: [[String: Any]] = []
         func sample(_ name: String, _ reply: StatusWorld.Reply, _ schema: String) {
-            samples.append(["name": name, "schema": "#/components/schemas/" + schema, "body": (try? JSONSerialization.jsonObject(with: reply.body)) ?? NSNull()])
+            samples.append([
+                "name": name, "schema": "#/components/schemas/" + schema, "body": (try? JSONSerialization.jsonObject(with: reply.body)) ?? NSNull(),
+            ])
         }
         try await StatusWorld.with(.sqlite, password: "pw") { world in
             for path in paths.keys {
@@ -524,8 +581,9 @@ struct StatusServerTests {
             try await PostgresStoreSet(url: url, logger: StatusWorld.quiet).withRunning { database in
                 try await database.migrations.migrate()
                 let health = HealthChecks([.init(name: "archive") { try await database.ping() }], limit: .seconds(2))
-                let server = StatusServer(settings: .init(host: "127.0.0.1", port: 0, password: nil, dailyBudget: nil), database: database,
-                                          health: health, now: { Date() }, logger: StatusWorld.quiet)
+                let server = StatusServer(
+                    settings: .init(host: "127.0.0.1", port: 0, password: nil, dailyBudget: nil), database: database,
+                    health: health, now: { Date() }, logger: StatusWorld.quiet)
                 try await LoopbackServer.withRunning(logger: StatusWorld.quiet, { onStarted in server.application(onStarted: onStarted) }) { base in
                     let world = StatusWorld(url: base, database: database)
                     await server.health.refresh()
@@ -562,7 +620,9 @@ struct StatusServerTests {
 /// under CI's load one attack's thousand connections kept the other's from being accepted (and closed) for 20 s.
 @Suite("The status server under a slow-loris", .serialized)
 struct StatusServerSlowLorisTests {
-    @Test("A slow-loris: past the connection limit each new connection is closed at once, the process's descriptors stay bounded, and the page answers once they go")
+    @Test(
+        "A slow-loris: past the connection limit each new connection is closed at once, the process's descriptors stay bounded, and the page answers once they go"
+    )
     func connectionLimit() async throws {
         // The idle timeout is far away: a connection closed within the read's 20 s was closed by the limit.
         // Every connection here comes from one address: the limit per client is lifted to see the limit of all.
@@ -570,8 +630,10 @@ struct StatusServerSlowLorisTests {
         // it keep the process's shared loops from accepting (a CI run once saw accepts wait past the read's 20 s).
         let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { loops.shutdownGracefully { _ in } }
-        try await StatusWorld.with(.memory, password: "pw", connectionLimit: 64, connectionsPerClient: 1_000, idleTimeout: .seconds(120),
-                                   eventLoopGroup: loops) { world in
+        try await StatusWorld.with(
+            .memory, password: "pw", connectionLimit: 64, connectionsPerClient: 1_000, idleTimeout: .seconds(120),
+            eventLoopGroup: loops
+        ) { world in
             let port = try #require(world.url.port)
             // The attack runs on a thread of its own: its blocking connects and reads never hold the test pool's threads.
             var (held, refused) = await OffThePool.run { () -> ([RawConnection], Int) in
@@ -582,7 +644,8 @@ struct StatusServerSlowLorisTests {
                     held.append(connection)
                 }
                 // The server has taken all 64 once one more is refused; then 136 more, each closed at once.
-                var refused = 0, kept = 0
+                var refused = 0
+                var kept = 0
                 for _ in 0..<200 where kept < 3 {  // a server that stops closing them fails the test in a minute, not in an hour
                     guard let connection = try? RawConnection(port: port) else { continue }
                     connection.send("GET / HTTP/1.1\r\n")
@@ -605,7 +668,9 @@ struct StatusServerSlowLorisTests {
         }
     }
 
-    @Test("A slow-loris of 1,000 connections from one address: the server holds 16 of them, its descriptors stay bounded, and the page answers other clients all along")
+    @Test(
+        "A slow-loris of 1,000 connections from one address: the server holds 16 of them, its descriptors stay bounded, and the page answers other clients all along"
+    )
     func slowLorisFromOneAddress() async throws {
         let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)  // as in `connectionLimit`
         defer { loops.shutdownGracefully { _ in } }
@@ -614,7 +679,8 @@ struct StatusServerSlowLorisTests {
             // The attack runs on a thread of its own: its blocking connects and reads never hold the test pool's threads.
             var (held, refused) = await OffThePool.run { () -> ([RawConnection], Int) in
                 var held: [RawConnection] = []
-                var refused = 0, kept = 0
+                var refused = 0
+                var kept = 0
                 for index in 0..<1_000 where kept < 3 {  // a server that stops closing them fails the test in a minute
                     guard let connection = try? RawConnection(port: port, from: "127.0.0.2") else { continue }
                     connection.send("GET /api/v1/actions HTTP/1.1\r\nHost: bot\r\n")  // half a request, never finished
@@ -657,7 +723,10 @@ final class RawConnection: @unchecked Sendable {
         let bound = withUnsafePointer(to: &local) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard bound == 0 else { close(descriptor); throw Refused() }
+        guard bound == 0 else {
+            close(descriptor)
+            throw Refused()
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -665,7 +734,10 @@ final class RawConnection: @unchecked Sendable {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { close(descriptor); throw Refused() }
+        guard connected == 0 else {
+            close(descriptor)
+            throw Refused()
+        }
         // A read gives up after 20 s: a connection the server keeps open past that counts as not closed.
         var timeout = timeval(tv_sec: 20, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -714,10 +786,11 @@ final class RawConnection: @unchecked Sendable {
         let suffix = ":" + String(format: "%04X", port)
         return ["/proc/net/tcp", "/proc/net/tcp6"].reduce(0) { total, file in
             let lines = ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n").dropFirst()
-            return total + lines.filter { line in
-                let fields = line.split(separator: " ")
-                return fields.count > 3 && fields[1].hasSuffix(suffix) && (fields[3] == "01" || fields[3] == "08")
-            }.count
+            return total
+                + lines.filter { line in
+                    let fields = line.split(separator: " ")
+                    return fields.count > 3 && fields[1].hasSuffix(suffix) && (fields[3] == "01" || fields[3] == "08")
+                }.count
         }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Stores
-import Testing
 import TestSupport
+import Testing
 
 /// `replaceValue`: a compare-and-set two processes on one store cannot interleave (a refresh token spent once).
 @Suite("The bot's state: compare-and-set")

@@ -1,8 +1,8 @@
-import Stores
-import PostgresStores
 import Foundation
-import Testing
+import PostgresStores
+import Stores
 import TestSupport
+import Testing
 
 /// The daemon's lease on Postgres through what a server does to it: a second taker is refused naming the holder; a
 /// restart or failover that ends the lease's connection is noticed at once (never a hang), the lease cannot be taken
@@ -13,7 +13,10 @@ struct DaemonLeaseTests {
     static func within<T: Sendable>(_ seconds: Int, _ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await body() }
-            group.addTask { try await Task.sleep(for: .seconds(seconds)); return nil }
+            group.addTask {
+                try await Task.sleep(for: .seconds(seconds))
+                return nil
+            }
             defer { group.cancelAll() }
             guard let first = try await group.next(), let value = first else {
                 Issue.record("\(what) did not finish within \(seconds) s")

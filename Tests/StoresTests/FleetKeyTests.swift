@@ -4,7 +4,9 @@ import Testing
 
 @Suite("The fleet's key")
 struct FleetKeyTests {
-    @Test("Settings sealed with FLEET_KEY open with it; another key, or a changed byte, opens nothing and says so in a line without a setting; a missing or short key is refused")
+    @Test(
+        "Settings sealed with FLEET_KEY open with it; another key, or a changed byte, opens nothing and says so in a line without a setting; a missing or short key is refused"
+    )
     func sealsAndOpens() throws {
         let settings = ["NETWORK": "mastodon", "BOT_MASTODON_TOKEN": "secret-token-123"]
         let key = try FleetKey(text: "a long and random fleet key")
@@ -26,6 +28,9 @@ struct FleetKeyTests {
         let environment = FleetBotSettings.environment(
             of: "alice", settings: ["NETWORK": "x", "TZ": "Asia/Tokyo", "DATABASE_URL": "postgres://bot-wants-this", "REDIS_KEY_PREFIX": "mine:"],
             process: ["DATABASE_URL": "postgres://fleet", "REDIS_URL": "redis://fleet", "FLEET_KEY": "k", "PATH": "/usr/bin", "TZ": "UTC"])
-        #expect(environment == ["NETWORK": "x", "TZ": "Asia/Tokyo", "DATABASE_URL": "postgres://fleet", "REDIS_URL": "redis://fleet", "REDIS_KEY_PREFIX": "alice:"])
+        #expect(
+            environment == [
+                "NETWORK": "x", "TZ": "Asia/Tokyo", "DATABASE_URL": "postgres://fleet", "REDIS_URL": "redis://fleet", "REDIS_KEY_PREFIX": "alice:",
+            ])
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
-@testable import PostgresStores
 import Stores
-import Testing
 import TestSupport
+import Testing
+
+@testable import PostgresStores
 
 /// The fleet's registry on a real Postgres (a scratch database each: bots' schemas are the database's): bots as data,
 /// claims that never overlap, fencing numbers that grow with each holder, leases renewed, lost, handed over.
@@ -73,7 +74,9 @@ struct FleetRegistryTests {
         }
     }
 
-    @Test("A lease not renewed lapses and another process takes it with a larger number; the old holder's renewal then fails; a paused bot's renewal fails")
+    @Test(
+        "A lease not renewed lapses and another process takes it with a larger number; the old holder's renewal then fails; a paused bot's renewal fails"
+    )
     func leasesLapse() async throws {
         try await Self.with { registry, pool in
             _ = try await registry.add(name: "solo", network: "x", sealedSettings: Data())
@@ -99,11 +102,14 @@ struct FleetRegistryTests {
     /// Lets every lease lapse, as the database's time passing them would (the leases' times are Postgres's `now()`).
     /// (Through a view routed to the registry's schema: the pool's connections are left in whichever bot's schema ran last.)
     static func lapse(_ pool: PostgresStoreSet) async throws {
-        _ = try await PostgresStoreSet(sharing: pool, schema: pool.schema ?? "public").rows("letting the leases lapse", "UPDATE fleet_leases SET expires_at = now() - interval '1 second' WHERE owner IS NOT NULL RETURNING 1",
-                                as: Int.self)
+        _ = try await PostgresStoreSet(sharing: pool, schema: pool.schema ?? "public").rows(
+            "letting the leases lapse", "UPDATE fleet_leases SET expires_at = now() - interval '1 second' WHERE owner IS NOT NULL RETURNING 1",
+            as: Int.self)
     }
 
-    @Test("A bot's stores behind its lease: while the hold is this process's its statements run; once it lapsed or was taken, every statement (alone or in a transaction) fails unrun, and the new holder's run")
+    @Test(
+        "A bot's stores behind its lease: while the hold is this process's its statements run; once it lapsed or was taken, every statement (alone or in a transaction) fails unrun, and the new holder's run"
+    )
     func fencedStatements() async throws {
         try await Self.with { registry, pool in
             let bot = try await registry.add(name: "fenced", network: "x", sealedSettings: Data())
@@ -122,7 +128,8 @@ struct FleetRegistryTests {
             // The same process claims it again (a stall ended): a new hold, whose number alone tells the old task's writes apart.
             let second = try #require(try await registry.claim(for: "p1", limit: 1, expiresIn: 30).first)
             #expect(second.fence == first.fence + 1)
-            let secondStores = PostgresStoreSet(sharing: pool, schema: bot.schema, fence: .init(registrySchema: "public", claim: second, process: "p1"))
+            let secondStores = PostgresStoreSet(
+                sharing: pool, schema: bot.schema, fence: .init(registrySchema: "public", claim: second, process: "p1"))
             #expect(try await secondStores.state.value(of: "probe") == "first", "the late write did not happen")
             try await secondStores.state.setValue("second", of: "probe")
             _ = try await secondStores.migrations.migrate()
@@ -137,7 +144,9 @@ struct FleetRegistryTests {
         }
     }
 
-    @Test("A fenced statement holds the lease from its check until it has run: a takeover meanwhile waits for it (no window between check and statement)")
+    @Test(
+        "A fenced statement holds the lease from its check until it has run: a takeover meanwhile waits for it (no window between check and statement)"
+    )
     func fencedStatementHoldsTheLease() async throws {
         try await Self.with { registry, pool in
             let bot = try await registry.add(name: "held", network: "x", sealedSettings: Data())
@@ -146,17 +155,26 @@ struct FleetRegistryTests {
             let stores = PostgresStoreSet(sharing: pool, schema: bot.schema, fence: .init(registrySchema: "public", claim: claim, process: "p1"))
             // A statement of the bot's that takes two seconds, its end time by the server's clock.
             let slow = Task {
-                try await stores.rows("a slow statement", "SELECT extract(epoch FROM clock_timestamp())::float8 FROM pg_sleep(2)", as: Double.self).first
+                try await stores.rows("a slow statement", "SELECT extract(epoch FROM clock_timestamp())::float8 FROM pg_sleep(2)", as: Double.self)
+                    .first
             }
             let watcher = PostgresStoreSet(sharing: pool, schema: pool.schema ?? "public")
             try await waitUntil("the bot's slow statement to be running", within: .seconds(20), every: .milliseconds(20)) {
-                (try await watcher.rows("watching", "SELECT count(*)::int FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%pg_sleep(2)%' AND query NOT LIKE '%pg_stat_activity%'", as: Int.self).first ?? 0) > 0
+                (try await watcher.rows(
+                    "watching",
+                    "SELECT count(*)::int FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%pg_sleep(2)%' AND query NOT LIKE '%pg_stat_activity%'",
+                    as: Int.self
+                ).first ?? 0) > 0
             }
             // Another process ends the lease meanwhile (as a takeover does): it waits until the statement has run.
-            let lapsedAt = try #require(try await watcher.rows("ending the lease", """
-                UPDATE fleet_leases SET expires_at = now() - interval '1 second' WHERE bot_id = \(claim.botID)
-                RETURNING extract(epoch FROM clock_timestamp())::float8
-                """, as: Double.self).first)
+            let lapsedAt = try #require(
+                try await watcher.rows(
+                    "ending the lease",
+                    """
+                    UPDATE fleet_leases SET expires_at = now() - interval '1 second' WHERE bot_id = \(claim.botID)
+                    RETURNING extract(epoch FROM clock_timestamp())::float8
+                    """, as: Double.self
+                ).first)
             let statementEnded = try #require(try await slow.value)
             #expect(lapsedAt >= statementEnded, "the lease was ended \(statementEnded - lapsedAt) s before the fenced statement had run")
             await #expect(throws: ArchiveError.self) { try await stores.state.setValue("late", of: "probe") }

@@ -1,7 +1,7 @@
-import Stores
 import Foundation
-import Testing
+import Stores
 import TestSupport
+import Testing
 
 /// The stores behind planned likes agree on every database: the person's likes, a day's like slots, and the posts
 /// kept for them.
@@ -35,33 +35,44 @@ struct LikePlanStoreTests {
             #expect(try await likes.storeLikePlan(day: "2026-11-27", minutes: [], drawnAt: Self.now).isEmpty)
             #expect(try await likes.likeSlots(of: "2026-11-27") == [])  // a quiet day is a plan too
 
-            try await likes.keepCandidates([LikeCandidate(postID: 77, authorID: 5, authorHandle: "alice", logRatio: 2, reason: "r", postedAt: Self.now)])
+            try await likes.keepCandidates([
+                LikeCandidate(postID: 77, authorID: 5, authorHandle: "alice", logRatio: 2, reason: "r", postedAt: Self.now)
+            ])
             let like = RecordedLike(tweetID: 77, authorID: 5, logRatio: 2, reason: "best", likedAt: Self.now)
             #expect(try await likes.markLiked(day: "2026-11-26", minute: 420, like: like))
-            #expect(try await !likes.markLiked(day: "2026-11-26", minute: 420, like: RecordedLike(tweetID: 78, authorID: nil, logRatio: 1, reason: "x", likedAt: Self.now)))
+            #expect(
+                try await !likes.markLiked(
+                    day: "2026-11-26", minute: 420, like: RecordedLike(tweetID: 78, authorID: nil, logRatio: 1, reason: "x", likedAt: Self.now)))
             #expect(try await !likes.markLiked(day: "2026-11-26", minute: 600, like: like), "a post liked before is not liked at another slot")
             #expect(try await likes.likes().map(\.tweetID) == [77])
             #expect(try await likes.candidates(postedSince: .distantPast).isEmpty, "the liked post is no longer kept")
             try await likes.markLikeSkipped(day: "2026-11-26", minute: 600, at: Self.now, reason: "no post")
             try await likes.markLikeSkipped(day: "2026-11-26", minute: 420, at: Self.now, reason: "too late")  // liked stays liked
             let slots = try #require(try await likes.likeSlots(of: "2026-11-26"))
-            #expect(slots == [LikeSlot(minute: 420, state: .liked, postID: 77, logRatio: 2, reason: "best", doneAt: Self.now),
-                              LikeSlot(minute: 600, state: .skipped, reason: "no post", doneAt: Self.now)])
+            #expect(
+                slots == [
+                    LikeSlot(minute: 420, state: .liked, postID: 77, logRatio: 2, reason: "best", doneAt: Self.now),
+                    LikeSlot(minute: 600, state: .skipped, reason: "no post", doneAt: Self.now),
+                ])
         }
     }
 
-    @Test("Posts kept to like come best first (score, then newest), never one liked, and are forgotten by age or one by one",
-          arguments: StoreBackends.archives)
+    @Test(
+        "Posts kept to like come best first (score, then newest), never one liked, and are forgotten by age or one by one",
+        arguments: StoreBackends.archives)
     func candidates(_ backend: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let likes = database.likes
             func candidate(_ id: Int64, _ score: Double, ago: TimeInterval) -> LikeCandidate {
-                LikeCandidate(postID: id, authorID: id == 4 ? nil : 9, authorHandle: id == 4 ? nil : "bob", logRatio: score, reason: "r\(id)",
-                              postedAt: Self.now.addingTimeInterval(-ago))
+                LikeCandidate(
+                    postID: id, authorID: id == 4 ? nil : 9, authorHandle: id == 4 ? nil : "bob", logRatio: score, reason: "r\(id)",
+                    postedAt: Self.now.addingTimeInterval(-ago))
             }
             _ = try await likes.recordLike(tweetID: 5, authorID: nil, logRatio: 9, reason: "liked before", at: Self.now)
-            try await likes.keepCandidates([candidate(1, 1.5, ago: 60), candidate(2, 3, ago: 600), candidate(3, 3, ago: 300),
-                                            candidate(4, 2, ago: 90_000), candidate(5, 9, ago: 10)])
+            try await likes.keepCandidates([
+                candidate(1, 1.5, ago: 60), candidate(2, 3, ago: 600), candidate(3, 3, ago: 300),
+                candidate(4, 2, ago: 90_000), candidate(5, 9, ago: 10),
+            ])
             try await likes.keepCandidates([candidate(1, 8, ago: 60)])  // kept once: the first score stays
             #expect(try await likes.candidates(postedSince: .distantPast).map(\.postID) == [3, 2, 4, 1])
             #expect(try await likes.candidates(postedSince: .distantPast).last == candidate(1, 1.5, ago: 60))

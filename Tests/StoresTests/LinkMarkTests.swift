@@ -1,11 +1,11 @@
-import Stores
-import PostgresStores
-import SQLiteStores
 import Foundation
 import GRDB
 import PostgresNIO
-import Testing
+import PostgresStores
+import SQLiteStores
+import Stores
 import TestSupport
+import Testing
 
 @Suite("Which archived tweets contain a link")
 struct LinkMarkTests {
@@ -18,8 +18,10 @@ struct LinkMarkTests {
             let archive = database.archive(timeZone: Self.utc, rowLimit: 100)
             try await archive.prepare()
             let morning = Self.day.addingTimeInterval(8 * 3_600 - 10 * 86_400)
-            try await archive.insert([ArchivedTweet(tweetID: 1, text: "朝 https://example.com", createdAt: morning),
-                                      ArchivedTweet(tweetID: 2, text: "朝ごはん", createdAt: morning)])
+            try await archive.insert([
+                ArchivedTweet(tweetID: 1, text: "朝 https://example.com", createdAt: morning),
+                ArchivedTweet(tweetID: 2, text: "朝ごはん", createdAt: morning),
+            ])
             // As a database migrated from before the mark has it: no mark at all.
             if let postgres = database as? PostgresStoreSet { try await postgres.client.query("UPDATE tweets SET has_link = NULL") }
             if let sqlite = database as? SQLiteStoreSet { try await sqlite.pool.write { try $0.execute(sql: "UPDATE tweets SET has_link = NULL") } }

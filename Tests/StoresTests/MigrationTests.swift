@@ -1,10 +1,11 @@
-import Stores
-@testable import PostgresStores
-import SQLiteStores
 import Foundation
 import PostgresNIO
-import Testing
+import SQLiteStores
+import Stores
 import TestSupport
+import Testing
+
+@testable import PostgresStores
 
 @Suite("Migrations")
 struct MigrationTests {
@@ -13,8 +14,11 @@ struct MigrationTests {
         #expect(PostgresMigrations.bundled.map(\.version) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14])
         #expect(PostgresMigrations.bundled.first?.name == "create_tweets")
         #expect(PostgresMigrations.bundled.allSatisfy { !SQLStatements.split($0.sql).isEmpty })
-        #expect(SQLiteMigrations.bundled.map(\.name) == ["archive", "word_counts", "training_examples", "links_and_usage", "content_warnings", "learned_weeks",
-                                                          "pending_mentions", "unchecked_posts", "network_ids", "like_plans"])
+        #expect(
+            SQLiteMigrations.bundled.map(\.name) == [
+                "archive", "word_counts", "training_examples", "links_and_usage", "content_warnings", "learned_weeks",
+                "pending_mentions", "unchecked_posts", "network_ids", "like_plans",
+            ])
         #expect(SQLiteMigrations.bundled.map(\.version) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
     }
 
@@ -120,11 +124,12 @@ struct SQLStatementsTests {
             SELECT $$;$$;
             ;
             """
-        #expect(SQLStatements.split(sql) == [
-            "CREATE TABLE \"odd;name\" (note text DEFAULT 'it''s; fine')",
-            "CREATE FUNCTION f() RETURNS int AS $body$ SELECT 1; $body$ LANGUAGE sql",
-            "SELECT $$;$$",
-        ])
+        #expect(
+            SQLStatements.split(sql) == [
+                "CREATE TABLE \"odd;name\" (note text DEFAULT 'it''s; fine')",
+                "CREATE FUNCTION f() RETURNS int AS $body$ SELECT 1; $body$ LANGUAGE sql",
+                "SELECT $$;$$",
+            ])
     }
 
     @Test("A file of comments only has no statements")

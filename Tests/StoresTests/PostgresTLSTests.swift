@@ -1,9 +1,9 @@
-import Stores
-import PostgresStores
 import BotConfiguration
 import Foundation
-import Testing
+import PostgresStores
+import Stores
 import TestSupport
+import Testing
 
 /// TLS to Postgres as Heroku's DATABASE_URL needs it, against a throwaway server that takes TLS connections only
 /// (ssl=on, a certificate signed by a throwaway CA, hostssl-only pg_hba.conf), started by `script/test`.
@@ -16,10 +16,11 @@ struct PostgresTLSTests {
             let database = try PostgresStoreSet(url: url, logger: TestServers.logger)
             try await database.checkReachable()
             // The TLS server's database is the tests' own: migrating it again applies nothing, and that is the check.
-            return .success(try await database.withRunning { database in
-                try await database.migrations.migrate()
-                return try await database.migrations.pending().count
-            })
+            return .success(
+                try await database.withRunning { database in
+                    try await database.migrations.migrate()
+                    return try await database.migrations.pending().count
+                })
         } catch let error as ArchiveError {
             return .failure(error)
         } catch {
@@ -40,13 +41,19 @@ struct PostgresTLSTests {
         let good = await Self.migrate(server.url + "?sslmode=verify-full&sslrootcert=" + server.ca)
         #expect(throws: Never.self) { try good.get() }
         let wrong = await Self.migrate(server.url + "?sslmode=verify-full&sslrootcert=" + server.wrongCA)
-        guard case .failure(let error) = wrong else { Issue.record("connected with the wrong CA"); return }
+        guard case .failure(let error) = wrong else {
+            Issue.record("connected with the wrong CA")
+            return
+        }
         #expect(error.description.contains("could not be verified") && error.description.contains("sslrootcert"), "\(error)")
         #expect(!error.description.contains("\n"))
         let verifyCA = await Self.migrate(server.url + "?sslmode=verify-ca&sslrootcert=" + server.ca)
         #expect(throws: Never.self) { try verifyCA.get() }
         let missing = await Self.migrate(server.url + "?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem")
-        guard case .failure(let missingError) = missing else { Issue.record("connected without a CA file"); return }
+        guard case .failure(let missingError) = missing else {
+            Issue.record("connected without a CA file")
+            return
+        }
         #expect(missingError.description.contains("/nonexistent/ca.pem is not a readable PEM certificate file"), "\(missingError)")
     }
 
@@ -54,7 +61,10 @@ struct PostgresTLSTests {
     func plainRefused() async throws {
         let server = try TestServers.tlsDatabase()
         let plain = await Self.migrate(server.url + "?sslmode=disable")
-        guard case .failure(let error) = plain else { Issue.record("the TLS-only server took a plain connection"); return }
+        guard case .failure(let error) = plain else {
+            Issue.record("the TLS-only server took a plain connection")
+            return
+        }
         #expect(error.description.contains("accepts only TLS connections") && error.description.contains("sslmode=require"), "\(error)")
     }
 

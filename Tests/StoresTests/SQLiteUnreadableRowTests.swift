@@ -2,10 +2,10 @@ import BotClock
 import Foundation
 import GRDB
 import SQLiteStores
-import Stores
 import SeededRandom
-import Testing
+import Stores
 import TestSupport
+import Testing
 
 /// A value in an SQLite store that does not convert to what is read (a date past 9999 stored by an older version, a
 /// value written by hand) is reported and its row skipped; it never ends the process (GRDB's subscripts trap on it).
@@ -13,8 +13,9 @@ import TestSupport
 struct SQLiteUnreadableRowTests {
     static let postedAt = Date(timeIntervalSince1970: 1_795_302_000)
 
-    @Test("A slot whose posted_at is no date (year 99999, or text) is skipped and logged by uncheckedPosts and slots(of:); the good rows are read (issue 43)",
-          arguments: ["99999-01-01 00:00:00.000", "not a date"])
+    @Test(
+        "A slot whose posted_at is no date (year 99999, or text) is skipped and logged by uncheckedPosts and slots(of:); the good rows are read (issue 43)",
+        arguments: ["99999-01-01 00:00:00.000", "not a date"])
     func badPostedAtSkipped(_ stored: String) async throws {
         try await TestServers.withTemporaryFolder { folder async throws in
             let path = folder.appending(path: "mirror_bot.sqlite").path
@@ -24,8 +25,9 @@ struct SQLiteUnreadableRowTests {
             let plans = database.plans
             _ = try await plans.storePlan(day: "2026-11-22", timeZone: "UTC", minutes: [480, 600, 720], drawnAt: Self.postedAt)
             for (minute, source) in [(480, Int64(101)), (600, 102)] {
-                try await plans.markPosted(day: "2026-11-22", minute: minute, sourceTweetID: source, botTweetID: source + 9_000,
-                                           postedAt: Self.postedAt.addingTimeInterval(Double(minute) * 60), reason: "copied", unchecked: true)
+                try await plans.markPosted(
+                    day: "2026-11-22", minute: minute, sourceTweetID: source, botTweetID: source + 9_000,
+                    postedAt: Self.postedAt.addingTimeInterval(Double(minute) * 60), reason: "copied", unchecked: true)
             }
             // As `start --start-time 99999-01-01T00:00:00Z` left it: written around the store, by SQL.
             let writer = try DatabaseQueue(path: path)
@@ -51,9 +53,10 @@ struct SQLiteUnreadableRowTests {
             let log = LogRecorder()
             let database = try SQLiteStoreSet(path: path, logger: log.logger())
             try await database.migrations.migrate()
-            try await database.likes.keepCandidates([1, 2].map {
-                LikeCandidate(postID: $0, authorID: nil, authorHandle: nil, logRatio: Double($0), reason: "kept", postedAt: Self.postedAt)
-            })
+            try await database.likes.keepCandidates(
+                [1, 2].map {
+                    LikeCandidate(postID: $0, authorID: nil, authorHandle: nil, logRatio: Double($0), reason: "kept", postedAt: Self.postedAt)
+                })
             let writer = try DatabaseQueue(path: path)
             try await writer.write { db in
                 try db.execute(sql: "UPDATE like_candidates SET posted_at = '99999-01-01 00:00:00.000' WHERE post_id = 2")
@@ -65,7 +68,9 @@ struct SQLiteUnreadableRowTests {
         }
     }
 
-    @Test("Archived posts whose created_at is no date (year 99999) are skipped and logged by every read that draws or lists them; the good ones are read (issue 43)")
+    @Test(
+        "Archived posts whose created_at is no date (year 99999) are skipped and logged by every read that draws or lists them; the good ones are read (issue 43)"
+    )
     func badArchivedPostSkipped() async throws {
         try await TestServers.withTemporaryFolder { folder async throws in
             let path = folder.appending(path: "mirror_bot.sqlite").path
@@ -90,8 +95,9 @@ struct SQLiteUnreadableRowTests {
             #expect(try await archive.newest(limit: 10).map(\.tweetID).sorted() == [1, 3])
             let minute = LocalTime(of: Self.postedAt, in: TimeZone(identifier: "UTC")!).minute
             var random = SplitMix64(seed: 1)
-            let sample = TweetSample(minute: minute, window: MinuteWindow(around: minute, radius: 5), excluded: [], allowingMentions: true,
-                                     allowingLinks: true, postedSince: Self.postedAt.addingTimeInterval(-86_400))
+            let sample = TweetSample(
+                minute: minute, window: MinuteWindow(around: minute, radius: 5), excluded: [], allowingMentions: true,
+                allowingLinks: true, postedSince: Self.postedAt.addingTimeInterval(-86_400))
             #expect(try await archive.randomTweets(sample, count: 5, using: &random).map(\.tweetID) == [1])
             let replies = ReplySample(userID: 7, excluded: [], allowingLinks: true)
             for _ in 0..<5 { #expect(try await archive.randomReply(replies, using: &random)?.tweetID == 3) }

@@ -1,9 +1,9 @@
-import Stores
-import PostgresStores
 import BotConfiguration
 import Foundation
-import Testing
+import PostgresStores
+import Stores
 import TestSupport
+import Testing
 
 /// A UTC date from its parts.
 func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int, _ second: Int = 0) -> Date {
@@ -120,9 +120,10 @@ struct TweetArchiveTests {
             #expect(histogram[3 * 60 + 30] == 1)
             #expect(histogram[23 * 60 + 30] == 1)
             #expect(histogram[2 * 60 + 30] == 0)
-            #expect(try await archive.postsPerDay() == [
-                DayCount(day: "2024-03-09", count: 1), DayCount(day: "2024-03-10", count: 2), DayCount(day: "2024-11-03", count: 2),
-            ])
+            #expect(
+                try await archive.postsPerDay() == [
+                    DayCount(day: "2024-03-09", count: 1), DayCount(day: "2024-03-10", count: 2), DayCount(day: "2024-11-03", count: 2),
+                ])
 
             // The stored minutes agree with Foundation's calendar for times all over a DST year.
             var generator = SeededGenerator(seed: 7)
@@ -132,7 +133,9 @@ struct TweetArchiveTests {
             let dates = (0..<300).map { _ in Date(timeIntervalSince1970: start + Double.random(in: 0..<366 * 86_400, using: &generator).rounded()) }
             try await archive.insert(dates.enumerated().map { tweet(Int64(1000 + $0.offset), at: $0.element) })
             var expected = [Int](repeating: 0, count: 1440)
-            for date in dates + [utc(2024, 3, 10, 6, 30), utc(2024, 3, 10, 7, 30), utc(2024, 3, 10, 4, 30), utc(2024, 11, 3, 5, 30), utc(2024, 11, 3, 6, 30)] {
+            for date in dates + [
+                utc(2024, 3, 10, 6, 30), utc(2024, 3, 10, 7, 30), utc(2024, 3, 10, 4, 30), utc(2024, 11, 3, 5, 30), utc(2024, 11, 3, 6, 30),
+            ] {
                 let parts = calendar.dateComponents([.hour, .minute], from: date)
                 expected[parts.hour! * 60 + parts.minute!] += 1
             }
@@ -151,9 +154,10 @@ struct TweetArchiveTests {
                 tweet(3, at: utc(2024, 6, 2, 1, 0), replyTo: 9),  // June 2
                 tweet(4, at: utc(2024, 6, 5, 1, 0)),  // June 5; June 3 and 4 have none
             ])
-            #expect(try await archive.postsPerDay() == [
-                DayCount(day: "2024-06-01", count: 1), DayCount(day: "2024-06-02", count: 2), DayCount(day: "2024-06-05", count: 1),
-            ])
+            #expect(
+                try await archive.postsPerDay() == [
+                    DayCount(day: "2024-06-01", count: 1), DayCount(day: "2024-06-02", count: 2), DayCount(day: "2024-06-05", count: 1),
+                ])
             #expect(try await archive.postsPerDay(includingReplies: false).map(\.count) == [1, 1, 1])
         }
     }

@@ -1,7 +1,8 @@
 public import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A child process that did not end within the test's bound: it was killed (SIGKILL) so the run goes on.
@@ -11,7 +12,10 @@ public struct ChildDidNotExit: Error, CustomStringConvertible {
     /// The bound, in real time.
     public var limit: Duration
     /// An error for `what`, waited for `limit`.
-    public init(what: String, limit: Duration) { self.what = what; self.limit = limit }
+    public init(what: String, limit: Duration) {
+        self.what = what
+        self.limit = limit
+    }
     /// "waited 600 seconds for mirror_bot start to end its day; it was still running and was killed".
     public var description: String { "waited \(limit) for \(what); it was still running and was killed" }
 }

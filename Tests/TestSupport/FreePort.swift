@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// TCP ports on loopback.
@@ -49,7 +50,10 @@ public final class SilentListener: @unchecked Sendable {
     /// Listens on a free port.
     public init() throws {
         let (descriptor, port) = FreePort.boundSocket()
-        guard listen(descriptor, 64) == 0 else { Glibc.close(descriptor); throw POSIXError(.EADDRINUSE) }
+        guard listen(descriptor, 64) == 0 else {
+            Glibc.close(descriptor)
+            throw POSIXError(.EADDRINUSE)
+        }
         self.descriptor = descriptor
         self.port = port
     }

@@ -1,5 +1,5 @@
 public import BotClock
-public import BotCore
+import BotCore
 import Foundation
 public import SocialNetwork
 import Testing

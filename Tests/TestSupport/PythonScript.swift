@@ -3,7 +3,8 @@ public import Foundation
 /// The repository's Python validators (`script/*.py`), run with the machine's python3.
 public enum PythonScript {
     /// The repository's root folder.
-    public static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    public static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// Runs `script/<name>` with `arguments`; returns its exit status and its output (standard output and error).
     /// Waited for off the concurrency pool (see `OffThePool`): a validator runs for seconds under CI's load.

@@ -1,11 +1,11 @@
-public import Stores
-import InMemoryStores
-import SQLiteStores
 public import Foundation
+import InMemoryStores
 import RedisClient
+import RedisWordCounts
+import SQLiteStores
+public import Stores
 public import Testing
 public import WordCounts
-import RedisWordCounts
 
 /// Where a test keeps the stores and the word counts: every combination the bot supports (Postgres or the SQLite
 /// file for the stores, Redis or the SQLite file for the counts), and memory for both (the stores the virtual-clock
@@ -23,12 +23,16 @@ public struct StoreBackends: Sendable, CustomTestStringConvertible {
     public var counts: CountsKind
 
     /// A combination from its parts.
-    public init(archive: ArchiveKind, counts: CountsKind) { self.archive = archive; self.counts = counts }
+    public init(archive: ArchiveKind, counts: CountsKind) {
+        self.archive = archive
+        self.counts = counts
+    }
 
     /// The four combinations of databases the bot runs on, and memory for both.
-    public static let all: [StoreBackends] = [ArchiveKind.postgres, .sqlite].flatMap { archive in
-        [CountsKind.redis, .sqlite].map { StoreBackends(archive: archive, counts: $0) }
-    } + [StoreBackends(archive: .memory, counts: .memory)]
+    public static let all: [StoreBackends] =
+        [ArchiveKind.postgres, .sqlite].flatMap { archive in
+            [CountsKind.redis, .sqlite].map { StoreBackends(archive: archive, counts: $0) }
+        } + [StoreBackends(archive: .memory, counts: .memory)]
 
     /// The stores' backends (for tests that use no word counts).
     public static let archives: [ArchiveKind] = ArchiveKind.allCases
@@ -87,7 +91,9 @@ extension TestServers {
                     throw error
                 }
             case .sqlite:
-                if backends.archive == .sqlite, let shared = try database.sharedWordCounts(now: { Date() }) { return try await body(database, shared) }
+                if backends.archive == .sqlite, let shared = try database.sharedWordCounts(now: { Date() }) {
+                    return try await body(database, shared)
+                }
                 return try await withTemporaryFolder { folder in
                     try await body(database, try SQLiteWordCounts(path: folder.appending(path: "counts.sqlite").path))
                 }

@@ -1,10 +1,10 @@
-public import Stores
-public import PostgresStores
 public import BotConfiguration
 import Foundation
 public import Logging
 import PostgresNIO
+public import PostgresStores
 public import RedisClient
+public import Stores
 
 /// Where the test servers are: `MIRROR_BOT_TEST_DATABASE_URL` / `MIRROR_BOT_TEST_REDIS_URL` (set by
 /// `script/test`, which starts throwaway servers), else `DATABASE_URL` / `REDIS_URL` of a developer's own servers.

@@ -1,11 +1,11 @@
-import Stores
 import BotConfiguration
 import Classifier
 import FakeX
 import Foundation
 import Logging
-import Testing
+import Stores
 import TestSupport
+import Testing
 import Tokenizer
 import Training
 import WordCounts
@@ -32,15 +32,18 @@ struct ForgetterTests {
         #expect(Forgetter.tweetID(in: "-5") == nil)
     }
 
-    @Test("A posted tweet, an answer and a liked tweet are forgotten everywhere at once; a second forget finds the copies gone",
-          arguments: StoreBackends.all)
+    @Test(
+        "A posted tweet, an answer and a liked tweet are forgotten everywhere at once; a second forget finds the copies gone",
+        arguments: StoreBackends.all)
     func forgetsEverywhere(_ backends: StoreBackends) async throws {
         let seed = FakeXSeed(
             now: Self.start,
             users: [.init(id: "100", username: "human"), .init(id: "200", username: "mirror_bot"), .init(id: "300", username: "friend")],
             accounts: [.init(userID: "200", consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")],
-            tweets: [.init(id: "50001", authorID: "200", text: "寿司が好き", createdAt: Self.start.addingTimeInterval(-600)),
-                     .init(id: "50002", authorID: "200", text: "ラーメンいこう", createdAt: Self.start.addingTimeInterval(-300))])
+            tweets: [
+                .init(id: "50001", authorID: "200", text: "寿司が好き", createdAt: Self.start.addingTimeInterval(-600)),
+                .init(id: "50002", authorID: "200", text: "ラーメンいこう", createdAt: Self.start.addingTimeInterval(-300)),
+            ])
         let server = FakeXServer(seed: seed, logger: TestServers.logger)
         try await server.withRunning { url in
             let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: Self.bot]), logger: TestServers.logger)
@@ -58,13 +61,16 @@ struct ForgetterTests {
                 let plans = database.plans
                 _ = try await plans.storePlan(day: "2023-11-14", timeZone: "UTC", minutes: [600], drawnAt: Self.start)
                 #expect(try await plans.claim(day: "2023-11-14", minute: 600))
-                try await plans.markPosted(day: "2023-11-14", minute: 600, sourceTweetID: 10001, botTweetID: 50001, postedAt: Self.start, reason: "test")
+                try await plans.markPosted(
+                    day: "2023-11-14", minute: 600, sourceTweetID: 10001, botTweetID: 50001, postedAt: Self.start, reason: "test")
                 let mentions = database.mentions
                 #expect(try await mentions.begin(mentionID: 7001, authorID: 300, conversationID: nil, at: Self.start))
                 try await mentions.finish(mentionID: 7001, state: .replied, replyTweetID: 50002, sourceTweetID: 10002, reason: "test")
                 // The person liked the friend's 20001 and saw 20002.
-                _ = try await classifier.learnOnce([(id: "20002", tweet: .init(text: "会議の資料", authorUsername: "friend"))], as: .normal, source: .timeline)
-                _ = try await classifier.learnOnce([(id: "20001", tweet: .init(text: "猫の写真", authorUsername: "friend"))], as: .favorite, source: .likes)
+                _ = try await classifier.learnOnce(
+                    [(id: "20002", tweet: .init(text: "会議の資料", authorUsername: "friend"))], as: .normal, source: .timeline)
+                _ = try await classifier.learnOnce(
+                    [(id: "20001", tweet: .init(text: "猫の写真", authorUsername: "friend"))], as: .favorite, source: .likes)
 
                 let forgetter = Forgetter(archive: archive, examples: examples, classifier: classifier, network: XMirrorNetwork(client: client))
                 let posted = try await forgetter.forget(10001)

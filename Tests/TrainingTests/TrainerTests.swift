@@ -1,12 +1,12 @@
-import Stores
 import BotConfiguration
 import Classifier
 import FakeX
 import Foundation
 import Logging
 import RedisClient
-import Testing
+import Stores
 import TestSupport
+import Testing
 import Tokenizer
 import Training
 import WordCounts
@@ -30,14 +30,18 @@ struct TrainerTests {
             if index % 7 == 3 {
                 tweets.append(.init(id: String(10_000 + index), authorID: "100", text: "RT @friend: 何か", createdAt: createdAt, retweetOf: "90000"))
             } else {
-                tweets.append(.init(id: String(10_000 + index), authorID: "100", text: "寿司 &amp; ラーメン \(index) https://t.co/\(index)",
-                                    createdAt: createdAt, inReplyToUserID: index % 5 == 0 ? "300" : nil,
-                                    urls: [.init(url: "https://t.co/\(index)", expandedURL: "https://example.com/\(index)")]))
+                tweets.append(
+                    .init(
+                        id: String(10_000 + index), authorID: "100", text: "寿司 &amp; ラーメン \(index) https://t.co/\(index)",
+                        createdAt: createdAt, inReplyToUserID: index % 5 == 0 ? "300" : nil,
+                        urls: [.init(url: "https://t.co/\(index)", expandedURL: "https://example.com/\(index)")]))
             }
         }
         for index in 0..<60 {
-            tweets.append(.init(id: String(20_000 + index), authorID: "300", text: index < 20 ? "猫の写真 \(index)" : "会議の資料 \(index)",
-                                createdAt: start.addingTimeInterval(Double(index - 60) * 30)))
+            tweets.append(
+                .init(
+                    id: String(20_000 + index), authorID: "300", text: index < 20 ? "猫の写真 \(index)" : "会議の資料 \(index)",
+                    createdAt: start.addingTimeInterval(Double(index - 60) * 30)))
         }
         return FakeXSeed(
             now: start,
@@ -51,10 +55,13 @@ struct TrainerTests {
         try await server.withRunning { url in
             let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Self.human]), logger: Self.quiet)
             try await TestServers.withStores(backends) { database, store async throws in
-                let classifier = FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3, examples: ExampleRecorder(database.examples))
+                let classifier = FavoriteClassifier(
+                    store: store, tokenizer: Self.tokenizer, threshold: 3, examples: ExampleRecorder(database.examples))
                 let archive = database.archive(timeZone: TimeZone(identifier: "UTC")!, rowLimit: 10_000)
                 try await archive.prepare()
-                try await body(Trainer(network: XMirrorNetwork(client: client), archive: archive, classifier: classifier, logger: Self.quiet), server, client, database)
+                try await body(
+                    Trainer(network: XMirrorNetwork(client: client), archive: archive, classifier: classifier, logger: Self.quiet), server, client,
+                    database)
             }
         }
     }
@@ -119,8 +126,9 @@ struct TrainerTests {
         }
     }
 
-    @Test("rebuild reproduces the counts of incremental learning exactly from the stored examples, keeping the training flags",
-          arguments: StoreBackends.all)
+    @Test(
+        "rebuild reproduces the counts of incremental learning exactly from the stored examples, keeping the training flags",
+        arguments: StoreBackends.all)
     func rebuild(_ backend: StoreBackends) async throws {
         try await withTrainer(backend) { trainer, _, _, database in
             _ = try await trainer.trainClassifier(force: false)

@@ -1,11 +1,11 @@
 import Foundation
+import InMemoryStores
 import RedisClient
 import RedisWordCounts
 import SQLiteStores
-import InMemoryStores
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 import WordCounts
 
 /// The markers of tweets learned as `normal` are kept for `LearnedMarkers.normalWeeks` weeks, not for ever: the
@@ -20,8 +20,9 @@ struct LearnedMarkersTests {
         func advance(days: Double) { date.withLock { $0 = $0.addingTimeInterval(days * 86_400) } }
     }
 
-    @Test("Within the weeks a tweet is learned as normal once; after them, its marker is gone and it counts again; likes' markers stay",
-          arguments: WordCountBackendTests.Backend.allCases)
+    @Test(
+        "Within the weeks a tweet is learned as normal once; after them, its marker is gone and it counts again; likes' markers stay",
+        arguments: WordCountBackendTests.Backend.allCases)
     func weeks(_ backend: WordCountBackendTests.Backend) async throws {
         let calendar = Calendar()
         func check(_ store: any WordCountBackend) async throws {
@@ -40,7 +41,10 @@ struct LearnedMarkersTests {
         case .redis:
             let connection = try TestServers.redisConnection()
             let store = RedisWordCounts(connection: connection, keyPrefix: TestServers.uniqueName("markers") + ":", now: { calendar.now })
-            do { try await check(store) } catch { _ = try? await store.removeAll(); throw error }
+            do { try await check(store) } catch {
+                _ = try? await store.removeAll()
+                throw error
+            }
             // Each week's set expires by itself, a week after the last week that reads it.
             let key = store.normalMarkersKey(week: LearnedMarkers.week(of: calendar.now))
             let ttl = try #require(try await connection.send("TTL", key).integerValue)

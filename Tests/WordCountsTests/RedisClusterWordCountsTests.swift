@@ -2,8 +2,8 @@ import BotConfiguration
 import Foundation
 import RedisClient
 import RedisWordCounts
-import Testing
 import TestSupport
+import Testing
 import WordCounts
 
 /// The word counts on a three-master Redis Cluster (started on loopback by `script/test`): the same counts as on one
@@ -13,8 +13,10 @@ import WordCounts
 struct RedisClusterWordCountsTests {
     static let learning: [(features: [String], category: Category)] = (0..<300).map { index in
         let topics = ["寿司", "ラーメン", "猫", "会議", "電車", "写真", "雨", "映画"]
-        return (["\(topics[index % topics.count])", "\(topics[(index * 7 + 3) % topics.count])", "@user\(index % 11)", "word\(index % 37)"],
-                index % 3 == 0 ? .favorite : .normal)
+        return (
+            ["\(topics[index % topics.count])", "\(topics[(index * 7 + 3) % topics.count])", "@user\(index % 11)", "word\(index % 37)"],
+            index % 3 == 0 ? .favorite : .normal
+        )
     }
 
     /// Learns `Self.learning` into `store` in batches, as the learner does (timeline as normal, then likes moved over).
@@ -23,8 +25,9 @@ struct RedisClusterWordCountsTests {
             let batch = learning[start..<min(start + 50, learning.count)]
             try await store.learn(batch: batch.map { (features: $0.features, category: Category.normal) })
             try await store.moveToFavorite(batch: batch.filter { $0.category == .favorite }.map(\.features))
-            _ = try await store.learnFavoritesOnce(batch.enumerated().filter { $0.element.category == .favorite }
-                .map { (id: "tweet-\(start + $0.offset)", features: $0.element.features) })
+            _ = try await store.learnFavoritesOnce(
+                batch.enumerated().filter { $0.element.category == .favorite }
+                    .map { (id: "tweet-\(start + $0.offset)", features: $0.element.features) })
         }
         try await store.markTrained("classifier")
     }
@@ -61,7 +64,9 @@ struct RedisClusterWordCountsTests {
         try await single.removeAll()
     }
 
-    @Test("A bot's counts moved under another prefix (`bots adopt`) read the same there, on one Redis and across the cluster's slots; none are left behind")
+    @Test(
+        "A bot's counts moved under another prefix (`bots adopt`) read the same there, on one Redis and across the cluster's slots; none are left behind"
+    )
     func movedCountsReadTheSame() async throws {
         let name = TestServers.uniqueName("moved")
         let cluster = RedisClusterConnection(seed: try TestServers.redisClusterURL())
@@ -71,9 +76,12 @@ struct RedisClusterWordCountsTests {
         try await Self.learn(into: reference)
         let probes = Self.learning.prefix(40).map(\.features) + [["never-seen"]]
         let expected = try await reference.counts(forEach: probes)
-        for (connection, from, to) in [(redis as any RedisPipelining, name + ":", name + "-fleet:"),
-                                       (cluster as any RedisPipelining, "{bot:\(name)}:", "{bot:\(name)-fleet}:")] {
-            let single = RedisWordCounts(connection: connection, keyPrefix: from), adopted = RedisWordCounts(connection: connection, keyPrefix: to)
+        for (connection, from, to) in [
+            (redis as any RedisPipelining, name + ":", name + "-fleet:"),
+            (cluster as any RedisPipelining, "{bot:\(name)}:", "{bot:\(name)-fleet}:"),
+        ] {
+            let single = RedisWordCounts(connection: connection, keyPrefix: from)
+            let adopted = RedisWordCounts(connection: connection, keyPrefix: to)
             try await Self.learn(into: single)
             let moved = try await single.move(to: adopted)
             #expect(moved > 40, "\(moved) keys moved")
@@ -153,7 +161,8 @@ struct RedisClusterWordCountsTests {
         let reply = try await RedisConnection(url: TestServers.redisClusterURL()).send("CLUSTER", "SLOTS")
         for entry in reply.arrayValue ?? [] {
             guard let parts = entry.arrayValue, let lower = parts[0].integerValue, let upper = parts[1].integerValue, lower <= slot, slot <= upper,
-                  let master = parts[2].arrayValue, let port = master[1].integerValue else { continue }
+                let master = parts[2].arrayValue, let port = master[1].integerValue
+            else { continue }
             return RedisConnection(url: try url("127.0.0.1:\(port)"))
         }
         throw RedisError.unexpectedReply("no node serves slot \(slot)")

@@ -1,8 +1,8 @@
 import RedisClient
-import Testing
-import TestSupport
-import WordCounts
 import RedisWordCounts
+import TestSupport
+import Testing
+import WordCounts
 
 /// A store with a key prefix no other test uses, and its raw connection.
 func makeStore() throws -> RedisWordCounts {
@@ -138,7 +138,7 @@ struct RedisWordCountsTests {
     func readsOriginalData() async throws {
         let store = try makeStore()
         let raw = try #require(store.connection as? RedisConnection)
-        try await raw.pipeline([
+        _ = try await raw.pipeline([
             ["HSET", store.keyPrefix + "features:ラーメン", "categories:favorite", "4", "categories:normal", "9"],
             ["SET", store.keyPrefix + "categories:favorite", "120"],
             ["SET", store.keyPrefix + "categories:normal", "800"],

@@ -1,11 +1,11 @@
 import Foundation
+import InMemoryStores
 import RedisClient
-import Testing
-import TestSupport
-import WordCounts
 import RedisWordCounts
 import SQLiteStores
-import InMemoryStores
+import TestSupport
+import Testing
+import WordCounts
 
 /// The behaviour every word-count backend shares, run against each: Redis (the original's layout), the embedded
 /// SQLite file, and memory (what the virtual-clock days run on). One suite, parameterised by backend.
@@ -21,7 +21,10 @@ struct WordCountBackendTests {
         switch backend {
         case .redis:
             let store = RedisWordCounts(connection: try TestServers.redisConnection(), keyPrefix: TestServers.uniqueName("backend") + ":")
-            do { try await body(store) } catch { _ = try? await store.removeAll(); throw error }
+            do { try await body(store) } catch {
+                _ = try? await store.removeAll()
+                throw error
+            }
             try await store.removeAll()
         case .sqlite:
             try await TestServers.withTemporaryFolder { folder in
@@ -103,8 +106,11 @@ struct WordCountBackendTests {
                     switch operation.kind {
                     case 0: try await store.learn(operation.features, as: .normal)
                     case 1: try await store.moveToFavorite(batch: [operation.features, Array(operation.features.prefix(2))])
-                    case 2: try await store.learnFavoritesOnce([(id: operation.id, features: operation.features),
-                                                                (id: operation.id + "b", features: operation.features.reversed())])
+                    case 2:
+                        try await store.learnFavoritesOnce([
+                            (id: operation.id, features: operation.features),
+                            (id: operation.id + "b", features: operation.features.reversed()),
+                        ])
                     default: try await store.learnNormalsOnce([(id: operation.id, features: operation.features)])
                     }
                 }

@@ -1,10 +1,11 @@
-import BotCore
 import BotClock
 import BotConfiguration
-import SocialNetwork
+import BotCore
 import Foundation
+import SocialNetwork
 import TestSupport
 import Testing
+
 @testable import XAPI
 
 @Suite("X's prices, its per-day de-duplication and the daily budget")
@@ -18,10 +19,14 @@ struct BillingTests {
         #expect(prices.ownedPostRead == 0.001 && prices.postRead == 0.005 && prices.userRead == 0.010)
         #expect(prices.postCreate == 0.015 && prices.postCreateWithURL == 0.200)
         #expect(prices.source.contains("April 2026") && prices.source.contains("docs.x.com"))
-        let bill = XBill(ownedPostReads: 12, postReads: 3, userReads: 2, postsCreated: 16, postsCreatedWithURL: 1, interactionsCreated: 1,
-                         interactionsDeleted: 1)
+        let bill = XBill(
+            ownedPostReads: 12, postReads: 3, userReads: 2, postsCreated: 16, postsCreatedWithURL: 1, interactionsCreated: 1,
+            interactionsDeleted: 1)
         #expect(abs(prices.cost(of: bill) - (0.012 + 0.015 + 0.020 + 0.240 + 0.200 + 0.015 + 0.010)) < 1e-12)
-        #expect(bill.description == "12 own posts read, 3 other posts read, 2 users read, 16 posts made, 1 posts with a URL made, 1 likes, 1 deletions (unlikes, posts deleted)")
+        #expect(
+            bill.description
+                == "12 own posts read, 3 other posts read, 2 users read, 16 posts made, 1 posts with a URL made, 1 likes, 1 deletions (unlikes, posts deleted)"
+        )
         #expect(XBill().description == "nothing billable")
         #expect(bill - bill == XBill() && (bill + bill) - bill == bill)
     }
@@ -37,24 +42,34 @@ struct BillingTests {
     func deduplication() {
         let meter = UsageMeter()
         let read = XBilledResources(ownedPosts: ["1", "2"], posts: ["9"], users: ["u1"])
-        #expect(meter.recordSuccess(endpoint: "a", account: .human, app: "human-app", resources: read, write: nil, postsRead: 3, at: Self.noon)
+        #expect(
+            meter.recordSuccess(endpoint: "a", account: .human, app: "human-app", resources: read, write: nil, postsRead: 3, at: Self.noon)
                 == XBill(ownedPostReads: 2, postReads: 1, userReads: 1))
         // The same resources the same UTC day by the same app: nothing more.
-        #expect(meter.recordSuccess(endpoint: "a", account: .human, app: "human-app", resources: read, write: nil, postsRead: 3,
-                                    at: Self.noon.addingTimeInterval(11 * 3_600)).isEmpty)
+        #expect(
+            meter.recordSuccess(
+                endpoint: "a", account: .human, app: "human-app", resources: read, write: nil, postsRead: 3,
+                at: Self.noon.addingTimeInterval(11 * 3_600)
+            ).isEmpty)
         // Another app pays for its own reads.
-        #expect(meter.recordSuccess(endpoint: "b", account: .bot, app: "bot-app", resources: XBilledResources(users: ["u1"]), write: nil,
-                                    postsRead: 0, at: Self.noon) == XBill(userReads: 1))
+        #expect(
+            meter.recordSuccess(
+                endpoint: "b", account: .bot, app: "bot-app", resources: XBilledResources(users: ["u1"]), write: nil,
+                postsRead: 0, at: Self.noon) == XBill(userReads: 1))
         // Writes are billed per request.
         for _ in 0..<2 {
-            #expect(meter.recordSuccess(endpoint: "c", account: .bot, app: "bot-app", resources: .init(), write: .post(withURL: false),
-                                        postsRead: 0, at: Self.noon) == XBill(postsCreated: 1))
+            #expect(
+                meter.recordSuccess(
+                    endpoint: "c", account: .bot, app: "bot-app", resources: .init(), write: .post(withURL: false),
+                    postsRead: 0, at: Self.noon) == XBill(postsCreated: 1))
         }
         #expect(abs(meter.spent(onBillingDay: "2026-11-22") - (0.002 + 0.005 + 0.010 + 0.010 + 0.030)) < 1e-12)
         // After midnight UTC the same post is billed again, on the new day.
         let nextDay = Self.noon.addingTimeInterval(12 * 3_600 + 1)
-        #expect(meter.recordSuccess(endpoint: "a", account: .human, app: "human-app", resources: XBilledResources(ownedPosts: ["1"]), write: nil,
-                                    postsRead: 1, at: nextDay) == XBill(ownedPostReads: 1))
+        #expect(
+            meter.recordSuccess(
+                endpoint: "a", account: .human, app: "human-app", resources: XBilledResources(ownedPosts: ["1"]), write: nil,
+                postsRead: 1, at: nextDay) == XBill(ownedPostReads: 1))
         #expect(meter.billingDays == ["2026-11-22", "2026-11-23"])
         #expect(meter.bill(onBillingDay: "2026-11-23") == XBill(ownedPostReads: 1))
         // What other runs spent that day counts too.
@@ -69,8 +84,9 @@ struct BillingTests {
         let count = Int((dollars / 0.001).rounded())
         let ids = (first..<(first + count)).map(String.init)
         first += count
-        meter.recordSuccess(endpoint: "spend", account: .human, app: "app", resources: XBilledResources(ownedPosts: ids), write: nil,
-                            postsRead: count, at: date)
+        meter.recordSuccess(
+            endpoint: "spend", account: .human, app: "app", resources: XBilledResources(ownedPosts: ids), write: nil,
+            postsRead: count, at: date)
     }
 
     @Test("Work is shed in order as the day's spend nears the budget: learning at 50%, liking at 70%, replies at 90%, posts at 100%")
@@ -137,7 +153,9 @@ struct BillingTests {
         #expect(budget.shedWorks(at: tomorrow).isEmpty)
     }
 
-    @Test("The likes still planned keep their room: reads for likes leave their cost aside (a day no longer reads all it may and then has no room for its likes), the likes themselves do not")
+    @Test(
+        "The likes still planned keep their room: reads for likes leave their cost aside (a day no longer reads all it may and then has no room for its likes), the likes themselves do not"
+    )
     func likesKeepTheirRoom() async throws {
         let meter = UsageMeter()
         let budget = DailyBudget(limit: 1.0, meter: meter, logger: LogRecorder().logger())
@@ -149,13 +167,15 @@ struct BillingTests {
         // Replies and posts are not liking's: nothing kept aside from them.
         #expect(abs(budget.headroom(for: .replies, at: Self.noon, reading: true) - 0.90) < 1e-9)
         // Reads for likes spend what they may ($0.67): both likes still fit, and a further read does not.
-        meter.recordSuccess(endpoint: "GET home", account: .bot, app: "bot-app", resources: XBilledResources(posts: (0..<134).map(String.init)),
-                            write: nil, postsRead: 134, at: Self.noon)
+        meter.recordSuccess(
+            endpoint: "GET home", account: .bot, app: "bot-app", resources: XBilledResources(posts: (0..<134).map(String.init)),
+            write: nil, postsRead: 134, at: Self.noon)
         #expect(budget.headroom(for: .liking, at: Self.noon, reading: true) < 0.005)
         for _ in 0..<2 {
             #expect(budget.headroom(for: .liking, at: Self.noon) >= XPriceList.current.interactionCreate - 1e-9)
-            meter.recordSuccess(endpoint: "POST like", account: .bot, app: "bot-app", resources: XBilledResources(), write: .interactionCreate,
-                                postsRead: 0, at: Self.noon)
+            meter.recordSuccess(
+                endpoint: "POST like", account: .bot, app: "bot-app", resources: XBilledResources(), write: .interactionCreate,
+                postsRead: 0, at: Self.noon)
         }
         // Liked: nothing kept aside any more.
         budget.reserveLikes(at: [])
@@ -169,14 +189,16 @@ struct BillingTests {
             let meter = UsageMeter()
             let log = LogRecorder()
             let budget = DailyBudget(limit: 0.10, meter: meter, logger: log.logger())
-            let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Fixture.human, .bot: Fixture.bot]), clock: clock,
-                                 usage: meter, budget: budget, logger: Fixture.logger)
+            let client = XClient(
+                configuration: .init(baseURL: url, credentials: [.human: Fixture.human, .bot: Fixture.bot]), clock: clock,
+                usage: meter, budget: budget, logger: Fixture.logger)
             for index in 0..<4 { _ = try await client.send(CreateTweet(text: "post \(index)"), as: .bot, for: .posts) }  // $0.060
             // Learning stops at half the budget ($0.050): not sent at all.
             await #expect(throws: XAPIError.self) { try await client.send(GetUserTweets(userID: Fixture.humanID), as: .human, for: .learning) }
             #expect(await server.requestCounts()[GetUserTweets.name] == nil)
             // The line says what the least of the read would cost (one post), not the page of 100 it would not ask for.
-            #expect(log.lines(containing: "stopped for the rest of the UTC day").count == 1
+            #expect(
+                log.lines(containing: "stopped for the rest of the UTC day").count == 1
                     && log.lines(containing: "would need at least $0.00").count == 1, "\(log.lines)")
             // Replies go on to 90% ($0.090): $0.030 left buys 30 own posts, so the page asks for 30 instead of 100.
             let page = try await client.send(GetUserTweets(userID: Fixture.humanID, maxResults: 100), as: .human, for: .replies)

@@ -9,10 +9,12 @@ import XAPI
 enum Fixture {
     static let start = Date(timeIntervalSince1970: 1_700_000_000)
     static let humanID = "100", botID = "200", friendID = "300"
-    static let human = AccountCredentials(consumerKey: "human-app", consumerSecret: "human-app-secret",
-                                          accessToken: "100-human-token", accessTokenSecret: "human-token-secret")
-    static let bot = AccountCredentials(consumerKey: "bot-app", consumerSecret: "bot-app-secret",
-                                        accessToken: "200-bot-token", accessTokenSecret: "bot-token-secret")
+    static let human = AccountCredentials(
+        consumerKey: "human-app", consumerSecret: "human-app-secret",
+        accessToken: "100-human-token", accessTokenSecret: "human-token-secret")
+    static let bot = AccountCredentials(
+        consumerKey: "bot-app", consumerSecret: "bot-app-secret",
+        accessToken: "200-bot-token", accessTokenSecret: "bot-token-secret")
     static let firstTweetID: UInt64 = 1_700_000_000_000_000_000
 
     /// The id of the human's `index`-th tweet (higher is newer).
@@ -21,9 +23,10 @@ enum Fixture {
     /// `count` tweets of the human, ten minutes apart, the last one a minute before the start; every fifth a reply.
     static func humanTweets(_ count: Int) -> [FakeXSeed.Tweet] {
         (0..<count).map { index in
-            FakeXSeed.Tweet(id: tweetID(index), authorID: humanID, text: "human tweet \(index) &amp; more",
-                            createdAt: start.addingTimeInterval(Double(index - count) * 600),
-                            inReplyToUserID: index % 5 == 4 ? friendID : nil)
+            FakeXSeed.Tweet(
+                id: tweetID(index), authorID: humanID, text: "human tweet \(index) &amp; more",
+                createdAt: start.addingTimeInterval(Double(index - count) * 600),
+                inReplyToUserID: index % 5 == 4 ? friendID : nil)
         }
     }
 
@@ -34,10 +37,12 @@ enum Fixture {
             now: start,
             users: [.init(id: humanID, username: "human"), .init(id: botID, username: "mirror_bot"), .init(id: friendID, username: "friend")],
             accounts: [
-                .init(userID: humanID, consumerKey: human.consumerKey, consumerSecret: human.consumerSecret,
-                      accessToken: human.accessToken, accessTokenSecret: human.accessTokenSecret),
-                .init(userID: botID, consumerKey: bot.consumerKey, consumerSecret: bot.consumerSecret,
-                      accessToken: bot.accessToken, accessTokenSecret: bot.accessTokenSecret),
+                .init(
+                    userID: humanID, consumerKey: human.consumerKey, consumerSecret: human.consumerSecret,
+                    accessToken: human.accessToken, accessTokenSecret: human.accessTokenSecret),
+                .init(
+                    userID: botID, consumerKey: bot.consumerKey, consumerSecret: bot.consumerSecret,
+                    accessToken: bot.accessToken, accessTokenSecret: bot.accessTokenSecret),
             ],
             tweets: humanTweets(count) + extra,
             follows: [humanID: [friendID], botID: [humanID, friendID]], access: access)
@@ -49,10 +54,13 @@ enum Fixture {
         return logger
     }
 
-    static func client(_ baseURL: URL, clock: any BotClock = ManualBotClock(now: start),
-                       human: AccountCredentials = Fixture.human, retry: XClient.RetryPolicy = .init()) -> XClient {
-        XClient(configuration: .init(baseURL: baseURL, credentials: [.human: human, .bot: bot], retry: retry),
-                clock: clock, logger: logger)
+    static func client(
+        _ baseURL: URL, clock: any BotClock = ManualBotClock(now: start),
+        human: AccountCredentials = Fixture.human, retry: XClient.RetryPolicy = .init()
+    ) -> XClient {
+        XClient(
+            configuration: .init(baseURL: baseURL, credentials: [.human: human, .bot: bot], retry: retry),
+            clock: clock, logger: logger)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import XAPI
 
 @Suite("OAuth 1.0a signing")
@@ -13,8 +14,9 @@ struct OAuth1Tests {
         let base = OAuth1.signatureBaseString(
             method: "POST", url: URL(string: "https://\(host)/1.1/statuses/update.json?include_entities=true")!,
             formParameters: Self.xBody, protocolParameters: Self.xParameters)
-        return OAuth1.signature(baseString: base, consumerSecret: "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw",
-                                tokenSecret: "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE")
+        return OAuth1.signature(
+            baseString: base, consumerSecret: "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw",
+            tokenSecret: "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE")
     }
 
     @Test("X's \"Creating a signature\" example, on api.x.com and on api.twitter.com")
@@ -28,17 +30,22 @@ struct OAuth1Tests {
         let base = OAuth1.signatureBaseString(
             method: "post", url: URL(string: "https://api.twitter.com/1.1/statuses/update.json?include_entities=true")!,
             formParameters: Self.xBody, protocolParameters: Self.xParameters)
-        #expect(base == "POST&https%3A%2F%2Fapi.twitter.com%2F1.1%2Fstatuses%2Fupdate.json&include_entities%3Dtrue%26oauth_consumer_key%3Dxvz1evFS4wEEPTGEFPHBog%26oauth_nonce%3DkYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg%26oauth_signature_method%3DHMAC-SHA1%26oauth_timestamp%3D1318622958%26oauth_token%3D370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb%26oauth_version%3D1.0%26status%3DHello%2520Ladies%2520%252B%2520Gentlemen%252C%2520a%2520signed%2520OAuth%2520request%2521")
+        #expect(
+            base
+                == "POST&https%3A%2F%2Fapi.twitter.com%2F1.1%2Fstatuses%2Fupdate.json&include_entities%3Dtrue%26oauth_consumer_key%3Dxvz1evFS4wEEPTGEFPHBog%26oauth_nonce%3DkYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg%26oauth_signature_method%3DHMAC-SHA1%26oauth_timestamp%3D1318622958%26oauth_token%3D370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb%26oauth_version%3D1.0%26status%3DHello%2520Ladies%2520%252B%2520Gentlemen%252C%2520a%2520signed%2520OAuth%2520request%2521"
+        )
     }
 
     @Test("RFC 5849's photos example, without oauth_version")
     func rfc5849Example() {
-        let parameters = OAuth1.ProtocolParameters(consumerKey: "dpf43f3p2l4k3l03", token: "nnch734d00sl2jdk", nonce: "chapoH",
-                                                   timestamp: 137_131_202, includesVersion: false)
+        let parameters = OAuth1.ProtocolParameters(
+            consumerKey: "dpf43f3p2l4k3l03", token: "nnch734d00sl2jdk", nonce: "chapoH",
+            timestamp: 137_131_202, includesVersion: false)
         let base = OAuth1.signatureBaseString(
             method: "GET", url: URL(string: "http://photos.example.net/photos?file=vacation.jpg&size=original")!,
             protocolParameters: parameters)
-        #expect(OAuth1.signature(baseString: base, consumerSecret: "kd94hf93k423kf44", tokenSecret: "pfkkdhi9sl3r4s00")
+        #expect(
+            OAuth1.signature(baseString: base, consumerSecret: "kd94hf93k423kf44", tokenSecret: "pfkkdhi9sl3r4s00")
                 == "MdpQcU8iPSUjWoN/UDMsK2sui9I=")
     }
 

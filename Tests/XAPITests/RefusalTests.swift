@@ -17,8 +17,9 @@ final class RefusalShelf: XRefusalStore {
 @Suite("What X refuses for good is not asked again until its recheck")
 struct RefusalTests {
     static func client(_ url: URL, clock: ManualBotClock, store: RefusalShelf? = nil, logger recorder: LogRecorder) -> XClient {
-        XClient(configuration: .init(baseURL: url, credentials: [.human: Fixture.human, .bot: Fixture.bot], retry: .init(maxAttempts: 1)),
-                clock: clock, refusalStore: store, logger: recorder.logger())
+        XClient(
+            configuration: .init(baseURL: url, credentials: [.human: Fixture.human, .bot: Fixture.bot], retry: .init(maxAttempts: 1)),
+            clock: clock, refusalStore: store, logger: recorder.logger())
     }
 
     @Test("401 (a revoked token): one request, one log line; nothing sent for an hour; then one request to check")
@@ -32,7 +33,10 @@ struct RefusalTests {
             for minutes in [1, 30, 59] {
                 clock.advance(to: Fixture.start.addingTimeInterval(Double(minutes * 60)))
                 let error = await #expect(throws: XAPIError.self) { try await client.send(CreateTweet(text: "hi"), as: .bot) }
-                guard case .refused(let refusal)? = error else { Issue.record("\(String(describing: error))"); return }
+                guard case .refused(let refusal)? = error else {
+                    Issue.record("\(String(describing: error))")
+                    return
+                }
                 #expect(refusal.kind == .credentials && refusal.scope == .account)
             }
             let counts = await server.requestCounts()
@@ -96,7 +100,10 @@ struct RefusalTests {
             let error = await #expect(throws: XAPIError.self) {
                 try await client.send(LikeTweet(userID: Fixture.botID, tweetID: Fixture.tweetID(1)), as: .bot)
             }
-            guard case .notEnrolled(let endpoint, let problem)? = error else { Issue.record("\(String(describing: error))"); return }
+            guard case .notEnrolled(let endpoint, let problem)? = error else {
+                Issue.record("\(String(describing: error))")
+                return
+            }
             #expect(endpoint == LikeTweet.name && problem.reason == "client-not-enrolled")
             let refusal = try #require(client.refusals.refusal(of: .likes, account: .bot))
             #expect(refusal.kind == .notEnrolled && refusal.recheckAt == Fixture.start.addingTimeInterval(86_400))
@@ -113,7 +120,9 @@ struct RefusalTests {
             // A restart with the stored refusal, for the same app, does not ask either; for another app it does.
             let restarted = Self.client(url, clock: clock, logger: LogRecorder())
             restarted.refusals.restore(shelf.saves.last ?? [], apps: restarted.appFingerprints)
-            await #expect(throws: XAPIError.self) { try await restarted.send(LikeTweet(userID: Fixture.botID, tweetID: Fixture.tweetID(0)), as: .bot) }
+            await #expect(throws: XAPIError.self) {
+                try await restarted.send(LikeTweet(userID: Fixture.botID, tweetID: Fixture.tweetID(0)), as: .bot)
+            }
             #expect(await server.requestCounts()[LikeTweet.name] == 1)
             let otherApp = XRefusals()
             otherApp.restore(shelf.saves.last ?? [], apps: [.bot: XRefusals.appFingerprint("another-key")])

@@ -5,14 +5,16 @@ import Synchronization
 import TestSupport
 import Testing
 import XNetwork
+
 @testable import XAPI
 
 /// The daily budget written before it is spent: a run that dies at any moment leaves its spend where the next start
 /// reads it, and a day whose spend cannot be read spends nothing.
 @Suite("The day's X spend, written before it is spent")
 struct SpendLedgerTests {
-    @Test("Each billed call's worst case is stored before it is sent: runs that die without ever recording their spend still never take the day past X_DAILY_BUDGET by fake X's bill",
-          arguments: StoreBackends.archives)
+    @Test(
+        "Each billed call's worst case is stored before it is sent: runs that die without ever recording their spend still never take the day past X_DAILY_BUDGET by fake X's bill",
+        arguments: StoreBackends.archives)
     func crashesLoseNoSpend(_ kind: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withIsolatedDatabase(kind) { database in
             let days = database.usageDays
@@ -27,8 +29,9 @@ struct SpendLedgerTests {
                     let ledger = StoredSpend(days: days, usage: meter, runID: "run-\(run)", command: "start")
                     try await ledger.readOthers(onBillingDay: day)
                     let budget = DailyBudget(limit: 0.10, meter: meter, ledger: ledger, logger: LogRecorder().logger())
-                    let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Fixture.human, .bot: Fixture.bot]), clock: clock,
-                                         usage: meter, budget: budget, logger: Fixture.logger)
+                    let client = XClient(
+                        configuration: .init(baseURL: url, credentials: [.human: Fixture.human, .bot: Fixture.bot]), clock: clock,
+                        usage: meter, budget: budget, logger: Fixture.logger)
                     for index in 0..<3 {
                         do {
                             _ = try await client.send(CreateTweet(text: "run \(run), post \(index)"), as: .bot, for: .posts)
@@ -66,7 +69,10 @@ struct SpendLedgerTests {
                 _ = try await client.send(CreateTweet(text: "third"), as: .bot, for: .posts)
                 Issue.record("a call was sent whose spend could not be written")
             } catch let error as XAPIError {
-                guard case .spendUnknown = error else { Issue.record("\(error)"); return }
+                guard case .spendUnknown = error else {
+                    Issue.record("\(error)")
+                    return
+                }
                 #expect(error.description.contains("rather than count from zero"), "\(error)")
             }
             #expect(await server.requestCounts()[CreateTweet.name] == 1)
@@ -99,8 +105,9 @@ extension SpendLedgerTests {
         let ledger = SwitchedLedger()
         ledger.attach(meter)
         let budget = DailyBudget(limit: limit, meter: meter, ledger: ledger, logger: LogRecorder().logger())
-        let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Fixture.human, .bot: Fixture.bot]),
-                             clock: ManualBotClock(now: Fixture.start), usage: meter, budget: budget, logger: Fixture.logger)
+        let client = XClient(
+            configuration: .init(baseURL: url, credentials: [.human: Fixture.human, .bot: Fixture.bot]),
+            clock: ManualBotClock(now: Fixture.start), usage: meter, budget: budget, logger: Fixture.logger)
         return (client, meter, ledger)
     }
 }
@@ -111,7 +118,12 @@ final class SwitchedLedger: SpendLedger {
     private let state = Mutex((readable: true, writable: true, reads: 0, written: [Double]()))
     private let meter = Mutex<UsageMeter?>(nil)
 
-    func set(readable: Bool, writable: Bool) { state.withLock { $0.readable = readable; $0.writable = writable } }
+    func set(readable: Bool, writable: Bool) {
+        state.withLock {
+            $0.readable = readable
+            $0.writable = writable
+        }
+    }
     var reads: Int { state.withLock { $0.reads } }
     var written: [Double] { state.withLock { $0.written } }
 
@@ -125,7 +137,10 @@ final class SwitchedLedger: SpendLedger {
     }
 
     func readOthers(onBillingDay day: String) async throws {
-        let readable = state.withLock { $0.reads += 1; return $0.readable }
+        let readable = state.withLock {
+            $0.reads += 1
+            return $0.readable
+        }
         guard readable else { throw Refused() }
         budgetMeter?.setSpentElsewhere(0.50, onBillingDay: day)
     }

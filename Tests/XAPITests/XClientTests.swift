@@ -12,7 +12,8 @@ struct XClientTests {
         try await withFakeX { _, url async throws in
             let client = Fixture.client(url)
             // With the bio (user.fields=description), empty for an account without one.
-            #expect(try await client.send(GetAuthenticatedUser(), as: .human).data == XUser(id: "100", name: "human", username: "human", description: ""))
+            #expect(
+                try await client.send(GetAuthenticatedUser(), as: .human).data == XUser(id: "100", name: "human", username: "human", description: ""))
             #expect(try await client.send(GetAuthenticatedUser(), as: .bot).data?.username == "mirror_bot")
         }
     }
@@ -62,8 +63,9 @@ struct XClientTests {
 
     @Test("since_id returns only what is new, and posts from the future stay hidden until the clock gets there")
     func sinceIDAndFuturePosts() async throws {
-        let future = FakeXSeed.Tweet(id: Fixture.tweetID(10), authorID: Fixture.humanID, text: "from the future",
-                                     createdAt: Fixture.start.addingTimeInterval(3_600))
+        let future = FakeXSeed.Tweet(
+            id: Fixture.tweetID(10), authorID: Fixture.humanID, text: "from the future",
+            createdAt: Fixture.start.addingTimeInterval(3_600))
         try await withFakeX(Fixture.seed(humanTweets: 10, extra: [future])) { server, url async throws in
             let client = Fixture.client(url)
             let newer = try await client.send(GetUserTweets(userID: Fixture.humanID, sinceID: Fixture.tweetID(6)), as: .human)
@@ -80,16 +82,20 @@ struct XClientTests {
 
     @Test("Each read carries what its decision needs, and only the favorite filter's reads expand authors (a billed user read each)")
     func postFields() async throws {
-        let original = FakeXSeed.Tweet(id: "5000", authorID: Fixture.friendID, text: "見て https://t.co/abc &lt;3",
-                                       createdAt: Fixture.start.addingTimeInterval(-100),
-                                       urls: [.init(url: "https://t.co/abc", expandedURL: "https://example.com/page")])
-        let reply = FakeXSeed.Tweet(id: "5001", authorID: Fixture.humanID, text: "@friend いいね https://t.co/def", createdAt: Fixture.start.addingTimeInterval(-50),
-                                    inReplyToTweetID: "5000", inReplyToUserID: Fixture.friendID,
-                                    urls: [.init(url: "https://t.co/def", expandedURL: "https://example.com/other")])
-        let retweet = FakeXSeed.Tweet(id: "5002", authorID: Fixture.humanID, text: "RT @friend: 見て", createdAt: Fixture.start.addingTimeInterval(-10),
-                                      retweetOf: "5000")
-        let mention = FakeXSeed.Tweet(id: "5003", authorID: Fixture.friendID, text: "@mirror_bot どう？", createdAt: Fixture.start.addingTimeInterval(-5),
-                                      inReplyToTweetID: "5000", inReplyToUserID: Fixture.friendID)
+        let original = FakeXSeed.Tweet(
+            id: "5000", authorID: Fixture.friendID, text: "見て https://t.co/abc &lt;3",
+            createdAt: Fixture.start.addingTimeInterval(-100),
+            urls: [.init(url: "https://t.co/abc", expandedURL: "https://example.com/page")])
+        let reply = FakeXSeed.Tweet(
+            id: "5001", authorID: Fixture.humanID, text: "@friend いいね https://t.co/def", createdAt: Fixture.start.addingTimeInterval(-50),
+            inReplyToTweetID: "5000", inReplyToUserID: Fixture.friendID,
+            urls: [.init(url: "https://t.co/def", expandedURL: "https://example.com/other")])
+        let retweet = FakeXSeed.Tweet(
+            id: "5002", authorID: Fixture.humanID, text: "RT @friend: 見て", createdAt: Fixture.start.addingTimeInterval(-10),
+            retweetOf: "5000")
+        let mention = FakeXSeed.Tweet(
+            id: "5003", authorID: Fixture.friendID, text: "@mirror_bot どう？", createdAt: Fixture.start.addingTimeInterval(-5),
+            inReplyToTweetID: "5000", inReplyToUserID: Fixture.friendID)
         try await withFakeX(Fixture.seed(extra: [original, reply, retweet, mention])) { server, url async throws in
             let client = Fixture.client(url)
             // The favorite filter: authors' handles (a feature), retweet markers, expanded links.
@@ -129,10 +135,12 @@ struct XClientTests {
     func mentions() async throws {
         let posts = [
             FakeXSeed.Tweet(id: "7000", authorID: Fixture.friendID, text: "@mirror_bot おはよう", createdAt: Fixture.start.addingTimeInterval(-30)),
-            FakeXSeed.Tweet(id: "7001", authorID: Fixture.botID, text: "@friend おはよう", createdAt: Fixture.start.addingTimeInterval(-20),
-                            inReplyToTweetID: "7000", inReplyToUserID: Fixture.friendID),
-            FakeXSeed.Tweet(id: "7002", authorID: Fixture.friendID, text: "元気？", createdAt: Fixture.start.addingTimeInterval(-10),
-                            inReplyToTweetID: "7001", inReplyToUserID: Fixture.botID),
+            FakeXSeed.Tweet(
+                id: "7001", authorID: Fixture.botID, text: "@friend おはよう", createdAt: Fixture.start.addingTimeInterval(-20),
+                inReplyToTweetID: "7000", inReplyToUserID: Fixture.friendID),
+            FakeXSeed.Tweet(
+                id: "7002", authorID: Fixture.friendID, text: "元気？", createdAt: Fixture.start.addingTimeInterval(-10),
+                inReplyToTweetID: "7001", inReplyToUserID: Fixture.botID),
         ]
         try await withFakeX(Fixture.seed(extra: posts)) { _, url async throws in
             let page = try await Fixture.client(url).send(GetMentions(userID: Fixture.botID), as: .bot)
@@ -147,7 +155,10 @@ struct XClientTests {
             wrong.accessTokenSecret = "not-the-secret"
             let client = Fixture.client(url, human: wrong)
             let error = try await #require(throws: XAPIError.self) { try await client.send(GetAuthenticatedUser(), as: .human) }
-            guard case .unauthorized(let account, let endpoint, _) = error else { Issue.record("unexpected \(error)"); return }
+            guard case .unauthorized(let account, let endpoint, _) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
             #expect(account == .human)
             #expect(endpoint == "GET /2/users/me")
             #expect(error.description.contains("HUMAN_*"))
@@ -183,7 +194,9 @@ struct XClientTests {
         }
     }
 
-    @Test("A window's 429 (the fake's rateLimited: remaining 0, reset at the window's end) is waited out on the injected clock, then the read asked again")
+    @Test(
+        "A window's 429 (the fake's rateLimited: remaining 0, reset at the window's end) is waited out on the injected clock, then the read asked again"
+    )
     func usedUpWindowAnswerIsWaitedOut() async throws {
         try await withFakeX(Fixture.seed(humanTweets: 2)) { server, url async throws in
             await server.add(fault: .init(kind: .rateLimited, count: 1, endpoint: GetUserTweets.name))
@@ -201,15 +214,21 @@ struct XClientTests {
         }
     }
 
-    @Test("A post whose answer is held past the request timeout is given up at the timeout (deadlineExceeded), its outcome unknown: made, so never sent again")
+    @Test(
+        "A post whose answer is held past the request timeout is given up at the timeout (deadlineExceeded), its outcome unknown: made, so never sent again"
+    )
     func heldAnswerIsGivenUp() async throws {
         try await withFakeX { server, url async throws in
             // Held 6 s against a 1 s timeout: an answer that came would be a post id, not this error.
             await server.add(fault: .init(kind: .hangAfterHandling, count: 1, endpoint: CreateTweet.name, holdSeconds: 6))
-            let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Fixture.human, .bot: Fixture.bot], requestTimeout: .seconds(1)),
-                                 clock: ManualBotClock(now: Fixture.start), logger: Fixture.logger)
+            let client = XClient(
+                configuration: .init(baseURL: url, credentials: [.human: Fixture.human, .bot: Fixture.bot], requestTimeout: .seconds(1)),
+                clock: ManualBotClock(now: Fixture.start), logger: Fixture.logger)
             let error = try await #require(throws: XAPIError.self) { try await client.send(CreateTweet(text: "held"), as: .bot) }
-            guard case .outcomeUnknown(_, let reason) = error else { Issue.record("unexpected \(error)"); return }
+            guard case .outcomeUnknown(_, let reason) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
             #expect(reason.contains("deadlineExceeded"), "\(reason)")
             #expect(await server.posted().map(\.text) == ["held"])
             #expect(await server.requestCounts()[CreateTweet.name] == 1)
@@ -225,7 +244,10 @@ struct XClientTests {
             _ = try await client.send(CreateTweet(text: "first"), as: .bot)
             // The client knows the window is spent (the headers said so): it fails without calling.
             let error = try await #require(throws: XAPIError.self) { try await client.send(CreateTweet(text: "second"), as: .bot) }
-            guard case .rateLimited(let endpoint, let resetsAt) = error else { Issue.record("unexpected \(error)"); return }
+            guard case .rateLimited(let endpoint, let resetsAt) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
             #expect(endpoint == CreateTweet.name && resetsAt == Fixture.start.addingTimeInterval(900))
             // A client that does not know meets the 429 and fails too, without sleeping.
             let fresh = Fixture.client(url, clock: clock)
@@ -277,7 +299,10 @@ struct XClientTests {
             await server.add(fault: .init(kind: .usageCapped, count: 5))
             let client = Fixture.client(url)
             let error = try await #require(throws: XAPIError.self) { try await client.send(CreateTweet(text: "hello"), as: .bot) }
-            guard case .usageCapped = error else { Issue.record("unexpected \(error)"); return }
+            guard case .usageCapped = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
             #expect(await server.requestCounts()[CreateTweet.name] == 1)
             #expect(await server.posted().isEmpty)
         }
@@ -324,7 +349,10 @@ struct XClientTests {
 
             await server.add(fault: .init(kind: .closeMidResponse, count: 1, endpoint: CreateTweet.name))
             let error = try await #require(throws: XAPIError.self) { try await client.send(CreateTweet(text: "maybe"), as: .bot) }
-            guard case .outcomeUnknown = error else { Issue.record("unexpected \(error)"); return }
+            guard case .outcomeUnknown = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
             #expect(await server.posted().map(\.text) == ["maybe"])  // it was made: re-sending would have doubled it
         }
     }
@@ -336,7 +364,10 @@ struct XClientTests {
             let error = try await #require(throws: XAPIError.self) {
                 try await Fixture.client(url).send(GetUserTweets(userID: Fixture.humanID), as: .human)
             }
-            guard case .malformedResponse(let endpoint, let reason) = error else { Issue.record("unexpected \(error)"); return }
+            guard case .malformedResponse(let endpoint, let reason) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
             #expect(endpoint == GetUserTweets.name)
             #expect(reason.contains("not valid JSON"))
         }
@@ -348,7 +379,10 @@ struct XClientTests {
             let client = Fixture.client(url)
             await server.add(fault: .init(kind: .truncatedJSON, count: 1, endpoint: CreateTweet.name))
             let error = try await #require(throws: XAPIError.self) { try await client.send(CreateTweet(text: "made"), as: .bot) }
-            guard case .outcomeUnknown(let endpoint, let reason) = error else { Issue.record("unexpected \(error)"); return }
+            guard case .outcomeUnknown(let endpoint, let reason) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
             #expect(endpoint == CreateTweet.name && reason.contains("could not be read"))
             #expect(await server.posted().map(\.text) == ["made"])
 
@@ -370,7 +404,10 @@ struct XClientTests {
             clock.advanceToNextSleeper()
         }
         let error = await #expect(throws: XAPIError.self) { try await call.value }
-        guard case .transport(_, _, let attempts) = error else { Issue.record("unexpected \(String(describing: error))"); return }
+        guard case .transport(_, _, let attempts) = error else {
+            Issue.record("unexpected \(String(describing: error))")
+            return
+        }
         #expect(attempts == 4)
         #expect(client.usage.total.failures == 4)
     }
@@ -425,7 +462,10 @@ struct XClientTests {
             #expect(abs(client.usage.totalCost - (10 * 0.001 + 0.015 + 0.015)) < 1e-9)
             let report = client.usage.report()
             #expect(report.count == 5)  // three endpoints, one UTC day, the total
-            #expect(report.contains { $0.hasPrefix("X's bill for 2023-11-14 (UTC) by mirror_bot's count: $0.040 (10 own posts read, 1 posts made, 1 likes)") })
+            #expect(
+                report.contains {
+                    $0.hasPrefix("X's bill for 2023-11-14 (UTC) by mirror_bot's count: $0.040 (10 own posts read, 1 posts made, 1 likes)")
+                })
             #expect(report.last?.hasPrefix("total: 3 calls, 10 posts read, 1 posted, 1 liked; $0.040 at X's pricing page") == true)
         }
     }

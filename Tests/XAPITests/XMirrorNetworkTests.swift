@@ -1,5 +1,5 @@
-import BotCore
 import BotClock
+import BotCore
 import FakeX
 import Foundation
 import SocialNetwork
@@ -14,8 +14,9 @@ struct XMirrorNetworkTests {
     func postExists() async throws {
         try await withFakeX(Fixture.seed(humanTweets: 3)) { server, url async throws in
             let meter = UsageMeter()
-            let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Fixture.human, .bot: Fixture.bot]),
-                                 clock: ManualBotClock(now: Fixture.start), usage: meter, logger: Fixture.logger)
+            let client = XClient(
+                configuration: .init(baseURL: url, credentials: [.human: Fixture.human, .bot: Fixture.bot]),
+                clock: ManualBotClock(now: Fixture.start), usage: meter, logger: Fixture.logger)
             let network = XMirrorNetwork(client: client)
             let post = Fixture.tweetID(1)
 
@@ -46,13 +47,17 @@ struct XMirrorNetworkTests {
         }
     }
 
-    @Test("A lost create read back among every post made since its send, page by page (five owned reads each), stopping at the page reaching back before it; without its moment, among the five newest only")
+    @Test(
+        "A lost create read back among every post made since its send, page by page (five owned reads each), stopping at the page reaching back before it; without its moment, among the five newest only"
+    )
     func readsBackSinceTheSend() async throws {
         // The bot's post at the send, a minute before the start, then twelve more made meanwhile (a minute apart); and
         // older ones, made before the send.
         let sentAt = Fixture.start.addingTimeInterval(-3_600)
         func botPost(_ index: Int, _ text: String, at offset: TimeInterval) -> FakeXSeed.Tweet {
-            FakeXSeed.Tweet(id: String(Fixture.firstTweetID + 1_000 + UInt64(index)), authorID: Fixture.botID, text: text, createdAt: sentAt.addingTimeInterval(offset))
+            FakeXSeed.Tweet(
+                id: String(Fixture.firstTweetID + 1_000 + UInt64(index)), authorID: Fixture.botID, text: text,
+                createdAt: sentAt.addingTimeInterval(offset))
         }
         let older = (0..<10).map { botPost($0, "older \($0)", at: Double($0 - 10) * 3_600) }
         let made = botPost(10, "the lost one", at: 1)

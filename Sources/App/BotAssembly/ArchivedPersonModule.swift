@@ -35,7 +35,9 @@ public struct ArchivedPersonModule: NetworkModule {
     /// Says once where the person comes from.
     public func forDaemon(_ context: DaemonNetworkContext, logger: Logger) async -> DaemonNetwork {
         let opened = await module.forDaemon(context, logger: logger)
-        logger.notice("the person: from their imported archive only (HUMAN_NETWORK=archive); nothing of theirs is read on \(module.name), their posts are not looked up for deletions, and they give no commands there")
+        logger.notice(
+            "the person: from their imported archive only (HUMAN_NETWORK=archive); nothing of theirs is read on \(module.name), their posts are not looked up for deletions, and they give no commands there"
+        )
         return DaemonNetwork(network: ArchivedPersonNetwork(opened.network), services: opened.services)
     }
     /// The module's checks of the bot's account; the person's account is none.
@@ -45,7 +47,8 @@ public struct ArchivedPersonModule: NetworkModule {
             guard case .failed(let label, _) = finding, label.hasPrefix("human") else { return finding }
             return .ok(label, "none: the person is learned from their imported archive only (HUMAN_NETWORK=archive)")
         }
-        return DoctorReport(findings: findings, network: CommandNetwork(network: ArchivedPersonNetwork(report.network.network), billing: report.network.billing))
+        return DoctorReport(
+            findings: findings, network: CommandNetwork(network: ArchivedPersonNetwork(report.network.network), billing: report.network.billing))
     }
     /// No look-up: the person's accounts are not on this network.
     public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> Int64?)? { nil }
@@ -55,7 +58,9 @@ public struct ArchivedPersonModule: NetworkModule {
     public func verifyPerson(usageDays: any UsageDays, logger: Logger) async throws -> VerifiedPerson {
         try await module.verifyPerson(usageDays: usageDays, logger: logger)
     }
-    public func verifyPerson(usageDays: any UsageDays, state: any BotState, sealer: (any SecretSealer)?, logger: Logger) async throws -> VerifiedPerson {
+    public func verifyPerson(usageDays: any UsageDays, state: any BotState, sealer: (any SecretSealer)?, logger: Logger) async throws
+        -> VerifiedPerson
+    {
         try await module.verifyPerson(usageDays: usageDays, state: state, sealer: sealer, logger: logger)
     }
     public var personSignInCommand: String { module.personSignInCommand }

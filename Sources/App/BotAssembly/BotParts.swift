@@ -1,12 +1,12 @@
-public import Stores
 import BotClock
-public import BotConfiguration
+import BotConfiguration
 public import Classifier
 import Daemon
 import Foundation
 public import Logging
 import PostgresStores
 import SQLiteStores
+public import Stores
 import Tokenizer
 import Training
 public import WordCounts
@@ -55,8 +55,10 @@ public struct BotParts: Sendable {
     /// Runs the pool for the duration of `body` once the database answers, with the migration rule applied: the
     /// SQLite file is the bot's own and is migrated here; a Postgres database is migrated by `mirror_bot migrate`
     /// only, and a command finding it behind stops with that advice. The archive is then brought to the time zone.
-    public func withRunning<Result: Sendable>(isolation: isolated (any Actor)? = #isolation,
-                                              _ body: (BotParts) async throws -> Result) async throws -> Result {
+    public func withRunning<Result: Sendable>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (BotParts) async throws -> Result
+    ) async throws -> Result {
         try await database.withRunning {
             if database.migratesWhenOpened { try await database.migrations.migrate() }
             let pending = try await database.migrations.pending().count
@@ -69,8 +71,10 @@ public struct BotParts: Sendable {
     }
 
     /// Runs the pool for `body` without migrating anything (`doctor` reports what is pending; `migrate` applies it).
-    public func withRunningAsIs<Result: Sendable>(isolation: isolated (any Actor)? = #isolation,
-                                                  _ body: (any StoreSet) async throws -> Result) async throws -> Result {
+    public func withRunningAsIs<Result: Sendable>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (any StoreSet) async throws -> Result
+    ) async throws -> Result {
         try await database.withRunning { try await body(database) }
     }
 
@@ -100,15 +104,19 @@ public struct BotParts: Sendable {
     /// The favorite filter on `store` (the word counts when nil): the MeCab tokenizer, the configured threshold, and
     /// the training examples it records as it learns.
     public func classifier(on store: (any WordCountBackend)? = nil) throws -> FavoriteClassifier {
-        Self.classifier(on: try store ?? wordCounts().store, tokenizer: try TweetTokenizer(), configuration: configuration, examples: examples, logger: logger)
+        Self.classifier(
+            on: try store ?? wordCounts().store, tokenizer: try TweetTokenizer(), configuration: configuration, examples: examples, logger: logger)
     }
 
     /// The favorite filter of the bot `configuration` describes, on `store` with `tokenizer` (a fleet shares one
     /// across its bots), recording what it learns in `examples`.
-    static func classifier(on store: any WordCountBackend, tokenizer: TweetTokenizer, configuration: Configuration, examples: any TrainingExamples,
-                           logger: Logger) -> FavoriteClassifier {
-        FavoriteClassifier(store: store, tokenizer: tokenizer, threshold: configuration.behaviour.favoriteRateThreshold,
-                           examples: ExampleRecorder(examples), logger: logger)
+    static func classifier(
+        on store: any WordCountBackend, tokenizer: TweetTokenizer, configuration: Configuration, examples: any TrainingExamples,
+        logger: Logger
+    ) -> FavoriteClassifier {
+        FavoriteClassifier(
+            store: store, tokenizer: tokenizer, threshold: configuration.behaviour.favoriteRateThreshold,
+            examples: ExampleRecorder(examples), logger: logger)
     }
 
 }

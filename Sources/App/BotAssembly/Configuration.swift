@@ -1,7 +1,7 @@
 public import BotConfiguration
 public import BotCore
-public import SocialNetwork
 import MastodonNetwork
+public import SocialNetwork
 import XNetwork
 
 /// Everything mirror_bot reads from its environment (Heroku config vars, or a local `.env` file), read once by the
@@ -42,7 +42,8 @@ public struct Configuration: Sendable {
 
     /// Every environment variable mirror_bot reads, for documentation and deploy-template checks: every section's,
     /// every network's, and MeCab's own `MECAB_DICDIR` (read by the tokenizer).
-    public static let variableNames: [String] = ["NETWORK"] + NetworkChoice.variableNames + StorageSection.variableNames
+    public static let variableNames: [String] =
+        ["NETWORK"] + NetworkChoice.variableNames + StorageSection.variableNames
         + BehaviourSection.variableNames + StatusPageSection.variableNames + ConsentSection.variableNames + FleetSection.variableNames
         + [LogLevel.variableName, "MECAB_DICDIR"]
 
@@ -75,8 +76,13 @@ public struct Configuration: Sendable {
     public func tokenSealer() throws -> (any SecretSealer)? {
         guard networkModule.storesTokens else { return nil }
         guard let text = storage.tokenKey else {
-            throw ConfigurationError(problems: [.init(variable: "MIRROR_BOT_KEY", isMissing: true,
-                                                      expected: "a random text of at least \(StorageSection.shortestTokenKey) characters (say `openssl rand -base64 32`), kept: \(networkModule.name)'s session is kept in the store sealed with it, never in plain text")])
+            throw ConfigurationError(problems: [
+                .init(
+                    variable: "MIRROR_BOT_KEY", isMissing: true,
+                    expected:
+                        "a random text of at least \(StorageSection.shortestTokenKey) characters (say `openssl rand -base64 32`), kept: \(networkModule.name)'s session is kept in the store sealed with it, never in plain text"
+                )
+            ])
         }
         return try KeySealer(text: text)
     }
@@ -85,16 +91,18 @@ public struct Configuration: Sendable {
     /// stores' (`DATABASE_URL`, `REDIS_URL`) and what the network needs for the accounts asked for.
     public func require(_ requirements: Set<Requirement>) throws {
         let accounts = Account.allCases.filter { requirements.contains($0 == .human ? .humanCredentials : .botCredentials) }
-        let stores = Set(requirements.compactMap { requirement -> StorageSection.StoreRequirement? in
-            switch requirement {
-            case .database: .database
-            case .redis: .redis
-            case .humanCredentials, .botCredentials: nil
-            }
-        })
-        let problems = networkModule.missingSettings(for: accounts).map {
-            ConfigurationError.Problem(variable: $0.variable, isMissing: true, expected: $0.expected)
-        } + storage.missing(stores)
+        let stores = Set(
+            requirements.compactMap { requirement -> StorageSection.StoreRequirement? in
+                switch requirement {
+                case .database: .database
+                case .redis: .redis
+                case .humanCredentials, .botCredentials: nil
+                }
+            })
+        let problems =
+            networkModule.missingSettings(for: accounts).map {
+                ConfigurationError.Problem(variable: $0.variable, isMissing: true, expected: $0.expected)
+            } + storage.missing(stores)
         if !problems.isEmpty { throw ConfigurationError(problems: problems) }
     }
 }

@@ -44,24 +44,38 @@ public enum DaemonComposition {
         public var logger: Logger
 
         /// Parts from their pieces.
-        public init(settings: DaemonSettings, database: any StoreSet, classifier: FavoriteClassifier, network: any MirrorNetwork,
-                    clock: any BotClock, accountingServices: [any Service] = [], lease: (any DaemonLease)? = nil,
-                    leaseClock: any BotClock = SystemBotClock(), progress: StartupProgress = StartupProgress(),
-                    consentCheck: ConsentCheck? = nil, logger: Logger) {
-            self.settings = settings; self.database = database; self.classifier = classifier; self.network = network
-            self.clock = clock; self.accountingServices = accountingServices; self.lease = lease; self.leaseClock = leaseClock
-            self.progress = progress; self.consentCheck = consentCheck; self.logger = logger
+        public init(
+            settings: DaemonSettings, database: any StoreSet, classifier: FavoriteClassifier, network: any MirrorNetwork,
+            clock: any BotClock, accountingServices: [any Service] = [], lease: (any DaemonLease)? = nil,
+            leaseClock: any BotClock = SystemBotClock(), progress: StartupProgress = StartupProgress(),
+            consentCheck: ConsentCheck? = nil, logger: Logger
+        ) {
+            self.settings = settings
+            self.database = database
+            self.classifier = classifier
+            self.network = network
+            self.clock = clock
+            self.accountingServices = accountingServices
+            self.lease = lease
+            self.leaseClock = leaseClock
+            self.progress = progress
+            self.consentCheck = consentCheck
+            self.logger = logger
         }
     }
 
     /// Runs `body` with `views` (services that only show what the bot does: the status page) running around it: they
     /// start first (the status page binds `PORT` at once) and stop after `body` returns or throws. A view that fails
     /// (its port taken) is logged by its group, and the bot goes on without it.
-    public static func withViewServices<Result: Sendable>(_ views: [any Service], logger: Logger,
-                                                          _ body: () async throws -> Result) async throws -> Result {
+    public static func withViewServices<Result: Sendable>(
+        _ views: [any Service], logger: Logger,
+        _ body: () async throws -> Result
+    ) async throws -> Result {
         guard !views.isEmpty else { return try await body() }
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: views.map { .init(service: $0) },
-                                                                          gracefulShutdownSignals: [], logger: logger))
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: views.map { .init(service: $0) },
+                gracefulShutdownSignals: [], logger: logger))
         return try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try? await group.run() }
             defer { tasks.cancelAll() }
@@ -107,27 +121,35 @@ public enum DaemonComposition {
             logger.warning("\(problem)")
         }
         parts.progress.waiting(for: "the like decision and the services to start")
-        logger.notice("mirroring @\(human.handle) on @\(bot.handle) on \(network.name)\(options.dryRun ? " (dry run: nothing is posted or liked)" : "")\(options.speed == 1 ? "" : " at \(options.speed)x speed from \(startedAt.formatted(.iso8601))")")
+        logger.notice(
+            "mirroring @\(human.handle) on @\(bot.handle) on \(network.name)\(options.dryRun ? " (dry run: nothing is posted or liked)" : "")\(options.speed == 1 ? "" : " at \(options.speed)x speed from \(startedAt.formatted(.iso8601))")"
+        )
         if liking.isChosen {
             do {
-                let decision = try await LikeDecision.apply(to: classifier, settings: settings.likeDecision, database: database, calibrateIfMissing: true,
-                                                            at: startedAt)
+                let decision = try await LikeDecision.apply(
+                    to: classifier, settings: settings.likeDecision, database: database, calibrateIfMissing: true,
+                    at: startedAt)
                 logger.notice("\(decision)")
             } catch {
-                logger.error("Could not read or make the like calibration (\(error)); liking with threshold \(settings.likeDecision.threshold) until the daily one.")
+                logger.error(
+                    "Could not read or make the like calibration (\(error)); liking with threshold \(settings.likeDecision.threshold) until the daily one."
+                )
             }
         }
         let services = try services(of: parts, liking: liking, human: human, bot: bot, options: options)
-        return try await DaemonRunner.run(DaemonRunner.Run(
-            startedAt: startedAt, accountingServices: parts.accountingServices, services: services,
-            database: database, accounting: network.accounting, timeZone: settings.timeZone, likingStatus: { liking.statusLine },
-            progress: parts.progress, clock: clock, lease: parts.lease, leaseClock: parts.leaseClock, logger: logger), options: options)
+        return try await DaemonRunner.run(
+            DaemonRunner.Run(
+                startedAt: startedAt, accountingServices: parts.accountingServices, services: services,
+                database: database, accounting: network.accounting, timeZone: settings.timeZone, likingStatus: { liking.statusLine },
+                progress: parts.progress, clock: clock, lease: parts.lease, leaseClock: parts.leaseClock, logger: logger), options: options)
     }
 
     /// The services that act, in the order they start (and the reverse of the order they stop): housekeeping and the
     /// deletion watch, then the poster, the replier, the learner and the favoriter.
-    static func services(of parts: Parts, liking: LikingPolicy, human: NetworkUser, bot: NetworkUser,
-                         options: DaemonRunner.Options) throws -> [any Service] {
+    static func services(
+        of parts: Parts, liking: LikingPolicy, human: NetworkUser, bot: NetworkUser,
+        options: DaemonRunner.Options
+    ) throws -> [any Service] {
         let (settings, database, classifier, network, clock, logger) =
             (parts.settings, parts.database, parts.classifier, parts.network, parts.clock, parts.logger)
         let archive = database.archive
@@ -136,8 +158,9 @@ public enum DaemonComposition {
         let forgetter = Forgetter(archive: archive, examples: database.examples, classifier: classifier, network: network)
         let withdrawal = PersonWithdrawal(state: database.state, retention: database.retention, wordCounts: classifier.store, logger: logger)
         var services: [any Service] = [
-            Housekeeper(clock: clock, retention: database.retention, policy: RetentionPolicy(repostAfterDays: settings.repostAfterDays),
-                        wordCounts: classifier.store, logger: logger),
+            Housekeeper(
+                clock: clock, retention: database.retention, policy: RetentionPolicy(repostAfterDays: settings.repostAfterDays),
+                wordCounts: classifier.store, logger: logger)
         ]
         // The person's grant checked: revoked, the mirror ends (not in a dry run, which changes nothing).
         if let check = parts.consentCheck, !options.dryRun {
@@ -145,40 +168,57 @@ public enum DaemonComposition {
         }
         // The person's deletions of posts the bot copied are noticed daily (CHECK_ORIGINALS; not in a dry run, which deletes nothing).
         if settings.checksOriginals && !options.dryRun {
-            services.append(DeletionWatcher(clock: clock, archive: archive, plans: database.plans, forgetter: forgetter,
-                                            days: DeletionWatcher.days(onBilledNetwork: network.accounting != nil), logger: logger))
+            services.append(
+                DeletionWatcher(
+                    clock: clock, archive: archive, plans: database.plans, forgetter: forgetter,
+                    days: DeletionWatcher.days(onBilledNetwork: network.accounting != nil), logger: logger))
         }
-        services.append(Poster(
-            clock: clock, plans: database.plans, planner: SchedulePlanner(archive: archive, maxPostsPerDay: settings.maxPostsPerDay),
-            picker: PostPicker(archive: archive, repostAfterDays: settings.repostAfterDays, allowsMentions: settings.postMentions,
-                               allowsLinks: settings.postLinks, repeatWindow: network.capabilities.refusesRepeatsWithin,
-                               blockedWords: settings.blockedWords, remixer: try remixer(settings: settings, classifier: classifier, network: network),
-                               remixMemory: RemixMemory(state: database.state, keptFor: max(Double(settings.repostAfterDays) * 86_400,
-                                                                                             network.capabilities.refusesRepeatsWithin ?? 0)),
-                               logger: logger),
-            network: network, settings: .init(missedSlotGrace: settings.missedSlotGrace, dryRun: options.dryRun, checksOriginals: settings.checksOriginals),
-            control: control, logger: logger, seed: options.seed))
-        services.append(Replier(
-            clock: clock, mentions: database.mentions, state: database.state,
-            picker: ReplyPicker(archive: archive, fallback: settings.replyFallback, allowsLinks: settings.postLinks, blockedWords: settings.blockedWords),
-            network: network, botUserID: bot.id,
-            settings: .init(pollInterval: settings.mentionsPoll, limitPerUserPerHour: settings.replyLimitPerUser,
-                            maxThreadReplies: settings.maxThreadReplies, dryRun: options.dryRun),
-            contact: contact,
-            owner: OwnerCommands(humanUserID: human.id, control: control, forgetter: forgetter, timeZone: settings.timeZone, dryRun: options.dryRun,
-                                 withdrawal: withdrawal),
-            logger: logger, seed: options.seed.map { $0 &+ 0x5EED }))
-        let calibrator = settings.likeDecision.calibrates && liking.isChosen
+        services.append(
+            Poster(
+                clock: clock, plans: database.plans, planner: SchedulePlanner(archive: archive, maxPostsPerDay: settings.maxPostsPerDay),
+                picker: PostPicker(
+                    archive: archive, repostAfterDays: settings.repostAfterDays, allowsMentions: settings.postMentions,
+                    allowsLinks: settings.postLinks, repeatWindow: network.capabilities.refusesRepeatsWithin,
+                    blockedWords: settings.blockedWords, remixer: try remixer(settings: settings, classifier: classifier, network: network),
+                    remixMemory: RemixMemory(
+                        state: database.state,
+                        keptFor: max(
+                            Double(settings.repostAfterDays) * 86_400,
+                            network.capabilities.refusesRepeatsWithin ?? 0)),
+                    logger: logger),
+                network: network,
+                settings: .init(missedSlotGrace: settings.missedSlotGrace, dryRun: options.dryRun, checksOriginals: settings.checksOriginals),
+                control: control, logger: logger, seed: options.seed))
+        services.append(
+            Replier(
+                clock: clock, mentions: database.mentions, state: database.state,
+                picker: ReplyPicker(
+                    archive: archive, fallback: settings.replyFallback, allowsLinks: settings.postLinks, blockedWords: settings.blockedWords),
+                network: network, botUserID: bot.id,
+                settings: .init(
+                    pollInterval: settings.mentionsPoll, limitPerUserPerHour: settings.replyLimitPerUser,
+                    maxThreadReplies: settings.maxThreadReplies, dryRun: options.dryRun),
+                contact: contact,
+                owner: OwnerCommands(
+                    humanUserID: human.id, control: control, forgetter: forgetter, timeZone: settings.timeZone, dryRun: options.dryRun,
+                    withdrawal: withdrawal),
+                logger: logger, seed: options.seed.map { $0 &+ 0x5EED }))
+        let calibrator =
+            settings.likeDecision.calibrates && liking.isChosen
             ? LikeDecision.calibrator(for: classifier, settings: settings.likeDecision, database: database) : nil
-        services.append(Learner(clock: clock, state: database.state, archive: archive, classifier: classifier, network: network, liking: liking,
-                                humanUserID: human.id, settings: .init(pollInterval: settings.learnPoll), calibrator: calibrator,
-                                personLikes: database.likes, logger: logger))
+        services.append(
+            Learner(
+                clock: clock, state: database.state, archive: archive, classifier: classifier, network: network, liking: liking,
+                humanUserID: human.id, settings: .init(pollInterval: settings.learnPoll), calibrator: calibrator,
+                personLikes: database.likes, logger: logger))
         // Liking not chosen (LIKES=off, or auto on X): the favoriter does not run at all, and reads nothing.
         if liking.isChosen {
-            services.append(Favoriter(clock: clock, likes: database.likes, state: database.state, archive: archive, policy: liking,
-                                      classifier: classifier, network: network, botUserID: bot.id, humanUserID: human.id,
-                                      settings: .init(pollInterval: settings.timelinePoll, dryRun: options.dryRun, missedSlotGrace: settings.missedSlotGrace),
-                                      contact: contact, logger: logger, seed: options.seed.map { $0 &+ 0x4C1C_E5 }))
+            services.append(
+                Favoriter(
+                    clock: clock, likes: database.likes, state: database.state, archive: archive, policy: liking,
+                    classifier: classifier, network: network, botUserID: bot.id, humanUserID: human.id,
+                    settings: .init(pollInterval: settings.timelinePoll, dryRun: options.dryRun, missedSlotGrace: settings.missedSlotGrace),
+                    contact: contact, logger: logger, seed: options.seed.map { $0 &+ 0x4C1C_E5 }))
         }
         return services
     }
@@ -188,6 +228,7 @@ public enum DaemonComposition {
     static func remixer(settings: DaemonSettings, classifier: FavoriteClassifier, network: any MirrorNetwork) throws -> Remixer? {
         guard settings.postStyle == .remix else { return nil }
         let tokenizer = try (classifier.tokenizer as? any MorphemeTokenizer) ?? TweetTokenizer()
-        return Remixer(tokenizer: tokenizer, order: settings.remixOrder, maxOverlap: settings.remixMaxOverlap, length: network.capabilities.postLength)
+        return Remixer(
+            tokenizer: tokenizer, order: settings.remixOrder, maxOverlap: settings.remixMaxOverlap, length: network.capabilities.postLength)
     }
 }

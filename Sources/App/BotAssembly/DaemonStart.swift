@@ -1,18 +1,18 @@
-import Stores
-public import BotConfiguration
 import BotClock
+import BotConfiguration
+import Classifier
 import CoreMetrics
 public import Daemon
-import Prometheus
 import Foundation
 public import Logging
+import Prometheus
 import ServiceLifecycle
-import Synchronization
-import WordCounts
-import Classifier
 import SocialNetwork
 import StatusPage
+import Stores
+import Synchronization
 import Training
+import WordCounts
 
 /// `mirror_bot start` assembled: the status page first (it binds `PORT` before anything waits on a store or the
 /// network, and says what the start waits for), then the parts built once (one database pool for the whole run,
@@ -46,24 +46,33 @@ public enum DaemonStart {
                         logger.error("The word counts do not answer (\(error)); posting and replying go on, liking and learning resume when they do.")
                     }
                     // The bot's clock starts once the stores are checked, just before the first API call.
-                    let clock: any BotClock = options.speed == 1 && options.startTime == nil
+                    let clock: any BotClock =
+                        options.speed == 1 && options.startTime == nil
                         ? SystemBotClock() : SimulatedBotClock(start: options.startTime ?? Date(), speed: options.speed)
                     let module = configuration.networkModule
                     // Nothing of the person is used before their consent is in the store.
                     let gate = PersonConsentGate(configuration: configuration, stores: parts.database, logger: logger)
-                    let consent = try await gate.requireWaiting(for: "start", readsPerson: !configuration.learnsPersonFromArchiveOnly, clock: clock,
-                                                                progress: progress)
-                    logger.notice("consent: @\(consent.personHandle) (\(consent.personAccount)) signed in \(consent.signedInAt.formatted(.iso8601)); \(gate.check() == nil ? "no credentials of theirs are configured, so none is checked (a mention of theirs or forget-me ends the mirror)" : "their grant is checked \(module.dailyBudget == nil ? "every \(PersonConsentGate.freeCheckSeconds / 60) minutes" : "once a day (one billed GET /2/users/me)"), and a revoked one ends the mirror")")
-                    let network = await module.forDaemon(DaemonNetworkContext(clock: clock, state: parts.state, usageDays: parts.usageDays,
-                                                                              runID: UUID().uuidString, postLinks: configuration.postLinks,
-                                                                              networkIDs: parts.database.networkIDs, sealer: sealer), logger: logger)
+                    let consent = try await gate.requireWaiting(
+                        for: "start", readsPerson: !configuration.learnsPersonFromArchiveOnly, clock: clock,
+                        progress: progress)
+                    logger.notice(
+                        "consent: @\(consent.personHandle) (\(consent.personAccount)) signed in \(consent.signedInAt.formatted(.iso8601)); \(gate.check() == nil ? "no credentials of theirs are configured, so none is checked (a mention of theirs or forget-me ends the mirror)" : "their grant is checked \(module.dailyBudget == nil ? "every \(PersonConsentGate.freeCheckSeconds / 60) minutes" : "once a day (one billed GET /2/users/me)"), and a revoked one ends the mirror")"
+                    )
+                    let network = await module.forDaemon(
+                        DaemonNetworkContext(
+                            clock: clock, state: parts.state, usageDays: parts.usageDays,
+                            runID: UUID().uuidString, postLinks: configuration.postLinks,
+                            networkIDs: parts.database.networkIDs, sealer: sealer), logger: logger)
                     let classifier = try parts.classifier(on: store)
-                    opened.set(.init(database: parts.database, wordCounts: store, network: network.network, clock: clock,
-                                     calibrator: LikeDecision.calibrator(for: classifier, settings: configuration.likeSettings, database: parts.database)))
+                    opened.set(
+                        .init(
+                            database: parts.database, wordCounts: store, network: network.network, clock: clock,
+                            calibrator: LikeDecision.calibrator(for: classifier, settings: configuration.likeSettings, database: parts.database)))
                     content?.show(database: parts.database, now: { clock.now() })
-                    let daemonParts = DaemonComposition.Parts(settings: configuration.daemonSettings, database: parts.database, classifier: classifier,
-                                                              network: network.network, clock: clock, accountingServices: network.services,
-                                                              lease: lease, progress: progress, consentCheck: gate.check(through: network.personCheck), logger: logger)
+                    let daemonParts = DaemonComposition.Parts(
+                        settings: configuration.daemonSettings, database: parts.database, classifier: classifier,
+                        network: network.network, clock: clock, accountingServices: network.services,
+                        lease: lease, progress: progress, consentCheck: gate.check(through: network.personCheck), logger: logger)
                     let summary = try await DaemonComposition.run(daemonParts, options: options)
                     await lease.release()
                     return summary
@@ -95,8 +104,10 @@ public enum DaemonStart {
 
     /// `PORT`'s status page, when `PORT` is set: it binds at once; its checks name what the start waits for until
     /// each part is opened, and its pages show the stores from then on.
-    static func statusPage(configuration: Configuration, progress: StartupProgress, opened: OpenedLater,
-                           logger: Logger) -> (views: [any Service], content: StatusContent?) {
+    static func statusPage(
+        configuration: Configuration, progress: StartupProgress, opened: OpenedLater,
+        logger: Logger
+    ) -> (views: [any Service], content: StatusContent?) {
         guard let port = configuration.statusPage.port else { return ([], nil) }
         let waiting: @Sendable () -> StillStarting = { StillStarting(waitingFor: progress.pending ?? "the services to start") }
         let health = HealthChecks([
@@ -114,9 +125,10 @@ public enum DaemonStart {
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let module = configuration.networkModule
-        var settings = StatusServer.Settings(host: configuration.statusPage.bindAddress, port: port, password: configuration.statusPage.password,
-                                             dailyBudget: module.dailyBudget, timeZone: configuration.behaviour.timeZone,
-                                             metrics: registry, postLinks: module.postLinks)
+        var settings = StatusServer.Settings(
+            host: configuration.statusPage.bindAddress, port: port, password: configuration.statusPage.password,
+            dailyBudget: module.dailyBudget, timeZone: configuration.behaviour.timeZone,
+            metrics: registry, postLinks: module.postLinks)
         settings.behindRouter = configuration.statusPage.behindRouter
         settings.likeModel = { try? await opened.parts?.calibrator.stored()?.result.summary }
         settings.endpointCalls = { opened.parts?.network.endpointCalls() ?? [] }

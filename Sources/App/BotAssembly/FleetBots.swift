@@ -1,4 +1,4 @@
-public import BotConfiguration
+import BotConfiguration
 public import Fleet
 import Foundation
 public import Logging
@@ -19,7 +19,9 @@ public struct FleetBots: Sendable {
 
     /// The administration from its parts.
     public init(configuration: Configuration, environment: [String: String], logger: Logger) {
-        self.configuration = configuration; self.environment = environment; self.logger = logger
+        self.configuration = configuration
+        self.environment = environment
+        self.logger = logger
     }
 
     /// Runs `body` with the registry on the fleet's database, its tables made when missing.
@@ -29,7 +31,9 @@ public struct FleetBots: Sendable {
 
     private func withRegistryAndPool<Result: Sendable>(_ body: (any FleetRegistry, PostgresStoreSet) async throws -> Result) async throws -> Result {
         guard let url = configuration.storage.database else {
-            throw ConfigurationError(problems: [.init(variable: "DATABASE_URL", isMissing: true, expected: "the fleet's Postgres: the fleet keeps its bots and their leases there")])
+            throw ConfigurationError(problems: [
+                .init(variable: "DATABASE_URL", isMissing: true, expected: "the fleet's Postgres: the fleet keeps its bots and their leases there")
+            ])
         }
         let pool = try PostgresStoreSet(url: url, logger: logger)
         return try await pool.withRunning {
@@ -66,12 +70,15 @@ public struct FleetBots: Sendable {
             guard try await !single.migrations.appliedVersions().isEmpty else { throw FleetError.nothingToAdopt(schema: schema) }
             let lease = try await single.takeLease(logger: logger)
             do {
-                let (bot, tables) = try await registry.adopt(name: name, network: settings["NETWORK"]?.lowercased() ?? "x", sealedSettings: sealed, storesIn: schema)
-                let stores = PostgresStoreSet(sharing: pool, schema: bot.schema, settings: StoreSettings(timeZone: botConfiguration.behaviour.timeZone))
+                let (bot, tables) = try await registry.adopt(
+                    name: name, network: settings["NETWORK"]?.lowercased() ?? "x", sealedSettings: sealed, storesIn: schema)
+                let stores = PostgresStoreSet(
+                    sharing: pool, schema: bot.schema, settings: StoreSettings(timeZone: botConfiguration.behaviour.timeZone))
                 try await stores.migrations.migrate()
                 var keys = 0
                 if let redis = configuration.storage.redis {
-                    let connection: any RedisPipelining = configuration.storage.redisCluster
+                    let connection: any RedisPipelining =
+                        configuration.storage.redisCluster
                         ? RedisClusterConnection(seed: redis, certificateAuthority: configuration.storage.redisTLSCertificateAuthority)
                         : RedisConnection(url: redis, certificateAuthority: configuration.storage.redisTLSCertificateAuthority)
                     defer { connection.close() }
@@ -93,7 +100,12 @@ public struct FleetBots: Sendable {
         guard FleetBot.isValidName(name) else { throw FleetError.badName(name) }
         let shared = settings.keys.filter { FleetBotSettings.processVariables.contains($0) }.sorted()
         guard shared.isEmpty else {
-            throw ConfigurationError(problems: shared.map { .init(variable: $0, isMissing: false, expected: "not in a bot's settings: it is the fleet process's (set it in the process's environment)") })
+            throw ConfigurationError(
+                problems: shared.map {
+                    .init(
+                        variable: $0, isMissing: false,
+                        expected: "not in a bot's settings: it is the fleet process's (set it in the process's environment)")
+                })
         }
         // Nothing of a bot's settings is printed (they are sealed for that): no value in the errors either.
         let configuration: Configuration
@@ -129,7 +141,8 @@ public struct FleetBots: Sendable {
             if let redis = configuration.storage.redis {
                 var storage = configuration.storage
                 storage.redisKeyPrefix = name + ":"
-                let connection: any RedisPipelining = storage.redisCluster
+                let connection: any RedisPipelining =
+                    storage.redisCluster
                     ? RedisClusterConnection(seed: redis, certificateAuthority: storage.redisTLSCertificateAuthority)
                     : RedisConnection(url: redis, certificateAuthority: storage.redisTLSCertificateAuthority)
                 removedKeys = try await RedisWordCounts(connection: connection, keyPrefix: storage.redisKeys).removeAll()

@@ -1,9 +1,9 @@
 public import BotClock
-public import BotConfiguration
+import BotConfiguration
 import BotCore
 import Classifier
 import CoreMetrics
-public import Daemon
+import Daemon
 public import Fleet
 public import Foundation
 public import Logging
@@ -14,7 +14,7 @@ import RedisWordCounts
 import ServiceLifecycle
 import SocialNetwork
 import StatusPage
-public import Stores
+import Stores
 import Synchronization
 import Tokenizer
 import Training
@@ -35,7 +35,10 @@ public struct FleetRun: Sendable {
         /// How often leases are renewed and bots claimed.
         public var roundSeconds: TimeInterval
         /// Timing; the defaults take a killed process's bots over within 45 s.
-        public init(leaseSeconds: TimeInterval = 20, roundSeconds: TimeInterval = 5) { self.leaseSeconds = leaseSeconds; self.roundSeconds = roundSeconds }
+        public init(leaseSeconds: TimeInterval = 20, roundSeconds: TimeInterval = 5) {
+            self.leaseSeconds = leaseSeconds
+            self.roundSeconds = roundSeconds
+        }
     }
 
     /// The process's configuration (its database, Redis, log level, status page).
@@ -54,29 +57,44 @@ public struct FleetRun: Sendable {
     public let logger: Logger
 
     /// A fleet process from its parts; `speed` and `startTime` as `start`'s rehearsal options.
-    public init(configuration: Configuration, environment: [String: String], key: FleetKey, timing: Timing = Timing(), speed: Double = 1,
-                startTime: Date? = nil, logger: Logger) {
-        self.configuration = configuration; self.environment = environment; self.key = key; self.timing = timing; self.logger = logger
+    public init(
+        configuration: Configuration, environment: [String: String], key: FleetKey, timing: Timing = Timing(), speed: Double = 1,
+        startTime: Date? = nil, logger: Logger
+    ) {
+        self.configuration = configuration
+        self.environment = environment
+        self.key = key
+        self.timing = timing
+        self.logger = logger
         self.speed = speed
         clock = speed == 1 && startTime == nil ? SystemBotClock() : SimulatedBotClock(start: startTime ?? Date(), speed: speed)
     }
 
     /// This process's name in the leases: host, process id and a random part (a restarted process is a new holder).
-    public static let processName = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier):\(UUID().uuidString.prefix(8).lowercased())"
+    public static let processName =
+        "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier):\(UUID().uuidString.prefix(8).lowercased())"
 
     /// Runs until SIGTERM or SIGINT (or the task's cancellation), then stops every bot and lets its leases go.
     public func run() async throws {
         guard let url = configuration.storage.database else {
-            throw ConfigurationError(problems: [.init(variable: "DATABASE_URL", isMissing: true, expected: "the fleet's Postgres: the fleet keeps its bots and their leases there")])
+            throw ConfigurationError(problems: [
+                .init(variable: "DATABASE_URL", isMissing: true, expected: "the fleet's Postgres: the fleet keeps its bots and their leases there")
+            ])
         }
         guard let redis = configuration.storage.redis else {
-            throw ConfigurationError(problems: [.init(variable: "REDIS_URL", isMissing: true, expected: "the fleet's Redis (or Redis Cluster with REDIS_CLUSTER=true): each bot's word counts live there")])
+            throw ConfigurationError(problems: [
+                .init(
+                    variable: "REDIS_URL", isMissing: true,
+                    expected: "the fleet's Redis (or Redis Cluster with REDIS_CLUSTER=true): each bot's word counts live there")
+            ])
         }
         // A process frozen mid-transaction (SIGSTOP, a stalled VM) has the server end it within the lease's length, so
         // that its bots' lease rows, held FOR SHARE, are free for another process to take over.
-        let pool = try PostgresStoreSet(url: url, settings: StoreSettings().forDaemon(), connections: configuration.fleet.databaseConnections,
-                                        idleTransactionLimit: .seconds(configuration.fleet.leaseSeconds), logger: logger)
-        let counts: any RedisPipelining = configuration.storage.redisCluster
+        let pool = try PostgresStoreSet(
+            url: url, settings: StoreSettings().forDaemon(), connections: configuration.fleet.databaseConnections,
+            idleTransactionLimit: .seconds(configuration.fleet.leaseSeconds), logger: logger)
+        let counts: any RedisPipelining =
+            configuration.storage.redisCluster
             ? RedisClusterConnection(seed: redis, certificateAuthority: configuration.storage.redisTLSCertificateAuthority)
             : RedisConnection(url: redis, certificateAuthority: configuration.storage.redisTLSCertificateAuthority)
         // The leases on a pool of their own: a round's renewals never wait behind the bots' statements (with 1,000 bots
@@ -86,19 +104,23 @@ public struct FleetRun: Sendable {
         let status = statusServer(registry: registry, pool: pool, counts: counts)
         let shared = Shared(pool: pool, counts: counts, tokenizer: try TweetTokenizer(), status: status?.content)
         let loop = Loop(fleet: self, shared: shared, registry: registry)
-        try await pool.withRunning { try await leases.withRunning {
-            try await loop.registry.prepare()
-            // A process with the wrong key would pause every bot it claimed: it stops here instead, saying so.
-            let bots = try await loop.registry.bots()
-            if !bots.isEmpty, !bots.contains(where: { (try? key.open($0.sealedSettings, bot: $0.name)) != nil }) {
-                throw FleetKeyError.wrongKey(bot: bots.map(\.name).prefix(3).joined(separator: ", ") + (bots.count > 3 ? ", …" : ""))
+        try await pool.withRunning {
+            try await leases.withRunning {
+                try await loop.registry.prepare()
+                // A process with the wrong key would pause every bot it claimed: it stops here instead, saying so.
+                let bots = try await loop.registry.bots()
+                if !bots.isEmpty, !bots.contains(where: { (try? key.open($0.sealedSettings, bot: $0.name)) != nil }) {
+                    throw FleetKeyError.wrongKey(bot: bots.map(\.name).prefix(3).joined(separator: ", ") + (bots.count > 3 ? ", …" : ""))
+                }
+                // The status server starts first and stops last.
+                let services: [any Service] = (status.map { [$0.server] } ?? []) + [loop]
+                let group = ServiceGroup(
+                    configuration: .init(
+                        services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint],
+                        logger: logger))
+                try await group.run()
             }
-            // The status server starts first and stops last.
-            let services: [any Service] = (status.map { [$0.server] } ?? []) + [loop]
-            let group = ServiceGroup(configuration: .init(services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint],
-                                                          logger: logger))
-            try await group.run()
-        } }
+        }
         counts.close()
     }
 
@@ -118,7 +140,8 @@ public struct FleetRun: Sendable {
     /// `PORT`'s status server for the fleet, when `PORT` is set: the fleet's list at `/`, each bot running here at
     /// `/bots/<name>/`, `/metrics` with each bot as the label `bot`, `/healthz` about the process (its Postgres and Redis).
     func statusServer(registry: PostgresFleetRegistry, pool: PostgresStoreSet, counts: any RedisPipelining)
-        -> (server: StatusServer, content: FleetStatusContent)? {
+        -> (server: StatusServer, content: FleetStatusContent)?
+    {
         guard let port = configuration.statusPage.port else { return nil }
         let health = HealthChecks([
             .init(name: "fleet database") { try await pool.ping() },
@@ -129,8 +152,9 @@ public struct FleetRun: Sendable {
         // Slots are late by seconds, not minutes: buckets that tell a good fleet from a loaded one.
         prometheus.valueHistogramBuckets["mirror_bot_slot_lateness_seconds"] = [0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1_800, 3_600]
         MetricsSystem.bootstrap(FleetMetricsFactory(base: prometheus))
-        var settings = StatusServer.Settings(host: configuration.statusPage.bindAddress, port: port, password: configuration.statusPage.password,
-                                             dailyBudget: nil, metrics: metrics)
+        var settings = StatusServer.Settings(
+            host: configuration.statusPage.bindAddress, port: port, password: configuration.statusPage.password,
+            dailyBudget: nil, metrics: metrics)
         settings.behindRouter = configuration.statusPage.behindRouter
         let content = FleetStatusContent(process: Self.processName) {
             try await registry.bots().map { .init(name: $0.name, network: $0.network, pauseReason: $0.pauseReason, holder: $0.holder) }
@@ -150,7 +174,8 @@ public struct FleetRun: Sendable {
             // A stop may take the lease's length: past it another process may take the bot anyway.
             let running = RunningBots(limits: .init(graceful: .milliseconds(Int64(fleet.timing.leaseSeconds * 1000))), logger: fleet.logger)
             let logger = fleet.logger
-            logger.notice("fleet: process \(process); leases of \(Int(fleet.timing.leaseSeconds)) s, renewed every \(Int(fleet.timing.roundSeconds)) s")
+            logger.notice(
+                "fleet: process \(process); leases of \(Int(fleet.timing.leaseSeconds)) s, renewed every \(Int(fleet.timing.roundSeconds)) s")
             while !Task.isShuttingDownGracefully && !Task.isCancelled {
                 do {
                     try await round(process: process, running: running)
@@ -180,7 +205,9 @@ public struct FleetRun: Sendable {
             let kept = Set(try await registry.renew(held, for: process, expiresIn: fleet.timing.leaseSeconds))
             for claim in kept { shared.lapses.set(claim, renewing.addingTimeInterval(fleet.timing.leaseSeconds)) }
             for claim in held where !kept.contains(claim) {
-                logger.notice("fleet: bot \(running.name(of: claim.botID) ?? "?") is no longer this process's (its lease was lost or it was paused); stopping it")
+                logger.notice(
+                    "fleet: bot \(running.name(of: claim.botID) ?? "?") is no longer this process's (its lease was lost or it was paused); stopping it"
+                )
                 // Once stopped, its lease goes (a paused bot is at once free for `bots exec NAME -- train clear`); a lease
                 // another process took carries another fencing number and is left alone.
                 running.stopInBackground(claim.botID) { try? await registry.release([claim], for: process) }
@@ -249,46 +276,67 @@ public struct FleetRun: Sendable {
             } catch {
                 // A bot whose lease is gone failed because it is another's now (its statements are refused): it stops,
                 // unpaused, and runs where it is held.
-                guard await FleetDaemonLease(registry: registry, claim: claim, process: process, lapses: shared.lapses, length: fleet.timing.leaseSeconds).isHeld(logger: logger) else {
+                guard
+                    await FleetDaemonLease(
+                        registry: registry, claim: claim, process: process, lapses: shared.lapses, length: fleet.timing.leaseSeconds
+                    ).isHeld(logger: logger)
+                else {
                     logger.notice("fleet: bot \(bot.name) stopped: its lease is no longer this process's (\(error))")
                     return
                 }
                 // The bot's failure is its own: paused with the reason, never tried again until someone resumes it.
                 let reason = "stopped \(Date().formatted(.iso8601)): \(error)"
-                try? await registry.setPaused(bot.name, reason: String(reason.prefix(500)))
-                logger.error("fleet: bot \(bot.name) paused: \(error)")
+                do {
+                    try await registry.setPaused(bot.name, reason: String(reason.prefix(500)))
+                    logger.error("fleet: bot \(bot.name) paused: \(error)")
+                } catch let pausing {
+                    logger.error(
+                        "fleet: bot \(bot.name) failed (\(error)), and pausing it failed too (\(pausing)): it is tried again at a later claim")
+                }
             }
         }
 
         private func runBot() async throws {
             let settings = try fleet.key.open(bot.sealedSettings, bot: bot.name)
-            let configuration = try Configuration(environment: FleetBotSettings.environment(of: bot.name, settings: settings, process: fleet.environment))
+            let configuration = try Configuration(
+                environment: FleetBotSettings.environment(of: bot.name, settings: settings, process: fleet.environment))
             try configuration.require([.humanCredentials, .botCredentials])
             // Every statement of the bot checks its lease first: a process that stalled past its lease writes nothing more.
-            let database = PostgresStoreSet(sharing: shared.pool, schema: bot.schema,
-                                            settings: StoreSettings(timeZone: configuration.behaviour.timeZone,
-                                                                    archiveRowLimit: configuration.storage.archiveRowLimit).forDaemon(),
-                                            fence: .init(registrySchema: shared.pool.schema ?? "public", claim: claim, process: process))
+            let database = PostgresStoreSet(
+                sharing: shared.pool, schema: bot.schema,
+                settings: StoreSettings(
+                    timeZone: configuration.behaviour.timeZone,
+                    archiveRowLimit: configuration.storage.archiveRowLimit
+                ).forDaemon(),
+                fence: .init(registrySchema: shared.pool.schema ?? "public", claim: claim, process: process))
             if try await !database.migrations.pending().isEmpty { try await database.migrations.migrate() }
             try await database.archive.prepare()
             let store = RedisWordCounts(connection: shared.counts, keyPrefix: configuration.storage.redisKeys)
-            let classifier = BotParts.classifier(on: store, tokenizer: shared.tokenizer, configuration: configuration, examples: database.examples, logger: logger)
+            let classifier = BotParts.classifier(
+                on: store, tokenizer: shared.tokenizer, configuration: configuration, examples: database.examples, logger: logger)
             let clock = fleet.clock
             let module = configuration.networkModule
             // Its turn on its server, before it asks anything of it.
             try await shared.starts.waitForTurn(on: module.botServer ?? module.name)
             // Nothing of the person is used before their consent is in the store.
             let gate = PersonConsentGate(configuration: configuration, stores: database, logger: logger)
-            _ = try await gate.requireWaiting(for: "the fleet's bot \(bot.name)", readsPerson: !configuration.learnsPersonFromArchiveOnly,
-                                             clock: clock, progress: nil)
-            shared.status?.show(bot.name, page: .init(database: database, timeZone: configuration.behaviour.timeZone, postLinks: module.postLinks,
-                                                      networkName: module.name, dailyBudget: module.dailyBudget, now: { clock.now() }))
+            _ = try await gate.requireWaiting(
+                for: "the fleet's bot \(bot.name)", readsPerson: !configuration.learnsPersonFromArchiveOnly,
+                clock: clock, progress: nil)
+            shared.status?.show(
+                bot.name,
+                page: .init(
+                    database: database, timeZone: configuration.behaviour.timeZone, postLinks: module.postLinks,
+                    networkName: module.name, dailyBudget: module.dailyBudget, now: { clock.now() }))
             let network = await module.forDaemon(
-                DaemonNetworkContext(clock: clock, state: database.state, usageDays: database.usageDays, runID: UUID().uuidString,
-                                     postLinks: configuration.postLinks, networkIDs: database.networkIDs, sealer: KeySealer(key: fleet.key)), logger: logger)
+                DaemonNetworkContext(
+                    clock: clock, state: database.state, usageDays: database.usageDays, runID: UUID().uuidString,
+                    postLinks: configuration.postLinks, networkIDs: database.networkIDs, sealer: KeySealer(key: fleet.key)), logger: logger)
             let lease = FleetDaemonLease(registry: registry, claim: claim, process: process, lapses: shared.lapses, length: fleet.timing.leaseSeconds)
-            let parts = DaemonComposition.Parts(settings: configuration.daemonSettings, database: database, classifier: classifier, network: network.network,
-                                                clock: clock, accountingServices: network.services, lease: lease, consentCheck: gate.check(through: network.personCheck), logger: logger)
+            let parts = DaemonComposition.Parts(
+                settings: configuration.daemonSettings, database: database, classifier: classifier, network: network.network,
+                clock: clock, accountingServices: network.services, lease: lease, consentCheck: gate.check(through: network.personCheck),
+                logger: logger)
             var options = DaemonRunner.Options(speed: fleet.speed, handlesSignals: false)
             options.cancellationLimit = nil  // RunningBots bounds the stop; a bot never ends the process
             _ = try await DaemonComposition.run(parts, options: options)
@@ -360,7 +408,10 @@ final class RunningBots: Sendable {
     let limits: StopLimits
     let logger: Logger
 
-    init(limits: StopLimits = StopLimits(), logger: Logger) { self.limits = limits; self.logger = logger }
+    init(limits: StopLimits = StopLimits(), logger: Logger) {
+        self.limits = limits
+        self.logger = logger
+    }
 
     var count: Int { entries.withLock { $0.count } }
     /// The claims held, oldest bot first.
@@ -370,7 +421,14 @@ final class RunningBots: Sendable {
     /// Adds the bot and starts `body` in a task of its own; the entry is in before the task can end and remove it.
     func add(bot: FleetBot, claim: FleetClaim, group: ServiceGroup, body: @escaping @Sendable () async -> Void) {
         let finished = Finished()
-        entries.withLock { $0[bot.id] = Entry(bot: bot, claim: claim, group: group, task: Task { await body(); finished.set() }, finished: finished) }
+        entries.withLock {
+            $0[bot.id] = Entry(
+                bot: bot, claim: claim, group: group,
+                task: Task {
+                    await body()
+                    finished.set()
+                }, finished: finished)
+        }
     }
 
     /// A bot's run (the hold `claim`) ended by itself (paused with its reason): its lease lapses, unrenewed. A later
@@ -389,12 +447,18 @@ final class RunningBots: Sendable {
             if await stop(entry) { await then() }
         }
         stopping.withLock { $0[key] = task }
-        Task { await task.value; _ = stopping.withLock { $0.removeValue(forKey: key) } }
+        Task {
+            await task.value
+            _ = stopping.withLock { $0.removeValue(forKey: key) }
+        }
     }
 
     /// Stops every bot, all at once, and waits for them and for those being stopped (each within the limits).
     func stopAll() async {
-        let all = entries.withLock { entries in defer { entries = [:] }; return Array(entries.values) }
+        let all = entries.withLock { entries in
+            defer { entries = [:] }
+            return Array(entries.values)
+        }
         await withTaskGroup(of: Void.self) { group in
             for entry in all { group.addTask { [self] in _ = await stop(entry) } }
         }
@@ -409,7 +473,8 @@ final class RunningBots: Sendable {
         logger.warning("fleet: bot \(entry.bot.name) did not stop within \(limits.graceful) of being asked to; cancelling it")
         entry.task.cancel()
         if await Self.wait(for: entry.finished, upTo: limits.cancelled) { return true }
-        logger.error("fleet: bot \(entry.bot.name) did not end within \(limits.cancelled) of being cancelled; left to end with the process (its lease lapses)")
+        logger.error(
+            "fleet: bot \(entry.bot.name) did not end within \(limits.cancelled) of being cancelled; left to end with the process (its lease lapses)")
         return false
     }
 

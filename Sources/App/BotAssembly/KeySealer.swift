@@ -23,7 +23,8 @@ public struct KeySealer: SecretSealer {
 
     public func open(_ sealed: String) throws -> String {
         guard sealed.hasPrefix(Self.prefix), let data = Data(base64Encoded: String(sealed.dropFirst(Self.prefix.count))),
-              let value = try key.open(data, bot: "this bot")["value"] else {
+            let value = try key.open(data, bot: "this bot")["value"]
+        else {
             throw FleetKeyError.wrongKey(bot: "this bot")
         }
         return value

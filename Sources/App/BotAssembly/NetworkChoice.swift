@@ -1,8 +1,8 @@
-public import BotConfiguration
+import BlueskyNetwork
+import BotConfiguration
 public import BotCore
 public import Foundation
 public import Logging
-import BlueskyNetwork
 import MastodonAPI
 import MastodonNetwork
 import MisskeyNetwork
@@ -23,7 +23,8 @@ public enum NetworkChoice: String, Sendable, CaseIterable {
     case misskey
 
     /// Every network's variables, `HUMAN_NETWORK`, and `POST_CW` (read by each network that has warnings or labels).
-    static let variableNames = XNetworkSettings.variableNames + MastodonNetworkSettings.variableNames + BlueskyNetworkSettings.variableNames
+    static let variableNames =
+        XNetworkSettings.variableNames + MastodonNetworkSettings.variableNames + BlueskyNetworkSettings.variableNames
         + MisskeyNetworkSettings.variableNames + ["HUMAN_NETWORK", "POST_CW"]
 
     /// The module `NETWORK` names, having read its section from `environment`. When `NETWORK` names no network
@@ -40,7 +41,11 @@ public enum NetworkChoice: String, Sendable, CaseIterable {
         guard let place = environment.value("HUMAN_NETWORK")?.lowercased(), place != chosen.rawValue else { return module }
         if place == "archive" { return ArchivedPersonModule(module) }
         guard let elsewhere = NetworkChoice(rawValue: place) else {
-            environment.malformed("HUMAN_NETWORK", expected: "x, mastodon, bluesky or misskey (the person's network; the bot's, \(chosen.rawValue), by default) or archive (the person learned from their imported archive only)", shown: place)
+            environment.malformed(
+                "HUMAN_NETWORK",
+                expected:
+                    "x, mastodon, bluesky or misskey (the person's network; the bot's, \(chosen.rawValue), by default) or archive (the person learned from their imported archive only)",
+                shown: place)
             return module
         }
         return PersonElsewhereModule(person: Self.module(for: elsewhere, reading: &environment), bot: module)
@@ -79,8 +84,10 @@ extension BotParts {
 /// How `mirror_bot auth` authorizes an account on each network that has a flow for it.
 public enum AccountAuthorizations {
     /// OAuth 1.0a's PIN flow on X for `account`, with the app's key and secret, at `X_API_BASE_URL` of `environment`.
-    public static func x(for account: Account, consumerKey: String, consumerSecret: String,
-                         environment: [String: String]) async throws -> any PendingAuthorization {
+    public static func x(
+        for account: Account, consumerKey: String, consumerSecret: String,
+        environment: [String: String]
+    ) async throws -> any PendingAuthorization {
         var reader = EnvironmentReader(environment: environment)
         let baseURL = reader.apiBaseURL("X_API_BASE_URL", default: XNetworkSettings.defaultBaseURL, example: "https://api.x.com")
         if !reader.problems.isEmpty { throw ConfigurationError(problems: reader.problems) }
@@ -89,12 +96,15 @@ public enum AccountAuthorizations {
 
     /// An app password of `account` on Bluesky (`BLUESKY_SERVICE_URL` of `environment`, bsky.social by default), tried
     /// at once: the account's handle and password, or `AuthorizationRefused`.
-    public static func bluesky(for account: Account, handle: String, appPassword: String, environment: [String: String]) async throws -> AuthorizedAccount {
+    public static func bluesky(for account: Account, handle: String, appPassword: String, environment: [String: String]) async throws
+        -> AuthorizedAccount
+    {
         var reader = EnvironmentReader(environment: environment)
         let settings = BlueskyNetworkSettings(reading: &reader)
         if !reader.problems.isEmpty { throw ConfigurationError(problems: reader.problems) }
-        return try await BlueskyAccountSignIn.signIn(account, service: settings.service, handle: handle, appPassword: appPassword,
-                                                     logger: Logger(label: "mirror_bot.auth"))
+        return try await BlueskyAccountSignIn.signIn(
+            account, service: settings.service, handle: handle, appPassword: appPassword,
+            logger: Logger(label: "mirror_bot.auth"))
     }
 
     /// The person's atproto OAuth sign-in on Bluesky (`BLUESKY_SERVICE_URL` of `environment`, where `handle` is
@@ -104,8 +114,9 @@ public enum AccountAuthorizations {
         var reader = EnvironmentReader(environment: environment)
         let settings = BlueskyNetworkSettings(reading: &reader)
         if !reader.problems.isEmpty { throw ConfigurationError(problems: reader.problems) }
-        let signIn = try await BlueskyOAuthSignIn.begin(handle: handle, service: settings.service, liking: liking, redirectURI: redirectURI,
-                                                        logger: Logger(label: "mirror_bot.auth"))
+        let signIn = try await BlueskyOAuthSignIn.begin(
+            handle: handle, service: settings.service, liking: liking, redirectURI: redirectURI,
+            logger: Logger(label: "mirror_bot.auth"))
         return PendingSignIn(address: signIn.address, lifetime: BlueskyOAuthSignIn.lifetimeNote(from: Date()), isAnswer: signIn.isAnswer) { query in
             let (authorized, session) = try await signIn.finish(redirectQuery: query)
             return (authorized, { state, sealer in try await StoredBlueskySessions(state: state, sealer: sealer).save(session, of: .human) })

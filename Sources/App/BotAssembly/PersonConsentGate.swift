@@ -1,7 +1,7 @@
 public import BotClock
 public import Consent
-public import Daemon
 import Crypto
+public import Daemon
 public import Foundation
 public import Logging
 public import SocialNetwork
@@ -50,12 +50,16 @@ public struct PersonConsentGate: Sendable {
         let current = try await records.current()
         let signIn = module.personSignInCommand
         if let current, current.isWithdrawn {
-            throw ConsentRequired("Not mirroring: the person ended this mirror \(current.withdrawnAt?.formatted(.iso8601) ?? "") (\(current.withdrawal ?? "withdrawn")), so \(use) uses nothing of theirs. Only the person can start it again, by signing in as themselves: `\(signIn)`.")
+            throw ConsentRequired(
+                "Not mirroring: the person ended this mirror \(current.withdrawnAt?.formatted(.iso8601) ?? "") (\(current.withdrawal ?? "withdrawn")), so \(use) uses nothing of theirs. Only the person can start it again, by signing in as themselves: `\(signIn)`."
+            )
         }
         let credentials = module.personCredentials
         if credentials.isEmpty, !readsPerson, let current { return current }
         guard !credentials.isEmpty else {
-            throw ConsentRequired("Not mirroring: nobody is mirrored who has not signed in as themselves, and the person's own credentials are not set. The person signs in with `\(signIn)` (or sets their own token), then \(use) runs.")
+            throw ConsentRequired(
+                "Not mirroring: nobody is mirrored who has not signed in as themselves, and the person's own credentials are not set. The person signs in with `\(signIn)` (or sets their own token), then \(use) runs."
+            )
         }
         let digest = Self.digest(of: credentials)
         if let current, current.credentialDigest == digest { return current }
@@ -68,11 +72,16 @@ public struct PersonConsentGate: Sendable {
             throw ConsentRequired("Not mirroring: \(lapsed.description). The person signs in again with `\(signIn)`.")
         }
         if let current, current.personAccount != person.account {
-            throw ConsentRequired("Not mirroring: the person's credentials sign in as @\(person.handle) (\(person.account)), not as @\(current.personHandle) (\(current.personAccount)) who consented to this mirror. `mirror_bot forget-me` ends the former's mirror first; then @\(person.handle) signs in with `\(signIn)`.")
+            throw ConsentRequired(
+                "Not mirroring: the person's credentials sign in as @\(person.handle) (\(person.account)), not as @\(current.personHandle) (\(current.personAccount)) who consented to this mirror. `mirror_bot forget-me` ends the former's mirror first; then @\(person.handle) signs in with `\(signIn)`."
+            )
         }
-        var consent = current ?? PersonConsent(
-            network: module.name, personAccount: person.account, personHandle: person.handle, signedInAt: now,
-            how: "their own \(person.credential) in the configuration, verified as theirs", botAccount: nil, agreedTo: agreedTo, credentialDigest: digest)
+        var consent =
+            current
+            ?? PersonConsent(
+                network: module.name, personAccount: person.account, personHandle: person.handle, signedInAt: now,
+                how: "their own \(person.credential) in the configuration, verified as theirs", botAccount: nil, agreedTo: agreedTo,
+                credentialDigest: digest)
         consent.personHandle = person.handle
         consent.credentialDigest = digest
         try await records.keep(consent)
@@ -104,7 +113,9 @@ public struct PersonConsentGate: Sendable {
             } catch is CancellationError {
                 throw CancellationError()
             } catch {
-                if failures == 0 { logger.warning("the person's consent could not be verified now (\(error)); asking again with backoff until it can") }
+                if failures == 0 {
+                    logger.warning("the person's consent could not be verified now (\(error)); asking again with backoff until it can")
+                }
                 failures += 1
                 try await clock.sleep(for: wait)
                 wait = min(wait * 2, .seconds(300))
@@ -115,12 +126,17 @@ public struct PersonConsentGate: Sendable {
     /// Records the sign-in `auth` just made: `person`, signed in `how`, with `credentials` (what it sets). A record of
     /// another person is replaced only once it was withdrawn.
     @discardableResult
-    public func recordSignIn(_ person: VerifiedPerson, how: String, credentials: [(name: String, value: String)], now: Date) async throws -> PersonConsent {
+    public func recordSignIn(_ person: VerifiedPerson, how: String, credentials: [(name: String, value: String)], now: Date) async throws
+        -> PersonConsent
+    {
         if let current = try await records.current(), !current.isWithdrawn, current.personAccount != person.account {
-            throw ConsentRequired("This bot mirrors @\(current.personHandle) (\(current.personAccount)), who signed in \(current.signedInAt.formatted(.iso8601)): @\(person.handle) is not mirrored in their place until `mirror_bot forget-me` ends that mirror.")
+            throw ConsentRequired(
+                "This bot mirrors @\(current.personHandle) (\(current.personAccount)), who signed in \(current.signedInAt.formatted(.iso8601)): @\(person.handle) is not mirrored in their place until `mirror_bot forget-me` ends that mirror."
+            )
         }
-        let consent = PersonConsent(network: module.name, personAccount: person.account, personHandle: person.handle, signedInAt: now, how: how,
-                                    botAccount: nil, agreedTo: agreedTo, credentialDigest: Self.digest(of: credentials))
+        let consent = PersonConsent(
+            network: module.name, personAccount: person.account, personHandle: person.handle, signedInAt: now, how: how,
+            botAccount: nil, agreedTo: agreedTo, credentialDigest: Self.digest(of: credentials))
         try await records.keep(consent)
         // A mirror the person ended before runs again: they signed in again.
         try await OwnerControl(state: records.state).signedInAgain()

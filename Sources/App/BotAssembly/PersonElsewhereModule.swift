@@ -14,7 +14,10 @@ public struct PersonElsewhereModule: NetworkModule {
     public let bot: any NetworkModule
 
     /// The person on `person`'s network, the bot on `bot`'s.
-    public init(person: any NetworkModule, bot: any NetworkModule) { self.person = person; self.bot = bot }
+    public init(person: any NetworkModule, bot: any NetworkModule) {
+        self.person = person
+        self.bot = bot
+    }
 
     public var name: String { bot.name }
     public var botServer: String? { bot.botServer }
@@ -38,35 +41,47 @@ public struct PersonElsewhereModule: NetworkModule {
     public func forCommand(accounts: [Account], networkIDs: (any NetworkIDStore)?, kept: KeptTokens?, logger: Logger) -> CommandNetwork {
         let personSide = person.forCommand(accounts: accounts.filter { $0 == .human }, networkIDs: networkIDs, kept: kept, logger: logger)
         let botSide = bot.forCommand(accounts: accounts.filter { $0 != .human }, networkIDs: networkIDs, kept: kept, logger: logger)
-        return CommandNetwork(network: PersonElsewhereNetwork(person: personSide.network, bot: botSide.network), billing: botSide.billing ?? personSide.billing)
+        return CommandNetwork(
+            network: PersonElsewhereNetwork(person: personSide.network, bot: botSide.network), billing: botSide.billing ?? personSide.billing)
     }
     /// Both networks as the daemon opens them (each with its services), and a line saying where each account is.
     public func forDaemon(_ context: DaemonNetworkContext, logger: Logger) async -> DaemonNetwork {
         let personSide = await person.forDaemon(context, logger: logger)
         let botSide = await bot.forDaemon(context, logger: logger)
-        logger.notice("the person: on \(person.name) (HUMAN_NETWORK), read there; the bot: on \(bot.name). Replies come from the person's past replies to the same account on \(person.name), so with no one there in common only REPLY_FALLBACK=any answers; the person's commands are read on \(person.name) only when the bot is there too: not here")
-        return DaemonNetwork(network: PersonElsewhereNetwork(person: personSide.network, bot: botSide.network), services: personSide.services + botSide.services,
-                             personCheck: personSide.personCheck)
+        logger.notice(
+            "the person: on \(person.name) (HUMAN_NETWORK), read there; the bot: on \(bot.name). Replies come from the person's past replies to the same account on \(person.name), so with no one there in common only REPLY_FALLBACK=any answers; the person's commands are read on \(person.name) only when the bot is there too: not here"
+        )
+        return DaemonNetwork(
+            network: PersonElsewhereNetwork(person: personSide.network, bot: botSide.network), services: personSide.services + botSide.services,
+            personCheck: personSide.personCheck)
     }
     /// The person's checks from their network's doctor, the bot's and the rest from the bot's.
     public func doctor(_ context: DoctorContext, logger: Logger) async -> DoctorReport {
         let personReport = await person.doctor(context, logger: logger)
         let botReport = await bot.doctor(context, logger: logger)
-        let findings = personReport.findings.filter { $0.label.hasPrefix("human") }
+        let findings =
+            personReport.findings.filter { $0.label.hasPrefix("human") }
             + [.ok("person's network", "\(person.name) (HUMAN_NETWORK): the person is read there; the bot posts on \(bot.name)")]
             + botReport.findings.filter { !$0.label.hasPrefix("human") }
-        return DoctorReport(findings: findings, network: CommandNetwork(network: PersonElsewhereNetwork(person: personReport.network.network, bot: botReport.network.network),
-                                                                        billing: botReport.network.billing ?? personReport.network.billing))
+        return DoctorReport(
+            findings: findings,
+            network: CommandNetwork(
+                network: PersonElsewhereNetwork(person: personReport.network.network, bot: botReport.network.network),
+                billing: botReport.network.billing ?? personReport.network.billing))
     }
     /// Whom the person's archived replies answered is looked up on their network.
-    public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> Int64?)? { person.archiveAccountResolver(logger: logger) }
+    public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> Int64?)? {
+        person.archiveAccountResolver(logger: logger)
+    }
     public func setUpBotAccount(logger: Logger) async throws -> String? { try await bot.setUpBotAccount(logger: logger) }
     /// The person signs in on their own network.
     public var personCredentials: [(name: String, value: String)] { person.personCredentials }
     public func verifyPerson(usageDays: any UsageDays, logger: Logger) async throws -> VerifiedPerson {
         try await person.verifyPerson(usageDays: usageDays, logger: logger)
     }
-    public func verifyPerson(usageDays: any UsageDays, state: any BotState, sealer: (any SecretSealer)?, logger: Logger) async throws -> VerifiedPerson {
+    public func verifyPerson(usageDays: any UsageDays, state: any BotState, sealer: (any SecretSealer)?, logger: Logger) async throws
+        -> VerifiedPerson
+    {
         try await person.verifyPerson(usageDays: usageDays, state: state, sealer: sealer, logger: logger)
     }
     public var personSignInCommand: String { person.personSignInCommand }

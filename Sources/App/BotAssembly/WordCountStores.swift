@@ -1,9 +1,9 @@
 public import BotConfiguration
 import Foundation
-public import Stores
 import RedisClient
 import RedisWordCounts
 import SQLiteStores
+public import Stores
 public import WordCounts
 
 /// Chooses where the favorite filter's word counts live for a configuration.
@@ -11,14 +11,18 @@ public enum WordCountStores {
     /// Redis when `REDIS_URL` (or `REDISTOGO_URL`) is set, under `REDIS_KEY_PREFIX`; otherwise the embedded SQLite
     /// file `MIRROR_BOT_DATA` (created if needed), through `archive`'s pool when the archive is that same file.
     /// Returns the store and a line saying which it is (no secrets).
-    public static func open(for storage: StorageSection, sharing archive: (any StoreSet)? = nil,
-                            busyTimeout: Int = StoreSettings.commandBusyTimeout) throws -> (store: any WordCountBackend, description: String) {
+    public static func open(
+        for storage: StorageSection, sharing archive: (any StoreSet)? = nil,
+        busyTimeout: Int = StoreSettings.commandBusyTimeout
+    ) throws -> (store: any WordCountBackend, description: String) {
         if let url = storage.redis {
             let tls = url.usesTLS ? (storage.redisTLSCertificateAuthority == nil ? ", TLS not verified" : ", TLS verified by REDIS_TLS_CA") : ""
             if storage.redisCluster {
                 let cluster = RedisClusterConnection(seed: url, certificateAuthority: storage.redisTLSCertificateAuthority)
-                return (RedisWordCounts(connection: cluster, keyPrefix: storage.redisKeys),
-                        "Redis Cluster through \(url.redacted)\(tls), keys under the hash tag \(storage.redisKeys)")
+                return (
+                    RedisWordCounts(connection: cluster, keyPrefix: storage.redisKeys),
+                    "Redis Cluster through \(url.redacted)\(tls), keys under the hash tag \(storage.redisKeys)"
+                )
             }
             let connection = RedisConnection(url: url, certificateAuthority: storage.redisTLSCertificateAuthority)
             return (RedisWordCounts(connection: connection, keyPrefix: storage.redisKeys), "Redis at \(url.redacted)\(tls)")

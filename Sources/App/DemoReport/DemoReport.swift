@@ -1,9 +1,9 @@
-public import Stores
+import BlueskyAPI
+import BotClock
 public import FakeX
 public import Foundation
+public import Stores
 public import XAPI
-import BotClock
-import BlueskyAPI
 
 /// The demo's closing report: the human's posting hours beside the bot's posts of the day, the replies, the likes
 /// with their reasons, what the bot refused, what it did not do and why, and the API calls with X's bill for them.
@@ -22,7 +22,10 @@ public struct DemoReport: Sendable {
             public var userID: String
             /// What.
             public var tweetID: String
-            enum CodingKeys: String, CodingKey { case userID = "user_id", tweetID = "tweet_id" }
+            enum CodingKeys: String, CodingKey {
+                case userID = "user_id"
+                case tweetID = "tweet_id"
+            }
         }
 
         /// Posts made through the API, in order.
@@ -58,7 +61,11 @@ public struct DemoReport: Sendable {
             enum CodingKeys: String, CodingKey { case day, app }
 
             /// An entry from its parts.
-            public init(day: String, app: String, bill: XBill) { self.day = day; self.app = app; self.bill = bill }
+            public init(day: String, app: String, bill: XBill) {
+                self.day = day
+                self.app = app
+                self.bill = bill
+            }
 
             /// Decodes the fake's flat object (day, app and the bill's counts side by side).
             public init(from decoder: any Decoder) throws {
@@ -72,10 +79,17 @@ public struct DemoReport: Sendable {
         enum CodingKeys: String, CodingKey { case posted, liked, requests, served, billing, network, aliases }
 
         /// A record from its parts.
-        public init(posted: [Post], liked: [Like], requests: [String: Int], served: [String: Int], billing: [BillingEntry] = [], network: String = "x",
-                    aliases: [String: String] = [:]) {
-            self.posted = posted; self.liked = liked; self.requests = requests; self.served = served; self.billing = billing
-            self.network = network; self.aliases = aliases
+        public init(
+            posted: [Post], liked: [Like], requests: [String: Int], served: [String: Int], billing: [BillingEntry] = [], network: String = "x",
+            aliases: [String: String] = [:]
+        ) {
+            self.posted = posted
+            self.liked = liked
+            self.requests = requests
+            self.served = served
+            self.billing = billing
+            self.network = network
+            self.aliases = aliases
         }
 
         /// Decodes `/admin/state` (a record without `billing` bills nothing).
@@ -89,7 +103,8 @@ public struct DemoReport: Sendable {
             network = try container.decodeIfPresent(String.self, forKey: .network) ?? "x"
             // The fake names accounts by DID; the bot stores the id it makes from one.
             let named = try container.decodeIfPresent([String: String].self, forKey: .aliases) ?? [:]
-            aliases = Dictionary(named.map { ($0.key.hasPrefix("did:") ? BlueskyIDs.userID(of: $0.key) : $0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+            aliases = Dictionary(
+                named.map { ($0.key.hasPrefix("did:") ? BlueskyIDs.userID(of: $0.key) : $0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
         }
 
         /// Decodes `/admin/state`.
@@ -119,9 +134,10 @@ public struct DemoReport: Sendable {
                 let added = entry.bill - old
                 return added.isEmpty ? nil : BillingEntry(day: entry.day, app: entry.app, bill: added)
             }
-            return FakeRecord(posted: Array(posted.dropFirst(earlier.posted.count)), liked: Array(liked.dropFirst(earlier.liked.count)),
-                              requests: minus(requests, earlier.requests), served: minus(served, earlier.served), billing: billed, network: network,
-                              aliases: aliases)
+            return FakeRecord(
+                posted: Array(posted.dropFirst(earlier.posted.count)), liked: Array(liked.dropFirst(earlier.liked.count)),
+                requests: minus(requests, earlier.requests), served: minus(served, earlier.served), billing: billed, network: network,
+                aliases: aliases)
         }
     }
 
@@ -145,10 +161,19 @@ public struct DemoReport: Sendable {
     public var postLinks: Bool
 
     /// A report from its parts.
-    public init(seed: FakeXSeed, record: FakeRecord, humanID: String, botID: String, timeZone: TimeZone,
-                mentions: [HandledMention], likes: [RecordedLike], botState: [String: String] = [:], postLinks: Bool = false) {
-        self.seed = seed; self.record = record; self.humanID = humanID; self.botID = botID; self.timeZone = timeZone
-        self.mentions = mentions; self.likes = likes; self.botState = botState; self.postLinks = postLinks
+    public init(
+        seed: FakeXSeed, record: FakeRecord, humanID: String, botID: String, timeZone: TimeZone,
+        mentions: [HandledMention], likes: [RecordedLike], botState: [String: String] = [:], postLinks: Bool = false
+    ) {
+        self.seed = seed
+        self.record = record
+        self.humanID = humanID
+        self.botID = botID
+        self.timeZone = timeZone
+        self.mentions = mentions
+        self.likes = likes
+        self.botState = botState
+        self.postLinks = postLinks
     }
 
     /// The seed's tweets by id, and by every alias the network gave one.
@@ -215,11 +240,15 @@ public struct DemoReport: Sendable {
         guard record.isBilled else {
             var lines: [String] = []
             if let status = botState["likes.status"] { lines.append(status) }
-            if !postLinks { lines.append("links: \(humanTweetsWithLinks) of \(username(humanID))'s posts and replies share a link; POST_LINKS=false kept them back") }
-            let warned = [
-                "bluesky": "reposts, quotes and posts with a content label (!warn, porn, …): never copied",
-                "misskey": "renotes, quotes, and notes that were followers-only or specified, or carried a warning (cw): never copied",
-            ][record.network] ?? "statuses that were followers-only or direct, or carried a content warning: never copied"
+            if !postLinks {
+                lines.append(
+                    "links: \(humanTweetsWithLinks) of \(username(humanID))'s posts and replies share a link; POST_LINKS=false kept them back")
+            }
+            let warned =
+                [
+                    "bluesky": "reposts, quotes and posts with a content label (!warn, porn, …): never copied",
+                    "misskey": "renotes, quotes, and notes that were followers-only or specified, or carried a warning (cw): never copied",
+                ][record.network] ?? "statuses that were followers-only or direct, or carried a content warning: never copied"
             lines.append(lines.isEmpty ? "nothing held back but \(warned)" : warned)
             return lines
         }
@@ -232,15 +261,19 @@ public struct DemoReport: Sendable {
         if home == 0 { lines.append("the home timeline: not read (0 calls): only liking needs it") }
         let shared = humanTweetsWithLinks
         if !postLinks {
-            lines.append("links: \(shared) of \(username(humanID))'s tweets and replies share a link; the bot posted \(postsWithLinks) posts with a URL "
-                         + String(format: "(POST_LINKS=false: X bills one $%.3f, a plain post $%.3f)", XPriceList.current.postCreateWithURL,
-                                  XPriceList.current.postCreate))
+            lines.append(
+                "links: \(shared) of \(username(humanID))'s tweets and replies share a link; the bot posted \(postsWithLinks) posts with a URL "
+                    + String(
+                        format: "(POST_LINKS=false: X bills one $%.3f, a plain post $%.3f)", XPriceList.current.postCreateWithURL,
+                        XPriceList.current.postCreate))
         }
         let sheds = botState.filter { $0.key.hasPrefix("budget.shed.") }.sorted { $0.key < $1.key }
         if sheds.isEmpty {
             lines.append("budget: nothing was shed (X_DAILY_BUDGET held without stopping any work)")
         } else {
-            for (key, works) in sheds { lines.append("budget: on the UTC day \(key.dropFirst("budget.shed.".count)) it stopped \(works) to stay within X_DAILY_BUDGET") }
+            for (key, works) in sheds {
+                lines.append("budget: on the UTC day \(key.dropFirst("budget.shed.".count)) it stopped \(works) to stay within X_DAILY_BUDGET")
+            }
         }
         return lines
     }
@@ -248,22 +281,27 @@ public struct DemoReport: Sendable {
     /// The report as terminal text.
     public func text() -> String {
         var lines: [String] = []
-        let human = username(humanID), bot = username(botID)
-        let perHour = humanPostsPerHour, botHours = botPostsPerHour
+        let human = username(humanID)
+        let bot = username(botID)
+        let perHour = humanPostsPerHour
+        let botHours = botPostsPerHour
         let scale = max(perHour.max() ?? 1, Double(botHours.max() ?? 1), 1)
         lines.append("Posting hours (\(timeZone.identifier)): \(human) on an average day  |  \(bot) today, as fake \(record.networkName) recorded it")
         for hour in 0..<24 {
             let left = String(repeating: "█", count: Int((perHour[hour] / scale * 24).rounded()))
             let right = String(repeating: "█", count: Int((Double(botHours[hour]) / scale * 24).rounded()))
-            lines.append(String(format: "%02d %@ %4.1f | %@ %d", hour, left.padding(toLength: 24, withPad: " ", startingAt: 0),
-                                perHour[hour], right.padding(toLength: 24, withPad: " ", startingAt: 0), botHours[hour]))
+            lines.append(
+                String(
+                    format: "%02d %@ %4.1f | %@ %d", hour, left.padding(toLength: 24, withPad: " ", startingAt: 0),
+                    perHour[hour], right.padding(toLength: 24, withPad: " ", startingAt: 0), botHours[hour]))
         }
         lines.append("\(posts.count) posts today; \(human) posts \(String(format: "%.1f", perHour.reduce(0, +))) a day on average. The first ones:")
         for post in posts.prefix(5) { lines.append("  \(clockTime(post.createdAt)) \"\(post.text)\"") }
 
         let tweets = tweetsByID
-        let bySource = Dictionary(mentions.compactMap { mention in mention.replyTweetID.map { (String($0), mention) } },
-                                  uniquingKeysWith: { first, _ in first })
+        let bySource = Dictionary(
+            mentions.compactMap { mention in mention.replyTweetID.map { (String($0), mention) } },
+            uniquingKeysWith: { first, _ in first })
         lines.append("")
         lines.append("Replies (\(replies.count)):")
         for reply in replies {
@@ -280,7 +318,8 @@ public struct DemoReport: Sendable {
         }
 
         // The bot keeps a like by its own id of the post; the fake names it by the seed's, where the network's ids differ.
-        let reasons = Dictionary(likes.map { (record.aliases[String($0.tweetID)] ?? String($0.tweetID), $0) }, uniquingKeysWith: { first, _ in first })
+        let reasons = Dictionary(
+            likes.map { (record.aliases[String($0.tweetID)] ?? String($0.tweetID), $0) }, uniquingKeysWith: { first, _ in first })
         lines.append("")
         lines.append("Likes (\(botLikes.count)):")
         for like in botLikes.prefix(12) {
@@ -314,7 +353,8 @@ public struct DemoReport: Sendable {
         }
         lines.append("X's bill for the run, as fake X made it (each post and user once per UTC day and app):")
         for entry in record.billing {
-            lines.append(String(format: "  %@ (UTC) %@: %@: $%.3f", entry.day, entry.app, entry.bill.description, XPriceList.current.cost(of: entry.bill)))
+            lines.append(
+                String(format: "  %@ (UTC) %@: %@: $%.3f", entry.day, entry.app, entry.bill.description, XPriceList.current.cost(of: entry.bill)))
         }
         lines.append(String(format: "  estimated cost: $%.2f (%@)", estimatedCost, XPriceList.current.source))
         return lines.joined(separator: "\n") + "\n"
@@ -322,9 +362,14 @@ public struct DemoReport: Sendable {
 
     /// The posting-hour chart as an SVG image: the human's average day as bars, the bot's day as dots.
     public func svg() -> String {
-        let perHour = humanPostsPerHour, botHours = botPostsPerHour
+        let perHour = humanPostsPerHour
+        let botHours = botPostsPerHour
         let scale = max(perHour.max() ?? 1, Double(botHours.max() ?? 1), 1)
-        let width = 760.0, height = 320.0, left = 50.0, bottom = 270.0, top = 40.0
+        let width = 760.0
+        let height = 320.0
+        let left = 50.0
+        let bottom = 270.0
+        let top = 40.0
         let step = (width - left - 20) / 24
         var parts: [String] = [
             #"<svg xmlns="http://www.w3.org/2000/svg" width="760" height="320" viewBox="0 0 760 320" font-family="sans-serif" font-size="12">"#,
@@ -334,16 +379,23 @@ public struct DemoReport: Sendable {
         for hour in 0..<24 {
             let x = left + Double(hour) * step
             let barHeight = perHour[hour] / scale * (bottom - top)
-            parts.append(String(format: ##"<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#9ab8d8"/>"##, x + 2, bottom - barHeight, step - 4, barHeight))
+            parts.append(
+                String(
+                    format: ##"<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#9ab8d8"/>"##, x + 2, bottom - barHeight, step - 4, barHeight)
+            )
             for index in 0..<botHours[hour] {
                 let y = bottom - (Double(index) + 0.5) / scale * (bottom - top)
                 parts.append(String(format: ##"<circle cx="%.1f" cy="%.1f" r="5" fill="#d0533a"/>"##, x + step / 2, y))
             }
-            if hour % 3 == 0 { parts.append(String(format: #"<text x="%.1f" y="%.1f" text-anchor="middle">%02d:00</text>"#, x + step / 2, bottom + 18, hour)) }
+            if hour % 3 == 0 {
+                parts.append(String(format: #"<text x="%.1f" y="%.1f" text-anchor="middle">%02d:00</text>"#, x + step / 2, bottom + 18, hour))
+            }
         }
         parts.append(String(format: #"<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="black"/>"#, left, bottom, width - 20, bottom))
         let cost = record.isBilled ? "estimated API cost $\(String(format: "%.2f", estimatedCost))" : "on \(record.networkName), free"
-        parts.append("<text x=\"\(left)\" y=\"\(Int(height - 12))\">\(posts.count) posts today, \(replies.count) replies, \(botLikes.count) likes; \(cost)</text>")
+        parts.append(
+            "<text x=\"\(left)\" y=\"\(Int(height - 12))\">\(posts.count) posts today, \(replies.count) replies, \(botLikes.count) likes; \(cost)</text>"
+        )
         parts.append("</svg>")
         return parts.joined(separator: "\n") + "\n"
     }

@@ -1,18 +1,19 @@
-import BotCore
 import ArgumentParser
-import BotConfiguration
-import Foundation
 import BotAssembly
-import SocialNetwork
-import Logging
+import BotConfiguration
+import BotCore
 import Consent
+import Foundation
 import HTTPCore
+import Logging
+import SocialNetwork
 
 /// `mirror_bot auth`: gets an account's access tokens.
 struct AuthCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "auth",
-        abstract: "Signs an account in, the person's or the bot's: on X with a PIN, on Mastodon with OAuth (PKCE), on Misskey through MiAuth, on Bluesky with an app password.",
+        abstract:
+            "Signs an account in, the person's or the bot's: on X with a PIN, on Mastodon with OAuth (PKCE), on Misskey through MiAuth, on Bluesky with an app password.",
         discussion: """
             Nobody is mirrored who has not signed in as themselves: `auth <network> --account human`, done by the person, \
             records their consent in the store (their account as the network identifies it, when and how, what the bot \
@@ -26,7 +27,8 @@ struct AuthCommand: AsyncParsableCommand {
     static func instance(_ option: String?, of who: Account, network: String, example: String, environment: [String: String]) throws -> URL {
         let urlName = who.environmentPrefix + network + "_URL"
         guard let text = option ?? environment[urlName], let url = EnvironmentReader.apiBaseURL(text) else {
-            throw ValidationError("Give the \(who) account's instance: --instance \(example), or set \(urlName) (https://, plain http:// only for localhost).")
+            throw ValidationError(
+                "Give the \(who) account's instance: --instance \(example), or set \(urlName) (https://, plain http:// only for localhost).")
         }
         return url
     }
@@ -34,8 +36,10 @@ struct AuthCommand: AsyncParsableCommand {
     /// Prints the authorized account's variables, or sets them in `.env` (`writeEnv`); for the person, records their
     /// consent in the store the configuration names (with these variables), or says when it will be. A sign-in whose
     /// tokens live in the store (`keeping`, sealed with `MIRROR_BOT_KEY`) is kept there first, or the command fails.
-    static func deliver(_ authorized: AuthorizedAccount, as who: Account, network: String, how: String, writeEnv: Bool,
-                        environment: [String: String], keeping: AccountAuthorizations.PendingSignIn.Keep? = nil) async throws {
+    static func deliver(
+        _ authorized: AuthorizedAccount, as who: Account, network: String, how: String, writeEnv: Bool,
+        environment: [String: String], keeping: AccountAuthorizations.PendingSignIn.Keep? = nil
+    ) async throws {
         let values = authorized.variables
         if let keeping {
             var merged = environment
@@ -47,13 +51,19 @@ struct AuthCommand: AsyncParsableCommand {
             let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
             do {
                 try EnvironmentFile.writeSecret(EnvironmentFile.setting(values.map { ($0.name, $0.value) }, in: existing), toFile: path)
-                print("Authorized @\(authorized.handle) (id \(authorized.userID)). Set \(values.map(\.name).joined(separator: " and ")) in .env (other lines kept; readable by you only).")
+                print(
+                    "Authorized @\(authorized.handle) (id \(authorized.userID)). Set \(values.map(\.name).joined(separator: " and ")) in .env (other lines kept; readable by you only)."
+                )
             } catch {
-                print("Authorized @\(authorized.handle) (id \(authorized.userID)), but .env could not be written (\(error)). Set these (secrets: they act as @\(authorized.handle)):")
+                print(
+                    "Authorized @\(authorized.handle) (id \(authorized.userID)), but .env could not be written (\(error)). Set these (secrets: they act as @\(authorized.handle)):"
+                )
                 for (name, value) in values { print("\(name)=\(value)") }
             }
         } else {
-            print("Authorized @\(authorized.handle) (id \(authorized.userID)). Set these\(keeping == nil ? " (secrets: they act as @\(authorized.handle))" : ""):")
+            print(
+                "Authorized @\(authorized.handle) (id \(authorized.userID)). Set these\(keeping == nil ? " (secrets: they act as @\(authorized.handle))" : ""):"
+            )
             for (name, value) in values { print("\(name)=\(value)") }
         }
         guard who == .human, keeping == nil else { return }
@@ -66,7 +76,9 @@ struct AuthCommand: AsyncParsableCommand {
         }
         let module = configuration.networkModule
         guard module.personSignInCommand.hasPrefix("mirror_bot auth \(network) ") else {
-            print("The person's consent is not recorded: the configuration mirrors a person on \(module.name), not here; `\(module.personSignInCommand)` signs them in there.")
+            print(
+                "The person's consent is not recorded: the configuration mirrors a person on \(module.name), not here; `\(module.personSignInCommand)` signs them in there."
+            )
             return
         }
         let logger = Logger(label: "mirror_bot.auth")
@@ -75,7 +87,8 @@ struct AuthCommand: AsyncParsableCommand {
             let parts = try BotParts(configuration: configuration, logger: logger)
             let consent = try await parts.withRunning { parts in
                 try await PersonConsentGate(configuration: configuration, stores: parts.database, logger: logger)
-                    .recordSignIn(person, how: "mirror_bot auth \(network) --account human (\(how))", credentials: module.personCredentials, now: Date())
+                    .recordSignIn(
+                        person, how: "mirror_bot auth \(network) --account human (\(how))", credentials: module.personCredentials, now: Date())
             }
             print("Recorded the person's consent in \(parts.database.location): \(consent.summary).")
         } catch let refused as ConsentRequired {
@@ -89,7 +102,9 @@ struct AuthCommand: AsyncParsableCommand {
 extension AuthCommand {
     /// Keeps a sign-in whose tokens live in the store (sealed) and records the person's consent with it, in one go; any
     /// failure is the command's: a sign-in not kept is lost.
-    static func keep(_ authorized: AuthorizedAccount, _ keeping: AccountAuthorizations.PendingSignIn.Keep, how: String, environment: [String: String]) async throws {
+    static func keep(_ authorized: AuthorizedAccount, _ keeping: AccountAuthorizations.PendingSignIn.Keep, how: String, environment: [String: String])
+        async throws
+    {
         let configuration = try Configuration(environment: environment)
         guard let sealer = try configuration.tokenSealer() else { throw ValidationError("This network keeps no sign-in in the store.") }
         let logger = Logger(label: "mirror_bot.auth")
@@ -106,7 +121,8 @@ extension AuthCommand {
         } catch let refused as ConsentRequired {
             throw ValidationError("The person's sign-in is not kept: \(refused.description)")
         } catch {
-            throw ValidationError("The person's sign-in could not be kept in \(parts.database.location) (\(error)): run the command again once the store answers.")
+            throw ValidationError(
+                "The person's sign-in could not be kept in \(parts.database.location) (\(error)): run the command again once the store answers.")
         }
         print("Kept the person's sign-in in \(parts.database.location), sealed with MIRROR_BOT_KEY, and recorded their consent: \(consent.summary).")
     }
@@ -190,7 +206,8 @@ struct BlueskyAuth: AsyncParsableCommand {
         }
         do {
             let authorized = try await AccountAuthorizations.bluesky(for: who, handle: handle, appPassword: password, environment: environment)
-            try await AuthCommand.deliver(authorized, as: who, network: "bluesky", how: "an app password", writeEnv: signIn.writeEnv, environment: environment)
+            try await AuthCommand.deliver(
+                authorized, as: who, network: "bluesky", how: "an app password", writeEnv: signIn.writeEnv, environment: environment)
         } catch let error as AuthorizationRefused {
             throw ValidationError(error.description)
         }
@@ -205,26 +222,33 @@ struct BlueskyAuth: AsyncParsableCommand {
         planned["HUMAN_BLUESKY_APP_PASSWORD"] = nil
         let configuration = try Configuration(environment: planned)
         guard configuration.networkModule.personSignInCommand.hasPrefix("mirror_bot auth bluesky ") else {
-            throw ValidationError("The configuration mirrors a person on \(configuration.networkModule.name), not on Bluesky (NETWORK=bluesky): their sign-in here would not be used.")
+            throw ValidationError(
+                "The configuration mirrors a person on \(configuration.networkModule.name), not on Bluesky (NETWORK=bluesky): their sign-in here would not be used."
+            )
         }
         _ = try configuration.tokenSealer()
         let listener = try await LoopbackRedirect.listen()
         do {
             let pending: AccountAuthorizations.PendingSignIn
             do {
-                pending = try await AccountAuthorizations.blueskyOAuth(handle: handle, liking: !noLikes, redirectURI: listener.redirectURI, environment: planned)
+                pending = try await AccountAuthorizations.blueskyOAuth(
+                    handle: handle, liking: !noLikes, redirectURI: listener.redirectURI, environment: planned)
             } catch let error as AuthorizationRefused {
                 throw ValidationError(error.description)
             }
-            print("Open this address in a browser on this computer, sign in as @\(handle.hasPrefix("@") ? String(handle.dropFirst()) : handle) and press \"Accept\". Open it within 5 minutes (the server keeps the sign-in's request that long); this waits for the browser's return (\(waitSeconds / 60) minutes at most):")
+            print(
+                "Open this address in a browser on this computer, sign in as @\(handle.hasPrefix("@") ? String(handle.dropFirst()) : handle) and press \"Accept\". Open it within 5 minutes (the server keeps the sign-in's request that long); this waits for the browser's return (\(waitSeconds / 60) minutes at most):"
+            )
             print(pending.address.absoluteString)
             fflush(nil)  // the address must be out before the wait, also when standard output is a pipe
             guard let query = await Self.redirect(from: listener, within: .seconds(waitSeconds), accepting: pending.isAnswer) else {
-                throw ValidationError("The browser did not come back within \(waitSeconds / 60) minutes: run the command again and sign in on the page it prints.")
+                throw ValidationError(
+                    "The browser did not come back within \(waitSeconds / 60) minutes: run the command again and sign in on the page it prints.")
             }
             let (authorized, keep) = try await pending.finish(query)
-            try await AuthCommand.deliver(authorized, as: .human, network: "bluesky", how: "atproto OAuth: PAR, PKCE, DPoP", writeEnv: signIn.writeEnv,
-                                          environment: planned, keeping: keep)
+            try await AuthCommand.deliver(
+                authorized, as: .human, network: "bluesky", how: "atproto OAuth: PAR, PKCE, DPoP", writeEnv: signIn.writeEnv,
+                environment: planned, keeping: keep)
             if let note = pending.lifetime { print(note) }
         } catch let error as AuthorizationRefused {
             await listener.close()
@@ -240,8 +264,10 @@ struct BlueskyAuth: AsyncParsableCommand {
     /// on another computer cannot reach this one); nil after `limit`. Standard input is read on a thread of its own,
     /// left blocked when the browser comes first (the command ends soon after); its end (no terminal) leaves the wait
     /// to the browser.
-    static func redirect(from listener: LoopbackRedirect, within limit: Duration,
-                         accepting isAnswer: @escaping @Sendable ([String: String]) -> Bool) async -> [String: String]? {
+    static func redirect(
+        from listener: LoopbackRedirect, within limit: Duration,
+        accepting isAnswer: @escaping @Sendable ([String: String]) -> Bool
+    ) async -> [String: String]? {
         let (answers, answer) = AsyncStream.makeStream(of: [String: String]?.self)
         let listening = Task { if let query = await listener.query(where: isAnswer) { answer.yield(query) } }
         let timer = Task {
@@ -252,17 +278,24 @@ struct BlueskyAuth: AsyncParsableCommand {
         Thread.detachNewThread {
             while let line = readLine() {
                 guard let components = URLComponents(string: line.trimmingCharacters(in: .whitespaces)), components.path == path,
-                      let items = components.queryItems, !items.isEmpty else { continue }
+                    let items = components.queryItems, !items.isEmpty
+                else { continue }
                 let query = Dictionary(items.map { ($0.name, $0.value ?? "") }) { $1 }
                 guard isAnswer(query) else {
-                    FileHandle.standardError.write(Data("That address is not this sign-in's answer (another state): ignored; paste the one the browser ends on after this sign-in.\n".utf8))
+                    FileHandle.standardError.write(
+                        Data(
+                            "That address is not this sign-in's answer (another state): ignored; paste the one the browser ends on after this sign-in.\n"
+                                .utf8))
                     continue
                 }
                 answer.yield(query)
                 return
             }
         }
-        defer { listening.cancel(); timer.cancel() }
+        defer {
+            listening.cancel()
+            timer.cancel()
+        }
         for await first in answers { return first }
         return nil
     }
@@ -291,12 +324,18 @@ struct XAuth: AsyncParsableCommand {
         let who = signIn.who
         let environment = try EnvironmentFile.processEnvironment()
         let prefix = who.environmentPrefix
-        guard let key = environment[prefix + "CONSUMER_KEY"].flatMap(Self.nonEmpty), let secret = environment[prefix + "CONSUMER_SECRET"].flatMap(Self.nonEmpty) else {
-            throw ValidationError("Set \(prefix)CONSUMER_KEY and \(prefix)CONSUMER_SECRET first: the app's API key and secret (developer portal → your app → Keys and tokens).")
+        guard let key = environment[prefix + "CONSUMER_KEY"].flatMap(Self.nonEmpty),
+            let secret = environment[prefix + "CONSUMER_SECRET"].flatMap(Self.nonEmpty)
+        else {
+            throw ValidationError(
+                "Set \(prefix)CONSUMER_KEY and \(prefix)CONSUMER_SECRET first: the app's API key and secret (developer portal → your app → Keys and tokens)."
+            )
         }
         do {
             let authorization = try await AccountAuthorizations.x(for: who, consumerKey: key, consumerSecret: secret, environment: environment)
-            print("Open this address in a browser logged in as the \(who) account (a private window is safest), approve the app, and type the PIN it shows:")
+            print(
+                "Open this address in a browser logged in as the \(who) account (a private window is safest), approve the app, and type the PIN it shows:"
+            )
             print(authorization.address.absoluteString)
             // Standard output is a pipe when a script drives this: the address must be out before the wait for the PIN.
             fflush(nil)  // every output stream
@@ -309,7 +348,8 @@ struct XAuth: AsyncParsableCommand {
                 throw ValidationError("No PIN was given: run the command again and type the PIN the page shows.")
             }
             let authorized = try await authorization.finish(code: typed)
-            try await AuthCommand.deliver(authorized, as: who, network: "x", how: "OAuth 1.0a with a PIN", writeEnv: signIn.writeEnv, environment: environment)
+            try await AuthCommand.deliver(
+                authorized, as: who, network: "x", how: "OAuth 1.0a with a PIN", writeEnv: signIn.writeEnv, environment: environment)
         } catch let error as AuthorizationRefused {
             throw ValidationError(error.description)
         }
@@ -347,7 +387,9 @@ struct MisskeyAuth: AsyncParsableCommand {
         let url = try AuthCommand.instance(instance, of: who, network: "MISSKEY", example: "https://misskey.io", environment: environment)
         do {
             let authorization = try AccountAuthorizations.misskey(for: who, instance: url, liking: !noLikes)
-            print("Open this address in a browser logged in as the \(who) account (a private window is safest), press \"Allow\", then press Enter here:")
+            print(
+                "Open this address in a browser logged in as the \(who) account (a private window is safest), press \"Allow\", then press Enter here:"
+            )
             print(authorization.address.absoluteString)
             fflush(nil)  // the address must be out before the wait, also when standard output is a pipe
             var authorized: AuthorizedAccount?
@@ -363,7 +405,9 @@ struct MisskeyAuth: AsyncParsableCommand {
                 }
             }
             guard let authorized else {
-                throw ValidationError(lastRefusal.isEmpty ? "No approval was confirmed: run the command again, allow the app on the page, and press Enter." : lastRefusal)
+                throw ValidationError(
+                    lastRefusal.isEmpty
+                        ? "No approval was confirmed: run the command again, allow the app on the page, and press Enter." : lastRefusal)
             }
             try await AuthCommand.deliver(authorized, as: who, network: "misskey", how: "MiAuth", writeEnv: signIn.writeEnv, environment: environment)
         } catch let error as AuthorizationRefused {

@@ -16,7 +16,10 @@ struct BotsCommand: AsyncParsableCommand {
             counts in the fleet's Redis under its own keys. Every process of the fleet needs the same FLEET_KEY. \
             `bots adopt` makes the bot a `start` ran on this database one of them, its data moved in place.
             """,
-        subcommands: [AddBotCommand.self, AdoptBotCommand.self, ListBotsCommand.self, ExecBotCommand.self, PauseBotCommand.self, ResumeBotCommand.self, RemoveBotCommand.self]
+        subcommands: [
+            AddBotCommand.self, AdoptBotCommand.self, ListBotsCommand.self, ExecBotCommand.self, PauseBotCommand.self, ResumeBotCommand.self,
+            RemoveBotCommand.self,
+        ]
     )
 
     /// The administration and the key from the process's environment (and `.env`).
@@ -24,7 +27,10 @@ struct BotsCommand: AsyncParsableCommand {
         let environment = try EnvironmentFile.processEnvironment()
         let context = try CommandContext.load()
         do {
-            return (FleetBots(configuration: context.configuration, environment: environment, logger: context.logger), try FleetKey(text: context.configuration.fleet.key))
+            return (
+                FleetBots(configuration: context.configuration, environment: environment, logger: context.logger),
+                try FleetKey(text: context.configuration.fleet.key)
+            )
         } catch let error as FleetKeyError {
             throw ValidationError(error.description)
         }
@@ -58,7 +64,9 @@ struct AddBotCommand: AsyncParsableCommand {
         let settings = try EnvironmentFile(parsing: text).variables
         do {
             let bot = try await bots.add(name: name, settings: settings, key: key)
-            print("Added the bot \(bot.name) (\(bot.network)): its stores are in the schema \(bot.schema), its word counts under \(name):. `mirror_bot fleet` runs it.")
+            print(
+                "Added the bot \(bot.name) (\(bot.network)): its stores are in the schema \(bot.schema), its word counts under \(name):. `mirror_bot fleet` runs it."
+            )
         } catch let error as FleetError {
             throw ValidationError(error.description)
         }
@@ -102,8 +110,9 @@ struct AdoptBotCommand: AsyncParsableCommand {
         }
         do {
             let (bot, tables, keys) = try await bots.adopt(name: name, settings: settings, key: key)
-            print("Adopted the bot as \(bot.name) (\(bot.network)): \(tables) tables moved into the schema \(bot.schema), \(keys) Redis keys under \(name):. "
-                  + "`mirror_bot fleet` runs it; `mirror_bot start` on the old schema now refuses.")
+            print(
+                "Adopted the bot as \(bot.name) (\(bot.network)): \(tables) tables moved into the schema \(bot.schema), \(keys) Redis keys under \(name):. "
+                    + "`mirror_bot fleet` runs it; `mirror_bot start` on the old schema now refuses.")
         } catch let error as FleetError {
             throw ValidationError(error.description)
         } catch let error as LeaseHeld {
@@ -122,8 +131,10 @@ struct ListBotsCommand: AsyncParsableCommand {
         guard !all.isEmpty else { return print("No bots yet: `mirror_bot bots add NAME --env-file FILE` adds one.") }
         for bot in all {
             // A paused bot's lease goes once its process has stopped it: until then it still runs there.
-            let state = bot.pauseReason.map { reason in "paused: \(reason)" + (bot.holder.map { " (still stopping on \($0))" } ?? "") }
-                ?? bot.holder.map { "running on \($0) (lease \(bot.fence), until \(bot.leaseExpiresAt?.formatted(.iso8601) ?? "?"))" } ?? "waiting for a process"
+            let state =
+                bot.pauseReason.map { reason in "paused: \(reason)" + (bot.holder.map { " (still stopping on \($0))" } ?? "") }
+                ?? bot.holder.map { "running on \($0) (lease \(bot.fence), until \(bot.leaseExpiresAt?.formatted(.iso8601) ?? "?"))" }
+                ?? "waiting for a process"
             print("\(bot.name)\t\(bot.network)\t\(state)")
         }
     }
@@ -148,7 +159,9 @@ struct ExecBotCommand: AsyncParsableCommand {
 
     func validate() throws {
         let words = command.first == "--" ? Array(command.dropFirst()) : command
-        guard let first = words.first else { throw ValidationError("Name the command to run as \(name), after --: `mirror_bot bots exec \(name) -- train`.") }
+        guard let first = words.first else {
+            throw ValidationError("Name the command to run as \(name), after --: `mirror_bot bots exec \(name) -- train`.")
+        }
         guard !["fleet", "bots", "start"].contains(first) else {
             throw ValidationError("`\(first)` does not run as one bot: `mirror_bot fleet` runs the fleet's bots (and `bots` administers them).")
         }
@@ -165,12 +178,15 @@ struct ExecBotCommand: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         let words = command.first == "--" ? Array(command.dropFirst()) : command
-        if let what = whyNotBesideTheBot(words), let running = try await bots.withRegistry({ try await $0.bot(named: name) }), let holder = running.holder {
+        if let what = whyNotBesideTheBot(words), let running = try await bots.withRegistry({ try await $0.bot(named: name) }),
+            let holder = running.holder
+        {
             // The fleet runs the bot: its lease names the process (a lapsed lease names none).
             let until = running.leaseExpiresAt.map { " (its lease runs until \($0.formatted(.iso8601)))" } ?? ""
-            throw ValidationError("\(what), so it does not run while the bot does: the fleet process \(holder) runs \(name)\(until). "
-                                  + "Pause it first (`mirror_bot bots pause \(name)`); once `mirror_bot bots list` no longer shows it running, "
-                                  + "run this again, then `mirror_bot bots resume \(name)`.")
+            throw ValidationError(
+                "\(what), so it does not run while the bot does: the fleet process \(holder) runs \(name)\(until). "
+                    + "Pause it first (`mirror_bot bots pause \(name)`); once `mirror_bot bots list` no longer shows it running, "
+                    + "run this again, then `mirror_bot bots resume \(name)`.")
         }
         // This process becomes the command (its signals, output and exit status are the command's).
         let executable = URL(filePath: "/proc/self/exe").resolvingSymlinksInPath().path
@@ -185,24 +201,30 @@ struct ExecBotCommand: AsyncParsableCommand {
 
 /// `mirror_bot bots pause NAME`.
 struct PauseBotCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "pause", abstract: "Pauses a bot: the process running it stops it within a round; no process claims it.")
+    static let configuration = CommandConfiguration(
+        commandName: "pause", abstract: "Pauses a bot: the process running it stops it within a round; no process claims it.")
     @Argument(help: "The bot's name.") var name: String
 
     func run() async throws {
         let (bots, _) = try BotsCommand.open()
-        guard try await bots.withRegistry({ try await $0.setPaused(name, reason: "paused by hand") }) else { throw ValidationError(FleetError.noSuchBot(name).description) }
+        guard try await bots.withRegistry({ try await $0.setPaused(name, reason: "paused by hand") }) else {
+            throw ValidationError(FleetError.noSuchBot(name).description)
+        }
         print("Paused \(name).")
     }
 }
 
 /// `mirror_bot bots resume NAME`.
 struct ResumeBotCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "resume", abstract: "Resumes a paused bot (by hand, or after a failure it was paused for).")
+    static let configuration = CommandConfiguration(
+        commandName: "resume", abstract: "Resumes a paused bot (by hand, or after a failure it was paused for).")
     @Argument(help: "The bot's name.") var name: String
 
     func run() async throws {
         let (bots, _) = try BotsCommand.open()
-        guard try await bots.withRegistry({ try await $0.setPaused(name, reason: nil) }) else { throw ValidationError(FleetError.noSuchBot(name).description) }
+        guard try await bots.withRegistry({ try await $0.setPaused(name, reason: nil) }) else {
+            throw ValidationError(FleetError.noSuchBot(name).description)
+        }
         print("Resumed \(name): a process of the fleet claims it within a round.")
     }
 }
@@ -219,8 +241,11 @@ struct RemoveBotCommand: AsyncParsableCommand {
     func run() async throws {
         let (bots, _) = try BotsCommand.open()
         if !yes {
-            guard isatty(STDIN_FILENO) != 0 else { throw ValidationError("Removing \(name) deletes all its data: run it on a terminal to confirm, or add --yes.") }
-            FileHandle.standardError.write(Data("Remove the bot \(name) and all its data (its archive, plans, replies, likes, word counts)? Type its name to confirm: ".utf8))
+            guard isatty(STDIN_FILENO) != 0 else {
+                throw ValidationError("Removing \(name) deletes all its data: run it on a terminal to confirm, or add --yes.")
+            }
+            FileHandle.standardError.write(
+                Data("Remove the bot \(name) and all its data (its archive, plans, replies, likes, word counts)? Type its name to confirm: ".utf8))
             guard readLine()?.trimmingCharacters(in: .whitespaces) == name else { throw ValidationError("Not removed.") }
         }
         do {
@@ -271,10 +296,14 @@ struct FleetCommand: AsyncParsableCommand {
         let context = try CommandContext.load()
         let key: FleetKey
         do { key = try FleetKey(text: context.configuration.fleet.key) } catch let error as FleetKeyError { throw ValidationError(error.description) }
-        let timing = FleetRun.Timing(leaseSeconds: TimeInterval(context.configuration.fleet.leaseSeconds), roundSeconds: TimeInterval(context.configuration.fleet.roundSeconds))
+        let timing = FleetRun.Timing(
+            leaseSeconds: TimeInterval(context.configuration.fleet.leaseSeconds), roundSeconds: TimeInterval(context.configuration.fleet.roundSeconds)
+        )
         do {
-            try await FleetRun(configuration: context.configuration, environment: environment, key: key, timing: timing, speed: speed,
-                               startTime: startTime.flatMap(StartCommand.parseTime), logger: context.logger).run()
+            try await FleetRun(
+                configuration: context.configuration, environment: environment, key: key, timing: timing, speed: speed,
+                startTime: startTime.flatMap(StartCommand.parseTime), logger: context.logger
+            ).run()
         } catch let error as FleetKeyError {
             throw ValidationError(error.description)
         }

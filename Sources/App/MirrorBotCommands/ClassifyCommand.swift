@@ -1,9 +1,9 @@
-import Stores
 import ArgumentParser
+import BotAssembly
 import Classifier
 import Foundation
+import Stores
 import Training
-import BotAssembly
 
 /// `mirror_bot classify`: says whether the bot would like each tweet read from standard input, and why.
 struct ClassifyCommand: AsyncParsableCommand {
@@ -34,7 +34,8 @@ struct ClassifyCommand: AsyncParsableCommand {
         let classifier = try parts.classifier()
         let stats = stats
         let (decision, examples, timeline) = try await parts.withRunning { parts in
-            let decision = try await LikeDecision.apply(to: classifier, settings: configuration.likeSettings, database: parts.database, calibrateIfMissing: stats)
+            let decision = try await LikeDecision.apply(
+                to: classifier, settings: configuration.likeSettings, database: parts.database, calibrateIfMissing: stats)
             let examples = parts.examples
             return (decision, try await examples.count(), try await examples.timelineLikes())
         }
@@ -97,7 +98,8 @@ struct ClassifyCommand: AsyncParsableCommand {
             let strongest = verdict.score.strongestContributions()
             let toward = strongest.towardFavorite.map { String(format: "%@ %+.2f", $0.feature, $0.logRatio) }
             let against = strongest.towardNormal.map { String(format: "%@ %+.2f", $0.feature, $0.logRatio) }
-            line += "\n      for: " + (toward.isEmpty ? "-" : toward.joined(separator: ", "))
+            line +=
+                "\n      for: " + (toward.isEmpty ? "-" : toward.joined(separator: ", "))
                 + "\n      against: " + (against.isEmpty ? "-" : against.joined(separator: ", "))
         }
         return line

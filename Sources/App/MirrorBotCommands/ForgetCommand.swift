@@ -24,7 +24,8 @@ struct ForgetCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard Forgetter.tweetID(in: tweet) != nil else {
-            throw ValidationError("\(tweet) is neither a tweet id nor the address of a post (https://x.com/<user>/status/<id>, https://<instance>/@<user>/<id>)")
+            throw ValidationError(
+                "\(tweet) is neither a tweet id nor the address of a post (https://x.com/<user>/status/<id>, https://<instance>/@<user>/<id>)")
         }
     }
 
@@ -34,7 +35,8 @@ struct ForgetCommand: AsyncParsableCommand {
         let parts = try BotParts(configuration: context.configuration, logger: context.logger)
         let commandNetwork = parts.network(as: [.bot])
         let report = try await parts.withRunning { parts in
-            let forgetter = Forgetter(archive: parts.archive, examples: parts.examples, classifier: try parts.classifier(), network: commandNetwork.network)
+            let forgetter = Forgetter(
+                archive: parts.archive, examples: parts.examples, classifier: try parts.classifier(), network: commandNetwork.network)
             let report = try await forgetter.forget(tweetID)
             try await commandNetwork.recordUsage(into: parts.usageDays, command: "forget")
             return report
@@ -48,7 +50,9 @@ struct ForgetCommand: AsyncParsableCommand {
         done.append(report.wasArchived ? "removed from the archive (and so from the reply pool)" : "not in the archive")
         if !report.examplesRemoved.isEmpty {
             let taken = report.unlearned.map { ", taken out of the word counts as \($0.rawValue)" } ?? ""
-            done.append("\(report.examplesRemoved.count) training example\(report.examplesRemoved.count == 1 ? "" : "s") removed (\(report.examplesRemoved.joined(separator: ", ")))\(taken)")
+            done.append(
+                "\(report.examplesRemoved.count) training example\(report.examplesRemoved.count == 1 ? "" : "s") removed (\(report.examplesRemoved.joined(separator: ", ")))\(taken)"
+            )
         }
         if !report.copiesDeleted.isEmpty {
             done.append("the bot's copies deleted on \(network): \(report.copiesDeleted.map(String.init).joined(separator: ", "))")

@@ -36,7 +36,8 @@ struct ForgetMeCommand: AsyncParsableCommand {
         try await parts.withRunning { parts in
             let consent = try await ConsentRecords(state: parts.state).current()
             let before = try await parts.database.retention.personRecords()
-            let who = consent.map { "@\($0.personHandle) (\($0.personAccount) on \($0.network))" } ?? "the person (no consent record: they never signed in)"
+            let who =
+                consent.map { "@\($0.personHandle) (\($0.personAccount) on \($0.network))" } ?? "the person (no consent record: they never signed in)"
             print("Forgetting \(who) in \(parts.database.location): \(Self.rows(before)).")
             if !yes {
                 guard isatty(STDIN_FILENO) != 0 else {
@@ -58,10 +59,14 @@ struct ForgetMeCommand: AsyncParsableCommand {
                 var (deleted, gone, failed) = (0, 0, 0)
                 for original in try await parts.archive.copiedOriginals(since: .distantPast) {
                     let report = try await forgetter.forget(original)
-                    deleted += report.copiesDeleted.count; gone += report.copiesAlreadyGone.count; failed += report.copiesFailed.count
+                    deleted += report.copiesDeleted.count
+                    gone += report.copiesAlreadyGone.count
+                    failed += report.copiesFailed.count
                 }
                 try await network.recordUsage(into: parts.usageDays, command: "forget-me")
-                print("The bot's posts made from the person's: \(deleted) deleted on \(network.network.name), \(gone) already gone, \(failed) could not be deleted now.\(network.billLine)")
+                print(
+                    "The bot's posts made from the person's: \(deleted) deleted on \(network.network.name), \(gone) already gone, \(failed) could not be deleted now.\(network.billLine)"
+                )
             }
             let forgotten = try await withdrawal.forget()
             let after = try await parts.database.retention.personRecords()

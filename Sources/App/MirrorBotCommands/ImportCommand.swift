@@ -1,17 +1,18 @@
-import Foundation
-import Stores
 import ArchiveImport
 import ArgumentParser
 import BotAssembly
 import BotConfiguration
 import Consent
+import Foundation
+import Stores
 
 /// `mirror_bot import PATH`: trains from the human's downloaded archive (X's or Mastodon's), without reading posts
 /// from the API.
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Imports the human's downloaded X or Mastodon archive, Bluesky repository or Misskey notes: posts into the archive, likes (X) into the favorite filter.",
+        abstract:
+            "Imports the human's downloaded X or Mastodon archive, Bluesky repository or Misskey notes: posts into the archive, likes (X) into the favorite filter.",
         discussion: """
             PATH is the .zip from X's "Download your archive" or Mastodon's "Request your archive" (Preferences → \
             Import and export), its extracted folder, or a single tweets.js / like.js (X) or outbox.json (Mastodon); \
@@ -47,7 +48,10 @@ struct ImportCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The archive .zip, its folder, a tweets.js / like.js (X), outbox.json (Mastodon), .car (Bluesky) or notes-<date>.json (Misskey) file, an https:// address, or - for standard input.")
+    @Argument(
+        help:
+            "The archive .zip, its folder, a tweets.js / like.js (X), outbox.json (Mastodon), .car (Bluesky) or notes-<date>.json (Misskey) file, an https:// address, or - for standard input."
+    )
     var path: String
 
     func run() async throws {
@@ -63,11 +67,12 @@ struct ImportCommand: AsyncParsableCommand {
             let archive = parts.archive
             let classifier = try parts.classifier()
             // Where the archive names its account, it must be the person's (checked before anything is stored).
-            let importer = ArchiveImporter(archive: archive, classifier: classifier, copyingWarnings: network.copiesContentWarnings,
-                                           resolveAccount: resolver, networkIDs: parts.database.networkIDs, personLikes: parts.database.likes,
-                                           checkOwner: { owner in
-                                               if case .someoneElse(let why) = Self.ownership(of: owner, for: consent) { throw ImportError(file: path, reason: why) }
-                                           })
+            let importer = ArchiveImporter(
+                archive: archive, classifier: classifier, copyingWarnings: network.copiesContentWarnings,
+                resolveAccount: resolver, networkIDs: parts.database.networkIDs, personLikes: parts.database.likes,
+                checkOwner: { owner in
+                    if case .someoneElse(let why) = Self.ownership(of: owner, for: consent) { throw ImportError(file: path, reason: why) }
+                })
             let report = try await ExportSource.withLocalPath(path) { local in try await importer.importExport(at: local) }
             if let owner = report.owner, case .elsewhere(let key) = Self.ownership(of: owner, for: consent) {
                 var kept = consent
@@ -75,8 +80,10 @@ struct ImportCommand: AsyncParsableCommand {
                     kept.archivesFromElsewhere = (kept.archivesFromElsewhere ?? []) + [key]
                     try await gate.records.keep(kept)
                 }
-                print("The archive is \(owner)'s, on \(owner.network), where the person did not sign in (they signed in on \(consent.network) as @\(consent.personHandle)): "
-                      + "imported as theirs on their word and noted in their consent record; an archive of another \(owner.network) account will be refused.")
+                print(
+                    "The archive is \(owner)'s, on \(owner.network), where the person did not sign in (they signed in on \(consent.network) as @\(consent.personHandle)): "
+                        + "imported as theirs on their word and noted in their consent record; an archive of another \(owner.network) account will be refused."
+                )
             }
             let calibration = report.likesLearned > 0 ? try await calibrationLine(classifier, configuration, parts.database) : nil
             return (report, try await archive.count(), calibration)
@@ -88,9 +95,10 @@ struct ImportCommand: AsyncParsableCommand {
         } else if report.isMisskey {
             print(Self.misskeySummary(report, archived: archived, resolving: resolver != nil))
         } else {
-            print("Imported \(report.tweetsStored) new tweets (\(report.tweetsRead) read, \(report.retweetsSkipped) retweets skipped) "
-                  + "and learned \(report.likesLearned) new likes (\(report.likesRead) read, \(report.likesWithoutText) without text). "
-                  + "The archive holds \(archived) tweets.")
+            print(
+                "Imported \(report.tweetsStored) new tweets (\(report.tweetsRead) read, \(report.retweetsSkipped) retweets skipped) "
+                    + "and learned \(report.likesLearned) new likes (\(report.likesRead) read, \(report.likesWithoutText) without text). "
+                    + "The archive holds \(archived) tweets.")
         }
         if let calibration { print(calibration) }
         if report.tweetsRead - report.retweetsSkipped - report.notCopied > configuration.storage.archiveRowLimit {
@@ -105,24 +113,36 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     static func blueskySummary(_ report: ArchiveImporter.Report, archived: Int) -> String {
-        var lines = ["Imported \(report.tweetsStored) new posts (\(report.tweetsRead) read: \(report.retweetsSkipped) reposts skipped, "
-                     + "\(report.notCopied) never copied: labelled, quotes or without text). The archive holds \(archived) posts."]
-        if report.recordsMissing > 0 { lines.append("\(report.recordsMissing) records the export names are not in the file (a partial export?): they were left out.") }
+        var lines = [
+            "Imported \(report.tweetsStored) new posts (\(report.tweetsRead) read: \(report.retweetsSkipped) reposts skipped, "
+                + "\(report.notCopied) never copied: labelled, quotes or without text). The archive holds \(archived) posts."
+        ]
+        if report.recordsMissing > 0 {
+            lines.append("\(report.recordsMissing) records the export names are not in the file (a partial export?): they were left out.")
+        }
         if report.likesRead > 0 {
-            lines.append("The export lists \(report.likesRead) likes by address only, so none was learned; the bot does not like on Bluesky unless LIKES=on.")
+            lines.append(
+                "The export lists \(report.likesRead) likes by address only, so none was learned; the bot does not like on Bluesky unless LIKES=on.")
         }
         return lines.joined(separator: "\n")
     }
 
     /// What a Misskey notes export's import did, in words.
     static func misskeySummary(_ report: ArchiveImporter.Report, archived: Int, resolving: Bool) -> String {
-        var lines = ["Imported \(report.tweetsStored) new notes (\(report.tweetsRead) read: \(report.retweetsSkipped) renotes and quotes skipped, "
-                     + "\(report.notCopied) never copied: followers-only, specified, behind a warning or files only). The archive holds \(archived) posts."]
-        if report.noteLookups > 0 { lines.append("Replies filed under whom they answered: \(report.noteLookups) notes looked up on the person's instance.") }
+        var lines = [
+            "Imported \(report.tweetsStored) new notes (\(report.tweetsRead) read: \(report.retweetsSkipped) renotes and quotes skipped, "
+                + "\(report.notCopied) never copied: followers-only, specified, behind a warning or files only). The archive holds \(archived) posts."
+        ]
+        if report.noteLookups > 0 {
+            lines.append("Replies filed under whom they answered: \(report.noteLookups) notes looked up on the person's instance.")
+        }
         if report.repliesWithoutTarget > 0 {
-            lines.append("\(report.repliesWithoutTarget) replies are stored without whom they answered"
-                         + (resolving ? " (the notes they answered are gone or hidden)" : ": set HUMAN_MISSKEY_URL and HUMAN_MISSKEY_TOKEN before importing to look them up")
-                         + "; the bot answers no one with them (REPLY_FALLBACK=any may).")
+            lines.append(
+                "\(report.repliesWithoutTarget) replies are stored without whom they answered"
+                    + (resolving
+                        ? " (the notes they answered are gone or hidden)"
+                        : ": set HUMAN_MISSKEY_URL and HUMAN_MISSKEY_TOKEN before importing to look them up")
+                    + "; the bot answers no one with them (REPLY_FALLBACK=any may).")
         }
         lines.append("The export holds no reactions: run `mirror_bot train classifier` to learn the person's (free on Misskey).")
         return lines.joined(separator: "\n")
@@ -130,16 +150,25 @@ struct ImportCommand: AsyncParsableCommand {
 
     /// What a Mastodon export's import did, in words.
     static func mastodonSummary(_ report: ArchiveImporter.Report, archived: Int, resolving: Bool) -> String {
-        var lines = ["Imported \(report.tweetsStored) new statuses (\(report.tweetsRead) read: \(report.retweetsSkipped) boosts skipped, "
-                     + "\(report.notCopied) never copied: followers-only, direct or behind a content warning). The archive holds \(archived) posts."]
-        if report.accountLookups > 0 { lines.append("Replies filed under whom they answered: \(report.accountLookups) accounts looked up on the person's instance.") }
+        var lines = [
+            "Imported \(report.tweetsStored) new statuses (\(report.tweetsRead) read: \(report.retweetsSkipped) boosts skipped, "
+                + "\(report.notCopied) never copied: followers-only, direct or behind a content warning). The archive holds \(archived) posts."
+        ]
+        if report.accountLookups > 0 {
+            lines.append("Replies filed under whom they answered: \(report.accountLookups) accounts looked up on the person's instance.")
+        }
         if report.repliesWithoutTarget > 0 {
-            lines.append("\(report.repliesWithoutTarget) replies are stored without whom they answered"
-                         + (resolving ? " (the person's instance does not know those accounts)" : ": set HUMAN_MASTODON_URL and HUMAN_MASTODON_TOKEN before importing to look them up")
-                         + "; the bot answers no one with them (REPLY_FALLBACK=any may).")
+            lines.append(
+                "\(report.repliesWithoutTarget) replies are stored without whom they answered"
+                    + (resolving
+                        ? " (the person's instance does not know those accounts)"
+                        : ": set HUMAN_MASTODON_URL and HUMAN_MASTODON_TOKEN before importing to look them up")
+                    + "; the bot answers no one with them (REPLY_FALLBACK=any may).")
         }
         if report.likesRead > 0 {
-            lines.append("likes.json lists \(report.likesRead) liked statuses by address only, so none was learned: run `mirror_bot train classifier` (free on Mastodon).")
+            lines.append(
+                "likes.json lists \(report.likesRead) liked statuses by address only, so none was learned: run `mirror_bot train classifier` (free on Mastodon)."
+            )
         }
         return lines.joined(separator: "\n")
     }

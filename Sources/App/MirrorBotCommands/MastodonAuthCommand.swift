@@ -30,7 +30,10 @@ struct MastodonAuth: AsyncParsableCommand {
     @Option(help: "The account's instance, such as https://mastodon.social (default: BOT_MASTODON_URL or HUMAN_MASTODON_URL).")
     var instance: String?
 
-    @Option(help: "The code, instead of asking for it on standard input. Only a code for the address this same run prints is accepted (each run registers anew), never one from an earlier run.")
+    @Option(
+        help:
+            "The code, instead of asking for it on standard input. Only a code for the address this same run prints is accepted (each run registers anew), never one from an earlier run."
+    )
     var code: String?
 
     @Flag(help: "Ask for no favourites scope (the bot will not like: LIKES=off).")
@@ -42,11 +45,14 @@ struct MastodonAuth: AsyncParsableCommand {
         let url = try AuthCommand.instance(instance, of: who, network: "MASTODON", example: "https://mastodon.social", environment: environment)
         do {
             let authorization = try await AccountAuthorizations.mastodon(for: who, instance: url, liking: !noLikes)
-            print("Open this address in a browser, sign in as the \(who) account (a private window is safest), press \"Authorize\", and paste the code the page shows:")
+            print(
+                "Open this address in a browser, sign in as the \(who) account (a private window is safest), press \"Authorize\", and paste the code the page shows:"
+            )
             print(authorization.address.absoluteString)
             fflush(nil)  // the address must be out before the wait, also when standard output is a pipe
             let authorized = try await finish(authorization)
-            try await AuthCommand.deliver(authorized, as: who, network: "mastodon", how: "OAuth 2 with PKCE", writeEnv: signIn.writeEnv, environment: environment)
+            try await AuthCommand.deliver(
+                authorized, as: who, network: "mastodon", how: "OAuth 2 with PKCE", writeEnv: signIn.writeEnv, environment: environment)
         } catch let error as AuthorizationRefused {
             throw ValidationError(error.description)
         }
@@ -67,6 +73,7 @@ struct MastodonAuth: AsyncParsableCommand {
                 FileHandle.standardError.write(Data("Not accepted: \(refusal.description)\n".utf8))
             }
         }
-        throw ValidationError(lastRefusal.isEmpty ? "No code was given: run the command again and paste the code the page shows after \"Authorize\"." : lastRefusal)
+        throw ValidationError(
+            lastRefusal.isEmpty ? "No code was given: run the command again and paste the code the page shows after \"Authorize\"." : lastRefusal)
     }
 }

@@ -1,6 +1,6 @@
-import Stores
 import ArgumentParser
 import BotAssembly
+import Stores
 
 /// `mirror_bot migrate`: brings the archive's database up to date.
 struct MigrateCommand: AsyncParsableCommand {

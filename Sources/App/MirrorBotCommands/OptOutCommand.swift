@@ -53,7 +53,9 @@ struct OptOutCommand: AsyncParsableCommand {
         var reason = "added with mirror_bot optout add"
 
         func validate() throws {
-            guard AccountSet.isID(account) || AccountSet.handle(account) != nil else { throw ValidationError("name an account by its id or its handle") }
+            guard AccountSet.isID(account) || AccountSet.handle(account) != nil else {
+                throw ValidationError("name an account by its id or its handle")
+            }
         }
 
         func run() async throws {

@@ -1,9 +1,9 @@
-import Stores
 import ArgumentParser
 import BotAssembly
+import BotClock
 import Foundation
 import Schedule
-import BotClock
+import Stores
 
 /// `mirror_bot schedule`: draws a day's posting plan from the archive and shows it beside the human's habits.
 struct ScheduleCommand: AsyncParsableCommand {
@@ -61,10 +61,12 @@ struct ScheduleCommand: AsyncParsableCommand {
         }
         let perHour = (0..<24).map { hour in histogram[(hour * 60)..<(hour * 60 + 60)].reduce(0, +) }
         let largest = max(1, perHour.max() ?? 1)
-        var lines = ["Plan for \(plan.date) (\(plan.timeZone)): \(plan.count) post\(plan.count == 1 ? "" : "s")"
-                     + (plan.minutes.isEmpty ? "" : " at " + plan.minutes.map(LocalTime.clockTime).joined(separator: ", ")),
-                     "",
-                     "hour  human's posts (\(total) in the archive)                 plan"]
+        var lines = [
+            "Plan for \(plan.date) (\(plan.timeZone)): \(plan.count) post\(plan.count == 1 ? "" : "s")"
+                + (plan.minutes.isEmpty ? "" : " at " + plan.minutes.map(LocalTime.clockTime).joined(separator: ", ")),
+            "",
+            "hour  human's posts (\(total) in the archive)                 plan",
+        ]
         for hour in 0..<24 {
             let bar = String(repeating: "█", count: Int((Double(perHour[hour]) / Double(largest) * 40).rounded()))
             let share = String(format: "%5.1f%%", Double(perHour[hour]) / Double(total) * 100)

@@ -23,14 +23,18 @@ struct SetupCommand: AsyncParsableCommand {
         let context = try CommandContext.load()
         let module = context.configuration.networkModule
         if let network, network.lowercased() != module.name.lowercased() {
-            throw ValidationError("NETWORK is \(module.name.lowercased()), not \(network.lowercased()): set NETWORK=\(network.lowercased()) and that network's accounts first")
+            throw ValidationError(
+                "NETWORK is \(module.name.lowercased()), not \(network.lowercased()): set NETWORK=\(network.lowercased()) and that network's accounts first"
+            )
         }
         let missing = module.missingSettings(for: [.bot])
         if !missing.isEmpty {
             throw ValidationError(missing.map { "\($0.variable) is not set: \($0.expected)" }.joined(separator: "; "))
         }
         guard let done = try await module.setUpBotAccount(logger: context.logger) else {
-            print("Nothing to set up through \(module.name)'s API: the bot's label is set in \(module.name)'s own settings (`mirror_bot doctor` says where).")
+            print(
+                "Nothing to set up through \(module.name)'s API: the bot's label is set in \(module.name)'s own settings (`mirror_bot doctor` says where)."
+            )
             return
         }
         print(done)

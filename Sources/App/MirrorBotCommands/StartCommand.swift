@@ -29,7 +29,10 @@ struct StartCommand: AsyncParsableCommand {
     @Flag(help: "Do everything except posting and liking: log what would be done.")
     var dryRun = false
 
-    @Option(help: "Run the bot's clock this many times faster (1440: a day in a minute). At such speeds raise MISSED_SLOT_GRACE (minutes; the demo uses 60 at 1440): a real second is 24 bot minutes there.")
+    @Option(
+        help:
+            "Run the bot's clock this many times faster (1440: a day in a minute). At such speeds raise MISSED_SLOT_GRACE (minutes; the demo uses 60 at 1440): a real second is 24 bot minutes there."
+    )
     var speed: Double = 1
 
     @Option(help: "Start the bot's clock here (ISO 8601, such as 2026-11-22T00:00:00+09:00).")
@@ -48,30 +51,39 @@ struct StartCommand: AsyncParsableCommand {
         }
         // The run's last bot time is stored too: it must be a date the stores read back.
         if let start = startTime.flatMap(Self.parseTime), let seconds = duration.flatMap(Self.parseDuration),
-           start.addingTimeInterval(seconds) > Self.latestTime {
+            start.addingTimeInterval(seconds) > Self.latestTime
+        {
             throw ValidationError("--start-time with --duration ends past 9999-12-31T23:59:59Z; start earlier or run shorter")
         }
     }
 
     func run() async throws {
         let context = try CommandContext.load(requiring: [.humanCredentials, .botCredentials])
-        let options = DaemonRunner.Options(dryRun: dryRun, speed: speed, startTime: startTime.flatMap(Self.parseTime),
-                                           duration: duration.flatMap(Self.parseDuration))
+        let options = DaemonRunner.Options(
+            dryRun: dryRun, speed: speed, startTime: startTime.flatMap(Self.parseTime),
+            duration: duration.flatMap(Self.parseDuration))
         let summary = try await DaemonStart.run(configuration: context.configuration, options: options, logger: context.logger)
         let slots = summary.slots
         print("Ran from \(summary.from.formatted(.iso8601)) to \(summary.until.formatted(.iso8601)) (bot time).")
         if let problem = summary.storedFiguresProblem {
             print("Slots, mentions and likes: not read at the end (\(problem)); they are stored, and `mirror_bot schedule` shows the plan.")
         } else {
-            let unchecked = summary.postedUnchecked == 0 ? ""
+            let unchecked =
+                summary.postedUnchecked == 0
+                ? ""
                 : " (\(summary.postedUnchecked) of them unchecked: their originals could not be looked up ahead, and were looked up within the hour)"
-            print("Slots: \(slots.values.reduce(0, +)) planned, \(slots[.posted] ?? 0) posted\(unchecked), \(slots[.skipped] ?? 0) skipped, \((slots[.planned] ?? 0) + (slots[.posting] ?? 0)) still to come.")
+            print(
+                "Slots: \(slots.values.reduce(0, +)) planned, \(slots[.posted] ?? 0) posted\(unchecked), \(slots[.skipped] ?? 0) skipped, \((slots[.planned] ?? 0) + (slots[.posting] ?? 0)) still to come."
+            )
             print("Mentions: \(summary.replies) answered, \(summary.mentionsNotAnswered) not answered. Likes: \(summary.likes).")
         }
         for line in summary.usage { print("API: \(line)") }
         for day in summary.spend {
-            print(String(format: "Cost: $%.3f on the UTC day %@ (this run; $%.3f with the day's other runs) of X_DAILY_BUDGET $%.2f, by mirror_bot's count.",
-                         day.thisRun, day.day, day.allRuns, summary.budget ?? 0))
+            print(
+                String(
+                    format:
+                        "Cost: $%.3f on the UTC day %@ (this run; $%.3f with the day's other runs) of X_DAILY_BUDGET $%.2f, by mirror_bot's count.",
+                    day.thisRun, day.day, day.allRuns, summary.budget ?? 0))
         }
         print(summary.liking.prefix(1).uppercased() + summary.liking.dropFirst() + ".")
         if let memory = summary.memory { print("Memory: \(memory.description).") }
@@ -79,8 +91,10 @@ struct StartCommand: AsyncParsableCommand {
 
     /// The moment an ISO 8601 `text` names, within the years 1970 to 9999; nil otherwise.
     static func parseTime(_ text: String) -> Date? {
-        guard let date = (try? Date(text, strategy: Date.ISO8601FormatStyle()))
-                ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))) else { return nil }
+        guard
+            let date = (try? Date(text, strategy: Date.ISO8601FormatStyle()))
+                ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        else { return nil }
         // A bot time past 9999 is stored as a date no store reads back (year 99999 poisoned a SQLite file for good).
         return earliestTime...latestTime ~= date ? date : nil
     }

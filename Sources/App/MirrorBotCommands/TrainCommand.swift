@@ -1,20 +1,21 @@
-import BotCore
-import Stores
 import ArgumentParser
 import BotAssembly
 import BotConfiguration
+import BotCore
 import Classifier
+import Daemon
 import Foundation
 import Logging
 import SocialNetwork
+import Stores
 import Training
-import Daemon
 
 /// `mirror_bot train`: the one-time trainings the post-deploy script runs.
 struct TrainCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "train",
-        abstract: "Learns from the human's account: the archive (scheduler), the likes (classifier); rebuilds the word counts from the training examples (rebuild); or clears it all (clear).",
+        abstract:
+            "Learns from the human's account: the archive (scheduler), the likes (classifier); rebuilds the word counts from the training examples (rebuild); or clears it all (clear).",
         subcommands: [TrainSchedulerCommand.self, TrainClassifierCommand.self, TrainRebuildCommand.self, TrainClearCommand.self]
     )
 }
@@ -47,13 +48,18 @@ struct TrainSchedulerCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (force, maxTweets) = (force, maxTweets)
-        try await withTrainer(command: "train scheduler", cost: .init(reading: .personsPosts(min(maxTweets, Trainer.schedulerTweetLimit)), flag: "scheduler", force: force,
-                                                                        assumeYes: yes)) { trainer, _, _ in
+        try await withTrainer(
+            command: "train scheduler",
+            cost: .init(
+                reading: .personsPosts(min(maxTweets, Trainer.schedulerTweetLimit)), flag: "scheduler", force: force,
+                assumeYes: yes)
+        ) { trainer, _, _ in
             let report = try await trainer.trainScheduler(force: force, maxTweets: maxTweets)
             guard !report.skipped else {
                 return "Already trained (trained:scheduler is set); nothing fetched. Use --force to fetch again."
             }
-            return "Archived \(report.stored) new tweets of the human (\(report.postsRead) read in \(pages(report.pages)), \(report.retweetsSkipped) retweets skipped)."
+            return
+                "Archived \(report.stored) new tweets of the human (\(report.postsRead) read in \(pages(report.pages)), \(report.retweetsSkipped) retweets skipped)."
         }
     }
 }
@@ -95,7 +101,8 @@ struct TrainClassifierCommand: AsyncParsableCommand {
             }
             let setting = context.configuration.behaviour.likes == .off ? "LIKES=off" : "LIKES=auto: \(why)"
             let cost = network.mostItCosts(Self.reading).map { " (\($0.summary))" } ?? ""
-            print("""
+            print(
+                """
                 The bot does not like on \(network.name) (\(setting)), so the favorite filter is not trained from \(network.name): nothing was read, $0.00 spent. \
                 `mirror_bot import` learns the likes in your downloaded archive for free; LIKES=on trains from \(network.name)\(cost).
                 """)
@@ -108,7 +115,8 @@ struct TrainClassifierCommand: AsyncParsableCommand {
             guard !report.skipped else {
                 return "Already trained (trained:classifier is set); nothing fetched. Use --force to learn again."
             }
-            let learned = "Learned \(report.favorites) likes as favorite and \(report.normals) timeline tweets as normal (\(report.postsRead) read in \(pages(report.pages)))."
+            let learned =
+                "Learned \(report.favorites) likes as favorite and \(report.normals) timeline tweets as normal (\(report.postsRead) read in \(pages(report.pages)))."
             return learned + "\n" + (try await calibrationLine(trainer.classifier, configuration, stores))
         }
     }
@@ -134,7 +142,8 @@ struct TrainRebuildCommand: AsyncParsableCommand {
             try await refuseWhileADaemonRuns(on: database, what: TrainRebuildCommand.whatItChanges)
             let report = try await CountsRebuilder(examples: database.examples, classifier: trainer.classifier)
                 .rebuild(progress: trainer.progress)
-            let rebuilt = "Rebuilt the word counts from \(report.examples) training examples (\(report.favorites) tweets counted as liked, \(report.normals) as not liked)."
+            let rebuilt =
+                "Rebuilt the word counts from \(report.examples) training examples (\(report.favorites) tweets counted as liked, \(report.normals) as not liked)."
             return rebuilt + "\n" + (try await calibrationLine(trainer.classifier, configuration, database))
         }
     }
@@ -216,20 +225,26 @@ enum SpendingApproval: Equatable {
     case refuse(String)
 
     /// Decides for a cost of `estimate` dollars when `remaining` dollars of today's `budget` are left.
-    static func decide(estimate: Double, remaining: Double, budget: Double, command: String, isTerminal: Bool, assumeYes: Bool,
-                       ask: () -> Bool) -> SpendingApproval {
+    static func decide(
+        estimate: Double, remaining: Double, budget: Double, command: String, isTerminal: Bool, assumeYes: Bool,
+        ask: () -> Bool
+    ) -> SpendingApproval {
         if assumeYes { return .proceed("--yes given") }
         if isTerminal {
-            return ask() ? .proceed("confirmed") : .refuse("Not spending it: nothing was read. `mirror_bot import` trains from your downloaded archive for free.")
+            return ask()
+                ? .proceed("confirmed")
+                : .refuse("Not spending it: nothing was read. `mirror_bot import` trains from your downloaded archive for free.")
         }
         if estimate <= remaining + 1e-9 {
             return .proceed(String(format: "within what is left of today's X_DAILY_BUDGET ($%.2f of $%.2f)", remaining, budget))
         }
-        return .refuse(String(format: """
-            %@ could cost up to $%.2f, more than what is left of today's X_DAILY_BUDGET ($%.2f of $%.2f), and there is no terminal to ask: \
-            nothing was read. Run it with --yes to spend it anyway, read less (train scheduler --max-tweets N), raise X_DAILY_BUDGET, \
-            or import your downloaded archive for free (`mirror_bot import`).
-            """, command, estimate, max(0, remaining), budget))
+        return .refuse(
+            String(
+                format: """
+                    %@ could cost up to $%.2f, more than what is left of today's X_DAILY_BUDGET ($%.2f of $%.2f), and there is no terminal to ask: \
+                    nothing was read. Run it with --yes to spend it anyway, read less (train scheduler --max-tweets N), raise X_DAILY_BUDGET, \
+                    or import your downloaded archive for free (`mirror_bot import`).
+                    """, command, estimate, max(0, remaining), budget))
     }
 }
 
@@ -240,14 +255,18 @@ struct SpendingRefused: Error, CustomStringConvertible {
 
 /// Builds a trainer from the environment, checks the training's cost when it would run, runs `body`, stores what it
 /// spent in the day's usage, and prints its summary with the API calls and X's bill.
-private func withTrainer(requiresCredentials: Bool = true, command: String = "train", cost check: TrainingCostCheck? = nil,
-                         _ body: (Trainer, Configuration, any StoreSet) async throws -> String) async throws {
+private func withTrainer(
+    requiresCredentials: Bool = true, command: String = "train", cost check: TrainingCostCheck? = nil,
+    _ body: (Trainer, Configuration, any StoreSet) async throws -> String
+) async throws {
     var requirements: Set<Configuration.Requirement> = []
     if requiresCredentials { requirements.insert(.humanCredentials) }
     let context = try CommandContext.load(requiring: requirements)
     let configuration = context.configuration
     if requiresCredentials, configuration.learnsPersonFromArchiveOnly {
-        throw ValidationError("HUMAN_NETWORK=archive: the person is learned from their archive only, with `mirror_bot import PATH`; \(command) reads nothing of theirs on \(configuration.networkModule.name)")
+        throw ValidationError(
+            "HUMAN_NETWORK=archive: the person is learned from their archive only, with `mirror_bot import PATH`; \(command) reads nothing of theirs on \(configuration.networkModule.name)"
+        )
     }
     let parts = try BotParts(configuration: configuration, logger: context.logger)
     let commandNetwork = parts.network(as: [.human])
@@ -255,8 +274,10 @@ private func withTrainer(requiresCredentials: Bool = true, command: String = "tr
     let isTerminal = isatty(STDERR_FILENO) != 0
     let summary = try await parts.withRunning { parts in
         let gate = PersonConsentGate(configuration: configuration, stores: parts.database, logger: context.logger)
-        let trainer = Trainer(network: network, archive: parts.archive, classifier: try parts.classifier(), personLikes: parts.database.likes,
-                              logger: context.logger) { line in
+        let trainer = Trainer(
+            network: network, archive: parts.archive, classifier: try parts.classifier(), personLikes: parts.database.likes,
+            logger: context.logger
+        ) { line in
             // Progress overwrites itself on a terminal and is one line per page in logs.
             FileHandle.standardError.write(Data((isTerminal ? "\r\u{1B}[K" + line : line + "\n").utf8))
         }
@@ -265,25 +286,27 @@ private func withTrainer(requiresCredentials: Bool = true, command: String = "tr
         let verification = verifies ? network.mostItCosts(.personsPosts(0)) : nil
         if let check, try await trainer.wouldRun(check.flag, force: check.force), var cost = network.mostItCosts(check.reading) {
             if let verification {
-                cost = NetworkCost(dollars: cost.dollars + verification.dollars,
-                                   parts: cost.parts + [String(format: "the person's sign-in verified once at $%.3f", verification.dollars)])
+                cost = NetworkCost(
+                    dollars: cost.dollars + verification.dollars,
+                    parts: cost.parts + [String(format: "the person's sign-in verified once at $%.3f", verification.dollars)])
             }
             let spentToday = try await commandNetwork.spentToday(in: parts.usageDays)
             FileHandle.standardError.write(Data("\(command) reads from \(network.name), \(cost.summary).\n".utf8))
             let budget = commandNetwork.dailyBudget ?? 0
             let approval = SpendingApproval.decide(
                 estimate: cost.dollars, remaining: budget - spentToday, budget: budget, command: command,
-                isTerminal: isatty(STDIN_FILENO) != 0, assumeYes: check.assumeYes) {
-                    FileHandle.standardError.write(Data(String(format: "Spend up to $%.2f of %@ credits? [y/N] ", cost.dollars, network.name).utf8))
-                    return ["y", "yes"].contains((readLine() ?? "").trimmingCharacters(in: .whitespaces).lowercased())
-                }
+                isTerminal: isatty(STDIN_FILENO) != 0, assumeYes: check.assumeYes
+            ) {
+                FileHandle.standardError.write(Data(String(format: "Spend up to $%.2f of %@ credits? [y/N] ", cost.dollars, network.name).utf8))
+                return ["y", "yes"].contains((readLine() ?? "").trimmingCharacters(in: .whitespaces).lowercased())
+            }
             switch approval {
             case .proceed(let reason): FileHandle.standardError.write(Data("Going on (\(reason)).\n".utf8))
             case .refuse(let message): throw SpendingRefused(description: message)
             }
         }
         // Nothing of the person is read before their consent is in the store.
-        if requiresCredentials { try await gate.require(for: command, now: Date()) }
+        if requiresCredentials { _ = try await gate.require(for: command, now: Date()) }
         let result: String
         do {
             result = try await body(trainer, configuration, parts.database)

@@ -45,7 +45,10 @@ struct APIError: Error, Sendable {
     /// The error's body: `{"errors": [{"message": ..., "code": ...}]}`.
     var body: Data {
         struct Body: Encodable {
-            struct Item: Encodable { var message: String; var code: String }
+            struct Item: Encodable {
+                var message: String
+                var code: String
+            }
             var errors: [Item]
         }
         return (try? StatusJSON.encoder.encode(Body(errors: [.init(message: message, code: code.rawValue)]))) ?? Data()
@@ -74,8 +77,10 @@ struct ErrorBodies: RouterMiddleware {
             return APIError(status: error.status, code: .badParameter, message: "The request could not be read (\(error.status.code)).").response()
         } catch {
             logger.warning("status: \(request.method) \(request.uri.path) failed: \(error)")
-            return APIError(status: .serviceUnavailable, code: .storeUnavailable,
-                            message: "The bot's store did not answer; try again shortly (/healthz says what is wrong).").response()
+            return APIError(
+                status: .serviceUnavailable, code: .storeUnavailable,
+                message: "The bot's store did not answer; try again shortly (/healthz says what is wrong)."
+            ).response()
         }
     }
 }

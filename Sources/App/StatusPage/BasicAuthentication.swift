@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 import NIOCore
 import Synchronization
 
@@ -33,32 +33,38 @@ struct BasicAuthentication: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if open.contains(request.uri.path) { return try await next(request, context) }
         guard let password else {
-            throw APIError(status: .notFound, code: .statusPageOff,
-                           message: "Only /healthz answers: set STATUS_PASSWORD to open the status page and its API.")
+            throw APIError(
+                status: .notFound, code: .statusPageOff,
+                message: "Only /healthz answers: set STATUS_PASSWORD to open the status page and its API.")
         }
         let client = client(of: request, context: context)
         if let wait = failures.refusal(of: client) {
             var headers = HTTPFields()
             headers[.retryAfter] = String(wait)
-            return APIError(status: .tooManyRequests, code: .tooManyFailedLogins,
-                            message: "Too many wrong passwords from this address; try again in \(wait) seconds.").response(headers: headers)
+            return APIError(
+                status: .tooManyRequests, code: .tooManyFailedLogins,
+                message: "Too many wrong passwords from this address; try again in \(wait) seconds."
+            ).response(headers: headers)
         }
         guard let given = Self.password(in: request.headers[.authorization]), Self.equalInConstantTime(given, password) else {
             // Only a password that was given and wrong counts: a browser's first request carries none.
             if request.headers[.authorization] != nil { failures.recordFailure(of: client) }
             var headers = HTTPFields()
             headers[.wwwAuthenticate] = "Basic realm=\"mirror_bot\", charset=\"UTF-8\""
-            return APIError(status: .unauthorized, code: .authenticationRequired,
-                            message: "The status page needs the password (STATUS_PASSWORD) by HTTP basic auth, with any user name.")
-                .response(headers: headers)
+            return APIError(
+                status: .unauthorized, code: .authenticationRequired,
+                message: "The status page needs the password (STATUS_PASSWORD) by HTTP basic auth, with any user name."
+            )
+            .response(headers: headers)
         }
         return try await next(request, context)
     }
 
     /// Who is asking: the connection's IP address, or behind a router the address it forwarded for.
     func client(of request: Request, context: Context) -> String {
-        Self.client(forwardedFor: request.headers[HTTPField.Name("X-Forwarded-For")!], connectedFrom: context.remoteAddress?.ipAddress,
-                    behindRouter: behindRouter)
+        Self.client(
+            forwardedFor: request.headers[HTTPField.Name("X-Forwarded-For")!], connectedFrom: context.remoteAddress?.ipAddress,
+            behindRouter: behindRouter)
     }
 
     /// The client's name: behind a router, the last `X-Forwarded-For` entry (the one the router added; those before
@@ -77,13 +83,15 @@ struct BasicAuthentication: RouterMiddleware {
         guard let header, header.count > 6, header.count < 4_096, header.prefix(6).lowercased() == "basic " else { return nil }
         let base64 = String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)
         guard let decoded = Data(base64Encoded: base64), decoded.base64EncodedString() == base64,
-              let text = String(data: decoded, encoding: .utf8), let colon = text.unicodeScalars.firstIndex(of: ":") else { return nil }
+            let text = String(data: decoded, encoding: .utf8), let colon = text.unicodeScalars.firstIndex(of: ":")
+        else { return nil }
         return String(text.unicodeScalars[text.unicodeScalars.index(after: colon)...])
     }
 
     /// Whether `a` and `b` are equal, in time that depends on neither.
     static func equalInConstantTime(_ a: String, _ b: String) -> Bool {
-        let left = Array(SHA256.hash(data: Data(a.utf8))), right = Array(SHA256.hash(data: Data(b.utf8)))
+        let left = Array(SHA256.hash(data: Data(a.utf8)))
+        let right = Array(SHA256.hash(data: Data(b.utf8)))
         var difference: UInt8 = 0
         for (x, y) in zip(left, right) { difference |= x ^ y }
         return difference == 0
@@ -105,7 +113,10 @@ final class FailedLogins: Sendable {
 
     /// Counts on `now` (real time).
     init(limit: Int = 10, window: TimeInterval = 900, capacity: Int = 10_000, now: @escaping @Sendable () -> Date) {
-        self.limit = limit; self.window = window; self.capacity = capacity; self.now = now
+        self.limit = limit
+        self.window = window
+        self.capacity = capacity
+        self.now = now
     }
 
     /// The seconds `client` must wait before its password is checked again; nil: it may try now.
@@ -114,7 +125,10 @@ final class FailedLogins: Sendable {
         return windows.withLock { windows in
             guard let entry = windows[client] else { return nil }
             let ends = entry.start.addingTimeInterval(window)
-            if ends <= now { windows[client] = nil; return nil }
+            if ends <= now {
+                windows[client] = nil
+                return nil
+            }
             return entry.failures >= limit ? max(1, Int(ends.timeIntervalSince(now).rounded(.up))) : nil
         }
     }

@@ -10,7 +10,8 @@ struct SecurityHeaders: RouterMiddleware {
     typealias Context = StatusRequestContext
 
     /// The policy: nothing but the page's own inline style and `data:` images.
-    static let contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    static let contentSecurityPolicy =
+        "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
@@ -44,7 +45,10 @@ final class OpenConnections: Sendable {
     let perClient: Int?
     private let byClient = Mutex<[String: Int]>([:])
 
-    init(limit: Int, perClient: Int?) { self.limit = limit; self.perClient = perClient }
+    init(limit: Int, perClient: Int?) {
+        self.limit = limit
+        self.perClient = perClient
+    }
 
     /// Counts a connection from `client`; whether it is within the limits.
     func open(from client: String?) -> Bool {

@@ -21,7 +21,10 @@ public final class FleetStatusContent: Sendable {
         public var holder: String?
         /// A listed bot from its parts.
         public init(name: String, network: String, pauseReason: String?, holder: String?) {
-            self.name = name; self.network = network; self.pauseReason = pauseReason; self.holder = holder
+            self.name = name
+            self.network = network
+            self.pauseReason = pauseReason
+            self.holder = holder
         }
     }
 
@@ -40,10 +43,16 @@ public final class FleetStatusContent: Sendable {
         /// The bot's clock.
         public var now: @Sendable () -> Date
         /// A page from its parts.
-        public init(database: any StoreSet, timeZone: TimeZone, postLinks: PostAddresses, networkName: String, dailyBudget: Double?,
-                    now: @escaping @Sendable () -> Date) {
-            self.database = database; self.timeZone = timeZone; self.postLinks = postLinks; self.networkName = networkName
-            self.dailyBudget = dailyBudget; self.now = now
+        public init(
+            database: any StoreSet, timeZone: TimeZone, postLinks: PostAddresses, networkName: String, dailyBudget: Double?,
+            now: @escaping @Sendable () -> Date
+        ) {
+            self.database = database
+            self.timeZone = timeZone
+            self.postLinks = postLinks
+            self.networkName = networkName
+            self.dailyBudget = dailyBudget
+            self.now = now
         }
     }
 
@@ -55,7 +64,8 @@ public final class FleetStatusContent: Sendable {
 
     /// Content for `process`, listing the fleet with `listing`.
     public init(process: String, listing: @escaping @Sendable () async throws -> [Listed]) {
-        self.process = process; self.listing = listing
+        self.process = process
+        self.listing = listing
     }
 
     /// Shows bot `name`'s page from now on (it runs here).
@@ -80,7 +90,8 @@ struct FleetRow: Sendable, Encodable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case name, network, state, holder, today
-        case pauseReason = "pause_reason", nextSlot = "next_slot"
+        case pauseReason = "pause_reason"
+        case nextSlot = "next_slot"
     }
 }
 
@@ -150,10 +161,15 @@ enum FleetStatusView {
         for row in rows {
             let name = row.state == "running here" ? "<a href=\"/bots/\(escape(row.name))/\">\(escape(row.name))</a>" : escape(row.name)
             let state = row.state == "paused" ? "<span class=\"paused\">paused: \(escape(row.pauseReason ?? ""))</span>" : escape(row.state)
-            let today = row.today.map { counts in
-                counts.isEmpty ? "nothing yet" : counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key.replacingOccurrences(of: "_", with: " "))" }.joined(separator: ", ")
-            } ?? ""
-            html += "<tr data-bot=\"\(escape(row.name))\"><td>\(name)</td><td>\(escape(row.network))</td><td>\(state)</td>"
+            let today =
+                row.today.map { counts in
+                    counts.isEmpty
+                        ? "nothing yet"
+                        : counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key.replacingOccurrences(of: "_", with: " "))" }.joined(
+                            separator: ", ")
+                } ?? ""
+            html +=
+                "<tr data-bot=\"\(escape(row.name))\"><td>\(name)</td><td>\(escape(row.network))</td><td>\(state)</td>"
                 + "<td>\(escape(row.nextSlot ?? ""))</td><td>\(escape(today))</td><td>\(escape(row.holder ?? ""))</td></tr>\n"
         }
         html += "</tbody></table>\n</body></html>\n"
@@ -163,7 +179,9 @@ enum FleetStatusView {
     /// The list as a response: HTML at `/`, JSON at `/api/v1/bots`.
     static func response(html: Bool, content: FleetStatusContent, request: Request) async throws -> Response {
         let rows = try await rows(of: content)
-        guard html else { return StatusAPI.json(FleetList(bots: rows, process: content.process), request: request, cacheControl: "no-store", withETag: false) }
+        guard html else {
+            return StatusAPI.json(FleetList(bots: rows, process: content.process), request: request, cacheControl: "no-store", withETag: false)
+        }
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-store"

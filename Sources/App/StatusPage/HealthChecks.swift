@@ -15,7 +15,10 @@ public struct HealthChecks: Sendable {
         public var run: @Sendable () async throws -> Void
 
         /// A check from its parts.
-        public init(name: String, run: @escaping @Sendable () async throws -> Void) { self.name = name; self.run = run }
+        public init(name: String, run: @escaping @Sendable () async throws -> Void) {
+            self.name = name
+            self.run = run
+        }
     }
 
     /// The checks.
@@ -24,7 +27,10 @@ public struct HealthChecks: Sendable {
     public var limit: Duration
 
     /// Checks from their parts.
-    public init(_ checks: [Check], limit: Duration = .seconds(3)) { self.checks = checks; self.limit = limit }
+    public init(_ checks: [Check], limit: Duration = .seconds(3)) {
+        self.checks = checks
+        self.limit = limit
+    }
 
     /// The outcome of each check, in order, run now.
     public func outcomes() async -> [HealthOutcome] {
@@ -106,7 +112,9 @@ public final class HealthMonitor: Service, Sendable {
 
     /// A monitor of `checks`, run every `interval` on `clock` once `run` starts (or each time `refresh` is called).
     public init(_ checks: HealthChecks, interval: Duration = .seconds(10), clock: any BotClock = SystemBotClock()) {
-        self.checks = checks; self.interval = interval; self.clock = clock
+        self.checks = checks
+        self.interval = interval
+        self.clock = clock
     }
 
     /// Runs the checks now and keeps their outcomes.
@@ -133,19 +141,25 @@ public final class HealthMonitor: Service, Sendable {
     /// `/healthz`'s answer: 200 when every part is ok, else 503; each part by its name and stable code only.
     func response() throws -> Response {
         struct Body: Encodable {
-            struct Item: Encodable { var name: String; var ok: Bool; var code: HealthCode }
+            struct Item: Encodable {
+                var name: String
+                var ok: Bool
+                var code: HealthCode
+            }
             var status: String
             var checks: [Item]
         }
         let outcomes = outcomes
         let healthy = outcomes.allSatisfy(\.isOK)
         let starting = !healthy && outcomes.allSatisfy { $0.code == .ok || $0.code == .starting }
-        let body = Body(status: healthy ? "ok" : starting ? "starting" : "failing",
-                        checks: outcomes.map { .init(name: $0.name, ok: $0.isOK, code: $0.code) })
+        let body = Body(
+            status: healthy ? "ok" : starting ? "starting" : "failing",
+            checks: outcomes.map { .init(name: $0.name, ok: $0.isOK, code: $0.code) })
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
         headers[.cacheControl] = "no-store"
-        return Response(status: healthy ? .ok : .serviceUnavailable, headers: headers,
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: try StatusJSON.encoder.encode(body))))
+        return Response(
+            status: healthy ? .ok : .serviceUnavailable, headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: try StatusJSON.encoder.encode(body))))
     }
 }

@@ -75,6 +75,8 @@ final class RequestDefences: ChannelDuplexHandler, RemovableChannelHandler {
         head.headerFields[.xContentTypeOptions] = "nosniff"
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(context.channel.allocator.buffer(bytes: body))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+        // Closed on the channel's own event loop, where the context lives.
+        let closing = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in closing.value.close(promise: nil) }
     }
 }

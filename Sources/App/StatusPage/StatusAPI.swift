@@ -1,12 +1,12 @@
 import BotClock
 import BotCore
-import Stores
 import Consent
 import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
 import SocialNetwork
+import Stores
 
 /// The resources of the status API (`/api/v1/`), read from the bot's store: plural nouns, JSON with sorted keys,
 /// `ETag` and `If-None-Match` for what changes often, `Cache-Control: max-age` for what rarely does.
@@ -68,7 +68,8 @@ struct StatusAPI: Sendable {
         }
         let log = database.actions
         let items: [BotAction]
-        let hasOlder: Bool, hasNewer: Bool
+        let hasOlder: Bool
+        let hasNewer: Bool
         if let cursor, cursor.newer {
             let found = try await log.page(after: cursor.position, limit: limit + 1)
             items = Array(found.suffix(limit))
@@ -92,7 +93,11 @@ struct StatusAPI: Sendable {
                 var sourceURL: String?
                 var reason: String?
                 enum CodingKeys: String, CodingKey {
-                    case kind, at, key, reason, postID = "post_id", postURL = "post_url", sourceID = "source_id", sourceURL = "source_url"
+                    case kind, at, key, reason
+                    case postID = "post_id"
+                    case postURL = "post_url"
+                    case sourceID = "source_id"
+                    case sourceURL = "source_url"
                 }
             }
             struct Links: Encodable {
@@ -108,11 +113,14 @@ struct StatusAPI: Sendable {
             var actions: [Action]
             var links: Links
         }
-        let body = Body(actions: items.map { action in
-            Body.Action(kind: action.kind.rawValue, at: action.at, key: action.key, postID: action.postID, postURL: action.postID.flatMap(postLinks.botSide),
-                        sourceID: action.sourceID, sourceURL: action.sourceID.flatMap(action.copiedThePerson ? postLinks.personSide : postLinks.botSide),
-                        reason: action.reason)
-        }, links: .init(next: next, prev: prev))
+        let body = Body(
+            actions: items.map { action in
+                Body.Action(
+                    kind: action.kind.rawValue, at: action.at, key: action.key, postID: action.postID,
+                    postURL: action.postID.flatMap(postLinks.botSide),
+                    sourceID: action.sourceID, sourceURL: action.sourceID.flatMap(action.copiedThePerson ? postLinks.personSide : postLinks.botSide),
+                    reason: action.reason)
+            }, links: .init(next: next, prev: prev))
         var response = Self.json(body, request: request, cacheControl: "private, no-cache", withETag: true)
         let header = [next.map { "<\($0)>; rel=\"next\"" }, prev.map { "<\($0)>; rel=\"prev\"" }].compactMap { $0 }
         if !header.isEmpty { response.headers[HTTPField.Name("Link")!] = header.joined(separator: ", ") }
@@ -122,11 +130,13 @@ struct StatusAPI: Sendable {
     /// `GET /api/v1/plans/:day`: the stored plan of a local day, its slots with their states and reasons.
     func plan(day: String, request: Request) async throws -> Response {
         guard Self.isDay(day) else {
-            throw APIError(status: .badRequest, code: .badParameter, message: "The day must be a date as YYYY-MM-DD, such as 2026-11-22; not \"\(day)\".")
+            throw APIError(
+                status: .badRequest, code: .badParameter, message: "The day must be a date as YYYY-MM-DD, such as 2026-11-22; not \"\(day)\".")
         }
         let plans = database.plans
         guard let slots = try await plans.slots(of: day) else {
-            throw APIError(status: .notFound, code: .noSuchResource, message: "No plan is stored for \(day): the bot draws a day's plan when the day starts.")
+            throw APIError(
+                status: .notFound, code: .noSuchResource, message: "No plan is stored for \(day): the bot draws a day's plan when the day starts.")
         }
         struct Body: Encodable {
             struct Slot: Encodable {
@@ -139,7 +149,11 @@ struct StatusAPI: Sendable {
                 var postedAt: Date?
                 var unchecked: Bool
                 enum CodingKeys: String, CodingKey {
-                    case minute, time, state, reason, sourcePostID = "source_post_id", botPostID = "bot_post_id", postedAt = "posted_at", unchecked
+                    case minute, time, state, reason
+                    case sourcePostID = "source_post_id"
+                    case botPostID = "bot_post_id"
+                    case postedAt = "posted_at"
+                    case unchecked
                 }
             }
             struct Like: Encodable {
@@ -150,14 +164,23 @@ struct StatusAPI: Sendable {
                 var score: Double?
                 var reason: String?
                 var doneAt: Date?
-                enum CodingKeys: String, CodingKey { case minute, time, state, postID = "post_id", score, reason, doneAt = "done_at" }
+                enum CodingKeys: String, CodingKey {
+                    case minute, time, state
+                    case postID = "post_id"
+                    case score, reason
+                    case doneAt = "done_at"
+                }
             }
             var day: String
             var drawnAt: Date?
             var slots: [Slot]
             /// The day's like slots; null when no like plan is stored for the day.
             var likes: [Like]?
-            enum CodingKeys: String, CodingKey { case day, drawnAt = "drawn_at", slots, likes }
+            enum CodingKeys: String, CodingKey {
+                case day
+                case drawnAt = "drawn_at"
+                case slots, likes
+            }
 
             func encode(to encoder: any Encoder) throws {
                 var container = encoder.container(keyedBy: CodingKeys.self)
@@ -167,14 +190,19 @@ struct StatusAPI: Sendable {
                 try container.encode(likes, forKey: .likes)  // null, not absent, when there is no like plan
             }
         }
-        let body = Body(day: day, drawnAt: try await plans.drawnAt(of: day), slots: slots.map { slot in
-            Body.Slot(minute: slot.minute, time: LocalTime.clockTime(slot.minute), state: slot.state.rawValue,
-                      reason: slot.reason, sourcePostID: slot.sourceTweetID.map(String.init), botPostID: slot.botTweetID.map(String.init),
-                      postedAt: slot.postedAt, unchecked: slot.postedUnchecked)
-        }, likes: try await database.likes.likeSlots(of: day)?.map { slot in
-            Body.Like(minute: slot.minute, time: LocalTime.clockTime(slot.minute), state: slot.state.rawValue,
-                      postID: slot.postID.map(String.init), score: slot.logRatio, reason: slot.reason, doneAt: slot.doneAt)
-        })
+        let body = Body(
+            day: day, drawnAt: try await plans.drawnAt(of: day),
+            slots: slots.map { slot in
+                Body.Slot(
+                    minute: slot.minute, time: LocalTime.clockTime(slot.minute), state: slot.state.rawValue,
+                    reason: slot.reason, sourcePostID: slot.sourceTweetID.map(String.init), botPostID: slot.botTweetID.map(String.init),
+                    postedAt: slot.postedAt, unchecked: slot.postedUnchecked)
+            },
+            likes: try await database.likes.likeSlots(of: day)?.map { slot in
+                Body.Like(
+                    minute: slot.minute, time: LocalTime.clockTime(slot.minute), state: slot.state.rawValue,
+                    postID: slot.postID.map(String.init), score: slot.logRatio, reason: slot.reason, doneAt: slot.doneAt)
+            })
         // A plan changes through the day (slots posted, skipped): revalidated by its ETag.
         return Self.json(body, request: request, cacheControl: "private, no-cache", withETag: true)
     }
@@ -192,10 +220,17 @@ struct StatusAPI: Sendable {
             since = StatusPageView.utcDay(of: now().addingTimeInterval(-29 * 86_400))
         }
         struct Body: Encodable {
-            struct Day: Encodable { var day: String; var cost: Double; var runs: Int }
+            struct Day: Encodable {
+                var day: String
+                var cost: Double
+                var runs: Int
+            }
             var dailyBudget: Double?
             var days: [Day]
-            enum CodingKeys: String, CodingKey { case dailyBudget = "daily_budget", days }
+            enum CodingKeys: String, CodingKey {
+                case dailyBudget = "daily_budget"
+                case days
+            }
         }
         let entries = try await database.usageDays.entries(since: since)
         let days = Dictionary(grouping: entries, by: \.day).map { day, entries in
@@ -220,7 +255,6 @@ struct StatusAPI: Sendable {
         return calendar.dateComponents([.year, .month, .day], from: date) == components
     }
 
-
     /// `value` as JSON; with `withETag`, a strong ETag of the body, and 304 with no body when the request's
     /// `If-None-Match` names it.
     static func json(_ value: some Encodable, request: Request, cacheControl: String, withETag: Bool) -> Response {
@@ -231,7 +265,11 @@ struct StatusAPI: Sendable {
             let tag = "\"" + SHA256.hash(data: data).prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
             headers[.eTag] = tag
             if let wanted = request.headers[.ifNoneMatch],
-               wanted.split(separator: ",").contains(where: { let given = $0.trimmingCharacters(in: .whitespaces); return given == tag || given == "*" || given == "W/" + tag }) {
+                wanted.split(separator: ",").contains(where: {
+                    let given = $0.trimmingCharacters(in: .whitespaces)
+                    return given == tag || given == "*" || given == "W/" + tag
+                })
+            {
                 return Response(status: .notModified, headers: headers)
             }
         }
@@ -248,7 +286,10 @@ struct ActionCursor: Equatable {
     /// Whether the page asked for is newer than it (a `prev` link) rather than older (`next`).
     var newer: Bool
 
-    init(position: ActionPosition, newer: Bool) { self.position = position; self.newer = newer }
+    init(position: ActionPosition, newer: Bool) {
+        self.position = position
+        self.newer = newer
+    }
 
     /// The times a cursor may hold, in seconds since 1970: the years 1970 to 9999. A time past them could never be an
     /// action's, and one far past them is a date no database can bind (postgres-nio traps past the year 294,276).
@@ -263,7 +304,8 @@ struct ActionCursor: Equatable {
         guard let data = Data(base64Encoded: base64), let decoded = String(data: data, encoding: .utf8) else { return nil }
         let parts = decoded.split(separator: "|", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0] == "n" || parts[0] == "o", let seconds = Double(parts[1]), Self.seconds.contains(seconds),
-              !parts[2].isEmpty, parts[2].utf8.count <= Self.longestKey else { return nil }
+            !parts[2].isEmpty, parts[2].utf8.count <= Self.longestKey
+        else { return nil }
         self.init(position: .init(at: Date(timeIntervalSince1970: seconds), key: String(parts[2])), newer: parts[0] == "n")
     }
 

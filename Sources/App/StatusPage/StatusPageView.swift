@@ -1,10 +1,10 @@
 import BotClock
 import BotCore
-import Stores
 import Consent
 import Foundation
-import SocialNetwork
 import Hummingbird
+import SocialNetwork
+import Stores
 
 /// What the page at `/` shows, read from the store when it is asked for.
 struct StatusPageData: Sendable {
@@ -115,7 +115,8 @@ enum StatusPageView {
         }
         html += "</ul>\n"
         html += spendSection(data)
-        html += "<h2>Consent</h2>\n<p id=\"opt-outs\">\(data.optOuts) account\(data.optOuts == 1 ? "" : "s") opted out: never answered or liked "
+        html +=
+            "<h2>Consent</h2>\n<p id=\"opt-outs\">\(data.optOuts) account\(data.optOuts == 1 ? "" : "s") opted out: never answered or liked "
             + "(<code>mirror_bot optout list</code>).</p>\n"
         html += """
             <h2>Learning</h2>
@@ -128,20 +129,30 @@ enum StatusPageView {
 
             """
         for check in data.health {
-            let state = switch check.code { case .ok: "answers"; case .starting: "not checked yet"; case .timeout: "does not answer in time"; case .failing: "does not answer" }
-            html += "<li><span class=\"\(check.isOK ? "ok" : "bad")\">\(escape(check.name)): \(state)</span>"
+            let state =
+                switch check.code {
+                case .ok: "answers"
+                case .starting: "not checked yet"
+                case .timeout: "does not answer in time"
+                case .failing: "does not answer"
+                }
+            html +=
+                "<li><span class=\"\(check.isOK ? "ok" : "bad")\">\(escape(check.name)): \(state)</span>"
                 + (check.problem.map { "<br><span class=\"reason\">\(escape($0))</span>" } ?? "") + "</li>\n"
         }
         html += "</ul>\n"
         if !data.endpointCalls.isEmpty {
-            html += "<table id=\"endpoints\"><tr><td><b>Endpoint</b></td><td><b>calls</b></td><td><b>failed</b></td><td><b>last success</b></td></tr>\n"
+            html +=
+                "<table id=\"endpoints\"><tr><td><b>Endpoint</b></td><td><b>calls</b></td><td><b>failed</b></td><td><b>last success</b></td></tr>\n"
             for row in data.endpointCalls {
-                html += "<tr><td>\(escape(row.endpoint)) <span class=\"muted\">as \(escape(row.account))</span></td><td>\(row.calls)</td><td>\(row.failures)</td>"
+                html +=
+                    "<tr><td>\(escape(row.endpoint)) <span class=\"muted\">as \(escape(row.account))</span></td><td>\(row.calls)</td><td>\(row.failures)</td>"
                     + "<td>\(row.lastSuccessAt.map { escape(localTime($0, in: data.timeZone)) } ?? "never")</td></tr>\n"
             }
             html += "</table>\n"
         }
-        html += "<p class=\"muted\">The same as JSON: <code>/api/v1/actions</code>, <code>/api/v1/plans/\(escape(data.day))</code>, <code>/api/v1/usage/days</code>.</p>\n</body></html>\n"
+        html +=
+            "<p class=\"muted\">The same as JSON: <code>/api/v1/actions</code>, <code>/api/v1/plans/\(escape(data.day))</code>, <code>/api/v1/usage/days</code>.</p>\n</body></html>\n"
         return html
     }
 
@@ -149,14 +160,17 @@ enum StatusPageView {
     /// the post it liked or why it was skipped.
     static func likesSection(_ data: StatusPageData) -> String {
         guard let slots = data.likeSlots else {
-            return "<h2>Today's likes</h2>\n<p id=\"likes-plan\" class=\"muted\">No like plan for today: the bot does not like on this network, or the day's likes are not drawn yet.</p>\n"
+            return
+                "<h2>Today's likes</h2>\n<p id=\"likes-plan\" class=\"muted\">No like plan for today: the bot does not like on this network, or the day's likes are not drawn yet.</p>\n"
         }
-        let liked = slots.filter { $0.state == .liked }.count, skipped = slots.filter { $0.state == .skipped }.count
+        let liked = slots.filter { $0.state == .liked }.count
+        let skipped = slots.filter { $0.state == .skipped }.count
         // A slot still planned after its minute waits for a post to like (the favoriter looks again after each poll).
         let today = LocalTime(of: data.now, in: data.timeZone)
         func isWaiting(_ slot: LikeSlot) -> Bool { slot.state == .planned && data.day == today.day && slot.minute < today.minute }
         let waiting = slots.filter(isWaiting).count
-        var html = "<h2>Today's likes</h2>\n<p id=\"likes-plan\">\(slots.count) planned, as many as one of the person's days of liking: "
+        var html =
+            "<h2>Today's likes</h2>\n<p id=\"likes-plan\">\(slots.count) planned, as many as one of the person's days of liking: "
             + "\(liked) liked, \(waiting > 0 ? "\(waiting) waiting for a post, " : "")\(slots.count - liked - skipped - waiting) pending, \(skipped) skipped. "
             + "Each slot likes the best-scored post kept for it.</p>\n<ul id=\"like-slots\">\n"
         for slot in slots {
@@ -190,33 +204,43 @@ enum StatusPageView {
     }
 
     static func rhythmChart(_ data: StatusPageData, nowMinute: Int) -> String {
-        let width = 480.0, height = 150.0, top = 10.0, axis = 130.0
+        let width = 480.0
+        let height = 150.0
+        let top = 10.0
+        let axis = 130.0
         let days = Double(max(1, data.archiveDays))
         let averages = data.postsByHour.map { Double($0) / days }
         let highest = max(averages.max() ?? 0, 0.1)
-        var svg = "<svg id=\"rhythm\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" aria-label=\"The person's average posts by hour, with today's slots\">\n"
+        var svg =
+            "<svg id=\"rhythm\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" aria-label=\"The person's average posts by hour, with today's slots\">\n"
         svg += "<title>The person's average posts by hour (bars) and today's slots (marks)</title>\n"
         for (hour, average) in averages.enumerated() {
             let barHeight = (axis - top - 12) * average / highest
-            svg += String(format: "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#b3cde3\"><title>%02d:00 %.2f posts a day</title></rect>\n",
-                          Double(hour) * width / 24 + 1, axis - barHeight, width / 24 - 2, barHeight, hour, average)
+            svg += String(
+                format:
+                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#b3cde3\"><title>%02d:00 %.2f posts a day</title></rect>\n",
+                Double(hour) * width / 24 + 1, axis - barHeight, width / 24 - 2, barHeight, hour, average)
         }
         svg += "<line x1=\"0\" y1=\"\(axis)\" x2=\"\(width)\" y2=\"\(axis)\" stroke=\"#888\"/>\n"
         for hour in stride(from: 0, through: 24, by: 6) {
-            svg += String(format: "<text x=\"%.1f\" y=\"146\" font-size=\"10\" text-anchor=\"middle\" fill=\"#555\">%02d:00</text>\n",
-                          min(width - 14, max(14, Double(hour) * width / 24)), hour % 24)
+            svg += String(
+                format: "<text x=\"%.1f\" y=\"146\" font-size=\"10\" text-anchor=\"middle\" fill=\"#555\">%02d:00</text>\n",
+                min(width - 14, max(14, Double(hour) * width / 24)), hour % 24)
         }
         let nowX = Double(nowMinute) * width / 1_440
-        svg += String(format: "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\" stroke-dasharray=\"3 3\"/>\n", nowX, top, nowX, axis)
+        svg += String(
+            format: "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\" stroke-dasharray=\"3 3\"/>\n", nowX, top, nowX, axis)
         for slot in data.slots {
             let x = Double(slot.minute) * width / 1_440
-            let (fill, stroke) = switch slot.state {
-            case .posted: ("#1a7f37", "#1a7f37")
-            case .skipped: ("#c62828", "#c62828")
-            case .planned, .posting: ("white", "#555")
-            }
-            svg += String(format: "<circle class=\"slot %@\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%@\" stroke=\"%@\"><title>%@ %@</title></circle>\n",
-                          slot.state.rawValue, x, axis - 4, fill, stroke, clockTime(slot.minute), slot.state.rawValue)
+            let (fill, stroke) =
+                switch slot.state {
+                case .posted: ("#1a7f37", "#1a7f37")
+                case .skipped: ("#c62828", "#c62828")
+                case .planned, .posting: ("white", "#555")
+                }
+            svg += String(
+                format: "<circle class=\"slot %@\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%@\" stroke=\"%@\"><title>%@ %@</title></circle>\n",
+                slot.state.rawValue, x, axis - 4, fill, stroke, clockTime(slot.minute), slot.state.rawValue)
         }
         return svg + "</svg>\n"
     }
@@ -230,12 +254,15 @@ enum StatusPageView {
         guard !days.isEmpty else { return html }
         let highest = max(days.map(\.cost).max() ?? 0, budget)
         html += "<svg id=\"spend-days\" viewBox=\"0 0 300 60\" role=\"img\" aria-label=\"The cost of each of the last 30 UTC days\">\n"
-        html += String(format: "<line x1=\"0\" y1=\"%.1f\" x2=\"300\" y2=\"%.1f\" stroke=\"#c62828\" stroke-dasharray=\"2 2\"><title>budget $%.2f</title></line>\n",
-                       55 - 50 * budget / highest, 55 - 50 * budget / highest, budget)
+        html += String(
+            format:
+                "<line x1=\"0\" y1=\"%.1f\" x2=\"300\" y2=\"%.1f\" stroke=\"#c62828\" stroke-dasharray=\"2 2\"><title>budget $%.2f</title></line>\n",
+            55 - 50 * budget / highest, 55 - 50 * budget / highest, budget)
         for (index, day) in days.enumerated() {
             let barHeight = 50 * day.cost / highest
-            html += String(format: "<rect x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"%.1f\" fill=\"#888\"><title>%@ $%.3f</title></rect>\n",
-                           Double(index) * 10, 55 - barHeight, barHeight, day.day, day.cost)
+            html += String(
+                format: "<rect x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"%.1f\" fill=\"#888\"><title>%@ $%.3f</title></rect>\n",
+                Double(index) * 10, 55 - barHeight, barHeight, day.day, day.cost)
         }
         return html + "</svg>\n"
     }

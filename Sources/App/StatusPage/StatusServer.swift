@@ -1,14 +1,14 @@
+public import BotClock
 public import BotCore
-public import Stores
 public import Foundation
 import Hummingbird
 import HummingbirdCore
-public import NIOCore
 public import Logging
+public import NIOCore
 public import Prometheus
-public import SocialNetwork
 public import ServiceLifecycle
-public import BotClock
+public import SocialNetwork
+public import Stores
 import Synchronization
 
 /// The bot's window over HTTP, served by `start` in the same process when `PORT` is set, and started and stopped
@@ -59,10 +59,17 @@ public struct StatusServer: Service {
         public var fleet: FleetStatusContent?
 
         /// Settings from their parts.
-        public init(host: String = "127.0.0.1", port: Int, password: String?, dailyBudget: Double?, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
-                    metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), postLinks: PostAddresses = .none) {
-            self.host = host; self.port = port; self.password = password; self.dailyBudget = dailyBudget; self.timeZone = timeZone
-            self.metrics = metrics; self.postLinks = postLinks
+        public init(
+            host: String = "127.0.0.1", port: Int, password: String?, dailyBudget: Double?, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
+            metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), postLinks: PostAddresses = .none
+        ) {
+            self.host = host
+            self.port = port
+            self.password = password
+            self.dailyBudget = dailyBudget
+            self.timeZone = timeZone
+            self.metrics = metrics
+            self.postLinks = postLinks
         }
     }
 
@@ -75,7 +82,10 @@ public struct StatusServer: Service {
     /// A server showing `content` (the stores, once they answer), with `health` (what `/healthz` answers from: its
     /// checks run in the background while the server runs).
     public init(settings: Settings, content: StatusContent, health: HealthMonitor, logger: Logger) {
-        self.settings = settings; self.content = content; self.health = health; self.logger = logger
+        self.settings = settings
+        self.content = content
+        self.health = health
+        self.logger = logger
     }
 
     /// A server over `database`, open from the start, with `health`'s checks; `now` is the bot's clock.
@@ -89,7 +99,9 @@ public struct StatusServer: Service {
     /// in the background meanwhile.
     public func run() async throws {
         try await application { [settings, logger] port in
-            logger.notice("status: serving /healthz\(settings.password == nil ? " (STATUS_PASSWORD is not set: only /healthz answers)" : " and /api/v1/ (basic auth with STATUS_PASSWORD)") on \(settings.host) port \(port)")
+            logger.notice(
+                "status: serving /healthz\(settings.password == nil ? " (STATUS_PASSWORD is not set: only /healthz answers)" : " and /api/v1/ (basic auth with STATUS_PASSWORD)") on \(settings.host) port \(port)"
+            )
         }.run()
     }
 
@@ -117,8 +129,9 @@ public struct StatusServer: Service {
         let connections = OpenConnections(limit: settings.connectionLimit, perClient: settings.behindRouter ? nil : settings.connectionsPerClient)
         let idle = settings.idleTimeout.components
         let maximumBodyBytes = settings.maximumBodyBytes
-        let channel = HTTP1Channel.Configuration(additionalChannelHandlers: [ConnectionLimit(connections), RequestDefences(maximumBodyBytes: maximumBodyBytes)],
-                                                 idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))
+        let channel = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [ConnectionLimit(connections), RequestDefences(maximumBodyBytes: maximumBodyBytes)],
+            idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))
         return Application(
             router: router(),
             server: .http1(configuration: channel),
@@ -137,14 +150,18 @@ public struct StatusServer: Service {
         router.middlewares.add(SecurityHeaders())
         router.middlewares.add(ErrorBodies(logger: logger))
         let clock = settings.clock
-        router.middlewares.add(BasicAuthentication(password: settings.password, open: ["/healthz"], failures: FailedLogins(now: { clock.now() }),
-                                                   behindRouter: settings.behindRouter))
-        let settings = settings, content = content
+        router.middlewares.add(
+            BasicAuthentication(
+                password: settings.password, open: ["/healthz"], failures: FailedLogins(now: { clock.now() }),
+                behindRouter: settings.behindRouter))
+        let settings = settings
+        let content = content
         let api: @Sendable () throws -> StatusAPI = {
             let shown = try content.shown()
             let (database, now) = (shown.database, shown.now)
-            return StatusAPI(database: database, dailyBudget: settings.dailyBudget, timeZone: settings.timeZone, postLinks: settings.postLinks,
-                             likeModel: settings.likeModel, endpointCalls: settings.endpointCalls, networkName: settings.networkName, now: now)
+            return StatusAPI(
+                database: database, dailyBudget: settings.dailyBudget, timeZone: settings.timeZone, postLinks: settings.postLinks,
+                likeModel: settings.likeModel, endpointCalls: settings.endpointCalls, networkName: settings.networkName, now: now)
         }
         let health = health
         router.get("/healthz") { _, _ in try health.response() }
@@ -179,11 +196,13 @@ public struct StatusServer: Service {
         router.get("/api/v1/bots") { request, _ in try await FleetStatusView.response(html: false, content: fleet, request: request) }
         let api: @Sendable (String) throws -> StatusAPI = { name in
             guard let page = fleet.page(of: name) else {
-                throw APIError(status: .notFound, code: .notFound,
-                               message: "No bot named \(name) runs in this process (\(fleet.process)); the list at / says where each bot runs.")
+                throw APIError(
+                    status: .notFound, code: .notFound,
+                    message: "No bot named \(name) runs in this process (\(fleet.process)); the list at / says where each bot runs.")
             }
-            return StatusAPI(database: page.database, dailyBudget: page.dailyBudget, timeZone: page.timeZone, postLinks: page.postLinks,
-                             likeModel: { nil }, endpointCalls: { [] }, networkName: page.networkName, now: page.now)
+            return StatusAPI(
+                database: page.database, dailyBudget: page.dailyBudget, timeZone: page.timeZone, postLinks: page.postLinks,
+                likeModel: { nil }, endpointCalls: { [] }, networkName: page.networkName, now: page.now)
         }
         let name: @Sendable (any RequestContext) -> String = { $0.parameters.get("name") ?? "" }
         router.get("/bots/:name") { _, context in try await api(name(context)).page(health: health.outcomes, waitingFor: nil) }
@@ -224,7 +243,8 @@ public final class StatusContent: Sendable {
     /// The stores and the clock; an API error while the start has not opened them.
     func shown() throws -> Shown {
         if let parts = shownParts.withLock({ $0 }) { return parts }
-        throw APIError(status: .serviceUnavailable, code: .starting,
-                       message: "The bot is starting: waiting for \(waitingFor() ?? "its stores"). Try again shortly.")
+        throw APIError(
+            status: .serviceUnavailable, code: .starting,
+            message: "The bot is starting: waiting for \(waitingFor() ?? "its stores"). Try again shortly.")
     }
 }

@@ -1,10 +1,10 @@
-import BotAssembly
 import ArgumentParser
+import BotAssembly
+import BotConfiguration
 import DemoReport
 import FakeX
 import Foundation
 import Logging
-import BotConfiguration
 
 /// `demo-report`: the demo's closing report, from what fake-x recorded and the reasons the bot stored.
 @main
@@ -12,7 +12,9 @@ struct DemoReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo-report",
         abstract: "Prints the demo's report (posting hours, replies, likes, refusals, API calls and cost) and writes its chart as SVG.",
-        discussion: "Figures come from fake-x's /admin/state; the bot's database (DATABASE_URL, else the SQLite file MIRROR_BOT_DATA) supplies the reasons it logged.")
+        discussion:
+            "Figures come from fake-x's /admin/state; the bot's database (DATABASE_URL, else the SQLite file MIRROR_BOT_DATA) supplies the reasons it logged."
+    )
 
     @Option(help: "The seed fake-x served (fake-x --write-seed).")
     var seed: String
@@ -44,8 +46,9 @@ struct DemoReportCommand: AsyncParsableCommand {
         let (mentions, likes, state) = try await BotParts(configuration: configuration, logger: logger).withRunningAsIs { database in
             (try await database.mentions.handledMentions(), try await database.likes.likes(), try await database.state.values())
         }
-        let report = DemoReport(seed: seedValue, record: record, humanID: humanID, botID: botID, timeZone: timeZone,
-                                mentions: mentions, likes: likes, botState: state, postLinks: configuration.postLinks)
+        let report = DemoReport(
+            seed: seedValue, record: record, humanID: humanID, botID: botID, timeZone: timeZone,
+            mentions: mentions, likes: likes, botState: state, postLinks: configuration.postLinks)
         print(report.text(), terminator: "")
         try report.svg().write(toFile: svg, atomically: true, encoding: .utf8)
         print("Chart: \(svg)")

@@ -22,7 +22,10 @@ struct FakeXCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The network to fake: x (X API v2), mastodon (a Mastodon instance: REST, streaming, /admin/state and /admin/clock) bluesky (entryway, PDS and AppView in one: XRPC, /admin/state and /admin/clock; the bot logs in as hanako-mirror.bsky.example with the app password demo-bot-app-password) or misskey (a Misskey instance: its API, the main stream over a WebSocket, MiAuth, /admin/state and /admin/clock); mastodon, bluesky and misskey with --persona only.")
+    @Option(
+        help:
+            "The network to fake: x (X API v2), mastodon (a Mastodon instance: REST, streaming, /admin/state and /admin/clock) bluesky (entryway, PDS and AppView in one: XRPC, /admin/state and /admin/clock; the bot logs in as hanako-mirror.bsky.example with the app password demo-bot-app-password) or misskey (a Misskey instance: its API, the main stream over a WebSocket, MiAuth, /admin/state and /admin/clock); mastodon, bluesky and misskey with --persona only."
+    )
     var network = "x"
 
     @Option(help: "The seed file (JSON: users, accounts, tweets, likes, follows, now, speed, rate_limits, auto_repliers).")
@@ -58,7 +61,10 @@ struct FakeXCommand: AsyncParsableCommand {
     @Option(help: "Write the seed served (for example the generated persona) to this file, then serve it.")
     var writeSeed: String?
 
-    @Option(help: "With --network mastodon, misskey or bluesky: this many more bot accounts, for a fleet's benchmark (script/bench-fleet): bench-bot-1 … with the token (Bluesky: the handle bench-bot-N.bsky.example and the app password) bench-bot-N, each flagged or labelled a bot.")
+    @Option(
+        help:
+            "With --network mastodon, misskey or bluesky: this many more bot accounts, for a fleet's benchmark (script/bench-fleet): bench-bot-1 … with the token (Bluesky: the handle bench-bot-N.bsky.example and the app password) bench-bot-N, each flagged or labelled a bot."
+    )
     var extraBots = 0
 
     @Option(help: "Address to listen on; loopback only by default.")
@@ -77,7 +83,9 @@ struct FakeXCommand: AsyncParsableCommand {
         case (nil, true):
             var start = Date()
             if let text = dayStart {
-                guard let date = ISO8601DateFormatter().date(from: text) else { throw ValidationError("--day-start must look like 2026-11-22T00:00:00+09:00") }
+                guard let date = ISO8601DateFormatter().date(from: text) else {
+                    throw ValidationError("--day-start must look like 2026-11-22T00:00:00+09:00")
+                }
                 start = date
             }
             generated = FakeXPersona(personaOptions(start))
@@ -93,8 +101,10 @@ struct FakeXCommand: AsyncParsableCommand {
             if let writeSeed { try seedValue.write(to: writeSeed) }
             var mastodon = FakeMastodonSeed(persona: generated)
             for index in stride(from: 1, through: extraBots, by: 1) {
-                mastodon.accounts.append(.init(id: String(9_000_000 + index), username: "bench_bot_\(index)", token: "bench-bot-\(index)",
-                                               scopes: ["read", "write:statuses", "write:favourites"], bot: true))
+                mastodon.accounts.append(
+                    .init(
+                        id: String(9_000_000 + index), username: "bench_bot_\(index)", token: "bench-bot-\(index)",
+                        scopes: ["read", "write:statuses", "write:favourites"], bot: true))
             }
             let server = FakeMastodonServer(seed: mastodon, logger: Self.quietLogger("fake-mastodon"))
             await server.setClock(mastodon.now, speed: speed ?? 0)
@@ -104,8 +114,10 @@ struct FakeXCommand: AsyncParsableCommand {
             if let writeSeed { try seedValue.write(to: writeSeed) }
             var bluesky = await FakeBlueskySeed(persona: generated)
             for index in stride(from: 1, through: extraBots, by: 1) {
-                bluesky.accounts.append(.init(did: "did:plc:benchbot\(index)", handle: "bench-bot-\(index).bsky.example", appPassword: "bench-bot-\(index)",
-                                              description: "A mirror bot of a benchmark", labels: ["bot"]))
+                bluesky.accounts.append(
+                    .init(
+                        did: "did:plc:benchbot\(index)", handle: "bench-bot-\(index).bsky.example", appPassword: "bench-bot-\(index)",
+                        description: "A mirror bot of a benchmark", labels: ["bot"]))
             }
             let server = FakeBlueskyServer(seed: bluesky, logger: Self.quietLogger("fake-bluesky"))
             await server.setClock(bluesky.now, speed: speed ?? 0)
@@ -115,16 +127,20 @@ struct FakeXCommand: AsyncParsableCommand {
             if let writeSeed { try seedValue.write(to: writeSeed) }
             var misskey = FakeMisskeySeed(persona: generated)
             for index in stride(from: 1, through: extraBots, by: 1) {
-                misskey.accounts.append(.init(id: "9xubench\(index)", username: "bench_bot_\(index)", token: "bench-bot-\(index)",
-                                              permissions: ["read:account", "write:notes", "write:reactions"], isBot: true,
-                                              description: "A mirror bot of a benchmark; operator: @admin"))
+                misskey.accounts.append(
+                    .init(
+                        id: "9xubench\(index)", username: "bench_bot_\(index)", token: "bench-bot-\(index)",
+                        permissions: ["read:account", "write:notes", "write:reactions"], isBot: true,
+                        description: "A mirror bot of a benchmark; operator: @admin"))
             }
             let server = FakeMisskeyServer(seed: misskey, logger: Self.quietLogger("fake-misskey"))
             await server.setClock(misskey.now, speed: speed ?? 0)
             return try await serve(server.run)
         default: throw ValidationError("--network must be x, mastodon, bluesky or misskey, not \(network)")
         }
-        guard let accessLevel = FakeXSeed.Access(rawValue: access) else { throw ValidationError("--access must be pay-per-use or enterprise, not \(access)") }
+        guard let accessLevel = FakeXSeed.Access(rawValue: access) else {
+            throw ValidationError("--access must be pay-per-use or enterprise, not \(access)")
+        }
         seedValue.access = accessLevel
         if let credits { seedValue.credits = credits }
         if let writeSeed { try seedValue.write(to: writeSeed) }

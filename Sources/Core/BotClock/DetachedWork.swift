@@ -6,7 +6,8 @@ public enum DetachedWork {
     @TaskLocal public static var executor: (any TaskExecutor)?
 
     /// Starts `operation` in a task of its own that no cancellation of the caller's reaches, on `executor` when set.
-    public static func start<Success: Sendable>(_ operation: sending @escaping @isolated(any) () async throws -> Success) -> Task<Success, any Error> {
+    public static func start<Success: Sendable>(_ operation: sending @escaping @isolated(any) () async throws -> Success) -> Task<Success, any Error>
+    {
         Task(executorPreference: executor, operation: operation)
     }
 }

@@ -9,7 +9,9 @@ public enum ISO8601Time {
 
     /// The moment `text` names, or nil when it is not an ISO 8601 time within `possible`.
     public static func date(from text: String) -> Date? {
-        let parsed = (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))) ?? (try? Date(text, strategy: Date.ISO8601FormatStyle()))
+        let parsed =
+            (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+            ?? (try? Date(text, strategy: Date.ISO8601FormatStyle()))
         return parsed.flatMap { possible.contains($0) ? $0 : nil }
     }
 
@@ -24,7 +26,9 @@ public enum ISO8601Time {
     public static let decodingStrategy = JSONDecoder.DateDecodingStrategy.custom { decoder in
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
-        let parsed = (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))) ?? (try? Date(text, strategy: Date.ISO8601FormatStyle()))
+        let parsed =
+            (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+            ?? (try? Date(text, strategy: Date.ISO8601FormatStyle()))
         guard let parsed else {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(text) is not an ISO 8601 time")
         }

@@ -50,8 +50,10 @@ public struct LocalTime: Sendable, Equatable {
     /// forward) is the next one that does. Nil when `day` is not a day.
     public static func date(of minute: Int, on day: String, in zone: TimeZone) -> Date? {
         guard let parts = parts(ofDay: day) else { return nil }
-        return calendar(in: zone).date(from: DateComponents(year: parts.year, month: parts.month, day: parts.day, hour: minute / 60,
-                                                            minute: minute % 60))
+        return calendar(in: zone).date(
+            from: DateComponents(
+                year: parts.year, month: parts.month, day: parts.day, hour: minute / 60,
+                minute: minute % 60))
     }
 
     /// `YYYY-MM-DD`.

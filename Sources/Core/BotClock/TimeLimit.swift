@@ -47,7 +47,10 @@ private final class FirstOutcome<Value: Sendable>: Sendable {
     /// Waits with `continuation`; an outcome that came before is given at once.
     func wait(with continuation: CheckedContinuation<Value, any Error>) {
         let early = state.withLock { state -> Result<Value, any Error>? in
-            guard let early = state.early, !state.settled else { state.continuation = continuation; return nil }
+            guard let early = state.early, !state.settled else {
+                state.continuation = continuation
+                return nil
+            }
             state.settled = true
             return early
         }

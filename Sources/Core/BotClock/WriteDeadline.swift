@@ -26,14 +26,18 @@ public struct WriteDeadline: Sendable {
 
     /// A deadline from its parts: by default 2 s of margin and at least 1 s for a write.
     public init(clock: any BotClock, margin: Duration = .seconds(2), leastTime: Duration = .seconds(1), lapsesAt: @escaping @Sendable () -> Date) {
-        self.clock = clock; self.margin = margin; self.leastTime = leastTime; self.lapsesAt = lapsesAt
+        self.clock = clock
+        self.margin = margin
+        self.leastTime = leastTime
+        self.lapsesAt = lapsesAt
     }
 
     /// The deadline of a lease `length` long: the default margin and least time, or for a lease shorter than 16 s
     /// (a test's), an eighth and a sixteenth of it, so that a write still fits between two renewals.
     public init(clock: any BotClock, leaseLength length: TimeInterval, lapsesAt: @escaping @Sendable () -> Date) {
-        self.init(clock: clock, margin: .milliseconds(Int64(min(2, length / 8) * 1000)), leastTime: .milliseconds(Int64(min(1, length / 16) * 1000)),
-                  lapsesAt: lapsesAt)
+        self.init(
+            clock: clock, margin: .milliseconds(Int64(min(2, length / 8) * 1000)), leastTime: .milliseconds(Int64(min(1, length / 16) * 1000)),
+            lapsesAt: lapsesAt)
     }
 
     /// How long a write starting now may take (until the lapse, less the margin); throws `WriteDeadlinePassed` when that
@@ -61,14 +65,18 @@ public struct WriteDeadlinePassed: Error, Sendable, CustomStringConvertible {
     public var now: Date
 
     /// The refusal from its parts.
-    public init(lapsesAt: Date, now: Date) { self.lapsesAt = lapsesAt; self.now = now }
+    public init(lapsesAt: Date, now: Date) {
+        self.lapsesAt = lapsesAt
+        self.now = now
+    }
 
     /// The sentence for logs and stored reasons.
     public var description: String {
         let left = lapsesAt.timeIntervalSince(now)
         return "not sent: this process's lease on the bot "
-            + (left > 0 ? "lapses in \(String(format: "%.1f", left)) s, too soon for a write to be over"
-                        : "lapsed \(String(format: "%.1f", -left)) s ago (not renewed: the process stalled, or lost its database)")
+            + (left > 0
+                ? "lapses in \(String(format: "%.1f", left)) s, too soon for a write to be over"
+                : "lapsed \(String(format: "%.1f", -left)) s ago (not renewed: the process stalled, or lost its database)")
             + "; another process may take the bot over, and reads back what was being sent"
     }
 }

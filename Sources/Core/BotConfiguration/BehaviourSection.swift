@@ -67,10 +67,12 @@ public struct BehaviourSection: ConfigurationSection {
     }
 
     /// The variables of this section.
-    public static let variableNames = ["TZ", "MAX_POSTS_PER_DAY", "REPOST_AFTER_DAYS", "POST_MENTIONS", "POST_LINKS", "REPLY_FALLBACK", "LIKES",
-                                       "CHECK_ORIGINALS", "MISSED_SLOT_GRACE", "REPLY_LIMIT_PER_USER", "MAX_THREAD_REPLIES",
-                                       "MENTIONS_POLL_SECONDS", "TIMELINE_POLL_SECONDS", "LEARN_POLL_SECONDS", "FAVORITE_RATE_THRESHOLD",
-                                       "CLASSIFIER", "POST_STYLE", "REMIX_ORDER", "REMIX_MAX_OVERLAP"]
+    public static let variableNames = [
+        "TZ", "MAX_POSTS_PER_DAY", "REPOST_AFTER_DAYS", "POST_MENTIONS", "POST_LINKS", "REPLY_FALLBACK", "LIKES",
+        "CHECK_ORIGINALS", "MISSED_SLOT_GRACE", "REPLY_LIMIT_PER_USER", "MAX_THREAD_REPLIES",
+        "MENTIONS_POLL_SECONDS", "TIMELINE_POLL_SECONDS", "LEARN_POLL_SECONDS", "FAVORITE_RATE_THRESHOLD",
+        "CLASSIFIER", "POST_STYLE", "REMIX_ORDER", "REMIX_MAX_OVERLAP",
+    ]
 
     /// Reads the section.
     public init(reading environment: inout EnvironmentReader) {
@@ -88,8 +90,9 @@ public struct BehaviourSection: ConfigurationSection {
         maxPostsPerDay = environment.count("MAX_POSTS_PER_DAY", default: 50, allowsZero: true, maximum: 1_440, meaning: "posts")
         repostAfterDays = environment.count("REPOST_AFTER_DAYS", default: 30, allowsZero: true, maximum: 36_500, meaning: "days")
         missedSlotGraceMinutes = environment.count("MISSED_SLOT_GRACE", default: 10, allowsZero: true, maximum: 1_440, meaning: "minutes")
-        replyLimitPerUser = environment.count("REPLY_LIMIT_PER_USER", default: 3, allowsZero: true, maximum: 1_000,
-                                              meaning: "answers per person per hour")
+        replyLimitPerUser = environment.count(
+            "REPLY_LIMIT_PER_USER", default: 3, allowsZero: true, maximum: 1_000,
+            meaning: "answers per person per hour")
         maxThreadReplies = environment.count("MAX_THREAD_REPLIES", default: 5, allowsZero: true, maximum: 1_000, meaning: "answers per conversation")
         mentionsPollSeconds = environment.count("MENTIONS_POLL_SECONDS", default: 60, allowsZero: false, maximum: 604_800, meaning: "seconds")
         timelinePollSeconds = environment.count("TIMELINE_POLL_SECONDS", default: 300, allowsZero: false, maximum: 604_800, meaning: "seconds")
@@ -108,14 +111,16 @@ public struct BehaviourSection: ConfigurationSection {
                 favoriteRateThreshold = number
                 calibratesFavoriteThreshold = false
             } else {
-                environment.malformed("FAVORITE_RATE_THRESHOLD",
-                                      expected: "auto (calibrated on what the person liked) or a positive number such as 3.0 (the original's default)",
-                                      shown: text)
+                environment.malformed(
+                    "FAVORITE_RATE_THRESHOLD",
+                    expected: "auto (calibrated on what the person liked) or a positive number such as 3.0 (the original's default)",
+                    shown: text)
             }
         }
         classifier = environment.choice("CLASSIFIER", default: .auto, expected: "auto, original or binary")
         postStyleSetting = environment.value("POST_STYLE").map { _ in
-            environment.choice("POST_STYLE", default: PostStyle.copy, expected: "copy (the person's posts as written) or remix (new posts from their words)")
+            environment.choice(
+                "POST_STYLE", default: PostStyle.copy, expected: "copy (the person's posts as written) or remix (new posts from their words)")
         }
         remixOrder = environment.count("REMIX_ORDER", default: 2, allowsZero: false, maximum: 4, meaning: "morphemes")
         remixMaxOverlap = 0.6
@@ -123,8 +128,10 @@ public struct BehaviourSection: ConfigurationSection {
             if let number = Double(text), number.isFinite, number > 0, number < 1 {
                 remixMaxOverlap = number
             } else {
-                environment.malformed("REMIX_MAX_OVERLAP", expected: "a share above 0 and below 1, such as 0.6 (a remix shares no run of more than 60% of it with one post)",
-                                      shown: text)
+                environment.malformed(
+                    "REMIX_MAX_OVERLAP",
+                    expected: "a share above 0 and below 1, such as 0.6 (a remix shares no run of more than 60% of it with one post)",
+                    shown: text)
             }
         }
     }
@@ -167,19 +174,23 @@ public struct StatusPageSection: ConfigurationSection, Equatable {
             if Self.isAddress(text) {
                 bindAddress = text
             } else {
-                environment.malformed("BIND", expected: "an IP address to listen on, such as 127.0.0.1 (this machine only), 0.0.0.0 or ::", shown: text)
+                environment.malformed(
+                    "BIND", expected: "an IP address to listen on, such as 127.0.0.1 (this machine only), 0.0.0.0 or ::", shown: text)
             }
         }
         password = environment.value("STATUS_PASSWORD")
         if let password, password.count < Self.minimumPasswordLength {
-            environment.malformed("STATUS_PASSWORD", expected: "at least \(Self.minimumPasswordLength) characters (it guards the status page; `openssl rand -hex 16` makes one)",
-                                  shown: "\(password.count) characters")
+            environment.malformed(
+                "STATUS_PASSWORD",
+                expected: "at least \(Self.minimumPasswordLength) characters (it guards the status page; `openssl rand -hex 16` makes one)",
+                shown: "\(password.count) characters")
         }
     }
 
     /// Whether `text` is a numeric IPv4 or IPv6 address.
     static func isAddress(_ text: String) -> Bool {
-        var v4 = in_addr(), v6 = in6_addr()
+        var v4 = in_addr()
+        var v6 = in6_addr()
         return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
     }
 }

@@ -37,7 +37,12 @@ public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
 
     /// The same problems with no value shown: for settings whose every value is kept from the screen (`bots add`).
     public var withoutValues: ConfigurationError {
-        ConfigurationError(problems: problems.map { var problem = $0; problem.shownValue = nil; return problem })
+        ConfigurationError(
+            problems: problems.map {
+                var problem = $0
+                problem.shownValue = nil
+                return problem
+            })
     }
 
     /// All problems, one per line.

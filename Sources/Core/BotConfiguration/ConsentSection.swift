@@ -1,3 +1,5 @@
+import Foundation
+
 /// Whom the bot leaves alone and what it never says: the words that ask it to stop, the words it never posts, the
 /// accounts it never answers or likes. Lists are comma-separated; words are compared case- and width-insensitively.
 public struct ConsentSection: ConfigurationSection, Equatable {
@@ -22,12 +24,11 @@ public struct ConsentSection: ConfigurationSection, Equatable {
     public init(reading environment: inout EnvironmentReader) {
         optOutWords = environment.value("OPT_OUT_WORDS").map(Self.list)
         if optOutWords?.isEmpty == true {
-            environment.malformed("OPT_OUT_WORDS", expected: "comma-separated words that ask the bot to stop (unset: the defaults, English and Japanese)",
-                                  shown: "no word")
+            environment.malformed(
+                "OPT_OUT_WORDS", expected: "comma-separated words that ask the bot to stop (unset: the defaults, English and Japanese)",
+                shown: "no word")
         }
         blockedWords = environment.value("BLOCKED_WORDS").map(Self.list) ?? []
         blockedAccounts = environment.value("BLOCKED_ACCOUNTS").map(Self.list) ?? []
     }
 }
-
-import Foundation

@@ -1,4 +1,5 @@
 import BotCore
+
 /// A Postgres connection URL in Heroku's form: `postgres://user:password@host:port/database?sslmode=require`.
 public struct DatabaseURL: Sendable, Equatable {
     /// How the connection uses TLS, after libpq's `sslmode`.
@@ -38,8 +39,10 @@ public struct DatabaseURL: Sendable, Equatable {
     public var connectTimeout = 10
 
     /// A URL from its parts.
-    public init(host: String, port: Int = 5432, username: String, password: String?, database: String, tlsMode: TLSMode,
-                rootCertificatePath: String? = nil) {
+    public init(
+        host: String, port: Int = 5432, username: String, password: String?, database: String, tlsMode: TLSMode,
+        rootCertificatePath: String? = nil
+    ) {
         self.host = host
         self.port = port
         self.username = username
@@ -57,8 +60,8 @@ public struct DatabaseURL: Sendable, Equatable {
     /// Parses `postgres://` or `postgresql://` URLs; nil when the text is not one.
     public init?(_ text: String) {
         guard let parts = URLParts(text), ["postgres", "postgresql"].contains(parts.scheme),
-              let user = parts.user, !user.isEmpty,
-              let database = parts.path, !database.isEmpty, !database.contains("/")
+            let user = parts.user, !user.isEmpty,
+            let database = parts.path, !database.isEmpty, !database.contains("/")
         else { return nil }
         let mode: TLSMode
         switch parts.query["sslmode"] {
@@ -71,8 +74,9 @@ public struct DatabaseURL: Sendable, Equatable {
         default: return nil
         }
         let rootCertificate = parts.query["sslrootcert"].flatMap { $0.isEmpty ? nil : $0 }
-        self.init(host: parts.host, port: parts.port ?? 5432, username: user, password: parts.password,
-                  database: database, tlsMode: mode, rootCertificatePath: rootCertificate)
+        self.init(
+            host: parts.host, port: parts.port ?? 5432, username: user, password: parts.password,
+            database: database, tlsMode: mode, rootCertificatePath: rootCertificate)
         if let text = parts.query["connect_timeout"] {
             guard let seconds = Int(text), (1...3_600).contains(seconds) else { return nil }
             connectTimeout = seconds

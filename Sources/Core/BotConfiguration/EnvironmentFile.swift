@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A `.env` file in the `heroku local` convention: `KEY=value` lines, `#` comments, optional `export`,
 /// values optionally in single quotes (verbatim) or double quotes (with `\n`, `\r`, `\t`, `\"` and `\\` escapes).
@@ -97,7 +97,8 @@ extension EnvironmentFile {
         var lines = text.isEmpty ? [] : Self.lines(of: text).map(String.init)
         if lines.last == "" { lines.removeLast() }
         for (name, value) in values {
-            let quoted = !value.isEmpty && value.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) } ? value : Self.quoted(value)
+            let quoted =
+                !value.isEmpty && value.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) } ? value : Self.quoted(value)
             let line = "\(name)=\(quoted)"
             let index = lines.firstIndex { existing in
                 var trimmed = existing.drop { $0 == " " || $0 == "\t" }

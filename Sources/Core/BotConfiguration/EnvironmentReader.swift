@@ -58,12 +58,17 @@ public struct EnvironmentReader: Sendable {
 
     /// A whole number above 0 (or 0 when `allowsZero`) of `meaning`, at most `maximum`; `defaultValue` when unset or
     /// malformed.
-    public mutating func count(_ name: String, default defaultValue: Int, allowsZero: Bool, maximum: Int = 1_000_000,
-                               meaning: String) -> Int {
+    public mutating func count(
+        _ name: String, default defaultValue: Int, allowsZero: Bool, maximum: Int = 1_000_000,
+        meaning: String
+    ) -> Int {
         guard let text = value(name) else { return defaultValue }
         guard let number = Int(text), number > 0 || (allowsZero && number == 0), number <= maximum else {
-            malformed(name, expected: "a whole number \(allowsZero ? "from 0" : "from 1") to \(maximum.formatted(.number.grouping(.never))) of \(meaning), such as \(defaultValue)",
-                      shown: text)
+            malformed(
+                name,
+                expected:
+                    "a whole number \(allowsZero ? "from 0" : "from 1") to \(maximum.formatted(.number.grouping(.never))) of \(meaning), such as \(defaultValue)",
+                shown: text)
             return defaultValue
         }
         return number
@@ -84,7 +89,8 @@ public struct EnvironmentReader: Sendable {
     public mutating func apiBaseURL(_ name: String, default defaultValue: URL, example: String) -> URL {
         guard let text = value(name) else { return defaultValue }
         guard let url = Self.apiBaseURL(text) else {
-            malformed(name, expected: "an https:// URL such as \(example) (plain http:// only for localhost or 127.0.0.1)", shown: Self.maskedURL(text))
+            malformed(
+                name, expected: "an https:// URL such as \(example) (plain http:// only for localhost or 127.0.0.1)", shown: Self.maskedURL(text))
             return defaultValue
         }
         return url
@@ -94,7 +100,9 @@ public struct EnvironmentReader: Sendable {
     /// allowed); nil otherwise.
     public static func apiBaseURL(_ text: String) -> URL? {
         let trimmed = text.hasSuffix("/") ? String(text.dropLast()) : text
-        guard let parts = URLParts(trimmed), let url = URL(string: trimmed), parts.user == nil, parts.path == nil || parts.path == "" else { return nil }
+        guard let parts = URLParts(trimmed), let url = URL(string: trimmed), parts.user == nil, parts.path == nil || parts.path == "" else {
+            return nil
+        }
         switch parts.scheme {
         case "https": return url
         case "http": return LoopbackHost.contains(parts.host) ? url : nil

@@ -22,8 +22,10 @@ public struct FleetSection: ConfigurationSection, Equatable {
         roundSeconds = environment.count("FLEET_ROUND_SECONDS", default: 5, allowsZero: false, maximum: 1_200, meaning: "seconds")
         databaseConnections = environment.count("FLEET_DATABASE_CONNECTIONS", default: 10, allowsZero: false, maximum: 500, meaning: "connections")
         if roundSeconds * 3 > leaseSeconds, environment.value("FLEET_ROUND_SECONDS") != nil || environment.value("FLEET_LEASE_SECONDS") != nil {
-            environment.malformed("FLEET_ROUND_SECONDS", expected: "under a third of FLEET_LEASE_SECONDS (\(leaseSeconds)), so that a lease is renewed twice before it lapses",
-                                  shown: String(roundSeconds))
+            environment.malformed(
+                "FLEET_ROUND_SECONDS",
+                expected: "under a third of FLEET_LEASE_SECONDS (\(leaseSeconds)), so that a lease is renewed twice before it lapses",
+                shown: String(roundSeconds))
         }
     }
 }

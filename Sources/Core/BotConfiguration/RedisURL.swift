@@ -31,10 +31,11 @@ public struct RedisURL: Sendable, Equatable {
             guard let number = Int(path), number >= 0 else { return nil }
             database = number
         }
-        self.init(host: parts.host, port: parts.port ?? 6379,
-                  username: parts.user.flatMap { $0.isEmpty ? nil : $0 },
-                  password: parts.password.flatMap { $0.isEmpty ? nil : $0 },
-                  database: database, usesTLS: parts.scheme == "rediss")
+        self.init(
+            host: parts.host, port: parts.port ?? 6379,
+            username: parts.user.flatMap { $0.isEmpty ? nil : $0 },
+            password: parts.password.flatMap { $0.isEmpty ? nil : $0 },
+            database: database, usesTLS: parts.scheme == "rediss")
     }
 
     /// The URL with the password replaced by `***`, safe to log.

@@ -31,8 +31,10 @@ public struct StorageSection: ConfigurationSection, Equatable {
     public static let defaultArchiveRowLimit = 10_000
 
     /// The variables of this section.
-    public static let variableNames = ["DATABASE_URL", "DATABASE_SCHEMA", "REDIS_URL", "REDISTOGO_URL", "REDIS_TLS_CA", "REDIS_KEY_PREFIX", "REDIS_CLUSTER",
-                                       "MIRROR_BOT_DATA", "ARCHIVE_ROW_LIMIT", "MIRROR_BOT_KEY"]
+    public static let variableNames = [
+        "DATABASE_URL", "DATABASE_SCHEMA", "REDIS_URL", "REDISTOGO_URL", "REDIS_TLS_CA", "REDIS_KEY_PREFIX", "REDIS_CLUSTER",
+        "MIRROR_BOT_DATA", "ARCHIVE_ROW_LIMIT", "MIRROR_BOT_KEY",
+    ]
 
     /// Reads the section.
     public init(reading environment: inout EnvironmentReader) {
@@ -41,13 +43,16 @@ public struct StorageSection: ConfigurationSection, Equatable {
             database = DatabaseURL(text)
             if database == nil {
                 // The URL holds the password: it is never shown.
-                environment.malformed("DATABASE_URL", expected: "postgres://user:password@host:port/database, optionally with ?sslmode=disable|prefer|require|verify-full",
-                                      shown: nil)
+                environment.malformed(
+                    "DATABASE_URL",
+                    expected: "postgres://user:password@host:port/database, optionally with ?sslmode=disable|prefer|require|verify-full",
+                    shown: nil)
             }
         }
         databaseSchema = environment.value("DATABASE_SCHEMA")
         if let schema = databaseSchema, !Self.isSchemaName(schema) {
-            environment.malformed("DATABASE_SCHEMA", expected: "a schema's name: 1 to 63 ASCII letters, digits and _, not starting with a digit", shown: schema)
+            environment.malformed(
+                "DATABASE_SCHEMA", expected: "a schema's name: 1 to 63 ASCII letters, digits and _, not starting with a digit", shown: schema)
             databaseSchema = nil
         }
         redis = nil
@@ -59,19 +64,23 @@ public struct StorageSection: ConfigurationSection, Equatable {
         redisKeyPrefix = environment.environment["REDIS_KEY_PREFIX"] ?? ""
         redisCluster = environment.flag("REDIS_CLUSTER")
         embeddedDataPath = environment.environment["MIRROR_BOT_DATA"].flatMap { $0.isEmpty ? nil : $0 } ?? "mirror_bot.sqlite"
-        archiveRowLimit = environment.count("ARCHIVE_ROW_LIMIT", default: Self.defaultArchiveRowLimit, allowsZero: false, maximum: 100_000_000,
-                                            meaning: "posts")
+        archiveRowLimit = environment.count(
+            "ARCHIVE_ROW_LIMIT", default: Self.defaultArchiveRowLimit, allowsZero: false, maximum: 100_000_000,
+            meaning: "posts")
         tokenKey = environment.value("MIRROR_BOT_KEY")
         if let key = tokenKey, key.count < Self.shortestTokenKey {
             // A key is a secret: never shown.
-            environment.malformed("MIRROR_BOT_KEY", expected: "a random text of at least \(Self.shortestTokenKey) characters (say `openssl rand -base64 32`)", shown: nil)
+            environment.malformed(
+                "MIRROR_BOT_KEY", expected: "a random text of at least \(Self.shortestTokenKey) characters (say `openssl rand -base64 32`)",
+                shown: nil)
             tokenKey = nil
         }
     }
 
     /// Whether `name` is a schema name the bot uses unquoted: ASCII letters, digits and `_`, not starting with a digit.
     public static func isSchemaName(_ name: String) -> Bool {
-        (1...63).contains(name.utf8.count) && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") } && !(name.first?.isNumber ?? true)
+        (1...63).contains(name.utf8.count) && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+            && !(name.first?.isNumber ?? true)
     }
 
     /// What goes before every Redis key: `REDIS_KEY_PREFIX`, and on a Redis Cluster a hash tag too (the prefix itself
@@ -80,7 +89,10 @@ public struct StorageSection: ConfigurationSection, Equatable {
     public var redisKeys: String {
         guard redisCluster else { return redisKeyPrefix }
         if let open = redisKeyPrefix.firstIndex(of: "{"), let close = redisKeyPrefix[open...].firstIndex(of: "}"),
-           redisKeyPrefix.index(after: open) < close { return redisKeyPrefix }
+            redisKeyPrefix.index(after: open) < close
+        {
+            return redisKeyPrefix
+        }
         var name = redisKeyPrefix
         while name.hasSuffix(":") { name.removeLast() }
         return "{bot:\(name.isEmpty ? "default" : name)}:"
@@ -90,12 +102,16 @@ public struct StorageSection: ConfigurationSection, Equatable {
     public func missing(_ requirements: Set<StoreRequirement>) -> [ConfigurationError.Problem] {
         var problems: [ConfigurationError.Problem] = []
         if requirements.contains(.database) && database == nil {
-            problems.append(.init(variable: "DATABASE_URL", isMissing: true,
-                                  expected: "postgres://user:password@host:port/database (Heroku's heroku-postgresql add-on sets it)"))
+            problems.append(
+                .init(
+                    variable: "DATABASE_URL", isMissing: true,
+                    expected: "postgres://user:password@host:port/database (Heroku's heroku-postgresql add-on sets it)"))
         }
         if requirements.contains(.redis) && redis == nil {
-            problems.append(.init(variable: "REDIS_URL", isMissing: true,
-                                  expected: "redis://host:port (Heroku's heroku-redis add-on sets it; REDISTOGO_URL is read too)"))
+            problems.append(
+                .init(
+                    variable: "REDIS_URL", isMissing: true,
+                    expected: "redis://host:port (Heroku's heroku-redis add-on sets it; REDISTOGO_URL is read too)"))
         }
         return problems
     }

@@ -15,6 +15,10 @@ public struct EndpointCalls: Sendable, Equatable {
 
     /// A row from its parts.
     public init(endpoint: String, account: String, calls: Int, failures: Int, lastSuccessAt: Date?) {
-        self.endpoint = endpoint; self.account = account; self.calls = calls; self.failures = failures; self.lastSuccessAt = lastSuccessAt
+        self.endpoint = endpoint
+        self.account = account
+        self.calls = calls
+        self.failures = failures
+        self.lastSuccessAt = lastSuccessAt
     }
 }

@@ -25,7 +25,7 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .duplicate(let text), .unpostable(let text), .rejected(let text), .refused(let text, _), .notEnrolled(_, let text), .shed(let text),
-             .outcomeUnknown(let text), .unavailable(let text):
+            .outcomeUnknown(let text), .unavailable(let text):
             text
         }
     }

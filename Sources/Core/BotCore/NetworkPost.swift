@@ -37,12 +37,23 @@ public struct NetworkPost: Sendable, Equatable {
     public var positionInList: String { position ?? id }
 
     /// A post from its parts.
-    public init(id: String, text: String, authorID: String? = nil, authorHandle: String? = nil, createdAt: Date? = nil,
-                replyToUserID: String? = nil, replyToPostID: String? = nil, conversationID: String? = nil, isRepost: Bool = false,
-                authorAsksNoBots: Bool = false, position: String? = nil, contentWarning: String? = nil) {
-        self.id = id; self.text = text; self.authorID = authorID; self.authorHandle = authorHandle; self.createdAt = createdAt
-        self.replyToUserID = replyToUserID; self.replyToPostID = replyToPostID; self.conversationID = conversationID; self.isRepost = isRepost
-        self.authorAsksNoBots = authorAsksNoBots; self.position = position; self.contentWarning = contentWarning
+    public init(
+        id: String, text: String, authorID: String? = nil, authorHandle: String? = nil, createdAt: Date? = nil,
+        replyToUserID: String? = nil, replyToPostID: String? = nil, conversationID: String? = nil, isRepost: Bool = false,
+        authorAsksNoBots: Bool = false, position: String? = nil, contentWarning: String? = nil
+    ) {
+        self.id = id
+        self.text = text
+        self.authorID = authorID
+        self.authorHandle = authorHandle
+        self.createdAt = createdAt
+        self.replyToUserID = replyToUserID
+        self.replyToPostID = replyToPostID
+        self.conversationID = conversationID
+        self.isRepost = isRepost
+        self.authorAsksNoBots = authorAsksNoBots
+        self.position = position
+        self.contentWarning = contentWarning
     }
 }
 
@@ -61,7 +72,11 @@ public struct NetworkUser: Sendable, Equatable {
 
     /// A user from its parts.
     public init(id: String, handle: String, profile: String? = nil, markedAutomated: Bool? = nil, networkAccount: String? = nil) {
-        self.id = id; self.handle = handle; self.profile = profile; self.markedAutomated = markedAutomated; self.networkAccount = networkAccount
+        self.id = id
+        self.handle = handle
+        self.profile = profile
+        self.markedAutomated = markedAutomated
+        self.networkAccount = networkAccount
     }
 }
 
@@ -73,7 +88,10 @@ public struct NetworkPage: Sendable, Equatable {
     public var newestID: String?
 
     /// A page from its parts.
-    public init(posts: [NetworkPost], newestID: String?) { self.posts = posts; self.newestID = newestID }
+    public init(posts: [NetworkPost], newestID: String?) {
+        self.posts = posts
+        self.newestID = newestID
+    }
 }
 
 /// Pages of posts, newest first, read one at a time as they are asked for.

@@ -19,7 +19,10 @@ public struct NetworkRefusal: Sendable, Equatable {
 
     /// A refusal from its parts.
     public init(since: Date, recheckAt: Date, what: String, detail: String) {
-        self.since = since; self.recheckAt = recheckAt; self.what = what; self.detail = detail
+        self.since = since
+        self.recheckAt = recheckAt
+        self.what = what
+        self.detail = detail
     }
 }
 
@@ -64,7 +67,10 @@ public struct NetworkCost: Sendable, Equatable {
     public var parts: [String]
 
     /// A cost from its parts.
-    public init(dollars: Double, parts: [String]) { self.dollars = dollars; self.parts = parts }
+    public init(dollars: Double, parts: [String]) {
+        self.dollars = dollars
+        self.parts = parts
+    }
 
     /// "at most $0.91: up to 900 of your own posts at $0.001 (owned reads), your user once at $0.010".
     public var summary: String { String(format: "at most $%.2f: ", dollars) + parts.joined(separator: ", ") }

@@ -103,7 +103,10 @@ private struct HTMLReader {
     /// each `<` is looked at once and the reader stays linear in its input whatever it is given.
     private var plainFrom: Substring.Index?
 
-    init(_ html: String) { self.html = html[...]; index = self.html.startIndex }
+    init(_ html: String) {
+        self.html = html[...]
+        index = self.html.startIndex
+    }
 
     mutating func next() -> Token? {
         while index < html.endIndex {
@@ -117,7 +120,10 @@ private struct HTMLReader {
             var end = html.endIndex
             var cursor = html.index(after: index)
             while plainFrom == nil, let next = html[cursor...].firstIndex(of: "<") {
-                if case .found = markup(at: next) { end = next; break }
+                if case .found = markup(at: next) {
+                    end = next
+                    break
+                }
                 cursor = html.index(after: next)
             }
             index = end
@@ -140,11 +146,17 @@ private struct HTMLReader {
         if let plainFrom, start >= plainFrom { return .text }
         let rest = html[html.index(after: start)...]
         if rest.hasPrefix("!--") {
-            guard let end = rest.range(of: "-->") else { plainFrom = start; return .text }
+            guard let end = rest.range(of: "-->") else {
+                plainFrom = start
+                return .text
+            }
             return .found(nil, end.upperBound)
         }
         if rest.first == "!" || rest.first == "?" {
-            guard let end = rest.firstIndex(of: ">") else { plainFrom = start; return .text }
+            guard let end = rest.firstIndex(of: ">") else {
+                plainFrom = start
+                return .text
+            }
             return .found(nil, html.index(after: end))
         }
         var cursor = rest.startIndex

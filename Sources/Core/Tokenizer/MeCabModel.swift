@@ -68,7 +68,8 @@ final class MeCabModel: Sendable {
                 while let current = node {
                     let stat = Int(current.pointee.stat)
                     if stat == Int(MECAB_NOR_NODE) || stat == Int(MECAB_UNK_NODE),
-                       let surface = current.pointee.surface, let feature = current.pointee.feature {
+                        let surface = current.pointee.surface, let feature = current.pointee.feature
+                    {
                         let offset = UnsafeRawPointer(surface) - UnsafeRawPointer(sentence)
                         let length = Int(current.pointee.length)
                         if offset >= 0, offset + length <= bytes.count {

@@ -23,7 +23,10 @@ public enum TweetTextNormalizer {
             default: break
             }
             if (0x1100...0x11FF).contains(scalar.value) || (0xA960...0xA97F).contains(scalar.value)
-                || (0xD7B0...0xD7FF).contains(scalar.value) { return true }
+                || (0xD7B0...0xD7FF).contains(scalar.value)
+            {
+                return true
+            }
         }
         return false
     }
@@ -61,13 +64,19 @@ public enum TweetTextNormalizer {
     }
 
     /// The end of an `http://` or `https://` URL starting at `start` (it runs to the next whitespace), or nil.
-    private static func urlEnd(in scalars: Substring.UnicodeScalarView, from start: Substring.UnicodeScalarView.Index) -> Substring.UnicodeScalarView.Index? {
+    private static func urlEnd(in scalars: Substring.UnicodeScalarView, from start: Substring.UnicodeScalarView.Index) -> Substring.UnicodeScalarView
+        .Index?
+    {
         let rest = scalars[start...]
         let lowercasedPrefix = String(String.UnicodeScalarView(rest.prefix(8))).lowercased()
         let schemeLength: Int
-        if lowercasedPrefix.hasPrefix("https://") { schemeLength = 8 }
-        else if lowercasedPrefix.hasPrefix("http://") { schemeLength = 7 }
-        else { return nil }
+        if lowercasedPrefix.hasPrefix("https://") {
+            schemeLength = 8
+        } else if lowercasedPrefix.hasPrefix("http://") {
+            schemeLength = 7
+        } else {
+            return nil
+        }
         var end = scalars.index(start, offsetBy: schemeLength)
         while end < scalars.endIndex, !scalars[end].properties.isWhitespace { end = scalars.index(after: end) }
         return end

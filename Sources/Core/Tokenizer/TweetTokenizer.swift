@@ -52,7 +52,10 @@ public struct TextMorpheme: Sendable, Hashable {
     public var spaceBefore: String
 
     /// A morpheme from its parts.
-    public init(surface: String, spaceBefore: String = "") { self.surface = surface; self.spaceBefore = spaceBefore }
+    public init(surface: String, spaceBefore: String = "") {
+        self.surface = surface
+        self.spaceBefore = spaceBefore
+    }
 }
 
 /// What a remix needs of a tokenizer: a text cut into its morphemes, nothing dropped but white space (kept beside them).

@@ -37,4 +37,3 @@ extension WordCountBackend {
     /// Learns a tweet as `favorite` that was first learned as `normal`.
     public func moveToFavorite(_ features: [String]) async throws { try await moveToFavorite(batch: [features]) }
 }
-

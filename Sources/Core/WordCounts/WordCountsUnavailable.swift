@@ -7,7 +7,10 @@ public struct WordCountsUnavailable: Error, CustomStringConvertible {
     public var reason: String
 
     /// An error from its parts.
-    public init(store: String, reason: String) { self.store = store; self.reason = reason }
+    public init(store: String, reason: String) {
+        self.store = store
+        self.reason = reason
+    }
 
     /// One readable line.
     public var description: String { "The word counts in \(store) cannot be used: \(reason)" }

@@ -1,8 +1,8 @@
 import BotCore
-import PostText
-public import Stores
 public import Classifier
 import Foundation
+import PostText
+public import Stores
 
 /// `mirror_bot import`: the free, uncapped way to train, from the human's "Download your archive" export.
 ///
@@ -48,10 +48,16 @@ public struct ArchiveImporter: Sendable {
         public var owner: ArchiveOwner?
 
         /// A report from its parts (all zero by default).
-        public init(tweetsRead: Int = 0, retweetsSkipped: Int = 0, tweetsStored: Int = 0, likesRead: Int = 0,
-                    likesLearned: Int = 0, likesWithoutText: Int = 0) {
-            self.tweetsRead = tweetsRead; self.retweetsSkipped = retweetsSkipped; self.tweetsStored = tweetsStored
-            self.likesRead = likesRead; self.likesLearned = likesLearned; self.likesWithoutText = likesWithoutText
+        public init(
+            tweetsRead: Int = 0, retweetsSkipped: Int = 0, tweetsStored: Int = 0, likesRead: Int = 0,
+            likesLearned: Int = 0, likesWithoutText: Int = 0
+        ) {
+            self.tweetsRead = tweetsRead
+            self.retweetsSkipped = retweetsSkipped
+            self.tweetsStored = tweetsStored
+            self.likesRead = likesRead
+            self.likesLearned = likesLearned
+            self.likesWithoutText = likesWithoutText
         }
     }
 
@@ -77,9 +83,11 @@ public struct ArchiveImporter: Sendable {
     public let checkOwner: (@Sendable (ArchiveOwner) async throws -> Void)?
 
     /// An importer into `archive` and `classifier`'s counts.
-    public init(archive: any TweetArchive, classifier: FavoriteClassifier, copyingWarnings: Bool = false, resolveAccount: AccountResolver? = nil,
-                networkIDs: (any NetworkIDStore)? = nil, personLikes: (any LikeLog)? = nil,
-                checkOwner: (@Sendable (ArchiveOwner) async throws -> Void)? = nil) {
+    public init(
+        archive: any TweetArchive, classifier: FavoriteClassifier, copyingWarnings: Bool = false, resolveAccount: AccountResolver? = nil,
+        networkIDs: (any NetworkIDStore)? = nil, personLikes: (any LikeLog)? = nil,
+        checkOwner: (@Sendable (ArchiveOwner) async throws -> Void)? = nil
+    ) {
         self.personLikes = personLikes
         self.checkOwner = checkOwner
         self.archive = archive
@@ -128,7 +136,9 @@ public struct ArchiveImporter: Sendable {
         for file in files.likeFiles {
             try await ExportParser.forEachLike(in: file) { like, _ in
                 // X's like.js says nothing of when: a like is dated by the liked tweet's id (a Snowflake holds its time).
-                if let id = Int64(like.tweetId), let at = XSnowflake.date(of: id) { dated.append(PersonLike(postID: id, likedAt: at, isExact: false)) }
+                if let id = Int64(like.tweetId), let at = XSnowflake.date(of: id) {
+                    dated.append(PersonLike(postID: id, likedAt: at, isExact: false))
+                }
                 guard let learnable = Self.learnable(like) else { return }
                 batch.append(learnable)
                 if batch.count == Self.likesPerBatch {
@@ -167,7 +177,11 @@ public struct ArchiveImporter: Sendable {
             statuses = contents.statuses.filter { $0.isPublic && ($0.warning == nil || copyingWarnings) }
             report.notCopied = contents.statuses.count - statuses.count
             guard contents.actors.count <= 1 else {
-                throw ImportError(file: outbox.name, reason: "its activities are by \(contents.actors.count) accounts (\(contents.actors.sorted().prefix(3).joined(separator: ", "))), where an archive is one account's")
+                throw ImportError(
+                    file: outbox.name,
+                    reason:
+                        "its activities are by \(contents.actors.count) accounts (\(contents.actors.sorted().prefix(3).joined(separator: ", "))), where an archive is one account's"
+                )
             }
             report.owner = contents.actors.first.map(ArchiveOwner.mastodonActor)
         }
@@ -188,8 +202,9 @@ public struct ArchiveImporter: Sendable {
                 replyUserID = status.answeredAcct.flatMap { answered[$0] ?? nil } ?? ArchivedTweet.unknownReplyTarget
                 if replyUserID == ArchivedTweet.unknownReplyTarget { report.repliesWithoutTarget += 1 }
             }
-            return ArchivedTweet(tweetID: status.id, text: status.text, replyUserID: replyUserID, createdAt: status.publishedAt,
-                                 contentWarning: status.warning)
+            return ArchivedTweet(
+                tweetID: status.id, text: status.text, replyUserID: replyUserID, createdAt: status.publishedAt,
+                contentWarning: status.warning)
         }
         report.tweetsStored = try await archive.insert(tweets)
         return report
@@ -200,8 +215,9 @@ public struct ArchiveImporter: Sendable {
     /// learned (the export holds only the liked posts' addresses).
     private func importBluesky(_ file: ExportFiles.File) async throws -> Report {
         let contents = try BlueskyExport.contents(of: file, copyingLabels: copyingWarnings)
-        var report = Report(tweetsRead: contents.postsRead + contents.reposts, retweetsSkipped: contents.reposts, likesRead: contents.likes,
-                            likesWithoutText: contents.likes)
+        var report = Report(
+            tweetsRead: contents.postsRead + contents.reposts, retweetsSkipped: contents.reposts, likesRead: contents.likes,
+            likesWithoutText: contents.likes)
         report.isBluesky = true
         report.notCopied = contents.notCopied
         report.recordsMissing = contents.missing
@@ -235,12 +251,15 @@ public struct ArchiveImporter: Sendable {
                 replyUserID = (answered[replyID] ?? nil) ?? ArchivedTweet.unknownReplyTarget
                 if replyUserID == ArchivedTweet.unknownReplyTarget { report.repliesWithoutTarget += 1 }
             }
-            newest.add(ArchivedTweet(tweetID: entry.number, text: entry.note.text ?? "", replyUserID: replyUserID, createdAt: entry.createdAt,
-                                     contentWarning: entry.note.cw))
+            newest.add(
+                ArchivedTweet(
+                    tweetID: entry.number, text: entry.note.text ?? "", replyUserID: replyUserID, createdAt: entry.createdAt,
+                    contentWarning: entry.note.cw))
         }
         let kept = newest.kept
         let ids = Dictionary(contents.notes.map { ($0.number, $0.note.id) }, uniquingKeysWith: { first, _ in first })
-        try await networkIDs?.remember(Dictionary(kept.compactMap { tweet in ids[tweet.tweetID].map { (tweet.tweetID, $0) } }, uniquingKeysWith: { first, _ in first }))
+        try await networkIDs?.remember(
+            Dictionary(kept.compactMap { tweet in ids[tweet.tweetID].map { (tweet.tweetID, $0) } }, uniquingKeysWith: { first, _ in first }))
         report.tweetsStored = try await archive.insert(kept)
         return report
     }
@@ -253,7 +272,9 @@ public struct ArchiveImporter: Sendable {
             throw ImportError(file: file, reason: "entry \(entry) has no numeric id_str")
         }
         guard let createdAt = ExportDate.parse(tweet.createdAt) else {
-            throw ImportError(file: file, reason: "entry \(entry) has created_at \"\(tweet.createdAt.prefix(60))\", not a date like \"Sat Aug 12 16:10:37 +0000 2023\"")
+            throw ImportError(
+                file: file,
+                reason: "entry \(entry) has created_at \"\(tweet.createdAt.prefix(60))\", not a date like \"Sat Aug 12 16:10:37 +0000 2023\"")
         }
         let links = (tweet.entities?.urls ?? []).compactMap { link in link.expandedUrl.map { (link.url, $0) } }
         let text = WrittenText.from(escaped: rawText, links: links)

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Whose archive it is, as the archive itself names its account: X's `account.js` (the user id), the actor of a
 /// Mastodon outbox (its address), a Bluesky repository's DID. Misskey's notes export names nobody.
@@ -12,7 +12,9 @@ public struct ArchiveOwner: Sendable, Equatable, CustomStringConvertible {
 
     /// An owner from its parts.
     public init(network: String, account: String, handle: String?) {
-        self.network = network; self.account = account; self.handle = handle
+        self.network = network
+        self.account = account
+        self.handle = handle
     }
 
     /// The owner of a Mastodon outbox whose activities are by `actor` (`https://host/users/name`).

@@ -54,7 +54,10 @@ enum BlueskyExport {
                 case "app.bsky.feed.like": contents.likes += 1
                 default:
                     contents.postsRead += 1
-                    guard let post = try archived(record, file: file.name, copyingLabels: copyingLabels) else { return contents.notCopied += 1 }
+                    guard let post = try archived(record, file: file.name, copyingLabels: copyingLabels) else {
+                        contents.notCopied += 1
+                        return
+                    }
                     contents.posts.append(post)
                 }
             }
@@ -84,7 +87,8 @@ enum BlueskyExport {
         // The time the post claims, unless it is none or outside the years 1970 to 9999 (as every export's times are
         // kept): then the time its record key was made.
         let claimed = ISO8601Time.date(from: post.createdAt)
-        return ArchivedTweet(tweetID: id, text: text, replyUserID: answered, createdAt: claimed ?? tid.date,
-                             contentWarning: labels.isEmpty ? nil : labels.joined(separator: ", "))
+        return ArchivedTweet(
+            tweetID: id, text: text, replyUserID: answered, createdAt: claimed ?? tid.date,
+            contentWarning: labels.isEmpty ? nil : labels.joined(separator: ", "))
     }
 }

@@ -27,7 +27,10 @@ public final class ExportFiles: Sendable {
         public var dataFiles: Int
         /// Limits; the defaults take any real export and refuse a zip bomb, however it is built.
         public init(entryBytes: Int64 = 4 << 30, totalBytes: Int64 = 8 << 30, entries: Int = 1_000_000, dataFiles: Int = 1_000) {
-            self.entryBytes = entryBytes; self.totalBytes = totalBytes; self.entries = entries; self.dataFiles = dataFiles
+            self.entryBytes = entryBytes
+            self.totalBytes = totalBytes
+            self.entries = entries
+            self.dataFiles = dataFiles
         }
     }
 
@@ -73,8 +76,12 @@ public final class ExportFiles: Sendable {
             }
         } else {
             guard Self.kind(of: URL(fileURLWithPath: path).lastPathComponent) != nil else {
-                throw ImportError(file: path, reason: path.lowercased().hasSuffix(".zip") ? "it is not a readable zip archive (no zip header)"
-                                  : "expected the archive's .zip, its folder, or a tweets.js / like.js (X), outbox.json / likes.json (Mastodon), .car (Bluesky) or notes-<date>.json (Misskey) file")
+                throw ImportError(
+                    file: path,
+                    reason: path.lowercased().hasSuffix(".zip")
+                        ? "it is not a readable zip archive (no zip header)"
+                        : "expected the archive's .zip, its folder, or a tweets.js / like.js (X), outbox.json / likes.json (Mastodon), .car (Bluesky) or notes-<date>.json (Misskey) file"
+                )
             }
             files.append(File(name: path, url: URL(fileURLWithPath: path)))
         }
@@ -88,9 +95,16 @@ public final class ExportFiles: Sendable {
         mastodonLikesFile = ordered.filter { Self.kind(of: $0.name) == .mastodonLikes }.min { $0.name.count < $1.name.count }
         repositoryFile = ordered.first { Self.kind(of: $0.name) == .blueskyRepository }
         misskeyNotesFile = ordered.last { Self.kind(of: $0.name) == .misskeyNotes }
-        guard !tweetFiles.isEmpty || !likeFiles.isEmpty || outboxFile != nil || mastodonLikesFile != nil || repositoryFile != nil || misskeyNotesFile != nil else {
+        guard
+            !tweetFiles.isEmpty || !likeFiles.isEmpty || outboxFile != nil || mastodonLikesFile != nil || repositoryFile != nil
+                || misskeyNotesFile != nil
+        else {
             if let temporary { try? FileManager.default.removeItem(at: temporary) }
-            throw ImportError(file: path, reason: "it holds no data/tweets.js, tweets-partN.js, tweet.js or like.js (X), nor outbox.json or likes.json (Mastodon), nor a .car (Bluesky), nor a notes-<date>.json (Misskey)")
+            throw ImportError(
+                file: path,
+                reason:
+                    "it holds no data/tweets.js, tweets-partN.js, tweet.js or like.js (X), nor outbox.json or likes.json (Mastodon), nor a .car (Bluesky), nor a notes-<date>.json (Misskey)"
+            )
         }
     }
 
@@ -149,7 +163,8 @@ public final class ExportFiles: Sendable {
             guard entry.type == .file else { continue }
             let name = entry.path
             guard let last = name.split(separator: "/").last, let kind = Self.kind(of: String(last)),
-                  name.hasPrefix("data/") || !name.contains("/") || kind == .outbox || kind == .mastodonLikes else { continue }
+                name.hasPrefix("data/") || !name.contains("/") || kind == .outbox || kind == .mastodonLikes
+            else { continue }
             let shown = "\(path): \(name)"
             let declared = Int64(clamping: entry.uncompressedSize)
             guard declared <= limits.entryBytes else {
@@ -178,7 +193,7 @@ public final class ExportFiles: Sendable {
             let shown = "\(path): \(name)"
             let declared = Int64(clamping: entry.uncompressedSize)
             let target = folder.appending(path: "\(index)-\(last)")
-            FileManager.default.createFile(atPath: target.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: target.path, contents: nil)  // a failure is the open below's error
             guard let output = FileHandle(forWritingAtPath: target.path) else {
                 throw ImportError(file: shown, reason: "it cannot be extracted to \(folder.path)")
             }
@@ -192,7 +207,8 @@ public final class ExportFiles: Sendable {
                     try output.write(contentsOf: chunk)
                 }
             } catch is ZipEntryOverflow {
-                throw ImportError(file: shown, reason: "it inflates past the \(min(declared, limits.entryBytes)) bytes it declared: the zip is damaged or crafted")
+                throw ImportError(
+                    file: shown, reason: "it inflates past the \(min(declared, limits.entryBytes)) bytes it declared: the zip is damaged or crafted")
             } catch let error as ImportError {
                 throw error
             } catch {
@@ -233,7 +249,10 @@ public struct ImportError: Error, Equatable, CustomStringConvertible {
     public var description: String { Self.oneLine("Cannot import \(file): \(reason). Nothing was imported.") }
 
     /// The error for `file`, saying `reason`.
-    public init(file: String, reason: String) { self.file = file; self.reason = reason }
+    public init(file: String, reason: String) {
+        self.file = file
+        self.reason = reason
+    }
 
     /// `text` with its control characters escaped (`\n`, `\u{1B}`).
     static func oneLine(_ text: String) -> String {

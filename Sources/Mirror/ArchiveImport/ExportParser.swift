@@ -63,8 +63,10 @@ enum ExportParser {
     }
 
     /// Hands each like of `file` to `body`, with its entry number, waiting for `body` before reading the next.
-    static func forEachLike(in file: ExportFiles.File, isolation: isolated (any Actor)? = #isolation,
-                            _ body: (Like, Int) async throws -> Void) async throws {
+    static func forEachLike(
+        in file: ExportFiles.File, isolation: isolated (any Actor)? = #isolation,
+        _ body: (Like, Int) async throws -> Void
+    ) async throws {
         var entries = try EntryReader(LikeEntry.self, in: file)
         while let (entry, number) = try entries.next() { try await body(entry.like, number) }
     }
@@ -84,7 +86,8 @@ enum ExportParser {
 
         init(_ type: Entry.Type, in file: ExportFiles.File) throws {
             reader = try JSONArrayReader(url: file.url, name: file.name) { prefix in
-                prefix.isEmpty || (prefix.hasPrefix("window.YTD.") && prefix.hasSuffix("=")) ? nil
+                prefix.isEmpty || (prefix.hasPrefix("window.YTD.") && prefix.hasSuffix("="))
+                    ? nil
                     : "it starts with `\(prefix.prefix(40))`, not `window.YTD.<name>.partN =`"
             }
             self.file = file
@@ -121,8 +124,10 @@ enum ExportParser {
 
 /// `Sat Aug 12 16:10:37 +0000 2023`, the archive's time format, parsed without a DateFormatter (fast, thread-safe).
 enum ExportDate {
-    private static let months = ["Jan": 1, "Feb": 2, "Mar": 3, "Apr": 4, "May": 5, "Jun": 6,
-                                 "Jul": 7, "Aug": 8, "Sep": 9, "Oct": 10, "Nov": 11, "Dec": 12]
+    private static let months = [
+        "Jan": 1, "Feb": 2, "Mar": 3, "Apr": 4, "May": 5, "Jun": 6,
+        "Jul": 7, "Aug": 8, "Sep": 9, "Oct": 10, "Nov": 11, "Dec": 12,
+    ]
 
     static func parse(_ text: String) -> Date? {
         let parts = text.split(separator: " ")
@@ -130,11 +135,13 @@ enum ExportDate {
         let clock = parts[3].split(separator: ":").compactMap { Int($0) }
         let zone = parts[4]
         guard clock.count == 3, zone.count == 5, let zoneHours = Int(zone.dropFirst().prefix(2)), let zoneMinutes = Int(zone.suffix(2)),
-              (1...31).contains(day), (0...23).contains(clock[0]), (0...59).contains(clock[1]), (0...60).contains(clock[2]) else { return nil }
+            (1...31).contains(day), (0...23).contains(clock[0]), (0...59).contains(clock[1]), (0...60).contains(clock[2])
+        else { return nil }
         // A year past 9999 (a crafted or damaged file) is no date a tweet was written on.
         guard (1970...9999).contains(year) else { return nil }
         let sign = zone.first == "-" ? -1 : 1
-        let seconds = daysSince1970(year: year, month: month, day: day) * 86_400 + clock[0] * 3_600 + clock[1] * 60 + clock[2]
+        let seconds =
+            daysSince1970(year: year, month: month, day: day) * 86_400 + clock[0] * 3_600 + clock[1] * 60 + clock[2]
             - sign * (zoneHours * 3_600 + zoneMinutes * 60)
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }

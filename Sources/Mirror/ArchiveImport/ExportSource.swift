@@ -1,5 +1,5 @@
-import BotCore
 public import AsyncHTTPClient
+import BotCore
 public import Foundation
 public import NIOCore
 import NIOFoundationCompat
@@ -15,9 +15,11 @@ public enum ExportSource {
 
     /// Runs `body` with a local path to the export `argument` names; a temporary copy (in a folder of its own under
     /// `temporaryDirectory`) is removed afterwards, whether it worked or not.
-    public static func withLocalPath<Result>(_ argument: String, maximumBytes: Int64 = defaultMaximumBytes, httpClient: HTTPClient = downloadClient,
-                                             temporaryDirectory: URL = FileManager.default.temporaryDirectory,
-                                             _ body: (String) async throws -> Result) async throws -> Result {
+    public static func withLocalPath<Result>(
+        _ argument: String, maximumBytes: Int64 = defaultMaximumBytes, httpClient: HTTPClient = downloadClient,
+        temporaryDirectory: URL = FileManager.default.temporaryDirectory,
+        _ body: (String) async throws -> Result
+    ) async throws -> Result {
         let isDownload = argument.lowercased().hasPrefix("https://") || argument.lowercased().hasPrefix("http://")
         guard isDownload || argument == "-" else { return try await body(argument) }
         let folder = temporaryDirectory.appending(path: "mirror_bot-export-\(UUID().uuidString)")
@@ -59,7 +61,8 @@ public enum ExportSource {
     /// Why a download failed, in words: a read timeout says how to go on.
     static func reason(_ error: any Error, what: String) -> String {
         if let error = error as? HTTPClientError, error == .readTimeout {
-            return "\(what): the server sent nothing for too long (it accepted the connection and stopped answering); try again, or download the archive and import the file"
+            return
+                "\(what): the server sent nothing for too long (it accepted the connection and stopped answering); try again, or download the archive and import the file"
         }
         return "\(what) (\(error))"
     }
@@ -74,8 +77,11 @@ public enum ExportSource {
             // downgrade on the way).
             let secure = current.lowercased().hasPrefix("https://")
             guard secure || (isLoopback(current) && !address.lowercased().hasPrefix("https://")) else {
-                throw ImportError(file: source, reason: hops == 0 ? "only https:// addresses are downloaded (the archive holds private messages and more)"
-                    : "it redirects to \(shown(current)), which is not https:// (the archive holds private messages and more): not followed")
+                throw ImportError(
+                    file: source,
+                    reason: hops == 0
+                        ? "only https:// addresses are downloaded (the archive holds private messages and more)"
+                        : "it redirects to \(shown(current)), which is not https:// (the archive holds private messages and more): not followed")
             }
             do {
                 response = try await httpClient.execute(HTTPClientRequest(url: current), timeout: .hours(1))
@@ -93,12 +99,14 @@ public enum ExportSource {
             current = next
         }
         guard response.status == .ok else {
-            throw ImportError(file: source, reason: "the server answered HTTP \(response.status.code) \(response.status.reasonPhrase) (a presigned link expires: make a new one)")
+            throw ImportError(
+                file: source,
+                reason: "the server answered HTTP \(response.status.code) \(response.status.reasonPhrase) (a presigned link expires: make a new one)")
         }
         if let declared = response.headers.first(name: "content-length").flatMap({ Int64($0) }), declared > maximumBytes {
             throw ImportError(file: source, reason: "it is \(declared) bytes, more than the \(maximumBytes) an export may be")
         }
-        FileManager.default.createFile(atPath: file.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)  // a failure is the open below's error
         let output = try FileHandle(forWritingTo: file)
         defer { try? output.close() }
         var written: Int64 = 0
@@ -118,7 +126,7 @@ public enum ExportSource {
     }
 
     private static func copyStandardInput(to file: URL, maximumBytes: Int64) throws {
-        FileManager.default.createFile(atPath: file.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)  // a failure is the open below's error
         let output = try FileHandle(forWritingTo: file)
         defer { try? output.close() }
         var written: Int64 = 0
@@ -129,7 +137,9 @@ public enum ExportSource {
             }
             try output.write(contentsOf: chunk)
         }
-        guard written > 0 else { throw ImportError(file: "standard input", reason: "it is empty: pipe the archive in, as in `mirror_bot import - < archive.zip`") }
+        guard written > 0 else {
+            throw ImportError(file: "standard input", reason: "it is empty: pipe the archive in, as in `mirror_bot import - < archive.zip`")
+        }
     }
 
     /// The name that tells the import what `file` holds: a zip, X's tweets or likes, Mastodon's outbox or likes.
@@ -143,7 +153,8 @@ public enum ExportSource {
         if text.contains("window.YTD.like") { return "like.js" }
         if text.contains("\"orderedItems\"") { return text.contains("\"Create\"") || text.contains("\"Announce\"") ? "outbox.json" : "likes.json" }
         if BlueskyExport.isCAR(head) { return "repository.car" }
-        throw ImportError(file: source, reason: "it is neither a zip nor an archive's data file (tweets.js, like.js, outbox.json, likes.json, a Bluesky .car)")
+        throw ImportError(
+            file: source, reason: "it is neither a zip nor an archive's data file (tweets.js, like.js, outbox.json, likes.json, a Bluesky .car)")
     }
 
     private static func isLoopback(_ address: String) -> Bool {

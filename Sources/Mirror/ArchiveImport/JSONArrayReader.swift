@@ -38,7 +38,9 @@ struct JSONArrayReader {
         } else {
             var before: [UInt8] = []
             while true {
-                guard let byte = try nextByte() else { throw ImportError(file: name, reason: "no JSON array found; expected `window.YTD.tweets.part0 = [ ... ]`") }
+                guard let byte = try nextByte() else {
+                    throw ImportError(file: name, reason: "no JSON array found; expected `window.YTD.tweets.part0 = [ ... ]`")
+                }
                 if byte == UInt8(ascii: "[") { break }
                 if before.count < 200 { before.append(byte) }
             }
@@ -54,7 +56,11 @@ struct JSONArrayReader {
         guard !finished else { return nil }
         try skipWhitespace()
         guard let first = try peekByte() else { throw cutShort() }
-        if first == UInt8(ascii: "]") { position += 1; finished = true; return nil }
+        if first == UInt8(ascii: "]") {
+            position += 1
+            finished = true
+            return nil
+        }
         if count > 0 {
             guard first == UInt8(ascii: ",") else { throw malformed("expected ',' or ']' after entry \(count)") }
             position += 1
@@ -68,7 +74,9 @@ struct JSONArrayReader {
             guard let byte = try nextByte() else { throw cutShort() }
             element.append(byte)
             guard element.count <= Self.elementLimit else {
-                throw ImportError(file: name, reason: "entry \(count + 1) is larger than \(Self.elementLimit >> 20) MiB (at byte \(offset + position)): not an export's entry")
+                throw ImportError(
+                    file: name,
+                    reason: "entry \(count + 1) is larger than \(Self.elementLimit >> 20) MiB (at byte \(offset + position)): not an export's entry")
             }
             if inString {
                 if escaped {
@@ -92,7 +100,9 @@ struct JSONArrayReader {
             if depth == 0, !inString {
                 // A scalar element ends before the next ',' or ']'; an object or array at its closing bracket.
                 if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") { break }
-                if let following = try peekByte(), following == UInt8(ascii: ",") || following == UInt8(ascii: "]") || following.isWhitespace { break }
+                if let following = try peekByte(), following == UInt8(ascii: ",") || following == UInt8(ascii: "]") || following.isWhitespace {
+                    break
+                }
             }
         }
         count += 1
@@ -118,7 +128,12 @@ struct JSONArrayReader {
         do { data = try handle.read(upToCount: Self.chunkSize) } catch {
             throw ImportError(file: name, reason: "it cannot be read (\((error as NSError).localizedDescription))")
         }
-        guard let data, !data.isEmpty else { atEnd = true; buffer = []; position = 0; return false }
+        guard let data, !data.isEmpty else {
+            atEnd = true
+            buffer = []
+            position = 0
+            return false
+        }
         buffer = Array(data)
         position = 0
         return true

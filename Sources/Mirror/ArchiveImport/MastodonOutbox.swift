@@ -1,7 +1,7 @@
-import Stores
 import BotClock
 import Foundation
 import PostText
+import Stores
 
 /// The Mastodon archive export ("Request your archive": `outbox.json` and `likes.json`, ActivityStreams): the
 /// person's statuses as `Create` activities of `Note`s, their boosts as `Announce`s, their likes as the liked
@@ -75,14 +75,17 @@ enum MastodonOutbox {
             throw ImportError(file: file, reason: "entry \(entry)'s note has the id \"\(note.id.prefix(80))\", which does not end in a status number")
         }
         guard let published = note.published, let date = ISO8601Time.date(from: published), date.timeIntervalSince1970 > 0,
-              date < Date(timeIntervalSince1970: 32_503_680_000) else {
-            throw ImportError(file: file, reason: "entry \(entry) was published \"\(note.published ?? "")\", not a time like \"2023-08-12T16:10:37Z\"")
+            date < Date(timeIntervalSince1970: 32_503_680_000)
+        else {
+            throw ImportError(
+                file: file, reason: "entry \(entry) was published \"\(note.published ?? "")\", not a time like \"2023-08-12T16:10:37Z\"")
         }
         let audience = (note.to?.values ?? []) + (note.cc?.values ?? [])
         let warning = note.summary.flatMap { $0.isEmpty ? nil : WrittenText.from(html: $0) }
-        return Status(id: id, text: WrittenText.from(html: note.content ?? ""), publishedAt: date, inReplyTo: note.inReplyTo,
-                      answeredAcct: note.inReplyTo.flatMap { answeredAcct(parent: $0, tags: note.tag ?? []) },
-                      isPublic: audience.contains { publicAudience.contains($0) }, warning: warning)
+        return Status(
+            id: id, text: WrittenText.from(html: note.content ?? ""), publishedAt: date, inReplyTo: note.inReplyTo,
+            answeredAcct: note.inReplyTo.flatMap { answeredAcct(parent: $0, tags: note.tag ?? []) },
+            isPublic: audience.contains { publicAudience.contains($0) }, warning: warning)
     }
 
     /// Whom a reply to `parent` answers: the mention of the parent's author (`@user@domain`), else the address's
@@ -102,7 +105,8 @@ enum MastodonOutbox {
     private static func describe(_ error: any Error) -> String {
         switch error {
         case DecodingError.dataCorrupted(let context): "malformed or cut short: \(context.debugDescription)"
-        case DecodingError.keyNotFound(let key, let context): "\(context.codingPath.map(\.stringValue).joined(separator: ".")) has no \"\(key.stringValue)\""
+        case DecodingError.keyNotFound(let key, let context):
+            "\(context.codingPath.map(\.stringValue).joined(separator: ".")) has no \"\(key.stringValue)\""
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
             "\(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
         default: "\(error)"
@@ -123,7 +127,10 @@ enum MastodonOutbox {
         case link(String)
 
         init(from decoder: any Decoder) throws {
-            if let address = try? decoder.singleValueContainer().decode(String.self) { self = .link(address); return }
+            if let address = try? decoder.singleValueContainer().decode(String.self) {
+                self = .link(address)
+                return
+            }
             self = .note(try Note(from: decoder))
         }
     }

@@ -47,7 +47,8 @@ enum MisskeyNotesExport {
             }
             contents.read += 1
             guard let createdAt = ISO8601Time.date(from: note.createdAt), let number = MisskeyIDs.number(ofNote: note.id, createdAt: createdAt) else {
-                throw ImportError(file: file.name, reason: "entry \(entry) has no valid id and createdAt (\(note.id.prefix(40)), \(note.createdAt.prefix(40)))")
+                throw ImportError(
+                    file: file.name, reason: "entry \(entry) has no valid id and createdAt (\(note.id.prefix(40)), \(note.createdAt.prefix(40)))")
             }
             if note.renoteId != nil {
                 contents.renotes += 1

@@ -23,7 +23,9 @@ enum ZipLayout {
         let records = try centralDirectory(of: data, path: path)
         var spans: [(start: UInt64, end: UInt64, name: String)] = []
         for (index, entry, name) in wanted {
-            guard index < records.count else { throw refused(name, "it is not in the zip's central directory as listed: the zip is damaged or crafted") }
+            guard index < records.count else {
+                throw refused(name, "it is not in the zip's central directory as listed: the zip is damaged or crafted")
+            }
             let record = records[index]
             guard record.compressedSize == entry.compressedSize, record.uncompressedSize == entry.uncompressedSize else {
                 throw refused(name, "its central directory record cannot be read alike twice: the zip is damaged or crafted")
@@ -38,7 +40,10 @@ enum ZipLayout {
             let usesDescriptor = flags & (1 << 3) != 0
             let zip64 = localCompressed == 0xFFFF_FFFF || localUncompressed == 0xFFFF_FFFF
             if !usesDescriptor && !zip64 && (localCompressed != record.compressedSize || localUncompressed != record.uncompressedSize) {
-                throw refused(name, "its local header declares \(localUncompressed) bytes (\(localCompressed) compressed), the central directory \(record.uncompressedSize) (\(record.compressedSize)): the zip is damaged or crafted")
+                throw refused(
+                    name,
+                    "its local header declares \(localUncompressed) bytes (\(localCompressed) compressed), the central directory \(record.uncompressedSize) (\(record.compressedSize)): the zip is damaged or crafted"
+                )
             }
             let start = offset
             let end = offset + 30 + UInt64(data.u16(at: header + 26)) + UInt64(data.u16(at: header + 28)) + record.compressedSize
@@ -55,7 +60,9 @@ enum ZipLayout {
         let damaged = ImportError(file: path, reason: "its central directory cannot be read: the zip is damaged or crafted")
         // The end record: the last signature within the last 64 KiB and 22 bytes (its comment may hold up to 65,535).
         let searchStart = max(0, data.count - 22 - 65_535)
-        guard data.count >= 22, let end = (searchStart...(data.count - 22)).reversed().first(where: { data.u32(at: $0) == 0x0605_4B50 }) else { throw damaged }
+        guard data.count >= 22, let end = (searchStart...(data.count - 22)).reversed().first(where: { data.u32(at: $0) == 0x0605_4B50 }) else {
+            throw damaged
+        }
         var count = UInt64(data.u16(at: end + 10))
         var start = UInt64(data.u32(at: end + 16))
         if count == 0xFFFF || start == 0xFFFF_FFFF {
@@ -70,10 +77,13 @@ enum ZipLayout {
         var records: [Record] = []
         var position = start
         for _ in 0..<count {
-            guard position <= UInt64(data.count), UInt64(data.count) - position >= 46, data.u32(at: Int(position)) == 0x0201_4B50 else { throw damaged }
+            guard position <= UInt64(data.count), UInt64(data.count) - position >= 46, data.u32(at: Int(position)) == 0x0201_4B50 else {
+                throw damaged
+            }
             let at = Int(position)
-            var record = Record(localHeaderOffset: UInt64(data.u32(at: at + 42)), compressedSize: UInt64(data.u32(at: at + 20)),
-                                uncompressedSize: UInt64(data.u32(at: at + 24)))
+            var record = Record(
+                localHeaderOffset: UInt64(data.u32(at: at + 42)), compressedSize: UInt64(data.u32(at: at + 20)),
+                uncompressedSize: UInt64(data.u32(at: at + 24)))
             let (nameLength, extraLength, commentLength) = (Int(data.u16(at: at + 28)), Int(data.u16(at: at + 30)), Int(data.u16(at: at + 32)))
             guard data.count - at - 46 >= nameLength + extraLength + commentLength else { throw damaged }
             // Zip64 extra field (0x0001): the 8-byte values, in this order, of the fields saturated above.
@@ -102,9 +112,9 @@ enum ZipLayout {
     }
 }
 
-private extension Data {
+extension Data {
     /// The little-endian integer at `offset` (from the data's start).
-    func u16(at offset: Int) -> UInt16 { UInt16(self[startIndex + offset]) | UInt16(self[startIndex + offset + 1]) << 8 }
-    func u32(at offset: Int) -> UInt32 { UInt32(u16(at: offset)) | UInt32(u16(at: offset + 2)) << 16 }
-    func u64(at offset: Int) -> UInt64 { UInt64(u32(at: offset)) | UInt64(u32(at: offset + 4)) << 32 }
+    fileprivate func u16(at offset: Int) -> UInt16 { UInt16(self[startIndex + offset]) | UInt16(self[startIndex + offset + 1]) << 8 }
+    fileprivate func u32(at offset: Int) -> UInt32 { UInt32(u16(at: offset)) | UInt32(u16(at: offset + 2)) << 16 }
+    fileprivate func u64(at offset: Int) -> UInt64 { UInt64(u32(at: offset)) | UInt64(u32(at: offset + 4)) << 32 }
 }

@@ -27,13 +27,15 @@ extension FavoriteScore {
     /// The binary model's score: log prior plus, for each feature seen at least `minimumSightings` times,
     /// log((count in category + 1) / (tweets in category + 2)). An untrained filter gives NaN (likes nothing).
     public init(binaryFeatures features: [String], counts: FeatureCounts, minimumSightings: Int) {
-        let favoriteTotal = Double(counts.count(of: .favorite)), normalTotal = Double(counts.count(of: .normal))
+        let favoriteTotal = Double(counts.count(of: .favorite))
+        let normalTotal = Double(counts.count(of: .normal))
         let total = favoriteTotal + normalTotal
         var logFavorite = Foundation.log(total > 0 ? favoriteTotal / total : .nan)
         var logNormal = Foundation.log(total > 0 ? normalTotal / total : .nan)
         var contributions: [Contribution] = []
         for feature in features {
-            let inFavorite = counts.count(of: feature, in: .favorite), inNormal = counts.count(of: feature, in: .normal)
+            let inFavorite = counts.count(of: feature, in: .favorite)
+            let inNormal = counts.count(of: feature, in: .normal)
             guard inFavorite + inNormal >= minimumSightings else { continue }
             let favorite = Foundation.log((Double(inFavorite) + 1) / (favoriteTotal + 2))
             let normal = Foundation.log((Double(inNormal) + 1) / (normalTotal + 2))

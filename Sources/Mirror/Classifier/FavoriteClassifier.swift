@@ -56,8 +56,10 @@ public struct FavoriteClassifier: Sendable {
     public var model: ClassifierModel { decision.state.withLock { $0.model } }
 
     /// A classifier over `store`'s counts; tweets it learns are also recorded in `examples`.
-    public init(store: any WordCountBackend, tokenizer: any NounTokenizer, threshold: Double, model: ClassifierModel = .original,
-                examples: (any TrainingExampleLog)? = nil, logger: Logger = Logger(label: "mirror_bot", factory: { _ in SwiftLogNoOpLogHandler() })) {
+    public init(
+        store: any WordCountBackend, tokenizer: any NounTokenizer, threshold: Double, model: ClassifierModel = .original,
+        examples: (any TrainingExampleLog)? = nil, logger: Logger = Logger(label: "mirror_bot", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
         self.store = store
         self.tokenizer = tokenizer
         self.examples = examples
@@ -139,9 +141,10 @@ public struct FavoriteClassifier: Sendable {
         return zip(judged, counts).map { judged, counts in
             let features = judged.features ?? []
             let score = model.score(features: features, counts: counts)
-            return Verdict(isFavorite: judged.refusal == nil && score.isFavorite(threshold: threshold),
-                           isCandidate: judged.refusal == nil && score.isFavorite(threshold: keepingThreshold), score: score, features: features,
-                           refusal: judged.refusal)
+            return Verdict(
+                isFavorite: judged.refusal == nil && score.isFavorite(threshold: threshold),
+                isCandidate: judged.refusal == nil && score.isFavorite(threshold: keepingThreshold), score: score, features: features,
+                refusal: judged.refusal)
         }
     }
 
@@ -160,16 +163,19 @@ public struct FavoriteClassifier: Sendable {
     /// changes nothing), in one round trip; then records them as training examples from `source`. Returns how many
     /// were new to the counts.
     @discardableResult
-    public func learnOnce(_ tweets: [(id: String, tweet: Tweet)], as category: Category, source: ExampleSource, at date: Date = Date()) async throws -> Int {
+    public func learnOnce(_ tweets: [(id: String, tweet: Tweet)], as category: Category, source: ExampleSource, at date: Date = Date()) async throws
+        -> Int
+    {
         // A text the tokenizer refuses is not learned (nor recorded as an example); the rest are.
         let judged = tweets.map { (tweet: $0, features: judgeableFeatures(of: $0.tweet).features) }
         let featured = judged.compactMap { item in item.features.map { (id: item.tweet.id, features: $0) } }
         guard !featured.isEmpty else { return 0 }
         let tweets = judged.filter { $0.features != nil }.map(\.tweet)
-        let learned = switch category {
-        case .favorite: try await store.learnFavoritesOnce(featured)
-        case .normal: try await store.learnNormalsOnce(featured)
-        }
+        let learned =
+            switch category {
+            case .favorite: try await store.learnFavoritesOnce(featured)
+            case .normal: try await store.learnNormalsOnce(featured)
+            }
         // After the counts: a crash in between leaves an example unrecorded, never a recorded one unlearned.
         try await examples?.record(tweets, as: category, source: source, at: date)
         return learned

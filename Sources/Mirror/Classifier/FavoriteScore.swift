@@ -56,7 +56,8 @@ public struct FavoriteScore: Sendable, Equatable {
             let inNormal = Double(counts.count(of: feature, in: .normal))
             let favorite = Self.weightedProbability(count: inFavorite, categoryTotal: favoriteTotal, sightings: inFavorite + inNormal)
             let normal = Self.weightedProbability(count: inNormal, categoryTotal: normalTotal, sightings: inFavorite + inNormal)
-            let logFavoriteFeature = Foundation.log(favorite), logNormalFeature = Foundation.log(normal)
+            let logFavoriteFeature = Foundation.log(favorite)
+            let logNormalFeature = Foundation.log(normal)
             logFavorite += logFavoriteFeature
             logNormal += logNormalFeature
             contributions.append(Contribution(feature: feature, logRatio: logFavoriteFeature - logNormalFeature))
@@ -75,7 +76,9 @@ public struct FavoriteScore: Sendable, Equatable {
     /// The features pushing most toward a like (first) and toward no like (second), at most `limit` each.
     public func strongestContributions(limit: Int = 5) -> (towardFavorite: [Contribution], towardNormal: [Contribution]) {
         let sorted = contributions.sorted { $0.logRatio > $1.logRatio }
-        return (Array(sorted.prefix { $0.logRatio > 0 }.prefix(limit)),
-                Array(sorted.reversed().prefix { $0.logRatio < 0 }.prefix(limit)))
+        return (
+            Array(sorted.prefix { $0.logRatio > 0 }.prefix(limit)),
+            Array(sorted.reversed().prefix { $0.logRatio < 0 }.prefix(limit))
+        )
     }
 }

@@ -23,7 +23,9 @@ public enum ThresholdCalibration {
 
         /// An example from its parts.
         public init(tweetID: String, features: [String], isFavorite: Bool) {
-            self.tweetID = tweetID; self.features = features; self.isFavorite = isFavorite
+            self.tweetID = tweetID
+            self.features = features
+            self.isFavorite = isFavorite
         }
     }
 
@@ -38,7 +40,9 @@ public enum ThresholdCalibration {
 
         /// Figures from their parts.
         public init(precision: Double, recall: Double, likeShare: Double) {
-            self.precision = precision; self.recall = recall; self.likeShare = likeShare
+            self.precision = precision
+            self.recall = recall
+            self.likeShare = likeShare
         }
 
         /// F-beta of precision and recall; 0 when both are 0.
@@ -72,10 +76,18 @@ public enum ThresholdCalibration {
         public var fallbackReason: String?
 
         /// A result from its parts.
-        public init(model: ClassifierModel, threshold: Double, keepingThreshold: Double? = nil, figures: Figures? = nil, humanLikeShare: Double? = nil,
-                    favorites: Int, normals: Int, folds: Int, fallbackReason: String? = nil) {
-            self.model = model; self.threshold = threshold; self.keepingThreshold = keepingThreshold; self.figures = figures
-            self.humanLikeShare = humanLikeShare; self.favorites = favorites; self.normals = normals; self.folds = folds
+        public init(
+            model: ClassifierModel, threshold: Double, keepingThreshold: Double? = nil, figures: Figures? = nil, humanLikeShare: Double? = nil,
+            favorites: Int, normals: Int, folds: Int, fallbackReason: String? = nil
+        ) {
+            self.model = model
+            self.threshold = threshold
+            self.keepingThreshold = keepingThreshold
+            self.figures = figures
+            self.humanLikeShare = humanLikeShare
+            self.favorites = favorites
+            self.normals = normals
+            self.folds = folds
             self.fallbackReason = fallbackReason
         }
 
@@ -84,11 +96,14 @@ public enum ThresholdCalibration {
             if let fallbackReason { return "threshold \(Self.format(threshold)) (\(model.rawValue) model): \(fallbackReason)" }
             let share = humanLikeShare.map { String(format: "%.0f%%", $0 * 100) } ?? "?"
             guard let figures else { return "threshold \(Self.format(threshold)) (\(model.rawValue) model)" }
-            let keeping = keepingThreshold.flatMap { $0 < threshold ? "; posts above \(Self.format($0)) are kept for the day's like slots, which like the best kept" : nil }
-            return String(format: "threshold %@ (%@ model), chosen by %d-fold cross-validation on %d liked and %d not liked tweets: "
-                          + "precision %.2f, recall %.2f, F0.5 %.2f, likes %.0f%% of the timeline (the human likes %@)",
-                          Self.format(threshold), model.rawValue, folds, favorites, normals, figures.precision, figures.recall,
-                          figures.f(beta: 0.5), figures.likeShare * 100, share) + (keeping ?? "")
+            let keeping = keepingThreshold.flatMap {
+                $0 < threshold ? "; posts above \(Self.format($0)) are kept for the day's like slots, which like the best kept" : nil
+            }
+            return String(
+                format: "threshold %@ (%@ model), chosen by %d-fold cross-validation on %d liked and %d not liked tweets: "
+                    + "precision %.2f, recall %.2f, F0.5 %.2f, likes %.0f%% of the timeline (the human likes %@)",
+                Self.format(threshold), model.rawValue, folds, favorites, normals, figures.precision, figures.recall,
+                figures.f(beta: 0.5), figures.likeShare * 100, share) + (keeping ?? "")
         }
 
         static func format(_ threshold: Double) -> String { String(format: threshold >= 100 ? "%.0f" : "%.3g", threshold) }
@@ -104,21 +119,28 @@ public enum ThresholdCalibration {
     public static func calibrate(
         _ examples: [Example], humanLikeShare: Double?, models: [ClassifierModel], folds: Int = 5, fallbackThreshold: Double
     ) -> Result {
-        let favorites = examples.filter(\.isFavorite).count, normals = examples.count - favorites
+        let favorites = examples.filter(\.isFavorite).count
+        let normals = examples.count - favorites
         let model = models.first ?? .original
         guard favorites >= minimumPerLabel, normals >= minimumPerLabel else {
-            return Result(model: model, threshold: fallbackThreshold, figures: nil, humanLikeShare: humanLikeShare, favorites: favorites,
-                          normals: normals, folds: folds,
-                          fallbackReason: "too few examples to calibrate (\(favorites) liked, \(normals) not liked; \(minimumPerLabel) of each are needed), so the original threshold")
+            return Result(
+                model: model, threshold: fallbackThreshold, figures: nil, humanLikeShare: humanLikeShare, favorites: favorites,
+                normals: normals, folds: folds,
+                fallbackReason:
+                    "too few examples to calibrate (\(favorites) liked, \(normals) not liked; \(minimumPerLabel) of each are needed), so the original threshold"
+            )
         }
         let share = humanLikeShare.flatMap { $0 > 0 && $0 < 1 ? $0 : nil } ?? Double(favorites) / Double(examples.count)
         func calibrated(_ candidate: ClassifierModel) -> (result: Result, score: Double) {
             let scored = outOfFoldScores(examples, model: candidate, folds: folds)
             let cut = bestCut(scored, likeShare: share)
             let keeping = keepingCut(scored, likeShare: share, likeCut: cut.logThreshold)
-            return (Result(model: candidate, threshold: Foundation.exp(cut.logThreshold), keepingThreshold: Foundation.exp(keeping),
-                           figures: cut.figures, humanLikeShare: share,
-                           favorites: favorites, normals: normals, folds: folds, fallbackReason: nil), cut.figures.f(beta: 0.5))
+            return (
+                Result(
+                    model: candidate, threshold: Foundation.exp(cut.logThreshold), keepingThreshold: Foundation.exp(keeping),
+                    figures: cut.figures, humanLikeShare: share,
+                    favorites: favorites, normals: normals, folds: folds, fallbackReason: nil), cut.figures.f(beta: 0.5)
+            )
         }
         // The first model (the original's when none is asked for), replaced only by a strictly better one.
         var best = calibrated(model)
@@ -154,7 +176,8 @@ public enum ThresholdCalibration {
 
     /// The cut of log ratios ("like when the log ratio exceeds it") with the best F0.5 on the timeline among cuts
     /// whose predicted like share is within ±50% of `likeShare`; when none is, the cut whose share is closest.
-    public static func bestCut(_ scored: [(logRatio: Double, isFavorite: Bool)], likeShare share: Double) -> (logThreshold: Double, figures: Figures) {
+    public static func bestCut(_ scored: [(logRatio: Double, isFavorite: Bool)], likeShare share: Double) -> (logThreshold: Double, figures: Figures)
+    {
         let candidates = cuts(scored, likeShare: share)
         let allowed = candidates.filter { $0.figures.likeShare >= share * 0.5 && $0.figures.likeShare <= share * 1.5 }
         if let best = allowed.max(by: { $0.figures.f(beta: 0.5) < $1.figures.f(beta: 0.5) }) { return best }
@@ -180,18 +203,21 @@ public enum ThresholdCalibration {
     /// Every distinct cut of `scored`, from the one above everything (likes nothing) down, with its figures on a
     /// timeline where the human likes `share`.
     static func cuts(_ scored: [(logRatio: Double, isFavorite: Bool)], likeShare share: Double) -> [(logThreshold: Double, figures: Figures)] {
-        let positives = Double(scored.filter(\.isFavorite).count), negatives = Double(scored.count) - positives
+        let positives = Double(scored.filter(\.isFavorite).count)
+        let negatives = Double(scored.count) - positives
         // NaN (no counts at all) never likes; sorted from the most to the least liked.
         let sorted = scored.filter { !$0.logRatio.isNaN }.sorted { $0.logRatio > $1.logRatio }
         func figures(truePositives: Double, falsePositives: Double) -> Figures {
-            let tpr = positives > 0 ? truePositives / positives : 0, fpr = negatives > 0 ? falsePositives / negatives : 0
+            let tpr = positives > 0 ? truePositives / positives : 0
+            let fpr = negatives > 0 ? falsePositives / negatives : 0
             let liked = tpr * share + fpr * (1 - share)
             return Figures(precision: liked > 0 ? tpr * share / liked : 0, recall: tpr, likeShare: liked)
         }
         // The cut above everything likes nothing.
         let top = sorted.first.map { $0.logRatio.isFinite ? $0.logRatio + 1 : Double.greatestFiniteMagnitude } ?? 0
         var candidates: [(logThreshold: Double, figures: Figures)] = [(top, figures(truePositives: 0, falsePositives: 0))]
-        var truePositives = 0.0, falsePositives = 0.0
+        var truePositives = 0.0
+        var falsePositives = 0.0
         var index = 0
         while index < sorted.count {
             let value = sorted[index].logRatio

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Accounts named by id (digits: an X user id, a Mastodon account id) or by handle (`bob`, `bob@example.social`,
 /// with or without the leading `@`; compared case-insensitively): `BLOCKED_ACCOUNTS`, the opt-out list.
 public struct AccountSet: Sendable, Equatable {
@@ -8,7 +10,8 @@ public struct AccountSet: Sendable, Equatable {
 
     /// A set of `entries`, each an id or a handle; empty entries are dropped.
     public init(_ entries: [String] = []) {
-        ids = []; handles = []
+        ids = []
+        handles = []
         for entry in entries { insert(entry) }
     }
 
@@ -40,5 +43,3 @@ public struct AccountSet: Sendable, Equatable {
         return text.isEmpty ? nil : text
     }
 }
-
-import Foundation

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Stores
 
 /// Whom the bot may answer and like: nobody on the opt-out list, nobody in `BLOCKED_ACCOUNTS`; and how an opt-out is
@@ -13,7 +13,9 @@ public struct ContactRules: Sendable {
 
     /// Rules over the opt-out list kept in `state`.
     public init(state: any BotState, blocked: AccountSet = AccountSet(), request: OptOutRequest = OptOutRequest()) {
-        self.optOuts = OptOutList(state: state); self.blocked = blocked; self.request = request
+        self.optOuts = OptOutList(state: state)
+        self.blocked = blocked
+        self.request = request
     }
 
     /// Why the account with `id` or `handle` may not be answered or liked, nil when it may.

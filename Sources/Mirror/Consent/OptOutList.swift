@@ -14,7 +14,10 @@ public struct OptOut: Sendable, Equatable, Codable {
 
     /// An opt-out from its parts.
     public init(accountID: String?, handle: String?, reason: String, at: Date) {
-        self.accountID = accountID; self.handle = handle; self.reason = reason; self.at = at
+        self.accountID = accountID
+        self.handle = handle
+        self.reason = reason
+        self.at = at
     }
 
     /// `@handle (id)`, `@handle` or `user id`, for logs and listings.

@@ -27,8 +27,10 @@ public enum OwnerCommand: Sendable, Equatable {
     static let pauseEverythingWords: Set = ["pause all", "pause everything", "stop all", "stop everything", "全部停止", "すべて停止", "全停止"]
     static let resumeWords: Set = ["resume", "resume posting", "resume all", "resume everything", "start", "再開", "全部再開", "すべて再開"]
     static let forgetWords = ["forget", "忘れて"]
-    static let endMirrorWords: Set = ["stop mirroring me", "stop mirroring", "end mirror", "end the mirror", "forget me", "forget-me",
-                                      "ミラー終了", "ミラーを終了", "ミラーを終了して", "私を忘れて", "全部忘れて"]
+    static let endMirrorWords: Set = [
+        "stop mirroring me", "stop mirroring", "end mirror", "end the mirror", "forget me", "forget-me",
+        "ミラー終了", "ミラーを終了", "ミラーを終了して", "私を忘れて", "全部忘れて",
+    ]
 
     /// The command `text` gives (the mention's text, its leading @names already removed), nil when it is no command.
     public static func parse(_ text: String) -> OwnerCommand? {

@@ -30,7 +30,10 @@ public struct OwnerControl: Sendable {
         public var since: Date
 
         /// A pause from its parts.
-        public init(pause: Pause, since: Date) { self.pause = pause; self.since = since }
+        public init(pause: Pause, since: Date) {
+            self.pause = pause
+            self.since = since
+        }
     }
 
     /// Where the pause is kept.

@@ -43,10 +43,18 @@ public struct PersonConsent: Sendable, Equatable, Codable {
     public var archivesFromElsewhere: [String]?
 
     /// A record from its parts, not withdrawn.
-    public init(network: String, personAccount: String, personHandle: String, signedInAt: Date, how: String, botAccount: String?,
-                agreedTo: [Use], credentialDigest: String?) {
-        self.network = network; self.personAccount = personAccount; self.personHandle = personHandle; self.signedInAt = signedInAt
-        self.how = how; self.botAccount = botAccount; self.agreedTo = agreedTo; self.credentialDigest = credentialDigest
+    public init(
+        network: String, personAccount: String, personHandle: String, signedInAt: Date, how: String, botAccount: String?,
+        agreedTo: [Use], credentialDigest: String?
+    ) {
+        self.network = network
+        self.personAccount = personAccount
+        self.personHandle = personHandle
+        self.signedInAt = signedInAt
+        self.how = how
+        self.botAccount = botAccount
+        self.agreedTo = agreedTo
+        self.credentialDigest = credentialDigest
     }
 
     /// Whether the person withdrew.
@@ -58,7 +66,9 @@ public struct PersonConsent: Sendable, Equatable, Codable {
         var text = "@\(personHandle) (\(personAccount) on \(network)), signed in \(signedInAt.formatted(.iso8601)) by \(how)"
         if let botAccount { text += ", for the bot \(botAccount)" }
         text += "; agreed to: \(agreed)"
-        if let elsewhere = archivesFromElsewhere, !elsewhere.isEmpty { text += "; archives imported on their word: \(elsewhere.joined(separator: ", "))" }
+        if let elsewhere = archivesFromElsewhere, !elsewhere.isEmpty {
+            text += "; archives imported on their word: \(elsewhere.joined(separator: ", "))"
+        }
         if let withdrawnAt { text += "; withdrawn \(withdrawnAt.formatted(.iso8601)) (\(withdrawal ?? "no reason kept"))" }
         return text
     }
@@ -79,7 +89,9 @@ extension PersonConsent {
     /// Whether an archive of `account` on `network` (handle `handle`; on Mastodon, of `username` on `server`) is the
     /// person's: the account they signed in as, on the network they signed in on; on another network, the first account
     /// there whose archive is imported for them.
-    public func ownership(ofArchiveOf account: String, on network: String, handle: String?, mastodon: (username: String, server: String)?) -> ArchiveOwnership {
+    public func ownership(ofArchiveOf account: String, on network: String, handle: String?, mastodon: (username: String, server: String)?)
+        -> ArchiveOwnership
+    {
         let named = handle.map { "@\($0) (\(network) \(account))" } ?? "\(account) on \(network)"
         let signedIn = "@\(personHandle) (\(personAccount) on \(self.network))"
         guard network == self.network else {
@@ -90,7 +102,9 @@ extension PersonConsent {
                 return words.count >= 2 && words[0] == network && words[1] != account
             }
             if let other = others.first {
-                return .someoneElse("this archive is \(named)'s, and an archive of another \(network) account (\(other.dropFirst(network.count + 1))) was imported for the person, who signed in as \(signedIn). An archive is imported only for the person it belongs to")
+                return .someoneElse(
+                    "this archive is \(named)'s, and an archive of another \(network) account (\(other.dropFirst(network.count + 1))) was imported for the person, who signed in as \(signedIn). An archive is imported only for the person it belongs to"
+                )
             }
             return .elsewhere(key: key)
         }
@@ -103,7 +117,10 @@ extension PersonConsent {
         } else {
             matches = account == personAccount
         }
-        return matches ? .theirs : .someoneElse("this archive is \(named)'s, not the person's who signed in: \(signedIn). An archive is imported only for the person it belongs to")
+        return matches
+            ? .theirs
+            : .someoneElse(
+                "this archive is \(named)'s, not the person's who signed in: \(signedIn). An archive is imported only for the person it belongs to")
     }
 }
 

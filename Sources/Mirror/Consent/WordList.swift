@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Words looked for in a text, case- and width-insensitively (both sides folded with NFKC and lowercased, so that
 /// `ＳＴＯＰ`, `Stop` and `stop` are one word, and half-width `ﾔﾒﾃ` is `ヤメテ`): `BLOCKED_WORDS`, `OPT_OUT_WORDS`.

@@ -1,10 +1,10 @@
-public import Stores
+import BotClock
 public import Consent
 public import Foundation
 public import Logging
-public import Remix
-import BotClock
 import PostText
+public import Remix
+public import Stores
 
 /// Chooses what the bot posts at a given moment: one of the human's own tweets written around the same time of day.
 ///
@@ -28,7 +28,11 @@ public struct PostPicker: Sendable {
         public var remix: Remix?
 
         /// A pick from its parts.
-        public init(tweet: ArchivedTweet, radius: Int, remix: Remix? = nil) { self.tweet = tweet; self.radius = radius; self.remix = remix }
+        public init(tweet: ArchivedTweet, radius: Int, remix: Remix? = nil) {
+            self.tweet = tweet
+            self.radius = radius
+            self.remix = remix
+        }
 
         /// What is posted: the remix, or the tweet's text.
         public var text: String { remix?.text ?? tweet.text }
@@ -37,7 +41,8 @@ public struct PostPicker: Sendable {
         /// What the slot's record says it was: the tweet copied, or the remix's sources.
         public var origin: String {
             guard let remix else { return "the human's tweet \(tweet.tweetID)" }
-            return "a remix of the human's tweets \(remix.sourceIDs.map(String.init).joined(separator: ", ")) (longest run from one: \(Int((remix.overlap * 100).rounded()))% of its \(remix.morphemes) morphemes)"
+            return
+                "a remix of the human's tweets \(remix.sourceIDs.map(String.init).joined(separator: ", ")) (longest run from one: \(Int((remix.overlap * 100).rounded()))% of its \(remix.morphemes) morphemes)"
         }
     }
 
@@ -82,9 +87,11 @@ public struct PostPicker: Sendable {
     static let drawsPerWindow = 20
 
     /// A picker over `archive`.
-    public init(archive: any TweetArchive, repostAfterDays: Int, allowsMentions: Bool, allowsLinks: Bool = true,
-                repeatWindow: TimeInterval? = nil, blockedWords: WordList = WordList([]), remixer: Remixer? = nil,
-                remixMemory: RemixMemory? = nil, logger: Logger) {
+    public init(
+        archive: any TweetArchive, repostAfterDays: Int, allowsMentions: Bool, allowsLinks: Bool = true,
+        repeatWindow: TimeInterval? = nil, blockedWords: WordList = WordList([]), remixer: Remixer? = nil,
+        remixMemory: RemixMemory? = nil, logger: Logger
+    ) {
         self.archive = archive
         self.remixer = remixer
         self.remixMemory = remixMemory
@@ -98,16 +105,20 @@ public struct PostPicker: Sendable {
 
     /// A tweet to post at `now`, not one in `excluded` (for example one X just refused as a duplicate); nil, with
     /// a log line saying why, when the archive has nothing postable.
-    public func pick(at now: Date, excluding excluded: Set<Int64> = [],
-                     using generator: inout some RandomNumberGenerator) async throws -> Pick? {
+    public func pick(
+        at now: Date, excluding excluded: Set<Int64> = [],
+        using generator: inout some RandomNumberGenerator
+    ) async throws -> Pick? {
         guard case .success(let pick) = try await choose(at: now, excluding: excluded, using: &generator) else { return nil }
         return pick
     }
 
     /// A tweet (or, with a remixer, a remix) to post at `now`, not from one in `excluded`; or why there is none, also
     /// logged.
-    public func choose(at now: Date, excluding excluded: Set<Int64> = [],
-                       using generator: inout some RandomNumberGenerator) async throws -> Result<Pick, NothingToPost> {
+    public func choose(
+        at now: Date, excluding excluded: Set<Int64> = [],
+        using generator: inout some RandomNumberGenerator
+    ) async throws -> Result<Pick, NothingToPost> {
         if let remixer { return try await remix(at: now, excluding: excluded, with: remixer, using: &generator) }
         let minute = Self.minuteOfDay(now, in: archive.timeZone)
         let postedSince = now.addingTimeInterval(-max(Double(repostAfterDays) * 86_400, repeatWindow ?? 0))
@@ -115,9 +126,11 @@ public struct PostPicker: Sendable {
         var blocked = 0
         for radius in Self.radii {
             for _ in 0..<Self.drawsPerWindow {
-                guard let tweet = try await archive.randomTweet(
-                    nearMinute: minute, radius: radius, excluding: excluded, allowingMentions: allowsMentions,
-                    allowingLinks: allowsLinks, notPostedSince: postedSince, using: &generator) else { break }
+                guard
+                    let tweet = try await archive.randomTweet(
+                        nearMinute: minute, radius: radius, excluding: excluded, allowingMentions: allowsMentions,
+                        allowingLinks: allowsLinks, notPostedSince: postedSince, using: &generator)
+                else { break }
                 if let word = blockedWords.firstMatch(in: tweet.text) {
                     logger.debug("not posting the human's tweet \(tweet.tweetID): it contains the blocked word \"\(word)\"")
                     excluded.insert(tweet.tweetID)
@@ -130,7 +143,9 @@ public struct PostPicker: Sendable {
                 return .success(Pick(tweet: tweet, radius: radius))
             }
         }
-        logger.notice("Nothing to post at \(LocalTime.clockTime(minute)): the archive has no postable tweet (empty, all posted in the last \(repostAfterDays) days, or all mention someone\(allowsLinks ? "" : " or contain a link")\(blocked > 0 ? "; \(blocked) drawn had a blocked word" : "")). Run `mirror_bot train scheduler` or `mirror_bot import`.")
+        logger.notice(
+            "Nothing to post at \(LocalTime.clockTime(minute)): the archive has no postable tweet (empty, all posted in the last \(repostAfterDays) days, or all mention someone\(allowsLinks ? "" : " or contain a link")\(blocked > 0 ? "; \(blocked) drawn had a blocked word" : "")). Run `mirror_bot train scheduler` or `mirror_bot import`."
+        )
         return .failure(.emptyArchive)
     }
 
@@ -138,8 +153,10 @@ public struct PostPicker: Sendable {
     /// widened while there are fewer than `remixMinimumSources`, and again while no remix of them passes): its sources obey the copy's rules (no mention, no link where those are off,
     /// no blocked word, no content warning) and the remix itself is checked again, whole, and against the remixes
     /// posted lately.
-    private func remix(at now: Date, excluding excluded: Set<Int64>, with remixer: Remixer,
-                       using generator: inout some RandomNumberGenerator) async throws -> Result<Pick, NothingToPost> {
+    private func remix(
+        at now: Date, excluding excluded: Set<Int64>, with remixer: Remixer,
+        using generator: inout some RandomNumberGenerator
+    ) async throws -> Result<Pick, NothingToPost> {
         let minute = Self.minuteOfDay(now, in: archive.timeZone)
         var drawn = excluded
         var sources: [ArchivedTweet] = []
@@ -154,12 +171,16 @@ public struct PostPicker: Sendable {
             let had = sources.count
             var exhausted = false
             while sources.count < wanted {
-                guard let window = windows.next() else { exhausted = true; break }
+                guard let window = windows.next() else {
+                    exhausted = true
+                    break
+                }
                 radius = window
                 // Up to `remixSources` in all; after a refusal, up to as many again from the wider window.
                 let count = written == nil ? Self.remixSources - sources.count : Self.remixSources
-                let tweets = try await archive.randomTweets(nearMinute: minute, radius: window, count: count, excluding: drawn,
-                                                            allowingMentions: allowsMentions, allowingLinks: allowsLinks, using: &generator)
+                let tweets = try await archive.randomTweets(
+                    nearMinute: minute, radius: window, count: count, excluding: drawn,
+                    allowingMentions: allowsMentions, allowingLinks: allowsLinks, using: &generator)
                 drawn.formUnion(tweets.map(\.tweetID))
                 sources += tweets.filter { $0.contentWarning == nil && blockedWords.firstMatch(in: $0.text) == nil }
             }
@@ -183,8 +204,10 @@ public struct PostPicker: Sendable {
 
     /// One remix of `sources` that passes: not one of the person's own texts (looked up, up to `remixesLookedUp`),
     /// nor one posted lately (`recent`), nor one the copy's rules refuse.
-    private func writeRemix(of sources: [ArchivedTweet], with remixer: Remixer, avoiding recent: RemixTexts,
-                            using generator: inout some RandomNumberGenerator) async throws -> Result<Remix, RemixRefusal> {
+    private func writeRemix(
+        of sources: [ArchivedTweet], with remixer: Remixer, avoiding recent: RemixTexts,
+        using generator: inout some RandomNumberGenerator
+    ) async throws -> Result<Remix, RemixRefusal> {
         let candidates = sources.map { RemixSource(id: $0.tweetID, text: $0.text) }
         // A remix that says what one of the person's other tweets says (not among its sources) is a copy of that one.
         var personsTexts = Set<String>()

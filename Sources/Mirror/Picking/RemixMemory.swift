@@ -14,7 +14,10 @@ public struct RemixMemory: Sendable {
     static let prefix = "remix.posted."
 
     /// A memory in `state`, keeping each remix for `keptFor` seconds.
-    public init(state: any BotState, keptFor: TimeInterval) { self.state = state; self.keptFor = keptFor }
+    public init(state: any BotState, keptFor: TimeInterval) {
+        self.state = state
+        self.keptFor = keptFor
+    }
 
     /// The hashes of the remixes posted at or after `date`.
     public func texts(since date: Date) async throws -> RemixTexts {

@@ -1,7 +1,7 @@
-public import Stores
 public import BotCore
 public import Consent
 import Foundation
+public import Stores
 
 /// Chooses how the bot answers someone: with a reply the human once sent to that same person.
 ///
@@ -53,10 +53,12 @@ public struct ReplyPicker: Sendable {
         var generator = SystemRandomNumberGenerator()
         let unusable = excluded.union(repeats)
         if !allowsLinks, try await archive.randomReply(toUser: authorID, excluding: unusable, allowingLinks: true, using: &generator) != nil {
-            return "every past reply of the human to this user that is left contains a link (a post with a link costs $0.200 on X instead of $0.015; POST_LINKS=true allows them)"
+            return
+                "every past reply of the human to this user that is left contains a link (a post with a link costs $0.200 on X instead of $0.015; POST_LINKS=true allows them)"
         }
         if try await archive.randomReply(toUser: authorID, excluding: unusable, allowingLinks: allowsLinks, using: &generator) != nil {
-            return "every past reply of the human to this user that is left mentions someone else, contains a blocked word (BLOCKED_WORDS) or is only @names"
+            return
+                "every past reply of the human to this user that is left mentions someone else, contains a blocked word (BLOCKED_WORDS) or is only @names"
         }
         if unusable.isEmpty { return "no past reply of the human to this user" }
         if try await archive.randomReply(toUser: authorID, excluding: [], allowingLinks: true, using: &generator) == nil {
@@ -68,8 +70,10 @@ public struct ReplyPicker: Sendable {
 
     /// A reply to `authorID` (whose handle is `handle`, when known), not one of `excluded` (replies X just refused as
     /// duplicates), or nil when there is none to give.
-    public func pick(forAuthor authorID: Int64, handle: String? = nil, excluding excluded: Set<Int64> = [],
-                     using generator: inout some RandomNumberGenerator) async throws -> Pick? {
+    public func pick(
+        forAuthor authorID: Int64, handle: String? = nil, excluding excluded: Set<Int64> = [],
+        using generator: inout some RandomNumberGenerator
+    ) async throws -> Pick? {
         if let pick = try await pick(toUser: authorID, handle: handle, excluding: excluded, using: &generator) { return pick }
         guard fallback == .any, let pick = try await pick(toUser: nil, handle: handle, excluding: excluded, using: &generator) else { return nil }
         return Pick(source: pick.source, text: pick.text, isFallback: true)
@@ -77,16 +81,22 @@ public struct ReplyPicker: Sendable {
 
     /// A reply to `userID` (anyone when nil) that may be sent to `handle`: not only @names, mentioning nobody else, no
     /// blocked word.
-    private func pick(toUser userID: Int64?, handle: String?, excluding refused: Set<Int64>,
-                      using generator: inout some RandomNumberGenerator) async throws -> Pick? {
+    private func pick(
+        toUser userID: Int64?, handle: String?, excluding refused: Set<Int64>,
+        using generator: inout some RandomNumberGenerator
+    ) async throws -> Pick? {
         var excluded = refused
         for _ in 0..<Self.attempts {
-            guard let reply = try await archive.randomReply(toUser: userID, excluding: excluded, allowingLinks: allowsLinks,
-                                                            using: &generator) else { return nil }
+            guard
+                let reply = try await archive.randomReply(
+                    toUser: userID, excluding: excluded, allowingLinks: allowsLinks,
+                    using: &generator)
+            else { return nil }
             let text = Self.removingLeadingMentions(reply.text)
             // Unknown (X reads mentions without handles), the answered account's handle is the first @name of the
             // person's reply to them.
-            let answered = handle ?? (userID == nil ? nil : ArchiveRules.mentionedNames(in: String(reply.text.prefix(reply.text.count - text.count))).first)
+            let answered =
+                handle ?? (userID == nil ? nil : ArchiveRules.mentionedNames(in: String(reply.text.prefix(reply.text.count - text.count))).first)
             if !text.isEmpty, Self.mentionsOnly(answered, in: text), blockedWords.firstMatch(in: text) == nil {
                 return Pick(source: reply, text: text, isFallback: false)
             }

@@ -9,7 +9,10 @@ public struct RemixSource: Sendable, Equatable {
     public var text: String
 
     /// A source from its parts.
-    public init(id: Int64, text: String) { self.id = id; self.text = text }
+    public init(id: Int64, text: String) {
+        self.id = id
+        self.text = text
+    }
 }
 
 /// A new post written from the person's posts, and where its words came from.
@@ -48,8 +51,10 @@ public struct RemixRefusal: Error, Equatable, CustomStringConvertible {
     /// The line: what was tried and why each candidate failed.
     public var description: String {
         guard sources >= 2 else { return "a remix needs at least two of the person's posts, and \(sources) could be drawn" }
-        let reasons = [(tooClose, "too close to one post"), (oneSource, "from one post only"), (tooLong, "too long for the network"),
-                       (copies, "a copy or empty"), (refused, "blocked or posted lately")].filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+        let reasons = [
+            (tooClose, "too close to one post"), (oneSource, "from one post only"), (tooLong, "too long for the network"),
+            (copies, "a copy or empty"), (refused, "blocked or posted lately"),
+        ].filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
         return "no remix of \(sources) posts passed (\(reasons.joined(separator: ", ")))"
     }
 }
@@ -78,8 +83,10 @@ public struct Remixer: Sendable {
     static let maxMorphemes = 200
 
     /// A remixer that cuts texts with `tokenizer`.
-    public init(tokenizer: any MorphemeTokenizer, order: Int = 2, maxOverlap: Double = 0.6, length: PostLength = .characters(500),
-                attempts: Int = 200, backoff: Double = 0.3) {
+    public init(
+        tokenizer: any MorphemeTokenizer, order: Int = 2, maxOverlap: Double = 0.6, length: PostLength = .characters(500),
+        attempts: Int = 200, backoff: Double = 0.3
+    ) {
         self.backoff = backoff
         self.tokenizer = tokenizer
         self.order = max(1, order)
@@ -90,25 +97,47 @@ public struct Remixer: Sendable {
 
     /// A remix of `sources` that `accepts` (a rule of the caller's: no blocked word, not posted lately), or why none
     /// passed; a text the tokenizer refuses is left out of the sources.
-    public func remix(of sources: [RemixSource], using generator: inout some RandomNumberGenerator,
-                      accepting accepts: (String) -> Bool = { _ in true }) -> Result<Remix, RemixRefusal> {
+    public func remix(
+        of sources: [RemixSource], using generator: inout some RandomNumberGenerator,
+        accepting accepts: (String) -> Bool = { _ in true }
+    ) -> Result<Remix, RemixRefusal> {
         let corpus = Corpus(sources: sources, tokenizer: tokenizer, order: order)
         var refusal = RemixRefusal(sources: corpus.sourceIDs.count)
         guard corpus.sourceIDs.count >= 2 else { return .failure(refusal) }
         for _ in 0..<attempts {
-            guard let tokens = corpus.walk(backoff: backoff, using: &generator) else { refusal.tooLong += 1; continue }
+            guard let tokens = corpus.walk(backoff: backoff, using: &generator) else {
+                refusal.tooLong += 1
+                continue
+            }
             let text = corpus.text(of: tokens)
-            guard !tokens.isEmpty, !corpus.texts.contains(text) else { refusal.copies += 1; continue }
-            guard length.fits(text) else { refusal.tooLong += 1; continue }
+            guard !tokens.isEmpty, !corpus.texts.contains(text) else {
+                refusal.copies += 1
+                continue
+            }
+            guard length.fits(text) else {
+                refusal.tooLong += 1
+                continue
+            }
             let runs = corpus.runs(in: tokens)
             let overlap = Double(runs.longest.count) / Double(tokens.count)
-            guard overlap <= maxOverlap else { refusal.tooClose += 1; continue }
-            guard runs.sources.count >= 2 else { refusal.oneSource += 1; continue }
-            guard accepts(text) else { refusal.refused += 1; continue }
+            guard overlap <= maxOverlap else {
+                refusal.tooClose += 1
+                continue
+            }
+            guard runs.sources.count >= 2 else {
+                refusal.oneSource += 1
+                continue
+            }
+            guard accepts(text) else {
+                refusal.refused += 1
+                continue
+            }
             // The sources are the cover's, and the longest run's (which the cover may have split).
             let sources = runs.sources.contains(runs.longest.source) ? runs.sources : runs.sources + [runs.longest.source]
-            return .success(Remix(text: text, sourceIDs: sources.map { corpus.sourceIDs[$0] },
-                                  mainSourceID: corpus.sourceIDs[runs.longest.source], overlap: overlap, morphemes: tokens.count))
+            return .success(
+                Remix(
+                    text: text, sourceIDs: sources.map { corpus.sourceIDs[$0] },
+                    mainSourceID: corpus.sourceIDs[runs.longest.source], overlap: overlap, morphemes: tokens.count))
         }
         return .failure(refusal)
     }
@@ -185,7 +214,8 @@ struct Corpus {
             // Where the state has one follower (a run of one post going on), the walk may take the next token from any
             // post where the last token was seen, with probability `backoff`: a point where posts can meet.
             if order > 1, !tokens.isEmpty, followers.allSatisfy({ $0 == followers[0] }), Double.random(in: 0..<1, using: &generator) < backoff,
-               let wider = shortChain[state[order - 1]] {
+                let wider = shortChain[state[order - 1]]
+            {
                 followers = wider
             }
             let next = followers[Int.random(in: 0..<followers.count, using: &generator)]

@@ -1,6 +1,6 @@
-public import Stores
-import Foundation
 import BotClock
+import Foundation
+public import Stores
 
 /// How many posts the human makes per calendar day, from which the bot's count for a day is drawn.
 ///
@@ -17,7 +17,8 @@ public struct DailyPostCounts: Sendable, Equatable {
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let parsed: [(Date, Int)] = days.compactMap { day in
             guard let parts = LocalTime.parts(ofDay: day.day),
-                  let date = calendar.date(from: DateComponents(year: parts.year, month: parts.month, day: parts.day)) else { return nil }
+                let date = calendar.date(from: DateComponents(year: parts.year, month: parts.month, day: parts.day))
+            else { return nil }
             return (date, day.count)
         }
         guard let first = parsed.map(\.0).min(), let last = parsed.map(\.0).max() else {

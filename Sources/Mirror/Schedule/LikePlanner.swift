@@ -1,6 +1,6 @@
 import BotClock
-public import Stores
 import Foundation
+public import Stores
 
 /// Draws the day's like plan as `SchedulePlanner` draws its posts: how many likes (the count of one of the person's
 /// own days of liking, quiet days included, chosen so that a run of days averages theirs) and at which minutes (the
@@ -16,7 +16,8 @@ public struct LikePlanner: Sendable {
 
     /// A planner over the person's `likes` and `archive`.
     public init(likes: any LikeLog, archive: any TweetArchive) {
-        self.likes = likes; self.archive = archive
+        self.likes = likes
+        self.archive = archive
     }
 
     /// What a plan was drawn from, for the log and the status page.
@@ -37,11 +38,13 @@ public struct LikePlanner: Sendable {
         /// One line for the log.
         public var summary: String {
             if countsFromPosts {
-                return "no like of the person's is stored (run `mirror_bot train classifier --force` to learn them): counts and minutes are their posting days'"
+                return
+                    "no like of the person's is stored (run `mirror_bot train classifier --force` to learn them): counts and minutes are their posting days'"
             }
             return String(format: "from %d likes of the person's over %d days (%.1f a day), ", likes, days, meanPerDay)
-                + (minutesFromLikes ? "at the minutes they like in (\(timedLikes) with their time)"
-                                    : "at the minutes they post in (\(timedLikes) likes with their time, fewer than \(LikePlanner.fewestTimedLikes))")
+                + (minutesFromLikes
+                    ? "at the minutes they like in (\(timedLikes) with their time)"
+                    : "at the minutes they post in (\(timedLikes) likes with their time, fewer than \(LikePlanner.fewestTimedLikes))")
         }
     }
 
@@ -51,8 +54,9 @@ public struct LikePlanner: Sendable {
         let zone = archive.timeZone
         let known = try await likes.personLikes()
         let days: DailyPostCounts
-        var basis = Basis(likes: known.count, timedLikes: known.filter(\.isExact).count, days: 0, meanPerDay: 0, minutesFromLikes: false,
-                          countsFromPosts: known.isEmpty)
+        var basis = Basis(
+            likes: known.count, timedLikes: known.filter(\.isExact).count, days: 0, meanPerDay: 0, minutesFromLikes: false,
+            countsFromPosts: known.isEmpty)
         if known.isEmpty {
             days = DailyPostCounts(days: try await archive.postsPerDay(includingReplies: true))
         } else {
@@ -72,7 +76,8 @@ public struct LikePlanner: Sendable {
         }
         // Spread evenly over the days (see `evenlySpreadCount`): a month of likes averages the person's month, where
         // independent draws left it up to a fifth short.
-        let count = days.evenlySpreadCount(on: date, cap: MinuteDistribution.minutesPerDay)
+        let count =
+            days.evenlySpreadCount(on: date, cap: MinuteDistribution.minutesPerDay)
             ?? days.draw(cap: MinuteDistribution.minutesPerDay, using: &generator)
         let minutes = Self.minutes(count, from: distribution, using: &generator)
         return (DayPlan(date: date, timeZone: zone.identifier, minutes: minutes), basis)
@@ -86,7 +91,8 @@ public struct LikePlanner: Sendable {
         var attempts = 0
         while minutes.count < count && attempts < 100 * count {
             attempts += 1
-            let near = distribution.minute(at: Int.random(in: 0..<distribution.total, using: &generator)) + Int.random(in: -30...30, using: &generator)
+            let near =
+                distribution.minute(at: Int.random(in: 0..<distribution.total, using: &generator)) + Int.random(in: -30...30, using: &generator)
             minutes.insert((near + MinuteDistribution.minutesPerDay) % MinuteDistribution.minutesPerDay)
         }
         return minutes.sorted()

@@ -15,7 +15,10 @@ public struct MinuteDistribution: Sendable, Equatable {
         weights += [Int](repeating: 0, count: Self.minutesPerDay - weights.count)
         self.weights = weights
         var running = 0
-        cumulative = weights.map { running += $0; return running }
+        cumulative = weights.map {
+            running += $0
+            return running
+        }
     }
 
     /// All tweets counted.
@@ -28,7 +31,8 @@ public struct MinuteDistribution: Sendable, Equatable {
 
     /// The minute whose cumulative range holds `point` (0 ≤ point < total): the first n with cumulative[n] > point.
     public func minute(at point: Int) -> Int {
-        var low = 0, high = Self.minutesPerDay - 1
+        var low = 0
+        var high = Self.minutesPerDay - 1
         while low < high {
             let middle = (low + high) / 2
             if cumulative[middle] > point { high = middle } else { low = middle + 1 }

@@ -1,6 +1,6 @@
 import BotClock
-public import Stores
 public import Foundation
+public import Stores
 
 /// Draws the day's posting plan from the archive: how many posts (a day's count of the human's, see
 /// `DailyPostCounts`) and at which minutes (the human's minute distribution, without replacement).

@@ -1,6 +1,6 @@
-public import Stores
 public import Classifier
 public import Foundation
+public import Stores
 import WordCounts
 
 /// Runs the threshold calibration on the stored training examples and keeps its result in the bot's state
@@ -29,7 +29,9 @@ public struct Calibrator: Sendable {
     public let fallbackThreshold: Double
 
     /// A calibrator for `classifier`, over `examples`, keeping its result in `state`.
-    public init(examples: any TrainingExamples, state: any BotState, classifier: FavoriteClassifier, models: [ClassifierModel], fallbackThreshold: Double) {
+    public init(
+        examples: any TrainingExamples, state: any BotState, classifier: FavoriteClassifier, models: [ClassifierModel], fallbackThreshold: Double
+    ) {
         self.examples = examples
         self.state = state
         self.classifier = classifier
@@ -60,7 +62,8 @@ public struct Calibrator: Sendable {
         let calibrationExamples = try order.map { id in
             let tweet = byTweet[id]!
             return ThresholdCalibration.Example(
-                tweetID: id, features: try classifier.features(of: .init(text: tweet.text, authorUsername: tweet.author)), isFavorite: tweet.isFavorite)
+                tweetID: id, features: try classifier.features(of: .init(text: tweet.text, authorUsername: tweet.author)),
+                isFavorite: tweet.isFavorite)
         }
         let timeline = try await examples.timelineLikes()
         let share = timeline.seen >= ThresholdCalibration.minimumPerLabel ? Double(timeline.liked) / Double(timeline.seen) : nil

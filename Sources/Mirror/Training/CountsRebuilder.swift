@@ -1,6 +1,6 @@
-public import Stores
 public import Classifier
 import Foundation
+public import Stores
 import WordCounts
 
 /// `mirror_bot train rebuild`: recomputes every word count from the stored training examples, in one pass, in the
@@ -37,8 +37,10 @@ public struct CountsRebuilder: Sendable {
         guard !stored.isEmpty else { throw NoExamples() }
         // Tokenized before anything is deleted: a tokenizer failure leaves the counts as they were.
         let featured = try stored.map { example in
-            (id: example.tweetID, label: example.label,
-             features: try classifier.features(of: .init(text: example.text, authorUsername: example.author)))
+            (
+                id: example.tweetID, label: example.label,
+                features: try classifier.features(of: .init(text: example.text, authorUsername: example.author))
+            )
         }
         let store = classifier.store
         let flags = ["scheduler", "classifier"]

@@ -1,9 +1,9 @@
-public import BotCore
-public import Stores
+import BotCore
 public import Classifier
 import Foundation
-public import WordCounts
 public import SocialNetwork
+public import Stores
+public import WordCounts
 
 /// `mirror_bot forget`: takes one of the person's tweets out of everything the bot keeps, at once, for the person
 /// who asks: the archive (and so the reply pool, which is the archive's replies), the training examples and what
@@ -49,7 +49,10 @@ public struct Forgetter: Sendable {
 
     /// A forgetter over these stores and this network.
     public init(archive: any TweetArchive, examples: any TrainingExamples, classifier: FavoriteClassifier, network: any MirrorNetwork) {
-        self.archive = archive; self.examples = examples; self.classifier = classifier; self.network = network
+        self.archive = archive
+        self.examples = examples
+        self.classifier = classifier
+        self.network = network
     }
 
     /// The tweet id in `text`: the id itself, or the last run of digits of a post's address (x.com, twitter.com,

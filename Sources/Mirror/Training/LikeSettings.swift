@@ -14,6 +14,8 @@ public struct LikeSettings: Sendable, Equatable {
 
     /// Settings; the defaults are `FAVORITE_RATE_THRESHOLD=auto` and `CLASSIFIER=auto`.
     public init(threshold: Double = LikeSettings.originalThreshold, calibrates: Bool = true, models: [ClassifierModel] = [.original, .binary]) {
-        self.threshold = threshold; self.calibrates = calibrates; self.models = models.isEmpty ? [.original] : models
+        self.threshold = threshold
+        self.calibrates = calibrates
+        self.models = models.isEmpty ? [.original] : models
     }
 }

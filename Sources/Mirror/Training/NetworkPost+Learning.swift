@@ -1,15 +1,16 @@
 public import BotCore
-public import Stores
 public import Classifier
-public import SocialNetwork
+import SocialNetwork
+public import Stores
 
 extension ArchivedTweet {
     /// The archive's form of a post read from the network: its text as written and what it answers; nil for a
     /// repost, which is never archived, or a post without a numeric id or a time.
     public init?(_ post: NetworkPost) {
         guard !post.isRepost, let id = Int64(post.id), let createdAt = post.createdAt else { return nil }
-        self.init(tweetID: id, text: post.text, replyUserID: post.replyToUserID.flatMap { Int64($0) }, createdAt: createdAt,
-                  contentWarning: post.contentWarning)
+        self.init(
+            tweetID: id, text: post.text, replyUserID: post.replyToUserID.flatMap { Int64($0) }, createdAt: createdAt,
+            contentWarning: post.contentWarning)
     }
 }
 

@@ -1,10 +1,10 @@
-public import BotCore
-public import Stores
+import BotCore
 public import Classifier
 import Foundation
 public import Logging
-import WordCounts
 public import SocialNetwork
+public import Stores
+import WordCounts
 
 /// The one-time trainings the post-deploy script runs: the archive from the human's recent tweets, the favorite
 /// filter from their likes and their home timeline. Each sets a `trained:<name>` flag and does nothing the next
@@ -46,8 +46,10 @@ public struct Trainer: Sendable {
     private let logger: Logger
 
     /// A trainer; `progress` receives one line per page.
-    public init(network: any MirrorNetwork, archive: any TweetArchive, classifier: FavoriteClassifier, personLikes: (any LikeLog)? = nil, logger: Logger,
-                progress: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(
+        network: any MirrorNetwork, archive: any TweetArchive, classifier: FavoriteClassifier, personLikes: (any LikeLog)? = nil, logger: Logger,
+        progress: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.network = network
         self.personLikes = personLikes
         self.archive = archive
@@ -98,8 +100,10 @@ public struct Trainer: Sendable {
             progress("likes page \(report.pages): \(report.favorites) learned as favorite")
         }
         var timelinePages = 0
-        for try await page in network.homeTimeline(of: human.id, as: .human, since: nil, maxPosts: Self.classifierTweetLimit, perPage: 100,
-                                                   includingReposts: true, for: .posts) {
+        for try await page in network.homeTimeline(
+            of: human.id, as: .human, since: nil, maxPosts: Self.classifierTweetLimit, perPage: 100,
+            includingReposts: true, for: .posts)
+        {
             report.pages += 1
             timelinePages += 1
             report.postsRead += page.posts.count
@@ -111,8 +115,9 @@ public struct Trainer: Sendable {
             // timeline posts, for the share of their timeline the human likes, which the threshold calibration aims at.
             let likedOnTimeline = page.posts.filter { !$0.isRepost && likedIDs.contains($0.id) && $0.authorID != human.id }
             if !likedOnTimeline.isEmpty {
-                try await classifier.examples?.record(likedOnTimeline.map { ($0.id, FavoriteClassifier.Tweet($0)) },
-                                                      as: .favorite, source: .timeline, at: Date())
+                try await classifier.examples?.record(
+                    likedOnTimeline.map { ($0.id, FavoriteClassifier.Tweet($0)) },
+                    as: .favorite, source: .timeline, at: Date())
             }
             progress("timeline page \(timelinePages): \(report.normals) learned as normal")
         }

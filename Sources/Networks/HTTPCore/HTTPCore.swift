@@ -42,14 +42,23 @@ public struct HTTPCore: Sendable {
 
         /// A policy from its parts; the defaults: 4 attempts, 1 s doubling to at most 60 s, up to 3 rate-limit windows
         /// of at most 16 minutes (5 seconds for a write).
-        public init(maxAttempts: Int = 4, initialBackoff: Duration = .seconds(1), maxBackoff: Duration = .seconds(60),
-                    maxRateLimitWaits: Int = 3, longestReadWait: Duration = .seconds(16 * 60), longestWriteWait: Duration = .seconds(5),
-                    shortestRateLimitWait: TimeInterval = 0, waitWhenResetIsPast: TimeInterval = 15, requestTimeout: Duration = .seconds(30),
-                    maxResponseBytes: Int = 16 << 20, exhaustedWritesAreUncertain: Bool = false) {
-            self.maxAttempts = maxAttempts; self.initialBackoff = initialBackoff; self.maxBackoff = maxBackoff
-            self.maxRateLimitWaits = maxRateLimitWaits; self.longestReadWait = longestReadWait; self.longestWriteWait = longestWriteWait
-            self.shortestRateLimitWait = shortestRateLimitWait; self.waitWhenResetIsPast = waitWhenResetIsPast
-            self.requestTimeout = requestTimeout; self.maxResponseBytes = maxResponseBytes; self.exhaustedWritesAreUncertain = exhaustedWritesAreUncertain
+        public init(
+            maxAttempts: Int = 4, initialBackoff: Duration = .seconds(1), maxBackoff: Duration = .seconds(60),
+            maxRateLimitWaits: Int = 3, longestReadWait: Duration = .seconds(16 * 60), longestWriteWait: Duration = .seconds(5),
+            shortestRateLimitWait: TimeInterval = 0, waitWhenResetIsPast: TimeInterval = 15, requestTimeout: Duration = .seconds(30),
+            maxResponseBytes: Int = 16 << 20, exhaustedWritesAreUncertain: Bool = false
+        ) {
+            self.maxAttempts = maxAttempts
+            self.initialBackoff = initialBackoff
+            self.maxBackoff = maxBackoff
+            self.maxRateLimitWaits = maxRateLimitWaits
+            self.longestReadWait = longestReadWait
+            self.longestWriteWait = longestWriteWait
+            self.shortestRateLimitWait = shortestRateLimitWait
+            self.waitWhenResetIsPast = waitWhenResetIsPast
+            self.requestTimeout = requestTimeout
+            self.maxResponseBytes = maxResponseBytes
+            self.exhaustedWritesAreUncertain = exhaustedWritesAreUncertain
         }
 
         /// The longest rate-limit wait for a read or a write, in seconds.
@@ -68,7 +77,12 @@ public struct HTTPCore: Sendable {
 
     /// A core for `service` on `httpClient`, waiting on `clock`.
     public init(service: String, server: String, policy: Policy, httpClient: HTTPClient, clock: any BotClock, logger: Logger) {
-        self.service = service; self.server = server; self.policy = policy; self.httpClient = httpClient; self.clock = clock; self.logger = logger
+        self.service = service
+        self.server = server
+        self.policy = policy
+        self.httpClient = httpClient
+        self.clock = clock
+        self.logger = logger
     }
 
     /// Sends `call` until it is answered or fails as its policy says; returns what its `decode` made of a 2xx answer.
@@ -135,7 +149,8 @@ public struct HTTPCore: Sendable {
                             if policy.exhaustedWritesAreUncertain { throw uncertain }
                             throw HTTPCallFailure.malformed(reason: reason)
                         }
-                        logger.notice("\(service) \(call.name) answered \(status) unreadably (\(reason)); asking again", metadata: ["attempt": "\(attempt)"])
+                        logger.notice(
+                            "\(service) \(call.name) answered \(status) unreadably (\(reason)); asking again", metadata: ["attempt": "\(attempt)"])
                         continue
                     }
                 }
@@ -152,7 +167,9 @@ public struct HTTPCore: Sendable {
                 }
                 rateLimitWaits += 1
                 attempt -= 1  // waiting out a window is not a failed attempt
-                logger.notice("\(service) \(call.name) is rate-limited; waiting \(Int(wait.rounded(.up))) s for the window to reset\(untilReset > 0 ? "" : " (its reset time is already past on this clock)")")
+                logger.notice(
+                    "\(service) \(call.name) is rate-limited; waiting \(Int(wait.rounded(.up))) s for the window to reset\(untilReset > 0 ? "" : " (its reset time is already past on this clock)")"
+                )
                 try await clock.sleep(for: .milliseconds(Int64(wait * 1000)))
 
             case 500..<600 where status != 501:  // 501: the server does not serve the method at all; asking again will not help
@@ -250,15 +267,25 @@ public struct HTTPCall<Result: Sendable>: Sendable {
     public var refusal: @Sendable (_ status: Int, HTTPHeaders, Data) async -> any Error
 
     /// A call from its parts.
-    public init(name: String, repeatability: Repeatability, isWrite: Bool, makeRequest: @escaping @Sendable () throws -> HTTPClientRequest,
-                beforeEachAttempt: @escaping @Sendable () async throws -> Void = {}, onSend: @escaping @Sendable () -> Void = {},
-                onFailure: @escaping @Sendable () -> Void, observe: @escaping @Sendable (HTTPHeaders) -> Date?,
-                decode: @escaping @Sendable (_ status: Int, HTTPHeaders, Data) async throws -> DecodedAnswer<Result>,
-                refusalOf429: @escaping @Sendable (Data) async -> (any Error)? = { _ in nil },
-                refusal: @escaping @Sendable (_ status: Int, HTTPHeaders, Data) async -> any Error) {
-        self.name = name; self.repeatability = repeatability; self.isWrite = isWrite; self.makeRequest = makeRequest
-        self.beforeEachAttempt = beforeEachAttempt; self.onSend = onSend; self.onFailure = onFailure; self.observe = observe
-        self.decode = decode; self.refusalOf429 = refusalOf429; self.refusal = refusal
+    public init(
+        name: String, repeatability: Repeatability, isWrite: Bool, makeRequest: @escaping @Sendable () throws -> HTTPClientRequest,
+        beforeEachAttempt: @escaping @Sendable () async throws -> Void = {}, onSend: @escaping @Sendable () -> Void = {},
+        onFailure: @escaping @Sendable () -> Void, observe: @escaping @Sendable (HTTPHeaders) -> Date?,
+        decode: @escaping @Sendable (_ status: Int, HTTPHeaders, Data) async throws -> DecodedAnswer<Result>,
+        refusalOf429: @escaping @Sendable (Data) async -> (any Error)? = { _ in nil },
+        refusal: @escaping @Sendable (_ status: Int, HTTPHeaders, Data) async -> any Error
+    ) {
+        self.name = name
+        self.repeatability = repeatability
+        self.isWrite = isWrite
+        self.makeRequest = makeRequest
+        self.beforeEachAttempt = beforeEachAttempt
+        self.onSend = onSend
+        self.onFailure = onFailure
+        self.observe = observe
+        self.decode = decode
+        self.refusalOf429 = refusalOf429
+        self.refusal = refusal
     }
 }
 

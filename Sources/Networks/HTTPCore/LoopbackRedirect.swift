@@ -15,7 +15,10 @@ public final class LoopbackRedirect: Sendable {
     private let queries: AsyncStream<[String: String]>
 
     private init(port: Int, path: String, channel: any Channel, queries: AsyncStream<[String: String]>) {
-        self.port = port; self.path = path; self.channel = channel; self.queries = queries
+        self.port = port
+        self.path = path
+        self.channel = channel
+        self.queries = queries
     }
 
     /// The redirect address to register: `http://127.0.0.1:<port><path>`.
@@ -57,7 +60,10 @@ public final class LoopbackRedirect: Sendable {
         let delivery: AsyncStream<[String: String]>.Continuation
         var uri = ""
 
-        init(path: String, delivery: AsyncStream<[String: String]>.Continuation) { self.path = path; self.delivery = delivery }
+        init(path: String, delivery: AsyncStream<[String: String]>.Continuation) {
+            self.path = path
+            self.delivery = delivery
+        }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             switch unwrapInboundIn(data) {
@@ -66,13 +72,16 @@ public final class LoopbackRedirect: Sendable {
             case .end:
                 let components = URLComponents(string: uri)
                 let found = components?.path == path
-                let page = found
+                let page =
+                    found
                     ? "<h1>Signed in</h1><p>mirror_bot has what it needs. You can close this tab and go back to the terminal.</p>"
                     : "<h1>Not found</h1>"
-                let html = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>mirror_bot</title></head><body>\(page)</body></html>\n"
+                let html =
+                    "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>mirror_bot</title></head><body>\(page)</body></html>\n"
                 var headers = HTTPHeaders([("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store"), ("Connection", "close")])
                 headers.add(name: "Content-Length", value: String(html.utf8.count))
-                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: found ? .ok : .notFound, headers: headers))), promise: nil)
+                context.write(
+                    wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: found ? .ok : .notFound, headers: headers))), promise: nil)
                 context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: html)))), promise: nil)
                 let channel = context.channel
                 context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }

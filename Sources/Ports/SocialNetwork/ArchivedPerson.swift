@@ -1,6 +1,6 @@
 public import BotCore
-public import Foundation
-public import Logging
+import Foundation
+import Logging
 
 /// The person learned from an imported archive only (`HUMAN_NETWORK=archive`): a person who left the network, or
 /// never was on the bot's. Around the bot's own network, nothing of the person's is read there: their posts, likes
@@ -29,10 +29,14 @@ public struct ArchivedPersonNetwork: BotSideForwarding {
     public func posts(of userID: String, since sinceID: String?, maxPosts: Int, for work: Work) -> NetworkPages { Self.nothing }
     /// Nothing: likes come from the archive.
     public func likes(of userID: String, perPage: Int, maxPosts: Int?, for work: Work) -> NetworkPages { Self.nothing }
-    public func homeTimeline(of userID: String, as account: Account, since sinceID: String?, maxPosts: Int?, perPage: Int,
-                             includingReposts: Bool, for work: Work) -> NetworkPages {
-        account == .human ? Self.nothing
-            : network.homeTimeline(of: userID, as: account, since: sinceID, maxPosts: maxPosts, perPage: perPage, includingReposts: includingReposts, for: work)
+    public func homeTimeline(
+        of userID: String, as account: Account, since sinceID: String?, maxPosts: Int?, perPage: Int,
+        includingReposts: Bool, for work: Work
+    ) -> NetworkPages {
+        account == .human
+            ? Self.nothing
+            : network.homeTimeline(
+                of: userID, as: account, since: sinceID, maxPosts: maxPosts, perPage: perPage, includingReposts: includingReposts, for: work)
     }
     /// The person's posts are not on this network to look up: each counts as there.
     public func postExists(_ postID: String, as account: Account, for work: Work) async throws -> Bool {

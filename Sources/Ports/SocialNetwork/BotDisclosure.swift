@@ -36,10 +36,13 @@ public enum BotDisclosure: Sendable, Equatable {
                 profile.contains("@") || profile.contains("://") || profile.localizedCaseInsensitiveContains("contact") || profile.contains("連絡")
             }
             guard !flagged || contact == false else { return nil }
-            let missing = [flagged ? nil : "is not marked as a bot (Settings → Profile → \"This account is a bot\")",
-                           contact == false ? "does not say how to reach who runs it (write @\(person.handle) or another contact in its profile)" : nil]
-                .compactMap { $0 }.joined(separator: " and ")
-            return "@\(bot.handle) \(missing) on \(networkName): the network's rules, and large instances' (misskey.io's among them), ask both of bots"
+            let missing = [
+                flagged ? nil : "is not marked as a bot (Settings → Profile → \"This account is a bot\")",
+                contact == false ? "does not say how to reach who runs it (write @\(person.handle) or another contact in its profile)" : nil,
+            ]
+            .compactMap { $0 }.joined(separator: " and ")
+            return
+                "@\(bot.handle) \(missing) on \(networkName): the network's rules, and large instances' (misskey.io's among them), ask both of bots"
         case .profileNamingThePerson:
             guard let profile = bot.profile else { return nil }
             let folded = profile.lowercased()

@@ -25,7 +25,9 @@ extension BotSideForwarding {
     }
     public func deletePost(_ postID: String, for work: Work) async throws -> Bool { try await botSide.deletePost(postID, for: work) }
     public func like(_ postID: String, as botID: String, for work: Work) async throws { try await botSide.like(postID, as: botID, for: work) }
-    public func checkLikes(as botID: String, on postID: String, for work: Work) async throws { try await botSide.checkLikes(as: botID, on: postID, for: work) }
+    public func checkLikes(as botID: String, on postID: String, for work: Work) async throws {
+        try await botSide.checkLikes(as: botID, on: postID, for: work)
+    }
     public func keepAsideForPosts(at dates: [Date]) { botSide.keepAsideForPosts(at: dates) }
     public func keepAsideForLikes(at dates: [Date]) { botSide.keepAsideForLikes(at: dates) }
 }

@@ -1,7 +1,7 @@
-public import PostText
 public import BotClock
 public import BotCore
 public import Foundation
+public import PostText
 
 /// What the bot needs from a social network, in the bot's own words: who the accounts are, the person's posts and
 /// likes, the bot's mentions and timeline, posting, replying, liking; and what the network refused or sheds.
@@ -24,8 +24,10 @@ public protocol MirrorNetwork: Sendable {
     func mentions(of userID: String, since sinceID: String?, perPage: Int, for work: Work) -> NetworkPages
     /// The home timeline of `account` (the person's or the bot's), newest first, newer than `sinceID` when given, at
     /// most `maxPosts` (all when nil), `perPage` a page; reposts left out unless `includingReposts`.
-    func homeTimeline(of userID: String, as account: Account, since sinceID: String?, maxPosts: Int?, perPage: Int,
-                      includingReposts: Bool, for work: Work) -> NetworkPages
+    func homeTimeline(
+        of userID: String, as account: Account, since sinceID: String?, maxPosts: Int?, perPage: Int,
+        includingReposts: Bool, for work: Work
+    ) -> NetworkPages
 
     /// Opens the network's push of the bot's new mentions, where it offers one (`capabilities.streamsMentions`):
     /// returns once the network has accepted it, with each mention as it arrives; the sequence ends when the network
@@ -91,10 +93,15 @@ public struct NetworkCapabilities: Sendable, Equatable {
     public var postLength: PostLength
 
     /// Capabilities from their parts.
-    public init(whyNoLikes: String?, streamsMentions: Bool = false, refusesRepeatsWithin: TimeInterval? = nil, disclosure: BotDisclosure? = nil,
-                postLength: PostLength = .characters(500)) {
-        self.whyNoLikes = whyNoLikes; self.streamsMentions = streamsMentions; self.refusesRepeatsWithin = refusesRepeatsWithin
-        self.disclosure = disclosure; self.postLength = postLength
+    public init(
+        whyNoLikes: String?, streamsMentions: Bool = false, refusesRepeatsWithin: TimeInterval? = nil, disclosure: BotDisclosure? = nil,
+        postLength: PostLength = .characters(500)
+    ) {
+        self.whyNoLikes = whyNoLikes
+        self.streamsMentions = streamsMentions
+        self.refusesRepeatsWithin = refusesRepeatsWithin
+        self.disclosure = disclosure
+        self.postLength = postLength
     }
 }
 
@@ -117,7 +124,6 @@ extension MirrorNetwork {
     /// Nothing kept aside for likes (a network that bills them says otherwise).
     public func keepAsideForLikes(at dates: [Date]) {}
 }
-
 
 /// A network that bills nothing and refuses nothing for good (Mastodon, Bluesky): its answers to the accounting's
 /// questions, once.

@@ -17,4 +17,3 @@ public protocol NetworkAccounting: Sendable {
     /// Each endpoint's calls as each account: how many, how many failed, when the last one succeeded.
     func endpointCalls() -> [EndpointCalls]
 }
-

@@ -80,7 +80,9 @@ public struct VerifiedPerson: Sendable, Equatable {
 
     /// A verified person from their parts.
     public init(account: String, handle: String, credential: String) {
-        self.account = account; self.handle = handle; self.credential = credential
+        self.account = account
+        self.handle = handle
+        self.credential = credential
     }
 }
 
@@ -121,7 +123,9 @@ extension NetworkModule {
     public var storesTokens: Bool { false }
 
     /// The person's credentials are all in the configuration: the store is not needed to verify them.
-    public func verifyPerson(usageDays: any UsageDays, state: any BotState, sealer: (any SecretSealer)?, logger: Logger) async throws -> VerifiedPerson {
+    public func verifyPerson(usageDays: any UsageDays, state: any BotState, sealer: (any SecretSealer)?, logger: Logger) async throws
+        -> VerifiedPerson
+    {
         try await verifyPerson(usageDays: usageDays, logger: logger)
     }
 }
@@ -134,7 +138,10 @@ public struct MissingSetting: Sendable, Equatable {
     public var expected: String
 
     /// A missing setting from its parts.
-    public init(variable: String, expected: String) { self.variable = variable; self.expected = expected }
+    public init(variable: String, expected: String) {
+        self.variable = variable
+        self.expected = expected
+    }
 }
 
 /// Seals the secrets a network keeps in the store (a session's tokens), so that a copy of the database gives none
@@ -164,9 +171,16 @@ public struct DaemonNetworkContext: Sendable {
     public var sealer: (any SecretSealer)?
 
     /// A context from its parts.
-    public init(clock: any BotClock, state: any BotState, usageDays: any UsageDays, runID: String, postLinks: Bool, networkIDs: (any NetworkIDStore)? = nil,
-                sealer: (any SecretSealer)? = nil) {
-        self.clock = clock; self.state = state; self.usageDays = usageDays; self.runID = runID; self.postLinks = postLinks; self.networkIDs = networkIDs
+    public init(
+        clock: any BotClock, state: any BotState, usageDays: any UsageDays, runID: String, postLinks: Bool, networkIDs: (any NetworkIDStore)? = nil,
+        sealer: (any SecretSealer)? = nil
+    ) {
+        self.clock = clock
+        self.state = state
+        self.usageDays = usageDays
+        self.runID = runID
+        self.postLinks = postLinks
+        self.networkIDs = networkIDs
         self.sealer = sealer
     }
 }
@@ -179,7 +193,10 @@ public struct KeptTokens: Sendable {
     public var sealer: any SecretSealer
 
     /// Tokens kept in `state`, sealed by `sealer`.
-    public init(state: any BotState, sealer: any SecretSealer) { self.state = state; self.sealer = sealer }
+    public init(state: any BotState, sealer: any SecretSealer) {
+        self.state = state
+        self.sealer = sealer
+    }
 }
 
 /// The daemon's network and the services its accounting runs (X: storing the day's spend every minute).
@@ -195,7 +212,9 @@ public struct DaemonNetwork: Sendable {
 
     /// A daemon network from its parts.
     public init(network: any MirrorNetwork, services: [any Service] = [], personCheck: (@Sendable () async throws -> VerifiedPerson)? = nil) {
-        self.network = network; self.services = services; self.personCheck = personCheck
+        self.network = network
+        self.services = services
+        self.personCheck = personCheck
     }
 }
 
@@ -208,7 +227,10 @@ public struct CommandNetwork: Sendable {
     public let billing: (any CommandBilling)?
 
     /// A command's network from its parts.
-    public init(network: any MirrorNetwork, billing: (any CommandBilling)? = nil) { self.network = network; self.billing = billing }
+    public init(network: any MirrorNetwork, billing: (any CommandBilling)? = nil) {
+        self.network = network
+        self.billing = billing
+    }
 
     /// Stores what the command spent in the day's usage (nothing on a free network).
     public func recordUsage(into usageDays: any UsageDays, command: String) async throws {
@@ -252,7 +274,9 @@ public struct DoctorContext: Sendable {
 
     /// A context from its parts.
     public init(liking: Bool, likesForced: Bool = false, postLinks: Bool) {
-        self.liking = liking; self.likesForced = likesForced; self.postLinks = postLinks
+        self.liking = liking
+        self.likesForced = likesForced
+        self.postLinks = postLinks
     }
 }
 
@@ -292,7 +316,10 @@ public struct DoctorReport: Sendable {
     public var network: CommandNetwork
 
     /// A report from its parts.
-    public init(findings: [DoctorFinding], network: CommandNetwork) { self.findings = findings; self.network = network }
+    public init(findings: [DoctorFinding], network: CommandNetwork) {
+        self.findings = findings
+        self.network = network
+    }
 }
 
 /// An account's authorization under way (`mirror_bot auth`): the person approves the app at `address`, as the
@@ -318,7 +345,10 @@ public struct AuthorizedAccount: Sendable {
 
     /// An authorized account from its parts; `networkAccount` is the user id unless given.
     public init(handle: String, userID: String, networkAccount: String? = nil, variables: [(name: String, value: String)]) {
-        self.handle = handle; self.userID = userID; self.networkAccount = networkAccount ?? userID; self.variables = variables
+        self.handle = handle
+        self.userID = userID
+        self.networkAccount = networkAccount ?? userID
+        self.variables = variables
     }
 }
 

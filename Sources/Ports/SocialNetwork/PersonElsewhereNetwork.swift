@@ -1,5 +1,5 @@
 public import BotCore
-public import Foundation
+import Foundation
 
 /// The person on one network and the bot on another (`HUMAN_NETWORK` naming another network than `NETWORK`): what is
 /// the person's (who they are, their posts and likes, their timeline, whether their originals are still there, what
@@ -14,7 +14,10 @@ public struct PersonElsewhereNetwork: BotSideForwarding {
     public let bot: any MirrorNetwork
 
     /// The person on `person`, the bot on `bot`.
-    public init(person: any MirrorNetwork, bot: any MirrorNetwork) { self.person = person; self.bot = bot }
+    public init(person: any MirrorNetwork, bot: any MirrorNetwork) {
+        self.person = person
+        self.bot = bot
+    }
 
     /// The bot's network, for what the bot does.
     public var botSide: any MirrorNetwork { bot }
@@ -34,9 +37,12 @@ public struct PersonElsewhereNetwork: BotSideForwarding {
     public func likes(of userID: String, perPage: Int, maxPosts: Int?, for work: Work) -> NetworkPages {
         person.likes(of: userID, perPage: perPage, maxPosts: maxPosts, for: work)
     }
-    public func homeTimeline(of userID: String, as account: Account, since sinceID: String?, maxPosts: Int?, perPage: Int,
-                             includingReposts: Bool, for work: Work) -> NetworkPages {
-        side(account).homeTimeline(of: userID, as: account, since: sinceID, maxPosts: maxPosts, perPage: perPage, includingReposts: includingReposts, for: work)
+    public func homeTimeline(
+        of userID: String, as account: Account, since sinceID: String?, maxPosts: Int?, perPage: Int,
+        includingReposts: Bool, for work: Work
+    ) -> NetworkPages {
+        side(account).homeTimeline(
+            of: userID, as: account, since: sinceID, maxPosts: maxPosts, perPage: perPage, includingReposts: includingReposts, for: work)
     }
     public func postExists(_ postID: String, as account: Account, for work: Work) async throws -> Bool {
         try await side(account).postExists(postID, as: account, for: work)
@@ -44,7 +50,9 @@ public struct PersonElsewhereNetwork: BotSideForwarding {
     public func existingPosts(_ postIDs: [String], as account: Account, for work: Work) async throws -> Set<String> {
         try await side(account).existingPosts(postIDs, as: account, for: work)
     }
-    public func refusal(of capability: NetworkCapability, for account: Account) -> NetworkRefusal? { side(account).refusal(of: capability, for: account) }
+    public func refusal(of capability: NetworkCapability, for account: Account) -> NetworkRefusal? {
+        side(account).refusal(of: capability, for: account)
+    }
     /// The billed one's accounting (at most one of the two bills: X).
     public var accounting: (any NetworkAccounting)? { bot.accounting ?? person.accounting }
     public func endpointCalls() -> [EndpointCalls] { person.endpointCalls() + bot.endpointCalls() }

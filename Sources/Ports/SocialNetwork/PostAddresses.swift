@@ -10,7 +10,8 @@ public struct PostAddresses: Sendable {
 
     /// Links from their parts.
     public init(botSide: @escaping @Sendable (String) -> String?, personSide: @escaping @Sendable (String) -> String?) {
-        self.botSide = botSide; self.personSide = personSide
+        self.botSide = botSide
+        self.personSide = personSide
     }
 
     /// No links: ids are shown as text.

@@ -22,7 +22,10 @@ public struct ActionPosition: Sendable, Equatable {
     public var key: String
 
     /// A position from its parts.
-    public init(at: Date, key: String) { self.at = at; self.key = key }
+    public init(at: Date, key: String) {
+        self.at = at
+        self.key = key
+    }
 
     /// Whether `self` comes after `other` in time order (time, then key).
     public func isAfter(_ other: ActionPosition) -> Bool { at != other.at ? at > other.at : key > other.key }
@@ -66,7 +69,12 @@ public struct BotAction: Sendable, Equatable {
 
     /// An action from its parts.
     public init(kind: Kind, at: Date, key: String, postID: String?, sourceID: String?, reason: String?) {
-        self.kind = kind; self.at = at; self.key = key; self.postID = postID; self.sourceID = sourceID; self.reason = reason
+        self.kind = kind
+        self.at = at
+        self.key = key
+        self.postID = postID
+        self.sourceID = sourceID
+        self.reason = reason
     }
 
     /// A slot's key, `slot:2026-11-22:0480`.

@@ -38,7 +38,11 @@ public struct LeaseHolder: Sendable, Equatable, Codable, CustomStringConvertible
     public var since: Date
 
     /// A holder from its parts.
-    public init(host: String, pid: Int32, since: Date) { self.host = host; self.pid = pid; self.since = since }
+    public init(host: String, pid: Int32, since: Date) {
+        self.host = host
+        self.pid = pid
+        self.since = since
+    }
 
     /// This process, now.
     public static func thisProcess(at date: Date = Date()) -> LeaseHolder {
@@ -72,7 +76,10 @@ public struct LeaseHeld: Error, CustomStringConvertible {
     public var store: String
 
     /// The refusal from its parts.
-    public init(holder: LeaseHolder?, store: String) { self.holder = holder; self.store = store }
+    public init(holder: LeaseHolder?, store: String) {
+        self.holder = holder
+        self.store = store
+    }
 
     /// The refusal's line, with what to do.
     public var description: String {

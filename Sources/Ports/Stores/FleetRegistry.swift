@@ -67,10 +67,18 @@ public struct FleetBot: Sendable, Equatable {
     }
 
     /// A bot from its parts.
-    public init(id: Int64, name: String, network: String, sealedSettings: Data, pauseReason: String? = nil, holder: String? = nil,
-                leaseExpiresAt: Date? = nil, fence: Int64 = 0) {
-        self.id = id; self.name = name; self.network = network; self.sealedSettings = sealedSettings; self.pauseReason = pauseReason
-        self.holder = holder; self.leaseExpiresAt = leaseExpiresAt; self.fence = fence
+    public init(
+        id: Int64, name: String, network: String, sealedSettings: Data, pauseReason: String? = nil, holder: String? = nil,
+        leaseExpiresAt: Date? = nil, fence: Int64 = 0
+    ) {
+        self.id = id
+        self.name = name
+        self.network = network
+        self.sealedSettings = sealedSettings
+        self.pauseReason = pauseReason
+        self.holder = holder
+        self.leaseExpiresAt = leaseExpiresAt
+        self.fence = fence
     }
 }
 
@@ -82,7 +90,10 @@ public struct FleetClaim: Sendable, Equatable, Hashable {
     public var fence: Int64
 
     /// A claim from its parts.
-    public init(botID: Int64, fence: Int64) { self.botID = botID; self.fence = fence }
+    public init(botID: Int64, fence: Int64) {
+        self.botID = botID
+        self.fence = fence
+    }
 }
 
 /// What the fleet's registry refuses.
@@ -104,8 +115,10 @@ public enum FleetError: Error, Equatable, CustomStringConvertible {
         case .nameTaken(let name): "There is already a bot named \(name): choose another name, or `mirror_bot bots remove \(name)` first."
         case .noSuchBot(let name): "There is no bot named \(name) (`mirror_bot bots list` shows them)."
         case .badName(let name): "\"\(name)\" is not a bot's name: 1 to 40 lower-case letters, digits, - and _, starting with a letter or a digit."
-        case .nothingToAdopt(let schema): "There are no stores of a bot in the schema \(schema) (no schema_migrations table), or they went to the fleet already: `mirror_bot bots add` adds a new bot."
-        case .leaseLost(let botID, let fence): "the lease of bot \(botID) is no longer this process's hold \(fence) (it lapsed, or another process took it): nothing more is written for it here"
+        case .nothingToAdopt(let schema):
+            "There are no stores of a bot in the schema \(schema) (no schema_migrations table), or they went to the fleet already: `mirror_bot bots add` adds a new bot."
+        case .leaseLost(let botID, let fence):
+            "the lease of bot \(botID) is no longer this process's hold \(fence) (it lapsed, or another process took it): nothing more is written for it here"
         }
     }
 }

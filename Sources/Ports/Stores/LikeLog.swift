@@ -48,7 +48,11 @@ public struct PersonLike: Sendable, Equatable {
     public var isExact: Bool
 
     /// A like from its parts.
-    public init(postID: Int64, likedAt: Date, isExact: Bool) { self.postID = postID; self.likedAt = likedAt; self.isExact = isExact }
+    public init(postID: Int64, likedAt: Date, isExact: Bool) {
+        self.postID = postID
+        self.likedAt = likedAt
+        self.isExact = isExact
+    }
 }
 
 /// One like slot of a day's plan.
@@ -78,7 +82,12 @@ public struct LikeSlot: Sendable, Equatable {
 
     /// A slot from its parts.
     public init(minute: Int, state: State, postID: Int64? = nil, logRatio: Double? = nil, reason: String? = nil, doneAt: Date? = nil) {
-        self.minute = minute; self.state = state; self.postID = postID; self.logRatio = logRatio; self.reason = reason; self.doneAt = doneAt
+        self.minute = minute
+        self.state = state
+        self.postID = postID
+        self.logRatio = logRatio
+        self.reason = reason
+        self.doneAt = doneAt
     }
 }
 
@@ -99,7 +108,11 @@ public struct LikeCandidate: Sendable, Equatable {
 
     /// A candidate from its parts.
     public init(postID: Int64, authorID: Int64?, authorHandle: String?, logRatio: Double, reason: String, postedAt: Date) {
-        self.postID = postID; self.authorID = authorID; self.authorHandle = authorHandle; self.logRatio = logRatio; self.reason = reason
+        self.postID = postID
+        self.authorID = authorID
+        self.authorHandle = authorHandle
+        self.logRatio = logRatio
+        self.reason = reason
         self.postedAt = postedAt
     }
 
@@ -124,7 +137,11 @@ public struct RecordedLike: Sendable, Equatable {
 
     /// A like from its parts.
     public init(tweetID: Int64, authorID: Int64?, logRatio: Double, reason: String, likedAt: Date) {
-        self.tweetID = tweetID; self.authorID = authorID; self.logRatio = logRatio; self.reason = reason; self.likedAt = likedAt
+        self.tweetID = tweetID
+        self.authorID = authorID
+        self.logRatio = logRatio
+        self.reason = reason
+        self.likedAt = likedAt
     }
 
     /// A log ratio every database can store: an infinite one becomes ±1e300.

@@ -59,7 +59,11 @@ public struct MentionOutcome: Sendable, Equatable {
     public var replyTweetID: Int64?
 
     /// An outcome from its parts.
-    public init(state: MentionState, reason: String?, replyTweetID: Int64?) { self.state = state; self.reason = reason; self.replyTweetID = replyTweetID }
+    public init(state: MentionState, reason: String?, replyTweetID: Int64?) {
+        self.state = state
+        self.reason = reason
+        self.replyTweetID = replyTweetID
+    }
 }
 
 /// A mention as the replier handled it.
@@ -80,9 +84,16 @@ public struct HandledMention: Sendable, Equatable {
     public var handledAt: Date
 
     /// A handled mention from its parts.
-    public init(mentionTweetID: Int64, authorID: Int64, state: MentionState, replyTweetID: Int64?, sourceTweetID: Int64?, reason: String?,
-                handledAt: Date) {
-        self.mentionTweetID = mentionTweetID; self.authorID = authorID; self.state = state; self.replyTweetID = replyTweetID
-        self.sourceTweetID = sourceTweetID; self.reason = reason; self.handledAt = handledAt
+    public init(
+        mentionTweetID: Int64, authorID: Int64, state: MentionState, replyTweetID: Int64?, sourceTweetID: Int64?, reason: String?,
+        handledAt: Date
+    ) {
+        self.mentionTweetID = mentionTweetID
+        self.authorID = authorID
+        self.state = state
+        self.replyTweetID = replyTweetID
+        self.sourceTweetID = sourceTweetID
+        self.reason = reason
+        self.handledAt = handledAt
     }
 }

@@ -13,8 +13,9 @@ public protocol PlanStore: Sendable {
     func claim(day: String, minute: Int) async throws -> Bool
     /// Records a claimed slot as posted, and the post in the record of posts, in one transaction. `unchecked`: posted
     /// without its original's existence check (it could not be answered, or made in time), to be looked up later.
-    func markPosted(day: String, minute: Int, sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date, reason: String,
-                    unchecked: Bool) async throws
+    func markPosted(
+        day: String, minute: Int, sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date, reason: String,
+        unchecked: Bool) async throws
     /// Records a slot as skipped `at` (the bot's clock), with the reason.
     func markSkipped(day: String, minute: Int, at: Date, reason: String) async throws
     /// Notes the person's tweet a claimed slot is about to send, so that after a crash the bot can read back whether
@@ -32,8 +33,9 @@ public protocol PlanStore: Sendable {
 extension PlanStore {
     /// Records a claimed slot as posted after its original was checked (or with no check asked for).
     public func markPosted(day: String, minute: Int, sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date, reason: String) async throws {
-        try await markPosted(day: day, minute: minute, sourceTweetID: sourceTweetID, botTweetID: botTweetID, postedAt: postedAt, reason: reason,
-                             unchecked: false)
+        try await markPosted(
+            day: day, minute: minute, sourceTweetID: sourceTweetID, botTweetID: botTweetID, postedAt: postedAt, reason: reason,
+            unchecked: false)
     }
 }
 
@@ -69,10 +71,18 @@ public struct PlanSlot: Sendable, Equatable {
     public var originalCheckedAt: Date?
 
     /// A slot from its parts.
-    public init(minute: Int, state: State, sourceTweetID: Int64? = nil, botTweetID: Int64? = nil, reason: String? = nil, postedAt: Date? = nil,
-                postedUnchecked: Bool = false, originalCheckedAt: Date? = nil) {
-        self.minute = minute; self.state = state; self.sourceTweetID = sourceTweetID; self.botTweetID = botTweetID; self.reason = reason
-        self.postedAt = postedAt; self.postedUnchecked = postedUnchecked; self.originalCheckedAt = originalCheckedAt
+    public init(
+        minute: Int, state: State, sourceTweetID: Int64? = nil, botTweetID: Int64? = nil, reason: String? = nil, postedAt: Date? = nil,
+        postedUnchecked: Bool = false, originalCheckedAt: Date? = nil
+    ) {
+        self.minute = minute
+        self.state = state
+        self.sourceTweetID = sourceTweetID
+        self.botTweetID = botTweetID
+        self.reason = reason
+        self.postedAt = postedAt
+        self.postedUnchecked = postedUnchecked
+        self.originalCheckedAt = originalCheckedAt
     }
 
     /// Why an interrupted slot is skipped.
@@ -89,7 +99,11 @@ public struct InterruptedSlot: Sendable, Equatable {
     public var text: String?
 
     /// A slot from its parts.
-    public init(minute: Int, sourceTweetID: Int64?, text: String?) { self.minute = minute; self.sourceTweetID = sourceTweetID; self.text = text }
+    public init(minute: Int, sourceTweetID: Int64?, text: String?) {
+        self.minute = minute
+        self.sourceTweetID = sourceTweetID
+        self.text = text
+    }
 }
 
 /// A slot posted without its original's existence check, waiting for the check.
@@ -107,6 +121,10 @@ public struct UncheckedPost: Sendable, Equatable {
 
     /// A post from its parts.
     public init(day: String, minute: Int, sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date) {
-        self.day = day; self.minute = minute; self.sourceTweetID = sourceTweetID; self.botTweetID = botTweetID; self.postedAt = postedAt
+        self.day = day
+        self.minute = minute
+        self.sourceTweetID = sourceTweetID
+        self.botTweetID = botTweetID
+        self.postedAt = postedAt
     }
 }

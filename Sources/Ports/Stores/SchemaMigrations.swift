@@ -27,12 +27,17 @@ public struct Migration: Sendable, Equatable {
     public var sql: String
 
     /// A migration from its parts.
-    public init(version: Int, name: String, sql: String) { self.version = version; self.name = name; self.sql = sql }
+    public init(version: Int, name: String, sql: String) {
+        self.version = version
+        self.name = name
+        self.sql = sql
+    }
 
     /// A migration from a file name such as `0002_archive_constraints.sql`; nil when the name has no number.
     public init?(fileName: String, sql: String) {
         guard fileName.hasSuffix(".sql"), let underscore = fileName.firstIndex(of: "_"),
-              let version = Int(fileName[..<underscore]) else { return nil }
+            let version = Int(fileName[..<underscore])
+        else { return nil }
         self.init(version: version, name: String(fileName[fileName.index(after: underscore)...].dropLast(4)), sql: sql)
     }
 

@@ -20,12 +20,16 @@ public protocol StoreRetention: Sendable {
 /// opt-outs, a network's refusals and budget notes, the mentions read, the bot's own session and its liking status line).
 public enum PersonRecords {
     /// The tables emptied, children before their parents.
-    public static let tables = ["tweets", "person_likes", "training_examples", "plan_slots", "day_plans", "like_slots", "like_plans",
-                                "like_candidates", "bot_posts", "bot_likes", "mention_replies", "network_ids"]
+    public static let tables = [
+        "tweets", "person_likes", "training_examples", "plan_slots", "day_plans", "like_slots", "like_plans",
+        "like_candidates", "bot_posts", "bot_likes", "mention_replies", "network_ids",
+    ]
     /// The bot's state's table, of which only some names go.
     public static let stateTable = "bot_state"
     /// Names of the bot's state kept.
-    public static let keptNames: Set<String> = ["consent.person", "control.paused", "x.refusals", "mentions.since_id", "bluesky.session.bot", "likes.status"]
+    public static let keptNames: Set<String> = [
+        "consent.person", "control.paused", "x.refusals", "mentions.since_id", "bluesky.session.bot", "likes.status",
+    ]
     /// Prefixes of names of the bot's state kept.
     public static let keptPrefixes = ["optout.", "budget.shed."]
 
@@ -50,7 +54,8 @@ public struct RetentionPolicy: Sendable, Equatable {
 
     /// A policy; the defaults fit the small plans. `repostAfterDays` (`REPOST_AFTER_DAYS`) is never shortened.
     public init(logDays: Int = 90, repostAfterDays: Int = 30, trainingExamples: Int = 100_000) {
-        self.logDays = logDays; self.postedDays = max(logDays, repostAfterDays + 1)
+        self.logDays = logDays
+        self.postedDays = max(logDays, repostAfterDays + 1)
         self.trainingExamples = trainingExamples
     }
 
@@ -82,7 +87,11 @@ public struct RemovedRecords: Sendable, Equatable, CustomStringConvertible {
 
     /// Counts from their parts.
     public init(mentions: Int = 0, likes: Int = 0, plans: Int = 0, posts: Int = 0, trainingExamples: Int = 0) {
-        self.mentions = mentions; self.likes = likes; self.plans = plans; self.posts = posts; self.trainingExamples = trainingExamples
+        self.mentions = mentions
+        self.likes = likes
+        self.plans = plans
+        self.posts = posts
+        self.trainingExamples = trainingExamples
     }
 
     /// Records removed in all.
@@ -90,8 +99,10 @@ public struct RemovedRecords: Sendable, Equatable, CustomStringConvertible {
 
     /// "12 mention records, 3 day plans, …" (what was removed), or "nothing".
     public var description: String {
-        let parts = [(mentions, "mention records"), (likes, "like records"), (plans, "day plans"), (posts, "records of posts"),
-                     (trainingExamples, "training examples")].filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+        let parts = [
+            (mentions, "mention records"), (likes, "like records"), (plans, "day plans"), (posts, "records of posts"),
+            (trainingExamples, "training examples"),
+        ].filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
         return parts.isEmpty ? "nothing" : parts.joined(separator: ", ")
     }
 }

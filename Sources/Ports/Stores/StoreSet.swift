@@ -60,14 +60,18 @@ public protocol StoreSet: Sendable {
 
 extension StoreSet {
     /// Runs the background work for the duration of `body`, once the database answers.
-    public func withRunning<Result: Sendable>(isolation: isolated (any Actor)? = #isolation,
-                                              _ body: () async throws -> Result) async throws -> Result {
+    public func withRunning<Result: Sendable>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> Result
+    ) async throws -> Result {
         try await withRunning(isolation: isolation, body)
     }
 
     /// Runs the background work for the duration of `body`, which gets these stores, once the database answers.
-    public func withRunning<Result: Sendable>(isolation: isolated (any Actor)? = #isolation,
-                                              _ body: (Self) async throws -> Result) async throws -> Result {
+    public func withRunning<Result: Sendable>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (Self) async throws -> Result
+    ) async throws -> Result {
         try await withRunning(isolation: isolation) { try await body(self) }
     }
 
@@ -89,9 +93,13 @@ public struct StoreSettings: Sendable, Equatable {
     public var operationTimeLimit: Duration?
 
     /// Settings from their parts; the defaults are a one-shot command's (UTC, 10,000 rows, a busy file waited for 10 s).
-    public init(timeZone: TimeZone = TimeZone(identifier: "UTC")!, archiveRowLimit: Int = StoreSettings.defaultArchiveRowLimit,
-                busyTimeout: Int = StoreSettings.commandBusyTimeout, operationTimeLimit: Duration? = nil) {
-        self.timeZone = timeZone; self.archiveRowLimit = archiveRowLimit; self.busyTimeout = busyTimeout
+    public init(
+        timeZone: TimeZone = TimeZone(identifier: "UTC")!, archiveRowLimit: Int = StoreSettings.defaultArchiveRowLimit,
+        busyTimeout: Int = StoreSettings.commandBusyTimeout, operationTimeLimit: Duration? = nil
+    ) {
+        self.timeZone = timeZone
+        self.archiveRowLimit = archiveRowLimit
+        self.busyTimeout = busyTimeout
         self.operationTimeLimit = operationTimeLimit
     }
 
@@ -122,7 +130,10 @@ public struct ArchiveError: Error, CustomStringConvertible {
     public var reason: String
 
     /// An error from its parts.
-    public init(operation: String, reason: String) { self.operation = operation; self.reason = reason }
+    public init(operation: String, reason: String) {
+        self.operation = operation
+        self.reason = reason
+    }
 
     /// An error for a failure of the database's library while doing `operation`: its own words (an `ArchiveError`'s reason).
     public init(operation: String, underlying error: any Error) {

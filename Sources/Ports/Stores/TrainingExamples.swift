@@ -43,7 +43,12 @@ public struct TrainingExample: Sendable, Equatable {
 
     /// An example from its parts.
     public init(sequence: Int64? = nil, tweetID: String, text: String, author: String?, label: String, source: String, learnedAt: Date) {
-        self.sequence = sequence; self.tweetID = tweetID; self.text = text; self.author = author
-        self.label = label; self.source = source; self.learnedAt = learnedAt
+        self.sequence = sequence
+        self.tweetID = tweetID
+        self.text = text
+        self.author = author
+        self.label = label
+        self.source = source
+        self.learnedAt = learnedAt
     }
 }

@@ -62,9 +62,11 @@ extension TweetArchive {
         nearMinute minute: Int, radius: Int, excluding excluded: Set<Int64> = [], allowingMentions: Bool = true, allowingLinks: Bool = true,
         notPostedSince: Date? = nil, using generator: inout some RandomNumberGenerator
     ) async throws -> ArchivedTweet? {
-        try await randomTweet(TweetSample(minute: minute, window: MinuteWindow(around: minute, radius: radius), excluded: excluded.sorted(),
-                                          allowingMentions: allowingMentions, allowingLinks: allowingLinks,
-                                          postedSince: notPostedSince ?? .distantFuture), using: &generator)
+        try await randomTweet(
+            TweetSample(
+                minute: minute, window: MinuteWindow(around: minute, radius: radius), excluded: excluded.sorted(),
+                allowingMentions: allowingMentions, allowingLinks: allowingLinks,
+                postedSince: notPostedSince ?? .distantFuture), using: &generator)
     }
 
     /// Up to `count` tweets that are not replies, posted within ±`radius` minutes of `minute` of the day, none in
@@ -73,15 +75,19 @@ extension TweetArchive {
         nearMinute minute: Int, radius: Int, count: Int, excluding excluded: Set<Int64> = [], allowingMentions: Bool = true,
         allowingLinks: Bool = true, using generator: inout some RandomNumberGenerator
     ) async throws -> [ArchivedTweet] {
-        try await randomTweets(TweetSample(minute: minute, window: MinuteWindow(around: minute, radius: radius), excluded: excluded.sorted(),
-                                           allowingMentions: allowingMentions, allowingLinks: allowingLinks, postedSince: .distantFuture),
-                               count: count, using: &generator)
+        try await randomTweets(
+            TweetSample(
+                minute: minute, window: MinuteWindow(around: minute, radius: radius), excluded: excluded.sorted(),
+                allowingMentions: allowingMentions, allowingLinks: allowingLinks, postedSince: .distantFuture),
+            count: count, using: &generator)
     }
 
     /// A past reply of the person to `userID` (to anyone when nil), not in `excluded`, with a link only when
     /// `allowingLinks`; nil when there is none.
-    public func randomReply(toUser userID: Int64?, excluding excluded: Set<Int64> = [], allowingLinks: Bool = true,
-                            using generator: inout some RandomNumberGenerator) async throws -> ArchivedTweet? {
+    public func randomReply(
+        toUser userID: Int64?, excluding excluded: Set<Int64> = [], allowingLinks: Bool = true,
+        using generator: inout some RandomNumberGenerator
+    ) async throws -> ArchivedTweet? {
         try await randomReply(ReplySample(userID: userID, excluded: excluded.sorted(), allowingLinks: allowingLinks), using: &generator)
     }
 }
@@ -105,7 +111,11 @@ public struct ArchivedTweet: Sendable, Equatable, Hashable {
 
     /// A tweet from its parts.
     public init(tweetID: Int64, text: String, replyUserID: Int64? = nil, createdAt: Date, contentWarning: String? = nil) {
-        self.tweetID = tweetID; self.text = text; self.replyUserID = replyUserID; self.createdAt = createdAt; self.contentWarning = contentWarning
+        self.tweetID = tweetID
+        self.text = text
+        self.replyUserID = replyUserID
+        self.createdAt = createdAt
+        self.contentWarning = contentWarning
     }
 }
 
@@ -117,7 +127,10 @@ public struct DayCount: Sendable, Equatable {
     public var count: Int
 
     /// A count from its parts.
-    public init(day: String, count: Int) { self.day = day; self.count = count }
+    public init(day: String, count: Int) {
+        self.day = day
+        self.count = count
+    }
 }
 
 /// What a post is drawn from: non-replies in a window of minutes of the day, less what is excluded.
@@ -137,8 +150,12 @@ public struct TweetSample: Sendable, Equatable {
 
     /// A sample from its parts.
     public init(minute: Int, window: MinuteWindow, excluded: [Int64], allowingMentions: Bool, allowingLinks: Bool, postedSince: Date) {
-        self.minute = minute; self.window = window; self.excluded = excluded; self.allowingMentions = allowingMentions
-        self.allowingLinks = allowingLinks; self.postedSince = postedSince
+        self.minute = minute
+        self.window = window
+        self.excluded = excluded
+        self.allowingMentions = allowingMentions
+        self.allowingLinks = allowingLinks
+        self.postedSince = postedSince
     }
 }
 
@@ -152,7 +169,11 @@ public struct ReplySample: Sendable, Equatable {
     public var allowingLinks: Bool
 
     /// A sample from its parts.
-    public init(userID: Int64?, excluded: [Int64], allowingLinks: Bool) { self.userID = userID; self.excluded = excluded; self.allowingLinks = allowingLinks }
+    public init(userID: Int64?, excluded: [Int64], allowingLinks: Bool) {
+        self.userID = userID
+        self.excluded = excluded
+        self.allowingLinks = allowingLinks
+    }
 
     /// "user 300" or "anyone", for error messages.
     public var whom: String { userID.map { "user \($0)" } ?? "anyone" }
@@ -185,7 +206,7 @@ public enum ArchiveRules {
             guard scalars[index] == "@" || scalars[index] == "＠" else { continue }
             let before = index > 0 ? scalars[index - 1] : nil
             let afterRT = index >= 2 && "rR".unicodeScalars.contains(scalars[index - 2]) && "tT".unicodeScalars.contains(scalars[index - 1])
-            guard (!isUsernameCharacter(before) || afterRT), index + 1 < scalars.count, isUsernameCharacter(scalars[index + 1]) else { continue }
+            guard !isUsernameCharacter(before) || afterRT, index + 1 < scalars.count, isUsernameCharacter(scalars[index + 1]) else { continue }
             var end = index + 1
             while end < scalars.count, isHandleCharacter(scalars[end]) { end += 1 }
             // `@bob@example.social`: the host is part of the name.

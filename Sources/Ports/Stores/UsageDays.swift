@@ -32,6 +32,10 @@ public struct UsageEntry: Sendable, Equatable {
 
     /// An entry from its parts.
     public init(day: String, runID: String, command: String, bill: String, cost: Double) {
-        self.day = day; self.runID = runID; self.command = command; self.bill = bill; self.cost = cost
+        self.day = day
+        self.runID = runID
+        self.command = command
+        self.bill = bill
+        self.cost = cost
     }
 }

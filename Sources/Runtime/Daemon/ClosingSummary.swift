@@ -1,9 +1,9 @@
-import Stores
 import BotClock
 import Foundation
 import Logging
 import Schedule
 import ServiceLifecycle
+import Stores
 import Synchronization
 
 /// What a run stored, read at its end for `start`'s closing summary: slots per state over the days the run touched,
@@ -30,10 +30,16 @@ final class ClosingSummary: Service {
     /// How long the summary may wait for the store.
     static let timeLimit = Duration.seconds(3)
 
-    init(database: any StoreSet, timeZone: TimeZone, from: Date, clock: any BotClock, likingStatus: @escaping @Sendable () -> String,
-         logger: Logger) {
-        self.database = database; self.timeZone = timeZone; self.from = from; self.clock = clock
-        self.likingStatus = likingStatus; self.logger = logger
+    init(
+        database: any StoreSet, timeZone: TimeZone, from: Date, clock: any BotClock, likingStatus: @escaping @Sendable () -> String,
+        logger: Logger
+    ) {
+        self.database = database
+        self.timeZone = timeZone
+        self.from = from
+        self.clock = clock
+        self.likingStatus = likingStatus
+        self.logger = logger
     }
 
     /// The figures read at the end, or the error that kept them from being read.

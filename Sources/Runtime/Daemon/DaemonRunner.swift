@@ -1,4 +1,3 @@
-public import Stores
 public import BotClock
 public import BotCore
 public import Foundation
@@ -6,6 +5,7 @@ public import Logging
 import Schedule
 public import ServiceLifecycle
 public import SocialNetwork
+public import Stores
 
 /// `mirror_bot start`'s run: the services the composition root built (poster, replier, learner, favoriter,
 /// housekeeping, the network's accounting, the status page) in one service group, with the run's own mechanics (the
@@ -37,9 +37,15 @@ public enum DaemonRunner {
         public var cancellationLimit: Duration? = .seconds(5)
 
         /// Options; the defaults are a real run.
-        public init(dryRun: Bool = false, speed: Double = 1, startTime: Date? = nil, duration: TimeInterval? = nil, handlesSignals: Bool = true,
-                    seed: UInt64? = nil) {
-            self.dryRun = dryRun; self.speed = speed; self.startTime = startTime; self.duration = duration; self.handlesSignals = handlesSignals
+        public init(
+            dryRun: Bool = false, speed: Double = 1, startTime: Date? = nil, duration: TimeInterval? = nil, handlesSignals: Bool = true,
+            seed: UInt64? = nil
+        ) {
+            self.dryRun = dryRun
+            self.speed = speed
+            self.startTime = startTime
+            self.duration = duration
+            self.handlesSignals = handlesSignals
             self.seed = seed
         }
     }
@@ -105,23 +111,37 @@ public enum DaemonRunner {
         public var logger: Logger
 
         /// A run from its pieces.
-        public init(startedAt: Date, accountingServices: [any Service], services: [any Service],
-                    database: any StoreSet, accounting: (any NetworkAccounting)?, timeZone: TimeZone, likingStatus: @escaping @Sendable () -> String,
-                    progress: StartupProgress? = nil, clock: any BotClock, lease: (any DaemonLease)?, leaseClock: any BotClock, logger: Logger) {
-            self.startedAt = startedAt; self.accountingServices = accountingServices
-            self.services = services; self.database = database; self.accounting = accounting; self.timeZone = timeZone
-            self.likingStatus = likingStatus; self.progress = progress; self.clock = clock; self.lease = lease; self.leaseClock = leaseClock; self.logger = logger
+        public init(
+            startedAt: Date, accountingServices: [any Service], services: [any Service],
+            database: any StoreSet, accounting: (any NetworkAccounting)?, timeZone: TimeZone, likingStatus: @escaping @Sendable () -> String,
+            progress: StartupProgress? = nil, clock: any BotClock, lease: (any DaemonLease)?, leaseClock: any BotClock, logger: Logger
+        ) {
+            self.startedAt = startedAt
+            self.accountingServices = accountingServices
+            self.services = services
+            self.database = database
+            self.accounting = accounting
+            self.timeZone = timeZone
+            self.likingStatus = likingStatus
+            self.progress = progress
+            self.clock = clock
+            self.lease = lease
+            self.leaseClock = leaseClock
+            self.logger = logger
         }
     }
 
     /// Who `account` is, asked until the network answers: an answer lost or unreadable (a 5xx, a dropped connection,
     /// a rate limit) is asked again with backoff, saying so once; a refusal (wrong credentials) ends the start.
-    public static func whoAmI(_ account: Account, on network: any MirrorNetwork, clock: any BotClock, progress: StartupProgress? = nil,
-                              logger: Logger) async throws -> NetworkUser {
+    public static func whoAmI(
+        _ account: Account, on network: any MirrorNetwork, clock: any BotClock, progress: StartupProgress? = nil,
+        logger: Logger
+    ) async throws -> NetworkUser {
         var wait = Duration.seconds(5)
         var failures = 0
         while true {
-            progress?.waiting(for: "\(network.name) to answer who the \(account) account is\(failures == 0 ? "" : " (\(failures) failed tries so far)")")
+            progress?.waiting(
+                for: "\(network.name) to answer who the \(account) account is\(failures == 0 ? "" : " (\(failures) failed tries so far)")")
             do {
                 let user = try await network.whoAmI(account)
                 if failures > 0 { logger.notice("\(network.name) answered who the \(account) account is after \(failures) failed tries") }
@@ -143,23 +163,29 @@ public enum DaemonRunner {
         let likingStatus = run.likingStatus
         // Services stop in reverse order: the closing summary and the network's accounting after every service that
         // acts. The database pool runs around the whole group and stops after it.
-        let closing = ClosingSummary(database: database, timeZone: run.timeZone, from: run.startedAt, clock: clock,
-                                     likingStatus: likingStatus, logger: logger)
+        let closing = ClosingSummary(
+            database: database, timeZone: run.timeZone, from: run.startedAt, clock: clock,
+            likingStatus: likingStatus, logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = run.accountingServices.map { .init(service: $0) }
         services.append(.init(service: closing))
         services += run.services.map { .init(service: $0) }
         services.append(.init(service: RunningNotice(progress: run.progress, logger: logger)))
         if let accounting = run.accounting { services.append(.init(service: UsageReporter(clock: clock, accounting: accounting, logger: logger))) }
         if let lease = run.lease, lease.isKeptByTheDaemon {
-            services.append(.init(service: LeaseKeeper(lease: lease, database: database, clock: run.leaseClock, logger: logger),
-                                  successTerminationBehavior: .gracefullyShutdownGroup))
+            services.append(
+                .init(
+                    service: LeaseKeeper(lease: lease, database: database, clock: run.leaseClock, logger: logger),
+                    successTerminationBehavior: .gracefullyShutdownGroup))
         }
         if let duration = options.duration {
-            services.append(.init(service: StopAfter(clock: clock, end: run.startedAt.addingTimeInterval(duration)),
-                                  successTerminationBehavior: .gracefullyShutdownGroup))
+            services.append(
+                .init(
+                    service: StopAfter(clock: clock, end: run.startedAt.addingTimeInterval(duration)),
+                    successTerminationBehavior: .gracefullyShutdownGroup))
         }
-        var groupConfiguration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: options.handlesSignals ? [.sigterm, .sigint] : [],
-                                                           logger: logger)
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: options.handlesSignals ? [.sigterm, .sigint] : [],
+            logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = options.gracefulShutdownLimit
         groupConfiguration.maximumCancellationDuration = options.cancellationLimit
         try await ServiceGroup(configuration: groupConfiguration).run()
@@ -174,10 +200,11 @@ public enum DaemonRunner {
         case nil: problem = "the run ended before they were read"
         }
         if let problem { logger.warning("The stored figures for the summary could not be read (\(problem)); what was counted in memory follows.") }
-        return Summary(from: run.startedAt, until: until, slots: figures.slots, postedUnchecked: figures.postedUnchecked, replies: figures.replies,
-                       mentionsNotAnswered: figures.mentionsNotAnswered, likes: figures.likes, storedFiguresProblem: problem,
-                       usage: run.accounting?.usageReport() ?? [], spend: run.accounting?.spend() ?? [],
-                       budget: run.accounting?.budget, liking: likingStatus(),
-                       memory: ProcessMemory.current())
+        return Summary(
+            from: run.startedAt, until: until, slots: figures.slots, postedUnchecked: figures.postedUnchecked, replies: figures.replies,
+            mentionsNotAnswered: figures.mentionsNotAnswered, likes: figures.likes, storedFiguresProblem: problem,
+            usage: run.accounting?.usageReport() ?? [], spend: run.accounting?.spend() ?? [],
+            budget: run.accounting?.budget, liking: likingStatus(),
+            memory: ProcessMemory.current())
     }
 }

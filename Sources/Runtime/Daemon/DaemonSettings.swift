@@ -51,17 +51,34 @@ public struct DaemonSettings: Sendable {
     public var remixMaxOverlap: Double
 
     /// Settings; the defaults are the documented ones.
-    public init(timeZone: TimeZone = TimeZone(identifier: "UTC")!, maxPostsPerDay: Int = 50, repostAfterDays: Int = 30, postMentions: Bool = false,
-                postLinks: Bool = false, replyFallback: ReplyFallback = .none, likes: LikesSetting = .auto, checksOriginals: Bool = true,
-                missedSlotGrace: TimeInterval = 600, replyLimitPerUser: Int = 3, maxThreadReplies: Int = 5, mentionsPoll: TimeInterval = 60,
-                timelinePoll: TimeInterval = 300, learnPoll: TimeInterval = 900, likeDecision: LikeSettings = LikeSettings(),
-                optOutWords: WordList = WordList(OptOutRequest.defaultWords), blockedWords: WordList = WordList([]),
-                blockedAccounts: AccountSet = AccountSet(), postStyle: PostStyle = .copy, remixOrder: Int = 2, remixMaxOverlap: Double = 0.6) {
-        self.timeZone = timeZone; self.maxPostsPerDay = maxPostsPerDay; self.repostAfterDays = repostAfterDays; self.postMentions = postMentions
-        self.postLinks = postLinks; self.replyFallback = replyFallback; self.likes = likes; self.checksOriginals = checksOriginals
-        self.missedSlotGrace = missedSlotGrace; self.replyLimitPerUser = replyLimitPerUser; self.maxThreadReplies = maxThreadReplies
-        self.mentionsPoll = mentionsPoll; self.timelinePoll = timelinePoll; self.learnPoll = learnPoll; self.likeDecision = likeDecision
-        self.optOutWords = optOutWords; self.blockedWords = blockedWords; self.blockedAccounts = blockedAccounts
-        self.postStyle = postStyle; self.remixOrder = remixOrder; self.remixMaxOverlap = remixMaxOverlap
+    public init(
+        timeZone: TimeZone = TimeZone(identifier: "UTC")!, maxPostsPerDay: Int = 50, repostAfterDays: Int = 30, postMentions: Bool = false,
+        postLinks: Bool = false, replyFallback: ReplyFallback = .none, likes: LikesSetting = .auto, checksOriginals: Bool = true,
+        missedSlotGrace: TimeInterval = 600, replyLimitPerUser: Int = 3, maxThreadReplies: Int = 5, mentionsPoll: TimeInterval = 60,
+        timelinePoll: TimeInterval = 300, learnPoll: TimeInterval = 900, likeDecision: LikeSettings = LikeSettings(),
+        optOutWords: WordList = WordList(OptOutRequest.defaultWords), blockedWords: WordList = WordList([]),
+        blockedAccounts: AccountSet = AccountSet(), postStyle: PostStyle = .copy, remixOrder: Int = 2, remixMaxOverlap: Double = 0.6
+    ) {
+        self.timeZone = timeZone
+        self.maxPostsPerDay = maxPostsPerDay
+        self.repostAfterDays = repostAfterDays
+        self.postMentions = postMentions
+        self.postLinks = postLinks
+        self.replyFallback = replyFallback
+        self.likes = likes
+        self.checksOriginals = checksOriginals
+        self.missedSlotGrace = missedSlotGrace
+        self.replyLimitPerUser = replyLimitPerUser
+        self.maxThreadReplies = maxThreadReplies
+        self.mentionsPoll = mentionsPoll
+        self.timelinePoll = timelinePoll
+        self.learnPoll = learnPoll
+        self.likeDecision = likeDecision
+        self.optOutWords = optOutWords
+        self.blockedWords = blockedWords
+        self.blockedAccounts = blockedAccounts
+        self.postStyle = postStyle
+        self.remixOrder = remixOrder
+        self.remixMaxOverlap = remixMaxOverlap
     }
 }

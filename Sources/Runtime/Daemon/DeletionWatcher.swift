@@ -1,9 +1,9 @@
-public import Stores
 public import BotClock
 import Foundation
 public import Logging
 public import ServiceLifecycle
-public import SocialNetwork
+import SocialNetwork
+public import Stores
 public import Training
 
 /// Notices the person's deletions of tweets the bot copied, without being asked: once a day of bot time (first two
@@ -27,7 +27,12 @@ public struct DeletionWatcher: Service {
     /// A watcher of the copies made in the last `days` and of the posts that went out unchecked (`plans`), forgetting
     /// with `forgetter` (whose network it looks up).
     public init(clock: any BotClock, archive: any TweetArchive, plans: any PlanStore, forgetter: Forgetter, days: Int, logger: Logger) {
-        self.clock = clock; self.archive = archive; self.plans = plans; self.forgetter = forgetter; self.days = days; self.logger = logger
+        self.clock = clock
+        self.archive = archive
+        self.plans = plans
+        self.forgetter = forgetter
+        self.days = days
+        self.logger = logger
     }
 
     /// How many days of copies are checked: on X a week (each check is billed), on a free network a month.
@@ -38,14 +43,18 @@ public struct DeletionWatcher: Service {
     public func run() async throws {
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask {
-                try await PollingLoop.runDaily("Deletion watcher", on: forgetter.network.name, clock: clock, logger: logger, firstAfter: Self.firstDelay) {
+                try await PollingLoop.runDaily(
+                    "Deletion watcher", on: forgetter.network.name, clock: clock, logger: logger, firstAfter: Self.firstDelay
+                ) {
                     try await checkOnce()
                 }
             }
             group.addTask {
                 // No longer backoff than the interval: each is to be looked up within the hour of its post.
-                try await PollingLoop.run("Unchecked posts", on: forgetter.network.name, clock: clock, logger: logger, interval: Self.uncheckedInterval,
-                                          longestBackoff: Self.uncheckedInterval) { _ in
+                try await PollingLoop.run(
+                    "Unchecked posts", on: forgetter.network.name, clock: clock, logger: logger, interval: Self.uncheckedInterval,
+                    longestBackoff: Self.uncheckedInterval
+                ) { _ in
                     try await checkUncheckedOnce()
                     return Self.uncheckedInterval
                 }
@@ -70,7 +79,9 @@ public struct DeletionWatcher: Service {
             } catch is CancellationError {
                 throw CancellationError()
             } catch {
-                logger.warning("unchecked posts: could not look up the original \(post.sourceTweetID) of slot \(LocalTime.clockTime(post.minute)) of \(post.day) (\(error)); it is looked up again in \(Self.uncheckedInterval.components.seconds / 60) minutes")
+                logger.warning(
+                    "unchecked posts: could not look up the original \(post.sourceTweetID) of slot \(LocalTime.clockTime(post.minute)) of \(post.day) (\(error)); it is looked up again in \(Self.uncheckedInterval.components.seconds / 60) minutes"
+                )
                 continue
             }
             if exists {
@@ -81,9 +92,15 @@ public struct DeletionWatcher: Service {
             let report = try await forgetter.forget(post.sourceTweetID)
             try await plans.markChecked(day: post.day, minute: post.minute, at: clock.now())
             forgotten.append(post.sourceTweetID)
-            let deleted = report.copiesDeleted.isEmpty ? "" : "; the bot's copies \(report.copiesDeleted.map(String.init).joined(separator: ", ")) deleted"
-            let failed = report.copiesFailed.isEmpty ? "" : "; not deleted now: \(report.copiesFailed.map { "\($0.id) (\($0.why))" }.joined(separator: "; ")) (mirror_bot forget \(post.sourceTweetID) tries again)"
-            logger.notice("unchecked posts: the human deleted tweet \(post.sourceTweetID), posted unchecked at \(LocalTime.clockTime(post.minute)) of \(post.day): removed from the archive\(deleted)\(failed)")
+            let deleted =
+                report.copiesDeleted.isEmpty ? "" : "; the bot's copies \(report.copiesDeleted.map(String.init).joined(separator: ", ")) deleted"
+            let failed =
+                report.copiesFailed.isEmpty
+                ? ""
+                : "; not deleted now: \(report.copiesFailed.map { "\($0.id) (\($0.why))" }.joined(separator: "; ")) (mirror_bot forget \(post.sourceTweetID) tries again)"
+            logger.notice(
+                "unchecked posts: the human deleted tweet \(post.sourceTweetID), posted unchecked at \(LocalTime.clockTime(post.minute)) of \(post.day): removed from the archive\(deleted)\(failed)"
+            )
         }
         return forgotten
     }
@@ -100,12 +117,17 @@ public struct DeletionWatcher: Service {
         for original in originals where !present.contains(String(original)) {
             let report = try await forgetter.forget(original)
             forgotten.append(original)
-            let deleted = report.copiesDeleted.isEmpty ? "" : "; the bot's copies \(report.copiesDeleted.map(String.init).joined(separator: ", ")) deleted"
-            let failed = report.copiesFailed.isEmpty ? "" : "; not deleted now: \(report.copiesFailed.map { "\($0.id) (\($0.why))" }.joined(separator: "; ")) (mirror_bot forget \(original) tries again)"
+            let deleted =
+                report.copiesDeleted.isEmpty ? "" : "; the bot's copies \(report.copiesDeleted.map(String.init).joined(separator: ", ")) deleted"
+            let failed =
+                report.copiesFailed.isEmpty
+                ? ""
+                : "; not deleted now: \(report.copiesFailed.map { "\($0.id) (\($0.why))" }.joined(separator: "; ")) (mirror_bot forget \(original) tries again)"
             logger.notice("deletions: the human deleted tweet \(original): removed from the archive\(deleted)\(failed)")
         }
         if !originals.isEmpty {
-            logger.info("deletions: looked up the originals of \(originals.count) copies of the last \(days) days; \(forgotten.count) deleted by the human")
+            logger.info(
+                "deletions: looked up the originals of \(originals.count) copies of the last \(days) days; \(forgotten.count) deleted by the human")
         }
         return forgotten
     }

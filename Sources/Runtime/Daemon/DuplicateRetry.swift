@@ -17,8 +17,10 @@ enum DuplicateRetry {
     /// Picks (leaving out the ones refused so far, by `sourceID`) and sends, up to `attempts` times while the network
     /// refuses the pick as a duplicate or too long, telling `refused` each time why. Every other error of `send` is
     /// thrown.
-    static func send<Pick>(attempts: Int, pick: (_ refused: Set<Int64>) async throws -> Pick?, sourceID: (Pick) -> Int64,
-                           send: (Pick) async throws -> Void, refused: (Pick, _ why: String) -> Void = { _, _ in }) async throws -> Outcome<Pick> {
+    static func send<Pick>(
+        attempts: Int, pick: (_ refused: Set<Int64>) async throws -> Pick?, sourceID: (Pick) -> Int64,
+        send: (Pick) async throws -> Void, refused: (Pick, _ why: String) -> Void = { _, _ in }
+    ) async throws -> Outcome<Pick> {
         var refusedIDs = Set<Int64>()
         for _ in 0..<max(1, attempts) {
             guard let chosen = try await pick(refusedIDs) else { return .nothingToPick(refused: refusedIDs) }

@@ -1,15 +1,14 @@
-import BotCore
-public import Stores
 public import BotClock
+import BotCore
 public import Classifier
+public import Consent
 public import Foundation
 public import Logging
-public import Consent
+import Schedule
 public import ServiceLifecycle
 public import SocialNetwork
+public import Stores
 import Training
-import Schedule
-
 
 /// Likes, on the bot's home timeline, what the human would like: as many a day as they like, at their kind of
 /// minutes, the best of what they would like.
@@ -46,9 +45,14 @@ public struct Favoriter: Service {
         public var waitForPost: TimeInterval
 
         /// Settings.
-        public init(pollInterval: TimeInterval = 300, dryRun: Bool = false, missedSlotGrace: TimeInterval = 600, oldestLiked: TimeInterval = 86_400,
-                    waitForPost: TimeInterval = 7_200) {
-            self.pollInterval = pollInterval; self.dryRun = dryRun; self.missedSlotGrace = missedSlotGrace; self.oldestLiked = oldestLiked
+        public init(
+            pollInterval: TimeInterval = 300, dryRun: Bool = false, missedSlotGrace: TimeInterval = 600, oldestLiked: TimeInterval = 86_400,
+            waitForPost: TimeInterval = 7_200
+        ) {
+            self.pollInterval = pollInterval
+            self.dryRun = dryRun
+            self.missedSlotGrace = missedSlotGrace
+            self.oldestLiked = oldestLiked
             self.waitForPost = waitForPost
         }
     }
@@ -74,12 +78,25 @@ public struct Favoriter: Service {
     /// A favoriter for the bot `botUserID`, mirroring the human `humanUserID`, liking while `policy` is active, never
     /// an account `contact` leaves alone (by default: the opt-out list in `state`); `seed` makes its plans repeatable
     /// (tests), nil draws a fresh one.
-    public init(clock: any BotClock, likes: any LikeLog, state: any BotState, archive: any TweetArchive, policy: LikingPolicy, classifier: FavoriteClassifier,
-                network: any MirrorNetwork, botUserID: String, humanUserID: String, settings: Settings = Settings(), contact: ContactRules? = nil,
-                logger: Logger, seed: UInt64? = nil) {
-        self.clock = clock; self.likes = likes; self.state = state; self.archive = archive; self.policy = policy; self.classifier = classifier; self.network = network
-        self.botUserID = botUserID; self.humanUserID = humanUserID; self.settings = settings; self.logger = logger; self.seed = seed
-        self.contact = contact ?? ContactRules(state: state); self.control = OwnerControl(state: state)
+    public init(
+        clock: any BotClock, likes: any LikeLog, state: any BotState, archive: any TweetArchive, policy: LikingPolicy, classifier: FavoriteClassifier,
+        network: any MirrorNetwork, botUserID: String, humanUserID: String, settings: Settings = Settings(), contact: ContactRules? = nil,
+        logger: Logger, seed: UInt64? = nil
+    ) {
+        self.clock = clock
+        self.likes = likes
+        self.state = state
+        self.archive = archive
+        self.policy = policy
+        self.classifier = classifier
+        self.network = network
+        self.botUserID = botUserID
+        self.humanUserID = humanUserID
+        self.settings = settings
+        self.logger = logger
+        self.seed = seed
+        self.contact = contact ?? ContactRules(state: state)
+        self.control = OwnerControl(state: state)
     }
 
     private var timeZone: TimeZone { archive.timeZone }
@@ -117,7 +134,9 @@ public struct Favoriter: Service {
                 for minute in open where due(minute, on: day) <= now {
                     switch try await useSlot(day: day, minute: minute, waiting: waiting.contains(minute)) {
                     case .waiting: waiting.insert(minute)
-                    case .liked, .skipped: open.removeAll { $0 == minute }; waiting.remove(minute)
+                    case .liked, .skipped:
+                        open.removeAll { $0 == minute }
+                        waiting.remove(minute)
                     }
                 }
                 guard !open.isEmpty else { break }
@@ -140,7 +159,9 @@ public struct Favoriter: Service {
         if let stored = try await likes.likeSlots(of: day) { return stored }
         let (drawn, basis) = try await LikePlanner(likes: likes, archive: archive).plan(for: day, using: &generator)
         let slots = try await likes.storeLikePlan(day: day, minutes: drawn.minutes, drawnAt: clock.now())
-        logger.info("planned \(slots.count) likes for \(day) (\(timeZone.identifier)) \(basis.summary): \(slots.map { LocalTime.clockTime($0.minute) }.joined(separator: ", "))")
+        logger.info(
+            "planned \(slots.count) likes for \(day) (\(timeZone.identifier)) \(basis.summary): \(slots.map { LocalTime.clockTime($0.minute) }.joined(separator: ", "))"
+        )
         return slots
     }
 
@@ -174,8 +195,11 @@ public struct Favoriter: Service {
             return try await skip("missed: the bot was not running at \(clockTime) (\(Int(lateness / 60)) minutes ago)")
         }
         if let paused = try await control.current(), paused.pause.stopsEverything {
-            return try await skip(paused.pause == .ended ? "the person ended the mirror"
-                                  : paused.pause == .signInLapsed ? "the person's sign-in lapsed: nothing is liked until they sign in again" : "the person paused everything")
+            return try await skip(
+                paused.pause == .ended
+                    ? "the person ended the mirror"
+                    : paused.pause == .signInLapsed
+                        ? "the person's sign-in lapsed: nothing is liked until they sign in again" : "the person paused everything")
         }
         if let refusal = policy.refusal { return try await skip("\(network.name) refuses liking (\(refusal.detail)) until it is checked again") }
         let since = clock.now().addingTimeInterval(-settings.oldestLiked)
@@ -204,22 +228,28 @@ public struct Favoriter: Service {
                 if tried < 3 { continue }
                 return try await skip("could not like \(tried) posts: \(error)")
             }
-            let like = RecordedLike(tweetID: candidate.postID, authorID: candidate.authorID, logRatio: candidate.logRatio,
-                                    reason: candidate.reason + " (best of the day's posts at \(clockTime))", likedAt: clock.now())
+            let like = RecordedLike(
+                tweetID: candidate.postID, authorID: candidate.authorID, logRatio: candidate.logRatio,
+                reason: candidate.reason + " (best of the day's posts at \(clockTime))", likedAt: clock.now())
             try await likes.markLiked(day: day, minute: minute, like: like)
-            logger.info("liked \(candidate.postID) by \(who) at slot \(clockTime)\(waiting ? " (at \(LocalTime(of: clock.now(), in: timeZone).clockTime), once kept)" : ""): \(candidate.reason)")
+            logger.info(
+                "liked \(candidate.postID) by \(who) at slot \(clockTime)\(waiting ? " (at \(LocalTime(of: clock.now(), in: timeZone).clockTime), once kept)" : ""): \(candidate.reason)"
+            )
             DaemonMetrics.liked()
             return .liked
         }
         let until = min(due.addingTimeInterval(settings.waitForPost), Poster.startOfNextDay(after: due, in: timeZone))
         if clock.now() < until {
             if !waiting {
-                logger.info("like slot \(clockTime) of \(day): nothing kept to like yet; it waits for a post until \(LocalTime(of: until, in: timeZone).clockTime)")
+                logger.info(
+                    "like slot \(clockTime) of \(day): nothing kept to like yet; it waits for a post until \(LocalTime(of: until, in: timeZone).clockTime)"
+                )
             }
             return .waiting
         }
         let waited = waiting ? " (waited for one until \(LocalTime(of: clock.now(), in: timeZone).clockTime))" : ""
-        return try await skip("no post on the timeline since \(LocalTime(of: since, in: timeZone).clockTime) yesterday the person would like, not liked yet\(waited)")
+        return try await skip(
+            "no post on the timeline since \(LocalTime(of: since, in: timeZone).clockTime) yesterday the person would like, not liked yet\(waited)")
     }
 
     /// One round: the daily check while X refuses likes, else one poll. Returns how long to wait when that is not
@@ -264,8 +294,10 @@ public struct Favoriter: Service {
         guard case .after(let sinceID) = try await cursor.position() else {
             // First start: remember where the timeline stands; what came before is not liked.
             // Reposts count here: the newest post of any kind marks where the timeline stands.
-            try await cursor.start(at: network.homeTimeline(of: botUserID, as: .bot, since: nil, maxPosts: 1, perPage: 1, includingReposts: true,
-                                                            for: .liking))
+            try await cursor.start(
+                at: network.homeTimeline(
+                    of: botUserID, as: .bot, since: nil, maxPosts: 1, perPage: 1, includingReposts: true,
+                    for: .liking))
             return
         }
         let pages = network.homeTimeline(of: botUserID, as: .bot, since: sinceID, maxPosts: nil, perPage: 100, includingReposts: false, for: .liking)
@@ -289,20 +321,26 @@ public struct Favoriter: Service {
         let fresh = candidates.filter { !liked.contains(Int64($0.id) ?? -1) }
         let verdicts = try await classifier.classify(fresh.map(FavoriteClassifier.Tweet.init))
         var kept: [LikeCandidate] = []
-        let likeCut = Foundation.log(classifier.threshold), keepingCut = Foundation.log(classifier.keepingThreshold)
+        let likeCut = Foundation.log(classifier.threshold)
+        let keepingCut = Foundation.log(classifier.keepingThreshold)
         for (post, verdict) in zip(fresh, verdicts) where verdict.isCandidate {
             guard verdict.score.logRatio.isFinite else {
-                logger.notice("not liking \(post.id): the filter has not learned both liked and not-liked tweets yet (run `mirror_bot train classifier`)")
+                logger.notice(
+                    "not liking \(post.id): the filter has not learned both liked and not-liked tweets yet (run `mirror_bot train classifier`)")
                 return
             }
             guard let postID = Int64(post.id) else { continue }
             let reasons = verdict.score.strongestContributions(limit: 3).towardFavorite.map(\.feature).joined(separator: ", ")
             // Above the threshold (a like on its own), or kept for a slot with nothing better (above the keeping bar).
-            let reason = verdict.isFavorite || keepingCut >= likeCut
+            let reason =
+                verdict.isFavorite || keepingCut >= likeCut
                 ? String(format: "log ratio %.2f > %.2f", verdict.score.logRatio, likeCut) + " (\(reasons))"
-                : String(format: "log ratio %.2f > %.2f, the bar for keeping (the threshold %.2f)", verdict.score.logRatio, keepingCut, likeCut) + " (\(reasons))"
-            kept.append(LikeCandidate(postID: postID, authorID: post.authorID.flatMap { Int64($0) }, authorHandle: post.authorHandle,
-                                      logRatio: verdict.score.logRatio, reason: reason, postedAt: post.createdAt ?? clock.now()))
+                : String(format: "log ratio %.2f > %.2f, the bar for keeping (the threshold %.2f)", verdict.score.logRatio, keepingCut, likeCut)
+                    + " (\(reasons))"
+            kept.append(
+                LikeCandidate(
+                    postID: postID, authorID: post.authorID.flatMap { Int64($0) }, authorHandle: post.authorHandle,
+                    logRatio: verdict.score.logRatio, reason: reason, postedAt: post.createdAt ?? clock.now()))
         }
         guard !kept.isEmpty else { return }
         try await likes.keepCandidates(kept)

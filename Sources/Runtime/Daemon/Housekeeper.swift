@@ -1,8 +1,8 @@
-public import Stores
 public import BotClock
 import Foundation
 public import Logging
 public import ServiceLifecycle
+public import Stores
 public import WordCounts
 
 /// Keeps the stores within small plans, once a day of bot time (first an hour after start, out of the way of
@@ -18,7 +18,11 @@ public struct Housekeeper: Service {
 
     /// A housekeeper of `retention`'s database and `wordCounts`, keeping what `policy` says.
     public init(clock: any BotClock, retention: any StoreRetention, policy: RetentionPolicy, wordCounts: any WordCountBackend, logger: Logger) {
-        self.clock = clock; self.retention = retention; self.policy = policy; self.wordCounts = wordCounts; self.logger = logger
+        self.clock = clock
+        self.retention = retention
+        self.policy = policy
+        self.wordCounts = wordCounts
+        self.logger = logger
     }
 
     /// Prunes an hour after start, then every 24 hours of bot time, until the group's graceful shutdown.
@@ -37,7 +41,9 @@ public struct Housekeeper: Service {
         let removed = try await retention.prune(at: clock.now(), policy: policy)
         let markers = try await wordCounts.forgetOldNormalMarkers()
         if removed.total > 0 || markers > 0 {
-            logger.info("housekeeping: removed \(removed)\(markers > 0 ? " and \(markers) old learned-tweet markers" : "") (records kept \(policy.logDays) days, training examples the newest \(policy.trainingExamples))")
+            logger.info(
+                "housekeeping: removed \(removed)\(markers > 0 ? " and \(markers) old learned-tweet markers" : "") (records kept \(policy.logDays) days, training examples the newest \(policy.trainingExamples))"
+            )
         }
         return (removed, markers)
     }

@@ -1,13 +1,12 @@
-public import Stores
 public import BotClock
 public import Classifier
+import Consent
 public import Foundation
 public import Logging
 public import ServiceLifecycle
 public import SocialNetwork
+public import Stores
 public import Training
-import Consent
-
 
 /// Keeps learning from the human: their new tweets into the archive, their home timeline as `normal`, their new
 /// likes as `favorite` (moving them out of `normal`). Every read asks only for what is new, and every tweet is
@@ -27,7 +26,9 @@ public struct Learner: Service {
 
         /// Settings: tweets and timeline every 15 minutes, likes every hour, 5 a page.
         public init(pollInterval: TimeInterval = 900, likesPerPage: Int = 5, likesEveryPolls: Int = 4) {
-            self.pollInterval = pollInterval; self.likesPerPage = max(5, min(100, likesPerPage)); self.likesEveryPolls = max(1, likesEveryPolls)
+            self.pollInterval = pollInterval
+            self.likesPerPage = max(5, min(100, likesPerPage))
+            self.likesEveryPolls = max(1, likesEveryPolls)
         }
     }
 
@@ -52,11 +53,22 @@ public struct Learner: Service {
     /// A learner for the human `humanUserID`; with a `calibrator` (`FAVORITE_RATE_THRESHOLD=auto`), it calibrates the
     /// like threshold again once a day as examples accumulate, and the classifier decides with the new choice; the
     /// person's new likes and their times go to `personLikes` (what the day's likes are planned from).
-    public init(clock: any BotClock, state: any BotState, archive: any TweetArchive, classifier: FavoriteClassifier, network: any MirrorNetwork,
-                liking: LikingPolicy, humanUserID: String, settings: Settings = Settings(), calibrator: Calibrator? = nil,
-                personLikes: (any LikeLog)? = nil, logger: Logger) {
-        self.clock = clock; self.state = state; self.archive = archive; self.classifier = classifier; self.network = network; self.liking = liking
-        self.humanUserID = humanUserID; self.settings = settings; self.calibrator = calibrator; self.personLikes = personLikes; self.logger = logger
+    public init(
+        clock: any BotClock, state: any BotState, archive: any TweetArchive, classifier: FavoriteClassifier, network: any MirrorNetwork,
+        liking: LikingPolicy, humanUserID: String, settings: Settings = Settings(), calibrator: Calibrator? = nil,
+        personLikes: (any LikeLog)? = nil, logger: Logger
+    ) {
+        self.clock = clock
+        self.state = state
+        self.archive = archive
+        self.classifier = classifier
+        self.network = network
+        self.liking = liking
+        self.humanUserID = humanUserID
+        self.settings = settings
+        self.calibrator = calibrator
+        self.personLikes = personLikes
+        self.logger = logger
     }
 
     /// Polls until cancelled or the group's graceful shutdown.
@@ -106,17 +118,21 @@ public struct Learner: Service {
         let cursor = SinceCursor(state: state, key: Self.homeSinceIDKey)
         guard case .after(let sinceID) = try await cursor.position() else {
             // First start: what the timeline held before was learned by `train classifier`, if at all.
-            try await cursor.start(at: network.homeTimeline(of: humanUserID, as: .human, since: nil, maxPosts: 1, perPage: 1,
-                                                            includingReposts: true, for: .learning))
+            try await cursor.start(
+                at: network.homeTimeline(
+                    of: humanUserID, as: .human, since: nil, maxPosts: 1, perPage: 1,
+                    includingReposts: true, for: .learning))
             return
         }
         var learned = 0
-        let pages = network.homeTimeline(of: humanUserID, as: .human, since: sinceID, maxPosts: 800, perPage: 100, includingReposts: false,
-                                         for: .learning)
+        let pages = network.homeTimeline(
+            of: humanUserID, as: .human, since: sinceID, maxPosts: 800, perPage: 100, includingReposts: false,
+            for: .learning)
         try await cursor.readNew(pages, after: sinceID) { page in
             let seen = page.posts.filter { !$0.isRepost && $0.authorID != humanUserID }
-            learned += try await classifier.learnOnce(seen.map { ($0.id, FavoriteClassifier.Tweet($0)) }, as: .normal, source: .timeline,
-                                                      at: clock.now())
+            learned += try await classifier.learnOnce(
+                seen.map { ($0.id, FavoriteClassifier.Tweet($0)) }, as: .normal, source: .timeline,
+                at: clock.now())
         }
         if learned > 0 { logger.info("learned \(learned) timeline tweets of the human as not liked") }
     }
@@ -127,8 +143,9 @@ public struct Learner: Service {
         for try await page in network.likes(of: humanUserID, perPage: settings.likesPerPage, maxPosts: nil, for: .learning) {
             pages += 1
             let likes = page.posts.filter { !$0.isRepost }
-            let new = try await classifier.learnOnce(likes.map { ($0.id, FavoriteClassifier.Tweet($0)) }, as: .favorite, source: .likes,
-                                                     at: clock.now())
+            let new = try await classifier.learnOnce(
+                likes.map { ($0.id, FavoriteClassifier.Tweet($0)) }, as: .favorite, source: .likes,
+                at: clock.now())
             try await personLikes?.recordPersonLikes(page.posts.compactMap(PersonLike.init(liked:)))
             learned += new
             // Likes come most recent first: a page with a like learned before means the rest are known.

@@ -1,8 +1,8 @@
 import BotClock
-import Stores
 import Foundation
 import Logging
 import ServiceLifecycle
+import Stores
 
 /// Keeps the daemon's lease: every 30 seconds, checks that it still holds (on Postgres the lock lives on a
 /// connection, which a restart of the server closes) and takes it again when it does not; when another daemon took

@@ -12,7 +12,8 @@ public struct LikingPolicy: Sendable {
 
     /// The policy for `setting` on `network`.
     public init(setting: LikesSetting, network: any MirrorNetwork) {
-        self.setting = setting; self.network = network
+        self.setting = setting
+        self.network = network
     }
 
     /// Why the network does not offer liking, if it does not.
@@ -36,7 +37,8 @@ public struct LikingPolicy: Sendable {
             return "likes: off (LIKES=auto: \(networkReason ?? "")); nothing only liking needs is read. Set LIKES=on to try anyway"
         case .auto, .on:
             if let refusal {
-                return "likes: off since \(refusal.since.formatted(.iso8601)): \(network.name) refused \(refusal.what) (\(refusal.detail)); checked again once a day, next at \(refusal.recheckAt.formatted(.iso8601))"
+                return
+                    "likes: off since \(refusal.since.formatted(.iso8601)): \(network.name) refused \(refusal.what) (\(refusal.detail)); checked again once a day, next at \(refusal.recheckAt.formatted(.iso8601))"
             }
             // Chosen against the network's word (LIKES=on where it asks bots not to): said once, beside the choice.
             return "likes: on (LIKES=\(setting.rawValue))" + (setting == .on && networkReason != nil ? ", though \(networkReason ?? "")" : "")

@@ -2,11 +2,11 @@ public import BotClock
 public import Consent
 public import Foundation
 public import Logging
+public import ServiceLifecycle
 public import SocialNetwork
 public import Stores
-public import WordCounts
-public import ServiceLifecycle
 import Synchronization
+public import WordCounts
 
 /// The end of a mirror, when the person withdraws (their grant revoked, their words by mention, `mirror_bot forget-me`):
 /// the consent record says when and how, everything stops at once (the pause `ended`, which only a new sign-in of
@@ -25,8 +25,11 @@ public struct PersonWithdrawal: Sendable {
 
     /// The withdrawal over `state`, `retention` and `wordCounts`.
     public init(state: any BotState, retention: any StoreRetention, wordCounts: any WordCountBackend, logger: Logger) {
-        records = ConsentRecords(state: state); control = OwnerControl(state: state); self.retention = retention
-        self.wordCounts = wordCounts; self.logger = logger
+        records = ConsentRecords(state: state)
+        control = OwnerControl(state: state)
+        self.retention = retention
+        self.wordCounts = wordCounts
+        self.logger = logger
     }
 
     /// Stops everything at `date`, recording the withdrawal `how`; returns the record as withdrawn (nil when it was
@@ -72,7 +75,10 @@ public struct PersonWithdrawal: Sendable {
         public var wordCountKeys: Int
 
         /// A forgetting's counts from their parts.
-        public init(rows: [String: Int], wordCountKeys: Int) { self.rows = rows; self.wordCountKeys = wordCountKeys }
+        public init(rows: [String: Int], wordCountKeys: Int) {
+            self.rows = rows
+            self.wordCountKeys = wordCountKeys
+        }
 
         /// "1,204 rows (tweets 1,000, …) and 3,120 word-count keys".
         public var summary: String {
@@ -92,7 +98,10 @@ public struct ConsentCheck: Sendable {
     public var verify: @Sendable () async throws -> VerifiedPerson
 
     /// A check from its parts.
-    public init(every: Duration, verify: @escaping @Sendable () async throws -> VerifiedPerson) { self.every = every; self.verify = verify }
+    public init(every: Duration, verify: @escaping @Sendable () async throws -> VerifiedPerson) {
+        self.every = every
+        self.verify = verify
+    }
 }
 
 /// The service that notices the person's withdrawal by the network: their grant revoked (the app's access taken back,
@@ -107,7 +116,11 @@ public struct ConsentWatch: Service {
 
     /// A watch on `clock`.
     public init(clock: any BotClock, check: ConsentCheck, withdrawal: PersonWithdrawal, networkName: String, logger: Logger) {
-        self.clock = clock; self.check = check; self.withdrawal = withdrawal; self.networkName = networkName; self.logger = logger
+        self.clock = clock
+        self.check = check
+        self.withdrawal = withdrawal
+        self.networkName = networkName
+        self.logger = logger
     }
 
     /// Checks every `check.every` (the first after one interval: the start verified or read the consent) until
@@ -127,7 +140,8 @@ public struct ConsentWatch: Service {
         do {
             try await withTimeLimit(Self.finalSweepLimit) { try await withdrawal.sweepAfterEnd() }
         } catch {
-            logger.warning("what was recorded after the end of the mirror could not be swept as the bot stopped (\(error)); `mirror_bot forget-me` deletes it")
+            logger.warning(
+                "what was recorded after the end of the mirror could not be swept as the bot stopped (\(error)); `mirror_bot forget-me` deletes it")
         }
     }
 
@@ -151,7 +165,9 @@ public struct ConsentWatch: Service {
             logger.debug("the person's grant still works: @\(person.handle) (\(person.account))")
         } catch let lapsed as PersonSignInLapsed {
             try await withdrawal.control.pause(.signInLapsed, at: clock.now())
-            logger.notice("\(lapsed.description). Not a withdrawal: nothing learned is deleted, but nothing is posted, answered, liked or learned until the person signs in again")
+            logger.notice(
+                "\(lapsed.description). Not a withdrawal: nothing learned is deleted, but nothing is posted, answered, liked or learned until the person signs in again"
+            )
         } catch let refused as PersonSignInRefused {
             try await withdrawal.stop(at: clock.now(), how: "their grant was revoked: \(refused.description)")
             sawEnd.set()

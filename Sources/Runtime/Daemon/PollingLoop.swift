@@ -1,10 +1,10 @@
-import BotCore
-import Stores
 import BotClock
+import BotCore
 import Foundation
 import Logging
 import ServiceLifecycle
 import SocialNetwork
+import Stores
 
 /// The loop every service shares: do one round, then sleep the bot time the round asks for, until cancelled or
 /// the graceful shutdown of the service group. Nothing ends the loop but shutdown:
@@ -19,8 +19,10 @@ import SocialNetwork
 enum PollingLoop {
     /// Runs `work` once a day, the first time `firstAfter` after the start, with `run`'s handling of failures (a
     /// failed day is tried again within the hour).
-    static func runDaily(_ name: String, on networkName: String, clock: any BotClock, logger: Logger, firstAfter: Duration,
-                         _ work: @escaping @Sendable () async throws -> Void) async throws {
+    static func runDaily(
+        _ name: String, on networkName: String, clock: any BotClock, logger: Logger, firstAfter: Duration,
+        _ work: @escaping @Sendable () async throws -> Void
+    ) async throws {
         try await run(name, on: networkName, clock: clock, logger: logger, interval: .seconds(3_600)) { number in
             if number == 0 { return firstAfter }
             try await work()
@@ -30,9 +32,11 @@ enum PollingLoop {
 
     /// Runs `round` with its number (0, 1, 2 …, counting rounds that succeeded); each round returns how long to
     /// wait before the next. `interval` is the wait after a failed round (doubled while failures go on).
-    static func run(_ name: String, on networkName: String, clock: any BotClock, logger: Logger, interval: Duration,
-                    longestBackoff: Duration = PollingLoop.longestBackoff,
-                    _ round: @escaping @Sendable (_ number: Int) async throws -> Duration) async throws {
+    static func run(
+        _ name: String, on networkName: String, clock: any BotClock, logger: Logger, interval: Duration,
+        longestBackoff: Duration = PollingLoop.longestBackoff,
+        _ round: @escaping @Sendable (_ number: Int) async throws -> Duration
+    ) async throws {
         do {
             try await cancelWhenGracefulShutdown {
                 var storeFailures = 0
@@ -47,7 +51,8 @@ enum PollingLoop {
                         storeFailures = 0
                         networkFailures = 0
                     } catch let error as NetworkError {
-                        wait = Self.wait(after: error, failuresInARow: &networkFailures, interval: interval, longest: longestBackoff, now: clock.now())
+                        wait = Self.wait(
+                            after: error, failuresInARow: &networkFailures, interval: interval, longest: longestBackoff, now: clock.now())
                         if !error.isRefusal, !Self.isShed(error) { logger.warning("\(name) could not reach \(networkName): \(error)") }
                     } catch is CancellationError {
                         throw CancellationError()
@@ -74,8 +79,10 @@ enum PollingLoop {
 
     /// How long to wait after `error`: a refusal's recheck, the interval for shed work, else a backoff that doubles
     /// with each failure in a row.
-    static func wait(after error: NetworkError, failuresInARow failures: inout Int, interval: Duration, longest: Duration = longestBackoff,
-                     now: Date) -> Duration {
+    static func wait(
+        after error: NetworkError, failuresInARow failures: inout Int, interval: Duration, longest: Duration = longestBackoff,
+        now: Date
+    ) -> Duration {
         if case .refused(_, let recheckAt?) = error {
             return max(interval, .milliseconds(Int64(max(0, recheckAt.timeIntervalSince(now)) * 1000) + 1))
         }

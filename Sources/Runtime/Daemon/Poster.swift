@@ -1,13 +1,13 @@
-public import BotCore
-public import Stores
 public import BotClock
+import BotCore
+public import Consent
 public import Foundation
 public import Logging
-public import Consent
 public import Picking
 public import Schedule
 public import ServiceLifecycle
 public import SocialNetwork
+public import Stores
 import Synchronization
 
 /// Posts the human's tweets at the human's kind of times, surviving restarts.
@@ -34,7 +34,9 @@ public struct Poster: Service {
         /// Settings; the defaults are the documented ones (`CHECK_ORIGINALS` is on by default in the configuration;
         /// off here, for tests whose fake network does not hold the originals).
         public init(missedSlotGrace: TimeInterval = 600, picksPerSlot: Int = 3, dryRun: Bool = false, checksOriginals: Bool = false) {
-            self.missedSlotGrace = missedSlotGrace; self.picksPerSlot = picksPerSlot; self.dryRun = dryRun
+            self.missedSlotGrace = missedSlotGrace
+            self.picksPerSlot = picksPerSlot
+            self.dryRun = dryRun
             self.checksOriginals = checksOriginals
         }
     }
@@ -53,10 +55,19 @@ public struct Poster: Service {
 
     /// A poster; `seed` makes its random choices repeatable (tests), nil draws a fresh seed; `control` holds the
     /// person's pause (nil: never paused).
-    public init(clock: any BotClock, plans: any PlanStore, planner: SchedulePlanner, picker: PostPicker, network: any MirrorNetwork,
-                settings: Settings = Settings(), control: OwnerControl? = nil, logger: Logger, seed: UInt64? = nil) {
-        self.clock = clock; self.plans = plans; self.planner = planner; self.picker = picker; self.network = network
-        self.settings = settings; self.control = control; self.logger = logger; self.seed = seed
+    public init(
+        clock: any BotClock, plans: any PlanStore, planner: SchedulePlanner, picker: PostPicker, network: any MirrorNetwork,
+        settings: Settings = Settings(), control: OwnerControl? = nil, logger: Logger, seed: UInt64? = nil
+    ) {
+        self.clock = clock
+        self.plans = plans
+        self.planner = planner
+        self.picker = picker
+        self.network = network
+        self.settings = settings
+        self.control = control
+        self.logger = logger
+        self.seed = seed
     }
 
     private var timeZone: TimeZone { planner.archive.timeZone }
@@ -86,7 +97,9 @@ public struct Poster: Service {
         if let stored = try await plans.slots(of: day) { return (stored, try await plans.interrupted(day: day)) }
         let drawn = try await planner.plan(for: day, using: &generator)
         let slots = try await plans.storePlan(day: day, timeZone: timeZone.identifier, minutes: drawn.minutes, drawnAt: clock.now())
-        logger.info("planned \(slots.count) posts for \(day) (\(timeZone.identifier)): \(slots.map { LocalTime.clockTime($0.minute) }.joined(separator: ", "))")
+        logger.info(
+            "planned \(slots.count) posts for \(day) (\(timeZone.identifier)): \(slots.map { LocalTime.clockTime($0.minute) }.joined(separator: ", "))"
+        )
         return (slots, [])
     }
 
@@ -104,31 +117,40 @@ public struct Poster: Service {
     private func settle(_ slot: InterruptedSlot, of day: String, remix: String?) async throws {
         let clockTime = LocalTime.clockTime(slot.minute)
         guard let source = slot.sourceTweetID, let text = remix ?? slot.text else {
-            try await recordSkipped(day: day, minute: slot.minute, reason: slot.sourceTweetID == nil
-                                        ? "interrupted before sending (nothing was sent); its minute has passed" : PlanSlot.interruptedReason)
-            logger.notice("skipped slot \(clockTime) of \(day): interrupted while posting last run\(slot.sourceTweetID == nil ? ", before sending" : "")")
+            try await recordSkipped(
+                day: day, minute: slot.minute,
+                reason: slot.sourceTweetID == nil
+                    ? "interrupted before sending (nothing was sent); its minute has passed" : PlanSlot.interruptedReason)
+            logger.notice(
+                "skipped slot \(clockTime) of \(day): interrupted while posting last run\(slot.sourceTweetID == nil ? ", before sending" : "")")
             return
         }
         let made: String?
         do {
             // Never sent before its minute: every post the bot made since is looked at.
             let due = LocalTime.date(of: slot.minute, on: day, in: timeZone)
-            made = try await UncertainCreate.readBack(text, inReplyTo: nil, sentSince: due, on: network, for: .posts, clock: clock, logger: logger,
-                                                      what: "slot \(clockTime) interrupted last run")
+            made = try await UncertainCreate.readBack(
+                text, inReplyTo: nil, sentSince: due, on: network, for: .posts, clock: clock, logger: logger,
+                what: "slot \(clockTime) interrupted last run")
         } catch let error as NetworkError {
             try await recordSkipped(day: day, minute: slot.minute, reason: PlanSlot.interruptedReason)
-            logger.notice("skipped slot \(clockTime) of \(day): interrupted while posting last run, and reading back failed (\(error)); not posting it again")
+            logger.notice(
+                "skipped slot \(clockTime) of \(day): interrupted while posting last run, and reading back failed (\(error)); not posting it again")
             return
         }
         if let made {
             // Sent at its minute or soon after; the moment itself was lost with the process.
             let at = LocalTime.date(of: slot.minute, on: day, in: timeZone) ?? clock.now()
-            try await plans.markPosted(day: day, minute: slot.minute, sourceTweetID: source, botTweetID: Int64(made), postedAt: at,
-                                       reason: "\(remix == nil ? "the human's tweet \(source)" : "a remix (its longest run from the human's tweet \(source))"); interrupted last run, and \(network.name) shows it was made")
+            try await plans.markPosted(
+                day: day, minute: slot.minute, sourceTweetID: source, botTweetID: Int64(made), postedAt: at,
+                reason:
+                    "\(remix == nil ? "the human's tweet \(source)" : "a remix (its longest run from the human's tweet \(source))"); interrupted last run, and \(network.name) shows it was made"
+            )
             logger.notice("slot \(clockTime) of \(day): interrupted while posting last run; \(network.name) shows it was made: \(made)")
         } else {
-            try await recordSkipped(day: day, minute: slot.minute,
-                                        reason: "interrupted while posting; \(network.name) shows it was not made, and its minute has passed")
+            try await recordSkipped(
+                day: day, minute: slot.minute,
+                reason: "interrupted while posting; \(network.name) shows it was not made, and its minute has passed")
             logger.notice("skipped slot \(clockTime) of \(day): interrupted while posting last run; \(network.name) shows it was not made")
         }
     }
@@ -147,8 +169,10 @@ public struct Poster: Service {
     /// Posts the day's planned slots, each at its minute, and settles the `interrupted` ones beside them. Each slot's
     /// post runs in a task of its own: a slow answer for one (a network that hangs, a lost answer read back) never
     /// makes the next one late. A store's failure in any of them ends the round once the posts under way are recorded.
-    private func postSlots(of day: String, _ slots: [PlanSlot], settling interrupted: [InterruptedSlot],
-                           using generator: inout SplitMix64) async throws {
+    private func postSlots(
+        of day: String, _ slots: [PlanSlot], settling interrupted: [InterruptedSlot],
+        using generator: inout SplitMix64
+    ) async throws {
         // A slot that came due after this began was missed while the bot ran: its clock jumped (or it was paused).
         let runningSince = clock.now()
         let underWay = PicksUnderWay()
@@ -182,7 +206,8 @@ public struct Poster: Service {
                 if lateness > settings.missedSlotGrace {
                     if let prepared { underWay.finish(prepared.pick.tweet.tweetID) }
                     // Running when the slot came due, and far past it now: the clock jumped forward (NTP, a laptop resuming).
-                    let reason = at >= runningSince
+                    let reason =
+                        at >= runningSince
                         ? "missed: the clock jumped forward past \(LocalTime.clockTime(slot.minute)) while the bot ran (now \(Int(lateness / 60)) minutes past it)"
                         : "missed: the bot was not running at \(LocalTime.clockTime(slot.minute)) (\(Int(lateness / 60)) minutes ago)"
                     try await recordSkipped(day: day, minute: slot.minute, reason: reason)
@@ -192,12 +217,13 @@ public struct Poster: Service {
                 if let paused = try await control?.current() {
                     if let prepared { underWay.finish(prepared.pick.tweet.tweetID) }
                     let since = LocalTime(of: paused.since, in: timeZone)
-                    let reason = paused.pause == .ended
+                    let reason =
+                        paused.pause == .ended
                         ? "the person ended the mirror at \(since.day) \(since.clockTime): nothing is posted until they sign in again"
                         : paused.pause == .signInLapsed
-                        ? "the person's sign-in lapsed at \(since.day) \(since.clockTime) (the network's limit on its life, not their withdrawal): nothing is posted until they sign in again"
-                        : "paused by the person (\(paused.pause == .posting ? "posting" : "everything") since \(since.day) \(since.clockTime); "
-                        + "a mention of the bot from their account saying \"resume\" or 「再開」 ends it)"
+                            ? "the person's sign-in lapsed at \(since.day) \(since.clockTime) (the network's limit on its life, not their withdrawal): nothing is posted until they sign in again"
+                            : "paused by the person (\(paused.pause == .posting ? "posting" : "everything") since \(since.day) \(since.clockTime); "
+                                + "a mention of the bot from their account saying \"resume\" or 「再開」 ends it)"
                     try await recordSkipped(day: day, minute: slot.minute, reason: reason)
                     logger.notice("skipped slot \(LocalTime.clockTime(slot.minute)) of \(day): \(reason)")
                     continue
@@ -221,7 +247,9 @@ public struct Poster: Service {
         }
         let posted = try await plans.slots(of: day)?.filter { $0.state == .posted } ?? []
         let unchecked = posted.filter(\.postedUnchecked).count
-        logger.notice("day \(day): \(posted.count) of \(slots.count) slots posted\(settings.checksOriginals ? ", \(unchecked) of them unchecked (their originals looked up within the hour)" : "")")
+        logger.notice(
+            "day \(day): \(posted.count) of \(slots.count) slots posted\(settings.checksOriginals ? ", \(unchecked) of them unchecked (their originals looked up within the hour)" : "")"
+        )
     }
 
     /// How long before a slot its pick is prepared and its original looked up (`CHECK_ORIGINALS`).
@@ -243,11 +271,15 @@ public struct Poster: Service {
         var generator = SplitMix64(seed: seed)
         var deleted = Set<Int64>()
         for _ in 0..<max(1, settings.picksPerSlot) {
-            guard let pick = try await underWay.pick({ try await picker.pick(at: at, excluding: deleted.union($0), using: &generator) }) else { return nil }
+            guard let pick = try await underWay.pick({ try await picker.pick(at: at, excluding: deleted.union($0), using: &generator) }) else {
+                return nil
+            }
             do {
                 if try await originalExists(pick, clockTime: clockTime) { return Prepared(pick: pick, whyUnchecked: nil) }
             } catch let error as NetworkError {
-                logger.info("slot \(clockTime): the original \(pick.tweet.tweetID) could not be looked up ahead (\(error)); it is posted unchecked and looked up within the hour")
+                logger.info(
+                    "slot \(clockTime): the original \(pick.tweet.tweetID) could not be looked up ahead (\(error)); it is posted unchecked and looked up within the hour"
+                )
                 return Prepared(pick: pick, whyUnchecked: "its original could not be looked up (\(error))")
             }
             underWay.finish(pick.tweet.tweetID)
@@ -268,8 +300,10 @@ public struct Poster: Service {
     /// Claims a slot and posts a tweet for it (`prepared`, when it was picked ahead), recording the outcome. Nothing is
     /// looked up at the minute: with `CHECK_ORIGINALS`, a pick not looked up ahead (another after a refusal, or a slot
     /// due as the poster began) goes out unchecked, and its original is looked up within the hour.
-    func post(day: String, minute: Int, seed: UInt64, prepared: Prepared? = nil, underWay: PicksUnderWay = PicksUnderWay(),
-              begunAt: Date? = nil) async throws {
+    func post(
+        day: String, minute: Int, seed: UInt64, prepared: Prepared? = nil, underWay: PicksUnderWay = PicksUnderWay(),
+        begunAt: Date? = nil
+    ) async throws {
         // Posted at the moment its post began (the network's answer, and the store's, may take a while).
         let postedAt = begunAt ?? clock.now()
         var picked: Set<Int64> = prepared.map { [$0.pick.tweet.tweetID] } ?? []
@@ -283,48 +317,60 @@ public struct Poster: Service {
         var whyNothing: String?
         let outcome: DuplicateRetry.Outcome<PostPicker.Pick>
         do {
-            outcome = try await DuplicateRetry.send(attempts: settings.picksPerSlot, pick: { refused in
-                if !offeredPrepared, let pick = prepared?.pick {
-                    offeredPrepared = true
-                    if !refused.contains(pick.tweet.tweetID) { return pick }
-                }
-                let pick = try await underWay.pick { underWay in
-                    switch try await picker.choose(at: slotTime, excluding: refused.union(underWay), using: &generator) {
-                    case .success(let pick): return pick
-                    case .failure(let nothing): whyNothing = nothing.description; return nil
+            outcome = try await DuplicateRetry.send(
+                attempts: settings.picksPerSlot,
+                pick: { refused in
+                    if !offeredPrepared, let pick = prepared?.pick {
+                        offeredPrepared = true
+                        if !refused.contains(pick.tweet.tweetID) { return pick }
                     }
-                }
-                if let pick { picked.insert(pick.tweet.tweetID) }
-                return pick
-            }, sourceID: \.tweet.tweetID, send: { pick in
-                if settings.dryRun {
-                    try await recordSkipped(day: day, minute: minute, reason: "dry run: would have posted \(origin(pick))")
-                    logger.info("dry run: slot \(clockTime) would post \(origin(pick)): \(pick.text)")
-                    return
-                }
-                let whyUnchecked: String? = !settings.checksOriginals ? nil
-                    : pick.tweet.tweetID == prepared?.pick.tweet.tweetID ? prepared?.whyUnchecked
-                    : "picked at the minute (\(prepared == nil ? "no time to look it up ahead" : "the first pick was refused")), not looked up before"
-                // Noted before sending, so that a restart after a crash can read back whether it was made.
-                try await plans.noteSending(day: day, minute: minute, sourceTweetID: pick.tweet.tweetID)
-                // A remix is remembered before it is sent: never written again, and read back after a crash.
-                if pick.remix != nil, let memory = picker.remixMemory {
-                    try await memory.remember(pick.text, postedAt: postedAt)
-                    try await memory.noteSending(pick.text, day: day, minute: minute)
-                }
-                let created = try await UncertainCreate.send(pick.text, inReplyTo: nil, sentAt: clock.now(), on: network, for: .posts, clock: clock, logger: logger,
-                                                             what: "slot \(clockTime)") {
-                    try await network.post(pick.text, warning: pick.contentWarning, slot: "slot \(day) \(minute)", for: .posts)
-                }
-                let unchecked = whyUnchecked.map { "; posted unchecked: \($0), looked up within the hour" } ?? ""
-                try await plans.markPosted(day: day, minute: minute, sourceTweetID: pick.tweet.tweetID, botTweetID: created.flatMap { Int64($0) },
-                                           postedAt: postedAt, reason: origin(pick) + unchecked, unchecked: whyUnchecked != nil)
-                if pick.remix != nil { try await picker.remixMemory?.settled(day: day, minute: minute) }
-                logger.info("posted slot \(clockTime) -> tweet \(created ?? "?") (\(origin(pick))\(unchecked))")
-                DaemonMetrics.posted(lateness: postedAt.timeIntervalSince(slotTime), unchecked: whyUnchecked != nil)
-            }, refused: { pick, why in
-                logger.info("slot \(clockTime): \(network.name) refused \(origin(pick)) \(why); picking another")
-            })
+                    let pick = try await underWay.pick { underWay in
+                        switch try await picker.choose(at: slotTime, excluding: refused.union(underWay), using: &generator) {
+                        case .success(let pick): return pick
+                        case .failure(let nothing):
+                            whyNothing = nothing.description
+                            return nil
+                        }
+                    }
+                    if let pick { picked.insert(pick.tweet.tweetID) }
+                    return pick
+                }, sourceID: \.tweet.tweetID,
+                send: { pick in
+                    if settings.dryRun {
+                        try await recordSkipped(day: day, minute: minute, reason: "dry run: would have posted \(origin(pick))")
+                        logger.info("dry run: slot \(clockTime) would post \(origin(pick)): \(pick.text)")
+                        return
+                    }
+                    let whyUnchecked: String? =
+                        !settings.checksOriginals
+                        ? nil
+                        : pick.tweet.tweetID == prepared?.pick.tweet.tweetID
+                            ? prepared?.whyUnchecked
+                            : "picked at the minute (\(prepared == nil ? "no time to look it up ahead" : "the first pick was refused")), not looked up before"
+                    // Noted before sending, so that a restart after a crash can read back whether it was made.
+                    try await plans.noteSending(day: day, minute: minute, sourceTweetID: pick.tweet.tweetID)
+                    // A remix is remembered before it is sent: never written again, and read back after a crash.
+                    if pick.remix != nil, let memory = picker.remixMemory {
+                        try await memory.remember(pick.text, postedAt: postedAt)
+                        try await memory.noteSending(pick.text, day: day, minute: minute)
+                    }
+                    let created = try await UncertainCreate.send(
+                        pick.text, inReplyTo: nil, sentAt: clock.now(), on: network, for: .posts, clock: clock, logger: logger,
+                        what: "slot \(clockTime)"
+                    ) {
+                        try await network.post(pick.text, warning: pick.contentWarning, slot: "slot \(day) \(minute)", for: .posts)
+                    }
+                    let unchecked = whyUnchecked.map { "; posted unchecked: \($0), looked up within the hour" } ?? ""
+                    try await plans.markPosted(
+                        day: day, minute: minute, sourceTweetID: pick.tweet.tweetID, botTweetID: created.flatMap { Int64($0) },
+                        postedAt: postedAt, reason: origin(pick) + unchecked, unchecked: whyUnchecked != nil)
+                    if pick.remix != nil { try await picker.remixMemory?.settled(day: day, minute: minute) }
+                    logger.info("posted slot \(clockTime) -> tweet \(created ?? "?") (\(origin(pick))\(unchecked))")
+                    DaemonMetrics.posted(lateness: postedAt.timeIntervalSince(slotTime), unchecked: whyUnchecked != nil)
+                },
+                refused: { pick, why in
+                    logger.info("slot \(clockTime): \(network.name) refused \(origin(pick)) \(why); picking another")
+                })
         } catch let error as NetworkError {
             try await recordSkipped(day: day, minute: minute, reason: error.description)
             logger.warning("skipped slot \(clockTime) of \(day): \(error)")
@@ -332,9 +378,11 @@ public struct Poster: Service {
         }
         switch outcome {
         case .sent: return
-        case .nothingToPick: try await recordSkipped(day: day, minute: minute, reason: whyNothing ?? PostPicker.NothingToPost.emptyArchive.description)
+        case .nothingToPick:
+            try await recordSkipped(day: day, minute: minute, reason: whyNothing ?? PostPicker.NothingToPost.emptyArchive.description)
         case .allRefused:
-            try await recordSkipped(day: day, minute: minute, reason: "\(network.name) refused \(settings.picksPerSlot) picks (duplicates, or too long)")
+            try await recordSkipped(
+                day: day, minute: minute, reason: "\(network.name) refused \(settings.picksPerSlot) picks (duplicates, or too long)")
             logger.notice("skipped slot \(clockTime) of \(day): \(network.name) refused \(settings.picksPerSlot) picks (duplicates, or too long)")
         }
     }
@@ -391,7 +439,9 @@ public struct Poster: Service {
 
         /// Runs `work`, keeping its failure (a cancellation is not one).
         func recording(_ work: () async throws -> Void) async throws {
-            do { try await work() } catch is CancellationError { throw CancellationError() } catch { state.withLock { $0.failure = $0.failure ?? error } }
+            do { try await work() } catch is CancellationError { throw CancellationError() } catch {
+                state.withLock { $0.failure = $0.failure ?? error }
+            }
         }
 
         /// Throws the first failure kept.

@@ -24,8 +24,9 @@ public struct ProcessMemory: Sendable, Equatable {
             return line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Int($0) }
         }
         guard let resident = kilobytes("VmRSS"), let peak = kilobytes("VmHWM") else { return nil }
-        return ProcessMemory(resident: resident * 1024, peak: peak * 1024, anonymous: (kilobytes("RssAnon") ?? 0) * 1024,
-                             files: (kilobytes("RssFile") ?? 0) * 1024)
+        return ProcessMemory(
+            resident: resident * 1024, peak: peak * 1024, anonymous: (kilobytes("RssAnon") ?? 0) * 1024,
+            files: (kilobytes("RssFile") ?? 0) * 1024)
     }
 
     /// "23.4 MiB resident: 15.0 MiB allocated, 8.4 MiB mapped files (peak 30.1 MiB)".

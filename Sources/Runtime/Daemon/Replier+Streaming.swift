@@ -1,7 +1,7 @@
-import BotCore
 import BotClock
-import Schedule
+import BotCore
 import Foundation
+import Schedule
 import SocialNetwork
 import Synchronization
 
@@ -23,7 +23,9 @@ extension Replier {
         } catch let error as NetworkError {
             let retryIn = stream.failed(at: clock.now(), interval: settings.pollInterval)
             if stream.sayDown() {
-                logger.warning("mentions: \(network.name)'s stream could not be opened (\(error)); polling every \(Int(settings.pollInterval)) s, trying the stream again in \(Int(retryIn)) s and then with backoff")
+                logger.warning(
+                    "mentions: \(network.name)'s stream could not be opened (\(error)); polling every \(Int(settings.pollInterval)) s, trying the stream again in \(Int(retryIn)) s and then with backoff"
+                )
             }
             try await pollOnce(using: &generator)
             return interval
@@ -38,7 +40,9 @@ extension Replier {
         do {
             for try await mention in mentionsPushed {
                 // Read by the catching-up poll already, or older than the first start.
-                guard case .after(let handled) = try await cursor.position(), SinceCursor.isNewer(mention.positionInList, than: handled) else { continue }
+                guard case .after(let handled) = try await cursor.position(), SinceCursor.isNewer(mention.positionInList, than: handled) else {
+                    continue
+                }
                 try await answer(mention, cursor: cursor, seed: generator.next())
             }
             reason = "\(network.name) closed it"
@@ -46,7 +50,9 @@ extension Replier {
             reason = error.description
         }
         let retryIn = stream.dropped(at: clock.now(), openedAt: openedAt, interval: settings.pollInterval)
-        logger.warning("mentions: the stream dropped (\(reason)); polling \(retryIn > 0 ? "every \(Int(settings.pollInterval)) s, the stream again in \(Int(retryIn)) s" : "to catch up, then streaming again")")
+        logger.warning(
+            "mentions: the stream dropped (\(reason)); polling \(retryIn > 0 ? "every \(Int(settings.pollInterval)) s, the stream again in \(Int(retryIn)) s" : "to catch up, then streaming again")"
+        )
         return .zero
     }
 }
@@ -75,7 +81,12 @@ final class MentionStreamState: Sendable {
     var hasStreamed: Bool { state.withLock { $0.hasStreamed } }
 
     /// The stream opened.
-    func opened() { state.withLock { $0.hasStreamed = true; $0.saidDown = false } }
+    func opened() {
+        state.withLock {
+            $0.hasStreamed = true
+            $0.saidDown = false
+        }
+    }
 
     /// Whether the stream's failing to open is to be logged: once, until it opens again.
     func sayDown() -> Bool {
@@ -100,7 +111,10 @@ final class MentionStreamState: Sendable {
     /// soon after opening counts as a failure and waits. Returns the seconds until the next attempt.
     func dropped(at now: Date, openedAt: Date, interval: TimeInterval) -> TimeInterval {
         if now.timeIntervalSince(openedAt) >= Self.healthyLife {
-            state.withLock { $0.failures = 0; $0.nextAttempt = now }
+            state.withLock {
+                $0.failures = 0
+                $0.nextAttempt = now
+            }
             return 0
         }
         return failed(at: now, interval: interval)

@@ -1,13 +1,13 @@
-public import BotCore
-public import Stores
 public import BotClock
+import BotCore
+public import Consent
 public import Foundation
 public import Logging
-public import Consent
 public import Picking
 import Schedule
 public import ServiceLifecycle
 public import SocialNetwork
+public import Stores
 
 /// Answers mentions of the bot like the human: with a reply the human once sent to that same person.
 ///
@@ -37,10 +37,15 @@ public struct Replier: Service {
         public var dryRun: Bool
 
         /// Settings. Polling every 60 s uses 15 of the 300 mention reads X allows per 15 minutes.
-        public init(pollInterval: TimeInterval = 60, limitPerUserPerHour: Int = 3, maxThreadReplies: Int = 5,
-                    delay: ClosedRange<Double> = 5...60, dryRun: Bool = false) {
-            self.pollInterval = pollInterval; self.limitPerUserPerHour = limitPerUserPerHour
-            self.maxThreadReplies = maxThreadReplies; self.delay = delay; self.dryRun = dryRun
+        public init(
+            pollInterval: TimeInterval = 60, limitPerUserPerHour: Int = 3, maxThreadReplies: Int = 5,
+            delay: ClosedRange<Double> = 5...60, dryRun: Bool = false
+        ) {
+            self.pollInterval = pollInterval
+            self.limitPerUserPerHour = limitPerUserPerHour
+            self.maxThreadReplies = maxThreadReplies
+            self.delay = delay
+            self.dryRun = dryRun
         }
     }
 
@@ -60,11 +65,21 @@ public struct Replier: Service {
 
     /// A replier for the bot `botUserID`; `owner` (nil: no commands) takes the person's commands, `contact` says whom
     /// not to answer.
-    public init(clock: any BotClock, mentions: any MentionLog, state: any BotState, picker: ReplyPicker, network: any MirrorNetwork, botUserID: String,
-                settings: Settings = Settings(), contact: ContactRules? = nil, owner: OwnerCommands? = nil, logger: Logger, seed: UInt64? = nil) {
-        self.clock = clock; self.mentions = mentions; self.state = state; self.picker = picker; self.network = network; self.botUserID = botUserID
-        self.settings = settings; self.logger = logger; self.seed = seed
-        self.contact = contact ?? ContactRules(state: state); self.owner = owner
+    public init(
+        clock: any BotClock, mentions: any MentionLog, state: any BotState, picker: ReplyPicker, network: any MirrorNetwork, botUserID: String,
+        settings: Settings = Settings(), contact: ContactRules? = nil, owner: OwnerCommands? = nil, logger: Logger, seed: UInt64? = nil
+    ) {
+        self.clock = clock
+        self.mentions = mentions
+        self.state = state
+        self.picker = picker
+        self.network = network
+        self.botUserID = botUserID
+        self.settings = settings
+        self.logger = logger
+        self.seed = seed
+        self.contact = contact ?? ContactRules(state: state)
+        self.owner = owner
     }
 
     /// Polls and answers until cancelled or the group's graceful shutdown; an answer in flight is finished.
@@ -90,20 +105,23 @@ public struct Replier: Service {
             let made: String?
             do {
                 // When it was sent is not kept: among the bot's newest posts.
-                made = try await UncertainCreate.readBack(nil, inReplyTo: String(mentionID), sentSince: nil, on: network, for: .replies, clock: clock, logger: logger,
-                                                          what: "the answer to \(mentionID) interrupted last run")
+                made = try await UncertainCreate.readBack(
+                    nil, inReplyTo: String(mentionID), sentSince: nil, on: network, for: .replies, clock: clock, logger: logger,
+                    what: "the answer to \(mentionID) interrupted last run")
             } catch let error as NetworkError {
                 try await mentions.finish(mentionID: mentionID, state: .skipped, reason: MentionState.interruptedReason)
                 logger.notice("answer to \(mentionID) interrupted last run, and reading back failed (\(error)); not sent again")
                 continue
             }
             if let made {
-                try await mentions.finish(mentionID: mentionID, state: .replied, replyTweetID: Int64(made),
-                                          reason: "interrupted last run; \(network.name) shows the answer was made")
+                try await mentions.finish(
+                    mentionID: mentionID, state: .replied, replyTweetID: Int64(made),
+                    reason: "interrupted last run; \(network.name) shows the answer was made")
                 logger.notice("answer to \(mentionID) interrupted last run; \(network.name) shows it was made: \(made)")
             } else {
-                try await mentions.finish(mentionID: mentionID, state: .pending,
-                                          reason: "interrupted last run before the answer was made; answered if still fresh")
+                try await mentions.finish(
+                    mentionID: mentionID, state: .pending,
+                    reason: "interrupted last run before the answer was made; answered if still fresh")
                 logger.notice("answer to \(mentionID) interrupted last run; \(network.name) shows it was not made: pending, answered if still fresh")
             }
         }
@@ -149,7 +167,8 @@ public struct Replier: Service {
         let conversationID = mention.conversationID.flatMap { Int64($0) }
         if let owner, authorText == owner.humanUserID, let command = OwnerCommand.parse(ReplyPicker.removingLeadingMentions(mention.text)) {
             guard try await mentions.begin(mentionID: mentionID, authorID: authorID, conversationID: conversationID, at: clock.now()) else { return }
-            return try await owner.obey(command, mention: mention, mentionID: mentionID, on: network, mentions: mentions, clock: clock, logger: logger)
+            return try await owner.obey(
+                command, mention: mention, mentionID: mentionID, on: network, mentions: mentions, clock: clock, logger: logger)
         }
         // Whom not to answer is read before the mention is claimed: between the claim and the answer on the network
         // nothing waits but the pause (the hourly limit counts claims).
@@ -162,18 +181,22 @@ public struct Replier: Service {
             DaemonMetrics.notReplied(reason: reason)
         }
         if wasPending, let createdAt = mention.createdAt, clock.now().timeIntervalSince(createdAt) > Self.pendingFreshness {
-            return try await skip("the bot stopped during its pause before answering, and the mention is now "
-                + "\(Int(clock.now().timeIntervalSince(createdAt) / 60)) minutes old (a pending answer goes out within \(Int(Self.pendingFreshness / 60)))")
+            return try await skip(
+                "the bot stopped during its pause before answering, and the mention is now "
+                    + "\(Int(clock.now().timeIntervalSince(createdAt) / 60)) minutes old (a pending answer goes out within \(Int(Self.pendingFreshness / 60)))"
+            )
         }
         let sending = Sending()
         do {
             if let refusal { return try await skip(refusal) }
-            try await answer(mention, mentionID: mentionID, authorID: authorID, conversationID: conversationID, handle: handle, who: who,
-                             seed: seed, sending: sending, skip: skip)
-        } catch where Task.isCancelled && !sending.started {
+            try await answer(
+                mention, mentionID: mentionID, authorID: authorID, conversationID: conversationID, handle: handle, who: who,
+                seed: seed, sending: sending, skip: skip)
+        } catch  where Task.isCancelled && !sending.started {
             // Stopped before anything was sent: pending, for the next start (written whatever the cancellation).
             try await DetachedWork.start {
-                try await mentions.finish(mentionID: mentionID, state: .pending, reason: "the bot stopped during its pause before answering; nothing was sent")
+                try await mentions.finish(
+                    mentionID: mentionID, state: .pending, reason: "the bot stopped during its pause before answering; nothing was sent")
             }.value
             logger.info("answer to \(who) (\(mention.id)) left pending: the bot is stopping; answered after a restart if still fresh")
             throw CancellationError()
@@ -202,8 +225,10 @@ public struct Replier: Service {
             return "their profile says #nobot (on the opt-out list now)"
         }
         if authorText != owner?.humanUserID, let word = contact.request.match(ReplyPicker.removingLeadingMentions(mention.text)) {
-            try await contact.optOuts.add(OptOut(accountID: authorText, handle: handle, reason: "asked the bot to stop (\"\(word)\", mention \(mention.id))",
-                                                 at: clock.now()))
+            try await contact.optOuts.add(
+                OptOut(
+                    accountID: authorText, handle: handle, reason: "asked the bot to stop (\"\(word)\", mention \(mention.id))",
+                    at: clock.now()))
             logger.notice("\(who) asked the bot to stop (\"\(word)\"): on the opt-out list, never answered or liked again; not answered")
             return "asked the bot to stop (\"\(word)\"): on the opt-out list now, and not answered"
         }
@@ -214,14 +239,17 @@ public struct Replier: Service {
             return "the person's sign-in lapsed at \(paused.since.formatted(.iso8601)): nobody is answered until they sign in again"
         }
         if let paused = try await owner?.control.current(), paused.pause == .everything {
-            return "the person paused everything at \(paused.since.formatted(.iso8601)) (a mention of the bot from their account; \"resume\" or 「再開」 ends it)"
+            return
+                "the person paused everything at \(paused.since.formatted(.iso8601)) (a mention of the bot from their account; \"resume\" or 「再開」 ends it)"
         }
         return nil
     }
 
     /// The answer itself, after the mention is claimed: the limits, the pick, the pause, the send.
-    private func answer(_ mention: NetworkPost, mentionID: Int64, authorID: Int64, conversationID: Int64?, handle: String?, who: String, seed: UInt64,
-                        sending: Sending, skip: (String) async throws -> Void) async throws {
+    private func answer(
+        _ mention: NetworkPost, mentionID: Int64, authorID: Int64, conversationID: Int64?, handle: String?, who: String, seed: UInt64,
+        sending: Sending, skip: (String) async throws -> Void
+    ) async throws {
         // The row just begun counts itself; the limits compare the answers before it. A row's time is when its
         // mention was taken up, and its answer goes out up to the longest pause later: counting that much further
         // back keeps any hour of answers as they reach the network within the limit.
@@ -241,30 +269,36 @@ public struct Replier: Service {
         }
         let outcome: DuplicateRetry.Outcome<ReplyPicker.Pick>
         do {
-            outcome = try await DuplicateRetry.send(attempts: 3, pick: { refused in
-                try await picker.pick(forAuthor: authorID, handle: handle, excluding: refused.union(repeats), using: &generator)
-            }, sourceID: \.source.tweetID, send: { pick in
-                let origin = pick.isFallback ? "a past reply of the human to someone else" : "a past reply of the human to \(who)"
-                if settings.dryRun { return try await skip("dry run: would have answered with \(origin): \(pick.text)") }
-                if !paused {
-                    try await clock.sleep(for: .milliseconds(Int64(Double.random(in: settings.delay, using: &generator) * 1000)))
-                    paused = true
-                }
-                // From here the answer is sent and recorded in a task of its own: a shutdown arriving now lets it
-                // finish (within the shutdown's grace).
-                sending.start()
-                let (network, mentions, logger, sentAt) = (network, mentions, logger, clock.now())
-                try await InFlight.finish {
-                    let created = try await UncertainCreate.send(pick.text, inReplyTo: mention.id, sentAt: sentAt, on: network, for: .replies, clock: clock, logger: logger,
-                                                                 what: "the answer to \(who) (\(mention.id))") {
-                        try await network.reply(pick.text, warning: pick.source.contentWarning, to: mention.id, for: .replies)
+            outcome = try await DuplicateRetry.send(
+                attempts: 3,
+                pick: { refused in
+                    try await picker.pick(forAuthor: authorID, handle: handle, excluding: refused.union(repeats), using: &generator)
+                }, sourceID: \.source.tweetID,
+                send: { pick in
+                    let origin = pick.isFallback ? "a past reply of the human to someone else" : "a past reply of the human to \(who)"
+                    if settings.dryRun { return try await skip("dry run: would have answered with \(origin): \(pick.text)") }
+                    if !paused {
+                        try await clock.sleep(for: .milliseconds(Int64(Double.random(in: settings.delay, using: &generator) * 1000)))
+                        paused = true
                     }
-                    try await mentions.finish(mentionID: mentionID, state: .replied, replyTweetID: created.flatMap { Int64($0) },
-                                              sourceTweetID: pick.source.tweetID, reason: origin)
-                    logger.info("replied to \(who) (\(mention.id)) -> tweet \(created ?? "?") (\(origin))")
-                    DaemonMetrics.replied()
-                }
-            })
+                    // From here the answer is sent and recorded in a task of its own: a shutdown arriving now lets it
+                    // finish (within the shutdown's grace).
+                    sending.start()
+                    let (network, mentions, logger, sentAt) = (network, mentions, logger, clock.now())
+                    try await InFlight.finish {
+                        let created = try await UncertainCreate.send(
+                            pick.text, inReplyTo: mention.id, sentAt: sentAt, on: network, for: .replies, clock: clock, logger: logger,
+                            what: "the answer to \(who) (\(mention.id))"
+                        ) {
+                            try await network.reply(pick.text, warning: pick.source.contentWarning, to: mention.id, for: .replies)
+                        }
+                        try await mentions.finish(
+                            mentionID: mentionID, state: .replied, replyTweetID: created.flatMap { Int64($0) },
+                            sourceTweetID: pick.source.tweetID, reason: origin)
+                        logger.info("replied to \(who) (\(mention.id)) -> tweet \(created ?? "?") (\(origin))")
+                        DaemonMetrics.replied()
+                    }
+                })
         } catch let error as NetworkError {
             return try await skip(error.description)
         }

@@ -1,6 +1,6 @@
 import BotCore
-import Stores
 import SocialNetwork
+import Stores
 
 /// Where the reading of a stream of posts (mentions, a home timeline, the person's posts) stands: the newest id
 /// handled, kept in `bot_state` under `key`, so that each poll asks the network only for what is newer, across

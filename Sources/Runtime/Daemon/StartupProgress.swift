@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Synchronization
 
 /// What the daemon is waiting for before its services start (the network to answer who the accounts are), for the

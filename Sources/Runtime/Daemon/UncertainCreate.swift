@@ -12,8 +12,10 @@ import SocialNetwork
 enum UncertainCreate {
     /// Sends `text` with `create` (first sent at `sentAt`), resolving a lost answer by reading back the bot's posts
     /// since then (answers to `postID`).
-    static func send(_ text: String, inReplyTo postID: String?, sentAt: Date, on network: any MirrorNetwork, for work: Work, clock: any BotClock, logger: Logger,
-                     what: String, _ create: () async throws -> String?) async throws -> String? {
+    static func send(
+        _ text: String, inReplyTo postID: String?, sentAt: Date, on network: any MirrorNetwork, for work: Work, clock: any BotClock, logger: Logger,
+        what: String, _ create: () async throws -> String?
+    ) async throws -> String? {
         let firstLoss: String
         do {
             return try await create()
@@ -37,7 +39,9 @@ enum UncertainCreate {
         do {
             return try await create()
         } catch NetworkError.outcomeUnknown(let why) {
-            if let made = try await readBack(text, inReplyTo: postID, sentSince: sentAt, on: network, for: work, clock: clock, logger: logger, what: what) {
+            if let made = try await readBack(
+                text, inReplyTo: postID, sentSince: sentAt, on: network, for: work, clock: clock, logger: logger, what: what)
+            {
                 logger.notice("\(what): the answer was lost again (\(why)); \(network.name) shows it was made: \(made)")
                 return made
             }
@@ -57,8 +61,10 @@ enum UncertainCreate {
     /// read back from the network. A read that fails is tried again, since without it the outcome stays unknown: at
     /// once twice, then after a wait that doubles from a minute (an outage), or once the refusal is due its check (when
     /// it says, else the usual hour), for at most `patience` on `clock`; a refusal for longer is thrown at once.
-    static func readBack(_ text: String?, inReplyTo postID: String?, sentSince: Date?, on network: any MirrorNetwork, for work: Work, clock: any BotClock,
-                         logger: Logger, what: String, patience: TimeInterval = patience) async throws -> String? {
+    static func readBack(
+        _ text: String?, inReplyTo postID: String?, sentSince: Date?, on network: any MirrorNetwork, for work: Work, clock: any BotClock,
+        logger: Logger, what: String, patience: TimeInterval = patience
+    ) async throws -> String? {
         let giveUpAt = clock.now().addingTimeInterval(patience)
         var backoff: TimeInterval = 60
         for attempt in 1... {

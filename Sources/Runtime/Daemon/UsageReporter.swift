@@ -14,7 +14,10 @@ public struct UsageReporter: Service {
 
     /// A reporter of `accounting` every `interval` of `clock`'s time.
     public init(clock: any BotClock, accounting: any NetworkAccounting, interval: Duration = .seconds(3_600), logger: Logger) {
-        self.clock = clock; self.accounting = accounting; self.interval = interval; self.logger = logger
+        self.clock = clock
+        self.accounting = accounting
+        self.interval = interval
+        self.logger = logger
     }
 
     /// Reports until the group shuts down, then reports once more.

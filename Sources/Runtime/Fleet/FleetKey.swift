@@ -50,9 +50,11 @@ public enum FleetKeyError: Error, Equatable, CustomStringConvertible {
     /// The sentence.
     public var description: String {
         switch self {
-        case .missing: "FLEET_KEY is not set: the bots' settings are sealed with it. Set it to a long random text (say `openssl rand -base64 32`), the same in every process of the fleet, and keep it."
+        case .missing:
+            "FLEET_KEY is not set: the bots' settings are sealed with it. Set it to a long random text (say `openssl rand -base64 32`), the same in every process of the fleet, and keep it."
         case .tooShort: "FLEET_KEY is too short: use at least \(FleetKey.minimumLength) characters (say `openssl rand -base64 32`)."
-        case .wrongKey(let bot): "FLEET_KEY does not open the settings of the bot \(bot): they were sealed with another key. Set the key they were added with (or add the bot again)."
+        case .wrongKey(let bot):
+            "FLEET_KEY does not open the settings of the bot \(bot): they were sealed with another key. Set the key they were added with (or add the bot again)."
         case .cannotSeal: "The settings could not be sealed."
         }
     }
@@ -64,8 +66,10 @@ public enum FleetKeyError: Error, Equatable, CustomStringConvertible {
 public enum FleetBotSettings {
     /// The variables a bot's settings may not set: they are the fleet process's.
     public static let processVariables: Set<String> = [
-        "DATABASE_URL", "DATABASE_SCHEMA", "REDIS_URL", "REDISTOGO_URL", "REDIS_TLS_CA", "REDIS_CLUSTER", "REDIS_KEY_PREFIX", "MIRROR_BOT_DATA", "FLEET_KEY",
-        "PORT", "BIND", "DYNO", "STATUS_PASSWORD", "LOG_LEVEL", "MECAB_DICDIR", "FLEET_LEASE_SECONDS", "FLEET_ROUND_SECONDS", "FLEET_DATABASE_CONNECTIONS",
+        "DATABASE_URL", "DATABASE_SCHEMA", "REDIS_URL", "REDISTOGO_URL", "REDIS_TLS_CA", "REDIS_CLUSTER", "REDIS_KEY_PREFIX", "MIRROR_BOT_DATA",
+        "FLEET_KEY",
+        "PORT", "BIND", "DYNO", "STATUS_PASSWORD", "LOG_LEVEL", "MECAB_DICDIR", "FLEET_LEASE_SECONDS", "FLEET_ROUND_SECONDS",
+        "FLEET_DATABASE_CONNECTIONS",
     ]
 
     /// The bot `name`'s whole environment: the process's shared variables, the bot's own, and its word counts under a key

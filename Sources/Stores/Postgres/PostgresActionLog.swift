@@ -23,9 +23,10 @@ struct PostgresActionLog: ActionLog {
         let newerFirst = after == nil
         let bound = after ?? before
         let order = newerFirst ? "DESC" : "ASC"
-        var query = PostgresQuery(unsafeSQL: "SELECT kind, at, key, post_id, source_id, reason FROM (\(Self.union)) a "
-            + (bound == nil ? "" : "WHERE (at, key) \(newerFirst ? "<" : ">") ($1, $2) ")
-            + "ORDER BY at \(order), key \(order) LIMIT \(max(0, limit))")
+        var query = PostgresQuery(
+            unsafeSQL: "SELECT kind, at, key, post_id, source_id, reason FROM (\(Self.union)) a "
+                + (bound == nil ? "" : "WHERE (at, key) \(newerFirst ? "<" : ">") ($1, $2) ")
+                + "ORDER BY at \(order), key \(order) LIMIT \(max(0, limit))")
         if let bound {
             query.binds.append(bound.at)
             query.binds.append(bound.key)

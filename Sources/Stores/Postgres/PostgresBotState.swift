@@ -10,12 +10,15 @@ struct PostgresBotState: BotState {
     }
 
     func values() async throws -> [String: String] {
-        Dictionary(try await database.rows("reading the bot's state", "SELECT name, value FROM bot_state", as: (String, String).self)
-            .map { ($0.0, $0.1) }, uniquingKeysWith: { $1 })
+        Dictionary(
+            try await database.rows("reading the bot's state", "SELECT name, value FROM bot_state", as: (String, String).self)
+                .map { ($0.0, $0.1) }, uniquingKeysWith: { $1 })
     }
 
     func setValue(_ value: String, of name: String) async throws {
-        _ = try await database.rows("storing \(name)", """
+        _ = try await database.rows(
+            "storing \(name)",
+            """
             INSERT INTO bot_state (name, value) VALUES (\(name), \(value))
             ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = now() RETURNING 1
             """, as: Int.self)
@@ -31,17 +34,26 @@ struct PostgresBotState: BotState {
         case (nil, nil):
             return try await value(of: name) == nil
         case (nil, let new?):
-            return try await !database.rows("replacing \(name)", """
+            return try await !database.rows(
+                "replacing \(name)",
+                """
                 INSERT INTO bot_state (name, value) VALUES (\(name), \(new)) ON CONFLICT (name) DO NOTHING RETURNING 1
-                """, as: Int.self).isEmpty
+                """, as: Int.self
+            ).isEmpty
         case (let expected?, let new?):
-            return try await !database.rows("replacing \(name)", """
+            return try await !database.rows(
+                "replacing \(name)",
+                """
                 UPDATE bot_state SET value = \(new), updated_at = now() WHERE name = \(name) AND value = \(expected) RETURNING 1
-                """, as: Int.self).isEmpty
+                """, as: Int.self
+            ).isEmpty
         case (let expected?, nil):
-            return try await !database.rows("replacing \(name)", """
+            return try await !database.rows(
+                "replacing \(name)",
+                """
                 DELETE FROM bot_state WHERE name = \(name) AND value = \(expected) RETURNING 1
-                """, as: Int.self).isEmpty
+                """, as: Int.self
+            ).isEmpty
         }
     }
 }

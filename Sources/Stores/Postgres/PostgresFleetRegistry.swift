@@ -43,8 +43,9 @@ public struct PostgresFleetRegistry: FleetRegistry {
         do {
             let id = try await database.transaction("adding the bot \(name)") { connection in
                 var id: Int64 = 0
-                let rows = try await connection.query("INSERT INTO fleet_bots (name, network, settings) VALUES (\(name), \(network), \(bytes)) RETURNING id",
-                                                      logger: database.logger)
+                let rows = try await connection.query(
+                    "INSERT INTO fleet_bots (name, network, settings) VALUES (\(name), \(network), \(bytes)) RETURNING id",
+                    logger: database.logger)
                 for try await value in rows.decode(Int64.self) { id = value }
                 _ = try await connection.query("INSERT INTO fleet_leases (bot_id) VALUES (\(id))", logger: database.logger)
                 _ = try await connection.query("CREATE SCHEMA \(unescaped: FleetBot.schema(of: id))", logger: database.logger)
@@ -64,27 +65,32 @@ public struct PostgresFleetRegistry: FleetRegistry {
         do {
             let (id, tables) = try await database.transaction("adopting the bot in the schema \(schema) as \(name)") { connection in
                 var tables: [String] = []
-                let rows = try await connection.query("""
+                let rows = try await connection.query(
+                    """
                     SELECT tablename::text FROM pg_tables WHERE schemaname = \(schema)
                     AND tablename NOT IN ('fleet_bots', 'fleet_leases', 'fleet_processes', 'adopted_into_fleet') ORDER BY tablename
                     """, logger: logger)
                 for try await table in rows.decode(String.self) { tables.append(table) }
                 guard tables.contains("schema_migrations") else { throw FleetError.nothingToAdopt(schema: schema) }
                 var id: Int64 = 0
-                let inserted = try await connection.query("INSERT INTO fleet_bots (name, network, settings) VALUES (\(name), \(network), \(bytes)) RETURNING id",
-                                                          logger: logger)
+                let inserted = try await connection.query(
+                    "INSERT INTO fleet_bots (name, network, settings) VALUES (\(name), \(network), \(bytes)) RETURNING id",
+                    logger: logger)
                 for try await value in inserted.decode(Int64.self) { id = value }
                 _ = try await connection.query("INSERT INTO fleet_leases (bot_id) VALUES (\(id))", logger: logger)
                 let to = Self.quoted(FleetBot.schema(of: id))
                 _ = try await connection.query("CREATE SCHEMA \(unescaped: to)", logger: logger)
                 // Each table with its indexes, constraints and the sequences its columns own: moved, not copied.
                 for table in tables {
-                    _ = try await connection.query("ALTER TABLE \(unescaped: from).\(unescaped: Self.quoted(table)) SET SCHEMA \(unescaped: to)", logger: logger)
+                    _ = try await connection.query(
+                        "ALTER TABLE \(unescaped: from).\(unescaped: Self.quoted(table)) SET SCHEMA \(unescaped: to)", logger: logger)
                 }
-                _ = try await connection.query("""
+                _ = try await connection.query(
+                    """
                     CREATE TABLE \(unescaped: from).adopted_into_fleet (name text NOT NULL, bot_id bigint NOT NULL, adopted_at timestamptz NOT NULL DEFAULT now())
                     """, logger: logger)
-                _ = try await connection.query("INSERT INTO \(unescaped: from).adopted_into_fleet (name, bot_id) VALUES (\(name), \(id))", logger: logger)
+                _ = try await connection.query(
+                    "INSERT INTO \(unescaped: from).adopted_into_fleet (name, bot_id) VALUES (\(name), \(id))", logger: logger)
                 return (id, tables.count)
             }
             return (FleetBot(id: id, name: name, network: network, sealedSettings: sealedSettings), tables)
@@ -97,12 +103,17 @@ public struct PostgresFleetRegistry: FleetRegistry {
     static func quoted(_ identifier: String) -> String { "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 
     public func bots() async throws -> [FleetBot] {
-        try await database.rows("reading the fleet's bots", """
+        try await database.rows(
+            "reading the fleet's bots",
+            """
             SELECT b.id, b.name, b.network, b.settings, b.pause_reason,
                    CASE WHEN l.expires_at > now() THEN l.owner END, CASE WHEN l.expires_at > now() THEN l.expires_at END, l.fence
             FROM fleet_bots b JOIN fleet_leases l ON l.bot_id = b.id ORDER BY b.name
-            """, as: (Int64, String, String, ByteBuffer, String?, String?, Date?, Int64).self).map {
-            FleetBot(id: $0.0, name: $0.1, network: $0.2, sealedSettings: Data(buffer: $0.3), pauseReason: $0.4, holder: $0.5, leaseExpiresAt: $0.6, fence: $0.7)
+            """, as: (Int64, String, String, ByteBuffer, String?, String?, Date?, Int64).self
+        ).map {
+            FleetBot(
+                id: $0.0, name: $0.1, network: $0.2, sealedSettings: Data(buffer: $0.3), pauseReason: $0.4, holder: $0.5, leaseExpiresAt: $0.6,
+                fence: $0.7)
         }
     }
 
@@ -110,8 +121,9 @@ public struct PostgresFleetRegistry: FleetRegistry {
 
     @discardableResult
     public func setPaused(_ name: String, reason: String?) async throws -> Bool {
-        !(try await database.rows("pausing or resuming \(name)", "UPDATE fleet_bots SET pause_reason = \(reason) WHERE name = \(name) RETURNING 1",
-                                  as: Int.self)).isEmpty
+        !(try await database.rows(
+            "pausing or resuming \(name)", "UPDATE fleet_bots SET pause_reason = \(reason) WHERE name = \(name) RETURNING 1",
+            as: Int.self)).isEmpty
     }
 
     @discardableResult
@@ -119,7 +131,8 @@ public struct PostgresFleetRegistry: FleetRegistry {
         try await database.transaction("removing the bot \(name)") { connection in
             var id: Int64?
             for try await value in try await connection.query("DELETE FROM fleet_bots WHERE name = \(name) RETURNING id", logger: database.logger)
-                .decode(Int64.self) { id = value }
+                .decode(Int64.self)
+            { id = value }
             guard let id else { return false }
             _ = try await connection.query("DROP SCHEMA IF EXISTS \(unescaped: FleetBot.schema(of: id)) CASCADE", logger: database.logger)
             return true
@@ -129,16 +142,19 @@ public struct PostgresFleetRegistry: FleetRegistry {
     public func heartbeat(_ process: String, liveness: TimeInterval) async throws -> Int {
         let seconds = Int(liveness.rounded(.up))
         return try await database.transaction("saying the process is alive") { connection in
-            _ = try await connection.query("""
+            _ = try await connection.query(
+                """
                 INSERT INTO fleet_processes (id, heartbeat_at) VALUES (\(process), now())
                 ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()
                 """, logger: database.logger)
-            _ = try await connection.query("DELETE FROM fleet_processes WHERE heartbeat_at < now() - make_interval(secs => \(seconds * 10))",
-                                           logger: database.logger)
+            _ = try await connection.query(
+                "DELETE FROM fleet_processes WHERE heartbeat_at < now() - make_interval(secs => \(seconds * 10))",
+                logger: database.logger)
             var live = 1
             for try await count in try await connection.query(
-                "SELECT count(*) FROM fleet_processes WHERE heartbeat_at >= now() - make_interval(secs => \(seconds))", logger: database.logger)
-                .decode(Int64.self) { live = Int(count) }
+                "SELECT count(*) FROM fleet_processes WHERE heartbeat_at >= now() - make_interval(secs => \(seconds))", logger: database.logger
+            )
+            .decode(Int64.self) { live = Int(count) }
             return max(1, live)
         }
     }
@@ -146,30 +162,38 @@ public struct PostgresFleetRegistry: FleetRegistry {
     public func claim(for process: String, limit: Int, expiresIn: TimeInterval) async throws -> [FleetClaim] {
         guard limit > 0 else { return [] }
         let milliseconds = Int(expiresIn * 1000)
-        return try await database.rows("claiming bots", """
+        return try await database.rows(
+            "claiming bots",
+            """
             UPDATE fleet_leases l SET owner = \(process), expires_at = now() + make_interval(secs => \(milliseconds) / 1000.0), fence = l.fence + 1
             WHERE l.bot_id IN (
                 SELECT f.bot_id FROM fleet_leases f JOIN fleet_bots b ON b.id = f.bot_id
                 WHERE b.pause_reason IS NULL AND (f.owner IS NULL OR f.expires_at <= now())
                 ORDER BY f.bot_id LIMIT \(limit) FOR UPDATE OF f SKIP LOCKED)
             RETURNING l.bot_id, l.fence
-            """, as: (Int64, Int64).self).map { FleetClaim(botID: $0.0, fence: $0.1) }
+            """, as: (Int64, Int64).self
+        ).map { FleetClaim(botID: $0.0, fence: $0.1) }
     }
 
     public func renew(_ claims: [FleetClaim], for process: String, expiresIn: TimeInterval) async throws -> [FleetClaim] {
         guard !claims.isEmpty else { return [] }
         let milliseconds = Int(expiresIn * 1000)
-        return try await database.rows("renewing the bots' leases", """
+        return try await database.rows(
+            "renewing the bots' leases",
+            """
             UPDATE fleet_leases l SET expires_at = now() + make_interval(secs => \(milliseconds) / 1000.0)
             FROM fleet_bots b, unnest(\(claims.map(\.botID))::bigint[], \(claims.map(\.fence))::bigint[]) AS c(bot_id, fence)
             WHERE l.bot_id = c.bot_id AND l.fence = c.fence AND l.owner = \(process) AND l.expires_at > now()
               AND b.id = l.bot_id AND b.pause_reason IS NULL
             RETURNING l.bot_id, l.fence
-            """, as: (Int64, Int64).self).map { FleetClaim(botID: $0.0, fence: $0.1) }
+            """, as: (Int64, Int64).self
+        ).map { FleetClaim(botID: $0.0, fence: $0.1) }
     }
 
     public func release(for process: String) async throws {
-        _ = try await database.rows("letting the process's bots go", """
+        _ = try await database.rows(
+            "letting the process's bots go",
+            """
             UPDATE fleet_leases SET owner = NULL, expires_at = '-infinity' WHERE owner = \(process) RETURNING 1
             """, as: Int.self)
         _ = try await database.rows("saying the process is gone", "DELETE FROM fleet_processes WHERE id = \(process) RETURNING 1", as: Int.self)
@@ -177,7 +201,9 @@ public struct PostgresFleetRegistry: FleetRegistry {
 
     public func release(_ claims: [FleetClaim], for process: String) async throws {
         guard !claims.isEmpty else { return }
-        _ = try await database.rows("letting bots go", """
+        _ = try await database.rows(
+            "letting bots go",
+            """
             UPDATE fleet_leases l SET owner = NULL, expires_at = '-infinity'
             FROM unnest(\(claims.map(\.botID))::bigint[], \(claims.map(\.fence))::bigint[]) AS c(bot_id, fence)
             WHERE l.bot_id = c.bot_id AND l.fence = c.fence AND l.owner = \(process) RETURNING 1
@@ -185,7 +211,9 @@ public struct PostgresFleetRegistry: FleetRegistry {
     }
 
     public func holds(_ claim: FleetClaim, for process: String) async throws -> Bool {
-        !(try await database.rows("checking the lease of bot \(claim.botID)", """
+        !(try await database.rows(
+            "checking the lease of bot \(claim.botID)",
+            """
             SELECT 1 FROM fleet_leases WHERE bot_id = \(claim.botID) AND fence = \(claim.fence) AND owner = \(process) AND expires_at > now()
             """, as: Int.self)).isEmpty
     }

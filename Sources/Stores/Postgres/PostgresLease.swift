@@ -11,7 +11,10 @@ final class PostgresLease: DaemonLease {
     let holder: LeaseHolder
     private let connection: Mutex<PostgresConnection?>
 
-    private init(connection: PostgresConnection, holder: LeaseHolder) { self.connection = Mutex(connection); self.holder = holder }
+    private init(connection: PostgresConnection, holder: LeaseHolder) {
+        self.connection = Mutex(connection)
+        self.holder = holder
+    }
 
     deinit {
         // A lease let go without `release()` (a thrown error on the way out): closed here, the connection kept alive until
@@ -19,12 +22,17 @@ final class PostgresLease: DaemonLease {
         if let connection = take() { connection.close().whenComplete { _ in withExtendedLifetime(connection) {} } }
     }
 
-    private func take() -> PostgresConnection? { connection.withLock { held in defer { held = nil }; return held } }
+    private func take() -> PostgresConnection? {
+        connection.withLock { held in
+            defer { held = nil }
+            return held
+        }
+    }
 
     /// The lock's key: one per schema (tests keep to theirs), per database (advisory locks are).
     static func key(schema: String?) -> Int64 {
-        var hash: UInt64 = 0xcbf29ce484222325  // FNV-1a of "mirror_bot daemon <schema>"
-        for byte in "mirror_bot daemon \(schema ?? "")".utf8 { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a of "mirror_bot daemon <schema>"
+        for byte in "mirror_bot daemon \(schema ?? "")".utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return Int64(bitPattern: hash)
     }
 
@@ -36,15 +44,18 @@ final class PostgresLease: DaemonLease {
         let holder = LeaseHolder.thisProcess()
         let connection: PostgresConnection
         do {
-            connection = try await PostgresConnection.connect(configuration: try PostgresStoreSet.connectionConfiguration(for: database.url), id: 1,
-                                                              logger: logger)
+            connection = try await PostgresConnection.connect(
+                configuration: try PostgresStoreSet.connectionConfiguration(for: database.url), id: 1,
+                logger: logger)
         } catch {
             throw ArchiveError.postgres("taking the daemon's lease", error)
         }
         var locked = false
         do {
             let key = key(schema: database.schema)
-            for try await value in try await connection.query("SELECT pg_try_advisory_lock(\(key))", logger: logger).decode(Bool.self) { locked = value }
+            for try await value in try await connection.query("SELECT pg_try_advisory_lock(\(key))", logger: logger).decode(Bool.self) {
+                locked = value
+            }
         } catch {
             try? await connection.close()
             throw ArchiveError.postgres("taking the daemon's lease", error)

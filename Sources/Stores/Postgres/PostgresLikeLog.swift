@@ -12,10 +12,13 @@ struct PostgresLikeLog: LikeLog {
     }
 
     func recordLike(tweetID: Int64, authorID: Int64?, logRatio: Double, reason: String, at date: Date) async throws -> Bool {
-        try await !database.rows("recording the like of \(tweetID)", """
+        try await !database.rows(
+            "recording the like of \(tweetID)",
+            """
             INSERT INTO bot_likes (tweet_id, author_id, log_ratio, reason, liked_at)
             VALUES (\(tweetID), \(authorID), \(RecordedLike.storable(logRatio)), \(reason), \(date)) ON CONFLICT (tweet_id) DO NOTHING RETURNING 1
-            """, as: Int.self).isEmpty
+            """, as: Int.self
+        ).isEmpty
     }
 
     func count() async throws -> Int {
@@ -23,9 +26,12 @@ struct PostgresLikeLog: LikeLog {
     }
 
     func likes() async throws -> [RecordedLike] {
-        try await database.rows("reading the likes", """
+        try await database.rows(
+            "reading the likes",
+            """
             SELECT tweet_id, author_id, log_ratio, reason, liked_at FROM bot_likes ORDER BY liked_at, tweet_id
-            """, as: (Int64, Int64?, Double?, String, Date).self).map {
+            """, as: (Int64, Int64?, Double?, String, Date).self
+        ).map {
             RecordedLike(tweetID: $0.0, authorID: $0.1, logRatio: $0.2 ?? 0, reason: $0.3, likedAt: $0.4)
         }
     }
@@ -33,7 +39,9 @@ struct PostgresLikeLog: LikeLog {
     func recordPersonLikes(_ likes: [PersonLike]) async throws -> Int {
         guard !likes.isEmpty else { return 0 }
         // An exact time replaces an estimated one; nothing else changes a stored like.
-        return try await database.rows("recording \(likes.count) of the person's likes", """
+        return try await database.rows(
+            "recording \(likes.count) of the person's likes",
+            """
             WITH stored AS (
                 INSERT INTO person_likes (post_id, liked_at, exact)
                 SELECT p, a, e FROM unnest(\(likes.map(\.postID))::bigint[], \(likes.map(\.likedAt))::timestamptz[], \(likes.map(\.isExact))::boolean[]) AS l(p, a, e)
@@ -42,23 +50,31 @@ struct PostgresLikeLog: LikeLog {
                 RETURNING (xmax = 0) AS inserted
             )
             SELECT count(*) FILTER (WHERE inserted)::bigint FROM stored
-            """, as: Int64.self).first.map(Int.init) ?? 0
+            """, as: Int64.self
+        ).first.map(Int.init) ?? 0
     }
 
     func personLikes() async throws -> [PersonLike] {
-        try await database.rows("reading the person's likes", "SELECT post_id, liked_at, exact FROM person_likes ORDER BY liked_at, post_id",
-                                as: (Int64, Date, Bool).self).map { PersonLike(postID: $0.0, likedAt: $0.1, isExact: $0.2) }
+        try await database.rows(
+            "reading the person's likes", "SELECT post_id, liked_at, exact FROM person_likes ORDER BY liked_at, post_id",
+            as: (Int64, Date, Bool).self
+        ).map { PersonLike(postID: $0.0, likedAt: $0.1, isExact: $0.2) }
     }
 
     func likeSlots(of day: String) async throws -> [LikeSlot]? {
-        let rows = try await database.rows("reading the like plan of \(day)", """
+        let rows = try await database.rows(
+            "reading the like plan of \(day)",
+            """
             SELECT s.minute, s.state, s.post_id, s.log_ratio, s.reason, s.done_at
             FROM like_plans p LEFT JOIN like_slots s ON s.day = p.day WHERE p.day = \(day)::date ORDER BY s.minute
             """, as: (Int?, String?, Int64?, Double?, String?, Date?).self)
         guard !rows.isEmpty else { return nil }
         return rows.compactMap { minute, state, post, ratio, reason, doneAt in
-            minute.map { LikeSlot(minute: $0, state: state.flatMap(LikeSlot.State.init(rawValue:)) ?? .skipped, postID: post, logRatio: ratio,
-                                  reason: reason, doneAt: doneAt) }
+            minute.map {
+                LikeSlot(
+                    minute: $0, state: state.flatMap(LikeSlot.State.init(rawValue:)) ?? .skipped, postID: post, logRatio: ratio,
+                    reason: reason, doneAt: doneAt)
+            }
         }
     }
 
@@ -66,11 +82,14 @@ struct PostgresLikeLog: LikeLog {
         let logger = database.logger
         try await database.transaction("storing the like plan of \(day)") { connection in
             var isNew = false
-            for try await _ in try await connection.query("""
+            for try await _ in try await connection.query(
+                """
                 INSERT INTO like_plans (day, drawn_at) VALUES (\(day)::date, \(drawnAt)) ON CONFLICT (day) DO NOTHING RETURNING 1
-                """, logger: logger) { isNew = true }
+                """, logger: logger)
+            { isNew = true }
             if isNew && !minutes.isEmpty {
-                try await connection.query("""
+                try await connection.query(
+                    """
                     INSERT INTO like_slots (day, minute) SELECT \(day)::date, m FROM unnest(\(minutes)::integer[]) AS m ON CONFLICT DO NOTHING
                     """, logger: logger)
             }
@@ -83,7 +102,8 @@ struct PostgresLikeLog: LikeLog {
         return try await database.transaction("recording like slot \(minute) of \(day) as liked") { connection in
             // Both or neither: a slot planned, and a post not liked before.
             var done = false
-            for try await _ in try await connection.query("""
+            for try await _ in try await connection.query(
+                """
                 WITH slot AS (
                     UPDATE like_slots SET state = 'liked', post_id = \(like.tweetID), log_ratio = \(RecordedLike.storable(like.logRatio)),
                                           reason = \(like.reason), done_at = \(like.likedAt)
@@ -94,14 +114,17 @@ struct PostgresLikeLog: LikeLog {
                 INSERT INTO bot_likes (tweet_id, author_id, log_ratio, reason, liked_at)
                 SELECT \(like.tweetID), \(like.authorID), \(RecordedLike.storable(like.logRatio)), \(like.reason), \(like.likedAt) FROM slot
                 RETURNING 1
-                """, logger: logger) { done = true }
+                """, logger: logger)
+            { done = true }
             try await connection.query("DELETE FROM like_candidates WHERE post_id = \(like.tweetID)", logger: logger)
             return done
         }
     }
 
     func markLikeSkipped(day: String, minute: Int, at date: Date, reason: String) async throws {
-        _ = try await database.rows("recording like slot \(minute) of \(day) as skipped", """
+        _ = try await database.rows(
+            "recording like slot \(minute) of \(day) as skipped",
+            """
             UPDATE like_slots SET state = 'skipped', reason = \(reason), done_at = \(date)
             WHERE day = \(day)::date AND minute = \(minute) AND state = 'planned' RETURNING 1
             """, as: Int.self)
@@ -109,7 +132,9 @@ struct PostgresLikeLog: LikeLog {
 
     func keepCandidates(_ candidates: [LikeCandidate]) async throws {
         guard !candidates.isEmpty else { return }
-        _ = try await database.rows("keeping \(candidates.count) posts to like", """
+        _ = try await database.rows(
+            "keeping \(candidates.count) posts to like",
+            """
             INSERT INTO like_candidates (post_id, author_id, author_handle, log_ratio, reason, posted_at)
             SELECT p, NULLIF(a, 0), NULLIF(h, ''), r, w, t
             FROM unnest(\(candidates.map(\.postID))::bigint[], \(candidates.map { $0.authorID ?? 0 })::bigint[],
@@ -121,17 +146,22 @@ struct PostgresLikeLog: LikeLog {
     }
 
     func candidates(postedSince since: Date) async throws -> [LikeCandidate] {
-        try await database.rows("reading the posts kept to like", """
+        try await database.rows(
+            "reading the posts kept to like",
+            """
             SELECT c.post_id, c.author_id, c.author_handle, c.log_ratio, c.reason, c.posted_at FROM like_candidates c
             WHERE c.posted_at >= \(since) AND NOT EXISTS (SELECT 1 FROM bot_likes l WHERE l.tweet_id = c.post_id)
             ORDER BY c.log_ratio DESC, c.posted_at DESC, c.post_id DESC
-            """, as: (Int64, Int64?, String?, Double, String, Date).self).map {
+            """, as: (Int64, Int64?, String?, Double, String, Date).self
+        ).map {
             LikeCandidate(postID: $0.0, authorID: $0.1, authorHandle: $0.2, logRatio: $0.3, reason: $0.4, postedAt: $0.5)
         }
     }
 
     func forgetCandidates(postedBefore date: Date?, postID: Int64?) async throws {
-        _ = try await database.rows("forgetting posts kept to like", """
+        _ = try await database.rows(
+            "forgetting posts kept to like",
+            """
             WITH d AS (DELETE FROM like_candidates WHERE posted_at < \(date ?? .distantPast) OR post_id = \(postID ?? -1) RETURNING 1)
             SELECT count(*)::bigint FROM d
             """, as: Int64.self)

@@ -40,7 +40,9 @@ public struct PostgresStoreSet: StoreSet {
         public var process: String
         /// A fence from its parts.
         public init(registrySchema: String, claim: FleetClaim, process: String) {
-            self.registrySchema = registrySchema; self.claim = claim; self.process = process
+            self.registrySchema = registrySchema
+            self.claim = claim
+            self.process = process
         }
     }
 
@@ -48,8 +50,10 @@ public struct PostgresStoreSet: StoreSet {
     /// `search_path` (tests isolate themselves so). `idleTransactionLimit`, when given, is how long the server lets a
     /// transaction of theirs sit idle before ending it (a fleet's: a process frozen mid-transaction would otherwise hold
     /// its bot's lease row, and no other process could take the bot over).
-    public init(url: DatabaseURL, schema: String? = nil, settings: StoreSettings = StoreSettings(), connections: Int = 4,
-                idleTransactionLimit: Duration? = nil, logger: Logger) throws {
+    public init(
+        url: DatabaseURL, schema: String? = nil, settings: StoreSettings = StoreSettings(), connections: Int = 4,
+        idleTransactionLimit: Duration? = nil, logger: Logger
+    ) throws {
         var configuration = PostgresClient.Configuration(
             host: url.host, port: url.port, username: url.username, password: url.password, database: url.database,
             tls: try Self.tls(for: url))
@@ -65,8 +69,13 @@ public struct PostgresStoreSet: StoreSet {
         var backgroundLogger = logger
         backgroundLogger.logLevel = max(logger.logLevel, .notice)
         client = PostgresClient(configuration: configuration, backgroundLogger: backgroundLogger)
-        self.url = url; self.schema = schema; self.settings = settings; self.logger = logger
-        routedSchema = nil; fence = nil; ownsPool = true
+        self.url = url
+        self.schema = schema
+        self.settings = settings
+        self.logger = logger
+        routedSchema = nil
+        fence = nil
+        ownsPool = true
     }
 
     /// A view of the stores in `schema` (letters, digits and `_`) on `pool`'s connections, which `pool` runs: many bots'
@@ -74,9 +83,17 @@ public struct PostgresStoreSet: StoreSet {
     /// With `fence`, every statement first checks the fleet's lease (in the same round trip as its `search_path`), in a
     /// transaction that holds the lease's row until the statement has run.
     public init(sharing pool: PostgresStoreSet, schema: String, settings: StoreSettings? = nil, fence: Fence? = nil) {
-        precondition(!schema.isEmpty && schema.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }, "a schema name of letters, digits and _")
-        client = pool.client; url = pool.url; self.schema = schema; self.settings = settings ?? pool.settings; logger = pool.logger
-        routedSchema = schema; self.fence = fence; ownsPool = false
+        precondition(
+            !schema.isEmpty && schema.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }, "a schema name of letters, digits and _"
+        )
+        client = pool.client
+        url = pool.url
+        self.schema = schema
+        self.settings = settings ?? pool.settings
+        logger = pool.logger
+        routedSchema = schema
+        self.fence = fence
+        ownsPool = false
     }
 
     /// "Postgres at host:port/db".
@@ -85,7 +102,9 @@ public struct PostgresStoreSet: StoreSet {
     public var migratesWhenOpened: Bool { false }
 
     public var archive: any TweetArchive { archive(timeZone: settings.timeZone, rowLimit: settings.archiveRowLimit) }
-    public func archive(timeZone: TimeZone, rowLimit: Int) -> any TweetArchive { PostgresTweetArchive(database: self, timeZone: timeZone, rowLimit: rowLimit) }
+    public func archive(timeZone: TimeZone, rowLimit: Int) -> any TweetArchive {
+        PostgresTweetArchive(database: self, timeZone: timeZone, rowLimit: rowLimit)
+    }
     public var plans: any PlanStore { PostgresPlanStore(database: self) }
     public var mentions: any MentionLog { PostgresMentionLog(database: self) }
     public var likes: any LikeLog { PostgresLikeLog(database: self) }
@@ -191,7 +210,8 @@ public struct PostgresStoreSet: StoreSet {
     /// (`FOR SHARE`), so that no other process takes the lease before the transaction ends. Throws `FleetError.leaseLost`.
     static func route(_ connection: PostgresConnection, to schema: String, fence: Fence?, local: Bool, logger: Logger) async throws {
         guard let fence else {
-            _ = try await connection.query(local ? "SET LOCAL search_path TO \(unescaped: schema)" : "SET search_path TO \(unescaped: schema)", logger: logger)
+            _ = try await connection.query(
+                local ? "SET LOCAL search_path TO \(unescaped: schema)" : "SET search_path TO \(unescaped: schema)", logger: logger)
             return
         }
         let rows = try await connection.query(
@@ -250,7 +270,9 @@ public struct PostgresStoreSet: StoreSet {
             do {
                 tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(path))
             } catch {
-                throw ArchiveError(operation: "reading sslrootcert", reason: "\(path) is not a readable PEM certificate file (\(error)); give the CA certificate that signed the server's")
+                throw ArchiveError(
+                    operation: "reading sslrootcert",
+                    reason: "\(path) is not a readable PEM certificate file (\(error)); give the CA certificate that signed the server's")
             }
         }
         return tls

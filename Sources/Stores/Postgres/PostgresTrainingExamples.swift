@@ -8,7 +8,9 @@ struct PostgresTrainingExamples: TrainingExamples {
 
     func record(_ examples: [TrainingExample]) async throws -> Int {
         guard !examples.isEmpty else { return 0 }
-        return try await database.rows("recording \(examples.count) training examples", """
+        return try await database.rows(
+            "recording \(examples.count) training examples",
+            """
             INSERT INTO training_examples (tweet_id, text, author, label, source, learned_at)
             SELECT tweet_id, text, NULLIF(author, ''), label, source, learned_at
             FROM unnest(\(examples.map(\.tweetID))::text[], \(examples.map(\.text))::text[], \(examples.map { $0.author ?? "" })::text[],
@@ -16,33 +18,44 @@ struct PostgresTrainingExamples: TrainingExamples {
                  WITH ORDINALITY AS e(tweet_id, text, author, label, source, learned_at, position)
             ORDER BY position
             ON CONFLICT (tweet_id, label, source) DO NOTHING RETURNING 1
-            """, as: Int.self).count
+            """, as: Int.self
+        ).count
     }
 
     func examples(newest limit: Int?) async throws -> [TrainingExample] {
-        try await database.rows("reading the training examples", """
+        try await database.rows(
+            "reading the training examples",
+            """
             SELECT seq, tweet_id, text, author, label, source, learned_at FROM
                 (SELECT * FROM training_examples ORDER BY seq DESC LIMIT \(limit)) AS recent ORDER BY seq
-            """, as: (Int64, String, String, String?, String, String, Date).self).map(TrainingExample.init(row:))
+            """, as: (Int64, String, String, String?, String, String, Date).self
+        ).map(TrainingExample.init(row:))
     }
 
     func count() async throws -> Int {
-        try await database.rows("counting training examples", "SELECT count(*)::bigint FROM training_examples", as: Int64.self).first.map(Int.init) ?? 0
+        try await database.rows("counting training examples", "SELECT count(*)::bigint FROM training_examples", as: Int64.self).first.map(Int.init)
+            ?? 0
     }
 
     func timelineLikes() async throws -> (seen: Int, liked: Int) {
-        let row = try await database.rows("counting timeline likes", """
+        let row = try await database.rows(
+            "counting timeline likes",
+            """
             SELECT count(*), count(*) FILTER (WHERE EXISTS (
                        SELECT 1 FROM training_examples f WHERE f.tweet_id = t.tweet_id AND f.label = 'favorite'))
             FROM (SELECT DISTINCT tweet_id FROM training_examples WHERE source = 'timeline') AS t
-            """, as: (Int64, Int64).self).first
+            """, as: (Int64, Int64).self
+        ).first
         return (Int(row?.0 ?? 0), Int(row?.1 ?? 0))
     }
 
     func remove(tweetID: String) async throws -> [TrainingExample] {
-        try await database.rows("removing the training examples of tweet \(tweetID)", """
+        try await database.rows(
+            "removing the training examples of tweet \(tweetID)",
+            """
             DELETE FROM training_examples WHERE tweet_id = \(tweetID) RETURNING seq, tweet_id, text, author, label, source, learned_at
-            """, as: (Int64, String, String, String?, String, String, Date).self).map(TrainingExample.init(row:))
+            """, as: (Int64, String, String, String?, String, String, Date).self
+        ).map(TrainingExample.init(row:))
             .sorted { ($0.sequence ?? 0) < ($1.sequence ?? 0) }
     }
 

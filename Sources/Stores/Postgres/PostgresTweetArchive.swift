@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import PostgresNIO
 import PostText
+import PostgresNIO
 import Stores
 
 /// The person's posts in Postgres: minutes and days computed with `AT TIME ZONE`, arrays bound whole (`unnest`,
@@ -39,11 +39,13 @@ struct PostgresTweetArchive: TweetArchive {
             let rows = try await connection.query(
                 "SELECT value FROM archive_settings WHERE name = 'minute_time_zone' FOR UPDATE", logger: logger)
             for try await stored in rows.decode(String.self) where stored == zone { return }
-            try await connection.query("""
+            try await connection.query(
+                """
                 UPDATE tweets SET minute = (extract(hour FROM created_at AT TIME ZONE \(zone)) * 60
                                           + extract(minute FROM created_at AT TIME ZONE \(zone)))::integer
                 """, logger: logger)
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO archive_settings (name, value) VALUES ('minute_time_zone', \(zone))
                 ON CONFLICT (name) DO UPDATE SET value = excluded.value
                 """, logger: logger)
@@ -51,15 +53,19 @@ struct PostgresTweetArchive: TweetArchive {
     }
 
     private func tweetsWithoutLinkMark() async throws -> [(id: Int64, text: String)] {
-        try await database.rows("reading tweets without a link mark", "SELECT id, text FROM tweets WHERE has_link IS NULL",
-                                as: (Int64, String).self).map { (id: $0.0, text: $0.1) }
+        try await database.rows(
+            "reading tweets without a link mark", "SELECT id, text FROM tweets WHERE has_link IS NULL",
+            as: (Int64, String).self
+        ).map { (id: $0.0, text: $0.1) }
     }
 
     private func markLinks(_ marks: [(id: Int64, hasLink: Bool)]) async throws {
-        let ids = marks.map(\.id), links = marks.map(\.hasLink)
+        let ids = marks.map(\.id)
+        let links = marks.map(\.hasLink)
         let logger = logger
         _ = try await database.transaction("marking tweets with links") { connection in
-            try await connection.query("""
+            try await connection.query(
+                """
                 UPDATE tweets SET has_link = m.has_link FROM unnest(\(ids)::bigint[], \(links)::boolean[]) AS m(id, has_link)
                 WHERE tweets.id = m.id
                 """, logger: logger)
@@ -67,14 +73,17 @@ struct PostgresTweetArchive: TweetArchive {
     }
 
     private func insert(_ tweets: [ArchivedTweet], in zone: TimeZone, keeping rowLimit: Int) async throws -> Int {
-        let ids = tweets.map(\.tweetID), texts = tweets.map(\.text), dates = tweets.map(\.createdAt)
+        let ids = tweets.map(\.tweetID)
+        let texts = tweets.map(\.text)
+        let dates = tweets.map(\.createdAt)
         let replyUserIDs = tweets.map { $0.replyUserID ?? 0 }  // 0 stands for "not a reply": no X user has id 0.
         let links = tweets.map { PostLinks.containsLink($0.text) }
         let warnings = tweets.map { $0.contentWarning ?? "" }  // "" stands for "no warning"
         let zone = zone.identifier
         let logger = logger
         return try await database.transaction("inserting \(tweets.count) tweets") { connection in
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 WITH inserted AS (
                     INSERT INTO tweets (tweet_id, text, reply_user_id, created_at, minute, has_link, content_warning)
                     SELECT t.tweet_id, t.text, NULLIF(t.reply_user_id, 0), t.created_at,
@@ -91,7 +100,8 @@ struct PostgresTweetArchive: TweetArchive {
             var inserted = 0
             for try await count in rows.decode(Int64.self) { inserted = Int(count) }
             if inserted > 0 {
-                try await connection.query("""
+                try await connection.query(
+                    """
                     DELETE FROM tweets WHERE id IN (
                         SELECT id FROM tweets ORDER BY created_at DESC, tweet_id DESC OFFSET \(rowLimit)
                     )
@@ -114,24 +124,32 @@ struct PostgresTweetArchive: TweetArchive {
     }
 
     private func countsPerMinute(includingReplies: Bool) async throws -> [(minute: Int, count: Int)] {
-        try await database.rows("reading the minute histogram", """
+        try await database.rows(
+            "reading the minute histogram",
+            """
             SELECT minute, count(*)::bigint FROM tweets
             WHERE minute IS NOT NULL AND (\(includingReplies) OR reply_user_id IS NULL)
             GROUP BY minute
-            """, as: (Int, Int64).self).map { (minute: $0.0, count: Int($0.1)) }
+            """, as: (Int, Int64).self
+        ).map { (minute: $0.0, count: Int($0.1)) }
     }
 
     private func postsPerDay(includingReplies: Bool, in zone: TimeZone) async throws -> [DayCount] {
         let zone = zone.identifier
-        return try await database.rows("counting posts per day", """
+        return try await database.rows(
+            "counting posts per day",
+            """
             SELECT to_char(created_at AT TIME ZONE \(zone), 'YYYY-MM-DD') AS day, count(*)::bigint FROM tweets
             WHERE \(includingReplies) OR reply_user_id IS NULL
             GROUP BY day ORDER BY day
-            """, as: (String, Int64).self).map { DayCount(day: $0.0, count: Int($0.1)) }
+            """, as: (String, Int64).self
+        ).map { DayCount(day: $0.0, count: Int($0.1)) }
     }
 
     func randomTweet(_ sample: TweetSample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedTweet? {
-        try await randomRow("sampling a tweet near minute \(sample.minute)", using: &generator) { select, tail in Self.sampleQuery(sample, select, tail) }
+        try await randomRow("sampling a tweet near minute \(sample.minute)", using: &generator) { select, tail in
+            Self.sampleQuery(sample, select, tail)
+        }
     }
 
     func randomTweets(_ sample: TweetSample, count: Int, using generator: inout some RandomNumberGenerator) async throws -> [ArchivedTweet] {
@@ -139,17 +157,22 @@ struct PostgresTweetArchive: TweetArchive {
         let ids = try await database.rows(operation, Self.sampleQuery(sample, "tweet_id", "ORDER BY tweet_id"), as: Int64.self)
         let chosen = ids.randomSample(count: count, using: &generator)
         guard !chosen.isEmpty else { return [] }
-        let rows = try await database.rows(operation, """
+        let rows = try await database.rows(
+            operation,
+            """
             SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets WHERE tweet_id = ANY(\(chosen)::bigint[])
-            """, as: (Int64, String, Int64?, Date, String?).self).map(ArchivedTweet.init(row:))
+            """, as: (Int64, String, Int64?, Date, String?).self
+        ).map(ArchivedTweet.init(row:))
         let byID = Dictionary(rows.map { ($0.tweetID, $0) }) { first, _ in first }
         return chosen.compactMap { byID[$0] }
     }
 
     /// The tweets `sample` allows, selecting `select` and ending with `tail`.
     private static func sampleQuery(_ sample: TweetSample, _ select: String, _ tail: String) -> PostgresQuery {
-        let firstLow = sample.window.first.lowerBound, firstHigh = sample.window.first.upperBound
-        let secondLow = sample.window.second?.lowerBound ?? 1, secondHigh = sample.window.second?.upperBound ?? 0
+        let firstLow = sample.window.first.lowerBound
+        let firstHigh = sample.window.first.upperBound
+        let secondLow = sample.window.second?.lowerBound ?? 1
+        let secondHigh = sample.window.second?.upperBound ?? 0
         return """
             SELECT \(unescaped: select) FROM tweets WHERE reply_user_id IS NULL
               AND (minute BETWEEN \(firstLow) AND \(firstHigh) OR minute BETWEEN \(secondLow) AND \(secondHigh))
@@ -166,7 +189,8 @@ struct PostgresTweetArchive: TweetArchive {
     }
 
     func randomReply(_ sample: ReplySample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedTweet? {
-        let anyUser = sample.userID == nil, user = sample.userID ?? 0
+        let anyUser = sample.userID == nil
+        let user = sample.userID ?? 0
         return try await randomRow("sampling a reply to \(sample.whom)", using: &generator) { select, tail in
             """
             SELECT \(unescaped: select) FROM tweets
@@ -179,17 +203,21 @@ struct PostgresTweetArchive: TweetArchive {
     func recordBotPost(sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date) async throws {
         let logger = logger
         _ = try await database.transaction("recording a post of tweet \(sourceTweetID)") { connection in
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO bot_posts (source_tweet_id, bot_tweet_id, posted_at) VALUES (\(sourceTweetID), \(botTweetID), \(postedAt))
                 """, logger: logger)
         }
     }
 
     func newest(limit: Int) async throws -> [ArchivedTweet] {
-        try await database.rows("reading tweets", """
+        try await database.rows(
+            "reading tweets",
+            """
             SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets
             ORDER BY created_at DESC, tweet_id DESC LIMIT \(limit)
-            """, as: (Int64, String, Int64?, Date, String?).self).map(ArchivedTweet.init(row:))
+            """, as: (Int64, String, Int64?, Date, String?).self
+        ).map(ArchivedTweet.init(row:))
     }
 
     func remove(tweetID: Int64) async throws -> Bool {

@@ -28,9 +28,15 @@ enum SQLStatements {
             case "/" where next == "*":
                 var depth = 0  // Postgres block comments nest.
                 repeat {
-                    if scalars[index] == "/" && index + 1 < scalars.count && scalars[index + 1] == "*" { depth += 1; index += 2 }
-                    else if scalars[index] == "*" && index + 1 < scalars.count && scalars[index + 1] == "/" { depth -= 1; index += 2 }
-                    else { index += 1 }
+                    if scalars[index] == "/" && index + 1 < scalars.count && scalars[index + 1] == "*" {
+                        depth += 1
+                        index += 2
+                    } else if scalars[index] == "*" && index + 1 < scalars.count && scalars[index + 1] == "/" {
+                        depth -= 1
+                        index += 2
+                    } else {
+                        index += 1
+                    }
                 } while depth > 0 && index < scalars.count
                 current.append(" ")
                 continue
@@ -38,7 +44,10 @@ enum SQLStatements {
                 var end = index + 1
                 while end < scalars.count {
                     if scalars[end] == scalar {
-                        if end + 1 < scalars.count && scalars[end + 1] == scalar { end += 2; continue }  // doubled quote
+                        if end + 1 < scalars.count && scalars[end + 1] == scalar {
+                            end += 2
+                            continue
+                        }  // doubled quote
                         break
                     }
                     end += 1
@@ -51,14 +60,19 @@ enum SQLStatements {
             case "$":
                 // $tag$ ... $tag$ where tag is empty or an identifier.
                 var tagEnd = index + 1
-                while tagEnd < scalars.count, scalars[tagEnd] == "_" || scalars[tagEnd].properties.isAlphabetic
-                        || (tagEnd > index + 1 && ("0"..."9").contains(scalars[tagEnd])) { tagEnd += 1 }
+                while tagEnd < scalars.count,
+                    scalars[tagEnd] == "_" || scalars[tagEnd].properties.isAlphabetic
+                        || (tagEnd > index + 1 && ("0"..."9").contains(scalars[tagEnd]))
+                { tagEnd += 1 }
                 if tagEnd < scalars.count && scalars[tagEnd] == "$" {
                     let tag = Array(scalars[index...tagEnd])
                     var search = tagEnd + 1
                     var closing = scalars.count
                     while search + tag.count <= scalars.count {
-                        if Array(scalars[search..<search + tag.count]) == tag { closing = search + tag.count; break }
+                        if Array(scalars[search..<search + tag.count]) == tag {
+                            closing = search + tag.count
+                            break
+                        }
                         search += 1
                     }
                     current.append(contentsOf: scalars[index..<closing])

@@ -23,12 +23,18 @@ struct SQLiteActionLog: ActionLog {
         let newerFirst = after == nil
         let bound = after ?? before
         let order = newerFirst ? "DESC" : "ASC"
-        let sql = "SELECT kind, at, key, post_id, source_id, reason FROM (\(Self.union)) "
+        let sql =
+            "SELECT kind, at, key, post_id, source_id, reason FROM (\(Self.union)) "
             + (bound == nil ? "" : "WHERE (at, key) \(newerFirst ? "<" : ">") (?, ?) ")
             + "ORDER BY at \(order), key \(order) LIMIT ?"
         let arguments: StatementArguments = bound.map { [$0.at, $0.key, max(0, limit)] } ?? [max(0, limit)]
         let rows = try await database.read("reading the bot's actions") { db in
-            try Row.fetchAll(db, sql: sql, arguments: arguments).map { (try $0.decode(atIndex: 0), try $0.decode(atIndex: 1), try $0.decode(atIndex: 2), try $0.decode(atIndex: 3), try $0.decode(atIndex: 4), try $0.decode(atIndex: 5)) as (String, Date, String, String?, String?, String?) }
+            try Row.fetchAll(db, sql: sql, arguments: arguments).map {
+                (
+                    try $0.decode(atIndex: 0), try $0.decode(atIndex: 1), try $0.decode(atIndex: 2), try $0.decode(atIndex: 3),
+                    try $0.decode(atIndex: 4), try $0.decode(atIndex: 5)
+                ) as (String, Date, String, String?, String?, String?)
+            }
         }
         let actions = rows.compactMap { kind, at, key, post, source, reason in
             BotAction.Kind(rawValue: kind).map { BotAction(kind: $0, at: at, key: key, postID: post, sourceID: source, reason: reason) }

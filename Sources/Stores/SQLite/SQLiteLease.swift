@@ -9,11 +9,19 @@ final class SQLiteLease: DaemonLease {
     let holder: LeaseHolder
     private let descriptor: Mutex<Int32?>
 
-    private init(descriptor: Int32, holder: LeaseHolder) { self.descriptor = Mutex(descriptor); self.holder = holder }
+    private init(descriptor: Int32, holder: LeaseHolder) {
+        self.descriptor = Mutex(descriptor)
+        self.holder = holder
+    }
 
     deinit { release(take()) }
 
-    private func take() -> Int32? { descriptor.withLock { held in defer { held = nil }; return held } }
+    private func take() -> Int32? {
+        descriptor.withLock { held in
+            defer { held = nil }
+            return held
+        }
+    }
 
     private func release(_ descriptor: Int32?) {
         guard let descriptor else { return }

@@ -8,18 +8,21 @@ struct SQLiteLikeLog: LikeLog {
     let database: SQLiteStoreSet
 
     func likedAmong(_ tweetIDs: [Int64]) async throws -> Set<Int64> {
-        Set(try await database.read("reading likes") { db in
-            try Int64.fetchAll(db, sql: "SELECT tweet_id FROM bot_likes WHERE tweet_id IN (SELECT value FROM json_each(?))",
-                               arguments: [ArchiveRules.jsonArray(tweetIDs)])
-        })
+        Set(
+            try await database.read("reading likes") { db in
+                try Int64.fetchAll(
+                    db, sql: "SELECT tweet_id FROM bot_likes WHERE tweet_id IN (SELECT value FROM json_each(?))",
+                    arguments: [ArchiveRules.jsonArray(tweetIDs)])
+            })
     }
 
     func recordLike(tweetID: Int64, authorID: Int64?, logRatio: Double, reason: String, at date: Date) async throws -> Bool {
         try await database.write("recording the like of \(tweetID)") { db in
-            try db.execute(sql: """
-                INSERT INTO bot_likes (tweet_id, author_id, log_ratio, reason, liked_at) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT (tweet_id) DO NOTHING
-                """, arguments: [tweetID, authorID, RecordedLike.storable(logRatio), reason, date])
+            try db.execute(
+                sql: """
+                    INSERT INTO bot_likes (tweet_id, author_id, log_ratio, reason, liked_at) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (tweet_id) DO NOTHING
+                    """, arguments: [tweetID, authorID, RecordedLike.storable(logRatio), reason, date])
             return db.changesCount > 0
         }
     }
@@ -31,7 +34,9 @@ struct SQLiteLikeLog: LikeLog {
     func likes() async throws -> [RecordedLike] {
         try await database.read("reading the likes") { db in
             try Row.fetchAll(db, sql: "SELECT tweet_id, author_id, log_ratio, reason, liked_at FROM bot_likes ORDER BY liked_at, tweet_id").map {
-                RecordedLike(tweetID: try $0.decode(atIndex: 0), authorID: try $0.decode(atIndex: 1), logRatio: try $0.decode(atIndex: 2) ?? 0, reason: try $0.decode(atIndex: 3), likedAt: try $0.decode(atIndex: 4))
+                RecordedLike(
+                    tweetID: try $0.decode(atIndex: 0), authorID: try $0.decode(atIndex: 1), logRatio: try $0.decode(atIndex: 2) ?? 0,
+                    reason: try $0.decode(atIndex: 3), likedAt: try $0.decode(atIndex: 4))
             }
         }
     }
@@ -39,7 +44,8 @@ struct SQLiteLikeLog: LikeLog {
     func recordPersonLikes(_ likes: [PersonLike]) async throws -> Int {
         guard !likes.isEmpty else { return 0 }
         return try await database.write("recording \(likes.count) of the person's likes") { db in
-            let insert = try db.cachedStatement(sql: "INSERT INTO person_likes (post_id, liked_at, exact) VALUES (?, ?, ?) ON CONFLICT (post_id) DO NOTHING")
+            let insert = try db.cachedStatement(
+                sql: "INSERT INTO person_likes (post_id, liked_at, exact) VALUES (?, ?, ?) ON CONFLICT (post_id) DO NOTHING")
             // An exact time replaces an estimated one; nothing else changes a stored like.
             let exact = try db.cachedStatement(sql: "UPDATE person_likes SET liked_at = ?, exact = 1 WHERE post_id = ? AND exact = 0")
             var inserted = 0
@@ -61,16 +67,19 @@ struct SQLiteLikeLog: LikeLog {
 
     func likeSlots(of day: String) async throws -> [LikeSlot]? {
         try await database.read("reading the like plan of \(day)") { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT s.minute, s.state, s.post_id, s.log_ratio, s.reason, s.done_at
-                FROM like_plans p LEFT JOIN like_slots s ON s.day = p.day WHERE p.day = ? ORDER BY s.minute
-                """, arguments: [day])
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT s.minute, s.state, s.post_id, s.log_ratio, s.reason, s.done_at
+                    FROM like_plans p LEFT JOIN like_slots s ON s.day = p.day WHERE p.day = ? ORDER BY s.minute
+                    """, arguments: [day])
             guard !rows.isEmpty else { return nil }
             return try rows.compactMap { row in
                 try row.decode(Int?.self, atIndex: 0).map {
-                    LikeSlot(minute: $0, state: try row.decode(String?.self, atIndex: 1).flatMap(LikeSlot.State.init(rawValue:)) ?? .skipped,
-                             postID: try row.decode(atIndex: 2), logRatio: try row.decode(atIndex: 3), reason: try row.decode(atIndex: 4),
-                             doneAt: try row.decode(atIndex: 5))
+                    LikeSlot(
+                        minute: $0, state: try row.decode(String?.self, atIndex: 1).flatMap(LikeSlot.State.init(rawValue:)) ?? .skipped,
+                        postID: try row.decode(atIndex: 2), logRatio: try row.decode(atIndex: 3), reason: try row.decode(atIndex: 4),
+                        doneAt: try row.decode(atIndex: 5))
                 }
             }
         }
@@ -90,13 +99,15 @@ struct SQLiteLikeLog: LikeLog {
         try await database.write("recording like slot \(minute) of \(day) as liked") { db in
             // Both or neither: a slot planned, and a post not liked before.
             guard try Int.fetchOne(db, sql: "SELECT 1 FROM bot_likes WHERE tweet_id = ?", arguments: [like.tweetID]) == nil else { return false }
-            try db.execute(sql: """
-                UPDATE like_slots SET state = 'liked', post_id = ?, log_ratio = ?, reason = ?, done_at = ?
-                WHERE day = ? AND minute = ? AND state = 'planned'
-                """, arguments: [like.tweetID, RecordedLike.storable(like.logRatio), like.reason, like.likedAt, day, minute])
+            try db.execute(
+                sql: """
+                    UPDATE like_slots SET state = 'liked', post_id = ?, log_ratio = ?, reason = ?, done_at = ?
+                    WHERE day = ? AND minute = ? AND state = 'planned'
+                    """, arguments: [like.tweetID, RecordedLike.storable(like.logRatio), like.reason, like.likedAt, day, minute])
             guard db.changesCount > 0 else { return false }
-            try db.execute(sql: "INSERT INTO bot_likes (tweet_id, author_id, log_ratio, reason, liked_at) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [like.tweetID, like.authorID, RecordedLike.storable(like.logRatio), like.reason, like.likedAt])
+            try db.execute(
+                sql: "INSERT INTO bot_likes (tweet_id, author_id, log_ratio, reason, liked_at) VALUES (?, ?, ?, ?, ?)",
+                arguments: [like.tweetID, like.authorID, RecordedLike.storable(like.logRatio), like.reason, like.likedAt])
             try db.execute(sql: "DELETE FROM like_candidates WHERE post_id = ?", arguments: [like.tweetID])
             return true
         }
@@ -104,34 +115,42 @@ struct SQLiteLikeLog: LikeLog {
 
     func markLikeSkipped(day: String, minute: Int, at date: Date, reason: String) async throws {
         try await database.write("recording like slot \(minute) of \(day) as skipped") { db in
-            try db.execute(sql: "UPDATE like_slots SET state = 'skipped', reason = ?, done_at = ? WHERE day = ? AND minute = ? AND state = 'planned'",
-                           arguments: [reason, date, day, minute])
+            try db.execute(
+                sql: "UPDATE like_slots SET state = 'skipped', reason = ?, done_at = ? WHERE day = ? AND minute = ? AND state = 'planned'",
+                arguments: [reason, date, day, minute])
         }
     }
 
     func keepCandidates(_ candidates: [LikeCandidate]) async throws {
         guard !candidates.isEmpty else { return }
         try await database.write("keeping \(candidates.count) posts to like") { db in
-            let insert = try db.cachedStatement(sql: """
-                INSERT INTO like_candidates (post_id, author_id, author_handle, log_ratio, reason, posted_at)
-                SELECT ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM bot_likes WHERE tweet_id = ?) ON CONFLICT (post_id) DO NOTHING
-                """)
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO like_candidates (post_id, author_id, author_handle, log_ratio, reason, posted_at)
+                    SELECT ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM bot_likes WHERE tweet_id = ?) ON CONFLICT (post_id) DO NOTHING
+                    """)
             for candidate in candidates {
-                try insert.execute(arguments: [candidate.postID, candidate.authorID, candidate.authorHandle, RecordedLike.storable(candidate.logRatio),
-                                               candidate.reason, candidate.postedAt, candidate.postID])
+                try insert.execute(arguments: [
+                    candidate.postID, candidate.authorID, candidate.authorHandle, RecordedLike.storable(candidate.logRatio),
+                    candidate.reason, candidate.postedAt, candidate.postID,
+                ])
             }
         }
     }
 
     func candidates(postedSince since: Date) async throws -> [LikeCandidate] {
         try await database.read("reading the posts kept to like") { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT c.post_id, c.author_id, c.author_handle, c.log_ratio, c.reason, c.posted_at FROM like_candidates c
-                WHERE c.posted_at >= ? AND NOT EXISTS (SELECT 1 FROM bot_likes l WHERE l.tweet_id = c.post_id)
-                ORDER BY c.log_ratio DESC, c.posted_at DESC, c.post_id DESC
-                """, arguments: [since])
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT c.post_id, c.author_id, c.author_handle, c.log_ratio, c.reason, c.posted_at FROM like_candidates c
+                    WHERE c.posted_at >= ? AND NOT EXISTS (SELECT 1 FROM bot_likes l WHERE l.tweet_id = c.post_id)
+                    ORDER BY c.log_ratio DESC, c.posted_at DESC, c.post_id DESC
+                    """, arguments: [since])
             return database.decodedRows(rows, of: "the posts kept to like") {
-                LikeCandidate(postID: try $0.decode(atIndex: 0), authorID: try $0.decode(atIndex: 1), authorHandle: try $0.decode(atIndex: 2), logRatio: try $0.decode(atIndex: 3), reason: try $0.decode(atIndex: 4), postedAt: try $0.decode(atIndex: 5))
+                LikeCandidate(
+                    postID: try $0.decode(atIndex: 0), authorID: try $0.decode(atIndex: 1), authorHandle: try $0.decode(atIndex: 2),
+                    logRatio: try $0.decode(atIndex: 3), reason: try $0.decode(atIndex: 4), postedAt: try $0.decode(atIndex: 5))
             }
         }
     }

@@ -45,11 +45,12 @@ public struct SQLiteMigrations: SchemaMigrations {
 
     /// Applies `migration` inside the current write transaction unless `schema_migrations` records it; whether it did.
     private static func apply(_ migration: Migration, in db: Database) throws -> Bool {
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS schema_migrations (
-                version INTEGER PRIMARY KEY, name TEXT NOT NULL,
-                applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%f', 'now')))
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    version INTEGER PRIMARY KEY, name TEXT NOT NULL,
+                    applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%f', 'now')))
+                """)
         guard try Int.fetchOne(db, sql: "SELECT 1 FROM schema_migrations WHERE version = ?", arguments: [migration.version]) == nil
         else { return false }
         try db.execute(sql: migration.sql)

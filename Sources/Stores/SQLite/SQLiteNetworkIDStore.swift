@@ -21,7 +21,9 @@ struct SQLiteNetworkIDStore: NetworkIDStore {
             for start in stride(from: 0, to: numbers.count, by: 500) {
                 let chunk = Array(numbers[start..<min(start + 500, numbers.count)])
                 let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                for row in try Row.fetchAll(db, sql: "SELECT number, id FROM network_ids WHERE number IN (\(marks))", arguments: StatementArguments(chunk)) {
+                for row in try Row.fetchAll(
+                    db, sql: "SELECT number, id FROM network_ids WHERE number IN (\(marks))", arguments: StatementArguments(chunk))
+                {
                     found[try row.decode(atIndex: 0)] = try row.decode(atIndex: 1)
                 }
             }

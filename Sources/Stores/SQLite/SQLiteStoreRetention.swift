@@ -7,7 +7,9 @@ struct SQLiteStoreRetention: StoreRetention {
     let database: SQLiteStoreSet
 
     func prune(at now: Date, policy: RetentionPolicy) async throws -> RemovedRecords {
-        let (logsBefore, postsBefore, planDay, keep) = (policy.logsBefore(now), policy.postsBefore(now), policy.plansBefore(now), policy.trainingExamples)
+        let (logsBefore, postsBefore, planDay, keep) = (
+            policy.logsBefore(now), policy.postsBefore(now), policy.plansBefore(now), policy.trainingExamples
+        )
         return try await database.write("pruning old records") { db in
             func deleted(_ sql: String, _ arguments: StatementArguments) throws -> Int {
                 try db.execute(sql: sql, arguments: arguments)
@@ -23,7 +25,8 @@ struct SQLiteStoreRetention: StoreRetention {
             removed.plans += try deleted("DELETE FROM like_plans WHERE day < ?", [planDay])
             _ = try deleted("DELETE FROM like_candidates WHERE posted_at < ?", [logsBefore])
             removed.posts = try deleted("DELETE FROM bot_posts WHERE posted_at < ?", [postsBefore])
-            removed.trainingExamples = try deleted("""
+            removed.trainingExamples = try deleted(
+                """
                 DELETE FROM training_examples WHERE seq <= (SELECT seq FROM training_examples ORDER BY seq DESC LIMIT 1 OFFSET ?)
                 """, [keep])
             return removed
@@ -35,7 +38,9 @@ extension SQLiteStoreRetention {
     func personRecords() async throws -> [String: Int] {
         try await database.read("counting what was learned from the person") { db in
             var counts: [String: Int] = [:]
-            for (table, condition) in Self.personTargets { counts[table] = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)\(condition)") ?? 0 }
+            for (table, condition) in Self.personTargets {
+                counts[table] = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)\(condition)") ?? 0
+            }
             return counts
         }
     }

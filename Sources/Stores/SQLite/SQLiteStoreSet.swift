@@ -25,7 +25,9 @@ public struct SQLiteStoreSet: StoreSet {
         } catch {
             throw ArchiveError(operation: "opening the SQLite file \(path) (MIRROR_BOT_DATA)", reason: "\(error)")
         }
-        self.path = path; self.settings = settings; self.logger = logger
+        self.path = path
+        self.settings = settings
+        self.logger = logger
     }
 
     /// A GRDB pool on the SQLite file at `path` as every store of the bot opens it: WAL mode (a pool's default) with
@@ -44,7 +46,9 @@ public struct SQLiteStoreSet: StoreSet {
     public var migratesWhenOpened: Bool { true }
 
     public var archive: any TweetArchive { archive(timeZone: settings.timeZone, rowLimit: settings.archiveRowLimit) }
-    public func archive(timeZone: TimeZone, rowLimit: Int) -> any TweetArchive { SQLiteTweetArchive(database: self, timeZone: timeZone, rowLimit: rowLimit) }
+    public func archive(timeZone: TimeZone, rowLimit: Int) -> any TweetArchive {
+        SQLiteTweetArchive(database: self, timeZone: timeZone, rowLimit: rowLimit)
+    }
     public var plans: any PlanStore { SQLitePlanStore(database: self) }
     public var mentions: any MentionLog { SQLiteMentionLog(database: self) }
     public var likes: any LikeLog { SQLiteLikeLog(database: self) }
@@ -77,8 +81,9 @@ public struct SQLiteStoreSet: StoreSet {
     /// SQLite's `quick_check` of the whole file: a file damaged or not SQLite at all fails here.
     public func checkReachable() async throws {
         let verdict: [String]
-        do { verdict = try await pool.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") } }
-        catch { throw ArchiveError(operation: "reading the SQLite file \(path)", reason: "\(error)") }
+        do { verdict = try await pool.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") } } catch {
+            throw ArchiveError(operation: "reading the SQLite file \(path)", reason: "\(error)")
+        }
         guard verdict == ["ok"] else {
             throw ArchiveError(operation: "checking the SQLite file \(path)", reason: "it is damaged: \(verdict.prefix(3).joined(separator: "; "))")
         }

@@ -9,10 +9,11 @@ struct SQLiteTrainingExamples: TrainingExamples {
     func record(_ examples: [TrainingExample]) async throws -> Int {
         guard !examples.isEmpty else { return 0 }
         return try await database.write("recording \(examples.count) training examples") { db in
-            let insert = try db.cachedStatement(sql: """
-                INSERT INTO training_examples (tweet_id, text, author, label, source, learned_at) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (tweet_id, label, source) DO NOTHING
-                """)
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO training_examples (tweet_id, text, author, label, source, learned_at) VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (tweet_id, label, source) DO NOTHING
+                    """)
             var inserted = 0
             for example in examples {
                 try insert.execute(arguments: [example.tweetID, example.text, example.author, example.label, example.source, example.learnedAt])
@@ -24,11 +25,14 @@ struct SQLiteTrainingExamples: TrainingExamples {
 
     func examples(newest limit: Int?) async throws -> [TrainingExample] {
         try await database.read("reading the training examples") { db in
-            try Row.fetchAll(db, sql: """
-                SELECT seq, tweet_id, text, author, label, source, learned_at FROM
-                    (SELECT * FROM training_examples ORDER BY seq DESC LIMIT ?) ORDER BY seq
-                """, arguments: [limit ?? -1])  // SQLite reads a negative limit as none
-                .map { try TrainingExample(row: $0) }
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT seq, tweet_id, text, author, label, source, learned_at FROM
+                        (SELECT * FROM training_examples ORDER BY seq DESC LIMIT ?) ORDER BY seq
+                    """, arguments: [limit ?? -1]
+            )  // SQLite reads a negative limit as none
+            .map { try TrainingExample(row: $0) }
         }
     }
 
@@ -38,20 +42,25 @@ struct SQLiteTrainingExamples: TrainingExamples {
 
     func timelineLikes() async throws -> (seen: Int, liked: Int) {
         try await database.read("counting timeline likes") { db in
-            let row = try Row.fetchOne(db, sql: """
-                SELECT count(*), count(*) FILTER (WHERE EXISTS (
-                           SELECT 1 FROM training_examples f WHERE f.tweet_id = t.tweet_id AND f.label = 'favorite'))
-                FROM (SELECT DISTINCT tweet_id FROM training_examples WHERE source = 'timeline') AS t
-                """)
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT count(*), count(*) FILTER (WHERE EXISTS (
+                               SELECT 1 FROM training_examples f WHERE f.tweet_id = t.tweet_id AND f.label = 'favorite'))
+                    FROM (SELECT DISTINCT tweet_id FROM training_examples WHERE source = 'timeline') AS t
+                    """)
             return (row?[0] ?? 0, row?[1] ?? 0)
         }
     }
 
     func remove(tweetID: String) async throws -> [TrainingExample] {
         try await database.write("removing the training examples of tweet \(tweetID)") { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT seq, tweet_id, text, author, label, source, learned_at FROM training_examples WHERE tweet_id = ? ORDER BY seq
-                """, arguments: [tweetID]).map { try TrainingExample(row: $0) }
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT seq, tweet_id, text, author, label, source, learned_at FROM training_examples WHERE tweet_id = ? ORDER BY seq
+                    """, arguments: [tweetID]
+            ).map { try TrainingExample(row: $0) }
             try db.execute(sql: "DELETE FROM training_examples WHERE tweet_id = ?", arguments: [tweetID])
             return rows
         }
@@ -65,6 +74,9 @@ struct SQLiteTrainingExamples: TrainingExamples {
 extension TrainingExample {
     /// An example from a row of `seq, tweet_id, text, author, label, source, learned_at`.
     init(row: Row) throws {
-        self.init(sequence: try row.decode(atIndex: 0), tweetID: try row.decode(atIndex: 1), text: try row.decode(atIndex: 2), author: try row.decode(atIndex: 3), label: try row.decode(atIndex: 4), source: try row.decode(atIndex: 5), learnedAt: try row.decode(atIndex: 6))
+        self.init(
+            sequence: try row.decode(atIndex: 0), tweetID: try row.decode(atIndex: 1), text: try row.decode(atIndex: 2),
+            author: try row.decode(atIndex: 3), label: try row.decode(atIndex: 4), source: try row.decode(atIndex: 5),
+            learnedAt: try row.decode(atIndex: 6))
     }
 }

@@ -29,9 +29,12 @@ struct SQLiteTweetArchive: TweetArchive {
 
     func postsPerDay(includingReplies: Bool) async throws -> [DayCount] {
         try await database.read("counting posts per day") { db in
-            try Row.fetchAll(db, sql: """
-                SELECT day, count(*) FROM tweets WHERE day IS NOT NULL AND (? OR reply_user_id IS NULL) GROUP BY day ORDER BY day
-                """, arguments: [includingReplies]).map { DayCount(day: try $0.decode(atIndex: 0), count: try $0.decode(atIndex: 1)) }
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT day, count(*) FROM tweets WHERE day IS NOT NULL AND (? OR reply_user_id IS NULL) GROUP BY day ORDER BY day
+                    """, arguments: [includingReplies]
+            ).map { DayCount(day: try $0.decode(atIndex: 0), count: try $0.decode(atIndex: 1)) }
         }
     }
 
@@ -50,10 +53,11 @@ struct SQLiteTweetArchive: TweetArchive {
                 let local = LocalTime(of: time.createdAt, in: zone)
                 try update.execute(arguments: [local.minute, local.day, time.id])
             }
-            try db.execute(sql: """
-                INSERT INTO archive_settings (name, value) VALUES ('minute_time_zone', ?)
-                ON CONFLICT (name) DO UPDATE SET value = excluded.value
-                """, arguments: [zone.identifier])
+            try db.execute(
+                sql: """
+                    INSERT INTO archive_settings (name, value) VALUES ('minute_time_zone', ?)
+                    ON CONFLICT (name) DO UPDATE SET value = excluded.value
+                    """, arguments: [zone.identifier])
         }
     }
 
@@ -74,23 +78,27 @@ struct SQLiteTweetArchive: TweetArchive {
 
     private func insert(_ tweets: [ArchivedTweet], in zone: TimeZone, keeping rowLimit: Int) async throws -> Int {
         try await database.write("inserting \(tweets.count) tweets") { db in
-            let insert = try db.cachedStatement(sql: """
-                INSERT INTO tweets (tweet_id, text, reply_user_id, created_at, minute, day, has_link, content_warning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (tweet_id) DO NOTHING
-                """)
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO tweets (tweet_id, text, reply_user_id, created_at, minute, day, has_link, content_warning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (tweet_id) DO NOTHING
+                    """)
             var inserted = 0
             for tweet in tweets {
                 let local = LocalTime(of: tweet.createdAt, in: zone)
-                try insert.execute(arguments: [tweet.tweetID, tweet.text, tweet.replyUserID, tweet.createdAt,
-                                               local.minute, local.day, PostLinks.containsLink(tweet.text), tweet.contentWarning])
+                try insert.execute(arguments: [
+                    tweet.tweetID, tweet.text, tweet.replyUserID, tweet.createdAt,
+                    local.minute, local.day, PostLinks.containsLink(tweet.text), tweet.contentWarning,
+                ])
                 inserted += db.changesCount
             }
             if inserted > 0 {
-                try db.execute(sql: """
-                    DELETE FROM tweets WHERE id IN (
-                        SELECT id FROM tweets ORDER BY created_at DESC, tweet_id DESC LIMIT -1 OFFSET ?
-                    )
-                    """, arguments: [rowLimit])
+                try db.execute(
+                    sql: """
+                        DELETE FROM tweets WHERE id IN (
+                            SELECT id FROM tweets ORDER BY created_at DESC, tweet_id DESC LIMIT -1 OFFSET ?
+                        )
+                        """, arguments: [rowLimit])
             }
             return inserted
         }
@@ -112,9 +120,12 @@ struct SQLiteTweetArchive: TweetArchive {
 
     private func countsPerMinute(includingReplies: Bool) async throws -> [(minute: Int, count: Int)] {
         try await database.read("reading the minute histogram") { db in
-            try Row.fetchAll(db, sql: """
-                SELECT minute, count(*) FROM tweets WHERE minute IS NOT NULL AND (? OR reply_user_id IS NULL) GROUP BY minute
-                """, arguments: [includingReplies]).map { (minute: try $0.decode(atIndex: 0), count: try $0.decode(atIndex: 1)) }
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT minute, count(*) FROM tweets WHERE minute IS NOT NULL AND (? OR reply_user_id IS NULL) GROUP BY minute
+                    """, arguments: [includingReplies]
+            ).map { (minute: try $0.decode(atIndex: 0), count: try $0.decode(atIndex: 1)) }
         }
     }
 
@@ -128,37 +139,47 @@ struct SQLiteTweetArchive: TweetArchive {
 
     /// The tweets `sample` allows, in `tweet_id` order.
     private func candidates(_ sample: TweetSample) async throws -> [ArchivedTweet] {
-        let firstLow = sample.window.first.lowerBound, firstHigh = sample.window.first.upperBound
-        let secondLow = sample.window.second?.lowerBound ?? 1, secondHigh = sample.window.second?.upperBound ?? 0
+        let firstLow = sample.window.first.lowerBound
+        let firstHigh = sample.window.first.upperBound
+        let secondLow = sample.window.second?.lowerBound ?? 1
+        let secondHigh = sample.window.second?.upperBound ?? 0
         // The same rows in the same order as the Postgres query, so a seed picks the same tweet on either; the
         // @-mention test runs here (SQLite has no regular expressions).
         let candidates = try await database.read("sampling a tweet near minute \(sample.minute)") { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets WHERE reply_user_id IS NULL
-                  AND (minute BETWEEN ? AND ? OR minute BETWEEN ? AND ?)
-                  AND tweet_id NOT IN (SELECT value FROM json_each(?))
-                  AND NOT EXISTS (SELECT 1 FROM tweets AS excluded WHERE excluded.tweet_id IN (SELECT value FROM json_each(?))
-                                    AND excluded.text = tweets.text)
-                  AND (? OR has_link IS NOT 1)
-                  AND NOT EXISTS (SELECT 1 FROM bot_posts LEFT JOIN tweets AS posted ON posted.tweet_id = bot_posts.source_tweet_id
-                                  WHERE bot_posts.posted_at >= ?
-                                    AND (bot_posts.source_tweet_id = tweets.tweet_id OR posted.text = tweets.text))
-                ORDER BY tweet_id
-                """, arguments: [firstLow, firstHigh, secondLow, secondHigh, ArchiveRules.jsonArray(sample.excluded),
-                                 ArchiveRules.jsonArray(sample.excluded), sample.allowingLinks, sample.postedSince])
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets WHERE reply_user_id IS NULL
+                      AND (minute BETWEEN ? AND ? OR minute BETWEEN ? AND ?)
+                      AND tweet_id NOT IN (SELECT value FROM json_each(?))
+                      AND NOT EXISTS (SELECT 1 FROM tweets AS excluded WHERE excluded.tweet_id IN (SELECT value FROM json_each(?))
+                                        AND excluded.text = tweets.text)
+                      AND (? OR has_link IS NOT 1)
+                      AND NOT EXISTS (SELECT 1 FROM bot_posts LEFT JOIN tweets AS posted ON posted.tweet_id = bot_posts.source_tweet_id
+                                      WHERE bot_posts.posted_at >= ?
+                                        AND (bot_posts.source_tweet_id = tweets.tweet_id OR posted.text = tweets.text))
+                    ORDER BY tweet_id
+                    """,
+                arguments: [
+                    firstLow, firstHigh, secondLow, secondHigh, ArchiveRules.jsonArray(sample.excluded),
+                    ArchiveRules.jsonArray(sample.excluded), sample.allowingLinks, sample.postedSince,
+                ])
             return database.decodedRows(rows, of: "the archive (posts to copy)", ArchivedTweet.init(row:))
         }.filter { sample.allowingMentions || !ArchiveRules.mentionsSomeone($0.text) }
         return candidates
     }
 
     func randomReply(_ sample: ReplySample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedTweet? {
-        let anyUser = sample.userID == nil, user = sample.userID ?? 0
+        let anyUser = sample.userID == nil
+        let user = sample.userID ?? 0
         let candidates = try await database.read("sampling a reply to \(sample.whom)") { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets
-                WHERE reply_user_id IS NOT NULL AND (? OR reply_user_id = ?)
-                  AND tweet_id NOT IN (SELECT value FROM json_each(?)) AND (? OR has_link IS NOT 1) ORDER BY tweet_id
-                """, arguments: [anyUser, user, ArchiveRules.jsonArray(sample.excluded), sample.allowingLinks])
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets
+                    WHERE reply_user_id IS NOT NULL AND (? OR reply_user_id = ?)
+                      AND tweet_id NOT IN (SELECT value FROM json_each(?)) AND (? OR has_link IS NOT 1) ORDER BY tweet_id
+                    """, arguments: [anyUser, user, ArchiveRules.jsonArray(sample.excluded), sample.allowingLinks])
             return database.decodedRows(rows, of: "the archive (replies)", ArchivedTweet.init(row:))
         }
         return candidates.randomElementByOffset(using: &generator)
@@ -166,16 +187,19 @@ struct SQLiteTweetArchive: TweetArchive {
 
     func recordBotPost(sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date) async throws {
         try await database.write("recording a post of tweet \(sourceTweetID)") { db in
-            try db.execute(sql: "INSERT INTO bot_posts (source_tweet_id, bot_tweet_id, posted_at) VALUES (?, ?, ?)",
-                           arguments: [sourceTweetID, botTweetID, postedAt])
+            try db.execute(
+                sql: "INSERT INTO bot_posts (source_tweet_id, bot_tweet_id, posted_at) VALUES (?, ?, ?)",
+                arguments: [sourceTweetID, botTweetID, postedAt])
         }
     }
 
     func newest(limit: Int) async throws -> [ArchivedTweet] {
         try await database.read("reading tweets") { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets ORDER BY created_at DESC, tweet_id DESC LIMIT ?
-                """, arguments: [limit])
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets ORDER BY created_at DESC, tweet_id DESC LIMIT ?
+                    """, arguments: [limit])
             return database.decodedRows(rows, of: "the archive (newest posts)", ArchivedTweet.init(row:))
         }
     }
@@ -207,7 +231,9 @@ struct SQLiteTweetArchive: TweetArchive {
 extension ArchivedTweet {
     /// A tweet from an SQLite row of `tweet_id, text, reply_user_id, created_at, content_warning`.
     init(row: Row) throws {
-        self.init(tweetID: try row.decode(atIndex: 0), text: try row.decode(atIndex: 1), replyUserID: try row.decode(atIndex: 2), createdAt: try row.decode(atIndex: 3), contentWarning: try row.decode(atIndex: 4))
+        self.init(
+            tweetID: try row.decode(atIndex: 0), text: try row.decode(atIndex: 1), replyUserID: try row.decode(atIndex: 2),
+            createdAt: try row.decode(atIndex: 3), contentWarning: try row.decode(atIndex: 4))
     }
 }
 

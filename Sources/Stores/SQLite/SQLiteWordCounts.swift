@@ -47,9 +47,13 @@ public struct SQLiteWordCounts: WordCountBackend {
             var known: [String: [Category: Int]] = [:]
             for chunk in stride(from: 0, to: allFeatures.count, by: 500).map({ Array(allFeatures[$0..<min($0 + 500, allFeatures.count)]) }) {
                 let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT feature, category, count FROM word_counts WHERE feature IN (\(marks))"),
-                                            arguments: StatementArguments(chunk)) {
-                    if let category = Category(rawValue: try row.decode(forColumn: "category")) { known[try row.decode(forColumn: "feature"), default: [:]][category] = try row.decode(forColumn: "count") }
+                for row in try Row.fetchAll(
+                    db.cachedStatement(sql: "SELECT feature, category, count FROM word_counts WHERE feature IN (\(marks))"),
+                    arguments: StatementArguments(chunk))
+                {
+                    if let category = Category(rawValue: try row.decode(forColumn: "category")) {
+                        known[try row.decode(forColumn: "feature"), default: [:]][category] = try row.decode(forColumn: "count")
+                    }
                 }
             }
             return (totals, known)
@@ -124,8 +128,9 @@ public struct SQLiteWordCounts: WordCountBackend {
     /// Whether a liked tweet was already learned by `learnFavoritesOnce`.
     public func wasLearnedAsFavorite(_ id: String) async throws -> Bool {
         try await read { db in
-            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM learned_tweets WHERE category = 'favorite' AND tweet_id = ?)",
-                              arguments: [id]) ?? false
+            try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM learned_tweets WHERE category = 'favorite' AND tweet_id = ?)",
+                arguments: [id]) ?? false
         }
     }
 
@@ -180,21 +185,25 @@ public struct SQLiteWordCounts: WordCountBackend {
         }
 
         func apply(in db: Database) throws {
-            let addFeature = try db.cachedStatement(sql: """
-                INSERT INTO word_counts (feature, category, count) VALUES (?, ?, ?)
-                ON CONFLICT (feature, category) DO UPDATE SET count = count + excluded.count
-                """)
+            let addFeature = try db.cachedStatement(
+                sql: """
+                    INSERT INTO word_counts (feature, category, count) VALUES (?, ?, ?)
+                    ON CONFLICT (feature, category) DO UPDATE SET count = count + excluded.count
+                    """)
             for (feature, categories) in added {
                 for (category, count) in categories { try addFeature.execute(arguments: [feature, category.rawValue, count]) }
             }
-            let addTweets = try db.cachedStatement(sql: """
-                INSERT INTO category_counts (category, count) VALUES (?, ?) ON CONFLICT (category) DO UPDATE SET count = count + excluded.count
-                """)
+            let addTweets = try db.cachedStatement(
+                sql: """
+                    INSERT INTO category_counts (category, count) VALUES (?, ?) ON CONFLICT (category) DO UPDATE SET count = count + excluded.count
+                    """)
             for (category, count) in addedTweets { try addTweets.execute(arguments: [category.rawValue, count]) }
-            let takeFeature = try db.cachedStatement(sql: "UPDATE word_counts SET count = max(0, count - ?) WHERE feature = ? AND category = 'normal'")
+            let takeFeature = try db.cachedStatement(
+                sql: "UPDATE word_counts SET count = max(0, count - ?) WHERE feature = ? AND category = 'normal'")
             for (feature, count) in takenFromNormal { try takeFeature.execute(arguments: [count, feature]) }
             if tweetsTakenFromNormal > 0 {
-                try db.execute(sql: "UPDATE category_counts SET count = max(0, count - ?) WHERE category = 'normal'", arguments: [tweetsTakenFromNormal])
+                try db.execute(
+                    sql: "UPDATE category_counts SET count = max(0, count - ?) WHERE category = 'normal'", arguments: [tweetsTakenFromNormal])
             }
         }
     }

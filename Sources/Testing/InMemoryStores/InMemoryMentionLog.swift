@@ -62,8 +62,9 @@ struct InMemoryMentionLog: MentionLog {
     func handledMentions() async throws -> [HandledMention] {
         try set.withTables("reading the handled mentions") { tables in
             tables.mentions.map { id, row in
-                HandledMention(mentionTweetID: id, authorID: row.authorID, state: row.state, replyTweetID: row.replyTweetID,
-                               sourceTweetID: row.sourceTweetID, reason: row.reason, handledAt: row.handledAt)
+                HandledMention(
+                    mentionTweetID: id, authorID: row.authorID, state: row.state, replyTweetID: row.replyTweetID,
+                    sourceTweetID: row.sourceTweetID, reason: row.reason, handledAt: row.handledAt)
             }.sorted { ($0.handledAt, $0.mentionTweetID) < ($1.handledAt, $1.mentionTweetID) }
         }
     }

@@ -9,8 +9,9 @@ struct InMemoryPlanStore: PlanStore {
         try set.withTables("reading the plan of \(day)") { tables in
             tables.plans[day].map { plan in
                 plan.slots.sorted { $0.key < $1.key }.map { minute, slot in
-                    PlanSlot(minute: minute, state: slot.state, sourceTweetID: slot.sourceTweetID, botTweetID: slot.botTweetID, reason: slot.reason,
-                             postedAt: slot.postedAt, postedUnchecked: slot.postedUnchecked, originalCheckedAt: slot.originalCheckedAt)
+                    PlanSlot(
+                        minute: minute, state: slot.state, sourceTweetID: slot.sourceTweetID, botTweetID: slot.botTweetID, reason: slot.reason,
+                        postedAt: slot.postedAt, postedUnchecked: slot.postedUnchecked, originalCheckedAt: slot.originalCheckedAt)
                 }
             }
         }
@@ -46,11 +47,13 @@ struct InMemoryPlanStore: PlanStore {
         }
     }
 
-    func markPosted(day: String, minute: Int, sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date, reason: String, unchecked: Bool) async throws {
+    func markPosted(day: String, minute: Int, sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date, reason: String, unchecked: Bool) async throws
+    {
         try set.withTables("recording slot \(minute) of \(day) as posted") { tables in
             if var slot = tables.plans[day]?.slots[minute] {
-                (slot.state, slot.sourceTweetID, slot.botTweetID, slot.reason, slot.postedAt, slot.postedUnchecked, slot.updatedAt)
-                    = (.posted, sourceTweetID, botTweetID, reason, postedAt, unchecked, postedAt)
+                (slot.state, slot.sourceTweetID, slot.botTweetID, slot.reason, slot.postedAt, slot.postedUnchecked, slot.updatedAt) = (
+                    .posted, sourceTweetID, botTweetID, reason, postedAt, unchecked, postedAt
+                )
                 tables.plans[day]?.slots[minute] = slot
             }
             tables.botPosts.append(.init(sourceTweetID: sourceTweetID, botTweetID: botTweetID, postedAt: postedAt))
@@ -85,7 +88,9 @@ struct InMemoryPlanStore: PlanStore {
         try set.withTables("reading the posts whose original was not checked") { tables in
             tables.plans.flatMap { day, plan in
                 plan.slots.compactMap { minute, slot -> UncheckedPost? in
-                    guard slot.postedUnchecked, slot.originalCheckedAt == nil, slot.state == .posted, let source = slot.sourceTweetID, let postedAt = slot.postedAt else { return nil }
+                    guard slot.postedUnchecked, slot.originalCheckedAt == nil, slot.state == .posted, let source = slot.sourceTweetID,
+                        let postedAt = slot.postedAt
+                    else { return nil }
                     return UncheckedPost(day: day, minute: minute, sourceTweetID: source, botTweetID: slot.botTweetID, postedAt: postedAt)
                 }
             }.sorted { ($0.postedAt, $0.day, $0.minute) < ($1.postedAt, $1.day, $1.minute) }

@@ -12,7 +12,8 @@ struct InMemoryLikeLog: LikeLog {
     func recordLike(tweetID: Int64, authorID: Int64?, logRatio: Double, reason: String, at date: Date) async throws -> Bool {
         try set.withTables("recording the like of \(tweetID)") { tables in
             guard tables.likes[tweetID] == nil else { return false }
-            tables.likes[tweetID] = RecordedLike(tweetID: tweetID, authorID: authorID, logRatio: RecordedLike.storable(logRatio), reason: reason, likedAt: date)
+            tables.likes[tweetID] = RecordedLike(
+                tweetID: tweetID, authorID: authorID, logRatio: RecordedLike.storable(logRatio), reason: reason, likedAt: date)
             return true
         }
     }
@@ -50,7 +51,8 @@ struct InMemoryLikeLog: LikeLog {
     func storeLikePlan(day: String, minutes: [Int], drawnAt: Date) async throws -> [LikeSlot] {
         try set.withTables("storing the like plan of \(day)") { tables in
             if tables.likePlans[day] == nil {
-                tables.likePlans[day] = Dictionary(minutes.map { ($0, LikeSlot(minute: $0, state: .planned)) }, uniquingKeysWith: { first, _ in first })
+                tables.likePlans[day] = Dictionary(
+                    minutes.map { ($0, LikeSlot(minute: $0, state: .planned)) }, uniquingKeysWith: { first, _ in first })
             }
             return tables.likePlans[day]!.values.sorted { $0.minute < $1.minute }
         }
@@ -59,10 +61,12 @@ struct InMemoryLikeLog: LikeLog {
     func markLiked(day: String, minute: Int, like: RecordedLike) async throws -> Bool {
         try set.withTables("recording like slot \(minute) of \(day) as liked") { tables in
             guard tables.likePlans[day]?[minute]?.state == .planned, tables.likes[like.tweetID] == nil else { return false }
-            tables.likePlans[day]?[minute] = LikeSlot(minute: minute, state: .liked, postID: like.tweetID, logRatio: RecordedLike.storable(like.logRatio),
-                                                      reason: like.reason, doneAt: like.likedAt)
-            tables.likes[like.tweetID] = RecordedLike(tweetID: like.tweetID, authorID: like.authorID, logRatio: RecordedLike.storable(like.logRatio),
-                                                      reason: like.reason, likedAt: like.likedAt)
+            tables.likePlans[day]?[minute] = LikeSlot(
+                minute: minute, state: .liked, postID: like.tweetID, logRatio: RecordedLike.storable(like.logRatio),
+                reason: like.reason, doneAt: like.likedAt)
+            tables.likes[like.tweetID] = RecordedLike(
+                tweetID: like.tweetID, authorID: like.authorID, logRatio: RecordedLike.storable(like.logRatio),
+                reason: like.reason, likedAt: like.likedAt)
             tables.likeCandidates[like.tweetID] = nil
             return true
         }
@@ -213,18 +217,24 @@ struct InMemoryActionLog: ActionLog {
             var actions: [BotAction] = []
             for (day, plan) in tables.plans {
                 for (minute, slot) in plan.slots where slot.state == .posted || slot.state == .skipped {
-                    actions.append(BotAction(kind: slot.state == .posted ? .posted : .skipped, at: slot.postedAt ?? slot.updatedAt,
-                                             key: BotAction.slotKey(day: day, minute: minute), postID: slot.botTweetID.map { String($0) },
-                                             sourceID: slot.sourceTweetID.map { String($0) }, reason: slot.reason))
+                    actions.append(
+                        BotAction(
+                            kind: slot.state == .posted ? .posted : .skipped, at: slot.postedAt ?? slot.updatedAt,
+                            key: BotAction.slotKey(day: day, minute: minute), postID: slot.botTweetID.map { String($0) },
+                            sourceID: slot.sourceTweetID.map { String($0) }, reason: slot.reason))
                 }
             }
             for (id, mention) in tables.mentions where mention.state == .replied || mention.state == .skipped {
-                actions.append(BotAction(kind: mention.state == .replied ? .replied : .notReplied, at: mention.handledAt, key: "mention:\(id)",
-                                         postID: mention.replyTweetID.map { String($0) }, sourceID: String(id), reason: mention.reason))
+                actions.append(
+                    BotAction(
+                        kind: mention.state == .replied ? .replied : .notReplied, at: mention.handledAt, key: "mention:\(id)",
+                        postID: mention.replyTweetID.map { String($0) }, sourceID: String(id), reason: mention.reason))
             }
             for like in tables.likes.values {
-                actions.append(BotAction(kind: .liked, at: like.likedAt, key: "like:\(like.tweetID)", postID: String(like.tweetID), sourceID: nil,
-                                         reason: like.reason))
+                actions.append(
+                    BotAction(
+                        kind: .liked, at: like.likedAt, key: "like:\(like.tweetID)", postID: String(like.tweetID), sourceID: nil,
+                        reason: like.reason))
             }
             return actions
         }
@@ -280,8 +290,16 @@ struct InMemoryStoreRetention: StoreRetention {
     func forgetPerson() async throws -> [String: Int] {
         try set.withTables("forgetting the person") { tables in
             let counts = Self.counts(of: tables)
-            tables.tweets = [:]; tables.personLikes = [:]; tables.examples = []; tables.plans = [:]; tables.likePlans = [:]
-            tables.likeCandidates = [:]; tables.botPosts = []; tables.likes = [:]; tables.mentions = [:]; tables.networkIDs = [:]
+            tables.tweets = [:]
+            tables.personLikes = [:]
+            tables.examples = []
+            tables.plans = [:]
+            tables.likePlans = [:]
+            tables.likeCandidates = [:]
+            tables.botPosts = []
+            tables.likes = [:]
+            tables.mentions = [:]
+            tables.networkIDs = [:]
             tables.state = tables.state.filter { PersonRecords.keeps($0.key) }
             return counts
         }

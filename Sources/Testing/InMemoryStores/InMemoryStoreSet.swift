@@ -32,13 +32,17 @@ public final class InMemoryStoreSet: StoreSet, Sendable {
 
     /// Empty stores counting with `settings`, named `location` in log lines.
     public init(settings: StoreSettings = StoreSettings(), location: String = "memory") {
-        self.settings = settings; self.location = location
+        self.settings = settings
+        self.location = location
         database = Database()
         fleetHold = nil
     }
 
     private init(database: Database, settings: StoreSettings, location: String, fleetHold: InMemoryFleetLease? = nil) {
-        self.database = database; self.settings = settings; self.location = location; self.fleetHold = fleetHold
+        self.database = database
+        self.settings = settings
+        self.location = location
+        self.fleetHold = fleetHold
     }
 
     /// The same stores as another process sees them (a restart of the daemon): the same tables and word counts.
@@ -68,11 +72,15 @@ public final class InMemoryStoreSet: StoreSet, Sendable {
     /// A fleet process claims the bot on `clock`: a hold with the next fencing number, renewed every `round` while its
     /// process runs and lapsing `length` after its last renewal, and the stores as seen under it. Throws `LeaseHeld`
     /// while another hold is current.
-    public func claim(clock: any BotClock, length: TimeInterval, round: TimeInterval) throws -> (stores: InMemoryStoreSet, lease: InMemoryFleetLease) {
+    public func claim(clock: any BotClock, length: TimeInterval, round: TimeInterval) throws -> (stores: InMemoryStoreSet, lease: InMemoryFleetLease)
+    {
         let lease = try database.tables.withLock { tables in
-            if let current = tables.fleetHold, current.isCurrent(fence: tables.fleetFence) { throw LeaseHeld(holder: current.holder, store: location) }
+            if let current = tables.fleetHold, current.isCurrent(fence: tables.fleetFence) {
+                throw LeaseHeld(holder: current.holder, store: location)
+            }
             tables.fleetFence += 1
-            let lease = InMemoryFleetLease(fence: tables.fleetFence, claimedAt: clock.now(), length: length, round: round, clock: clock) { [weak database] in
+            let lease = InMemoryFleetLease(fence: tables.fleetFence, claimedAt: clock.now(), length: length, round: round, clock: clock) {
+                [weak database] in
                 database?.tables.withLock { $0.fleetFence } ?? 0
             }
             tables.fleetHold = lease
@@ -82,7 +90,9 @@ public final class InMemoryStoreSet: StoreSet, Sendable {
     }
 
     public var archive: any TweetArchive { archive(timeZone: settings.timeZone, rowLimit: settings.archiveRowLimit) }
-    public func archive(timeZone: TimeZone, rowLimit: Int) -> any TweetArchive { InMemoryTweetArchive(set: self, timeZone: timeZone, rowLimit: rowLimit) }
+    public func archive(timeZone: TimeZone, rowLimit: Int) -> any TweetArchive {
+        InMemoryTweetArchive(set: self, timeZone: timeZone, rowLimit: rowLimit)
+    }
     public var plans: any PlanStore { InMemoryPlanStore(set: self) }
     public var mentions: any MentionLog { InMemoryMentionLog(set: self) }
     public var likes: any LikeLog { InMemoryLikeLog(set: self) }
@@ -129,7 +139,11 @@ struct Tables {
         var minute: Int
         var day: String
     }
-    struct BotPost { var sourceTweetID: Int64; var botTweetID: Int64?; var postedAt: Date }
+    struct BotPost {
+        var sourceTweetID: Int64
+        var botTweetID: Int64?
+        var postedAt: Date
+    }
     struct Slot {
         var state: PlanSlot.State = .planned
         var sourceTweetID: Int64?
@@ -140,7 +154,11 @@ struct Tables {
         var postedUnchecked = false
         var originalCheckedAt: Date?
     }
-    struct DayPlan { var timeZone: String; var drawnAt: Date; var slots: [Int: Slot] }
+    struct DayPlan {
+        var timeZone: String
+        var drawnAt: Date
+        var slots: [Int: Slot]
+    }
     struct Mention {
         var authorID: Int64
         var conversationID: Int64?
@@ -150,7 +168,10 @@ struct Tables {
         var reason: String?
         var handledAt: Date
     }
-    struct Usage { var entry: UsageEntry; var order: Int }
+    struct Usage {
+        var entry: UsageEntry
+        var order: Int
+    }
 
     var tweets: [Int64: Tweet] = [:]
     var botPosts: [BotPost] = []
@@ -178,12 +199,20 @@ final class InMemoryLease: DaemonLease {
     private let set: InMemoryStoreSet
     private let held = Mutex(true)
 
-    init(set: InMemoryStoreSet, holder: LeaseHolder) { self.set = set; self.holder = holder }
+    init(set: InMemoryStoreSet, holder: LeaseHolder) {
+        self.set = set
+        self.holder = holder
+    }
 
     func isHeld(logger: Logger) async -> Bool { held.withLock { $0 } && set.database.tables.withLock { $0.leaseHolder == holder } }
 
     func release() async {
-        guard held.withLock({ state in defer { state = false }; return state }) else { return }
+        guard
+            held.withLock({ state in
+                defer { state = false }
+                return state
+            })
+        else { return }
         let holder = holder
         set.database.tables.withLock { if $0.leaseHolder == holder { $0.leaseHolder = nil } }
     }
@@ -207,8 +236,14 @@ public final class InMemoryFleetLease: DaemonLease {
     private let latestFence: @Sendable () -> Int64
     public let holder: LeaseHolder
 
-    init(fence: Int64, claimedAt: Date, length: TimeInterval, round: TimeInterval, clock: any BotClock, latestFence: @escaping @Sendable () -> Int64) {
-        self.fence = fence; self.claimedAt = claimedAt; self.length = length; self.round = round; self.clock = clock; self.latestFence = latestFence
+    init(fence: Int64, claimedAt: Date, length: TimeInterval, round: TimeInterval, clock: any BotClock, latestFence: @escaping @Sendable () -> Int64)
+    {
+        self.fence = fence
+        self.claimedAt = claimedAt
+        self.length = length
+        self.round = round
+        self.clock = clock
+        self.latestFence = latestFence
         holder = LeaseHolder(host: "fleet", pid: Int32(truncatingIfNeeded: fence), since: claimedAt)
     }
 

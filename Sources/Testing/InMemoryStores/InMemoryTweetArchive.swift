@@ -29,7 +29,8 @@ struct InMemoryTweetArchive: TweetArchive {
         guard !tweets.isEmpty else { return 0 }
         let rows = ArchiveRules.distinct(tweets).map { tweet in
             let local = LocalTime(of: tweet.createdAt, in: timeZone)
-            return Tables.Tweet(tweet: tweet, hasLink: PostLinks.containsLink(tweet.text), zone: timeZone.identifier, minute: local.minute, day: local.day)
+            return Tables.Tweet(
+                tweet: tweet, hasLink: PostLinks.containsLink(tweet.text), zone: timeZone.identifier, minute: local.minute, day: local.day)
         }
         return try set.withTables("inserting \(tweets.count) tweets") { tables in
             var inserted = 0
@@ -83,7 +84,8 @@ struct InMemoryTweetArchive: TweetArchive {
             let excluded = Set(sample.excluded)
             // What the bot posted since `postedSince`, and what is excluded (under way elsewhere, refused, deleted):
             // those tweets, and any with the same text, are left out.
-            var postedIDs = Set<Int64>(), postedTexts = Set(excluded.compactMap { tables.tweets[$0]?.tweet.text })
+            var postedIDs = Set<Int64>()
+            var postedTexts = Set(excluded.compactMap { tables.tweets[$0]?.tweet.text })
             for post in tables.botPosts where post.postedAt >= sample.postedSince {
                 postedIDs.insert(post.sourceTweetID)
                 if let text = tables.tweets[post.sourceTweetID]?.tweet.text { postedTexts.insert(text) }
@@ -101,7 +103,8 @@ struct InMemoryTweetArchive: TweetArchive {
             let excluded = Set(sample.excluded)
             return tables.tweets.values.filter { row in
                 guard let user = row.tweet.replyUserID else { return false }
-                return (sample.userID == nil || user == sample.userID) && !excluded.contains(row.tweet.tweetID) && (sample.allowingLinks || !row.hasLink)
+                return (sample.userID == nil || user == sample.userID) && !excluded.contains(row.tweet.tweetID)
+                    && (sample.allowingLinks || !row.hasLink)
             }.map(\.tweet).sorted { $0.tweetID < $1.tweetID }
         }
         return candidates.randomElementByOffset(using: &generator)
@@ -132,7 +135,9 @@ struct InMemoryTweetArchive: TweetArchive {
                 for slot in plan.slots.values where slot.sourceTweetID == sourceTweetID { if let bot = slot.botTweetID { copies.insert(bot) } }
             }
             for post in tables.botPosts where post.sourceTweetID == sourceTweetID { if let bot = post.botTweetID { copies.insert(bot) } }
-            for mention in tables.mentions.values where mention.sourceTweetID == sourceTweetID { if let reply = mention.replyTweetID { copies.insert(reply) } }
+            for mention in tables.mentions.values where mention.sourceTweetID == sourceTweetID {
+                if let reply = mention.replyTweetID { copies.insert(reply) }
+            }
             return copies.sorted()
         }
     }

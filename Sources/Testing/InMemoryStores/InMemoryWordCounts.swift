@@ -19,11 +19,15 @@ public final class InMemoryWordCounts: WordCountBackend, Sendable {
 
     /// Empty counts; markers are filed under the week of `now()`.
     public init(now: @escaping @Sendable () -> Date = { Date() }) {
-        counts = Mutex(Counts()); self.now = now; shared = nil
+        counts = Mutex(Counts())
+        self.now = now
+        shared = nil
     }
 
     private init(sharing store: InMemoryWordCounts, now: @escaping @Sendable () -> Date) {
-        counts = Mutex(Counts()); self.now = now; shared = store
+        counts = Mutex(Counts())
+        self.now = now
+        shared = store
     }
 
     /// The same counts, filing markers under the week of another clock's `now()`.
@@ -125,7 +129,8 @@ public final class InMemoryWordCounts: WordCountBackend, Sendable {
 
     public func removeAll() async throws -> Int {
         withCounts { counts in
-            let removed = counts.features.values.map(\.count).reduce(0, +) + counts.categories.count
+            let removed =
+                counts.features.values.map(\.count).reduce(0, +) + counts.categories.count
                 + counts.learned.values.map(\.count).reduce(0, +) + counts.trained.count
             counts = Counts()
             return removed

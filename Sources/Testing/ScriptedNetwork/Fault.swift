@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// What can go wrong with one call, as the fake servers inject it: the answers a network's client meets and the
 /// outcomes it then reports, after its own retries. `persistent`: every try of the call met it (else only the first).
@@ -41,7 +41,11 @@ public struct FaultPlan: Sendable {
 
     /// A plan from its parts.
     public init(seed: UInt64, rate: Double, kinds: [Fault] = Fault.allCases, persistentShare: Double = 0.3, always: [String: Fault] = [:]) {
-        self.seed = seed; self.rate = rate; self.kinds = kinds; self.persistentShare = persistentShare; self.always = always
+        self.seed = seed
+        self.rate = rate
+        self.kinds = kinds
+        self.persistentShare = persistentShare
+        self.always = always
     }
 
     /// The fault of the call `operation` about `key`, asked `attempt` times before (nil: none), and whether it persists.

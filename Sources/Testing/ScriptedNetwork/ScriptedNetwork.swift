@@ -33,20 +33,31 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
     /// keeps for an hour; after it, the same key makes a new post); `refusesRepeats`: a text the bot posted within a day
     /// is refused as a duplicate (X; by default a network without idempotent creates does; Misskey does neither);
     /// `showsWarnings`: posts may carry a content warning.
-    public init(world: ScriptedWorld, clock: any BotClock, faults: FaultPlan = .none, name: String = "Scripted", likes: Bool = true,
-                streamsMentions: Bool = false, idempotentCreates: Bool = false, idempotencyWindow: TimeInterval = 3_600, refusesRepeats: Bool? = nil,
-                showsWarnings: Bool = false) {
-        self.world = world; self.clock = clock; self.faults = faults; self.name = name
-        capabilities = NetworkCapabilities(whyNoLikes: likes ? nil : "the scripted network offers no likes", streamsMentions: streamsMentions,
-                                           refusesRepeatsWithin: (refusesRepeats ?? !idempotentCreates) ? 86_400 : nil)
-        self.idempotentCreates = idempotentCreates; self.idempotencyWindow = idempotencyWindow; self.showsWarnings = showsWarnings
+    public init(
+        world: ScriptedWorld, clock: any BotClock, faults: FaultPlan = .none, name: String = "Scripted", likes: Bool = true,
+        streamsMentions: Bool = false, idempotentCreates: Bool = false, idempotencyWindow: TimeInterval = 3_600, refusesRepeats: Bool? = nil,
+        showsWarnings: Bool = false
+    ) {
+        self.world = world
+        self.clock = clock
+        self.faults = faults
+        self.name = name
+        capabilities = NetworkCapabilities(
+            whyNoLikes: likes ? nil : "the scripted network offers no likes", streamsMentions: streamsMentions,
+            refusesRepeatsWithin: (refusesRepeats ?? !idempotentCreates) ? 86_400 : nil)
+        self.idempotentCreates = idempotentCreates
+        self.idempotencyWindow = idempotencyWindow
+        self.showsWarnings = showsWarnings
     }
 
     /// The process is gone: nothing sent from now on has an effect, and every call throws `CancellationError` (those
     /// waiting for an answer at once).
     public func kill() {
         killed.withLock { $0 = true }
-        let waiting = delays.withLock { delays in defer { delays = [:] }; return Array(delays.values) }
+        let waiting = delays.withLock { delays in
+            defer { delays = [:] }
+            return Array(delays.values)
+        }
         waiting.forEach { $0.resume() }
         resume()
     }
@@ -57,7 +68,10 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
 
     /// The stalled process runs again: what it held goes on.
     public func resume() {
-        let held = stalled.withLock { held in defer { held = nil }; return held ?? [] }
+        let held = stalled.withLock { held in
+            defer { held = nil }
+            return held ?? []
+        }
         held.forEach { $0.resume() }
     }
 
@@ -77,14 +91,20 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
     /// it replays the same whatever real time its signalling takes).
     public func hurry() {
         hurried.withLock { $0 = true }
-        let waiting = delays.withLock { delays in defer { delays = [:] }; return Array(delays.values) }
+        let waiting = delays.withLock { delays in
+            defer { delays = [:] }
+            return Array(delays.values)
+        }
         waiting.forEach { $0.resume() }
     }
 
     /// Waits `duration` on the clock, or until the network is killed (then throws `CancellationError`) or hurried.
     private func wait(_ duration: Duration) async throws {
         if hurried.withLock({ $0 }) { return try checkAlive() }
-        let id = delaySequence.withLock { $0 += 1; return $0 }
+        let id = delaySequence.withLock {
+            $0 += 1
+            return $0
+        }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { [clock] in try await clock.sleep(for: duration) }
             group.addTask { [self] in
@@ -123,8 +143,10 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
 
     /// Runs one call: its fault (drawn from the plan), the delay it costs on the clock, its effect on the world (`body`,
     /// run when the call is carried out), and the error the bot sees. Every call is recorded.
-    func call<Result: Sendable>(_ operation: String, key: String, _ kind: Kind,
-                                _ body: @Sendable (inout ScriptedWorld.State, Date) throws -> Result) async throws -> Result {
+    func call<Result: Sendable>(
+        _ operation: String, key: String, _ kind: Kind,
+        _ body: @Sendable (inout ScriptedWorld.State, Date) throws -> Result
+    ) async throws -> Result {
         await passStall()
         try checkAlive()
         // A write leaves only with time left on the process's lease on the bot, and is given no longer than that (the
@@ -183,7 +205,7 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
             record(operation, key, fault, carriedOut: false)
             throw NetworkError.unavailable("\(what): rate-limited until later than a write waits (scripted)")
         case (.create, .serverUnavailable), (.create, .droppedBeforeSending),
-             (.idempotentWrite, .serverUnavailable), (.idempotentWrite, .droppedBeforeSending):
+            (.idempotentWrite, .serverUnavailable), (.idempotentWrite, .droppedBeforeSending):
             // Tried again after a backoff: not when the lease's time is up by then.
             if try await delay(persistent ? 7...7 : 1...3), let deadline = WriteDeadline.current {
                 record(operation, key, fault, carriedOut: false)
@@ -209,8 +231,10 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
     /// The operations a network may refuse for a while.
     static let refusable: Set<String> = ["posts", "likes", "mentions", "homeTimeline", "postExists", "openStream", "like"]
 
-    private func carryOut<Result>(_ operation: String, _ key: String, _ fault: Fault?,
-                                  _ body: @Sendable (inout ScriptedWorld.State, Date) throws -> Result) throws -> Result {
+    private func carryOut<Result>(
+        _ operation: String, _ key: String, _ fault: Fault?,
+        _ body: @Sendable (inout ScriptedWorld.State, Date) throws -> Result
+    ) throws -> Result {
         try checkAlive()
         let now = clock.now()
         return try world.state.withLock { state in
@@ -239,22 +263,28 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
     /// The posts in the bot's form.
     func networkPost(_ post: ScriptedWorld.Post, handles: Bool) -> NetworkPost {
         let author = world.user(post.authorID)
-        return NetworkPost(id: String(post.id), text: post.text, authorID: post.authorID, authorHandle: handles ? author?.handle : nil,
-                           createdAt: post.createdAt, replyToUserID: post.replyToUserID, replyToPostID: post.replyToPostID.map { String($0) },
-                           conversationID: post.conversationID.map { String($0) }, isRepost: post.isRepost,
-                           authorAsksNoBots: author?.asksNoBots ?? false, contentWarning: post.contentWarning)
+        return NetworkPost(
+            id: String(post.id), text: post.text, authorID: post.authorID, authorHandle: handles ? author?.handle : nil,
+            createdAt: post.createdAt, replyToUserID: post.replyToUserID, replyToPostID: post.replyToPostID.map { String($0) },
+            conversationID: post.conversationID.map { String($0) }, isRepost: post.isRepost,
+            authorAsksNoBots: author?.asksNoBots ?? false, contentWarning: post.contentWarning)
     }
 
     /// Pages of what `select` picks at the first page's read (newest first, at most `maxPosts`), `perPage` a page, each
     /// page one call.
-    func pages(_ operation: String, key: String, perPage: Int, maxPosts: Int?, handles: Bool = false,
-               _ select: @escaping @Sendable (ScriptedWorld.State, Date) -> [ScriptedWorld.Post]) -> NetworkPages {
+    func pages(
+        _ operation: String, key: String, perPage: Int, maxPosts: Int?, handles: Bool = false,
+        _ select: @escaping @Sendable (ScriptedWorld.State, Date) -> [ScriptedWorld.Post]
+    ) -> NetworkPages {
         let network = self
         return NetworkPages {
             let list = Mutex<[ScriptedWorld.Post]?>(nil)
             let page = Mutex(0)
             return NetworkPages.Iterator {
-                let number = page.withLock { value in defer { value += 1 }; return value }
+                let number = page.withLock { value in
+                    defer { value += 1 }
+                    return value
+                }
                 let posts = try await network.call(operation, key: "\(key)|page \(number)", .read) { state, now -> [ScriptedWorld.Post] in
                     if let known = list.withLock({ $0 }) { return known }
                     var selected = select(state, now).sorted { $0.id > $1.id }
@@ -281,7 +311,10 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
         return NetworkPages {
             let page = Mutex(0)
             return NetworkPages.Iterator {
-                let number = page.withLock { value in defer { value += 1 }; return value }
+                let number = page.withLock { value in
+                    defer { value += 1 }
+                    return value
+                }
                 let liked = try await network.call("likes", key: "page \(number)", .read) { state, now -> [(ScriptedWorld.Post, Date)] in
                     state.personsLikes.filter { $0.likedAt <= now }.sorted { $0.likedAt > $1.likedAt }
                         .compactMap { like in state.posts[like.postID].map { ($0, like.likedAt) } }.filter { $0.0.isVisible(at: now) }
@@ -290,8 +323,13 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
                 let slice = capped.dropFirst(number * max(1, perPage)).prefix(max(1, perPage))
                 guard !slice.isEmpty else { return nil }
                 // Like times are given, as Misskey's reactions give them.
-                return NetworkPage(posts: slice.map { post, likedAt in var liked = network.networkPost(post, handles: true); liked.likedAt = likedAt; return liked },
-                                   newestID: nil)
+                return NetworkPage(
+                    posts: slice.map { post, likedAt in
+                        var liked = network.networkPost(post, handles: true)
+                        liked.likedAt = likedAt
+                        return liked
+                    },
+                    newestID: nil)
             }
         }
     }
@@ -303,8 +341,10 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
         }
     }
 
-    public func homeTimeline(of userID: String, as account: Account, since sinceID: String?, maxPosts: Int?, perPage: Int,
-                             includingReposts: Bool, for work: Work) -> NetworkPages {
+    public func homeTimeline(
+        of userID: String, as account: Account, since sinceID: String?, maxPosts: Int?, perPage: Int,
+        includingReposts: Bool, for work: Work
+    ) -> NetworkPages {
         let since = sinceID.flatMap { Int64($0) } ?? 0
         return pages("homeTimeline", key: "\(account) since \(since)", perPage: perPage, maxPosts: maxPosts, handles: true) { state, now in
             state.posts.values.filter {
@@ -363,16 +403,20 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
                 return String(made.id)
             }
             // As X: a text the account posted within the window is refused as a duplicate (the bot should never ask).
-            if let repeatWindow, let earlier = state.posts.values.first(where: { post in
-                post.authorID == bot.id && post.deletedAt == nil && post.text == text && post.createdAt > now.addingTimeInterval(-repeatWindow)
-            }) {
+            if let repeatWindow,
+                let earlier = state.posts.values.first(where: { post in
+                    post.authorID == bot.id && post.deletedAt == nil && post.text == text && post.createdAt > now.addingTimeInterval(-repeatWindow)
+                })
+            {
                 state.repeatsRefused.append(text)
-                throw NetworkError.duplicate("\(operation) (\(madeFor)): 403 duplicate content: the bot posted the same text as \(earlier.id) (scripted)")
+                throw NetworkError.duplicate(
+                    "\(operation) (\(madeFor)): 403 duplicate content: the bot posted the same text as \(earlier.id) (scripted)")
             }
             let replied = replyTo.flatMap { state.posts[$0] }
-            var post = ScriptedWorld.Post(id: ScriptedWorld.id(at: now, scripted: false, &state), authorID: bot.id, text: text, createdAt: now,
-                                          replyToPostID: replyTo, replyToUserID: replied?.authorID,
-                                          conversationID: replied.map { $0.conversationID ?? $0.id }, contentWarning: warning)
+            var post = ScriptedWorld.Post(
+                id: ScriptedWorld.id(at: now, scripted: false, &state), authorID: bot.id, text: text, createdAt: now,
+                replyToPostID: replyTo, replyToUserID: replied?.authorID,
+                conversationID: replied.map { $0.conversationID ?? $0.id }, contentWarning: warning)
             post.madeFor = madeFor
             state.posts[post.id] = post
             return String(post.id)
@@ -391,7 +435,8 @@ public final class ScriptedNetwork: MirrorNetwork, Sendable {
         let bot = world.bot.id
         return try await call("ownRecentPost", key: "\(text ?? "*")|\(postID ?? "-")", .readBack) { state, now in
             let newest = state.posts.values.filter { post in
-                post.authorID == bot && post.madeFor != nil && post.isVisible(at: now) && sentSince.map { post.createdAt >= ReadBack.since($0) } ?? true
+                post.authorID == bot && post.madeFor != nil && post.isVisible(at: now)
+                    && sentSince.map { post.createdAt >= ReadBack.since($0) } ?? true
             }.sorted { $0.id > $1.id }.prefix(ReadBack.pageSize(sentSince: sentSince))
             return newest.first { post in (text == nil || post.text == text) && (postID == nil || post.replyToPostID.map(String.init) == postID) }
                 .map { String($0.id) }

@@ -44,14 +44,19 @@ public struct ScriptedPersona: Sendable {
         var random = CallRandom(state: seed &* 0x9E37_79B9_7F4A_7C15 &+ 17)
         self.dayStart = dayStart
         self.timeZone = timeZone
-        let human = ScriptedWorld.User(id: "100", handle: "hanako"), bot = ScriptedWorld.User(id: "200", handle: "hanako_mirror")
+        let human = ScriptedWorld.User(id: "100", handle: "hanako")
+        let bot = ScriptedWorld.User(id: "200", handle: "hanako_mirror")
         let friends = [ScriptedWorld.User(id: "301", handle: "taro"), .init(id: "302", handle: "jiro"), .init(id: "303", handle: "saburo")]
         let stranger = ScriptedWorld.User(id: "400", handle: "stranger")
         let chatty = ScriptedWorld.User(id: "500", handle: "echo_bot")
         let noBots = ScriptedWorld.User(id: "600", handle: "quiet_one", asksNoBots: true)
         let followed = (1...6).map { ScriptedWorld.User(id: "70\($0)", handle: "neighbour\($0)") }
         let world = ScriptedWorld(human: human, bot: bot, others: friends + [stranger, chatty, noBots] + followed)
-        self.world = world; self.friends = friends; self.stranger = stranger; self.chattyBot = chatty; self.noBots = noBots
+        self.world = world
+        self.friends = friends
+        self.stranger = stranger
+        self.chattyBot = chatty
+        self.noBots = noBots
 
         func minuteOfHabit() -> Int {
             // Mornings around 07:30, evenings around 22:00, a little at noon: the person's hours.
@@ -59,7 +64,9 @@ public struct ScriptedPersona: Sendable {
             return (peak + Int.random(in: -45...45, using: &random) + 1_440) % 1_440
         }
         func words(_ count: Int, liking: Bool) -> [String] {
-            (0..<count).map { _ in liking && Bool.random(using: &random) ? Self.liked.randomElement(using: &random)! : Self.other.randomElement(using: &random)! }
+            (0..<count).map { _ in
+                liking && Bool.random(using: &random) ? Self.liked.randomElement(using: &random)! : Self.other.randomElement(using: &random)!
+            }
         }
         var history: [ScriptedWorld.Post] = []
         var serial = 0
@@ -93,32 +100,40 @@ public struct ScriptedPersona: Sendable {
         }
         history.sort { $0.id < $1.id }
         // What the person saw on their timeline before the day, and liked (posts about what they like, mostly).
-        var liked: [ScriptedWorld.Post] = [], seen: [ScriptedWorld.Post] = []
+        var liked: [ScriptedWorld.Post] = []
+        var seen: [ScriptedWorld.Post] = []
         for index in 0..<120 {
             let author = followed.randomElement(using: &random)!
             let at = dayStart.addingTimeInterval(Double(-30 * 86_400 + index * 20_000))
             let likes = index % 3 == 0
             let topic = likes ? [Self.liked.randomElement(using: &random)!, Self.other.randomElement(using: &random)!] : words(2, liking: false)
-            let post = ScriptedWorld.Post(id: world.id(at: at), authorID: author.id, text: "\(topic[0])と\(topic[1]) \(index)", createdAt: at,
-                                          onTimelinesOf: [.human])
+            let post = ScriptedWorld.Post(
+                id: world.id(at: at), authorID: author.id, text: "\(topic[0])と\(topic[1]) \(index)", createdAt: at,
+                onTimelinesOf: [.human])
             if likes { liked.append(post) } else { seen.append(post) }
         }
         world.add(history + liked + seen)
         for post in liked { world.addPersonsLike(post.id, at: post.createdAt.addingTimeInterval(600)) }
-        self.history = history; self.liked = liked; self.seen = seen
+        self.history = history
+        self.liked = liked
+        self.seen = seen
 
         // The day.
         var day: [ScriptedWorld.Post] = []
         func at(_ minute: Int, _ second: Int = 0) -> Date { dayStart.addingTimeInterval(Double(minute * 60 + second)) }
-        func mention(_ author: ScriptedWorld.User, _ minute: Int, _ text: String, conversation: Int64? = nil, repost: Bool = false) -> ScriptedWorld.Post {
+        func mention(_ author: ScriptedWorld.User, _ minute: Int, _ text: String, conversation: Int64? = nil, repost: Bool = false)
+            -> ScriptedWorld.Post
+        {
             let date = at(minute, Int.random(in: 0..<60, using: &random))
             let id = world.id(at: date)
-            return ScriptedWorld.Post(id: id, authorID: author.id, text: "@\(bot.handle) \(text)", createdAt: date, conversationID: conversation ?? id,
-                                      isRepost: repost, mentionsBot: true)
+            return ScriptedWorld.Post(
+                id: id, authorID: author.id, text: "@\(bot.handle) \(text)", createdAt: date, conversationID: conversation ?? id,
+                isRepost: repost, mentionsBot: true)
         }
         // A mention from before the bot's first start: never answered.
         let before = dayStart.addingTimeInterval(-3_600)
-        day.append(ScriptedWorld.Post(id: world.id(at: before), authorID: friends[0].id, text: "@\(bot.handle) 昨日の話", createdAt: before, mentionsBot: true))
+        day.append(
+            ScriptedWorld.Post(id: world.id(at: before), authorID: friends[0].id, text: "@\(bot.handle) 昨日の話", createdAt: before, mentionsBot: true))
         for friend in friends {
             for _ in 0..<Int.random(in: 2...4, using: &random) { day.append(mention(friend, Int.random(in: 420..<1_380, using: &random), "元気？")) }
         }
@@ -134,7 +149,8 @@ public struct ScriptedPersona: Sendable {
         for _ in 0..<2 { day.append(mention(friends[2], Int.random(in: 1_000..<1_380, using: &random), "聞いてる？")) }
         self.optOutMentions = [(friends[2], friendStops.id), (followed[0], neighbourStops.id), (stranger, strangerStops.id)]
         let pauseMinute = Int.random(in: 600..<900, using: &random)
-        let pause = mention(human, pauseMinute, "停止"), resume = mention(human, pauseMinute + Int.random(in: 120..<240, using: &random), "再開")
+        let pause = mention(human, pauseMinute, "停止")
+        let resume = mention(human, pauseMinute + Int.random(in: 120..<240, using: &random), "再開")
         day += [pause, resume]
         (self.pauseMentionID, self.resumeMentionID) = (pause.id, resume.id)
         day.append(mention(bot, Int.random(in: 600..<1_200, using: &random), "自分への言及"))
@@ -152,8 +168,9 @@ public struct ScriptedPersona: Sendable {
             let date = at(slot, Int.random(in: 0..<60, using: &random))
             let likesIt = Int.random(in: 0..<4, using: &random) == 0
             let topic = likesIt ? [Self.liked.randomElement(using: &random)!, Self.other.randomElement(using: &random)!] : words(2, liking: false)
-            var post = ScriptedWorld.Post(id: world.id(at: date), authorID: author.id, text: "\(topic[0])と\(topic[1])、\(slot)", createdAt: date,
-                                          isRepost: slot % 170 == 0, onTimelinesOf: [.human, .bot])
+            var post = ScriptedWorld.Post(
+                id: world.id(at: date), authorID: author.id, text: "\(topic[0])と\(topic[1])、\(slot)", createdAt: date,
+                isRepost: slot % 170 == 0, onTimelinesOf: [.human, .bot])
             if slot % 250 == 0 { post.authorID = human.id }
             day.append(post)
             if likesIt && !post.isRepost { world.addPersonsLike(post.id, at: date.addingTimeInterval(900)) }

@@ -16,7 +16,11 @@ public final class ScriptedWorld: Sendable {
         public var asksNoBots: Bool
 
         /// A user from its parts.
-        public init(id: String, handle: String, asksNoBots: Bool = false) { self.id = id; self.handle = handle; self.asksNoBots = asksNoBots }
+        public init(id: String, handle: String, asksNoBots: Bool = false) {
+            self.id = id
+            self.handle = handle
+            self.asksNoBots = asksNoBots
+        }
     }
 
     /// A post on the network.
@@ -49,12 +53,22 @@ public final class ScriptedWorld: Sendable {
         public var onTimelinesOf: Set<Account> = []
 
         /// A post from its parts.
-        public init(id: Int64, authorID: String, text: String, createdAt: Date, replyToPostID: Int64? = nil, replyToUserID: String? = nil,
-                    conversationID: Int64? = nil, isRepost: Bool = false, contentWarning: String? = nil, mentionsBot: Bool = false,
-                    onTimelinesOf: Set<Account> = []) {
-            self.id = id; self.authorID = authorID; self.text = text; self.createdAt = createdAt; self.replyToPostID = replyToPostID
-            self.replyToUserID = replyToUserID; self.conversationID = conversationID; self.isRepost = isRepost; self.contentWarning = contentWarning
-            self.mentionsBot = mentionsBot; self.onTimelinesOf = onTimelinesOf
+        public init(
+            id: Int64, authorID: String, text: String, createdAt: Date, replyToPostID: Int64? = nil, replyToUserID: String? = nil,
+            conversationID: Int64? = nil, isRepost: Bool = false, contentWarning: String? = nil, mentionsBot: Bool = false,
+            onTimelinesOf: Set<Account> = []
+        ) {
+            self.id = id
+            self.authorID = authorID
+            self.text = text
+            self.createdAt = createdAt
+            self.replyToPostID = replyToPostID
+            self.replyToUserID = replyToUserID
+            self.conversationID = conversationID
+            self.isRepost = isRepost
+            self.contentWarning = contentWarning
+            self.mentionsBot = mentionsBot
+            self.onTimelinesOf = onTimelinesOf
         }
 
         /// Whether it can be seen at `date`: posted, and not deleted.
@@ -95,7 +109,11 @@ public final class ScriptedWorld: Sendable {
     public let others: [User]
 
     /// A world of these users.
-    public init(human: User, bot: User, others: [User]) { self.human = human; self.bot = bot; self.others = others }
+    public init(human: User, bot: User, others: [User]) {
+        self.human = human
+        self.bot = bot
+        self.others = others
+    }
 
     /// The user with `id`.
     public func user(_ id: String) -> User? { ([human, bot] + others).first { $0.id == id } }

@@ -9,9 +9,11 @@ enum MentionForms {
     /// digits and `_` (X's names are 1 to 15 of them; a longer run is still taken whole, as someone named).
     nonisolated(unsafe) static let x = #/(?:^|[^A-Za-z0-9_])[@＠]([A-Za-z0-9_]+)/#
     /// Mastodon and Misskey: `@user@host`, the host a domain of two labels or more.
-    nonisolated(unsafe) static let fediverse = #/(?:^|[^A-Za-z0-9_])[@＠]([A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+)/#
+    nonisolated(unsafe) static let fediverse =
+        #/(?:^|[^A-Za-z0-9_])[@＠]([A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+)/#
     /// Bluesky: `@` and a handle, a domain name of two labels or more (`alice.bsky.social`).
-    nonisolated(unsafe) static let bluesky = #/(?:^|[^A-Za-z0-9_])[@＠]([A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+)/#
+    nonisolated(unsafe) static let bluesky =
+        #/(?:^|[^A-Za-z0-9_])[@＠]([A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+)/#
 
     /// Every name `text` mentions in any network's form.
     static func names(in text: String) -> Set<String> {

@@ -1,5 +1,5 @@
-import BotClock
 import BotAssembly
+import BotClock
 import BotCore
 import Classifier
 import Daemon
@@ -30,7 +30,13 @@ struct VirtualDay: Sendable {
         /// Whether a create sent again is the same post.
         var idempotentCreates: Bool { self == .mastodonLike }
         /// Its name in log lines.
-        var name: String { switch self { case .xLike: "X-like"; case .mastodonLike: "Mastodon-like"; case .misskeyLike: "Misskey-like" } }
+        var name: String {
+            switch self {
+            case .xLike: "X-like"
+            case .mastodonLike: "Mastodon-like"
+            case .misskeyLike: "Misskey-like"
+            }
+        }
     }
 
     /// How a run of the daemon ends.
@@ -94,10 +100,14 @@ struct VirtualDay: Sendable {
         case 1:
             runs.append(Run(until: moment(300..<1_300), stop: .graceful, downtime: Double(Int.random(in: 1...20, using: &random) * 60)))
         case 2:
-            let first = moment(200..<700), second = moment(800..<1_300)
+            let first = moment(200..<700)
+            let second = moment(800..<1_300)
             runs.append(Run(until: first, stop: .crash, downtime: Double(Int.random(in: 0...15, using: &random) * 60)))
             let stop = [Stop.crash, .graceful, .stall][Int.random(in: 0...2, using: &random)]
-            runs.append(Run(until: second, stop: stop, downtime: stop == .stall ? Double(Int.random(in: 1...40, using: &random)) : Double(Int.random(in: 1...5, using: &random) * 60)))
+            runs.append(
+                Run(
+                    until: second, stop: stop,
+                    downtime: stop == .stall ? Double(Int.random(in: 1...40, using: &random)) : Double(Int.random(in: 1...5, using: &random) * 60)))
         default:
             break
         }
@@ -125,8 +135,9 @@ struct VirtualDay: Sendable {
 
     /// The daemon's settings on this day's network.
     var settings: DaemonSettings {
-        DaemonSettings(timeZone: Self.timeZone, postLinks: flavour != .xLike, likes: .auto, checksOriginals: true,
-                       likeDecision: LikeSettings(threshold: 3, calibrates: calibratesLikes, models: [.original]))
+        DaemonSettings(
+            timeZone: Self.timeZone, postLinks: flavour != .xLike, likes: .auto, checksOriginals: true,
+            likeDecision: LikeSettings(threshold: 3, calibrates: calibratesLikes, models: [.original]))
     }
 
     /// Runs the day.
@@ -135,20 +146,26 @@ struct VirtualDay: Sendable {
         let clock = ManualBotClock(now: Self.dayStart)
         let memory = InMemoryStoreSet(settings: StoreSettings(timeZone: Self.timeZone).forDaemon())
         // What the trainings stored before the day: the person's posts, what they liked and saw.
-        try await memory.archive.insert(persona.history.map { post in
-            ArchivedTweet(tweetID: post.id, text: post.text, replyUserID: post.replyToUserID.flatMap { Int64($0) }, createdAt: post.createdAt)
-        })
+        try await memory.archive.insert(
+            persona.history.map { post in
+                ArchivedTweet(tweetID: post.id, text: post.text, replyUserID: post.replyToUserID.flatMap { Int64($0) }, createdAt: post.createdAt)
+            })
         guard let counts = try memory.sharedWordCounts(now: { clock.now() }) else { throw CancellationError() }
         let trainer = FavoriteClassifier(store: counts, tokenizer: Self.tokenizer, threshold: 3, examples: ExampleRecorder(memory.examples))
-        let tweet = { (post: ScriptedWorld.Post) in (String(post.id), FavoriteClassifier.Tweet(text: post.text, authorUsername: persona.world.user(post.authorID)?.handle)) }
+        let tweet = { (post: ScriptedWorld.Post) in
+            (String(post.id), FavoriteClassifier.Tweet(text: post.text, authorUsername: persona.world.user(post.authorID)?.handle))
+        }
         _ = try await trainer.learnOnce(persona.seen.map(tweet) + persona.liked.map(tweet), as: .normal, source: .timeline, at: Self.dayStart)
         _ = try await trainer.learnOnce(persona.liked.map(tweet), as: .favorite, source: .likes, at: Self.dayStart)
         // `train classifier` stores the person's likes with their times (the scripted network gives them).
-        try await memory.likes.recordPersonLikes(persona.liked.map { PersonLike(postID: $0.id, likedAt: $0.createdAt.addingTimeInterval(600), isExact: true) })
+        try await memory.likes.recordPersonLikes(
+            persona.liked.map { PersonLike(postID: $0.id, likedAt: $0.createdAt.addingTimeInterval(600), isExact: true) })
 
         let log = LogRecorder()
         // Tracing a day (VIRTUAL_DAY_TRACE): every line to standard error.
-        let logger = ProcessInfo.processInfo.environment["VIRTUAL_DAY_TRACE"] == nil ? log.logger(level: .info)
+        let logger =
+            ProcessInfo.processInfo.environment["VIRTUAL_DAY_TRACE"] == nil
+            ? log.logger(level: .info)
             : Logger(label: "day") { label in
                 var handler = StreamLogHandler.standardError(label: label)
                 handler.logLevel = .debug
@@ -162,10 +179,12 @@ struct VirtualDay: Sendable {
             var stalled: Task<Void, any Error>?
             var afterStall = false
             for run in runs {
-                let network = ScriptedNetwork(world: persona.world, clock: clock, faults: faults, name: flavour.name,
-                                              likes: flavour != .xLike, streamsMentions: flavour != .xLike,
-                                              idempotentCreates: flavour.idempotentCreates, refusesRepeats: flavour == .xLike, showsWarnings: flavour != .xLike)
-                let stores: InMemoryStoreSet, lease: any DaemonLease
+                let network = ScriptedNetwork(
+                    world: persona.world, clock: clock, faults: faults, name: flavour.name,
+                    likes: flavour != .xLike, streamsMentions: flavour != .xLike,
+                    idempotentCreates: flavour.idempotentCreates, refusesRepeats: flavour == .xLike, showsWarnings: flavour != .xLike)
+                let stores: InMemoryStoreSet
+                let lease: any DaemonLease
                 var fleetHold: InMemoryFleetLease?
                 if run.stop == .stall || afterStall {
                     let claimed = try memory.claim(clock: clock, length: Self.fleetLease.length, round: Self.fleetLease.round)
@@ -174,11 +193,13 @@ struct VirtualDay: Sendable {
                     stores = memory.process()
                     lease = try await stores.takeLease(logger: logger)
                 }
-                let classifier = FavoriteClassifier(store: try stores.sharedWordCounts(now: { clock.now() })!, tokenizer: Self.tokenizer, threshold: 3,
-                                                    examples: ExampleRecorder(stores.examples), logger: logger)
+                let classifier = FavoriteClassifier(
+                    store: try stores.sharedWordCounts(now: { clock.now() })!, tokenizer: Self.tokenizer, threshold: 3,
+                    examples: ExampleRecorder(stores.examples), logger: logger)
                 let startedAt = clock.now()
-                let parts = DaemonComposition.Parts(settings: settings, database: stores, classifier: classifier, network: network, clock: clock,
-                                                    lease: lease, leaseClock: clock, logger: logger)
+                let parts = DaemonComposition.Parts(
+                    settings: settings, database: stores, classifier: classifier, network: network, clock: clock,
+                    lease: lease, leaseClock: clock, logger: logger)
                 let duration = run.stop == .graceful ? run.until.timeIntervalSince(startedAt) : nil
                 var options = DaemonRunner.Options(duration: duration, handlesSignals: false, seed: seed &+ UInt64(startedAt.timeIntervalSince1970))
                 // The stop's limits are real time; a test machine running many suites may give this one little of it.
@@ -230,8 +251,9 @@ struct VirtualDay: Sendable {
             }
             try await stalled?.value
         }
-        return Outcome(day: self, persona: persona, stores: memory, settings: settings, runs: began.withLock { $0 }, log: log,
-                       advances: executor.advances, stuck: executor.stuck)
+        return Outcome(
+            day: self, persona: persona, stores: memory, settings: settings, runs: began.withLock { $0 }, log: log,
+            advances: executor.advances, stuck: executor.stuck)
     }
 }
 
@@ -240,8 +262,10 @@ extension VirtualDay: CustomStringConvertible {
     var description: String {
         let stops = runs.map { run in
             "\(LocalTime(of: run.until, in: Self.timeZone).clockTime) (\(run.stop.rawValue)"
-                + (run.stop == .stall ? ", taken over, runs again \(Int(run.downtime)) s later)" : run.downtime > 0 ? ", down \(Int(run.downtime / 60)) min)" : ")")
+                + (run.stop == .stall
+                    ? ", taken over, runs again \(Int(run.downtime)) s later)" : run.downtime > 0 ? ", down \(Int(run.downtime / 60)) min)" : ")")
         }
-        return "seed \(seed): \(flavour.rawValue), faults \(Int(faultRate * 100))%, runs until \(stops.joined(separator: ", "))\(calibratesLikes ? ", likes calibrated" : "")"
+        return
+            "seed \(seed): \(flavour.rawValue), faults \(Int(faultRate * 100))%, runs until \(stops.joined(separator: ", "))\(calibratesLikes ? ", likes calibrated" : "")"
     }
 }

@@ -1,9 +1,9 @@
 import BotClock
+import Consent
+import Daemon
 import Foundation
 import ScriptedNetwork
 import Stores
-import Consent
-import Daemon
 
 /// What a day must show, whatever its faults and restarts, each a sentence naming what went wrong: every slot posted at
 /// its minute exactly (or, due while the bot was down, as its poster began, within the grace), its post made on the
@@ -53,13 +53,20 @@ struct VirtualDayChecks {
                 let next = outcome.runs.first { $0.posterBegan > due }
                 switch slot.state {
                 case .posted:
-                    guard let postedAt = slot.postedAt else { problems.append("\(label) posted without a time"); continue }
+                    guard let postedAt = slot.postedAt else {
+                        problems.append("\(label) posted without a time")
+                        continue
+                    }
                     problems += madeInTime(slot, day: day, due: due, startedAt: postedAt, label: label)
                     if running != nil {
-                        if postedAt != due { problems.append("\(label) posted at \(time(postedAt)), not at its minute (\(postedAt.timeIntervalSince(due)) s late)") }
+                        if postedAt != due {
+                            problems.append("\(label) posted at \(time(postedAt)), not at its minute (\(postedAt.timeIntervalSince(due)) s late)")
+                        }
                     } else if let next, next.posterBegan.timeIntervalSince(due) <= grace {
                         if postedAt != next.posterBegan && postedAt != due {
-                            problems.append("\(label), due while the bot was down, posted at \(time(postedAt)), not as the poster began at \(time(next.posterBegan))")
+                            problems.append(
+                                "\(label), due while the bot was down, posted at \(time(postedAt)), not as the poster began at \(time(next.posterBegan))"
+                            )
                         }
                     } else {
                         problems.append("\(label) posted at \(time(postedAt)) though no poster ran within the grace of its minute")
@@ -74,16 +81,21 @@ struct VirtualDayChecks {
                     if due < VirtualDay.end.addingTimeInterval(-60) { problems.append("\(label) never handled") }
                 }
                 if slot.postedUnchecked, let postedAt = slot.postedAt, postedAt < VirtualDay.end.addingTimeInterval(-4_200) {
-                    guard let checkedAt = slot.originalCheckedAt else { problems.append("\(label) posted unchecked and never looked up"); continue }
+                    guard let checkedAt = slot.originalCheckedAt else {
+                        problems.append("\(label) posted unchecked and never looked up")
+                        continue
+                    }
                     // Within the hour; or, where the network did not answer look-ups (refused them for a while, failed),
                     // within one pass (10 minutes) of its answering again.
-                    let answeredAgain = world.calls.filter { $0.operation == "postExists" && !$0.carriedOut && $0.at < checkedAt }
+                    let answeredAgain =
+                        world.calls.filter { $0.operation == "postExists" && !$0.carriedOut && $0.at < checkedAt }
                         .map { $0.fault == .refused ? $0.at.addingTimeInterval(3_600) : $0.at }.max() ?? .distantPast
                     let deadline = max(postedAt.addingTimeInterval(3_600), answeredAgain.addingTimeInterval(600 + 60))
                     if checkedAt > deadline { problems.append("\(label) posted unchecked, looked up only at \(time(checkedAt))") }
                 }
                 if slot.state == .posted, !slot.postedUnchecked, let source = slot.sourceTweetID,
-                   let deletedAt = world.posts[source]?.deletedAt, deletedAt < due.addingTimeInterval(-Double(300)) {
+                    let deletedAt = world.posts[source]?.deletedAt, deletedAt < due.addingTimeInterval(-Double(300))
+                {
                     problems.append("\(label) posted a copy of \(source), deleted at \(time(deletedAt)), as checked")
                 }
             }
@@ -112,7 +124,9 @@ struct VirtualDayChecks {
         for (purpose, posts) in made where posts.count > 1 {
             problems.append("\(purpose) made \(posts.count) times on the network: \(posts.map(\.id))")
         }
-        for text in world.repeatsRefused { problems.append("asked to post \"\(text)\" again within the network's repeat window: refused as a duplicate") }
+        for text in world.repeatsRefused {
+            problems.append("asked to post \"\(text)\" again within the network's repeat window: refused as a duplicate")
+        }
         // No text twice from the slots, whether or not the network would refuse it (Misskey posts whatever it is sent).
         let slotPosts = world.botPosts.filter { ($0.madeFor ?? "").hasPrefix("post:") }
         for (text, posts) in Dictionary(grouping: slotPosts, by: \.text) where posts.count > 1 {
@@ -122,18 +136,28 @@ struct VirtualDayChecks {
         for day in [VirtualDay.day, "2026-11-24"] {
             for slot in try await outcome.stores.plans.slots(of: day) ?? [] where slot.state == .posted {
                 let purpose = "post:slot \(day) \(slot.minute)"
-                guard let id = slot.botTweetID else { problems.append("\(purpose) recorded posted without its post's id"); continue }
+                guard let id = slot.botTweetID else {
+                    problems.append("\(purpose) recorded posted without its post's id")
+                    continue
+                }
                 recorded[purpose] = id
-                guard let post = world.posts[id], post.madeFor == purpose else { problems.append("\(purpose) recorded as \(id), which the network does not have for it"); continue }
+                guard let post = world.posts[id], post.madeFor == purpose else {
+                    problems.append("\(purpose) recorded as \(id), which the network does not have for it")
+                    continue
+                }
                 if let source = slot.sourceTweetID, let original = persona.history.first(where: { $0.id == source }) ?? world.posts[source],
-                   post.text != original.text {
+                    post.text != original.text
+                {
                     problems.append("\(purpose) posted \"\(post.text)\", not its original \(source)'s text")
                 }
             }
         }
         for mention in try await outcome.stores.mentions.handledMentions() where mention.state == .replied {
             let purpose = "reply:\(mention.mentionTweetID)"
-            guard let id = mention.replyTweetID else { problems.append("\(purpose) recorded answered without its answer's id"); continue }
+            guard let id = mention.replyTweetID else {
+                problems.append("\(purpose) recorded answered without its answer's id")
+                continue
+            }
             recorded[purpose] = id
             if world.posts[id]?.madeFor != purpose { problems.append("\(purpose) recorded as \(id), which the network does not have for it") }
         }
@@ -151,7 +175,10 @@ struct VirtualDayChecks {
         let answered = handled.filter { $0.state == .replied }
         let posts = world.posts
         for mention in answered {
-            guard let post = posts[mention.mentionTweetID] else { problems.append("answered \(mention.mentionTweetID), which is no mention"); continue }
+            guard let post = posts[mention.mentionTweetID] else {
+                problems.append("answered \(mention.mentionTweetID), which is no mention")
+                continue
+            }
             let who = world.user(post.authorID)?.handle ?? post.authorID
             if post.authorID == world.bot.id { problems.append("answered the bot's own post \(post.id)") }
             if post.isRepost { problems.append("answered the repost \(post.id)") }
@@ -163,17 +190,21 @@ struct VirtualDayChecks {
             let times = mentions.map(\.handledAt).sorted()
             for (index, time) in times.enumerated() {
                 let inHour = times[index...].prefix { $0.timeIntervalSince(time) < 3_600 }.count
-                if inHour > outcome.settings.replyLimitPerUser { problems.append("answered user \(author) \(inHour) times within the hour from \(self.time(time))") }
+                if inHour > outcome.settings.replyLimitPerUser {
+                    problems.append("answered user \(author) \(inHour) times within the hour from \(self.time(time))")
+                }
             }
         }
-        for (conversation, mentions) in Dictionary(grouping: answered, by: { posts[$0.mentionTweetID]?.conversationID ?? -1 }) where mentions.count > outcome.settings.maxThreadReplies {
+        for (conversation, mentions) in Dictionary(grouping: answered, by: { posts[$0.mentionTweetID]?.conversationID ?? -1 })
+        where mentions.count > outcome.settings.maxThreadReplies {
             problems.append("answered \(mentions.count) times in conversation \(conversation)")
         }
         // Every friend's mention of the day is handled: answered, or skipped saying why.
         let handledIDs = Set(handled.filter { $0.state == .replied || $0.state == .skipped }.map(\.mentionTweetID))
         for id in persona.mentionIDs {
             guard let post = posts[id], persona.friends.contains(where: { $0.id == post.authorID }), !post.isRepost,
-                  post.createdAt >= VirtualDay.dayStart, post.createdAt < VirtualDay.end.addingTimeInterval(-600) else { continue }
+                post.createdAt >= VirtualDay.dayStart, post.createdAt < VirtualDay.end.addingTimeInterval(-600)
+            else { continue }
             if !handledIDs.contains(id) { problems.append("the friend's mention \(id) of \(time(post.createdAt)) was never handled") }
         }
         for mention in handled where mention.state == .skipped && (mention.reason ?? "").isEmpty {
@@ -189,8 +220,13 @@ struct VirtualDayChecks {
         let networkLikes = world.likes
         let posts = world.posts
         for like in recorded {
-            guard let post = posts[like.tweetID] else { problems.append("liked \(like.tweetID), which is not on the network"); continue }
-            if post.authorID == world.human.id || post.authorID == world.bot.id { problems.append("liked \(post.id), a post of the person or the bot") }
+            guard let post = posts[like.tweetID] else {
+                problems.append("liked \(like.tweetID), which is not on the network")
+                continue
+            }
+            if post.authorID == world.human.id || post.authorID == world.bot.id {
+                problems.append("liked \(post.id), a post of the person or the bot")
+            }
             if post.isRepost { problems.append("liked the repost \(post.id)") }
         }
         if Set(recorded.map(\.tweetID)) != Set(networkLikes.keys) {
@@ -198,7 +234,8 @@ struct VirtualDayChecks {
         }
         // Planned as posts are: each like made at a liked slot of its day's plan, at the slot's minute (within the grace, or the wait for a post),
         // never more than the person's busiest day of liking; every skipped slot says why.
-        let busiest = Dictionary(grouping: try await outcome.stores.likes.personLikes()) { LocalTime(of: $0.likedAt, in: VirtualDay.timeZone).day }
+        let busiest =
+            Dictionary(grouping: try await outcome.stores.likes.personLikes()) { LocalTime(of: $0.likedAt, in: VirtualDay.timeZone).day }
             .values.map(\.count).max() ?? 0
         var planned: Set<Int64> = []
         for day in [VirtualDay.day, "2026-11-24"] {
@@ -214,10 +251,14 @@ struct VirtualDayChecks {
                         problems.append("like slot \(LocalTime.clockTime(slot.minute)) of \(day) liked at \(time(at))")
                     }
                 }
-                if slot.state == .skipped && (slot.reason ?? "").isEmpty { problems.append("like slot \(LocalTime.clockTime(slot.minute)) of \(day) skipped without a reason") }
+                if slot.state == .skipped && (slot.reason ?? "").isEmpty {
+                    problems.append("like slot \(LocalTime.clockTime(slot.minute)) of \(day) skipped without a reason")
+                }
             }
         }
-        if Set(recorded.map(\.tweetID)) != planned { problems.append("likes \(recorded.map(\.tweetID).sorted()) are not the liked slots' \(planned.sorted())") }
+        if Set(recorded.map(\.tweetID)) != planned {
+            problems.append("likes \(recorded.map(\.tweetID).sorted()) are not the liked slots' \(planned.sorted())")
+        }
         return problems
     }
 
@@ -231,13 +272,18 @@ struct VirtualDayChecks {
         let posts = world.posts
         for (author, id) in persona.optOutMentions {
             guard let asked = posts[id], let handledAt = handled[id]?.handledAt else {
-                if (posts[id]?.createdAt ?? .distantFuture) < VirtualDay.end.addingTimeInterval(-600) { problems.append("the opt-out mention \(id) of @\(author.handle) was never handled") }
+                if (posts[id]?.createdAt ?? .distantFuture) < VirtualDay.end.addingTimeInterval(-600) {
+                    problems.append("the opt-out mention \(id) of @\(author.handle) was never handled")
+                }
                 continue
             }
             if handled[id]?.state == .replied { problems.append("answered @\(author.handle)'s opt-out \(id)") }
-            if !optOuts.contains(where: { $0.accountID == author.id }) { problems.append("@\(author.handle) asked the bot to stop at \(time(asked.createdAt)) and is not on the opt-out list") }
+            if !optOuts.contains(where: { $0.accountID == author.id }) {
+                problems.append("@\(author.handle) asked the bot to stop at \(time(asked.createdAt)) and is not on the opt-out list")
+            }
             for mention in handled.values where mention.authorID == Int64(author.id) && mention.state == .replied && mention.handledAt > handledAt {
-                problems.append("answered @\(author.handle) (\(mention.mentionTweetID)) at \(time(mention.handledAt)), after they asked the bot to stop")
+                problems.append(
+                    "answered @\(author.handle) (\(mention.mentionTweetID)) at \(time(mention.handledAt)), after they asked the bot to stop")
             }
             for like in try await outcome.stores.likes.likes() where like.authorID == Int64(author.id) && like.likedAt > handledAt {
                 problems.append("liked @\(author.handle)'s \(like.tweetID) at \(time(like.likedAt)), after they asked the bot to stop")
@@ -245,7 +291,8 @@ struct VirtualDayChecks {
         }
         if optOuts.contains(where: { $0.accountID == world.human.id }) { problems.append("the person is on the opt-out list") }
         // The pause: from when the command was read to when the resume was read.
-        let pausedFrom = handled[persona.pauseMentionID]?.handledAt, resumedAt = handled[persona.resumeMentionID]?.handledAt
+        let pausedFrom = handled[persona.pauseMentionID]?.handledAt
+        let resumedAt = handled[persona.resumeMentionID]?.handledAt
         if pausedFrom == nil, let pause = posts[persona.pauseMentionID], pause.createdAt < VirtualDay.end.addingTimeInterval(-600) {
             problems.append("the person's pause of \(time(pause.createdAt)) was never read")
         }
@@ -254,7 +301,9 @@ struct VirtualDayChecks {
                 let due = LocalTime.date(of: slot.minute, on: day, in: VirtualDay.timeZone)!
                 let label = "slot \(LocalTime.clockTime(slot.minute)) of \(day)"
                 let pausedAtDue = pausedFrom.map { $0 <= due && due < (resumedAt ?? .distantFuture) } ?? false
-                if slot.state == .posted, let postedAt = slot.postedAt, let pausedFrom, pausedFrom <= postedAt, postedAt < (resumedAt ?? .distantFuture) {
+                if slot.state == .posted, let postedAt = slot.postedAt, let pausedFrom, pausedFrom <= postedAt,
+                    postedAt < (resumedAt ?? .distantFuture)
+                {
                     problems.append("\(label) posted at \(time(postedAt)) while the person had paused posting (from \(time(pausedFrom)))")
                 }
                 if slot.state == .skipped, (slot.reason ?? "").hasPrefix("paused by the person"), !pausedAtDue {
@@ -267,12 +316,16 @@ struct VirtualDayChecks {
             // The product's finder and the checks' own: a form one misses, the other finds.
             let names = Set(ArchiveRules.mentionedNames(in: post.text)).union(MentionForms.names(in: post.text)).sorted()
             guard !names.isEmpty else { continue }
-            guard let purpose = post.madeFor, purpose.hasPrefix("reply:"), let mentionID = Int64(purpose.dropFirst(6)), let mention = posts[mentionID],
-                  let answered = world.user(mention.authorID)?.handle.lowercased() else {
+            guard let purpose = post.madeFor, purpose.hasPrefix("reply:"), let mentionID = Int64(purpose.dropFirst(6)),
+                let mention = posts[mentionID],
+                let answered = world.user(mention.authorID)?.handle.lowercased()
+            else {
                 problems.append("\(post.madeFor ?? "a post") mentions \(names) on the network: \"\(post.text)\"")
                 continue
             }
-            if names.contains(where: { $0 != answered }) { problems.append("the answer to @\(answered) (\(mentionID)) mentions \(names): \"\(post.text)\"") }
+            if names.contains(where: { $0 != answered }) {
+                problems.append("the answer to @\(answered) (\(mentionID)) mentions \(names): \"\(post.text)\"")
+            }
         }
         return problems
     }

@@ -40,10 +40,13 @@ struct VirtualDayTests {
             var faults: [Fault: Int] = [:]
             for call in outcome.world.calls { if let fault = call.fault { faults[fault, default: 0] += 1 } }
             let slots = try await outcome.stores.plans.slots(of: VirtualDay.day) ?? []
-            return DayResult(day: day, problems: problems, faults: faults, posted: slots.filter { $0.state == .posted }.count,
-                             answered: try await outcome.stores.mentions.handledCount(state: .replied), likes: try await outcome.stores.likes.count(),
-                             advances: outcome.advances, log: Array(outcome.log.lines.suffix(40)),
-                             fencedWrites: outcome.world.calls.filter { ["post", "reply", "like", "deletePost"].contains($0.operation) && $0.fault == nil && !$0.carriedOut }.count)
+            return DayResult(
+                day: day, problems: problems, faults: faults, posted: slots.filter { $0.state == .posted }.count,
+                answered: try await outcome.stores.mentions.handledCount(state: .replied), likes: try await outcome.stores.likes.count(),
+                advances: outcome.advances, log: Array(outcome.log.lines.suffix(40)),
+                fencedWrites: outcome.world.calls.filter {
+                    ["post", "reply", "like", "deletePost"].contains($0.operation) && $0.fault == nil && !$0.carriedOut
+                }.count)
         } catch {
             return DayResult(day: day, problems: ["the day failed: \(error)"], faults: [:], posted: 0, answered: 0, likes: 0, advances: 0, log: [])
         }
@@ -64,7 +67,8 @@ struct VirtualDayTests {
             }
         }
         for result in results.sorted(by: { $0.day.seed < $1.day.seed }) where !result.problems.isEmpty {
-            Issue.record("""
+            Issue.record(
+                """
                 \(result.day) (run it alone: VIRTUAL_DAY_SEEDS=\(result.day.seed)): \(result.problems.count) problems
                   \(result.problems.prefix(8).joined(separator: "\n  "))
                 last log lines:
@@ -97,10 +101,14 @@ struct VirtualDayTests {
             #expect(stallDays.map(\.fencedWrites).reduce(0, +) > 0, "no write of a stalled process was fenced off in \(stallDays.count) failovers")
         }
         let elapsed = ContinuousClock.now - started
-        print("virtual days: \(results.count) in \(elapsed) (\(results.filter { $0.day.runs.contains { $0.stop == .stall } }.count) failovers, \(results.map(\.fencedWrites).reduce(0, +)) writes fenced off; \(results.map(\.advances).reduce(0, +)) clock moves; \(results.map(\.posted).reduce(0, +)) posts, \(results.map(\.answered).reduce(0, +)) answers, \(results.map(\.likes).reduce(0, +)) likes; \(chaotic.count) days with faults)")
+        print(
+            "virtual days: \(results.count) in \(elapsed) (\(results.filter { $0.day.runs.contains { $0.stop == .stall } }.count) failovers, \(results.map(\.fencedWrites).reduce(0, +)) writes fenced off; \(results.map(\.advances).reduce(0, +)) clock moves; \(results.map(\.posted).reduce(0, +)) posts, \(results.map(\.answered).reduce(0, +)) answers, \(results.map(\.likes).reduce(0, +)) likes; \(chaotic.count) days with faults)"
+        )
     }
 
-    @Test("The checks see what they check: a good day doctored after the fact (a slot's post made late though its create met no fault; a slot's post made twice on the network) is found wrong, each saying so")
+    @Test(
+        "The checks see what they check: a good day doctored after the fact (a slot's post made late though its create met no fault; a slot's post made twice on the network) is found wrong, each saying so"
+    )
     func checksCatchDoctoredDays() async throws {
         // A day without faults (seed 6: fault rate 0 is asserted below), whose checks find nothing.
         let outcome = try await VirtualDay(seed: 6).run()
@@ -129,8 +137,11 @@ struct VirtualDayTests {
 
     @Test("A seed replays exactly: the same calls, at the same moments, meeting the same faults", arguments: [UInt64(6), 23])
     func replaysExactly(_ seed: UInt64) async throws {
-        let first = try await VirtualDay(seed: seed).run(), second = try await VirtualDay(seed: seed).run()
-        let calls = { (outcome: VirtualDay.Outcome) in outcome.world.calls.map { "\($0.at.timeIntervalSince1970) \($0.operation) \($0.key) \($0.fault?.rawValue ?? "-") \($0.carriedOut)" } }
+        let first = try await VirtualDay(seed: seed).run()
+        let second = try await VirtualDay(seed: seed).run()
+        let calls = { (outcome: VirtualDay.Outcome) in
+            outcome.world.calls.map { "\($0.at.timeIntervalSince1970) \($0.operation) \($0.key) \($0.fault?.rawValue ?? "-") \($0.carriedOut)" }
+        }
         #expect(calls(first) == calls(second))
         #expect(first.world.botPosts.map { "\($0.id) \($0.text)" } == second.world.botPosts.map { "\($0.id) \($0.text)" })
         #expect(!calls(first).isEmpty)

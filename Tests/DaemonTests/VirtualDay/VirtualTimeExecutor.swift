@@ -42,7 +42,6 @@ final class VirtualTimeExecutor: TaskExecutor, @unchecked Sendable {
         condition.unlock()
     }
 
-
     /// Runs `body` on this executor (and every task it starts, the bot's unstructured ones included) until it returns;
     /// throws what it throws. Fails, rather than hanging, when nothing happens for `stuckAfter` of real time.
     func run<Result: Sendable>(stuckAfter: Duration = .seconds(60), _ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
@@ -81,7 +80,10 @@ final class VirtualTimeExecutor: TaskExecutor, @unchecked Sendable {
             if head < queue.count {
                 let job = queue[head]
                 head += 1
-                if head > 1_024 { queue.removeFirst(head); head = 0 }
+                if head > 1_024 {
+                    queue.removeFirst(head)
+                    head = 0
+                }
                 condition.unlock()
                 job.runSynchronously(on: asUnownedTaskExecutor())
                 condition.lock()

@@ -48,7 +48,8 @@ public struct CID: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz234567")
         var text = "b"
-        var buffer = 0, bits = 0
+        var buffer = 0
+        var bits = 0
         for byte in bytes {
             buffer = (buffer << 8) | Int(byte)
             bits += 8
@@ -69,7 +70,10 @@ struct ByteReader {
     let bytes: ArraySlice<UInt8>
     private(set) var offset: Int
 
-    init(_ bytes: ArraySlice<UInt8>) { self.bytes = bytes; offset = bytes.startIndex }
+    init(_ bytes: ArraySlice<UInt8>) {
+        self.bytes = bytes
+        offset = bytes.startIndex
+    }
 
     var isAtEnd: Bool { offset >= bytes.endIndex }
     var remaining: Int { bytes.endIndex - offset }

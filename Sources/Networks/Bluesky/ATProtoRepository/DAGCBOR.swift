@@ -27,9 +27,15 @@ public indirect enum CBORValue: Sendable, Equatable {
         return nil
     }
     /// The text of a text string.
-    public var text: String? { if case .text(let text) = self { return text }; return nil }
+    public var text: String? {
+        if case .text(let text) = self { return text }
+        return nil
+    }
     /// The link of a link.
-    public var link: CID? { if case .link(let cid) = self { return cid }; return nil }
+    public var link: CID? {
+        if case .link(let cid) = self { return cid }
+        return nil
+    }
 }
 
 /// Decodes DAG-CBOR with libcbor: one item from a block's bytes, converted to `CBORValue`. Everything DAG-CBOR does
@@ -86,7 +92,9 @@ public enum DAGCBOR {
             let step = withExtendedLifetime(check) {
                 cbor_stream_decode(base + offset, buffer.count - offset, &callbacks, Unmanaged.passUnretained(check).toOpaque())
             }
-            guard step.status == CBOR_DECODER_FINISHED, step.read > 0 else { throw RepositoryError("a block that is not CBOR (cut short or malformed at byte \(offset))") }
+            guard step.status == CBOR_DECODER_FINISHED, step.read > 0 else {
+                throw RepositoryError("a block that is not CBOR (cut short or malformed at byte \(offset))")
+            }
             guard !check.tooLarge else { throw RepositoryError("an array or map declaring more elements than its block holds (at byte \(offset))") }
             offset += step.read
         }
@@ -140,7 +148,9 @@ public enum DAGCBOR {
                 guard let key = pair.key, let entry = pair.value, case .text(let name) = try value(of: key, depth: depth + 1) else {
                     throw RepositoryError("a map whose key is not text")
                 }
-                guard map.updateValue(try value(of: entry, depth: depth + 1), forKey: name) == nil else { throw RepositoryError("a map with the key \"\(name)\" twice") }
+                guard map.updateValue(try value(of: entry, depth: depth + 1), forKey: name) == nil else {
+                    throw RepositoryError("a map with the key \"\(name)\" twice")
+                }
             }
             return .map(map)
         case CBOR_TYPE_TAG:

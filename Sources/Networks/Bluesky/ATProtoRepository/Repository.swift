@@ -41,7 +41,8 @@ public struct Repository: Sendable {
             let sectionStart = reader.offset
             let length = try reader.varint()
             guard length > 0, length <= UInt64(reader.remaining) else {
-                throw RepositoryError("a block at byte \(sectionStart) says it is \(length) bytes long; \(reader.remaining) are left (the file is cut short?)")
+                throw RepositoryError(
+                    "a block at byte \(sectionStart) says it is \(length) bytes long; \(reader.remaining) are left (the file is cut short?)")
             }
             let end = reader.offset + Int(length)
             let cid = try CID.read(from: &reader)
@@ -87,19 +88,25 @@ public struct Repository: Sendable {
     /// tree nodes, or names its records more often than the file could hold them (`repeatedRecordAllowance`) throws.
     @discardableResult
     public func forEachRecord(in collections: Set<String>, _ body: (Record) throws -> Void) throws -> (read: Int, missing: Int) {
-        var read = 0, missing = 0, given = 0
+        var read = 0
+        var missing = 0
+        var given = 0
         var visited: Set<CID> = []
         // Depth-first, left to right: the node's left subtree, then each entry followed by its right subtree.
         func walk(_ node: CID, depth: Int) throws {
             guard depth < 64 else { throw RepositoryError("the record tree is more than 64 levels deep") }
             guard visited.insert(node).inserted else { throw RepositoryError("the record tree loops back to \(node)") }
-            guard let value = try block(node) else { return missing += 1 }
+            guard let value = try block(node) else {
+                missing += 1
+                return
+            }
             guard case .array(let entries)? = value["e"] else { throw RepositoryError("a tree node \(node) without entries") }
             if let left = value["l"]?.link { try walk(left, depth: depth + 1) }
             var key: [UInt8] = []
             for entry in entries {
                 guard case .integer(let prefix)? = entry["p"], case .bytes(let suffix)? = entry["k"], let cid = entry["v"]?.link,
-                      prefix >= 0, prefix <= key.count else { throw RepositoryError("a malformed entry in the tree node \(node)") }
+                    prefix >= 0, prefix <= key.count
+                else { throw RepositoryError("a malformed entry in the tree node \(node)") }
                 key = Array(key.prefix(Int(prefix))) + suffix
                 let name = String(decoding: key, as: UTF8.self)
                 // `collection/rkey`, split at the first slash (a key starting with one is no collection's).
@@ -108,7 +115,8 @@ public struct Repository: Sendable {
                     if let range = blocks[cid] {
                         given += range.count
                         guard given <= bytes.count + Self.repeatedRecordAllowance else {
-                            throw RepositoryError("the tree names its records more often than the file could hold them (the same block under many keys)")
+                            throw RepositoryError(
+                                "the tree names its records more often than the file could hold them (the same block under many keys)")
                         }
                         read += 1
                         try body(Record(collection: parts[0], rkey: parts[1], value: try Self.decode(bytes[range], named: cid)))

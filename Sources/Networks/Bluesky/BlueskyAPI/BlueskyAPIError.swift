@@ -88,11 +88,15 @@ public enum BlueskyAPIError: Error, Sendable, CustomStringConvertible, Equatable
 /// The core's decisions, in this client's own cases.
 extension BlueskyAPIError: HTTPCallFailureNaming {
     /// No answer after `attempts` tries.
-    public static func transport(endpoint: String, reason: String, attempts: Int) -> Self { .transport(method: endpoint, reason: reason, attempts: attempts) }
+    public static func transport(endpoint: String, reason: String, attempts: Int) -> Self {
+        .transport(method: endpoint, reason: reason, attempts: attempts)
+    }
     /// A write that may or may not have been carried out.
     public static func outcomeUnknown(endpoint: String, reason: String) -> Self { .outcomeUnknown(method: endpoint, reason: reason) }
     /// 5xx after `attempts` tries.
-    public static func serverError(endpoint: String, status: Int, attempts: Int) -> Self { .serverError(method: endpoint, status: status, attempts: attempts) }
+    public static func serverError(endpoint: String, status: Int, attempts: Int) -> Self {
+        .serverError(method: endpoint, status: status, attempts: attempts)
+    }
     /// Rate-limited past what is waited for.
     public static func rateLimited(endpoint: String, resetsAt: Date?) -> Self { .rateLimited(method: endpoint, resetsAt: resetsAt) }
     /// A 2xx answer that could not be read.

@@ -1,14 +1,14 @@
-public import BotCore
 public import AsyncHTTPClient
 public import BotClock
+public import BotCore
+import CoreMetrics
 public import Foundation
+public import HTTPCore
 public import Logging
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
-import CoreMetrics
 import Synchronization
-public import HTTPCore
 
 /// A Bluesky account the bot acts as or reads: its handle, and its app password when it must log in.
 public struct BlueskyAccess: Sendable, Equatable {
@@ -22,7 +22,9 @@ public struct BlueskyAccess: Sendable, Equatable {
     public var signsInWithOAuth: Bool
     /// Access from its parts.
     public init(handle: String, appPassword: String?, signsInWithOAuth: Bool = false) {
-        self.handle = handle; self.appPassword = appPassword; self.signsInWithOAuth = signsInWithOAuth
+        self.handle = handle
+        self.appPassword = appPassword
+        self.signsInWithOAuth = signsInWithOAuth
     }
 }
 
@@ -58,13 +60,18 @@ public final class BlueskyClient: Sendable {
         public static let appView = URL(string: "https://public.api.bsky.app")!
 
         /// A configuration; the defaults suit the real network.
-        public init(service: URL = Self.entryway, publicAppView: URL? = nil, accounts: [Account: BlueskyAccess], maxAttempts: Int = 4,
-                    initialBackoff: Duration = .seconds(1), longestRateLimitWait: Duration = .seconds(6 * 60),
-                    longestWriteRateLimitWait: Duration = .seconds(5), requestTimeout: Duration = .seconds(30)) {
+        public init(
+            service: URL = Self.entryway, publicAppView: URL? = nil, accounts: [Account: BlueskyAccess], maxAttempts: Int = 4,
+            initialBackoff: Duration = .seconds(1), longestRateLimitWait: Duration = .seconds(6 * 60),
+            longestWriteRateLimitWait: Duration = .seconds(5), requestTimeout: Duration = .seconds(30)
+        ) {
             self.service = service
             self.publicAppView = publicAppView ?? (service == Self.entryway ? Self.appView : service)
-            self.accounts = accounts; self.maxAttempts = maxAttempts; self.initialBackoff = initialBackoff
-            self.longestRateLimitWait = longestRateLimitWait; self.longestWriteRateLimitWait = longestWriteRateLimitWait
+            self.accounts = accounts
+            self.maxAttempts = maxAttempts
+            self.initialBackoff = initialBackoff
+            self.longestRateLimitWait = longestRateLimitWait
+            self.longestWriteRateLimitWait = longestWriteRateLimitWait
             self.requestTimeout = requestTimeout
         }
     }
@@ -82,16 +89,22 @@ public final class BlueskyClient: Sendable {
     private let oauth: BlueskyOAuth
 
     /// A client keeping sessions in `sessionStore`; `clock` decides how waiting is done (tests inject a manual one).
-    public init(configuration: Configuration, sessionStore: any BlueskySessionStore, httpClient: HTTPClient = HTTPClient.shared,
-                clock: any BotClock = SystemBotClock(), logger: Logger) {
-        self.configuration = configuration; self.clock = clock; self.logger = logger
+    public init(
+        configuration: Configuration, sessionStore: any BlueskySessionStore, httpClient: HTTPClient = HTTPClient.shared,
+        clock: any BotClock = SystemBotClock(), logger: Logger
+    ) {
+        self.configuration = configuration
+        self.clock = clock
+        self.logger = logger
         sessions = SessionKeeper(store: sessionStore, clock: clock)
         oauth = BlueskyOAuth(httpClient: httpClient, timeout: configuration.requestTimeout)
-        core = HTTPCore(service: "Bluesky", server: "Bluesky", policy: HTTPCore.Policy(
-            maxAttempts: configuration.maxAttempts, initialBackoff: configuration.initialBackoff, maxBackoff: .seconds(60), maxRateLimitWaits: 3,
-            longestReadWait: configuration.longestRateLimitWait, longestWriteWait: configuration.longestWriteRateLimitWait,
-            shortestRateLimitWait: 5, waitWhenResetIsPast: 6, requestTimeout: configuration.requestTimeout, maxResponseBytes: 16 << 20,
-            exhaustedWritesAreUncertain: true), httpClient: httpClient, clock: clock, logger: logger)
+        core = HTTPCore(
+            service: "Bluesky", server: "Bluesky",
+            policy: HTTPCore.Policy(
+                maxAttempts: configuration.maxAttempts, initialBackoff: configuration.initialBackoff, maxBackoff: .seconds(60), maxRateLimitWaits: 3,
+                longestReadWait: configuration.longestRateLimitWait, longestWriteWait: configuration.longestWriteRateLimitWait,
+                shortestRateLimitWait: 5, waitWhenResetIsPast: 6, requestTimeout: configuration.requestTimeout, maxResponseBytes: 16 << 20,
+                exhaustedWritesAreUncertain: true), httpClient: httpClient, clock: clock, logger: logger)
     }
 
     /// Each method's calls as each account (`public` for reads without one) so far, by method then account.
@@ -151,12 +164,14 @@ public final class BlueskyClient: Sendable {
     private func logIn(_ account: Account) async throws -> BlueskySession {
         guard let access = configuration.accounts[account] else { throw BlueskyAPIError.notConfigured(account: account, what: "handle") }
         if access.signsInWithOAuth, access.appPassword == nil {
-            throw BlueskyAPIError.grantRefused(account: account, detail: "no OAuth sign-in of the \(account)'s is kept in the store, or it no longer opens")
+            throw BlueskyAPIError.grantRefused(
+                account: account, detail: "no OAuth sign-in of the \(account)'s is kept in the store, or it no longer opens")
         }
         guard let password = access.appPassword else { throw BlueskyAPIError.notConfigured(account: account, what: "app password") }
         let output: SessionOutput
         do {
-            output = try await call(CreateSession(identifier: access.handle, password: password), at: configuration.service, credential: nil, account: account)
+            output = try await call(
+                CreateSession(identifier: access.handle, password: password), at: configuration.service, credential: nil, account: account)
         } catch BlueskyAPIError.rejected(_, let status, let error, let message) where status == 401 || error == "AuthenticationRequired" {
             throw BlueskyAPIError.loginRefused(account: account, detail: message)
         }
@@ -164,7 +179,9 @@ public final class BlueskyClient: Sendable {
             throw BlueskyAPIError.loginRefused(account: account, detail: "the account is \(output.status ?? "not active")")
         }
         Counter(label: "mirror_bot_bluesky_logins_total", dimensions: [("account", account.rawValue)]).increment()
-        logger.notice("Bluesky: the \(account) logged in as @\(output.handle) (\(output.did)); the session is kept and renewed, not logged in again at each start")
+        logger.notice(
+            "Bluesky: the \(account) logged in as @\(output.handle) (\(output.did)); the session is kept and renewed, not logged in again at each start"
+        )
         return output.session
     }
 
@@ -172,7 +189,8 @@ public final class BlueskyClient: Sendable {
     private func renew(_ account: Account, _ stale: BlueskySession) async throws -> BlueskySession {
         if let binding = stale.oauth { return try await renew(account, stale, at: binding) }
         do {
-            let output = try await call(RefreshSession(), at: stale.pds ?? configuration.service, credential: .bearer(stale.refreshJwt), account: account)
+            let output = try await call(
+                RefreshSession(), at: stale.pds ?? configuration.service, credential: .bearer(stale.refreshJwt), account: account)
             var session = output.session
             if session.pds == nil { session.pds = stale.pds }
             logger.info("Bluesky: the \(account)'s session renewed")
@@ -188,8 +206,9 @@ public final class BlueskyClient: Sendable {
     private func renew(_ account: Account, _ stale: BlueskySession, at binding: BlueskySession.OAuthBinding) async throws -> BlueskySession {
         let tokens: BlueskyOAuth.Tokens
         do {
-            tokens = try await oauth.refresh(stale.refreshJwt, clientID: binding.clientID, tokenEndpoint: binding.tokenEndpoint,
-                                             key: try DPoPKey(rawRepresentation: binding.dpopKey), now: clock.now())
+            tokens = try await oauth.refresh(
+                stale.refreshJwt, clientID: binding.clientID, tokenEndpoint: binding.tokenEndpoint,
+                key: try DPoPKey(rawRepresentation: binding.dpopKey), now: clock.now())
         } catch let error as BlueskyOAuthError where error.isGrantRefused {
             // Past the server's limits on a loopback client's sign-in, or said to have run out: a lapse, not the
             // person taking it back.
@@ -203,7 +222,8 @@ public final class BlueskyClient: Sendable {
             if case .unreachable = error {
                 // The refresh token may have been spent with the answer lost: the next renewal, refused as replayed, is
                 // then a lapse.
-                logger.warning("Bluesky: renewing the \(account)'s OAuth sign-in had no answer (\(error)); whether its refresh token was spent is unknown")
+                logger.warning(
+                    "Bluesky: renewing the \(account)'s OAuth sign-in had no answer (\(error)); whether its refresh token was spent is unknown")
             }
             throw BlueskyAPIError.transport(method: "OAuth token refresh", reason: error.description, attempts: 1)
         }
@@ -238,7 +258,9 @@ public final class BlueskyClient: Sendable {
                 case .dpop(let token, let key)?:
                     request.headers.add(name: "Authorization", value: "DPoP \(token)")
                     let nonce = self.dpopNonces.withLock { $0[origin] }
-                    request.headers.add(name: "DPoP", value: try key.proof(method: isWrite ? "POST" : "GET", url: url, nonce: nonce, accessToken: token, now: self.clock.now()))
+                    request.headers.add(
+                        name: "DPoP",
+                        value: try key.proof(method: isWrite ? "POST" : "GET", url: url, nonce: nonce, accessToken: token, now: self.clock.now()))
                 case nil: break
                 }
                 request.headers.add(name: "User-Agent", value: "mirror_bot")
@@ -251,7 +273,10 @@ public final class BlueskyClient: Sendable {
             beforeEachAttempt: { [self] in try await waitForWindow(windowKey, method: name, isWrite: isWrite) },
             onSend: { [self] in
                 tally.sent(name, by: account?.rawValue ?? "public")
-                Counter(label: "mirror_bot_api_calls_total", dimensions: [("endpoint", name), ("account", account?.rawValue ?? "public"), ("outcome", "sent")]).increment()
+                Counter(
+                    label: "mirror_bot_api_calls_total",
+                    dimensions: [("endpoint", name), ("account", account?.rawValue ?? "public"), ("outcome", "sent")]
+                ).increment()
             },
             onFailure: { [tally] in tally.failed(name, by: account?.rawValue ?? "public") },
             observe: { [self] headers in
@@ -289,14 +314,17 @@ public final class BlueskyClient: Sendable {
         components.path = (components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path) + "/xrpc/" + Method.nsid
         if !method.parameters.isEmpty { components.queryItems = method.parameters.map { URLQueryItem(name: $0.0, value: $0.1) } }
         components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
-        guard let url = components.url else { throw BlueskyAPIError.malformedResponse(method: Method.nsid, reason: "could not form a URL on \(base)") }
+        guard let url = components.url else {
+            throw BlueskyAPIError.malformedResponse(method: Method.nsid, reason: "could not form a URL on \(base)")
+        }
         return url
     }
 
     /// `ratelimit-remaining` and `ratelimit-reset` (seconds since 1970), when both are there.
     private static func window(in headers: HTTPHeaders) -> (remaining: Int, resetsAt: Date)? {
         guard let remaining = headers.first(name: "ratelimit-remaining").flatMap({ Int($0) }),
-              let reset = headers.first(name: "ratelimit-reset").flatMap({ Double($0) }) else { return nil }
+            let reset = headers.first(name: "ratelimit-reset").flatMap({ Double($0) })
+        else { return nil }
         return (remaining, Date(timeIntervalSince1970: reset))
     }
 
@@ -350,7 +378,10 @@ actor SessionKeeper {
     private var pending: [Account: Task<BlueskySession, any Error>] = [:]
     private var refused: [Account: (refreshJwt: String, error: BlueskyAPIError)] = [:]
 
-    init(store: any BlueskySessionStore, clock: any BotClock) { self.store = store; self.clock = clock }
+    init(store: any BlueskySessionStore, clock: any BotClock) {
+        self.store = store
+        self.clock = clock
+    }
 
     /// The session of `account`: in use, stored, or made by `logIn` (and stored).
     func session(of account: Account, logIn: @escaping @Sendable () async throws -> BlueskySession) async throws -> BlueskySession {
@@ -374,8 +405,10 @@ actor SessionKeeper {
     }
 
     /// A renewal of `stale` by `renew` (stored); when another task or client renewed it already, that session.
-    func renew(_ account: Account, replacing stale: BlueskySession,
-               by renew: @escaping @Sendable (BlueskySession) async throws -> BlueskySession) async throws -> BlueskySession {
+    func renew(
+        _ account: Account, replacing stale: BlueskySession,
+        by renew: @escaping @Sendable (BlueskySession) async throws -> BlueskySession
+    ) async throws -> BlueskySession {
         if let task = pending[account] { return try await task.value }
         if let session = current[account], session.accessJwt != stale.accessJwt { return session }
         let (store, clock) = (store, clock)

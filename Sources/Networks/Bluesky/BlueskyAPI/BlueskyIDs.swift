@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// How Bluesky's names become the bot's ids, which are decimal numbers (its stores key posts and users by 64-bit
 /// integers, as X and Mastodon give them):

@@ -1,5 +1,5 @@
-public import BotCore
 public import BotClock
+public import BotCore
 public import Foundation
 
 /// A logged-in account's session: who it is, its access and refresh tokens, and its PDS (where its requests go).
@@ -22,7 +22,12 @@ public struct BlueskySession: Codable, Sendable, Equatable {
 
     /// A session from its parts.
     public init(did: String, handle: String, accessJwt: String, refreshJwt: String, pds: URL?, oauth: OAuthBinding? = nil) {
-        self.did = did; self.handle = handle; self.accessJwt = accessJwt; self.refreshJwt = refreshJwt; self.pds = pds; self.oauth = oauth
+        self.did = did
+        self.handle = handle
+        self.accessJwt = accessJwt
+        self.refreshJwt = refreshJwt
+        self.pds = pds
+        self.oauth = oauth
     }
 
     /// What an OAuth session is bound to: the authorization server that renews it, the client it was given to, and the
@@ -45,7 +50,11 @@ public struct BlueskySession: Codable, Sendable, Equatable {
 
         /// A binding from its parts.
         public init(issuer: String, tokenEndpoint: URL, clientID: String, scope: String, dpopKey: String, signedInAt: Date? = nil) {
-            self.issuer = issuer; self.tokenEndpoint = tokenEndpoint; self.clientID = clientID; self.scope = scope; self.dpopKey = dpopKey
+            self.issuer = issuer
+            self.tokenEndpoint = tokenEndpoint
+            self.clientID = clientID
+            self.scope = scope
+            self.dpopKey = dpopKey
             self.signedInAt = signedInAt
         }
 
@@ -76,14 +85,18 @@ public protocol BlueskySessionStore: Sendable {
     /// Renews `stale` by `renew` and stores what it gives, one renewal at a time among every client on this store: a
     /// refresh token works once, and the second to spend it is refused (on some servers the grant ends with it). When
     /// another renewed it first, its session, without renewing again. `clock` paces the wait for another's renewal.
-    func renew(_ account: Account, replacing stale: BlueskySession, clock: any BotClock,
-               by renew: @escaping @Sendable (BlueskySession) async throws -> BlueskySession) async throws -> BlueskySession
+    func renew(
+        _ account: Account, replacing stale: BlueskySession, clock: any BotClock,
+        by renew: @escaping @Sendable (BlueskySession) async throws -> BlueskySession
+    ) async throws -> BlueskySession
 }
 
 extension BlueskySessionStore {
     /// A store that only this client uses: the stored session when it was renewed already, else a renewal, stored.
-    public func renew(_ account: Account, replacing stale: BlueskySession, clock: any BotClock,
-                      by renew: @escaping @Sendable (BlueskySession) async throws -> BlueskySession) async throws -> BlueskySession {
+    public func renew(
+        _ account: Account, replacing stale: BlueskySession, clock: any BotClock,
+        by renew: @escaping @Sendable (BlueskySession) async throws -> BlueskySession
+    ) async throws -> BlueskySession {
         if let stored = try await session(of: account), stored.refreshJwt != stale.refreshJwt { return stored }
         let renewed = try await renew(stale)
         try await save(renewed, of: account)
@@ -142,7 +155,8 @@ public struct DIDDocument: Decodable, Sendable {
     /// The `#atproto_pds` service's https endpoint (plain http only on this machine, for tests).
     public var pds: URL? {
         guard let endpoint = service?.first(where: { $0.id.hasSuffix("#atproto_pds") })?.serviceEndpoint,
-              let url = URL(string: endpoint), let host = url.host else { return nil }
+            let url = URL(string: endpoint), let host = url.host
+        else { return nil }
         let loopback = host == "localhost" || host == "127.0.0.1" || host == "::1"
         return url.scheme == "https" || (url.scheme == "http" && loopback) ? url : nil
     }

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 // The XRPC methods the bot calls, each named after its lexicon (`../shared/reference/atproto-lexicons`).
 
@@ -145,7 +145,10 @@ public struct GetAuthorFeed: XRPCMethod {
     public var filter: Filter
     /// The feed of `actor`.
     public init(actor: String, limit: Int = 100, cursor: String? = nil, filter: Filter = .postsWithReplies) {
-        self.actor = actor; self.limit = limit; self.cursor = cursor; self.filter = filter
+        self.actor = actor
+        self.limit = limit
+        self.cursor = cursor
+        self.filter = filter
     }
     /// `actor`, `limit`, `cursor`, `filter`.
     public var parameters: [(String, String)] {
@@ -168,7 +171,11 @@ public struct GetActorLikes: XRPCMethod {
     /// The page after this cursor.
     public var cursor: String?
     /// The likes of `actor`.
-    public init(actor: String, limit: Int = 100, cursor: String? = nil) { self.actor = actor; self.limit = limit; self.cursor = cursor }
+    public init(actor: String, limit: Int = 100, cursor: String? = nil) {
+        self.actor = actor
+        self.limit = limit
+        self.cursor = cursor
+    }
     /// `actor`, `limit`, `cursor`.
     public var parameters: [(String, String)] { [("actor", actor), ("limit", String(limit))] + (cursor.map { [("cursor", $0)] } ?? []) }
     /// A page.
@@ -186,7 +193,10 @@ public struct GetTimeline: XRPCMethod {
     /// The page after this cursor.
     public var cursor: String?
     /// The timeline.
-    public init(limit: Int = 50, cursor: String? = nil) { self.limit = limit; self.cursor = cursor }
+    public init(limit: Int = 50, cursor: String? = nil) {
+        self.limit = limit
+        self.cursor = cursor
+    }
     /// `limit`, `cursor`.
     public var parameters: [(String, String)] { [("limit", String(limit))] + (cursor.map { [("cursor", $0)] } ?? []) }
     /// A page.
@@ -207,7 +217,9 @@ public struct ListNotifications: XRPCMethod {
     public var cursor: String?
     /// The notifications for `reasons`.
     public init(reasons: [String] = ["mention", "reply"], limit: Int = 50, cursor: String? = nil) {
-        self.reasons = reasons; self.limit = limit; self.cursor = cursor
+        self.reasons = reasons
+        self.limit = limit
+        self.cursor = cursor
     }
     /// `reasons` (repeated), `limit`, `cursor`.
     public var parameters: [(String, String)] {
@@ -323,7 +335,11 @@ public struct GetRecord: XRPCMethod {
     /// The record key.
     public var rkey: String
     /// The record at `rkey` of `collection` in `repo`.
-    public init(repo: String, collection: String, rkey: String) { self.repo = repo; self.collection = collection; self.rkey = rkey }
+    public init(repo: String, collection: String, rkey: String) {
+        self.repo = repo
+        self.collection = collection
+        self.rkey = rkey
+    }
     /// `repo`, `collection`, `rkey`.
     public var parameters: [(String, String)] { [("repo", repo), ("collection", collection), ("rkey", rkey)] }
     /// The record.

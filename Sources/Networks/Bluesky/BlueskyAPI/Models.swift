@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A strong reference to a record (`com.atproto.repo.strongRef`): its AT URI and the CID of the version meant.
 public struct StrongRef: Codable, Sendable, Equatable, Hashable {
@@ -7,7 +7,10 @@ public struct StrongRef: Codable, Sendable, Equatable, Hashable {
     /// The record version's CID.
     public var cid: String
     /// A reference from its parts.
-    public init(uri: String, cid: String) { self.uri = uri; self.cid = cid }
+    public init(uri: String, cid: String) {
+        self.uri = uri
+        self.cid = cid
+    }
 }
 
 /// A post record (`app.bsky.feed.post`), with the fields the bot writes and decides by.
@@ -28,17 +31,25 @@ public struct PostRecord: Codable, Sendable, Equatable {
     public var embed: EmbedKind?
 
     /// A post from its parts.
-    public init(text: String, createdAt: String, langs: [String]? = nil, facets: [Facet]? = nil, reply: ReplyRef? = nil,
-                labels: SelfLabels? = nil, embed: EmbedKind? = nil) {
-        self.text = text; self.createdAt = createdAt; self.langs = langs; self.facets = facets; self.reply = reply
-        self.labels = labels; self.embed = embed
+    public init(
+        text: String, createdAt: String, langs: [String]? = nil, facets: [Facet]? = nil, reply: ReplyRef? = nil,
+        labels: SelfLabels? = nil, embed: EmbedKind? = nil
+    ) {
+        self.text = text
+        self.createdAt = createdAt
+        self.langs = langs
+        self.facets = facets
+        self.reply = reply
+        self.labels = labels
+        self.embed = embed
     }
 
     /// The collection's NSID.
     public static let type = "app.bsky.feed.post"
 
     enum CodingKeys: String, CodingKey {
-        case type = "$type", text, createdAt, langs, facets, reply, labels, embed
+        case type = "$type"
+        case text, createdAt, langs, facets, reply, labels, embed
     }
 
     /// Reads a post record; another record type is refused.
@@ -77,7 +88,10 @@ public struct ReplyRef: Codable, Sendable, Equatable {
     /// The post answered.
     public var parent: StrongRef
     /// A reply reference from its parts.
-    public init(root: StrongRef, parent: StrongRef) { self.root = root; self.parent = parent }
+    public init(root: StrongRef, parent: StrongRef) {
+        self.root = root
+        self.parent = parent
+    }
 }
 
 /// An embed, known by its type only.
@@ -101,7 +115,10 @@ public struct SelfLabels: Codable, Sendable, Equatable {
     /// The union's type.
     public static let type = "com.atproto.label.defs#selfLabels"
 
-    enum CodingKeys: String, CodingKey { case type = "$type", values }
+    enum CodingKeys: String, CodingKey {
+        case type = "$type"
+        case values
+    }
     /// Reads the labels.
     public init(from decoder: any Decoder) throws {
         values = try decoder.container(keyedBy: CodingKeys.self).decode([SelfLabel].self, forKey: .values)
@@ -134,7 +151,11 @@ public struct Label: Codable, Sendable, Equatable {
     public var cts: String
     /// A label from its parts.
     public init(src: String, uri: String, val: String, neg: Bool? = nil, cts: String) {
-        self.src = src; self.uri = uri; self.val = val; self.neg = neg; self.cts = cts
+        self.src = src
+        self.uri = uri
+        self.val = val
+        self.neg = neg
+        self.cts = cts
     }
 }
 
@@ -153,7 +174,11 @@ public struct ProfileView: Codable, Sendable, Equatable {
     public var labels: [Label]?
     /// A profile from its parts.
     public init(did: String, handle: String, displayName: String? = nil, description: String? = nil, labels: [Label]? = nil) {
-        self.did = did; self.handle = handle; self.displayName = displayName; self.description = description; self.labels = labels
+        self.did = did
+        self.handle = handle
+        self.displayName = displayName
+        self.description = description
+        self.labels = labels
     }
 }
 
@@ -173,7 +198,12 @@ public struct PostView: Codable, Sendable, Equatable {
     public var labels: [Label]?
     /// A view from its parts.
     public init(uri: String, cid: String, author: ProfileView, record: PostRecord, indexedAt: String, labels: [Label]? = nil) {
-        self.uri = uri; self.cid = cid; self.author = author; self.record = record; self.indexedAt = indexedAt; self.labels = labels
+        self.uri = uri
+        self.cid = cid
+        self.author = author
+        self.record = record
+        self.indexedAt = indexedAt
+        self.labels = labels
     }
 
     /// Its strong reference.
@@ -187,7 +217,10 @@ public struct FeedViewPost: Codable, Sendable, Equatable {
     /// Why it is in the feed when not as its author's post (a repost, a pin), by type only.
     public var reason: EmbedKind?
     /// A feed item from its parts.
-    public init(post: PostView, reason: EmbedKind? = nil) { self.post = post; self.reason = reason }
+    public init(post: PostView, reason: EmbedKind? = nil) {
+        self.post = post
+        self.reason = reason
+    }
 
     /// Whether it is a repost of the post (never copied, never learned).
     public var isRepost: Bool { reason?.type == "app.bsky.feed.defs#reasonRepost" }
@@ -215,10 +248,18 @@ public struct BlueskyNotification: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey { case uri, cid, author, reason, record, isRead, indexedAt, labels }
 
     /// A notification from its parts.
-    public init(uri: String, cid: String, author: ProfileView, reason: String, record: PostRecord?, isRead: Bool, indexedAt: String,
-                labels: [Label]? = nil) {
-        self.uri = uri; self.cid = cid; self.author = author; self.reason = reason; self.record = record; self.isRead = isRead
-        self.indexedAt = indexedAt; self.labels = labels
+    public init(
+        uri: String, cid: String, author: ProfileView, reason: String, record: PostRecord?, isRead: Bool, indexedAt: String,
+        labels: [Label]? = nil
+    ) {
+        self.uri = uri
+        self.cid = cid
+        self.author = author
+        self.reason = reason
+        self.record = record
+        self.isRead = isRead
+        self.indexedAt = indexedAt
+        self.labels = labels
     }
 
     /// Reads one; a record that is not a post (a like's, a follow's) is kept as nil.
@@ -249,11 +290,17 @@ public struct ATURI: Sendable, Equatable, Hashable, CustomStringConvertible {
         guard text.hasPrefix("at://") else { return nil }
         let parts = text.dropFirst(5).split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else { return nil }
-        repo = String(parts[0]); collection = String(parts[1]); rkey = String(parts[2])
+        repo = String(parts[0])
+        collection = String(parts[1])
+        rkey = String(parts[2])
     }
 
     /// A URI from its parts.
-    public init(repo: String, collection: String, rkey: String) { self.repo = repo; self.collection = collection; self.rkey = rkey }
+    public init(repo: String, collection: String, rkey: String) {
+        self.repo = repo
+        self.collection = collection
+        self.rkey = rkey
+    }
 
     /// `at://repo/collection/rkey`.
     public var description: String { "at://\(repo)/\(collection)/\(rkey)" }

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A facet (`app.bsky.richtext.facet`): what a range of a post's text is (a link, a mention, a tag), the range given
 /// in UTF-8 bytes (a Japanese character is three).
@@ -8,7 +8,10 @@ public struct Facet: Codable, Sendable, Equatable {
     /// What it is.
     public var features: [FacetFeature]
     /// A facet from its parts.
-    public init(index: ByteSlice, features: [FacetFeature]) { self.index = index; self.features = features }
+    public init(index: ByteSlice, features: [FacetFeature]) {
+        self.index = index
+        self.features = features
+    }
 }
 
 /// A range of UTF-8 bytes: `byteStart` included, `byteEnd` excluded.
@@ -18,7 +21,10 @@ public struct ByteSlice: Codable, Sendable, Equatable {
     /// The byte after the last.
     public var byteEnd: Int
     /// A slice from its bounds.
-    public init(byteStart: Int, byteEnd: Int) { self.byteStart = byteStart; self.byteEnd = byteEnd }
+    public init(byteStart: Int, byteEnd: Int) {
+        self.byteStart = byteStart
+        self.byteEnd = byteEnd
+    }
 }
 
 /// One feature of a facet.
@@ -50,9 +56,15 @@ public enum FacetFeature: Codable, Sendable, Equatable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         switch self {
-        case .link(let uri): try container.encode("app.bsky.richtext.facet#link", forKey: .type); try container.encode(uri, forKey: .uri)
-        case .mention(let did): try container.encode("app.bsky.richtext.facet#mention", forKey: .type); try container.encode(did, forKey: .did)
-        case .tag(let tag): try container.encode("app.bsky.richtext.facet#tag", forKey: .type); try container.encode(tag, forKey: .tag)
+        case .link(let uri):
+            try container.encode("app.bsky.richtext.facet#link", forKey: .type)
+            try container.encode(uri, forKey: .uri)
+        case .mention(let did):
+            try container.encode("app.bsky.richtext.facet#mention", forKey: .type)
+            try container.encode(did, forKey: .did)
+        case .tag(let tag):
+            try container.encode("app.bsky.richtext.facet#tag", forKey: .type)
+            try container.encode(tag, forKey: .tag)
         case .other(let type): try container.encode(type, forKey: .type)
         }
     }
@@ -87,8 +99,9 @@ public enum RichText {
 
     /// The UTF-8 byte range of `range` in `text`.
     public static func byteSlice(of range: Range<String.Index>, in text: String) -> ByteSlice {
-        ByteSlice(byteStart: text.utf8.distance(from: text.startIndex, to: range.lowerBound),
-                  byteEnd: text.utf8.distance(from: text.startIndex, to: range.upperBound))
+        ByteSlice(
+            byteStart: text.utf8.distance(from: text.startIndex, to: range.lowerBound),
+            byteEnd: text.utf8.distance(from: text.startIndex, to: range.upperBound))
     }
 
     /// The ranges of the links.
@@ -96,9 +109,14 @@ public enum RichText {
         var ranges: [Range<String.Index>] = []
         var rest = text.startIndex
         while let start = text[rest...].firstRange(of: "http")?.lowerBound {
-            let afterScheme = text[start...].hasPrefix("https://") ? text.index(start, offsetBy: 8)
+            let afterScheme =
+                text[start...].hasPrefix("https://")
+                ? text.index(start, offsetBy: 8)
                 : text[start...].hasPrefix("http://") ? text.index(start, offsetBy: 7) : nil
-            guard let afterScheme else { rest = text.index(after: start); continue }
+            guard let afterScheme else {
+                rest = text.index(after: start)
+                continue
+            }
             var end = afterScheme
             while end < text.endIndex, let ascii = text[end].asciiValue, ascii > 32, ascii < 127 { end = text.index(after: end) }
             // Trailing punctuation ends the sentence, not the link; so does a ")" with no "(" in the link.
@@ -123,14 +141,18 @@ public enum RichText {
             guard text[index] == "@", startsWord(at: index, in: text) else { continue }
             var end = text.index(after: index)
             while end < text.endIndex, let ascii = text[end].asciiValue,
-                  (ascii >= 48 && ascii <= 57) || (ascii >= 65 && ascii <= 90) || (ascii >= 97 && ascii <= 122) || ascii == 45 || ascii == 46 {
+                (ascii >= 48 && ascii <= 57) || (ascii >= 65 && ascii <= 90) || (ascii >= 97 && ascii <= 122) || ascii == 45 || ascii == 46
+            {
                 end = text.index(after: end)
             }
             while end > text.index(after: index), text[text.index(before: end)] == "." || text[text.index(before: end)] == "-" {
                 end = text.index(before: end)
             }
             let handle = String(text[text.index(after: index)..<end])
-            if isHandle(handle) { found.append((index..<end, handle.lowercased())); index = text.index(before: end) }
+            if isHandle(handle) {
+                found.append((index..<end, handle.lowercased()))
+                index = text.index(before: end)
+            }
         }
         return found
     }
@@ -185,14 +207,16 @@ extension PostRecord {
         var bytes = Array(text.utf8)
         let links = (facets ?? []).compactMap { facet -> (range: Range<Int>, uri: String)? in
             guard let uri = facet.features.lazy.compactMap({ feature -> String? in if case .link(let uri) = feature { uri } else { nil } }).first,
-                  facet.index.byteStart >= 0, facet.index.byteStart < facet.index.byteEnd, facet.index.byteEnd <= bytes.count else { return nil }
+                facet.index.byteStart >= 0, facet.index.byteStart < facet.index.byteEnd, facet.index.byteEnd <= bytes.count
+            else { return nil }
             return (facet.index.byteStart..<facet.index.byteEnd, uri)
         }.sorted { $0.range.lowerBound > $1.range.lowerBound }
         var end = Int.max
         for link in links where link.range.upperBound <= end {
             end = link.range.lowerBound
             guard let shown = String(validating: bytes[link.range], as: UTF8.self), shown != link.uri,
-                  String(validating: bytes[..<link.range.lowerBound], as: UTF8.self) != nil else { continue }
+                String(validating: bytes[..<link.range.lowerBound], as: UTF8.self) != nil
+            else { continue }
             bytes.replaceSubrange(link.range, with: Array(link.uri.utf8))
         }
         return String(decoding: bytes, as: UTF8.self)

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// One XRPC method of the AT Protocol, as its lexicon defines it: a query (`GET /xrpc/<nsid>?…`) or a procedure
 /// (`POST /xrpc/<nsid>` with a JSON input), and the type of its output. Each is a small type in `Methods.swift`,

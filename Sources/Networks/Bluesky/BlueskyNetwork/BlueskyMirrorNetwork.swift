@@ -33,7 +33,10 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
 
     /// The network over `client`; posts say they are in `languages`; labelled posts are copied with `copyingLabels`.
     public init(client: BlueskyClient, languages: [String] = [], copyingLabels: Bool = false, clock: any BotClock = SystemBotClock()) {
-        self.client = client; self.languages = languages; self.copyingLabels = copyingLabels; self.clock = clock
+        self.client = client
+        self.languages = languages
+        self.copyingLabels = copyingLabels
+        self.clock = clock
     }
 
     public var name: String { "Bluesky" }
@@ -44,8 +47,9 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
     public func whoAmI(_ account: Account) async throws -> NetworkUser {
         let did = try await did(of: account)
         let profile = try await Self.mapped { try await client.send(GetProfile(actor: did), as: account == .bot ? .bot : nil) }
-        return NetworkUser(id: BlueskyIDs.userID(of: did), handle: profile.handle, profile: profile.description ?? "",
-                           markedAutomated: (profile.labels ?? []).contains { $0.val == "bot" && $0.neg != true }, networkAccount: did)
+        return NetworkUser(
+            id: BlueskyIDs.userID(of: did), handle: profile.handle, profile: profile.description ?? "",
+            markedAutomated: (profile.labels ?? []).contains { $0.val == "bot" && $0.neg != true }, networkAccount: did)
     }
 
     /// The DID of `account`: the bot's from its session, the person's resolved from their handle (once).
@@ -83,7 +87,9 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
         return feedPages(maxPosts: maxPosts, since: nil, sessionFor: .human) { cursor, limit in
             let did = try await network.did(of: .human)
             return try await network.client.send(GetActorLikes(actor: did, limit: min(perPage, limit), cursor: cursor), as: .human)
-        } keep: { Self.copyable($0, copyingLabels: false) }
+        } keep: {
+            Self.copyable($0, copyingLabels: false)
+        }
     }
 
     public func mentions(of userID: String, since sinceID: String?, perPage: Int, for work: Work) -> NetworkPages {
@@ -95,15 +101,20 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
             return NetworkPages.Iterator {
                 guard !done else { return nil }
                 let page = try await Self.mapped {
-                    try await network.client.send(ListNotifications(reasons: ["mention", "reply"], limit: min(100, max(1, perPage)), cursor: cursor), as: .bot)
+                    try await network.client.send(
+                        ListNotifications(reasons: ["mention", "reply"], limit: min(100, max(1, perPage)), cursor: cursor), as: .bot)
                 }
                 var posts: [NetworkPost] = []
                 for notification in page.notifications {
                     guard let post = network.mention(notification) else { continue }
-                    if !SinceCursorOrder.isNewer(post.id, than: sinceID) { done = true; break }
+                    if !SinceCursorOrder.isNewer(post.id, than: sinceID) {
+                        done = true
+                        break
+                    }
                     posts.append(post)
                 }
-                let newest = first ? page.notifications.compactMap { BlueskyIDs.postID(of: $0.uri) }.max { SinceCursorOrder.isNewer($1, than: $0) } : nil
+                let newest =
+                    first ? page.notifications.compactMap { BlueskyIDs.postID(of: $0.uri) }.max { SinceCursorOrder.isNewer($1, than: $0) } : nil
                 first = false
                 cursor = page.cursor
                 if cursor == nil || page.notifications.isEmpty { done = true }
@@ -116,19 +127,24 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
     /// a record the bot cannot answer.
     private func mention(_ notification: BlueskyNotification) -> NetworkPost? {
         guard ["mention", "reply"].contains(notification.reason), let record = notification.record,
-              let id = BlueskyIDs.postID(of: notification.uri) else { return nil }
+            let id = BlueskyIDs.postID(of: notification.uri)
+        else { return nil }
         let ref = StrongRef(uri: notification.uri, cid: notification.cid)
         known.setMention(MentionRecord(ref: ref, root: record.reply?.root ?? ref), for: id)
-        return NetworkPost(id: id, text: record.text, authorID: BlueskyIDs.userID(of: notification.author.did), authorHandle: notification.author.handle,
-                           createdAt: ISO8601Time.date(from: record.createdAt), replyToUserID: record.reply.flatMap { ATURI($0.parent.uri) }
-                               .map { BlueskyIDs.userID(of: $0.repo) },
-                           replyToPostID: record.reply.flatMap { BlueskyIDs.postID(of: $0.parent.uri) },
-                           conversationID: BlueskyIDs.postID(of: (record.reply?.root ?? ref).uri),
-                           authorAsksNoBots: (notification.author.description ?? "").localizedCaseInsensitiveContains("#nobot"))
+        return NetworkPost(
+            id: id, text: record.text, authorID: BlueskyIDs.userID(of: notification.author.did), authorHandle: notification.author.handle,
+            createdAt: ISO8601Time.date(from: record.createdAt),
+            replyToUserID: record.reply.flatMap { ATURI($0.parent.uri) }
+                .map { BlueskyIDs.userID(of: $0.repo) },
+            replyToPostID: record.reply.flatMap { BlueskyIDs.postID(of: $0.parent.uri) },
+            conversationID: BlueskyIDs.postID(of: (record.reply?.root ?? ref).uri),
+            authorAsksNoBots: (notification.author.description ?? "").localizedCaseInsensitiveContains("#nobot"))
     }
 
-    public func homeTimeline(of userID: String, as account: Account, since sinceID: String?, maxPosts: Int?, perPage: Int,
-                             includingReposts: Bool, for work: Work) -> NetworkPages {
+    public func homeTimeline(
+        of userID: String, as account: Account, since sinceID: String?, maxPosts: Int?, perPage: Int,
+        includingReposts: Bool, for work: Work
+    ) -> NetworkPages {
         let network = self
         return feedPages(maxPosts: maxPosts, since: sinceID, sessionFor: account) { cursor, limit in
             try await network.client.send(GetTimeline(limit: min(perPage, limit), cursor: cursor), as: account)
@@ -203,9 +219,11 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
     func postRecord(_ text: String, reply: ReplyRef?, warning: String? = nil) async throws -> PostRecord {
         let labels = try selfLabels(for: warning)
         if text.count > Self.maxGraphemes || text.utf8.count > Self.maxBytes {
-            throw NetworkError.unpostable("too long for Bluesky (\(text.count) of its \(Self.maxGraphemes) graphemes, \(text.utf8.count) of its \(Self.maxBytes) bytes)")
+            throw NetworkError.unpostable(
+                "too long for Bluesky (\(text.count) of its \(Self.maxGraphemes) graphemes, \(text.utf8.count) of its \(Self.maxBytes) bytes)")
         }
-        let client = client, known = known
+        let client = client
+        let known = known
         let facets = try await Self.mapped {
             try await RichText.facets(of: text) { handle in
                 if let did = known.handleDID(handle) { return did }
@@ -215,8 +233,9 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
             }
         }
         let langs = languages.isEmpty ? known.languages(orFrom: text) : languages
-        return PostRecord(text: text, createdAt: ISO8601Time.string(from: clock.now()), langs: langs.isEmpty ? nil : langs,
-                          facets: facets.isEmpty ? nil : facets, reply: reply, labels: labels)
+        return PostRecord(
+            text: text, createdAt: ISO8601Time.string(from: clock.now()), langs: langs.isEmpty ? nil : langs,
+            facets: facets.isEmpty ? nil : facets, reply: reply, labels: labels)
     }
 
     /// Every write of the bot goes to a record key of its own choosing: a lost answer is sent again and makes the same
@@ -253,8 +272,10 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
         let rkey = BlueskyIDs.recordKey(liking: subject.uri, postID: postID)
         let like = LikeRecord(subject: subject, createdAt: ISO8601Time.string(from: clock.now()))
         _ = try await Self.mapped {
-            try await client.send(PutRecord(repo: bot, collection: LikeRecord.type, rkey: rkey.description,
-                                            record: like), as: .bot)
+            try await client.send(
+                PutRecord(
+                    repo: bot, collection: LikeRecord.type, rkey: rkey.description,
+                    record: like), as: .bot)
         }
     }
 
@@ -269,9 +290,11 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
 
     /// Pages of a feed, newest first, each item kept or left out by `keep`, until `maxPosts` items were read, an item
     /// not newer than `sinceID`, or the last page. The newest id is the first page's newest post's, kept or not.
-    private func feedPages(maxPosts: Int?, since sinceID: String?, sessionFor account: Account?,
-                           read: @escaping @Sendable (_ cursor: String?, _ limit: Int) async throws -> FeedPage,
-                           keep: @escaping @Sendable (FeedViewPost) -> NetworkPost?) -> NetworkPages {
+    private func feedPages(
+        maxPosts: Int?, since sinceID: String?, sessionFor account: Account?,
+        read: @escaping @Sendable (_ cursor: String?, _ limit: Int) async throws -> FeedPage,
+        keep: @escaping @Sendable (FeedViewPost) -> NetworkPost?
+    ) -> NetworkPages {
         NetworkPages {
             var cursor: String?
             var done = false
@@ -286,9 +309,15 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
                 for item in page.feed {
                     count += 1
                     guard let id = BlueskyIDs.postID(of: item.post.uri) else { continue }
-                    if item.reason == nil, !SinceCursorOrder.isNewer(id, than: sinceID) { done = true; break }
+                    if item.reason == nil, !SinceCursorOrder.isNewer(id, than: sinceID) {
+                        done = true
+                        break
+                    }
                     if let post = keep(item) { posts.append(post) }
-                    if let maxPosts, count >= maxPosts { done = true; break }
+                    if let maxPosts, count >= maxPosts {
+                        done = true
+                        break
+                    }
                 }
                 let newest = first ? page.feed.filter { $0.reason == nil }.compactMap { BlueskyIDs.postID(of: $0.post.uri) }.first : nil
                 first = false
@@ -307,7 +336,8 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
         let author = item.post.author.did
         let own = (item.post.record.labels?.values ?? []).map(\.val)
         guard item.reason == nil, item.post.record.embed?.isQuote != true, own.isEmpty || copyingLabels,
-              !(item.post.labels ?? []).contains(where: { $0.neg != true && !($0.src == author && own.contains($0.val)) }) else { return nil }
+            !(item.post.labels ?? []).contains(where: { $0.neg != true && !($0.src == author && own.contains($0.val)) })
+        else { return nil }
         var post = networkPost(item.post, isRepost: false)
         if !own.isEmpty { post?.contentWarning = own.joined(separator: ", ") }
         return post
@@ -316,11 +346,12 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
     static func networkPost(_ view: PostView, isRepost: Bool) -> NetworkPost? {
         guard let id = BlueskyIDs.postID(of: view.uri) else { return nil }
         let parent = view.record.reply?.parent
-        return NetworkPost(id: id, text: view.record.textWithFullLinks, authorID: BlueskyIDs.userID(of: view.author.did), authorHandle: view.author.handle,
-                           createdAt: ISO8601Time.date(from: view.record.createdAt),
-                           replyToUserID: parent.flatMap { ATURI($0.uri) }.map { BlueskyIDs.userID(of: $0.repo) },
-                           replyToPostID: parent.flatMap { BlueskyIDs.postID(of: $0.uri) },
-                           conversationID: BlueskyIDs.postID(of: (view.record.reply?.root ?? view.ref).uri), isRepost: isRepost)
+        return NetworkPost(
+            id: id, text: view.record.textWithFullLinks, authorID: BlueskyIDs.userID(of: view.author.did), authorHandle: view.author.handle,
+            createdAt: ISO8601Time.date(from: view.record.createdAt),
+            replyToUserID: parent.flatMap { ATURI($0.uri) }.map { BlueskyIDs.userID(of: $0.repo) },
+            replyToPostID: parent.flatMap { BlueskyIDs.postID(of: $0.uri) },
+            conversationID: BlueskyIDs.postID(of: (view.record.reply?.root ?? view.ref).uri), isRepost: isRepost)
     }
 
     static func mapped<Result>(_ call: () async throws -> Result) async throws -> Result {
@@ -350,7 +381,10 @@ struct LikeRecord: Encodable, Sendable {
     static let type = "app.bsky.feed.like"
     var subject: StrongRef
     var createdAt: String
-    enum CodingKeys: String, CodingKey { case type = "$type", subject, createdAt }
+    enum CodingKeys: String, CodingKey {
+        case type = "$type"
+        case subject, createdAt
+    }
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(Self.type, forKey: .type)

@@ -21,23 +21,32 @@ public struct BlueskyNetworkSettings: ConfigurationSection {
     public var copyingLabels: Bool
 
     /// The variables of Bluesky's section.
-    public static let variableNames = ["BLUESKY_SERVICE_URL", "BOT_BLUESKY_HANDLE", "BOT_BLUESKY_APP_PASSWORD", "HUMAN_BLUESKY_HANDLE",
-                                       "HUMAN_BLUESKY_APP_PASSWORD", "HUMAN_BLUESKY_SIGN_IN"]
+    public static let variableNames = [
+        "BLUESKY_SERVICE_URL", "BOT_BLUESKY_HANDLE", "BOT_BLUESKY_APP_PASSWORD", "HUMAN_BLUESKY_HANDLE",
+        "HUMAN_BLUESKY_APP_PASSWORD", "HUMAN_BLUESKY_SIGN_IN",
+    ]
 
     /// Bluesky's settings from their parts.
     public init(service: URL = BlueskyClient.Configuration.entryway, bot: BlueskyAccess?, human: BlueskyAccess?, copyingLabels: Bool = false) {
-        self.service = service; self.bot = bot; self.human = human; self.copyingLabels = copyingLabels
+        self.service = service
+        self.bot = bot
+        self.human = human
+        self.copyingLabels = copyingLabels
     }
 
     /// Reads Bluesky's variables: a handle is a domain name (a leading @ is dropped), the bot's needs its app password.
     public init(reading environment: inout EnvironmentReader) {
         service = environment.apiBaseURL("BLUESKY_SERVICE_URL", default: BlueskyClient.Configuration.entryway, example: "https://bsky.social")
         func access(_ account: Account, needsPassword: Bool) -> BlueskyAccess? {
-            let handleName = account.environmentPrefix + "BLUESKY_HANDLE", passwordName = account.environmentPrefix + "BLUESKY_APP_PASSWORD"
+            let handleName = account.environmentPrefix + "BLUESKY_HANDLE"
+            let passwordName = account.environmentPrefix + "BLUESKY_APP_PASSWORD"
             let (handleText, password) = (environment.value(handleName), environment.value(passwordName))
             if handleText == nil && password == nil { return nil }
             guard let handleText else {
-                environment.report(.init(variable: handleName, isMissing: true, expected: "the \(account) account's handle, such as alice.bsky.social (\(passwordName) is set)"))
+                environment.report(
+                    .init(
+                        variable: handleName, isMissing: true,
+                        expected: "the \(account) account's handle, such as alice.bsky.social (\(passwordName) is set)"))
                 return nil
             }
             let handle = (handleText.hasPrefix("@") ? String(handleText.dropFirst()) : handleText).lowercased()
@@ -46,8 +55,10 @@ public struct BlueskyNetworkSettings: ConfigurationSection {
                 return nil
             }
             if needsPassword && password == nil {
-                environment.report(.init(variable: passwordName, isMissing: true,
-                                         expected: "an app password of @\(handle) (Settings → Privacy and security → App passwords; \(handleName) is set)"))
+                environment.report(
+                    .init(
+                        variable: passwordName, isMissing: true,
+                        expected: "an app password of @\(handle) (Settings → Privacy and security → App passwords; \(handleName) is set)"))
                 return nil
             }
             return BlueskyAccess(handle: handle, appPassword: password)
@@ -56,9 +67,13 @@ public struct BlueskyNetworkSettings: ConfigurationSection {
         human = access(.human, needsPassword: false)
         if let signIn = environment.value("HUMAN_BLUESKY_SIGN_IN") {
             if signIn.lowercased() != "oauth" {
-                environment.malformed("HUMAN_BLUESKY_SIGN_IN", expected: "oauth (set by `mirror_bot auth bluesky --account human`), or not set", shown: signIn)
+                environment.malformed(
+                    "HUMAN_BLUESKY_SIGN_IN", expected: "oauth (set by `mirror_bot auth bluesky --account human`), or not set", shown: signIn)
             } else if human == nil {
-                environment.report(.init(variable: "HUMAN_BLUESKY_HANDLE", isMissing: true, expected: "the person's handle, such as alice.bsky.social (HUMAN_BLUESKY_SIGN_IN is set)"))
+                environment.report(
+                    .init(
+                        variable: "HUMAN_BLUESKY_HANDLE", isMissing: true,
+                        expected: "the person's handle, such as alice.bsky.social (HUMAN_BLUESKY_SIGN_IN is set)"))
             } else {
                 human?.signsInWithOAuth = true
             }
@@ -81,7 +96,10 @@ public struct StoredBlueskySessions: BlueskySessionStore {
     public let sealer: any SecretSealer
 
     /// Sessions in `state`, sealed by `sealer`.
-    public init(state: any BotState, sealer: any SecretSealer) { self.state = state; self.sealer = sealer }
+    public init(state: any BotState, sealer: any SecretSealer) {
+        self.state = state
+        self.sealer = sealer
+    }
 
     static func key(_ account: Account) -> String { "bluesky.session.\(account.rawValue)" }
 
@@ -106,8 +124,10 @@ public struct StoredBlueskySessions: BlueskySessionStore {
     /// One renewal at a time among every process on this store (the daemon, a command, a fleet's other process): a
     /// claim (`bluesky.renewing.<account>`, its holder and until when) taken by compare-and-set; who finds it held
     /// waits for the session it stores (every second on `clock`), and takes over a claim left to lapse.
-    public func renew(_ account: Account, replacing stale: BlueskySession, clock: any BotClock,
-                      by renew: @escaping @Sendable (BlueskySession) async throws -> BlueskySession) async throws -> BlueskySession {
+    public func renew(
+        _ account: Account, replacing stale: BlueskySession, clock: any BotClock,
+        by renew: @escaping @Sendable (BlueskySession) async throws -> BlueskySession
+    ) async throws -> BlueskySession {
         let (key, me) = (Self.claimKey(account), UUID().uuidString)
         let giveUp = clock.now().addingTimeInterval(2 * Self.claimLife)
         while true {
@@ -132,7 +152,8 @@ public struct StoredBlueskySessions: BlueskySessionStore {
                 }
             }
             guard clock.now() < giveUp else {
-                throw BlueskyAPIError.transport(method: "refreshSession", reason: "another process has been renewing the \(account)'s session and has not finished", attempts: 1)
+                throw BlueskyAPIError.transport(
+                    method: "refreshSession", reason: "another process has been renewing the \(account)'s session and has not finished", attempts: 1)
             }
             try await clock.sleep(for: .seconds(1))
         }
@@ -156,10 +177,14 @@ public struct BlueskyNetworkModule: NetworkModule {
     private let personSessions = InMemoryBlueskySessions()
 
     /// Why the bot does not like posts on Bluesky unless told to.
-    public static let whyNoLikes = "Bluesky asks bots to like, repost or reply only where a user tagged them; liking posts of the timeline is unsolicited"
+    public static let whyNoLikes =
+        "Bluesky asks bots to like, repost or reply only where a user tagged them; liking posts of the timeline is unsolicited"
 
     /// The module for `settings`; commands run on `clock`.
-    public init(settings: BlueskyNetworkSettings, clock: any BotClock = SystemBotClock()) { self.settings = settings; self.clock = clock }
+    public init(settings: BlueskyNetworkSettings, clock: any BotClock = SystemBotClock()) {
+        self.settings = settings
+        self.clock = clock
+    }
 
     /// "Bluesky".
     public var name: String { "Bluesky" }
@@ -189,11 +214,16 @@ public struct BlueskyNetworkModule: NetworkModule {
     public func missingSettings(for accounts: [Account]) -> [MissingSetting] {
         accounts.filter { settings.access(of: $0) == nil }.flatMap { account -> [MissingSetting] in
             let instead = account == .human ? " (`mirror_bot auth bluesky --account human`, signed in as themselves)" : ""
-            var missing = [MissingSetting(variable: account.environmentPrefix + "BLUESKY_HANDLE",
-                                          expected: "the \(account) account's handle, such as alice.bsky.social (NETWORK=bluesky)\(instead)")]
+            var missing = [
+                MissingSetting(
+                    variable: account.environmentPrefix + "BLUESKY_HANDLE",
+                    expected: "the \(account) account's handle, such as alice.bsky.social (NETWORK=bluesky)\(instead)")
+            ]
             if account == .bot {
-                missing.append(MissingSetting(variable: "BOT_BLUESKY_APP_PASSWORD",
-                                              expected: "an app password of the bot's account (Settings → Privacy and security → App passwords)"))
+                missing.append(
+                    MissingSetting(
+                        variable: "BOT_BLUESKY_APP_PASSWORD",
+                        expected: "an app password of the bot's account (Settings → Privacy and security → App passwords)"))
             }
             return missing
         }
@@ -214,9 +244,12 @@ public struct BlueskyNetworkModule: NetworkModule {
     /// Bluesky for the daemon, its sessions kept in the bot's state; says who is where, that nothing is billed, and
     /// what Bluesky asks of bots' likes.
     public func forDaemon(_ context: DaemonNetworkContext, logger: Logger) async -> DaemonNetwork {
-        logger.notice("network: Bluesky at \(settings.service.host ?? "?"), the person @\(settings.human?.handle ?? "?"), the bot @\(settings.bot?.handle ?? "?"); free, nothing billed")
+        logger.notice(
+            "network: Bluesky at \(settings.service.host ?? "?"), the person @\(settings.human?.handle ?? "?"), the bot @\(settings.bot?.handle ?? "?"); free, nothing billed"
+        )
         // The start refuses to run without a sealer (`storesTokens`); should one be missing all the same, nothing is stored.
-        let sessions: any BlueskySessionStore = context.sealer.map { StoredBlueskySessions(state: context.state, sealer: $0) } ?? InMemoryBlueskySessions()
+        let sessions: any BlueskySessionStore =
+            context.sealer.map { StoredBlueskySessions(state: context.state, sealer: $0) } ?? InMemoryBlueskySessions()
         let daemonClient: BlueskyClient = client(sessions: sessions, clock: context.clock, logger: logger)
         let network = BlueskyMirrorNetwork(client: daemonClient, copyingLabels: settings.copyingLabels, clock: context.clock)
         // An OAuth sign-in is checked through the daemon's own client: one client renews its single-use refresh token.
@@ -229,7 +262,8 @@ public struct BlueskyNetworkModule: NetworkModule {
     public func client(sessions: any BlueskySessionStore, clock: any BotClock, logger: Logger) -> BlueskyClient {
         var accounts: [Account: BlueskyAccess] = [:]
         for account in Account.allCases { accounts[account] = settings.access(of: account) }
-        return BlueskyClient(configuration: .init(service: settings.service, accounts: accounts), sessionStore: sessions, clock: clock, logger: logger)
+        return BlueskyClient(
+            configuration: .init(service: settings.service, accounts: accounts), sessionStore: sessions, clock: clock, logger: logger)
     }
 
     private func network(sessions: any BlueskySessionStore, clock: any BotClock, logger: Logger) -> BlueskyMirrorNetwork {
@@ -253,8 +287,11 @@ public struct BlueskyNetworkModule: NetworkModule {
                 if account == .bot, let pds = try await network.client.session(of: .bot).pds { detail += ", its PDS \(pds.absoluteString)" }
                 findings.append(.ok(label, detail))
                 guard account == .bot else { continue }
-                findings.append(user.markedAutomated == true ? .ok("bot label", "@\(user.handle)'s profile carries the self-label \"bot\"")
-                    : .failed("bot label", BotDisclosure.botLabel.problem(bot: user, person: user, networkName: "Bluesky") ?? "no self-label \"bot\""))
+                findings.append(
+                    user.markedAutomated == true
+                        ? .ok("bot label", "@\(user.handle)'s profile carries the self-label \"bot\"")
+                        : .failed(
+                            "bot label", BotDisclosure.botLabel.problem(bot: user, person: user, networkName: "Bluesky") ?? "no self-label \"bot\""))
             } catch {
                 findings.append(.failed(label, "\(error)"))
             }
@@ -282,12 +319,16 @@ public struct BlueskyNetworkModule: NetworkModule {
             } catch let error as BlueskyAPIError where error.isNotFound {}
             var values: [JSONValue] = []
             if case .array(let existing)? = profile["labels"]?["values"] { values = existing }
-            if values.contains(where: { $0["val"]?.stringValue == "bot" }) { return "@\(session.handle)'s profile already carries the self-label \"bot\"" }
+            if values.contains(where: { $0["val"]?.stringValue == "bot" }) {
+                return "@\(session.handle)'s profile already carries the self-label \"bot\""
+            }
             values.append(.object(["val": .string("bot")]))
             profile["labels"] = .object(["$type": .string(SelfLabels.type), "values": .array(values)])
             do {
-                _ = try await client.send(PutRecord(repo: session.did, collection: "app.bsky.actor.profile", rkey: "self", record: JSONValue.object(profile),
-                                                    swapRecord: swap), as: .bot)
+                _ = try await client.send(
+                    PutRecord(
+                        repo: session.did, collection: "app.bsky.actor.profile", rkey: "self", record: JSONValue.object(profile),
+                        swapRecord: swap), as: .bot)
                 return "@\(session.handle)'s profile now carries the self-label \"bot\" (its other fields kept)"
             } catch BlueskyAPIError.rejected(_, _, "InvalidSwap", _) {
                 logger.info("Bluesky: the profile changed while it was being labelled; reading it again")
@@ -312,7 +353,9 @@ public struct BlueskyNetworkModule: NetworkModule {
 
     /// A session with the person's app password (`createSession` the first time), used to read their profile: their
     /// DID. The session is kept for the next check; a deleted app password ends it, and the new login is refused.
-    public func verifyPerson(usageDays: any UsageDays, state: any BotState, sealer: (any SecretSealer)?, logger: Logger) async throws -> VerifiedPerson {
+    public func verifyPerson(usageDays: any UsageDays, state: any BotState, sealer: (any SecretSealer)?, logger: Logger) async throws
+        -> VerifiedPerson
+    {
         guard let human = settings.human, human.appPassword == nil, human.signsInWithOAuth else {
             return try await verifyPerson(usageDays: usageDays, logger: logger)
         }

@@ -1,6 +1,6 @@
 public import BlueskyAPI
 public import BotClock
-public import BotCore
+import BotCore
 public import Foundation
 public import Logging
 public import SocialNetwork
@@ -32,17 +32,22 @@ public struct BlueskyOAuthSignIn: Sendable {
 
     /// Starts the sign-in of `handle`, resolved at `service`, coming back to `redirectURI` (a `LoopbackRedirect`'s).
     /// Throws `AuthorizationRefused` saying what failed.
-    public static func begin(handle: String, service: URL, liking: Bool, redirectURI: String, plcDirectory: URL? = nil,
-                             clock: any BotClock = SystemBotClock(), logger: Logger) async throws -> BlueskyOAuthSignIn {
+    public static func begin(
+        handle: String, service: URL, liking: Bool, redirectURI: String, plcDirectory: URL? = nil,
+        clock: any BotClock = SystemBotClock(), logger: Logger
+    ) async throws -> BlueskyOAuthSignIn {
         let bare = (handle.hasPrefix("@") ? String(handle.dropFirst()) : handle).lowercased()
         let oauth = BlueskyOAuth()
-        let (did, pds) = try await resolve(bare, at: service, plcDirectory: plcDirectory ?? defaultDirectory(for: service), oauth: oauth,
-                                       clock: clock, logger: logger)
+        let (did, pds) = try await resolve(
+            bare, at: service, plcDirectory: plcDirectory ?? defaultDirectory(for: service), oauth: oauth,
+            clock: clock, logger: logger)
         let key = DPoPKey()
         do {
             let server = try await oauth.server(for: pds)
-            let authorization = try await oauth.authorize(at: server, handle: bare, scope: scope(liking: liking), redirectURI: redirectURI, key: key, now: clock.now())
-            return BlueskyOAuthSignIn(handle: bare, did: did, pds: pds, key: key, authorization: authorization, oauth: oauth, clock: clock, logger: logger)
+            let authorization = try await oauth.authorize(
+                at: server, handle: bare, scope: scope(liking: liking), redirectURI: redirectURI, key: key, now: clock.now())
+            return BlueskyOAuthSignIn(
+                handle: bare, did: did, pds: pds, key: key, authorization: authorization, oauth: oauth, clock: clock, logger: logger)
         } catch let error as BlueskyOAuthError {
             throw AuthorizationRefused("@\(bare)'s server (\(pds.absoluteString)) did not start the sign-in: \(error)")
         }
@@ -67,10 +72,13 @@ public struct BlueskyOAuthSignIn: Sendable {
     /// The DID and PDS of `handle`: `com.atproto.identity.resolveIdentity` (the handle and DID verified both ways by
     /// the service); where the service does not serve it, `resolveHandle` then the DID document (from the PLC directory,
     /// or the host of a `did:web`), which must claim the handle back (`alsoKnownAs`).
-    static func resolve(_ handle: String, at service: URL, plcDirectory: URL, oauth: BlueskyOAuth, clock: any BotClock,
-                        logger: Logger) async throws -> (did: String, pds: URL) {
-        let resolver = BlueskyClient(configuration: .init(service: service, accounts: [:]), sessionStore: InMemoryBlueskySessions(), clock: clock,
-                                     logger: logger)
+    static func resolve(
+        _ handle: String, at service: URL, plcDirectory: URL, oauth: BlueskyOAuth, clock: any BotClock,
+        logger: Logger
+    ) async throws -> (did: String, pds: URL) {
+        let resolver = BlueskyClient(
+            configuration: .init(service: service, accounts: [:]), sessionStore: InMemoryBlueskySessions(), clock: clock,
+            logger: logger)
         let where_ = resolver.configuration.publicAppView.absoluteString
         let unknown = AuthorizationRefused("No Bluesky account has the handle @\(handle) (asked at \(where_)): check the handle")
         func unresolved(_ error: any Error) -> AuthorizationRefused {
@@ -100,7 +108,8 @@ public struct BlueskyOAuthSignIn: Sendable {
             throw AuthorizationRefused("@\(handle)'s DID document (\(did)) could not be read: \(error)")
         }
         guard document.claims(handle: handle) else {
-            throw AuthorizationRefused("@\(handle) points to \(did), whose DID document does not claim the handle back: it is not verified, and cannot sign in")
+            throw AuthorizationRefused(
+                "@\(handle) points to \(did), whose DID document does not claim the handle back: it is not verified, and cannot sign in")
         }
         guard let pds = document.pds else { throw noPDS(did) }
         return (did, pds)
@@ -118,17 +127,20 @@ public struct BlueskyOAuthSignIn: Sendable {
         // The account that signed in must be the one the handle names: a person signing in as someone else is refused.
         guard tokens.sub == did else {
             // Not kept, and not left live either: the grant of the account that signed in is revoked.
-            let revoked = await oauth.revoke(tokens.refreshToken ?? tokens.accessToken, clientID: authorization.clientID, at: authorization.server, key: key, now: clock.now())
+            let revoked = await oauth.revoke(
+                tokens.refreshToken ?? tokens.accessToken, clientID: authorization.clientID, at: authorization.server, key: key, now: clock.now())
             if !revoked { logger.warning("the tokens given to \(tokens.sub) could not be revoked: they lapse on their own") }
             throw AuthorizationRefused("The page was signed in as \(tokens.sub), not as @\(handle) (\(did)): sign in on the page as @\(handle)")
         }
         guard let refreshToken = tokens.refreshToken else { throw AuthorizationRefused("The server gave no refresh token: the sign-in cannot last") }
-        let binding = BlueskySession.OAuthBinding(issuer: authorization.server.issuer, tokenEndpoint: authorization.server.tokenEndpoint,
-                                                  clientID: authorization.clientID, scope: tokens.scope, dpopKey: key.rawRepresentation,
-                                                  signedInAt: clock.now())
+        let binding = BlueskySession.OAuthBinding(
+            issuer: authorization.server.issuer, tokenEndpoint: authorization.server.tokenEndpoint,
+            clientID: authorization.clientID, scope: tokens.scope, dpopKey: key.rawRepresentation,
+            signedInAt: clock.now())
         let session = BlueskySession(did: did, handle: handle, accessJwt: tokens.accessToken, refreshJwt: refreshToken, pds: pds, oauth: binding)
-        let authorized = AuthorizedAccount(handle: handle, userID: did, networkAccount: did,
-                                           variables: [("HUMAN_BLUESKY_HANDLE", handle), ("HUMAN_BLUESKY_SIGN_IN", "oauth")])
+        let authorized = AuthorizedAccount(
+            handle: handle, userID: did, networkAccount: did,
+            variables: [("HUMAN_BLUESKY_HANDLE", handle), ("HUMAN_BLUESKY_SIGN_IN", "oauth")])
         return (authorized, session)
     }
 }

@@ -74,7 +74,8 @@ struct FakeBlueskyOAuthState {
     }
 
     /// A refusal, kept.
-    mutating func refuse(_ endpoint: String, _ status: Int, _ error: String, _ description: String, nonceHeader: Bool = false) -> FakeBlueskyResponse {
+    mutating func refuse(_ endpoint: String, _ status: Int, _ error: String, _ description: String, nonceHeader: Bool = false) -> FakeBlueskyResponse
+    {
         refusals.append("\(endpoint): \(error): \(description)")
         var response = FakeBlueskyResponse.oauthError(status, error, description)
         if nonceHeader { response.headers.append(("DPoP-Nonce", nonce)) }
@@ -83,24 +84,29 @@ struct FakeBlueskyOAuthState {
 
     /// Checks the DPoP proof of a `method` request to `url`; returns the key's thumbprint, or the refusal (`use_dpop_nonce`
     /// with a fresh nonce when the proof has none or an old one).
-    mutating func checkProof(_ proof: String?, method: String, url: String, accessToken: String?, now: Date, speed: Double,
-                             endpoint: String) -> Result<String, FakeBlueskyResponse> {
+    mutating func checkProof(
+        _ proof: String?, method: String, url: String, accessToken: String?, now: Date, speed: Double,
+        endpoint: String
+    ) -> Result<String, FakeBlueskyResponse> {
         guard let proof else { return .failure(refuse(endpoint, 400, "invalid_dpop_proof", "DPoP proof required")) }
         let parts = proof.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 3, let headerData = Self.decode(parts[0]), let claimsData = Self.decode(parts[1]), let signature = Self.decode(parts[2]),
-              let header = (try? JSONSerialization.jsonObject(with: headerData)) as? [String: Any],
-              let claims = (try? JSONSerialization.jsonObject(with: claimsData)) as? [String: Any] else {
+            let header = (try? JSONSerialization.jsonObject(with: headerData)) as? [String: Any],
+            let claims = (try? JSONSerialization.jsonObject(with: claimsData)) as? [String: Any]
+        else {
             return .failure(refuse(endpoint, 400, "invalid_dpop_proof", "DPoP proof is not a JWT"))
         }
         guard header["typ"] as? String == "dpop+jwt" else { return .failure(refuse(endpoint, 400, "invalid_dpop_proof", "typ must be dpop+jwt")) }
         guard header["alg"] as? String == "ES256" else { return .failure(refuse(endpoint, 400, "invalid_dpop_proof", "alg must be ES256")) }
         guard let jwk = header["jwk"] as? [String: Any], jwk["kty"] as? String == "EC", jwk["crv"] as? String == "P-256", jwk["d"] == nil,
-              let x = (jwk["x"] as? String).flatMap(Self.decode), let y = (jwk["y"] as? String).flatMap(Self.decode), x.count == 32, y.count == 32,
-              let key = try? P256.Signing.PublicKey(x963Representation: [0x04] + x + y) else {
+            let x = (jwk["x"] as? String).flatMap(Self.decode), let y = (jwk["y"] as? String).flatMap(Self.decode), x.count == 32, y.count == 32,
+            let key = try? P256.Signing.PublicKey(x963Representation: [0x04] + x + y)
+        else {
             return .failure(refuse(endpoint, 400, "invalid_dpop_proof", "jwk must be a public P-256 key"))
         }
         guard let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
-              key.isValidSignature(ecdsa, for: Data("\(parts[0]).\(parts[1])".utf8)) else {
+            key.isValidSignature(ecdsa, for: Data("\(parts[0]).\(parts[1])".utf8))
+        else {
             return .failure(refuse(endpoint, 400, "invalid_dpop_proof", "signature does not verify"))
         }
         guard claims["htm"] as? String == method else { return .failure(refuse(endpoint, 400, "invalid_dpop_proof", "htm does not match")) }
@@ -115,7 +121,9 @@ struct FakeBlueskyOAuthState {
         guard !seenProofs.contains(jti) else { return .failure(refuse(endpoint, 400, "invalid_dpop_proof", "DPoP proof replayed")) }
         if let accessToken {
             let ath = Self.base64URL(Data(SHA256.hash(data: Data(accessToken.utf8))))
-            guard claims["ath"] as? String == ath else { return .failure(refuse(endpoint, 401, "invalid_dpop_proof", "ath does not match the access token")) }
+            guard claims["ath"] as? String == ath else {
+                return .failure(refuse(endpoint, 401, "invalid_dpop_proof", "ath does not match the access token"))
+            }
         }
         seenProofs.insert(jti)
         proofsSinceRotation += 1
@@ -130,7 +138,8 @@ struct FakeBlueskyOAuthState {
     /// The loopback client's redirect addresses and scope, from its `client_id`; nil when it is not one.
     static func loopbackClient(_ clientID: String) -> (redirectURIs: [String], scope: String)? {
         guard let components = URLComponents(string: clientID), components.scheme == "http", components.host == "localhost",
-              components.path.isEmpty || components.path == "/", components.port == nil else { return nil }
+            components.path.isEmpty || components.path == "/", components.port == nil
+        else { return nil }
         let items = components.queryItems ?? []
         let redirects = items.filter { $0.name == "redirect_uri" }.compactMap(\.value)
         let allowed = redirects.allSatisfy { address in
@@ -138,8 +147,10 @@ struct FakeBlueskyOAuthState {
             return url.host == "127.0.0.1" || url.host == "[::1]" || url.host == "::1"
         }
         guard allowed else { return nil }
-        return (redirects.isEmpty ? ["http://127.0.0.1/", "http://[::1]/"] : redirects,
-                items.first { $0.name == "scope" }?.value ?? "atproto")
+        return (
+            redirects.isEmpty ? ["http://127.0.0.1/", "http://[::1]/"] : redirects,
+            items.first { $0.name == "scope" }?.value ?? "atproto"
+        )
     }
 
     static func thumbprint(x: Data, y: Data) -> String {
@@ -148,7 +159,8 @@ struct FakeBlueskyOAuthState {
     }
 
     static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(
+            of: "=", with: "")
     }
 
     static func decode(_ text: String) -> Data? {
@@ -169,7 +181,9 @@ extension FakeBlueskyResponse {
 
     /// An HTML page.
     static func page(_ status: Int, _ body: String) -> FakeBlueskyResponse {
-        let html = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Fake Bluesky</title></head><body>\n\(body)\n</body></html>\n"
-        return FakeBlueskyResponse(status: status, body: Data(html.utf8), headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")])
+        let html =
+            "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Fake Bluesky</title></head><body>\n\(body)\n</body></html>\n"
+        return FakeBlueskyResponse(
+            status: status, body: Data(html.utf8), headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")])
     }
 }

@@ -31,16 +31,22 @@ enum FakeBlueskyRepositoryExport {
             for (index, pivot) in pivots.enumerated() {
                 let next = index + 1 < pivots.count ? pivots[index + 1] : range.upperBound
                 let shared = zip(previous, keys[pivot]).prefix { $0 == $1 }.count
-                entries.append(.map(["p": .integer(Int64(shared)), "k": .bytes(Array(keys[pivot].dropFirst(shared))), "v": .link(values[pivot]),
-                                     "t": node(pivot + 1..<next).map(CBOR.link) ?? .null]))
+                entries.append(
+                    .map([
+                        "p": .integer(Int64(shared)), "k": .bytes(Array(keys[pivot].dropFirst(shared))), "v": .link(values[pivot]),
+                        "t": node(pivot + 1..<next).map(CBOR.link) ?? .null,
+                    ]))
                 previous = keys[pivot]
             }
             let left = node(range.lowerBound..<(pivots.first ?? range.upperBound))
             return add(.map(["l": left.map(CBOR.link) ?? .null, "e": .array(entries)]))
         }
         let data = node(0..<sorted.count) ?? add(.map(["l": .null, "e": .array([])]))
-        let commit = add(.map(["did": .text(did), "version": .integer(3), "data": .link(data), "rev": .text(TID(date: Date(), clockID: 0).description),
-                               "prev": .null, "sig": .bytes(Array(repeating: 0, count: 64))]))
+        let commit = add(
+            .map([
+                "did": .text(did), "version": .integer(3), "data": .link(data), "rev": .text(TID(date: Date(), clockID: 0).description),
+                "prev": .null, "sig": .bytes(Array(repeating: 0, count: 64)),
+            ]))
         var file = CBOR.map(["version": .integer(1), "roots": .array([.link(commit)])]).encoded
         file = varint(UInt64(file.count)) + file
         // The commit first, as a PDS writes it; then the rest.

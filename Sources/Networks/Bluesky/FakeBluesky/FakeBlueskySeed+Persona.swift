@@ -1,7 +1,7 @@
-public import BlueskyAPI
+import BlueskyAPI
 import BotClock
 public import FakeX
-public import Foundation
+import Foundation
 
 extension FakeBlueskySeed {
     /// The persona's person's app password.
@@ -26,9 +26,13 @@ extension FakeBlueskySeed {
             dids[handle(user)] = did(user.id)
             usernames[user.username.lowercased()] = user
             let isBot = user.id == persona.bot.id || user.id == persona.echoBot.id
-            accounts.append(Account(did: did(user.id), handle: handle(user), appPassword: user.id == persona.bot.id ? "demo-bot-app-password"
-                                        : user.id == persona.human.id ? Self.personaPersonPassword : nil,
-                                    description: user.description ?? user.name, labels: isBot ? ["bot"] : [], personaID: user.id))
+            accounts.append(
+                Account(
+                    did: did(user.id), handle: handle(user),
+                    appPassword: user.id == persona.bot.id
+                        ? "demo-bot-app-password"
+                        : user.id == persona.human.id ? Self.personaPersonPassword : nil,
+                    description: user.description ?? user.name, labels: isBot ? ["bot"] : [], personaID: user.id))
         }
         /// `@username` of X as `@handle` on Bluesky, for the persona's known accounts.
         func bluesky(_ text: String) -> String {
@@ -44,8 +48,9 @@ extension FakeBlueskySeed {
             clock += 1
             let facets = await RichText.facets(of: text) { dids[$0] }
             let parent = parentID.flatMap { refs[$0] }
-            let record = PostRecord(text: text, createdAt: ISO8601Time.string(from: date), langs: ["ja"], facets: facets.isEmpty ? nil : facets,
-                                    reply: parent.map { ReplyRef(root: $0.root, parent: $0.ref) })
+            let record = PostRecord(
+                text: text, createdAt: ISO8601Time.string(from: date), langs: ["ja"], facets: facets.isEmpty ? nil : facets,
+                reply: parent.map { ReplyRef(root: $0.root, parent: $0.ref) })
             let rkey = TID(date: date, clockID: clock).description
             posts.append(Post(authorDID: did(authorID), rkey: rkey, record: record, indexedAt: date, personaID: personaID))
             let ref = StrongRef(uri: ATURI(repo: did(authorID), collection: PostRecord.type, rkey: rkey).description, cid: Self.cid(of: record))
@@ -58,9 +63,11 @@ extension FakeBlueskySeed {
                 // "RT @author: text": the author's post a minute before, and the person's repost of it. Another
                 // account's old-style retweet of the bot is no mention on Bluesky: left out.
                 guard tweet.authorID == persona.human.id, let match = text.firstMatch(of: /^RT @([A-Za-z0-9_]+): (.*)$/),
-                      let author = usernames[String(match.1).lowercased()],
-                      let original = await add(author.id, bluesky(String(match.2)), at: tweet.createdAt.addingTimeInterval(-60),
-                                               personaID: "\(tweet.id)-original") else { continue }
+                    let author = usernames[String(match.1).lowercased()],
+                    let original = await add(
+                        author.id, bluesky(String(match.2)), at: tweet.createdAt.addingTimeInterval(-60),
+                        personaID: "\(tweet.id)-original")
+                else { continue }
                 reposts.append(Repost(byDID: did(tweet.authorID), uri: original.uri, at: tweet.createdAt))
                 continue
             }

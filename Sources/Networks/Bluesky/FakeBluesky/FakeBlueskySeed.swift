@@ -21,9 +21,16 @@ public struct FakeBlueskySeed: Sendable {
         /// Its user id in the fake X persona it was made from (`/admin/state` names it so, for the demo's report).
         public var personaID: String?
         /// An account from its parts.
-        public init(did: String, handle: String, appPassword: String? = nil, password: String? = nil, description: String = "", labels: [String] = [],
-                    personaID: String? = nil) {
-            self.did = did; self.handle = handle; self.appPassword = appPassword; self.password = password; self.description = description; self.labels = labels
+        public init(
+            did: String, handle: String, appPassword: String? = nil, password: String? = nil, description: String = "", labels: [String] = [],
+            personaID: String? = nil
+        ) {
+            self.did = did
+            self.handle = handle
+            self.appPassword = appPassword
+            self.password = password
+            self.description = description
+            self.labels = labels
             self.personaID = personaID
         }
     }
@@ -42,7 +49,11 @@ public struct FakeBlueskySeed: Sendable {
         public var personaID: String?
         /// A post from its parts.
         public init(authorDID: String, rkey: String, record: PostRecord, indexedAt: Date, personaID: String? = nil) {
-            self.authorDID = authorDID; self.rkey = rkey; self.record = record; self.indexedAt = indexedAt; self.personaID = personaID
+            self.authorDID = authorDID
+            self.rkey = rkey
+            self.record = record
+            self.indexedAt = indexedAt
+            self.personaID = personaID
         }
     }
 
@@ -55,7 +66,11 @@ public struct FakeBlueskySeed: Sendable {
         /// When.
         public var at: Date
         /// A repost from its parts.
-        public init(byDID: String, uri: String, at: Date) { self.byDID = byDID; self.uri = uri; self.at = at }
+        public init(byDID: String, uri: String, at: Date) {
+            self.byDID = byDID
+            self.uri = uri
+            self.at = at
+        }
     }
 
     /// The clock at the start.
@@ -69,7 +84,10 @@ public struct FakeBlueskySeed: Sendable {
 
     /// A seed from its parts.
     public init(now: Date, accounts: [Account], posts: [Post] = [], reposts: [Repost] = []) {
-        self.now = now; self.accounts = accounts; self.posts = posts; self.reposts = reposts
+        self.now = now
+        self.accounts = accounts
+        self.posts = posts
+        self.reposts = reposts
     }
 
     /// The CID the fake gives `record` (for a seeded reply's strong refs).

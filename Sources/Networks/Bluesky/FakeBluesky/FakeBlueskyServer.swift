@@ -34,16 +34,19 @@ public final class FakeBlueskyServer: Sendable {
 
     private func application(host: String, port: Int, onStarted: @escaping @Sendable (Int) async -> Void) -> some Service {
         let world = world
-        return Application(router: router(), configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "fake-bluesky"),
-                           onServerRunning: { channel in
-                               let bound = channel.localAddress?.port ?? port
-                               await world.setPDS("http://\(host):\(bound)")
-                               await onStarted(bound)
-                           }, logger: logger)
+        return Application(
+            router: router(), configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "fake-bluesky"),
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? port
+                await world.setPDS("http://\(host):\(bound)")
+                await onStarted(bound)
+            }, logger: logger)
     }
 
     /// Runs the server for the duration of `body`, which gets its base URL; then shuts it down gracefully.
-    public func withRunning<Result: Sendable>(isolation: isolated (any Actor)? = #isolation, _ body: (URL) async throws -> Result) async throws -> Result {
+    public func withRunning<Result: Sendable>(isolation: isolated (any Actor)? = #isolation, _ body: (URL) async throws -> Result) async throws
+        -> Result
+    {
         try await LoopbackServer.withRunning(logger: logger, { onStarted in application(host: "127.0.0.1", port: 0, onStarted: onStarted) }, body)
     }
 
@@ -133,29 +136,38 @@ public final class FakeBlueskyServer: Sendable {
         serve("com.atproto.identity.resolveIdentity", .query, auth: .none, on: router) { world, call in
             await world.resolveIdentity(call.parameter("identifier") ?? "")
         }
-        serve("app.bsky.actor.getProfile", .query, auth: .optional, on: router) { world, call in await world.getProfile(call.parameter("actor") ?? "") }
+        serve("app.bsky.actor.getProfile", .query, auth: .optional, on: router) { world, call in await world.getProfile(call.parameter("actor") ?? "")
+        }
         serve("app.bsky.feed.getAuthorFeed", .query, auth: .optional, on: router) { world, call in
-            await world.authorFeed(actor: call.parameter("actor") ?? "", filter: call.parameter("filter"), limit: min(100, max(1, call.limit)),
-                                   cursor: call.parameter("cursor"))
+            await world.authorFeed(
+                actor: call.parameter("actor") ?? "", filter: call.parameter("filter"), limit: min(100, max(1, call.limit)),
+                cursor: call.parameter("cursor"))
         }
         serve("app.bsky.feed.getActorLikes", .query, auth: .required, on: router) { world, call in
-            await world.actorLikes(caller: call.caller ?? "", actor: call.parameter("actor") ?? "", limit: min(100, max(1, call.limit)),
-                                   cursor: call.parameter("cursor"))
+            await world.actorLikes(
+                caller: call.caller ?? "", actor: call.parameter("actor") ?? "", limit: min(100, max(1, call.limit)),
+                cursor: call.parameter("cursor"))
         }
         serve("app.bsky.feed.getTimeline", .query, auth: .required, on: router) { world, call in
             await world.timeline(caller: call.caller ?? "", limit: min(100, max(1, call.limit)), cursor: call.parameter("cursor"))
         }
         serve("app.bsky.notification.listNotifications", .query, auth: .required, on: router) { world, call in
-            await world.notifications(caller: call.caller ?? "", reasons: call.parameters("reasons"), limit: min(100, max(1, call.limit)),
-                                      cursor: call.parameter("cursor"))
+            await world.notifications(
+                caller: call.caller ?? "", reasons: call.parameters("reasons"), limit: min(100, max(1, call.limit)),
+                cursor: call.parameter("cursor"))
         }
         serve("app.bsky.feed.getPosts", .query, auth: .optional, on: router) { world, call in await world.posts(uris: call.parameters("uris")) }
-        serve("com.atproto.sync.getRepo", .query, auth: .none, on: router) { world, call in await world.repositoryExport(of: call.parameter("did") ?? "") }
+        serve("com.atproto.sync.getRepo", .query, auth: .none, on: router) { world, call in
+            await world.repositoryExport(of: call.parameter("did") ?? "")
+        }
         serve("com.atproto.repo.getRecord", .query, auth: .none, on: router) { world, call in
-            await world.getRecord(repo: call.parameter("repo") ?? "", collection: call.parameter("collection") ?? "", rkey: call.parameter("rkey") ?? "")
+            await world.getRecord(
+                repo: call.parameter("repo") ?? "", collection: call.parameter("collection") ?? "", rkey: call.parameter("rkey") ?? "")
         }
         for method in ["com.atproto.repo.putRecord", "com.atproto.repo.createRecord"] {
-            serve(method, .procedure, auth: .required, on: router) { world, call in await world.write(caller: call.caller ?? "", input: call.input, method: method) }
+            serve(method, .procedure, auth: .required, on: router) { world, call in
+                await world.write(caller: call.caller ?? "", input: call.input, method: method)
+            }
         }
         serve("com.atproto.repo.deleteRecord", .procedure, auth: .required, on: router) { world, call in
             await world.deleteRecord(caller: call.caller ?? "", input: call.input)
@@ -175,7 +187,9 @@ public final class FakeBlueskyServer: Sendable {
         router.post("/admin/clock") { request, _ in
             var request = request
             let body = (try? await request.collectBody(upTo: 1 << 16)).map { Data(buffer: $0) } ?? Data()
-            guard let adjustment = FakeClockAdjustment(body: body) else { return Self.response(.error(400, "InvalidRequest", FakeClockAdjustment.expected)) }
+            guard let adjustment = FakeClockAdjustment(body: body) else {
+                return Self.response(.error(400, "InvalidRequest", FakeClockAdjustment.expected))
+            }
             await adjustment.apply(to: world)
             return Self.response(.json(["now": FakeBlueskyWorld.time(await world.now)]))
         }
@@ -190,8 +204,10 @@ public final class FakeBlueskyServer: Sendable {
         return router
     }
 
-    private func serve(_ nsid: String, _ kind: XRPCKind, auth: Auth, on router: Router<BasicRequestContext>,
-                       _ handle: @escaping @Sendable (FakeBlueskyWorld, Call) async -> FakeBlueskyResponse) {
+    private func serve(
+        _ nsid: String, _ kind: XRPCKind, auth: Auth, on router: Router<BasicRequestContext>,
+        _ handle: @escaping @Sendable (FakeBlueskyWorld, Call) async -> FakeBlueskyResponse
+    ) {
         let world = world
         router.on(RouterPath("/xrpc/\(nsid)"), method: kind == .query ? .get : .post) { request, _ in
             var request = request
@@ -202,11 +218,13 @@ public final class FakeBlueskyServer: Sendable {
             case .none: break
             case .optional, .required, .refresh:
                 if auth == .optional && authorization == nil { break }
-                let authenticated = if let authorization, authorization.hasPrefix("DPoP "), auth != .refresh {
-                    await world.authenticateDPoP(authorization, proof: request.headers[HTTPField.Name("DPoP")!], method: kind == .query ? "GET" : "POST", nsid: nsid)
-                } else {
-                    await world.authenticate(authorization, refresh: auth == .refresh)
-                }
+                let authenticated =
+                    if let authorization, authorization.hasPrefix("DPoP "), auth != .refresh {
+                        await world.authenticateDPoP(
+                            authorization, proof: request.headers[HTTPField.Name("DPoP")!], method: kind == .query ? "GET" : "POST", nsid: nsid)
+                    } else {
+                        await world.authenticate(authorization, refresh: auth == .refresh)
+                    }
                 switch authenticated {
                 case .success(let did): caller = did
                 case .failure(let refusal): return Self.response(refusal)
@@ -229,21 +247,26 @@ public final class FakeBlueskyServer: Sendable {
             if case .rateLimited(let seconds)? = fault {
                 var refusal = FakeBlueskyResponse.error(429, "RateLimitExceeded", "Rate Limit Exceeded")
                 let reset = await world.now.addingTimeInterval(seconds).timeIntervalSince1970
-                refusal.headers = [("ratelimit-limit", "3000"), ("ratelimit-remaining", "0"), ("ratelimit-reset", String(Int(reset.rounded(.up)))),
-                                   ("ratelimit-policy", "3000;w=300")]
+                refusal.headers = [
+                    ("ratelimit-limit", "3000"), ("ratelimit-remaining", "0"), ("ratelimit-reset", String(Int(reset.rounded(.up)))),
+                    ("ratelimit-policy", "3000;w=300"),
+                ]
                 return Self.response(refusal)
             }
-            let result = await handle(world, Call(caller: caller, query: Self.queryParameters(request.uri.query), input: input, authorization: authorization))
+            let result = await handle(
+                world, Call(caller: caller, query: Self.queryParameters(request.uri.query), input: input, authorization: authorization))
             if fault == .malformed { return Self.response(FakeBlueskyResponse(status: 200, body: Data("{\"feed\": [{\"post\": ".utf8))) }
             if fault == .dropAfterHandling {
                 // The work is done; half the answer is sent, then the connection is closed.
                 let data = result.body
                 var headers = HTTPFields()
                 headers[.contentLength] = String(data.count)
-                return Response(status: .init(code: result.status), headers: headers, body: ResponseBody(contentLength: data.count) { writer in
-                    try await writer.write(ByteBuffer(bytes: data.prefix(data.count / 2)))
-                    throw CancellationError()
-                })
+                return Response(
+                    status: .init(code: result.status), headers: headers,
+                    body: ResponseBody(contentLength: data.count) { writer in
+                        try await writer.write(ByteBuffer(bytes: data.prefix(data.count / 2)))
+                        throw CancellationError()
+                    })
             }
             return Self.response(result)
         }
@@ -296,7 +319,9 @@ public final class FakeBlueskyServer: Sendable {
     static func formFields(_ text: String) -> [String: String] {
         var fields: [String: String] = [:]
         for pair in text.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? "" }
+            let parts = pair.split(separator: "=", maxSplits: 1).map {
+                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+            }
             if let name = parts.first, !name.isEmpty { fields[name] = parts.count > 1 ? parts[1] : "" }
         }
         return fields

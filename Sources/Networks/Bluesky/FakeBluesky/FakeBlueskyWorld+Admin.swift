@@ -22,14 +22,17 @@ extension FakeBlueskyWorld {
                 liked.append(.object(["user_id": personaID(stored.uri.repo), "tweet_id": personaID(subject)]))
                 continue
             }
-            guard stored.uri.collection == PostRecord.type, let record = try? JSONDecoder().decode(PostRecord.self, from: Self.data(stored.value)) else { continue }
+            guard stored.uri.collection == PostRecord.type, let record = try? JSONDecoder().decode(PostRecord.self, from: Self.data(stored.value))
+            else { continue }
             let parent = record.reply.flatMap { ATURI($0.parent.uri) }
-            posted.append(.object([
-                "id": .string(number(stored.uri)), "author_id": personaID(stored.uri.repo), "text": .string(record.text),
-                "created_at": .string(Self.time(stored.indexedAt)),
-                "in_reply_to_tweet_id": parent.map { personaIDs[$0.description].map(BlueskyAPI.JSONValue.string) ?? .string(number($0)) } ?? .null,
-                "in_reply_to_user_id": parent.map { personaID($0.repo) } ?? .null,
-            ]))
+            posted.append(
+                .object([
+                    "id": .string(number(stored.uri)), "author_id": personaID(stored.uri.repo), "text": .string(record.text),
+                    "created_at": .string(Self.time(stored.indexedAt)),
+                    "in_reply_to_tweet_id": parent.map { personaIDs[$0.description].map(BlueskyAPI.JSONValue.string) ?? .string(number($0)) }
+                        ?? .null,
+                    "in_reply_to_user_id": parent.map { personaID($0.repo) } ?? .null,
+                ]))
         }
         var aliases: [String: BlueskyAPI.JSONValue] = [:]
         for (key, id) in personaIDs {
@@ -46,13 +49,19 @@ extension FakeBlueskyWorld {
     /// and profile, and a repost record for each repost).
     func repositoryExport(of actor: String) -> FakeBlueskyResponse {
         guard let did = did(of: actor) else { return .error(400, "RepoNotFound", "Could not find repo for DID: \(actor)") }
-        var exported = records.values.filter { $0.uri.repo == did && $0.indexedAt <= now }.map { (key: "\($0.uri.collection)/\($0.uri.rkey)", value: $0.value) }
+        var exported = records.values.filter { $0.uri.repo == did && $0.indexedAt <= now }.map {
+            (key: "\($0.uri.collection)/\($0.uri.rkey)", value: $0.value)
+        }
         for (seq, repost) in reposts where repost.byDID == did && repost.at <= now {
             let subject = records[repost.uri].map { BlueskyAPI.JSONValue.object(["uri": .string(repost.uri), "cid": .string($0.cid)]) } ?? .null
-            exported.append((key: "app.bsky.feed.repost/\(TID(date: repost.at, clockID: UInt64(seq)))",
-                             value: .object(["$type": .string("app.bsky.feed.repost"), "subject": subject, "createdAt": .string(Self.time(repost.at))])))
+            exported.append(
+                (
+                    key: "app.bsky.feed.repost/\(TID(date: repost.at, clockID: UInt64(seq)))",
+                    value: .object(["$type": .string("app.bsky.feed.repost"), "subject": subject, "createdAt": .string(Self.time(repost.at))])
+                ))
         }
-        return FakeBlueskyResponse(status: 200, body: Data(FakeBlueskyRepositoryExport.car(did: did, records: exported)),
-                                   headers: [("content-type", "application/vnd.ipld.car")])
+        return FakeBlueskyResponse(
+            status: 200, body: Data(FakeBlueskyRepositoryExport.car(did: did, records: exported)),
+            headers: [("content-type", "application/vnd.ipld.car")])
     }
 }

@@ -8,27 +8,30 @@ extension FakeBlueskyWorld {
 
     /// `/.well-known/oauth-protected-resource`.
     func protectedResourceMetadata() -> FakeBlueskyResponse {
-        .json(["resource": .string(pdsURL), "authorization_servers": .strings([issuer]), "bearer_methods_supported": .strings(["header"])] as [String: OAuthJSON])
+        .json(
+            ["resource": .string(pdsURL), "authorization_servers": .strings([issuer]), "bearer_methods_supported": .strings(["header"])]
+                as [String: OAuthJSON])
     }
 
     /// `/.well-known/oauth-authorization-server`.
     func authorizationServerMetadata() -> FakeBlueskyResponse {
-        .json([
-            "issuer": .string(issuer),
-            "authorization_endpoint": .string(issuer + "/oauth/authorize"),
-            "token_endpoint": .string(issuer + "/oauth/token"),
-            "revocation_endpoint": .string(issuer + "/oauth/revoke"),
-            "pushed_authorization_request_endpoint": .string(issuer + "/oauth/par"),
-            "require_pushed_authorization_requests": .bool(true),
-            "dpop_signing_alg_values_supported": .strings(["ES256"]),
-            "code_challenge_methods_supported": .strings(["S256"]),
-            "response_types_supported": .strings(["code"]),
-            "grant_types_supported": .strings(["authorization_code", "refresh_token"]),
-            "token_endpoint_auth_methods_supported": .strings(["none", "private_key_jwt"]),
-            "scopes_supported": .strings(["atproto", "transition:generic", "rpc:app.bsky.feed.getActorLikes?aud=*"]),
-            "authorization_response_iss_parameter_supported": .bool(true),
-            "client_id_metadata_document_supported": .bool(true),
-        ] as [String: OAuthJSON])
+        .json(
+            [
+                "issuer": .string(issuer),
+                "authorization_endpoint": .string(issuer + "/oauth/authorize"),
+                "token_endpoint": .string(issuer + "/oauth/token"),
+                "revocation_endpoint": .string(issuer + "/oauth/revoke"),
+                "pushed_authorization_request_endpoint": .string(issuer + "/oauth/par"),
+                "require_pushed_authorization_requests": .bool(true),
+                "dpop_signing_alg_values_supported": .strings(["ES256"]),
+                "code_challenge_methods_supported": .strings(["S256"]),
+                "response_types_supported": .strings(["code"]),
+                "grant_types_supported": .strings(["authorization_code", "refresh_token"]),
+                "token_endpoint_auth_methods_supported": .strings(["none", "private_key_jwt"]),
+                "scopes_supported": .strings(["atproto", "transition:generic", "rpc:app.bsky.feed.getActorLikes?aud=*"]),
+                "authorization_response_iss_parameter_supported": .bool(true),
+                "client_id_metadata_document_supported": .bool(true),
+            ] as [String: OAuthJSON])
     }
 
     /// `POST /oauth/par`: the authorization request, pushed, with a DPoP proof.
@@ -40,7 +43,8 @@ extension FakeBlueskyWorld {
         case .failure(let refusal): return refusal
         }
         guard let clientID = form["client_id"], let client = FakeBlueskyOAuthState.loopbackClient(clientID) else {
-            return oauth.refuse(endpoint, 400, "invalid_client", "client_id must be a client metadata address or a loopback client (http://localhost)")
+            return oauth.refuse(
+                endpoint, 400, "invalid_client", "client_id must be a client metadata address or a loopback client (http://localhost)")
         }
         guard form["response_type"] == "code" else { return oauth.refuse(endpoint, 400, "unsupported_response_type", "response_type must be code") }
         guard let redirect = form["redirect_uri"], client.redirectURIs.contains(where: { Self.sameLoopbackAddress($0, redirect) }) else {
@@ -51,13 +55,15 @@ extension FakeBlueskyWorld {
         }
         guard let state = form["state"], !state.isEmpty else { return oauth.refuse(endpoint, 400, "invalid_request", "state is required") }
         let scope = form["scope"] ?? ""
-        let asked = Set(scope.split(separator: " ").map(String.init)), allowed = Set(client.scope.split(separator: " ").map(String.init))
+        let asked = Set(scope.split(separator: " ").map(String.init))
+        let allowed = Set(client.scope.split(separator: " ").map(String.init))
         guard asked.contains("atproto"), asked.isSubset(of: allowed) else {
             return oauth.refuse(endpoint, 400, "invalid_scope", "scope must include atproto and stay within the client's")
         }
         let requestURI = "urn:ietf:params:oauth:request_uri:" + oauth.nextID("req")
-        oauth.pushed[requestURI] = .init(clientID: clientID, redirectURI: redirect, scope: scope, state: state, challenge: challenge,
-                                         keyThumbprint: thumbprint, loginHint: form["login_hint"], expires: now.addingTimeInterval(300))
+        oauth.pushed[requestURI] = .init(
+            clientID: clientID, redirectURI: redirect, scope: scope, state: state, challenge: challenge,
+            keyThumbprint: thumbprint, loginHint: form["login_hint"], expires: now.addingTimeInterval(300))
         var response = FakeBlueskyResponse.json(["request_uri": .string(requestURI), "expires_in": .number(299)] as [String: OAuthJSON])
         response.status = 201
         response.headers.append(("DPoP-Nonce", oauth.nonce))
@@ -66,10 +72,17 @@ extension FakeBlueskyWorld {
 
     /// `GET /oauth/authorize`: the sign-in page for a pushed request.
     func authorizationPage(_ query: [String: String]) -> FakeBlueskyResponse {
-        guard let requestURI = query["request_uri"], let pushed = oauth.pushed[requestURI], pushed.expires > now, query["client_id"] == pushed.clientID else {
-            return .page(400, "<h1>This sign-in link has expired or is not valid</h1><p class=\"oauth-error\" data-error=\"invalid_request\">Start again from the app.</p>")
+        guard let requestURI = query["request_uri"], let pushed = oauth.pushed[requestURI], pushed.expires > now,
+            query["client_id"] == pushed.clientID
+        else {
+            return .page(
+                400,
+                "<h1>This sign-in link has expired or is not valid</h1><p class=\"oauth-error\" data-error=\"invalid_request\">Start again from the app.</p>"
+            )
         }
-        return .page(200, """
+        return .page(
+            200,
+            """
             <h1>Sign in to Fake Bluesky</h1>
             <p>An app on your own computer (\(Self.escaped(pushed.clientID))) asks for: <code>\(Self.escaped(pushed.scope))</code></p>
             <form method="post" action="/oauth/authorize">
@@ -86,7 +99,10 @@ extension FakeBlueskyWorld {
     /// `state` and `iss`.
     func authorize(_ form: [String: String]) -> FakeBlueskyResponse {
         guard let requestURI = form["request_uri"], let pushed = oauth.pushed[requestURI], pushed.expires > now else {
-            return .page(400, "<h1>This sign-in link has expired or is not valid</h1><p class=\"oauth-error\" data-error=\"invalid_request\">Start again from the app.</p>")
+            return .page(
+                400,
+                "<h1>This sign-in link has expired or is not valid</h1><p class=\"oauth-error\" data-error=\"invalid_request\">Start again from the app.</p>"
+            )
         }
         func back(_ items: [URLQueryItem]) -> FakeBlueskyResponse {
             oauth.pushed[requestURI] = nil
@@ -94,12 +110,18 @@ extension FakeBlueskyWorld {
             address.queryItems = items + [URLQueryItem(name: "state", value: pushed.state), URLQueryItem(name: "iss", value: issuer)]
             return FakeBlueskyResponse(status: 302, body: Data(), headers: [("Location", address.string!), ("Cache-Control", "no-store")])
         }
-        if form["decision"] == "deny" { return back([URLQueryItem(name: "error", value: "access_denied"), URLQueryItem(name: "error_description", value: "The user denied access")]) }
+        if form["decision"] == "deny" {
+            return back([
+                URLQueryItem(name: "error", value: "access_denied"), URLQueryItem(name: "error_description", value: "The user denied access"),
+            ])
+        }
         let identifier = (form["identifier"] ?? "").lowercased().trimmingCharacters(in: .whitespaces)
         guard let account = accounts.values.first(where: { $0.handle == identifier || $0.did == identifier }),
-              form["password"] == (account.password ?? "\(account.handle)-password") else {
+            form["password"] == (account.password ?? "\(account.handle)-password")
+        else {
             oauth.refusals.append("authorize: wrong identifier or password")
-            return .page(401, "<h1>Sign in to Fake Bluesky</h1><p class=\"oauth-error\" data-error=\"invalid_credentials\">Invalid identifier or password</p>")
+            return .page(
+                401, "<h1>Sign in to Fake Bluesky</h1><p class=\"oauth-error\" data-error=\"invalid_credentials\">Invalid identifier or password</p>")
         }
         let code = oauth.nextID("cod")
         oauth.codes[code] = .init(pushed: pushed, did: account.did, expires: now.addingTimeInterval(600))
@@ -120,22 +142,32 @@ extension FakeBlueskyWorld {
             guard let code = form["code"], var issued = oauth.codes[code] else { return oauth.refuse(endpoint, 400, "invalid_grant", "Invalid code") }
             if issued.used {
                 // A code used twice was stolen: what it gave is revoked too.
-                for (id, grant) in oauth.grants where grant.did == issued.did && grant.clientID == issued.pushed.clientID { oauth.grants[id]?.revoked = true }
+                for (id, grant) in oauth.grants where grant.did == issued.did && grant.clientID == issued.pushed.clientID {
+                    oauth.grants[id]?.revoked = true
+                }
                 return oauth.refuse(endpoint, 400, "invalid_grant", "Code already used")
             }
             issued.used = true
             oauth.codes[code] = issued
             guard issued.expires > now else { return oauth.refuse(endpoint, 400, "invalid_grant", "Code expired") }
-            guard form["client_id"] == issued.pushed.clientID else { return oauth.refuse(endpoint, 400, "invalid_grant", "The code was issued to another client") }
-            guard form["redirect_uri"] == issued.pushed.redirectURI else { return oauth.refuse(endpoint, 400, "invalid_grant", "redirect_uri does not match") }
+            guard form["client_id"] == issued.pushed.clientID else {
+                return oauth.refuse(endpoint, 400, "invalid_grant", "The code was issued to another client")
+            }
+            guard form["redirect_uri"] == issued.pushed.redirectURI else {
+                return oauth.refuse(endpoint, 400, "invalid_grant", "redirect_uri does not match")
+            }
             guard let verifier = form["code_verifier"],
-                  FakeBlueskyOAuthState.base64URL(Data(SHA256.hash(data: Data(verifier.utf8)))) == issued.pushed.challenge else {
+                FakeBlueskyOAuthState.base64URL(Data(SHA256.hash(data: Data(verifier.utf8)))) == issued.pushed.challenge
+            else {
                 return oauth.refuse(endpoint, 400, "invalid_grant", "Invalid code_verifier")
             }
-            guard thumbprint == issued.pushed.keyThumbprint else { return oauth.refuse(endpoint, 400, "invalid_dpop_key_binding", "DPoP key does not match the one used for PAR") }
+            guard thumbprint == issued.pushed.keyThumbprint else {
+                return oauth.refuse(endpoint, 400, "invalid_dpop_key_binding", "DPoP key does not match the one used for PAR")
+            }
             let grant = oauth.nextID("grant")
-            oauth.grants[grant] = .init(did: issued.did, clientID: issued.pushed.clientID, keyThumbprint: thumbprint, scope: issued.pushed.scope, refreshToken: "",
-                                       createdAt: now, updatedAt: now)
+            oauth.grants[grant] = .init(
+                did: issued.did, clientID: issued.pushed.clientID, keyThumbprint: thumbprint, scope: issued.pushed.scope, refreshToken: "",
+                createdAt: now, updatedAt: now)
             return issueTokens(grant: grant, type: "authorization_code")
         case "refresh_token":
             guard let token = form["refresh_token"] else { return oauth.refuse(endpoint, 400, "invalid_request", "refresh_token is required") }
@@ -147,8 +179,12 @@ extension FakeBlueskyWorld {
                 return oauth.refuse(endpoint, 400, "invalid_grant", "Invalid refresh token")
             }
             guard !grant.revoked else { return oauth.refuse(endpoint, 400, "invalid_grant", "The session was revoked") }
-            guard form["client_id"] == grant.clientID else { return oauth.refuse(endpoint, 400, "invalid_grant", "The token was issued to another client") }
-            guard thumbprint == grant.keyThumbprint else { return oauth.refuse(endpoint, 400, "invalid_dpop_key_binding", "DPoP key does not match the session's") }
+            guard form["client_id"] == grant.clientID else {
+                return oauth.refuse(endpoint, 400, "invalid_grant", "The token was issued to another client")
+            }
+            guard thumbprint == grant.keyThumbprint else {
+                return oauth.refuse(endpoint, 400, "invalid_dpop_key_binding", "DPoP key does not match the session's")
+            }
             guard now <= grant.updatedAt.addingTimeInterval(FakeBlueskyOAuthState.publicIdleLimit) else {
                 return oauth.refuse(endpoint, 400, "invalid_grant", "Refresh token exceeded inactivity timeout")
             }
@@ -166,7 +202,9 @@ extension FakeBlueskyWorld {
     /// `POST /oauth/revoke` (RFC 7009): the grant a refresh or access token belongs to is revoked; 200 whatever the
     /// token (a token it does not know is no error), once the proof is good.
     func revoke(_ form: [String: String], proof: String?) -> FakeBlueskyResponse {
-        if case .failure(let refusal) = oauth.checkProof(proof, method: "POST", url: issuer + "/oauth/revoke", accessToken: nil, now: now, speed: speed, endpoint: "revoke") {
+        if case .failure(let refusal) = oauth.checkProof(
+            proof, method: "POST", url: issuer + "/oauth/revoke", accessToken: nil, now: now, speed: speed, endpoint: "revoke")
+        {
             return refusal
         }
         let token = form["token"] ?? ""
@@ -177,14 +215,16 @@ extension FakeBlueskyWorld {
 
     private func issueTokens(grant id: String, type: String) -> FakeBlueskyResponse {
         guard let grant = oauth.grants[id] else { return oauth.refuse("token", 400, "invalid_grant", "Unknown session") }
-        let access = oauth.nextID("dpop-access"), refresh = oauth.nextID("refresh")
+        let access = oauth.nextID("dpop-access")
+        let refresh = oauth.nextID("refresh")
         oauth.grants[id]?.refreshToken = refresh
         oauth.accessTokens[access] = .init(did: grant.did, keyThumbprint: grant.keyThumbprint, expires: now.addingTimeInterval(3_600), grant: id)
         oauth.tokensIssued[type, default: 0] += 1
-        var response = FakeBlueskyResponse.json([
-            "access_token": .string(access), "token_type": .string("DPoP"), "refresh_token": .string(refresh), "scope": .string(grant.scope),
-            "sub": .string(grant.did), "expires_in": .number(3_600),
-        ] as [String: OAuthJSON])
+        var response = FakeBlueskyResponse.json(
+            [
+                "access_token": .string(access), "token_type": .string("DPoP"), "refresh_token": .string(refresh), "scope": .string(grant.scope),
+                "sub": .string(grant.did), "expires_in": .number(3_600),
+            ] as [String: OAuthJSON])
         response.headers.append(("DPoP-Nonce", oauth.nonce))
         response.headers.append(("Cache-Control", "no-store"))
         return response
@@ -204,19 +244,25 @@ extension FakeBlueskyWorld {
             return response
         }
         let thumbprint: String
-        switch oauth.checkProof(proof, method: method, url: pdsURL + "/xrpc/" + nsid, accessToken: token, now: now, speed: speed, endpoint: "xrpc \(nsid)") {
+        switch oauth.checkProof(
+            proof, method: method, url: pdsURL + "/xrpc/" + nsid, accessToken: token, now: now, speed: speed, endpoint: "xrpc \(nsid)")
+        {
         case .success(let key): thumbprint = key
         case .failure(let refused):
             // The AS's refusal, in the resource server's form.
             let body = (try? JSONSerialization.jsonObject(with: refused.body)) as? [String: Any]
-            return .failure(refusal(401, body?["error"] as? String ?? "invalid_dpop_proof", body?["error_description"] as? String ?? "Invalid DPoP proof"))
+            return .failure(
+                refusal(401, body?["error"] as? String ?? "invalid_dpop_proof", body?["error_description"] as? String ?? "Invalid DPoP proof"))
         }
-        guard let access = oauth.accessTokens[token], oauth.grants[access.grant]?.revoked == false else { return .failure(refusal(401, "invalid_token", "Token was revoked")) }
+        guard let access = oauth.accessTokens[token], oauth.grants[access.grant]?.revoked == false else {
+            return .failure(refusal(401, "invalid_token", "Token was revoked"))
+        }
         guard access.expires > now else { return .failure(refusal(401, "invalid_token", "\"exp\" claim timestamp check failed")) }
         guard access.keyThumbprint == thumbprint else { return .failure(refusal(401, "invalid_token", "DPoP key does not match the token's")) }
         let scope = Set((oauth.grants[access.grant]?.scope ?? "").split(separator: " ").map(String.init))
         // The account's own session is the `atproto` scope's; the rest needs `transition:generic` or the method's `rpc:`.
-        let allowed = nsid == "com.atproto.server.getSession" || scope.contains("transition:generic") || scope.contains(where: { $0.hasPrefix("rpc:\(nsid)?") })
+        let allowed =
+            nsid == "com.atproto.server.getSession" || scope.contains("transition:generic") || scope.contains(where: { $0.hasPrefix("rpc:\(nsid)?") })
         guard allowed else {
             return .failure(refusal(403, "ScopeMissingError", "Missing required scope \"rpc:\(nsid)?aud=*\""))
         }
@@ -232,7 +278,8 @@ extension FakeBlueskyWorld {
     /// Whether two loopback redirect addresses are the same but for the port, which RFC 8252 lets the client choose.
     static func sameLoopbackAddress(_ registered: String, _ asked: String) -> Bool {
         guard let first = URLComponents(string: registered), let second = URLComponents(string: asked) else { return false }
-        return first.scheme == second.scheme && first.host == second.host && (first.path.isEmpty ? "/" : first.path) == (second.path.isEmpty ? "/" : second.path)
+        return first.scheme == second.scheme && first.host == second.host
+            && (first.path.isEmpty ? "/" : first.path) == (second.path.isEmpty ? "/" : second.path)
             && (first.port == nil || first.port == second.port)
     }
 
@@ -244,7 +291,10 @@ extension FakeBlueskyWorld {
 
 /// A value of the OAuth documents and answers, which are plain JSON.
 enum OAuthJSON: Encodable {
-    case string(String), number(Int), bool(Bool), strings([String])
+    case string(String)
+    case number(Int)
+    case bool(Bool)
+    case strings([String])
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()

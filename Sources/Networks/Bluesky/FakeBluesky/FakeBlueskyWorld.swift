@@ -19,7 +19,11 @@ struct FakeBlueskyResponse: Error, Sendable {
         json(["error": name, "message": message]).with(status: status)
     }
 
-    func with(status: Int) -> FakeBlueskyResponse { var copy = self; copy.status = status; return copy }
+    func with(status: Int) -> FakeBlueskyResponse {
+        var copy = self
+        copy.status = status
+        return copy
+    }
 }
 
 /// The fake's state: accounts, repositories of records, sessions, the clock, faults and counts.
@@ -87,13 +91,19 @@ actor FakeBlueskyWorld {
         }
         for account in seed.accounts {
             accounts[account.did] = account
-            var profile: [String: JSONValue] = ["$type": .string("app.bsky.actor.profile"), "description": .string(account.description),
-                                                "displayName": .string(account.handle)]
+            var profile: [String: JSONValue] = [
+                "$type": .string("app.bsky.actor.profile"), "description": .string(account.description),
+                "displayName": .string(account.handle),
+            ]
             if !account.labels.isEmpty {
-                profile["labels"] = .object(["$type": .string(SelfLabels.type),
-                                             "values": .array(account.labels.map { .object(["val": .string($0)]) })])
+                profile["labels"] = .object([
+                    "$type": .string(SelfLabels.type),
+                    "values": .array(account.labels.map { .object(["val": .string($0)]) }),
+                ])
             }
-            store(ATURI(repo: account.did, collection: "app.bsky.actor.profile", rkey: "self"), .object(profile), at: seed.now.addingTimeInterval(-86_400 * 365))
+            store(
+                ATURI(repo: account.did, collection: "app.bsky.actor.profile", rkey: "self"), .object(profile),
+                at: seed.now.addingTimeInterval(-86_400 * 365))
         }
         for post in seed.posts {
             let uri = ATURI(repo: post.authorDID, collection: PostRecord.type, rkey: post.rkey)
@@ -101,7 +111,10 @@ actor FakeBlueskyWorld {
             if let id = post.personaID { personaIDs[uri.description] = id }
         }
         for account in seed.accounts { if let id = account.personaID { personaIDs[account.did] = id } }
-        for repost in seed.reposts.sorted(by: { $0.at < $1.at }) { reposts.append((seq, repost)); seq += 1 }
+        for repost in seed.reposts.sorted(by: { $0.at < $1.at }) {
+            reposts.append((seq, repost))
+            seq += 1
+        }
         self.records = records
         nextSeq = seq
     }
@@ -109,7 +122,11 @@ actor FakeBlueskyWorld {
     // MARK: Clock, faults, counts
 
     var now: Date { clockBase.addingTimeInterval(speed * (ContinuousClock.now - clockSetAt).seconds) }
-    func setClock(_ date: Date, speed newSpeed: Double?) { clockBase = date; clockSetAt = .now; if let newSpeed { speed = newSpeed } }
+    func setClock(_ date: Date, speed newSpeed: Double?) {
+        clockBase = date
+        clockSetAt = .now
+        if let newSpeed { speed = newSpeed }
+    }
     func advanceClock(by seconds: TimeInterval) { setClock(now.addingTimeInterval(seconds), speed: nil) }
     func add(fault: FakeBlueskyFault, for nsid: String) { faults.append((nsid, fault)) }
     func takeFault(for nsid: String) -> FakeBlueskyFault? {
@@ -127,7 +144,10 @@ actor FakeBlueskyWorld {
     private var lostAnswerRate = 0.0
     private var lostAnswerState: UInt64 = 0
     /// Cuts off the answer of `rate` of the record writes after the write is made, in an order drawn from `seed`.
-    func setLostAnswerRate(_ rate: Double, seed: UInt64) { lostAnswerRate = rate; lostAnswerState = seed }
+    func setLostAnswerRate(_ rate: Double, seed: UInt64) {
+        lostAnswerRate = rate
+        lostAnswerState = seed
+    }
     /// Whether this write's answer is to be cut off (a SplitMix64 draw against the rate).
     func drawLostAnswer() -> Bool {
         guard lostAnswerRate > 0 else { return false }
@@ -146,7 +166,10 @@ actor FakeBlueskyWorld {
     /// Every access token expires now (refresh tokens still work).
     func expireAccessTokens() { for key in accessTokens.keys { accessTokens[key]?.expires = now } }
     /// Every token of every kind is revoked (the app password changed).
-    func revokeAllTokens() { accessTokens = [:]; refreshTokens = [:] }
+    func revokeAllTokens() {
+        accessTokens = [:]
+        refreshTokens = [:]
+    }
     /// The account deleted its app password (Settings → App passwords): it logs in no more, and its sessions end.
     func revokeAppPassword(of did: String) {
         accounts[did]?.appPassword = nil
@@ -186,8 +209,10 @@ actor FakeBlueskyWorld {
         let recent = (logins[account.did] ?? []).filter { now.timeIntervalSince($0) < 300 }
         guard recent.count < 30 else {
             var refusal = FakeBlueskyResponse.error(429, "RateLimitExceeded", "Rate Limit Exceeded")
-            refusal.headers = [("ratelimit-limit", "30"), ("ratelimit-remaining", "0"),
-                               ("ratelimit-reset", String(Int(recent[0].addingTimeInterval(300).timeIntervalSince1970))), ("ratelimit-policy", "30;w=300")]
+            refusal.headers = [
+                ("ratelimit-limit", "30"), ("ratelimit-remaining", "0"),
+                ("ratelimit-reset", String(Int(recent[0].addingTimeInterval(300).timeIntervalSince1970))), ("ratelimit-policy", "30;w=300"),
+            ]
             return refusal
         }
         guard let expected = account.appPassword, expected == password else {
@@ -205,12 +230,16 @@ actor FakeBlueskyWorld {
 
     private func session(for did: String) -> FakeBlueskyResponse {
         tokenCounter += 1
-        let access = "access-\(tokenCounter)-\(did)", refresh = "refresh-\(tokenCounter)-\(did)"
+        let access = "access-\(tokenCounter)-\(did)"
+        let refresh = "refresh-\(tokenCounter)-\(did)"
         accessTokens[access] = (did, now.addingTimeInterval(accessLifetime))
         refreshTokens[refresh] = did
         let handle = accounts[did]?.handle ?? "handle.invalid"
-        return .json(JSONValue.object(["accessJwt": .string(access), "refreshJwt": .string(refresh), "handle": .string(handle), "did": .string(did),
-                                       "didDoc": didDocument(of: did), "active": .bool(true)]))
+        return .json(
+            JSONValue.object([
+                "accessJwt": .string(access), "refreshJwt": .string(refresh), "handle": .string(handle), "did": .string(did),
+                "didDoc": didDocument(of: did), "active": .bool(true),
+            ]))
     }
 
     /// `did`'s DID document: its handle, and this server as its PDS.
@@ -219,7 +248,9 @@ actor FakeBlueskyWorld {
         return .object([
             "@context": .array([.string("https://www.w3.org/ns/did/v1")]), "id": .string(did),
             "alsoKnownAs": .array([.string("at://\(handle)")]),
-            "service": .array([.object(["id": .string("#atproto_pds"), "type": .string("AtprotoPersonalDataServer"), "serviceEndpoint": .string(pdsURL)])]),
+            "service": .array([
+                .object(["id": .string("#atproto_pds"), "type": .string("AtprotoPersonalDataServer"), "serviceEndpoint": .string(pdsURL)])
+            ]),
         ])
     }
 
@@ -231,9 +262,11 @@ actor FakeBlueskyWorld {
     /// `com.atproto.identity.resolveIdentity`: a handle's or DID's DID, handle and DID document.
     func resolveIdentity(_ identifier: String) -> FakeBlueskyResponse {
         guard let did = did(of: identifier) else {
-            return identifier.hasPrefix("did:") ? .error(404, "DidNotFound", "DID not found") : .error(404, "HandleNotFound", "Unable to resolve handle")
+            return identifier.hasPrefix("did:")
+                ? .error(404, "DidNotFound", "DID not found") : .error(404, "HandleNotFound", "Unable to resolve handle")
         }
-        return .json(JSONValue.object(["did": .string(did), "handle": .string(accounts[did]?.handle ?? "handle.invalid"), "didDoc": didDocument(of: did)]))
+        return .json(
+            JSONValue.object(["did": .string(did), "handle": .string(accounts[did]?.handle ?? "handle.invalid"), "didDoc": didDocument(of: did)]))
     }
 
     // MARK: Identity and profiles
@@ -252,9 +285,12 @@ actor FakeBlueskyWorld {
 
     func profileView(of did: String, withDescription: Bool) -> ProfileView {
         let profile = records[ATURI(repo: did, collection: "app.bsky.actor.profile", rkey: "self").description]
-        let labels = Self.selfLabels(of: profile?.value).map { Label(src: did, uri: "at://\(did)/app.bsky.actor.profile/self", val: $0, cts: Self.time(now)) }
-        return ProfileView(did: did, handle: accounts[did]?.handle ?? "handle.invalid", displayName: profile?.value["displayName"]?.stringValue,
-                           description: withDescription ? profile?.value["description"]?.stringValue ?? "" : nil, labels: labels)
+        let labels = Self.selfLabels(of: profile?.value).map {
+            Label(src: did, uri: "at://\(did)/app.bsky.actor.profile/self", val: $0, cts: Self.time(now))
+        }
+        return ProfileView(
+            did: did, handle: accounts[did]?.handle ?? "handle.invalid", displayName: profile?.value["displayName"]?.stringValue,
+            description: withDescription ? profile?.value["description"]?.stringValue ?? "" : nil, labels: labels)
     }
 
     func getProfile(_ actor: String) -> FakeBlueskyResponse {
@@ -278,7 +314,9 @@ actor FakeBlueskyWorld {
         }
         guard did(of: repo) == caller else { return .error(401, "AuthRequiredError", "Auth may only write to its own repo") }
         let rkey: String
-        if let given = input["rkey"]?.stringValue { rkey = given } else {
+        if let given = input["rkey"]?.stringValue {
+            rkey = given
+        } else {
             guard method == "com.atproto.repo.createRecord" else { return .error(400, "InvalidRequest", "Input must have the property \"rkey\"") }
             rkey = TID(date: now, clockID: UInt64(nextSeq)).description
         }
@@ -323,7 +361,8 @@ actor FakeBlueskyWorld {
     private func store(_ uri: ATURI, _ value: JSONValue, at date: Date) -> StoredRecord {
         let stored = StoredRecord(uri: uri, value: value, cid: Self.cid(of: value), indexedAt: date, seq: nextSeq)
         nextSeq += 1
-        let wasFresh = !postsAreStale, isNew = records[uri.description] == nil
+        let wasFresh = !postsAreStale
+        let isNew = records[uri.description] == nil
         records[uri.description] = stored
         guard wasFresh else { return stored }
         if uri.collection != PostRecord.type {
@@ -341,7 +380,8 @@ actor FakeBlueskyWorld {
     /// The first place in the index (newest first) whose summary `isPast` says is past a bound (`isPast` false before
     /// it, true from it on: the index is sorted), by a binary search.
     private func firstPlace(where isPast: (PostSummary) -> Bool) -> Int {
-        var low = 0, high = postSummaries.count
+        var low = 0
+        var high = postSummaries.count
         while low < high {
             let middle = (low + high) / 2
             if isPast(postSummaries[middle]) { high = middle } else { low = middle + 1 }
@@ -355,8 +395,9 @@ actor FakeBlueskyWorld {
         let mentions = (record?.facets ?? []).flatMap { $0.features }.compactMap { feature -> String? in
             if case .mention(let did) = feature { return did } else { return nil }
         }
-        return PostSummary(indexedAt: stored.indexedAt, order: Self.order(stored.indexedAt, stored.seq), repo: stored.uri.repo,
-                           repliesTo: record?.reply.flatMap { ATURI($0.parent.uri)?.repo }, mentions: mentions)
+        return PostSummary(
+            indexedAt: stored.indexedAt, order: Self.order(stored.indexedAt, stored.seq), repo: stored.uri.repo,
+            repliesTo: record?.reply.flatMap { ATURI($0.parent.uri)?.repo }, mentions: mentions)
     }
 
     func exists(_ reference: StrongRef) -> Bool { records[reference.uri]?.cid == reference.cid }
@@ -383,8 +424,10 @@ actor FakeBlueskyWorld {
     /// The posts visible now, newest first, before `cursor` (an order), that `view` makes an item of: at most `limit`,
     /// with the cursor of the next page when there is one. Only what a page needs is looked at.
     /// `wanted` chooses by a post's summary, before its record is read.
-    private func newestPage<Item>(cursor: String?, limit: Int, where wanted: (PostSummary) -> Bool,
-                                  _ view: (StoredRecord, PostSummary) -> Item?) -> (items: [Item], cursor: String?) {
+    private func newestPage<Item>(
+        cursor: String?, limit: Int, where wanted: (PostSummary) -> Bool,
+        _ view: (StoredRecord, PostSummary) -> Item?
+    ) -> (items: [Item], cursor: String?) {
         let before = cursor.flatMap { Int($0) } ?? .max
         let current = now
         _ = newestFirst()
@@ -393,7 +436,9 @@ actor FakeBlueskyWorld {
         let start = firstPlace { $0.order < before && $0.indexedAt <= current }
         for index in postSummaries.indices[start...] {
             let summary = postSummaries[index]
-            guard summary.indexedAt <= current, summary.order < before, wanted(summary), let item = view(newestFirstPosts[index], summary) else { continue }
+            guard summary.indexedAt <= current, summary.order < before, wanted(summary), let item = view(newestFirstPosts[index], summary) else {
+                continue
+            }
             if items.count == limit { return (items.map(\.item), items.last.map { String($0.seq) }) }
             items.append((summary.order, item))
         }
@@ -410,9 +455,12 @@ actor FakeBlueskyWorld {
 
     func postView(_ stored: StoredRecord) -> PostView? {
         guard let record = postRecord(stored) else { return nil }
-        let labels = (record.labels?.values ?? []).map { Label(src: stored.uri.repo, uri: stored.uri.description, val: $0.val, cts: Self.time(stored.indexedAt)) }
-        return PostView(uri: stored.uri.description, cid: stored.cid, author: profileView(of: stored.uri.repo, withDescription: false), record: record,
-                        indexedAt: Self.time(stored.indexedAt), labels: labels)
+        let labels = (record.labels?.values ?? []).map {
+            Label(src: stored.uri.repo, uri: stored.uri.description, val: $0.val, cts: Self.time(stored.indexedAt))
+        }
+        return PostView(
+            uri: stored.uri.description, cid: stored.cid, author: profileView(of: stored.uri.repo, withDescription: false), record: record,
+            indexedAt: Self.time(stored.indexedAt), labels: labels)
     }
 
     /// Where an item stands in a feed: by the time it was seen (as the AppView sorts), then by arrival.
@@ -437,11 +485,17 @@ actor FakeBlueskyWorld {
         for (seq, repost) in reposts where repost.byDID == did && repost.at <= now {
             if let stored = records[repost.uri], let view = postView(stored) {
                 let by = profileView(of: did, withDescription: false)
-                items.append((Self.order(repost.at, seq), {
-                    let reason: JSONValue = .object(["$type": .string("app.bsky.feed.defs#reasonRepost"), "by": Self.json(by),
-                                                     "indexedAt": .string(Self.time(repost.at))])
-                    return .object(["post": Self.json(view), "reason": reason])
-                }))
+                items.append(
+                    (
+                        Self.order(repost.at, seq),
+                        {
+                            let reason: JSONValue = .object([
+                                "$type": .string("app.bsky.feed.defs#reasonRepost"), "by": Self.json(by),
+                                "indexedAt": .string(Self.time(repost.at)),
+                            ])
+                            return .object(["post": Self.json(view), "reason": reason])
+                        }
+                    ))
             }
         }
         let (feed, next) = page(items, cursor: cursor, limit: limit)
@@ -475,8 +529,9 @@ actor FakeBlueskyWorld {
         }
         let (notifications, next) = newestPage(cursor: cursor, limit: limit, where: wanted) { stored, summary -> BlueskyNotification? in
             guard let view = postView(stored), let reason = reason(summary) else { return nil }
-            return BlueskyNotification(uri: view.uri, cid: view.cid, author: profileView(of: stored.uri.repo, withDescription: true),
-                                       reason: reason, record: view.record, isRead: false, indexedAt: view.indexedAt)
+            return BlueskyNotification(
+                uri: view.uri, cid: view.cid, author: profileView(of: stored.uri.repo, withDescription: true),
+                reason: reason, record: view.record, isRead: false, indexedAt: view.indexedAt)
         }
         return .json(NotificationsBody(cursor: next, notifications: notifications))
     }

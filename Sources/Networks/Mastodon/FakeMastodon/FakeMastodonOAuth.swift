@@ -44,19 +44,28 @@ struct FakeMastodonOAuth {
         var error: String
         var description: String
 
-        static let invalidClient = Refusal(status: 401, error: "invalid_client",
-                                           description: "Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.")
-        static let invalidGrant = Refusal(status: 400, error: "invalid_grant",
-                                          description: "The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.")
+        static let invalidClient = Refusal(
+            status: 401, error: "invalid_client",
+            description:
+                "Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.")
+        static let invalidGrant = Refusal(
+            status: 400, error: "invalid_grant",
+            description:
+                "The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client."
+        )
         static let invalidScope = Refusal(status: 400, error: "invalid_scope", description: "The requested scope is invalid, unknown, or malformed.")
-        static let invalidRedirectURI = Refusal(status: 400, error: "invalid_redirect_uri",
-                                                description: "The requested redirect uri is malformed or doesn't match client redirect URI.")
-        static let unsupportedResponseType = Refusal(status: 400, error: "unsupported_response_type",
-                                                     description: "The authorization server does not support this response type.")
-        static let unsupportedGrantType = Refusal(status: 400, error: "unsupported_grant_type",
-                                                  description: "The authorization grant type is not supported by the authorization server.")
-        static let invalidCodeChallengeMethod = Refusal(status: 400, error: "invalid_code_challenge_method",
-                                                        description: "The code_challenge_method must be S256.")
+        static let invalidRedirectURI = Refusal(
+            status: 400, error: "invalid_redirect_uri",
+            description: "The requested redirect uri is malformed or doesn't match client redirect URI.")
+        static let unsupportedResponseType = Refusal(
+            status: 400, error: "unsupported_response_type",
+            description: "The authorization server does not support this response type.")
+        static let unsupportedGrantType = Refusal(
+            status: 400, error: "unsupported_grant_type",
+            description: "The authorization grant type is not supported by the authorization server.")
+        static let invalidCodeChallengeMethod = Refusal(
+            status: 400, error: "invalid_code_challenge_method",
+            description: "The code_challenge_method must be S256.")
         static let unauthorizedClient = Refusal(status: 403, error: "unauthorized_client", description: "You are not authorized to revoke this token")
         static func missing(_ parameter: String) -> Refusal {
             Refusal(status: 400, error: "invalid_request", description: "Missing required parameter: \(parameter).")
@@ -99,8 +108,9 @@ struct FakeMastodonOAuth {
         guard !scopes.isEmpty, scopes.allSatisfy(Self.knownScopes.contains) else {
             return .failure(FakeMastodonWorld.error(422, "Validation failed: Scopes doesn't match configured on the server."))
         }
-        let application = Application(id: String(applications.count + 1), name: name, website: parameters["website"]?.first,
-                                      clientID: Self.randomToken(), clientSecret: Self.randomToken(), redirectURIs: redirectURIs, scopes: scopes)
+        let application = Application(
+            id: String(applications.count + 1), name: name, website: parameters["website"]?.first,
+            clientID: Self.randomToken(), clientSecret: Self.randomToken(), redirectURIs: redirectURIs, scopes: scopes)
         applications[application.clientID] = application
         return .success(application)
     }
@@ -108,7 +118,8 @@ struct FakeMastodonOAuth {
     /// The application whose `client_id` and `client_secret` these are.
     func application(clientID: String?, clientSecret: String?) -> Application? {
         guard let clientID, let application = applications[clientID], let clientSecret,
-              Self.constantTimeEqual(application.clientSecret, clientSecret) else { return nil }
+            Self.constantTimeEqual(application.clientSecret, clientSecret)
+        else { return nil }
         return application
     }
 
@@ -128,15 +139,18 @@ struct FakeMastodonOAuth {
         guard !scopes.isEmpty, scopes.allSatisfy(application.scopes.contains) else { return .failure(.invalidScope) }
         let challenge = query["code_challenge"].flatMap { $0.isEmpty ? nil : $0 }
         if challenge != nil, query["code_challenge_method"] != "S256" { return .failure(.invalidCodeChallengeMethod) }
-        return .success(AuthorizationRequest(application: application, redirectURI: redirectURI, scopes: scopes, state: query["state"],
-                                             codeChallenge: challenge))
+        return .success(
+            AuthorizationRequest(
+                application: application, redirectURI: redirectURI, scopes: scopes, state: query["state"],
+                codeChallenge: challenge))
     }
 
     /// The code for `request`, approved by `accountID` at `now`.
     mutating func approve(_ request: AuthorizationRequest, as accountID: String, now: Date) -> String {
         let code = Self.randomToken()
-        grants[code] = Grant(clientID: request.application.clientID, accountID: accountID, redirectURI: request.redirectURI, scopes: request.scopes,
-                             codeChallenge: request.codeChallenge, expiresAt: now.addingTimeInterval(Self.codeLifetime))
+        grants[code] = Grant(
+            clientID: request.application.clientID, accountID: accountID, redirectURI: request.redirectURI, scopes: request.scopes,
+            codeChallenge: request.codeChallenge, expiresAt: now.addingTimeInterval(Self.codeLifetime))
         return code
     }
 
@@ -154,7 +168,9 @@ struct FakeMastodonOAuth {
         let verifier = parameters["code_verifier"].flatMap { $0.isEmpty ? nil : $0 }
         if grant?.codeChallenge != nil, verifier == nil { return .failure(.missing("code_verifier")) }
         guard let redirectURI = parameters["redirect_uri"], !redirectURI.isEmpty else { return .failure(.missing("redirect_uri")) }
-        guard let client = application(clientID: parameters["client_id"], clientSecret: parameters["client_secret"]) else { return .failure(.invalidClient) }
+        guard let client = application(clientID: parameters["client_id"], clientSecret: parameters["client_secret"]) else {
+            return .failure(.invalidClient)
+        }
         guard let grant, grant.clientID == client.clientID, !grant.used, now < grant.expiresAt else { return .failure(.invalidGrant) }
         guard grant.redirectURI == redirectURI else { return .failure(.invalidGrant) }
         if let challenge = grant.codeChallenge {

@@ -14,10 +14,14 @@ extension FakeMastodonSeed {
         let tokens = Dictionary(uniqueKeysWithValues: seed.accounts.map { ($0.userID, $0.accessToken) })
         var accounts: [Account] = []
         for user in seed.users {
-            let scopes: Set<String> = user.id == persona.human.id ? ["read"]
+            let scopes: Set<String> =
+                user.id == persona.human.id
+                ? ["read"]
                 : user.id == persona.bot.id ? ["read", "write:statuses", "write:favourites"] : ["read", "write"]
-            accounts.append(Account(id: user.id, username: user.username, token: tokens[user.id], scopes: scopes,
-                                    bot: user.id == persona.bot.id || user.id == persona.echoBot.id))
+            accounts.append(
+                Account(
+                    id: user.id, username: user.username, token: tokens[user.id], scopes: scopes,
+                    bot: user.id == persona.bot.id || user.id == persona.echoBot.id))
         }
         var statuses: [Status] = []
         for tweet in seed.tweets {
@@ -25,16 +29,21 @@ extension FakeMastodonSeed {
             if tweet.retweetOf != nil {
                 // "RT @author: text": the author's status and the boost of it (a mention by boost is not a mention).
                 guard tweet.authorID == persona.human.id, let match = text.firstMatch(of: /^RT @([A-Za-z0-9_]+): (.*)$/),
-                      let authorID = usernames[String(match.1).lowercased()], let boostID = UInt64(tweet.id) else { continue }
+                    let authorID = usernames[String(match.1).lowercased()], let boostID = UInt64(tweet.id)
+                else { continue }
                 let originalID = String(boostID - 1_000_000)
-                statuses.append(Status(id: originalID, accountID: authorID, content: Self.html(String(match.2), usernames: usernames, domain: domain),
-                                       createdAt: tweet.createdAt.addingTimeInterval(-60)))
+                statuses.append(
+                    Status(
+                        id: originalID, accountID: authorID, content: Self.html(String(match.2), usernames: usernames, domain: domain),
+                        createdAt: tweet.createdAt.addingTimeInterval(-60)))
                 statuses.append(Status(id: tweet.id, accountID: tweet.authorID, content: "", createdAt: tweet.createdAt, reblogOf: originalID))
                 continue
             }
             let mentioned = text.matches(of: /@([A-Za-z0-9_]+)/).compactMap { usernames[String($0.1).lowercased()] }
-            statuses.append(Status(id: tweet.id, accountID: tweet.authorID, content: Self.html(text, usernames: usernames, domain: domain),
-                                   createdAt: tweet.createdAt, inReplyToID: tweet.inReplyToTweetID, mentionIDs: Array(Set(mentioned))))
+            statuses.append(
+                Status(
+                    id: tweet.id, accountID: tweet.authorID, content: Self.html(text, usernames: usernames, domain: domain),
+                    createdAt: tweet.createdAt, inReplyToID: tweet.inReplyToTweetID, mentionIDs: Array(Set(mentioned))))
         }
         self.init(now: seed.now ?? Date(), domain: domain, accounts: accounts, statuses: statuses, favourites: seed.likes, follows: seed.follows)
         autoRepliers = seed.autoRepliers ?? []
@@ -49,7 +58,8 @@ extension FakeMastodonSeed {
         }
         return html.replacing(/@([A-Za-z0-9_]+)/) { match in
             guard usernames[String(match.1).lowercased()] != nil else { return String(match.0) }
-            return "<span class=\"h-card\" translate=\"no\"><a href=\"https://\(domain)/@\(match.1)\" class=\"u-url mention\">@<span>\(match.1)</span></a></span>"
+            return
+                "<span class=\"h-card\" translate=\"no\"><a href=\"https://\(domain)/@\(match.1)\" class=\"u-url mention\">@<span>\(match.1)</span></a></span>"
         }
     }
 }

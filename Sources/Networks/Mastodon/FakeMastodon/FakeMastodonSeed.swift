@@ -33,14 +33,25 @@ public struct FakeMastodonSeed: Sendable {
             /// Its value: plain text, or an address (shown as a link).
             public var value: String
             /// A field from its parts.
-            public init(name: String, value: String) { self.name = name; self.value = value }
+            public init(name: String, value: String) {
+                self.name = name
+                self.value = value
+            }
         }
 
         /// An account from its parts.
-        public init(id: String, username: String, token: String? = nil, scopes: Set<String> = ["read", "write"], bot: Bool = false,
-                    note: String = "", domain: String? = nil, password: String? = nil) {
-            self.id = id; self.username = username; self.token = token; self.scopes = scopes; self.bot = bot; self.note = note
-            self.domain = domain; self.password = password
+        public init(
+            id: String, username: String, token: String? = nil, scopes: Set<String> = ["read", "write"], bot: Bool = false,
+            note: String = "", domain: String? = nil, password: String? = nil
+        ) {
+            self.id = id
+            self.username = username
+            self.token = token
+            self.scopes = scopes
+            self.bot = bot
+            self.note = note
+            self.domain = domain
+            self.password = password
         }
 
         /// `username` for this instance's own account, `username@domain` for another instance's.
@@ -69,10 +80,19 @@ public struct FakeMastodonSeed: Sendable {
         public var reblogOf: String?
 
         /// A status from its parts.
-        public init(id: String, accountID: String, content: String, createdAt: Date, visibility: String = "public",
-                    spoilerText: String = "", inReplyToID: String? = nil, mentionIDs: [String] = [], reblogOf: String? = nil) {
-            self.id = id; self.accountID = accountID; self.content = content; self.createdAt = createdAt; self.visibility = visibility
-            self.spoilerText = spoilerText; self.inReplyToID = inReplyToID; self.mentionIDs = mentionIDs; self.reblogOf = reblogOf
+        public init(
+            id: String, accountID: String, content: String, createdAt: Date, visibility: String = "public",
+            spoilerText: String = "", inReplyToID: String? = nil, mentionIDs: [String] = [], reblogOf: String? = nil
+        ) {
+            self.id = id
+            self.accountID = accountID
+            self.content = content
+            self.createdAt = createdAt
+            self.visibility = visibility
+            self.spoilerText = spoilerText
+            self.inReplyToID = inReplyToID
+            self.mentionIDs = mentionIDs
+            self.reblogOf = reblogOf
         }
     }
 
@@ -93,9 +113,15 @@ public struct FakeMastodonSeed: Sendable {
     public var autoRepliers: [String] = []
 
     /// A seed from its parts.
-    public init(now: Date, domain: String = "mastodon.example", accounts: [Account], statuses: [Status] = [],
-                favourites: [String: [String]] = [:], follows: [String: [String]] = [:]) {
-        self.now = now; self.domain = domain; self.accounts = accounts; self.statuses = statuses
-        self.favourites = favourites; self.follows = follows
+    public init(
+        now: Date, domain: String = "mastodon.example", accounts: [Account], statuses: [Status] = [],
+        favourites: [String: [String]] = [:], follows: [String: [String]] = [:]
+    ) {
+        self.now = now
+        self.domain = domain
+        self.accounts = accounts
+        self.statuses = statuses
+        self.favourites = favourites
+        self.follows = follows
     }
 }

@@ -42,14 +42,18 @@ extension FakeMastodonServer {
                 }
                 return Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
             case .failure(let refusal) where refusal.error == "invalid_credentials":
-                guard case .success(let checked) = await world.authorizationRequest(form) else { return Self.page(refusal.status, Self.errorPage(refusal)) }
+                guard case .success(let checked) = await world.authorizationRequest(form) else {
+                    return Self.page(refusal.status, Self.errorPage(refusal))
+                }
                 return Self.page(401, Self.signInForm(checked, query: form, problem: refusal.description))
             case .failure(let refusal): return Self.page(refusal.status, Self.errorPage(refusal))
             }
         }
         router.get(RouterPath("/oauth/authorize/native")) { request, _ in
             let code = Self.formFields(request.uri.query ?? "")["code"] ?? ""
-            return Self.page(200, """
+            return Self.page(
+                200,
+                """
                 <h1>Authorization code</h1>
                 <p>Copy this authorization code and paste it to the application.</p>
                 <input class="oauth-code" id="oauth-code" readonly type="text" value="\(Self.escaped(code))" aria-label="Authorization code">
@@ -103,9 +107,11 @@ extension FakeMastodonServer {
     }
 
     private static func page(_ status: Int, _ body: String) -> Response {
-        let html = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Fake Mastodon</title></head><body>\n\(body)\n</body></html>\n"
-        return Response(status: .init(code: status), headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+        let html =
+            "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Fake Mastodon</title></head><body>\n\(body)\n</body></html>\n"
+        return Response(
+            status: .init(code: status), headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
     }
 
     private static func escaped(_ text: String) -> String {
@@ -148,12 +154,15 @@ extension FakeMastodonServer {
     /// `a=1&b=two+words` decoded: `+` is a space, as a browser's form and Rails have it.
     private static func formPairs(_ text: String) -> [(String, String)] {
         text.split(separator: "&").map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? "" }
+            let parts = pair.split(separator: "=", maxSplits: 1).map {
+                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+            }
             return (parts[0], parts.count > 1 ? parts[1] : "")
         }
     }
 
     private static func formEncoded(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? text
+        text.addingPercentEncoding(
+            withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? text
     }
 }

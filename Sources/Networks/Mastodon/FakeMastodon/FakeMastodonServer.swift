@@ -3,7 +3,7 @@ public import Foundation
 import HTTPTypes
 import Hummingbird
 public import Logging
-public import MastodonAPI
+import MastodonAPI
 import NIOCore
 import NIOFoundationCompat
 import ServiceLifecycle
@@ -34,8 +34,9 @@ public final class FakeMastodonServer: Sendable {
     /// The HTTP server, and before it in shutdown order the closing of open streams (a graceful shutdown waits for
     /// every answer in flight, and a stream never ends by itself).
     private func application(host: String, port: Int, onStarted: @escaping @Sendable (Int) async -> Void) -> some Service {
-        let application = Application(router: router(), configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "fake-mastodon"),
-                                      onServerRunning: { channel in await onStarted(channel.localAddress?.port ?? port) }, logger: logger)
+        let application = Application(
+            router: router(), configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "fake-mastodon"),
+            onServerRunning: { channel in await onStarted(channel.localAddress?.port ?? port) }, logger: logger)
         return ServiceGroup(configuration: .init(services: [application, StreamCloser(world: world)], logger: logger))
     }
 
@@ -49,7 +50,9 @@ public final class FakeMastodonServer: Sendable {
     }
 
     /// Runs the server for the duration of `body`, which gets its base URL; then shuts it down gracefully.
-    public func withRunning<Result: Sendable>(isolation: isolated (any Actor)? = #isolation, _ body: (URL) async throws -> Result) async throws -> Result {
+    public func withRunning<Result: Sendable>(isolation: isolated (any Actor)? = #isolation, _ body: (URL) async throws -> Result) async throws
+        -> Result
+    {
         try await LoopbackServer.withRunning(logger: logger, { onStarted in application(host: "127.0.0.1", port: 0, onStarted: onStarted) }, body)
     }
 
@@ -140,11 +143,14 @@ public final class FakeMastodonServer: Sendable {
         serve(PostStatus.self, scope: "write:statuses", on: router) { world, call in
             await world.postStatus(caller: call.caller, body: call.body, idempotencyKey: call.idempotencyKey)
         }
-        serve(DeleteStatus.self, scope: "write:statuses", on: router) { world, call in await world.deleteStatus(id: call.pathID, caller: call.caller) }
+        serve(DeleteStatus.self, scope: "write:statuses", on: router) { world, call in await world.deleteStatus(id: call.pathID, caller: call.caller)
+        }
         serve(FavouriteStatus.self, scope: "write:favourites", on: router) { world, call in
             await world.favourite(statusID: call.pathID, caller: call.caller)
         }
-        serve(GetStatusContext.self, scope: "read:statuses", on: router) { world, call in await world.statusContext(id: call.pathID, caller: call.caller) }
+        serve(GetStatusContext.self, scope: "read:statuses", on: router) { world, call in
+            await world.statusContext(id: call.pathID, caller: call.caller)
+        }
         serve(LookupAccount.self, scope: "read:accounts", on: router) { world, call in await world.lookup(query: call.query) }
         serve(VerifyAppCredentials.self, scope: "read", on: router) { world, call in await world.application(of: call.caller) }
         addOAuthRoutes(to: router)
@@ -152,7 +158,9 @@ public final class FakeMastodonServer: Sendable {
         addAdminRoutes(to: router)
         router.get("/api/v2/instance") { [world] _, _ in
             await world.countRequest(GetInstance.name)
-            if let refusal = await world.answerBeforeHandling(await world.takeFault(for: GetInstance.name)) { return Self.response(refusal, headers: []) }
+            if let refusal = await world.answerBeforeHandling(await world.takeFault(for: GetInstance.name)) {
+                return Self.response(refusal, headers: [])
+            }
             return Self.response(await world.instance(), headers: [])
         }
         return router
@@ -177,31 +185,33 @@ public final class FakeMastodonServer: Sendable {
             var headers = HTTPFields()
             headers[.contentType] = "text/event-stream"
             headers[.cacheControl] = "no-store"
-            return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-                var last = opened
-                var sinceHeartbeat = ContinuousClock.now
-                while await world.streamsOpen {
-                    guard await world.streamGeneration == generation else { throw CancellationError() }  // cut: the connection drops
-                    guard await world.isLive(token: caller.token) else { throw CancellationError() }  // revoked: Mastodon ends the stream
-                    let rings = await world.bell.rings
-                    let (events, realSecondsToNext) = await world.notificationEvents(of: caller.account.id, after: last)
-                    for (id, event) in events {
-                        try await writer.write(ByteBuffer(string: event))
-                        last = id
+            return Response(
+                status: .ok, headers: headers,
+                body: ResponseBody { writer in
+                    var last = opened
+                    var sinceHeartbeat = ContinuousClock.now
+                    while await world.streamsOpen {
+                        guard await world.streamGeneration == generation else { throw CancellationError() }  // cut: the connection drops
+                        guard await world.isLive(token: caller.token) else { throw CancellationError() }  // revoked: Mastodon ends the stream
+                        let rings = await world.bell.rings
+                        let (events, realSecondsToNext) = await world.notificationEvents(of: caller.account.id, after: last)
+                        for (id, event) in events {
+                            try await writer.write(ByteBuffer(string: event))
+                            last = id
+                        }
+                        if ContinuousClock.now - sinceHeartbeat >= .seconds(1) {
+                            try await writer.write(ByteBuffer(string: ":thump\n"))
+                            sinceHeartbeat = ContinuousClock.now
+                        }
+                        // Asleep until a status is made, the clock is set or reveals the next mention, the streams are cut,
+                        // or the next heartbeat is due.
+                        let untilHeartbeat = ContinuousClock.now.duration(to: sinceHeartbeat.advanced(by: .seconds(1))).components
+                        let secondsToHeartbeat = Double(untilHeartbeat.seconds) + Double(untilHeartbeat.attoseconds) / 1e18
+                        await world.bell.wait(after: rings, upTo: max(0.001, min(realSecondsToNext, secondsToHeartbeat)))
+                        try Task.checkCancellation()
                     }
-                    if ContinuousClock.now - sinceHeartbeat >= .seconds(1) {
-                        try await writer.write(ByteBuffer(string: ":thump\n"))
-                        sinceHeartbeat = ContinuousClock.now
-                    }
-                    // Asleep until a status is made, the clock is set or reveals the next mention, the streams are cut,
-                    // or the next heartbeat is due.
-                    let untilHeartbeat = ContinuousClock.now.duration(to: sinceHeartbeat.advanced(by: .seconds(1))).components
-                    let secondsToHeartbeat = Double(untilHeartbeat.seconds) + Double(untilHeartbeat.attoseconds) / 1e18
-                    await world.bell.wait(after: rings, upTo: max(0.001, min(realSecondsToNext, secondsToHeartbeat)))
-                    try Task.checkCancellation()
-                }
-                try await writer.finish(nil)
-            })
+                    try await writer.finish(nil)
+                })
         }
     }
 
@@ -212,18 +222,23 @@ public final class FakeMastodonServer: Sendable {
         let world = world
         router.get("/admin/state") { _, _ in
             let posted = await world.postedAsTweets().map { tweet in
-                JSONValue.object([("id", .string(tweet.id)), ("author_id", .string(tweet.authorID)), ("text", .string(tweet.text)),
-                                  ("created_at", .time(tweet.createdAt)),
-                                  ("in_reply_to_tweet_id", tweet.inReplyToTweetID.map(JSONValue.string) ?? .null),
-                                  ("in_reply_to_user_id", tweet.inReplyToUserID.map(JSONValue.string) ?? .null)])
+                JSONValue.object([
+                    ("id", .string(tweet.id)), ("author_id", .string(tweet.authorID)), ("text", .string(tweet.text)),
+                    ("created_at", .time(tweet.createdAt)),
+                    ("in_reply_to_tweet_id", tweet.inReplyToTweetID.map(JSONValue.string) ?? .null),
+                    ("in_reply_to_user_id", tweet.inReplyToUserID.map(JSONValue.string) ?? .null),
+                ])
             }
             let liked = await world.favourited.map { JSONValue.object([("user_id", .string($0.accountID)), ("tweet_id", .string($0.statusID))]) }
             let requests = await world.requestCounts.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.int($0.value)) }
-            return Self.response(FakeMastodonResponse(status: 200, body: .object([
-                ("network", .string("mastodon")), ("now", .time(await world.now)), ("speed", .double(await world.speed)),
-                ("posted", .array(posted)), ("liked", .array(liked)), ("requests", .object(requests)), ("served", .object([])),
-                ("billing", .array([])),
-            ])), headers: [])
+            return Self.response(
+                FakeMastodonResponse(
+                    status: 200,
+                    body: .object([
+                        ("network", .string("mastodon")), ("now", .time(await world.now)), ("speed", .double(await world.speed)),
+                        ("posted", .array(posted)), ("liked", .array(liked)), ("requests", .object(requests)), ("served", .object([])),
+                        ("billing", .array([])),
+                    ])), headers: [])
         }
         router.post("/admin/clock") { request, _ in
             var request = request
@@ -247,8 +262,10 @@ public final class FakeMastodonServer: Sendable {
         var base: String
     }
 
-    private func serve<Endpoint: MastodonEndpoint>(_ endpoint: Endpoint.Type, scope: String, on router: Router<BasicRequestContext>,
-                                                   _ handle: @escaping @Sendable (FakeMastodonWorld, Call) async -> FakeMastodonResponse) {
+    private func serve<Endpoint: MastodonEndpoint>(
+        _ endpoint: Endpoint.Type, scope: String, on router: Router<BasicRequestContext>,
+        _ handle: @escaping @Sendable (FakeMastodonWorld, Call) async -> FakeMastodonResponse
+    ) {
         let parts = Endpoint.name.split(separator: " ", maxSplits: 1).map(String.init)
         guard parts.count == 2, let method = HTTPRequest.Method(parts[0]) else { preconditionFailure("an endpoint's name is \"METHOD /path\"") }
         let world = world
@@ -268,20 +285,25 @@ public final class FakeMastodonServer: Sendable {
             case .failure(let refusal): return Self.response(refusal, headers: [])
             }
             let fault = await world.takeFault(for: name)
-            if let refusal = await world.answerBeforeHandling(fault) { return Self.response(refusal, headers: refusal.status == 429 ? [] : rateLimit) }
+            if let refusal = await world.answerBeforeHandling(fault) {
+                return Self.response(refusal, headers: refusal.status == 429 ? [] : rateLimit)
+            }
             let authority = request.head.authority ?? "127.0.0.1"
-            let call = Call(caller: caller, query: Self.queryParameters(request.uri.query), body: body, pathID: context.parameters.get("id") ?? "",
-                            idempotencyKey: request.headers[HTTPField.Name("Idempotency-Key")!], base: "http://\(authority)")
+            let call = Call(
+                caller: caller, query: Self.queryParameters(request.uri.query), body: body, pathID: context.parameters.get("id") ?? "",
+                idempotencyKey: request.headers[HTTPField.Name("Idempotency-Key")!], base: "http://\(authority)")
             let result = await handle(world, call)
             if fault == .dropAfterHandling {
                 // The work is done; half the answer is sent, then the connection is closed.
                 let data = result.body.data()
                 var headers = HTTPFields()
                 headers[.contentLength] = String(data.count)
-                return Response(status: .init(code: result.status), headers: headers, body: ResponseBody(contentLength: data.count) { writer in
-                    try await writer.write(ByteBuffer(bytes: data.prefix(data.count / 2)))
-                    throw CancellationError()
-                })
+                return Response(
+                    status: .init(code: result.status), headers: headers,
+                    body: ResponseBody(contentLength: data.count) { writer in
+                        try await writer.write(ByteBuffer(bytes: data.prefix(data.count / 2)))
+                        throw CancellationError()
+                    })
             }
             return Self.response(result, headers: rateLimit)
         }

@@ -10,21 +10,26 @@ extension FakeMastodonWorld {
     func registerApplication(_ parameters: [String: [String]]) -> FakeMastodonResponse {
         switch oauth.register(parameters) {
         case .success(let application):
-            return FakeMastodonResponse(status: 200, body: .object(Self.applicationFields(application) + [
-                ("client_id", .string(application.clientID)), ("client_secret", .string(application.clientSecret)),
-                ("client_secret_expires_at", .int(0)),
-            ]))
+            return FakeMastodonResponse(
+                status: 200,
+                body: .object(
+                    Self.applicationFields(application) + [
+                        ("client_id", .string(application.clientID)), ("client_secret", .string(application.clientSecret)),
+                        ("client_secret_expires_at", .int(0)),
+                    ]))
         case .failure(let refusal): return refusal
         }
     }
 
     /// An application as `Application` shows it (`GET /api/v1/apps/verify_credentials`, and the start of `POST /api/v1/apps`).
     static func applicationFields(_ application: FakeMastodonOAuth.Application) -> [(String, JSONValue)] {
-        [("id", .string(application.id)), ("name", .string(application.name)), ("website", application.website.map(JSONValue.string) ?? .null),
-         ("scopes", .array(application.scopes.map(JSONValue.string))),
-         ("redirect_uri", .string(application.redirectURIs.joined(separator: "\n"))),
-         ("redirect_uris", .array(application.redirectURIs.map(JSONValue.string))),
-         ("vapid_key", .string("BCk-QqERU0q-CfYZjcuB6lnyyOYfJ2AifKqfeGIm7Z-HiTU5T9eTG5GxVA0_OH5mMlI4UkkDTpaZwozy0TzdZ2M="))]
+        [
+            ("id", .string(application.id)), ("name", .string(application.name)), ("website", application.website.map(JSONValue.string) ?? .null),
+            ("scopes", .array(application.scopes.map(JSONValue.string))),
+            ("redirect_uri", .string(application.redirectURIs.joined(separator: "\n"))),
+            ("redirect_uris", .array(application.redirectURIs.map(JSONValue.string))),
+            ("vapid_key", .string("BCk-QqERU0q-CfYZjcuB6lnyyOYfJ2AifKqfeGIm7Z-HiTU5T9eTG5GxVA0_OH5mMlI4UkkDTpaZwozy0TzdZ2M=")),
+        ]
     }
 
     /// `GET /oauth/authorize`'s checks of `query`: the request the page asks the person about, or why there is none.
@@ -34,15 +39,18 @@ extension FakeMastodonWorld {
 
     /// `POST /oauth/authorize`: the person signs in with `username` and `password` (an account of this instance whose
     /// seed has that password) and approves the request of `form` (the page's fields); the code, or the page's refusal.
-    func signInAndApprove(_ form: [String: String]) -> Result<(request: FakeMastodonOAuth.AuthorizationRequest, code: String), FakeMastodonOAuth.Refusal> {
+    func signInAndApprove(_ form: [String: String]) -> Result<
+        (request: FakeMastodonOAuth.AuthorizationRequest, code: String), FakeMastodonOAuth.Refusal
+    > {
         let request: FakeMastodonOAuth.AuthorizationRequest
         switch oauth.check(form) {
         case .success(let checked): request = checked
         case .failure(let refusal): return .failure(refusal)
         }
         guard let username = form["username"]?.lowercased(), let password = form["password"],
-              let account = accounts.values.first(where: { $0.domain == nil && $0.username.lowercased() == username }),
-              let known = account.password, FakeMastodonOAuth.constantTimeEqual(known, password) else {
+            let account = accounts.values.first(where: { $0.domain == nil && $0.username.lowercased() == username }),
+            let known = account.password, FakeMastodonOAuth.constantTimeEqual(known, password)
+        else {
             return .failure(FakeMastodonOAuth.Refusal(status: 401, error: "invalid_credentials", description: "Invalid username or password."))
         }
         return .success((request, oauth.approve(request, as: account.id, now: now)))
@@ -56,7 +64,8 @@ extension FakeMastodonWorld {
         switch oauth.check(query) {
         case .success(let request):
             guard let account = accounts[accountID], account.domain == nil else {
-                return .failure(FakeMastodonOAuth.Refusal(status: 401, error: "invalid_credentials", description: "No account \(accountID) on this instance."))
+                return .failure(
+                    FakeMastodonOAuth.Refusal(status: 401, error: "invalid_credentials", description: "No account \(accountID) on this instance."))
             }
             return .success(oauth.approve(request, as: account.id, now: now))
         case .failure(let refusal): return .failure(refusal)
@@ -69,10 +78,12 @@ extension FakeMastodonWorld {
         case .success(let grant):
             let token = FakeMastodonOAuth.randomToken()
             accessTokens[token] = AccessToken(accountID: grant.accountID, scopes: Set(grant.scopes), clientID: grant.clientID)
-            return FakeMastodonResponse(status: 200, body: .object([
-                ("access_token", .string(token)), ("token_type", .string("Bearer")), ("scope", .string(grant.scopes.joined(separator: " "))),
-                ("created_at", .int(Int(now.timeIntervalSince1970))),
-            ]))
+            return FakeMastodonResponse(
+                status: 200,
+                body: .object([
+                    ("access_token", .string(token)), ("token_type", .string("Bearer")), ("scope", .string(grant.scopes.joined(separator: " "))),
+                    ("created_at", .int(Int(now.timeIntervalSince1970))),
+                ]))
         case .failure(let refusal): return Self.oauthError(refusal)
         }
     }
@@ -110,6 +121,7 @@ extension FakeMastodonWorld {
 
     /// An OAuth error's answer: `{"error", "error_description"}` with its status.
     static func oauthError(_ refusal: FakeMastodonOAuth.Refusal) -> FakeMastodonResponse {
-        FakeMastodonResponse(status: refusal.status, body: .object([("error", .string(refusal.error)), ("error_description", .string(refusal.description))]))
+        FakeMastodonResponse(
+            status: refusal.status, body: .object([("error", .string(refusal.error)), ("error_description", .string(refusal.description))]))
     }
 }

@@ -28,7 +28,11 @@ public struct FakeMastodonFault: Sendable, Equatable {
     /// How many requests it hits.
     public var count: Int
     /// A fault from its parts.
-    public init(kind: Kind, count: Int = 1, endpoint: String? = nil) { self.kind = kind; self.count = count; self.endpoint = endpoint }
+    public init(kind: Kind, count: Int = 1, endpoint: String? = nil) {
+        self.kind = kind
+        self.count = count
+        self.endpoint = endpoint
+    }
 }
 
 /// The fake instance's state: accounts, statuses, favourites, follows, idempotency keys, rate-limit windows, on
@@ -58,7 +62,10 @@ actor FakeMastodonWorld: AdjustableFakeClock {
     var oauth = FakeMastodonOAuth()
     /// Statuses by numeric id.
     private var statuses: [UInt64: FakeMastodonSeed.Status] = [:] {
-        didSet { indexIsStale = true; Task { [bell] in await bell.ring() } }
+        didSet {
+            indexIsStale = true
+            Task { [bell] in await bell.ring() }
+        }
     }
     /// Wakes the open streams when the statuses change or the clock is set.
     let bell = StreamBell()
@@ -109,7 +116,10 @@ actor FakeMastodonWorld: AdjustableFakeClock {
         }
         for status in seed.statuses { if let id = UInt64(status.id) { statuses[id] = status } }
         for (accountID, ids) in seed.favourites {
-            for statusID in ids.reversed() { favourites[accountID, default: []].insert((nextFavouriteID, statusID), at: 0); nextFavouriteID += 1 }
+            for statusID in ids.reversed() {
+                favourites[accountID, default: []].insert((nextFavouriteID, statusID), at: 0)
+                nextFavouriteID += 1
+            }
         }
         follows = seed.follows.mapValues(Set.init)
     }
@@ -118,7 +128,9 @@ actor FakeMastodonWorld: AdjustableFakeClock {
 
     var now: Date { clockBase.addingTimeInterval(Date().timeIntervalSince(realBase) * speed) }
     func setClock(_ date: Date, speed newSpeed: Double? = nil) {
-        clockBase = date; realBase = Date(); if let newSpeed { speed = newSpeed }
+        clockBase = date
+        realBase = Date()
+        if let newSpeed { speed = newSpeed }
         Task { [bell] in await bell.ring() }
     }
     func advanceClock(by seconds: TimeInterval) { setClock(now.addingTimeInterval(seconds)) }
@@ -135,7 +147,10 @@ actor FakeMastodonWorld: AdjustableFakeClock {
         }
         requestCounts[endpoint, default: 0] += 1
     }
-    func setRateLimit(_ limit: Int) { rateLimit = limit; windows = [:] }
+    func setRateLimit(_ limit: Int) {
+        rateLimit = limit
+        windows = [:]
+    }
 
     func takeFault(for endpoint: String) -> FakeMastodonFault.Kind? {
         guard let index = faults.firstIndex(where: { $0.endpoint == nil || $0.endpoint == endpoint }) else { return nil }
@@ -151,8 +166,10 @@ actor FakeMastodonWorld: AdjustableFakeClock {
         case .serviceUnavailable?: return Self.error(503, "Service Unavailable")
         case .rateLimited?:
             var refusal = Self.error(429, "Too many requests")
-            refusal.headers = [("X-RateLimit-Limit", String(rateLimit)), ("X-RateLimit-Remaining", "0"),
-                               ("X-RateLimit-Reset", now.addingTimeInterval(300).formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))]
+            refusal.headers = [
+                ("X-RateLimit-Limit", String(rateLimit)), ("X-RateLimit-Remaining", "0"),
+                ("X-RateLimit-Reset", now.addingTimeInterval(300).formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
+            ]
             return refusal
         case .dropAfterHandling?, nil: return nil
         }
@@ -182,8 +199,10 @@ actor FakeMastodonWorld: AdjustableFakeClock {
         var window = windows[accountID] ?? (current, 0)
         if current.timeIntervalSince(window.start) >= 300 { window = (current, 0) }
         let reset = window.start.addingTimeInterval(300)
-        let headers = [("X-RateLimit-Limit", String(rateLimit)), ("X-RateLimit-Remaining", String(max(0, rateLimit - window.used - 1))),
-                       ("X-RateLimit-Reset", reset.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))]
+        let headers = [
+            ("X-RateLimit-Limit", String(rateLimit)), ("X-RateLimit-Remaining", String(max(0, rateLimit - window.used - 1))),
+            ("X-RateLimit-Reset", reset.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
+        ]
         guard window.used < rateLimit else {
             var refusal = Self.error(429, "Too many requests")
             refusal.headers = headers.map { $0.0 == "X-RateLimit-Remaining" ? ($0.0, "0") : $0 }
@@ -198,11 +217,23 @@ actor FakeMastodonWorld: AdjustableFakeClock {
 
     func verifyCredentials(_ caller: Caller) -> FakeMastodonResponse {
         var fields = accountFields(caller.account)
-        fields.append(("source", .object([("privacy", .string("unlisted")), ("sensitive", .bool(false)), ("language", .string("ja")),
-                                          ("note", .string(WrittenPlain.text(ofHTML: caller.account.note))), ("fields", .array([])), ("indexable", .bool(false)),
-                                          ("follow_requests_count", .int(0))])))
-        fields.append(("role", .object([("id", .string("-99")), ("name", .string("")), ("color", .string("")), ("permissions", .string("0")),
-                                        ("highlighted", .bool(false))])))
+        fields.append(
+            (
+                "source",
+                .object([
+                    ("privacy", .string("unlisted")), ("sensitive", .bool(false)), ("language", .string("ja")),
+                    ("note", .string(WrittenPlain.text(ofHTML: caller.account.note))), ("fields", .array([])), ("indexable", .bool(false)),
+                    ("follow_requests_count", .int(0)),
+                ])
+            ))
+        fields.append(
+            (
+                "role",
+                .object([
+                    ("id", .string("-99")), ("name", .string("")), ("color", .string("")), ("permissions", .string("0")),
+                    ("highlighted", .bool(false)),
+                ])
+            ))
         return FakeMastodonResponse(status: 200, body: .object(fields))
     }
 
@@ -226,7 +257,8 @@ actor FakeMastodonWorld: AdjustableFakeClock {
         var entries = (favourites[caller.account.id] ?? []).filter { visibleStatus($0.statusID, to: caller) != nil }
         if let maxID = query["max_id"].flatMap(UInt64.init) { entries = entries.filter { $0.favouriteID < maxID } }
         let slice = Array(entries.prefix(limit))
-        var response = FakeMastodonResponse(status: 200, body: .array(slice.compactMap { UInt64($0.statusID).flatMap { statuses[$0] } }.map(statusJSON)))
+        var response = FakeMastodonResponse(
+            status: 200, body: .array(slice.compactMap { UInt64($0.statusID).flatMap { statuses[$0] } }.map(statusJSON)))
         if let last = slice.last, slice.count == limit {
             response.headers.append(("Link", "<\(base)/api/v1/favourites?limit=\(limit)&max_id=\(last.favouriteID)>; rel=\"next\""))
         }
@@ -265,7 +297,10 @@ actor FakeMastodonWorld: AdjustableFakeClock {
         let current = now
         _ = orderedIDs()
         var ready: [UInt64] = []
-        while let next = awaitingNotification.last, next.at <= current { ready.append(next.id); awaitingNotification.removeLast() }
+        while let next = awaitingNotification.last, next.at <= current {
+            ready.append(next.id)
+            awaitingNotification.removeLast()
+        }
         for statusID in ready.sorted() where !notified.contains(statusID) {
             guard let status = statuses[statusID] else { continue }
             notified.insert(statusID)
@@ -279,9 +314,11 @@ actor FakeMastodonWorld: AdjustableFakeClock {
 
     /// A notification as the API and the stream write it.
     func notificationJSON(_ id: UInt64, _ status: FakeMastodonSeed.Status) -> JSONValue {
-        .object([("id", .string(String(id))), ("type", .string("mention")),
-                 ("group_key", .string("ungrouped-\(id)")), ("created_at", .time(status.createdAt)),
-                 ("account", .object(accounts[status.accountID].map(accountFields) ?? [])), ("status", statusJSON(status))])
+        .object([
+            ("id", .string(String(id))), ("type", .string("mention")),
+            ("group_key", .string("ungrouped-\(id)")), ("created_at", .time(status.createdAt)),
+            ("account", .object(accounts[status.accountID].map(accountFields) ?? [])), ("status", statusJSON(status)),
+        ])
     }
 
     func status(id: String, caller: Caller) -> FakeMastodonResponse {
@@ -303,7 +340,8 @@ actor FakeMastodonWorld: AdjustableFakeClock {
     func postStatus(caller: Caller, body: Data, idempotencyKey: String?) -> FakeMastodonResponse {
         let keyed = idempotencyKey.map { caller.account.id + " " + $0 }
         if let keyed, let earlier = idempotency[keyed], now.timeIntervalSince(earlier.at) < Self.idempotencyKeyLifetime,
-           let id = UInt64(earlier.statusID), let status = statuses[id] {
+            let id = UInt64(earlier.statusID), let status = statuses[id]
+        {
             return FakeMastodonResponse(status: 200, body: statusJSON(status))
         }
         guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
@@ -313,14 +351,17 @@ actor FakeMastodonWorld: AdjustableFakeClock {
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return Self.error(422, "Validation failed: Text can't be blank") }
         guard text.count <= 500 else { return Self.error(422, "Validation failed: Text character limit of 500 exceeded") }
         let visibility = (object["visibility"] as? String) ?? "public"
-        guard ["public", "unlisted", "private", "direct"].contains(visibility) else { return Self.error(422, "Visibility is not included in the list") }
+        guard ["public", "unlisted", "private", "direct"].contains(visibility) else {
+            return Self.error(422, "Visibility is not included in the list")
+        }
         let inReplyToID = object["in_reply_to_id"] as? String
         if let inReplyToID, visibleStatus(inReplyToID, to: caller) == nil { return Self.error(404, "Record not found") }
         let mentioned = text.matches(of: /@([A-Za-z0-9_]+)/).compactMap { match in accounts.values.first { $0.username == String(match.1) }?.id }
         let id = nextID()
-        let status = FakeMastodonSeed.Status(id: String(id), accountID: caller.account.id, content: Self.html(fromPlain: text), createdAt: now,
-                                             visibility: visibility, spoilerText: (object["spoiler_text"] as? String) ?? "",
-                                             inReplyToID: inReplyToID, mentionIDs: mentioned)
+        let status = FakeMastodonSeed.Status(
+            id: String(id), accountID: caller.account.id, content: Self.html(fromPlain: text), createdAt: now,
+            visibility: visibility, spoilerText: (object["spoiler_text"] as? String) ?? "",
+            inReplyToID: inReplyToID, mentionIDs: mentioned)
         statuses[id] = status
         posted.append(status)
         if let keyed { idempotency[keyed] = (status.id, now) }
@@ -354,8 +395,12 @@ actor FakeMastodonWorld: AdjustableFakeClock {
             descendants.append(candidate)
             frontier.insert(candidate.id)
         }
-        return FakeMastodonResponse(status: 200, body: .object([("ancestors", .array(ancestors.map(statusJSON))),
-                                                                ("descendants", .array(descendants.map(statusJSON)))]))
+        return FakeMastodonResponse(
+            status: 200,
+            body: .object([
+                ("ancestors", .array(ancestors.map(statusJSON))),
+                ("descendants", .array(descendants.map(statusJSON))),
+            ]))
     }
 
     func lookup(query: [String: String]) -> FakeMastodonResponse {
@@ -369,12 +414,14 @@ actor FakeMastodonWorld: AdjustableFakeClock {
         if let application = caller.access.clientID.flatMap({ oauth.applications[$0] }) {
             return FakeMastodonResponse(status: 200, body: .object(Self.applicationFields(application)))
         }
-        return FakeMastodonResponse(status: 200, body: .object([
-            ("id", .string("1")), ("name", .string("mirror_bot")), ("website", .null),
-            ("scopes", .array(caller.access.scopes.sorted().map(JSONValue.string))),
-            ("redirect_uri", .string("urn:ietf:wg:oauth:2.0:oob")), ("redirect_uris", .array([.string("urn:ietf:wg:oauth:2.0:oob")])),
-            ("vapid_key", .string("BCk-QqERU0q-CfYZjcuB6lnyyOYfJ2AifKqfeGIm7Z-HiTU5T9eTG5GxVA0_OH5mMlI4UkkDTpaZwozy0TzdZ2M=")),
-        ]))
+        return FakeMastodonResponse(
+            status: 200,
+            body: .object([
+                ("id", .string("1")), ("name", .string("mirror_bot")), ("website", .null),
+                ("scopes", .array(caller.access.scopes.sorted().map(JSONValue.string))),
+                ("redirect_uri", .string("urn:ietf:wg:oauth:2.0:oob")), ("redirect_uris", .array([.string("urn:ietf:wg:oauth:2.0:oob")])),
+                ("vapid_key", .string("BCk-QqERU0q-CfYZjcuB6lnyyOYfJ2AifKqfeGIm7Z-HiTU5T9eTG5GxVA0_OH5mMlI4UkkDTpaZwozy0TzdZ2M=")),
+            ]))
     }
 
     // MARK: - Streaming
@@ -390,8 +437,14 @@ actor FakeMastodonWorld: AdjustableFakeClock {
     private(set) var streamsOpen = true
 
     func setStreamingAvailable(_ available: Bool) { streamingAvailable = available }
-    func endStreams() { streamsOpen = false; Task { [bell] in await bell.ring() } }
-    func cutStreams() { streamGeneration += 1; Task { [bell] in await bell.ring() } }
+    func endStreams() {
+        streamsOpen = false
+        Task { [bell] in await bell.ring() }
+    }
+    func cutStreams() {
+        streamGeneration += 1
+        Task { [bell] in await bell.ring() }
+    }
     func countStreamOpened() { streamsOpened += 1 }
 
     /// The newest notification id of `accountID` now (a stream sends only what comes after it).
@@ -405,36 +458,59 @@ actor FakeMastodonWorld: AdjustableFakeClock {
         let newer = (notificationsByRecipient[accountID] ?? []).reversed().prefix { $0.id > id }.reversed()
         let events = newer.compactMap { notification -> (id: UInt64, event: String)? in
             guard let status = statuses[notification.statusID] else { return nil }
-            return (notification.id, "event: notification\ndata: " + String(decoding: notificationJSON(notification.id, status).data(), as: UTF8.self) + "\n\n")
+            return (
+                notification.id,
+                "event: notification\ndata: " + String(decoding: notificationJSON(notification.id, status).data(), as: UTF8.self) + "\n\n"
+            )
         }
         return (events, StreamBell.realSeconds(until: nextReveal, from: current, speed: speed))
     }
 
     func instance() -> FakeMastodonResponse {
-        FakeMastodonResponse(status: 200, body: .object([
-            ("domain", .string(domain)), ("title", .string("Fake Mastodon")), ("version", .string("4.5.0")),
-            ("source_url", .string("https://github.com/mastodon/mastodon")), ("description", .string("mirror_bot's fake instance")),
-            ("usage", .object([("users", .object([("active_month", .int(accounts.count))]))])),
-            ("thumbnail", .object([("url", .string("https://\(domain)/thumbnail.png"))])), ("icon", .array([])),
-            ("languages", .array([.string("ja")])),
-            ("configuration", .object([
-                ("urls", .object([("streaming", .string("wss://\(domain)"))])),
-                ("accounts", .object([("max_featured_tags", .int(10)), ("max_pinned_statuses", .int(5))])),
-                ("media_attachments", .object([("image_matrix_limit", .int(33_177_600)), ("image_size_limit", .int(16_777_216)),
-                                               ("supported_mime_types", .array([.string("image/jpeg"), .string("image/png")])),
-                                               ("video_frame_rate_limit", .int(120)), ("video_matrix_limit", .int(8_294_400)),
-                                               ("video_size_limit", .int(103_809_024))])),
-                ("polls", .object([("max_options", .int(4)), ("max_characters_per_option", .int(50)), ("min_expiration", .int(300)),
-                                   ("max_expiration", .int(2_629_746))])),
-                ("translation", .object([("enabled", .bool(false))])),
-                ("statuses", .object([("max_characters", .int(500)), ("max_media_attachments", .int(4)),
-                                      ("characters_reserved_per_url", .int(23))])),
-            ])),
-            ("registrations", .object([("enabled", .bool(false)), ("approval_required", .bool(false)), ("message", .null)])),
-            ("api_versions", .object([("mastodon", .int(6))])),
-            ("contact", .object([("email", .string("admin@\(domain)")), ("account", .null)])),
-            ("rules", .array([])),
-        ]))
+        FakeMastodonResponse(
+            status: 200,
+            body: .object([
+                ("domain", .string(domain)), ("title", .string("Fake Mastodon")), ("version", .string("4.5.0")),
+                ("source_url", .string("https://github.com/mastodon/mastodon")), ("description", .string("mirror_bot's fake instance")),
+                ("usage", .object([("users", .object([("active_month", .int(accounts.count))]))])),
+                ("thumbnail", .object([("url", .string("https://\(domain)/thumbnail.png"))])), ("icon", .array([])),
+                ("languages", .array([.string("ja")])),
+                (
+                    "configuration",
+                    .object([
+                        ("urls", .object([("streaming", .string("wss://\(domain)"))])),
+                        ("accounts", .object([("max_featured_tags", .int(10)), ("max_pinned_statuses", .int(5))])),
+                        (
+                            "media_attachments",
+                            .object([
+                                ("image_matrix_limit", .int(33_177_600)), ("image_size_limit", .int(16_777_216)),
+                                ("supported_mime_types", .array([.string("image/jpeg"), .string("image/png")])),
+                                ("video_frame_rate_limit", .int(120)), ("video_matrix_limit", .int(8_294_400)),
+                                ("video_size_limit", .int(103_809_024)),
+                            ])
+                        ),
+                        (
+                            "polls",
+                            .object([
+                                ("max_options", .int(4)), ("max_characters_per_option", .int(50)), ("min_expiration", .int(300)),
+                                ("max_expiration", .int(2_629_746)),
+                            ])
+                        ),
+                        ("translation", .object([("enabled", .bool(false))])),
+                        (
+                            "statuses",
+                            .object([
+                                ("max_characters", .int(500)), ("max_media_attachments", .int(4)),
+                                ("characters_reserved_per_url", .int(23)),
+                            ])
+                        ),
+                    ])
+                ),
+                ("registrations", .object([("enabled", .bool(false)), ("approval_required", .bool(false)), ("message", .null)])),
+                ("api_versions", .object([("mastodon", .int(6))])),
+                ("contact", .object([("email", .string("admin@\(domain)")), ("account", .null)])),
+                ("rules", .array([])),
+            ]))
     }
 
     /// Each auto-replier mentioned or answered by `status` answers it 30 seconds later, mentioning its author.
@@ -446,10 +522,11 @@ actor FakeMastodonWorld: AdjustableFakeClock {
             let phrases = ["なるほど、それで？", "わかる", "それな", "本当に？", "もっと聞かせて"]
             let at = now.addingTimeInterval(30)
             let id = nextID(at: at)
-            statuses[id] = FakeMastodonSeed.Status(id: String(id), accountID: replierID,
-                                                   content: Self.html(fromPlain: "@\(author.username) \(phrases[autoReplyCount % phrases.count]) (\(autoReplyCount))"),
-                                                   createdAt: at, visibility: status.visibility == "direct" ? "direct" : "public", inReplyToID: status.id,
-                                                   mentionIDs: [status.accountID])
+            statuses[id] = FakeMastodonSeed.Status(
+                id: String(id), accountID: replierID,
+                content: Self.html(fromPlain: "@\(author.username) \(phrases[autoReplyCount % phrases.count]) (\(autoReplyCount))"),
+                createdAt: at, visibility: status.visibility == "direct" ? "direct" : "public", inReplyToID: status.id,
+                mentionIDs: [status.accountID])
         }
     }
 
@@ -464,8 +541,9 @@ actor FakeMastodonWorld: AdjustableFakeClock {
     /// The posted statuses as fake X's posts.
     func postedAsTweets() -> [FakeXSeed.Tweet] {
         posted.map { status in
-            FakeXSeed.Tweet(id: status.id, authorID: status.accountID, text: Self.plain(fromHTML: status.content), createdAt: status.createdAt,
-                            inReplyToTweetID: status.inReplyToID, inReplyToUserID: parentAuthor(of: status))
+            FakeXSeed.Tweet(
+                id: status.id, authorID: status.accountID, text: Self.plain(fromHTML: status.content), createdAt: status.createdAt,
+                inReplyToTweetID: status.inReplyToID, inReplyToUserID: parentAuthor(of: status))
         }
     }
 
@@ -492,10 +570,13 @@ actor FakeMastodonWorld: AdjustableFakeClock {
     /// The statuses visible to the caller now that `matches` keeps, newest first, within a page's bounds (`max_id`,
     /// `since_id`, `min_id`) and `limit`: public and unlisted ones, private ones of accounts it follows and its own,
     /// direct ones it wrote or is mentioned in. `min_id` pages upward: the oldest `limit` newer than it.
-    private func visible(to caller: Caller, query: [String: String], limit: Int, matching matches: (FakeMastodonSeed.Status) -> Bool) -> [FakeMastodonSeed.Status] {
+    private func visible(to caller: Caller, query: [String: String], limit: Int, matching matches: (FakeMastodonSeed.Status) -> Bool)
+        -> [FakeMastodonSeed.Status]
+    {
         let current = now
         let followed = follows[caller.account.id] ?? []
-        let maxID = query["max_id"].flatMap(UInt64.init), minID = query["min_id"].flatMap(UInt64.init)
+        let maxID = query["max_id"].flatMap(UInt64.init)
+        let minID = query["min_id"].flatMap(UInt64.init)
         let lowest = max(query["since_id"].flatMap(UInt64.init) ?? 0, minID ?? 0)
         var items: [FakeMastodonSeed.Status] = []
         for id in orderedIDs().reversed() {
@@ -527,8 +608,10 @@ actor FakeMastodonWorld: AdjustableFakeClock {
 
     /// A page of the statuses visible to `caller` that `matches` keeps, by `since_id`, `min_id`, `max_id` and `limit`
     /// (newest first, also when paging upward by `min_id`), with its `Link` header.
-    private func page(to caller: Caller, query: [String: String], path: String, base: String, maxLimit: Int,
-                      matching matches: (FakeMastodonSeed.Status) -> Bool) -> FakeMastodonResponse {
+    private func page(
+        to caller: Caller, query: [String: String], path: String, base: String, maxLimit: Int,
+        matching matches: (FakeMastodonSeed.Status) -> Bool
+    ) -> FakeMastodonResponse {
         guard let limit = Self.limit(query, maximum: maxLimit) else { return Self.error(422, "limit must be a number") }
         let items = visible(to: caller, query: query, limit: limit, matching: matches)
         var response = FakeMastodonResponse(status: 200, body: .array(items.map(statusJSON)))
@@ -580,15 +663,26 @@ actor FakeMastodonWorld: AdjustableFakeClock {
             ("display_name", .string(account.username)), ("locked", .bool(false)), ("bot", .bool(account.bot)),
             ("discoverable", .bool(true)), ("indexable", .bool(false)), ("group", .bool(false)), ("created_at", .time(created)),
             ("note", .string(account.note)), ("url", .string(url)), ("uri", .string("https://\(domain)/users/\(account.username)")),
-            ("avatar", .string("https://\(domain)/avatars/original/missing.png")), ("avatar_static", .string("https://\(domain)/avatars/original/missing.png")),
-            ("header", .string("https://\(domain)/headers/original/missing.png")), ("header_static", .string("https://\(domain)/headers/original/missing.png")),
+            ("avatar", .string("https://\(domain)/avatars/original/missing.png")),
+            ("avatar_static", .string("https://\(domain)/avatars/original/missing.png")),
+            ("header", .string("https://\(domain)/headers/original/missing.png")),
+            ("header_static", .string("https://\(domain)/headers/original/missing.png")),
             ("followers_count", .int(0)), ("following_count", .int(follows[account.id]?.count ?? 0)), ("statuses_count", .int(count)),
-            ("emojis", .array([])), ("fields", .array(account.fields.map { field in
-                let verified = verifiedLink(of: account, to: field.value)
-                let value = field.value.hasPrefix("https://") || field.value.hasPrefix("http://")
-                    ? #"<a href="\#(field.value)" target="_blank" rel="nofollow noopener me">\#(field.value)</a>"# : field.value
-                return .object([("name", .string(field.name)), ("value", .string(value)), ("verified_at", verified ? .time(Date(timeIntervalSince1970: 1_700_000_000)) : .null)])
-            })),
+            ("emojis", .array([])),
+            (
+                "fields",
+                .array(
+                    account.fields.map { field in
+                        let verified = verifiedLink(of: account, to: field.value)
+                        let value =
+                            field.value.hasPrefix("https://") || field.value.hasPrefix("http://")
+                            ? #"<a href="\#(field.value)" target="_blank" rel="nofollow noopener me">\#(field.value)</a>"# : field.value
+                        return .object([
+                            ("name", .string(field.name)), ("value", .string(value)),
+                            ("verified_at", verified ? .time(Date(timeIntervalSince1970: 1_700_000_000)) : .null),
+                        ])
+                    })
+            ),
         ]
     }
 
@@ -606,8 +700,10 @@ actor FakeMastodonWorld: AdjustableFakeClock {
         let parent = status.inReplyToID.flatMap(UInt64.init).flatMap { statuses[$0] }
         let boosted = status.reblogOf.flatMap(UInt64.init).flatMap { statuses[$0] }
         let mentions = status.mentionIDs.compactMap { accounts[$0] }.map { account in
-            JSONValue.object([("id", .string(account.id)), ("username", .string(account.username)), ("url", .string("https://\(domain)/@\(account.username)")),
-                              ("acct", .string(account.acct))])
+            JSONValue.object([
+                ("id", .string(account.id)), ("username", .string(account.username)), ("url", .string("https://\(domain)/@\(account.username)")),
+                ("acct", .string(account.acct)),
+            ])
         }
         return .object([
             ("id", .string(status.id)), ("created_at", .time(status.createdAt)),

@@ -13,7 +13,8 @@ public struct LinkHeader: Sendable, Equatable {
         for part in value.split(separator: ",") {
             let pieces = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
             guard let target = pieces.first, target.hasPrefix("<"), target.hasSuffix(">"),
-                  let url = URL(string: String(target.dropFirst().dropLast())) else { continue }
+                let url = URL(string: String(target.dropFirst().dropLast()))
+            else { continue }
             for parameter in pieces.dropFirst() {
                 let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
                 guard pair.count == 2, pair[0].lowercased() == "rel" else { continue }

@@ -1,5 +1,5 @@
+import AsyncHTTPClient
 public import BotCore
-public import AsyncHTTPClient
 public import Foundation
 import NIOCore
 import NIOFoundationCompat
@@ -78,7 +78,8 @@ public struct MastodonNotificationStream: AsyncSequence, Sendable {
             while true {
                 while let event = parser.nextEvent() {
                     guard event.name == "notification",
-                          let notification = try? MastodonJSON.decoder().decode(MastodonNotification.self, from: Data(event.data.utf8)) else { continue }
+                        let notification = try? MastodonJSON.decoder().decode(MastodonNotification.self, from: Data(event.data.utf8))
+                    else { continue }
                     return notification
                 }
                 let chunk: ByteBuffer?
@@ -108,7 +109,10 @@ public struct ServerSentEvents: Sendable {
         public var data: String
 
         /// An event from its parts.
-        public init(name: String, data: String) { self.name = name; self.data = data }
+        public init(name: String, data: String) {
+            self.name = name
+            self.data = data
+        }
     }
 
     /// The bytes received and not yet read as lines; those before `start` are read.
@@ -148,33 +152,51 @@ public struct ServerSentEvents: Sendable {
         defer { compact() }
         while let end = pending[scanned...].firstIndex(where: { $0 == 0x0A || $0 == 0x0D }) {
             // A CR at the very end may be the first half of a CRLF: wait for the next byte.
-            if pending[end] == 0x0D, end == pending.count - 1 { scanned = end; return nil }
+            if pending[end] == 0x0D, end == pending.count - 1 {
+                scanned = end
+                return nil
+            }
             let lineBytes = pending[start..<end]
             var next = end + 1
             if pending[end] == 0x0D, next < pending.count, pending[next] == 0x0A { next += 1 }
             (start, scanned) = (next, next)
-            if droppingLine { droppingLine = false; continue }
+            if droppingLine {
+                droppingLine = false
+                continue
+            }
             if lineBytes.count > Self.longestLine { continue }
             if lineBytes.isEmpty {
-                defer { name = ""; dataLines = []; dataBytes = 0; droppingEvent = false }
+                defer {
+                    name = ""
+                    dataLines = []
+                    dataBytes = 0
+                    droppingEvent = false
+                }
                 guard !dataLines.isEmpty, !droppingEvent else { continue }
                 return Event(name: name.isEmpty ? "message" : name, data: dataLines.joined(separator: "\n"))
             }
             let line = String(decoding: lineBytes, as: UTF8.self)
             if line.hasPrefix(":") { continue }
-            let field: Substring, value: Substring
+            let field: Substring
+            let value: Substring
             if let colon = line.firstIndex(of: ":") {
                 field = line[..<colon]
                 let rest = line[line.index(after: colon)...]
                 value = rest.hasPrefix(" ") ? rest.dropFirst() : rest
             } else {
-                field = line[...]; value = ""
+                field = line[...]
+                value = ""
             }
             switch field {
             case "event": name = String(value)
             case "data":
                 dataBytes += value.utf8.count + 1
-                if dataBytes > Self.longestEvent { droppingEvent = true; dataLines = [] } else if !droppingEvent { dataLines.append(String(value)) }
+                if dataBytes > Self.longestEvent {
+                    droppingEvent = true
+                    dataLines = []
+                } else if !droppingEvent {
+                    dataLines.append(String(value))
+                }
             default: break
             }
         }

@@ -1,15 +1,15 @@
-public import BotCore
 public import AsyncHTTPClient
 public import BotClock
+public import BotCore
+import CoreMetrics
 public import Foundation
+public import HTTPCore
 public import Logging
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 import NIOPosix
-import CoreMetrics
 import Synchronization
-public import HTTPCore
 
 /// Where an account lives and the bearer token that acts as it.
 public struct MastodonAccess: Sendable, Equatable {
@@ -18,7 +18,10 @@ public struct MastodonAccess: Sendable, Equatable {
     /// The access token (Preferences → Development → the application's token).
     public var token: String
     /// Access from its parts.
-    public init(instance: URL, token: String) { self.instance = instance; self.token = token }
+    public init(instance: URL, token: String) {
+        self.instance = instance
+        self.token = token
+    }
 }
 
 /// Sends Mastodon API requests with each account's bearer token to that account's instance, and copes with what
@@ -44,10 +47,15 @@ public final class MastodonClient: Sendable {
         public var requestTimeout: Duration
 
         /// A configuration; the defaults suit real instances.
-        public init(accounts: [Account: MastodonAccess], maxAttempts: Int = 4, initialBackoff: Duration = .seconds(1),
-                    longestRateLimitWait: Duration = .seconds(6 * 60), requestTimeout: Duration = .seconds(30)) {
-            self.accounts = accounts; self.maxAttempts = maxAttempts; self.initialBackoff = initialBackoff
-            self.longestRateLimitWait = longestRateLimitWait; self.requestTimeout = requestTimeout
+        public init(
+            accounts: [Account: MastodonAccess], maxAttempts: Int = 4, initialBackoff: Duration = .seconds(1),
+            longestRateLimitWait: Duration = .seconds(6 * 60), requestTimeout: Duration = .seconds(30)
+        ) {
+            self.accounts = accounts
+            self.maxAttempts = maxAttempts
+            self.initialBackoff = initialBackoff
+            self.longestRateLimitWait = longestRateLimitWait
+            self.requestTimeout = requestTimeout
         }
     }
 
@@ -70,16 +78,22 @@ public final class MastodonClient: Sendable {
     private let core: HTTPCore
 
     /// A client; `clock` decides how waiting is done (tests inject a manual one).
-    public init(configuration: Configuration, httpClient: HTTPClient = HTTPClient.shared, clock: any BotClock = SystemBotClock(),
-                logger: Logger) {
-        self.configuration = configuration; self.clock = clock; self.logger = logger
+    public init(
+        configuration: Configuration, httpClient: HTTPClient = HTTPClient.shared, clock: any BotClock = SystemBotClock(),
+        logger: Logger
+    ) {
+        self.configuration = configuration
+        self.clock = clock
+        self.logger = logger
         // Mastodon's window is the account's; a write answered with no certainty may have been made (the caller reads
         // it back), and a reset a moment away is given five seconds.
-        core = HTTPCore(service: "Mastodon", server: "the instance", policy: HTTPCore.Policy(
-            maxAttempts: configuration.maxAttempts, initialBackoff: configuration.initialBackoff, maxBackoff: .seconds(60), maxRateLimitWaits: 3,
-            longestReadWait: configuration.longestRateLimitWait, longestWriteWait: configuration.longestWriteRateLimitWait,
-            shortestRateLimitWait: 5, waitWhenResetIsPast: 6, requestTimeout: configuration.requestTimeout, maxResponseBytes: 16 << 20,
-            exhaustedWritesAreUncertain: true), httpClient: httpClient, clock: clock, logger: logger)
+        core = HTTPCore(
+            service: "Mastodon", server: "the instance",
+            policy: HTTPCore.Policy(
+                maxAttempts: configuration.maxAttempts, initialBackoff: configuration.initialBackoff, maxBackoff: .seconds(60), maxRateLimitWaits: 3,
+                longestReadWait: configuration.longestRateLimitWait, longestWriteWait: configuration.longestWriteRateLimitWait,
+                shortestRateLimitWait: 5, waitWhenResetIsPast: 6, requestTimeout: configuration.requestTimeout, maxResponseBytes: 16 << 20,
+                exhaustedWritesAreUncertain: true), httpClient: httpClient, clock: clock, logger: logger)
     }
 
     /// Each endpoint's calls as each account so far, by endpoint then account.
@@ -93,7 +107,8 @@ public final class MastodonClient: Sendable {
     /// Sends `endpoint` as `account`, or the page at `url` (a `Link` of an earlier answer), and returns the decoded
     /// body with its links.
     public func answer<Endpoint: MastodonEndpoint>(_ endpoint: Endpoint, as account: Account, at url: URL? = nil) async throws
-        -> Answer<Endpoint.Response> {
+        -> Answer<Endpoint.Response>
+    {
         guard let access = configuration.accounts[account] else { throw MastodonAPIError.notConfigured(account: account) }
         return try await answer(endpoint, on: access.instance, token: access.token, as: account, at: url)
     }
@@ -102,12 +117,15 @@ public final class MastodonClient: Sendable {
     /// application calls before it has a token: `POST /api/v1/apps`, `/oauth/token`, `/oauth/revoke`), counted and
     /// rate-limited as `account`'s calls; returns its decoded answer.
     public func send<Endpoint: MastodonEndpoint>(_ endpoint: Endpoint, to instance: URL, token: String?, as account: Account) async throws
-        -> Endpoint.Response {
+        -> Endpoint.Response
+    {
         try await answer(endpoint, on: instance, token: token, as: account, at: nil).response
     }
 
-    private func answer<Endpoint: MastodonEndpoint>(_ endpoint: Endpoint, on instance: URL, token: String?, as account: Account, at url: URL?) async throws
-        -> Answer<Endpoint.Response> {
+    private func answer<Endpoint: MastodonEndpoint>(_ endpoint: Endpoint, on instance: URL, token: String?, as account: Account, at url: URL?)
+        async throws
+        -> Answer<Endpoint.Response>
+    {
         let name = Endpoint.name
         let target = try url.map { try Self.onInstance($0, of: instance, endpoint: name) } ?? Self.url(for: endpoint, on: instance)
         let body = try endpoint.body.map { try JSONSerialization.data(withJSONObject: $0.mapValues(\.foundationValue), options: [.sortedKeys]) }
@@ -130,7 +148,8 @@ public final class MastodonClient: Sendable {
             beforeEachAttempt: { [self] in try await waitForWindow(of: account, endpoint: name, longest: longestWait(for: method)) },
             onSend: { [self] in
                 tally.sent(name, by: account.rawValue)
-                Counter(label: "mirror_bot_api_calls_total", dimensions: [("endpoint", name), ("account", account.rawValue), ("outcome", "sent")]).increment()
+                Counter(label: "mirror_bot_api_calls_total", dimensions: [("endpoint", name), ("account", account.rawValue), ("outcome", "sent")])
+                    .increment()
             },
             onFailure: { [tally] in tally.failed(name, by: account.rawValue) },
             observe: { [self] headers in
@@ -158,7 +177,8 @@ public final class MastodonClient: Sendable {
     /// The pages of `endpoint`, newest first, following each answer's `next` link until the last page, an empty
     /// one, or `maxItems` items.
     public func pages<Endpoint: MastodonPagedEndpoint>(_ endpoint: Endpoint, as account: Account, maxItems: Int? = nil)
-        -> MastodonPages<Endpoint> {
+        -> MastodonPages<Endpoint>
+    {
         MastodonPages(client: self, endpoint: endpoint, account: account, maxItems: maxItems)
     }
 
@@ -204,8 +224,9 @@ public final class MastodonClient: Sendable {
     /// `X-RateLimit-Remaining` and `X-RateLimit-Reset` (an ISO 8601 time), when both are there.
     private static func window(in headers: HTTPHeaders) -> (remaining: Int, resetsAt: Date)? {
         guard let remaining = headers.first(name: "x-ratelimit-remaining").flatMap({ Int($0) }),
-              let reset = headers.first(name: "x-ratelimit-reset"),
-              let resetsAt = ISO8601Time.date(from: reset) else { return nil }
+            let reset = headers.first(name: "x-ratelimit-reset"),
+            let resetsAt = ISO8601Time.date(from: reset)
+        else { return nil }
         return (remaining, resetsAt)
     }
 

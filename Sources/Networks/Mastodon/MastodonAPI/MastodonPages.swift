@@ -1,5 +1,5 @@
-public import BotCore
-public import Foundation
+import BotCore
+import Foundation
 
 /// The pages of a paged endpoint, newest first: the first request, then each answer's `next` link, until the last
 /// page, an empty page, or `maxItems` items (the last page is cut to what is still wanted).

@@ -25,17 +25,28 @@ public struct MastodonStatus: Codable, Sendable, Equatable {
     public var mentions: [MastodonMention]
 
     /// A status from its parts.
-    public init(id: String, createdAt: Date, content: String, visibility: MastodonVisibility, spoilerText: String = "",
-                account: MastodonAccount, inReplyToID: String? = nil, inReplyToAccountID: String? = nil,
-                reblog: MastodonReblog? = nil, mentions: [MastodonMention] = []) {
-        self.id = id; self.createdAt = createdAt; self.content = content; self.visibility = visibility
-        self.spoilerText = spoilerText; self.account = account; self.inReplyToID = inReplyToID
-        self.inReplyToAccountID = inReplyToAccountID; self.reblog = reblog; self.mentions = mentions
+    public init(
+        id: String, createdAt: Date, content: String, visibility: MastodonVisibility, spoilerText: String = "",
+        account: MastodonAccount, inReplyToID: String? = nil, inReplyToAccountID: String? = nil,
+        reblog: MastodonReblog? = nil, mentions: [MastodonMention] = []
+    ) {
+        self.id = id
+        self.createdAt = createdAt
+        self.content = content
+        self.visibility = visibility
+        self.spoilerText = spoilerText
+        self.account = account
+        self.inReplyToID = inReplyToID
+        self.inReplyToAccountID = inReplyToAccountID
+        self.reblog = reblog
+        self.mentions = mentions
     }
 
     enum CodingKeys: String, CodingKey {
         case id, content, visibility, account, reblog, mentions
-        case createdAt = "created_at", spoilerText = "spoiler_text", inReplyToID = "in_reply_to_id"
+        case createdAt = "created_at"
+        case spoilerText = "spoiler_text"
+        case inReplyToID = "in_reply_to_id"
         case inReplyToAccountID = "in_reply_to_account_id"
     }
 }
@@ -98,10 +109,17 @@ public struct MastodonAccount: Codable, Sendable, Equatable {
         /// When its link was verified, nil when it was not.
         public var verifiedAt: String?
 
-        enum CodingKeys: String, CodingKey { case name, value, verifiedAt = "verified_at" }
+        enum CodingKeys: String, CodingKey {
+            case name, value
+            case verifiedAt = "verified_at"
+        }
 
         /// A field from its parts.
-        public init(name: String, value: String, verifiedAt: String? = nil) { self.name = name; self.value = value; self.verifiedAt = verifiedAt }
+        public init(name: String, value: String, verifiedAt: String? = nil) {
+            self.name = name
+            self.value = value
+            self.verifiedAt = verifiedAt
+        }
 
         /// Whether its value links to `address` (the `href` of a link, or the value itself).
         public func links(to address: String) -> Bool {
@@ -111,7 +129,13 @@ public struct MastodonAccount: Codable, Sendable, Equatable {
 
     /// An account from its parts.
     public init(id: String, username: String, acct: String, bot: Bool = false, note: String = "", url: String? = nil, fields: [Field]? = nil) {
-        self.id = id; self.username = username; self.acct = acct; self.bot = bot; self.note = note; self.url = url; self.fields = fields
+        self.id = id
+        self.username = username
+        self.acct = acct
+        self.bot = bot
+        self.note = note
+        self.url = url
+        self.fields = fields
     }
 }
 
@@ -124,7 +148,11 @@ public struct MastodonMention: Codable, Sendable, Equatable {
     /// Its `acct`.
     public var acct: String
     /// A mention from its parts.
-    public init(id: String, username: String, acct: String) { self.id = id; self.username = username; self.acct = acct }
+    public init(id: String, username: String, acct: String) {
+        self.id = id
+        self.username = username
+        self.acct = acct
+    }
 }
 
 /// A notification (`Notification`); mirror_bot asks only for mentions.
@@ -140,7 +168,10 @@ public struct MastodonNotification: Codable, Sendable, Equatable {
 
     /// A notification from its parts.
     public init(id: String, type: String, account: MastodonAccount, status: MastodonStatus?) {
-        self.id = id; self.type = type; self.account = account; self.status = status
+        self.id = id
+        self.type = type
+        self.account = account
+        self.status = status
     }
 }
 
@@ -170,7 +201,8 @@ public struct MastodonInstance: Codable, Sendable, Equatable {
 
     /// An instance from its parts.
     public init(domain: String, maxCharacters: Int) {
-        self.domain = domain; configuration = Configuration(statuses: Statuses(maxCharacters: maxCharacters))
+        self.domain = domain
+        configuration = Configuration(statuses: Statuses(maxCharacters: maxCharacters))
     }
 }
 
@@ -180,7 +212,10 @@ public struct MastodonErrorBody: Codable, Sendable, Equatable {
     public var error: String
     /// More, for OAuth errors.
     public var errorDescription: String?
-    enum CodingKeys: String, CodingKey { case error, errorDescription = "error_description" }
+    enum CodingKeys: String, CodingKey {
+        case error
+        case errorDescription = "error_description"
+    }
 }
 
 /// The JSON Mastodon writes: snake_case fields given by each type's keys, ISO 8601 times with milliseconds.
@@ -218,7 +253,10 @@ public struct MastodonApplication: Codable, Sendable, Equatable {
     public var scopes: [String]?
 
     /// An application from its parts.
-    public init(name: String, scopes: [String]?) { self.name = name; self.scopes = scopes }
+    public init(name: String, scopes: [String]?) {
+        self.name = name
+        self.scopes = scopes
+    }
 }
 
 /// An application just registered, with its OAuth 2 credentials (`CredentialApplication`, from `POST /api/v1/apps`).
@@ -238,12 +276,19 @@ public struct MastodonCredentialApplication: Codable, Sendable, Equatable {
 
     /// An application from its parts.
     public init(id: String, name: String, clientID: String, clientSecret: String, redirectURIs: [String], scopes: [String]) {
-        self.id = id; self.name = name; self.clientID = clientID; self.clientSecret = clientSecret; self.redirectURIs = redirectURIs; self.scopes = scopes
+        self.id = id
+        self.name = name
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.redirectURIs = redirectURIs
+        self.scopes = scopes
     }
 
     enum CodingKeys: String, CodingKey {
         case id, name, scopes
-        case clientID = "client_id", clientSecret = "client_secret", redirectURIs = "redirect_uris"
+        case clientID = "client_id"
+        case clientSecret = "client_secret"
+        case redirectURIs = "redirect_uris"
     }
 }
 
@@ -260,7 +305,10 @@ public struct MastodonToken: Codable, Sendable, Equatable {
 
     /// A token from its parts.
     public init(accessToken: String, tokenType: String, scope: String, createdAt: Double) {
-        self.accessToken = accessToken; self.tokenType = tokenType; self.scope = scope; self.createdAt = createdAt
+        self.accessToken = accessToken
+        self.tokenType = tokenType
+        self.scope = scope
+        self.createdAt = createdAt
     }
 
     /// The granted scopes, one by one.
@@ -268,7 +316,9 @@ public struct MastodonToken: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case scope
-        case accessToken = "access_token", tokenType = "token_type", createdAt = "created_at"
+        case accessToken = "access_token"
+        case tokenType = "token_type"
+        case createdAt = "created_at"
     }
 }
 

@@ -38,19 +38,24 @@ public struct MastodonAccountAuthorization: PendingAuthorization {
         let client = MastodonClient(configuration: .init(accounts: [:], maxAttempts: 2), logger: logger)
         let application: MastodonCredentialApplication
         do {
-            application = try await client.send(CreateApp(clientName: applicationName, redirectURIs: [outOfBandRedirect], scopes: scopes),
-                                                to: instance, token: nil, as: account)
+            application = try await client.send(
+                CreateApp(clientName: applicationName, redirectURIs: [outOfBandRedirect], scopes: scopes),
+                to: instance, token: nil, as: account)
         } catch {
-            throw AuthorizationRefused("\(host) did not register mirror_bot as an application (\(error)): check that \(instance.absoluteString) is the account's Mastodon instance, and try again")
+            throw AuthorizationRefused(
+                "\(host) did not register mirror_bot as an application (\(error)): check that \(instance.absoluteString) is the account's Mastodon instance, and try again"
+            )
         }
         let proof = CodeExchangeProof()
-        let request = AuthorizeUser(clientID: application.clientID, redirectURI: outOfBandRedirect, scopes: scopes, codeChallenge: proof.challenge,
-                                    forceLogin: true)
+        let request = AuthorizeUser(
+            clientID: application.clientID, redirectURI: outOfBandRedirect, scopes: scopes, codeChallenge: proof.challenge,
+            forceLogin: true)
         guard let address = request.address(on: instance) else {
             throw AuthorizationRefused("\(instance) is not an instance's address: give its https:// URL, such as https://mastodon.social")
         }
-        return MastodonAccountAuthorization(address: address, account: account, instance: instance, scopes: scopes, application: application,
-                                            proof: proof, client: client)
+        return MastodonAccountAuthorization(
+            address: address, account: account, instance: instance, scopes: scopes, application: application,
+            proof: proof, client: client)
     }
 
     /// Exchanges the code the instance showed for the account's token, checks that it grants the scopes asked for and
@@ -63,11 +68,15 @@ public struct MastodonAccountAuthorization: PendingAuthorization {
         }
         let token: MastodonToken
         do {
-            token = try await client.send(ObtainToken(clientID: application.clientID, clientSecret: application.clientSecret, code: code,
-                                                      redirectURI: Self.outOfBandRedirect, codeVerifier: proof.verifier),
-                                          to: instance, token: nil, as: account)
+            token = try await client.send(
+                ObtainToken(
+                    clientID: application.clientID, clientSecret: application.clientSecret, code: code,
+                    redirectURI: Self.outOfBandRedirect, codeVerifier: proof.verifier),
+                to: instance, token: nil, as: account)
         } catch MastodonAPIError.oauthRefused(_, _, "invalid_grant", let description) {
-            throw AuthorizationRefused("\(host) did not accept the code (invalid_grant: \(description)): paste it exactly as the page shows it; a code works once and for 10 minutes, so for an older one run the command again")
+            throw AuthorizationRefused(
+                "\(host) did not accept the code (invalid_grant: \(description)): paste it exactly as the page shows it; a code works once and for 10 minutes, so for an older one run the command again"
+            )
         } catch MastodonAPIError.oauthRefused(_, _, let error, let description) {
             throw AuthorizationRefused("\(host) refused the code's exchange (\(error): \(description)): run the command again")
         } catch {
@@ -76,7 +85,9 @@ public struct MastodonAccountAuthorization: PendingAuthorization {
         let missing = MastodonScopes.missing(scopes, from: token.scopes)
         guard missing.isEmpty else {
             await revoke(token)
-            throw AuthorizationRefused("\(host) granted \(token.scope.isEmpty ? "no scope" : token.scope), without \(missing.joined(separator: ", ")) that the \(account) needs: the token was revoked; run the command again and approve every permission the page asks for")
+            throw AuthorizationRefused(
+                "\(host) granted \(token.scope.isEmpty ? "no scope" : token.scope), without \(missing.joined(separator: ", ")) that the \(account) needs: the token was revoked; run the command again and approve every permission the page asks for"
+            )
         }
         let user: MastodonAccount
         do {
@@ -88,13 +99,15 @@ public struct MastodonAccountAuthorization: PendingAuthorization {
         var base = instance.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
         let prefix = account.environmentPrefix
-        return AuthorizedAccount(handle: user.acct, userID: user.id, networkAccount: "\(user.id)@\(FleetServers.name(of: instance))",
-                                 variables: [(prefix + "MASTODON_URL", base), (prefix + "MASTODON_TOKEN", token.accessToken)])
+        return AuthorizedAccount(
+            handle: user.acct, userID: user.id, networkAccount: "\(user.id)@\(FleetServers.name(of: instance))",
+            variables: [(prefix + "MASTODON_URL", base), (prefix + "MASTODON_TOKEN", token.accessToken)])
     }
 
     /// Revokes a token that will not be handed over, so that no unused token is left acting as the account.
     private func revoke(_ token: MastodonToken) async {
-        _ = try? await client.send(RevokeToken(clientID: application.clientID, clientSecret: application.clientSecret, token: token.accessToken),
-                                   to: instance, token: nil, as: account)
+        _ = try? await client.send(
+            RevokeToken(clientID: application.clientID, clientSecret: application.clientSecret, token: token.accessToken),
+            to: instance, token: nil, as: account)
     }
 }

@@ -1,3 +1,4 @@
+import BotClock
 public import BotCore
 import Crypto
 public import Foundation
@@ -5,7 +6,6 @@ public import MastodonAPI
 import PostText
 public import SocialNetwork
 import Synchronization
-import BotClock
 
 /// Mastodon behind `MirrorNetwork`: the person's statuses and favourites, the bot's mention notifications and home
 /// timeline, posting, replying and favouriting, in the bot's words. Free: no accounting, nothing shed.
@@ -26,7 +26,9 @@ public struct MastodonMirrorNetwork: FreeMirrorNetwork {
 
     /// The network over `client`.
     public init(client: MastodonClient, postVisibility: MastodonVisibility = .unlisted, copyingWarnings: Bool = false) {
-        self.client = client; self.postVisibility = postVisibility; self.copyingWarnings = copyingWarnings
+        self.client = client
+        self.postVisibility = postVisibility
+        self.copyingWarnings = copyingWarnings
     }
 
     public var name: String { "Mastodon" }
@@ -115,7 +117,8 @@ public struct MastodonMirrorNetwork: FreeMirrorNetwork {
     /// (Mastodon's ids are 18-digit numbers from the time they were made, so it names nobody there).
     private func personsID(of account: MastodonAccount, botID: String) async throws -> String {
         guard account.id != botID, let human = client.configuration.accounts[.human], let bot = client.configuration.accounts[.bot],
-              human.instance != bot.instance else { return account.id }
+            human.instance != bot.instance
+        else { return account.id }
         if let id = known.personsID(of: account.id) { return id }
         let (botDomain, humanDomain) = (try await domain(of: .bot), try await domain(of: .human))
         let parts = account.acct.split(separator: "@", maxSplits: 1).map(String.init)
@@ -183,9 +186,12 @@ public struct MastodonMirrorNetwork: FreeMirrorNetwork {
         return counted.count
     }
 
-    public func homeTimeline(of userID: String, as account: Account, since sinceID: String?, maxPosts: Int?, perPage: Int,
-                             includingReposts: Bool, for work: Work) -> NetworkPages {
-        Self.newer(client.pages(GetHomeTimeline(sinceID: sinceID, limit: perPage), as: account, maxItems: maxPosts), than: sinceID, id: \.id) { fresh in
+    public func homeTimeline(
+        of userID: String, as account: Account, since sinceID: String?, maxPosts: Int?, perPage: Int,
+        includingReposts: Bool, for work: Work
+    ) -> NetworkPages {
+        Self.newer(client.pages(GetHomeTimeline(sinceID: sinceID, limit: perPage), as: account, maxItems: maxPosts), than: sinceID, id: \.id) {
+            fresh in
             NetworkPage(posts: fresh.filter { includingReposts || $0.reblog == nil }.map { $0.networkPost() }, newestID: fresh.first?.id)
         }
     }
@@ -223,7 +229,8 @@ public struct MastodonMirrorNetwork: FreeMirrorNetwork {
         let visibility = max(postVisibility, mention.visibility)
         let key = Self.idempotencyKey("reply", postID)
         return try await Self.mapped {
-            try await client.send(PostStatus(text: addressed, visibility: visibility, inReplyToID: postID, spoilerText: warning, key: key), as: .bot).id
+            try await client.send(PostStatus(text: addressed, visibility: visibility, inReplyToID: postID, spoilerText: warning, key: key), as: .bot)
+                .id
         }
     }
 
@@ -266,8 +273,10 @@ public struct MastodonMirrorNetwork: FreeMirrorNetwork {
     // MARK: - Mastodon in the bot's words
 
     /// The person's statuses that the bot may copy, as pages; the newest id is the newest status read, copied or not.
-    private func statusPages<Endpoint: MastodonPagedEndpoint>(_ endpoint: Endpoint, as account: Account, since sinceID: String?,
-                                                              maxPosts: Int?) -> NetworkPages where Endpoint.Item == MastodonStatus {
+    private func statusPages<Endpoint: MastodonPagedEndpoint>(
+        _ endpoint: Endpoint, as account: Account, since sinceID: String?,
+        maxPosts: Int?
+    ) -> NetworkPages where Endpoint.Item == MastodonStatus {
         let copyingWarnings = copyingWarnings
         return Self.newer(client.pages(endpoint, as: account, maxItems: maxPosts), than: sinceID, id: \.id) { fresh in
             NetworkPage(posts: fresh.compactMap { Self.copyable($0, copyingWarnings: copyingWarnings) }, newestID: fresh.first?.id)
@@ -277,9 +286,11 @@ public struct MastodonMirrorNetwork: FreeMirrorNetwork {
     /// The pages of items newer than `sinceID` (all when nil), each made a `NetworkPage` by `page`. Instances carry
     /// no `since_id` into a `next` link: the page that reaches it is the last one read, and what is not newer is
     /// dropped; a page short of `limit` items held all that is newer.
-    private static func newer<Endpoint: MastodonPagedEndpoint>(_ pages: MastodonPages<Endpoint>, than sinceID: String?,
-                                                               id: @escaping @Sendable (Endpoint.Item) -> String,
-                                                               page: @escaping @Sendable ([Endpoint.Item]) async throws -> NetworkPage) -> NetworkPages {
+    private static func newer<Endpoint: MastodonPagedEndpoint>(
+        _ pages: MastodonPages<Endpoint>, than sinceID: String?,
+        id: @escaping @Sendable (Endpoint.Item) -> String,
+        page: @escaping @Sendable ([Endpoint.Item]) async throws -> NetworkPage
+    ) -> NetworkPages {
         NetworkPages {
             var iterator = pages.makeAsyncIterator()
             var reachedSince = false
@@ -341,11 +352,12 @@ extension MastodonStatus {
     /// The status in the bot's form: its HTML as the text its author wrote, its content warning, its author, and
     /// what it answers.
     public func networkPost() -> NetworkPost {
-        NetworkPost(id: id, text: WrittenText.from(html: content), authorID: account.id,
-                           authorHandle: account.acct, createdAt: createdAt, replyToUserID: inReplyToAccountID,
-                           replyToPostID: inReplyToID, conversationID: nil, isRepost: reblog != nil,
-                    authorAsksNoBots: WrittenText.from(html: account.note).localizedCaseInsensitiveContains("#nobot"),
-                    contentWarning: spoilerText.isEmpty ? nil : spoilerText)
+        NetworkPost(
+            id: id, text: WrittenText.from(html: content), authorID: account.id,
+            authorHandle: account.acct, createdAt: createdAt, replyToUserID: inReplyToAccountID,
+            replyToPostID: inReplyToID, conversationID: nil, isRepost: reblog != nil,
+            authorAsksNoBots: WrittenText.from(html: account.note).localizedCaseInsensitiveContains("#nobot"),
+            contentWarning: spoilerText.isEmpty ? nil : spoilerText)
     }
 }
 
@@ -383,7 +395,12 @@ private final class KnownAnswers: Sendable {
 
     private let readingInstance = Mutex(false)
     /// Whether the caller is the one to read the bot's instance now (no other read is under way).
-    func startReadingInstance() -> Bool { readingInstance.withLock { reading in defer { reading = true }; return !reading } }
+    func startReadingInstance() -> Bool {
+        readingInstance.withLock { reading in
+            defer { reading = true }
+            return !reading
+        }
+    }
     /// The read of the bot's instance ended.
     func finishReadingInstance() { readingInstance.withLock { $0 = false } }
 }

@@ -1,7 +1,7 @@
-public import BotConfiguration
 public import BotClock
+public import BotConfiguration
 public import BotCore
-public import Foundation
+import Foundation
 public import Logging
 public import MastodonAPI
 public import SocialNetwork
@@ -23,28 +23,37 @@ public struct MastodonNetworkSettings: ConfigurationSection {
 
     /// Mastodon's settings from their parts.
     public init(human: MastodonAccess?, bot: MastodonAccess?, visibility: MastodonVisibility = .unlisted, copyingWarnings: Bool = false) {
-        self.human = human; self.bot = bot; self.visibility = visibility; self.copyingWarnings = copyingWarnings
+        self.human = human
+        self.bot = bot
+        self.visibility = visibility
+        self.copyingWarnings = copyingWarnings
     }
 
     /// Reads Mastodon's variables: an account's instance and token are both set or neither is.
     public init(reading environment: inout EnvironmentReader) {
         func access(_ account: Account) -> MastodonAccess? {
-            let urlName = account.environmentPrefix + "MASTODON_URL", tokenName = account.environmentPrefix + "MASTODON_TOKEN"
+            let urlName = account.environmentPrefix + "MASTODON_URL"
+            let tokenName = account.environmentPrefix + "MASTODON_TOKEN"
             let (urlText, token) = (environment.value(urlName), environment.value(tokenName))
             if urlText == nil && token == nil { return nil }
             guard let urlText else {
-                environment.report(.init(variable: urlName, isMissing: true,
-                                         expected: "the \(account) account's instance, such as https://mastodon.social (\(tokenName) is set)"))
+                environment.report(
+                    .init(
+                        variable: urlName, isMissing: true,
+                        expected: "the \(account) account's instance, such as https://mastodon.social (\(tokenName) is set)"))
                 return nil
             }
             guard let url = EnvironmentReader.apiBaseURL(urlText) else {
-                environment.malformed(urlName, expected: "the instance's https:// URL, such as https://mastodon.social (plain http:// only for localhost)",
-                                      shown: EnvironmentReader.maskedURL(urlText))
+                environment.malformed(
+                    urlName, expected: "the instance's https:// URL, such as https://mastodon.social (plain http:// only for localhost)",
+                    shown: EnvironmentReader.maskedURL(urlText))
                 return nil
             }
             guard let token else {
-                environment.report(.init(variable: tokenName, isMissing: true,
-                                         expected: "the \(account) account's access token (Preferences → Development; \(urlName) is set)"))
+                environment.report(
+                    .init(
+                        variable: tokenName, isMissing: true,
+                        expected: "the \(account) account's access token (Preferences → Development; \(urlName) is set)"))
                 return nil
             }
             return MastodonAccess(instance: url, token: token)
@@ -75,7 +84,10 @@ public struct MastodonNetworkModule: NetworkModule {
     private let clock: any BotClock
 
     /// The module for `settings`; commands run on `clock`.
-    public init(settings: MastodonNetworkSettings, clock: any BotClock = SystemBotClock()) { self.settings = settings; self.clock = clock }
+    public init(settings: MastodonNetworkSettings, clock: any BotClock = SystemBotClock()) {
+        self.settings = settings
+        self.clock = clock
+    }
 
     /// "Mastodon".
     public var name: String { "Mastodon" }
@@ -111,10 +123,16 @@ public struct MastodonNetworkModule: NetworkModule {
     /// The instance and token of each account in `accounts` that are not set.
     public func missingSettings(for accounts: [Account]) -> [MissingSetting] {
         accounts.filter { settings.access(of: $0) == nil }.flatMap { account in
-            [MissingSetting(variable: account.environmentPrefix + "MASTODON_URL",
-                            expected: "the \(account) account's instance, such as https://mastodon.social (NETWORK=mastodon)"),
-             MissingSetting(variable: account.environmentPrefix + "MASTODON_TOKEN",
-                            expected: "the \(account) account's access token with the scopes \(MastodonScopes.needed(by: account, liking: true).joined(separator: ", ")) (`mirror_bot auth mastodon --account \(account)`, or Preferences → Development → New application)")]
+            [
+                MissingSetting(
+                    variable: account.environmentPrefix + "MASTODON_URL",
+                    expected: "the \(account) account's instance, such as https://mastodon.social (NETWORK=mastodon)"),
+                MissingSetting(
+                    variable: account.environmentPrefix + "MASTODON_TOKEN",
+                    expected:
+                        "the \(account) account's access token with the scopes \(MastodonScopes.needed(by: account, liking: true).joined(separator: ", ")) (`mirror_bot auth mastodon --account \(account)`, or Preferences → Development → New application)"
+                ),
+            ]
         }
     }
 
@@ -123,7 +141,9 @@ public struct MastodonNetworkModule: NetworkModule {
 
     /// Mastodon for the daemon, on its clock; says where each account is, and that nothing is billed.
     public func forDaemon(_ context: DaemonNetworkContext, logger: Logger) async -> DaemonNetwork {
-        logger.notice("network: Mastodon, the person at \(settings.human?.instance.host ?? "?"), the bot at \(settings.bot?.instance.host ?? "?"); free, nothing billed")
+        logger.notice(
+            "network: Mastodon, the person at \(settings.human?.instance.host ?? "?"), the bot at \(settings.bot?.instance.host ?? "?"); free, nothing billed"
+        )
         return DaemonNetwork(network: network(clock: context.clock, logger: logger))
     }
 
@@ -166,22 +186,38 @@ public struct MastodonNetworkModule: NetworkModule {
                 let application = try await client.send(VerifyAppCredentials(), as: account)
                 if let scopes = application.scopes {
                     let missing = MastodonScopes.missing(needed, from: scopes)
-                    findings.append(missing.isEmpty
-                        ? .ok("\(account) token's scopes", "\(scopes.joined(separator: " ")) (needs \(needed.joined(separator: ", ")))")
-                        : .failed("\(account) token's scopes", "the application \"\(application.name)\" has \(scopes.joined(separator: " ")), without \(missing.joined(separator: ", ")): on the \(account)'s account make a new one in Preferences → Development with \(needed.joined(separator: ", ")), and set its token"))
+                    findings.append(
+                        missing.isEmpty
+                            ? .ok("\(account) token's scopes", "\(scopes.joined(separator: " ")) (needs \(needed.joined(separator: ", ")))")
+                            : .failed(
+                                "\(account) token's scopes",
+                                "the application \"\(application.name)\" has \(scopes.joined(separator: " ")), without \(missing.joined(separator: ", ")): on the \(account)'s account make a new one in Preferences → Development with \(needed.joined(separator: ", ")), and set its token"
+                            ))
                 } else {
-                    findings.append(.ok("\(account) token's scopes", "the instance does not say them (Mastodon before 4.3); the \(account) needs \(needed.joined(separator: ", "))"))
+                    findings.append(
+                        .ok(
+                            "\(account) token's scopes",
+                            "the instance does not say them (Mastodon before 4.3); the \(account) needs \(needed.joined(separator: ", "))"))
                 }
             } catch {
                 findings.append(.failed("\(account) token's scopes", "\(error)"))
             }
             guard account == .bot else { continue }
-            findings.append(user.bot ? .ok("bot flag", "@\(user.acct) says it is automated")
-                : .failed("bot flag", "@\(user.acct) is not marked as automated: in Preferences → Profile tick \"This is an automated account\" (Mastodon shows the bot flag; many instances require it)"))
+            findings.append(
+                user.bot
+                    ? .ok("bot flag", "@\(user.acct) says it is automated")
+                    : .failed(
+                        "bot flag",
+                        "@\(user.acct) is not marked as automated: in Preferences → Profile tick \"This is an automated account\" (Mastodon shows the bot flag; many instances require it)"
+                    ))
             if let person { findings.append(Self.profileLink(of: user, to: person)) }
             do {
                 let instance = try await client.send(GetInstance(), as: Account.bot)
-                findings.append(.ok("bot's instance", "\(instance.domain) takes statuses of up to \(instance.configuration.statuses.maxCharacters) characters; longer ones are not posted; visibility \(settings.visibility.rawValue)"))
+                findings.append(
+                    .ok(
+                        "bot's instance",
+                        "\(instance.domain) takes statuses of up to \(instance.configuration.statuses.maxCharacters) characters; longer ones are not posted; visibility \(settings.visibility.rawValue)"
+                    ))
             } catch {
                 findings.append(.failed("bot's instance", "\(error)"))
             }
@@ -194,15 +230,25 @@ public struct MastodonNetworkModule: NetworkModule {
     /// instance once the person's profile links back (Mastodon's `rel="me"`). Advice, not a failure: the bot runs either way.
     static func profileLink(of bot: MastodonAccount, to person: MastodonAccount) -> DoctorFinding {
         guard let personURL = person.url, let botURL = bot.url else {
-            return .note("profile link", "the instance gives no profile address for @\(bot.acct) or @\(person.acct), so the link between them cannot be checked")
+            return .note(
+                "profile link",
+                "the instance gives no profile address for @\(bot.acct) or @\(person.acct), so the link between them cannot be checked")
         }
         guard let field = bot.fields?.first(where: { $0.links(to: personURL) }) else {
-            return .note("profile link", "@\(bot.acct)'s profile does not say whose mirror it is: in its Preferences → Profile → Extra fields add \"Mirror of\" with \(personURL), and on @\(person.acct)'s profile a field with \(botURL); the instance then verifies the link both ways (rel=\"me\")")
+            return .note(
+                "profile link",
+                "@\(bot.acct)'s profile does not say whose mirror it is: in its Preferences → Profile → Extra fields add \"Mirror of\" with \(personURL), and on @\(person.acct)'s profile a field with \(botURL); the instance then verifies the link both ways (rel=\"me\")"
+            )
         }
         guard field.verifiedAt != nil else {
-            return .note("profile link", "@\(bot.acct)'s field \"\(field.name)\" names @\(person.acct), not verified yet: the person adds a field with \(botURL) to their profile, and the instance verifies it (rel=\"me\")")
+            return .note(
+                "profile link",
+                "@\(bot.acct)'s field \"\(field.name)\" names @\(person.acct), not verified yet: the person adds a field with \(botURL) to their profile, and the instance verifies it (rel=\"me\")"
+            )
         }
-        return .ok("profile link", "@\(bot.acct)'s field \"\(field.name)\" names @\(person.acct), verified by the instance: the person's profile links back (rel=\"me\")")
+        return .ok(
+            "profile link",
+            "@\(bot.acct)'s field \"\(field.name)\" names @\(person.acct), verified by the instance: the person's profile links back (rel=\"me\")")
     }
 
     /// The person's instance and token.

@@ -1,5 +1,5 @@
 public import FakeX
-public import Foundation
+import Foundation
 
 extension FakeMisskeySeed {
     /// Fake X's generated persona on a Misskey instance: the same people, the same posts at the same times (X's escapes
@@ -15,31 +15,40 @@ extension FakeMisskeySeed {
         func userID(_ personaID: String) -> String { "9xu" + personaID }
         var accounts: [Account] = []
         for user in seed.users {
-            let permissions: Set<String> = user.id == persona.human.id ? ["read:account", "read:reactions"]
+            let permissions: Set<String> =
+                user.id == persona.human.id
+                ? ["read:account", "read:reactions"]
                 : user.id == persona.bot.id ? ["read:account", "write:notes", "write:reactions"] : []
             var description = user.description ?? user.name
             if user.id == persona.stranger.id { description += " 自動アカウントからの返信はお断り #nobot" }
-            accounts.append(Account(id: userID(user.id), username: user.username, token: tokens[user.id], permissions: permissions,
-                                    isBot: user.id == persona.bot.id || user.id == persona.echoBot.id, description: description))
+            accounts.append(
+                Account(
+                    id: userID(user.id), username: user.username, token: tokens[user.id], permissions: permissions,
+                    isBot: user.id == persona.bot.id || user.id == persona.echoBot.id, description: description))
         }
         var notes: [Note] = []
         var noteIDs: [String: String] = [:]  // persona tweet id → note id
         var counter = 0
         var personNotes = 0
-        func add(_ personaID: String, author: String, text: String?, at date: Date, reply: String? = nil, renote: String? = nil,
-                 visibility: String = "public", cw: String? = nil, visibleTo: [String] = []) {
+        func add(
+            _ personaID: String, author: String, text: String?, at date: Date, reply: String? = nil, renote: String? = nil,
+            visibility: String = "public", cw: String? = nil, visibleTo: [String] = []
+        ) {
             counter += 1
             let id = FakeMisskeySeed.aidx(at: date, node: "pers", counter: counter)
             noteIDs[personaID] = id
-            notes.append(Note(id: id, userID: userID(author), text: text, cw: cw, visibility: visibility, replyID: reply.flatMap { noteIDs[$0] },
-                              renoteID: renote, createdAt: date, visibleUserIDs: visibleTo))
+            notes.append(
+                Note(
+                    id: id, userID: userID(author), text: text, cw: cw, visibility: visibility, replyID: reply.flatMap { noteIDs[$0] },
+                    renoteID: renote, createdAt: date, visibleUserIDs: visibleTo))
         }
         for tweet in seed.tweets.sorted(by: { $0.createdAt < $1.createdAt }) {
             let text = tweet.writtenText
             if tweet.retweetOf != nil {
                 // "RT @author: text": the author's note a minute before, and the person's renote of it.
                 guard tweet.authorID == persona.human.id, let match = text.firstMatch(of: /^RT @([A-Za-z0-9_]+): (.*)$/),
-                      let author = seed.users.first(where: { $0.username.lowercased() == String(match.1).lowercased() }) else { continue }
+                    let author = seed.users.first(where: { $0.username.lowercased() == String(match.1).lowercased() })
+                else { continue }
                 add("\(tweet.id)-original", author: author.id, text: String(match.2), at: tweet.createdAt.addingTimeInterval(-60))
                 add(tweet.id, author: tweet.authorID, text: nil, at: tweet.createdAt, renote: noteIDs["\(tweet.id)-original"])
                 continue
@@ -52,17 +61,20 @@ extension FakeMisskeySeed {
             let friend = persona.friends.first.map { userID($0.id) } ?? ""
             switch personNotes {
             case let n where n % 12 == 0: add(tweet.id, author: tweet.authorID, text: text, at: tweet.createdAt, visibility: "followers")
-            case let n where n % 17 == 0: add(tweet.id, author: tweet.authorID, text: text, at: tweet.createdAt, visibility: "specified", visibleTo: [friend])
+            case let n where n % 17 == 0:
+                add(tweet.id, author: tweet.authorID, text: text, at: tweet.createdAt, visibility: "specified", visibleTo: [friend])
             case let n where n % 19 == 0: add(tweet.id, author: tweet.authorID, text: text, at: tweet.createdAt, cw: "ネタバレ")
             case let n where n % 10 == 0: add(tweet.id, author: tweet.authorID, text: "**\(text)**", at: tweet.createdAt, visibility: "home")
             default: add(tweet.id, author: tweet.authorID, text: text, at: tweet.createdAt, visibility: personNotes % 2 == 0 ? "home" : "public")
             }
         }
-        let reactions = Dictionary(uniqueKeysWithValues: seed.likes.map { user, liked in
-            (userID(user), liked.compactMap { noteIDs[$0] }.map { (noteID: $0, reaction: "❤") })
-        })
-        self.init(now: seed.now ?? Date(), host: host, accounts: accounts, notes: notes, reactions: reactions,
-                  follows: Dictionary(uniqueKeysWithValues: seed.follows.map { (userID($0.key), $0.value.map(userID)) }))
+        let reactions = Dictionary(
+            uniqueKeysWithValues: seed.likes.map { user, liked in
+                (userID(user), liked.compactMap { noteIDs[$0] }.map { (noteID: $0, reaction: "❤") })
+            })
+        self.init(
+            now: seed.now ?? Date(), host: host, accounts: accounts, notes: notes, reactions: reactions,
+            follows: Dictionary(uniqueKeysWithValues: seed.follows.map { (userID($0.key), $0.value.map(userID)) }))
         autoRepliers = (seed.autoRepliers ?? []).map(userID)
         personaNoteIDs = Dictionary(uniqueKeysWithValues: noteIDs.map { ($0.value, $0.key) })
         personaUserIDs = Dictionary(uniqueKeysWithValues: seed.users.map { (userID($0.id), $0.id) })

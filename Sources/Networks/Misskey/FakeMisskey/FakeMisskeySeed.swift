@@ -24,10 +24,18 @@ public struct FakeMisskeySeed: Sendable {
         public var publicReactions: Bool
 
         /// An account from its parts.
-        public init(id: String, username: String, token: String? = nil, permissions: Set<String> = FakeMisskeySeed.allPermissions, isBot: Bool = false,
-                    description: String = "", host: String? = nil, publicReactions: Bool = true) {
-            self.id = id; self.username = username; self.token = token; self.permissions = permissions; self.isBot = isBot
-            self.description = description; self.host = host; self.publicReactions = publicReactions
+        public init(
+            id: String, username: String, token: String? = nil, permissions: Set<String> = FakeMisskeySeed.allPermissions, isBot: Bool = false,
+            description: String = "", host: String? = nil, publicReactions: Bool = true
+        ) {
+            self.id = id
+            self.username = username
+            self.token = token
+            self.permissions = permissions
+            self.isBot = isBot
+            self.description = description
+            self.host = host
+            self.publicReactions = publicReactions
         }
     }
 
@@ -55,10 +63,20 @@ public struct FakeMisskeySeed: Sendable {
         public var visibleUserIDs: [String]
 
         /// A note from its parts.
-        public init(id: String, userID: String, text: String?, cw: String? = nil, visibility: String = "public", localOnly: Bool = false,
-                    replyID: String? = nil, renoteID: String? = nil, createdAt: Date, visibleUserIDs: [String] = []) {
-            self.id = id; self.userID = userID; self.text = text; self.cw = cw; self.visibility = visibility; self.localOnly = localOnly
-            self.replyID = replyID; self.renoteID = renoteID; self.createdAt = createdAt; self.visibleUserIDs = visibleUserIDs
+        public init(
+            id: String, userID: String, text: String?, cw: String? = nil, visibility: String = "public", localOnly: Bool = false,
+            replyID: String? = nil, renoteID: String? = nil, createdAt: Date, visibleUserIDs: [String] = []
+        ) {
+            self.id = id
+            self.userID = userID
+            self.text = text
+            self.cw = cw
+            self.visibility = visibility
+            self.localOnly = localOnly
+            self.replyID = replyID
+            self.renoteID = renoteID
+            self.createdAt = createdAt
+            self.visibleUserIDs = visibleUserIDs
         }
     }
 
@@ -87,9 +105,16 @@ public struct FakeMisskeySeed: Sendable {
     public var personaUserIDs: [String: String] = [:]
 
     /// A seed from its parts.
-    public init(now: Date, host: String = "misskey.example", accounts: [Account], notes: [Note] = [],
-                reactions: [String: [(noteID: String, reaction: String)]] = [:], follows: [String: [String]] = [:]) {
-        self.now = now; self.host = host; self.accounts = accounts; self.notes = notes; self.reactions = reactions; self.follows = follows
+    public init(
+        now: Date, host: String = "misskey.example", accounts: [Account], notes: [Note] = [],
+        reactions: [String: [(noteID: String, reaction: String)]] = [:], follows: [String: [String]] = [:]
+    ) {
+        self.now = now
+        self.host = host
+        self.accounts = accounts
+        self.notes = notes
+        self.reactions = reactions
+        self.follows = follows
     }
 
     /// An `aidx` id for a note made at `date`: 8 base-36 digits of milliseconds since 2000, a 4-digit node and a
@@ -98,6 +123,7 @@ public struct FakeMisskeySeed: Sendable {
         let milliseconds = max(0, Int64(((date.timeIntervalSince1970 - 946_684_800) * 1000).rounded(.down)))
         let time = String(milliseconds, radix: 36)
         let count = String(counter % 1_679_616, radix: 36)
-        return String(repeating: "0", count: max(0, 8 - time.count)) + time + node.prefix(4) + String(repeating: "0", count: max(0, 4 - count.count)) + count
+        return String(repeating: "0", count: max(0, 8 - time.count)) + time + node.prefix(4) + String(repeating: "0", count: max(0, 4 - count.count))
+            + count
     }
 }

@@ -33,9 +33,10 @@ public final class FakeMisskeyServer: Sendable {
 
     private func application(host: String, port: Int, onStarted: @escaping @Sendable (Int) async -> Void) -> some Service {
         let world = world
-        let application = Application(router: router(), server: .http1WebSocketUpgrade { request, _, _ in try await Self.streaming(request, world: world) },
-                                      configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "fake-misskey"),
-                                      onServerRunning: { channel in await onStarted(channel.localAddress?.port ?? port) }, logger: logger)
+        let application = Application(
+            router: router(), server: .http1WebSocketUpgrade { request, _, _ in try await Self.streaming(request, world: world) },
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "fake-misskey"),
+            onServerRunning: { channel in await onStarted(channel.localAddress?.port ?? port) }, logger: logger)
         return ServiceGroup(configuration: .init(services: [application, StreamCloser(world: world)], logger: logger))
     }
 
@@ -49,7 +50,9 @@ public final class FakeMisskeyServer: Sendable {
     }
 
     /// Runs the server for the duration of `body`, which gets its base URL; then shuts it down gracefully.
-    public func withRunning<Result: Sendable>(isolation: isolated (any Actor)? = #isolation, _ body: (URL) async throws -> Result) async throws -> Result {
+    public func withRunning<Result: Sendable>(isolation: isolated (any Actor)? = #isolation, _ body: (URL) async throws -> Result) async throws
+        -> Result
+    {
         try await LoopbackServer.withRunning(logger: logger, { onStarted in application(host: "127.0.0.1", port: 0, onStarted: onStarted) }, body)
     }
 
@@ -134,12 +137,15 @@ public final class FakeMisskeyServer: Sendable {
                 case .serviceUnavailable?:
                     return Self.response(FakeMisskeyResponse(status: 503, body: .object([("error", .string("Service Unavailable"))])))
                 case .rateLimited?:
-                    var refusal = FakeMisskeyWorld.error(429, "RATE_LIMIT_EXCEEDED", "Rate limit exceeded. Please try again later.",
-                                                         id: "d5826d14-3982-4d2e-8011-b9e9f02499ef")
+                    var refusal = FakeMisskeyWorld.error(
+                        429, "RATE_LIMIT_EXCEEDED", "Rate limit exceeded. Please try again later.",
+                        id: "d5826d14-3982-4d2e-8011-b9e9f02499ef")
                     refusal.headers = [("Retry-After", String(fault?.retryAfter ?? 30))]
                     return Self.response(refusal)
                 case .malformed?:
-                    return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: "<html>502 Bad Gateway")))
+                    return Response(
+                        status: .ok, headers: [.contentType: "application/json"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: "<html>502 Bad Gateway")))
                 case .dropAfterHandling?, nil:
                     break
                 }
@@ -147,11 +153,12 @@ public final class FakeMisskeyServer: Sendable {
                 if fault?.kind == .dropAfterHandling {
                     // The work is done; half the answer is sent, then the connection is closed.
                     let bytes = result.body?.data() ?? Data("{}".utf8)
-                    return Response(status: .init(code: result.status == 204 ? 200 : result.status), headers: [.contentLength: String(bytes.count)],
-                                    body: ResponseBody(contentLength: bytes.count) { writer in
-                        try await writer.write(ByteBuffer(bytes: bytes.prefix(bytes.count / 2)))
-                        throw CancellationError()
-                    })
+                    return Response(
+                        status: .init(code: result.status == 204 ? 200 : result.status), headers: [.contentLength: String(bytes.count)],
+                        body: ResponseBody(contentLength: bytes.count) { writer in
+                            try await writer.write(ByteBuffer(bytes: bytes.prefix(bytes.count / 2)))
+                            throw CancellationError()
+                        })
                 }
                 return Self.response(result)
             }
@@ -164,14 +171,21 @@ public final class FakeMisskeyServer: Sendable {
             // The consent page a person opens: the fake names the app and its permissions; approval comes through
             // /admin/miauth (or approveMiAuth), as the person's click would.
             let permissions = request.uri.queryParameters.get("permission") ?? ""
-            return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string:
-                "<!doctype html><title>MiAuth</title><p>\(request.uri.queryParameters.get("name") ?? "An app") asks for \(permissions) (session \(context.parameters.get("session") ?? "")).</p>")))
+            return Response(
+                status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                body: ResponseBody(
+                    byteBuffer: ByteBuffer(
+                        string:
+                            "<!doctype html><title>MiAuth</title><p>\(request.uri.queryParameters.get("name") ?? "An app") asks for \(permissions) (session \(context.parameters.get("session") ?? "")).</p>"
+                    )))
         }
         addAdminRoutes(to: router)
         return router
     }
 
-    private static func handle(_ name: String, body: FakeMisskeyParameters, caller: FakeMisskeyWorld.Caller?, world: FakeMisskeyWorld) async -> FakeMisskeyResponse {
+    private static func handle(_ name: String, body: FakeMisskeyParameters, caller: FakeMisskeyWorld.Caller?, world: FakeMisskeyWorld) async
+        -> FakeMisskeyResponse
+    {
         switch name {
         case GetI.name: return await world.me(caller!)
         case ShowUser.name: return await world.showUser(body)
@@ -206,9 +220,11 @@ public final class FakeMisskeyServer: Sendable {
             var request = request
             let data = (try? await request.collectBody(upTo: 1 << 16)).map { Data(buffer: $0) } ?? Data()
             guard let body = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any], let session = body["session"] as? String,
-                  let accountID = body["account_id"] as? String, let permissions = body["permissions"] as? [String],
-                  await world.approveMiAuth(session: session, accountID: accountID, permissions: permissions) else {
-                return Self.response(FakeMisskeyResponse(status: 400, body: .object([("error", .string("expected {session, account_id, permissions}"))])))
+                let accountID = body["account_id"] as? String, let permissions = body["permissions"] as? [String],
+                await world.approveMiAuth(session: session, accountID: accountID, permissions: permissions)
+            else {
+                return Self.response(
+                    FakeMisskeyResponse(status: 400, body: .object([("error", .string("expected {session, account_id, permissions}"))])))
             }
             return Self.response(FakeMisskeyResponse(status: 200, body: .object([("ok", .bool(true))])))
         }
@@ -219,12 +235,14 @@ public final class FakeMisskeyServer: Sendable {
     /// after the connection, as the instance's clock reveals them, until the stream is cut (the connection drops),
     /// the server shuts down or the client leaves. An unknown token, or streaming turned off, is no upgrade.
     private static func streaming(_ request: HTTPRequest, world: FakeMisskeyWorld) async throws
-        -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
+        -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>>
+    {
         let path = request.path ?? ""
         guard path.hasPrefix("/streaming") else { return .dontUpgrade }
         await world.countRequest("streaming")
         let token = URLComponents(string: path)?.queryItems?.first { $0.name == "i" }?.value
-        guard await world.streamingAvailable, case .success(let caller?) = await world.authenticate(token, permission: "read:account", required: true) else {
+        guard await world.streamingAvailable, case .success(let caller?) = await world.authenticate(token, permission: "read:account", required: true)
+        else {
             return .dontUpgrade
         }
         await world.countStreamOpened()
@@ -237,7 +255,8 @@ public final class FakeMisskeyServer: Sendable {
             var messages = inbound.messages(maxSize: 1 << 16).makeAsyncIterator()
             while channelID == nil, let message = try await messages.next() {
                 guard case .text(let text) = message, let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any],
-                      object["type"] as? String == "connect", let body = object["body"] as? [String: Any], body["channel"] as? String == "main" else { continue }
+                    object["type"] as? String == "connect", let body = object["body"] as? [String: Any], body["channel"] as? String == "main"
+                else { continue }
                 channelID = body["id"] as? String ?? "main"
             }
             guard let channelID else { return }
@@ -254,8 +273,10 @@ public final class FakeMisskeyServer: Sendable {
                         let rings = await world.bell.rings
                         let (events, newest, realSecondsToNext) = await world.mainEvents(of: accountID, after: last)
                         for event in events {
-                            let frame = JSONValue.object([("type", .string("channel")),
-                                                          ("body", .object([("id", .string(channelID)), ("type", .string(event.type)), ("body", event.note)]))])
+                            let frame = JSONValue.object([
+                                ("type", .string("channel")),
+                                ("body", .object([("id", .string(channelID)), ("type", .string(event.type)), ("body", event.note)])),
+                            ])
                             try await outbound.write(.text(String(decoding: frame.data(), as: UTF8.self)))
                             last = event.id
                         }

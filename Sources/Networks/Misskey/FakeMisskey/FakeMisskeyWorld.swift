@@ -13,14 +13,24 @@ struct FakeMisskeyResponse: Error, Sendable {
 /// A request's JSON body, its values kept as the endpoints read them.
 struct FakeMisskeyParameters: Sendable {
     enum Value: Sendable, Decodable {
-        case string(String), int(Int), bool(Bool), strings([String]), other
+        case string(String)
+        case int(Int)
+        case bool(Bool)
+        case strings([String])
+        case other
         init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
-            if let flag = try? container.decode(Bool.self) { self = .bool(flag) }
-            else if let number = try? container.decode(Int.self) { self = .int(number) }
-            else if let text = try? container.decode(String.self) { self = .string(text) }
-            else if let list = try? container.decode([String].self) { self = .strings(list) }
-            else { self = .other }
+            if let flag = try? container.decode(Bool.self) {
+                self = .bool(flag)
+            } else if let number = try? container.decode(Int.self) {
+                self = .int(number)
+            } else if let text = try? container.decode(String.self) {
+                self = .string(text)
+            } else if let list = try? container.decode([String].self) {
+                self = .strings(list)
+            } else {
+                self = .other
+            }
         }
     }
     let values: [String: Value]
@@ -59,7 +69,10 @@ public struct FakeMisskeyFault: Sendable, Equatable {
     public var retryAfter: Int
     /// A fault from its parts.
     public init(kind: Kind, count: Int = 1, endpoint: String? = nil, retryAfter: Int = 30) {
-        self.kind = kind; self.count = count; self.endpoint = endpoint; self.retryAfter = retryAfter
+        self.kind = kind
+        self.count = count
+        self.endpoint = endpoint
+        self.retryAfter = retryAfter
     }
 }
 
@@ -73,7 +86,10 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
     private var accountsByToken: [String: String] = [:]
     /// Notes by id (ids of one length sort by time).
     private var notes: [String: FakeMisskeySeed.Note] = [:] {
-        didSet { indexIsStale = true; Task { [bell] in await bell.ring() } }
+        didSet {
+            indexIsStale = true
+            Task { [bell] in await bell.ring() }
+        }
     }
     /// Wakes the open streams when the notes change or the clock is set.
     let bell = StreamBell()
@@ -130,7 +146,8 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
             for (offset, entry) in list.reversed().enumerated() {
                 number += 1
                 let at = (notes[entry.noteID]?.createdAt ?? seed.now).addingTimeInterval(Double(60 + offset))
-                reactions[userID, default: []].insert((FakeMisskeySeed.aidx(at: at, node: "reac", counter: number), entry.noteID, entry.reaction, at), at: 0)
+                reactions[userID, default: []].insert(
+                    (FakeMisskeySeed.aidx(at: at, node: "reac", counter: number), entry.noteID, entry.reaction, at), at: 0)
             }
         }
         follows = seed.follows.mapValues(Set.init)
@@ -140,7 +157,9 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
 
     var now: Date { clockBase.addingTimeInterval(Date().timeIntervalSince(realBase) * speed) }
     func setClock(_ date: Date, speed newSpeed: Double? = nil) {
-        clockBase = date; realBase = Date(); if let newSpeed { speed = newSpeed }
+        clockBase = date
+        realBase = Date()
+        if let newSpeed { speed = newSpeed }
         Task { [bell] in await bell.ring() }
     }
     func advanceClock(by seconds: TimeInterval) { setClock(now.addingTimeInterval(seconds)) }
@@ -149,9 +168,14 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
     func add(fault: FakeMisskeyFault) { faults.append(fault) }
     func delete(noteID: String) -> Bool { notes.removeValue(forKey: noteID) != nil }
     func setFaultRates(lostAnswers: Double, failedReads: Double, seed: UInt64) {
-        lostAnswerRate = lostAnswers; failedReadRate = failedReads; faultRandom = SplitMix64(seed: seed)
+        lostAnswerRate = lostAnswers
+        failedReadRate = failedReads
+        faultRandom = SplitMix64(seed: seed)
     }
-    func setCreateLimit(_ perHour: Int) { createLimitPerHour = perHour; createWindows = [:] }
+    func setCreateLimit(_ perHour: Int) {
+        createLimitPerHour = perHour
+        createWindows = [:]
+    }
     func note(_ id: String) -> FakeMisskeySeed.Note? { notes[id] }
     func account(_ id: String) -> FakeMisskeySeed.Account? { accounts[id] }
 
@@ -188,15 +212,20 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
     /// 403 `PERMISSION_DENIED` for one without the permission.
     func authenticate(_ token: String?, permission: String?, required: Bool) -> Result<Caller?, FakeMisskeyResponse> {
         guard let token else {
-            return required ? .failure(Self.error(401, "CREDENTIAL_REQUIRED", "Credential required.", id: "1384574d-a912-4b81-8601-c7b1c4085df1")) : .success(nil)
+            return required
+                ? .failure(Self.error(401, "CREDENTIAL_REQUIRED", "Credential required.", id: "1384574d-a912-4b81-8601-c7b1c4085df1")) : .success(nil)
         }
         guard let accountID = accountsByToken[token], let account = accounts[accountID] else {
-            return .failure(Self.error(401, "AUTHENTICATION_FAILED", "Authentication failed. Please ensure your token is correct.",
-                                       id: "b0a7f5f8-dc2f-4171-b91f-de88ad238e14"))
+            return .failure(
+                Self.error(
+                    401, "AUTHENTICATION_FAILED", "Authentication failed. Please ensure your token is correct.",
+                    id: "b0a7f5f8-dc2f-4171-b91f-de88ad238e14"))
         }
         if let permission, !account.permissions.contains(permission) {
-            return .failure(Self.error(403, "PERMISSION_DENIED", "Your app does not have the necessary permissions to use this endpoint.",
-                                       id: "1370e5b7-d4eb-4566-bb1d-7748ee6a1838", kind: "permission"))
+            return .failure(
+                Self.error(
+                    403, "PERMISSION_DENIED", "Your app does not have the necessary permissions to use this endpoint.",
+                    id: "1370e5b7-d4eb-4566-bb1d-7748ee6a1838", kind: "permission"))
         }
         return .success(Caller(account: account))
     }
@@ -213,15 +242,20 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
     }
 
     func meta() -> FakeMisskeyResponse {
-        FakeMisskeyResponse(status: 200, body: .object([("name", .string("Fake Misskey")), ("uri", .string("https://\(host)")),
-                                                        ("version", .string("2025.4.0")), ("maxNoteTextLength", .int(maxNoteTextLength))]))
+        FakeMisskeyResponse(
+            status: 200,
+            body: .object([
+                ("name", .string("Fake Misskey")), ("uri", .string("https://\(host)")),
+                ("version", .string("2025.4.0")), ("maxNoteTextLength", .int(maxNoteTextLength)),
+            ]))
     }
 
     func userNotes(_ body: FakeMisskeyParameters, caller: Caller?) -> FakeMisskeyResponse {
         guard let userID = body.string("userId"), accounts[userID] != nil else {
             return Self.error(400, "NO_SUCH_USER", "No such user.", id: "27e494ba-2ac2-48e8-893b-10d4d8c2387b")
         }
-        let withReplies = (body.bool("withReplies")) ?? false, withRenotes = (body.bool("withRenotes")) ?? true
+        let withReplies = (body.bool("withReplies")) ?? false
+        let withRenotes = (body.bool("withRenotes")) ?? true
         return page(body: body, caller: caller) { note in
             note.userID == userID && (withReplies || note.replyID == nil) && (withRenotes || !isPureRenote(note))
         }
@@ -229,14 +263,17 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
 
     func mentions(_ body: FakeMisskeyParameters, caller: Caller) -> FakeMisskeyResponse {
         // notes/mentions orders newest first whatever the bounds (its own ORDER BY).
-        page(body: body, caller: caller, alwaysNewestFirst: true) { mentionedIDs(of: $0).contains(caller.account.id) && $0.userID != caller.account.id }
+        page(body: body, caller: caller, alwaysNewestFirst: true) {
+            mentionedIDs(of: $0).contains(caller.account.id) && $0.userID != caller.account.id
+        }
     }
 
     func timeline(_ body: FakeMisskeyParameters, caller: Caller) -> FakeMisskeyResponse {
         let followed = follows[caller.account.id] ?? []
         let withRenotes = (body.bool("withRenotes")) ?? true
         return page(body: body, caller: caller) { note in
-            (followed.contains(note.userID) || note.userID == caller.account.id) && note.visibility != "specified" && (withRenotes || !isPureRenote(note))
+            (followed.contains(note.userID) || note.userID == caller.account.id) && note.visibility != "specified"
+                && (withRenotes || !isPureRenote(note))
         }
     }
 
@@ -252,7 +289,8 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
         var window = createWindows[caller.account.id] ?? (current, 0)
         if current.timeIntervalSince(window.start) >= 3600 { window = (current, 0) }
         guard window.used < createLimitPerHour else {
-            var refusal = Self.error(429, "RATE_LIMIT_EXCEEDED", "Rate limit exceeded. Please try again later.", id: "d5826d14-3982-4d2e-8011-b9e9f02499ef")
+            var refusal = Self.error(
+                429, "RATE_LIMIT_EXCEEDED", "Rate limit exceeded. Please try again later.", id: "d5826d14-3982-4d2e-8011-b9e9f02499ef")
             refusal.headers = [("Retry-After", String(Int(window.start.addingTimeInterval(3600).timeIntervalSince(current).rounded(.up))))]
             return refusal
         }
@@ -261,12 +299,15 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
             return Self.error(400, "INVALID_PARAM", "Invalid param.", id: "3d81ceae-475f-4600-b2a8-2bc116157532")
         }
         guard text.count <= maxNoteTextLength else {
-            return Self.error(400, "INVALID_PARAM", "Invalid param. (text: must NOT have more than \(maxNoteTextLength) characters)",
-                              id: "3d81ceae-475f-4600-b2a8-2bc116157532")
+            return Self.error(
+                400, "INVALID_PARAM", "Invalid param. (text: must NOT have more than \(maxNoteTextLength) characters)",
+                id: "3d81ceae-475f-4600-b2a8-2bc116157532")
         }
         let visibility = (body.string("visibility")) ?? "public"
         guard ["public", "home", "followers", "specified"].contains(visibility) else {
-            return Self.error(400, "INVALID_PARAM", "Invalid param. (visibility: must be equal to one of the allowed values)", id: "3d81ceae-475f-4600-b2a8-2bc116157532")
+            return Self.error(
+                400, "INVALID_PARAM", "Invalid param. (visibility: must be equal to one of the allowed values)",
+                id: "3d81ceae-475f-4600-b2a8-2bc116157532")
         }
         let cw = body.string("cw")
         if let cw, cw.isEmpty || cw.count > 100 {
@@ -278,14 +319,16 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
                 return Self.error(400, "NO_SUCH_REPLY_TARGET", "No such reply target.", id: "749ee0f6-d3da-459a-bf02-282e2da4292c")
             }
             if isPureRenote(parent) {
-                return Self.error(400, "CANNOT_REPLY_TO_A_PURE_RENOTE", "You can not reply to a pure Renote.", id: "3ac74a84-8fd5-4bb0-870f-01804f82ce15")
+                return Self.error(
+                    400, "CANNOT_REPLY_TO_A_PURE_RENOTE", "You can not reply to a pure Renote.", id: "3ac74a84-8fd5-4bb0-870f-01804f82ce15")
             }
         }
         window.used += 1
         createWindows[caller.account.id] = window
-        let note = FakeMisskeySeed.Note(id: nextID(at: current), userID: caller.account.id, text: text, cw: cw, visibility: visibility,
-                                        localOnly: (body.bool("localOnly")) ?? false, replyID: replyID, createdAt: current,
-                                        visibleUserIDs: (body.strings("visibleUserIds")) ?? [])
+        let note = FakeMisskeySeed.Note(
+            id: nextID(at: current), userID: caller.account.id, text: text, cw: cw, visibility: visibility,
+            localOnly: (body.bool("localOnly")) ?? false, replyID: replyID, createdAt: current,
+            visibleUserIDs: (body.strings("visibleUserIds")) ?? [])
         insert(note)
         posted.append(note)
         answerAsAutoRepliers(note)
@@ -296,7 +339,9 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
         guard let noteID = body.string("noteId"), let note = notes[noteID] else {
             return Self.error(400, "NO_SUCH_NOTE", "No such note.", id: "490be23f-8c1f-4796-819f-94cb4f9d1630")
         }
-        guard note.userID == caller.account.id else { return Self.error(403, "ACCESS_DENIED", "Access denied.", id: "fe8d7103-0ea8-4ec3-814d-f8b401dc69e9", kind: "permission") }
+        guard note.userID == caller.account.id else {
+            return Self.error(403, "ACCESS_DENIED", "Access denied.", id: "fe8d7103-0ea8-4ec3-814d-f8b401dc69e9", kind: "permission")
+        }
         notes[noteID] = nil
         posted.removeAll { $0.id == noteID }
         deletedByAPI.append(noteID)
@@ -310,12 +355,15 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
         guard let reaction = body.string("reaction"), !reaction.isEmpty else {
             return Self.error(400, "INVALID_PARAM", "Invalid param.", id: "3d81ceae-475f-4600-b2a8-2bc116157532")
         }
-        guard !isPureRenote(note) else { return Self.error(400, "CANNOT_REACT_TO_RENOTE", "You cannot react to Renote.", id: "12c35529-3c79-4327-b1cc-e2cf63a71925") }
+        guard !isPureRenote(note) else {
+            return Self.error(400, "CANNOT_REACT_TO_RENOTE", "You cannot react to Renote.", id: "12c35529-3c79-4327-b1cc-e2cf63a71925")
+        }
         if (reactions[caller.account.id] ?? []).contains(where: { $0.noteID == noteID }) {
             return Self.error(400, "ALREADY_REACTED", "You are already reacting to that note.", id: "71efcf98-86d6-4e2b-b2ad-9d032369366b")
         }
         counter += 1
-        reactions[caller.account.id, default: []].insert((FakeMisskeySeed.aidx(at: now, node: "reac", counter: counter), noteID, reaction, now), at: 0)
+        reactions[caller.account.id, default: []].insert(
+            (FakeMisskeySeed.aidx(at: now, node: "reac", counter: counter), noteID, reaction, now), at: 0)
         reacted.append((caller.account.id, noteID, reaction))
         return FakeMisskeyResponse(status: 204, body: nil)
     }
@@ -330,8 +378,13 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
         let current = now
         let items = (reactions[userID] ?? []).filter { $0.at <= current }.compactMap { entry -> (String, JSONValue)? in
             guard let note = notes[entry.noteID], isVisible(note, to: caller, now: current) else { return nil }
-            return (entry.id, .object([("id", .string(entry.id)), ("createdAt", .time(entry.at)), ("user", userJSON(account, detailed: false)),
-                                       ("type", .string(entry.reaction)), ("note", noteJSON(note, for: caller))]))
+            return (
+                entry.id,
+                .object([
+                    ("id", .string(entry.id)), ("createdAt", .time(entry.at)), ("user", userJSON(account, detailed: false)),
+                    ("type", .string(entry.reaction)), ("note", noteJSON(note, for: caller)),
+                ])
+            )
         }
         return paged(items, body: body, alwaysNewestFirst: false) { $0 }
     }
@@ -353,13 +406,15 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
     /// `POST /api/miauth/:session/check`: the token once, then `ok: false`.
     func checkMiAuth(session: String) -> FakeMisskeyResponse {
         guard let entry = miAuthSessions[session], let token = entry.token, !entry.fetched,
-              let account = accountsByToken[token].flatMap({ accounts[$0] }) else {
+            let account = accountsByToken[token].flatMap({ accounts[$0] })
+        else {
             return FakeMisskeyResponse(status: 200, body: .object([("ok", .bool(false))]))
         }
         miAuthSessions[session]?.fetched = true
         var user = account
         user.id = String(account.id.split(separator: "#").first ?? "")
-        return FakeMisskeyResponse(status: 200, body: .object([("ok", .bool(true)), ("token", .string(token)), ("user", userJSON(user, detailed: true))]))
+        return FakeMisskeyResponse(
+            status: 200, body: .object([("ok", .bool(true)), ("token", .string(token)), ("user", userJSON(user, detailed: true))]))
     }
 
     // MARK: - Streaming
@@ -370,15 +425,22 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
     private(set) var streamingAvailable = true
     private(set) var streamsOpen = true
     func setStreamingAvailable(_ available: Bool) { streamingAvailable = available }
-    func cutStreams() { streamGeneration += 1; Task { [bell] in await bell.ring() } }
-    func endStreams() { streamsOpen = false; Task { [bell] in await bell.ring() } }
+    func cutStreams() {
+        streamGeneration += 1
+        Task { [bell] in await bell.ring() }
+    }
+    func endStreams() {
+        streamsOpen = false
+        Task { [bell] in await bell.ring() }
+    }
     func countStreamOpened() { streamsOpened += 1 }
 
     /// The caller's `mention` and `reply` events for notes made after `after` (an id), oldest first, the newest note
     /// made by now that was looked at (a stream goes on after it: what is older has been seen), and the real seconds
     /// until the clock reveals the next note still to come.
     func mainEvents(of accountID: String, after: String?)
-        -> (events: [(id: String, type: String, note: JSONValue)], newest: String?, realSecondsToNext: Double) {
+        -> (events: [(id: String, type: String, note: JSONValue)], newest: String?, realSecondsToNext: Double)
+    {
         let current = now
         let (start, nextReveal) = visibleStart(at: current)
         let wait = StreamBell.realSeconds(until: nextReveal, from: current, speed: speed)
@@ -411,7 +473,8 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
     /// the next note to come.
     private func visibleStart(at current: Date) -> (start: Int, nextReveal: Date?) {
         _ = newestFirst()
-        var low = 0, high = earliestUpTo.count
+        var low = 0
+        var high = earliestUpTo.count
         while low < high {
             let middle = (low + high) / 2
             if earliestUpTo[middle] <= current { high = middle } else { low = middle + 1 }
@@ -432,16 +495,24 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
         }
         let posted = posted.map { created -> JSONValue in
             let number = MisskeyIDs.number(ofNote: created.id, createdAt: created.createdAt).map(String.init) ?? created.id
-            return .object([("id", .string(number)), ("author_id", user(created.userID)), ("text", .string(created.text ?? "")),
-                            ("created_at", .time(created.createdAt)), ("in_reply_to_tweet_id", created.replyID.map(note) ?? .null),
-                            ("in_reply_to_user_id", created.replyID.flatMap { notes[$0]?.userID }.map(user) ?? .null)])
+            return .object([
+                ("id", .string(number)), ("author_id", user(created.userID)), ("text", .string(created.text ?? "")),
+                ("created_at", .time(created.createdAt)), ("in_reply_to_tweet_id", created.replyID.map(note) ?? .null),
+                ("in_reply_to_user_id", created.replyID.flatMap { notes[$0]?.userID }.map(user) ?? .null),
+            ])
         }
-        let liked = reacted.map { JSONValue.object([("user_id", user($0.userID)), ("tweet_id", note($0.noteID)), ("reaction", .string($0.reaction))]) }
+        let liked = reacted.map {
+            JSONValue.object([("user_id", user($0.userID)), ("tweet_id", note($0.noteID)), ("reaction", .string($0.reaction))])
+        }
         var aliases: [(String, JSONValue)] = []
         for (id, personaID) in personaNoteIDs.sorted(by: { $0.key < $1.key }) {
-            if let number = notes[id].flatMap({ MisskeyIDs.number(ofNote: $0.id, createdAt: $0.createdAt) }) { aliases.append((String(number), .string(personaID))) }
+            if let number = notes[id].flatMap({ MisskeyIDs.number(ofNote: $0.id, createdAt: $0.createdAt) }) {
+                aliases.append((String(number), .string(personaID)))
+            }
         }
-        for (id, personaID) in personaUserIDs.sorted(by: { $0.key < $1.key }) { aliases.append((String(MisskeyIDs.number(ofUser: id)), .string(personaID))) }
+        for (id, personaID) in personaUserIDs.sorted(by: { $0.key < $1.key }) {
+            aliases.append((String(MisskeyIDs.number(ofUser: id)), .string(personaID)))
+        }
         return .object([
             ("network", .string("misskey")), ("now", .time(now)), ("speed", .double(speed)), ("posted", .array(posted)), ("liked", .array(liked)),
             ("requests", .object(requestCounts.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })), ("served", .object([])),
@@ -452,8 +523,9 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
     /// The notes posted through the API as fake X's tweets (MFM text as written, the user answered).
     func postedAsTweets() -> [FakeXSeed.Tweet] {
         posted.map { note in
-            FakeXSeed.Tweet(id: note.id, authorID: note.userID, text: note.text ?? "", createdAt: note.createdAt,
-                            inReplyToTweetID: note.replyID, inReplyToUserID: note.replyID.flatMap { notes[$0]?.userID })
+            FakeXSeed.Tweet(
+                id: note.id, authorID: note.userID, text: note.text ?? "", createdAt: note.createdAt,
+                inReplyToTweetID: note.replyID, inReplyToUserID: note.replyID.flatMap { notes[$0]?.userID })
         }
     }
 
@@ -473,9 +545,11 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
     private func mentionedIDs(inText text: String?) -> [String] {
         guard let text else { return [] }
         return text.matches(of: /@([A-Za-z0-9_]+)(?:@([A-Za-z0-9.\-]+[A-Za-z0-9]))?/).compactMap { match in
-            let username = String(match.1).lowercased(), mentionedHost = match.2.map { String($0).lowercased() }
+            let username = String(match.1).lowercased()
+            let mentionedHost = match.2.map { String($0).lowercased() }
             return accounts.values.first { account in
-                account.username.lowercased() == username && (account.host?.lowercased() ?? host) == (mentionedHost ?? host) && !account.id.contains("#")
+                account.username.lowercased() == username && (account.host?.lowercased() ?? host) == (mentionedHost ?? host)
+                    && !account.id.contains("#")
             }?.id
         }
     }
@@ -483,11 +557,13 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
     /// Adds a new note. An index that was up to date is kept so, the note put in its place (a fleet's bots write a note
     /// every few seconds between them, and sorting every note again after each would hold the instance up).
     private func insert(_ note: FakeMisskeySeed.Note) {
-        let wasFresh = !indexIsStale, isNew = notes[note.id] == nil
+        let wasFresh = !indexIsStale
+        let isNew = notes[note.id] == nil
         notes[note.id] = note
         guard wasFresh, isNew else { return }
         // The first place whose note is not newer than this one (the index is newest first).
-        var low = 0, high = newestFirstNotes.count
+        var low = 0
+        var high = newestFirstNotes.count
         while low < high {
             let middle = (low + high) / 2
             if Self.isNewer(newestFirstNotes[middle].id, than: note.id) { low = middle + 1 } else { high = middle }
@@ -523,7 +599,8 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
         guard note.createdAt <= current else { return false }
         let me = caller.map { String($0.account.id.split(separator: "#").first ?? "") }
         switch note.visibility {
-        case "followers": return me == note.userID || me.map { (follows[$0] ?? []).contains(note.userID) || mentionedIDs(of: note).contains($0) } == true
+        case "followers":
+            return me == note.userID || me.map { (follows[$0] ?? []).contains(note.userID) || mentionedIDs(of: note).contains($0) } == true
         case "specified": return me == note.userID || me.map { note.visibleUserIDs.contains($0) } == true
         default: return true
         }
@@ -533,10 +610,13 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
     /// the oldest newer than it first (unless the endpoint orders newest first whatever the bounds); `limit` 1 to 100.
     /// Only the notes within the bounds visible to `caller` that `matches` keeps are looked at, and only the page's are
     /// rendered (a fleet's benchmark pages through thousands).
-    private func page(body: FakeMisskeyParameters, caller: Caller?, alwaysNewestFirst: Bool = false,
-                      matching matches: (FakeMisskeySeed.Note) -> Bool) -> FakeMisskeyResponse {
+    private func page(
+        body: FakeMisskeyParameters, caller: Caller?, alwaysNewestFirst: Bool = false,
+        matching matches: (FakeMisskeySeed.Note) -> Bool
+    ) -> FakeMisskeyResponse {
         let limit = (body.int("limit")) ?? 10
-        let sinceID = body.string("sinceId"), untilID = body.string("untilId")
+        let sinceID = body.string("sinceId")
+        let untilID = body.string("untilId")
         let current = now
         // Newest first; the oldest `limit` newer than `sinceId` when it pages upward, so all of those are gathered then.
         let upward = sinceID != nil && untilID == nil && !alwaysNewestFirst
@@ -552,17 +632,24 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
         return paged(candidates, body: body, alwaysNewestFirst: alwaysNewestFirst) { noteJSON($0, for: caller) }
     }
 
-    private func paged<Item>(_ items: [(id: String, value: Item)], body: FakeMisskeyParameters, alwaysNewestFirst: Bool,
-                             render: (Item) -> JSONValue) -> FakeMisskeyResponse {
+    private func paged<Item>(
+        _ items: [(id: String, value: Item)], body: FakeMisskeyParameters, alwaysNewestFirst: Bool,
+        render: (Item) -> JSONValue
+    ) -> FakeMisskeyResponse {
         let limit = (body.int("limit")) ?? 10
         guard (1...100).contains(limit) else {
             return Self.error(400, "INVALID_PARAM", "Invalid param. (limit: must be <= 100)", id: "3d81ceae-475f-4600-b2a8-2bc116157532")
         }
-        let sinceID = body.string("sinceId"), untilID = body.string("untilId")
+        let sinceID = body.string("sinceId")
+        let untilID = body.string("untilId")
         var chosen = items.sorted { Self.isNewer($0.id, than: $1.id) }.filter { item in
             (sinceID.map { Self.isNewer(item.id, than: $0) } ?? true) && (untilID.map { Self.isNewer($0, than: item.id) } ?? true)
         }
-        if sinceID != nil && untilID == nil && !alwaysNewestFirst { chosen = Array(chosen.reversed().prefix(limit)) } else { chosen = Array(chosen.prefix(limit)) }
+        if sinceID != nil && untilID == nil && !alwaysNewestFirst {
+            chosen = Array(chosen.reversed().prefix(limit))
+        } else {
+            chosen = Array(chosen.prefix(limit))
+        }
         return FakeMisskeyResponse(status: 200, body: .array(chosen.map { render($0.value) }))
     }
 
@@ -573,7 +660,10 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
     private func nextID(at date: Date) -> String {
         counter += 1
         var id = FakeMisskeySeed.aidx(at: date, counter: counter)
-        while notes[id] != nil { counter += 1; id = FakeMisskeySeed.aidx(at: date, counter: counter) }
+        while notes[id] != nil {
+            counter += 1
+            id = FakeMisskeySeed.aidx(at: date, counter: counter)
+        }
         return id
     }
 
@@ -585,10 +675,11 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
             autoReplyCount += 1
             let phrases = ["なるほど、それで？", "わかる", "それな", "本当に？", "もっと聞かせて"]
             let at = now.addingTimeInterval(30)
-            let answer = FakeMisskeySeed.Note(id: nextID(at: at), userID: replierID,
-                                              text: "@\(author.username) \(phrases[autoReplyCount % phrases.count]) (\(autoReplyCount))",
-                                              visibility: note.visibility == "specified" ? "specified" : "home", replyID: note.id, createdAt: at,
-                                              visibleUserIDs: note.visibility == "specified" ? [note.userID] : [])
+            let answer = FakeMisskeySeed.Note(
+                id: nextID(at: at), userID: replierID,
+                text: "@\(author.username) \(phrases[autoReplyCount % phrases.count]) (\(autoReplyCount))",
+                visibility: note.visibility == "specified" ? "specified" : "home", replyID: note.id, createdAt: at,
+                visibleUserIDs: note.visibility == "specified" ? [note.userID] : [])
             insert(answer)
         }
     }
@@ -601,8 +692,17 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
     }
 
     static func error(_ status: Int, _ code: String, _ message: String, id: String, kind: String = "client") -> FakeMisskeyResponse {
-        FakeMisskeyResponse(status: status, body: .object([("error", .object([("message", .string(message)), ("code", .string(code)),
-                                                                               ("id", .string(id)), ("kind", .string(kind))]))]))
+        FakeMisskeyResponse(
+            status: status,
+            body: .object([
+                (
+                    "error",
+                    .object([
+                        ("message", .string(message)), ("code", .string(code)),
+                        ("id", .string(id)), ("kind", .string(kind)),
+                    ])
+                )
+            ]))
     }
 
     func userJSON(_ account: FakeMisskeySeed.Account, detailed: Bool, me: Bool = false) -> JSONValue {
@@ -617,12 +717,14 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
             _ = newestFirst()
             let count = countsByUser[id] ?? 0
             fields += [
-                ("url", .null), ("uri", .null), ("movedTo", .null), ("alsoKnownAs", .null), ("createdAt", .time(Date(timeIntervalSince1970: 1_600_000_000))),
+                ("url", .null), ("uri", .null), ("movedTo", .null), ("alsoKnownAs", .null),
+                ("createdAt", .time(Date(timeIntervalSince1970: 1_600_000_000))),
                 ("updatedAt", .null), ("lastFetchedAt", .null), ("bannerUrl", .null), ("bannerBlurhash", .null), ("isLocked", .bool(false)),
                 ("isSilenced", .bool(false)), ("isSuspended", .bool(false)), ("description", .string(account.description)), ("location", .null),
                 ("birthday", .null), ("lang", .string("ja-JP")), ("fields", .array([])), ("verifiedLinks", .array([])),
                 ("followersCount", .int(follows.values.filter { $0.contains(id) }.count)), ("followingCount", .int(follows[id]?.count ?? 0)),
-                ("notesCount", .int(count)), ("pinnedNoteIds", .array([])), ("pinnedNotes", .array([])), ("pinnedPageId", .null), ("pinnedPage", .null),
+                ("notesCount", .int(count)), ("pinnedNoteIds", .array([])), ("pinnedNotes", .array([])), ("pinnedPageId", .null),
+                ("pinnedPage", .null),
                 ("publicReactions", .bool(account.publicReactions)), ("ffVisibility", .string("public")), ("twoFactorEnabled", .bool(false)),
                 ("usePasswordLessLogin", .bool(false)), ("securityKeys", .bool(false)), ("roles", .array([])), ("memo", .null),
             ]
@@ -630,21 +732,27 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
         if me {
             let policies: [(String, JSONValue)] = [
                 ("gtlAvailable", .bool(true)), ("ltlAvailable", .bool(true)), ("canPublicNote", .bool(true)), ("canInvite", .bool(false)),
-                ("inviteLimit", .int(0)), ("inviteLimitCycle", .int(10_080)), ("inviteExpirationTime", .int(0)), ("canManageCustomEmojis", .bool(false)),
-                ("canManageAvatarDecorations", .bool(false)), ("canSearchNotes", .bool(false)), ("canUseTranslator", .bool(true)), ("canHideAds", .bool(false)),
-                ("driveCapacityMb", .int(100)), ("alwaysMarkNsfw", .bool(false)), ("pinLimit", .int(5)), ("antennaLimit", .int(5)), ("wordMuteLimit", .int(200)),
+                ("inviteLimit", .int(0)), ("inviteLimitCycle", .int(10_080)), ("inviteExpirationTime", .int(0)),
+                ("canManageCustomEmojis", .bool(false)),
+                ("canManageAvatarDecorations", .bool(false)), ("canSearchNotes", .bool(false)), ("canUseTranslator", .bool(true)),
+                ("canHideAds", .bool(false)),
+                ("driveCapacityMb", .int(100)), ("alwaysMarkNsfw", .bool(false)), ("pinLimit", .int(5)), ("antennaLimit", .int(5)),
+                ("wordMuteLimit", .int(200)),
                 ("webhookLimit", .int(3)), ("clipLimit", .int(10)), ("noteEachClipsLimit", .int(200)), ("userListLimit", .int(10)),
                 ("userEachUserListsLimit", .int(50)), ("rateLimitFactor", .int(1)),
             ]
             fields += [
-                ("avatarId", .null), ("bannerId", .null), ("isModerator", .bool(false)), ("isAdmin", .bool(false)), ("injectFeaturedNote", .bool(true)),
-                ("receiveAnnouncementEmail", .bool(false)), ("alwaysMarkNsfw", .bool(false)), ("autoSensitive", .bool(false)), ("carefulBot", .bool(false)),
+                ("avatarId", .null), ("bannerId", .null), ("isModerator", .bool(false)), ("isAdmin", .bool(false)),
+                ("injectFeaturedNote", .bool(true)),
+                ("receiveAnnouncementEmail", .bool(false)), ("alwaysMarkNsfw", .bool(false)), ("autoSensitive", .bool(false)),
+                ("carefulBot", .bool(false)),
                 ("autoAcceptFollowed", .bool(true)), ("noCrawle", .bool(false)), ("preventAiLearning", .bool(true)), ("isExplorable", .bool(true)),
                 ("isDeleted", .bool(false)), ("twoFactorBackupCodesStock", .string("none")), ("hideOnlineStatus", .bool(false)),
                 ("hasUnreadSpecifiedNotes", .bool(false)), ("hasUnreadMentions", .bool(false)), ("hasUnreadAnnouncement", .bool(false)),
                 ("unreadAnnouncements", .array([])), ("hasUnreadAntenna", .bool(false)), ("hasUnreadChannel", .bool(false)),
                 ("hasUnreadNotification", .bool(false)), ("hasPendingReceivedFollowRequest", .bool(false)), ("unreadNotificationsCount", .int(0)),
-                ("mutedWords", .array([])), ("mutedInstances", .array([])), ("notificationRecieveConfig", .object([])), ("emailNotificationTypes", .array([])),
+                ("mutedWords", .array([])), ("mutedInstances", .array([])), ("notificationRecieveConfig", .object([])),
+                ("emailNotificationTypes", .array([])),
                 ("achievements", .array([])), ("loggedInDays", .int(1)), ("policies", .object(policies)),
             ]
         }
@@ -655,8 +763,10 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
         let author = accounts[note.userID] ?? FakeMisskeySeed.Account(id: note.userID, username: "unknown")
         let myReaction = caller.flatMap { caller in (reactions[caller.account.id] ?? []).first { $0.noteID == note.id }?.reaction }
         var fields: [(String, JSONValue)] = [
-            ("id", .string(note.id)), ("createdAt", .time(note.createdAt)), ("userId", .string(note.userID)), ("user", userJSON(author, detailed: false)),
-            ("text", note.text.map(JSONValue.string) ?? .null), ("cw", note.cw.map(JSONValue.string) ?? .null), ("visibility", .string(note.visibility)),
+            ("id", .string(note.id)), ("createdAt", .time(note.createdAt)), ("userId", .string(note.userID)),
+            ("user", userJSON(author, detailed: false)),
+            ("text", note.text.map(JSONValue.string) ?? .null), ("cw", note.cw.map(JSONValue.string) ?? .null),
+            ("visibility", .string(note.visibility)),
             ("localOnly", .bool(note.localOnly)), ("reactionAcceptance", .null), ("renoteCount", .int(0)), ("repliesCount", .int(0)),
             ("reactions", .object(reactionCounts(of: note.id))), ("fileIds", .array([])), ("files", .array([])),
             ("replyId", note.replyID.map(JSONValue.string) ?? .null), ("renoteId", note.renoteID.map(JSONValue.string) ?? .null),

@@ -27,7 +27,9 @@ extension MisskeyClient {
         components.scheme = secure ? "wss" : "ws"
         components.path = (components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path) + "/streaming"
         components.queryItems = [URLQueryItem(name: "i", value: access.token)]
-        guard let url = components.string else { throw MisskeyAPIError.malformedResponse(endpoint: name, reason: "could not form the streaming address") }
+        guard let url = components.string else {
+            throw MisskeyAPIError.malformedResponse(endpoint: name, reason: "could not form the streaming address")
+        }
 
         let (events, continuation) = AsyncThrowingStream<MisskeyStreamEvent, any Error>.makeStream()
         let opening = OpeningSignal()
@@ -35,7 +37,8 @@ extension MisskeyClient {
         let connect = #"{"type":"connect","body":{"channel":"main","id":"mirror_bot"}}"#
         let task = Task {
             do {
-                try await WebSocketClient.connect(url: url, tlsConfiguration: secure ? .makeClientConfiguration() : nil, logger: logger) { inbound, outbound, _ in
+                try await WebSocketClient.connect(url: url, tlsConfiguration: secure ? .makeClientConfiguration() : nil, logger: logger) {
+                    inbound, outbound, _ in
                     try await outbound.write(.text(connect))
                     opening.signal(nil)
                     for try await message in inbound.messages(maxSize: 1 << 22) {
@@ -62,12 +65,16 @@ extension MisskeyClient {
     /// The event a frame of the stream carries, when it is a `mention` or `reply` of the main channel.
     static func event(in text: String) -> MisskeyStreamEvent? {
         struct Frame: Decodable {
-            struct Body: Decodable { var type: String; var body: MisskeyNote? }
+            struct Body: Decodable {
+                var type: String
+                var body: MisskeyNote?
+            }
             var type: String
             var body: Body?
         }
         guard let frame = try? MisskeyJSON.decoder().decode(Frame.self, from: Data(text.utf8)), frame.type == "channel",
-              let body = frame.body, body.type == "mention" || body.type == "reply", let note = body.body else { return nil }
+            let body = frame.body, body.type == "mention" || body.type == "reply", let note = body.body
+        else { return nil }
         return MisskeyStreamEvent(type: body.type, note: note)
     }
 }

@@ -1,6 +1,6 @@
-public import BotCore
 public import AsyncHTTPClient
 public import BotClock
+public import BotCore
 import CoreMetrics
 public import Foundation
 public import HTTPCore
@@ -17,7 +17,10 @@ public struct MisskeyAccess: Sendable, Equatable {
     /// The access token (MiAuth's, or Settings → API).
     public var token: String
     /// Access from its parts.
-    public init(instance: URL, token: String) { self.instance = instance; self.token = token }
+    public init(instance: URL, token: String) {
+        self.instance = instance
+        self.token = token
+    }
 }
 
 /// Sends Misskey API requests (`POST /api/<endpoint>`, JSON, the account's token as `i`) to each account's instance,
@@ -43,11 +46,16 @@ public final class MisskeyClient: Sendable {
         public var requestTimeout: Duration
 
         /// A configuration; the defaults suit real instances.
-        public init(accounts: [Account: MisskeyAccess], maxAttempts: Int = 4, initialBackoff: Duration = .seconds(1),
-                    longestRateLimitWait: Duration = .seconds(6 * 60), longestWriteRateLimitWait: Duration = .seconds(5),
-                    requestTimeout: Duration = .seconds(30)) {
-            self.accounts = accounts; self.maxAttempts = maxAttempts; self.initialBackoff = initialBackoff
-            self.longestRateLimitWait = longestRateLimitWait; self.longestWriteRateLimitWait = longestWriteRateLimitWait
+        public init(
+            accounts: [Account: MisskeyAccess], maxAttempts: Int = 4, initialBackoff: Duration = .seconds(1),
+            longestRateLimitWait: Duration = .seconds(6 * 60), longestWriteRateLimitWait: Duration = .seconds(5),
+            requestTimeout: Duration = .seconds(30)
+        ) {
+            self.accounts = accounts
+            self.maxAttempts = maxAttempts
+            self.initialBackoff = initialBackoff
+            self.longestRateLimitWait = longestRateLimitWait
+            self.longestWriteRateLimitWait = longestWriteRateLimitWait
             self.requestTimeout = requestTimeout
         }
     }
@@ -62,12 +70,17 @@ public final class MisskeyClient: Sendable {
 
     /// A client; `clock` decides how waiting is done (tests inject a manual one).
     public init(configuration: Configuration, httpClient: HTTPClient = HTTPClient.shared, clock: any BotClock = SystemBotClock(), logger: Logger) {
-        self.configuration = configuration; self.clock = clock; self.logger = logger; self.httpClient = httpClient
-        core = HTTPCore(service: "Misskey", server: "the instance", policy: HTTPCore.Policy(
-            maxAttempts: configuration.maxAttempts, initialBackoff: configuration.initialBackoff, maxBackoff: .seconds(60), maxRateLimitWaits: 3,
-            longestReadWait: configuration.longestRateLimitWait, longestWriteWait: configuration.longestWriteRateLimitWait,
-            shortestRateLimitWait: 1, waitWhenResetIsPast: 5, requestTimeout: configuration.requestTimeout, maxResponseBytes: 16 << 20,
-            exhaustedWritesAreUncertain: true), httpClient: httpClient, clock: clock, logger: logger)
+        self.configuration = configuration
+        self.clock = clock
+        self.logger = logger
+        self.httpClient = httpClient
+        core = HTTPCore(
+            service: "Misskey", server: "the instance",
+            policy: HTTPCore.Policy(
+                maxAttempts: configuration.maxAttempts, initialBackoff: configuration.initialBackoff, maxBackoff: .seconds(60), maxRateLimitWaits: 3,
+                longestReadWait: configuration.longestRateLimitWait, longestWriteWait: configuration.longestWriteRateLimitWait,
+                shortestRateLimitWait: 1, waitWhenResetIsPast: 5, requestTimeout: configuration.requestTimeout, maxResponseBytes: 16 << 20,
+                exhaustedWritesAreUncertain: true), httpClient: httpClient, clock: clock, logger: logger)
     }
 
     /// Each endpoint's calls as each account so far, by endpoint then account.
@@ -81,7 +94,8 @@ public final class MisskeyClient: Sendable {
 
     /// Sends `endpoint` to `instance` with `token` (none for MiAuth's check), counted as `caller`'s.
     public func send<Endpoint: MisskeyEndpoint>(_ endpoint: Endpoint, to instance: URL, token: String?, caller: Account?) async throws
-        -> Endpoint.Response {
+        -> Endpoint.Response
+    {
         let name = Endpoint.name
         var parameters = endpoint.parameters
         if let token { parameters["i"] = .string(token) }

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import HTTPCore
 
 /// One Misskey API endpoint: `POST /api/<name>` with a JSON body of its parameters (the token added as `i`), and the

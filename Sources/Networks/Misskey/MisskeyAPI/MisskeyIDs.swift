@@ -35,8 +35,9 @@ public enum MisskeyIDs {
     public static func time(of id: String) -> Date? {
         let characters = Array(id.utf8)
         func isBase36(_ byte: UInt8) -> Bool { (48...57).contains(byte) || (97...122).contains(byte) }
-        if (characters.count == 10 || characters.count == 16), characters.allSatisfy(isBase36),
-           let milliseconds = Int64(String(id.prefix(8)), radix: 36) {
+        if characters.count == 10 || characters.count == 16, characters.allSatisfy(isBase36),
+            let milliseconds = Int64(String(id.prefix(8)), radix: 36)
+        {
             return Date(timeIntervalSince1970: epoch2000 + Double(milliseconds) / 1000)
         }
         if characters.count == 24, let high = UInt64(String(id.prefix(12)), radix: 16), id.allSatisfy(\.isHexDigit) {

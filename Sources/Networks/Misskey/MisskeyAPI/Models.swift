@@ -1,5 +1,5 @@
-public import Foundation
 import BotClock
+public import Foundation
 
 /// A Misskey user as notes and notifications carry it (`UserLite`), with what `i` and `users/show` add (`UserDetailed`:
 /// the profile's text).
@@ -19,7 +19,12 @@ public struct MisskeyUser: Codable, Sendable, Equatable {
 
     /// A user from its parts.
     public init(id: String, username: String, host: String? = nil, name: String? = nil, isBot: Bool? = nil, description: String? = nil) {
-        self.id = id; self.username = username; self.host = host; self.name = name; self.isBot = isBot; self.description = description
+        self.id = id
+        self.username = username
+        self.host = host
+        self.name = name
+        self.isBot = isBot
+        self.description = description
     }
 
     /// `user` for a local user, `user@host` for another instance's: how mentions write it.
@@ -93,13 +98,27 @@ public struct MisskeyNote: Codable, Sendable, Equatable {
     public var myReaction: String?
 
     /// A note from its parts.
-    public init(id: String, createdAt: Date, userId: String, user: MisskeyUser, text: String?, cw: String? = nil,
-                visibility: MisskeyVisibility = .public, localOnly: Bool? = nil, replyId: String? = nil, renoteId: String? = nil,
-                reply: MisskeyNoteReference? = nil, renote: MisskeyNoteReference? = nil, mentions: [String]? = nil, fileIds: [String]? = nil,
-                myReaction: String? = nil) {
-        self.id = id; self.createdAt = createdAt; self.userId = userId; self.user = user; self.text = text; self.cw = cw
-        self.visibility = visibility; self.localOnly = localOnly; self.replyId = replyId; self.renoteId = renoteId; self.reply = reply
-        self.renote = renote; self.mentions = mentions; self.fileIds = fileIds; self.myReaction = myReaction
+    public init(
+        id: String, createdAt: Date, userId: String, user: MisskeyUser, text: String?, cw: String? = nil,
+        visibility: MisskeyVisibility = .public, localOnly: Bool? = nil, replyId: String? = nil, renoteId: String? = nil,
+        reply: MisskeyNoteReference? = nil, renote: MisskeyNoteReference? = nil, mentions: [String]? = nil, fileIds: [String]? = nil,
+        myReaction: String? = nil
+    ) {
+        self.id = id
+        self.createdAt = createdAt
+        self.userId = userId
+        self.user = user
+        self.text = text
+        self.cw = cw
+        self.visibility = visibility
+        self.localOnly = localOnly
+        self.replyId = replyId
+        self.renoteId = renoteId
+        self.reply = reply
+        self.renote = renote
+        self.mentions = mentions
+        self.fileIds = fileIds
+        self.myReaction = myReaction
     }
 
     /// Whether it only renotes another (no text, no files): a renote, never the author's own words.
@@ -180,7 +199,12 @@ public struct MisskeyErrorBody: Codable, Sendable, Equatable {
         public var kind: String?
 
         /// A detail from its parts.
-        public init(message: String, code: String, id: String, kind: String? = nil) { self.message = message; self.code = code; self.id = id; self.kind = kind }
+        public init(message: String, code: String, id: String, kind: String? = nil) {
+            self.message = message
+            self.code = code
+            self.id = id
+            self.kind = kind
+        }
     }
 
     /// The error.

@@ -1,7 +1,7 @@
 public import BotCore
 public import Foundation
 public import Logging
-public import MisskeyAPI
+import MisskeyAPI
 public import SocialNetwork
 
 /// MiAuth, Misskey's way of handing an app a token: the person opens `https://<host>/miauth/<session>?name=…&permission=…`
@@ -27,9 +27,13 @@ public struct MisskeyAccountAuthorization: PendingAuthorization {
         }
         let path = components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path
         components.path = path + "/miauth/" + session
-        components.queryItems = [URLQueryItem(name: "name", value: "mirror_bot"),
-                                 URLQueryItem(name: "permission", value: MisskeyPermissions.needed(by: account, liking: liking).joined(separator: ","))]
-        guard let url = components.url else { throw AuthorizationRefused("\(instance) is not an instance's address: give its https:// URL, such as https://misskey.io") }
+        components.queryItems = [
+            URLQueryItem(name: "name", value: "mirror_bot"),
+            URLQueryItem(name: "permission", value: MisskeyPermissions.needed(by: account, liking: liking).joined(separator: ",")),
+        ]
+        guard let url = components.url else {
+            throw AuthorizationRefused("\(instance) is not an instance's address: give its https:// URL, such as https://misskey.io")
+        }
         address = url
         client = MisskeyClient(configuration: .init(accounts: [:]), logger: logger)
     }
@@ -43,11 +47,14 @@ public struct MisskeyAccountAuthorization: PendingAuthorization {
             throw AuthorizationRefused("\(instance.host ?? "the instance") did not answer the check (\(error)): try again")
         }
         guard check.ok, let token = check.token, let user = check.user else {
-            throw AuthorizationRefused("the instance has no approval for this session yet: open the address, log in as the \(account) account, press \"Allow\", then press Enter here (a token is handed over once: if it was fetched already, run the command again)")
+            throw AuthorizationRefused(
+                "the instance has no approval for this session yet: open the address, log in as the \(account) account, press \"Allow\", then press Enter here (a token is handed over once: if it was fetched already, run the command again)"
+            )
         }
         var base = instance.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
-        return AuthorizedAccount(handle: user.acct, userID: user.id, networkAccount: "\(user.id)@\(FleetServers.name(of: instance))",
-                                 variables: [(account.environmentPrefix + "MISSKEY_URL", base), (account.environmentPrefix + "MISSKEY_TOKEN", token)])
+        return AuthorizedAccount(
+            handle: user.acct, userID: user.id, networkAccount: "\(user.id)@\(FleetServers.name(of: instance))",
+            variables: [(account.environmentPrefix + "MISSKEY_URL", base), (account.environmentPrefix + "MISSKEY_TOKEN", token)])
     }
 }

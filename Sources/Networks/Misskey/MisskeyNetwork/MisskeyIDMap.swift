@@ -1,4 +1,4 @@
-public import BotCore
+import BotCore
 public import Foundation
 public import MisskeyAPI
 public import Stores

@@ -1,8 +1,8 @@
+import BotClock
 public import BotCore
 public import Foundation
 public import MisskeyAPI
 import PostText
-import BotClock
 public import SocialNetwork
 import Synchronization
 
@@ -31,9 +31,15 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
     private let known = KnownNotes()
 
     /// The network over `client`.
-    public init(client: MisskeyClient, ids: MisskeyIDMap, postVisibility: MisskeyVisibility = .home, copyingWarnings: Bool = false,
-                likeReaction: String = "❤") {
-        self.client = client; self.ids = ids; self.postVisibility = postVisibility; self.copyingWarnings = copyingWarnings; self.likeReaction = likeReaction
+    public init(
+        client: MisskeyClient, ids: MisskeyIDMap, postVisibility: MisskeyVisibility = .home, copyingWarnings: Bool = false,
+        likeReaction: String = "❤"
+    ) {
+        self.client = client
+        self.ids = ids
+        self.postVisibility = postVisibility
+        self.copyingWarnings = copyingWarnings
+        self.likeReaction = likeReaction
     }
 
     public var name: String { "Misskey" }
@@ -46,13 +52,16 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
         try await ids.keep(users: [me.id])
         known.setUser(me.id, of: account)
         if account == .bot { startReadingBotInstance() }
-        return NetworkUser(id: String(MisskeyIDs.number(ofUser: me.id)), handle: me.acct, profile: me.description, markedAutomated: me.isBot, networkAccount: me.id)
+        return NetworkUser(
+            id: String(MisskeyIDs.number(ofUser: me.id)), handle: me.acct, profile: me.description, markedAutomated: me.isBot, networkAccount: me.id)
     }
 
     public func posts(of userID: String, since sinceID: String?, maxPosts: Int, for work: Work) -> NetworkPages {
         let network = self
-        return notePages({ since in GetUserNotes(userID: try await network.misskeyUser(userID), withReplies: true, sinceID: since) }, as: .human,
-                         since: sinceID, maxPosts: maxPosts) { notes in
+        return notePages(
+            { since in GetUserNotes(userID: try await network.misskeyUser(userID), withReplies: true, sinceID: since) }, as: .human,
+            since: sinceID, maxPosts: maxPosts
+        ) { notes in
             notes.compactMap { network.copyable($0) }
         }
     }
@@ -64,22 +73,29 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
             return NetworkPages.Iterator {
                 if iterator == nil {
                     let user = try await network.misskeyUser(userID)
-                    iterator = network.client.pages(GetUserReactions(userID: user, limit: min(100, max(1, perPage))), as: .human, maxItems: maxPosts).makeAsyncIterator()
+                    iterator = network.client.pages(GetUserReactions(userID: user, limit: min(100, max(1, perPage))), as: .human, maxItems: maxPosts)
+                        .makeAsyncIterator()
                 }
                 guard let reactions = try await Self.mapped({ try await iterator!.next() }) else { return nil }
                 let notes = reactions.map(\.note)
                 try await network.keep(notes)
                 // The reactions' pages carry reaction ids, not note ids: no newest note id to read from next time.
-                return NetworkPage(posts: reactions.compactMap { reaction in
-                    network.readable(reaction.note).map { var post = $0; post.likedAt = reaction.createdAt; return post }
-                }, newestID: nil)
+                return NetworkPage(
+                    posts: reactions.compactMap { reaction in
+                        network.readable(reaction.note).map {
+                            var post = $0
+                            post.likedAt = reaction.createdAt
+                            return post
+                        }
+                    }, newestID: nil)
             }
         }
     }
 
     public func mentions(of userID: String, since sinceID: String?, perPage: Int, for work: Work) -> NetworkPages {
         let network = self
-        return notePages({ since in GetMentions(sinceID: since, limit: min(100, max(1, perPage))) }, as: .bot, since: sinceID, maxPosts: nil) { notes in
+        return notePages({ since in GetMentions(sinceID: since, limit: min(100, max(1, perPage))) }, as: .bot, since: sinceID, maxPosts: nil) {
+            notes in
             var posts: [NetworkPost] = []
             for note in notes where note.userId != (network.known.user(of: .bot) ?? "") { posts.append(try await network.mention(note)) }
             return posts
@@ -102,11 +118,15 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
         }
     }
 
-    public func homeTimeline(of userID: String, as account: Account, since sinceID: String?, maxPosts: Int?, perPage: Int,
-                             includingReposts: Bool, for work: Work) -> NetworkPages {
+    public func homeTimeline(
+        of userID: String, as account: Account, since sinceID: String?, maxPosts: Int?, perPage: Int,
+        includingReposts: Bool, for work: Work
+    ) -> NetworkPages {
         let network = self
-        return notePages({ since in GetTimeline(withRenotes: includingReposts, sinceID: since, limit: min(100, max(1, perPage))) }, as: account,
-                         since: sinceID, maxPosts: maxPosts) { notes in
+        return notePages(
+            { since in GetTimeline(withRenotes: includingReposts, sinceID: since, limit: min(100, max(1, perPage))) }, as: account,
+            since: sinceID, maxPosts: maxPosts
+        ) { notes in
             notes.compactMap { note in
                 guard includingReposts || !note.isPureRenote else { return nil }
                 return network.readable(note, keepingReposts: includingReposts)
@@ -136,7 +156,9 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
     }
 
     public func reply(_ text: String, warning: String?, to postID: String, for work: Work) async throws -> String? {
-        guard let noteID = try await ids.noteID(of: postID) else { throw NetworkError.rejected("Misskey: the mention \(postID) is not one this bot has read") }
+        guard let noteID = try await ids.noteID(of: postID) else {
+            throw NetworkError.rejected("Misskey: the mention \(postID) is not one this bot has read")
+        }
         let mention: MentionFacts
         if let facts = known.facts(of: noteID) {
             mention = facts
@@ -152,8 +174,11 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
         // an answer its author alone sees.
         let visibility = max(postVisibility, mention.visibility)
         let note = try await Self.mapped {
-            try await client.send(CreateNote(text: addressed, visibility: visibility, cw: warning, localOnly: mention.localOnly, replyID: noteID,
-                                             visibleUserIDs: visibility == .specified ? [mention.authorID] : []), as: .bot).createdNote
+            try await client.send(
+                CreateNote(
+                    text: addressed, visibility: visibility, cw: warning, localOnly: mention.localOnly, replyID: noteID,
+                    visibleUserIDs: visibility == .specified ? [mention.authorID] : []), as: .bot
+            ).createdNote
         }
         try await keep([note])
         known.setThreadRoot(known.threadRoot(of: noteID) ?? noteID, of: note.id)
@@ -188,7 +213,9 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
     }
 
     public func like(_ postID: String, as botID: String, for work: Work) async throws {
-        guard let noteID = try await ids.noteID(of: postID) else { throw NetworkError.rejected("Misskey: the note \(postID) is not one this bot has read") }
+        guard let noteID = try await ids.noteID(of: postID) else {
+            throw NetworkError.rejected("Misskey: the note \(postID) is not one this bot has read")
+        }
         do {
             _ = try await client.send(CreateReaction(noteID: noteID, reaction: likeReaction), as: .bot)
         } catch let error as MisskeyAPIError where error.code == "ALREADY_REACTED" {
@@ -212,10 +239,12 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
 
     /// The pages of a note endpoint, newest first, newer than the note `sinceID` stands for; each page's notes numbered
     /// and kept, made posts by `posts`. The newest id is the newest note read, kept or not.
-    private func notePages<Endpoint: MisskeyPagedEndpoint>(_ makeEndpoint: @escaping @Sendable (String?) async throws -> Endpoint, as account: Account,
-                                                           since sinceID: String?, maxPosts: Int?,
-                                                           _ posts: @escaping @Sendable ([MisskeyNote]) async throws -> [NetworkPost]) -> NetworkPages
-        where Endpoint.Item == MisskeyNote {
+    private func notePages<Endpoint: MisskeyPagedEndpoint>(
+        _ makeEndpoint: @escaping @Sendable (String?) async throws -> Endpoint, as account: Account,
+        since sinceID: String?, maxPosts: Int?,
+        _ posts: @escaping @Sendable ([MisskeyNote]) async throws -> [NetworkPost]
+    ) -> NetworkPages
+    where Endpoint.Item == MisskeyNote {
         let network = self
         return NetworkPages {
             var iterator: MisskeyPages<Endpoint>.AsyncIterator?
@@ -252,7 +281,9 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
 
     /// The instance's id of the user numbered `number`.
     func misskeyUser(_ number: String) async throws -> String {
-        guard let id = try await ids.userID(of: number) else { throw NetworkError.rejected("Misskey: the user \(number) is not one this bot has read") }
+        guard let id = try await ids.userID(of: number) else {
+            throw NetworkError.rejected("Misskey: the user \(number) is not one this bot has read")
+        }
         return id
     }
 
@@ -272,10 +303,11 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
     }
 
     private func post(_ note: MisskeyNote, text: String) -> NetworkPost {
-        NetworkPost(id: number(of: note) ?? "0", text: text, authorID: String(MisskeyIDs.number(ofUser: note.userId)), authorHandle: note.user.acct,
-                    createdAt: note.createdAt, replyToUserID: note.reply.map { String(MisskeyIDs.number(ofUser: $0.userId)) },
-                    replyToPostID: note.replyId.flatMap { reply in MisskeyIDs.number(ofNote: reply, createdAt: note.reply?.createdAt).map(String.init) },
-                    conversationID: nil, isRepost: note.isPureRenote, contentWarning: note.cw)
+        NetworkPost(
+            id: number(of: note) ?? "0", text: text, authorID: String(MisskeyIDs.number(ofUser: note.userId)), authorHandle: note.user.acct,
+            createdAt: note.createdAt, replyToUserID: note.reply.map { String(MisskeyIDs.number(ofUser: $0.userId)) },
+            replyToPostID: note.replyId.flatMap { reply in MisskeyIDs.number(ofNote: reply, createdAt: note.reply?.createdAt).map(String.init) },
+            conversationID: nil, isRepost: note.isPureRenote, contentWarning: note.cw)
     }
 
     /// A mention as the post it is: in the conversation of its thread's root, its author's profile read once for
@@ -283,7 +315,8 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
     private func mention(_ note: MisskeyNote) async throws -> NetworkPost {
         known.remember(MentionFacts(note), of: note.id)
         var post = post(note, text: note.text ?? "")
-        post.conversationID = try await threadRoot(of: note).flatMap { root in MisskeyIDs.number(ofNote: root, createdAt: nil).map(String.init) } ?? post.id
+        post.conversationID =
+            try await threadRoot(of: note).flatMap { root in MisskeyIDs.number(ofNote: root, createdAt: nil).map(String.init) } ?? post.id
         post.authorAsksNoBots = try await asksNoBots(note.userId)
         return post
     }
@@ -338,7 +371,9 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
         let network = self
         _ = DetachedWork.start {
             defer { network.known.finishReadingMeta() }
-            if let meta = try? await network.client.send(GetMeta(), as: .bot) { network.known.setMaxNoteLength(meta.maxNoteTextLength ?? Self.defaultNoteLength) }
+            if let meta = try? await network.client.send(GetMeta(), as: .bot) {
+                network.known.setMaxNoteLength(meta.maxNoteTextLength ?? Self.defaultNoteLength)
+            }
         }
     }
 
@@ -381,7 +416,10 @@ private struct MentionFacts: Sendable {
     var localOnly: Bool
 
     init(_ note: MisskeyNote) {
-        visibility = note.visibility; authorAcct = note.user.acct; authorID = note.userId; localOnly = note.localOnly ?? false
+        visibility = note.visibility
+        authorAcct = note.user.acct
+        authorID = note.userId
+        localOnly = note.localOnly ?? false
     }
 }
 
@@ -405,6 +443,11 @@ private final class KnownNotes: Sendable {
     func setUser(_ id: String, of account: Account) { users.withLock { $0[account] = id } }
     var maxNoteLength: Int? { longest.withLock { $0 } }
     func setMaxNoteLength(_ length: Int) { longest.withLock { $0 = length } }
-    func startReadingMeta() -> Bool { readingMeta.withLock { reading in defer { reading = true }; return !reading } }
+    func startReadingMeta() -> Bool {
+        readingMeta.withLock { reading in
+            defer { reading = true }
+            return !reading
+        }
+    }
     func finishReadingMeta() { readingMeta.withLock { $0 = false } }
 }

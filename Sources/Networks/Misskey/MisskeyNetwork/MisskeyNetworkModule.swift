@@ -1,7 +1,7 @@
-public import BotConfiguration
 public import BotClock
+public import BotConfiguration
 public import BotCore
-public import Foundation
+import Foundation
 public import Logging
 public import MisskeyAPI
 public import SocialNetwork
@@ -25,28 +25,43 @@ public struct MisskeyNetworkSettings: ConfigurationSection {
     public static let variableNames = ["HUMAN_MISSKEY_URL", "HUMAN_MISSKEY_TOKEN", "BOT_MISSKEY_URL", "BOT_MISSKEY_TOKEN", "MISSKEY_LIKE_REACTION"]
 
     /// Misskey's settings from their parts.
-    public init(human: MisskeyAccess?, bot: MisskeyAccess?, visibility: MisskeyVisibility = .home, likeReaction: String = "❤", copyingWarnings: Bool = false) {
-        self.human = human; self.bot = bot; self.visibility = visibility; self.likeReaction = likeReaction; self.copyingWarnings = copyingWarnings
+    public init(
+        human: MisskeyAccess?, bot: MisskeyAccess?, visibility: MisskeyVisibility = .home, likeReaction: String = "❤", copyingWarnings: Bool = false
+    ) {
+        self.human = human
+        self.bot = bot
+        self.visibility = visibility
+        self.likeReaction = likeReaction
+        self.copyingWarnings = copyingWarnings
     }
 
     /// Reads Misskey's variables: an account's instance and token are both set or neither is.
     public init(reading environment: inout EnvironmentReader) {
         func access(_ account: Account) -> MisskeyAccess? {
-            let urlName = account.environmentPrefix + "MISSKEY_URL", tokenName = account.environmentPrefix + "MISSKEY_TOKEN"
+            let urlName = account.environmentPrefix + "MISSKEY_URL"
+            let tokenName = account.environmentPrefix + "MISSKEY_TOKEN"
             let (urlText, token) = (environment.value(urlName), environment.value(tokenName))
             if urlText == nil && token == nil { return nil }
             guard let urlText else {
-                environment.report(.init(variable: urlName, isMissing: true,
-                                         expected: "the \(account) account's instance, such as https://misskey.io (\(tokenName) is set)"))
+                environment.report(
+                    .init(
+                        variable: urlName, isMissing: true,
+                        expected: "the \(account) account's instance, such as https://misskey.io (\(tokenName) is set)"))
                 return nil
             }
             guard let url = EnvironmentReader.apiBaseURL(urlText) else {
-                environment.malformed(urlName, expected: "the instance's https:// URL, such as https://misskey.io (plain http:// only for localhost)", shown: EnvironmentReader.maskedURL(urlText))
+                environment.malformed(
+                    urlName, expected: "the instance's https:// URL, such as https://misskey.io (plain http:// only for localhost)",
+                    shown: EnvironmentReader.maskedURL(urlText))
                 return nil
             }
             guard let token else {
-                environment.report(.init(variable: tokenName, isMissing: true,
-                                         expected: "the \(account) account's access token (`mirror_bot auth misskey --account \(account)`, or Settings → API; \(urlName) is set)"))
+                environment.report(
+                    .init(
+                        variable: tokenName, isMissing: true,
+                        expected:
+                            "the \(account) account's access token (`mirror_bot auth misskey --account \(account)`, or Settings → API; \(urlName) is set)"
+                    ))
                 return nil
             }
             return MisskeyAccess(instance: url, token: token)
@@ -70,7 +85,8 @@ public struct MisskeyNetworkSettings: ConfigurationSection {
             if isCustomEmoji || (trimmed.count == 1 && trimmed.unicodeScalars.contains { $0.properties.isEmoji && $0.value > 0xFF }) {
                 likeReaction = trimmed
             } else {
-                environment.malformed("MISSKEY_LIKE_REACTION", expected: "one emoji such as ❤ or 👍, or a custom emoji such as :igyo:", shown: reaction)
+                environment.malformed(
+                    "MISSKEY_LIKE_REACTION", expected: "one emoji such as ❤ or 👍, or a custom emoji such as :igyo:", shown: reaction)
             }
         }
         copyingWarnings = environment.flag("POST_CW")
@@ -98,7 +114,10 @@ public struct MisskeyNetworkModule: NetworkModule {
     private let clock: any BotClock
 
     /// The module for `settings`; commands run on `clock`.
-    public init(settings: MisskeyNetworkSettings, clock: any BotClock = SystemBotClock()) { self.settings = settings; self.clock = clock }
+    public init(settings: MisskeyNetworkSettings, clock: any BotClock = SystemBotClock()) {
+        self.settings = settings
+        self.clock = clock
+    }
 
     /// "Misskey".
     public var name: String { "Misskey" }
@@ -139,10 +158,16 @@ public struct MisskeyNetworkModule: NetworkModule {
     /// The instance and token of each account in `accounts` that are not set.
     public func missingSettings(for accounts: [Account]) -> [MissingSetting] {
         accounts.filter { settings.access(of: $0) == nil }.flatMap { account in
-            [MissingSetting(variable: account.environmentPrefix + "MISSKEY_URL",
-                            expected: "the \(account) account's instance, such as https://misskey.io (NETWORK=misskey)"),
-             MissingSetting(variable: account.environmentPrefix + "MISSKEY_TOKEN",
-                            expected: "the \(account) account's access token with \(MisskeyPermissions.needed(by: account, liking: true).joined(separator: ", ")) (`mirror_bot auth misskey --account \(account)`)")]
+            [
+                MissingSetting(
+                    variable: account.environmentPrefix + "MISSKEY_URL",
+                    expected: "the \(account) account's instance, such as https://misskey.io (NETWORK=misskey)"),
+                MissingSetting(
+                    variable: account.environmentPrefix + "MISSKEY_TOKEN",
+                    expected:
+                        "the \(account) account's access token with \(MisskeyPermissions.needed(by: account, liking: true).joined(separator: ", ")) (`mirror_bot auth misskey --account \(account)`)"
+                ),
+            ]
         }
     }
 
@@ -159,7 +184,9 @@ public struct MisskeyNetworkModule: NetworkModule {
     /// is billed.
     public func forDaemon(_ context: DaemonNetworkContext, logger: Logger) async -> DaemonNetwork {
         ids.attach(context.networkIDs)
-        logger.notice("network: Misskey, the person at \(settings.human?.instance.host ?? "?"), the bot at \(settings.bot?.instance.host ?? "?"); free, nothing billed; likes are \(settings.likeReaction) reactions")
+        logger.notice(
+            "network: Misskey, the person at \(settings.human?.instance.host ?? "?"), the bot at \(settings.bot?.instance.host ?? "?"); free, nothing billed; likes are \(settings.likeReaction) reactions"
+        )
         return DaemonNetwork(network: network(clock: context.clock, logger: logger))
     }
 
@@ -173,8 +200,9 @@ public struct MisskeyNetworkModule: NetworkModule {
     private func network(clock: any BotClock, logger: Logger) -> MisskeyMirrorNetwork { network(on: client(clock: clock, logger: logger)) }
 
     private func network(on client: MisskeyClient) -> MisskeyMirrorNetwork {
-        MisskeyMirrorNetwork(client: client, ids: ids, postVisibility: settings.visibility, copyingWarnings: settings.copyingWarnings,
-                             likeReaction: settings.likeReaction)
+        MisskeyMirrorNetwork(
+            client: client, ids: ids, postVisibility: settings.visibility, copyingWarnings: settings.copyingWarnings,
+            likeReaction: settings.likeReaction)
     }
 
     /// Each token: whose it is (`i`), the bot flag and a contact in the bot's profile, the bot's instance's longest
@@ -192,12 +220,19 @@ public struct MisskeyNetworkModule: NetworkModule {
             let user: MisskeyUser
             do {
                 user = try await client.send(GetI(), as: account)
-                findings.append(.ok(label, "@\(user.acct) (id \(user.id)) at \(access.instance.absoluteString); the token needs \(MisskeyPermissions.needed(by: account, liking: context.liking).joined(separator: ", "))"))
+                findings.append(
+                    .ok(
+                        label,
+                        "@\(user.acct) (id \(user.id)) at \(access.instance.absoluteString); the token needs \(MisskeyPermissions.needed(by: account, liking: context.liking).joined(separator: ", "))"
+                    ))
             } catch {
                 findings.append(.failed(label, "\(error)"))
                 continue
             }
-            if account == .human { person = user; continue }
+            if account == .human {
+                person = user
+                continue
+            }
             let bot = NetworkUser(id: user.id, handle: user.acct, profile: user.description, markedAutomated: user.isBot)
             let human = NetworkUser(id: person?.id ?? "", handle: person?.acct ?? "the person")
             if let problem = BotDisclosure.botFlagAndContact.problem(bot: bot, person: human, networkName: "Misskey") {
@@ -207,7 +242,11 @@ public struct MisskeyNetworkModule: NetworkModule {
             }
             do {
                 let meta = try await client.send(GetMeta(), as: .bot)
-                findings.append(.ok("bot's instance", "\(access.instance.host ?? "?") takes notes of up to \(meta.maxNoteTextLength ?? MisskeyMirrorNetwork.defaultNoteLength) characters; longer ones are not posted; visibility \(settings.visibility.rawValue)"))
+                findings.append(
+                    .ok(
+                        "bot's instance",
+                        "\(access.instance.host ?? "?") takes notes of up to \(meta.maxNoteTextLength ?? MisskeyMirrorNetwork.defaultNoteLength) characters; longer ones are not posted; visibility \(settings.visibility.rawValue)"
+                    ))
             } catch {
                 findings.append(.failed("bot's instance", "\(error)"))
             }

@@ -26,7 +26,11 @@ public struct FakeClockAdjustment: Decodable, Sendable {
     /// Whether to set the clock when the next request arrives instead of now.
     public var onFirstRequest: Bool?
 
-    enum CodingKeys: String, CodingKey { case now, speed, advanceSeconds = "advance_seconds", onFirstRequest = "on_first_request" }
+    enum CodingKeys: String, CodingKey {
+        case now, speed
+        case advanceSeconds = "advance_seconds"
+        case onFirstRequest = "on_first_request"
+    }
 
     /// What a body that is not one is told.
     public static let expected = "expected {\"now\": ISO 8601, \"speed\": n, \"on_first_request\": bool} or {\"advance_seconds\": n}"

@@ -56,6 +56,9 @@ public struct FakeXFault: Codable, Sendable, Equatable {
 
     /// A fault from its parts.
     public init(kind: Kind, count: Int = 1, endpoint: String? = nil, holdSeconds: Double? = nil) {
-        self.kind = kind; self.count = count; self.endpoint = endpoint; self.holdSeconds = holdSeconds
+        self.kind = kind
+        self.count = count
+        self.endpoint = endpoint
+        self.holdSeconds = holdSeconds
     }
 }

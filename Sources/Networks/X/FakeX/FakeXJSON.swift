@@ -36,11 +36,21 @@ package enum JSONValue: Encodable, Sendable, Equatable {
 
     package func encode(to encoder: any Encoder) throws {
         switch self {
-        case .string(let text): var container = encoder.singleValueContainer(); try container.encode(text)
-        case .int(let number): var container = encoder.singleValueContainer(); try container.encode(number)
-        case .double(let number): var container = encoder.singleValueContainer(); try container.encode(number)
-        case .bool(let flag): var container = encoder.singleValueContainer(); try container.encode(flag)
-        case .null: var container = encoder.singleValueContainer(); try container.encodeNil()
+        case .string(let text):
+            var container = encoder.singleValueContainer()
+            try container.encode(text)
+        case .int(let number):
+            var container = encoder.singleValueContainer()
+            try container.encode(number)
+        case .double(let number):
+            var container = encoder.singleValueContainer()
+            try container.encode(number)
+        case .bool(let flag):
+            var container = encoder.singleValueContainer()
+            try container.encode(flag)
+        case .null:
+            var container = encoder.singleValueContainer()
+            try container.encodeNil()
         case .array(let items):
             var container = encoder.unkeyedContainer()
             for item in items { try container.encode(item) }

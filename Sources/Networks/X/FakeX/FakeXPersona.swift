@@ -30,12 +30,19 @@ public struct FakeXPersona: Sendable {
         public var humanLikesDuringDay: Bool
 
         /// Options; the defaults make the demo persona (about 3,000 tweets over 90 days, 20 followed accounts).
-        public init(randomSeed: UInt64 = 2026, dayStart: Date, timeZone: TimeZone = TimeZone(identifier: "Asia/Tokyo")!,
-                    historyDays: Int = 90, postsPerDay: Int = 34, followedAccounts: Int = 20, postsPerAccountPerDay: Int = 6,
-                    humanLikesDuringDay: Bool = true) {
-            self.randomSeed = randomSeed; self.dayStart = dayStart; self.timeZone = timeZone; self.historyDays = historyDays
-            self.postsPerDay = postsPerDay; self.followedAccounts = followedAccounts
-            self.postsPerAccountPerDay = postsPerAccountPerDay; self.humanLikesDuringDay = humanLikesDuringDay
+        public init(
+            randomSeed: UInt64 = 2026, dayStart: Date, timeZone: TimeZone = TimeZone(identifier: "Asia/Tokyo")!,
+            historyDays: Int = 90, postsPerDay: Int = 34, followedAccounts: Int = 20, postsPerAccountPerDay: Int = 6,
+            humanLikesDuringDay: Bool = true
+        ) {
+            self.randomSeed = randomSeed
+            self.dayStart = dayStart
+            self.timeZone = timeZone
+            self.historyDays = historyDays
+            self.postsPerDay = postsPerDay
+            self.followedAccounts = followedAccounts
+            self.postsPerAccountPerDay = postsPerAccountPerDay
+            self.humanLikesDuringDay = humanLikesDuringDay
         }
     }
 
@@ -64,12 +71,18 @@ public struct FakeXPersona: Sendable {
     static let likedTopicWords = ["ラーメン", "寿司", "猫", "写真"]
     static let otherTopicWords = ["会議", "電車", "天気", "野球", "株価", "選挙", "掃除", "残業", "映画", "読書", "洗濯", "渋滞"]
     static let places = ["新宿", "渋谷", "池袋", "秋葉原", "上野", "吉祥寺", "横浜", "品川", "中野", "浅草"]
-    static let humanLines = ["今日は{t}の日", "{p}で{t}", "やっぱり{t}が好き", "{t}、最高だった", "{t}のせいで眠い", "明日は{t}かな",
-                             "{p}の{t}がすごい", "{t}について考えている", "{t}の話を聞いた", "久しぶりに{t}"]
-    static let authorLines = ["{p}の{t}が話題", "{t}のニュース", "今日の{t}", "{t}について一言", "{p}で{t}を見つけた", "{t}まとめ",
-                              "{t}が気になる", "{p}、{t}の季節"]
-    static let replyLines = ["了解、{t}ね", "いいね！{t}行こう", "それは{t}のせいだよ", "{t}なら任せて", "また{t}の話しよう", "ありがとう、{t}も楽しみ",
-                             "{p}で会おう", "笑った、{t}"]
+    static let humanLines = [
+        "今日は{t}の日", "{p}で{t}", "やっぱり{t}が好き", "{t}、最高だった", "{t}のせいで眠い", "明日は{t}かな",
+        "{p}の{t}がすごい", "{t}について考えている", "{t}の話を聞いた", "久しぶりに{t}",
+    ]
+    static let authorLines = [
+        "{p}の{t}が話題", "{t}のニュース", "今日の{t}", "{t}について一言", "{p}で{t}を見つけた", "{t}まとめ",
+        "{t}が気になる", "{p}、{t}の季節",
+    ]
+    static let replyLines = [
+        "了解、{t}ね", "いいね！{t}行こう", "それは{t}のせいだよ", "{t}なら任せて", "また{t}の話しよう", "ありがとう、{t}も楽しみ",
+        "{p}で会おう", "笑った、{t}",
+    ]
 
     /// Generates the persona described by `options`.
     public init(_ options: Options) {
@@ -77,8 +90,9 @@ public struct FakeXPersona: Sendable {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = options.timeZone
         human = .init(id: "1001", username: "hanako", name: "Hanako (the human)")
-        bot = .init(id: "1002", username: "hanako_mirror", name: "Hanako's mirror (the bot)",
-                    description: "Automated account: a mirror of @hanako's posts, run by @hanako.")
+        bot = .init(
+            id: "1002", username: "hanako_mirror", name: "Hanako's mirror (the bot)",
+            description: "Automated account: a mirror of @hanako's posts, run by @hanako.")
         let taro = FakeXSeed.User(id: "1003", username: "taro", name: "Taro")
         let jiro = FakeXSeed.User(id: "1004", username: "jiro", name: "Jiro")
         let yuki = FakeXSeed.User(id: "1005", username: "yuki", name: "Yuki")
@@ -112,21 +126,25 @@ public struct FakeXPersona: Sendable {
                 if roll < 0.12 {
                     let friend = [taro, taro, jiro, yuki, echoBot].randomElement(using: &random)!
                     let parentAt = createdAt.addingTimeInterval(-Double(Int.random(in: 120...900, using: &random)))
-                    let parent = FakeXSeed.Tweet(id: ids.next(at: parentAt), authorID: friend.id,
-                                                 text: "@\(human.username) \(line(Self.authorLines.randomElement(using: &random)!, topic: subject, using: &random))",
-                                                 createdAt: parentAt)
+                    let parent = FakeXSeed.Tweet(
+                        id: ids.next(at: parentAt), authorID: friend.id,
+                        text: "@\(human.username) \(line(Self.authorLines.randomElement(using: &random)!, topic: subject, using: &random))",
+                        createdAt: parentAt)
                     var text = "@\(friend.username) \(line(Self.replyLines.randomElement(using: &random)!, topic: subject, using: &random))"
                     // Now and then a link for the friend: X bills a post with a URL at a higher rate.
                     let link = Double.random(in: 0..<1, using: &random) < 0.1 ? Self.link(about: subject, using: &random) : nil
                     if let link { text += " " + link.url }
-                    let reply = FakeXSeed.Tweet(id: ids.next(at: createdAt), authorID: human.id, text: text,
-                                                createdAt: createdAt, inReplyToTweetID: parent.id, inReplyToUserID: friend.id,
-                                                urls: link.map { [$0] })
+                    let reply = FakeXSeed.Tweet(
+                        id: ids.next(at: createdAt), authorID: human.id, text: text,
+                        createdAt: createdAt, inReplyToTweetID: parent.id, inReplyToUserID: friend.id,
+                        urls: link.map { [$0] })
                     tweets += [parent, reply]
                 } else if roll < 0.15, let author = authors.randomElement(using: &random) {
                     let text = line(Self.authorLines.randomElement(using: &random)!, topic: subject, using: &random)
-                    tweets.append(.init(id: ids.next(at: createdAt), authorID: human.id, text: "RT @\(author.username): \(text)",
-                                        createdAt: createdAt, retweetOf: "1"))
+                    tweets.append(
+                        .init(
+                            id: ids.next(at: createdAt), authorID: human.id, text: "RT @\(author.username): \(text)",
+                            createdAt: createdAt, retweetOf: "1"))
                 } else {
                     var text = line(Self.humanLines.randomElement(using: &random)!, topic: subject, using: &random)
                     if minute < 10 * 60, Bool.random(using: &random) { text = "おはよう。" + text }
@@ -143,17 +161,22 @@ public struct FakeXPersona: Sendable {
         var humanLikes: [(Date, String)] = []
         let followedDays = min(14, options.historyDays)
         for (index, author) in authors.enumerated() {
-            let topics = [index % 2 == 0 ? Self.likedTopicWords[index % Self.likedTopicWords.count] : Self.otherTopicWords[index % Self.otherTopicWords.count],
-                          Self.otherTopicWords[(index * 7 + 3) % Self.otherTopicWords.count]]
+            let topics = [
+                index % 2 == 0 ? Self.likedTopicWords[index % Self.likedTopicWords.count] : Self.otherTopicWords[index % Self.otherTopicWords.count],
+                Self.otherTopicWords[(index * 7 + 3) % Self.otherTopicWords.count],
+            ]
             for day in -followedDays...0 {
                 let dayBegin = calendar.date(byAdding: .day, value: day, to: start) ?? start
                 for _ in 0..<options.postsPerAccountPerDay {
                     let createdAt = dayBegin.addingTimeInterval(Double(Int.random(in: (7 * 3_600)..<(24 * 3_600), using: &random)))
-                    let subject = Double.random(in: 0..<1, using: &random) < 0.15 ? topic(likedShare: 0.3, using: &random)
+                    let subject =
+                        Double.random(in: 0..<1, using: &random) < 0.15
+                        ? topic(likedShare: 0.3, using: &random)
                         : topics.randomElement(using: &random)!
-                    let tweet = FakeXSeed.Tweet(id: ids.next(at: createdAt), authorID: author.id,
-                                                text: line(Self.authorLines.randomElement(using: &random)!, topic: subject, using: &random),
-                                                createdAt: createdAt)
+                    let tweet = FakeXSeed.Tweet(
+                        id: ids.next(at: createdAt), authorID: author.id,
+                        text: line(Self.authorLines.randomElement(using: &random)!, topic: subject, using: &random),
+                        createdAt: createdAt)
                     tweets.append(tweet)
                     // The human's liking rule: mostly the liked topics, rarely anything else.
                     let likes = Double.random(in: 0..<1, using: &random) < (Self.likedTopicWords.contains(subject) ? 0.75 : 0.04)
@@ -168,10 +191,10 @@ public struct FakeXPersona: Sendable {
         }
         let mentions: [(Date, FakeXSeed.User, String, String?)] = [
             (at(20, 0, dayOffset: -1), taro, "@\(bot.username) 昨日の話の続き", nil),  // before the first start: never answered
-            (at(9, 0), bot, "@\(bot.username) メモ: 今日は早起き", nil),               // the bot itself
+            (at(9, 0), bot, "@\(bot.username) メモ: 今日は早起き", nil),  // the bot itself
             (at(10, 5), taro, "@\(bot.username) 今日ラーメン行かない？", nil),
             (at(13, 20), stranger, "@\(bot.username) はじめまして！", nil),
-            (at(14, 40), stranger, "RT @\(bot.username): 今日は写真の日", nil),       // an old-style retweet of the bot
+            (at(14, 40), stranger, "RT @\(bot.username): 今日は写真の日", nil),  // an old-style retweet of the bot
             (at(16, 0), echoBot, "@\(bot.username) やあ、元気？", nil),
             (at(19, 30), yuki, "@\(bot.username) 猫の写真見た？", nil),
             (at(21, 10), jiro, "@\(bot.username) 明日の会議どうする？", nil),
@@ -183,10 +206,14 @@ public struct FakeXPersona: Sendable {
         let everyone = [human, bot] + friends + [stranger] + authors
         seed = FakeXSeed(
             now: start, users: everyone,
-            accounts: [.init(userID: human.id, consumerKey: "demo-human-app", consumerSecret: "demo-human-app-secret",
-                             accessToken: "\(human.id)-demo-human", accessTokenSecret: "demo-human-token-secret"),
-                       .init(userID: bot.id, consumerKey: "demo-bot-app", consumerSecret: "demo-bot-app-secret",
-                             accessToken: "\(bot.id)-demo-bot", accessTokenSecret: "demo-bot-token-secret")],
+            accounts: [
+                .init(
+                    userID: human.id, consumerKey: "demo-human-app", consumerSecret: "demo-human-app-secret",
+                    accessToken: "\(human.id)-demo-human", accessTokenSecret: "demo-human-token-secret"),
+                .init(
+                    userID: bot.id, consumerKey: "demo-bot-app", consumerSecret: "demo-bot-app-secret",
+                    accessToken: "\(bot.id)-demo-bot", accessTokenSecret: "demo-bot-token-secret"),
+            ],
             tweets: tweets.sorted { (UInt64($0.id) ?? 0) < (UInt64($1.id) ?? 0) },
             likes: [human.id: humanLikes.sorted { $0.0 > $1.0 }.map(\.1)],
             follows: [human.id: friends.map(\.id) + authors.map(\.id), bot.id: authors.map(\.id)],
@@ -201,11 +228,12 @@ public struct FakeXPersona: Sendable {
 
     /// A minute of the day drawn from the human's rhythm: around 07:30, around 12:15, and late evenings.
     static func humanMinute(using random: inout SplitMix64) -> Int {
-        let (center, spread): (Double, Double) = switch Double.random(in: 0..<1, using: &random) {
-        case ..<0.3: (7.5 * 60, 35)
-        case ..<0.5: (12.25 * 60, 25)
-        default: (22 * 60, 65)
-        }
+        let (center, spread): (Double, Double) =
+            switch Double.random(in: 0..<1, using: &random) {
+            case ..<0.3: (7.5 * 60, 35)
+            case ..<0.5: (12.25 * 60, 25)
+            default: (22 * 60, 65)
+            }
         // The sum of three uniforms is close enough to a normal curve for a rhythm.
         let noise = (0..<3).map { _ in Double.random(in: -1...1, using: &random) }.reduce(0, +)
         let minute = Int(center + noise * spread)

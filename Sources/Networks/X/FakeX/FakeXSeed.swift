@@ -14,7 +14,10 @@ public struct FakeXSeed: Codable, Sendable {
         public var description: String?
         /// A user from its parts.
         public init(id: String, username: String, name: String? = nil, description: String? = nil) {
-            self.id = id; self.username = username; self.name = name ?? username; self.description = description
+            self.id = id
+            self.username = username
+            self.name = name ?? username
+            self.description = description
         }
     }
 
@@ -31,14 +34,20 @@ public struct FakeXSeed: Codable, Sendable {
         /// Access token secret.
         public var accessTokenSecret: String
         enum CodingKeys: String, CodingKey {
-            case userID = "user_id", consumerKey = "consumer_key", consumerSecret = "consumer_secret"
-            case accessToken = "access_token", accessTokenSecret = "access_token_secret"
+            case userID = "user_id"
+            case consumerKey = "consumer_key"
+            case consumerSecret = "consumer_secret"
+            case accessToken = "access_token"
+            case accessTokenSecret = "access_token_secret"
         }
 
         /// An account from its parts.
         public init(userID: String, consumerKey: String, consumerSecret: String, accessToken: String, accessTokenSecret: String) {
-            self.userID = userID; self.consumerKey = consumerKey; self.consumerSecret = consumerSecret
-            self.accessToken = accessToken; self.accessTokenSecret = accessTokenSecret
+            self.userID = userID
+            self.consumerKey = consumerKey
+            self.consumerSecret = consumerSecret
+            self.accessToken = accessToken
+            self.accessTokenSecret = accessTokenSecret
         }
     }
 
@@ -68,24 +77,39 @@ public struct FakeXSeed: Codable, Sendable {
             /// Where it goes.
             public var expandedURL: String
             /// A link from its parts.
-            public init(url: String, expandedURL: String) { self.url = url; self.expandedURL = expandedURL }
+            public init(url: String, expandedURL: String) {
+                self.url = url
+                self.expandedURL = expandedURL
+            }
 
             enum CodingKeys: String, CodingKey {
-                case url, expandedURL = "expanded_url"
+                case url
+                case expandedURL = "expanded_url"
             }
         }
 
         enum CodingKeys: String, CodingKey {
             case id, text, urls
-            case authorID = "author_id", createdAt = "created_at", inReplyToTweetID = "in_reply_to_tweet_id"
-            case inReplyToUserID = "in_reply_to_user_id", retweetOf = "retweet_of"
+            case authorID = "author_id"
+            case createdAt = "created_at"
+            case inReplyToTweetID = "in_reply_to_tweet_id"
+            case inReplyToUserID = "in_reply_to_user_id"
+            case retweetOf = "retweet_of"
         }
 
         /// A post from its parts.
-        public init(id: String, authorID: String, text: String, createdAt: Date, inReplyToTweetID: String? = nil,
-                    inReplyToUserID: String? = nil, retweetOf: String? = nil, urls: [Link]? = nil) {
-            self.id = id; self.authorID = authorID; self.text = text; self.createdAt = createdAt
-            self.inReplyToTweetID = inReplyToTweetID; self.inReplyToUserID = inReplyToUserID; self.retweetOf = retweetOf; self.urls = urls
+        public init(
+            id: String, authorID: String, text: String, createdAt: Date, inReplyToTweetID: String? = nil,
+            inReplyToUserID: String? = nil, retweetOf: String? = nil, urls: [Link]? = nil
+        ) {
+            self.id = id
+            self.authorID = authorID
+            self.text = text
+            self.createdAt = createdAt
+            self.inReplyToTweetID = inReplyToTweetID
+            self.inReplyToUserID = inReplyToUserID
+            self.retweetOf = retweetOf
+            self.urls = urls
         }
     }
 
@@ -122,16 +146,28 @@ public struct FakeXSeed: Codable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case now, users, accounts, tweets, likes, follows, speed, access, credits, rateLimits = "rate_limits", autoRepliers = "auto_repliers"
+        case now, users, accounts, tweets, likes, follows, speed, access, credits
+        case rateLimits = "rate_limits"
+        case autoRepliers = "auto_repliers"
     }
 
     /// A seed from its parts.
-    public init(now: Date? = nil, users: [User], accounts: [Account], tweets: [Tweet] = [], likes: [String: [String]] = [:],
-                follows: [String: [String]] = [:], rateLimits: [String: Int]? = nil, speed: Double? = nil, autoRepliers: [String]? = nil,
-                access: Access? = nil, credits: Double? = nil) {
-        self.now = now; self.users = users; self.accounts = accounts; self.tweets = tweets
-        self.likes = likes; self.follows = follows; self.rateLimits = rateLimits; self.speed = speed; self.autoRepliers = autoRepliers
-        self.access = access; self.credits = credits
+    public init(
+        now: Date? = nil, users: [User], accounts: [Account], tweets: [Tweet] = [], likes: [String: [String]] = [:],
+        follows: [String: [String]] = [:], rateLimits: [String: Int]? = nil, speed: Double? = nil, autoRepliers: [String]? = nil,
+        access: Access? = nil, credits: Double? = nil
+    ) {
+        self.now = now
+        self.users = users
+        self.accounts = accounts
+        self.tweets = tweets
+        self.likes = likes
+        self.follows = follows
+        self.rateLimits = rateLimits
+        self.speed = speed
+        self.autoRepliers = autoRepliers
+        self.access = access
+        self.credits = credits
     }
 
     /// Reads a seed file (JSON with snake_case keys; times in ISO 8601). Errors name the file and the place.

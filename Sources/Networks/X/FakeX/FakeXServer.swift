@@ -2,9 +2,9 @@ public import Foundation
 import HTTPTypes
 import Hummingbird
 public import Logging
-import ServiceLifecycle
 import NIOCore
 import NIOFoundationCompat
+import ServiceLifecycle
 public import XAPI
 
 /// A fake X API v2 on loopback, serving the endpoints mirror_bot uses from memory, as the OpenAPI document and
@@ -145,8 +145,10 @@ public final class FakeXServer: Sendable {
 
     /// Serves `endpoint` at its method and path (from its name) with `handle`, after what every endpoint shares:
     /// counting the request, the OAuth 1.0a signature, the rate limit, the credits, and a fault asked for.
-    private func serve<Endpoint: XEndpoint>(_ endpoint: Endpoint.Type, on router: Router<BasicRequestContext>,
-                                            _ handle: @escaping @Sendable (FakeXWorld, Call) async -> FakeXResponse) {
+    private func serve<Endpoint: XEndpoint>(
+        _ endpoint: Endpoint.Type, on router: Router<BasicRequestContext>,
+        _ handle: @escaping @Sendable (FakeXWorld, Call) async -> FakeXResponse
+    ) {
         let parts = Endpoint.name.split(separator: " ", maxSplits: 1).map(String.init)
         guard parts.count == 2, let method = HTTPRequest.Method(parts[0]) else { preconditionFailure("an endpoint's name is \"METHOD /path\"") }
         router.on(RouterPath(parts[1]), method: method) { [self] request, context in
@@ -154,8 +156,10 @@ public final class FakeXServer: Sendable {
         }
     }
 
-    private func respond(to request: Request, endpoint name: String, parameters: Parameters,
-                         _ handle: @Sendable (FakeXWorld, Call) async -> FakeXResponse) async -> Response {
+    private func respond(
+        to request: Request, endpoint name: String, parameters: Parameters,
+        _ handle: @Sendable (FakeXWorld, Call) async -> FakeXResponse
+    ) async -> Response {
         var request = request
         let query = Self.queryParameters(request.uri.query)
         let body = (try? await request.collectBody(upTo: 1 << 20)).map { Data(buffer: $0) } ?? Data()
@@ -163,8 +167,11 @@ public final class FakeXServer: Sendable {
 
         let authority = request.head.authority ?? "127.0.0.1"
         guard let url = URL(string: "http://\(authority)\(request.uri.string)") else {
-            return Self.response(FakeXResponse(status: 400, body: .problem(
-                type: ProblemType.invalidRequest, title: "Invalid Request", detail: "Malformed URL.", status: 400)))
+            return Self.response(
+                FakeXResponse(
+                    status: 400,
+                    body: .problem(
+                        type: ProblemType.invalidRequest, title: "Invalid Request", detail: "Malformed URL.", status: 400)))
         }
         let caller: Caller
         switch await world.authenticate(method: request.method.rawValue, url: url, authorization: request.headers[.authorization]) {
@@ -190,34 +197,52 @@ public final class FakeXServer: Sendable {
         let fault = await world.takeFault(for: kinds, userID: caller.userID)
         switch fault?.kind {
         case .serviceUnavailable:
-            return Self.response(FakeXResponse(status: 503, body: .problem(
-                type: ProblemType.blank, title: "Service Unavailable", detail: "Service Unavailable", status: 503), rateLimit: rateLimit))
+            return Self.response(
+                FakeXResponse(
+                    status: 503,
+                    body: .problem(
+                        type: ProblemType.blank, title: "Service Unavailable", detail: "Service Unavailable", status: 503), rateLimit: rateLimit))
         case .internalServerError:
-            return Self.response(FakeXResponse(status: 500, body: .problem(
-                type: ProblemType.blank, title: "Internal Server Error", detail: "Internal Server Error", status: 500), rateLimit: rateLimit))
+            return Self.response(
+                FakeXResponse(
+                    status: 500,
+                    body: .problem(
+                        type: ProblemType.blank, title: "Internal Server Error", detail: "Internal Server Error", status: 500), rateLimit: rateLimit))
         case .forbidden:
-            return Self.response(FakeXResponse(status: 403, body: .problem(
-                type: ProblemType.blank, title: "Forbidden", detail: "You are not permitted to perform this action.", status: 403),
-                rateLimit: rateLimit))
+            return Self.response(
+                FakeXResponse(
+                    status: 403,
+                    body: .problem(
+                        type: ProblemType.blank, title: "Forbidden", detail: "You are not permitted to perform this action.", status: 403),
+                    rateLimit: rateLimit))
         case .closeBeforeHandling:
             // Nothing is carried out; the answer starts and breaks off: the client cannot tell whether it was made.
             var headers = Self.headers(rateLimit: rateLimit)
             headers[.contentLength] = "64"
             return Response(status: .ok, headers: headers, body: ResponseBody(contentLength: 64) { _ in throw CancellationError() })
         case .usageCapped:
-            return Self.response(FakeXResponse(status: 429, body: .problem(
-                type: ProblemType.usageCapped, title: "UsageCapExceeded", detail: "Usage cap exceeded: Monthly product cap",
-                status: 429, extra: [("period", .string("Monthly")), ("scope", .string("Product"))]), rateLimit: rateLimit))
+            return Self.response(
+                FakeXResponse(
+                    status: 429,
+                    body: .problem(
+                        type: ProblemType.usageCapped, title: "UsageCapExceeded", detail: "Usage cap exceeded: Monthly product cap",
+                        status: 429, extra: [("period", .string("Monthly")), ("scope", .string("Product"))]), rateLimit: rateLimit))
         case .rateLimited:
-            return Self.response(FakeXResponse(status: 429, body: .problem(
-                type: ProblemType.blank, title: "Too Many Requests", detail: "Too Many Requests", status: 429),
-                rateLimit: (rateLimit.0, 0, rateLimit.2)))
+            return Self.response(
+                FakeXResponse(
+                    status: 429,
+                    body: .problem(
+                        type: ProblemType.blank, title: "Too Many Requests", detail: "Too Many Requests", status: 429),
+                    rateLimit: (rateLimit.0, 0, rateLimit.2)))
         default:
             break
         }
 
-        var result = await handle(world, Call(caller: caller, query: query, body: body, pathID: parameters.get("id") ?? "",
-                                              tweetID: parameters.get("tweet_id") ?? ""))
+        var result = await handle(
+            world,
+            Call(
+                caller: caller, query: query, body: body, pathID: parameters.get("id") ?? "",
+                tweetID: parameters.get("tweet_id") ?? ""))
         result.rateLimit = rateLimit
 
         let data = result.body.data()
@@ -234,10 +259,12 @@ public final class FakeXServer: Sendable {
             var headers = Self.headers(rateLimit: rateLimit)
             headers[.contentLength] = String(data.count)
             let half = data.prefix(data.count / 2)
-            return Response(status: .init(code: result.status), headers: headers, body: ResponseBody(contentLength: data.count) { writer in
-                try await writer.write(ByteBuffer(bytes: half))
-                throw CancellationError()
-            })
+            return Response(
+                status: .init(code: result.status), headers: headers,
+                body: ResponseBody(contentLength: data.count) { writer in
+                    try await writer.write(ByteBuffer(bytes: half))
+                    throw CancellationError()
+                })
         default:
             return Self.response(result)
         }
@@ -253,12 +280,16 @@ public final class FakeXServer: Sendable {
                 return try await next(request, context)
             } catch let error as HTTPError where error.status == .notFound {
                 if request.uri.path.hasPrefix("/admin/") {
-                    return FakeXServer.response(status: 404, data: JSONValue.object([("error", .string("no admin route \(request.method) \(request.uri.path)"))]).data(),
-                                                rateLimit: nil)
+                    return FakeXServer.response(
+                        status: 404, data: JSONValue.object([("error", .string("no admin route \(request.method) \(request.uri.path)"))]).data(),
+                        rateLimit: nil)
                 }
                 await world.countRequest("unknown")
-                return FakeXServer.response(FakeXResponse(status: 404, body: .problem(
-                    type: ProblemType.blank, title: "Not Found", detail: "Sorry, that page does not exist.", status: 404)))
+                return FakeXServer.response(
+                    FakeXResponse(
+                        status: 404,
+                        body: .problem(
+                            type: ProblemType.blank, title: "Not Found", detail: "Sorry, that page does not exist.", status: 404)))
             }
         }
     }
@@ -307,8 +338,9 @@ public final class FakeXServer: Sendable {
         router.post("/oauth/request_token") { request, _ in
             await world.countRequest("POST /oauth/request_token")
             guard let url = url(request) else { return text((400, "Malformed URL"), type: "text/plain") }
-            return text(await world.requestToken(method: "POST", url: url, authorization: request.headers[.authorization]),
-                        type: "application/x-www-form-urlencoded")
+            return text(
+                await world.requestToken(method: "POST", url: url, authorization: request.headers[.authorization]),
+                type: "application/x-www-form-urlencoded")
         }
         router.get("/oauth/authorize") { request, _ in
             await world.countRequest("GET /oauth/authorize")
@@ -317,17 +349,20 @@ public final class FakeXServer: Sendable {
         router.post("/oauth/access_token") { request, _ in
             await world.countRequest("POST /oauth/access_token")
             guard let url = url(request) else { return text((400, "Malformed URL"), type: "text/plain") }
-            return text(await world.accessToken(method: "POST", url: url, authorization: request.headers[.authorization]),
-                        type: "application/x-www-form-urlencoded")
+            return text(
+                await world.accessToken(method: "POST", url: url, authorization: request.headers[.authorization]),
+                type: "application/x-www-form-urlencoded")
         }
     }
 
     // MARK: - /admin
 
     private func addAdminRoutes(to router: Router<BasicRequestContext>) {
-        for (method, path) in [(HTTPRequest.Method.get, "/admin/state"), (.post, "/admin/clock"), (.post, "/admin/tweets"), (.post, "/admin/users"),
-                               (.post, "/admin/likes"), (.post, "/admin/faults"), (.post, "/admin/access"), (.post, "/admin/credits"),
-                               (.post, "/admin/revoke"), (.post, "/admin/rate-limits")] {
+        for (method, path) in [
+            (HTTPRequest.Method.get, "/admin/state"), (.post, "/admin/clock"), (.post, "/admin/tweets"), (.post, "/admin/users"),
+            (.post, "/admin/likes"), (.post, "/admin/faults"), (.post, "/admin/access"), (.post, "/admin/credits"),
+            (.post, "/admin/revoke"), (.post, "/admin/rate-limits"),
+        ] {
             router.on(RouterPath(path), method: method) { [self] request, _ in
                 var request = request
                 let body = (try? await request.collectBody(upTo: 1 << 20)).map { Data(buffer: $0) } ?? Data()
@@ -347,26 +382,33 @@ public final class FakeXServer: Sendable {
         switch (method, path) {
         case (.get, "/admin/state"):
             let posted = await world.posted.map { tweet in
-                JSONValue.object([("id", .string(tweet.id)), ("author_id", .string(tweet.authorID)), ("text", .string(tweet.text)),
-                                  ("created_at", .time(tweet.createdAt)),
-                                  ("in_reply_to_tweet_id", tweet.inReplyToTweetID.map(JSONValue.string) ?? .null),
-                                  ("in_reply_to_user_id", tweet.inReplyToUserID.map(JSONValue.string) ?? .null)])
+                JSONValue.object([
+                    ("id", .string(tweet.id)), ("author_id", .string(tweet.authorID)), ("text", .string(tweet.text)),
+                    ("created_at", .time(tweet.createdAt)),
+                    ("in_reply_to_tweet_id", tweet.inReplyToTweetID.map(JSONValue.string) ?? .null),
+                    ("in_reply_to_user_id", tweet.inReplyToUserID.map(JSONValue.string) ?? .null),
+                ])
             }
             let liked = await world.likedPairs().map { JSONValue.object([("user_id", .string($0.userID)), ("tweet_id", .string($0.tweetID))]) }
             let requests = await world.requestCounts.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.int($0.value)) }
             let served = await world.servedCounts.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.int($0.value)) }
             let billing = await world.billingRecord().map { entry in
-                JSONValue.object([("day", .string(entry.day)), ("app", .string(entry.app)),
-                                  ("owned_post_reads", .int(entry.bill.ownedPostReads)), ("post_reads", .int(entry.bill.postReads)),
-                                  ("user_reads", .int(entry.bill.userReads)), ("posts_created", .int(entry.bill.postsCreated)),
-                                  ("posts_created_with_url", .int(entry.bill.postsCreatedWithURL)),
-                                  ("interactions_created", .int(entry.bill.interactionsCreated)),
-                                  ("interactions_deleted", .int(entry.bill.interactionsDeleted)),
-                                  ("cost", .double(XPriceList.current.cost(of: entry.bill)))])
+                JSONValue.object([
+                    ("day", .string(entry.day)), ("app", .string(entry.app)),
+                    ("owned_post_reads", .int(entry.bill.ownedPostReads)), ("post_reads", .int(entry.bill.postReads)),
+                    ("user_reads", .int(entry.bill.userReads)), ("posts_created", .int(entry.bill.postsCreated)),
+                    ("posts_created_with_url", .int(entry.bill.postsCreatedWithURL)),
+                    ("interactions_created", .int(entry.bill.interactionsCreated)),
+                    ("interactions_deleted", .int(entry.bill.interactionsDeleted)),
+                    ("cost", .double(XPriceList.current.cost(of: entry.bill))),
+                ])
             }
-            return ok(.object([("now", .time(await world.now)), ("speed", .double(await world.speed)), ("access", .string(await world.access.rawValue)),
-                               ("posted", .array(posted)), ("liked", .array(liked)), ("requests", .object(requests)), ("served", .object(served)),
-                               ("billing", .array(billing))]))
+            return ok(
+                .object([
+                    ("now", .time(await world.now)), ("speed", .double(await world.speed)), ("access", .string(await world.access.rawValue)),
+                    ("posted", .array(posted)), ("liked", .array(liked)), ("requests", .object(requests)), ("served", .object(served)),
+                    ("billing", .array(billing)),
+                ]))
         case (.post, "/admin/clock"):
             guard let adjustment = FakeClockAdjustment(body: body) else { return bad(FakeClockAdjustment.expected) }
             if await adjustment.apply(to: world) { return ok(.object([("now", .time(await world.now)), ("armed", .bool(true))])) }
@@ -383,7 +425,10 @@ public final class FakeXServer: Sendable {
             struct Likes: Decodable {
                 var userID: String
                 var tweetIDs: [String]
-                enum CodingKeys: String, CodingKey { case userID = "user_id", tweetIDs = "tweet_ids" }
+                enum CodingKeys: String, CodingKey {
+                    case userID = "user_id"
+                    case tweetIDs = "tweet_ids"
+                }
             }
             guard let likes = try? decoder.decode(Likes.self, from: body) else { return bad("expected {\"user_id\", \"tweet_ids\"}") }
             await world.add(likes: likes.tweetIDs, by: likes.userID)
@@ -396,7 +441,9 @@ public final class FakeXServer: Sendable {
             return ok()
         case (.post, "/admin/access"):
             struct Access: Decodable { var access: FakeXSeed.Access }
-            guard let access = try? decoder.decode(Access.self, from: body) else { return bad("expected {\"access\": \"pay-per-use\"|\"enterprise\"}") }
+            guard let access = try? decoder.decode(Access.self, from: body) else {
+                return bad("expected {\"access\": \"pay-per-use\"|\"enterprise\"}")
+            }
             await world.setAccess(access.access)
             return ok()
         case (.post, "/admin/credits"):
@@ -412,7 +459,10 @@ public final class FakeXServer: Sendable {
             guard let revoke = try? decoder.decode(Revoke.self, from: body) else { return bad("expected {\"access_token\"}") }
             return await world.revoke(accessToken: revoke.accessToken) ? ok() : bad("no such access token")
         case (.post, "/admin/rate-limits"):
-            struct Limit: Decodable { var endpoint: String; var limit: Int }
+            struct Limit: Decodable {
+                var endpoint: String
+                var limit: Int
+            }
             guard let limit = try? decoder.decode(Limit.self, from: body) else { return bad("expected {\"endpoint\", \"limit\"}") }
             await world.setRateLimit(limit.limit, for: limit.endpoint)
             return ok()

@@ -17,12 +17,14 @@ extension FakeXWorld {
     /// `POST /oauth/request_token`: form-encoded `oauth_token`, `oauth_token_secret`, `oauth_callback_confirmed`.
     func requestToken(method: String, url: URL, authorization: String?) -> (status: Int, body: String) {
         guard let fields = authorization.flatMap(OAuthHeader.parse), let consumerKey = fields["oauth_consumer_key"],
-              let consumerSecret = consumerSecret(of: consumerKey), fields["oauth_token"] == nil,
-              checkSignature(fields, method: method, url: url, consumerSecret: consumerSecret, tokenSecret: "") else {
+            let consumerSecret = consumerSecret(of: consumerKey), fields["oauth_token"] == nil,
+            checkSignature(fields, method: method, url: url, consumerSecret: consumerSecret, tokenSecret: "")
+        else {
             return (401, "Invalid consumer key or signature")
         }
         guard fields["oauth_callback"] == "oob" else { return (401, "Callback URL not approved for this client application; the PIN flow uses oob") }
-        let token = Self.randomToken(), secret = Self.randomToken()
+        let token = Self.randomToken()
+        let secret = Self.randomToken()
         pendingAuthorizations[token] = PendingAuthorization(consumerKey: consumerKey, secret: secret)
         return (200, "oauth_token=\(token)&oauth_token_secret=\(secret)&oauth_callback_confirmed=true")
     }
@@ -33,39 +35,48 @@ extension FakeXWorld {
         guard let token = query["oauth_token"], var pending = pendingAuthorizations[token] else {
             return (400, "<html><body><p>This page is no longer valid. Go back to the application and start again.</p></body></html>")
         }
-        let user = query["screen_name"].flatMap { name in users.values.first { $0.username.lowercased() == name.lowercased() } }
+        let user =
+            query["screen_name"].flatMap { name in users.values.first { $0.username.lowercased() == name.lowercased() } }
             ?? accountsByConsumerKey(pending.consumerKey).flatMap { users[$0.userID] }
         guard let user else { return (400, "<html><body><p>No account is logged in.</p></body></html>") }
         let pin = String(format: "%07d", Int.random(in: 0..<10_000_000))
         pending.userID = user.id
         pending.pin = pin
         pendingAuthorizations[token] = pending
-        return (200, "<html><body><p>You have authorized the app as @\(user.username). Enter this PIN to complete the authorization:</p><code id=\"oauth_pin\">\(pin)</code></body></html>")
+        return (
+            200,
+            "<html><body><p>You have authorized the app as @\(user.username). Enter this PIN to complete the authorization:</p><code id=\"oauth_pin\">\(pin)</code></body></html>"
+        )
     }
 
     /// `POST /oauth/access_token` with `oauth_verifier`: the account's new access token.
     func accessToken(method: String, url: URL, authorization: String?) -> (status: Int, body: String) {
         guard let fields = authorization.flatMap(OAuthHeader.parse), let consumerKey = fields["oauth_consumer_key"],
-              let consumerSecret = consumerSecret(of: consumerKey), let token = fields["oauth_token"],
-              let pending = pendingAuthorizations[token], pending.consumerKey == consumerKey,
-              checkSignature(fields, method: method, url: url, consumerSecret: consumerSecret, tokenSecret: pending.secret) else {
+            let consumerSecret = consumerSecret(of: consumerKey), let token = fields["oauth_token"],
+            let pending = pendingAuthorizations[token], pending.consumerKey == consumerKey,
+            checkSignature(fields, method: method, url: url, consumerSecret: consumerSecret, tokenSecret: pending.secret)
+        else {
             return (401, "Invalid request token or signature")
         }
         guard let userID = pending.userID, let pin = pending.pin, fields["oauth_verifier"] == pin, let user = users[userID] else {
             return (401, "Error processing your OAuth request: Invalid oauth_verifier parameter")
         }
         pendingAuthorizations[token] = nil
-        let account = FakeXSeed.Account(userID: userID, consumerKey: consumerKey, consumerSecret: consumerSecret,
-                                        accessToken: "\(userID)-\(Self.randomToken())", accessTokenSecret: Self.randomToken())
+        let account = FakeXSeed.Account(
+            userID: userID, consumerKey: consumerKey, consumerSecret: consumerSecret,
+            accessToken: "\(userID)-\(Self.randomToken())", accessTokenSecret: Self.randomToken())
         addAccount(account)
-        return (200, "oauth_token=\(account.accessToken)&oauth_token_secret=\(account.accessTokenSecret)&user_id=\(userID)&screen_name=\(user.username)")
+        return (
+            200, "oauth_token=\(account.accessToken)&oauth_token_secret=\(account.accessTokenSecret)&user_id=\(userID)&screen_name=\(user.username)"
+        )
     }
 
     /// Whether `fields` carry a fresh nonce and the signature of the request with these secrets.
     private func checkSignature(_ fields: [String: String], method: String, url: URL, consumerSecret: String, tokenSecret: String) -> Bool {
         guard let consumerKey = fields["oauth_consumer_key"], let nonce = fields["oauth_nonce"], let signature = fields["oauth_signature"],
-              fields["oauth_signature_method"] == "HMAC-SHA1", let timestamp = fields["oauth_timestamp"].flatMap({ Int($0) }),
-              abs(Date().timeIntervalSince1970 - Double(timestamp)) < 900, useNonce(consumerKey + nonce) else { return false }
+            fields["oauth_signature_method"] == "HMAC-SHA1", let timestamp = fields["oauth_timestamp"].flatMap({ Int($0) }),
+            abs(Date().timeIntervalSince1970 - Double(timestamp)) < 900, useNonce(consumerKey + nonce)
+        else { return false }
         return OAuthHeader.signature(method: method, url: url, fields: fields, consumerSecret: consumerSecret, tokenSecret: tokenSecret) == signature
     }
 

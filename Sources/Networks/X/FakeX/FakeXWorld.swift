@@ -114,7 +114,10 @@ actor FakeXWorld: AdjustableFakeClock {
     func add(likes newLikes: [String], by userID: String) { likes[userID, default: []].insert(contentsOf: newLikes, at: 0) }
     func add(users newUsers: [FakeXSeed.User]) { for user in newUsers { users[user.id] = user } }
     func add(fault: FakeXFault) { faults.append(fault) }
-    func setRateLimit(_ limit: Int, for endpoint: String) { rateLimits[endpoint] = limit; windows = windows.filter { !$0.key.hasPrefix(endpoint + " ") } }
+    func setRateLimit(_ limit: Int, for endpoint: String) {
+        rateLimits[endpoint] = limit
+        windows = windows.filter { !$0.key.hasPrefix(endpoint + " ") }
+    }
     func likedPairs() -> [(userID: String, tweetID: String)] { liked }
     func setAccess(_ newAccess: FakeXSeed.Access) { access = newAccess }
     func setCredits(_ dollars: Double?) { credits = dollars }
@@ -130,7 +133,8 @@ actor FakeXWorld: AdjustableFakeClock {
     func takeFault(for names: [String], userID: String) -> FakeXFault? {
         let endpoint = names.last ?? ""
         guard let index = faults.firstIndex(where: { $0.endpoint == nil || names.contains($0.endpoint ?? "") }) else {
-            guard var (rate, kinds, random) = chaos else { return nil }
+            guard let (rate, kinds, start) = chaos else { return nil }
+            var random = start
             defer { chaos = (rate, kinds, random) }
             guard Double.random(in: 0..<1, using: &random) < rate, let kind = kinds.randomElement(using: &random) else { return nil }
             faultsInjected.append(.init(endpoint: endpoint, userID: userID, kind: kind, at: now, wasQueued: false))
@@ -171,21 +175,23 @@ actor FakeXWorld: AdjustableFakeClock {
 
     /// The user the signed request acts as and its app (consumer key), or a 401 response.
     func authenticate(method: String, url: URL, authorization: String?) -> Result<Caller, FakeXResponseError> {
-        let unauthorized = FakeXResponseError(FakeXResponse(
-            status: 401, body: .problem(type: ProblemType.blank, title: "Unauthorized", detail: "Unauthorized", status: 401)))
+        let unauthorized = FakeXResponseError(
+            FakeXResponse(
+                status: 401, body: .problem(type: ProblemType.blank, title: "Unauthorized", detail: "Unauthorized", status: 401)))
         guard let authorization, let fields = OAuthHeader.parse(authorization),
-              let consumerKey = fields["oauth_consumer_key"], let token = fields["oauth_token"],
-              let nonce = fields["oauth_nonce"], let timestamp = fields["oauth_timestamp"].flatMap({ Int($0) }),
-              let signature = fields["oauth_signature"], fields["oauth_signature_method"] == "HMAC-SHA1",
-              let consumerSecret = consumerSecrets[consumerKey], let account = accountsByToken[token],
-              account.consumerKey == consumerKey
+            let consumerKey = fields["oauth_consumer_key"], let token = fields["oauth_token"],
+            let nonce = fields["oauth_nonce"], let timestamp = fields["oauth_timestamp"].flatMap({ Int($0) }),
+            let signature = fields["oauth_signature"], fields["oauth_signature_method"] == "HMAC-SHA1",
+            let consumerSecret = consumerSecrets[consumerKey], let account = accountsByToken[token],
+            account.consumerKey == consumerKey
         else { return .failure(unauthorized) }
         // A request signed more than 15 minutes from the real time, or a nonce used before, is refused as replayed.
         guard abs(Date().timeIntervalSince1970 - Double(timestamp)) < 900, !usedNonces.contains(consumerKey + nonce) else {
             return .failure(unauthorized)
         }
-        let expected = OAuthHeader.signature(method: method, url: url, fields: fields, consumerSecret: consumerSecret,
-                                             tokenSecret: account.accessTokenSecret)
+        let expected = OAuthHeader.signature(
+            method: method, url: url, fields: fields, consumerSecret: consumerSecret,
+            tokenSecret: account.accessTokenSecret)
         guard expected == signature else { return .failure(unauthorized) }
         usedNonces.insert(consumerKey + nonce)
         return .success(Caller(userID: account.userID, app: consumerKey))
@@ -200,9 +206,11 @@ actor FakeXWorld: AdjustableFakeClock {
         let reset = Int(window.start.addingTimeInterval(Self.windowLength).timeIntervalSince1970)
         guard window.used < limit else {
             windows[key] = window
-            return .failure(FakeXResponseError(FakeXResponse(
-                status: 429, body: .problem(type: ProblemType.blank, title: "Too Many Requests", detail: "Too Many Requests", status: 429),
-                rateLimit: (limit, 0, reset))))
+            return .failure(
+                FakeXResponseError(
+                    FakeXResponse(
+                        status: 429, body: .problem(type: ProblemType.blank, title: "Too Many Requests", detail: "Too Many Requests", status: 429),
+                        rateLimit: (limit, 0, reset))))
         }
         window.used += 1
         windows[key] = window
@@ -261,16 +269,25 @@ actor FakeXWorld: AdjustableFakeClock {
         guard let credits else { return nil }
         let spent = billing.filter { $0.key.app == app }.values.reduce(0) { $0 + XPriceList.current.cost(of: $1.bill) }
         guard spent >= credits else { return nil }
-        return FakeXResponseError(FakeXResponse(status: 402, body: .problem(
-            type: ProblemType.creditsDepleted, title: "Payment Required", detail: "credits depleted", status: 402)))
+        return FakeXResponseError(
+            FakeXResponse(
+                status: 402,
+                body: .problem(
+                    type: ProblemType.creditsDepleted, title: "Payment Required", detail: "credits depleted", status: 402)))
     }
 
     /// The 403 X sends an app whose access does not include an endpoint (likes, for pay-per-use apps since 2026-04-20).
-    static let notEnrolled = FakeXResponse(status: 403, body: .problem(
-        type: ProblemType.forbidden, title: "Client Forbidden",
-        detail: "This request must be made using an approved developer account that is enrolled in the requested endpoint. Learn more by visiting our documentation.",
-        status: 403, extra: [("reason", .string("client-not-enrolled")),
-                             ("registration_url", .string("https://developer.x.com/en/portal/products"))]))
+    static let notEnrolled = FakeXResponse(
+        status: 403,
+        body: .problem(
+            type: ProblemType.forbidden, title: "Client Forbidden",
+            detail:
+                "This request must be made using an approved developer account that is enrolled in the requested endpoint. Learn more by visiting our documentation.",
+            status: 403,
+            extra: [
+                ("reason", .string("client-not-enrolled")),
+                ("registration_url", .string("https://developer.x.com/en/portal/products")),
+            ]))
 
     // MARK: - Endpoints
 
@@ -279,7 +296,9 @@ actor FakeXWorld: AdjustableFakeClock {
         bill(app: caller.app, users: [user.id])
         var json = [("id", JSONValue.string(user.id)), ("name", .string(user.name)), ("username", .string(user.username))]
         // user.fields=description asks for the bio (X leaves the field out of an account without one).
-        if (query["user.fields"] ?? "").split(separator: ",").contains("description") { json.append(("description", .string(user.description ?? ""))) }
+        if (query["user.fields"] ?? "").split(separator: ",").contains("description") {
+            json.append(("description", .string(user.description ?? "")))
+        }
         return FakeXResponse(status: 200, body: .object([("data", .object(json))]))
     }
 
@@ -303,8 +322,9 @@ actor FakeXWorld: AdjustableFakeClock {
         var maxResults = 10
         if let text = query["max_results"] {
             guard let number = Int(text), (minimum...100).contains(number) else {
-                return invalid("max_results", query["max_results"] ?? "",
-                               "The `max_results` query parameter value [\(text)] is not between \(minimum) and 100")
+                return invalid(
+                    "max_results", query["max_results"] ?? "",
+                    "The `max_results` query parameter value [\(text)] is not between \(minimum) and 100")
             }
             maxResults = number
         }
@@ -335,9 +355,11 @@ actor FakeXWorld: AdjustableFakeClock {
         }
         guard users[pathUserID] != nil else { return notFound("user", pathUserID) }
         if kind == .home, pathUserID != callerID {
-            return FakeXResponse(status: 403, body: .problem(
-                type: ProblemType.blank, title: "Forbidden",
-                detail: "You can only read the home timeline of the authenticated user.", status: 403))
+            return FakeXResponse(
+                status: 403,
+                body: .problem(
+                    type: ProblemType.blank, title: "Forbidden",
+                    detail: "You can only read the home timeline of the authenticated user.", status: 403))
         }
 
         // The newest first, visible now, then the documented caps, then the filters of this request. (Posts newer than
@@ -357,10 +379,11 @@ actor FakeXWorld: AdjustableFakeClock {
             if exclude.contains("replies") { candidates = candidates.filter { $0.tweet.inReplyToTweetID == nil } }
         case .mentions:
             let handle = "@" + (users[pathUserID]?.username ?? "").lowercased()
-            candidates = Array(visible.filter { stored in
-                stored.tweet.authorID != pathUserID && stored.tweet.retweetOf == nil
-                    && (stored.tweet.inReplyToUserID == pathUserID || stored.tweet.text.lowercased().contains(handle))
-            }.prefix(800))
+            candidates = Array(
+                visible.filter { stored in
+                    stored.tweet.authorID != pathUserID && stored.tweet.retweetOf == nil
+                        && (stored.tweet.inReplyToUserID == pathUserID || stored.tweet.text.lowercased().contains(handle))
+                }.prefix(800))
         case .likedTweets:
             let current = now
             candidates = (likes[pathUserID] ?? []).compactMap(stored(id:)).filter { $0.tweet.createdAt <= current }
@@ -406,10 +429,12 @@ actor FakeXWorld: AdjustableFakeClock {
     func createTweet(caller: Caller, body: Data) -> FakeXResponse {
         let userID = caller.userID
         guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any], let text = object["text"] as? String else {
-            return FakeXResponse(status: 400, body: .problem(
-                type: ProblemType.invalidRequest, title: "Invalid Request",
-                detail: "One or more parameters to your request was invalid.", status: 400,
-                extra: [("errors", .array([.object([("message", .string("$.text: is missing but it is required"))])]))]))
+            return FakeXResponse(
+                status: 400,
+                body: .problem(
+                    type: ProblemType.invalidRequest, title: "Invalid Request",
+                    detail: "One or more parameters to your request was invalid.", status: 400,
+                    extra: [("errors", .array([.object([("message", .string("$.text: is missing but it is required"))])]))]))
         }
         guard !text.isEmpty, text.count <= 280 else {
             return invalidBody("text", "Your Tweet text is empty or longer than 280 characters.")
@@ -417,9 +442,11 @@ actor FakeXWorld: AdjustableFakeClock {
         let recent = tweets.reversed().lazy.filter { $0.tweet.authorID == userID }.prefix(200)
         let escaped = Self.escapeHTML(text)
         if recent.contains(where: { $0.tweet.text == escaped }) {
-            return FakeXResponse(status: 403, body: .problem(
-                type: ProblemType.blank, title: "Forbidden",
-                detail: "You are not allowed to create a Tweet with duplicate content.", status: 403))
+            return FakeXResponse(
+                status: 403,
+                body: .problem(
+                    type: ProblemType.blank, title: "Forbidden",
+                    detail: "You are not allowed to create a Tweet with duplicate content.", status: 403))
         }
         var inReplyToTweetID: String?
         var inReplyToUserID: String?
@@ -430,35 +457,50 @@ actor FakeXWorld: AdjustableFakeClock {
             inReplyToTweetID = target
             inReplyToUserID = parent.tweet.authorID
         }
-        let tweet = FakeXSeed.Tweet(id: String(nextID()), authorID: userID, text: escaped, createdAt: now,
-                                    inReplyToTweetID: inReplyToTweetID, inReplyToUserID: inReplyToUserID)
+        let tweet = FakeXSeed.Tweet(
+            id: String(nextID()), authorID: userID, text: escaped, createdAt: now,
+            inReplyToTweetID: inReplyToTweetID, inReplyToUserID: inReplyToUserID)
         insert(tweet)
         posted.append(tweet)
         bill(app: caller.app, write: .post(withURL: Self.containsURL(text)))
         answerAsAutoRepliers(tweet)
-        return FakeXResponse(status: 201, body: .object([
-            ("data", .object([("id", .string(tweet.id)), ("text", .string(tweet.text))])),
-        ]))
+        return FakeXResponse(
+            status: 201,
+            body: .object([
+                ("data", .object([("id", .string(tweet.id)), ("text", .string(tweet.text))]))
+            ]))
     }
 
     func like(pathUserID: String, caller: Caller, body: Data) -> FakeXResponse {
         let callerID = caller.userID
         guard access == .enterprise else { return Self.notEnrolled }
         guard pathUserID == callerID else {
-            return FakeXResponse(status: 403, body: .problem(
-                type: ProblemType.forbidden, title: "Forbidden", detail: "You are not permitted to like on behalf of another user.", status: 403))
+            return FakeXResponse(
+                status: 403,
+                body: .problem(
+                    type: ProblemType.forbidden, title: "Forbidden", detail: "You are not permitted to like on behalf of another user.", status: 403))
         }
         guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any], let tweetID = object["tweet_id"] as? String else {
             return invalidBody("tweet_id", "$.tweet_id: is missing but it is required")
         }
         guard let target = stored(id: tweetID), target.tweet.createdAt <= now else {
-            return FakeXResponse(status: 200, body: .object([
-                ("data", .object([("liked", .bool(false))])),
-                ("errors", .array([.problem(type: ProblemType.notFound, title: "Not Found Error",
-                                            detail: "Could not find tweet with tweet_id: [\(tweetID)].", status: 404,
-                                            extra: [("value", .string(tweetID)), ("parameter", .string("tweet_id")),
-                                                    ("resource_id", .string(tweetID)), ("resource_type", .string("tweet"))])])),
-            ]))
+            return FakeXResponse(
+                status: 200,
+                body: .object([
+                    ("data", .object([("liked", .bool(false))])),
+                    (
+                        "errors",
+                        .array([
+                            .problem(
+                                type: ProblemType.notFound, title: "Not Found Error",
+                                detail: "Could not find tweet with tweet_id: [\(tweetID)].", status: 404,
+                                extra: [
+                                    ("value", .string(tweetID)), ("parameter", .string("tweet_id")),
+                                    ("resource_id", .string(tweetID)), ("resource_type", .string("tweet")),
+                                ])
+                        ])
+                    ),
+                ]))
         }
         if !(likes[callerID] ?? []).contains(tweetID) {  // liking twice changes nothing
             likes[callerID, default: []].insert(tweetID, at: 0)
@@ -500,8 +542,10 @@ actor FakeXWorld: AdjustableFakeClock {
             return FakeXResponse(status: 200, body: .object([("data", .object([("deleted", .bool(false))]))]))
         }
         guard stored.tweet.authorID == caller.userID else {
-            return FakeXResponse(status: 403, body: .problem(
-                type: ProblemType.blank, title: "Forbidden", detail: "You are not allowed to delete this Tweet.", status: 403))
+            return FakeXResponse(
+                status: 403,
+                body: .problem(
+                    type: ProblemType.blank, title: "Forbidden", detail: "You are not allowed to delete this Tweet.", status: 403))
         }
         _ = delete(tweetID: id)
         posted.removeAll { $0.id == id }
@@ -513,8 +557,10 @@ actor FakeXWorld: AdjustableFakeClock {
     func unlike(pathUserID: String, tweetID: String, caller: Caller) -> FakeXResponse {
         guard access == .enterprise else { return Self.notEnrolled }
         guard pathUserID == caller.userID else {
-            return FakeXResponse(status: 403, body: .problem(
-                type: ProblemType.blank, title: "Forbidden", detail: "You are not permitted to unlike on behalf of another user.", status: 403))
+            return FakeXResponse(
+                status: 403,
+                body: .problem(
+                    type: ProblemType.blank, title: "Forbidden", detail: "You are not permitted to unlike on behalf of another user.", status: 403))
         }
         guard UInt64(tweetID) != nil, tweetID.count <= 19 else {
             return invalid("tweet_id", tweetID, "The `tweet_id` query parameter value [\(tweetID)] does not match ^[0-9]{1,19}$")
@@ -527,7 +573,8 @@ actor FakeXWorld: AdjustableFakeClock {
     /// Whether X would post `text` with a link: a scheme, `www.`, or a bare domain it links (the fake's own rule,
     /// written apart from the bot's so that each checks the other).
     static func containsURL(_ text: String) -> Bool {
-        let pattern = #"(?i)(https?://|(^|[^A-Za-z0-9@._/-])(www\.[A-Za-z0-9-]|([A-Za-z0-9-]+\.)+(com|net|org|jp|io|co|me|ly|gl|info|dev|app|tv|fm|be|to|us|uk|de|fr|biz|xyz|site|online|blog|news|link)([^A-Za-z0-9-]|$)))"#
+        let pattern =
+            #"(?i)(https?://|(^|[^A-Za-z0-9@._/-])(www\.[A-Za-z0-9-]|([A-Za-z0-9-]+\.)+(com|net|org|jp|io|co|me|ly|gl|info|dev|app|tv|fm|be|to|us|uk|de|fr|biz|xyz|site|online|blog|news|link)([^A-Za-z0-9-]|$)))"#
         return text.range(of: pattern, options: .regularExpression) != nil
     }
 
@@ -538,12 +585,14 @@ actor FakeXWorld: AdjustableFakeClock {
         let lowered = tweet.text.lowercased()
         for replierID in autoRepliers.sorted() where replierID != tweet.authorID {
             guard let replier = users[replierID],
-                  tweet.inReplyToUserID == replierID || lowered.contains("@" + replier.username.lowercased()) else { continue }
+                tweet.inReplyToUserID == replierID || lowered.contains("@" + replier.username.lowercased())
+            else { continue }
             autoReplyCount += 1
             let phrases = ["なるほど、それで？", "わかる", "それな", "本当に？", "もっと聞かせて"]
             let text = "@\(author.username) \(phrases[autoReplyCount % phrases.count]) (\(autoReplyCount))"
-            let reply = FakeXSeed.Tweet(id: String(nextID(at: now.addingTimeInterval(30))), authorID: replierID, text: text,
-                                        createdAt: now.addingTimeInterval(30), inReplyToTweetID: tweet.id, inReplyToUserID: tweet.authorID)
+            let reply = FakeXSeed.Tweet(
+                id: String(nextID(at: now.addingTimeInterval(30))), authorID: replierID, text: text,
+                createdAt: now.addingTimeInterval(30), inReplyToTweetID: tweet.id, inReplyToUserID: tweet.authorID)
             insert(reply)
         }
     }
@@ -606,9 +655,11 @@ actor FakeXWorld: AdjustableFakeClock {
                 // Entity indices count Unicode code points.
                 let start = tweet.text.unicodeScalars.distance(from: tweet.text.startIndex, to: range.lowerBound)
                 let end = start + link.url.unicodeScalars.count
-                return .object([("start", .int(start)), ("end", .int(end)), ("url", .string(link.url)),
-                                ("expanded_url", .string(link.expandedURL)),
-                                ("display_url", .string(String(link.expandedURL.split(separator: "/", maxSplits: 2).last ?? "")))])
+                return .object([
+                    ("start", .int(start)), ("end", .int(end)), ("url", .string(link.url)),
+                    ("expanded_url", .string(link.expandedURL)),
+                    ("display_url", .string(String(link.expandedURL.split(separator: "/", maxSplits: 2).last ?? ""))),
+                ])
             }
             if !entities.isEmpty { object.append(("entities", .object([("urls", .array(entities))]))) }
         }
@@ -630,24 +681,47 @@ actor FakeXWorld: AdjustableFakeClock {
     }
 
     private func invalid(_ parameter: String, _ value: String, _ message: String) -> FakeXResponse {
-        FakeXResponse(status: 400, body: .problem(
-            type: ProblemType.invalidRequest, title: "Invalid Request", detail: "One or more parameters to your request was invalid.",
-            status: 400, extra: [("errors", .array([.object([
-                ("parameters", .object([(parameter, .array([.string(value)]))])), ("message", .string(message)),
-            ])]))]))
+        FakeXResponse(
+            status: 400,
+            body: .problem(
+                type: ProblemType.invalidRequest, title: "Invalid Request", detail: "One or more parameters to your request was invalid.",
+                status: 400,
+                extra: [
+                    (
+                        "errors",
+                        .array([
+                            .object([
+                                ("parameters", .object([(parameter, .array([.string(value)]))])), ("message", .string(message)),
+                            ])
+                        ])
+                    )
+                ]))
     }
 
     private func invalidBody(_ field: String, _ message: String) -> FakeXResponse {
-        FakeXResponse(status: 400, body: .problem(
-            type: ProblemType.invalidRequest, title: "Invalid Request", detail: "One or more parameters to your request was invalid.",
-            status: 400, extra: [("errors", .array([.object([("message", .string("\(field): \(message)"))])]))]))
+        FakeXResponse(
+            status: 400,
+            body: .problem(
+                type: ProblemType.invalidRequest, title: "Invalid Request", detail: "One or more parameters to your request was invalid.",
+                status: 400, extra: [("errors", .array([.object([("message", .string("\(field): \(message)"))])]))]))
     }
 
     private func notFound(_ resource: String, _ id: String) -> FakeXResponse {
-        FakeXResponse(status: 200, body: .object([("errors", .array([.problem(
-            type: ProblemType.notFound, title: "Not Found Error", detail: "Could not find \(resource) with id: [\(id)].", status: 404,
-            extra: [("value", .string(id)), ("parameter", .string("id")), ("resource_id", .string(id)),
-                    ("resource_type", .string(resource))])]))]))
+        FakeXResponse(
+            status: 200,
+            body: .object([
+                (
+                    "errors",
+                    .array([
+                        .problem(
+                            type: ProblemType.notFound, title: "Not Found Error", detail: "Could not find \(resource) with id: [\(id)].", status: 404,
+                            extra: [
+                                ("value", .string(id)), ("parameter", .string("id")), ("resource_id", .string(id)),
+                                ("resource_type", .string(resource)),
+                            ])
+                    ])
+                )
+            ]))
     }
 
     /// X escapes these three in post text.
@@ -659,7 +733,8 @@ actor FakeXWorld: AdjustableFakeClock {
 extension Array {
     /// The first index whose element satisfies `belongsInSecondPart`, for an array partitioned by it (binary search).
     func partitioningIndex(where belongsInSecondPart: (Element) -> Bool) -> Int {
-        var low = startIndex, high = endIndex
+        var low = startIndex
+        var high = endIndex
         while low < high {
             let middle = low + (high - low) / 2
             if belongsInSecondPart(self[middle]) { high = middle } else { low = middle + 1 }

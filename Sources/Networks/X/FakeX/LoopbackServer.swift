@@ -13,7 +13,13 @@ package enum LoopbackServer {
         _ body: (URL) async throws -> Result
     ) async throws -> Result {
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let group = ServiceGroup(services: [application { port in continuation.yield(port); continuation.finish() }], logger: logger)
+        let group = ServiceGroup(
+            services: [
+                application { port in
+                    continuation.yield(port)
+                    continuation.finish()
+                }
+            ], logger: logger)
         return try await withThrowingTaskGroup(of: Result?.self) { tasks in
             tasks.addTask {
                 try await group.run()

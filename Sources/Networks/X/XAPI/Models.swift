@@ -1,6 +1,6 @@
 import BotClock
-import PostText
 public import Foundation
+import PostText
 
 /// A post as the X API v2 returns it, with the fields mirror_bot asks for. Ids are strings, as in the API.
 public struct XTweet: Codable, Sendable, Equatable, Hashable {
@@ -28,7 +28,10 @@ public struct XTweet: Codable, Sendable, Equatable, Hashable {
         /// The referenced post's id.
         public var id: String
         /// A reference from its parts.
-        public init(type: String, id: String) { self.type = type; self.id = id }
+        public init(type: String, id: String) {
+            self.type = type
+            self.id = id
+        }
     }
 
     /// The entities mirror_bot uses.
@@ -54,7 +57,11 @@ public struct XTweet: Codable, Sendable, Equatable, Hashable {
 
         /// An entity from its parts.
         public init(start: Int, end: Int, url: String, expandedURL: String?, displayURL: String? = nil) {
-            self.start = start; self.end = end; self.url = url; self.expandedURL = expandedURL; self.displayURL = displayURL
+            self.start = start
+            self.end = end
+            self.url = url
+            self.expandedURL = expandedURL
+            self.displayURL = displayURL
         }
 
         enum CodingKeys: String, CodingKey {
@@ -65,11 +72,18 @@ public struct XTweet: Codable, Sendable, Equatable, Hashable {
     }
 
     /// A post from its parts.
-    public init(id: String, text: String, authorID: String? = nil, createdAt: Date? = nil, inReplyToUserID: String? = nil,
-                conversationID: String? = nil, referencedTweets: [ReferencedTweet]? = nil, entities: Entities? = nil) {
-        self.id = id; self.text = text; self.authorID = authorID; self.createdAt = createdAt
-        self.inReplyToUserID = inReplyToUserID; self.conversationID = conversationID
-        self.referencedTweets = referencedTweets; self.entities = entities
+    public init(
+        id: String, text: String, authorID: String? = nil, createdAt: Date? = nil, inReplyToUserID: String? = nil,
+        conversationID: String? = nil, referencedTweets: [ReferencedTweet]? = nil, entities: Entities? = nil
+    ) {
+        self.id = id
+        self.text = text
+        self.authorID = authorID
+        self.createdAt = createdAt
+        self.inReplyToUserID = inReplyToUserID
+        self.conversationID = conversationID
+        self.referencedTweets = referencedTweets
+        self.entities = entities
     }
 
     enum CodingKeys: String, CodingKey {
@@ -108,7 +122,10 @@ public struct XUser: Codable, Sendable, Equatable, Hashable {
     public var description: String?
     /// A user from its parts.
     public init(id: String, name: String, username: String, description: String? = nil) {
-        self.id = id; self.name = name; self.username = username; self.description = description
+        self.id = id
+        self.name = name
+        self.username = username
+        self.description = description
     }
 }
 
@@ -130,9 +147,16 @@ public struct XProblem: Codable, Sendable, Equatable, Hashable, CustomStringConv
     public var reason: String?
 
     /// A problem from its parts.
-    public init(type: String?, title: String?, detail: String?, status: Int? = nil, value: String? = nil, parameter: String? = nil,
-                reason: String? = nil) {
-        self.type = type; self.title = title; self.detail = detail; self.status = status; self.value = value; self.parameter = parameter
+    public init(
+        type: String?, title: String?, detail: String?, status: Int? = nil, value: String? = nil, parameter: String? = nil,
+        reason: String? = nil
+    ) {
+        self.type = type
+        self.title = title
+        self.detail = detail
+        self.status = status
+        self.value = value
+        self.parameter = parameter
         self.reason = reason
     }
 
@@ -166,7 +190,10 @@ public struct XPageMeta: Codable, Sendable, Equatable {
 
     /// Meta from its parts.
     public init(resultCount: Int?, nextToken: String? = nil, newestID: String? = nil, oldestID: String? = nil) {
-        self.resultCount = resultCount; self.nextToken = nextToken; self.newestID = newestID; self.oldestID = oldestID
+        self.resultCount = resultCount
+        self.nextToken = nextToken
+        self.newestID = newestID
+        self.oldestID = oldestID
     }
 
     enum CodingKeys: String, CodingKey {
@@ -190,7 +217,10 @@ public struct XTweetPage: Codable, Sendable, Equatable {
 
     /// A page from its parts.
     public init(data: [XTweet]?, includes: XIncludes? = nil, meta: XPageMeta?, errors: [XProblem]? = nil) {
-        self.data = data; self.includes = includes; self.meta = meta; self.errors = errors
+        self.data = data
+        self.includes = includes
+        self.meta = meta
+        self.errors = errors
     }
 
     /// The posts of the page (empty when none).
@@ -210,7 +240,10 @@ public struct XSingleResponse<Data: Codable & Sendable & Equatable>: Codable, Se
     /// Partial errors.
     public var errors: [XProblem]?
     /// A response from its parts.
-    public init(data: Data?, errors: [XProblem]? = nil) { self.data = data; self.errors = errors }
+    public init(data: Data?, errors: [XProblem]? = nil) {
+        self.data = data
+        self.errors = errors
+    }
 }
 
 /// `data` of `POST /2/tweets`.
@@ -220,7 +253,10 @@ public struct XCreatedTweet: Codable, Sendable, Equatable {
     /// Its text.
     public var text: String
     /// A created post from its parts.
-    public init(id: String, text: String) { self.id = id; self.text = text }
+    public init(id: String, text: String) {
+        self.id = id
+        self.text = text
+    }
 }
 
 /// `data` of `DELETE /2/tweets/:id`.

@@ -24,8 +24,10 @@ public enum OAuth1 {
         public var verifier: String?
 
         /// Parameters from their parts; an empty `token` is not sent (asking for a request token).
-        public init(consumerKey: String, token: String, nonce: String, timestamp: Int, includesVersion: Bool = true,
-                    callback: String? = nil, verifier: String? = nil) {
+        public init(
+            consumerKey: String, token: String, nonce: String, timestamp: Int, includesVersion: Bool = true,
+            callback: String? = nil, verifier: String? = nil
+        ) {
             self.consumerKey = consumerKey
             self.token = token
             self.nonce = nonce
@@ -73,8 +75,9 @@ public enum OAuth1 {
         method: String, url: URL, formParameters: [(String, String)] = [],
         credentials: AccountCredentials, nonce: String, timestamp: Int
     ) -> String {
-        let parameters = ProtocolParameters(consumerKey: credentials.consumerKey, token: credentials.accessToken,
-                                            nonce: nonce, timestamp: timestamp)
+        let parameters = ProtocolParameters(
+            consumerKey: credentials.consumerKey, token: credentials.accessToken,
+            nonce: nonce, timestamp: timestamp)
         let base = signatureBaseString(method: method, url: url, formParameters: formParameters, protocolParameters: parameters)
         let signature = signature(baseString: base, consumerSecret: credentials.consumerSecret, tokenSecret: credentials.accessTokenSecret)
         let fields = parameters.pairs + [("oauth_signature", signature)]
@@ -82,8 +85,10 @@ public enum OAuth1 {
     }
 
     /// The `Authorization` header value for `parameters`, signed with the consumer and token secrets.
-    public static func authorizationHeader(method: String, url: URL, parameters: ProtocolParameters, consumerSecret: String,
-                                           tokenSecret: String) -> String {
+    public static func authorizationHeader(
+        method: String, url: URL, parameters: ProtocolParameters, consumerSecret: String,
+        tokenSecret: String
+    ) -> String {
         let base = signatureBaseString(method: method, url: url, protocolParameters: parameters)
         let signature = signature(baseString: base, consumerSecret: consumerSecret, tokenSecret: tokenSecret)
         let fields = parameters.pairs + [("oauth_signature", signature)]

@@ -11,13 +11,16 @@ public struct RateLimitStatus: Sendable, Equatable {
 
     /// A status from its parts.
     public init(limit: Int, remaining: Int, resetsAt: Date) {
-        self.limit = limit; self.remaining = remaining; self.resetsAt = resetsAt
+        self.limit = limit
+        self.remaining = remaining
+        self.resetsAt = resetsAt
     }
 
     /// The status in the three headers, or nil when any is missing or not a number.
     public init?(limit: String?, remaining: String?, reset: String?) {
         guard let limit = limit.flatMap({ Int($0) }), let remaining = remaining.flatMap({ Int($0) }),
-              let reset = reset.flatMap({ Int($0) }) else { return nil }
+            let reset = reset.flatMap({ Int($0) })
+        else { return nil }
         self.init(limit: limit, remaining: remaining, resetsAt: Date(timeIntervalSince1970: TimeInterval(reset)))
     }
 }

@@ -1,8 +1,8 @@
+import BotClock
 public import BotCore
+import CoreMetrics
 public import Foundation
 import Synchronization
-import BotClock
-import CoreMetrics
 
 /// Counts every X API call by endpoint and account, and keeps the bill as X makes it: per resource returned (each
 /// post and user billed once per UTC day and app, as X de-duplicates) and per write, priced by `XPriceList`.
@@ -32,7 +32,10 @@ public final class UsageMeter: Sendable {
         /// The account that called it.
         public var account: Account
         /// A key from its parts.
-        public init(endpoint: String, account: Account) { self.endpoint = endpoint; self.account = account }
+        public init(endpoint: String, account: Account) {
+            self.endpoint = endpoint
+            self.account = account
+        }
         /// Ordered by endpoint, then account.
         public static func < (lhs: Key, rhs: Key) -> Bool {
             (lhs.endpoint, lhs.account.rawValue) < (rhs.endpoint, rhs.account.rawValue)
@@ -73,7 +76,8 @@ public final class UsageMeter: Sendable {
 
     /// Records a call that failed (an error answer or no answer): X bills nothing for it.
     public func recordFailure(endpoint: String, account: Account) {
-        Counter(label: "mirror_bot_api_calls_total", dimensions: [("endpoint", endpoint), ("account", account.rawValue), ("outcome", "failed")]).increment()
+        Counter(label: "mirror_bot_api_calls_total", dimensions: [("endpoint", endpoint), ("account", account.rawValue), ("outcome", "failed")])
+            .increment()
         state.withLock { state in
             state.table[Key(endpoint: endpoint, account: account), default: Usage()].calls += 1
             state.table[Key(endpoint: endpoint, account: account), default: Usage()].failures += 1
@@ -84,8 +88,10 @@ public final class UsageMeter: Sendable {
     /// the resources it returned and the write it made. Returns what X bills for it: the resources not already
     /// billed to that app this UTC day, and the write.
     @discardableResult
-    public func recordSuccess(endpoint: String, account: Account, app: String, resources: XBilledResources, write: XWrite?,
-                              postsRead: Int, at date: Date) -> XBill {
+    public func recordSuccess(
+        endpoint: String, account: Account, app: String, resources: XBilledResources, write: XWrite?,
+        postsRead: Int, at date: Date
+    ) -> XBill {
         let day = Self.billingDay(of: date)
         // Kept by the app's fingerprint, never its key: the users billed are carried across restarts in the store.
         let app = XRefusals.appFingerprint(app)
@@ -117,7 +123,8 @@ public final class UsageMeter: Sendable {
             return bill
         }
         // The same as metrics (swift-metrics; /metrics when start serves HTTP): calls, posts read, estimated cost.
-        Counter(label: "mirror_bot_api_calls_total", dimensions: [("endpoint", endpoint), ("account", account.rawValue), ("outcome", "ok")]).increment()
+        Counter(label: "mirror_bot_api_calls_total", dimensions: [("endpoint", endpoint), ("account", account.rawValue), ("outcome", "ok")])
+            .increment()
         if postsRead > 0 { Counter(label: "mirror_bot_api_posts_read_total", dimensions: [("endpoint", endpoint)]).increment(by: postsRead) }
         let cost = prices.cost(of: billed)
         if cost > 0 { FloatingPointCounter(label: "mirror_bot_api_cost_dollars_total", dimensions: [("endpoint", endpoint)]).increment(by: cost) }
@@ -127,7 +134,10 @@ public final class UsageMeter: Sendable {
     /// Sets what other runs spent on `day` (read from the store), so that the day's spend counts them too; the spend
     /// elsewhere is known from now on.
     public func setSpentElsewhere(_ dollars: Double, onBillingDay day: String) {
-        state.withLock { $0.spentElsewhere[day] = dollars; $0.spentElsewhereUnread = false }
+        state.withLock {
+            $0.spentElsewhere[day] = dollars
+            $0.spentElsewhereUnread = false
+        }
     }
 
     /// Notes that what other runs spent could not be read: until `setSpentElsewhere` succeeds, the day's spend is
@@ -207,8 +217,12 @@ public final class UsageMeter: Sendable {
     /// The sum of every row.
     public var total: Usage {
         snapshot.values.reduce(into: Usage()) { total, usage in
-            total.calls += usage.calls; total.postsRead += usage.postsRead; total.postsCreated += usage.postsCreated
-            total.likes += usage.likes; total.failures += usage.failures; total.cost += usage.cost
+            total.calls += usage.calls
+            total.postsRead += usage.postsRead
+            total.postsCreated += usage.postsCreated
+            total.likes += usage.likes
+            total.failures += usage.failures
+            total.cost += usage.cost
         }
     }
 
@@ -223,10 +237,15 @@ public final class UsageMeter: Sendable {
                 + String(format: "$%.3f", usage.cost)
         }
         let days = billingDays.map { day in
-            String(format: "X's bill for %@ (UTC) by mirror_bot's count: $%.3f (%@)", day, ownSpend(onBillingDay: day), bill(onBillingDay: day).description)
+            String(
+                format: "X's bill for %@ (UTC) by mirror_bot's count: $%.3f (%@)", day, ownSpend(onBillingDay: day),
+                bill(onBillingDay: day).description)
         }
         let total = total
-        return rows + days + [String(format: "total: %d calls, %d posts read, %d posted, %d liked; $%.3f at %@", total.calls, total.postsRead,
-                                     total.postsCreated, total.likes, totalCost, prices.source)]
+        return rows + days + [
+            String(
+                format: "total: %d calls, %d posts read, %d posted, %d liked; $%.3f at %@", total.calls, total.postsRead,
+                total.postsCreated, total.likes, totalCost, prices.source)
+        ]
     }
 }

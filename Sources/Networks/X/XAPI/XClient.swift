@@ -1,15 +1,15 @@
-public import BotCore
 public import AsyncHTTPClient
 public import BotClock
-public import SocialNetwork
+public import BotCore
 public import Foundation
+import HTTPCore
 public import Logging
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 import NIOPosix
+import SocialNetwork
 import Synchronization
-import HTTPCore
 
 /// Sends X API v2 requests signed with OAuth 1.0a as the human or the bot, through `HTTPCore` (rate limits waited
 /// out on the injected clock, 5xx and dropped connections retried as far as each endpoint may be repeated), and
@@ -30,10 +30,15 @@ public final class XClient: Sendable {
         public var maxResponseBytes: Int
 
         /// A configuration; the defaults suit the real API.
-        public init(baseURL: URL, credentials: [Account: AccountCredentials], retry: RetryPolicy = RetryPolicy(),
-                    requestTimeout: Duration = .seconds(30), maxResponseBytes: Int = 16 << 20) {
-            self.baseURL = baseURL; self.credentials = credentials; self.retry = retry
-            self.requestTimeout = requestTimeout; self.maxResponseBytes = maxResponseBytes
+        public init(
+            baseURL: URL, credentials: [Account: AccountCredentials], retry: RetryPolicy = RetryPolicy(),
+            requestTimeout: Duration = .seconds(30), maxResponseBytes: Int = 16 << 20
+        ) {
+            self.baseURL = baseURL
+            self.credentials = credentials
+            self.retry = retry
+            self.requestTimeout = requestTimeout
+            self.maxResponseBytes = maxResponseBytes
         }
     }
 
@@ -55,11 +60,16 @@ public final class XClient: Sendable {
 
         /// The defaults: 4 attempts, 1 s doubling to at most 60 s, up to 3 rate-limit windows of at most 16 minutes
         /// (5 seconds for a write).
-        public init(maxAttempts: Int = 4, initialBackoff: Duration = .seconds(1), maxBackoff: Duration = .seconds(60),
-                    maxRateLimitWaits: Int = 3, longestRateLimitWait: Duration = .seconds(16 * 60),
-                    longestWriteRateLimitWait: Duration = .seconds(5)) {
-            self.maxAttempts = maxAttempts; self.initialBackoff = initialBackoff; self.maxBackoff = maxBackoff
-            self.maxRateLimitWaits = maxRateLimitWaits; self.longestRateLimitWait = longestRateLimitWait
+        public init(
+            maxAttempts: Int = 4, initialBackoff: Duration = .seconds(1), maxBackoff: Duration = .seconds(60),
+            maxRateLimitWaits: Int = 3, longestRateLimitWait: Duration = .seconds(16 * 60),
+            longestWriteRateLimitWait: Duration = .seconds(5)
+        ) {
+            self.maxAttempts = maxAttempts
+            self.initialBackoff = initialBackoff
+            self.maxBackoff = maxBackoff
+            self.maxRateLimitWaits = maxRateLimitWaits
+            self.longestRateLimitWait = longestRateLimitWait
             self.longestWriteRateLimitWait = longestWriteRateLimitWait
         }
 
@@ -98,9 +108,11 @@ public final class XClient: Sendable {
 
     /// A client; `clock` decides how waiting is done (tests inject a manual one). With a `budget`, every call is
     /// checked against it first; `refusalStore` keeps the lasting refusals across restarts.
-    public init(configuration: Configuration, httpClient: HTTPClient = XClient.sharedHTTPClient, clock: any BotClock = SystemBotClock(),
-                usage: UsageMeter = UsageMeter(), refusals: XRefusals = XRefusals(), budget: DailyBudget? = nil,
-                refusalStore: (any XRefusalStore)? = nil, logger: Logger) {
+    public init(
+        configuration: Configuration, httpClient: HTTPClient = XClient.sharedHTTPClient, clock: any BotClock = SystemBotClock(),
+        usage: UsageMeter = UsageMeter(), refusals: XRefusals = XRefusals(), budget: DailyBudget? = nil,
+        refusalStore: (any XRefusalStore)? = nil, logger: Logger
+    ) {
         self.configuration = configuration
         self.httpClient = httpClient
         self.clock = clock
@@ -110,11 +122,14 @@ public final class XClient: Sendable {
         self.refusalStore = refusalStore
         self.logger = logger
         let retry = configuration.retry
-        core = HTTPCore(service: "X API", server: "X", policy: HTTPCore.Policy(
-            maxAttempts: retry.maxAttempts, initialBackoff: retry.initialBackoff, maxBackoff: retry.maxBackoff,
-            maxRateLimitWaits: retry.maxRateLimitWaits, longestReadWait: retry.longestRateLimitWait, longestWriteWait: retry.longestWriteRateLimitWait,
-            shortestRateLimitWait: 0, waitWhenResetIsPast: Self.pauseWhenResetIsPast, requestTimeout: configuration.requestTimeout,
-            maxResponseBytes: configuration.maxResponseBytes), httpClient: httpClient, clock: clock, logger: logger)
+        core = HTTPCore(
+            service: "X API", server: "X",
+            policy: HTTPCore.Policy(
+                maxAttempts: retry.maxAttempts, initialBackoff: retry.initialBackoff, maxBackoff: retry.maxBackoff,
+                maxRateLimitWaits: retry.maxRateLimitWaits, longestReadWait: retry.longestRateLimitWait,
+                longestWriteWait: retry.longestWriteRateLimitWait,
+                shortestRateLimitWait: 0, waitWhenResetIsPast: Self.pauseWhenResetIsPast, requestTimeout: configuration.requestTimeout,
+                maxResponseBytes: configuration.maxResponseBytes), httpClient: httpClient, clock: clock, logger: logger)
     }
 
     /// The fingerprint of each configured account's app, as refusals record it.
@@ -131,8 +146,10 @@ public final class XClient: Sendable {
     ///
     /// Not sent (an error at once) when X refused this kind of call and its recheck is not due, or when its worst
     /// case does not fit what is left of the day's budget for `work` (a paged read is first asked for fewer posts).
-    public func send<Endpoint: XEndpoint>(_ endpoint: Endpoint, as account: Account,
-                                          for work: Work = .posts) async throws -> Endpoint.Response {
+    public func send<Endpoint: XEndpoint>(
+        _ endpoint: Endpoint, as account: Account,
+        for work: Work = .posts
+    ) async throws -> Endpoint.Response {
         guard let credentials = configuration.credentials[account] else {
             throw XAPIError.unauthorized(account: account, endpoint: Endpoint.name, detail: "no credentials configured")
         }
@@ -144,8 +161,9 @@ public final class XClient: Sendable {
         if let earlier, clock.now() < earlier.recheckAt { throw XAPIError.refused(earlier) }
         if let budget { try fit(&endpoint, into: budget, for: work) }
         // Its worst case counted and written down before it is sent: a crash during the call loses no spend.
-        let reservation = try await budget?.reserve(usage.prices.cost(of: endpoint.billing.worstCase), work: work, endpoint: name,
-                                                    reading: endpoint.billing.write == nil, at: clock.now())
+        let reservation = try await budget?.reserve(
+            usage.prices.cost(of: endpoint.billing.worstCase), work: work, endpoint: name,
+            reading: endpoint.billing.write == nil, at: clock.now())
         defer { budget?.settle(reservation) }
 
         let url = try requestURL(for: endpoint)
@@ -158,9 +176,11 @@ public final class XClient: Sendable {
             makeRequest: {
                 var request = HTTPClientRequest(url: url.absoluteString)
                 request.method = HTTPMethod(rawValue: method.rawValue)
-                request.headers.add(name: "Authorization", value: OAuth1.authorizationHeader(
-                    method: method.rawValue, url: url, credentials: credentials,
-                    nonce: OAuth1.makeNonce(), timestamp: Int(Date().timeIntervalSince1970)))  // OAuth needs the real time
+                request.headers.add(
+                    name: "Authorization",
+                    value: OAuth1.authorizationHeader(
+                        method: method.rawValue, url: url, credentials: credentials,
+                        nonce: OAuth1.makeNonce(), timestamp: Int(Date().timeIntervalSince1970)))  // OAuth needs the real time
                 request.headers.add(name: "User-Agent", value: "mirror_bot")
                 if let body {
                     request.headers.add(name: "Content-Type", value: "application/json")
@@ -171,9 +191,10 @@ public final class XClient: Sendable {
             beforeEachAttempt: { [self] in try await waitForRateLimitWindow(name, account: account, method: method) },
             onFailure: { [usage] in usage.recordFailure(endpoint: name, account: account) },
             observe: { [self] headers in
-                let limit = RateLimitStatus(limit: headers.first(name: "x-rate-limit-limit"),
-                                            remaining: headers.first(name: "x-rate-limit-remaining"),
-                                            reset: headers.first(name: "x-rate-limit-reset"))
+                let limit = RateLimitStatus(
+                    limit: headers.first(name: "x-rate-limit-limit"),
+                    remaining: headers.first(name: "x-rate-limit-remaining"),
+                    reset: headers.first(name: "x-rate-limit-reset"))
                 if let limit { rateLimits.withLock { $0[name + " " + account.rawValue] = limit } }
                 return limit?.resetsAt
             },
@@ -185,9 +206,10 @@ public final class XClient: Sendable {
                     // X may bill a body it sent even if it arrived broken: counted as a failure, nothing billed.
                     return .unreadable(Self.describeDecodingError(error, bytes: data.count))
                 }
-                usage.recordSuccess(endpoint: name, account: account, app: credentials.consumerKey,
-                                    resources: Endpoint.billedResources(in: decoded), write: sent.billing.write,
-                                    postsRead: Endpoint.postsRead(in: decoded), at: clock.now())
+                usage.recordSuccess(
+                    endpoint: name, account: account, app: credentials.consumerKey,
+                    resources: Endpoint.billedResources(in: decoded), write: sent.billing.write,
+                    postsRead: Endpoint.postsRead(in: decoded), at: clock.now())
                 if let earlier, let cleared = refusals.clear(account: account, scope: earlier.scope) {
                     logger.notice("X accepts \(cleared.subject) again (refused since \(cleared.since.formatted(.iso8601)))")
                     await storeLastingRefusals()
@@ -196,12 +218,15 @@ public final class XClient: Sendable {
                 return .value(decoded)
             },
             refusalOf429: { [self] data in
-                guard let problem = Self.problem(in: data), problem.kind == "usage-capped" || (problem.type ?? "").hasSuffix("usage-capped") else { return nil }
+                guard let problem = Self.problem(in: data), problem.kind == "usage-capped" || (problem.type ?? "").hasSuffix("usage-capped") else {
+                    return nil
+                }
                 await noteRefusal(status: 429, problem: problem, endpoint: sent, account: account, app: app)
                 return XAPIError.usageCapped(endpoint: name, detail: problem.description)
             },
             refusal: { [self] status, _, data in
-                let problem = Self.problem(in: data) ?? XProblem(type: nil, title: "HTTP \(status)", detail: String(decoding: data.prefix(200), as: UTF8.self))
+                let problem =
+                    Self.problem(in: data) ?? XProblem(type: nil, title: "HTTP \(status)", detail: String(decoding: data.prefix(200), as: UTF8.self))
                 await noteRefusal(status: status, problem: problem, endpoint: sent, account: account, app: app)
                 if status == 401 { return XAPIError.unauthorized(account: account, endpoint: name, detail: problem.description) }
                 if status == 402 { return XAPIError.creditsExhausted(endpoint: name, detail: problem.description) }
@@ -228,7 +253,8 @@ public final class XClient: Sendable {
         let worstCase = prices.cost(of: billing.worstCase)
         if worstCase <= headroom + 1e-9 { return }
         // The price of one more post returned: the post, and its author when authors are expanded.
-        let perPost = (billing.ownedPosts > 0 ? prices.ownedPostRead : 0) + (billing.posts > 0 ? prices.postRead : 0)
+        let perPost =
+            (billing.ownedPosts > 0 ? prices.ownedPostRead : 0) + (billing.posts > 0 ? prices.postRead : 0)
             + (billing.users > 0 && billing.mostPosts > 0 ? prices.userRead : 0)
         let writeCost = prices.cost(of: XCallBilling(write: billing.write).worstCase)
         if perPost > 0, headroom - writeCost > 0, endpoint.limitPosts(to: Int(((headroom - writeCost) / perPost + 1e-6).rounded(.down))) {
@@ -240,10 +266,15 @@ public final class XClient: Sendable {
 
     /// Records what an error answer means for later calls, logging a refusal the first time only.
     private func noteRefusal<Endpoint: XEndpoint>(status: Int, problem: XProblem, endpoint: Endpoint, account: Account, app: String) async {
-        guard let refusal = XRefusals.refusal(status: status, problem: problem, endpoint: Endpoint.name, capability: Endpoint.capability,
-                                              account: account, app: app, at: clock.now()) else { return }
+        guard
+            let refusal = XRefusals.refusal(
+                status: status, problem: problem, endpoint: Endpoint.name, capability: Endpoint.capability,
+                account: account, app: app, at: clock.now())
+        else { return }
         if refusals.record(refusal) {
-            logger.warning("X refused \(refusal.endpoint) as the \(account) (HTTP \(status): \(refusal.detail)). Not asking again for \(refusal.subject) until \(refusal.recheckAt.formatted(.iso8601)), then once \(refusal.kind == .notEnrolled ? "a day" : "an hour"); \(refusal.remedy).")
+            logger.warning(
+                "X refused \(refusal.endpoint) as the \(account) (HTTP \(status): \(refusal.detail)). Not asking again for \(refusal.subject) until \(refusal.recheckAt.formatted(.iso8601)), then once \(refusal.kind == .notEnrolled ? "a day" : "an hour"); \(refusal.remedy)."
+            )
         } else {
             logger.debug("X still refuses \(refusal.subject); next check at \(refusal.recheckAt.formatted(.iso8601))")
         }
@@ -261,8 +292,10 @@ public final class XClient: Sendable {
 
     /// The pages of a paged endpoint, newest first, following `next_token` until the last page or until
     /// `maxPosts` posts have been read.
-    public func pages<Endpoint: XPagedEndpoint>(_ endpoint: Endpoint, as account: Account, for work: Work = .posts,
-                                                maxPosts: Int? = nil) -> XPageSequence<Endpoint> {
+    public func pages<Endpoint: XPagedEndpoint>(
+        _ endpoint: Endpoint, as account: Account, for work: Work = .posts,
+        maxPosts: Int? = nil
+    ) -> XPageSequence<Endpoint> {
         XPageSequence(client: self, endpoint: endpoint, account: account, work: work, maxPosts: maxPosts)
     }
 
@@ -313,7 +346,8 @@ public final class XClient: Sendable {
             var meta: IgnoredValue?
         }
         guard let envelope = try? JSONDecoder().decode(Envelope.self, from: data), envelope.data == nil, envelope.meta == nil,
-              let errors = envelope.errors, !errors.isEmpty else { return nil }
+            let errors = envelope.errors, !errors.isEmpty
+        else { return nil }
         return errors
     }
 

@@ -66,14 +66,16 @@ extension XPagedEndpoint {
     public static func postsRead(in response: XTweetPage) -> Int { response.tweets.count }
     /// The posts of the page and the authors it expanded.
     public static func billedResources(in response: XTweetPage) -> XBilledResources {
-        XBilledResources(ownedPosts: postOwnership == .own ? response.tweets.map(\.id) : [],
-                         posts: postOwnership == .anyone ? response.tweets.map(\.id) : [],
-                         users: response.includes?.users?.map(\.id) ?? [])
+        XBilledResources(
+            ownedPosts: postOwnership == .own ? response.tweets.map(\.id) : [],
+            posts: postOwnership == .anyone ? response.tweets.map(\.id) : [],
+            users: response.includes?.users?.map(\.id) ?? [])
     }
     /// At most `maxResults` posts, and as many authors when they are expanded.
     public var billing: XCallBilling {
-        XCallBilling(ownedPosts: Self.postOwnership == .own ? maxResults : 0, posts: Self.postOwnership == .anyone ? maxResults : 0,
-                     users: fields.expandsAuthors ? maxResults : 0)
+        XCallBilling(
+            ownedPosts: Self.postOwnership == .own ? maxResults : 0, posts: Self.postOwnership == .anyone ? maxResults : 0,
+            users: fields.expandsAuthors ? maxResults : 0)
     }
     /// Lowers `max_results` to `count`, when the endpoint accepts pages that small.
     public mutating func limitPosts(to count: Int) -> Bool {
@@ -105,7 +107,10 @@ public struct XCallBilling: Sendable, Equatable {
 
     /// A billing from its parts.
     public init(ownedPosts: Int = 0, posts: Int = 0, users: Int = 0, write: XWrite? = nil) {
-        self.ownedPosts = ownedPosts; self.posts = posts; self.users = users; self.write = write
+        self.ownedPosts = ownedPosts
+        self.posts = posts
+        self.users = users
+        self.write = write
     }
 
     /// The most posts the call may return.
@@ -145,7 +150,9 @@ public struct XBilledResources: Sendable, Equatable {
 
     /// Resources from their parts.
     public init(ownedPosts: [String] = [], posts: [String] = [], users: [String] = []) {
-        self.ownedPosts = ownedPosts; self.posts = posts; self.users = users
+        self.ownedPosts = ownedPosts
+        self.posts = posts
+        self.users = users
     }
 }
 
@@ -190,7 +197,10 @@ public struct PostFields: Sendable, Equatable {
     public var expandsAuthors: Bool
 
     /// Fields from their parts.
-    public init(tweetFields: [String], expandsAuthors: Bool) { self.tweetFields = tweetFields; self.expandsAuthors = expandsAuthors }
+    public init(tweetFields: [String], expandsAuthors: Bool) {
+        self.tweetFields = tweetFields
+        self.expandsAuthors = expandsAuthors
+    }
 
     /// For the archive (the human's own tweets): time, reply target, retweet marker, links. No authors: all the human's.
     public static let archive = PostFields(
@@ -220,8 +230,10 @@ public enum TimelineExclusion: String, Sendable, CaseIterable, Comparable {
 }
 
 /// Builds the common timeline query.
-func timelineQuery(sinceID: String?, untilID: String?, maxResults: Int, paginationToken: String?,
-                   exclude: Set<TimelineExclusion> = [], fields: PostFields) -> [(String, String)] {
+func timelineQuery(
+    sinceID: String?, untilID: String?, maxResults: Int, paginationToken: String?,
+    exclude: Set<TimelineExclusion> = [], fields: PostFields
+) -> [(String, String)] {
     var query: [(String, String)] = [("max_results", String(maxResults))]
     if let sinceID { query.append(("since_id", sinceID)) }
     if let untilID { query.append(("until_id", untilID)) }

@@ -32,7 +32,10 @@ public struct XPageSequence<Endpoint: XPagedEndpoint>: AsyncSequence, Sendable {
         /// The next page, or nil after the last.
         public mutating func next() async throws -> XTweetPage? {
             guard !finished else { return nil }
-            if let maxPosts, postsRead >= maxPosts { finished = true; return nil }
+            if let maxPosts, postsRead >= maxPosts {
+                finished = true
+                return nil
+            }
             // The last page asks for no more than the posts still wanted.
             if let maxPosts, maxPosts - postsRead < endpoint.maxResults { _ = endpoint.limitPosts(to: maxPosts - postsRead) }
             let page = try await client.send(endpoint, as: account, for: work)

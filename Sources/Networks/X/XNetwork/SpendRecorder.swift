@@ -1,8 +1,8 @@
-public import Stores
 public import BotClock
 import Foundation
 public import Logging
 public import ServiceLifecycle
+public import Stores
 public import XAPI
 
 /// Stores this run's X bill of each UTC day every minute of bot time and at shutdown (beside the writes before each
@@ -21,10 +21,19 @@ public struct SpendRecorder: Service {
 
     /// A recorder of `usage` (against `budget`) as run `runID`, every `interval` of `clock`'s time, writing through
     /// `ledger` (the one the budget writes through before each billed call, so the two never race).
-    public init(clock: any BotClock, usage: UsageMeter, budget: DailyBudget?, days: any UsageDays, state: any BotState, runID: String,
-                ledger: StoredSpend, interval: Duration = .seconds(60), logger: Logger) {
-        self.clock = clock; self.usage = usage; self.budget = budget; self.days = days; self.state = state; self.runID = runID
-        self.ledger = ledger; self.interval = interval; self.logger = logger
+    public init(
+        clock: any BotClock, usage: UsageMeter, budget: DailyBudget?, days: any UsageDays, state: any BotState, runID: String,
+        ledger: StoredSpend, interval: Duration = .seconds(60), logger: Logger
+    ) {
+        self.clock = clock
+        self.usage = usage
+        self.budget = budget
+        self.days = days
+        self.state = state
+        self.runID = runID
+        self.ledger = ledger
+        self.interval = interval
+        self.logger = logger
     }
 
     /// Records until the group shuts down, then once more, briefly.
@@ -53,7 +62,8 @@ public struct SpendRecorder: Service {
             return false
         } catch {
             if !failing {
-                logger.warning("Could not store or read the day's API usage (\(error)); billed calls wait until it can be written before they are made.")
+                logger.warning(
+                    "Could not store or read the day's API usage (\(error)); billed calls wait until it can be written before they are made.")
             }
             return true
         }

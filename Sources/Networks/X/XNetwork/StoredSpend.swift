@@ -1,5 +1,5 @@
-public import Stores
 import Foundation
+public import Stores
 public import XAPI
 
 /// The day's X spend of one run, written to the usage days (`api_usage_days`) before every billed call and every
@@ -21,7 +21,11 @@ public actor StoredSpend: SpendLedger {
 
     /// The spend of `usage`, written as run `runID` of `command` into `days` (and the users billed into `state`).
     public init(days: any UsageDays, state: (any BotState)? = nil, usage: UsageMeter, runID: String, command: String) {
-        self.days = days; self.state = state; self.usage = usage; self.runID = runID; self.command = command
+        self.days = days
+        self.state = state
+        self.usage = usage
+        self.runID = runID
+        self.command = command
     }
 
     /// Where the users billed on `day` are kept.
@@ -35,13 +39,20 @@ public actor StoredSpend: SpendLedger {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             // Read when its turn comes: the newest figures, never older than a write before it.
-            let bill = usage.bill(onBillingDay: day), cost = usage.recordedCost(onBillingDay: day)
-            try await days.record(.init(day: day, runID: runID, command: command, bill: String(decoding: try encoder.encode(bill), as: UTF8.self),
-                                        cost: cost))
+            let bill = usage.bill(onBillingDay: day)
+            let cost = usage.recordedCost(onBillingDay: day)
+            try await days.record(
+                .init(
+                    day: day, runID: runID, command: command, bill: String(decoding: try encoder.encode(bill), as: UTF8.self),
+                    cost: cost))
         }
         last = write
         // The caller's cancellation (a shutdown, a time limit) ends the write too, and the writes queued after it go on.
-        try await withTaskCancellationHandler { try await write.value } onCancel: { write.cancel() }
+        try await withTaskCancellationHandler {
+            try await write.value
+        } onCancel: {
+            write.cancel()
+        }
         try await writeBilledUsers(onBillingDay: day)
     }
 

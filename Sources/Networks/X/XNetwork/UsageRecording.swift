@@ -1,5 +1,5 @@
-public import Stores
 public import Foundation
+public import Stores
 public import XAPI
 
 /// X's bill by mirror_bot's count, kept in the store per UTC day and run (`api_usage_days`), and the refusals
@@ -12,8 +12,10 @@ public enum UsageRecording {
         encoder.outputFormatting = [.sortedKeys]
         for day in usage.billingDays {
             let bill = usage.bill(onBillingDay: day)
-            try await days.record(.init(day: day, runID: runID, command: command, bill: String(decoding: try encoder.encode(bill), as: UTF8.self),
-                                        cost: usage.prices.cost(of: bill)))
+            try await days.record(
+                .init(
+                    day: day, runID: runID, command: command, bill: String(decoding: try encoder.encode(bill), as: UTF8.self),
+                    cost: usage.prices.cost(of: bill)))
         }
     }
 

@@ -1,6 +1,6 @@
 public import BotCore
-public import SocialNetwork
 public import Foundation
+public import SocialNetwork
 import XAPI
 
 /// `mirror_bot auth x`: OAuth 1.0a's PIN flow for one account, in the command's words. The command shows `address`,
@@ -29,8 +29,9 @@ public struct XAccountAuthorization: PendingAuthorization {
         do {
             let token = try await flow.accessToken(for: request, pin: pin)
             let prefix = account.environmentPrefix
-            return AuthorizedAccount(handle: token.screenName, userID: token.userID,
-                              variables: [(prefix + "ACCESS_TOKEN", token.token), (prefix + "ACCESS_TOKEN_SECRET", token.secret)])
+            return AuthorizedAccount(
+                handle: token.screenName, userID: token.userID,
+                variables: [(prefix + "ACCESS_TOKEN", token.token), (prefix + "ACCESS_TOKEN_SECRET", token.secret)])
         } catch let error as PINAuthorizationError {
             throw AuthorizationRefused(error.reason)
         }

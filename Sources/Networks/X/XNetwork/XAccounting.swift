@@ -11,13 +11,17 @@ public struct XAccounting: NetworkAccounting {
     public let dailyBudget: DailyBudget?
 
     /// The accounting of `usage` against `dailyBudget`.
-    public init(usage: UsageMeter, budget dailyBudget: DailyBudget?) { self.usage = usage; self.dailyBudget = dailyBudget }
+    public init(usage: UsageMeter, budget dailyBudget: DailyBudget?) {
+        self.usage = usage
+        self.dailyBudget = dailyBudget
+    }
 
     public func usageReport() -> [String] { usage.report() }
 
     public func endpointCalls() -> [EndpointCalls] {
         usage.snapshot.sorted { $0.key < $1.key }.map { key, row in
-            EndpointCalls(endpoint: key.endpoint, account: key.account.rawValue, calls: row.calls, failures: row.failures, lastSuccessAt: row.lastSuccessAt)
+            EndpointCalls(
+                endpoint: key.endpoint, account: key.account.rawValue, calls: row.calls, failures: row.failures, lastSuccessAt: row.lastSuccessAt)
         }
     }
 

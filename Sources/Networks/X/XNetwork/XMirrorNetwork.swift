@@ -1,10 +1,10 @@
+import BotClock
 public import BotCore
 public import Foundation
-import BotClock
-public import SocialNetwork
-public import XAPI
 import PostText
+public import SocialNetwork
 import Synchronization
+public import XAPI
 
 /// X behind the network protocol: each of the bot's needs as the X API v2 call that serves it, with X's specifics
 /// (OAuth 1.0a, `since_id`, fields and expansions, paging, the price list and the budget, refusals) kept in here.
@@ -21,8 +21,11 @@ public struct XMirrorNetwork: MirrorNetwork {
     public var name: String { "X" }
 
     /// X today: no likes for self-serve (pay-per-use) apps, and automated likes against its rules.
-    public var capabilities: NetworkCapabilities { NetworkCapabilities(whyNoLikes: XAccess.whyNoLikes, refusesRepeatsWithin: 86_400,
-                                                                         disclosure: .profileNamingThePerson, postLength: .xWeighted(280)) }
+    public var capabilities: NetworkCapabilities {
+        NetworkCapabilities(
+            whyNoLikes: XAccess.whyNoLikes, refusesRepeatsWithin: 86_400,
+            disclosure: .profileNamingThePerson, postLength: .xWeighted(280))
+    }
 
     public func whoAmI(_ account: Account) async throws -> NetworkUser {
         let user = try await mapped(nil) { try await client.send(GetAuthenticatedUser(), as: account).data }
@@ -43,10 +46,13 @@ public struct XMirrorNetwork: MirrorNetwork {
         pages(GetMentions(userID: userID, sinceID: sinceID, maxResults: perPage), as: .bot, maxPosts: nil, for: work)
     }
 
-    public func homeTimeline(of userID: String, as account: Account, since sinceID: String?, maxPosts: Int?, perPage: Int,
-                             includingReposts: Bool, for work: Work) -> NetworkPages {
-        pages(GetHomeTimeline(userID: userID, sinceID: sinceID, maxResults: perPage, exclude: includingReposts ? [] : [.retweets]),
-              as: account, maxPosts: maxPosts, for: work)
+    public func homeTimeline(
+        of userID: String, as account: Account, since sinceID: String?, maxPosts: Int?, perPage: Int,
+        includingReposts: Bool, for work: Work
+    ) -> NetworkPages {
+        pages(
+            GetHomeTimeline(userID: userID, sinceID: sinceID, maxResults: perPage, exclude: includingReposts ? [] : [.retweets]),
+            as: account, maxPosts: maxPosts, for: work)
     }
 
     public func postExists(_ postID: String, as account: Account, for work: Work) async throws -> Bool {
@@ -81,8 +87,9 @@ public struct XMirrorNetwork: MirrorNetwork {
         let botID: String
         if let known = knownUsers.id(of: .bot) { botID = known } else { botID = try await whoAmI(.bot).id }
         let since = sentSince.map(ReadBack.since)
-        let pages = client.pages(GetUserTweets(userID: botID, maxResults: ReadBack.newest, fields: .archive), as: .bot, for: work,
-                                 maxPosts: since == nil ? ReadBack.newest : ReadBack.mostPosts)
+        let pages = client.pages(
+            GetUserTweets(userID: botID, maxResults: ReadBack.newest, fields: .archive), as: .bot, for: work,
+            maxPosts: since == nil ? ReadBack.newest : ReadBack.mostPosts)
         return try await mapped(nil) {
             for try await page in pages {
                 let posts = page.data ?? []
@@ -126,7 +133,8 @@ public struct XMirrorNetwork: MirrorNetwork {
 
     public func refusal(of capability: NetworkCapability, for account: Account) -> NetworkRefusal? {
         guard let xCapability = XCapability(rawValue: capability.rawValue),
-              let refusal = client.refusals.refusal(of: xCapability, account: account) else { return nil }
+            let refusal = client.refusals.refusal(of: xCapability, account: account)
+        else { return nil }
         return NetworkRefusal(since: refusal.since, recheckAt: refusal.recheckAt, what: refusal.endpoint, detail: refusal.detail)
     }
 
@@ -190,8 +198,9 @@ extension XTweet {
     /// the page's includes when asked for, and what it answers.
     public func networkPost(in page: XTweetPage) -> NetworkPost {
         // A read that did not ask for `created_at` (the likes, the filter's fields) still knows when: the id says.
-        NetworkPost(id: id, text: plainText, authorID: authorID, authorHandle: page.username(of: authorID), createdAt: createdAt ?? XSnowflake.date(of: id),
-                    replyToUserID: inReplyToUserID, replyToPostID: repliedToTweetID, conversationID: conversationID, isRepost: isRetweet)
+        NetworkPost(
+            id: id, text: plainText, authorID: authorID, authorHandle: page.username(of: authorID), createdAt: createdAt ?? XSnowflake.date(of: id),
+            replyToUserID: inReplyToUserID, replyToPostID: repliedToTweetID, conversationID: conversationID, isRepost: isRetweet)
     }
 }
 

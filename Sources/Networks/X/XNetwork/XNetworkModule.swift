@@ -24,12 +24,18 @@ public struct XNetworkSettings: ConfigurationSection {
     /// Each account's variables, after its prefix (`HUMAN_`, `BOT_`).
     static let credentialSuffixes = ["CONSUMER_KEY", "CONSUMER_SECRET", "ACCESS_TOKEN", "ACCESS_TOKEN_SECRET"]
     /// The variables of X's section.
-    public static let variableNames = Account.allCases.flatMap { account in credentialSuffixes.map { account.environmentPrefix + $0 } }
+    public static let variableNames =
+        Account.allCases.flatMap { account in credentialSuffixes.map { account.environmentPrefix + $0 } }
         + ["X_API_BASE_URL", "X_DAILY_BUDGET"]
 
     /// X's settings from their parts.
-    public init(human: AccountCredentials?, bot: AccountCredentials?, baseURL: URL = Self.defaultBaseURL, dailyBudget: Double = Self.defaultDailyBudget) {
-        self.human = human; self.bot = bot; self.baseURL = baseURL; self.dailyBudget = dailyBudget
+    public init(
+        human: AccountCredentials?, bot: AccountCredentials?, baseURL: URL = Self.defaultBaseURL, dailyBudget: Double = Self.defaultDailyBudget
+    ) {
+        self.human = human
+        self.bot = bot
+        self.baseURL = baseURL
+        self.dailyBudget = dailyBudget
     }
 
     /// Reads X's variables: an account's four credentials are all set or none is.
@@ -39,8 +45,12 @@ public struct XNetworkSettings: ConfigurationSection {
             let values = names.map { environment.value($0) }
             if values.allSatisfy({ $0 == nil }) { return nil }
             for (name, found) in zip(names, values) where found == nil {
-                environment.report(.init(variable: name, isMissing: true,
-                                         expected: "the \(account) account's \(name.dropFirst(account.environmentPrefix.count).lowercased().replacingOccurrences(of: "_", with: " ")) from the X developer portal (the other three \(account.environmentPrefix)* variables are set)"))
+                environment.report(
+                    .init(
+                        variable: name, isMissing: true,
+                        expected:
+                            "the \(account) account's \(name.dropFirst(account.environmentPrefix.count).lowercased().replacingOccurrences(of: "_", with: " ")) from the X developer portal (the other three \(account.environmentPrefix)* variables are set)"
+                    ))
             }
             guard let key = values[0], let secret = values[1], let token = values[2], let tokenSecret = values[3] else { return nil }
             return AccountCredentials(consumerKey: key, consumerSecret: secret, accessToken: token, accessTokenSecret: tokenSecret)
@@ -53,8 +63,10 @@ public struct XNetworkSettings: ConfigurationSection {
             if let number = Self.dollars(text) {
                 dailyBudget = number
             } else {
-                environment.malformed("X_DAILY_BUDGET", expected: "US dollars a UTC day above 0, such as 1.00 (a plain decimal, at most \(Int(Self.largestDailyBudget)))",
-                                      shown: text)
+                environment.malformed(
+                    "X_DAILY_BUDGET",
+                    expected: "US dollars a UTC day above 0, such as 1.00 (a plain decimal, at most \(Int(Self.largestDailyBudget)))",
+                    shown: text)
             }
         }
     }
@@ -68,8 +80,9 @@ public struct XNetworkSettings: ConfigurationSection {
         let amount = text.hasPrefix("$") ? text.dropFirst() : Substring(text)
         let parts = amount.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         guard let whole = parts.first, !whole.isEmpty, whole.utf8.count <= 5,
-              parts.allSatisfy({ $0.utf8.allSatisfy { (0x30...0x39).contains($0) } }), parts.count == 1 || (1...6).contains(parts[1].utf8.count),
-              let number = Double(amount), number > 0, number <= largestDailyBudget else { return nil }
+            parts.allSatisfy({ $0.utf8.allSatisfy { (0x30...0x39).contains($0) } }), parts.count == 1 || (1...6).contains(parts[1].utf8.count),
+            let number = Double(amount), number > 0, number <= largestDailyBudget
+        else { return nil }
         return number
     }
 
@@ -106,9 +119,11 @@ public struct XNetworkModule: NetworkModule {
     public func missingSettings(for accounts: [Account]) -> [MissingSetting] {
         accounts.filter { settings.credentials(of: $0) == nil }.flatMap { account in
             XNetworkSettings.credentialSuffixes.map { suffix in
-                MissingSetting(variable: account.environmentPrefix + suffix,
-                               expected: "the \(account) account's \(suffix.lowercased().replacingOccurrences(of: "_", with: " "))"
-                                   + (suffix.hasPrefix("ACCESS") ? " (`mirror_bot auth x --account \(account)`, signed in as that account)" : " from the X developer portal"))
+                MissingSetting(
+                    variable: account.environmentPrefix + suffix,
+                    expected: "the \(account) account's \(suffix.lowercased().replacingOccurrences(of: "_", with: " "))"
+                        + (suffix.hasPrefix("ACCESS")
+                            ? " (`mirror_bot auth x --account \(account)`, signed in as that account)" : " from the X developer portal"))
             }
         }
     }
@@ -128,8 +143,9 @@ public struct XNetworkModule: NetworkModule {
         let refusals = XRefusals()
         let ledger = StoredSpend(days: context.usageDays, state: context.state, usage: usage, runID: context.runID, command: "start")
         let budget = DailyBudget(limit: settings.dailyBudget, meter: usage, ledger: ledger, logger: logger)
-        let client = XClient(configuration: clientConfiguration(accounts: [.human, .bot]), clock: context.clock, usage: usage,
-                             refusals: refusals, budget: budget, refusalStore: StoredRefusals(state: context.state), logger: logger)
+        let client = XClient(
+            configuration: clientConfiguration(accounts: [.human, .bot]), clock: context.clock, usage: usage,
+            refusals: refusals, budget: budget, refusalStore: StoredRefusals(state: context.state), logger: logger)
         do {
             refusals.restore(try await UsageRecording.storedRefusals(in: context.state), apps: client.appFingerprints)
         } catch {
@@ -138,16 +154,21 @@ public struct XNetworkModule: NetworkModule {
         do {
             try await ledger.readOthers(onBillingDay: UsageMeter.billingDay(of: context.clock.now()))
             let spent = usage.spent(onBillingDay: UsageMeter.billingDay(of: context.clock.now()))
-            logger.notice("\(String(format: "budget: X_DAILY_BUDGET $%.2f a UTC day by mirror_bot's count of X's bill ($%.3f spent today before this start; %@)", settings.dailyBudget, spent, usage.prices.source))")
+            logger.notice(
+                "\(String(format: "budget: X_DAILY_BUDGET $%.2f a UTC day by mirror_bot's count of X's bill ($%.3f spent today before this start; %@)", settings.dailyBudget, spent, usage.prices.source))"
+            )
         } catch {
             usage.markSpentElsewhereUnread()
             logger.error("Could not read today's API spend (\(error)); billed calls wait until it can be read (looked at again every minute).")
         }
         if !context.postLinks {
-            logger.notice("\(String(format: "links: the person's tweets and replies with a link are not posted (POST_LINKS=false: X bills a post with a URL $%.3f, a plain one $%.3f)", usage.prices.postCreateWithURL, usage.prices.postCreate))")
+            logger.notice(
+                "\(String(format: "links: the person's tweets and replies with a link are not posted (POST_LINKS=false: X bills a post with a URL $%.3f, a plain one $%.3f)", usage.prices.postCreateWithURL, usage.prices.postCreate))"
+            )
         }
-        let recorder = SpendRecorder(clock: context.clock, usage: usage, budget: budget, days: context.usageDays, state: context.state, runID: context.runID,
-                                     ledger: ledger, logger: logger)
+        let recorder = SpendRecorder(
+            clock: context.clock, usage: usage, budget: budget, days: context.usageDays, state: context.state, runID: context.runID,
+            ledger: ledger, logger: logger)
         return DaemonNetwork(network: XMirrorNetwork(client: client), services: [recorder])
     }
 
@@ -174,14 +195,19 @@ public struct XNetworkModule: NetworkModule {
             }
         }
         if let bot = users[.bot], let person = users[.human], let rule = network.capabilities.disclosure {
-            findings.append(rule.problem(bot: bot, person: person, networkName: network.name).map { .failed("automation disclosure", $0) }
-                            ?? .ok("automation disclosure", "the bio of @\(bot.handle) says it is automated and names @\(person.handle)"))
+            findings.append(
+                rule.problem(bot: bot, person: person, networkName: network.name).map { .failed("automation disclosure", $0) }
+                    ?? .ok("automation disclosure", "the bio of @\(bot.handle) says it is automated and names @\(person.handle)"))
         }
         let prices = network.client.usage.prices
         findings.append(.ok("X's prices", prices.summary))
-        findings.append(.ok("links", context.postLinks
-            ? "POST_LINKS=true: the person's tweets with links are posted (X bills each $\(prices.postCreateWithURL))"
-            : "POST_LINKS=false: the person's tweets and replies with links are not posted (X bills each $\(prices.postCreateWithURL), a plain post $\(prices.postCreate))"))
+        findings.append(
+            .ok(
+                "links",
+                context.postLinks
+                    ? "POST_LINKS=true: the person's tweets with links are posted (X bills each $\(prices.postCreateWithURL))"
+                    : "POST_LINKS=false: the person's tweets and replies with links are not posted (X bills each $\(prices.postCreateWithURL), a plain post $\(prices.postCreate))"
+            ))
         findings.append(.ok("X API", settings.baseURL.absoluteString))
         return DoctorReport(findings: findings, network: commandNetwork(network))
     }
@@ -216,7 +242,9 @@ public struct XNetworkModule: NetworkModule {
         } catch {
             // Billed or not, what was sent is counted.
             try? await billing.recordUsage(into: usageDays, command: "consent")
-            if case XAPIError.unauthorized(_, _, let detail) = error { throw PersonSignInRefused("X refuses the person's tokens (HUMAN_ACCESS_TOKEN): \(detail)") }
+            if case XAPIError.unauthorized(_, _, let detail) = error {
+                throw PersonSignInRefused("X refuses the person's tokens (HUMAN_ACCESS_TOKEN): \(detail)")
+            }
             throw error
         }
         try await billing.recordUsage(into: usageDays, command: "consent")
@@ -240,15 +268,17 @@ struct XCommandBilling: CommandBilling {
         let usage = client.usage
         let total = usage.total
         guard total.calls > 0 else { return "" }
-        return String(format: " %d API calls; X's bill by mirror_bot's count $%.3f (%@).", total.calls, usage.totalCost,
-                      usage.billingDays.reduce(XBill()) { $0 + usage.bill(onBillingDay: $1) }.description)
+        return String(
+            format: " %d API calls; X's bill by mirror_bot's count $%.3f (%@).", total.calls, usage.totalCost,
+            usage.billingDays.reduce(XBill()) { $0 + usage.bill(onBillingDay: $1) }.description)
     }
 
     func spendLine(storingInto usageDays: any UsageDays) async throws -> String {
         try await recordUsage(into: usageDays, command: "doctor")
         let spend = try await UsageRecording.day(of: Date(), in: usageDays)
-        return String(format: "X budget: $%.3f spent today (UTC %@) of X_DAILY_BUDGET $%.2f, by mirror_bot's count (%@; this check included)",
-                      spend.cost, UsageMeter.billingDay(of: Date()), dailyBudget, spend.bill.description)
+        return String(
+            format: "X budget: $%.3f spent today (UTC %@) of X_DAILY_BUDGET $%.2f, by mirror_bot's count (%@; this check included)",
+            spend.cost, UsageMeter.billingDay(of: Date()), dailyBudget, spend.bill.description)
     }
 
     func restoreRefusals(from state: any BotState) async throws {

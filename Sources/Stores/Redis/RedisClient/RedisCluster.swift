@@ -48,7 +48,9 @@ public final class RedisClusterConnection: RedisPipelining {
 
     /// A cluster reached first through `seed`; nothing is opened until the first call.
     public init(seed: RedisURL, certificateAuthority: String? = nil, threadPool: NIOThreadPool = .singleton) {
-        self.seed = seed; self.certificateAuthority = certificateAuthority; self.threadPool = threadPool
+        self.seed = seed
+        self.certificateAuthority = certificateAuthority
+        self.threadPool = threadPool
     }
 
     /// "Redis Cluster at host:port".
@@ -102,18 +104,25 @@ public final class RedisClusterConnection: RedisPipelining {
     public var statistics: RedisConnection.Statistics {
         let nodes = state.withLock { Array($0.nodes.values) }
         return nodes.map(\.statistics).reduce(into: RedisConnection.Statistics()) { total, node in
-            total.roundTrips += node.roundTrips; total.commands += node.commands; total.connects += node.connects
+            total.roundTrips += node.roundTrips
+            total.commands += node.commands
+            total.connects += node.connects
         }
     }
 
     public func close() {
-        let nodes = state.withLock { state in defer { state.nodes = [:] }; return Array(state.nodes.values) }
+        let nodes = state.withLock { state in
+            defer { state.nodes = [:] }
+            return Array(state.nodes.values)
+        }
         for node in nodes { node.close() }
     }
 
     /// What a reply says of where to go instead.
     private enum Redirection {
-        case moved(String), ask(String), tryAgain
+        case moved(String)
+        case ask(String)
+        case tryAgain
         init?(_ reply: RedisReply) {
             guard case .error(let message) = reply else { return nil }
             let words = message.split(separator: " ")
@@ -148,12 +157,15 @@ public final class RedisClusterConnection: RedisPipelining {
         var ranges: [(lower: Int, upper: Int, address: String)] = []
         for entry in reply.arrayValue ?? [] {
             guard let parts = entry.arrayValue, parts.count >= 3, let lower = parts[0].integerValue, let upper = parts[1].integerValue,
-                  let master = parts[2].arrayValue, master.count >= 2, let port = master[1].integerValue else { continue }
+                let master = parts[2].arrayValue, master.count >= 2, let port = master[1].integerValue
+            else { continue }
             // An empty host means "the address you reached me at".
             let host = master[0].stringValue.flatMap { $0.isEmpty || $0 == "?" ? nil : $0 } ?? String(address.split(separator: ":").first ?? "")
             ranges.append((Int(lower), Int(upper), "\(host):\(port)"))
         }
-        guard !ranges.isEmpty else { throw RedisError.unexpectedReply("CLUSTER SLOTS named no node: is this Redis in cluster mode (cluster-enabled yes)?") }
+        guard !ranges.isEmpty else {
+            throw RedisError.unexpectedReply("CLUSTER SLOTS named no node: is this Redis in cluster mode (cluster-enabled yes)?")
+        }
         state.withLock { $0.ranges = ranges }
     }
 

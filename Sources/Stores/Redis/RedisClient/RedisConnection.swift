@@ -172,8 +172,11 @@ public final class RedisConnection: Sendable {
 
     /// A TLS failure with what to do about it.
     static func tlsAdvice(_ failure: String) -> String {
-        if failure.contains("CERTIFICATE_VERIFY_FAILED") || failure.contains("certificate verify failed") || failure.contains("unableToValidateCertificate") {
-            return "the server's certificate was not verified (\(failure)): set REDIS_TLS_CA to the CA certificate that signed it, or unset REDIS_TLS_CA to encrypt without verifying"
+        if failure.contains("CERTIFICATE_VERIFY_FAILED") || failure.contains("certificate verify failed")
+            || failure.contains("unableToValidateCertificate")
+        {
+            return
+                "the server's certificate was not verified (\(failure)): set REDIS_TLS_CA to the CA certificate that signed it, or unset REDIS_TLS_CA to encrypt without verifying"
         }
         return failure
     }

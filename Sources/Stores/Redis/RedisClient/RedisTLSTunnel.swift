@@ -18,7 +18,8 @@ final class RedisTLSTunnel: Sendable {
     /// Starts a tunnel to `host`:`port`; with `certificateAuthority` (a PEM file) the server's certificate is
     /// verified against it, host name included, else not at all (Heroku's Redis uses self-signed certificates).
     /// Blocks until it listens: call it off the event loops.
-    init(host: String, port serverPort: Int, certificateAuthority: String?, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws {
+    init(host: String, port serverPort: Int, certificateAuthority: String?, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws
+    {
         var configuration = TLSConfiguration.makeClientConfiguration()
         if let certificateAuthority {
             configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(certificateAuthority))
@@ -74,7 +75,10 @@ private final class ByteForwarder: ChannelInboundHandler, Sendable {
     private let partner: any Channel
     private let failure: FailureNote
 
-    init(partner: any Channel, failure: FailureNote) { self.partner = partner; self.failure = failure }
+    init(partner: any Channel, failure: FailureNote) {
+        self.partner = partner
+        self.failure = failure
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         partner.writeAndFlush(unwrapInboundIn(data), promise: nil)
@@ -112,7 +116,10 @@ private final class HandshakeDeadline: ChannelInboundHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case TLSUserEvent.handshakeCompleted = event { deadline?.cancel(); deadline = nil }
+        if case TLSUserEvent.handshakeCompleted = event {
+            deadline?.cancel()
+            deadline = nil
+        }
         context.fireUserInboundEventTriggered(event)
     }
 

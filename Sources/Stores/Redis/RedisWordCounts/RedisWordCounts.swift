@@ -118,8 +118,9 @@ public struct RedisWordCounts: WordCountBackend {
         var commands: [[String]] = [["MULTI"]]
         for (id, features) in tweets {
             let keys = [categoryKey(.favorite), categoryKey(.normal), learnedKey(.favorite)] + Self.distinct(features).map(featureKey)
-            commands.append(["EVAL", Self.learnFavoriteOnceScript, String(keys.count)] + keys
-                            + [Self.field(.favorite), Self.field(.normal), id])
+            commands.append(
+                ["EVAL", Self.learnFavoriteOnceScript, String(keys.count)] + keys
+                    + [Self.field(.favorite), Self.field(.normal), id])
         }
         commands.append(["EXEC"])
         let replies = try await pipeline(commands)
@@ -142,8 +143,9 @@ public struct RedisWordCounts: WordCountBackend {
         var commands: [[String]] = [["MULTI"]]
         for (id, features) in tweets {
             let keys = [categoryKey(.normal)] + markers + Self.distinct(features).map(featureKey)
-            commands.append(["EVAL", Self.learnNormalOnceScript, String(keys.count)] + keys
-                            + [Self.field(.normal), id, String(markers.count - 1), expiry])
+            commands.append(
+                ["EVAL", Self.learnNormalOnceScript, String(keys.count)] + keys
+                    + [Self.field(.normal), id, String(markers.count - 1), expiry])
         }
         commands.append(["EXEC"])
         let replies = try await pipeline(commands)
@@ -179,7 +181,8 @@ public struct RedisWordCounts: WordCountBackend {
         repeat {
             let reply = try await send("SCAN", cursor, "MATCH", Self.globEscaped(keyPrefix) + "learned:normal:*", "COUNT", "1000")
             guard let parts = reply.arrayValue, parts.count == 2, let next = parts[0].stringValue,
-                  let keys = parts[1].arrayValue?.compactMap(\.stringValue) else {
+                let keys = parts[1].arrayValue?.compactMap(\.stringValue)
+            else {
                 throw WordCountsUnavailable(store: store, reason: "SCAN did not return a cursor and keys")
             }
             old += keys.filter { key in key.split(separator: ":").last.flatMap { Int($0) }.map { $0 < oldest } ?? false }
@@ -290,7 +293,8 @@ public struct RedisWordCounts: WordCountBackend {
             repeat {
                 let reply = try await send("SCAN", cursor, "MATCH", Self.globEscaped(keyPrefix) + pattern, "COUNT", "1000")
                 guard let parts = reply.arrayValue, parts.count == 2, let next = parts[0].stringValue,
-                      let keys = parts[1].arrayValue?.compactMap(\.stringValue) else {
+                    let keys = parts[1].arrayValue?.compactMap(\.stringValue)
+                else {
                     throw WordCountsUnavailable(store: store, reason: "SCAN did not return a cursor and keys")
                 }
                 if !keys.isEmpty { try await body(keys) }

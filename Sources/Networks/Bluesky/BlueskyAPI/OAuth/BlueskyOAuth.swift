@@ -2,8 +2,8 @@ public import AsyncHTTPClient
 public import Foundation
 public import HTTPCore
 import NIOCore
-import NIOHTTP1
 import NIOFoundationCompat
+import NIOHTTP1
 import Synchronization
 
 /// atproto OAuth as a loopback client: how a person signs in on Bluesky from the command line, as themselves, without
@@ -60,7 +60,11 @@ public final class BlueskyOAuth: Sendable {
         public var expiresIn: Int?
 
         enum CodingKeys: String, CodingKey {
-            case accessToken = "access_token", refreshToken = "refresh_token", tokenType = "token_type", sub, scope, expiresIn = "expires_in"
+            case accessToken = "access_token"
+            case refreshToken = "refresh_token"
+            case tokenType = "token_type"
+            case sub, scope
+            case expiresIn = "expires_in"
         }
     }
 
@@ -114,7 +118,8 @@ public final class BlueskyOAuth: Sendable {
         guard let url = URL(string: address) else { throw BlueskyOAuthError.malformed(endpoint: "DID document", reason: "\(did) makes no address") }
         let (status, _, data) = try await send(method: .GET, url: url, form: nil, key: nil, accessToken: nil, endpoint: "DID document")
         guard status == 200 else {
-            throw BlueskyOAuthError.refused(endpoint: "DID document", status: status, error: "HTTP \(status)", description: "\(url.absoluteString) gave no DID document")
+            throw BlueskyOAuthError.refused(
+                endpoint: "DID document", status: status, error: "HTTP \(status)", description: "\(url.absoluteString) gave no DID document")
         }
         do { return try JSONDecoder().decode(DIDDocument.self, from: data) } catch {
             throw BlueskyOAuthError.malformed(endpoint: "DID document", reason: "\(error)")
@@ -128,10 +133,13 @@ public final class BlueskyOAuth: Sendable {
     public func server(for service: URL) async throws -> ServerMetadata {
         let issuer: URL
         let resource = service.appending(path: ".well-known/oauth-protected-resource")
-        let (status, _, data) = try await send(method: .GET, url: resource, form: nil, key: nil, accessToken: nil, endpoint: "oauth-protected-resource")
+        let (status, _, data) = try await send(
+            method: .GET, url: resource, form: nil, key: nil, accessToken: nil, endpoint: "oauth-protected-resource")
         if status == 200 {
             struct ProtectedResource: Decodable { var authorization_servers: [String]? }
-            guard let named = (try? JSONDecoder().decode(ProtectedResource.self, from: data))?.authorization_servers?.first, let url = URL(string: named) else {
+            guard let named = (try? JSONDecoder().decode(ProtectedResource.self, from: data))?.authorization_servers?.first,
+                let url = URL(string: named)
+            else {
                 throw BlueskyOAuthError.malformed(endpoint: "oauth-protected-resource", reason: "it names no authorization server")
             }
             issuer = url
@@ -139,13 +147,17 @@ public final class BlueskyOAuth: Sendable {
             // An entryway that is its own authorization server.
             issuer = service
         } else {
-            throw BlueskyOAuthError.refused(endpoint: "oauth-protected-resource", status: status, error: "HTTP \(status)",
-                                            description: "\(service.absoluteString) did not say where its accounts sign in")
+            throw BlueskyOAuthError.refused(
+                endpoint: "oauth-protected-resource", status: status, error: "HTTP \(status)",
+                description: "\(service.absoluteString) did not say where its accounts sign in")
         }
         let metadataURL = issuer.appending(path: ".well-known/oauth-authorization-server")
-        let (metadataStatus, _, body) = try await send(method: .GET, url: metadataURL, form: nil, key: nil, accessToken: nil, endpoint: "oauth-authorization-server")
+        let (metadataStatus, _, body) = try await send(
+            method: .GET, url: metadataURL, form: nil, key: nil, accessToken: nil, endpoint: "oauth-authorization-server")
         guard metadataStatus == 200 else {
-            throw BlueskyOAuthError.refused(endpoint: "oauth-authorization-server", status: metadataStatus, error: "not_found", description: "\(issuer.absoluteString) serves no OAuth metadata")
+            throw BlueskyOAuthError.refused(
+                endpoint: "oauth-authorization-server", status: metadataStatus, error: "not_found",
+                description: "\(issuer.absoluteString) serves no OAuth metadata")
         }
         let metadata: ServerMetadata
         do { metadata = try JSONDecoder().decode(ServerMetadata.self, from: body) } catch {
@@ -165,12 +177,16 @@ public final class BlueskyOAuth: Sendable {
 
     /// Pushes the authorization request for `handle` with `scope`, the person to come back to `redirectURI`; returns
     /// the address to open and what the exchange needs.
-    public func authorize(at server: ServerMetadata, handle: String, scope: String, redirectURI: String, key: DPoPKey, now: Date) async throws -> Authorization {
+    public func authorize(at server: ServerMetadata, handle: String, scope: String, redirectURI: String, key: DPoPKey, now: Date) async throws
+        -> Authorization
+    {
         let clientID = Self.loopbackClientID(redirectURI: redirectURI, scope: scope)
         let proof = CodeExchangeProof()
         let state = CodeExchangeProof().verifier
-        let form = ["client_id": clientID, "response_type": "code", "redirect_uri": redirectURI, "scope": scope, "state": state,
-                    "code_challenge": proof.challenge, "code_challenge_method": CodeExchangeProof.method, "login_hint": handle]
+        let form = [
+            "client_id": clientID, "response_type": "code", "redirect_uri": redirectURI, "scope": scope, "state": state,
+            "code_challenge": proof.challenge, "code_challenge_method": CodeExchangeProof.method, "login_hint": handle,
+        ]
         let data = try await post(form, to: server.pushedAuthorizationRequestEndpoint, key: key, now: now, endpoint: "PAR", expecting: [200, 201])
         struct Pushed: Decodable { var request_uri: String }
         guard let pushed = try? JSONDecoder().decode(Pushed.self, from: data) else {
@@ -196,8 +212,10 @@ public final class BlueskyOAuth: Sendable {
             throw BlueskyOAuthError.mismatch("the answer comes from \(redirectQuery["iss"] ?? "no named server"), not \(authorization.server.issuer)")
         }
         guard let code = redirectQuery["code"], !code.isEmpty else { throw BlueskyOAuthError.malformed(endpoint: "authorize", reason: "no code") }
-        let form = ["grant_type": "authorization_code", "code": code, "redirect_uri": authorization.redirectURI,
-                    "code_verifier": authorization.proof.verifier, "client_id": authorization.clientID]
+        let form = [
+            "grant_type": "authorization_code", "code": code, "redirect_uri": authorization.redirectURI,
+            "code_verifier": authorization.proof.verifier, "client_id": authorization.clientID,
+        ]
         return try await tokens(form, at: authorization.server.tokenEndpoint, key: key, now: now)
     }
 
@@ -206,13 +224,15 @@ public final class BlueskyOAuth: Sendable {
     @discardableResult
     public func revoke(_ token: String, clientID: String, at server: ServerMetadata, key: DPoPKey, now: Date) async -> Bool {
         guard let endpoint = server.revocationEndpoint else { return false }
-        return (try? await post(["token": token, "client_id": clientID], to: endpoint, key: key, now: now, endpoint: "revoke", expecting: [200])) != nil
+        return (try? await post(["token": token, "client_id": clientID], to: endpoint, key: key, now: now, endpoint: "revoke", expecting: [200]))
+            != nil
     }
 
     /// New tokens for `refreshToken` (which the server then no longer takes). Throws `refused` with `invalid_grant`
     /// when the grant was revoked.
     public func refresh(_ refreshToken: String, clientID: String, tokenEndpoint: URL, key: DPoPKey, now: Date) async throws -> Tokens {
-        try await tokens(["grant_type": "refresh_token", "refresh_token": refreshToken, "client_id": clientID], at: tokenEndpoint, key: key, now: now)
+        try await tokens(
+            ["grant_type": "refresh_token", "refresh_token": refreshToken, "client_id": clientID], at: tokenEndpoint, key: key, now: now)
     }
 
     private func tokens(_ form: [String: String], at endpoint: URL, key: DPoPKey, now: Date) async throws -> Tokens {
@@ -234,19 +254,26 @@ public final class BlueskyOAuth: Sendable {
             let (status, error, data) = try await send(method: .POST, url: url, form: form, key: key, accessToken: nil, endpoint: endpoint, now: now)
             if expecting.contains(status) { return data }
             if attempt == 0, error?.error == "use_dpop_nonce" { continue }
-            throw BlueskyOAuthError.refused(endpoint: endpoint, status: status, error: error?.error ?? "HTTP \(status)", description: error?.errorDescription)
+            throw BlueskyOAuthError.refused(
+                endpoint: endpoint, status: status, error: error?.error ?? "HTTP \(status)", description: error?.errorDescription)
         }
-        throw BlueskyOAuthError.refused(endpoint: endpoint, status: 400, error: "use_dpop_nonce", description: "the server asked for a new nonce twice")
+        throw BlueskyOAuthError.refused(
+            endpoint: endpoint, status: 400, error: "use_dpop_nonce", description: "the server asked for a new nonce twice")
     }
 
     private struct ErrorBody: Decodable {
         var error: String
         var errorDescription: String?
-        enum CodingKeys: String, CodingKey { case error, errorDescription = "error_description" }
+        enum CodingKeys: String, CodingKey {
+            case error
+            case errorDescription = "error_description"
+        }
     }
 
-    private func send(method: HTTPMethod, url: URL, form: [String: String]?, key: DPoPKey?, accessToken: String?, endpoint: String,
-                      now: Date = Date()) async throws -> (Int, ErrorBody?, Data) {
+    private func send(
+        method: HTTPMethod, url: URL, form: [String: String]?, key: DPoPKey?, accessToken: String?, endpoint: String,
+        now: Date = Date()
+    ) async throws -> (Int, ErrorBody?, Data) {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = method
         request.headers.add(name: "User-Agent", value: "mirror_bot")
@@ -254,7 +281,8 @@ public final class BlueskyOAuth: Sendable {
         let origin = Self.origin(url.absoluteString)
         if let key {
             let nonce = nonces.withLock { $0[origin] }
-            request.headers.add(name: "DPoP", value: try key.proof(method: method.rawValue, url: url, nonce: nonce, accessToken: accessToken, now: now))
+            request.headers.add(
+                name: "DPoP", value: try key.proof(method: method.rawValue, url: url, nonce: nonce, accessToken: accessToken, now: now))
         }
         if let form {
             request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
@@ -317,7 +345,8 @@ public enum BlueskyOAuthError: Error, CustomStringConvertible, Equatable {
     /// What went wrong, in words.
     public var description: String {
         switch self {
-        case .refused(let endpoint, let status, let error, let detail): "Bluesky's authorization server refused the \(endpoint) request (HTTP \(status) \(error)\(detail.map { ": \($0)" } ?? ""))"
+        case .refused(let endpoint, let status, let error, let detail):
+            "Bluesky's authorization server refused the \(endpoint) request (HTTP \(status) \(error)\(detail.map { ": \($0)" } ?? ""))"
         case .unreachable(let endpoint, let detail): "Bluesky's authorization server did not answer the \(endpoint) request (\(detail))"
         case .malformed(let endpoint, let reason): "Bluesky's authorization server gave an unreadable \(endpoint) answer (\(reason))"
         case .mismatch(let what): what

@@ -24,8 +24,10 @@ public struct DPoPKey: Sendable {
     public var publicJWK: [String: String] {
         // x963: 0x04, then x and y, 32 bytes each.
         let point = privateKey.publicKey.x963Representation
-        return ["kty": "EC", "crv": "P-256", "x": CodeExchangeProof.base64URL(point.dropFirst().prefix(32)),
-                "y": CodeExchangeProof.base64URL(point.dropFirst(33))]
+        return [
+            "kty": "EC", "crv": "P-256", "x": CodeExchangeProof.base64URL(point.dropFirst().prefix(32)),
+            "y": CodeExchangeProof.base64URL(point.dropFirst(33)),
+        ]
     }
 
     /// The JWK thumbprint (RFC 7638): SHA-256 of the required members in lexicographic order, base64url. The
@@ -45,7 +47,9 @@ public struct DPoPKey: Sendable {
         components?.fragment = nil
         guard let htu = components?.string else { throw DPoPKeyError.unreadable }
         let header: [String: any Sendable] = ["typ": "dpop+jwt", "alg": "ES256", "jwk": publicJWK]
-        var claims: [String: any Sendable] = ["jti": UUID().uuidString, "htm": method.uppercased(), "htu": htu, "iat": Int(now.timeIntervalSince1970)]
+        var claims: [String: any Sendable] = [
+            "jti": UUID().uuidString, "htm": method.uppercased(), "htu": htu, "iat": Int(now.timeIntervalSince1970),
+        ]
         if let nonce { claims["nonce"] = nonce }
         if let accessToken { claims["ath"] = CodeExchangeProof.base64URL(Data(SHA256.hash(data: Data(accessToken.utf8)))) }
         let signingInput = try Self.segment(header) + "." + Self.segment(claims)

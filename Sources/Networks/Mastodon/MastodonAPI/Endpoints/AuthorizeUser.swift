@@ -21,9 +21,14 @@ public struct AuthorizeUser: Sendable {
     public var forceLogin: Bool
 
     /// The request for `clientID`'s code at `redirectURI`, granting `scopes`.
-    public init(clientID: String, redirectURI: String, scopes: [String], codeChallenge: String? = nil, state: String? = nil, forceLogin: Bool = false) {
-        self.clientID = clientID; self.redirectURI = redirectURI; self.scopes = scopes; self.codeChallenge = codeChallenge
-        self.state = state; self.forceLogin = forceLogin
+    public init(clientID: String, redirectURI: String, scopes: [String], codeChallenge: String? = nil, state: String? = nil, forceLogin: Bool = false)
+    {
+        self.clientID = clientID
+        self.redirectURI = redirectURI
+        self.scopes = scopes
+        self.codeChallenge = codeChallenge
+        self.state = state
+        self.forceLogin = forceLogin
     }
 
     /// `response_type=code`, `client_id`, `redirect_uri`, `scope` (space-separated), and when set `code_challenge`

@@ -16,7 +16,10 @@ public struct CreateApp: MastodonEndpoint {
 
     /// The request to register `clientName` with `redirectURIs` and `scopes`.
     public init(clientName: String, redirectURIs: [String], scopes: [String], website: String? = nil) {
-        self.clientName = clientName; self.redirectURIs = redirectURIs; self.scopes = scopes; self.website = website
+        self.clientName = clientName
+        self.redirectURIs = redirectURIs
+        self.scopes = scopes
+        self.website = website
     }
 
     /// POST.
@@ -25,8 +28,10 @@ public struct CreateApp: MastodonEndpoint {
     public var path: String { "/api/v1/apps" }
     /// `{"client_name", "redirect_uris", "scopes" (space-separated), "website"}`.
     public var body: [String: MastodonBodyValue]? {
-        var body: [String: MastodonBodyValue] = ["client_name": .string(clientName), "redirect_uris": .strings(redirectURIs),
-                                                 "scopes": .string(scopes.joined(separator: " "))]
+        var body: [String: MastodonBodyValue] = [
+            "client_name": .string(clientName), "redirect_uris": .strings(redirectURIs),
+            "scopes": .string(scopes.joined(separator: " ")),
+        ]
         if let website { body["website"] = .string(website) }
         return body
     }

@@ -18,7 +18,10 @@ public struct GetAccountStatuses: MastodonPagedEndpoint {
 
     /// The request for `accountID`'s statuses.
     public init(accountID: String, sinceID: String? = nil, limit: Int = 40, excludeReblogs: Bool = true) {
-        self.accountID = accountID; self.sinceID = sinceID; self.limit = min(max(limit, 1), 40); self.excludeReblogs = excludeReblogs
+        self.accountID = accountID
+        self.sinceID = sinceID
+        self.limit = min(max(limit, 1), 40)
+        self.excludeReblogs = excludeReblogs
     }
 
     /// GET.

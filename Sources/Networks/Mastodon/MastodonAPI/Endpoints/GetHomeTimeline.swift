@@ -12,7 +12,10 @@ public struct GetHomeTimeline: MastodonPagedEndpoint {
     public var limit: Int
 
     /// The request for the home timeline newer than `sinceID`.
-    public init(sinceID: String? = nil, limit: Int = 40) { self.sinceID = sinceID; self.limit = min(max(limit, 1), 40) }
+    public init(sinceID: String? = nil, limit: Int = 40) {
+        self.sinceID = sinceID
+        self.limit = min(max(limit, 1), 40)
+    }
 
     /// GET.
     public var method: MastodonMethod { .GET }

@@ -13,7 +13,10 @@ public struct GetMentionNotifications: MastodonPagedEndpoint {
     public var limit: Int
 
     /// The request for mentions newer than `sinceID`.
-    public init(sinceID: String? = nil, limit: Int = 40) { self.sinceID = sinceID; self.limit = min(max(limit, 1), 80) }
+    public init(sinceID: String? = nil, limit: Int = 40) {
+        self.sinceID = sinceID
+        self.limit = min(max(limit, 1), 80)
+    }
 
     /// GET.
     public var method: MastodonMethod { .GET }

@@ -20,7 +20,11 @@ public struct ObtainToken: MastodonEndpoint {
 
     /// The request to exchange `code` for a token, as the application `clientID`.
     public init(clientID: String, clientSecret: String, code: String, redirectURI: String, codeVerifier: String?) {
-        self.clientID = clientID; self.clientSecret = clientSecret; self.code = code; self.redirectURI = redirectURI; self.codeVerifier = codeVerifier
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.code = code
+        self.redirectURI = redirectURI
+        self.codeVerifier = codeVerifier
     }
 
     /// POST.
@@ -29,8 +33,10 @@ public struct ObtainToken: MastodonEndpoint {
     public var path: String { "/oauth/token" }
     /// `{"grant_type": "authorization_code", "code", "client_id", "client_secret", "redirect_uri", "code_verifier"}`.
     public var body: [String: MastodonBodyValue]? {
-        var body: [String: MastodonBodyValue] = ["grant_type": .string("authorization_code"), "code": .string(code), "client_id": .string(clientID),
-                                                 "client_secret": .string(clientSecret), "redirect_uri": .string(redirectURI)]
+        var body: [String: MastodonBodyValue] = [
+            "grant_type": .string("authorization_code"), "code": .string(code), "client_id": .string(clientID),
+            "client_secret": .string(clientSecret), "redirect_uri": .string(redirectURI),
+        ]
         if let codeVerifier { body["code_verifier"] = .string(codeVerifier) }
         return body
     }

@@ -18,7 +18,11 @@ public struct PostStatus: MastodonEndpoint {
 
     /// The request to post `text` with `visibility`, keyed by `key`.
     public init(text: String, visibility: MastodonVisibility, inReplyToID: String? = nil, spoilerText: String? = nil, key: String) {
-        self.text = text; self.visibility = visibility; self.inReplyToID = inReplyToID; self.spoilerText = spoilerText; self.key = key
+        self.text = text
+        self.visibility = visibility
+        self.inReplyToID = inReplyToID
+        self.spoilerText = spoilerText
+        self.key = key
     }
 
     /// POST.

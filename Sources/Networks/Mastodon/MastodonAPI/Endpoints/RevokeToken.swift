@@ -13,7 +13,11 @@ public struct RevokeToken: MastodonEndpoint {
     public var token: String
 
     /// The request to revoke `token`, as the application `clientID`.
-    public init(clientID: String, clientSecret: String, token: String) { self.clientID = clientID; self.clientSecret = clientSecret; self.token = token }
+    public init(clientID: String, clientSecret: String, token: String) {
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.token = token
+    }
 
     /// POST.
     public var method: MastodonMethod { .POST }

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import HTTPCore
 
 /// `i`: the token's own account (`MeDetailed`: its id, username, profile and bot flag).

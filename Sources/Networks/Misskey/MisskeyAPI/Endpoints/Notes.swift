@@ -19,7 +19,10 @@ public struct GetUserNotes: MisskeyPagedEndpoint {
 
     /// The request for `userID`'s notes, with their replies, without renotes.
     public init(userID: String, withReplies: Bool = true, sinceID: String? = nil, limit: Int = 100) {
-        self.userID = userID; self.withReplies = withReplies; self.sinceID = sinceID; self.limit = limit
+        self.userID = userID
+        self.withReplies = withReplies
+        self.sinceID = sinceID
+        self.limit = limit
     }
     /// `userId`, `withReplies`, `withRenotes: false`, paging.
     public var parameters: [String: MisskeyValue] {
@@ -43,7 +46,10 @@ public struct GetMentions: MisskeyPagedEndpoint {
     public var untilID: String?
 
     /// The request for mentions newer than `sinceID`.
-    public init(sinceID: String? = nil, limit: Int = 100) { self.sinceID = sinceID; self.limit = limit }
+    public init(sinceID: String? = nil, limit: Int = 100) {
+        self.sinceID = sinceID
+        self.limit = limit
+    }
     /// Paging.
     public var parameters: [String: MisskeyValue] { pagingParameters }
     /// A note's id.
@@ -66,7 +72,11 @@ public struct GetTimeline: MisskeyPagedEndpoint {
     public var untilID: String?
 
     /// The request for the timeline newer than `sinceID`.
-    public init(withRenotes: Bool = false, sinceID: String? = nil, limit: Int = 100) { self.withRenotes = withRenotes; self.sinceID = sinceID; self.limit = limit }
+    public init(withRenotes: Bool = false, sinceID: String? = nil, limit: Int = 100) {
+        self.withRenotes = withRenotes
+        self.sinceID = sinceID
+        self.limit = limit
+    }
     /// `withRenotes`, paging.
     public var parameters: [String: MisskeyValue] { pagingParameters.merging(["withRenotes": .bool(withRenotes)]) { $1 } }
     /// A note's id.
@@ -110,8 +120,15 @@ public struct CreateNote: MisskeyEndpoint {
     public var visibleUserIDs: [String]
 
     /// The request to post `text`.
-    public init(text: String, visibility: MisskeyVisibility, cw: String? = nil, localOnly: Bool = false, replyID: String? = nil, visibleUserIDs: [String] = []) {
-        self.text = text; self.visibility = visibility; self.cw = cw; self.localOnly = localOnly; self.replyID = replyID; self.visibleUserIDs = visibleUserIDs
+    public init(
+        text: String, visibility: MisskeyVisibility, cw: String? = nil, localOnly: Bool = false, replyID: String? = nil, visibleUserIDs: [String] = []
+    ) {
+        self.text = text
+        self.visibility = visibility
+        self.cw = cw
+        self.localOnly = localOnly
+        self.replyID = replyID
+        self.visibleUserIDs = visibleUserIDs
     }
     /// `text`, `visibility`, `cw`, `localOnly`, `replyId`, `visibleUserIds`.
     public var parameters: [String: MisskeyValue] {

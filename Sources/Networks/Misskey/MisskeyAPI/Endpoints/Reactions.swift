@@ -14,7 +14,10 @@ public struct CreateReaction: MisskeyEndpoint {
     /// The reaction (`❤`, `:emoji:`).
     public var reaction: String
     /// The request to react to `noteID` with `reaction`.
-    public init(noteID: String, reaction: String) { self.noteID = noteID; self.reaction = reaction }
+    public init(noteID: String, reaction: String) {
+        self.noteID = noteID
+        self.reaction = reaction
+    }
     /// `noteId`, `reaction`.
     public var parameters: [String: MisskeyValue] { ["noteId": .string(noteID), "reaction": .string(reaction)] }
 }
@@ -36,7 +39,10 @@ public struct GetUserReactions: MisskeyPagedEndpoint {
     public var untilID: String?
 
     /// The request for `userID`'s reactions.
-    public init(userID: String, limit: Int = 100) { self.userID = userID; self.limit = limit }
+    public init(userID: String, limit: Int = 100) {
+        self.userID = userID
+        self.limit = limit
+    }
     /// `userId`, paging.
     public var parameters: [String: MisskeyValue] { pagingParameters.merging(["userId": .string(userID)]) { $1 } }
     /// A reaction's id.

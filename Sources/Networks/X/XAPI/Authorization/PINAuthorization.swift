@@ -40,14 +40,22 @@ public struct PINAuthorization: Sendable {
 
     /// The flow for the app `consumerKey` at `baseURL`.
     public init(baseURL: URL, consumerKey: String, consumerSecret: String, httpClient: HTTPClient = XClient.sharedHTTPClient) {
-        self.baseURL = baseURL; self.consumerKey = consumerKey; self.consumerSecret = consumerSecret; self.httpClient = httpClient
+        self.baseURL = baseURL
+        self.consumerKey = consumerKey
+        self.consumerSecret = consumerSecret
+        self.httpClient = httpClient
     }
 
     /// Step 1: a request token for the PIN flow.
     public func requestToken() async throws -> RequestToken {
-        let fields = try await post("oauth/request_token", OAuth1.ProtocolParameters(
-            consumerKey: consumerKey, token: "", nonce: OAuth1.makeNonce(), timestamp: Int(Date().timeIntervalSince1970), callback: "oob"),
-            tokenSecret: "", refusal: "X refused the app's API key and secret (the *_CONSUMER_KEY and *_CONSUMER_SECRET variables): check them in the developer portal, under Keys and tokens")
+        let fields = try await post(
+            "oauth/request_token",
+            OAuth1.ProtocolParameters(
+                consumerKey: consumerKey, token: "", nonce: OAuth1.makeNonce(), timestamp: Int(Date().timeIntervalSince1970), callback: "oob"),
+            tokenSecret: "",
+            refusal:
+                "X refused the app's API key and secret (the *_CONSUMER_KEY and *_CONSUMER_SECRET variables): check them in the developer portal, under Keys and tokens"
+        )
         guard let token = fields["oauth_token"], let secret = fields["oauth_token_secret"] else {
             throw PINAuthorizationError(reason: "X's answer to oauth/request_token has no oauth_token")
         }
@@ -61,10 +69,13 @@ public struct PINAuthorization: Sendable {
 
     /// Step 3: the PIN the page showed, exchanged for the account's access token.
     public func accessToken(for request: RequestToken, pin: String) async throws -> AccessToken {
-        let fields = try await post("oauth/access_token", OAuth1.ProtocolParameters(
-            consumerKey: consumerKey, token: request.token, nonce: OAuth1.makeNonce(), timestamp: Int(Date().timeIntervalSince1970),
-            verifier: pin.trimmingCharacters(in: .whitespacesAndNewlines)),
-            tokenSecret: request.secret, refusal: "X did not accept the PIN: it was mistyped or has expired (a request token lasts minutes); run the command again")
+        let fields = try await post(
+            "oauth/access_token",
+            OAuth1.ProtocolParameters(
+                consumerKey: consumerKey, token: request.token, nonce: OAuth1.makeNonce(), timestamp: Int(Date().timeIntervalSince1970),
+                verifier: pin.trimmingCharacters(in: .whitespacesAndNewlines)),
+            tokenSecret: request.secret,
+            refusal: "X did not accept the PIN: it was mistyped or has expired (a request token lasts minutes); run the command again")
         guard let token = fields["oauth_token"], let secret = fields["oauth_token_secret"] else {
             throw PINAuthorizationError(reason: "X's answer to oauth/access_token has no oauth_token")
         }
@@ -72,12 +83,16 @@ public struct PINAuthorization: Sendable {
     }
 
     /// POSTs a signed OAuth request to `path` and returns the form-encoded answer's fields.
-    private func post(_ path: String, _ parameters: OAuth1.ProtocolParameters, tokenSecret: String, refusal: String) async throws -> [String: String] {
+    private func post(_ path: String, _ parameters: OAuth1.ProtocolParameters, tokenSecret: String, refusal: String) async throws -> [String: String]
+    {
         let url = baseURL.appending(path: path)
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = .POST
-        request.headers.add(name: "Authorization", value: OAuth1.authorizationHeader(method: "POST", url: url, parameters: parameters,
-                                                                                     consumerSecret: consumerSecret, tokenSecret: tokenSecret))
+        request.headers.add(
+            name: "Authorization",
+            value: OAuth1.authorizationHeader(
+                method: "POST", url: url, parameters: parameters,
+                consumerSecret: consumerSecret, tokenSecret: tokenSecret))
         request.headers.add(name: "User-Agent", value: "mirror_bot")
         let response: HTTPClientResponse
         let body: Data

@@ -1,8 +1,8 @@
-public import BotCore
 import BotClock
+public import BotCore
 public import Foundation
 public import Logging
-public import SocialNetwork
+import SocialNetwork
 import Synchronization
 
 /// The most mirror_bot spends on X in one UTC day (`X_DAILY_BUDGET`), by its own count of X's bill.
@@ -40,7 +40,10 @@ public final class DailyBudget: Sendable {
     /// A budget of `limit` dollars a UTC day over `meter`'s bill; with a `ledger`, each billed call's worst case is
     /// written there before the call is sent.
     public init(limit: Double, meter: UsageMeter, ledger: (any SpendLedger)? = nil, logger: Logger) {
-        self.limit = limit; self.meter = meter; self.ledger = ledger; self.logger = logger
+        self.limit = limit
+        self.meter = meter
+        self.ledger = ledger
+        self.logger = logger
     }
 
     /// Admits a call of `work` to `endpoint` whose worst case is `cost`, at `date`: counted as spent while in flight and,
@@ -138,8 +141,12 @@ public final class DailyBudget: Sendable {
         }
         if first {
             let reserve = work < .posts ? reservedCount(on: day) : 0
-            let kept = reserve > 0 ? String(format: ", keeping $%.3f for the %d posts still planned", Double(reserve) * meter.prices.postCreate, reserve) : ""
-            logger.notice("\(String(format: "budget: %@ stopped for the rest of the UTC day %@: $%.3f of X_DAILY_BUDGET $%.2f spent; %@ goes on only below %.0f%% of it%@ (%@ would need at least $%.3f); resumes at 00:00 UTC", work.description, day, spent, limit, work.description, work.shareOfBudget * 100, kept, endpoint, needed))")
+            let kept =
+                reserve > 0
+                ? String(format: ", keeping $%.3f for the %d posts still planned", Double(reserve) * meter.prices.postCreate, reserve) : ""
+            logger.notice(
+                "\(String(format: "budget: %@ stopped for the rest of the UTC day %@: $%.3f of X_DAILY_BUDGET $%.2f spent; %@ goes on only below %.0f%% of it%@ (%@ would need at least $%.3f); resumes at 00:00 UTC", work.description, day, spent, limit, work.description, work.shareOfBudget * 100, kept, endpoint, needed))"
+            )
         }
         return XAPIError.overBudget(endpoint: endpoint, work: work.description, spent: spent, limit: limit)
     }

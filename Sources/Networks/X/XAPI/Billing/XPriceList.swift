@@ -38,8 +38,9 @@ public struct XPriceList: Sendable, Equatable {
 
     /// One line naming every rate, for `doctor` and docs/x.md.
     public var summary: String {
-        String(format: "own posts read $%.3f, other posts $%.3f, users $%.3f; a post made $%.3f, with a URL $%.3f; a like $%.3f (%@)",
-               ownedPostRead, postRead, userRead, postCreate, postCreateWithURL, interactionCreate, source)
+        String(
+            format: "own posts read $%.3f, other posts $%.3f, users $%.3f; a post made $%.3f, with a URL $%.3f; a like $%.3f (%@)",
+            ownedPostRead, postRead, userRead, postCreate, postCreateWithURL, interactionCreate, source)
     }
 }
 
@@ -61,29 +62,37 @@ public struct XBill: Sendable, Equatable, Codable {
     public var interactionsDeleted = 0
 
     /// An empty bill, or one from its parts.
-    public init(ownedPostReads: Int = 0, postReads: Int = 0, userReads: Int = 0, postsCreated: Int = 0, postsCreatedWithURL: Int = 0,
-                interactionsCreated: Int = 0, interactionsDeleted: Int = 0) {
-        self.ownedPostReads = ownedPostReads; self.postReads = postReads; self.userReads = userReads
-        self.postsCreated = postsCreated; self.postsCreatedWithURL = postsCreatedWithURL
-        self.interactionsCreated = interactionsCreated; self.interactionsDeleted = interactionsDeleted
+    public init(
+        ownedPostReads: Int = 0, postReads: Int = 0, userReads: Int = 0, postsCreated: Int = 0, postsCreatedWithURL: Int = 0,
+        interactionsCreated: Int = 0, interactionsDeleted: Int = 0
+    ) {
+        self.ownedPostReads = ownedPostReads
+        self.postReads = postReads
+        self.userReads = userReads
+        self.postsCreated = postsCreated
+        self.postsCreatedWithURL = postsCreatedWithURL
+        self.interactionsCreated = interactionsCreated
+        self.interactionsDeleted = interactionsDeleted
     }
 
     /// The sum of two bills.
     public static func + (lhs: XBill, rhs: XBill) -> XBill {
-        XBill(ownedPostReads: lhs.ownedPostReads + rhs.ownedPostReads, postReads: lhs.postReads + rhs.postReads,
-              userReads: lhs.userReads + rhs.userReads, postsCreated: lhs.postsCreated + rhs.postsCreated,
-              postsCreatedWithURL: lhs.postsCreatedWithURL + rhs.postsCreatedWithURL,
-              interactionsCreated: lhs.interactionsCreated + rhs.interactionsCreated,
-              interactionsDeleted: lhs.interactionsDeleted + rhs.interactionsDeleted)
+        XBill(
+            ownedPostReads: lhs.ownedPostReads + rhs.ownedPostReads, postReads: lhs.postReads + rhs.postReads,
+            userReads: lhs.userReads + rhs.userReads, postsCreated: lhs.postsCreated + rhs.postsCreated,
+            postsCreatedWithURL: lhs.postsCreatedWithURL + rhs.postsCreatedWithURL,
+            interactionsCreated: lhs.interactionsCreated + rhs.interactionsCreated,
+            interactionsDeleted: lhs.interactionsDeleted + rhs.interactionsDeleted)
     }
 
     /// What `lhs` billed beyond `rhs` (a later record of a cumulative bill minus an earlier one).
     public static func - (lhs: XBill, rhs: XBill) -> XBill {
-        XBill(ownedPostReads: lhs.ownedPostReads - rhs.ownedPostReads, postReads: lhs.postReads - rhs.postReads,
-              userReads: lhs.userReads - rhs.userReads, postsCreated: lhs.postsCreated - rhs.postsCreated,
-              postsCreatedWithURL: lhs.postsCreatedWithURL - rhs.postsCreatedWithURL,
-              interactionsCreated: lhs.interactionsCreated - rhs.interactionsCreated,
-              interactionsDeleted: lhs.interactionsDeleted - rhs.interactionsDeleted)
+        XBill(
+            ownedPostReads: lhs.ownedPostReads - rhs.ownedPostReads, postReads: lhs.postReads - rhs.postReads,
+            userReads: lhs.userReads - rhs.userReads, postsCreated: lhs.postsCreated - rhs.postsCreated,
+            postsCreatedWithURL: lhs.postsCreatedWithURL - rhs.postsCreatedWithURL,
+            interactionsCreated: lhs.interactionsCreated - rhs.interactionsCreated,
+            interactionsDeleted: lhs.interactionsDeleted - rhs.interactionsDeleted)
     }
 
     /// Whether nothing is billed.
@@ -101,8 +110,12 @@ public struct XBill: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case ownedPostReads = "owned_post_reads", postReads = "post_reads", userReads = "user_reads"
-        case postsCreated = "posts_created", postsCreatedWithURL = "posts_created_with_url"
-        case interactionsCreated = "interactions_created", interactionsDeleted = "interactions_deleted"
+        case ownedPostReads = "owned_post_reads"
+        case postReads = "post_reads"
+        case userReads = "user_reads"
+        case postsCreated = "posts_created"
+        case postsCreatedWithURL = "posts_created_with_url"
+        case interactionsCreated = "interactions_created"
+        case interactionsDeleted = "interactions_deleted"
     }
 }

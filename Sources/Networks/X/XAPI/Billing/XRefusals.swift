@@ -154,13 +154,16 @@ public final class XRefusals: Sendable {
 
     /// The refusal an error answer means, if it is one that asking again would not change; nil for per-call
     /// failures (a duplicate, a restricted reply, a rate limit, a 5xx).
-    static func refusal(status: Int, problem: XProblem?, endpoint: String, capability: XCapability?, account: Account, app: String,
-                        at now: Date) -> Refusal? {
+    static func refusal(
+        status: Int, problem: XProblem?, endpoint: String, capability: XCapability?, account: Account, app: String,
+        at now: Date
+    ) -> Refusal? {
         let type = problem?.type ?? ""
         let detail = problem?.description ?? "HTTP \(status)"
         func make(_ kind: Refusal.Kind, _ scope: Refusal.Scope, after delay: TimeInterval = recheckInterval) -> Refusal {
-            Refusal(kind: kind, account: account.rawValue, scope: scope, endpoint: endpoint, detail: detail, since: now,
-                    recheckAt: now.addingTimeInterval(delay), app: app)
+            Refusal(
+                kind: kind, account: account.rawValue, scope: scope, endpoint: endpoint, detail: detail, since: now,
+                recheckAt: now.addingTimeInterval(delay), app: app)
         }
         switch status {
         case 401:

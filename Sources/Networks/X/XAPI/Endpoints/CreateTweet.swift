@@ -13,7 +13,8 @@ public struct CreateTweet: XEndpoint {
 
     /// The request to post `text`.
     public init(text: String, inReplyToTweetID: String? = nil) {
-        self.text = text; self.inReplyToTweetID = inReplyToTweetID
+        self.text = text
+        self.inReplyToTweetID = inReplyToTweetID
     }
 
     /// POST.

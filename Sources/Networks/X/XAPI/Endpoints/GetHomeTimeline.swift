@@ -22,10 +22,16 @@ public struct GetHomeTimeline: XPagedEndpoint {
     public static let postOwnership = XPostOwnership.anyone
 
     /// The request for `userID`'s home timeline.
-    public init(userID: String, sinceID: String? = nil, untilID: String? = nil, maxResults: Int = 100,
-                paginationToken: String? = nil, exclude: Set<TimelineExclusion> = [], fields: PostFields = .classifier) {
-        self.userID = userID; self.sinceID = sinceID; self.untilID = untilID
-        self.maxResults = min(max(maxResults, 1), 100); self.paginationToken = paginationToken; self.exclude = exclude
+    public init(
+        userID: String, sinceID: String? = nil, untilID: String? = nil, maxResults: Int = 100,
+        paginationToken: String? = nil, exclude: Set<TimelineExclusion> = [], fields: PostFields = .classifier
+    ) {
+        self.userID = userID
+        self.sinceID = sinceID
+        self.untilID = untilID
+        self.maxResults = min(max(maxResults, 1), 100)
+        self.paginationToken = paginationToken
+        self.exclude = exclude
         self.fields = fields
     }
 
@@ -35,7 +41,8 @@ public struct GetHomeTimeline: XPagedEndpoint {
     public var path: String { "/2/users/\(userID)/timelines/reverse_chronological" }
     /// Paging, `since_id`, `exclude` and the post fields.
     public var query: [(String, String)] {
-        timelineQuery(sinceID: sinceID, untilID: untilID, maxResults: maxResults, paginationToken: paginationToken, exclude: exclude,
-                      fields: fields)
+        timelineQuery(
+            sinceID: sinceID, untilID: untilID, maxResults: maxResults, paginationToken: paginationToken, exclude: exclude,
+            fields: fields)
     }
 }

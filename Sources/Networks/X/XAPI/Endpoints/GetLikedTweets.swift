@@ -17,7 +17,10 @@ public struct GetLikedTweets: XPagedEndpoint {
 
     /// The request for `userID`'s likes.
     public init(userID: String, maxResults: Int = 100, paginationToken: String? = nil, fields: PostFields = .classifier) {
-        self.userID = userID; self.maxResults = min(max(maxResults, 5), 100); self.paginationToken = paginationToken; self.fields = fields
+        self.userID = userID
+        self.maxResults = min(max(maxResults, 5), 100)
+        self.paginationToken = paginationToken
+        self.fields = fields
     }
 
     /// GET.

@@ -20,10 +20,16 @@ public struct GetMentions: XPagedEndpoint {
     public static let postOwnership = XPostOwnership.own
 
     /// The request for mentions of `userID`.
-    public init(userID: String, sinceID: String? = nil, untilID: String? = nil, maxResults: Int = 100, paginationToken: String? = nil,
-                fields: PostFields = .mentions) {
-        self.userID = userID; self.sinceID = sinceID; self.untilID = untilID
-        self.maxResults = min(max(maxResults, 5), 100); self.paginationToken = paginationToken; self.fields = fields
+    public init(
+        userID: String, sinceID: String? = nil, untilID: String? = nil, maxResults: Int = 100, paginationToken: String? = nil,
+        fields: PostFields = .mentions
+    ) {
+        self.userID = userID
+        self.sinceID = sinceID
+        self.untilID = untilID
+        self.maxResults = min(max(maxResults, 5), 100)
+        self.paginationToken = paginationToken
+        self.fields = fields
     }
 
     /// GET.

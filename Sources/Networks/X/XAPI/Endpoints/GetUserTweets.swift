@@ -23,10 +23,16 @@ public struct GetUserTweets: XPagedEndpoint {
     public static let postOwnership = XPostOwnership.own
 
     /// The request for `userID`'s posts.
-    public init(userID: String, sinceID: String? = nil, untilID: String? = nil, maxResults: Int = 100,
-                paginationToken: String? = nil, exclude: Set<TimelineExclusion> = [], fields: PostFields = .archive) {
-        self.userID = userID; self.sinceID = sinceID; self.untilID = untilID
-        self.maxResults = min(max(maxResults, 5), 100); self.paginationToken = paginationToken; self.exclude = exclude
+    public init(
+        userID: String, sinceID: String? = nil, untilID: String? = nil, maxResults: Int = 100,
+        paginationToken: String? = nil, exclude: Set<TimelineExclusion> = [], fields: PostFields = .archive
+    ) {
+        self.userID = userID
+        self.sinceID = sinceID
+        self.untilID = untilID
+        self.maxResults = min(max(maxResults, 5), 100)
+        self.paginationToken = paginationToken
+        self.exclude = exclude
         self.fields = fields
     }
 
@@ -36,7 +42,8 @@ public struct GetUserTweets: XPagedEndpoint {
     public var path: String { "/2/users/\(userID)/tweets" }
     /// Paging, `since_id`, `exclude` and the post fields.
     public var query: [(String, String)] {
-        timelineQuery(sinceID: sinceID, untilID: untilID, maxResults: maxResults, paginationToken: paginationToken, exclude: exclude,
-                      fields: fields)
+        timelineQuery(
+            sinceID: sinceID, untilID: untilID, maxResults: maxResults, paginationToken: paginationToken, exclude: exclude,
+            fields: fields)
     }
 }

@@ -10,7 +10,10 @@ public struct LikeTweet: XEndpoint {
     public var tweetID: String
 
     /// The request for `userID` to like `tweetID`.
-    public init(userID: String, tweetID: String) { self.userID = userID; self.tweetID = tweetID }
+    public init(userID: String, tweetID: String) {
+        self.userID = userID
+        self.tweetID = tweetID
+    }
 
     /// POST.
     public var method: HTTPMethodName { .POST }

@@ -13,7 +13,10 @@ public struct UnlikeTweet: XEndpoint {
     public var tweetID: String
 
     /// The request for `userID` to take back a like of `tweetID`.
-    public init(userID: String, tweetID: String) { self.userID = userID; self.tweetID = tweetID }
+    public init(userID: String, tweetID: String) {
+        self.userID = userID
+        self.tweetID = tweetID
+    }
 
     /// DELETE.
     public var method: HTTPMethodName { .DELETE }
