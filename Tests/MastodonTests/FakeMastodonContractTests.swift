@@ -85,6 +85,29 @@ struct FakeMastodonContractTests {
         }
     }
 
+    @Test(
+        "While the clock runs (1,440x: Mastodon's hour in 2.5 real seconds), a key is kept a minute of real time too: a create sent again late still meets it"
+    )
+    func idempotencyKeyOutlivesRequestsInFlight() async throws {
+        try await withFakeMastodon { server, base async throws in
+            let bot = MastodonFixture.botToken
+            let body: [String: Any] = ["status": "sent again late"]
+            let start = await server.now()
+            await server.armClock(start, speed: 1_440)
+            let first = try await Self.request("POST", base, "/api/v1/statuses", token: bot, body: body, key: "late")
+            // Two hours on the running clock, a moment of real time: the same request, late, meets its key.
+            await server.armClock(start.addingTimeInterval(7_200), speed: 1_440)
+            let late = try await Self.request("POST", base, "/api/v1/statuses", token: bot, body: body, key: "late")
+            let id = { (response: RawResponse) in (response.json as? [String: Any])?["id"] as? String }
+            #expect(id(late) != nil && id(late) == id(first), "sent again seconds later, the same status")
+            // The clock stopped, the hour is the clock's alone (as in idempotencyKeyExpires).
+            await server.armClock(start.addingTimeInterval(10_800), speed: 0)
+            let stopped = try await Self.request("POST", base, "/api/v1/statuses", token: bot, body: body, key: "late")
+            #expect(id(stopped) != nil && id(stopped) != id(first), "past the hour on a stopped clock, a new status")
+            #expect(await server.posted().count == 2)
+        }
+    }
+
     @Test("Every endpoint's answers, errors included, validate against the schemas, with no undocumented field")
     func responsesValidate() async throws {
         let samples: [Sample] = try await withFakeMastodon { server, base async throws in

@@ -45,7 +45,9 @@ struct FleetProcessTests {
     /// The leases of the fleets that post: production's are 20 s renewed every 5 s; 10 s renewed every second keeps a
     /// takeover to seconds while a network write still gets 7 s or more (a write's time limit is cut to what its lease has
     /// left: with 4 s leases it was 3 s, and creates on a loaded machine ran out of it, were read back before the fake
-    /// had made them, and went out twice once the fake's idempotency key, an hour of its 1,440x clock, had expired).
+    /// had made them, and went out twice once the fake's idempotency key, an hour of its 1,440x clock, had expired; with
+    /// 10 s it happened again in a run of the whole suite, and the fake now keeps a key a real minute too, as Mastodon's
+    /// real hour would).
     static let leaseSeconds = 10
     /// A takeover's bound: production's (the lease and a round) three times, for a loaded machine.
     static let takeoverBound = Duration.seconds(3 * (leaseSeconds + 1))

@@ -78,11 +78,16 @@ actor FakeMastodonWorld: AdjustableFakeClock {
     private var awaitingNotification: [(at: Date, id: UInt64)] = []
     private var favourites: [String: [(favouriteID: UInt64, statusID: String)]] = [:]
     private var follows: [String: Set<String>]
-    /// The status each idempotency key made, and when: Mastodon keeps a key for an hour (after it, the same key makes a
-    /// new status), and so does the fake, by its clock.
-    private var idempotency: [String: (statusID: String, at: Date)] = [:]
+    /// The status each idempotency key made, and when (on the fake's clock, and in real time): Mastodon keeps a key for
+    /// an hour (after it, the same key makes a new status), and so does the fake, by its clock.
+    private var idempotency: [String: (statusID: String, at: Date, realAt: Date)] = [:]
     /// How long a key is kept: Mastodon's hour.
     static let idempotencyKeyLifetime: TimeInterval = 3_600
+    /// While the clock runs, a key is also kept this long in real time. Requests travel in real time however fast the
+    /// clock runs: at 1,440x Mastodon's hour is 2.5 real seconds, and a create a loaded machine answered late, sent
+    /// again with its key a few real seconds on, met a forgotten key and made a second status, where Mastodon, whose
+    /// hour is real, answers with the first (the fleet's process test, twice in one loaded run).
+    static let keyKeptInRealTime: TimeInterval = 60
     private var windows: [String: (start: Date, used: Int)] = [:]
     private var faults: [FakeMastodonFault] = []
     private(set) var requestCounts: [String: Int] = [:]
@@ -339,7 +344,9 @@ actor FakeMastodonWorld: AdjustableFakeClock {
 
     func postStatus(caller: Caller, body: Data, idempotencyKey: String?) -> FakeMastodonResponse {
         let keyed = idempotencyKey.map { caller.account.id + " " + $0 }
-        if let keyed, let earlier = idempotency[keyed], now.timeIntervalSince(earlier.at) < Self.idempotencyKeyLifetime,
+        if let keyed, let earlier = idempotency[keyed],
+            now.timeIntervalSince(earlier.at) < Self.idempotencyKeyLifetime
+                || (speed > 0 && Date().timeIntervalSince(earlier.realAt) < Self.keyKeptInRealTime),
             let id = UInt64(earlier.statusID), let status = statuses[id]
         {
             return FakeMastodonResponse(status: 200, body: statusJSON(status))
@@ -364,7 +371,7 @@ actor FakeMastodonWorld: AdjustableFakeClock {
             inReplyToID: inReplyToID, mentionIDs: mentioned)
         statuses[id] = status
         posted.append(status)
-        if let keyed { idempotency[keyed] = (status.id, now) }
+        if let keyed { idempotency[keyed] = (status.id, now, Date()) }
         answerAsAutoRepliers(status)
         return FakeMastodonResponse(status: 200, body: statusJSON(status))
     }
