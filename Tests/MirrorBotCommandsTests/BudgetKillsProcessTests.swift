@@ -82,8 +82,13 @@ struct BudgetKillsProcessTests {
             #expect(kills >= 4, "only \(kills) SIGKILLs in the day")
             #expect(
                 billed <= Self.budget + 1e-9, "fake X billed $\(billed) on \(utcDay), past X_DAILY_BUDGET $\(Self.budget), through \(kills) SIGKILLs")
-            // The budget was what stopped the spending: the day reached most of it.
-            #expect(billed >= Self.budget * 0.5, "fake X billed only $\(billed): the budget was never reached, so the test proves nothing")
+            // The budget was what stopped the spending: the bot's own count of the day reached it. (Fake X's bill stays
+            // below that count: a killed run's reservation of a call's worst case is never settled to what the call cost,
+            // so the bill of a day of kills came to $0.043–$0.057 where the count reached $0.087–$0.091 in three runs.)
+            let counted = stored.reduce(0) { $0 + $1.cost }
+            #expect(
+                counted >= Self.budget * 0.8,
+                "the bot counted only $\(counted) spent (fake X billed $\(billed)): the budget was never reached, so the test proves nothing")
         }
     }
 
