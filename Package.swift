@@ -75,7 +75,7 @@ let package = Package(
         .target(
             name: "SocialNetwork",
             dependencies: [
-                "BotCore", "BotClock", "PostText", "Stores",
+                "BotCore", "BotClock", "BotConfiguration", "PostText", "Stores",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -180,7 +180,7 @@ let package = Package(
                 "Tokenizer",
                 "Classifier", "SocialNetwork", "XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "BlueskyAPI", "BlueskyNetwork", "Training",
                 "Daemon", "StatusPage", "Picking", "Schedule",
-                "Consent", "Remix", "MisskeyAPI", "MisskeyNetwork", "Fleet",
+                "Consent", "Remix", "MisskeyAPI", "MisskeyNetwork", "Fleet", "NetworkRegistry",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -296,6 +296,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Networks/Bluesky/BlueskyNetwork",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "MemoNetwork",
+            dependencies: ["BotCore", "BotClock", "BotConfiguration", "SocialNetwork", "Stores", .product(name: "Logging", package: "swift-log")],
+            path: "Sources/Networks/Memo/MemoNetwork",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "NetworkRegistry",
+            dependencies: ["SocialNetwork", "XNetwork", "MastodonNetwork", "BlueskyNetwork", "MisskeyNetwork"],
+            path: "Sources/Networks/Registry",
             swiftSettings: strictSettings
         ),
         .target(
@@ -572,7 +584,7 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "ArchitectureTests", swiftSettings: strictSettings),
+        .testTarget(name: "ArchitectureTests", dependencies: ["NetworkRegistry", "MemoNetwork", "SocialNetwork"], swiftSettings: strictSettings),
         .testTarget(
             name: "HTTPCoreTests",
             dependencies: [
@@ -588,7 +600,8 @@ let package = Package(
         .testTarget(
             name: "StatusPageTests",
             dependencies: [
-                "StatusPage", "Consent", "Stores", "PostgresStores", "SocialNetwork", "TestSupport", "FakeX", "BotConfiguration",
+                "StatusPage", "MastodonNetwork", "XNetwork", "Consent", "Stores", "PostgresStores", "SocialNetwork", "TestSupport", "FakeX",
+                "BotConfiguration",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -749,7 +762,7 @@ let package = Package(
                 "MirrorBotCommands", "Stores", "PostgresStores", "BotConfiguration", "TestSupport", "FakeX", "FakeMastodon", "MastodonAPI",
                 "FakeBluesky", "FakeMisskey", "MisskeyAPI", "MisskeyNetwork", "BlueskyAPI", "BlueskyNetwork", "RedisClient", "WordCounts",
                 "Classifier", "Tokenizer", "Picking", "BotAssembly", "RedisWordCounts", "SQLiteStores",
-                "XAPI", "XNetwork", "Training", "SeededRandom", "Remix", "BotCore",
+                "XAPI", "XNetwork", "Training", "SeededRandom", "Remix", "BotCore", "MemoNetwork", "NetworkRegistry", "SocialNetwork", "Daemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),

@@ -293,7 +293,7 @@ struct ConfigurationTests {
             try Configuration(environment: ["LIKES": "sometimes", "X_DAILY_BUDGET": "0", "POST_LINKS": "maybe"])
         }
         let text = String(describing: error)
-        #expect(text.contains("LIKES") && text.contains("auto (like where the network allows it: not on X), on or off"))
+        #expect(text.contains("LIKES") && text.contains("auto (like where the network allows and welcomes it), on or off"))
         #expect(text.contains("X_DAILY_BUDGET") && text.contains("US dollars a UTC day above 0, such as 1.00"))
         #expect(text.contains("POST_LINKS") && text.contains("true or false"))
         #expect(throws: ConfigurationError.self) { try Configuration(environment: ["X_DAILY_BUDGET": "lots"]) }

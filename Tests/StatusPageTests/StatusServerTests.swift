@@ -5,6 +5,7 @@ import Consent
 import FakeX
 import Foundation
 import Logging
+import MastodonNetwork
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -14,6 +15,7 @@ import SocialNetwork
 import Stores
 import TestSupport
 import Testing
+import XNetwork
 
 @testable import StatusPage
 

@@ -1,8 +1,7 @@
 public import BotConfiguration
 public import BotCore
-import MastodonNetwork
+public import NetworkRegistry
 public import SocialNetwork
-import XNetwork
 
 /// Everything mirror_bot reads from its environment (Heroku config vars, or a local `.env` file), read once by the
 /// composition root as sections, each handed to the module it is for: storage to the stores, the behaviour to the
@@ -13,8 +12,10 @@ import XNetwork
 /// checks that the variables a command needs are present, so `mirror_bot migrate` runs without credentials while
 /// `start` needs them all.
 public struct Configuration: Sendable {
-    /// The network `NETWORK` names (X by default), with its own section of the configuration.
+    /// The network `NETWORK` names (the registry's first by default), with its own section of the configuration.
     public var networkModule: any NetworkModule
+    /// The networks `NETWORK` and `HUMAN_NETWORK` chose among.
+    public var networks: NetworkChoices
     /// The archive's database, the word counts' Redis, the SQLite file.
     public var storage: StorageSection
     /// What the bot does and how often.
@@ -41,16 +42,22 @@ public struct Configuration: Sendable {
     }
 
     /// Every environment variable mirror_bot reads, for documentation and deploy-template checks: every section's,
-    /// every network's, and MeCab's own `MECAB_DICDIR` (read by the tokenizer).
-    public static let variableNames: [String] =
-        ["NETWORK"] + NetworkChoice.variableNames + StorageSection.variableNames
-        + BehaviourSection.variableNames + StatusPageSection.variableNames + ConsentSection.variableNames + FleetSection.variableNames
-        + [LogLevel.variableName, "MECAB_DICDIR"]
+    /// every registered network's, and MeCab's own `MECAB_DICDIR` (read by the tokenizer).
+    public static let variableNames: [String] = variableNames(among: NetworkRegistry.choices)
 
-    /// Reads the configuration from variables; throws a `ConfigurationError` listing every malformed one.
-    public init(environment: [String: String]) throws {
+    /// Every environment variable read with `networks` to choose from.
+    public static func variableNames(among networks: NetworkChoices) -> [String] {
+        ["NETWORK"] + networks.variableNames + NetworkChoice.sharedVariableNames + StorageSection.variableNames
+            + BehaviourSection.variableNames + StatusPageSection.variableNames + ConsentSection.variableNames + FleetSection.variableNames
+            + [LogLevel.variableName, "MECAB_DICDIR"]
+    }
+
+    /// Reads the configuration from variables, `NETWORK` choosing among `networks` (the registry's, unless a test
+    /// registers its own too); throws a `ConfigurationError` listing every malformed one.
+    public init(environment: [String: String], networks: NetworkChoices = NetworkRegistry.choices) throws {
         var reader = EnvironmentReader(environment: environment)
-        networkModule = NetworkChoice.module(reading: &reader)
+        self.networks = networks
+        networkModule = NetworkChoice.module(reading: &reader, among: networks)
         storage = StorageSection(reading: &reader)
         behaviour = BehaviourSection(reading: &reader)
         statusPage = StatusPageSection(reading: &reader)

@@ -102,7 +102,7 @@ public struct BehaviourSection: ConfigurationSection {
         postLinksSetting = environment.value("POST_LINKS").map { _ in environment.flag("POST_LINKS") }
         checksOriginals = environment.flag("CHECK_ORIGINALS", default: true)
         replyFallback = environment.choice("REPLY_FALLBACK", default: .none, expected: "none (do not answer) or any (a past reply to anyone)")
-        likes = environment.choice("LIKES", default: .auto, expected: "auto (like where the network allows it: not on X), on or off")
+        likes = environment.choice("LIKES", default: .auto, expected: "auto (like where the network allows and welcomes it), on or off")
 
         favoriteRateThreshold = Self.defaultFavoriteRateThreshold
         calibratesFavoriteThreshold = true

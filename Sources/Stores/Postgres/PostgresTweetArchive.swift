@@ -76,7 +76,7 @@ struct PostgresTweetArchive: TweetArchive {
         let ids = tweets.map(\.tweetID)
         let texts = tweets.map(\.text)
         let dates = tweets.map(\.createdAt)
-        let replyUserIDs = tweets.map { $0.replyUserID ?? 0 }  // 0 stands for "not a reply": no X user has id 0.
+        let replyUserIDs = tweets.map { $0.replyUserID ?? 0 }  // 0 stands for "not a reply": no account has id 0.
         let links = tweets.map { PostLinks.containsLink($0.text) }
         let warnings = tweets.map { $0.contentWarning ?? "" }  // "" stands for "no warning"
         let zone = zone.identifier

@@ -1,7 +1,7 @@
 public import BotClock
 public import BotConfiguration
 public import BotCore
-import Foundation
+public import Foundation
 public import Logging
 public import MastodonAPI
 public import SocialNetwork
@@ -285,5 +285,19 @@ public enum MastodonScopes {
         needed.filter { scope in
             !granted.contains(scope) && !granted.contains(String(scope.split(separator: ":").first ?? ""))
         }
+    }
+}
+
+extension PostAddresses {
+    /// Mastodon: the web app of the instance that gave the id opens `/statuses/<id>` (a path of its web app, which
+    /// shows the status under its author's handle), local or not.
+    public static func mastodon(botInstance: URL, personInstance: URL) -> PostAddresses {
+        PostAddresses(botSide: statusPage(on: botInstance), personSide: statusPage(on: personInstance))
+    }
+
+    private static func statusPage(on instance: URL) -> @Sendable (String) -> String? {
+        var base = instance.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        return { [base] id in !id.isEmpty && id.allSatisfy(\.isASCII) && id.allSatisfy(\.isNumber) ? base + "/statuses/" + id : nil }
     }
 }

@@ -285,3 +285,11 @@ struct XCommandBilling: CommandBilling {
         client.refusals.restore(try await UsageRecording.storedRefusals(in: state), apps: client.appFingerprints)
     }
 }
+
+extension PostAddresses {
+    /// X: any post opens at `x.com/i/web/status/<id>`, whoever wrote it.
+    public static let x: PostAddresses = {
+        let link: @Sendable (String) -> String? = { "https://x.com/i/web/status/" + $0 }
+        return PostAddresses(botSide: link, personSide: link)
+    }()
+}

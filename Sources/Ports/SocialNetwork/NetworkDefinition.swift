@@ -1,0 +1,50 @@
+public import BotConfiguration
+
+/// A network as mirror_bot knows it before anything is configured: the value of `NETWORK` that chooses it, the
+/// variables of its section, and how its module is built from that section. Each network's folder exports one, and
+/// the registry (`Sources/Networks/Registry`) lists them: the rest of the program finds networks there, never by name.
+public protocol NetworkDefinition: Sendable {
+    /// `NETWORK`'s value that chooses it, in lower case (`mastodon`).
+    var key: String { get }
+    /// Its name for people, the name of its folder under `Sources/Networks` too (`Mastodon`).
+    var name: String { get }
+    /// Every variable its section reads (`BOT_MASTODON_TOKEN`, …), for documentation and deploy-template checks.
+    var variableNames: [String] { get }
+    /// Its module, having read its own section of `environment` (every malformed variable reported there).
+    func module(reading environment: inout EnvironmentReader) -> any NetworkModule
+}
+
+/// Networks chosen by `NETWORK` and `HUMAN_NETWORK` from a registry's list.
+public struct NetworkChoices: Sendable {
+    /// The networks, the default (when `NETWORK` is not set) first.
+    public let networks: [any NetworkDefinition]
+
+    /// Choices among `networks`, the first the default; none may share a key.
+    public init(_ networks: [any NetworkDefinition]) {
+        precondition(!networks.isEmpty, "a registry lists at least one network")
+        precondition(Set(networks.map(\.key)).count == networks.count, "two networks share a key: \(networks.map(\.key))")
+        self.networks = networks
+    }
+
+    /// The network `NETWORK` chooses when it is not set.
+    public var defaultNetwork: any NetworkDefinition { networks[0] }
+
+    /// The network whose key is `key` (any case), or nil.
+    public func network(_ key: String) -> (any NetworkDefinition)? {
+        let key = key.lowercased()
+        return networks.first { $0.key == key }
+    }
+
+    /// The keys in words, for a message: "x, mastodon, bluesky or misskey".
+    public var keysInWords: String {
+        let keys = networks.map(\.key)
+        guard keys.count > 1 else { return keys.joined() }
+        return keys.dropLast().joined(separator: ", ") + " or " + keys[keys.count - 1]
+    }
+
+    /// Every network's variables, each once, in the registry's order.
+    public var variableNames: [String] {
+        var seen = Set<String>()
+        return networks.flatMap(\.variableNames).filter { seen.insert($0).inserted }
+    }
+}

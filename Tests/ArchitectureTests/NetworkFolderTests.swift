@@ -1,0 +1,110 @@
+import Foundation
+import MemoNetwork
+import NetworkRegistry
+import SocialNetwork
+import Testing
+
+/// The networks as the registry lists them, and their folders: the architecture's checks take the networks from
+/// here, so that a network added is checked without a list to keep up.
+enum NetworkFolders {
+    /// The program's networks and the memo network the tests register beside them.
+    static let registered: [any NetworkDefinition] = NetworkRegistry.networks + [MemoDefinition()]
+
+    /// The folders of `Sources/Networks` that are no network: what the networks share, and the registry.
+    static let sharedFolders: Set<String> = ["HTTPCore", "Registry"]
+
+    /// Each module of a network's folder (`Sources/Networks/<name>/…`), with the network's name.
+    static let networkModules: [String: String] = {
+        let folders = (try? ModuleImportTests.targetFolders()) ?? [:]
+        var modules: [String: String] = [:]
+        for network in registered {
+            for (path, module) in folders where path.hasPrefix("Sources/Networks/\(network.name)/") { modules[module] = network.name }
+        }
+        return modules
+    }()
+
+    /// The words that name `network` in code: its name in any case, alone or starting a name (`isMastodon`,
+    /// `MastodonOutbox`; X's only as a capital word, not a header's `X-`), its key in quotes, and its modules.
+    static func names(of network: any NetworkDefinition) -> Regex<Substring> {
+        let modules = networkModules.filter { $0.value == network.name }.keys.sorted()
+        let name = network.name.count < 3 ? "\\b\(network.name)\\b(?![-\"])" : "(?i:\(network.name))(?![a-z])"
+        let key = network.key.count < 3 ? [] : ["\"\(network.key)\""]
+        let pattern = ([name] + key + modules.map { "\\b\($0)\\b" }).joined(separator: "|")
+        return (try? Regex(pattern).wordBoundaryKind(.default)).map { $0 } ?? /$^/
+    }
+
+    /// The files of Sources outside `Sources/Networks` whose code (comments left out) names one of `networks`, as
+    /// their path under Sources.
+    static func filesNaming(_ networks: [any NetworkDefinition]) throws -> Set<String> {
+        let sources = ModuleImportTests.root.appending(path: "Sources")
+        let patterns = networks.map(names(of:))
+        var found = Set<String>()
+        guard let files = FileManager.default.enumerator(atPath: sources.path) else { return [] }
+        for case let file as String in files where file.hasSuffix(".swift") && !file.hasPrefix("Networks/") {
+            let text = try String(contentsOf: sources.appending(path: file), encoding: .utf8)
+            let code = text.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }
+            if code.contains(where: { line in patterns.contains { line.contains($0) } }) { found.insert(file) }
+        }
+        return found
+    }
+}
+
+@Suite("Architecture: a network is a folder and a line of the registry")
+struct NetworkFolderTests {
+    @Test("Every registered network has its folder under Sources/Networks with its modules, and every folder there is a registered network or shared")
+    func everyNetworkIsAFolder() throws {
+        let networks = ModuleImportTests.root.appending(path: "Sources/Networks")
+        let folders = Set(try FileManager.default.contentsOfDirectory(atPath: networks.path).filter { !$0.hasPrefix(".") })
+        let names = Set(NetworkFolders.registered.map(\.name))
+        #expect(folders == names.union(NetworkFolders.sharedFolders), "folders \(folders.sorted()), registered \(names.sorted())")
+        for name in names { #expect(NetworkFolders.networkModules.values.contains(name), "\(name) has no module in its folder") }
+        #expect(Set(NetworkRegistry.networks.map(\.key)) == ["x", "mastodon", "bluesky", "misskey"])
+        #expect(NetworkRegistry.networks.first?.key == "x", "X is the default, as the original's")
+    }
+
+    @Test("The memo network, added by its folder, the tests' registry line and Package.swift, is named by no file of Sources outside its folder")
+    func memoIsNamedNowhereElse() throws {
+        let naming = try NetworkFolders.filesNaming([MemoDefinition()])
+        #expect(naming.isEmpty, "\(naming.sorted())")
+        // The check can fail: a line of code naming the network is found, a comment is not.
+        let pattern = NetworkFolders.names(of: MemoDefinition())
+        #expect("let network = MemoMirrorNetwork(world: w)".contains(pattern))
+        #expect("case \"memo\": break".contains(pattern))
+        #expect(!"let memory = InMemoryStores()".contains(pattern))
+        #expect("import XNetwork".contains(NetworkFolders.names(of: NetworkRegistry.networks[0])))
+        #expect("billed on X, once a day".contains(NetworkFolders.names(of: NetworkRegistry.networks[0])))
+        #expect(!"digits.first == \"X\"; let h = \"X-Forwarded-For\"".contains(NetworkFolders.names(of: NetworkRegistry.networks[0])))
+        #expect(!"let x = 1; let maxPosts = 2".contains(NetworkFolders.names(of: NetworkRegistry.networks[0])))
+    }
+
+    /// The files outside `Sources/Networks` that still name one of the program's networks in code, each to move into
+    /// its network's folder or behind a question to the module (issue 45): the list only shrinks.
+    static let stillNamingANetwork: Set<String> = [
+        // The sign-in flows: `auth`'s subcommands, one per network.
+        "App/BotAssembly/AccountAuthorizations.swift", "App/MirrorBotCommands/AuthCommand.swift", "App/MirrorBotCommands/MastodonAuthCommand.swift",
+        "App/MirrorBotCommands/SetupCommand.swift",
+        // The export importers and the import's summary by format.
+        "Mirror/ArchiveImport/ArchiveImporter.swift", "Mirror/ArchiveImport/ArchiveOwner.swift", "Mirror/ArchiveImport/BlueskyExport.swift",
+        "Mirror/ArchiveImport/ExportFiles.swift", "Mirror/ArchiveImport/ExportSource.swift", "Mirror/ArchiveImport/MastodonOutbox.swift",
+        "Mirror/ArchiveImport/MisskeyNotesExport.swift", "Mirror/Consent/PersonConsent.swift", "App/MirrorBotCommands/ImportCommand.swift",
+        // The fakes' command and the demo's report, which serve and read each network's fake.
+        "App/fake-x/FakeXCommand.swift", "App/DemoReport/DemoReport.swift", "App/demo-report/DemoReportCommand.swift",
+        // Help texts and messages that say what a command does or costs on a named network.
+        "App/MirrorBotCommands/DoctorCommand.swift", "App/MirrorBotCommands/ForgetCommand.swift", "App/MirrorBotCommands/ForgetMeCommand.swift",
+        "App/MirrorBotCommands/MirrorBot.swift", "App/MirrorBotCommands/OptOutCommand.swift", "App/MirrorBotCommands/StartCommand.swift",
+        "App/MirrorBotCommands/TrainCommand.swift", "Mirror/Picking/ReplyPicker.swift", "Ports/SocialNetwork/BotDisclosure.swift",
+        // The state keys a store keeps when a bot is forgotten (a network's refusals, its sessions).
+        "Ports/Stores/StoreRetention.swift",
+    ]
+
+    @Test("No file outside Sources/Networks names a network in code, but those still listed, and the list holds no file that no longer does")
+    func namingShrinks() throws {
+        let naming = try NetworkFolders.filesNaming(NetworkRegistry.networks)
+        #expect(
+            naming.subtracting(Self.stillNamingANetwork).isEmpty,
+            "name a network outside its folder: \(naming.subtracting(Self.stillNamingANetwork).sorted())")
+        #expect(
+            Self.stillNamingANetwork.subtracting(naming).isEmpty,
+            "no longer name one (take them off the list): \(Self.stillNamingANetwork.subtracting(naming).sorted())")
+    }
+}
