@@ -178,9 +178,9 @@ let package = Package(
                 "BotCore",
                 "BotConfiguration", "BotClock", "Stores", "PostgresStores", "WordCounts", "RedisClient", "RedisWordCounts", "SQLiteStores",
                 "Tokenizer",
-                "Classifier", "SocialNetwork", "XAPI", "XNetwork", "MastodonAPI", "MastodonNetwork", "BlueskyAPI", "BlueskyNetwork", "Training",
+                "Classifier", "SocialNetwork", "Training",
                 "Daemon", "StatusPage", "Picking", "Schedule",
-                "Consent", "Remix", "MisskeyAPI", "MisskeyNetwork", "Fleet", "NetworkRegistry",
+                "Consent", "Remix", "Fleet", "NetworkRegistry",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -291,11 +291,21 @@ let package = Package(
         .target(
             name: "BlueskyNetwork",
             dependencies: [
+                "SignIn", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 "BotCore",
                 "BlueskyAPI", "BotConfiguration", "SocialNetwork", "PostText", "BotClock", "Stores", "HTTPCore",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Networks/Bluesky/BlueskyNetwork",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "SignIn",
+            dependencies: [
+                "BotCore", "BotConfiguration", "SocialNetwork", "Stores", "HTTPCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/Networks/SignIn",
             swiftSettings: strictSettings
         ),
         .target(
@@ -306,13 +316,17 @@ let package = Package(
         ),
         .target(
             name: "NetworkRegistry",
-            dependencies: ["SocialNetwork", "XNetwork", "MastodonNetwork", "BlueskyNetwork", "MisskeyNetwork"],
+            dependencies: [
+                "SocialNetwork", "XNetwork", "MastodonNetwork", "BlueskyNetwork", "MisskeyNetwork",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Sources/Networks/Registry",
             swiftSettings: strictSettings
         ),
         .target(
             name: "MisskeyNetwork",
             dependencies: [
+                "SignIn", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 "BotCore",
                 "MisskeyAPI", "BotConfiguration", "SocialNetwork", "PostText", "BotClock", "Stores",
                 .product(name: "Logging", package: "swift-log"),
@@ -323,6 +337,7 @@ let package = Package(
         .target(
             name: "MastodonNetwork",
             dependencies: [
+                "SignIn", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 "BotCore",
                 "MastodonAPI", "BotConfiguration", "SocialNetwork", "PostText", "BotClock", "HTTPCore",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -444,6 +459,7 @@ let package = Package(
         .target(
             name: "XNetwork",
             dependencies: [
+                "SignIn", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 "BotCore",
                 "XAPI", "SocialNetwork", "Stores", "BotClock", "BotConfiguration", "PostText",
                 .product(name: "Logging", package: "swift-log"),
@@ -467,6 +483,7 @@ let package = Package(
         .target(
             name: "MirrorBotCommands",
             dependencies: [
+                "SignIn", "NetworkRegistry",
                 "BotCore",
                 "BotConfiguration", "BotClock",
                 "Stores", "Fleet",
@@ -762,7 +779,8 @@ let package = Package(
                 "MirrorBotCommands", "Stores", "PostgresStores", "BotConfiguration", "TestSupport", "FakeX", "FakeMastodon", "MastodonAPI",
                 "FakeBluesky", "FakeMisskey", "MisskeyAPI", "MisskeyNetwork", "BlueskyAPI", "BlueskyNetwork", "RedisClient", "WordCounts",
                 "Classifier", "Tokenizer", "Picking", "BotAssembly", "RedisWordCounts", "SQLiteStores",
-                "XAPI", "XNetwork", "Training", "SeededRandom", "Remix", "BotCore", "MemoNetwork", "NetworkRegistry", "SocialNetwork", "Daemon",
+                "XAPI", "XNetwork", "MastodonNetwork", "Training", "SeededRandom", "Remix", "BotCore", "MemoNetwork", "NetworkRegistry",
+                "SocialNetwork", "Daemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),

@@ -12,6 +12,7 @@ struct ModuleImportTests {
         "RedisClient", "RedisWordCounts", "CHiredis", "CMeCab", "BotAssembly", "MirrorBotCommands", "DemoReport", "GRDB", "PostgresNIO",
         "Hummingbird",
         "AsyncHTTPClient", "StatusPage", "PostgresStores", "SQLiteStores", "InMemoryStores", "ScriptedNetwork", "HTTPCore", "NetworkRegistry",
+        "SignIn",
     ])
 
     /// What a network's module may import of the restricted ones: the modules of its own folder, the loop every API
@@ -20,7 +21,7 @@ struct ModuleImportTests {
     static func allowedInANetwork(_ module: String) -> Set<String> {
         guard let network = NetworkFolders.networkModules[module] else { return [] }
         let own = Set(NetworkFolders.networkModules.filter { $0.value == network }.keys)
-        return own.union(["HTTPCore", "AsyncHTTPClient", "Hummingbird", "CCBOR"]).union(module.hasPrefix("Fake") ? ["FakeX"] : [])
+        return own.union(["HTTPCore", "AsyncHTTPClient", "Hummingbird", "CCBOR", "SignIn"]).union(module.hasPrefix("Fake") ? ["FakeX"] : [])
     }
 
     /// What each module outside the networks may import of the restricted ones. A module not listed may import none.
@@ -33,21 +34,20 @@ struct ModuleImportTests {
         "Tokenizer": ["CMeCab"],
         // The loop every API client's requests run through.
         "HTTPCore": ["AsyncHTTPClient"],
+        // What the networks' sign-in commands share: the loopback listener for a browser's return.
+        "SignIn": ["HTTPCore"],
         // The registry lists each network's definition.
         "NetworkRegistry": Set(NetworkFolders.networkModules.keys.filter { $0.hasSuffix("Network") }),
         // Still naming networks (see NetworkFolderTests.stillNamingANetwork): the import downloads an export from a
         // link; a Bluesky export is records of the AT Protocol's lexicons, filed under the ids the Bluesky client gives
         // them; a Misskey export's notes are numbered as the Misskey client numbers them.
         "ArchiveImport": ["AsyncHTTPClient", "BlueskyAPI", "ATProtoRepository", "MisskeyAPI"],
-        // The composition root chooses the implementations through the registry; its sign-in flows still name networks.
-        "BotAssembly": [
-            "NetworkRegistry", "XNetwork", "MastodonNetwork", "BlueskyNetwork", "MisskeyNetwork", "RedisClient", "RedisWordCounts", "PostgresStores",
-            "SQLiteStores", "StatusPage",
-        ],
+        // The composition root chooses the implementations, the network through the registry.
+        "BotAssembly": ["NetworkRegistry", "RedisClient", "RedisWordCounts", "PostgresStores", "SQLiteStores", "StatusPage"],
         // The status page serves HTTP; only the composition root starts it.
         "StatusPage": ["Hummingbird"],
-        // `auth`'s loopback redirect listener is HTTPCore's.
-        "MirrorBotCommands": ["BotAssembly", "RedisClient", "HTTPCore"],
+        // `auth` lists the registry's sign-in commands.
+        "MirrorBotCommands": ["BotAssembly", "RedisClient", "NetworkRegistry", "SignIn"],
         "mirror_bot": ["MirrorBotCommands"],
         "DemoReport": ["FakeX", "XAPI", "BlueskyAPI"],
         "demo-report": ["DemoReport", "FakeX", "BotAssembly"],
@@ -273,7 +273,7 @@ struct ModuleImportTests {
     /// The modules that may import a network's modules: the networks' own, the registry, and those still naming
     /// networks (see `NetworkFolderTests.stillNamingANetwork`).
     static var networkNamers: Set<String> {
-        Set(NetworkFolders.networkModules.keys).union(["NetworkRegistry", "BotAssembly", "ArchiveImport", "DemoReport", "demo-report", "fake-x"])
+        Set(NetworkFolders.networkModules.keys).union(["NetworkRegistry", "ArchiveImport", "DemoReport", "demo-report", "fake-x"])
     }
 
     /// The modules of `modules` (each with its imports) that import a network's module without being allowed to.

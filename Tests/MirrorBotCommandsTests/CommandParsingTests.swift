@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
+import MastodonNetwork
+import MisskeyNetwork
 import Testing
+import XNetwork
 
 @testable import MirrorBotCommands
 

@@ -5,6 +5,6 @@ import MirrorBotCommands
 struct MirrorBotMain {
     static func main() async {
         bootstrapLogging()
-        await MirrorBot.main(nil)
+        await MirrorBot.runCommandLine()
     }
 }

@@ -1,3 +1,4 @@
+public import ArgumentParser
 import BlueskyNetwork
 import MastodonNetwork
 import MisskeyNetwork
@@ -7,14 +8,28 @@ import XNetwork
 /// The networks mirror_bot runs on, one line each: adding a network is adding its folder under `Sources/Networks`,
 /// its line here, and its targets in Package.swift (see docs/architecture.md, "Adding a network").
 public enum NetworkRegistry {
+    /// A network as the program knows it: its definition, and its `mirror_bot auth <network>` command.
+    public struct Entry: Sendable {
+        /// What chooses it and builds its module.
+        public let definition: any NetworkDefinition
+        /// Its sign-in command (nil: its tokens are set by hand).
+        public let signIn: (any AsyncParsableCommand.Type)?
+    }
+
     /// Every network, the default (`NETWORK` not set) first.
-    public static let networks: [any NetworkDefinition] = [
-        XDefinition(),
-        MastodonDefinition(),
-        BlueskyDefinition(),
-        MisskeyDefinition(),
+    public static let entries: [Entry] = [
+        Entry(definition: XDefinition(), signIn: XAuth.self),
+        Entry(definition: MastodonDefinition(), signIn: MastodonAuth.self),
+        Entry(definition: BlueskyDefinition(), signIn: BlueskyAuth.self),
+        Entry(definition: MisskeyDefinition(), signIn: MisskeyAuth.self),
     ]
+
+    /// Every network's definition, the default first.
+    public static let networks: [any NetworkDefinition] = entries.map(\.definition)
 
     /// The choices among them.
     public static let choices = NetworkChoices(networks)
+
+    /// Each network's `auth` subcommand.
+    public static let signInCommands: [any ParsableCommand.Type] = entries.compactMap(\.signIn)
 }

@@ -1,13 +1,13 @@
-import ArgumentParser
-import BotAssembly
+public import ArgumentParser
 import BotConfiguration
-import BotCore
 import Foundation
+import Logging
+public import SignIn
 import SocialNetwork
 
 /// `mirror_bot auth mastodon --account bot`: OAuth 2's authorization code flow with PKCE on the account's instance.
-struct MastodonAuth: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct MastodonAuth: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "mastodon",
         abstract: "Authorizes mirror_bot for a Mastodon account (OAuth 2 with PKCE) and prints the account's MASTODON_URL and MASTODON_TOKEN.",
         discussion: """
@@ -25,34 +25,38 @@ struct MastodonAuth: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var signIn: AuthAccountOptions
+    @OptionGroup public var signIn: AuthAccountOptions
+
+    /// Parsed by ArgumentParser.
+    public init() {}
 
     @Option(help: "The account's instance, such as https://mastodon.social (default: BOT_MASTODON_URL or HUMAN_MASTODON_URL).")
-    var instance: String?
+    public var instance: String?
 
     @Option(
         help:
             "The code, instead of asking for it on standard input. Only a code for the address this same run prints is accepted (each run registers anew), never one from an earlier run."
     )
-    var code: String?
+    public var code: String?
 
     @Flag(help: "Ask for no favourites scope (the bot will not like: LIKES=off).")
-    var noLikes = false
+    public var noLikes = false
 
-    func run() async throws {
+    public func run() async throws {
         let who = signIn.who
         let environment = try EnvironmentFile.processEnvironment()
-        let url = try AuthCommand.instance(instance, of: who, network: "MASTODON", example: "https://mastodon.social", environment: environment)
+        let url = try SignInSteps.instance(instance, of: who, network: "MASTODON", example: "https://mastodon.social", environment: environment)
         do {
-            let authorization = try await AccountAuthorizations.mastodon(for: who, instance: url, liking: !noLikes)
+            let authorization = try await MastodonAccountAuthorization.begin(
+                for: who, instance: url, liking: !noLikes, logger: Logger(label: "mirror_bot.auth"))
             print(
                 "Open this address in a browser, sign in as the \(who) account (a private window is safest), press \"Authorize\", and paste the code the page shows:"
             )
             print(authorization.address.absoluteString)
             fflush(nil)  // the address must be out before the wait, also when standard output is a pipe
             let authorized = try await finish(authorization)
-            try await AuthCommand.deliver(
-                authorized, as: who, network: "mastodon", how: "OAuth 2 with PKCE", writeEnv: signIn.writeEnv, environment: environment)
+            try await SignInDeliveries.required().deliver(
+                authorized, as: who, network: "mastodon", how: "OAuth 2 with PKCE", writeEnv: signIn.writeEnv, environment: environment, keeping: nil)
         } catch let error as AuthorizationRefused {
             throw ValidationError(error.description)
         }
