@@ -167,7 +167,10 @@ let package = Package(
         .target(
             name: "Fleet",
             dependencies: [
-                .product(name: "Crypto", package: "swift-crypto")
+                "BotClock", "Stores",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Sources/Runtime/Fleet",
             swiftSettings: strictSettings
