@@ -352,6 +352,7 @@ let package = Package(
         .target(
             name: "FakeMastodon",
             dependencies: [
+                "FakeKit",
                 "BotCore",
                 "MastodonAPI", "FakeX",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -367,6 +368,7 @@ let package = Package(
         .target(
             name: "FakeMisskey",
             dependencies: [
+                "FakeKit",
                 "MisskeyAPI", "BotClock", "FakeX", "SeededRandom",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -381,6 +383,7 @@ let package = Package(
         .target(
             name: "FakeBluesky",
             dependencies: [
+                "FakeKit",
                 "BlueskyAPI", "BotClock", "FakeX",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -393,8 +396,18 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "FakeKit",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Sources/Networks/FakeKit",
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "FakeX",
             dependencies: [
+                "FakeKit",
                 "BotCore",
                 "XAPI",
                 "SeededRandom",
@@ -608,6 +621,7 @@ let package = Package(
         .testTarget(
             name: "HTTPCoreTests",
             dependencies: [
+                "FakeKit",
                 "HTTPCore", "BotClock", "FakeX", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -620,6 +634,7 @@ let package = Package(
         .testTarget(
             name: "StatusPageTests",
             dependencies: [
+                "FakeKit",
                 "StatusPage", "MastodonNetwork", "XNetwork", "Consent", "Stores", "PostgresStores", "SocialNetwork", "TestSupport", "FakeX",
                 "BotConfiguration",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -16,12 +16,13 @@ struct ModuleImportTests {
     ])
 
     /// What a network's module may import of the restricted ones: the modules of its own folder, the loop every API
-    /// client's requests run through (HTTPCore) and its HTTP client, the fakes' server, and — until the fakes share a
-    /// kit of their own — fake X's loopback runner and JSON writer.
+    /// client's requests run through (HTTPCore) and its HTTP client, the sign-in commands' kit; a fake, the fakes'
+    /// server and kit (FakeKit), and fake X's persona, which every fake serves in its own shape.
     static func allowedInANetwork(_ module: String) -> Set<String> {
         guard let network = NetworkFolders.networkModules[module] else { return [] }
         let own = Set(NetworkFolders.networkModules.filter { $0.value == network }.keys)
-        return own.union(["HTTPCore", "AsyncHTTPClient", "Hummingbird", "CCBOR", "SignIn"]).union(module.hasPrefix("Fake") ? ["FakeX"] : [])
+        return own.union(["HTTPCore", "AsyncHTTPClient", "Hummingbird", "CCBOR", "SignIn"]).union(
+            module.hasPrefix("Fake") ? ["FakeKit", "FakeX"] : [])
     }
 
     /// What each module outside the networks may import of the restricted ones. A module not listed may import none.

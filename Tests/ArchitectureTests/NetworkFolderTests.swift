@@ -11,8 +11,8 @@ enum NetworkFolders {
     static let registered: [any NetworkDefinition] = NetworkRegistry.networks + [MemoDefinition()]
 
     /// The folders of `Sources/Networks` that are no network: what the networks share (the HTTP loop, the sign-in
-    /// commands' kit), and the registry.
-    static let sharedFolders: Set<String> = ["HTTPCore", "Registry", "SignIn"]
+    /// commands' kit, the fakes' kit), and the registry.
+    static let sharedFolders: Set<String> = ["HTTPCore", "Registry", "SignIn", "FakeKit"]
 
     /// Each module of a network's folder (`Sources/Networks/<name>/…`), with the network's name.
     static let networkModules: [String: String] = {

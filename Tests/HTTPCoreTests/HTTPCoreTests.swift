@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import BotClock
+import FakeKit
 import FakeX
 import Foundation
 import HTTPCore

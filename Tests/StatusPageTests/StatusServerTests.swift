@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import BotClock
 import BotCore
 import Consent
+import FakeKit
 import FakeX
 import Foundation
 import Logging

@@ -1,5 +1,5 @@
 public import BlueskyAPI
-import FakeX
+import FakeKit
 public import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,5 +1,5 @@
 import BlueskyAPI
-import FakeX
+import FakeKit
 import Foundation
 
 extension FakeBlueskyWorld: AdjustableFakeClock {}

@@ -1,4 +1,3 @@
-import FakeX
 import Foundation
 import HTTPTypes
 import Hummingbird

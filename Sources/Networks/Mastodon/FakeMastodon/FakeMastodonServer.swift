@@ -1,3 +1,4 @@
+import FakeKit
 public import FakeX
 public import Foundation
 import HTTPTypes

@@ -1,4 +1,4 @@
-import FakeX
+import FakeKit
 import Foundation
 
 /// OAuth 2 as Mastodon serves it: `POST /api/v1/apps`, the authorization page (`GET /oauth/authorize`, signed in and

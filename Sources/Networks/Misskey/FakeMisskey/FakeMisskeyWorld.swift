@@ -1,3 +1,4 @@
+import FakeKit
 import FakeX
 import Foundation
 import MisskeyAPI

@@ -1,3 +1,4 @@
+import FakeKit
 public import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,4 +1,5 @@
 import BotCore
+import FakeKit
 import Foundation
 import SeededRandom
 import XAPI
