@@ -9,14 +9,14 @@ struct SetupCommand: AsyncParsableCommand {
         commandName: "setup",
         abstract: "Sets the bot's account up as its network's rules ask, where the bot can do it itself.",
         discussion: """
-            Where the network's API lets the bot mark itself as automated (a self-label on its profile), adds that mark, \
-            keeping every other field of the profile (a profile edited meanwhile is read again). Running it again \
-            changes nothing. Where the mark is set in the network's own settings, it says so, and `mirror_bot doctor` \
-            says where.
+            On Bluesky (NETWORK=bluesky): adds the self-label "bot" to the bot's profile, keeping every other field of \
+            it (a compare-and-swap on the profile record: a profile edited meanwhile is read again). Running it again \
+            changes nothing. On X and Mastodon the bot's label or flag is set in the network's own settings: \
+            `mirror_bot doctor` says where.
             """
     )
 
-    @Argument(help: "The network to set up, as NETWORK names it; it must be the configured one. Omitted: the configured one.")
+    @Argument(help: "The network to set up (bluesky); it must be the configured NETWORK. Omitted: the configured one.")
     var network: String?
 
     func run() async throws {
