@@ -63,19 +63,27 @@ struct ModuleImportTests {
 
     static let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The targets of `Package.swift` under `Sources/`, by folder: a target's `path:`, else `Sources/<name>`.
-    static func targetFolders() throws -> [String: String] {
-        let manifest = try String(contentsOf: root.appending(path: "Package.swift"), encoding: .utf8)
-        var folders: [String: String] = [:]
+    /// Each target of `Package.swift` under `Sources/`, read once: its name, its folder (its `path:`, else
+    /// `Sources/<name>`), and the names its `dependencies:` list in quotes.
+    static let manifestTargets: [(name: String, folder: String, listed: Set<String>)] = {
+        guard let manifest = try? String(contentsOf: root.appending(path: "Package.swift"), encoding: .utf8) else { return [] }
+        var targets: [(name: String, folder: String, listed: Set<String>)] = []
         for block in manifest.components(separatedBy: ".target(").dropFirst() + manifest.components(separatedBy: ".executableTarget(").dropFirst()
             + manifest.components(separatedBy: ".systemLibrary(").dropFirst()
         {
             let head = block.components(separatedBy: "\n        ),").first ?? block
-            guard let name = head.firstMatch(of: /name: "([^"]+)"/)?.1 else { continue }
-            let path = head.firstMatch(of: /path: "([^"]+)"/).map { String($0.1) } ?? "Sources/\(name)"
-            if path.hasPrefix("Sources/") { folders[path] = String(name) }
+            guard let name = head.firstMatch(of: /name: "([^"]+)"/).map({ String($0.1) }) else { continue }
+            let folder = head.firstMatch(of: /path: "([^"]+)"/).map { String($0.1) } ?? "Sources/\(name)"
+            guard folder.hasPrefix("Sources/") else { continue }
+            let listed = head.firstMatch(of: /dependencies: \[((?:.|\n)*?)\]/).map { String($0.1) } ?? ""
+            targets.append((name, folder, Set(listed.matches(of: /"([^"]+)"/).map { String($0.1) })))
         }
-        return folders
+        return targets
+    }()
+
+    /// The targets of `Package.swift` under `Sources/`, by folder.
+    static func targetFolders() throws -> [String: String] {
+        return Dictionary(manifestTargets.map { ($0.folder, $0.name) }) { first, _ in first }
     }
 
     /// The modules of `Sources/` (each target's folder), each with the modules its files import.
@@ -101,21 +109,9 @@ struct ModuleImportTests {
 
     /// Each target of `Package.swift` under `Sources/`: its layer folder and the targets of ours it depends on.
     static func targetDependencies() throws -> [String: (layer: String, dependencies: Set<String>)] {
-        let manifest = try String(contentsOf: root.appending(path: "Package.swift"), encoding: .utf8)
-        let folders = try targetFolders()
-        let ours = Set(folders.values)
+        let ours = Set(manifestTargets.map(\.name))
         var targets: [String: (layer: String, dependencies: Set<String>)] = [:]
-        for block in manifest.components(separatedBy: ".target(").dropFirst() + manifest.components(separatedBy: ".executableTarget(").dropFirst()
-            + manifest.components(separatedBy: ".systemLibrary(").dropFirst()
-        {
-            let head = block.components(separatedBy: "\n        ),").first ?? block
-            guard let name = head.firstMatch(of: /name: "([^"]+)"/).map({ String($0.1) }),
-                let folder = folders.first(where: { $0.value == name })?.key
-            else { continue }
-            let listed = head.firstMatch(of: /dependencies: \[((?:.|\n)*?)\]/).map { String($0.1) } ?? ""
-            let names = Set(listed.matches(of: /"([^"]+)"/).map { String($0.1) }).intersection(ours)
-            targets[name] = (String(folder.split(separator: "/")[1]), names)
-        }
+        for target in manifestTargets { targets[target.name] = (String(target.folder.split(separator: "/")[1]), target.listed.intersection(ours)) }
         return targets
     }
 
