@@ -8,7 +8,7 @@ import Testing
 /// here, so that a network added is checked without a list to keep up.
 enum NetworkFolders {
     /// The program's networks and the memo network the tests register beside them.
-    static let registered: [any NetworkDefinition] = NetworkRegistry.networks + [MemoDefinition()]
+    static let registered: [any NetworkDefinition] = NetworkRegistry.networks + [memoDefinition]
 
     /// The folders of `Sources/Networks` that are no network: what the networks share (the HTTP loop, the sign-in
     /// commands' kit, the fakes' kit), and the registry.
@@ -65,10 +65,10 @@ struct NetworkFolderTests {
 
     @Test("The memo network, added by its folder, the tests' registry line and Package.swift, is named by no file of Sources outside its folder")
     func memoIsNamedNowhereElse() throws {
-        let naming = try NetworkFolders.filesNaming([MemoDefinition()])
+        let naming = try NetworkFolders.filesNaming([memoDefinition])
         #expect(naming.isEmpty, "\(naming.sorted())")
         // The check can fail: a line of code naming the network is found, a comment is not.
-        let pattern = NetworkFolders.names(of: MemoDefinition())
+        let pattern = NetworkFolders.names(of: memoDefinition)
         #expect("let network = MemoMirrorNetwork(world: w)".contains(pattern))
         #expect("case \"memo\": break".contains(pattern))
         #expect(!"let memory = InMemoryStores()".contains(pattern))

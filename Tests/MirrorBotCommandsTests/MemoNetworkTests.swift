@@ -16,7 +16,7 @@ import Training
 @Suite("A network added by its folder and a registry line: the memo network")
 struct MemoNetworkTests {
     /// The program's registry with the memo network registered beside the others.
-    static let networks = NetworkChoices(NetworkRegistry.networks + [MemoDefinition()])
+    static let networks = NetworkChoices(NetworkRegistry.networks + [memoDefinition])
 
     @Test(
         "NETWORK=memo is refused by the program's registry, naming what it lists, and chosen by a registry that lists it; its variables are required")

@@ -18,10 +18,10 @@ public enum NetworkRegistry {
 
     /// Every network, the default (`NETWORK` not set) first.
     public static let entries: [Entry] = [
-        Entry(definition: XDefinition(), signIn: XAuth.self),
-        Entry(definition: MastodonDefinition(), signIn: MastodonAuth.self),
-        Entry(definition: BlueskyDefinition(), signIn: BlueskyAuth.self),
-        Entry(definition: MisskeyDefinition(), signIn: MisskeyAuth.self),
+        Entry(definition: xDefinition, signIn: XAuth.self),
+        Entry(definition: mastodonDefinition, signIn: MastodonAuth.self),
+        Entry(definition: blueskyDefinition, signIn: BlueskyAuth.self),
+        Entry(definition: misskeyDefinition, signIn: MisskeyAuth.self),
     ]
 
     /// Every network's definition, the default first.

@@ -48,3 +48,25 @@ public struct NetworkChoices: Sendable {
         return networks.flatMap(\.variableNames).filter { seen.insert($0).inserted }
     }
 }
+
+/// A network whose module is built from one configuration section: the definition of most networks, in a line.
+public struct SectionNetworkDefinition<Settings: ConfigurationSection>: NetworkDefinition {
+    /// `NETWORK`'s value that chooses it.
+    public let key: String
+    /// Its name for people and its folder's.
+    public let name: String
+    private let build: @Sendable (Settings) -> any NetworkModule
+
+    /// A network chosen by `key`, named `name`, whose module `build` makes from its section.
+    public init(key: String, name: String, module build: @escaping @Sendable (Settings) -> any NetworkModule) {
+        self.key = key
+        self.name = name
+        self.build = build
+    }
+
+    /// The section's variables.
+    public var variableNames: [String] { Settings.variableNames }
+
+    /// The module, from the section read from `environment`.
+    public func module(reading environment: inout EnvironmentReader) -> any NetworkModule { build(Settings(reading: &environment)) }
+}

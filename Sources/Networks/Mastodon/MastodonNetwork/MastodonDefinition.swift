@@ -1,20 +1,6 @@
-public import BotConfiguration
 public import SocialNetwork
 
-/// a Mastodon instance (OAuth 2 bearer tokens), as the registry lists it: `NETWORK=mastodon`.
-public struct MastodonDefinition: NetworkDefinition {
-    /// The definition.
-    public init() {}
-
-    /// `NETWORK=mastodon`.
-    public var key: String { "mastodon" }
-    /// "Mastodon".
-    public var name: String { "Mastodon" }
-    /// Its section's variables.
-    public var variableNames: [String] { MastodonNetworkSettings.variableNames }
-
-    /// Its module, from its section.
-    public func module(reading environment: inout EnvironmentReader) -> any NetworkModule {
-        MastodonNetworkModule(settings: MastodonNetworkSettings(reading: &environment))
-    }
+/// A Mastodon instance (OAuth 2 bearer tokens), as the registry lists it: `NETWORK=mastodon`, its module built from its section.
+public let mastodonDefinition = SectionNetworkDefinition<MastodonNetworkSettings>(key: "mastodon", name: "Mastodon") {
+    MastodonNetworkModule(settings: $0)
 }

@@ -3,22 +3,7 @@ public import SocialNetwork
 
 /// The network made for tests, as a registry lists it: `NETWORK=memo`. The program's registry does not list it; the
 /// tests register it beside the others, the same way.
-public struct MemoDefinition: NetworkDefinition {
-    /// The definition.
-    public init() {}
-
-    /// `NETWORK=memo`.
-    public var key: String { "memo" }
-    /// "Memo".
-    public var name: String { "Memo" }
-    /// Its section's variables.
-    public var variableNames: [String] { MemoSettings.variableNames }
-
-    /// Its module, from its section.
-    public func module(reading environment: inout EnvironmentReader) -> any NetworkModule {
-        MemoNetworkModule(settings: MemoSettings(reading: &environment))
-    }
-}
+public let memoDefinition = SectionNetworkDefinition<MemoSettings>(key: "memo", name: "Memo") { MemoNetworkModule(settings: $0) }
 
 /// The memo network's section: which world (`MEMO_WORLD`), and each account's token.
 public struct MemoSettings: ConfigurationSection {
