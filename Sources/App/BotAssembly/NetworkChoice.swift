@@ -3,7 +3,7 @@ public import BotCore
 import Foundation
 public import Logging
 public import SocialNetwork
-public import Stores
+import Stores
 
 /// How `NETWORK` and `HUMAN_NETWORK` choose among the registry's networks, once: `NETWORK` names a network, whose
 /// definition builds its module from its own section of the environment; everything else asks the module.

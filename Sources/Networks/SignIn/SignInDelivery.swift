@@ -1,5 +1,5 @@
 public import BotCore
-public import Foundation
+import Foundation
 public import SocialNetwork
 public import Stores
 

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Where the network shows a post, from its id: each network's module gives its own (where ids are a server's own,
 /// the bot's server opens the bot's posts, its mentions and what it liked, and the person's server the person's).

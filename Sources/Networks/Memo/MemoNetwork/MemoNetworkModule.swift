@@ -1,6 +1,6 @@
-public import BotClock
+import BotClock
 public import BotCore
-public import Foundation
+import Foundation
 public import Logging
 public import SocialNetwork
 public import Stores

@@ -1,4 +1,4 @@
-package import FakeKit
+import FakeKit
 import Foundation
 
 // X's problem bodies (RFC 7807), on the fakes' JSON values.
