@@ -73,6 +73,12 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "ExportFormats",
+            dependencies: ["Stores", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            path: "Sources/Ports/ExportFormats",
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "SocialNetwork",
             dependencies: [
                 "BotCore", "BotClock", "BotConfiguration", "PostText", "Stores",
@@ -296,7 +302,7 @@ let package = Package(
             dependencies: [
                 "SignIn", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 "BotCore",
-                "BlueskyAPI", "BotConfiguration", "SocialNetwork", "PostText", "BotClock", "Stores", "HTTPCore",
+                "BlueskyAPI", "ATProtoRepository", "ExportFormats", "BotConfiguration", "SocialNetwork", "PostText", "BotClock", "Stores", "HTTPCore",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Networks/Bluesky/BlueskyNetwork",
@@ -320,7 +326,7 @@ let package = Package(
         .target(
             name: "NetworkRegistry",
             dependencies: [
-                "SocialNetwork", "XNetwork", "MastodonNetwork", "BlueskyNetwork", "MisskeyNetwork",
+                "SocialNetwork", "ExportFormats", "XNetwork", "MastodonNetwork", "BlueskyNetwork", "MisskeyNetwork",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/Networks/Registry",
@@ -331,7 +337,7 @@ let package = Package(
             dependencies: [
                 "SignIn", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 "BotCore",
-                "MisskeyAPI", "BotConfiguration", "SocialNetwork", "PostText", "BotClock", "Stores",
+                "MisskeyAPI", "ExportFormats", "BotConfiguration", "SocialNetwork", "PostText", "BotClock", "Stores",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Networks/Misskey/MisskeyNetwork",
@@ -342,7 +348,7 @@ let package = Package(
             dependencies: [
                 "SignIn", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 "BotCore",
-                "MastodonAPI", "BotConfiguration", "SocialNetwork", "PostText", "BotClock", "HTTPCore",
+                "MastodonAPI", "ExportFormats", "Stores", "BotConfiguration", "SocialNetwork", "PostText", "BotClock", "HTTPCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -464,8 +470,7 @@ let package = Package(
         .target(
             name: "ArchiveImport",
             dependencies: [
-                "BotCore", "Stores", "BotClock", "Classifier", "PostText", "WordCounts", "ATProtoRepository", "BlueskyAPI", "MisskeyAPI",
-                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                "BotCore", "Stores", "Classifier", "ExportFormats",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ],
@@ -477,7 +482,7 @@ let package = Package(
             dependencies: [
                 "SignIn", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 "BotCore",
-                "XAPI", "SocialNetwork", "Stores", "BotClock", "BotConfiguration", "PostText",
+                "XAPI", "ExportFormats", "SocialNetwork", "Stores", "BotClock", "BotConfiguration", "PostText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -499,7 +504,7 @@ let package = Package(
         .target(
             name: "MirrorBotCommands",
             dependencies: [
-                "SignIn", "NetworkRegistry",
+                "SignIn", "NetworkRegistry", "ExportFormats",
                 "BotCore",
                 "BotConfiguration", "BotClock",
                 "Stores", "Fleet",
@@ -560,7 +565,7 @@ let package = Package(
             name: "MirrorBotBenchmarks",
             dependencies: [
                 "BotConfiguration", "Stores", "PostgresStores", "RedisClient", "WordCounts", "BotAssembly", "RedisWordCounts", "SQLiteStores",
-                "Tokenizer", "XAPI", "FakeX", "Schedule", "Classifier", "ArchiveImport", "PostText",
+                "Tokenizer", "XAPI", "FakeX", "Schedule", "Classifier", "ArchiveImport", "ExportFormats", "NetworkRegistry", "PostText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
@@ -655,7 +660,8 @@ let package = Package(
         .testTarget(
             name: "FuzzTests",
             dependencies: [
-                "ArchiveImport", "ATProtoRepository", "BotAssembly", "BotConfiguration", "MastodonAPI", "BlueskyAPI", "BlueskyNetwork", "MisskeyAPI",
+                "ArchiveImport", "ExportFormats", "XNetwork", "MastodonNetwork", "MisskeyNetwork",
+                "ATProtoRepository", "BotAssembly", "BotConfiguration", "MastodonAPI", "BlueskyAPI", "BlueskyNetwork", "MisskeyAPI",
                 "PostText",
                 "StatusPage", "SeededRandom", .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -696,7 +702,8 @@ let package = Package(
         .testTarget(
             name: "ArchiveImportTests",
             dependencies: [
-                "ArchiveImport", "Stores", "Classifier", "RedisClient", "TestSupport", "Tokenizer", "WordCounts", "MisskeyAPI",
+                "ArchiveImport", "ExportFormats", "NetworkRegistry", "XNetwork", "MastodonNetwork", "MisskeyNetwork",
+                "Stores", "Classifier", "RedisClient", "TestSupport", "Tokenizer", "WordCounts", "MisskeyAPI",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],

@@ -2,9 +2,11 @@ import ArchiveImport
 import BotClock
 import BotConfiguration
 import Classifier
+import ExportFormats
 import FakeX
 import Foundation
 import Logging
+import NetworkRegistry
 import PostText
 import PostgresNIO
 import PostgresStores
@@ -297,8 +299,10 @@ struct MirrorBotBenchmarks {
         try await database.migrations.migrate()
         let archive = database.archive(timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 200_000)
         try await archive.prepare()
-        let importer = ArchiveImporter(archive: archive, classifier: FavoriteClassifier(store: importStore, tokenizer: tokenizer, threshold: 3))
-        var report = ArchiveImporter.Report()
+        let importer = ArchiveImporter(
+            formats: NetworkRegistry.exportFormats, archive: archive,
+            classifier: FavoriteClassifier(store: importStore, tokenizer: tokenizer, threshold: 3))
+        var report = ImportReport(network: "X")
         try await runner.measure(
             "\(label)import 100,000 tweets + 20,000 likes", items: 120_000, unit: "entries", target: "< 10 s",
             iterations: 3,
@@ -309,6 +313,6 @@ struct MirrorBotBenchmarks {
         ) {
             report = try await importer.importExport(at: exportFolder.path)
         }
-        precondition(report.tweetsStored == 100_000 && report.likesLearned == 20_000, "unexpected import: \(report)")
+        precondition(report.postsStored == 100_000 && report.likesLearned == 20_000, "unexpected import: \(report)")
     }
 }

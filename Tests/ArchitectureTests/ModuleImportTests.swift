@@ -39,10 +39,8 @@ struct ModuleImportTests {
         "SignIn": ["HTTPCore"],
         // The registry lists each network's definition.
         "NetworkRegistry": Set(NetworkFolders.networkModules.keys.filter { $0.hasSuffix("Network") }),
-        // Still naming networks (see NetworkFolderTests.stillNamingANetwork): the import downloads an export from a
-        // link; a Bluesky export is records of the AT Protocol's lexicons, filed under the ids the Bluesky client gives
-        // them; a Misskey export's notes are numbered as the Misskey client numbers them.
-        "ArchiveImport": ["AsyncHTTPClient", "BlueskyAPI", "ATProtoRepository", "MisskeyAPI"],
+        // The import downloads an export from a link.
+        "ArchiveImport": ["AsyncHTTPClient"],
         // The composition root chooses the implementations, the network through the registry.
         "BotAssembly": ["NetworkRegistry", "RedisClient", "RedisWordCounts", "PostgresStores", "SQLiteStores", "StatusPage"],
         // The status page serves HTTP; only the composition root starts it.
@@ -59,7 +57,9 @@ struct ModuleImportTests {
     static let leaves: Set<String> = ["BotCore", "WordCounts", "BotClock", "SeededRandom", "PostText"]
 
     /// Modules that may import no database library nor any store's implementation: the protocols and what uses them.
-    static let storeNeutral: Set<String> = ["Stores", "Schedule", "Picking", "Training", "Daemon", "StatusPage", "ArchiveImport", "XNetwork"]
+    static let storeNeutral: Set<String> = [
+        "Stores", "Schedule", "Picking", "Training", "Daemon", "StatusPage", "ArchiveImport", "ExportFormats", "XNetwork",
+    ]
 
     static let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

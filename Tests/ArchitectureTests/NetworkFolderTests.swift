@@ -83,10 +83,6 @@ struct NetworkFolderTests {
     static let stillNamingANetwork: Set<String> = [
         // `setup`'s help: what it does on the network where the bot can set itself up.
         "App/MirrorBotCommands/SetupCommand.swift",
-        // The export importers and the import's summary by format.
-        "Mirror/ArchiveImport/ArchiveImporter.swift", "Mirror/ArchiveImport/ArchiveOwner.swift", "Mirror/ArchiveImport/BlueskyExport.swift",
-        "Mirror/ArchiveImport/ExportFiles.swift", "Mirror/ArchiveImport/ExportSource.swift", "Mirror/ArchiveImport/MastodonOutbox.swift",
-        "Mirror/ArchiveImport/MisskeyNotesExport.swift", "Mirror/Consent/PersonConsent.swift", "App/MirrorBotCommands/ImportCommand.swift",
         // The fakes' command and the demo's report, which serve and read each network's fake.
         "App/fake-x/FakeXCommand.swift", "App/DemoReport/DemoReport.swift", "App/demo-report/DemoReportCommand.swift",
         // Help texts and messages that say what a command does or costs on a named network.

@@ -1,5 +1,6 @@
 import Classifier
 import Foundation
+import NetworkRegistry
 import RedisClient
 import Stores
 import TestSupport
@@ -9,6 +10,8 @@ import WordCounts
 import ZIPFoundation
 
 @testable import ArchiveImport
+@testable import ExportFormats
+@testable import XNetwork
 
 /// Builds archive exports the way X writes them.
 enum ExportFixture {
@@ -72,7 +75,7 @@ struct ArchiveImporterTests {
             let classifier = FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3)
             let archive = database.archive(timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 10_000)
             try await archive.prepare()
-            try await body(ArchiveImporter(archive: archive, classifier: classifier))
+            try await body(ArchiveImporter(formats: NetworkRegistry.exportFormats, archive: archive, classifier: classifier))
         }
     }
 
@@ -91,7 +94,7 @@ struct ArchiveImporterTests {
         defer { try? FileManager.default.removeItem(at: zip) }
         try await TestServers.withStores(StoreBackends(archive: backend, counts: .sqlite)) { database, store async throws in
             let importer = ArchiveImporter(
-                archive: database.archive(timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 100),
+                formats: NetworkRegistry.exportFormats, archive: database.archive(timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 100),
                 classifier: FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3), personLikes: database.likes)
             _ = try await importer.importExport(at: zip.path)
             _ = try await importer.importExport(at: zip.path)
@@ -113,19 +116,20 @@ struct ArchiveImporterTests {
             let report = try await importer.importExport(at: zip.path)
             #expect(
                 report
-                    == ArchiveImporter.Report(tweetsRead: 4, retweetsSkipped: 1, tweetsStored: 3, likesRead: 3, likesLearned: 2, likesWithoutText: 1))
-            let stored = try await importer.archive.newest(limit: 10)
+                    == ImportReport(network: "X", postsRead: 4, repostsSkipped: 1, postsStored: 3, likesRead: 3, likesLearned: 2, likesWithoutText: 1)
+            )
+            let stored = try await importer.destination.archive.newest(limit: 10)
             #expect(stored.map(\.tweetID) == [104, 102, 101])
             #expect(stored[2].text == "おはよう & 寿司 https://example.com/sushi")
             #expect(stored[2].createdAt == Date(timeIntervalSince1970: 1_691_856_637))
             #expect(stored[1].replyUserID == 300)
-            #expect(try await importer.archive.minuteHistogram()[23 * 60 + 59] == 1)  // 14:59:59 UTC is 23:59 in Tokyo
+            #expect(try await importer.destination.archive.minuteHistogram()[23 * 60 + 59] == 1)  // 14:59:59 UTC is 23:59 in Tokyo
             let counts = try await importer.classifier.store.counts(for: ["猫", "写真", "ラーメン"])
             #expect(counts.count(of: "猫", in: .favorite) == 1)
             #expect(counts.count(of: .favorite) == 2)
 
             let again = try await importer.importExport(at: zip.path)
-            #expect(again.tweetsStored == 0)
+            #expect(again.postsStored == 0)
             #expect(again.likesLearned == 0)
             #expect(try await importer.classifier.store.counts(for: ["猫"]).count(of: "猫", in: .favorite) == 1)
         }
@@ -138,10 +142,10 @@ struct ArchiveImporterTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         try ExportFixture.tweetsJS.write(to: folder.appending(path: "data/tweet.js"), atomically: true, encoding: .utf8)  // the pre-2022 name
         try await withImporter(backend) { importer in
-            #expect(try await importer.importExport(at: folder.path).tweetsStored == 2)
+            #expect(try await importer.importExport(at: folder.path).postsStored == 2)
             let single = folder.appending(path: "tweets-part1.js")
             try ExportFixture.tweetsPart1JS.write(to: single, atomically: true, encoding: .utf8)
-            #expect(try await importer.importExport(at: single.path).tweetsStored == 1)
+            #expect(try await importer.importExport(at: single.path).postsStored == 1)
         }
     }
 
@@ -155,7 +159,7 @@ struct ArchiveImporterTests {
             #expect(error.file == "\(zip.path): data/tweets-part1.js")
             #expect(error.description.contains("malformed or cut short"))
             #expect(error.description.hasSuffix("Nothing was imported."))
-            #expect(try await importer.archive.count() == 0)
+            #expect(try await importer.destination.archive.count() == 0)
             #expect(try await importer.classifier.store.counts(for: ["猫"]).count(of: .favorite) == 0)
 
             let badDate = ExportFixture.tweetsJS.replacingOccurrences(of: "Sat Aug 12 16:10:37 +0000 2023", with: "2023-08-12")
@@ -176,13 +180,13 @@ struct ArchiveImporterTests {
         let text = FileManager.default.temporaryDirectory.appending(path: "notes-\(UUID().uuidString).txt")
         try "hello".write(to: text, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: text) }
-        #expect(throws: ImportError.self) { try ExportFiles(path: text.path) }
+        #expect(throws: ImportError.self) { try ExportFiles(path: text.path, formats: NetworkRegistry.exportFormats) }
         let fakeZip = FileManager.default.temporaryDirectory.appending(path: "broken-\(UUID().uuidString).zip")
         try "not a zip".write(to: fakeZip, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: fakeZip) }
-        let error = try #require(throws: ImportError.self) { try ExportFiles(path: fakeZip.path) }
+        let error = try #require(throws: ImportError.self) { try ExportFiles(path: fakeZip.path, formats: NetworkRegistry.exportFormats) }
         #expect(error.reason.contains("not a readable zip archive"))
-        #expect(throws: ImportError.self) { try ExportFiles(path: "/nonexistent/archive.zip") }
+        #expect(throws: ImportError.self) { try ExportFiles(path: "/nonexistent/archive.zip", formats: NetworkRegistry.exportFormats) }
     }
 
     @Test("The archive's dates parse exactly, zones and leap days included")
@@ -196,13 +200,13 @@ struct ArchiveImporterTests {
 
     @Test("Data file names: tweets, parts, the old tweet.js, likes and the account; nothing else")
     func fileNames() {
-        #expect(ExportFiles.kind(of: "data/tweets.js") == .tweets)
-        #expect(ExportFiles.kind(of: "data/tweets-part12.js") == .tweets)
-        #expect(ExportFiles.kind(of: "tweet.js") == .tweets)
-        #expect(ExportFiles.kind(of: "data/like.js") == .likes)
-        #expect(ExportFiles.kind(of: "data/like-part2.js") == .likes)
-        #expect(ExportFiles.kind(of: "data/tweets-media.js") == nil)
-        #expect(ExportFiles.kind(of: "data/account.js") == .xAccount)
-        #expect(ExportFiles.kind(of: "data/account-timezone.js") == nil)
+        #expect(XExportFormat.kind(of: "data/tweets.js") == .tweets)
+        #expect(XExportFormat.kind(of: "data/tweets-part12.js") == .tweets)
+        #expect(XExportFormat.kind(of: "tweet.js") == .tweets)
+        #expect(XExportFormat.kind(of: "data/like.js") == .likes)
+        #expect(XExportFormat.kind(of: "data/like-part2.js") == .likes)
+        #expect(XExportFormat.kind(of: "data/tweets-media.js") == nil)
+        #expect(XExportFormat.kind(of: "data/account.js") == .account)
+        #expect(XExportFormat.kind(of: "data/account-timezone.js") == nil)
     }
 }

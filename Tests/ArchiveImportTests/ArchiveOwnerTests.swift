@@ -1,11 +1,13 @@
 import Classifier
 import Foundation
+import NetworkRegistry
 import Stores
 import Synchronization
 import TestSupport
 import Testing
 
 @testable import ArchiveImport
+@testable import ExportFormats
 
 /// Where an archive names its account, the importer says whose it is, and asks before storing anything.
 @Suite("Whose archive it is", .serialized)
@@ -40,7 +42,7 @@ struct ArchiveOwnerTests {
             try await archive.prepare()
             let asked = Asked()
             let importer = ArchiveImporter(
-                archive: archive, classifier: classifier,
+                formats: NetworkRegistry.exportFormats, archive: archive, classifier: classifier,
                 checkOwner: { owner in
                     asked.append(owner)
                     if owner.account == refusing { throw ImportError(file: "archive", reason: "not the person's") }
@@ -107,9 +109,9 @@ struct ArchiveOwnerTests {
             #expect(stored == 0)
             let owner = try #require(asked.all.first)
             #expect(owner == ArchiveOwner(network: "Mastodon", account: "https://mastodon.example/users/hanako", handle: "hanako"))
-            #expect(owner.mastodonAcct?.username == "hanako" && owner.mastodonAcct?.server == "mastodon.example")
+            #expect(owner.actorAddress?.username == "hanako" && owner.actorAddress?.server == "mastodon.example")
         }
-        #expect(ArchiveOwner.mastodonActor("http://127.0.0.1:8080/users/person").mastodonAcct?.server == "127.0.0.1:8080")
+        #expect(ArchiveOwner.actor("http://127.0.0.1:8080/users/person", on: "Mastodon").actorAddress?.server == "127.0.0.1:8080")
         let mixed = MastodonExportFixture.outbox.replacingOccurrences(
             of: #""type": "Announce", "actor": "https://mastodon.example/users/hanako""#,
             with: #""type": "Announce", "actor": "https://mastodon.example/users/taro""#)

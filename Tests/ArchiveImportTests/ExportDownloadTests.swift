@@ -1,6 +1,7 @@
 import ArchiveImport
 import AsyncHTTPClient
 import Foundation
+import NetworkRegistry
 import TestSupport
 import Testing
 
@@ -34,7 +35,9 @@ struct ExportDownloadTests {
             let outcome = try await withThrowingTaskGroup(of: String?.self) { group in
                 group.addTask {
                     do {
-                        _ = try await ExportSource.withLocalPath(address, httpClient: client, temporaryDirectory: folder) { _ in }
+                        _ = try await ExportSource.withLocalPath(
+                            address, formats: NetworkRegistry.exportFormats, httpClient: client, temporaryDirectory: folder
+                        ) { _ in }
                         return "downloaded"
                     } catch {
                         return "\(error)"

@@ -1,5 +1,6 @@
 import Classifier
 import Foundation
+import NetworkRegistry
 import Stores
 import Synchronization
 import TestSupport
@@ -7,6 +8,8 @@ import Testing
 import ZIPFoundation
 
 @testable import ArchiveImport
+@testable import ExportFormats
+@testable import MastodonNetwork
 
 /// Builds Mastodon archive exports the way Mastodon writes them (`outbox.json`, `likes.json`, ActivityStreams).
 enum MastodonExportFixture {
@@ -68,14 +71,17 @@ enum MastodonExportFixture {
 
 @Suite("Importing the person's Mastodon archive", .serialized)
 struct MastodonImportTests {
-    func withImporter(_ copyingWarnings: Bool = false, resolver: ArchiveImporter.AccountResolver?, _ body: (ArchiveImporter) async throws -> Void)
+    func withImporter(_ copyingWarnings: Bool = false, resolver: ImportDestination.AccountResolver?, _ body: (ArchiveImporter) async throws -> Void)
         async throws
     {
         try await TestServers.withStores(StoreBackends(archive: .sqlite, counts: .sqlite)) { database, store async throws in
             let classifier = FavoriteClassifier(store: store, tokenizer: ArchiveImporterTests.tokenizer, threshold: 3)
             let archive = database.archive(timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 10_000)
             try await archive.prepare()
-            try await body(ArchiveImporter(archive: archive, classifier: classifier, copyingWarnings: copyingWarnings, resolveAccount: resolver))
+            try await body(
+                ArchiveImporter(
+                    formats: NetworkRegistry.exportFormats, archive: archive, classifier: classifier, copyingWarnings: copyingWarnings,
+                    resolveAccount: resolver))
         }
     }
 
@@ -89,18 +95,18 @@ struct MastodonImportTests {
         ])
         defer { try? FileManager.default.removeItem(at: zip) }
         let asked = Mutex<[String]>([])
-        let resolver: ArchiveImporter.AccountResolver = { acct in
+        let resolver: ImportDestination.AccountResolver = { acct in
             asked.withLock { $0.append(acct) }
             return ["taro@mastodon.example": 300, "bob@other.example": 9_300][acct]
         }
         try await withImporter(resolver: resolver) { importer in
             let report = try await importer.importExport(at: zip.path)
-            #expect(report.isMastodon)
-            #expect(report.tweetsRead == 9 && report.retweetsSkipped == 1 && report.notCopied == 3 && report.tweetsStored == 5)
+            #expect(report.network == "Mastodon")
+            #expect(report.postsRead == 9 && report.repostsSkipped == 1 && report.notCopied == 3 && report.postsStored == 5)
             #expect(report.likesRead == 2 && report.likesWithoutText == 2 && report.likesLearned == 0)
-            #expect(report.accountLookups == 3 && report.repliesWithoutTarget == 1)
+            #expect(report.lookups == 3 && report.repliesWithoutTarget == 1)
             #expect(asked.withLock { $0 } == ["bob@other.example", "ghost@gone.example", "taro@mastodon.example"])
-            let stored = Dictionary(uniqueKeysWithValues: try await importer.archive.newest(limit: 10).map { ($0.tweetID, $0) })
+            let stored = Dictionary(uniqueKeysWithValues: try await importer.destination.archive.newest(limit: 10).map { ($0.tweetID, $0) })
             #expect(stored[110_000_000_000_000_001]?.text == "おはよう & 寿司\n二行目")
             #expect(stored[110_000_000_000_000_001]?.replyUserID == nil)
             #expect(stored[110_000_000_000_000_001]?.createdAt == Date(timeIntervalSince1970: 1_691_856_637))
@@ -110,7 +116,7 @@ struct MastodonImportTests {
             #expect(stored[110_000_000_000_000_008]?.replyUserID == ArchivedTweet.unknownReplyTarget)  // never a post, never an answer
             #expect(stored[110_000_000_000_000_003] == nil && stored[110_000_000_000_000_004] == nil && stored[110_000_000_000_000_005] == nil)
             // Again: nothing new.
-            #expect(try await importer.importExport(at: zip.path).tweetsStored == 0)
+            #expect(try await importer.importExport(at: zip.path).postsStored == 0)
         }
     }
 
@@ -120,9 +126,9 @@ struct MastodonImportTests {
         defer { try? FileManager.default.removeItem(at: zip) }
         try await withImporter(true, resolver: nil) { importer in
             let report = try await importer.importExport(at: zip.path)
-            #expect(report.accountLookups == 0 && report.repliesWithoutTarget == 3)
-            #expect(report.notCopied == 2 && report.tweetsStored == 6)
-            let warned = try await importer.archive.newest(limit: 10).first { $0.tweetID == 110_000_000_000_000_005 }
+            #expect(report.lookups == 0 && report.repliesWithoutTarget == 3)
+            #expect(report.notCopied == 2 && report.postsStored == 6)
+            let warned = try await importer.destination.archive.newest(limit: 10).first { $0.tweetID == 110_000_000_000_000_005 }
             #expect(warned?.text == "ネタバレ本文" && warned?.contentWarning == "注意")
         }
     }
@@ -148,7 +154,7 @@ struct MastodonImportTests {
                 #expect(error.file.hasSuffix("outbox.json"))
                 #expect(error.reason.contains(expected), "\(error)")
                 #expect(error.description.hasSuffix("Nothing was imported."))
-                #expect(try await importer.archive.count() == 0)
+                #expect(try await importer.destination.archive.count() == 0)
             }
         }
     }
@@ -159,6 +165,8 @@ struct MastodonImportTests {
         #expect(MastodonOutbox.answeredAcct(parent: "https://other.example/users/bob/statuses/1", tags: tags) == "bob@other.example")
         #expect(MastodonOutbox.answeredAcct(parent: "https://mastodon.example/users/taro/statuses/2", tags: []) == "taro@mastodon.example")
         #expect(MastodonOutbox.answeredAcct(parent: "https://misskey.example/notes/9abc", tags: []) == nil)
-        #expect(ExportFiles.kind(of: "outbox.json") == .outbox && ExportFiles.kind(of: "likes.json") == .mastodonLikes)
+        #expect(
+            MastodonExportFormat().reads("outbox.json") && MastodonExportFormat().reads("data/likes.json") && !MastodonExportFormat().reads("like.js")
+        )
     }
 }

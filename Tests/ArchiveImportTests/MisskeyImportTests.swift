@@ -1,12 +1,14 @@
 import Classifier
 import Foundation
 import MisskeyAPI
+import NetworkRegistry
 import Stores
 import Synchronization
 import TestSupport
 import Testing
 
 @testable import ArchiveImport
+@testable import ExportFormats
 
 /// Misskey's notes export, written as Misskey writes it (`notes-<date>.json`: a JSON array of notes).
 @Suite("Importing the person's Misskey notes", .serialized)
@@ -23,7 +25,7 @@ struct MisskeyImportTests {
         """
 
     func withImporter(
-        _ copyingWarnings: Bool = false, resolver: ArchiveImporter.AccountResolver?,
+        _ copyingWarnings: Bool = false, resolver: ImportDestination.AccountResolver?,
         _ body: (ArchiveImporter, any StoreSet) async throws -> Void
     ) async throws {
         try await TestServers.withStores(StoreBackends(archive: .sqlite, counts: .sqlite)) { database, store async throws in
@@ -32,7 +34,8 @@ struct MisskeyImportTests {
             try await archive.prepare()
             try await body(
                 ArchiveImporter(
-                    archive: archive, classifier: classifier, copyingWarnings: copyingWarnings, resolveAccount: resolver,
+                    formats: NetworkRegistry.exportFormats, archive: archive, classifier: classifier, copyingWarnings: copyingWarnings,
+                    resolveAccount: resolver,
                     networkIDs: database.networkIDs), database)
         }
     }
@@ -57,10 +60,12 @@ struct MisskeyImportTests {
             return address == "note:9x0000000000taro" ? 4_242 : nil
         }) { importer, database in
             let report = try await importer.importExport(at: url.path)
-            #expect(report.isMisskey && report.tweetsRead == 8 && report.retweetsSkipped == 1 && report.notCopied == 3 && report.tweetsStored == 4)
-            #expect(report.noteLookups == 2 && report.repliesWithoutTarget == 1)
+            #expect(
+                report.network == "Misskey" && report.postsRead == 8 && report.repostsSkipped == 1 && report.notCopied == 3 && report.postsStored == 4
+            )
+            #expect(report.lookups == 2 && report.repliesWithoutTarget == 1)
             #expect(Set(asked.items) == ["note:9x000000000ghost", "note:9x0000000000taro"] && asked.items.count == 2)
-            let stored = try await importer.archive.newest(limit: 10)
+            let stored = try await importer.destination.archive.newest(limit: 10)
             #expect(stored.map(\.text).sorted() == ["$[x2 **おはよう**] :igyo:", "@ghost 誰？", "@taro それな", "home も写す"])
             #expect(stored.first { $0.text == "@taro それな" }?.replyUserID == 4_242)
             #expect(stored.first { $0.text == "@ghost 誰？" }?.replyUserID == ArchivedTweet.unknownReplyTarget)
@@ -68,7 +73,7 @@ struct MisskeyImportTests {
             #expect(stored.contains { $0.tweetID == number })
             #expect(try await database.networkIDs.ids(of: stored.map(\.tweetID)).count == 4)
             // Again: nothing new.
-            #expect(try await importer.importExport(at: url.path).tweetsStored == 0)
+            #expect(try await importer.importExport(at: url.path).postsStored == 0)
         }
     }
 
@@ -85,7 +90,7 @@ struct MisskeyImportTests {
                 let error = try await #require(throws: ImportError.self) { try await importer.importExport(at: url.path) }
                 #expect(error.reason.contains(expected), "\(error)")
                 #expect(!error.description.contains("\n"))
-                #expect(try await importer.archive.count() == 0)
+                #expect(try await importer.destination.archive.count() == 0)
             }
         }
     }

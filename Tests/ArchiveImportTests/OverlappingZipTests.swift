@@ -1,7 +1,9 @@
 import Foundation
+import NetworkRegistry
 import Testing
 
 @testable import ArchiveImport
+@testable import ExportFormats
 
 extension StreamingImportTests {
     /// `zip` with each central directory record changed by `patch` (given the record's offset in the bytes and its
@@ -39,17 +41,17 @@ extension StreamingImportTests {
         // Each copy declares a byte more than the one before: no two alike by checksum and sizes.
         let apart = try Self.patchingCentralRecords(of: overlapping) { bytes, record, order in add(UInt32(order), at: record + 24, in: &bytes) }
         defer { try? FileManager.default.removeItem(at: apart) }
-        let sizes = try #require(throws: ImportError.self) { _ = try ExportFiles(path: apart.path) }
+        let sizes = try #require(throws: ImportError.self) { _ = try ExportFiles(path: apart.path, formats: NetworkRegistry.exportFormats) }
         #expect(sizes.file.hasSuffix("data/tweets-part2.js"), "\(sizes)")
         #expect(sizes.reason.contains("its local header declares") && sizes.reason.contains("damaged or crafted"), "\(sizes)")
         // Sizes as the local header's, checksums told apart: the data still lies over the first entry's.
         let sameSizes = try Self.patchingCentralRecords(of: overlapping) { bytes, record, order in add(UInt32(order), at: record + 16, in: &bytes) }
         defer { try? FileManager.default.removeItem(at: sameSizes) }
-        let overlap = try #require(throws: ImportError.self) { _ = try ExportFiles(path: sameSizes.path) }
+        let overlap = try #require(throws: ImportError.self) { _ = try ExportFiles(path: sameSizes.path, formats: NetworkRegistry.exportFormats) }
         #expect(overlap.reason.contains("overlaps that of data/tweets-part") && overlap.reason.contains("damaged or crafted"), "\(overlap)")
         // The zip is otherwise sound: one copy is read.
         let sound = try Self.overlapping(single, copies: 1)
         defer { try? FileManager.default.removeItem(at: sound) }
-        #expect(try ExportFiles(path: sound.path).tweetFiles.count == 1)
+        #expect(try ExportFiles(path: sound.path, formats: NetworkRegistry.exportFormats).files.count == 1)
     }
 }

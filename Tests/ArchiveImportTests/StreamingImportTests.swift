@@ -1,10 +1,12 @@
 import Classifier
 import Foundation
+import NetworkRegistry
 import Stores
 import TestSupport
 import Testing
 
 @testable import ArchiveImport
+@testable import ExportFormats
 
 /// The import reads exports of any size a megabyte at a time, and refuses what is not sound by name.
 @Suite("Reading exports in little memory, and refusing unsound ones", .serialized)
@@ -49,7 +51,7 @@ struct StreamingImportTests {
 
     @Test("Only the newest tweets the archive keeps are held, newest first, as its row limit keeps them")
     func newestTweets() {
-        var newest = NewestTweets(keeping: 3)
+        var newest = NewestPosts(keeping: 3)
         for index in 0..<20 {
             newest.add(ArchivedTweet(tweetID: Int64(index), text: "\(index)", createdAt: Date(timeIntervalSince1970: Double(index % 7))))
         }
@@ -62,7 +64,8 @@ struct StreamingImportTests {
             try await archive.prepare()
             try await body(
                 ArchiveImporter(
-                    archive: archive, classifier: FavoriteClassifier(store: store, tokenizer: ArchiveImporterTests.tokenizer, threshold: 3)))
+                    formats: NetworkRegistry.exportFormats, archive: archive,
+                    classifier: FavoriteClassifier(store: store, tokenizer: ArchiveImporterTests.tokenizer, threshold: 3)))
         }
     }
 
@@ -112,7 +115,7 @@ struct StreamingImportTests {
             defer { try? FileManager.default.removeItem(at: farZip) }
             let date = try await #require(throws: ImportError.self) { try await importer.importExport(at: farZip.path) }
             #expect(date.reason.contains("entry 1 has created_at \"Sat Aug 12 16:10:37 +0000 99999\", not a date"), "\(date)")
-            #expect(try await importer.archive.count() == 0)
+            #expect(try await importer.destination.archive.count() == 0)
         }
     }
 
@@ -177,9 +180,9 @@ struct StreamingImportTests {
             #expect(files.reason.contains("more than 1 data files"), "\(files)")
             let entries = try await #require(throws: ImportError.self) { try await importer.importExport(at: two.path, limits: .init(entries: 1)) }
             #expect(entries.reason.contains("lists more than 1 entries"), "\(entries)")
-            #expect(try await importer.archive.count() == 0)
+            #expect(try await importer.destination.archive.count() == 0)
             let report = try await importer.importExport(at: sound.path)
-            #expect(report.tweetsStored == 400)
+            #expect(report.postsStored == 400)
         }
     }
 
@@ -209,7 +212,7 @@ struct StreamingImportTests {
             defer { try? FileManager.default.removeItem(at: zip) }
             let report = try await importer.importExport(at: zip.path)
             #expect(report.likesRead == 4_500 && report.likesLearned == 4_500)
-            #expect(ArchiveImporter.likesPerBatch < 4_500)
+            #expect(ImportDestination.likesPerBatch < 4_500)
             // Again: nothing is learned twice.
             #expect(try await importer.importExport(at: zip.path).likesLearned == 0)
         }

@@ -115,8 +115,8 @@ struct ConsentTests {
         let x = PersonConsent(
             network: "X", personAccount: "1234567", personHandle: "hanako", signedInAt: signedIn, how: "auth x",
             botAccount: nil, agreedTo: [.learnPosts, .copies], credentialDigest: nil)
-        #expect(x.ownership(ofArchiveOf: "1234567", on: "X", handle: "hanako_renamed", mastodon: nil) == .theirs)
-        guard case .someoneElse(let why) = x.ownership(ofArchiveOf: "999", on: "X", handle: "taro", mastodon: nil) else {
+        #expect(x.ownership(ofArchiveOf: "1234567", on: "X", handle: "hanako_renamed", actorAddress: nil) == .theirs)
+        guard case .someoneElse(let why) = x.ownership(ofArchiveOf: "999", on: "X", handle: "taro", actorAddress: nil) else {
             Issue.record("another X account's archive was taken as the person's")
             return
         }
@@ -131,12 +131,12 @@ struct ConsentTests {
         #expect(
             mastodon.ownership(
                 ofArchiveOf: "https://mastodon.example/users/hanako", on: "Mastodon", handle: "hanako",
-                mastodon: ("hanako", "mastodon.example")) == .theirs)
+                actorAddress: ("hanako", "mastodon.example")) == .theirs)
         for (username, server) in [("taro", "mastodon.example"), ("hanako", "other.example")] {
             guard
                 case .someoneElse = mastodon.ownership(
                     ofArchiveOf: "https://\(server)/users/\(username)", on: "Mastodon", handle: username,
-                    mastodon: (username, server))
+                    actorAddress: (username, server))
             else {
                 Issue.record("@\(username)@\(server)'s archive was taken as @hanako@mastodon.example's")
                 continue
@@ -145,14 +145,14 @@ struct ConsentTests {
 
         // The person moved from X to Mastodon: their X archive cannot be proven theirs by their Mastodon sign-in.
         var moved = mastodon
-        #expect(moved.ownership(ofArchiveOf: "1234567", on: "X", handle: "hanako", mastodon: nil) == .elsewhere(key: "X 1234567 @hanako"))
+        #expect(moved.ownership(ofArchiveOf: "1234567", on: "X", handle: "hanako", actorAddress: nil) == .elsewhere(key: "X 1234567 @hanako"))
         moved.archivesFromElsewhere = ["X 1234567 @hanako"]
-        #expect(moved.ownership(ofArchiveOf: "1234567", on: "X", handle: "hanako2", mastodon: nil) == .elsewhere(key: "X 1234567 @hanako2"))
-        guard case .someoneElse(let other) = moved.ownership(ofArchiveOf: "999", on: "X", handle: "taro", mastodon: nil) else {
+        #expect(moved.ownership(ofArchiveOf: "1234567", on: "X", handle: "hanako2", actorAddress: nil) == .elsewhere(key: "X 1234567 @hanako2"))
+        guard case .someoneElse(let other) = moved.ownership(ofArchiveOf: "999", on: "X", handle: "taro", actorAddress: nil) else {
             Issue.record("a second X account's archive was taken on the person's word")
             return
         }
         #expect(other.contains("an archive of another X account (1234567 @hanako) was imported"), "\(other)")
-        #expect(moved.ownership(ofArchiveOf: "did:plc:abc", on: "Bluesky", handle: nil, mastodon: nil) == .elsewhere(key: "Bluesky did:plc:abc"))
+        #expect(moved.ownership(ofArchiveOf: "did:plc:abc", on: "Bluesky", handle: nil, actorAddress: nil) == .elsewhere(key: "Bluesky did:plc:abc"))
     }
 }

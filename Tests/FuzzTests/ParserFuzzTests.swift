@@ -9,7 +9,11 @@ import PostText
 import Testing
 
 @testable import ArchiveImport
+@testable import ExportFormats
+@testable import MastodonNetwork
+@testable import MisskeyNetwork
 @testable import StatusPage
+@testable import XNetwork
 
 /// Every parser of outside input, fuzzed from its committed corpus: no input traps (a trap ends the test process),
 /// and each keeps the promise it makes of what it accepts. See `Fuzzer` for the bounded CI mode and the long one.
@@ -168,7 +172,7 @@ struct ParserFuzzTests {
             let file = ExportFiles.File(name: "tweets.js", url: url)
             do {
                 try ExportParser.forEachTweet(in: file) { tweet, entry in
-                    if let archived = try ArchiveImporter.archived(tweet, file: file.name, entry: entry) {
+                    if let archived = try XExportFormat.archived(tweet, file: file.name, entry: entry) {
                         #expect((0...253_402_300_799).contains(archived.createdAt.timeIntervalSince1970))
                     }
                 }

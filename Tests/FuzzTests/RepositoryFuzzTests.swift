@@ -5,6 +5,8 @@ import Foundation
 import Testing
 
 @testable import ArchiveImport
+@testable import BlueskyNetwork
+@testable import ExportFormats
 
 /// The Bluesky repository reader (`ATProtoRepository`: CAR v1, DAG-CBOR through libcbor) fuzzed from its committed
 /// corpus (`Corpus/car`, written by `script/generate-car-corpus.py`), by byte mutations and by mutations that know the

@@ -1,5 +1,6 @@
 public import AsyncHTTPClient
 import BotCore
+public import ExportFormats
 public import Foundation
 public import NIOCore
 import NIOFoundationCompat
@@ -14,9 +15,9 @@ public enum ExportSource {
     public static let defaultMaximumBytes: Int64 = 16 << 30
 
     /// Runs `body` with a local path to the export `argument` names; a temporary copy (in a folder of its own under
-    /// `temporaryDirectory`) is removed afterwards, whether it worked or not.
+    /// `temporaryDirectory`, named as one of `formats` reads it) is removed afterwards, whether it worked or not.
     public static func withLocalPath<Result>(
-        _ argument: String, maximumBytes: Int64 = defaultMaximumBytes, httpClient: HTTPClient = downloadClient,
+        _ argument: String, formats: [any ExportFormat], maximumBytes: Int64 = defaultMaximumBytes, httpClient: HTTPClient = downloadClient,
         temporaryDirectory: URL = FileManager.default.temporaryDirectory,
         _ body: (String) async throws -> Result
     ) async throws -> Result {
@@ -31,7 +32,7 @@ public enum ExportSource {
         } else {
             try copyStandardInput(to: received, maximumBytes: maximumBytes)
         }
-        let named = folder.appending(path: try name(of: received, from: isDownload ? shown(argument) : "standard input"))
+        let named = folder.appending(path: try name(of: received, from: isDownload ? shown(argument) : "standard input", formats: formats))
         try FileManager.default.moveItem(at: received, to: named)
         return try await body(named.path)
     }
@@ -142,19 +143,14 @@ public enum ExportSource {
         }
     }
 
-    /// The name that tells the import what `file` holds: a zip, X's tweets or likes, Mastodon's outbox or likes.
-    private static func name(of file: URL, from source: String) throws -> String {
+    /// The name that tells the import what `file` holds: a zip, or a data file one of `formats` knows by its first bytes.
+    private static func name(of file: URL, from source: String, formats: [any ExportFormat]) throws -> String {
         let handle = try FileHandle(forReadingFrom: file)
         defer { try? handle.close() }
         let head = (try handle.read(upToCount: 1 << 16)) ?? Data()
         if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) { return "export.zip" }
-        let text = String(decoding: head, as: UTF8.self)
-        if text.contains("window.YTD.tweet") { return "tweets.js" }
-        if text.contains("window.YTD.like") { return "like.js" }
-        if text.contains("\"orderedItems\"") { return text.contains("\"Create\"") || text.contains("\"Announce\"") ? "outbox.json" : "likes.json" }
-        if BlueskyExport.isCAR(head) { return "repository.car" }
-        throw ImportError(
-            file: source, reason: "it is neither a zip nor an archive's data file (tweets.js, like.js, outbox.json, likes.json, a Bluesky .car)")
+        if let name = formats.lazy.compactMap({ $0.fileName(forHead: head) }).first { return name }
+        throw ImportError(file: source, reason: "it is neither a zip nor an archive's data file (\(ExportFiles.listing(formats)))")
     }
 
     private static func isLoopback(_ address: String) -> Bool {

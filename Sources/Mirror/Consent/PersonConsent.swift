@@ -86,10 +86,10 @@ public enum ArchiveOwnership: Sendable, Equatable {
 }
 
 extension PersonConsent {
-    /// Whether an archive of `account` on `network` (handle `handle`; on Mastodon, of `username` on `server`) is the
-    /// person's: the account they signed in as, on the network they signed in on; on another network, the first account
+    /// Whether an archive of `account` on `network` (handle `handle`; where the archive names an actor by its address,
+    /// of `username` on `server`) is the person's: the account they signed in as, on the network they signed in on; on another network, the first account
     /// there whose archive is imported for them.
-    public func ownership(ofArchiveOf account: String, on network: String, handle: String?, mastodon: (username: String, server: String)?)
+    public func ownership(ofArchiveOf account: String, on network: String, handle: String?, actorAddress: (username: String, server: String)?)
         -> ArchiveOwnership
     {
         let named = handle.map { "@\($0) (\(network) \(account))" } ?? "\(account) on \(network)"
@@ -109,11 +109,11 @@ extension PersonConsent {
             return .elsewhere(key: key)
         }
         let matches: Bool
-        if let mastodon {
-            // Mastodon's archive names its actor by address: the person's username on their instance.
+        if let actorAddress {
+            // An ActivityPub archive names its actor by address: the person's username on their instance (`id@instance`).
             let instance = personAccount.split(separator: "@", maxSplits: 1).last.map(String.init) ?? ""
             let username = personHandle.split(separator: "@").first.map(String.init) ?? personHandle
-            matches = mastodon.server.lowercased() == instance.lowercased() && mastodon.username.lowercased() == username.lowercased()
+            matches = actorAddress.server.lowercased() == instance.lowercased() && actorAddress.username.lowercased() == username.lowercased()
         } else {
             matches = account == personAccount
         }

@@ -1,5 +1,6 @@
 public import ArgumentParser
 import BlueskyNetwork
+public import ExportFormats
 import MastodonNetwork
 import MisskeyNetwork
 public import SocialNetwork
@@ -8,20 +9,23 @@ import XNetwork
 /// The networks mirror_bot runs on, one line each: adding a network is adding its folder under `Sources/Networks`,
 /// its line here, and its targets in Package.swift (see docs/architecture.md, "Adding a network").
 public enum NetworkRegistry {
-    /// A network as the program knows it: its definition, and its `mirror_bot auth <network>` command.
+    /// A network as the program knows it: its definition, its `mirror_bot auth <network>` command, and the format of
+    /// its archive export.
     public struct Entry: Sendable {
         /// What chooses it and builds its module.
         public let definition: any NetworkDefinition
         /// Its sign-in command (nil: its tokens are set by hand).
         public let signIn: (any AsyncParsableCommand.Type)?
+        /// How `mirror_bot import` reads its archive export (nil: it has none).
+        public let export: (any ExportFormat)?
     }
 
     /// Every network, the default (`NETWORK` not set) first.
     public static let entries: [Entry] = [
-        Entry(definition: xDefinition, signIn: XAuth.self),
-        Entry(definition: mastodonDefinition, signIn: MastodonAuth.self),
-        Entry(definition: blueskyDefinition, signIn: BlueskyAuth.self),
-        Entry(definition: misskeyDefinition, signIn: MisskeyAuth.self),
+        Entry(definition: xDefinition, signIn: XAuth.self, export: XExportFormat()),
+        Entry(definition: mastodonDefinition, signIn: MastodonAuth.self, export: MastodonExportFormat()),
+        Entry(definition: blueskyDefinition, signIn: BlueskyAuth.self, export: BlueskyExportFormat()),
+        Entry(definition: misskeyDefinition, signIn: MisskeyAuth.self, export: MisskeyExportFormat()),
     ]
 
     /// Every network's definition, the default first.
@@ -29,6 +33,9 @@ public enum NetworkRegistry {
 
     /// The choices among them.
     public static let choices = NetworkChoices(networks)
+
+    /// The formats of the networks' archive exports, the default's first.
+    public static let exportFormats: [any ExportFormat] = entries.compactMap(\.export)
 
     /// Each network's `auth` subcommand.
     public static let signInCommands: [any ParsableCommand.Type] = entries.compactMap(\.signIn)

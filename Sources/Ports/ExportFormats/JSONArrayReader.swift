@@ -1,10 +1,10 @@
-import Foundation
+public import Foundation
 
 /// The elements of one JSON array in a file, read a megabyte at a time, so that an export of any size is parsed in
 /// little memory: each element's bytes are handed out whole, to be decoded on their own. The array is the first one
 /// after `key` (`"orderedItems"` in a Mastodon outbox), or the first of the file after a prefix that `prefix` accepts
 /// (X's `window.YTD.tweets.part0 = `). Errors name the file, the byte, and the entry.
-struct JSONArrayReader {
+public struct JSONArrayReader {
     private let handle: FileHandle
     private let name: String
     private var buffer: [UInt8] = []
@@ -15,16 +15,17 @@ struct JSONArrayReader {
     private var started = false
     private var finished = false
     /// Elements handed out so far.
-    private(set) var count = 0
+    public private(set) var count = 0
 
-    static let chunkSize = 1 << 20
+    /// How many bytes are read at a time.
+    public static let chunkSize = 1 << 20
     /// The most bytes one element may have: an export's tweet or status is a few kilobytes, and the reader holds one
     /// element at a time, so this bounds its memory.
-    static let elementLimit = 16 << 20
+    public static let elementLimit = 16 << 20
 
     /// A reader of the array in the file at `url` (named `name` in errors). With `key`, the array is the value of
     /// the first `"key":`; else it is the first `[` of the file, and `prefix` checks the text before it.
-    init(url: URL, name: String, key: String? = nil, prefix: (String) -> String? = { _ in nil }) throws {
+    public init(url: URL, name: String, key: String? = nil, prefix: (String) -> String? = { _ in nil }) throws {
         do { handle = try FileHandle(forReadingFrom: url) } catch {
             throw ImportError(file: name, reason: "it cannot be read (\((error as NSError).localizedDescription))")
         }
@@ -52,7 +53,7 @@ struct JSONArrayReader {
     }
 
     /// The next element's bytes, or nil after the array's `]`.
-    mutating func next() throws -> Data? {
+    public mutating func next() throws -> Data? {
         guard !finished else { return nil }
         try skipWhitespace()
         guard let first = try peekByte() else { throw cutShort() }

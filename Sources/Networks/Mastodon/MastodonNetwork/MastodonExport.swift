@@ -1,7 +1,114 @@
 import BotClock
-import Foundation
+public import ExportFormats
+public import Foundation
 import PostText
 import Stores
+
+/// Mastodon's archive ("Request your archive": `outbox.json` and `likes.json`), as `mirror_bot import` reads it: every
+/// status read first; boosts, and statuses not for everyone or behind a warning, left out (or, with `POST_CW`, kept
+/// with their warning); replies filed under whom they answered (looked up once per account on the person's instance,
+/// else under `ArchivedTweet.unknownReplyTarget`); likes counted, not learned (the export lists only their addresses).
+public struct MastodonExportFormat: ExportFormat {
+    /// The format.
+    public init() {}
+
+    /// "Mastodon".
+    public var network: String { "Mastodon" }
+    /// The files it reads, for messages.
+    public var fileNames: String { "outbox.json / likes.json" }
+    /// What `mirror_bot import --help` says of it.
+    public var help: String {
+        """
+        Mastodon: the .zip from "Request your archive" (Preferences → Import and export), or its outbox.json. \
+        Boosts, and statuses that were followers-only, direct or behind a content warning (unless POST_CW=true) \
+        are left out. A reply is filed under whom it answered by looking that account up once on the person's \
+        instance (HUMAN_MASTODON_URL and HUMAN_MASTODON_TOKEN; free); without them, replies are stored without a \
+        target and say so. likes.json lists only the liked statuses' addresses: run `mirror_bot train \
+        classifier`, which reads the person's favourites from the API (free on Mastodon).
+        """
+    }
+
+    /// Whether it reads the file at `path`: `outbox.json` or `likes.json`, wherever the zip keeps them.
+    public func reads(_ path: String) -> Bool { ["outbox.json", "likes.json"].contains(Self.fileName(path)) }
+
+    /// `outbox.json` or `likes.json`, by the ActivityStreams collection the file holds.
+    public func fileName(forHead head: Data) -> String? {
+        let text = String(decoding: head, as: UTF8.self)
+        guard text.contains("\"orderedItems\"") else { return nil }
+        return text.contains("\"Create\"") || text.contains("\"Announce\"") ? "outbox.json" : "likes.json"
+    }
+
+    private static func fileName(_ path: String) -> String { String(path.split(separator: "/").last ?? Substring(path)) }
+
+    /// Reads the outbox (the one nearest the top) and counts the likes, then files replies and stores the statuses.
+    public func importFiles(_ files: [ExportFiles.File], into destination: ImportDestination) async throws -> ImportReport {
+        var report = ImportReport(network: network)
+        var statuses: [MastodonOutbox.Status] = []
+        if let outbox = files.first(where: { Self.fileName($0.path) == "outbox.json" }) {
+            let contents = try MastodonOutbox.contents(of: outbox)
+            report.postsRead = contents.statuses.count + contents.boosts
+            report.repostsSkipped = contents.boosts
+            statuses = contents.statuses.filter { $0.isPublic && ($0.warning == nil || destination.copyingWarnings) }
+            report.notCopied = contents.statuses.count - statuses.count
+            guard contents.actors.count <= 1 else {
+                throw ImportError(
+                    file: outbox.name,
+                    reason:
+                        "its activities are by \(contents.actors.count) accounts (\(contents.actors.sorted().prefix(3).joined(separator: ", "))), where an archive is one account's"
+                )
+            }
+            report.owner = contents.actors.first.map { ArchiveOwner.actor($0, on: network) }
+        }
+        if let likes = files.first(where: { Self.fileName($0.path) == "likes.json" }) {
+            report.likesRead = try MastodonOutbox.likedCount(in: likes)
+            report.likesWithoutText = report.likesRead
+        }
+        if let owner = report.owner { try await destination.checkOwner?(owner) }
+        var answered: [String: Int64?] = [:]
+        for acct in Set(statuses.compactMap(\.answeredAcct)).sorted() {
+            guard let resolveAccount = destination.resolveAccount else { break }
+            answered[acct] = try await resolveAccount(acct)
+            report.lookups += 1
+        }
+        let tweets = statuses.map { status -> ArchivedTweet in
+            var replyUserID: Int64?
+            if status.inReplyTo != nil {
+                replyUserID = status.answeredAcct.flatMap { answered[$0] ?? nil } ?? ArchivedTweet.unknownReplyTarget
+                if replyUserID == ArchivedTweet.unknownReplyTarget { report.repliesWithoutTarget += 1 }
+            }
+            return ArchivedTweet(
+                tweetID: status.id, text: status.text, replyUserID: replyUserID, createdAt: status.publishedAt,
+                contentWarning: status.warning)
+        }
+        report.postsStored = try await destination.archive.insert(tweets)
+        return report
+    }
+
+    /// What a Mastodon export's import did, in words.
+    public func summary(of report: ImportReport, archived: Int, resolving: Bool) -> String {
+        var lines = [
+            "Imported \(report.postsStored) new statuses (\(report.postsRead) read: \(report.repostsSkipped) boosts skipped, "
+                + "\(report.notCopied) never copied: followers-only, direct or behind a content warning). The archive holds \(archived) posts."
+        ]
+        if report.lookups > 0 {
+            lines.append("Replies filed under whom they answered: \(report.lookups) accounts looked up on the person's instance.")
+        }
+        if report.repliesWithoutTarget > 0 {
+            lines.append(
+                "\(report.repliesWithoutTarget) replies are stored without whom they answered"
+                    + (resolving
+                        ? " (the person's instance does not know those accounts)"
+                        : ": set HUMAN_MASTODON_URL and HUMAN_MASTODON_TOKEN before importing to look them up")
+                    + "; the bot answers no one with them (REPLY_FALLBACK=any may).")
+        }
+        if report.likesRead > 0 {
+            lines.append(
+                "likes.json lists \(report.likesRead) liked statuses by address only, so none was learned: run `mirror_bot train classifier` (free on Mastodon)."
+            )
+        }
+        return lines.joined(separator: "\n")
+    }
+}
 
 /// The Mastodon archive export ("Request your archive": `outbox.json` and `likes.json`, ActivityStreams): the
 /// person's statuses as `Create` activities of `Note`s, their boosts as `Announce`s, their likes as the liked

@@ -1,8 +1,74 @@
 import ATProtoRepository
 import BlueskyAPI
 import BotClock
-import Foundation
+public import ExportFormats
+public import Foundation
 import Stores
+
+/// A Bluesky repository export (Settings → "Export my data": a `.car` file), as `mirror_bot import` reads it: every
+/// post read first; reposts, quotes, posts without text and (unless `POST_CW`) labelled posts left out; replies filed
+/// under whom they answered (by DID, as the Bluesky module names accounts); likes counted, not learned (the export holds
+/// only the liked posts' addresses).
+public struct BlueskyExportFormat: ExportFormat {
+    /// The format.
+    public init() {}
+
+    /// "Bluesky".
+    public var network: String { "Bluesky" }
+    /// The files it reads, for messages.
+    public var fileNames: String { ".car" }
+    /// What `mirror_bot import --help` says of it.
+    public var help: String {
+        """
+        Bluesky: the .car file from Settings → "Export my data", or the same from \
+        'https://bsky.social/xrpc/com.atproto.sync.getRepo?did=did:plc:…' (no login; read with libcbor). Reposts, \
+        quotes, posts with a label (!warn, porn, …) and posts without text are left out; shortened links are \
+        written out whole from their facets; replies are filed under the DID they answered; likes are counted only \
+        (the file holds their addresses). It is read whole, so it wants about as much memory as the file's size.
+        """
+    }
+
+    /// Whether it reads the file at `path`: a `.car` at the top or in `data/`.
+    public func reads(_ path: String) -> Bool {
+        (path.hasPrefix("data/") || !path.contains("/")) && path.lowercased().hasSuffix(".car")
+    }
+
+    /// `repository.car` for a CAR file.
+    public func fileName(forHead head: Data) -> String? { BlueskyExport.isCAR(head) ? "repository.car" : nil }
+
+    /// Reads the first repository whole, then stores its newest posts.
+    public func importFiles(_ files: [ExportFiles.File], into destination: ImportDestination) async throws -> ImportReport {
+        guard let file = files.first else { return ImportReport(network: network) }
+        let contents = try BlueskyExport.contents(of: file, copyingLabels: destination.copyingWarnings)
+        var report = ImportReport(
+            network: network, postsRead: contents.postsRead + contents.reposts, repostsSkipped: contents.reposts, likesRead: contents.likes,
+            likesWithoutText: contents.likes)
+        report.notCopied = contents.notCopied
+        report.recordsMissing = contents.missing
+        if !contents.did.isEmpty { report.owner = ArchiveOwner(network: network, account: contents.did, handle: nil) }
+        var newest = NewestPosts(keeping: destination.archive.rowLimit)
+        for post in contents.posts { newest.add(post) }
+        if let owner = report.owner { try await destination.checkOwner?(owner) }
+        report.postsStored = try await destination.archive.insert(newest.kept)
+        return report
+    }
+
+    /// What a Bluesky repository's import did, in words.
+    public func summary(of report: ImportReport, archived: Int, resolving: Bool) -> String {
+        var lines = [
+            "Imported \(report.postsStored) new posts (\(report.postsRead) read: \(report.repostsSkipped) reposts skipped, "
+                + "\(report.notCopied) never copied: labelled, quotes or without text). The archive holds \(archived) posts."
+        ]
+        if report.recordsMissing > 0 {
+            lines.append("\(report.recordsMissing) records the export names are not in the file (a partial export?): they were left out.")
+        }
+        if report.likesRead > 0 {
+            lines.append(
+                "The export lists \(report.likesRead) likes by address only, so none was learned; the bot does not like on Bluesky unless LIKES=on.")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
 
 /// A Bluesky account's exported repository (Settings → "Export my data": a `.car` file): the person's posts as the
 /// archive keeps them, their reposts and likes counted. Read with libcbor through `ATProtoRepository`.

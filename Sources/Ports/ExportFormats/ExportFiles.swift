@@ -1,18 +1,29 @@
 public import Foundation
 import ZIPFoundation
 
-/// The data files of an X archive ("Download your archive": `data/tweets.js`, `data/like.js`), a Mastodon archive
-/// (`outbox.json`, `likes.json`) or a Bluesky repository export (a `.car` file), from the `.zip`, its extracted folder,
-/// or a single data file. A zip's entries are
-/// extracted to a temporary folder (removed with this value), never held in memory, each refused when it inflates
-/// past what it declared or past `Limits.entryBytes`.
+/// The data files of an archive export, found by the formats that read them (each network's folder has its own): from
+/// the `.zip`, its extracted folder, or a single data file. A zip's entries are extracted to a temporary folder
+/// (removed with this value), never held in memory, each refused when it inflates past what it declared or past
+/// `Limits.entryBytes`.
 public final class ExportFiles: Sendable {
     /// One data file on disk: its name as found (such as `archive.zip: data/tweets-part1.js`) and where it is.
     public struct File: Sendable {
         /// The file's name in the archive or folder, for errors.
         public var name: String
+        /// Its path inside the zip or folder (`data/tweets.js`), or a single file's own name: what formats read.
+        public var path: String
         /// Where its bytes are.
         public var url: URL
+
+        /// A file from its parts; `path` is the last part of `name` unless given.
+        public init(name: String, path: String? = nil, url: URL) {
+            self.name = name
+            self.path = path ?? String(name.split(separator: "/").last ?? Substring(name))
+            self.url = url
+        }
+
+        /// The file's own name, without the folders it is in (`tweets-part1.js`).
+        public var fileName: String { String(path.split(separator: "/").last ?? Substring(path)) }
     }
 
     /// How much an export may hold.
@@ -21,9 +32,9 @@ public final class ExportFiles: Sendable {
         public var entryBytes: Int64
         /// The most bytes all the data files extracted from one zip may inflate to together.
         public var totalBytes: Int64
-        /// The most entries a zip may list (an X export with its media lists tens of thousands).
+        /// The most entries a zip may list (an export with its media lists tens of thousands).
         public var entries: Int
-        /// The most data files (`tweets-partN.js`, `like.js`, `outbox.json`, ...) a zip may hold.
+        /// The most data files a zip may hold.
         public var dataFiles: Int
         /// Limits; the defaults take any real export and refuse a zip bomb, however it is built.
         public init(entryBytes: Int64 = 4 << 30, totalBytes: Int64 = 8 << 30, entries: Int = 1_000_000, dataFiles: Int = 1_000) {
@@ -34,105 +45,76 @@ public final class ExportFiles: Sendable {
         }
     }
 
-    /// `data/tweets.js`, `data/tweets-partN.js` (and the pre-2022 `data/tweet.js`), in order.
-    public let tweetFiles: [File]
-    /// `data/like.js` and `data/like-partN.js`.
-    public let likeFiles: [File]
-    /// An X archive's `data/account.js`: whose archive it is.
-    public let accountFile: File?
-    /// A Mastodon export's `outbox.json`.
-    public let outboxFile: File?
-    /// A Mastodon export's `likes.json`.
-    public let mastodonLikesFile: File?
-    /// A Bluesky repository export (`*.car`).
-    public let repositoryFile: File?
-    /// A Misskey notes export (`notes-<date>.json`).
-    public let misskeyNotesFile: File?
+    /// The format whose files these are.
+    public let format: any ExportFormat
+    /// Its data files, in order (`tweets.js` before `tweets-part1.js` before `tweets-part2.js`).
+    public let files: [File]
     private let temporaryFolder: URL?
 
-    /// Finds the data files at `path`; throws `ImportError` when there is nothing to import or a zip is not sound.
-    public init(path: String, limits: Limits = Limits()) throws {
+    /// Finds the data files at `path` that one of `formats` reads; throws `ImportError` when there is nothing to import,
+    /// when the files are of more than one format, or a zip is not sound.
+    public init(path: String, formats: [any ExportFormat], limits: Limits = Limits()) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw ImportError(file: path, reason: "there is no such file or folder")
         }
+        let read = { (inside: String) in formats.contains { $0.reads(inside) } }
         var files: [File] = []
         var temporary: URL?
         if isDirectory.boolValue {
             let root = URL(fileURLWithPath: path)
-            for folder in [root.appending(path: "data"), root] {
-                for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where Self.kind(of: name) != nil {
-                    files.append(File(name: folder.appending(path: name).path, url: folder.appending(path: name)))
+            for folder in ["data", ""] {
+                let url = folder.isEmpty ? root : root.appending(path: folder)
+                for name in (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? [] {
+                    let inside = folder.isEmpty ? name : "\(folder)/\(name)"
+                    guard read(inside) else { continue }
+                    files.append(File(name: url.appending(path: name).path, path: inside, url: url.appending(path: name)))
                 }
             }
         } else if Self.isZip(path) {
             let folder = FileManager.default.temporaryDirectory.appending(path: "mirror_bot-import-\(UUID().uuidString)")
             temporary = folder
             do {
-                files = try Self.extract(zip: path, into: folder, limits: limits)
+                files = try Self.extract(zip: path, into: folder, limits: limits, reading: read)
             } catch {
                 try? FileManager.default.removeItem(at: folder)
                 throw error
             }
         } else {
-            guard Self.kind(of: URL(fileURLWithPath: path).lastPathComponent) != nil else {
+            let name = URL(fileURLWithPath: path).lastPathComponent
+            guard read(name) else {
                 throw ImportError(
                     file: path,
                     reason: path.lowercased().hasSuffix(".zip")
                         ? "it is not a readable zip archive (no zip header)"
-                        : "expected the archive's .zip, its folder, or a tweets.js / like.js (X), outbox.json / likes.json (Mastodon), .car (Bluesky) or notes-<date>.json (Misskey) file"
-                )
+                        : "expected the archive's .zip, its folder, or a \(Self.listing(formats)) file")
             }
-            files.append(File(name: path, url: URL(fileURLWithPath: path)))
+            files.append(File(name: path, path: name, url: URL(fileURLWithPath: path)))
         }
-        temporaryFolder = temporary
-        let ordered = files.sorted { Self.order($0.name) < Self.order($1.name) }
-        tweetFiles = ordered.filter { Self.kind(of: $0.name) == .tweets }
-        likeFiles = ordered.filter { Self.kind(of: $0.name) == .likes }
-        accountFile = ordered.filter { Self.kind(of: $0.name) == .xAccount }.min { $0.name.count < $1.name.count }
-        // A Mastodon export has one of each, at the top of the zip or folder.
-        outboxFile = ordered.filter { Self.kind(of: $0.name) == .outbox }.min { $0.name.count < $1.name.count }
-        mastodonLikesFile = ordered.filter { Self.kind(of: $0.name) == .mastodonLikes }.min { $0.name.count < $1.name.count }
-        repositoryFile = ordered.first { Self.kind(of: $0.name) == .blueskyRepository }
-        misskeyNotesFile = ordered.last { Self.kind(of: $0.name) == .misskeyNotes }
-        guard
-            !tweetFiles.isEmpty || !likeFiles.isEmpty || outboxFile != nil || mastodonLikesFile != nil || repositoryFile != nil
-                || misskeyNotesFile != nil
-        else {
+        let ordered = files.sorted { Self.order($0.path) < Self.order($1.path) }
+        let found = formats.filter { format in ordered.contains { format.reads($0.path) } }
+        guard let format = found.first, found.count == 1 else {
             if let temporary { try? FileManager.default.removeItem(at: temporary) }
             throw ImportError(
                 file: path,
-                reason:
-                    "it holds no data/tweets.js, tweets-partN.js, tweet.js or like.js (X), nor outbox.json or likes.json (Mastodon), nor a .car (Bluesky), nor a notes-<date>.json (Misskey)"
+                reason: found.isEmpty
+                    ? "it holds no \(Self.listing(formats)) file"
+                    : "it holds the files of \(found.count) networks' exports (\(found.map(\.network).joined(separator: ", "))): import each archive on its own"
             )
         }
+        self.format = format
+        self.files = ordered
+        temporaryFolder = temporary
     }
 
     deinit {
         if let temporaryFolder { try? FileManager.default.removeItem(at: temporaryFolder) }
     }
 
-    enum Kind { case tweets, likes, xAccount, outbox, mastodonLikes, blueskyRepository, misskeyNotes }
-
-    /// What a file name holds, or nil for files the import does not read.
-    static func kind(of name: String) -> Kind? {
-        // A zip entry is named `archive.zip: path/in/zip`; the file's own name is the last part of either.
-        let entry = name.components(separatedBy: ": ").last ?? name
-        let file = String(entry.split(separator: "/").last ?? Substring(entry))
-        if file == "outbox.json" { return .outbox }
-        if file == "likes.json" { return .mastodonLikes }
-        if file.lowercased().hasSuffix(".car") { return .blueskyRepository }
-        // Misskey names its export `notes-2026-11-22-09-00-00.json`.
-        if file.hasPrefix("notes") && file.hasSuffix(".json") { return .misskeyNotes }
-        guard file.hasSuffix(".js") else { return nil }
-        let base = String(file.dropLast(3))
-        func matches(_ stem: String) -> Bool {
-            base == stem || (base.hasPrefix(stem + "-part") && Int(base.dropFirst(stem.count + 5)) != nil)
-        }
-        if matches("tweets") || matches("tweet") { return .tweets }
-        if matches("like") { return .likes }
-        if base == "account" { return .xAccount }
-        return nil
+    /// "tweets.js / like.js (X), outbox.json / likes.json (Mastodon) or .car (Bluesky)": the files `formats` read.
+    public static func listing(_ formats: [any ExportFormat]) -> String {
+        let each = formats.map { "\($0.fileNames) (\($0.network))" }
+        return each.count < 2 ? each.joined() : each.dropLast().joined(separator: ", ") + " or " + (each.last ?? "")
     }
 
     /// Whether the file at `path` starts as a zip does (`PK\3\4`), whatever it is called.
@@ -145,7 +127,7 @@ public final class ExportFiles: Sendable {
     /// Extracts the zip's data files into `folder`, each checked against what it declared and against the limits: an
     /// entry's size, all of them together, how many there are, and entries that share their data (a crafted zip
     /// lists one compressed block under many names, to inflate it many times).
-    private static func extract(zip path: String, into folder: URL, limits: Limits) throws -> [File] {
+    private static func extract(zip path: String, into folder: URL, limits: Limits, reading read: (String) -> Bool) throws -> [File] {
         let archive: ZIPFoundation.Archive
         do {
             archive = try ZIPFoundation.Archive(url: URL(fileURLWithPath: path), accessMode: .read)
@@ -162,9 +144,7 @@ public final class ExportFiles: Sendable {
             }
             guard entry.type == .file else { continue }
             let name = entry.path
-            guard let last = name.split(separator: "/").last, let kind = Self.kind(of: String(last)),
-                name.hasPrefix("data/") || !name.contains("/") || kind == .outbox || kind == .mastodonLikes
-            else { continue }
+            guard read(name) else { continue }
             let shown = "\(path): \(name)"
             let declared = Int64(clamping: entry.uncompressedSize)
             guard declared <= limits.entryBytes else {
@@ -214,7 +194,7 @@ public final class ExportFiles: Sendable {
             } catch {
                 throw ImportError(file: shown, reason: "it cannot be extracted (\(error))")
             }
-            files.append(File(name: shown, url: target))
+            files.append(File(name: shown, path: name, url: target))
         }
         return files
     }
@@ -226,12 +206,16 @@ public final class ExportFiles: Sendable {
         var uncompressedSize: UInt64
     }
 
-    /// Sorts `tweets.js` before `tweets-part1.js` before `tweets-part2.js` ... (numerically, not by text).
-    private static func order(_ name: String) -> (String, Int) {
-        let entry = name.components(separatedBy: ": ").last ?? name
-        let file = String(entry.split(separator: "/").last ?? Substring(entry)).split(separator: ".").first.map(String.init) ?? entry
-        if let range = file.range(of: "-part"), let number = Int(file[range.upperBound...]) { return (String(file[..<range.lowerBound]), number) }
-        return (file, 0)
+    /// Sorts `tweets.js` before `tweets-part1.js` before `tweets-part2.js` ... (numerically, not by text), then files
+    /// at the top before those in folders.
+    private static func order(_ path: String) -> (String, Int, Int) {
+        let last = String(path.split(separator: "/").last ?? Substring(path))
+        let file = last.split(separator: ".").first.map(String.init) ?? last
+        let depth = path.split(separator: "/").count
+        if let range = file.range(of: "-part"), let number = Int(file[range.upperBound...]) {
+            return (String(file[..<range.lowerBound]), number, depth)
+        }
+        return (file, 0, depth)
     }
 }
 
