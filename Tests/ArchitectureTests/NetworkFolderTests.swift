@@ -81,16 +81,8 @@ struct NetworkFolderTests {
     /// The files outside `Sources/Networks` that still name one of the program's networks in code, each to move into
     /// its network's folder or behind a question to the module (issue 45): the list only shrinks.
     static let stillNamingANetwork: Set<String> = [
-        // `setup`'s help: what it does on the network where the bot can set itself up.
-        "App/MirrorBotCommands/SetupCommand.swift",
         // The fakes' command and the demo's report, which serve and read each network's fake.
         "App/fake-x/FakeXCommand.swift", "App/DemoReport/DemoReport.swift", "App/demo-report/DemoReportCommand.swift",
-        // Help texts and messages that say what a command does or costs on a named network.
-        "App/MirrorBotCommands/DoctorCommand.swift", "App/MirrorBotCommands/ForgetCommand.swift", "App/MirrorBotCommands/ForgetMeCommand.swift",
-        "App/MirrorBotCommands/OptOutCommand.swift", "App/MirrorBotCommands/StartCommand.swift",
-        "App/MirrorBotCommands/TrainCommand.swift", "Mirror/Picking/ReplyPicker.swift", "Ports/SocialNetwork/BotDisclosure.swift",
-        // The state keys a store keeps when a bot is forgotten (a network's refusals, its sessions).
-        "Ports/Stores/StoreRetention.swift",
     ]
 
     @Test("No file outside Sources/Networks names a network in code, but those still listed, and the list holds no file that no longer does")

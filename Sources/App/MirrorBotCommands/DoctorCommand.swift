@@ -19,12 +19,8 @@ struct DoctorCommand: AsyncParsableCommand {
             "Checks the configuration, both accounts, the database, the word counts (Redis or the SQLite file) and the MeCab dictionary, and says what is wrong.",
         discussion: """
             Secrets are never printed. Exits non-zero when something the bot needs does not work. Also says whether \
-            the bot likes (LIKES) and why. On X: what was spent today against X_DAILY_BUDGET; checking each account \
-            reads its user once, which X bills $0.010 for; the bot's bio, read in that same call, must say the account \
-            is automated and name the person (X's automation rules), or doctor says what to write. On Mastodon (NETWORK=mastodon, free): whose each token is, \
-            whether its scopes cover what the account needs, whether the bot account has the bot flag, and the bot's \
-            instance's longest status. On Bluesky (NETWORK=bluesky, free): each account's handle and DID, the bot's             session and PDS (one login, which the daemon's stored session then spares), and the bot's self-label             "bot" (`mirror_bot setup bluesky` adds it).
-            """
+            the bot likes (LIKES) and why.
+            """ + networksHelp("doctor")
     )
 
     func run() async throws {

@@ -13,19 +13,18 @@ struct ForgetCommand: AsyncParsableCommand {
             For the person who asks that a tweet be forgotten (or who deleted it): at once, the tweet leaves the \
             archive (so it is never posted or answered with again), its training examples are removed and what they \
             taught the word counts is taken back, and every post or answer the bot made of it is deleted on the \
-            network as the bot. Reads nothing. On X each deletion is one request, billed (by mirror_bot's count, \
-            conservatively) as "Interaction: Delete", $0.010; on Mastodon it is free. A copy that cannot be deleted \
-            now is named, and running forget again tries it again. Safe while `mirror_bot start` runs.
-            """
+            network as the bot. Reads nothing. A copy that cannot be deleted now is named, and running forget again \
+            tries it again. Safe while `mirror_bot start` runs.
+            """ + networksHelp("forget")
     )
 
-    @Argument(help: "The tweet: its id, or its address (https://x.com/<user>/status/<id>, https://<instance>/@<user>/<id>).")
+    @Argument(help: "The post: its id, or its address (its page on the network, ending in its id).")
     var tweet: String
 
     func validate() throws {
         guard Forgetter.tweetID(in: tweet) != nil else {
             throw ValidationError(
-                "\(tweet) is neither a tweet id nor the address of a post (https://x.com/<user>/status/<id>, https://<instance>/@<user>/<id>)")
+                "\(tweet) is neither a tweet id nor the address of a post (its page on the network, ending in its id)")
         }
     }
 

@@ -18,12 +18,15 @@ struct ForgetMeCommand: AsyncParsableCommand {
             every word-count key of this bot (Redis, or the SQLite file). The counts are printed before and after. What \
             is kept proves the end: the consent record (when and how it ended), the accounts that opted out, the \
             network's refusals. With --delete-posts the bot's own posts made from the person's are deleted on the \
-            network first (on X each deletion is billed $0.010). Only a new sign-in of the person \
-            (`mirror_bot auth <network> --account human`) starts a mirror again.
-            """
+            network first. Only a new sign-in of the person (`mirror_bot auth <network> --account human`) starts a \
+            mirror again.
+            """ + networksHelp("forget-me")
     )
 
-    @Flag(help: "Also delete the bot's posts made from the person's on the network (needs the bot's credentials; billed on X).")
+    @Flag(
+        help:
+            "Also delete the bot's posts made from the person's on the network (needs the bot's credentials; billed where the network bills deletions)."
+    )
     var deletePosts = false
 
     @Flag(help: "Do it without asking (required when standard input is not a terminal).")

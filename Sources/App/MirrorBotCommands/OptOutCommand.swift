@@ -12,10 +12,10 @@ struct OptOutCommand: AsyncParsableCommand {
             An account is put on the list when it mentions the bot with one of OPT_OUT_WORDS (by default stop, \
             unsubscribe, opt out, #nobot, やめて, 止めて, 停止, 配信停止) or when its profile says #nobot; from then on the \
             bot never answers it and never likes its posts, across restarts. The list is kept with the archive \
-            (DATABASE_URL, or the SQLite file) and survives `train clear`. An account is named by its id (digits; on X the id is the one \
-            the bot sees, since mentions come without handles) or by its handle (bob, @bob, bob@example.social). \
-            Reads and writes only the database: safe while `mirror_bot start` runs.
-            """,
+            (DATABASE_URL, or the SQLite file) and survives `train clear`. An account is named by its id (digits) or \
+            by its handle (bob, @bob, bob@example.social). Reads and writes only the database: safe while `mirror_bot \
+            start` runs.
+            """ + networksHelp("optout"),
         subcommands: [List.self, Add.self, Remove.self]
     )
 

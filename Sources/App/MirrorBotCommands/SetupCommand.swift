@@ -9,14 +9,12 @@ struct SetupCommand: AsyncParsableCommand {
         commandName: "setup",
         abstract: "Sets the bot's account up as its network's rules ask, where the bot can do it itself.",
         discussion: """
-            On Bluesky (NETWORK=bluesky): adds the self-label "bot" to the bot's profile, keeping every other field of \
-            it (a compare-and-swap on the profile record: a profile edited meanwhile is read again). Running it again \
-            changes nothing. On X and Mastodon the bot's label or flag is set in the network's own settings: \
-            `mirror_bot doctor` says where.
-            """
+            Does, on the configured NETWORK, what that network's rules ask of a bot's account and the bot can do \
+            itself; where the network's own settings must be used instead, `mirror_bot doctor` says where.
+            """ + networksHelp("setup")
     )
 
-    @Argument(help: "The network to set up (bluesky); it must be the configured NETWORK. Omitted: the configured one.")
+    @Argument(help: "The network to set up (its NETWORK key); it must be the configured NETWORK. Omitted: the configured one.")
     var network: String?
 
     func run() async throws {

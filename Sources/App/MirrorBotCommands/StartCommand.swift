@@ -2,6 +2,7 @@ import ArgumentParser
 import BotAssembly
 import Daemon
 import Foundation
+import NetworkRegistry
 
 /// `mirror_bot start`: the bot itself.
 struct StartCommand: AsyncParsableCommand {
@@ -9,21 +10,17 @@ struct StartCommand: AsyncParsableCommand {
         commandName: "start",
         abstract: "Runs the bot: posts at the human's times, answers mentions, likes what the human would (where allowed), keeps learning.",
         discussion: """
-            Needs the eight X credentials, or with NETWORK=mastodon the two Mastodon instances and tokens (there \
-            mentions are streamed, likes are allowed, and nothing is billed), or with NETWORK=bluesky the bot's handle \
-            and app password and the person's handle (free; no likes unless LIKES=on; its session kept in the \
-            database), or with NETWORK=misskey the two Misskey instances and tokens (notes posted home, likes as \
-            MISSKEY_LIKE_REACTION reactions, mentions streamed, free). HUMAN_NETWORK=archive runs without any account of the person's, from what `mirror_bot import` stored; HUMAN_NETWORK=mastodon (x, bluesky, misskey) reads the person on that network with its HUMAN_ variables while the bot posts on NETWORK. The archive is in DATABASE_URL (run `mirror_bot migrate` first) and the \
-            word counts in REDIS_URL; without either, it lives in the SQLite file MIRROR_BOT_DATA (default \
-            mirror_bot.sqlite), created and migrated at start. The first log lines say which. Stops gracefully on SIGTERM or \
-            SIGINT within 10 seconds; everything it did is stored, and starting again posts nothing twice. \
-            --speed, --start-time and --duration change only the bot's clock, for rehearsals: what is sent to the \
-            API is real. On X it spends at most X_DAILY_BUDGET (default $1.00) a UTC day by its own count of X's \
-            bill, shedding learning, then liking, then replies before the scheduled posts; it does not like unless \
-            LIKES=on (X's self-serve access has no likes), and posts no tweet with a link unless POST_LINKS=true. \
-            On X the scheduled posts are remixes of the person's posts near that minute, not copies (X's rules forbid \
-            the same content on two accounts; POST_STYLE=copy|remix, REMIX_MAX_OVERLAP); elsewhere copies.
-            """
+            Needs the configured NETWORK's two accounts (each network's below). HUMAN_NETWORK=archive runs without \
+            any account of the person's, from what `mirror_bot import` stored; HUMAN_NETWORK=<network> \
+            (\(NetworkRegistry.choices.keysInWords)) reads the person on that network with its HUMAN_ variables while \
+            the bot posts on NETWORK. The archive is in DATABASE_URL (run `mirror_bot migrate` first) and the word \
+            counts in REDIS_URL; without either, it lives in the SQLite file MIRROR_BOT_DATA (default \
+            mirror_bot.sqlite), created and migrated at start. The first log lines say which. Stops gracefully on \
+            SIGTERM or SIGINT within 10 seconds; everything it did is stored, and starting again posts nothing twice. \
+            --speed, --start-time and --duration change only the bot's clock, for rehearsals: what is sent to the API \
+            is real. The scheduled posts are copies of the person's unless POST_STYLE=remix or the network's rules \
+            say otherwise (below).
+            """ + networksHelp("start")
     )
 
     @Flag(help: "Do everything except posting and liking: log what would be done.")

@@ -26,17 +26,17 @@ struct TrainSchedulerCommand: AsyncParsableCommand {
         commandName: "scheduler",
         abstract: "Archives the human's most recent tweets (up to 3,200, retweets excluded) for posting and scheduling.",
         discussion: """
-            Runs once: a second run does nothing (no API calls) unless --force is given. Reading costs money on X \
-            ($0.001 for each of your own posts, $0.010 for your user): the most it may cost is printed first. On a \
-            terminal it asks; --yes skips the question; with no terminal and no --yes it goes on only when that fits \
-            what is left of today's X_DAILY_BUDGET. `mirror_bot import` trains from your downloaded archive for free.
-            """
+            Runs once: a second run does nothing (no API calls) unless --force is given. Where the network bills \
+            reading, the most it may cost is printed first. On a terminal it asks; --yes skips the question; with no \
+            terminal and no --yes it goes on only when that fits what is left of today's X_DAILY_BUDGET. `mirror_bot \
+            import` trains from your downloaded archive for free.
+            """ + networksHelp("train scheduler")
     )
 
     @Flag(help: "Run even if it has run before.")
     var force = false
 
-    @Option(help: "Read at most this many of the human's newest tweets (X returns at most 3,200).")
+    @Option(help: "Read at most this many of the human's newest posts (a network may return fewer).")
     var maxTweets = Trainer.schedulerTweetLimit
 
     @Flag(help: "Spend without asking, even above today's X_DAILY_BUDGET.")
@@ -70,14 +70,14 @@ struct TrainClassifierCommand: AsyncParsableCommand {
         commandName: "classifier",
         abstract: "Learns 800 of the human's likes as favorite and 800 home-timeline tweets they did not like as normal.",
         discussion: """
-            Only with LIKES=on: with LIKES=auto (the default; on X the bot does not like, as X's self-serve access has \
-            no likes) or off, it says so and reads nothing. Runs once: a second run does nothing (no API calls) unless \
+            Only where the bot likes (LIKES=on, or LIKES=auto, the default, where the network welcomes a bot's likes): \
+            otherwise it says so and reads nothing. Runs once: a second run does nothing (no API calls) unless \
             --force is given. The most it may cost is printed first and, as for `train scheduler`, asked on a \
             terminal, skipped with --yes, and otherwise held to today's X_DAILY_BUDGET; `mirror_bot import` learns \
             the likes of your downloaded archive for free. Every tweet learned is kept as a training example. With \
             FAVORITE_RATE_THRESHOLD=auto (the default), the like threshold (and, with CLASSIFIER=auto, the model) is \
             then chosen by cross-validation on the examples, and printed.
-            """
+            """ + networksHelp("train classifier")
     )
 
     @Flag(help: "Run even if it has run before.")

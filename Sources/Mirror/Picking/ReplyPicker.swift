@@ -54,7 +54,7 @@ public struct ReplyPicker: Sendable {
         let unusable = excluded.union(repeats)
         if !allowsLinks, try await archive.randomReply(toUser: authorID, excluding: unusable, allowingLinks: true, using: &generator) != nil {
             return
-                "every past reply of the human to this user that is left contains a link (a post with a link costs $0.200 on X instead of $0.015; POST_LINKS=true allows them)"
+                "every past reply of the human to this user that is left contains a link, and links are off on this network (where a post with a link costs more; POST_LINKS=true allows them)"
         }
         if try await archive.randomReply(toUser: authorID, excluding: unusable, allowingLinks: allowsLinks, using: &generator) != nil {
             return

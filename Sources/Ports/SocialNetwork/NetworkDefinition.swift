@@ -12,6 +12,13 @@ public protocol NetworkDefinition: Sendable {
     var variableNames: [String] { get }
     /// Its module, having read its own section of `environment` (every malformed variable reported there).
     func module(reading environment: inout EnvironmentReader) -> any NetworkModule
+    /// What the help of `command` (`doctor`, `train scheduler`) says of this network: a paragraph, or nil for nothing.
+    func help(for command: String) -> String?
+}
+
+extension NetworkDefinition {
+    /// Nothing: a network says nothing in a command's help unless it has something to say.
+    public func help(for command: String) -> String? { nil }
 }
 
 /// Networks chosen by `NETWORK` and `HUMAN_NETWORK` from a registry's list.
@@ -42,6 +49,12 @@ public struct NetworkChoices: Sendable {
         return keys.dropLast().joined(separator: ", ") + " or " + keys[keys.count - 1]
     }
 
+    /// What the help of `command` says of each network, a paragraph each in the registry's order ("" when none says
+    /// anything).
+    public func help(for command: String) -> String {
+        networks.compactMap { $0.help(for: command) }.joined(separator: "\n\n")
+    }
+
     /// Every network's variables, each once, in the registry's order.
     public var variableNames: [String] {
         var seen = Set<String>()
@@ -56,13 +69,19 @@ public struct SectionNetworkDefinition<Settings: ConfigurationSection>: NetworkD
     /// Its name for people and its folder's.
     public let name: String
     private let build: @Sendable (Settings) -> any NetworkModule
+    private let helps: [String: String]
 
-    /// A network chosen by `key`, named `name`, whose module `build` makes from its section.
-    public init(key: String, name: String, module build: @escaping @Sendable (Settings) -> any NetworkModule) {
+    /// A network chosen by `key`, named `name`, whose module `build` makes from its section; `help` holds what each
+    /// command's help says of it, by the command's name (`"train scheduler"`).
+    public init(key: String, name: String, help: [String: String] = [:], module build: @escaping @Sendable (Settings) -> any NetworkModule) {
         self.key = key
         self.name = name
+        self.helps = help
         self.build = build
     }
+
+    /// What `command`'s help says of it.
+    public func help(for command: String) -> String? { helps[command] }
 
     /// The section's variables.
     public var variableNames: [String] { Settings.variableNames }

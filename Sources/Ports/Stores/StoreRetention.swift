@@ -27,19 +27,23 @@ public enum PersonRecords {
     /// The bot's state's table, of which only some names go.
     public static let stateTable = "bot_state"
     /// Names of the bot's state kept.
-    public static let keptNames: Set<String> = [
-        "consent.person", "control.paused", "x.refusals", "mentions.since_id", "bluesky.session.bot", "likes.status",
-    ]
-    /// Prefixes of names of the bot's state kept.
+    public static let keptNames: Set<String> = ["consent.person", "control.paused", "mentions.since_id", "likes.status"]
+    /// Prefixes of names of the bot's state kept: the opt-outs, the budget's notes.
     public static let keptPrefixes = ["optout.", "budget.shed."]
+    /// Endings of names of the bot's state kept, whatever network's key starts them: a network's refusals
+    /// (`<network>.refusals`) and the bot's own session (`<network>.session.bot`).
+    public static let keptSuffixes = [".refusals", ".session.bot"]
 
     /// Whether the state's `name` is kept.
-    public static func keeps(_ name: String) -> Bool { keptNames.contains(name) || keptPrefixes.contains { name.hasPrefix($0) } }
+    public static func keeps(_ name: String) -> Bool {
+        keptNames.contains(name) || keptPrefixes.contains { name.hasPrefix($0) } || keptSuffixes.contains { name.hasSuffix($0) }
+    }
 
     /// The SQL condition on `name` that keeps the same names (constants only: no input reaches it).
     public static var keptCondition: String {
         let names = keptNames.sorted().map { "'\($0)'" }.joined(separator: ", ")
-        return "(name IN (\(names))" + keptPrefixes.map { " OR name LIKE '\($0)%'" }.joined() + ")"
+        return "(name IN (\(names))" + keptPrefixes.map { " OR name LIKE '\($0)%'" }.joined() + keptSuffixes.map { " OR name LIKE '%\($0)'" }.joined()
+            + ")"
     }
 }
 
