@@ -254,9 +254,10 @@ struct HTTPCoreTests {
     func retryNotSentPastTheLease() async throws {
         let server = ScriptedServer([503])
         try await server.withRunning { url async throws in
-            // The backoff is 1 to 2 s: 3.5 s to the lapse leave 1.5 s for the first attempt and under a second for a second.
+            // The backoff is 30 to 60 s on the test's clock: 25 s to the lapse leave the first attempt 23 s of real time
+            // (ample on a loaded machine, where a 503 may take seconds to come back) and none for a second.
             let (result, sleeps) = await Self.send(
-                Self.call(url, .create, hooks: Hooks()), policy: HTTPCore.Policy(initialBackoff: .seconds(2)), lapsesAfter: 3.5)
+                Self.call(url, .create, hooks: Hooks()), policy: HTTPCore.Policy(initialBackoff: .seconds(60)), lapsesAfter: 25)
             #expect(throws: WriteDeadlinePassed.self) { try result.get() }
             #expect(server.requests.withLock { $0 } == 1 && sleeps.count == 1, "\(sleeps)")
         }

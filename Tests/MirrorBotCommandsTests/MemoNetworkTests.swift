@@ -132,7 +132,9 @@ struct MemoNetworkTests {
             let hours = scheduled.map {
                 Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: $0.createdAt).hour ?? -1
             }
-            #expect(hours.allSatisfy { (9...11).contains($0) }, "posted at the person's hours only: \(hours)")
+            // The person posts from 09:00 to 11:59. Nothing goes out before its slot; a slot late on a starved machine
+            // goes out late within MISSED_SLOT_GRACE (here a day), so up to the run's end at 12:30.
+            #expect(hours.allSatisfy { (9...12).contains($0) }, "posted at the person's hours, or late within the grace: \(hours)")
             let replies = made.filter { $0.replyTo == mention }
             #expect(replies.count == 1, "\(made.map(\.text))")
             #expect(replies.allSatisfy { answers.contains($0.text) }, "\(replies.map(\.text))")
