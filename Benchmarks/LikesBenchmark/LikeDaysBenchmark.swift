@@ -102,16 +102,16 @@ enum LikeDaysBenchmark {
         defer { try? FileManager.default.removeItem(at: folder) }
         let classifier = FavoriteClassifier(
             store: try SQLiteWordCounts(path: folder.appending(path: "counts.sqlite").path),
-            tokenizer: try TweetTokenizer(), threshold: 3)
+            tokenizer: try PostTokenizer(), threshold: 3)
         // As `train classifier` and the default FAVORITE_RATE_THRESHOLD=auto: the newest 800 likes and 800 posts seen, not
         // liked; the model and threshold chosen by cross-validation.
         let liked = Array(person.likedTexts.suffix(800))
         let seen = Array(person.seenTexts.suffix(800))
-        try await classifier.learnOnce(liked.map { ($0.id, $0.tweet) }, as: .favorite, source: .likes)
-        try await classifier.learnOnce(seen.map { ($0.id, $0.tweet) }, as: .normal, source: .timeline)
+        try await classifier.learnOnce(liked.map { ($0.id, $0.post) }, as: .favorite, source: .likes)
+        try await classifier.learnOnce(seen.map { ($0.id, $0.post) }, as: .normal, source: .timeline)
         let examples =
-            try liked.map { ThresholdCalibration.Example(tweetID: $0.id, features: try classifier.features(of: $0.tweet), isFavorite: true) }
-            + seen.map { ThresholdCalibration.Example(tweetID: $0.id, features: try classifier.features(of: $0.tweet), isFavorite: false) }
+            try liked.map { ThresholdCalibration.Example(postID: $0.id, features: try classifier.features(of: $0.post), isFavorite: true) }
+            + seen.map { ThresholdCalibration.Example(postID: $0.id, features: try classifier.features(of: $0.post), isFavorite: false) }
         let calibration = ThresholdCalibration.calibrate(
             examples, humanLikeShare: person.timelineLikeShare, models: [.original, .binary], fallbackThreshold: 3)
         classifier.decide(by: calibration)
@@ -164,7 +164,7 @@ enum LikeDaysBenchmark {
             botDays[min(days - 1, Int(like.likedAt.timeIntervalSince(start) / 86_400))] += 1
             botHours[LocalTime(of: like.likedAt, in: zone).minute / 60] += 1
         }
-        let verdicts = try await classifier.classify(timeline.map { FavoriteClassifier.Tweet(text: $0.text, authorUsername: $0.author) })
+        let verdicts = try await classifier.classify(timeline.map { FavoriteClassifier.Post(text: $0.text, authorUsername: $0.author) })
         let before = zip(timeline, verdicts).filter { $0.1.isFavorite }.map(\.0)
         var beforeDays = [Int](repeating: 0, count: days)
         var beforeHours = [Int](repeating: 0, count: 24)
@@ -188,7 +188,7 @@ enum LikeDaysBenchmark {
             let all = hours.reduce(0, +)
             return all == 0 ? 0 : Double(personsHours.map { hours[$0] }.reduce(0, +)) / Double(all)
         }
-        let botPrecision = made.isEmpty ? 0 : Double(made.filter { byID[$0.tweetID]?.liked == true }.count) / Double(made.count)
+        let botPrecision = made.isEmpty ? 0 : Double(made.filter { byID[$0.postID]?.liked == true }.count) / Double(made.count)
         let beforePrecision = before.isEmpty ? 0 : Double(before.filter(\.liked).count) / Double(before.count)
         return Result(
             botDaily: Daily(counts: botDays), beforeDaily: Daily(counts: beforeDays),

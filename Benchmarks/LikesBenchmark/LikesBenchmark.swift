@@ -49,18 +49,18 @@ struct LikesBenchmark {
         defer { try? FileManager.default.removeItem(at: folder) }
         let classifier = FavoriteClassifier(
             store: try SQLiteWordCounts(path: folder.appending(path: "counts.sqlite").path),
-            tokenizer: try TweetTokenizer(), threshold: 3)
-        func tweet(_ post: LikingPersona.Post) -> FavoriteClassifier.Tweet { .init(text: post.text, authorUsername: post.author) }
+            tokenizer: try PostTokenizer(), threshold: 3)
+        func post(_ post: LikingPersona.Post) -> FavoriteClassifier.Post { .init(text: post.text, authorUsername: post.author) }
         // As `train classifier`: the likes as favorite, then the timeline's other posts as normal.
-        try await classifier.learnOnce(likes.map { ($0.id, tweet($0)) }, as: .favorite, source: .likes)
-        try await classifier.learnOnce(normals.map { ($0.id, tweet($0)) }, as: .normal, source: .timeline)
+        try await classifier.learnOnce(likes.map { ($0.id, post($0)) }, as: .favorite, source: .likes)
+        try await classifier.learnOnce(normals.map { ($0.id, post($0)) }, as: .normal, source: .timeline)
 
-        let testTweets = test.map(tweet)
+        let testPosts = test.map(post)
         let truth = test.map(\.liked)
         var rows: [Row] = []
         func measure(_ name: String, _ model: ClassifierModel, _ threshold: Double) async throws {
             classifier.decide(with: model, threshold: threshold)
-            let predicted = try await classifier.classify(testTweets).map(\.isFavorite)
+            let predicted = try await classifier.classify(testPosts).map(\.isFavorite)
             rows.append(Self.row(name, predicted: predicted, truth: truth))
         }
         for threshold in [3.0, 2.0, 1.0] {
@@ -69,7 +69,7 @@ struct LikesBenchmark {
                 .original, threshold)
         }
         let examples = try (likes + normals).map {
-            ThresholdCalibration.Example(tweetID: $0.id, features: try classifier.features(of: tweet($0)), isFavorite: $0.liked)
+            ThresholdCalibration.Example(postID: $0.id, features: try classifier.features(of: post($0)), isFavorite: $0.liked)
         }
         for (name, models) in [
             ("auto: model and threshold by cross-validation (the default)", [ClassifierModel.original, .binary]),
@@ -83,7 +83,7 @@ struct LikesBenchmark {
         let output = Output(
             rows: rows, testLikeShare: Double(truth.filter { $0 }.count) / Double(truth.count),
             train: examples.map(\.features), trainLabels: examples.map { $0.isFavorite ? 1 : 0 },
-            test: try testTweets.map(classifier.features(of:)), testLabels: truth.map { $0 ? 1 : 0 })
+            test: try testPosts.map(classifier.features(of:)), testLabels: truth.map { $0 ? 1 : 0 })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
         try encoder.encode(output).write(to: URL(fileURLWithPath: outputPath))

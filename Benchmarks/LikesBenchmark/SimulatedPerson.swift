@@ -20,7 +20,7 @@ struct SimulatedPerson {
     /// A post as the classifier learns it.
     struct Learned {
         var id: String
-        var tweet: FavoriteClassifier.Tweet
+        var post: FavoriteClassifier.Post
     }
 
     var persona: LikingPersona
@@ -28,7 +28,7 @@ struct SimulatedPerson {
     private(set) var likes: [Liked] = []
     private(set) var likedTexts: [Learned] = []
     private(set) var seenTexts: [Learned] = []
-    private(set) var ownPosts: [ArchivedTweet] = []
+    private(set) var ownPosts: [ArchivedPost] = []
     private(set) var dailyLikes = LikeDaysBenchmark.Daily(counts: [])
     /// Their likes by hour of the day.
     private(set) var likeHours = [Int](repeating: 0, count: 24)
@@ -72,13 +72,13 @@ struct SimulatedPerson {
                 guard let chosen = choices.randomElement(using: &generator) else { continue }
                 likedIDs.insert(chosen.id)
                 likes.append(Liked(like: PersonLike(postID: chosen.id, likedAt: at, isExact: true), postedAt: chosen.at))
-                likedTexts.append(Learned(id: String(chosen.id), tweet: .init(text: chosen.post.text, authorUsername: chosen.post.author)))
+                likedTexts.append(Learned(id: String(chosen.id), post: .init(text: chosen.post.text, authorUsername: chosen.post.author)))
                 likeHours[LocalTime(of: at, in: Self.zone).minute / 60] += 1
                 given += 1
             }
             counts.append(given)
             for post in posts where !likedIDs.contains(post.id) {
-                seenTexts.append(Learned(id: String(post.id), tweet: .init(text: post.post.text, authorUsername: post.post.author)))
+                seenTexts.append(Learned(id: String(post.id), post: .init(text: post.post.text, authorUsername: post.post.author)))
             }
             seenOnTimeline += posts.count
             likedOnTimeline += likedIDs.count
@@ -86,8 +86,8 @@ struct SimulatedPerson {
             for _ in 0..<Int.random(in: 0...4, using: &generator) {
                 let minute = (likeMinute(using: &generator) + Int.random(in: -60...60, using: &generator) + 1_440) % 1_440
                 ownPosts.append(
-                    ArchivedTweet(
-                        tweetID: 5_000_000 + Int64(ownPosts.count), text: "自分の投稿 \(ownPosts.count)",
+                    ArchivedPost(
+                        postID: 5_000_000 + Int64(ownPosts.count), text: "自分の投稿 \(ownPosts.count)",
                         createdAt: dayStart.addingTimeInterval(Double(minute * 60))))
             }
         }

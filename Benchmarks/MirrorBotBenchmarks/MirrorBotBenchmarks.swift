@@ -37,13 +37,13 @@ struct MirrorBotBenchmarks {
         var runner = BenchmarkRunner(iterations: iterations)
         var logger = Logger(label: "benchmarks")
         logger.logLevel = .error
-        var texts = SyntheticTweets(seed: 2014)
+        var texts = SyntheticPosts(seed: 2014)
         let tweets10k = texts.make(10_000)
         print("mirror_bot benchmarks: \(iterations) measured runs each after a warm-up; median and best wall time.")
         print("Machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, hiredis \(RedisConnection.hiredisVersion).")
 
         // MARK: Tokenizer
-        let tokenizer = try TweetTokenizer()
+        let tokenizer = try PostTokenizer()
         var nounCount = 0
         try await runner.measure("tokenize 10,000 tweets (1 task)", items: 10_000, unit: "tweets", target: ">= 40,000 tweets/s") {
             nounCount = 0
@@ -140,7 +140,7 @@ struct MirrorBotBenchmarks {
             "learn 1,600 tweets (1 round trip each)", items: 1_600, unit: "tweets", target: "(daemon path)",
             prepare: { try await store.removeAll() }
         ) {
-            for (tweetFeatures, category) in learnBatch { try await store.learn(tweetFeatures, as: category) }
+            for (postFeatures, category) in learnBatch { try await store.learn(postFeatures, as: category) }
         }
         let readSets = Array(features.prefix(1_000))
         try await runner.measure("read counts for 1,000 tweets (1 round trip)", items: 1_000, unit: "tweets", target: "(a timeline page)") {
@@ -173,7 +173,7 @@ struct MirrorBotBenchmarks {
         let classifierStore = RedisWordCounts(connection: RedisConnection(url: redisURL), keyPrefix: "bench_classify_\(UUID().uuidString.prefix(8)):")
         let classifier = FavoriteClassifier(store: classifierStore, tokenizer: tokenizer, threshold: 3)
         let training = tweets10k.prefix(1_600).enumerated().map {
-            FavoriteClassifier.Tweet(text: $0.element, authorUsername: "user\($0.offset % 50)")
+            FavoriteClassifier.Post(text: $0.element, authorUsername: "user\($0.offset % 50)")
         }
         try await runner.measure(
             "learn 1,600 tweets through the classifier", items: 1_600, unit: "tweets", target: "< 200 ms",
@@ -182,7 +182,7 @@ struct MirrorBotBenchmarks {
             try await classifier.learn(Array(training.prefix(500)), as: .favorite)
             try await classifier.learn(Array(training.dropFirst(500)), as: .normal)
         }
-        let toClassify = tweets10k.enumerated().map { FavoriteClassifier.Tweet(text: $0.element, authorUsername: "user\($0.offset % 70)") }
+        let toClassify = tweets10k.enumerated().map { FavoriteClassifier.Post(text: $0.element, authorUsername: "user\($0.offset % 70)") }
         var liked = 0
         try await runner.measure("classify 10,000 tweets end to end", items: 10_000, unit: "tweets", target: ">= 20,000 tweets/s") {
             liked = 0
@@ -245,11 +245,11 @@ struct MirrorBotBenchmarks {
         let archive = database.archive(timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 10_000)
         try await archive.prepare()
         let start = Date(timeIntervalSince1970: 1_700_000_000)
-        let batch: [ArchivedTweet] = (0..<3_200).map { (index: Int) -> ArchivedTweet in
+        let batch: [ArchivedPost] = (0..<3_200).map { (index: Int) -> ArchivedPost in
             let replyUserID: Int64? = index % 5 == 0 ? Int64(index % 40) : nil
             let createdAt = start.addingTimeInterval(Double(index) * 1_700)
-            return ArchivedTweet(
-                tweetID: Int64(1_000_000 + index), text: tweets10k[index],
+            return ArchivedPost(
+                postID: Int64(1_000_000 + index), text: tweets10k[index],
                 replyUserID: replyUserID, createdAt: createdAt)
         }
         try await runner.measure(
@@ -270,10 +270,10 @@ struct MirrorBotBenchmarks {
         try await runner.measure("\(label)minute histogram of 3,200 tweets", items: 1, unit: "queries", target: "(once a day)") {
             _ = try await archive.minuteHistogram()
         }
-        let tenThousand: [ArchivedTweet] = (0..<10_000).map { (index: Int) -> ArchivedTweet in
+        let tenThousand: [ArchivedPost] = (0..<10_000).map { (index: Int) -> ArchivedPost in
             let replyUserID: Int64? = index % 5 == 0 ? Int64(index % 40) : nil
             let createdAt = start.addingTimeInterval(Double(index) * 1_700 + Double(index % 97) * 60)
-            return ArchivedTweet(tweetID: Int64(5_000_000 + index), text: tweets10k[index], replyUserID: replyUserID, createdAt: createdAt)
+            return ArchivedPost(postID: Int64(5_000_000 + index), text: tweets10k[index], replyUserID: replyUserID, createdAt: createdAt)
         }
         let bigArchive = database.archive(timeZone: archive.timeZone, rowLimit: 10_000)
         try await bigArchive.removeAll()
@@ -286,14 +286,14 @@ struct MirrorBotBenchmarks {
         var generator = SplitMix64(seed: 1)
         try await runner.measure("\(label)sample 96 tweets in ±30 min windows", items: 96, unit: "samples", target: "(at each post)") {
             for minute in stride(from: 0, to: 1440, by: 15) {
-                _ = try await archive.randomTweet(nearMinute: minute, radius: 30, using: &generator)
+                _ = try await archive.randomPost(nearMinute: minute, radius: 30, using: &generator)
             }
         }
     }
 
     /// Importing 100,000 tweets and 20,000 likes from the export folder into `database` and `store`.
     static func importBenchmark(
-        _ label: String, _ database: any StoreSet, store importStore: any WordCountBackend, tokenizer: TweetTokenizer,
+        _ label: String, _ database: any StoreSet, store importStore: any WordCountBackend, tokenizer: PostTokenizer,
         export exportFolder: URL, runner: inout BenchmarkRunner
     ) async throws {
         try await database.migrations.migrate()

@@ -18,7 +18,7 @@ struct RemixBenchmark {
     static func main() throws {
         let arguments = CommandLine.arguments.dropFirst()
         let seeds = arguments.compactMap { UInt64($0) }
-        let tokenizer = try TweetTokenizer()
+        let tokenizer = try PostTokenizer()
         let timeZone = TimeZone(identifier: "Asia/Tokyo")!
         var rows: [Row] = []
         for seed in seeds.isEmpty ? [1, 2, 3] : seeds {
@@ -70,7 +70,7 @@ struct RemixBenchmark {
         }
     }
 
-    static func measure(posts: [FakeXSeed.Tweet], seed: UInt64, tokenizer: TweetTokenizer, timeZone: TimeZone) throws -> Row {
+    static func measure(posts: [FakeXSeed.Tweet], seed: UInt64, tokenizer: PostTokenizer, timeZone: TimeZone) throws -> Row {
         var random = SplitMix64(seed: seed)
         var known: [FakeXSeed.Tweet] = []
         var heldOut: [FakeXSeed.Tweet] = []

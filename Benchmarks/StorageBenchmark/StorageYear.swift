@@ -73,7 +73,7 @@ struct StorageYear {
                     normals.append((String(nextID), words + [author]))
                     examples.append(
                         TrainingExample(
-                            tweetID: String(nextID), text: words.joined(separator: "、") + "の話", author: author,
+                            postID: String(nextID), text: words.joined(separator: "、") + "の話", author: author,
                             label: "normal", source: "timeline", learnedAt: now))
                     nextID += 1
                 }
@@ -127,19 +127,19 @@ struct StorageYear {
         for index in 0..<10 {
             let id = firstID * 100 + Int64(index)
             _ = try await mentions.begin(mentionID: id, authorID: Int64(index), conversationID: id, at: now)
-            try await mentions.finish(mentionID: id, state: .replied, replyTweetID: id + 50, sourceTweetID: 1, reason: "a past reply of the human")
+            try await mentions.finish(mentionID: id, state: .replied, replyPostID: id + 50, sourcePostID: 1, reason: "a past reply of the human")
         }
         for index in 0..<Self.likesPerDay {
             _ = try await likes.recordLike(
-                tweetID: firstID * 100 + 20 + Int64(index), authorID: 1, logRatio: 1.5, reason: "log ratio 1.50 > 1.10 (語1, 語2)", at: now)
+                postID: firstID * 100 + 20 + Int64(index), authorID: 1, logRatio: 1.5, reason: "log ratio 1.50 > 1.10 (語1, 語2)", at: now)
         }
         _ = try await plans.storePlan(
             day: LocalTime.utcDay(of: now), timeZone: "UTC", minutes: Array(stride(from: 420, to: 1_420, by: 50)), drawnAt: now)
         for minute in stride(from: 420, to: 1_420, by: 50) {
             _ = try await plans.claim(day: LocalTime.utcDay(of: now), minute: minute)
             try await plans.markPosted(
-                day: LocalTime.utcDay(of: now), minute: minute, sourceTweetID: Int64(minute), botTweetID: firstID * 100 + Int64(minute),
-                postedAt: now, reason: "the human's tweet")
+                day: LocalTime.utcDay(of: now), minute: minute, sourcePostID: Int64(minute), botPostID: firstID * 100 + Int64(minute),
+                postedAt: now, reason: "the human's post")
         }
     }
 

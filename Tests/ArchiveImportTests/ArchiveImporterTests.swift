@@ -15,7 +15,7 @@ import ZIPFoundation
 
 /// Builds archive exports the way X writes them.
 enum ExportFixture {
-    static func tweet(_ id: Int, _ text: String, at createdAt: String, replyTo: String? = nil, links: [(String, String)] = []) -> String {
+    static func post(_ id: Int, _ text: String, at createdAt: String, replyTo: String? = nil, links: [(String, String)] = []) -> String {
         let urls = links.map { #"{"url": "\#($0.0)", "expanded_url": "\#($0.1)", "display_url": "x", "indices": ["0", "1"]}"# }
         return #"""
             {"tweet": {"edit_info": {"initial": {"editTweetIds": ["\#(id)"]}}, "retweeted": false, "source": "web",
@@ -29,16 +29,16 @@ enum ExportFixture {
     static var tweetsJS: String {
         "window.YTD.tweets.part0 = [\n"
             + [
-                tweet(
+                post(
                     101, "おはよう &amp; 寿司 https://t.co/a", at: "Sat Aug 12 16:10:37 +0000 2023",
                     links: [("https://t.co/a", "https://example.com/sushi")]),
-                tweet(102, "@taro それな", at: "Sun Aug 13 01:00:00 +0000 2023", replyTo: "300"),
-                tweet(103, "RT @friend: 拡散希望", at: "Sun Aug 13 02:00:00 +0000 2023"),
+                post(102, "@taro それな", at: "Sun Aug 13 01:00:00 +0000 2023", replyTo: "300"),
+                post(103, "RT @friend: 拡散希望", at: "Sun Aug 13 02:00:00 +0000 2023"),
             ].joined(separator: ",\n") + "\n]"
     }
 
     static var tweetsPart1JS: String {
-        "window.YTD.tweets.part1 = [\n" + tweet(104, "夜のラーメン", at: "Mon Aug 14 14:59:59 +0000 2023") + "\n]"
+        "window.YTD.tweets.part1 = [\n" + post(104, "夜のラーメン", at: "Mon Aug 14 14:59:59 +0000 2023") + "\n]"
     }
 
     static var likeJS: String {
@@ -68,7 +68,7 @@ enum ExportFixture {
 
 @Suite("Importing the human's downloaded archive", .serialized)
 struct ArchiveImporterTests {
-    static let tokenizer: TweetTokenizer = try! TweetTokenizer()
+    static let tokenizer: PostTokenizer = try! PostTokenizer()
 
     func withImporter(_ backends: StoreBackends, _ body: (ArchiveImporter) async throws -> Void) async throws {
         try await TestServers.withStores(backends) { database, store async throws in
@@ -119,7 +119,7 @@ struct ArchiveImporterTests {
                     == ImportReport(network: "X", postsRead: 4, repostsSkipped: 1, postsStored: 3, likesRead: 3, likesLearned: 2, likesWithoutText: 1)
             )
             let stored = try await importer.destination.archive.newest(limit: 10)
-            #expect(stored.map(\.tweetID) == [104, 102, 101])
+            #expect(stored.map(\.postID) == [104, 102, 101])
             #expect(stored[2].text == "おはよう & 寿司 https://example.com/sushi")
             #expect(stored[2].createdAt == Date(timeIntervalSince1970: 1_691_856_637))
             #expect(stored[1].replyUserID == 300)

@@ -35,7 +35,7 @@ struct ArchiveOwnerTests {
     }
 
     /// Runs `body` with an importer over SQLite whose owner check records each owner asked about and refuses `refusing`.
-    func withImporter(refusing: String? = nil, _ body: (ArchiveImporter, any TweetArchive, Asked) async throws -> Void) async throws {
+    func withImporter(refusing: String? = nil, _ body: (ArchiveImporter, any PostArchive, Asked) async throws -> Void) async throws {
         try await TestServers.withStores(StoreBackends(archive: .sqlite, counts: .sqlite)) { database, store async throws in
             let classifier = FavoriteClassifier(store: store, tokenizer: ArchiveImporterTests.tokenizer, threshold: 3)
             let archive = database.archive(timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 10_000)
@@ -51,7 +51,7 @@ struct ArchiveOwnerTests {
         }
     }
 
-    @Test("An X archive's account.js names the account (its id and username); refused by the check, nothing is stored, tweets nor likes")
+    @Test("An X archive's account.js names the account (its id and username); refused by the check, nothing is stored, posts nor likes")
     func xAccount() async throws {
         let zip = try ExportFixture.zip(["tweets.js": ExportFixture.tweetsJS, "like.js": ExportFixture.likeJS, "account.js": Self.accountJS])
         defer { try? FileManager.default.removeItem(at: zip) }

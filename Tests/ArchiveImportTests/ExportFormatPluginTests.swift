@@ -31,7 +31,7 @@ struct LineExportFormat: ExportFormat {
                     throw ImportError(file: file.name, reason: "line \(number + 1) is not `<id> <text>`")
                 }
                 report.postsRead += 1
-                posts.add(ArchivedTweet(tweetID: id, text: words[1], createdAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(id))))
+                posts.add(ArchivedPost(postID: id, text: words[1], createdAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(id))))
             }
         }
         if let owner = report.owner { try await destination.checkOwner?(owner) }

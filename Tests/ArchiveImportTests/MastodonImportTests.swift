@@ -106,14 +106,14 @@ struct MastodonImportTests {
             #expect(report.likesRead == 2 && report.likesWithoutText == 2 && report.likesLearned == 0)
             #expect(report.lookups == 3 && report.repliesWithoutTarget == 1)
             #expect(asked.withLock { $0 } == ["bob@other.example", "ghost@gone.example", "taro@mastodon.example"])
-            let stored = Dictionary(uniqueKeysWithValues: try await importer.destination.archive.newest(limit: 10).map { ($0.tweetID, $0) })
+            let stored = Dictionary(uniqueKeysWithValues: try await importer.destination.archive.newest(limit: 10).map { ($0.postID, $0) })
             #expect(stored[110_000_000_000_000_001]?.text == "おはよう & 寿司\n二行目")
             #expect(stored[110_000_000_000_000_001]?.replyUserID == nil)
             #expect(stored[110_000_000_000_000_001]?.createdAt == Date(timeIntervalSince1970: 1_691_856_637))
             #expect(stored[110_000_000_000_000_002]?.text == "unlisted も写す")
             #expect(stored[110_000_000_000_000_006]?.replyUserID == 300 && stored[110_000_000_000_000_006]?.text == "@taro それな")
             #expect(stored[110_000_000_000_000_007]?.replyUserID == 9_300)
-            #expect(stored[110_000_000_000_000_008]?.replyUserID == ArchivedTweet.unknownReplyTarget)  // never a post, never an answer
+            #expect(stored[110_000_000_000_000_008]?.replyUserID == ArchivedPost.unknownReplyTarget)  // never a post, never an answer
             #expect(stored[110_000_000_000_000_003] == nil && stored[110_000_000_000_000_004] == nil && stored[110_000_000_000_000_005] == nil)
             // Again: nothing new.
             #expect(try await importer.importExport(at: zip.path).postsStored == 0)
@@ -128,7 +128,7 @@ struct MastodonImportTests {
             let report = try await importer.importExport(at: zip.path)
             #expect(report.lookups == 0 && report.repliesWithoutTarget == 3)
             #expect(report.notCopied == 2 && report.postsStored == 6)
-            let warned = try await importer.destination.archive.newest(limit: 10).first { $0.tweetID == 110_000_000_000_000_005 }
+            let warned = try await importer.destination.archive.newest(limit: 10).first { $0.postID == 110_000_000_000_000_005 }
             #expect(warned?.text == "ネタバレ本文" && warned?.contentWarning == "注意")
         }
     }

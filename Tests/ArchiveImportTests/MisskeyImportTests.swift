@@ -68,10 +68,10 @@ struct MisskeyImportTests {
             let stored = try await importer.destination.archive.newest(limit: 10)
             #expect(stored.map(\.text).sorted() == ["$[x2 **おはよう**] :igyo:", "@ghost 誰？", "@taro それな", "home も写す"])
             #expect(stored.first { $0.text == "@taro それな" }?.replyUserID == 4_242)
-            #expect(stored.first { $0.text == "@ghost 誰？" }?.replyUserID == ArchivedTweet.unknownReplyTarget)
+            #expect(stored.first { $0.text == "@ghost 誰？" }?.replyUserID == ArchivedPost.unknownReplyTarget)
             let number = try #require(MisskeyIDs.number(ofNote: "9x1a2b3c4d5e6f7g", createdAt: nil))
-            #expect(stored.contains { $0.tweetID == number })
-            #expect(try await database.networkIDs.ids(of: stored.map(\.tweetID)).count == 4)
+            #expect(stored.contains { $0.postID == number })
+            #expect(try await database.networkIDs.ids(of: stored.map(\.postID)).count == 4)
             // Again: nothing new.
             #expect(try await importer.importExport(at: url.path).postsStored == 0)
         }

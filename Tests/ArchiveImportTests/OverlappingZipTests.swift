@@ -28,7 +28,7 @@ extension StreamingImportTests {
     func overlappingEntriesRefusedBeforeExtraction() throws {
         let big =
             "window.YTD.tweets.part1 = [\n"
-            + (0..<400).map { ExportFixture.tweet(1_000 + $0, "猫 \($0)", at: "Sat Aug 12 16:10:37 +0000 2023") }
+            + (0..<400).map { ExportFixture.post(1_000 + $0, "猫 \($0)", at: "Sat Aug 12 16:10:37 +0000 2023") }
             .joined(separator: ",\n") + "\n]"
         let single = try ExportFixture.zip(["tweets-part1.js": big])
         defer { try? FileManager.default.removeItem(at: single) }

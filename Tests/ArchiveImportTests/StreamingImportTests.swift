@@ -35,7 +35,7 @@ struct StreamingImportTests {
         for (text, expected) in [
             (#"window.YTD.like.part0 = [ {"a": 1}, {"b": "#, "inside entry 2"),
             (#"[ {"a": 1} {"b": 2} ]"#, "expected ',' or ']' after entry 1"),
-            (#"var tweets = [ {"a": 1} ]"#, "not `window.YTD.<name>.partN =`"),
+            (#"var posts = [ {"a": 1} ]"#, "not `window.YTD.<name>.partN =`"),
         ] {
             let url = try Self.file(text)
             defer { try? FileManager.default.removeItem(at: url) }
@@ -49,13 +49,13 @@ struct StreamingImportTests {
         }
     }
 
-    @Test("Only the newest tweets the archive keeps are held, newest first, as its row limit keeps them")
-    func newestTweets() {
+    @Test("Only the newest posts the archive keeps are held, newest first, as its row limit keeps them")
+    func newestPosts() {
         var newest = NewestPosts(keeping: 3)
         for index in 0..<20 {
-            newest.add(ArchivedTweet(tweetID: Int64(index), text: "\(index)", createdAt: Date(timeIntervalSince1970: Double(index % 7))))
+            newest.add(ArchivedPost(postID: Int64(index), text: "\(index)", createdAt: Date(timeIntervalSince1970: Double(index % 7))))
         }
-        #expect(newest.kept.map(\.tweetID) == [13, 6, 19])
+        #expect(newest.kept.map(\.postID) == [13, 6, 19])
     }
 
     func withImporter(_ body: (ArchiveImporter) async throws -> Void) async throws {
@@ -155,7 +155,7 @@ struct StreamingImportTests {
         try await withImporter { importer in
             let big =
                 "window.YTD.tweets.part1 = [\n"
-                + (0..<400).map { ExportFixture.tweet(1_000 + $0, "猫 \($0)", at: "Sat Aug 12 16:10:37 +0000 2023") }
+                + (0..<400).map { ExportFixture.post(1_000 + $0, "猫 \($0)", at: "Sat Aug 12 16:10:37 +0000 2023") }
                 .joined(separator: ",\n") + "\n]"
             let single = try ExportFixture.zip(["tweets-part1.js": big])
             defer { try? FileManager.default.removeItem(at: single) }

@@ -9,7 +9,7 @@ import WordCounts
 
 @Suite("The favorite classifier on Redis and MeCab", .serialized)
 struct FavoriteClassifierTests {
-    static let tokenizer: TweetTokenizer = try! TweetTokenizer()
+    static let tokenizer: PostTokenizer = try! PostTokenizer()
 
     func makeClassifier(threshold: Double = 3) throws -> FavoriteClassifier {
         let store = RedisWordCounts(connection: try TestServers.redisConnection(), keyPrefix: TestServers.uniqueName("classifier") + ":")
@@ -26,8 +26,8 @@ struct FavoriteClassifierTests {
     @Test("Learns what the human likes and classifies a batch in one round trip")
     func learnsAndClassifies() async throws {
         let classifier = try makeClassifier()
-        let liked = (0..<30).map { FavoriteClassifier.Tweet(text: "美味しい寿司とラーメン \($0 % 3 == 0 ? "猫" : "犬")", authorUsername: "alice") }
-        let seen = (0..<60).map { FavoriteClassifier.Tweet(text: "明日の会議の資料 \($0 % 2 == 0 ? "電車" : "遅延")", authorUsername: "bob") }
+        let liked = (0..<30).map { FavoriteClassifier.Post(text: "美味しい寿司とラーメン \($0 % 3 == 0 ? "猫" : "犬")", authorUsername: "alice") }
+        let seen = (0..<60).map { FavoriteClassifier.Post(text: "明日の会議の資料 \($0 % 2 == 0 ? "電車" : "遅延")", authorUsername: "bob") }
         try await classifier.learn(liked, as: .favorite)
         try await classifier.learn(seen, as: .normal)
 
@@ -50,19 +50,19 @@ struct FavoriteClassifierTests {
         let classifier = try makeClassifier()
         try await classifier.learn((0..<30).map { _ in .init(text: "美味しい寿司とラーメン", authorUsername: "alice") }, as: .favorite)
         try await classifier.learn((0..<60).map { _ in .init(text: "明日の会議の資料", authorUsername: "bob") }, as: .normal)
-        let tweets: [FavoriteClassifier.Tweet] = [
+        let posts: [FavoriteClassifier.Post] = [
             .init(text: "寿司が食べたい", authorUsername: "alice"), .init(text: "寿司屋で会議", authorUsername: "carol"),
             .init(text: "会議が長い", authorUsername: "bob"),
         ]
-        let scores = try await classifier.classify(tweets).map(\.score.logRatio)
+        let scores = try await classifier.classify(posts).map(\.score.logRatio)
         #expect(scores[0] > log(3) && scores[1] < log(3) && scores[1] > scores[2], "\(scores)")
         // Without a keeping bar, what is kept is what is liked.
-        #expect(try await classifier.classify(tweets).map(\.isCandidate) == [true, false, false])
+        #expect(try await classifier.classify(posts).map(\.isCandidate) == [true, false, false])
         // A bar between the second and third: the second is kept, not liked.
         let bar = exp((scores[1] + scores[2]) / 2)
         classifier.decide(with: .original, threshold: 3, keepingThreshold: bar)
         #expect(classifier.keepingThreshold == bar)
-        let verdicts = try await classifier.classify(tweets)
+        let verdicts = try await classifier.classify(posts)
         #expect(verdicts.map(\.isFavorite) == [true, false, false] && verdicts.map(\.isCandidate) == [true, true, false])
         // A bar above the threshold is the threshold: a post it likes is always kept.
         classifier.decide(with: .original, threshold: 3, keepingThreshold: 50)
@@ -77,10 +77,10 @@ struct FavoriteClassifierTests {
     @Test("Learning a favorite takes it out of normal, in one round trip for the batch")
     func favoriteMovesOutOfNormal() async throws {
         let classifier = try makeClassifier()
-        let tweet = FavoriteClassifier.Tweet(text: "新しいカメラ", authorUsername: "dave")
-        try await classifier.learn([tweet], as: .normal)
+        let post = FavoriteClassifier.Post(text: "新しいカメラ", authorUsername: "dave")
+        try await classifier.learn([post], as: .normal)
         let before = (try #require(classifier.store as? RedisWordCounts)).connection.statistics.roundTrips
-        try await classifier.learn([tweet, .init(text: "桜の写真")], as: .favorite)
+        try await classifier.learn([post, .init(text: "桜の写真")], as: .favorite)
         #expect((try #require(classifier.store as? RedisWordCounts)).connection.statistics.roundTrips - before == 1)
         let counts = try await classifier.store.counts(for: ["カメラ", "@dave", "写真"])
         #expect(counts.count(of: "カメラ", in: .normal) == 0)
@@ -100,8 +100,8 @@ struct FavoriteClassifierTests {
         }
     }
 
-    @Test("A text the tokenizer refuses skips that one tweet with a reason: not liked, not learned; the rest of the batch goes on")
-    func refusedTextSkipsOneTweet() async throws {
+    @Test("A text the tokenizer refuses skips that one post with a reason: not liked, not learned; the rest of the batch goes on")
+    func refusedTextSkipsOnePost() async throws {
         let store = RedisWordCounts(connection: try TestServers.redisConnection(), keyPrefix: TestServers.uniqueName("refused") + ":")
         let classifier = FavoriteClassifier(store: store, tokenizer: RefusingTokenizer(), threshold: 1.5)
         try await classifier.learn((0..<20).map { _ in .init(text: "寿司とラーメン") } + [.init(text: "寿司💥")], as: .favorite)

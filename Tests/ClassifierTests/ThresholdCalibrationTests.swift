@@ -66,12 +66,12 @@ struct ThresholdCalibrationTests {
         #expect(decoded.keepingThreshold == nil && decoded.threshold == 2.5)
     }
 
-    /// Tweets of a human who likes posts about cats and sushi from some authors, and not meetings.
+    /// Posts of a human who likes posts about cats and sushi from some authors, and not meetings.
     func topicExamples(favorites: Int, normals: Int) -> [ThresholdCalibration.Example] {
         let liked = [["猫", "写真"], ["寿司", "新宿"], ["猫", "@friend"], ["寿司", "ラーメン", "@friend"], ["写真", "猫", "公園"]]
         let other = [["会議", "資料"], ["電車", "遅延"], ["会議", "@boss"], ["天気", "公園"], ["資料", "@boss", "写真"]]
-        return (0..<favorites).map { .init(tweetID: "f\($0)", features: liked[$0 % liked.count] + ["f\($0 % 7)"], isFavorite: true) }
-            + (0..<normals).map { .init(tweetID: "n\($0)", features: other[$0 % other.count] + ["n\($0 % 7)"], isFavorite: false) }
+        return (0..<favorites).map { .init(postID: "f\($0)", features: liked[$0 % liked.count] + ["f\($0 % 7)"], isFavorite: true) }
+            + (0..<normals).map { .init(postID: "n\($0)", features: other[$0 % other.count] + ["n\($0 % 7)"], isFavorite: false) }
     }
 
     @Test("On separable examples the calibration finds a threshold that likes the liked kind and not the rest")
@@ -84,7 +84,7 @@ struct ThresholdCalibrationTests {
         #expect(figures.precision > 0.95 && figures.recall > 0.95, "\(figures)")
         #expect(result.threshold.isFinite && result.threshold > 0)
         #expect(result.favorites == 200 && result.normals == 300 && result.folds == 5)
-        #expect(result.summary.contains("5-fold cross-validation on 200 liked and 300 not liked tweets"))
+        #expect(result.summary.contains("5-fold cross-validation on 200 liked and 300 not liked posts"))
         // The same examples give the same choice (folds are drawn with a fixed seed).
         #expect(
             ThresholdCalibration.calibrate(

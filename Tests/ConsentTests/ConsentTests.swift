@@ -75,7 +75,7 @@ struct ConsentTests {
 
             // `train clear` empties the archive and the word counts, never the bot's state.
             let archive = database.archive(timeZone: .gmt, rowLimit: 100)
-            try await archive.insert([ArchivedTweet(tweetID: 1, text: "a", createdAt: at)])
+            try await archive.insert([ArchivedPost(postID: 1, text: "a", createdAt: at)])
             try await archive.removeAll()
             #expect(try await list.all().count == 2)
 

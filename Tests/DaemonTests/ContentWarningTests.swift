@@ -19,8 +19,8 @@ import XNetwork
 /// behind the same warning; on X, which has none, it is never posted in the open.
 @Suite("Content warnings kept with their posts", .serialized)
 struct ContentWarningTests {
-    static let warned = ArchivedTweet(
-        tweetID: 7, text: "最終回の結末", createdAt: PosterWorld.dayStart.addingTimeInterval(-86_400 + 9 * 3_600),
+    static let warned = ArchivedPost(
+        postID: 7, text: "最終回の結末", createdAt: PosterWorld.dayStart.addingTimeInterval(-86_400 + 9 * 3_600),
         contentWarning: "ネタバレ")
 
     /// A poster whose archive holds only the warned post, with a plan of one slot at 09:00, on `network`.

@@ -21,7 +21,7 @@ import XNetwork
 struct FavoriterTests {
     static let start = Date(timeIntervalSince1970: 1_717_945_200)
     static let bot = AccountCredentials(consumerKey: "bk", consumerSecret: "bs", accessToken: "200-t", accessTokenSecret: "bts")
-    static let tokenizer: TweetTokenizer = try! TweetTokenizer()
+    static let tokenizer: PostTokenizer = try! PostTokenizer()
     static var quiet: Logger { Logger(label: "favoriter", factory: { _ in SwiftLogNoOpLogHandler() }) }
 
     func tweet(_ id: Int, by author: String, _ text: String, retweetOf: String? = nil, at: Date? = nil) -> FakeXSeed.Tweet {
@@ -57,7 +57,7 @@ struct FavoriterTests {
                     configuration: .init(baseURL: url, credentials: [.bot: Self.bot]), clock: clock,
                     usage: budget?.meter ?? UsageMeter(), budget: budget, refusalStore: StoredRefusals(state: log.state), logger: Self.quiet)
                 let archive = database.archive(timeZone: .gmt, rowLimit: 100)
-                try await archive.insert([ArchivedTweet(tweetID: 4242, text: "人間のつぶやき", createdAt: Self.start.addingTimeInterval(-86_400))])
+                try await archive.insert([ArchivedPost(postID: 4242, text: "人間のつぶやき", createdAt: Self.start.addingTimeInterval(-86_400))])
                 let favoriter = Favoriter(
                     clock: clock, likes: log.likes, state: log.state, archive: archive,
                     policy: LikingPolicy(setting: .on, network: XMirrorNetwork(client: client)),
@@ -98,7 +98,7 @@ struct FavoriterTests {
             #expect(await server.liked().isEmpty, "a poll likes nothing: it keeps the post for a slot")
             #expect(try await log.likes.candidates(postedSince: .distantPast).map(\.postID) == [6001])
             let slot = try await useSlotNow(favoriter, clock)
-            #expect(await server.liked().map(\.tweetID) == ["6001"])
+            #expect(await server.liked().map(\.postID) == ["6001"])
             #expect(slot.state == .liked && slot.postID == 6001 && (slot.logRatio ?? 0) > log3)
             #expect(try await log.likes.count() == 1)
             // With a lost since_id the whole timeline is read again: 6001 is not kept or liked twice; only the old
@@ -108,7 +108,7 @@ struct FavoriterTests {
             try await favoriter.pollOnce()
             try await useSlotNow(favoriter, clock)
             #expect(await server.requestCounts()[LikeTweet.name] == likeCalls + 1)
-            #expect(await server.liked().map(\.tweetID) == ["6001", "5001"])
+            #expect(await server.liked().map(\.postID) == ["6001", "5001"])
             // Nothing left: the slot is skipped saying so, with no call.
             let empty = try await useSlotNow(favoriter, clock)
             #expect(empty.state == .skipped && empty.reason?.contains("no post") == true, "\(empty)")
@@ -164,7 +164,7 @@ struct FavoriterTests {
             let liked = try #require(try await slot(910))
             #expect(liked.state == .liked && liked.postID == 6201, "\(liked)")
             #expect(liked.doneAt == Self.start.addingTimeInterval(15 * 60))
-            #expect(await server.liked().map(\.tweetID) == ["6201"])
+            #expect(await server.liked().map(\.postID) == ["6201"])
             /// Moves the clock from wake to wake while the slot `minute` is planned, `limit` times at most; returns how many.
             func looks(at minute: Int, limit: Int) async throws -> Int {
                 var looks = 0
@@ -209,7 +209,7 @@ struct FavoriterTests {
             clock.advance(by: 86_400)
             let late = try await useSlotNow(favoriter, clock)
             #expect(late.state == .skipped, "\(late)")
-            #expect(await server.liked().map(\.tweetID) == ["6103", "6102"])
+            #expect(await server.liked().map(\.postID) == ["6103", "6102"])
             #expect(try await log.likes.candidates(postedSince: .distantPast).isEmpty, "the old one is forgotten")
         }
     }
@@ -236,7 +236,7 @@ struct FavoriterTests {
             let second = try await useSlotNow(favoriter, clock)
             #expect(second.state == .liked && second.postID == 6202, "\(second)")
             #expect(try await useSlotNow(favoriter, clock).state == .skipped, "the third is under the bar")
-            #expect(await server.liked().map(\.tweetID) == ["6201", "6202"])
+            #expect(await server.liked().map(\.postID) == ["6201", "6202"])
         }
     }
 
@@ -263,7 +263,7 @@ struct FavoriterTests {
             let slots = try #require(try await log.likes.likeSlots(of: day))
             #expect(slots.map(\.postID) == [6301, nil] && slots.map(\.state) == [.liked, .planned])
             #expect(slots[0].reason?.contains("the bar for keeping") == true, "\(slots[0])")
-            #expect(await server.liked().map(\.tweetID) == ["6301"])
+            #expect(await server.liked().map(\.postID) == ["6301"])
         }
     }
 
@@ -278,7 +278,7 @@ struct FavoriterTests {
             try await favoriter.pollOnce()
             try await useSlotNow(favoriter, clock)
             #expect(try await useSlotNow(favoriter, clock).state == .skipped)
-            #expect(await server.liked().map(\.tweetID) == ["6002"])  // alice did not opt out
+            #expect(await server.liked().map(\.postID) == ["6002"])  // alice did not opt out
 
             let blocking = Favoriter(
                 clock: favoriter.clock, likes: log.likes, state: log.state, archive: favoriter.archive, policy: favoriter.policy,
@@ -287,26 +287,26 @@ struct FavoriterTests {
             await server.add(tweets: [tweet(6003, by: "600", "猫の写真をもう一枚")])
             try await blocking.pollOnce()
             try await useSlotNow(blocking, clock)
-            #expect(await server.liked().map(\.tweetID) == ["6002"])  // alice by handle (X's timeline gives it)
+            #expect(await server.liked().map(\.postID) == ["6002"])  // alice by handle (X's timeline gives it)
 
             try await OwnerControl(state: log.state).pause(.everything, at: Self.start)
             await server.add(tweets: [tweet(6004, by: "600", "猫の写真、三枚目")])
             try await favoriter.pollOnce()
             let paused = try await useSlotNow(favoriter, clock)
             #expect(paused.state == .skipped && paused.reason?.contains("paused") == true, "\(paused)")
-            #expect(await server.liked().map(\.tweetID) == ["6002"])
+            #expect(await server.liked().map(\.postID) == ["6002"])
             try await OwnerControl(state: log.state).pause(.posting, at: Self.start)  // a pause of posting only: likes go on
             await server.add(tweets: [tweet(6005, by: "600", "猫の写真、四枚目")])
             try await favoriter.pollOnce()
             try await useSlotNow(favoriter, clock)
-            #expect(await server.liked().map(\.tweetID) == ["6002", "6005"])
+            #expect(await server.liked().map(\.postID) == ["6002", "6005"])
 
             // Kept, then its author asks the bot to stop: not liked at the slot.
             await server.add(tweets: [tweet(6006, by: "600", "猫の写真、五枚目")])
             try await favoriter.pollOnce()
             try await OptOutList(state: log.state).add(OptOut(accountID: "600", handle: nil, reason: "asked", at: clock.now()))
             #expect(try await useSlotNow(favoriter, clock).state == .skipped)
-            #expect(await server.liked().map(\.tweetID) == ["6002", "6005"])
+            #expect(await server.liked().map(\.postID) == ["6002", "6005"])
         }
     }
 
@@ -353,7 +353,7 @@ struct FavoriterTests {
             await server.add(tweets: [tweet(6010, by: "300", "猫の写真、三枚目", at: clock.now())])
             _ = try await favoriter.round()
             let liked = try await useSlotNow(favoriter, clock)
-            #expect(await server.liked().map(\.tweetID) == ["6010"], "\(liked)")
+            #expect(await server.liked().map(\.postID) == ["6010"], "\(liked)")
         }
     }
 

@@ -20,7 +20,7 @@ import XNetwork
 struct LearnerTests {
     static let start = Date(timeIntervalSince1970: 1_717_945_200)
     static let human = AccountCredentials(consumerKey: "hk", consumerSecret: "hs", accessToken: "100-t", accessTokenSecret: "hts")
-    static let tokenizer: TweetTokenizer = try! TweetTokenizer()
+    static let tokenizer: PostTokenizer = try! PostTokenizer()
     static var quiet: Logger { Logger(label: "learner", factory: { _ in SwiftLogNoOpLogHandler() }) }
 
     /// Liking chosen (`LIKES=on`) and not refused.
@@ -31,7 +31,7 @@ struct LearnerTests {
     @Test(
         "With liking off (LIKES=auto on X) only the human's new tweets are read: no timeline, no likes, nothing learned for the filter",
         arguments: StoreBackends.archives)
-    func likingOffReadsOnlyTweets(_ backend: StoreBackends.ArchiveKind) async throws {
+    func likingOffReadsOnlyPosts(_ backend: StoreBackends.ArchiveKind) async throws {
         let seed = FakeXSeed(
             now: Self.start, users: [.init(id: "100", username: "human"), .init(id: "300", username: "friend")],
             accounts: [.init(userID: "100", consumerKey: "hk", consumerSecret: "hs", accessToken: "100-t", accessTokenSecret: "hts")],
@@ -51,7 +51,7 @@ struct LearnerTests {
                     network: XMirrorNetwork(client: client), liking: liking, humanUserID: "100", logger: Self.quiet)
                 try await learner.pollOnce()
                 try await learner.pollOnce()
-                #expect(try await archive.newest(limit: 5).map(\.tweetID) == [10_011])
+                #expect(try await archive.newest(limit: 5).map(\.postID) == [10_011])
                 let requests = await server.requestCounts()
                 #expect(requests[GetUserTweets.name] == 2)
                 #expect(requests[GetHomeTimeline.name] == nil && requests[GetLikedTweets.name] == nil, "\(requests)")
@@ -83,7 +83,7 @@ struct LearnerTests {
             let classifier = FavoriteClassifier(store: store, tokenizer: Self.tokenizer, threshold: 3)
             try await server.withRunning { url in
                 let archive = database.archive(timeZone: TimeZone(identifier: "UTC")!, rowLimit: 1000)
-                try await archive.insert([ArchivedTweet(tweetID: 10_010, text: "昨日の投稿", createdAt: Self.start.addingTimeInterval(-36_000))])
+                try await archive.insert([ArchivedPost(postID: 10_010, text: "昨日の投稿", createdAt: Self.start.addingTimeInterval(-36_000))])
                 let clock = ManualBotClock(now: Self.start)
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.human: Self.human]), clock: clock, logger: Self.quiet)
                 let learner = Learner(
@@ -91,7 +91,7 @@ struct LearnerTests {
                     network: XMirrorNetwork(client: client), liking: Self.likingOn(client), humanUserID: "100", logger: Self.quiet)
 
                 try await learner.pollOnce()
-                #expect(try await archive.newest(limit: 5).map(\.tweetID) == [10_012, 10_011, 10_010])
+                #expect(try await archive.newest(limit: 5).map(\.postID) == [10_012, 10_011, 10_010])
                 #expect(try await archive.newest(limit: 1).first?.text == "もうひとつ & 投稿")
                 var counts = try await store.counts(for: ["猫", "会議"])
                 #expect(counts.count(of: "猫", in: .favorite) == 1)  // the like
@@ -135,10 +135,10 @@ struct LearnerTests {
                 models: [.original, .binary], fallbackThreshold: 3)
             // What training left: 60 liked posts about cats, 60 seen and not liked about meetings.
             try await classifier.learnOnce(
-                (0..<60).map { (id: "c\($0)", tweet: .init(text: "猫の写真と公園", authorUsername: "friend")) },
+                (0..<60).map { (id: "c\($0)", post: .init(text: "猫の写真と公園", authorUsername: "friend")) },
                 as: .favorite, source: .likes)
             try await classifier.learnOnce(
-                (0..<60).map { (id: "m\($0)", tweet: .init(text: "会議の資料と電車", authorUsername: "boss")) },
+                (0..<60).map { (id: "m\($0)", post: .init(text: "会議の資料と電車", authorUsername: "boss")) },
                 as: .normal, source: .timeline)
             try await server.withRunning { url in
                 let clock = ManualBotClock(now: Self.start)

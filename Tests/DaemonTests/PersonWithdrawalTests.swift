@@ -33,21 +33,21 @@ struct PersonWithdrawalTests {
     static func fill(_ database: any StoreSet, _ counts: any WordCountBackend) async throws {
         let archive = database.archive(timeZone: TimeZone(identifier: "UTC")!, rowLimit: 100)
         try await archive.insert([
-            ArchivedTweet(tweetID: 1, text: "ひとりごと", createdAt: now.addingTimeInterval(-86_400)),
-            ArchivedTweet(tweetID: 2, text: "@friend それな", replyUserID: 300, createdAt: now.addingTimeInterval(-80_000)),
+            ArchivedPost(postID: 1, text: "ひとりごと", createdAt: now.addingTimeInterval(-86_400)),
+            ArchivedPost(postID: 2, text: "@friend それな", replyUserID: 300, createdAt: now.addingTimeInterval(-80_000)),
         ])
-        try await archive.recordBotPost(sourceTweetID: 1, botTweetID: 11, postedAt: now.addingTimeInterval(-3_600))
+        try await archive.recordBotPost(sourcePostID: 1, botPostID: 11, postedAt: now.addingTimeInterval(-3_600))
         _ = try await database.plans.storePlan(day: "2026-11-28", timeZone: "UTC", minutes: [60, 120], drawnAt: now)
         _ = try await database.mentions.begin(mentionID: 5, authorID: 300, conversationID: nil, at: now)
         try await database.mentions.finish(mentionID: 5, state: .replied, reason: "an answer")
-        _ = try await database.likes.recordLike(tweetID: 20, authorID: 300, logRatio: 1, reason: "liked", at: now)
+        _ = try await database.likes.recordLike(postID: 20, authorID: 300, logRatio: 1, reason: "liked", at: now)
         _ = try await database.likes.recordPersonLikes([PersonLike(postID: 21, likedAt: now, isExact: true)])
         _ = try await database.likes.storeLikePlan(day: "2026-11-28", minutes: [90], drawnAt: now)
         try await database.likes.keepCandidates([
             LikeCandidate(postID: 22, authorID: nil, authorHandle: nil, logRatio: 1, reason: "kept", postedAt: now)
         ])
         try await database.examples.record([
-            TrainingExample(tweetID: "21", text: "すき", author: nil, label: "favorite", source: "likes", learnedAt: now)
+            TrainingExample(postID: "21", text: "すき", author: nil, label: "favorite", source: "likes", learnedAt: now)
         ])
         try await database.networkIDs.remember([1: "9abcdef"])
         try await counts.learn(["すき", "ラーメン"], as: .favorite)
@@ -156,7 +156,7 @@ struct PersonWithdrawalTests {
             // Ended: nothing more is asked of the network; a post in flight at the end, recorded after it, is swept at
             // the next interval.
             let asked = checks.withLock { $0 }
-            try await database.archive.recordBotPost(sourceTweetID: 1, botTweetID: 12, postedAt: clock.now())
+            try await database.archive.recordBotPost(sourcePostID: 1, botPostID: 12, postedAt: clock.now())
             clock.advance(by: 1_800)
             try await clock.waitForSleepers()
             #expect(checks.withLock { $0 } == asked)
@@ -165,7 +165,7 @@ struct PersonWithdrawalTests {
 
             // A post in flight as the bot stops, recorded after the last interval's sweep: the watch, which stops after
             // the services that post, sweeps it as it stops.
-            try await database.archive.recordBotPost(sourceTweetID: 2, botTweetID: 13, postedAt: clock.now())
+            try await database.archive.recordBotPost(sourcePostID: 2, botPostID: 13, postedAt: clock.now())
             await group.triggerGracefulShutdown()
             try await running.value
             #expect(try await database.retention.personRecords().values.reduce(0, +) == 0, "the record made as the bot stopped is swept")

@@ -30,7 +30,7 @@ struct PosterWorld {
     static var quiet: Logger { Logger(label: "poster", factory: { _ in SwiftLogNoOpLogHandler() }) }
 
     let server: FakeXServer
-    let archive: any TweetArchive
+    let archive: any PostArchive
     let plans: any PlanStore
     /// Every store the archive and the plans are in.
     let database: any StoreSet
@@ -51,20 +51,20 @@ struct PosterWorld {
     }
 
     /// The human's history: on each of the 5 days before, 10 tweets 08:00–08:18 and 5 tweets 21:00–21:08 (Tokyo).
-    static func history() -> [ArchivedTweet] {
-        var tweets: [ArchivedTweet] = []
+    static func history() -> [ArchivedPost] {
+        var tweets: [ArchivedPost] = []
         for daysAgo in 1...5 {
             let base = dayStart.addingTimeInterval(Double(-daysAgo * 86_400))
             for index in 0..<10 {
                 tweets.append(
-                    ArchivedTweet(
-                        tweetID: Int64(daysAgo * 100 + index), text: "朝の投稿 \(daysAgo)-\(index)",
+                    ArchivedPost(
+                        postID: Int64(daysAgo * 100 + index), text: "朝の投稿 \(daysAgo)-\(index)",
                         createdAt: base.addingTimeInterval(Double(8 * 3_600 + index * 120))))
             }
             for index in 0..<5 {
                 tweets.append(
-                    ArchivedTweet(
-                        tweetID: Int64(daysAgo * 100 + 50 + index), text: "夜の投稿 \(daysAgo)-\(index)",
+                    ArchivedPost(
+                        postID: Int64(daysAgo * 100 + 50 + index), text: "夜の投稿 \(daysAgo)-\(index)",
                         createdAt: base.addingTimeInterval(Double(21 * 3_600 + index * 120))))
             }
         }
@@ -141,16 +141,16 @@ struct PosterTests {
             #expect(steps.map(\.posts) == Array(1...15))
             #expect(zip(slots, slotTimes).allSatisfy { slot, time in slot.postedAt == time })  // stored on the bot's clock
             // Each post is a tweet of the human written within ±30 minutes of its slot's minute of the day.
-            let history = Dictionary(uniqueKeysWithValues: PosterWorld.history().map { ($0.tweetID, $0) })
+            let history = Dictionary(uniqueKeysWithValues: PosterWorld.history().map { ($0.postID, $0) })
             let posted = await world.server.posted()
             for slot in slots {
-                let sourceID = try #require(slot.sourceTweetID)
+                let sourceID = try #require(slot.sourcePostID)
                 let source = try #require(history[sourceID])
                 let minute = PostPicker.minuteOfDay(source.createdAt, in: PosterWorld.tokyo)
                 #expect(abs(minute - slot.minute) <= 30, "slot \(slot.minute) posted a tweet from minute \(minute)")
-                #expect(posted.contains { $0.id == String(slot.botTweetID ?? 0) && $0.text == source.text })
+                #expect(posted.contains { $0.id == String(slot.botPostID ?? 0) && $0.text == source.text })
             }
-            #expect(Set(slots.compactMap(\.sourceTweetID)).count == 15)  // no tweet posted twice
+            #expect(Set(slots.compactMap(\.sourcePostID)).count == 15)  // no tweet posted twice
         }
     }
 
@@ -226,8 +226,8 @@ struct PosterTests {
             // A process died after claiming 08:05 (before picking), 08:06 (sending tweet 101, which X made) and 08:07
             // (sending tweet 102, which X did not make).
             for minute in [485, 486, 487] { #expect(try await world.plans.claim(day: PosterWorld.day, minute: minute)) }
-            try await world.plans.noteSending(day: PosterWorld.day, minute: 486, sourceTweetID: 101)
-            try await world.plans.noteSending(day: PosterWorld.day, minute: 487, sourceTweetID: 102)
+            try await world.plans.noteSending(day: PosterWorld.day, minute: 486, sourcePostID: 101)
+            try await world.plans.noteSending(day: PosterWorld.day, minute: 487, sourcePostID: 102)
             let made = try #require(try await world.client.send(CreateTweet(text: "朝の投稿 1-1"), as: .bot).data?.id)
             let reads = await world.server.requestCounts()[GetUserTweets.name] ?? 0
             world.clock.advance(to: PosterWorld.dayStart.addingTimeInterval(8 * 3_600 + 11 * 60))  // 08:11: 08:00 is 11 min late
@@ -239,7 +239,7 @@ struct PosterTests {
             #expect(slots.map(\.state) == [.skipped, .skipped, .posted, .skipped, .posted])
             #expect(slots[0].reason?.hasPrefix("missed: the bot was not running at 08:00") == true)
             #expect(slots[1].reason?.hasPrefix("interrupted before sending") == true)
-            #expect(slots[2].botTweetID == Int64(made) && slots[2].sourceTweetID == 101)
+            #expect(slots[2].botPostID == Int64(made) && slots[2].sourcePostID == 101)
             #expect(slots[2].reason?.contains("X shows it was made") == true)
             #expect(slots[3].reason?.contains("X shows it was not made") == true)
             // One read of the bot's posts per slot that was sending; the made one is not sent again; one post at 21:00.
@@ -256,7 +256,7 @@ struct PosterTests {
         try await PosterWorld.with(backend) { world in
             _ = try await world.plans.storePlan(day: PosterWorld.day, timeZone: "Asia/Tokyo", minutes: [486], drawnAt: PosterWorld.dayStart)
             #expect(try await world.plans.claim(day: PosterWorld.day, minute: 486))
-            try await world.plans.noteSending(day: PosterWorld.day, minute: 486, sourceTweetID: 101)
+            try await world.plans.noteSending(day: PosterWorld.day, minute: 486, sourcePostID: 101)
             let made = try #require(try await world.client.send(CreateTweet(text: "朝の投稿 1-1"), as: .bot).data?.id)
             await world.server.add(fault: FakeXFault(kind: .usageCapped, count: 1, endpoint: GetUserTweets.name))
             let restartedAt = PosterWorld.dayStart.addingTimeInterval(8 * 3_600 + 7 * 60)
@@ -266,7 +266,7 @@ struct PosterTests {
             task.cancel()
             _ = try? await task.value
             let slot = try #require(try await world.plans.slots(of: PosterWorld.day)?.first)
-            #expect(slot.state == .posted && slot.botTweetID == Int64(made), "\(slot)")
+            #expect(slot.state == .posted && slot.botPostID == Int64(made), "\(slot)")
             #expect(slot.reason?.contains("X shows it was made") == true, "\(slot.reason ?? "")")
             let postedAt = try #require(slot.postedAt)
             #expect(postedAt < restartedAt, "recorded at its minute")
@@ -283,14 +283,14 @@ struct PosterTests {
             // Every morning tweet was copied lately but 08:10's of three days ago: the only one near 08:10 left to pick.
             let morning = PosterWorld.history().filter { $0.text.hasPrefix("朝") }
             let sending: Int64 = 305
-            for tweet in morning where tweet.tweetID != sending {
+            for tweet in morning where tweet.postID != sending {
                 try await world.archive.recordBotPost(
-                    sourceTweetID: tweet.tweetID, botTweetID: nil, postedAt: PosterWorld.dayStart.addingTimeInterval(-3_600))
+                    sourcePostID: tweet.postID, botPostID: nil, postedAt: PosterWorld.dayStart.addingTimeInterval(-3_600))
             }
             _ = try await world.plans.storePlan(day: PosterWorld.day, timeZone: "Asia/Tokyo", minutes: [489, 490], drawnAt: PosterWorld.dayStart)
             // A process died sending tweet 305 for 08:09, which X made; 08:10 comes due as the next process starts.
             #expect(try await world.plans.claim(day: PosterWorld.day, minute: 489))
-            try await world.plans.noteSending(day: PosterWorld.day, minute: 489, sourceTweetID: sending)
+            try await world.plans.noteSending(day: PosterWorld.day, minute: 489, sourcePostID: sending)
             let made = try #require(try await world.client.send(CreateTweet(text: "朝の投稿 3-5"), as: .bot).data?.id)
             // Reading back what 08:09 made takes a while (X answers 503 once; the retry waits on the bot's clock).
             await world.server.add(fault: FakeXFault(kind: .serviceUnavailable, count: 1, endpoint: GetUserTweets.name))
@@ -301,8 +301,8 @@ struct PosterTests {
             task.cancel()
             _ = try? await task.value
             let slots = try #require(try await world.plans.slots(of: PosterWorld.day))
-            #expect(slots[0].state == .posted && slots[0].sourceTweetID == sending && slots[0].botTweetID == Int64(made))
-            #expect(slots[1].sourceTweetID != sending, "08:10 copied the tweet 08:09 was sending")
+            #expect(slots[0].state == .posted && slots[0].sourcePostID == sending && slots[0].botPostID == Int64(made))
+            #expect(slots[1].sourcePostID != sending, "08:10 copied the tweet 08:09 was sending")
             let texts = await world.server.posted().map(\.text)
             #expect(Set(texts).count == texts.count, "posted twice: \(texts)")
             // One post sent, 08:10's: never 08:09's tweet again (X refuses a duplicate; Mastodon, Misskey and Bluesky do not).
@@ -328,7 +328,7 @@ struct PosterTests {
             _ = try? await task.value
             let slots = try #require(try await world.plans.slots(of: PosterWorld.day))
             #expect(slots[0].state == .posted)
-            #expect(slots[0].sourceTweetID == evening.last?.tweetID)  // the only evening tweet X accepts
+            #expect(slots[0].sourcePostID == evening.last?.postID)  // the only evening tweet X accepts
             // The second slot finds only duplicates near 21:04 and nothing else in ±30 min... the window widens to
             // the morning tweets, which X accepts.
             #expect(slots[1].state == .posted)
@@ -422,7 +422,7 @@ struct PosterLostAnswerTests {
             let slot = try await Self.post(with: [FakeXFault(kind: .closeMidResponse, endpoint: "POST /2/tweets")], world)
             let posted = await world.server.posted()
             #expect(posted.count == 1)
-            #expect(slot?.state == .posted && slot?.botTweetID.map(String.init) == posted.first?.id, "\(String(describing: slot))")
+            #expect(slot?.state == .posted && slot?.botPostID.map(String.init) == posted.first?.id, "\(String(describing: slot))")
             let requests = await world.server.requestCounts()
             #expect(requests["POST /2/tweets"] == 1 && requests["GET /2/users/:id/tweets"] == 1)
         }
@@ -436,7 +436,7 @@ struct PosterLostAnswerTests {
             let slot = try await Self.post(with: [FakeXFault(kind: .closeBeforeHandling, endpoint: "POST /2/tweets")], world)
             let posted = await world.server.posted()
             #expect(posted.count == 1)
-            #expect(slot?.state == .posted && slot?.botTweetID.map(String.init) == posted.first?.id)
+            #expect(slot?.state == .posted && slot?.botPostID.map(String.init) == posted.first?.id)
             #expect(await world.server.requestCounts()["POST /2/tweets"] == 2)
         }
         try await PosterWorld.with(backend) { world in
@@ -459,8 +459,8 @@ struct PosterDeletedOriginalTests {
         try await PosterWorld.with(backend) { world in
             // Every morning tweet but 102 is still on X; the evening ones are too.
             await world.server.add(
-                tweets: PosterWorld.history().filter { $0.tweetID != 102 }.map {
-                    FakeXSeed.Tweet(id: String($0.tweetID), authorID: "100", text: $0.text, createdAt: $0.createdAt)
+                tweets: PosterWorld.history().filter { $0.postID != 102 }.map {
+                    FakeXSeed.Tweet(id: String($0.postID), authorID: "100", text: $0.text, createdAt: $0.createdAt)
                 })
             let poster = world.poster(seed: 11, settings: .init(checksOriginals: true))
             let task = Task { try await poster.run() }
@@ -487,7 +487,7 @@ struct PosterDeletedOriginalTests {
                     .allSatisfy { slot, time in slot.postedAt == time })
             // Each post's original was looked up before the clock reached its minute (five minutes ahead).
             #expect(postings.count == 15 && postings.allSatisfy { $0.lookupsBefore >= $0.postsAfter }, "\(postings)")
-            #expect(!slots.contains { $0.sourceTweetID == 102 })
+            #expect(!slots.contains { $0.sourcePostID == 102 })
             let lookups = await world.server.requestCounts()["GET /2/tweets/:id"] ?? 0
             #expect(lookups >= 15 && lookups <= 16, "\(lookups) lookups")  // one per post, and 102 if it was picked
         }
@@ -499,7 +499,7 @@ struct PosterDeletedOriginalTests {
     func deletedOriginals(_ backend: StoreBackends.ArchiveKind) async throws {
         try await PosterWorld.with(backend) { world in
             // On X only the morning tweet 301 of the archive's 50 still exists: the person deleted the others.
-            let kept = PosterWorld.history().first { $0.tweetID == 301 }!
+            let kept = PosterWorld.history().first { $0.postID == 301 }!
             await world.server.add(tweets: [FakeXSeed.Tweet(id: "301", authorID: "100", text: kept.text, createdAt: kept.createdAt)])
             _ = try await world.plans.storePlan(
                 day: PosterWorld.day, timeZone: PosterWorld.tokyo.identifier, minutes: [480], drawnAt: PosterWorld.dayStart)
@@ -508,15 +508,15 @@ struct PosterDeletedOriginalTests {
             world.clock.advance(to: at.addingTimeInterval(-300))
             let poster = world.poster(seed: 3, settings: .init(picksPerSlot: 60, checksOriginals: true))
             let prepared = try #require(try await poster.prepare(at: at, clockTime: "08:00", seed: 3))
-            #expect(prepared.pick.tweet.tweetID == 301 && prepared.whyUnchecked == nil)
+            #expect(prepared.pick.post.postID == 301 && prepared.whyUnchecked == nil)
             world.clock.advance(to: at)
             try await poster.post(day: PosterWorld.day, minute: 480, seed: 3, prepared: prepared)
             #expect(try await world.plans.slots(of: PosterWorld.day)?.first?.postedUnchecked == false)
 
             #expect(await world.server.posted().map(\.text) == [kept.text])
             let lookups = await world.server.requestCounts()["GET /2/tweets/:id"] ?? 0
-            let remaining = Set(try await world.archive.newest(limit: 1_000).map(\.tweetID))
-            let morning = Set(PosterWorld.history().map(\.tweetID).filter { $0 % 100 < 50 })
+            let remaining = Set(try await world.archive.newest(limit: 1_000).map(\.postID))
+            let morning = Set(PosterWorld.history().map(\.postID).filter { $0 % 100 < 50 })
             // Every lookup but the last found a deleted tweet, which left the archive; the rest stay.
             #expect(lookups >= 1 && morning.subtracting(remaining).count == lookups - 1, "\(lookups) lookups")
             #expect(remaining.contains(301) && remaining.count == PosterWorld.history().count - (lookups - 1))
@@ -533,9 +533,9 @@ struct DeletionWatcherTests {
     func noticesDeletions(_ backend: StoreBackends.ArchiveKind) async throws {
         try await PosterWorld.with(backend) { world in
             let history = PosterWorld.history()
-            let kept = history.first { $0.tweetID == 101 }!
-            let deleted = history.first { $0.tweetID == 102 }!
-            let old = history.first { $0.tweetID == 103 }!
+            let kept = history.first { $0.postID == 101 }!
+            let deleted = history.first { $0.postID == 102 }!
+            let old = history.first { $0.postID == 103 }!
             // On X: the person's 101 (102 was deleted by them, 103 is long copied), and the bot's copies of each.
             await world.server.add(tweets: [
                 Self.original(kept), Self.original(old), Self.copy(9101, of: kept, at: -3_600), Self.copy(9102, of: deleted, at: -3_000),
@@ -551,7 +551,7 @@ struct DeletionWatcherTests {
 
             #expect(try await watcher.checkOnce() == [102])
             #expect(await world.server.deletedByAPI() == ["9102"])
-            let remaining = Set(try await world.archive.newest(limit: 1_000).map(\.tweetID))
+            let remaining = Set(try await world.archive.newest(limit: 1_000).map(\.postID))
             #expect(!remaining.contains(102) && remaining.contains(101) && remaining.contains(103))
             #expect(await world.server.requestCounts()["GET /2/tweets/:id"] == 2)  // 101 and 102; 103 was copied 20 days ago
 
@@ -566,12 +566,12 @@ struct DeletionWatcherTests {
 
 extension DeletionWatcherTests {
     /// The person's `tweet` on X.
-    static func original(_ tweet: ArchivedTweet) -> FakeXSeed.Tweet {
-        FakeXSeed.Tweet(id: String(tweet.tweetID), authorID: "100", text: tweet.text, createdAt: tweet.createdAt)
+    static func original(_ tweet: ArchivedPost) -> FakeXSeed.Tweet {
+        FakeXSeed.Tweet(id: String(tweet.postID), authorID: "100", text: tweet.text, createdAt: tweet.createdAt)
     }
 
     /// The bot's copy `id` of `tweet` on X, made `at` seconds from the day's start.
-    static func copy(_ id: Int64, of tweet: ArchivedTweet, at offset: TimeInterval) -> FakeXSeed.Tweet {
+    static func copy(_ id: Int64, of tweet: ArchivedPost, at offset: TimeInterval) -> FakeXSeed.Tweet {
         FakeXSeed.Tweet(id: String(id), authorID: "200", text: tweet.text, createdAt: PosterWorld.dayStart.addingTimeInterval(offset))
     }
 
@@ -588,7 +588,7 @@ extension DeletionWatcherTests {
         for post in posts {
             #expect(try await world.plans.claim(day: post.day, minute: post.minute))
             try await world.plans.markPosted(
-                day: post.day, minute: post.minute, sourceTweetID: post.source, botTweetID: post.copy,
+                day: post.day, minute: post.minute, sourcePostID: post.source, botPostID: post.copy,
                 postedAt: PosterWorld.dayStart.addingTimeInterval(post.at), reason: "test", unchecked: post.unchecked)
         }
     }
@@ -596,7 +596,7 @@ extension DeletionWatcherTests {
     /// A deletion watcher over the last 7 days of `world`, asking X through `client`, its forgetter on word counts of its own.
     static func watcher(_ world: PosterWorld, client: XClient) throws -> DeletionWatcher {
         let store = try SQLiteWordCounts(path: FileManager.default.temporaryDirectory.appending(path: "watcher-\(UUID().uuidString).sqlite").path)
-        let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: 3)
+        let classifier = FavoriteClassifier(store: store, tokenizer: try PostTokenizer(), threshold: 3)
         let forgetter = Forgetter(
             archive: world.archive, examples: world.database.examples, classifier: classifier, network: XMirrorNetwork(client: client))
         return DeletionWatcher(
@@ -609,9 +609,9 @@ extension DeletionWatcherTests {
     func uncheckedPostsChecked(_ backend: StoreBackends.ArchiveKind) async throws {
         try await PosterWorld.with(backend) { world in
             let history = PosterWorld.history()
-            let failing = history.first { $0.tweetID == 101 }!
-            let deleted = history.first { $0.tweetID == 102 }!
-            let found = history.first { $0.tweetID == 103 }!
+            let failing = history.first { $0.postID == 101 }!
+            let deleted = history.first { $0.postID == 102 }!
+            let found = history.first { $0.postID == 103 }!
             // On X: the person's 101 and 103 (102 was deleted by them), and the bot's three copies.
             await world.server.add(tweets: [
                 Self.original(failing), Self.original(found), Self.copy(9101, of: failing, at: -3_600),
@@ -625,7 +625,7 @@ extension DeletionWatcherTests {
                     (day, 1_380, 101, 9101, -3_600, true), (day, 1_390, 102, 9102, -3_000, true), (day, 1_400, 103, 9103, -2_400, true),
                     (day, 1_410, 101, 9104, -1_800, false),
                 ])
-            #expect(try await world.plans.uncheckedPosts().map(\.sourceTweetID) == [101, 102, 103])
+            #expect(try await world.plans.uncheckedPosts().map(\.sourcePostID) == [101, 102, 103])
             // One try per look-up (no retry on the clock), so that a fault is a look-up that fails.
             let client = XClient(
                 configuration: .init(
@@ -637,9 +637,9 @@ extension DeletionWatcherTests {
             await world.server.add(fault: FakeXFault(kind: .truncatedJSON, count: 1, endpoint: GetTweet.name))
             #expect(try await watcher.checkUncheckedOnce() == [102])
             #expect(await world.server.deletedByAPI() == ["9102"])
-            let remaining = Set(try await world.archive.newest(limit: 1_000).map(\.tweetID))
+            let remaining = Set(try await world.archive.newest(limit: 1_000).map(\.postID))
             #expect(!remaining.contains(102) && remaining.contains(101) && remaining.contains(103))
-            #expect(try await world.plans.uncheckedPosts().map(\.sourceTweetID) == [101])
+            #expect(try await world.plans.uncheckedPosts().map(\.sourcePostID) == [101])
             let slots = try #require(try await world.plans.slots(of: day))
             #expect(slots.first { $0.minute == 1_390 }?.originalCheckedAt == world.clock.now())
             #expect(slots.first { $0.minute == 1_400 }?.originalCheckedAt == world.clock.now())

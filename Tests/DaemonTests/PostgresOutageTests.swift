@@ -28,8 +28,8 @@ struct PostgresOutageTests {
                     try await database.migrations.migrate()
                     let archive = database.archive(timeZone: TimeZone(identifier: "UTC")!, rowLimit: 100)
                     _ = try await archive.insert([
-                        ArchivedTweet(
-                            tweetID: 1, text: "@friend それな", replyUserID: 300,
+                        ArchivedPost(
+                            postID: 1, text: "@friend それな", replyUserID: 300,
                             createdAt: ReplierWorld.start.addingTimeInterval(-90_000))
                     ])
                     let mentions = database.mentions

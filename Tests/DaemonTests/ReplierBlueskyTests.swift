@@ -29,7 +29,7 @@ struct ReplierBlueskyTests {
         let clock: ManualBotClock
         let log: LogRecorder
         let database: any StoreSet
-        let archive: any TweetArchive
+        let archive: any PostArchive
 
         /// A replier as `mirror_bot start` builds one on Bluesky, on these stores (a restart is a new one on the same).
         func replier() -> Replier {
@@ -89,15 +89,15 @@ struct ReplierBlueskyTests {
         try await server.withRunning { url in
             try await TestServers.withIsolatedDatabase(.sqlite) { database async throws in
                 let archive = database.archive(timeZone: .gmt, rowLimit: 1_000)
-                var pool: [ArchivedTweet] = []
+                var pool: [ArchivedPost] = []
                 for (index, text) in ["それな", "わかる", "なるほど", "たしかに"].enumerated() {
                     pool.append(
-                        ArchivedTweet(
-                            tweetID: Int64(index + 1), text: "@friend.test " + text, replyUserID: userID(friend),
+                        ArchivedPost(
+                            postID: Int64(index + 1), text: "@friend.test " + text, replyUserID: userID(friend),
                             createdAt: start.addingTimeInterval(Double(-90_000 + index * 60))))
                     pool.append(
-                        ArchivedTweet(
-                            tweetID: Int64(index + 11), text: "@pal.test " + text, replyUserID: userID(pal),
+                        ArchivedPost(
+                            postID: Int64(index + 11), text: "@pal.test " + text, replyUserID: userID(pal),
                             createdAt: start.addingTimeInterval(Double(-80_000 + index * 60))))
                 }
                 // Most of the friend's pool names carol, in Bluesky's and the other networks' forms: never sent.
@@ -106,13 +106,13 @@ struct ReplierBlueskyTests {
                         "@friend.test 聞いた？ @carol.test", "@friend.test RT@carol \(number)", "@friend.test carolにも @carol@mastodon.example 言っといて",
                     ][number % 3]
                     pool.append(
-                        ArchivedTweet(
-                            tweetID: Int64(number), text: text, replyUserID: userID(friend),
+                        ArchivedPost(
+                            postID: Int64(number), text: text, replyUserID: userID(friend),
                             createdAt: start.addingTimeInterval(Double(-70_000 + number))))
                 }
                 pool.append(
-                    ArchivedTweet(tweetID: 50, text: "@quiet.test こんにちは", replyUserID: userID(quiet), createdAt: start.addingTimeInterval(-60_000)))
-                pool.append(ArchivedTweet(tweetID: 51, text: "@stranger.test どうも", replyUserID: nil, createdAt: start.addingTimeInterval(-50_000)))
+                    ArchivedPost(postID: 50, text: "@quiet.test こんにちは", replyUserID: userID(quiet), createdAt: start.addingTimeInterval(-60_000)))
+                pool.append(ArchivedPost(postID: 51, text: "@stranger.test どうも", replyUserID: nil, createdAt: start.addingTimeInterval(-50_000)))
                 try await archive.insert(pool)
                 try await body(
                     World(server: server, url: url, clock: ManualBotClock(now: start), log: LogRecorder(), database: database, archive: archive))

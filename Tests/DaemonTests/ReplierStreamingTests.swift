@@ -80,23 +80,23 @@ struct ReplierStreamingTests {
         try await server.withRunning { url in
             try await TestServers.withIsolatedDatabase(.sqlite) { database async throws in
                 let archive = database.archive(timeZone: TimeZone(identifier: "UTC")!, rowLimit: 1_000)
-                let plain: [ArchivedTweet] = ["それな", "わかる", "なるほど", "たしかに"].enumerated().map { index, text in
-                    ArchivedTweet(
-                        tweetID: Int64(index + 1), text: "@friend " + text, replyUserID: 300,
+                let plain: [ArchivedPost] = ["それな", "わかる", "なるほど", "たしかに"].enumerated().map { index, text in
+                    ArchivedPost(
+                        postID: Int64(index + 1), text: "@friend " + text, replyUserID: 300,
                         createdAt: start.addingTimeInterval(Double(-90_000 + index * 60)))
                 }
                 // Replies naming a third party, most of the pool: never sent (carol would be notified, or added to a direct
                 // conversation).
-                var naming: [ArchivedTweet] = [
-                    ArchivedTweet(
-                        tweetID: 10, text: "@friend @carol@mastodon.example 聞いた？", replyUserID: 300, createdAt: start.addingTimeInterval(-80_000)),
-                    ArchivedTweet(tweetID: 11, text: "@friend carolにも @carol 言っといて", replyUserID: 300, createdAt: start.addingTimeInterval(-79_000)),
+                var naming: [ArchivedPost] = [
+                    ArchivedPost(
+                        postID: 10, text: "@friend @carol@mastodon.example 聞いた？", replyUserID: 300, createdAt: start.addingTimeInterval(-80_000)),
+                    ArchivedPost(postID: 11, text: "@friend carolにも @carol 言っといて", replyUserID: 300, createdAt: start.addingTimeInterval(-79_000)),
                 ]
                 for number in 20..<32 {
                     let at: Date = start.addingTimeInterval(Double(-70_000 + number))
-                    naming.append(ArchivedTweet(tweetID: Int64(number), text: "@friend RT@carol \(number)", replyUserID: 300, createdAt: at))
+                    naming.append(ArchivedPost(postID: Int64(number), text: "@friend RT@carol \(number)", replyUserID: 300, createdAt: at))
                 }
-                let quiet = ArchivedTweet(tweetID: 12, text: "@quiet こんにちは", replyUserID: 600, createdAt: start.addingTimeInterval(-78_000))
+                let quiet = ArchivedPost(postID: 12, text: "@quiet こんにちは", replyUserID: 600, createdAt: start.addingTimeInterval(-78_000))
                 try await archive.insert(plain + naming + [quiet])
                 let clock = ManualBotClock(now: start)
                 let client = MastodonClient(

@@ -25,7 +25,7 @@ struct ReplierWorld {
     let server: FakeXServer
     let mentions: any MentionLog
     let state: any BotState
-    let archive: any TweetArchive
+    let archive: any PostArchive
     let clock: ManualBotClock
     let client: XClient
     /// Every store the world's parts come from.
@@ -59,17 +59,17 @@ struct ReplierWorld {
             try await TestServers.withIsolatedDatabase(backend) { database async throws in
                 let archive = database.archive(timeZone: TimeZone(identifier: "UTC")!, rowLimit: 1000)
                 try await archive.insert([
-                    ArchivedTweet(tweetID: 1, text: "@friend それな", replyUserID: 300, createdAt: start.addingTimeInterval(-90_000)),
-                    ArchivedTweet(tweetID: 2, text: "@friend @human いいね", replyUserID: 300, createdAt: start.addingTimeInterval(-80_000)),
-                    ArchivedTweet(tweetID: 3, text: "@otherbot おはよう", replyUserID: 500, createdAt: start.addingTimeInterval(-70_000)),
-                    ArchivedTweet(tweetID: 5, text: "@otherbot こんにちは", replyUserID: 500, createdAt: start.addingTimeInterval(-69_000)),
-                    ArchivedTweet(tweetID: 6, text: "@otherbot こんばんは", replyUserID: 500, createdAt: start.addingTimeInterval(-68_000)),
-                    ArchivedTweet(tweetID: 7, text: "@otherbot またね", replyUserID: 500, createdAt: start.addingTimeInterval(-67_000)),
-                    ArchivedTweet(tweetID: 8, text: "@otherbot ほんとに？", replyUserID: 500, createdAt: start.addingTimeInterval(-66_000)),
-                    ArchivedTweet(tweetID: 9, text: "@otherbot なるほど", replyUserID: 500, createdAt: start.addingTimeInterval(-65_000)),
-                    ArchivedTweet(tweetID: 10, text: "@otherbot すごい", replyUserID: 500, createdAt: start.addingTimeInterval(-64_000)),
-                    ArchivedTweet(tweetID: 11, text: "@otherbot たしかに", replyUserID: 500, createdAt: start.addingTimeInterval(-63_000)),
-                    ArchivedTweet(tweetID: 4, text: "ひとりごと", createdAt: start.addingTimeInterval(-60_000)),
+                    ArchivedPost(postID: 1, text: "@friend それな", replyUserID: 300, createdAt: start.addingTimeInterval(-90_000)),
+                    ArchivedPost(postID: 2, text: "@friend @human いいね", replyUserID: 300, createdAt: start.addingTimeInterval(-80_000)),
+                    ArchivedPost(postID: 3, text: "@otherbot おはよう", replyUserID: 500, createdAt: start.addingTimeInterval(-70_000)),
+                    ArchivedPost(postID: 5, text: "@otherbot こんにちは", replyUserID: 500, createdAt: start.addingTimeInterval(-69_000)),
+                    ArchivedPost(postID: 6, text: "@otherbot こんばんは", replyUserID: 500, createdAt: start.addingTimeInterval(-68_000)),
+                    ArchivedPost(postID: 7, text: "@otherbot またね", replyUserID: 500, createdAt: start.addingTimeInterval(-67_000)),
+                    ArchivedPost(postID: 8, text: "@otherbot ほんとに？", replyUserID: 500, createdAt: start.addingTimeInterval(-66_000)),
+                    ArchivedPost(postID: 9, text: "@otherbot なるほど", replyUserID: 500, createdAt: start.addingTimeInterval(-65_000)),
+                    ArchivedPost(postID: 10, text: "@otherbot すごい", replyUserID: 500, createdAt: start.addingTimeInterval(-64_000)),
+                    ArchivedPost(postID: 11, text: "@otherbot たしかに", replyUserID: 500, createdAt: start.addingTimeInterval(-63_000)),
+                    ArchivedPost(postID: 4, text: "ひとりごと", createdAt: start.addingTimeInterval(-60_000)),
                 ])
                 let clock = ManualBotClock(now: start)
                 let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: bot]), clock: clock, logger: quiet)
@@ -116,7 +116,7 @@ struct ReplierTests {
                 let network = XMirrorNetwork(client: world.client)
                 // The bot copied the person's tweet 4 ("ひとりごと") as its own tweet.
                 let copy = try #require(try await world.client.send(CreateTweet(text: "ひとりごと"), as: .bot).data?.id)
-                try await world.archive.recordBotPost(sourceTweetID: 4, botTweetID: Int64(copy), postedAt: ReplierWorld.start)
+                try await world.archive.recordBotPost(sourcePostID: 4, botPostID: Int64(copy), postedAt: ReplierWorld.start)
                 let forgetter = Forgetter(
                     archive: world.archive, examples: scratch.examples,
                     classifier: FavoriteClassifier(store: counts, tokenizer: VirtualDay.tokenizer, threshold: 3), network: network)
@@ -283,7 +283,7 @@ struct ReplierTests {
             try await world.replier().recoverInterrupted()
             #expect((await world.server.requestCounts()["GET /2/users/:id/tweets"] ?? 0) - reads == 2)
             let first = try await world.mentions.outcome(of: 1005)
-            #expect(first?.state == .replied && first?.replyTweetID == Int64(made))
+            #expect(first?.state == .replied && first?.replyPostID == Int64(made))
             #expect(try await world.mentions.outcome(of: 1006)?.state == .pending)
             // Read again (fresh), 1006 is answered once; 1005 is not answered again.
             try await world.state.setValue("1001", of: Replier.sinceIDKey)
@@ -309,7 +309,7 @@ struct ReplierTests {
                 #expect(posted.count == 1 && posted.first?.inReplyToTweetID == "1001", "\(fault)")
                 let outcome = try await world.mentions.outcome(of: 1001)
                 #expect(
-                    outcome?.state == .replied && outcome?.replyTweetID.map(String.init) == posted.first?.id,
+                    outcome?.state == .replied && outcome?.replyPostID.map(String.init) == posted.first?.id,
                     "\(fault): \(String(describing: outcome))")
                 let requests = await world.server.requestCounts()
                 #expect(requests["POST /2/tweets"] == posts && requests["GET /2/users/:id/tweets"] == 1, "\(fault): \(requests)")

@@ -42,17 +42,17 @@ struct DemoReportTests {
         // The database claims more than happened; the report must not repeat it.
         let mentions = [
             HandledMention(
-                mentionTweetID: Int64(mention.id)!, authorID: 1003, state: .replied, replyTweetID: 902, sourceTweetID: 55,
+                mentionPostID: Int64(mention.id)!, authorID: 1003, state: .replied, replyPostID: 902, sourcePostID: 55,
                 reason: "a past reply of the human to @taro", handledAt: Self.dayStart.addingTimeInterval(36_000)),
             HandledMention(
-                mentionTweetID: 77, authorID: 1007, state: .skipped, replyTweetID: nil, sourceTweetID: nil,
+                mentionPostID: 77, authorID: 1007, state: .skipped, replyPostID: nil, sourcePostID: nil,
                 reason: "no past reply of the human to this user", handledAt: Self.dayStart.addingTimeInterval(48_000)),
         ]
         let likes = [
             RecordedLike(
-                tweetID: Int64(liked.id)!, authorID: nil, logRatio: 2, reason: "log ratio 2.00 > 0.69 (ラーメン, 新宿)",
+                postID: Int64(liked.id)!, authorID: nil, logRatio: 2, reason: "log ratio 2.00 > 0.69 (ラーメン, 新宿)",
                 likedAt: Self.dayStart),
-            RecordedLike(tweetID: 1, authorID: nil, logRatio: 3, reason: "log ratio 3.00 > 0.69 (猫)", likedAt: Self.dayStart),
+            RecordedLike(postID: 1, authorID: nil, logRatio: 3, reason: "log ratio 3.00 > 0.69 (猫)", likedAt: Self.dayStart),
         ]
         let state = ["likes.status": "likes: on (LIKES=on)", "budget.shed.2026-11-22": "liking"]
         let report = DemoReport(
@@ -79,8 +79,8 @@ struct DemoReportTests {
         #expect(text.contains("likes: on (LIKES=on) (0 like calls)"))
         #expect(text.contains("the home timeline: not read (0 calls): only liking needs it"))
         #expect(
-            text.contains("links: \(report.humanTweetsWithLinks) of @hanako's tweets and replies share a link; the bot posted 0 posts with a URL"))
-        #expect(report.humanTweetsWithLinks > 0)
+            text.contains("links: \(report.humanPostsWithLinks) of @hanako's tweets and replies share a link; the bot posted 0 posts with a URL"))
+        #expect(report.humanPostsWithLinks > 0)
         #expect(text.contains("budget: on the UTC day 2026-11-22 it stopped liking to stay within X_DAILY_BUDGET"))
         // The human's average day: the hours of the persona's rhythm dominate the night.
         let perHour = report.humanPostsPerHour

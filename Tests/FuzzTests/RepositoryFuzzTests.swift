@@ -93,10 +93,10 @@ struct RepositoryFuzzTests {
             // Posts converted as the importer does (the first hundred: an entry repeated thousands of times is one post).
             guard record.collection == PostRecord.type, index < 100 else { continue }
             do {
-                if let tweet = try BlueskyExport.archived(record, file: "repo.car", copyingLabels: record.rkey.utf8.count.isMultiple(of: 2)) {
-                    #expect(TID(record.rkey).flatMap { Int64(exactly: $0.value) } == tweet.tweetID)
-                    #expect(!tweet.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
-                    #expect((0...253_402_300_799).contains(tweet.createdAt.timeIntervalSince1970), "\(record.value)")
+                if let post = try BlueskyExport.archived(record, file: "repo.car", copyingLabels: record.rkey.utf8.count.isMultiple(of: 2)) {
+                    #expect(TID(record.rkey).flatMap { Int64(exactly: $0.value) } == post.postID)
+                    #expect(!post.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
+                    #expect((0...253_402_300_799).contains(post.createdAt.timeIntervalSince1970), "\(record.value)")
                 }
             } catch let error as ImportError {
                 #expect(!error.description.contains("\n"), "\(error)")

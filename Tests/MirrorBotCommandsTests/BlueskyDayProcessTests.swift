@@ -324,7 +324,7 @@ struct BlueskyDayProcessTests {
 
                     let training = try await MirrorBotProcess.run(["train", "scheduler"], environment: environment)
                     #expect(
-                        training.status == 0 && training.standardOutput.contains("new tweets of the human"),
+                        training.status == 0 && training.standardOutput.contains("new posts of the human"),
                         "\(training.standardOutput)\(training.standardError)")
                     #expect(await bluesky.requestCounts()["app.bsky.feed.getAuthorFeed"] == nil, "nothing of the person's asked of Bluesky")
                     let readOnMastodon = await mastodon.requestCounts().values.reduce(0, +)
@@ -375,7 +375,7 @@ struct BlueskyDayProcessTests {
                 let training = try await MirrorBotProcess.run(["train", "scheduler"], environment: environment)
                 #expect(training.status == 0, "\(training.standardError.suffix(2_000))")
                 // 21 days × 8 posts, 21 replies to the friend, 3 to the quiet account; never a labelled post, a quote or a repost.
-                #expect(training.standardOutput.contains("Archived 192 new tweets of the human"), "\(training.standardOutput)")
+                #expect(training.standardOutput.contains("Archived 192 new posts of the human"), "\(training.standardOutput)")
                 let (logins, personLogins) = (await server.createSessionCalls(), await server.createSessionCalls(of: "person.test"))
                 #expect(
                     logins == 1 && personLogins == 1, "the person logs in once, proving they signed in as themselves; their public posts need no more"

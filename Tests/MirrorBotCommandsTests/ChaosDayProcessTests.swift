@@ -209,7 +209,7 @@ struct ChaosDayProcessTests {
             let posts = posted.filter { $0.inReplyToTweetID == nil && $0.createdAt < dayEnd }
             #expect(!slots.contains { $0.state == .posting || $0.state == .planned }, "\(slots.map { ($0.minute, $0.state) })")
             #expect(Set(posts.map(\.text)).count == posts.count, "a text posted twice")
-            let recordedPosts = Set(slots.compactMap(\.botTweetID).map(String.init))
+            let recordedPosts = Set(slots.compactMap(\.botPostID).map(String.init))
             // A slot near midnight may go out a little after it (late under load): every post made counts here.
             let allPosts = Set(posted.filter { $0.inReplyToTweetID == nil }.map(\.id))
             #expect(recordedPosts.isSubset(of: allPosts), "recorded but not on the network: \(recordedPosts.subtracting(allPosts))")
@@ -244,14 +244,14 @@ struct ChaosDayProcessTests {
             let replies = posted.filter { $0.inReplyToTweetID != nil }
             #expect(Set(replies.compactMap(\.inReplyToTweetID)).count == replies.count, "a mention answered twice")
             let handled = try await database.mentions.handledMentions()
-            let recordedReplies = Set(handled.compactMap(\.replyTweetID).map(String.init))
+            let recordedReplies = Set(handled.compactMap(\.replyPostID).map(String.init))
             #expect(recordedReplies.isSubset(of: Set(replies.map(\.id))))
             #expect(replies.filter { !recordedReplies.contains($0.id) }.isEmpty, "answers on the network but not recorded")
 
             // Likes: the network's likes and the log's, the same but for a like a SIGKILL cut between X's answer and the
             // log (at most one per SIGKILL; liking twice is impossible on X).
-            let networkLikes = Set(await server.liked().filter { $0.userID == persona.bot.id }.map(\.tweetID))
-            let loggedLikes = Set(try await database.likes.likes().map { String($0.tweetID) })
+            let networkLikes = Set(await server.liked().filter { $0.userID == persona.bot.id }.map(\.postID))
+            let loggedLikes = Set(try await database.likes.likes().map { String($0.postID) })
             #expect(!networkLikes.isEmpty)
             #expect(loggedLikes.isSubset(of: networkLikes), "logged but not liked: \(loggedLikes.subtracting(networkLikes))")
             #expect(networkLikes.subtracting(loggedLikes).count <= 2, "liked but not logged: \(networkLikes.subtracting(loggedLikes))")
@@ -260,7 +260,7 @@ struct ChaosDayProcessTests {
             // twice, or learned and not recorded, would differ).
             let examples = database.examples
             let stored = try await examples.all()
-            let tokenizer = try TweetTokenizer()
+            let tokenizer = try PostTokenizer()
             let chaosCounts = FavoriteClassifier(store: counts, tokenizer: tokenizer, threshold: 2)
             let clean = FavoriteClassifier(
                 store: try SQLiteWordCounts(path: folder.appending(path: "clean.sqlite").path), tokenizer: tokenizer,

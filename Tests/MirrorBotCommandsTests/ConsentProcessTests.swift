@@ -424,7 +424,7 @@ struct ConsentProcessTests {
                     #expect(try await MirrorBotProcess.run(["migrate"], environment: environment).status == 0)
                     let training = try await MirrorBotProcess.run(["train", "scheduler", "--yes"], environment: environment)
                     #expect(
-                        training.status == 0 && training.standardOutput.hasPrefix("Archived 30 new tweets"), "\(training.standardError.suffix(2_000))"
+                        training.status == 0 && training.standardOutput.hasPrefix("Archived 30 new posts"), "\(training.standardError.suffix(2_000))"
                     )
 
                     // X bills each check, so the grant is checked once a day: the start's record serves the first day.

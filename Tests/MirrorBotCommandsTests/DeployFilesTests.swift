@@ -72,7 +72,7 @@ struct DeployFilesTests {
         let buildpacks = (app["buildpacks"] as? [[String: String]] ?? []).compactMap { $0["url"] }
         #expect(buildpacks.count == 2 && buildpacks.first == "heroku-community/apt")
         let scripts = try #require(app["scripts"] as? [String: String])
-        #expect(scripts["postdeploy"] == "mirror_bot migrate && mirror_bot train scheduler --max-tweets 900 && mirror_bot train classifier")
+        #expect(scripts["postdeploy"] == "mirror_bot migrate && mirror_bot train scheduler --max-posts 900 && mirror_bot train classifier")
         #expect(env["LIKES"]?["value"] as? String == "auto")
         // The buildpack route: only the command is built, and the dictionary bin/post_compile makes is where MeCab looks.
         #expect(env["SWIFT_BUILD_FLAGS"]?["value"] as? String == "--product mirror_bot --force-resolved-versions")
@@ -91,8 +91,8 @@ struct DeployFilesTests {
     @Test("The postdeploy step spends at most what docs/deploying.md says, within the default budget, so it runs without a terminal")
     func postdeploySpend() throws {
         let postdeploy = try #require((try Self.appJSON()["scripts"] as? [String: String])?["postdeploy"])
-        let maxTweets = try #require(postdeploy.firstMatch(of: /train scheduler --max-tweets (\d+)/).flatMap { Int($0.1) })
-        let most = XMirrorNetwork.mostItCosts(.personsPosts(maxTweets)).dollars
+        let maxPosts = try #require(postdeploy.firstMatch(of: /train scheduler --max-posts (\d+)/).flatMap { Int($0.1) })
+        let most = XMirrorNetwork.mostItCosts(.personsPosts(maxPosts)).dollars
         #expect(most <= XNetworkSettings.defaultDailyBudget)
         // train classifier reads nothing at the default LIKES=auto on X.
         #expect(try Self.text("docs/deploying.md").contains(String(format: "spends at most $%.2f", most)))

@@ -69,7 +69,7 @@ struct FleetMisskeyProcessTests {
                         files: ["bot.env": Self.settings(instance: instance)])
                     try #require(added.status == 0, "\(added.standardError.suffix(1_000))")
                     let trained = try await MirrorBotProcess.run(["bots", "exec", name, "--", "train", "scheduler"], environment: environment)
-                    try #require(trained.standardOutput.contains("Archived 504 new tweets of the human"), "\(trained.standardError.suffix(1_000))")
+                    try #require(trained.standardOutput.contains("Archived 504 new posts of the human"), "\(trained.standardError.suffix(1_000))")
 
                     await server.armClock(Self.dayStart, speed: 1_440)
                     var processes: [RunningBot] = []
@@ -152,7 +152,7 @@ struct FleetMisskeyProcessTests {
                     #expect(posts.allSatisfy { person.contains($0.text ?? "") }, "not the person's: \(posts.map(\.text))")
                     #expect(Set(posts.compactMap(\.text)).count == posts.count, "a text posted twice: \(posts.compactMap(\.text).sorted())")
                     let numbers = posts.map { MisskeyIDs.number(ofNote: $0.id, createdAt: $0.createdAt) }
-                    let recorded = Set(slots.compactMap(\.botTweetID))
+                    let recorded = Set(slots.compactMap(\.botPostID))
                     let unrecorded = zip(posts, numbers).filter { $0.1.map { !recorded.contains($0) } ?? true }.map(\.0)
                     let unrecordedText = unrecorded.map { "\($0.createdAt.formatted(.iso8601)) \($0.text ?? "")" }
                     #expect(

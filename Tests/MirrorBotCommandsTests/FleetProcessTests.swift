@@ -102,7 +102,7 @@ struct FleetProcessTests {
                         // Trained as that bot: its person's statuses, in its own stores.
                         let trained = try await MirrorBotProcess.run(["bots", "exec", name, "--", "train", "scheduler"], environment: environment)
                         #expect(trained.status == 0, "\(trained.standardError.suffix(1_000))")
-                        #expect(trained.standardOutput.contains("Archived 504 new tweets of the human"), "\(trained.standardOutput)")
+                        #expect(trained.standardOutput.contains("Archived 504 new posts of the human"), "\(trained.standardOutput)")
                     }
                     // A process with another key stops at once, pausing nothing.
                     let wrongKey = try await MirrorBotProcess.run(
@@ -209,7 +209,7 @@ struct FleetProcessTests {
                     // Paused and stopped (its lease let go), it may be cleared.
                     let cleared = try await MirrorBotProcess.run(["bots", "exec", names[0], "--", "train", "clear"], environment: environment)
                     #expect(
-                        cleared.status == 0 && cleared.standardOutput.contains("Cleared the archive (504 tweets)"),
+                        cleared.status == 0 && cleared.standardOutput.contains("Cleared the archive (504 posts)"),
                         "\(cleared.standardError.suffix(1_000))")
                     #expect(listed.standardOutput.contains("\(names[1])\tmastodon\trunning on "), "\(listed.standardOutput)")
 
@@ -294,7 +294,7 @@ struct FleetProcessTests {
                     let migrated = try await MirrorBotProcess.run(["migrate"], environment: single)
                     #expect(migrated.status == 0, "\(migrated.standardError.suffix(1_000))")
                     let trained = try await MirrorBotProcess.run(["train", "scheduler"], environment: single)
-                    #expect(trained.standardOutput.contains("Archived 504 new tweets of the human"), "\(trained.standardError.suffix(1_000))")
+                    #expect(trained.standardOutput.contains("Archived 504 new posts of the human"), "\(trained.standardError.suffix(1_000))")
                     let redis = RedisConnection(url: try TestServers.redisURL())
                     defer { redis.close() }
                     _ = try await redis.pipeline([
@@ -356,7 +356,7 @@ struct FleetProcessTests {
                     #expect(Set(posts.map(\.content)).count == posts.count, "a status posted twice: \(posts.map(\.content))")
                     let cleared = try await MirrorBotProcess.run(["bots", "exec", name, "--", "train", "clear"], environment: shared)
                     #expect(
-                        cleared.status == 0 && cleared.standardOutput.contains("Cleared the archive (504 tweets)"),
+                        cleared.status == 0 && cleared.standardOutput.contains("Cleared the archive (504 posts)"),
                         "\(cleared.standardError.suffix(1_000))")
                 }
             }

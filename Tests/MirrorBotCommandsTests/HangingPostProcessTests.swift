@@ -54,7 +54,7 @@ struct HangingPostProcessTests {
                 #expect(try await again.waitForExit().status == 0, "\(again.tail)")
                 let slots = try await plans.slots(of: PersonaDayProcessTests.day) ?? []
                 #expect(slots.filter { $0.state == .posting }.isEmpty)
-                let recorded = slots.filter { $0.botTweetID.map(String.init) == made.id }
+                let recorded = slots.filter { $0.botPostID.map(String.init) == made.id }
                 #expect(recorded.count == 1 && recorded.first?.state == .posted, "\(slots.filter { $0.minute == cut.first?.minute })")
                 let texts = await server.posted().filter { $0.inReplyToTweetID == nil }.map(\.text)
                 #expect(Set(texts).count == texts.count, "a text posted twice: \(texts)")

@@ -214,7 +214,7 @@ struct MastodonDayProcessTests {
 
                 // The export's statuses and the API's are the same statuses: training reads the rest.
                 let training = try await MirrorBotProcess.run(["train", "scheduler"], environment: environment)
-                #expect(training.standardOutput.contains("Archived 162 new tweets of the human"), "\(training.standardOutput)")
+                #expect(training.standardOutput.contains("Archived 162 new posts of the human"), "\(training.standardOutput)")
             }
         }
     }
@@ -245,7 +245,7 @@ struct MastodonDayProcessTests {
             let training = try await MirrorBotProcess.run(["train", "scheduler"], environment: environment)
             #expect(training.status == 0, "\(training.standardError.suffix(2_000))")
             // 21 days × 8 public statuses and 24 replies; the followers-only and warned ones are never archived.
-            #expect(training.standardOutput.contains("Archived 192 new tweets of the human"), "\(training.standardOutput)")
+            #expect(training.standardOutput.contains("Archived 192 new posts of the human"), "\(training.standardOutput)")
             #expect(!training.standardOutput.contains("X's bill"), "a free network has no bill: \(training.standardOutput)")
 
             // The instance's clock starts with the bot's first request (as in the other day tests): started before the

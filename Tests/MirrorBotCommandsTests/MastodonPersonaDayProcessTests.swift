@@ -89,7 +89,7 @@ struct MastodonPersonaDayProcessTests {
                 environment: environment)
             cutter.cancel()
             #expect(run.status == 0, "\(run.standardError.suffix(2_000))")
-            let posted = await server.postedAsTweets()
+            let posted = await server.postedAsPosts()
             let slots = try await PersonaDayProcessTests.checkPostsAndReplies(
                 persona, posted: posted, environment, database,
                 written: \.writtenText)
@@ -106,11 +106,11 @@ struct MastodonPersonaDayProcessTests {
                 "jiro's mention at 21:10 answered after the cut")
 
             // Likes: only statuses the trained filter calls favorite, as many as the day's like plan holds.
-            let classifier = FavoriteClassifier(store: counts, tokenizer: try TweetTokenizer(), threshold: 2)
+            let classifier = FavoriteClassifier(store: counts, tokenizer: try PostTokenizer(), threshold: 2)
             let authors = Dictionary(uniqueKeysWithValues: persona.authors.map { ($0.id, $0.username) })
             let timeline = persona.seed.tweets.filter { authors[$0.authorID] != nil && $0.createdAt >= Self.dayStart }
             let verdicts = try await classifier.classify(
-                timeline.map { FavoriteClassifier.Tweet(text: $0.text, authorUsername: authors[$0.authorID]) })
+                timeline.map { FavoriteClassifier.Post(text: $0.text, authorUsername: authors[$0.authorID]) })
             let favorites = Set(zip(timeline, verdicts).filter { $0.1.isFavorite }.map(\.0.id))
             let liked = Set(await server.favourited().filter { $0.accountID == persona.bot.id }.map(\.statusID))
             #expect(!liked.isEmpty)
@@ -187,14 +187,14 @@ struct MastodonPersonaDayProcessTests {
             #expect(again.status == 0, "\(again.standardError.suffix(2_000))")
 
             let slots = try #require(try await database.plans.slots(of: Self.day))
-            let posted = await server.postedAsTweets()
+            let posted = await server.postedAsPosts()
             let posts = posted.filter { $0.inReplyToTweetID == nil }
             let recorded = slots.filter { $0.state == .posted }
             #expect(!slots.contains { $0.state == .posting })
             #expect(recorded.count >= postsBeforeKill - 1)
             // The slot in flight at the kill, sent again after the restart, carries the same Idempotency-Key: one status.
             #expect(posts.count <= slots.filter { $0.state != .planned }.count)
-            #expect(recorded.allSatisfy { slot in posts.contains { $0.id == String(slot.botTweetID ?? -1) } })
+            #expect(recorded.allSatisfy { slot in posts.contains { $0.id == String(slot.botPostID ?? -1) } })
             #expect(Set(posts.map(\.text)).count == posts.count)  // nothing posted twice
             let replies = posted.filter { $0.inReplyToTweetID != nil }
             #expect(Set(replies.compactMap(\.inReplyToTweetID)).count == replies.count)  // no mention answered twice

@@ -295,10 +295,10 @@ struct ScheduleAndClassifyProcessTests {
                 let archive = database.archive(timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 1000)
                 try await archive.prepare()
                 let base = Date(timeIntervalSince1970: 1_717_167_600)  // 2024-06-01 00:00 Tokyo
-                var tweets: [ArchivedTweet] = []
+                var tweets: [ArchivedPost] = []
                 for index in 0..<40 {
                     let seconds: Int = (index % 4) * 86_400 + (7 + index % 3) * 3_600 + index * 60
-                    tweets.append(ArchivedTweet(tweetID: Int64(index + 1), text: "t\(index)", createdAt: base.addingTimeInterval(Double(seconds))))
+                    tweets.append(ArchivedPost(postID: Int64(index + 1), text: "t\(index)", createdAt: base.addingTimeInterval(Double(seconds))))
                 }
                 try await archive.insert(tweets)
             }
@@ -490,13 +490,13 @@ struct ImportProcessTests {
             #expect(forgot.status == 0, "\(forgot.standardError)")
             #expect(
                 forgot.standardOutput.contains(
-                    "Forgot tweet 21: not in the archive; 1 training example removed (favorite), taken out of the word counts as favorite."),
+                    "Forgot post 21: not in the archive; 1 training example removed (favorite), taken out of the word counts as favorite."),
                 "\(forgot.standardOutput)")
             #expect(try await SQLiteWordCounts(path: data).counts(for: ["猫"]).count(of: "猫", in: .favorite) == 1)
             let nothing = try await MirrorBotProcess.run(["forget", "21"], environment: environment)
             #expect(nothing.status == 0 && nothing.standardOutput.contains("nothing to forget"), "\(nothing.standardOutput)")
             let wrong = try await MirrorBotProcess.run(["forget", "https://x.com/hanako"], environment: environment)
-            #expect(wrong.status != 0 && wrong.standardError.contains("is neither a tweet id nor the address of a post"), "\(wrong.standardError)")
+            #expect(wrong.status != 0 && wrong.standardError.contains("is neither a post id nor the address of a post"), "\(wrong.standardError)")
         }
     }
 
@@ -585,7 +585,7 @@ struct StartProcessTests {
                 #expect(try await MirrorBotProcess.run(["start"], environment: environment).standardError.contains("migration"))  // not migrated yet
                 #expect(try await MirrorBotProcess.run(["migrate"], environment: environment).status == 0)
                 let trained = try await MirrorBotProcess.run(["train", "scheduler", "--yes"], environment: environment)
-                #expect(trained.standardOutput.hasPrefix("Archived 30 new tweets"), "\(trained.standardError)")
+                #expect(trained.standardOutput.hasPrefix("Archived 30 new posts"), "\(trained.standardError)")
 
                 // The morning: each past day had 6 posts, 3 at 08:00, 08:05, 08:10 and 3 at 21:00, 21:05, 21:10, so the plan
                 // is those six minutes. Each run starts ten bot minutes before its slots, at 120x: production's grace of 10 bot

@@ -119,7 +119,7 @@ struct MisskeyDayProcessTests {
                     if command.last == "scheduler" {
                         // 21 days × 8 notes, 21 replies to the friend, 21 to the answering bot, 3 to the quiet account; never a
                         // followers-only, specified or warned note, a renote or a quote.
-                        #expect(result.standardOutput.contains("Archived 213 new tweets of the human"), "\(result.standardOutput)")
+                        #expect(result.standardOutput.contains("Archived 213 new posts of the human"), "\(result.standardOutput)")
                     }
                 }
 
@@ -295,7 +295,7 @@ struct MisskeyDayProcessTests {
                 }
                 // The export's notes and the API's are the same notes, under the same numbers: training reads the rest.
                 let training = try await MirrorBotProcess.run(["train", "scheduler"], environment: environment)
-                #expect(training.standardOutput.contains("Archived \(213 - copyable.count) new tweets of the human"), "\(training.standardOutput)")
+                #expect(training.standardOutput.contains("Archived \(213 - copyable.count) new posts of the human"), "\(training.standardOutput)")
             }
         }
     }

@@ -168,7 +168,7 @@ struct PersonaDayProcessTests {
         // The day's posts: the run ends just after midnight, when the next day's plan may already have posted a slot
         // (told apart by the next day's records: fake X's clock starts with the bot's first request, a few bot seconds
         // after the bot's own, so a post at 00:00:10 may carry 23:59:50).
-        let nextDay = Set((try await database.plans.slots(of: "2026-11-23") ?? []).compactMap(\.botTweetID).map(String.init))
+        let nextDay = Set((try await database.plans.slots(of: "2026-11-23") ?? []).compactMap(\.botPostID).map(String.init))
         let posts = posted.filter { $0.inReplyToTweetID == nil && !nextDay.contains($0.id) }
         // As many posts as on one of the human's past days (drawn at random each run), capped at MAX_POSTS_PER_DAY.
         let pastDays = try await database.archive(timeZone: Self.tokyo, rowLimit: 10_000).postsPerDay(includingReplies: false)
@@ -185,7 +185,7 @@ struct PersonaDayProcessTests {
         var lateness: [TimeInterval] = []
         // The style of posts: copies, or remixes (X's default).
         let style = try Configuration(environment: environment).postStyle
-        let remixer = Remixer(tokenizer: try TweetTokenizer(), maxOverlap: try Configuration(environment: environment).behaviour.remixMaxOverlap)
+        let remixer = Remixer(tokenizer: try PostTokenizer(), maxOverlap: try Configuration(environment: environment).behaviour.remixMaxOverlap)
         let humansTexts = Set(persona.seed.tweets.filter { $0.authorID == persona.human.id }.map(\.text))
         var overlaps: [Double] = []
         for slot in postedSlots {
@@ -202,14 +202,14 @@ struct PersonaDayProcessTests {
                     postedAt.timeIntervalSince(dueAt) <= grace,
                     "slot \(slot.minute) due before the plan was drawn at \(drawnAt), posted at \(postedAt)")
             }
-            let post = try #require(posts.first { $0.id == String(slot.botTweetID ?? -1) })
+            let post = try #require(posts.first { $0.id == String(slot.botPostID ?? -1) })
             let radius = try #require(slot.reason?.firstMatch(of: /within ±(\d+) min/).flatMap { Int($0.1) })
             // A copy's source is the slot's; a remix's are listed in its reason, the slot's among them.
-            var sources = [try #require(seedTweets[String(slot.sourceTweetID ?? -1)])]
+            var sources = [try #require(seedTweets[String(slot.sourcePostID ?? -1)])]
             if style == .remix {
-                let listed = try #require(slot.reason?.firstMatch(of: /^a remix of the human's tweets ([0-9, ]+) \(/)?.1, "\(slot.reason ?? "")")
+                let listed = try #require(slot.reason?.firstMatch(of: /^a remix of the human's posts ([0-9, ]+) \(/)?.1, "\(slot.reason ?? "")")
                 sources = try listed.split(separator: ", ").map { try #require(seedTweets[String($0)]) }
-                #expect(Set(sources.map(\.id)).count >= 2 && sources.map(\.id).contains(String(slot.sourceTweetID ?? -1)))
+                #expect(Set(sources.map(\.id)).count >= 2 && sources.map(\.id).contains(String(slot.sourcePostID ?? -1)))
                 // Not one of the person's posts, and no run of morphemes shared with one source above REMIX_MAX_OVERLAP.
                 #expect(!humansTexts.contains(post.text), "\(post.text) is a copy")
                 let overlap = sources.map { remixer.overlap(of: post.text, with: [RemixSource(id: 0, text: $0.text)]) }.max() ?? 1
@@ -283,13 +283,13 @@ struct PersonaDayProcessTests {
             let slots = try await Self.checkPostsAndReplies(persona, server, environment, database)
 
             // Likes: only the day's timeline posts the trained filter calls favorite, as many as the day's like plan holds.
-            let classifier = FavoriteClassifier(store: counts, tokenizer: try TweetTokenizer(), threshold: 2)
+            let classifier = FavoriteClassifier(store: counts, tokenizer: try PostTokenizer(), threshold: 2)
             let authors = Dictionary(uniqueKeysWithValues: persona.authors.map { ($0.id, $0.username) })
             let timeline = persona.seed.tweets.filter { authors[$0.authorID] != nil && $0.createdAt >= Self.dayStart }
             let verdicts = try await classifier.classify(
-                timeline.map { FavoriteClassifier.Tweet(text: $0.text, authorUsername: authors[$0.authorID]) })
+                timeline.map { FavoriteClassifier.Post(text: $0.text, authorUsername: authors[$0.authorID]) })
             let favorites = Set(zip(timeline, verdicts).filter { $0.1.isFavorite }.map(\.0.id))
-            let liked = Set(await server.liked().filter { $0.userID == persona.bot.id }.map(\.tweetID))
+            let liked = Set(await server.liked().filter { $0.userID == persona.bot.id }.map(\.postID))
             #expect(!liked.isEmpty)
             #expect(liked.isSubset(of: favorites), "liked but not favorite: \(liked.subtracting(favorites))")
             try await checkLikesFollowPlan(database, liked: liked)
@@ -419,8 +419,8 @@ struct PersonaDayProcessTests {
             #expect(
                 posts.count >= recorded.count && posts.count <= recorded.count + interrupted.count,
                 "\(posts.count) posts for \(recorded.count) recorded and \(interrupted.count) interrupted slots")
-            #expect(Set(recorded.compactMap(\.botTweetID)).count == recorded.count)
-            #expect(recorded.allSatisfy { slot in posts.contains { $0.id == String(slot.botTweetID ?? -1) } })
+            #expect(Set(recorded.compactMap(\.botPostID)).count == recorded.count)
+            #expect(recorded.allSatisfy { slot in posts.contains { $0.id == String(slot.botPostID ?? -1) } })
             #expect(Set(posts.map(\.text)).count == posts.count)  // nothing posted twice
             #expect(slots.filter { $0.minute < 22 * 60 - 30 }.allSatisfy { $0.state != .planned })
             let replies = await server.posted().filter { $0.inReplyToTweetID != nil }

@@ -202,7 +202,7 @@ struct StatusProcessTests {
                 let html = dom.output
                 #expect(html.contains("<svg id=\"rhythm\"") && html.contains("class=\"slot posted\""), "\(html.prefix(2_000))")
                 #expect(html.contains("id=\"actions\"") && html.contains("<span class=\"kind\">posted</span>"))
-                #expect(html.contains("the human's tweet") && html.contains("within ±"))
+                #expect(html.contains("the human's post") && html.contains("within ±"))
                 #expect(html.contains("archive: answers"))
                 // The X endpoints the bot called, each with its last success.
                 #expect(html.contains("id=\"endpoints\"") && html.contains("POST /2/tweets <span class=\"muted\">as bot</span>"))

@@ -33,7 +33,7 @@ struct TrainingCostTests {
             return
         }
         #expect(over.contains("could cost up to $0.91, more than what is left of today's X_DAILY_BUDGET ($0.50 of $1.00)"))
-        #expect(over.contains("--yes") && over.contains("--max-tweets") && over.contains("mirror_bot import"))
+        #expect(over.contains("--yes") && over.contains("--max-posts") && over.contains("mirror_bot import"))
     }
 }
 
@@ -87,7 +87,7 @@ struct TrainingCostProcessTests {
             // Today's spend is stored: with a budget of $0.50 the next run (at most $0.51 + $0.04 spent) is refused.
             var tight = environment
             tight["X_DAILY_BUDGET"] = "0.50"
-            let refused = try await MirrorBotProcess.run(["train", "scheduler", "--force", "--max-tweets", "460"], environment: tight)
+            let refused = try await MirrorBotProcess.run(["train", "scheduler", "--force", "--max-posts", "460"], environment: tight)
             #expect(refused.status != 0)
             #expect(refused.standardError.contains("more than what is left of today's X_DAILY_BUDGET ($0.46 of $0.50)"), "\(refused.standardError)")
             let yes = try await MirrorBotProcess.run(["train", "scheduler", "--force", "--yes"], environment: tight)
@@ -118,7 +118,7 @@ struct TrainingCostProcessTests {
             #expect(no.standardOutput.contains("Not spending it: nothing was read."))
             #expect(await server.requestCounts().isEmpty)
             let yes = try await onTerminal("y")
-            #expect(yes.standardOutput.contains("Archived 30 new tweets"), "\(yes.standardOutput)")
+            #expect(yes.standardOutput.contains("Archived 30 new posts"), "\(yes.standardOutput)")
         }
     }
 

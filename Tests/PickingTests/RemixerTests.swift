@@ -9,7 +9,7 @@ import Tokenizer
 /// hashtag the person did not write, within the network's length.
 @Suite("Remixed posts")
 struct RemixerTests {
-    static let tokenizer: TweetTokenizer = try! TweetTokenizer()
+    static let tokenizer: PostTokenizer = try! PostTokenizer()
 
     /// Posts that share words, as a person's do: the chain can go from one to another where they meet.
     static let posts: [RemixSource] = [

@@ -5,19 +5,19 @@ import TestSupport
 import Testing
 
 /// The same archive gives the same answers on Postgres and on the SQLite file: the same histogram and days (DST
-/// included), the same plan for a seed, and the same tweets sampled for a seed.
+/// included), the same plan for a seed, and the same posts sampled for a seed.
 @Suite("Postgres and SQLite archives agree")
 struct BackendAgreementTests {
-    /// A year of a human in New York (two DST changes): ~3,000 tweets at random times, a fifth of them replies,
+    /// A year of a human in New York (two DST changes): ~3,000 posts at random times, a fifth of them replies,
     /// some with @-mentions.
-    static func history() -> [ArchivedTweet] {
+    static func history() -> [ArchivedPost] {
         var generator = SeededGenerator(seed: 2026)
         let start = Date(timeIntervalSince1970: 1_704_067_200)  // 2024-01-01 UTC
         return (0..<3_000).map { index in
             let date = start.addingTimeInterval(Double.random(in: 0..<366 * 86_400, using: &generator).rounded())
             let reply: Int64? = index % 5 == 0 ? Int64(300 + index % 4) : nil
-            let text = index % 7 == 0 ? "@friend\(index % 3) tweet \(index)" : "tweet \(index)"
-            return ArchivedTweet(tweetID: Int64(10_000 + index), text: text, replyUserID: reply, createdAt: date)
+            let text = index % 7 == 0 ? "@friend\(index % 3) post \(index)" : "tweet \(index)"
+            return ArchivedPost(postID: Int64(10_000 + index), text: text, replyUserID: reply, createdAt: date)
         }
     }
 
@@ -44,12 +44,12 @@ struct BackendAgreementTests {
         var samples: [Int64?] = []
         for minute in stride(from: 0, to: 1_440, by: 45) {
             samples.append(
-                try await archive.randomTweet(
+                try await archive.randomPost(
                     nearMinute: minute, radius: 20, excluding: [10_005, 10_010],
-                    allowingMentions: minute % 2 == 0, using: &generator)?.tweetID)
+                    allowingMentions: minute % 2 == 0, using: &generator)?.postID)
         }
         var replies: [Int64?] = []
-        for user in [300, 301, 302, 303, 999] as [Int64] { replies.append(try await archive.randomReply(toUser: user, using: &generator)?.tweetID) }
+        for user in [300, 301, 302, 303, 999] as [Int64] { replies.append(try await archive.randomReply(toUser: user, using: &generator)?.postID) }
         return Answers(
             histogram: try await archive.minuteHistogram(), withoutReplies: try await archive.minuteHistogram(includingReplies: false),
             days: try await archive.postsPerDay(), plans: plans, samples: samples, replies: replies)

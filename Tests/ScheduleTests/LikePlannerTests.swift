@@ -19,7 +19,7 @@ struct LikePlannerTests {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = database.archive(timeZone: Self.tokyo, rowLimit: 1000)
             try await archive.prepare()
-            try await archive.insert([ArchivedTweet(tweetID: 1, text: "a post at 03:00", createdAt: Self.at(0, 3, 0))])
+            try await archive.insert([ArchivedPost(postID: 1, text: "a post at 03:00", createdAt: Self.at(0, 3, 0))])
             // Day 0: 24 likes at 21:00-21:23; day 1: none; day 2: one at 08:00. All with their own time.
             var likes = (0..<24).map { PersonLike(postID: Int64(100 + $0), likedAt: Self.at(0, 21, $0), isExact: true) }
             likes.append(PersonLike(postID: 200, likedAt: Self.at(2, 8, 0), isExact: true))
@@ -51,8 +51,8 @@ struct LikePlannerTests {
         try await TestServers.withIsolatedDatabase(.memory) { database async throws in
             let archive = database.archive(timeZone: Self.tokyo, rowLimit: 1000)
             try await archive.insert([
-                ArchivedTweet(tweetID: 1, text: "a", createdAt: Self.at(0, 7, 0)),
-                ArchivedTweet(tweetID: 2, text: "b", createdAt: Self.at(0, 7, 30)),
+                ArchivedPost(postID: 1, text: "a", createdAt: Self.at(0, 7, 0)),
+                ArchivedPost(postID: 2, text: "b", createdAt: Self.at(0, 7, 30)),
             ])
             let planner = LikePlanner(likes: database.likes, archive: archive)
             var generator = SplitMix64(seed: 1)

@@ -16,12 +16,12 @@ struct SchedulePlannerTests {
             let base = Date(timeIntervalSince1970: 1_717_167_600)  // 2024-06-01 00:00 Tokyo
             func at(_ day: Int, _ hour: Int, _ minute: Int) -> Date { base.addingTimeInterval(Double(day * 86_400 + hour * 3_600 + minute * 60)) }
             try await archive.insert([
-                ArchivedTweet(tweetID: 1, text: "a", createdAt: at(0, 7, 0)),
-                ArchivedTweet(tweetID: 2, text: "b", createdAt: at(0, 7, 30)),
-                ArchivedTweet(tweetID: 3, text: "c", createdAt: at(0, 22, 0)),
-                ArchivedTweet(tweetID: 4, text: "d", createdAt: at(2, 12, 0)),
-                ArchivedTweet(tweetID: 5, text: "@x e", replyUserID: 9, createdAt: at(0, 3, 0)),
-                ArchivedTweet(tweetID: 6, text: "@x f", replyUserID: 9, createdAt: at(1, 3, 0)),
+                ArchivedPost(postID: 1, text: "a", createdAt: at(0, 7, 0)),
+                ArchivedPost(postID: 2, text: "b", createdAt: at(0, 7, 30)),
+                ArchivedPost(postID: 3, text: "c", createdAt: at(0, 22, 0)),
+                ArchivedPost(postID: 4, text: "d", createdAt: at(2, 12, 0)),
+                ArchivedPost(postID: 5, text: "@x e", replyUserID: 9, createdAt: at(0, 3, 0)),
+                ArchivedPost(postID: 6, text: "@x f", replyUserID: 9, createdAt: at(1, 3, 0)),
             ])
             let planner = SchedulePlanner(archive: archive, maxPostsPerDay: 50)
             var counts: [Int: Int] = [:]

@@ -69,7 +69,7 @@ struct StatusWorld {
             _ = try await plans.storePlan(day: day, timeZone: "Asia/Tokyo", minutes: [480, 750, 1260], drawnAt: dayStart)
             #expect(try await plans.claim(day: day, minute: 480))
             try await plans.markPosted(
-                day: day, minute: 480, sourceTweetID: 101, botTweetID: 9001, postedAt: dayStart.addingTimeInterval(8 * 3_600),
+                day: day, minute: 480, sourcePostID: 101, botPostID: 9001, postedAt: dayStart.addingTimeInterval(8 * 3_600),
                 reason: "the human's tweet 101, within ±30 min of 08:00; posted unchecked: its original could not be looked up (HTTP 500)",
                 unchecked: true)
             try await plans.markSkipped(
@@ -84,7 +84,7 @@ struct StatusWorld {
                     try await mentions.finish(mentionID: Int64(id), state: .pending, reason: "the bot stopped during its pause")
                 } else {
                     try await mentions.finish(
-                        mentionID: Int64(id), state: replied ? .replied : .skipped, replyTweetID: replied ? Int64(id + 100) : nil,
+                        mentionID: Int64(id), state: replied ? .replied : .skipped, replyPostID: replied ? Int64(id + 100) : nil,
                         reason: replied ? "a past reply of the human to @friend" : "no past reply of the human to <i>this</i> user")
                 }
             }
@@ -92,7 +92,7 @@ struct StatusWorld {
             let likes = database.likes
             for (id, hour) in [(8001, 7.0), (8002, 10.0), (8003, 10.0), (8004, 11.75)] {
                 _ = try await likes.recordLike(
-                    tweetID: Int64(id), authorID: 400, logRatio: 2.5, reason: "log ratio 2.50 > 1.10 (猫)",
+                    postID: Int64(id), authorID: 400, logRatio: 2.5, reason: "log ratio 2.50 > 1.10 (猫)",
                     at: dayStart.addingTimeInterval(hour * 3_600))
             }
             // The person's archive: posts at 08:10 and 21:30 the day before, 08:05 two days before.
@@ -100,8 +100,8 @@ struct StatusWorld {
             let history: [(id: Int64, daysAgo: Double, minute: Double)] = [(1, 1, 490), (2, 1, 1_290), (3, 2, 485)]
             _ = try await archive.insert(
                 history.map { tweet in
-                    ArchivedTweet(
-                        tweetID: tweet.id, text: "朝の投稿 \(tweet.id)",
+                    ArchivedPost(
+                        postID: tweet.id, text: "朝の投稿 \(tweet.id)",
                         createdAt: dayStart.addingTimeInterval(-tweet.daysAgo * 86_400 + tweet.minute * 60))
                 })
             let usage = database.usageDays
@@ -236,7 +236,7 @@ struct StatusServerTests {
                 try await likes.markLiked(
                     day: StatusWorld.day, minute: 450,
                     like: RecordedLike(
-                        tweetID: 8_101, authorID: 400, logRatio: 4.25, reason: "log ratio 4.25 > 1.10 (ラーメン)",
+                        postID: 8_101, authorID: 400, logRatio: 4.25, reason: "log ratio 4.25 > 1.10 (ラーメン)",
                         likedAt: StatusWorld.dayStart.addingTimeInterval(450 * 60))))
             try await likes.markLikeSkipped(
                 day: StatusWorld.day, minute: 610, at: StatusWorld.dayStart.addingTimeInterval(610 * 60),

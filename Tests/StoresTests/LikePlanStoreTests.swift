@@ -38,13 +38,13 @@ struct LikePlanStoreTests {
             try await likes.keepCandidates([
                 LikeCandidate(postID: 77, authorID: 5, authorHandle: "alice", logRatio: 2, reason: "r", postedAt: Self.now)
             ])
-            let like = RecordedLike(tweetID: 77, authorID: 5, logRatio: 2, reason: "best", likedAt: Self.now)
+            let like = RecordedLike(postID: 77, authorID: 5, logRatio: 2, reason: "best", likedAt: Self.now)
             #expect(try await likes.markLiked(day: "2026-11-26", minute: 420, like: like))
             #expect(
                 try await !likes.markLiked(
-                    day: "2026-11-26", minute: 420, like: RecordedLike(tweetID: 78, authorID: nil, logRatio: 1, reason: "x", likedAt: Self.now)))
+                    day: "2026-11-26", minute: 420, like: RecordedLike(postID: 78, authorID: nil, logRatio: 1, reason: "x", likedAt: Self.now)))
             #expect(try await !likes.markLiked(day: "2026-11-26", minute: 600, like: like), "a post liked before is not liked at another slot")
-            #expect(try await likes.likes().map(\.tweetID) == [77])
+            #expect(try await likes.likes().map(\.postID) == [77])
             #expect(try await likes.candidates(postedSince: .distantPast).isEmpty, "the liked post is no longer kept")
             try await likes.markLikeSkipped(day: "2026-11-26", minute: 600, at: Self.now, reason: "no post")
             try await likes.markLikeSkipped(day: "2026-11-26", minute: 420, at: Self.now, reason: "too late")  // liked stays liked
@@ -68,7 +68,7 @@ struct LikePlanStoreTests {
                     postID: id, authorID: id == 4 ? nil : 9, authorHandle: id == 4 ? nil : "bob", logRatio: score, reason: "r\(id)",
                     postedAt: Self.now.addingTimeInterval(-ago))
             }
-            _ = try await likes.recordLike(tweetID: 5, authorID: nil, logRatio: 9, reason: "liked before", at: Self.now)
+            _ = try await likes.recordLike(postID: 5, authorID: nil, logRatio: 9, reason: "liked before", at: Self.now)
             try await likes.keepCandidates([
                 candidate(1, 1.5, ago: 60), candidate(2, 3, ago: 600), candidate(3, 3, ago: 300),
                 candidate(4, 2, ago: 90_000), candidate(5, 9, ago: 10),

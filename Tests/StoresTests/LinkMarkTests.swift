@@ -7,7 +7,7 @@ import Stores
 import TestSupport
 import Testing
 
-@Suite("Which archived tweets contain a link")
+@Suite("Which archived posts contain a link")
 struct LinkMarkTests {
     static let utc = TimeZone(identifier: "UTC")!
     static let day = Date(timeIntervalSince1970: 1_717_200_000)  // 2024-06-01 00:00 UTC
@@ -19,8 +19,8 @@ struct LinkMarkTests {
             try await archive.prepare()
             let morning = Self.day.addingTimeInterval(8 * 3_600 - 10 * 86_400)
             try await archive.insert([
-                ArchivedTweet(tweetID: 1, text: "朝 https://example.com", createdAt: morning),
-                ArchivedTweet(tweetID: 2, text: "朝ごはん", createdAt: morning),
+                ArchivedPost(postID: 1, text: "朝 https://example.com", createdAt: morning),
+                ArchivedPost(postID: 2, text: "朝ごはん", createdAt: morning),
             ])
             // As a database migrated from before the mark has it: no mark at all.
             if let postgres = database as? PostgresStoreSet { try await postgres.client.query("UPDATE tweets SET has_link = NULL") }
@@ -28,8 +28,8 @@ struct LinkMarkTests {
             try await archive.prepare()
             var generator = SystemRandomNumberGenerator()
             for _ in 0..<10 {
-                let pick = try await archive.randomTweet(nearMinute: 480, radius: 30, allowingLinks: false, using: &generator)
-                #expect(pick?.tweetID == 2)
+                let pick = try await archive.randomPost(nearMinute: 480, radius: 30, allowingLinks: false, using: &generator)
+                #expect(pick?.postID == 2)
             }
         }
     }

@@ -90,22 +90,22 @@ struct MigrationTests {
             let archive = database.archive(timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 10_000)
             try await archive.prepare()
 
-            // Every distinct tweet is kept; the duplicate row of the original is gone.
+            // Every distinct post is kept; the duplicate row of the original is gone.
             #expect(try await archive.count() == 3)
-            let tweets = try await archive.newest(limit: 10)
-            #expect(tweets.map(\.tweetID) == [102, 101, 100])
-            #expect(tweets[1].replyUserID == 42)
+            let posts = try await archive.newest(limit: 10)
+            #expect(posts.map(\.postID) == [102, 101, 100])
+            #expect(posts[1].replyUserID == 42)
             // The original's times were UTC: 2014-05-01 22:30 UTC is 07:30 in Tokyo.
-            #expect(tweets[2].createdAt == Date(timeIntervalSince1970: 1_398_983_400))
+            #expect(posts[2].createdAt == Date(timeIntervalSince1970: 1_398_983_400))
             let histogram = try await archive.minuteHistogram()
             #expect(histogram[7 * 60 + 30] == 1)  // 22:30 UTC
             #expect(histogram[12 * 60 + 15] == 1)  // 03:15 UTC
             #expect(histogram[23 * 60 + 59] == 1)  // 14:59 UTC, minute 1439, which the original skipped
             #expect(histogram.reduce(0, +) == 3)
 
-            // Tweets longer than the original's varchar(255) fit now, and Sequel's table is left alone.
+            // Posts longer than the original's varchar(255) fit now, and Sequel's table is left alone.
             let long = String(repeating: "長", count: 280)
-            #expect(try await archive.insert([ArchivedTweet(tweetID: 103, text: long, createdAt: Date())]) == 1)
+            #expect(try await archive.insert([ArchivedPost(postID: 103, text: long, createdAt: Date())]) == 1)
             let rows = try await database.client.query("SELECT version FROM schema_info", logger: logger)
             for try await version in rows.decode(Int.self) { #expect(version == 1) }
         }

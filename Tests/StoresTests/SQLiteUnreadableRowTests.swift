@@ -26,7 +26,7 @@ struct SQLiteUnreadableRowTests {
             _ = try await plans.storePlan(day: "2026-11-22", timeZone: "UTC", minutes: [480, 600, 720], drawnAt: Self.postedAt)
             for (minute, source) in [(480, Int64(101)), (600, 102)] {
                 try await plans.markPosted(
-                    day: "2026-11-22", minute: minute, sourceTweetID: source, botTweetID: source + 9_000,
+                    day: "2026-11-22", minute: minute, sourcePostID: source, botPostID: source + 9_000,
                     postedAt: Self.postedAt.addingTimeInterval(Double(minute) * 60), reason: "copied", unchecked: true)
             }
             // As `start --start-time 99999-01-01T00:00:00Z` left it: written around the store, by SQL.
@@ -38,7 +38,7 @@ struct SQLiteUnreadableRowTests {
 
             let unchecked = try await plans.uncheckedPosts()
             #expect(unchecked.map(\.minute) == [480])
-            #expect(unchecked.first?.sourceTweetID == 101)
+            #expect(unchecked.first?.sourcePostID == 101)
             let slots = try #require(try await plans.slots(of: "2026-11-22"))
             #expect(slots.map(\.minute) == [480, 720])
             #expect(!log.lines(containing: "Skipped a row of the posts whose original was not checked").isEmpty, "\(log.lines)")
@@ -79,28 +79,28 @@ struct SQLiteUnreadableRowTests {
             try await database.migrations.migrate()
             let archive = database.archive(timeZone: TimeZone(identifier: "UTC")!, rowLimit: 1_000)
             // Two posts at 08:00 and two replies to user 7, one of each made unreadable around the store.
-            let tweets = [
-                ArchivedTweet(tweetID: 1, text: "good morning", createdAt: Self.postedAt),
-                ArchivedTweet(tweetID: 2, text: "bad morning", createdAt: Self.postedAt.addingTimeInterval(1)),
-                ArchivedTweet(tweetID: 3, text: "good reply", replyUserID: 7, createdAt: Self.postedAt.addingTimeInterval(2)),
-                ArchivedTweet(tweetID: 4, text: "bad reply", replyUserID: 7, createdAt: Self.postedAt.addingTimeInterval(3)),
+            let posts = [
+                ArchivedPost(postID: 1, text: "good morning", createdAt: Self.postedAt),
+                ArchivedPost(postID: 2, text: "bad morning", createdAt: Self.postedAt.addingTimeInterval(1)),
+                ArchivedPost(postID: 3, text: "good reply", replyUserID: 7, createdAt: Self.postedAt.addingTimeInterval(2)),
+                ArchivedPost(postID: 4, text: "bad reply", replyUserID: 7, createdAt: Self.postedAt.addingTimeInterval(3)),
             ]
-            #expect(try await archive.insert(tweets) == 4)
+            #expect(try await archive.insert(posts) == 4)
             let writer = try DatabaseQueue(path: path)
             try await writer.write { db in
                 try db.execute(sql: "UPDATE tweets SET created_at = '99999-01-01 00:00:00.000' WHERE tweet_id IN (2, 4)")
             }
             try writer.close()
 
-            #expect(try await archive.newest(limit: 10).map(\.tweetID).sorted() == [1, 3])
+            #expect(try await archive.newest(limit: 10).map(\.postID).sorted() == [1, 3])
             let minute = LocalTime(of: Self.postedAt, in: TimeZone(identifier: "UTC")!).minute
             var random = SplitMix64(seed: 1)
-            let sample = TweetSample(
+            let sample = PostSample(
                 minute: minute, window: MinuteWindow(around: minute, radius: 5), excluded: [], allowingMentions: true,
                 allowingLinks: true, postedSince: Self.postedAt.addingTimeInterval(-86_400))
-            #expect(try await archive.randomTweets(sample, count: 5, using: &random).map(\.tweetID) == [1])
+            #expect(try await archive.randomPosts(sample, count: 5, using: &random).map(\.postID) == [1])
             let replies = ReplySample(userID: 7, excluded: [], allowingLinks: true)
-            for _ in 0..<5 { #expect(try await archive.randomReply(replies, using: &random)?.tweetID == 3) }
+            for _ in 0..<5 { #expect(try await archive.randomReply(replies, using: &random)?.postID == 3) }
             #expect(!log.lines(containing: "Skipped a row of the archive (newest posts)").isEmpty, "\(log.lines)")
             #expect(!log.lines(containing: "Skipped a row of the archive (posts to copy)").isEmpty, "\(log.lines)")
             #expect(!log.lines(containing: "Skipped a row of the archive (replies)").isEmpty, "\(log.lines)")
@@ -122,14 +122,14 @@ struct SQLiteUnreadableRowTests {
             try await database.migrations.migrate()
             for mention in [Int64(11), 12] {
                 #expect(try await database.mentions.begin(mentionID: mention, authorID: 7, conversationID: nil, at: Self.postedAt))
-                try await database.mentions.finish(mentionID: mention, state: .replied, replyTweetID: mention + 100, reason: "answered")
+                try await database.mentions.finish(mentionID: mention, state: .replied, replyPostID: mention + 100, reason: "answered")
             }
             let writer = try DatabaseQueue(path: path)
             try await writer.write { db in
                 try db.execute(sql: "UPDATE mention_replies SET handled_at = 'not a date' WHERE mention_tweet_id = 12")
             }
             try writer.close()
-            #expect(try await database.mentions.handledMentions().map(\.mentionTweetID) == [11])
+            #expect(try await database.mentions.handledMentions().map(\.mentionPostID) == [11])
             #expect(!log.lines(containing: "Skipped a row of the handled mentions").isEmpty, "\(log.lines)")
         }
     }

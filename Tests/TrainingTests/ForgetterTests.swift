@@ -21,15 +21,15 @@ struct ForgetterTests {
 
     @Test("An id or a post's address names the tweet; anything else does not")
     func addresses() {
-        #expect(Forgetter.tweetID(in: "1234567890") == 1_234_567_890)
-        #expect(Forgetter.tweetID(in: " https://x.com/hanako/status/1234567890 ") == 1_234_567_890)
-        #expect(Forgetter.tweetID(in: "https://twitter.com/hanako/status/42?s=20") == 42)
-        #expect(Forgetter.tweetID(in: "https://mastodon.example/@hanako/109876") == 109_876)
-        #expect(Forgetter.tweetID(in: "https://mastodon.example/users/hanako/statuses/109876") == 109_876)
-        #expect(Forgetter.tweetID(in: "https://x.com/hanako") == nil)
-        #expect(Forgetter.tweetID(in: "https://example.com/page/12") == nil)
-        #expect(Forgetter.tweetID(in: "hanako") == nil)
-        #expect(Forgetter.tweetID(in: "-5") == nil)
+        #expect(Forgetter.postID(in: "1234567890") == 1_234_567_890)
+        #expect(Forgetter.postID(in: " https://x.com/hanako/status/1234567890 ") == 1_234_567_890)
+        #expect(Forgetter.postID(in: "https://twitter.com/hanako/status/42?s=20") == 42)
+        #expect(Forgetter.postID(in: "https://mastodon.example/@hanako/109876") == 109_876)
+        #expect(Forgetter.postID(in: "https://mastodon.example/users/hanako/statuses/109876") == 109_876)
+        #expect(Forgetter.postID(in: "https://x.com/hanako") == nil)
+        #expect(Forgetter.postID(in: "https://example.com/page/12") == nil)
+        #expect(Forgetter.postID(in: "hanako") == nil)
+        #expect(Forgetter.postID(in: "-5") == nil)
     }
 
     @Test(
@@ -49,28 +49,28 @@ struct ForgetterTests {
             let client = XClient(configuration: .init(baseURL: url, credentials: [.bot: Self.bot]), logger: TestServers.logger)
             try await TestServers.withStores(backends) { database, store async throws in
                 let examples = database.examples
-                let classifier = FavoriteClassifier(store: store, tokenizer: try TweetTokenizer(), threshold: 3, examples: ExampleRecorder(examples))
+                let classifier = FavoriteClassifier(store: store, tokenizer: try PostTokenizer(), threshold: 3, examples: ExampleRecorder(examples))
                 let archive = database.archive(timeZone: TimeZone(identifier: "UTC")!, rowLimit: 1_000)
                 try await archive.prepare()
                 try await archive.insert([
-                    ArchivedTweet(tweetID: 10001, text: "寿司が好き", createdAt: Self.start.addingTimeInterval(-90_000)),
-                    ArchivedTweet(tweetID: 10002, text: "@friend ラーメンいこう", replyUserID: 300, createdAt: Self.start.addingTimeInterval(-80_000)),
-                    ArchivedTweet(tweetID: 10003, text: "ひとりごと", createdAt: Self.start.addingTimeInterval(-70_000)),
+                    ArchivedPost(postID: 10001, text: "寿司が好き", createdAt: Self.start.addingTimeInterval(-90_000)),
+                    ArchivedPost(postID: 10002, text: "@friend ラーメンいこう", replyUserID: 300, createdAt: Self.start.addingTimeInterval(-80_000)),
+                    ArchivedPost(postID: 10003, text: "ひとりごと", createdAt: Self.start.addingTimeInterval(-70_000)),
                 ])
                 // The bot posted 10001 in a slot (as 50001) and answered a mention with 10002 (as 50002).
                 let plans = database.plans
                 _ = try await plans.storePlan(day: "2023-11-14", timeZone: "UTC", minutes: [600], drawnAt: Self.start)
                 #expect(try await plans.claim(day: "2023-11-14", minute: 600))
                 try await plans.markPosted(
-                    day: "2023-11-14", minute: 600, sourceTweetID: 10001, botTweetID: 50001, postedAt: Self.start, reason: "test")
+                    day: "2023-11-14", minute: 600, sourcePostID: 10001, botPostID: 50001, postedAt: Self.start, reason: "test")
                 let mentions = database.mentions
                 #expect(try await mentions.begin(mentionID: 7001, authorID: 300, conversationID: nil, at: Self.start))
-                try await mentions.finish(mentionID: 7001, state: .replied, replyTweetID: 50002, sourceTweetID: 10002, reason: "test")
+                try await mentions.finish(mentionID: 7001, state: .replied, replyPostID: 50002, sourcePostID: 10002, reason: "test")
                 // The person liked the friend's 20001 and saw 20002.
                 _ = try await classifier.learnOnce(
-                    [(id: "20002", tweet: .init(text: "会議の資料", authorUsername: "friend"))], as: .normal, source: .timeline)
+                    [(id: "20002", post: .init(text: "会議の資料", authorUsername: "friend"))], as: .normal, source: .timeline)
                 _ = try await classifier.learnOnce(
-                    [(id: "20001", tweet: .init(text: "猫の写真", authorUsername: "friend"))], as: .favorite, source: .likes)
+                    [(id: "20001", post: .init(text: "猫の写真", authorUsername: "friend"))], as: .favorite, source: .likes)
 
                 let forgetter = Forgetter(archive: archive, examples: examples, classifier: classifier, network: XMirrorNetwork(client: client))
                 let posted = try await forgetter.forget(10001)
@@ -78,7 +78,7 @@ struct ForgetterTests {
                 let answered = try await forgetter.forget(10002)
                 #expect(answered.wasArchived && answered.copiesDeleted == [50002])
                 #expect(await server.deletedByAPI() == ["50001", "50002"])
-                #expect(try await archive.newest(limit: 10).map(\.tweetID) == [10003])  // the archive and its replies
+                #expect(try await archive.newest(limit: 10).map(\.postID) == [10003])  // the archive and its replies
 
                 let liked = try await forgetter.forget(20001)
                 #expect(!liked.wasArchived && liked.examplesRemoved == ["favorite"] && liked.unlearned == .favorite)
@@ -86,7 +86,7 @@ struct ForgetterTests {
                 #expect(counts.count(of: "猫", in: .favorite) == 0 && counts.count(of: .favorite) == 0)
                 #expect(counts.count(of: "@friend", in: .favorite) == 0)
                 #expect(counts.count(of: "会議", in: .normal) == 1)  // the rest stays
-                #expect(try await examples.all().map(\.tweetID) == ["20002"])
+                #expect(try await examples.all().map(\.postID) == ["20002"])
 
                 // Again: nothing left in the stores, the copies already gone (nothing deleted twice).
                 let again = try await forgetter.forget(10001)

@@ -17,7 +17,7 @@ import XNetwork
 struct TrainerTests {
     static let start = Date(timeIntervalSince1970: 1_700_000_000)
     static let human = AccountCredentials(consumerKey: "hk", consumerSecret: "hs", accessToken: "100-t", accessTokenSecret: "hts")
-    static let tokenizer: TweetTokenizer = try! TweetTokenizer()
+    static let tokenizer: PostTokenizer = try! PostTokenizer()
 
     static var quiet: Logger { Logger(label: "training", factory: { _ in SwiftLogNoOpLogHandler() }) }
 
@@ -76,7 +76,7 @@ struct TrainerTests {
             #expect(report.pages == (expected.count + 99) / 100)  // retweets are excluded by the server, so fewer pages
             #expect(try await trainer.archive.count() == expected.count)
             let newest = try await trainer.archive.newest(limit: 1)[0]
-            #expect(newest.tweetID == 13_499)
+            #expect(newest.postID == 13_499)
             #expect(newest.text == "寿司 & ラーメン 3499 https://example.com/3499")  // unescaped, links expanded
             var generator = SeededGenerator(seed: 1)
             #expect(try await trainer.archive.randomReply(toUser: 300, using: &generator) != nil)
@@ -135,8 +135,8 @@ struct TrainerTests {
             // Then as the daemon learns: timeline tweets as normal, one of them liked later, a like never seen on the
             // timeline (it takes its words out of normal, never below zero), and a repeat that changes nothing.
             let classifier = trainer.classifier
-            let cat = FavoriteClassifier.Tweet(text: "猫と会議の写真", authorUsername: "friend")
-            let sushi = FavoriteClassifier.Tweet(text: "寿司の写真", authorUsername: "taro")
+            let cat = FavoriteClassifier.Post(text: "猫と会議の写真", authorUsername: "friend")
+            let sushi = FavoriteClassifier.Post(text: "寿司の写真", authorUsername: "taro")
             try await classifier.learnOnce([("30001", cat), ("30002", sushi)], as: .normal, source: .timeline)
             try await classifier.learnOnce([("30001", cat)], as: .favorite, source: .likes)
             try await classifier.learnOnce([("30003", .init(text: "会議と電車", authorUsername: "boss"))], as: .favorite, source: .likes)

@@ -8,8 +8,8 @@ import TestSupport
 import Testing
 import WordCounts
 
-/// The markers of tweets learned as `normal` are kept for `LearnedMarkers.normalWeeks` weeks, not for ever: the
-/// store stays within a small plan (Heroku's redis mini holds 25 MB) while a tweet read twice within weeks is still
+/// The markers of posts learned as `normal` are kept for `LearnedMarkers.normalWeeks` weeks, not for ever: the
+/// store stays within a small plan (Heroku's redis mini holds 25 MB) while a post read twice within weeks is still
 /// learned once.
 @Suite("Learned-tweet markers are let go after weeks")
 struct LearnedMarkersTests {
@@ -21,7 +21,7 @@ struct LearnedMarkersTests {
     }
 
     @Test(
-        "Within the weeks a tweet is learned as normal once; after them, its marker is gone and it counts again; likes' markers stay",
+        "Within the weeks a post is learned as normal once; after them, its marker is gone and it counts again; likes' markers stay",
         arguments: WordCountBackendTests.Backend.allCases)
     func weeks(_ backend: WordCountBackendTests.Backend) async throws {
         let calendar = Calendar()

@@ -30,8 +30,8 @@ func commandCalls(_ connection: RedisConnection) async throws -> [String: Int] {
 
 @Suite("Word counts in Redis", .serialized)
 struct RedisWordCountsTests {
-    @Test("Learning a tweet is one round trip and writes the original's key layout")
-    func learnOneTweet() async throws {
+    @Test("Learning a post is one round trip and writes the original's key layout")
+    func learnOnePost() async throws {
         let store = try makeCountedStore()
         let observer = RedisConnection(url: try TestServers.statsRedisURL())
         let callsBefore = try await commandCalls(observer)
@@ -50,8 +50,8 @@ struct RedisWordCountsTests {
         try await store.removeAll()
     }
 
-    @Test("Reading every count to classify a tweet is one round trip")
-    func countsForOneTweet() async throws {
+    @Test("Reading every count to classify a post is one round trip")
+    func countsForOnePost() async throws {
         let store = try makeCountedStore()
         try await store.learn(["猫", "寿司"], as: .favorite)
         try await store.learn(["猫", "会議"], as: .normal)
@@ -74,18 +74,18 @@ struct RedisWordCountsTests {
         try await store.removeAll()
     }
 
-    @Test("A batch of tweets is learned and read in one round trip each")
+    @Test("A batch of posts is learned and read in one round trip each")
     func batches() async throws {
         let store = try makeStore()
-        let tweets: [(features: [String], category: Category)] = (0..<200).map { index in
+        let posts: [(features: [String], category: Category)] = (0..<200).map { index in
             (["word\(index % 7)", "話題\(index % 3)", "author\(index % 5)"], index % 4 == 0 ? .favorite : .normal)
         }
         let before = store.connection.statistics
-        try await store.learn(batch: tweets)
-        let all = try await store.counts(forEach: tweets.map(\.features))
+        try await store.learn(batch: posts)
+        let all = try await store.counts(forEach: posts.map(\.features))
         #expect(store.connection.statistics.roundTrips - before.roundTrips == 2)
         #expect(all.count == 200)
-        // word0 appears for indexes 0, 7, 14, ...: 29 tweets; favorites are those divisible by 4 too (0, 28, 56, ...).
+        // word0 appears for indexes 0, 7, 14, ...: 29 posts; favorites are those divisible by 4 too (0, 28, 56, ...).
         #expect(all[0].count(of: "word0", in: .favorite) == 8)
         #expect(all[0].count(of: "word0", in: .normal) == 21)
         #expect(all[0].count(of: .favorite) == 50)
@@ -93,7 +93,7 @@ struct RedisWordCountsTests {
         try await store.removeAll()
     }
 
-    @Test("Moving a tweet to favorite decrements normal counts, never below zero, in one round trip")
+    @Test("Moving a post to favorite decrements normal counts, never below zero, in one round trip")
     func moveToFavorite() async throws {
         let store = try makeStore()
         try await store.learn(["猫", "寿司"], as: .normal)

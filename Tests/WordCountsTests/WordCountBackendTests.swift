@@ -35,7 +35,7 @@ struct WordCountBackendTests {
         }
     }
 
-    @Test("Learning counts each feature once per tweet and each tweet once per category", arguments: Backend.allCases)
+    @Test("Learning counts each feature once per post and each post once per category", arguments: Backend.allCases)
     func learnAndRead(_ backend: Backend) async throws {
         try await Self.withStore(backend) { store in
             try await store.learn(batch: [(["寿司", "寿司", "@alice"], .favorite), (["寿司", "会議"], .normal), (["会議"], .normal)])
@@ -60,7 +60,7 @@ struct WordCountBackendTests {
         }
     }
 
-    @Test("Likes and timeline tweets are learned once per id; again, nothing changes", arguments: Backend.allCases)
+    @Test("Likes and timeline posts are learned once per id; again, nothing changes", arguments: Backend.allCases)
     func learnOnce(_ backend: Backend) async throws {
         try await Self.withStore(backend) { store in
             #expect(try await store.learnNormalsOnce([(id: "1", features: ["猫"]), (id: "2", features: ["会議"])]) == 2)

@@ -84,7 +84,7 @@ public struct BotParts: Sendable {
     // MARK: Stores, all on the one pool
 
     /// The person's posts.
-    public var archive: any TweetArchive {
+    public var archive: any PostArchive {
         database.archive
     }
     /// The bot's small named values (cursors, refusals, the calibration).
@@ -105,13 +105,13 @@ public struct BotParts: Sendable {
     /// the training examples it records as it learns.
     public func classifier(on store: (any WordCountBackend)? = nil) throws -> FavoriteClassifier {
         Self.classifier(
-            on: try store ?? wordCounts().store, tokenizer: try TweetTokenizer(), configuration: configuration, examples: examples, logger: logger)
+            on: try store ?? wordCounts().store, tokenizer: try PostTokenizer(), configuration: configuration, examples: examples, logger: logger)
     }
 
     /// The favorite filter of the bot `configuration` describes, on `store` with `tokenizer` (a fleet shares one
     /// across its bots), recording what it learns in `examples`.
     static func classifier(
-        on store: any WordCountBackend, tokenizer: TweetTokenizer, configuration: Configuration, examples: any TrainingExamples,
+        on store: any WordCountBackend, tokenizer: PostTokenizer, configuration: Configuration, examples: any TrainingExamples,
         logger: Logger
     ) -> FavoriteClassifier {
         FavoriteClassifier(

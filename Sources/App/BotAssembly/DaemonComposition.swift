@@ -227,7 +227,7 @@ public enum DaemonComposition {
     /// network's length; nil with copies.
     static func remixer(settings: DaemonSettings, classifier: FavoriteClassifier, network: any MirrorNetwork) throws -> Remixer? {
         guard settings.postStyle == .remix else { return nil }
-        let tokenizer = try (classifier.tokenizer as? any MorphemeTokenizer) ?? TweetTokenizer()
+        let tokenizer = try (classifier.tokenizer as? any MorphemeTokenizer) ?? PostTokenizer()
         return Remixer(
             tokenizer: tokenizer, order: settings.remixOrder, maxOverlap: settings.remixMaxOverlap, length: network.capabilities.postLength)
     }

@@ -92,7 +92,7 @@ public struct FleetRun: Sendable {
         let leases = try PostgresStoreSet(url: url, settings: StoreSettings().forDaemon(), connections: 2, logger: logger)
         let registry = PostgresFleetRegistry(database: PostgresStoreSet(sharing: leases, schema: leases.schema ?? "public"))
         let status = statusServer(registry: registry, pool: pool, counts: counts)
-        let shared = Shared(pool: pool, counts: counts, tokenizer: try TweetTokenizer(), status: status?.content)
+        let shared = Shared(pool: pool, counts: counts, tokenizer: try PostTokenizer(), status: status?.content)
         let loop = FleetClaimLoop(
             registry: registry, timing: timing, process: Self.processName, lapses: shared.lapses, logger: logger,
             runBot: { bot, claim, lease, logger in try await runBot(bot, claim: claim, lease: lease, shared: shared, logger: logger) },
@@ -122,7 +122,7 @@ public struct FleetRun: Sendable {
     struct Shared: Sendable {
         let pool: PostgresStoreSet
         let counts: any RedisPipelining
-        let tokenizer: TweetTokenizer
+        let tokenizer: PostTokenizer
         /// What the status server shows (nil without `PORT`): each bot running here shows its page there.
         let status: FleetStatusContent?
         /// Spaces the bots' starts on each server.

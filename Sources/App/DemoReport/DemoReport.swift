@@ -21,10 +21,10 @@ public struct DemoReport: Sendable {
             /// Who liked.
             public var userID: String
             /// What.
-            public var tweetID: String
+            public var postID: String
             enum CodingKeys: String, CodingKey {
                 case userID = "user_id"
-                case tweetID = "tweet_id"
+                case postID = "tweet_id"
             }
         }
 
@@ -177,7 +177,7 @@ public struct DemoReport: Sendable {
     }
 
     /// The seed's tweets by id, and by every alias the network gave one.
-    private var tweetsByID: [String: FakeXSeed.Tweet] {
+    private var postsByID: [String: FakeXSeed.Tweet] {
         var tweets = Dictionary(seed.tweets.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for (alias, id) in record.aliases { if let tweet = tweets[id] { tweets[alias] = tweet } }
         return tweets
@@ -228,7 +228,7 @@ public struct DemoReport: Sendable {
     }
 
     /// The human's tweets and replies in the seed that share a link.
-    public var humanTweetsWithLinks: Int {
+    public var humanPostsWithLinks: Int {
         seed.tweets.filter { $0.authorID == humanID && $0.retweetOf == nil && !($0.urls ?? []).isEmpty }.count
     }
 
@@ -242,7 +242,7 @@ public struct DemoReport: Sendable {
             if let status = botState["likes.status"] { lines.append(status) }
             if !postLinks {
                 lines.append(
-                    "links: \(humanTweetsWithLinks) of \(username(humanID))'s posts and replies share a link; POST_LINKS=false kept them back")
+                    "links: \(humanPostsWithLinks) of \(username(humanID))'s posts and replies share a link; POST_LINKS=false kept them back")
             }
             let warned =
                 [
@@ -259,7 +259,7 @@ public struct DemoReport: Sendable {
             lines.append("\(status) (\(likeCalls) like calls)")
         }
         if home == 0 { lines.append("the home timeline: not read (0 calls): only liking needs it") }
-        let shared = humanTweetsWithLinks
+        let shared = humanPostsWithLinks
         if !postLinks {
             lines.append(
                 "links: \(shared) of \(username(humanID))'s tweets and replies share a link; the bot posted \(postsWithLinks) posts with a URL "
@@ -298,33 +298,33 @@ public struct DemoReport: Sendable {
         lines.append("\(posts.count) posts today; \(human) posts \(String(format: "%.1f", perHour.reduce(0, +))) a day on average. The first ones:")
         for post in posts.prefix(5) { lines.append("  \(clockTime(post.createdAt)) \"\(post.text)\"") }
 
-        let tweets = tweetsByID
+        let tweets = postsByID
         let bySource = Dictionary(
-            mentions.compactMap { mention in mention.replyTweetID.map { (String($0), mention) } },
+            mentions.compactMap { mention in mention.replyPostID.map { (String($0), mention) } },
             uniquingKeysWith: { first, _ in first })
         lines.append("")
         lines.append("Replies (\(replies.count)):")
         for reply in replies {
             let to = username(reply.inReplyToUserID)
             let mention = reply.inReplyToTweetID.flatMap { tweets[$0]?.text } ?? "(a reply to the bot)"
-            let source = bySource[reply.id]?.sourceTweetID.map { "the human's past reply \($0)" } ?? "a past reply"
+            let source = bySource[reply.id]?.sourcePostID.map { "the human's past reply \($0)" } ?? "a past reply"
             lines.append("  \(clockTime(reply.createdAt)) to \(to) \"\(mention)\" -> \"\(reply.text)\" (\(source))")
         }
         let refused = mentions.filter { $0.state == .skipped }
         lines.append("Refused (\(refused.count)):")
         for mention in refused {
-            let text = tweets[String(mention.mentionTweetID)]?.text.prefix(40).description ?? "(its reply to the bot)"
+            let text = tweets[String(mention.mentionPostID)]?.text.prefix(40).description ?? "(its reply to the bot)"
             lines.append("  \(clockTime(mention.handledAt)) \(username(String(mention.authorID))) \"\(text)\": \(mention.reason ?? "?")")
         }
 
         // The bot keeps a like by its own id of the post; the fake names it by the seed's, where the network's ids differ.
         let reasons = Dictionary(
-            likes.map { (record.aliases[String($0.tweetID)] ?? String($0.tweetID), $0) }, uniquingKeysWith: { first, _ in first })
+            likes.map { (record.aliases[String($0.postID)] ?? String($0.postID), $0) }, uniquingKeysWith: { first, _ in first })
         lines.append("")
         lines.append("Likes (\(botLikes.count)):")
         for like in botLikes.prefix(12) {
-            let tweet = tweets[like.tweetID]
-            lines.append("  \(username(tweet?.authorID)) \"\(tweet?.text ?? like.tweetID)\": \(reasons[like.tweetID]?.reason ?? "?")")
+            let tweet = tweets[like.postID]
+            lines.append("  \(username(tweet?.authorID)) \"\(tweet?.text ?? like.postID)\": \(reasons[like.postID]?.reason ?? "?")")
         }
         if botLikes.count > 12 { lines.append("  … and \(botLikes.count - 12) more") }
         var words: [String: Int] = [:]

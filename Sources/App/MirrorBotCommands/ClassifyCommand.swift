@@ -5,14 +5,14 @@ import Foundation
 import Stores
 import Training
 
-/// `mirror_bot classify`: says whether the bot would like each tweet read from standard input, and why.
+/// `mirror_bot classify`: says whether the bot would like each post read from standard input, and why.
 struct ClassifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "classify",
-        abstract: "Says, for each line of standard input, whether the bot would like that tweet.",
+        abstract: "Says, for each line of standard input, whether the bot would like that post.",
         discussion: """
-            Each line is a tweet: plain text, or JSON {"text": ..., "author": "username"}. Prints per line the \
-            decision and the natural log of score(favorite) / score(normal); a tweet is liked when that ratio exceeds \
+            Each line is a post: plain text, or JSON {"text": ..., "author": "username"}. Prints per line the \
+            decision and the natural log of score(favorite) / score(normal); a post is liked when that ratio exceeds \
             the like threshold: FAVORITE_RATE_THRESHOLD, or with auto (the default) the calibrated one, whose model \
             and figures --stats prints. Lines are classified in batches, one read of the word counts per batch.
             """
@@ -49,14 +49,14 @@ struct ClassifyCommand: AsyncParsableCommand {
         // A pipeline: while the word counts answer for one batch, the next batch's lines are read and tokenized (on every
         // core); each batch's lines are written out at once.
         var reader = LineReader(handle: FileHandle.standardInput)
-        var current: (tweets: [FavoriteClassifier.Tweet], prepared: Task<FavoriteClassifier.PreparedBatch, Never>)?
+        var current: (posts: [FavoriteClassifier.Post], prepared: Task<FavoriteClassifier.PreparedBatch, Never>)?
         while true {
-            var batch: [FavoriteClassifier.Tweet] = []
-            while batch.count < Self.batchSize, let line = try reader.nextLine() { batch.append(Self.tweet(fromLine: line)) }
+            var batch: [FavoriteClassifier.Post] = []
+            while batch.count < Self.batchSize, let line = try reader.nextLine() { batch.append(Self.post(fromLine: line)) }
             let next = batch.isEmpty ? nil : (batch, Task { [batch] in await classifier.prepare(batch) })
             if let current {
                 let verdicts = try await classifier.decide(await current.prepared.value)
-                FileHandle.standardOutput.write(Data(output(current.tweets, verdicts).utf8))
+                FileHandle.standardOutput.write(Data(output(current.posts, verdicts).utf8))
             }
             guard let next else { break }
             current = next
@@ -67,11 +67,11 @@ struct ClassifyCommand: AsyncParsableCommand {
     static let batchSize = 2_000
 
     /// A batch's lines of output.
-    private func output(_ tweets: [FavoriteClassifier.Tweet], _ verdicts: [FavoriteClassifier.Verdict]) -> String {
+    private func output(_ posts: [FavoriteClassifier.Post], _ verdicts: [FavoriteClassifier.Verdict]) -> String {
         var text = ""
-        text.reserveCapacity(tweets.count * 96)
-        for (tweet, verdict) in zip(tweets, verdicts) {
-            text += json ? Self.jsonLine(verdict, explain: explain) : Self.textLine(tweet, verdict, explain: explain)
+        text.reserveCapacity(posts.count * 96)
+        for (post, verdict) in zip(posts, verdicts) {
+            text += json ? Self.jsonLine(verdict, explain: explain) : Self.textLine(post, verdict, explain: explain)
             text += "\n"
         }
         return text
@@ -83,17 +83,17 @@ struct ClassifyCommand: AsyncParsableCommand {
         var author: String?
     }
 
-    /// A line as a tweet: JSON with `text` (and `author`) when it parses as such, else the line itself.
-    static func tweet(fromLine line: String) -> FavoriteClassifier.Tweet {
+    /// A line as a post: JSON with `text` (and `author`) when it parses as such, else the line itself.
+    static func post(fromLine line: String) -> FavoriteClassifier.Post {
         if line.hasPrefix("{"), let object = try? JSONDecoder().decode(JSONLine.self, from: Data(line.utf8)) {
             let author = object.author.map { $0.hasPrefix("@") ? String($0.dropFirst()) : $0 }
-            return FavoriteClassifier.Tweet(text: object.text, authorUsername: author)
+            return FavoriteClassifier.Post(text: object.text, authorUsername: author)
         }
-        return FavoriteClassifier.Tweet(text: line)
+        return FavoriteClassifier.Post(text: line)
     }
 
-    static func textLine(_ tweet: FavoriteClassifier.Tweet, _ verdict: FavoriteClassifier.Verdict, explain: Bool) -> String {
-        var line = (verdict.isFavorite ? "like " : "skip ") + String(format: "%+8.3f  ", verdict.score.logRatio) + tweet.text
+    static func textLine(_ post: FavoriteClassifier.Post, _ verdict: FavoriteClassifier.Verdict, explain: Bool) -> String {
+        var line = (verdict.isFavorite ? "like " : "skip ") + String(format: "%+8.3f  ", verdict.score.logRatio) + post.text
         if explain {
             let strongest = verdict.score.strongestContributions()
             let toward = strongest.towardFavorite.map { String(format: "%@ %+.2f", $0.feature, $0.logRatio) }

@@ -48,7 +48,7 @@ struct DoctorCommand: AsyncParsableCommand {
         }
         let network = checked.network
         print(
-            "ok    time zone: \(configuration.behaviour.timeZone.identifier); archive keeps \(configuration.storage.archiveRowLimit) tweets; like threshold \(configuration.behaviour.calibratesFavoriteThreshold ? "auto (calibrated on the training examples)" : String(configuration.behaviour.favoriteRateThreshold)), classifier \(configuration.behaviour.classifier.rawValue)"
+            "ok    time zone: \(configuration.behaviour.timeZone.identifier); archive keeps \(configuration.storage.archiveRowLimit) posts; like threshold \(configuration.behaviour.calibratesFavoriteThreshold ? "auto (calibrated on the training examples)" : String(configuration.behaviour.favoriteRateThreshold)), classifier \(configuration.behaviour.classifier.rawValue)"
         )
 
         var parts: BotParts?
@@ -122,7 +122,7 @@ struct DoctorCommand: AsyncParsableCommand {
         }
 
         do {
-            let nouns = try TweetTokenizer().nouns(in: "今日は東京で寿司を食べた")
+            let nouns = try PostTokenizer().nouns(in: "今日は東京で寿司を食べた")
             report("MeCab dictionary", .success("loaded; 今日は東京で寿司を食べた → \(nouns.joined(separator: " "))"))
         } catch {
             report("MeCab dictionary", .failure(error))

@@ -78,7 +78,7 @@ struct ForgetMeCommand: AsyncParsableCommand {
         }
     }
 
-    /// "12 rows: tweets 10, bot_state 2" or "0 rows".
+    /// "12 rows: posts 10, bot_state 2" or "0 rows".
     static func rows(_ counts: [String: Int]) -> String {
         let total = counts.values.reduce(0, +)
         let detail = counts.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")

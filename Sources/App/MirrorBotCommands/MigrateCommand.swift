@@ -11,7 +11,7 @@ struct MigrateCommand: AsyncParsableCommand {
             Applies the SQL files of Migrations/ that are not yet recorded in the schema_migrations table, each in \
             its own transaction. Without DATABASE_URL, the archive is the SQLite file MIRROR_BOT_DATA (default \
             mirror_bot.sqlite) and the files of Migrations/sqlite/ are applied; the other commands do this by \
-            themselves for the SQLite file. A database made by the original Ruby mirror_bot is adopted with all its tweets. \
+            themselves for the SQLite file. A database made by the original Ruby mirror_bot is adopted with all its posts. \
             Then recomputes the stored minutes of the day if TZ changed since the last run.
             """
     )

@@ -57,7 +57,7 @@ struct ScheduleCommand: AsyncParsableCommand {
     static func chart(plan: DayPlan, histogram: [Int]) -> String {
         let total = histogram.reduce(0, +)
         guard total > 0 else {
-            return "The archive has no tweets yet: nothing to plan. Run `mirror_bot train scheduler` or `mirror_bot import`."
+            return "The archive has no posts yet: nothing to plan. Run `mirror_bot train scheduler` or `mirror_bot import`."
         }
         let perHour = (0..<24).map { hour in histogram[(hour * 60)..<(hour * 60 + 60)].reduce(0, +) }
         let largest = max(1, perHour.max() ?? 1)

@@ -9,11 +9,11 @@ struct TokenizeCommand: AsyncParsableCommand {
         discussion: "Reads the texts given as arguments, or standard input line by line when none is given."
     )
 
-    @Argument(help: "Texts to tokenize (tweet text, HTML entities and all).")
+    @Argument(help: "Texts to tokenize (post text, HTML entities and all).")
     var texts: [String] = []
 
     func run() async throws {
-        let tokenizer = try TweetTokenizer()
+        let tokenizer = try PostTokenizer()
         if texts.isEmpty {
             while let line = readLine() { print(try tokenizer.nouns(in: line).joined(separator: " ")) }
         } else {

@@ -20,11 +20,11 @@ struct TrainCommand: AsyncParsableCommand {
     )
 }
 
-/// `mirror_bot train scheduler [--force] [--max-tweets N] [--yes]`.
+/// `mirror_bot train scheduler [--force] [--max-posts N] [--yes]`.
 struct TrainSchedulerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scheduler",
-        abstract: "Archives the human's most recent tweets (up to 3,200, retweets excluded) for posting and scheduling.",
+        abstract: "Archives the human's most recent posts (up to 3,200, reposts excluded) for posting and scheduling.",
         discussion: """
             Runs once: a second run does nothing (no API calls) unless --force is given. Where the network bills \
             reading, the most it may cost is printed first. On a terminal it asks; --yes skips the question; with no \
@@ -36,30 +36,32 @@ struct TrainSchedulerCommand: AsyncParsableCommand {
     @Flag(help: "Run even if it has run before.")
     var force = false
 
-    @Option(help: "Read at most this many of the human's newest posts (a network may return fewer).")
-    var maxTweets = Trainer.schedulerTweetLimit
+    @Option(
+        name: [.customLong("max-posts"), .customLong("max-tweets")],
+        help: "Read at most this many of the human's newest posts (a network may return fewer; --max-tweets is the old name).")
+    var maxPosts = Trainer.schedulerPostLimit
 
     @Flag(help: "Spend without asking, even above today's X_DAILY_BUDGET.")
     var yes = false
 
     func validate() throws {
-        guard maxTweets >= 1 else { throw ValidationError("--max-tweets must be at least 1, not \(maxTweets)") }
+        guard maxPosts >= 1 else { throw ValidationError("--max-posts must be at least 1, not \(maxPosts)") }
     }
 
     func run() async throws {
-        let (force, maxTweets) = (force, maxTweets)
+        let (force, maxPosts) = (force, maxPosts)
         try await withTrainer(
             command: "train scheduler",
             cost: .init(
-                reading: .personsPosts(min(maxTweets, Trainer.schedulerTweetLimit)), flag: "scheduler", force: force,
+                reading: .personsPosts(min(maxPosts, Trainer.schedulerPostLimit)), flag: "scheduler", force: force,
                 assumeYes: yes)
         ) { trainer, _, _ in
-            let report = try await trainer.trainScheduler(force: force, maxTweets: maxTweets)
+            let report = try await trainer.trainScheduler(force: force, maxPosts: maxPosts)
             guard !report.skipped else {
                 return "Already trained (trained:scheduler is set); nothing fetched. Use --force to fetch again."
             }
             return
-                "Archived \(report.stored) new tweets of the human (\(report.postsRead) read in \(pages(report.pages)), \(report.retweetsSkipped) retweets skipped)."
+                "Archived \(report.stored) new posts of the human (\(report.postsRead) read in \(pages(report.pages)), \(report.retweetsSkipped) reposts skipped)."
         }
     }
 }
@@ -68,13 +70,13 @@ struct TrainSchedulerCommand: AsyncParsableCommand {
 struct TrainClassifierCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "classifier",
-        abstract: "Learns 800 of the human's likes as favorite and 800 home-timeline tweets they did not like as normal.",
+        abstract: "Learns 800 of the human's likes as favorite and 800 home-timeline posts they did not like as normal.",
         discussion: """
             Only where the bot likes (LIKES=on, or LIKES=auto, the default, where the network welcomes a bot's likes): \
             otherwise it says so and reads nothing. Runs once: a second run does nothing (no API calls) unless \
             --force is given. The most it may cost is printed first and, as for `train scheduler`, asked on a \
             terminal, skipped with --yes, and otherwise held to today's X_DAILY_BUDGET; `mirror_bot import` learns \
-            the likes of your downloaded archive for free. Every tweet learned is kept as a training example. With \
+            the likes of your downloaded archive for free. Every post learned is kept as a training example. With \
             FAVORITE_RATE_THRESHOLD=auto (the default), the like threshold (and, with CLASSIFIER=auto, the model) is \
             then chosen by cross-validation on the examples, and printed.
             """ + networksHelp("train classifier")
@@ -87,7 +89,7 @@ struct TrainClassifierCommand: AsyncParsableCommand {
     var yes = false
 
     /// What it reads: the person's likes and their home timeline, 800 each, with each post's author.
-    static let reading = PlannedReading.likesAndTimeline(likes: Trainer.classifierTweetLimit, timeline: Trainer.classifierTweetLimit)
+    static let reading = PlannedReading.likesAndTimeline(likes: Trainer.classifierPostLimit, timeline: Trainer.classifierPostLimit)
 
     func run() async throws {
         let context = try CommandContext.load()
@@ -116,7 +118,7 @@ struct TrainClassifierCommand: AsyncParsableCommand {
                 return "Already trained (trained:classifier is set); nothing fetched. Use --force to learn again."
             }
             let learned =
-                "Learned \(report.favorites) likes as favorite and \(report.normals) timeline tweets as normal (\(report.postsRead) read in \(pages(report.pages)))."
+                "Learned \(report.favorites) likes as favorite and \(report.normals) timeline posts as normal (\(report.postsRead) read in \(pages(report.pages)))."
             return learned + "\n" + (try await calibrationLine(trainer.classifier, configuration, stores))
         }
     }
@@ -143,7 +145,7 @@ struct TrainRebuildCommand: AsyncParsableCommand {
             let report = try await CountsRebuilder(examples: database.examples, classifier: trainer.classifier)
                 .rebuild(progress: trainer.progress)
             let rebuilt =
-                "Rebuilt the word counts from \(report.examples) training examples (\(report.favorites) tweets counted as liked, \(report.normals) as not liked)."
+                "Rebuilt the word counts from \(report.examples) training examples (\(report.favorites) posts counted as liked, \(report.normals) as not liked)."
             return rebuilt + "\n" + (try await calibrationLine(trainer.classifier, configuration, database))
         }
     }
@@ -163,8 +165,8 @@ struct TrainClearCommand: AsyncParsableCommand {
         try await withTrainer(requiresCredentials: false) { trainer, _, database in
             try await refuseWhileADaemonRuns(on: database, what: TrainClearCommand.whatItChanges)
             try await database.examples.removeAll()
-            let (tweets, keys) = try await trainer.clear()
-            return "Cleared the archive (\(tweets) tweets), the training examples and \(keys) word-count keys."
+            let (posts, keys) = try await trainer.clear()
+            return "Cleared the archive (\(posts) posts), the training examples and \(keys) word-count keys."
         }
     }
 }
@@ -242,7 +244,7 @@ enum SpendingApproval: Equatable {
             String(
                 format: """
                     %@ could cost up to $%.2f, more than what is left of today's X_DAILY_BUDGET ($%.2f of $%.2f), and there is no terminal to ask: \
-                    nothing was read. Run it with --yes to spend it anyway, read less (train scheduler --max-tweets N), raise X_DAILY_BUDGET, \
+                    nothing was read. Run it with --yes to spend it anyway, read less (train scheduler --max-posts N), raise X_DAILY_BUDGET, \
                     or import your downloaded archive for free (`mirror_bot import`).
                     """, command, estimate, max(0, remaining), budget))
     }

@@ -37,7 +37,7 @@ struct StatusAPI: Sendable {
             slots: try await database.plans.slots(of: day) ?? [], likeSlots: try await database.likes.likeSlots(of: day),
             actions: try await database.actions.page(limit: 20),
             spendByDay: spend.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, dailyBudget: dailyBudget,
-            archiveSize: try await archive.count(), newestTweetID: try await archive.newestTweetID(),
+            archiveSize: try await archive.count(), newestPostID: try await archive.newestPostID(),
             trainingExamples: try await database.examples.count(), likeModel: await likeModel(),
             health: health, waitingFor: waitingFor, endpointCalls: endpointCalls(), networkName: networkName, postLinks: postLinks,
             paused: try await OwnerControl(state: database.state).current(), optOuts: try await OptOutList(state: database.state).all().count)
@@ -195,7 +195,7 @@ struct StatusAPI: Sendable {
             slots: slots.map { slot in
                 Body.Slot(
                     minute: slot.minute, time: LocalTime.clockTime(slot.minute), state: slot.state.rawValue,
-                    reason: slot.reason, sourcePostID: slot.sourceTweetID.map(String.init), botPostID: slot.botTweetID.map(String.init),
+                    reason: slot.reason, sourcePostID: slot.sourcePostID.map(String.init), botPostID: slot.botPostID.map(String.init),
                     postedAt: slot.postedAt, unchecked: slot.postedUnchecked)
             },
             likes: try await database.likes.likeSlots(of: day)?.map { slot in

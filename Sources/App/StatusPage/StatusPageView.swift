@@ -26,9 +26,9 @@ struct StatusPageData: Sendable {
     /// The network's cost of each UTC day, oldest first, and the daily budget (nil where nothing is billed).
     var spendByDay: [(day: String, cost: Double)]
     var dailyBudget: Double?
-    /// Learning: tweets archived, the newest one's id, training examples.
+    /// Learning: posts archived, the newest one's id, training examples.
     var archiveSize: Int
-    var newestTweetID: Int64?
+    var newestPostID: Int64?
     var trainingExamples: Int
     /// How likes are decided (model, threshold, cross-validated precision and recall), when known.
     var likeModel: String?
@@ -120,8 +120,8 @@ enum StatusPageView {
             + "(<code>mirror_bot optout list</code>).</p>\n"
         html += """
             <h2>Learning</h2>
-            <table><tr><td>Tweets of the person archived</td><td>\(data.archiveSize)</td></tr>
-            <tr><td>Newest tweet learned</td><td>\(data.newestTweetID.map { link(String($0), data.postLinks.personSide, text: String($0)) } ?? "none")</td></tr>
+            <table><tr><td>Posts of the person archived</td><td>\(data.archiveSize)</td></tr>
+            <tr><td>Newest post learned</td><td>\(data.newestPostID.map { link(String($0), data.postLinks.personSide, text: String($0)) } ?? "none")</td></tr>
             <tr><td>Training examples (likes and not)</td><td>\(data.trainingExamples)</td></tr>
             <tr><td>Likes decided by</td><td id="like-model">\(escape(data.likeModel ?? "no calibration stored yet (made at the first start that likes)"))</td></tr></table>
             <h2>Health</h2>

@@ -1,7 +1,7 @@
 public import Foundation
 
 /// A moment on the local clock of a zone: its minute of the day and its calendar day (what Postgres's `AT TIME ZONE`
-/// gives). The one place the bot's time-of-day and day strings are written: how the archive files tweets in SQLite,
+/// gives). The one place the bot's time-of-day and day strings are written: how the archive files posts in SQLite,
 /// the schedule names days and slots, the picker finds the minute to post at, and X's billing day is named.
 public struct LocalTime: Sendable, Equatable {
     /// 0 is 00:00, 1439 is 23:59.

@@ -19,7 +19,7 @@ public struct NetworkPost: Sendable, Equatable {
     public var replyToPostID: String?
     /// The thread it belongs to.
     public var conversationID: String?
-    /// Whether it is a repost (a retweet, a boost) of someone else's post.
+    /// Whether it is a repost (a repost, a boost) of someone else's post.
     public var isRepost: Bool
     /// Whether its author's profile asks bots not to answer (`#nobot`, a fediverse convention), where the network
     /// says.

@@ -3,7 +3,7 @@
 /// "Content: Create (with URL)" rate, about 13 times a plain post, so the bot asks before posting one.
 public enum PostLinks {
     /// Top-level domains X links without a scheme that people actually type; the list errs on the side of finding
-    /// a link (a false "link" only keeps a tweet from being posted, a missed one costs $0.185 more).
+    /// a link (a false "link" only keeps a post from being posted, a missed one costs $0.185 more).
     static let bareDomainSuffixes: Set<String> = [
         "com", "net", "org", "jp", "io", "co", "me", "ly", "gl", "info", "dev", "app", "tv", "fm", "be", "to", "us",
         "uk", "de", "fr", "biz", "xyz", "site", "online", "blog", "news", "link",

@@ -1,4 +1,4 @@
-/// Decodes the HTML character references X puts in tweet text (`&amp;`, `&lt;`, `&gt;`, and the occasional
+/// Decodes the HTML character references X puts in post text (`&amp;`, `&lt;`, `&gt;`, and the occasional
 /// `&quot;`, `&#39;`, `&#12354;`, `&#x3042;`). Unknown or malformed references are kept as they are.
 enum HTMLEntities {
     private static let named: [Substring: Unicode.Scalar] = [

@@ -1,12 +1,12 @@
 /// The subtype of an IPAdic noun (the second field of `名詞,<subtype>,...`), and which subtypes are kept.
 ///
-/// Dropped, because they occur in tweets about anything and would only add noise to the counts:
+/// Dropped, because they occur in posts about anything and would only add noise to the counts:
 /// - 数 (numbers: 1, 二, 100): times, counts and dates, never a topic;
 /// - 非自立 (dependent nouns: こと, もの, ん, よう): grammar, not content;
 /// - 代名詞 (pronouns: これ, 私, あなた);
 /// - 接尾 (suffixes: さん, ちゃん, 的, 円, 時): they attach to a real word, which is kept;
 /// - 特殊 (special, such as そう in そうだ).
-/// Kept: 一般, 固有名詞, サ変接続, 形容動詞語幹, ナイ形容詞語幹, 副詞可能 (今日, 最近: they do mark kinds of tweets),
+/// Kept: 一般, 固有名詞, サ変接続, 形容動詞語幹, ナイ形容詞語幹, 副詞可能 (今日, 最近: they do mark kinds of posts),
 /// 接続詞的, 動詞非自立的, 引用文字列, and anything a dictionary adds.
 struct NounKind {
     private static let nounPrefix = Array("名詞,".utf8)

@@ -1,7 +1,7 @@
 /// The two classes the favorite filter learns, with the original's names (they appear in Redis keys).
 public enum Category: String, Sendable, CaseIterable, Hashable {
-    /// Tweets the human liked.
+    /// Posts the human liked.
     case favorite
-    /// Tweets the human saw on their timeline and did not like.
+    /// Posts the human saw on their timeline and did not like.
     case normal
 }

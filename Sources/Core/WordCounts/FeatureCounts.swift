@@ -1,9 +1,9 @@
-/// The counts needed to classify one tweet: for each of its features how often it was learned in each category,
-/// and how many tweets each category has learned.
+/// The counts needed to classify one post: for each of its features how often it was learned in each category,
+/// and how many posts each category has learned.
 public struct FeatureCounts: Sendable, Equatable {
     /// count(feature, category) for the features asked about; a feature never learned has zeros.
     public var features: [String: [Category: Int]]
-    /// count(category): tweets learned in each category.
+    /// count(category): posts learned in each category.
     public var categories: [Category: Int]
 
     /// Counts from their parts.

@@ -1,7 +1,7 @@
 public import Foundation
 
-/// How long the word counts remember which tweets they learned as `normal` (the bot's timeline, thousands a day at
-/// 200 followed accounts): weeks, in buckets of a week (days since 1970 / 7). A tweet is read again only when a
+/// How long the word counts remember which posts they learned as `normal` (the bot's timeline, thousands a day at
+/// 200 followed accounts): weeks, in buckets of a week (days since 1970 / 7). A post is read again only when a
 /// timeline's cursor is lost, so weeks are plenty; markers of likes are few and kept for good.
 public enum LearnedMarkers {
     /// Weeks of `normal` markers kept: the current week's and the four before.

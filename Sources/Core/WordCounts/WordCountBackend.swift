@@ -2,24 +2,24 @@
 /// SQLite file (`SQLiteWordCounts`), each in a module of its own. Both behave the same; each reads or learns a batch
 /// in one round trip or one transaction, and says a store it cannot reach with `WordCountsUnavailable`.
 public protocol WordCountBackend: Sendable {
-    /// The counts for several tweets at once (one entry per tweet, in order).
-    func counts(forEach tweets: [[String]]) async throws -> [FeatureCounts]
-    /// Learns several tweets, each with its category.
+    /// The counts for several posts at once (one entry per post, in order).
+    func counts(forEach posts: [[String]]) async throws -> [FeatureCounts]
+    /// Learns several posts, each with its category.
     func learn(batch: [(features: [String], category: Category)]) async throws
-    /// Moves several tweets from `normal` to `favorite`, never taking a count below zero.
+    /// Moves several posts from `normal` to `favorite`, never taking a count below zero.
     func moveToFavorite(batch: [[String]]) async throws
-    /// Learns liked tweets as favorites (moving them out of `normal`), each id at most once ever; how many were new.
-    @discardableResult func learnFavoritesOnce(_ tweets: [(id: String, features: [String])]) async throws -> Int
-    /// Learns tweets seen but not liked as `normal`, each id at most once within `LearnedMarkers.normalWeeks` (the
+    /// Learns liked posts as favorites (moving them out of `normal`), each id at most once ever; how many were new.
+    @discardableResult func learnFavoritesOnce(_ posts: [(id: String, features: [String])]) async throws -> Int
+    /// Learns posts seen but not liked as `normal`, each id at most once within `LearnedMarkers.normalWeeks` (the
     /// markers of older ones are let go, so that they do not grow without end); how many were new.
-    @discardableResult func learnNormalsOnce(_ tweets: [(id: String, features: [String])]) async throws -> Int
+    @discardableResult func learnNormalsOnce(_ posts: [(id: String, features: [String])]) async throws -> Int
     /// Lets go of the `normal` markers older than `LearnedMarkers.normalWeeks` that do not expire by themselves;
     /// how many were let go.
     @discardableResult func forgetOldNormalMarkers() async throws -> Int
-    /// Takes one learned tweet back out of `category` (`mirror_bot forget`), never taking a count below zero. Its
+    /// Takes one learned post back out of `category` (`mirror_bot forget`), never taking a count below zero. Its
     /// learned-id marker stays, so that it is not learned again.
     func unlearn(_ features: [String], from category: Category) async throws
-    /// Whether a liked tweet was already learned by `learnFavoritesOnce`.
+    /// Whether a liked post was already learned by `learnFavoritesOnce`.
     func wasLearnedAsFavorite(_ id: String) async throws -> Bool
     /// Whether the one-time training `name` has run.
     func isTrained(_ name: String) async throws -> Bool
@@ -30,10 +30,10 @@ public protocol WordCountBackend: Sendable {
 }
 
 extension WordCountBackend {
-    /// The counts to classify one tweet with these features.
+    /// The counts to classify one post with these features.
     public func counts(for features: [String]) async throws -> FeatureCounts { try await counts(forEach: [features])[0] }
-    /// Learns one tweet with these features as `category`.
+    /// Learns one post with these features as `category`.
     public func learn(_ features: [String], as category: Category) async throws { try await learn(batch: [(features, category)]) }
-    /// Learns a tweet as `favorite` that was first learned as `normal`.
+    /// Learns a post as `favorite` that was first learned as `normal`.
     public func moveToFavorite(_ features: [String]) async throws { try await moveToFavorite(batch: [features]) }
 }

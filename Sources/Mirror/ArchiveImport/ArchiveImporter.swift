@@ -27,7 +27,7 @@ public struct ArchiveImporter: Sendable {
     /// archive's numbers stand for where a network's ids are not numbers; `personLikes` keeps the person's likes dated;
     /// `checkOwner` is asked, before anything is stored, whether the account the archive names may be imported.
     public init(
-        formats: [any ExportFormat], archive: any TweetArchive, classifier: FavoriteClassifier, copyingWarnings: Bool = false,
+        formats: [any ExportFormat], archive: any PostArchive, classifier: FavoriteClassifier, copyingWarnings: Bool = false,
         resolveAccount: ImportDestination.AccountResolver? = nil, networkIDs: (any NetworkIDStore)? = nil, personLikes: (any LikeLog)? = nil,
         checkOwner: (@Sendable (ArchiveOwner) async throws -> Void)? = nil
     ) {
@@ -36,7 +36,7 @@ public struct ArchiveImporter: Sendable {
         self.destination = ImportDestination(
             archive: archive,
             learnLikes: { likes in
-                try await classifier.learnOnce(likes.map { ($0.id, FavoriteClassifier.Tweet(text: $0.text)) }, as: .favorite, source: .import)
+                try await classifier.learnOnce(likes.map { ($0.id, FavoriteClassifier.Post(text: $0.text)) }, as: .favorite, source: .import)
             },
             copyingWarnings: copyingWarnings, resolveAccount: resolveAccount, networkIDs: networkIDs, personLikes: personLikes,
             checkOwner: checkOwner)

@@ -3,10 +3,10 @@ public import WordCounts
 
 /// Which naive Bayes formula turns word counts into a decision (`CLASSIFIER`).
 public enum ClassifierModel: String, Sendable, CaseIterable, Codable {
-    /// The original bot's formula: weighted probabilities (0.1 * 5 + n * p) / (n + 5) over the tweet's features.
+    /// The original bot's formula: weighted probabilities (0.1 * 5 + n * p) / (n + 5) over the post's features.
     case original
     /// Binary naive Bayes as Rspamd does it: each feature seen at least `minimumSightings` times counts with its
-    /// add-one-smoothed share of favorite and normal tweets; rarer features are ignored.
+    /// add-one-smoothed share of favorite and normal posts; rarer features are ignored.
     case binary
 
     /// Features seen fewer times than this (in both categories together) do not count in the binary model: words
@@ -14,7 +14,7 @@ public enum ClassifierModel: String, Sendable, CaseIterable, Codable {
     /// minimum of 1 to 5 was 0.59, 0.61, 0.62, 0.61, 0.60.
     public static let minimumSightings = 3
 
-    /// The score of a tweet with `features` (distinct) given the counts read for them.
+    /// The score of a post with `features` (distinct) given the counts read for them.
     public func score(features: [String], counts: FeatureCounts) -> FavoriteScore {
         switch self {
         case .original: FavoriteScore(features: features, counts: counts)
@@ -25,7 +25,7 @@ public enum ClassifierModel: String, Sendable, CaseIterable, Codable {
 
 extension FavoriteScore {
     /// The binary model's score: log prior plus, for each feature seen at least `minimumSightings` times,
-    /// log((count in category + 1) / (tweets in category + 2)). An untrained filter gives NaN (likes nothing).
+    /// log((count in category + 1) / (posts in category + 2)). An untrained filter gives NaN (likes nothing).
     public init(binaryFeatures features: [String], counts: FeatureCounts, minimumSightings: Int) {
         let favoriteTotal = Double(counts.count(of: .favorite))
         let normalTotal = Double(counts.count(of: .normal))

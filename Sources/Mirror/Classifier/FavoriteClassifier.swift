@@ -4,26 +4,26 @@ import Synchronization
 public import Tokenizer
 public import WordCounts
 
-/// Decides which tweets the human would like, and learns from the ones they did and did not, with the original
-/// bot's naive Bayes filter over the counts in Redis. Features of a tweet: the tokenizer's nouns plus the author
+/// Decides which posts the human would like, and learns from the ones they did and did not, with the original
+/// bot's naive Bayes filter over the counts in Redis. Features of a post: the tokenizer's nouns plus the author
 /// as `@username` when known. Classifying or learning a batch is one Redis round trip. A text the tokenizer refuses
-/// skips that one tweet, with a log line saying why: it is not liked and not learned.
+/// skips that one post, with a log line saying why: it is not liked and not learned.
 public struct FavoriteClassifier: Sendable {
-    /// A tweet as the classifier sees it.
-    public struct Tweet: Sendable, Equatable {
+    /// A post as the classifier sees it.
+    public struct Post: Sendable, Equatable {
         /// The text (HTML entities and all; the tokenizer normalises it).
         public var text: String
         /// The author's @handle without `@`, when known (archive exports have none for likes).
         public var authorUsername: String?
 
-        /// A tweet from its parts.
+        /// A post from its parts.
         public init(text: String, authorUsername: String? = nil) {
             self.text = text
             self.authorUsername = authorUsername
         }
     }
 
-    /// The decision for one tweet.
+    /// The decision for one post.
     public struct Verdict: Sendable, Equatable {
         /// Whether to like it.
         public var isFavorite: Bool
@@ -42,7 +42,7 @@ public struct FavoriteClassifier: Sendable {
     public let store: any WordCountBackend
     /// How texts become nouns.
     public let tokenizer: any NounTokenizer
-    /// Where learned tweets are recorded (the archive's training examples), if anywhere.
+    /// Where learned posts are recorded (the archive's training examples), if anywhere.
     public let examples: (any TrainingExampleLog)?
     /// The model and threshold, shared by every copy of this classifier, so a recalibration reaches them all.
     private let decision: Decision
@@ -55,7 +55,7 @@ public struct FavoriteClassifier: Sendable {
     /// The formula (`CLASSIFIER`, or the calibrated choice).
     public var model: ClassifierModel { decision.state.withLock { $0.model } }
 
-    /// A classifier over `store`'s counts; tweets it learns are also recorded in `examples`.
+    /// A classifier over `store`'s counts; posts it learns are also recorded in `examples`.
     public init(
         store: any WordCountBackend, tokenizer: any NounTokenizer, threshold: Double, model: ClassifierModel = .original,
         examples: (any TrainingExampleLog)? = nil, logger: Logger = Logger(label: "mirror_bot", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -83,46 +83,46 @@ public struct FavoriteClassifier: Sendable {
         init(model: ClassifierModel, threshold: Double) { state = Mutex((model, threshold, threshold)) }
     }
 
-    /// The features of a tweet: its distinct nouns, then `@username` when the author is known.
-    public func features(of tweet: Tweet) throws -> [String] {
-        var features = try tokenizer.nouns(in: tweet.text)
-        if let username = tweet.authorUsername, !username.isEmpty {
+    /// The features of a post: its distinct nouns, then `@username` when the author is known.
+    public func features(of post: Post) throws -> [String] {
+        var features = try tokenizer.nouns(in: post.text)
+        if let username = post.authorUsername, !username.isEmpty {
             let author = "@" + username
             if !features.contains(author) { features.append(author) }
         }
         return features
     }
 
-    /// Decides one tweet, reading its counts in one round trip.
-    public func classify(_ tweet: Tweet) async throws -> Verdict {
-        try await classify([tweet])[0]
+    /// Decides one post, reading its counts in one round trip.
+    public func classify(_ post: Post) async throws -> Verdict {
+        try await classify([post])[0]
     }
 
-    /// Decides several tweets, reading all their counts in one round trip; verdicts come in the same order. A tweet
+    /// Decides several posts, reading all their counts in one round trip; verdicts come in the same order. A post
     /// whose text the tokenizer refuses gets a verdict that is not a favorite, with the reason.
-    public func classify(_ tweets: [Tweet]) async throws -> [Verdict] {
-        try await decide(await prepare(tweets))
+    public func classify(_ posts: [Post]) async throws -> [Verdict] {
+        try await decide(await prepare(posts))
     }
 
     /// A batch's features, found before its counts are read: a caller with many batches finds the next batch's while
     /// the word counts answer for this one (`mirror_bot classify`).
     public struct PreparedBatch: Sendable {
-        /// Each tweet's features, or why the tokenizer refused its text.
+        /// Each post's features, or why the tokenizer refused its text.
         let judged: [(features: [String]?, refusal: String?)]
-        /// How many tweets.
+        /// How many posts.
         public var count: Int { judged.count }
     }
 
-    /// The features of each of `tweets`, in order, found on up to `concurrency` tasks at once (MeCab lends each task a
+    /// The features of each of `posts`, in order, found on up to `concurrency` tasks at once (MeCab lends each task a
     /// tagger of its own); a small batch on the caller's task.
-    public func prepare(_ tweets: [Tweet], concurrency: Int = ProcessInfo.processInfo.activeProcessorCount) async -> PreparedBatch {
-        let chunks = max(1, min(concurrency, tweets.count / 64))
-        guard chunks > 1 else { return PreparedBatch(judged: tweets.map(judgeableFeatures(of:))) }
-        let size = (tweets.count + chunks - 1) / chunks
+    public func prepare(_ posts: [Post], concurrency: Int = ProcessInfo.processInfo.activeProcessorCount) async -> PreparedBatch {
+        let chunks = max(1, min(concurrency, posts.count / 64))
+        guard chunks > 1 else { return PreparedBatch(judged: posts.map(judgeableFeatures(of:))) }
+        let size = (posts.count + chunks - 1) / chunks
         let classifier = self
         let parts = await withTaskGroup(of: (Int, [(features: [String]?, refusal: String?)]).self) { group in
-            for start in stride(from: 0, to: tweets.count, by: size) {
-                let chunk = Array(tweets[start..<min(start + size, tweets.count)])
+            for start in stride(from: 0, to: posts.count, by: size) {
+                let chunk = Array(posts[start..<min(start + size, posts.count)])
                 group.addTask { (start, chunk.map(classifier.judgeableFeatures(of:))) }
             }
             var parts: [(Int, [(features: [String]?, refusal: String?)])] = []
@@ -148,49 +148,49 @@ public struct FavoriteClassifier: Sendable {
         }
     }
 
-    /// The features of a tweet, or why the tokenizer refused its text (logged).
-    private func judgeableFeatures(of tweet: Tweet) -> (features: [String]?, refusal: String?) {
+    /// The features of a post, or why the tokenizer refused its text (logged).
+    private func judgeableFeatures(of post: Post) -> (features: [String]?, refusal: String?) {
         do {
-            return (try features(of: tweet), nil)
+            return (try features(of: post), nil)
         } catch {
             let reason = "the tokenizer refused its text (\(error))"
-            logger.notice("skipped a tweet\(tweet.authorUsername.map { " by @" + $0 } ?? ""): \(reason)")
+            logger.notice("skipped a post\(post.authorUsername.map { " by @" + $0 } ?? ""): \(reason)")
             return (nil, reason)
         }
     }
 
-    /// Learns tweets with ids as `category`, each id at most once ever (re-reading a timeline or re-importing
+    /// Learns posts with ids as `category`, each id at most once ever (re-reading a timeline or re-importing
     /// changes nothing), in one round trip; then records them as training examples from `source`. Returns how many
     /// were new to the counts.
     @discardableResult
-    public func learnOnce(_ tweets: [(id: String, tweet: Tweet)], as category: Category, source: ExampleSource, at date: Date = Date()) async throws
+    public func learnOnce(_ posts: [(id: String, post: Post)], as category: Category, source: ExampleSource, at date: Date = Date()) async throws
         -> Int
     {
         // A text the tokenizer refuses is not learned (nor recorded as an example); the rest are.
-        let judged = tweets.map { (tweet: $0, features: judgeableFeatures(of: $0.tweet).features) }
-        let featured = judged.compactMap { item in item.features.map { (id: item.tweet.id, features: $0) } }
+        let judged = posts.map { (post: $0, features: judgeableFeatures(of: $0.post).features) }
+        let featured = judged.compactMap { item in item.features.map { (id: item.post.id, features: $0) } }
         guard !featured.isEmpty else { return 0 }
-        let tweets = judged.filter { $0.features != nil }.map(\.tweet)
+        let posts = judged.filter { $0.features != nil }.map(\.post)
         let learned =
             switch category {
             case .favorite: try await store.learnFavoritesOnce(featured)
             case .normal: try await store.learnNormalsOnce(featured)
             }
         // After the counts: a crash in between leaves an example unrecorded, never a recorded one unlearned.
-        try await examples?.record(tweets, as: category, source: source, at: date)
+        try await examples?.record(posts, as: category, source: source, at: date)
         return learned
     }
 
-    /// Takes a learned tweet back out of `category` (`mirror_bot forget`), never below zero.
-    public func unlearn(_ tweet: Tweet, from category: Category) async throws {
-        guard let features = judgeableFeatures(of: tweet).features else { return }
+    /// Takes a learned post back out of `category` (`mirror_bot forget`), never below zero.
+    public func unlearn(_ post: Post, from category: Category) async throws {
+        guard let features = judgeableFeatures(of: post).features else { return }
         try await store.unlearn(features, from: category)
     }
 
-    /// Learns tweets as `category` in one round trip. Learning a favorite also takes it out of `normal`
+    /// Learns posts as `category` in one round trip. Learning a favorite also takes it out of `normal`
     /// (never below zero): the human saw it on their timeline, where it was learned as normal first.
-    public func learn(_ tweets: [Tweet], as category: Category) async throws {
-        let featureSets = tweets.compactMap { judgeableFeatures(of: $0).features }
+    public func learn(_ posts: [Post], as category: Category) async throws {
+        let featureSets = posts.compactMap { judgeableFeatures(of: $0).features }
         guard !featureSets.isEmpty else { return }
         switch category {
         case .favorite: try await store.moveToFavorite(batch: featureSets)

@@ -1,11 +1,11 @@
 import Foundation
 public import WordCounts
 
-/// The original bot's naive Bayes decision for one tweet, computed with logarithms.
+/// The original bot's naive Bayes decision for one post, computed with logarithms.
 ///
 /// The original (see shared/MISSION.md): for each feature, n = its count over both categories and
 /// p = count(feature, category) / count(category); its weighted probability is (0.1 * 5 + n * p) / (n + 5).
-/// A category's score is the product of the weighted probabilities times count(category) / total. A tweet is a
+/// A category's score is the product of the weighted probabilities times count(category) / total. A post is a
 /// favorite when score(favorite) / score(normal) exceeds the threshold. Products of many probabilities underflow
 /// to 0 on long texts; sums of logarithms do not, and give the same decisions.
 public struct FavoriteScore: Sendable, Equatable {
@@ -41,7 +41,7 @@ public struct FavoriteScore: Sendable, Equatable {
     static let assumedProbability = 0.1
     static let assumedWeight = 5.0
 
-    /// The score of a tweet with `features` (distinct) given the counts read for them.
+    /// The score of a post with `features` (distinct) given the counts read for them.
     public init(features: [String], counts: FeatureCounts) {
         let favoriteTotal = Double(counts.count(of: .favorite))
         let normalTotal = Double(counts.count(of: .normal))

@@ -12,18 +12,18 @@ import WordCounts
 /// share = TPR·s + FPR·(1−s). The chosen cut maximises F0.5 (a wrong like is worse than a missed one) among those
 /// whose predicted share is within ±50% of `s`.
 public enum ThresholdCalibration {
-    /// One learned tweet, by its final label (liked if the human ever liked it).
+    /// One learned post, by its final label (liked if the human ever liked it).
     public struct Example: Sendable, Equatable {
-        /// The tweet's id (folds are drawn by example, so a tweet is never on both sides).
-        public var tweetID: String
+        /// The post's id (folds are drawn by example, so a post is never on both sides).
+        public var postID: String
         /// Its distinct features.
         public var features: [String]
         /// Whether the human liked it.
         public var isFavorite: Bool
 
         /// An example from its parts.
-        public init(tweetID: String, features: [String], isFavorite: Bool) {
-            self.tweetID = tweetID
+        public init(postID: String, features: [String], isFavorite: Bool) {
+            self.postID = postID
             self.features = features
             self.isFavorite = isFavorite
         }
@@ -100,7 +100,7 @@ public enum ThresholdCalibration {
                 $0 < threshold ? "; posts above \(Self.format($0)) are kept for the day's like slots, which like the best kept" : nil
             }
             return String(
-                format: "threshold %@ (%@ model), chosen by %d-fold cross-validation on %d liked and %d not liked tweets: "
+                format: "threshold %@ (%@ model), chosen by %d-fold cross-validation on %d liked and %d not liked posts: "
                     + "precision %.2f, recall %.2f, F0.5 %.2f, likes %.0f%% of the timeline (the human likes %@)",
                 Self.format(threshold), model.rawValue, folds, favorites, normals, figures.precision, figures.recall,
                 figures.f(beta: 0.5), figures.likeShare * 100, share) + (keeping ?? "")

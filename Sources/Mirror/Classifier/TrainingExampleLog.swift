@@ -1,7 +1,7 @@
 public import Foundation
 public import WordCounts
 
-/// Where a learned tweet came from.
+/// Where a learned post came from.
 public enum ExampleSource: String, Sendable, CaseIterable {
     /// The human's likes (read from X).
     case likes
@@ -11,10 +11,10 @@ public enum ExampleSource: String, Sendable, CaseIterable {
     case `import`
 }
 
-/// Where the classifier records every tweet it learns, so that the counts can be rebuilt and the threshold
+/// Where the classifier records every post it learns, so that the counts can be rebuilt and the threshold
 /// calibrated from them (the archive's `training_examples`).
 public protocol TrainingExampleLog: Sendable {
-    /// Records `tweets`, learned as `category` from `source` at `date`, in order; tweets already recorded with the
+    /// Records `posts`, learned as `category` from `source` at `date`, in order; posts already recorded with the
     /// same label and source are skipped.
-    func record(_ tweets: [(id: String, tweet: FavoriteClassifier.Tweet)], as category: Category, source: ExampleSource, at date: Date) async throws
+    func record(_ posts: [(id: String, post: FavoriteClassifier.Post)], as category: Category, source: ExampleSource, at date: Date) async throws
 }

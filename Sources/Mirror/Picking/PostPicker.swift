@@ -6,43 +6,43 @@ import PostText
 public import Remix
 public import Stores
 
-/// Chooses what the bot posts at a given moment: one of the human's own tweets written around the same time of day.
+/// Chooses what the bot posts at a given moment: one of the human's own posts written around the same time of day.
 ///
-/// Rules: a non-reply tweet (retweets are never archived) written within ±30 minutes of the current minute of the
+/// Rules: a non-reply post (reposts are never archived) written within ±30 minutes of the current minute of the
 /// day, circularly; when there is none, the window widens step by step (±60, ±120, ±240, ±480 minutes, then the
-/// whole day) instead of failing, as the original did. Never a tweet the bot posted in the last
+/// whole day) instead of failing, as the original did. Never a post the bot posted in the last
 /// `repostAfterDays`, nor another with the same text (a person repeats themselves; a network that refuses no
-/// duplicates, as Mastodon, would show the copy saying it twice); never a tweet that @-mentions someone unless `allowsMentions` (a copy must not ping strangers);
+/// duplicates, as Mastodon, would show the copy saying it twice); never a post that @-mentions someone unless `allowsMentions` (a copy must not ping strangers);
 /// never one that contains a link unless `allowsLinks` (on X a post with a link costs $0.200 instead of $0.015).
 /// Never one with a word of `blockedWords` (`BLOCKED_WORDS`, case- and width-insensitive).
 /// On a network that refuses a repeat within a window (X: a day), nothing posted within that window either, even with
 /// a shorter `repostAfterDays`: the bot knows its own posts and never asks for what would be refused.
 public struct PostPicker: Sendable {
-    /// A chosen tweet and how wide the window had to be; with `POST_STYLE=remix`, the remix written from tweets near it.
+    /// A chosen post and how wide the window had to be; with `POST_STYLE=remix`, the remix written from posts near it.
     public struct Pick: Sendable, Equatable {
-        /// The human's tweet to post again; for a remix, the source that gave its longest run.
-        public var tweet: ArchivedTweet
+        /// The human's post to post again; for a remix, the source that gave its longest run.
+        public var post: ArchivedPost
         /// The window's half-width in minutes when it was found.
         public var radius: Int
-        /// The remix to post instead of the tweet, when the style is `remix`.
+        /// The remix to post instead of the post, when the style is `remix`.
         public var remix: Remix?
 
         /// A pick from its parts.
-        public init(tweet: ArchivedTweet, radius: Int, remix: Remix? = nil) {
-            self.tweet = tweet
+        public init(post: ArchivedPost, radius: Int, remix: Remix? = nil) {
+            self.post = post
             self.radius = radius
             self.remix = remix
         }
 
-        /// What is posted: the remix, or the tweet's text.
-        public var text: String { remix?.text ?? tweet.text }
+        /// What is posted: the remix, or the post's text.
+        public var text: String { remix?.text ?? post.text }
         /// The content warning it is posted behind (a remix has none: its sources have none).
-        public var contentWarning: String? { remix == nil ? tweet.contentWarning : nil }
-        /// What the slot's record says it was: the tweet copied, or the remix's sources.
+        public var contentWarning: String? { remix == nil ? post.contentWarning : nil }
+        /// What the slot's record says it was: the post copied, or the remix's sources.
         public var origin: String {
-            guard let remix else { return "the human's tweet \(tweet.tweetID)" }
+            guard let remix else { return "the human's post \(post.postID)" }
             return
-                "a remix of the human's tweets \(remix.sourceIDs.map(String.init).joined(separator: ", ")) (longest run from one: \(Int((remix.overlap * 100).rounded()))% of its \(remix.morphemes) morphemes)"
+                "a remix of the human's posts \(remix.sourceIDs.map(String.init).joined(separator: ", ")) (longest run from one: \(Int((remix.overlap * 100).rounded()))% of its \(remix.morphemes) morphemes)"
         }
     }
 
@@ -58,13 +58,13 @@ public struct PostPicker: Sendable {
     /// The window half-widths tried in order.
     public static let radii = [30, 60, 120, 240, 480, 720]
 
-    /// The human's tweets.
-    public let archive: any TweetArchive
-    /// Days before the bot may post the same tweet again (`REPOST_AFTER_DAYS`).
+    /// The human's posts.
+    public let archive: any PostArchive
+    /// Days before the bot may post the same post again (`REPOST_AFTER_DAYS`).
     public let repostAfterDays: Int
-    /// Whether tweets with @-mentions may be posted (`POST_MENTIONS`).
+    /// Whether posts with @-mentions may be posted (`POST_MENTIONS`).
     public let allowsMentions: Bool
-    /// Whether tweets with links may be posted (`POST_LINKS`).
+    /// Whether posts with links may be posted (`POST_LINKS`).
     public let allowsLinks: Bool
     /// How long the network refuses a text the account already posted (`NetworkCapabilities.refusesRepeatsWithin`).
     public let repeatWindow: TimeInterval?
@@ -76,11 +76,11 @@ public struct PostPicker: Sendable {
     public let remixMemory: RemixMemory?
     private let logger: Logger
 
-    /// Most source tweets a remix is written from, drawn near the minute.
+    /// Most source posts a remix is written from, drawn near the minute.
     static let remixSources = 60
     /// The fewest: with fewer in the window, it is widened.
     static let remixMinimumSources = 20
-    /// Remixes looked up in the archive before the slot gives up, when each says what another of the person's tweets says.
+    /// Remixes looked up in the archive before the slot gives up, when each says what another of the person's posts says.
     static let remixesLookedUp = 5
 
     /// Posts drawn per window before it is widened, when each one drawn has a blocked word.
@@ -88,7 +88,7 @@ public struct PostPicker: Sendable {
 
     /// A picker over `archive`.
     public init(
-        archive: any TweetArchive, repostAfterDays: Int, allowsMentions: Bool, allowsLinks: Bool = true,
+        archive: any PostArchive, repostAfterDays: Int, allowsMentions: Bool, allowsLinks: Bool = true,
         repeatWindow: TimeInterval? = nil, blockedWords: WordList = WordList([]), remixer: Remixer? = nil,
         remixMemory: RemixMemory? = nil, logger: Logger
     ) {
@@ -103,7 +103,7 @@ public struct PostPicker: Sendable {
         self.logger = logger
     }
 
-    /// A tweet to post at `now`, not one in `excluded` (for example one X just refused as a duplicate); nil, with
+    /// A post to post at `now`, not one in `excluded` (for example one X just refused as a duplicate); nil, with
     /// a log line saying why, when the archive has nothing postable.
     public func pick(
         at now: Date, excluding excluded: Set<Int64> = [],
@@ -113,7 +113,7 @@ public struct PostPicker: Sendable {
         return pick
     }
 
-    /// A tweet (or, with a remixer, a remix) to post at `now`, not from one in `excluded`; or why there is none, also
+    /// A post (or, with a remixer, a remix) to post at `now`, not from one in `excluded`; or why there is none, also
     /// logged.
     public func choose(
         at now: Date, excluding excluded: Set<Int64> = [],
@@ -127,20 +127,20 @@ public struct PostPicker: Sendable {
         for radius in Self.radii {
             for _ in 0..<Self.drawsPerWindow {
                 guard
-                    let tweet = try await archive.randomTweet(
+                    let post = try await archive.randomPost(
                         nearMinute: minute, radius: radius, excluding: excluded, allowingMentions: allowsMentions,
                         allowingLinks: allowsLinks, notPostedSince: postedSince, using: &generator)
                 else { break }
-                if let word = blockedWords.firstMatch(in: tweet.text) {
-                    logger.debug("not posting the human's tweet \(tweet.tweetID): it contains the blocked word \"\(word)\"")
-                    excluded.insert(tweet.tweetID)
+                if let word = blockedWords.firstMatch(in: post.text) {
+                    logger.debug("not posting the human's post \(post.postID): it contains the blocked word \"\(word)\"")
+                    excluded.insert(post.postID)
                     blocked += 1
                     continue
                 }
                 if radius > Self.radii[0] {
-                    logger.info("No tweet of the human within ±\(Self.radii[0]) minutes of \(LocalTime.clockTime(minute)); took one from ±\(radius)")
+                    logger.info("No post of the human within ±\(Self.radii[0]) minutes of \(LocalTime.clockTime(minute)); took one from ±\(radius)")
                 }
-                return .success(Pick(tweet: tweet, radius: radius))
+                return .success(Pick(post: post, radius: radius))
             }
         }
         logger.notice(
@@ -149,7 +149,7 @@ public struct PostPicker: Sendable {
         return .failure(.emptyArchive)
     }
 
-    /// A remix of the human's tweets written near `now`'s minute of the day (up to `remixSources` of them, the window
+    /// A remix of the human's posts written near `now`'s minute of the day (up to `remixSources` of them, the window
     /// widened while there are fewer than `remixMinimumSources`, and again while no remix of them passes): its sources obey the copy's rules (no mention, no link where those are off,
     /// no blocked word, no content warning) and the remix itself is checked again, whole, and against the remixes
     /// posted lately.
@@ -159,7 +159,7 @@ public struct PostPicker: Sendable {
     ) async throws -> Result<Pick, NothingToPost> {
         let minute = Self.minuteOfDay(now, in: archive.timeZone)
         var drawn = excluded
-        var sources: [ArchivedTweet] = []
+        var sources: [ArchivedPost] = []
         var radius = Self.radii[0]
         var windows = Self.radii.makeIterator()
         var wanted = Self.remixMinimumSources
@@ -178,11 +178,11 @@ public struct PostPicker: Sendable {
                 radius = window
                 // Up to `remixSources` in all; after a refusal, up to as many again from the wider window.
                 let count = written == nil ? Self.remixSources - sources.count : Self.remixSources
-                let tweets = try await archive.randomTweets(
+                let posts = try await archive.randomPosts(
                     nearMinute: minute, radius: window, count: count, excluding: drawn,
                     allowingMentions: allowsMentions, allowingLinks: allowsLinks, using: &generator)
-                drawn.formUnion(tweets.map(\.tweetID))
-                sources += tweets.filter { $0.contentWarning == nil && blockedWords.firstMatch(in: $0.text) == nil }
+                drawn.formUnion(posts.map(\.postID))
+                sources += posts.filter { $0.contentWarning == nil && blockedWords.firstMatch(in: $0.text) == nil }
             }
             if written != nil && sources.count == had { break }  // nothing new to try
             written = try await writeRemix(of: sources, with: remixer, avoiding: recent, using: &generator)
@@ -191,10 +191,10 @@ public struct PostPicker: Sendable {
         }
         switch written ?? .failure(RemixRefusal(sources: 0)) {
         case .success(let remix):
-            guard let main = sources.first(where: { $0.tweetID == remix.mainSourceID }) else {
+            guard let main = sources.first(where: { $0.postID == remix.mainSourceID }) else {
                 return .failure(NothingToPost(description: "nothing to post: the remix lost its sources"))
             }
-            return .success(Pick(tweet: main, radius: radius, remix: remix))
+            return .success(Pick(post: main, radius: radius, remix: remix))
         case .failure(let refusal):
             let why = "nothing to post: \(refusal) within ±\(radius) min of \(LocalTime.clockTime(minute)) (REMIX_MAX_OVERLAP \(remixer.maxOverlap))"
             logger.notice("\(why)")
@@ -205,11 +205,11 @@ public struct PostPicker: Sendable {
     /// One remix of `sources` that passes: not one of the person's own texts (looked up, up to `remixesLookedUp`),
     /// nor one posted lately (`recent`), nor one the copy's rules refuse.
     private func writeRemix(
-        of sources: [ArchivedTweet], with remixer: Remixer, avoiding recent: RemixTexts,
+        of sources: [ArchivedPost], with remixer: Remixer, avoiding recent: RemixTexts,
         using generator: inout some RandomNumberGenerator
     ) async throws -> Result<Remix, RemixRefusal> {
-        let candidates = sources.map { RemixSource(id: $0.tweetID, text: $0.text) }
-        // A remix that says what one of the person's other tweets says (not among its sources) is a copy of that one.
+        let candidates = sources.map { RemixSource(id: $0.postID, text: $0.text) }
+        // A remix that says what one of the person's other posts says (not among its sources) is a copy of that one.
         var personsTexts = Set<String>()
         var written: Result<Remix, RemixRefusal>
         repeat {

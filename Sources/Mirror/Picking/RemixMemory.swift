@@ -45,7 +45,7 @@ public struct RemixMemory: Sendable {
     static let sendingPrefix = "remix.sending."
 
     /// Notes, before it is sent, the remix the slot at `minute` of `day` posts: the text a restart reads back if this
-    /// run stops before the network answers (an archived tweet's text is in the archive; a remix's only here).
+    /// run stops before the network answers (an archived post's text is in the archive; a remix's only here).
     public func noteSending(_ text: String, day: String, minute: Int) async throws {
         try await state.setValue(text, of: Self.sendingPrefix + "\(day).\(minute)")
     }

@@ -19,15 +19,15 @@ public struct ReplyPicker: Sendable {
     /// A chosen reply.
     public struct Pick: Sendable, Equatable {
         /// The human's reply it comes from.
-        public var source: ArchivedTweet
+        public var source: ArchivedPost
         /// The text to send: the reply without its leading @names.
         public var text: String
         /// Whether it was a reply to someone else (the `any` fallback).
         public var isFallback: Bool
     }
 
-    /// The human's tweets.
-    public let archive: any TweetArchive
+    /// The human's posts.
+    public let archive: any PostArchive
     /// What to do without a past reply to the author.
     public let fallback: Fallback
     /// Whether replies with links may be sent (`POST_LINKS`).
@@ -39,7 +39,7 @@ public struct ReplyPicker: Sendable {
     static let attempts = 30
 
     /// A picker over `archive`.
-    public init(archive: any TweetArchive, fallback: Fallback, allowsLinks: Bool = true, blockedWords: WordList = WordList([])) {
+    public init(archive: any PostArchive, fallback: Fallback, allowsLinks: Bool = true, blockedWords: WordList = WordList([])) {
         self.archive = archive
         self.fallback = fallback
         self.allowsLinks = allowsLinks
@@ -100,7 +100,7 @@ public struct ReplyPicker: Sendable {
             if !text.isEmpty, Self.mentionsOnly(answered, in: text), blockedWords.firstMatch(in: text) == nil {
                 return Pick(source: reply, text: text, isFallback: false)
             }
-            excluded.insert(reply.tweetID)
+            excluded.insert(reply.postID)
         }
         return nil
     }

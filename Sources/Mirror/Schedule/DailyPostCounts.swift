@@ -5,7 +5,7 @@ public import Stores
 /// How many posts the human makes per calendar day, from which the bot's count for a day is drawn.
 ///
 /// Days without a post count, from the archive's first day to its last: a human who posts every other day gets a
-/// bot that posts every other day. (The original grouped stored tweets by date, so quiet days never came up and
+/// bot that posts every other day. (The original grouped stored posts by date, so quiet days never came up and
 /// its bot posted more often than its human.) Days outside the archive's span are unknown and not counted.
 public struct DailyPostCounts: Sendable, Equatable {
     /// Posts per day, one entry per calendar day of the span, quiet days as 0.

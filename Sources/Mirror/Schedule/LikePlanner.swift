@@ -12,10 +12,10 @@ public struct LikePlanner: Sendable {
     /// The person's likes.
     public let likes: any LikeLog
     /// The person's posts (their zone, and their minutes where like times are not known).
-    public let archive: any TweetArchive
+    public let archive: any PostArchive
 
     /// A planner over the person's `likes` and `archive`.
-    public init(likes: any LikeLog, archive: any TweetArchive) {
+    public init(likes: any LikeLog, archive: any PostArchive) {
         self.likes = likes
         self.archive = archive
     }

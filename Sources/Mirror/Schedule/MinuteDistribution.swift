@@ -1,10 +1,10 @@
 /// How likely the human is to post in each of the 1,440 minutes of the day: minute n has probability
-/// (tweets posted in minute n) / (all tweets), kept as a cumulative array searched by bisection.
+/// (posts posted in minute n) / (all posts), kept as a cumulative array searched by bisection.
 public struct MinuteDistribution: Sendable, Equatable {
     /// Minutes in a day.
     public static let minutesPerDay = 1440
 
-    /// Tweets per minute of the day (index 0 is 00:00).
+    /// Posts per minute of the day (index 0 is 00:00).
     public let weights: [Int]
     /// Running sums of `weights`: cumulative[n] = weights[0] + ... + weights[n].
     public let cumulative: [Int]
@@ -21,7 +21,7 @@ public struct MinuteDistribution: Sendable, Equatable {
         }
     }
 
-    /// All tweets counted.
+    /// All posts counted.
     public var total: Int { cumulative.last ?? 0 }
 
     /// The probability of minute `minute`.

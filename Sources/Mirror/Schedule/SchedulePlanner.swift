@@ -5,15 +5,15 @@ public import Stores
 /// Draws the day's posting plan from the archive: how many posts (a day's count of the human's, see
 /// `DailyPostCounts`) and at which minutes (the human's minute distribution, without replacement).
 ///
-/// Only the human's non-reply tweets count: the schedule posts non-replies, while replies follow mentions.
+/// Only the human's non-reply posts count: the schedule posts non-replies, while replies follow mentions.
 public struct SchedulePlanner: Sendable {
-    /// The human's tweets.
-    public let archive: any TweetArchive
+    /// The human's posts.
+    public let archive: any PostArchive
     /// Most posts in a day (`MAX_POSTS_PER_DAY`).
     public let maxPostsPerDay: Int
 
     /// A planner over `archive`.
-    public init(archive: any TweetArchive, maxPostsPerDay: Int) {
+    public init(archive: any PostArchive, maxPostsPerDay: Int) {
         self.archive = archive
         self.maxPostsPerDay = maxPostsPerDay
     }

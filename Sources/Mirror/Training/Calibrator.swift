@@ -47,23 +47,23 @@ public struct Calibrator: Sendable {
     @discardableResult
     public func calibrate(at date: Date = Date()) async throws -> Stored {
         let stored = try await examples.recent(limit: Self.exampleLimit)
-        // One example per tweet, liked if the human ever liked it.
+        // One example per post, liked if the human ever liked it.
         var order: [String] = []
-        var byTweet: [String: (text: String, author: String?, isFavorite: Bool)] = [:]
+        var byPost: [String: (text: String, author: String?, isFavorite: Bool)] = [:]
         for example in stored {
             let isFavorite = example.label == Category.favorite.rawValue
-            if let known = byTweet[example.tweetID] {
-                byTweet[example.tweetID]?.isFavorite = known.isFavorite || isFavorite
+            if let known = byPost[example.postID] {
+                byPost[example.postID]?.isFavorite = known.isFavorite || isFavorite
             } else {
-                order.append(example.tweetID)
-                byTweet[example.tweetID] = (example.text, example.author, isFavorite)
+                order.append(example.postID)
+                byPost[example.postID] = (example.text, example.author, isFavorite)
             }
         }
         let calibrationExamples = try order.map { id in
-            let tweet = byTweet[id]!
+            let post = byPost[id]!
             return ThresholdCalibration.Example(
-                tweetID: id, features: try classifier.features(of: .init(text: tweet.text, authorUsername: tweet.author)),
-                isFavorite: tweet.isFavorite)
+                postID: id, features: try classifier.features(of: .init(text: post.text, authorUsername: post.author)),
+                isFavorite: post.isFavorite)
         }
         let timeline = try await examples.timelineLikes()
         let share = timeline.seen >= ThresholdCalibration.minimumPerLabel ? Double(timeline.liked) / Double(timeline.seen) : nil

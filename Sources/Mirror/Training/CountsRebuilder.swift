@@ -11,9 +11,9 @@ public struct CountsRebuilder: Sendable {
     public struct Report: Sendable, Equatable {
         /// Examples replayed.
         public var examples: Int
-        /// Tweets counted as liked.
+        /// Posts counted as liked.
         public var favorites: Int
-        /// Tweets counted as not liked.
+        /// Posts counted as not liked.
         public var normals: Int
     }
 
@@ -21,7 +21,7 @@ public struct CountsRebuilder: Sendable {
     public let examples: any TrainingExamples
     /// The classifier whose counts are rebuilt (its tokenizer makes the features).
     public let classifier: FavoriteClassifier
-    /// How many tweets go to the store per write.
+    /// How many posts go to the store per write.
     public var batchSize = 1_000
 
     /// A rebuilder of `classifier`'s counts from `examples`.
@@ -38,7 +38,7 @@ public struct CountsRebuilder: Sendable {
         // Tokenized before anything is deleted: a tokenizer failure leaves the counts as they were.
         let featured = try stored.map { example in
             (
-                id: example.tweetID, label: example.label,
+                id: example.postID, label: example.label,
                 features: try classifier.features(of: .init(text: example.text, authorUsername: example.author))
             )
         }

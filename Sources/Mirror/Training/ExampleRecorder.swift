@@ -11,15 +11,15 @@ public struct ExampleRecorder: TrainingExampleLog {
     /// A recorder into `examples`.
     public init(_ examples: any TrainingExamples) { self.examples = examples }
 
-    /// Records learned tweets as training examples, in order.
+    /// Records learned posts as training examples, in order.
     public func record(
-        _ tweets: [(id: String, tweet: FavoriteClassifier.Tweet)], as category: Category, source: ExampleSource,
+        _ posts: [(id: String, post: FavoriteClassifier.Post)], as category: Category, source: ExampleSource,
         at date: Date
     ) async throws {
         try await examples.record(
-            tweets.map {
+            posts.map {
                 TrainingExample(
-                    tweetID: $0.id, text: $0.tweet.text, author: $0.tweet.authorUsername, label: category.rawValue,
+                    postID: $0.id, text: $0.post.text, author: $0.post.authorUsername, label: category.rawValue,
                     source: source.rawValue, learnedAt: date)
             })
     }

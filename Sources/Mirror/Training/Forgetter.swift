@@ -5,14 +5,14 @@ public import SocialNetwork
 public import Stores
 public import WordCounts
 
-/// `mirror_bot forget`: takes one of the person's tweets out of everything the bot keeps, at once, for the person
+/// `mirror_bot forget`: takes one of the person's posts out of everything the bot keeps, at once, for the person
 /// who asks: the archive (and so the reply pool, which is the archive's replies), the training examples and what
-/// they taught the word counts, and the bot's copies on the network (its posts and answers made of that tweet).
-/// Learned-id markers stay, so that the tweet is never learned again.
+/// they taught the word counts, and the bot's copies on the network (its posts and answers made of that post).
+/// Learned-id markers stay, so that the post is never learned again.
 public struct Forgetter: Sendable {
-    /// What forgetting one tweet did.
+    /// What forgetting one post did.
     public struct Report: Sendable, Equatable {
-        /// Whether the tweet was in the archive.
+        /// Whether the post was in the archive.
         public var wasArchived = false
         /// The training examples removed, with their labels.
         public var examplesRemoved: [String] = []
@@ -25,7 +25,7 @@ public struct Forgetter: Sendable {
         /// The bot's copies that could not be deleted now, with why (a later `forget` tries them again).
         public var copiesFailed: [(id: Int64, why: String)] = []
 
-        /// Whether anything of the tweet was found.
+        /// Whether anything of the post was found.
         public var foundAnything: Bool {
             wasArchived || !examplesRemoved.isEmpty || !copiesDeleted.isEmpty || !copiesAlreadyGone.isEmpty || !copiesFailed.isEmpty
         }
@@ -39,7 +39,7 @@ public struct Forgetter: Sendable {
     }
 
     /// The archive.
-    public let archive: any TweetArchive
+    public let archive: any PostArchive
     /// The training examples.
     public let examples: any TrainingExamples
     /// The classifier whose word counts are taken back (its tokenizer makes the features).
@@ -48,16 +48,16 @@ public struct Forgetter: Sendable {
     public let network: any MirrorNetwork
 
     /// A forgetter over these stores and this network.
-    public init(archive: any TweetArchive, examples: any TrainingExamples, classifier: FavoriteClassifier, network: any MirrorNetwork) {
+    public init(archive: any PostArchive, examples: any TrainingExamples, classifier: FavoriteClassifier, network: any MirrorNetwork) {
         self.archive = archive
         self.examples = examples
         self.classifier = classifier
         self.network = network
     }
 
-    /// The tweet id in `text`: the id itself, or the last run of digits of a post's address (x.com, twitter.com,
+    /// The post id in `text`: the id itself, or the last run of digits of a post's address (x.com, twitter.com,
     /// a Mastodon instance's `/@user/<id>` or `/users/user/statuses/<id>`); nil when there is none.
-    public static func tweetID(in text: String) -> Int64? {
+    public static func postID(in text: String) -> Int64? {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if let id = Int64(trimmed), id > 0 { return id }
         guard let url = URL(string: trimmed), url.scheme == "https" || url.scheme == "http" else { return nil }
@@ -69,16 +69,16 @@ public struct Forgetter: Sendable {
         return id
     }
 
-    /// Forgets `tweetID` everywhere. The stores go first (one statement each); then the bot's copies are deleted on
+    /// Forgets `postID` everywhere. The stores go first (one statement each); then the bot's copies are deleted on
     /// the network one by one, each failure said and left for a later run.
-    public func forget(_ tweetID: Int64) async throws -> Report {
+    public func forget(_ postID: Int64) async throws -> Report {
         var report = Report()
-        let copies = try await archive.botCopies(of: tweetID)
-        report.wasArchived = try await archive.remove(tweetID: tweetID)
-        let removed = try await examples.remove(tweetID: String(tweetID))
+        let copies = try await archive.botCopies(of: postID)
+        report.wasArchived = try await archive.remove(postID: postID)
+        let removed = try await examples.remove(postID: String(postID))
         report.examplesRemoved = removed.map(\.label)
-        // A liked tweet was counted as favorite (and taken out of normal when learned there first): the favorite
-        // count goes; a tweet only seen goes from normal.
+        // A liked post was counted as favorite (and taken out of normal when learned there first): the favorite
+        // count goes; a post only seen goes from normal.
         if let example = removed.first(where: { $0.label == Category.favorite.rawValue }) ?? removed.first {
             let category = Category(rawValue: example.label) ?? .normal
             try await classifier.unlearn(.init(text: example.text, authorUsername: example.author), from: category)

@@ -33,7 +33,7 @@ public struct ImportDestination: Sendable {
     public typealias LikeLearner = @Sendable (_ likes: [(id: String, text: String)]) async throws -> Int
 
     /// Where posts go.
-    public var archive: any TweetArchive
+    public var archive: any PostArchive
     /// Learns likes that carry their text; nil learns none.
     public var learnLikes: LikeLearner?
     /// Whether posts with a content warning or labels are kept, warning first (`POST_CW`).
@@ -53,7 +53,7 @@ public struct ImportDestination: Sendable {
 
     /// A destination from its parts.
     public init(
-        archive: any TweetArchive, learnLikes: LikeLearner? = nil, copyingWarnings: Bool = false, resolveAccount: AccountResolver? = nil,
+        archive: any PostArchive, learnLikes: LikeLearner? = nil, copyingWarnings: Bool = false, resolveAccount: AccountResolver? = nil,
         networkIDs: (any NetworkIDStore)? = nil, personLikes: (any LikeLog)? = nil,
         checkOwner: (@Sendable (ArchiveOwner) async throws -> Void)? = nil
     ) {
@@ -73,7 +73,7 @@ public struct ImportReport: Sendable, Equatable {
     public var network: String
     /// Posts found.
     public var postsRead = 0
-    /// Reposts (retweets, boosts, renotes) left out.
+    /// Reposts (reposts, boosts, renotes) left out.
     public var repostsSkipped = 0
     /// Posts newly stored (before the archive's row limit is applied).
     public var postsStored = 0
@@ -113,26 +113,26 @@ public struct ImportReport: Sendable, Equatable {
 /// older ones could never stay, so they are not held.
 public struct NewestPosts: Sendable {
     private let limit: Int
-    private var posts: [ArchivedTweet] = []
+    private var posts: [ArchivedPost] = []
 
     /// Keeps the newest `limit` (at least one).
     public init(keeping limit: Int) { self.limit = max(1, limit) }
 
     /// Adds one; past twice the limit, only the newest `limit` are kept.
-    public mutating func add(_ post: ArchivedTweet) {
+    public mutating func add(_ post: ArchivedPost) {
         posts.append(post)
         if posts.count >= 2 * limit { trim() }
     }
 
     /// The newest `limit`, newest first.
-    public var kept: [ArchivedTweet] {
+    public var kept: [ArchivedPost] {
         var copy = self
         copy.trim()
         return copy.posts
     }
 
     private mutating func trim() {
-        posts.sort { ($0.createdAt, $0.tweetID) > ($1.createdAt, $1.tweetID) }
+        posts.sort { ($0.createdAt, $0.postID) > ($1.createdAt, $1.postID) }
         if posts.count > limit { posts.removeLast(posts.count - limit) }
     }
 }

@@ -19,7 +19,7 @@ public struct JSONArrayReader {
 
     /// How many bytes are read at a time.
     public static let chunkSize = 1 << 20
-    /// The most bytes one element may have: an export's tweet or status is a few kilobytes, and the reader holds one
+    /// The most bytes one element may have: an export's post or status is a few kilobytes, and the reader holds one
     /// element at a time, so this bounds its memory.
     public static let elementLimit = 16 << 20
 

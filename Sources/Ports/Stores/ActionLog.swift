@@ -56,7 +56,7 @@ public struct BotAction: Sendable, Equatable {
     public var key: String
     /// The post it made or liked (the bot's post; the liked post), if any.
     public var postID: String?
-    /// What it acted on: the person's tweet a slot copied, the mention answered or not.
+    /// What it acted on: the person's post a slot copied, the mention answered or not.
     public var sourceID: String?
     /// Why, as logged.
     public var reason: String?

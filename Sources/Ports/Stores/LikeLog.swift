@@ -4,10 +4,10 @@ public import Foundation
 /// likes are planned from and with: the person's own likes with when they gave them (`person_likes`), each day's
 /// like slots (`like_plans`, `like_slots`) and the posts kept for them (`like_candidates`).
 public protocol LikeLog: Sendable {
-    /// The ids among `tweetIDs` the bot has already liked.
-    func likedAmong(_ tweetIDs: [Int64]) async throws -> Set<Int64>
+    /// The ids among `postIDs` the bot has already liked.
+    func likedAmong(_ postIDs: [Int64]) async throws -> Set<Int64>
     /// Records a like and its reason; false when the post was liked before.
-    @discardableResult func recordLike(tweetID: Int64, authorID: Int64?, logRatio: Double, reason: String, at date: Date) async throws -> Bool
+    @discardableResult func recordLike(postID: Int64, authorID: Int64?, logRatio: Double, reason: String, at date: Date) async throws -> Bool
     /// How many likes were recorded.
     func count() async throws -> Int
     /// Every like the bot made, oldest first.
@@ -125,7 +125,7 @@ public struct LikeCandidate: Sendable, Equatable {
 /// A like the bot made, with its reason.
 public struct RecordedLike: Sendable, Equatable {
     /// The liked post.
-    public var tweetID: Int64
+    public var postID: Int64
     /// Its author, when known.
     public var authorID: Int64?
     /// The filter's log ratio.
@@ -136,8 +136,8 @@ public struct RecordedLike: Sendable, Equatable {
     public var likedAt: Date
 
     /// A like from its parts.
-    public init(tweetID: Int64, authorID: Int64?, logRatio: Double, reason: String, likedAt: Date) {
-        self.tweetID = tweetID
+    public init(postID: Int64, authorID: Int64?, logRatio: Double, reason: String, likedAt: Date) {
+        self.postID = postID
         self.authorID = authorID
         self.logRatio = logRatio
         self.reason = reason

@@ -7,7 +7,7 @@ public protocol MentionLog: Sendable {
     /// mention (the bot stopped before answering it) is taken up again.
     func begin(mentionID: Int64, authorID: Int64, conversationID: Int64?, at date: Date) async throws -> Bool
     /// Records the outcome of a mention.
-    func finish(mentionID: Int64, state: MentionState, replyTweetID: Int64?, sourceTweetID: Int64?, reason: String) async throws
+    func finish(mentionID: Int64, state: MentionState, replyPostID: Int64?, sourcePostID: Int64?, reason: String) async throws
     /// Answers sent (or being sent) to `authorID` since `date`.
     func answers(to authorID: Int64, since date: Date) async throws -> Int
     /// Answers sent (or being sent) in a conversation.
@@ -28,8 +28,8 @@ public protocol MentionLog: Sendable {
 
 extension MentionLog {
     /// Records the outcome of a mention that got no answer.
-    public func finish(mentionID: Int64, state: MentionState, replyTweetID: Int64? = nil, sourceTweetID: Int64? = nil, reason: String) async throws {
-        try await finish(mentionID: mentionID, state: state, replyTweetID: replyTweetID, sourceTweetID: sourceTweetID, reason: reason)
+    public func finish(mentionID: Int64, state: MentionState, replyPostID: Int64? = nil, sourcePostID: Int64? = nil, reason: String) async throws {
+        try await finish(mentionID: mentionID, state: state, replyPostID: replyPostID, sourcePostID: sourcePostID, reason: reason)
     }
 }
 
@@ -56,28 +56,28 @@ public struct MentionOutcome: Sendable, Equatable {
     /// Why (not) answered.
     public var reason: String?
     /// The bot's answer, when answered.
-    public var replyTweetID: Int64?
+    public var replyPostID: Int64?
 
     /// An outcome from its parts.
-    public init(state: MentionState, reason: String?, replyTweetID: Int64?) {
+    public init(state: MentionState, reason: String?, replyPostID: Int64?) {
         self.state = state
         self.reason = reason
-        self.replyTweetID = replyTweetID
+        self.replyPostID = replyPostID
     }
 }
 
 /// A mention as the replier handled it.
 public struct HandledMention: Sendable, Equatable {
     /// The mention.
-    public var mentionTweetID: Int64
+    public var mentionPostID: Int64
     /// Its author.
     public var authorID: Int64
     /// Answered, skipped, or being answered.
     public var state: MentionState
     /// The bot's answer, when answered.
-    public var replyTweetID: Int64?
+    public var replyPostID: Int64?
     /// The person's past reply it was taken from.
-    public var sourceTweetID: Int64?
+    public var sourcePostID: Int64?
     /// Why (not) answered.
     public var reason: String?
     /// When it was handled, on the bot's clock.
@@ -85,14 +85,14 @@ public struct HandledMention: Sendable, Equatable {
 
     /// A handled mention from its parts.
     public init(
-        mentionTweetID: Int64, authorID: Int64, state: MentionState, replyTweetID: Int64?, sourceTweetID: Int64?, reason: String?,
+        mentionPostID: Int64, authorID: Int64, state: MentionState, replyPostID: Int64?, sourcePostID: Int64?, reason: String?,
         handledAt: Date
     ) {
-        self.mentionTweetID = mentionTweetID
+        self.mentionPostID = mentionPostID
         self.authorID = authorID
         self.state = state
-        self.replyTweetID = replyTweetID
-        self.sourceTweetID = sourceTweetID
+        self.replyPostID = replyPostID
+        self.sourcePostID = sourcePostID
         self.reason = reason
         self.handledAt = handledAt
     }

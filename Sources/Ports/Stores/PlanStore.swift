@@ -14,13 +14,13 @@ public protocol PlanStore: Sendable {
     /// Records a claimed slot as posted, and the post in the record of posts, in one transaction. `unchecked`: posted
     /// without its original's existence check (it could not be answered, or made in time), to be looked up later.
     func markPosted(
-        day: String, minute: Int, sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date, reason: String,
+        day: String, minute: Int, sourcePostID: Int64, botPostID: Int64?, postedAt: Date, reason: String,
         unchecked: Bool) async throws
     /// Records a slot as skipped `at` (the bot's clock), with the reason.
     func markSkipped(day: String, minute: Int, at: Date, reason: String) async throws
-    /// Notes the person's tweet a claimed slot is about to send, so that after a crash the bot can read back whether
+    /// Notes the person's post a claimed slot is about to send, so that after a crash the bot can read back whether
     /// it was made.
-    func noteSending(day: String, minute: Int, sourceTweetID: Int64) async throws
+    func noteSending(day: String, minute: Int, sourcePostID: Int64) async throws
     /// The slots of `day` left `posting` by a process that stopped mid-post, with what each was sending.
     func interrupted(day: String) async throws -> [InterruptedSlot]
     /// The slots posted unchecked whose original has not been looked up since, oldest first.
@@ -32,9 +32,9 @@ public protocol PlanStore: Sendable {
 
 extension PlanStore {
     /// Records a claimed slot as posted after its original was checked (or with no check asked for).
-    public func markPosted(day: String, minute: Int, sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date, reason: String) async throws {
+    public func markPosted(day: String, minute: Int, sourcePostID: Int64, botPostID: Int64?, postedAt: Date, reason: String) async throws {
         try await markPosted(
-            day: day, minute: minute, sourceTweetID: sourceTweetID, botTweetID: botTweetID, postedAt: postedAt, reason: reason,
+            day: day, minute: minute, sourcePostID: sourcePostID, botPostID: botPostID, postedAt: postedAt, reason: reason,
             unchecked: false)
     }
 }
@@ -57,10 +57,10 @@ public struct PlanSlot: Sendable, Equatable {
     public var minute: Int
     /// Where it stands.
     public var state: State
-    /// The person's tweet it posted, once posted.
-    public var sourceTweetID: Int64?
-    /// The bot's tweet, once posted.
-    public var botTweetID: Int64?
+    /// The person's post it posted, once posted.
+    public var sourcePostID: Int64?
+    /// The bot's post, once posted.
+    public var botPostID: Int64?
     /// Why it was skipped, or what was posted.
     public var reason: String?
     /// When it was posted, on the bot's clock.
@@ -72,13 +72,13 @@ public struct PlanSlot: Sendable, Equatable {
 
     /// A slot from its parts.
     public init(
-        minute: Int, state: State, sourceTweetID: Int64? = nil, botTweetID: Int64? = nil, reason: String? = nil, postedAt: Date? = nil,
+        minute: Int, state: State, sourcePostID: Int64? = nil, botPostID: Int64? = nil, reason: String? = nil, postedAt: Date? = nil,
         postedUnchecked: Bool = false, originalCheckedAt: Date? = nil
     ) {
         self.minute = minute
         self.state = state
-        self.sourceTweetID = sourceTweetID
-        self.botTweetID = botTweetID
+        self.sourcePostID = sourcePostID
+        self.botPostID = botPostID
         self.reason = reason
         self.postedAt = postedAt
         self.postedUnchecked = postedUnchecked
@@ -89,19 +89,19 @@ public struct PlanSlot: Sendable, Equatable {
     public static let interruptedReason = "interrupted while posting; the post may or may not exist, so it is not sent again"
 }
 
-/// A slot left `posting` by a process that stopped mid-post, with the tweet it was sending when that was noted.
+/// A slot left `posting` by a process that stopped mid-post, with the post it was sending when that was noted.
 public struct InterruptedSlot: Sendable, Equatable {
     /// The slot's minute.
     public var minute: Int
-    /// The person's tweet it was sending; nil when the process stopped before picking one.
-    public var sourceTweetID: Int64?
-    /// That tweet's text, when it is still in the archive.
+    /// The person's post it was sending; nil when the process stopped before picking one.
+    public var sourcePostID: Int64?
+    /// That post's text, when it is still in the archive.
     public var text: String?
 
     /// A slot from its parts.
-    public init(minute: Int, sourceTweetID: Int64?, text: String?) {
+    public init(minute: Int, sourcePostID: Int64?, text: String?) {
         self.minute = minute
-        self.sourceTweetID = sourceTweetID
+        self.sourcePostID = sourcePostID
         self.text = text
     }
 }
@@ -113,18 +113,18 @@ public struct UncheckedPost: Sendable, Equatable {
     /// The slot's minute.
     public var minute: Int
     /// The person's original.
-    public var sourceTweetID: Int64
+    public var sourcePostID: Int64
     /// The bot's copy, when known.
-    public var botTweetID: Int64?
+    public var botPostID: Int64?
     /// When it was posted, on the bot's clock.
     public var postedAt: Date
 
     /// A post from its parts.
-    public init(day: String, minute: Int, sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date) {
+    public init(day: String, minute: Int, sourcePostID: Int64, botPostID: Int64?, postedAt: Date) {
         self.day = day
         self.minute = minute
-        self.sourceTweetID = sourceTweetID
-        self.botTweetID = botTweetID
+        self.sourcePostID = sourcePostID
+        self.botPostID = botPostID
         self.postedAt = postedAt
     }
 }

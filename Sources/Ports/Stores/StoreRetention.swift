@@ -3,7 +3,7 @@ public import Foundation
 /// How long the bot keeps what it records, so that its stores stay within small plans (Heroku's essential-0
 /// Postgres holds 1 GB): the logs of mentions and likes, the day plans and the record of posts for `logDays` (posts
 /// at least `REPOST_AFTER_DAYS`, which the "not again" rule reads), and the newest training examples. The archive of
-/// the person's tweets has its own cap (`ARCHIVE_ROW_LIMIT`), and a network's usage record its own.
+/// the person's posts has its own cap (`ARCHIVE_ROW_LIMIT`), and a network's usage record its own.
 public protocol StoreRetention: Sendable {
     /// Removes what `policy` no longer keeps at `now`, all in one transaction.
     func prune(at now: Date, policy: RetentionPolicy) async throws -> RemovedRecords

@@ -16,7 +16,7 @@ public protocol StoreSet: Sendable {
     var settings: StoreSettings { get }
 
     /// The person's posts, counted in `settings`' zone, at most `settings`' rows.
-    var archive: any TweetArchive { get }
+    var archive: any PostArchive { get }
     /// The day plans and their slots.
     var plans: any PlanStore { get }
     /// Every mention handled.
@@ -25,7 +25,7 @@ public protocol StoreSet: Sendable {
     var likes: any LikeLog { get }
     /// The bot's small named values.
     var state: any BotState { get }
-    /// Every tweet the favorite filter learned.
+    /// Every post the favorite filter learned.
     var examples: any TrainingExamples { get }
     /// The network's bill per day and run.
     var usageDays: any UsageDays { get }
@@ -39,7 +39,7 @@ public protocol StoreSet: Sendable {
     var migrations: any SchemaMigrations { get }
 
     /// The archive counted in another zone, keeping another number of rows (tests; `doctor`).
-    func archive(timeZone: TimeZone, rowLimit: Int) -> any TweetArchive
+    func archive(timeZone: TimeZone, rowLimit: Int) -> any PostArchive
 
     /// The word counts when they live in this same database (the SQLite file); nil where they cannot (Postgres keeps
     /// none: they go to Redis or a file of their own).
@@ -85,7 +85,7 @@ extension StoreSet {
 public struct StoreSettings: Sendable, Equatable {
     /// The person's time zone (`TZ`).
     public var timeZone: TimeZone
-    /// The most tweets the archive keeps (`ARCHIVE_ROW_LIMIT`).
+    /// The most posts the archive keeps (`ARCHIVE_ROW_LIMIT`).
     public var archiveRowLimit: Int
     /// How long a write waits for another process's lock on the SQLite file, in seconds.
     public var busyTimeout: Int
@@ -124,7 +124,7 @@ public struct StoreSettings: Sendable, Equatable {
 
 /// A failure of the stores' database, described as a sentence a user can act on.
 public struct ArchiveError: Error, CustomStringConvertible {
-    /// What the stores were doing, such as "inserting 200 tweets".
+    /// What the stores were doing, such as "inserting 200 posts".
     public var operation: String
     /// What went wrong, without secrets.
     public var reason: String

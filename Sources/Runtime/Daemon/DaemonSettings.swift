@@ -11,7 +11,7 @@ public struct DaemonSettings: Sendable {
     public var timeZone: TimeZone
     /// Most posts the schedule plans for a day (`MAX_POSTS_PER_DAY`).
     public var maxPostsPerDay: Int
-    /// Days before the bot may post the same tweet of the person again (`REPOST_AFTER_DAYS`).
+    /// Days before the bot may post the same post of the person again (`REPOST_AFTER_DAYS`).
     public var repostAfterDays: Int
     /// Whether posts that @-mention people may be copied (`POST_MENTIONS`).
     public var postMentions: Bool

@@ -6,7 +6,7 @@ import SocialNetwork
 public import Stores
 public import Training
 
-/// Notices the person's deletions of tweets the bot copied, without being asked: once a day of bot time (first two
+/// Notices the person's deletions of posts the bot copied, without being asked: once a day of bot time (first two
 /// hours after start, out of the way of the start's own work) it looks up the originals of the copies made in the
 /// last `days` (one read each: on X an owned read, $0.001; free on Mastodon), and forgets each one the person
 /// deleted: out of the archive, the examples and the word counts, and the bot's copies deleted (`Forgetter`). X asks
@@ -18,7 +18,7 @@ public import Training
 /// these reads protect posts, and are budgeted as posts.
 public struct DeletionWatcher: Service {
     let clock: any BotClock
-    let archive: any TweetArchive
+    let archive: any PostArchive
     let plans: any PlanStore
     let forgetter: Forgetter
     let days: Int
@@ -26,7 +26,7 @@ public struct DeletionWatcher: Service {
 
     /// A watcher of the copies made in the last `days` and of the posts that went out unchecked (`plans`), forgetting
     /// with `forgetter` (whose network it looks up).
-    public init(clock: any BotClock, archive: any TweetArchive, plans: any PlanStore, forgetter: Forgetter, days: Int, logger: Logger) {
+    public init(clock: any BotClock, archive: any PostArchive, plans: any PlanStore, forgetter: Forgetter, days: Int, logger: Logger) {
         self.clock = clock
         self.archive = archive
         self.plans = plans
@@ -75,31 +75,31 @@ public struct DeletionWatcher: Service {
         for post in try await plans.uncheckedPosts() {
             let exists: Bool
             do {
-                exists = try await forgetter.network.postExists(String(post.sourceTweetID), as: .human, for: .posts)
+                exists = try await forgetter.network.postExists(String(post.sourcePostID), as: .human, for: .posts)
             } catch is CancellationError {
                 throw CancellationError()
             } catch {
                 logger.warning(
-                    "unchecked posts: could not look up the original \(post.sourceTweetID) of slot \(LocalTime.clockTime(post.minute)) of \(post.day) (\(error)); it is looked up again in \(Self.uncheckedInterval.components.seconds / 60) minutes"
+                    "unchecked posts: could not look up the original \(post.sourcePostID) of slot \(LocalTime.clockTime(post.minute)) of \(post.day) (\(error)); it is looked up again in \(Self.uncheckedInterval.components.seconds / 60) minutes"
                 )
                 continue
             }
             if exists {
                 try await plans.markChecked(day: post.day, minute: post.minute, at: clock.now())
-                logger.info("unchecked posts: the original \(post.sourceTweetID) of slot \(LocalTime.clockTime(post.minute)) of \(post.day) is there")
+                logger.info("unchecked posts: the original \(post.sourcePostID) of slot \(LocalTime.clockTime(post.minute)) of \(post.day) is there")
                 continue
             }
-            let report = try await forgetter.forget(post.sourceTweetID)
+            let report = try await forgetter.forget(post.sourcePostID)
             try await plans.markChecked(day: post.day, minute: post.minute, at: clock.now())
-            forgotten.append(post.sourceTweetID)
+            forgotten.append(post.sourcePostID)
             let deleted =
                 report.copiesDeleted.isEmpty ? "" : "; the bot's copies \(report.copiesDeleted.map(String.init).joined(separator: ", ")) deleted"
             let failed =
                 report.copiesFailed.isEmpty
                 ? ""
-                : "; not deleted now: \(report.copiesFailed.map { "\($0.id) (\($0.why))" }.joined(separator: "; ")) (mirror_bot forget \(post.sourceTweetID) tries again)"
+                : "; not deleted now: \(report.copiesFailed.map { "\($0.id) (\($0.why))" }.joined(separator: "; ")) (mirror_bot forget \(post.sourcePostID) tries again)"
             logger.notice(
-                "unchecked posts: the human deleted tweet \(post.sourceTweetID), posted unchecked at \(LocalTime.clockTime(post.minute)) of \(post.day): removed from the archive\(deleted)\(failed)"
+                "unchecked posts: the human deleted post \(post.sourcePostID), posted unchecked at \(LocalTime.clockTime(post.minute)) of \(post.day): removed from the archive\(deleted)\(failed)"
             )
         }
         return forgotten
@@ -108,7 +108,7 @@ public struct DeletionWatcher: Service {
     /// How long after start the first check waits.
     static let firstDelay = Duration.seconds(7_200)
 
-    /// One check; the tweets found deleted and forgotten.
+    /// One check; the posts found deleted and forgotten.
     @discardableResult
     func checkOnce() async throws -> [Int64] {
         let originals = try await archive.copiedOriginals(since: clock.now().addingTimeInterval(-Double(days) * 86_400))
@@ -123,7 +123,7 @@ public struct DeletionWatcher: Service {
                 report.copiesFailed.isEmpty
                 ? ""
                 : "; not deleted now: \(report.copiesFailed.map { "\($0.id) (\($0.why))" }.joined(separator: "; ")) (mirror_bot forget \(original) tries again)"
-            logger.notice("deletions: the human deleted tweet \(original): removed from the archive\(deleted)\(failed)")
+            logger.notice("deletions: the human deleted post \(original): removed from the archive\(deleted)\(failed)")
         }
         if !originals.isEmpty {
             logger.info(

@@ -28,7 +28,7 @@ import Training
 /// It runs only while the liking policy is active. When the network refuses the likes endpoints (403 client-forbidden: the
 /// app is not enrolled), the client stores the refusal and the favoriter stops reading the timeline; once a day it
 /// checks with one call that reads and changes nothing (taking back a like the bot never made, of the human's
-/// newest tweet) and starts afresh when X accepts it.
+/// newest post) and starts afresh when X accepts it.
 public struct Favoriter: Service {
     /// How the favoriter behaves.
     public struct Settings: Sendable {
@@ -63,7 +63,7 @@ public struct Favoriter: Service {
     let clock: any BotClock
     let likes: any LikeLog
     let state: any BotState
-    let archive: any TweetArchive
+    let archive: any PostArchive
     let policy: LikingPolicy
     let classifier: FavoriteClassifier
     let network: any MirrorNetwork
@@ -79,7 +79,7 @@ public struct Favoriter: Service {
     /// an account `contact` leaves alone (by default: the opt-out list in `state`); `seed` makes its plans repeatable
     /// (tests), nil draws a fresh one.
     public init(
-        clock: any BotClock, likes: any LikeLog, state: any BotState, archive: any TweetArchive, policy: LikingPolicy, classifier: FavoriteClassifier,
+        clock: any BotClock, likes: any LikeLog, state: any BotState, archive: any PostArchive, policy: LikingPolicy, classifier: FavoriteClassifier,
         network: any MirrorNetwork, botUserID: String, humanUserID: String, settings: Settings = Settings(), contact: ContactRules? = nil,
         logger: Logger, seed: UInt64? = nil
     ) {
@@ -229,7 +229,7 @@ public struct Favoriter: Service {
                 return try await skip("could not like \(tried) posts: \(error)")
             }
             let like = RecordedLike(
-                tweetID: candidate.postID, authorID: candidate.authorID, logRatio: candidate.logRatio,
+                postID: candidate.postID, authorID: candidate.authorID, logRatio: candidate.logRatio,
                 reason: candidate.reason + " (best of the day's posts at \(clockTime))", likedAt: clock.now())
             try await likes.markLiked(day: day, minute: minute, like: like)
             logger.info(
@@ -273,7 +273,7 @@ public struct Favoriter: Service {
     /// The daily check of a refused likes endpoint: one call that reads and changes nothing. True when X accepts
     /// it again (the client then forgets the refusal, and the favoriter starts afresh from the newest post).
     func checkLikesAgain() async throws -> Bool {
-        guard let newest = try await archive.newestTweetID() else { return false }
+        guard let newest = try await archive.newestPostID() else { return false }
         do {
             try await network.checkLikes(as: botUserID, on: String(newest), for: .liking)
         } catch let error as NetworkError where error.isRefusal {
@@ -287,7 +287,7 @@ public struct Favoriter: Service {
         .milliseconds(Int64(max(0, date.timeIntervalSince(now)) * 1000) + 1)
     }
 
-    /// One poll: the new tweets of the home timeline, classified page by page, the favorites liked.
+    /// One poll: the new posts of the home timeline, classified page by page, the favorites liked.
     func pollOnce() async throws {
         // Once the person ended the mirror (or their sign-in lapsed), nothing is read for liking, nor its place kept.
         if try await control.waitsForSignIn() { return }
@@ -319,14 +319,14 @@ public struct Favoriter: Service {
         guard !candidates.isEmpty else { return }
         let liked = try await likes.likedAmong(candidates.compactMap { Int64($0.id) })
         let fresh = candidates.filter { !liked.contains(Int64($0.id) ?? -1) }
-        let verdicts = try await classifier.classify(fresh.map(FavoriteClassifier.Tweet.init))
+        let verdicts = try await classifier.classify(fresh.map(FavoriteClassifier.Post.init))
         var kept: [LikeCandidate] = []
         let likeCut = Foundation.log(classifier.threshold)
         let keepingCut = Foundation.log(classifier.keepingThreshold)
         for (post, verdict) in zip(fresh, verdicts) where verdict.isCandidate {
             guard verdict.score.logRatio.isFinite else {
                 logger.notice(
-                    "not liking \(post.id): the filter has not learned both liked and not-liked tweets yet (run `mirror_bot train classifier`)")
+                    "not liking \(post.id): the filter has not learned both liked and not-liked posts yet (run `mirror_bot train classifier`)")
                 return
             }
             guard let postID = Int64(post.id) else { continue }

@@ -8,15 +8,15 @@ public import SocialNetwork
 public import Stores
 public import Training
 
-/// Keeps learning from the human: their new tweets into the archive, their home timeline as `normal`, their new
-/// likes as `favorite` (moving them out of `normal`). Every read asks only for what is new, and every tweet is
+/// Keeps learning from the human: their new posts into the archive, their home timeline as `normal`, their new
+/// likes as `favorite` (moving them out of `normal`). Every read asks only for what is new, and every post is
 /// learned at most once. The timeline and the likes serve liking only: while the liking policy is not active they
 /// are not read (and the like threshold is not recalibrated). Every read is budgeted as learning, the first work
 /// the day's budget sheds.
 public struct Learner: Service {
     /// How often each source is read. The defaults use a handful of the calls X allows per 15 minutes.
     public struct Settings: Sendable {
-        /// Time between polls (tweets, timeline and likes are read in one poll).
+        /// Time between polls (posts, timeline and likes are read in one poll).
         public var pollInterval: TimeInterval
         /// Likes read per page (the likes endpoint has no `since_id`: the first page is read, and the next only
         /// while every like on it is new). 5 is the API's smallest page.
@@ -24,7 +24,7 @@ public struct Learner: Service {
         /// Likes are read every this many polls: every read of them is billed even when nothing is new.
         public var likesEveryPolls: Int
 
-        /// Settings: tweets and timeline every 15 minutes, likes every hour, 5 a page.
+        /// Settings: posts and timeline every 15 minutes, likes every hour, 5 a page.
         public init(pollInterval: TimeInterval = 900, likesPerPage: Int = 5, likesEveryPolls: Int = 4) {
             self.pollInterval = pollInterval
             self.likesPerPage = max(5, min(100, likesPerPage))
@@ -37,7 +37,7 @@ public struct Learner: Service {
 
     let clock: any BotClock
     let state: any BotState
-    let archive: any TweetArchive
+    let archive: any PostArchive
     let classifier: FavoriteClassifier
     let network: any MirrorNetwork
     let liking: LikingPolicy
@@ -54,7 +54,7 @@ public struct Learner: Service {
     /// like threshold again once a day as examples accumulate, and the classifier decides with the new choice; the
     /// person's new likes and their times go to `personLikes` (what the day's likes are planned from).
     public init(
-        clock: any BotClock, state: any BotState, archive: any TweetArchive, classifier: FavoriteClassifier, network: any MirrorNetwork,
+        clock: any BotClock, state: any BotState, archive: any PostArchive, classifier: FavoriteClassifier, network: any MirrorNetwork,
         liking: LikingPolicy, humanUserID: String, settings: Settings = Settings(), calibrator: Calibrator? = nil,
         personLikes: (any LikeLog)? = nil, logger: Logger
     ) {
@@ -79,11 +79,11 @@ public struct Learner: Service {
         }
     }
 
-    /// Reads the human's new tweets, new timeline tweets and (when asked) new likes, and learns them.
+    /// Reads the human's new posts, new timeline posts and (when asked) new likes, and learns them.
     func pollOnce(includingLikes: Bool = true) async throws {
         // Nothing more of the person is learned once they ended the mirror, or while their sign-in is lapsed.
         guard try await !OwnerControl(state: state).waitsForSignIn() else { return }
-        try await learnNewTweets()
+        try await learnNewPosts()
         guard liking.isActive else { return }
         try await learnTimeline()
         if includingLikes { try await learnLikes() }
@@ -100,18 +100,18 @@ public struct Learner: Service {
         logger.notice("recalibrated the like \(calibration.result.summary)")
     }
 
-    private func learnNewTweets() async throws {
+    private func learnNewPosts() async throws {
         let cursor = SinceCursor(state: state, key: Self.tweetsSinceIDKey)
         var sinceID: String?
         switch try await cursor.position() {
         case .after(let id): sinceID = id
-        case .notStarted: sinceID = try await archive.newestTweetID().map { String($0) }
+        case .notStarted: sinceID = try await archive.newestPostID().map { String($0) }
         }
         var stored = 0
         try await cursor.readNew(network.posts(of: humanUserID, since: sinceID, maxPosts: 3_200, for: .learning), after: sinceID) { page in
-            stored += try await archive.insert(page.posts.compactMap(ArchivedTweet.init))
+            stored += try await archive.insert(page.posts.compactMap(ArchivedPost.init))
         }
-        if stored > 0 { logger.info("archived \(stored) new tweets of the human") }
+        if stored > 0 { logger.info("archived \(stored) new posts of the human") }
     }
 
     private func learnTimeline() async throws {
@@ -131,10 +131,10 @@ public struct Learner: Service {
         try await cursor.readNew(pages, after: sinceID) { page in
             let seen = page.posts.filter { !$0.isRepost && $0.authorID != humanUserID }
             learned += try await classifier.learnOnce(
-                seen.map { ($0.id, FavoriteClassifier.Tweet($0)) }, as: .normal, source: .timeline,
+                seen.map { ($0.id, FavoriteClassifier.Post($0)) }, as: .normal, source: .timeline,
                 at: clock.now())
         }
-        if learned > 0 { logger.info("learned \(learned) timeline tweets of the human as not liked") }
+        if learned > 0 { logger.info("learned \(learned) timeline posts of the human as not liked") }
     }
 
     private func learnLikes() async throws {
@@ -144,7 +144,7 @@ public struct Learner: Service {
             pages += 1
             let likes = page.posts.filter { !$0.isRepost }
             let new = try await classifier.learnOnce(
-                likes.map { ($0.id, FavoriteClassifier.Tweet($0)) }, as: .favorite, source: .likes,
+                likes.map { ($0.id, FavoriteClassifier.Post($0)) }, as: .favorite, source: .likes,
                 at: clock.now())
             try await personLikes?.recordPersonLikes(page.posts.compactMap(PersonLike.init(liked:)))
             learned += new

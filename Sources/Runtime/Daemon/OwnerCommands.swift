@@ -111,14 +111,14 @@ public struct OwnerCommands: Sendable {
             if forgetsAfterwards { _ = try await withdrawal?.forget() }
             return
         }
-        try await mentions.finish(mentionID: mentionID, state: .replied, replyTweetID: created.flatMap { Int64($0) }, reason: reason)
+        try await mentions.finish(mentionID: mentionID, state: .replied, replyPostID: created.flatMap { Int64($0) }, reason: reason)
         if forgetsAfterwards { _ = try await withdrawal?.forget() }
     }
 
     /// Forgets the post `link` names; the confirmation says what was done.
     private func forget(_ link: String, japanese: Bool, at: String, logger: Logger) async throws -> String {
         guard let forgetter else { return japanese ? "\(at) 忘れる機能は使えません。" : "Forgetting is not available (\(at))." }
-        guard let id = Forgetter.tweetID(in: link) else {
+        guard let id = Forgetter.postID(in: link) else {
             return japanese ? "\(at) 投稿のリンクが読めませんでした: \(link)" : "Not a post's link (\(at)): \(link)"
         }
         let report = try await forgetter.forget(id)

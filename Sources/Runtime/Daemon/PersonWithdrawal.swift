@@ -80,7 +80,7 @@ public struct PersonWithdrawal: Sendable {
             self.wordCountKeys = wordCountKeys
         }
 
-        /// "1,204 rows (tweets 1,000, …) and 3,120 word-count keys".
+        /// "1,204 rows (posts 1,000, …) and 3,120 word-count keys".
         public var summary: String {
             let total = rows.values.reduce(0, +)
             let detail = rows.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")

@@ -10,10 +10,10 @@ public import SocialNetwork
 public import Stores
 import Synchronization
 
-/// Posts the human's tweets at the human's kind of times, surviving restarts.
+/// Posts the human's posts at the human's kind of times, surviving restarts.
 ///
 /// At the first minute of each local day (the human's zone) the day's plan is drawn and stored in Postgres; a
-/// restart the same day reuses it. At each slot's minute a tweet is picked and posted. A slot is claimed before its
+/// restart the same day reuses it. At each slot's minute a post is picked and posted. A slot is claimed before its
 /// post is sent, so a crash mid-post is never followed by a second post of that slot; a slot whose minute passed
 /// more than `missedSlotGrace` ago (the process was down) is skipped, not posted late. X refusing a post as a
 /// duplicate makes it pick another, a few times, then skip with the reason. While the person has paused the bot
@@ -23,7 +23,7 @@ public struct Poster: Service {
     public struct Settings: Sendable {
         /// A slot this late is skipped (`MISSED_SLOT_GRACE`, default 10 minutes).
         public var missedSlotGrace: TimeInterval
-        /// Tweets tried per slot when X refuses them as duplicates.
+        /// Posts tried per slot when X refuses them as duplicates.
         public var picksPerSlot: Int
         /// Log what would be posted without posting (`--dry-run`).
         public var dryRun: Bool
@@ -103,7 +103,7 @@ public struct Poster: Service {
         return (slots, [])
     }
 
-    /// Settles a slot the last run left mid-post (a crash, a SIGKILL): the network is asked whether the tweet it was
+    /// Settles a slot the last run left mid-post (a crash, a SIGKILL): the network is asked whether the post it was
     /// sending was made (one read of the bot's posts), and the slot is recorded as what is true. It is never sent again:
     /// not made, or the read failing, it is skipped.
     func recover(_ slot: InterruptedSlot, of day: String) async throws {
@@ -116,13 +116,13 @@ public struct Poster: Service {
     /// Settles the slot, which was sending `remix` (nil: its source's text).
     private func settle(_ slot: InterruptedSlot, of day: String, remix: String?) async throws {
         let clockTime = LocalTime.clockTime(slot.minute)
-        guard let source = slot.sourceTweetID, let text = remix ?? slot.text else {
+        guard let source = slot.sourcePostID, let text = remix ?? slot.text else {
             try await recordSkipped(
                 day: day, minute: slot.minute,
-                reason: slot.sourceTweetID == nil
+                reason: slot.sourcePostID == nil
                     ? "interrupted before sending (nothing was sent); its minute has passed" : PlanSlot.interruptedReason)
             logger.notice(
-                "skipped slot \(clockTime) of \(day): interrupted while posting last run\(slot.sourceTweetID == nil ? ", before sending" : "")")
+                "skipped slot \(clockTime) of \(day): interrupted while posting last run\(slot.sourcePostID == nil ? ", before sending" : "")")
             return
         }
         let made: String?
@@ -142,9 +142,9 @@ public struct Poster: Service {
             // Sent at its minute or soon after; the moment itself was lost with the process.
             let at = LocalTime.date(of: slot.minute, on: day, in: timeZone) ?? clock.now()
             try await plans.markPosted(
-                day: day, minute: slot.minute, sourceTweetID: source, botTweetID: Int64(made), postedAt: at,
+                day: day, minute: slot.minute, sourcePostID: source, botPostID: Int64(made), postedAt: at,
                 reason:
-                    "\(remix == nil ? "the human's tweet \(source)" : "a remix (its longest run from the human's tweet \(source))"); interrupted last run, and \(network.name) shows it was made"
+                    "\(remix == nil ? "the human's post \(source)" : "a remix (its longest run from the human's post \(source))"); interrupted last run, and \(network.name) shows it was made"
             )
             logger.notice("slot \(clockTime) of \(day): interrupted while posting last run; \(network.name) shows it was made: \(made)")
         } else {
@@ -178,11 +178,11 @@ public struct Poster: Service {
         let underWay = PicksUnderWay()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for slot in interrupted {
-                // The tweet it was sending is under way until it is settled: a slot due meanwhile (after a crash or a
+                // The post it was sending is under way until it is settled: a slot due meanwhile (after a crash or a
                 // fleet's takeover, the first slots come due at once) does not copy it again.
-                if let source = slot.sourceTweetID { underWay.hold(source) }
+                if let source = slot.sourcePostID { underWay.hold(source) }
                 group.addTask {
-                    defer { if let source = slot.sourceTweetID { underWay.finish(source) } }
+                    defer { if let source = slot.sourcePostID { underWay.finish(source) } }
                     try await underWay.recording { try await self.recover(slot, of: day) }
                 }
             }
@@ -204,7 +204,7 @@ public struct Poster: Service {
                 try underWay.rethrowFailure()
                 let lateness = clock.now().timeIntervalSince(at)
                 if lateness > settings.missedSlotGrace {
-                    if let prepared { underWay.finish(prepared.pick.tweet.tweetID) }
+                    if let prepared { underWay.finish(prepared.pick.post.postID) }
                     // Running when the slot came due, and far past it now: the clock jumped forward (NTP, a laptop resuming).
                     let reason =
                         at >= runningSince
@@ -215,7 +215,7 @@ public struct Poster: Service {
                     continue
                 }
                 if let paused = try await control?.current() {
-                    if let prepared { underWay.finish(prepared.pick.tweet.tweetID) }
+                    if let prepared { underWay.finish(prepared.pick.post.postID) }
                     let since = LocalTime(of: paused.since, in: timeZone)
                     let reason =
                         paused.pause == .ended
@@ -278,12 +278,12 @@ public struct Poster: Service {
                 if try await originalExists(pick, clockTime: clockTime) { return Prepared(pick: pick, whyUnchecked: nil) }
             } catch let error as NetworkError {
                 logger.info(
-                    "slot \(clockTime): the original \(pick.tweet.tweetID) could not be looked up ahead (\(error)); it is posted unchecked and looked up within the hour"
+                    "slot \(clockTime): the original \(pick.post.postID) could not be looked up ahead (\(error)); it is posted unchecked and looked up within the hour"
                 )
                 return Prepared(pick: pick, whyUnchecked: "its original could not be looked up (\(error))")
             }
-            underWay.finish(pick.tweet.tweetID)
-            deleted.insert(pick.tweet.tweetID)
+            underWay.finish(pick.post.postID)
+            deleted.insert(pick.post.postID)
         }
         return nil
     }
@@ -291,13 +291,13 @@ public struct Poster: Service {
     /// Whether the pick's original is still on the network; one the person deleted leaves the archive (X asks that
     /// deleted content goes within 24 hours).
     private func originalExists(_ pick: PostPicker.Pick, clockTime: String) async throws -> Bool {
-        guard try await !network.postExists(String(pick.tweet.tweetID), as: .human, for: .posts) else { return true }
-        try await picker.archive.remove(tweetID: pick.tweet.tweetID)
-        logger.notice("slot \(clockTime): the human deleted tweet \(pick.tweet.tweetID); removed from the archive")
+        guard try await !network.postExists(String(pick.post.postID), as: .human, for: .posts) else { return true }
+        try await picker.archive.remove(postID: pick.post.postID)
+        logger.notice("slot \(clockTime): the human deleted post \(pick.post.postID); removed from the archive")
         return false
     }
 
-    /// Claims a slot and posts a tweet for it (`prepared`, when it was picked ahead), recording the outcome. Nothing is
+    /// Claims a slot and posts a post for it (`prepared`, when it was picked ahead), recording the outcome. Nothing is
     /// looked up at the minute: with `CHECK_ORIGINALS`, a pick not looked up ahead (another after a refusal, or a slot
     /// due as the poster began) goes out unchecked, and its original is looked up within the hour.
     func post(
@@ -306,7 +306,7 @@ public struct Poster: Service {
     ) async throws {
         // Posted at the moment its post began (the network's answer, and the store's, may take a while).
         let postedAt = begunAt ?? clock.now()
-        var picked: Set<Int64> = prepared.map { [$0.pick.tweet.tweetID] } ?? []
+        var picked: Set<Int64> = prepared.map { [$0.pick.post.postID] } ?? []
         defer { picked.forEach(underWay.finish) }
         guard try await plans.claim(day: day, minute: minute) else { return }
         var generator = SplitMix64(seed: seed)
@@ -322,7 +322,7 @@ public struct Poster: Service {
                 pick: { refused in
                     if !offeredPrepared, let pick = prepared?.pick {
                         offeredPrepared = true
-                        if !refused.contains(pick.tweet.tweetID) { return pick }
+                        if !refused.contains(pick.post.postID) { return pick }
                     }
                     let pick = try await underWay.pick { underWay in
                         switch try await picker.choose(at: slotTime, excluding: refused.union(underWay), using: &generator) {
@@ -332,9 +332,9 @@ public struct Poster: Service {
                             return nil
                         }
                     }
-                    if let pick { picked.insert(pick.tweet.tweetID) }
+                    if let pick { picked.insert(pick.post.postID) }
                     return pick
-                }, sourceID: \.tweet.tweetID,
+                }, sourceID: \.post.postID,
                 send: { pick in
                     if settings.dryRun {
                         try await recordSkipped(day: day, minute: minute, reason: "dry run: would have posted \(origin(pick))")
@@ -344,11 +344,11 @@ public struct Poster: Service {
                     let whyUnchecked: String? =
                         !settings.checksOriginals
                         ? nil
-                        : pick.tweet.tweetID == prepared?.pick.tweet.tweetID
+                        : pick.post.postID == prepared?.pick.post.postID
                             ? prepared?.whyUnchecked
                             : "picked at the minute (\(prepared == nil ? "no time to look it up ahead" : "the first pick was refused")), not looked up before"
                     // Noted before sending, so that a restart after a crash can read back whether it was made.
-                    try await plans.noteSending(day: day, minute: minute, sourceTweetID: pick.tweet.tweetID)
+                    try await plans.noteSending(day: day, minute: minute, sourcePostID: pick.post.postID)
                     // A remix is remembered before it is sent: never written again, and read back after a crash.
                     if pick.remix != nil, let memory = picker.remixMemory {
                         try await memory.remember(pick.text, postedAt: postedAt)
@@ -362,10 +362,10 @@ public struct Poster: Service {
                     }
                     let unchecked = whyUnchecked.map { "; posted unchecked: \($0), looked up within the hour" } ?? ""
                     try await plans.markPosted(
-                        day: day, minute: minute, sourceTweetID: pick.tweet.tweetID, botTweetID: created.flatMap { Int64($0) },
+                        day: day, minute: minute, sourcePostID: pick.post.postID, botPostID: created.flatMap { Int64($0) },
                         postedAt: postedAt, reason: origin(pick) + unchecked, unchecked: whyUnchecked != nil)
                     if pick.remix != nil { try await picker.remixMemory?.settled(day: day, minute: minute) }
-                    logger.info("posted slot \(clockTime) -> tweet \(created ?? "?") (\(origin(pick))\(unchecked))")
+                    logger.info("posted slot \(clockTime) -> post \(created ?? "?") (\(origin(pick))\(unchecked))")
                     DaemonMetrics.posted(lateness: postedAt.timeIntervalSince(slotTime), unchecked: whyUnchecked != nil)
                 },
                 refused: { pick, why in
@@ -419,7 +419,7 @@ public struct Poster: Service {
         }
     }
 
-    /// The person's tweets picked for slots whose posts are under way (not recorded yet), left out of other slots' picks;
+    /// The person's posts picked for slots whose posts are under way (not recorded yet), left out of other slots' picks;
     /// and the first store failure of a post, which ends the round.
     final class PicksUnderWay: Sendable {
         private let state = Mutex<(picks: Set<Int64>, failure: (any Error)?)>(([], nil))
@@ -427,7 +427,7 @@ public struct Poster: Service {
         /// A pick made by `pick` (given the picks under way), kept as under way.
         func pick(_ pick: (Set<Int64>) async throws -> PostPicker.Pick?) async throws -> PostPicker.Pick? {
             guard let chosen = try await pick(state.withLock { $0.picks }) else { return nil }
-            state.withLock { _ = $0.picks.insert(chosen.tweet.tweetID) }
+            state.withLock { _ = $0.picks.insert(chosen.post.postID) }
             return chosen
         }
 

@@ -14,7 +14,7 @@ public import Stores
 /// It polls the bot's mentions with a stored `since_id`, so it reads only what is new; where the network pushes
 /// mentions (Mastodon's streaming), it listens instead and polls only to catch up when the stream was down. On its very first start it
 /// records the newest mention and answers nothing older (the original's "don't talk to anyone initially"). It
-/// never answers the bot's own posts or retweets, answers one person at most `limitPerUserPerHour` times an hour
+/// never answers the bot's own posts or reposts, answers one person at most `limitPerUserPerHour` times an hour
 /// and a conversation at most `maxThreadReplies` times, so two bots cannot talk forever, and waits a random
 /// 5–60 seconds before answering, as a person would. Each mention is handled once, across restarts.
 ///
@@ -115,7 +115,7 @@ public struct Replier: Service {
             }
             if let made {
                 try await mentions.finish(
-                    mentionID: mentionID, state: .replied, replyTweetID: Int64(made),
+                    mentionID: mentionID, state: .replied, replyPostID: Int64(made),
                     reason: "interrupted last run; \(network.name) shows the answer was made")
                 logger.notice("answer to \(mentionID) interrupted last run; \(network.name) shows it was made: \(made)")
             } else {
@@ -161,7 +161,7 @@ public struct Replier: Service {
         if handle == nil, authorText != botUserID { handle = try await picker.handle(ofUser: authorID) }
         let who = handle.map { "@" + $0 } ?? "user \(authorText)"
         if authorText == botUserID || mention.isRepost {
-            logger.debug("no reply to \(mention.id): \(authorText == botUserID ? "the bot's own post" : "a retweet")")
+            logger.debug("no reply to \(mention.id): \(authorText == botUserID ? "the bot's own post" : "a repost")")
             return
         }
         let conversationID = mention.conversationID.flatMap { Int64($0) }
@@ -273,7 +273,7 @@ public struct Replier: Service {
                 attempts: 3,
                 pick: { refused in
                     try await picker.pick(forAuthor: authorID, handle: handle, excluding: refused.union(repeats), using: &generator)
-                }, sourceID: \.source.tweetID,
+                }, sourceID: \.source.postID,
                 send: { pick in
                     let origin = pick.isFallback ? "a past reply of the human to someone else" : "a past reply of the human to \(who)"
                     if settings.dryRun { return try await skip("dry run: would have answered with \(origin): \(pick.text)") }
@@ -293,9 +293,9 @@ public struct Replier: Service {
                             try await network.reply(pick.text, warning: pick.source.contentWarning, to: mention.id, for: .replies)
                         }
                         try await mentions.finish(
-                            mentionID: mentionID, state: .replied, replyTweetID: created.flatMap { Int64($0) },
-                            sourceTweetID: pick.source.tweetID, reason: origin)
-                        logger.info("replied to \(who) (\(mention.id)) -> tweet \(created ?? "?") (\(origin))")
+                            mentionID: mentionID, state: .replied, replyPostID: created.flatMap { Int64($0) },
+                            sourcePostID: pick.source.postID, reason: origin)
+                        logger.info("replied to \(who) (\(mention.id)) -> post \(created ?? "?") (\(origin))")
                         DaemonMetrics.replied()
                     }
                 })

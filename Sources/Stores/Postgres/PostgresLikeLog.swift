@@ -7,16 +7,16 @@ import Stores
 struct PostgresLikeLog: LikeLog {
     let database: PostgresStoreSet
 
-    func likedAmong(_ tweetIDs: [Int64]) async throws -> Set<Int64> {
-        Set(try await database.rows("reading likes", "SELECT tweet_id FROM bot_likes WHERE tweet_id = ANY(\(tweetIDs)::bigint[])", as: Int64.self))
+    func likedAmong(_ postIDs: [Int64]) async throws -> Set<Int64> {
+        Set(try await database.rows("reading likes", "SELECT tweet_id FROM bot_likes WHERE tweet_id = ANY(\(postIDs)::bigint[])", as: Int64.self))
     }
 
-    func recordLike(tweetID: Int64, authorID: Int64?, logRatio: Double, reason: String, at date: Date) async throws -> Bool {
+    func recordLike(postID: Int64, authorID: Int64?, logRatio: Double, reason: String, at date: Date) async throws -> Bool {
         try await !database.rows(
-            "recording the like of \(tweetID)",
+            "recording the like of \(postID)",
             """
             INSERT INTO bot_likes (tweet_id, author_id, log_ratio, reason, liked_at)
-            VALUES (\(tweetID), \(authorID), \(RecordedLike.storable(logRatio)), \(reason), \(date)) ON CONFLICT (tweet_id) DO NOTHING RETURNING 1
+            VALUES (\(postID), \(authorID), \(RecordedLike.storable(logRatio)), \(reason), \(date)) ON CONFLICT (tweet_id) DO NOTHING RETURNING 1
             """, as: Int.self
         ).isEmpty
     }
@@ -32,7 +32,7 @@ struct PostgresLikeLog: LikeLog {
             SELECT tweet_id, author_id, log_ratio, reason, liked_at FROM bot_likes ORDER BY liked_at, tweet_id
             """, as: (Int64, Int64?, Double?, String, Date).self
         ).map {
-            RecordedLike(tweetID: $0.0, authorID: $0.1, logRatio: $0.2 ?? 0, reason: $0.3, likedAt: $0.4)
+            RecordedLike(postID: $0.0, authorID: $0.1, logRatio: $0.2 ?? 0, reason: $0.3, likedAt: $0.4)
         }
     }
 
@@ -105,18 +105,18 @@ struct PostgresLikeLog: LikeLog {
             for try await _ in try await connection.query(
                 """
                 WITH slot AS (
-                    UPDATE like_slots SET state = 'liked', post_id = \(like.tweetID), log_ratio = \(RecordedLike.storable(like.logRatio)),
+                    UPDATE like_slots SET state = 'liked', post_id = \(like.postID), log_ratio = \(RecordedLike.storable(like.logRatio)),
                                           reason = \(like.reason), done_at = \(like.likedAt)
                     WHERE day = \(day)::date AND minute = \(minute) AND state = 'planned'
-                      AND NOT EXISTS (SELECT 1 FROM bot_likes WHERE tweet_id = \(like.tweetID))
+                      AND NOT EXISTS (SELECT 1 FROM bot_likes WHERE tweet_id = \(like.postID))
                     RETURNING 1
                 )
                 INSERT INTO bot_likes (tweet_id, author_id, log_ratio, reason, liked_at)
-                SELECT \(like.tweetID), \(like.authorID), \(RecordedLike.storable(like.logRatio)), \(like.reason), \(like.likedAt) FROM slot
+                SELECT \(like.postID), \(like.authorID), \(RecordedLike.storable(like.logRatio)), \(like.reason), \(like.likedAt) FROM slot
                 RETURNING 1
                 """, logger: logger)
             { done = true }
-            try await connection.query("DELETE FROM like_candidates WHERE post_id = \(like.tweetID)", logger: logger)
+            try await connection.query("DELETE FROM like_candidates WHERE post_id = \(like.postID)", logger: logger)
             return done
         }
     }

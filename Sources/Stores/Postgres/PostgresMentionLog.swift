@@ -18,12 +18,12 @@ struct PostgresMentionLog: MentionLog {
         ).isEmpty
     }
 
-    func finish(mentionID: Int64, state: MentionState, replyTweetID: Int64?, sourceTweetID: Int64?, reason: String) async throws {
+    func finish(mentionID: Int64, state: MentionState, replyPostID: Int64?, sourcePostID: Int64?, reason: String) async throws {
         _ = try await database.rows(
             "recording the answer to mention \(mentionID)",
             """
-            UPDATE mention_replies SET state = \(state.rawValue), reply_tweet_id = \(replyTweetID),
-                                       source_tweet_id = \(sourceTweetID), reason = \(reason)
+            UPDATE mention_replies SET state = \(state.rawValue), reply_tweet_id = \(replyPostID),
+                                       source_tweet_id = \(sourcePostID), reason = \(reason)
             WHERE mention_tweet_id = \(mentionID) RETURNING 1
             """, as: Int.self)
     }
@@ -63,7 +63,7 @@ struct PostgresMentionLog: MentionLog {
             """
             SELECT state, reason, reply_tweet_id FROM mention_replies WHERE mention_tweet_id = \(mentionID)
             """, as: (String, String?, Int64?).self
-        ).first.map { MentionOutcome(state: MentionState(rawValue: $0.0) ?? .skipped, reason: $0.1, replyTweetID: $0.2) }
+        ).first.map { MentionOutcome(state: MentionState(rawValue: $0.0) ?? .skipped, reason: $0.1, replyPostID: $0.2) }
     }
 
     func handledCount(state: MentionState) async throws -> Int {
@@ -82,8 +82,8 @@ struct PostgresMentionLog: MentionLog {
             """, as: (Int64, Int64, String, Int64?, Int64?, String?, Date).self
         ).map {
             HandledMention(
-                mentionTweetID: $0.0, authorID: $0.1, state: MentionState(rawValue: $0.2) ?? .skipped,
-                replyTweetID: $0.3, sourceTweetID: $0.4, reason: $0.5, handledAt: $0.6)
+                mentionPostID: $0.0, authorID: $0.1, state: MentionState(rawValue: $0.2) ?? .skipped,
+                replyPostID: $0.3, sourcePostID: $0.4, reason: $0.5, handledAt: $0.6)
         }
     }
 

@@ -5,8 +5,8 @@ public import Stores
 
 /// The Postgres schema's migrations (`Migrations/`, compiled into the binary), each applied in its own transaction
 /// under an advisory lock (Heroku's release phase and a post-deploy script can overlap), recorded in
-/// `schema_migrations`. A database made by the original Ruby bot (its `tweets` table plus Sequel's `schema_info`) is
-/// adopted: the first migration creates `tweets` only if it does not exist, and the next ones alter it keeping every row.
+/// `schema_migrations`. A database made by the original Ruby bot (its `posts` table plus Sequel's `schema_info`) is
+/// adopted: the first migration creates `posts` only if it does not exist, and the next ones alter it keeping every row.
 public struct PostgresMigrations: SchemaMigrations {
     /// The database migrated.
     let database: PostgresStoreSet

@@ -22,7 +22,7 @@ struct PostgresPlanStore: PlanStore {
             minute.map {
                 PlanSlot(
                     minute: $0, state: state.flatMap(PlanSlot.State.init(rawValue:)) ?? .skipped,
-                    sourceTweetID: source, botTweetID: bot, reason: reason, postedAt: postedAt, postedUnchecked: unchecked ?? false,
+                    sourcePostID: source, botPostID: bot, reason: reason, postedAt: postedAt, postedUnchecked: unchecked ?? false,
                     originalCheckedAt: checkedAt)
             }
         }
@@ -67,21 +67,21 @@ struct PostgresPlanStore: PlanStore {
     }
 
     func markPosted(
-        day: String, minute: Int, sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date, reason: String,
+        day: String, minute: Int, sourcePostID: Int64, botPostID: Int64?, postedAt: Date, reason: String,
         unchecked: Bool
     ) async throws {
         let logger = logger
         try await database.transaction("recording slot \(minute) of \(day) as posted") { connection in
             try await connection.query(
                 """
-                UPDATE plan_slots SET state = 'posted', source_tweet_id = \(sourceTweetID), bot_tweet_id = \(botTweetID),
+                UPDATE plan_slots SET state = 'posted', source_tweet_id = \(sourcePostID), bot_tweet_id = \(botPostID),
                                       reason = \(reason), posted_at = \(postedAt), posted_unchecked = \(unchecked),
                                       updated_at = now()
                 WHERE day = \(day)::date AND minute = \(minute)
                 """, logger: logger)
             try await connection.query(
                 """
-                INSERT INTO bot_posts (source_tweet_id, bot_tweet_id, posted_at) VALUES (\(sourceTweetID), \(botTweetID), \(postedAt))
+                INSERT INTO bot_posts (source_tweet_id, bot_tweet_id, posted_at) VALUES (\(sourcePostID), \(botPostID), \(postedAt))
                 """, logger: logger)
         }
     }
@@ -95,11 +95,11 @@ struct PostgresPlanStore: PlanStore {
             """, as: Int.self)
     }
 
-    func noteSending(day: String, minute: Int, sourceTweetID: Int64) async throws {
+    func noteSending(day: String, minute: Int, sourcePostID: Int64) async throws {
         _ = try await database.rows(
             "noting what slot \(minute) of \(day) sends",
             """
-            UPDATE plan_slots SET source_tweet_id = \(sourceTweetID) WHERE day = \(day)::date AND minute = \(minute) AND state = 'posting'
+            UPDATE plan_slots SET source_tweet_id = \(sourcePostID) WHERE day = \(day)::date AND minute = \(minute) AND state = 'posting'
             RETURNING 1
             """, as: Int.self)
     }
@@ -111,7 +111,7 @@ struct PostgresPlanStore: PlanStore {
             SELECT s.minute, s.source_tweet_id, t.text FROM plan_slots s LEFT JOIN tweets t ON t.tweet_id = s.source_tweet_id
             WHERE s.day = \(day)::date AND s.state = 'posting' ORDER BY s.minute
             """, as: (Int, Int64?, String?).self
-        ).map { InterruptedSlot(minute: $0.0, sourceTweetID: $0.1, text: $0.2) }
+        ).map { InterruptedSlot(minute: $0.0, sourcePostID: $0.1, text: $0.2) }
     }
 
     func uncheckedPosts() async throws -> [UncheckedPost] {
@@ -122,7 +122,7 @@ struct PostgresPlanStore: PlanStore {
             WHERE posted_unchecked AND original_checked_at IS NULL AND state = 'posted' AND source_tweet_id IS NOT NULL AND posted_at IS NOT NULL ORDER BY posted_at, day, minute
             """, as: (String, Int, Int64, Int64?, Date).self
         ).map {
-            UncheckedPost(day: $0.0, minute: $0.1, sourceTweetID: $0.2, botTweetID: $0.3, postedAt: $0.4)
+            UncheckedPost(day: $0.0, minute: $0.1, sourcePostID: $0.2, botPostID: $0.3, postedAt: $0.4)
         }
     }
 

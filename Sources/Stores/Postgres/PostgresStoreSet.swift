@@ -101,9 +101,9 @@ public struct PostgresStoreSet: StoreSet {
     /// Postgres is migrated by `mirror_bot migrate` only.
     public var migratesWhenOpened: Bool { false }
 
-    public var archive: any TweetArchive { archive(timeZone: settings.timeZone, rowLimit: settings.archiveRowLimit) }
-    public func archive(timeZone: TimeZone, rowLimit: Int) -> any TweetArchive {
-        PostgresTweetArchive(database: self, timeZone: timeZone, rowLimit: rowLimit)
+    public var archive: any PostArchive { archive(timeZone: settings.timeZone, rowLimit: settings.archiveRowLimit) }
+    public func archive(timeZone: TimeZone, rowLimit: Int) -> any PostArchive {
+        PostgresPostArchive(database: self, timeZone: timeZone, rowLimit: rowLimit)
     }
     public var plans: any PlanStore { PostgresPlanStore(database: self) }
     public var mentions: any MentionLog { PostgresMentionLog(database: self) }

@@ -13,7 +13,7 @@ struct PostgresTrainingExamples: TrainingExamples {
             """
             INSERT INTO training_examples (tweet_id, text, author, label, source, learned_at)
             SELECT tweet_id, text, NULLIF(author, ''), label, source, learned_at
-            FROM unnest(\(examples.map(\.tweetID))::text[], \(examples.map(\.text))::text[], \(examples.map { $0.author ?? "" })::text[],
+            FROM unnest(\(examples.map(\.postID))::text[], \(examples.map(\.text))::text[], \(examples.map { $0.author ?? "" })::text[],
                         \(examples.map(\.label))::text[], \(examples.map(\.source))::text[], \(examples.map(\.learnedAt))::timestamptz[])
                  WITH ORDINALITY AS e(tweet_id, text, author, label, source, learned_at, position)
             ORDER BY position
@@ -49,11 +49,11 @@ struct PostgresTrainingExamples: TrainingExamples {
         return (Int(row?.0 ?? 0), Int(row?.1 ?? 0))
     }
 
-    func remove(tweetID: String) async throws -> [TrainingExample] {
+    func remove(postID: String) async throws -> [TrainingExample] {
         try await database.rows(
-            "removing the training examples of tweet \(tweetID)",
+            "removing the training examples of post \(postID)",
             """
-            DELETE FROM training_examples WHERE tweet_id = \(tweetID) RETURNING seq, tweet_id, text, author, label, source, learned_at
+            DELETE FROM training_examples WHERE tweet_id = \(postID) RETURNING seq, tweet_id, text, author, label, source, learned_at
             """, as: (Int64, String, String, String?, String, String, Date).self
         ).map(TrainingExample.init(row:))
             .sorted { ($0.sequence ?? 0) < ($1.sequence ?? 0) }
@@ -67,6 +67,6 @@ struct PostgresTrainingExamples: TrainingExamples {
 extension TrainingExample {
     /// An example from a row of `seq, tweet_id, text, author, label, source, learned_at`.
     init(row: (Int64, String, String, String?, String, String, Date)) {
-        self.init(sequence: row.0, tweetID: row.1, text: row.2, author: row.3, label: row.4, source: row.5, learnedAt: row.6)
+        self.init(sequence: row.0, postID: row.1, text: row.2, author: row.3, label: row.4, source: row.5, learnedAt: row.6)
     }
 }

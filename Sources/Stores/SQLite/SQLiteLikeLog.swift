@@ -7,22 +7,22 @@ import Stores
 struct SQLiteLikeLog: LikeLog {
     let database: SQLiteStoreSet
 
-    func likedAmong(_ tweetIDs: [Int64]) async throws -> Set<Int64> {
+    func likedAmong(_ postIDs: [Int64]) async throws -> Set<Int64> {
         Set(
             try await database.read("reading likes") { db in
                 try Int64.fetchAll(
                     db, sql: "SELECT tweet_id FROM bot_likes WHERE tweet_id IN (SELECT value FROM json_each(?))",
-                    arguments: [ArchiveRules.jsonArray(tweetIDs)])
+                    arguments: [ArchiveRules.jsonArray(postIDs)])
             })
     }
 
-    func recordLike(tweetID: Int64, authorID: Int64?, logRatio: Double, reason: String, at date: Date) async throws -> Bool {
-        try await database.write("recording the like of \(tweetID)") { db in
+    func recordLike(postID: Int64, authorID: Int64?, logRatio: Double, reason: String, at date: Date) async throws -> Bool {
+        try await database.write("recording the like of \(postID)") { db in
             try db.execute(
                 sql: """
                     INSERT INTO bot_likes (tweet_id, author_id, log_ratio, reason, liked_at) VALUES (?, ?, ?, ?, ?)
                     ON CONFLICT (tweet_id) DO NOTHING
-                    """, arguments: [tweetID, authorID, RecordedLike.storable(logRatio), reason, date])
+                    """, arguments: [postID, authorID, RecordedLike.storable(logRatio), reason, date])
             return db.changesCount > 0
         }
     }
@@ -35,7 +35,7 @@ struct SQLiteLikeLog: LikeLog {
         try await database.read("reading the likes") { db in
             try Row.fetchAll(db, sql: "SELECT tweet_id, author_id, log_ratio, reason, liked_at FROM bot_likes ORDER BY liked_at, tweet_id").map {
                 RecordedLike(
-                    tweetID: try $0.decode(atIndex: 0), authorID: try $0.decode(atIndex: 1), logRatio: try $0.decode(atIndex: 2) ?? 0,
+                    postID: try $0.decode(atIndex: 0), authorID: try $0.decode(atIndex: 1), logRatio: try $0.decode(atIndex: 2) ?? 0,
                     reason: try $0.decode(atIndex: 3), likedAt: try $0.decode(atIndex: 4))
             }
         }
@@ -98,17 +98,17 @@ struct SQLiteLikeLog: LikeLog {
     func markLiked(day: String, minute: Int, like: RecordedLike) async throws -> Bool {
         try await database.write("recording like slot \(minute) of \(day) as liked") { db in
             // Both or neither: a slot planned, and a post not liked before.
-            guard try Int.fetchOne(db, sql: "SELECT 1 FROM bot_likes WHERE tweet_id = ?", arguments: [like.tweetID]) == nil else { return false }
+            guard try Int.fetchOne(db, sql: "SELECT 1 FROM bot_likes WHERE tweet_id = ?", arguments: [like.postID]) == nil else { return false }
             try db.execute(
                 sql: """
                     UPDATE like_slots SET state = 'liked', post_id = ?, log_ratio = ?, reason = ?, done_at = ?
                     WHERE day = ? AND minute = ? AND state = 'planned'
-                    """, arguments: [like.tweetID, RecordedLike.storable(like.logRatio), like.reason, like.likedAt, day, minute])
+                    """, arguments: [like.postID, RecordedLike.storable(like.logRatio), like.reason, like.likedAt, day, minute])
             guard db.changesCount > 0 else { return false }
             try db.execute(
                 sql: "INSERT INTO bot_likes (tweet_id, author_id, log_ratio, reason, liked_at) VALUES (?, ?, ?, ?, ?)",
-                arguments: [like.tweetID, like.authorID, RecordedLike.storable(like.logRatio), like.reason, like.likedAt])
-            try db.execute(sql: "DELETE FROM like_candidates WHERE post_id = ?", arguments: [like.tweetID])
+                arguments: [like.postID, like.authorID, RecordedLike.storable(like.logRatio), like.reason, like.likedAt])
+            try db.execute(sql: "DELETE FROM like_candidates WHERE post_id = ?", arguments: [like.postID])
             return true
         }
     }

@@ -19,12 +19,12 @@ struct SQLiteMentionLog: MentionLog {
         }
     }
 
-    func finish(mentionID: Int64, state: MentionState, replyTweetID: Int64?, sourceTweetID: Int64?, reason: String) async throws {
+    func finish(mentionID: Int64, state: MentionState, replyPostID: Int64?, sourcePostID: Int64?, reason: String) async throws {
         try await database.write("recording the answer to mention \(mentionID)") { db in
             try db.execute(
                 sql: """
                     UPDATE mention_replies SET state = ?, reply_tweet_id = ?, source_tweet_id = ?, reason = ? WHERE mention_tweet_id = ?
-                    """, arguments: [state.rawValue, replyTweetID, sourceTweetID, reason, mentionID])
+                    """, arguments: [state.rawValue, replyPostID, sourcePostID, reason, mentionID])
         }
     }
 
@@ -64,7 +64,7 @@ struct SQLiteMentionLog: MentionLog {
                 db, sql: "SELECT state, reason, reply_tweet_id FROM mention_replies WHERE mention_tweet_id = ?",
                 arguments: [mentionID]
             ).map { (try $0.decode(atIndex: 0), try $0.decode(atIndex: 1), try $0.decode(atIndex: 2)) }
-        }.map { MentionOutcome(state: MentionState(rawValue: $0.0) ?? .skipped, reason: $0.1, replyTweetID: $0.2) }
+        }.map { MentionOutcome(state: MentionState(rawValue: $0.0) ?? .skipped, reason: $0.1, replyPostID: $0.2) }
     }
 
     func handledCount(state: MentionState) async throws -> Int {
@@ -83,9 +83,9 @@ struct SQLiteMentionLog: MentionLog {
                     """)
             return database.decodedRows(rows, of: "the handled mentions") {
                 HandledMention(
-                    mentionTweetID: try $0.decode(atIndex: 0), authorID: try $0.decode(atIndex: 1),
+                    mentionPostID: try $0.decode(atIndex: 0), authorID: try $0.decode(atIndex: 1),
                     state: MentionState(rawValue: try $0.decode(atIndex: 2)) ?? .skipped,
-                    replyTweetID: try $0.decode(atIndex: 3), sourceTweetID: try $0.decode(atIndex: 4), reason: try $0.decode(atIndex: 5),
+                    replyPostID: try $0.decode(atIndex: 3), sourcePostID: try $0.decode(atIndex: 4), reason: try $0.decode(atIndex: 5),
                     handledAt: try $0.decode(atIndex: 6))
             }
         }

@@ -19,7 +19,7 @@ struct SQLitePlanStore: PlanStore {
                 try (row.decode(Int?.self, atIndex: 0)).map {
                     PlanSlot(
                         minute: $0, state: try row.decode(String?.self, atIndex: 1).flatMap(PlanSlot.State.init(rawValue:)) ?? .skipped,
-                        sourceTweetID: try row.decode(atIndex: 2), botTweetID: try row.decode(atIndex: 3), reason: try row.decode(atIndex: 4),
+                        sourcePostID: try row.decode(atIndex: 2), botPostID: try row.decode(atIndex: 3), reason: try row.decode(atIndex: 4),
                         postedAt: try row.decode(atIndex: 5), postedUnchecked: try row.decode(Bool?.self, atIndex: 6) ?? false,
                         originalCheckedAt: try row.decode(atIndex: 7))
                 }
@@ -56,7 +56,7 @@ struct SQLitePlanStore: PlanStore {
     }
 
     func markPosted(
-        day: String, minute: Int, sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date, reason: String,
+        day: String, minute: Int, sourcePostID: Int64, botPostID: Int64?, postedAt: Date, reason: String,
         unchecked: Bool
     ) async throws {
         try await database.write("recording slot \(minute) of \(day) as posted") { db in
@@ -64,10 +64,10 @@ struct SQLitePlanStore: PlanStore {
                 sql: """
                     UPDATE plan_slots SET state = 'posted', source_tweet_id = ?, bot_tweet_id = ?, reason = ?, posted_at = ?, posted_unchecked = ?, updated_at = ?
                     WHERE day = ? AND minute = ?
-                    """, arguments: [sourceTweetID, botTweetID, reason, postedAt, unchecked, Date(), day, minute])
+                    """, arguments: [sourcePostID, botPostID, reason, postedAt, unchecked, Date(), day, minute])
             try db.execute(
                 sql: "INSERT INTO bot_posts (source_tweet_id, bot_tweet_id, posted_at) VALUES (?, ?, ?)",
-                arguments: [sourceTweetID, botTweetID, postedAt])
+                arguments: [sourcePostID, botPostID, postedAt])
         }
     }
 
@@ -81,11 +81,11 @@ struct SQLitePlanStore: PlanStore {
         }
     }
 
-    func noteSending(day: String, minute: Int, sourceTweetID: Int64) async throws {
+    func noteSending(day: String, minute: Int, sourcePostID: Int64) async throws {
         try await database.write("noting what slot \(minute) of \(day) sends") { db in
             try db.execute(
                 sql: "UPDATE plan_slots SET source_tweet_id = ? WHERE day = ? AND minute = ? AND state = 'posting'",
-                arguments: [sourceTweetID, day, minute])
+                arguments: [sourcePostID, day, minute])
         }
     }
 
@@ -98,7 +98,7 @@ struct SQLitePlanStore: PlanStore {
                     WHERE s.day = ? AND s.state = 'posting' ORDER BY s.minute
                     """, arguments: [day])
             return database.decodedRows(rows, of: "the interrupted slots of \(day)") {
-                InterruptedSlot(minute: try $0.decode(atIndex: 0), sourceTweetID: try $0.decode(atIndex: 1), text: try $0.decode(atIndex: 2))
+                InterruptedSlot(minute: try $0.decode(atIndex: 0), sourcePostID: try $0.decode(atIndex: 1), text: try $0.decode(atIndex: 2))
             }
         }
     }
@@ -113,8 +113,8 @@ struct SQLitePlanStore: PlanStore {
                     """)
             return database.decodedRows(rows, of: "the posts whose original was not checked") {
                 UncheckedPost(
-                    day: try $0.decode(atIndex: 0), minute: try $0.decode(atIndex: 1), sourceTweetID: try $0.decode(atIndex: 2),
-                    botTweetID: try $0.decode(atIndex: 3), postedAt: try $0.decode(atIndex: 4))
+                    day: try $0.decode(atIndex: 0), minute: try $0.decode(atIndex: 1), sourcePostID: try $0.decode(atIndex: 2),
+                    botPostID: try $0.decode(atIndex: 3), postedAt: try $0.decode(atIndex: 4))
             }
         }
     }

@@ -45,9 +45,9 @@ public struct SQLiteStoreSet: StoreSet {
     /// The file is the bot's own: every command brings it up to date.
     public var migratesWhenOpened: Bool { true }
 
-    public var archive: any TweetArchive { archive(timeZone: settings.timeZone, rowLimit: settings.archiveRowLimit) }
-    public func archive(timeZone: TimeZone, rowLimit: Int) -> any TweetArchive {
-        SQLiteTweetArchive(database: self, timeZone: timeZone, rowLimit: rowLimit)
+    public var archive: any PostArchive { archive(timeZone: settings.timeZone, rowLimit: settings.archiveRowLimit) }
+    public func archive(timeZone: TimeZone, rowLimit: Int) -> any PostArchive {
+        SQLitePostArchive(database: self, timeZone: timeZone, rowLimit: rowLimit)
     }
     public var plans: any PlanStore { SQLitePlanStore(database: self) }
     public var mentions: any MentionLog { SQLiteMentionLog(database: self) }

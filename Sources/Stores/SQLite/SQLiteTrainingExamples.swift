@@ -16,7 +16,7 @@ struct SQLiteTrainingExamples: TrainingExamples {
                     """)
             var inserted = 0
             for example in examples {
-                try insert.execute(arguments: [example.tweetID, example.text, example.author, example.label, example.source, example.learnedAt])
+                try insert.execute(arguments: [example.postID, example.text, example.author, example.label, example.source, example.learnedAt])
                 inserted += db.changesCount
             }
             return inserted
@@ -53,15 +53,15 @@ struct SQLiteTrainingExamples: TrainingExamples {
         }
     }
 
-    func remove(tweetID: String) async throws -> [TrainingExample] {
-        try await database.write("removing the training examples of tweet \(tweetID)") { db in
+    func remove(postID: String) async throws -> [TrainingExample] {
+        try await database.write("removing the training examples of post \(postID)") { db in
             let rows = try Row.fetchAll(
                 db,
                 sql: """
                     SELECT seq, tweet_id, text, author, label, source, learned_at FROM training_examples WHERE tweet_id = ? ORDER BY seq
-                    """, arguments: [tweetID]
+                    """, arguments: [postID]
             ).map { try TrainingExample(row: $0) }
-            try db.execute(sql: "DELETE FROM training_examples WHERE tweet_id = ?", arguments: [tweetID])
+            try db.execute(sql: "DELETE FROM training_examples WHERE tweet_id = ?", arguments: [postID])
             return rows
         }
     }
@@ -75,7 +75,7 @@ extension TrainingExample {
     /// An example from a row of `seq, tweet_id, text, author, label, source, learned_at`.
     init(row: Row) throws {
         self.init(
-            sequence: try row.decode(atIndex: 0), tweetID: try row.decode(atIndex: 1), text: try row.decode(atIndex: 2),
+            sequence: try row.decode(atIndex: 0), postID: try row.decode(atIndex: 1), text: try row.decode(atIndex: 2),
             author: try row.decode(atIndex: 3), label: try row.decode(atIndex: 4), source: try row.decode(atIndex: 5),
             learnedAt: try row.decode(atIndex: 6))
     }

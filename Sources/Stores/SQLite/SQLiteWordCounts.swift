@@ -34,9 +34,9 @@ public struct SQLiteWordCounts: WordCountBackend {
 
     // MARK: Reading
 
-    /// The counts for several tweets at once, in one read transaction.
-    public func counts(forEach tweets: [[String]]) async throws -> [FeatureCounts] {
-        let unique = tweets.map(Self.distinct)
+    /// The counts for several posts at once, in one read transaction.
+    public func counts(forEach posts: [[String]]) async throws -> [FeatureCounts] {
+        let unique = posts.map(Self.distinct)
         let allFeatures = Self.distinct(unique.flatMap { $0 })
         let (totals, known) = try await read { db -> ([Category: Int], [String: [Category: Int]]) in
             var totals: [Category: Int] = [.favorite: 0, .normal: 0]
@@ -69,7 +69,7 @@ public struct SQLiteWordCounts: WordCountBackend {
 
     // MARK: Learning
 
-    /// Learns several tweets in one write transaction.
+    /// Learns several posts in one write transaction.
     public func learn(batch: [(features: [String], category: Category)]) async throws {
         guard !batch.isEmpty else { return }
         let batch = batch.map { (features: Self.distinct($0.features), category: $0.category) }
@@ -78,7 +78,7 @@ public struct SQLiteWordCounts: WordCountBackend {
         try await write { [changes] db in try changes.apply(in: db) }
     }
 
-    /// Takes one tweet back out of `category` in one write transaction, never below zero.
+    /// Takes one post back out of `category` in one write transaction, never below zero.
     public func unlearn(_ features: [String], from category: Category) async throws {
         let features = Self.distinct(features)
         try await write { db in
@@ -88,7 +88,7 @@ public struct SQLiteWordCounts: WordCountBackend {
         }
     }
 
-    /// Moves several tweets from `normal` to `favorite` in one write transaction, never below zero.
+    /// Moves several posts from `normal` to `favorite` in one write transaction, never below zero.
     public func moveToFavorite(batch: [[String]]) async throws {
         guard !batch.isEmpty else { return }
         var changes = Changes()
@@ -96,36 +96,36 @@ public struct SQLiteWordCounts: WordCountBackend {
         try await write { [changes] db in try changes.apply(in: db) }
     }
 
-    /// Learns liked tweets as favorites, each id at most once ever, in one write transaction; how many were new.
+    /// Learns liked posts as favorites, each id at most once ever, in one write transaction; how many were new.
     @discardableResult
-    public func learnFavoritesOnce(_ tweets: [(id: String, features: [String])]) async throws -> Int {
-        guard !tweets.isEmpty else { return 0 }
-        let tweets = tweets.map { (id: $0.id, features: Self.distinct($0.features)) }
+    public func learnFavoritesOnce(_ posts: [(id: String, features: [String])]) async throws -> Int {
+        guard !posts.isEmpty else { return 0 }
+        let posts = posts.map { (id: $0.id, features: Self.distinct($0.features)) }
         let week = LearnedMarkers.week(of: now())
         return try await write { db in
             var changes = Changes()
-            for (id, features) in tweets where try Self.remember(id, as: .favorite, week: week, in: db) { changes.moveToFavorite(features) }
+            for (id, features) in posts where try Self.remember(id, as: .favorite, week: week, in: db) { changes.moveToFavorite(features) }
             try changes.apply(in: db)
-            return changes.tweets
+            return changes.posts
         }
     }
 
-    /// Learns tweets seen but not liked as `normal`, each id at most once within `LearnedMarkers.normalWeeks`, in
+    /// Learns posts seen but not liked as `normal`, each id at most once within `LearnedMarkers.normalWeeks`, in
     /// one write transaction.
     @discardableResult
-    public func learnNormalsOnce(_ tweets: [(id: String, features: [String])]) async throws -> Int {
-        guard !tweets.isEmpty else { return 0 }
-        let tweets = tweets.map { (id: $0.id, features: Self.distinct($0.features)) }
+    public func learnNormalsOnce(_ posts: [(id: String, features: [String])]) async throws -> Int {
+        guard !posts.isEmpty else { return 0 }
+        let posts = posts.map { (id: $0.id, features: Self.distinct($0.features)) }
         let week = LearnedMarkers.week(of: now())
         return try await write { db in
             var changes = Changes()
-            for (id, features) in tweets where try Self.remember(id, as: .normal, week: week, in: db) { changes.add(features, to: .normal) }
+            for (id, features) in posts where try Self.remember(id, as: .normal, week: week, in: db) { changes.add(features, to: .normal) }
             try changes.apply(in: db)
-            return changes.tweets
+            return changes.posts
         }
     }
 
-    /// Whether a liked tweet was already learned by `learnFavoritesOnce`.
+    /// Whether a liked post was already learned by `learnFavoritesOnce`.
     public func wasLearnedAsFavorite(_ id: String) async throws -> Bool {
         try await read { db in
             try Bool.fetchOne(
@@ -162,26 +162,26 @@ public struct SQLiteWordCounts: WordCountBackend {
     // MARK: Helpers (inside a write transaction)
 
     /// A batch's changes, summed per feature before they are written: one statement per feature and category
-    /// instead of one per tweet. Within a batch, moves only add to favorite and take from normal, so taking k from
+    /// instead of one per post. Within a batch, moves only add to favorite and take from normal, so taking k from
     /// normal at once, never below zero, equals taking one k times.
     struct Changes: Sendable {
         var added: [String: [Category: Int]] = [:]
-        var addedTweets: [Category: Int] = [:]
+        var addedPosts: [Category: Int] = [:]
         var takenFromNormal: [String: Int] = [:]
-        var tweetsTakenFromNormal = 0
-        var tweets = 0
+        var postsTakenFromNormal = 0
+        var posts = 0
 
         mutating func add(_ features: [String], to category: Category) {
             for feature in features { added[feature, default: [:]][category, default: 0] += 1 }
-            addedTweets[category, default: 0] += 1
-            tweets += 1
+            addedPosts[category, default: 0] += 1
+            posts += 1
         }
 
         /// The original's rule: counted as favorite, and taken out of normal where it was counted, never below zero.
         mutating func moveToFavorite(_ features: [String]) {
             add(features, to: .favorite)
             for feature in features { takenFromNormal[feature, default: 0] += 1 }
-            tweetsTakenFromNormal += 1
+            postsTakenFromNormal += 1
         }
 
         func apply(in db: Database) throws {
@@ -193,17 +193,17 @@ public struct SQLiteWordCounts: WordCountBackend {
             for (feature, categories) in added {
                 for (category, count) in categories { try addFeature.execute(arguments: [feature, category.rawValue, count]) }
             }
-            let addTweets = try db.cachedStatement(
+            let addPosts = try db.cachedStatement(
                 sql: """
                     INSERT INTO category_counts (category, count) VALUES (?, ?) ON CONFLICT (category) DO UPDATE SET count = count + excluded.count
                     """)
-            for (category, count) in addedTweets { try addTweets.execute(arguments: [category.rawValue, count]) }
+            for (category, count) in addedPosts { try addPosts.execute(arguments: [category.rawValue, count]) }
             let takeFeature = try db.cachedStatement(
                 sql: "UPDATE word_counts SET count = max(0, count - ?) WHERE feature = ? AND category = 'normal'")
             for (feature, count) in takenFromNormal { try takeFeature.execute(arguments: [count, feature]) }
-            if tweetsTakenFromNormal > 0 {
+            if postsTakenFromNormal > 0 {
                 try db.execute(
-                    sql: "UPDATE category_counts SET count = max(0, count - ?) WHERE category = 'normal'", arguments: [tweetsTakenFromNormal])
+                    sql: "UPDATE category_counts SET count = max(0, count - ?) WHERE category = 'normal'", arguments: [postsTakenFromNormal])
             }
         }
     }

@@ -18,12 +18,12 @@ struct InMemoryMentionLog: MentionLog {
         }
     }
 
-    func finish(mentionID: Int64, state: MentionState, replyTweetID: Int64?, sourceTweetID: Int64?, reason: String) async throws {
+    func finish(mentionID: Int64, state: MentionState, replyPostID: Int64?, sourcePostID: Int64?, reason: String) async throws {
         try set.withTables("recording the answer to mention \(mentionID)") { tables in
             guard tables.mentions[mentionID] != nil else { return }
             tables.mentions[mentionID]?.state = state
-            tables.mentions[mentionID]?.replyTweetID = replyTweetID
-            tables.mentions[mentionID]?.sourceTweetID = sourceTweetID
+            tables.mentions[mentionID]?.replyPostID = replyPostID
+            tables.mentions[mentionID]?.sourcePostID = sourcePostID
             tables.mentions[mentionID]?.reason = reason
         }
     }
@@ -39,7 +39,7 @@ struct InMemoryMentionLog: MentionLog {
 
     func answerSources(since date: Date) async throws -> Set<Int64> {
         try set.withTables("reading the replies answered with since \(date)") { tables in
-            Set(tables.mentions.values.filter { Self.counts($0) && $0.handledAt >= date }.compactMap(\.sourceTweetID))
+            Set(tables.mentions.values.filter { Self.counts($0) && $0.handledAt >= date }.compactMap(\.sourcePostID))
         }
     }
 
@@ -51,7 +51,7 @@ struct InMemoryMentionLog: MentionLog {
 
     func outcome(of mentionID: Int64) async throws -> MentionOutcome? {
         try set.withTables("reading mention \(mentionID)") { tables in
-            tables.mentions[mentionID].map { MentionOutcome(state: $0.state, reason: $0.reason, replyTweetID: $0.replyTweetID) }
+            tables.mentions[mentionID].map { MentionOutcome(state: $0.state, reason: $0.reason, replyPostID: $0.replyPostID) }
         }
     }
 
@@ -63,9 +63,9 @@ struct InMemoryMentionLog: MentionLog {
         try set.withTables("reading the handled mentions") { tables in
             tables.mentions.map { id, row in
                 HandledMention(
-                    mentionTweetID: id, authorID: row.authorID, state: row.state, replyTweetID: row.replyTweetID,
-                    sourceTweetID: row.sourceTweetID, reason: row.reason, handledAt: row.handledAt)
-            }.sorted { ($0.handledAt, $0.mentionTweetID) < ($1.handledAt, $1.mentionTweetID) }
+                    mentionPostID: id, authorID: row.authorID, state: row.state, replyPostID: row.replyPostID,
+                    sourcePostID: row.sourcePostID, reason: row.reason, handledAt: row.handledAt)
+            }.sorted { ($0.handledAt, $0.mentionPostID) < ($1.handledAt, $1.mentionPostID) }
         }
     }
 

@@ -10,7 +10,7 @@ struct InMemoryPlanStore: PlanStore {
             tables.plans[day].map { plan in
                 plan.slots.sorted { $0.key < $1.key }.map { minute, slot in
                     PlanSlot(
-                        minute: minute, state: slot.state, sourceTweetID: slot.sourceTweetID, botTweetID: slot.botTweetID, reason: slot.reason,
+                        minute: minute, state: slot.state, sourcePostID: slot.sourcePostID, botPostID: slot.botPostID, reason: slot.reason,
                         postedAt: slot.postedAt, postedUnchecked: slot.postedUnchecked, originalCheckedAt: slot.originalCheckedAt)
                 }
             }
@@ -47,16 +47,15 @@ struct InMemoryPlanStore: PlanStore {
         }
     }
 
-    func markPosted(day: String, minute: Int, sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date, reason: String, unchecked: Bool) async throws
-    {
+    func markPosted(day: String, minute: Int, sourcePostID: Int64, botPostID: Int64?, postedAt: Date, reason: String, unchecked: Bool) async throws {
         try set.withTables("recording slot \(minute) of \(day) as posted") { tables in
             if var slot = tables.plans[day]?.slots[minute] {
-                (slot.state, slot.sourceTweetID, slot.botTweetID, slot.reason, slot.postedAt, slot.postedUnchecked, slot.updatedAt) = (
-                    .posted, sourceTweetID, botTweetID, reason, postedAt, unchecked, postedAt
+                (slot.state, slot.sourcePostID, slot.botPostID, slot.reason, slot.postedAt, slot.postedUnchecked, slot.updatedAt) = (
+                    .posted, sourcePostID, botPostID, reason, postedAt, unchecked, postedAt
                 )
                 tables.plans[day]?.slots[minute] = slot
             }
-            tables.botPosts.append(.init(sourceTweetID: sourceTweetID, botTweetID: botTweetID, postedAt: postedAt))
+            tables.botPosts.append(.init(sourcePostID: sourcePostID, botPostID: botPostID, postedAt: postedAt))
         }
     }
 
@@ -68,10 +67,10 @@ struct InMemoryPlanStore: PlanStore {
         }
     }
 
-    func noteSending(day: String, minute: Int, sourceTweetID: Int64) async throws {
+    func noteSending(day: String, minute: Int, sourcePostID: Int64) async throws {
         _ = try update("noting what slot \(minute) of \(day) sends", day: day, minute: minute) { slot in
             guard slot.state == .posting else { return false }
-            slot.sourceTweetID = sourceTweetID
+            slot.sourcePostID = sourcePostID
             return true
         }
     }
@@ -79,7 +78,7 @@ struct InMemoryPlanStore: PlanStore {
     func interrupted(day: String) async throws -> [InterruptedSlot] {
         try set.withTables("reading the interrupted slots of \(day)") { tables in
             (tables.plans[day]?.slots ?? [:]).filter { $0.value.state == .posting }.sorted { $0.key < $1.key }.map { minute, slot in
-                InterruptedSlot(minute: minute, sourceTweetID: slot.sourceTweetID, text: slot.sourceTweetID.flatMap { tables.tweets[$0]?.tweet.text })
+                InterruptedSlot(minute: minute, sourcePostID: slot.sourcePostID, text: slot.sourcePostID.flatMap { tables.posts[$0]?.post.text })
             }
         }
     }
@@ -88,10 +87,10 @@ struct InMemoryPlanStore: PlanStore {
         try set.withTables("reading the posts whose original was not checked") { tables in
             tables.plans.flatMap { day, plan in
                 plan.slots.compactMap { minute, slot -> UncheckedPost? in
-                    guard slot.postedUnchecked, slot.originalCheckedAt == nil, slot.state == .posted, let source = slot.sourceTweetID,
+                    guard slot.postedUnchecked, slot.originalCheckedAt == nil, slot.state == .posted, let source = slot.sourcePostID,
                         let postedAt = slot.postedAt
                     else { return nil }
-                    return UncheckedPost(day: day, minute: minute, sourceTweetID: source, botTweetID: slot.botTweetID, postedAt: postedAt)
+                    return UncheckedPost(day: day, minute: minute, sourcePostID: source, botPostID: slot.botPostID, postedAt: postedAt)
                 }
             }.sorted { ($0.postedAt, $0.day, $0.minute) < ($1.postedAt, $1.day, $1.minute) }
         }

@@ -5,15 +5,15 @@ import Stores
 struct InMemoryLikeLog: LikeLog {
     let set: InMemoryStoreSet
 
-    func likedAmong(_ tweetIDs: [Int64]) async throws -> Set<Int64> {
-        try set.withTables("reading likes") { tables in Set(tweetIDs.filter { tables.likes[$0] != nil }) }
+    func likedAmong(_ postIDs: [Int64]) async throws -> Set<Int64> {
+        try set.withTables("reading likes") { tables in Set(postIDs.filter { tables.likes[$0] != nil }) }
     }
 
-    func recordLike(tweetID: Int64, authorID: Int64?, logRatio: Double, reason: String, at date: Date) async throws -> Bool {
-        try set.withTables("recording the like of \(tweetID)") { tables in
-            guard tables.likes[tweetID] == nil else { return false }
-            tables.likes[tweetID] = RecordedLike(
-                tweetID: tweetID, authorID: authorID, logRatio: RecordedLike.storable(logRatio), reason: reason, likedAt: date)
+    func recordLike(postID: Int64, authorID: Int64?, logRatio: Double, reason: String, at date: Date) async throws -> Bool {
+        try set.withTables("recording the like of \(postID)") { tables in
+            guard tables.likes[postID] == nil else { return false }
+            tables.likes[postID] = RecordedLike(
+                postID: postID, authorID: authorID, logRatio: RecordedLike.storable(logRatio), reason: reason, likedAt: date)
             return true
         }
     }
@@ -21,7 +21,7 @@ struct InMemoryLikeLog: LikeLog {
     func count() async throws -> Int { try set.withTables("counting likes") { $0.likes.count } }
 
     func likes() async throws -> [RecordedLike] {
-        try set.withTables("reading the likes") { $0.likes.values.sorted { ($0.likedAt, $0.tweetID) < ($1.likedAt, $1.tweetID) } }
+        try set.withTables("reading the likes") { $0.likes.values.sorted { ($0.likedAt, $0.postID) < ($1.likedAt, $1.postID) } }
     }
 
     func recordPersonLikes(_ likes: [PersonLike]) async throws -> Int {
@@ -60,14 +60,14 @@ struct InMemoryLikeLog: LikeLog {
 
     func markLiked(day: String, minute: Int, like: RecordedLike) async throws -> Bool {
         try set.withTables("recording like slot \(minute) of \(day) as liked") { tables in
-            guard tables.likePlans[day]?[minute]?.state == .planned, tables.likes[like.tweetID] == nil else { return false }
+            guard tables.likePlans[day]?[minute]?.state == .planned, tables.likes[like.postID] == nil else { return false }
             tables.likePlans[day]?[minute] = LikeSlot(
-                minute: minute, state: .liked, postID: like.tweetID, logRatio: RecordedLike.storable(like.logRatio),
+                minute: minute, state: .liked, postID: like.postID, logRatio: RecordedLike.storable(like.logRatio),
                 reason: like.reason, doneAt: like.likedAt)
-            tables.likes[like.tweetID] = RecordedLike(
-                tweetID: like.tweetID, authorID: like.authorID, logRatio: RecordedLike.storable(like.logRatio),
+            tables.likes[like.postID] = RecordedLike(
+                postID: like.postID, authorID: like.authorID, logRatio: RecordedLike.storable(like.logRatio),
                 reason: like.reason, likedAt: like.likedAt)
-            tables.likeCandidates[like.tweetID] = nil
+            tables.likeCandidates[like.postID] = nil
             return true
         }
     }
@@ -141,9 +141,9 @@ struct InMemoryTrainingExamples: TrainingExamples {
 
     func record(_ examples: [TrainingExample]) async throws -> Int {
         try set.withTables("recording \(examples.count) training examples") { tables in
-            var known = Set(tables.examples.map { [$0.tweetID, $0.label, $0.source] })
+            var known = Set(tables.examples.map { [$0.postID, $0.label, $0.source] })
             var inserted = 0
-            for var example in examples where known.insert([example.tweetID, example.label, example.source]).inserted {
+            for var example in examples where known.insert([example.postID, example.label, example.source]).inserted {
                 example.sequence = tables.nextExampleSequence
                 tables.nextExampleSequence += 1
                 tables.examples.append(example)
@@ -163,16 +163,16 @@ struct InMemoryTrainingExamples: TrainingExamples {
 
     func timelineLikes() async throws -> (seen: Int, liked: Int) {
         try set.withTables("counting timeline likes") { tables in
-            let seen = Set(tables.examples.filter { $0.source == "timeline" }.map(\.tweetID))
-            let liked = Set(tables.examples.filter { $0.label == "favorite" }.map(\.tweetID))
+            let seen = Set(tables.examples.filter { $0.source == "timeline" }.map(\.postID))
+            let liked = Set(tables.examples.filter { $0.label == "favorite" }.map(\.postID))
             return (seen.count, seen.intersection(liked).count)
         }
     }
 
-    func remove(tweetID: String) async throws -> [TrainingExample] {
-        try set.withTables("removing the training examples of tweet \(tweetID)") { tables in
-            let removed = tables.examples.filter { $0.tweetID == tweetID }
-            tables.examples.removeAll { $0.tweetID == tweetID }
+    func remove(postID: String) async throws -> [TrainingExample] {
+        try set.withTables("removing the training examples of post \(postID)") { tables in
+            let removed = tables.examples.filter { $0.postID == postID }
+            tables.examples.removeAll { $0.postID == postID }
             return removed
         }
     }
@@ -220,20 +220,20 @@ struct InMemoryActionLog: ActionLog {
                     actions.append(
                         BotAction(
                             kind: slot.state == .posted ? .posted : .skipped, at: slot.postedAt ?? slot.updatedAt,
-                            key: BotAction.slotKey(day: day, minute: minute), postID: slot.botTweetID.map { String($0) },
-                            sourceID: slot.sourceTweetID.map { String($0) }, reason: slot.reason))
+                            key: BotAction.slotKey(day: day, minute: minute), postID: slot.botPostID.map { String($0) },
+                            sourceID: slot.sourcePostID.map { String($0) }, reason: slot.reason))
                 }
             }
             for (id, mention) in tables.mentions where mention.state == .replied || mention.state == .skipped {
                 actions.append(
                     BotAction(
                         kind: mention.state == .replied ? .replied : .notReplied, at: mention.handledAt, key: "mention:\(id)",
-                        postID: mention.replyTweetID.map { String($0) }, sourceID: String(id), reason: mention.reason))
+                        postID: mention.replyPostID.map { String($0) }, sourceID: String(id), reason: mention.reason))
             }
             for like in tables.likes.values {
                 actions.append(
                     BotAction(
-                        kind: .liked, at: like.likedAt, key: "like:\(like.tweetID)", postID: String(like.tweetID), sourceID: nil,
+                        kind: .liked, at: like.likedAt, key: "like:\(like.postID)", postID: String(like.postID), sourceID: nil,
                         reason: like.reason))
             }
             return actions
@@ -290,7 +290,7 @@ struct InMemoryStoreRetention: StoreRetention {
     func forgetPerson() async throws -> [String: Int] {
         try set.withTables("forgetting the person") { tables in
             let counts = Self.counts(of: tables)
-            tables.tweets = [:]
+            tables.posts = [:]
             tables.personLikes = [:]
             tables.examples = []
             tables.plans = [:]
@@ -308,7 +308,7 @@ struct InMemoryStoreRetention: StoreRetention {
     /// The rows of each of `PersonRecords`' tables, as the databases count them (a plan's slots apart from the plan).
     private static func counts(of tables: Tables) -> [String: Int] {
         [
-            "tweets": tables.tweets.count, "person_likes": tables.personLikes.count, "training_examples": tables.examples.count,
+            "tweets": tables.posts.count, "person_likes": tables.personLikes.count, "training_examples": tables.examples.count,
             "plan_slots": tables.plans.values.map(\.slots.count).reduce(0, +), "day_plans": tables.plans.count,
             "like_slots": tables.likePlans.values.map(\.count).reduce(0, +), "like_plans": tables.likePlans.count,
             "like_candidates": tables.likeCandidates.count, "bot_posts": tables.botPosts.count, "bot_likes": tables.likes.count,

@@ -89,9 +89,9 @@ public final class InMemoryStoreSet: StoreSet, Sendable {
         return (InMemoryStoreSet(database: database, settings: settings, location: location, fleetHold: lease), lease)
     }
 
-    public var archive: any TweetArchive { archive(timeZone: settings.timeZone, rowLimit: settings.archiveRowLimit) }
-    public func archive(timeZone: TimeZone, rowLimit: Int) -> any TweetArchive {
-        InMemoryTweetArchive(set: self, timeZone: timeZone, rowLimit: rowLimit)
+    public var archive: any PostArchive { archive(timeZone: settings.timeZone, rowLimit: settings.archiveRowLimit) }
+    public func archive(timeZone: TimeZone, rowLimit: Int) -> any PostArchive {
+        InMemoryPostArchive(set: self, timeZone: timeZone, rowLimit: rowLimit)
     }
     public var plans: any PlanStore { InMemoryPlanStore(set: self) }
     public var mentions: any MentionLog { InMemoryMentionLog(set: self) }
@@ -131,8 +131,8 @@ public final class InMemoryStoreSet: StoreSet, Sendable {
 
 /// The tables, as the databases have them.
 struct Tables {
-    struct Tweet {
-        var tweet: ArchivedTweet
+    struct Post {
+        var post: ArchivedPost
         var hasLink: Bool
         /// Minute of the day and day, in the zone `zone`.
         var zone: String
@@ -140,14 +140,14 @@ struct Tables {
         var day: String
     }
     struct BotPost {
-        var sourceTweetID: Int64
-        var botTweetID: Int64?
+        var sourcePostID: Int64
+        var botPostID: Int64?
         var postedAt: Date
     }
     struct Slot {
         var state: PlanSlot.State = .planned
-        var sourceTweetID: Int64?
-        var botTweetID: Int64?
+        var sourcePostID: Int64?
+        var botPostID: Int64?
         var reason: String?
         var postedAt: Date?
         var updatedAt: Date
@@ -163,8 +163,8 @@ struct Tables {
         var authorID: Int64
         var conversationID: Int64?
         var state: MentionState
-        var replyTweetID: Int64?
-        var sourceTweetID: Int64?
+        var replyPostID: Int64?
+        var sourcePostID: Int64?
         var reason: String?
         var handledAt: Date
     }
@@ -173,7 +173,7 @@ struct Tables {
         var order: Int
     }
 
-    var tweets: [Int64: Tweet] = [:]
+    var posts: [Int64: Post] = [:]
     var botPosts: [BotPost] = []
     var plans: [String: DayPlan] = [:]
     var mentions: [Int64: Mention] = [:]

@@ -3,7 +3,7 @@ import Synchronization
 public import WordCounts
 
 /// The favorite filter's word counts in memory, under the rules of the Redis and SQLite stores: counts never below
-/// zero, a liked tweet learned once ever, a seen tweet once within `LearnedMarkers.normalWeeks`.
+/// zero, a liked post learned once ever, a seen post once within `LearnedMarkers.normalWeeks`.
 public final class InMemoryWordCounts: WordCountBackend, Sendable {
     struct Counts {
         var features: [String: [Category: Int]] = [:]
@@ -43,10 +43,10 @@ public final class InMemoryWordCounts: WordCountBackend, Sendable {
         return features.filter { seen.insert($0).inserted }
     }
 
-    public func counts(forEach tweets: [[String]]) async throws -> [FeatureCounts] {
+    public func counts(forEach posts: [[String]]) async throws -> [FeatureCounts] {
         withCounts { counts in
             let totals: [Category: Int] = [.favorite: counts.categories[.favorite] ?? 0, .normal: counts.categories[.normal] ?? 0]
-            return tweets.map { features in
+            return posts.map { features in
                 var known: [String: [Category: Int]] = [:]
                 for feature in Self.distinct(features) {
                     known[feature] = [.favorite: counts.features[feature]?[.favorite] ?? 0, .normal: counts.features[feature]?[.normal] ?? 0]
@@ -78,11 +78,11 @@ public final class InMemoryWordCounts: WordCountBackend, Sendable {
         withCounts { counts in for features in batch { Self.moveToFavorite(features, in: &counts) } }
     }
 
-    public func learnFavoritesOnce(_ tweets: [(id: String, features: [String])]) async throws -> Int {
+    public func learnFavoritesOnce(_ posts: [(id: String, features: [String])]) async throws -> Int {
         let week = LearnedMarkers.week(of: now())
         return withCounts { counts in
             var learned = 0
-            for (id, features) in tweets where counts.learned[.favorite, default: [:]][id] == nil {
+            for (id, features) in posts where counts.learned[.favorite, default: [:]][id] == nil {
                 counts.learned[.favorite, default: [:]][id] = week
                 Self.moveToFavorite(features, in: &counts)
                 learned += 1
@@ -91,11 +91,11 @@ public final class InMemoryWordCounts: WordCountBackend, Sendable {
         }
     }
 
-    public func learnNormalsOnce(_ tweets: [(id: String, features: [String])]) async throws -> Int {
+    public func learnNormalsOnce(_ posts: [(id: String, features: [String])]) async throws -> Int {
         let week = LearnedMarkers.week(of: now())
         return withCounts { counts in
             var learned = 0
-            for (id, features) in tweets where counts.learned[.normal, default: [:]][id] == nil {
+            for (id, features) in posts where counts.learned[.normal, default: [:]][id] == nil {
                 counts.learned[.normal, default: [:]][id] = week
                 Self.add(features, to: .normal, in: &counts)
                 learned += 1

@@ -33,7 +33,7 @@ public struct FaultPlan: Sendable {
     public var kinds: [Fault]
     /// Of the calls that meet a fault, the share that meet it on every try.
     public var persistentShare: Double
-    /// Operations that always meet a fault, whatever the rate (a network whose tweet look-up answers 500).
+    /// Operations that always meet a fault, whatever the rate (a network whose post look-up answers 500).
     public var always: [String: Fault]
 
     /// No faults.

@@ -81,7 +81,7 @@ struct VirtualDay: Sendable {
     /// When the last run stops: a minute after the day, so that its last minute is handled.
     static let end = dayStart.addingTimeInterval(86_400 + 60)
     /// One tokenizer for every day (the dictionary is loaded once).
-    static let tokenizer: TweetTokenizer = try! TweetTokenizer()
+    static let tokenizer: PostTokenizer = try! PostTokenizer()
 
     /// The day of `seed`: by the seed's remainder by three on an X-like, a Mastodon-like or a Misskey-like network; every
     /// second triple with faults (5% of calls); a third without restarts, a third with one graceful restart, a third with
@@ -148,15 +148,15 @@ struct VirtualDay: Sendable {
         // What the trainings stored before the day: the person's posts, what they liked and saw.
         try await memory.archive.insert(
             persona.history.map { post in
-                ArchivedTweet(tweetID: post.id, text: post.text, replyUserID: post.replyToUserID.flatMap { Int64($0) }, createdAt: post.createdAt)
+                ArchivedPost(postID: post.id, text: post.text, replyUserID: post.replyToUserID.flatMap { Int64($0) }, createdAt: post.createdAt)
             })
         guard let counts = try memory.sharedWordCounts(now: { clock.now() }) else { throw CancellationError() }
         let trainer = FavoriteClassifier(store: counts, tokenizer: Self.tokenizer, threshold: 3, examples: ExampleRecorder(memory.examples))
-        let tweet = { (post: ScriptedWorld.Post) in
-            (String(post.id), FavoriteClassifier.Tweet(text: post.text, authorUsername: persona.world.user(post.authorID)?.handle))
+        let post = { (post: ScriptedWorld.Post) in
+            (String(post.id), FavoriteClassifier.Post(text: post.text, authorUsername: persona.world.user(post.authorID)?.handle))
         }
-        _ = try await trainer.learnOnce(persona.seen.map(tweet) + persona.liked.map(tweet), as: .normal, source: .timeline, at: Self.dayStart)
-        _ = try await trainer.learnOnce(persona.liked.map(tweet), as: .favorite, source: .likes, at: Self.dayStart)
+        _ = try await trainer.learnOnce(persona.seen.map(post) + persona.liked.map(post), as: .normal, source: .timeline, at: Self.dayStart)
+        _ = try await trainer.learnOnce(persona.liked.map(post), as: .favorite, source: .likes, at: Self.dayStart)
         // `train classifier` stores the person's likes with their times (the scripted network gives them).
         try await memory.likes.recordPersonLikes(
             persona.liked.map { PersonLike(postID: $0.id, likedAt: $0.createdAt.addingTimeInterval(600), isExact: true) })

@@ -93,7 +93,7 @@ struct VirtualDayChecks {
                     let deadline = max(postedAt.addingTimeInterval(3_600), answeredAgain.addingTimeInterval(600 + 60))
                     if checkedAt > deadline { problems.append("\(label) posted unchecked, looked up only at \(time(checkedAt))") }
                 }
-                if slot.state == .posted, !slot.postedUnchecked, let source = slot.sourceTweetID,
+                if slot.state == .posted, !slot.postedUnchecked, let source = slot.sourcePostID,
                     let deletedAt = world.posts[source]?.deletedAt, deletedAt < due.addingTimeInterval(-Double(300))
                 {
                     problems.append("\(label) posted a copy of \(source), deleted at \(time(deletedAt)), as checked")
@@ -108,7 +108,7 @@ struct VirtualDayChecks {
     /// hang of 30 s, a rate limit's wait of up to 90 s, a read back and a second try).
     func madeInTime(_ slot: PlanSlot, day: String, due: Date, startedAt: Date, label: String) -> [String] {
         let purpose = "post:slot \(day) \(slot.minute)"
-        guard let id = slot.botTweetID, let made = world.posts[id]?.createdAt else { return [] }  // the records' check says why
+        guard let id = slot.botPostID, let made = world.posts[id]?.createdAt else { return [] }  // the records' check says why
         let faulted = world.calls.contains { $0.key == purpose && $0.fault != nil }
         let late = made.timeIntervalSince(startedAt)
         if late < 0 { return ["\(label) made at \(time(made)), before its post task began at \(time(startedAt))"] }
@@ -136,7 +136,7 @@ struct VirtualDayChecks {
         for day in [VirtualDay.day, "2026-11-24"] {
             for slot in try await outcome.stores.plans.slots(of: day) ?? [] where slot.state == .posted {
                 let purpose = "post:slot \(day) \(slot.minute)"
-                guard let id = slot.botTweetID else {
+                guard let id = slot.botPostID else {
                     problems.append("\(purpose) recorded posted without its post's id")
                     continue
                 }
@@ -145,7 +145,7 @@ struct VirtualDayChecks {
                     problems.append("\(purpose) recorded as \(id), which the network does not have for it")
                     continue
                 }
-                if let source = slot.sourceTweetID, let original = persona.history.first(where: { $0.id == source }) ?? world.posts[source],
+                if let source = slot.sourcePostID, let original = persona.history.first(where: { $0.id == source }) ?? world.posts[source],
                     post.text != original.text
                 {
                     problems.append("\(purpose) posted \"\(post.text)\", not its original \(source)'s text")
@@ -153,8 +153,8 @@ struct VirtualDayChecks {
             }
         }
         for mention in try await outcome.stores.mentions.handledMentions() where mention.state == .replied {
-            let purpose = "reply:\(mention.mentionTweetID)"
-            guard let id = mention.replyTweetID else {
+            let purpose = "reply:\(mention.mentionPostID)"
+            guard let id = mention.replyPostID else {
                 problems.append("\(purpose) recorded answered without its answer's id")
                 continue
             }
@@ -175,8 +175,8 @@ struct VirtualDayChecks {
         let answered = handled.filter { $0.state == .replied }
         let posts = world.posts
         for mention in answered {
-            guard let post = posts[mention.mentionTweetID] else {
-                problems.append("answered \(mention.mentionTweetID), which is no mention")
+            guard let post = posts[mention.mentionPostID] else {
+                problems.append("answered \(mention.mentionPostID), which is no mention")
                 continue
             }
             let who = world.user(post.authorID)?.handle ?? post.authorID
@@ -195,12 +195,12 @@ struct VirtualDayChecks {
                 }
             }
         }
-        for (conversation, mentions) in Dictionary(grouping: answered, by: { posts[$0.mentionTweetID]?.conversationID ?? -1 })
+        for (conversation, mentions) in Dictionary(grouping: answered, by: { posts[$0.mentionPostID]?.conversationID ?? -1 })
         where mentions.count > outcome.settings.maxThreadReplies {
             problems.append("answered \(mentions.count) times in conversation \(conversation)")
         }
         // Every friend's mention of the day is handled: answered, or skipped saying why.
-        let handledIDs = Set(handled.filter { $0.state == .replied || $0.state == .skipped }.map(\.mentionTweetID))
+        let handledIDs = Set(handled.filter { $0.state == .replied || $0.state == .skipped }.map(\.mentionPostID))
         for id in persona.mentionIDs {
             guard let post = posts[id], persona.friends.contains(where: { $0.id == post.authorID }), !post.isRepost,
                 post.createdAt >= VirtualDay.dayStart, post.createdAt < VirtualDay.end.addingTimeInterval(-600)
@@ -208,7 +208,7 @@ struct VirtualDayChecks {
             if !handledIDs.contains(id) { problems.append("the friend's mention \(id) of \(time(post.createdAt)) was never handled") }
         }
         for mention in handled where mention.state == .skipped && (mention.reason ?? "").isEmpty {
-            problems.append("mention \(mention.mentionTweetID) skipped without a reason")
+            problems.append("mention \(mention.mentionPostID) skipped without a reason")
         }
         return problems
     }
@@ -220,8 +220,8 @@ struct VirtualDayChecks {
         let networkLikes = world.likes
         let posts = world.posts
         for like in recorded {
-            guard let post = posts[like.tweetID] else {
-                problems.append("liked \(like.tweetID), which is not on the network")
+            guard let post = posts[like.postID] else {
+                problems.append("liked \(like.postID), which is not on the network")
                 continue
             }
             if post.authorID == world.human.id || post.authorID == world.bot.id {
@@ -229,8 +229,8 @@ struct VirtualDayChecks {
             }
             if post.isRepost { problems.append("liked the repost \(post.id)") }
         }
-        if Set(recorded.map(\.tweetID)) != Set(networkLikes.keys) {
-            problems.append("likes recorded \(recorded.map(\.tweetID).sorted()) differ from the network's \(networkLikes.keys.sorted())")
+        if Set(recorded.map(\.postID)) != Set(networkLikes.keys) {
+            problems.append("likes recorded \(recorded.map(\.postID).sorted()) differ from the network's \(networkLikes.keys.sorted())")
         }
         // Planned as posts are: each like made at a liked slot of its day's plan, at the slot's minute (within the grace, or the wait for a post),
         // never more than the person's busiest day of liking; every skipped slot says why.
@@ -256,8 +256,8 @@ struct VirtualDayChecks {
                 }
             }
         }
-        if Set(recorded.map(\.tweetID)) != planned {
-            problems.append("likes \(recorded.map(\.tweetID).sorted()) are not the liked slots' \(planned.sorted())")
+        if Set(recorded.map(\.postID)) != planned {
+            problems.append("likes \(recorded.map(\.postID).sorted()) are not the liked slots' \(planned.sorted())")
         }
         return problems
     }
@@ -267,7 +267,7 @@ struct VirtualDayChecks {
     /// network mentions anyone but the account answered.
     func consent() async throws -> [String] {
         var problems: [String] = []
-        let handled = Dictionary(uniqueKeysWithValues: try await outcome.stores.mentions.handledMentions().map { ($0.mentionTweetID, $0) })
+        let handled = Dictionary(uniqueKeysWithValues: try await outcome.stores.mentions.handledMentions().map { ($0.mentionPostID, $0) })
         let optOuts = try await OptOutList(state: outcome.stores.state).all()
         let posts = world.posts
         for (author, id) in persona.optOutMentions {
@@ -283,10 +283,10 @@ struct VirtualDayChecks {
             }
             for mention in handled.values where mention.authorID == Int64(author.id) && mention.state == .replied && mention.handledAt > handledAt {
                 problems.append(
-                    "answered @\(author.handle) (\(mention.mentionTweetID)) at \(time(mention.handledAt)), after they asked the bot to stop")
+                    "answered @\(author.handle) (\(mention.mentionPostID)) at \(time(mention.handledAt)), after they asked the bot to stop")
             }
             for like in try await outcome.stores.likes.likes() where like.authorID == Int64(author.id) && like.likedAt > handledAt {
-                problems.append("liked @\(author.handle)'s \(like.tweetID) at \(time(like.likedAt)), after they asked the bot to stop")
+                problems.append("liked @\(author.handle)'s \(like.postID) at \(time(like.likedAt)), after they asked the bot to stop")
             }
         }
         if optOuts.contains(where: { $0.accountID == world.human.id }) { problems.append("the person is on the opt-out list") }

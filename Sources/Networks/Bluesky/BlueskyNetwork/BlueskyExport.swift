@@ -79,7 +79,7 @@ enum BlueskyExport {
         var did = ""
         /// The posts that may be copied, as the archive keeps them (ids and whom replies answered as the Bluesky
         /// module makes them, so that the bot finds them as if it had read them from Bluesky).
-        var posts: [ArchivedTweet] = []
+        var posts: [ArchivedPost] = []
         /// Posts read in all.
         var postsRead = 0
         /// Reposts (never copied).
@@ -135,7 +135,7 @@ enum BlueskyExport {
     }
 
     /// The archive's form of a post record; nil for one never copied (a quote, no text, labelled unless `copyingLabels`).
-    static func archived(_ record: Repository.Record, file: String, copyingLabels: Bool) throws -> ArchivedTweet? {
+    static func archived(_ record: Repository.Record, file: String, copyingLabels: Bool) throws -> ArchivedPost? {
         let post: PostRecord
         do {
             post = try JSONDecoder().decode(PostRecord.self, from: JSONEncoder().encode(record.value.json))
@@ -153,8 +153,8 @@ enum BlueskyExport {
         // The time the post claims, unless it is none or outside the years 1970 to 9999 (as every export's times are
         // kept): then the time its record key was made.
         let claimed = ISO8601Time.date(from: post.createdAt)
-        return ArchivedTweet(
-            tweetID: id, text: text, replyUserID: answered, createdAt: claimed ?? tid.date,
+        return ArchivedPost(
+            postID: id, text: text, replyUserID: answered, createdAt: claimed ?? tid.date,
             contentWarning: labels.isEmpty ? nil : labels.joined(separator: ", "))
     }
 }

@@ -87,7 +87,7 @@ public final class FakeMastodonServer: Sendable {
     public func deletedByAPI() async -> [String] { await world.deletedByAPI }
     /// Statuses created through the API, in order, as fake X records posts (plain text, the user answered), so that
     /// the checks and the demo's report read both networks alike.
-    public func postedAsTweets() async -> [FakeXSeed.Tweet] { await world.postedAsTweets() }
+    public func postedAsPosts() async -> [FakeXSeed.Tweet] { await world.postedAsPosts() }
     /// Sets the clock when the next API request arrives (a bot started just now and the instance then agree).
     public func armClock(_ date: Date, speed: Double) async { await world.armClock(date, speed: speed) }
     /// Favourites made through the API, in order.
@@ -222,7 +222,7 @@ public final class FakeMastodonServer: Sendable {
     private func addAdminRoutes(to router: Router<BasicRequestContext>) {
         let world = world
         router.get("/admin/state") { _, _ in
-            let posted = await world.postedAsTweets().map { tweet in
+            let posted = await world.postedAsPosts().map { tweet in
                 JSONValue.object([
                     ("id", .string(tweet.id)), ("author_id", .string(tweet.authorID)), ("text", .string(tweet.text)),
                     ("created_at", .time(tweet.createdAt)),

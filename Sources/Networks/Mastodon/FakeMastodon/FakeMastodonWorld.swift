@@ -547,7 +547,7 @@ actor FakeMastodonWorld: AdjustableFakeClock {
     }
 
     /// The posted statuses as fake X's posts.
-    func postedAsTweets() -> [FakeXSeed.Tweet] {
+    func postedAsPosts() -> [FakeXSeed.Tweet] {
         posted.map { status in
             FakeXSeed.Tweet(
                 id: status.id, authorID: status.accountID, text: Self.plain(fromHTML: status.content), createdAt: status.createdAt,

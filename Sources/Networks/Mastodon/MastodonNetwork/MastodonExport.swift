@@ -7,7 +7,7 @@ import Stores
 /// Mastodon's archive ("Request your archive": `outbox.json` and `likes.json`), as `mirror_bot import` reads it: every
 /// status read first; boosts, and statuses not for everyone or behind a warning, left out (or, with `POST_CW`, kept
 /// with their warning); replies filed under whom they answered (looked up once per account on the person's instance,
-/// else under `ArchivedTweet.unknownReplyTarget`); likes counted, not learned (the export lists only their addresses).
+/// else under `ArchivedPost.unknownReplyTarget`); likes counted, not learned (the export lists only their addresses).
 public struct MastodonExportFormat: ExportFormat {
     /// The format.
     public init() {}
@@ -70,14 +70,14 @@ public struct MastodonExportFormat: ExportFormat {
             answered[acct] = try await resolveAccount(acct)
             report.lookups += 1
         }
-        let tweets = statuses.map { status -> ArchivedTweet in
+        let tweets = statuses.map { status -> ArchivedPost in
             var replyUserID: Int64?
             if status.inReplyTo != nil {
-                replyUserID = status.answeredAcct.flatMap { answered[$0] ?? nil } ?? ArchivedTweet.unknownReplyTarget
-                if replyUserID == ArchivedTweet.unknownReplyTarget { report.repliesWithoutTarget += 1 }
+                replyUserID = status.answeredAcct.flatMap { answered[$0] ?? nil } ?? ArchivedPost.unknownReplyTarget
+                if replyUserID == ArchivedPost.unknownReplyTarget { report.repliesWithoutTarget += 1 }
             }
-            return ArchivedTweet(
-                tweetID: status.id, text: status.text, replyUserID: replyUserID, createdAt: status.publishedAt,
+            return ArchivedPost(
+                postID: status.id, text: status.text, replyUserID: replyUserID, createdAt: status.publishedAt,
                 contentWarning: status.warning)
         }
         report.postsStored = try await destination.archive.insert(tweets)

@@ -92,7 +92,7 @@ public final class FakeMisskeyServer: Sendable {
     /// API requests received, by endpoint name.
     public func requestCounts() async -> [String: Int] { await world.requestCounts }
     /// The notes posted through the API as fake X's posts, for the checks and the demo's report.
-    public func postedAsTweets() async -> [FakeXSeed.Tweet] { await world.postedAsTweets() }
+    public func postedAsPosts() async -> [FakeXSeed.Tweet] { await world.postedAsPosts() }
     /// Approves the MiAuth session `session` as the account `accountID` with `permissions` (the consent page's button).
     @discardableResult
     public func approveMiAuth(session: String, accountID: String, permissions: [String]) async -> Bool {

@@ -522,7 +522,7 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
     }
 
     /// The notes posted through the API as fake X's tweets (MFM text as written, the user answered).
-    func postedAsTweets() -> [FakeXSeed.Tweet] {
+    func postedAsPosts() -> [FakeXSeed.Tweet] {
         posted.map { note in
             FakeXSeed.Tweet(
                 id: note.id, authorID: note.userID, text: note.text ?? "", createdAt: note.createdAt,

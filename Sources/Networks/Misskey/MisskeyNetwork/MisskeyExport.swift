@@ -7,7 +7,7 @@ import Stores
 /// Misskey's notes export (`notes-<date>.json`), as `mirror_bot import` reads it: every note read first; renotes,
 /// quotes, notes not for everyone, warned ones (unless `POST_CW`) and notes of files only left out; each kept note
 /// numbered as the Misskey module numbers it (what the number stands for kept beside it); replies filed under whom they
-/// answered (the note answered looked up once on the person's instance), else under `ArchivedTweet.unknownReplyTarget`.
+/// answered (the note answered looked up once on the person's instance), else under `ArchivedPost.unknownReplyTarget`.
 public struct MisskeyExportFormat: ExportFormat {
     /// The format.
     public init() {}
@@ -51,18 +51,18 @@ public struct MisskeyExportFormat: ExportFormat {
                     answered[replyID] = try await resolveAccount("note:" + replyID)
                     report.lookups += 1
                 }
-                replyUserID = (answered[replyID] ?? nil) ?? ArchivedTweet.unknownReplyTarget
-                if replyUserID == ArchivedTweet.unknownReplyTarget { report.repliesWithoutTarget += 1 }
+                replyUserID = (answered[replyID] ?? nil) ?? ArchivedPost.unknownReplyTarget
+                if replyUserID == ArchivedPost.unknownReplyTarget { report.repliesWithoutTarget += 1 }
             }
             newest.add(
-                ArchivedTweet(
-                    tweetID: entry.number, text: entry.note.text ?? "", replyUserID: replyUserID, createdAt: entry.createdAt,
+                ArchivedPost(
+                    postID: entry.number, text: entry.note.text ?? "", replyUserID: replyUserID, createdAt: entry.createdAt,
                     contentWarning: entry.note.cw))
         }
         let kept = newest.kept
         let ids = Dictionary(contents.notes.map { ($0.number, $0.note.id) }, uniquingKeysWith: { first, _ in first })
         try await destination.networkIDs?.remember(
-            Dictionary(kept.compactMap { tweet in ids[tweet.tweetID].map { (tweet.tweetID, $0) } }, uniquingKeysWith: { first, _ in first }))
+            Dictionary(kept.compactMap { tweet in ids[tweet.postID].map { (tweet.postID, $0) } }, uniquingKeysWith: { first, _ in first }))
         report.postsStored = try await destination.archive.insert(kept)
         return report
     }

@@ -78,7 +78,7 @@ public final class FakeXServer: Sendable {
     /// The ids of posts deleted through the API, in order.
     public func deletedByAPI() async -> [String] { await world.deletedByAPI }
     /// Likes made through the API, in order.
-    public func liked() async -> [(userID: String, tweetID: String)] { await world.likedPairs() }
+    public func liked() async -> [(userID: String, postID: String)] { await world.likedPairs() }
     /// How many answers a `hangAfterHandling` fault has begun to hold back (the request already carried out).
     public func hangsBegun() async -> Int { await world.hangsBegun }
     /// API requests received, by endpoint name (unknown paths under `unknown`).
@@ -390,7 +390,7 @@ public final class FakeXServer: Sendable {
                     ("in_reply_to_user_id", tweet.inReplyToUserID.map(JSONValue.string) ?? .null),
                 ])
             }
-            let liked = await world.likedPairs().map { JSONValue.object([("user_id", .string($0.userID)), ("tweet_id", .string($0.tweetID))]) }
+            let liked = await world.likedPairs().map { JSONValue.object([("user_id", .string($0.userID)), ("tweet_id", .string($0.postID))]) }
             let requests = await world.requestCounts.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.int($0.value)) }
             let served = await world.servedCounts.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.int($0.value)) }
             let billing = await world.billingRecord().map { entry in

@@ -14,7 +14,7 @@ struct FakeXResponse: Sendable {
 /// Everything the fake server knows, in memory: users, posts, likes, follows, its clock, rate-limit windows,
 /// pending faults, and what clients posted and liked. All API behaviour is here; the HTTP layer only dispatches.
 actor FakeXWorld: AdjustableFakeClock {
-    struct StoredTweet {
+    struct StoredPost {
         var numericID: UInt64
         var tweet: FakeXSeed.Tweet
     }
@@ -57,7 +57,7 @@ actor FakeXWorld: AdjustableFakeClock {
     private(set) var users: [String: FakeXSeed.User] = [:]
     private var accountsByToken: [String: FakeXSeed.Account] = [:]
     private var consumerSecrets: [String: String] = [:]
-    private var tweets: [StoredTweet] = []  // ascending by id
+    private var tweets: [StoredPost] = []  // ascending by id
     private var likes: [String: [String]] = [:]
     private var follows: [String: Set<String>] = [:]
     private var rateLimits: [String: Int]
@@ -76,7 +76,7 @@ actor FakeXWorld: AdjustableFakeClock {
     private(set) var posted: [FakeXSeed.Tweet] = []
     /// The ids of posts deleted through `DELETE /2/tweets/:id`, in order.
     private(set) var deletedByAPI: [String] = []
-    private(set) var liked: [(userID: String, tweetID: String)] = []
+    private(set) var liked: [(userID: String, postID: String)] = []
     private(set) var requestCounts: [String: Int] = [:]
     private(set) var servedCounts: [String: Int] = [:]
     private var autoRepliers: Set<String>
@@ -119,7 +119,7 @@ actor FakeXWorld: AdjustableFakeClock {
         rateLimits[endpoint] = limit
         windows = windows.filter { !$0.key.hasPrefix(endpoint + " ") }
     }
-    func likedPairs() -> [(userID: String, tweetID: String)] { liked }
+    func likedPairs() -> [(userID: String, postID: String)] { liked }
     func setAccess(_ newAccess: FakeXSeed.Access) { access = newAccess }
     func setCredits(_ dollars: Double?) { credits = dollars }
     /// Revokes an access token: requests signed with it are answered 401 from now on.
@@ -366,7 +366,7 @@ actor FakeXWorld: AdjustableFakeClock {
         // The newest first, visible now, then the documented caps, then the filters of this request. (Posts newer than
         // since_id are a prefix of the newest-first list, so reading only those gives the same answer, faster.)
         let visible = kind == .likedTweets ? [] : visibleTweets(newerThan: sinceID)
-        var candidates: [StoredTweet]
+        var candidates: [StoredPost]
         switch kind {
         case .userTweets:
             candidates = visible.filter { $0.tweet.authorID == pathUserID }
@@ -603,23 +603,23 @@ actor FakeXWorld: AdjustableFakeClock {
     private func insert(_ tweet: FakeXSeed.Tweet) { Self.insert(tweet, into: &tweets) }
 
     /// Keeps `tweets` sorted by id; a post whose id is taken or not a number is ignored.
-    private static func insert(_ tweet: FakeXSeed.Tweet, into tweets: inout [StoredTweet]) {
+    private static func insert(_ tweet: FakeXSeed.Tweet, into tweets: inout [StoredPost]) {
         guard let numericID = UInt64(tweet.id) else { return }
         let index = tweets.partitioningIndex { $0.numericID >= numericID }
         if index < tweets.endIndex, tweets[index].numericID == numericID { return }
-        tweets.insert(StoredTweet(numericID: numericID, tweet: tweet), at: index)
+        tweets.insert(StoredPost(numericID: numericID, tweet: tweet), at: index)
     }
 
     /// Posts whose time has come, newest first.
     /// The post with this id, found by binary search (posts are kept sorted by id).
-    private func stored(id: String) -> StoredTweet? {
+    private func stored(id: String) -> StoredPost? {
         guard let number = UInt64(id) else { return nil }
         let index = tweets.partitioningIndex { $0.numericID >= number }
         return index < tweets.endIndex && tweets[index].numericID == number ? tweets[index] : nil
     }
 
     /// Visible posts (created by now), newest first; only those with ids above `sinceID` when given.
-    private func visibleTweets(newerThan sinceID: UInt64? = nil) -> [StoredTweet] {
+    private func visibleTweets(newerThan sinceID: UInt64? = nil) -> [StoredPost] {
         let first = sinceID.map { id in tweets.partitioningIndex { $0.numericID > id } } ?? tweets.startIndex
         let current = now
         return tweets[first...].reversed().filter { $0.tweet.createdAt <= current }

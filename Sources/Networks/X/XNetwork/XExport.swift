@@ -125,7 +125,7 @@ public struct XExportFormat: ExportFormat {
     }
 
     /// The archive's form of an exported tweet; nil for a retweet.
-    static func archived(_ tweet: ExportParser.Tweet, file: String, entry: Int) throws -> ArchivedTweet? {
+    static func archived(_ tweet: ExportParser.Tweet, file: String, entry: Int) throws -> ArchivedPost? {
         let rawText = tweet.fullText ?? tweet.text ?? ""
         if rawText.hasPrefix("RT @") { return nil }
         guard let idText = tweet.idStr ?? tweet.id, let id = Int64(idText) else {
@@ -138,7 +138,7 @@ public struct XExportFormat: ExportFormat {
         }
         let links = (tweet.entities?.urls ?? []).compactMap { link in link.expandedUrl.map { (link.url, $0) } }
         let text = WrittenText.from(escaped: rawText, links: links)
-        return ArchivedTweet(tweetID: id, text: text, replyUserID: tweet.inReplyToUserIdStr.flatMap { Int64($0) }, createdAt: createdAt)
+        return ArchivedPost(postID: id, text: text, replyUserID: tweet.inReplyToUserIdStr.flatMap { Int64($0) }, createdAt: createdAt)
     }
 
     /// A like's text with its t.co link replaced by the like's `expandedUrl` (the export gives one per like).

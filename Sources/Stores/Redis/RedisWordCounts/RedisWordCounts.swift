@@ -4,11 +4,11 @@ public import WordCounts
 
 /// The favorite filter's counts in Redis, in the original bot's key layout so its data keeps working:
 ///
-/// - hash `features:<feature>` with fields `categories:favorite` and `categories:normal`: how many learned tweets
+/// - hash `features:<feature>` with fields `categories:favorite` and `categories:normal`: how many learned posts
 ///   of each category had the feature;
-/// - counters `categories:favorite` and `categories:normal`: how many tweets each category learned;
+/// - counters `categories:favorite` and `categories:normal`: how many posts each category learned;
 /// - flags `trained:<name>`: a one-time training ran;
-/// - sets `learned:favorite` (liked tweets learned, kept) and `learned:normal:<week>` (timeline tweets learned, one
+/// - sets `learned:favorite` (liked posts learned, kept) and `learned:normal:<week>` (timeline posts learned, one
 ///   set a week, each expiring after `LearnedMarkers.normalWeeks` weeks: the store stays within a small plan).
 ///
 /// Every key is behind `keyPrefix` (`REDIS_KEY_PREFIX`; on a Redis Cluster with a hash tag, so that one bot's keys
@@ -30,9 +30,9 @@ public struct RedisWordCounts: WordCountBackend {
 
     // MARK: Reading
 
-    /// The counts for several tweets at once, in one round trip (one entry per tweet, in order).
-    public func counts(forEach tweets: [[String]]) async throws -> [FeatureCounts] {
-        let unique = tweets.map(Self.distinct)
+    /// The counts for several posts at once, in one round trip (one entry per post, in order).
+    public func counts(forEach posts: [[String]]) async throws -> [FeatureCounts] {
+        let unique = posts.map(Self.distinct)
         var commands: [[String]] = [["MGET", categoryKey(.favorite), categoryKey(.normal)]]
         for features in unique {
             for feature in features {
@@ -63,7 +63,7 @@ public struct RedisWordCounts: WordCountBackend {
 
     // MARK: Learning
 
-    /// Learns several tweets in one round trip.
+    /// Learns several posts in one round trip.
     public func learn(batch: [(features: [String], category: Category)]) async throws {
         guard !batch.isEmpty else { return }
         var commands: [[String]] = []
@@ -80,13 +80,13 @@ public struct RedisWordCounts: WordCountBackend {
         for reply in try await pipeline(commands) { try reply.checked() }
     }
 
-    /// Takes one tweet back out of `category`, never below zero, in one script (atomic).
+    /// Takes one post back out of `category`, never below zero, in one script (atomic).
     public func unlearn(_ features: [String], from category: Category) async throws {
         let keys = [categoryKey(category)] + Self.distinct(features).map(featureKey)
         try await pipeline([["EVAL", Self.unlearnScript, String(keys.count)] + keys + [Self.field(category)]]).forEach { try $0.checked() }
     }
 
-    /// The Lua of taking one tweet out of a category: KEYS[1] is its counter, the feature hashes follow; ARGV[1] is
+    /// The Lua of taking one post out of a category: KEYS[1] is its counter, the feature hashes follow; ARGV[1] is
     /// the category's field. Nothing goes below zero.
     private static let unlearnScript = """
         if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then redis.call('DECR', KEYS[1]) end
@@ -98,7 +98,7 @@ public struct RedisWordCounts: WordCountBackend {
         return #KEYS - 1
         """
 
-    /// Moves several tweets from `normal` to `favorite` in one round trip.
+    /// Moves several posts from `normal` to `favorite` in one round trip.
     public func moveToFavorite(batch: [[String]]) async throws {
         guard !batch.isEmpty else { return }
         let commands: [[String]] = batch.map { features in
@@ -109,14 +109,14 @@ public struct RedisWordCounts: WordCountBackend {
         for reply in try await pipeline(commands) { try reply.checked() }
     }
 
-    /// Learns liked tweets as favorites (moving them out of `normal`, as `moveToFavorite`), each at most once ever:
+    /// Learns liked posts as favorites (moving them out of `normal`, as `moveToFavorite`), each at most once ever:
     /// the ids are remembered in the set `learned:favorite`, so importing or polling the same likes again changes
     /// nothing. All in one round trip and one MULTI/EXEC transaction. Returns how many were new.
     @discardableResult
-    public func learnFavoritesOnce(_ tweets: [(id: String, features: [String])]) async throws -> Int {
-        guard !tweets.isEmpty else { return 0 }
+    public func learnFavoritesOnce(_ posts: [(id: String, features: [String])]) async throws -> Int {
+        guard !posts.isEmpty else { return 0 }
         var commands: [[String]] = [["MULTI"]]
-        for (id, features) in tweets {
+        for (id, features) in posts {
             let keys = [categoryKey(.favorite), categoryKey(.normal), learnedKey(.favorite)] + Self.distinct(features).map(featureKey)
             commands.append(
                 ["EVAL", Self.learnFavoriteOnceScript, String(keys.count)] + keys
@@ -131,17 +131,17 @@ public struct RedisWordCounts: WordCountBackend {
         return try results.reduce(0) { total, result in total + Int(try result.checked().integerValue ?? 0) }
     }
 
-    /// Learns tweets seen but not liked as `normal`, each at most once within `LearnedMarkers.normalWeeks` (ids in
+    /// Learns posts seen but not liked as `normal`, each at most once within `LearnedMarkers.normalWeeks` (ids in
     /// this week's set `learned:normal:<week>`, checked against the weeks before and the old unbucketed set), in one
     /// round trip and one MULTI/EXEC transaction. Returns how many were new.
     @discardableResult
-    public func learnNormalsOnce(_ tweets: [(id: String, features: [String])]) async throws -> Int {
-        guard !tweets.isEmpty else { return 0 }
+    public func learnNormalsOnce(_ posts: [(id: String, features: [String])]) async throws -> Int {
+        guard !posts.isEmpty else { return 0 }
         let week = LearnedMarkers.week(of: now())
         let markers = (0..<LearnedMarkers.normalWeeks).map { normalMarkersKey(week: week - $0) } + [learnedKey(.normal)]
         let expiry = String((LearnedMarkers.normalWeeks + 1) * 7 * 86_400)
         var commands: [[String]] = [["MULTI"]]
-        for (id, features) in tweets {
+        for (id, features) in posts {
             let keys = [categoryKey(.normal)] + markers + Self.distinct(features).map(featureKey)
             commands.append(
                 ["EVAL", Self.learnNormalOnceScript, String(keys.count)] + keys
@@ -192,7 +192,7 @@ public struct RedisWordCounts: WordCountBackend {
         return try replies.dropLast().reduce(0) { $0 + Int(try $1.checked().integerValue ?? 0) }
     }
 
-    /// Whether a liked tweet was already learned by `learnFavoritesOnce`.
+    /// Whether a liked post was already learned by `learnFavoritesOnce`.
     public func wasLearnedAsFavorite(_ id: String) async throws -> Bool {
         try await send("SISMEMBER", learnedKey(.favorite), id).integerValue == 1
     }
@@ -201,10 +201,10 @@ public struct RedisWordCounts: WordCountBackend {
         "if redis.call('SADD', KEYS[3], ARGV[3]) == 0 then return 0 end\n" + moveToFavoriteLua(firstFeatureKey: 4) + "return 1\n"
 
     // The original decremented each feature's `normal` count; the category counter `normal` is decremented too
-    // (also never below zero), since the tweet it counted is no longer a normal one.
+    // (also never below zero), since the post it counted is no longer a normal one.
     private static let moveToFavoriteScript = moveToFavoriteLua(firstFeatureKey: 3) + "return #KEYS - 2\n"
 
-    /// The Lua of moving one tweet to favorite: KEYS[1] and KEYS[2] are the favorite and normal counters, the
+    /// The Lua of moving one post to favorite: KEYS[1] and KEYS[2] are the favorite and normal counters, the
     /// feature hashes start at `firstFeatureKey`; ARGV[1] and ARGV[2] are the favorite and normal fields.
     private static func moveToFavoriteLua(firstFeatureKey: Int) -> String {
         """
@@ -307,9 +307,9 @@ public struct RedisWordCounts: WordCountBackend {
 
     /// The hash of one feature's counts.
     public func featureKey(_ feature: String) -> String { keyPrefix + "features:" + feature }
-    /// The counter of tweets learned in `category`.
+    /// The counter of posts learned in `category`.
     public func categoryKey(_ category: Category) -> String { keyPrefix + "categories:" + category.rawValue }
-    /// The set of tweet ids learned once in `category` (for `normal`, the old unbucketed set; see `normalMarkersKey`).
+    /// The set of post ids learned once in `category` (for `normal`, the old unbucketed set; see `normalMarkersKey`).
     public func learnedKey(_ category: Category) -> String { keyPrefix + "learned:" + category.rawValue }
     /// The set of the ids learned as `normal` in `week` (`LearnedMarkers.week(of:)`).
     public func normalMarkersKey(week: Int) -> String { keyPrefix + "learned:normal:" + String(week) }

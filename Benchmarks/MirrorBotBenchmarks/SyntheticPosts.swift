@@ -1,9 +1,9 @@
 import Foundation
 import Schedule
 
-/// Tweet-like Japanese texts made from a seed: nouns, particles and verbs in tweet-length sentences, with the
-/// URLs, mentions, hashtags and HTML entities real tweets carry.
-struct SyntheticTweets {
+/// Post-like Japanese texts made from a seed: nouns, particles and verbs in post-length sentences, with the
+/// URLs, mentions, hashtags and HTML entities real posts carry.
+struct SyntheticPosts {
     private static let nouns = [
         "今日", "明日", "東京", "大阪", "電車", "会社", "仕事", "会議", "ラーメン", "寿司", "カレー", "コーヒー", "猫", "犬",
         "映画", "音楽", "ライブ", "ゲーム", "プログラミング", "Swift", "サーバー", "データベース", "天気", "雨", "桜", "旅行",
@@ -17,7 +17,7 @@ struct SyntheticTweets {
 
     init(seed: UInt64) { generator = SplitMix64(seed: seed) }
 
-    /// The next tweet text, about 30–120 characters.
+    /// The next post text, about 30–120 characters.
     mutating func next() -> String {
         var text = ""
         let clauses = Int.random(in: 1...4, using: &generator)

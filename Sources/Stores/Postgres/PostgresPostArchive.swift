@@ -6,22 +6,22 @@ import Stores
 
 /// The person's posts in Postgres: minutes and days computed with `AT TIME ZONE`, arrays bound whole (`unnest`,
 /// `= ANY`), the @-mention filter as a POSIX regular expression. Random picks read the rows in `tweet_id` order and draw
-/// with one `Int.random` over their count, as every archive does, so a seed picks the same tweet on any database.
-struct PostgresTweetArchive: TweetArchive {
+/// with one `Int.random` over their count, as every archive does, so a seed picks the same post on any database.
+struct PostgresPostArchive: PostArchive {
     let database: PostgresStoreSet
     let timeZone: TimeZone
     let rowLimit: Int
     private var logger: Logger { database.logger }
 
     func prepare() async throws {
-        let unmarked = try await tweetsWithoutLinkMark()
+        let unmarked = try await postsWithoutLinkMark()
         if !unmarked.isEmpty { try await markLinks(unmarked.map { (id: $0.id, hasLink: PostLinks.containsLink($0.text)) }) }
         try await recomputeMinutes(in: timeZone)
     }
 
-    func insert(_ tweets: [ArchivedTweet]) async throws -> Int {
-        guard !tweets.isEmpty else { return 0 }
-        return try await insert(ArchiveRules.distinct(tweets), in: timeZone, keeping: rowLimit)
+    func insert(_ posts: [ArchivedPost]) async throws -> Int {
+        guard !posts.isEmpty else { return 0 }
+        return try await insert(ArchiveRules.distinct(posts), in: timeZone, keeping: rowLimit)
     }
 
     func minuteHistogram(includingReplies: Bool) async throws -> [Int] {
@@ -52,9 +52,9 @@ struct PostgresTweetArchive: TweetArchive {
         }
     }
 
-    private func tweetsWithoutLinkMark() async throws -> [(id: Int64, text: String)] {
+    private func postsWithoutLinkMark() async throws -> [(id: Int64, text: String)] {
         try await database.rows(
-            "reading tweets without a link mark", "SELECT id, text FROM tweets WHERE has_link IS NULL",
+            "reading posts without a link mark", "SELECT id, text FROM tweets WHERE has_link IS NULL",
             as: (Int64, String).self
         ).map { (id: $0.0, text: $0.1) }
     }
@@ -63,7 +63,7 @@ struct PostgresTweetArchive: TweetArchive {
         let ids = marks.map(\.id)
         let links = marks.map(\.hasLink)
         let logger = logger
-        _ = try await database.transaction("marking tweets with links") { connection in
+        _ = try await database.transaction("marking posts with links") { connection in
             try await connection.query(
                 """
                 UPDATE tweets SET has_link = m.has_link FROM unnest(\(ids)::bigint[], \(links)::boolean[]) AS m(id, has_link)
@@ -72,16 +72,16 @@ struct PostgresTweetArchive: TweetArchive {
         }
     }
 
-    private func insert(_ tweets: [ArchivedTweet], in zone: TimeZone, keeping rowLimit: Int) async throws -> Int {
-        let ids = tweets.map(\.tweetID)
-        let texts = tweets.map(\.text)
-        let dates = tweets.map(\.createdAt)
-        let replyUserIDs = tweets.map { $0.replyUserID ?? 0 }  // 0 stands for "not a reply": no account has id 0.
-        let links = tweets.map { PostLinks.containsLink($0.text) }
-        let warnings = tweets.map { $0.contentWarning ?? "" }  // "" stands for "no warning"
+    private func insert(_ posts: [ArchivedPost], in zone: TimeZone, keeping rowLimit: Int) async throws -> Int {
+        let ids = posts.map(\.postID)
+        let texts = posts.map(\.text)
+        let dates = posts.map(\.createdAt)
+        let replyUserIDs = posts.map { $0.replyUserID ?? 0 }  // 0 stands for "not a reply": no account has id 0.
+        let links = posts.map { PostLinks.containsLink($0.text) }
+        let warnings = posts.map { $0.contentWarning ?? "" }  // "" stands for "no warning"
         let zone = zone.identifier
         let logger = logger
-        return try await database.transaction("inserting \(tweets.count) tweets") { connection in
+        return try await database.transaction("inserting \(posts.count) posts") { connection in
             let rows = try await connection.query(
                 """
                 WITH inserted AS (
@@ -112,15 +112,15 @@ struct PostgresTweetArchive: TweetArchive {
     }
 
     func count() async throws -> Int {
-        try await single("counting tweets", "SELECT count(*)::bigint FROM tweets") ?? 0
+        try await single("counting posts", "SELECT count(*)::bigint FROM tweets") ?? 0
     }
 
     func containsText(_ text: String) async throws -> Bool {
         try await single("looking a text up in the archive", "SELECT count(*)::bigint FROM tweets WHERE text = \(text)") ?? 0 > 0
     }
 
-    func newestTweetID() async throws -> Int64? {
-        try await database.rows("reading the newest tweet id", "SELECT max(tweet_id) FROM tweets", as: Int64?.self).first ?? nil
+    func newestPostID() async throws -> Int64? {
+        try await database.rows("reading the newest post id", "SELECT max(tweet_id) FROM tweets", as: Int64?.self).first ?? nil
     }
 
     private func countsPerMinute(includingReplies: Bool) async throws -> [(minute: Int, count: Int)] {
@@ -146,14 +146,14 @@ struct PostgresTweetArchive: TweetArchive {
         ).map { DayCount(day: $0.0, count: Int($0.1)) }
     }
 
-    func randomTweet(_ sample: TweetSample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedTweet? {
-        try await randomRow("sampling a tweet near minute \(sample.minute)", using: &generator) { select, tail in
+    func randomPost(_ sample: PostSample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedPost? {
+        try await randomRow("sampling a post near minute \(sample.minute)", using: &generator) { select, tail in
             Self.sampleQuery(sample, select, tail)
         }
     }
 
-    func randomTweets(_ sample: TweetSample, count: Int, using generator: inout some RandomNumberGenerator) async throws -> [ArchivedTweet] {
-        let operation = "sampling \(count) tweets near minute \(sample.minute)"
+    func randomPosts(_ sample: PostSample, count: Int, using generator: inout some RandomNumberGenerator) async throws -> [ArchivedPost] {
+        let operation = "sampling \(count) posts near minute \(sample.minute)"
         let ids = try await database.rows(operation, Self.sampleQuery(sample, "tweet_id", "ORDER BY tweet_id"), as: Int64.self)
         let chosen = ids.randomSample(count: count, using: &generator)
         guard !chosen.isEmpty else { return [] }
@@ -162,13 +162,13 @@ struct PostgresTweetArchive: TweetArchive {
             """
             SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets WHERE tweet_id = ANY(\(chosen)::bigint[])
             """, as: (Int64, String, Int64?, Date, String?).self
-        ).map(ArchivedTweet.init(row:))
-        let byID = Dictionary(rows.map { ($0.tweetID, $0) }) { first, _ in first }
+        ).map(ArchivedPost.init(row:))
+        let byID = Dictionary(rows.map { ($0.postID, $0) }) { first, _ in first }
         return chosen.compactMap { byID[$0] }
     }
 
-    /// The tweets `sample` allows, selecting `select` and ending with `tail`.
-    private static func sampleQuery(_ sample: TweetSample, _ select: String, _ tail: String) -> PostgresQuery {
+    /// The posts `sample` allows, selecting `select` and ending with `tail`.
+    private static func sampleQuery(_ sample: PostSample, _ select: String, _ tail: String) -> PostgresQuery {
         let firstLow = sample.window.first.lowerBound
         let firstHigh = sample.window.first.upperBound
         let secondLow = sample.window.second?.lowerBound ?? 1
@@ -188,7 +188,7 @@ struct PostgresTweetArchive: TweetArchive {
             """
     }
 
-    func randomReply(_ sample: ReplySample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedTweet? {
+    func randomReply(_ sample: ReplySample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedPost? {
         let anyUser = sample.userID == nil
         let user = sample.userID ?? 0
         return try await randomRow("sampling a reply to \(sample.whom)", using: &generator) { select, tail in
@@ -200,40 +200,40 @@ struct PostgresTweetArchive: TweetArchive {
         }
     }
 
-    func recordBotPost(sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date) async throws {
+    func recordBotPost(sourcePostID: Int64, botPostID: Int64?, postedAt: Date) async throws {
         let logger = logger
-        _ = try await database.transaction("recording a post of tweet \(sourceTweetID)") { connection in
+        _ = try await database.transaction("recording a post of post \(sourcePostID)") { connection in
             try await connection.query(
                 """
-                INSERT INTO bot_posts (source_tweet_id, bot_tweet_id, posted_at) VALUES (\(sourceTweetID), \(botTweetID), \(postedAt))
+                INSERT INTO bot_posts (source_tweet_id, bot_tweet_id, posted_at) VALUES (\(sourcePostID), \(botPostID), \(postedAt))
                 """, logger: logger)
         }
     }
 
-    func newest(limit: Int) async throws -> [ArchivedTweet] {
+    func newest(limit: Int) async throws -> [ArchivedPost] {
         try await database.rows(
-            "reading tweets",
+            "reading posts",
             """
             SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets
             ORDER BY created_at DESC, tweet_id DESC LIMIT \(limit)
             """, as: (Int64, String, Int64?, Date, String?).self
-        ).map(ArchivedTweet.init(row:))
+        ).map(ArchivedPost.init(row:))
     }
 
-    func remove(tweetID: Int64) async throws -> Bool {
-        try await !database.rows("removing tweet \(tweetID)", "DELETE FROM tweets WHERE tweet_id = \(tweetID) RETURNING 1", as: Int.self).isEmpty
+    func remove(postID: Int64) async throws -> Bool {
+        try await !database.rows("removing post \(postID)", "DELETE FROM tweets WHERE tweet_id = \(postID) RETURNING 1", as: Int.self).isEmpty
     }
 
-    func botCopies(of sourceTweetID: Int64) async throws -> [Int64] {
+    func botCopies(of sourcePostID: Int64) async throws -> [Int64] {
         var query = PostgresQuery(unsafeSQL: Self.botCopiesSQL)
-        query.binds.append(sourceTweetID)
-        return try await database.rows("reading the bot's copies of tweet \(sourceTweetID)", query, as: Int64.self)
+        query.binds.append(sourcePostID)
+        return try await database.rows("reading the bot's copies of post \(sourcePostID)", query, as: Int64.self)
     }
 
     func copiedOriginals(since date: Date) async throws -> [Int64] {
         var query = PostgresQuery(unsafeSQL: Self.copiedOriginalsSQL)
         query.binds.append(date)
-        return try await database.rows("reading the tweets the bot copied", query, as: Int64.self)
+        return try await database.rows("reading the posts the bot copied", query, as: Int64.self)
     }
 
     func removeAll() async throws {
@@ -249,12 +249,12 @@ struct PostgresTweetArchive: TweetArchive {
     private func randomRow(
         _ operation: String, using generator: inout some RandomNumberGenerator,
         _ makeQuery: (_ selectList: String, _ tail: String) -> PostgresQuery
-    ) async throws -> ArchivedTweet? {
+    ) async throws -> ArchivedPost? {
         let count: Int = try await single(operation, makeQuery("count(*)::bigint", "")) ?? 0
         guard count > 0 else { return nil }
         let offset = Int.random(in: 0..<count, using: &generator)
         let rowQuery = makeQuery("tweet_id, text, reply_user_id, created_at, content_warning", "ORDER BY tweet_id LIMIT 1 OFFSET \(offset)")
-        return try await database.rows(operation, rowQuery, as: (Int64, String, Int64?, Date, String?).self).first.map(ArchivedTweet.init(row:))
+        return try await database.rows(operation, rowQuery, as: (Int64, String, Int64?, Date, String?).self).first.map(ArchivedPost.init(row:))
     }
 
     private func single(_ operation: String, _ sql: PostgresQuery) async throws -> Int? {
@@ -262,15 +262,15 @@ struct PostgresTweetArchive: TweetArchive {
     }
 }
 
-extension ArchivedTweet {
-    /// A tweet from a Postgres row of `tweet_id, text, reply_user_id, created_at, content_warning`.
+extension ArchivedPost {
+    /// A post from a Postgres row of `tweet_id, text, reply_user_id, created_at, content_warning`.
     init(row: (Int64, String, Int64?, Date, String?)) {
-        self.init(tweetID: row.0, text: row.1, replyUserID: row.2, createdAt: row.3, contentWarning: row.4)
+        self.init(postID: row.0, text: row.1, replyUserID: row.2, createdAt: row.3, contentWarning: row.4)
     }
 }
 
-extension PostgresTweetArchive {
-    /// The archived tweets copied since a date (`$1`).
+extension PostgresPostArchive {
+    /// The archived posts copied since a date (`$1`).
     static let copiedOriginalsSQL = """
         SELECT DISTINCT source_tweet_id FROM (
             SELECT source_tweet_id FROM bot_posts WHERE bot_tweet_id IS NOT NULL AND posted_at >= $1
@@ -279,7 +279,7 @@ extension PostgresTweetArchive {
         ) AS copies WHERE source_tweet_id IN (SELECT tweet_id FROM tweets) ORDER BY source_tweet_id
         """
 
-    /// The bot's posts made of one tweet (`$1`).
+    /// The bot's posts made of one post (`$1`).
     static let botCopiesSQL = """
         SELECT bot_tweet_id FROM (
             SELECT bot_tweet_id FROM plan_slots WHERE source_tweet_id = $1 AND bot_tweet_id IS NOT NULL

@@ -1,82 +1,82 @@
 public import Foundation
 
-/// The person's posts (table `tweets`): what the bot posts from and replies with. Minutes of the day and calendar
+/// The person's posts (table `posts`): what the bot posts from and replies with. Minutes of the day and calendar
 /// days are those of `timeZone`, DST included.
-public protocol TweetArchive: Sendable {
+public protocol PostArchive: Sendable {
     /// The person's time zone.
     var timeZone: TimeZone { get }
     /// The most rows kept; inserting more deletes the oldest by `created_at`.
     var rowLimit: Int { get }
 
     /// Makes the stored minutes of the day those of this archive's zone (recomputed when the archive was last used
-    /// with another, or by the original bot), and marks which stored tweets contain a link where that is not known
+    /// with another, or by the original bot), and marks which stored posts contain a link where that is not known
     /// yet. Call once after opening.
     func prepare() async throws
-    /// Stores `tweets` in one transaction, skipping those already stored, then deletes the oldest rows beyond the row
+    /// Stores `posts` in one transaction, skipping those already stored, then deletes the oldest rows beyond the row
     /// limit; how many were new.
-    @discardableResult func insert(_ tweets: [ArchivedTweet]) async throws -> Int
-    /// How many tweets are stored.
+    @discardableResult func insert(_ posts: [ArchivedPost]) async throws -> Int
+    /// How many posts are stored.
     func count() async throws -> Int
-    /// The newest stored tweet id (for `since_id`), or nil when the archive is empty.
-    func newestTweetID() async throws -> Int64?
-    /// Whether one of the person's tweets says exactly `text` (a remix must not be one of them).
+    /// The newest stored post id (for `since_id`), or nil when the archive is empty.
+    func newestPostID() async throws -> Int64?
+    /// Whether one of the person's posts says exactly `text` (a remix must not be one of them).
     func containsText(_ text: String) async throws -> Bool
-    /// How many stored tweets were posted in each minute of the day (index 0 is 00:00), 1,440 entries.
+    /// How many stored posts were posted in each minute of the day (index 0 is 00:00), 1,440 entries.
     func minuteHistogram(includingReplies: Bool) async throws -> [Int]
-    /// How many tweets were posted on each calendar day that has any, oldest day first (quiet days absent).
+    /// How many posts were posted on each calendar day that has any, oldest day first (quiet days absent).
     func postsPerDay(includingReplies: Bool) async throws -> [DayCount]
-    /// A tweet drawn uniformly (one `Int.random` over the candidates in `tweet_id` order, the same on every database)
+    /// A post drawn uniformly (one `Int.random` over the candidates in `tweet_id` order, the same on every database)
     /// from what `sample` allows; nil when there is none.
-    func randomTweet(_ sample: TweetSample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedTweet?
-    /// Up to `count` distinct tweets drawn uniformly from what `sample` allows (the same on every database for a seed),
+    func randomPost(_ sample: PostSample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedPost?
+    /// Up to `count` distinct posts drawn uniformly from what `sample` allows (the same on every database for a seed),
     /// in one read: the sources of a remix.
-    func randomTweets(_ sample: TweetSample, count: Int, using generator: inout some RandomNumberGenerator) async throws -> [ArchivedTweet]
+    func randomPosts(_ sample: PostSample, count: Int, using generator: inout some RandomNumberGenerator) async throws -> [ArchivedPost]
     /// A past reply drawn the same way from what `sample` allows; nil when there is none.
-    func randomReply(_ sample: ReplySample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedTweet?
-    /// Records that the bot posted a copy of `sourceTweetID` (as `botTweetID`, once known) at `postedAt`.
-    func recordBotPost(sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date) async throws
-    /// The stored tweets, newest first, at most `limit`.
-    func newest(limit: Int) async throws -> [ArchivedTweet]
-    /// Deletes every stored tweet (`mirror_bot train clear`).
+    func randomReply(_ sample: ReplySample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedPost?
+    /// Records that the bot posted a copy of `sourcePostID` (as `botPostID`, once known) at `postedAt`.
+    func recordBotPost(sourcePostID: Int64, botPostID: Int64?, postedAt: Date) async throws
+    /// The stored posts, newest first, at most `limit`.
+    func newest(limit: Int) async throws -> [ArchivedPost]
+    /// Deletes every stored post (`mirror_bot train clear`).
     func removeAll() async throws
-    /// Deletes one stored tweet (the person deleted it); whether it was there.
-    @discardableResult func remove(tweetID: Int64) async throws -> Bool
-    /// The bot's posts made from `sourceTweetID` (slots' copies, the original bot's records, answers), each once, ascending.
-    func botCopies(of sourceTweetID: Int64) async throws -> [Int64]
-    /// The archived tweets the bot made copies of (posts or answers) since `date`, each once: what the deletion
+    /// Deletes one stored post (the person deleted it); whether it was there.
+    @discardableResult func remove(postID: Int64) async throws -> Bool
+    /// The bot's posts made from `sourcePostID` (slots' copies, the original bot's records, answers), each once, ascending.
+    func botCopies(of sourcePostID: Int64) async throws -> [Int64]
+    /// The archived posts the bot made copies of (posts or answers) since `date`, each once: what the deletion
     /// watcher looks up.
     func copiedOriginals(since date: Date) async throws -> [Int64]
 }
 
-extension TweetArchive {
+extension PostArchive {
     /// Every minute's count, replies included.
     public func minuteHistogram() async throws -> [Int] { try await minuteHistogram(includingReplies: true) }
     /// Every day's count, replies included.
     public func postsPerDay() async throws -> [DayCount] { try await postsPerDay(includingReplies: true) }
 
-    /// A tweet that is not a reply, posted within ±`radius` minutes of `minute` of the day (wrapping around midnight),
-    /// not in `excluded`; nil when there is none. `allowingMentions: false` skips tweets that @-mention anyone;
-    /// `allowingLinks: false` skips tweets that contain a link; `notPostedSince` skips tweets the bot posted (see
-    /// `recordBotPost`) at or after that time, and tweets with the same text as one of those.
-    public func randomTweet(
+    /// A post that is not a reply, posted within ±`radius` minutes of `minute` of the day (wrapping around midnight),
+    /// not in `excluded`; nil when there is none. `allowingMentions: false` skips posts that @-mention anyone;
+    /// `allowingLinks: false` skips posts that contain a link; `notPostedSince` skips posts the bot posted (see
+    /// `recordBotPost`) at or after that time, and posts with the same text as one of those.
+    public func randomPost(
         nearMinute minute: Int, radius: Int, excluding excluded: Set<Int64> = [], allowingMentions: Bool = true, allowingLinks: Bool = true,
         notPostedSince: Date? = nil, using generator: inout some RandomNumberGenerator
-    ) async throws -> ArchivedTweet? {
-        try await randomTweet(
-            TweetSample(
+    ) async throws -> ArchivedPost? {
+        try await randomPost(
+            PostSample(
                 minute: minute, window: MinuteWindow(around: minute, radius: radius), excluded: excluded.sorted(),
                 allowingMentions: allowingMentions, allowingLinks: allowingLinks,
                 postedSince: notPostedSince ?? .distantFuture), using: &generator)
     }
 
-    /// Up to `count` tweets that are not replies, posted within ±`radius` minutes of `minute` of the day, none in
-    /// `excluded`, under the same rules as `randomTweet` (the bot's own posts are not left out: a remix is not a copy).
-    public func randomTweets(
+    /// Up to `count` posts that are not replies, posted within ±`radius` minutes of `minute` of the day, none in
+    /// `excluded`, under the same rules as `randomPost` (the bot's own posts are not left out: a remix is not a copy).
+    public func randomPosts(
         nearMinute minute: Int, radius: Int, count: Int, excluding excluded: Set<Int64> = [], allowingMentions: Bool = true,
         allowingLinks: Bool = true, using generator: inout some RandomNumberGenerator
-    ) async throws -> [ArchivedTweet] {
-        try await randomTweets(
-            TweetSample(
+    ) async throws -> [ArchivedPost] {
+        try await randomPosts(
+            PostSample(
                 minute: minute, window: MinuteWindow(around: minute, radius: radius), excluded: excluded.sorted(),
                 allowingMentions: allowingMentions, allowingLinks: allowingLinks, postedSince: .distantFuture),
             count: count, using: &generator)
@@ -87,15 +87,15 @@ extension TweetArchive {
     public func randomReply(
         toUser userID: Int64?, excluding excluded: Set<Int64> = [], allowingLinks: Bool = true,
         using generator: inout some RandomNumberGenerator
-    ) async throws -> ArchivedTweet? {
+    ) async throws -> ArchivedPost? {
         try await randomReply(ReplySample(userID: userID, excluded: excluded.sorted(), allowingLinks: allowingLinks), using: &generator)
     }
 }
 
 /// One of the person's posts as the archive keeps it. Reposts are never archived.
-public struct ArchivedTweet: Sendable, Equatable, Hashable {
+public struct ArchivedPost: Sendable, Equatable, Hashable {
     /// The post's id on its network.
-    public var tweetID: Int64
+    public var postID: Int64
     /// The text as written: HTML entities decoded, links expanded by whoever stores it.
     public var text: String
     /// The user it replies to, or nil for a post that is not a reply.
@@ -109,9 +109,9 @@ public struct ArchivedTweet: Sendable, Equatable, Hashable {
     /// instance does not know): never a post, never an answer to a mentioner, a fallback at most.
     public static let unknownReplyTarget: Int64 = -1
 
-    /// A tweet from its parts.
-    public init(tweetID: Int64, text: String, replyUserID: Int64? = nil, createdAt: Date, contentWarning: String? = nil) {
-        self.tweetID = tweetID
+    /// A post from its parts.
+    public init(postID: Int64, text: String, replyUserID: Int64? = nil, createdAt: Date, contentWarning: String? = nil) {
+        self.postID = postID
         self.text = text
         self.replyUserID = replyUserID
         self.createdAt = createdAt
@@ -134,18 +134,18 @@ public struct DayCount: Sendable, Equatable {
 }
 
 /// What a post is drawn from: non-replies in a window of minutes of the day, less what is excluded.
-public struct TweetSample: Sendable, Equatable {
+public struct PostSample: Sendable, Equatable {
     /// The minute asked about.
     public var minute: Int
-    /// The minutes the tweet may have been posted in.
+    /// The minutes the post may have been posted in.
     public var window: MinuteWindow
-    /// Tweets left out, ascending.
+    /// Posts left out, ascending.
     public var excluded: [Int64]
-    /// Whether a tweet that @-mentions someone may be drawn.
+    /// Whether a post that @-mentions someone may be drawn.
     public var allowingMentions: Bool
-    /// Whether a tweet with a link may be drawn.
+    /// Whether a post with a link may be drawn.
     public var allowingLinks: Bool
-    /// Tweets posted by the bot at or after this (and tweets with their texts) are left out.
+    /// Posts posted by the bot at or after this (and posts with their texts) are left out.
     public var postedSince: Date
 
     /// A sample from its parts.
@@ -182,7 +182,7 @@ public struct ReplySample: Sendable, Equatable {
 /// The rules every archive follows, whatever holds the rows.
 public enum ArchiveRules {
     /// A POSIX regular expression matching an @-mention: `@` or `＠` before a username character, not inside a word,
-    /// or right after X's old `RT` (`RT@user`, a retweet written by hand).
+    /// or right after X's old `RT` (`RT@user`, a repost written by hand).
     public static let mentionPattern = "(^|[^A-Za-z0-9_]|[Rr][Tt])[@＠][A-Za-z0-9_]"
 
     /// Whether `text` matches `mentionPattern` (tested in Swift where the database has no regular expressions).
@@ -223,10 +223,10 @@ public enum ArchiveRules {
         return names
     }
 
-    /// `tweets` with each id once (the first kept), in order.
-    public static func distinct(_ tweets: [ArchivedTweet]) -> [ArchivedTweet] {
+    /// `posts` with each id once (the first kept), in order.
+    public static func distinct(_ posts: [ArchivedPost]) -> [ArchivedPost] {
         var seen = Set<Int64>()
-        return tweets.filter { seen.insert($0.tweetID).inserted }
+        return posts.filter { seen.insert($0.postID).inserted }
     }
 
     /// A 1,440-entry histogram from counts per minute (minutes outside the day are dropped).

@@ -12,26 +12,26 @@ func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int, _ se
     return calendar.date(from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second))!
 }
 
-/// A tweet with a given id and time.
-func tweet(_ id: Int64, at date: Date, replyTo user: Int64? = nil, _ text: String? = nil) -> ArchivedTweet {
-    ArchivedTweet(tweetID: id, text: text ?? "tweet \(id)", replyUserID: user, createdAt: date)
+/// A post with a given id and time.
+func post(_ id: Int64, at date: Date, replyTo user: Int64? = nil, _ text: String? = nil) -> ArchivedPost {
+    ArchivedPost(postID: id, text: text ?? "tweet \(id)", replyUserID: user, createdAt: date)
 }
 
-@Suite("The tweet archive")
-struct TweetArchiveTests {
+@Suite("The post archive")
+struct PostArchiveTests {
     let tokyo = TimeZone(identifier: "Asia/Tokyo")!
     let utcZone = TimeZone(identifier: "UTC")!
 
-    @Test("A batch is stored once: tweets already stored and repeats within the batch are skipped", arguments: StoreBackends.archives)
+    @Test("A batch is stored once: posts already stored and repeats within the batch are skipped", arguments: StoreBackends.archives)
     func insertIgnoresDuplicates(_ backend: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = database.archive(timeZone: utcZone, rowLimit: 100)
-            let batch = (1...5).map { tweet(Int64($0), at: utc(2024, 1, 1, 12, $0)) }
+            let batch = (1...5).map { post(Int64($0), at: utc(2024, 1, 1, 12, $0)) }
             #expect(try await archive.insert(batch) == 5)
-            #expect(try await archive.insert(batch + [batch[0], tweet(6, at: utc(2024, 1, 1, 13, 0))]) == 1)
+            #expect(try await archive.insert(batch + [batch[0], post(6, at: utc(2024, 1, 1, 13, 0))]) == 1)
             #expect(try await archive.insert([]) == 0)
             #expect(try await archive.count() == 6)
-            #expect(try await archive.newestTweetID() == 6)
+            #expect(try await archive.newestPostID() == 6)
         }
     }
 
@@ -40,28 +40,28 @@ struct TweetArchiveTests {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = database.archive(timeZone: utcZone, rowLimit: 100)
             let stored = [
-                tweet(1_790_000_000_000_000_001, at: utc(2024, 2, 29, 23, 59, 59), replyTo: 9_000_000_000_000_000_000 / 4, "返信 🍣 & <tags> 'quotes'"),
-                tweet(2, at: utc(2001, 1, 1, 0, 0), replyTo: nil, ""),
+                post(1_790_000_000_000_000_001, at: utc(2024, 2, 29, 23, 59, 59), replyTo: 9_000_000_000_000_000_000 / 4, "返信 🍣 & <tags> 'quotes'"),
+                post(2, at: utc(2001, 1, 1, 0, 0), replyTo: nil, ""),
             ]
             try await archive.insert(stored)
             #expect(Set(try await archive.newest(limit: 10)) == Set(stored))
         }
     }
 
-    @Test("The row cap deletes the oldest tweets by created_at, not the newest", arguments: StoreBackends.archives)
+    @Test("The row cap deletes the oldest posts by created_at, not the newest", arguments: StoreBackends.archives)
     func rowCapDeletesOldest(_ backend: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = database.archive(timeZone: utcZone, rowLimit: 5)
             // Ids out of date order: the cap must follow created_at.
             let days = [3, 8, 1, 6, 2, 7, 4, 5]
-            try await archive.insert(days.enumerated().map { index, day in tweet(Int64(100 - index), at: utc(2024, 3, day, 10, 0)) })
+            try await archive.insert(days.enumerated().map { index, day in post(Int64(100 - index), at: utc(2024, 3, day, 10, 0)) })
             let kept = try await archive.newest(limit: 10)
             #expect(kept.count == 5)
             let calendar = Calendar(identifier: .gregorian)
             #expect(kept.map { calendar.dateComponents(in: utcZone, from: $0.createdAt).day! } == [8, 7, 6, 5, 4])
-            // An old tweet arriving late does not push out a newer one.
-            try await archive.insert([tweet(1, at: utc(2020, 1, 1, 0, 0))])
-            #expect(try await archive.newest(limit: 10).map(\.tweetID) == kept.map(\.tweetID))
+            // An old post arriving late does not push out a newer one.
+            try await archive.insert([post(1, at: utc(2020, 1, 1, 0, 0))])
+            #expect(try await archive.newest(limit: 10).map(\.postID) == kept.map(\.postID))
         }
     }
 
@@ -71,10 +71,10 @@ struct TweetArchiveTests {
             let archive = database.archive(timeZone: tokyo, rowLimit: 100)
             try await archive.prepare()
             try await archive.insert([
-                tweet(1, at: utc(2024, 5, 1, 23, 30)),  // 08:30 in Tokyo
-                tweet(2, at: utc(2024, 5, 2, 23, 30)),  // 08:30
-                tweet(3, at: utc(2024, 5, 2, 14, 59)),  // 23:59, minute 1439
-                tweet(4, at: utc(2024, 5, 2, 15, 0), replyTo: 7),  // 00:00, a reply
+                post(1, at: utc(2024, 5, 1, 23, 30)),  // 08:30 in Tokyo
+                post(2, at: utc(2024, 5, 2, 23, 30)),  // 08:30
+                post(3, at: utc(2024, 5, 2, 14, 59)),  // 23:59, minute 1439
+                post(4, at: utc(2024, 5, 2, 15, 0), replyTo: 7),  // 00:00, a reply
             ])
             let histogram = try await archive.minuteHistogram()
             #expect(histogram.count == 1440)
@@ -93,7 +93,7 @@ struct TweetArchiveTests {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let inUTC = database.archive(timeZone: utcZone, rowLimit: 100)
             try await inUTC.prepare()
-            try await inUTC.insert([tweet(1, at: utc(2024, 5, 1, 23, 30))])
+            try await inUTC.insert([post(1, at: utc(2024, 5, 1, 23, 30))])
             #expect(try await inUTC.minuteHistogram()[23 * 60 + 30] == 1)
             let inTokyo = database.archive(timeZone: tokyo, rowLimit: 100)
             try await inTokyo.prepare()
@@ -109,11 +109,11 @@ struct TweetArchiveTests {
             let archive = database.archive(timeZone: newYork, rowLimit: 1000)
             try await archive.prepare()
             try await archive.insert([
-                tweet(1, at: utc(2024, 3, 10, 6, 30)),  // 01:30 EST, before the jump
-                tweet(2, at: utc(2024, 3, 10, 7, 30)),  // 03:30 EDT, after it
-                tweet(3, at: utc(2024, 3, 10, 4, 30)),  // 23:30 EST on March 9
-                tweet(4, at: utc(2024, 11, 3, 5, 30)),  // 01:30 EDT, first pass
-                tweet(5, at: utc(2024, 11, 3, 6, 30)),  // 01:30 EST, second pass
+                post(1, at: utc(2024, 3, 10, 6, 30)),  // 01:30 EST, before the jump
+                post(2, at: utc(2024, 3, 10, 7, 30)),  // 03:30 EDT, after it
+                post(3, at: utc(2024, 3, 10, 4, 30)),  // 23:30 EST on March 9
+                post(4, at: utc(2024, 11, 3, 5, 30)),  // 01:30 EDT, first pass
+                post(5, at: utc(2024, 11, 3, 6, 30)),  // 01:30 EST, second pass
             ])
             let histogram = try await archive.minuteHistogram()
             #expect(histogram[1 * 60 + 30] == 3)
@@ -131,7 +131,7 @@ struct TweetArchiveTests {
             calendar.timeZone = newYork
             let start = utc(2024, 1, 1, 0, 0).timeIntervalSince1970
             let dates = (0..<300).map { _ in Date(timeIntervalSince1970: start + Double.random(in: 0..<366 * 86_400, using: &generator).rounded()) }
-            try await archive.insert(dates.enumerated().map { tweet(Int64(1000 + $0.offset), at: $0.element) })
+            try await archive.insert(dates.enumerated().map { post(Int64(1000 + $0.offset), at: $0.element) })
             var expected = [Int](repeating: 0, count: 1440)
             for date in dates + [
                 utc(2024, 3, 10, 6, 30), utc(2024, 3, 10, 7, 30), utc(2024, 3, 10, 4, 30), utc(2024, 11, 3, 5, 30), utc(2024, 11, 3, 6, 30),
@@ -143,16 +143,16 @@ struct TweetArchiveTests {
         }
     }
 
-    @Test("Posts per day include every day that has a tweet, optionally without replies", arguments: StoreBackends.archives)
+    @Test("Posts per day include every day that has a post, optionally without replies", arguments: StoreBackends.archives)
     func postsPerDay(_ backend: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = database.archive(timeZone: tokyo, rowLimit: 100)
             try await archive.prepare()
             try await archive.insert([
-                tweet(1, at: utc(2024, 6, 1, 14, 59)),  // 23:59 June 1 in Tokyo
-                tweet(2, at: utc(2024, 6, 1, 15, 0)),  // 00:00 June 2
-                tweet(3, at: utc(2024, 6, 2, 1, 0), replyTo: 9),  // June 2
-                tweet(4, at: utc(2024, 6, 5, 1, 0)),  // June 5; June 3 and 4 have none
+                post(1, at: utc(2024, 6, 1, 14, 59)),  // 23:59 June 1 in Tokyo
+                post(2, at: utc(2024, 6, 1, 15, 0)),  // 00:00 June 2
+                post(3, at: utc(2024, 6, 2, 1, 0), replyTo: 9),  // June 2
+                post(4, at: utc(2024, 6, 5, 1, 0)),  // June 5; June 3 and 4 have none
             ])
             #expect(
                 try await archive.postsPerDay() == [
@@ -162,47 +162,47 @@ struct TweetArchiveTests {
         }
     }
 
-    @Test("The window sample wraps around midnight and never returns replies or excluded tweets", arguments: StoreBackends.archives)
+    @Test("The window sample wraps around midnight and never returns replies or excluded posts", arguments: StoreBackends.archives)
     func windowSampleWrapsAroundMidnight(_ backend: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = database.archive(timeZone: utcZone, rowLimit: 100)
             try await archive.prepare()
             try await archive.insert([
-                tweet(1, at: utc(2024, 1, 1, 23, 50)),  // 10 minutes before midnight
-                tweet(2, at: utc(2024, 1, 2, 0, 10)),  // 10 minutes after
-                tweet(3, at: utc(2024, 1, 2, 0, 20), replyTo: 5),  // in the window, but a reply
-                tweet(4, at: utc(2024, 1, 2, 12, 0)),  // noon
-                tweet(5, at: utc(2024, 1, 2, 23, 29)),  // 31 minutes before midnight
+                post(1, at: utc(2024, 1, 1, 23, 50)),  // 10 minutes before midnight
+                post(2, at: utc(2024, 1, 2, 0, 10)),  // 10 minutes after
+                post(3, at: utc(2024, 1, 2, 0, 20), replyTo: 5),  // in the window, but a reply
+                post(4, at: utc(2024, 1, 2, 12, 0)),  // noon
+                post(5, at: utc(2024, 1, 2, 23, 29)),  // 31 minutes before midnight
             ])
             var generator = SeededGenerator(seed: 1)
             var found = Set<Int64>()
             for _ in 0..<40 {
-                if let picked = try await archive.randomTweet(nearMinute: 0, radius: 30, using: &generator) { found.insert(picked.tweetID) }
+                if let picked = try await archive.randomPost(nearMinute: 0, radius: 30, using: &generator) { found.insert(picked.postID) }
             }
             #expect(found == [1, 2])
             // Around 23:59 the window reaches 00:29 on the other side.
             found = []
             for _ in 0..<40 {
-                if let picked = try await archive.randomTweet(nearMinute: 1439, radius: 30, using: &generator) { found.insert(picked.tweetID) }
+                if let picked = try await archive.randomPost(nearMinute: 1439, radius: 30, using: &generator) { found.insert(picked.postID) }
             }
             #expect(found == [1, 2, 5])
-            let onlyRemaining = try await archive.randomTweet(nearMinute: 0, radius: 30, excluding: [1], using: &generator)
-            #expect(onlyRemaining?.tweetID == 2)
-            #expect(try await archive.randomTweet(nearMinute: 0, radius: 30, excluding: [1, 2], using: &generator) == nil)
-            #expect(try await archive.randomTweet(nearMinute: 6 * 60, radius: 30, using: &generator) == nil)
+            let onlyRemaining = try await archive.randomPost(nearMinute: 0, radius: 30, excluding: [1], using: &generator)
+            #expect(onlyRemaining?.postID == 2)
+            #expect(try await archive.randomPost(nearMinute: 0, radius: 30, excluding: [1, 2], using: &generator) == nil)
+            #expect(try await archive.randomPost(nearMinute: 6 * 60, radius: 30, using: &generator) == nil)
         }
     }
 
-    @Test("The same seed picks the same tweets", arguments: StoreBackends.archives)
+    @Test("The same seed picks the same posts", arguments: StoreBackends.archives)
     func samplingIsDeterministic(_ backend: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = database.archive(timeZone: utcZone, rowLimit: 1000)
             try await archive.prepare()
-            try await archive.insert((0..<200).map { tweet(Int64($0), at: utc(2024, 1, 1 + $0 / 60, 9, $0 % 60)) })
+            try await archive.insert((0..<200).map { post(Int64($0), at: utc(2024, 1, 1 + $0 / 60, 9, $0 % 60)) })
             func picks(seed: UInt64) async throws -> [Int64] {
                 var generator = SeededGenerator(seed: seed)
                 var result: [Int64] = []
-                for _ in 0..<10 { result.append(try await archive.randomTweet(nearMinute: 9 * 60 + 30, radius: 30, using: &generator)!.tweetID) }
+                for _ in 0..<10 { result.append(try await archive.randomPost(nearMinute: 9 * 60 + 30, radius: 30, using: &generator)!.postID) }
                 return result
             }
             let first = try await picks(seed: 42)
@@ -216,14 +216,14 @@ struct TweetArchiveTests {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = database.archive(timeZone: utcZone, rowLimit: 100)
             try await archive.insert([
-                tweet(1, at: utc(2024, 1, 1, 1, 0), replyTo: 77),
-                tweet(2, at: utc(2024, 1, 1, 2, 0), replyTo: 77),
-                tweet(3, at: utc(2024, 1, 1, 3, 0), replyTo: 88),
-                tweet(4, at: utc(2024, 1, 1, 4, 0)),
+                post(1, at: utc(2024, 1, 1, 1, 0), replyTo: 77),
+                post(2, at: utc(2024, 1, 1, 2, 0), replyTo: 77),
+                post(3, at: utc(2024, 1, 1, 3, 0), replyTo: 88),
+                post(4, at: utc(2024, 1, 1, 4, 0)),
             ])
             var generator = SeededGenerator(seed: 3)
             var found = Set<Int64>()
-            for _ in 0..<30 { found.insert(try await archive.randomReply(toUser: 77, using: &generator)!.tweetID) }
+            for _ in 0..<30 { found.insert(try await archive.randomReply(toUser: 77, using: &generator)!.postID) }
             #expect(found == [1, 2])
             #expect(try await archive.randomReply(toUser: 77, excluding: [1, 2], using: &generator) == nil)
             #expect(try await archive.randomReply(toUser: 12345, using: &generator) == nil)
@@ -234,10 +234,10 @@ struct TweetArchiveTests {
     func clear(_ backend: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = database.archive(timeZone: utcZone, rowLimit: 100)
-            try await archive.insert([tweet(1, at: Date())])
+            try await archive.insert([post(1, at: Date())])
             try await archive.removeAll()
             #expect(try await archive.count() == 0)
-            #expect(try await archive.newestTweetID() == nil)
+            #expect(try await archive.newestPostID() == nil)
         }
     }
 

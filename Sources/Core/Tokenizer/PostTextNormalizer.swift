@@ -1,9 +1,9 @@
 import Foundation
 
-/// Makes a tweet's text ready for MeCab: HTML entities decoded, Unicode NFKC (full-width letters and digits
+/// Makes a post's text ready for MeCab: HTML entities decoded, Unicode NFKC (full-width letters and digits
 /// become ASCII, half-width katakana become full-width, so the same word always looks the same), then a leading
-/// `RT @name:`, URLs and @mentions removed (they are not words of the tweet; the author is a feature of its own).
-public enum TweetTextNormalizer {
+/// `RT @name:`, URLs and @mentions removed (they are not words of the post; the author is a feature of its own).
+public enum PostTextNormalizer {
     /// The normalised text.
     public static func normalize(_ text: String) -> String {
         var text = HTMLEntities.decode(text)
@@ -33,7 +33,7 @@ public enum TweetTextNormalizer {
 
     private static func removingRetweetHeaderURLsAndMentions(_ text: String) -> String {
         var scalars = Substring(text).unicodeScalars
-        // A leading "RT @name:" (the old-style manual retweet) names the retweeted author, not the human's words.
+        // A leading "RT @name:" (the old-style manual repost) names the retweeted author, not the human's words.
         if scalars.starts(with: "RT @".unicodeScalars) {
             var index = scalars.index(scalars.startIndex, offsetBy: 4)
             while index < scalars.endIndex, isUsernameScalar(scalars[index]) { index = scalars.index(after: index) }

@@ -1,11 +1,11 @@
 public import Foundation
 
-/// Turns a tweet's text into the words the favorite filter learns from: the distinct nouns (MeCab, IPAdic part of
-/// speech 名詞) of the normalised text, minus the kinds of noun that say nothing about a tweet's topic.
+/// Turns a post's text into the words the favorite filter learns from: the distinct nouns (MeCab, IPAdic part of
+/// speech 名詞) of the normalised text, minus the kinds of noun that say nothing about a post's topic.
 ///
 /// Safe to call from concurrent tasks: each call borrows its own MeCab tagger. Calls are CPU work of tens of
 /// microseconds and do not block on I/O, so they run on the caller's thread.
-public final class TweetTokenizer: NounTokenizer {
+public final class PostTokenizer: NounTokenizer {
     private let model: MeCabModel
 
     /// Loads the dictionary from `dictionaryDirectory`, by default `MECAB_DICDIR`, else MeCab's default (mecabrc).
@@ -16,7 +16,7 @@ public final class TweetTokenizer: NounTokenizer {
 
     /// The distinct nouns of `text` worth learning, in order of first appearance.
     public func nouns(in text: String) throws -> [String] {
-        let normalized = TweetTextNormalizer.normalize(text)
+        let normalized = PostTextNormalizer.normalize(text)
         var nouns: [String] = []
         var seen = Set<String>()
         try model.forEachMorpheme(in: normalized) { morpheme in
@@ -29,7 +29,7 @@ public final class TweetTokenizer: NounTokenizer {
     }
 }
 
-extension TweetTokenizer: MorphemeTokenizer {
+extension PostTokenizer: MorphemeTokenizer {
     /// Every morpheme of `text` as written (not normalised), each with the white space that came before it.
     public func morphemes(in text: String) throws -> [TextMorpheme] {
         var morphemes: [TextMorpheme] = []

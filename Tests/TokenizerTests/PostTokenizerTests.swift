@@ -2,9 +2,9 @@ import Testing
 
 @testable import Tokenizer
 
-@Suite("Tokenizing tweets with MeCab")
-struct TweetTokenizerTests {
-    static let tokenizer: TweetTokenizer = try! TweetTokenizer()
+@Suite("Tokenizing posts with MeCab")
+struct PostTokenizerTests {
+    static let tokenizer: PostTokenizer = try! PostTokenizer()
 
     func nouns(_ text: String) throws -> [String] { try Self.tokenizer.nouns(in: text) }
 
@@ -16,7 +16,7 @@ struct TweetTokenizerTests {
         #expect(try nouns("   \n\t") == [])
     }
 
-    @Test("URLs, @mentions and a leading RT header are not words of the tweet")
+    @Test("URLs, @mentions and a leading RT header are not words of the post")
     func urlsMentionsAndRetweets() throws {
         #expect(try nouns("RT @friend_01: @someone 猫がかわいい https://t.co/AbC123 見て http://example.com/a?b=c") == ["猫"])
         #expect(try nouns("@alice @bob_2 ラーメン") == ["ラーメン"])
@@ -37,9 +37,9 @@ struct TweetTokenizerTests {
         #expect(try nouns("ＳＷＩＦＴ") == ["SWIFT"])
         #expect(try nouns("ｶﾚｰが好き") == ["カレー", "好き"])  // 好き is a 形容動詞語幹 noun, kept
         #expect(try nouns("＠ｆｒｉｅｎｄ 寿司") == ["寿司"])
-        #expect(TweetTextNormalizer.needsNFKC("ｶﾚｰ"))
-        #expect(TweetTextNormalizer.needsNFKC("か\u{3099}"))
-        #expect(!TweetTextNormalizer.needsNFKC("今日は東京で寿司を食べた! ABC"))
+        #expect(PostTextNormalizer.needsNFKC("ｶﾚｰ"))
+        #expect(PostTextNormalizer.needsNFKC("か\u{3099}"))
+        #expect(!PostTextNormalizer.needsNFKC("今日は東京で寿司を食べた! ABC"))
     }
 
     @Test("Numbers, pronouns, dependent nouns, suffixes, symbols and lone kana are dropped")
@@ -74,7 +74,7 @@ struct TweetTokenizerTests {
 
     @Test("A missing dictionary names the package to install")
     func missingDictionary() throws {
-        let error = try #require(throws: TokenizerError.self) { try TweetTokenizer(dictionaryDirectory: "/nonexistent/mecab-dic") }
+        let error = try #require(throws: TokenizerError.self) { try PostTokenizer(dictionaryDirectory: "/nonexistent/mecab-dic") }
         #expect(error.description.contains("apt-get install mecab-ipadic-utf8"))
         #expect(error.description.contains("/nonexistent/mecab-dic"))
     }

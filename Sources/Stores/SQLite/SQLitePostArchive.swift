@@ -7,20 +7,20 @@ import Stores
 /// The person's posts in SQLite: minutes and days computed in Swift (`LocalTime`) and stored, arrays passed as JSON
 /// (`json_each`), the @-mention filter in Swift (no regular expressions). Random picks read the rows in `tweet_id`
 /// order and draw with one `Int.random` over their count, as every archive does.
-struct SQLiteTweetArchive: TweetArchive {
+struct SQLitePostArchive: PostArchive {
     let database: SQLiteStoreSet
     let timeZone: TimeZone
     let rowLimit: Int
 
     func prepare() async throws {
-        let unmarked = try await tweetsWithoutLinkMark()
+        let unmarked = try await postsWithoutLinkMark()
         if !unmarked.isEmpty { try await markLinks(unmarked.map { (id: $0.id, hasLink: PostLinks.containsLink($0.text)) }) }
         try await recomputeMinutes(in: timeZone)
     }
 
-    func insert(_ tweets: [ArchivedTweet]) async throws -> Int {
-        guard !tweets.isEmpty else { return 0 }
-        return try await insert(ArchiveRules.distinct(tweets), in: timeZone, keeping: rowLimit)
+    func insert(_ posts: [ArchivedPost]) async throws -> Int {
+        guard !posts.isEmpty else { return 0 }
+        return try await insert(ArchiveRules.distinct(posts), in: timeZone, keeping: rowLimit)
     }
 
     func minuteHistogram(includingReplies: Bool) async throws -> [Int] {
@@ -61,8 +61,8 @@ struct SQLiteTweetArchive: TweetArchive {
         }
     }
 
-    private func tweetsWithoutLinkMark() async throws -> [(id: Int64, text: String)] {
-        try await database.read("reading tweets without a link mark") { db in
+    private func postsWithoutLinkMark() async throws -> [(id: Int64, text: String)] {
+        try await database.read("reading posts without a link mark") { db in
             database.decodedRows(try Row.fetchAll(db, sql: "SELECT id, text FROM tweets WHERE has_link IS NULL"), of: "the archive (a post's text)") {
                 (id: try $0.decode(Int64.self, atIndex: 0), text: try $0.decode(String.self, atIndex: 1))
             }
@@ -70,25 +70,25 @@ struct SQLiteTweetArchive: TweetArchive {
     }
 
     private func markLinks(_ marks: [(id: Int64, hasLink: Bool)]) async throws {
-        try await database.write("marking tweets with links") { db in
+        try await database.write("marking posts with links") { db in
             let update = try db.cachedStatement(sql: "UPDATE tweets SET has_link = ? WHERE id = ?")
             for mark in marks { try update.execute(arguments: [mark.hasLink, mark.id]) }
         }
     }
 
-    private func insert(_ tweets: [ArchivedTweet], in zone: TimeZone, keeping rowLimit: Int) async throws -> Int {
-        try await database.write("inserting \(tweets.count) tweets") { db in
+    private func insert(_ posts: [ArchivedPost], in zone: TimeZone, keeping rowLimit: Int) async throws -> Int {
+        try await database.write("inserting \(posts.count) posts") { db in
             let insert = try db.cachedStatement(
                 sql: """
                     INSERT INTO tweets (tweet_id, text, reply_user_id, created_at, minute, day, has_link, content_warning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (tweet_id) DO NOTHING
                     """)
             var inserted = 0
-            for tweet in tweets {
-                let local = LocalTime(of: tweet.createdAt, in: zone)
+            for post in posts {
+                let local = LocalTime(of: post.createdAt, in: zone)
                 try insert.execute(arguments: [
-                    tweet.tweetID, tweet.text, tweet.replyUserID, tweet.createdAt,
-                    local.minute, local.day, PostLinks.containsLink(tweet.text), tweet.contentWarning,
+                    post.postID, post.text, post.replyUserID, post.createdAt,
+                    local.minute, local.day, PostLinks.containsLink(post.text), post.contentWarning,
                 ])
                 inserted += db.changesCount
             }
@@ -105,7 +105,7 @@ struct SQLiteTweetArchive: TweetArchive {
     }
 
     func count() async throws -> Int {
-        try await database.read("counting tweets") { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM tweets") ?? 0 }
+        try await database.read("counting posts") { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM tweets") ?? 0 }
     }
 
     func containsText(_ text: String) async throws -> Bool {
@@ -114,8 +114,8 @@ struct SQLiteTweetArchive: TweetArchive {
         }
     }
 
-    func newestTweetID() async throws -> Int64? {
-        try await database.read("reading the newest tweet id") { db in try Int64.fetchOne(db, sql: "SELECT max(tweet_id) FROM tweets") }
+    func newestPostID() async throws -> Int64? {
+        try await database.read("reading the newest post id") { db in try Int64.fetchOne(db, sql: "SELECT max(tweet_id) FROM tweets") }
     }
 
     private func countsPerMinute(includingReplies: Bool) async throws -> [(minute: Int, count: Int)] {
@@ -129,23 +129,23 @@ struct SQLiteTweetArchive: TweetArchive {
         }
     }
 
-    func randomTweet(_ sample: TweetSample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedTweet? {
+    func randomPost(_ sample: PostSample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedPost? {
         try await candidates(sample).randomElementByOffset(using: &generator)
     }
 
-    func randomTweets(_ sample: TweetSample, count: Int, using generator: inout some RandomNumberGenerator) async throws -> [ArchivedTweet] {
+    func randomPosts(_ sample: PostSample, count: Int, using generator: inout some RandomNumberGenerator) async throws -> [ArchivedPost] {
         try await candidates(sample).randomSample(count: count, using: &generator)
     }
 
-    /// The tweets `sample` allows, in `tweet_id` order.
-    private func candidates(_ sample: TweetSample) async throws -> [ArchivedTweet] {
+    /// The posts `sample` allows, in `tweet_id` order.
+    private func candidates(_ sample: PostSample) async throws -> [ArchivedPost] {
         let firstLow = sample.window.first.lowerBound
         let firstHigh = sample.window.first.upperBound
         let secondLow = sample.window.second?.lowerBound ?? 1
         let secondHigh = sample.window.second?.upperBound ?? 0
-        // The same rows in the same order as the Postgres query, so a seed picks the same tweet on either; the
+        // The same rows in the same order as the Postgres query, so a seed picks the same post on either; the
         // @-mention test runs here (SQLite has no regular expressions).
-        let candidates = try await database.read("sampling a tweet near minute \(sample.minute)") { db in
+        let candidates = try await database.read("sampling a post near minute \(sample.minute)") { db in
             let rows = try Row.fetchAll(
                 db,
                 sql: """
@@ -164,12 +164,12 @@ struct SQLiteTweetArchive: TweetArchive {
                     firstLow, firstHigh, secondLow, secondHigh, ArchiveRules.jsonArray(sample.excluded),
                     ArchiveRules.jsonArray(sample.excluded), sample.allowingLinks, sample.postedSince,
                 ])
-            return database.decodedRows(rows, of: "the archive (posts to copy)", ArchivedTweet.init(row:))
+            return database.decodedRows(rows, of: "the archive (posts to copy)", ArchivedPost.init(row:))
         }.filter { sample.allowingMentions || !ArchiveRules.mentionsSomeone($0.text) }
         return candidates
     }
 
-    func randomReply(_ sample: ReplySample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedTweet? {
+    func randomReply(_ sample: ReplySample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedPost? {
         let anyUser = sample.userID == nil
         let user = sample.userID ?? 0
         let candidates = try await database.read("sampling a reply to \(sample.whom)") { db in
@@ -180,45 +180,45 @@ struct SQLiteTweetArchive: TweetArchive {
                     WHERE reply_user_id IS NOT NULL AND (? OR reply_user_id = ?)
                       AND tweet_id NOT IN (SELECT value FROM json_each(?)) AND (? OR has_link IS NOT 1) ORDER BY tweet_id
                     """, arguments: [anyUser, user, ArchiveRules.jsonArray(sample.excluded), sample.allowingLinks])
-            return database.decodedRows(rows, of: "the archive (replies)", ArchivedTweet.init(row:))
+            return database.decodedRows(rows, of: "the archive (replies)", ArchivedPost.init(row:))
         }
         return candidates.randomElementByOffset(using: &generator)
     }
 
-    func recordBotPost(sourceTweetID: Int64, botTweetID: Int64?, postedAt: Date) async throws {
-        try await database.write("recording a post of tweet \(sourceTweetID)") { db in
+    func recordBotPost(sourcePostID: Int64, botPostID: Int64?, postedAt: Date) async throws {
+        try await database.write("recording a post of post \(sourcePostID)") { db in
             try db.execute(
                 sql: "INSERT INTO bot_posts (source_tweet_id, bot_tweet_id, posted_at) VALUES (?, ?, ?)",
-                arguments: [sourceTweetID, botTweetID, postedAt])
+                arguments: [sourcePostID, botPostID, postedAt])
         }
     }
 
-    func newest(limit: Int) async throws -> [ArchivedTweet] {
-        try await database.read("reading tweets") { db in
+    func newest(limit: Int) async throws -> [ArchivedPost] {
+        try await database.read("reading posts") { db in
             let rows = try Row.fetchAll(
                 db,
                 sql: """
                     SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets ORDER BY created_at DESC, tweet_id DESC LIMIT ?
                     """, arguments: [limit])
-            return database.decodedRows(rows, of: "the archive (newest posts)", ArchivedTweet.init(row:))
+            return database.decodedRows(rows, of: "the archive (newest posts)", ArchivedPost.init(row:))
         }
     }
 
-    func remove(tweetID: Int64) async throws -> Bool {
-        try await database.write("removing tweet \(tweetID)") { db in
-            try db.execute(sql: "DELETE FROM tweets WHERE tweet_id = ?", arguments: [tweetID])
+    func remove(postID: Int64) async throws -> Bool {
+        try await database.write("removing post \(postID)") { db in
+            try db.execute(sql: "DELETE FROM tweets WHERE tweet_id = ?", arguments: [postID])
             return db.changesCount > 0
         }
     }
 
-    func botCopies(of sourceTweetID: Int64) async throws -> [Int64] {
-        try await database.read("reading the bot's copies of tweet \(sourceTweetID)") { db in
-            try Int64.fetchAll(db, sql: Self.botCopiesSQL, arguments: [sourceTweetID, sourceTweetID, sourceTweetID])
+    func botCopies(of sourcePostID: Int64) async throws -> [Int64] {
+        try await database.read("reading the bot's copies of post \(sourcePostID)") { db in
+            try Int64.fetchAll(db, sql: Self.botCopiesSQL, arguments: [sourcePostID, sourcePostID, sourcePostID])
         }
     }
 
     func copiedOriginals(since date: Date) async throws -> [Int64] {
-        try await database.read("reading the tweets the bot copied") { db in
+        try await database.read("reading the posts the bot copied") { db in
             try Int64.fetchAll(db, sql: Self.copiedOriginalsSQL, arguments: [date, date])
         }
     }
@@ -228,17 +228,17 @@ struct SQLiteTweetArchive: TweetArchive {
     }
 }
 
-extension ArchivedTweet {
-    /// A tweet from an SQLite row of `tweet_id, text, reply_user_id, created_at, content_warning`.
+extension ArchivedPost {
+    /// A post from an SQLite row of `tweet_id, text, reply_user_id, created_at, content_warning`.
     init(row: Row) throws {
         self.init(
-            tweetID: try row.decode(atIndex: 0), text: try row.decode(atIndex: 1), replyUserID: try row.decode(atIndex: 2),
+            postID: try row.decode(atIndex: 0), text: try row.decode(atIndex: 1), replyUserID: try row.decode(atIndex: 2),
             createdAt: try row.decode(atIndex: 3), contentWarning: try row.decode(atIndex: 4))
     }
 }
 
-extension SQLiteTweetArchive {
-    /// The archived tweets copied since a date (twice the date).
+extension SQLitePostArchive {
+    /// The archived posts copied since a date (twice the date).
     static let copiedOriginalsSQL = """
         SELECT DISTINCT source_tweet_id FROM (
             SELECT source_tweet_id FROM bot_posts WHERE bot_tweet_id IS NOT NULL AND posted_at >= ?
@@ -247,7 +247,7 @@ extension SQLiteTweetArchive {
         ) AS copies WHERE source_tweet_id IN (SELECT tweet_id FROM tweets) ORDER BY source_tweet_id
         """
 
-    /// The bot's posts made of one tweet (three times the source id).
+    /// The bot's posts made of one post (three times the source id).
     static let botCopiesSQL = """
         SELECT bot_tweet_id FROM (
             SELECT bot_tweet_id FROM plan_slots WHERE source_tweet_id = ? AND bot_tweet_id IS NOT NULL
