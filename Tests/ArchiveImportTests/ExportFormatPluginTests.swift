@@ -105,6 +105,25 @@ struct ExportFormatPluginTests {
         defer { try? FileManager.default.removeItem(at: x) }
         #expect(try ExportFiles(path: x.path, formats: Self.formats).format.network == "X")
     }
+
+    @Test("Replies stored without whom they answered: Mastodon's and Misskey's summaries say why, or what to set, in the shared sentence")
+    func repliesWithoutTargetSentence() throws {
+        let formats = Dictionary(uniqueKeysWithValues: Self.formats.map { ($0.network, $0) })
+        let mastodon = try #require(formats["Mastodon"])
+        let misskey = try #require(formats["Misskey"])
+        var report = ImportReport(network: "Mastodon", postsRead: 5, postsStored: 5)
+        #expect(!mastodon.summary(of: report, archived: 5, resolving: false).contains("without whom"))
+        report.repliesWithoutTarget = 2
+        let unresolved = mastodon.summary(of: report, archived: 5, resolving: false)
+        #expect(
+            unresolved.contains(
+                "2 replies are stored without whom they answered: set HUMAN_MASTODON_URL and HUMAN_MASTODON_TOKEN before importing to look them up;"
+                    + " the bot answers no one with them (REPLY_FALLBACK=any may)."), "\(unresolved)")
+        let resolved = misskey.summary(of: report, archived: 5, resolving: true)
+        #expect(
+            resolved.contains("2 replies are stored without whom they answered (the notes they answered are gone or hidden); the bot answers"),
+            "\(resolved)")
+    }
 }
 
 /// The owners an import asked about.

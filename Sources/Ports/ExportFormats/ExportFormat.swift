@@ -107,6 +107,15 @@ public struct ImportReport: Sendable, Equatable {
         self.likesLearned = likesLearned
         self.likesWithoutText = likesWithoutText
     }
+
+    /// The summary's line on replies stored without whom they answered, nil when there are none: `why` says why they
+    /// could not be named when the person's instance was asked, `howToAsk` what to set for it to be asked.
+    public func repliesWithoutTargetLine(resolving: Bool, why: String, howToAsk: String) -> String? {
+        guard repliesWithoutTarget > 0 else { return nil }
+        return "\(repliesWithoutTarget) replies are stored without whom they answered"
+            + (resolving ? " (\(why))" : ": set \(howToAsk) before importing to look them up")
+            + "; the bot answers no one with them (REPLY_FALLBACK=any may)."
+    }
 }
 
 /// The newest posts of an import, as many as the archive keeps (its row limit keeps the newest by time, then id):

@@ -93,13 +93,10 @@ public struct MastodonExportFormat: ExportFormat {
         if report.lookups > 0 {
             lines.append("Replies filed under whom they answered: \(report.lookups) accounts looked up on the person's instance.")
         }
-        if report.repliesWithoutTarget > 0 {
-            lines.append(
-                "\(report.repliesWithoutTarget) replies are stored without whom they answered"
-                    + (resolving
-                        ? " (the person's instance does not know those accounts)"
-                        : ": set HUMAN_MASTODON_URL and HUMAN_MASTODON_TOKEN before importing to look them up")
-                    + "; the bot answers no one with them (REPLY_FALLBACK=any may).")
+        if let line = report.repliesWithoutTargetLine(
+            resolving: resolving, why: "the person's instance does not know those accounts", howToAsk: "HUMAN_MASTODON_URL and HUMAN_MASTODON_TOKEN")
+        {
+            lines.append(line)
         }
         if report.likesRead > 0 {
             lines.append(

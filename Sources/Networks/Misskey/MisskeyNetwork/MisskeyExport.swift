@@ -76,13 +76,10 @@ public struct MisskeyExportFormat: ExportFormat {
         if report.lookups > 0 {
             lines.append("Replies filed under whom they answered: \(report.lookups) notes looked up on the person's instance.")
         }
-        if report.repliesWithoutTarget > 0 {
-            lines.append(
-                "\(report.repliesWithoutTarget) replies are stored without whom they answered"
-                    + (resolving
-                        ? " (the notes they answered are gone or hidden)"
-                        : ": set HUMAN_MISSKEY_URL and HUMAN_MISSKEY_TOKEN before importing to look them up")
-                    + "; the bot answers no one with them (REPLY_FALLBACK=any may).")
+        if let line = report.repliesWithoutTargetLine(
+            resolving: resolving, why: "the notes they answered are gone or hidden", howToAsk: "HUMAN_MISSKEY_URL and HUMAN_MISSKEY_TOKEN")
+        {
+            lines.append(line)
         }
         lines.append("The export holds no reactions: run `mirror_bot train classifier` to learn the person's (free on Misskey).")
         return lines.joined(separator: "\n")
