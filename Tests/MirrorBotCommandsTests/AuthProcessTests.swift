@@ -272,6 +272,25 @@ struct AuthProcessTests {
                 #expect(wrong.status != 0)
                 #expect(wrong.error.contains("did not accept the code (invalid_grant"), "\(wrong.error)")
                 #expect(!wrong.output.contains("MASTODON_TOKEN="))
+
+                // A code pasted wrong, then right: the first is refused on the terminal and the second signs in.
+                let again = try await Self.auth(["--account", "human", "--instance", instance], network: "mastodon", environment: [:], in: folder) {
+                    address in
+                    let code = try await Self.mastodonCode(at: address, username: "person", password: "person-password")
+                    return "not-the-code\n" + code
+                }
+                #expect(again.status == 0, "\(again.output)\n\(again.error)")
+                #expect(again.error.components(separatedBy: "Not accepted: ").count == 2, "refused once: \(again.error)")
+                #expect(again.output.contains("Authorized @person (id 100)"), "\(again.output)")
+
+                // Three wrong codes: three refusals, then the command ends saying the last, and signs nothing in.
+                let thrice = try await Self.auth(["--account", "human", "--instance", instance], network: "mastodon", environment: [:], in: folder) {
+                    address in
+                    _ = try await Self.mastodonCode(at: address, username: "person", password: "person-password")
+                    return "one\ntwo\nthree\nfour"
+                }
+                #expect(thrice.status != 0 && !thrice.output.contains("MASTODON_TOKEN="))
+                #expect(thrice.error.components(separatedBy: "Not accepted: ").count == 4, "three refusals: \(thrice.error)")
             }
         }
     }

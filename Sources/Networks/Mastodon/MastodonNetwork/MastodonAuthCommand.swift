@@ -66,18 +66,9 @@ public struct MastodonAuth: AsyncParsableCommand {
     /// pasted again (a refused code stays valid on the instance until it is used or expires).
     private func finish(_ authorization: any PendingAuthorization) async throws -> AuthorizedAccount {
         if let code { return try await authorization.finish(code: code) }
-        var lastRefusal = ""
-        for _ in 0..<3 {
-            FileHandle.standardError.write(Data("Code: ".utf8))
-            guard let typed = readLine() else { break }
-            do {
-                return try await authorization.finish(code: typed)
-            } catch let refusal as AuthorizationRefused {
-                lastRefusal = refusal.description
-                FileHandle.standardError.write(Data("Not accepted: \(refusal.description)\n".utf8))
-            }
-        }
-        throw ValidationError(
-            lastRefusal.isEmpty ? "No code was given: run the command again and paste the code the page shows after \"Authorize\"." : lastRefusal)
+        return try await SignInSteps.askOnTerminal(
+            prompt: "Code: ", refusedLabel: "Not accepted",
+            noAnswer: "No code was given: run the command again and paste the code the page shows after \"Authorize\".",
+            finish: { typed in try await authorization.finish(code: typed) })
     }
 }

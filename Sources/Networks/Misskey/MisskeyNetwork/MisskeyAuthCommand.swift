@@ -42,23 +42,10 @@ public struct MisskeyAuth: AsyncParsableCommand {
             )
             print(authorization.address.absoluteString)
             fflush(nil)  // the address must be out before the wait, also when standard output is a pipe
-            var authorized: AuthorizedAccount?
-            var lastRefusal = ""
-            for _ in 0..<3 where authorized == nil {
-                FileHandle.standardError.write(Data("Press Enter once you have allowed it: ".utf8))
-                guard readLine() != nil else { break }
-                do {
-                    authorized = try await authorization.finish(code: "")
-                } catch let refusal as AuthorizationRefused {
-                    lastRefusal = refusal.description
-                    FileHandle.standardError.write(Data("Not yet: \(refusal.description)\n".utf8))
-                }
-            }
-            guard let authorized else {
-                throw ValidationError(
-                    lastRefusal.isEmpty
-                        ? "No approval was confirmed: run the command again, allow the app on the page, and press Enter." : lastRefusal)
-            }
+            let authorized = try await SignInSteps.askOnTerminal(
+                prompt: "Press Enter once you have allowed it: ", refusedLabel: "Not yet",
+                noAnswer: "No approval was confirmed: run the command again, allow the app on the page, and press Enter.",
+                finish: { _ in try await authorization.finish(code: "") })
             try await SignInDeliveries.required().deliver(
                 authorized, as: who, network: "misskey", how: "MiAuth", writeEnv: signIn.writeEnv, environment: environment, keeping: nil)
         } catch let error as AuthorizationRefused {
