@@ -190,6 +190,37 @@ struct FavoriterTests {
         }
     }
 
+    @Test(
+        "A like whose answer is still on its way when the favoriter is stopped is finished and recorded: the slot says liked, as the network does",
+        arguments: StoreBackends.archives)
+    func likeInFlightAtStop(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await withFavoriter(StoreBackends(archive: backend, counts: .sqlite)) { favoriter, server, log, clock in
+            try await favoriter.pollOnce()  // first start
+            await server.add(tweets: [tweet(6301, by: "300", "猫の写真", at: clock.now().addingTimeInterval(-300))])
+            try await favoriter.pollOnce()
+            // The network carries the like out and holds its answer back for 2 s of real time; the stop comes meanwhile.
+            await server.add(fault: .init(kind: .hangAfterHandling, count: 1, endpoint: "POST /2/users/:id/likes", holdSeconds: 2))
+            clock.advance(by: 60)
+            let now = LocalTime(of: clock.now(), in: .gmt)
+            _ = try await log.likes.storeLikePlan(day: now.day, minutes: [now.minute], drawnAt: clock.now())
+            let using = Task { try await favoriter.useSlot(day: now.day, minute: now.minute) }
+            let deadline = ContinuousClock.now + .seconds(30)
+            while await server.liked().isEmpty {
+                guard ContinuousClock.now < deadline else {
+                    using.cancel()
+                    Issue.record("waited 30 s for the like to reach the network")
+                    return
+                }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            using.cancel()
+            #expect(try await using.value == .liked)
+            let slot = try #require(try await log.likes.likeSlots(of: now.day)?.first { $0.minute == now.minute })
+            #expect(slot.state == .liked && slot.postID == 6301, "\(slot)")
+            #expect(await server.liked().map(\.postID) == ["6301"])
+        }
+    }
+
     @Test("Each slot likes the best post kept (highest score, then newest), never one older than a day", arguments: StoreBackends.archives)
     func bestOfTheDay(_ backend: StoreBackends.ArchiveKind) async throws {
         try await withFavoriter(StoreBackends(archive: backend, counts: .sqlite)) { favoriter, server, log, clock in

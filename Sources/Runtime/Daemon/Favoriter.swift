@@ -214,8 +214,16 @@ public struct Favoriter: Service {
             }
             let who = "@" + (candidate.authorHandle ?? candidate.authorID.map(String.init) ?? "?")
             if settings.dryRun { return try await skip("dry run: would like \(candidate.postID) by \(who): \(candidate.reason)") }
+            // Once the like leaves, it is finished and recorded even if the bot is stopped meanwhile (within the grace):
+            // a like made on the network is never left out of the record.
             do {
-                try await network.like(String(candidate.postID), as: botUserID, for: .liking)
+                try await InFlight.finish { [network, likes, clock, botUserID] in
+                    try await network.like(String(candidate.postID), as: botUserID, for: .liking)
+                    let like = RecordedLike(
+                        postID: candidate.postID, authorID: candidate.authorID, logRatio: candidate.logRatio,
+                        reason: candidate.reason + " (best of the day's posts at \(clockTime))", likedAt: clock.now())
+                    try await likes.markLiked(day: day, minute: minute, like: like)
+                }
             } catch let error as NetworkError where error.isRefusal {
                 return try await skip("\(network.name) refused liking: \(error)")
             } catch NetworkError.shed(let reason) {
@@ -228,10 +236,6 @@ public struct Favoriter: Service {
                 if tried < 3 { continue }
                 return try await skip("could not like \(tried) posts: \(error)")
             }
-            let like = RecordedLike(
-                postID: candidate.postID, authorID: candidate.authorID, logRatio: candidate.logRatio,
-                reason: candidate.reason + " (best of the day's posts at \(clockTime))", likedAt: clock.now())
-            try await likes.markLiked(day: day, minute: minute, like: like)
             logger.info(
                 "liked \(candidate.postID) by \(who) at slot \(clockTime)\(waiting ? " (at \(LocalTime(of: clock.now(), in: timeZone).clockTime), once kept)" : ""): \(candidate.reason)"
             )
