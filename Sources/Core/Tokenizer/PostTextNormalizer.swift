@@ -33,7 +33,7 @@ public enum PostTextNormalizer {
 
     private static func removingRetweetHeaderURLsAndMentions(_ text: String) -> String {
         var scalars = Substring(text).unicodeScalars
-        // A leading "RT @name:" (the old-style manual repost) names the retweeted author, not the human's words.
+        // A leading "RT @name:" (the old-style manual retweet) names the retweeted author, not the human's words.
         if scalars.starts(with: "RT @".unicodeScalars) {
             var index = scalars.index(scalars.startIndex, offsetBy: 4)
             while index < scalars.endIndex, isUsernameScalar(scalars[index]) { index = scalars.index(after: index) }

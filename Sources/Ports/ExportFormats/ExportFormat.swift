@@ -73,7 +73,7 @@ public struct ImportReport: Sendable, Equatable {
     public var network: String
     /// Posts found.
     public var postsRead = 0
-    /// Reposts (reposts, boosts, renotes) left out.
+    /// Reposts (retweets, boosts, renotes) left out.
     public var repostsSkipped = 0
     /// Posts newly stored (before the archive's row limit is applied).
     public var postsStored = 0
