@@ -74,7 +74,7 @@ let package = Package(
         ),
         .target(
             name: "ExportFormats",
-            dependencies: ["Stores", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            dependencies: ["BotCore", "Stores", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
             path: "Sources/Ports/ExportFormats",
             swiftSettings: strictSettings
         ),
@@ -90,7 +90,7 @@ let package = Package(
         ),
         .target(
             name: "Stores",
-            dependencies: ["BotClock", "WordCounts", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BotCore", "BotClock", "WordCounts", .product(name: "Logging", package: "swift-log")],
             path: "Sources/Ports/Stores",
             swiftSettings: strictSettings
         ),
@@ -451,7 +451,7 @@ let package = Package(
         ),
         .target(
             name: "Remix",
-            dependencies: ["PostText", "Tokenizer"],
+            dependencies: ["BotCore", "PostText", "Tokenizer"],
             path: "Sources/Mirror/Remix",
             swiftSettings: strictSettings
         ),
@@ -537,7 +537,7 @@ let package = Package(
         ),
         .target(
             name: "DemoReport",
-            dependencies: ["Stores", "BotClock", "FakeX", "XAPI", "BlueskyAPI"],
+            dependencies: ["Stores", "BotClock", "FakeX", "XAPI"],
             path: "Sources/App/DemoReport",
             swiftSettings: strictSettings
         ),
@@ -564,7 +564,8 @@ let package = Package(
         .executableTarget(
             name: "MirrorBotBenchmarks",
             dependencies: [
-                "BotConfiguration", "Stores", "PostgresStores", "RedisClient", "WordCounts", "BotAssembly", "RedisWordCounts", "SQLiteStores",
+                "BotConfiguration", "BotCore", "Stores", "PostgresStores", "RedisClient", "WordCounts", "BotAssembly", "RedisWordCounts",
+                "SQLiteStores",
                 "Tokenizer", "XAPI", "FakeX", "Schedule", "Classifier", "ArchiveImport", "ExportFormats", "NetworkRegistry", "PostText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -574,7 +575,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "RemixBenchmark",
-            dependencies: ["FakeX", "PostText", "Remix", "SeededRandom", "Stores", "Tokenizer"],
+            dependencies: ["BotCore", "FakeX", "PostText", "Remix", "SeededRandom", "Stores", "Tokenizer"],
             path: "Benchmarks/RemixBenchmark",
             swiftSettings: strictSettings
         ),
@@ -590,7 +591,8 @@ let package = Package(
         .executableTarget(
             name: "StorageBenchmark",
             dependencies: [
-                "Stores", "PostgresStores", "BotClock", "BotConfiguration", "RedisClient", "RedisWordCounts", "SQLiteStores", "SeededRandom",
+                "Stores", "PostgresStores", "BotClock", "BotConfiguration", "BotCore", "RedisClient", "RedisWordCounts", "SQLiteStores",
+                "SeededRandom",
                 "WordCounts",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -156,7 +156,7 @@ enum LikeDaysBenchmark {
         _ = try? await running.value
 
         // The bot's likes, by day and hour; before: every post above the threshold, liked when a poll saw it.
-        let byID = Dictionary(uniqueKeysWithValues: timeline.map { ($0.id, $0) })
+        let byID = Dictionary(uniqueKeysWithValues: timeline.map { (PostID($0.id), $0) })
         let made = try await stores.likes.likes().filter { $0.likedAt < end }
         var botDays = [Int](repeating: 0, count: days)
         var botHours = [Int](repeating: 0, count: 24)

@@ -1,4 +1,5 @@
 import BotClock
+import BotCore
 import Classifier
 import Foundation
 import SeededRandom
@@ -71,7 +72,7 @@ struct SimulatedPerson {
                 let choices = posts.filter { $0.at <= at && $0.at > at.addingTimeInterval(-6 * 3_600) && $0.post.liked && !likedIDs.contains($0.id) }
                 guard let chosen = choices.randomElement(using: &generator) else { continue }
                 likedIDs.insert(chosen.id)
-                likes.append(Liked(like: PersonLike(postID: chosen.id, likedAt: at, isExact: true), postedAt: chosen.at))
+                likes.append(Liked(like: PersonLike(postID: PostID(chosen.id), likedAt: at, isExact: true), postedAt: chosen.at))
                 likedTexts.append(Learned(id: String(chosen.id), post: .init(text: chosen.post.text, authorUsername: chosen.post.author)))
                 likeHours[LocalTime(of: at, in: Self.zone).minute / 60] += 1
                 given += 1
@@ -87,7 +88,7 @@ struct SimulatedPerson {
                 let minute = (likeMinute(using: &generator) + Int.random(in: -60...60, using: &generator) + 1_440) % 1_440
                 ownPosts.append(
                     ArchivedPost(
-                        postID: 5_000_000 + Int64(ownPosts.count), text: "自分の投稿 \(ownPosts.count)",
+                        postID: PostID(5_000_000 + ownPosts.count), text: "自分の投稿 \(ownPosts.count)",
                         createdAt: dayStart.addingTimeInterval(Double(minute * 60))))
             }
         }

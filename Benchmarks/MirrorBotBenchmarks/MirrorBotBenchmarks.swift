@@ -1,6 +1,7 @@
 import ArchiveImport
 import BotClock
 import BotConfiguration
+import BotCore
 import Classifier
 import ExportFormats
 import FakeX
@@ -246,10 +247,10 @@ struct MirrorBotBenchmarks {
         try await archive.prepare()
         let start = Date(timeIntervalSince1970: 1_700_000_000)
         let batch: [ArchivedPost] = (0..<3_200).map { (index: Int) -> ArchivedPost in
-            let replyUserID: Int64? = index % 5 == 0 ? Int64(index % 40) : nil
+            let replyUserID: AccountID? = index % 5 == 0 ? AccountID(index % 40) : nil
             let createdAt = start.addingTimeInterval(Double(index) * 1_700)
             return ArchivedPost(
-                postID: Int64(1_000_000 + index), text: tweets10k[index],
+                postID: PostID(1_000_000 + index), text: tweets10k[index],
                 replyUserID: replyUserID, createdAt: createdAt)
         }
         try await runner.measure(
@@ -271,9 +272,9 @@ struct MirrorBotBenchmarks {
             _ = try await archive.minuteHistogram()
         }
         let tenThousand: [ArchivedPost] = (0..<10_000).map { (index: Int) -> ArchivedPost in
-            let replyUserID: Int64? = index % 5 == 0 ? Int64(index % 40) : nil
+            let replyUserID: AccountID? = index % 5 == 0 ? AccountID(index % 40) : nil
             let createdAt = start.addingTimeInterval(Double(index) * 1_700 + Double(index % 97) * 60)
-            return ArchivedPost(postID: Int64(5_000_000 + index), text: tweets10k[index], replyUserID: replyUserID, createdAt: createdAt)
+            return ArchivedPost(postID: PostID(5_000_000 + index), text: tweets10k[index], replyUserID: replyUserID, createdAt: createdAt)
         }
         let bigArchive = database.archive(timeZone: archive.timeZone, rowLimit: 10_000)
         try await bigArchive.removeAll()

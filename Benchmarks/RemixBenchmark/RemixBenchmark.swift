@@ -1,3 +1,4 @@
+import BotCore
 import FakeX
 import Foundation
 import PostText
@@ -96,7 +97,7 @@ struct RemixBenchmark {
                     let distance = abs(knownMinutes[index] - at)
                     return min(distance, 1_440 - distance) <= radius
                 }.shuffled(using: &random)
-                sources = Array(near.prefix(60)).map { RemixSource(id: Int64(known[$0].id)!, text: known[$0].text) }
+                sources = Array(near.prefix(60)).map { RemixSource(id: PostID(known[$0].id), text: known[$0].text) }
             }
             // As the picker does: never what any of the person's posts says (held-out ones included), never twice.
             let written = remixer.remix(of: sources, using: &random) { !personsTexts.contains($0) && !posted.contains($0) }

@@ -1,5 +1,6 @@
 import BotClock
 import BotConfiguration
+import BotCore
 import Foundation
 import Logging
 import PostgresNIO
@@ -126,19 +127,20 @@ struct StorageYear {
         let plans = database.plans
         for index in 0..<10 {
             let id = firstID * 100 + Int64(index)
-            _ = try await mentions.begin(mentionID: id, authorID: Int64(index), conversationID: id, at: now)
-            try await mentions.finish(mentionID: id, state: .replied, replyPostID: id + 50, sourcePostID: 1, reason: "a past reply of the human")
+            _ = try await mentions.begin(mentionID: PostID(id), authorID: AccountID(index), conversationID: PostID(id), at: now)
+            try await mentions.finish(
+                mentionID: PostID(id), state: .replied, replyPostID: PostID(id + 50), sourcePostID: 1, reason: "a past reply of the human")
         }
         for index in 0..<Self.likesPerDay {
             _ = try await likes.recordLike(
-                postID: firstID * 100 + 20 + Int64(index), authorID: 1, logRatio: 1.5, reason: "log ratio 1.50 > 1.10 (語1, 語2)", at: now)
+                postID: PostID(firstID * 100 + 20 + Int64(index)), authorID: 1, logRatio: 1.5, reason: "log ratio 1.50 > 1.10 (語1, 語2)", at: now)
         }
         _ = try await plans.storePlan(
             day: LocalTime.utcDay(of: now), timeZone: "UTC", minutes: Array(stride(from: 420, to: 1_420, by: 50)), drawnAt: now)
         for minute in stride(from: 420, to: 1_420, by: 50) {
             _ = try await plans.claim(day: LocalTime.utcDay(of: now), minute: minute)
             try await plans.markPosted(
-                day: LocalTime.utcDay(of: now), minute: minute, sourcePostID: Int64(minute), botPostID: firstID * 100 + Int64(minute),
+                day: LocalTime.utcDay(of: now), minute: minute, sourcePostID: PostID(minute), botPostID: PostID(firstID * 100 + Int64(minute)),
                 postedAt: now, reason: "the human's post")
         }
     }

@@ -48,7 +48,7 @@ struct ModuleImportTests {
         // `auth` lists the registry's sign-in commands.
         "MirrorBotCommands": ["BotAssembly", "RedisClient", "NetworkRegistry", "SignIn"],
         "mirror_bot": ["MirrorBotCommands"],
-        "DemoReport": ["FakeX", "XAPI", "BlueskyAPI"],
+        "DemoReport": ["FakeX", "XAPI"],
         "demo-report": ["DemoReport", "FakeX", "BotAssembly"],
         "fake-x": ["FakeX", "FakeMastodon", "FakeBluesky", "FakeMisskey"],
     ]

@@ -1,4 +1,5 @@
 import ArchiveImport
+import BotCore
 import Classifier
 import ExportFormats
 import Foundation
@@ -31,7 +32,7 @@ struct LineExportFormat: ExportFormat {
                     throw ImportError(file: file.name, reason: "line \(number + 1) is not `<id> <text>`")
                 }
                 report.postsRead += 1
-                posts.add(ArchivedPost(postID: id, text: words[1], createdAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(id))))
+                posts.add(ArchivedPost(postID: PostID(id), text: words[1], createdAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(id))))
             }
         }
         if let owner = report.owner { try await destination.checkOwner?(owner) }

@@ -1,3 +1,4 @@
+import BotCore
 import Classifier
 import Foundation
 import NetworkRegistry
@@ -53,7 +54,7 @@ struct StreamingImportTests {
     func newestPosts() {
         var newest = NewestPosts(keeping: 3)
         for index in 0..<20 {
-            newest.add(ArchivedPost(postID: Int64(index), text: "\(index)", createdAt: Date(timeIntervalSince1970: Double(index % 7))))
+            newest.add(ArchivedPost(postID: PostID(index), text: "\(index)", createdAt: Date(timeIntervalSince1970: Double(index % 7))))
         }
         #expect(newest.kept.map(\.postID) == [13, 6, 19])
     }

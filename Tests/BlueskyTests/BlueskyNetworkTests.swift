@@ -29,11 +29,11 @@ struct BlueskyNetworkTests {
     func learnsOnlyCopyablePosts() async throws {
         try await Self.with { _, network in
             let person = try await network.whoAmI(.human)
-            #expect(person.handle == "person.test" && person.id == BlueskyIDs.userID(of: BlueskyFixture.person))
+            #expect(person.handle == "person.test" && person.id == BlueskyFixture.person)
             let posts = try await Self.all(network.posts(of: person.id, since: nil, maxPosts: 100, for: .learning))
             #expect(posts.map(\.text) == ["見て https://example.com/a", "おはよう", "寒いよね"])  // newest first
             let reply = try #require(posts.first { $0.text == "寒いよね" })
-            #expect(reply.replyToUserID == BlueskyIDs.userID(of: BlueskyFixture.friend))
+            #expect(reply.replyToUserID == BlueskyFixture.friend)
             #expect(reply.replyToPostID == BlueskyIDs.postID(of: BlueskyFixture.uri(BlueskyFixture.friend, BlueskyFixture.tid(300))))
             // Since the newest: nothing newer.
             let newest = try #require(posts.compactMap { UInt64($0.id) }.max())
@@ -176,7 +176,7 @@ struct BlueskyNetworkTests {
             #expect(mentions.map(\.text) == ["@mirror.test hi", "おはよう！"])
             #expect(mentions.map(\.authorAsksNoBots) == [true, false])
             let friendReply = try #require(mentions.last)
-            #expect(friendReply.authorID == BlueskyIDs.userID(of: BlueskyFixture.friend) && friendReply.conversationID == botPostID)
+            #expect(friendReply.authorID == BlueskyFixture.friend && friendReply.conversationID == botPostID)
             let answerID = try #require(try await network.reply("それな", warning: nil, to: friendReply.id, for: .replies))
             let again = try await network.reply("それな", warning: nil, to: friendReply.id, for: .replies)
             #expect(again == answerID, "one answer per mention")

@@ -49,7 +49,6 @@ struct PersonWithdrawalTests {
         try await database.examples.record([
             TrainingExample(postID: "21", text: "すき", author: nil, label: "favorite", source: "likes", learnedAt: now)
         ])
-        try await database.networkIDs.remember([1: "9abcdef"])
         try await counts.learn(["すき", "ラーメン"], as: .favorite)
         try await counts.markTrained("classifier")
         try await ConsentRecords(state: database.state).keep(consent())

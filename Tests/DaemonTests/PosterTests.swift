@@ -1,5 +1,6 @@
 import BotClock
 import BotConfiguration
+import BotCore
 import Classifier
 import Consent
 import FakeX
@@ -58,13 +59,13 @@ struct PosterWorld {
             for index in 0..<10 {
                 tweets.append(
                     ArchivedPost(
-                        postID: Int64(daysAgo * 100 + index), text: "朝の投稿 \(daysAgo)-\(index)",
+                        postID: PostID(daysAgo * 100 + index), text: "朝の投稿 \(daysAgo)-\(index)",
                         createdAt: base.addingTimeInterval(Double(8 * 3_600 + index * 120))))
             }
             for index in 0..<5 {
                 tweets.append(
                     ArchivedPost(
-                        postID: Int64(daysAgo * 100 + 50 + index), text: "夜の投稿 \(daysAgo)-\(index)",
+                        postID: PostID(daysAgo * 100 + 50 + index), text: "夜の投稿 \(daysAgo)-\(index)",
                         createdAt: base.addingTimeInterval(Double(21 * 3_600 + index * 120))))
             }
         }
@@ -148,7 +149,7 @@ struct PosterTests {
                 let source = try #require(history[sourceID])
                 let minute = PostPicker.minuteOfDay(source.createdAt, in: PosterWorld.tokyo)
                 #expect(abs(minute - slot.minute) <= 30, "slot \(slot.minute) posted a tweet from minute \(minute)")
-                #expect(posted.contains { $0.id == String(slot.botPostID ?? 0) && $0.text == source.text })
+                #expect(posted.contains { $0.id == slot.botPostID?.text && $0.text == source.text })
             }
             #expect(Set(slots.compactMap(\.sourcePostID)).count == 15)  // no tweet posted twice
         }
@@ -239,7 +240,7 @@ struct PosterTests {
             #expect(slots.map(\.state) == [.skipped, .skipped, .posted, .skipped, .posted])
             #expect(slots[0].reason?.hasPrefix("missed: the bot was not running at 08:00") == true)
             #expect(slots[1].reason?.hasPrefix("interrupted before sending") == true)
-            #expect(slots[2].botPostID == Int64(made) && slots[2].sourcePostID == 101)
+            #expect(slots[2].botPostID == PostID(made) && slots[2].sourcePostID == 101)
             #expect(slots[2].reason?.contains("X shows it was made") == true)
             #expect(slots[3].reason?.contains("X shows it was not made") == true)
             // One read of the bot's posts per slot that was sending; the made one is not sent again; one post at 21:00.
@@ -266,7 +267,7 @@ struct PosterTests {
             task.cancel()
             _ = try? await task.value
             let slot = try #require(try await world.plans.slots(of: PosterWorld.day)?.first)
-            #expect(slot.state == .posted && slot.botPostID == Int64(made), "\(slot)")
+            #expect(slot.state == .posted && slot.botPostID == PostID(made), "\(slot)")
             #expect(slot.reason?.contains("X shows it was made") == true, "\(slot.reason ?? "")")
             let postedAt = try #require(slot.postedAt)
             #expect(postedAt < restartedAt, "recorded at its minute")
@@ -282,7 +283,7 @@ struct PosterTests {
         try await PosterWorld.with(backend) { world in
             // Every morning tweet was copied lately but 08:10's of three days ago: the only one near 08:10 left to pick.
             let morning = PosterWorld.history().filter { $0.text.hasPrefix("朝") }
-            let sending: Int64 = 305
+            let sending: PostID = 305
             for tweet in morning where tweet.postID != sending {
                 try await world.archive.recordBotPost(
                     sourcePostID: tweet.postID, botPostID: nil, postedAt: PosterWorld.dayStart.addingTimeInterval(-3_600))
@@ -301,7 +302,7 @@ struct PosterTests {
             task.cancel()
             _ = try? await task.value
             let slots = try #require(try await world.plans.slots(of: PosterWorld.day))
-            #expect(slots[0].state == .posted && slots[0].sourcePostID == sending && slots[0].botPostID == Int64(made))
+            #expect(slots[0].state == .posted && slots[0].sourcePostID == sending && slots[0].botPostID == PostID(made))
             #expect(slots[1].sourcePostID != sending, "08:10 copied the tweet 08:09 was sending")
             let texts = await world.server.posted().map(\.text)
             #expect(Set(texts).count == texts.count, "posted twice: \(texts)")
@@ -460,7 +461,7 @@ struct PosterDeletedOriginalTests {
             // Every morning tweet but 102 is still on X; the evening ones are too.
             await world.server.add(
                 tweets: PosterWorld.history().filter { $0.postID != 102 }.map {
-                    FakeXSeed.Tweet(id: String($0.postID), authorID: "100", text: $0.text, createdAt: $0.createdAt)
+                    FakeXSeed.Tweet(id: $0.postID.text, authorID: "100", text: $0.text, createdAt: $0.createdAt)
                 })
             let poster = world.poster(seed: 11, settings: .init(checksOriginals: true))
             let task = Task { try await poster.run() }
@@ -516,7 +517,7 @@ struct PosterDeletedOriginalTests {
             #expect(await world.server.posted().map(\.text) == [kept.text])
             let lookups = await world.server.requestCounts()["GET /2/tweets/:id"] ?? 0
             let remaining = Set(try await world.archive.newest(limit: 1_000).map(\.postID))
-            let morning = Set(PosterWorld.history().map(\.postID).filter { $0 % 100 < 50 })
+            let morning = Set(PosterWorld.history().map(\.postID).filter { Int64($0.text)! % 100 < 50 })
             // Every lookup but the last found a deleted tweet, which left the archive; the rest stay.
             #expect(lookups >= 1 && morning.subtracting(remaining).count == lookups - 1, "\(lookups) lookups")
             #expect(remaining.contains(301) && remaining.count == PosterWorld.history().count - (lookups - 1))
@@ -567,7 +568,7 @@ struct DeletionWatcherTests {
 extension DeletionWatcherTests {
     /// The person's `tweet` on X.
     static func original(_ tweet: ArchivedPost) -> FakeXSeed.Tweet {
-        FakeXSeed.Tweet(id: String(tweet.postID), authorID: "100", text: tweet.text, createdAt: tweet.createdAt)
+        FakeXSeed.Tweet(id: tweet.postID.text, authorID: "100", text: tweet.text, createdAt: tweet.createdAt)
     }
 
     /// The bot's copy `id` of `tweet` on X, made `at` seconds from the day's start.
@@ -577,7 +578,7 @@ extension DeletionWatcherTests {
 
     /// The slots of `posts` stored as posted (each day's plan made of its posts' minutes): the copy of `source` made
     /// `at` seconds from the day's start, checked or not.
-    static func posted(_ world: PosterWorld, _ posts: [(day: String, minute: Int, source: Int64, copy: Int64, at: TimeInterval, unchecked: Bool)])
+    static func posted(_ world: PosterWorld, _ posts: [(day: String, minute: Int, source: PostID, copy: PostID, at: TimeInterval, unchecked: Bool)])
         async throws
     {
         for (day, posts) in Dictionary(grouping: posts, by: \.day) {

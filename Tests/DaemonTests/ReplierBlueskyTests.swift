@@ -1,6 +1,7 @@
 import BlueskyAPI
 import BlueskyNetwork
 import BotClock
+import BotCore
 import Consent
 import FakeBluesky
 import Foundation
@@ -21,7 +22,7 @@ struct ReplierBlueskyTests {
     static let quiet = "did:plc:quiet00000000000000000", stranger = "did:plc:stranger00000000000000"
     static let carol = "did:plc:carol00000000000000000"
 
-    static func userID(_ did: String) -> Int64 { Int64(BlueskyIDs.userID(of: did))! }
+    static func userID(_ did: String) -> AccountID { AccountID(did) }
 
     struct World {
         let server: FakeBlueskyServer
@@ -44,9 +45,9 @@ struct ReplierBlueskyTests {
             return Replier(
                 clock: clock, mentions: database.mentions, state: database.state,
                 picker: ReplyPicker(archive: archive, fallback: .none), network: BlueskyMirrorNetwork(client: client),
-                botUserID: BlueskyIDs.userID(of: ReplierBlueskyTests.bot), settings: .init(pollInterval: 60, delay: 0...0),
+                botUserID: ReplierBlueskyTests.bot, settings: .init(pollInterval: 60, delay: 0...0),
                 owner: OwnerCommands(
-                    humanUserID: BlueskyIDs.userID(of: ReplierBlueskyTests.person),
+                    humanUserID: ReplierBlueskyTests.person,
                     control: OwnerControl(state: database.state), forgetter: nil, timeZone: .gmt),
                 logger: log.logger(), seed: 5)
         }
@@ -93,11 +94,11 @@ struct ReplierBlueskyTests {
                 for (index, text) in ["それな", "わかる", "なるほど", "たしかに"].enumerated() {
                     pool.append(
                         ArchivedPost(
-                            postID: Int64(index + 1), text: "@friend.test " + text, replyUserID: userID(friend),
+                            postID: PostID(index + 1), text: "@friend.test " + text, replyUserID: userID(friend),
                             createdAt: start.addingTimeInterval(Double(-90_000 + index * 60))))
                     pool.append(
                         ArchivedPost(
-                            postID: Int64(index + 11), text: "@pal.test " + text, replyUserID: userID(pal),
+                            postID: PostID(index + 11), text: "@pal.test " + text, replyUserID: userID(pal),
                             createdAt: start.addingTimeInterval(Double(-80_000 + index * 60))))
                 }
                 // Most of the friend's pool names carol, in Bluesky's and the other networks' forms: never sent.
@@ -107,7 +108,7 @@ struct ReplierBlueskyTests {
                     ][number % 3]
                     pool.append(
                         ArchivedPost(
-                            postID: Int64(number), text: text, replyUserID: userID(friend),
+                            postID: PostID(number), text: text, replyUserID: userID(friend),
                             createdAt: start.addingTimeInterval(Double(-70_000 + number))))
                 }
                 pool.append(
@@ -139,7 +140,7 @@ struct ReplierBlueskyTests {
             try await world.clock.waitForSleepers()
             let optedOut = try await OptOutList(state: state).all()
             // 停止 is an opt-out word too: from anyone but the person it opts its author out, and pauses nothing.
-            #expect(Set(optedOut.map(\.accountID)) == Set([Self.quiet, Self.pal, Self.stranger].map { BlueskyIDs.userID(of: $0) }), "\(optedOut)")
+            #expect(Set(optedOut.map(\.accountID)) == Set([Self.quiet, Self.pal, Self.stranger]), "\(optedOut)")
             #expect(try await OwnerControl(state: state).current() == nil, "a stranger's 停止 is no command")
             var answers = try await world.answers()
             #expect(answers.map(\.to) == [Self.friend], "\(answers)")

@@ -1,4 +1,5 @@
 import BotClock
+import BotCore
 import Consent
 import FakeMastodon
 import Foundation
@@ -82,7 +83,7 @@ struct ReplierStreamingTests {
                 let archive = database.archive(timeZone: TimeZone(identifier: "UTC")!, rowLimit: 1_000)
                 let plain: [ArchivedPost] = ["それな", "わかる", "なるほど", "たしかに"].enumerated().map { index, text in
                     ArchivedPost(
-                        postID: Int64(index + 1), text: "@friend " + text, replyUserID: 300,
+                        postID: PostID(index + 1), text: "@friend " + text, replyUserID: 300,
                         createdAt: start.addingTimeInterval(Double(-90_000 + index * 60)))
                 }
                 // Replies naming a third party, most of the pool: never sent (carol would be notified, or added to a direct
@@ -94,7 +95,7 @@ struct ReplierStreamingTests {
                 ]
                 for number in 20..<32 {
                     let at: Date = start.addingTimeInterval(Double(-70_000 + number))
-                    naming.append(ArchivedPost(postID: Int64(number), text: "@friend RT@carol \(number)", replyUserID: 300, createdAt: at))
+                    naming.append(ArchivedPost(postID: PostID(number), text: "@friend RT@carol \(number)", replyUserID: 300, createdAt: at))
                 }
                 let quiet = ArchivedPost(postID: 12, text: "@quiet こんにちは", replyUserID: 600, createdAt: start.addingTimeInterval(-78_000))
                 try await archive.insert(plain + naming + [quiet])

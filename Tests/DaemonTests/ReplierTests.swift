@@ -1,5 +1,6 @@
 import BotClock
 import BotConfiguration
+import BotCore
 import Classifier
 import Consent
 import FakeX
@@ -116,7 +117,7 @@ struct ReplierTests {
                 let network = XMirrorNetwork(client: world.client)
                 // The bot copied the person's tweet 4 ("ひとりごと") as its own tweet.
                 let copy = try #require(try await world.client.send(CreateTweet(text: "ひとりごと"), as: .bot).data?.id)
-                try await world.archive.recordBotPost(sourcePostID: 4, botPostID: Int64(copy), postedAt: ReplierWorld.start)
+                try await world.archive.recordBotPost(sourcePostID: 4, botPostID: PostID(copy), postedAt: ReplierWorld.start)
                 let forgetter = Forgetter(
                     archive: world.archive, examples: scratch.examples,
                     classifier: FavoriteClassifier(store: counts, tokenizer: VirtualDay.tokenizer, threshold: 3), network: network)
@@ -218,6 +219,23 @@ struct ReplierTests {
         }
     }
 
+    @Test(
+        "A mention whose author the network does not name, its id no number, is recorded skipped saying why, once; never dropped",
+        arguments: StoreBackends.archives)
+    func mentionWithoutAuthorIsRecorded(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await ReplierWorld.with(backend) { world in
+            let replier = world.replier()
+            let mention = NetworkPost(id: "alrbmention00001", text: "@mirror_bot こんにちは", createdAt: ReplierWorld.start)
+            try await replier.handle(mention, seed: 1)
+            let outcome = try #require(try await world.mentions.outcome(of: "alrbmention00001"))
+            #expect(outcome.state == .skipped && outcome.reason == "X did not say who wrote it, so it cannot be answered", "\(outcome)")
+            // Read again, it is not taken up again.
+            try await replier.handle(mention, seed: 2)
+            #expect(try await world.mentions.handledMentions().map(\.mentionPostID) == ["alrbmention00001"])
+            #expect(await world.server.posted().isEmpty)
+        }
+    }
+
     @Test("With REPLY_FALLBACK=any a stranger gets a past reply to someone else", arguments: StoreBackends.archives)
     func fallbackAny(_ backend: StoreBackends.ArchiveKind) async throws {
         try await ReplierWorld.with(backend) { world in
@@ -274,7 +292,7 @@ struct ReplierTests {
 
             // A process killed after recording "replying" to 1005 (its answer made: X has it) and to 1006 (not made).
             await world.server.add(tweets: [world.mention(1005, by: "300", "@mirror_bot 今日は？"), world.mention(1006, by: "300", "@mirror_bot 明日は？")])
-            for mentionID: Int64 in [1005, 1006] {
+            for mentionID: PostID in [1005, 1006] {
                 #expect(try await world.mentions.begin(mentionID: mentionID, authorID: 300, conversationID: nil, at: ReplierWorld.start))
             }
             let made = try #require(try await world.client.send(CreateTweet(text: "@friend それな", inReplyToTweetID: "1005"), as: .bot).data?.id)
@@ -283,7 +301,7 @@ struct ReplierTests {
             try await world.replier().recoverInterrupted()
             #expect((await world.server.requestCounts()["GET /2/users/:id/tweets"] ?? 0) - reads == 2)
             let first = try await world.mentions.outcome(of: 1005)
-            #expect(first?.state == .replied && first?.replyPostID == Int64(made))
+            #expect(first?.state == .replied && first?.replyPostID == PostID(made))
             #expect(try await world.mentions.outcome(of: 1006)?.state == .pending)
             // Read again (fresh), 1006 is answered once; 1005 is not answered again.
             try await world.state.setValue("1001", of: Replier.sinceIDKey)

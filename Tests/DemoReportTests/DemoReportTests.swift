@@ -1,3 +1,4 @@
+import BotCore
 import DemoReport
 import FakeX
 import Foundation
@@ -42,7 +43,7 @@ struct DemoReportTests {
         // The database claims more than happened; the report must not repeat it.
         let mentions = [
             HandledMention(
-                mentionPostID: Int64(mention.id)!, authorID: 1003, state: .replied, replyPostID: 902, sourcePostID: 55,
+                mentionPostID: PostID(mention.id), authorID: 1003, state: .replied, replyPostID: 902, sourcePostID: 55,
                 reason: "a past reply of the human to @taro", handledAt: Self.dayStart.addingTimeInterval(36_000)),
             HandledMention(
                 mentionPostID: 77, authorID: 1007, state: .skipped, replyPostID: nil, sourcePostID: nil,
@@ -50,7 +51,7 @@ struct DemoReportTests {
         ]
         let likes = [
             RecordedLike(
-                postID: Int64(liked.id)!, authorID: nil, logRatio: 2, reason: "log ratio 2.00 > 0.69 (ラーメン, 新宿)",
+                postID: PostID(liked.id), authorID: nil, logRatio: 2, reason: "log ratio 2.00 > 0.69 (ラーメン, 新宿)",
                 likedAt: Self.dayStart),
             RecordedLike(postID: 1, authorID: nil, logRatio: 3, reason: "log ratio 3.00 > 0.69 (猫)", likedAt: Self.dayStart),
         ]

@@ -1,5 +1,6 @@
 import ATProtoRepository
 import BlueskyAPI
+import BotCore
 import Crypto
 import Foundation
 import Testing
@@ -94,7 +95,7 @@ struct RepositoryFuzzTests {
             guard record.collection == PostRecord.type, index < 100 else { continue }
             do {
                 if let post = try BlueskyExport.archived(record, file: "repo.car", copyingLabels: record.rkey.utf8.count.isMultiple(of: 2)) {
-                    #expect(TID(record.rkey).flatMap { Int64(exactly: $0.value) } == post.postID)
+                    #expect(TID(record.rkey).flatMap { Int64(exactly: $0.value) }.map { PostID($0) } == post.postID)
                     #expect(!post.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
                     #expect((0...253_402_300_799).contains(post.createdAt.timeIntervalSince1970), "\(record.value)")
                 }

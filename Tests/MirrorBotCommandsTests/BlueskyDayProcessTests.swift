@@ -2,6 +2,7 @@ import BlueskyAPI
 import BlueskyNetwork
 import BotAssembly
 import BotClock
+import BotCore
 import FakeBluesky
 import FakeMastodon
 import Foundation
@@ -253,7 +254,7 @@ struct BlueskyDayProcessTests {
                 #expect(stored.count == 193)
                 #expect(stored.contains { $0.text == "読んだ \(long)" }, "the link written out whole")
                 #expect(!stored.contains { $0.text.contains("注意") || $0.text.contains("引用") || $0.text.contains("…") })
-                let friendID = try #require(Int64(BlueskyIDs.userID(of: Self.friend)))
+                let friendID = AccountID(Self.friend)
                 #expect(
                     stored.filter { $0.replyUserID == friendID }.count == 21 && stored.filter { $0.text.hasPrefix("@friend.test わかる") }.count == 21)
                 #expect(stored.filter { $0.replyUserID != nil }.count == 24)

@@ -1,6 +1,7 @@
 import BotAssembly
 import BotClock
 import BotConfiguration
+import BotCore
 import Classifier
 import FakeX
 import Foundation
@@ -251,7 +252,7 @@ struct ChaosDayProcessTests {
             // Likes: the network's likes and the log's, the same but for a like a SIGKILL cut between X's answer and the
             // log (at most one per SIGKILL; liking twice is impossible on X).
             let networkLikes = Set(await server.liked().filter { $0.userID == persona.bot.id }.map(\.postID))
-            let loggedLikes = Set(try await database.likes.likes().map { String($0.postID) })
+            let loggedLikes = Set(try await database.likes.likes().map(\.postID.text))
             #expect(!networkLikes.isEmpty)
             #expect(loggedLikes.isSubset(of: networkLikes), "logged but not liked: \(loggedLikes.subtracting(networkLikes))")
             #expect(networkLikes.subtracting(loggedLikes).count <= 2, "liked but not logged: \(networkLikes.subtracting(loggedLikes))")

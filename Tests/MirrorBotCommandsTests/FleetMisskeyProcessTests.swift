@@ -1,5 +1,6 @@
 import BotClock
 import BotConfiguration
+import BotCore
 import FakeMisskey
 import Foundation
 import MisskeyAPI
@@ -151,13 +152,13 @@ struct FleetMisskeyProcessTests {
                     let person = Set(Self.seed().notes.compactMap(\.text))
                     #expect(posts.allSatisfy { person.contains($0.text ?? "") }, "not the person's: \(posts.map(\.text))")
                     #expect(Set(posts.compactMap(\.text)).count == posts.count, "a text posted twice: \(posts.compactMap(\.text).sorted())")
-                    let numbers = posts.map { MisskeyIDs.number(ofNote: $0.id, createdAt: $0.createdAt) }
+                    let ids = posts.map { PostID($0.id) }
                     let recorded = Set(slots.compactMap(\.botPostID))
-                    let unrecorded = zip(posts, numbers).filter { $0.1.map { !recorded.contains($0) } ?? true }.map(\.0)
+                    let unrecorded = zip(posts, ids).filter { !recorded.contains($0.1) }.map(\.0)
                     let unrecordedText = unrecorded.map { "\($0.createdAt.formatted(.iso8601)) \($0.text ?? "")" }
                     #expect(
                         unrecorded.isEmpty, "notes no slot recorded (a slot sent twice, or by a process that had lost the bot): \(unrecordedText)")
-                    #expect(recorded.isSubset(of: Set(numbers.compactMap { $0 })), "slots recorded with notes the instance does not show")
+                    #expect(recorded.isSubset(of: Set(ids)), "slots recorded with notes the instance does not show")
                     let posted = slots.filter { $0.state == .posted }
                     #expect(posted.count == posts.count, "\(posts.count) notes for \(posted.count) slots posted")
                     #expect(posts.count >= 5, "\(posts.count) notes")

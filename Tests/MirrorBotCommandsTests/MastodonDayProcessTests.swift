@@ -1,5 +1,6 @@
 import BotAssembly
 import BotConfiguration
+import BotCore
 import Consent
 import FakeMastodon
 import Foundation
@@ -177,7 +178,7 @@ struct MastodonDayProcessTests {
                 let configuration = try Configuration(environment: environment)
                 try await BotParts(configuration: configuration, logger: TestServers.logger).withRunningAsIs { database in
                     let stored = try await database.archive(timeZone: configuration.behaviour.timeZone, rowLimit: 10_000).newest(limit: 100)
-                    let friendReplies = stored.filter { $0.replyUserID == Int64(Self.friendID) }
+                    let friendReplies = stored.filter { $0.replyUserID == AccountID(Self.friendID) }
                     #expect(friendReplies.count == exported.filter { $0.inReplyToID.flatMap { parents[$0]?.accountID } == Self.friendID }.count)
                     #expect(!friendReplies.isEmpty && friendReplies.allSatisfy { $0.text.hasPrefix("@friend わかる") })
                 }

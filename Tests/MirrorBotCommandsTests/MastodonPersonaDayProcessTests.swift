@@ -1,5 +1,6 @@
 import BotAssembly
 import BotConfiguration
+import BotCore
 import Classifier
 import FakeMastodon
 import FakeX
@@ -194,7 +195,7 @@ struct MastodonPersonaDayProcessTests {
             #expect(recorded.count >= postsBeforeKill - 1)
             // The slot in flight at the kill, sent again after the restart, carries the same Idempotency-Key: one status.
             #expect(posts.count <= slots.filter { $0.state != .planned }.count)
-            #expect(recorded.allSatisfy { slot in posts.contains { $0.id == String(slot.botPostID ?? -1) } })
+            #expect(recorded.allSatisfy { slot in posts.contains { $0.id == (slot.botPostID?.text ?? "") } })
             #expect(Set(posts.map(\.text)).count == posts.count)  // nothing posted twice
             let replies = posted.filter { $0.inReplyToTweetID != nil }
             #expect(Set(replies.compactMap(\.inReplyToTweetID)).count == replies.count)  // no mention answered twice

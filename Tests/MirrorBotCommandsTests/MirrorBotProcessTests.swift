@@ -1,4 +1,5 @@
 import BotConfiguration
+import BotCore
 import FakeX
 import Foundation
 import Logging
@@ -298,7 +299,7 @@ struct ScheduleAndClassifyProcessTests {
                 var tweets: [ArchivedPost] = []
                 for index in 0..<40 {
                     let seconds: Int = (index % 4) * 86_400 + (7 + index % 3) * 3_600 + index * 60
-                    tweets.append(ArchivedPost(postID: Int64(index + 1), text: "t\(index)", createdAt: base.addingTimeInterval(Double(seconds))))
+                    tweets.append(ArchivedPost(postID: PostID(index + 1), text: "t\(index)", createdAt: base.addingTimeInterval(Double(seconds))))
                 }
                 try await archive.insert(tweets)
             }

@@ -1,6 +1,7 @@
 import BotAssembly
 import BotClock
 import BotConfiguration
+import BotCore
 import FakeMisskey
 import Foundation
 import Logging
@@ -286,7 +287,7 @@ struct MisskeyDayProcessTests {
                 let configuration = try Configuration(environment: environment)
                 try await BotParts(configuration: configuration, logger: TestServers.logger).withRunningAsIs { database in
                     let stored = try await database.archive(timeZone: configuration.behaviour.timeZone, rowLimit: 10_000).newest(limit: 1_000)
-                    let friendNumber = MisskeyIDs.number(ofUser: Self.friend)
+                    let friendNumber = AccountID(Self.friend)
                     let toFriend = stored.filter { $0.replyUserID == friendNumber }
                     #expect(
                         !toFriend.isEmpty && toFriend.allSatisfy { $0.text.hasPrefix("@friend わかる") },

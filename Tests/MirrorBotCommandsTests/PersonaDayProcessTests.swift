@@ -202,14 +202,14 @@ struct PersonaDayProcessTests {
                     postedAt.timeIntervalSince(dueAt) <= grace,
                     "slot \(slot.minute) due before the plan was drawn at \(drawnAt), posted at \(postedAt)")
             }
-            let post = try #require(posts.first { $0.id == String(slot.botPostID ?? -1) })
+            let post = try #require(posts.first { $0.id == (slot.botPostID?.text ?? "") })
             let radius = try #require(slot.reason?.firstMatch(of: /within ±(\d+) min/).flatMap { Int($0.1) })
             // A copy's source is the slot's; a remix's are listed in its reason, the slot's among them.
-            var sources = [try #require(seedTweets[String(slot.sourcePostID ?? -1)])]
+            var sources = [try #require(seedTweets[(slot.sourcePostID?.text ?? "")])]
             if style == .remix {
                 let listed = try #require(slot.reason?.firstMatch(of: /^a remix of the human's posts ([0-9, ]+) \(/)?.1, "\(slot.reason ?? "")")
                 sources = try listed.split(separator: ", ").map { try #require(seedTweets[String($0)]) }
-                #expect(Set(sources.map(\.id)).count >= 2 && sources.map(\.id).contains(String(slot.sourcePostID ?? -1)))
+                #expect(Set(sources.map(\.id)).count >= 2 && sources.map(\.id).contains((slot.sourcePostID?.text ?? "")))
                 // Not one of the person's posts, and no run of morphemes shared with one source above REMIX_MAX_OVERLAP.
                 #expect(!humansTexts.contains(post.text), "\(post.text) is a copy")
                 let overlap = sources.map { remixer.overlap(of: post.text, with: [RemixSource(id: 0, text: $0.text)]) }.max() ?? 1
@@ -420,7 +420,7 @@ struct PersonaDayProcessTests {
                 posts.count >= recorded.count && posts.count <= recorded.count + interrupted.count,
                 "\(posts.count) posts for \(recorded.count) recorded and \(interrupted.count) interrupted slots")
             #expect(Set(recorded.compactMap(\.botPostID)).count == recorded.count)
-            #expect(recorded.allSatisfy { slot in posts.contains { $0.id == String(slot.botPostID ?? -1) } })
+            #expect(recorded.allSatisfy { slot in posts.contains { $0.id == (slot.botPostID?.text ?? "") } })
             #expect(Set(posts.map(\.text)).count == posts.count)  // nothing posted twice
             #expect(slots.filter { $0.minute < 22 * 60 - 30 }.allSatisfy { $0.state != .planned })
             let replies = await server.posted().filter { $0.inReplyToTweetID != nil }

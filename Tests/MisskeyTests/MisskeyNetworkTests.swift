@@ -18,9 +18,7 @@ struct MisskeyNetworkTests {
         let server = FakeMisskeyServer(seed: MisskeyFixture.seed, logger: MisskeyFixture.quietLogger)
         try await server.withRunning { url in
             let stores = InMemoryStoreSet()
-            let ids = MisskeyIDMap()
-            ids.attach(stores.networkIDs)
-            try await body(server, MisskeyMirrorNetwork(client: MisskeyFixture.client(url), ids: ids), stores)
+            try await body(server, MisskeyMirrorNetwork(client: MisskeyFixture.client(url)), stores)
         }
     }
 
@@ -36,17 +34,17 @@ struct MisskeyNetworkTests {
     func learnsOnlyCopyableNotes() async throws {
         try await Self.with { _, network, _ in
             let person = try await network.whoAmI(.human)
-            #expect(person.handle == "person" && person.id == String(MisskeyIDs.number(ofUser: MisskeyFixture.person)))
+            #expect(person.handle == "person" && person.id == MisskeyFixture.person)
             let posts = try await Self.all(network.posts(of: person.id, since: nil, maxPosts: 100, for: .learning))
             #expect(posts.map(\.text) == ["見て https://example.com/a", "$[x2 **大きな**] ニュース :igyo:", "おはよう", "@friend 寒いよね"])  // newest first
             let reply = try #require(posts.last)
-            #expect(reply.replyToUserID == String(MisskeyIDs.number(ofUser: MisskeyFixture.friend)))
-            #expect(reply.replyToPostID == MisskeyIDs.number(ofNote: MisskeyFixture.id(300), createdAt: nil).map(String.init))
-            // Numbers grow with time, as X's ids do; nothing is newer than the newest.
-            let numbers = posts.compactMap { Int64($0.id) }
-            #expect(numbers == numbers.sorted(by: >))
-            let newest = try #require(numbers.first)
-            #expect(try await Self.all(network.posts(of: person.id, since: String(newest), maxPosts: 100, for: .learning)).isEmpty)
+            #expect(reply.replyToUserID == MisskeyFixture.friend)
+            #expect(reply.replyToPostID == MisskeyFixture.id(300))
+            // The instance's ids, kept as written, sort by time (as `PostID` orders them); nothing is newer than the newest.
+            let ids = posts.map { PostID($0.id) }
+            #expect(ids == ids.sorted(by: >))
+            let newest = try #require(posts.first?.id)
+            #expect(try await Self.all(network.posts(of: person.id, since: newest, maxPosts: 100, for: .learning)).isEmpty)
         }
     }
 
@@ -62,7 +60,7 @@ struct MisskeyNetworkTests {
             let person = try await network.whoAmI(.human)
             let posts = try await Self.all(network.posts(of: person.id, since: nil, maxPosts: 1_000, for: .learning))
             #expect(posts.count == 254)
-            #expect(posts.compactMap { Int64($0.id) } == posts.compactMap { Int64($0.id) }.sorted(by: >))
+            #expect(posts.map { PostID($0.id) } == posts.map { PostID($0.id) }.sorted(by: >))
             // Since the 100th note: the 150 newer of the many and the person's four, in two reads (100 a page).
             let reads = await server.requestCounts()[GetUserNotes.name] ?? 0
             let since = try #require(posts.first { $0.text == "ノート 100" }?.id)
@@ -97,10 +95,8 @@ struct MisskeyNetworkTests {
             await #expect(throws: NetworkError.self) { try await network.post("こんばんは", warning: nil, slot: "slot 2025-11-24 961", for: .posts) }
             let readBack = try #require(try await network.ownRecentPost("こんばんは", inReplyTo: nil, sentSince: nil, for: .posts))
             #expect(await server.posted().count == 2)
-            // A new process: a new map on the same stores finds what the numbers stand for.
-            let ids = MisskeyIDMap()
-            ids.attach(stores.networkIDs)
-            let restarted = MisskeyMirrorNetwork(client: network.client, ids: ids)
+            // A new process asks about the same ids: nothing but the ids is needed.
+            let restarted = MisskeyMirrorNetwork(client: network.client)
             #expect(try await restarted.deletePost(id, for: .posts))
             #expect(try await restarted.postExists(readBack, as: .bot, for: .posts))
             #expect(try await restarted.deletePost(readBack, for: .posts))
@@ -148,7 +144,7 @@ struct MisskeyNetworkTests {
             ])
             await server.advanceClock(by: 120)
             let next = try await Self.all(
-                network.mentions(of: bot.id, since: mentions.compactMap { Int64($0.id) }.max().map(String.init), perPage: 50, for: .replies))
+                network.mentions(of: bot.id, since: mentions.map { PostID($0.id) }.max()?.text, perPage: 50, for: .replies))
             #expect(next.map(\.text) == ["@mirror まだ寒い"])
             #expect(next.first?.conversationID == botPost)
         }
@@ -172,7 +168,7 @@ struct MisskeyNetworkTests {
     }
 
     @Test(
-        "The status page's links: https://<host>/notes/<id> on the instance that gave the id, for the notes the bot numbered; none for a number it never gave"
+        "The status page's links: https://<host>/notes/<id> on the instance that gave the id; none for a number a previous release could not map back"
     )
     func postLinks() async throws {
         let module = MisskeyNetworkModule(
@@ -180,11 +176,9 @@ struct MisskeyNetworkTests {
                 human: MisskeyAccess(instance: URL(string: "https://misskey.io/")!, token: "p"),
                 bot: MisskeyAccess(instance: URL(string: "https://bots.example")!, token: "b")))
         let id = MisskeyFixture.id(10)
-        try await module.ids.keep(notes: [(id, MisskeyFixture.at(10))])
-        let number = try #require(MisskeyIDs.number(ofNote: id, createdAt: nil))
-        #expect(module.postLinks.botSide(String(number)) == "https://bots.example/notes/\(id)")
-        #expect(module.postLinks.personSide(String(number)) == "https://misskey.io/notes/\(id)")
-        #expect(module.postLinks.botSide("12345") == nil)
+        #expect(module.postLinks.botSide(id) == "https://bots.example/notes/\(id)")
+        #expect(module.postLinks.personSide(id) == "https://misskey.io/notes/\(id)")
+        #expect(module.postLinks.botSide("865000000000000000") == nil)
     }
 
     @Test("Under a lease that lapsed, a note and a deletion are not sent (unavailable, saying why) and nothing reaches the instance; reads go on")

@@ -1,3 +1,4 @@
+import BotCore
 import Consent
 import Foundation
 import Logging
@@ -54,7 +55,7 @@ struct PickerTests {
             try await archive.recordBotPost(sourcePostID: 1, botPostID: 900, postedAt: now.addingTimeInterval(-86_400))
             let picker = PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, logger: Self.logger)
             var generator = SplitMix64(seed: 5)
-            var picked = Set<Int64>()
+            var picked = Set<PostID>()
             for _ in 0..<30 { if let pick = try await picker.pick(at: now, using: &generator) { picked.insert(pick.post.postID) } }
             #expect(picked == [3])  // 1 was posted yesterday; 2 and 4 mention someone; an e-mail address is no mention
 
@@ -88,7 +89,7 @@ struct PickerTests {
         try await withTwins(backend) { archive, now in
             let picker = PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, logger: Self.logger)
             var generator = SplitMix64(seed: 11)
-            var picked = Set<Int64>()
+            var picked = Set<PostID>()
             // Post 1 is under way in another slot: neither it nor its twin 2 is picked.
             for _ in 0..<30 { if let pick = try await picker.pick(at: now, excluding: [1], using: &generator) { picked.insert(pick.post.postID) } }
             #expect(picked == [3])
@@ -106,7 +107,7 @@ struct PickerTests {
             try await archive.recordBotPost(sourcePostID: 1, botPostID: 900, postedAt: now.addingTimeInterval(-3_600))
             let picker = PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, logger: Self.logger)
             var generator = SplitMix64(seed: 9)
-            var picked = Set<Int64>()
+            var picked = Set<PostID>()
             for _ in 0..<30 { if let pick = try await picker.pick(at: now, using: &generator) { picked.insert(pick.post.postID) } }
             #expect(picked == [3])
             // Past the days, both may come again.
@@ -197,7 +198,7 @@ struct LinkPickingTests {
             let now = Self.day.addingTimeInterval(8 * 3_600)
             let logger = Logger(label: "links", factory: { _ in SwiftLogNoOpLogHandler() })
             var generator = SplitMix64(seed: 3)
-            var picked = Set<Int64>()
+            var picked = Set<PostID>()
             let picker = PostPicker(archive: archive, repostAfterDays: 30, allowsMentions: false, allowsLinks: false, logger: logger)
             for _ in 0..<30 { if let pick = try await picker.pick(at: now, using: &generator) { picked.insert(pick.post.postID) } }
             #expect(picked == [1])
@@ -206,7 +207,7 @@ struct LinkPickingTests {
             #expect(picked == [1, 2, 3])
 
             let replies = ReplyPicker(archive: archive, fallback: .none, allowsLinks: false)
-            var answers = Set<Int64>()
+            var answers = Set<PostID>()
             for _ in 0..<20 { if let pick = try await replies.pick(forAuthor: 300, using: &generator) { answers.insert(pick.source.postID) } }
             #expect(answers == [5])
             #expect(try await replies.pick(forAuthor: 400, using: &generator) == nil)
@@ -252,7 +253,7 @@ struct LinkPickingTests {
                 ArchivedPost(postID: 6, text: "@bob またね", replyUserID: 300, createdAt: at(9, 5)),
             ])
             let picker = ReplyPicker(archive: archive, fallback: .none, blockedWords: WordList(["badword"]))
-            var seen = Set<Int64>()
+            var seen = Set<PostID>()
             for seed in 0..<40 {
                 var generator = SplitMix64(seed: UInt64(seed))
                 if let pick = try await picker.pick(forAuthor: 300, handle: "bob", using: &generator) { seen.insert(pick.source.postID) }
@@ -275,7 +276,7 @@ struct LinkPickingTests {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in
             let archive = database.archive(timeZone: PickerTests.utc, rowLimit: 100)
             try await archive.insert(
-                (1...10).map { ArchivedPost(postID: Int64($0), text: "ＳＰＯＩＬＥＲ \($0)", createdAt: at(12, $0)) }
+                (1...10).map { ArchivedPost(postID: PostID($0), text: "ＳＰＯＩＬＥＲ \($0)", createdAt: at(12, $0)) }
                     + [ArchivedPost(postID: 11, text: "お昼ごはん", createdAt: at(12, 30))])
             let picker = PostPicker(
                 archive: archive, repostAfterDays: 30, allowsMentions: false, blockedWords: WordList(["spoiler"]), logger: PickerTests.logger)

@@ -1,3 +1,4 @@
+import BotCore
 import Consent
 import Foundation
 import Picking
@@ -20,7 +21,7 @@ struct RemixPickingTests {
             for (number, topic) in topics.enumerated() {
                 posts.append(
                     ArchivedPost(
-                        postID: Int64(index * 10 + number + 1), text: line.replacingOccurrences(of: "{t}", with: topic),
+                        postID: PostID(index * 10 + number + 1), text: line.replacingOccurrences(of: "{t}", with: topic),
                         createdAt: PickerTests().at(8, index * 5 - 10 + number)))
             }
         }
@@ -32,7 +33,7 @@ struct RemixPickingTests {
         ]
             + topics.enumerated().map { number, topic in
                 // What a remix of the morning's posts would often say, said in the evening: a remix is never one of them.
-                ArchivedPost(postID: Int64(200 + number), text: "今日は\(topic)が好き", createdAt: PickerTests().at(20, 10 + number))
+                ArchivedPost(postID: PostID(200 + number), text: "今日は\(topic)が好き", createdAt: PickerTests().at(20, 10 + number))
             }
     }
 
@@ -96,7 +97,7 @@ struct RemixPickingTests {
             try await archive.prepare()
             // Around 08:00, 25 posts that all say one thing (any remix of them is that thing: a copy); the morning's
             // varied posts an hour and a half later.
-            let same = (0..<25).map { ArchivedPost(postID: Int64(500 + $0), text: "いつもの朝の挨拶です", createdAt: PickerTests().at(8, $0 - 12)) }
+            let same = (0..<25).map { ArchivedPost(postID: PostID(500 + $0), text: "いつもの朝の挨拶です", createdAt: PickerTests().at(8, $0 - 12)) }
             let varied = Self.posts().filter { $0.postID < 100 }.map {
                 ArchivedPost(postID: $0.postID, text: $0.text, createdAt: $0.createdAt.addingTimeInterval(90 * 60))
             }

@@ -1,3 +1,4 @@
+import BotCore
 import PostText
 import SeededRandom
 import Testing
@@ -17,7 +18,7 @@ struct RemixerTests {
         "雨の日は家でコーヒーを飲むのが好き", "仕事が終わったらラーメンを食べに行こう", "本を読んでいると時間を忘れる",
         "週末は友達と映画を見に行こう #映画", "映画を見たあとはラーメンを食べたくなる", "今日は仕事が早く終わった",
         "コーヒーを飲みながら本を読むのが好き", "朝から雨で電車が遅れた", "電車で本を読んでいたら寝てしまった",
-    ].enumerated().map { RemixSource(id: Int64($0.offset + 1), text: $0.element) }
+    ].enumerated().map { RemixSource(id: PostID($0.offset + 1), text: $0.element) }
 
     @Test("A text cut into pieces gives itself back; a link, a mention and a hashtag are one piece each")
     func piecesGiveTheTextBack() throws {

@@ -1,3 +1,4 @@
+import BotCore
 import Foundation
 import Schedule
 import Stores
@@ -15,9 +16,9 @@ struct BackendAgreementTests {
         let start = Date(timeIntervalSince1970: 1_704_067_200)  // 2024-01-01 UTC
         return (0..<3_000).map { index in
             let date = start.addingTimeInterval(Double.random(in: 0..<366 * 86_400, using: &generator).rounded())
-            let reply: Int64? = index % 5 == 0 ? Int64(300 + index % 4) : nil
+            let reply: AccountID? = index % 5 == 0 ? AccountID(300 + index % 4) : nil
             let text = index % 7 == 0 ? "@friend\(index % 3) post \(index)" : "tweet \(index)"
-            return ArchivedPost(postID: Int64(10_000 + index), text: text, replyUserID: reply, createdAt: date)
+            return ArchivedPost(postID: PostID(10_000 + index), text: text, replyUserID: reply, createdAt: date)
         }
     }
 
@@ -26,8 +27,8 @@ struct BackendAgreementTests {
         var withoutReplies: [Int]
         var days: [DayCount]
         var plans: [DayPlan]
-        var samples: [Int64?]
-        var replies: [Int64?]
+        var samples: [PostID?]
+        var replies: [PostID?]
     }
 
     static func answers(from database: any StoreSet) async throws -> Answers {
@@ -41,15 +42,17 @@ struct BackendAgreementTests {
             plans.append(try await planner.plan(for: day, using: &generator))
         }
         var generator = SplitMix64(seed: 9)
-        var samples: [Int64?] = []
+        var samples: [PostID?] = []
         for minute in stride(from: 0, to: 1_440, by: 45) {
             samples.append(
                 try await archive.randomPost(
                     nearMinute: minute, radius: 20, excluding: [10_005, 10_010],
                     allowingMentions: minute % 2 == 0, using: &generator)?.postID)
         }
-        var replies: [Int64?] = []
-        for user in [300, 301, 302, 303, 999] as [Int64] { replies.append(try await archive.randomReply(toUser: user, using: &generator)?.postID) }
+        var replies: [PostID?] = []
+        for user in [300, 301, 302, 303, 999] as [AccountID] {
+            replies.append(try await archive.randomReply(toUser: user, using: &generator)?.postID)
+        }
         return Answers(
             histogram: try await archive.minuteHistogram(), withoutReplies: try await archive.minuteHistogram(includingReplies: false),
             days: try await archive.postsPerDay(), plans: plans, samples: samples, replies: replies)

@@ -1,4 +1,5 @@
 import BotClock
+import BotCore
 import Foundation
 import Schedule
 import Stores
@@ -21,7 +22,7 @@ struct LikePlannerTests {
             try await archive.prepare()
             try await archive.insert([ArchivedPost(postID: 1, text: "a post at 03:00", createdAt: Self.at(0, 3, 0))])
             // Day 0: 24 likes at 21:00-21:23; day 1: none; day 2: one at 08:00. All with their own time.
-            var likes = (0..<24).map { PersonLike(postID: Int64(100 + $0), likedAt: Self.at(0, 21, $0), isExact: true) }
+            var likes = (0..<24).map { PersonLike(postID: PostID(100 + $0), likedAt: Self.at(0, 21, $0), isExact: true) }
             likes.append(PersonLike(postID: 200, likedAt: Self.at(2, 8, 0), isExact: true))
             try await database.likes.recordPersonLikes(likes)
             let planner = LikePlanner(likes: database.likes, archive: archive)

@@ -79,12 +79,13 @@ struct StatusWorld {
             let mentions = database.mentions
             for (id, hour, replied) in [(7001, 9.0, true), (7002, 10.0, false), (7003, 11.0, true), (7004, 11.5, false)] {
                 #expect(
-                    try await mentions.begin(mentionID: Int64(id), authorID: 300, conversationID: nil, at: dayStart.addingTimeInterval(hour * 3_600)))
+                    try await mentions.begin(mentionID: PostID(id), authorID: 300, conversationID: nil, at: dayStart.addingTimeInterval(hour * 3_600))
+                )
                 if id == 7004 {
-                    try await mentions.finish(mentionID: Int64(id), state: .pending, reason: "the bot stopped during its pause")
+                    try await mentions.finish(mentionID: PostID(id), state: .pending, reason: "the bot stopped during its pause")
                 } else {
                     try await mentions.finish(
-                        mentionID: Int64(id), state: replied ? .replied : .skipped, replyPostID: replied ? Int64(id + 100) : nil,
+                        mentionID: PostID(id), state: replied ? .replied : .skipped, replyPostID: replied ? PostID(id + 100) : nil,
                         reason: replied ? "a past reply of the human to @friend" : "no past reply of the human to <i>this</i> user")
                 }
             }
@@ -92,12 +93,12 @@ struct StatusWorld {
             let likes = database.likes
             for (id, hour) in [(8001, 7.0), (8002, 10.0), (8003, 10.0), (8004, 11.75)] {
                 _ = try await likes.recordLike(
-                    postID: Int64(id), authorID: 400, logRatio: 2.5, reason: "log ratio 2.50 > 1.10 (猫)",
+                    postID: PostID(id), authorID: 400, logRatio: 2.5, reason: "log ratio 2.50 > 1.10 (猫)",
                     at: dayStart.addingTimeInterval(hour * 3_600))
             }
             // The person's archive: posts at 08:10 and 21:30 the day before, 08:05 two days before.
             let archive = database.archive(timeZone: TimeZone(identifier: "Asia/Tokyo")!, rowLimit: 1_000)
-            let history: [(id: Int64, daysAgo: Double, minute: Double)] = [(1, 1, 490), (2, 1, 1_290), (3, 2, 485)]
+            let history: [(id: PostID, daysAgo: Double, minute: Double)] = [(1, 1, 490), (2, 1, 1_290), (3, 2, 485)]
             _ = try await archive.insert(
                 history.map { tweet in
                     ArchivedPost(

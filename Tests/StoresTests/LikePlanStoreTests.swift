@@ -1,3 +1,4 @@
+import BotCore
 import Foundation
 import Stores
 import TestSupport
@@ -65,7 +66,7 @@ struct LikePlanStoreTests {
             let likes = database.likes
             func candidate(_ id: Int64, _ score: Double, ago: TimeInterval) -> LikeCandidate {
                 LikeCandidate(
-                    postID: id, authorID: id == 4 ? nil : 9, authorHandle: id == 4 ? nil : "bob", logRatio: score, reason: "r\(id)",
+                    postID: PostID(id), authorID: id == 4 ? nil : 9, authorHandle: id == 4 ? nil : "bob", logRatio: score, reason: "r\(id)",
                     postedAt: Self.now.addingTimeInterval(-ago))
             }
             _ = try await likes.recordLike(postID: 5, authorID: nil, logRatio: 9, reason: "liked before", at: Self.now)

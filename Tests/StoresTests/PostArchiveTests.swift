@@ -1,4 +1,5 @@
 import BotConfiguration
+import BotCore
 import Foundation
 import PostgresStores
 import Stores
@@ -14,7 +15,7 @@ func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int, _ se
 
 /// A post with a given id and time.
 func post(_ id: Int64, at date: Date, replyTo user: Int64? = nil, _ text: String? = nil) -> ArchivedPost {
-    ArchivedPost(postID: id, text: text ?? "tweet \(id)", replyUserID: user, createdAt: date)
+    ArchivedPost(postID: PostID(id), text: text ?? "tweet \(id)", replyUserID: user.map { AccountID($0) }, createdAt: date)
 }
 
 @Suite("The post archive")
@@ -175,7 +176,7 @@ struct PostArchiveTests {
                 post(5, at: utc(2024, 1, 2, 23, 29)),  // 31 minutes before midnight
             ])
             var generator = SeededGenerator(seed: 1)
-            var found = Set<Int64>()
+            var found = Set<PostID>()
             for _ in 0..<40 {
                 if let picked = try await archive.randomPost(nearMinute: 0, radius: 30, using: &generator) { found.insert(picked.postID) }
             }
@@ -199,9 +200,9 @@ struct PostArchiveTests {
             let archive = database.archive(timeZone: utcZone, rowLimit: 1000)
             try await archive.prepare()
             try await archive.insert((0..<200).map { post(Int64($0), at: utc(2024, 1, 1 + $0 / 60, 9, $0 % 60)) })
-            func picks(seed: UInt64) async throws -> [Int64] {
+            func picks(seed: UInt64) async throws -> [PostID] {
                 var generator = SeededGenerator(seed: seed)
-                var result: [Int64] = []
+                var result: [PostID] = []
                 for _ in 0..<10 { result.append(try await archive.randomPost(nearMinute: 9 * 60 + 30, radius: 30, using: &generator)!.postID) }
                 return result
             }
@@ -222,7 +223,7 @@ struct PostArchiveTests {
                 post(4, at: utc(2024, 1, 1, 4, 0)),
             ])
             var generator = SeededGenerator(seed: 3)
-            var found = Set<Int64>()
+            var found = Set<PostID>()
             for _ in 0..<30 { found.insert(try await archive.randomReply(toUser: 77, using: &generator)!.postID) }
             #expect(found == [1, 2])
             #expect(try await archive.randomReply(toUser: 77, excluding: [1, 2], using: &generator) == nil)

@@ -1,4 +1,5 @@
 import BotClock
+import BotCore
 import Foundation
 import GRDB
 import SQLiteStores
@@ -26,7 +27,7 @@ struct SQLiteUnreadableRowTests {
             _ = try await plans.storePlan(day: "2026-11-22", timeZone: "UTC", minutes: [480, 600, 720], drawnAt: Self.postedAt)
             for (minute, source) in [(480, Int64(101)), (600, 102)] {
                 try await plans.markPosted(
-                    day: "2026-11-22", minute: minute, sourcePostID: source, botPostID: source + 9_000,
+                    day: "2026-11-22", minute: minute, sourcePostID: PostID(source), botPostID: PostID(source + 9_000),
                     postedAt: Self.postedAt.addingTimeInterval(Double(minute) * 60), reason: "copied", unchecked: true)
             }
             // As `start --start-time 99999-01-01T00:00:00Z` left it: written around the store, by SQL.
@@ -55,7 +56,7 @@ struct SQLiteUnreadableRowTests {
             try await database.migrations.migrate()
             try await database.likes.keepCandidates(
                 [1, 2].map {
-                    LikeCandidate(postID: $0, authorID: nil, authorHandle: nil, logRatio: Double($0), reason: "kept", postedAt: Self.postedAt)
+                    LikeCandidate(postID: PostID($0), authorID: nil, authorHandle: nil, logRatio: Double($0), reason: "kept", postedAt: Self.postedAt)
                 })
             let writer = try DatabaseQueue(path: path)
             try await writer.write { db in
@@ -121,8 +122,9 @@ struct SQLiteUnreadableRowTests {
             let database = try SQLiteStoreSet(path: path, logger: log.logger())
             try await database.migrations.migrate()
             for mention in [Int64(11), 12] {
-                #expect(try await database.mentions.begin(mentionID: mention, authorID: 7, conversationID: nil, at: Self.postedAt))
-                try await database.mentions.finish(mentionID: mention, state: .replied, replyPostID: mention + 100, reason: "answered")
+                #expect(try await database.mentions.begin(mentionID: PostID(mention), authorID: 7, conversationID: nil, at: Self.postedAt))
+                try await database.mentions.finish(
+                    mentionID: PostID(mention), state: .replied, replyPostID: PostID(mention + 100), reason: "answered")
             }
             let writer = try DatabaseQueue(path: path)
             try await writer.write { db in

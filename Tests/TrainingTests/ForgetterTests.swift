@@ -30,6 +30,10 @@ struct ForgetterTests {
         #expect(Forgetter.postID(in: "https://example.com/page/12") == nil)
         #expect(Forgetter.postID(in: "hanako") == nil)
         #expect(Forgetter.postID(in: "-5") == nil)
+        // Ids as other networks write them: a Misskey note's, on its page or alone.
+        #expect(Forgetter.postID(in: "https://misskey.example/notes/alrb9x1a2b3c4d5e") == "alrb9x1a2b3c4d5e")
+        #expect(Forgetter.postID(in: "alrb9x1a2b3c4d5e") == "alrb9x1a2b3c4d5e")
+        #expect(Forgetter.postID(in: "two words") == nil)
     }
 
     @Test(

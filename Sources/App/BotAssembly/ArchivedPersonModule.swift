@@ -24,12 +24,9 @@ public struct ArchivedPersonModule: NetworkModule {
 
     /// Only the bot's settings: the person needs none.
     public func missingSettings(for accounts: [Account]) -> [MissingSetting] { module.missingSettings(for: accounts.filter { $0 != .human }) }
-    public func forCommand(accounts: [Account], logger: Logger) -> CommandNetwork { forCommand(accounts: accounts, networkIDs: nil, logger: logger) }
-    public func forCommand(accounts: [Account], networkIDs: (any NetworkIDStore)?, logger: Logger) -> CommandNetwork {
-        forCommand(accounts: accounts, networkIDs: networkIDs, kept: nil, logger: logger)
-    }
-    public func forCommand(accounts: [Account], networkIDs: (any NetworkIDStore)?, kept: KeptTokens?, logger: Logger) -> CommandNetwork {
-        let opened = module.forCommand(accounts: accounts.filter { $0 != .human }, networkIDs: networkIDs, kept: kept, logger: logger)
+    public func forCommand(accounts: [Account], logger: Logger) -> CommandNetwork { forCommand(accounts: accounts, kept: nil, logger: logger) }
+    public func forCommand(accounts: [Account], kept: KeptTokens?, logger: Logger) -> CommandNetwork {
+        let opened = module.forCommand(accounts: accounts.filter { $0 != .human }, kept: kept, logger: logger)
         return CommandNetwork(network: ArchivedPersonNetwork(opened.network), billing: opened.billing)
     }
     /// Says once where the person comes from.
@@ -51,7 +48,7 @@ public struct ArchivedPersonModule: NetworkModule {
             findings: findings, network: CommandNetwork(network: ArchivedPersonNetwork(report.network.network), billing: report.network.billing))
     }
     /// No look-up: the person's accounts are not on this network.
-    public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> Int64?)? { nil }
+    public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> AccountID?)? { nil }
     public func setUpBotAccount(logger: Logger) async throws -> String? { try await module.setUpBotAccount(logger: logger) }
     /// The person signs in as themselves on the bot's network: their archive is imported only for them.
     public var personCredentials: [(name: String, value: String)] { module.personCredentials }

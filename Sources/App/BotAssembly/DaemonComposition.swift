@@ -193,7 +193,8 @@ public enum DaemonComposition {
             Replier(
                 clock: clock, mentions: database.mentions, state: database.state,
                 picker: ReplyPicker(
-                    archive: archive, fallback: settings.replyFallback, allowsLinks: settings.postLinks, blockedWords: settings.blockedWords),
+                    archive: archive, fallback: settings.replyFallback, allowsLinks: settings.postLinks, blockedWords: settings.blockedWords,
+                    formerIDs: { [network] id in network.formerAccountIDs(of: id.text).map { AccountID($0) } }),
                 network: network, botUserID: bot.id,
                 settings: .init(
                     pollInterval: settings.mentionsPoll, limitPerUserPerHour: settings.replyLimitPerUser,

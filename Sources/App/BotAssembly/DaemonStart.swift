@@ -62,7 +62,7 @@ public enum DaemonStart {
                         DaemonNetworkContext(
                             clock: clock, state: parts.state, usageDays: parts.usageDays,
                             runID: UUID().uuidString, postLinks: configuration.postLinks,
-                            networkIDs: parts.database.networkIDs, sealer: sealer), logger: logger)
+                            sealer: sealer), logger: logger)
                     let classifier = try parts.classifier(on: store)
                     opened.set(
                         .init(

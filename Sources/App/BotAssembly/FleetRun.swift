@@ -193,7 +193,7 @@ public struct FleetRun: Sendable {
         let network = await module.forDaemon(
             DaemonNetworkContext(
                 clock: clock, state: database.state, usageDays: database.usageDays, runID: UUID().uuidString,
-                postLinks: configuration.postLinks, networkIDs: database.networkIDs, sealer: KeySealer(key: key)), logger: logger)
+                postLinks: configuration.postLinks, sealer: KeySealer(key: key)), logger: logger)
         let parts = DaemonComposition.Parts(
             settings: configuration.daemonSettings, database: database, classifier: classifier, network: network.network,
             clock: clock, accountingServices: network.services, lease: lease, consentCheck: gate.check(through: network.personCheck),

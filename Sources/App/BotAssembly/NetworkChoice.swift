@@ -59,6 +59,6 @@ extension BotParts {
     /// stores.
     public func network(as accounts: [Account]) -> CommandNetwork {
         let kept = ((try? configuration.tokenSealer()) ?? nil).map { KeptTokens(state: database.state, sealer: $0) }
-        return configuration.networkModule.forCommand(accounts: accounts, networkIDs: database.networkIDs, kept: kept, logger: logger)
+        return configuration.networkModule.forCommand(accounts: accounts, kept: kept, logger: logger)
     }
 }

@@ -34,13 +34,10 @@ public struct PersonElsewhereModule: NetworkModule {
     public func missingSettings(for accounts: [Account]) -> [MissingSetting] {
         person.missingSettings(for: accounts.filter { $0 == .human }) + bot.missingSettings(for: accounts.filter { $0 != .human })
     }
-    public func forCommand(accounts: [Account], logger: Logger) -> CommandNetwork { forCommand(accounts: accounts, networkIDs: nil, logger: logger) }
-    public func forCommand(accounts: [Account], networkIDs: (any NetworkIDStore)?, logger: Logger) -> CommandNetwork {
-        forCommand(accounts: accounts, networkIDs: networkIDs, kept: nil, logger: logger)
-    }
-    public func forCommand(accounts: [Account], networkIDs: (any NetworkIDStore)?, kept: KeptTokens?, logger: Logger) -> CommandNetwork {
-        let personSide = person.forCommand(accounts: accounts.filter { $0 == .human }, networkIDs: networkIDs, kept: kept, logger: logger)
-        let botSide = bot.forCommand(accounts: accounts.filter { $0 != .human }, networkIDs: networkIDs, kept: kept, logger: logger)
+    public func forCommand(accounts: [Account], logger: Logger) -> CommandNetwork { forCommand(accounts: accounts, kept: nil, logger: logger) }
+    public func forCommand(accounts: [Account], kept: KeptTokens?, logger: Logger) -> CommandNetwork {
+        let personSide = person.forCommand(accounts: accounts.filter { $0 == .human }, kept: kept, logger: logger)
+        let botSide = bot.forCommand(accounts: accounts.filter { $0 != .human }, kept: kept, logger: logger)
         return CommandNetwork(
             network: PersonElsewhereNetwork(person: personSide.network, bot: botSide.network), billing: botSide.billing ?? personSide.billing)
     }
@@ -70,7 +67,7 @@ public struct PersonElsewhereModule: NetworkModule {
                 billing: botReport.network.billing ?? personReport.network.billing))
     }
     /// Whom the person's archived replies answered is looked up on their network.
-    public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> Int64?)? {
+    public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> AccountID?)? {
         person.archiveAccountResolver(logger: logger)
     }
     public func setUpBotAccount(logger: Logger) async throws -> String? { try await bot.setUpBotAccount(logger: logger) }

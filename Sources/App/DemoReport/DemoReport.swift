@@ -1,4 +1,3 @@
-import BlueskyAPI
 import BotClock
 public import FakeX
 public import Foundation
@@ -41,7 +40,7 @@ public struct DemoReport: Sendable {
         /// The fake's network: `x`, `mastodon`, `bluesky` or `misskey`.
         public var network: String = "x"
         /// Ids the bot knows things by on the network → their ids in the seed (Bluesky's: a post's TID number, an
-        /// account's id made from its DID); empty where the network uses the seed's ids.
+        /// account's DID); empty where the network uses the seed's ids.
         public var aliases: [String: String] = [:]
 
         /// The network's name for the report's lines.
@@ -101,10 +100,8 @@ public struct DemoReport: Sendable {
             served = try container.decode([String: Int].self, forKey: .served)
             billing = try container.decodeIfPresent([BillingEntry].self, forKey: .billing) ?? []
             network = try container.decodeIfPresent(String.self, forKey: .network) ?? "x"
-            // The fake names accounts by DID; the bot stores the id it makes from one.
-            let named = try container.decodeIfPresent([String: String].self, forKey: .aliases) ?? [:]
-            aliases = Dictionary(
-                named.map { ($0.key.hasPrefix("did:") ? BlueskyIDs.userID(of: $0.key) : $0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+            // Each id the network gave a seeded post or account (which the bot keeps) → the persona's id for it.
+            aliases = try container.decodeIfPresent([String: String].self, forKey: .aliases) ?? [:]
         }
 
         /// Decodes `/admin/state`.
@@ -300,7 +297,7 @@ public struct DemoReport: Sendable {
 
         let tweets = postsByID
         let bySource = Dictionary(
-            mentions.compactMap { mention in mention.replyPostID.map { (String($0), mention) } },
+            mentions.compactMap { mention in mention.replyPostID.map { ($0.text, mention) } },
             uniquingKeysWith: { first, _ in first })
         lines.append("")
         lines.append("Replies (\(replies.count)):")
@@ -313,13 +310,13 @@ public struct DemoReport: Sendable {
         let refused = mentions.filter { $0.state == .skipped }
         lines.append("Refused (\(refused.count)):")
         for mention in refused {
-            let text = tweets[String(mention.mentionPostID)]?.text.prefix(40).description ?? "(its reply to the bot)"
-            lines.append("  \(clockTime(mention.handledAt)) \(username(String(mention.authorID))) \"\(text)\": \(mention.reason ?? "?")")
+            let text = tweets[mention.mentionPostID.text]?.text.prefix(40).description ?? "(its reply to the bot)"
+            lines.append("  \(clockTime(mention.handledAt)) \(username(mention.authorID.text)) \"\(text)\": \(mention.reason ?? "?")")
         }
 
         // The bot keeps a like by its own id of the post; the fake names it by the seed's, where the network's ids differ.
         let reasons = Dictionary(
-            likes.map { (record.aliases[String($0.postID)] ?? String($0.postID), $0) }, uniquingKeysWith: { first, _ in first })
+            likes.map { (record.aliases[$0.postID.text] ?? $0.postID.text, $0) }, uniquingKeysWith: { first, _ in first })
         lines.append("")
         lines.append("Likes (\(botLikes.count)):")
         for like in botLikes.prefix(12) {

@@ -54,7 +54,7 @@ struct ImportCommand: AsyncParsableCommand {
             // Where the archive names its account, it must be the person's (checked before anything is stored).
             let importer = ArchiveImporter(
                 formats: formats, archive: archive, classifier: classifier, copyingWarnings: network.copiesContentWarnings,
-                resolveAccount: resolver, networkIDs: parts.database.networkIDs, personLikes: parts.database.likes,
+                resolveAccount: resolver, personLikes: parts.database.likes,
                 checkOwner: { owner in
                     if case .someoneElse(let why) = Self.ownership(of: owner, for: consent) { throw ImportError(file: path, reason: why) }
                 })

@@ -28,7 +28,7 @@ struct StatusPageData: Sendable {
     var dailyBudget: Double?
     /// Learning: posts archived, the newest one's id, training examples.
     var archiveSize: Int
-    var newestPostID: Int64?
+    var newestPostID: PostID?
     var trainingExamples: Int
     /// How likes are decided (model, threshold, cross-validated precision and recall), when known.
     var likeModel: String?
@@ -121,7 +121,7 @@ enum StatusPageView {
         html += """
             <h2>Learning</h2>
             <table><tr><td>Posts of the person archived</td><td>\(data.archiveSize)</td></tr>
-            <tr><td>Newest post learned</td><td>\(data.newestPostID.map { link(String($0), data.postLinks.personSide, text: String($0)) } ?? "none")</td></tr>
+            <tr><td>Newest post learned</td><td>\(data.newestPostID.map { link($0.text, data.postLinks.personSide, text: $0.text) } ?? "none")</td></tr>
             <tr><td>Training examples (likes and not)</td><td>\(data.trainingExamples)</td></tr>
             <tr><td>Likes decided by</td><td id="like-model">\(escape(data.likeModel ?? "no calibration stored yet (made at the first start that likes)"))</td></tr></table>
             <h2>Health</h2>
@@ -177,7 +177,7 @@ enum StatusPageView {
             let state = isWaiting(slot) ? "waiting for a post to like" : slot.state.rawValue
             var line = "<li><span class=\"kind\">\(clockTime(slot.minute))</span> \(escape(state))"
             if let score = slot.logRatio { line += String(format: " <span class=\"muted\">score %.2f</span>", score) }
-            if let post = slot.postID { line += " " + link(String(post), data.postLinks.botSide, text: "the post") }
+            if let post = slot.postID { line += " " + link(post.text, data.postLinks.botSide, text: "the post") }
             if let reason = slot.reason { line += "<br><span class=\"reason\">\(escape(reason))</span>" }
             html += line + "</li>\n"
         }

@@ -23,12 +23,11 @@ public struct ArchiveImporter: Sendable {
     public let classifier: FavoriteClassifier
 
     /// An importer of `formats` into `archive` and `classifier`'s counts. `copyingWarnings` keeps posts with a warning
-    /// (`POST_CW`); `resolveAccount` names whom replies answered on the person's instance; `networkIDs` keeps what the
-    /// archive's numbers stand for where a network's ids are not numbers; `personLikes` keeps the person's likes dated;
-    /// `checkOwner` is asked, before anything is stored, whether the account the archive names may be imported.
+    /// (`POST_CW`); `resolveAccount` names whom replies answered on the person's instance; `personLikes` keeps the
+    /// person's likes dated; `checkOwner` is asked, before anything is stored, whether the account the archive names may be imported.
     public init(
         formats: [any ExportFormat], archive: any PostArchive, classifier: FavoriteClassifier, copyingWarnings: Bool = false,
-        resolveAccount: ImportDestination.AccountResolver? = nil, networkIDs: (any NetworkIDStore)? = nil, personLikes: (any LikeLog)? = nil,
+        resolveAccount: ImportDestination.AccountResolver? = nil, personLikes: (any LikeLog)? = nil,
         checkOwner: (@Sendable (ArchiveOwner) async throws -> Void)? = nil
     ) {
         self.formats = formats
@@ -38,7 +37,7 @@ public struct ArchiveImporter: Sendable {
             learnLikes: { likes in
                 try await classifier.learnOnce(likes.map { ($0.id, FavoriteClassifier.Post(text: $0.text)) }, as: .favorite, source: .import)
             },
-            copyingWarnings: copyingWarnings, resolveAccount: resolveAccount, networkIDs: networkIDs, personLikes: personLikes,
+            copyingWarnings: copyingWarnings, resolveAccount: resolveAccount, personLikes: personLikes,
             checkOwner: checkOwner)
     }
 

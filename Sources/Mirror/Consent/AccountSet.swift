@@ -1,7 +1,8 @@
 import Foundation
 
-/// Accounts named by id (digits: an X user id, a Mastodon account id) or by handle (`bob`, `bob@example.social`,
-/// with or without the leading `@`; compared case-insensitively): `BLOCKED_ACCOUNTS`, the opt-out list.
+/// Accounts named by id (as the network writes it; in a list typed by hand, digits: an X user id, a Mastodon account
+/// id) or by handle (`bob`, `bob@example.social`, with or without the leading `@`; compared case-insensitively):
+/// `BLOCKED_ACCOUNTS`, the opt-out list.
 public struct AccountSet: Sendable, Equatable {
     /// The ids.
     public private(set) var ids: Set<String>
@@ -18,7 +19,13 @@ public struct AccountSet: Sendable, Equatable {
     /// Whether the set names no account.
     public var isEmpty: Bool { ids.isEmpty && handles.isEmpty }
 
-    /// Adds an account named by id or handle.
+    /// Adds the account with the id `id`, whatever it looks like (a Misskey id, a DID).
+    public mutating func insert(id: String) {
+        let trimmed = id.trimmingCharacters(in: .whitespacesAndNewlines)
+        if !trimmed.isEmpty { ids.insert(trimmed) }
+    }
+
+    /// Adds an account named by id (digits) or handle, as a person types it.
     public mutating func insert(_ entry: String) {
         let trimmed = entry.trimmingCharacters(in: .whitespacesAndNewlines)
         if Self.isID(trimmed) { ids.insert(trimmed) } else if let handle = Self.handle(trimmed) { handles.insert(handle) }

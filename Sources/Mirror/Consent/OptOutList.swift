@@ -57,7 +57,7 @@ public struct OptOutList: Sendable {
     public func accounts() async throws -> AccountSet {
         var set = AccountSet()
         for optOut in try await all() {
-            if let id = optOut.accountID { set.insert(id) }
+            if let id = optOut.accountID { set.insert(id: id) }
             if let handle = optOut.handle { set.insert(handle) }
         }
         return set
@@ -65,7 +65,11 @@ public struct OptOutList: Sendable {
 
     /// The opt-out of the account with `id` or `handle`, nil when it did not opt out.
     public func optOut(id: String?, handle: String?) async throws -> OptOut? {
-        try await all().first { AccountSet([$0.accountID, $0.handle].compactMap { $0 }).contains(id: id, handle: handle) }
+        try await all().first { optOut in
+            var accounts = AccountSet([optOut.handle].compactMap { $0 })
+            if let accountID = optOut.accountID { accounts.insert(id: accountID) }
+            return accounts.contains(id: id, handle: handle)
+        }
     }
 
     /// Whether the account with `id` or `handle` opted out.
@@ -91,7 +95,7 @@ public struct OptOutList: Sendable {
     public func remove(_ entry: String) async throws -> [OptOut] {
         let target = AccountSet([entry])
         var removed: [OptOut] = []
-        for optOut in try await all() where target.contains(id: optOut.accountID, handle: optOut.handle) {
+        for optOut in try await all() where target.contains(id: optOut.accountID, handle: optOut.handle) || optOut.accountID == entry {
             if let name = Self.name(id: optOut.accountID, handle: optOut.handle) {
                 try await state.removeValue(of: name)
                 removed.append(optOut)
@@ -100,9 +104,9 @@ public struct OptOutList: Sendable {
         return removed
     }
 
-    /// The state's name of an opt-out: by id when known, else by handle.
+    /// The state's name of an opt-out: by id when known (as the network writes it), else by handle.
     static func name(id: String?, handle: String?) -> String? {
-        if let id, AccountSet.isID(id) { return prefix + "id:" + id }
+        if let id = id?.trimmingCharacters(in: .whitespacesAndNewlines), !id.isEmpty { return prefix + "id:" + id }
         return AccountSet.handle(handle ?? "").map { prefix + "handle:" + $0 }
     }
 }

@@ -1,4 +1,5 @@
 import BotClock
+public import BotCore
 public import Consent
 public import Foundation
 public import Logging
@@ -106,7 +107,7 @@ public struct PostPicker: Sendable {
     /// A post to post at `now`, not one in `excluded` (for example one X just refused as a duplicate); nil, with
     /// a log line saying why, when the archive has nothing postable.
     public func pick(
-        at now: Date, excluding excluded: Set<Int64> = [],
+        at now: Date, excluding excluded: Set<PostID> = [],
         using generator: inout some RandomNumberGenerator
     ) async throws -> Pick? {
         guard case .success(let pick) = try await choose(at: now, excluding: excluded, using: &generator) else { return nil }
@@ -116,7 +117,7 @@ public struct PostPicker: Sendable {
     /// A post (or, with a remixer, a remix) to post at `now`, not from one in `excluded`; or why there is none, also
     /// logged.
     public func choose(
-        at now: Date, excluding excluded: Set<Int64> = [],
+        at now: Date, excluding excluded: Set<PostID> = [],
         using generator: inout some RandomNumberGenerator
     ) async throws -> Result<Pick, NothingToPost> {
         if let remixer { return try await remix(at: now, excluding: excluded, with: remixer, using: &generator) }
@@ -154,7 +155,7 @@ public struct PostPicker: Sendable {
     /// no blocked word, no content warning) and the remix itself is checked again, whole, and against the remixes
     /// posted lately.
     private func remix(
-        at now: Date, excluding excluded: Set<Int64>, with remixer: Remixer,
+        at now: Date, excluding excluded: Set<PostID>, with remixer: Remixer,
         using generator: inout some RandomNumberGenerator
     ) async throws -> Result<Pick, NothingToPost> {
         let minute = Self.minuteOfDay(now, in: archive.timeZone)

@@ -34,34 +34,47 @@ public struct ReplyPicker: Sendable {
     public let allowsLinks: Bool
     /// Words a reply must not contain (`BLOCKED_WORDS`).
     public let blockedWords: WordList
+    /// The ids older releases gave an account, under which the person's replies to it may be stored
+    /// (`MirrorNetwork.formerAccountIDs`).
+    public let formerIDs: @Sendable (AccountID) -> [AccountID]
 
     /// Past replies looked at per pick before giving up (each one rejected is left out of the next draw).
     static let attempts = 30
 
     /// A picker over `archive`.
-    public init(archive: any PostArchive, fallback: Fallback, allowsLinks: Bool = true, blockedWords: WordList = WordList([])) {
+    public init(
+        archive: any PostArchive, fallback: Fallback, allowsLinks: Bool = true, blockedWords: WordList = WordList([]),
+        formerIDs: @escaping @Sendable (AccountID) -> [AccountID] = { _ in [] }
+    ) {
         self.archive = archive
         self.fallback = fallback
         self.allowsLinks = allowsLinks
         self.blockedWords = blockedWords
+        self.formerIDs = formerIDs
     }
 
     /// Why there is no pick for `authorID`: none of the human's replies to them is left, those left all contain a
     /// link (and links are not allowed), or were refused as duplicates or sent within the network's repeat window
     /// (`repeats`).
-    public func reasonForNoPick(forAuthor authorID: Int64, excluding excluded: Set<Int64> = [], repeats: Set<Int64> = []) async throws -> String {
+    public func reasonForNoPick(forAuthor authorID: AccountID, excluding excluded: Set<PostID> = [], repeats: Set<PostID> = []) async throws -> String
+    {
         var generator = SystemRandomNumberGenerator()
         let unusable = excluded.union(repeats)
-        if !allowsLinks, try await archive.randomReply(toUser: authorID, excluding: unusable, allowingLinks: true, using: &generator) != nil {
+        let former = formerIDs(authorID)
+        if !allowsLinks,
+            try await archive.randomReply(toUser: authorID, formerIDs: former, excluding: unusable, allowingLinks: true, using: &generator) != nil
+        {
             return
                 "every past reply of the human to this user that is left contains a link, and links are off on this network (where a post with a link costs more; POST_LINKS=true allows them)"
         }
-        if try await archive.randomReply(toUser: authorID, excluding: unusable, allowingLinks: allowsLinks, using: &generator) != nil {
+        if try await archive.randomReply(toUser: authorID, formerIDs: former, excluding: unusable, allowingLinks: allowsLinks, using: &generator)
+            != nil
+        {
             return
                 "every past reply of the human to this user that is left mentions someone else, contains a blocked word (BLOCKED_WORDS) or is only @names"
         }
         if unusable.isEmpty { return "no past reply of the human to this user" }
-        if try await archive.randomReply(toUser: authorID, excluding: [], allowingLinks: true, using: &generator) == nil {
+        if try await archive.randomReply(toUser: authorID, formerIDs: former, excluding: [], allowingLinks: true, using: &generator) == nil {
             return "no past reply of the human to this user"
         }
         if excluded.isEmpty { return "every past reply that fits was already sent within the day (the network refuses a repeat)" }
@@ -71,7 +84,7 @@ public struct ReplyPicker: Sendable {
     /// A reply to `authorID` (whose handle is `handle`, when known), not one of `excluded` (replies X just refused as
     /// duplicates), or nil when there is none to give.
     public func pick(
-        forAuthor authorID: Int64, handle: String? = nil, excluding excluded: Set<Int64> = [],
+        forAuthor authorID: AccountID, handle: String? = nil, excluding excluded: Set<PostID> = [],
         using generator: inout some RandomNumberGenerator
     ) async throws -> Pick? {
         if let pick = try await pick(toUser: authorID, handle: handle, excluding: excluded, using: &generator) { return pick }
@@ -82,14 +95,14 @@ public struct ReplyPicker: Sendable {
     /// A reply to `userID` (anyone when nil) that may be sent to `handle`: not only @names, mentioning nobody else, no
     /// blocked word.
     private func pick(
-        toUser userID: Int64?, handle: String?, excluding refused: Set<Int64>,
+        toUser userID: AccountID?, handle: String?, excluding refused: Set<PostID>,
         using generator: inout some RandomNumberGenerator
     ) async throws -> Pick? {
         var excluded = refused
         for _ in 0..<Self.attempts {
             guard
                 let reply = try await archive.randomReply(
-                    toUser: userID, excluding: excluded, allowingLinks: allowsLinks,
+                    toUser: userID, formerIDs: userID.map(formerIDs) ?? [], excluding: excluded, allowingLinks: allowsLinks,
                     using: &generator)
             else { return nil }
             let text = Self.removingLeadingMentions(reply.text)
@@ -116,9 +129,9 @@ public struct ReplyPicker: Sendable {
 
     /// The handle of `userID` as the human's replies to them address them (their first leading @name), without a
     /// user read from the network; nil when the human never replied to them.
-    public func handle(ofUser userID: Int64) async throws -> String? {
+    public func handle(ofUser userID: AccountID) async throws -> String? {
         var generator = SystemRandomNumberGenerator()
-        guard let reply = try await archive.randomReply(toUser: userID, using: &generator) else { return nil }
+        guard let reply = try await archive.randomReply(toUser: userID, formerIDs: formerIDs(userID), using: &generator) else { return nil }
         let text = reply.text.drop { $0.isWhitespace }
         guard let first = text.first, first == "@" || first == "＠" else { return nil }
         let name = text.dropFirst().prefix { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }

@@ -1,15 +1,16 @@
+public import BotCore
 public import PostText
 public import Tokenizer
 
 /// One of the person's posts a remix may draw from.
 public struct RemixSource: Sendable, Equatable {
     /// The post's id.
-    public var id: Int64
+    public var id: PostID
     /// What it says.
     public var text: String
 
     /// A source from its parts.
-    public init(id: Int64, text: String) {
+    public init(id: PostID, text: String) {
         self.id = id
         self.text = text
     }
@@ -21,9 +22,9 @@ public struct Remix: Sendable, Equatable {
     public var text: String
     /// The source posts it was put together from, in the order their runs appear in it (at least two), and the source
     /// of its longest run.
-    public var sourceIDs: [Int64]
+    public var sourceIDs: [PostID]
     /// The source that gave its longest run of morphemes.
-    public var mainSourceID: Int64
+    public var mainSourceID: PostID
     /// The longest run of consecutive morphemes it shares with one source post, as a share of its morphemes (0 to 1).
     public var overlap: Double
     /// How many morphemes it has.
@@ -163,7 +164,7 @@ struct Corpus {
     /// Each source's tokens, without boundaries.
     private(set) var posts: [[Int32]] = []
     /// The ids of the sources in `posts`.
-    private(set) var sourceIDs: [Int64] = []
+    private(set) var sourceIDs: [PostID] = []
     /// The sources' texts, as they would be written again from their tokens.
     private(set) var texts: Set<String> = []
     /// Where each token occurs: (post, position).

@@ -1,4 +1,4 @@
-import BotCore
+public import BotCore
 public import Classifier
 import Foundation
 public import SocialNetwork
@@ -19,11 +19,11 @@ public struct Forgetter: Sendable {
         /// The label whose learning was taken back out of the word counts, if any.
         public var unlearned: Category?
         /// The bot's copies deleted on the network.
-        public var copiesDeleted: [Int64] = []
+        public var copiesDeleted: [PostID] = []
         /// The bot's copies already gone from the network.
-        public var copiesAlreadyGone: [Int64] = []
+        public var copiesAlreadyGone: [PostID] = []
         /// The bot's copies that could not be deleted now, with why (a later `forget` tries them again).
-        public var copiesFailed: [(id: Int64, why: String)] = []
+        public var copiesFailed: [(id: PostID, why: String)] = []
 
         /// Whether anything of the post was found.
         public var foundAnything: Bool {
@@ -55,27 +55,32 @@ public struct Forgetter: Sendable {
         self.network = network
     }
 
-    /// The post id in `text`: the id itself, or the last run of digits of a post's address (x.com, twitter.com,
-    /// a Mastodon instance's `/@user/<id>` or `/users/user/statuses/<id>`); nil when there is none.
-    public static func postID(in text: String) -> Int64? {
+    /// The post id in `text`: the id itself (one word with a digit in it, as the network writes it: a handle typed by
+    /// mistake is not taken for an id), or the last part of a post's
+    /// address: x.com's and twitter.com's `/<user>/status/<id>`, a Mastodon instance's `/@user/<id>` or
+    /// `/users/user/statuses/<id>`, a Misskey instance's `/notes/<id>`, bsky.app's `/profile/<handle>/post/<id>`;
+    /// nil when there is none.
+    public static func postID(in text: String) -> PostID? {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let id = Int64(trimmed), id > 0 { return id }
-        guard let url = URL(string: trimmed), url.scheme == "https" || url.scheme == "http" else { return nil }
+        guard let url = URL(string: trimmed), url.scheme == "https" || url.scheme == "http" else {
+            let isOneWord = !trimmed.contains { $0.isWhitespace || $0 == "/" } && !trimmed.hasPrefix("-")
+            let hasDigit = trimmed.contains { $0.isASCII && $0.isNumber } && trimmed.contains { $0.isASCII && $0.isNumber && $0 != "0" }
+            return isOneWord && hasDigit ? PostID(trimmed) : nil
+        }
         let components = url.path.split(separator: "/").map(String.init)
-        guard let last = components.last, let id = Int64(last), id > 0 else { return nil }
-        // x.com/<user>/status/<id>, mastodon.example/@user/<id>, mastodon.example/users/<user>/statuses/<id>
+        guard let last = components.last else { return nil }
         let before = components.dropLast().last ?? ""
-        guard before == "status" || before == "statuses" || before.hasPrefix("@") else { return nil }
-        return id
+        guard ["status", "statuses", "notes", "post"].contains(before) || before.hasPrefix("@") else { return nil }
+        return PostID(last)
     }
 
     /// Forgets `postID` everywhere. The stores go first (one statement each); then the bot's copies are deleted on
     /// the network one by one, each failure said and left for a later run.
-    public func forget(_ postID: Int64) async throws -> Report {
+    public func forget(_ postID: PostID) async throws -> Report {
         var report = Report()
         let copies = try await archive.botCopies(of: postID)
         report.wasArchived = try await archive.remove(postID: postID)
-        let removed = try await examples.remove(postID: String(postID))
+        let removed = try await examples.remove(postID: postID.text)
         report.examplesRemoved = removed.map(\.label)
         // A liked post was counted as favorite (and taken out of normal when learned there first): the favorite
         // count goes; a post only seen goes from normal.
@@ -86,7 +91,7 @@ public struct Forgetter: Sendable {
         }
         for copy in copies {
             do {
-                if try await network.deletePost(String(copy), for: .posts) {
+                if try await network.deletePost(copy.text, for: .posts) {
                     report.copiesDeleted.append(copy)
                 } else {
                     report.copiesAlreadyGone.append(copy)

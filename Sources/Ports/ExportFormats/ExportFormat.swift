@@ -1,3 +1,4 @@
+public import BotCore
 public import Foundation
 public import Stores
 
@@ -28,7 +29,7 @@ public protocol ExportFormat: Sendable {
 public struct ImportDestination: Sendable {
     /// The id the person's instance gives an account or what a note answered (`user@domain`, `note:<id>`), or nil
     /// when it does not know it: how an export's replies are filed under whom they answered.
-    public typealias AccountResolver = @Sendable (_ name: String) async throws -> Int64?
+    public typealias AccountResolver = @Sendable (_ name: String) async throws -> AccountID?
     /// Learns liked posts (id and text) as the person's likes, each at most once ever; how many were newly learned.
     public typealias LikeLearner = @Sendable (_ likes: [(id: String, text: String)]) async throws -> Int
 
@@ -40,8 +41,6 @@ public struct ImportDestination: Sendable {
     public var copyingWarnings: Bool
     /// Names whom a reply answered on the person's instance; nil when no account of theirs is configured.
     public var resolveAccount: AccountResolver?
-    /// Where a network whose ids are not numbers keeps what the archive's numbers stand for.
-    public var networkIDs: (any NetworkIDStore)?
     /// Where the person's likes go, dated; nil keeps none.
     public var personLikes: (any LikeLog)?
     /// Asked, once the archive is read and before anything is stored, whether the account it names may be imported;
@@ -54,14 +53,13 @@ public struct ImportDestination: Sendable {
     /// A destination from its parts.
     public init(
         archive: any PostArchive, learnLikes: LikeLearner? = nil, copyingWarnings: Bool = false, resolveAccount: AccountResolver? = nil,
-        networkIDs: (any NetworkIDStore)? = nil, personLikes: (any LikeLog)? = nil,
+        personLikes: (any LikeLog)? = nil,
         checkOwner: (@Sendable (ArchiveOwner) async throws -> Void)? = nil
     ) {
         self.archive = archive
         self.learnLikes = learnLikes
         self.copyingWarnings = copyingWarnings
         self.resolveAccount = resolveAccount
-        self.networkIDs = networkIDs
         self.personLikes = personLikes
         self.checkOwner = checkOwner
     }

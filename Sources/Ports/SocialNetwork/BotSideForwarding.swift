@@ -25,6 +25,7 @@ extension BotSideForwarding {
     }
     public func deletePost(_ postID: String, for work: Work) async throws -> Bool { try await botSide.deletePost(postID, for: work) }
     public func like(_ postID: String, as botID: String, for work: Work) async throws { try await botSide.like(postID, as: botID, for: work) }
+    public func formerAccountIDs(of id: String) -> [String] { botSide.formerAccountIDs(of: id) }
     public func checkLikes(as botID: String, on postID: String, for work: Work) async throws {
         try await botSide.checkLikes(as: botID, on: postID, for: work)
     }

@@ -76,6 +76,9 @@ public protocol MirrorNetwork: Sendable {
     func endpointCalls() -> [EndpointCalls]
     /// The most `reading` may cost; nil when the network is free.
     func mostItCosts(_ reading: PlannedReading) -> NetworkCost?
+    /// The ids the releases before text ids gave the account `id` (Bluesky's hashed DIDs), under which stored rows may
+    /// still name it: looked up beside `id`, never written. Empty where ids were always the network's own.
+    func formerAccountIDs(of id: String) -> [String]
 }
 
 /// What a network offers an app, as data: services ask instead of testing which network it is.
@@ -123,6 +126,9 @@ extension MirrorNetwork {
 
     /// Nothing kept aside for likes (a network that bills them says otherwise).
     public func keepAsideForLikes(at dates: [Date]) {}
+
+    /// None: the network's ids were always its own.
+    public func formerAccountIDs(of id: String) -> [String] { [] }
 }
 
 /// A network that bills nothing and refuses nothing for good (Mastodon, Bluesky): its answers to the accounting's

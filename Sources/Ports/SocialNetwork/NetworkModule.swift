@@ -32,12 +32,9 @@ public protocol NetworkModule: Sendable {
     func missingSettings(for accounts: [Account]) -> [MissingSetting]
     /// The network for a one-shot command, as `accounts`.
     func forCommand(accounts: [Account], logger: Logger) -> CommandNetwork
-    /// The network for a one-shot command, as `accounts`, keeping what its numbers stand for in `networkIDs` (Misskey's
-    /// ids are not numbers; the other networks need no such store).
-    func forCommand(accounts: [Account], networkIDs: (any NetworkIDStore)?, logger: Logger) -> CommandNetwork
     /// The same, with the tokens kept in the store (`kept`: a Bluesky session, the person's OAuth sign-in) used and
     /// renewed there; nil: the command keeps its sessions in memory.
-    func forCommand(accounts: [Account], networkIDs: (any NetworkIDStore)?, kept: KeptTokens?, logger: Logger) -> CommandNetwork
+    func forCommand(accounts: [Account], kept: KeptTokens?, logger: Logger) -> CommandNetwork
     /// The network for the daemon, on `context`'s clock and stores, with the services its accounting runs; logs its
     /// start lines (what it costs, what it leaves out).
     func forDaemon(_ context: DaemonNetworkContext, logger: Logger) async -> DaemonNetwork
@@ -46,7 +43,7 @@ public protocol NetworkModule: Sendable {
     /// How an imported archive's replies find whom they answered, where its addresses need the network (Mastodon:
     /// `user@domain` looked up on the person's instance; nil when the instance does not know it). Nil where the
     /// archive carries the ids (X).
-    func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> Int64?)?
+    func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> AccountID?)?
     /// Sets the bot's account up as the network's rules ask, where the bot can do it itself through the API (Bluesky:
     /// the `bot` self-label on its profile); returns what was done, in a line. Nil where it is done in the network's
     /// own settings (X's automated label, Mastodon's bot flag): `doctor` says where.
@@ -106,14 +103,9 @@ public struct PersonSignInLapsed: Error, CustomStringConvertible {
 }
 
 extension NetworkModule {
-    /// A network whose ids are numbers keeps nothing in `networkIDs`.
-    public func forCommand(accounts: [Account], networkIDs: (any NetworkIDStore)?, logger: Logger) -> CommandNetwork {
-        forCommand(accounts: accounts, logger: logger)
-    }
-
     /// Nothing kept in the store to use.
-    public func forCommand(accounts: [Account], networkIDs: (any NetworkIDStore)?, kept: KeptTokens?, logger: Logger) -> CommandNetwork {
-        forCommand(accounts: accounts, networkIDs: networkIDs, logger: logger)
+    public func forCommand(accounts: [Account], kept: KeptTokens?, logger: Logger) -> CommandNetwork {
+        forCommand(accounts: accounts, logger: logger)
     }
 
     /// Nothing the bot can set itself.
@@ -165,14 +157,12 @@ public struct DaemonNetworkContext: Sendable {
     public var runID: String
     /// Whether the person's posts with links are copied (`POST_LINKS`, or the network's default).
     public var postLinks: Bool
-    /// Where a network whose ids are not numbers (Misskey) keeps what its numbers stand for.
-    public var networkIDs: (any NetworkIDStore)?
     /// What seals the tokens a network keeps in the store (required where `NetworkModule.storesTokens`).
     public var sealer: (any SecretSealer)?
 
     /// A context from its parts.
     public init(
-        clock: any BotClock, state: any BotState, usageDays: any UsageDays, runID: String, postLinks: Bool, networkIDs: (any NetworkIDStore)? = nil,
+        clock: any BotClock, state: any BotState, usageDays: any UsageDays, runID: String, postLinks: Bool,
         sealer: (any SecretSealer)? = nil
     ) {
         self.clock = clock
@@ -180,7 +170,6 @@ public struct DaemonNetworkContext: Sendable {
         self.usageDays = usageDays
         self.runID = runID
         self.postLinks = postLinks
-        self.networkIDs = networkIDs
         self.sealer = sealer
     }
 }

@@ -1,3 +1,4 @@
+public import BotCore
 public import Foundation
 
 /// Every like the bot made, with its reason (table `bot_likes`): a post is never liked twice. Beside them, what the
@@ -5,9 +6,9 @@ public import Foundation
 /// like slots (`like_plans`, `like_slots`) and the posts kept for them (`like_candidates`).
 public protocol LikeLog: Sendable {
     /// The ids among `postIDs` the bot has already liked.
-    func likedAmong(_ postIDs: [Int64]) async throws -> Set<Int64>
+    func likedAmong(_ postIDs: [PostID]) async throws -> Set<PostID>
     /// Records a like and its reason; false when the post was liked before.
-    @discardableResult func recordLike(postID: Int64, authorID: Int64?, logRatio: Double, reason: String, at date: Date) async throws -> Bool
+    @discardableResult func recordLike(postID: PostID, authorID: AccountID?, logRatio: Double, reason: String, at date: Date) async throws -> Bool
     /// How many likes were recorded.
     func count() async throws -> Int
     /// Every like the bot made, oldest first.
@@ -34,13 +35,13 @@ public protocol LikeLog: Sendable {
     /// The kept posts posted at or after `since` and not liked yet, best first (highest log ratio, then newest).
     func candidates(postedSince since: Date) async throws -> [LikeCandidate]
     /// Forgets the kept posts posted before `date` (too old to like), or the one post `postID`.
-    func forgetCandidates(postedBefore date: Date?, postID: Int64?) async throws
+    func forgetCandidates(postedBefore date: Date?, postID: PostID?) async throws
 }
 
 /// A post the person liked, and when.
 public struct PersonLike: Sendable, Equatable {
     /// The liked post.
-    public var postID: Int64
+    public var postID: PostID
     /// When the person liked it; when the network does not say, when the post was made (people like what is new on
     /// their timeline), and `isExact` is false.
     public var likedAt: Date
@@ -48,7 +49,7 @@ public struct PersonLike: Sendable, Equatable {
     public var isExact: Bool
 
     /// A like from its parts.
-    public init(postID: Int64, likedAt: Date, isExact: Bool) {
+    public init(postID: PostID, likedAt: Date, isExact: Bool) {
         self.postID = postID
         self.likedAt = likedAt
         self.isExact = isExact
@@ -72,7 +73,7 @@ public struct LikeSlot: Sendable, Equatable {
     /// Where it stands.
     public var state: State
     /// The post liked.
-    public var postID: Int64?
+    public var postID: PostID?
     /// The filter's log ratio of the post liked.
     public var logRatio: Double?
     /// What was liked and why, or why it was skipped.
@@ -81,7 +82,7 @@ public struct LikeSlot: Sendable, Equatable {
     public var doneAt: Date?
 
     /// A slot from its parts.
-    public init(minute: Int, state: State, postID: Int64? = nil, logRatio: Double? = nil, reason: String? = nil, doneAt: Date? = nil) {
+    public init(minute: Int, state: State, postID: PostID? = nil, logRatio: Double? = nil, reason: String? = nil, doneAt: Date? = nil) {
         self.minute = minute
         self.state = state
         self.postID = postID
@@ -94,9 +95,9 @@ public struct LikeSlot: Sendable, Equatable {
 /// A post that passed the like threshold, kept for the day's like slots.
 public struct LikeCandidate: Sendable, Equatable {
     /// The post.
-    public var postID: Int64
+    public var postID: PostID
     /// Its author, when known.
-    public var authorID: Int64?
+    public var authorID: AccountID?
     /// Its author's handle, when known.
     public var authorHandle: String?
     /// The filter's log ratio.
@@ -107,7 +108,7 @@ public struct LikeCandidate: Sendable, Equatable {
     public var postedAt: Date
 
     /// A candidate from its parts.
-    public init(postID: Int64, authorID: Int64?, authorHandle: String?, logRatio: Double, reason: String, postedAt: Date) {
+    public init(postID: PostID, authorID: AccountID?, authorHandle: String?, logRatio: Double, reason: String, postedAt: Date) {
         self.postID = postID
         self.authorID = authorID
         self.authorHandle = authorHandle
@@ -125,9 +126,9 @@ public struct LikeCandidate: Sendable, Equatable {
 /// A like the bot made, with its reason.
 public struct RecordedLike: Sendable, Equatable {
     /// The liked post.
-    public var postID: Int64
+    public var postID: PostID
     /// Its author, when known.
-    public var authorID: Int64?
+    public var authorID: AccountID?
     /// The filter's log ratio.
     public var logRatio: Double
     /// The logged reason (`log ratio 2.31 > 1.10 (ラーメン, 新宿)`).
@@ -136,7 +137,7 @@ public struct RecordedLike: Sendable, Equatable {
     public var likedAt: Date
 
     /// A like from its parts.
-    public init(postID: Int64, authorID: Int64?, logRatio: Double, reason: String, likedAt: Date) {
+    public init(postID: PostID, authorID: AccountID?, logRatio: Double, reason: String, likedAt: Date) {
         self.postID = postID
         self.authorID = authorID
         self.logRatio = logRatio

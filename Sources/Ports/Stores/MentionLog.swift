@@ -1,3 +1,4 @@
+public import BotCore
 public import Foundation
 
 /// Every mention the bot handled, answered or not (table `mention_replies`): a mention is never answered twice, and
@@ -5,30 +6,30 @@ public import Foundation
 public protocol MentionLog: Sendable {
     /// Records that a mention is being handled; false when it was handled before (never handle one twice). A pending
     /// mention (the bot stopped before answering it) is taken up again.
-    func begin(mentionID: Int64, authorID: Int64, conversationID: Int64?, at date: Date) async throws -> Bool
+    func begin(mentionID: PostID, authorID: AccountID, conversationID: PostID?, at date: Date) async throws -> Bool
     /// Records the outcome of a mention.
-    func finish(mentionID: Int64, state: MentionState, replyPostID: Int64?, sourcePostID: Int64?, reason: String) async throws
+    func finish(mentionID: PostID, state: MentionState, replyPostID: PostID?, sourcePostID: PostID?, reason: String) async throws
     /// Answers sent (or being sent) to `authorID` since `date`.
-    func answers(to authorID: Int64, since date: Date) async throws -> Int
+    func answers(to authorID: AccountID, since date: Date) async throws -> Int
     /// Answers sent (or being sent) in a conversation.
-    func answers(inConversation conversationID: Int64) async throws -> Int
+    func answers(inConversation conversationID: PostID) async throws -> Int
     /// The person's past replies the bot answered with since `date` (their ids): a network that refuses a repeat is
     /// never sent one.
-    func answerSources(since date: Date) async throws -> Set<Int64>
+    func answerSources(since date: Date) async throws -> Set<PostID>
     /// The state, reason and answer of a handled mention, if any.
-    func outcome(of mentionID: Int64) async throws -> MentionOutcome?
+    func outcome(of mentionID: PostID) async throws -> MentionOutcome?
     /// How many mentions were handled with `state`.
     func handledCount(state: MentionState) async throws -> Int
     /// Every handled mention, oldest first.
     func handledMentions() async throws -> [HandledMention]
     /// The mentions a process that stopped mid-answer left `replying`: the caller reads back whether each answer was
     /// made and records it (`finish`), so that none is answered twice.
-    func interrupted() async throws -> [Int64]
+    func interrupted() async throws -> [PostID]
 }
 
 extension MentionLog {
     /// Records the outcome of a mention that got no answer.
-    public func finish(mentionID: Int64, state: MentionState, replyPostID: Int64? = nil, sourcePostID: Int64? = nil, reason: String) async throws {
+    public func finish(mentionID: PostID, state: MentionState, replyPostID: PostID? = nil, sourcePostID: PostID? = nil, reason: String) async throws {
         try await finish(mentionID: mentionID, state: state, replyPostID: replyPostID, sourcePostID: sourcePostID, reason: reason)
     }
 }
@@ -56,10 +57,10 @@ public struct MentionOutcome: Sendable, Equatable {
     /// Why (not) answered.
     public var reason: String?
     /// The bot's answer, when answered.
-    public var replyPostID: Int64?
+    public var replyPostID: PostID?
 
     /// An outcome from its parts.
-    public init(state: MentionState, reason: String?, replyPostID: Int64?) {
+    public init(state: MentionState, reason: String?, replyPostID: PostID?) {
         self.state = state
         self.reason = reason
         self.replyPostID = replyPostID
@@ -69,15 +70,15 @@ public struct MentionOutcome: Sendable, Equatable {
 /// A mention as the replier handled it.
 public struct HandledMention: Sendable, Equatable {
     /// The mention.
-    public var mentionPostID: Int64
+    public var mentionPostID: PostID
     /// Its author.
-    public var authorID: Int64
+    public var authorID: AccountID
     /// Answered, skipped, or being answered.
     public var state: MentionState
     /// The bot's answer, when answered.
-    public var replyPostID: Int64?
+    public var replyPostID: PostID?
     /// The person's past reply it was taken from.
-    public var sourcePostID: Int64?
+    public var sourcePostID: PostID?
     /// Why (not) answered.
     public var reason: String?
     /// When it was handled, on the bot's clock.
@@ -85,7 +86,7 @@ public struct HandledMention: Sendable, Equatable {
 
     /// A handled mention from its parts.
     public init(
-        mentionPostID: Int64, authorID: Int64, state: MentionState, replyPostID: Int64?, sourcePostID: Int64?, reason: String?,
+        mentionPostID: PostID, authorID: AccountID, state: MentionState, replyPostID: PostID?, sourcePostID: PostID?, reason: String?,
         handledAt: Date
     ) {
         self.mentionPostID = mentionPostID

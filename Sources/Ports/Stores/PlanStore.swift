@@ -1,3 +1,4 @@
+public import BotCore
 public import Foundation
 
 /// The stored day plans and their slots (tables `day_plans`, `plan_slots`): the poster's memory across restarts.
@@ -14,13 +15,13 @@ public protocol PlanStore: Sendable {
     /// Records a claimed slot as posted, and the post in the record of posts, in one transaction. `unchecked`: posted
     /// without its original's existence check (it could not be answered, or made in time), to be looked up later.
     func markPosted(
-        day: String, minute: Int, sourcePostID: Int64, botPostID: Int64?, postedAt: Date, reason: String,
+        day: String, minute: Int, sourcePostID: PostID, botPostID: PostID?, postedAt: Date, reason: String,
         unchecked: Bool) async throws
     /// Records a slot as skipped `at` (the bot's clock), with the reason.
     func markSkipped(day: String, minute: Int, at: Date, reason: String) async throws
     /// Notes the person's post a claimed slot is about to send, so that after a crash the bot can read back whether
     /// it was made.
-    func noteSending(day: String, minute: Int, sourcePostID: Int64) async throws
+    func noteSending(day: String, minute: Int, sourcePostID: PostID) async throws
     /// The slots of `day` left `posting` by a process that stopped mid-post, with what each was sending.
     func interrupted(day: String) async throws -> [InterruptedSlot]
     /// The slots posted unchecked whose original has not been looked up since, oldest first.
@@ -32,7 +33,7 @@ public protocol PlanStore: Sendable {
 
 extension PlanStore {
     /// Records a claimed slot as posted after its original was checked (or with no check asked for).
-    public func markPosted(day: String, minute: Int, sourcePostID: Int64, botPostID: Int64?, postedAt: Date, reason: String) async throws {
+    public func markPosted(day: String, minute: Int, sourcePostID: PostID, botPostID: PostID?, postedAt: Date, reason: String) async throws {
         try await markPosted(
             day: day, minute: minute, sourcePostID: sourcePostID, botPostID: botPostID, postedAt: postedAt, reason: reason,
             unchecked: false)
@@ -58,9 +59,9 @@ public struct PlanSlot: Sendable, Equatable {
     /// Where it stands.
     public var state: State
     /// The person's post it posted, once posted.
-    public var sourcePostID: Int64?
+    public var sourcePostID: PostID?
     /// The bot's post, once posted.
-    public var botPostID: Int64?
+    public var botPostID: PostID?
     /// Why it was skipped, or what was posted.
     public var reason: String?
     /// When it was posted, on the bot's clock.
@@ -72,7 +73,7 @@ public struct PlanSlot: Sendable, Equatable {
 
     /// A slot from its parts.
     public init(
-        minute: Int, state: State, sourcePostID: Int64? = nil, botPostID: Int64? = nil, reason: String? = nil, postedAt: Date? = nil,
+        minute: Int, state: State, sourcePostID: PostID? = nil, botPostID: PostID? = nil, reason: String? = nil, postedAt: Date? = nil,
         postedUnchecked: Bool = false, originalCheckedAt: Date? = nil
     ) {
         self.minute = minute
@@ -94,12 +95,12 @@ public struct InterruptedSlot: Sendable, Equatable {
     /// The slot's minute.
     public var minute: Int
     /// The person's post it was sending; nil when the process stopped before picking one.
-    public var sourcePostID: Int64?
+    public var sourcePostID: PostID?
     /// That post's text, when it is still in the archive.
     public var text: String?
 
     /// A slot from its parts.
-    public init(minute: Int, sourcePostID: Int64?, text: String?) {
+    public init(minute: Int, sourcePostID: PostID?, text: String?) {
         self.minute = minute
         self.sourcePostID = sourcePostID
         self.text = text
@@ -113,14 +114,14 @@ public struct UncheckedPost: Sendable, Equatable {
     /// The slot's minute.
     public var minute: Int
     /// The person's original.
-    public var sourcePostID: Int64
+    public var sourcePostID: PostID
     /// The bot's copy, when known.
-    public var botPostID: Int64?
+    public var botPostID: PostID?
     /// When it was posted, on the bot's clock.
     public var postedAt: Date
 
     /// A post from its parts.
-    public init(day: String, minute: Int, sourcePostID: Int64, botPostID: Int64?, postedAt: Date) {
+    public init(day: String, minute: Int, sourcePostID: PostID, botPostID: PostID?, postedAt: Date) {
         self.day = day
         self.minute = minute
         self.sourcePostID = sourcePostID

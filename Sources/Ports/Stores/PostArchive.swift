@@ -1,3 +1,4 @@
+public import BotCore
 public import Foundation
 
 /// The person's posts (table `posts`): what the bot posts from and replies with. Minutes of the day and calendar
@@ -18,14 +19,14 @@ public protocol PostArchive: Sendable {
     /// How many posts are stored.
     func count() async throws -> Int
     /// The newest stored post id (for `since_id`), or nil when the archive is empty.
-    func newestPostID() async throws -> Int64?
+    func newestPostID() async throws -> PostID?
     /// Whether one of the person's posts says exactly `text` (a remix must not be one of them).
     func containsText(_ text: String) async throws -> Bool
     /// How many stored posts were posted in each minute of the day (index 0 is 00:00), 1,440 entries.
     func minuteHistogram(includingReplies: Bool) async throws -> [Int]
     /// How many posts were posted on each calendar day that has any, oldest day first (quiet days absent).
     func postsPerDay(includingReplies: Bool) async throws -> [DayCount]
-    /// A post drawn uniformly (one `Int.random` over the candidates in `tweet_id` order, the same on every database)
+    /// A post drawn uniformly (one `Int.random` over the candidates in id order, `PostID`'s, the same on every database)
     /// from what `sample` allows; nil when there is none.
     func randomPost(_ sample: PostSample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedPost?
     /// Up to `count` distinct posts drawn uniformly from what `sample` allows (the same on every database for a seed),
@@ -34,18 +35,18 @@ public protocol PostArchive: Sendable {
     /// A past reply drawn the same way from what `sample` allows; nil when there is none.
     func randomReply(_ sample: ReplySample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedPost?
     /// Records that the bot posted a copy of `sourcePostID` (as `botPostID`, once known) at `postedAt`.
-    func recordBotPost(sourcePostID: Int64, botPostID: Int64?, postedAt: Date) async throws
+    func recordBotPost(sourcePostID: PostID, botPostID: PostID?, postedAt: Date) async throws
     /// The stored posts, newest first, at most `limit`.
     func newest(limit: Int) async throws -> [ArchivedPost]
     /// Deletes every stored post (`mirror_bot train clear`).
     func removeAll() async throws
     /// Deletes one stored post (the person deleted it); whether it was there.
-    @discardableResult func remove(postID: Int64) async throws -> Bool
+    @discardableResult func remove(postID: PostID) async throws -> Bool
     /// The bot's posts made from `sourcePostID` (slots' copies, the original bot's records, answers), each once, ascending.
-    func botCopies(of sourcePostID: Int64) async throws -> [Int64]
+    func botCopies(of sourcePostID: PostID) async throws -> [PostID]
     /// The archived posts the bot made copies of (posts or answers) since `date`, each once: what the deletion
     /// watcher looks up.
-    func copiedOriginals(since date: Date) async throws -> [Int64]
+    func copiedOriginals(since date: Date) async throws -> [PostID]
 }
 
 extension PostArchive {
@@ -59,7 +60,7 @@ extension PostArchive {
     /// `allowingLinks: false` skips posts that contain a link; `notPostedSince` skips posts the bot posted (see
     /// `recordBotPost`) at or after that time, and posts with the same text as one of those.
     public func randomPost(
-        nearMinute minute: Int, radius: Int, excluding excluded: Set<Int64> = [], allowingMentions: Bool = true, allowingLinks: Bool = true,
+        nearMinute minute: Int, radius: Int, excluding excluded: Set<PostID> = [], allowingMentions: Bool = true, allowingLinks: Bool = true,
         notPostedSince: Date? = nil, using generator: inout some RandomNumberGenerator
     ) async throws -> ArchivedPost? {
         try await randomPost(
@@ -72,7 +73,7 @@ extension PostArchive {
     /// Up to `count` posts that are not replies, posted within ±`radius` minutes of `minute` of the day, none in
     /// `excluded`, under the same rules as `randomPost` (the bot's own posts are not left out: a remix is not a copy).
     public func randomPosts(
-        nearMinute minute: Int, radius: Int, count: Int, excluding excluded: Set<Int64> = [], allowingMentions: Bool = true,
+        nearMinute minute: Int, radius: Int, count: Int, excluding excluded: Set<PostID> = [], allowingMentions: Bool = true,
         allowingLinks: Bool = true, using generator: inout some RandomNumberGenerator
     ) async throws -> [ArchivedPost] {
         try await randomPosts(
@@ -82,24 +83,26 @@ extension PostArchive {
             count: count, using: &generator)
     }
 
-    /// A past reply of the person to `userID` (to anyone when nil), not in `excluded`, with a link only when
-    /// `allowingLinks`; nil when there is none.
+    /// A past reply of the person to `userID` (to anyone when nil; stored under one of `formerIDs`, the ids older
+    /// releases gave that account, as well), not in `excluded`, with a link only when `allowingLinks`; nil when there
+    /// is none.
     public func randomReply(
-        toUser userID: Int64?, excluding excluded: Set<Int64> = [], allowingLinks: Bool = true,
+        toUser userID: AccountID?, formerIDs: [AccountID] = [], excluding excluded: Set<PostID> = [], allowingLinks: Bool = true,
         using generator: inout some RandomNumberGenerator
     ) async throws -> ArchivedPost? {
-        try await randomReply(ReplySample(userID: userID, excluded: excluded.sorted(), allowingLinks: allowingLinks), using: &generator)
+        try await randomReply(
+            ReplySample(userID: userID, formerIDs: formerIDs, excluded: excluded.sorted(), allowingLinks: allowingLinks), using: &generator)
     }
 }
 
 /// One of the person's posts as the archive keeps it. Reposts are never archived.
 public struct ArchivedPost: Sendable, Equatable, Hashable {
     /// The post's id on its network.
-    public var postID: Int64
+    public var postID: PostID
     /// The text as written: HTML entities decoded, links expanded by whoever stores it.
     public var text: String
     /// The user it replies to, or nil for a post that is not a reply.
-    public var replyUserID: Int64?
+    public var replyUserID: AccountID?
     /// When it was posted.
     public var createdAt: Date
     /// Its content warning (Mastodon's `spoiler_text`), kept when `POST_CW=true`; nil for a post without one.
@@ -107,10 +110,10 @@ public struct ArchivedPost: Sendable, Equatable, Hashable {
 
     /// `replyUserID` of a reply whose addressee no one can name (a Mastodon export's reply to an account the person's
     /// instance does not know): never a post, never an answer to a mentioner, a fallback at most.
-    public static let unknownReplyTarget: Int64 = -1
+    public static let unknownReplyTarget: AccountID = "-1"
 
     /// A post from its parts.
-    public init(postID: Int64, text: String, replyUserID: Int64? = nil, createdAt: Date, contentWarning: String? = nil) {
+    public init(postID: PostID, text: String, replyUserID: AccountID? = nil, createdAt: Date, contentWarning: String? = nil) {
         self.postID = postID
         self.text = text
         self.replyUserID = replyUserID
@@ -140,7 +143,7 @@ public struct PostSample: Sendable, Equatable {
     /// The minutes the post may have been posted in.
     public var window: MinuteWindow
     /// Posts left out, ascending.
-    public var excluded: [Int64]
+    public var excluded: [PostID]
     /// Whether a post that @-mentions someone may be drawn.
     public var allowingMentions: Bool
     /// Whether a post with a link may be drawn.
@@ -149,7 +152,7 @@ public struct PostSample: Sendable, Equatable {
     public var postedSince: Date
 
     /// A sample from its parts.
-    public init(minute: Int, window: MinuteWindow, excluded: [Int64], allowingMentions: Bool, allowingLinks: Bool, postedSince: Date) {
+    public init(minute: Int, window: MinuteWindow, excluded: [PostID], allowingMentions: Bool, allowingLinks: Bool, postedSince: Date) {
         self.minute = minute
         self.window = window
         self.excluded = excluded
@@ -162,18 +165,24 @@ public struct PostSample: Sendable, Equatable {
 /// What a reply is drawn from: the person's replies to a user (to anyone when nil), less what is excluded.
 public struct ReplySample: Sendable, Equatable {
     /// The user answered; nil: anyone.
-    public var userID: Int64?
+    public var userID: AccountID?
+    /// The ids older releases gave that user, under which replies to them may be stored too.
+    public var formerIDs: [AccountID]
     /// Replies left out, ascending.
-    public var excluded: [Int64]
+    public var excluded: [PostID]
     /// Whether a reply with a link may be drawn.
     public var allowingLinks: Bool
 
     /// A sample from its parts.
-    public init(userID: Int64?, excluded: [Int64], allowingLinks: Bool) {
+    public init(userID: AccountID?, formerIDs: [AccountID] = [], excluded: [PostID], allowingLinks: Bool) {
         self.userID = userID
+        self.formerIDs = formerIDs
         self.excluded = excluded
         self.allowingLinks = allowingLinks
     }
+
+    /// The ids replies to the user may be stored under: theirs, then their former ones; empty for anyone.
+    public var userIDs: [AccountID] { userID.map { [$0] + formerIDs } ?? [] }
 
     /// "user 300" or "anyone", for error messages.
     public var whom: String { userID.map { "user \($0)" } ?? "anyone" }
@@ -225,7 +234,7 @@ public enum ArchiveRules {
 
     /// `posts` with each id once (the first kept), in order.
     public static func distinct(_ posts: [ArchivedPost]) -> [ArchivedPost] {
-        var seen = Set<Int64>()
+        var seen = Set<PostID>()
         return posts.filter { seen.insert($0.postID).inserted }
     }
 
@@ -237,7 +246,10 @@ public enum ArchiveRules {
     }
 
     /// A JSON array of ids (SQLite's `json_each` reads it as a table).
-    public static func jsonArray(_ ids: [Int64]) -> String { "[" + ids.map(String.init).joined(separator: ",") + "]" }
+    public static func jsonArray<Kind>(_ ids: [NetworkIdentifier<Kind>]) -> String {
+        let encoded = try? JSONEncoder().encode(ids.map(\.text))
+        return encoded.flatMap { String(data: $0, encoding: .utf8) } ?? "[]"
+    }
 }
 
 extension Array {

@@ -15,14 +15,14 @@ public protocol StoreRetention: Sendable {
 }
 
 /// What forgetting the person removes: every table of what was learned from them (their posts, likes, the training
-/// examples) or made from it (plans, the bot's posts and likes, the answers given, ids kept), and the bot's state but
+/// examples) or made from it (plans, the bot's posts and likes, the answers given), and the bot's state but
 /// the few names that prove the end, keep others' wishes or are the bot's own (the consent record, the pause,
 /// opt-outs, a network's refusals and budget notes, the mentions read, the bot's own session and its liking status line).
 public enum PersonRecords {
     /// The tables emptied, children before their parents.
     public static let tables = [
         "tweets", "person_likes", "training_examples", "plan_slots", "day_plans", "like_slots", "like_plans",
-        "like_candidates", "bot_posts", "bot_likes", "mention_replies", "network_ids",
+        "like_candidates", "bot_posts", "bot_likes", "mention_replies",
     ]
     /// The bot's state's table, of which only some names go.
     public static let stateTable = "bot_state"

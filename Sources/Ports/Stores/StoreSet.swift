@@ -31,8 +31,6 @@ public protocol StoreSet: Sendable {
     var usageDays: any UsageDays { get }
     /// The bot's actions, newest first.
     var actions: any ActionLog { get }
-    /// What the bot's numbers stand for on a network whose ids are not numbers (Misskey).
-    var networkIDs: any NetworkIDStore { get }
     /// The pruning of old records.
     var retention: any StoreRetention { get }
     /// The schema's migrations.

@@ -1,4 +1,5 @@
 public import BotClock
+import BotCore
 import Foundation
 public import Logging
 public import ServiceLifecycle
@@ -70,12 +71,12 @@ public struct DeletionWatcher: Service {
     /// (it stays unchecked, and the next round tries it again), never the posts after it; a store that fails ends the
     /// round. Returns the originals found deleted.
     @discardableResult
-    func checkUncheckedOnce() async throws -> [Int64] {
-        var forgotten: [Int64] = []
+    func checkUncheckedOnce() async throws -> [PostID] {
+        var forgotten: [PostID] = []
         for post in try await plans.uncheckedPosts() {
             let exists: Bool
             do {
-                exists = try await forgetter.network.postExists(String(post.sourcePostID), as: .human, for: .posts)
+                exists = try await forgetter.network.postExists(post.sourcePostID.text, as: .human, for: .posts)
             } catch is CancellationError {
                 throw CancellationError()
             } catch {
@@ -110,11 +111,11 @@ public struct DeletionWatcher: Service {
 
     /// One check; the posts found deleted and forgotten.
     @discardableResult
-    func checkOnce() async throws -> [Int64] {
+    func checkOnce() async throws -> [PostID] {
         let originals = try await archive.copiedOriginals(since: clock.now().addingTimeInterval(-Double(days) * 86_400))
-        var forgotten: [Int64] = []
+        var forgotten: [PostID] = []
         let present = try await forgetter.network.existingPosts(originals.map(String.init), as: .human, for: .learning)
-        for original in originals where !present.contains(String(original)) {
+        for original in originals where !present.contains(original.text) {
             let report = try await forgetter.forget(original)
             forgotten.append(original)
             let deleted =

@@ -9,7 +9,7 @@ enum DuplicateRetry {
         /// `send` went through with this pick (or chose to do nothing, as a dry run does).
         case sent(Pick)
         /// Nothing left to pick, once the ones in `refused` were left out.
-        case nothingToPick(refused: Set<Int64>)
+        case nothingToPick(refused: Set<PostID>)
         /// Every attempt was refused (as a duplicate, or too long).
         case allRefused
     }
@@ -18,10 +18,10 @@ enum DuplicateRetry {
     /// refuses the pick as a duplicate or too long, telling `refused` each time why. Every other error of `send` is
     /// thrown.
     static func send<Pick>(
-        attempts: Int, pick: (_ refused: Set<Int64>) async throws -> Pick?, sourceID: (Pick) -> Int64,
+        attempts: Int, pick: (_ refused: Set<PostID>) async throws -> Pick?, sourceID: (Pick) -> PostID,
         send: (Pick) async throws -> Void, refused: (Pick, _ why: String) -> Void = { _, _ in }
     ) async throws -> Outcome<Pick> {
-        var refusedIDs = Set<Int64>()
+        var refusedIDs = Set<PostID>()
         for _ in 0..<max(1, attempts) {
             guard let chosen = try await pick(refusedIDs) else { return .nothingToPick(refused: refusedIDs) }
             do {

@@ -218,7 +218,7 @@ public struct Favoriter: Service {
             // a like made on the network is never left out of the record.
             do {
                 try await InFlight.finish { [network, likes, clock, botUserID] in
-                    try await network.like(String(candidate.postID), as: botUserID, for: .liking)
+                    try await network.like(candidate.postID.text, as: botUserID, for: .liking)
                     let like = RecordedLike(
                         postID: candidate.postID, authorID: candidate.authorID, logRatio: candidate.logRatio,
                         reason: candidate.reason + " (best of the day's posts at \(clockTime))", likedAt: clock.now())
@@ -279,7 +279,7 @@ public struct Favoriter: Service {
     func checkLikesAgain() async throws -> Bool {
         guard let newest = try await archive.newestPostID() else { return false }
         do {
-            try await network.checkLikes(as: botUserID, on: String(newest), for: .liking)
+            try await network.checkLikes(as: botUserID, on: newest.text, for: .liking)
         } catch let error as NetworkError where error.isRefusal {
             return false
         }
@@ -321,8 +321,8 @@ public struct Favoriter: Service {
                 && !leftAlone.contains(id: $0.authorID, handle: $0.authorHandle) && ($0.createdAt ?? clock.now()) >= oldest
         }
         guard !candidates.isEmpty else { return }
-        let liked = try await likes.likedAmong(candidates.compactMap { Int64($0.id) })
-        let fresh = candidates.filter { !liked.contains(Int64($0.id) ?? -1) }
+        let liked = try await likes.likedAmong(candidates.map { PostID($0.id) })
+        let fresh = candidates.filter { !liked.contains(PostID($0.id)) }
         let verdicts = try await classifier.classify(fresh.map(FavoriteClassifier.Post.init))
         var kept: [LikeCandidate] = []
         let likeCut = Foundation.log(classifier.threshold)
@@ -333,7 +333,7 @@ public struct Favoriter: Service {
                     "not liking \(post.id): the filter has not learned both liked and not-liked posts yet (run `mirror_bot train classifier`)")
                 return
             }
-            guard let postID = Int64(post.id) else { continue }
+            let postID = PostID(post.id)
             let reasons = verdict.score.strongestContributions(limit: 3).towardFavorite.map(\.feature).joined(separator: ", ")
             // Above the threshold (a like on its own), or kept for a slot with nothing better (above the keeping bar).
             let reason =
@@ -343,11 +343,11 @@ public struct Favoriter: Service {
                     + " (\(reasons))"
             kept.append(
                 LikeCandidate(
-                    postID: postID, authorID: post.authorID.flatMap { Int64($0) }, authorHandle: post.authorHandle,
+                    postID: postID, authorID: post.authorID.map { AccountID($0) }, authorHandle: post.authorHandle,
                     logRatio: verdict.score.logRatio, reason: reason, postedAt: post.createdAt ?? clock.now()))
         }
         guard !kept.isEmpty else { return }
         try await likes.keepCandidates(kept)
-        logger.debug("kept \(kept.count) posts to like: \(kept.map { String($0.postID) }.joined(separator: ", "))")
+        logger.debug("kept \(kept.count) posts to like: \(kept.map(\.postID.text).joined(separator: ", "))")
     }
 }

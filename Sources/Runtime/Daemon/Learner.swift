@@ -105,7 +105,7 @@ public struct Learner: Service {
         var sinceID: String?
         switch try await cursor.position() {
         case .after(let id): sinceID = id
-        case .notStarted: sinceID = try await archive.newestPostID().map { String($0) }
+        case .notStarted: sinceID = try await archive.newestPostID()?.text
         }
         var stored = 0
         try await cursor.readNew(network.posts(of: humanUserID, since: sinceID, maxPosts: 3_200, for: .learning), after: sinceID) { page in

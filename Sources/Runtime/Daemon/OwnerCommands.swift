@@ -39,7 +39,7 @@ public struct OwnerCommands: Sendable {
 
     /// Does `command` (the mention already claimed in `mentions`), confirms it with one reply, and records the mention.
     func obey(
-        _ command: OwnerCommand, mention: NetworkPost, mentionID: Int64, on network: any MirrorNetwork, mentions: any MentionLog,
+        _ command: OwnerCommand, mention: NetworkPost, mentionID: PostID, on network: any MirrorNetwork, mentions: any MentionLog,
         clock: any BotClock, logger: Logger
     ) async throws {
         let japanese = mention.text.unicodeScalars.contains { $0.value >= 0x3000 }
@@ -111,7 +111,7 @@ public struct OwnerCommands: Sendable {
             if forgetsAfterwards { _ = try await withdrawal?.forget() }
             return
         }
-        try await mentions.finish(mentionID: mentionID, state: .replied, replyPostID: created.flatMap { Int64($0) }, reason: reason)
+        try await mentions.finish(mentionID: mentionID, state: .replied, replyPostID: created.map { PostID($0) }, reason: reason)
         if forgetsAfterwards { _ = try await withdrawal?.forget() }
     }
 

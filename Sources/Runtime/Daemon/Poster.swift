@@ -142,7 +142,7 @@ public struct Poster: Service {
             // Sent at its minute or soon after; the moment itself was lost with the process.
             let at = LocalTime.date(of: slot.minute, on: day, in: timeZone) ?? clock.now()
             try await plans.markPosted(
-                day: day, minute: slot.minute, sourcePostID: source, botPostID: Int64(made), postedAt: at,
+                day: day, minute: slot.minute, sourcePostID: source, botPostID: PostID(made), postedAt: at,
                 reason:
                     "\(remix == nil ? "the human's post \(source)" : "a remix (its longest run from the human's post \(source))"); interrupted last run, and \(network.name) shows it was made"
             )
@@ -269,7 +269,7 @@ public struct Poster: Service {
     /// is left to pick (the slot then picks at its minute).
     func prepare(at: Date, clockTime: String, seed: UInt64, underWay: PicksUnderWay = PicksUnderWay()) async throws -> Prepared? {
         var generator = SplitMix64(seed: seed)
-        var deleted = Set<Int64>()
+        var deleted = Set<PostID>()
         for _ in 0..<max(1, settings.picksPerSlot) {
             guard let pick = try await underWay.pick({ try await picker.pick(at: at, excluding: deleted.union($0), using: &generator) }) else {
                 return nil
@@ -291,7 +291,7 @@ public struct Poster: Service {
     /// Whether the pick's original is still on the network; one the person deleted leaves the archive (X asks that
     /// deleted content goes within 24 hours).
     private func originalExists(_ pick: PostPicker.Pick, clockTime: String) async throws -> Bool {
-        guard try await !network.postExists(String(pick.post.postID), as: .human, for: .posts) else { return true }
+        guard try await !network.postExists(pick.post.postID.text, as: .human, for: .posts) else { return true }
         try await picker.archive.remove(postID: pick.post.postID)
         logger.notice("slot \(clockTime): the human deleted post \(pick.post.postID); removed from the archive")
         return false
@@ -306,7 +306,7 @@ public struct Poster: Service {
     ) async throws {
         // Posted at the moment its post began (the network's answer, and the store's, may take a while).
         let postedAt = begunAt ?? clock.now()
-        var picked: Set<Int64> = prepared.map { [$0.pick.post.postID] } ?? []
+        var picked: Set<PostID> = prepared.map { [$0.pick.post.postID] } ?? []
         defer { picked.forEach(underWay.finish) }
         guard try await plans.claim(day: day, minute: minute) else { return }
         var generator = SplitMix64(seed: seed)
@@ -362,7 +362,7 @@ public struct Poster: Service {
                     }
                     let unchecked = whyUnchecked.map { "; posted unchecked: \($0), looked up within the hour" } ?? ""
                     try await plans.markPosted(
-                        day: day, minute: minute, sourcePostID: pick.post.postID, botPostID: created.flatMap { Int64($0) },
+                        day: day, minute: minute, sourcePostID: pick.post.postID, botPostID: created.map { PostID($0) },
                         postedAt: postedAt, reason: origin(pick) + unchecked, unchecked: whyUnchecked != nil)
                     if pick.remix != nil { try await picker.remixMemory?.settled(day: day, minute: minute) }
                     logger.info("posted slot \(clockTime) -> post \(created ?? "?") (\(origin(pick))\(unchecked))")
@@ -422,20 +422,20 @@ public struct Poster: Service {
     /// The person's posts picked for slots whose posts are under way (not recorded yet), left out of other slots' picks;
     /// and the first store failure of a post, which ends the round.
     final class PicksUnderWay: Sendable {
-        private let state = Mutex<(picks: Set<Int64>, failure: (any Error)?)>(([], nil))
+        private let state = Mutex<(picks: Set<PostID>, failure: (any Error)?)>(([], nil))
 
         /// A pick made by `pick` (given the picks under way), kept as under way.
-        func pick(_ pick: (Set<Int64>) async throws -> PostPicker.Pick?) async throws -> PostPicker.Pick? {
+        func pick(_ pick: (Set<PostID>) async throws -> PostPicker.Pick?) async throws -> PostPicker.Pick? {
             guard let chosen = try await pick(state.withLock { $0.picks }) else { return nil }
             state.withLock { _ = $0.picks.insert(chosen.post.postID) }
             return chosen
         }
 
         /// `source` is under way already: an interrupted slot's, being settled.
-        func hold(_ source: Int64) { state.withLock { _ = $0.picks.insert(source) } }
+        func hold(_ source: PostID) { state.withLock { _ = $0.picks.insert(source) } }
 
         /// `source` is no longer under way (posted and recorded, or given up).
-        func finish(_ source: Int64) { state.withLock { _ = $0.picks.remove(source) } }
+        func finish(_ source: PostID) { state.withLock { _ = $0.picks.remove(source) } }
 
         /// Runs `work`, keeping its failure (a cancellation is not one).
         func recording(_ work: () async throws -> Void) async throws {

@@ -106,7 +106,7 @@ public struct Replier: Service {
             do {
                 // When it was sent is not kept: among the bot's newest posts.
                 made = try await UncertainCreate.readBack(
-                    nil, inReplyTo: String(mentionID), sentSince: nil, on: network, for: .replies, clock: clock, logger: logger,
+                    nil, inReplyTo: mentionID.text, sentSince: nil, on: network, for: .replies, clock: clock, logger: logger,
                     what: "the answer to \(mentionID) interrupted last run")
             } catch let error as NetworkError {
                 try await mentions.finish(mentionID: mentionID, state: .skipped, reason: MentionState.interruptedReason)
@@ -115,7 +115,7 @@ public struct Replier: Service {
             }
             if let made {
                 try await mentions.finish(
-                    mentionID: mentionID, state: .replied, replyPostID: Int64(made),
+                    mentionID: mentionID, state: .replied, replyPostID: PostID(made),
                     reason: "interrupted last run; \(network.name) shows the answer was made")
                 logger.notice("answer to \(mentionID) interrupted last run; \(network.name) shows it was made: \(made)")
             } else {
@@ -154,7 +154,9 @@ public struct Replier: Service {
 
     /// Answers one mention, or records why not.
     func handle(_ mention: NetworkPost, seed: UInt64) async throws {
-        guard let mentionID = Int64(mention.id), let authorText = mention.authorID, let authorID = Int64(authorText) else { return }
+        let mentionID = PostID(mention.id)
+        guard let authorText = mention.authorID else { return try await recordWithoutAuthor(mention) }
+        let authorID = AccountID(authorText)
         // Mentions are read without their authors' handles (on X each would be a billed user read): the handle comes
         // from the human's past replies to them, else the log names the id.
         var handle = mention.authorHandle
@@ -164,7 +166,7 @@ public struct Replier: Service {
             logger.debug("no reply to \(mention.id): \(authorText == botUserID ? "the bot's own post" : "a repost")")
             return
         }
-        let conversationID = mention.conversationID.flatMap { Int64($0) }
+        let conversationID = mention.conversationID.map { PostID($0) }
         if let owner, authorText == owner.humanUserID, let command = OwnerCommand.parse(ReplyPicker.removingLeadingMentions(mention.text)) {
             guard try await mentions.begin(mentionID: mentionID, authorID: authorID, conversationID: conversationID, at: clock.now()) else { return }
             return try await owner.obey(
@@ -203,6 +205,18 @@ public struct Replier: Service {
         }
     }
 
+    /// Records a mention whose author the network did not name as skipped, saying so: it cannot be answered (no
+    /// one to answer, no limits to count), and is never read as new again.
+    private func recordWithoutAuthor(_ mention: NetworkPost) async throws {
+        let reason = "\(network.name) did not say who wrote it, so it cannot be answered"
+        let mentionID = PostID(mention.id)
+        let conversationID = mention.conversationID.map { PostID($0) }
+        guard try await mentions.begin(mentionID: mentionID, authorID: "", conversationID: conversationID, at: clock.now()) else { return }
+        try await mentions.finish(mentionID: mentionID, state: .skipped, reason: reason)
+        logger.notice("no reply to \(mention.id): \(reason)")
+        DaemonMetrics.notReplied(reason: reason)
+    }
+
     /// Whether the answer's sending began (from then on it is finished, not cancelled).
     final class Sending: @unchecked Sendable {
         private let lock = NSLock()
@@ -216,9 +230,13 @@ public struct Replier: Service {
     /// Why `mention` is not to be answered for consent's sake, nil when it may be: its author is blocked or opted out,
     /// asks for an opt-out now (`#nobot` in their profile, one of `OPT_OUT_WORDS`: put on the list), or the person
     /// paused everything.
-    private func consentRefusal(of mention: NetworkPost, authorID: Int64, handle: String?, who: String) async throws -> String? {
-        let authorText = String(authorID)
+    private func consentRefusal(of mention: NetworkPost, authorID: AccountID, handle: String?, who: String) async throws -> String? {
+        let authorText = authorID.text
         if let refusal = try await contact.refusal(id: authorText, handle: handle) { return refusal }
+        // An opt-out an older release kept under the id it gave the account.
+        for former in network.formerAccountIDs(of: authorText) {
+            if let refusal = try await contact.refusal(id: former, handle: nil) { return refusal }
+        }
         if mention.authorAsksNoBots {
             try await contact.optOuts.add(OptOut(accountID: authorText, handle: handle, reason: "#nobot in their profile", at: clock.now()))
             logger.notice("\(who) is on the opt-out list: their profile says #nobot; never answered or liked")
@@ -247,7 +265,7 @@ public struct Replier: Service {
 
     /// The answer itself, after the mention is claimed: the limits, the pick, the pause, the send.
     private func answer(
-        _ mention: NetworkPost, mentionID: Int64, authorID: Int64, conversationID: Int64?, handle: String?, who: String, seed: UInt64,
+        _ mention: NetworkPost, mentionID: PostID, authorID: AccountID, conversationID: PostID?, handle: String?, who: String, seed: UInt64,
         sending: Sending, skip: (String) async throws -> Void
     ) async throws {
         // The row just begun counts itself; the limits compare the answers before it. A row's time is when its
@@ -263,7 +281,7 @@ public struct Replier: Service {
         var generator = SplitMix64(seed: seed)
         var paused = false
         // What the network would refuse as a repeat: the past replies already sent within its window.
-        var repeats: Set<Int64> = []
+        var repeats: Set<PostID> = []
         if let window = network.capabilities.refusesRepeatsWithin {
             repeats = try await mentions.answerSources(since: clock.now().addingTimeInterval(-window))
         }
@@ -293,7 +311,7 @@ public struct Replier: Service {
                             try await network.reply(pick.text, warning: pick.source.contentWarning, to: mention.id, for: .replies)
                         }
                         try await mentions.finish(
-                            mentionID: mentionID, state: .replied, replyPostID: created.flatMap { Int64($0) },
+                            mentionID: mentionID, state: .replied, replyPostID: created.map { PostID($0) },
                             sourcePostID: pick.source.postID, reason: origin)
                         logger.info("replied to \(who) (\(mention.id)) -> post \(created ?? "?") (\(origin))")
                         DaemonMetrics.replied()

@@ -50,9 +50,12 @@ struct SinceCursor: Sendable {
     /// Forgets the position: the next poll is a first start.
     func forget() async throws { try await state.removeValue(of: key) }
 
-    /// Whether the post id `id` is newer than `other` (ids grow with time; nil is older than any).
+    /// Whether the post id `id` is newer than `other` (ids grow with time, in `PostID`'s order: X's and Mastodon's
+    /// numbers as numbers, Misskey's ids of one method as their text; nil, and the "0" of an empty first start, are
+    /// older than any).
     static func isNewer(_ id: String, than other: String?) -> Bool {
-        (UInt64(id) ?? 0) > (UInt64(other ?? "0") ?? 0)
+        guard let other, other != "0" else { return id != "0" }
+        return PostID(id) > PostID(other)
     }
 
     /// `posts` oldest first, by where they stand in their list.

@@ -1,3 +1,4 @@
+import BotCore
 import Foundation
 import PostgresNIO
 import Stores
@@ -7,11 +8,11 @@ import Stores
 struct PostgresLikeLog: LikeLog {
     let database: PostgresStoreSet
 
-    func likedAmong(_ postIDs: [Int64]) async throws -> Set<Int64> {
-        Set(try await database.rows("reading likes", "SELECT tweet_id FROM bot_likes WHERE tweet_id = ANY(\(postIDs)::bigint[])", as: Int64.self))
+    func likedAmong(_ postIDs: [PostID]) async throws -> Set<PostID> {
+        Set(try await database.rows("reading likes", "SELECT tweet_id FROM bot_likes WHERE tweet_id = ANY(\(postIDs)::text[])", as: PostID.self))
     }
 
-    func recordLike(postID: Int64, authorID: Int64?, logRatio: Double, reason: String, at date: Date) async throws -> Bool {
+    func recordLike(postID: PostID, authorID: AccountID?, logRatio: Double, reason: String, at date: Date) async throws -> Bool {
         try await !database.rows(
             "recording the like of \(postID)",
             """
@@ -29,8 +30,8 @@ struct PostgresLikeLog: LikeLog {
         try await database.rows(
             "reading the likes",
             """
-            SELECT tweet_id, author_id, log_ratio, reason, liked_at FROM bot_likes ORDER BY liked_at, tweet_id
-            """, as: (Int64, Int64?, Double?, String, Date).self
+            SELECT tweet_id, author_id, log_ratio, reason, liked_at FROM bot_likes ORDER BY liked_at, length(tweet_id), tweet_id COLLATE "C"
+            """, as: (PostID, AccountID?, Double?, String, Date).self
         ).map {
             RecordedLike(postID: $0.0, authorID: $0.1, logRatio: $0.2 ?? 0, reason: $0.3, likedAt: $0.4)
         }
@@ -44,7 +45,7 @@ struct PostgresLikeLog: LikeLog {
             """
             WITH stored AS (
                 INSERT INTO person_likes (post_id, liked_at, exact)
-                SELECT p, a, e FROM unnest(\(likes.map(\.postID))::bigint[], \(likes.map(\.likedAt))::timestamptz[], \(likes.map(\.isExact))::boolean[]) AS l(p, a, e)
+                SELECT p, a, e FROM unnest(\(likes.map(\.postID))::text[], \(likes.map(\.likedAt))::timestamptz[], \(likes.map(\.isExact))::boolean[]) AS l(p, a, e)
                 ON CONFLICT (post_id) DO UPDATE SET liked_at = excluded.liked_at, exact = true
                     WHERE excluded.exact AND NOT person_likes.exact
                 RETURNING (xmax = 0) AS inserted
@@ -56,8 +57,9 @@ struct PostgresLikeLog: LikeLog {
 
     func personLikes() async throws -> [PersonLike] {
         try await database.rows(
-            "reading the person's likes", "SELECT post_id, liked_at, exact FROM person_likes ORDER BY liked_at, post_id",
-            as: (Int64, Date, Bool).self
+            "reading the person's likes",
+            "SELECT post_id, liked_at, exact FROM person_likes ORDER BY liked_at, length(post_id), post_id COLLATE \"C\"",
+            as: (PostID, Date, Bool).self
         ).map { PersonLike(postID: $0.0, likedAt: $0.1, isExact: $0.2) }
     }
 
@@ -67,7 +69,7 @@ struct PostgresLikeLog: LikeLog {
             """
             SELECT s.minute, s.state, s.post_id, s.log_ratio, s.reason, s.done_at
             FROM like_plans p LEFT JOIN like_slots s ON s.day = p.day WHERE p.day = \(day)::date ORDER BY s.minute
-            """, as: (Int?, String?, Int64?, Double?, String?, Date?).self)
+            """, as: (Int?, String?, PostID?, Double?, String?, Date?).self)
         guard !rows.isEmpty else { return nil }
         return rows.compactMap { minute, state, post, ratio, reason, doneAt in
             minute.map {
@@ -136,8 +138,8 @@ struct PostgresLikeLog: LikeLog {
             "keeping \(candidates.count) posts to like",
             """
             INSERT INTO like_candidates (post_id, author_id, author_handle, log_ratio, reason, posted_at)
-            SELECT p, NULLIF(a, 0), NULLIF(h, ''), r, w, t
-            FROM unnest(\(candidates.map(\.postID))::bigint[], \(candidates.map { $0.authorID ?? 0 })::bigint[],
+            SELECT p, NULLIF(a, ''), NULLIF(h, ''), r, w, t
+            FROM unnest(\(candidates.map(\.postID))::text[], \(candidates.map { $0.authorID?.text ?? "" })::text[],
                         \(candidates.map { $0.authorHandle ?? "" })::text[], \(candidates.map { RecordedLike.storable($0.logRatio) })::float8[],
                         \(candidates.map(\.reason))::text[], \(candidates.map(\.postedAt))::timestamptz[]) AS c(p, a, h, r, w, t)
             WHERE NOT EXISTS (SELECT 1 FROM bot_likes WHERE tweet_id = p)
@@ -151,18 +153,18 @@ struct PostgresLikeLog: LikeLog {
             """
             SELECT c.post_id, c.author_id, c.author_handle, c.log_ratio, c.reason, c.posted_at FROM like_candidates c
             WHERE c.posted_at >= \(since) AND NOT EXISTS (SELECT 1 FROM bot_likes l WHERE l.tweet_id = c.post_id)
-            ORDER BY c.log_ratio DESC, c.posted_at DESC, c.post_id DESC
-            """, as: (Int64, Int64?, String?, Double, String, Date).self
+            ORDER BY c.log_ratio DESC, c.posted_at DESC, length(c.post_id) DESC, c.post_id COLLATE "C" DESC
+            """, as: (PostID, AccountID?, String?, Double, String, Date).self
         ).map {
             LikeCandidate(postID: $0.0, authorID: $0.1, authorHandle: $0.2, logRatio: $0.3, reason: $0.4, postedAt: $0.5)
         }
     }
 
-    func forgetCandidates(postedBefore date: Date?, postID: Int64?) async throws {
+    func forgetCandidates(postedBefore date: Date?, postID: PostID?) async throws {
         _ = try await database.rows(
             "forgetting posts kept to like",
             """
-            WITH d AS (DELETE FROM like_candidates WHERE posted_at < \(date ?? .distantPast) OR post_id = \(postID ?? -1) RETURNING 1)
+            WITH d AS (DELETE FROM like_candidates WHERE posted_at < \(date ?? .distantPast) OR post_id = \(postID?.text ?? "") RETURNING 1)
             SELECT count(*)::bigint FROM d
             """, as: Int64.self)
     }

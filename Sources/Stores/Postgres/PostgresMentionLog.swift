@@ -1,3 +1,4 @@
+import BotCore
 import Foundation
 import PostgresNIO
 import Stores
@@ -6,7 +7,7 @@ import Stores
 struct PostgresMentionLog: MentionLog {
     let database: PostgresStoreSet
 
-    func begin(mentionID: Int64, authorID: Int64, conversationID: Int64?, at date: Date) async throws -> Bool {
+    func begin(mentionID: PostID, authorID: AccountID, conversationID: PostID?, at date: Date) async throws -> Bool {
         try await !database.rows(
             "recording mention \(mentionID)",
             """
@@ -18,7 +19,7 @@ struct PostgresMentionLog: MentionLog {
         ).isEmpty
     }
 
-    func finish(mentionID: Int64, state: MentionState, replyPostID: Int64?, sourcePostID: Int64?, reason: String) async throws {
+    func finish(mentionID: PostID, state: MentionState, replyPostID: PostID?, sourcePostID: PostID?, reason: String) async throws {
         _ = try await database.rows(
             "recording the answer to mention \(mentionID)",
             """
@@ -28,7 +29,7 @@ struct PostgresMentionLog: MentionLog {
             """, as: Int.self)
     }
 
-    func answers(to authorID: Int64, since date: Date) async throws -> Int {
+    func answers(to authorID: AccountID, since date: Date) async throws -> Int {
         try await database.rows(
             "counting answers to \(authorID)",
             """
@@ -38,17 +39,17 @@ struct PostgresMentionLog: MentionLog {
         ).first.map(Int.init) ?? 0
     }
 
-    func answerSources(since date: Date) async throws -> Set<Int64> {
+    func answerSources(since date: Date) async throws -> Set<PostID> {
         Set(
             try await database.rows(
                 "reading the replies answered with since \(date)",
                 """
                 SELECT source_tweet_id FROM mention_replies
                 WHERE source_tweet_id IS NOT NULL AND state <> 'skipped' AND state <> 'pending' AND handled_at >= \(date)
-                """, as: Int64.self))
+                """, as: PostID.self))
     }
 
-    func answers(inConversation conversationID: Int64) async throws -> Int {
+    func answers(inConversation conversationID: PostID) async throws -> Int {
         try await database.rows(
             "counting answers in conversation \(conversationID)",
             """
@@ -57,12 +58,12 @@ struct PostgresMentionLog: MentionLog {
         ).first.map(Int.init) ?? 0
     }
 
-    func outcome(of mentionID: Int64) async throws -> MentionOutcome? {
+    func outcome(of mentionID: PostID) async throws -> MentionOutcome? {
         try await database.rows(
             "reading mention \(mentionID)",
             """
             SELECT state, reason, reply_tweet_id FROM mention_replies WHERE mention_tweet_id = \(mentionID)
-            """, as: (String, String?, Int64?).self
+            """, as: (String, String?, PostID?).self
         ).first.map { MentionOutcome(state: MentionState(rawValue: $0.0) ?? .skipped, reason: $0.1, replyPostID: $0.2) }
     }
 
@@ -78,8 +79,8 @@ struct PostgresMentionLog: MentionLog {
             "reading the handled mentions",
             """
             SELECT mention_tweet_id, author_id, state, reply_tweet_id, source_tweet_id, reason, handled_at
-            FROM mention_replies ORDER BY handled_at, mention_tweet_id
-            """, as: (Int64, Int64, String, Int64?, Int64?, String?, Date).self
+            FROM mention_replies ORDER BY handled_at, length(mention_tweet_id), mention_tweet_id COLLATE "C"
+            """, as: (PostID, AccountID, String, PostID?, PostID?, String?, Date).self
         ).map {
             HandledMention(
                 mentionPostID: $0.0, authorID: $0.1, state: MentionState(rawValue: $0.2) ?? .skipped,
@@ -87,9 +88,10 @@ struct PostgresMentionLog: MentionLog {
         }
     }
 
-    func interrupted() async throws -> [Int64] {
+    func interrupted() async throws -> [PostID] {
         try await database.rows(
             "reading interrupted answers",
-            "SELECT mention_tweet_id FROM mention_replies WHERE state = 'replying' ORDER BY mention_tweet_id", as: Int64.self)
+            "SELECT mention_tweet_id FROM mention_replies WHERE state = 'replying' ORDER BY length(mention_tweet_id), mention_tweet_id COLLATE \"C\"",
+            as: PostID.self)
     }
 }

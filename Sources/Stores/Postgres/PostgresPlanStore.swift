@@ -1,3 +1,4 @@
+import BotCore
 import Foundation
 import Logging
 import PostgresNIO
@@ -16,7 +17,7 @@ struct PostgresPlanStore: PlanStore {
             SELECT s.minute, s.state, s.source_tweet_id, s.bot_tweet_id, s.reason, s.posted_at, s.posted_unchecked, s.original_checked_at
             FROM day_plans p LEFT JOIN plan_slots s ON s.day = p.day
             WHERE p.day = \(day)::date ORDER BY s.minute
-            """, as: (Int?, String?, Int64?, Int64?, String?, Date?, Bool?, Date?).self)
+            """, as: (Int?, String?, PostID?, PostID?, String?, Date?, Bool?, Date?).self)
         guard !rows.isEmpty else { return nil }
         return rows.compactMap { minute, state, source, bot, reason, postedAt, unchecked, checkedAt in
             minute.map {
@@ -67,7 +68,7 @@ struct PostgresPlanStore: PlanStore {
     }
 
     func markPosted(
-        day: String, minute: Int, sourcePostID: Int64, botPostID: Int64?, postedAt: Date, reason: String,
+        day: String, minute: Int, sourcePostID: PostID, botPostID: PostID?, postedAt: Date, reason: String,
         unchecked: Bool
     ) async throws {
         let logger = logger
@@ -95,7 +96,7 @@ struct PostgresPlanStore: PlanStore {
             """, as: Int.self)
     }
 
-    func noteSending(day: String, minute: Int, sourcePostID: Int64) async throws {
+    func noteSending(day: String, minute: Int, sourcePostID: PostID) async throws {
         _ = try await database.rows(
             "noting what slot \(minute) of \(day) sends",
             """
@@ -110,7 +111,7 @@ struct PostgresPlanStore: PlanStore {
             """
             SELECT s.minute, s.source_tweet_id, t.text FROM plan_slots s LEFT JOIN tweets t ON t.tweet_id = s.source_tweet_id
             WHERE s.day = \(day)::date AND s.state = 'posting' ORDER BY s.minute
-            """, as: (Int, Int64?, String?).self
+            """, as: (Int, PostID?, String?).self
         ).map { InterruptedSlot(minute: $0.0, sourcePostID: $0.1, text: $0.2) }
     }
 
@@ -120,7 +121,7 @@ struct PostgresPlanStore: PlanStore {
             """
             SELECT to_char(day, 'YYYY-MM-DD'), minute, source_tweet_id, bot_tweet_id, posted_at FROM plan_slots
             WHERE posted_unchecked AND original_checked_at IS NULL AND state = 'posted' AND source_tweet_id IS NOT NULL AND posted_at IS NOT NULL ORDER BY posted_at, day, minute
-            """, as: (String, Int, Int64, Int64?, Date).self
+            """, as: (String, Int, PostID, PostID?, Date).self
         ).map {
             UncheckedPost(day: $0.0, minute: $0.1, sourcePostID: $0.2, botPostID: $0.3, postedAt: $0.4)
         }

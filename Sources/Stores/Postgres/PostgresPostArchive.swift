@@ -1,3 +1,4 @@
+import BotCore
 import Foundation
 import Logging
 import PostText
@@ -5,7 +6,7 @@ import PostgresNIO
 import Stores
 
 /// The person's posts in Postgres: minutes and days computed with `AT TIME ZONE`, arrays bound whole (`unnest`,
-/// `= ANY`), the @-mention filter as a POSIX regular expression. Random picks read the rows in `tweet_id` order and draw
+/// `= ANY`), the @-mention filter as a POSIX regular expression. Random picks read the rows in id order (`PostID`'s: `length(tweet_id), tweet_id` bytewise) and draw
 /// with one `Int.random` over their count, as every archive does, so a seed picks the same post on any database.
 struct PostgresPostArchive: PostArchive {
     let database: PostgresStoreSet
@@ -76,7 +77,7 @@ struct PostgresPostArchive: PostArchive {
         let ids = posts.map(\.postID)
         let texts = posts.map(\.text)
         let dates = posts.map(\.createdAt)
-        let replyUserIDs = posts.map { $0.replyUserID ?? 0 }  // 0 stands for "not a reply": no account has id 0.
+        let replyUserIDs = posts.map { $0.replyUserID?.text ?? "" }  // "" stands for "not a reply": no account has an empty id.
         let links = posts.map { PostLinks.containsLink($0.text) }
         let warnings = posts.map { $0.contentWarning ?? "" }  // "" stands for "no warning"
         let zone = zone.identifier
@@ -86,10 +87,10 @@ struct PostgresPostArchive: PostArchive {
                 """
                 WITH inserted AS (
                     INSERT INTO tweets (tweet_id, text, reply_user_id, created_at, minute, has_link, content_warning)
-                    SELECT t.tweet_id, t.text, NULLIF(t.reply_user_id, 0), t.created_at,
+                    SELECT t.tweet_id, t.text, NULLIF(t.reply_user_id, ''), t.created_at,
                            (extract(hour FROM t.created_at AT TIME ZONE \(zone)) * 60
                             + extract(minute FROM t.created_at AT TIME ZONE \(zone)))::integer, t.has_link, NULLIF(t.content_warning, '')
-                    FROM unnest(\(ids)::bigint[], \(texts)::text[], \(replyUserIDs)::bigint[], \(dates)::timestamptz[], \(links)::boolean[],
+                    FROM unnest(\(ids)::text[], \(texts)::text[], \(replyUserIDs)::text[], \(dates)::timestamptz[], \(links)::boolean[],
                                 \(warnings)::text[])
                          AS t(tweet_id, text, reply_user_id, created_at, has_link, content_warning)
                     ON CONFLICT (tweet_id) DO NOTHING
@@ -103,7 +104,7 @@ struct PostgresPostArchive: PostArchive {
                 try await connection.query(
                     """
                     DELETE FROM tweets WHERE id IN (
-                        SELECT id FROM tweets ORDER BY created_at DESC, tweet_id DESC OFFSET \(rowLimit)
+                        SELECT id FROM tweets ORDER BY created_at DESC, length(tweet_id) DESC, tweet_id COLLATE "C" DESC OFFSET \(rowLimit)
                     )
                     """, logger: logger)
             }
@@ -119,8 +120,11 @@ struct PostgresPostArchive: PostArchive {
         try await single("looking a text up in the archive", "SELECT count(*)::bigint FROM tweets WHERE text = \(text)") ?? 0 > 0
     }
 
-    func newestPostID() async throws -> Int64? {
-        try await database.rows("reading the newest post id", "SELECT max(tweet_id) FROM tweets", as: Int64?.self).first ?? nil
+    func newestPostID() async throws -> PostID? {
+        try await database.rows(
+            "reading the newest post id", "SELECT tweet_id FROM tweets ORDER BY length(tweet_id) DESC, tweet_id COLLATE \"C\" DESC LIMIT 1",
+            as: PostID.self
+        ).first
     }
 
     private func countsPerMinute(includingReplies: Bool) async throws -> [(minute: Int, count: Int)] {
@@ -154,14 +158,14 @@ struct PostgresPostArchive: PostArchive {
 
     func randomPosts(_ sample: PostSample, count: Int, using generator: inout some RandomNumberGenerator) async throws -> [ArchivedPost] {
         let operation = "sampling \(count) posts near minute \(sample.minute)"
-        let ids = try await database.rows(operation, Self.sampleQuery(sample, "tweet_id", "ORDER BY tweet_id"), as: Int64.self)
+        let ids = try await database.rows(operation, Self.sampleQuery(sample, "tweet_id", "ORDER BY \(Self.idOrder)"), as: PostID.self)
         let chosen = ids.randomSample(count: count, using: &generator)
         guard !chosen.isEmpty else { return [] }
         let rows = try await database.rows(
             operation,
             """
-            SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets WHERE tweet_id = ANY(\(chosen)::bigint[])
-            """, as: (Int64, String, Int64?, Date, String?).self
+            SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets WHERE tweet_id = ANY(\(chosen)::text[])
+            """, as: (PostID, String, AccountID?, Date, String?).self
         ).map(ArchivedPost.init(row:))
         let byID = Dictionary(rows.map { ($0.postID, $0) }) { first, _ in first }
         return chosen.compactMap { byID[$0] }
@@ -176,8 +180,8 @@ struct PostgresPostArchive: PostArchive {
         return """
             SELECT \(unescaped: select) FROM tweets WHERE reply_user_id IS NULL
               AND (minute BETWEEN \(firstLow) AND \(firstHigh) OR minute BETWEEN \(secondLow) AND \(secondHigh))
-              AND tweet_id <> ALL(\(sample.excluded)::bigint[])
-              AND NOT EXISTS (SELECT 1 FROM tweets AS excluded WHERE excluded.tweet_id = ANY(\(sample.excluded)::bigint[])
+              AND tweet_id <> ALL(\(sample.excluded)::text[])
+              AND NOT EXISTS (SELECT 1 FROM tweets AS excluded WHERE excluded.tweet_id = ANY(\(sample.excluded)::text[])
                                 AND excluded.text = tweets.text)
               AND (\(sample.allowingMentions) OR text !~ \(ArchiveRules.mentionPattern))
               AND (\(sample.allowingLinks) OR has_link IS NOT TRUE)
@@ -190,17 +194,17 @@ struct PostgresPostArchive: PostArchive {
 
     func randomReply(_ sample: ReplySample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedPost? {
         let anyUser = sample.userID == nil
-        let user = sample.userID ?? 0
+        let users = sample.userIDs
         return try await randomRow("sampling a reply to \(sample.whom)", using: &generator) { select, tail in
             """
             SELECT \(unescaped: select) FROM tweets
-            WHERE reply_user_id IS NOT NULL AND (\(anyUser) OR reply_user_id = \(user))
-              AND tweet_id <> ALL(\(sample.excluded)::bigint[]) AND (\(sample.allowingLinks) OR has_link IS NOT TRUE) \(unescaped: tail)
+            WHERE reply_user_id IS NOT NULL AND (\(anyUser) OR reply_user_id = ANY(\(users)::text[]))
+              AND tweet_id <> ALL(\(sample.excluded)::text[]) AND (\(sample.allowingLinks) OR has_link IS NOT TRUE) \(unescaped: tail)
             """
         }
     }
 
-    func recordBotPost(sourcePostID: Int64, botPostID: Int64?, postedAt: Date) async throws {
+    func recordBotPost(sourcePostID: PostID, botPostID: PostID?, postedAt: Date) async throws {
         let logger = logger
         _ = try await database.transaction("recording a post of post \(sourcePostID)") { connection in
             try await connection.query(
@@ -215,25 +219,25 @@ struct PostgresPostArchive: PostArchive {
             "reading posts",
             """
             SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets
-            ORDER BY created_at DESC, tweet_id DESC LIMIT \(limit)
-            """, as: (Int64, String, Int64?, Date, String?).self
+            ORDER BY created_at DESC, length(tweet_id) DESC, tweet_id COLLATE "C" DESC LIMIT \(limit)
+            """, as: (PostID, String, AccountID?, Date, String?).self
         ).map(ArchivedPost.init(row:))
     }
 
-    func remove(postID: Int64) async throws -> Bool {
+    func remove(postID: PostID) async throws -> Bool {
         try await !database.rows("removing post \(postID)", "DELETE FROM tweets WHERE tweet_id = \(postID) RETURNING 1", as: Int.self).isEmpty
     }
 
-    func botCopies(of sourcePostID: Int64) async throws -> [Int64] {
+    func botCopies(of sourcePostID: PostID) async throws -> [PostID] {
         var query = PostgresQuery(unsafeSQL: Self.botCopiesSQL)
         query.binds.append(sourcePostID)
-        return try await database.rows("reading the bot's copies of post \(sourcePostID)", query, as: Int64.self)
+        return try await database.rows("reading the bot's copies of post \(sourcePostID)", query, as: PostID.self)
     }
 
-    func copiedOriginals(since date: Date) async throws -> [Int64] {
+    func copiedOriginals(since date: Date) async throws -> [PostID] {
         var query = PostgresQuery(unsafeSQL: Self.copiedOriginalsSQL)
         query.binds.append(date)
-        return try await database.rows("reading the posts the bot copied", query, as: Int64.self)
+        return try await database.rows("reading the posts the bot copied", query, as: PostID.self)
     }
 
     func removeAll() async throws {
@@ -243,7 +247,7 @@ struct PostgresPostArchive: PostArchive {
         }
     }
 
-    /// Counts the rows a query selects, then reads the one at a random offset in `tweet_id` order: the random
+    /// Counts the rows a query selects, then reads the one at a random offset in id order: the random
     /// choice stays in Swift so a seeded generator makes it repeatable. `makeQuery(selectList, tail)` builds the
     /// query from its select list and the text that ends it.
     private func randomRow(
@@ -253,8 +257,8 @@ struct PostgresPostArchive: PostArchive {
         let count: Int = try await single(operation, makeQuery("count(*)::bigint", "")) ?? 0
         guard count > 0 else { return nil }
         let offset = Int.random(in: 0..<count, using: &generator)
-        let rowQuery = makeQuery("tweet_id, text, reply_user_id, created_at, content_warning", "ORDER BY tweet_id LIMIT 1 OFFSET \(offset)")
-        return try await database.rows(operation, rowQuery, as: (Int64, String, Int64?, Date, String?).self).first.map(ArchivedPost.init(row:))
+        let rowQuery = makeQuery("tweet_id, text, reply_user_id, created_at, content_warning", "ORDER BY \(Self.idOrder) LIMIT 1 OFFSET \(offset)")
+        return try await database.rows(operation, rowQuery, as: (PostID, String, AccountID?, Date, String?).self).first.map(ArchivedPost.init(row:))
     }
 
     private func single(_ operation: String, _ sql: PostgresQuery) async throws -> Int? {
@@ -264,19 +268,22 @@ struct PostgresPostArchive: PostArchive {
 
 extension ArchivedPost {
     /// A post from a Postgres row of `tweet_id, text, reply_user_id, created_at, content_warning`.
-    init(row: (Int64, String, Int64?, Date, String?)) {
+    init(row: (PostID, String, AccountID?, Date, String?)) {
         self.init(postID: row.0, text: row.1, replyUserID: row.2, createdAt: row.3, contentWarning: row.4)
     }
 }
 
 extension PostgresPostArchive {
+    /// The order of `PostID`: shorter ids first, then bytewise (numeric order for decimal ids).
+    static let idOrder = "length(tweet_id), tweet_id COLLATE \"C\""
+
     /// The archived posts copied since a date (`$1`).
     static let copiedOriginalsSQL = """
-        SELECT DISTINCT source_tweet_id FROM (
+        SELECT source_tweet_id FROM (
             SELECT source_tweet_id FROM bot_posts WHERE bot_tweet_id IS NOT NULL AND posted_at >= $1
             UNION SELECT source_tweet_id FROM mention_replies
             WHERE reply_tweet_id IS NOT NULL AND source_tweet_id IS NOT NULL AND handled_at >= $1
-        ) AS copies WHERE source_tweet_id IN (SELECT tweet_id FROM tweets) ORDER BY source_tweet_id
+        ) AS copies WHERE source_tweet_id IN (SELECT tweet_id FROM tweets) ORDER BY length(source_tweet_id), source_tweet_id COLLATE "C"
         """
 
     /// The bot's posts made of one post (`$1`).
@@ -285,6 +292,6 @@ extension PostgresPostArchive {
             SELECT bot_tweet_id FROM plan_slots WHERE source_tweet_id = $1 AND bot_tweet_id IS NOT NULL
             UNION SELECT bot_tweet_id FROM bot_posts WHERE source_tweet_id = $1 AND bot_tweet_id IS NOT NULL
             UNION SELECT reply_tweet_id FROM mention_replies WHERE source_tweet_id = $1 AND reply_tweet_id IS NOT NULL
-        ) AS copies ORDER BY bot_tweet_id
+        ) AS copies ORDER BY length(bot_tweet_id), bot_tweet_id COLLATE "C"
         """
 }

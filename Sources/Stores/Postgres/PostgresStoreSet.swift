@@ -112,7 +112,6 @@ public struct PostgresStoreSet: StoreSet {
     public var examples: any TrainingExamples { PostgresTrainingExamples(database: self) }
     public var usageDays: any UsageDays { PostgresUsageDays(database: self) }
     public var actions: any ActionLog { PostgresActionLog(database: self) }
-    public var networkIDs: any NetworkIDStore { PostgresNetworkIDStore(database: self) }
     public var retention: any StoreRetention { PostgresStoreRetention(database: self) }
     public var migrations: any SchemaMigrations { PostgresMigrations(database: self) }
 

@@ -1,3 +1,4 @@
+import BotCore
 import Foundation
 import GRDB
 import Stores
@@ -7,16 +8,16 @@ import Stores
 struct SQLiteLikeLog: LikeLog {
     let database: SQLiteStoreSet
 
-    func likedAmong(_ postIDs: [Int64]) async throws -> Set<Int64> {
+    func likedAmong(_ postIDs: [PostID]) async throws -> Set<PostID> {
         Set(
             try await database.read("reading likes") { db in
-                try Int64.fetchAll(
+                try PostID.fetchAll(
                     db, sql: "SELECT tweet_id FROM bot_likes WHERE tweet_id IN (SELECT value FROM json_each(?))",
                     arguments: [ArchiveRules.jsonArray(postIDs)])
             })
     }
 
-    func recordLike(postID: Int64, authorID: Int64?, logRatio: Double, reason: String, at date: Date) async throws -> Bool {
+    func recordLike(postID: PostID, authorID: AccountID?, logRatio: Double, reason: String, at date: Date) async throws -> Bool {
         try await database.write("recording the like of \(postID)") { db in
             try db.execute(
                 sql: """
@@ -33,7 +34,9 @@ struct SQLiteLikeLog: LikeLog {
 
     func likes() async throws -> [RecordedLike] {
         try await database.read("reading the likes") { db in
-            try Row.fetchAll(db, sql: "SELECT tweet_id, author_id, log_ratio, reason, liked_at FROM bot_likes ORDER BY liked_at, tweet_id").map {
+            try Row.fetchAll(
+                db, sql: "SELECT tweet_id, author_id, log_ratio, reason, liked_at FROM bot_likes ORDER BY liked_at, length(tweet_id), tweet_id"
+            ).map {
                 RecordedLike(
                     postID: try $0.decode(atIndex: 0), authorID: try $0.decode(atIndex: 1), logRatio: try $0.decode(atIndex: 2) ?? 0,
                     reason: try $0.decode(atIndex: 3), likedAt: try $0.decode(atIndex: 4))
@@ -59,7 +62,7 @@ struct SQLiteLikeLog: LikeLog {
 
     func personLikes() async throws -> [PersonLike] {
         try await database.read("reading the person's likes") { db in
-            try Row.fetchAll(db, sql: "SELECT post_id, liked_at, exact FROM person_likes ORDER BY liked_at, post_id").map {
+            try Row.fetchAll(db, sql: "SELECT post_id, liked_at, exact FROM person_likes ORDER BY liked_at, length(post_id), post_id").map {
                 PersonLike(postID: try $0.decode(atIndex: 0), likedAt: try $0.decode(atIndex: 1), isExact: try $0.decode(atIndex: 2))
             }
         }
@@ -145,7 +148,7 @@ struct SQLiteLikeLog: LikeLog {
                 sql: """
                     SELECT c.post_id, c.author_id, c.author_handle, c.log_ratio, c.reason, c.posted_at FROM like_candidates c
                     WHERE c.posted_at >= ? AND NOT EXISTS (SELECT 1 FROM bot_likes l WHERE l.tweet_id = c.post_id)
-                    ORDER BY c.log_ratio DESC, c.posted_at DESC, c.post_id DESC
+                    ORDER BY c.log_ratio DESC, c.posted_at DESC, length(c.post_id) DESC, c.post_id DESC
                     """, arguments: [since])
             return database.decodedRows(rows, of: "the posts kept to like") {
                 LikeCandidate(
@@ -155,9 +158,10 @@ struct SQLiteLikeLog: LikeLog {
         }
     }
 
-    func forgetCandidates(postedBefore date: Date?, postID: Int64?) async throws {
+    func forgetCandidates(postedBefore date: Date?, postID: PostID?) async throws {
         try await database.write("forgetting posts kept to like") { db in
-            try db.execute(sql: "DELETE FROM like_candidates WHERE posted_at < ? OR post_id = ?", arguments: [date ?? .distantPast, postID ?? -1])
+            try db.execute(
+                sql: "DELETE FROM like_candidates WHERE posted_at < ? OR post_id = ?", arguments: [date ?? .distantPast, postID?.text ?? ""])
         }
     }
 }

@@ -1,3 +1,4 @@
+import BotCore
 import Foundation
 import GRDB
 import Stores
@@ -6,7 +7,7 @@ import Stores
 struct SQLiteMentionLog: MentionLog {
     let database: SQLiteStoreSet
 
-    func begin(mentionID: Int64, authorID: Int64, conversationID: Int64?, at date: Date) async throws -> Bool {
+    func begin(mentionID: PostID, authorID: AccountID, conversationID: PostID?, at date: Date) async throws -> Bool {
         try await database.write("recording mention \(mentionID)") { db in
             try db.execute(
                 sql: """
@@ -19,7 +20,7 @@ struct SQLiteMentionLog: MentionLog {
         }
     }
 
-    func finish(mentionID: Int64, state: MentionState, replyPostID: Int64?, sourcePostID: Int64?, reason: String) async throws {
+    func finish(mentionID: PostID, state: MentionState, replyPostID: PostID?, sourcePostID: PostID?, reason: String) async throws {
         try await database.write("recording the answer to mention \(mentionID)") { db in
             try db.execute(
                 sql: """
@@ -28,7 +29,7 @@ struct SQLiteMentionLog: MentionLog {
         }
     }
 
-    func answers(to authorID: Int64, since date: Date) async throws -> Int {
+    func answers(to authorID: AccountID, since date: Date) async throws -> Int {
         try await database.read("counting answers to \(authorID)") { db in
             try Int.fetchOne(
                 db,
@@ -38,10 +39,10 @@ struct SQLiteMentionLog: MentionLog {
         }
     }
 
-    func answerSources(since date: Date) async throws -> Set<Int64> {
+    func answerSources(since date: Date) async throws -> Set<PostID> {
         try await database.read("reading the replies answered with since \(date)") { db in
             Set(
-                try Int64.fetchAll(
+                try PostID.fetchAll(
                     db,
                     sql: """
                         SELECT source_tweet_id FROM mention_replies
@@ -50,7 +51,7 @@ struct SQLiteMentionLog: MentionLog {
         }
     }
 
-    func answers(inConversation conversationID: Int64) async throws -> Int {
+    func answers(inConversation conversationID: PostID) async throws -> Int {
         try await database.read("counting answers in conversation \(conversationID)") { db in
             try Int.fetchOne(
                 db, sql: "SELECT count(*) FROM mention_replies WHERE conversation_id = ? AND state <> 'skipped' AND state <> 'pending'",
@@ -58,8 +59,8 @@ struct SQLiteMentionLog: MentionLog {
         }
     }
 
-    func outcome(of mentionID: Int64) async throws -> MentionOutcome? {
-        try await database.read("reading mention \(mentionID)") { db -> (String, String?, Int64?)? in
+    func outcome(of mentionID: PostID) async throws -> MentionOutcome? {
+        try await database.read("reading mention \(mentionID)") { db -> (String, String?, PostID?)? in
             try Row.fetchOne(
                 db, sql: "SELECT state, reason, reply_tweet_id FROM mention_replies WHERE mention_tweet_id = ?",
                 arguments: [mentionID]
@@ -79,7 +80,7 @@ struct SQLiteMentionLog: MentionLog {
                 db,
                 sql: """
                     SELECT mention_tweet_id, author_id, state, reply_tweet_id, source_tweet_id, reason, handled_at
-                    FROM mention_replies ORDER BY handled_at, mention_tweet_id
+                    FROM mention_replies ORDER BY handled_at, length(mention_tweet_id), mention_tweet_id
                     """)
             return database.decodedRows(rows, of: "the handled mentions") {
                 HandledMention(
@@ -91,9 +92,10 @@ struct SQLiteMentionLog: MentionLog {
         }
     }
 
-    func interrupted() async throws -> [Int64] {
+    func interrupted() async throws -> [PostID] {
         try await database.read("reading interrupted answers") { db in
-            try Int64.fetchAll(db, sql: "SELECT mention_tweet_id FROM mention_replies WHERE state = 'replying' ORDER BY mention_tweet_id")
+            try PostID.fetchAll(
+                db, sql: "SELECT mention_tweet_id FROM mention_replies WHERE state = 'replying' ORDER BY length(mention_tweet_id), mention_tweet_id")
         }
     }
 }

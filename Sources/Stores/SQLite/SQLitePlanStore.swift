@@ -1,3 +1,4 @@
+import BotCore
 import Foundation
 import GRDB
 import Stores
@@ -56,7 +57,7 @@ struct SQLitePlanStore: PlanStore {
     }
 
     func markPosted(
-        day: String, minute: Int, sourcePostID: Int64, botPostID: Int64?, postedAt: Date, reason: String,
+        day: String, minute: Int, sourcePostID: PostID, botPostID: PostID?, postedAt: Date, reason: String,
         unchecked: Bool
     ) async throws {
         try await database.write("recording slot \(minute) of \(day) as posted") { db in
@@ -81,7 +82,7 @@ struct SQLitePlanStore: PlanStore {
         }
     }
 
-    func noteSending(day: String, minute: Int, sourcePostID: Int64) async throws {
+    func noteSending(day: String, minute: Int, sourcePostID: PostID) async throws {
         try await database.write("noting what slot \(minute) of \(day) sends") { db in
             try db.execute(
                 sql: "UPDATE plan_slots SET source_tweet_id = ? WHERE day = ? AND minute = ? AND state = 'posting'",

@@ -1,11 +1,12 @@
 import BotClock
+import BotCore
 import Foundation
 import GRDB
 import PostText
 import Stores
 
 /// The person's posts in SQLite: minutes and days computed in Swift (`LocalTime`) and stored, arrays passed as JSON
-/// (`json_each`), the @-mention filter in Swift (no regular expressions). Random picks read the rows in `tweet_id`
+/// (`json_each`), the @-mention filter in Swift (no regular expressions). Random picks read the rows in id
 /// order and draw with one `Int.random` over their count, as every archive does.
 struct SQLitePostArchive: PostArchive {
     let database: SQLiteStoreSet
@@ -96,7 +97,7 @@ struct SQLitePostArchive: PostArchive {
                 try db.execute(
                     sql: """
                         DELETE FROM tweets WHERE id IN (
-                            SELECT id FROM tweets ORDER BY created_at DESC, tweet_id DESC LIMIT -1 OFFSET ?
+                            SELECT id FROM tweets ORDER BY created_at DESC, length(tweet_id) DESC, tweet_id DESC LIMIT -1 OFFSET ?
                         )
                         """, arguments: [rowLimit])
             }
@@ -114,8 +115,10 @@ struct SQLitePostArchive: PostArchive {
         }
     }
 
-    func newestPostID() async throws -> Int64? {
-        try await database.read("reading the newest post id") { db in try Int64.fetchOne(db, sql: "SELECT max(tweet_id) FROM tweets") }
+    func newestPostID() async throws -> PostID? {
+        try await database.read("reading the newest post id") { db in
+            try PostID.fetchOne(db, sql: "SELECT tweet_id FROM tweets ORDER BY length(tweet_id) DESC, tweet_id DESC LIMIT 1")
+        }
     }
 
     private func countsPerMinute(includingReplies: Bool) async throws -> [(minute: Int, count: Int)] {
@@ -137,7 +140,7 @@ struct SQLitePostArchive: PostArchive {
         try await candidates(sample).randomSample(count: count, using: &generator)
     }
 
-    /// The posts `sample` allows, in `tweet_id` order.
+    /// The posts `sample` allows, in id order (`PostID`'s).
     private func candidates(_ sample: PostSample) async throws -> [ArchivedPost] {
         let firstLow = sample.window.first.lowerBound
         let firstHigh = sample.window.first.upperBound
@@ -158,7 +161,7 @@ struct SQLitePostArchive: PostArchive {
                       AND NOT EXISTS (SELECT 1 FROM bot_posts LEFT JOIN tweets AS posted ON posted.tweet_id = bot_posts.source_tweet_id
                                       WHERE bot_posts.posted_at >= ?
                                         AND (bot_posts.source_tweet_id = tweets.tweet_id OR posted.text = tweets.text))
-                    ORDER BY tweet_id
+                    ORDER BY length(tweet_id), tweet_id
                     """,
                 arguments: [
                     firstLow, firstHigh, secondLow, secondHigh, ArchiveRules.jsonArray(sample.excluded),
@@ -171,21 +174,21 @@ struct SQLitePostArchive: PostArchive {
 
     func randomReply(_ sample: ReplySample, using generator: inout some RandomNumberGenerator) async throws -> ArchivedPost? {
         let anyUser = sample.userID == nil
-        let user = sample.userID ?? 0
+        let users = ArchiveRules.jsonArray(sample.userIDs)
         let candidates = try await database.read("sampling a reply to \(sample.whom)") { db in
             let rows = try Row.fetchAll(
                 db,
                 sql: """
                     SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets
-                    WHERE reply_user_id IS NOT NULL AND (? OR reply_user_id = ?)
-                      AND tweet_id NOT IN (SELECT value FROM json_each(?)) AND (? OR has_link IS NOT 1) ORDER BY tweet_id
-                    """, arguments: [anyUser, user, ArchiveRules.jsonArray(sample.excluded), sample.allowingLinks])
+                    WHERE reply_user_id IS NOT NULL AND (? OR reply_user_id IN (SELECT value FROM json_each(?)))
+                      AND tweet_id NOT IN (SELECT value FROM json_each(?)) AND (? OR has_link IS NOT 1) ORDER BY length(tweet_id), tweet_id
+                    """, arguments: [anyUser, users, ArchiveRules.jsonArray(sample.excluded), sample.allowingLinks])
             return database.decodedRows(rows, of: "the archive (replies)", ArchivedPost.init(row:))
         }
         return candidates.randomElementByOffset(using: &generator)
     }
 
-    func recordBotPost(sourcePostID: Int64, botPostID: Int64?, postedAt: Date) async throws {
+    func recordBotPost(sourcePostID: PostID, botPostID: PostID?, postedAt: Date) async throws {
         try await database.write("recording a post of post \(sourcePostID)") { db in
             try db.execute(
                 sql: "INSERT INTO bot_posts (source_tweet_id, bot_tweet_id, posted_at) VALUES (?, ?, ?)",
@@ -198,28 +201,28 @@ struct SQLitePostArchive: PostArchive {
             let rows = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets ORDER BY created_at DESC, tweet_id DESC LIMIT ?
+                    SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets ORDER BY created_at DESC, length(tweet_id) DESC, tweet_id DESC LIMIT ?
                     """, arguments: [limit])
             return database.decodedRows(rows, of: "the archive (newest posts)", ArchivedPost.init(row:))
         }
     }
 
-    func remove(postID: Int64) async throws -> Bool {
+    func remove(postID: PostID) async throws -> Bool {
         try await database.write("removing post \(postID)") { db in
             try db.execute(sql: "DELETE FROM tweets WHERE tweet_id = ?", arguments: [postID])
             return db.changesCount > 0
         }
     }
 
-    func botCopies(of sourcePostID: Int64) async throws -> [Int64] {
+    func botCopies(of sourcePostID: PostID) async throws -> [PostID] {
         try await database.read("reading the bot's copies of post \(sourcePostID)") { db in
-            try Int64.fetchAll(db, sql: Self.botCopiesSQL, arguments: [sourcePostID, sourcePostID, sourcePostID])
+            try PostID.fetchAll(db, sql: Self.botCopiesSQL, arguments: [sourcePostID, sourcePostID, sourcePostID])
         }
     }
 
-    func copiedOriginals(since date: Date) async throws -> [Int64] {
+    func copiedOriginals(since date: Date) async throws -> [PostID] {
         try await database.read("reading the posts the bot copied") { db in
-            try Int64.fetchAll(db, sql: Self.copiedOriginalsSQL, arguments: [date, date])
+            try PostID.fetchAll(db, sql: Self.copiedOriginalsSQL, arguments: [date, date])
         }
     }
 
@@ -240,11 +243,11 @@ extension ArchivedPost {
 extension SQLitePostArchive {
     /// The archived posts copied since a date (twice the date).
     static let copiedOriginalsSQL = """
-        SELECT DISTINCT source_tweet_id FROM (
+        SELECT source_tweet_id FROM (
             SELECT source_tweet_id FROM bot_posts WHERE bot_tweet_id IS NOT NULL AND posted_at >= ?
             UNION SELECT source_tweet_id FROM mention_replies
             WHERE reply_tweet_id IS NOT NULL AND source_tweet_id IS NOT NULL AND handled_at >= ?
-        ) AS copies WHERE source_tweet_id IN (SELECT tweet_id FROM tweets) ORDER BY source_tweet_id
+        ) AS copies WHERE source_tweet_id IN (SELECT tweet_id FROM tweets) ORDER BY length(source_tweet_id), source_tweet_id
         """
 
     /// The bot's posts made of one post (three times the source id).
@@ -253,6 +256,6 @@ extension SQLitePostArchive {
             SELECT bot_tweet_id FROM plan_slots WHERE source_tweet_id = ? AND bot_tweet_id IS NOT NULL
             UNION SELECT bot_tweet_id FROM bot_posts WHERE source_tweet_id = ? AND bot_tweet_id IS NOT NULL
             UNION SELECT reply_tweet_id FROM mention_replies WHERE source_tweet_id = ? AND reply_tweet_id IS NOT NULL
-        ) AS copies ORDER BY bot_tweet_id
+        ) AS copies ORDER BY length(bot_tweet_id), bot_tweet_id
         """
 }

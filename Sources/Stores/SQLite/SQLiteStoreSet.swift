@@ -56,7 +56,6 @@ public struct SQLiteStoreSet: StoreSet {
     public var examples: any TrainingExamples { SQLiteTrainingExamples(database: self) }
     public var usageDays: any UsageDays { SQLiteUsageDays(database: self) }
     public var actions: any ActionLog { SQLiteActionLog(database: self) }
-    public var networkIDs: any NetworkIDStore { SQLiteNetworkIDStore(database: self) }
     public var retention: any StoreRetention { SQLiteStoreRetention(database: self) }
     public var migrations: any SchemaMigrations { SQLiteMigrations(database: self) }
 

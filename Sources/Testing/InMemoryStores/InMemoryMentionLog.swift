@@ -1,3 +1,4 @@
+import BotCore
 import Foundation
 import Stores
 
@@ -5,7 +6,7 @@ import Stores
 struct InMemoryMentionLog: MentionLog {
     let set: InMemoryStoreSet
 
-    func begin(mentionID: Int64, authorID: Int64, conversationID: Int64?, at date: Date) async throws -> Bool {
+    func begin(mentionID: PostID, authorID: AccountID, conversationID: PostID?, at date: Date) async throws -> Bool {
         try set.withTables("recording mention \(mentionID)") { tables in
             if let known = tables.mentions[mentionID] {
                 guard known.state == .pending else { return false }
@@ -18,7 +19,7 @@ struct InMemoryMentionLog: MentionLog {
         }
     }
 
-    func finish(mentionID: Int64, state: MentionState, replyPostID: Int64?, sourcePostID: Int64?, reason: String) async throws {
+    func finish(mentionID: PostID, state: MentionState, replyPostID: PostID?, sourcePostID: PostID?, reason: String) async throws {
         try set.withTables("recording the answer to mention \(mentionID)") { tables in
             guard tables.mentions[mentionID] != nil else { return }
             tables.mentions[mentionID]?.state = state
@@ -31,25 +32,25 @@ struct InMemoryMentionLog: MentionLog {
     /// Whether a mention's answer counts against the limits: sent, or being sent.
     private static func counts(_ mention: Tables.Mention) -> Bool { mention.state != .skipped && mention.state != .pending }
 
-    func answers(to authorID: Int64, since date: Date) async throws -> Int {
+    func answers(to authorID: AccountID, since date: Date) async throws -> Int {
         try set.withTables("counting answers to \(authorID)") { tables in
             tables.mentions.values.filter { $0.authorID == authorID && Self.counts($0) && $0.handledAt >= date }.count
         }
     }
 
-    func answerSources(since date: Date) async throws -> Set<Int64> {
+    func answerSources(since date: Date) async throws -> Set<PostID> {
         try set.withTables("reading the replies answered with since \(date)") { tables in
             Set(tables.mentions.values.filter { Self.counts($0) && $0.handledAt >= date }.compactMap(\.sourcePostID))
         }
     }
 
-    func answers(inConversation conversationID: Int64) async throws -> Int {
+    func answers(inConversation conversationID: PostID) async throws -> Int {
         try set.withTables("counting answers in conversation \(conversationID)") { tables in
             tables.mentions.values.filter { $0.conversationID == conversationID && Self.counts($0) }.count
         }
     }
 
-    func outcome(of mentionID: Int64) async throws -> MentionOutcome? {
+    func outcome(of mentionID: PostID) async throws -> MentionOutcome? {
         try set.withTables("reading mention \(mentionID)") { tables in
             tables.mentions[mentionID].map { MentionOutcome(state: $0.state, reason: $0.reason, replyPostID: $0.replyPostID) }
         }
@@ -69,7 +70,7 @@ struct InMemoryMentionLog: MentionLog {
         }
     }
 
-    func interrupted() async throws -> [Int64] {
+    func interrupted() async throws -> [PostID] {
         try set.withTables("reading interrupted answers") { $0.mentions.filter { $0.value.state == .replying }.map(\.key).sorted() }
     }
 }

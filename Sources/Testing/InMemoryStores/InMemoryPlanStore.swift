@@ -1,3 +1,4 @@
+import BotCore
 import Foundation
 import Stores
 
@@ -47,7 +48,8 @@ struct InMemoryPlanStore: PlanStore {
         }
     }
 
-    func markPosted(day: String, minute: Int, sourcePostID: Int64, botPostID: Int64?, postedAt: Date, reason: String, unchecked: Bool) async throws {
+    func markPosted(day: String, minute: Int, sourcePostID: PostID, botPostID: PostID?, postedAt: Date, reason: String, unchecked: Bool) async throws
+    {
         try set.withTables("recording slot \(minute) of \(day) as posted") { tables in
             if var slot = tables.plans[day]?.slots[minute] {
                 (slot.state, slot.sourcePostID, slot.botPostID, slot.reason, slot.postedAt, slot.postedUnchecked, slot.updatedAt) = (
@@ -67,7 +69,7 @@ struct InMemoryPlanStore: PlanStore {
         }
     }
 
-    func noteSending(day: String, minute: Int, sourcePostID: Int64) async throws {
+    func noteSending(day: String, minute: Int, sourcePostID: PostID) async throws {
         _ = try update("noting what slot \(minute) of \(day) sends", day: day, minute: minute) { slot in
             guard slot.state == .posting else { return false }
             slot.sourcePostID = sourcePostID

@@ -1,4 +1,5 @@
 import BotClock
+import BotCore
 import Foundation
 import PostText
 import Stores
@@ -52,7 +53,7 @@ struct InMemoryPostArchive: PostArchive {
         try set.withTables("looking a text up in the archive") { tables in tables.posts.values.contains { $0.post.text == text } }
     }
 
-    func newestPostID() async throws -> Int64? { try set.withTables("reading the newest post id") { $0.posts.keys.max() } }
+    func newestPostID() async throws -> PostID? { try set.withTables("reading the newest post id") { $0.posts.keys.max() } }
 
     func minuteHistogram(includingReplies: Bool) async throws -> [Int] {
         try set.withTables("reading the minute histogram") { tables in
@@ -84,7 +85,7 @@ struct InMemoryPostArchive: PostArchive {
             let excluded = Set(sample.excluded)
             // What the bot posted since `postedSince`, and what is excluded (under way elsewhere, refused, deleted):
             // those posts, and any with the same text, are left out.
-            var postedIDs = Set<Int64>()
+            var postedIDs = Set<PostID>()
             var postedTexts = Set(excluded.compactMap { tables.posts[$0]?.post.text })
             for post in tables.botPosts where post.postedAt >= sample.postedSince {
                 postedIDs.insert(post.sourcePostID)
@@ -103,14 +104,14 @@ struct InMemoryPostArchive: PostArchive {
             let excluded = Set(sample.excluded)
             return tables.posts.values.filter { row in
                 guard let user = row.post.replyUserID else { return false }
-                return (sample.userID == nil || user == sample.userID) && !excluded.contains(row.post.postID)
+                return (sample.userID == nil || sample.userIDs.contains(user)) && !excluded.contains(row.post.postID)
                     && (sample.allowingLinks || !row.hasLink)
             }.map(\.post).sorted { $0.postID < $1.postID }
         }
         return candidates.randomElementByOffset(using: &generator)
     }
 
-    func recordBotPost(sourcePostID: Int64, botPostID: Int64?, postedAt: Date) async throws {
+    func recordBotPost(sourcePostID: PostID, botPostID: PostID?, postedAt: Date) async throws {
         try set.withTables("recording a post of post \(sourcePostID)") {
             $0.botPosts.append(.init(sourcePostID: sourcePostID, botPostID: botPostID, postedAt: postedAt))
         }
@@ -124,13 +125,13 @@ struct InMemoryPostArchive: PostArchive {
 
     func removeAll() async throws { try set.withTables("clearing the archive") { $0.posts.removeAll() } }
 
-    func remove(postID: Int64) async throws -> Bool {
+    func remove(postID: PostID) async throws -> Bool {
         try set.withTables("removing post \(postID)") { $0.posts.removeValue(forKey: postID) != nil }
     }
 
-    func botCopies(of sourcePostID: Int64) async throws -> [Int64] {
+    func botCopies(of sourcePostID: PostID) async throws -> [PostID] {
         try set.withTables("reading the bot's copies of post \(sourcePostID)") { tables in
-            var copies = Set<Int64>()
+            var copies = Set<PostID>()
             for plan in tables.plans.values {
                 for slot in plan.slots.values where slot.sourcePostID == sourcePostID { if let bot = slot.botPostID { copies.insert(bot) } }
             }
@@ -142,9 +143,9 @@ struct InMemoryPostArchive: PostArchive {
         }
     }
 
-    func copiedOriginals(since date: Date) async throws -> [Int64] {
+    func copiedOriginals(since date: Date) async throws -> [PostID] {
         try set.withTables("reading the posts the bot copied") { tables in
-            var originals = Set<Int64>()
+            var originals = Set<PostID>()
             for post in tables.botPosts where post.botPostID != nil && post.postedAt >= date { originals.insert(post.sourcePostID) }
             for mention in tables.mentions.values where mention.replyPostID != nil && mention.handledAt >= date {
                 if let source = mention.sourcePostID { originals.insert(source) }

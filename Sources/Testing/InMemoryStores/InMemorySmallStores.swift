@@ -1,3 +1,4 @@
+import BotCore
 import Foundation
 import Stores
 
@@ -5,11 +6,11 @@ import Stores
 struct InMemoryLikeLog: LikeLog {
     let set: InMemoryStoreSet
 
-    func likedAmong(_ postIDs: [Int64]) async throws -> Set<Int64> {
+    func likedAmong(_ postIDs: [PostID]) async throws -> Set<PostID> {
         try set.withTables("reading likes") { tables in Set(postIDs.filter { tables.likes[$0] != nil }) }
     }
 
-    func recordLike(postID: Int64, authorID: Int64?, logRatio: Double, reason: String, at date: Date) async throws -> Bool {
+    func recordLike(postID: PostID, authorID: AccountID?, logRatio: Double, reason: String, at date: Date) async throws -> Bool {
         try set.withTables("recording the like of \(postID)") { tables in
             guard tables.likes[postID] == nil else { return false }
             tables.likes[postID] = RecordedLike(
@@ -95,7 +96,7 @@ struct InMemoryLikeLog: LikeLog {
         }
     }
 
-    func forgetCandidates(postedBefore date: Date?, postID: Int64?) async throws {
+    func forgetCandidates(postedBefore date: Date?, postID: PostID?) async throws {
         try set.withTables("forgetting posts kept to like") { tables in
             tables.likeCandidates = tables.likeCandidates.filter { $0.value.postedAt >= (date ?? .distantPast) && $0.key != postID }
         }
@@ -115,22 +116,6 @@ struct InMemoryBotState: BotState {
             guard tables.state[name] == expected else { return false }
             tables.state[name] = new
             return true
-        }
-    }
-}
-
-/// What the bot's numbers stand for on the network, in memory.
-struct InMemoryNetworkIDStore: NetworkIDStore {
-    let set: InMemoryStoreSet
-
-    func remember(_ ids: [Int64: String]) async throws {
-        try set.withTables("keeping \(ids.count) network ids") { tables in
-            for (number, id) in ids where tables.networkIDs[number] == nil { tables.networkIDs[number] = id }
-        }
-    }
-    func ids(of numbers: [Int64]) async throws -> [Int64: String] {
-        try set.withTables("reading \(numbers.count) network ids") { tables in
-            Dictionary(numbers.compactMap { number in tables.networkIDs[number].map { (number, $0) } }, uniquingKeysWith: { first, _ in first })
         }
     }
 }
@@ -220,20 +205,20 @@ struct InMemoryActionLog: ActionLog {
                     actions.append(
                         BotAction(
                             kind: slot.state == .posted ? .posted : .skipped, at: slot.postedAt ?? slot.updatedAt,
-                            key: BotAction.slotKey(day: day, minute: minute), postID: slot.botPostID.map { String($0) },
-                            sourceID: slot.sourcePostID.map { String($0) }, reason: slot.reason))
+                            key: BotAction.slotKey(day: day, minute: minute), postID: slot.botPostID.map(\.text),
+                            sourceID: slot.sourcePostID.map(\.text), reason: slot.reason))
                 }
             }
             for (id, mention) in tables.mentions where mention.state == .replied || mention.state == .skipped {
                 actions.append(
                     BotAction(
                         kind: mention.state == .replied ? .replied : .notReplied, at: mention.handledAt, key: "mention:\(id)",
-                        postID: mention.replyPostID.map { String($0) }, sourceID: String(id), reason: mention.reason))
+                        postID: mention.replyPostID.map(\.text), sourceID: id.text, reason: mention.reason))
             }
             for like in tables.likes.values {
                 actions.append(
                     BotAction(
-                        kind: .liked, at: like.likedAt, key: "like:\(like.postID)", postID: String(like.postID), sourceID: nil,
+                        kind: .liked, at: like.likedAt, key: "like:\(like.postID)", postID: like.postID.text, sourceID: nil,
                         reason: like.reason))
             }
             return actions
@@ -299,7 +284,6 @@ struct InMemoryStoreRetention: StoreRetention {
             tables.botPosts = []
             tables.likes = [:]
             tables.mentions = [:]
-            tables.networkIDs = [:]
             tables.state = tables.state.filter { PersonRecords.keeps($0.key) }
             return counts
         }
@@ -312,7 +296,7 @@ struct InMemoryStoreRetention: StoreRetention {
             "plan_slots": tables.plans.values.map(\.slots.count).reduce(0, +), "day_plans": tables.plans.count,
             "like_slots": tables.likePlans.values.map(\.count).reduce(0, +), "like_plans": tables.likePlans.count,
             "like_candidates": tables.likeCandidates.count, "bot_posts": tables.botPosts.count, "bot_likes": tables.likes.count,
-            "mention_replies": tables.mentions.count, "network_ids": tables.networkIDs.count,
+            "mention_replies": tables.mentions.count,
             PersonRecords.stateTable: tables.state.keys.filter { !PersonRecords.keeps($0) }.count,
         ]
     }

@@ -1,4 +1,5 @@
 public import BotClock
+import BotCore
 public import Foundation
 public import Logging
 public import Stores
@@ -100,7 +101,6 @@ public final class InMemoryStoreSet: StoreSet, Sendable {
     public var examples: any TrainingExamples { InMemoryTrainingExamples(set: self) }
     public var usageDays: any UsageDays { InMemoryUsageDays(set: self) }
     public var actions: any ActionLog { InMemoryActionLog(set: self) }
-    public var networkIDs: any NetworkIDStore { InMemoryNetworkIDStore(set: self) }
     public var retention: any StoreRetention { InMemoryStoreRetention(set: self) }
     public var migrations: any SchemaMigrations { InMemoryMigrations() }
 
@@ -140,14 +140,14 @@ struct Tables {
         var day: String
     }
     struct BotPost {
-        var sourcePostID: Int64
-        var botPostID: Int64?
+        var sourcePostID: PostID
+        var botPostID: PostID?
         var postedAt: Date
     }
     struct Slot {
         var state: PlanSlot.State = .planned
-        var sourcePostID: Int64?
-        var botPostID: Int64?
+        var sourcePostID: PostID?
+        var botPostID: PostID?
         var reason: String?
         var postedAt: Date?
         var updatedAt: Date
@@ -160,11 +160,11 @@ struct Tables {
         var slots: [Int: Slot]
     }
     struct Mention {
-        var authorID: Int64
-        var conversationID: Int64?
+        var authorID: AccountID
+        var conversationID: PostID?
         var state: MentionState
-        var replyPostID: Int64?
-        var sourcePostID: Int64?
+        var replyPostID: PostID?
+        var sourcePostID: PostID?
         var reason: String?
         var handledAt: Date
     }
@@ -173,14 +173,14 @@ struct Tables {
         var order: Int
     }
 
-    var posts: [Int64: Post] = [:]
+    var posts: [PostID: Post] = [:]
     var botPosts: [BotPost] = []
     var plans: [String: DayPlan] = [:]
-    var mentions: [Int64: Mention] = [:]
-    var likes: [Int64: RecordedLike] = [:]
-    var personLikes: [Int64: PersonLike] = [:]
+    var mentions: [PostID: Mention] = [:]
+    var likes: [PostID: RecordedLike] = [:]
+    var personLikes: [PostID: PersonLike] = [:]
     var likePlans: [String: [Int: LikeSlot]] = [:]
-    var likeCandidates: [Int64: LikeCandidate] = [:]
+    var likeCandidates: [PostID: LikeCandidate] = [:]
     var state: [String: String] = [:]
     var examples: [TrainingExample] = []
     var nextExampleSequence: Int64 = 1
@@ -190,7 +190,6 @@ struct Tables {
     /// The fencing number of the fleet's latest hold on the bot, and that hold.
     var fleetFence: Int64 = 0
     var fleetHold: InMemoryFleetLease?
-    var networkIDs: [Int64: String] = [:]
 }
 
 /// The lease of an in-memory set: one holder at a time, let go on release.

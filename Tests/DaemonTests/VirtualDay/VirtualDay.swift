@@ -148,7 +148,8 @@ struct VirtualDay: Sendable {
         // What the trainings stored before the day: the person's posts, what they liked and saw.
         try await memory.archive.insert(
             persona.history.map { post in
-                ArchivedPost(postID: post.id, text: post.text, replyUserID: post.replyToUserID.flatMap { Int64($0) }, createdAt: post.createdAt)
+                ArchivedPost(
+                    postID: PostID(post.id), text: post.text, replyUserID: post.replyToUserID.map { AccountID($0) }, createdAt: post.createdAt)
             })
         guard let counts = try memory.sharedWordCounts(now: { clock.now() }) else { throw CancellationError() }
         let trainer = FavoriteClassifier(store: counts, tokenizer: Self.tokenizer, threshold: 3, examples: ExampleRecorder(memory.examples))
@@ -159,7 +160,7 @@ struct VirtualDay: Sendable {
         _ = try await trainer.learnOnce(persona.liked.map(post), as: .favorite, source: .likes, at: Self.dayStart)
         // `train classifier` stores the person's likes with their times (the scripted network gives them).
         try await memory.likes.recordPersonLikes(
-            persona.liked.map { PersonLike(postID: $0.id, likedAt: $0.createdAt.addingTimeInterval(600), isExact: true) })
+            persona.liked.map { PersonLike(postID: PostID($0.id), likedAt: $0.createdAt.addingTimeInterval(600), isExact: true) })
 
         let log = LogRecorder()
         // Tracing a day (VIRTUAL_DAY_TRACE): every line to standard error.

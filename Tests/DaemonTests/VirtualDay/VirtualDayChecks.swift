@@ -1,4 +1,5 @@
 import BotClock
+import BotCore
 import Consent
 import Daemon
 import Foundation
@@ -94,7 +95,7 @@ struct VirtualDayChecks {
                     if checkedAt > deadline { problems.append("\(label) posted unchecked, looked up only at \(time(checkedAt))") }
                 }
                 if slot.state == .posted, !slot.postedUnchecked, let source = slot.sourcePostID,
-                    let deletedAt = world.posts[source]?.deletedAt, deletedAt < due.addingTimeInterval(-Double(300))
+                    let deletedAt = world.posts[id: source]?.deletedAt, deletedAt < due.addingTimeInterval(-Double(300))
                 {
                     problems.append("\(label) posted a copy of \(source), deleted at \(time(deletedAt)), as checked")
                 }
@@ -108,7 +109,7 @@ struct VirtualDayChecks {
     /// hang of 30 s, a rate limit's wait of up to 90 s, a read back and a second try).
     func madeInTime(_ slot: PlanSlot, day: String, due: Date, startedAt: Date, label: String) -> [String] {
         let purpose = "post:slot \(day) \(slot.minute)"
-        guard let id = slot.botPostID, let made = world.posts[id]?.createdAt else { return [] }  // the records' check says why
+        guard let id = slot.botPostID, let made = world.posts[id: id]?.createdAt else { return [] }  // the records' check says why
         let faulted = world.calls.contains { $0.key == purpose && $0.fault != nil }
         let late = made.timeIntervalSince(startedAt)
         if late < 0 { return ["\(label) made at \(time(made)), before its post task began at \(time(startedAt))"] }
@@ -132,7 +133,7 @@ struct VirtualDayChecks {
         for (text, posts) in Dictionary(grouping: slotPosts, by: \.text) where posts.count > 1 {
             problems.append("\"\(text)\" posted \(posts.count) times, for \(posts.compactMap(\.madeFor).sorted().joined(separator: ", "))")
         }
-        var recorded: [String: Int64] = [:]
+        var recorded: [String: PostID] = [:]
         for day in [VirtualDay.day, "2026-11-24"] {
             for slot in try await outcome.stores.plans.slots(of: day) ?? [] where slot.state == .posted {
                 let purpose = "post:slot \(day) \(slot.minute)"
@@ -141,11 +142,12 @@ struct VirtualDayChecks {
                     continue
                 }
                 recorded[purpose] = id
-                guard let post = world.posts[id], post.madeFor == purpose else {
+                guard let post = world.posts[id: id], post.madeFor == purpose else {
                     problems.append("\(purpose) recorded as \(id), which the network does not have for it")
                     continue
                 }
-                if let source = slot.sourcePostID, let original = persona.history.first(where: { $0.id == source }) ?? world.posts[source],
+                if let source = slot.sourcePostID,
+                    let original = persona.history.first(where: { PostID($0.id) == source }) ?? world.posts[id: source],
                     post.text != original.text
                 {
                     problems.append("\(purpose) posted \"\(post.text)\", not its original \(source)'s text")
@@ -159,7 +161,7 @@ struct VirtualDayChecks {
                 continue
             }
             recorded[purpose] = id
-            if world.posts[id]?.madeFor != purpose { problems.append("\(purpose) recorded as \(id), which the network does not have for it") }
+            if world.posts[id: id]?.madeFor != purpose { problems.append("\(purpose) recorded as \(id), which the network does not have for it") }
         }
         for (purpose, posts) in made where recorded[purpose] == nil {
             problems.append("\(purpose) is on the network (\(posts.map(\.id))) but not recorded")
@@ -175,7 +177,7 @@ struct VirtualDayChecks {
         let answered = handled.filter { $0.state == .replied }
         let posts = world.posts
         for mention in answered {
-            guard let post = posts[mention.mentionPostID] else {
+            guard let post = posts[id: mention.mentionPostID] else {
                 problems.append("answered \(mention.mentionPostID), which is no mention")
                 continue
             }
@@ -195,7 +197,7 @@ struct VirtualDayChecks {
                 }
             }
         }
-        for (conversation, mentions) in Dictionary(grouping: answered, by: { posts[$0.mentionPostID]?.conversationID ?? -1 })
+        for (conversation, mentions) in Dictionary(grouping: answered, by: { posts[id: $0.mentionPostID]?.conversationID ?? -1 })
         where mentions.count > outcome.settings.maxThreadReplies {
             problems.append("answered \(mentions.count) times in conversation \(conversation)")
         }
@@ -205,7 +207,7 @@ struct VirtualDayChecks {
             guard let post = posts[id], persona.friends.contains(where: { $0.id == post.authorID }), !post.isRepost,
                 post.createdAt >= VirtualDay.dayStart, post.createdAt < VirtualDay.end.addingTimeInterval(-600)
             else { continue }
-            if !handledIDs.contains(id) { problems.append("the friend's mention \(id) of \(time(post.createdAt)) was never handled") }
+            if !handledIDs.contains(PostID(id)) { problems.append("the friend's mention \(id) of \(time(post.createdAt)) was never handled") }
         }
         for mention in handled where mention.state == .skipped && (mention.reason ?? "").isEmpty {
             problems.append("mention \(mention.mentionPostID) skipped without a reason")
@@ -220,7 +222,7 @@ struct VirtualDayChecks {
         let networkLikes = world.likes
         let posts = world.posts
         for like in recorded {
-            guard let post = posts[like.postID] else {
+            guard let post = posts[id: like.postID] else {
                 problems.append("liked \(like.postID), which is not on the network")
                 continue
             }
@@ -229,7 +231,7 @@ struct VirtualDayChecks {
             }
             if post.isRepost { problems.append("liked the repost \(post.id)") }
         }
-        if Set(recorded.map(\.postID)) != Set(networkLikes.keys) {
+        if Set(recorded.map(\.postID)) != Set(networkLikes.keys.map { PostID($0) }) {
             problems.append("likes recorded \(recorded.map(\.postID).sorted()) differ from the network's \(networkLikes.keys.sorted())")
         }
         // Planned as posts are: each like made at a liked slot of its day's plan, at the slot's minute (within the grace, or the wait for a post),
@@ -237,7 +239,7 @@ struct VirtualDayChecks {
         let busiest =
             Dictionary(grouping: try await outcome.stores.likes.personLikes()) { LocalTime(of: $0.likedAt, in: VirtualDay.timeZone).day }
             .values.map(\.count).max() ?? 0
-        var planned: Set<Int64> = []
+        var planned: Set<PostID> = []
         for day in [VirtualDay.day, "2026-11-24"] {
             let slots = try await outcome.stores.likes.likeSlots(of: day) ?? []
             if slots.count > busiest { problems.append("\(slots.count) likes planned for \(day), more than the person's busiest day (\(busiest))") }
@@ -271,28 +273,29 @@ struct VirtualDayChecks {
         let optOuts = try await OptOutList(state: outcome.stores.state).all()
         let posts = world.posts
         for (author, id) in persona.optOutMentions {
-            guard let asked = posts[id], let handledAt = handled[id]?.handledAt else {
+            guard let asked = posts[id], let handledAt = handled[PostID(id)]?.handledAt else {
                 if (posts[id]?.createdAt ?? .distantFuture) < VirtualDay.end.addingTimeInterval(-600) {
                     problems.append("the opt-out mention \(id) of @\(author.handle) was never handled")
                 }
                 continue
             }
-            if handled[id]?.state == .replied { problems.append("answered @\(author.handle)'s opt-out \(id)") }
+            if handled[PostID(id)]?.state == .replied { problems.append("answered @\(author.handle)'s opt-out \(id)") }
             if !optOuts.contains(where: { $0.accountID == author.id }) {
                 problems.append("@\(author.handle) asked the bot to stop at \(time(asked.createdAt)) and is not on the opt-out list")
             }
-            for mention in handled.values where mention.authorID == Int64(author.id) && mention.state == .replied && mention.handledAt > handledAt {
+            for mention in handled.values where mention.authorID == AccountID(author.id) && mention.state == .replied && mention.handledAt > handledAt
+            {
                 problems.append(
                     "answered @\(author.handle) (\(mention.mentionPostID)) at \(time(mention.handledAt)), after they asked the bot to stop")
             }
-            for like in try await outcome.stores.likes.likes() where like.authorID == Int64(author.id) && like.likedAt > handledAt {
+            for like in try await outcome.stores.likes.likes() where like.authorID == AccountID(author.id) && like.likedAt > handledAt {
                 problems.append("liked @\(author.handle)'s \(like.postID) at \(time(like.likedAt)), after they asked the bot to stop")
             }
         }
         if optOuts.contains(where: { $0.accountID == world.human.id }) { problems.append("the person is on the opt-out list") }
         // The pause: from when the command was read to when the resume was read.
-        let pausedFrom = handled[persona.pauseMentionID]?.handledAt
-        let resumedAt = handled[persona.resumeMentionID]?.handledAt
+        let pausedFrom = handled[PostID(persona.pauseMentionID)]?.handledAt
+        let resumedAt = handled[PostID(persona.resumeMentionID)]?.handledAt
         if pausedFrom == nil, let pause = posts[persona.pauseMentionID], pause.createdAt < VirtualDay.end.addingTimeInterval(-600) {
             problems.append("the person's pause of \(time(pause.createdAt)) was never read")
         }
@@ -329,4 +332,9 @@ struct VirtualDayChecks {
         }
         return problems
     }
+}
+
+extension Dictionary where Key == Int64 {
+    /// The scripted world's entry a store's id names (the scripted world numbers its posts, as X does).
+    subscript<Kind>(id id: NetworkIdentifier<Kind>) -> Value? { Int64(id.text).flatMap { self[$0] } }
 }

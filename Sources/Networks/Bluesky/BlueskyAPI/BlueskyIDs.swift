@@ -1,10 +1,9 @@
 import Foundation
 
-/// How Bluesky's names become the bot's ids, which are decimal numbers (its stores key posts and users by 64-bit
-/// integers, as X and Mastodon give them):
-/// - a post's id is its record key's TID, read as the number it is (time-ordered, so "newer" compares as on X);
-/// - a user's id is a 63-bit FNV-1a hash of their DID (the same DID, the same id, in every run and every store).
-/// A post is found again from its id and its author's DID: `at://<did>/app.bsky.feed.post/<TID of the id>`.
+/// How Bluesky's names become the bot's ids:
+/// - a post's id is its record key's TID, read as the 64-bit number a TID is (time-ordered, so "newer" compares as on
+///   X); a post is found again from its id and its author's DID: `at://<did>/app.bsky.feed.post/<TID of the id>`;
+/// - an account's id is its DID, as written.
 public enum BlueskyIDs {
     /// The id of the post at `uri`, nil when it is not a post's (`app.bsky.feed.post`) or its record key is not a TID.
     public static func postID(of uri: String) -> String? {
@@ -12,8 +11,9 @@ public enum BlueskyIDs {
         return String(tid.value)
     }
 
-    /// The id of the account `did`.
-    public static func userID(of did: String) -> String {
+    /// The id the releases before text ids gave the account `did` (a 63-bit FNV-1a hash of it), under which their rows
+    /// still name it: looked up beside the DID (`MirrorNetwork.formerAccountIDs`), never made for a new row.
+    public static func formerUserID(of did: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in did.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return String(hash & UInt64(Int64.max))

@@ -1,6 +1,7 @@
 import ATProtoRepository
 import BlueskyAPI
 import BotClock
+import BotCore
 public import ExportFormats
 public import Foundation
 import Stores
@@ -149,12 +150,12 @@ enum BlueskyExport {
         guard labels.isEmpty || copyingLabels, post.embed?.isQuote != true else { return nil }
         let text = post.textWithFullLinks
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
-        let answered = post.reply.flatMap { ATURI($0.parent.uri) }.flatMap { Int64(BlueskyIDs.userID(of: $0.repo)) }
+        let answered = post.reply.flatMap { ATURI($0.parent.uri) }.map { AccountID($0.repo) }
         // The time the post claims, unless it is none or outside the years 1970 to 9999 (as every export's times are
         // kept): then the time its record key was made.
         let claimed = ISO8601Time.date(from: post.createdAt)
         return ArchivedPost(
-            postID: id, text: text, replyUserID: answered, createdAt: claimed ?? tid.date,
+            postID: PostID(id), text: text, replyUserID: answered, createdAt: claimed ?? tid.date,
             contentWarning: labels.isEmpty ? nil : labels.joined(separator: ", "))
     }
 }

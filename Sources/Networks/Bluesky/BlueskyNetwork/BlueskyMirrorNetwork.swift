@@ -10,7 +10,8 @@ import Synchronization
 /// its timeline, posting, replying and liking, in the bot's words. Free: no accounting, nothing shed.
 ///
 /// Bluesky's ways are kept here:
-/// - ids are made from record keys and DIDs (`BlueskyIDs`);
+/// - ids are made from record keys and DIDs (`BlueskyIDs`); an account's rows stored by the releases that hashed DIDs
+///   are found under its former id too (`formerAccountIDs`);
 /// - reposts, quotes of other posts, pinned items, posts labelled by others and (unless `copyingLabels`, `POST_CW`)
 ///   posts the person labelled (`!warn`, `porn`, …) are never handed to the bot, so they are never archived, learned
 ///   or copied; with `copyingLabels` a labelled post keeps its labels as its warning, and its copy carries them;
@@ -48,7 +49,7 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
         let did = try await did(of: account)
         let profile = try await Self.mapped { try await client.send(GetProfile(actor: did), as: account == .bot ? .bot : nil) }
         return NetworkUser(
-            id: BlueskyIDs.userID(of: did), handle: profile.handle, profile: profile.description ?? "",
+            id: did, handle: profile.handle, profile: profile.description ?? "",
             markedAutomated: (profile.labels ?? []).contains { $0.val == "bot" && $0.neg != true }, networkAccount: did)
     }
 
@@ -132,10 +133,10 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
         let ref = StrongRef(uri: notification.uri, cid: notification.cid)
         known.setMention(MentionRecord(ref: ref, root: record.reply?.root ?? ref), for: id)
         return NetworkPost(
-            id: id, text: record.text, authorID: BlueskyIDs.userID(of: notification.author.did), authorHandle: notification.author.handle,
+            id: id, text: record.text, authorID: notification.author.did, authorHandle: notification.author.handle,
             createdAt: ISO8601Time.date(from: record.createdAt),
             replyToUserID: record.reply.flatMap { ATURI($0.parent.uri) }
-                .map { BlueskyIDs.userID(of: $0.repo) },
+                .map(\.repo),
             replyToPostID: record.reply.flatMap { BlueskyIDs.postID(of: $0.parent.uri) },
             conversationID: BlueskyIDs.postID(of: (record.reply?.root ?? ref).uri),
             authorAsksNoBots: (notification.author.description ?? "").localizedCaseInsensitiveContains("#nobot"))
@@ -279,6 +280,9 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
         }
     }
 
+    /// The id the releases before text ids gave a DID (`BlueskyIDs.formerUserID`), under which their rows name it.
+    public func formerAccountIDs(of id: String) -> [String] { id.hasPrefix("did:") ? [BlueskyIDs.formerUserID(of: id)] : [] }
+
     /// The client's count of calls (nothing is billed, but the status page shows what answers).
     public func endpointCalls() -> [EndpointCalls] {
         client.callCounts.map {
@@ -347,9 +351,9 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
         guard let id = BlueskyIDs.postID(of: view.uri) else { return nil }
         let parent = view.record.reply?.parent
         return NetworkPost(
-            id: id, text: view.record.textWithFullLinks, authorID: BlueskyIDs.userID(of: view.author.did), authorHandle: view.author.handle,
+            id: id, text: view.record.textWithFullLinks, authorID: view.author.did, authorHandle: view.author.handle,
             createdAt: ISO8601Time.date(from: view.record.createdAt),
-            replyToUserID: parent.flatMap { ATURI($0.uri) }.map { BlueskyIDs.userID(of: $0.repo) },
+            replyToUserID: parent.flatMap { ATURI($0.uri) }.map(\.repo),
             replyToPostID: parent.flatMap { BlueskyIDs.postID(of: $0.uri) },
             conversationID: BlueskyIDs.postID(of: (view.record.reply?.root ?? view.ref).uri), isRepost: isRepost)
     }

@@ -208,7 +208,7 @@ public struct BlueskyNetworkModule: NetworkModule {
     /// `POST_CW`: labelled posts copied with their labels.
     public var copiesContentWarnings: Bool { settings.copyingLabels }
     /// None: the person's archive carries DIDs, not addresses to look up.
-    public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> Int64?)? { nil }
+    public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> AccountID?)? { nil }
 
     /// The handle (and, for the bot, the app password) of each account in `accounts` that is not set.
     public func missingSettings(for accounts: [Account]) -> [MissingSetting] {
@@ -236,7 +236,7 @@ public struct BlueskyNetworkModule: NetworkModule {
 
     /// Bluesky for a command, with the sessions kept in the store (`kept`, sealed: the person's OAuth sign-in is only
     /// there), renewed there; in memory without.
-    public func forCommand(accounts: [Account], networkIDs: (any NetworkIDStore)?, kept: KeptTokens?, logger: Logger) -> CommandNetwork {
+    public func forCommand(accounts: [Account], kept: KeptTokens?, logger: Logger) -> CommandNetwork {
         let sessions: any BlueskySessionStore = kept.map { StoredBlueskySessions(state: $0.state, sealer: $0.sealer) } ?? InMemoryBlueskySessions()
         return CommandNetwork(network: network(sessions: sessions, clock: clock, logger: logger))
     }

@@ -1,4 +1,5 @@
 import BotClock
+import BotCore
 public import ExportFormats
 public import Foundation
 import PostText
@@ -64,20 +65,20 @@ public struct MastodonExportFormat: ExportFormat {
             report.likesWithoutText = report.likesRead
         }
         if let owner = report.owner { try await destination.checkOwner?(owner) }
-        var answered: [String: Int64?] = [:]
+        var answered: [String: AccountID?] = [:]
         for acct in Set(statuses.compactMap(\.answeredAcct)).sorted() {
             guard let resolveAccount = destination.resolveAccount else { break }
             answered[acct] = try await resolveAccount(acct)
             report.lookups += 1
         }
         let tweets = statuses.map { status -> ArchivedPost in
-            var replyUserID: Int64?
+            var replyUserID: AccountID?
             if status.inReplyTo != nil {
                 replyUserID = status.answeredAcct.flatMap { answered[$0] ?? nil } ?? ArchivedPost.unknownReplyTarget
                 if replyUserID == ArchivedPost.unknownReplyTarget { report.repliesWithoutTarget += 1 }
             }
             return ArchivedPost(
-                postID: status.id, text: status.text, replyUserID: replyUserID, createdAt: status.publishedAt,
+                postID: PostID(status.id), text: status.text, replyUserID: replyUserID, createdAt: status.publishedAt,
                 contentWarning: status.warning)
         }
         report.postsStored = try await destination.archive.insert(tweets)

@@ -108,12 +108,12 @@ public struct MastodonNetworkModule: NetworkModule {
 
     /// Looks an account (`user@domain`) up on the person's instance: its id there, nil when the instance does not
     /// know it. Nil when the person's account is not set.
-    public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> Int64?)? {
+    public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> AccountID?)? {
         guard settings.human != nil else { return nil }
         let client = client(clock: clock, logger: logger)
         return { address in
             do {
-                return Int64(try await client.send(LookupAccount(acct: address), as: .human).id)
+                return AccountID(try await client.send(LookupAccount(acct: address), as: .human).id)
             } catch MastodonAPIError.notFound {
                 return nil
             }

@@ -71,7 +71,7 @@ public struct MemoNetworkModule: NetworkModule {
     }
 
     /// Archives carry their accounts' ids.
-    public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> Int64?)? { nil }
+    public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> AccountID?)? { nil }
 
     /// The person's token.
     public var personCredentials: [(name: String, value: String)] { settings.humanToken.map { [("HUMAN_MEMO_TOKEN", $0)] } ?? [] }

@@ -486,18 +486,17 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
     // MARK: - The record, as fake X's
 
     /// What clients did, in fake X's `/admin/state` shape for the demo's report: the notes created through the API and
-    /// still there (`id` the bot's number of the note; authors and notes answered by their persona ids where the seed
-    /// gave them), the reactions made (`liked`), `requests` by endpoint, nothing served or billed, and `aliases`: each
-    /// seeded note's and account's number (as the bot numbers them) → its persona id.
+    /// still there (authors and notes answered by their persona ids where the seed gave them), the reactions made
+    /// (`liked`), `requests` by endpoint, nothing served or billed, and `aliases`: each seeded note's and account's id
+    /// on the instance (which the bot keeps) → its persona id.
     func adminState() -> JSONValue {
         func user(_ id: String) -> JSONValue { .string(personaUserIDs[id] ?? id) }
         func note(_ id: String) -> JSONValue {
-            .string(personaNoteIDs[id] ?? notes[id].flatMap { MisskeyIDs.number(ofNote: $0.id, createdAt: $0.createdAt) }.map(String.init) ?? id)
+            .string(personaNoteIDs[id] ?? id)
         }
         let posted = posted.map { created -> JSONValue in
-            let number = MisskeyIDs.number(ofNote: created.id, createdAt: created.createdAt).map(String.init) ?? created.id
-            return .object([
-                ("id", .string(number)), ("author_id", user(created.userID)), ("text", .string(created.text ?? "")),
+            .object([
+                ("id", .string(created.id)), ("author_id", user(created.userID)), ("text", .string(created.text ?? "")),
                 ("created_at", .time(created.createdAt)), ("in_reply_to_tweet_id", created.replyID.map(note) ?? .null),
                 ("in_reply_to_user_id", created.replyID.flatMap { notes[$0]?.userID }.map(user) ?? .null),
             ])
@@ -506,14 +505,8 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
             JSONValue.object([("user_id", user($0.userID)), ("tweet_id", note($0.noteID)), ("reaction", .string($0.reaction))])
         }
         var aliases: [(String, JSONValue)] = []
-        for (id, personaID) in personaNoteIDs.sorted(by: { $0.key < $1.key }) {
-            if let number = notes[id].flatMap({ MisskeyIDs.number(ofNote: $0.id, createdAt: $0.createdAt) }) {
-                aliases.append((String(number), .string(personaID)))
-            }
-        }
-        for (id, personaID) in personaUserIDs.sorted(by: { $0.key < $1.key }) {
-            aliases.append((String(MisskeyIDs.number(ofUser: id)), .string(personaID)))
-        }
+        for (id, personaID) in personaNoteIDs.sorted(by: { $0.key < $1.key }) { aliases.append((id, .string(personaID))) }
+        for (id, personaID) in personaUserIDs.sorted(by: { $0.key < $1.key }) { aliases.append((id, .string(personaID))) }
         return .object([
             ("network", .string("misskey")), ("now", .time(now)), ("speed", .double(speed)), ("posted", .array(posted)), ("liked", .array(liked)),
             ("requests", .object(requestCounts.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })), ("served", .object([])),

@@ -1,31 +1,19 @@
 public import Foundation
 
-/// How Misskey's ids become the bot's, which are decimal 63-bit numbers (its stores key posts and users by 64-bit
-/// integers, as X and Mastodon give them). Misskey's ids are strings of the instance's chosen method (`aidx` by
-/// default: 8 base-36 digits of milliseconds since 2000, then 8 of node and counter; `aid`, `meid`, `ulid`,
-/// `objectid` elsewhere), too long to carry whole in 63 bits, so:
-/// - a note's number is its time in milliseconds since 2000 (read from the id, or the note's `createdAt`), shifted
-///   left 20 bits, with 20 bits of a hash of the whole id below: newer notes have larger numbers, as on X;
-/// - a user's number is a 63-bit FNV-1a hash of `user:` and their id.
-/// Neither can be turned back into the id by arithmetic: `MisskeyIDMap` keeps what each number stands for.
+/// What the bot knows of Misskey's ids, which it keeps as the instance writes them: strings of the instance's chosen
+/// method (`aidx` by default: 8 base-36 digits of milliseconds since 2000, then 8 of node and counter; `aid`, `meid`,
+/// `ulid`, `objectid` elsewhere), whose time can be read, and whose order on one instance is their time's.
 public enum MisskeyIDs {
     /// Misskey's epoch for `aid` and `aidx`: 2000-01-01T00:00:00Z.
     static let epoch2000: Double = 946_684_800
 
-    /// The number of the note `id`, made at `createdAt` (used when the id does not say its time).
-    public static func number(ofNote id: String, createdAt: Date?) -> Int64? {
-        guard let time = time(of: id) ?? createdAt else { return nil }
-        let milliseconds = Int64(((time.timeIntervalSince1970 - epoch2000) * 1000).rounded(.down))
-        guard milliseconds >= 0, milliseconds < 1 << 42 else { return nil }
-        return milliseconds << 20 | Int64(fnv1a(id) & 0xF_FFFF)
-    }
-
-    /// The number of the user `id`.
-    public static func number(ofUser id: String) -> Int64 { Int64(fnv1a("user:" + id) & UInt64(Int64.max)) }
-
-    /// When the note with `number` was made, to the millisecond.
-    public static func time(ofNumber number: Int64) -> Date {
-        Date(timeIntervalSince1970: epoch2000 + Double(number >> 20) / 1000)
+    /// Whether `id` is one of the numbers the releases before text ids gave notes and users (a note's milliseconds since
+    /// 2000 shifted left 20 bits, a user's hash), which migration 0015 turned back into ids wherever it knew them: one
+    /// it did not names nothing the bot can ask about. No id of Misskey's methods is 15 to 19 decimal digits alone:
+    /// `aid` is 10 characters and `meid`, `objectid` and `ulid` 24 and 26; an `aidx` is 16, and its first (the time's
+    /// base-36 digits since 2000) has been a letter since 2002.
+    public static func isUnmappedNumber(_ id: String) -> Bool {
+        (15...19).contains(id.utf8.count) && id.utf8.allSatisfy { (48...57).contains($0) }
     }
 
     /// The time an id of a known method says it was made: `aid` (10) and `aidx` (16: base-36 milliseconds since 2000
@@ -70,10 +58,4 @@ public enum MisskeyIDs {
     /// An id greater than every id of `id`'s length and method: the upper bound that makes Misskey answer a page
     /// between two ids, newest first (with `sinceId` alone it answers the oldest first).
     static func ceiling(above id: String) -> String { String(repeating: "z", count: max(id.count, 1)) }
-
-    private static func fnv1a(_ text: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return hash
-    }
 }

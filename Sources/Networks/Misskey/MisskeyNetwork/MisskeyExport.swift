@@ -1,4 +1,5 @@
 import BotClock
+import BotCore
 public import ExportFormats
 public import Foundation
 import MisskeyAPI
@@ -6,7 +7,7 @@ import Stores
 
 /// Misskey's notes export (`notes-<date>.json`), as `mirror_bot import` reads it: every note read first; renotes,
 /// quotes, notes not for everyone, warned ones (unless `POST_CW`) and notes of files only left out; each kept note
-/// numbered as the Misskey module numbers it (what the number stands for kept beside it); replies filed under whom they
+/// kept with its id on the instance; replies filed under whom they
 /// answered (the note answered looked up once on the person's instance), else under `ArchivedPost.unknownReplyTarget`.
 public struct MisskeyExportFormat: ExportFormat {
     /// The format.
@@ -43,9 +44,9 @@ public struct MisskeyExportFormat: ExportFormat {
         var report = ImportReport(network: network, postsRead: contents.read, repostsSkipped: contents.renotes)
         report.notCopied = contents.notCopied
         var newest = NewestPosts(keeping: destination.archive.rowLimit)
-        var answered: [String: Int64?] = [:]
+        var answered: [String: AccountID?] = [:]
         for entry in contents.notes {
-            var replyUserID: Int64?
+            var replyUserID: AccountID?
             if let replyID = entry.note.replyId {
                 if answered[replyID] == nil, let resolveAccount = destination.resolveAccount {
                     answered[replyID] = try await resolveAccount("note:" + replyID)
@@ -56,14 +57,10 @@ public struct MisskeyExportFormat: ExportFormat {
             }
             newest.add(
                 ArchivedPost(
-                    postID: entry.number, text: entry.note.text ?? "", replyUserID: replyUserID, createdAt: entry.createdAt,
+                    postID: PostID(entry.note.id), text: entry.note.text ?? "", replyUserID: replyUserID, createdAt: entry.createdAt,
                     contentWarning: entry.note.cw))
         }
-        let kept = newest.kept
-        let ids = Dictionary(contents.notes.map { ($0.number, $0.note.id) }, uniquingKeysWith: { first, _ in first })
-        try await destination.networkIDs?.remember(
-            Dictionary(kept.compactMap { tweet in ids[tweet.postID].map { (tweet.postID, $0) } }, uniquingKeysWith: { first, _ in first }))
-        report.postsStored = try await destination.archive.insert(kept)
+        report.postsStored = try await destination.archive.insert(newest.kept)
         return report
     }
 
@@ -104,8 +101,8 @@ enum MisskeyNotesExport {
     /// What the export holds.
     struct Contents {
         /// The notes the bot may keep: public or home, with text, neither a renote nor a quote, without a warning (unless
-        /// kept), each with its number and its Misskey id.
-        var notes: [(note: Note, number: Int64, createdAt: Date)] = []
+        /// kept), each with its time.
+        var notes: [(note: Note, createdAt: Date)] = []
         /// Renotes and quotes (never the person's own words to copy).
         var renotes = 0
         /// Notes read in all.
@@ -130,7 +127,7 @@ enum MisskeyNotesExport {
                 throw ImportError(file: file.name, reason: "entry \(entry) is not a Misskey note (\(describe(error)))")
             }
             contents.read += 1
-            guard let createdAt = ISO8601Time.date(from: note.createdAt), let number = MisskeyIDs.number(ofNote: note.id, createdAt: createdAt) else {
+            guard let createdAt = ISO8601Time.date(from: note.createdAt), !note.id.isEmpty, !note.id.contains(where: \.isWhitespace) else {
                 throw ImportError(
                     file: file.name, reason: "entry \(entry) has no valid id and createdAt (\(note.id.prefix(40)), \(note.createdAt.prefix(40)))")
             }
@@ -142,7 +139,7 @@ enum MisskeyNotesExport {
                 contents.notCopied += 1
                 continue
             }
-            contents.notes.append((note, number, createdAt))
+            contents.notes.append((note, createdAt))
         }
         return contents
     }

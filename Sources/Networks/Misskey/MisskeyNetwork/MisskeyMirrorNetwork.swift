@@ -10,7 +10,8 @@ import Synchronization
 /// or pushed on the main channel's stream) and home timeline, posting, replying and reacting, in the bot's words.
 /// Free: no accounting, nothing shed.
 ///
-/// Misskey's ways are kept here: ids become the bot's numbers through `MisskeyIDMap`; a note that is `followers` or
+/// Misskey's ways are kept here: notes and users keep the instance's ids (an id a release before 0.45 numbered and
+/// could not map back, a decimal number, names nothing it can ask about); a note that is `followers` or
 /// `specified`, a renote or a quote, or that carries a content warning (unless `copyingWarnings`), is never handed to
 /// the bot, so it is never archived, learned or copied; the person's notes keep their MFM as written (a copy posts
 /// what they wrote), while what the like filter reads (timeline, reactions) has its markup taken out; posts go out
@@ -20,8 +21,6 @@ import Synchronization
 public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
     /// The client.
     public let client: MisskeyClient
-    /// The numbers of notes and users.
-    public let ids: MisskeyIDMap
     /// Who may see the bot's posts (`POST_VISIBILITY`: `home` by default).
     public let postVisibility: MisskeyVisibility
     /// Whether notes with a content warning are copied, warning included (`POST_CW`).
@@ -32,11 +31,10 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
 
     /// The network over `client`.
     public init(
-        client: MisskeyClient, ids: MisskeyIDMap, postVisibility: MisskeyVisibility = .home, copyingWarnings: Bool = false,
+        client: MisskeyClient, postVisibility: MisskeyVisibility = .home, copyingWarnings: Bool = false,
         likeReaction: String = "❤"
     ) {
         self.client = client
-        self.ids = ids
         self.postVisibility = postVisibility
         self.copyingWarnings = copyingWarnings
         self.likeReaction = likeReaction
@@ -49,17 +47,16 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
 
     public func whoAmI(_ account: Account) async throws -> NetworkUser {
         let me = try await Self.mapped { try await client.send(GetI(), as: account) }
-        try await ids.keep(users: [me.id])
         known.setUser(me.id, of: account)
         if account == .bot { startReadingBotInstance() }
         return NetworkUser(
-            id: String(MisskeyIDs.number(ofUser: me.id)), handle: me.acct, profile: me.description, markedAutomated: me.isBot, networkAccount: me.id)
+            id: me.id, handle: me.acct, profile: me.description, markedAutomated: me.isBot, networkAccount: me.id)
     }
 
     public func posts(of userID: String, since sinceID: String?, maxPosts: Int, for work: Work) -> NetworkPages {
         let network = self
         return notePages(
-            { since in GetUserNotes(userID: try await network.misskeyUser(userID), withReplies: true, sinceID: since) }, as: .human,
+            { since in GetUserNotes(userID: userID, withReplies: true, sinceID: since) }, as: .human,
             since: sinceID, maxPosts: maxPosts
         ) { notes in
             notes.compactMap { network.copyable($0) }
@@ -72,13 +69,12 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
             var iterator: MisskeyPages<GetUserReactions>.AsyncIterator?
             return NetworkPages.Iterator {
                 if iterator == nil {
-                    let user = try await network.misskeyUser(userID)
-                    iterator = network.client.pages(GetUserReactions(userID: user, limit: min(100, max(1, perPage))), as: .human, maxItems: maxPosts)
-                        .makeAsyncIterator()
+                    iterator = network.client.pages(
+                        GetUserReactions(userID: userID, limit: min(100, max(1, perPage))), as: .human, maxItems: maxPosts
+                    )
+                    .makeAsyncIterator()
                 }
                 guard let reactions = try await Self.mapped({ try await iterator!.next() }) else { return nil }
-                let notes = reactions.map(\.note)
-                try await network.keep(notes)
                 // The reactions' pages carry reaction ids, not note ids: no newest note id to read from next time.
                 return NetworkPage(
                     posts: reactions.compactMap { reaction in
@@ -110,7 +106,6 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
             return NetworkPostStream.Iterator {
                 while let event = try await Self.mapped({ try await iterator.next() }) {
                     guard event.note.userId != network.known.user(of: .bot) else { continue }
-                    try await network.keep([event.note])
                     return try await network.mention(event.note)
                 }
                 return nil
@@ -135,8 +130,9 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
     }
 
     public func postExists(_ postID: String, as account: Account, for work: Work) async throws -> Bool {
-        // A number this bot never numbered names nothing it can ask about: it is taken as there.
-        guard let noteID = try await ids.noteID(of: postID) else { return true }
+        // A number a previous release could not map back names nothing the bot can ask about: it is taken as there.
+        guard !MisskeyIDs.isUnmappedNumber(postID) else { return true }
+        let noteID = postID
         do {
             return try await client.send(ShowNote(noteID: noteID), as: account).id == noteID
         } catch MisskeyAPIError.notFound {
@@ -151,14 +147,14 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
         let note = try await Self.mapped {
             try await client.send(CreateNote(text: text, visibility: postVisibility, cw: warning), as: .bot).createdNote
         }
-        try await keep([note])
-        return number(of: note)
+        return note.id
     }
 
     public func reply(_ text: String, warning: String?, to postID: String, for work: Work) async throws -> String? {
-        guard let noteID = try await ids.noteID(of: postID) else {
-            throw NetworkError.rejected("Misskey: the mention \(postID) is not one this bot has read")
+        guard !MisskeyIDs.isUnmappedNumber(postID) else {
+            throw NetworkError.rejected("Misskey: the mention \(postID) is a number a previous release could not map back to its note")
         }
+        let noteID = postID
         let mention: MentionFacts
         if let facts = known.facts(of: noteID) {
             mention = facts
@@ -180,31 +176,27 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
                     visibleUserIDs: visibility == .specified ? [mention.authorID] : []), as: .bot
             ).createdNote
         }
-        try await keep([note])
         known.setThreadRoot(known.threadRoot(of: noteID) ?? noteID, of: note.id)
-        return number(of: note)
+        return note.id
     }
 
     /// Misskey takes no idempotency key: a create whose answer was lost is read back from the bot's newest notes
     /// (five, with replies).
     public func ownRecentPost(_ text: String?, inReplyTo postID: String?, sentSince: Date?, for work: Work) async throws -> String? {
-        let bot = try await whoAmI(.bot)
-        let botID = try await misskeyUser(bot.id)
-        let replyTo = try await postID.asyncMap { try await ids.noteID(of: $0) } ?? nil
+        let botID = try await whoAmI(.bot).id
         let limit = ReadBack.pageSize(sentSince: sentSince)
         let notes = try await Self.mapped { try await client.send(GetUserNotes(userID: botID, withReplies: true, limit: limit), as: .bot) }
-        try await keep(notes)
         return notes.first { note in
             let written = note.text ?? ""
-            return (text.map { written == $0 || written.hasSuffix(" " + $0) } ?? true) && (postID == nil || note.replyId == replyTo)
-        }.flatMap(number(of:))
+            return (text.map { written == $0 || written.hasSuffix(" " + $0) } ?? true) && (postID == nil || note.replyId == postID)
+        }?.id
     }
 
     public func deletePost(_ postID: String, for work: Work) async throws -> Bool {
-        guard let noteID = try await ids.noteID(of: postID) else { return false }
+        guard !MisskeyIDs.isUnmappedNumber(postID) else { return false }
         return try await Self.mapped {
             do {
-                _ = try await client.send(DeleteNote(noteID: noteID), as: .bot)
+                _ = try await client.send(DeleteNote(noteID: postID), as: .bot)
                 return true
             } catch MisskeyAPIError.notFound {
                 return false
@@ -213,11 +205,11 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
     }
 
     public func like(_ postID: String, as botID: String, for work: Work) async throws {
-        guard let noteID = try await ids.noteID(of: postID) else {
-            throw NetworkError.rejected("Misskey: the note \(postID) is not one this bot has read")
+        guard !MisskeyIDs.isUnmappedNumber(postID) else {
+            throw NetworkError.rejected("Misskey: the note \(postID) is a number a previous release could not map back to its note")
         }
         do {
-            _ = try await client.send(CreateReaction(noteID: noteID, reaction: likeReaction), as: .bot)
+            _ = try await client.send(CreateReaction(noteID: postID, reaction: likeReaction), as: .bot)
         } catch let error as MisskeyAPIError where error.code == "ALREADY_REACTED" {
             return  // reacted before (an answer lost, a restart): one reaction
         } catch let error as MisskeyAPIError {
@@ -237,8 +229,8 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
     /// The longest note of an instance that does not say (Misskey's default).
     public static let defaultNoteLength = 3_000
 
-    /// The pages of a note endpoint, newest first, newer than the note `sinceID` stands for; each page's notes numbered
-    /// and kept, made posts by `posts`. The newest id is the newest note read, kept or not.
+    /// The pages of a note endpoint, newest first, newer than the note `sinceID`, made posts by `posts`. The newest id
+    /// is the newest note read, kept or not.
     private func notePages<Endpoint: MisskeyPagedEndpoint>(
         _ makeEndpoint: @escaping @Sendable (String?) async throws -> Endpoint, as account: Account,
         since sinceID: String?, maxPosts: Int?,
@@ -250,41 +242,14 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
             var iterator: MisskeyPages<Endpoint>.AsyncIterator?
             return NetworkPages.Iterator {
                 if iterator == nil {
-                    // The note the number stands for bounds the read; one this bot never numbered is not sent (the newest
-                    // page is read, and what is not newer than the number is dropped).
-                    let since = try await sinceID.asyncMap { try await network.ids.noteID(of: $0) } ?? nil
+                    // A number a previous release could not map back bounds nothing: the newest page is read.
+                    let since = sinceID.flatMap { MisskeyIDs.isUnmappedNumber($0) ? nil : $0 }
                     iterator = network.client.pages(try await makeEndpoint(since), as: account, maxItems: maxPosts).makeAsyncIterator()
                 }
-                guard var notes = try await Self.mapped({ try await iterator!.next() }) else { return nil }
-                if let sinceID, let floor = Int64(sinceID) { notes.removeAll { (network.number(of: $0).flatMap(Int64.init) ?? 0) <= floor } }
-                try await network.keep(notes)
-                return NetworkPage(posts: try await posts(notes), newestID: notes.first.flatMap(network.number(of:)))
+                guard let notes = try await Self.mapped({ try await iterator!.next() }) else { return nil }
+                return NetworkPage(posts: try await posts(notes), newestID: notes.first?.id)
             }
         }
-    }
-
-    /// Numbers `notes`, their authors and what they answer, and keeps them.
-    func keep(_ notes: [MisskeyNote]) async throws {
-        var numbered: [(id: String, createdAt: Date)] = notes.map { ($0.id, $0.createdAt) }
-        var users = Set(notes.map(\.userId))
-        for note in notes {
-            if let reply = note.reply {
-                users.insert(reply.userId)
-                if let time = reply.createdAt ?? MisskeyIDs.time(of: reply.id) { numbered.append((reply.id, time)) }
-            }
-        }
-        try await ids.keep(notes: numbered, users: Array(users))
-    }
-
-    /// The bot's number of a note.
-    func number(of note: MisskeyNote) -> String? { ids.number(of: note).map(String.init) }
-
-    /// The instance's id of the user numbered `number`.
-    func misskeyUser(_ number: String) async throws -> String {
-        guard let id = try await ids.userID(of: number) else {
-            throw NetworkError.rejected("Misskey: the user \(number) is not one this bot has read")
-        }
-        return id
     }
 
     /// The person's note as a post the bot may keep (MFM as written), or nil: a renote or a quote, a `followers` or
@@ -304,9 +269,8 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
 
     private func post(_ note: MisskeyNote, text: String) -> NetworkPost {
         NetworkPost(
-            id: number(of: note) ?? "0", text: text, authorID: String(MisskeyIDs.number(ofUser: note.userId)), authorHandle: note.user.acct,
-            createdAt: note.createdAt, replyToUserID: note.reply.map { String(MisskeyIDs.number(ofUser: $0.userId)) },
-            replyToPostID: note.replyId.flatMap { reply in MisskeyIDs.number(ofNote: reply, createdAt: note.reply?.createdAt).map(String.init) },
+            id: note.id, text: text, authorID: note.userId, authorHandle: note.user.acct, createdAt: note.createdAt,
+            replyToUserID: note.reply?.userId, replyToPostID: note.replyId,
             conversationID: nil, isRepost: note.isPureRenote, contentWarning: note.cw)
     }
 
@@ -315,8 +279,7 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
     private func mention(_ note: MisskeyNote) async throws -> NetworkPost {
         known.remember(MentionFacts(note), of: note.id)
         var post = post(note, text: note.text ?? "")
-        post.conversationID =
-            try await threadRoot(of: note).flatMap { root in MisskeyIDs.number(ofNote: root, createdAt: nil).map(String.init) } ?? post.id
+        post.conversationID = try await threadRoot(of: note) ?? post.id
         post.authorAsksNoBots = try await asksNoBots(note.userId)
         return post
     }

@@ -109,8 +109,6 @@ public enum MisskeyPermissions {
 public struct MisskeyNetworkModule: NetworkModule {
     /// Misskey's section of the configuration.
     public let settings: MisskeyNetworkSettings
-    /// The numbers of notes and users, shared by the module's networks and its links.
-    public let ids = MisskeyIDMap()
     private let clock: any BotClock
 
     /// The module for `settings`; commands run on `clock`.
@@ -126,13 +124,13 @@ public struct MisskeyNetworkModule: NetworkModule {
     public var postsLinksByDefault: Bool { true }
     /// Copies: Misskey has no rule against them.
     public var postStyleByDefault: PostStyle { .copy }
-    /// `https://<host>/notes/<id>` on the instance that gave the id, for the notes this run has numbered.
+    /// `https://<host>/notes/<id>` on the instance that gave the id (none for a number a previous release could not map
+    /// back).
     public var postLinks: PostAddresses {
-        let ids = ids
         func link(_ instance: URL?) -> @Sendable (String) -> String? {
             var base = instance?.absoluteString ?? ""
             while base.hasSuffix("/") { base.removeLast() }
-            return { [base] number in base.isEmpty ? nil : ids.knownNoteID(of: number).map { base + "/notes/" + $0 } }
+            return { [base] id in base.isEmpty || MisskeyIDs.isUnmappedNumber(id) ? nil : base + "/notes/" + id }
         }
         return PostAddresses(botSide: link(settings.bot?.instance), personSide: link(settings.human?.instance))
     }
@@ -141,14 +139,14 @@ public struct MisskeyNetworkModule: NetworkModule {
     /// `POST_CW`.
     public var copiesContentWarnings: Bool { settings.copyingWarnings }
     /// A notes export names what a reply answered by the note's id (`note:<id>`): looked up on the person's instance,
-    /// the number of its author; nil when the note is gone or hidden. Nil when the person's account is not set.
-    public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> Int64?)? {
+    /// the id of its author; nil when the note is gone or hidden. Nil when the person's account is not set.
+    public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> AccountID?)? {
         guard settings.human != nil else { return nil }
         let client = client(clock: clock, logger: logger)
         return { address in
             guard address.hasPrefix("note:") else { return nil }
             do {
-                return MisskeyIDs.number(ofUser: try await client.send(ShowNote(noteID: String(address.dropFirst(5))), as: .human).userId)
+                return AccountID(try await client.send(ShowNote(noteID: String(address.dropFirst(5))), as: .human).userId)
             } catch MisskeyAPIError.notFound {
                 return nil
             }
@@ -171,19 +169,11 @@ public struct MisskeyNetworkModule: NetworkModule {
         }
     }
 
-    /// Misskey for a command, its numbers kept in `networkIDs`.
-    public func forCommand(accounts: [Account], networkIDs: (any NetworkIDStore)?, logger: Logger) -> CommandNetwork {
-        ids.attach(networkIDs)
-        return CommandNetwork(network: network(clock: clock, logger: logger))
-    }
+    /// Misskey for a command.
+    public func forCommand(accounts: [Account], logger: Logger) -> CommandNetwork { CommandNetwork(network: network(clock: clock, logger: logger)) }
 
-    /// Misskey for a command without stores (its numbers kept for the command's length only).
-    public func forCommand(accounts: [Account], logger: Logger) -> CommandNetwork { forCommand(accounts: accounts, networkIDs: nil, logger: logger) }
-
-    /// Misskey for the daemon, on its clock, its numbers kept in the stores; says where each account is, and that nothing
-    /// is billed.
+    /// Misskey for the daemon, on its clock; says where each account is, and that nothing is billed.
     public func forDaemon(_ context: DaemonNetworkContext, logger: Logger) async -> DaemonNetwork {
-        ids.attach(context.networkIDs)
         logger.notice(
             "network: Misskey, the person at \(settings.human?.instance.host ?? "?"), the bot at \(settings.bot?.instance.host ?? "?"); free, nothing billed; likes are \(settings.likeReaction) reactions"
         )
@@ -201,7 +191,7 @@ public struct MisskeyNetworkModule: NetworkModule {
 
     private func network(on client: MisskeyClient) -> MisskeyMirrorNetwork {
         MisskeyMirrorNetwork(
-            client: client, ids: ids, postVisibility: settings.visibility, copyingWarnings: settings.copyingWarnings,
+            client: client, postVisibility: settings.visibility, copyingWarnings: settings.copyingWarnings,
             likeReaction: settings.likeReaction)
     }
 

@@ -95,7 +95,7 @@ public struct XExportFormat: ExportFormat {
             try await ExportParser.forEachLike(in: file) { like, _ in
                 // X's like.js says nothing of when: a like is dated by the liked tweet's id (a Snowflake holds its time).
                 if let id = Int64(like.tweetId), let at = XSnowflake.date(of: id) {
-                    dated.append(PersonLike(postID: id, likedAt: at, isExact: false))
+                    dated.append(PersonLike(postID: PostID(id), likedAt: at, isExact: false))
                 }
                 guard let learnable = Self.learnable(like), let learn else { return }
                 batch.append(learnable)
@@ -138,7 +138,8 @@ public struct XExportFormat: ExportFormat {
         }
         let links = (tweet.entities?.urls ?? []).compactMap { link in link.expandedUrl.map { (link.url, $0) } }
         let text = WrittenText.from(escaped: rawText, links: links)
-        return ArchivedPost(postID: id, text: text, replyUserID: tweet.inReplyToUserIdStr.flatMap { Int64($0) }, createdAt: createdAt)
+        let replyUserID = tweet.inReplyToUserIdStr.flatMap { Int64($0) }.map { AccountID($0) }
+        return ArchivedPost(postID: PostID(id), text: text, replyUserID: replyUserID, createdAt: createdAt)
     }
 
     /// A like's text with its t.co link replaced by the like's `expandedUrl` (the export gives one per like).

@@ -113,7 +113,7 @@ public struct XNetworkModule: NetworkModule {
     /// X has no content warnings.
     public var copiesContentWarnings: Bool { false }
     /// None: X's archive names each reply's user by id.
-    public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> Int64?)? { nil }
+    public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> AccountID?)? { nil }
 
     /// The four credentials of each account in `accounts` that are not set.
     public func missingSettings(for accounts: [Account]) -> [MissingSetting] {

@@ -1,0 +1,53 @@
+/// An identifier as its network wrote it: X's and Mastodon's decimal numbers, a Misskey note id, a Bluesky record key
+/// or DID. The core never parses, hashes or folds one: it stores it, compares it and hands it back to the network
+/// module that made it. Which network an id belongs to is told by where it is kept (a bot's stores hold the ids of
+/// the person's network in the archive and of the bot's network beside its own posts, likes and mentions).
+///
+/// Ids sort as the stores sort them (`ORDER BY length(id), id`, bytes compared): shorter first, then byte by byte.
+/// For decimal numbers that is their numeric order, so the archives of the previous releases, which kept ids as
+/// 64-bit integers, draw the same posts for the same seed; fixed-length ids (Misskey's, Bluesky's TIDs) sort by text.
+public struct NetworkIdentifier<Kind: NetworkIdentifierKind>: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The id as the network wrote it.
+    public var text: String
+
+    /// The id `text`.
+    public init(_ text: String) { self.text = text }
+
+    /// The id a number stands for (a stored id of the previous releases, a test's literal).
+    public init(_ number: some BinaryInteger) { self.text = String(number) }
+
+    /// The id as the network wrote it.
+    public var description: String { text }
+
+    /// Shorter first, then byte by byte (see the type's documentation).
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+        let (left, right) = (lhs.text.utf8, rhs.text.utf8)
+        if left.count != right.count { return left.count < right.count }
+        return left.lexicographicallyPrecedes(right)
+    }
+}
+
+extension NetworkIdentifier: ExpressibleByStringLiteral {
+    /// The id written in the source.
+    public init(stringLiteral value: String) { self.init(value) }
+}
+
+extension NetworkIdentifier: ExpressibleByIntegerLiteral {
+    /// The id a number written in the source stands for.
+    public init(integerLiteral value: Int64) { self.init(value) }
+}
+
+/// What a `NetworkIdentifier` names: a post or an account.
+public protocol NetworkIdentifierKind: Sendable {}
+
+/// The kind of a post's id.
+public enum PostIdentifierKind: NetworkIdentifierKind {}
+
+/// The kind of an account's id.
+public enum AccountIdentifierKind: NetworkIdentifierKind {}
+
+/// A post's id on its network (see `NetworkIdentifier`).
+public typealias PostID = NetworkIdentifier<PostIdentifierKind>
+
+/// An account's id on its network (see `NetworkIdentifier`).
+public typealias AccountID = NetworkIdentifier<AccountIdentifierKind>
