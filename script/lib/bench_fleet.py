@@ -182,7 +182,7 @@ def set_up(bots, trained):
     log(f"added in {time.monotonic() - began:.0f} s; mean per command: "
         + ", ".join(f"{step} {sum(times) / len(times):.2f} s" for step, times in sorted(SETUP_SECONDS.items())))
     # Training each of them would fetch the same person's posts again (seconds per bot against the fakes: an hour and
-    # more for a thousand): each gets a copy of its network's first bot's archive, training examples, ids and counts.
+    # more for a thousand): each gets a copy of its network's first bot's archive, training examples and counts.
     began = time.monotonic()
     ids = dict(line.split("|") for line in subprocess.run(["psql", "-At", os.environ["DATABASE_URL"], "-c", "SELECT name, id FROM fleet_bots"],
                                                             capture_output=True, text=True, check=True).stdout.split())
@@ -190,7 +190,7 @@ def set_up(bots, trained):
     for name, network, _ in others:
         source, target = f"bot_{ids[templates[network]]}", f"bot_{ids[name]}"
         copy += [f"INSERT INTO {target}.{table} OVERRIDING SYSTEM VALUE SELECT * FROM {source}.{table};"
-                 for table in ("tweets", "training_examples", "network_ids")]
+                 for table in ("tweets", "training_examples")]
         copy += [f"SELECT setval(pg_get_serial_sequence('{target}.{table}', '{column}'), (SELECT max({column}) FROM {target}.{table}));"
                  for table, column in (("tweets", "id"), ("training_examples", "seq"))]
         copy.append(f"INSERT INTO {target}.archive_settings SELECT * FROM {source}.archive_settings ON CONFLICT DO NOTHING;")

@@ -67,7 +67,7 @@ public struct NetworkUser: Sendable, Equatable {
     public var profile: String?
     /// Whether the account is marked as automated (Mastodon's bot flag), where the network has such a mark.
     public var markedAutomated: Bool?
-    /// The account as the network itself names it, where `id` is the bot's number for it (a Bluesky DID); nil: `id`.
+    /// The account as the network itself names it, where that differs from `id`; nil: `id`.
     public var networkAccount: String?
 
     /// A user from its parts.

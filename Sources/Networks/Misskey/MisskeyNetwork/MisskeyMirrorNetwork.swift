@@ -10,8 +10,8 @@ import Synchronization
 /// or pushed on the main channel's stream) and home timeline, posting, replying and reacting, in the bot's words.
 /// Free: no accounting, nothing shed.
 ///
-/// Misskey's ways are kept here: notes and users keep the instance's ids (an id a release before 0.45 numbered and
-/// could not map back, a decimal number, names nothing it can ask about); a note that is `followers` or
+/// Misskey's ways are kept here: notes and users keep the instance's ids (a number a release before text ids gave a
+/// note and migration 0015 could not map back names nothing it can ask about); a note that is `followers` or
 /// `specified`, a renote or a quote, or that carries a content warning (unless `copyingWarnings`), is never handed to
 /// the bot, so it is never archived, learned or copied; the person's notes keep their MFM as written (a copy posts
 /// what they wrote), while what the like filter reads (timeline, reactions) has its markup taken out; posts go out
