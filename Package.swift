@@ -329,7 +329,13 @@ let package = Package(
                 "SocialNetwork", "ExportFormats", "XNetwork", "MastodonNetwork", "BlueskyNetwork", "MisskeyNetwork",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Sources/Networks/Registry",
+            path: "Sources/Networks/Registry/NetworkRegistry",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "FakeNetworkRegistry",
+            dependencies: ["FakeKit", "FakeX", "FakeMastodon", "FakeBluesky", "FakeMisskey"],
+            path: "Sources/Networks/Registry/FakeNetworkRegistry",
             swiftSettings: strictSettings
         ),
         .target(
@@ -360,7 +366,7 @@ let package = Package(
             dependencies: [
                 "FakeKit",
                 "BotCore",
-                "MastodonAPI", "FakeX",
+                "MastodonAPI",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -375,7 +381,7 @@ let package = Package(
             name: "FakeMisskey",
             dependencies: [
                 "FakeKit",
-                "MisskeyAPI", "BotClock", "FakeX", "SeededRandom",
+                "MisskeyAPI", "BotClock", "SeededRandom",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -390,7 +396,7 @@ let package = Package(
             name: "FakeBluesky",
             dependencies: [
                 "FakeKit",
-                "BlueskyAPI", "BotClock", "FakeX",
+                "BlueskyAPI", "BotClock",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -404,6 +410,7 @@ let package = Package(
         .target(
             name: "FakeKit",
             dependencies: [
+                "SeededRandom",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -537,14 +544,14 @@ let package = Package(
         ),
         .target(
             name: "DemoReport",
-            dependencies: ["Stores", "BotClock", "FakeX", "XAPI"],
+            dependencies: ["Stores", "BotClock", "FakeKit"],
             path: "Sources/App/DemoReport",
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "demo-report",
             dependencies: [
-                "DemoReport", "BotAssembly", "BotConfiguration", "FakeX",
+                "DemoReport", "BotAssembly", "BotConfiguration", "FakeKit", "FakeNetworkRegistry",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -554,7 +561,7 @@ let package = Package(
         .executableTarget(
             name: "fake-x",
             dependencies: [
-                "FakeX", "FakeMastodon", "FakeBluesky", "FakeMisskey",
+                "FakeKit", "FakeNetworkRegistry",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -624,7 +631,9 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "ArchitectureTests", dependencies: ["NetworkRegistry", "MemoNetwork", "SocialNetwork"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "ArchitectureTests", dependencies: ["NetworkRegistry", "FakeNetworkRegistry", "MemoNetwork", "SocialNetwork"],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "HTTPCoreTests",
             dependencies: [
@@ -797,7 +806,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DemoReportTests",
-            dependencies: ["DemoReport", "Stores", "FakeX"],
+            dependencies: ["DemoReport", "Stores", "FakeKit", "FakeX", "FakeMastodon"],
             swiftSettings: strictSettings
         ),
         .testTarget(

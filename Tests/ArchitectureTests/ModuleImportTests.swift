@@ -12,17 +12,17 @@ struct ModuleImportTests {
         "RedisClient", "RedisWordCounts", "CHiredis", "CMeCab", "BotAssembly", "MirrorBotCommands", "DemoReport", "GRDB", "PostgresNIO",
         "Hummingbird",
         "AsyncHTTPClient", "StatusPage", "PostgresStores", "SQLiteStores", "InMemoryStores", "ScriptedNetwork", "HTTPCore", "NetworkRegistry",
-        "SignIn",
+        "SignIn", "FakeNetworkRegistry",
     ])
 
     /// What a network's module may import of the restricted ones: the modules of its own folder, the loop every API
     /// client's requests run through (HTTPCore) and its HTTP client, the sign-in commands' kit; a fake, the fakes'
-    /// server and kit (FakeKit), and fake X's persona, which every fake serves in its own shape.
+    /// kit (FakeKit: the loopback server, the persona every fake serves in its own shape, the registry's protocol).
     static func allowedInANetwork(_ module: String) -> Set<String> {
         guard let network = NetworkFolders.networkModules[module] else { return [] }
         let own = Set(NetworkFolders.networkModules.filter { $0.value == network }.keys)
         return own.union(["HTTPCore", "AsyncHTTPClient", "Hummingbird", "CCBOR", "SignIn"]).union(
-            module.hasPrefix("Fake") ? ["FakeKit", "FakeX"] : [])
+            module.hasPrefix("Fake") ? ["FakeKit"] : [])
     }
 
     /// What each module outside the networks may import of the restricted ones. A module not listed may import none.
@@ -37,8 +37,9 @@ struct ModuleImportTests {
         "HTTPCore": ["AsyncHTTPClient"],
         // What the networks' sign-in commands share: the loopback listener for a browser's return.
         "SignIn": ["HTTPCore"],
-        // The registry lists each network's definition.
+        // The registry lists each network's definition; the fakes' registry each network's fake server.
         "NetworkRegistry": Set(NetworkFolders.networkModules.keys.filter { $0.hasSuffix("Network") }),
+        "FakeNetworkRegistry": Set(NetworkFolders.networkModules.keys.filter { $0.hasPrefix("Fake") }),
         // The import downloads an export from a link.
         "ArchiveImport": ["AsyncHTTPClient"],
         // The composition root chooses the implementations, the network through the registry.
@@ -48,9 +49,9 @@ struct ModuleImportTests {
         // `auth` lists the registry's sign-in commands.
         "MirrorBotCommands": ["BotAssembly", "RedisClient", "NetworkRegistry", "SignIn"],
         "mirror_bot": ["MirrorBotCommands"],
-        "DemoReport": ["FakeX", "XAPI"],
-        "demo-report": ["DemoReport", "FakeX", "BotAssembly"],
-        "fake-x": ["FakeX", "FakeMastodon", "FakeBluesky", "FakeMisskey"],
+        // The demo's tools reach the fakes through their registry.
+        "demo-report": ["DemoReport", "BotAssembly", "FakeNetworkRegistry"],
+        "fake-x": ["FakeNetworkRegistry"],
     ]
 
     /// Modules that import nothing of this package at all.
@@ -267,10 +268,9 @@ struct ModuleImportTests {
         #expect(named.subtracting(modules).isEmpty, "in docs/architecture.md but not in Sources/: \(named.subtracting(modules).sorted())")
     }
 
-    /// The modules that may import a network's modules: the networks' own, the registry, and those still naming
-    /// networks (see `NetworkFolderTests.stillNamingANetwork`).
+    /// The modules that may import a network's modules: the networks' own and the registries.
     static var networkNamers: Set<String> {
-        Set(NetworkFolders.networkModules.keys).union(["NetworkRegistry", "ArchiveImport", "DemoReport", "demo-report", "fake-x"])
+        Set(NetworkFolders.networkModules.keys).union(["NetworkRegistry", "FakeNetworkRegistry"])
     }
 
     /// The modules of `modules` (each with its imports) that import a network's module without being allowed to.

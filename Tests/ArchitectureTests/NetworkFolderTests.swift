@@ -1,3 +1,4 @@
+import FakeNetworkRegistry
 import Foundation
 import MemoNetwork
 import NetworkRegistry
@@ -78,21 +79,18 @@ struct NetworkFolderTests {
         #expect(!"let x = 1; let maxPosts = 2".contains(NetworkFolders.names(of: NetworkRegistry.networks[0])))
     }
 
-    /// The files outside `Sources/Networks` that still name one of the program's networks in code, each to move into
-    /// its network's folder or behind a question to the module (issue 45): the list only shrinks.
-    static let stillNamingANetwork: Set<String> = [
-        // The fakes' command and the demo's report, which serve and read each network's fake.
-        "App/fake-x/FakeXCommand.swift", "App/DemoReport/DemoReport.swift", "App/demo-report/DemoReportCommand.swift",
-    ]
-
-    @Test("No file outside Sources/Networks names a network in code, but those still listed, and the list holds no file that no longer does")
-    func namingShrinks() throws {
+    @Test("No file outside Sources/Networks names a network in code (Misskey's arrival named it in 24)")
+    func noFileOutsideNamesANetwork() throws {
         let naming = try NetworkFolders.filesNaming(NetworkRegistry.networks)
-        #expect(
-            naming.subtracting(Self.stillNamingANetwork).isEmpty,
-            "name a network outside its folder: \(naming.subtracting(Self.stillNamingANetwork).sorted())")
-        #expect(
-            Self.stillNamingANetwork.subtracting(naming).isEmpty,
-            "no longer name one (take them off the list): \(Self.stillNamingANetwork.subtracting(naming).sorted())")
+        #expect(naming.isEmpty, "name a network outside its folder: \(naming.sorted())")
+    }
+
+    @Test("Each network with a fake server has its line in the fakes' registry, in the registry's order, and no other")
+    func fakesFollowTheRegistry() {
+        let keys = NetworkRegistry.networks.map(\.key)
+        let fakes = FakeNetworkRegistry.fakes.map(\.key)
+        #expect(fakes == keys.filter(fakes.contains), "fakes \(fakes), networks \(keys)")
+        #expect(Set(fakes) == Set(keys), "every network of the program has its fake: \(Set(keys).subtracting(fakes).sorted())")
+        #expect(FakeNetworkRegistry.fakes.map(\.name) == NetworkRegistry.networks.map(\.name))
     }
 }

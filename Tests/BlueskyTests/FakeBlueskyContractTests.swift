@@ -175,7 +175,7 @@ struct FakeBlueskyContractTests {
     func personaOnBluesky() async throws {
         let lexicons = try LexiconValidator()
         let persona = FakeXPersona(.init(randomSeed: 7, dayStart: BlueskyFixture.start, historyDays: 20, postsPerDay: 12, followedAccounts: 4))
-        let seed = await FakeBlueskySeed(persona: persona)
+        let seed = await FakeBlueskySeed(persona: persona.persona)
         let handles = Dictionary(uniqueKeysWithValues: seed.accounts.map { ($0.did, $0.handle) })
         let uris = Set(seed.posts.map { "at://\($0.authorDID)/app.bsky.feed.post/\($0.rkey)" })
         var mentions = 0

@@ -293,8 +293,8 @@ struct BlueskyDayProcessTests {
     )
     func personOnMastodon() async throws {
         let persona = FakeXPersona(.init(randomSeed: 5, dayStart: Self.dayStart, historyDays: 30, postsPerDay: 12, followedAccounts: 4))
-        let mastodon = FakeMastodonServer(seed: FakeMastodonSeed(persona: persona))
-        let bluesky = FakeBlueskyServer(seed: await FakeBlueskySeed(persona: persona))
+        let mastodon = FakeMastodonServer(seed: FakeMastodonSeed(persona: persona.persona))
+        let bluesky = FakeBlueskyServer(seed: await FakeBlueskySeed(persona: persona.persona))
         let written = Set(
             persona.seed.tweets.filter { $0.authorID == persona.human.id && $0.retweetOf == nil && $0.inReplyToTweetID == nil }.map(\.writtenText))
         try await mastodon.withRunning { mastodonURL in

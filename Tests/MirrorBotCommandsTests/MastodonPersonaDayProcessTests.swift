@@ -34,7 +34,7 @@ struct MastodonPersonaDayProcessTests {
     ) async throws {
         try await TestServers.withTemporaryFolder { folder in
             let server = FakeMastodonServer(
-                seed: FakeMastodonSeed(persona: persona), logger: Logger(label: name, factory: { _ in SwiftLogNoOpLogHandler() }))
+                seed: FakeMastodonSeed(persona: persona.persona), logger: Logger(label: name, factory: { _ in SwiftLogNoOpLogHandler() }))
             func run(database: DatabaseURL?) async throws {
                 try await server.withRunning { url in
                     var environment = [
@@ -90,7 +90,7 @@ struct MastodonPersonaDayProcessTests {
                 environment: environment)
             cutter.cancel()
             #expect(run.status == 0, "\(run.standardError.suffix(2_000))")
-            let posted = await server.postedAsPosts()
+            let posted = await server.postedAsPosts().map(FakeXSeed.Tweet.init)  // in fake X's shape, for the checks the X day shares
             let slots = try await PersonaDayProcessTests.checkPostsAndReplies(
                 persona, posted: posted, environment, database,
                 written: \.writtenText)
@@ -189,7 +189,7 @@ struct MastodonPersonaDayProcessTests {
 
             let slots = try #require(try await database.plans.slots(of: Self.day))
             let posted = await server.postedAsPosts()
-            let posts = posted.filter { $0.inReplyToTweetID == nil }
+            let posts = posted.filter { $0.inReplyToPostID == nil }
             let recorded = slots.filter { $0.state == .posted }
             #expect(!slots.contains { $0.state == .posting })
             #expect(recorded.count >= postsBeforeKill - 1)
@@ -197,8 +197,8 @@ struct MastodonPersonaDayProcessTests {
             #expect(posts.count <= slots.filter { $0.state != .planned }.count)
             #expect(recorded.allSatisfy { slot in posts.contains { $0.id == (slot.botPostID?.text ?? "") } })
             #expect(Set(posts.map(\.text)).count == posts.count)  // nothing posted twice
-            let replies = posted.filter { $0.inReplyToTweetID != nil }
-            #expect(Set(replies.compactMap(\.inReplyToTweetID)).count == replies.count)  // no mention answered twice
+            let replies = posted.filter { $0.inReplyToPostID != nil }
+            #expect(Set(replies.compactMap(\.inReplyToPostID)).count == replies.count)  // no mention answered twice
         }
     }
 }

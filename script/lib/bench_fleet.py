@@ -219,7 +219,7 @@ def posted_twice():
         state = json.loads(urllib.request.urlopen(url + "/admin/state", timeout=60).read())
         seen = set()
         for post in state["posted"]:
-            if post.get("in_reply_to_tweet_id"):
+            if post.get("in_reply_to_post_id"):
                 continue
             posts += 1
             key = (post["author_id"], post["text"])

@@ -18,7 +18,7 @@ public struct FakeBlueskySeed: Sendable {
         public var description: String
         /// The profile's self-labels (`bot`).
         public var labels: [String]
-        /// Its user id in the fake X persona it was made from (`/admin/state` names it so, for the demo's report).
+        /// Its account id in the persona it was made from (`/admin/state` names it so, for the demo's report).
         public var personaID: String?
         /// An account from its parts.
         public init(
@@ -45,7 +45,7 @@ public struct FakeBlueskySeed: Sendable {
         public var record: PostRecord
         /// When it appears (hidden until the clock reaches it).
         public var indexedAt: Date
-        /// Its tweet id in the fake X persona it was made from (`/admin/state` names it so, for the demo's report).
+        /// Its post id in the persona it was made from (`/admin/state` names it so, for the demo's report).
         public var personaID: String?
         /// A post from its parts.
         public init(authorDID: String, rkey: String, record: PostRecord, indexedAt: Date, personaID: String? = nil) {

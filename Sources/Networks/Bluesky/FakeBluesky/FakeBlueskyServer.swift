@@ -15,7 +15,7 @@ import ServiceLifecycle
 /// checked against their lexicon on every write (a post's length in graphemes and bytes, its facets' byte ranges
 /// on character boundaries, its reply's refs), `putRecord` at a key replaces what is there (one record however
 /// often it is sent), and faults come on demand (503, an answer cut off after the work was done). `GET /admin/state`
-/// and `POST /admin/clock` serve the demo's script as fake X's do; `com.atproto.sync.getRepo` gives an account's
+/// and `POST /admin/clock` serve the demo's script as every fake's do; `com.atproto.sync.getRepo` gives an account's
 /// repository as a CAR file, as "Export my data" does.
 public final class FakeBlueskyServer: Sendable {
     let world: FakeBlueskyWorld
@@ -174,7 +174,7 @@ public final class FakeBlueskyServer: Sendable {
         }
         let world = world
         serveOAuth(on: router)
-        // For the demo's script and report, as fake X has them: what clients did, and the clock.
+        // For the demo's script and report, as every fake has them: what clients did, and the clock.
         // The PLC directory's `GET /<did>`: an account's DID document (the fake is its own directory).
         router.get("/:did") { _, context in
             let did = context.parameters.get("did") ?? ""

@@ -5,7 +5,7 @@ import Foundation
 extension FakeBlueskyWorld: AdjustableFakeClock {}
 
 extension FakeBlueskyWorld {
-    /// What clients did, in fake X's `/admin/state` shape for the demo's report: `network`, `now`, `speed`, the posts
+    /// What clients did, in the fakes' `/admin/state` shape (FakeRecord), for the demo's report: `network`, `now`, `speed`, the posts
     /// written through the API and still there (`posted`: `id` the TID's number, as the bot counts it; authors and
     /// replied-to posts by their persona ids where the seed gave them), the likes written (`liked`), `requests` by
     /// NSID, nothing `served` or billed, and `aliases`: each seeded post's TID number → its persona id, each account's
@@ -19,7 +19,7 @@ extension FakeBlueskyWorld {
         for (method, uri) in writes where method != "com.atproto.repo.deleteRecord" && seen.insert(uri).inserted {
             guard let stored = records[uri] else { continue }
             if stored.uri.collection == "app.bsky.feed.like", let subject = stored.value["subject"]?["uri"]?.stringValue {
-                liked.append(.object(["user_id": personaID(stored.uri.repo), "tweet_id": personaID(subject)]))
+                liked.append(.object(["account_id": personaID(stored.uri.repo), "post_id": personaID(subject)]))
                 continue
             }
             guard stored.uri.collection == PostRecord.type, let record = try? JSONDecoder().decode(PostRecord.self, from: Self.data(stored.value))
@@ -29,9 +29,9 @@ extension FakeBlueskyWorld {
                 .object([
                     "id": .string(number(stored.uri)), "author_id": personaID(stored.uri.repo), "text": .string(record.text),
                     "created_at": .string(Self.time(stored.indexedAt)),
-                    "in_reply_to_tweet_id": parent.map { personaIDs[$0.description].map(BlueskyAPI.JSONValue.string) ?? .string(number($0)) }
+                    "in_reply_to_post_id": parent.map { personaIDs[$0.description].map(BlueskyAPI.JSONValue.string) ?? .string(number($0)) }
                         ?? .null,
-                    "in_reply_to_user_id": parent.map { personaID($0.repo) } ?? .null,
+                    "in_reply_to_account_id": parent.map { personaID($0.repo) } ?? .null,
                 ]))
         }
         var aliases: [String: BlueskyAPI.JSONValue] = [:]

@@ -1,19 +1,19 @@
 import BotCore
-public import FakeX
+public import FakeKit
 import Foundation
 
 extension FakeMastodonSeed {
-    /// Fake X's generated persona on a Mastodon instance: the same people, the same posts at the same times and with
-    /// the same ids (statuses in HTML as an instance writes them: paragraphs, mentions as links, each t.co link as
-    /// the address it stands for), replies, a boost for each retweet, the person's likes as favourites, the same
+    /// The generated persona on a Mastodon instance: the same people, the same posts at the same times and with
+    /// the same ids (statuses in HTML as an instance writes them: paragraphs, mentions as links, each shortened link as
+    /// the address it stands for), replies, a boost for each repost, the person's likes as favourites, the same
     /// follows, and the bot that answers everything. The person's token reads; the bot's reads, posts and
     /// favourites, and the bot account has the bot flag. Tokens are the persona's access tokens.
-    public init(persona: FakeXPersona, domain: String = "mastodon.example") {
-        let seed = persona.seed
-        let usernames = Dictionary(uniqueKeysWithValues: seed.users.map { ($0.username.lowercased(), $0.id) })
-        let tokens = Dictionary(uniqueKeysWithValues: seed.accounts.map { ($0.userID, $0.accessToken) })
+    public init(persona: FakePersona, domain: String = "mastodon.example") {
+        let seed = persona
+        let usernames = Dictionary(uniqueKeysWithValues: seed.people.map { ($0.username.lowercased(), $0.id) })
+        let tokens = persona.tokens
         var accounts: [Account] = []
-        for user in seed.users {
+        for user in seed.people {
             let scopes: Set<String> =
                 user.id == persona.human.id
                 ? ["read"]
@@ -24,29 +24,29 @@ extension FakeMastodonSeed {
                     bot: user.id == persona.bot.id || user.id == persona.echoBot.id))
         }
         var statuses: [Status] = []
-        for tweet in seed.tweets {
-            let text = tweet.writtenText
-            if tweet.retweetOf != nil {
+        for post in seed.posts {
+            let text = post.writtenText
+            if post.repostOf != nil {
                 // "RT @author: text": the author's status and the boost of it (a mention by boost is not a mention).
-                guard tweet.authorID == persona.human.id, let match = text.firstMatch(of: /^RT @([A-Za-z0-9_]+): (.*)$/),
-                    let authorID = usernames[String(match.1).lowercased()], let boostID = UInt64(tweet.id)
+                guard post.authorID == persona.human.id, let match = text.firstMatch(of: /^RT @([A-Za-z0-9_]+): (.*)$/),
+                    let authorID = usernames[String(match.1).lowercased()], let boostID = UInt64(post.id)
                 else { continue }
                 let originalID = String(boostID - 1_000_000)
                 statuses.append(
                     Status(
                         id: originalID, accountID: authorID, content: Self.html(String(match.2), usernames: usernames, domain: domain),
-                        createdAt: tweet.createdAt.addingTimeInterval(-60)))
-                statuses.append(Status(id: tweet.id, accountID: tweet.authorID, content: "", createdAt: tweet.createdAt, reblogOf: originalID))
+                        createdAt: post.createdAt.addingTimeInterval(-60)))
+                statuses.append(Status(id: post.id, accountID: post.authorID, content: "", createdAt: post.createdAt, reblogOf: originalID))
                 continue
             }
             let mentioned = text.matches(of: /@([A-Za-z0-9_]+)/).compactMap { usernames[String($0.1).lowercased()] }
             statuses.append(
                 Status(
-                    id: tweet.id, accountID: tweet.authorID, content: Self.html(text, usernames: usernames, domain: domain),
-                    createdAt: tweet.createdAt, inReplyToID: tweet.inReplyToTweetID, mentionIDs: Array(Set(mentioned))))
+                    id: post.id, accountID: post.authorID, content: Self.html(text, usernames: usernames, domain: domain),
+                    createdAt: post.createdAt, inReplyToID: post.inReplyToPostID, mentionIDs: Array(Set(mentioned))))
         }
-        self.init(now: seed.now ?? Date(), domain: domain, accounts: accounts, statuses: statuses, favourites: seed.likes, follows: seed.follows)
-        autoRepliers = seed.autoRepliers ?? []
+        self.init(now: seed.now, domain: domain, accounts: accounts, statuses: statuses, favourites: seed.likes, follows: seed.follows)
+        autoRepliers = seed.autoRepliers
     }
 
     /// Plain text as an instance writes it: escaped, paragraphs, line breaks, mentions of known accounts as h-card

@@ -1,5 +1,4 @@
-import FakeKit
-public import FakeX
+public import FakeKit
 public import Foundation
 import HTTPTypes
 import Hummingbird
@@ -85,9 +84,9 @@ public final class FakeMastodonServer: Sendable {
     public func posted() async -> [FakeMastodonSeed.Status] { await world.posted }
     /// The ids of statuses deleted through the API, in order.
     public func deletedByAPI() async -> [String] { await world.deletedByAPI }
-    /// Statuses created through the API, in order, as fake X records posts (plain text, the user answered), so that
+    /// Statuses created through the API, in order, as the persona's posts (plain text, the user answered), so that
     /// the checks and the demo's report read both networks alike.
-    public func postedAsPosts() async -> [FakeXSeed.Tweet] { await world.postedAsPosts() }
+    public func postedAsPosts() async -> [FakePersona.Post] { await world.postedAsPosts() }
     /// Sets the clock when the next API request arrives (a bot started just now and the instance then agree).
     public func armClock(_ date: Date, speed: Double) async { await world.armClock(date, speed: speed) }
     /// Favourites made through the API, in order.
@@ -216,21 +215,21 @@ public final class FakeMastodonServer: Sendable {
         }
     }
 
-    /// `/admin/state` (what clients did, in fake X's shape: `network`, `now`, `speed`, `posted`, `liked`,
+    /// `/admin/state` (what clients did, in the fakes' shape (FakeRecord): `network`, `now`, `speed`, `posted`, `liked`,
     /// `requests`, `served`, and no billing) and `/admin/clock` (`now`, `speed`, `on_first_request`,
-    /// `advance_seconds`), as fake X has them, for the demo's script and report.
+    /// `advance_seconds`), for the demo's script and report.
     private func addAdminRoutes(to router: Router<BasicRequestContext>) {
         let world = world
         router.get("/admin/state") { _, _ in
-            let posted = await world.postedAsPosts().map { tweet in
+            let posted = await world.postedAsPosts().map { post in
                 JSONValue.object([
-                    ("id", .string(tweet.id)), ("author_id", .string(tweet.authorID)), ("text", .string(tweet.text)),
-                    ("created_at", .time(tweet.createdAt)),
-                    ("in_reply_to_tweet_id", tweet.inReplyToTweetID.map(JSONValue.string) ?? .null),
-                    ("in_reply_to_user_id", tweet.inReplyToUserID.map(JSONValue.string) ?? .null),
+                    ("id", .string(post.id)), ("author_id", .string(post.authorID)), ("text", .string(post.text)),
+                    ("created_at", .time(post.createdAt)),
+                    ("in_reply_to_post_id", post.inReplyToPostID.map(JSONValue.string) ?? .null),
+                    ("in_reply_to_account_id", post.inReplyToAccountID.map(JSONValue.string) ?? .null),
                 ])
             }
-            let liked = await world.favourited.map { JSONValue.object([("user_id", .string($0.accountID)), ("tweet_id", .string($0.statusID))]) }
+            let liked = await world.favourited.map { JSONValue.object([("account_id", .string($0.accountID)), ("post_id", .string($0.statusID))]) }
             let requests = await world.requestCounts.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.int($0.value)) }
             return Self.response(
                 FakeMastodonResponse(

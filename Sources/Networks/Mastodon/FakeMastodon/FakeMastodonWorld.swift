@@ -1,6 +1,5 @@
 import BotCore
 import FakeKit
-import FakeX
 import Foundation
 
 /// An answer of the fake instance: status, JSON body, extra headers (Link).
@@ -546,12 +545,12 @@ actor FakeMastodonWorld: AdjustableFakeClock {
             .replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
     }
 
-    /// The posted statuses as fake X's posts.
-    func postedAsPosts() -> [FakeXSeed.Tweet] {
+    /// The posted statuses as the persona's posts.
+    func postedAsPosts() -> [FakePersona.Post] {
         posted.map { status in
-            FakeXSeed.Tweet(
+            FakePersona.Post(
                 id: status.id, authorID: status.accountID, text: Self.plain(fromHTML: status.content), createdAt: status.createdAt,
-                inReplyToTweetID: status.inReplyToID, inReplyToUserID: parentAuthor(of: status))
+                inReplyToPostID: status.inReplyToID, inReplyToAccountID: parentAuthor(of: status))
         }
     }
 

@@ -99,7 +99,7 @@ public struct FakeMisskeySeed: Sendable {
     public var autoRepliers: [String] = []
     /// The longest note the instance takes.
     public var maxNoteTextLength = 3_000
-    /// The persona ids of notes and accounts made from fake X's persona (note or user id → persona id), for the demo's report.
+    /// The persona ids of notes and accounts made from the generated persona (note or user id → persona id), for the demo's report.
     public var personaNoteIDs: [String: String] = [:]
     /// The persona ids of accounts (user id → persona user id).
     public var personaUserIDs: [String: String] = [:]

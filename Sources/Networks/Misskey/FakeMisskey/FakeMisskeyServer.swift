@@ -1,5 +1,4 @@
-import FakeKit
-public import FakeX
+public import FakeKit
 public import Foundation
 import HTTPTypes
 import Hummingbird
@@ -91,8 +90,8 @@ public final class FakeMisskeyServer: Sendable {
     public func reacted() async -> [(userID: String, noteID: String, reaction: String)] { await world.reacted }
     /// API requests received, by endpoint name.
     public func requestCounts() async -> [String: Int] { await world.requestCounts }
-    /// The notes posted through the API as fake X's posts, for the checks and the demo's report.
-    public func postedAsPosts() async -> [FakeXSeed.Tweet] { await world.postedAsPosts() }
+    /// The notes posted through the API as the persona's posts, for the checks and the demo's report.
+    public func postedAsPosts() async -> [FakePersona.Post] { await world.postedAsPosts() }
     /// Approves the MiAuth session `session` as the account `accountID` with `permissions` (the consent page's button).
     @discardableResult
     public func approveMiAuth(session: String, accountID: String, permissions: [String]) async -> Bool {
@@ -203,7 +202,7 @@ public final class FakeMisskeyServer: Sendable {
         }
     }
 
-    /// `/admin/state` and `/admin/clock` in fake X's shape (for the demo's script and report), and `/admin/miauth`
+    /// `/admin/state` and `/admin/clock` in the fakes' shape (for the demo's script and report), and `/admin/miauth`
     /// (`{"session", "account_id", "permissions"}`: the person's approval).
     private func addAdminRoutes(to router: Router<BasicRequestContext>) {
         let world = world

@@ -1,5 +1,4 @@
 import FakeKit
-import FakeX
 import Foundation
 import MisskeyAPI
 import SeededRandom
@@ -483,9 +482,9 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
         return (low, low > 0 ? earliestUpTo[low - 1] : nil)
     }
 
-    // MARK: - The record, as fake X's
+    // MARK: - The record, as the demo reads it
 
-    /// What clients did, in fake X's `/admin/state` shape for the demo's report: the notes created through the API and
+    /// What clients did, in the shape of the fakes' `/admin/state` (FakeRecord), for the demo's report: the notes created through the API and
     /// still there (authors and notes answered by their persona ids where the seed gave them), the reactions made
     /// (`liked`), `requests` by endpoint, nothing served or billed, and `aliases`: each seeded note's and account's id
     /// on the instance (which the bot keeps) → its persona id.
@@ -497,12 +496,12 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
         let posted = posted.map { created -> JSONValue in
             .object([
                 ("id", .string(created.id)), ("author_id", user(created.userID)), ("text", .string(created.text ?? "")),
-                ("created_at", .time(created.createdAt)), ("in_reply_to_tweet_id", created.replyID.map(note) ?? .null),
-                ("in_reply_to_user_id", created.replyID.flatMap { notes[$0]?.userID }.map(user) ?? .null),
+                ("created_at", .time(created.createdAt)), ("in_reply_to_post_id", created.replyID.map(note) ?? .null),
+                ("in_reply_to_account_id", created.replyID.flatMap { notes[$0]?.userID }.map(user) ?? .null),
             ])
         }
         let liked = reacted.map {
-            JSONValue.object([("user_id", user($0.userID)), ("tweet_id", note($0.noteID)), ("reaction", .string($0.reaction))])
+            JSONValue.object([("account_id", user($0.userID)), ("post_id", note($0.noteID)), ("reaction", .string($0.reaction))])
         }
         var aliases: [(String, JSONValue)] = []
         for (id, personaID) in personaNoteIDs.sorted(by: { $0.key < $1.key }) { aliases.append((id, .string(personaID))) }
@@ -514,12 +513,12 @@ actor FakeMisskeyWorld: AdjustableFakeClock {
         ])
     }
 
-    /// The notes posted through the API as fake X's tweets (MFM text as written, the user answered).
-    func postedAsPosts() -> [FakeXSeed.Tweet] {
+    /// The notes posted through the API as the persona's posts (MFM text as written, the user answered).
+    func postedAsPosts() -> [FakePersona.Post] {
         posted.map { note in
-            FakeXSeed.Tweet(
+            FakePersona.Post(
                 id: note.id, authorID: note.userID, text: note.text ?? "", createdAt: note.createdAt,
-                inReplyToTweetID: note.replyID, inReplyToUserID: note.replyID.flatMap { notes[$0]?.userID })
+                inReplyToPostID: note.replyID, inReplyToAccountID: note.replyID.flatMap { notes[$0]?.userID })
         }
     }
 

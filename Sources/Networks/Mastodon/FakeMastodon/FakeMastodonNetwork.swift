@@ -1,0 +1,39 @@
+public import FakeKit
+public import Foundation
+import Logging
+
+/// Fake Mastodon as `fake-x --network mastodon` serves it and the demo's report reads it.
+public struct FakeMastodonNetwork: FakeNetwork {
+    /// The entry.
+    public init() {}
+
+    /// `mastodon`.
+    public var key: String { "mastodon" }
+    /// `Mastodon`.
+    public var name: String { "Mastodon" }
+    /// What it serves.
+    public var summary: String { "a Mastodon instance: REST, streaming, /admin/state and /admin/clock (with --persona only)" }
+    /// It takes no option of its own.
+    public var optionsHelp: String { "" }
+
+    /// Serves the persona as an instance; each extra bot is `bench_bot_N` with the token `bench-bot-N` and the bot flag.
+    public func serve(_ request: FakeServeRequest) async throws {
+        var seed = FakeMastodonSeed(persona: try request.requirePersona(key))
+        for index in stride(from: 1, through: request.extraBots, by: 1) {
+            seed.accounts.append(
+                .init(
+                    id: String(9_000_000 + index), username: "bench_bot_\(index)", token: "bench-bot-\(index)",
+                    scopes: ["read", "write:statuses", "write:favourites"], bot: true))
+        }
+        let server = FakeMastodonServer(seed: seed, logger: .quiet("fake-mastodon"))
+        await server.setClock(seed.now, speed: request.speed ?? 0)
+        try await server.run(host: request.host, port: request.port, onStarted: request.onListening)
+    }
+
+    /// A free API's run; what the module never copies.
+    public func run(after: Data, before: Data?, context: FakeReportContext) throws -> FakeRun {
+        try .free(
+            after: after, before: before, context: context,
+            neverCopied: "statuses that were followers-only or direct, or carried a content warning: never copied")
+    }
+}
