@@ -26,10 +26,12 @@ enum NetworkFolders {
     }()
 
     /// The words that name `network` in code: its name in any case, alone or starting a name (`isMastodon`,
-    /// `MastodonOutbox`; X's only as a capital word, not a header's `X-`), its key in quotes, and its modules.
+    /// `MastodonOutbox`; X's as a capital word or starting a name, `XSnowflake`, not a header's `X-` nor `XMLParser`),
+    /// its key in quotes, and its modules.
     static func names(of network: any NetworkDefinition) -> Regex<Substring> {
         let modules = networkModules.filter { $0.value == network.name }.keys.sorted()
-        let name = network.name.count < 3 ? "\\b\(network.name)\\b(?![-\"])" : "(?i:\(network.name))(?![a-z])"
+        let name =
+            network.name.count < 3 ? "\\b\(network.name)\\b(?![-\"])|\\b\(network.name)(?=[A-Z][a-z])" : "(?i:\(network.name))(?![a-z])"
         let key = network.key.count < 3 ? [] : ["\"\(network.key)\""]
         let pattern = ([name] + key + modules.map { "\\b\($0)\\b" }).joined(separator: "|")
         return (try? Regex(pattern).wordBoundaryKind(.default)).map { $0 } ?? /$^/
@@ -77,6 +79,8 @@ struct NetworkFolderTests {
         #expect("billed on X, once a day".contains(NetworkFolders.names(of: NetworkRegistry.networks[0])))
         #expect(!"digits.first == \"X\"; let h = \"X-Forwarded-For\"".contains(NetworkFolders.names(of: NetworkRegistry.networks[0])))
         #expect(!"let x = 1; let maxPosts = 2".contains(NetworkFolders.names(of: NetworkRegistry.networks[0])))
+        #expect("XSnowflake.date(of: id)".contains(NetworkFolders.names(of: NetworkRegistry.networks[0])))
+        #expect(!"XMLParser(data: d); XCTAssert".contains(NetworkFolders.names(of: NetworkRegistry.networks[0])))
     }
 
     @Test("No file outside Sources/Networks names a network in code (Misskey's arrival named it in 24)")

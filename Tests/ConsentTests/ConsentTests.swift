@@ -35,6 +35,17 @@ struct ConsentTests {
         #expect(!set.contains(id: nil, handle: nil))
     }
 
+    @Test("A typed account is an id as the network's rule reads one; with @ in front always a handle")
+    func typedByTheNetworksRule() {
+        let didRule: (String) -> String? = { $0.hasPrefix("did:") ? $0 : nil }
+        let set = AccountSet(["did:plc:abc", "@did:plc:xyz", "12345", "bob.example"], accountID: didRule)
+        #expect(set.ids == ["did:plc:abc"])
+        #expect(set.handles == ["did:plc:xyz", "12345", "bob.example"])
+        // The default rule: digits.
+        #expect(AccountSet(["12345", "@12345", "abc"]).ids == ["12345"])
+        #expect(AccountSet(["12345", "@12345", "abc"]).handles == ["12345", "abc"])
+    }
+
     @Test(
         "The person's commands in English and Japanese; anything else is no command",
         arguments: [

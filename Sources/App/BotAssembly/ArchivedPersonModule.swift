@@ -62,4 +62,6 @@ public struct ArchivedPersonModule: NetworkModule {
     }
     public var personSignInCommand: String { module.personSignInCommand }
     public var storesTokens: Bool { module.storesTokens }
+    /// As the bot's network reads a typed account.
+    public func accountID(typed entry: String) -> String? { module.accountID(typed: entry) }
 }

@@ -83,4 +83,6 @@ public struct PersonElsewhereModule: NetworkModule {
     }
     public var personSignInCommand: String { person.personSignInCommand }
     public var storesTokens: Bool { person.storesTokens || bot.storesTokens }
+    /// As the bot's network reads a typed account: the accounts an opt-out or a block names are those that talk to the bot.
+    public func accountID(typed entry: String) -> String? { bot.accountID(typed: entry) }
 }

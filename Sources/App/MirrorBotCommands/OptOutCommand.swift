@@ -12,8 +12,9 @@ struct OptOutCommand: AsyncParsableCommand {
             An account is put on the list when it mentions the bot with one of OPT_OUT_WORDS (by default stop, \
             unsubscribe, opt out, #nobot, やめて, 止めて, 停止, 配信停止) or when its profile says #nobot; from then on the \
             bot never answers it and never likes its posts, across restarts. The list is kept with the archive \
-            (DATABASE_URL, or the SQLite file) and survives `train clear`. An account is named by its id (digits) or \
-            by its handle (bob, @bob, bob@example.social). Reads and writes only the database: safe while `mirror_bot \
+            (DATABASE_URL, or the SQLite file) and survives `train clear`. An account is named by its id, as the bot's \
+            network writes it (digits on a network of numbered accounts), or by its handle (bob, @bob, \
+            bob@example.social; with @ in front always a handle). Reads and writes only the database: safe while `mirror_bot \
             start` runs.
             """ + networksHelp("optout"),
         subcommands: [List.self, Add.self, Remove.self]
@@ -46,22 +47,22 @@ struct OptOutCommand: AsyncParsableCommand {
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Puts an account on the list, as if it had asked.")
 
-        @Argument(help: "The account: its id (digits) or its handle (bob, @bob, bob@example.social).")
+        @Argument(help: "The account: its id as the bot's network writes it, or its handle (bob, @bob, bob@example.social).")
         var account: String
 
         @Option(help: "Why, for the listing.")
         var reason = "added with mirror_bot optout add"
 
         func validate() throws {
-            guard AccountSet.isID(account) || AccountSet.handle(account) != nil else {
-                throw ValidationError("name an account by its id or its handle")
-            }
+            guard AccountSet.handle(account) != nil else { throw ValidationError("name an account by its id or its handle") }
         }
 
         func run() async throws {
-            let isID = AccountSet.isID(account)
-            let optOut = OptOut(accountID: isID ? account : nil, handle: isID ? nil : AccountSet.handle(account), reason: reason, at: Date())
-            let added = try await OptOutCommand.withList { try await $0.add(optOut) }
+            let context = try CommandContext.load()
+            // The bot's network says whether what was typed is one of its ids; anything else (or @ in front) is a handle.
+            let id = account.hasPrefix("@") ? nil : context.configuration.networkModule.accountID(typed: account)
+            let optOut = OptOut(accountID: id, handle: id == nil ? AccountSet.handle(account) : nil, reason: reason, at: Date())
+            let added = try await OptOutCommand.withList(context) { try await $0.add(optOut) }
             print(added ? "\(optOut.who) is on the opt-out list: never answered or liked." : "\(optOut.who) was already on the opt-out list.")
         }
     }
@@ -70,7 +71,7 @@ struct OptOutCommand: AsyncParsableCommand {
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Takes an account off the list: the bot may answer and like it again.")
 
-        @Argument(help: "The account: its id (digits) or its handle (bob, @bob, bob@example.social).")
+        @Argument(help: "The account: its id as the bot's network writes it, or its handle (bob, @bob, bob@example.social).")
         var account: String
 
         func run() async throws {
@@ -87,8 +88,10 @@ struct OptOutCommand: AsyncParsableCommand {
     }
 
     /// Runs `body` with the opt-out list of the configured database.
-    static func withList<Result: Sendable>(_ body: @Sendable (OptOutList) async throws -> Result) async throws -> Result {
-        let context = try CommandContext.load()
+    static func withList<Result: Sendable>(
+        _ context: CommandContext? = nil, _ body: @Sendable (OptOutList) async throws -> Result
+    ) async throws -> Result {
+        let context = try context ?? CommandContext.load()
         return try await BotParts(configuration: context.configuration, logger: context.logger).withRunning { parts in
             try await body(OptOutList(state: parts.state))
         }

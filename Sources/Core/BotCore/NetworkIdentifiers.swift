@@ -1,3 +1,5 @@
+import Foundation
+
 /// An identifier as its network wrote it: X's and Mastodon's decimal numbers, a Misskey note id, a Bluesky record key
 /// or DID. The core never parses, hashes or folds one: it stores it, compares it and hands it back to the network
 /// module that made it. Which network an id belongs to is told by where it is kept (a bot's stores hold the ids of
@@ -51,3 +53,13 @@ public typealias PostID = NetworkIdentifier<PostIdentifierKind>
 
 /// An account's id on its network (see `NetworkIdentifier`).
 public typealias AccountID = NetworkIdentifier<AccountIdentifierKind>
+
+/// How a person types an account (`mirror_bot optout add`, `BLOCKED_ACCOUNTS`): by id or by handle.
+public enum TypedAccount {
+    /// `entry` as an account id when it is digits only (X's and Mastodon's ids), else nil: a handle. Each network
+    /// module may read its own ids (`NetworkModule.accountID(typed:)`).
+    public static func digits(_ entry: String) -> String? {
+        let trimmed = entry.trimmingCharacters(in: .whitespacesAndNewlines)
+        return !trimmed.isEmpty && trimmed.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }) ? trimmed : nil
+    }
+}

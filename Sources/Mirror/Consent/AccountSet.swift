@@ -1,7 +1,8 @@
+public import BotCore
 import Foundation
 
-/// Accounts named by id (as the network writes it; in a list typed by hand, digits: an X user id, a Mastodon account
-/// id) or by handle (`bob`, `bob@example.social`, with or without the leading `@`; compared case-insensitively):
+/// Accounts named by id (as the network writes it; in a list typed by hand, as the bot's network module reads one:
+/// digits for X and Mastodon) or by handle (`bob`, `bob@example.social`, with or without the leading `@`; compared case-insensitively):
 /// `BLOCKED_ACCOUNTS`, the opt-out list.
 public struct AccountSet: Sendable, Equatable {
     /// The ids.
@@ -9,11 +10,12 @@ public struct AccountSet: Sendable, Equatable {
     /// The handles, folded, without `@` in front.
     public private(set) var handles: Set<String>
 
-    /// A set of `entries`, each an id or a handle; empty entries are dropped.
-    public init(_ entries: [String] = []) {
+    /// A set of `entries`, each an id (as `accountID` reads one: digits by default) or a handle; empty entries are
+    /// dropped.
+    public init(_ entries: [String] = [], accountID: (String) -> String? = TypedAccount.digits) {
         ids = []
         handles = []
-        for entry in entries { insert(entry) }
+        for entry in entries { insert(entry, accountID: accountID) }
     }
 
     /// Whether the set names no account.
@@ -25,10 +27,15 @@ public struct AccountSet: Sendable, Equatable {
         if !trimmed.isEmpty { ids.insert(trimmed) }
     }
 
-    /// Adds an account named by id (digits) or handle, as a person types it.
-    public mutating func insert(_ entry: String) {
+    /// Adds an account named by id or handle, as a person types it: `accountID` says whether it is an id as the bot's
+    /// network writes them (digits by default); with `@` in front it is always a handle.
+    public mutating func insert(_ entry: String, accountID: (String) -> String? = TypedAccount.digits) {
         let trimmed = entry.trimmingCharacters(in: .whitespacesAndNewlines)
-        if Self.isID(trimmed) { ids.insert(trimmed) } else if let handle = Self.handle(trimmed) { handles.insert(handle) }
+        if !trimmed.hasPrefix("@"), let id = accountID(trimmed) {
+            ids.insert(id)
+        } else if let handle = Self.handle(trimmed) {
+            handles.insert(handle)
+        }
     }
 
     /// Whether the account with `id` (when known) or `handle` (when known) is in the set.
@@ -36,11 +43,6 @@ public struct AccountSet: Sendable, Equatable {
         if let id, ids.contains(id) { return true }
         if let handle = handle.flatMap(Self.handle), handles.contains(handle) { return true }
         return false
-    }
-
-    /// Whether `entry` is an account id: digits only.
-    public static func isID(_ entry: String) -> Bool {
-        !entry.isEmpty && entry.unicodeScalars.allSatisfy { ("0"..."9").contains($0) }
     }
 
     /// `entry` as a handle is compared: folded, without the `@` in front; nil when nothing is left.

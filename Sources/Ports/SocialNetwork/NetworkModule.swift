@@ -61,6 +61,9 @@ public protocol NetworkModule: Sendable {
     func verifyPerson(usageDays: any UsageDays, state: any BotState, sealer: (any SecretSealer)?, logger: Logger) async throws -> VerifiedPerson
     /// The command that signs the person in on this network (`mirror_bot auth mastodon --account human`).
     var personSignInCommand: String { get }
+    /// The id in an account a person typed (`mirror_bot optout add`, `BLOCKED_ACCOUNTS`), when it is one as the bot's
+    /// network writes ids; nil when it is a handle. With `@` in front it is always a handle.
+    func accountID(typed entry: String) -> String?
     /// Whether the daemon keeps tokens of this network in the store (a Bluesky session), sealed with the context's
     /// sealer: without one it does not start.
     var storesTokens: Bool { get }
@@ -113,6 +116,9 @@ extension NetworkModule {
 
     /// No tokens kept in the store: they are in the configuration.
     public var storesTokens: Bool { false }
+
+    /// An account id is digits (X's, Mastodon's).
+    public func accountID(typed entry: String) -> String? { TypedAccount.digits(entry) }
 
     /// The person's credentials are all in the configuration: the store is not needed to verify them.
     public func verifyPerson(usageDays: any UsageDays, state: any BotState, sealer: (any SecretSealer)?, logger: Logger) async throws

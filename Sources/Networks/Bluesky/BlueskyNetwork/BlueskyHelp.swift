@@ -5,6 +5,7 @@ let blueskyHelp: [String: String] = [
     daemon's stored session then spares), and the bot's self-label "bot" (`mirror_bot setup bluesky` adds it).
     """,
     "forget": "On Bluesky each deletion is free.",
+    "optout": "On Bluesky an account is named by its DID (did:plc:…) or its handle (bob.bsky.social).",
     "start": """
     Bluesky (NETWORK=bluesky): the bot's handle and app password and the person's handle (free; no likes unless \
     LIKES=on; its session kept in the database).

@@ -351,6 +351,12 @@ public struct BlueskyNetworkModule: NetworkModule {
     /// The daemon keeps each account's session in the store, sealed.
     public var storesTokens: Bool { true }
 
+    /// An account typed by its DID (`did:plc:…`, `did:web:…`); anything else is a handle.
+    public func accountID(typed entry: String) -> String? {
+        let trimmed = entry.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.hasPrefix("did:") && trimmed.count > 4 && !trimmed.contains(where: \.isWhitespace) ? trimmed : nil
+    }
+
     /// A session with the person's app password (`createSession` the first time), used to read their profile: their
     /// DID. The session is kept for the next check; a deleted app password ends it, and the new login is refused.
     public func verifyPerson(usageDays: any UsageDays, state: any BotState, sealer: (any SecretSealer)?, logger: Logger) async throws

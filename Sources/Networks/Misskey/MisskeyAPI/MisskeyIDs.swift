@@ -16,6 +16,14 @@ public enum MisskeyIDs {
         (15...19).contains(id.utf8.count) && id.utf8.allSatisfy { (48...57).contains($0) }
     }
 
+    /// Whether `entry`, typed by a person, is an id rather than a handle: 7 to 32 lowercase letters and digits with at
+    /// least one digit (every id method writes so; a username has no shape that tells it apart, so a handle of that
+    /// shape takes an `@` in front).
+    public static func looksTyped(_ entry: String) -> Bool {
+        (7...32).contains(entry.utf8.count) && entry.utf8.allSatisfy { (48...57).contains($0) || (97...122).contains($0) }
+            && entry.utf8.contains { (48...57).contains($0) }
+    }
+
     /// The time an id of a known method says it was made: `aid` (10) and `aidx` (16: base-36 milliseconds since 2000
     /// in the first 8), `meid`/`meidg` (24 hex: milliseconds since 1970 in the first 12, `meid` with its top bit set)
     /// and `objectid` (24 hex: seconds since 1970 in the first 8) told apart by their shape, `ulid` (26 Crockford

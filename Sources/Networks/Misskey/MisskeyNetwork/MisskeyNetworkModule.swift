@@ -255,6 +255,12 @@ public struct MisskeyNetworkModule: NetworkModule {
     /// Signing in on Misskey (MiAuth).
     public var personSignInCommand: String { "mirror_bot auth misskey --account human" }
 
+    /// An account typed by its id as an instance writes it (`MisskeyIDs.looksTyped`); anything else is a handle.
+    public func accountID(typed entry: String) -> String? {
+        let trimmed = entry.trimmingCharacters(in: .whitespacesAndNewlines)
+        return MisskeyIDs.looksTyped(trimmed) ? trimmed : nil
+    }
+
     /// `i` with the person's token: their user id on their instance.
     public func verifyPerson(usageDays: any UsageDays, logger: Logger) async throws -> VerifiedPerson {
         guard let human = settings.human else { throw PersonSignInRefused("HUMAN_MISSKEY_URL and HUMAN_MISSKEY_TOKEN are not set") }

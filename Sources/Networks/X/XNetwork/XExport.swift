@@ -3,6 +3,7 @@ public import ExportFormats
 public import Foundation
 import PostText
 import Stores
+import XAPI
 
 /// X's archive ("Download your archive": `data/tweets.js`, `data/tweets-partN.js` and the pre-2022 `data/tweet.js`,
 /// `data/like.js`, `data/account.js`), as `mirror_bot import` reads it: the free, uncapped way to train.
