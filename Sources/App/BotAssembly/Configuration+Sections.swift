@@ -30,7 +30,8 @@ extension Configuration {
             mentionsPoll: Double(section.mentionsPollSeconds), timelinePoll: Double(section.timelinePollSeconds),
             learnPoll: Double(section.learnPollSeconds), likeDecision: likeSettings,
             optOutWords: WordList(consent.optOutWords ?? OptOutRequest.defaultWords), blockedWords: WordList(consent.blockedWords),
-            blockedAccounts: AccountSet(consent.blockedAccounts, accountID: networkModule.accountID(typed:)), postStyle: postStyle, remixOrder: section.remixOrder,
+            blockedAccounts: AccountSet(consent.blockedAccounts, accountID: networkModule.accountID(typed:)), postStyle: postStyle,
+            remixOrder: section.remixOrder,
             remixMaxOverlap: section.remixMaxOverlap)
     }
 }

@@ -54,6 +54,12 @@ public typealias PostID = NetworkIdentifier<PostIdentifierKind>
 /// An account's id on its network (see `NetworkIdentifier`).
 public typealias AccountID = NetworkIdentifier<AccountIdentifierKind>
 
+extension NetworkIdentifier {
+    /// Whether `id` is newer than `other` (anything is, than nothing), on a network whose ids grow with time in this
+    /// order: X's, Mastodon's and Bluesky's numbers, Misskey's ids of one method. The one order every cursor uses.
+    public static func isNewer(_ id: String, than other: String?) -> Bool { other.map { Self(id) > Self($0) } ?? true }
+}
+
 /// How a person types an account (`mirror_bot optout add`, `BLOCKED_ACCOUNTS`): by id or by handle.
 public enum TypedAccount {
     /// `entry` as an account id when it is digits only (X's and Mastodon's ids), else nil: a handle. Each network

@@ -54,8 +54,8 @@ struct SinceCursor: Sendable {
     /// numbers as numbers, Misskey's ids of one method as their text; nil, and the "0" of an empty first start, are
     /// older than any).
     static func isNewer(_ id: String, than other: String?) -> Bool {
-        guard let other, other != "0" else { return id != "0" }
-        return PostID(id) > PostID(other)
+        guard other != "0" else { return id != "0" }
+        return PostID.isNewer(id, than: other)
     }
 
     /// `posts` oldest first, by where they stand in their list.

@@ -108,14 +108,14 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
                 var posts: [NetworkPost] = []
                 for notification in page.notifications {
                     guard let post = network.mention(notification) else { continue }
-                    if !SinceCursorOrder.isNewer(post.id, than: sinceID) {
+                    if !PostID.isNewer(post.id, than: sinceID) {
                         done = true
                         break
                     }
                     posts.append(post)
                 }
                 let newest =
-                    first ? page.notifications.compactMap { BlueskyIDs.postID(of: $0.uri) }.max { SinceCursorOrder.isNewer($1, than: $0) } : nil
+                    first ? page.notifications.compactMap { BlueskyIDs.postID(of: $0.uri) }.max { PostID.isNewer($1, than: $0) } : nil
                 first = false
                 cursor = page.cursor
                 if cursor == nil || page.notifications.isEmpty { done = true }
@@ -313,7 +313,7 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
                 for item in page.feed {
                     count += 1
                     guard let id = BlueskyIDs.postID(of: item.post.uri) else { continue }
-                    if item.reason == nil, !SinceCursorOrder.isNewer(id, than: sinceID) {
+                    if item.reason == nil, !PostID.isNewer(id, than: sinceID) {
                         done = true
                         break
                     }
@@ -401,14 +401,6 @@ struct LikeRecord: Encodable, Sendable {
 struct MentionRecord: Sendable {
     var ref: StrongRef
     var root: StrongRef
-}
-
-/// The order of ids (TIDs as decimal numbers): larger is newer.
-enum SinceCursorOrder {
-    static func isNewer(_ id: String, than other: String?) -> Bool {
-        guard let other else { return true }
-        return (UInt64(id) ?? 0) > (UInt64(other) ?? 0)
-    }
 }
 
 /// What the network learned in this run: DIDs of the accounts and of handles, the mentions read (for their

@@ -312,10 +312,7 @@ public struct MastodonMirrorNetwork: FreeMirrorNetwork {
     }
 
     /// Whether `id` is newer than `other` (anything is, than nothing): Mastodon's ids are decimal numbers that grow with time.
-    public static func isNewer(_ id: String, than other: String?) -> Bool {
-        guard let other else { return true }
-        return id.count != other.count ? id.count > other.count : id > other
-    }
+    public static func isNewer(_ id: String, than other: String?) -> Bool { PostID.isNewer(id, than: other) }
 
     /// An `Idempotency-Key` from what the create is for (the slot, the mention): sent again, after a lost answer or a
     /// restart, it is the same status.

@@ -1,3 +1,4 @@
+import BotCore
 public import Foundation
 
 /// What the bot knows of Misskey's ids, which it keeps as the instance writes them: strings of the instance's chosen
@@ -58,10 +59,7 @@ public enum MisskeyIDs {
 
     /// Whether `id` is newer than `other` on one instance (anything is, than nothing): ids of one method have one
     /// length and sort by time, so longer-then-greater orders them.
-    public static func isNewer(_ id: String, than other: String?) -> Bool {
-        guard let other else { return true }
-        return id.count != other.count ? id.count > other.count : id > other
-    }
+    public static func isNewer(_ id: String, than other: String?) -> Bool { PostID.isNewer(id, than: other) }
 
     /// An id greater than every id of `id`'s length and method: the upper bound that makes Misskey answer a page
     /// between two ids, newest first (with `sinceId` alone it answers the oldest first).
