@@ -49,4 +49,41 @@ struct FakeNetworkLineTests {
             }
         }
     }
+
+    @Test("The demo's shell lines: the values reach the shell as written, the fake's address put in where it is named")
+    func demoScript() throws {
+        let demo = FakeDemo(
+            serveOptions: ["--access", "it's"], environment: [("A_URL", FakeDemo.serverURL + "/api"), ("B", #"a "b" $HOME `x` \ c"#)],
+            trainSchedulerArguments: ["--max-posts", "900"], trainSchedulerNote: "at most $0.91", likes: true)
+        let script =
+            demo.shell(networkName: "Name's") + """
+                demo_environment
+                printf '%s\\n' "$network_name" "${fake_options[1]}" "${train_scheduler_args[*]}" "$train_scheduler_note" "$demo_likes" "$A_URL" "$B"
+                """
+        let bash = Process()
+        bash.executableURL = URL(fileURLWithPath: "/bin/bash")
+        bash.arguments = ["-euc", script]
+        bash.environment = ["FAKE_X_URL": "http://127.0.0.1:9"]
+        let output = Pipe()
+        bash.standardOutput = output
+        try bash.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        bash.waitUntilExit()
+        #expect(bash.terminationStatus == 0)
+        #expect(
+            text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                == ["Name's", "it's", "--max-posts 900", "at most $0.91", "1", "http://127.0.0.1:9/api", #"a "b" $HOME `x` \ c"#, ""], "\(text)")
+    }
+
+    @Test("Each fake's demo names the persona's accounts with its address, and only X's bills its archive's reading")
+    func everyFakesDemo() {
+        for fake in [FakeXNetwork() as any FakeNetwork, FakeMastodonNetwork()] {
+            let demo = fake.demo(likes: false)
+            #expect(demo.environment.contains { $0.value.contains(FakeDemo.serverURL) }, "\(fake.key)")
+            #expect(!demo.trainSchedulerNote.isEmpty)
+        }
+        #expect(FakeXNetwork().demo(likes: true).serveOptions == ["--access", "enterprise"])
+        #expect(FakeXNetwork().demo(likes: false).serveOptions == ["--access", "pay-per-use"])
+        #expect(FakeMastodonNetwork().demo(likes: false).serveOptions.isEmpty && FakeMastodonNetwork().demo(likes: false).likes)
+    }
 }

@@ -59,6 +59,12 @@ struct FakeXCommand: AsyncParsableCommand {
     @Option(help: "Port to listen on; 0 picks a free one.")
     var port = 0
 
+    @Flag(help: "Print how script/demo runs the persona's day on this fake (shell lines to eval), and serve nothing.")
+    var demoScript = false
+
+    @Flag(help: "With --demo-script: the demo with LIKES=on (DEMO_LIKES=on).")
+    var demoLikes = false
+
     @Argument(parsing: .allUnrecognized, help: "The options only the chosen fake takes (see below).")
     var networkOptions: [String] = []
 
@@ -67,6 +73,7 @@ struct FakeXCommand: AsyncParsableCommand {
         guard let fake = FakeNetworkRegistry.fake(for: network) else {
             throw ValidationError("--network must be one of \(FakeNetworkRegistry.fakes.map(\.key).joined(separator: ", ")), not \(network)")
         }
+        if demoScript { return print(fake.demo(likes: demoLikes).shell(networkName: fake.name), terminator: "") }
         var generated: FakePersona?
         switch (seed, persona) {
         case (_?, false): break

@@ -19,6 +19,60 @@ public protocol FakeNetwork: Sendable {
     /// The run as the demo's report tells it, from the fake's `/admin/state` after the run and before it (whose
     /// calls are left out).
     func run(after: Data, before: Data?, context: FakeReportContext) throws -> FakeRun
+
+    /// How `script/demo` runs the persona's day on this fake, with `LIKES=on` when `likes`, else at the defaults.
+    func demo(likes: Bool) -> FakeDemo
+}
+
+/// How `script/demo` runs the persona's day on a fake (`fake-x --network KEY --demo-script` prints it as shell).
+public struct FakeDemo: Sendable {
+    /// The fake's address in a value of `environment`: the shell puts the address there once the fake listens.
+    public static let serverURL = "${FAKE_X_URL}"
+
+    /// The fake's own options for the demo (`fake-x --access enterprise`).
+    public var serveOptions: [String]
+    /// The variables a real deploy sets as config vars, for the persona's accounts on this fake.
+    public var environment: [(name: String, value: String)]
+    /// `mirror_bot train scheduler`'s arguments.
+    public var trainSchedulerArguments: [String]
+    /// What that step does here, for its log line.
+    public var trainSchedulerNote: String
+    /// Whether the bot likes in this demo, so that it shows how likes are decided (`classify --stats`).
+    public var likes: Bool
+
+    /// A demo from its parts.
+    public init(
+        serveOptions: [String] = [], environment: [(name: String, value: String)], trainSchedulerArguments: [String] = [],
+        trainSchedulerNote: String, likes: Bool
+    ) {
+        self.serveOptions = serveOptions
+        self.environment = environment
+        self.trainSchedulerArguments = trainSchedulerArguments
+        self.trainSchedulerNote = trainSchedulerNote
+        self.likes = likes
+    }
+
+    /// The demo as shell lines for `script/demo` to `eval`: `network_name`, `fake_options`, `train_scheduler_args`,
+    /// `train_scheduler_note`, `demo_likes`, and `demo_environment`, a function that exports the variables once
+    /// `FAKE_X_URL` is known.
+    public func shell(networkName: String) -> String {
+        func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        func array(_ items: [String]) -> String { "(" + items.map(quoted).joined(separator: " ") + ")" }
+        // Double quotes, so that the address is put in; nothing else in a value is the shell's.
+        func expanded(_ text: String) -> String {
+            let pieces = text.components(separatedBy: Self.serverURL).map { piece in
+                piece.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                    .replacingOccurrences(of: "`", with: "\\`").replacingOccurrences(of: "$", with: "\\$")
+            }
+            return "\"" + pieces.joined(separator: Self.serverURL) + "\""
+        }
+        let exports = environment.map { "    export \($0.name)=\(expanded($0.value))" }.joined(separator: "\n")
+        return [
+            "network_name=\(quoted(networkName))", "fake_options=\(array(serveOptions))", "train_scheduler_args=\(array(trainSchedulerArguments))",
+            "train_scheduler_note=\(quoted(trainSchedulerNote))", "demo_likes=\(likes ? 1 : 0)",
+            "demo_environment() {\n\(exports.isEmpty ? "    :" : exports)\n}",
+        ].joined(separator: "\n") + "\n"
+    }
 }
 
 /// What `fake-x` asks a fake to serve.

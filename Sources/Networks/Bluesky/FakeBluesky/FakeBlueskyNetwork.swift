@@ -33,6 +33,20 @@ public struct FakeBlueskyNetwork: FakeNetwork {
         try await server.run(host: request.host, port: request.port, onStarted: request.onListening)
     }
 
+    /// The demo at the defaults (no likes unless `likes`: Bluesky asks bots not to like unasked), with app passwords.
+    public func demo(likes: Bool) -> FakeDemo {
+        FakeDemo(
+            // The fake plays the entryway, the PDS and the AppView; the person signs in with their own app password
+            // (nobody is mirrored who has not signed in as themselves). The bot's session is kept in the store sealed
+            // with MIRROR_BOT_KEY (a real deploy sets a random one: openssl rand -base64 32).
+            environment: [
+                ("BLUESKY_SERVICE_URL", FakeDemo.serverURL), ("HUMAN_BLUESKY_HANDLE", "hanako.bsky.example"),
+                ("HUMAN_BLUESKY_APP_PASSWORD", FakeBlueskySeed.personaPersonPassword), ("BOT_BLUESKY_HANDLE", "hanako-mirror.bsky.example"),
+                ("BOT_BLUESKY_APP_PASSWORD", "demo-bot-app-password"), ("MIRROR_BOT_KEY", "demo-key-not-a-secret-0123456789"),
+            ],
+            trainSchedulerNote: "the human's public posts into the archive (free on Bluesky)", likes: likes)
+    }
+
     /// A free API's run; what the module never copies.
     public func run(after: Data, before: Data?, context: FakeReportContext) throws -> FakeRun {
         try .free(

@@ -30,6 +30,17 @@ public struct FakeMastodonNetwork: FakeNetwork {
         try await server.run(host: request.host, port: request.port, onStarted: request.onListening)
     }
 
+    /// The demo at the defaults (likes on: they are free here), with the persona's tokens for both accounts.
+    public func demo(likes: Bool) -> FakeDemo {
+        FakeDemo(
+            // The fake instance serves both accounts; a real deploy may have them on two instances.
+            environment: [
+                ("HUMAN_MASTODON_URL", FakeDemo.serverURL), ("HUMAN_MASTODON_TOKEN", "1001-demo-human"), ("BOT_MASTODON_URL", FakeDemo.serverURL),
+                ("BOT_MASTODON_TOKEN", "1002-demo-bot"),
+            ],
+            trainSchedulerNote: "the human's public posts into the archive (free on Mastodon)", likes: true)
+    }
+
     /// A free API's run; what the module never copies.
     public func run(after: Data, before: Data?, context: FakeReportContext) throws -> FakeRun {
         try .free(

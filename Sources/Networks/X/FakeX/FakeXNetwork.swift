@@ -74,6 +74,21 @@ public struct FakeXNetwork: FakeNetwork {
         return FakeRun(record: state.record, notDone: notDone(state, context), bill: bill)
     }
 
+    /// The demo at the defaults of a self-serve app (pay-per-use: no likes, every read billed), or with enterprise
+    /// access and `LIKES=on`; the person's OAuth 1.0a credentials and the bot's; at most 900 posts learned ($0.91).
+    public func demo(likes: Bool) -> FakeDemo {
+        FakeDemo(
+            serveOptions: ["--access", likes ? "enterprise" : "pay-per-use"],
+            environment: [
+                ("X_API_BASE_URL", FakeDemo.serverURL), ("HUMAN_CONSUMER_KEY", "demo-human-app"), ("HUMAN_CONSUMER_SECRET", "demo-human-app-secret"),
+                ("HUMAN_ACCESS_TOKEN", "1001-demo-human"), ("HUMAN_ACCESS_TOKEN_SECRET", "demo-human-token-secret"),
+                ("BOT_CONSUMER_KEY", "demo-bot-app"), ("BOT_CONSUMER_SECRET", "demo-bot-app-secret"), ("BOT_ACCESS_TOKEN", "1002-demo-bot"),
+                ("BOT_ACCESS_TOKEN_SECRET", "demo-bot-token-secret"),
+            ],
+            trainSchedulerArguments: ["--max-posts", "900"],
+            trainSchedulerNote: "the human's posts into the archive (what Heroku's postdeploy runs: at most $0.91)", likes: likes)
+    }
+
     /// What the bot did not do, and why: liking, the home timeline, links, work the budget shed.
     func notDone(_ state: AdminState, _ context: FakeReportContext) -> [String] {
         let home = state.record.requests["GET /2/users/:id/timelines/reverse_chronological"] ?? 0
