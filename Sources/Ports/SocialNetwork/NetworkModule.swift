@@ -326,6 +326,15 @@ public protocol PendingAuthorization: Sendable {
     func finish(code: String) async throws -> AuthorizedAccount
 }
 
+/// A network's sign-in from a web page (`mirror_bot web`, the front door): the browser is sent to the network's page,
+/// where the account's owner approves, and comes back to `redirect` with a code and `state`.
+public protocol WebSignIn: Sendable {
+    /// Starts `account`'s sign-in on `server` (an instance's address, as a person types it; unused where the network
+    /// is one service): the address to send the browser to, and what exchanges the code it brings back. Throws
+    /// `AuthorizationRefused` saying what to do.
+    func begin(for account: Account, server: String, redirect: URL, state: String, logger: Logger) async throws -> any PendingAuthorization
+}
+
 /// An account's access, got by `mirror_bot auth`.
 public struct AuthorizedAccount: Sendable {
     /// The account's handle, without the @.

@@ -20,6 +20,9 @@ public struct MastodonAccountAuthorization: PendingAuthorization {
     public let instance: URL
     /// The scopes asked for: what the account needs (`MastodonScopes.needed(by:liking:)`), no more.
     public let scopes: [String]
+    /// Where the instance sends the code: the out-of-band URI (shown to copy) for a command line, a page's callback
+    /// for the web.
+    public let redirectURI: String
     /// The application registered for this authorization.
     let application: MastodonCredentialApplication
     let proof: CodeExchangeProof
@@ -31,15 +34,18 @@ public struct MastodonAccountAuthorization: PendingAuthorization {
     public static let applicationName = "mirror_bot"
 
     /// Registers mirror_bot on `instance` with the scopes `account` needs (`liking`: the bot's favourites too) and makes
-    /// the address where the account's owner approves it; throws `AuthorizationRefused`.
-    public static func begin(for account: Account, instance: URL, liking: Bool = true, logger: Logger) async throws -> MastodonAccountAuthorization {
+    /// the address where the account's owner approves it; throws `AuthorizationRefused`. `redirectURI` is where the
+    /// code goes (the out-of-band URI by default: shown to copy), with `state` when given (a web page's callback).
+    public static func begin(
+        for account: Account, instance: URL, liking: Bool = true, redirectURI: String = outOfBandRedirect, state: String? = nil, logger: Logger
+    ) async throws -> MastodonAccountAuthorization {
         let host = instance.host() ?? instance.absoluteString
         let scopes = MastodonScopes.needed(by: account, liking: liking)
         let client = MastodonClient(configuration: .init(accounts: [:], maxAttempts: 2), logger: logger)
         let application: MastodonCredentialApplication
         do {
             application = try await client.send(
-                CreateApp(clientName: applicationName, redirectURIs: [outOfBandRedirect], scopes: scopes),
+                CreateApp(clientName: applicationName, redirectURIs: [redirectURI], scopes: scopes),
                 to: instance, token: nil, as: account)
         } catch {
             throw AuthorizationRefused(
@@ -48,13 +54,13 @@ public struct MastodonAccountAuthorization: PendingAuthorization {
         }
         let proof = CodeExchangeProof()
         let request = AuthorizeUser(
-            clientID: application.clientID, redirectURI: outOfBandRedirect, scopes: scopes, codeChallenge: proof.challenge,
+            clientID: application.clientID, redirectURI: redirectURI, scopes: scopes, codeChallenge: proof.challenge, state: state,
             forceLogin: true)
         guard let address = request.address(on: instance) else {
             throw AuthorizationRefused("\(instance) is not an instance's address: give its https:// URL, such as https://mastodon.social")
         }
         return MastodonAccountAuthorization(
-            address: address, account: account, instance: instance, scopes: scopes, application: application,
+            address: address, account: account, instance: instance, scopes: scopes, redirectURI: redirectURI, application: application,
             proof: proof, client: client)
     }
 
@@ -71,7 +77,7 @@ public struct MastodonAccountAuthorization: PendingAuthorization {
             token = try await client.send(
                 ObtainToken(
                     clientID: application.clientID, clientSecret: application.clientSecret, code: code,
-                    redirectURI: Self.outOfBandRedirect, codeVerifier: proof.verifier),
+                    redirectURI: redirectURI, codeVerifier: proof.verifier),
                 to: instance, token: nil, as: account)
         } catch MastodonAPIError.oauthRefused(_, _, "invalid_grant", let description) {
             throw AuthorizationRefused(

@@ -18,12 +18,14 @@ public enum NetworkRegistry {
         public let signIn: (any AsyncParsableCommand.Type)?
         /// How `mirror_bot import` reads its archive export (nil: it has none).
         public let export: (any ExportFormat)?
+        /// How a person signs in on it from the front door's page (nil: not yet from the web).
+        public var webSignIn: (any WebSignIn)? = nil
     }
 
     /// Every network, the default (`NETWORK` not set) first.
     public static let entries: [Entry] = [
         Entry(definition: xDefinition, signIn: XAuth.self, export: XExportFormat()),
-        Entry(definition: mastodonDefinition, signIn: MastodonAuth.self, export: MastodonExportFormat()),
+        Entry(definition: mastodonDefinition, signIn: MastodonAuth.self, export: MastodonExportFormat(), webSignIn: MastodonWebSignIn()),
         Entry(definition: blueskyDefinition, signIn: BlueskyAuth.self, export: BlueskyExportFormat()),
         Entry(definition: misskeyDefinition, signIn: MisskeyAuth.self, export: MisskeyExportFormat()),
     ]
@@ -36,6 +38,11 @@ public enum NetworkRegistry {
 
     /// The formats of the networks' archive exports, the default's first.
     public static let exportFormats: [any ExportFormat] = entries.compactMap(\.export)
+
+    /// Each network that a person can sign in on from the front door, with its flow, the default first.
+    public static let webSignIns: [(definition: any NetworkDefinition, flow: any WebSignIn)] = entries.compactMap { entry in
+        entry.webSignIn.map { (entry.definition, $0) }
+    }
 
     /// Each network's `auth` subcommand.
     public static let signInCommands: [any ParsableCommand.Type] = entries.compactMap(\.signIn)
