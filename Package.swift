@@ -511,6 +511,7 @@ let package = Package(
         .target(
             name: "MirrorBotCommands",
             dependencies: [
+                "FrontDoor",
                 "SignIn", "NetworkRegistry", "ExportFormats",
                 "BotCore",
                 "BotConfiguration", "BotClock",
@@ -540,6 +541,18 @@ let package = Package(
             name: "mirror_bot",
             dependencies: ["MirrorBotCommands"],
             path: "Sources/App/mirror_bot",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "FrontDoor",
+            dependencies: [
+                "BotClock", "SocialNetwork",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Sources/App/FrontDoor",
             swiftSettings: strictSettings
         ),
         .target(
@@ -796,6 +809,7 @@ let package = Package(
             name: "MastodonTests",
             dependencies: [
                 "MastodonAPI", "MastodonNetwork", "FakeMastodon", "SocialNetwork", "BotClock", "BotConfiguration", "TestSupport", "HTTPCore",
+                "FrontDoor", "FakeKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

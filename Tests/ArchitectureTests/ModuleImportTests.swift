@@ -12,7 +12,7 @@ struct ModuleImportTests {
         "RedisClient", "RedisWordCounts", "CHiredis", "CMeCab", "BotAssembly", "MirrorBotCommands", "DemoReport", "GRDB", "PostgresNIO",
         "Hummingbird",
         "AsyncHTTPClient", "StatusPage", "PostgresStores", "SQLiteStores", "InMemoryStores", "ScriptedNetwork", "HTTPCore", "NetworkRegistry",
-        "SignIn", "FakeNetworkRegistry",
+        "SignIn", "FakeNetworkRegistry", "FrontDoor",
     ])
 
     /// What a network's module may import of the restricted ones: the modules of its own folder, the loop every API
@@ -47,7 +47,9 @@ struct ModuleImportTests {
         // The status page serves HTTP; only the composition root starts it.
         "StatusPage": ["Hummingbird"],
         // `auth` lists the registry's sign-in commands.
-        "MirrorBotCommands": ["BotAssembly", "RedisClient", "NetworkRegistry", "SignIn"],
+        "MirrorBotCommands": ["BotAssembly", "RedisClient", "NetworkRegistry", "SignIn", "FrontDoor"],
+        // The front door serves HTTP; only `mirror_bot web` starts it.
+        "FrontDoor": ["Hummingbird"],
         "mirror_bot": ["MirrorBotCommands"],
         // The demo's tools reach the fakes through their registry.
         "demo-report": ["DemoReport", "BotAssembly", "FakeNetworkRegistry"],

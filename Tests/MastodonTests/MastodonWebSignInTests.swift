@@ -21,7 +21,9 @@ struct MastodonWebSignInTests {
         var fields = form.html.matches(of: /<input type="hidden" name="([a-z_]+)" value="([^"]*)">/).map { (String($0.1), String($0.2)) }
         fields += [("username", username), ("password", password)]
         let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-        let body = fields.map { "\($0.0)=\($0.1.replacingOccurrences(of: "&amp;", with: "&").addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
+        let body = fields.map {
+            "\($0.0)=\($0.1.replacingOccurrences(of: "&amp;", with: "&").addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
+        }
         var components = try #require(URLComponents(url: address, resolvingAgainstBaseURL: false))
         components.query = nil
         var request = HTTPClientRequest(url: try #require(components.url).absoluteString)

@@ -49,6 +49,7 @@ public struct Configuration: Sendable {
     public static func variableNames(among networks: NetworkChoices) -> [String] {
         ["NETWORK"] + networks.variableNames + NetworkChoice.sharedVariableNames + StorageSection.variableNames
             + BehaviourSection.variableNames + StatusPageSection.variableNames + ConsentSection.variableNames + FleetSection.variableNames
+            + FrontDoorSection.variableNames
             + [LogLevel.variableName, "MECAB_DICDIR"]
     }
 

@@ -17,7 +17,7 @@ public struct MirrorBot: AsyncParsableCommand {
         subcommands: [
             StartCommand.self, MigrateCommand.self, TrainCommand.self, ImportCommand.self, ScheduleCommand.self, ClassifyCommand.self,
             DoctorCommand.self, SetupCommand.self, AuthCommand.self, ForgetCommand.self, ForgetMeCommand.self, OptOutCommand.self,
-            TokenizeCommand.self, BotsCommand.self, FleetCommand.self,
+            TokenizeCommand.self, BotsCommand.self, FleetCommand.self, WebCommand.self,
         ]
     )
 

@@ -329,6 +329,9 @@ public protocol PendingAuthorization: Sendable {
 /// A network's sign-in from a web page (`mirror_bot web`, the front door): the browser is sent to the network's page,
 /// where the account's owner approves, and comes back to `redirect` with a code and `state`.
 public protocol WebSignIn: Sendable {
+    /// A server a person would type, for the page's hint (`mastodon.social`); nil where the network is one service.
+    var serverExample: String? { get }
+
     /// Starts `account`'s sign-in on `server` (an instance's address, as a person types it; unused where the network
     /// is one service): the address to send the browser to, and what exchanges the code it brings back. Throws
     /// `AuthorizationRefused` saying what to do.

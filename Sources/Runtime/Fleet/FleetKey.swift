@@ -69,7 +69,7 @@ public enum FleetBotSettings {
         "DATABASE_URL", "DATABASE_SCHEMA", "REDIS_URL", "REDISTOGO_URL", "REDIS_TLS_CA", "REDIS_CLUSTER", "REDIS_KEY_PREFIX", "MIRROR_BOT_DATA",
         "FLEET_KEY",
         "PORT", "BIND", "DYNO", "STATUS_PASSWORD", "LOG_LEVEL", "MECAB_DICDIR", "FLEET_LEASE_SECONDS", "FLEET_ROUND_SECONDS",
-        "FLEET_DATABASE_CONNECTIONS",
+        "FLEET_DATABASE_CONNECTIONS", "PUBLIC_URL",
     ]
 
     /// The bot `name`'s whole environment: the process's shared variables, the bot's own, and its word counts under a key

@@ -1,0 +1,109 @@
+import BotClock
+import Foundation
+import SocialNetwork
+
+/// Who a browser is to the front door: a visitor (a CSRF token, and the sign-ins it started), then a person signed in
+/// as themselves on their network.
+struct DoorSession: Sendable {
+    /// The person the browser signed in as.
+    struct Person: Sendable, Equatable {
+        /// The network's key.
+        var network: String
+        /// The network's name.
+        var networkName: String
+        /// Their handle.
+        var handle: String
+        /// Their account as the network identifies it (`id@instance`, a DID).
+        var account: String
+    }
+
+    /// A sign-in this browser started: its state, its flow's pending exchange, the network, and until when it holds.
+    struct PendingSignIn: Sendable {
+        var pending: any PendingAuthorization
+        var network: String
+        var networkName: String
+        var expires: Date
+    }
+
+    /// The token each of this browser's forms carries.
+    var csrf: String
+    /// Its sign-ins in flight, by state.
+    var pending: [String: PendingSignIn] = [:]
+    /// The person, once signed in.
+    var person: Person?
+    /// Until when the session holds (slid forward on each use).
+    var expires: Date
+}
+
+/// The front door's sessions, kept in this process: a restart signs everyone out (they sign in again; nothing of
+/// theirs is lost). Ids and tokens are 256 random bits; a sign-in's state is good once, in the browser that started it.
+actor DoorSessions {
+    /// How long a session lasts without use.
+    static let lifetime: TimeInterval = 12 * 3_600
+    /// How long a started sign-in waits for its callback.
+    static let signInLifetime: TimeInterval = 10 * 60
+    /// The most sign-ins one browser may start in `signInLifetime`.
+    static let signInsPerWindow = 8
+
+    private var sessions: [String: DoorSession] = [:]
+    private let clock: any BotClock
+
+    init(clock: any BotClock) { self.clock = clock }
+
+    /// 256 random bits, base64url.
+    static func token() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The session `id` names, slid forward, or nil when there is none or it lapsed.
+    func session(_ id: String?) -> DoorSession? {
+        let now = clock.now()
+        sessions = sessions.filter { $0.value.expires > now }
+        guard let id, var session = sessions[id] else { return nil }
+        session.expires = now.addingTimeInterval(Self.lifetime)
+        sessions[id] = session
+        return session
+    }
+
+    /// A new visitor's session: its id and itself.
+    func open() -> (id: String, session: DoorSession) {
+        let session = DoorSession(csrf: Self.token(), expires: clock.now().addingTimeInterval(Self.lifetime))
+        let id = Self.token()
+        sessions[id] = session
+        return (id, session)
+    }
+
+    /// Keeps `pending` under `state` in the session `id`; false when the browser started too many sign-ins lately.
+    func start(_ pending: any PendingAuthorization, network: String, networkName: String, state: String, in id: String) -> Bool {
+        let now = clock.now()
+        guard var session = sessions[id] else { return false }
+        session.pending = session.pending.filter { $0.value.expires > now }
+        guard session.pending.count < Self.signInsPerWindow else { return false }
+        session.pending[state] = .init(
+            pending: pending, network: network, networkName: networkName, expires: now.addingTimeInterval(Self.signInLifetime))
+        sessions[id] = session
+        return true
+    }
+
+    /// Takes the sign-in `state` names out of the session `id`: once, and only in the browser that started it.
+    func take(state: String, in id: String?) -> DoorSession.PendingSignIn? {
+        guard let id, var session = sessions[id], let pending = session.pending.removeValue(forKey: state) else { return nil }
+        sessions[id] = session
+        return pending.expires > clock.now() ? pending : nil
+    }
+
+    /// Signs `person` in: a new session id (the visitor's is dropped, so that an id known before the sign-in is worth
+    /// nothing after it), with a new CSRF token.
+    func signIn(_ person: DoorSession.Person, replacing id: String?) -> String {
+        if let id { sessions[id] = nil }
+        let (newID, _) = open()
+        sessions[newID]?.person = person
+        return newID
+    }
+
+    /// Ends the session `id`.
+    func close(_ id: String) { sessions[id] = nil }
+}

@@ -1,0 +1,191 @@
+import AsyncHTTPClient
+import FakeKit
+import FakeMastodon
+import Foundation
+import FrontDoor
+import MastodonNetwork
+import NIOCore
+import Testing
+
+/// A browser for the door: its own cookie, redirects not followed (the door sends it to the instance and back).
+final class DoorBrowser: Sendable {
+    let base: URL
+    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+    let language: String
+    private let jar = Jar()
+
+    final class Jar: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value: String?
+        var cookie: String? {
+            get { lock.withLock { value } }
+            set { lock.withLock { value = newValue } }
+        }
+    }
+
+    init(_ base: URL, language: String = "en") {
+        self.base = base
+        self.language = language
+    }
+
+    var cookie: String? {
+        get { jar.cookie }
+        set { jar.cookie = newValue }
+    }
+
+    struct Answer {
+        var status: Int
+        var location: String?
+        var setCookie: String?
+        var html: String
+        /// The CSRF token of the page's forms.
+        var csrf: String? { html.firstMatch(of: /name="csrf" value="([^"]+)"/).map { String($0.1) } }
+    }
+
+    func get(_ path: String) async throws -> Answer { try await send("GET", path, form: nil) }
+    func post(_ path: String, _ form: [(String, String)]) async throws -> Answer { try await send("POST", path, form: form) }
+
+    private func send(_ method: String, _ path: String, form: [(String, String)]?) async throws -> Answer {
+        var request = HTTPClientRequest(url: base.absoluteString + path)
+        request.method = .init(rawValue: method)
+        request.headers.add(name: "Accept-Language", value: language)
+        if let cookie { request.headers.add(name: "Cookie", value: cookie) }
+        if let form {
+            let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            request.body = .bytes(
+                ByteBuffer(string: form.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }.joined(separator: "&")))
+        }
+        let response = try await client.execute(request, timeout: .seconds(10))
+        let html = String(buffer: try await response.body.collect(upTo: 1 << 20))
+        let setCookie = response.headers.first(name: "Set-Cookie")
+        if let setCookie, let pair = setCookie.split(separator: ";").first { cookie = setCookie.contains("Max-Age=0") ? nil : String(pair) }
+        return Answer(status: Int(response.status.code), location: response.headers.first(name: "Location"), setCookie: setCookie, html: html)
+    }
+
+    func close() async throws { try await client.shutdown() }
+}
+
+/// The front door (`mirror_bot web`, its first part) on a fake Mastodon instance: a person signs in as themselves, and
+/// nothing signs them in but their own approval, in their own browser, once.
+@Suite("The front door: signing in as oneself on Mastodon, sessions and CSRF")
+struct FrontDoorMastodonTests {
+    /// Runs `body` with the door serving Mastodon's sign-in, beside a fake instance.
+    static func withDoor(_ body: @Sendable (FakeMastodonServer, URL, URL) async throws -> Void) async throws {
+        try await withFakeMastodon { server, instance in
+            let settings = FrontDoorServer.Settings(
+                host: "127.0.0.1", port: 0, publicURL: URL(string: "http://localhost:9")!,
+                networks: [("mastodon", "Mastodon", MastodonWebSignIn())])
+            try await LoopbackServer.withRunning(logger: MastodonFixture.logger) { onStarted in
+                FrontDoorServer(settings: settings, logger: MastodonFixture.logger, onStarted: onStarted)
+            } _: { door in
+                try await body(server, instance, door)
+            }
+        }
+    }
+
+    /// Opens the start page and starts a sign-in on `instance`: the instance's authorization address.
+    static func startSignIn(_ browser: DoorBrowser, instance: URL) async throws -> URL {
+        let start = try await browser.get("/")
+        #expect(start.status == 200)
+        let csrf = try #require(start.csrf)
+        let started = try await browser.post("/sign-in", [("csrf", csrf), ("network", "mastodon"), ("server", instance.absoluteString)])
+        #expect(started.status == 303, "\(started.html)")
+        return try #require(started.location.flatMap(URL.init(string:)))
+    }
+
+    @Test(
+        "Sign in, the person's page, a new session id at sign-in, the callback good once, sign-out with its token only"
+    )
+    func aPersonSignsIn() async throws {
+        try await Self.withDoor { server, instance, door in
+            let browser = DoorBrowser(door)
+            let start = try await browser.get("/")
+            let setCookie = try #require(start.setCookie)
+            #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Lax") && setCookie.hasPrefix("mirror_session="))
+            #expect(start.html.contains("<option value=\"mastodon\">Mastodon</option>") && start.html.contains("lang=\"en\""))
+            let address = try await Self.startSignIn(browser, instance: instance)
+            let visitorCookie = try #require(browser.cookie)
+            #expect(address.absoluteString.hasPrefix(instance.absoluteString) && address.path() == "/oauth/authorize")
+            let query = MastodonAuthorizationTests.query(of: address)
+            let state = try #require(query["state"])
+            #expect(query["redirect_uri"] == "http://localhost:9/sign-in/callback")
+
+            let code = try await server.approveAuthorization(at: address, as: MastodonFixture.personID)
+            let callback = "/sign-in/callback?code=\(code)&state=\(state)"
+            let back = try await browser.get(callback)
+            #expect(back.status == 303 && back.location == "/me", "\(back.html)")
+            #expect(browser.cookie != visitorCookie, "a new session id at sign-in")
+            let page = try await browser.get("/me")
+            #expect(page.status == 200 && page.html.contains("<strong>@person</strong> (Mastodon)"), "\(page.html)")
+            #expect(!page.html.contains(code), "no code or token on a page")
+
+            // The visitor's old id is worth nothing now.
+            let stale = DoorBrowser(door)
+            stale.cookie = visitorCookie
+            #expect(try await stale.get("/me").location == "/")
+            // The callback again: the sign-in was used.
+            let replay = try await browser.get(callback)
+            #expect(replay.status == 400 && replay.html.contains("used already"))
+
+            // Sign-out needs the page's token.
+            #expect(try await browser.post("/sign-out", []).status == 403)
+            let csrf = try #require(page.csrf)
+            let out = try await browser.post("/sign-out", [("csrf", csrf)])
+            #expect(out.status == 303 && out.location == "/")
+            #expect(try await browser.get("/me").location == "/")
+            try await browser.close()
+            try await stale.close()
+        }
+    }
+
+    @Test("A sign-in without the form's token is refused; another browser cannot finish a sign-in it did not start")
+    func csrfAndStateStayWithTheirBrowser() async throws {
+        try await Self.withDoor { server, instance, door in
+            let first = DoorBrowser(door)
+            let second = DoorBrowser(door)
+            _ = try await second.get("/")
+            let secondsToken = try #require(try await second.get("/").csrf)
+            _ = try await first.get("/")
+            // No token, or another browser's: refused, and nothing registered on the instance.
+            #expect(try await first.post("/sign-in", [("network", "mastodon"), ("server", instance.absoluteString)]).status == 403)
+            #expect(
+                try await first.post("/sign-in", [("csrf", secondsToken), ("network", "mastodon"), ("server", instance.absoluteString)]).status == 403
+            )
+            #expect(await server.registeredApplications().isEmpty)
+
+            let address = try await Self.startSignIn(first, instance: instance)
+            let state = try #require(MastodonAuthorizationTests.query(of: address)["state"])
+            let code = try await server.approveAuthorization(at: address, as: MastodonFixture.personID)
+            // The second browser brings the first's callback: refused, and the first's sign-in still stands.
+            let stolen = try await second.get("/sign-in/callback?code=\(code)&state=\(state)")
+            #expect(stolen.status == 400)
+            #expect(try await second.get("/me").location == "/")
+            let own = try await first.get("/sign-in/callback?code=\(code)&state=\(state)")
+            #expect(own.status == 303 && own.location == "/me")
+            // A network the door does not offer.
+            let csrf = try #require(try await second.get("/").csrf)
+            #expect(try await second.post("/sign-in", [("csrf", csrf), ("network", "elsewhere"), ("server", "x.example")]).status == 400)
+            try await first.close()
+            try await second.close()
+        }
+    }
+
+    @Test("In Japanese for a browser that asks for it first; every answer carries the door's defences")
+    func japaneseAndHeaders() async throws {
+        try await Self.withDoor { _, _, door in
+            let browser = DoorBrowser(door, language: "ja,en;q=0.8")
+            let start = try await browser.get("/")
+            #expect(start.html.contains("lang=\"ja\"") && start.html.contains("本人としてサインイン"))
+            var request = HTTPClientRequest(url: door.absoluteString + "/")
+            request.method = .GET
+            let response = try await browser.client.execute(request, timeout: .seconds(10))
+            _ = try await response.body.collect(upTo: 1 << 20)
+            #expect(response.headers.first(name: "X-Frame-Options") == "DENY")
+            #expect(response.headers.first(name: "Referrer-Policy") == "no-referrer")
+            #expect(response.headers.first(name: "Cache-Control") == "no-store")
+            #expect(response.headers.first(name: "Content-Security-Policy")?.contains("frame-ancestors 'none'") == true)
+            try await browser.close()
+        }
+    }
+}
