@@ -640,6 +640,9 @@ let package = Package(
                 "RedisClient", "Schedule", "WordCounts", "BotAssembly",
                 "RedisWordCounts", .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ],
             path: "Tests/TestSupport",
             swiftSettings: strictSettings
@@ -783,7 +786,7 @@ let package = Package(
             name: "MisskeyTests",
             dependencies: [
                 "MisskeyAPI", "MisskeyNetwork", "FakeMisskey", "FakeX", "BotClock", "BotCore", "SocialNetwork", "Stores", "InMemoryStores",
-                "PostText", "TestSupport",
+                "PostText", "TestSupport", "FrontDoor", "FakeKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

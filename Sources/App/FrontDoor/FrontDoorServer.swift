@@ -157,11 +157,12 @@ public struct FrontDoorServer: Service {
                     .badRequest,
                     DoorPages.refused(text, "This sign-in was not started in this browser, was used already, or has expired: start again."))
             }
-            guard let code = query["code"].map(String.init) else {
+            // A network that refused says so (OAuth's `error`); one that shows no code (MiAuth) is asked for the token.
+            guard query["error"] == nil else {
                 return Self.html(.badRequest, DoorPages.refused(text, "\(started.networkName) did not approve the sign-in: start again."))
             }
             do {
-                let authorized = try await started.pending.finish(code: code)
+                let authorized = try await started.pending.finish(code: query["code"].map(String.init) ?? "")
                 let person = DoorSession.Person(
                     network: started.network, networkName: started.networkName, handle: authorized.handle, account: authorized.networkAccount)
                 let id = await sessions.signIn(person, replacing: sessionID(request))

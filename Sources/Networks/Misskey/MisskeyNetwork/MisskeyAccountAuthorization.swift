@@ -16,10 +16,14 @@ public struct MisskeyAccountAuthorization: PendingAuthorization {
     public let instance: URL
     let session: String
     let client: MisskeyClient
+    /// Whether the browser comes back by itself (the front door's callback), rather than the person pressing Enter.
+    let comesBack: Bool
 
-    /// A session for `account` on `instance` asking for the permissions it needs (`liking`: reactions too).
-    public init(for account: Account, instance: URL, liking: Bool = true, logger: Logger) throws {
+    /// A session for `account` on `instance` asking for the permissions it needs (`liking`: reactions too); with
+    /// `callback`, the instance sends the browser there after the approval, with `session` added to its query.
+    public init(for account: Account, instance: URL, liking: Bool = true, callback: URL? = nil, logger: Logger) throws {
         session = UUID().uuidString.lowercased()
+        comesBack = callback != nil
         self.account = account
         self.instance = instance
         guard var components = URLComponents(url: instance, resolvingAgainstBaseURL: false) else {
@@ -27,10 +31,11 @@ public struct MisskeyAccountAuthorization: PendingAuthorization {
         }
         let path = components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path
         components.path = path + "/miauth/" + session
-        components.queryItems = [
-            URLQueryItem(name: "name", value: "mirror_bot"),
-            URLQueryItem(name: "permission", value: MisskeyPermissions.needed(by: account, liking: liking).joined(separator: ",")),
-        ]
+        components.queryItems =
+            [
+                URLQueryItem(name: "name", value: "mirror_bot"),
+                URLQueryItem(name: "permission", value: MisskeyPermissions.needed(by: account, liking: liking).joined(separator: ",")),
+            ] + (callback.map { [URLQueryItem(name: "callback", value: $0.absoluteString)] } ?? [])
         guard let url = components.url else {
             throw AuthorizationRefused("\(instance) is not an instance's address: give its https:// URL, such as https://misskey.io")
         }
@@ -47,6 +52,10 @@ public struct MisskeyAccountAuthorization: PendingAuthorization {
             throw AuthorizationRefused("\(instance.host ?? "the instance") did not answer the check (\(error)): try again")
         }
         guard check.ok, let token = check.token, let user = check.user else {
+            if comesBack {
+                throw AuthorizationRefused(
+                    "the instance has no approval for this sign-in (a token is handed over once): start again, and press \"Allow\"")
+            }
             throw AuthorizationRefused(
                 "the instance has no approval for this session yet: open the address, log in as the \(account) account, press \"Allow\", then press Enter here (a token is handed over once: if it was fetched already, run the command again)"
             )

@@ -27,7 +27,7 @@ public enum NetworkRegistry {
         Entry(definition: xDefinition, signIn: XAuth.self, export: XExportFormat()),
         Entry(definition: mastodonDefinition, signIn: MastodonAuth.self, export: MastodonExportFormat(), webSignIn: MastodonWebSignIn()),
         Entry(definition: blueskyDefinition, signIn: BlueskyAuth.self, export: BlueskyExportFormat()),
-        Entry(definition: misskeyDefinition, signIn: MisskeyAuth.self, export: MisskeyExportFormat()),
+        Entry(definition: misskeyDefinition, signIn: MisskeyAuth.self, export: MisskeyExportFormat(), webSignIn: MisskeyWebSignIn()),
     ]
 
     /// Every network's definition, the default first.

@@ -1,0 +1,76 @@
+public import AsyncHTTPClient
+public import Foundation
+import NIOCore
+import NIOFoundationCompat
+
+/// A browser for the door: its own cookie, redirects not followed (the door sends it to the instance and back).
+public final class DoorBrowser: Sendable {
+    /// The door's address.
+    public let base: URL
+    /// Its client, which follows no redirect.
+    public let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+    /// Its `Accept-Language`.
+    public let language: String
+    private let jar = Jar()
+
+    final class Jar: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value: String?
+        var cookie: String? {
+            get { lock.withLock { value } }
+            set { lock.withLock { value = newValue } }
+        }
+    }
+
+    /// A browser at `base` asking for `language`.
+    public init(_ base: URL, language: String = "en") {
+        self.base = base
+        self.language = language
+    }
+
+    /// Its cookie for the door.
+    public var cookie: String? {
+        get { jar.cookie }
+        set { jar.cookie = newValue }
+    }
+
+    /// An answer.
+    public struct Answer: Sendable {
+        /// Its status.
+        public var status: Int
+        /// `Location`.
+        public var location: String?
+        /// `Set-Cookie`.
+        public var setCookie: String?
+        /// The page.
+        public var html: String
+        /// The CSRF token of the page's forms.
+        public var csrf: String? { html.firstMatch(of: /name="csrf" value="([^"]+)"/).map { String($0.1) } }
+    }
+
+    /// `GET path`.
+    public func get(_ path: String) async throws -> Answer { try await send("GET", path, form: nil) }
+    /// `POST path` with a form.
+    public func post(_ path: String, _ form: [(String, String)]) async throws -> Answer { try await send("POST", path, form: form) }
+
+    private func send(_ method: String, _ path: String, form: [(String, String)]?) async throws -> Answer {
+        var request = HTTPClientRequest(url: base.absoluteString + path)
+        request.method = .init(rawValue: method)
+        request.headers.add(name: "Accept-Language", value: language)
+        if let cookie { request.headers.add(name: "Cookie", value: cookie) }
+        if let form {
+            let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            request.body = .bytes(
+                ByteBuffer(string: form.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }.joined(separator: "&")))
+        }
+        let response = try await client.execute(request, timeout: .seconds(10))
+        let html = String(buffer: try await response.body.collect(upTo: 1 << 20))
+        let setCookie = response.headers.first(name: "Set-Cookie")
+        if let setCookie, let pair = setCookie.split(separator: ";").first { cookie = setCookie.contains("Max-Age=0") ? nil : String(pair) }
+        return Answer(status: Int(response.status.code), location: response.headers.first(name: "Location"), setCookie: setCookie, html: html)
+    }
+
+    /// Shuts its client down.
+    public func close() async throws { try await client.shutdown() }
+}
