@@ -130,4 +130,38 @@ struct FrontDoorMastodonTests {
             try await browser.close()
         }
     }
+
+    @Test("A door on https: its cookie is __Host- and Secure; it never calls this machine or a private network for whoever fills in the form")
+    func aPublicDoor() async throws {
+        try await withFakeMastodon { server, instance in
+            let settings = FrontDoorServer.Settings(
+                host: "127.0.0.1", port: 0, publicURL: URL(string: "https://door.example")!, networks: [("mastodon", "Mastodon", MastodonWebSignIn())]
+            )
+            try await LoopbackServer.withRunning(logger: MastodonFixture.logger) { onStarted in
+                FrontDoorServer(settings: settings, logger: MastodonFixture.logger, onStarted: onStarted)
+            } _: { door in
+                let browser = DoorBrowser(door)
+                let start = try await browser.get("/")
+                let setCookie = try #require(start.setCookie)
+                #expect(setCookie.hasPrefix("__Host-mirror_session=") && setCookie.contains("; Secure") && setCookie.contains("Path=/"))
+                let csrf = try #require(start.csrf)
+                for typed in [instance.absoluteString, "localhost:3000", "127.0.0.1", "http://10.0.0.7", "192.168.1.20", "[::1]", "169.254.169.254"] {
+                    let answer = try await browser.post("/sign-in", [("csrf", csrf), ("network", "mastodon"), ("server", typed)])
+                    #expect(answer.status == 400 && answer.html.contains("private network"), "\(typed): \(answer.status)")
+                }
+                #expect(await server.registeredApplications().isEmpty, "nothing was asked of any server")
+                try await browser.close()
+            }
+        }
+    }
+
+    @Test(
+        "Private and public names told apart",
+        arguments: [
+            ("localhost", true), ("printer.local", true), ("10.1.2.3", true), ("172.20.0.1", true), ("172.32.0.1", false), ("100.64.0.9", true),
+            ("[fd00::1]", true), ("[::ffff:127.0.0.1]", true), ("mastodon.social", false), ("https://misskey.io", false), ("8.8.8.8", false),
+        ])
+    func privateNames(server: String, isPrivate: Bool) {
+        #expect(FrontDoorServer.namesPrivateNetwork(server) == isPrivate)
+    }
 }

@@ -81,6 +81,31 @@ public struct FrontDoorServer: Service {
         return nil
     }
 
+    /// Whether the server a person typed names this machine or a private network (`localhost`, `10.…`, `192.168.…`,
+    /// `[::1]`, `fd…`): what a door on the internet must not be made to call. A public name that resolves to a private
+    /// address is not caught here.
+    public static func namesPrivateNetwork(_ server: String) -> Bool {
+        let typed = server.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let host = URL(string: typed.contains("://") ? typed : "https://" + typed)?.host()?.lowercased() else { return false }
+        let name = host.hasSuffix(".") ? String(host.dropLast()) : host
+        if name == "localhost" || [".localhost", ".local", ".internal", ".lan", ".home.arpa"].contains(where: name.hasSuffix) { return true }
+        let octets = name.split(separator: ".", omittingEmptySubsequences: false)
+        let bytes = octets.compactMap { UInt8($0) }
+        if octets.count == 4, bytes.count == 4 {
+            switch (bytes[0], bytes[1]) {
+            case (0, _), (10, _), (127, _), (169, 254), (192, 168): return true
+            case (172, 16...31), (100, 64...127): return true
+            default: return false
+            }
+        }
+        let address = name.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if address.contains(":") {
+            return address == "::1" || address == "::" || address.hasPrefix("fc") || address.hasPrefix("fd") || address.hasPrefix("fe80")
+                || address.hasPrefix("::ffff:")
+        }
+        return false
+    }
+
     static func html(_ status: HTTPResponse.Status, _ body: String, cookie: String? = nil) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
@@ -132,6 +157,10 @@ public struct FrontDoorServer: Service {
             }
             guard let network = settings.networks.first(where: { $0.key == fields["network"] }) else {
                 return Self.html(.badRequest, DoorPages.refused(text, "Choose one of the networks listed."))
+            }
+            // A door on the internet never calls this machine or a private network for whoever fills in the form.
+            if isSecure, Self.namesPrivateNetwork(fields["server"] ?? "") {
+                return Self.html(.badRequest, DoorPages.refused(text, "That server is on a private network: give your server's public name."))
             }
             let state = DoorSessions.token()
             let callback = settings.publicURL.appending(path: "sign-in/callback")
