@@ -96,6 +96,14 @@ public struct EnvironmentReader: Sendable {
         return url
     }
 
+    /// A server as a person types it on a web page (`mastodon.social`, or its address): `apiBaseURL` of it, `https://`
+    /// put in front when no scheme is given; nil for an empty or malformed one.
+    public static func typedServerURL(_ typed: String) -> URL? {
+        let trimmed = typed.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { return nil }
+        return apiBaseURL(trimmed.contains("://") ? trimmed : "https://" + trimmed)
+    }
+
     /// An https URL, or an http URL whose host is the loopback interface, with no user and no path (one trailing `/`
     /// allowed); nil otherwise.
     public static func apiBaseURL(_ text: String) -> URL? {

@@ -1,3 +1,4 @@
+import BotCore
 public import Foundation
 
 /// The front door's address (`mirror_bot web`): where people reach it, and where the networks send browsers back.
@@ -15,7 +16,7 @@ public struct FrontDoorSection: ConfigurationSection, Equatable {
         publicURL = nil
         guard let text = environment.value("PUBLIC_URL") else { return }
         if let url = URL(string: text), let host = url.host(), !host.isEmpty,
-            url.scheme == "https" || (url.scheme == "http" && ["localhost", "127.0.0.1", "::1", "[::1]"].contains(host))
+            url.scheme == "https" || (url.scheme == "http" && LoopbackHost.contains(host))
         {
             publicURL = url
         } else {

@@ -17,8 +17,7 @@ public struct MastodonWebSignIn: WebSignIn {
     /// callback and the scopes `account` needs; throws `AuthorizationRefused` for an address that is no instance's.
     public func begin(for account: Account, server: String, redirect: URL, state: String, logger: Logger) async throws -> any PendingAuthorization {
         let typed = server.trimmingCharacters(in: .whitespacesAndNewlines)
-        let text = typed.contains("://") ? typed : "https://" + typed
-        guard !typed.isEmpty, let instance = EnvironmentReader.apiBaseURL(text) else {
+        guard let instance = EnvironmentReader.typedServerURL(typed) else {
             throw AuthorizationRefused(
                 "\(typed.isEmpty ? "no instance" : typed) is not a Mastodon instance's address: give its name, such as mastodon.social")
         }

@@ -17,8 +17,7 @@ public struct MisskeyWebSignIn: WebSignIn {
     /// needs, its callback the door's with `state`; throws `AuthorizationRefused` for an address that is no instance's.
     public func begin(for account: Account, server: String, redirect: URL, state: String, logger: Logger) async throws -> any PendingAuthorization {
         let typed = server.trimmingCharacters(in: .whitespacesAndNewlines)
-        let text = typed.contains("://") ? typed : "https://" + typed
-        guard !typed.isEmpty, let instance = EnvironmentReader.apiBaseURL(text),
+        guard let instance = EnvironmentReader.typedServerURL(typed),
             var callback = URLComponents(url: redirect, resolvingAgainstBaseURL: false)
         else {
             throw AuthorizationRefused(
