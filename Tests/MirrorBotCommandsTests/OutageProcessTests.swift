@@ -40,9 +40,16 @@ final class RunningBot: @unchecked Sendable {
 
     /// Waits, in real time (the bot is another process), until its log contains `text`; false after `limit`.
     func waitForLog(_ text: String, limit: Duration = .seconds(120)) async throws -> Bool {
+        try await waitForLogLine(containing: [text], limit: limit)
+    }
+
+    /// Waits, in real time, until one line of its log contains every one of `texts` (one event, not two lines that
+    /// each say a part of it); false after `limit`.
+    func waitForLogLine(containing texts: [String], limit: Duration = .seconds(120)) async throws -> Bool {
+        func found() -> Bool { log.split(separator: "\n").contains { line in texts.allSatisfy { line.contains($0) } } }
         let deadline = ContinuousClock.now + limit
-        while !log.contains(text) {
-            guard ContinuousClock.now < deadline, process.isRunning else { return log.contains(text) }
+        while !found() {
+            guard ContinuousClock.now < deadline, process.isRunning else { return found() }
             try await Task.sleep(for: .milliseconds(100))
         }
         return true
