@@ -189,7 +189,7 @@ let package = Package(
                 "Tokenizer",
                 "Classifier", "SocialNetwork", "Training",
                 "Daemon", "StatusPage", "Picking", "Schedule",
-                "Consent", "Remix", "Fleet", "NetworkRegistry",
+                "Consent", "Remix", "Fleet", "NetworkRegistry", "FrontDoor",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -546,7 +546,7 @@ let package = Package(
         .target(
             name: "FrontDoor",
             dependencies: [
-                "BotClock", "SocialNetwork",
+                "BotClock", "BotCore", "SocialNetwork",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -43,7 +43,7 @@ struct ModuleImportTests {
         // The import downloads an export from a link.
         "ArchiveImport": ["AsyncHTTPClient"],
         // The composition root chooses the implementations, the network through the registry.
-        "BotAssembly": ["NetworkRegistry", "RedisClient", "RedisWordCounts", "PostgresStores", "SQLiteStores", "StatusPage"],
+        "BotAssembly": ["NetworkRegistry", "RedisClient", "RedisWordCounts", "PostgresStores", "SQLiteStores", "StatusPage", "FrontDoor"],
         // The status page serves HTTP; only the composition root starts it.
         "StatusPage": ["Hummingbird"],
         // `auth` lists the registry's sign-in commands.

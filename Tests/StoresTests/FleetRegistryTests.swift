@@ -50,6 +50,18 @@ struct FleetRegistryTests {
         }
     }
 
+    @Test("A bot added paused (the front door's, until its person starts it) is claimed by no process until it is resumed")
+    func addedPaused() async throws {
+        try await Self.with { registry, _ in
+            let added = try await registry.add(name: "door-1", network: "mastodon", sealedSettings: Data([1]), pausedBecause: "not started yet")
+            #expect(added.pauseReason == "not started yet")
+            #expect(try await registry.bot(named: "door-1")?.pauseReason == "not started yet")
+            #expect(try await registry.claim(for: "p1", limit: 5, expiresIn: 30).isEmpty)
+            #expect(try await registry.setPaused("door-1", reason: nil))
+            #expect(try await registry.claim(for: "p1", limit: 5, expiresIn: 30).map(\.botID) == [added.id])
+        }
+    }
+
     @Test("Two processes claiming at once never take the same bot; a paused bot is claimed by none; each hold has a larger fencing number")
     func claimsNeverOverlap() async throws {
         try await Self.with { registry, _ in

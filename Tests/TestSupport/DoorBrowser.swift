@@ -73,4 +73,19 @@ public final class DoorBrowser: Sendable {
 
     /// Shuts its client down.
     public func close() async throws { try await client.shutdown() }
+
+    /// `body` with a browser at `base`, its client shut down however `body` ends (a failed requirement included).
+    public static func with<Result: Sendable>(
+        _ base: URL, language: String = "en", _ body: (DoorBrowser) async throws -> Result
+    ) async throws -> Result {
+        let browser = DoorBrowser(base, language: language)
+        do {
+            let result = try await body(browser)
+            try await browser.close()
+            return result
+        } catch {
+            try? await browser.close()
+            throw error
+        }
+    }
 }

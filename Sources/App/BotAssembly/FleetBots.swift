@@ -29,7 +29,23 @@ public struct FleetBots: Sendable {
         try await withRegistryAndPool { registry, _ in try await body(registry) }
     }
 
+    /// `body` with an administration whose every call shares one pool of connections, open while `body` runs (a
+    /// process that serves many calls: `mirror_bot web`); without it each call opens its own.
+    public func withOnePool<Result: Sendable>(_ body: (FleetBots) async throws -> Result) async throws -> Result {
+        try await withRegistryAndPool { _, pool in
+            var sharing = self
+            sharing.shared = pool
+            return try await body(sharing)
+        }
+    }
+
+    /// The pool every call shares, inside `withOnePool`.
+    private var shared: PostgresStoreSet?
+
     private func withRegistryAndPool<Result: Sendable>(_ body: (any FleetRegistry, PostgresStoreSet) async throws -> Result) async throws -> Result {
+        if let shared {
+            return try await body(PostgresFleetRegistry(database: PostgresStoreSet(sharing: shared, schema: shared.schema ?? "public")), shared)
+        }
         guard let url = configuration.storage.database else {
             throw ConfigurationError(problems: [
                 .init(variable: "DATABASE_URL", isMissing: true, expected: "the fleet's Postgres: the fleet keeps its bots and their leases there")
@@ -46,12 +62,37 @@ public struct FleetBots: Sendable {
     /// Adds the bot `name` with `settings` (its own variables: those the fleet's processes share are refused), after
     /// checking that they make a whole configuration; its stores are made and migrated in its schema. Returns the bot.
     public func add(name: String, settings: [String: String], key: FleetKey) async throws -> FleetBot {
+        try await add(name: name, settings: settings, key: key, pausedBecause: nil) { _, _ in }
+    }
+
+    /// Adds the bot `name` as `add(name:settings:key:)` does, paused `pausedBecause` when it is given, then `prepare`s
+    /// its stores (its configuration, its migrated stores): a bot whose preparation fails is removed again, so that
+    /// none is left half made. Returns the bot.
+    public func add(
+        name: String, settings: [String: String], key: FleetKey, pausedBecause: String?,
+        prepare: (Configuration, any StoreSet) async throws -> Void
+    ) async throws -> FleetBot {
         let (configuration, sealed) = try checked(name: name, settings: settings, key: key)
         return try await withRegistryAndPool { registry, pool in
-            let bot = try await registry.add(name: name, network: settings["NETWORK"]?.lowercased() ?? "x", sealedSettings: sealed)
-            let stores = PostgresStoreSet(sharing: pool, schema: bot.schema, settings: StoreSettings(timeZone: configuration.behaviour.timeZone))
-            try await stores.migrations.migrate()
+            let bot = try await registry.add(
+                name: name, network: settings["NETWORK"]?.lowercased() ?? "x", sealedSettings: sealed, pausedBecause: pausedBecause)
+            do {
+                let stores = PostgresStoreSet(sharing: pool, schema: bot.schema, settings: StoreSettings(timeZone: configuration.behaviour.timeZone))
+                try await stores.migrations.migrate()
+                try await prepare(configuration, stores)
+            } catch {
+                _ = try? await registry.remove(name)
+                throw error
+            }
             return bot
+        }
+    }
+
+    /// `body` with the stores of the bot `name` (its schema's, migrated as it was added), nil when there is no such bot.
+    public func withStores<Result: Sendable>(of name: String, _ body: (FleetBot, any StoreSet) async throws -> Result) async throws -> Result? {
+        try await withRegistryAndPool { registry, pool in
+            guard let bot = try await registry.bot(named: name) else { return nil }
+            return try await body(bot, PostgresStoreSet(sharing: pool, schema: bot.schema))
         }
     }
 

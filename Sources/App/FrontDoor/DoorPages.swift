@@ -15,6 +15,31 @@ struct DoorText: Sendable {
     let signOut: String
     let refusedHeading: String
     let back: String
+    let noFleet: String
+    let botHeading: String
+    let botIntro: String
+    let signInBot: String
+    let botIs: String
+    let createHeading: String
+    let timeZone: String
+    let style: String
+    let styleCopy: String
+    let styleRemix: String
+    let likes: String
+    let agree: String
+    let create: String
+    let yourMirror: String
+    let pausedBecause: String
+    let running: String
+    let waiting: String
+    let start: String
+    let pause: String
+    let deleteHeading: String
+    let deleteIntro: String
+    let deleteConfirm: String
+    let delete: String
+    let deletedHeading: String
+    let consentRecorded: String
 
     static let english = DoorText(
         language: "en", title: "mirror_bot",
@@ -22,13 +47,38 @@ struct DoorText: Sendable {
             "A bot account that posts as you post: your own past posts, at your kind of hours. It mirrors only someone who signed in as themselves, and stops when they say so.",
         signInHeading: "Sign in as yourself", network: "Network", server: "Your server", serverHint: "such as",
         signIn: "Sign in", signedInAs: "Signed in as", mirrorNotYet: "Your mirror is not set up yet.", signOut: "Sign out",
-        refusedHeading: "That did not work", back: "Back to the start")
+        refusedHeading: "That did not work", back: "Back to the start",
+        noFleet: "This door signs people in, but its operator has not connected it to a fleet yet: no mirror can be made here for now.",
+        botHeading: "Next: the bot's account",
+        botIntro:
+            "Sign in the account your mirror will post as: a bot account of your own, not your personal one. Mark it as a bot on its profile.",
+        signInBot: "Sign in the bot's account", botIs: "The bot's account:", createHeading: "Make your mirror",
+        timeZone: "Your time zone (the hours it posts at)", style: "What it posts",
+        styleCopy: "Your own past posts, as you wrote them", styleRemix: "New posts made from your words", likes: "Like what you would like",
+        agree: "I agree that my posts and likes are learned, and that the bot posts as described. I can pause or delete it at any time here.",
+        create: "Make my mirror (it starts paused)", yourMirror: "Your mirror posts as", pausedBecause: "Paused:",
+        running: "Running: a process of the fleet runs it now.", waiting: "Started: waiting for a process of the fleet to take it up.",
+        start: "Start", pause: "Pause", deleteHeading: "Delete everything",
+        deleteIntro:
+            "Deletes your mirror and everything it keeps of you: your archive, the word counts, its plans and likes, and both accounts' tokens. The bot's posts stay on the network.",
+        deleteConfirm: "Yes, delete my mirror and everything it keeps", delete: "Delete", deletedHeading: "Deleted",
+        consentRecorded: "Your consent as recorded:")
 
     static let japanese = DoorText(
         language: "ja", title: "mirror_bot", intro: "あなたの過去の投稿を、あなたらしい時間に投稿するボットです。本人としてサインインした人だけをミラーし、本人が望めば止まります。",
         signInHeading: "本人としてサインイン", network: "ネットワーク", server: "サーバー", serverHint: "例:",
         signIn: "サインイン", signedInAs: "サインイン中:", mirrorNotYet: "ミラーはまだ設定されていません。", signOut: "サインアウト",
-        refusedHeading: "うまくいきませんでした", back: "最初に戻る")
+        refusedHeading: "うまくいきませんでした", back: "最初に戻る",
+        noFleet: "このページではサインインできますが、運営者がまだフリートにつないでいないため、ミラーは作れません。",
+        botHeading: "次に、ボットのアカウント", botIntro: "ミラーが投稿するアカウントでサインインしてください。あなた自身のではなく、ボット用のアカウントです。プロフィールでボットと明示してください。",
+        signInBot: "ボットのアカウントでサインイン", botIs: "ボットのアカウント:", createHeading: "ミラーを作る",
+        timeZone: "タイムゾーン(投稿する時間の基準)", style: "投稿する内容", styleCopy: "あなたの過去の投稿をそのまま", styleRemix: "あなたの言葉から作った新しい投稿",
+        likes: "あなたが好きそうな投稿にいいね", agree: "私の投稿といいねが学習され、ボットが上のとおり投稿することに同意します。ここでいつでも停止・削除できます。",
+        create: "ミラーを作る(停止した状態で作られます)", yourMirror: "ミラーの投稿先:", pausedBecause: "停止中:",
+        running: "動作中:フリートのプロセスが動かしています。", waiting: "開始済み:フリートのプロセスが引き受けるのを待っています。",
+        start: "開始", pause: "停止", deleteHeading: "すべて削除",
+        deleteIntro: "ミラーと、ミラーが保持するあなたのすべて(アーカイブ、単語の数、予定、いいね、両アカウントのトークン)を削除します。ボットの投稿はネットワークに残ります。",
+        deleteConfirm: "はい、ミラーと保持されているすべてを削除します", delete: "削除", deletedHeading: "削除しました", consentRecorded: "記録された同意:")
 
     /// The words for `acceptLanguage` (`Accept-Language`): Japanese when it comes before English, else English.
     static func preferred(_ acceptLanguage: String?) -> DoorText {
@@ -58,7 +108,8 @@ enum DoorPages {
         <style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:0 auto;padding:1rem;line-height:1.5;color:#111;background:#fff}
         label{display:block;margin-top:.75rem;font-weight:600}input,select,button{font:inherit;padding:.5rem;width:100%;box-sizing:border-box;margin-top:.25rem}
         button{margin-top:1rem;background:#1d4ed8;color:#fff;border:0;border-radius:.25rem;cursor:pointer}button:focus,input:focus,select:focus{outline:3px solid #f59e0b}
-        .hint{color:#444;font-size:.9rem}</style></head>
+        .hint{color:#444;font-size:.9rem}.check{font-weight:400}.check input{width:auto;margin-right:.5rem}fieldset{border:0;padding:0;margin-top:.75rem}
+        legend{font-weight:600}.danger{background:#b91c1c}.quiet{background:#374151}</style></head>
         <body><main>\(body)</main></body></html>
         """
     }
@@ -82,16 +133,80 @@ enum DoorPages {
             """)
     }
 
-    /// The person's page.
-    static func person(_ text: DoorText, csrf: String, person: DoorSession.Person) -> String {
-        page(
-            text,
-            """
+    /// A form that posts to `action` with the session's CSRF token, `fields` inside it.
+    static func form(_ action: String, csrf: String, _ fields: String) -> String {
+        "<form method=\"post\" action=\"\(action)\"><input type=\"hidden\" name=\"csrf\" value=\"\(escaped(csrf))\">\(fields)</form>"
+    }
+
+    /// The person's page: who they are, and the next step of their mirror, or the mirror itself with its controls.
+    static func person(
+        _ text: DoorText, csrf: String, person: DoorAccount, bot: DoorAccount?, mirror: DoorMirror?, makesMirrors: Bool,
+        serverExample: String?
+    ) -> String {
+        var body = """
             <h1>\(escaped(text.title))</h1>
             <p>\(escaped(text.signedInAs)) <strong>@\(escaped(person.handle))</strong> (\(escaped(person.networkName)))</p>
-            <p>\(escaped(text.mirrorNotYet))</p>
-            <form method="post" action="/sign-out"><input type="hidden" name="csrf" value="\(escaped(csrf))">
-            <button type="submit">\(escaped(text.signOut))</button></form>
+            """
+        if let mirror {
+            let state =
+                mirror.pausedBecause.map { "\(text.pausedBecause) \($0)" } ?? (mirror.isRunning ? text.running : text.waiting)
+            body += """
+                <h2>\(escaped(text.yourMirror)) \(escaped(mirror.bot))</h2>
+                <p role="status" id="mirror-state">\(escaped(state))</p>
+                """
+            body += form(
+                mirror.pausedBecause == nil ? "/mirror/pause" : "/mirror/start", csrf: csrf,
+                "<button type=\"submit\">\(escaped(mirror.pausedBecause == nil ? text.pause : text.start))</button>")
+            if let consent = mirror.consent { body += "<p class=\"hint\">\(escaped(text.consentRecorded)) \(escaped(consent))</p>" }
+            body += "<h2>\(escaped(text.deleteHeading))</h2><p>\(escaped(text.deleteIntro))</p>"
+            body += form(
+                "/mirror/delete", csrf: csrf,
+                """
+                <label class="check"><input type="checkbox" name="confirm" value="delete" required> \(escaped(text.deleteConfirm))</label>
+                <button type="submit" class="danger">\(escaped(text.delete))</button>
+                """)
+        } else if !makesMirrors {
+            body += "<p>\(escaped(text.noFleet))</p>"
+        } else if let bot {
+            let zones = MirrorChoices.timeZones.map { "<option value=\"\($0)\">\($0)</option>" }.joined()
+            body += """
+                <p>\(escaped(text.botIs)) <strong>@\(escaped(bot.handle))</strong></p>
+                <h2>\(escaped(text.createHeading))</h2>
+                """
+            body += form(
+                "/mirror", csrf: csrf,
+                """
+                <label for="tz">\(escaped(text.timeZone))</label><select id="tz" name="tz">\(zones)</select>
+                <fieldset><legend>\(escaped(text.style))</legend>
+                <label class="check"><input type="radio" name="style" value="copy" checked> \(escaped(text.styleCopy))</label>
+                <label class="check"><input type="radio" name="style" value="remix"> \(escaped(text.styleRemix))</label></fieldset>
+                <label class="check"><input type="checkbox" name="likes" value="on" checked> \(escaped(text.likes))</label>
+                <label class="check"><input type="checkbox" name="agree" value="yes" required> \(escaped(text.agree))</label>
+                <button type="submit">\(escaped(text.create))</button>
+                """)
+        } else {
+            body += "<h2>\(escaped(text.botHeading))</h2><p>\(escaped(text.botIntro))</p>"
+            body += form(
+                "/sign-in", csrf: csrf,
+                """
+                <input type="hidden" name="account" value="bot"><input type="hidden" name="network" value="\(escaped(person.network))">
+                <label for="server">\(escaped(text.server))</label><input id="server" name="server" autocomplete="url" aria-describedby="server-hint" required>
+                <p class="hint" id="server-hint">\(escaped(text.serverHint + " " + (serverExample ?? "")))</p>
+                <button type="submit">\(escaped(text.signInBot))</button>
+                """)
+        }
+        body += form("/sign-out", csrf: csrf, "<button type=\"submit\" class=\"quiet\">\(escaped(text.signOut))</button>")
+        return page(text, body)
+    }
+
+    /// The receipt of a deletion: what went, and when.
+    static func deleted(_ text: DoorText, _ deletion: DoorDeletion) -> String {
+        let items = deletion.removed.map { "<li>\(escaped($0))</li>" }.joined()
+        return page(
+            text,
+            """
+            <h1>\(escaped(text.deletedHeading))</h1><p>\(escaped(deletion.at.formatted(.iso8601)))</p><ul id="receipt">\(items)</ul>
+            <p><a href="/">\(escaped(text.back))</a></p>
             """)
     }
 

@@ -1,25 +1,16 @@
 import BotClock
+import BotCore
 import Foundation
 import SocialNetwork
 
 /// Who a browser is to the front door: a visitor (a CSRF token, and the sign-ins it started), then a person signed in
 /// as themselves on their network.
 struct DoorSession: Sendable {
-    /// The person the browser signed in as.
-    struct Person: Sendable, Equatable {
-        /// The network's key.
-        var network: String
-        /// The network's name.
-        var networkName: String
-        /// Their handle.
-        var handle: String
-        /// Their account as the network identifies it (`id@instance`, a DID).
-        var account: String
-    }
-
-    /// A sign-in this browser started: its state, its flow's pending exchange, the network, and until when it holds.
+    /// A sign-in this browser started: its state, its flow's pending exchange, whose account, the network, and until
+    /// when it holds.
     struct PendingSignIn: Sendable {
         var pending: any PendingAuthorization
+        var account: Account
         var network: String
         var networkName: String
         var expires: Date
@@ -30,7 +21,13 @@ struct DoorSession: Sendable {
     /// Its sign-ins in flight, by state.
     var pending: [String: PendingSignIn] = [:]
     /// The person, once signed in.
-    var person: Person?
+    var person: DoorAccount?
+    /// What the person's sign-in gave (secrets), until their mirror is made (then sealed in the fleet, and dropped here).
+    var personVariables: [(name: String, value: String)] = []
+    /// The bot's account, once the person signed it in too.
+    var bot: DoorAccount?
+    /// What the bot's sign-in gave (secrets), until the mirror is made.
+    var botVariables: [(name: String, value: String)] = []
     /// Until when the session holds (slid forward on each use).
     var expires: Date
 }
@@ -77,13 +74,16 @@ actor DoorSessions {
     }
 
     /// Keeps `pending` under `state` in the session `id`; false when the browser started too many sign-ins lately.
-    func start(_ pending: any PendingAuthorization, network: String, networkName: String, state: String, in id: String) -> Bool {
+    func start(
+        _ pending: any PendingAuthorization, for account: Account, network: String, networkName: String, state: String, in id: String
+    ) -> Bool {
         let now = clock.now()
         guard var session = sessions[id] else { return false }
         session.pending = session.pending.filter { $0.value.expires > now }
         guard session.pending.count < Self.signInsPerWindow else { return false }
         session.pending[state] = .init(
-            pending: pending, network: network, networkName: networkName, expires: now.addingTimeInterval(Self.signInLifetime))
+            pending: pending, account: account, network: network, networkName: networkName,
+            expires: now.addingTimeInterval(Self.signInLifetime))
         sessions[id] = session
         return true
     }
@@ -95,13 +95,27 @@ actor DoorSessions {
         return pending.expires > clock.now() ? pending : nil
     }
 
-    /// Signs `person` in: a new session id (the visitor's is dropped, so that an id known before the sign-in is worth
-    /// nothing after it), with a new CSRF token.
-    func signIn(_ person: DoorSession.Person, replacing id: String?) -> String {
+    /// Signs `person` in, with what their sign-in gave: a new session id (the visitor's is dropped, so that an id known
+    /// before the sign-in is worth nothing after it), with a new CSRF token.
+    func signIn(_ person: DoorAccount, variables: [(name: String, value: String)], replacing id: String?) -> String {
         if let id { sessions[id] = nil }
         let (newID, _) = open()
         sessions[newID]?.person = person
+        sessions[newID]?.personVariables = variables
         return newID
+    }
+
+    /// Notes the bot's account the person of session `id` signed in, with what its sign-in gave.
+    func signInBot(_ bot: DoorAccount, variables: [(name: String, value: String)], in id: String) {
+        sessions[id]?.bot = bot
+        sessions[id]?.botVariables = variables
+    }
+
+    /// Forgets the sign-ins' secrets of session `id` (its mirror keeps them sealed now), and the bot's account.
+    func dropSignIns(in id: String) {
+        sessions[id]?.personVariables = []
+        sessions[id]?.bot = nil
+        sessions[id]?.botVariables = []
     }
 
     /// Ends the session `id`.

@@ -1,4 +1,5 @@
 public import BotClock
+import BotCore
 public import Foundation
 import HTTPTypes
 import Hummingbird
@@ -7,9 +8,9 @@ import NIOCore
 public import ServiceLifecycle
 public import SocialNetwork
 
-/// `mirror_bot web`, the front door: a person signs in as themselves on their network, from a phone's browser. This
-/// first part serves the sign-in and the person's page; the rest of the door (the bot's account, the archive, the
-/// preview, the fleet's mirror) is to come (issue 46).
+/// `mirror_bot web`, the front door: a person signs in as themselves on their network, from a phone's browser, then
+/// with their bot's account, and makes their mirror, a fleet's bot (started paused, with their consent recorded); on
+/// their page they start, pause and delete it. The archive upload and the preview are to come (issue 46).
 ///
 /// Sessions in HttpOnly, SameSite=Lax cookies (`Secure` and `__Host-` on https); a CSRF token in every form; the
 /// network's state and PKCE, a state good once and only in the browser that started it; a new session id at sign-in;
@@ -27,6 +28,8 @@ public struct FrontDoorServer: Service {
         public var networks: [(key: String, name: String, flow: any WebSignIn)]
         /// The clock sessions lapse on.
         public var clock: any BotClock = SystemBotClock()
+        /// Where people's mirrors are made (the fleet's bots); nil where the door only signs people in.
+        public var mirrors: (any DoorMirrors)?
 
         /// Settings from their parts.
         public init(host: String, port: Int, publicURL: URL, networks: [(key: String, name: String, flow: any WebSignIn)]) {
@@ -63,7 +66,8 @@ public struct FrontDoorServer: Service {
     }
 
     /// The cookie's name: `__Host-` (bound to this host, path `/`, `Secure`) on https.
-    var cookieName: String { isSecure ? "__Host-mirror_session" : "mirror_session" }
+    var cookieName: String { Self.cookieName(secure: isSecure) }
+    static func cookieName(secure: Bool) -> String { secure ? "__Host-mirror_session" : "mirror_session" }
     var isSecure: Bool { settings.publicURL.scheme == "https" }
 
     func cookie(_ id: String) -> String {
@@ -71,11 +75,15 @@ public struct FrontDoorServer: Service {
     }
 
     /// The session id the request's cookie carries.
-    func sessionID(_ request: Request) -> String? {
+    func sessionID(_ request: Request) -> String? { Self.sessionIDOf(request, secure: isSecure) }
+
+    /// The session id `request`'s cookie carries, for a door on https (`secure`) or not.
+    static func sessionIDOf(_ request: Request, secure: Bool) -> String? {
+        let name = cookieName(secure: secure)
         for header in request.headers[values: .cookie] {
             for part in header.split(separator: ";") {
                 let pair = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1).map(String.init)
-                if pair.count == 2, pair[0] == cookieName { return pair[1] }
+                if pair.count == 2, pair[0] == name { return pair[1] }
             }
         }
         return nil
@@ -131,6 +139,31 @@ public struct FrontDoorServer: Service {
         return fields
     }
 
+    /// A change to the signed-in person's mirror: the form read, its CSRF token checked, a door with mirrors; `body`
+    /// answers. A refusal of the mirrors is shown in its words; any other failure in a line of the log, and a page
+    /// that says to try again.
+    static func change(
+        _ request: Request, sessions: DoorSessions, settings: Settings, logger: Logger,
+        _ body: (any DoorMirrors, DoorSession, String, [String: String], DoorText) async throws -> Response
+    ) async throws -> Response {
+        let text = DoorText.preferred(request.headers[.acceptLanguage])
+        let fields = try await form(request)
+        guard let id = sessionIDOf(request, secure: settings.publicURL.scheme == "https"), let session = await sessions.session(id),
+            fields["csrf"] == session.csrf, session.person != nil
+        else {
+            return html(.forbidden, DoorPages.refused(text, "This form has expired: open the page again."))
+        }
+        guard let mirrors = settings.mirrors else { return html(.notFound, DoorPages.refused(text, text.noFleet)) }
+        do {
+            return try await body(mirrors, session, id, fields, text)
+        } catch let refused as DoorMirrorRefused {
+            return html(.badRequest, DoorPages.refused(text, refused.description))
+        } catch {
+            logger.error("web: a change to a person's mirror failed: \(error)")
+            return html(.serviceUnavailable, DoorPages.refused(text, "That could not be done just now: nothing was changed; try again in a minute."))
+        }
+    }
+
     func router() -> Router<BasicRequestContext> {
         let router = Router()
         router.middlewares.add(DoorHeaders())
@@ -155,7 +188,14 @@ public struct FrontDoorServer: Service {
             guard let id = sessionID(request), let session = await sessions.session(id), let csrf = fields["csrf"], csrf == session.csrf else {
                 return Self.html(.forbidden, DoorPages.refused(text, "This form has expired: open the start page again."))
             }
-            guard let network = settings.networks.first(where: { $0.key == fields["network"] }) else {
+            // The bot's account is signed in by a person signed in already, on their network.
+            let account: Account = fields["account"] == "bot" ? .bot : .human
+            if account == .bot, session.person == nil {
+                return Self.html(.forbidden, DoorPages.refused(text, "Sign in as yourself first, then with the bot's account."))
+            }
+            guard let network = settings.networks.first(where: { $0.key == fields["network"] }),
+                account == .human || network.key == session.person?.network
+            else {
                 return Self.html(.badRequest, DoorPages.refused(text, "Choose one of the networks listed."))
             }
             // A door on the internet never calls this machine or a private network for whoever fills in the form.
@@ -166,11 +206,11 @@ public struct FrontDoorServer: Service {
             let callback = settings.publicURL.appending(path: "sign-in/callback")
             do {
                 let pending = try await network.flow.begin(
-                    for: .human, server: fields["server"] ?? "", redirect: callback, state: state, logger: logger)
-                guard await sessions.start(pending, network: network.key, networkName: network.name, state: state, in: id) else {
+                    for: account, server: fields["server"] ?? "", redirect: callback, state: state, logger: logger)
+                guard await sessions.start(pending, for: account, network: network.key, networkName: network.name, state: state, in: id) else {
                     return Self.html(.tooManyRequests, DoorPages.refused(text, "Too many sign-ins were started from this browser: wait ten minutes."))
                 }
-                logger.info("web: a sign-in started on \(network.name)")
+                logger.info("web: a sign-in started on \(network.name)\(account == .bot ? " (a bot's account)" : "")")
                 return Self.redirect(pending.address.absoluteString)
             } catch let refusal as AuthorizationRefused {
                 return Self.html(.badRequest, DoorPages.refused(text, refusal.description))
@@ -192,9 +232,20 @@ public struct FrontDoorServer: Service {
             }
             do {
                 let authorized = try await started.pending.finish(code: query["code"].map(String.init) ?? "")
-                let person = DoorSession.Person(
+                let account = DoorAccount(
                     network: started.network, networkName: started.networkName, handle: authorized.handle, account: authorized.networkAccount)
-                let id = await sessions.signIn(person, replacing: sessionID(request))
+                if started.account == .bot {
+                    guard let id = sessionID(request), let person = await sessions.session(id)?.person else { return Self.redirect("/") }
+                    guard account.account != person.account else {
+                        return Self.html(
+                            .badRequest,
+                            DoorPages.refused(text, "That is your own account: sign in with the bot's account, the one your mirror posts as."))
+                    }
+                    await sessions.signInBot(account, variables: authorized.variables, in: id)
+                    logger.info("web: a bot's account signed in on \(started.networkName)")
+                    return Self.redirect("/me")
+                }
+                let id = await sessions.signIn(account, variables: authorized.variables, replacing: sessionID(request))
                 logger.info("web: a person signed in on \(started.networkName)")
                 return Self.redirect("/me", cookie: cookie(id))
             } catch let refusal as AuthorizationRefused {
@@ -204,7 +255,64 @@ public struct FrontDoorServer: Service {
         router.get("/me") { request, _ in
             let text = DoorText.preferred(request.headers[.acceptLanguage])
             guard let session = await sessions.session(sessionID(request)), let person = session.person else { return Self.redirect("/") }
-            return Self.html(.ok, DoorPages.person(text, csrf: session.csrf, person: person))
+            do {
+                let mirror = try await settings.mirrors?.mirror(of: person)
+                return Self.html(
+                    .ok,
+                    DoorPages.person(
+                        text, csrf: session.csrf, person: person, bot: session.bot, mirror: mirror, makesMirrors: settings.mirrors != nil,
+                        serverExample: settings.networks.first { $0.key == person.network }?.flow.serverExample))
+            } catch {
+                logger.error("web: a person's mirror could not be read: \(error)")
+                return Self.html(.serviceUnavailable, DoorPages.refused(text, "Your mirror cannot be read just now: try again in a minute."))
+            }
+        }
+        // The mirror's changes: each for the signed-in person's own mirror (found by their account, never by anything
+        // the form says), each with the session's CSRF token.
+        router.post("/mirror") { request, _ in
+            try await Self.change(request, sessions: sessions, settings: settings, logger: logger) { mirrors, session, id, fields, text in
+                guard let person = session.person, let bot = session.bot, !session.personVariables.isEmpty else {
+                    return Self.html(.badRequest, DoorPages.refused(text, "Sign in with both accounts first: yours, then the bot's."))
+                }
+                guard fields["agree"] == "yes" else {
+                    return Self.html(.badRequest, DoorPages.refused(text, "Your mirror is made only once you agree to what it does."))
+                }
+                let zone = fields["tz"] ?? ""
+                guard MirrorChoices.timeZones.contains(zone), let style = MirrorChoices.Style(rawValue: fields["style"] ?? "") else {
+                    return Self.html(.badRequest, DoorPages.refused(text, "Choose a time zone and what your mirror posts from the lists."))
+                }
+                let choices = MirrorChoices(timeZone: zone, style: style, likes: fields["likes"] == "on")
+                _ = try await mirrors.create(
+                    person: person, personVariables: session.personVariables, bot: bot, botVariables: session.botVariables, choices: choices,
+                    how: "signed in at the front door \(settings.publicURL.absoluteString) (\(person.networkName)'s sign-in)",
+                    now: settings.clock.now())
+                await sessions.dropSignIns(in: id)
+                logger.notice("web: a person made their mirror on \(person.networkName) (paused until they start it)")
+                return Self.redirect("/me")
+            }
+        }
+        for (path, paused) in [("/mirror/start", false), ("/mirror/pause", true)] {
+            router.post(RouterPath(path)) { request, _ in
+                try await Self.change(request, sessions: sessions, settings: settings, logger: logger) { mirrors, session, _, _, text in
+                    guard let person = session.person, try await mirrors.setPaused(paused, of: person) != nil else {
+                        return Self.html(.notFound, DoorPages.refused(text, "You have no mirror here."))
+                    }
+                    logger.notice("web: a person \(paused ? "paused" : "started") their mirror on \(person.networkName)")
+                    return Self.redirect("/me")
+                }
+            }
+        }
+        router.post("/mirror/delete") { request, _ in
+            try await Self.change(request, sessions: sessions, settings: settings, logger: logger) { mirrors, session, _, fields, text in
+                guard fields["confirm"] == "delete" else {
+                    return Self.html(.badRequest, DoorPages.refused(text, "Tick the box to say you mean it: nothing was deleted."))
+                }
+                guard let person = session.person, let deletion = try await mirrors.delete(of: person, now: settings.clock.now()) else {
+                    return Self.html(.notFound, DoorPages.refused(text, "You have no mirror here."))
+                }
+                logger.notice("web: a person deleted their mirror on \(person.networkName): \(deletion.removed.count) things removed")
+                return Self.html(.ok, DoorPages.deleted(text, deletion))
+            }
         }
         router.post("/sign-out") { request, _ in
             let text = DoorText.preferred(request.headers[.acceptLanguage])

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BotAssembly
 import BotConfiguration
 import Foundation
 import FrontDoor
@@ -12,11 +13,14 @@ struct WebCommand: AsyncParsableCommand {
         commandName: "web",
         abstract: "Serves the front door: a person signs in as themselves on their network, from a phone's or a desktop's browser.",
         discussion: """
-            The first part of the front door (docs/front-door.md): the sign-in, on \(NetworkRegistry.webSignIns.map(\.definition.name).joined(separator: ", ")), \
-            and the person's page. Listens on PORT (default 8080) at BIND (127.0.0.1; 0.0.0.0 on a dyno); PUBLIC_URL \
-            is the address people reach it at, where the networks send browsers back (https:// on the internet; \
-            http:// only for this machine). Sessions are kept in this process: a restart signs people out. Stops \
-            gracefully on SIGTERM and SIGINT.
+            The front door (docs/front-door.md): a person signs in as themselves on \
+            \(NetworkRegistry.webSignIns.map(\.definition.name).joined(separator: ", ")), then with their bot's account, \
+            and makes their mirror: a bot of the fleet on DATABASE_URL, its settings sealed with FLEET_KEY (both set as \
+            for `mirror_bot fleet`; without them the door only signs people in), made paused, which they start, pause \
+            and delete on their page. Listens on PORT (default 8080) at BIND (127.0.0.1; 0.0.0.0 on a dyno); \
+            PUBLIC_URL is the address people reach it at, where the networks send browsers back (https:// on the \
+            internet; http:// only for this machine). Sessions are kept in this process: a restart signs people out \
+            (their mirrors go on). Stops gracefully on SIGTERM and SIGINT.
             """
     )
 
@@ -29,14 +33,29 @@ struct WebCommand: AsyncParsableCommand {
         let port = listening.port ?? 8_080
         let publicURL = door.publicURL ?? URL(string: "http://localhost:\(port)")!
         let logger = Logger(label: "mirror_bot.web")
-        let settings = FrontDoorServer.Settings(
+        var settings = FrontDoorServer.Settings(
             host: listening.bindAddress, port: port, publicURL: publicURL,
             networks: NetworkRegistry.webSignIns.map { ($0.definition.key, $0.definition.name, $0.flow) })
-        let server = FrontDoorServer(settings: settings, logger: logger) { port in
-            logger.info("web: the front door is open on port \(port), for people at \(publicURL.absoluteString)")
+        /// The door and its service group, its mirrors set.
+        @Sendable func serve(_ settings: FrontDoorServer.Settings) async throws {
+            let server = FrontDoorServer(settings: settings, logger: logger) { port in
+                logger.info(
+                    "web: the front door is open on port \(port), for people at \(publicURL.absoluteString)\(settings.mirrors == nil ? " (signing in only: no DATABASE_URL and FLEET_KEY, so no mirror is made)" : "")"
+                )
+            }
+            let group = ServiceGroup(
+                configuration: .init(services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            try await group.run()
         }
-        let group = ServiceGroup(
-            configuration: .init(services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        guard environment["DATABASE_URL"].map({ !$0.isEmpty }) == true || environment["FLEET_KEY"].map({ !$0.isEmpty }) == true else {
+            try await serve(settings)
+            return
+        }
+        // With the fleet's database and key, people's mirrors are its bots; one pool serves every page.
+        let (bots, key) = try BotsCommand.open()
+        try await bots.withOnePool { bots in
+            settings.mirrors = FleetDoorMirrors(bots: bots, key: key, logger: logger)
+            try await serve(settings)
+        }
     }
 }

@@ -5,8 +5,9 @@ public import Foundation
 /// holds at a time, with a fencing number that grows with each new holder. Processes share the bots without a
 /// coordinator: each claims what is free or expired, up to its share of the live processes.
 public protocol FleetRegistry: Sendable {
-    /// Adds a bot; throws `FleetError.nameTaken` when the name is in use.
-    func add(name: String, network: String, sealedSettings: Data) async throws -> FleetBot
+    /// Adds a bot, paused `pausedBecause` when it is given (no process claims it until it is resumed); throws
+    /// `FleetError.nameTaken` when the name is in use.
+    func add(name: String, network: String, sealedSettings: Data, pausedBecause: String?) async throws -> FleetBot
     /// Adds a bot whose stores are the tables `start` made in `schema`: they move into the bot's own schema in place (no
     /// row copied), and `schema` keeps a note of the bot they went to (`adopted_into_fleet`), which the single-bot
     /// commands refuse. One transaction. Returns the bot and how many tables moved; throws `FleetError.nameTaken`,
@@ -36,6 +37,13 @@ public protocol FleetRegistry: Sendable {
     /// Whether `claim` still holds now (its holder and its fencing number unchanged, not expired): what a write of that
     /// bot checks first.
     func holds(_ claim: FleetClaim, for process: String) async throws -> Bool
+}
+
+extension FleetRegistry {
+    /// Adds a bot that processes may claim at once; throws `FleetError.nameTaken` when the name is in use.
+    public func add(name: String, network: String, sealedSettings: Data) async throws -> FleetBot {
+        try await add(name: name, network: network, sealedSettings: sealedSettings, pausedBecause: nil)
+    }
 }
 
 /// A bot of the fleet.

@@ -37,21 +37,21 @@ public struct PostgresFleetRegistry: FleetRegistry {
         }
     }
 
-    public func add(name: String, network: String, sealedSettings: Data) async throws -> FleetBot {
+    public func add(name: String, network: String, sealedSettings: Data, pausedBecause: String?) async throws -> FleetBot {
         guard FleetBot.isValidName(name) else { throw FleetError.badName(name) }
         let bytes = ByteBuffer(bytes: sealedSettings)
         do {
             let id = try await database.transaction("adding the bot \(name)") { connection in
                 var id: Int64 = 0
                 let rows = try await connection.query(
-                    "INSERT INTO fleet_bots (name, network, settings) VALUES (\(name), \(network), \(bytes)) RETURNING id",
+                    "INSERT INTO fleet_bots (name, network, settings, pause_reason) VALUES (\(name), \(network), \(bytes), \(pausedBecause)) RETURNING id",
                     logger: database.logger)
                 for try await value in rows.decode(Int64.self) { id = value }
                 _ = try await connection.query("INSERT INTO fleet_leases (bot_id) VALUES (\(id))", logger: database.logger)
                 _ = try await connection.query("CREATE SCHEMA \(unescaped: FleetBot.schema(of: id))", logger: database.logger)
                 return id
             }
-            return FleetBot(id: id, name: name, network: network, sealedSettings: sealedSettings)
+            return FleetBot(id: id, name: name, network: network, sealedSettings: sealedSettings, pauseReason: pausedBecause)
         } catch let error as ArchiveError where "\(error)".contains("fleet_bots_name_key") {
             throw FleetError.nameTaken(name)
         }

@@ -1,0 +1,105 @@
+import BotConfiguration
+import Consent
+import Crypto
+public import Fleet
+public import Foundation
+public import FrontDoor
+public import Logging
+import SocialNetwork
+import Stores
+
+/// The front door's mirrors as the fleet's bots (`DoorMirrors`): a person's mirror is the bot named after their
+/// account (`door-` and 16 hex digits of its SHA-256: the same person always finds the same bot, and nobody finds it
+/// by a name they send), its settings their two sign-ins and their choices sealed with `FLEET_KEY`, its consent
+/// record in its own stores. Made paused; the person starts and pauses it; deleting it removes its row, its schema
+/// with every store, and its word counts.
+public struct FleetDoorMirrors: DoorMirrors {
+    /// The fleet's administration (sharing one pool in `mirror_bot web`).
+    public let bots: FleetBots
+    /// What seals a bot's settings.
+    public let key: FleetKey
+    /// The log.
+    public let logger: Logger
+
+    /// Why a mirror just made is paused.
+    public static let notStartedYet = "not started yet: its person starts it from their page"
+    /// Why a mirror its person paused is.
+    public static let pausedByItsPerson = "paused by its person"
+
+    /// The mirrors of `bots`' fleet, sealed with `key`.
+    public init(bots: FleetBots, key: FleetKey, logger: Logger) {
+        self.bots = bots
+        self.key = key
+        self.logger = logger
+    }
+
+    /// The fleet's name of `person`'s mirror.
+    public static func botName(of person: DoorAccount) -> String {
+        let digest = SHA256.hash(data: Data("\(person.network)\n\(person.account)".utf8))
+        return "door-" + digest.prefix(8).map { String(format: "%02x", $0) }.joined()
+    }
+
+    public func mirror(of person: DoorAccount) async throws -> DoorMirror? {
+        try await bots.withStores(of: Self.botName(of: person)) { bot, stores in
+            let consent = try await ConsentRecords(state: stores.state).current()
+            let running = bot.holder != nil && (bot.leaseExpiresAt ?? .distantPast) > Date()
+            return DoorMirror(
+                bot: consent?.botAccount ?? bot.name, pausedBecause: bot.pauseReason, isRunning: running && bot.pauseReason == nil,
+                consent: consent?.summary)
+        }
+    }
+
+    public func create(
+        person: DoorAccount, personVariables: [(name: String, value: String)], bot: DoorAccount, botVariables: [(name: String, value: String)],
+        choices: MirrorChoices, how: String, now: Date
+    ) async throws -> DoorMirror {
+        let name = Self.botName(of: person)
+        var settings = [
+            "NETWORK": person.network, "TZ": choices.timeZone, "POST_STYLE": choices.style.rawValue, "LIKES": choices.likes ? "auto" : "off",
+        ]
+        for (variable, value) in personVariables + botVariables { settings[variable] = value }
+        let logger = logger
+        do {
+            _ = try await bots.add(name: name, settings: settings, key: key, pausedBecause: Self.notStartedYet) { configuration, stores in
+                let gate = PersonConsentGate(configuration: configuration, stores: stores, logger: logger)
+                let verified = VerifiedPerson(account: person.account, handle: person.handle, credential: personVariables.last?.name ?? "")
+                try await gate.recordSignIn(verified, how: how, credentials: configuration.networkModule.personCredentials, now: now)
+                try await gate.records.noteBot("@\(bot.handle) (\(bot.account))")
+            }
+        } catch FleetError.nameTaken {
+            throw DoorMirrorRefused("You have a mirror already: it is on your page.")
+        } catch let error as ConfigurationError {
+            // The variables a sign-in gave do not make a whole configuration: said without their values.
+            throw DoorMirrorRefused("Your mirror could not be made from these sign-ins: \(error.withoutValues.description)")
+        }
+        logger.notice("fleet: the bot \(name) was made at the front door for a person on \(person.networkName), paused until they start it")
+        guard let mirror = try await mirror(of: person) else {
+            throw DoorMirrorRefused("Your mirror was made, then could not be read: open your page again.")
+        }
+        return mirror
+    }
+
+    public func setPaused(_ paused: Bool, of person: DoorAccount) async throws -> DoorMirror? {
+        let name = Self.botName(of: person)
+        guard try await bots.withRegistry({ try await $0.setPaused(name, reason: paused ? Self.pausedByItsPerson : nil) }) else { return nil }
+        return try await mirror(of: person)
+    }
+
+    public func delete(of person: DoorAccount, now: Date) async throws -> DoorDeletion? {
+        let name = Self.botName(of: person)
+        guard let bot = try await bots.withRegistry({ try await $0.bot(named: name) }) else { return nil }
+        let keys: Int
+        do {
+            keys = try await bots.remove(name: name)
+        } catch FleetError.noSuchBot {
+            return nil
+        }
+        logger.notice("fleet: the bot \(name) was deleted at its person's word from the front door (\(keys) word-count keys)")
+        return DoorDeletion(
+            removed: [
+                "the mirror's settings, with both accounts' sign-ins (kept sealed)",
+                "its stores (the schema \(bot.schema), every table): your archive, the training examples, the plans, the likes, the answers and the consent record",
+                "\(keys) word-count keys in Redis",
+            ], at: now)
+    }
+}

@@ -1,0 +1,194 @@
+import Consent
+import FakeMastodon
+import Foundation
+import PostgresNIO
+import PostgresStores
+import RedisClient
+import Stores
+import TestSupport
+import Testing
+
+/// The front door makes a person's mirror a fleet's bot: `mirror_bot web` and `mirror_bot fleet` as processes on one
+/// Postgres and one Redis, against a fake Mastodon instance; the person signs in as themselves and with their bot's
+/// account, makes the mirror (paused, their consent recorded), starts it, sees the fleet run it, pauses it and
+/// deletes it with a receipt. A second person reaches nothing of the first's mirror.
+@Suite("The front door makes a fleet's mirror: sign in twice, make, start, pause, delete", .serialized)
+struct FrontDoorFleetProcessTests {
+    /// The fleet test's two people and their bots, alice favouriting some of bob's statuses (what `train classifier`
+    /// learns from, so that the mirror has word counts in Redis for its deletion to remove).
+    static func seed() -> FakeMastodonSeed {
+        var seed = FleetProcessTests.seed()
+        let bobs = seed.statuses.filter { $0.accountID == "101" }.prefix(30).map(\.id)
+        seed.favourites["100"] = Array(bobs)
+        seed.follows["100"] = ["101"]
+        return seed
+    }
+
+    /// Signs `browser` in on `instance` as `accountID` (`account`: the person's sign-in from the start page, or the
+    /// bot's from the person's page), and returns the callback's answer.
+    static func signIn(
+        _ browser: DoorBrowser, account: String, on instance: URL, as accountID: String, server: FakeMastodonServer
+    ) async throws -> DoorBrowser.Answer {
+        let page = try await browser.get(account == "bot" ? "/me" : "/")
+        let csrf = try #require(page.csrf, "\(page.html)")
+        var form = [("csrf", csrf), ("network", "mastodon"), ("server", instance.absoluteString)]
+        if account == "bot" { form.append(("account", "bot")) }
+        let started = try await browser.post("/sign-in", form)
+        #expect(started.status == 303, "\(started.html)")
+        let address = try #require(started.location.flatMap(URL.init(string:)))
+        let state = try #require(URLComponents(url: address, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "state" }?.value)
+        let code = try await server.approveAuthorization(at: address, as: accountID)
+        return try await browser.get("/sign-in/callback?code=\(code)&state=\(state)")
+    }
+
+    @Test(
+        "Sign in as oneself and as the bot, make the mirror (paused, consent recorded), start it, the fleet posts, pause, delete: 0 rows, 0 keys; another person reaches none of it"
+    )
+    func aMirrorMadeInTheBrowser() async throws {
+        let server = FakeMastodonServer(seed: Self.seed())
+        try await server.withRunning { instance in
+            try await TestServers.withScratchDatabase("door") { database in
+                try await TestServers.withTemporaryFolder { folder in
+                    let fleet = try FleetProcessTests.environment(database)
+                    let port = try FreePort.pick()
+                    let web = try RunningBot(
+                        ["web"], environment: fleet.merging(["PORT": String(port), "PUBLIC_URL": "http://localhost:\(port)"]) { $1 }, folder: folder)
+                    defer { if web.process.isRunning { kill(web.process.processIdentifier, SIGKILL) } }
+                    #expect(try await web.waitForLog("the front door is open on port \(port)", limit: .seconds(60)), "\(web.tail)")
+                    let door = URL(string: "http://127.0.0.1:\(port)")!
+                    try await DoorBrowser.with(door) { alice in
+                        try await DoorBrowser.with(door) { bob in
+
+                            // Alice signs in as herself; her page asks for the bot's account.
+                            let signedIn = try await Self.signIn(alice, account: "person", on: instance, as: "100", server: server)
+                            #expect(signedIn.status == 303 && signedIn.location == "/me", "\(signedIn.html)")
+                            let first = try await alice.get("/me")
+                            #expect(
+                                first.html.contains("<strong>@alice</strong>") && first.html.contains("name=\"account\" value=\"bot\""),
+                                "\(first.html)")
+                            // Her own account as the bot's: refused.
+                            let herself = try await Self.signIn(alice, account: "bot", on: instance, as: "100", server: server)
+                            #expect(herself.status == 400 && herself.html.contains("your own account"), "\(herself.html)")
+                            let bot = try await Self.signIn(alice, account: "bot", on: instance, as: "200", server: server)
+                            #expect(bot.status == 303 && bot.location == "/me", "\(bot.html)")
+                            let choose = try await alice.get("/me")
+                            #expect(
+                                choose.html.contains("<strong>@alice_mirror</strong>") && choose.html.contains("action=\"/mirror\""), "\(choose.html)"
+                            )
+                            let csrf = try #require(choose.csrf)
+
+                            // Making it: without the token refused, without agreeing refused, then made, paused.
+                            let choices = [("tz", "Asia/Tokyo"), ("style", "copy"), ("likes", "on")]
+                            #expect(try await alice.post("/mirror", choices + [("agree", "yes")]).status == 403)
+                            let unagreed = try await alice.post("/mirror", [("csrf", csrf)] + choices)
+                            #expect(unagreed.status == 400 && unagreed.html.contains("agree"), "\(unagreed.html)")
+                            let made = try await alice.post("/mirror", [("csrf", csrf)] + choices + [("agree", "yes")])
+                            #expect(made.status == 303 && made.location == "/me", "\(made.html)")
+                            let paused = try await alice.get("/me")
+                            #expect(
+                                paused.html.contains("Paused: not started yet") && paused.html.contains("action=\"/mirror/start\""), "\(paused.html)")
+                            let again = try await alice.post("/mirror", [("csrf", csrf)] + choices + [("agree", "yes")])
+                            #expect(again.status == 400, "a second mirror")
+
+                            // In the fleet: one bot, paused, its consent recorded as a sign-in at the door, naming both accounts.
+                            let listed = try await MirrorBotProcess.run(["bots", "list"], environment: fleet)
+                            let line = try #require(
+                                listed.standardOutput.split(separator: "\n").first { $0.hasPrefix("door-") }, "\(listed.standardOutput)")
+                            let name = String(line.split(separator: "\t")[0])
+                            #expect(line.contains("\tmastodon\tpaused: not started yet"), "\(line)")
+                            try await PostgresStoreSet(url: database, logger: TestServers.logger).withRunningAsPool { pool in
+                                let registry = PostgresFleetRegistry(database: PostgresStoreSet(sharing: pool, schema: pool.schema ?? "public"))
+                                let row = try #require(try await registry.bot(named: name))
+                                let consent = try #require(
+                                    try await ConsentRecords(state: PostgresStoreSet(sharing: pool, schema: row.schema).state).current())
+                                #expect(consent.personAccount.hasPrefix("100@") && consent.personHandle == "alice", "\(consent.summary)")
+                                #expect(
+                                    consent.how.contains("front door") && consent.botAccount?.hasPrefix("@alice_mirror (200@") == true,
+                                    "\(consent.summary)")
+                                #expect(!consent.isWithdrawn && consent.agreedTo.contains(.copies))
+                            }
+
+                            // Bob signs in: his page offers the bot's sign-in, nothing of alice's; every change of his reaches none of hers.
+                            _ = try await Self.signIn(bob, account: "person", on: instance, as: "101", server: server)
+                            let bobs = try await bob.get("/me")
+                            #expect(!bobs.html.contains("alice") && !bobs.html.contains("Paused"), "\(bobs.html)")
+                            let bobsToken = try #require(bobs.csrf)
+                            for path in ["/mirror/start", "/mirror/pause"] {
+                                #expect(try await bob.post(path, [("csrf", bobsToken)]).status == 404, "\(path)")
+                            }
+                            #expect(try await bob.post("/mirror/delete", [("csrf", bobsToken), ("confirm", "delete")]).status == 404)
+                            // Alice's token in bob's browser, or bob's in alice's: refused.
+                            #expect(try await bob.post("/mirror/start", [("csrf", csrf)]).status == 403)
+                            #expect(try await alice.post("/mirror/delete", [("csrf", bobsToken), ("confirm", "delete")]).status == 403)
+                            #expect(try await alice.get("/me").html.contains("Paused: not started yet"))
+
+                            // What an operator does until the door brings the past (issue 46): the mirror learns from the network.
+                            for part in ["scheduler", "classifier"] {
+                                let trained = try await MirrorBotProcess.run(["bots", "exec", name, "--", "train", part], environment: fleet)
+                                #expect(trained.status == 0, "\(part): \(trained.standardError.suffix(1_000))")
+                            }
+
+                            // Started from the page; a fleet process takes it up and posts as the bot.
+                            let started = try await alice.post("/mirror/start", [("csrf", csrf)])
+                            #expect(started.status == 303, "\(started.html)")
+                            #expect(try await alice.get("/me").html.contains("action=\"/mirror/pause\""))
+                            await server.armClock(FleetProcessTests.dayStart, speed: 1_440)
+                            let runner = try RunningBot(
+                                ["fleet", "--speed", "1440", "--start-time", FleetProcessTests.dayStart.formatted(.iso8601)], environment: fleet,
+                                folder: folder)
+                            defer { if runner.process.isRunning { kill(runner.process.processIdentifier, SIGKILL) } }
+                            #expect(try await runner.waitForLog("fleet: running bot \(name) "), "\(runner.tail)")
+                            #expect(
+                                try await FleetProcessTests.waitUntil { await server.posted().contains { $0.accountID == "200" } },
+                                "no post by the bot within a minute\n\(runner.tail)")
+                            #expect(try await alice.get("/me").html.contains("Running: a process of the fleet runs it now."))
+
+                            // Paused from the page: the fleet lets it go.
+                            #expect(try await alice.post("/mirror/pause", [("csrf", csrf)]).status == 303)
+                            #expect(try await alice.get("/me").html.contains("Paused: paused by its person"))
+                            #expect(
+                                try await runner.waitForLog("fleet: bot \(name) is no longer this process's", limit: .seconds(30)), "\(runner.tail)")
+                            kill(runner.process.processIdentifier, SIGTERM)
+                            #expect(try await runner.waitForExit(within: .seconds(30)).status == 0, "\(runner.tail)")
+
+                            // Deleted: not without ticking the box; then a receipt, and nothing of hers is left.
+                            let redis = try TestServers.redisConnection()
+                            defer { redis.close() }
+                            func keys() async throws -> Int { try await redis.pipeline([["KEYS", name + ":*"]])[0].arrayValue?.count ?? -1 }
+                            let keysBefore = try await keys()
+                            #expect(keysBefore > 0, "the mirror's word counts in Redis")
+                            let unticked = try await alice.post("/mirror/delete", [("csrf", csrf)])
+                            #expect(unticked.status == 400 && unticked.html.contains("nothing was deleted"))
+                            let receipt = try await alice.post("/mirror/delete", [("csrf", csrf), ("confirm", "delete")])
+                            #expect(receipt.status == 200 && receipt.html.contains("id=\"receipt\""), "\(receipt.html)")
+                            #expect(receipt.html.contains("\(keysBefore) word-count keys"), "\(receipt.html)")
+                            #expect(try await keys() == 0)
+                            let none = try await MirrorBotProcess.run(["bots", "list"], environment: fleet)
+                            #expect(!none.standardOutput.contains(name), "\(none.standardOutput)")
+                            let schemas = try await PostgresStoreSet(url: database, logger: TestServers.logger).withRunningAsPool { pool in
+                                var count: Int64 = -1
+                                let rows = try await pool.client.query(
+                                    "SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'bot\\_%'", logger: TestServers.logger)
+                                for try await value in rows.decode(Int64.self) { count = value }
+                                return count
+                            }
+                            #expect(schemas == 0, "a bot's schema left")
+                            let after = try await alice.get("/me")
+                            #expect(!after.html.contains("Paused") && after.html.contains("name=\"account\" value=\"bot\""), "\(after.html)")
+
+                            kill(web.process.processIdentifier, SIGTERM)
+                            #expect(try await web.waitForExit(within: .seconds(30)).status == 0, "\(web.tail)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+extension PostgresStoreSet {
+    /// `body` with this pool running.
+    fileprivate func withRunningAsPool<Result: Sendable>(_ body: (PostgresStoreSet) async throws -> Result) async throws -> Result {
+        try await withRunning { try await body(self) }
+    }
+}
