@@ -10,12 +10,12 @@ import Testing
 
 /// The front door makes a person's mirror a fleet's bot: `mirror_bot web` and `mirror_bot fleet` as processes on one
 /// Postgres and one Redis, against a fake Mastodon instance; the person signs in as themselves and with their bot's
-/// account, makes the mirror (paused, their consent recorded), starts it, sees the fleet run it, pauses it and
-/// deletes it with a receipt. A second person reaches nothing of the first's mirror.
+/// account, makes the mirror (paused, their consent recorded), starts it, sees the fleet learn their posts and likes
+/// and run it, pauses it and deletes it with a receipt. A second person reaches nothing of the first's mirror.
 @Suite("The front door makes a fleet's mirror: sign in twice, make, start, pause, delete", .serialized)
 struct FrontDoorFleetProcessTests {
-    /// The fleet test's two people and their bots, alice favouriting some of bob's statuses (what `train classifier`
-    /// learns from, so that the mirror has word counts in Redis for its deletion to remove).
+    /// The fleet test's two people and their bots, alice favouriting some of bob's statuses (what the mirror learns her
+    /// likes from, so that it has word counts in Redis for its deletion to remove).
     static func seed() -> FakeMastodonSeed {
         var seed = FleetProcessTests.seed()
         let bobs = seed.statuses.filter { $0.accountID == "101" }.prefix(30).map(\.id)
@@ -41,6 +41,32 @@ struct FrontDoorFleetProcessTests {
         return try await browser.get("/sign-in/callback?code=\(code)&state=\(state)")
     }
 
+    /// Each page of the path as headless Chromium shows it at a phone's width (360 px) and a desktop's (1280 px): the
+    /// page's own HTML (it loads nothing else), each shot as wide as asked, no console error. Kept in
+    /// `MIRROR_BOT_SCREENSHOTS` when it names a folder.
+    static func screenshots(of pages: [(step: String, html: String)], in folder: URL) async throws {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
+            "Debian's chromium is not installed: script/test installs it (apt-get install chromium)")
+        let keep = ProcessInfo.processInfo.environment["MIRROR_BOT_SCREENSHOTS"].flatMap { $0.isEmpty ? nil : URL(filePath: $0) }
+        if let keep { try FileManager.default.createDirectory(at: keep, withIntermediateDirectories: true) }
+        for (step, html) in pages {
+            let file = folder.appending(path: "door-\(step).html")
+            try Data(html.utf8).write(to: file)
+            for width in [360, 1280] {
+                let shot = folder.appending(path: "door-\(step)-\(width).png")
+                let run = try await StatusProcessTests.chromium(
+                    ["--window-size=\(width),1000", "--screenshot=" + shot.path], url: file.absoluteString,
+                    profile: folder.appending(path: "chrome-\(width)"))
+                let png = (try? Data(contentsOf: shot)) ?? Data()
+                let shotWidth = png.count > 24 ? png[16..<20].reduce(0) { $0 << 8 | Int($1) } : 0
+                #expect(shotWidth == width, "\(step) at \(width) px: \(png.count) bytes")
+                #expect(run.log.split(separator: "\n").filter { $0.contains("CONSOLE") }.isEmpty, "\(step): \(run.log)")
+                if let keep { try? FileManager.default.copyItem(at: shot, to: keep.appending(path: shot.lastPathComponent)) }
+            }
+        }
+    }
+
     @Test(
         "Sign in as oneself and as the bot, make the mirror (paused, consent recorded), start it, the fleet posts, pause, delete: 0 rows, 0 keys; another person reaches none of it"
     )
@@ -62,7 +88,9 @@ struct FrontDoorFleetProcessTests {
                             // Alice signs in as herself; her page asks for the bot's account.
                             let signedIn = try await Self.signIn(alice, account: "person", on: instance, as: "100", server: server)
                             #expect(signedIn.status == 303 && signedIn.location == "/me", "\(signedIn.html)")
+                            var pages: [(step: String, html: String)] = [("1-start", try await DoorBrowser.with(door) { try await $0.get("/").html })]
                             let first = try await alice.get("/me")
+                            pages.append(("2-the-bot", first.html))
                             #expect(
                                 first.html.contains("<strong>@alice</strong>") && first.html.contains("name=\"account\" value=\"bot\""),
                                 "\(first.html)")
@@ -76,6 +104,7 @@ struct FrontDoorFleetProcessTests {
                                 choose.html.contains("<strong>@alice_mirror</strong>") && choose.html.contains("action=\"/mirror\""), "\(choose.html)"
                             )
                             let csrf = try #require(choose.csrf)
+                            pages.append(("3-make", choose.html))
 
                             // Making it: without the token refused, without agreeing refused, then made, paused.
                             let choices = [("tz", "Asia/Tokyo"), ("style", "copy"), ("likes", "on")]
@@ -87,6 +116,7 @@ struct FrontDoorFleetProcessTests {
                             let paused = try await alice.get("/me")
                             #expect(
                                 paused.html.contains("Paused: not started yet") && paused.html.contains("action=\"/mirror/start\""), "\(paused.html)")
+                            pages.append(("4-paused", paused.html))
                             let again = try await alice.post("/mirror", [("csrf", csrf)] + choices + [("agree", "yes")])
                             #expect(again.status == 400, "a second mirror")
 
@@ -122,12 +152,6 @@ struct FrontDoorFleetProcessTests {
                             #expect(try await alice.post("/mirror/delete", [("csrf", bobsToken), ("confirm", "delete")]).status == 403)
                             #expect(try await alice.get("/me").html.contains("Paused: not started yet"))
 
-                            // What an operator does until the door brings the past (issue 46): the mirror learns from the network.
-                            for part in ["scheduler", "classifier"] {
-                                let trained = try await MirrorBotProcess.run(["bots", "exec", name, "--", "train", part], environment: fleet)
-                                #expect(trained.status == 0, "\(part): \(trained.standardError.suffix(1_000))")
-                            }
-
                             // Started from the page; a fleet process takes it up and posts as the bot.
                             let started = try await alice.post("/mirror/start", [("csrf", csrf)])
                             #expect(started.status == 303, "\(started.html)")
@@ -138,10 +162,15 @@ struct FrontDoorFleetProcessTests {
                                 folder: folder)
                             defer { if runner.process.isRunning { kill(runner.process.processIdentifier, SIGKILL) } }
                             #expect(try await runner.waitForLog("fleet: running bot \(name) "), "\(runner.tail)")
+                            // Nothing archived yet, on a network where reading is free: it learns its person first, by itself.
+                            #expect(try await runner.waitForLog("fleet: bot \(name) learned its person first: 504 posts archived"), "\(runner.tail)")
+                            #expect(try await runner.waitForLog("fleet: bot \(name) learned its person's likes: 30 liked"), "\(runner.tail)")
                             #expect(
                                 try await FleetProcessTests.waitUntil { await server.posted().contains { $0.accountID == "200" } },
                                 "no post by the bot within a minute\n\(runner.tail)")
-                            #expect(try await alice.get("/me").html.contains("Running: a process of the fleet runs it now."))
+                            let running = try await alice.get("/me")
+                            #expect(running.html.contains("Running: a process of the fleet runs it now."), "\(running.html)")
+                            pages.append(("5-running", running.html))
 
                             // Paused from the page: the fleet lets it go.
                             #expect(try await alice.post("/mirror/pause", [("csrf", csrf)]).status == 303)
@@ -162,6 +191,7 @@ struct FrontDoorFleetProcessTests {
                             let receipt = try await alice.post("/mirror/delete", [("csrf", csrf), ("confirm", "delete")])
                             #expect(receipt.status == 200 && receipt.html.contains("id=\"receipt\""), "\(receipt.html)")
                             #expect(receipt.html.contains("\(keysBefore) word-count keys"), "\(receipt.html)")
+                            pages.append(("6-deleted", receipt.html))
                             #expect(try await keys() == 0)
                             let none = try await MirrorBotProcess.run(["bots", "list"], environment: fleet)
                             #expect(!none.standardOutput.contains(name), "\(none.standardOutput)")
@@ -178,6 +208,7 @@ struct FrontDoorFleetProcessTests {
 
                             kill(web.process.processIdentifier, SIGTERM)
                             #expect(try await web.waitForExit(within: .seconds(30)).status == 0, "\(web.tail)")
+                            try await Self.screenshots(of: pages, in: folder)
                         }
                     }
                 }

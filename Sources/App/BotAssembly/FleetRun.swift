@@ -194,6 +194,12 @@ public struct FleetRun: Sendable {
             DaemonNetworkContext(
                 clock: clock, state: database.state, usageDays: database.usageDays, runID: UUID().uuidString,
                 postLinks: configuration.postLinks, sealer: KeySealer(key: key)), logger: logger)
+        if !configuration.learnsPersonFromArchiveOnly {
+            await Self.learnFirst(
+                bot.name,
+                Trainer(network: network.network, archive: database.archive, classifier: classifier, personLikes: database.likes, logger: logger),
+                configuration: configuration, logger: logger)
+        }
         let parts = DaemonComposition.Parts(
             settings: configuration.daemonSettings, database: database, classifier: classifier, network: network.network,
             clock: clock, accountingServices: network.services, lease: lease, consentCheck: gate.check(through: network.personCheck),
@@ -201,5 +207,36 @@ public struct FleetRun: Sendable {
         var options = DaemonRunner.Options(speed: speed, handlesSignals: false)
         options.cancellationLimit = nil  // RunningBots bounds the stop; a bot never ends the process
         _ = try await DaemonComposition.run(parts, options: options)
+    }
+
+    /// A bot that has learned nothing yet (one made at the front door) learns its person first, where reading costs
+    /// nothing: their newest posts (`train scheduler`), and, when it likes, their likes (`train classifier`); each
+    /// once (a bot trained before, or given an archive, is not read again). Where reading is billed (X) it says what
+    /// to run instead and spends nothing. A failure is one line: the bot runs all the same, with what it has.
+    static func learnFirst(_ name: String, _ trainer: Trainer, configuration: Configuration, logger: Logger) async {
+        let module = configuration.networkModule
+        do {
+            guard try await trainer.archive.count() == 0 else { return }
+            guard module.dailyBudget == nil else {
+                logger.warning(
+                    "fleet: bot \(name) has nothing archived and reading \(module.name) is billed, so it learns nothing by itself: import the person's archive (`mirror_bot bots exec \(name) -- import PATH`, free) or `bots exec \(name) -- train scheduler`"
+                )
+                return
+            }
+            let posts = try await trainer.trainScheduler(force: false)
+            if !posts.skipped {
+                logger.notice("fleet: bot \(name) learned its person first: \(posts.stored) posts archived (\(posts.postsRead) read)")
+            }
+            if configuration.behaviour.likes != .off {
+                let likes = try await trainer.trainClassifier(force: false)
+                if !likes.skipped {
+                    logger.notice("fleet: bot \(name) learned its person's likes: \(likes.favorites) liked and \(likes.normals) other posts")
+                }
+            }
+        } catch is CancellationError {
+            return
+        } catch {
+            logger.error("fleet: bot \(name) could not learn its person first (\(error)); it runs with what it has")
+        }
     }
 }

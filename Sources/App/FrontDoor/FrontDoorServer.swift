@@ -284,7 +284,7 @@ public struct FrontDoorServer: Service {
                 let choices = MirrorChoices(timeZone: zone, style: style, likes: fields["likes"] == "on")
                 _ = try await mirrors.create(
                     person: person, personVariables: session.personVariables, bot: bot, botVariables: session.botVariables, choices: choices,
-                    how: "signed in at the front door \(settings.publicURL.absoluteString) (\(person.networkName)'s sign-in)",
+                    how: "the front door \(settings.publicURL.absoluteString) (\(person.networkName)'s sign-in in their browser)",
                     now: settings.clock.now())
                 await sessions.dropSignIns(in: id)
                 logger.notice("web: a person made their mirror on \(person.networkName) (paused until they start it)")
