@@ -109,10 +109,11 @@ public struct FakeServeRequest: Sendable {
         self.onListening = onListening
     }
 
-    /// The persona, or the error saying this fake serves only it.
-    public func requirePersona(_ fake: String) throws -> FakePersona {
+    /// The persona, or the error saying this fake serves only it; a fake that reads `options` itself says so
+    /// (`takesOptions`), else any is refused.
+    public func requirePersona(_ fake: String, takesOptions: Bool = false) throws -> FakePersona {
         guard let persona, seedPath == nil else { throw FakeServeError("--network \(fake) serves the generated persona: give --persona.") }
-        guard options.isEmpty else { throw FakeServeError("--network \(fake) takes no option \(options.joined(separator: " ")).") }
+        guard takesOptions || options.isEmpty else { throw FakeServeError("--network \(fake) takes no option \(options.joined(separator: " ")).") }
         return persona
     }
 }

@@ -13,12 +13,23 @@ public struct FakeMastodonNetwork: FakeNetwork {
     public var name: String { "Mastodon" }
     /// What it serves.
     public var summary: String { "a Mastodon instance: REST, streaming, /admin/state and /admin/clock (with --persona only)" }
-    /// It takes no option of its own.
-    public var optionsHelp: String { "" }
+    /// `--password`.
+    public var optionsHelp: String {
+        "--password WORD: every account of the persona signs in with WORD on the instance's authorization page "
+            + "(/oauth/authorize), as a person does in a browser (`DEMO=web script/demo`); without it none can"
+    }
 
     /// Serves the persona as an instance; each extra bot is `bench_bot_N` with the token `bench-bot-N` and the bot flag.
     public func serve(_ request: FakeServeRequest) async throws {
-        var seed = FakeMastodonSeed(persona: try request.requirePersona(key))
+        var seed = FakeMastodonSeed(persona: try request.requirePersona(key, takesOptions: true))
+        var options = request.options[...]
+        while let option = options.popFirst() {
+            let parts = option.split(separator: "=", maxSplits: 1).map(String.init)
+            let (name, inline) = (parts.first ?? option, parts.count > 1 ? parts[1] : nil)
+            guard name == "--password" else { throw FakeServeError("fake Mastodon takes --password, not \(name).") }
+            guard let word = inline ?? options.popFirst(), !word.isEmpty else { throw FakeServeError("--password needs a value.") }
+            for index in seed.accounts.indices { seed.accounts[index].password = word }
+        }
         for index in stride(from: 1, through: request.extraBots, by: 1) {
             seed.accounts.append(
                 .init(
