@@ -39,7 +39,8 @@ struct FakeNetworkLineTests {
     func personaOnly() async {
         for (request, message) in [
             (Self.request(persona: nil, seedPath: "/tmp/seed.json"), "--network mastodon serves the generated persona: give --persona."),
-            (Self.request(persona: Self.persona, options: ["--access", "enterprise"]), "--network mastodon takes no option --access enterprise."),
+            (Self.request(persona: Self.persona, options: ["--access", "enterprise"]), "fake Mastodon takes --password, not --access."),
+            (Self.request(persona: Self.persona, options: ["--password"]), "--password needs a value."),
         ] {
             await #expect(throws: FakeServeError.self) {
                 do { try await FakeMastodonNetwork().serve(request) } catch let error as FakeServeError {

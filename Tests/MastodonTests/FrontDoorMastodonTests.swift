@@ -99,12 +99,20 @@ struct FrontDoorMastodonTests {
             let address = try await Self.startSignIn(first, instance: instance)
             let state = try #require(MastodonAuthorizationTests.query(of: address)["state"])
             let code = try await server.approveAuthorization(at: address, as: MastodonFixture.personID)
-            // The second browser brings the first's callback: refused, and the first's sign-in still stands.
+            // The second browser brings the first's callback: refused, and the sign-in is used up (on MiAuth, where the
+            // approval does not rest on the code, the first browser could otherwise finish what another approved).
             let stolen = try await second.get("/sign-in/callback?code=\(code)&state=\(state)")
             #expect(stolen.status == 400)
             #expect(try await second.get("/me").location == "/")
             let own = try await first.get("/sign-in/callback?code=\(code)&state=\(state)")
-            #expect(own.status == 303 && own.location == "/me")
+            #expect(own.status == 400 && own.html.contains("start again"), "\(own.html)")
+            #expect(try await first.get("/me").location == "/")
+            // Started again in its own browser, it signs in.
+            let again = try await Self.startSignIn(first, instance: instance)
+            let newState = try #require(MastodonAuthorizationTests.query(of: again)["state"])
+            let newCode = try await server.approveAuthorization(at: again, as: MastodonFixture.personID)
+            let signedIn = try await first.get("/sign-in/callback?code=\(newCode)&state=\(newState)")
+            #expect(signedIn.status == 303 && signedIn.location == "/me")
             // A network the door does not offer.
             let csrf = try #require(try await second.get("/").csrf)
             #expect(try await second.post("/sign-in", [("csrf", csrf), ("network", "elsewhere"), ("server", "x.example")]).status == 400)
@@ -160,6 +168,9 @@ struct FrontDoorMastodonTests {
         arguments: [
             ("localhost", true), ("printer.local", true), ("10.1.2.3", true), ("172.20.0.1", true), ("172.32.0.1", false), ("100.64.0.9", true),
             ("[fd00::1]", true), ("[::ffff:127.0.0.1]", true), ("mastodon.social", false), ("https://misskey.io", false), ("8.8.8.8", false),
+            // Written as the resolver reads them too: short, a single number, hexadecimal, IPv6 in full, mapped.
+            ("127.1", true), ("2130706433", true), ("0x7f.0.0.1", true), ("http://127.1:9200", true), ("[0:0:0:0:0:0:0:1]", true),
+            ("[::ffff:10.0.0.1]", true), ("[::ffff:8.8.8.8]", false), ("[2001:db8::1]", false), ("[fe80::1]", true), ("Mastodon.Social.", false),
         ])
     func privateNames(server: String, isPrivate: Bool) {
         #expect(FrontDoorServer.namesPrivateNetwork(server) == isPrivate)

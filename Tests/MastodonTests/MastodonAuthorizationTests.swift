@@ -331,4 +331,13 @@ final class StreamEnd: Sendable {
     func mark() { ended.withLock { $0 = true } }
     /// Whether it has.
     var happened: Bool { ended.withLock { $0 } }
+
+    @Test("A server is named as DNS compares it: case, a trailing dot and the scheme's own port make no other server")
+    func serverNames() {
+        let names = ["https://Mastodon.Social", "https://mastodon.social.", "https://mastodon.social:443/", "HTTPS://MASTODON.SOCIAL"]
+            .compactMap(URL.init(string:)).map(FleetServers.name(of:))
+        #expect(names == Array(repeating: "mastodon.social", count: 4))
+        #expect(FleetServers.name(of: URL(string: "http://127.0.0.1:3000")!) == "127.0.0.1:3000")
+        #expect(FleetServers.name(of: URL(string: "http://example.social:443")!) == "example.social:443")
+    }
 }

@@ -152,6 +152,15 @@ struct FrontDoorFleetProcessTests {
                             #expect(try await alice.post("/mirror/delete", [("csrf", bobsToken), ("confirm", "delete")]).status == 403)
                             #expect(try await alice.get("/me").html.contains("Paused: not started yet"))
 
+                            // An operator's pause is the operator's to lift: shown in a sentence, Start refused; resumed by them.
+                            let operatorPause = try await MirrorBotProcess.run(["bots", "pause", name], environment: fleet)
+                            #expect(operatorPause.status == 0, "\(operatorPause.standardError)")
+                            let byOperator = try await alice.get("/me")
+                            #expect(byOperator.html.contains("paused by the operator or after a failure"), "\(byOperator.html)")
+                            let refusedStart = try await alice.post("/mirror/start", [("csrf", csrf)])
+                            #expect(refusedStart.status == 400 && refusedStart.html.contains("only the operator"), "\(refusedStart.html)")
+                            #expect(try await MirrorBotProcess.run(["bots", "resume", name], environment: fleet).status == 0)
+
                             // Started from the page; a fleet process takes it up and posts as the bot.
                             let started = try await alice.post("/mirror/start", [("csrf", csrf)])
                             #expect(started.status == 303, "\(started.html)")
@@ -203,8 +212,10 @@ struct FrontDoorFleetProcessTests {
                                 return count
                             }
                             #expect(schemas == 0, "a bot's schema left")
-                            let after = try await alice.get("/me")
-                            #expect(!after.html.contains("Paused") && after.html.contains("name=\"account\" value=\"bot\""), "\(after.html)")
+                            #expect(receipt.html.contains("still approved on Mastodon"), "what was not done, said")
+                            // Signed out with it: her page is gone, and a new mirror starts from a new sign-in.
+                            #expect(receipt.setCookie?.contains("Max-Age=0") == true)
+                            #expect(try await alice.get("/me").location == "/")
 
                             kill(web.process.processIdentifier, SIGTERM)
                             #expect(try await web.waitForExit(within: .seconds(30)).status == 0, "\(web.tail)")

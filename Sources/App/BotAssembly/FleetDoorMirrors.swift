@@ -25,6 +25,8 @@ public struct FleetDoorMirrors: DoorMirrors {
     public static let notStartedYet = "not started yet: its person starts it from their page"
     /// Why a mirror its person paused is.
     public static let pausedByItsPerson = "paused by its person"
+    /// Why a mirror is paused while it is deleted.
+    static let beingDeleted = "being deleted by its person"
 
     /// The mirrors of `bots`' fleet, sealed with `key`.
     public init(bots: FleetBots, key: FleetKey, logger: Logger) {
@@ -44,7 +46,7 @@ public struct FleetDoorMirrors: DoorMirrors {
             let consent = try await ConsentRecords(state: stores.state).current()
             let running = bot.holder != nil && (bot.leaseExpiresAt ?? .distantPast) > Date()
             return DoorMirror(
-                bot: consent?.botAccount ?? bot.name, pausedBecause: bot.pauseReason, isRunning: running && bot.pauseReason == nil,
+                bot: consent?.botAccount ?? bot.name, pausedBecause: bot.pauseReason.map(Self.shown), isRunning: running && bot.pauseReason == nil,
                 consent: consent?.summary)
         }
     }
@@ -79,15 +81,43 @@ public struct FleetDoorMirrors: DoorMirrors {
         return mirror
     }
 
+    /// The reasons a person may lift: their own pause, and the one a mirror is made with.
+    static let personsReasons: Set<String> = [notStartedYet, pausedByItsPerson]
+
+    /// A pause as its person reads it: theirs as it is; the operator's or a failure's in a sentence (its text may name
+    /// the fleet's inner parts, which are not the person's to read).
+    static func shown(_ reason: String) -> String {
+        personsReasons.contains(reason) ? reason : "paused by the operator or after a failure; the operator can say why and start it again"
+    }
+
     public func setPaused(_ paused: Bool, of person: DoorAccount) async throws -> DoorMirror? {
         let name = Self.botName(of: person)
-        guard try await bots.withRegistry({ try await $0.setPaused(name, reason: paused ? Self.pausedByItsPerson : nil) }) else { return nil }
+        let lifted = try await bots.withRegistry { registry -> Bool? in
+            guard let bot = try await registry.bot(named: name) else { return nil }
+            // A person starts what they paused, or what was never started; an operator's pause, or a failure's, is
+            // the operator's to lift.
+            if let reason = bot.pauseReason, !Self.personsReasons.contains(reason) {
+                if paused { return true }
+                throw DoorMirrorRefused("Your mirror was paused by the operator or after a failure: only the operator can start it again.")
+            }
+            return try await registry.setPaused(name, reason: paused ? Self.pausedByItsPerson : nil)
+        }
+        guard lifted == true else { return nil }
         return try await mirror(of: person)
     }
 
     public func delete(of person: DoorAccount, now: Date) async throws -> DoorDeletion? {
         let name = Self.botName(of: person)
         guard let bot = try await bots.withRegistry({ try await $0.bot(named: name) }) else { return nil }
+        // Paused first, and let go by the process that runs it (within its lease's length), so that nothing of it is
+        // written after the deletion; a process that does not let go in time is fenced off by the row's removal.
+        if bot.pauseReason == nil { try await bots.withRegistry { _ = try await $0.setPaused(name, reason: Self.beingDeleted) } }
+        let deadline = ContinuousClock.now + .seconds(bots.configuration.fleet.leaseSeconds + 5)
+        while ContinuousClock.now < deadline, let held = try await bots.withRegistry({ try await $0.bot(named: name) }),
+            held.holder != nil, (held.leaseExpiresAt ?? .distantPast) > Date()
+        {
+            try await Task.sleep(for: .milliseconds(250))
+        }
         let keys: Int
         do {
             keys = try await bots.remove(name: name)
@@ -100,6 +130,7 @@ public struct FleetDoorMirrors: DoorMirrors {
                 "the mirror's settings, with both accounts' sign-ins (kept sealed)",
                 "its stores (the schema \(bot.schema), every table): your archive, the training examples, the plans, the likes, the answers and the consent record",
                 "\(keys) word-count keys in Redis",
+                "not done: the two sign-ins are still approved on \(person.networkName): remove mirror_bot from the authorized apps of each account there",
             ], at: now)
     }
 }

@@ -60,7 +60,7 @@ struct DoorText: Sendable {
         running: "Running: a process of the fleet runs it now.", waiting: "Started: waiting for a process of the fleet to take it up.",
         start: "Start", pause: "Pause", deleteHeading: "Delete everything",
         deleteIntro:
-            "Deletes your mirror and everything it keeps of you: your archive, the word counts, its plans and likes, and both accounts' tokens. The bot's posts stay on the network.",
+            "Deletes your mirror and everything it keeps of you: your archive, the word counts, its plans and likes, and both accounts' sign-ins as kept here. The bot's posts stay on the network, and the sign-ins stay approved there until you remove the app. You are signed out.",
         deleteConfirm: "Yes, delete my mirror and everything it keeps", delete: "Delete", deletedHeading: "Deleted",
         consentRecorded: "Your consent as recorded:")
 
@@ -77,7 +77,7 @@ struct DoorText: Sendable {
         create: "ミラーを作る(停止した状態で作られます)", yourMirror: "ミラーの投稿先:", pausedBecause: "停止中:",
         running: "動作中:フリートのプロセスが動かしています。", waiting: "開始済み:フリートのプロセスが引き受けるのを待っています。",
         start: "開始", pause: "停止", deleteHeading: "すべて削除",
-        deleteIntro: "ミラーと、ミラーが保持するあなたのすべて(アーカイブ、単語の数、予定、いいね、両アカウントのトークン)を削除します。ボットの投稿はネットワークに残ります。",
+        deleteIntro: "ミラーと、ミラーが保持するあなたのすべて(アーカイブ、単語の数、予定、いいね、ここに保管した両アカウントのサインイン)を削除し、サインアウトします。ボットの投稿はネットワークに残り、アプリの連携はネットワーク側で解除するまで残ります。",
         deleteConfirm: "はい、ミラーと保持されているすべてを削除します", delete: "削除", deletedHeading: "削除しました", consentRecorded: "記録された同意:")
 
     /// The words for `acceptLanguage` (`Accept-Language`): Japanese when it comes before English, else English.

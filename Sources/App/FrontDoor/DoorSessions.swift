@@ -41,6 +41,8 @@ actor DoorSessions {
     static let signInLifetime: TimeInterval = 10 * 60
     /// The most sign-ins one browser may start in `signInLifetime`.
     static let signInsPerWindow = 8
+    /// The most sessions kept at once.
+    static let maxSessions = 20_000
 
     private var sessions: [String: DoorSession] = [:]
     private let clock: any BotClock
@@ -65,8 +67,19 @@ actor DoorSessions {
         return session
     }
 
-    /// A new visitor's session: its id and itself.
+    /// A new visitor's session: its id and itself. At `maxSessions`, the visitors' sessions nearest their end go first
+    /// (a tenth of them), then any: a flood of new browsers costs memory up to the cap, no more.
     func open() -> (id: String, session: DoorSession) {
+        if sessions.count >= Self.maxSessions {
+            let now = clock.now()
+            sessions = sessions.filter { $0.value.expires > now }
+            if sessions.count >= Self.maxSessions {
+                let byEnd = sessions.sorted {
+                    ($0.value.person == nil ? 0 : 1, $0.value.expires) < ($1.value.person == nil ? 0 : 1, $1.value.expires)
+                }
+                for (id, _) in byEnd.prefix(max(1, Self.maxSessions / 10)) { sessions[id] = nil }
+            }
+        }
         let session = DoorSession(csrf: Self.token(), expires: clock.now().addingTimeInterval(Self.lifetime))
         let id = Self.token()
         sessions[id] = session
@@ -88,9 +101,14 @@ actor DoorSessions {
         return true
     }
 
-    /// Takes the sign-in `state` names out of the session `id`: once, and only in the browser that started it.
+    /// Takes the sign-in `state` names out of the session `id`: once, and only in the browser that started it. A state
+    /// brought by another browser is used up all the same (where a network's approval does not rest on the code alone,
+    /// MiAuth, the browser that started it could otherwise finish what another approved).
     func take(state: String, in id: String?) -> DoorSession.PendingSignIn? {
-        guard let id, var session = sessions[id], let pending = session.pending.removeValue(forKey: state) else { return nil }
+        guard let id, var session = sessions[id], let pending = session.pending.removeValue(forKey: state) else {
+            for (other, var session) in sessions where session.pending.removeValue(forKey: state) != nil { sessions[other] = session }
+            return nil
+        }
         sessions[id] = session
         return pending.expires > clock.now() ? pending : nil
     }

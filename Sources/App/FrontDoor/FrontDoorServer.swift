@@ -8,6 +8,10 @@ import NIOCore
 public import ServiceLifecycle
 public import SocialNetwork
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `mirror_bot web`, the front door: a person signs in as themselves on their network, from a phone's browser, then
 /// with their bot's account, and makes their mirror, a fleet's bot (started paused, with their consent recorded); on
 /// their page they start, pause and delete it. The archive upload and the preview are to come (issue 46).
@@ -68,6 +72,10 @@ public struct FrontDoorServer: Service {
     /// The cookie's name: `__Host-` (bound to this host, path `/`, `Secure`) on https.
     var cookieName: String { Self.cookieName(secure: isSecure) }
     static func cookieName(secure: Bool) -> String { secure ? "__Host-mirror_session" : "mirror_session" }
+    /// The cookie that ends a browser's session.
+    static func expiredCookie(secure: Bool) -> String {
+        "\(cookieName(secure: secure))=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax" + (secure ? "; Secure" : "")
+    }
     var isSecure: Bool { settings.publicURL.scheme == "https" }
 
     func cookie(_ id: String) -> String {
@@ -90,28 +98,36 @@ public struct FrontDoorServer: Service {
     }
 
     /// Whether the server a person typed names this machine or a private network (`localhost`, `10.…`, `192.168.…`,
-    /// `[::1]`, `fd…`): what a door on the internet must not be made to call. A public name that resolves to a private
-    /// address is not caught here.
+    /// `127.1`, `2130706433`, `[::1]`, `fd…`, an IPv4 address mapped into IPv6): what a door on the internet must not be
+    /// made to call. Addresses are read as the resolver reads them (`inet_aton`, `inet_pton`). A public name that
+    /// resolves to a private address is not caught here.
     public static func namesPrivateNetwork(_ server: String) -> Bool {
         let typed = server.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let host = URL(string: typed.contains("://") ? typed : "https://" + typed)?.host()?.lowercased() else { return false }
         let name = host.hasSuffix(".") ? String(host.dropLast()) : host
         if name == "localhost" || [".localhost", ".local", ".internal", ".lan", ".home.arpa"].contains(where: name.hasSuffix) { return true }
-        let octets = name.split(separator: ".", omittingEmptySubsequences: false)
-        let bytes = octets.compactMap { UInt8($0) }
-        if octets.count == 4, bytes.count == 4 {
-            switch (bytes[0], bytes[1]) {
-            case (0, _), (10, _), (127, _), (169, 254), (192, 168): return true
-            case (172, 16...31), (100, 64...127): return true
-            default: return false
-            }
-        }
+        var v4 = in_addr()
+        if inet_aton(name, &v4) != 0 { return isPrivate(v4: UInt32(bigEndian: v4.s_addr)) }
+        var v6 = in6_addr()
         let address = name.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        if address.contains(":") {
-            return address == "::1" || address == "::" || address.hasPrefix("fc") || address.hasPrefix("fd") || address.hasPrefix("fe80")
-                || address.hasPrefix("::ffff:")
+        guard address.contains(":"), inet_pton(AF_INET6, address, &v6) == 1 else { return false }
+        let bytes = withUnsafeBytes(of: &v6) { Array($0) }
+        if bytes[0..<15].allSatisfy({ $0 == 0 }) && bytes[15] <= 1 { return true }  // :: and ::1
+        if bytes[0] & 0xfe == 0xfc || (bytes[0] == 0xfe && bytes[1] & 0xc0 == 0x80) { return true }  // fc00::/7, fe80::/10
+        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff {  // ::ffff:a.b.c.d
+            return isPrivate(v4: bytes[12..<16].reduce(0) { $0 << 8 | UInt32($1) })
         }
         return false
+    }
+
+    /// Whether an IPv4 address (host order) is this machine's, a private network's, link-local or shared.
+    static func isPrivate(v4 address: UInt32) -> Bool {
+        let (a, b) = (address >> 24, (address >> 16) & 0xff)
+        switch (a, b) {
+        case (0, _), (10, _), (127, _), (169, 254), (192, 168): return true
+        case (172, 16...31), (100, 64...127): return true
+        default: return false
+        }
     }
 
     static func html(_ status: HTTPResponse.Status, _ body: String, cookie: String? = nil) -> Response {
@@ -160,7 +176,9 @@ public struct FrontDoorServer: Service {
             return html(.badRequest, DoorPages.refused(text, refused.description))
         } catch {
             logger.error("web: a change to a person's mirror failed: \(error)")
-            return html(.serviceUnavailable, DoorPages.refused(text, "That could not be done just now: nothing was changed; try again in a minute."))
+            return html(
+                .serviceUnavailable,
+                DoorPages.refused(text, "That could not be done just now: open your page again in a minute to see where it stands."))
         }
     }
 
@@ -303,15 +321,17 @@ public struct FrontDoorServer: Service {
             }
         }
         router.post("/mirror/delete") { request, _ in
-            try await Self.change(request, sessions: sessions, settings: settings, logger: logger) { mirrors, session, _, fields, text in
+            try await Self.change(request, sessions: sessions, settings: settings, logger: logger) { mirrors, session, id, fields, text in
                 guard fields["confirm"] == "delete" else {
                     return Self.html(.badRequest, DoorPages.refused(text, "Tick the box to say you mean it: nothing was deleted."))
                 }
                 guard let person = session.person, let deletion = try await mirrors.delete(of: person, now: settings.clock.now()) else {
                     return Self.html(.notFound, DoorPages.refused(text, "You have no mirror here."))
                 }
-                logger.notice("web: a person deleted their mirror on \(person.networkName): \(deletion.removed.count) things removed")
-                return Self.html(.ok, DoorPages.deleted(text, deletion))
+                logger.notice("web: a person deleted their mirror on \(person.networkName): \(deletion.removed.count) lines in the receipt")
+                // Signed out with it: the session's sign-ins went with the mirror; a new mirror starts from a new sign-in.
+                await sessions.close(id)
+                return Self.html(.ok, DoorPages.deleted(text, deletion), cookie: Self.expiredCookie(secure: settings.publicURL.scheme == "https"))
             }
         }
         router.post("/sign-out") { request, _ in
@@ -321,7 +341,7 @@ public struct FrontDoorServer: Service {
                 return Self.html(.forbidden, DoorPages.refused(text, "This form has expired: open the page again."))
             }
             await sessions.close(id)
-            return Self.redirect("/", cookie: "\(cookieName)=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax" + (isSecure ? "; Secure" : ""))
+            return Self.redirect("/", cookie: Self.expiredCookie(secure: isSecure))
         }
         return router
     }

@@ -370,8 +370,12 @@ public struct AuthorizationRefused: Error, CustomStringConvertible {
 
 /// How a fleet names the server a bot's account is on.
 public enum FleetServers {
-    /// The host of `url`, with its port when it names one (two servers on one host are two servers).
+    /// The host of `url` as DNS compares it (lower case, no trailing dot), with its port when it names one that is not
+    /// its scheme's own (two servers on one host are two servers; `Mastodon.Social.` and `mastodon.social:443` are one).
     public static func name(of url: URL) -> String {
-        (url.host() ?? url.absoluteString) + (url.port.map { ":\($0)" } ?? "")
+        guard var host = url.host()?.lowercased() else { return url.absoluteString }
+        if host.hasSuffix(".") { host.removeLast() }
+        let defaultPort = url.scheme?.lowercased() == "http" ? 80 : 443
+        return host + (url.port.flatMap { $0 == defaultPort ? nil : ":\($0)" } ?? "")
     }
 }
