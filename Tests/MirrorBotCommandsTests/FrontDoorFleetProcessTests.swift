@@ -177,8 +177,18 @@ struct FrontDoorFleetProcessTests {
                             #expect(
                                 try await FleetProcessTests.waitUntil { await server.posted().contains { $0.accountID == "200" } },
                                 "no post by the bot within a minute\n\(runner.tail)")
-                            let running = try await alice.get("/me")
+                            // Her page shows what it posted: her post's text, and where to see the bot's copy.
+                            var running = try await alice.get("/me")
+                            _ = try await FleetProcessTests.waitUntil {
+                                running = (try? await alice.get("/me")) ?? running
+                                return running.html.contains("Posted your post: <q>")
+                            }
                             #expect(running.html.contains("Running: a process of the fleet runs it now."), "\(running.html)")
+                            let copies = await server.posted().filter { $0.accountID == "200" && $0.inReplyToID == nil }
+                            let shown = copies.map { $0.content.replacingOccurrences(of: "<p>", with: "").replacingOccurrences(of: "</p>", with: "") }
+                            #expect(shown.contains { running.html.contains("Posted your post: <q>\($0)</q>") }, "\(shown)\n\(running.html)")
+                            #expect(
+                                copies.contains { running.html.contains("/\($0.id)\" rel=\"noreferrer noopener\">see it</a>") }, "\(running.html)")
                             pages.append(("5-running", running.html))
 
                             // Paused from the page: the fleet lets it go.

@@ -49,6 +49,18 @@ struct PostArchiveTests {
         }
     }
 
+    @Test("Posts read by id: those stored, each as stored; an id not stored left out; none asked, none read", arguments: StoreBackends.archives)
+    func postsByID(_ backend: StoreBackends.ArchiveKind) async throws {
+        try await TestServers.withIsolatedDatabase(backend) { database async throws in
+            let archive = database.archive(timeZone: utcZone, rowLimit: 100)
+            let stored = (1...5).map { post(Int64($0), at: utc(2024, 1, 1, 12, $0), "投稿 \($0)") }
+            try await archive.insert(stored)
+            let read = try await archive.posts(withIDs: [PostID(4), PostID(2), PostID(99)])
+            #expect(Set(read) == Set([stored[3], stored[1]]))
+            #expect(try await archive.posts(withIDs: []).isEmpty)
+        }
+    }
+
     @Test("The row cap deletes the oldest posts by created_at, not the newest", arguments: StoreBackends.archives)
     func rowCapDeletesOldest(_ backend: StoreBackends.ArchiveKind) async throws {
         try await TestServers.withIsolatedDatabase(backend) { database async throws in

@@ -1,4 +1,5 @@
 import BotConfiguration
+import BotCore
 import Consent
 import Crypto
 public import Fleet
@@ -47,7 +48,40 @@ public struct FleetDoorMirrors: DoorMirrors {
             let running = bot.holder != nil && (bot.leaseExpiresAt ?? .distantPast) > Date()
             return DoorMirror(
                 bot: consent?.botAccount ?? bot.name, pausedBecause: bot.pauseReason.map(Self.shown), isRunning: running && bot.pauseReason == nil,
-                consent: consent?.summary)
+                consent: consent?.summary, lately: try await lately(of: bot, stores: stores))
+        }
+    }
+
+    /// How many of a mirror's latest actions its page shows.
+    static let latelyShown = 12
+
+    /// The mirror's latest actions as its person reads them: each copy's text from the archive, each post's address
+    /// on the network, times in the mirror's zone (its sealed settings say which).
+    func lately(of bot: FleetBot, stores: any StoreSet) async throws -> [DoorMirror.Action] {
+        let actions = try await stores.actions.page(limit: Self.latelyShown)
+        guard !actions.isEmpty else { return [] }
+        let configuration = try Configuration(
+            environment: FleetBotSettings.environment(
+                of: bot.name, settings: try key.open(bot.sealedSettings, bot: bot.name), process: bots.environment))
+        let links = configuration.networkModule.postLinks
+        let copied = actions.filter(\.copiedThePerson).compactMap(\.sourceID).map { PostID($0) }
+        let texts = Dictionary(try await stores.archive.posts(withIDs: copied).map { ($0.postID.text, $0.text) }) { first, _ in first }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = configuration.behaviour.timeZone
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return actions.map { action in
+            let kind: DoorMirror.Action.Kind =
+                switch action.kind {
+                case .posted: .posted
+                case .skipped: .skipped
+                case .replied: .answered
+                case .notReplied: .notAnswered
+                case .liked: .liked
+                }
+            return DoorMirror.Action(
+                kind: kind, at: formatter.string(from: action.at), text: action.copiedThePerson ? action.sourceID.flatMap { texts[$0] } : nil,
+                link: action.postID.flatMap(links.botSide), reason: kind == .posted || kind == .answered || kind == .liked ? nil : action.reason)
         }
     }
 

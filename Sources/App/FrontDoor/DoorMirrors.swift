@@ -61,13 +61,53 @@ public struct DoorMirror: Sendable, Equatable {
     public var isRunning: Bool
     /// The person's consent as it is recorded, in a sentence.
     public var consent: String?
+    /// What it did lately, newest first.
+    public var lately: [Action]
+
+    /// One thing a mirror did, as its person reads it: texts and links, not ids.
+    public struct Action: Sendable, Equatable {
+        /// What it did.
+        public enum Kind: String, Sendable {
+            /// Posted (a copy of `text`, or a remix).
+            case posted
+            /// Did not post at a slot (`reason` says why).
+            case skipped
+            /// Answered a mention.
+            case answered
+            /// Did not answer a mention (`reason` says why).
+            case notAnswered
+            /// Liked a post.
+            case liked
+        }
+
+        /// What it did.
+        public var kind: Kind
+        /// When, in the mirror's time zone (`2026-11-22 08:05`).
+        public var at: String
+        /// The person's post it copied, when it was a copy still in their archive.
+        public var text: String?
+        /// Where to see the bot's post (or the post it liked), when the network gives an address.
+        public var link: String?
+        /// Why it did not, for a skip.
+        public var reason: String?
+
+        /// An action from its parts.
+        public init(kind: Kind, at: String, text: String?, link: String?, reason: String?) {
+            self.kind = kind
+            self.at = at
+            self.text = text
+            self.link = link
+            self.reason = reason
+        }
+    }
 
     /// A mirror from its parts.
-    public init(bot: String, pausedBecause: String?, isRunning: Bool, consent: String?) {
+    public init(bot: String, pausedBecause: String?, isRunning: Bool, consent: String?, lately: [Action] = []) {
         self.bot = bot
         self.pausedBecause = pausedBecause
         self.isRunning = isRunning
         self.consent = consent
+        self.lately = lately
     }
 }
 

@@ -40,6 +40,15 @@ struct DoorText: Sendable {
     let delete: String
     let deletedHeading: String
     let consentRecorded: String
+    let latelyHeading: String
+    let nothingYet: String
+    let didPost: String
+    let didRemix: String
+    let didSkip: String
+    let didAnswer: String
+    let didNotAnswer: String
+    let didLike: String
+    let seeIt: String
 
     static let english = DoorText(
         language: "en", title: "mirror_bot",
@@ -62,7 +71,9 @@ struct DoorText: Sendable {
         deleteIntro:
             "Deletes your mirror and everything it keeps of you: your archive, the word counts, its plans and likes, and both accounts' sign-ins as kept here. The bot's posts stay on the network, and the sign-ins stay approved there until you remove the app. You are signed out.",
         deleteConfirm: "Yes, delete my mirror and everything it keeps", delete: "Delete", deletedHeading: "Deleted",
-        consentRecorded: "Your consent as recorded:")
+        consentRecorded: "Your consent as recorded:", latelyHeading: "What it did lately", nothingYet: "Nothing yet: it posts at your kind of hours.",
+        didPost: "Posted your post", didRemix: "Posted (a remix, or a post no longer in your archive)", didSkip: "Did not post",
+        didAnswer: "Answered a mention", didNotAnswer: "Did not answer a mention", didLike: "Liked a post", seeIt: "see it")
 
     static let japanese = DoorText(
         language: "ja", title: "mirror_bot", intro: "あなたの過去の投稿を、あなたらしい時間に投稿するボットです。本人としてサインインした人だけをミラーし、本人が望めば止まります。",
@@ -78,7 +89,9 @@ struct DoorText: Sendable {
         running: "動作中:フリートのプロセスが動かしています。", waiting: "開始済み:フリートのプロセスが引き受けるのを待っています。",
         start: "開始", pause: "停止", deleteHeading: "すべて削除",
         deleteIntro: "ミラーと、ミラーが保持するあなたのすべて(アーカイブ、単語の数、予定、いいね、ここに保管した両アカウントのサインイン)を削除し、サインアウトします。ボットの投稿はネットワークに残り、アプリの連携はネットワーク側で解除するまで残ります。",
-        deleteConfirm: "はい、ミラーと保持されているすべてを削除します", delete: "削除", deletedHeading: "削除しました", consentRecorded: "記録された同意:")
+        deleteConfirm: "はい、ミラーと保持されているすべてを削除します", delete: "削除", deletedHeading: "削除しました", consentRecorded: "記録された同意:",
+        latelyHeading: "最近の動き", nothingYet: "まだありません。あなたらしい時間に投稿します。", didPost: "あなたの投稿を投稿", didRemix: "投稿(リミックス、またはアーカイブにない投稿)",
+        didSkip: "投稿せず", didAnswer: "メンションに返信", didNotAnswer: "メンションに返信せず", didLike: "いいね", seeIt: "見る")
 
     /// The words for `acceptLanguage` (`Accept-Language`): Japanese when it comes before English, else English.
     static func preferred(_ acceptLanguage: String?) -> DoorText {
@@ -109,7 +122,8 @@ enum DoorPages {
         label{display:block;margin-top:.75rem;font-weight:600}input,select,button{font:inherit;padding:.5rem;width:100%;box-sizing:border-box;margin-top:.25rem}
         button{margin-top:1rem;background:#1d4ed8;color:#fff;border:0;border-radius:.25rem;cursor:pointer}button:focus,input:focus,select:focus{outline:3px solid #f59e0b}
         .hint{color:#444;font-size:.9rem}.check{font-weight:400}.check input{width:auto;margin-right:.5rem}fieldset{border:0;padding:0;margin-top:.75rem}
-        legend{font-weight:600}.danger{background:#b91c1c}.quiet{background:#374151}</style></head>
+        legend{font-weight:600}.danger{background:#b91c1c}.quiet{background:#374151}.lately{padding-left:1.25rem}.lately li{margin:.25rem 0;overflow-wrap:anywhere}
+        time{font-variant-numeric:tabular-nums;color:#444}</style></head>
         <body><main>\(body)</main></body></html>
         """
     }
@@ -157,6 +171,12 @@ enum DoorPages {
             body += form(
                 mirror.pausedBecause == nil ? "/mirror/pause" : "/mirror/start", csrf: csrf,
                 "<button type=\"submit\">\(escaped(mirror.pausedBecause == nil ? text.pause : text.start))</button>")
+            body += "<h2>\(escaped(text.latelyHeading))</h2>"
+            if mirror.lately.isEmpty {
+                body += "<p>\(escaped(text.nothingYet))</p>"
+            } else {
+                body += "<ol id=\"lately\" class=\"lately\">" + mirror.lately.map { lately(text, $0) }.joined() + "</ol>"
+            }
             if let consent = mirror.consent { body += "<p class=\"hint\">\(escaped(text.consentRecorded)) \(escaped(consent))</p>" }
             body += "<h2>\(escaped(text.deleteHeading))</h2><p>\(escaped(text.deleteIntro))</p>"
             body += form(
@@ -197,6 +217,25 @@ enum DoorPages {
         }
         body += form("/sign-out", csrf: csrf, "<button type=\"submit\" class=\"quiet\">\(escaped(text.signOut))</button>")
         return page(text, body)
+    }
+
+    /// One of the mirror's latest actions: when, what, the copied text, the reason, the link.
+    static func lately(_ text: DoorText, _ action: DoorMirror.Action) -> String {
+        let what =
+            switch action.kind {
+            case .posted: action.text == nil ? text.didRemix : text.didPost
+            case .skipped: text.didSkip
+            case .answered: text.didAnswer
+            case .notAnswered: text.didNotAnswer
+            case .liked: text.didLike
+            }
+        var item = "<li><time>\(escaped(action.at))</time> \(escaped(what))"
+        if let copied = action.text { item += ": <q>\(escaped(copied))</q>" }
+        if let reason = action.reason { item += " (\(escaped(reason)))" }
+        if let link = action.link, let url = URL(string: link), ["https", "http"].contains(url.scheme?.lowercased() ?? "") {
+            item += " <a href=\"\(escaped(link))\" rel=\"noreferrer noopener\">\(escaped(text.seeIt))</a>"
+        }
+        return item + "</li>"
     }
 
     /// The receipt of a deletion: what went, and when.

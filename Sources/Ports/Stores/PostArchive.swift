@@ -38,6 +38,8 @@ public protocol PostArchive: Sendable {
     func recordBotPost(sourcePostID: PostID, botPostID: PostID?, postedAt: Date) async throws
     /// The stored posts, newest first, at most `limit`.
     func newest(limit: Int) async throws -> [ArchivedPost]
+    /// The stored posts among `ids` (at most 100), in no order; an id not stored is left out.
+    func posts(withIDs ids: [PostID]) async throws -> [ArchivedPost]
     /// Deletes every stored post (`mirror_bot train clear`).
     func removeAll() async throws
     /// Deletes one stored post (the person deleted it); whether it was there.

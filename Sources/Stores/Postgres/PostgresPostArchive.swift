@@ -224,6 +224,16 @@ struct PostgresPostArchive: PostArchive {
         ).map(ArchivedPost.init(row:))
     }
 
+    func posts(withIDs ids: [PostID]) async throws -> [ArchivedPost] {
+        guard !ids.isEmpty else { return [] }
+        let texts = ids.prefix(100).map(\.text)
+        return try await database.rows(
+            "reading posts by id",
+            "SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets WHERE tweet_id = ANY(\(texts))",
+            as: (PostID, String, AccountID?, Date, String?).self
+        ).map(ArchivedPost.init(row:))
+    }
+
     func remove(postID: PostID) async throws -> Bool {
         try await !database.rows("removing post \(postID)", "DELETE FROM tweets WHERE tweet_id = \(postID) RETURNING 1", as: Int.self).isEmpty
     }

@@ -207,6 +207,20 @@ struct SQLitePostArchive: PostArchive {
         }
     }
 
+    func posts(withIDs ids: [PostID]) async throws -> [ArchivedPost] {
+        let chosen = Array(ids.prefix(100))
+        guard !chosen.isEmpty else { return [] }
+        return try await database.read("reading posts by id") { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT tweet_id, text, reply_user_id, created_at, content_warning FROM tweets
+                    WHERE tweet_id IN (\(Array(repeating: "?", count: chosen.count).joined(separator: ", ")))
+                    """, arguments: StatementArguments(chosen))
+            return database.decodedRows(rows, of: "the archive (posts by id)", ArchivedPost.init(row:))
+        }
+    }
+
     func remove(postID: PostID) async throws -> Bool {
         try await database.write("removing post \(postID)") { db in
             try db.execute(sql: "DELETE FROM tweets WHERE tweet_id = ?", arguments: [postID])

@@ -123,6 +123,10 @@ struct InMemoryPostArchive: PostArchive {
         }
     }
 
+    func posts(withIDs ids: [PostID]) async throws -> [ArchivedPost] {
+        try set.withTables("reading posts by id") { tables in ids.prefix(100).compactMap { tables.posts[$0]?.post } }
+    }
+
     func removeAll() async throws { try set.withTables("clearing the archive") { $0.posts.removeAll() } }
 
     func remove(postID: PostID) async throws -> Bool {
