@@ -1,5 +1,6 @@
 import Consent
 import FakeMastodon
+import FakeMisskey
 import Foundation
 import PostgresNIO
 import PostgresStores
@@ -232,6 +233,84 @@ struct FrontDoorFleetProcessTests {
                             try await Self.screenshots(of: pages, in: folder)
                         }
                     }
+                }
+            }
+        }
+    }
+
+    /// Signs `browser` in on the Misskey `instance` as `accountID` through MiAuth (the instance's consent page pressed
+    /// through its admin route, with the permissions the door asked for), and returns the callback's answer.
+    static func signInMisskey(
+        _ browser: DoorBrowser, account: String, on instance: URL, as accountID: String, server: FakeMisskeyServer
+    ) async throws -> DoorBrowser.Answer {
+        let page = try await browser.get(account == "bot" ? "/me" : "/")
+        var form = [("csrf", try #require(page.csrf, "\(page.html)")), ("network", "misskey"), ("server", instance.absoluteString)]
+        if account == "bot" { form.append(("account", "bot")) }
+        let started = try await browser.post("/sign-in", form)
+        let address = try #require(started.location.flatMap { URLComponents(string: $0) }, "\(started.html)")
+        let session = try #require(address.path.split(separator: "/").last.map(String.init))
+        let permissions = (address.queryItems?.first { $0.name == "permission" }?.value ?? "").split(separator: ",").map(String.init)
+        let state = try #require(
+            address.queryItems?.first { $0.name == "callback" }?.value.flatMap(URLComponents.init(string:))?.queryItems?.first { $0.name == "state" }?
+                .value)
+        #expect(await server.approveMiAuth(session: session, accountID: accountID, permissions: permissions))
+        return try await browser.get("/sign-in/callback?state=\(state)&session=\(session)")
+    }
+
+    @Test(
+        "On Misskey too: sign in with MiAuth as oneself and as the bot, make, start; the fleet learns the person's notes and posts one; her page shows it; delete"
+    )
+    func aMisskeyMirrorMadeInTheBrowser() async throws {
+        let server = FakeMisskeyServer(seed: FleetMisskeyProcessTests.seed())
+        try await server.withRunning { instance in
+            try await TestServers.withScratchDatabase("doormk") { database in
+                try await TestServers.withTemporaryFolder { folder in
+                    let fleet = try FleetProcessTests.environment(database)
+                    let port = try FreePort.pick()
+                    let web = try RunningBot(
+                        ["web"], environment: fleet.merging(["PORT": String(port), "PUBLIC_URL": "http://localhost:\(port)"]) { $1 }, folder: folder)
+                    defer { if web.process.isRunning { kill(web.process.processIdentifier, SIGKILL) } }
+                    #expect(try await web.waitForLog("the front door is open on port \(port)", limit: .seconds(60)), "\(web.tail)")
+                    try await DoorBrowser.with(URL(string: "http://127.0.0.1:\(port)")!) { person in
+                        let signedIn = try await Self.signInMisskey(
+                            person, account: "person", on: instance, as: FleetMisskeyProcessTests.person, server: server)
+                        #expect(signedIn.status == 303 && signedIn.location == "/me", "\(signedIn.html)")
+                        let bot = try await Self.signInMisskey(person, account: "bot", on: instance, as: FleetMisskeyProcessTests.bot, server: server)
+                        #expect(bot.status == 303 && bot.location == "/me", "\(bot.html)")
+                        let choose = try await person.get("/me")
+                        #expect(choose.html.contains("<strong>@mirror</strong>") && choose.html.contains("action=\"/mirror\""), "\(choose.html)")
+                        let csrf = try #require(choose.csrf)
+                        let made = try await person.post(
+                            "/mirror", [("csrf", csrf), ("tz", "Asia/Tokyo"), ("style", "copy"), ("likes", "off"), ("agree", "yes")])
+                        #expect(made.status == 303, "\(made.html)")
+                        #expect(try await person.get("/me").html.contains("Paused: not started yet"))
+                        #expect(try await person.post("/mirror/start", [("csrf", csrf)]).status == 303)
+
+                        await server.armClock(FleetMisskeyProcessTests.dayStart, speed: 1_440)
+                        let runner = try RunningBot(
+                            ["fleet", "--speed", "1440", "--start-time", FleetMisskeyProcessTests.dayStart.formatted(.iso8601)], environment: fleet,
+                            folder: folder)
+                        defer { if runner.process.isRunning { kill(runner.process.processIdentifier, SIGKILL) } }
+                        #expect(try await runner.waitForLog("learned its person first: 504 posts archived"), "\(runner.tail)")
+                        var page = try await person.get("/me")
+                        #expect(
+                            try await FleetProcessTests.waitUntil {
+                                page = (try? await person.get("/me")) ?? page
+                                return page.html.contains("Posted your post: <q>")
+                            }, "no post shown on her page within a minute\n\(runner.tail)")
+                        let notes = await server.posted().filter { $0.userID == FleetMisskeyProcessTests.bot && $0.replyID == nil }
+                        #expect(notes.contains { page.html.contains("<q>\($0.text ?? "")</q>") }, "\(notes.map(\.text))\n\(page.html)")
+                        kill(runner.process.processIdentifier, SIGTERM)
+                        #expect(try await runner.waitForExit(within: .seconds(30)).status == 0, "\(runner.tail)")
+
+                        let receipt = try await person.post("/mirror/delete", [("csrf", csrf), ("confirm", "delete")])
+                        #expect(
+                            receipt.status == 200 && receipt.html.contains("id=\"receipt\"") && receipt.html.contains("still approved on Misskey"))
+                        let none = try await MirrorBotProcess.run(["bots", "list"], environment: fleet)
+                        #expect(!none.standardOutput.contains("door-"), "\(none.standardOutput)")
+                    }
+                    kill(web.process.processIdentifier, SIGTERM)
+                    #expect(try await web.waitForExit(within: .seconds(30)).status == 0, "\(web.tail)")
                 }
             }
         }
