@@ -148,6 +148,7 @@ struct FrontDoorFleetProcessTests {
                                 #expect(try await bob.post(path, [("csrf", bobsToken)]).status == 404, "\(path)")
                             }
                             #expect(try await bob.post("/mirror/delete", [("csrf", bobsToken), ("confirm", "delete")]).status == 404)
+                            #expect(try await bob.get("/mirror/download").status == 404, "bob downloads nothing of alice's")
                             // Alice's token in bob's browser, or bob's in alice's: refused.
                             #expect(try await bob.post("/mirror/start", [("csrf", csrf)]).status == 403)
                             #expect(try await alice.post("/mirror/delete", [("csrf", bobsToken), ("confirm", "delete")]).status == 403)
@@ -191,6 +192,20 @@ struct FrontDoorFleetProcessTests {
                             #expect(
                                 copies.contains { running.html.contains("/\($0.id)\" rel=\"noreferrer noopener\">see it</a>") }, "\(running.html)")
                             pages.append(("5-running", running.html))
+
+                            // Her download: everything it keeps of her, as JSON.
+                            let download = try await alice.get("/mirror/download")
+                            #expect(download.status == 200, "\(download.html.prefix(300))")
+                            let takeout = try #require(try JSONSerialization.jsonObject(with: Data(download.html.utf8)) as? [String: Any])
+                            #expect(
+                                takeout["handle"] as? String == "alice"
+                                    && (takeout["consent"] as? [String: Any])?["person_handle"] as? String == "alice")
+                            let posts = takeout["posts"] as? [[String: Any]] ?? []
+                            #expect(
+                                posts.count == 504 && posts.allSatisfy { ($0["text"] as? String)?.hasPrefix("alice ") == true },
+                                "\(posts.count) posts")
+                            #expect((takeout["training_examples"] as? [Any])?.isEmpty == false, "what it learned her likes from")
+                            #expect((takeout["actions"] as? [[String: Any]])?.contains { $0["kind"] as? String == "posted" } == true)
 
                             // Paused from the page: the fleet lets it go.
                             #expect(try await alice.post("/mirror/pause", [("csrf", csrf)]).status == 303)

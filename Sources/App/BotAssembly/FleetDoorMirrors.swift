@@ -140,6 +140,77 @@ public struct FleetDoorMirrors: DoorMirrors {
         return try await mirror(of: person)
     }
 
+    /// What a person downloads: everything their mirror keeps of them.
+    struct Takeout: Encodable {
+        struct Post: Encodable {
+            var id: String
+            var text: String
+            var createdAt: Date
+            var inReplyToAccount: String?
+            var contentWarning: String?
+        }
+        struct Example: Encodable {
+            var postID: String
+            var text: String
+            var author: String?
+            var label: String
+            var source: String
+            var learnedAt: Date
+        }
+        struct Like: Encodable {
+            var postID: String
+            var authorID: String?
+            var reason: String
+            var likedAt: Date
+        }
+        struct Action: Encodable {
+            var kind: String
+            var at: Date
+            var postID: String?
+            var sourceID: String?
+            var reason: String?
+        }
+        var madeAt: Date
+        var network: String
+        var account: String
+        var handle: String
+        var consent: PersonConsent?
+        var posts: [Post]
+        var trainingExamples: [Example]
+        var likes: [Like]
+        var actions: [Action]
+    }
+
+    /// The most of each kind a download holds (an archive is capped well below).
+    static let takeoutLimit = 1_000_000
+
+    public func download(of person: DoorAccount, now: Date) async throws -> Data? {
+        try await bots.withStores(of: Self.botName(of: person)) { _, stores in
+            let takeout = Takeout(
+                madeAt: now, network: person.networkName, account: person.account, handle: person.handle,
+                consent: try await ConsentRecords(state: stores.state).current(),
+                posts: try await stores.archive.newest(limit: Self.takeoutLimit).map {
+                    .init(
+                        id: $0.postID.text, text: $0.text, createdAt: $0.createdAt, inReplyToAccount: $0.replyUserID?.text,
+                        contentWarning: $0.contentWarning)
+                },
+                trainingExamples: try await stores.examples.all().map {
+                    .init(postID: $0.postID, text: $0.text, author: $0.author, label: $0.label, source: $0.source, learnedAt: $0.learnedAt)
+                },
+                likes: try await stores.likes.likes().map {
+                    .init(postID: $0.postID.text, authorID: $0.authorID?.text, reason: $0.reason, likedAt: $0.likedAt)
+                },
+                actions: try await stores.actions.page(limit: Self.takeoutLimit).map {
+                    .init(kind: $0.kind.rawValue, at: $0.at, postID: $0.postID, sourceID: $0.sourceID, reason: $0.reason)
+                })
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .iso8601
+            encoder.keyEncodingStrategy = .convertToSnakeCase
+            encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+            return try encoder.encode(takeout)
+        }
+    }
+
     public func delete(of person: DoorAccount, now: Date) async throws -> DoorDeletion? {
         let name = Self.botName(of: person)
         guard let bot = try await bots.withRegistry({ try await $0.bot(named: name) }) else { return nil }

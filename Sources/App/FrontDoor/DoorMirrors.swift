@@ -149,6 +149,9 @@ public protocol DoorMirrors: Sendable {
     ) async throws -> DoorMirror
     /// Starts (`paused` false) or pauses `person`'s mirror; nil when they have none.
     func setPaused(_ paused: Bool, of person: DoorAccount) async throws -> DoorMirror?
+    /// Everything `person`'s mirror keeps of them, as one JSON document (their posts, what it learned from, what it
+    /// did, their consent); nil when they have none.
+    func download(of person: DoorAccount, now: Date) async throws -> Data?
     /// Deletes `person`'s mirror and everything it keeps of them; nil when they have none.
     func delete(of person: DoorAccount, now: Date) async throws -> DoorDeletion?
 }

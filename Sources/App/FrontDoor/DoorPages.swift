@@ -49,6 +49,7 @@ struct DoorText: Sendable {
     let didNotAnswer: String
     let didLike: String
     let seeIt: String
+    let download: String
 
     static let english = DoorText(
         language: "en", title: "mirror_bot",
@@ -73,7 +74,8 @@ struct DoorText: Sendable {
         deleteConfirm: "Yes, delete my mirror and everything it keeps", delete: "Delete", deletedHeading: "Deleted",
         consentRecorded: "Your consent as recorded:", latelyHeading: "What it did lately", nothingYet: "Nothing yet: it posts at your kind of hours.",
         didPost: "Posted your post", didRemix: "Posted (a remix, or a post no longer in your archive)", didSkip: "Did not post",
-        didAnswer: "Answered a mention", didNotAnswer: "Did not answer a mention", didLike: "Liked a post", seeIt: "see it")
+        didAnswer: "Answered a mention", didNotAnswer: "Did not answer a mention", didLike: "Liked a post", seeIt: "see it",
+        download: "Download everything it keeps of you (JSON)")
 
     static let japanese = DoorText(
         language: "ja", title: "mirror_bot", intro: "あなたの過去の投稿を、あなたらしい時間に投稿するボットです。本人としてサインインした人だけをミラーし、本人が望めば止まります。",
@@ -91,7 +93,8 @@ struct DoorText: Sendable {
         deleteIntro: "ミラーと、ミラーが保持するあなたのすべて(アーカイブ、単語の数、予定、いいね、ここに保管した両アカウントのサインイン)を削除し、サインアウトします。ボットの投稿はネットワークに残り、アプリの連携はネットワーク側で解除するまで残ります。",
         deleteConfirm: "はい、ミラーと保持されているすべてを削除します", delete: "削除", deletedHeading: "削除しました", consentRecorded: "記録された同意:",
         latelyHeading: "最近の動き", nothingYet: "まだありません。あなたらしい時間に投稿します。", didPost: "あなたの投稿を投稿", didRemix: "投稿(リミックス、またはアーカイブにない投稿)",
-        didSkip: "投稿せず", didAnswer: "メンションに返信", didNotAnswer: "メンションに返信せず", didLike: "いいね", seeIt: "見る")
+        didSkip: "投稿せず", didAnswer: "メンションに返信", didNotAnswer: "メンションに返信せず", didLike: "いいね", seeIt: "見る",
+        download: "保持されているあなたのデータをすべてダウンロード(JSON)")
 
     /// The words for `acceptLanguage` (`Accept-Language`): Japanese when it comes before English, else English.
     static func preferred(_ acceptLanguage: String?) -> DoorText {
@@ -178,6 +181,7 @@ enum DoorPages {
                 body += "<ol id=\"lately\" class=\"lately\">" + mirror.lately.map { lately(text, $0) }.joined() + "</ol>"
             }
             if let consent = mirror.consent { body += "<p class=\"hint\">\(escaped(text.consentRecorded)) \(escaped(consent))</p>" }
+            body += "<p><a href=\"/mirror/download\" download>\(escaped(text.download))</a></p>"
             body += "<h2>\(escaped(text.deleteHeading))</h2><p>\(escaped(text.deleteIntro))</p>"
             body += form(
                 "/mirror/delete", csrf: csrf,
@@ -236,6 +240,13 @@ enum DoorPages {
             item += " <a href=\"\(escaped(link))\" rel=\"noreferrer noopener\">\(escaped(text.seeIt))</a>"
         }
         return item + "</li>"
+    }
+
+    /// `text` with only letters, digits, `-` and `_` (a file name's part).
+    static func fileSafe(_ text: String) -> String {
+        String(
+            text.unicodeScalars.filter { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") }.prefix(64).map(
+                Character.init))
     }
 
     /// The receipt of a deletion: what went, and when.

@@ -320,6 +320,25 @@ public struct FrontDoorServer: Service {
                 }
             }
         }
+        // The person's download: read-only, their own mirror's, found by their session alone.
+        router.get("/mirror/download") { request, _ in
+            let text = DoorText.preferred(request.headers[.acceptLanguage])
+            guard let session = await sessions.session(sessionID(request)), let person = session.person else { return Self.redirect("/") }
+            guard let mirrors = settings.mirrors else { return Self.html(.notFound, DoorPages.refused(text, text.noFleet)) }
+            do {
+                guard let data = try await mirrors.download(of: person, now: settings.clock.now()) else {
+                    return Self.html(.notFound, DoorPages.refused(text, "You have no mirror here."))
+                }
+                logger.notice("web: a person downloaded what their mirror keeps on \(person.networkName) (\(data.count) bytes)")
+                var headers = HTTPFields()
+                headers[.contentType] = "application/json; charset=utf-8"
+                headers[.contentDisposition] = "attachment; filename=\"mirror_bot-\(person.network)-\(DoorPages.fileSafe(person.handle)).json\""
+                return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+            } catch {
+                logger.error("web: a person's download failed: \(error)")
+                return Self.html(.serviceUnavailable, DoorPages.refused(text, "Your download cannot be made just now: try again in a minute."))
+            }
+        }
         router.post("/mirror/delete") { request, _ in
             try await Self.change(request, sessions: sessions, settings: settings, logger: logger) { mirrors, session, id, fields, text in
                 guard fields["confirm"] == "delete" else {
