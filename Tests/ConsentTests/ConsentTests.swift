@@ -166,4 +166,31 @@ struct ConsentTests {
         #expect(other.contains("an archive of another X account (1234567 @hanako) was imported"), "\(other)")
         #expect(moved.ownership(ofArchiveOf: "did:plc:abc", on: "Bluesky", handle: nil, actorAddress: nil) == .elsewhere(key: "Bluesky did:plc:abc"))
     }
+
+    @Test(
+        "A record written before servers were named as DNS compares them is still the person's: case, a trailing dot and a default port aside; another id or server is not"
+    )
+    func accountsAsDNSComparesServers() {
+        let old = PersonConsent(
+            network: "Mastodon", personAccount: "42@Mastodon.Example.:443", personHandle: "hanako", signedInAt: Date(timeIntervalSince1970: 0),
+            how: "auth mastodon", botAccount: nil, agreedTo: [.learnPosts], credentialDigest: nil)
+        for same in ["42@mastodon.example", "42@MASTODON.example:443", "42@mastodon.example.", "42@mastodon.example:80"] {
+            #expect(old.isPerson(same), "\(same)")
+        }
+        for other in ["43@mastodon.example", "42@mastodon.example:3000", "42@other.example", "42", "42@mastodon.examplex"] {
+            #expect(!old.isPerson(other), "\(other)")
+        }
+        #expect(
+            old.ownership(
+                ofArchiveOf: "https://mastodon.example/users/hanako", on: "Mastodon", handle: "hanako", actorAddress: ("hanako", "mastodon.example"))
+                == .theirs)
+        let x = PersonConsent(
+            network: "X", personAccount: "1234567", personHandle: "hanako", signedInAt: Date(timeIntervalSince1970: 0), how: "auth x",
+            botAccount: nil, agreedTo: [.learnPosts], credentialDigest: nil)
+        #expect(x.isPerson("1234567") && !x.isPerson("12345678"))
+        let bluesky = PersonConsent(
+            network: "Bluesky", personAccount: "did:plc:Abc", personHandle: "hanako", signedInAt: Date(timeIntervalSince1970: 0), how: "auth bluesky",
+            botAccount: nil, agreedTo: [.learnPosts], credentialDigest: nil)
+        #expect(bluesky.isPerson("did:plc:Abc") && !bluesky.isPerson("did:plc:abc"), "a DID is compared exactly")
+    }
 }

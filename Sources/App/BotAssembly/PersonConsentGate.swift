@@ -71,7 +71,7 @@ public struct PersonConsentGate: Sendable {
         } catch let lapsed as PersonSignInLapsed {
             throw ConsentRequired("Not mirroring: \(lapsed.description). The person signs in again with `\(signIn)`.")
         }
-        if let current, current.personAccount != person.account {
+        if let current, !current.isPerson(person.account) {
             throw ConsentRequired(
                 "Not mirroring: the person's credentials sign in as @\(person.handle) (\(person.account)), not as @\(current.personHandle) (\(current.personAccount)) who consented to this mirror. `mirror_bot forget-me` ends the former's mirror first; then @\(person.handle) signs in with `\(signIn)`."
             )
@@ -83,6 +83,8 @@ public struct PersonConsentGate: Sendable {
                 how: "their own \(person.credential) in the configuration, verified as theirs", botAccount: nil, agreedTo: agreedTo,
                 credentialDigest: digest)
         consent.personHandle = person.handle
+        // The same account, kept as sign-ins name it now.
+        consent.personAccount = person.account
         consent.credentialDigest = digest
         try await records.keep(consent)
         logger.notice("consent: \(consent.summary)")
@@ -129,7 +131,7 @@ public struct PersonConsentGate: Sendable {
     public func recordSignIn(_ person: VerifiedPerson, how: String, credentials: [(name: String, value: String)], now: Date) async throws
         -> PersonConsent
     {
-        if let current = try await records.current(), !current.isWithdrawn, current.personAccount != person.account {
+        if let current = try await records.current(), !current.isWithdrawn, !current.isPerson(person.account) {
             throw ConsentRequired(
                 "This bot mirrors @\(current.personHandle) (\(current.personAccount)), who signed in \(current.signedInAt.formatted(.iso8601)): @\(person.handle) is not mirrored in their place until `mirror_bot forget-me` ends that mirror."
             )

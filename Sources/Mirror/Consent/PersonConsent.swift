@@ -60,6 +60,22 @@ public struct PersonConsent: Sendable, Equatable, Codable {
     /// Whether the person withdrew.
     public var isWithdrawn: Bool { withdrawnAt != nil }
 
+    /// Whether `account` (as a sign-in names it now) is the account that consented. An `id@server` account is
+    /// compared with its server as DNS compares it (case, a trailing dot and a default port aside): a record written
+    /// before servers were named that way (`42@Mastodon.Social:443`) is still the person's (`42@mastodon.social`).
+    public func isPerson(_ account: String) -> Bool {
+        Self.comparable(account) == Self.comparable(personAccount)
+    }
+
+    /// `account` with its server part (after the last @) as DNS compares it; an X id or a DID as it is.
+    static func comparable(_ account: String) -> String {
+        guard let at = account.lastIndex(of: "@") else { return account }
+        var server = account[account.index(after: at)...].lowercased()
+        for port in [":443", ":80"] where server.hasSuffix(port) { server.removeLast(port.count) }
+        if server.hasSuffix(".") { server.removeLast() }
+        return account[..<at] + "@" + server
+    }
+
     /// "@alice (id 42 on Mastodon), signed in 2026-11-28T09:00:00Z by …; agreed to learn posts, copies", and the end.
     public var summary: String {
         let agreed = agreedTo.map(\.rawValue).joined(separator: ", ")
@@ -111,9 +127,10 @@ extension PersonConsent {
         let matches: Bool
         if let actorAddress {
             // An ActivityPub archive names its actor by address: the person's username on their instance (`id@instance`).
-            let instance = personAccount.split(separator: "@", maxSplits: 1).last.map(String.init) ?? ""
+            let instance = Self.comparable(personAccount).split(separator: "@", maxSplits: 1).last.map(String.init) ?? ""
             let username = personHandle.split(separator: "@").first.map(String.init) ?? personHandle
-            matches = actorAddress.server.lowercased() == instance.lowercased() && actorAddress.username.lowercased() == username.lowercased()
+            matches =
+                Self.comparable("@" + actorAddress.server).dropFirst() == instance && actorAddress.username.lowercased() == username.lowercased()
         } else {
             matches = account == personAccount
         }
