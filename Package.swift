@@ -189,7 +189,7 @@ let package = Package(
                 "Tokenizer",
                 "Classifier", "SocialNetwork", "Training",
                 "Daemon", "StatusPage", "Picking", "Schedule",
-                "Consent", "Remix", "Fleet", "NetworkRegistry", "FrontDoor",
+                "Consent", "Remix", "Fleet", "NetworkRegistry", "FrontDoor", "ArchiveImport", "ExportFormats",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -819,6 +819,11 @@ let package = Package(
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ],
             resources: [.copy("Resources")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "FrontDoorTests",
+            dependencies: ["FrontDoor"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -25,6 +25,24 @@ struct FrontDoorFleetProcessTests {
         return seed
     }
 
+    /// A Mastodon export's `outbox.json` of the actor at `actor`: `count` public posts ("from alice's archive 1", …).
+    static func outbox(actor: String, count: Int) -> String {
+        let audience = "https://www.w3.org/ns/activitystreams#Public"
+        let items = (1...count).map { number in
+            let id = 120_000_000_000_000_000 + number
+            let text = "from \(actor.split(separator: "/").last ?? "")'s archive \(number)"
+            return """
+                {"id": "\(actor)/statuses/\(id)/activity", "type": "Create", "actor": "\(actor)", "published": "2025-06-0\(number)T09:00:00Z",
+                 "to": ["\(audience)"], "cc": ["\(actor)/followers"],
+                 "object": {"id": "\(actor)/statuses/\(id)", "type": "Note", "summary": null, "inReplyTo": null, "published": "2025-06-0\(number)T09:00:00Z",
+                            "attributedTo": "\(actor)", "to": ["\(audience)"], "cc": ["\(actor)/followers"], "sensitive": false,
+                            "content": "<p>\(text)</p>", "attachment": [], "tag": []}}
+                """
+        }
+        return
+            #"{"@context": "https://www.w3.org/ns/activitystreams", "id": "outbox.json", "type": "OrderedCollection", "totalItems": \#(count), "orderedItems": [\#(items.joined(separator: ",\n"))]}"#
+    }
+
     /// Signs `browser` in on `instance` as `accountID` (`account`: the person's sign-in from the start page, or the
     /// bot's from the person's page), and returns the callback's answer.
     static func signIn(
@@ -215,6 +233,39 @@ struct FrontDoorFleetProcessTests {
                             kill(runner.process.processIdentifier, SIGTERM)
                             #expect(try await runner.waitForExit(within: .seconds(30)).status == 0, "\(runner.tail)")
 
+                            // Her archive, uploaded from her page, joins what the fleet learned: only with her page's token, only
+                            // hers, only a file it can read; nothing stored from a refused one.
+                            let page = try await alice.get("/me")
+                            #expect(
+                                page.html.contains("enctype=\"multipart/form-data\"") && page.html.contains("name=\"archive\"")
+                                    && page.html.contains("archive Mastodon lets you download (outbox.json / likes.json"), "\(page.html)")
+                            let hers = Data(Self.outbox(actor: instance.appending(path: "users/alice").absoluteString, count: 3).utf8)
+                            let theirs = Data(Self.outbox(actor: instance.appending(path: "users/bob").absoluteString, count: 2).utf8)
+                            let tokenless = try await alice.upload("/mirror/archive", [], file: ("archive", "outbox.json", hers))
+                            #expect(tokenless.status == 403, "\(tokenless.html)")
+                            let wrongToken = try await alice.upload("/mirror/archive", [("csrf", bobsToken)], file: ("archive", "outbox.json", hers))
+                            #expect(wrongToken.status == 403, "\(wrongToken.html)")
+                            #expect(
+                                try await bob.upload("/mirror/archive", [("csrf", bobsToken)], file: ("archive", "outbox.json", hers)).status == 404,
+                                "bob has no mirror to import into, and reaches none of alice's")
+                            let bobsArchive = try await alice.upload("/mirror/archive", [("csrf", csrf)], file: ("archive", "outbox.json", theirs))
+                            #expect(bobsArchive.status == 422 && bobsArchive.html.contains("not the person"), "\(bobsArchive.html)")
+                            let broken = try await alice.upload(
+                                "/mirror/archive", [("csrf", csrf)], file: ("archive", "outbox.json", hers.prefix(hers.count / 2)))
+                            #expect(
+                                broken.status == 422 && broken.html.contains("Cannot import outbox.json") && !broken.html.contains(folder.path)
+                                    && !broken.html.contains("mirror_bot-upload-"), "\(broken.html)")
+                            let uploaded = try await alice.upload("/mirror/archive", [("csrf", csrf)], file: ("archive", "outbox.json", hers))
+                            #expect(uploaded.status == 200 && uploaded.html.contains("id=\"imported\""), "\(uploaded.html)")
+                            pages.append(("6-imported", uploaded.html))
+                            let afterUpload = try await alice.get("/mirror/download")
+                            let archived =
+                                (try JSONSerialization.jsonObject(with: Data(afterUpload.html.utf8)) as? [String: Any])?["posts"] as? [[String: Any]]
+                            #expect(archived?.count == 507, "504 learned from the network and 3 from her archive, none from bob's or the broken file")
+                            #expect(archived?.contains { $0["text"] as? String == "from alice's archive 1" } == true)
+                            #expect(web.tail.contains("web: a person imported an archive on Mastodon"), "\(web.tail)")
+                            #expect(!web.tail.contains(csrf), "a token in the log")
+
                             // Deleted: not without ticking the box; then a receipt, and nothing of hers is left.
                             let redis = try TestServers.redisConnection()
                             defer { redis.close() }
@@ -226,7 +277,7 @@ struct FrontDoorFleetProcessTests {
                             let receipt = try await alice.post("/mirror/delete", [("csrf", csrf), ("confirm", "delete")])
                             #expect(receipt.status == 200 && receipt.html.contains("id=\"receipt\""), "\(receipt.html)")
                             #expect(receipt.html.contains("\(keysBefore) word-count keys"), "\(receipt.html)")
-                            pages.append(("6-deleted", receipt.html))
+                            pages.append(("7-deleted", receipt.html))
                             #expect(try await keys() == 0)
                             let none = try await MirrorBotProcess.run(["bots", "list"], environment: fleet)
                             #expect(!none.standardOutput.contains(name), "\(none.standardOutput)")

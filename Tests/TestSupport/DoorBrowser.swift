@@ -53,16 +53,38 @@ public final class DoorBrowser: Sendable {
     /// `POST path` with a form.
     public func post(_ path: String, _ form: [(String, String)]) async throws -> Answer { try await send("POST", path, form: form) }
 
+    /// `POST path` as a browser sends a file form (`multipart/form-data`): `fields` first (in order, as the page lists
+    /// them), then `file` (`name`, the browser's file name, its bytes).
+    public func upload(_ path: String, _ fields: [(String, String)], file: (name: String, filename: String, data: Data)) async throws -> Answer {
+        let boundary = "----mirror-test-\(UUID().uuidString)"
+        var body = Data()
+        for (name, value) in fields {
+            body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8))
+        }
+        body.append(
+            Data(
+                "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(file.name)\"; filename=\"\(file.filename)\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+                    .utf8))
+        body.append(file.data)
+        body.append(Data("\r\n--\(boundary)--\r\n".utf8))
+        return try await send("POST", path, body: (body, "multipart/form-data; boundary=\(boundary)"))
+    }
+
     private func send(_ method: String, _ path: String, form: [(String, String)]?) async throws -> Answer {
+        guard let form else { return try await send(method, path, body: nil) }
+        let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        let encoded = form.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }.joined(separator: "&")
+        return try await send(method, path, body: (Data(encoded.utf8), "application/x-www-form-urlencoded"))
+    }
+
+    private func send(_ method: String, _ path: String, body: (data: Data, type: String)?) async throws -> Answer {
         var request = HTTPClientRequest(url: base.absoluteString + path)
         request.method = .init(rawValue: method)
         request.headers.add(name: "Accept-Language", value: language)
         if let cookie { request.headers.add(name: "Cookie", value: cookie) }
-        if let form {
-            let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-            request.body = .bytes(
-                ByteBuffer(string: form.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }.joined(separator: "&")))
+        if let body {
+            request.headers.add(name: "Content-Type", value: body.type)
+            request.body = .bytes(ByteBuffer(data: body.data))
         }
         let response = try await client.execute(request, timeout: .seconds(10))
         let html = String(buffer: try await response.body.collect(upTo: 1 << 20))

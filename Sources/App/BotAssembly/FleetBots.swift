@@ -90,9 +90,17 @@ public struct FleetBots: Sendable {
 
     /// `body` with the stores of the bot `name` (its schema's, migrated as it was added), nil when there is no such bot.
     public func withStores<Result: Sendable>(of name: String, _ body: (FleetBot, any StoreSet) async throws -> Result) async throws -> Result? {
+        try await withStores(of: name, settings: { _ in StoreSettings() }, body)
+    }
+
+    /// `body` with the stores of the bot `name` as `withStores(of:_:)` gives them, with the settings its own
+    /// configuration gives (`settings`: its time zone, which an archive's writes depend on, and its row limit).
+    public func withStores<Result: Sendable>(
+        of name: String, settings: (FleetBot) throws -> StoreSettings, _ body: (FleetBot, any StoreSet) async throws -> Result
+    ) async throws -> Result? {
         try await withRegistryAndPool { registry, pool in
             guard let bot = try await registry.bot(named: name) else { return nil }
-            return try await body(bot, PostgresStoreSet(sharing: pool, schema: bot.schema))
+            return try await body(bot, PostgresStoreSet(sharing: pool, schema: bot.schema, settings: try settings(bot)))
         }
     }
 

@@ -1,13 +1,19 @@
+import ArchiveImport
 import BotConfiguration
 import BotCore
 import Consent
 import Crypto
+import ExportFormats
 public import Fleet
 public import Foundation
 public import FrontDoor
 public import Logging
+import NetworkRegistry
+import RedisClient
+import RedisWordCounts
 import SocialNetwork
 import Stores
+import Tokenizer
 
 /// The front door's mirrors as the fleet's bots (`DoorMirrors`): a person's mirror is the bot named after their
 /// account (`door-` and 16 hex digits of its SHA-256: the same person always finds the same bot, and nobody finds it
@@ -60,9 +66,7 @@ public struct FleetDoorMirrors: DoorMirrors {
     func lately(of bot: FleetBot, stores: any StoreSet) async throws -> [DoorMirror.Action] {
         let actions = try await stores.actions.page(limit: Self.latelyShown)
         guard !actions.isEmpty else { return [] }
-        let configuration = try Configuration(
-            environment: FleetBotSettings.environment(
-                of: bot.name, settings: try key.open(bot.sealedSettings, bot: bot.name), process: bots.environment))
+        let configuration = try configuration(of: bot)
         let links = configuration.networkModule.postLinks
         let copied = actions.filter(\.copiedThePerson).compactMap(\.sourceID).map { PostID($0) }
         let texts = Dictionary(try await stores.archive.posts(withIDs: copied).map { ($0.postID.text, $0.text) }) { first, _ in first }
@@ -208,6 +212,76 @@ public struct FleetDoorMirrors: DoorMirrors {
             encoder.keyEncodingStrategy = .convertToSnakeCase
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
             return try encoder.encode(takeout)
+        }
+    }
+
+    /// The configuration of `bot`, from its sealed settings and the process's shared ones.
+    func configuration(of bot: FleetBot) throws -> Configuration {
+        try Configuration(
+            environment: FleetBotSettings.environment(
+                of: bot.name, settings: try key.open(bot.sealedSettings, bot: bot.name), process: bots.environment))
+    }
+
+    public func importArchive(of person: DoorAccount, at path: String, now: Date) async throws -> DoorImport? {
+        let logger = logger
+        let settings = { (bot: FleetBot) throws -> StoreSettings in
+            let configuration = try configuration(of: bot)
+            return StoreSettings(timeZone: configuration.behaviour.timeZone, archiveRowLimit: configuration.storage.archiveRowLimit)
+        }
+        return try await bots.withStores(of: Self.botName(of: person), settings: settings) { bot, stores in
+            let configuration = try configuration(of: bot)
+            guard let consent = try await ConsentRecords(state: stores.state).current(), !consent.isWithdrawn else {
+                throw DoorMirrorRefused("Your mirror holds no consent of yours in force: sign in again to make it anew.")
+            }
+            guard let redis = configuration.storage.redis else {
+                throw DoorMirrorRefused("This fleet keeps no word counts (REDIS_URL is not set): an archive cannot be imported here.")
+            }
+            let connection: any RedisPipelining =
+                configuration.storage.redisCluster
+                ? RedisClusterConnection(seed: redis, certificateAuthority: configuration.storage.redisTLSCertificateAuthority)
+                : RedisConnection(url: redis, certificateAuthority: configuration.storage.redisTLSCertificateAuthority)
+            defer { connection.close() }
+            let classifier = BotParts.classifier(
+                on: RedisWordCounts(connection: connection, keyPrefix: configuration.storage.redisKeys), tokenizer: try PostTokenizer(),
+                configuration: configuration, examples: stores.examples, logger: logger)
+            let module = configuration.networkModule
+            let resolver = module.archiveAccountResolver(logger: logger)
+            let importer = ArchiveImporter(
+                formats: NetworkRegistry.exportFormats, archive: stores.archive, classifier: classifier,
+                copyingWarnings: module.copiesContentWarnings,
+                resolveAccount: resolver, personLikes: stores.likes,
+                checkOwner: { owner in
+                    let ownership = consent.ownership(
+                        ofArchiveOf: owner.account, on: owner.network, handle: owner.handle, actorAddress: owner.actorAddress)
+                    if case .someoneElse(let why) = ownership { throw DoorMirrorRefused("This archive cannot be imported: \(why).") }
+                })
+            let report: ImportReport
+            do {
+                report = try await importer.importExport(at: path)
+            } catch let error as ImportError {
+                // The file as the person named it, not where this machine kept it.
+                let folder = (path as NSString).deletingLastPathComponent + "/"
+                throw DoorMirrorRefused(
+                    ImportError(file: error.file.replacingOccurrences(of: folder, with: ""), reason: error.reason).description)
+            }
+            if let owner = report.owner,
+                case .elsewhere(let key) = consent.ownership(
+                    ofArchiveOf: owner.account, on: owner.network, handle: owner.handle, actorAddress: owner.actorAddress)
+            {
+                var kept = consent
+                if !(kept.archivesFromElsewhere ?? []).contains(key) {
+                    kept.archivesFromElsewhere = (kept.archivesFromElsewhere ?? []) + [key]
+                    try await ConsentRecords(state: stores.state).keep(kept)
+                }
+            }
+            let archived = try await stores.archive.count()
+            let summary =
+                importer.format(of: report)?.summary(of: report, archived: archived, resolving: resolver != nil)
+                ?? "Read \(report.postsRead) posts; the archive holds \(archived)."
+            logger.notice(
+                "fleet: the bot \(bot.name)'s person imported an archive at the front door: \(report.postsStored) posts stored, \(report.likesLearned) likes learned"
+            )
+            return DoorImport(summary: summary, archived: archived)
         }
     }
 

@@ -125,6 +125,20 @@ public struct DoorDeletion: Sendable, Equatable {
     }
 }
 
+/// What an archive's import did, for the person who uploaded it.
+public struct DoorImport: Sendable, Equatable {
+    /// What was read and kept, in the importer's words ("Imported 2,499 of 2,612 posts…").
+    public var summary: String
+    /// How many of their posts the mirror's archive holds now.
+    public var archived: Int
+
+    /// A result from its parts.
+    public init(summary: String, archived: Int) {
+        self.summary = summary
+        self.archived = archived
+    }
+}
+
 /// A mirror refused a change, in a sentence for its person.
 public struct DoorMirrorRefused: Error, CustomStringConvertible {
     /// The sentence.
@@ -152,6 +166,11 @@ public protocol DoorMirrors: Sendable {
     /// Everything `person`'s mirror keeps of them, as one JSON document (their posts, what it learned from, what it
     /// did, their consent); nil when they have none.
     func download(of person: DoorAccount, now: Date) async throws -> Data?
+    /// Imports the archive export at `path` (a file the person uploaded: its zip, or one data file) into `person`'s
+    /// mirror, as `mirror_bot import` does: their posts into its archive, their likes into its word counts; nil when
+    /// they have none. Throws `DoorMirrorRefused`, with nothing stored, for a file it cannot read or another person's
+    /// archive.
+    func importArchive(of person: DoorAccount, at path: String, now: Date) async throws -> DoorImport?
     /// Deletes `person`'s mirror and everything it keeps of them; nil when they have none.
     func delete(of person: DoorAccount, now: Date) async throws -> DoorDeletion?
 }

@@ -50,6 +50,11 @@ struct DoorText: Sendable {
     let didLike: String
     let seeIt: String
     let download: String
+    let archiveHeading: String
+    let archiveIntro: String
+    let archiveFile: String
+    let archiveUpload: String
+    let importedHeading: String
 
     static let english = DoorText(
         language: "en", title: "mirror_bot",
@@ -75,7 +80,10 @@ struct DoorText: Sendable {
         consentRecorded: "Your consent as recorded:", latelyHeading: "What it did lately", nothingYet: "Nothing yet: it posts at your kind of hours.",
         didPost: "Posted your post", didRemix: "Posted (a remix, or a post no longer in your archive)", didSkip: "Did not post",
         didAnswer: "Answered a mention", didNotAnswer: "Did not answer a mention", didLike: "Liked a post", seeIt: "see it",
-        download: "Download everything it keeps of you (JSON)")
+        download: "Download everything it keeps of you (JSON)", archiveHeading: "Bring your past posts",
+        archiveIntro:
+            "Upload the archive {network} lets you download ({files}, or the .zip they came in): your mirror learns every post in it, beyond what it can read on the network. Nothing is stored from a file it cannot read, or from someone else's archive.",
+        archiveFile: "Your archive", archiveUpload: "Upload and import", importedHeading: "Archive imported")
 
     static let japanese = DoorText(
         language: "ja", title: "mirror_bot", intro: "あなたの過去の投稿を、あなたらしい時間に投稿するボットです。本人としてサインインした人だけをミラーし、本人が望めば止まります。",
@@ -94,7 +102,10 @@ struct DoorText: Sendable {
         deleteConfirm: "はい、ミラーと保持されているすべてを削除します", delete: "削除", deletedHeading: "削除しました", consentRecorded: "記録された同意:",
         latelyHeading: "最近の動き", nothingYet: "まだありません。あなたらしい時間に投稿します。", didPost: "あなたの投稿を投稿", didRemix: "投稿(リミックス、またはアーカイブにない投稿)",
         didSkip: "投稿せず", didAnswer: "メンションに返信", didNotAnswer: "メンションに返信せず", didLike: "いいね", seeIt: "見る",
-        download: "保持されているあなたのデータをすべてダウンロード(JSON)")
+        download: "保持されているあなたのデータをすべてダウンロード(JSON)", archiveHeading: "過去の投稿を取り込む",
+        archiveIntro:
+            "{network}からダウンロードしたアーカイブ({files}、またはそれが入った.zip)をアップロードすると、ネットワークで読める範囲を超えて、すべての投稿を学習します。読めないファイルや他の人のアーカイブからは何も保存しません。",
+        archiveFile: "アーカイブ", archiveUpload: "アップロードして取り込む", importedHeading: "アーカイブを取り込みました")
 
     /// The words for `acceptLanguage` (`Accept-Language`): Japanese when it comes before English, else English.
     static func preferred(_ acceptLanguage: String?) -> DoorText {
@@ -158,7 +169,7 @@ enum DoorPages {
     /// The person's page: who they are, and the next step of their mirror, or the mirror itself with its controls.
     static func person(
         _ text: DoorText, csrf: String, person: DoorAccount, bot: DoorAccount?, mirror: DoorMirror?, makesMirrors: Bool,
-        serverExample: String?
+        serverExample: String?, archiveFiles: String? = nil
     ) -> String {
         var body = """
             <h1>\(escaped(text.title))</h1>
@@ -181,6 +192,16 @@ enum DoorPages {
                 body += "<ol id=\"lately\" class=\"lately\">" + mirror.lately.map { lately(text, $0) }.joined() + "</ol>"
             }
             if let consent = mirror.consent { body += "<p class=\"hint\">\(escaped(text.consentRecorded)) \(escaped(consent))</p>" }
+            let intro = text.archiveIntro.replacingOccurrences(of: "{network}", with: person.networkName)
+                .replacingOccurrences(of: "{files}", with: archiveFiles ?? "its data files")
+            body += "<h2>\(escaped(text.archiveHeading))</h2><p>\(escaped(intro))</p>"
+            // The token comes first: the door reads it before it takes any of the file.
+            body += """
+                <form method="post" action="/mirror/archive" enctype="multipart/form-data">\
+                <input type="hidden" name="csrf" value="\(escaped(csrf))">\
+                <label for="archive">\(escaped(text.archiveFile))</label><input id="archive" name="archive" type="file" required>\
+                <button type="submit">\(escaped(text.archiveUpload))</button></form>
+                """
             body += "<p><a href=\"/mirror/download\" download>\(escaped(text.download))</a></p>"
             body += "<h2>\(escaped(text.deleteHeading))</h2><p>\(escaped(text.deleteIntro))</p>"
             body += form(
@@ -257,6 +278,16 @@ enum DoorPages {
             """
             <h1>\(escaped(text.deletedHeading))</h1><p>\(escaped(deletion.at.formatted(.iso8601)))</p><ul id="receipt">\(items)</ul>
             <p><a href="/">\(escaped(text.back))</a></p>
+            """)
+    }
+
+    /// What an archive's import did, with the way back to the person's page.
+    static func imported(_ text: DoorText, _ result: DoorImport) -> String {
+        page(
+            text,
+            """
+            <h1>\(escaped(text.importedHeading))</h1><p role="status" id="imported">\(escaped(result.summary))</p>
+            <p><a href="/me">\(escaped(text.back))</a></p>
             """)
     }
 

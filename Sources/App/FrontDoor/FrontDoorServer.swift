@@ -34,6 +34,14 @@ public struct FrontDoorServer: Service {
         public var clock: any BotClock = SystemBotClock()
         /// Where people's mirrors are made (the fleet's bots); nil where the door only signs people in.
         public var mirrors: (any DoorMirrors)?
+        /// The largest archive a person may upload, in bytes (an X archive with its photos and videos runs to gigabytes:
+        /// only its data files are read, so a larger one can be imported with `mirror_bot bots exec … import`).
+        public var uploadLimit = 1 << 30
+        /// The files of each network's archive export a person uploads, by the network's name (`Mastodon`:
+        /// `outbox.json / likes.json`), as its page names them.
+        public var archiveFiles: [String: String] = [:]
+        /// Where uploads are kept while they are imported (removed after).
+        public var uploadFolder = FileManager.default.temporaryDirectory
 
         /// Settings from their parts.
         public init(host: String, port: Int, publicURL: URL, networks: [(key: String, name: String, flow: any WebSignIn)]) {
@@ -182,6 +190,93 @@ public struct FrontDoorServer: Service {
         }
     }
 
+    /// An upload as it arrived: the file, in a folder of its own, or why it was refused.
+    enum Upload {
+        /// The file, kept in a folder of its own (removed by the caller).
+        case received(URL)
+        /// Refused, with the status and the sentence for the person.
+        case refused(HTTPResponse.Status, String)
+    }
+
+    /// Reads an archive's upload (`multipart/form-data`: the form's `csrf`, then the file `archive`) into a new folder
+    /// under `settings.uploadFolder`, a piece at a time, refusing it past `settings.uploadLimit` bytes, before the token
+    /// is checked, or when the body is not the form it claims. Nothing of a refused upload is kept.
+    static func receiveArchive(_ request: Request, csrf: String, settings: Settings) async throws -> Upload {
+        guard var reader = MultipartReader(contentType: request.headers[.contentType] ?? "") else {
+            return .refused(.badRequest, "Send the archive with the form on your page.")
+        }
+        let limit = settings.uploadLimit
+        let tooLarge =
+            "That file is larger than this door takes (\(limit >> 20) MiB). Upload the archive without its media, or ask the operator to import it."
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit + 65_536 { return .refused(.contentTooLarge, tooLarge) }
+        let folder = settings.uploadFolder.appending(path: "mirror_bot-upload-" + DoorSessions.token(), directoryHint: .isDirectory)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var kept = false
+        defer { if !kept { try? FileManager.default.removeItem(at: folder) } }
+        var current: String?
+        var field: [UInt8] = []
+        var tokenChecked = false
+        var file: (url: URL, handle: FileHandle)?
+        var received: URL?
+        var written = 0
+        defer { try? file?.handle.close() }
+        do {
+            for try await chunk in request.body {
+                for event in try reader.feed(chunk.readableBytesView) {
+                    switch event {
+                    case .part(let name, let filename):
+                        current = name
+                        field = []
+                        guard name == "archive" else { continue }
+                        guard tokenChecked else { return .refused(.forbidden, "This form has expired: open the page again.") }
+                        guard received == nil, file == nil else { return .refused(.badRequest, "Upload one archive at a time.") }
+                        let url = folder.appending(path: Self.uploadName(filename))
+                        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+                            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+                        }
+                        file = (url, try FileHandle(forWritingTo: url))
+                    case .bytes(let bytes):
+                        if current == "archive", let open = file {
+                            written += bytes.count
+                            guard written <= limit else { return .refused(.contentTooLarge, tooLarge) }
+                            try open.handle.write(contentsOf: bytes)
+                        } else {
+                            field += bytes
+                            guard field.count <= 1_024 else { return .refused(.badRequest, "Send the archive with the form on your page.") }
+                        }
+                    case .partEnd:
+                        if current == "csrf" { tokenChecked = String(decoding: field, as: UTF8.self) == csrf }
+                        if current == "archive", let open = file {
+                            try open.handle.close()
+                            received = open.url
+                            file = nil
+                        }
+                        current = nil
+                    }
+                }
+            }
+        } catch let malformed as MultipartMalformed {
+            return .refused(.badRequest, "The upload was not a whole form (\(malformed.description)): send it again.")
+        }
+        guard reader.isFinished else { return .refused(.badRequest, "The upload ended before the whole file arrived: send it again.") }
+        guard tokenChecked else { return .refused(.forbidden, "This form has expired: open the page again.") }
+        guard let received, written > 0 else { return .refused(.badRequest, "Choose your archive's file, then upload it.") }
+        kept = true
+        return .received(received)
+    }
+
+    /// The name an upload is kept under: the browser's file name reduced to letters, digits, `.`, `-` and `_` (the
+    /// importer reads a single data file by its name: `tweets.js`, `outbox.json`), `archive` where nothing or only an
+    /// extension is left.
+    static func uploadName(_ filename: String?) -> String {
+        let base = (filename ?? "").split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
+        let safe = String(
+            base.unicodeScalars.filter { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)) }.suffix(100)
+                .map(Character.init))
+        if safe.allSatisfy({ $0 == "." }) { return "archive" }
+        return safe.hasPrefix(".") ? "archive" + safe : safe
+    }
+
     func router() -> Router<BasicRequestContext> {
         let router = Router()
         router.middlewares.add(DoorHeaders())
@@ -279,7 +374,8 @@ public struct FrontDoorServer: Service {
                     .ok,
                     DoorPages.person(
                         text, csrf: session.csrf, person: person, bot: session.bot, mirror: mirror, makesMirrors: settings.mirrors != nil,
-                        serverExample: settings.networks.first { $0.key == person.network }?.flow.serverExample))
+                        serverExample: settings.networks.first { $0.key == person.network }?.flow.serverExample,
+                        archiveFiles: settings.archiveFiles[person.networkName]))
             } catch {
                 logger.error("web: a person's mirror could not be read: \(error)")
                 return Self.html(.serviceUnavailable, DoorPages.refused(text, "Your mirror cannot be read just now: try again in a minute."))
@@ -337,6 +433,37 @@ public struct FrontDoorServer: Service {
             } catch {
                 logger.error("web: a person's download failed: \(error)")
                 return Self.html(.serviceUnavailable, DoorPages.refused(text, "Your download cannot be made just now: try again in a minute."))
+            }
+        }
+        // The person's archive, streamed to a file of its own as it arrives (never whole in memory), then imported into
+        // their own mirror; the form's token is its first part, checked before any of the file is taken.
+        router.post("/mirror/archive") { request, _ in
+            let text = DoorText.preferred(request.headers[.acceptLanguage])
+            guard let session = await sessions.session(sessionID(request)), let person = session.person else {
+                return Self.html(.forbidden, DoorPages.refused(text, "This form has expired: open the page again."))
+            }
+            guard let mirrors = settings.mirrors else { return Self.html(.notFound, DoorPages.refused(text, text.noFleet)) }
+            let upload = try await Self.receiveArchive(request, csrf: session.csrf, settings: settings)
+            let file: URL
+            switch upload {
+            case .refused(let status, let reason): return Self.html(status, DoorPages.refused(text, reason))
+            case .received(let url): file = url
+            }
+            defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+            do {
+                guard let result = try await mirrors.importArchive(of: person, at: file.path, now: settings.clock.now()) else {
+                    return Self.html(.notFound, DoorPages.refused(text, "You have no mirror here."))
+                }
+                logger.notice("web: a person imported an archive on \(person.networkName): their mirror's archive holds \(result.archived) posts")
+                return Self.html(.ok, DoorPages.imported(text, result))
+            } catch let refused as DoorMirrorRefused {
+                logger.notice("web: a person's archive was refused on \(person.networkName): \(refused.description)")
+                return Self.html(.unprocessableContent, DoorPages.refused(text, refused.description))
+            } catch {
+                logger.error("web: a person's archive could not be imported: \(error)")
+                return Self.html(
+                    .serviceUnavailable,
+                    DoorPages.refused(text, "Your archive could not be imported just now: nothing was stored. Try again in a minute."))
             }
         }
         router.post("/mirror/delete") { request, _ in

@@ -36,6 +36,7 @@ struct WebCommand: AsyncParsableCommand {
         var settings = FrontDoorServer.Settings(
             host: listening.bindAddress, port: port, publicURL: publicURL,
             networks: NetworkRegistry.webSignIns.map { ($0.definition.key, $0.definition.name, $0.flow) })
+        settings.archiveFiles = Dictionary(NetworkRegistry.exportFormats.map { ($0.network, $0.fileNames) }) { first, _ in first }
         /// The door and its service group, its mirrors set.
         @Sendable func serve(_ settings: FrontDoorServer.Settings) async throws {
             let server = FrontDoorServer(settings: settings, logger: logger) { port in
