@@ -26,21 +26,39 @@ struct FrontDoorFleetProcessTests {
     }
 
     /// A Mastodon export's `outbox.json` of the actor at `actor`: `count` public posts ("from alice's archive 1", …).
-    static func outbox(actor: String, count: Int) -> String {
+    static func outbox(actor: String, count: Int, replyingTo friend: String? = nil) -> String {
         let audience = "https://www.w3.org/ns/activitystreams#Public"
-        let items = (1...count).map { number in
+        // Among the days she posted on the fake (a post years before would make every day since one of her quiet days).
+        func published(_ number: Int) -> String {
+            FleetProcessTests.dayStart.addingTimeInterval(Double(-number) * 86_400 + 1_800).formatted(.iso8601)
+        }
+        var items = (1...count).map { number in
             let id = 120_000_000_000_000_000 + number
             let text = "from \(actor.split(separator: "/").last ?? "")'s archive \(number)"
             return """
-                {"id": "\(actor)/statuses/\(id)/activity", "type": "Create", "actor": "\(actor)", "published": "2025-06-0\(number)T09:00:00Z",
+                {"id": "\(actor)/statuses/\(id)/activity", "type": "Create", "actor": "\(actor)", "published": "\(published(number))",
                  "to": ["\(audience)"], "cc": ["\(actor)/followers"],
-                 "object": {"id": "\(actor)/statuses/\(id)", "type": "Note", "summary": null, "inReplyTo": null, "published": "2025-06-0\(number)T09:00:00Z",
+                 "object": {"id": "\(actor)/statuses/\(id)", "type": "Note", "summary": null, "inReplyTo": null, "published": "\(published(number))",
                             "attributedTo": "\(actor)", "to": ["\(audience)"], "cc": ["\(actor)/followers"], "sensitive": false,
                             "content": "<p>\(text)</p>", "attachment": [], "tag": []}}
                 """
         }
+        // A reply to `friend` (an actor's address), mentioning them as Mastodon writes it.
+        if let friend, let url = URL(string: friend), let host = url.host(), let username = friend.split(separator: "/").last {
+            let server = host + (url.port.map { ":\($0)" } ?? "")
+            let id = 120_000_000_000_000_100
+            items.append(
+                """
+                {"id": "\(actor)/statuses/\(id)/activity", "type": "Create", "actor": "\(actor)", "published": "\(published(5))",
+                 "to": ["\(audience)"], "cc": ["\(friend)"],
+                 "object": {"id": "\(actor)/statuses/\(id)", "type": "Note", "summary": null, "inReplyTo": "\(friend)/statuses/1",
+                            "published": "\(published(5))", "attributedTo": "\(actor)", "to": ["\(audience)"], "cc": ["\(friend)"], "sensitive": false,
+                            "content": "<p><span class=\\"h-card\\"><a href=\\"\(friend)\\" class=\\"u-url mention\\">@<span>\(username)</span></a></span> それは いいね</p>",
+                            "attachment": [], "tag": [{"type": "Mention", "href": "\(friend)", "name": "@\(username)@\(server)"}]}}
+                """)
+        }
         return
-            #"{"@context": "https://www.w3.org/ns/activitystreams", "id": "outbox.json", "type": "OrderedCollection", "totalItems": \#(count), "orderedItems": [\#(items.joined(separator: ",\n"))]}"#
+            #"{"@context": "https://www.w3.org/ns/activitystreams", "id": "outbox.json", "type": "OrderedCollection", "totalItems": \#(items.count), "orderedItems": [\#(items.joined(separator: ",\n"))]}"#
     }
 
     /// Signs `browser` in on `instance` as `accountID` (`account`: the person's sign-in from the start page, or the
@@ -136,6 +154,9 @@ struct FrontDoorFleetProcessTests {
                             #expect(
                                 paused.html.contains("Paused: not started yet") && paused.html.contains("action=\"/mirror/start\""), "\(paused.html)")
                             pages.append(("4-paused", paused.html))
+                            // Before it learned anything, its preview says so.
+                            let early = try await alice.get("/mirror/preview")
+                            #expect(early.status == 200 && early.html.contains("id=\"preview-empty\""), "\(early.html)")
                             let again = try await alice.post("/mirror", [("csrf", csrf)] + choices + [("agree", "yes")])
                             #expect(again.status == 400, "a second mirror")
 
@@ -239,7 +260,11 @@ struct FrontDoorFleetProcessTests {
                             #expect(
                                 page.html.contains("enctype=\"multipart/form-data\"") && page.html.contains("name=\"archive\"")
                                     && page.html.contains("archive Mastodon lets you download (outbox.json / likes.json"), "\(page.html)")
-                            let hers = Data(Self.outbox(actor: instance.appending(path: "users/alice").absoluteString, count: 3).utf8)
+                            let hers = Data(
+                                Self.outbox(
+                                    actor: instance.appending(path: "users/alice").absoluteString, count: 3,
+                                    replyingTo: instance.appending(path: "users/bob").absoluteString
+                                ).utf8)
                             let theirs = Data(Self.outbox(actor: instance.appending(path: "users/bob").absoluteString, count: 2).utf8)
                             let tokenless = try await alice.upload("/mirror/archive", [], file: ("archive", "outbox.json", hers))
                             #expect(tokenless.status == 403, "\(tokenless.html)")
@@ -263,10 +288,27 @@ struct FrontDoorFleetProcessTests {
                             let afterUpload = try await alice.get("/mirror/download")
                             let archived =
                                 (try JSONSerialization.jsonObject(with: Data(afterUpload.html.utf8)) as? [String: Any])?["posts"] as? [[String: Any]]
-                            #expect(archived?.count == 507, "504 learned from the network and 3 from her archive, none from bob's or the broken file")
+                            #expect(archived?.count == 508, "504 learned from the network and 4 from her archive, none from bob's or the broken file")
                             #expect(archived?.contains { $0["text"] as? String == "from alice's archive 1" } == true)
                             #expect(web.tail.contains("web: a person imported an archive on Mastodon"), "\(web.tail)")
                             #expect(!web.tail.contains(csrf), "a token in the log")
+
+                            // Her preview: her hours beside today's plan, a dozen posts as they would go out, each with the post of
+                            // hers it copies, how it would answer bob, its likes; drawn the same all day; bob's is none of hers.
+                            let preview = try await alice.get("/mirror/preview")
+                            #expect(preview.status == 200, "\(preview.html)")
+                            #expect(preview.html.components(separatedBy: "<tr>").count - 1 == 24, "an hour a row")
+                            let samples = preview.html.components(separatedBy: "id=\"samples\"").last?.components(separatedBy: "</ol>").first ?? ""
+                            let items = samples.components(separatedBy: "<li>").dropFirst()
+                            #expect(items.count == 12, "\(preview.html)")
+                            #expect(
+                                items.allSatisfy { $0.contains("<q>alice ") || $0.contains("<q>from alice&#39;s archive") }
+                                    && items.allSatisfy { $0.contains("from your posts:") }, "\(samples)")
+                            #expect(preview.html.contains("@bob: <q>それは いいね</q>"), "\(preview.html)")
+                            #expect(preview.html.contains("id=\"likes\">Likes: about "), "\(preview.html)")
+                            #expect(try await alice.get("/mirror/preview").html == preview.html, "the same preview all day")
+                            #expect(try await bob.get("/mirror/preview").status == 404)
+                            pages.append(("7-preview", preview.html))
 
                             // Deleted: not without ticking the box; then a receipt, and nothing of hers is left.
                             let redis = try TestServers.redisConnection()
@@ -279,7 +321,7 @@ struct FrontDoorFleetProcessTests {
                             let receipt = try await alice.post("/mirror/delete", [("csrf", csrf), ("confirm", "delete")])
                             #expect(receipt.status == 200 && receipt.html.contains("id=\"receipt\""), "\(receipt.html)")
                             #expect(receipt.html.contains("\(keysBefore) word-count keys"), "\(receipt.html)")
-                            pages.append(("7-deleted", receipt.html))
+                            pages.append(("8-deleted", receipt.html))
                             #expect(try await keys() == 0)
                             let none = try await MirrorBotProcess.run(["bots", "list"], environment: fleet)
                             #expect(!none.standardOutput.contains(name), "\(none.standardOutput)")

@@ -21,6 +21,7 @@ public struct ArchivedPersonModule: NetworkModule {
     public var postLinks: PostAddresses { PostAddresses(botSide: module.postLinks.botSide, personSide: { _ in nil }) }
     public var dailyBudget: Double? { module.dailyBudget }
     public var copiesContentWarnings: Bool { module.copiesContentWarnings }
+    public var capabilities: NetworkCapabilities { module.capabilities }
 
     /// Only the bot's settings: the person needs none.
     public func missingSettings(for accounts: [Account]) -> [MissingSetting] { module.missingSettings(for: accounts.filter { $0 != .human }) }

@@ -1,4 +1,5 @@
 import ArchiveImport
+import BotClock
 import BotConfiguration
 import BotCore
 import Consent
@@ -9,8 +10,11 @@ public import Foundation
 public import FrontDoor
 public import Logging
 import NetworkRegistry
+import Picking
 import RedisClient
 import RedisWordCounts
+import Remix
+import Schedule
 import SocialNetwork
 import Stores
 import Tokenizer
@@ -282,6 +286,101 @@ public struct FleetDoorMirrors: DoorMirrors {
                 "fleet: the bot \(bot.name)'s person imported an archive at the front door: \(report.postsStored) posts stored, \(report.likesLearned) likes learned"
             )
             return DoorImport(summary: summary, archived: archived)
+        }
+    }
+
+    /// How many posts a preview shows.
+    static let previewSamples = 12
+    /// How many of the people the person answers most a preview answers.
+    static let previewReplies = 3
+    /// How many of the person's newest posts are counted for whom they answer most.
+    static let previewRepliesCounted = 2_000
+
+    public func preview(of person: DoorAccount, now: Date) async throws -> DoorPreview? {
+        let name = Self.botName(of: person)
+        let settings = { (bot: FleetBot) throws -> StoreSettings in
+            let configuration = try configuration(of: bot)
+            return StoreSettings(timeZone: configuration.behaviour.timeZone, archiveRowLimit: configuration.storage.archiveRowLimit)
+        }
+        let logger = logger
+        return try await bots.withStores(of: name, settings: settings) { bot, stores in
+            let configuration = try configuration(of: bot)
+            let daemon = configuration.daemonSettings
+            let zone = daemon.timeZone
+            let archive = stores.archive
+            let capabilities = configuration.networkModule.capabilities
+            let day = SchedulePlanner.day(of: now, in: zone)
+            // The same draws all day: a person who opens the page again sees the same preview.
+            var generator = SplitMix64(seed: SHA256.hash(data: Data("\(name)\n\(day)".utf8)).prefix(8).reduce(0) { $0 << 8 | UInt64($1) })
+            let planner = SchedulePlanner(archive: archive, maxPostsPerDay: daemon.maxPostsPerDay)
+            let plan = try await planner.plan(for: day, using: &generator)
+            let histogram = try await archive.minuteHistogram(includingReplies: false)
+            let hours = (0..<24).map { hour in histogram[(hour * 60)..<(hour * 60 + 60)].reduce(0, +) }
+            let remixer =
+                daemon.postStyle == .remix
+                ? Remixer(
+                    tokenizer: try PostTokenizer(), order: daemon.remixOrder, maxOverlap: daemon.remixMaxOverlap, length: capabilities.postLength)
+                : nil
+            // A preview is quiet in the log: the picker's own lines are for the daemon.
+            var quiet = logger
+            quiet.logLevel = .error
+            let picker = PostPicker(
+                archive: archive, repostAfterDays: daemon.repostAfterDays, allowsMentions: daemon.postMentions, allowsLinks: daemon.postLinks,
+                repeatWindow: capabilities.refusesRepeatsWithin, blockedWords: daemon.blockedWords, remixer: remixer, logger: quiet)
+            // Today's slots still to come, then the next days' plans, until a dozen.
+            var slots: [(day: String, minute: Int)] = plan.minutes.filter { minute in
+                (LocalTime.date(of: minute, on: day, in: zone) ?? now) >= now
+            }.map { (day, $0) }
+            var next = now
+            for _ in 0..<7 where slots.count < Self.previewSamples {
+                next = next.addingTimeInterval(86_400)
+                let later = SchedulePlanner.day(of: next, in: zone)
+                slots += try await planner.plan(for: later, using: &generator).minutes.map { (later, $0) }
+            }
+            var samples: [DoorPreview.Sample] = []
+            var shown: Set<PostID> = []
+            for slot in slots.prefix(Self.previewSamples) {
+                let at = "\(slot.day) \(LocalTime.clockTime(slot.minute))"
+                guard let date = LocalTime.date(of: slot.minute, on: slot.day, in: zone) else { continue }
+                switch try await picker.choose(at: date, excluding: shown, using: &generator) {
+                case .success(let pick):
+                    shown.insert(pick.post.postID)
+                    let sources = pick.remix?.sourceIDs ?? [pick.post.postID]
+                    let texts = try await archive.posts(withIDs: Array(sources.prefix(5))).map(\.text)
+                    samples.append(.init(at: at, text: pick.text, sources: texts))
+                case .failure(let nothing):
+                    samples.append(.init(at: at, text: nil, sources: [], reason: nothing.description))
+                }
+            }
+            // Whom the person answers most, among their newest posts, and what the mirror would answer each.
+            let replyPicker = ReplyPicker(archive: archive, fallback: .none, allowsLinks: daemon.postLinks, blockedWords: daemon.blockedWords)
+            var answered: [AccountID: Int] = [:]
+            for post in try await archive.newest(limit: Self.previewRepliesCounted) {
+                if let user = post.replyUserID { answered[user, default: 0] += 1 }
+            }
+            var replies: [DoorPreview.Reply] = []
+            for (user, _) in answered.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key.text < $1.key.text })
+                .prefix(Self.previewReplies)
+            {
+                let handle = try await replyPicker.handle(ofUser: user)
+                guard let pick = try await replyPicker.pick(forAuthor: user, handle: handle, using: &generator) else { continue }
+                replies.append(.init(to: handle.map { "@" + $0 } ?? user.text, text: pick.text))
+            }
+            var likes: String?
+            if daemon.likes != .off {
+                if let why = capabilities.whyNoLikes, daemon.likes == .auto {
+                    likes = "none: \(why)"
+                } else {
+                    let basis = try await LikePlanner(likes: stores.likes, archive: archive).plan(for: day, using: &generator).basis
+                    likes =
+                        basis.countsFromPosts
+                        ? "as many a day as you post, none of your likes being known yet"
+                        : String(format: "about %.1f a day, as you like (from %d of your likes)", basis.meanPerDay, basis.likes)
+                }
+            }
+            return DoorPreview(
+                day: day, timeZone: zone.identifier, postsLearned: try await archive.count(), hours: hours, planned: plan.minutes,
+                style: daemon.postStyle == .remix ? .remix : .copy, samples: samples, replies: replies, likes: likes)
         }
     }
 

@@ -29,6 +29,8 @@ public struct PersonElsewhereModule: NetworkModule {
     public var dailyBudget: Double? { bot.dailyBudget ?? person.dailyBudget }
     /// Only where the person's network has warnings to copy and the bot's can post them.
     public var copiesContentWarnings: Bool { person.copiesContentWarnings && bot.copiesContentWarnings }
+    /// The bot's network's: it is where the bot posts.
+    public var capabilities: NetworkCapabilities { bot.capabilities }
 
     /// The person's settings on their network, the bot's on its.
     public func missingSettings(for accounts: [Account]) -> [MissingSetting] {

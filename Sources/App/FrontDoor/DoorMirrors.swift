@@ -139,6 +139,79 @@ public struct DoorImport: Sendable, Equatable {
     }
 }
 
+/// What a mirror would do, shown to its person before it posts: today's plan beside their hours, posts as they would go
+/// out (each with the posts of theirs it comes from), how it would answer the people they talk to, and its likes.
+public struct DoorPreview: Sendable, Equatable {
+    /// One post as it would go out.
+    public struct Sample: Sendable, Equatable {
+        /// When, in the mirror's zone (`2026-11-29 08:05`).
+        public var at: String
+        /// What it would post; nil when it would post nothing then (`reason` says why).
+        public var text: String?
+        /// The person's posts it comes from: the one it copies, or a remix's sources.
+        public var sources: [String]
+        /// Why nothing would go out then.
+        public var reason: String?
+
+        /// A sample from its parts.
+        public init(at: String, text: String?, sources: [String], reason: String? = nil) {
+            self.at = at
+            self.text = text
+            self.sources = sources
+            self.reason = reason
+        }
+    }
+
+    /// How it would answer someone the person talks to.
+    public struct Reply: Sendable, Equatable {
+        /// Whom (`@taro`, or their id where the archive names no handle).
+        public var to: String
+        /// What it would answer.
+        public var text: String
+
+        /// A reply from its parts.
+        public init(to: String, text: String) {
+            self.to = to
+            self.text = text
+        }
+    }
+
+    /// The day planned (`2026-11-29`) and its zone.
+    public var day: String
+    /// The mirror's time zone.
+    public var timeZone: String
+    /// The person's posts it learned from.
+    public var postsLearned: Int
+    /// The person's posts in each hour of the day (0–23), as counted in their archive.
+    public var hours: [Int]
+    /// The minutes of today's plan (minute of the day).
+    public var planned: [Int]
+    /// Copies or remixes.
+    public var style: MirrorChoices.Style
+    /// Posts as they would go out (up to a dozen, today's slots first).
+    public var samples: [Sample]
+    /// How it would answer the people the person answers most.
+    public var replies: [Reply]
+    /// Its likes in a sentence ("about 4 a day, as you like"); nil when it does not like.
+    public var likes: String?
+
+    /// A preview from its parts.
+    public init(
+        day: String, timeZone: String, postsLearned: Int, hours: [Int], planned: [Int], style: MirrorChoices.Style, samples: [Sample],
+        replies: [Reply], likes: String?
+    ) {
+        self.day = day
+        self.timeZone = timeZone
+        self.postsLearned = postsLearned
+        self.hours = hours
+        self.planned = planned
+        self.style = style
+        self.samples = samples
+        self.replies = replies
+        self.likes = likes
+    }
+}
+
 /// A mirror refused a change, in a sentence for its person.
 public struct DoorMirrorRefused: Error, CustomStringConvertible {
     /// The sentence.
@@ -171,6 +244,9 @@ public protocol DoorMirrors: Sendable {
     /// they have none. Throws `DoorMirrorRefused`, with nothing stored, for a file it cannot read or another person's
     /// archive.
     func importArchive(of person: DoorAccount, at path: String, now: Date) async throws -> DoorImport?
+    /// What `person`'s mirror would do from `now`, drawn from what it has learned (nothing is sent, nothing is kept):
+    /// the same every time it is asked on one day; nil when they have none.
+    func preview(of person: DoorAccount, now: Date) async throws -> DoorPreview?
     /// Deletes `person`'s mirror and everything it keeps of them; nil when they have none.
     func delete(of person: DoorAccount, now: Date) async throws -> DoorDeletion?
 }

@@ -55,6 +55,17 @@ struct DoorText: Sendable {
     let archiveFile: String
     let archiveUpload: String
     let importedHeading: String
+    let previewLink: String
+    let previewHeading: String
+    let previewIntro: String
+    let previewHours: String
+    let previewPlanned: String
+    let previewPosts: String
+    let previewFrom: String
+    let previewNothing: String
+    let previewReplies: String
+    let previewLikes: String
+    let previewEmpty: String
 
     static let english = DoorText(
         language: "en", title: "mirror_bot",
@@ -83,7 +94,12 @@ struct DoorText: Sendable {
         download: "Download everything it keeps of you (JSON)", archiveHeading: "Bring your past posts",
         archiveIntro:
             "Upload the archive {network} lets you download ({files}, or the .zip they came in): your mirror learns every post in it, beyond what it can read on the network. Nothing is stored from a file it cannot read, or from someone else's archive.",
-        archiveFile: "Your archive", archiveUpload: "Upload and import", importedHeading: "Archive imported")
+        archiveFile: "Your archive", archiveUpload: "Upload and import", importedHeading: "Archive imported",
+        previewLink: "See what it would post", previewHeading: "What your mirror would do",
+        previewIntro: "Drawn from what it has learned of you, as it would draw it: nothing is sent. The same all day.",
+        previewHours: "Your hours, and today's plan", previewPlanned: "planned", previewPosts: "What it would post",
+        previewFrom: "from your posts:", previewNothing: "nothing then:", previewReplies: "How it would answer the people you answer most",
+        previewLikes: "Likes:", previewEmpty: "It has learned nothing of you yet: upload your archive, or start it to learn your newest posts.")
 
     static let japanese = DoorText(
         language: "ja", title: "mirror_bot", intro: "あなたの過去の投稿を、あなたらしい時間に投稿するボットです。本人としてサインインした人だけをミラーし、本人が望めば止まります。",
@@ -105,7 +121,10 @@ struct DoorText: Sendable {
         download: "保持されているあなたのデータをすべてダウンロード(JSON)", archiveHeading: "過去の投稿を取り込む",
         archiveIntro:
             "{network}からダウンロードしたアーカイブ({files}、またはそれが入った.zip)をアップロードすると、ネットワークで読める範囲を超えて、すべての投稿を学習します。読めないファイルや他の人のアーカイブからは何も保存しません。",
-        archiveFile: "アーカイブ", archiveUpload: "アップロードして取り込む", importedHeading: "アーカイブを取り込みました")
+        archiveFile: "アーカイブ", archiveUpload: "アップロードして取り込む", importedHeading: "アーカイブを取り込みました",
+        previewLink: "投稿の見本を見る", previewHeading: "ミラーがすること", previewIntro: "学習した内容から、実際と同じように選んでいます。何も送信しません。同じ日のあいだは同じ見本です。",
+        previewHours: "あなたの投稿時間と今日の予定", previewPlanned: "予定", previewPosts: "投稿の見本", previewFrom: "元の投稿:", previewNothing: "この時間は投稿なし:",
+        previewReplies: "よく返信する相手への返信", previewLikes: "いいね:", previewEmpty: "まだ何も学習していません。アーカイブをアップロードするか、開始すると最新の投稿を学習します。")
 
     /// The words for `acceptLanguage` (`Accept-Language`): Japanese when it comes before English, else English.
     static func preferred(_ acceptLanguage: String?) -> DoorText {
@@ -137,7 +156,9 @@ enum DoorPages {
         button{margin-top:1rem;background:#1d4ed8;color:#fff;border:0;border-radius:.25rem;cursor:pointer}button:focus,input:focus,select:focus{outline:3px solid #f59e0b}
         .hint{color:#444;font-size:.9rem}.check{font-weight:400}.check input{width:auto;margin-right:.5rem}fieldset{border:0;padding:0;margin-top:.75rem}
         legend{font-weight:600}.danger{background:#b91c1c}.quiet{background:#374151}.lately{padding-left:1.25rem}.lately li{margin:.25rem 0;overflow-wrap:anywhere}
-        time{font-variant-numeric:tabular-nums;color:#444}</style></head>
+        time{font-variant-numeric:tabular-nums;color:#444}.hours{width:100%;border-collapse:collapse;font-size:.9rem}
+        .hours th{text-align:right;padding-right:.5rem;font-weight:400;font-variant-numeric:tabular-nums;width:2rem}.hours td:nth-child(2){width:50%}
+        .bar{display:block;height:.8rem;background:#1d4ed8}</style></head>
         <body><main>\(body)</main></body></html>
         """
     }
@@ -185,6 +206,7 @@ enum DoorPages {
             body += form(
                 mirror.pausedBecause == nil ? "/mirror/pause" : "/mirror/start", csrf: csrf,
                 "<button type=\"submit\">\(escaped(mirror.pausedBecause == nil ? text.pause : text.start))</button>")
+            body += "<p><a href=\"/mirror/preview\">\(escaped(text.previewLink))</a></p>"
             body += "<h2>\(escaped(text.latelyHeading))</h2>"
             if mirror.lately.isEmpty {
                 body += "<p>\(escaped(text.nothingYet))</p>"
@@ -290,6 +312,52 @@ enum DoorPages {
             <p><a href="/me">\(escaped(text.back))</a></p>
             """)
     }
+
+    /// The preview: the person's hours beside today's plan (a bar an hour), the posts as they would go out with the
+    /// posts they come from, the answers to the people they answer most, the likes.
+    static func preview(_ text: DoorText, _ preview: DoorPreview) -> String {
+        var body = "<h1>\(escaped(text.previewHeading))</h1><p class=\"hint\">\(escaped(text.previewIntro))</p>"
+        guard preview.postsLearned > 0 else {
+            return page(text, body + "<p id=\"preview-empty\">\(escaped(text.previewEmpty))</p><p><a href=\"/me\">\(escaped(text.back))</a></p>")
+        }
+        let most = max(1, preview.hours.max() ?? 1)
+        let total = max(1, preview.hours.reduce(0, +))
+        body += "<h2>\(escaped(text.previewHours)) (\(escaped(preview.day)), \(escaped(preview.timeZone)))</h2><table class=\"hours\" id=\"hours\">"
+        for hour in 0..<24 {
+            let planned = preview.planned.filter { $0 / 60 == hour }.map(clockTime)
+            let share = Double(preview.hours[hour]) / Double(total) * 100
+            body += String(format: "<tr><th scope=\"row\">%02d</th>", hour)
+            body += "<td><span class=\"bar\" style=\"width:\(preview.hours[hour] * 100 / most)%\"></span></td>"
+            body += String(format: "<td>%.0f%%</td>", share)
+            body += "<td>\(planned.isEmpty ? "" : escaped(text.previewPlanned + " " + planned.joined(separator: " ")))</td></tr>"
+        }
+        body += "</table><h2>\(escaped(text.previewPosts))</h2><ol class=\"lately\" id=\"samples\">"
+        for sample in preview.samples {
+            body += "<li><time>\(escaped(sample.at))</time> "
+            if let posted = sample.text {
+                body += "<q>\(escaped(posted))</q>"
+                if !sample.sources.isEmpty {
+                    body +=
+                        "<br><span class=\"hint\">\(escaped(text.previewFrom)) "
+                        + sample.sources.map { "<q>\(escaped($0))</q>" }.joined(separator: " ")
+                        + "</span>"
+                }
+            } else {
+                body += "\(escaped(text.previewNothing)) \(escaped(sample.reason ?? ""))"
+            }
+            body += "</li>"
+        }
+        body += "</ol>"
+        if !preview.replies.isEmpty {
+            body += "<h2>\(escaped(text.previewReplies))</h2><ul class=\"lately\" id=\"replies\">"
+            body += preview.replies.map { "<li>\(escaped($0.to)): <q>\(escaped($0.text))</q></li>" }.joined() + "</ul>"
+        }
+        if let likes = preview.likes { body += "<p id=\"likes\">\(escaped(text.previewLikes)) \(escaped(likes))</p>" }
+        return page(text, body + "<p><a href=\"/me\">\(escaped(text.back))</a></p>")
+    }
+
+    /// `08:05` for a minute of the day.
+    static func clockTime(_ minute: Int) -> String { String(format: "%02d:%02d", minute / 60, minute % 60) }
 
     /// A refusal in a sentence, with the way back.
     static func refused(_ text: DoorText, _ reason: String) -> String {

@@ -466,6 +466,21 @@ public struct FrontDoorServer: Service {
                     DoorPages.refused(text, "Your archive could not be imported just now: nothing was stored. Try again in a minute."))
             }
         }
+        // The preview: read-only, their own mirror's, found by their session alone.
+        router.get("/mirror/preview") { request, _ in
+            let text = DoorText.preferred(request.headers[.acceptLanguage])
+            guard let session = await sessions.session(sessionID(request)), let person = session.person else { return Self.redirect("/") }
+            guard let mirrors = settings.mirrors else { return Self.html(.notFound, DoorPages.refused(text, text.noFleet)) }
+            do {
+                guard let preview = try await mirrors.preview(of: person, now: settings.clock.now()) else {
+                    return Self.html(.notFound, DoorPages.refused(text, "You have no mirror here."))
+                }
+                return Self.html(.ok, DoorPages.preview(text, preview))
+            } catch {
+                logger.error("web: a person's preview failed: \(error)")
+                return Self.html(.serviceUnavailable, DoorPages.refused(text, "Your preview cannot be drawn just now: try again in a minute."))
+            }
+        }
         router.post("/mirror/delete") { request, _ in
             try await Self.change(request, sessions: sessions, settings: settings, logger: logger) { mirrors, session, id, fields, text in
                 guard fields["confirm"] == "delete" else {

@@ -27,6 +27,9 @@ public protocol NetworkModule: Sendable {
     var dailyBudget: Double? { get }
     /// Whether posts behind a content warning are copied, warning included (Mastodon's `POST_CW`; X has none).
     var copiesContentWarnings: Bool { get }
+    /// What the bot's network offers, as its daemon's network says it (its post length, its repeat window), known
+    /// before any client is opened: for a preview of what the bot would post.
+    var capabilities: NetworkCapabilities { get }
 
     /// What must be set for `accounts` to be reached, and is not.
     func missingSettings(for accounts: [Account]) -> [MissingSetting]

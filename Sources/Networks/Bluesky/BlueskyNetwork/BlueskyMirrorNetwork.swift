@@ -41,8 +41,11 @@ public struct BlueskyMirrorNetwork: FreeMirrorNetwork {
     }
 
     public var name: String { "Bluesky" }
-    public var capabilities: NetworkCapabilities {
-        NetworkCapabilities(whyNoLikes: BlueskyNetworkModule.whyNoLikes, disclosure: .botLabel, postLength: .characters(Self.maxGraphemes))
+    public var capabilities: NetworkCapabilities { Self.capabilities }
+
+    /// What Bluesky offers a mirror, before any client is opened.
+    public static var capabilities: NetworkCapabilities {
+        NetworkCapabilities(whyNoLikes: BlueskyNetworkModule.whyNoLikes, disclosure: .botLabel, postLength: .characters(maxGraphemes))
     }
 
     public func whoAmI(_ account: Account) async throws -> NetworkUser {

@@ -207,6 +207,7 @@ public struct BlueskyNetworkModule: NetworkModule {
     public var dailyBudget: Double? { nil }
     /// `POST_CW`: labelled posts copied with their labels.
     public var copiesContentWarnings: Bool { settings.copyingLabels }
+    public var capabilities: NetworkCapabilities { BlueskyMirrorNetwork.capabilities }
     /// None: the person's archive carries DIDs, not addresses to look up.
     public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> AccountID?)? { nil }
 

@@ -32,7 +32,11 @@ public struct MastodonMirrorNetwork: FreeMirrorNetwork {
     }
 
     public var name: String { "Mastodon" }
-    public var capabilities: NetworkCapabilities { NetworkCapabilities(whyNoLikes: nil, streamsMentions: true, disclosure: .botFlag) }
+    public var capabilities: NetworkCapabilities { Self.capabilities }
+
+    /// What Mastodon offers a mirror, before any client is opened (the bot's instance's own longest status is read as
+    /// the daemon starts).
+    public static let capabilities = NetworkCapabilities(whyNoLikes: nil, streamsMentions: true, disclosure: .botFlag)
 
     public func whoAmI(_ account: Account) async throws -> NetworkUser {
         let me = try await Self.mapped { try await client.send(VerifyCredentials(), as: account) }

@@ -105,6 +105,7 @@ public struct MastodonNetworkModule: NetworkModule {
     public var dailyBudget: Double? { nil }
     /// `POST_CW`.
     public var copiesContentWarnings: Bool { settings.copyingWarnings }
+    public var capabilities: NetworkCapabilities { MastodonMirrorNetwork.capabilities }
 
     /// Looks an account (`user@domain`) up on the person's instance: its id there, nil when the instance does not
     /// know it. Nil when the person's account is not set.

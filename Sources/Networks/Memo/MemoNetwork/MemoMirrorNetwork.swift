@@ -21,7 +21,10 @@ public struct MemoMirrorNetwork: FreeMirrorNetwork {
     /// "Memo".
     public var name: String { "Memo" }
     /// Likes, no stream, repeats taken, 500 characters.
-    public var capabilities: NetworkCapabilities { NetworkCapabilities(whyNoLikes: nil, postLength: .characters(500)) }
+    public var capabilities: NetworkCapabilities { Self.capabilities }
+
+    /// What the memo world offers a mirror.
+    public static let capabilities = NetworkCapabilities(whyNoLikes: nil, postLength: .characters(500))
 
     /// The handle `account`'s token signs in as.
     func handle(of account: Account) throws -> String {

@@ -27,6 +27,7 @@ public struct MemoNetworkModule: NetworkModule {
     public var dailyBudget: Double? { nil }
     /// No warnings.
     public var copiesContentWarnings: Bool { false }
+    public var capabilities: NetworkCapabilities { MemoMirrorNetwork.capabilities }
 
     var tokens: [Account: String] {
         var tokens: [Account: String] = [:]

@@ -41,8 +41,11 @@ public struct MisskeyMirrorNetwork: FreeMirrorNetwork {
     }
 
     public var name: String { "Misskey" }
-    public var capabilities: NetworkCapabilities {
-        NetworkCapabilities(whyNoLikes: nil, streamsMentions: true, disclosure: .botFlagAndContact, postLength: .characters(Self.defaultNoteLength))
+    public var capabilities: NetworkCapabilities { Self.capabilities }
+
+    /// What Misskey offers a mirror, before any client is opened.
+    public static var capabilities: NetworkCapabilities {
+        NetworkCapabilities(whyNoLikes: nil, streamsMentions: true, disclosure: .botFlagAndContact, postLength: .characters(defaultNoteLength))
     }
 
     public func whoAmI(_ account: Account) async throws -> NetworkUser {

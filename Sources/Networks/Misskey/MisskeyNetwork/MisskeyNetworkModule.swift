@@ -138,6 +138,7 @@ public struct MisskeyNetworkModule: NetworkModule {
     public var dailyBudget: Double? { nil }
     /// `POST_CW`.
     public var copiesContentWarnings: Bool { settings.copyingWarnings }
+    public var capabilities: NetworkCapabilities { MisskeyMirrorNetwork.capabilities }
     /// A notes export names what a reply answered by the note's id (`note:<id>`): looked up on the person's instance,
     /// the id of its author; nil when the note is gone or hidden. Nil when the person's account is not set.
     public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> AccountID?)? {

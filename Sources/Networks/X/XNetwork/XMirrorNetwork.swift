@@ -21,7 +21,10 @@ public struct XMirrorNetwork: MirrorNetwork {
     public var name: String { "X" }
 
     /// X today: no likes for self-serve (pay-per-use) apps, and automated likes against its rules.
-    public var capabilities: NetworkCapabilities {
+    public var capabilities: NetworkCapabilities { Self.capabilities }
+
+    /// What X offers a mirror, before any client is opened.
+    public static var capabilities: NetworkCapabilities {
         NetworkCapabilities(
             whyNoLikes: XAccess.whyNoLikes, refusesRepeatsWithin: 86_400,
             disclosure: .profileNamingThePerson, postLength: .xWeighted(280))

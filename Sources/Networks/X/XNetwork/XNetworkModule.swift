@@ -112,6 +112,7 @@ public struct XNetworkModule: NetworkModule {
     public var dailyBudget: Double? { settings.dailyBudget }
     /// X has no content warnings.
     public var copiesContentWarnings: Bool { false }
+    public var capabilities: NetworkCapabilities { XMirrorNetwork.capabilities }
     /// None: X's archive names each reply's user by id.
     public func archiveAccountResolver(logger: Logger) -> (@Sendable (_ address: String) async throws -> AccountID?)? { nil }
 
