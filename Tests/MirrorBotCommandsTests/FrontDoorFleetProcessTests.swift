@@ -232,6 +232,27 @@ struct FrontDoorFleetProcessTests {
                                 copies.contains { running.html.contains("/\($0.id)\" rel=\"noreferrer noopener\">see it</a>") }, "\(running.html)")
                             pages.append(("5-running", running.html))
 
+                            // Her choices changed while it runs (UTC, likes off): only with her token and only hers; the fleet lets it
+                            // go and starts it again with them, and her consent record says what she now agrees to.
+                            #expect(
+                                running.html.contains("<option value=\"Asia/Tokyo\" selected>") && running.html.contains("action=\"/mirror/choices\"")
+                            )
+                            let newChoices = [("tz", "UTC"), ("style", "copy")]
+                            #expect(try await alice.post("/mirror/choices", newChoices).status == 403)
+                            #expect(try await bob.post("/mirror/choices", [("csrf", bobsToken)] + newChoices).status == 404)
+                            let changed = try await alice.post("/mirror/choices", [("csrf", csrf)] + newChoices)
+                            #expect(changed.status == 303, "\(changed.html)")
+                            let afterChange = try await alice.get("/me")
+                            #expect(
+                                afterChange.html.contains("<option value=\"UTC\" selected>")
+                                    && !afterChange.html.contains("name=\"likes\" value=\"on\" checked"), "\(afterChange.html)")
+                            #expect(
+                                try await runner.waitForLog("fleet: bot \(name) is no longer this process's", limit: .seconds(30)), "\(runner.tail)")
+                            #expect(
+                                try await FleetProcessTests.waitUntil {
+                                    runner.log.components(separatedBy: "fleet: running bot \(name) ").count - 1 >= 2
+                                }, "started again with her choices\n\(runner.tail)")
+
                             // Her download: everything it keeps of her, as JSON.
                             let download = try await alice.get("/mirror/download")
                             #expect(download.status == 200, "\(download.html.prefix(300))")
@@ -245,6 +266,8 @@ struct FrontDoorFleetProcessTests {
                                 "\(posts.count) posts")
                             #expect((takeout["training_examples"] as? [Any])?.isEmpty == false, "what it learned her likes from")
                             #expect((takeout["actions"] as? [[String: Any]])?.contains { $0["kind"] as? String == "posted" } == true)
+                            let agreed = (takeout["consent"] as? [String: Any])?["agreed_to"] as? [String]
+                            #expect(agreed == ["learn posts", "copies"], "likes off: her likes are no longer learned (\(agreed ?? []))")
 
                             // Paused from the page: the fleet lets it go.
                             #expect(try await alice.post("/mirror/pause", [("csrf", csrf)]).status == 303)
@@ -305,7 +328,8 @@ struct FrontDoorFleetProcessTests {
                                 items.allSatisfy { $0.contains("<q>alice ") || $0.contains("<q>from alice&#39;s archive") }
                                     && items.allSatisfy { $0.contains("from your posts:") }, "\(samples)")
                             #expect(preview.html.contains("@bob: <q>それは いいね</q>"), "\(preview.html)")
-                            #expect(preview.html.contains("id=\"likes\">Likes: about "), "\(preview.html)")
+                            #expect(!preview.html.contains("id=\"likes\""), "likes off: no likes in her preview")
+                            #expect(preview.html.contains("2026") && preview.html.contains(", UTC)"), "her plan in her new zone")
                             #expect(try await alice.get("/mirror/preview").html == preview.html, "the same preview all day")
                             #expect(try await bob.get("/mirror/preview").status == 404)
                             pages.append(("7-preview", preview.html))

@@ -88,6 +88,19 @@ public struct FleetBots: Sendable {
         }
     }
 
+    /// Changes the settings of the bot `name`: `changes` set over its sealed settings (an empty value removes one),
+    /// checked as `add` checks them, sealed again, and the bot let go by the process running it so that the next round
+    /// starts it with them. Returns the new configuration, nil when there is no such bot.
+    public func changeSettings(of name: String, _ changes: [String: String], key: FleetKey) async throws -> Configuration? {
+        try await withRegistry { registry in
+            guard let bot = try await registry.bot(named: name) else { return nil }
+            var settings = try key.open(bot.sealedSettings, bot: name)
+            for (variable, value) in changes { settings[variable] = value.isEmpty ? nil : value }
+            let (configuration, sealed) = try checked(name: name, settings: settings, key: key)
+            return try await registry.replaceSettings(of: name, with: sealed) ? configuration : nil
+        }
+    }
+
     /// `body` with the stores of the bot `name` (its schema's, migrated as it was added), nil when there is no such bot.
     public func withStores<Result: Sendable>(of name: String, _ body: (FleetBot, any StoreSet) async throws -> Result) async throws -> Result? {
         try await withStores(of: name, settings: { _ in StoreSettings() }, body)

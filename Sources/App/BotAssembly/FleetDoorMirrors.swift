@@ -56,9 +56,13 @@ public struct FleetDoorMirrors: DoorMirrors {
         try await bots.withStores(of: Self.botName(of: person)) { bot, stores in
             let consent = try await ConsentRecords(state: stores.state).current()
             let running = bot.holder != nil && (bot.leaseExpiresAt ?? .distantPast) > Date()
+            let configuration = try configuration(of: bot)
+            let choices = MirrorChoices(
+                timeZone: try zoneName(of: bot, configuration), style: configuration.postStyle == .remix ? .remix : .copy,
+                likes: configuration.behaviour.likes != .off)
             return DoorMirror(
                 bot: consent?.botAccount ?? bot.name, pausedBecause: bot.pauseReason.map(Self.shown), isRunning: running && bot.pauseReason == nil,
-                consent: consent?.summary, lately: try await lately(of: bot, stores: stores))
+                consent: consent?.summary, lately: try await lately(of: bot, stores: stores, configuration: configuration), choices: choices)
         }
     }
 
@@ -67,10 +71,9 @@ public struct FleetDoorMirrors: DoorMirrors {
 
     /// The mirror's latest actions as its person reads them: each copy's text from the archive, each post's address
     /// on the network, times in the mirror's zone (its sealed settings say which).
-    func lately(of bot: FleetBot, stores: any StoreSet) async throws -> [DoorMirror.Action] {
+    func lately(of bot: FleetBot, stores: any StoreSet, configuration: Configuration) async throws -> [DoorMirror.Action] {
         let actions = try await stores.actions.page(limit: Self.latelyShown)
         guard !actions.isEmpty else { return [] }
-        let configuration = try configuration(of: bot)
         let links = configuration.networkModule.postLinks
         let copied = actions.filter(\.copiedThePerson).compactMap(\.sourceID).map { PostID($0) }
         let texts = Dictionary(try await stores.archive.posts(withIDs: copied).map { ($0.postID.text, $0.text) }) { first, _ in first }
@@ -121,6 +124,23 @@ public struct FleetDoorMirrors: DoorMirrors {
             throw DoorMirrorRefused("Your mirror was made, then could not be read: open your page again.")
         }
         return mirror
+    }
+
+    public func change(_ choices: MirrorChoices, of person: DoorAccount) async throws -> DoorMirror? {
+        let name = Self.botName(of: person)
+        let changes = ["TZ": choices.timeZone, "POST_STYLE": choices.style.rawValue, "LIKES": choices.likes ? "auto" : "off"]
+        guard let configuration = try await bots.changeSettings(of: name, changes, key: key) else { return nil }
+        // What the person agrees to follows what they chose.
+        _ = try await bots.withStores(of: name) { _, stores in
+            let records = ConsentRecords(state: stores.state)
+            guard var consent = try await records.current(), !consent.isWithdrawn else { return }
+            consent.agreedTo = PersonConsentGate.uses(of: configuration)
+            try await records.keep(consent)
+        }
+        logger.notice(
+            "fleet: the bot \(name)'s person changed their choices at the front door (\(choices.style.rawValue), likes \(choices.likes ? "on" : "off")); it starts again with them"
+        )
+        return try await mirror(of: person)
     }
 
     /// The reasons a person may lift: their own pause, and the one a mirror is made with.
@@ -217,6 +237,11 @@ public struct FleetDoorMirrors: DoorMirrors {
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
             return try encoder.encode(takeout)
         }
+    }
+
+    /// The time zone of `bot` as its person chose it (`UTC`, which Foundation names `GMT`).
+    func zoneName(of bot: FleetBot, _ configuration: Configuration) throws -> String {
+        try key.open(bot.sealedSettings, bot: bot.name)["TZ"] ?? configuration.behaviour.timeZone.identifier
     }
 
     /// The configuration of `bot`, from its sealed settings and the process's shared ones.
@@ -379,7 +404,8 @@ public struct FleetDoorMirrors: DoorMirrors {
                 }
             }
             return DoorPreview(
-                day: day, timeZone: zone.identifier, postsLearned: try await archive.count(), hours: hours, planned: plan.minutes,
+                day: day, timeZone: try zoneName(of: bot, configuration), postsLearned: try await archive.count(), hours: hours,
+                planned: plan.minutes,
                 style: daemon.postStyle == .remix ? .remix : .copy, samples: samples, replies: replies, likes: likes)
         }
     }

@@ -63,6 +63,8 @@ public struct DoorMirror: Sendable, Equatable {
     public var consent: String?
     /// What it did lately, newest first.
     public var lately: [Action]
+    /// The person's choices as its settings hold them now.
+    public var choices: MirrorChoices?
 
     /// One thing a mirror did, as its person reads it: texts and links, not ids.
     public struct Action: Sendable, Equatable {
@@ -102,7 +104,8 @@ public struct DoorMirror: Sendable, Equatable {
     }
 
     /// A mirror from its parts.
-    public init(bot: String, pausedBecause: String?, isRunning: Bool, consent: String?, lately: [Action] = []) {
+    public init(bot: String, pausedBecause: String?, isRunning: Bool, consent: String?, lately: [Action] = [], choices: MirrorChoices? = nil) {
+        self.choices = choices
         self.bot = bot
         self.pausedBecause = pausedBecause
         self.isRunning = isRunning
@@ -234,6 +237,9 @@ public protocol DoorMirrors: Sendable {
         person: DoorAccount, personVariables: [(name: String, value: String)], bot: DoorAccount, botVariables: [(name: String, value: String)],
         choices: MirrorChoices, how: String, now: Date
     ) async throws -> DoorMirror
+    /// Changes `person`'s choices (their consent record says what they now agree to); the fleet starts it again with
+    /// them. Nil when they have none.
+    func change(_ choices: MirrorChoices, of person: DoorAccount) async throws -> DoorMirror?
     /// Starts (`paused` false) or pauses `person`'s mirror; nil when they have none.
     func setPaused(_ paused: Bool, of person: DoorAccount) async throws -> DoorMirror?
     /// Everything `person`'s mirror keeps of them, as one JSON document (their posts, what it learned from, what it

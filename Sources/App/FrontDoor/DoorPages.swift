@@ -56,6 +56,9 @@ struct DoorText: Sendable {
     let archiveUpload: String
     let importedHeading: String
     let previewLink: String
+    let choicesHeading: String
+    let choicesHint: String
+    let choicesSave: String
     let previewHeading: String
     let previewIntro: String
     let previewHours: String
@@ -95,7 +98,9 @@ struct DoorText: Sendable {
         archiveIntro:
             "Upload the archive {network} lets you download ({files}, or the .zip they came in): your mirror learns every post in it, beyond what it can read on the network. Nothing is stored from a file it cannot read, or from someone else's archive.",
         archiveFile: "Your archive", archiveUpload: "Upload and import", importedHeading: "Archive imported",
-        previewLink: "See what it would post", previewHeading: "What your mirror would do",
+        previewLink: "See what it would post", choicesHeading: "Your choices",
+        choicesHint: "Saved, your mirror starts again with them within a minute; your consent record says what you now agree to.",
+        choicesSave: "Save my choices", previewHeading: "What your mirror would do",
         previewIntro: "Drawn from what it has learned of you, as it would draw it: nothing is sent. The same all day.",
         previewHours: "Your hours, and today's plan", previewPlanned: "planned", previewPosts: "What it would post",
         previewFrom: "from your posts:", previewNothing: "nothing then:", previewReplies: "How it would answer the people you answer most",
@@ -122,7 +127,8 @@ struct DoorText: Sendable {
         archiveIntro:
             "{network}からダウンロードしたアーカイブ({files}、またはそれが入った.zip)をアップロードすると、ネットワークで読める範囲を超えて、すべての投稿を学習します。読めないファイルや他の人のアーカイブからは何も保存しません。",
         archiveFile: "アーカイブ", archiveUpload: "アップロードして取り込む", importedHeading: "アーカイブを取り込みました",
-        previewLink: "投稿の見本を見る", previewHeading: "ミラーがすること", previewIntro: "学習した内容から、実際と同じように選んでいます。何も送信しません。同じ日のあいだは同じ見本です。",
+        previewLink: "投稿の見本を見る", choicesHeading: "設定", choicesHint: "保存すると、1分以内にこの設定でミラーが動き直します。同意の記録も更新されます。",
+        choicesSave: "設定を保存", previewHeading: "ミラーがすること", previewIntro: "学習した内容から、実際と同じように選んでいます。何も送信しません。同じ日のあいだは同じ見本です。",
         previewHours: "あなたの投稿時間と今日の予定", previewPlanned: "予定", previewPosts: "投稿の見本", previewFrom: "元の投稿:", previewNothing: "この時間は投稿なし:",
         previewReplies: "よく返信する相手への返信", previewLikes: "いいね:", previewEmpty: "まだ何も学習していません。アーカイブをアップロードするか、開始すると最新の投稿を学習します。")
 
@@ -216,6 +222,13 @@ enum DoorPages {
             if let consent = mirror.consent { body += "<p class=\"hint\">\(escaped(text.consentRecorded)) \(escaped(consent))</p>" }
             let intro = text.archiveIntro.replacingOccurrences(of: "{network}", with: person.networkName)
                 .replacingOccurrences(of: "{files}", with: archiveFiles ?? "its data files")
+            if let choices = mirror.choices {
+                body += "<h2>\(escaped(text.choicesHeading))</h2>"
+                body += form(
+                    "/mirror/choices", csrf: csrf,
+                    "\(choiceFields(text, choices))<p class=\"hint\">\(escaped(text.choicesHint))</p><button type=\"submit\">\(escaped(text.choicesSave))</button>"
+                )
+            }
             body += "<h2>\(escaped(text.archiveHeading))</h2><p>\(escaped(intro))</p>"
             // The token comes first: the door reads it before it takes any of the file.
             body += """
@@ -235,7 +248,6 @@ enum DoorPages {
         } else if !makesMirrors {
             body += "<p>\(escaped(text.noFleet))</p>"
         } else if let bot {
-            let zones = MirrorChoices.timeZones.map { "<option value=\"\($0)\">\($0)</option>" }.joined()
             body += """
                 <p>\(escaped(text.botIs)) <strong>@\(escaped(bot.handle))</strong></p>
                 <h2>\(escaped(text.createHeading))</h2>
@@ -243,11 +255,7 @@ enum DoorPages {
             body += form(
                 "/mirror", csrf: csrf,
                 """
-                <label for="tz">\(escaped(text.timeZone))</label><select id="tz" name="tz">\(zones)</select>
-                <fieldset><legend>\(escaped(text.style))</legend>
-                <label class="check"><input type="radio" name="style" value="copy" checked> \(escaped(text.styleCopy))</label>
-                <label class="check"><input type="radio" name="style" value="remix"> \(escaped(text.styleRemix))</label></fieldset>
-                <label class="check"><input type="checkbox" name="likes" value="on" checked> \(escaped(text.likes))</label>
+                \(choiceFields(text, nil))
                 <label class="check"><input type="checkbox" name="agree" value="yes" required> \(escaped(text.agree))</label>
                 <button type="submit">\(escaped(text.create))</button>
                 """)
@@ -264,6 +272,23 @@ enum DoorPages {
         }
         body += form("/sign-out", csrf: csrf, "<button type=\"submit\" class=\"quiet\">\(escaped(text.signOut))</button>")
         return page(text, body)
+    }
+
+    /// The fields of the person's choices: their time zone, copies or remixes, likes; `current` chosen (else the
+    /// defaults: the first zone, copies, likes on).
+    static func choiceFields(_ text: DoorText, _ current: MirrorChoices?) -> String {
+        let zones = MirrorChoices.timeZones.map { zone in
+            "<option value=\"\(zone)\"\(zone == current?.timeZone ? " selected" : "")>\(zone)</option>"
+        }.joined()
+        let remix = current?.style == .remix
+        let likes = current?.likes ?? true
+        return """
+            <label for="tz">\(escaped(text.timeZone))</label><select id="tz" name="tz">\(zones)</select>
+            <fieldset><legend>\(escaped(text.style))</legend>
+            <label class="check"><input type="radio" name="style" value="copy"\(remix ? "" : " checked")> \(escaped(text.styleCopy))</label>
+            <label class="check"><input type="radio" name="style" value="remix"\(remix ? " checked" : "")> \(escaped(text.styleRemix))</label></fieldset>
+            <label class="check"><input type="checkbox" name="likes" value="on"\(likes ? " checked" : "")> \(escaped(text.likes))</label>
+            """
     }
 
     /// One of the mirror's latest actions: when, what, the copied text, the reason, the link.

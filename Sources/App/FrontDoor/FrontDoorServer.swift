@@ -190,6 +190,14 @@ public struct FrontDoorServer: Service {
         }
     }
 
+    /// The person's choices as a form gives them (`tz` one of the listed zones, `style`, `likes`); nil when they are not
+    /// from the lists.
+    static func choices(_ fields: [String: String]) -> MirrorChoices? {
+        let zone = fields["tz"] ?? ""
+        guard MirrorChoices.timeZones.contains(zone), let style = MirrorChoices.Style(rawValue: fields["style"] ?? "") else { return nil }
+        return MirrorChoices(timeZone: zone, style: style, likes: fields["likes"] == "on")
+    }
+
     /// An upload as it arrived: the file, in a folder of its own, or why it was refused.
     enum Upload {
         /// The file, kept in a folder of its own (removed by the caller).
@@ -391,17 +399,27 @@ public struct FrontDoorServer: Service {
                 guard fields["agree"] == "yes" else {
                     return Self.html(.badRequest, DoorPages.refused(text, "Your mirror is made only once you agree to what it does."))
                 }
-                let zone = fields["tz"] ?? ""
-                guard MirrorChoices.timeZones.contains(zone), let style = MirrorChoices.Style(rawValue: fields["style"] ?? "") else {
+                guard let choices = Self.choices(fields) else {
                     return Self.html(.badRequest, DoorPages.refused(text, "Choose a time zone and what your mirror posts from the lists."))
                 }
-                let choices = MirrorChoices(timeZone: zone, style: style, likes: fields["likes"] == "on")
                 _ = try await mirrors.create(
                     person: person, personVariables: session.personVariables, bot: bot, botVariables: session.botVariables, choices: choices,
                     how: "the front door \(settings.publicURL.absoluteString) (\(person.networkName)'s sign-in in their browser)",
                     now: settings.clock.now())
                 await sessions.dropSignIns(in: id)
                 logger.notice("web: a person made their mirror on \(person.networkName) (paused until they start it)")
+                return Self.redirect("/me")
+            }
+        }
+        router.post("/mirror/choices") { request, _ in
+            try await Self.change(request, sessions: sessions, settings: settings, logger: logger) { mirrors, session, _, fields, text in
+                guard let choices = Self.choices(fields) else {
+                    return Self.html(.badRequest, DoorPages.refused(text, "Choose a time zone and what your mirror posts from the lists."))
+                }
+                guard let person = session.person, try await mirrors.change(choices, of: person) != nil else {
+                    return Self.html(.notFound, DoorPages.refused(text, "You have no mirror here."))
+                }
+                logger.notice("web: a person changed their mirror's choices on \(person.networkName)")
                 return Self.redirect("/me")
             }
         }

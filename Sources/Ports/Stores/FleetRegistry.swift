@@ -19,6 +19,10 @@ public protocol FleetRegistry: Sendable {
     func bot(named name: String) async throws -> FleetBot?
     /// Pauses a bot (`reason` says why: the operator, or revoked tokens) or resumes it (nil); false when there is none.
     @discardableResult func setPaused(_ name: String, reason: String?) async throws -> Bool
+    /// Replaces a bot's sealed settings, and lets go of its lease in the same statement (a new holder raises the fencing
+    /// number): the process that runs it stops writing and lets it go at its next renewal, and the next round starts it
+    /// with these settings. False when there is none.
+    @discardableResult func replaceSettings(of name: String, with sealedSettings: Data) async throws -> Bool
     /// Removes a bot, its lease and its schema with its data; false when there is none.
     @discardableResult func remove(_ name: String) async throws -> Bool
 

@@ -127,6 +127,18 @@ public struct PostgresFleetRegistry: FleetRegistry {
     }
 
     @discardableResult
+    public func replaceSettings(of name: String, with sealedSettings: Data) async throws -> Bool {
+        // Every bot has its lease row (made with it): a row comes back exactly when the bot is there.
+        !(try await database.rows(
+            "changing the settings of \(name)",
+            """
+            WITH changed AS (UPDATE fleet_bots SET settings = \(ByteBuffer(bytes: sealedSettings)) WHERE name = \(name) RETURNING id)
+            UPDATE fleet_leases l SET owner = NULL, expires_at = '-infinity' FROM changed WHERE l.bot_id = changed.id
+            RETURNING 1
+            """, as: Int.self)).isEmpty
+    }
+
+    @discardableResult
     public func remove(_ name: String) async throws -> Bool {
         try await database.transaction("removing the bot \(name)") { connection in
             var id: Int64?
