@@ -823,7 +823,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FrontDoorTests",
-            dependencies: ["FrontDoor"],
+            dependencies: ["FrontDoor", "BotClock"],
             swiftSettings: strictSettings
         ),
         .testTarget(

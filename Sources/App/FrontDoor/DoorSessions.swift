@@ -44,10 +44,17 @@ actor DoorSessions {
     /// The most sessions kept at once.
     static let maxSessions = 20_000
 
+    /// How often lapsed sessions are swept.
+    static let sweepInterval: TimeInterval = 60
+
     private var sessions: [String: DoorSession] = [:]
+    private var lastSweep = Date.distantPast
     private let clock: any BotClock
 
     init(clock: any BotClock) { self.clock = clock }
+
+    /// How many sessions are kept now (lapsed ones included until the next sweep).
+    var count: Int { sessions.count }
 
     /// 256 random bits, base64url.
     static func token() -> String {
@@ -60,8 +67,16 @@ actor DoorSessions {
     /// The session `id` names, slid forward, or nil when there is none or it lapsed.
     func session(_ id: String?) -> DoorSession? {
         let now = clock.now()
-        sessions = sessions.filter { $0.value.expires > now }
+        // Lapsed sessions are swept a minute apart, not on every request (a page costs a look-up, not a pass over all).
+        if now.timeIntervalSince(lastSweep) >= Self.sweepInterval {
+            sessions = sessions.filter { $0.value.expires > now }
+            lastSweep = now
+        }
         guard let id, var session = sessions[id] else { return nil }
+        guard session.expires > now else {
+            sessions[id] = nil
+            return nil
+        }
         session.expires = now.addingTimeInterval(Self.lifetime)
         sessions[id] = session
         return session
