@@ -1,3 +1,4 @@
+import BotConfiguration
 import Consent
 import FakeMastodon
 import FakeMisskey
@@ -23,6 +24,21 @@ struct FrontDoorFleetProcessTests {
         seed.favourites["100"] = Array(bobs)
         seed.follows["100"] = ["101"]
         return seed
+    }
+
+    /// `mirror_bot web` on a fleet of `database` (its environment: `FleetProcessTests.environment`), on a free port with
+    /// `PUBLIC_URL` on localhost, open before `body` runs with the environment, a temporary folder, the running door and
+    /// its address; killed however `body` ends.
+    static func withDoor(_ database: DatabaseURL, _ body: ([String: String], URL, RunningBot, URL) async throws -> Void) async throws {
+        try await TestServers.withTemporaryFolder { folder in
+            let fleet = try FleetProcessTests.environment(database)
+            let port = try FreePort.pick()
+            let web = try RunningBot(
+                ["web"], environment: fleet.merging(["PORT": String(port), "PUBLIC_URL": "http://localhost:\(port)"]) { $1 }, folder: folder)
+            defer { if web.process.isRunning { kill(web.process.processIdentifier, SIGKILL) } }
+            try #require(try await web.waitForLog("the front door is open on port \(port)", limit: .seconds(60)), "\(web.tail)")
+            try await body(fleet, folder, web, URL(string: "http://127.0.0.1:\(port)")!)
+        }
     }
 
     /// A Mastodon export's `outbox.json` of the actor at `actor`: `count` public posts ("from alice's archive 1", …).
@@ -111,14 +127,7 @@ struct FrontDoorFleetProcessTests {
         let server = FakeMastodonServer(seed: Self.seed())
         try await server.withRunning { instance in
             try await TestServers.withScratchDatabase("door") { database in
-                try await TestServers.withTemporaryFolder { folder in
-                    let fleet = try FleetProcessTests.environment(database)
-                    let port = try FreePort.pick()
-                    let web = try RunningBot(
-                        ["web"], environment: fleet.merging(["PORT": String(port), "PUBLIC_URL": "http://localhost:\(port)"]) { $1 }, folder: folder)
-                    defer { if web.process.isRunning { kill(web.process.processIdentifier, SIGKILL) } }
-                    #expect(try await web.waitForLog("the front door is open on port \(port)", limit: .seconds(60)), "\(web.tail)")
-                    let door = URL(string: "http://127.0.0.1:\(port)")!
+                try await Self.withDoor(database) { fleet, folder, web, door in
                     try await DoorBrowser.with(door) { alice in
                         try await DoorBrowser.with(door) { bob in
 
@@ -398,14 +407,8 @@ struct FrontDoorFleetProcessTests {
         let server = FakeMisskeyServer(seed: FleetMisskeyProcessTests.seed())
         try await server.withRunning { instance in
             try await TestServers.withScratchDatabase("doormk") { database in
-                try await TestServers.withTemporaryFolder { folder in
-                    let fleet = try FleetProcessTests.environment(database)
-                    let port = try FreePort.pick()
-                    let web = try RunningBot(
-                        ["web"], environment: fleet.merging(["PORT": String(port), "PUBLIC_URL": "http://localhost:\(port)"]) { $1 }, folder: folder)
-                    defer { if web.process.isRunning { kill(web.process.processIdentifier, SIGKILL) } }
-                    #expect(try await web.waitForLog("the front door is open on port \(port)", limit: .seconds(60)), "\(web.tail)")
-                    try await DoorBrowser.with(URL(string: "http://127.0.0.1:\(port)")!) { person in
+                try await Self.withDoor(database) { fleet, folder, web, door in
+                    try await DoorBrowser.with(door) { person in
                         let signedIn = try await Self.signInMisskey(
                             person, account: "person", on: instance, as: FleetMisskeyProcessTests.person, server: server)
                         #expect(signedIn.status == 303 && signedIn.location == "/me", "\(signedIn.html)")
