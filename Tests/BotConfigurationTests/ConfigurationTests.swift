@@ -335,11 +335,30 @@ struct ConfigurationTests {
 
     @Test("Every variable read is listed in variableNames")
     func variableNamesAreComplete() {
-        #expect(Configuration.variableNames.count == 72)
-        #expect(Set(Configuration.variableNames).count == 72)
+        #expect(Configuration.variableNames.count == 75)
+        #expect(Set(Configuration.variableNames).count == 75)
         #expect(Configuration.variableNames.contains("MIRROR_BOT_KEY") && Configuration.variableNames.contains("HUMAN_BLUESKY_SIGN_IN"))
         #expect(Configuration.variableNames.contains("PUBLIC_URL"), "mirror_bot web's address")
         #expect(Set(Configuration.variableNames).isSuperset(of: Self.credentials.keys))
+    }
+
+    @Test(
+        "The door's sign-up: open and 100 mirrors by default; servers needs its list; a mode or a count it cannot read is named, every problem at once"
+    )
+    func doorSignUp() {
+        func read(_ environment: [String: String]) -> (FrontDoorSection, [String]) {
+            var reader = EnvironmentReader(environment: environment)
+            let section = FrontDoorSection(reading: &reader)
+            return (section, reader.problems.map(\.variable))
+        }
+        let (defaults, none) = read([:])
+        #expect(defaults.signUp == .open && defaults.maxMirrors == 100 && defaults.servers.isEmpty && none.isEmpty)
+        let (listed, fine) = read(["DOOR_SIGN_UP": "Servers", "DOOR_SERVERS": " social.example, notes.example ,", "DOOR_MAX_MIRRORS": "0"])
+        #expect(listed.signUp == .servers && listed.servers == ["social.example", "notes.example"] && listed.maxMirrors == 0 && fine.isEmpty)
+        let (_, problems) = read(["DOOR_SIGN_UP": "invite", "DOOR_MAX_MIRRORS": "-3"])
+        #expect(problems == ["DOOR_SIGN_UP", "DOOR_MAX_MIRRORS"])
+        let (_, unlisted) = read(["DOOR_SIGN_UP": "servers"])
+        #expect(unlisted == ["DOOR_SERVERS"])
     }
 
     @Test("MIRROR_BOT_DATA names the embedded SQLite file; mirror_bot.sqlite in the working directory by default")

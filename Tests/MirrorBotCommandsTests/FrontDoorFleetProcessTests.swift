@@ -29,12 +29,15 @@ struct FrontDoorFleetProcessTests {
     /// `mirror_bot web` on a fleet of `database` (its environment: `FleetProcessTests.environment`), on a free port with
     /// `PUBLIC_URL` on localhost, open before `body` runs with the environment, a temporary folder, the running door and
     /// its address; killed however `body` ends.
-    static func withDoor(_ database: DatabaseURL, _ body: ([String: String], URL, RunningBot, URL) async throws -> Void) async throws {
+    static func withDoor(
+        _ database: DatabaseURL, web extra: [String: String] = [:], _ body: ([String: String], URL, RunningBot, URL) async throws -> Void
+    ) async throws {
         try await TestServers.withTemporaryFolder { folder in
             let fleet = try FleetProcessTests.environment(database)
             let port = try FreePort.pick()
             let web = try RunningBot(
-                ["web"], environment: fleet.merging(["PORT": String(port), "PUBLIC_URL": "http://localhost:\(port)"]) { $1 }, folder: folder)
+                ["web"], environment: fleet.merging(["PORT": String(port), "PUBLIC_URL": "http://localhost:\(port)"].merging(extra) { $1 }) { $1 },
+                folder: folder)
             defer { if web.process.isRunning { kill(web.process.processIdentifier, SIGKILL) } }
             try #require(try await web.waitForLog("the front door is open on port \(port)", limit: .seconds(60)), "\(web.tail)")
             try await body(fleet, folder, web, URL(string: "http://127.0.0.1:\(port)")!)
@@ -127,7 +130,8 @@ struct FrontDoorFleetProcessTests {
         let server = FakeMastodonServer(seed: Self.seed())
         try await server.withRunning { instance in
             try await TestServers.withScratchDatabase("door") { database in
-                try await Self.withDoor(database) { fleet, folder, web, door in
+                // A door that makes one mirror: alice's; bob's is refused, saying why.
+                try await Self.withDoor(database, web: ["DOOR_MAX_MIRRORS": "1"]) { fleet, folder, web, door in
                     try await DoorBrowser.with(door) { alice in
                         try await DoorBrowser.with(door) { bob in
 
@@ -197,6 +201,9 @@ struct FrontDoorFleetProcessTests {
                             }
                             #expect(try await bob.post("/mirror/delete", [("csrf", bobsToken), ("confirm", "delete")]).status == 404)
                             #expect(try await bob.get("/mirror/download").status == 404, "bob downloads nothing of alice's")
+                            _ = try await Self.signIn(bob, account: "bot", on: instance, as: "201", server: server)
+                            let full = try await bob.post("/mirror", [("csrf", bobsToken), ("tz", "UTC"), ("style", "copy"), ("agree", "yes")])
+                            #expect(full.status == 400 && full.html.contains("as many mirrors as its operator allows for now (1)"), "\(full.html)")
                             // Alice's token in bob's browser, or bob's in alice's: refused.
                             #expect(try await bob.post("/mirror/start", [("csrf", csrf)]).status == 403)
                             #expect(try await alice.post("/mirror/delete", [("csrf", bobsToken), ("confirm", "delete")]).status == 403)

@@ -20,39 +20,40 @@ struct FrontDoorMisskeyTests {
             try await LoopbackServer.withRunning(logger: MisskeyFixture.quietLogger) { onStarted in
                 FrontDoorServer(settings: settings, logger: MisskeyFixture.quietLogger, onStarted: onStarted)
             } _: { door in
-                let browser = DoorBrowser(door)
-                let csrf = try #require(try await browser.get("/").csrf)
-                let started = try await browser.post("/sign-in", [("csrf", csrf), ("network", "misskey"), ("server", instance.absoluteString)])
-                #expect(started.status == 303, "\(started.html)")
-                let address = try #require(started.location.flatMap { URLComponents(string: $0) })
-                let session = try #require(address.path.split(separator: "/").last.map(String.init))
-                #expect(address.path == "/miauth/\(session)")
-                let callback = try #require(address.queryItems?.first { $0.name == "callback" }?.value.flatMap(URLComponents.init(string:)))
-                #expect(callback.path == "/sign-in/callback")
-                let state = try #require(callback.queryItems?.first { $0.name == "state" }?.value)
-                #expect(address.queryItems?.first { $0.name == "permission" }?.value == "read:account,read:reactions")
+                try await DoorBrowser.with(door) { browser in
+                    let csrf = try #require(try await browser.get("/").csrf)
+                    let started = try await browser.post("/sign-in", [("csrf", csrf), ("network", "misskey"), ("server", instance.absoluteString)])
+                    #expect(started.status == 303, "\(started.html)")
+                    let address = try #require(started.location.flatMap { URLComponents(string: $0) })
+                    let session = try #require(address.path.split(separator: "/").last.map(String.init))
+                    #expect(address.path == "/miauth/\(session)")
+                    let callback = try #require(address.queryItems?.first { $0.name == "callback" }?.value.flatMap(URLComponents.init(string:)))
+                    #expect(callback.path == "/sign-in/callback")
+                    let state = try #require(callback.queryItems?.first { $0.name == "state" }?.value)
+                    #expect(address.queryItems?.first { $0.name == "permission" }?.value == "read:account,read:reactions")
 
-                // Before the person allows it: the door says so, and the sign-in is spent (start again).
-                let early = try await browser.get("/sign-in/callback?state=\(state)&session=\(session)")
-                #expect(early.status == 400 && early.html.contains("no approval for this sign-in"), "\(early.html)")
+                    // Before the person allows it: the door says so, and the sign-in is spent (start again).
+                    let early = try await browser.get("/sign-in/callback?state=\(state)&session=\(session)")
+                    #expect(early.status == 400 && early.html.contains("no approval for this sign-in"), "\(early.html)")
 
-                // Again, allowed this time (the fake's consent page is pressed through its admin route).
-                let csrf2 = try #require(try await browser.get("/").csrf)
-                let again = try await browser.post("/sign-in", [("csrf", csrf2), ("network", "misskey"), ("server", instance.absoluteString)])
-                let second = try #require(again.location.flatMap { URLComponents(string: $0) })
-                let session2 = try #require(second.path.split(separator: "/").last.map(String.init))
-                let state2 = try #require(
-                    second.queryItems?.first { $0.name == "callback" }?.value.flatMap(URLComponents.init(string:))?.queryItems?.first {
-                        $0.name == "state"
-                    }?.value)
-                #expect(
-                    await server.approveMiAuth(session: session2, accountID: MisskeyFixture.person, permissions: ["read:account", "read:reactions"]))
-                let back = try await browser.get("/sign-in/callback?state=\(state2)&session=\(session2)")
-                #expect(back.status == 303 && back.location == "/me", "\(back.html)")
-                let page = try await browser.get("/me")
-                #expect(page.html.contains("<strong>@person</strong> (Misskey)"), "\(page.html)")
-                #expect(try await browser.get("/sign-in/callback?state=\(state2)&session=\(session2)").status == 400)
-                try await browser.close()
+                    // Again, allowed this time (the fake's consent page is pressed through its admin route).
+                    let csrf2 = try #require(try await browser.get("/").csrf)
+                    let again = try await browser.post("/sign-in", [("csrf", csrf2), ("network", "misskey"), ("server", instance.absoluteString)])
+                    let second = try #require(again.location.flatMap { URLComponents(string: $0) })
+                    let session2 = try #require(second.path.split(separator: "/").last.map(String.init))
+                    let state2 = try #require(
+                        second.queryItems?.first { $0.name == "callback" }?.value.flatMap(URLComponents.init(string:))?.queryItems?.first {
+                            $0.name == "state"
+                        }?.value)
+                    #expect(
+                        await server.approveMiAuth(
+                            session: session2, accountID: MisskeyFixture.person, permissions: ["read:account", "read:reactions"]))
+                    let back = try await browser.get("/sign-in/callback?state=\(state2)&session=\(session2)")
+                    #expect(back.status == 303 && back.location == "/me", "\(back.html)")
+                    let page = try await browser.get("/me")
+                    #expect(page.html.contains("<strong>@person</strong> (Misskey)"), "\(page.html)")
+                    #expect(try await browser.get("/sign-in/callback?state=\(state2)&session=\(session2)").status == 400)
+                }
             }
         }
     }

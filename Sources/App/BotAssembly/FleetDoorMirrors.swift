@@ -31,6 +31,8 @@ public struct FleetDoorMirrors: DoorMirrors {
     public let key: FleetKey
     /// The log.
     public let logger: Logger
+    /// The most mirrors the door makes (`DOOR_MAX_MIRRORS`): those made and not deleted.
+    public var maxMirrors = 100
 
     /// Why a mirror just made is paused.
     public static let notStartedYet = "not started yet: its person starts it from their page"
@@ -101,6 +103,12 @@ public struct FleetDoorMirrors: DoorMirrors {
         choices: MirrorChoices, how: String, now: Date
     ) async throws -> DoorMirror {
         let name = Self.botName(of: person)
+        // The operator's quota: the door's mirrors now, against the most it makes.
+        let made = try await bots.withRegistry { try await $0.bots().filter { $0.name.hasPrefix("door-") }.count }
+        guard made < maxMirrors else {
+            logger.warning("fleet: a mirror was refused at the front door: \(made) made, DOOR_MAX_MIRRORS is \(maxMirrors)")
+            throw DoorMirrorRefused("This door has made as many mirrors as its operator allows for now (\(maxMirrors)): try again another day.")
+        }
         var settings = [
             "NETWORK": person.network, "TZ": choices.timeZone, "POST_STYLE": choices.style.rawValue, "LIKES": choices.likes ? "auto" : "off",
         ]

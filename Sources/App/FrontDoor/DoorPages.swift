@@ -16,6 +16,7 @@ struct DoorText: Sendable {
     let refusedHeading: String
     let back: String
     let noFleet: String
+    let signUpClosed: String
     let botHeading: String
     let botIntro: String
     let signInBot: String
@@ -78,6 +79,7 @@ struct DoorText: Sendable {
         signIn: "Sign in", signedInAs: "Signed in as", mirrorNotYet: "Your mirror is not set up yet.", signOut: "Sign out",
         refusedHeading: "That did not work", back: "Back to the start",
         noFleet: "This door signs people in, but its operator has not connected it to a fleet yet: no mirror can be made here for now.",
+        signUpClosed: "This door makes no new mirrors for now, by its operator's choice. Those who have one still see, pause and delete it here.",
         botHeading: "Next: the bot's account",
         botIntro:
             "Sign in the account your mirror will post as: a bot account of your own, not your personal one. Mark it as a bot on its profile.",
@@ -112,6 +114,7 @@ struct DoorText: Sendable {
         signIn: "サインイン", signedInAs: "サインイン中:", mirrorNotYet: "ミラーはまだ設定されていません。", signOut: "サインアウト",
         refusedHeading: "うまくいきませんでした", back: "最初に戻る",
         noFleet: "このページではサインインできますが、運営者がまだフリートにつないでいないため、ミラーは作れません。",
+        signUpClosed: "運営者の判断で、いまは新しいミラーを作れません。すでにミラーがある人は、ここで確認・停止・削除できます。",
         botHeading: "次に、ボットのアカウント", botIntro: "ミラーが投稿するアカウントでサインインしてください。あなた自身のではなく、ボット用のアカウントです。プロフィールでボットと明示してください。",
         signInBot: "ボットのアカウントでサインイン", botIs: "ボットのアカウント:", createHeading: "ミラーを作る",
         timeZone: "タイムゾーン(投稿する時間の基準)", style: "投稿する内容", styleCopy: "あなたの過去の投稿をそのまま", styleRemix: "あなたの言葉から作った新しい投稿",
@@ -195,7 +198,7 @@ enum DoorPages {
 
     /// The person's page: who they are, and the next step of their mirror, or the mirror itself with its controls.
     static func person(
-        _ text: DoorText, csrf: String, person: DoorAccount, bot: DoorAccount?, mirror: DoorMirror?, makesMirrors: Bool,
+        _ text: DoorText, csrf: String, person: DoorAccount, bot: DoorAccount?, mirror: DoorMirror?, whyNoMirrors: String?,
         serverExample: String?, archiveFiles: String? = nil
     ) -> String {
         var body = """
@@ -245,8 +248,8 @@ enum DoorPages {
                 <label class="check"><input type="checkbox" name="confirm" value="delete" required> \(escaped(text.deleteConfirm))</label>
                 <button type="submit" class="danger">\(escaped(text.delete))</button>
                 """)
-        } else if !makesMirrors {
-            body += "<p>\(escaped(text.noFleet))</p>"
+        } else if let whyNoMirrors {
+            body += "<p id=\"no-mirrors\">\(escaped(whyNoMirrors))</p>"
         } else if let bot {
             body += """
                 <p>\(escaped(text.botIs)) <strong>@\(escaped(bot.handle))</strong></p>

@@ -34,6 +34,8 @@ public struct FrontDoorServer: Service {
         public var clock: any BotClock = SystemBotClock()
         /// Where people's mirrors are made (the fleet's bots); nil where the door only signs people in.
         public var mirrors: (any DoorMirrors)?
+        /// Who may make a new mirror here (`DOOR_SIGN_UP`).
+        public var signUp = DoorSignUp.open
         /// The largest archive a person may upload, in bytes (an X archive with its photos and videos runs to gigabytes:
         /// only its data files are read, so a larger one can be imported with `mirror_bot bots exec … import`).
         public var uploadLimit = 1 << 30
@@ -314,10 +316,23 @@ public struct FrontDoorServer: Service {
             if account == .bot, session.person == nil {
                 return Self.html(.forbidden, DoorPages.refused(text, "Sign in as yourself first, then with the bot's account."))
             }
+            if account == .bot, settings.signUp == .closed {
+                return Self.html(.forbidden, DoorPages.refused(text, text.signUpClosed))
+            }
             guard let network = settings.networks.first(where: { $0.key == fields["network"] }),
                 account == .human || network.key == session.person?.network
             else {
                 return Self.html(.badRequest, DoorPages.refused(text, "Choose one of the networks listed."))
+            }
+            // A door for some servers only signs in nobody else.
+            if account == .human, case .servers(let allowed) = settings.signUp {
+                let typed = (fields["server"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+                let server = URL(string: typed.contains("://") ? typed : "https://" + typed).map(FleetServers.name(of:))
+                guard let server, allowed.contains(server) else {
+                    return Self.html(
+                        .forbidden, DoorPages.refused(text, "This door makes mirrors for people on \(allowed.sorted().joined(separator: ", ")) only.")
+                    )
+                }
             }
             // A door on the internet never calls this machine or a private network for whoever fills in the form.
             if isSecure, Self.namesPrivateNetwork(fields["server"] ?? "") {
@@ -381,7 +396,8 @@ public struct FrontDoorServer: Service {
                 return Self.html(
                     .ok,
                     DoorPages.person(
-                        text, csrf: session.csrf, person: person, bot: session.bot, mirror: mirror, makesMirrors: settings.mirrors != nil,
+                        text, csrf: session.csrf, person: person, bot: session.bot, mirror: mirror,
+                        whyNoMirrors: settings.signUp == .closed ? text.signUpClosed : settings.mirrors == nil ? text.noFleet : nil,
                         serverExample: settings.networks.first { $0.key == person.network }?.flow.serverExample,
                         archiveFiles: settings.archiveFiles[person.networkName]))
             } catch {
@@ -393,6 +409,7 @@ public struct FrontDoorServer: Service {
         // the form says), each with the session's CSRF token.
         router.post("/mirror") { request, _ in
             try await Self.change(request, sessions: sessions, settings: settings, logger: logger) { mirrors, session, id, fields, text in
+                guard settings.signUp != .closed else { return Self.html(.forbidden, DoorPages.refused(text, text.signUpClosed)) }
                 guard let person = session.person, let bot = session.bot, !session.personVariables.isEmpty else {
                     return Self.html(.badRequest, DoorPages.refused(text, "Sign in with both accounts first: yours, then the bot's."))
                 }
@@ -524,6 +541,16 @@ public struct FrontDoorServer: Service {
         }
         return router
     }
+}
+
+/// Who may make a new mirror at a door.
+public enum DoorSignUp: Sendable, Equatable {
+    /// Anyone signed in as themselves.
+    case open
+    /// Only people on these servers (as `FleetServers.name(of:)` names them); nobody else signs in.
+    case servers(Set<String>)
+    /// Nobody new: people who have a mirror still sign in to see, pause or delete it.
+    case closed
 }
 
 /// Every answer's defences: no framing, no sniffing, no referrer (a callback's code stays out of other sites' logs),

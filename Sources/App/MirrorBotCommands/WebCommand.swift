@@ -6,6 +6,7 @@ import FrontDoor
 import Logging
 import NetworkRegistry
 import ServiceLifecycle
+import SocialNetwork
 
 /// `mirror_bot web`: the front door, where a person signs in as themselves from a browser.
 struct WebCommand: AsyncParsableCommand {
@@ -36,6 +37,13 @@ struct WebCommand: AsyncParsableCommand {
         var settings = FrontDoorServer.Settings(
             host: listening.bindAddress, port: port, publicURL: publicURL,
             networks: NetworkRegistry.webSignIns.map { ($0.definition.key, $0.definition.name, $0.flow) })
+        switch door.signUp {
+        case .open: settings.signUp = .open
+        case .closed: settings.signUp = .closed
+        case .servers:
+            settings.signUp = .servers(
+                Set(door.servers.compactMap { URL(string: $0.contains("://") ? $0 : "https://" + $0).map(FleetServers.name(of:)) }))
+        }
         settings.archiveFiles = Dictionary(NetworkRegistry.exportFormats.map { ($0.network, $0.fileNames) }) { first, _ in first }
         /// The door and its service group, its mirrors set.
         @Sendable func serve(_ settings: FrontDoorServer.Settings) async throws {
@@ -55,7 +63,9 @@ struct WebCommand: AsyncParsableCommand {
         // With the fleet's database and key, people's mirrors are its bots; one pool serves every page.
         let (bots, key) = try BotsCommand.open()
         try await bots.withOnePool { bots in
-            settings.mirrors = FleetDoorMirrors(bots: bots, key: key, logger: logger)
+            var mirrors = FleetDoorMirrors(bots: bots, key: key, logger: logger)
+            mirrors.maxMirrors = door.maxMirrors
+            settings.mirrors = mirrors
             try await serve(settings)
         }
     }

@@ -6,14 +6,41 @@ public struct FrontDoorSection: ConfigurationSection, Equatable {
     /// `PUBLIC_URL`: the door's address as people reach it; nil when unset (`mirror_bot web` then serves
     /// `http://localhost:PORT`, for this machine only).
     public var publicURL: URL?
+    /// `DOOR_SIGN_UP`: who may make a new mirror at the door.
+    public var signUp: SignUp = .open
+    /// `DOOR_SERVERS`: with `DOOR_SIGN_UP=servers`, the servers people may sign in from, as typed (`social.example`,
+    /// `notes.example`; the door compares them as DNS does).
+    public var servers: [String] = []
+    /// `DOOR_MAX_MIRRORS`: the most mirrors the door makes (those made and not deleted); 0: none new.
+    public var maxMirrors = 100
+
+    /// Who may make a new mirror at the door.
+    public enum SignUp: String, Sendable, Equatable, CaseIterable {
+        /// Anyone signed in as themselves.
+        case open
+        /// Only people whose account is on one of `DOOR_SERVERS` (nobody else signs in at all).
+        case servers
+        /// Nobody new: people who have a mirror still sign in to see, pause or delete it.
+        case closed
+    }
 
     /// The variables of this section.
-    public static let variableNames = ["PUBLIC_URL"]
+    public static let variableNames = ["PUBLIC_URL", "DOOR_SIGN_UP", "DOOR_SERVERS", "DOOR_MAX_MIRRORS"]
 
     /// Reads the section: an https:// address, or http:// for this machine only (a sign-in's code must not cross the
     /// internet in the clear).
     public init(reading environment: inout EnvironmentReader) {
         publicURL = nil
+        signUp = environment.choice("DOOR_SIGN_UP", default: .open, expected: "open, servers (those of DOOR_SERVERS) or closed")
+        servers =
+            environment.value("DOOR_SERVERS")?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } ?? []
+        if signUp == .servers, servers.isEmpty {
+            environment.malformed(
+                "DOOR_SERVERS", expected: "the servers people may sign up from, such as social.example,notes.example (DOOR_SIGN_UP=servers)",
+                shown: nil
+            )
+        }
+        maxMirrors = environment.count("DOOR_MAX_MIRRORS", default: 100, allowsZero: true, maximum: 1_000_000, meaning: "mirrors the door makes")
         guard let text = environment.value("PUBLIC_URL") else { return }
         if let url = URL(string: text), let host = url.host(), !host.isEmpty,
             url.scheme == "https" || (url.scheme == "http" && LoopbackHost.contains(host))
