@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """Walks the front door's path as a person's browser would (DEMO=web DEMO_WALK=1 script/demo; script/test runs it):
 sign in as the person and as the bot through the fake instance's own sign-in page (user name and password), make the
-mirror, start it, and wait for the bot's first post on the instance. Prints a line per step; exits 1 naming the step
-that failed. Usage: door-walk.py DOOR_URL INSTANCE_URL PASSWORD PERSON BOT [SECONDS]"""
+mirror, start it, wait for the bot's first post on the instance, then upload an archive of the person's
+(DOOR_WALK_UPLOAD_MB megabytes, 8 by default: three posts of theirs after that many megabytes of the JSON's own leading
+spaces) and see the preview. Prints a line per step, with the upload's time and the web process's peak memory (WEB_PID); exits 1 naming
+the step that failed. Usage: door-walk.py DOOR_URL INSTANCE_URL PASSWORD PERSON BOT [SECONDS]"""
 import http.cookiejar
 import json
+import os
 import re
+import tempfile
 import sys
 import time
 import urllib.error
@@ -86,6 +90,74 @@ status, _, html = send(door_browser, door + "/mirror/start", dict(csrf=token))
 if status != 303:
     fail("starting the mirror", f"{status}: {html[:300]}")
 print("door walk: started")
+
+
+def peak_kib(pid):
+    """The process's peak resident memory (VmHWM), in KiB; None where it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+    except (OSError, StopIteration, ValueError):
+        return None
+
+
+def upload_and_preview():
+    """Her archive from the browser, then her preview."""
+    # Her archive from the browser: a Mastodon outbox.json of three posts of hers, after megabytes of leading spaces.
+    megabytes = int(os.environ.get("DOOR_WALK_UPLOAD_MB", "8"))
+    actor = f"{instance.rstrip('/')}/users/{person}"
+    public = "https://www.w3.org/ns/activitystreams#Public"
+
+    def published(days_ago):
+        return time.strftime("%Y-%m-%dT09:00:00Z", time.gmtime(time.time() - days_ago * 86_400))
+
+    items = [
+        {"id": f"{actor}/statuses/{130_000_000_000_000_000 + n}/activity", "type": "Create", "actor": actor,
+         "published": published(n), "to": [public], "cc": [],
+         "object": {"id": f"{actor}/statuses/{130_000_000_000_000_000 + n}", "type": "Note", "summary": None, "inReplyTo": None,
+                    "published": published(n), "attributedTo": actor, "to": [public], "cc": [], "sensitive": False,
+                    "content": f"<p>アーカイブから {n}</p>", "attachment": [], "tag": []}}
+        for n in (1, 2, 3)]
+    outbox = json.dumps({"@context": "https://www.w3.org/ns/activitystreams", "id": "outbox.json", "type": "OrderedCollection",
+                         "totalItems": len(items), "orderedItems": items}).encode()
+    boundary = "----door-walk-upload"
+    with tempfile.TemporaryFile() as body:
+        body.write(f'--{boundary}\r\nContent-Disposition: form-data; name="csrf"\r\n\r\n{token}\r\n'.encode())
+        body.write(f'--{boundary}\r\nContent-Disposition: form-data; name="archive"; filename="outbox.json"\r\n'
+                   'Content-Type: application/json\r\n\r\n'.encode())
+        spaces = b" " * (1 << 20)
+        for _ in range(megabytes):
+            body.write(spaces)
+        body.write(outbox + f"\r\n--{boundary}--\r\n".encode())
+        length = body.tell()
+        body.seek(0)
+        web_pid = os.environ.get("WEB_PID")
+        before = peak_kib(web_pid) if web_pid else None
+        request = urllib.request.Request(door + "/mirror/archive", data=body, method="POST")
+        request.add_header("Content-Type", f"multipart/form-data; boundary={boundary}")
+        request.add_header("Content-Length", str(length))
+        started = time.monotonic()
+        try:
+            with door_browser.open(request, timeout=120) as answer:
+                status, html = answer.status, answer.read().decode()
+        except urllib.error.HTTPError as answer:
+            status, html = answer.code, answer.read().decode()
+        took = time.monotonic() - started
+        after = peak_kib(web_pid) if web_pid else None
+    if status != 200 or 'id="imported"' not in html:
+        fail("uploading her archive", f"{status}: {html[:300]}")
+    summary = re.search(r'id="imported">([^<]*)<', html)
+    memory = f"; the web process's peak memory {before / 1024:.1f} MiB before, {after / 1024:.1f} MiB after" if before and after else ""
+    print(f"door walk: her archive uploaded ({length / (1 << 20):.1f} MiB in {took:.2f} s{memory}): {summary.group(1) if summary else ''}")
+    status, _, html = send(door_browser, door + "/mirror/preview")
+    samples = re.search(r'id="samples">(.*?)</ol>', html, re.S)
+    if status != 200 or not samples:
+        fail("the preview", f"{status}: {html[:300]}")
+    first = re.search(r"<li><time>([^<]*)</time> <q>([^<]*)</q>", samples.group(1))
+    print(f"door walk: the preview shows {samples.group(1).count('<li>')} posts as they would go out"
+          + (f", the first at {first.group(1)}: {first.group(2)!r}" if first else ""))
+
+
 deadline = time.monotonic() + limit
 while time.monotonic() < deadline:
     _, _, state = send(instance_browser, instance + "/admin/state")
@@ -94,6 +166,7 @@ while time.monotonic() < deadline:
         print(f"door walk: the bot posted: {posts[0]['text']!r} at {posts[0]['created_at']} (the instance's clock)")
         _, _, html = send(door_browser, door + "/me")
         print("door walk: the person's page says: " + ("running" if "Running:" in html else "started, waiting for a process"))
+        upload_and_preview()
         sys.exit(0)
     time.sleep(1)
 fail("waiting for the first post", f"no post by the bot within {limit:.0f} s")
