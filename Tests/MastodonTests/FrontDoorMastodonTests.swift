@@ -2,12 +2,13 @@ import AsyncHTTPClient
 import FakeKit
 import FakeMastodon
 import Foundation
-import FrontDoor
 import MastodonNetwork
 import NIOCore
 import SocialNetwork
 import TestSupport
 import Testing
+
+@testable import FrontDoor
 
 /// The front door (`mirror_bot web`, its first part) on a fake Mastodon instance: a person signs in as themselves, and
 /// nothing signs them in but their own approval, in their own browser, once.
@@ -229,6 +230,24 @@ struct FrontDoorMastodonTests {
             FrontDoorServer(settings: settings, logger: MastodonFixture.logger, onStarted: onStarted)
         } _: { door in
             try await body(door)
+        }
+    }
+
+    @Test("Sign-ins started from one address are limited whatever its browsers: the 31st in ten minutes is refused")
+    func signInsPerAddress() async throws {
+        try await Self.withDoor { _, instance, door in
+            var answers: [Int] = []
+            for _ in 0..<4 {
+                try await DoorBrowser.with(door) { browser in
+                    let csrf = try #require(try await browser.get("/").csrf)
+                    for _ in 0..<8 {
+                        answers.append(
+                            try await browser.post("/sign-in", [("csrf", csrf), ("network", "mastodon"), ("server", instance.absoluteString)]).status)
+                    }
+                }
+            }
+            #expect(answers.prefix(SignInAttempts.perWindow).allSatisfy { $0 == 303 }, "\(answers)")
+            #expect(answers.dropFirst(SignInAttempts.perWindow).allSatisfy { $0 == 429 } && answers.count == 32, "\(answers)")
         }
     }
 }

@@ -42,6 +42,9 @@ public struct FrontDoorServer: Service {
         /// The files of each network's archive export a person uploads, by the network's name (`Mastodon`:
         /// `outbox.json / likes.json`), as its page names them.
         public var archiveFiles: [String: String] = [:]
+        /// Whether clients are named by the last `X-Forwarded-For` entry (a platform's router, as on a Heroku dyno)
+        /// rather than by the connection's address.
+        public var behindRouter = false
         /// Where uploads are kept while they are imported (removed after).
         public var uploadFolder = FileManager.default.temporaryDirectory
 
@@ -58,6 +61,7 @@ public struct FrontDoorServer: Service {
     let logger: Logger
     let onStarted: @Sendable (Int) async -> Void
     let sessions: DoorSessions
+    let attempts: SignInAttempts
 
     /// A door with `settings`; `onStarted` gets the bound port.
     public init(settings: Settings, logger: Logger, onStarted: @escaping @Sendable (Int) async -> Void = { _ in }) {
@@ -65,6 +69,7 @@ public struct FrontDoorServer: Service {
         self.logger = logger
         self.onStarted = onStarted
         sessions = DoorSessions(clock: settings.clock)
+        attempts = SignInAttempts(clock: settings.clock)
     }
 
     /// Serves until the service group shuts down.
@@ -289,10 +294,11 @@ public struct FrontDoorServer: Service {
         return safe.hasPrefix(".") ? "archive" + safe : safe
     }
 
-    func router() -> Router<BasicRequestContext> {
-        let router = Router()
+    func router() -> Router<DoorRequestContext> {
+        let router = Router(context: DoorRequestContext.self)
         router.middlewares.add(DoorHeaders())
         let sessions = sessions
+        let attempts = attempts
         let settings = settings
         let logger = logger
         router.get("/") { request, _ in
@@ -307,8 +313,14 @@ public struct FrontDoorServer: Service {
                 .ok, DoorPages.start(text, csrf: session.csrf, networks: settings.networks.map { ($0.key, $0.name, $0.flow.serverExample) }),
                 cookie: cookie(id))
         }
-        router.post("/sign-in") { request, _ in
+        router.post("/sign-in") { request, context in
             let text = DoorText.preferred(request.headers[.acceptLanguage])
+            // Sign-ins started from one address are limited, whatever its browsers' cookies (each sign-in asks a server).
+            let client = context.client(of: request, behindRouter: settings.behindRouter)
+            guard await attempts.allow(client) else {
+                logger.warning("web: sign-ins refused from one address: more than \(SignInAttempts.perWindow) in ten minutes")
+                return Self.html(.tooManyRequests, DoorPages.refused(text, "Too many sign-ins were started from your address: wait ten minutes."))
+            }
             let fields = try await Self.form(request)
             guard let id = sessionID(request), let session = await sessions.session(id), let csrf = fields["csrf"], csrf == session.csrf else {
                 return Self.html(.forbidden, DoorPages.refused(text, "This form has expired: open the start page again."))
@@ -548,6 +560,66 @@ public struct FrontDoorServer: Service {
     }
 }
 
+/// The door's request context: Hummingbird's, plus the address of the client that connected.
+struct DoorRequestContext: RequestContext, RemoteAddressRequestContext {
+    /// Hummingbird's own.
+    var coreContext: CoreRequestContextStorage
+    /// The client's address (the platform's router, behind one).
+    let remoteAddress: SocketAddress?
+
+    /// The context of a request on `source`'s connection.
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+
+    /// Who is asking: behind a router the last `X-Forwarded-For` entry (the one the router added; those before it
+    /// are the client's own claims), else the connection's address.
+    func client(of request: Request, behindRouter: Bool) -> String {
+        if behindRouter, let forwarded = request.headers[HTTPField.Name("X-Forwarded-For")!],
+            let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty
+        {
+            return String(last.prefix(64))
+        }
+        return remoteAddress?.ipAddress ?? "unknown"
+    }
+}
+
+/// Sign-ins started per client address: at most `perWindow` in ten minutes, each address's window sliding; at most
+/// `maxClients` addresses remembered (the oldest forgotten first).
+actor SignInAttempts {
+    /// The most sign-ins one address starts in `window`.
+    static let perWindow = 30
+    /// The window.
+    static let window: TimeInterval = 600
+    /// The most addresses remembered.
+    static let maxClients = 10_000
+
+    private var started: [String: [Date]] = [:]
+    private let clock: any BotClock
+
+    init(clock: any BotClock) { self.clock = clock }
+
+    /// Whether `client` may start one more sign-in now; counts it when it may.
+    func allow(_ client: String) -> Bool {
+        let now = clock.now()
+        var times = (started[client] ?? []).filter { now.timeIntervalSince($0) < Self.window }
+        guard times.count < Self.perWindow else {
+            started[client] = times
+            return false
+        }
+        times.append(now)
+        if started[client] == nil, started.count >= Self.maxClients {
+            started = started.filter { $0.value.contains { now.timeIntervalSince($0) < Self.window } }
+            if started.count >= Self.maxClients, let oldest = started.min(by: { ($0.value.last ?? now) < ($1.value.last ?? now) })?.key {
+                started[oldest] = nil
+            }
+        }
+        started[client] = times
+        return true
+    }
+}
+
 /// Who may make a new mirror at a door.
 public enum DoorSignUp: Sendable, Equatable {
     /// Anyone signed in as themselves.
@@ -562,7 +634,7 @@ public enum DoorSignUp: Sendable, Equatable {
 /// no caching, and pages that load nothing but themselves. Forms post here; their answers may send the browser on to
 /// a network's sign-in page.
 struct DoorHeaders: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = DoorRequestContext
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)

@@ -44,6 +44,7 @@ struct WebCommand: AsyncParsableCommand {
             settings.signUp = .servers(
                 Set(door.servers.compactMap { URL(string: $0.contains("://") ? $0 : "https://" + $0).map(FleetServers.name(of:)) }))
         }
+        settings.behindRouter = listening.behindRouter
         settings.archiveFiles = Dictionary(NetworkRegistry.exportFormats.map { ($0.network, $0.fileNames) }) { first, _ in first }
         /// The door and its service group, its mirrors set.
         @Sendable func serve(_ settings: FrontDoorServer.Settings) async throws {
