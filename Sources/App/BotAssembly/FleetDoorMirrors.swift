@@ -437,12 +437,6 @@ public struct FleetDoorMirrors: DoorMirrors {
             return nil
         }
         logger.notice("fleet: the bot \(name) was deleted at its person's word from the front door (\(keys) word-count keys)")
-        return DoorDeletion(
-            removed: [
-                "the mirror's settings, with both accounts' sign-ins (kept sealed)",
-                "its stores (the schema \(bot.schema), every table): your archive, the training examples, the plans, the likes, the answers and the consent record",
-                "\(keys) word-count keys in Redis",
-                "not done: the two sign-ins are still approved on \(person.networkName): remove mirror_bot from the authorized apps of each account there",
-            ], at: now)
+        return DoorDeletion(schema: bot.schema, keys: keys, networkName: person.networkName, at: now)
     }
 }

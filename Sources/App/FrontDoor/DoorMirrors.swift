@@ -116,15 +116,38 @@ public struct DoorMirror: Sendable, Equatable {
 
 /// What a deletion removed, for the person's receipt.
 public struct DoorDeletion: Sendable, Equatable {
-    /// Each thing removed, in a line ("the settings and tokens of the bot @mirror").
-    public var removed: [String]
+    /// The schema its stores were in (`bot_7`).
+    public var schema: String
+    /// How many word-count keys went from Redis.
+    public var keys: Int
+    /// The network whose sign-ins are still approved there (`Mastodon`).
+    public var networkName: String
     /// When.
     public var at: Date
 
     /// A receipt from its parts.
-    public init(removed: [String], at: Date) {
-        self.removed = removed
+    public init(schema: String, keys: Int, networkName: String, at: Date) {
+        self.schema = schema
+        self.keys = keys
+        self.networkName = networkName
         self.at = at
+    }
+
+    /// Each thing removed, then what was not done, in a line each, in English or Japanese (`language`).
+    public func lines(language: String) -> [String] {
+        language == "ja"
+            ? [
+                "ミラーの設定(両アカウントのサインインを含む。暗号化して保管していたもの)",
+                "ストア(スキーマ \(schema) のすべての表):アーカイブ、学習の例、予定、いいね、返信、同意の記録",
+                "Redis の単語の数のキー \(keys) 個",
+                "未実施:2つのサインインは \(networkName) で承認されたままです。各アカウントの連携アプリから mirror_bot を削除してください",
+            ]
+            : [
+                "the mirror's settings, with both accounts' sign-ins (kept sealed)",
+                "its stores (the schema \(schema), every table): your archive, the training examples, the plans, the likes, the answers and the consent record",
+                "\(keys) word-count keys in Redis",
+                "not done: the two sign-ins are still approved on \(networkName): remove mirror_bot from the authorized apps of each account there",
+            ]
     }
 }
 

@@ -322,7 +322,7 @@ enum DoorPages {
 
     /// The receipt of a deletion: what went, and when.
     static func deleted(_ text: DoorText, _ deletion: DoorDeletion) -> String {
-        let items = deletion.removed.map { "<li>\(escaped($0))</li>" }.joined()
+        let items = deletion.lines(language: text.language).map { "<li>\(escaped($0))</li>" }.joined()
         return page(
             text,
             """

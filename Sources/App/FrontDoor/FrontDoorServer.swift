@@ -541,7 +541,9 @@ public struct FrontDoorServer: Service {
                 guard let person = session.person, let deletion = try await mirrors.delete(of: person, now: settings.clock.now()) else {
                     return Self.html(.notFound, DoorPages.refused(text, "You have no mirror here."))
                 }
-                logger.notice("web: a person deleted their mirror on \(person.networkName): \(deletion.removed.count) lines in the receipt")
+                logger.notice(
+                    "web: a person deleted their mirror on \(person.networkName): \(deletion.keys) word-count keys and the schema \(deletion.schema) removed"
+                )
                 // Signed out with it: the session's sign-ins went with the mirror; a new mirror starts from a new sign-in.
                 await sessions.close(id)
                 return Self.html(.ok, DoorPages.deleted(text, deletion), cookie: Self.expiredCookie(secure: settings.publicURL.scheme == "https"))
