@@ -17,8 +17,10 @@ struct WebCommand: AsyncParsableCommand {
             The front door (docs/front-door.md): a person signs in as themselves on \
             \(NetworkRegistry.webSignIns.map(\.definition.name).joined(separator: ", ")), then with their bot's account, \
             and makes their mirror: a bot of the fleet on DATABASE_URL, its settings sealed with FLEET_KEY (both set as \
-            for `mirror_bot fleet`; without them the door only signs people in), made paused, which they start, pause \
-            and delete on their page. Listens on PORT (default 8080) at BIND (127.0.0.1; 0.0.0.0 on a dyno); \
+            for `mirror_bot fleet`; without them the door only signs people in), made paused. On their page they \
+            upload their archive (up to 1 GiB), see what it would post, start, pause, change their choices, download \
+            everything it keeps of them, and delete it. DOOR_SIGN_UP says who may make one (open, servers: those of \
+            DOOR_SERVERS, or closed), DOOR_MAX_MIRRORS how many (100). Listens on PORT (default 8080) at BIND (127.0.0.1; 0.0.0.0 on a dyno); \
             PUBLIC_URL is the address people reach it at, where the networks send browsers back (https:// on the \
             internet; http:// only for this machine). Sessions are kept in this process: a restart signs people out \
             (their mirrors go on). Stops gracefully on SIGTERM and SIGINT.
