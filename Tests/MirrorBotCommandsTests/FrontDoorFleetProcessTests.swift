@@ -331,6 +331,9 @@ struct FrontDoorFleetProcessTests {
                             #expect(archived?.contains { $0["text"] as? String == "from alice's archive 1" } == true)
                             #expect(web.tail.contains("web: a person imported an archive on Mastodon"), "\(web.tail)")
                             #expect(!web.tail.contains(csrf), "a token in the log")
+                            #expect(
+                                web.log.contains("web: a person's archive was refused on Mastodon") && !web.log.contains("@bob (Mastodon"),
+                                "a refusal logged without the accounts it names")
 
                             // Her preview: her hours beside today's plan, a dozen posts as they would go out, each with the post of
                             // hers it copies, how it would answer bob, its likes; drawn the same all day; bob's is none of hers.

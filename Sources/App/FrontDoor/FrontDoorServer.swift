@@ -509,7 +509,8 @@ public struct FrontDoorServer: Service {
                 logger.notice("web: a person imported an archive on \(person.networkName): their mirror's archive holds \(result.archived) posts")
                 return Self.html(.ok, DoorPages.imported(text, result))
             } catch let refused as DoorMirrorRefused {
-                logger.notice("web: a person's archive was refused on \(person.networkName): \(refused.description)")
+                // Not in its words: they name the archive's account, and the door's lines name nobody.
+                logger.notice("web: a person's archive was refused on \(person.networkName) (another's, or not one it reads); the page says why")
                 return Self.html(.unprocessableContent, DoorPages.refused(text, refused.description))
             } catch {
                 logger.error("web: a person's archive could not be imported: \(error)")
