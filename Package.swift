@@ -397,6 +397,7 @@ let package = Package(
             dependencies: [
                 "FakeKit",
                 "BlueskyAPI", "BotClock",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -799,7 +800,7 @@ let package = Package(
             name: "BlueskyTests",
             dependencies: [
                 "BlueskyAPI", "BlueskyNetwork", "FakeBluesky", "FakeX", "ATProtoRepository", "BotClock", "BotCore", "SocialNetwork", "TestSupport",
-                "HTTPCore",
+                "HTTPCore", "FrontDoor", "FakeKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,5 +1,6 @@
 import BotConfiguration
 import Consent
+import FakeBluesky
 import FakeMastodon
 import FakeMisskey
 import Foundation
@@ -453,6 +454,86 @@ struct FrontDoorFleetProcessTests {
                         let receipt = try await person.post("/mirror/delete", [("csrf", csrf), ("confirm", "delete")])
                         #expect(
                             receipt.status == 200 && receipt.html.contains("id=\"receipt\"") && receipt.html.contains("still approved on Misskey"))
+                        let none = try await MirrorBotProcess.run(["bots", "list"], environment: fleet)
+                        #expect(!none.standardOutput.contains("door-"), "\(none.standardOutput)")
+                    }
+                    kill(web.process.processIdentifier, SIGTERM)
+                    #expect(try await web.waitForExit(within: .seconds(30)).status == 0, "\(web.tail)")
+                }
+            }
+        }
+    }
+}
+
+/// The front door's mirror on Bluesky: both accounts signed in with atproto OAuth, the door a confidential client
+/// whose metadata the fake reads at `PUBLIC_URL`; the fleet runs the mirror with the sessions the door kept.
+extension FrontDoorFleetProcessTests {
+    /// Signs `browser` in on Bluesky as `handle` (the bot's account when `account` is "bot"): the door's sign-in, the
+    /// fake's own page filled in as that account, and the door's callback; returns the callback's answer.
+    static func signInBluesky(_ browser: DoorBrowser, account: String, handle: String) async throws -> DoorBrowser.Answer {
+        let page = try await browser.get(account == "bot" ? "/me" : "/")
+        var form = [("csrf", try #require(page.csrf, "\(page.html)")), ("network", "bluesky"), ("server", handle)]
+        if account == "bot" { form.append(("account", "bot")) }
+        let started = try await browser.post("/sign-in", form)
+        let address = try #require(started.location.flatMap(URL.init(string:)), "\(started.html)")
+        let (redirect, text) = try await SignInPage.submit(at: address, identifier: handle, password: "\(handle)-password")
+        let callback = try #require(redirect, "\(text)")
+        return try await browser.get(SignInPage.pathAndQuery(of: callback))
+    }
+
+    @Test(
+        "On Bluesky too: sign in with atproto OAuth as oneself and as the bot (the door a confidential client), make, start; the fleet runs it on the kept sessions and posts as the bot; delete"
+    )
+    func aBlueskyMirrorMadeInTheBrowser() async throws {
+        let server = FakeBlueskyServer(seed: BlueskyDayProcessTests.seed())
+        try await server.withRunning { service in
+            // The door signs with the wall clock; the fleet later runs on the fake's simulated day.
+            await server.setClock(Date())
+            try await TestServers.withScratchDatabase("doorbs") { database in
+                try await Self.withDoor(database, web: ["BLUESKY_SERVICE_URL": service.absoluteString]) { fleet, folder, web, door in
+                    try await DoorBrowser.with(door) { person in
+                        let signedIn = try await Self.signInBluesky(person, account: "person", handle: "person.test")
+                        #expect(signedIn.status == 303 && signedIn.location == "/me", "\(signedIn.html)")
+                        let herself = try await Self.signInBluesky(person, account: "bot", handle: "person.test")
+                        #expect(herself.status == 400 && herself.html.contains("your own account"), "\(herself.html)")
+                        let bot = try await Self.signInBluesky(person, account: "bot", handle: "mirror.test")
+                        #expect(bot.status == 303 && bot.location == "/me", "\(bot.html)")
+                        let choose = try await person.get("/me")
+                        #expect(choose.html.contains("<strong>@mirror.test</strong>") && choose.html.contains("action=\"/mirror\""), "\(choose.html)")
+                        let csrf = try #require(choose.csrf)
+                        let made = try await person.post(
+                            "/mirror", [("csrf", csrf), ("tz", "Asia/Tokyo"), ("style", "copy"), ("likes", "on"), ("agree", "yes")])
+                        #expect(made.status == 303, "\(made.html)")
+                        #expect(try await person.get("/me").html.contains("Paused: not started yet"))
+                        // Both grants were given to the door's client, which the fake read at its address.
+                        let refusals = await server.oauthRefusals()
+                        #expect(!refusals.contains { $0.contains("invalid_client") }, "\(refusals)")
+                        #expect(await server.oauthGrantsLive(of: BlueskyDayProcessTests.person) == 1)
+                        #expect(await server.oauthGrantsLive(of: BlueskyDayProcessTests.bot) == 1)
+                        let listed = try await MirrorBotProcess.run(["bots", "list"], environment: fleet)
+                        #expect(listed.standardOutput.contains("\tbluesky\tpaused: not started yet"), "\(listed.standardOutput)")
+                        #expect(try await person.post("/mirror/start", [("csrf", csrf)]).status == 303)
+
+                        await server.armClock(BlueskyDayProcessTests.dayStart, speed: 1_440)
+                        let runner = try RunningBot(
+                            ["fleet", "--speed", "1440", "--start-time", BlueskyDayProcessTests.dayStart.formatted(.iso8601)], environment: fleet,
+                            folder: folder)
+                        defer { if runner.process.isRunning { kill(runner.process.processIdentifier, SIGKILL) } }
+                        #expect(try await runner.waitForLog("learned its person first:"), "\(runner.tail)")
+                        var page = try await person.get("/me")
+                        #expect(
+                            try await FleetProcessTests.waitUntil {
+                                page = (try? await person.get("/me")) ?? page
+                                return page.html.contains("Posted your post: <q>")
+                            }, "no post shown on her page within a minute\n\(runner.tail)")
+                        let posts = await server.records(of: BlueskyDayProcessTests.bot, in: "app.bsky.feed.post")
+                        #expect(!posts.isEmpty, "the bot posted with its kept OAuth session\n\(runner.tail)")
+                        #expect(await server.createSessionCalls() == 0, "no password login: the sessions are the ones the door kept")
+                        kill(runner.process.processIdentifier, SIGTERM)
+                        #expect(try await runner.waitForExit(within: .seconds(30)).status == 0, "\(runner.tail)")
+
+                        let receipt = try await person.post("/mirror/delete", [("csrf", csrf), ("confirm", "delete")])
+                        #expect(receipt.status == 200 && receipt.html.contains("id=\"receipt\""), "\(receipt.html)")
                         let none = try await MirrorBotProcess.run(["bots", "list"], environment: fleet)
                         #expect(!none.standardOutput.contains("door-"), "\(none.standardOutput)")
                     }

@@ -99,8 +99,7 @@ public struct FleetDoorMirrors: DoorMirrors {
     }
 
     public func create(
-        person: DoorAccount, personVariables: [(name: String, value: String)], bot: DoorAccount, botVariables: [(name: String, value: String)],
-        choices: MirrorChoices, how: String, now: Date
+        person: DoorAccount, personSignIn: DoorSignIn, bot: DoorAccount, botSignIn: DoorSignIn, choices: MirrorChoices, how: String, now: Date
     ) async throws -> DoorMirror {
         let name = Self.botName(of: person)
         // The operator's quota: the door's mirrors now, against the most it makes.
@@ -112,12 +111,16 @@ public struct FleetDoorMirrors: DoorMirrors {
         var settings = [
             "NETWORK": person.network, "TZ": choices.timeZone, "POST_STYLE": choices.style.rawValue, "LIKES": choices.likes ? "auto" : "off",
         ]
-        for (variable, value) in personVariables + botVariables { settings[variable] = value }
+        for (variable, value) in personSignIn.variables + botSignIn.variables { settings[variable] = value }
+        // A sign-in kept in the store is sealed there with FLEET_KEY, as the fleet seals every bot's sessions.
+        let keepings = [personSignIn.keeping, botSignIn.keeping].compactMap { $0 }
+        let sealer = KeySealer(key: key)
         let logger = logger
         do {
             _ = try await bots.add(name: name, settings: settings, key: key, pausedBecause: Self.notStartedYet) { configuration, stores in
                 let gate = PersonConsentGate(configuration: configuration, stores: stores, logger: logger)
-                let verified = VerifiedPerson(account: person.account, handle: person.handle, credential: personVariables.last?.name ?? "")
+                for keep in keepings { try await keep(stores.state, sealer) }
+                let verified = VerifiedPerson(account: person.account, handle: person.handle, credential: personSignIn.variables.last?.name ?? "")
                 try await gate.recordSignIn(verified, how: how, credentials: configuration.networkModule.personCredentials, now: now)
                 try await gate.records.noteBot("@\(bot.handle) (\(bot.account))")
             }

@@ -1,4 +1,20 @@
 public import Foundation
+public import SocialNetwork
+
+/// What an account's sign-in at the front door gave: the variables to set (secrets), and for a network that keeps its
+/// sign-in in the store rather than in variables (Bluesky's OAuth session), how it is kept there.
+public struct DoorSignIn: Sendable {
+    /// The variables and their values.
+    public var variables: [(name: String, value: String)]
+    /// How the sign-in is kept in the mirror's store, sealed; nil where the variables are all of it.
+    public var keeping: SignInKeeping?
+
+    /// A sign-in from its parts.
+    public init(variables: [(name: String, value: String)], keeping: SignInKeeping? = nil) {
+        self.variables = variables
+        self.keeping = keeping
+    }
+}
 
 /// An account signed in at the front door: the person's, or their bot's.
 public struct DoorAccount: Sendable, Equatable {
@@ -253,12 +269,11 @@ public struct DoorMirrorRefused: Error, CustomStringConvertible {
 public protocol DoorMirrors: Sendable {
     /// The mirror of `person`, nil when they have none.
     func mirror(of person: DoorAccount) async throws -> DoorMirror?
-    /// Makes `person`'s mirror, posting as `bot`, with the accounts' sign-ins (`personVariables`, `botVariables`: what
-    /// each flow gave, secrets) and `choices`; records the person's consent (signed in at the door `how`); the mirror
-    /// is paused until its person starts it. Throws `DoorMirrorRefused` when it cannot be made.
+    /// Makes `person`'s mirror, posting as `bot`, with the accounts' sign-ins (`personSignIn`, `botSignIn`: what each
+    /// flow gave, secrets) and `choices`; records the person's consent (signed in at the door `how`); the mirror is
+    /// paused until its person starts it. Throws `DoorMirrorRefused` when it cannot be made.
     func create(
-        person: DoorAccount, personVariables: [(name: String, value: String)], bot: DoorAccount, botVariables: [(name: String, value: String)],
-        choices: MirrorChoices, how: String, now: Date
+        person: DoorAccount, personSignIn: DoorSignIn, bot: DoorAccount, botSignIn: DoorSignIn, choices: MirrorChoices, how: String, now: Date
     ) async throws -> DoorMirror
     /// Changes `person`'s choices (their consent record says what they now agree to); the fleet starts it again with
     /// them. Nil when they have none.

@@ -75,7 +75,7 @@ struct DoorText: Sendable {
         language: "en", title: "mirror_bot",
         intro:
             "A bot account that posts as you post: your own past posts, at your kind of hours. It mirrors only someone who signed in as themselves, and stops when they say so.",
-        signInHeading: "Sign in as yourself", network: "Network", server: "Your server", serverHint: "such as",
+        signInHeading: "Sign in as yourself", network: "Network", server: "Your server (or handle)", serverHint: "such as",
         signIn: "Sign in", signedInAs: "Signed in as", mirrorNotYet: "Your mirror is not set up yet.", signOut: "Sign out",
         refusedHeading: "That did not work", back: "Back to the start",
         noFleet: "This door signs people in, but its operator has not connected it to a fleet yet: no mirror can be made here for now.",
@@ -110,7 +110,7 @@ struct DoorText: Sendable {
 
     static let japanese = DoorText(
         language: "ja", title: "mirror_bot", intro: "あなたの過去の投稿を、あなたらしい時間に投稿するボットです。本人としてサインインした人だけをミラーし、本人が望めば止まります。",
-        signInHeading: "本人としてサインイン", network: "ネットワーク", server: "サーバー", serverHint: "例:",
+        signInHeading: "本人としてサインイン", network: "ネットワーク", server: "サーバー(またはハンドル)", serverHint: "例:",
         signIn: "サインイン", signedInAs: "サインイン中:", mirrorNotYet: "ミラーはまだ設定されていません。", signOut: "サインアウト",
         refusedHeading: "うまくいきませんでした", back: "最初に戻る",
         noFleet: "このページではサインインできますが、運営者がまだフリートにつないでいないため、ミラーは作れません。",

@@ -23,11 +23,11 @@ struct DoorSession: Sendable {
     /// The person, once signed in.
     var person: DoorAccount?
     /// What the person's sign-in gave (secrets), until their mirror is made (then sealed in the fleet, and dropped here).
-    var personVariables: [(name: String, value: String)] = []
+    var personSignIn: DoorSignIn?
     /// The bot's account, once the person signed it in too.
     var bot: DoorAccount?
     /// What the bot's sign-in gave (secrets), until the mirror is made.
-    var botVariables: [(name: String, value: String)] = []
+    var botSignIn: DoorSignIn?
     /// Until when the session holds (slid forward on each use).
     var expires: Date
 }
@@ -130,25 +130,25 @@ actor DoorSessions {
 
     /// Signs `person` in, with what their sign-in gave: a new session id (the visitor's is dropped, so that an id known
     /// before the sign-in is worth nothing after it), with a new CSRF token.
-    func signIn(_ person: DoorAccount, variables: [(name: String, value: String)], replacing id: String?) -> String {
+    func signIn(_ person: DoorAccount, with signIn: DoorSignIn, replacing id: String?) -> String {
         if let id { sessions[id] = nil }
         let (newID, _) = open()
         sessions[newID]?.person = person
-        sessions[newID]?.personVariables = variables
+        sessions[newID]?.personSignIn = signIn
         return newID
     }
 
     /// Notes the bot's account the person of session `id` signed in, with what its sign-in gave.
-    func signInBot(_ bot: DoorAccount, variables: [(name: String, value: String)], in id: String) {
+    func signInBot(_ bot: DoorAccount, with signIn: DoorSignIn, in id: String) {
         sessions[id]?.bot = bot
-        sessions[id]?.botVariables = variables
+        sessions[id]?.botSignIn = signIn
     }
 
     /// Forgets the sign-ins' secrets of session `id` (its mirror keeps them sealed now), and the bot's account.
     func dropSignIns(in id: String) {
-        sessions[id]?.personVariables = []
+        sessions[id]?.personSignIn = nil
         sessions[id]?.bot = nil
-        sessions[id]?.botVariables = []
+        sessions[id]?.botSignIn = nil
     }
 
     /// Ends the session `id`.

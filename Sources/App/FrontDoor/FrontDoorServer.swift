@@ -313,6 +313,16 @@ public struct FrontDoorServer: Service {
                 .ok, DoorPages.start(text, csrf: session.csrf, networks: settings.networks.map { ($0.key, $0.name, $0.flow.serverExample) }),
                 cookie: cookie(id))
         }
+        // What a network reads of the door itself (atproto's client metadata and key set): public, the same for all.
+        for document in settings.networks.flatMap(\.flow.documents) {
+            let body = document.body
+            router.get(RouterPath(document.path)) { _, _ in
+                var headers = HTTPFields()
+                headers[.contentType] = "application/json"
+                headers[.cacheControl] = "public, max-age=300"
+                return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+            }
+        }
         router.post("/sign-in") { request, context in
             let text = DoorText.preferred(request.headers[.acceptLanguage])
             // Sign-ins started from one address are limited, whatever its browsers' cookies (each sign-in asks a server).
@@ -381,21 +391,28 @@ public struct FrontDoorServer: Service {
                 return Self.html(.badRequest, DoorPages.refused(text, "\(started.networkName) did not approve the sign-in: start again."))
             }
             do {
-                let authorized = try await started.pending.finish(code: query["code"].map(String.init) ?? "")
+                var fields: [String: String] = [:]
+                for (name, value) in query { fields[String(name)] = String(value) }
+                let authorized = try await started.pending.finish(callback: fields)
+                let signIn = DoorSignIn(variables: authorized.variables, keeping: authorized.keeping)
                 let account = DoorAccount(
                     network: started.network, networkName: started.networkName, handle: authorized.handle, account: authorized.networkAccount)
                 if started.account == .bot {
                     guard let id = sessionID(request), let person = await sessions.session(id)?.person else { return Self.redirect("/") }
                     guard account.account != person.account else {
+                        // Not kept, and not left live where the network can take it back.
+                        if let release = authorized.release, await !release() {
+                            logger.warning("web: a refused bot sign-in's grant on \(started.networkName) could not be revoked: it lapses on its own")
+                        }
                         return Self.html(
                             .badRequest,
                             DoorPages.refused(text, "That is your own account: sign in with the bot's account, the one your mirror posts as."))
                     }
-                    await sessions.signInBot(account, variables: authorized.variables, in: id)
+                    await sessions.signInBot(account, with: signIn, in: id)
                     logger.info("web: a bot's account signed in on \(started.networkName)")
                     return Self.redirect("/me")
                 }
-                let id = await sessions.signIn(account, variables: authorized.variables, replacing: sessionID(request))
+                let id = await sessions.signIn(account, with: signIn, replacing: sessionID(request))
                 logger.info("web: a person signed in on \(started.networkName)")
                 return Self.redirect("/me", cookie: cookie(id))
             } catch let refusal as AuthorizationRefused {
@@ -424,7 +441,9 @@ public struct FrontDoorServer: Service {
         router.post("/mirror") { request, _ in
             try await Self.change(request, sessions: sessions, settings: settings, logger: logger) { mirrors, session, id, fields, text in
                 guard settings.signUp != .closed else { return Self.html(.forbidden, DoorPages.refused(text, text.signUpClosed)) }
-                guard let person = session.person, let bot = session.bot, !session.personVariables.isEmpty else {
+                guard let person = session.person, let bot = session.bot, let personSignIn = session.personSignIn,
+                    let botSignIn = session.botSignIn
+                else {
                     return Self.html(.badRequest, DoorPages.refused(text, "Sign in with both accounts first: yours, then the bot's."))
                 }
                 guard fields["agree"] == "yes" else {
@@ -434,7 +453,7 @@ public struct FrontDoorServer: Service {
                     return Self.html(.badRequest, DoorPages.refused(text, "Choose a time zone and what your mirror posts from the lists."))
                 }
                 _ = try await mirrors.create(
-                    person: person, personVariables: session.personVariables, bot: bot, botVariables: session.botVariables, choices: choices,
+                    person: person, personSignIn: personSignIn, bot: bot, botSignIn: botSignIn, choices: choices,
                     how: "the front door \(settings.publicURL.absoluteString) (\(person.networkName)'s sign-in in their browser)",
                     now: settings.clock.now())
                 await sessions.dropSignIns(in: id)

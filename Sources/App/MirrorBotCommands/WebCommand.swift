@@ -1,6 +1,7 @@
 import ArgumentParser
 import BotAssembly
 import BotConfiguration
+import Fleet
 import Foundation
 import FrontDoor
 import Logging
@@ -36,9 +37,15 @@ struct WebCommand: AsyncParsableCommand {
         let port = listening.port ?? 8_080
         let publicURL = door.publicURL ?? URL(string: "http://localhost:\(port)")!
         let logger = Logger(label: "mirror_bot.web")
+        // The door's own secret, for the networks whose client it is (Bluesky's keys): from FLEET_KEY, so the same in
+        // every process and after restarts; without a fleet, one for this run (sign-ins then end with it).
+        let secret =
+            (try? FleetKey(text: environment["FLEET_KEY"]))?.derivedSecret(for: "front door client")
+            ?? Data((0..<32).map { _ in UInt8.random(in: .min ... .max) })
+        let webDoor = WebDoor(publicURL: publicURL, secret: secret, environment: environment)
         var settings = FrontDoorServer.Settings(
             host: listening.bindAddress, port: port, publicURL: publicURL,
-            networks: NetworkRegistry.webSignIns.map { ($0.definition.key, $0.definition.name, $0.flow) })
+            networks: NetworkRegistry.webSignIns.map { ($0.definition.key, $0.definition.name, $0.flow.at(webDoor)) })
         switch door.signUp {
         case .open: settings.signUp = .open
         case .closed: settings.signUp = .closed

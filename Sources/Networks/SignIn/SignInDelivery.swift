@@ -1,7 +1,7 @@
 public import BotCore
 import Foundation
 public import SocialNetwork
-public import Stores
+import Stores
 
 /// What becomes of an account signed in by a network's `auth` command, done by the application (which knows the
 /// stores and the consent): its variables printed or set in `.env`, the person's consent recorded, a session kept in
@@ -21,9 +21,6 @@ public protocol SignInDelivery: Sendable {
     /// not asked for.
     func checkKeeping(network: String, environment: [String: String]) throws
 }
-
-/// How a sign-in whose tokens live in the store is kept there, sealed (Bluesky's OAuth session).
-public typealias SignInKeeping = @Sendable (_ state: any BotState, _ sealer: any SecretSealer) async throws -> Void
 
 /// The delivery of this process, set by the executable around its command line.
 public enum SignInDeliveries {

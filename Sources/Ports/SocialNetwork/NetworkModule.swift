@@ -327,6 +327,50 @@ public protocol PendingAuthorization: Sendable {
     var address: URL { get }
     /// Exchanges the code the network showed (X: a PIN) for the account's access; throws `AuthorizationRefused`.
     func finish(code: String) async throws -> AuthorizedAccount
+    /// Finishes with the whole query the network sent the browser back with (a web sign-in's callback: `code`,
+    /// `state`, and where the network sends them, `iss`); by default its `code` is exchanged.
+    func finish(callback query: [String: String]) async throws -> AuthorizedAccount
+}
+
+extension PendingAuthorization {
+    /// The callback's `code`, exchanged.
+    public func finish(callback query: [String: String]) async throws -> AuthorizedAccount { try await finish(code: query["code"] ?? "") }
+}
+
+/// The front door a web sign-in comes back to: its public address, a secret of its own that stays the same across
+/// restarts (from `FLEET_KEY`), and the process's environment (for a network's own settings, such as its service).
+public struct WebDoor: Sendable {
+    /// Where people reach the door (`PUBLIC_URL`).
+    public var publicURL: URL
+    /// 32 bytes that only this deploy knows, the same in each of its processes: what a network's client keys are
+    /// derived from.
+    public var secret: Data
+    /// The process's environment.
+    public var environment: [String: String]
+
+    /// A door from its parts.
+    public init(publicURL: URL, secret: Data, environment: [String: String]) {
+        self.publicURL = publicURL
+        self.secret = secret
+        self.environment = environment
+    }
+
+    /// The door's callback, where every network sends the browser back.
+    public var callback: URL { publicURL.appending(path: "sign-in/callback") }
+}
+
+/// A document the front door serves for a network at its own address (atproto's client metadata and key set).
+public struct WebDocument: Sendable {
+    /// Its path at the door (`oauth/client-metadata.json`), without a leading slash.
+    public var path: String
+    /// Its body (JSON).
+    public var body: Data
+
+    /// A document from its parts.
+    public init(path: String, body: Data) {
+        self.path = path
+        self.body = body
+    }
 }
 
 /// A network's sign-in from a web page (`mirror_bot web`, the front door): the browser is sent to the network's page,
@@ -339,7 +383,23 @@ public protocol WebSignIn: Sendable {
     /// is one service): the address to send the browser to, and what exchanges the code it brings back. Throws
     /// `AuthorizationRefused` saying what to do.
     func begin(for account: Account, server: String, redirect: URL, state: String, logger: Logger) async throws -> any PendingAuthorization
+
+    /// The flow as `door` runs it (a network whose client is the door itself makes its client here); by default the
+    /// flow as it is.
+    func at(_ door: WebDoor) -> any WebSignIn
+    /// What the door serves for this flow at its own address; none by default.
+    var documents: [WebDocument] { get }
 }
+
+extension WebSignIn {
+    /// The flow as it is: it needs nothing of the door but its callback.
+    public func at(_ door: WebDoor) -> any WebSignIn { self }
+    /// None.
+    public var documents: [WebDocument] { [] }
+}
+
+/// How a sign-in whose tokens live in the store is kept there, sealed (Bluesky's OAuth session).
+public typealias SignInKeeping = @Sendable (_ state: any BotState, _ sealer: any SecretSealer) async throws -> Void
 
 /// An account's access, got by `mirror_bot auth`.
 public struct AuthorizedAccount: Sendable {
@@ -352,13 +412,25 @@ public struct AuthorizedAccount: Sendable {
     public var networkAccount: String
     /// The variables to set and their values: secrets.
     public var variables: [(name: String, value: String)]
+    /// For a sign-in whose tokens live in the store rather than in variables (Bluesky's OAuth session): how they are
+    /// kept there, sealed.
+    public var keeping: SignInKeeping?
+    /// Gives the access back at the network (revokes the grant), for a sign-in that is refused after it was made (the
+    /// person's own account offered as the bot's); nil where the network has no way to (the grant then stays until the
+    /// account's owner revokes it). Returns whether the network took it back.
+    public var release: (@Sendable () async -> Bool)?
 
     /// An authorized account from its parts; `networkAccount` is the user id unless given.
-    public init(handle: String, userID: String, networkAccount: String? = nil, variables: [(name: String, value: String)]) {
+    public init(
+        handle: String, userID: String, networkAccount: String? = nil, variables: [(name: String, value: String)], keeping: SignInKeeping? = nil,
+        release: (@Sendable () async -> Bool)? = nil
+    ) {
+        self.release = release
         self.handle = handle
         self.userID = userID
         self.networkAccount = networkAccount ?? userID
         self.variables = variables
+        self.keeping = keeping
     }
 }
 

@@ -17,6 +17,12 @@ public struct FleetKey: Sendable {
         key = SymmetricKey(data: SHA256.hash(data: Data(text.utf8)))
     }
 
+    /// 32 bytes derived from the key for `purpose` (HKDF-SHA256): the same in every process of the fleet and after
+    /// every restart, and telling nothing of the key (the front door's client keys are made from it).
+    public func derivedSecret(for purpose: String) -> Data {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: key, info: Data("mirror_bot \(purpose)".utf8), outputByteCount: 32).withUnsafeBytes { Data($0) }
+    }
+
     /// `settings` sealed: nonce, ciphertext and tag.
     public func seal(_ settings: [String: String]) throws -> Data {
         let plain = try JSONEncoder().encode(settings)

@@ -208,7 +208,8 @@ public final class BlueskyClient: Sendable {
         do {
             tokens = try await oauth.refresh(
                 stale.refreshJwt, clientID: binding.clientID, tokenEndpoint: binding.tokenEndpoint,
-                key: try DPoPKey(rawRepresentation: binding.dpopKey), now: clock.now())
+                key: try DPoPKey(rawRepresentation: binding.dpopKey), now: clock.now(),
+                client: try binding.clientKey.map { try ConfidentialClient(clientID: binding.clientID, rawKey: $0) }, issuer: binding.issuer)
         } catch let error as BlueskyOAuthError where error.isGrantRefused {
             // Past the server's limits on a loopback client's sign-in, or said to have run out: a lapse, not the
             // person taking it back.

@@ -37,8 +37,11 @@ public struct BlueskySession: Codable, Sendable, Equatable {
         public var issuer: String
         /// Its token endpoint, where the refresh token is spent.
         public var tokenEndpoint: URL
-        /// The loopback `client_id` the grant was given to.
+        /// The `client_id` the grant was given to: the loopback one, or the front door's metadata address.
         public var clientID: String
+        /// A confidential client's signing key (`ConfidentialClient.rawKey`), which every renewal needs; nil for the
+        /// loopback client.
+        public var clientKey: String?
         /// The scope granted.
         public var scope: String
         /// The DPoP private key, `DPoPKey.rawRepresentation`.
@@ -49,10 +52,13 @@ public struct BlueskySession: Codable, Sendable, Equatable {
         public var renewedAt: Date?
 
         /// A binding from its parts.
-        public init(issuer: String, tokenEndpoint: URL, clientID: String, scope: String, dpopKey: String, signedInAt: Date? = nil) {
+        public init(
+            issuer: String, tokenEndpoint: URL, clientID: String, clientKey: String? = nil, scope: String, dpopKey: String, signedInAt: Date? = nil
+        ) {
             self.issuer = issuer
             self.tokenEndpoint = tokenEndpoint
             self.clientID = clientID
+            self.clientKey = clientKey
             self.scope = scope
             self.dpopKey = dpopKey
             self.signedInAt = signedInAt
@@ -66,13 +72,19 @@ public struct BlueskySession: Codable, Sendable, Equatable {
         /// the person's withdrawal.
         public func isPastLimits(at now: Date) -> Bool {
             let leeway: TimeInterval = 3_600
-            if let signedInAt, now >= signedInAt.addingTimeInterval(Self.publicClientLifetime - leeway) { return true }
-            if let last = renewedAt ?? signedInAt, now >= last.addingTimeInterval(Self.publicClientIdleLimit - leeway) { return true }
+            if let signedInAt, now >= signedInAt.addingTimeInterval(limits.lifetime - leeway) { return true }
+            if let last = renewedAt ?? signedInAt, now >= last.addingTimeInterval(limits.idle - leeway) { return true }
             return false
         }
 
         /// When the sign-in lapses at the latest, if known.
-        public var lapsesBy: Date? { signedInAt.map { $0.addingTimeInterval(Self.publicClientLifetime) } }
+        public var lapsesBy: Date? { signedInAt.map { $0.addingTimeInterval(limits.lifetime) } }
+
+        /// The server's limits on this client's grant: a confidential client's, or a loopback client's.
+        var limits: (lifetime: TimeInterval, idle: TimeInterval) {
+            clientKey == nil
+                ? (Self.publicClientLifetime, Self.publicClientIdleLimit) : (ConfidentialClient.lifetime, ConfidentialClient.idleLimit)
+        }
     }
 }
 

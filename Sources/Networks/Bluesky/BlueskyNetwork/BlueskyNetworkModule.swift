@@ -12,7 +12,8 @@ public import Stores
 public struct BlueskyNetworkSettings: ConfigurationSection {
     /// `BLUESKY_SERVICE_URL`: where accounts log in (default the public entryway, `https://bsky.social`).
     public var service: URL
-    /// `BOT_BLUESKY_HANDLE` and `BOT_BLUESKY_APP_PASSWORD`, when set.
+    /// `BOT_BLUESKY_HANDLE` and `BOT_BLUESKY_APP_PASSWORD`, or `BOT_BLUESKY_SIGN_IN=oauth` (the bot's account signed in
+    /// at the front door: its session is kept in the store, sealed), when set.
     public var bot: BlueskyAccess?
     /// `HUMAN_BLUESKY_HANDLE` and, optionally, `HUMAN_BLUESKY_APP_PASSWORD`, or `HUMAN_BLUESKY_SIGN_IN=oauth` (the
     /// person signed in with atproto OAuth: their session is kept in the store, sealed).
@@ -23,7 +24,7 @@ public struct BlueskyNetworkSettings: ConfigurationSection {
     /// The variables of Bluesky's section.
     public static let variableNames = [
         "BLUESKY_SERVICE_URL", "BOT_BLUESKY_HANDLE", "BOT_BLUESKY_APP_PASSWORD", "HUMAN_BLUESKY_HANDLE",
-        "HUMAN_BLUESKY_APP_PASSWORD", "HUMAN_BLUESKY_SIGN_IN",
+        "HUMAN_BLUESKY_APP_PASSWORD", "HUMAN_BLUESKY_SIGN_IN", "BOT_BLUESKY_SIGN_IN",
     ]
 
     /// Bluesky's settings from their parts.
@@ -63,19 +64,30 @@ public struct BlueskyNetworkSettings: ConfigurationSection {
             }
             return BlueskyAccess(handle: handle, appPassword: password)
         }
-        bot = access(.bot, needsPassword: true)
+        // An account signed in by OAuth: its session is in the store, and it has no password.
+        func signsInWithOAuth(_ account: Account, by whom: String) -> Bool {
+            let name = account.environmentPrefix + "BLUESKY_SIGN_IN"
+            guard let signIn = environment.value(name) else { return false }
+            guard signIn.lowercased() == "oauth" else {
+                environment.malformed(name, expected: "oauth (set by \(whom)), or not set", shown: signIn)
+                return false
+            }
+            return true
+        }
+        let botByOAuth = signsInWithOAuth(.bot, by: "the front door")
+        let humanByOAuth = signsInWithOAuth(.human, by: "`mirror_bot auth bluesky --account human` or the front door")
+        bot = access(.bot, needsPassword: !botByOAuth)
         human = access(.human, needsPassword: false)
-        if let signIn = environment.value("HUMAN_BLUESKY_SIGN_IN") {
-            if signIn.lowercased() != "oauth" {
-                environment.malformed(
-                    "HUMAN_BLUESKY_SIGN_IN", expected: "oauth (set by `mirror_bot auth bluesky --account human`), or not set", shown: signIn)
-            } else if human == nil {
+        for (account, byOAuth) in [(Account.human, humanByOAuth), (.bot, botByOAuth)] where byOAuth {
+            if account == .human ? human == nil : bot == nil {
                 environment.report(
                     .init(
-                        variable: "HUMAN_BLUESKY_HANDLE", isMissing: true,
-                        expected: "the person's handle, such as alice.bsky.social (HUMAN_BLUESKY_SIGN_IN is set)"))
-            } else {
+                        variable: account.environmentPrefix + "BLUESKY_HANDLE", isMissing: true,
+                        expected: "the \(account) account's handle, such as alice.bsky.social (\(account.environmentPrefix)BLUESKY_SIGN_IN is set)"))
+            } else if account == .human {
                 human?.signsInWithOAuth = true
+            } else {
+                bot?.signsInWithOAuth = true
             }
         }
         copyingLabels = environment.flag("POST_CW")

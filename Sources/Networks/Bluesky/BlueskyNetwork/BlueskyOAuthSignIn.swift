@@ -1,6 +1,6 @@
 public import BlueskyAPI
 public import BotClock
-import BotCore
+public import BotCore
 public import Foundation
 public import Logging
 public import SocialNetwork
@@ -20,6 +20,10 @@ public struct BlueskyOAuthSignIn: Sendable {
     public func isAnswer(_ redirectQuery: [String: String]) -> Bool { redirectQuery["state"] == authorization.state }
     let did: String
     let pds: URL
+    /// The account signing in: the person, or (from the front door) the bot.
+    let account: Account
+    /// Where the handle was resolved: the service the mirror then uses.
+    let service: URL
     let key: DPoPKey
     let authorization: BlueskyOAuth.Authorization
     let oauth: BlueskyOAuth
@@ -29,12 +33,15 @@ public struct BlueskyOAuthSignIn: Sendable {
 
     /// What the person grants: who they are (`atproto`) and, unless `liking` is false, reading their likes.
     public static func scope(liking: Bool) -> String { liking ? "atproto rpc:app.bsky.feed.getActorLikes?aud=*" : "atproto" }
+    /// What the bot's account grants: what an app password allows (posting, replying, liking, reading).
+    public static let botScope = "atproto transition:generic"
 
-    /// Starts the sign-in of `handle`, resolved at `service`, coming back to `redirectURI` (a `LoopbackRedirect`'s).
-    /// Throws `AuthorizationRefused` saying what failed.
+    /// Starts the sign-in of `handle`, resolved at `service`, coming back to `redirectURI` (a `LoopbackRedirect`'s, or
+    /// with a confidential `client`, the front door's) with `state` (a new one unless given); `account` is the person
+    /// unless the bot's account signs in (the front door's). Throws `AuthorizationRefused` saying what failed.
     public static func begin(
-        handle: String, service: URL, liking: Bool, redirectURI: String, plcDirectory: URL? = nil,
-        clock: any BotClock = SystemBotClock(), logger: Logger
+        handle: String, service: URL, liking: Bool, redirectURI: String, plcDirectory: URL? = nil, account: Account = .human,
+        client: ConfidentialClient? = nil, state: String? = nil, clock: any BotClock = SystemBotClock(), logger: Logger
     ) async throws -> BlueskyOAuthSignIn {
         let bare = (handle.hasPrefix("@") ? String(handle.dropFirst()) : handle).lowercased()
         let oauth = BlueskyOAuth()
@@ -45,9 +52,11 @@ public struct BlueskyOAuthSignIn: Sendable {
         do {
             let server = try await oauth.server(for: pds)
             let authorization = try await oauth.authorize(
-                at: server, handle: bare, scope: scope(liking: liking), redirectURI: redirectURI, key: key, now: clock.now())
+                at: server, handle: bare, scope: account == .bot ? botScope : scope(liking: liking), redirectURI: redirectURI, key: key,
+                now: clock.now(), client: client, state: state)
             return BlueskyOAuthSignIn(
-                handle: bare, did: did, pds: pds, key: key, authorization: authorization, oauth: oauth, clock: clock, logger: logger)
+                handle: bare, did: did, pds: pds, account: account, service: service, key: key, authorization: authorization, oauth: oauth,
+                clock: clock, logger: logger)
         } catch let error as BlueskyOAuthError {
             throw AuthorizationRefused("@\(bare)'s server (\(pds.absoluteString)) did not start the sign-in: \(error)")
         }
@@ -128,19 +137,29 @@ public struct BlueskyOAuthSignIn: Sendable {
         guard tokens.sub == did else {
             // Not kept, and not left live either: the grant of the account that signed in is revoked.
             let revoked = await oauth.revoke(
-                tokens.refreshToken ?? tokens.accessToken, clientID: authorization.clientID, at: authorization.server, key: key, now: clock.now())
+                tokens.refreshToken ?? tokens.accessToken, clientID: authorization.clientID, at: authorization.server, key: key, now: clock.now(),
+                client: authorization.client)
             if !revoked { logger.warning("the tokens given to \(tokens.sub) could not be revoked: they lapse on their own") }
             throw AuthorizationRefused("The page was signed in as \(tokens.sub), not as @\(handle) (\(did)): sign in on the page as @\(handle)")
         }
         guard let refreshToken = tokens.refreshToken else { throw AuthorizationRefused("The server gave no refresh token: the sign-in cannot last") }
         let binding = BlueskySession.OAuthBinding(
             issuer: authorization.server.issuer, tokenEndpoint: authorization.server.tokenEndpoint,
-            clientID: authorization.clientID, scope: tokens.scope, dpopKey: key.rawRepresentation,
+            clientID: authorization.clientID, clientKey: authorization.client?.rawKey, scope: tokens.scope, dpopKey: key.rawRepresentation,
             signedInAt: clock.now())
         let session = BlueskySession(did: did, handle: handle, accessJwt: tokens.accessToken, refreshJwt: refreshToken, pds: pds, oauth: binding)
+        let prefix = account.environmentPrefix
+        var variables = [(prefix + "BLUESKY_HANDLE", handle), (prefix + "BLUESKY_SIGN_IN", "oauth")]
+        if service != BlueskyClient.Configuration.entryway { variables.insert(("BLUESKY_SERVICE_URL", service.absoluteString), at: 0) }
+        let (account, oauth, authorization, key, clock) = (account, oauth, authorization, key, clock)
         let authorized = AuthorizedAccount(
-            handle: handle, userID: did, networkAccount: did,
-            variables: [("HUMAN_BLUESKY_HANDLE", handle), ("HUMAN_BLUESKY_SIGN_IN", "oauth")])
+            handle: handle, userID: did, networkAccount: did, variables: variables,
+            keeping: { state, sealer in try await StoredBlueskySessions(state: state, sealer: sealer).save(session, of: account) },
+            release: {
+                await oauth.revoke(
+                    refreshToken, clientID: authorization.clientID, at: authorization.server, key: key, now: clock.now(), client: authorization.client
+                )
+            })
         return (authorized, session)
     }
 }

@@ -18,6 +18,8 @@ struct FakeBlueskyOAuthState {
         var keyThumbprint: String
         var loginHint: String?
         var expires: Date
+        /// The confidential client that pushed it; nil for a loopback client.
+        var client: FakeBlueskyClient?
     }
     struct Code {
         var pushed: Pushed
@@ -31,6 +33,8 @@ struct FakeBlueskyOAuthState {
         var keyThumbprint: String
         var scope: String
         var refreshToken: String
+        /// The confidential client it was given to (which must sign each refresh); nil for a loopback client.
+        var client: FakeBlueskyClient? = nil
         var revoked = false
         /// When the person signed in, and when the grant was last refreshed: a public client's grant lives a week at
         /// most, and two days unrefreshed (the reference server's limits).
@@ -39,6 +43,8 @@ struct FakeBlueskyOAuthState {
     }
     /// The reference server's limits on a public (loopback) client's grant: its whole life, and its idle time.
     static let publicLifetime: TimeInterval = 7 * 86_400, publicIdleLimit: TimeInterval = 2 * 86_400
+    /// Its limits on a confidential client's: two years, and three months unrefreshed.
+    static let confidentialLifetime: TimeInterval = 730 * 86_400, confidentialIdleLimit: TimeInterval = 90 * 86_400
     struct AccessToken {
         var did: String
         var keyThumbprint: String

@@ -286,7 +286,10 @@ public final class FakeBlueskyServer: Sendable {
         router.post("/oauth/par") { request, _ in
             await world.countRequest("oauth/par")
             let form = await Self.form(of: request)
-            return Self.response(await world.pushAuthorizationRequest(form, proof: request.headers[HTTPField.Name("DPoP")!]))
+            // A web app's client_id is its metadata's address: read before the request is looked at.
+            let clientID = form["client_id"] ?? ""
+            let fetched = FakeBlueskyClient.isMetadataAddress(clientID) ? await FakeBlueskyClient.fetch(clientID) : nil
+            return Self.response(await world.pushAuthorizationRequest(form, proof: request.headers[HTTPField.Name("DPoP")!], fetched: fetched))
         }
         router.get("/oauth/authorize") { request, _ in
             await world.countRequest("oauth/authorize")

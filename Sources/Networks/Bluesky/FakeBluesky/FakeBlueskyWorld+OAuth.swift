@@ -34,20 +34,40 @@ extension FakeBlueskyWorld {
             ] as [String: OAuthJSON])
     }
 
-    /// `POST /oauth/par`: the authorization request, pushed, with a DPoP proof.
-    func pushAuthorizationRequest(_ form: [String: String], proof: String?) -> FakeBlueskyResponse {
+    /// `POST /oauth/par`: the authorization request, pushed, with a DPoP proof; a confidential client's (`fetched`:
+    /// its metadata and key set, read by the server) signed with its assertion.
+    func pushAuthorizationRequest(_ form: [String: String], proof: String?, fetched: Result<FakeBlueskyClient, FakeBlueskyClient.FetchRefusal>? = nil)
+        -> FakeBlueskyResponse
+    {
         let endpoint = "par"
         let thumbprint: String
         switch oauth.checkProof(proof, method: "POST", url: issuer + "/oauth/par", accessToken: nil, now: now, speed: speed, endpoint: endpoint) {
         case .success(let key): thumbprint = key
         case .failure(let refusal): return refusal
         }
-        guard let clientID = form["client_id"], let client = FakeBlueskyOAuthState.loopbackClient(clientID) else {
-            return oauth.refuse(
-                endpoint, 400, "invalid_client", "client_id must be a client metadata address or a loopback client (http://localhost)")
+        let client: (redirectURIs: [String], scope: String)
+        var confidential: FakeBlueskyClient?
+        switch fetched {
+        case .failure(let refusal): return oauth.refuse(endpoint, 400, "invalid_client_metadata", refusal.description)
+        case .success(let fetched):
+            if let refusal = fetched.checkAssertion(form, issuer: issuer, now: now, speed: speed, seen: &oauth.seenProofs) {
+                return oauth.refuse(endpoint, 401, "invalid_client", refusal)
+            }
+            client = (fetched.redirectURIs, fetched.scope)
+            confidential = fetched
+        case nil:
+            guard let clientID = form["client_id"], let loopback = FakeBlueskyOAuthState.loopbackClient(clientID) else {
+                return oauth.refuse(
+                    endpoint, 400, "invalid_client", "client_id must be a client metadata address or a loopback client (http://localhost)")
+            }
+            client = loopback
         }
+        let clientID = form["client_id"] ?? ""
         guard form["response_type"] == "code" else { return oauth.refuse(endpoint, 400, "unsupported_response_type", "response_type must be code") }
-        guard let redirect = form["redirect_uri"], client.redirectURIs.contains(where: { Self.sameLoopbackAddress($0, redirect) }) else {
+        guard let redirect = form["redirect_uri"],
+            confidential == nil
+                ? client.redirectURIs.contains(where: { Self.sameLoopbackAddress($0, redirect) }) : client.redirectURIs.contains(redirect)
+        else {
             return oauth.refuse(endpoint, 400, "invalid_request", "redirect_uri is not one of the client's")
         }
         guard let challenge = form["code_challenge"], challenge.count == 43, form["code_challenge_method"] == "S256" else {
@@ -63,7 +83,7 @@ extension FakeBlueskyWorld {
         let requestURI = "urn:ietf:params:oauth:request_uri:" + oauth.nextID("req")
         oauth.pushed[requestURI] = .init(
             clientID: clientID, redirectURI: redirect, scope: scope, state: state, challenge: challenge,
-            keyThumbprint: thumbprint, loginHint: form["login_hint"], expires: now.addingTimeInterval(300))
+            keyThumbprint: thumbprint, loginHint: form["login_hint"], expires: now.addingTimeInterval(300), client: confidential)
         var response = FakeBlueskyResponse.json(["request_uri": .string(requestURI), "expires_in": .number(299)] as [String: OAuthJSON])
         response.status = 201
         response.headers.append(("DPoP-Nonce", oauth.nonce))
@@ -84,7 +104,7 @@ extension FakeBlueskyWorld {
             200,
             """
             <h1>Sign in to Fake Bluesky</h1>
-            <p>An app on your own computer (\(Self.escaped(pushed.clientID))) asks for: <code>\(Self.escaped(pushed.scope))</code></p>
+            <p>\(pushed.client == nil ? "An app on your own computer" : "The web app") (\(Self.escaped(pushed.clientID))) asks for: <code>\(Self.escaped(pushed.scope))</code></p>
             <form method="post" action="/oauth/authorize">
             <input type="hidden" name="request_uri" value="\(Self.escaped(requestURI))">
             <label>Handle <input name="identifier" value="\(Self.escaped(pushed.loginHint ?? ""))"></label>
@@ -153,6 +173,11 @@ extension FakeBlueskyWorld {
             guard form["client_id"] == issued.pushed.clientID else {
                 return oauth.refuse(endpoint, 400, "invalid_grant", "The code was issued to another client")
             }
+            if let client = issued.pushed.client,
+                let refusal = client.checkAssertion(form, issuer: issuer, now: now, speed: speed, seen: &oauth.seenProofs)
+            {
+                return oauth.refuse(endpoint, 401, "invalid_client", refusal)
+            }
             guard form["redirect_uri"] == issued.pushed.redirectURI else {
                 return oauth.refuse(endpoint, 400, "invalid_grant", "redirect_uri does not match")
             }
@@ -167,7 +192,7 @@ extension FakeBlueskyWorld {
             let grant = oauth.nextID("grant")
             oauth.grants[grant] = .init(
                 did: issued.did, clientID: issued.pushed.clientID, keyThumbprint: thumbprint, scope: issued.pushed.scope, refreshToken: "",
-                createdAt: now, updatedAt: now)
+                client: issued.pushed.client, createdAt: now, updatedAt: now)
             return issueTokens(grant: grant, type: "authorization_code")
         case "refresh_token":
             guard let token = form["refresh_token"] else { return oauth.refuse(endpoint, 400, "invalid_request", "refresh_token is required") }
@@ -182,13 +207,19 @@ extension FakeBlueskyWorld {
             guard form["client_id"] == grant.clientID else {
                 return oauth.refuse(endpoint, 400, "invalid_grant", "The token was issued to another client")
             }
+            if let client = grant.client, let refusal = client.checkAssertion(form, issuer: issuer, now: now, speed: speed, seen: &oauth.seenProofs) {
+                return oauth.refuse(endpoint, 401, "invalid_client", refusal)
+            }
             guard thumbprint == grant.keyThumbprint else {
                 return oauth.refuse(endpoint, 400, "invalid_dpop_key_binding", "DPoP key does not match the session's")
             }
-            guard now <= grant.updatedAt.addingTimeInterval(FakeBlueskyOAuthState.publicIdleLimit) else {
+            let confidential = grant.client != nil
+            let idle = confidential ? FakeBlueskyOAuthState.confidentialIdleLimit : FakeBlueskyOAuthState.publicIdleLimit
+            let lifetime = confidential ? FakeBlueskyOAuthState.confidentialLifetime : FakeBlueskyOAuthState.publicLifetime
+            guard now <= grant.updatedAt.addingTimeInterval(idle) else {
                 return oauth.refuse(endpoint, 400, "invalid_grant", "Refresh token exceeded inactivity timeout")
             }
-            guard now <= grant.createdAt.addingTimeInterval(FakeBlueskyOAuthState.publicLifetime) else {
+            guard now <= grant.createdAt.addingTimeInterval(lifetime) else {
                 return oauth.refuse(endpoint, 400, "invalid_grant", "Refresh token expired")
             }
             oauth.usedRefreshTokens[token] = grantID

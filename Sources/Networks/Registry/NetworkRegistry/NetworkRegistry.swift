@@ -26,7 +26,7 @@ public enum NetworkRegistry {
     public static let entries: [Entry] = [
         Entry(definition: xDefinition, signIn: XAuth.self, export: XExportFormat()),
         Entry(definition: mastodonDefinition, signIn: MastodonAuth.self, export: MastodonExportFormat(), webSignIn: MastodonWebSignIn()),
-        Entry(definition: blueskyDefinition, signIn: BlueskyAuth.self, export: BlueskyExportFormat()),
+        Entry(definition: blueskyDefinition, signIn: BlueskyAuth.self, export: BlueskyExportFormat(), webSignIn: BlueskyWebSignIn()),
         Entry(definition: misskeyDefinition, signIn: MisskeyAuth.self, export: MisskeyExportFormat(), webSignIn: MisskeyWebSignIn()),
     ]
 

@@ -9,7 +9,8 @@ import Synchronization
 /// atproto OAuth as a loopback client: how a person signs in on Bluesky from the command line, as themselves, without
 /// giving the mirror a password. The client needs no hosted metadata: its `client_id` is `http://localhost` with its
 /// redirect address and scope in the query, as the atproto OAuth profile allows for programs on the person's own
-/// machine. The steps, each as the profile asks:
+/// machine. From the web front door it is a confidential client (`ConfidentialClient`) instead, whose metadata the
+/// door serves and whose requests carry its signed assertion. The steps, each as the profile asks:
 /// 1. the authorization server, from the PDS's `/.well-known/oauth-protected-resource` (or the service itself), and
 ///    its metadata (`/.well-known/oauth-authorization-server`), whose `issuer` must be the server asked;
 /// 2. a pushed authorization request (PAR, RFC 9126) with PKCE S256, `state`, the person's handle as `login_hint`;
@@ -72,8 +73,10 @@ public final class BlueskyOAuth: Sendable {
     public struct Authorization: Sendable {
         /// The server's metadata.
         public var server: ServerMetadata
-        /// The loopback `client_id`.
+        /// The `client_id`: the loopback one, or a confidential client's metadata address.
         public var clientID: String
+        /// The confidential client, which signs each request to the server; nil for the loopback client.
+        public var client: ConfidentialClient?
         /// Where the server sends the person back.
         public var redirectURI: String
         /// The `state` the answer must carry.
@@ -176,17 +179,20 @@ public final class BlueskyOAuth: Sendable {
     // MARK: - The flow
 
     /// Pushes the authorization request for `handle` with `scope`, the person to come back to `redirectURI`; returns
-    /// the address to open and what the exchange needs.
-    public func authorize(at server: ServerMetadata, handle: String, scope: String, redirectURI: String, key: DPoPKey, now: Date) async throws
-        -> Authorization
-    {
-        let clientID = Self.loopbackClientID(redirectURI: redirectURI, scope: scope)
+    /// the address to open and what the exchange needs. The client is the loopback one unless `client` is given;
+    /// `state` is a new one unless given (a web app's, tied to the browser's session).
+    public func authorize(
+        at server: ServerMetadata, handle: String, scope: String, redirectURI: String, key: DPoPKey, now: Date,
+        client: ConfidentialClient? = nil, state givenState: String? = nil
+    ) async throws -> Authorization {
+        let clientID = client?.clientID ?? Self.loopbackClientID(redirectURI: redirectURI, scope: scope)
         let proof = CodeExchangeProof()
-        let state = CodeExchangeProof().verifier
-        let form = [
+        let state = givenState ?? CodeExchangeProof().verifier
+        var form = [
             "client_id": clientID, "response_type": "code", "redirect_uri": redirectURI, "scope": scope, "state": state,
             "code_challenge": proof.challenge, "code_challenge_method": CodeExchangeProof.method, "login_hint": handle,
         ]
+        if let client { form = try client.authenticating(form, audience: server.issuer, now: now) }
         let data = try await post(form, to: server.pushedAuthorizationRequestEndpoint, key: key, now: now, endpoint: "PAR", expecting: [200, 201])
         struct Pushed: Decodable { var request_uri: String }
         guard let pushed = try? JSONDecoder().decode(Pushed.self, from: data) else {
@@ -195,7 +201,8 @@ public final class BlueskyOAuth: Sendable {
         var address = URLComponents(url: server.authorizationEndpoint, resolvingAgainstBaseURL: false)!
         address.queryItems = [URLQueryItem(name: "client_id", value: clientID), URLQueryItem(name: "request_uri", value: pushed.request_uri)]
         guard let url = address.url else { throw BlueskyOAuthError.malformed(endpoint: "PAR", reason: "no authorization address") }
-        return Authorization(server: server, clientID: clientID, redirectURI: redirectURI, state: state, proof: proof, address: url)
+        return Authorization(
+            server: server, clientID: clientID, client: client, redirectURI: redirectURI, state: state, proof: proof, address: url)
     }
 
     /// The redirect's query checked (`state`, `iss`; an `error` said in words) and its code exchanged for tokens.
@@ -212,27 +219,38 @@ public final class BlueskyOAuth: Sendable {
             throw BlueskyOAuthError.mismatch("the answer comes from \(redirectQuery["iss"] ?? "no named server"), not \(authorization.server.issuer)")
         }
         guard let code = redirectQuery["code"], !code.isEmpty else { throw BlueskyOAuthError.malformed(endpoint: "authorize", reason: "no code") }
-        let form = [
+        var form = [
             "grant_type": "authorization_code", "code": code, "redirect_uri": authorization.redirectURI,
             "code_verifier": authorization.proof.verifier, "client_id": authorization.clientID,
         ]
+        if let client = authorization.client { form = try client.authenticating(form, audience: authorization.server.issuer, now: now) }
         return try await tokens(form, at: authorization.server.tokenEndpoint, key: key, now: now)
     }
 
     /// Revokes `token` (RFC 7009) at `server`'s revocation endpoint, with a DPoP proof; a server without one, or that
     /// does not answer, leaves it to lapse (returns false).
     @discardableResult
-    public func revoke(_ token: String, clientID: String, at server: ServerMetadata, key: DPoPKey, now: Date) async -> Bool {
+    public func revoke(
+        _ token: String, clientID: String, at server: ServerMetadata, key: DPoPKey, now: Date, client: ConfidentialClient? = nil
+    ) async -> Bool {
         guard let endpoint = server.revocationEndpoint else { return false }
-        return (try? await post(["token": token, "client_id": clientID], to: endpoint, key: key, now: now, endpoint: "revoke", expecting: [200]))
-            != nil
+        var form = ["token": token, "client_id": clientID]
+        if let client {
+            guard let signed = try? client.authenticating(form, audience: server.issuer, now: now) else { return false }
+            form = signed
+        }
+        return (try? await post(form, to: endpoint, key: key, now: now, endpoint: "revoke", expecting: [200])) != nil
     }
 
-    /// New tokens for `refreshToken` (which the server then no longer takes). Throws `refused` with `invalid_grant`
-    /// when the grant was revoked.
-    public func refresh(_ refreshToken: String, clientID: String, tokenEndpoint: URL, key: DPoPKey, now: Date) async throws -> Tokens {
-        try await tokens(
-            ["grant_type": "refresh_token", "refresh_token": refreshToken, "client_id": clientID], at: tokenEndpoint, key: key, now: now)
+    /// New tokens for `refreshToken` (which the server then no longer takes); a confidential `client` signs the
+    /// request for the server `issuer`. Throws `refused` with `invalid_grant` when the grant was revoked.
+    public func refresh(
+        _ refreshToken: String, clientID: String, tokenEndpoint: URL, key: DPoPKey, now: Date, client: ConfidentialClient? = nil,
+        issuer: String = ""
+    ) async throws -> Tokens {
+        var form = ["grant_type": "refresh_token", "refresh_token": refreshToken, "client_id": clientID]
+        if let client { form = try client.authenticating(form, audience: issuer, now: now) }
+        return try await tokens(form, at: tokenEndpoint, key: key, now: now)
     }
 
     private func tokens(_ form: [String: String], at endpoint: URL, key: DPoPKey, now: Date) async throws -> Tokens {
