@@ -839,7 +839,7 @@ let package = Package(
                 "FakeBluesky", "FakeMisskey", "MisskeyAPI", "MisskeyNetwork", "BlueskyAPI", "BlueskyNetwork", "RedisClient", "WordCounts",
                 "Classifier", "Tokenizer", "Picking", "BotAssembly", "RedisWordCounts", "SQLiteStores",
                 "XAPI", "XNetwork", "MastodonNetwork", "Training", "SeededRandom", "Remix", "BotCore", "MemoNetwork", "NetworkRegistry",
-                "SocialNetwork", "Daemon",
+                "SocialNetwork", "Daemon", "Fleet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),

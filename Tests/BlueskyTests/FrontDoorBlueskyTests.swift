@@ -25,7 +25,7 @@ struct FrontDoorBlueskyTests {
         let publicURL = URL(string: "http://127.0.0.1:\(port)")!
         let door = WebDoor(publicURL: publicURL, secret: Data(repeating: 7, count: 32), environment: ["BLUESKY_SERVICE_URL": service.absoluteString])
         let settings = FrontDoorServer.Settings(
-            host: "127.0.0.1", port: port, publicURL: publicURL, networks: [("bluesky", "Bluesky", BlueskyWebSignIn().at(door))])
+            host: "127.0.0.1", port: port, publicURL: publicURL, networks: [("bluesky", "Bluesky", try #require(BlueskyWebSignIn().at(door)))])
         try await LoopbackServer.withRunning(logger: logger) { onStarted in
             FrontDoorServer(settings: settings, logger: logger, onStarted: onStarted)
         } _: { base in

@@ -335,8 +335,8 @@ struct ConfigurationTests {
 
     @Test("Every variable read is listed in variableNames")
     func variableNamesAreComplete() {
-        #expect(Configuration.variableNames.count == 76)
-        #expect(Set(Configuration.variableNames).count == 76)
+        #expect(Configuration.variableNames.count == 78)
+        #expect(Set(Configuration.variableNames).count == 78)
         #expect(Configuration.variableNames.contains("MIRROR_BOT_KEY") && Configuration.variableNames.contains("HUMAN_BLUESKY_SIGN_IN"))
         #expect(Configuration.variableNames.contains("PUBLIC_URL"), "mirror_bot web's address")
         #expect(Set(Configuration.variableNames).isSuperset(of: Self.credentials.keys))

@@ -1,9 +1,13 @@
+import AsyncHTTPClient
 import BotConfiguration
 import Consent
 import FakeBluesky
 import FakeMastodon
 import FakeMisskey
+import FakeX
+import Fleet
 import Foundation
+import Logging
 import PostgresNIO
 import PostgresStores
 import RedisClient
@@ -411,6 +415,26 @@ struct FrontDoorFleetProcessTests {
         return try await browser.get("/sign-in/callback?state=\(state)&session=\(session)")
     }
 
+    /// `mirror_bot fleet` at 1440x from `start` until it logged `learned` and the person's page (`page`'s browser)
+    /// shows a post; then `body` with the run and the page, and the fleet stopped by SIGTERM, exiting cleanly.
+    static func runFleetUntilPosted(
+        _ fleet: [String: String], folder: URL, from start: Date, learned: String, page browser: DoorBrowser,
+        _ body: (RunningBot, DoorBrowser.Answer) async throws -> Void
+    ) async throws {
+        let runner = try RunningBot(["fleet", "--speed", "1440", "--start-time", start.formatted(.iso8601)], environment: fleet, folder: folder)
+        defer { if runner.process.isRunning { kill(runner.process.processIdentifier, SIGKILL) } }
+        #expect(try await runner.waitForLog(learned), "\(runner.tail)")
+        var page = try await browser.get("/me")
+        #expect(
+            try await FleetProcessTests.waitUntil {
+                page = (try? await browser.get("/me")) ?? page
+                return page.html.contains("Posted your post: <q>")
+            }, "no post shown on the person's page within a minute\n\(runner.tail)")
+        try await body(runner, page)
+        kill(runner.process.processIdentifier, SIGTERM)
+        #expect(try await runner.waitForExit(within: .seconds(30)).status == 0, "\(runner.tail)")
+    }
+
     @Test(
         "On Misskey too: sign in with MiAuth as oneself and as the bot, make, start; the fleet learns the person's notes and posts one; her page shows it; delete"
     )
@@ -435,21 +459,13 @@ struct FrontDoorFleetProcessTests {
                         #expect(try await person.post("/mirror/start", [("csrf", csrf)]).status == 303)
 
                         await server.armClock(FleetMisskeyProcessTests.dayStart, speed: 1_440)
-                        let runner = try RunningBot(
-                            ["fleet", "--speed", "1440", "--start-time", FleetMisskeyProcessTests.dayStart.formatted(.iso8601)], environment: fleet,
-                            folder: folder)
-                        defer { if runner.process.isRunning { kill(runner.process.processIdentifier, SIGKILL) } }
-                        #expect(try await runner.waitForLog("learned its person first: 504 posts archived"), "\(runner.tail)")
-                        var page = try await person.get("/me")
-                        #expect(
-                            try await FleetProcessTests.waitUntil {
-                                page = (try? await person.get("/me")) ?? page
-                                return page.html.contains("Posted your post: <q>")
-                            }, "no post shown on her page within a minute\n\(runner.tail)")
-                        let notes = await server.posted().filter { $0.userID == FleetMisskeyProcessTests.bot && $0.replyID == nil }
-                        #expect(notes.contains { page.html.contains("<q>\($0.text ?? "")</q>") }, "\(notes.map(\.text))\n\(page.html)")
-                        kill(runner.process.processIdentifier, SIGTERM)
-                        #expect(try await runner.waitForExit(within: .seconds(30)).status == 0, "\(runner.tail)")
+                        try await Self.runFleetUntilPosted(
+                            fleet, folder: folder, from: FleetMisskeyProcessTests.dayStart, learned: "learned its person first: 504 posts archived",
+                            page: person
+                        ) { _, page in
+                            let notes = await server.posted().filter { $0.userID == FleetMisskeyProcessTests.bot && $0.replyID == nil }
+                            #expect(notes.contains { page.html.contains("<q>\($0.text ?? "")</q>") }, "\(notes.map(\.text))\n\(page.html)")
+                        }
 
                         let receipt = try await person.post("/mirror/delete", [("csrf", csrf), ("confirm", "delete")])
                         #expect(
@@ -515,27 +531,100 @@ extension FrontDoorFleetProcessTests {
                         #expect(try await person.post("/mirror/start", [("csrf", csrf)]).status == 303)
 
                         await server.armClock(BlueskyDayProcessTests.dayStart, speed: 1_440)
-                        let runner = try RunningBot(
-                            ["fleet", "--speed", "1440", "--start-time", BlueskyDayProcessTests.dayStart.formatted(.iso8601)], environment: fleet,
-                            folder: folder)
-                        defer { if runner.process.isRunning { kill(runner.process.processIdentifier, SIGKILL) } }
-                        #expect(try await runner.waitForLog("learned its person first:"), "\(runner.tail)")
-                        var page = try await person.get("/me")
-                        #expect(
-                            try await FleetProcessTests.waitUntil {
-                                page = (try? await person.get("/me")) ?? page
-                                return page.html.contains("Posted your post: <q>")
-                            }, "no post shown on her page within a minute\n\(runner.tail)")
-                        let posts = await server.records(of: BlueskyDayProcessTests.bot, in: "app.bsky.feed.post")
-                        #expect(!posts.isEmpty, "the bot posted with its kept OAuth session\n\(runner.tail)")
-                        #expect(await server.createSessionCalls() == 0, "no password login: the sessions are the ones the door kept")
-                        kill(runner.process.processIdentifier, SIGTERM)
-                        #expect(try await runner.waitForExit(within: .seconds(30)).status == 0, "\(runner.tail)")
+                        try await Self.runFleetUntilPosted(
+                            fleet, folder: folder, from: BlueskyDayProcessTests.dayStart, learned: "learned its person first:", page: person
+                        ) { runner, _ in
+                            let posts = await server.records(of: BlueskyDayProcessTests.bot, in: "app.bsky.feed.post")
+                            #expect(!posts.isEmpty, "the bot posted with its kept OAuth session\n\(runner.tail)")
+                            #expect(await server.createSessionCalls() == 0, "no password login: the sessions are the ones the door kept")
+                        }
 
                         let receipt = try await person.post("/mirror/delete", [("csrf", csrf), ("confirm", "delete")])
                         #expect(receipt.status == 200 && receipt.html.contains("id=\"receipt\""), "\(receipt.html)")
                         let none = try await MirrorBotProcess.run(["bots", "list"], environment: fleet)
                         #expect(!none.standardOutput.contains("door-"), "\(none.standardOutput)")
+                    }
+                    kill(web.process.processIdentifier, SIGTERM)
+                    #expect(try await web.waitForExit(within: .seconds(30)).status == 0, "\(web.tail)")
+                }
+            }
+        }
+    }
+}
+
+/// The front door's mirror on X: OAuth 1.0a with the door's callback, with the app its operator brings.
+extension FrontDoorFleetProcessTests {
+    /// Signs `browser` in on X as `username` (the bot's account when `account` is "bot"), X's page approving
+    /// (`decision` "deny": cancelling); returns the door's answer to the callback.
+    static func signInX(_ browser: DoorBrowser, account: String, as username: String, decision: String = "accept") async throws
+        -> DoorBrowser.Answer
+    {
+        let page = try await browser.get(account == "bot" ? "/me" : "/")
+        var form = [("csrf", try #require(page.csrf, "\(page.html)")), ("network", "x"), ("server", "")]
+        if account == "bot" { form.append(("account", "bot")) }
+        let started = try await browser.post("/sign-in", form)
+        let address = try #require(started.location.flatMap(URL.init(string:)), "\(started.html)")
+        // X's page, logged in as the account (the fake takes who is logged in from `screen_name`).
+        let approval = address.appending(queryItems: [
+            URLQueryItem(name: "screen_name", value: username), URLQueryItem(name: "decision", value: decision),
+        ])
+        let answer = try await browser.client.execute(HTTPClientRequest(url: approval.absoluteString), timeout: .seconds(10))
+        let callback = try #require(answer.headers.first(name: "Location").flatMap(URL.init(string:)), "HTTP \(answer.status.code)")
+        return try await browser.get(SignInPage.pathAndQuery(of: callback))
+    }
+
+    @Test(
+        "On X too: offered only with the operator's app; sign in as oneself and as the bot on X's page (OAuth 1.0a, the door's callback, no PIN), a cancelled approval keeps nothing; the mirror made paused with the app's keys; delete"
+    )
+    func anXMirrorMadeInTheBrowser() async throws {
+        let persona = FakeXPersona(.init(randomSeed: 3, dayStart: Date(), historyDays: 2, postsPerDay: 2, followedAccounts: 1))
+        let server = FakeXServer(seed: persona.seed, logger: Logger(label: "door-x", factory: { _ in SwiftLogNoOpLogHandler() }))
+        try await server.withRunning { base in
+            try await TestServers.withScratchDatabase("doorx") { database in
+                // Without the operator's app, X is not offered.
+                try await Self.withDoor(database) { _, _, web, door in
+                    let start = try await DoorBrowser.with(door) { try await $0.get("/").html }
+                    #expect(!start.contains("<option value=\"x\">") && start.contains("<option value=\"mastodon\">"), "\(start)")
+                    kill(web.process.processIdentifier, SIGTERM)
+                    _ = try await web.waitForExit(within: .seconds(30))
+                }
+                let app = persona.botAccount
+                let operatorApp = [
+                    "X_API_BASE_URL": base.absoluteString, "DOOR_X_CONSUMER_KEY": app.consumerKey, "DOOR_X_CONSUMER_SECRET": app.consumerSecret,
+                ]
+                try await Self.withDoor(database, web: operatorApp) { fleet, _, web, door in
+                    try await DoorBrowser.with(door) { person in
+                        #expect(try await person.get("/").html.contains("<option value=\"x\">"))
+                        let cancelled = try await Self.signInX(person, account: "person", as: persona.human.username, decision: "deny")
+                        #expect(cancelled.status == 400 && cancelled.html.contains("not authorized on X"), "\(cancelled.html)")
+                        #expect(try await person.get("/me").location == "/", "nothing kept of a cancelled sign-in")
+                        let signedIn = try await Self.signInX(person, account: "person", as: persona.human.username)
+                        #expect(signedIn.status == 303 && signedIn.location == "/me", "\(signedIn.html)")
+                        let bot = try await Self.signInX(person, account: "bot", as: persona.bot.username)
+                        #expect(bot.status == 303 && bot.location == "/me", "\(bot.html)")
+                        let choose = try await person.get("/me")
+                        #expect(choose.html.contains("<strong>@\(persona.bot.username)</strong>"), "\(choose.html)")
+                        let csrf = try #require(choose.csrf)
+                        let made = try await person.post(
+                            "/mirror", [("csrf", csrf), ("tz", "Asia/Tokyo"), ("style", "remix"), ("likes", "off"), ("agree", "yes")])
+                        #expect(made.status == 303, "\(made.html)")
+                        let listed = try await MirrorBotProcess.run(["bots", "list"], environment: fleet)
+                        #expect(listed.standardOutput.contains("\tx\tpaused: not started yet"), "\(listed.standardOutput)")
+                        // Its settings sign with the operator's app and each account's own token.
+                        let name = try #require(listed.standardOutput.split(separator: "\t").first.map(String.init))
+                        let settings = try await PostgresStoreSet(url: database, logger: TestServers.logger).withRunningAsPool { pool in
+                            let registry = PostgresFleetRegistry(database: PostgresStoreSet(sharing: pool, schema: pool.schema ?? "public"))
+                            let row = try #require(try await registry.bot(named: name))
+                            return try FleetKey(text: fleet["FLEET_KEY"]).open(row.sealedSettings, bot: name)
+                        }
+                        #expect(settings["HUMAN_CONSUMER_KEY"] == app.consumerKey && settings["BOT_CONSUMER_KEY"] == app.consumerKey)
+                        #expect(settings["X_API_BASE_URL"] == base.absoluteString)
+                        #expect(
+                            settings["HUMAN_ACCESS_TOKEN"]?.hasPrefix("\(persona.human.id)-") == true
+                                && settings["BOT_ACCESS_TOKEN"]?.hasPrefix("\(persona.bot.id)-") == true, "each account's own new token")
+                        #expect(!web.log.contains(app.consumerSecret), "the app's secret in the door's log")
+                        let receipt = try await person.post("/mirror/delete", [("csrf", csrf), ("confirm", "delete")])
+                        #expect(receipt.status == 200 && receipt.html.contains("id=\"receipt\""), "\(receipt.html)")
                     }
                     kill(web.process.processIdentifier, SIGTERM)
                     #expect(try await web.waitForExit(within: .seconds(30)).status == 0, "\(web.tail)")

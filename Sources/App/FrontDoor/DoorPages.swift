@@ -184,7 +184,7 @@ enum DoorPages {
             <form method="post" action="/sign-in">
             <input type="hidden" name="csrf" value="\(escaped(csrf))">
             <label for="network">\(escaped(text.network))</label><select id="network" name="network">\(options)</select>
-            <label for="server">\(escaped(text.server))</label><input id="server" name="server" autocomplete="url" aria-describedby="server-hint" required>
+            <label for="server">\(escaped(text.server))</label><input id="server" name="server" autocomplete="url" aria-describedby="server-hint">
             <p class="hint" id="server-hint">\(escaped(text.serverHint + " " + examples))</p>
             <button type="submit">\(escaped(text.signIn))</button>
             </form>
@@ -268,8 +268,12 @@ enum DoorPages {
                 "/sign-in", csrf: csrf,
                 """
                 <input type="hidden" name="account" value="bot"><input type="hidden" name="network" value="\(escaped(person.network))">
-                <label for="server">\(escaped(text.server))</label><input id="server" name="server" autocomplete="url" aria-describedby="server-hint" required>
-                <p class="hint" id="server-hint">\(escaped(text.serverHint + " " + (serverExample ?? "")))</p>
+                \(serverExample.map { example in
+                    """
+                    <label for="server">\(escaped(text.server))</label><input id="server" name="server" autocomplete="url" aria-describedby="server-hint" required>
+                    <p class="hint" id="server-hint">\(escaped(text.serverHint + " " + example))</p>
+                    """
+                } ?? "")
                 <button type="submit">\(escaped(text.signInBot))</button>
                 """)
         }

@@ -45,7 +45,9 @@ struct WebCommand: AsyncParsableCommand {
         let webDoor = WebDoor(publicURL: publicURL, secret: secret, environment: environment)
         var settings = FrontDoorServer.Settings(
             host: listening.bindAddress, port: port, publicURL: publicURL,
-            networks: NetworkRegistry.webSignIns.map { ($0.definition.key, $0.definition.name, $0.flow.at(webDoor)) })
+            networks: NetworkRegistry.webSignIns.compactMap { entry in
+                entry.flow.at(webDoor).map { (entry.definition.key, entry.definition.name, $0) }
+            })
         switch door.signUp {
         case .open: settings.signUp = .open
         case .closed: settings.signUp = .closed

@@ -384,16 +384,17 @@ public protocol WebSignIn: Sendable {
     /// `AuthorizationRefused` saying what to do.
     func begin(for account: Account, server: String, redirect: URL, state: String, logger: Logger) async throws -> any PendingAuthorization
 
-    /// The flow as `door` runs it (a network whose client is the door itself makes its client here); by default the
+    /// The flow as `door` runs it (a network whose client is the door itself makes its client here); nil when the
+    /// door lacks what the flow needs (its operator's app keys), and the network is then not offered. By default the
     /// flow as it is.
-    func at(_ door: WebDoor) -> any WebSignIn
+    func at(_ door: WebDoor) -> (any WebSignIn)?
     /// What the door serves for this flow at its own address; none by default.
     var documents: [WebDocument] { get }
 }
 
 extension WebSignIn {
     /// The flow as it is: it needs nothing of the door but its callback.
-    public func at(_ door: WebDoor) -> any WebSignIn { self }
+    public func at(_ door: WebDoor) -> (any WebSignIn)? { self }
     /// None.
     public var documents: [WebDocument] { [] }
 }

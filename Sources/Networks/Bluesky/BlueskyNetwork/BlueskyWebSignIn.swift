@@ -41,7 +41,7 @@ public struct BlueskyWebSignIn: WebSignIn {
     static func metadataURL(of door: WebDoor) -> URL { door.publicURL.appending(path: metadataPath) }
 
     /// The flow with `door`'s client.
-    public func at(_ door: WebDoor) -> any WebSignIn { BlueskyWebSignIn(door: door) }
+    public func at(_ door: WebDoor) -> (any WebSignIn)? { BlueskyWebSignIn(door: door) }
 
     /// A handle, as an example: on Bluesky a person signs in with their handle, not a server's name.
     public var serverExample: String? { "alice.bsky.social" }

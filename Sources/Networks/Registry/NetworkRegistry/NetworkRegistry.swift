@@ -24,7 +24,7 @@ public enum NetworkRegistry {
 
     /// Every network, the default (`NETWORK` not set) first.
     public static let entries: [Entry] = [
-        Entry(definition: xDefinition, signIn: XAuth.self, export: XExportFormat()),
+        Entry(definition: xDefinition, signIn: XAuth.self, export: XExportFormat(), webSignIn: XWebSignIn()),
         Entry(definition: mastodonDefinition, signIn: MastodonAuth.self, export: MastodonExportFormat(), webSignIn: MastodonWebSignIn()),
         Entry(definition: blueskyDefinition, signIn: BlueskyAuth.self, export: BlueskyExportFormat(), webSignIn: BlueskyWebSignIn()),
         Entry(definition: misskeyDefinition, signIn: MisskeyAuth.self, export: MisskeyExportFormat(), webSignIn: MisskeyWebSignIn()),

@@ -345,7 +345,10 @@ public final class FakeXServer: Sendable {
         }
         router.get("/oauth/authorize") { request, _ in
             await world.countRequest("GET /oauth/authorize")
-            return text(await world.authorize(query: Self.queryParameters(request.uri.query)), type: "text/html; charset=utf-8")
+            let answer = await world.authorize(query: Self.queryParameters(request.uri.query))
+            var response = text((answer.status, answer.body), type: "text/html; charset=utf-8")
+            if let location = answer.location { response.headers[.location] = location }
+            return response
         }
         router.post("/oauth/access_token") { request, _ in
             await world.countRequest("POST /oauth/access_token")

@@ -2,9 +2,12 @@ import BotCore
 import Foundation
 import XAPI
 
-/// OAuth 1.0a's PIN flow as X serves it (`/oauth/request_token`, `/oauth/authorize`, `/oauth/access_token`): signed
-/// with the app's consumer key (and the request token's secret for the exchange), `oauth_callback=oob`, a PIN per
-/// authorization, each request token good for one exchange. The access token made is an account's like the seed's.
+/// OAuth 1.0a as X serves it (`/oauth/request_token`, `/oauth/authorize`, `/oauth/access_token`): signed with the
+/// app's consumer key (and the request token's secret for the exchange); `oauth_callback=oob` for the PIN flow (a PIN
+/// shown per authorization), or a web app's callback address (`http(s)://`, taken as one of the app's callback URLs:
+/// the fake keeps no list), to which the approval sends the browser with `oauth_token` and `oauth_verifier` (a
+/// cancel, with `denied`). Each request token is good for one exchange. The access token made is an account's like
+/// the seed's.
 extension FakeXWorld {
     /// A request token waiting for its authorization, then its exchange.
     struct PendingAuthorization {
@@ -12,6 +15,8 @@ extension FakeXWorld {
         var secret: String
         var userID: String?
         var pin: String?
+        /// Where the browser goes once approved; nil for the PIN flow.
+        var callback: URL? = nil
     }
 
     /// `POST /oauth/request_token`: form-encoded `oauth_token`, `oauth_token_secret`, `oauth_callback_confirmed`.
@@ -22,16 +27,34 @@ extension FakeXWorld {
         else {
             return (401, "Invalid consumer key or signature")
         }
-        guard fields["oauth_callback"] == "oob" else { return (401, "Callback URL not approved for this client application; the PIN flow uses oob") }
+        var callback: URL?
+        if fields["oauth_callback"] != "oob" {
+            guard let address = fields["oauth_callback"].flatMap(URL.init(string:)), ["http", "https"].contains(address.scheme), address.host != nil
+            else { return (401, "Callback URL not approved for this client application: oob, or an http(s) address") }
+            callback = address
+        }
         let token = Self.randomToken()
         let secret = Self.randomToken()
-        pendingAuthorizations[token] = PendingAuthorization(consumerKey: consumerKey, secret: secret)
+        pendingAuthorizations[token] = PendingAuthorization(consumerKey: consumerKey, secret: secret, callback: callback)
         return (200, "oauth_token=\(token)&oauth_token_secret=\(secret)&oauth_callback_confirmed=true")
     }
 
-    /// `GET /oauth/authorize?oauth_token=`: the page where the logged-in account approves the app and reads its PIN.
-    /// The fake logs in as `screen_name` when given, else as the account whose app it is.
-    func authorize(query: [String: String]) -> (status: Int, body: String) {
+    /// `GET /oauth/authorize?oauth_token=`: the page where the logged-in account approves the app and reads its PIN,
+    /// or, for a web app's request token, is sent back to its callback (`decision=deny`: cancelled). The fake logs in as
+    /// `screen_name` when given, else as the account whose app it is.
+    func authorize(query: [String: String]) -> (status: Int, body: String, location: String?) {
+        let answer = authorizePage(query: query)
+        guard answer.status == 200, let token = query["oauth_token"], let pending = pendingAuthorizations[token], let callback = pending.callback
+        else { return (answer.status, answer.body, nil) }
+        let items =
+            query["decision"] == "deny"
+            ? [URLQueryItem(name: "denied", value: token)]
+            : [URLQueryItem(name: "oauth_token", value: token), URLQueryItem(name: "oauth_verifier", value: pending.pin)]
+        if query["decision"] == "deny" { pendingAuthorizations[token] = nil }
+        return (302, "", callback.appending(queryItems: items).absoluteString)
+    }
+
+    private func authorizePage(query: [String: String]) -> (status: Int, body: String) {
         guard let token = query["oauth_token"], var pending = pendingAuthorizations[token] else {
             return (400, "<html><body><p>This page is no longer valid. Go back to the application and start again.</p></body></html>")
         }

@@ -12,11 +12,14 @@ public struct XAccountAuthorization: PendingAuthorization {
     /// Where the person approves the app.
     public let address: URL
 
-    /// Asks X at `baseURL` for a request token with the app's key and secret; throws `AuthorizationRefused`.
-    public static func begin(for account: Account, consumerKey: String, consumerSecret: String, baseURL: URL) async throws -> XAccountAuthorization {
+    /// Asks X at `baseURL` for a request token with the app's key and secret, for the PIN flow, or with `callback` for
+    /// the front door's; throws `AuthorizationRefused`.
+    public static func begin(
+        for account: Account, consumerKey: String, consumerSecret: String, baseURL: URL, callback: URL? = nil
+    ) async throws -> XAccountAuthorization {
         let flow = PINAuthorization(baseURL: baseURL, consumerKey: consumerKey, consumerSecret: consumerSecret)
         do {
-            let request = try await flow.requestToken()
+            let request = try await flow.requestToken(callback: callback?.absoluteString ?? "oob")
             return XAccountAuthorization(flow: flow, request: request, account: account, address: flow.authorizeURL(for: request))
         } catch let error as PINAuthorizationError {
             throw AuthorizationRefused(error.reason)
@@ -35,5 +38,21 @@ public struct XAccountAuthorization: PendingAuthorization {
         } catch let error as PINAuthorizationError {
             throw AuthorizationRefused(error.reason)
         }
+    }
+
+    /// The front door's callback: X's `oauth_token` (this request's) and `oauth_verifier`, or `denied` when the account
+    /// cancelled; the app's key and secret join the access token's variables (the mirror signs with the door's app).
+    public func finish(callback query: [String: String]) async throws -> AuthorizedAccount {
+        guard query["denied"] == nil else { throw AuthorizationRefused("The app was not authorized on X's page: nothing is kept") }
+        guard query["oauth_token"] == request.token, let verifier = query["oauth_verifier"], !verifier.isEmpty else {
+            throw AuthorizationRefused("X's answer is not this sign-in's: start again")
+        }
+        var authorized = try await finish(code: verifier)
+        let prefix = account.environmentPrefix
+        authorized.variables =
+            [(prefix + "CONSUMER_KEY", flow.consumerKey), (prefix + "CONSUMER_SECRET", flow.consumerSecret)] + authorized.variables
+        // Another API than X's own (a test's, a proxy): the mirror goes there too.
+        if flow.baseURL != XNetworkSettings.defaultBaseURL { authorized.variables.insert(("X_API_BASE_URL", flow.baseURL.absoluteString), at: 0) }
+        return authorized
     }
 }

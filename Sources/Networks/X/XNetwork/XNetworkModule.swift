@@ -26,7 +26,7 @@ public struct XNetworkSettings: ConfigurationSection {
     /// The variables of X's section.
     public static let variableNames =
         Account.allCases.flatMap { account in credentialSuffixes.map { account.environmentPrefix + $0 } }
-        + ["X_API_BASE_URL", "X_DAILY_BUDGET"]
+        + ["X_API_BASE_URL", "X_DAILY_BUDGET", "DOOR_X_CONSUMER_KEY", "DOOR_X_CONSUMER_SECRET"]
 
     /// X's settings from their parts.
     public init(

@@ -46,18 +46,22 @@ public struct PINAuthorization: Sendable {
         self.httpClient = httpClient
     }
 
-    /// Step 1: a request token for the PIN flow.
-    public func requestToken() async throws -> RequestToken {
+    /// Step 1: a request token for the PIN flow (`callback` `oob`), or for a web app's, X sending the browser back to
+    /// `callback` with `oauth_token` and `oauth_verifier` (the address must be one of the app's callback URLs).
+    public func requestToken(callback: String = "oob") async throws -> RequestToken {
         let fields = try await post(
             "oauth/request_token",
             OAuth1.ProtocolParameters(
-                consumerKey: consumerKey, token: "", nonce: OAuth1.makeNonce(), timestamp: Int(Date().timeIntervalSince1970), callback: "oob"),
+                consumerKey: consumerKey, token: "", nonce: OAuth1.makeNonce(), timestamp: Int(Date().timeIntervalSince1970), callback: callback),
             tokenSecret: "",
             refusal:
                 "X refused the app's API key and secret (the *_CONSUMER_KEY and *_CONSUMER_SECRET variables): check them in the developer portal, under Keys and tokens"
         )
         guard let token = fields["oauth_token"], let secret = fields["oauth_token_secret"] else {
             throw PINAuthorizationError(reason: "X's answer to oauth/request_token has no oauth_token")
+        }
+        guard callback == "oob" || fields["oauth_callback_confirmed"] == "true" else {
+            throw PINAuthorizationError(reason: "X did not confirm the callback address \(callback): add it to the app's callback URLs")
         }
         return RequestToken(token: token, secret: secret)
     }
