@@ -3,7 +3,8 @@
 sign in as the person and as the bot through the fake instance's own sign-in page (user name and password), make the
 mirror, start it, wait for the bot's first post on the instance, then upload an archive of the person's
 (DOOR_WALK_UPLOAD_MB megabytes, 8 by default: three posts of theirs after that many megabytes of the JSON's own leading
-spaces) and see the preview. Prints a line per step, with the upload's time and the web process's peak memory (WEB_PID); exits 1 naming
+spaces) and see the preview; with WALK_BLUESKY (the fake Bluesky's address), a second person signs in there with
+atproto OAuth (the door a confidential client) as hanako.bsky.example and her bot. Prints a line per step, with the upload's time and the web process's peak memory (WEB_PID); exits 1 naming
 the step that failed. Usage: door-walk.py DOOR_URL INSTANCE_URL PASSWORD PERSON BOT [SECONDS]"""
 import http.cookiejar
 import json
@@ -158,6 +159,33 @@ def upload_and_preview():
           + (f", the first at {first.group(1)}: {first.group(2)!r}" if first else ""))
 
 
+def bluesky_sign_ins(service):
+    """Another person's browser on the fake Bluesky: their handle at the door, the fake's own page (which has read the
+    door's client metadata), back at the door; then their bot's account the same way."""
+    person_browser, page_browser = browser(), browser()
+    for page, handle, extra, step in [
+        ("/", "hanako.bsky.example", {}, "the Bluesky person's sign-in"),
+        ("/me", "hanako-mirror.bsky.example", {"account": "bot"}, "the Bluesky bot's sign-in"),
+    ]:
+        _, _, html = send(person_browser, door + page)
+        status, location, html = send(
+            person_browser, door + "/sign-in", dict(csrf=csrf(html, step), network="bluesky", server=handle, **extra))
+        if status != 303 or not location:
+            fail(step, f"the door answered {status}: {html[:300]}")
+        status, _, html = send(page_browser, location)
+        fields = {name: value.replace("&amp;", "&") for name, value in re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', html)}
+        if status != 200 or not fields:
+            fail(step, f"the fake Bluesky's sign-in page answered {status}: {html[:300]}")
+        fields.update(identifier=handle, password=handle + "-password", decision="accept")
+        status, location, html = send(page_browser, urllib.parse.urljoin(service, "/oauth/authorize"), fields)
+        if status != 302 or not location:
+            fail(step, f"the fake Bluesky did not approve ({status}): {html[:300]}")
+        status, location, html = send(person_browser, location)
+        if status != 303 or location != "/me":
+            fail(step, f"the door's callback answered {status}: {html[:300]}")
+        print(f"door walk: {step}: signed in as @{handle}")
+
+
 deadline = time.monotonic() + limit
 while time.monotonic() < deadline:
     _, _, state = send(instance_browser, instance + "/admin/state")
@@ -167,6 +195,8 @@ while time.monotonic() < deadline:
         _, _, html = send(door_browser, door + "/me")
         print("door walk: the person's page says: " + ("running" if "Running:" in html else "started, waiting for a process"))
         upload_and_preview()
+        if os.environ.get("WALK_BLUESKY"):
+            bluesky_sign_ins(os.environ["WALK_BLUESKY"])
         sys.exit(0)
     time.sleep(1)
 fail("waiting for the first post", f"no post by the bot within {limit:.0f} s")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BotAssembly
+import BotClock
 import BotConfiguration
 import Fleet
 import Foundation
@@ -24,9 +25,27 @@ struct WebCommand: AsyncParsableCommand {
             DOOR_SERVERS, or closed), DOOR_MAX_MIRRORS how many (100). Listens on PORT (default 8080) at BIND (127.0.0.1; 0.0.0.0 on a dyno); \
             PUBLIC_URL is the address people reach it at, where the networks send browsers back (https:// on the \
             internet; http:// only for this machine). Sessions are kept in this process: a restart signs people out \
-            (their mirrors go on). Stops gracefully on SIGTERM and SIGINT.
+            (their mirrors go on). Stops gracefully on SIGTERM and SIGINT. A network whose client is the door itself \
+            is served its documents here (its client metadata and keys, derived from FLEET_KEY); one that needs the \
+            operator's app is offered only with it (docs/front-door.md).
             """
     )
+
+    @Option(
+        help:
+            "Stamp the networks' sign-in requests with a clock this many times faster, for rehearsals against fakes whose clock runs so (as `fleet --speed`); the door's own sessions keep real time."
+    )
+    var speed: Double = 1
+
+    @Option(help: "Start that clock at this time (ISO 8601), for rehearsals (as `fleet --start-time`).")
+    var startTime: String?
+
+    func validate() throws {
+        guard speed > 0, speed <= 1_000_000 else { throw ValidationError("--speed must be above 0 and at most 1000000, not \(speed)") }
+        if let startTime, StartCommand.parseTime(startTime) == nil {
+            throw ValidationError("--start-time must be ISO 8601 within the years 1970 to 9999, such as 2026-11-22T00:00:00Z, not \(startTime)")
+        }
+    }
 
     func run() async throws {
         let environment = try EnvironmentFile.processEnvironment()
@@ -42,7 +61,10 @@ struct WebCommand: AsyncParsableCommand {
         let secret =
             (try? FleetKey(text: environment["FLEET_KEY"]))?.derivedSecret(for: "front door client")
             ?? Data((0..<32).map { _ in UInt8.random(in: .min ... .max) })
-        let webDoor = WebDoor(publicURL: publicURL, secret: secret, environment: environment)
+        let clock: any BotClock =
+            speed == 1 && startTime == nil
+            ? SystemBotClock() : SimulatedBotClock(start: startTime.flatMap(StartCommand.parseTime) ?? Date(), speed: speed)
+        let webDoor = WebDoor(publicURL: publicURL, secret: secret, environment: environment, clock: clock)
         var settings = FrontDoorServer.Settings(
             host: listening.bindAddress, port: port, publicURL: publicURL,
             networks: NetworkRegistry.webSignIns.compactMap { entry in

@@ -347,12 +347,15 @@ public struct WebDoor: Sendable {
     public var secret: Data
     /// The process's environment.
     public var environment: [String: String]
+    /// The time a network's requests are stamped with (proofs, assertions): the system's, or a rehearsal's.
+    public var clock: any BotClock
 
     /// A door from its parts.
-    public init(publicURL: URL, secret: Data, environment: [String: String]) {
+    public init(publicURL: URL, secret: Data, environment: [String: String], clock: any BotClock = SystemBotClock()) {
         self.publicURL = publicURL
         self.secret = secret
         self.environment = environment
+        self.clock = clock
     }
 
     /// The door's callback, where every network sends the browser back.

@@ -1,4 +1,5 @@
 import BlueskyAPI
+import BotClock
 import BotConfiguration
 public import BotCore
 public import Foundation
@@ -72,7 +73,7 @@ public struct BlueskyWebSignIn: WebSignIn {
         }
         let signIn = try await BlueskyOAuthSignIn.begin(
             handle: handle, service: service, liking: true, redirectURI: redirect.absoluteString, account: account, client: client, state: state,
-            logger: logger)
+            clock: door?.clock ?? SystemBotClock(), logger: logger)
         return Pending(signIn: signIn)
     }
 

@@ -83,7 +83,7 @@ extension FakeBlueskyWorld {
         let requestURI = "urn:ietf:params:oauth:request_uri:" + oauth.nextID("req")
         oauth.pushed[requestURI] = .init(
             clientID: clientID, redirectURI: redirect, scope: scope, state: state, challenge: challenge,
-            keyThumbprint: thumbprint, loginHint: form["login_hint"], expires: now.addingTimeInterval(300), client: confidential)
+            keyThumbprint: thumbprint, loginHint: form["login_hint"], expires: now.addingTimeInterval(300 * max(1, speed)), client: confidential)
         var response = FakeBlueskyResponse.json(["request_uri": .string(requestURI), "expires_in": .number(299)] as [String: OAuthJSON])
         response.status = 201
         response.headers.append(("DPoP-Nonce", oauth.nonce))
@@ -144,7 +144,8 @@ extension FakeBlueskyWorld {
                 401, "<h1>Sign in to Fake Bluesky</h1><p class=\"oauth-error\" data-error=\"invalid_credentials\">Invalid identifier or password</p>")
         }
         let code = oauth.nextID("cod")
-        oauth.codes[code] = .init(pushed: pushed, did: account.did, expires: now.addingTimeInterval(600))
+        // A person's steps take real time: with the clock running fast, the limits are in real seconds.
+        oauth.codes[code] = .init(pushed: pushed, did: account.did, expires: now.addingTimeInterval(600 * max(1, speed)))
         return back([URLQueryItem(name: "code", value: code)])
     }
 
