@@ -539,8 +539,14 @@ extension FrontDoorFleetProcessTests {
                             #expect(await server.createSessionCalls() == 0, "no password login: the sessions are the ones the door kept")
                         }
 
+                        // Deleted: the two grants are taken back at Bluesky before their tokens go, and the receipt says so (the
+                        // rehearsal over, the fake's clock is the door's again).
+                        await server.setClock(Date())
                         let receipt = try await person.post("/mirror/delete", [("csrf", csrf), ("confirm", "delete")])
                         #expect(receipt.status == 200 && receipt.html.contains("id=\"receipt\""), "\(receipt.html)")
+                        #expect(receipt.html.contains("their approvals were taken back there"), "\(receipt.html)")
+                        #expect(await server.oauthGrantsLive(of: BlueskyDayProcessTests.person) == 0)
+                        #expect(await server.oauthGrantsLive(of: BlueskyDayProcessTests.bot) == 0)
                         let none = try await MirrorBotProcess.run(["bots", "list"], environment: fleet)
                         #expect(!none.standardOutput.contains("door-"), "\(none.standardOutput)")
                     }

@@ -63,6 +63,9 @@ public struct ArchivedPersonModule: NetworkModule {
     }
     public var personSignInCommand: String { module.personSignInCommand }
     public var storesTokens: Bool { module.storesTokens }
+    public func releaseKeptSignIns(state: any BotState, sealer: any SecretSealer, logger: Logger) async -> [Account] {
+        await module.releaseKeptSignIns(state: state, sealer: sealer, logger: logger)
+    }
     /// As the bot's network reads a typed account.
     public func accountID(typed entry: String) -> String? { module.accountID(typed: entry) }
 }

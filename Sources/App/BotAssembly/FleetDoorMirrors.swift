@@ -433,13 +433,29 @@ public struct FleetDoorMirrors: DoorMirrors {
         {
             try await Task.sleep(for: .milliseconds(250))
         }
+        // The sign-ins the network can take back are given back before their tokens go with the stores.
+        let key = key
+        let logger = logger
+        var released: [Account] = []
+        do {
+            released =
+                try await bots.withStores(of: name) { bot, stores in
+                    let module = try configuration(of: bot).networkModule
+                    return await module.releaseKeptSignIns(state: stores.state, sealer: KeySealer(key: key), logger: logger)
+                } ?? []
+        } catch {
+            logger.warning("fleet: the bot \(name)'s sign-ins could not be given back before its deletion (\(error)); it is deleted all the same")
+        }
         let keys: Int
         do {
             keys = try await bots.remove(name: name)
         } catch FleetError.noSuchBot {
             return nil
         }
-        logger.notice("fleet: the bot \(name) was deleted at its person's word from the front door (\(keys) word-count keys)")
-        return DoorDeletion(schema: bot.schema, keys: keys, networkName: person.networkName, at: now)
+        logger.notice(
+            "fleet: the bot \(name) was deleted at its person's word from the front door (\(keys) word-count keys; sign-ins taken back on the network: \(released.isEmpty ? "none" : released.map(\.rawValue).joined(separator: ", ")))"
+        )
+        return DoorDeletion(
+            schema: bot.schema, keys: keys, networkName: person.networkName, at: now, revoked: Set(released) == Set(Account.allCases))
     }
 }

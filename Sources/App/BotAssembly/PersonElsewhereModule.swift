@@ -85,6 +85,11 @@ public struct PersonElsewhereModule: NetworkModule {
     }
     public var personSignInCommand: String { person.personSignInCommand }
     public var storesTokens: Bool { person.storesTokens || bot.storesTokens }
+    /// The person's network's kept sign-in of the person, and the bot's network's of the bot.
+    public func releaseKeptSignIns(state: any BotState, sealer: any SecretSealer, logger: Logger) async -> [Account] {
+        let person = await person.releaseKeptSignIns(state: state, sealer: sealer, logger: logger).filter { $0 == .human }
+        return person + (await bot.releaseKeptSignIns(state: state, sealer: sealer, logger: logger).filter { $0 == .bot })
+    }
     /// As the bot's network reads a typed account: the accounts an opt-out or a block names are those that talk to the bot.
     public func accountID(typed entry: String) -> String? { bot.accountID(typed: entry) }
 }

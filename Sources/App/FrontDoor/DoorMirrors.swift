@@ -140,13 +140,16 @@ public struct DoorDeletion: Sendable, Equatable {
     public var networkName: String
     /// When.
     public var at: Date
+    /// Whether the network took both sign-ins back (their grants revoked there); else they are still approved.
+    public var revoked: Bool
 
     /// A receipt from its parts.
-    public init(schema: String, keys: Int, networkName: String, at: Date) {
+    public init(schema: String, keys: Int, networkName: String, at: Date, revoked: Bool = false) {
         self.schema = schema
         self.keys = keys
         self.networkName = networkName
         self.at = at
+        self.revoked = revoked
     }
 
     /// Each thing removed, then what was not done, in a line each, in English or Japanese (`language`).
@@ -156,13 +159,17 @@ public struct DoorDeletion: Sendable, Equatable {
                 "ミラーの設定(両アカウントのサインインを含む。暗号化して保管していたもの)",
                 "ストア(スキーマ \(schema) のすべての表):アーカイブ、学習の例、予定、いいね、返信、同意の記録",
                 "Redis の単語の数のキー \(keys) 個",
-                "未実施:2つのサインインは \(networkName) で承認されたままです。各アカウントの連携アプリから mirror_bot を削除してください",
+                revoked
+                    ? "\(networkName) での2つのサインイン(承認は \(networkName) で取り消しました)"
+                    : "未実施:2つのサインインは \(networkName) で承認されたままです。各アカウントの連携アプリから mirror_bot を削除してください",
             ]
             : [
                 "the mirror's settings, with both accounts' sign-ins (kept sealed)",
                 "its stores (the schema \(schema), every table): your archive, the training examples, the plans, the likes, the answers and the consent record",
                 "\(keys) word-count keys in Redis",
-                "not done: the two sign-ins are still approved on \(networkName): remove mirror_bot from the authorized apps of each account there",
+                revoked
+                    ? "the two sign-ins on \(networkName): their approvals were taken back there"
+                    : "not done: the two sign-ins are still approved on \(networkName): remove mirror_bot from the authorized apps of each account there",
             ]
     }
 }

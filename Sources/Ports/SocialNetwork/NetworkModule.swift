@@ -70,6 +70,10 @@ public protocol NetworkModule: Sendable {
     /// Whether the daemon keeps tokens of this network in the store (a Bluesky session), sealed with the context's
     /// sealer: without one it does not start.
     var storesTokens: Bool { get }
+    /// Gives back at the network the sign-ins kept in the store (`state`, sealed by `sealer`): each grant revoked there,
+    /// for a mirror being deleted at its person's word. The accounts whose grants the network took back; a failure is
+    /// logged and leaves the grant to lapse or to its owner.
+    func releaseKeptSignIns(state: any BotState, sealer: any SecretSealer, logger: Logger) async -> [Account]
 }
 
 /// The person's account, as their own credentials signed in.
@@ -119,6 +123,9 @@ extension NetworkModule {
 
     /// No tokens kept in the store: they are in the configuration.
     public var storesTokens: Bool { false }
+
+    /// None to give back: the network has no way to revoke from here what its accounts approved.
+    public func releaseKeptSignIns(state: any BotState, sealer: any SecretSealer, logger: Logger) async -> [Account] { [] }
 
     /// An account id is digits (X's, Mastodon's).
     public func accountID(typed entry: String) -> String? { TypedAccount.digits(entry) }

@@ -364,6 +364,31 @@ public struct BlueskyNetworkModule: NetworkModule {
     /// The daemon keeps each account's session in the store, sealed.
     public var storesTokens: Bool { true }
 
+    /// Each kept OAuth session's grant revoked at its authorization server (found again from the session's PDS), with
+    /// the session's DPoP key and, for the front door's, its client's assertion. App-password sessions are the app
+    /// password's, which only its owner deletes: not released.
+    public func releaseKeptSignIns(state: any BotState, sealer: any SecretSealer, logger: Logger) async -> [Account] {
+        let sessions = StoredBlueskySessions(state: state, sealer: sealer)
+        let oauth = BlueskyOAuth()
+        var released: [Account] = []
+        for account in Account.allCases {
+            guard let session = try? await sessions.session(of: account), let binding = session.oauth, let pds = session.pds else { continue }
+            do {
+                let server = try await oauth.server(for: pds)
+                let client = try binding.clientKey.map { try ConfidentialClient(clientID: binding.clientID, rawKey: $0) }
+                let key = try DPoPKey(rawRepresentation: binding.dpopKey)
+                if await oauth.revoke(session.refreshJwt, clientID: binding.clientID, at: server, key: key, now: clock.now(), client: client) {
+                    released.append(account)
+                } else {
+                    logger.warning("Bluesky: the \(account)'s sign-in could not be revoked at \(server.issuer): it lapses on its own")
+                }
+            } catch {
+                logger.warning("Bluesky: the \(account)'s sign-in could not be revoked (\(error)): it lapses on its own")
+            }
+        }
+        return released
+    }
+
     /// An account typed by its DID (`did:plc:…`, `did:web:…`); anything else is a handle.
     public func accountID(typed entry: String) -> String? {
         let trimmed = entry.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -241,6 +241,15 @@ extension FakeBlueskyWorld {
         }
         let token = form["token"] ?? ""
         let grant = oauth.grants.first { $0.value.refreshToken == token }?.key ?? oauth.accessTokens[token]?.grant
+        // A confidential client's grant is revoked only by that client, authenticated (RFC 7009 §2.1).
+        if let grant, let client = oauth.grants[grant]?.client {
+            guard form["client_id"] == client.clientID else {
+                return oauth.refuse("revoke", 401, "invalid_client", "The token was issued to another client")
+            }
+            if let refusal = client.checkAssertion(form, issuer: issuer, now: now, speed: speed, seen: &oauth.seenProofs) {
+                return oauth.refuse("revoke", 401, "invalid_client", refusal)
+            }
+        }
         if let grant { oauth.grants[grant]?.revoked = true }
         return .json([String: OAuthJSON]())
     }
