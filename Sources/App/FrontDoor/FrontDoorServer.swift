@@ -47,6 +47,8 @@ public struct FrontDoorServer: Service {
         public var behindRouter = false
         /// Where uploads are kept while they are imported (removed after).
         public var uploadFolder = FileManager.default.temporaryDirectory
+        /// The most archives taken at once (one per person), each only with room for it on `uploadFolder`'s disk.
+        public var concurrentUploads = 4
 
         /// Settings from their parts.
         public init(host: String, port: Int, publicURL: URL, networks: [(key: String, name: String, flow: any WebSignIn)]) {
@@ -62,6 +64,7 @@ public struct FrontDoorServer: Service {
     let onStarted: @Sendable (Int) async -> Void
     let sessions: DoorSessions
     let attempts: SignInAttempts
+    let uploads: UploadSlots
 
     /// A door with `settings`; `onStarted` gets the bound port.
     public init(settings: Settings, logger: Logger, onStarted: @escaping @Sendable (Int) async -> Void = { _ in }) {
@@ -70,6 +73,8 @@ public struct FrontDoorServer: Service {
         self.onStarted = onStarted
         sessions = DoorSessions(clock: settings.clock)
         attempts = SignInAttempts(clock: settings.clock)
+        let folder = settings.uploadFolder
+        uploads = UploadSlots(limit: settings.concurrentUploads, freeBytes: { UploadSlots.freeBytes(of: folder) })
     }
 
     /// Serves until the service group shuts down.
@@ -213,6 +218,39 @@ public struct FrontDoorServer: Service {
         case refused(HTTPResponse.Status, String)
     }
 
+    /// `POST /mirror/archive` once its slot is taken: the upload received, then imported into `person`'s mirror; the
+    /// page of what was imported, or of why not. Throws only what the upload's own reading throws.
+    static func receiveAndImport(
+        _ request: Request, session: DoorSession, person: DoorAccount, mirrors: any DoorMirrors, text: DoorText, settings: Settings,
+        logger: Logger
+    ) async throws -> Response {
+        let began = ContinuousClock.now
+        let file: URL
+        switch try await receiveArchive(request, csrf: session.csrf, settings: settings) {
+        case .refused(let status, let reason): return html(status, DoorPages.refused(text, reason))
+        case .received(let url, let bytes):
+            file = url
+            logger.info("web: an archive of \(bytes >> 20) MiB was received in \(ContinuousClock.now - began); importing it")
+        }
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        do {
+            guard let result = try await mirrors.importArchive(of: person, at: file.path, now: settings.clock.now()) else {
+                return html(.notFound, DoorPages.refused(text, "You have no mirror here."))
+            }
+            logger.notice("web: a person imported an archive on \(person.networkName): their mirror's archive holds \(result.archived) posts")
+            return html(.ok, DoorPages.imported(text, result))
+        } catch let refused as DoorMirrorRefused {
+            // Not in its words: they name the archive's account, and the door's lines name nobody.
+            logger.notice("web: a person's archive was refused on \(person.networkName) (another's, or not one it reads); the page says why")
+            return html(.unprocessableContent, DoorPages.refused(text, refused.description))
+        } catch {
+            logger.error("web: a person's archive could not be imported: \(error)")
+            return html(
+                .serviceUnavailable,
+                DoorPages.refused(text, "Your archive could not be imported just now: nothing was stored. Try again in a minute."))
+        }
+    }
+
     /// Reads an archive's upload (`multipart/form-data`: the form's `csrf`, then the file `archive`) into a new folder
     /// under `settings.uploadFolder`, a piece at a time, refusing it past `settings.uploadLimit` bytes, before the token
     /// is checked, or when the body is not the form it claims. Nothing of a refused upload is kept.
@@ -299,6 +337,7 @@ public struct FrontDoorServer: Service {
         router.middlewares.add(DoorHeaders())
         let sessions = sessions
         let attempts = attempts
+        let uploads = uploads
         let settings = settings
         let logger = logger
         router.get("/") { request, _ in
@@ -511,32 +550,32 @@ public struct FrontDoorServer: Service {
                 return Self.html(.forbidden, DoorPages.refused(text, "This form has expired: open the page again."))
             }
             guard let mirrors = settings.mirrors else { return Self.html(.notFound, DoorPages.refused(text, text.noFleet)) }
-            let began = ContinuousClock.now
-            let upload = try await Self.receiveArchive(request, csrf: session.csrf, settings: settings)
-            let file: URL
-            switch upload {
-            case .refused(let status, let reason): return Self.html(status, DoorPages.refused(text, reason))
-            case .received(let url, let bytes):
-                file = url
-                logger.info("web: an archive of \(bytes >> 20) MiB was received in \(ContinuousClock.now - began); importing it")
-            }
-            defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-            do {
-                guard let result = try await mirrors.importArchive(of: person, at: file.path, now: settings.clock.now()) else {
-                    return Self.html(.notFound, DoorPages.refused(text, "You have no mirror here."))
-                }
-                logger.notice("web: a person imported an archive on \(person.networkName): their mirror's archive holds \(result.archived) posts")
-                return Self.html(.ok, DoorPages.imported(text, result))
-            } catch let refused as DoorMirrorRefused {
-                // Not in its words: they name the archive's account, and the door's lines name nobody.
-                logger.notice("web: a person's archive was refused on \(person.networkName) (another's, or not one it reads); the page says why")
-                return Self.html(.unprocessableContent, DoorPages.refused(text, refused.description))
-            } catch {
-                logger.error("web: a person's archive could not be imported: \(error)")
+            // Taken only with a slot free, and room on the disk for it beside the others in flight.
+            let whose = person.network + "\n" + person.account
+            let declared = request.headers[.contentLength].flatMap(Int.init).map { min($0, settings.uploadLimit) } ?? settings.uploadLimit
+            if let refusal = await uploads.take(for: whose, bytes: declared) {
+                logger.warning(
+                    "web: an archive was turned away: \(refusal == .noRoom ? "no room on the disk" : refusal == .busy ? "as many uploads as the door takes are in flight" : "the person's own upload is in flight")"
+                )
                 return Self.html(
                     .serviceUnavailable,
-                    DoorPages.refused(text, "Your archive could not be imported just now: nothing was stored. Try again in a minute."))
+                    DoorPages.refused(
+                        text,
+                        refusal == .yoursInFlight
+                            ? "Your other upload is still on its way: wait for its page."
+                            : "The door is taking other archives just now: try again in a minute."))
             }
+            // The slot is held until the import ends: it bounds the imports in flight too.
+            let response: Response
+            do {
+                response = try await Self.receiveAndImport(
+                    request, session: session, person: person, mirrors: mirrors, text: text, settings: settings, logger: logger)
+            } catch {
+                await uploads.release(whose)
+                throw error
+            }
+            await uploads.release(whose)
+            return response
         }
         // The preview: read-only, their own mirror's, found by their session alone.
         router.get("/mirror/preview") { request, _ in
