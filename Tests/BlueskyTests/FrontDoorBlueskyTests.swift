@@ -112,5 +112,37 @@ struct FrontDoorBlueskyTests {
         #expect(
             fake.checkAssertion(form(elsewhere), issuer: "https://pds.example", now: now, seen: &seen) == "client_assertion's aud is not this server")
         #expect(fake.checkAssertion([:], issuer: "https://pds.example", now: now, seen: &seen)?.contains("private_key_jwt") == true)
+        let stale = try client.assertion(audience: "https://pds.example", now: now.addingTimeInterval(-3_600))
+        #expect(fake.checkAssertion(form(stale), issuer: "https://pds.example", now: now, seen: &seen) == "client_assertion has expired")
+
+    }
+
+    @Test(
+        "A door on the internet calls only https servers on the internet: a handle whose DID document names a PDS on this machine is refused before anything is sent there"
+    )
+    func publicOnly() async throws {
+        let oauth = BlueskyOAuth(publicOnly: true)
+        for address in ["http://127.0.0.1:1", "https://localhost", "https://10.0.0.5", "https://[::1]", "http://pds.example"] {
+            await #expect(throws: BlueskyOAuthError.self, "\(address)") { _ = try await oauth.server(for: URL(string: address)!) }
+        }
+        // The same on a door for this machine (http://localhost): loopback servers are a test's, and allowed.
+        let server = FakeBlueskyServer(seed: BlueskyFixture.seed)
+        try await server.withRunning { url in
+            let metadata = try await BlueskyOAuth(publicOnly: false).server(for: url)
+            #expect(metadata.issuer.hasPrefix("http://127.0.0.1"))
+            await #expect(throws: BlueskyOAuthError.self) { _ = try await BlueskyOAuth(publicOnly: true).server(for: url) }
+        }
+    }
+
+    @Test(
+        "A confidential client's own refusal (invalid_client, a grant bound to another key) is told from the person taking the grant back: the mirror pauses and keeps everything"
+    )
+    func clientRefusalIsNoWithdrawal() {
+        let client = BlueskyOAuthError.refused(endpoint: "token", status: 401, error: "invalid_client", description: "Invalid client assertion")
+        let rekeyed = BlueskyOAuthError.refused(
+            endpoint: "token", status: 400, error: "invalid_grant", description: "The session was initiated with a different key")
+        let revoked = BlueskyOAuthError.refused(endpoint: "token", status: 400, error: "invalid_grant", description: "The session was revoked")
+        #expect(client.isClientRefused && rekeyed.isClientRefused)
+        #expect(!revoked.isClientRefused && revoked.isGrantRefused && !revoked.isLapse)
     }
 }

@@ -121,34 +121,7 @@ public struct FrontDoorServer: Service {
     /// `127.1`, `2130706433`, `[::1]`, `fd…`, an IPv4 address mapped into IPv6): what a door on the internet must not be
     /// made to call. Addresses are read as the resolver reads them (`inet_aton`, `inet_pton`). A public name that
     /// resolves to a private address is not caught here.
-    public static func namesPrivateNetwork(_ server: String) -> Bool {
-        let typed = server.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let host = URL(string: typed.contains("://") ? typed : "https://" + typed)?.host()?.lowercased() else { return false }
-        let name = host.hasSuffix(".") ? String(host.dropLast()) : host
-        if name == "localhost" || [".localhost", ".local", ".internal", ".lan", ".home.arpa"].contains(where: name.hasSuffix) { return true }
-        var v4 = in_addr()
-        if inet_aton(name, &v4) != 0 { return isPrivate(v4: UInt32(bigEndian: v4.s_addr)) }
-        var v6 = in6_addr()
-        let address = name.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        guard address.contains(":"), inet_pton(AF_INET6, address, &v6) == 1 else { return false }
-        let bytes = withUnsafeBytes(of: &v6) { Array($0) }
-        if bytes[0..<15].allSatisfy({ $0 == 0 }) && bytes[15] <= 1 { return true }  // :: and ::1
-        if bytes[0] & 0xfe == 0xfc || (bytes[0] == 0xfe && bytes[1] & 0xc0 == 0x80) { return true }  // fc00::/7, fe80::/10
-        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff {  // ::ffff:a.b.c.d
-            return isPrivate(v4: bytes[12..<16].reduce(0) { $0 << 8 | UInt32($1) })
-        }
-        return false
-    }
-
-    /// Whether an IPv4 address (host order) is this machine's, a private network's, link-local or shared.
-    static func isPrivate(v4 address: UInt32) -> Bool {
-        let (a, b) = (address >> 24, (address >> 16) & 0xff)
-        switch (a, b) {
-        case (0, _), (10, _), (127, _), (169, 254), (192, 168): return true
-        case (172, 16...31), (100, 64...127): return true
-        default: return false
-        }
-    }
+    public static func namesPrivateNetwork(_ server: String) -> Bool { PrivateHost.named(in: server) }
 
     static func html(_ status: HTTPResponse.Status, _ body: String, cookie: String? = nil) -> Response {
         var headers = HTTPFields()
@@ -437,7 +410,11 @@ public struct FrontDoorServer: Service {
                 let account = DoorAccount(
                     network: started.network, networkName: started.networkName, handle: authorized.handle, account: authorized.networkAccount)
                 if started.account == .bot {
-                    guard let id = sessionID(request), let person = await sessions.session(id)?.person else { return Self.redirect("/") }
+                    guard let id = sessionID(request), let person = await sessions.session(id)?.person else {
+                        // Its person's session is gone: the grant is not kept, nor left live where it can be taken back.
+                        _ = await authorized.release?()
+                        return Self.redirect("/")
+                    }
                     guard account.account != person.account else {
                         // Not kept, and not left live where the network can take it back.
                         if let release = authorized.release, await !release() {
@@ -552,7 +529,7 @@ public struct FrontDoorServer: Service {
             guard let mirrors = settings.mirrors else { return Self.html(.notFound, DoorPages.refused(text, text.noFleet)) }
             // Taken only with a slot free, and room on the disk for it beside the others in flight.
             let whose = person.network + "\n" + person.account
-            let declared = request.headers[.contentLength].flatMap(Int.init).map { min($0, settings.uploadLimit) } ?? settings.uploadLimit
+            let declared = request.headers[.contentLength].flatMap(Int.init).map { min(max($0, 0), settings.uploadLimit) } ?? settings.uploadLimit
             if let refusal = await uploads.take(for: whose, bytes: declared) {
                 logger.warning(
                     "web: an archive was turned away: \(refusal == .noRoom ? "no room on the disk" : refusal == .busy ? "as many uploads as the door takes are in flight" : "the person's own upload is in flight")"
@@ -634,15 +611,10 @@ struct DoorRequestContext: RequestContext, RemoteAddressRequestContext {
         remoteAddress = source.channel.remoteAddress
     }
 
-    /// Who is asking: behind a router the last `X-Forwarded-For` entry (the one the router added; those before it
-    /// are the client's own claims), else the connection's address.
+    /// Who is asking (`ClientAddress`, as the status page names it).
     func client(of request: Request, behindRouter: Bool) -> String {
-        if behindRouter, let forwarded = request.headers[HTTPField.Name("X-Forwarded-For")!],
-            let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty
-        {
-            return String(last.prefix(64))
-        }
-        return remoteAddress?.ipAddress ?? "unknown"
+        ClientAddress.of(
+            forwardedFor: request.headers[HTTPField.Name("X-Forwarded-For")!], connectedFrom: remoteAddress?.ipAddress, behindRouter: behindRouter)
     }
 }
 

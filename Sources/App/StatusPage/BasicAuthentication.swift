@@ -1,3 +1,4 @@
+import BotCore
 import Crypto
 import Foundation
 import HTTPTypes
@@ -67,13 +68,9 @@ struct BasicAuthentication: RouterMiddleware {
             behindRouter: behindRouter)
     }
 
-    /// The client's name: behind a router, the last `X-Forwarded-For` entry (the one the router added; those before
-    /// it are the client's own claims); otherwise the connection's address.
+    /// The client's name (`ClientAddress`, as the front door names it).
     static func client(forwardedFor: String?, connectedFrom address: String?, behindRouter: Bool) -> String {
-        if behindRouter, let forwardedFor, let last = forwardedFor.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty {
-            return String(last.prefix(64))
-        }
-        return address ?? "unknown"
+        ClientAddress.of(forwardedFor: forwardedFor, connectedFrom: address, behindRouter: behindRouter)
     }
 
     /// The password of an `Authorization: Basic ...` header: base64 as RFC 4648 writes it (Foundation's decoder

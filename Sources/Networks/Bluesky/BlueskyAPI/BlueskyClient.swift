@@ -213,7 +213,8 @@ public final class BlueskyClient: Sendable {
         } catch let error as BlueskyOAuthError where error.isGrantRefused {
             // Past the server's limits on a loopback client's sign-in, or said to have run out: a lapse, not the
             // person taking it back.
-            if error.isLapse || binding.isPastLimits(at: clock.now()) {
+            // A confidential client's own refusal (its assertion, its key) is no withdrawal either.
+            if error.isLapse || binding.isPastLimits(at: clock.now()) || (binding.clientKey != nil && error.isClientRefused) {
                 logger.notice("Bluesky: the \(account)'s OAuth sign-in lapsed (\(error)); it was not taken back, and a new sign-in renews it")
                 throw BlueskyAPIError.grantLapsed(account: account, detail: error.description)
             }

@@ -38,13 +38,15 @@ public struct BlueskyOAuthSignIn: Sendable {
 
     /// Starts the sign-in of `handle`, resolved at `service`, coming back to `redirectURI` (a `LoopbackRedirect`'s, or
     /// with a confidential `client`, the front door's) with `state` (a new one unless given); `account` is the person
-    /// unless the bot's account signs in (the front door's). Throws `AuthorizationRefused` saying what failed.
+    /// unless the bot's account signs in (the front door's); `publicOnly` (a door on the internet) refuses servers that
+    /// are not `https` on a public host. Throws `AuthorizationRefused` saying what failed.
     public static func begin(
         handle: String, service: URL, liking: Bool, redirectURI: String, plcDirectory: URL? = nil, account: Account = .human,
-        client: ConfidentialClient? = nil, state: String? = nil, clock: any BotClock = SystemBotClock(), logger: Logger
+        client: ConfidentialClient? = nil, state: String? = nil, publicOnly: Bool = false, clock: any BotClock = SystemBotClock(),
+        logger: Logger
     ) async throws -> BlueskyOAuthSignIn {
         let bare = (handle.hasPrefix("@") ? String(handle.dropFirst()) : handle).lowercased()
-        let oauth = BlueskyOAuth()
+        let oauth = BlueskyOAuth(publicOnly: publicOnly)
         let (did, pds) = try await resolve(
             bare, at: service, plcDirectory: plcDirectory ?? defaultDirectory(for: service), oauth: oauth,
             clock: clock, logger: logger)

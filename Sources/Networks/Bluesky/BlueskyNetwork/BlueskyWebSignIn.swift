@@ -73,7 +73,7 @@ public struct BlueskyWebSignIn: WebSignIn {
         }
         let signIn = try await BlueskyOAuthSignIn.begin(
             handle: handle, service: service, liking: true, redirectURI: redirect.absoluteString, account: account, client: client, state: state,
-            clock: door?.clock ?? SystemBotClock(), logger: logger)
+            publicOnly: door?.publicURL.scheme == "https", clock: door?.clock ?? SystemBotClock(), logger: logger)
         return Pending(signIn: signIn)
     }
 

@@ -93,8 +93,10 @@ struct FakeBlueskyClient: Sendable {
         else { return "client_assertion's signature does not verify" }
         guard claims["iss"] as? String == clientID, claims["sub"] as? String == clientID else { return "client_assertion is not the client's" }
         guard claims["aud"] as? String == issuer else { return "client_assertion's aud is not this server" }
-        guard let exp = claims["exp"] as? Int, Double(exp) > now.timeIntervalSince1970 - FakeBlueskyOAuthState.proofAge * max(1, speed) else {
-            return "client_assertion has expired"
+        let leeway = FakeBlueskyOAuthState.proofAge * max(1, speed)
+        guard let exp = claims["exp"] as? Int, Double(exp) > now.timeIntervalSince1970 - leeway else { return "client_assertion has expired" }
+        guard let iat = claims["iat"] as? Int, abs(Double(iat) - now.timeIntervalSince1970) <= leeway else {
+            return "client_assertion's iat is missing or too far from now"
         }
         guard let jti = claims["jti"] as? String, !jti.isEmpty, seen.insert("assertion:" + jti).inserted else {
             return "client_assertion was replayed"

@@ -1,4 +1,5 @@
 public import AsyncHTTPClient
+import BotCore
 public import Foundation
 public import HTTPCore
 import NIOCore
@@ -89,13 +90,30 @@ public final class BlueskyOAuth: Sendable {
 
     private let httpClient: HTTPClient
     private let timeout: TimeAmount
+    /// Whether every address a remote document names (the PDS, the authorization server, its endpoints) must be
+    /// `https` on a public host, the endpoints on the server's own origin: a web app's, which must not be made to send
+    /// requests into its own network by a DID document or metadata someone published.
+    private let publicOnly: Bool
     /// The latest `DPoP-Nonce` of each server, by origin.
     private let nonces = Mutex<[String: String]>([:])
 
-    /// A client sending through `httpClient`, waiting at most `timeout` for each answer.
-    public init(httpClient: HTTPClient = .shared, timeout: Duration = .seconds(30)) {
+    /// A client sending through `httpClient`, waiting at most `timeout` for each answer; `publicOnly` for a web app.
+    public init(httpClient: HTTPClient = .shared, timeout: Duration = .seconds(30), publicOnly: Bool = false) {
         self.httpClient = httpClient
         self.timeout = .seconds(timeout.components.seconds)
+        self.publicOnly = publicOnly
+    }
+
+    /// Throws `mismatch` when `url` (what `what` is) is not one a web app may call: `https` on a public host, and
+    /// where `origin` is given, on it.
+    func requirePublic(_ url: URL, _ what: String, origin: String? = nil) throws {
+        guard publicOnly else { return }
+        guard url.scheme?.lowercased() == "https", let host = url.host(), !PrivateHost.named(in: host) else {
+            throw BlueskyOAuthError.mismatch("\(what) (\(url.absoluteString)) is not an https address on the internet: refused")
+        }
+        if let origin, Self.origin(url.absoluteString) != Self.origin(origin) {
+            throw BlueskyOAuthError.mismatch("\(what) (\(url.absoluteString)) is not on the authorization server's own address: refused")
+        }
     }
 
     /// The loopback `client_id`: `http://localhost` with `redirect_uri` and `scope` in its query.
@@ -134,6 +152,7 @@ public final class BlueskyOAuth: Sendable {
 
     /// The authorization server of the PDS (or entryway) at `service`, and its metadata.
     public func server(for service: URL) async throws -> ServerMetadata {
+        try requirePublic(service, "the account's server")
         let issuer: URL
         let resource = service.appending(path: ".well-known/oauth-protected-resource")
         let (status, _, data) = try await send(
@@ -154,6 +173,7 @@ public final class BlueskyOAuth: Sendable {
                 endpoint: "oauth-protected-resource", status: status, error: "HTTP \(status)",
                 description: "\(service.absoluteString) did not say where its accounts sign in")
         }
+        try requirePublic(issuer, "the authorization server")
         let metadataURL = issuer.appending(path: ".well-known/oauth-authorization-server")
         let (metadataStatus, _, body) = try await send(
             method: .GET, url: metadataURL, form: nil, key: nil, accessToken: nil, endpoint: "oauth-authorization-server")
@@ -169,6 +189,12 @@ public final class BlueskyOAuth: Sendable {
         // The issuer exactly as the resource named it (a trailing slash aside): another is not the server asked.
         guard Self.trimmed(metadata.issuer) == Self.trimmed(issuer.absoluteString) else {
             throw BlueskyOAuthError.mismatch("the authorization server at \(issuer.absoluteString) calls itself \(metadata.issuer)")
+        }
+        for (endpoint, what) in [
+            (metadata.authorizationEndpoint, "its sign-in page"), (metadata.tokenEndpoint, "its token endpoint"),
+            (metadata.pushedAuthorizationRequestEndpoint, "its PAR endpoint"),
+        ] + (metadata.revocationEndpoint.map { [($0, "its revocation endpoint")] } ?? []) {
+            try requirePublic(endpoint, what, origin: metadata.issuer)
         }
         if let algorithms = metadata.dpopSigningAlgValuesSupported, !algorithms.contains("ES256") {
             throw BlueskyOAuthError.mismatch("the authorization server \(metadata.issuer) takes no ES256 DPoP proofs")
@@ -198,7 +224,9 @@ public final class BlueskyOAuth: Sendable {
         guard let pushed = try? JSONDecoder().decode(Pushed.self, from: data) else {
             throw BlueskyOAuthError.malformed(endpoint: "PAR", reason: "no request_uri in \(data.count) bytes")
         }
-        var address = URLComponents(url: server.authorizationEndpoint, resolvingAgainstBaseURL: false)!
+        guard var address = URLComponents(url: server.authorizationEndpoint, resolvingAgainstBaseURL: false) else {
+            throw BlueskyOAuthError.malformed(endpoint: "PAR", reason: "the sign-in page's address does not read")
+        }
         address.queryItems = [URLQueryItem(name: "client_id", value: clientID), URLQueryItem(name: "request_uri", value: pushed.request_uri)]
         guard let url = address.url else { throw BlueskyOAuthError.malformed(endpoint: "PAR", reason: "no authorization address") }
         return Authorization(
@@ -345,6 +373,14 @@ public enum BlueskyOAuthError: Error, CustomStringConvertible, Equatable {
     case malformed(endpoint: String, reason: String)
     /// Something that must match does not (the issuer, the state, the token type).
     case mismatch(String)
+
+    /// Whether the server refused the client rather than the grant (`invalid_client`, or a grant bound to another
+    /// client key): for a confidential client, its own assertion failed (a clock off, a key changed), which is no
+    /// one's withdrawal.
+    public var isClientRefused: Bool {
+        guard case .refused(_, _, let error, let detail) = self else { return false }
+        return error == "invalid_client" || (error == "invalid_grant" && detail?.lowercased().contains("key") == true)
+    }
 
     /// Whether the server refused the grant itself (revoked, expired, used): only a new sign-in helps.
     public var isGrantRefused: Bool {
