@@ -38,11 +38,16 @@ struct StartCommand: AsyncParsableCommand {
     @Option(help: "Stop cleanly after this much bot time (90m, 2h, 1d, or seconds; at most ten years) and print a summary.")
     var duration: String?
 
-    func validate() throws {
+    /// Checks a rehearsal's `--speed` and `--start-time` (`start`'s, `fleet`'s and `web`'s).
+    static func validateRehearsal(speed: Double, startTime: String?) throws {
         guard speed > 0, speed <= 1_000_000 else { throw ValidationError("--speed must be above 0 and at most 1000000, not \(speed)") }
-        if let startTime, Self.parseTime(startTime) == nil {
+        if let startTime, parseTime(startTime) == nil {
             throw ValidationError("--start-time must be ISO 8601 within the years 1970 to 9999, such as 2026-11-22T00:00:00Z, not \(startTime)")
         }
+    }
+
+    func validate() throws {
+        try Self.validateRehearsal(speed: speed, startTime: startTime)
         if let duration, Self.parseDuration(duration) == nil {
             throw ValidationError("--duration must look like 90m, 2h, 1d or a number of seconds (at most ten years), not \(duration)")
         }

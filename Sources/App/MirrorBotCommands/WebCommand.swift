@@ -40,12 +40,7 @@ struct WebCommand: AsyncParsableCommand {
     @Option(help: "Start that clock at this time (ISO 8601), for rehearsals (as `fleet --start-time`).")
     var startTime: String?
 
-    func validate() throws {
-        guard speed > 0, speed <= 1_000_000 else { throw ValidationError("--speed must be above 0 and at most 1000000, not \(speed)") }
-        if let startTime, StartCommand.parseTime(startTime) == nil {
-            throw ValidationError("--start-time must be ISO 8601 within the years 1970 to 9999, such as 2026-11-22T00:00:00Z, not \(startTime)")
-        }
-    }
+    func validate() throws { try StartCommand.validateRehearsal(speed: speed, startTime: startTime) }
 
     func run() async throws {
         let environment = try EnvironmentFile.processEnvironment()
