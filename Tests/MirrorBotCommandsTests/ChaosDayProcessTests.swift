@@ -37,9 +37,11 @@ struct ChaosDayProcessTests {
     /// The X client's timeout for one answer, in real seconds (production's).
     static let clientTimeout = Double(
         XClient.Configuration(baseURL: URL(string: "http://x.invalid")!, credentials: [:]).requestTimeout.components.seconds)
-    /// How long a hung answer is held back: past the client's timeout, so that the bot meets a network that stopped
-    /// answering, not a slow one.
-    static let hangHold = clientTimeout + 5
+    /// How long a hung answer is held back: far past the client's timeout, so that the bot meets a network that stopped
+    /// answering, not a slow one. Held only 5 s past it, the answer sometimes arrived first on a machine running the
+    /// whole suite (the client's timer fired late in a starved process): the slot was simply posted, and the give-up
+    /// this test waits for never came. The client's timeout, production's, is unchanged.
+    static let hangHold = clientTimeout + 60
 
     @Test(
         "A chaos day: no slot, text, reply or like doubled; records match the network; word counts equal a clean learning; store intact",
@@ -180,7 +182,7 @@ struct ChaosDayProcessTests {
         // seeded moment 1 real second after the timeout, as it was, the bot of a machine running the whole suite had
         // sometimes not yet said so (those days met 33–39 faults where an idle machine meets 75–90: the bot had half the
         // CPU). That the client gives up at its timeout, not at the answer, XClientTests.heldAnswerIsGivenUp proves.
-        let bound = Duration.seconds(hangHold + 60)
+        let bound = Duration.seconds(clientTimeout + 65)
         // The give-up on the held answer itself: another send's answer lost to a dropped connection says "lost" too.
         let gaveUpInTime = try await second.waitForLogLine(containing: ["the answer was lost", "deadlineExceeded"], limit: bound)
         let heldBack = await server.hangsBegun()

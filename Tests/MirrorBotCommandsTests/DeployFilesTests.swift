@@ -56,7 +56,7 @@ struct DeployFilesTests {
         let mastodon = env.filter { $0.key.contains("_MASTODON_") }
         #expect(mastodon.count == 4 && mastodon.values.allSatisfy { $0["required"] as? Bool == false })
         let bluesky = env.filter { $0.key.contains("BLUESKY_") }
-        #expect(bluesky.count == 6 && bluesky.values.allSatisfy { $0["required"] as? Bool == false })
+        #expect(bluesky.count == 7 && bluesky.values.allSatisfy { $0["required"] as? Bool == false })
         let misskey = env.filter { $0.key.contains("MISSKEY_") }
         #expect(
             misskey.count == 5 && misskey.values.allSatisfy { $0["required"] as? Bool == false }
