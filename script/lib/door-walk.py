@@ -54,26 +54,31 @@ def csrf(html, step):
 door_browser, instance_browser = browser(), browser()
 
 
-def sign_in(page, username, extra, step):
-    _, _, html = send(door_browser, door + page)
-    status, location, html = send(
-        door_browser, door + "/sign-in", dict(csrf=csrf(html, step), network="mastodon", server=instance, **extra))
+def sign_in_through(door_side, page_side, page, network, server, extra, who, credentials, step):
+    """A sign-in as a person's browser goes through it: the door's form (`network`, `server`), the network's own page
+    (its form filled in: its hidden fields kept, `credentials` typed), and the door's callback."""
+    _, _, html = send(door_side, door + page)
+    status, location, html = send(door_side, door + "/sign-in", dict(csrf=csrf(html, step), network=network, server=server, **extra))
     if status != 303 or not location:
         fail(step, f"the door answered {status}: {html[:300]}")
-    # The instance's own page: its form, filled in as a person does.
-    status, _, html = send(instance_browser, location)
+    status, _, html = send(page_side, location)
     if status != 200:
-        fail(step, f"the instance's sign-in page answered {status}")
+        fail(step, f"the network's sign-in page answered {status}: {html[:300]}")
     fields = {name: value.replace("&amp;", "&") for name, value in re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', html)}
     action = re.search(r'<form[^>]*action="([^"]+)"', html)
-    fields.update(username=username, password=password)
-    status, location, html = send(instance_browser, urllib.parse.urljoin(instance, action.group(1) if action else ""), fields)
+    fields.update(credentials)
+    status, location, html = send(page_side, urllib.parse.urljoin(location, action.group(1) if action else ""), fields)
     if status not in (302, 303) or not location:
-        fail(step, f"the instance did not approve ({status}): {html[:300]}")
-    status, location, html = send(door_browser, location)
+        fail(step, f"the network did not approve ({status}): {html[:300]}")
+    status, location, html = send(door_side, location)
     if status != 303 or location != "/me":
         fail(step, f"the door's callback answered {status}: {html[:300]}")
-    print(f"door walk: {step}: signed in as @{username}")
+    print(f"door walk: {step}: signed in as @{who}")
+
+
+def sign_in(page, username, extra, step):
+    sign_in_through(door_browser, instance_browser, page, "mastodon", instance, extra, username,
+                    dict(username=username, password=password), step)
 
 
 sign_in("/", person, {}, "the person's sign-in")
@@ -159,7 +164,7 @@ def upload_and_preview():
           + (f", the first at {first.group(1)}: {first.group(2)!r}" if first else ""))
 
 
-def bluesky_sign_ins(service):
+def bluesky_sign_ins():
     """Another person's browser on the fake Bluesky: their handle at the door, the fake's own page (which has read the
     door's client metadata), back at the door; then their bot's account the same way."""
     person_browser, page_browser = browser(), browser()
@@ -167,23 +172,8 @@ def bluesky_sign_ins(service):
         ("/", "hanako.bsky.example", {}, "the Bluesky person's sign-in"),
         ("/me", "hanako-mirror.bsky.example", {"account": "bot"}, "the Bluesky bot's sign-in"),
     ]:
-        _, _, html = send(person_browser, door + page)
-        status, location, html = send(
-            person_browser, door + "/sign-in", dict(csrf=csrf(html, step), network="bluesky", server=handle, **extra))
-        if status != 303 or not location:
-            fail(step, f"the door answered {status}: {html[:300]}")
-        status, _, html = send(page_browser, location)
-        fields = {name: value.replace("&amp;", "&") for name, value in re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', html)}
-        if status != 200 or not fields:
-            fail(step, f"the fake Bluesky's sign-in page answered {status}: {html[:300]}")
-        fields.update(identifier=handle, password=handle + "-password", decision="accept")
-        status, location, html = send(page_browser, urllib.parse.urljoin(service, "/oauth/authorize"), fields)
-        if status != 302 or not location:
-            fail(step, f"the fake Bluesky did not approve ({status}): {html[:300]}")
-        status, location, html = send(person_browser, location)
-        if status != 303 or location != "/me":
-            fail(step, f"the door's callback answered {status}: {html[:300]}")
-        print(f"door walk: {step}: signed in as @{handle}")
+        sign_in_through(person_browser, page_browser, page, "bluesky", handle, extra, handle,
+                        dict(identifier=handle, password=handle + "-password", decision="accept"), step)
 
 
 deadline = time.monotonic() + limit
@@ -196,7 +186,7 @@ while time.monotonic() < deadline:
         print("door walk: the person's page says: " + ("running" if "Running:" in html else "started, waiting for a process"))
         upload_and_preview()
         if os.environ.get("WALK_BLUESKY"):
-            bluesky_sign_ins(os.environ["WALK_BLUESKY"])
+            bluesky_sign_ins()
         sys.exit(0)
     time.sleep(1)
 fail("waiting for the first post", f"no post by the bot within {limit:.0f} s")
