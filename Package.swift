@@ -547,7 +547,7 @@ let package = Package(
         .target(
             name: "FrontDoor",
             dependencies: [
-                "BotClock", "BotCore", "SocialNetwork",
+                "BotClock", "BotCore", "SocialNetwork", "Stores",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

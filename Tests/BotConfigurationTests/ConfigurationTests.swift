@@ -335,8 +335,8 @@ struct ConfigurationTests {
 
     @Test("Every variable read is listed in variableNames")
     func variableNamesAreComplete() {
-        #expect(Configuration.variableNames.count == 78)
-        #expect(Set(Configuration.variableNames).count == 78)
+        #expect(Configuration.variableNames.count == 79)
+        #expect(Set(Configuration.variableNames).count == 79)
         #expect(Configuration.variableNames.contains("MIRROR_BOT_KEY") && Configuration.variableNames.contains("HUMAN_BLUESKY_SIGN_IN"))
         #expect(Configuration.variableNames.contains("PUBLIC_URL"), "mirror_bot web's address")
         #expect(Set(Configuration.variableNames).isSuperset(of: Self.credentials.keys))
@@ -359,6 +359,13 @@ struct ConfigurationTests {
         #expect(problems == ["DOOR_SIGN_UP", "DOOR_MAX_MIRRORS"])
         let (_, unlisted) = read(["DOOR_SIGN_UP": "servers"])
         #expect(unlisted == ["DOOR_SERVERS"])
+        // Invitations are made on the operator's page: its password is needed, and a short one is refused.
+        let (_, noPage) = read(["DOOR_SIGN_UP": "invitations"])
+        #expect(noPage == ["DOOR_OPERATOR_PASSWORD"])
+        let (_, short) = read(["DOOR_OPERATOR_PASSWORD": "fifteen-chars!!"])
+        #expect(short == ["DOOR_OPERATOR_PASSWORD"])
+        let (invited, good) = read(["DOOR_SIGN_UP": "invitations", "DOOR_OPERATOR_PASSWORD": "sixteen-chars!!!"])
+        #expect(invited.signUp == .invitations && invited.operatorPassword == "sixteen-chars!!!" && good.isEmpty)
     }
 
     @Test("MIRROR_BOT_DATA names the embedded SQLite file; mirror_bot.sqlite in the working directory by default")

@@ -15,4 +15,53 @@ struct DoorPagesTests {
         #expect(english.contains("12 word-count keys in Redis") && english.contains("still approved on &lt;Net&gt;"))
         #expect(deletion.lines(language: "ja").count == deletion.lines(language: "en").count)
     }
+
+    @Test(
+        "The operator's page: a failure shown as one, a person's pause not the operator's to lift, an open invitation withdrawable and a used one not, the processes with their bots, every value escaped"
+    )
+    func operatorsOverview() {
+        let now = Date(timeIntervalSince1970: 1_795_000_000)
+        let bots = [
+            DoorOverview.Bot(
+                name: "door-1", network: "mastodon", pauseReason: "paused by its person", pausedByItsPerson: true, failed: false, holder: nil,
+                createdAt: now.addingTimeInterval(-3_600)),
+            DoorOverview.Bot(
+                name: "door-2", network: "bluesky", pauseReason: "the <account> was suspended", pausedByItsPerson: false, failed: true, holder: nil,
+                createdAt: now.addingTimeInterval(-10 * 86_400)),
+            DoorOverview.Bot(
+                name: "alice", network: "x", pauseReason: nil, pausedByItsPerson: false, failed: false, holder: "p1", createdAt: nil),
+        ]
+        let overview = DoorOverview(
+            bots: bots, processes: [.init(id: "p1", heardAt: now.addingTimeInterval(-4))],
+            invitations: [
+                .init(id: 2, note: "for <bob>", createdAt: now, expiresAt: now.addingTimeInterval(86_400)),
+                .init(id: 1, note: "for alice", createdAt: now, expiresAt: now.addingTimeInterval(86_400), usedAt: now, usedFor: "door-1"),
+            ],
+            audit: [.init(at: now, actor: "mirror_bot bots on host", action: "paused", bot: "alice", detail: "<by hand>")], maxMirrors: 5)
+        let html = OperatorPages.overview(overview, csrf: "t", signUp: .invitations, now: now)
+        #expect(html.contains("2 of 5 mirrors made at the door (DOOR_MAX_MIRRORS); 1 in the last day, 1 in the last week."), "\(html)")
+        #expect(html.contains("3 bots: 1 running, 0 waiting for a process, 2 paused, <span class=\"failed\">1 after a failure</span>"))
+        #expect(html.contains("<span class=\"failed\">failed: the &lt;account&gt; was suspended</span>") && !html.contains("<account>"))
+        // door-1's pause is its person's: no Resume; door-2's failure has one; alice runs: Pause.
+        let rows = html.matches(of: /<tr data-bot="([^"]+)">(.*?)<\/tr>/).map { (String($0.1), String($0.2)) }
+        #expect(rows.map(\.0) == ["door-1", "door-2", "alice"])
+        #expect(rows[0].1.contains("its person's") && !rows[0].1.contains("<form"))
+        #expect(rows[1].1.contains("action=\"/operator/resume\"") && rows[1].1.contains("value=\"door-2\""))
+        #expect(rows[2].1.contains("action=\"/operator/pause\"") && rows[2].1.contains("running on p1"))
+        #expect(html.contains("<li>p1: heard 4 s ago, runs 1 bot</li>"))
+        let invitations = html.matches(of: /<tr data-invitation="([0-9]+)">(.*?)<\/tr>/).map { (String($0.1), String($0.2)) }
+        #expect(invitations.count == 2 && invitations[0].1.contains("for &lt;bob&gt;") && invitations[0].1.contains("/operator/invitations/withdraw"))
+        #expect(invitations[1].1.contains("used 2026-11-18") && invitations[1].1.contains("for door-1") && !invitations[1].1.contains("<form"))
+        #expect(html.contains("mirror_bot bots on host: paused alice (&lt;by hand&gt;)"))
+        #expect(
+            html.components(separatedBy: "name=\"csrf\" value=\"t\"").count - 1 == html.components(separatedBy: "<form").count - 1,
+            "a token in every form")
+    }
+
+    @Test("An invitation brought as its code or as its whole link, pasted with spaces, gives its code")
+    func invitationCodes() {
+        #expect(FrontDoorServer.invitationCode(in: " abc-_12 ") == "abc-_12")
+        #expect(FrontDoorServer.invitationCode(in: "https://door.example/?invitation=abc-_12") == "abc-_12")
+        #expect(FrontDoorServer.invitationCode(in: String(repeating: "a", count: 1_000)).count == 200)
+    }
 }

@@ -192,4 +192,58 @@ struct FleetRegistryTests {
             await #expect(throws: ArchiveError.self) { try await stores.state.setValue("late", of: "probe") }
         }
     }
+
+    @Test(
+        "Invitations by their codes' digests: open until used once (a second use, an expired one and a withdrawn one open nothing), given back when no mirror came of it"
+    )
+    func invitations() async throws {
+        try await Self.with { registry, _ in
+            let alice = Data(repeating: 1, count: 32)
+            let bob = Data(repeating: 2, count: 32)
+            let late = Data(repeating: 3, count: 32)
+            let first = try await registry.invite(codeDigest: alice, note: "alice", expiresAt: Date().addingTimeInterval(86_400))
+            let second = try await registry.invite(codeDigest: bob, note: "bob", expiresAt: Date().addingTimeInterval(86_400))
+            _ = try await registry.invite(codeDigest: late, note: "late", expiresAt: Date().addingTimeInterval(-1))
+            #expect(try await registry.invitations().map(\.note) == ["late", "bob", "alice"], "the newest first")
+            #expect(try await registry.isOpenInvitation(codeDigest: alice))
+            #expect(try await !registry.isOpenInvitation(codeDigest: late), "expired")
+            #expect(try await !registry.useInvitation(codeDigest: late, for: "door-3"), "expired")
+            #expect(try await !registry.isOpenInvitation(codeDigest: Data(repeating: 9, count: 32)), "no such code")
+            // Two people at once: one of them gets it.
+            async let one = registry.useInvitation(codeDigest: alice, for: "door-1")
+            async let two = registry.useInvitation(codeDigest: alice, for: "door-2")
+            let uses = try await [one, two]
+            #expect(uses.filter { $0 }.count == 1, "\(uses)")
+            #expect(try await !registry.isOpenInvitation(codeDigest: alice))
+            let used = try #require(try await registry.invitations().first { $0.id == first.id })
+            #expect(used.usedAt != nil && ["door-1", "door-2"].contains(used.usedFor ?? ""))
+            // Its mirror could not be made: given back, open again.
+            try await registry.returnInvitation(codeDigest: alice)
+            #expect(try await registry.isOpenInvitation(codeDigest: alice))
+            #expect(try await registry.withdrawInvitation(second.id))
+            #expect(try await !registry.withdrawInvitation(second.id))
+            #expect(try await !registry.useInvitation(codeDigest: bob, for: "door-4"), "withdrawn")
+        }
+    }
+
+    @Test("The audit log keeps what the operator did, newest first; the processes are those heard from lately; a bot says when it was added")
+    func auditAndProcesses() async throws {
+        try await Self.with { registry, _ in
+            try await registry.audit(FleetAuditEntry(actor: "mirror_bot bots on host", action: "added", bot: "alice", detail: "a mastodon bot"))
+            try await registry.audit(FleetAuditEntry(actor: "the operator's page (127.0.0.1)", action: "signed in"))
+            let log = try await registry.auditLog(limit: 10)
+            #expect(log.map(\.action) == ["signed in", "added"])
+            #expect(log[1].bot == "alice" && log[1].detail == "a mastodon bot" && log[1].actor == "mirror_bot bots on host")
+            #expect(log.allSatisfy { abs(($0.at ?? .distantPast).timeIntervalSinceNow) < 60 })
+            #expect(try await registry.auditLog(limit: 1).map(\.action) == ["signed in"])
+            _ = try await registry.heartbeat("p1", liveness: 30)
+            _ = try await registry.heartbeat("p2", liveness: 30)
+            #expect(Set(try await registry.processes(liveness: 30).map(\.id)) == ["p1", "p2"])
+            try await registry.release(for: "p1")
+            #expect(try await registry.processes(liveness: 30).map(\.id) == ["p2"])
+            _ = try await registry.add(name: "alice", network: "mastodon", sealedSettings: Data([1]))
+            let added = try #require(try await registry.bot(named: "alice")?.createdAt)
+            #expect(abs(added.timeIntervalSinceNow) < 60)
+        }
+    }
 }

@@ -176,6 +176,24 @@ def bluesky_sign_ins():
                         dict(identifier=handle, password=handle + "-password", decision="accept"), step)
 
 
+def operator_page():
+    """The operator signs in on their page (WALK_OPERATOR_PASSWORD): the mirror made at the door is listed, running, and
+    the sign-in is the audit log's newest line."""
+    operator = browser()
+    _, _, html = send(operator, door + "/operator")
+    status, _, html = send(operator, door + "/operator/sign-in",
+                           {"csrf": csrf(html, "the operator's page"), "password": os.environ["WALK_OPERATOR_PASSWORD"]})
+    if status != 303:
+        fail("the operator's sign-in", f"{status}: {html[:300]}")
+    _, _, html = send(operator, door + "/operator")
+    bots = re.findall(r'<tr data-bot="(door-[0-9a-f]+)"><td>[^<]*</td><td>([^<]*)</td><td>([^<]*)</td>', html)
+    newest = re.search(r'id="audit-log" class="lately"><li><time>[^<]*</time> ([^<]*)</li>', html)
+    if not bots or not newest:
+        fail("the operator's page", html[:600])
+    print(f"door walk: the operator's page lists {len(bots)} mirror(s): " + ", ".join(f"{name} ({network}, {state})" for name, network, state in bots)
+          + f"; the audit log's newest line: {newest.group(1).replace('&#39;', chr(39))}")
+
+
 deadline = time.monotonic() + limit
 while time.monotonic() < deadline:
     _, _, state = send(instance_browser, instance + "/admin/state")
@@ -187,6 +205,8 @@ while time.monotonic() < deadline:
         upload_and_preview()
         if os.environ.get("WALK_BLUESKY"):
             bluesky_sign_ins()
+        if os.environ.get("WALK_OPERATOR_PASSWORD"):
+            operator_page()
         sys.exit(0)
     time.sleep(1)
 fail("waiting for the first post", f"no post by the bot within {limit:.0f} s")

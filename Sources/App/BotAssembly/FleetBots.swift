@@ -214,4 +214,82 @@ public struct FleetBots: Sendable {
             return removedKeys
         }
     }
+
+    /// Why a bot `bots pause` paused is.
+    public static let pausedByHand = "paused by hand"
+
+    /// Who runs `mirror_bot bots` here, as the audit log names them: the command on this host.
+    public static var commandActor: String { "mirror_bot bots on \(ProcessInfo.processInfo.hostName)" }
+
+    /// Records in the audit log that `actor` (by default the operator, by `mirror_bot bots`) did `action` to the bot
+    /// `bot`. A failure to record is a line of the log: what was done stays done.
+    public func audit(_ action: String, bot: String?, detail: String? = nil, by actor: String = FleetBots.commandActor) async {
+        do {
+            try await withRegistry { try await $0.audit(FleetAuditEntry(actor: actor, action: action, bot: bot, detail: detail)) }
+        } catch {
+            logger.warning("fleet: \(action) \(bot ?? "") was not recorded in the audit log: \(error)")
+        }
+    }
+
+    /// What joins an operator's pause to the person's own pause under it, which comes back when the operator resumes.
+    static let under = "; before that, "
+
+    /// The pause after the operator pauses a bot paused `current` (`reason`): theirs, over a person's own (kept under
+    /// it); nil where the pause stays as it is (an operator's or a failure's already).
+    static func pause(_ reason: String, over current: String?) -> String? {
+        guard let current else { return reason }
+        return FleetDoorOperations.isPersonsPause(current) ? reason + under + current : nil
+    }
+
+    /// The pause after the operator lifts theirs (or a failure's) from the bot `name`: the person's own that was under
+    /// it, or none. A person's own pause throws `FleetResumeRefused`: only they lift it.
+    static func resumed(_ name: String, from current: String) throws -> String? {
+        if FleetDoorOperations.isPersonsPause(current) { throw FleetResumeRefused(name: name, reason: current) }
+        guard let range = current.range(of: under) else { return nil }
+        let persons = String(current[range.upperBound...])
+        return FleetDoorOperations.isPersonsPause(persons) ? persons : nil
+    }
+
+    /// Pauses the bot `name` for `actor` (`reason`: why, by default `bots pause`'s), recorded in the audit log; false when
+    /// there is none. A pause already there stays (an operator's or a failure's) or goes under this one (a person's
+    /// own, which comes back when the operator resumes).
+    public func pause(_ name: String, reason: String = FleetBots.pausedByHand, by actor: String = FleetBots.commandActor) async throws -> Bool {
+        let changed = try await withRegistry { registry -> Bool? in
+            guard let bot = try await registry.bot(named: name) else { return nil }
+            guard let paused = Self.pause(reason, over: bot.pauseReason) else { return false }
+            try await registry.setPaused(name, reason: paused)
+            return true
+        }
+        guard let changed else { return false }
+        if changed { await audit("paused", bot: name, by: actor) }
+        return true
+    }
+
+    /// Lifts the operator's pause, or a failure's, from the bot `name` for `actor`, recorded in the audit log (a pause of
+    /// its person's under it comes back); false when there is none. A front door's mirror its person paused, or never
+    /// started, is theirs to start: that throws `FleetResumeRefused`.
+    public func resume(_ name: String, by actor: String = FleetBots.commandActor) async throws -> Bool {
+        let lifted = try await withRegistry { registry -> String?? in
+            guard let bot = try await registry.bot(named: name) else { return .none }
+            guard let current = bot.pauseReason else { return .some(nil) }
+            try await registry.setPaused(name, reason: try Self.resumed(name, from: current))
+            return .some(current)
+        }
+        guard let lifted else { return false }
+        if let reason = lifted { await audit("resumed", bot: name, detail: "it was \(reason)", by: actor) }
+        return true
+    }
+}
+
+/// A resume the operator may not make: the mirror's person paused it, or has not started it.
+public struct FleetResumeRefused: Error, CustomStringConvertible {
+    /// The bot.
+    public var name: String
+    /// Its pause.
+    public var reason: String
+
+    /// The sentence.
+    public var description: String {
+        "\(name) is paused by its person, or was never started (\(reason)): only its person starts it, from their page at the front door."
+    }
 }

@@ -99,7 +99,8 @@ public struct FleetDoorMirrors: DoorMirrors {
     }
 
     public func create(
-        person: DoorAccount, personSignIn: DoorSignIn, bot: DoorAccount, botSignIn: DoorSignIn, choices: MirrorChoices, how: String, now: Date
+        person: DoorAccount, personSignIn: DoorSignIn, bot: DoorAccount, botSignIn: DoorSignIn, choices: MirrorChoices, invitation: String?,
+        how: String, now: Date
     ) async throws -> DoorMirror {
         let name = Self.botName(of: person)
         // The operator's quota: the door's mirrors now, against the most it makes.
@@ -108,6 +109,27 @@ public struct FleetDoorMirrors: DoorMirrors {
             logger.warning("fleet: a mirror was refused at the front door: \(made) made, DOOR_MAX_MIRRORS is \(maxMirrors)")
             throw DoorMirrorRefused("This door has made as many mirrors as its operator allows for now (\(maxMirrors)): try again another day.")
         }
+        // The invitation is used first (one statement: two people cannot both use it), and given back if no mirror comes of it.
+        let digest = invitation.map(FleetDoorOperations.digest(ofInvitation:))
+        if let digest {
+            guard try await bots.withRegistry({ try await $0.useInvitation(codeDigest: digest, for: name) }) else {
+                throw DoorMirrorRefused(FleetDoorOperations.invitationNotOpen)
+            }
+        }
+        do {
+            return try await make(
+                name: name, person: person, personSignIn: personSignIn, bot: bot, botSignIn: botSignIn, choices: choices, how: how, now: now)
+        } catch {
+            if let digest { try? await bots.withRegistry { try await $0.returnInvitation(codeDigest: digest) } }
+            throw error
+        }
+    }
+
+    /// `create`'s making of the bot `name`, once the quota and the invitation allow it.
+    private func make(
+        name: String, person: DoorAccount, personSignIn: DoorSignIn, bot: DoorAccount, botSignIn: DoorSignIn, choices: MirrorChoices, how: String,
+        now: Date
+    ) async throws -> DoorMirror {
         var settings = [
             "NETWORK": person.network, "TZ": choices.timeZone, "POST_STYLE": choices.style.rawValue, "LIKES": choices.likes ? "auto" : "off",
         ]

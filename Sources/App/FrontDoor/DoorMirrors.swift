@@ -279,8 +279,11 @@ public protocol DoorMirrors: Sendable {
     /// Makes `person`'s mirror, posting as `bot`, with the accounts' sign-ins (`personSignIn`, `botSignIn`: what each
     /// flow gave, secrets) and `choices`; records the person's consent (signed in at the door `how`); the mirror is
     /// paused until its person starts it. Throws `DoorMirrorRefused` when it cannot be made.
+    /// With `invitation` (a door by invitation), that invitation is used for it, once: a used, withdrawn or expired one
+    /// throws `DoorMirrorRefused`, and one used for a mirror that could not be made is given back.
     func create(
-        person: DoorAccount, personSignIn: DoorSignIn, bot: DoorAccount, botSignIn: DoorSignIn, choices: MirrorChoices, how: String, now: Date
+        person: DoorAccount, personSignIn: DoorSignIn, bot: DoorAccount, botSignIn: DoorSignIn, choices: MirrorChoices, invitation: String?,
+        how: String, now: Date
     ) async throws -> DoorMirror
     /// Changes `person`'s choices (their consent record says what they now agree to); the fleet starts it again with
     /// them. Nil when they have none.

@@ -17,6 +17,11 @@ struct DoorText: Sendable {
     let back: String
     let noFleet: String
     let signUpClosed: String
+    let byInvitation: String
+    let invitationReady: String
+    let invitationNotOpen: String
+    let invitationField: String
+    let invitationUse: String
     let botHeading: String
     let botIntro: String
     let signInBot: String
@@ -80,6 +85,11 @@ struct DoorText: Sendable {
         refusedHeading: "That did not work", back: "Back to the start",
         noFleet: "This door signs people in, but its operator has not connected it to a fleet yet: no mirror can be made here for now.",
         signUpClosed: "This door makes no new mirrors for now, by its operator's choice. Those who have one still see, pause and delete it here.",
+        byInvitation:
+            "This door makes mirrors by invitation: open the link you were given, or paste it below. Those who have a mirror sign in to see it.",
+        invitationReady: "Your invitation is ready: sign in as yourself, then with the bot's account, to make your mirror.",
+        invitationNotOpen: "This invitation was used already, withdrawn, or has expired: ask whoever gave it to you for another.",
+        invitationField: "Your invitation (its link or its code)", invitationUse: "Use my invitation",
         botHeading: "Next: the bot's account",
         botIntro:
             "Sign in the account your mirror will post as: a bot account of your own, not your personal one. Mark it as a bot on its profile.",
@@ -115,6 +125,10 @@ struct DoorText: Sendable {
         refusedHeading: "うまくいきませんでした", back: "最初に戻る",
         noFleet: "このページではサインインできますが、運営者がまだフリートにつないでいないため、ミラーは作れません。",
         signUpClosed: "運営者の判断で、いまは新しいミラーを作れません。すでにミラーがある人は、ここで確認・停止・削除できます。",
+        byInvitation: "ここでは招待された人がミラーを作れます。受け取ったリンクを開くか、下に貼り付けてください。すでにミラーがある人はサインインして確認できます。",
+        invitationReady: "招待を受け付けました。本人として、次にボットのアカウントでサインインして、ミラーを作ってください。",
+        invitationNotOpen: "この招待はすでに使われたか、取り消されたか、期限が切れています。招待をくれた人に新しいものを頼んでください。",
+        invitationField: "招待(リンクまたはコード)", invitationUse: "招待を使う",
         botHeading: "次に、ボットのアカウント", botIntro: "ミラーが投稿するアカウントでサインインしてください。あなた自身のではなく、ボット用のアカウントです。プロフィールでボットと明示してください。",
         signInBot: "ボットのアカウントでサインイン", botIs: "ボットのアカウント:", createHeading: "ミラーを作る",
         timeZone: "タイムゾーン(投稿する時間の基準)", style: "投稿する内容", styleCopy: "あなたの過去の投稿をそのまま", styleRemix: "あなたの言葉から作った新しい投稿",
@@ -167,19 +181,24 @@ enum DoorPages {
         legend{font-weight:600}.danger{background:#b91c1c}.quiet{background:#374151}.lately{padding-left:1.25rem}.lately li{margin:.25rem 0;overflow-wrap:anywhere}
         time{font-variant-numeric:tabular-nums;color:#444}.hours{width:100%;border-collapse:collapse;font-size:.9rem}
         .hours th{text-align:right;padding-right:.5rem;font-weight:400;font-variant-numeric:tabular-nums;width:2rem}.hours td:nth-child(2){width:50%}
-        .bar{display:block;height:.8rem;background:#1d4ed8}</style></head>
+        .bar{display:block;height:.8rem;background:#1d4ed8}.wide{overflow-x:auto}table.list{border-collapse:collapse;width:100%;font-size:.9rem}
+        table.list td,table.list th{text-align:left;padding:.3rem .4rem;border-bottom:1px solid #ddd;vertical-align:top;overflow-wrap:break-word}
+        button.small{width:auto;margin:0;padding:.3rem .7rem}.failed{color:#b91c1c;font-weight:600}</style></head>
         <body><main>\(body)</main></body></html>
         """
     }
 
     /// The start: what it is, and a form to sign in as the person on each network that allows it here.
-    static func start(_ text: DoorText, csrf: String, networks: [(key: String, name: String, example: String?)]) -> String {
+    static func start(
+        _ text: DoorText, csrf: String, networks: [(key: String, name: String, example: String?)], notice: String? = nil, asksInvitation: Bool = false
+    ) -> String {
         let options = networks.map { "<option value=\"\(escaped($0.key))\">\(escaped($0.name))</option>" }.joined()
         let examples = networks.compactMap { network in network.example.map { "\(network.name): \($0)" } }.joined(separator: ", ")
         return page(
             text,
             """
             <h1>\(escaped(text.title))</h1><p>\(escaped(text.intro))</p>
+            \(notice.map { "<p id=\"notice\" role=\"status\">\(escaped($0))</p>" } ?? "")\(asksInvitation ? invitationForm(text) : "")
             <h2>\(escaped(text.signInHeading))</h2>
             <form method="post" action="/sign-in">
             <input type="hidden" name="csrf" value="\(escaped(csrf))">
@@ -199,7 +218,7 @@ enum DoorPages {
     /// The person's page: who they are, and the next step of their mirror, or the mirror itself with its controls.
     static func person(
         _ text: DoorText, csrf: String, person: DoorAccount, bot: DoorAccount?, mirror: DoorMirror?, whyNoMirrors: String?,
-        serverExample: String?, archiveFiles: String? = nil
+        serverExample: String?, archiveFiles: String? = nil, asksInvitation: Bool = false
     ) -> String {
         var body = """
             <h1>\(escaped(text.title))</h1>
@@ -250,6 +269,7 @@ enum DoorPages {
                 """)
         } else if let whyNoMirrors {
             body += "<p id=\"no-mirrors\">\(escaped(whyNoMirrors))</p>"
+            if asksInvitation { body += invitationForm(text) }
         } else if let bot {
             body += """
                 <p>\(escaped(text.botIs)) <strong>@\(escaped(bot.handle))</strong></p>
@@ -279,6 +299,14 @@ enum DoorPages {
         }
         body += form("/sign-out", csrf: csrf, "<button type=\"submit\" class=\"quiet\">\(escaped(text.signOut))</button>")
         return page(text, body)
+    }
+
+    /// A form that brings an invitation (its link or its code) to the door: a `GET`, as its link is.
+    static func invitationForm(_ text: DoorText) -> String {
+        """
+        <form method="get" action="/"><label for="invitation">\(escaped(text.invitationField))</label>\
+        <input id="invitation" name="invitation" autocomplete="off" required><button type="submit">\(escaped(text.invitationUse))</button></form>
+        """
     }
 
     /// The fields of the person's choices: their time zone, copies or remixes, likes; `current` chosen (else the

@@ -28,6 +28,10 @@ struct DoorSession: Sendable {
     var bot: DoorAccount?
     /// What the bot's sign-in gave (secrets), until the mirror is made.
     var botSignIn: DoorSignIn?
+    /// The invitation this browser brought (`DOOR_SIGN_UP=invitations`), until a mirror is made with it.
+    var invitation: String?
+    /// Whether the operator signed in here with `DOOR_OPERATOR_PASSWORD`.
+    var isOperator = false
     /// Until when the session holds (slid forward on each use).
     var expires: Date
 }
@@ -129,12 +133,14 @@ actor DoorSessions {
     }
 
     /// Signs `person` in, with what their sign-in gave: a new session id (the visitor's is dropped, so that an id known
-    /// before the sign-in is worth nothing after it), with a new CSRF token.
+    /// before the sign-in is worth nothing after it), with a new CSRF token; the invitation the visitor brought is kept.
     func signIn(_ person: DoorAccount, with signIn: DoorSignIn, replacing id: String?) -> String {
-        if let id { sessions[id] = nil }
+        let old = id.flatMap { sessions.removeValue(forKey: $0) }
         let (newID, _) = open()
         sessions[newID]?.person = person
         sessions[newID]?.personSignIn = signIn
+        // The invitation the visitor brought stays with them (the operator's sign-in does not: it is signed in again).
+        sessions[newID]?.invitation = old?.invitation
         return newID
     }
 
@@ -149,7 +155,28 @@ actor DoorSessions {
         sessions[id]?.personSignIn = nil
         sessions[id]?.bot = nil
         sessions[id]?.botSignIn = nil
+        sessions[id]?.invitation = nil
     }
+
+    /// Notes the invitation the browser of session `id` brought.
+    func noteInvitation(_ code: String, in id: String) { sessions[id]?.invitation = code }
+
+    /// Signs the operator in on the browser of session `id`: a new session id and CSRF token (an id known before is
+    /// worth nothing after), keeping what the browser's person signed in.
+    func signInOperator(replacing id: String) -> String {
+        let old = sessions.removeValue(forKey: id)
+        let (newID, _) = open()
+        sessions[newID]?.person = old?.person
+        sessions[newID]?.personSignIn = old?.personSignIn
+        sessions[newID]?.bot = old?.bot
+        sessions[newID]?.botSignIn = old?.botSignIn
+        sessions[newID]?.invitation = old?.invitation
+        sessions[newID]?.isOperator = true
+        return newID
+    }
+
+    /// Signs the operator out of session `id`, whose person stays signed in.
+    func signOutOperator(in id: String) { sessions[id]?.isOperator = false }
 
     /// Ends the session `id`.
     func close(_ id: String) { sessions[id] = nil }

@@ -49,6 +49,10 @@ public struct FrontDoorServer: Service {
         public var uploadFolder = FileManager.default.temporaryDirectory
         /// The most archives taken at once (one per person), each only with room for it on `uploadFolder`'s disk.
         public var concurrentUploads = 4
+        /// What the operator's page reads and does; nil where there is none.
+        public var operations: (any DoorOperations)?
+        /// The operator's password (`DOOR_OPERATOR_PASSWORD`); nil: no operator's page.
+        public var operatorPassword: String?
 
         /// Settings from their parts.
         public init(host: String, port: Int, publicURL: URL, networks: [(key: String, name: String, flow: any WebSignIn)]) {
@@ -65,6 +69,8 @@ public struct FrontDoorServer: Service {
     let sessions: DoorSessions
     let attempts: SignInAttempts
     let uploads: UploadSlots
+    /// Wrong operator's passwords per client: 10 in 15 minutes, then refused until the window ends.
+    let operatorFailures: FailedLogins
 
     /// A door with `settings`; `onStarted` gets the bound port.
     public init(settings: Settings, logger: Logger, onStarted: @escaping @Sendable (Int) async -> Void = { _ in }) {
@@ -75,6 +81,8 @@ public struct FrontDoorServer: Service {
         attempts = SignInAttempts(clock: settings.clock)
         let folder = settings.uploadFolder
         uploads = UploadSlots(limit: settings.concurrentUploads, freeBytes: { UploadSlots.freeBytes(of: folder) })
+        let clock = settings.clock
+        operatorFailures = FailedLogins(now: { clock.now() })
     }
 
     /// Serves until the service group shuts down.
@@ -98,8 +106,11 @@ public struct FrontDoorServer: Service {
     }
     var isSecure: Bool { settings.publicURL.scheme == "https" }
 
-    func cookie(_ id: String) -> String {
-        "\(cookieName)=\(id); Path=/; HttpOnly; SameSite=Lax" + (isSecure ? "; Secure" : "")
+    func cookie(_ id: String) -> String { Self.cookie(id, secure: isSecure) }
+
+    /// The cookie naming session `id`, for a door on https (`secure`) or not.
+    static func cookie(_ id: String, secure: Bool) -> String {
+        "\(cookieName(secure: secure))=\(id); Path=/; HttpOnly; SameSite=Lax" + (secure ? "; Secure" : "")
     }
 
     /// The session id the request's cookie carries.
@@ -173,6 +184,23 @@ public struct FrontDoorServer: Service {
                 .serviceUnavailable,
                 DoorPages.refused(text, "That could not be done just now: open your page again in a minute to see where it stands."))
         }
+    }
+
+    /// The start page's notice: at a door by invitation, whether this browser brought one.
+    static func notice(_ session: DoorSession, _ settings: Settings, _ text: DoorText) -> String? {
+        guard settings.signUp == .invitations else { return nil }
+        return session.invitation == nil ? text.byInvitation : text.invitationReady
+    }
+
+    /// An invitation's code in what a person brought: the code, or its whole link (`…/?invitation=CODE`) pasted.
+    static func invitationCode(in given: String) -> String {
+        let trimmed = given.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.contains("invitation="), let components = URLComponents(string: trimmed),
+            let code = components.queryItems?.first(where: { $0.name == "invitation" })?.value
+        {
+            return String(code.prefix(200))
+        }
+        return String(trimmed.prefix(200))
     }
 
     /// The person's choices as a form gives them (`tz` one of the listed zones, `style`, `likes`); nil when they are not
@@ -313,16 +341,51 @@ public struct FrontDoorServer: Service {
         let uploads = uploads
         let settings = settings
         let logger = logger
-        router.get("/") { request, _ in
+        router.get("/") { request, context in
             let text = DoorText.preferred(request.headers[.acceptLanguage])
+            // An invitation's link: checked, kept in the browser's session, and off the address bar.
+            if settings.signUp == .invitations, let given = request.uri.queryParameters["invitation"].map(String.init) {
+                guard await attempts.allow(context.client(of: request, behindRouter: settings.behindRouter)) else {
+                    return Self.html(.tooManyRequests, DoorPages.refused(text, "Too many tries from your address: wait ten minutes."))
+                }
+                let code = Self.invitationCode(in: given)
+                do {
+                    guard let operations = settings.operations, try await operations.isOpenInvitation(code) else {
+                        logger.notice("web: an invitation was brought that is not open (used, withdrawn, expired or none)")
+                        return Self.html(.notFound, DoorPages.refused(text, text.invitationNotOpen))
+                    }
+                } catch {
+                    logger.error("web: an invitation could not be checked: \(error)")
+                    return Self.html(
+                        .serviceUnavailable, DoorPages.refused(text, "Your invitation cannot be checked just now: try again in a minute."))
+                }
+                var opened: String?
+                let id: String
+                if let known = sessionID(request), await sessions.session(known) != nil {
+                    id = known
+                } else {
+                    id = await sessions.open().id
+                    opened = cookie(id)
+                }
+                await sessions.noteInvitation(code, in: id)
+                logger.info("web: an invitation was brought")
+                return Self.redirect("/", cookie: opened)
+            }
             if let session = await sessions.session(sessionID(request)), session.person != nil { return Self.redirect("/me") }
+            let networks = settings.networks.map { ($0.key, $0.name, $0.flow.serverExample) }
             if let id = sessionID(request), let session = await sessions.session(id) {
                 return Self.html(
-                    .ok, DoorPages.start(text, csrf: session.csrf, networks: settings.networks.map { ($0.key, $0.name, $0.flow.serverExample) }))
+                    .ok,
+                    DoorPages.start(
+                        text, csrf: session.csrf, networks: networks, notice: Self.notice(session, settings, text),
+                        asksInvitation: settings.signUp == .invitations && session.invitation == nil))
             }
             let (id, session) = await sessions.open()
             return Self.html(
-                .ok, DoorPages.start(text, csrf: session.csrf, networks: settings.networks.map { ($0.key, $0.name, $0.flow.serverExample) }),
+                .ok,
+                DoorPages.start(
+                    text, csrf: session.csrf, networks: networks, notice: Self.notice(session, settings, text),
+                    asksInvitation: settings.signUp == .invitations),
                 cookie: cookie(id))
         }
         // What a network reads of the door itself (atproto's client metadata and key set): public, the same for all.
@@ -354,6 +417,9 @@ public struct FrontDoorServer: Service {
             }
             if account == .bot, settings.signUp == .closed {
                 return Self.html(.forbidden, DoorPages.refused(text, text.signUpClosed))
+            }
+            if account == .bot, settings.signUp == .invitations, session.invitation == nil {
+                return Self.html(.forbidden, DoorPages.refused(text, text.byInvitation))
             }
             guard let network = settings.networks.first(where: { $0.key == fields["network"] }),
                 account == .human || network.key == session.person?.network
@@ -438,15 +504,18 @@ public struct FrontDoorServer: Service {
         router.get("/me") { request, _ in
             let text = DoorText.preferred(request.headers[.acceptLanguage])
             guard let session = await sessions.session(sessionID(request)), let person = session.person else { return Self.redirect("/") }
+            let asksInvitation = settings.signUp == .invitations && session.invitation == nil
             do {
                 let mirror = try await settings.mirrors?.mirror(of: person)
                 return Self.html(
                     .ok,
                     DoorPages.person(
                         text, csrf: session.csrf, person: person, bot: session.bot, mirror: mirror,
-                        whyNoMirrors: settings.signUp == .closed ? text.signUpClosed : settings.mirrors == nil ? text.noFleet : nil,
+                        whyNoMirrors: settings.signUp == .closed
+                            ? text.signUpClosed
+                            : settings.mirrors == nil ? text.noFleet : asksInvitation ? text.byInvitation : nil,
                         serverExample: settings.networks.first { $0.key == person.network }?.flow.serverExample,
-                        archiveFiles: settings.archiveFiles[person.networkName]))
+                        archiveFiles: settings.archiveFiles[person.networkName], asksInvitation: asksInvitation))
             } catch {
                 logger.error("web: a person's mirror could not be read: \(error)")
                 return Self.html(.serviceUnavailable, DoorPages.refused(text, "Your mirror cannot be read just now: try again in a minute."))
@@ -468,8 +537,10 @@ public struct FrontDoorServer: Service {
                 guard let choices = Self.choices(fields) else {
                     return Self.html(.badRequest, DoorPages.refused(text, "Choose a time zone and what your mirror posts from the lists."))
                 }
+                let invitation = settings.signUp == .invitations ? session.invitation : nil
+                if settings.signUp == .invitations, invitation == nil { return Self.html(.forbidden, DoorPages.refused(text, text.byInvitation)) }
                 _ = try await mirrors.create(
-                    person: person, personSignIn: personSignIn, bot: bot, botSignIn: botSignIn, choices: choices,
+                    person: person, personSignIn: personSignIn, bot: bot, botSignIn: botSignIn, choices: choices, invitation: invitation,
                     how: "the front door \(settings.publicURL.absoluteString) (\(person.networkName)'s sign-in in their browser)",
                     now: settings.clock.now())
                 await sessions.dropSignIns(in: id)
@@ -585,6 +656,7 @@ public struct FrontDoorServer: Service {
                 return Self.html(.ok, DoorPages.deleted(text, deletion), cookie: Self.expiredCookie(secure: settings.publicURL.scheme == "https"))
             }
         }
+        addOperatorRoutes(to: router)
         router.post("/sign-out") { request, _ in
             let text = DoorText.preferred(request.headers[.acceptLanguage])
             let fields = try await Self.form(request)
@@ -659,6 +731,8 @@ public enum DoorSignUp: Sendable, Equatable {
     case open
     /// Only people on these servers (as `FleetServers.name(of:)` names them); nobody else signs in.
     case servers(Set<String>)
+    /// Whoever brings an invitation the operator made (its link): anyone signs in, a mirror is made only with one.
+    case invitations
     /// Nobody new: people who have a mirror still sign in to see, pause or delete it.
     case closed
 }

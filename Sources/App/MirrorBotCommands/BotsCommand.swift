@@ -64,6 +64,7 @@ struct AddBotCommand: AsyncParsableCommand {
         let settings = try EnvironmentFile(parsing: text).variables
         do {
             let bot = try await bots.add(name: name, settings: settings, key: key)
+            await bots.audit("added", bot: bot.name, detail: "a \(bot.network) bot, from \(envFile)")
             print(
                 "Added the bot \(bot.name) (\(bot.network)): its stores are in the schema \(bot.schema), its word counts under \(name):. `mirror_bot fleet` runs it."
             )
@@ -110,6 +111,7 @@ struct AdoptBotCommand: AsyncParsableCommand {
         }
         do {
             let (bot, tables, keys) = try await bots.adopt(name: name, settings: settings, key: key)
+            await bots.audit("adopted", bot: bot.name, detail: "\(tables) tables and \(keys) Redis keys moved in")
             print(
                 "Adopted the bot as \(bot.name) (\(bot.network)): \(tables) tables moved into the schema \(bot.schema), \(keys) Redis keys under \(name):. "
                     + "`mirror_bot fleet` runs it; `mirror_bot start` on the old schema now refuses.")
@@ -188,7 +190,8 @@ struct ExecBotCommand: AsyncParsableCommand {
                     + "Pause it first (`mirror_bot bots pause \(name)`); once `mirror_bot bots list` no longer shows it running, "
                     + "run this again, then `mirror_bot bots resume \(name)`.")
         }
-        // This process becomes the command (its signals, output and exit status are the command's).
+        // Recorded before it runs: this process becomes the command (its signals, output and exit status are the command's).
+        await bots.audit("ran a command as", bot: name, detail: "mirror_bot \(words.first ?? "")")
         let executable = URL(filePath: "/proc/self/exe").resolvingSymlinksInPath().path
         let arguments = [CommandLine.arguments.first ?? "mirror_bot"] + words
         let variables = environment.map { "\($0.key)=\($0.value)" }
@@ -207,9 +210,7 @@ struct PauseBotCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (bots, _) = try BotsCommand.open()
-        guard try await bots.withRegistry({ try await $0.setPaused(name, reason: "paused by hand") }) else {
-            throw ValidationError(FleetError.noSuchBot(name).description)
-        }
+        guard try await bots.pause(name) else { throw ValidationError(FleetError.noSuchBot(name).description) }
         print("Paused \(name).")
     }
 }
@@ -217,13 +218,16 @@ struct PauseBotCommand: AsyncParsableCommand {
 /// `mirror_bot bots resume NAME`.
 struct ResumeBotCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "resume", abstract: "Resumes a paused bot (by hand, or after a failure it was paused for).")
+        commandName: "resume",
+        abstract: "Resumes a paused bot (by hand, or after a failure it was paused for); a front door's mirror its person paused is theirs to start.")
     @Argument(help: "The bot's name.") var name: String
 
     func run() async throws {
         let (bots, _) = try BotsCommand.open()
-        guard try await bots.withRegistry({ try await $0.setPaused(name, reason: nil) }) else {
-            throw ValidationError(FleetError.noSuchBot(name).description)
+        do {
+            guard try await bots.resume(name) else { throw ValidationError(FleetError.noSuchBot(name).description) }
+        } catch let refused as FleetResumeRefused {
+            throw ValidationError(refused.description)
         }
         print("Resumed \(name): a process of the fleet claims it within a round.")
     }
@@ -250,6 +254,7 @@ struct RemoveBotCommand: AsyncParsableCommand {
         }
         do {
             let keys = try await bots.remove(name: name)
+            await bots.audit("removed", bot: name, detail: "its schema, \(keys) Redis keys and its settings")
             print("Removed \(name): its schema, \(keys) Redis keys and its settings.")
         } catch let error as FleetError {
             throw ValidationError(error.description)

@@ -22,7 +22,10 @@ struct WebCommand: AsyncParsableCommand {
             for `mirror_bot fleet`; without them the door only signs people in), made paused. On their page they \
             upload their archive (up to 1 GiB), see what it would post, start, pause, change their choices, download \
             everything it keeps of them, and delete it. DOOR_SIGN_UP says who may make one (open, servers: those of \
-            DOOR_SERVERS, or closed), DOOR_MAX_MIRRORS how many (100). Listens on PORT (default 8080) at BIND (127.0.0.1; 0.0.0.0 on a dyno); \
+            DOOR_SERVERS, invitations, or closed), DOOR_MAX_MIRRORS how many (100). With DOOR_OPERATOR_PASSWORD, the \
+            operator's page is at /operator: every bot with its state and last failure (pause, resume), the fleet's \
+            processes, the sign-ups against the quota, invitations (made and withdrawn there), and the audit log of \
+            what the operator did, here and with `mirror_bot bots`. Listens on PORT (default 8080) at BIND (127.0.0.1; 0.0.0.0 on a dyno); \
             PUBLIC_URL is the address people reach it at, where the networks send browsers back (https:// on the \
             internet; http:// only for this machine). Sessions are kept in this process: a restart signs people out \
             (their mirrors go on). Stops gracefully on SIGTERM and SIGINT. A network whose client is the door itself \
@@ -68,6 +71,7 @@ struct WebCommand: AsyncParsableCommand {
         switch door.signUp {
         case .open: settings.signUp = .open
         case .closed: settings.signUp = .closed
+        case .invitations: settings.signUp = .invitations
         case .servers:
             settings.signUp = .servers(
                 Set(door.servers.compactMap { URL(string: $0.contains("://") ? $0 : "https://" + $0).map(FleetServers.name(of:)) }))
@@ -95,6 +99,8 @@ struct WebCommand: AsyncParsableCommand {
             var mirrors = FleetDoorMirrors(bots: bots, key: key, logger: logger)
             mirrors.maxMirrors = door.maxMirrors
             settings.mirrors = mirrors
+            settings.operations = FleetDoorOperations(bots: bots, maxMirrors: door.maxMirrors, logger: logger)
+            settings.operatorPassword = door.operatorPassword
             try await serve(settings)
         }
     }

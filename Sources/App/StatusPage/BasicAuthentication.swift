@@ -1,5 +1,4 @@
 import BotCore
-import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -19,8 +18,8 @@ struct StatusRequestContext: RequestContext, RemoteAddressRequestContext {
 }
 
 /// HTTP basic auth with `STATUS_PASSWORD` (any user name) in front of everything but the `open` paths. Without a
-/// password only the open paths answer. The password is compared in constant time (as SHA-256 digests, so that its
-/// length does not show either). A client that gives a wrong password too often is refused for a while without its
+/// password only the open paths answer. The password is compared in constant time (`Passwords`: the time depends on
+/// neither password's content). A client that gives a wrong password too often is refused for a while without its
 /// password being checked (`FailedLogins`).
 struct BasicAuthentication: RouterMiddleware {
     typealias Context = StatusRequestContext
@@ -85,64 +84,6 @@ struct BasicAuthentication: RouterMiddleware {
         return String(text.unicodeScalars[text.unicodeScalars.index(after: colon)...])
     }
 
-    /// Whether `a` and `b` are equal, in time that depends on neither.
-    static func equalInConstantTime(_ a: String, _ b: String) -> Bool {
-        let left = Array(SHA256.hash(data: Data(a.utf8)))
-        let right = Array(SHA256.hash(data: Data(b.utf8)))
-        var difference: UInt8 = 0
-        for (x, y) in zip(left, right) { difference |= x ^ y }
-        return difference == 0
-    }
-}
-
-/// Wrong passwords counted per client: past `limit` of them within `window`, the client is refused until the window
-/// that began with its first failure ends. At most `capacity` clients are remembered (the oldest windows are
-/// forgotten first), so that many addresses cannot fill the memory.
-final class FailedLogins: Sendable {
-    /// The wrong passwords a client may give in a window.
-    let limit: Int
-    /// The window, in seconds.
-    let window: TimeInterval
-    /// The most clients remembered.
-    let capacity: Int
-    private let now: @Sendable () -> Date
-    private let windows = Mutex<[String: (start: Date, failures: Int)]>([:])
-
-    /// Counts on `now` (real time).
-    init(limit: Int = 10, window: TimeInterval = 900, capacity: Int = 10_000, now: @escaping @Sendable () -> Date) {
-        self.limit = limit
-        self.window = window
-        self.capacity = capacity
-        self.now = now
-    }
-
-    /// The seconds `client` must wait before its password is checked again; nil: it may try now.
-    func refusal(of client: String) -> Int? {
-        let now = now()
-        return windows.withLock { windows in
-            guard let entry = windows[client] else { return nil }
-            let ends = entry.start.addingTimeInterval(window)
-            if ends <= now {
-                windows[client] = nil
-                return nil
-            }
-            return entry.failures >= limit ? max(1, Int(ends.timeIntervalSince(now).rounded(.up))) : nil
-        }
-    }
-
-    /// Counts a wrong password of `client`.
-    func recordFailure(of client: String) {
-        let now = now()
-        windows.withLock { windows in
-            if let entry = windows[client], entry.start.addingTimeInterval(window) > now {
-                windows[client] = (entry.start, entry.failures + 1)
-                return
-            }
-            if windows.count >= capacity {
-                windows = windows.filter { $0.value.start.addingTimeInterval(window) > now }
-                while windows.count >= capacity, let oldest = windows.min(by: { $0.value.start < $1.value.start })?.key { windows[oldest] = nil }
-            }
-            windows[client] = (now, 1)
-        }
-    }
+    /// Whether the password `given` is `expected`, in time that depends on neither's content.
+    static func equalInConstantTime(_ given: String, _ expected: String) -> Bool { Passwords.equalInConstantTime(given, expected) }
 }

@@ -1,6 +1,7 @@
 public import Foundation
 
-/// The bots of a fleet and who runs each (tables `fleet_bots`, `fleet_leases`, `fleet_processes`, Postgres only): every
+/// The bots of a fleet and who runs each (tables `fleet_bots`, `fleet_leases`, `fleet_processes`, with the operator's
+/// `fleet_audit` and the front door's `fleet_invitations`; Postgres only): every
 /// bot's settings sealed with `FLEET_KEY`, its stores in a schema of its own, and a lease per bot that one process
 /// holds at a time, with a fencing number that grows with each new holder. Processes share the bots without a
 /// coordinator: each claims what is free or expired, up to its share of the live processes.
@@ -41,6 +42,29 @@ public protocol FleetRegistry: Sendable {
     /// Whether `claim` still holds now (its holder and its fencing number unchanged, not expired): what a write of that
     /// bot checks first.
     func holds(_ claim: FleetClaim, for process: String) async throws -> Bool
+
+    /// The processes heard from within `liveness`, the most recently heard first.
+    func processes(liveness: TimeInterval) async throws -> [FleetProcess]
+
+    /// Records what the operator did, now (`fleet_audit`: kept until the fleet's tables go).
+    func audit(_ entry: FleetAuditEntry) async throws
+    /// The operator's latest `limit` actions, newest first.
+    func auditLog(limit: Int) async throws -> [FleetAuditEntry]
+
+    /// Keeps an invitation by the SHA-256 of its code (the code itself is never stored), good until `expiresAt`.
+    func invite(codeDigest: Data, note: String, expiresAt: Date) async throws -> FleetInvitation
+    /// Every invitation, the newest first.
+    func invitations() async throws -> [FleetInvitation]
+    /// Whether an invitation of that digest is there, unused and unexpired.
+    func isOpenInvitation(codeDigest: Data) async throws -> Bool
+    /// Uses the invitation of that digest for the bot `bot`, when it is open (one statement: two people cannot both use
+    /// it); false when it is not.
+    func useInvitation(codeDigest: Data, for bot: String) async throws -> Bool
+    /// Gives back the invitation of that digest (the mirror it was used for could not be made): open again until it
+    /// expires.
+    func returnInvitation(codeDigest: Data) async throws
+    /// Withdraws the invitation `id` (its code no longer opens anything); false when there is none.
+    @discardableResult func withdrawInvitation(_ id: Int64) async throws -> Bool
 }
 
 extension FleetRegistry {
@@ -68,6 +92,8 @@ public struct FleetBot: Sendable, Equatable {
     public var leaseExpiresAt: Date?
     /// Its fencing number.
     public var fence: Int64
+    /// When it was added.
+    public var createdAt: Date?
 
     /// The schema its stores live in.
     public var schema: String { FleetBot.schema(of: id) }
@@ -81,7 +107,7 @@ public struct FleetBot: Sendable, Equatable {
     /// A bot from its parts.
     public init(
         id: Int64, name: String, network: String, sealedSettings: Data, pauseReason: String? = nil, holder: String? = nil,
-        leaseExpiresAt: Date? = nil, fence: Int64 = 0
+        leaseExpiresAt: Date? = nil, fence: Int64 = 0, createdAt: Date? = nil
     ) {
         self.id = id
         self.name = name
@@ -91,6 +117,70 @@ public struct FleetBot: Sendable, Equatable {
         self.holder = holder
         self.leaseExpiresAt = leaseExpiresAt
         self.fence = fence
+        self.createdAt = createdAt
+    }
+}
+
+/// A process of the fleet, as its heartbeats say.
+public struct FleetProcess: Sendable, Equatable {
+    /// Its name in the leases.
+    public var id: String
+    /// When it last said it was alive.
+    public var heardAt: Date
+
+    /// A process from its parts.
+    public init(id: String, heardAt: Date) {
+        self.id = id
+        self.heardAt = heardAt
+    }
+}
+
+/// One thing the operator did: when, from where, what, to which bot.
+public struct FleetAuditEntry: Sendable, Equatable {
+    /// When (the database's clock, as it was recorded).
+    public var at: Date?
+    /// Who and from where (`the operator's page (203.0.113.9)`, `mirror_bot bots on run.1234`).
+    public var actor: String
+    /// What, in a few words (`paused`, `made an invitation`).
+    public var action: String
+    /// The bot it was done to, when it was one.
+    public var bot: String?
+    /// More, in a sentence (never a secret).
+    public var detail: String?
+
+    /// An entry from its parts.
+    public init(at: Date? = nil, actor: String, action: String, bot: String? = nil, detail: String? = nil) {
+        self.at = at
+        self.actor = actor
+        self.action = action
+        self.bot = bot
+        self.detail = detail
+    }
+}
+
+/// An invitation to make a mirror at the front door (`DOOR_SIGN_UP=invitations`).
+public struct FleetInvitation: Sendable, Equatable {
+    /// Its number.
+    public var id: Int64
+    /// The operator's note (who it is for).
+    public var note: String
+    /// When it was made.
+    public var createdAt: Date
+    /// Until when it may be used.
+    public var expiresAt: Date
+    /// When it was used, and for which bot.
+    public var usedAt: Date?
+    /// The bot it made.
+    public var usedFor: String?
+
+    /// An invitation from its parts.
+    public init(id: Int64, note: String, createdAt: Date, expiresAt: Date, usedAt: Date? = nil, usedFor: String? = nil) {
+        self.id = id
+        self.note = note
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.usedAt = usedAt
+        self.usedFor = usedFor
     }
 }
 

@@ -31,6 +31,14 @@ public struct PostgresFleetRegistry: FleetRegistry {
                     owner text, expires_at timestamptz NOT NULL DEFAULT '-infinity', fence bigint NOT NULL DEFAULT 0)
                 """,
                 "CREATE TABLE IF NOT EXISTS fleet_processes (id text PRIMARY KEY, heartbeat_at timestamptz NOT NULL)",
+                """
+                CREATE TABLE IF NOT EXISTS fleet_audit (id bigserial PRIMARY KEY, at timestamptz NOT NULL DEFAULT now(), actor text NOT NULL,
+                    action text NOT NULL, bot text, detail text)
+                """,
+                """
+                CREATE TABLE IF NOT EXISTS fleet_invitations (id bigserial PRIMARY KEY, code_digest bytea NOT NULL UNIQUE, note text NOT NULL,
+                    created_at timestamptz NOT NULL DEFAULT now(), expires_at timestamptz NOT NULL, used_at timestamptz, used_for text)
+                """,
             ] {
                 _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: database.logger)
             }
@@ -68,7 +76,7 @@ public struct PostgresFleetRegistry: FleetRegistry {
                 let rows = try await connection.query(
                     """
                     SELECT tablename::text FROM pg_tables WHERE schemaname = \(schema)
-                    AND tablename NOT IN ('fleet_bots', 'fleet_leases', 'fleet_processes', 'adopted_into_fleet') ORDER BY tablename
+                    AND tablename NOT IN (\(unescaped: Self.fleetTables)) ORDER BY tablename
                     """, logger: logger)
                 for try await table in rows.decode(String.self) { tables.append(table) }
                 guard tables.contains("schema_migrations") else { throw FleetError.nothingToAdopt(schema: schema) }
@@ -99,6 +107,10 @@ public struct PostgresFleetRegistry: FleetRegistry {
         }
     }
 
+    /// The fleet's own tables, which a schema's adoption leaves where they are, as a list of SQL strings.
+    static let fleetTables = ["fleet_bots", "fleet_leases", "fleet_processes", "fleet_audit", "fleet_invitations", "adopted_into_fleet"]
+        .map { "'\($0)'" }.joined(separator: ", ")
+
     /// A name as a Postgres identifier, quoted.
     static func quoted(_ identifier: String) -> String { "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 
@@ -107,13 +119,13 @@ public struct PostgresFleetRegistry: FleetRegistry {
             "reading the fleet's bots",
             """
             SELECT b.id, b.name, b.network, b.settings, b.pause_reason,
-                   CASE WHEN l.expires_at > now() THEN l.owner END, CASE WHEN l.expires_at > now() THEN l.expires_at END, l.fence
+                   CASE WHEN l.expires_at > now() THEN l.owner END, CASE WHEN l.expires_at > now() THEN l.expires_at END, l.fence, b.created_at
             FROM fleet_bots b JOIN fleet_leases l ON l.bot_id = b.id ORDER BY b.name
-            """, as: (Int64, String, String, ByteBuffer, String?, String?, Date?, Int64).self
-        ).map {
+            """, as: (Int64, String, String, ByteBuffer, String?, String?, Date?, Int64, Date).self
+        ).map { (row: (Int64, String, String, ByteBuffer, String?, String?, Date?, Int64, Date)) in
             FleetBot(
-                id: $0.0, name: $0.1, network: $0.2, sealedSettings: Data(buffer: $0.3), pauseReason: $0.4, holder: $0.5, leaseExpiresAt: $0.6,
-                fence: $0.7)
+                id: row.0, name: row.1, network: row.2, sealedSettings: Data(buffer: row.3), pauseReason: row.4, holder: row.5, leaseExpiresAt: row.6,
+                fence: row.7, createdAt: row.8)
         }
     }
 
@@ -228,5 +240,80 @@ public struct PostgresFleetRegistry: FleetRegistry {
             """
             SELECT 1 FROM fleet_leases WHERE bot_id = \(claim.botID) AND fence = \(claim.fence) AND owner = \(process) AND expires_at > now()
             """, as: Int.self)).isEmpty
+    }
+
+    public func processes(liveness: TimeInterval) async throws -> [FleetProcess] {
+        try await database.rows(
+            "reading the fleet's processes",
+            """
+            SELECT id, heartbeat_at FROM fleet_processes
+            WHERE heartbeat_at >= now() - make_interval(secs => \(Int(liveness.rounded(.up)))) ORDER BY heartbeat_at DESC, id
+            """, as: (String, Date).self
+        ).map { FleetProcess(id: $0.0, heardAt: $0.1) }
+    }
+
+    public func audit(_ entry: FleetAuditEntry) async throws {
+        _ = try await database.rows(
+            "recording what the operator did",
+            """
+            INSERT INTO fleet_audit (actor, action, bot, detail) VALUES (\(entry.actor), \(entry.action), \(entry.bot), \(entry.detail)) RETURNING 1
+            """, as: Int.self)
+    }
+
+    public func auditLog(limit: Int) async throws -> [FleetAuditEntry] {
+        try await database.rows(
+            "reading what the operator did",
+            "SELECT at, actor, action, bot, detail FROM fleet_audit ORDER BY id DESC LIMIT \(max(0, limit))",
+            as: (Date, String, String, String?, String?).self
+        ).map { FleetAuditEntry(at: $0.0, actor: $0.1, action: $0.2, bot: $0.3, detail: $0.4) }
+    }
+
+    public func invite(codeDigest: Data, note: String, expiresAt: Date) async throws -> FleetInvitation {
+        let rows = try await database.rows(
+            "keeping an invitation",
+            """
+            INSERT INTO fleet_invitations (code_digest, note, expires_at) VALUES (\(ByteBuffer(bytes: codeDigest)), \(note), \(expiresAt))
+            RETURNING id, created_at
+            """, as: (Int64, Date).self)
+        let (id, created) = rows.first ?? (0, Date())
+        return FleetInvitation(id: id, note: note, createdAt: created, expiresAt: expiresAt)
+    }
+
+    public func invitations() async throws -> [FleetInvitation] {
+        try await database.rows(
+            "reading the invitations",
+            "SELECT id, note, created_at, expires_at, used_at, used_for FROM fleet_invitations ORDER BY id DESC",
+            as: (Int64, String, Date, Date, Date?, String?).self
+        ).map { FleetInvitation(id: $0.0, note: $0.1, createdAt: $0.2, expiresAt: $0.3, usedAt: $0.4, usedFor: $0.5) }
+    }
+
+    public func isOpenInvitation(codeDigest: Data) async throws -> Bool {
+        !(try await database.rows(
+            "checking an invitation",
+            """
+            SELECT 1 FROM fleet_invitations WHERE code_digest = \(ByteBuffer(bytes: codeDigest)) AND used_at IS NULL AND expires_at > now()
+            """, as: Int.self)).isEmpty
+    }
+
+    public func useInvitation(codeDigest: Data, for bot: String) async throws -> Bool {
+        !(try await database.rows(
+            "using an invitation",
+            """
+            UPDATE fleet_invitations SET used_at = now(), used_for = \(bot)
+            WHERE code_digest = \(ByteBuffer(bytes: codeDigest)) AND used_at IS NULL AND expires_at > now() RETURNING 1
+            """, as: Int.self)).isEmpty
+    }
+
+    public func returnInvitation(codeDigest: Data) async throws {
+        _ = try await database.rows(
+            "giving an invitation back",
+            "UPDATE fleet_invitations SET used_at = NULL, used_for = NULL WHERE code_digest = \(ByteBuffer(bytes: codeDigest)) RETURNING 1",
+            as: Int.self)
+    }
+
+    @discardableResult
+    public func withdrawInvitation(_ id: Int64) async throws -> Bool {
+        !(try await database.rows(
+            "withdrawing an invitation", "DELETE FROM fleet_invitations WHERE id = \(id) RETURNING 1", as: Int.self)).isEmpty
     }
 }
