@@ -64,4 +64,23 @@ struct DoorPagesTests {
         #expect(FrontDoorServer.invitationCode(in: "https://door.example/?invitation=abc-_12") == "abc-_12")
         #expect(FrontDoorServer.invitationCode(in: String(repeating: "a", count: 1_000)).count == 200)
     }
+
+    @Test(
+        "The choices: who sees the posts only where the network's posts say so; blocked words split on commas (、 and ，too) and lines, each once, within the limits"
+    )
+    func choices() {
+        let current = MirrorChoices(timeZone: "UTC", style: .copy, likes: false, visibility: .private, blockedWords: ["a<b", "秘密"])
+        let offered = DoorPages.choiceFields(.english, current, offersVisibility: true)
+        #expect(offered.contains("name=\"visibility\" value=\"private\" checked") && offered.contains(">a&lt;b, 秘密</textarea>"), "\(offered)")
+        #expect(!DoorPages.choiceFields(.english, nil, offersVisibility: false).contains("name=\"visibility\""))
+        #expect(MirrorChoices.blockedWords(in: " secret、秘密,secret\n株価 ， ,") == ["secret", "秘密", "株価"])
+        #expect(MirrorChoices.blockedWords(in: "") == [])
+        #expect(MirrorChoices.blockedWords(in: String(repeating: "x", count: 61)) == nil)
+        #expect(MirrorChoices.blockedWords(in: (1...101).map(String.init).joined(separator: ",")) == nil)
+        let form = ["tz": "UTC", "style": "remix", "blocked": "a, b"]
+        #expect(FrontDoorServer.choices(form, offersVisibility: true)?.visibility == .unlisted, "the network's default when the form has none")
+        #expect(FrontDoorServer.choices(form, offersVisibility: false)?.visibility == nil)
+        #expect(FrontDoorServer.choices(form.merging(["visibility": "direct"]) { $1 }, offersVisibility: true) == nil)
+        #expect(FrontDoorServer.choices(form, offersVisibility: false)?.blockedWords == ["a", "b"])
+    }
 }

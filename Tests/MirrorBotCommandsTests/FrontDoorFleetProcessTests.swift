@@ -161,8 +161,16 @@ struct FrontDoorFleetProcessTests {
                             let csrf = try #require(choose.csrf)
                             pages.append(("3-make", choose.html))
 
-                            // Making it: without the token refused, without agreeing refused, then made, paused.
-                            let choices = [("tz", "Asia/Tokyo"), ("style", "copy"), ("likes", "on")]
+                            // Making it: without the token refused, without agreeing refused, then made, paused. Its posts for her
+                            // followers only (Mastodon's posts say who sees them), two words it never posts.
+                            #expect(
+                                choose.html.contains("name=\"visibility\" value=\"unlisted\" checked") && choose.html.contains("name=\"blocked\""))
+                            let choices = [
+                                ("tz", "Asia/Tokyo"), ("style", "copy"), ("likes", "on"), ("visibility", "private"), ("blocked", "secret、 秘密,secret"),
+                            ]
+                            let unseen = try await alice.post(
+                                "/mirror", [("csrf", csrf), ("tz", "UTC"), ("style", "copy"), ("visibility", "direct")])
+                            #expect(unseen.status == 400, "a visibility not offered: \(unseen.html)")
                             #expect(try await alice.post("/mirror", choices + [("agree", "yes")]).status == 403)
                             let unagreed = try await alice.post("/mirror", [("csrf", csrf)] + choices)
                             #expect(unagreed.status == 400 && unagreed.html.contains("agree"), "\(unagreed.html)")
@@ -171,6 +179,10 @@ struct FrontDoorFleetProcessTests {
                             let paused = try await alice.get("/me")
                             #expect(
                                 paused.html.contains("Paused: not started yet") && paused.html.contains("action=\"/mirror/start\""), "\(paused.html)")
+                            #expect(
+                                paused.html.contains("name=\"visibility\" value=\"private\" checked")
+                                    && paused.html.contains(">secret, 秘密</textarea>"),
+                                "\(paused.html)")
                             pages.append(("4-paused", paused.html))
                             // Before it learned anything, its preview says so.
                             let early = try await alice.get("/mirror/preview")
@@ -251,6 +263,7 @@ struct FrontDoorFleetProcessTests {
                             #expect(shown.contains { running.html.contains("Posted your post: <q>\($0)</q>") }, "\(shown)\n\(running.html)")
                             #expect(
                                 copies.contains { running.html.contains("/\($0.id)\" rel=\"noreferrer noopener\">see it</a>") }, "\(running.html)")
+                            #expect(!copies.isEmpty && copies.allSatisfy { $0.visibility == "private" }, "\(copies.map(\.visibility))")
                             pages.append(("5-running", running.html))
 
                             // Her choices changed while it runs (UTC, likes off): only with her token and only hers; the fleet lets it
@@ -258,7 +271,7 @@ struct FrontDoorFleetProcessTests {
                             #expect(
                                 running.html.contains("<option value=\"Asia/Tokyo\" selected>") && running.html.contains("action=\"/mirror/choices\"")
                             )
-                            let newChoices = [("tz", "UTC"), ("style", "copy")]
+                            let newChoices = [("tz", "UTC"), ("style", "copy"), ("visibility", "public"), ("blocked", "")]
                             #expect(try await alice.post("/mirror/choices", newChoices).status == 403)
                             #expect(try await bob.post("/mirror/choices", [("csrf", bobsToken)] + newChoices).status == 404)
                             let changed = try await alice.post("/mirror/choices", [("csrf", csrf)] + newChoices)
@@ -266,7 +279,9 @@ struct FrontDoorFleetProcessTests {
                             let afterChange = try await alice.get("/me")
                             #expect(
                                 afterChange.html.contains("<option value=\"UTC\" selected>")
-                                    && !afterChange.html.contains("name=\"likes\" value=\"on\" checked"), "\(afterChange.html)")
+                                    && !afterChange.html.contains("name=\"likes\" value=\"on\" checked")
+                                    && afterChange.html.contains("name=\"visibility\" value=\"public\" checked")
+                                    && afterChange.html.contains("aria-describedby=\"blocked-hint\"></textarea>"), "\(afterChange.html)")
                             #expect(
                                 try await runner.waitForLog("fleet: bot \(name) is no longer this process's", limit: .seconds(30)), "\(runner.tail)")
                             #expect(

@@ -61,7 +61,9 @@ public struct FleetDoorMirrors: DoorMirrors {
             let configuration = try configuration(of: bot)
             let choices = MirrorChoices(
                 timeZone: try zoneName(of: bot, configuration), style: configuration.postStyle == .remix ? .remix : .copy,
-                likes: configuration.behaviour.likes != .off)
+                likes: configuration.behaviour.likes != .off,
+                visibility: try key.open(bot.sealedSettings, bot: bot.name)["POST_VISIBILITY"].flatMap(MirrorChoices.Visibility.init),
+                blockedWords: configuration.consent.blockedWords)
             return DoorMirror(
                 bot: consent?.botAccount ?? bot.name, pausedBecause: bot.pauseReason.map(Self.shown), isRunning: running && bot.pauseReason == nil,
                 consent: consent?.summary, lately: try await lately(of: bot, stores: stores, configuration: configuration), choices: choices)
@@ -133,6 +135,7 @@ public struct FleetDoorMirrors: DoorMirrors {
         var settings = [
             "NETWORK": person.network, "TZ": choices.timeZone, "POST_STYLE": choices.style.rawValue, "LIKES": choices.likes ? "auto" : "off",
         ]
+        for (variable, value) in Self.settings(of: choices) where !value.isEmpty { settings[variable] = value }
         for (variable, value) in personSignIn.variables + botSignIn.variables { settings[variable] = value }
         // A sign-in kept in the store is sealed there with FLEET_KEY, as the fleet seals every bot's sessions.
         let keepings = [personSignIn.keeping, botSignIn.keeping].compactMap { $0 }
@@ -162,6 +165,7 @@ public struct FleetDoorMirrors: DoorMirrors {
     public func change(_ choices: MirrorChoices, of person: DoorAccount) async throws -> DoorMirror? {
         let name = Self.botName(of: person)
         let changes = ["TZ": choices.timeZone, "POST_STYLE": choices.style.rawValue, "LIKES": choices.likes ? "auto" : "off"]
+            .merging(Self.settings(of: choices)) { $1 }
         guard let configuration = try await bots.changeSettings(of: name, changes, key: key) else { return nil }
         // What the person agrees to follows what they chose.
         _ = try await bots.withStores(of: name) { _, stores in
@@ -174,6 +178,12 @@ public struct FleetDoorMirrors: DoorMirrors {
             "fleet: the bot \(name)'s person changed their choices at the front door (\(choices.style.rawValue), likes \(choices.likes ? "on" : "off")); it starts again with them"
         )
         return try await mirror(of: person)
+    }
+
+    /// The settings of the choices beyond the zone, the style and likes: who sees the posts (where the network's posts
+    /// say so) and the blocked words; an empty value where there is none (a change removes it).
+    static func settings(of choices: MirrorChoices) -> [String: String] {
+        ["POST_VISIBILITY": choices.visibility?.rawValue ?? "", "BLOCKED_WORDS": choices.blockedWords.joined(separator: ",")]
     }
 
     /// The reasons a person may lift: their own pause, and the one a mirror is made with.

@@ -52,12 +52,45 @@ public struct MirrorChoices: Sendable, Equatable {
     public var style: Style
     /// Whether it likes what they would like (where the network allows and welcomes it).
     public var likes: Bool
+    /// Who sees its posts, where the network's posts say so (Mastodon, Misskey); nil elsewhere.
+    public var visibility: Visibility?
+    /// Words it never posts or answers with (`BLOCKED_WORDS`).
+    public var blockedWords: [String]
+
+    /// Who sees the bot's posts: `POST_VISIBILITY`'s values as Mastodon names them (Misskey reads `unlisted` as its
+    /// home, `private` as followers).
+    public enum Visibility: String, Sendable, CaseIterable {
+        /// Anyone on its profile, not in the public timelines (the default).
+        case unlisted
+        /// Anyone, in the public timelines too.
+        case `public`
+        /// Its followers only.
+        case `private`
+    }
+
+    /// The most blocked words a person gives, and the longest.
+    public static let blockedWordsLimit = (count: 100, length: 60)
 
     /// Choices from their parts.
-    public init(timeZone: String, style: Style, likes: Bool) {
+    public init(timeZone: String, style: Style, likes: Bool, visibility: Visibility? = nil, blockedWords: [String] = []) {
         self.timeZone = timeZone
         self.style = style
         self.likes = likes
+        self.visibility = visibility
+        self.blockedWords = blockedWords
+    }
+
+    /// The blocked words in what a person typed: separated by commas (`,`, `、`, `，`) or lines, trimmed, each once;
+    /// nil when there are more or longer ones than `blockedWordsLimit`.
+    public static func blockedWords(in text: String) -> [String]? {
+        var words: [String] = []
+        for part in text.split(whereSeparator: { ",、，\n\r".contains($0) }) {
+            let word = part.trimmingCharacters(in: .whitespaces)
+            guard !word.isEmpty, !words.contains(word) else { continue }
+            guard word.count <= blockedWordsLimit.length else { return nil }
+            words.append(word)
+        }
+        return words.count <= blockedWordsLimit.count ? words : nil
     }
 
     /// The time zones the page offers: the one a browser's language suggests first.

@@ -22,6 +22,12 @@ struct DoorText: Sendable {
     let invitationNotOpen: String
     let invitationField: String
     let invitationUse: String
+    let visibility: String
+    let visibilityQuiet: String
+    let visibilityPublic: String
+    let visibilityFollowers: String
+    let blocked: String
+    let blockedHint: String
     let botHeading: String
     let botIntro: String
     let signInBot: String
@@ -90,6 +96,10 @@ struct DoorText: Sendable {
         invitationReady: "Your invitation is ready: sign in as yourself, then with the bot's account, to make your mirror.",
         invitationNotOpen: "This invitation was used already, withdrawn, or has expired: ask whoever gave it to you for another.",
         invitationField: "Your invitation (its link or its code)", invitationUse: "Use my invitation",
+        visibility: "Who sees its posts", visibilityQuiet: "Anyone, on its profile (not in the public timelines)",
+        visibilityPublic: "Anyone, in the public timelines too", visibilityFollowers: "Its followers only",
+        blocked: "Words it never posts or answers with (optional)",
+        blockedHint: "Separated by commas, up to 100: a post or answer with one of them is never sent, another is picked.",
         botHeading: "Next: the bot's account",
         botIntro:
             "Sign in the account your mirror will post as: a bot account of your own, not your personal one. Mark it as a bot on its profile.",
@@ -129,6 +139,9 @@ struct DoorText: Sendable {
         invitationReady: "招待を受け付けました。本人として、次にボットのアカウントでサインインして、ミラーを作ってください。",
         invitationNotOpen: "この招待はすでに使われたか、取り消されたか、期限が切れています。招待をくれた人に新しいものを頼んでください。",
         invitationField: "招待(リンクまたはコード)", invitationUse: "招待を使う",
+        visibility: "投稿を見られる人", visibilityQuiet: "誰でも(プロフィールで。公開タイムラインには出ません)", visibilityPublic: "誰でも(公開タイムラインにも)",
+        visibilityFollowers: "フォロワーのみ", blocked: "投稿や返信に使わない言葉(任意)",
+        blockedHint: "カンマ区切りで100語まで。どれかを含む投稿や返信は送らず、別のものを選びます。",
         botHeading: "次に、ボットのアカウント", botIntro: "ミラーが投稿するアカウントでサインインしてください。あなた自身のではなく、ボット用のアカウントです。プロフィールでボットと明示してください。",
         signInBot: "ボットのアカウントでサインイン", botIs: "ボットのアカウント:", createHeading: "ミラーを作る",
         timeZone: "タイムゾーン(投稿する時間の基準)", style: "投稿する内容", styleCopy: "あなたの過去の投稿をそのまま", styleRemix: "あなたの言葉から作った新しい投稿",
@@ -175,8 +188,8 @@ enum DoorPages {
         <html lang="\(text.language)"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
         <title>\(escaped(text.title))</title>
         <style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:0 auto;padding:1rem;line-height:1.5;color:#111;background:#fff}
-        label{display:block;margin-top:.75rem;font-weight:600}input,select,button{font:inherit;padding:.5rem;width:100%;box-sizing:border-box;margin-top:.25rem}
-        button{margin-top:1rem;background:#1d4ed8;color:#fff;border:0;border-radius:.25rem;cursor:pointer}button:focus,input:focus,select:focus{outline:3px solid #f59e0b}
+        label{display:block;margin-top:.75rem;font-weight:600}input,select,button,textarea{font:inherit;padding:.5rem;width:100%;box-sizing:border-box;margin-top:.25rem}
+        button{margin-top:1rem;background:#1d4ed8;color:#fff;border:0;border-radius:.25rem;cursor:pointer}button:focus,input:focus,select:focus,textarea:focus{outline:3px solid #f59e0b}
         .hint{color:#444;font-size:.9rem}.check{font-weight:400}.check input{width:auto;margin-right:.5rem}fieldset{border:0;padding:0;margin-top:.75rem}
         legend{font-weight:600}.danger{background:#b91c1c}.quiet{background:#374151}.lately{padding-left:1.25rem}.lately li{margin:.25rem 0;overflow-wrap:anywhere}
         time{font-variant-numeric:tabular-nums;color:#444}.hours{width:100%;border-collapse:collapse;font-size:.9rem}
@@ -218,7 +231,7 @@ enum DoorPages {
     /// The person's page: who they are, and the next step of their mirror, or the mirror itself with its controls.
     static func person(
         _ text: DoorText, csrf: String, person: DoorAccount, bot: DoorAccount?, mirror: DoorMirror?, whyNoMirrors: String?,
-        serverExample: String?, archiveFiles: String? = nil, asksInvitation: Bool = false
+        serverExample: String?, archiveFiles: String? = nil, asksInvitation: Bool = false, offersVisibility: Bool = false
     ) -> String {
         var body = """
             <h1>\(escaped(text.title))</h1>
@@ -248,7 +261,7 @@ enum DoorPages {
                 body += "<h2>\(escaped(text.choicesHeading))</h2>"
                 body += form(
                     "/mirror/choices", csrf: csrf,
-                    "\(choiceFields(text, choices))<p class=\"hint\">\(escaped(text.choicesHint))</p><button type=\"submit\">\(escaped(text.choicesSave))</button>"
+                    "\(choiceFields(text, choices, offersVisibility: offersVisibility))<p class=\"hint\">\(escaped(text.choicesHint))</p><button type=\"submit\">\(escaped(text.choicesSave))</button>"
                 )
             }
             body += "<h2>\(escaped(text.archiveHeading))</h2><p>\(escaped(intro))</p>"
@@ -278,7 +291,7 @@ enum DoorPages {
             body += form(
                 "/mirror", csrf: csrf,
                 """
-                \(choiceFields(text, nil))
+                \(choiceFields(text, nil, offersVisibility: offersVisibility))
                 <label class="check"><input type="checkbox" name="agree" value="yes" required> \(escaped(text.agree))</label>
                 <button type="submit">\(escaped(text.create))</button>
                 """)
@@ -309,20 +322,32 @@ enum DoorPages {
         """
     }
 
-    /// The fields of the person's choices: their time zone, copies or remixes, likes; `current` chosen (else the
-    /// defaults: the first zone, copies, likes on).
-    static func choiceFields(_ text: DoorText, _ current: MirrorChoices?) -> String {
+    /// The fields of the person's choices: their time zone, copies or remixes, who sees the posts (where the network's
+    /// posts say so: `offersVisibility`), likes, blocked words; `current` chosen (else the defaults: the first zone,
+    /// copies, unlisted, likes on, no blocked word).
+    static func choiceFields(_ text: DoorText, _ current: MirrorChoices?, offersVisibility: Bool) -> String {
         let zones = MirrorChoices.timeZones.map { zone in
             "<option value=\"\(zone)\"\(zone == current?.timeZone ? " selected" : "")>\(zone)</option>"
         }.joined()
         let remix = current?.style == .remix
         let likes = current?.likes ?? true
+        let chosen = current?.visibility ?? .unlisted
+        let visibilities = [
+            (MirrorChoices.Visibility.unlisted, text.visibilityQuiet), (.public, text.visibilityPublic), (.private, text.visibilityFollowers),
+        ].map { visibility, label in
+            "<label class=\"check\"><input type=\"radio\" name=\"visibility\" value=\"\(visibility.rawValue)\"\(visibility == chosen ? " checked" : "")> \(escaped(label))</label>"
+        }.joined(separator: "\n")
+        let blocked = (current?.blockedWords ?? []).joined(separator: ", ")
         return """
             <label for="tz">\(escaped(text.timeZone))</label><select id="tz" name="tz">\(zones)</select>
             <fieldset><legend>\(escaped(text.style))</legend>
             <label class="check"><input type="radio" name="style" value="copy"\(remix ? "" : " checked")> \(escaped(text.styleCopy))</label>
             <label class="check"><input type="radio" name="style" value="remix"\(remix ? " checked" : "")> \(escaped(text.styleRemix))</label></fieldset>
+            \(offersVisibility ? "<fieldset><legend>\(escaped(text.visibility))</legend>\(visibilities)</fieldset>" : "")
             <label class="check"><input type="checkbox" name="likes" value="on"\(likes ? " checked" : "")> \(escaped(text.likes))</label>
+            <label for="blocked">\(escaped(text.blocked))</label>\
+            <textarea id="blocked" name="blocked" rows="2" aria-describedby="blocked-hint">\(escaped(blocked))</textarea>
+            <p class="hint" id="blocked-hint">\(escaped(text.blockedHint))</p>
             """
     }
 

@@ -49,6 +49,8 @@ public struct FrontDoorServer: Service {
         public var uploadFolder = FileManager.default.temporaryDirectory
         /// The most archives taken at once (one per person), each only with room for it on `uploadFolder`'s disk.
         public var concurrentUploads = 4
+        /// The networks (their keys) whose posts say who sees them: the door offers that choice there.
+        public var visibilityNetworks: Set<String> = []
         /// What the operator's page reads and does; nil where there is none.
         public var operations: (any DoorOperations)?
         /// The operator's password (`DOOR_OPERATOR_PASSWORD`); nil: no operator's page.
@@ -203,13 +205,25 @@ public struct FrontDoorServer: Service {
         return String(trimmed.prefix(200))
     }
 
-    /// The person's choices as a form gives them (`tz` one of the listed zones, `style`, `likes`); nil when they are not
-    /// from the lists.
-    static func choices(_ fields: [String: String]) -> MirrorChoices? {
+    /// The person's choices as a form gives them (`tz` one of the listed zones, `style`, `likes`, `visibility` where the
+    /// network's posts say who sees them, `blocked` words); nil when they are not from the lists or past the limits.
+    static func choices(_ fields: [String: String], offersVisibility: Bool) -> MirrorChoices? {
         let zone = fields["tz"] ?? ""
-        guard MirrorChoices.timeZones.contains(zone), let style = MirrorChoices.Style(rawValue: fields["style"] ?? "") else { return nil }
-        return MirrorChoices(timeZone: zone, style: style, likes: fields["likes"] == "on")
+        guard MirrorChoices.timeZones.contains(zone), let style = MirrorChoices.Style(rawValue: fields["style"] ?? ""),
+            let blocked = MirrorChoices.blockedWords(in: fields["blocked"] ?? "")
+        else { return nil }
+        // Where the network's posts say who sees them: the one chosen (unlisted when the form has none); elsewhere none.
+        var visibility: MirrorChoices.Visibility?
+        if offersVisibility {
+            let given = fields["visibility"] ?? ""
+            guard let chosen = given.isEmpty ? .unlisted : MirrorChoices.Visibility(rawValue: given) else { return nil }
+            visibility = chosen
+        }
+        return MirrorChoices(timeZone: zone, style: style, likes: fields["likes"] == "on", visibility: visibility, blockedWords: blocked)
     }
+
+    /// Whether the network `key`'s posts say who sees them (the door offers the choice there).
+    static func offersVisibility(_ key: String?, _ settings: Settings) -> Bool { key.map(settings.visibilityNetworks.contains) ?? false }
 
     /// An upload as it arrived: the file, in a folder of its own, or why it was refused.
     enum Upload {
@@ -515,7 +529,8 @@ public struct FrontDoorServer: Service {
                             ? text.signUpClosed
                             : settings.mirrors == nil ? text.noFleet : asksInvitation ? text.byInvitation : nil,
                         serverExample: settings.networks.first { $0.key == person.network }?.flow.serverExample,
-                        archiveFiles: settings.archiveFiles[person.networkName], asksInvitation: asksInvitation))
+                        archiveFiles: settings.archiveFiles[person.networkName], asksInvitation: asksInvitation,
+                        offersVisibility: Self.offersVisibility(person.network, settings)))
             } catch {
                 logger.error("web: a person's mirror could not be read: \(error)")
                 return Self.html(.serviceUnavailable, DoorPages.refused(text, "Your mirror cannot be read just now: try again in a minute."))
@@ -534,8 +549,13 @@ public struct FrontDoorServer: Service {
                 guard fields["agree"] == "yes" else {
                     return Self.html(.badRequest, DoorPages.refused(text, "Your mirror is made only once you agree to what it does."))
                 }
-                guard let choices = Self.choices(fields) else {
-                    return Self.html(.badRequest, DoorPages.refused(text, "Choose a time zone and what your mirror posts from the lists."))
+                guard let choices = Self.choices(fields, offersVisibility: Self.offersVisibility(session.person?.network, settings)) else {
+                    return Self.html(
+                        .badRequest,
+                        DoorPages.refused(
+                            text,
+                            "Choose a time zone, what your mirror posts and who sees it from the lists; give at most 100 blocked words of up to 60 characters."
+                        ))
                 }
                 let invitation = settings.signUp == .invitations ? session.invitation : nil
                 if settings.signUp == .invitations, invitation == nil { return Self.html(.forbidden, DoorPages.refused(text, text.byInvitation)) }
@@ -550,8 +570,13 @@ public struct FrontDoorServer: Service {
         }
         router.post("/mirror/choices") { request, _ in
             try await Self.change(request, sessions: sessions, settings: settings, logger: logger) { mirrors, session, _, fields, text in
-                guard let choices = Self.choices(fields) else {
-                    return Self.html(.badRequest, DoorPages.refused(text, "Choose a time zone and what your mirror posts from the lists."))
+                guard let choices = Self.choices(fields, offersVisibility: Self.offersVisibility(session.person?.network, settings)) else {
+                    return Self.html(
+                        .badRequest,
+                        DoorPages.refused(
+                            text,
+                            "Choose a time zone, what your mirror posts and who sees it from the lists; give at most 100 blocked words of up to 60 characters."
+                        ))
                 }
                 guard let person = session.person, try await mirrors.change(choices, of: person) != nil else {
                     return Self.html(.notFound, DoorPages.refused(text, "You have no mirror here."))

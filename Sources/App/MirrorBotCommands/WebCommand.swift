@@ -77,6 +77,8 @@ struct WebCommand: AsyncParsableCommand {
                 Set(door.servers.compactMap { URL(string: $0.contains("://") ? $0 : "https://" + $0).map(FleetServers.name(of:)) }))
         }
         settings.behindRouter = listening.behindRouter
+        settings.visibilityNetworks = Set(
+            NetworkRegistry.webSignIns.map(\.definition).filter { $0.variableNames.contains("POST_VISIBILITY") }.map(\.key))
         settings.archiveFiles = Dictionary(NetworkRegistry.exportFormats.map { ($0.network, $0.fileNames) }) { first, _ in first }
         /// The door and its service group, its mirrors set.
         @Sendable func serve(_ settings: FrontDoorServer.Settings) async throws {
