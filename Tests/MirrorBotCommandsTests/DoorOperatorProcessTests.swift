@@ -185,3 +185,49 @@ struct DoorOperatorProcessTests {
         }
     }
 }
+
+/// An archive's import beside its upload's answer, `mirror_bot web` as a process: past the answer's wait, the answer
+/// is the progress page, which shows the outcome once the import ends.
+@Suite("The front door's import beside its answer")
+struct DoorImportProcessTests {
+    @Test(
+        "With --import-wait 0 an upload answers at once with the progress page (it looks again every 2 s, no script); the import's page is shown once it ends, once"
+    )
+    func progressPage() async throws {
+        let server = FakeMastodonServer(seed: FrontDoorFleetProcessTests.seed())
+        try await server.withRunning { instance in
+            try await TestServers.withScratchDatabase("doorimport") { database in
+                try await FrontDoorFleetProcessTests.withDoor(database, arguments: ["--import-wait", "0"]) { _, _, process, door in
+                    try await DoorBrowser.with(door) { alice in
+                        _ = try await FrontDoorFleetProcessTests.signIn(alice, account: "person", on: instance, as: "100", server: server)
+                        _ = try await FrontDoorFleetProcessTests.signIn(alice, account: "bot", on: instance, as: "200", server: server)
+                        let csrf = try #require(try await alice.get("/me").csrf)
+                        let made = try await alice.post("/mirror", [("csrf", csrf), ("tz", "UTC"), ("style", "copy"), ("agree", "yes")])
+                        #expect(made.status == 303, "\(made.html)")
+                        #expect(try await alice.get("/mirror/archive/progress").location == "/me", "no import: her page")
+                        let actor = instance.appending(path: "users/alice").absoluteString
+                        let outbox = Data(FrontDoorFleetProcessTests.outbox(actor: actor, count: 2_000).utf8)
+                        let uploaded = try await alice.upload("/mirror/archive", [("csrf", csrf)], file: ("archive", "outbox.json", outbox))
+                        #expect(uploaded.status == 303 && uploaded.location == "/mirror/archive/progress", "\(uploaded.html)")
+                        // The progress page until the import ends (bounded), then its page.
+                        var page = try await alice.get("/mirror/archive/progress")
+                        var looks = 1
+                        while page.html.contains("id=\"importing\""), looks < 300 {
+                            #expect(page.status == 200 && page.html.contains("<meta http-equiv=\"refresh\" content=\"2\">"), "\(page.html)")
+                            #expect(page.html.contains("Importing for") && !page.html.contains("<script"), "\(page.html)")
+                            try await Task.sleep(for: .milliseconds(100))
+                            page = try await alice.get("/mirror/archive/progress")
+                            looks += 1
+                        }
+                        #expect(page.status == 200 && page.html.contains("id=\"imported\""), "the import's page within 30 s: \(page.html)")
+                        #expect(page.html.contains("The archive holds 2000 posts"), "\(page.html)")
+                        #expect(try await alice.get("/mirror/archive/progress").location == "/me", "shown once")
+                        #expect(process.log.contains("web: a person imported an archive on Mastodon: their mirror's archive holds 2000 posts"))
+                    }
+                    kill(process.process.processIdentifier, SIGTERM)
+                    #expect(try await process.waitForExit(within: .seconds(30)).status == 0, "\(process.tail)")
+                }
+            }
+        }
+    }
+}

@@ -35,13 +35,15 @@ struct FrontDoorFleetProcessTests {
     /// `PUBLIC_URL` on localhost, open before `body` runs with the environment, a temporary folder, the running door and
     /// its address; killed however `body` ends.
     static func withDoor(
-        _ database: DatabaseURL, web extra: [String: String] = [:], _ body: ([String: String], URL, RunningBot, URL) async throws -> Void
+        _ database: DatabaseURL, web extra: [String: String] = [:], arguments: [String] = [],
+        _ body: ([String: String], URL, RunningBot, URL) async throws -> Void
     ) async throws {
         try await TestServers.withTemporaryFolder { folder in
             let fleet = try FleetProcessTests.environment(database)
             let port = try FreePort.pick()
             let web = try RunningBot(
-                ["web"], environment: fleet.merging(["PORT": String(port), "PUBLIC_URL": "http://localhost:\(port)"].merging(extra) { $1 }) { $1 },
+                ["web"] + arguments,
+                environment: fleet.merging(["PORT": String(port), "PUBLIC_URL": "http://localhost:\(port)"].merging(extra) { $1 }) { $1 },
                 folder: folder)
             defer { if web.process.isRunning { kill(web.process.processIdentifier, SIGKILL) } }
             try #require(try await web.waitForLog("the front door is open on port \(port)", limit: .seconds(60)), "\(web.tail)")

@@ -294,6 +294,10 @@ public struct FleetDoorMirrors: DoorMirrors {
                 of: bot.name, settings: try key.open(bot.sealedSettings, bot: bot.name), process: bots.environment))
     }
 
+    public func archiveCount(of person: DoorAccount) async throws -> Int? {
+        try await bots.withStores(of: Self.botName(of: person)) { _, stores in try await stores.archive.count() }
+    }
+
     public func importArchive(of person: DoorAccount, at path: String, now: Date) async throws -> DoorImport? {
         let logger = logger
         let settings = { (bot: FleetBot) throws -> StoreSettings in

@@ -331,6 +331,8 @@ public protocol DoorMirrors: Sendable {
     /// they have none. Throws `DoorMirrorRefused`, with nothing stored, for a file it cannot read or another person's
     /// archive.
     func importArchive(of person: DoorAccount, at path: String, now: Date) async throws -> DoorImport?
+    /// How many posts `person`'s mirror's archive holds now (what an import's progress shows); nil when they have none.
+    func archiveCount(of person: DoorAccount) async throws -> Int?
     /// What `person`'s mirror would do from `now`, drawn from what it has learned (nothing is sent, nothing is kept):
     /// the same every time it is asked on one day; nil when they have none.
     func preview(of person: DoorAccount, now: Date) async throws -> DoorPreview?

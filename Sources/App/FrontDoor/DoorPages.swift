@@ -23,6 +23,10 @@ struct DoorText: Sendable {
     let invitationField: String
     let invitationUse: String
     let visibility: String
+    let importingHeading: String
+    let importingFor: String
+    let importingCount: String
+    let importingHint: String
     let visibilityQuiet: String
     let visibilityPublic: String
     let visibilityFollowers: String
@@ -96,7 +100,10 @@ struct DoorText: Sendable {
         invitationReady: "Your invitation is ready: sign in as yourself, then with the bot's account, to make your mirror.",
         invitationNotOpen: "This invitation was used already, withdrawn, or has expired: ask whoever gave it to you for another.",
         invitationField: "Your invitation (its link or its code)", invitationUse: "Use my invitation",
-        visibility: "Who sees its posts", visibilityQuiet: "Anyone, on its profile (not in the public timelines)",
+        visibility: "Who sees its posts", importingHeading: "Importing your archive", importingFor: "Importing for {seconds} s:",
+        importingCount: "your mirror's archive holds {count} posts so far.",
+        importingHint: "This page looks again every 2 seconds and shows what was imported once it is done. You may leave it: the import goes on.",
+        visibilityQuiet: "Anyone, on its profile (not in the public timelines)",
         visibilityPublic: "Anyone, in the public timelines too", visibilityFollowers: "Its followers only",
         blocked: "Words it never posts or answers with (optional)",
         blockedHint: "Separated by commas, up to 100: a post or answer with one of them is never sent, another is picked.",
@@ -139,7 +146,10 @@ struct DoorText: Sendable {
         invitationReady: "招待を受け付けました。本人として、次にボットのアカウントでサインインして、ミラーを作ってください。",
         invitationNotOpen: "この招待はすでに使われたか、取り消されたか、期限が切れています。招待をくれた人に新しいものを頼んでください。",
         invitationField: "招待(リンクまたはコード)", invitationUse: "招待を使う",
-        visibility: "投稿を見られる人", visibilityQuiet: "誰でも(プロフィールで。公開タイムラインには出ません)", visibilityPublic: "誰でも(公開タイムラインにも)",
+        visibility: "投稿を見られる人", importingHeading: "アーカイブを取り込み中", importingFor: "取り込み開始から {seconds} 秒:",
+        importingCount: "ミラーのアーカイブにはいま {count} 件の投稿があります。",
+        importingHint: "このページは2秒ごとに更新され、終わると取り込んだ内容を表示します。離れても取り込みは続きます。",
+        visibilityQuiet: "誰でも(プロフィールで。公開タイムラインには出ません)", visibilityPublic: "誰でも(公開タイムラインにも)",
         visibilityFollowers: "フォロワーのみ", blocked: "投稿や返信に使わない言葉(任意)",
         blockedHint: "カンマ区切りで100語まで。どれかを含む投稿や返信は送らず、別のものを選びます。",
         botHeading: "次に、ボットのアカウント", botIntro: "ミラーが投稿するアカウントでサインインしてください。あなた自身のではなく、ボット用のアカウントです。プロフィールでボットと明示してください。",
@@ -182,10 +192,11 @@ enum DoorPages {
             .replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "'", with: "&#39;")
     }
 
-    static func page(_ text: DoorText, _ body: String) -> String {
+    static func page(_ text: DoorText, _ body: String, refreshEvery seconds: Int? = nil) -> String {
         """
         <!doctype html>
-        <html lang="\(text.language)"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+        <html lang="\(text.language)"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">\
+        \(seconds.map { "<meta http-equiv=\"refresh\" content=\"\($0)\">" } ?? "")
         <title>\(escaped(text.title))</title>
         <style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:0 auto;padding:1rem;line-height:1.5;color:#111;background:#fff}
         label{display:block;margin-top:.75rem;font-weight:600}input,select,button,textarea{font:inherit;padding:.5rem;width:100%;box-sizing:border-box;margin-top:.25rem}
@@ -386,6 +397,19 @@ enum DoorPages {
             <h1>\(escaped(text.deletedHeading))</h1><p>\(escaped(deletion.at.formatted(.iso8601)))</p><ul id="receipt">\(items)</ul>
             <p><a href="/">\(escaped(text.back))</a></p>
             """)
+    }
+
+    /// An import still running: for how long, and how many posts the mirror's archive holds so far; the page looks again
+    /// every 2 seconds by itself.
+    static func importing(_ text: DoorText, seconds: Int, archived: Int?) -> String {
+        let count = archived.map { text.importingCount.replacingOccurrences(of: "{count}", with: String($0)) } ?? ""
+        return page(
+            text,
+            """
+            <h1>\(escaped(text.importingHeading))</h1>
+            <p role="status" id="importing">\(escaped(text.importingFor.replacingOccurrences(of: "{seconds}", with: String(seconds)))) \(escaped(count))</p>
+            <p class="hint">\(escaped(text.importingHint))</p>
+            """, refreshEvery: 2)
     }
 
     /// What an archive's import did, with the way back to the person's page.

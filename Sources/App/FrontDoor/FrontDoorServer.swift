@@ -49,6 +49,8 @@ public struct FrontDoorServer: Service {
         public var uploadFolder = FileManager.default.temporaryDirectory
         /// The most archives taken at once (one per person), each only with room for it on `uploadFolder`'s disk.
         public var concurrentUploads = 4
+        /// How long an upload's answer waits for its import before it shows the import's progress instead.
+        public var importAnswerWithin: Duration = .seconds(20)
         /// The networks (their keys) whose posts say who sees them: the door offers that choice there.
         public var visibilityNetworks: Set<String> = []
         /// What the operator's page reads and does; nil where there is none.
@@ -71,6 +73,8 @@ public struct FrontDoorServer: Service {
     let sessions: DoorSessions
     let attempts: SignInAttempts
     let uploads: UploadSlots
+    /// The archives being imported, one per person.
+    let imports: ArchiveImports
     /// Wrong operator's passwords per client: 10 in 15 minutes, then refused until the window ends.
     let operatorFailures: FailedLogins
 
@@ -83,6 +87,7 @@ public struct FrontDoorServer: Service {
         attempts = SignInAttempts(clock: settings.clock)
         let folder = settings.uploadFolder
         uploads = UploadSlots(limit: settings.concurrentUploads, freeBytes: { UploadSlots.freeBytes(of: folder) })
+        imports = ArchiveImports(clock: settings.clock)
         let clock = settings.clock
         operatorFailures = FailedLogins(now: { clock.now() })
     }
@@ -233,36 +238,27 @@ public struct FrontDoorServer: Service {
         case refused(HTTPResponse.Status, String)
     }
 
-    /// `POST /mirror/archive` once its slot is taken: the upload received, then imported into `person`'s mirror; the
-    /// page of what was imported, or of why not. Throws only what the upload's own reading throws.
-    static func receiveAndImport(
-        _ request: Request, session: DoorSession, person: DoorAccount, mirrors: any DoorMirrors, text: DoorText, settings: Settings,
-        logger: Logger
-    ) async throws -> Response {
-        let began = ContinuousClock.now
-        let file: URL
-        switch try await receiveArchive(request, csrf: session.csrf, settings: settings) {
-        case .refused(let status, let reason): return html(status, DoorPages.refused(text, reason))
-        case .received(let url, let bytes):
-            file = url
-            logger.info("web: an archive of \(bytes >> 20) MiB was received in \(ContinuousClock.now - began); importing it")
-        }
+    /// What an import of `file` into `person`'s mirror came to, as the page that says so (what was imported, or why
+    /// not); the upload's folder is removed after.
+    static func importOutcome(
+        _ file: URL, person: DoorAccount, mirrors: any DoorMirrors, text: DoorText, settings: Settings, logger: Logger
+    ) async -> ArchiveImports.Outcome {
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         do {
             guard let result = try await mirrors.importArchive(of: person, at: file.path, now: settings.clock.now()) else {
-                return html(.notFound, DoorPages.refused(text, "You have no mirror here."))
+                return .init(status: .notFound, html: DoorPages.refused(text, "You have no mirror here."))
             }
             logger.notice("web: a person imported an archive on \(person.networkName): their mirror's archive holds \(result.archived) posts")
-            return html(.ok, DoorPages.imported(text, result))
+            return .init(status: .ok, html: DoorPages.imported(text, result))
         } catch let refused as DoorMirrorRefused {
             // Not in its words: they name the archive's account, and the door's lines name nobody.
             logger.notice("web: a person's archive was refused on \(person.networkName) (another's, or not one it reads); the page says why")
-            return html(.unprocessableContent, DoorPages.refused(text, refused.description))
+            return .init(status: .unprocessableContent, html: DoorPages.refused(text, refused.description))
         } catch {
             logger.error("web: a person's archive could not be imported: \(error)")
-            return html(
-                .serviceUnavailable,
-                DoorPages.refused(text, "Your archive could not be imported just now: nothing was stored. Try again in a minute."))
+            return .init(
+                status: .serviceUnavailable,
+                html: DoorPages.refused(text, "Your archive could not be imported just now: nothing was stored. Try again in a minute."))
         }
     }
 
@@ -353,6 +349,7 @@ public struct FrontDoorServer: Service {
         let sessions = sessions
         let attempts = attempts
         let uploads = uploads
+        let imports = imports
         let settings = settings
         let logger = logger
         router.get("/") { request, context in
@@ -639,16 +636,49 @@ public struct FrontDoorServer: Service {
                             : "The door is taking other archives just now: try again in a minute."))
             }
             // The slot is held until the import ends: it bounds the imports in flight too.
-            let response: Response
+            let began = ContinuousClock.now
+            let file: URL
             do {
-                response = try await Self.receiveAndImport(
-                    request, session: session, person: person, mirrors: mirrors, text: text, settings: settings, logger: logger)
+                switch try await Self.receiveArchive(request, csrf: session.csrf, settings: settings) {
+                case .refused(let status, let reason):
+                    await uploads.release(whose)
+                    return Self.html(status, DoorPages.refused(text, reason))
+                case .received(let url, let bytes):
+                    file = url
+                    logger.info("web: an archive of \(bytes >> 20) MiB was received in \(ContinuousClock.now - began); importing it")
+                }
             } catch {
                 await uploads.release(whose)
                 throw error
             }
-            await uploads.release(whose)
-            return response
+            // Imported beside the answer: a large archive's page would otherwise outlast a platform's router (Heroku
+            // gives an answer 30 s); the answer waits for it a while, then shows its progress.
+            await imports.start(for: whose) {
+                let outcome = await Self.importOutcome(file, person: person, mirrors: mirrors, text: text, settings: settings, logger: logger)
+                await uploads.release(whose)
+                return outcome
+            }
+            if let outcome = await imports.outcome(for: whose, waitingUpTo: settings.importAnswerWithin) {
+                return Self.html(outcome.status, outcome.html)
+            }
+            return Self.redirect("/mirror/archive/progress")
+        }
+        // An import still running: how far it is (the mirror's archive as it grows), the page looking again every 2 s
+        // (no script: the page's own refresh); once it ended, what it came to.
+        router.get("/mirror/archive/progress") { request, _ in
+            let text = DoorText.preferred(request.headers[.acceptLanguage])
+            guard let session = await sessions.session(sessionID(request)), let person = session.person, let mirrors = settings.mirrors else {
+                return Self.redirect("/")
+            }
+            let whose = person.network + "\n" + person.account
+            switch await imports.progress(for: whose) {
+            case .none: return Self.redirect("/me")
+            case .finished(let outcome): return Self.html(outcome.status, outcome.html)
+            case .running(let since):
+                let archived = try? await mirrors.archiveCount(of: person)
+                let seconds = max(0, Int(settings.clock.now().timeIntervalSince(since)))
+                return Self.html(.ok, DoorPages.importing(text, seconds: seconds, archived: archived ?? nil))
+            }
         }
         // The preview: read-only, their own mirror's, found by their session alone.
         router.get("/mirror/preview") { request, _ in

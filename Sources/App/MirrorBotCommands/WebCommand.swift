@@ -43,7 +43,18 @@ struct WebCommand: AsyncParsableCommand {
     @Option(help: "Start that clock at this time (ISO 8601), for rehearsals (as `fleet --start-time`).")
     var startTime: String?
 
-    func validate() throws { try StartCommand.validateRehearsal(speed: speed, startTime: startTime) }
+    @Option(
+        help:
+            "How many seconds an archive's upload waits for its import before its answer shows the import's progress instead (a platform's router ends a longer answer: Heroku's at 30 s)."
+    )
+    var importWait: Double = 20
+
+    func validate() throws {
+        try StartCommand.validateRehearsal(speed: speed, startTime: startTime)
+        guard importWait >= 0, importWait <= 25 else {
+            throw ValidationError("--import-wait is 0 to 25 seconds (Heroku's router ends an answer that takes 30 s), not \(importWait).")
+        }
+    }
 
     func run() async throws {
         let environment = try EnvironmentFile.processEnvironment()
@@ -77,6 +88,7 @@ struct WebCommand: AsyncParsableCommand {
                 Set(door.servers.compactMap { URL(string: $0.contains("://") ? $0 : "https://" + $0).map(FleetServers.name(of:)) }))
         }
         settings.behindRouter = listening.behindRouter
+        settings.importAnswerWithin = .milliseconds(Int(importWait * 1000))
         settings.visibilityNetworks = Set(
             NetworkRegistry.webSignIns.map(\.definition).filter { $0.variableNames.contains("POST_VISIBILITY") }.map(\.key))
         settings.archiveFiles = Dictionary(NetworkRegistry.exportFormats.map { ($0.network, $0.fileNames) }) { first, _ in first }
