@@ -381,6 +381,15 @@ struct FrontDoorFleetProcessTests {
                             func keys() async throws -> Int { try await redis.pipeline([["KEYS", name + ":*"]])[0].arrayValue?.count ?? -1 }
                             let keysBefore = try await keys()
                             #expect(keysBefore > 0, "the mirror's word counts in Redis")
+                            // Her two tokens, as the mirror keeps them (sealed), live until the deletion takes them back.
+                            let tokens = try await PostgresStoreSet(url: database, logger: TestServers.logger).withRunningAsPool { pool in
+                                let registry = PostgresFleetRegistry(database: PostgresStoreSet(sharing: pool, schema: pool.schema ?? "public"))
+                                let settings = try FleetKey(text: fleet["FLEET_KEY"]).open(
+                                    try #require(try await registry.bot(named: name)).sealedSettings, bot: name)
+                                return [settings["HUMAN_MASTODON_TOKEN"], settings["BOT_MASTODON_TOKEN"]].compactMap { $0 }
+                            }
+                            #expect(tokens.count == 2)
+                            for token in tokens { #expect(await server.isLive(token: token)) }
                             let unticked = try await alice.post("/mirror/delete", [("csrf", csrf)])
                             #expect(unticked.status == 400 && unticked.html.contains("nothing was deleted"))
                             let receipt = try await alice.post("/mirror/delete", [("csrf", csrf), ("confirm", "delete")])
@@ -398,7 +407,8 @@ struct FrontDoorFleetProcessTests {
                                 return count
                             }
                             #expect(schemas == 0, "a bot's schema left")
-                            #expect(receipt.html.contains("still approved on Mastodon"), "what was not done, said")
+                            #expect(receipt.html.contains("their approvals were taken back there"), "\(receipt.html)")
+                            for token in tokens { #expect(await !server.isLive(token: token), "a token the deletion left approved on the instance") }
                             // Signed out with it: her page is gone, and a new mirror starts from a new sign-in.
                             #expect(receipt.setCookie?.contains("Max-Age=0") == true)
                             #expect(try await alice.get("/me").location == "/")

@@ -118,7 +118,7 @@ struct DoorText: Sendable {
         running: "Running: a process of the fleet runs it now.", waiting: "Started: waiting for a process of the fleet to take it up.",
         start: "Start", pause: "Pause", deleteHeading: "Delete everything",
         deleteIntro:
-            "Deletes your mirror and everything it keeps of you: your archive, the word counts, its plans and likes, and both accounts' sign-ins as kept here. The bot's posts stay on the network, and the sign-ins stay approved there until you remove the app. You are signed out.",
+            "Deletes your mirror and everything it keeps of you: your archive, the word counts, its plans and likes, and both accounts' sign-ins as kept here. The bot's posts stay on the network. Where the network lets the door, both sign-ins are taken back there too; the receipt says if they were not (then remove the app there). You are signed out.",
         deleteConfirm: "Yes, delete my mirror and everything it keeps", delete: "Delete", deletedHeading: "Deleted",
         consentRecorded: "Your consent as recorded:", latelyHeading: "What it did lately", nothingYet: "Nothing yet: it posts at your kind of hours.",
         didPost: "Posted your post", didRemix: "Posted (a remix, or a post no longer in your archive)", didSkip: "Did not post",
@@ -159,7 +159,8 @@ struct DoorText: Sendable {
         create: "ミラーを作る(停止した状態で作られます)", yourMirror: "ミラーの投稿先:", pausedBecause: "停止中:",
         running: "動作中:フリートのプロセスが動かしています。", waiting: "開始済み:フリートのプロセスが引き受けるのを待っています。",
         start: "開始", pause: "停止", deleteHeading: "すべて削除",
-        deleteIntro: "ミラーと、ミラーが保持するあなたのすべて(アーカイブ、単語の数、予定、いいね、ここに保管した両アカウントのサインイン)を削除し、サインアウトします。ボットの投稿はネットワークに残り、アプリの連携はネットワーク側で解除するまで残ります。",
+        deleteIntro:
+            "ミラーと、ミラーが保持するあなたのすべて(アーカイブ、単語の数、予定、いいね、ここに保管した両アカウントのサインイン)を削除し、サインアウトします。ボットの投稿はネットワークに残ります。ネットワークが許す場合は両方のサインインの連携もそこで解除します。解除できなかった場合は受領書に書かれます(そのときはネットワーク側でアプリを解除してください)。",
         deleteConfirm: "はい、ミラーと保持されているすべてを削除します", delete: "削除", deletedHeading: "削除しました", consentRecorded: "記録された同意:",
         latelyHeading: "最近の動き", nothingYet: "まだありません。あなたらしい時間に投稿します。", didPost: "あなたの投稿を投稿", didRemix: "投稿(リミックス、またはアーカイブにない投稿)",
         didSkip: "投稿せず", didAnswer: "メンションに返信", didNotAnswer: "メンションに返信せず", didLike: "いいね", seeIt: "見る",

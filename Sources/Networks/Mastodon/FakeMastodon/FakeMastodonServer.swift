@@ -114,6 +114,8 @@ public final class FakeMastodonServer: Sendable {
     /// `{"error":"The access token was revoked"}`, and the streams opened with one end. Returns how many were live.
     @discardableResult
     public func revokeAuthorizations(of accountID: String) async -> Int { await world.revokeAuthorizations(of: accountID) }
+    /// Whether `token` is known and not revoked.
+    public func isLive(token: String) async -> Bool { await world.isLive(token: token) }
 
     /// The applications registered through `POST /api/v1/apps`, each with its redirect URIs and scopes.
     public func registeredApplications() async -> [(name: String, redirectURIs: [String], scopes: [String])] {

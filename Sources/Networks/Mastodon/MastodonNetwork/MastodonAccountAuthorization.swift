@@ -4,6 +4,7 @@ import HTTPCore
 public import Logging
 import MastodonAPI
 public import SocialNetwork
+import Stores
 
 /// `mirror_bot auth mastodon`: OAuth 2's authorization code flow with PKCE on the account's instance, for a command
 /// line. mirror_bot registers itself as an application with the scopes the account needs (`POST /api/v1/apps`); the
@@ -105,15 +106,72 @@ public struct MastodonAccountAuthorization: PendingAuthorization {
         var base = instance.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
         let prefix = account.environmentPrefix
+        // At the front door, the application the token was made for is kept with the mirror (sealed), so that deleting
+        // the mirror takes the token back; a command line's token is the .env's owner's to revoke.
+        var keeping: SignInKeeping?
+        var release: (@Sendable () async -> Bool)?
+        if redirectURI != Self.outOfBandRedirect {
+            let kept = try? String(decoding: JSONEncoder().encode(KeptApplication(application)), as: UTF8.self)
+            let (account, key) = (account, Self.keptApplicationKey(account))
+            if let kept { keeping = { state, sealer in try await state.setValue(try sealer.seal(kept), of: key) } }
+            let (client, instance, application) = (client, instance, application)
+            release = { await Self.revoke(token.accessToken, of: KeptApplication(application), at: instance, as: account, client: client) }
+        }
         return AuthorizedAccount(
             handle: user.acct, userID: user.id, networkAccount: "\(user.id)@\(FleetServers.name(of: instance))",
-            variables: [(prefix + "MASTODON_URL", base), (prefix + "MASTODON_TOKEN", token.accessToken)])
+            variables: [(prefix + "MASTODON_URL", base), (prefix + "MASTODON_TOKEN", token.accessToken)], keeping: keeping, release: release)
     }
 
     /// Revokes a token that will not be handed over, so that no unused token is left acting as the account.
     private func revoke(_ token: MastodonToken) async {
-        _ = try? await client.send(
-            RevokeToken(clientID: application.clientID, clientSecret: application.clientSecret, token: token.accessToken),
-            to: instance, token: nil, as: account)
+        _ = await Self.revoke(token.accessToken, of: KeptApplication(application), at: instance, as: account, client: client)
+    }
+
+    /// The application a front door's sign-in made its token for: what revokes the token (`POST /oauth/revoke` takes
+    /// the application's id and secret).
+    struct KeptApplication: Codable, Sendable {
+        var clientID: String
+        var clientSecret: String
+
+        init(_ application: MastodonCredentialApplication) {
+            clientID = application.clientID
+            clientSecret = application.clientSecret
+        }
+    }
+
+    /// The state's key under which the front door keeps, sealed, the application `account` signed in with.
+    static func keptApplicationKey(_ account: Account) -> String { "mastodon.sign_in_application.\(account.rawValue)" }
+
+    /// Revokes `token` on `instance` as the application it was made for; whether the instance took it back.
+    static func revoke(_ token: String, of application: KeptApplication, at instance: URL, as account: Account, client: MastodonClient) async -> Bool
+    {
+        (try? await client.send(
+            RevokeToken(clientID: application.clientID, clientSecret: application.clientSecret, token: token), to: instance, token: nil,
+            as: account)) != nil
+    }
+
+    /// Revokes, at deletion, the tokens of the accounts `access` names whose application the front door kept in `state`
+    /// (sealed with `sealer`); the accounts whose token the instance took back.
+    static func releaseKept(
+        _ access: [(Account, MastodonAccess?)], state: any BotState, sealer: any SecretSealer, logger: Logger
+    ) async -> [Account] {
+        let client = MastodonClient(configuration: .init(accounts: [:], maxAttempts: 2), logger: logger)
+        var released: [Account] = []
+        for case (let account, let access?) in access {
+            guard let sealed = try? await state.value(of: keptApplicationKey(account)) else { continue }
+            guard let text = try? sealer.open(sealed), let application = try? JSONDecoder().decode(KeptApplication.self, from: Data(text.utf8))
+            else {
+                logger.warning("Mastodon: the \(account)'s kept application cannot be opened: its token stays approved until its owner removes it")
+                continue
+            }
+            if await revoke(access.token, of: application, at: access.instance, as: account, client: client) {
+                released.append(account)
+            } else {
+                logger.warning(
+                    "Mastodon: the \(account)'s token could not be revoked on \(access.instance.host() ?? "its instance"): it stays approved until its owner removes it"
+                )
+            }
+        }
+        return released
     }
 }

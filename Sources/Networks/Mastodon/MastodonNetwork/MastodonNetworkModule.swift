@@ -261,6 +261,13 @@ public struct MastodonNetworkModule: NetworkModule {
     /// Signing in on Mastodon.
     public var personSignInCommand: String { "mirror_bot auth mastodon --account human" }
 
+    /// Each token the front door signed in revoked on its instance (`POST /oauth/revoke`, as the application kept
+    /// beside it); a token made by hand, or by `mirror_bot auth` (no application kept), is its owner's to revoke.
+    public func releaseKeptSignIns(state: any BotState, sealer: any SecretSealer, logger: Logger) async -> [Account] {
+        await MastodonAccountAuthorization.releaseKept(
+            [(.human, settings.human), (.bot, settings.bot)], state: state, sealer: sealer, logger: logger)
+    }
+
     /// `verify_credentials` with the person's token: their account id on their instance.
     public func verifyPerson(usageDays: any UsageDays, logger: Logger) async throws -> VerifiedPerson {
         guard let human = settings.human else { throw PersonSignInRefused("HUMAN_MASTODON_URL and HUMAN_MASTODON_TOKEN are not set") }
