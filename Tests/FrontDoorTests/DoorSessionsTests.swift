@@ -1,5 +1,6 @@
 import BotClock
 import Foundation
+import Synchronization
 import Testing
 
 @testable import FrontDoor
@@ -37,5 +38,43 @@ struct DoorSessionsTests {
         #expect(await sessions.count == 1 && late != lapsing)
         #expect(await sessions.session(lapsing) == nil)
         #expect(await sessions.count == 0)
+    }
+
+    @Test(
+        "A sign-in no mirror was made with is given back: the bot's replaced by another, a session closed, signed in anew or lapsed; one a mirror was made with is not"
+    )
+    func unusedSignInsGivenBack() async {
+        let clock = ManualBotClock(now: Date(timeIntervalSince1970: 1_795_000_000))
+        final class Given: Sendable { let list = Mutex<[String]>([]) }
+        let given = Given()
+        let sessions = DoorSessions(clock: clock) { signIns in given.list.withLock { $0 += signIns.map { $0.variables[0].value } } }
+        func signIn(_ name: String) -> DoorSignIn { DoorSignIn(variables: [("TOKEN", name)]) }
+        let person = DoorAccount(network: "mastodon", networkName: "Mastodon", handle: "alice", account: "1@social.example")
+        let bot = DoorAccount(network: "mastodon", networkName: "Mastodon", handle: "mirror", account: "2@social.example")
+
+        let alice = await sessions.signIn(person, with: signIn("alice-1"), replacing: nil)
+        await sessions.signInBot(bot, with: signIn("bot-1"), in: alice)
+        await sessions.signInBot(bot, with: signIn("bot-2"), in: alice)
+        #expect(given.list.withLock { $0 } == ["bot-1"], "the bot's first sign-in, replaced")
+        // Signed in anew in the same browser: both unused sign-ins of the old session go.
+        let again = await sessions.signIn(person, with: signIn("alice-2"), replacing: alice)
+        #expect(given.list.withLock { $0 }.sorted() == ["alice-1", "bot-1", "bot-2"])
+        // Made into a mirror: nothing to give back when it closes.
+        await sessions.dropSignIns(in: again)
+        await sessions.close(again)
+        #expect(given.list.withLock { $0 }.count == 3)
+        // Closed (signed out) before a mirror was made: given back.
+        let closed = await sessions.signIn(person, with: signIn("alice-3"), replacing: nil)
+        await sessions.close(closed)
+        #expect(given.list.withLock { $0 }.last == "alice-3")
+        // Lapsed: given back at the sweep.
+        _ = await sessions.signIn(person, with: signIn("alice-4"), replacing: nil)
+        clock.advance(by: DoorSessions.lifetime + DoorSessions.sweepInterval + 1)
+        _ = await sessions.session(nil)
+        #expect(given.list.withLock { $0 }.last == "alice-4")
+        // The operator's sign-in in the same browser keeps the person's sign-ins: nothing given back.
+        let operatorBrowser = await sessions.signIn(person, with: signIn("alice-5"), replacing: nil)
+        _ = await sessions.signInOperator(replacing: operatorBrowser)
+        #expect(given.list.withLock { $0 }.last == "alice-4")
     }
 }

@@ -230,4 +230,37 @@ struct DoorImportProcessTests {
             }
         }
     }
+
+    @Test("Sign-ins no mirror was made with are taken back on the instance: the bot's signed in again, and a person who signs out before making one")
+    func unusedSignInsRevoked() async throws {
+        let server = FakeMastodonServer(seed: FrontDoorFleetProcessTests.seed())
+        try await server.withRunning { instance in
+            try await TestServers.withScratchDatabase("doorunused") { database in
+                try await FrontDoorFleetProcessTests.withDoor(database) { _, _, process, door in
+                    try await DoorBrowser.with(door) { alice in
+                        let (persons, bots) = (await server.liveTokens(of: "100"), await server.liveTokens(of: "200"))
+                        _ = try await FrontDoorFleetProcessTests.signIn(alice, account: "person", on: instance, as: "100", server: server)
+                        _ = try await FrontDoorFleetProcessTests.signIn(alice, account: "bot", on: instance, as: "200", server: server)
+                        #expect(await server.liveTokens(of: "200") == bots + 1)
+                        // The bot's account signed in again: the first grant is taken back, the second kept.
+                        _ = try await FrontDoorFleetProcessTests.signIn(alice, account: "bot", on: instance, as: "200", server: server)
+                        #expect(
+                            try await FleetProcessTests.waitUntil { await server.liveTokens(of: "200") == bots + 1 },
+                            "the replaced bot sign-in's token revoked within the wait")
+                        // Signed out before making a mirror: both grants taken back.
+                        let csrf = try #require(try await alice.get("/me").csrf)
+                        #expect(try await alice.post("/sign-out", [("csrf", csrf)]).status == 303)
+                        #expect(
+                            try await FleetProcessTests.waitUntil {
+                                let person = await server.liveTokens(of: "100")
+                                let bot = await server.liveTokens(of: "200")
+                                return person == persons && bot == bots
+                            }, "every unused token revoked within the wait")
+                    }
+                    kill(process.process.processIdentifier, SIGTERM)
+                    #expect(try await process.waitForExit(within: .seconds(30)).status == 0, "\(process.tail)")
+                }
+            }
+        }
+    }
 }

@@ -8,11 +8,14 @@ public struct DoorSignIn: Sendable {
     public var variables: [(name: String, value: String)]
     /// How the sign-in is kept in the mirror's store, sealed; nil where the variables are all of it.
     public var keeping: SignInKeeping?
+    /// Takes the sign-in's grant back on the network, where it can be: what becomes of a sign-in no mirror was made with.
+    public var release: (@Sendable () async -> Bool)?
 
     /// A sign-in from its parts.
-    public init(variables: [(name: String, value: String)], keeping: SignInKeeping? = nil) {
+    public init(variables: [(name: String, value: String)], keeping: SignInKeeping? = nil, release: (@Sendable () async -> Bool)? = nil) {
         self.variables = variables
         self.keeping = keeping
+        self.release = release
     }
 }
 

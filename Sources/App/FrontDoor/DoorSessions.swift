@@ -54,8 +54,36 @@ actor DoorSessions {
     private var sessions: [String: DoorSession] = [:]
     private var lastSweep = Date.distantPast
     private let clock: any BotClock
+    /// What becomes of sign-ins no mirror was made with, as their session ends (closed, lapsed, signed in anew) or the
+    /// bot's account is signed in again: given back where the network takes them back.
+    private let giveBack: @Sendable ([DoorSignIn]) -> Void
 
-    init(clock: any BotClock) { self.clock = clock }
+    init(clock: any BotClock, giveBack: @escaping @Sendable ([DoorSignIn]) -> Void = DoorSessions.releaseInBackground) {
+        self.clock = clock
+        self.giveBack = giveBack
+    }
+
+    /// Releases `signIns` where they can be, beside whatever asked (a network that does not answer delays nobody).
+    static func releaseInBackground(_ signIns: [DoorSignIn]) {
+        let releases = signIns.compactMap(\.release)
+        guard !releases.isEmpty else { return }
+        Task { for release in releases { _ = await release() } }
+    }
+
+    /// Gives back what `session` signed in and no mirror was made with.
+    private func discard(_ session: DoorSession?) {
+        guard let session else { return }
+        let unused = [session.personSignIn, session.botSignIn].compactMap { $0 }
+        if !unused.isEmpty { giveBack(unused) }
+    }
+
+    /// Removes the sessions `lapsed` picks, giving back what they signed in.
+    private func remove(where lapsed: (DoorSession) -> Bool) {
+        for (id, session) in sessions where lapsed(session) {
+            sessions[id] = nil
+            discard(session)
+        }
+    }
 
     /// How many sessions are kept now (lapsed ones included until the next sweep).
     var count: Int { sessions.count }
@@ -73,12 +101,13 @@ actor DoorSessions {
         let now = clock.now()
         // Lapsed sessions are swept a minute apart, not on every request (a page costs a look-up, not a pass over all).
         if now.timeIntervalSince(lastSweep) >= Self.sweepInterval {
-            sessions = sessions.filter { $0.value.expires > now }
+            remove { $0.expires <= now }
             lastSweep = now
         }
         guard let id, var session = sessions[id] else { return nil }
         guard session.expires > now else {
             sessions[id] = nil
+            discard(session)
             return nil
         }
         session.expires = now.addingTimeInterval(Self.lifetime)
@@ -91,12 +120,15 @@ actor DoorSessions {
     func open() -> (id: String, session: DoorSession) {
         if sessions.count >= Self.maxSessions {
             let now = clock.now()
-            sessions = sessions.filter { $0.value.expires > now }
+            remove { $0.expires <= now }
             if sessions.count >= Self.maxSessions {
                 let byEnd = sessions.sorted {
                     ($0.value.person == nil ? 0 : 1, $0.value.expires) < ($1.value.person == nil ? 0 : 1, $1.value.expires)
                 }
-                for (id, _) in byEnd.prefix(max(1, Self.maxSessions / 10)) { sessions[id] = nil }
+                for (id, session) in byEnd.prefix(max(1, Self.maxSessions / 10)) {
+                    sessions[id] = nil
+                    discard(session)
+                }
             }
         }
         let session = DoorSession(csrf: Self.token(), expires: clock.now().addingTimeInterval(Self.lifetime))
@@ -136,6 +168,7 @@ actor DoorSessions {
     /// before the sign-in is worth nothing after it), with a new CSRF token; the invitation the visitor brought is kept.
     func signIn(_ person: DoorAccount, with signIn: DoorSignIn, replacing id: String?) -> String {
         let old = id.flatMap { sessions.removeValue(forKey: $0) }
+        discard(old)
         let (newID, _) = open()
         sessions[newID]?.person = person
         sessions[newID]?.personSignIn = signIn
@@ -146,6 +179,7 @@ actor DoorSessions {
 
     /// Notes the bot's account the person of session `id` signed in, with what its sign-in gave.
     func signInBot(_ bot: DoorAccount, with signIn: DoorSignIn, in id: String) {
+        if let replaced = sessions[id]?.botSignIn { giveBack([replaced]) }
         sessions[id]?.bot = bot
         sessions[id]?.botSignIn = signIn
     }
@@ -178,6 +212,6 @@ actor DoorSessions {
     /// Signs the operator out of session `id`, whose person stays signed in.
     func signOutOperator(in id: String) { sessions[id]?.isOperator = false }
 
-    /// Ends the session `id`.
-    func close(_ id: String) { sessions[id] = nil }
+    /// Ends the session `id`, giving back what it signed in and no mirror was made with.
+    func close(_ id: String) { discard(sessions.removeValue(forKey: id)) }
 }

@@ -483,7 +483,7 @@ public struct FrontDoorServer: Service {
                 var fields: [String: String] = [:]
                 for (name, value) in query { fields[String(name)] = String(value) }
                 let authorized = try await started.pending.finish(callback: fields)
-                let signIn = DoorSignIn(variables: authorized.variables, keeping: authorized.keeping)
+                let signIn = DoorSignIn(variables: authorized.variables, keeping: authorized.keeping, release: authorized.release)
                 let account = DoorAccount(
                     network: started.network, networkName: started.networkName, handle: authorized.handle, account: authorized.networkAccount)
                 if started.account == .bot {

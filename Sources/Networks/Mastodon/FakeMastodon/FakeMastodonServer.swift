@@ -116,6 +116,8 @@ public final class FakeMastodonServer: Sendable {
     public func revokeAuthorizations(of accountID: String) async -> Int { await world.revokeAuthorizations(of: accountID) }
     /// Whether `token` is known and not revoked.
     public func isLive(token: String) async -> Bool { await world.isLive(token: token) }
+    /// How many tokens of `accountID` are live (known and not revoked).
+    public func liveTokens(of accountID: String) async -> Int { await world.liveTokens(of: accountID) }
 
     /// The applications registered through `POST /api/v1/apps`, each with its redirect URIs and scopes.
     public func registeredApplications() async -> [(name: String, redirectURIs: [String], scopes: [String])] {

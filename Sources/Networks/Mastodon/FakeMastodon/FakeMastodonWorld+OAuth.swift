@@ -110,6 +110,9 @@ extension FakeMastodonWorld {
     /// streaming server is told to end it).
     func isLive(token: String) -> Bool { accessTokens[token].map { !$0.revoked } ?? false }
 
+    /// How many tokens of `accountID` are live.
+    func liveTokens(of accountID: String) -> Int { accessTokens.values.count { $0.accountID == accountID && !$0.revoked } }
+
     /// Revokes the live tokens `matches` picks, and wakes the open streams so that theirs end; returns how many.
     @discardableResult
     private func revokeTokens(where matches: (String) -> Bool) -> Int {
