@@ -1,4 +1,5 @@
 import Foundation
+import Stores
 import Testing
 
 @testable import FrontDoor
@@ -82,5 +83,37 @@ struct DoorPagesTests {
         #expect(FrontDoorServer.choices(form, offersVisibility: false)?.visibility == nil)
         #expect(FrontDoorServer.choices(form.merging(["visibility": "direct"]) { $1 }, offersVisibility: true) == nil)
         #expect(FrontDoorServer.choices(form, offersVisibility: false)?.blockedWords == ["a", "b"])
+    }
+
+    @Test(
+        "Why it did not post or answer, in Japanese where the recorded wording is known (its times, counts and names carried over), as recorded otherwise; in English as recorded"
+    )
+    func reasonsInJapanese() {
+        let cases: [(String, String)] = [
+            ("missed: the bot was not running at 08:15 (42 minutes ago)", "見送り: 08:15 にミラーが動いていませんでした(42 分前)"),
+            (
+                "paused by the person (posting since 2026-11-29 07:00; a mention of the bot from their account saying \"resume\" or 「再開」 ends it)",
+                "あなたが投稿を一時停止しています(2026-11-29 07:00 から)。ボットに「再開」とメンションすると再開します"
+            ),
+            ("interrupted while posting; the post may or may not exist, so it is not sent again", "投稿の途中で中断されました。投稿されたか分からないため、もう一度は送りません"),
+            ("Mastodon refused 3 picks (duplicates, or too long)", "Mastodon が候補 3 件を断りました(重複、または長すぎ)"),
+            (
+                "Nothing to post at 09:00: the archive has no postable tweet (empty, all posted in the last 30 days, or all mention someone). Run `mirror_bot train scheduler` or `mirror_bot import`.",
+                "投稿できるものがありません。アーカイブに今使える投稿がありません(空、最近投稿した、他の人へのメンション、使わない言葉など)"
+            ),
+            ("already answered @bob 3 times in the last hour", "この1時間に @bob へすでに 3 回返信しました"),
+            ("no past reply of the human to this user", "この人へのあなたの過去の返信がありません"),
+            ("a reason nobody translated", "a reason nobody translated"),
+        ]
+        for (english, japanese) in cases {
+            #expect(DoorReasons.inJapanese(english) == japanese, "\(english)")
+            #expect(DoorReasons.shown(english, in: .english) == english)
+        }
+        // The stores' own sentences, as they are recorded.
+        for recorded in [PlanSlot.interruptedReason, MentionState.interruptedReason] {
+            #expect(DoorReasons.inJapanese(recorded) != recorded, "\(recorded): its wording changed, and the door no longer knows it")
+        }
+        let action = DoorMirror.Action(kind: .skipped, at: "2026-11-29 08:15", text: nil, link: nil, reason: cases[0].0)
+        #expect(DoorPages.lately(.japanese, action).contains("(見送り: 08:15 にミラーが動いていませんでした(42 分前))"))
     }
 }

@@ -126,6 +126,19 @@ struct DoorOperatorProcessTests {
                                 #expect(try await operatorBrowser.post("/operator/resume", [("csrf", token), ("bot", name)]).status == 303)
                                 #expect(!(try await alice.get("/me").html.contains("Paused")))
 
+                                // Paused by the operator, she pauses it too: when the operator lifts theirs, hers stays.
+                                #expect(try await operatorBrowser.post("/operator/pause", [("csrf", token), ("bot", name)]).status == 303)
+                                let underOperator = try await alice.get("/me")
+                                #expect(
+                                    underOperator.html.contains("action=\"/mirror/pause\"")
+                                        && !underOperator.html.contains("action=\"/mirror/start\""),
+                                    "\(underOperator.html)")
+                                #expect(try await alice.post("/mirror/pause", [("csrf", aliceToken)]).status == 303)
+                                #expect(!(try await alice.get("/me").html.contains("action=\"/mirror/pause\"")), "paused by her too")
+                                #expect(try await operatorBrowser.post("/operator/resume", [("csrf", token), ("bot", name)]).status == 303)
+                                #expect(try await alice.get("/me").html.contains("Paused: paused by its person"))
+                                #expect(try await alice.post("/mirror/start", [("csrf", aliceToken)]).status == 303)
+
                                 // She pauses it herself; the operator's pause goes over hers, and their resume gives hers back.
                                 #expect(try await alice.post("/mirror/pause", [("csrf", aliceToken)]).status == 303)
                                 let byHand = try await MirrorBotProcess.run(["bots", "pause", name], environment: fleet)
@@ -155,7 +168,8 @@ struct DoorOperatorProcessTests {
                                 let lines = Self.audit(in: last.html)
                                 let expected = [
                                     "withdrew an invitation", "made an invitation", "mirror_bot bots on .*: resumed \(name)",
-                                    "mirror_bot bots on .*: paused \(name)", "resumed \(name)", "paused \(name)", "made an invitation", "signed in",
+                                    "mirror_bot bots on .*: paused \(name)", "resumed \(name)", "paused \(name)", "resumed \(name)", "paused \(name)",
+                                    "made an invitation", "signed in",
                                 ]
                                 #expect(lines.count == expected.count, "\(lines)")
                                 for (line, pattern) in zip(lines, expected) {

@@ -220,6 +220,10 @@ struct FleetRegistryTests {
             // Its mirror could not be made: given back, open again.
             try await registry.returnInvitation(codeDigest: alice)
             #expect(try await registry.isOpenInvitation(codeDigest: alice))
+            #expect(try await registry.useInvitation(codeDigest: alice, for: "door-9"))
+            #expect(try await !registry.withdrawInvitation(first.id), "used: its record stays")
+            try await registry.forgetName(of: "door-9")
+            #expect(try await registry.invitations().first { $0.id == first.id }?.usedFor == nil, "a deleted bot's name forgotten")
             #expect(try await registry.withdrawInvitation(second.id))
             #expect(try await !registry.withdrawInvitation(second.id))
             #expect(try await !registry.useInvitation(codeDigest: bob, for: "door-4"), "withdrawn")
@@ -244,6 +248,13 @@ struct FleetRegistryTests {
             _ = try await registry.add(name: "alice", network: "mastodon", sealedSettings: Data([1]))
             let added = try #require(try await registry.bot(named: "alice")?.createdAt)
             #expect(abs(added.timeIntervalSinceNow) < 60)
+            // A pause changed only while it is still what was read.
+            #expect(try await registry.setPaused("alice", reason: "paused by its person", ifStill: nil))
+            #expect(try await !registry.setPaused("alice", reason: "stopped: a failure", ifStill: nil), "a person's pause is not overwritten")
+            #expect(try await registry.bot(named: "alice")?.pauseReason == "paused by its person")
+            #expect(try await registry.setPaused("alice", reason: nil, ifStill: "paused by its person"))
+            try await registry.forgetName(of: "alice")
+            #expect(try await registry.auditLog(limit: 10).allSatisfy { $0.bot == nil }, "a deleted bot's name forgotten")
         }
     }
 }

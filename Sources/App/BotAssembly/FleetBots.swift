@@ -250,33 +250,46 @@ public struct FleetBots: Sendable {
         return FleetDoorOperations.isPersonsPause(persons) ? persons : nil
     }
 
+    /// Changes the bot `name`'s pause as `change` says from the pause it has (`.none`: it stays), in one conditional
+    /// statement, read again and tried again while another change comes first. Returns the pause it had and whether it
+    /// changed; nil when there is no such bot.
+    public func changePause(
+        of name: String, _ change: (String?) throws -> String??
+    ) async throws -> (had: String?, changed: Bool)? {
+        try await withRegistry { registry in
+            for _ in 0..<5 {
+                guard let bot = try await registry.bot(named: name) else { return nil }
+                guard let new = try change(bot.pauseReason) else { return (bot.pauseReason, false) }
+                if try await registry.setPaused(name, reason: new, ifStill: bot.pauseReason) { return (bot.pauseReason, true) }
+            }
+            throw FleetResumeRefused(name: name, reason: "changed by someone else meanwhile, five times: try again")
+        }
+    }
+
     /// Pauses the bot `name` for `actor` (`reason`: why, by default `bots pause`'s), recorded in the audit log; false when
     /// there is none. A pause already there stays (an operator's or a failure's) or goes under this one (a person's
     /// own, which comes back when the operator resumes).
     public func pause(_ name: String, reason: String = FleetBots.pausedByHand, by actor: String = FleetBots.commandActor) async throws -> Bool {
-        let changed = try await withRegistry { registry -> Bool? in
-            guard let bot = try await registry.bot(named: name) else { return nil }
-            guard let paused = Self.pause(reason, over: bot.pauseReason) else { return false }
-            try await registry.setPaused(name, reason: paused)
-            return true
+        guard let (_, changed) = try await changePause(of: name, { current in Self.pause(reason, over: current).map { .some($0) } }) else {
+            return false
         }
-        guard let changed else { return false }
         if changed { await audit("paused", bot: name, by: actor) }
         return true
     }
 
     /// Lifts the operator's pause, or a failure's, from the bot `name` for `actor`, recorded in the audit log (a pause of
-    /// its person's under it comes back); false when there is none. A front door's mirror its person paused, or never
-    /// started, is theirs to start: that throws `FleetResumeRefused`.
+    /// its person's under it comes back); false when there is none. A front door's mirror its person paused, never
+    /// started, or is deleting, is theirs: that throws `FleetResumeRefused`.
     public func resume(_ name: String, by actor: String = FleetBots.commandActor) async throws -> Bool {
-        let lifted = try await withRegistry { registry -> String?? in
-            guard let bot = try await registry.bot(named: name) else { return .none }
-            guard let current = bot.pauseReason else { return .some(nil) }
-            try await registry.setPaused(name, reason: try Self.resumed(name, from: current))
-            return .some(current)
-        }
-        guard let lifted else { return false }
-        if let reason = lifted { await audit("resumed", bot: name, detail: "it was \(reason)", by: actor) }
+        guard
+            let (had, changed) = try await changePause(
+                of: name,
+                { current in
+                    guard let current else { return .none }
+                    return .some(try Self.resumed(name, from: current))
+                })
+        else { return false }
+        if changed, let had { await audit("resumed", bot: name, detail: "it was \(had)", by: actor) }
         return true
     }
 }

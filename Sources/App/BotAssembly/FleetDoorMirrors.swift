@@ -64,9 +64,13 @@ public struct FleetDoorMirrors: DoorMirrors {
                 likes: configuration.behaviour.likes != .off,
                 visibility: try key.open(bot.sealedSettings, bot: bot.name)["POST_VISIBILITY"].flatMap(MirrorChoices.Visibility.init),
                 blockedWords: configuration.consent.blockedWords)
-            return DoorMirror(
+            var shown = DoorMirror(
                 bot: consent?.botAccount ?? bot.name, pausedBecause: bot.pauseReason.map(Self.shown), isRunning: running && bot.pauseReason == nil,
                 consent: consent?.summary, lately: try await lately(of: bot, stores: stores, configuration: configuration), choices: choices)
+            // Paused by someone else, and not by them too: they may pause it as well, so that it stays paused after.
+            shown.canPause = bot.pauseReason.map { !Self.isHeldByItsPerson($0) } ?? true
+            shown.canStart = bot.pauseReason.map(Self.personsReasons.contains) ?? false
+            return shown
         }
     }
 
@@ -156,10 +160,10 @@ public struct FleetDoorMirrors: DoorMirrors {
             throw DoorMirrorRefused("Your mirror could not be made from these sign-ins: \(error.withoutValues.description)")
         }
         logger.notice("fleet: the bot \(name) was made at the front door for a person on \(person.networkName), paused until they start it")
-        guard let mirror = try await mirror(of: person) else {
-            throw DoorMirrorRefused("Your mirror was made, then could not be read: open your page again.")
-        }
-        return mirror
+        // Made: nothing after this throws (the sign-ins and the invitation are the mirror's now).
+        if let mirror = try? await mirror(of: person) { return mirror }
+        logger.warning("fleet: the bot \(name) was made, then could not be read back; its person's page reads it again")
+        return DoorMirror(bot: "@\(bot.handle)", pausedBecause: Self.notStartedYet, isRunning: false, consent: nil)
     }
 
     public func change(_ choices: MirrorChoices, of person: DoorAccount) async throws -> DoorMirror? {
@@ -186,6 +190,11 @@ public struct FleetDoorMirrors: DoorMirrors {
         ["POST_VISIBILITY": choices.visibility?.rawValue ?? "", "BLOCKED_WORDS": choices.blockedWords.joined(separator: ",")]
     }
 
+    /// Whether the pause `reason` holds the person's own (theirs, or the operator's or a failure's over theirs).
+    static func isHeldByItsPerson(_ reason: String) -> Bool {
+        personsReasons.contains(reason) || personsReasons.contains { reason.hasSuffix(FleetBots.under + $0) }
+    }
+
     /// The reasons a person may lift: their own pause, and the one a mirror is made with.
     static let personsReasons: Set<String> = [notStartedYet, pausedByItsPerson]
 
@@ -197,17 +206,15 @@ public struct FleetDoorMirrors: DoorMirrors {
 
     public func setPaused(_ paused: Bool, of person: DoorAccount) async throws -> DoorMirror? {
         let name = Self.botName(of: person)
-        let lifted = try await bots.withRegistry { registry -> Bool? in
-            guard let bot = try await registry.bot(named: name) else { return nil }
-            // A person starts what they paused, or what was never started; an operator's pause, or a failure's, is
-            // the operator's to lift.
-            if let reason = bot.pauseReason, !Self.personsReasons.contains(reason) {
-                if paused { return true }
-                throw DoorMirrorRefused("Your mirror was paused by the operator or after a failure: only the operator can start it again.")
-            }
-            return try await registry.setPaused(name, reason: paused ? Self.pausedByItsPerson : nil)
+        // A person starts what they paused, or what was never started; an operator's pause, or a failure's, is the
+        // operator's to lift, and the person's own pause goes under it (it stays when the operator lifts theirs).
+        let changed = try await bots.changePause(of: name) { current -> String?? in
+            guard let current else { return paused ? .some(Self.pausedByItsPerson) : .none }
+            if Self.personsReasons.contains(current) { return paused ? .none : .some(nil) }
+            if paused { return Self.isHeldByItsPerson(current) ? .none : .some(current + FleetBots.under + Self.pausedByItsPerson) }
+            throw DoorMirrorRefused("Your mirror was paused by the operator or after a failure: only the operator can start it again.")
         }
-        guard lifted == true else { return nil }
+        guard changed != nil else { return nil }
         return try await mirror(of: person)
     }
 
@@ -487,6 +494,10 @@ public struct FleetDoorMirrors: DoorMirrors {
             keys = try await bots.remove(name: name)
         } catch FleetError.noSuchBot {
             return nil
+        }
+        // The name is made from the person's account: the operator's records keep what was done, not whose it was.
+        do { try await bots.withRegistry { try await $0.forgetName(of: name) } } catch {
+            logger.warning("fleet: the deleted bot's name could not be taken out of the audit log and the invitations (\(error))")
         }
         logger.notice(
             "fleet: the bot \(name) was deleted at its person's word from the front door (\(keys) word-count keys; sign-ins taken back on the network: \(released.isEmpty ? "none" : released.map(\.rawValue).joined(separator: ", ")))"

@@ -22,7 +22,7 @@ public struct FleetDoorOperations: DoorOperations {
     /// Why a bot the operator paused is.
     public static let pausedByTheOperator = "paused by the operator"
     /// What a refused invitation's person reads.
-    public static let invitationNotOpen = "This invitation was used already, withdrawn, or has expired: ask whoever gave it to you for another."
+    public static let invitationNotOpen = DoorMirrorRefused.invitationNotOpen.description
 
     /// The operations on `bots`' fleet.
     public init(bots: FleetBots, maxMirrors: Int, logger: Logger) {
@@ -35,7 +35,9 @@ public struct FleetDoorOperations: DoorOperations {
     public static func digest(ofInvitation code: String) -> Data { Data(SHA256.hash(data: Data(code.utf8))) }
 
     /// Whether the pause `reason` is a person's own, theirs to lift.
-    public static func isPersonsPause(_ reason: String?) -> Bool { reason.map(FleetDoorMirrors.personsReasons.contains) ?? false }
+    public static func isPersonsPause(_ reason: String?) -> Bool {
+        reason.map { FleetDoorMirrors.personsReasons.contains($0) || $0 == FleetDoorMirrors.beingDeleted } ?? false
+    }
 
     /// Whether the pause `reason` is one the fleet made after a failure (neither a person's nor an operator's).
     static func isFailure(_ reason: String) -> Bool {

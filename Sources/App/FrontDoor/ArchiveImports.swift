@@ -37,12 +37,16 @@ actor ArchiveImports {
 
     init(clock: any BotClock) { self.clock = clock }
 
-    /// Starts `work`, the import of `whose` (one at a time each: their upload slot says so), now.
-    func start(for whose: String, _ work: @escaping @Sendable () async -> Outcome) {
+    /// Starts `work`, the import of `whose` (one at a time each: their upload slot says so), now; `afterwards` runs once
+    /// its outcome is kept (what lets the person upload again: their next import never meets this one's outcome).
+    func start(for whose: String, _ work: @escaping @Sendable () async -> Outcome, afterwards: @escaping @Sendable () async -> Void = {}) {
         let now = clock.now()
         jobs = jobs.filter { $0.value.ended.map { now.timeIntervalSince($0) < Self.kept } ?? true }
         jobs[whose] = Job(started: now)
-        Task { self.finish(whose, with: await work()) }
+        Task {
+            self.finish(whose, with: await work())
+            await afterwards()
+        }
     }
 
     private func finish(_ whose: String, with outcome: Outcome) {
@@ -58,7 +62,7 @@ actor ArchiveImports {
                 jobs[whose] = nil
                 return outcome
             }
-            guard ContinuousClock.now < deadline else { return nil }
+            guard ContinuousClock.now < deadline, !Task.isCancelled else { return nil }
             try? await Task.sleep(for: .milliseconds(50))
         }
     }

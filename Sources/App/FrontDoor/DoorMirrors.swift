@@ -111,6 +111,10 @@ public struct DoorMirror: Sendable, Equatable {
     public var pausedBecause: String?
     /// Whether a process of the fleet runs it now.
     public var isRunning: Bool
+    /// Whether its person may pause it now: it runs, or someone else paused it and they have not (theirs stays after).
+    public var canPause = true
+    /// Whether its person may start it now: the pause is theirs alone.
+    public var canStart = false
     /// The person's consent as it is recorded, in a sentence.
     public var consent: String?
     /// What it did lately, newest first.
@@ -301,6 +305,10 @@ public struct DoorPreview: Sendable, Equatable {
 public struct DoorMirrorRefused: Error, CustomStringConvertible {
     /// The sentence.
     public var description: String
+
+    /// An invitation used already, withdrawn or expired.
+    public static let invitationNotOpen = DoorMirrorRefused(
+        "This invitation was used already, withdrawn, or has expired: ask whoever gave it to you for another.")
 
     /// A refusal saying `description`.
     public init(_ description: String) { self.description = description }

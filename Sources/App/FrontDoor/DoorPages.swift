@@ -256,9 +256,12 @@ enum DoorPages {
                 <h2>\(escaped(text.yourMirror)) \(escaped(mirror.bot))</h2>
                 <p role="status" id="mirror-state">\(escaped(state))</p>
                 """
-            body += form(
-                mirror.pausedBecause == nil ? "/mirror/pause" : "/mirror/start", csrf: csrf,
-                "<button type=\"submit\">\(escaped(mirror.pausedBecause == nil ? text.pause : text.start))</button>")
+            if mirror.canPause {
+                body += form("/mirror/pause", csrf: csrf, "<button type=\"submit\">\(escaped(text.pause))</button>")
+            }
+            if mirror.canStart {
+                body += form("/mirror/start", csrf: csrf, "<button type=\"submit\">\(escaped(text.start))</button>")
+            }
             body += "<p><a href=\"/mirror/preview\">\(escaped(text.previewLink))</a></p>"
             body += "<h2>\(escaped(text.latelyHeading))</h2>"
             if mirror.lately.isEmpty {
@@ -375,7 +378,7 @@ enum DoorPages {
             }
         var item = "<li><time>\(escaped(action.at))</time> \(escaped(what))"
         if let copied = action.text { item += ": <q>\(escaped(copied))</q>" }
-        if let reason = action.reason { item += " (\(escaped(reason)))" }
+        if let reason = action.reason { item += " (\(escaped(DoorReasons.shown(reason, in: text))))" }
         if let link = action.link, let url = URL(string: link), ["https", "http"].contains(url.scheme?.lowercased() ?? "") {
             item += " <a href=\"\(escaped(link))\" rel=\"noreferrer noopener\">\(escaped(text.seeIt))</a>"
         }
@@ -453,7 +456,7 @@ enum DoorPages {
                         + "</span>"
                 }
             } else {
-                body += "\(escaped(text.previewNothing)) \(escaped(sample.reason ?? ""))"
+                body += "\(escaped(text.previewNothing)) \(escaped(DoorReasons.shown(sample.reason ?? "", in: text)))"
             }
             body += "</li>"
         }

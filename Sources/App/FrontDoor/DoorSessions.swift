@@ -184,6 +184,22 @@ actor DoorSessions {
         sessions[id]?.botSignIn = signIn
     }
 
+    /// Takes the two sign-ins out of session `id` while its mirror is made (a sign-out meanwhile gives back nothing the
+    /// mirror now holds); nil when it has not both.
+    func takeSignIns(in id: String) -> (person: DoorSignIn, bot: DoorSignIn)? {
+        guard let person = sessions[id]?.personSignIn, let bot = sessions[id]?.botSignIn else { return nil }
+        sessions[id]?.personSignIn = nil
+        sessions[id]?.botSignIn = nil
+        return (person, bot)
+    }
+
+    /// Puts back the sign-ins `takeSignIns` took (no mirror was made with them); given back when the session is gone.
+    func putBack(_ signIns: (person: DoorSignIn, bot: DoorSignIn), in id: String) {
+        guard sessions[id] != nil else { return giveBack([signIns.person, signIns.bot]) }
+        sessions[id]?.personSignIn = signIns.person
+        sessions[id]?.botSignIn = signIns.bot
+    }
+
     /// Forgets the sign-ins' secrets of session `id` (its mirror keeps them sealed now), and the bot's account.
     func dropSignIns(in id: String) {
         sessions[id]?.personSignIn = nil
@@ -192,8 +208,8 @@ actor DoorSessions {
         sessions[id]?.invitation = nil
     }
 
-    /// Notes the invitation the browser of session `id` brought.
-    func noteInvitation(_ code: String, in id: String) { sessions[id]?.invitation = code }
+    /// Notes the invitation the browser of session `id` brought (nil: forgets it).
+    func noteInvitation(_ code: String?, in id: String) { sessions[id]?.invitation = code }
 
     /// Signs the operator in on the browser of session `id`: a new session id and CSRF token (an id known before is
     /// worth nothing after), keeping what the browser's person signed in.

@@ -538,9 +538,7 @@ public struct FrontDoorServer: Service {
         router.post("/mirror") { request, _ in
             try await Self.change(request, sessions: sessions, settings: settings, logger: logger) { mirrors, session, id, fields, text in
                 guard settings.signUp != .closed else { return Self.html(.forbidden, DoorPages.refused(text, text.signUpClosed)) }
-                guard let person = session.person, let bot = session.bot, let personSignIn = session.personSignIn,
-                    let botSignIn = session.botSignIn
-                else {
+                guard let person = session.person, let bot = session.bot, session.personSignIn != nil, session.botSignIn != nil else {
                     return Self.html(.badRequest, DoorPages.refused(text, "Sign in with both accounts first: yours, then the bot's."))
                 }
                 guard fields["agree"] == "yes" else {
@@ -556,10 +554,23 @@ public struct FrontDoorServer: Service {
                 }
                 let invitation = settings.signUp == .invitations ? session.invitation : nil
                 if settings.signUp == .invitations, invitation == nil { return Self.html(.forbidden, DoorPages.refused(text, text.byInvitation)) }
-                _ = try await mirrors.create(
-                    person: person, personSignIn: personSignIn, bot: bot, botSignIn: botSignIn, choices: choices, invitation: invitation,
-                    how: "the front door \(settings.publicURL.absoluteString) (\(person.networkName)'s sign-in in their browser)",
-                    now: settings.clock.now())
+                // Out of the session while the mirror is made: a sign-out meanwhile gives back nothing the mirror holds.
+                guard let signIns = await sessions.takeSignIns(in: id) else {
+                    return Self.html(.conflict, DoorPages.refused(text, "Your mirror is being made already: open your page."))
+                }
+                do {
+                    _ = try await mirrors.create(
+                        person: person, personSignIn: signIns.person, bot: bot, botSignIn: signIns.bot, choices: choices, invitation: invitation,
+                        how: "the front door \(settings.publicURL.absoluteString) (\(person.networkName)'s sign-in in their browser)",
+                        now: settings.clock.now())
+                } catch {
+                    await sessions.putBack(signIns, in: id)
+                    // An invitation that opens nothing is forgotten: the page asks for another.
+                    if let refused = error as? DoorMirrorRefused, refused.description == DoorMirrorRefused.invitationNotOpen.description {
+                        await sessions.noteInvitation(nil, in: id)
+                    }
+                    throw error
+                }
                 await sessions.dropSignIns(in: id)
                 logger.notice("web: a person made their mirror on \(person.networkName) (paused until they start it)")
                 return Self.redirect("/me")
@@ -653,11 +664,9 @@ public struct FrontDoorServer: Service {
             }
             // Imported beside the answer: a large archive's page would otherwise outlast a platform's router (Heroku
             // gives an answer 30 s); the answer waits for it a while, then shows its progress.
-            await imports.start(for: whose) {
-                let outcome = await Self.importOutcome(file, person: person, mirrors: mirrors, text: text, settings: settings, logger: logger)
-                await uploads.release(whose)
-                return outcome
-            }
+            await imports.start(
+                for: whose, { await Self.importOutcome(file, person: person, mirrors: mirrors, text: text, settings: settings, logger: logger) },
+                afterwards: { await uploads.release(whose) })
             if let outcome = await imports.outcome(for: whose, waitingUpTo: settings.importAnswerWithin) {
                 return Self.html(outcome.status, outcome.html)
             }

@@ -113,7 +113,7 @@ enum OperatorPages {
                 let state: String
                 var action = ""
                 if let used = invitation.usedAt {
-                    state = "used \(time(used)) for \(invitation.usedFor ?? "")"
+                    state = "used \(time(used)) for \(invitation.usedFor ?? "a mirror since deleted")"
                 } else if invitation.expiresAt <= now {
                     state = "expired \(time(invitation.expiresAt))"
                 } else {

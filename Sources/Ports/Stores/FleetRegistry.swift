@@ -20,6 +20,9 @@ public protocol FleetRegistry: Sendable {
     func bot(named name: String) async throws -> FleetBot?
     /// Pauses a bot (`reason` says why: the operator, or revoked tokens) or resumes it (nil); false when there is none.
     @discardableResult func setPaused(_ name: String, reason: String?) async throws -> Bool
+    /// Sets a bot's pause to `reason` only while it is still `current` (one statement: a change made meanwhile, a
+    /// person's pause, is never overwritten unseen); false when it was not (or there is no such bot).
+    func setPaused(_ name: String, reason: String?, ifStill current: String?) async throws -> Bool
     /// Replaces a bot's sealed settings, and lets go of its lease in the same statement (a new holder raises the fencing
     /// number): the process that runs it stops writing and lets it go at its next renewal, and the next round starts it
     /// with these settings. False when there is none.
@@ -63,7 +66,10 @@ public protocol FleetRegistry: Sendable {
     /// Gives back the invitation of that digest (the mirror it was used for could not be made): open again until it
     /// expires.
     func returnInvitation(codeDigest: Data) async throws
-    /// Withdraws the invitation `id` (its code no longer opens anything); false when there is none.
+    /// Forgets the name of the bot `name` where the audit log and the invitations keep it (its person deleted it: the
+    /// name is made from their account); what was done stays recorded.
+    func forgetName(of bot: String) async throws
+    /// Withdraws the invitation `id` (its code no longer opens anything); false when there is none unused.
     @discardableResult func withdrawInvitation(_ id: Int64) async throws -> Bool
 }
 

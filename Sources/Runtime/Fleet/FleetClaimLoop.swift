@@ -165,8 +165,12 @@ struct FleetBotService: Service {
             // The bot's failure is its own: paused with the reason, never tried again until someone resumes it.
             let reason = "stopped \(Date().formatted(.iso8601)): \(error)"
             do {
-                try await registry.setPaused(bot.name, reason: String(reason.prefix(500)))
-                logger.error("fleet: bot \(bot.name) paused: \(error)")
+                // Only a bot nobody paused meanwhile: a person's pause, or the operator's, stays theirs.
+                if try await registry.setPaused(bot.name, reason: String(reason.prefix(500)), ifStill: nil) {
+                    logger.error("fleet: bot \(bot.name) paused: \(error)")
+                } else {
+                    logger.error("fleet: bot \(bot.name) failed (\(error)) while it was being paused: its pause stays as it is")
+                }
             } catch let pausing {
                 logger.error(
                     "fleet: bot \(bot.name) failed (\(error)), and pausing it failed too (\(pausing)): it is tried again at a later claim")

@@ -138,6 +138,13 @@ public struct PostgresFleetRegistry: FleetRegistry {
             as: Int.self)).isEmpty
     }
 
+    public func setPaused(_ name: String, reason: String?, ifStill current: String?) async throws -> Bool {
+        !(try await database.rows(
+            "pausing or resuming \(name)",
+            "UPDATE fleet_bots SET pause_reason = \(reason) WHERE name = \(name) AND pause_reason IS NOT DISTINCT FROM \(current) RETURNING 1",
+            as: Int.self)).isEmpty
+    }
+
     @discardableResult
     public func replaceSettings(of name: String, with sealedSettings: Data) async throws -> Bool {
         // Every bot has its lease row (made with it): a row comes back exactly when the bot is there.
@@ -311,9 +318,16 @@ public struct PostgresFleetRegistry: FleetRegistry {
             as: Int.self)
     }
 
+    public func forgetName(of bot: String) async throws {
+        try await database.transaction("forgetting a deleted bot's name") { connection in
+            _ = try await connection.query("UPDATE fleet_invitations SET used_for = NULL WHERE used_for = \(bot)", logger: database.logger)
+            _ = try await connection.query("UPDATE fleet_audit SET bot = NULL WHERE bot = \(bot)", logger: database.logger)
+        }
+    }
+
     @discardableResult
     public func withdrawInvitation(_ id: Int64) async throws -> Bool {
         !(try await database.rows(
-            "withdrawing an invitation", "DELETE FROM fleet_invitations WHERE id = \(id) RETURNING 1", as: Int.self)).isEmpty
+            "withdrawing an invitation", "DELETE FROM fleet_invitations WHERE id = \(id) AND used_at IS NULL RETURNING 1", as: Int.self)).isEmpty
     }
 }
