@@ -1,9 +1,9 @@
 import Crypto
-public import Fleet
+import Fleet
 public import Foundation
 public import FrontDoor
 public import Logging
-public import Stores
+import Stores
 
 /// The operator's page on the fleet's registry (`DoorOperations`): the bots and processes as the registry has them,
 /// the invitations kept by their codes' digests, and every change recorded in the audit log (`fleet_audit`) with who
