@@ -58,11 +58,12 @@ public struct FleetDoorMirrors: DoorMirrors {
         try await bots.withStores(of: Self.botName(of: person)) { bot, stores in
             let consent = try await ConsentRecords(state: stores.state).current()
             let running = bot.holder != nil && (bot.leaseExpiresAt ?? .distantPast) > Date()
-            let configuration = try configuration(of: bot)
+            // Its sealed settings opened once: the configuration, and the zone and visibility as its person chose them.
+            let sealed = try key.open(bot.sealedSettings, bot: bot.name)
+            let configuration = try configuration(of: bot, settings: sealed)
             let choices = MirrorChoices(
-                timeZone: try zoneName(of: bot, configuration), style: configuration.postStyle == .remix ? .remix : .copy,
-                likes: configuration.behaviour.likes != .off,
-                visibility: try key.open(bot.sealedSettings, bot: bot.name)["POST_VISIBILITY"].flatMap(MirrorChoices.Visibility.init),
+                timeZone: sealed["TZ"] ?? configuration.behaviour.timeZone.identifier, style: configuration.postStyle == .remix ? .remix : .copy,
+                likes: configuration.behaviour.likes != .off, visibility: sealed["POST_VISIBILITY"].flatMap(MirrorChoices.Visibility.init),
                 blockedWords: configuration.consent.blockedWords)
             var shown = DoorMirror(
                 bot: consent?.botAccount ?? bot.name, pausedBecause: bot.pauseReason.map(Self.shown), isRunning: running && bot.pauseReason == nil,
@@ -296,9 +297,12 @@ public struct FleetDoorMirrors: DoorMirrors {
 
     /// The configuration of `bot`, from its sealed settings and the process's shared ones.
     func configuration(of bot: FleetBot) throws -> Configuration {
-        try Configuration(
-            environment: FleetBotSettings.environment(
-                of: bot.name, settings: try key.open(bot.sealedSettings, bot: bot.name), process: bots.environment))
+        try configuration(of: bot, settings: try key.open(bot.sealedSettings, bot: bot.name))
+    }
+
+    /// The configuration of `bot` from its `settings` opened already, and the process's shared ones.
+    func configuration(of bot: FleetBot, settings: [String: String]) throws -> Configuration {
+        try Configuration(environment: FleetBotSettings.environment(of: bot.name, settings: settings, process: bots.environment))
     }
 
     public func archiveCount(of person: DoorAccount) async throws -> Int? {

@@ -227,6 +227,10 @@ public struct FrontDoorServer: Service {
         return MirrorChoices(timeZone: zone, style: style, likes: fields["likes"] == "on", visibility: visibility, blockedWords: blocked)
     }
 
+    /// What a form whose choices are not from the lists, or past the limits, is answered.
+    static let choicesRefused =
+        "Choose a time zone, what your mirror posts and who sees it from the lists; give at most 100 blocked words of up to 60 characters."
+
     /// Whether the network `key`'s posts say who sees them (the door offers the choice there).
     static func offersVisibility(_ key: String?, _ settings: Settings) -> Bool { key.map(settings.visibilityNetworks.contains) ?? false }
 
@@ -545,12 +549,7 @@ public struct FrontDoorServer: Service {
                     return Self.html(.badRequest, DoorPages.refused(text, "Your mirror is made only once you agree to what it does."))
                 }
                 guard let choices = Self.choices(fields, offersVisibility: Self.offersVisibility(session.person?.network, settings)) else {
-                    return Self.html(
-                        .badRequest,
-                        DoorPages.refused(
-                            text,
-                            "Choose a time zone, what your mirror posts and who sees it from the lists; give at most 100 blocked words of up to 60 characters."
-                        ))
+                    return Self.html(.badRequest, DoorPages.refused(text, Self.choicesRefused))
                 }
                 let invitation = settings.signUp == .invitations ? session.invitation : nil
                 if settings.signUp == .invitations, invitation == nil { return Self.html(.forbidden, DoorPages.refused(text, text.byInvitation)) }
@@ -579,12 +578,7 @@ public struct FrontDoorServer: Service {
         router.post("/mirror/choices") { request, _ in
             try await Self.change(request, sessions: sessions, settings: settings, logger: logger) { mirrors, session, _, fields, text in
                 guard let choices = Self.choices(fields, offersVisibility: Self.offersVisibility(session.person?.network, settings)) else {
-                    return Self.html(
-                        .badRequest,
-                        DoorPages.refused(
-                            text,
-                            "Choose a time zone, what your mirror posts and who sees it from the lists; give at most 100 blocked words of up to 60 characters."
-                        ))
+                    return Self.html(.badRequest, DoorPages.refused(text, Self.choicesRefused))
                 }
                 guard let person = session.person, try await mirrors.change(choices, of: person) != nil else {
                     return Self.html(.notFound, DoorPages.refused(text, "You have no mirror here."))

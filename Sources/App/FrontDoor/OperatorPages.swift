@@ -71,15 +71,11 @@ enum OperatorPages {
             }
             let action: String
             if bot.pauseReason == nil {
-                action = DoorPages.form(
-                    "/operator/pause", csrf: csrf,
-                    "<input type=\"hidden\" name=\"bot\" value=\"\(escaped(bot.name))\"><button type=\"submit\" class=\"small\">Pause</button>")
+                action = button("/operator/pause", csrf: csrf, field: ("bot", bot.name), label: "Pause")
             } else if bot.pausedByItsPerson {
                 action = "its person's"
             } else {
-                action = DoorPages.form(
-                    "/operator/resume", csrf: csrf,
-                    "<input type=\"hidden\" name=\"bot\" value=\"\(escaped(bot.name))\"><button type=\"submit\" class=\"small\">Resume</button>")
+                action = button("/operator/resume", csrf: csrf, field: ("bot", bot.name), label: "Resume")
             }
             body +=
                 "<tr data-bot=\"\(escaped(bot.name))\"><td>\(escaped(bot.name))</td><td>\(escaped(bot.network))</td><td>\(state)</td>"
@@ -118,10 +114,8 @@ enum OperatorPages {
                     state = "expired \(time(invitation.expiresAt))"
                 } else {
                     state = "open until \(time(invitation.expiresAt))"
-                    action = DoorPages.form(
-                        "/operator/invitations/withdraw", csrf: csrf,
-                        "<input type=\"hidden\" name=\"invitation\" value=\"\(invitation.id)\"><button type=\"submit\" class=\"small danger\">Withdraw</button>"
-                    )
+                    action = button(
+                        "/operator/invitations/withdraw", csrf: csrf, field: ("invitation", String(invitation.id)), label: "Withdraw", danger: true)
                 }
                 body +=
                     "<tr data-invitation=\"\(invitation.id)\"><td>\(invitation.id)</td><td>\(escaped(invitation.note))</td>"
@@ -143,6 +137,14 @@ enum OperatorPages {
             body += "</ol>"
         }
         return DoorPages.page(.english, body)
+    }
+
+    /// A row's small button: a form posting `field` to `action` with the session's token.
+    static func button(_ action: String, csrf: String, field: (name: String, value: String), label: String, danger: Bool = false) -> String {
+        DoorPages.form(
+            action, csrf: csrf,
+            "<input type=\"hidden\" name=\"\(field.name)\" value=\"\(escaped(field.value))\"><button type=\"submit\" class=\"small\(danger ? " danger" : "")\">\(label)</button>"
+        )
     }
 
     /// An invitation just made: its link, shown this once.
